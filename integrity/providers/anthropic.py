@@ -1,0 +1,143 @@
+"""Anthropic Messages: the rules the API enforces on `messages` tool history.
+
+Anthropic pairs strictly by position: every `tool_use` in an assistant message
+must be answered by a `tool_result` in the very next (user) message, those
+results must open that message, and each id may be used once.  Errors name the
+message (`messages.N`) or the block (`messages.N.content.K`), which we reproduce.
+The system prompt is a top-level `system` parameter and is not validated here;
+a `system` role inside `messages` is itself an error.
+
+Consecutive messages with the same role are merged by the API (it no longer
+demands strict alternation), so no alternation rule is applied.  The pairing
+rules still read the literal next message, as the error texts say.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .chat_shape import role_of
+from .violation import Violation
+
+PROVIDER = "anthropic"
+
+UNANSWERED = (
+    "messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately after: {ids}. "
+    "Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+)
+UNEXPECTED = (
+    "messages.{index}.content.{block}: unexpected `tool_use_id` found in `tool_result` blocks: {ids}. "
+    "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+)
+DUPLICATE_RESULT = (
+    "messages.{index}.content.{block}: each tool_use must have a single result. "
+    "Found multiple `tool_result` blocks with id: {id}"
+)
+NOT_FIRST = (
+    "messages.{index}: Did not find {count} `tool_result` block(s) at the beginning of this message. "
+    "Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks."
+)
+DUPLICATE_USE = "messages.{index}.content.{block}: `tool_use` ids must be unique"
+SYSTEM_ROLE = (
+    'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, '
+    'not "system" as an input message role.'
+)
+
+
+def _blocks(message: Any) -> list[Any]:
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def _typed(message: Any, kind: str, key: str) -> list[tuple[int, str]]:
+    """(block index, id) of the blocks of one type; a missing or non-string id reads as ""."""
+    found = []
+    for position, block in enumerate(_blocks(message)):
+        if isinstance(block, dict) and block.get("type") == kind:
+            value = block.get(key)
+            found.append((position, value if isinstance(value, str) else ""))
+    return found
+
+
+def tool_uses(message: Any) -> list[tuple[int, str]]:
+    """(block index, id) of an assistant message's `tool_use` blocks."""
+    return _typed(message, "tool_use", "id") if role_of(message) == "assistant" else []
+
+
+def tool_results(message: Any) -> list[tuple[int, str]]:
+    """(block index, tool_use_id) of a user message's `tool_result` blocks."""
+    return _typed(message, "tool_result", "tool_use_id") if role_of(message) == "user" else []
+
+
+def _unique(ids: list[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
+
+
+def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """Every Anthropic tool-history rule the request breaks, in message order."""
+    found: list[Violation] = []
+    seen_uses: set[str] = set()
+    for index, message in enumerate(messages):
+        if role_of(message) == "system":
+            found.append(Violation(
+                provider=provider, rule="system_role_in_messages", position="messages",
+                native_indices=[index], error=SYSTEM_ROLE))
+        uses = tool_uses(message)
+        for block, use_id in uses:
+            if use_id in seen_uses:
+                found.append(Violation(
+                    provider=provider, rule="duplicate_tool_use_id",
+                    position=f"messages.{index}.content.{block}", native_indices=[index], call_ids=[use_id],
+                    error=DUPLICATE_USE.format(index=index, block=block)))
+            seen_uses.add(use_id)
+        if uses:
+            found.extend(_check_answer(messages, index, uses, provider))
+        results = tool_results(message)
+        if results:
+            found.extend(_check_results(messages, index, results, provider))
+    return found
+
+
+def _check_answer(messages: Sequence[Any], index: int, uses: list[tuple[int, str]], provider: str) -> list[Violation]:
+    """The message after a tool_use turn must answer every id and open with its tool_result blocks."""
+    following = messages[index + 1] if index + 1 < len(messages) else None
+    results = tool_results(following)
+    answered = {result_id for _, result_id in results}
+    missing = _unique([use_id for _, use_id in uses if use_id not in answered])
+    involved = [index] + ([index + 1] if following is not None else [])
+    if missing:
+        return [Violation(
+            provider=provider, rule="tool_use_unanswered", position=f"messages.{index}",
+            native_indices=involved, call_ids=missing,
+            error=UNANSWERED.format(index=index, ids=", ".join(missing)))]
+    last_result = max(block for block, _ in results)
+    blocks = _blocks(following)
+    if any(not (isinstance(b, dict) and b.get("type") == "tool_result") for b in blocks[:last_result]):
+        return [Violation(
+            provider=provider, rule="tool_result_not_first", position=f"messages.{index + 1}",
+            native_indices=involved, call_ids=_unique([use_id for _, use_id in uses]),
+            error=NOT_FIRST.format(index=index + 1, count=len(uses)))]
+    return []
+
+
+def _check_results(messages: Sequence[Any], index: int, results: list[tuple[int, str]], provider: str) -> list[Violation]:
+    """Each tool_result must answer a tool_use of the previous message, once."""
+    found: list[Violation] = []
+    previous = {use_id for _, use_id in tool_uses(messages[index - 1])} if index > 0 else set()
+    unexpected = [(block, result_id) for block, result_id in results if result_id not in previous]
+    if unexpected:
+        ids = _unique([result_id for _, result_id in unexpected])
+        found.append(Violation(
+            provider=provider, rule="unexpected_tool_result",
+            position=f"messages.{index}.content.{unexpected[0][0]}",
+            native_indices=([index - 1] if previous else []) + [index], call_ids=ids,
+            error=UNEXPECTED.format(index=index, block=unexpected[0][0], ids=", ".join(ids))))
+    seen: set[str] = set()
+    for block, result_id in results:
+        if result_id in seen and result_id in previous:
+            found.append(Violation(
+                provider=provider, rule="duplicate_tool_result", position=f"messages.{index}.content.{block}",
+                native_indices=[index - 1, index], call_ids=[result_id],
+                error=DUPLICATE_RESULT.format(index=index, block=block, id=result_id)))
+        seen.add(result_id)
+    return found

@@ -1,0 +1,92 @@
+"""AWS Bedrock Converse: the rules the API enforces on `messages` tool history.
+
+Converse is stricter than Anthropic's own API: roles must strictly alternate and
+start with a user turn, every `toolUse` must be answered by `toolResult` blocks
+in the next message, that message may not carry more results than the previous
+turn had calls, and (for the models it was reported on) results may not share a
+turn with text or media blocks.  Errors point at `messages.N.content`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .chat_shape import role_of
+from .violation import Violation
+
+PROVIDER = "bedrock"
+
+START = "A conversation must start with a user message. Try again with a conversation that starts with a user message."
+ALTERNATE = (
+    "A conversation must alternate between user and assistant roles. "
+    "Make sure the conversation alternates between user and assistant roles and try again."
+)
+EXPECTED = "Expected toolResult blocks at messages.{index}.content for the following Ids: {ids}"
+EXCEEDS = (
+    "The number of toolResult blocks at messages.{index}.content exceeds the number of toolUse blocks of previous turn."
+)
+MIXED = "messages.{index}.content: Conversation blocks and tool result blocks cannot be provided in the same turn."
+
+CONVERSATION_BLOCKS = ("text", "image", "document", "video")
+
+
+def _blocks(message: Any) -> list[Any]:
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def _ids(message: Any, kind: str) -> list[str]:
+    """toolUseId of each block of one kind (toolUse or toolResult); "" when missing."""
+    ids = []
+    for block in _blocks(message):
+        inner = block.get(kind) if isinstance(block, dict) else None
+        if isinstance(inner, dict):
+            value = inner.get("toolUseId")
+            ids.append(value if isinstance(value, str) else "")
+    return ids
+
+
+def tool_uses(message: Any) -> list[str]:
+    """The toolUseIds an assistant message calls."""
+    return _ids(message, "toolUse") if role_of(message) == "assistant" else []
+
+
+def tool_results(message: Any) -> list[str]:
+    """The toolUseIds a user message answers."""
+    return _ids(message, "toolResult") if role_of(message) == "user" else []
+
+
+def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """Every Bedrock Converse rule on roles and tool history the request breaks, in message order."""
+    found: list[Violation] = []
+    if messages and role_of(messages[0]) != "user":
+        found.append(Violation(provider=provider, rule="first_message_not_user", position="messages.0",
+                               native_indices=[0], error=START))
+    for index, message in enumerate(messages):
+        if index > 0 and role_of(message) == role_of(messages[index - 1]):
+            found.append(Violation(provider=provider, rule="roles_not_alternating", position=f"messages.{index}",
+                                   native_indices=[index - 1, index], error=ALTERNATE))
+        uses = tool_uses(message)
+        if uses:
+            answered = set(tool_results(messages[index + 1])) if index + 1 < len(messages) else set()
+            missing = list(dict.fromkeys(u for u in uses if u not in answered))
+            if missing:
+                involved = [index] + ([index + 1] if index + 1 < len(messages) else [])
+                found.append(Violation(
+                    provider=provider, rule="tool_use_unanswered", position=f"messages.{index + 1}.content",
+                    native_indices=involved, call_ids=missing,
+                    error=EXPECTED.format(index=index + 1, ids=", ".join(missing))))
+        results = tool_results(message)
+        if results:
+            previous = tool_uses(messages[index - 1]) if index > 0 else []
+            if len(results) > len(previous):
+                extra = [r for r in dict.fromkeys(results) if r not in previous] or results
+                found.append(Violation(
+                    provider=provider, rule="too_many_tool_results", position=f"messages.{index}.content",
+                    native_indices=([index - 1] if previous else []) + [index], call_ids=list(extra),
+                    error=EXCEEDS.format(index=index)))
+            if any(isinstance(b, dict) and any(k in b for k in CONVERSATION_BLOCKS) for b in _blocks(message)):
+                found.append(Violation(
+                    provider=provider, rule="tool_results_mixed_with_content", position=f"messages.{index}.content",
+                    native_indices=[index], call_ids=list(dict.fromkeys(results)), error=MIXED.format(index=index)))
+    return found

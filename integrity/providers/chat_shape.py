@@ -1,0 +1,78 @@
+"""Reading the OpenAI Chat Completions message shape, shared by OpenAI, Mistral and DeepSeek.
+
+The three providers accept the same `messages` shape but enforce different rules
+and word their errors differently.  Reading the shape once (roles, call ids, the
+run of tool messages that answers an assistant turn) keeps each rule module down
+to its rules and its error texts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+
+def role_of(message: Any) -> Optional[str]:
+    """The message's role when it is a string, else None (malformed entries never crash a rule)."""
+    if isinstance(message, dict):
+        role = message.get("role")
+        if isinstance(role, str):
+            return role
+    return None
+
+
+def call_ids_of(message: Any) -> list[str]:
+    """Ids of an assistant message's `tool_calls`, in order; a missing or non-string id reads as ""."""
+    if role_of(message) != "assistant":
+        return []
+    calls = message.get("tool_calls")
+    if not isinstance(calls, list):
+        return []
+    ids = []
+    for call in calls:
+        call_id = call.get("id") if isinstance(call, dict) else None
+        ids.append(call_id if isinstance(call_id, str) else "")
+    return ids
+
+
+def result_id_of(message: Any) -> Optional[str]:
+    """A tool message's `tool_call_id` as a string ("" when missing or not a string); None for other roles."""
+    if role_of(message) != "tool":
+        return None
+    call_id = message.get("tool_call_id")
+    return call_id if isinstance(call_id, str) else ""
+
+
+@dataclass(frozen=True)
+class CallTurn:
+    """An assistant message with tool calls and the tool messages that directly follow it."""
+
+    index: int
+    call_ids: tuple[str, ...]
+    run: tuple[int, ...]
+
+    def answered_ids(self, messages: Sequence[Any]) -> list[str]:
+        """The tool_call_ids of the run, in order (duplicates kept)."""
+        return [result_id_of(messages[i]) or "" for i in self.run]
+
+
+def call_turns(messages: Sequence[Any]) -> list[CallTurn]:
+    """Every assistant message with a non-empty `tool_calls`, with its run of following tool messages."""
+    turns = []
+    for index, message in enumerate(messages):
+        ids = call_ids_of(message)
+        if not ids:
+            continue
+        run = []
+        cursor = index + 1
+        while cursor < len(messages) and role_of(messages[cursor]) == "tool":
+            run.append(cursor)
+            cursor += 1
+        turns.append(CallTurn(index, tuple(ids), tuple(run)))
+    return turns
+
+
+def stray_tool_indices(messages: Sequence[Any]) -> list[int]:
+    """Tool messages that do not sit in the run right after an assistant message with tool calls."""
+    answered = {i for turn in call_turns(messages) for i in turn.run}
+    return [i for i, message in enumerate(messages) if role_of(message) == "tool" and i not in answered]

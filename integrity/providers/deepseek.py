@@ -1,0 +1,53 @@
+"""DeepSeek chat completions: OpenAI's message shape, DeepSeek's own checks and wording.
+
+DeepSeek words the unanswered-call and stray-result errors differently from
+OpenAI and, unlike OpenAI, rejects a `tool_call_id` that appears in two tool
+messages anywhere in the request (an id reused across turns is enough), naming
+the message as `message[N]`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .chat_shape import call_turns, result_id_of, stray_tool_indices
+from .openai_chat import unanswered_ids
+from .violation import Violation
+
+PROVIDER = "deepseek"
+
+UNANSWERED = (
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+    "'tool_call_id'. (insufficient tool messages following tool_calls message)"
+)
+STRAY = "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"
+DUPLICATE = "Duplicate value for 'tool_call_id' of {id} in message[{index}]"
+
+
+def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """Every DeepSeek tool-history rule the request breaks, in message order."""
+    found: list[Violation] = []
+    for turn in call_turns(messages):
+        missing = unanswered_ids(turn.call_ids, turn.answered_ids(messages))
+        if missing:
+            found.append(Violation(
+                provider=provider, rule="tool_calls_unanswered", position=f"message[{turn.index}]",
+                native_indices=[turn.index, *turn.run], call_ids=missing, error=UNANSWERED))
+    for index in stray_tool_indices(messages):
+        result_id = result_id_of(messages[index])
+        found.append(Violation(
+            provider=provider, rule="tool_result_without_call", position=f"message[{index}]",
+            native_indices=[index], call_ids=[result_id] if result_id else [], error=STRAY))
+    first_seen: dict[str, int] = {}
+    for index, message in enumerate(messages):
+        result_id = result_id_of(message)
+        if result_id is None:
+            continue
+        if result_id in first_seen:
+            found.append(Violation(
+                provider=provider, rule="duplicate_tool_call_id", position=f"message[{index}]",
+                native_indices=[first_seen[result_id], index], call_ids=[result_id],
+                error=DUPLICATE.format(id=result_id, index=index)))
+        else:
+            first_seen[result_id] = index
+    return found

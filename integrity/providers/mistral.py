@@ -1,0 +1,57 @@
+"""Mistral chat completions: OpenAI's message shape with Mistral's stricter ordering.
+
+Mistral counts rather than matches: each assistant turn with tool calls must be
+followed by exactly as many tool messages.  It also enforces role order around
+tool messages (no `user` straight after `tool`, no `tool` without a calling
+turn) and refuses to serve a request that ends on a plain assistant message.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .chat_shape import call_ids_of, call_turns, role_of, stray_tool_indices
+from .violation import Violation
+
+PROVIDER = "mistral"
+
+COUNT = "Not the same number of function calls and responses"
+ORDER = "Unexpected role '{role}' after role '{previous}'"
+LAST = "Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant"
+
+
+def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """Every Mistral tool-history and role-order rule the request breaks, in message order."""
+    found: list[Violation] = []
+    for turn in call_turns(messages):
+        if len(turn.run) != len(turn.call_ids):
+            found.append(Violation(
+                provider=provider, rule="call_response_count_mismatch", position=f"messages[{turn.index}]",
+                native_indices=[turn.index, *turn.run], call_ids=list(turn.call_ids), error=COUNT))
+    for index in stray_tool_indices(messages):
+        previous = role_of(messages[index - 1]) if index > 0 else None
+        result_id = messages[index].get("tool_call_id")
+        ids = [result_id] if isinstance(result_id, str) else []
+        if previous is None:
+            # A tool message with nothing before it: one response, no call.
+            found.append(Violation(
+                provider=provider, rule="call_response_count_mismatch", position=f"messages[{index}]",
+                native_indices=[index], call_ids=ids, error=COUNT))
+        else:
+            found.append(Violation(
+                provider=provider, rule="unexpected_role_order", position=f"messages[{index}]",
+                native_indices=[index - 1, index], call_ids=ids,
+                error=ORDER.format(role="tool", previous=previous)))
+    for index in range(1, len(messages)):
+        if role_of(messages[index]) == "user" and role_of(messages[index - 1]) == "tool":
+            found.append(Violation(
+                provider=provider, rule="unexpected_role_order", position=f"messages[{index}]",
+                native_indices=[index - 1, index], error=ORDER.format(role="user", previous="tool")))
+    if messages:
+        last = len(messages) - 1
+        message = messages[last]
+        if role_of(message) == "assistant" and message.get("prefix") is not True:
+            found.append(Violation(
+                provider=provider, rule="last_role_assistant", position=f"messages[{last}]",
+                native_indices=[last], call_ids=call_ids_of(message), error=LAST))
+    return found

@@ -1,0 +1,70 @@
+"""OpenAI Chat Completions: the rules the API enforces on `messages` tool history.
+
+OpenAI validates tool history strictly and names the offending message with a
+`param` such as `messages.[3].role`; we report the same position so a user can
+match our finding to the 400 they got.  Error texts are the ones the API returns
+(including its spelling "preceeding").
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .chat_shape import call_turns, stray_tool_indices
+from .violation import Violation
+
+PROVIDER = "openai-chat"
+
+UNANSWERED = (
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+    "'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
+)
+STRAY = "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+NOT_FOUND = "Invalid parameter: 'tool_call_id' of '{id}' not found in 'tool_calls' of previous message."
+DUPLICATE = "Invalid parameter: Duplicate value for 'tool_call_id' of '{id}', in messages[{first}] and messages[{second}]."
+
+
+def unanswered_ids(call_ids: Sequence[str], answered: Sequence[str]) -> list[str]:
+    """Call ids (first occurrence order, no repeats) that no answering tool message names."""
+    seen = set(answered)
+    missing: list[str] = []
+    for call_id in call_ids:
+        if call_id not in seen and call_id not in missing:
+            missing.append(call_id)
+    return missing
+
+
+def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """Every OpenAI Chat tool-history rule the request breaks, in message order."""
+    found: list[Violation] = []
+    for turn in call_turns(messages):
+        ids = set(turn.call_ids)
+        first_seen: dict[str, int] = {}
+        for index in turn.run:
+            result_id = messages[index].get("tool_call_id")
+            result_id = result_id if isinstance(result_id, str) else ""
+            if result_id not in ids:
+                found.append(Violation(
+                    provider=provider, rule="tool_call_id_not_found",
+                    position=f"messages.[{index}].tool_call_id", native_indices=[turn.index, index],
+                    call_ids=[result_id], error=NOT_FOUND.format(id=result_id)))
+            elif result_id in first_seen:
+                first = first_seen[result_id]
+                found.append(Violation(
+                    provider=provider, rule="duplicate_tool_call_id",
+                    position=f"messages.[{index}].tool_call_id", native_indices=[first, index],
+                    call_ids=[result_id], error=DUPLICATE.format(id=result_id, first=first, second=index)))
+            else:
+                first_seen[result_id] = index
+        missing = unanswered_ids(turn.call_ids, turn.answered_ids(messages))
+        if missing:
+            found.append(Violation(
+                provider=provider, rule="tool_calls_unanswered",
+                position=f"messages.[{turn.index}].role", native_indices=[turn.index, *turn.run],
+                call_ids=missing, error=UNANSWERED.format(ids=", ".join(missing))))
+    for index in stray_tool_indices(messages):
+        result_id = messages[index].get("tool_call_id")
+        found.append(Violation(
+            provider=provider, rule="tool_result_without_call", position=f"messages.[{index}].role",
+            native_indices=[index], call_ids=[result_id] if isinstance(result_id, str) else [], error=STRAY))
+    return found
