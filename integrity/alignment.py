@@ -1,0 +1,405 @@
+"""Row-aligned raw vs repaired rows, pairings and provider verdicts, for user interfaces.
+
+The inspector shows the durable transcript and the repaired model view side by
+side.  Which durable message lines up with which view message, what kind of
+change each row shows, which rows a selected call or result is paired with, and
+what each provider would say are all derived from the engine's report here, so
+a page (or any other front end) only has to draw rows: it never decides what a
+row means.  Everything is plain data (lists, dicts, strings) and has no
+Streamlit dependency.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional, Sequence
+
+from .analysis import Analysis
+
+PREVIEW_CHARS = 140
+"""Summaries are cut here: a row never carries a huge string to the browser."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How one row kind is shown: never colour alone, always an icon and a word too."""
+
+    key: str
+    icon: str
+    word: str
+    colour: str
+    meaning: str
+
+
+KINDS: dict[str, Kind] = {
+    kind.key: kind
+    for kind in (
+        Kind("kept", "·", "kept", "", "unchanged: the same message on both sides"),
+        Kind("moved", "↪", "moved", "#dbeafe", "a result the repair moved right after its frame, in call order"),
+        Kind("dropped_duplicate", "⊘", "dropped duplicate", "#fee2e2",
+             "a second receipt for an already answered call; struck through, not sent"),
+        Kind("dropped_interrupted_frame", "⏸", "dropped frame", "#e5e7eb",
+             "an aborted/errored assistant frame left out of the view (greyed, with its reason)"),
+        Kind("dropped_stray", "✖", "dropped stray", "#fecaca",
+             "a result whose call id matches no call, left out of the view"),
+        Kind("synthesized", "✚", "synthesized receipt", "#dcfce7",
+             "an interrupted receipt that exists only in the repaired view"),
+        Kind("shared", "⇉", "shared answer", "#ede9fe",
+             "a reused call id answered again with the first result (reference quirk)"),
+        Kind("orphaned_call", "❓", "orphaned call", "#fef3c7",
+             "a frame with a call that has no result anywhere in the transcript"),
+        Kind("stray", "⚠", "stray result", "#ffedd5",
+             "a result whose call id matches no call; the policy left it in place"),
+        Kind("finding", "⚑", "finding", "#fef9c3", "a defect the policy reports but does not change"),
+    )
+}
+PROBLEM_KINDS: tuple[str, ...] = tuple(key for key in KINDS if key != "kept")
+STRIKE = "\u0336"
+
+
+def strike(text: str) -> str:
+    """Struck-through text made of combining characters, so it survives any plain-text renderer."""
+    return "".join(ch + STRIKE for ch in text)
+
+
+def label(kind: str) -> str:
+    """'icon word' for a kind, the text every row and legend entry shows."""
+    style = KINDS[kind]
+    return f"{style.icon} {style.word}"
+
+
+def _clip(text: str, limit: int = PREVIEW_CHARS) -> str:
+    text = " ".join(text[: limit * 4].split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _text_of(content: Any) -> str:
+    """The human text of a message content (string or list of parts), for previews only."""
+    if isinstance(content, str):
+        return content[: PREVIEW_CHARS * 4]
+    if not isinstance(content, list):
+        return ""
+    pieces = []
+    for part in content[:8]:
+        if isinstance(part, dict):
+            kind = part.get("type")
+            if kind == "text" and isinstance(part.get("text"), str):
+                pieces.append(part["text"][: PREVIEW_CHARS * 2])
+            elif kind == "thinking" and isinstance(part.get("thinking"), str):
+                pieces.append("(thinking) " + part["thinking"][:PREVIEW_CHARS])
+            elif kind == "image":
+                pieces.append("(image)")
+        elif isinstance(part, str):
+            pieces.append(part[: PREVIEW_CHARS * 2])
+    return " ".join(pieces)
+
+
+def preview(message: Any) -> str:
+    """One-line plain-text summary of a message: role, calls or answered id, start of the text."""
+    if not isinstance(message, dict):
+        return _clip(repr(message))
+    role = message.get("role")
+    role_text = role if isinstance(role, str) else "?"
+    content = message.get("content")
+    if role == "assistant":
+        calls = []
+        if isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and part.get("type") == "toolCall":
+                    calls.append(f"{part.get('name')}#{part.get('id')}")
+        head = f"assistant → {', '.join(calls)}" if calls else "assistant"
+        stop = message.get("stopReason")
+        if isinstance(stop, str) and stop not in ("toolUse", "stop"):
+            head += f" [{stop}]"
+        return _clip(f"{head}: {_text_of(content)}" if _text_of(content) else head)
+    if role == "toolResult":
+        flag = " error" if message.get("isError") is True else ""
+        head = f"result{flag} for {message.get('toolName')}#{message.get('toolCallId')}"
+        return _clip(f"{head}: {_text_of(content)}")
+    return _clip(f"{role_text}: {_text_of(content)}")
+
+
+@dataclass
+class Row:
+    """One aligned row: a durable message (left), a view message (right), or both."""
+
+    row: int
+    left: Optional[int]
+    right: Optional[int]
+    kind: str
+    left_text: str
+    right_text: str
+    note: str = ""
+    call_ids: tuple[str, ...] = ()
+
+    @property
+    def problem(self) -> bool:
+        return self.kind != "kept"
+
+
+def _right_kind(analysis: Analysis, position: int) -> tuple[str, str, tuple[str, ...]]:
+    entry = analysis.report.view[position]
+    if entry.source == "synthesized":
+        receipt = analysis.report.synthesized[entry.index]
+        return ("synthesized", f"answers {receipt.tool_name}#{receipt.call_id} of frame #{receipt.frame_index}; "
+                               "exists only in the view", (receipt.call_id,))
+    action = analysis.report.actions[entry.index]
+    ids = (action.call_id,) if action.call_id is not None else ()
+    if action.kind == "moved":
+        return "moved", f"moved here from durable #{action.durable_index}", ids
+    return "shared", f"durable #{action.durable_index} again: answers a reused call id", ids
+
+
+def _durable_notes(analysis: Analysis) -> dict[int, tuple[str, str]]:
+    """Kind and note for kept durable messages that still deserve attention (orphans, findings)."""
+    notes: dict[int, tuple[str, str]] = {}
+    report = analysis.report
+    orphaned = set(report.repaired_tool_calls)
+    if orphaned:
+        for pairing in report.pairings:
+            if pairing.call_id in orphaned and not pairing.result_indices:
+                old = notes.get(pairing.frame_index, ("", ""))[1]
+                text = f"{pairing.tool_name}#{pairing.call_id} has no result anywhere"
+                notes[pairing.frame_index] = ("orphaned_call", f"{old}; {text}" if old else text)
+    for finding in report.findings:
+        kind = "stray" if finding.kind == "stray_result" else "finding"
+        for index in finding.durable_indices:
+            current = notes.get(index)
+            if current is None or (current[0] == "finding" and kind == "stray"):
+                notes[index] = (kind, finding.message)
+            elif finding.message not in current[1]:
+                notes[index] = (current[0], current[1] + "; " + finding.message)
+    return notes
+
+
+def aligned_rows(analysis: Analysis) -> list[Row]:
+    """Rows pairing each durable message with its place in the view, in reading order.
+
+    A message kept in place shares a row with itself; a moved result appears on
+    the left where it was recorded and on the right where the view puts it (two
+    rows, so it visibly travels); dropped messages have an empty right side;
+    synthesized receipts have an empty left side.  Right-only rows are placed
+    right after the previous aligned row, next to the frame they answer.
+    """
+    report = analysis.report
+    messages = analysis.transcript.messages
+    view = analysis.view
+    anchored: dict[int, int] = {}
+    for action in report.actions:
+        if action.kind == "kept" and action.view_index is not None:
+            anchored[action.durable_index] = action.view_index
+    anchor_positions = set(anchored.values())
+    notes = _durable_notes(analysis)
+    rows: list[Row] = []
+    total_view = len(report.view)
+    cursor = 0
+
+    def flush() -> None:
+        nonlocal cursor
+        while cursor < total_view and cursor not in anchor_positions:
+            kind, note, ids = _right_kind(analysis, cursor)
+            rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]), note, ids))
+            cursor += 1
+
+    flush()
+    for action in report.actions:
+        index = action.durable_index
+        ids = (action.call_id,) if action.call_id is not None else ()
+        text = preview(messages[index])
+        if index in anchored:
+            position = anchored[index]
+            kind, note = notes.get(index, ("kept", ""))
+            frame_ids = tuple(p.call_id for p in _calls_of(analysis, index))
+            rows.append(Row(len(rows), index, position, kind, text, preview(view[position]), note, ids + frame_ids))
+            cursor = position + 1
+            flush()
+            continue
+        if action.kind == "moved":
+            note = f"moved to view #{action.view_index} (right after its frame)"
+        else:
+            note = action.reason
+        if action.kind == "dropped_duplicate":
+            text = strike(text)
+        frame_ids = tuple(p.call_id for p in _calls_of(analysis, index))
+        rows.append(Row(len(rows), index, None, action.kind, text, "", note, ids + frame_ids))
+    while cursor < total_view:  # only reachable if the report's view is inconsistent
+        kind, note, ids = _right_kind(analysis, cursor)
+        rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]), note, ids))
+        cursor += 1
+    return rows
+
+
+def _calls_of(analysis: Analysis, frame_index: int) -> list[Any]:
+    return _pairings_by_frame(analysis).get(frame_index, [])
+
+
+def _pairings_by_frame(analysis: Analysis) -> dict[int, list[Any]]:
+    cache = analysis.__dict__.get("_ui_pairings_by_frame")
+    if cache is None:
+        cache = {}
+        for pairing in analysis.report.pairings:
+            cache.setdefault(pairing.frame_index, []).append(pairing)
+        analysis.__dict__["_ui_pairings_by_frame"] = cache
+    return cache
+
+
+def problem_rows(rows: Sequence[Row], context: int = 1) -> list[int]:
+    """Row numbers of every problem row plus `context` rows on each side (for 'problems only')."""
+    keep: set[int] = set()
+    total = len(rows)
+    for row in rows:
+        if row.problem:
+            keep.update(range(max(0, row.row - context), min(total, row.row + context + 1)))
+    return sorted(keep)
+
+
+def filter_rows(
+    rows: Sequence[Row],
+    problems_only: bool = False,
+    kinds: Iterable[str] = (),
+    search: str = "",
+    context: int = 1,
+) -> list[Row]:
+    """The rows a user asked to see: problems with context, certain kinds, text matches."""
+    selected: Sequence[Row] = rows
+    if problems_only:
+        selected = [rows[n] for n in problem_rows(rows, context)]
+    wanted = set(kinds)
+    if wanted:
+        selected = [row for row in selected if row.kind in wanted]
+    needle = search.strip().lower()
+    if needle:
+        selected = [row for row in selected
+                    if needle in row.left_text.lower() or needle in row.right_text.lower()
+                    or needle in row.note.lower() or any(needle in c.lower() for c in row.call_ids)]
+    return list(selected)
+
+
+def next_problem(rows: Sequence[Row], after: int) -> Optional[int]:
+    """Row number of the first problem row after `after`, wrapping around; None when healthy."""
+    total = len(rows)
+    for step in range(1, total + 1):
+        row = rows[(after + step) % total]
+        if row.problem:
+            return row.row
+    return None
+
+
+@dataclass
+class Pairs:
+    """What a selected message is paired with, for the detail panel and row highlighting."""
+
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    durable: set[int] = field(default_factory=set)
+    view: set[int] = field(default_factory=set)
+
+
+def pairs_for(analysis: Analysis, durable: Optional[int] = None, view_position: Optional[int] = None) -> Pairs:
+    """A call's results, or a result's call, as rows of plain data (one per call involved)."""
+    report = analysis.report
+    found = Pairs()
+    chosen: list[Any] = []
+    if durable is not None:
+        chosen = list(_pairings_by_frame(analysis).get(durable, []))
+        if not chosen:
+            action = report.actions[durable]
+            if action.call_id is not None:
+                chosen = [p for p in report.pairings if p.call_id == action.call_id]
+    elif view_position is not None:
+        entry = report.view[view_position]
+        if entry.source == "synthesized":
+            receipt = report.synthesized[entry.index]
+            chosen = [p for p in _pairings_by_frame(analysis).get(receipt.frame_index, [])
+                      if p.call_position == receipt.call_position]
+        else:
+            return pairs_for(analysis, durable=entry.index)
+    for pairing in chosen:
+        found.durable.add(pairing.frame_index)
+        found.durable.update(pairing.result_indices)
+        if pairing.view_index is not None:
+            found.view.add(pairing.view_index)
+        found.calls.append({
+            "call": f"{pairing.tool_name}#{pairing.call_id}",
+            "frame": pairing.frame_index,
+            "results (durable)": ", ".join(f"#{i}" for i in pairing.result_indices) or "none",
+            "answered by": "synthesized" if pairing.answered_by is None and pairing.outcome == "synthesized"
+            else (f"#{pairing.answered_by}" if pairing.answered_by is not None else "—"),
+            "view position": pairing.view_index,
+            "outcome": pairing.outcome,
+        })
+    frames = {pairing.frame_index for pairing in chosen}
+    for frame in frames:
+        action = report.actions[frame]
+        if action.view_index is not None:
+            found.view.add(action.view_index)
+    return found
+
+
+def call_arguments(message: Any) -> list[dict[str, Any]]:
+    """The tool calls of an assistant message with their raw arguments (for the detail panel)."""
+    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        return []
+    return [{"id": part.get("id"), "name": part.get("name"), "arguments": part.get("arguments")}
+            for part in message["content"] if isinstance(part, dict) and part.get("type") == "toolCall"]
+
+
+def raw_json(message: Any, limit: int = 20_000) -> tuple[str, bool]:
+    """Pretty JSON of one message, cut at `limit` characters; the flag says whether it was cut."""
+    text = json.dumps(message, ensure_ascii=False, indent=2, default=str)
+    if len(text) > limit:
+        return text[:limit], True
+    return text, False
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+
+def _field(violation: Any, name: str) -> Any:
+    if isinstance(violation, dict):
+        return violation.get(name)
+    return getattr(violation, name, None)
+
+
+def violation_rows(violations: Iterable[Any]) -> list[dict[str, Any]]:
+    """Provider violations (objects or dicts) as flat rows of text for a table."""
+    rows = []
+    for violation in violations or ():
+        ids = _field(violation, "call_ids") or ()
+        native = _field(violation, "native_indices") or ()
+        rows.append({
+            "provider": str(_field(violation, "provider") or ""),
+            "rule": str(_field(violation, "rule") or ""),
+            "position": str(_field(violation, "position") if _field(violation, "position") is not None else ""),
+            "durable entries": ", ".join(f"#{n}" for n in native),
+            "call ids": ", ".join(map(str, ids)),
+            "provider error": str(_field(violation, "error") or ""),
+        })
+    return rows
+
+
+def verdict_rows(analysis: Analysis) -> list[dict[str, Any]]:
+    """Per provider: would the request be accepted before and after repair (empty when no rule sets)."""
+    rows = []
+    for provider, result in sorted((analysis.verdicts or {}).items()):
+        before = list((result or {}).get("before") or [])
+        after = list((result or {}).get("after") or [])
+        rows.append({
+            "provider": str(provider),
+            "before repair": "✔ accepted" if not before else f"✖ rejected ({len(before)})",
+            "after repair": "✔ accepted" if not after else f"✖ rejected ({len(after)})",
+        })
+    return rows
+
+
+SUMMARY_METRICS: tuple[tuple[str, str], ...] = (
+    ("messages", "messages"),
+    ("calls", "calls"),
+    ("orphaned_calls", "orphans"),
+    ("duplicates_dropped", "duplicates"),
+    ("moved", "moved"),
+    ("frames_dropped", "dropped frames"),
+    ("synthesized", "synthesized"),
+    ("strays", "strays"),
+)
+"""(summary field, label) for the header metrics, in the order the issue lists them."""

@@ -1,0 +1,116 @@
+"""A repair report as Markdown, for pasting into a code review.
+
+Call ids, tool names and finding messages come from the transcript, so they are
+untrusted: every such string is put in a code span (or a fenced block) with
+backticks and line breaks neutralised, so a hostile transcript cannot inject
+links, images or HTML into the review where the Markdown is pasted.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Optional
+
+from .report import RepairReport
+
+
+def code(value: Any, limit: int = 200) -> str:
+    """An inline code span that stays one span whatever the text holds (backticks, newlines, pipes)."""
+    text = " ".join(str(value).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    text = text.replace("|", "¦")
+    longest = 0
+    run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
+    header = list(header)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def report_markdown(
+    report: RepairReport,
+    verdicts: Optional[Mapping[str, Any]] = None,
+    max_rows: int = 500,
+) -> str:
+    """The whole report: verdict, summary, changed actions, synthesized receipts, findings, verdicts.
+
+    Kept messages are left out of the actions table (a review wants what changed);
+    tables stop at `max_rows` rows with a line saying how many were left out.
+    """
+    s = report.summary
+    lines = [
+        f"## Tool-call repair report: {code(report.source or 'transcript')}",
+        "",
+        f"**Verdict:** {code(report.verdict, 400)}  ",
+        f"**Policy:** {code(report.policy)} · changed: {'yes' if report.changed else 'no'} · "
+        f"healthy: {'yes' if report.healthy else 'no'}",
+        "",
+    ]
+    lines += _table(
+        ["messages", "view", "calls", "results", "orphaned", "duplicates dropped", "moved",
+         "frames dropped", "strays dropped", "synthesized", "strays", "findings"],
+        [[str(v) for v in (s.messages, s.view_messages, s.calls, s.results, s.orphaned_calls,
+                           s.duplicates_dropped, s.moved, s.frames_dropped, s.strays_dropped,
+                           s.synthesized, s.strays, s.findings)]],
+    )
+    changed = [a for a in report.actions if a.kind != "kept" or a.also_view_indices]
+    lines += ["", f"### Actions ({len(changed)} of {len(report.actions)} durable messages changed)", ""]
+    if changed:
+        lines += _table(
+            ["durable #", "role", "action", "view #", "call id", "why"],
+            [[str(a.durable_index), code(a.role or "?"), a.kind.replace("_", " "),
+              "—" if a.view_index is None else ", ".join(map(str, [a.view_index, *a.also_view_indices])),
+              code(a.call_id) if a.call_id is not None else "—", code(a.reason, 300) if a.reason else ""]
+             for a in changed[:max_rows]],
+        )
+        if len(changed) > max_rows:
+            lines.append(f"\n… {len(changed) - max_rows} more actions left out")
+    else:
+        lines.append("No durable message changed.")
+    if report.synthesized:
+        lines += ["", f"### Synthesized receipts ({len(report.synthesized)})", ""]
+        lines += _table(
+            ["call id", "tool", "frame #", "call position", "view #"],
+            [[code(r.call_id), code(r.tool_name), str(r.frame_index), str(r.call_position), str(r.view_index)]
+             for r in report.synthesized[:max_rows]],
+        )
+    lines += ["", f"### Findings ({len(report.findings)})", ""]
+    if report.findings:
+        lines += _table(
+            ["severity", "kind", "durable #", "message"],
+            [[f.severity, f.kind.replace("_", " "), ", ".join(map(str, f.durable_indices[:20])), code(f.message, 300)]
+             for f in report.findings[:max_rows]],
+        )
+    else:
+        lines.append("None.")
+    problems = [p for p in report.pairings if p.outcome != "answered"]
+    lines += ["", f"### Pairings not answered in place ({len(problems)} of {len(report.pairings)} calls)", ""]
+    if problems:
+        lines += _table(
+            ["call id", "tool", "frame #", "results", "answered by", "view #", "outcome"],
+            [[code(p.call_id), code(p.tool_name), str(p.frame_index),
+              ", ".join(map(str, p.result_indices)) or "none",
+              "—" if p.answered_by is None else str(p.answered_by),
+              "—" if p.view_index is None else str(p.view_index), p.outcome]
+             for p in problems[:max_rows]],
+        )
+    if verdicts:
+        lines += ["", "### Provider verdicts", ""]
+        rows = []
+        for provider, result in sorted(verdicts.items()):
+            before = len((result or {}).get("before") or [])
+            after = len((result or {}).get("after") or [])
+            rows.append([code(provider), "accepted" if not before else f"rejected ({before})",
+                         "accepted" if not after else f"rejected ({after})"])
+        lines += _table(["provider", "before repair", "after repair"], rows)
+    return "\n".join(lines) + "\n"
