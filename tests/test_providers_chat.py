@@ -1,0 +1,155 @@
+"""OpenAI Chat, DeepSeek and Mistral rule sets on the OpenAI Chat `messages` shape.
+
+Each illegal case is minimal: it breaks exactly one rule, and we assert the whole
+violation (rule, position, indices, ids, exact provider error text).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from integrity.providers import validate_native
+
+
+def U(text: str = "hi") -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def A(*ids: str) -> dict[str, Any]:
+    calls = [{"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in ids]
+    return {"role": "assistant", "content": None, "tool_calls": calls}
+
+
+def T(call_id: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": "ok"}
+
+
+def SAY(text: str = "done", **extra: Any) -> dict[str, Any]:
+    return {"role": "assistant", "content": text, **extra}
+
+
+def found(request: list[dict[str, Any]], provider: str) -> list[dict[str, Any]]:
+    return [v.model_dump(exclude={"canonical_indices"}) for v in validate_native(request, provider)]
+
+
+OPENAI_UNANSWERED = (
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+    "'tool_call_id'. The following tool_call_ids did not have response messages: "
+)
+
+LEGAL = [
+    ("openai-chat", [U(), A("a", "b"), T("a"), T("b"), SAY()]),
+    ("openai-chat", [U(), A("a", "b"), T("b"), T("a"), SAY()]),
+    ("openai-chat", [{"role": "system", "content": "s"}, U(), SAY(), U()]),
+    # OpenAI matches results to the calls of the turn they follow, so an id reused in a later turn is accepted.
+    ("openai-chat", [U(), A("a"), T("a"), U(), A("a"), T("a")]),
+    ("deepseek", [U(), A("a", "b"), T("a"), T("b"), SAY(), U()]),
+    ("mistral", [U(), A("a", "b"), T("a"), T("b"), SAY(), U()]),
+    ("mistral", [U(), A("a"), T("a")]),
+    ("mistral", [U(), SAY("Sure,", prefix=True)]),
+]
+
+
+@pytest.mark.parametrize("provider,request_", LEGAL)
+def test_legal_requests_pass(provider: str, request_: list[dict[str, Any]]) -> None:
+    assert found(request_, provider) == []
+
+
+def v(provider: str, rule: str, position: str, indices: list[int], ids: list[str], error: str) -> dict[str, Any]:
+    return {"provider": provider, "rule": rule, "position": position, "native_indices": indices,
+            "call_ids": ids, "error": error}
+
+
+ILLEGAL = [
+    pytest.param(
+        "openai-chat", [U(), A("a", "b"), T("a"), U()],
+        v("openai-chat", "tool_calls_unanswered", "messages.[1].role", [1, 2], ["b"], OPENAI_UNANSWERED + "b"),
+        id="openai-unanswered"),
+    pytest.param(
+        "openai-chat", [U(), A("a", "b"), SAY()],
+        v("openai-chat", "tool_calls_unanswered", "messages.[1].role", [1], ["a", "b"], OPENAI_UNANSWERED + "a, b"),
+        id="openai-unanswered-two"),
+    pytest.param(
+        "openai-chat", [U(), T("x")],
+        v("openai-chat", "tool_result_without_call", "messages.[1].role", [1], ["x"],
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."),
+        id="openai-stray"),
+    pytest.param(
+        "openai-chat", [U(), A("a"), T("a"), T("x")],
+        v("openai-chat", "tool_call_id_not_found", "messages.[3].tool_call_id", [1, 3], ["x"],
+          "Invalid parameter: 'tool_call_id' of 'x' not found in 'tool_calls' of previous message."),
+        id="openai-not-found"),
+    pytest.param(
+        "openai-chat", [U(), A("a"), T("a"), T("a")],
+        v("openai-chat", "duplicate_tool_call_id", "messages.[3].tool_call_id", [2, 3], ["a"],
+          "Invalid parameter: Duplicate value for 'tool_call_id' of 'a', in messages[2] and messages[3]."),
+        id="openai-duplicate"),
+    pytest.param(
+        "deepseek", [U(), A("a"), U()],
+        v("deepseek", "tool_calls_unanswered", "message[1]", [1], ["a"],
+          "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+          "'tool_call_id'. (insufficient tool messages following tool_calls message)"),
+        id="deepseek-unanswered"),
+    pytest.param(
+        "deepseek", [U(), T("x")],
+        v("deepseek", "tool_result_without_call", "message[1]", [1], ["x"],
+          "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"),
+        id="deepseek-stray"),
+    pytest.param(
+        "deepseek", [U(), A("a"), T("a"), U(), A("a"), T("a")],
+        v("deepseek", "duplicate_tool_call_id", "message[5]", [2, 5], ["a"],
+          "Duplicate value for 'tool_call_id' of a in message[5]"),
+        id="deepseek-duplicate-across-turns"),
+    pytest.param(
+        "mistral", [U(), A("a", "b"), T("a")],
+        v("mistral", "call_response_count_mismatch", "messages[1]", [1, 2], ["a", "b"],
+          "Not the same number of function calls and responses"),
+        id="mistral-count"),
+    pytest.param(
+        "mistral", [U(), A("a"), T("a"), T("a")],
+        v("mistral", "call_response_count_mismatch", "messages[1]", [1, 2, 3], ["a"],
+          "Not the same number of function calls and responses"),
+        id="mistral-count-extra-result"),
+    pytest.param(
+        "mistral", [T("x")],
+        v("mistral", "call_response_count_mismatch", "messages[0]", [0], ["x"],
+          "Not the same number of function calls and responses"),
+        id="mistral-result-first"),
+    pytest.param(
+        "mistral", [U(), T("x")],
+        v("mistral", "unexpected_role_order", "messages[1]", [0, 1], ["x"], "Unexpected role 'tool' after role 'user'"),
+        id="mistral-tool-after-user"),
+    pytest.param(
+        "mistral", [U(), A("a"), T("a"), U()],
+        v("mistral", "unexpected_role_order", "messages[3]", [2, 3], [], "Unexpected role 'user' after role 'tool'"),
+        id="mistral-user-after-tool"),
+    pytest.param(
+        "mistral", [U(), SAY()],
+        v("mistral", "last_role_assistant", "messages[1]", [1], [],
+          "Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant"),
+        id="mistral-last-assistant"),
+]
+
+
+@pytest.mark.parametrize("provider,request_,expected", ILLEGAL)
+def test_minimal_illegal_request_yields_exactly_that_violation(
+    provider: str, request_: list[dict[str, Any]], expected: dict[str, Any]
+) -> None:
+    assert found(request_, provider) == [expected]
+
+
+def test_a_user_message_between_call_and_result_is_two_openai_errors_in_order() -> None:
+    request = [U(), A("a"), U("wait"), T("a")]
+    assert [(x["rule"], x["position"]) for x in found(request, "openai-chat")] == [
+        ("tool_calls_unanswered", "messages.[1].role"),
+        ("tool_result_without_call", "messages.[3].role"),
+    ]
+
+
+def test_missing_and_non_string_ids_read_as_empty_and_still_pair() -> None:
+    request = [U(), {"role": "assistant", "tool_calls": [{"type": "function"}]}, {"role": "tool", "content": "ok"}]
+    assert found(request, "openai-chat") == []
+    request[2]["tool_call_id"] = 7
+    assert found(request, "openai-chat") == []
