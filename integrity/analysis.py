@@ -14,9 +14,9 @@ from .loading import Transcript, parse_json_document
 from .plan import Plan, plan_openmaic
 from .reference import materialize, time_ms
 from .report import RepairReport, build_report
-from .views import MessageView, view_of
+from .views import LightTranscript, light_transcript
 
-PLANNERS: dict[str, Callable[[list[MessageView]], Plan]] = {"openmaic": plan_openmaic}
+PLANNERS: dict[str, Callable[[LightTranscript], Plan]] = {"openmaic": plan_openmaic}
 POLICIES: tuple[str, ...] = tuple(PLANNERS)
 DEFAULT_POLICY = "openmaic"
 
@@ -27,7 +27,7 @@ class Analysis:
 
     transcript: Transcript
     policy: str
-    views: list[MessageView]
+    light: LightTranscript
     plan: Plan
     view: list[Any]
     report: RepairReport
@@ -52,14 +52,14 @@ def analyze(
     if policy not in PLANNERS:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     messages = transcript.messages
-    views = [view_of(message) for message in messages]
-    plan = PLANNERS[policy](views)
+    light = light_transcript(messages)
+    plan = PLANNERS[policy](light)
     if plan.changed:
         view, stamps = materialize(plan, messages, now)
     else:
         view, stamps = messages, []
-    report = build_report(views, plan, stamps, transcript.source)
-    return Analysis(transcript, policy, views, plan, view, report)
+    report = build_report(light, plan, stamps, transcript.source)
+    return Analysis(transcript, policy, light, plan, view, report)
 
 
 def export_view(analysis: Analysis) -> bytes:

@@ -1,16 +1,17 @@
-"""The repair algorithm, written once over light message views.
+"""The repair algorithm, written once over the light transcript view.
 
 A plan says which durable messages the model view keeps, in which order, and
-where interrupted receipts must be synthesized.  Both the dict API and the CLI's
-fast path build views, call the planner, then materialize the plan their own way
-(dict objects, or raw JSON bytes), so there is exactly one algorithm to trust.
+where interrupted receipts must be synthesized.  The dict API, the CLI's fast
+path and the format adapters all build a LightTranscript, call a planner, then
+materialize the plan their own way (dict objects, or raw JSON bytes), so there
+is exactly one algorithm to trust.
 """
 
 from __future__ import annotations
 
-from typing import Sequence, Union
+from typing import Union
 
-from .views import ASSISTANT, RESULT, MessageView
+from .views import LightTranscript
 
 
 class Synthesized:
@@ -37,8 +38,12 @@ class Plan:
     changed: False means the view is the durable transcript itself (identity).
     order: the view, as durable indices and Synthesized entries (None when unchanged).
     repaired_tool_calls: ids that had no result anywhere, in frame order.
+    first_result: call id -> durable index of its first result.
+    more_results: call id -> indices of its later results (only ids with several).
     dropped_frames: durable indices of interrupted assistant frames left out.
     dropped_duplicates: durable index of a dropped receipt -> the receipt kept instead.
+    dropped_strays: durable indices of results dropped because no call owns them.
+    notes: durable index -> why the policy treated it as it did (strict policy).
     """
 
     __slots__ = (
@@ -46,9 +51,12 @@ class Plan:
         "changed",
         "order",
         "repaired_tool_calls",
+        "first_result",
+        "more_results",
         "dropped_frames",
         "dropped_duplicates",
-        "result_indexes",
+        "dropped_strays",
+        "notes",
     )
 
     def __init__(self, policy: str) -> None:
@@ -56,85 +64,112 @@ class Plan:
         self.changed = False
         self.order: list[ViewEntry] | None = None
         self.repaired_tool_calls: list[str] = []
+        self.first_result: dict[str, int] = {}
+        self.more_results: dict[str, list[int]] = {}
         self.dropped_frames: list[int] = []
         self.dropped_duplicates: dict[int, int] = {}
-        self.result_indexes: dict[str, list[int]] = {}
+        self.dropped_strays: list[int] = []
+        self.notes: dict[int, str] = {}
+
+    def results_for(self, call_id: str) -> list[int]:
+        """Every durable result index recorded for a call id, in order."""
+        first = self.first_result.get(call_id)
+        if first is None:
+            return []
+        return [first, *self.more_results.get(call_id, ())]
 
 
-def index_results(views: Sequence[MessageView]) -> dict[str, list[int]]:
-    """Durable indices of the results for every string call id, in transcript order."""
-    indexes: dict[str, list[int]] = {}
-    for index, view in enumerate(views):
-        if view.kind == RESULT:
-            key = view.result_key
-            if type(key) is str:
-                found = indexes.get(key)
-                if found is None:
-                    indexes[key] = [index]
+def index_results(light: LightTranscript, plan: Plan) -> None:
+    """Fill plan.first_result and plan.more_results from the string result ids."""
+    first: dict[str, int] = {}
+    more: dict[str, list[int]] = {}
+    for index, key in light.result_keys.items():
+        if type(key) is str:
+            if key in first:
+                extra = more.get(key)
+                if extra is None:
+                    more[key] = [index]
                 else:
-                    found.append(index)
-    return indexes
+                    extra.append(index)
+            else:
+                first[key] = index
+    plan.first_result = first
+    plan.more_results = more
 
 
-def run_matches_frame(views: Sequence[MessageView], frame_index: int) -> bool:
+def run_matches_frame(light: LightTranscript, frame_index: int) -> bool:
     """The results right after a frame are exactly its call ids (order not checked).
 
     Mirrors the reference: the run is every consecutive toolResult, the expected
     ids form a set (so a frame repeating an id expects it once), and both sides
     must contain each other with the run as long as the set.
     """
-    expected = {call.id for call in views[frame_index].calls}
+    calls = light.frames[frame_index]
+    keys = light.result_keys
+    expected = {call.id for call in calls}
     run = []
     cursor = frame_index + 1
-    total = len(views)
-    while cursor < total and views[cursor].kind == RESULT:
-        run.append(views[cursor].result_key)
+    while cursor in keys:
+        run.append(keys[cursor])
         cursor += 1
     if len(run) != len(expected):
         return False
     return all(key in expected for key in run) and all(call_id in run for call_id in expected)
 
 
-def plan_openmaic(views: Sequence[MessageView]) -> Plan:
+def emit_order(light: LightTranscript, plan: Plan, skip: set[int]) -> list[ViewEntry]:
+    """Rebuild the view: every index not skipped, in order, each frame followed by its answers.
+
+    Only skipped indices and frames are visited one by one; the stretches between
+    them are copied as ranges, which keeps a million-message repair fast.
+    """
+    frames = light.frames
+    first = plan.first_result
+    order: list[ViewEntry] = []
+    extend = order.extend
+    append = order.append
+    previous = 0
+    for index in sorted(skip.union(frames)):
+        if previous < index:
+            extend(range(previous, index))
+        previous = index + 1
+        calls = frames.get(index)
+        if calls is None or index in skip:
+            continue
+        append(index)
+        for position, call in enumerate(calls):
+            found = first.get(call.id)
+            append(found if found is not None else Synthesized(call.id, call.name, index, position))
+    if previous < light.size:
+        extend(range(previous, light.size))
+    return order
+
+
+def plan_openmaic(light: LightTranscript) -> Plan:
     """The reference repair (OpenMAIC repairOrphanedToolCalls), quirks included."""
     plan = Plan("openmaic")
-    result_indexes = index_results(views)
-    plan.result_indexes = result_indexes
-    frames = [index for index, view in enumerate(views) if view.kind == ASSISTANT and view.calls]
+    index_results(light, plan)
+    frames = light.frames
+    first = plan.first_result
 
     needs_repair = False
-    repaired: list[str] = []
     for frame_index in frames:
-        if not needs_repair and not run_matches_frame(views, frame_index):
+        if not run_matches_frame(light, frame_index):
             needs_repair = True
-        for call in views[frame_index].calls:
-            if call.id not in result_indexes:
-                repaired.append(call.id)
-    plan.repaired_tool_calls = repaired
-    if not needs_repair and not repaired:
+            break
+    plan.repaired_tool_calls = [
+        call.id for calls in frames.values() for call in calls if call.id not in first
+    ]
+    if not needs_repair and not plan.repaired_tool_calls:
         return plan
 
     plan.changed = True
-    known_ids = {call.id for frame_index in frames for call in views[frame_index].calls}
-    owned: set[int] = set()
-    for call_id, indexes in result_indexes.items():
+    known_ids = {call.id for calls in frames.values() for call in calls}
+    owned = {index for index, key in light.result_keys.items() if key in known_ids}
+    for call_id, extra in plan.more_results.items():
         if call_id in known_ids:
-            owned.update(indexes)
-            for duplicate in indexes[1:]:
-                plan.dropped_duplicates[duplicate] = indexes[0]
-
-    order: list[ViewEntry] = []
-    append = order.append
-    for index, view in enumerate(views):
-        if index in owned:
-            continue
-        if view.interrupted_frame:
-            plan.dropped_frames.append(index)
-            continue
-        append(index)
-        if view.calls:
-            for position, call in enumerate(view.calls):
-                found = result_indexes.get(call.id)
-                append(found[0] if found else Synthesized(call.id, call.name, index, position))
-    plan.order = order
+            for duplicate in extra:
+                plan.dropped_duplicates[duplicate] = first[call_id]
+    plan.dropped_frames = list(light.interrupted_frames)
+    plan.order = emit_order(light, plan, owned.union(plan.dropped_frames))
     return plan

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, MutableMapping, Sequence
 
 from .plan import Plan, Synthesized, plan_openmaic
-from .views import RESULT, calls_in_content, details_mark_interrupted, view_of
+from .views import calls_in_content, details_mark_interrupted, light_transcript
 
 Message = Any  # a pi-ai AgentMessage as loaded from JSON (normally a dict)
 
@@ -76,12 +76,12 @@ def tool_calls(message: Message) -> list[PendingToolCall]:
 
 def orphaned_tool_calls(messages: Sequence[Message]) -> list[PendingToolCall]:
     """Every call, in transcript order, whose id has no toolResult anywhere."""
-    views = [view_of(message) for message in messages]
-    answered = {view.result_key for view in views if view.kind == RESULT and type(view.result_key) is str}
+    light = light_transcript(messages)
+    answered = {key for key in light.result_keys.values() if type(key) is str}
     return [
         PendingToolCall(call.id, call.name)
-        for view in views
-        for call in view.calls
+        for calls in light.frames.values()
+        for call in calls
         if call.id not in answered
     ]
 
@@ -110,7 +110,7 @@ def materialize(
 
 def repair_orphaned_tool_calls(messages: list[Message], now: Callable[[], int] = time_ms) -> ToolCallRepair:
     """Build a provider-legal model view; a healthy transcript comes back by identity."""
-    plan = plan_openmaic([view_of(message) for message in messages])
+    plan = plan_openmaic(light_transcript(messages))
     if not plan.changed:
         return ToolCallRepair(messages, [])
     view, _ = materialize(plan, messages, now)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Literal, Optional, Sequence
 from pydantic import BaseModel, Field
 
 from .plan import Plan, Synthesized
-from .views import ASSISTANT, RESULT, MessageView
+from .views import LightTranscript
 
 REPORT_VERSION = 1
 
@@ -110,73 +110,106 @@ class RepairReport(BaseModel):
     view: list[ViewEntry]
 
 
-def _frame_answers(views: Sequence[MessageView], order: Sequence[Any]) -> list[tuple[int, int, int]]:
+def frame_answer_slots(light: LightTranscript, order: Sequence[Any]) -> list[tuple[int, int, int]]:
     """(view position, frame index, call position) for every answer slot in a changed view."""
     slots = []
+    frames = light.frames
     position = 0
     total = len(order)
     while position < total:
         entry = order[position]
-        if type(entry) is int and views[entry].calls:
-            for call_position in range(len(views[entry].calls)):
+        calls = frames.get(entry) if type(entry) is int else None
+        if calls:
+            for call_position in range(len(calls)):
                 slots.append((position + 1 + call_position, entry, call_position))
-            position += 1 + len(views[entry].calls)
+            position += 1 + len(calls)
         else:
             position += 1
     return slots
 
 
-def _durable_run(views: Sequence[MessageView], frame_index: int) -> list[int]:
+def moved_results(light: LightTranscript, plan: Plan) -> dict[int, int]:
+    """Durable result index -> view position, for results the view moved.
+
+    A result is in place when it sits in the k-th slot after its frame and was
+    the k-th message after that frame in the durable transcript too; anything
+    else (split from its frame, reordered) is a move a reviewer should see.
+    """
+    moved: dict[int, int] = {}
+    if not plan.changed or plan.order is None:
+        return moved
+    order = plan.order
+    seen: set[int] = set()
+    for view_position, frame, call_position in frame_answer_slots(light, order):
+        entry = order[view_position]
+        if type(entry) is int and entry not in seen:
+            seen.add(entry)
+            if entry != frame + 1 + call_position:
+                moved[entry] = view_position
+    return moved
+
+
+def _durable_run(light: LightTranscript, frame_index: int) -> list[int]:
     run = []
     cursor = frame_index + 1
-    while cursor < len(views) and views[cursor].kind == RESULT:
+    while cursor in light.result_keys:
         run.append(cursor)
         cursor += 1
     return run
 
 
-def _findings(views: Sequence[MessageView], plan: Plan, known: dict[str, list[tuple[int, int]]]) -> list[Finding]:
+def call_uses(light: LightTranscript) -> dict[str, list[tuple[int, int]]]:
+    """Every call id -> the (frame index, call position) of each call that uses it."""
+    uses: dict[str, list[tuple[int, int]]] = {}
+    for index, calls in light.frames.items():
+        for position, call in enumerate(calls):
+            found = uses.get(call.id)
+            if found is None:
+                uses[call.id] = [(index, position)]
+            else:
+                found.append((index, position))
+    return uses
+
+
+def _findings(light: LightTranscript, plan: Plan, known: dict[str, list[tuple[int, int]]]) -> list[Finding]:
     findings: list[Finding] = []
-    for index, view in enumerate(views):
-        if view.kind != RESULT:
-            continue
-        key = view.result_key
+    dropped_strays = set(plan.dropped_strays)
+    for index, key in light.result_keys.items():
         if type(key) is not str:
             findings.append(Finding(kind="malformed_result_id", severity="error", durable_indices=[index],
                                     message=f"#{index}: toolResult has no string toolCallId; no call can own it"))
-        elif key not in known and index not in plan_dropped_strays(plan):
+            continue
+        if key not in known and index not in dropped_strays:
             findings.append(Finding(kind="stray_result", severity="error", durable_indices=[index], call_id=key,
-                                    message=f"#{index}: result for call id {key!r}, which no call in this transcript has; left in place"))
-        if type(key) is str and key == "":
+                                    message=f"#{index}: result for call id {key!r}, which no call in this "
+                                            "transcript has; left in place"))
+        if key == "":
             findings.append(Finding(kind="empty_id", severity="warning", durable_indices=[index], call_id="",
                                     message=f"#{index}: toolResult has an empty toolCallId"))
     for call_id, uses in known.items():
+        frames = sorted({frame for frame, _ in uses})
         if call_id == "":
-            findings.append(Finding(kind="empty_id", severity="warning", durable_indices=sorted({f for f, _ in uses}),
-                                    call_id="", message="tool call with an empty id"))
+            findings.append(Finding(kind="empty_id", severity="warning", durable_indices=frames, call_id="",
+                                    message="tool call with an empty id in frame(s) "
+                                            + ", ".join(f"#{f}" for f in frames)))
         if len(uses) > 1:
-            frames = sorted({f for f, _ in uses})
             where = ", ".join(f"#{f}" for f in frames)
             findings.append(Finding(kind="reused_call_id", severity="warning", durable_indices=frames, call_id=call_id,
                                     message=f"call id {call_id!r} is used by {len(uses)} calls (frames {where}); "
-                                            "the reference answers every use with the first result"))
+                                            + ("every use is answered with the first result" if plan.policy == "openmaic"
+                                               else "each result answers the nearest earlier unanswered call")))
     if not plan.changed:
-        for index, view in enumerate(views):
-            if view.kind == ASSISTANT and view.calls:
-                run = _durable_run(views, index)
-                got = [views[r].result_key for r in run]
-                wanted = [call.id for call in view.calls]
-                if got != wanted and sorted(map(str, got)) == sorted(wanted):
-                    findings.append(Finding(kind="results_out_of_order", severity="warning",
-                                            durable_indices=[index, *run],
-                                            message=f"#{index}: results follow the frame but not in call order "
-                                                    f"({', '.join(map(repr, got))} for calls {', '.join(map(repr, wanted))})"))
+        for index, calls in light.frames.items():
+            run = _durable_run(light, index)
+            got = [light.result_keys[r] for r in run]
+            wanted = [call.id for call in calls]
+            if got != wanted and len(got) == len(wanted):
+                findings.append(Finding(kind="results_out_of_order", severity="warning",
+                                        durable_indices=[index, *run],
+                                        message=f"#{index}: results follow the frame but not in call order "
+                                                f"({', '.join(map(repr, got))} for calls "
+                                                f"{', '.join(map(repr, wanted))})"))
     return findings
-
-
-def plan_dropped_strays(plan: Plan) -> frozenset[int]:
-    """Durable indices of stray results the policy dropped (none under the reference policy)."""
-    return frozenset(getattr(plan, "dropped_strays", ()) or ())
 
 
 def _verdict(summary: Summary, changed: bool, error_findings: int) -> str:
@@ -184,7 +217,7 @@ def _verdict(summary: Summary, changed: bool, error_findings: int) -> str:
         if summary.findings == 0:
             return (f"healthy: {summary.messages} messages, {summary.calls} calls, "
                     "every call answered once, right after its frame")
-        state = "not accepted as is" if error_findings else "accepted"
+        state = "would be rejected" if error_findings else "accepted"
         return f"unchanged ({state}): {summary.findings} finding(s) the policy leaves in place"
     parts = []
     for count, label in (
@@ -202,29 +235,41 @@ def _verdict(summary: Summary, changed: bool, error_findings: int) -> str:
     return text
 
 
+def summarize(light: LightTranscript, plan: Plan, findings: int = 0,
+              moved: Optional[dict[int, int]] = None) -> Summary:
+    """Counts for a plan without building per-message actions (cheap enough for huge files)."""
+    known = {call.id for calls in light.frames.values() for call in calls}
+    order = plan.order if plan.changed and plan.order is not None else None
+    return Summary(
+        messages=light.size,
+        view_messages=len(order) if order is not None else light.size,
+        calls=sum(len(calls) for calls in light.frames.values()),
+        results=len(light.result_keys),
+        orphaned_calls=len(plan.repaired_tool_calls),
+        duplicates_dropped=len(plan.dropped_duplicates),
+        moved=len(moved if moved is not None else moved_results(light, plan)),
+        frames_dropped=len(plan.dropped_frames),
+        strays_dropped=len(plan.dropped_strays),
+        synthesized=sum(1 for entry in order if type(entry) is not int) if order is not None else 0,
+        strays=sum(1 for key in light.result_keys.values() if key not in known),
+        findings=findings,
+    )
+
+
 def build_report(
-    views: Sequence[MessageView],
+    light: LightTranscript,
     plan: Plan,
     stamps: Sequence[int] = (),
     source: Optional[str] = None,
 ) -> RepairReport:
     """Explain a plan: per-message actions, synthesized receipts, pairings, findings, summary."""
-    total = len(views)
-    known: dict[str, list[tuple[int, int]]] = {}
-    calls = 0
-    for index, view in enumerate(views):
-        for position, call in enumerate(view.calls):
-            known.setdefault(call.id, []).append((index, position))
-            calls += 1
-    result_indexes = plan.result_indexes
-    results = sum(1 for view in views if view.kind == RESULT)
-
+    total = light.size
+    known = call_uses(light)
     positions: dict[int, list[int]] = {}
     answer_at: dict[tuple[int, int], tuple[int, Any]] = {}  # (frame, call pos) -> (view pos, entry)
     synthesized: list[SynthesizedReceipt] = []
     view_entries: list[ViewEntry] = []
-    moved: set[int] = set()
-    dropped_strays = plan_dropped_strays(plan)
+    moved = moved_results(light, plan)
 
     if plan.changed:
         order = plan.order or []
@@ -240,100 +285,85 @@ def build_report(
                                                       frame_index=entry.frame_index,
                                                       call_position=entry.call_position,
                                                       view_index=view_position, timestamp=stamp))
-        for view_position, frame, call_position in _frame_answers(views, order):
-            entry = order[view_position]
-            answer_at[(frame, call_position)] = (view_position, entry)
-            if type(entry) is int and entry != frame + 1 + call_position and positions[entry][0] == view_position:
-                moved.add(entry)
+        for view_position, frame, call_position in frame_answer_slots(light, order):
+            answer_at[(frame, call_position)] = (view_position, order[view_position])
     else:
         for index in range(total):
             positions[index] = [index]
             view_entries.append(ViewEntry(source="durable", index=index))
-        for index, view in enumerate(views):
-            if view.calls:
-                run = _durable_run(views, index)
-                by_id = {}
-                for r in run:
-                    by_id.setdefault(views[r].result_key, r)
-                for call_position, call in enumerate(view.calls):
-                    r = by_id.get(call.id)
-                    if r is not None:
-                        answer_at[(index, call_position)] = (r, r)
+        for index, calls in light.frames.items():
+            by_id: dict[Any, int] = {}
+            for r in _durable_run(light, index):
+                by_id.setdefault(light.result_keys[r], r)
+            for call_position, call in enumerate(calls):
+                r = by_id.get(call.id)
+                if r is not None:
+                    answer_at[(index, call_position)] = (r, r)
 
     frames_dropped = set(plan.dropped_frames)
+    dropped_strays = set(plan.dropped_strays)
     actions: list[Action] = []
-    for index, view in enumerate(views):
-        role = view.role
-        call_id = view.result_id if view.kind == RESULT else None
+    for index in range(total):
+        role = light.roles[index]
+        call_id = light.result_id(index)
+        note = plan.notes.get(index, "")
         if index in frames_dropped:
             actions.append(Action(durable_index=index, role=role, kind="dropped_interrupted_frame",
-                                  reason="assistant frame without tool calls that did not finish its turn "
-                                         "(aborted, length, error or errorMessage); dropped from the view"))
+                                  reason=note or "assistant frame without tool calls that did not finish its turn "
+                                                 "(aborted, length, error or errorMessage); dropped from the view"))
         elif index in plan.dropped_duplicates:
             kept = plan.dropped_duplicates[index]
             actions.append(Action(durable_index=index, role=role, kind="dropped_duplicate", kept_instead=kept,
                                   call_id=call_id,
-                                  reason=f"another receipt for call {call_id!r} was recorded first (#{kept}); "
-                                         "only the first durable receipt is kept"))
+                                  reason=note or f"another receipt for call {call_id!r} was recorded first (#{kept}); "
+                                                 "only that receipt is kept"))
         elif index in dropped_strays:
             actions.append(Action(durable_index=index, role=role, kind="dropped_stray", call_id=call_id,
-                                  reason=f"no call in this transcript has id {call_id!r}; providers reject it"))
+                                  reason=note or f"no call in this transcript has id {call_id!r}; "
+                                                 "providers reject a result without its call"))
         else:
             where = positions.get(index, [])
             first = where[0] if where else None
             if index in moved:
                 kind: ActionKind = "moved"
-                reason = f"moved from #{index} to view position {first}, right after its frame, in call order"
+                reason = note or f"moved from #{index} to view position {moved[index]}, right after its frame, in call order"
             else:
                 kind = "kept"
-                reason = ""
-            actions.append(Action(durable_index=index, role=role, kind=kind, view_index=first,
-                                  also_view_indices=where[1:], call_id=call_id, reason=reason))
+                reason = note
+            actions.append(Action(durable_index=index, role=role, kind=kind,
+                                  view_index=moved.get(index, first),
+                                  also_view_indices=[p for p in where if p != moved.get(index, first)],
+                                  call_id=call_id, reason=reason))
 
     pairings: list[Pairing] = []
     first_use: dict[str, tuple[int, int]] = {}
-    for index, view in enumerate(views):
-        for call_position, call in enumerate(view.calls):
+    for index, calls in light.frames.items():
+        for call_position, call in enumerate(calls):
             first_use.setdefault(call.id, (index, call_position))
             found = answer_at.get((index, call_position))
-            result_list = list(result_indexes.get(call.id, []))
+            answered_by: Optional[int] = None
+            view_index: Optional[int] = None
             if found is None:
-                outcome: Outcome = "synthesized" if plan.changed else "answered"
-                answered_by = None
-                view_index = None
+                outcome: Outcome = "synthesized"
             else:
                 view_index, entry = found
                 if type(entry) is int:
                     answered_by = entry
-                    if first_use[call.id] != (index, call_position):
+                    if first_use[call.id] != (index, call_position) and plan.policy == "openmaic":
                         outcome = "shared"
-                    elif entry in moved:
+                    elif moved.get(entry) == view_index:
                         outcome = "moved"
                     else:
                         outcome = "answered"
                 else:
-                    answered_by = None
                     outcome = "synthesized"
             pairings.append(Pairing(call_id=call.id, tool_name=call.name, frame_index=index,
-                                    call_position=call_position, result_indices=result_list,
+                                    call_position=call_position, result_indices=plan.results_for(call.id),
                                     answered_by=answered_by, view_index=view_index, outcome=outcome))
 
-    findings = _findings(views, plan, known)
-    strays = sum(1 for view in views if view.kind == RESULT and view.result_key not in known)
-    summary = Summary(
-        messages=total,
-        view_messages=len(plan.order) if plan.changed and plan.order is not None else total,
-        calls=calls,
-        results=results,
-        orphaned_calls=len(plan.repaired_tool_calls),
-        duplicates_dropped=len(plan.dropped_duplicates),
-        moved=len(moved),
-        frames_dropped=len(frames_dropped),
-        strays_dropped=len(dropped_strays),
-        synthesized=len(synthesized),
-        strays=strays,
-        findings=len(findings),
-    )
+    findings = _findings(light, plan, known)
+    summary = summarize(light, plan, len(findings), moved)
+    summary.synthesized = len(synthesized)
     errors = sum(1 for finding in findings if finding.severity == "error")
     return RepairReport(
         source=source,
@@ -369,18 +399,12 @@ def repair_with_report(
     messages: list[Any],
     now: Optional[Callable[[], int]] = None,
     source: Optional[str] = None,
+    policy: str = "openmaic",
 ) -> tuple[Any, RepairReport]:
-    """One pass: the reference repair result and the report that explains it."""
-    from .plan import plan_openmaic
-    from .reference import ToolCallRepair, materialize, time_ms
-    from .views import view_of
+    """One pass: the repair result (ToolCallRepair) and the report that explains it."""
+    from .analysis import analyze
+    from .loading import Transcript
+    from .reference import ToolCallRepair, time_ms
 
-    views = [view_of(message) for message in messages]
-    plan = plan_openmaic(views)
-    if plan.changed:
-        view, stamps = materialize(plan, messages, now or time_ms)
-        repair = ToolCallRepair(view, plan.repaired_tool_calls)
-    else:
-        stamps = []
-        repair = ToolCallRepair(messages, [])
-    return repair, build_report(views, plan, stamps, source)
+    analysis = analyze(Transcript(messages, source or "<input>"), policy, now or time_ms)
+    return ToolCallRepair(analysis.view, list(analysis.plan.repaired_tool_calls)), analysis.report

@@ -8,7 +8,7 @@ algorithm is written once and runs on 1,000,000 messages without decoding them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 OTHER = 0
 USER = 1
@@ -63,49 +63,51 @@ class Call:
         return f"Call({self.id!r}, {self.name!r})"
 
 
-class MessageView:
-    """What the algorithm needs to know about one durable message.
+class LightTranscript:
+    """The light view of a whole transcript, in columns.
 
-    kind: OTHER, USER, ASSISTANT or RESULT.
-    calls: the frame's tool calls (assistant only), in content order.
-    result_key: a RESULT's toolCallId when it is a string, else NON_STRING_ID.
-    interrupted_frame: an assistant frame without calls that stopped abnormally.
-    interrupted_receipt: a RESULT that is the runtime's interrupted placeholder.
-    role: the raw role when it is a string (for reports), else None.
+    size: number of durable messages.
+    roles: each message's role when it is a string, else None (for reports).
+    frames: index -> calls, for assistant frames with at least one call, in order.
+    result_keys: index -> toolCallId for every toolResult, in order; a non-string
+        id is NON_STRING_ID (it can sit in a frame's run but never match a call).
+    interrupted_frames: indices of assistant frames without calls that stopped
+        abnormally (aborted, length, error, or a non-blank errorMessage).
+    receipts: indices of results that are the runtime's interrupted placeholder.
+
+    Sparse dicts keep the planner's work proportional to frames and results and
+    let the CLI build this straight from msgspec structs without a per-message object.
     """
 
-    __slots__ = ("kind", "calls", "result_key", "interrupted_frame", "interrupted_receipt", "role")
+    __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts")
 
     def __init__(
         self,
-        kind: int,
-        calls: tuple[Call, ...] = (),
-        result_key: Any = None,
-        interrupted_frame: bool = False,
-        interrupted_receipt: bool = False,
-        role: str | None = None,
+        size: int,
+        roles: list[Any],
+        frames: dict[int, tuple[Call, ...]],
+        result_keys: dict[int, Any],
+        interrupted_frames: list[int],
+        receipts: set[int],
     ) -> None:
-        self.kind = kind
-        self.calls = calls
-        self.result_key = result_key
-        self.interrupted_frame = interrupted_frame
-        self.interrupted_receipt = interrupted_receipt
-        self.role = role
+        self.size = size
+        self.roles = roles
+        self.frames = frames
+        self.result_keys = result_keys
+        self.interrupted_frames = interrupted_frames
+        self.receipts = receipts
 
-    @property
-    def result_id(self) -> str | None:
-        """The result's call id when it is a string; None otherwise."""
-        key = self.result_key
+    def kind(self, index: int) -> int:
+        """OTHER, USER, ASSISTANT or RESULT for one message."""
+        if index in self.result_keys:
+            return RESULT
+        role = self.roles[index]
+        return ROLE_KINDS.get(role, OTHER) if isinstance(role, str) else OTHER
+
+    def result_id(self, index: int) -> str | None:
+        """The string call id of a result message, else None."""
+        key = self.result_keys.get(index)
         return key if isinstance(key, str) else None
-
-    def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return (
-            f"MessageView(kind={self.kind}, calls={self.calls!r}, result_key={self.result_key!r}, "
-            f"interrupted_frame={self.interrupted_frame}, interrupted_receipt={self.interrupted_receipt})"
-        )
-
-
-_OTHER_VIEW = MessageView(OTHER)
 
 
 def calls_in_content(content: Any) -> tuple[Call, ...]:
@@ -145,22 +147,28 @@ def details_mark_interrupted(details: Any) -> bool:
     )
 
 
-def view_of(message: Any) -> MessageView:
-    """Build the light view of one pi-ai AgentMessage given as a plain dict."""
-    if not isinstance(message, dict):
-        return _OTHER_VIEW
-    role = message.get("role")
-    if role == "assistant" and isinstance(role, str):
-        calls = calls_in_content(message.get("content"))
-        interrupted = not calls and frame_is_interrupted(
-            message.get("stopReason"), message.get("errorMessage")
-        )
-        return MessageView(ASSISTANT, calls, None, interrupted, False, role)
-    if role == "toolResult" and isinstance(role, str):
-        call_id = message.get("toolCallId")
-        key = call_id if isinstance(call_id, str) else NON_STRING_ID
-        receipt = message.get("isError") is True and details_mark_interrupted(message.get("details"))
-        return MessageView(RESULT, (), key, False, receipt, role)
-    if role == "user" and isinstance(role, str):
-        return MessageView(USER, role=role)
-    return MessageView(OTHER, role=role if isinstance(role, str) else None)
+def light_transcript(messages: Sequence[Any]) -> LightTranscript:
+    """Build the light view of pi-ai AgentMessages given as plain dicts."""
+    roles: list[Any] = []
+    frames: dict[int, tuple[Call, ...]] = {}
+    result_keys: dict[int, Any] = {}
+    interrupted: list[int] = []
+    receipts: set[int] = set()
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            roles.append(None)
+            continue
+        role = message.get("role")
+        roles.append(role if isinstance(role, str) else None)
+        if role == "assistant":
+            calls = calls_in_content(message.get("content"))
+            if calls:
+                frames[index] = calls
+            elif frame_is_interrupted(message.get("stopReason"), message.get("errorMessage")):
+                interrupted.append(index)
+        elif role == "toolResult":
+            call_id = message.get("toolCallId")
+            result_keys[index] = call_id if isinstance(call_id, str) else NON_STRING_ID
+            if message.get("isError") is True and details_mark_interrupted(message.get("details")):
+                receipts.add(index)
+    return LightTranscript(len(roles), roles, frames, result_keys, interrupted, receipts)
