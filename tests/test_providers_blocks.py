@@ -1,0 +1,212 @@
+"""Anthropic Messages and Bedrock Converse rule sets (content-block shapes).
+
+Each illegal case is minimal: it breaks exactly one rule, and we assert the whole
+violation (rule, position, indices, ids, exact provider error text).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import pytest
+
+from integrity.providers import validate_native
+
+
+def found(request: list[dict[str, Any]], provider: str) -> list[dict[str, Any]]:
+    return [v.model_dump(exclude={"canonical_indices"}) for v in validate_native(request, provider)]
+
+
+def v(provider: str, rule: str, position: str, indices: list[int], ids: list[str], error: str) -> dict[str, Any]:
+    return {"provider": provider, "rule": rule, "position": position, "native_indices": indices,
+            "call_ids": ids, "error": error}
+
+
+# --- Anthropic -------------------------------------------------------------
+
+def AU(text: str = "hi") -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def AA(*ids: str, text: Optional[str] = None) -> dict[str, Any]:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    blocks += [{"type": "tool_use", "id": i, "name": "f", "input": {}} for i in ids]
+    return {"role": "assistant", "content": blocks}
+
+
+def AR(*ids: str, before: Optional[str] = None, after: Optional[str] = None) -> dict[str, Any]:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": before}] if before else []
+    blocks += [{"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in ids]
+    blocks += [{"type": "text", "text": after}] if after else []
+    return {"role": "user", "content": blocks}
+
+
+def ASAY(text: str = "done") -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"type": "text", "text": text}]}
+
+
+UNANSWERED_TAIL = ". Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+UNEXPECTED_TAIL = ". Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+
+ANTHROPIC_LEGAL = [
+    [AU(), AA("a", "b", text="let me look"), AR("b", "a"), ASAY()],
+    [AU(), AA("a"), AR("a", after="also, hurry"), ASAY()],
+    # The API merges consecutive same-role messages, so no alternation rule applies.
+    [AU(), AU("more"), ASAY(), ASAY("more")],
+    [AU(), AA("a"), AR("a"), AA("b"), AR("b")],
+]
+
+ANTHROPIC_ILLEGAL = [
+    pytest.param(
+        [AU(), AA("a", "b"), AR("a")],
+        v("anthropic", "tool_use_unanswered", "messages.1", [1, 2], ["b"],
+          "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: b" + UNANSWERED_TAIL),
+        id="unanswered"),
+    pytest.param(
+        [AU(), AA("a", "b")],
+        v("anthropic", "tool_use_unanswered", "messages.1", [1], ["a", "b"],
+          "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: a, b"
+          + UNANSWERED_TAIL),
+        id="unanswered-at-end"),
+    pytest.param(
+        [AU(), AA("a"), AR("a", "x")],
+        v("anthropic", "unexpected_tool_result", "messages.2.content.1", [1, 2], ["x"],
+          "messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: x" + UNEXPECTED_TAIL),
+        id="unexpected"),
+    pytest.param(
+        [AR("x")],
+        v("anthropic", "unexpected_tool_result", "messages.0.content.0", [0], ["x"],
+          "messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: x" + UNEXPECTED_TAIL),
+        id="unexpected-at-head"),
+    pytest.param(
+        [AU(), AA("a"), AR("a", "a")],
+        v("anthropic", "duplicate_tool_result", "messages.2.content.1", [1, 2], ["a"],
+          "messages.2.content.1: each tool_use must have a single result. "
+          "Found multiple `tool_result` blocks with id: a"),
+        id="duplicate-result"),
+    pytest.param(
+        [AU(), AA("a"), AR("a", before="note first")],
+        v("anthropic", "tool_result_not_first", "messages.2", [1, 2], ["a"],
+          "messages.2: Did not find 1 `tool_result` block(s) at the beginning of this message. "
+          "Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks."),
+        id="result-not-first"),
+    pytest.param(
+        [AU(), AA("a"), AR("a"), AA("a"), AR("a")],
+        v("anthropic", "duplicate_tool_use_id", "messages.3.content.0", [3], ["a"],
+          "messages.3.content.0: `tool_use` ids must be unique"),
+        id="reused-tool-use-id"),
+    pytest.param(
+        [{"role": "system", "content": "be brief"}, AU()],
+        v("anthropic", "system_role_in_messages", "messages", [0], [],
+          'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, '
+          'not "system" as an input message role.'),
+        id="system-role"),
+]
+
+
+@pytest.mark.parametrize("request_", ANTHROPIC_LEGAL)
+def test_anthropic_legal_requests_pass(request_: list[dict[str, Any]]) -> None:
+    assert found(request_, "anthropic") == []
+
+
+@pytest.mark.parametrize("request_,expected", ANTHROPIC_ILLEGAL)
+def test_anthropic_minimal_illegal_request_yields_exactly_that_violation(
+    request_: list[dict[str, Any]], expected: dict[str, Any]
+) -> None:
+    assert found(request_, "anthropic") == [expected]
+
+
+def test_anthropic_results_split_across_two_user_messages_leave_the_second_half_unanswered_and_unexpected() -> None:
+    request = [AU(), AA("a", "b"), AR("a"), AR("b")]
+    assert [(x["rule"], x["position"], x["call_ids"]) for x in found(request, "anthropic")] == [
+        ("tool_use_unanswered", "messages.1", ["b"]),
+        ("unexpected_tool_result", "messages.3.content.0", ["b"]),
+    ]
+
+
+# --- Bedrock Converse ------------------------------------------------------
+
+def BU(text: str = "hi") -> dict[str, Any]:
+    return {"role": "user", "content": [{"text": text}]}
+
+
+def BA(*ids: str, text: Optional[str] = None) -> dict[str, Any]:
+    blocks: list[dict[str, Any]] = [{"text": text}] if text else []
+    blocks += [{"toolUse": {"toolUseId": i, "name": "f", "input": {}}} for i in ids]
+    return {"role": "assistant", "content": blocks}
+
+
+def BR(*ids: str, text: Optional[str] = None) -> dict[str, Any]:
+    blocks: list[dict[str, Any]] = [{"toolResult": {"toolUseId": i, "content": [{"text": "ok"}]}} for i in ids]
+    blocks += [{"text": text}] if text else []
+    return {"role": "user", "content": blocks}
+
+
+BEDROCK_LEGAL = [
+    [BU(), BA("a", "b", text="checking"), BR("b", "a"), BA(text="done")],
+    [BU(), BA(text="hello")],
+    [BU(), BA("a"), BR("a"), BA("b"), BR("b"), BA(text="done"), BU()],
+]
+
+BEDROCK_ILLEGAL = [
+    pytest.param(
+        [BA(text="hello")],
+        v("bedrock", "first_message_not_user", "messages.0", [0], [],
+          "A conversation must start with a user message. Try again with a conversation that starts with a user "
+          "message."),
+        id="first-not-user"),
+    pytest.param(
+        [BU(), BU("again")],
+        v("bedrock", "roles_not_alternating", "messages.1", [0, 1], [],
+          "A conversation must alternate between user and assistant roles. "
+          "Make sure the conversation alternates between user and assistant roles and try again."),
+        id="not-alternating"),
+    pytest.param(
+        [BU(), BA("a", "b"), BR("a")],
+        v("bedrock", "tool_use_unanswered", "messages.2.content", [1, 2], ["b"],
+          "Expected toolResult blocks at messages.2.content for the following Ids: b"),
+        id="unanswered"),
+    pytest.param(
+        [BU(), BA("a", "b")],
+        v("bedrock", "tool_use_unanswered", "messages.2.content", [1], ["a", "b"],
+          "Expected toolResult blocks at messages.2.content for the following Ids: a, b"),
+        id="unanswered-at-end"),
+    pytest.param(
+        [BU(), BA("a"), BR("a", "x")],
+        v("bedrock", "too_many_tool_results", "messages.2.content", [1, 2], ["x"],
+          "The number of toolResult blocks at messages.2.content exceeds the number of toolUse blocks of "
+          "previous turn."),
+        id="too-many-results"),
+    pytest.param(
+        [BR("x")],
+        v("bedrock", "too_many_tool_results", "messages.0.content", [0], ["x"],
+          "The number of toolResult blocks at messages.0.content exceeds the number of toolUse blocks of "
+          "previous turn."),
+        id="result-at-head"),
+    pytest.param(
+        [BU(), BA("a"), BR("a", text="and a note")],
+        v("bedrock", "tool_results_mixed_with_content", "messages.2.content", [2], ["a"],
+          "messages.2.content: Conversation blocks and tool result blocks cannot be provided in the same turn."),
+        id="results-mixed-with-text"),
+]
+
+
+@pytest.mark.parametrize("request_", BEDROCK_LEGAL)
+def test_bedrock_legal_requests_pass(request_: list[dict[str, Any]]) -> None:
+    assert found(request_, "bedrock") == []
+
+
+@pytest.mark.parametrize("request_,expected", BEDROCK_ILLEGAL)
+def test_bedrock_minimal_illegal_request_yields_exactly_that_violation(
+    request_: list[dict[str, Any]], expected: dict[str, Any]
+) -> None:
+    assert found(request_, "bedrock") == [expected]
+
+
+def test_bedrock_results_split_across_two_user_turns_break_three_rules() -> None:
+    request = [BU(), BA("a", "b"), BR("a"), BR("b")]
+    assert [(x["rule"], x["position"]) for x in found(request, "bedrock")] == [
+        ("tool_use_unanswered", "messages.2.content"),
+        ("roles_not_alternating", "messages.3"),
+        ("too_many_tool_results", "messages.3.content"),
+    ]
