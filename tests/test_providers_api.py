@@ -1,0 +1,58 @@
+"""The public face of integrity.providers: registry, dispatch, and the Violation record."""
+
+from __future__ import annotations
+
+import json
+
+import pydantic
+import pytest
+
+from integrity.providers import PROVIDER_FORMAT, PROVIDERS, Violation, validate_native
+
+NATIVE_FORMATS = {"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock"}
+
+
+def test_every_provider_reads_one_known_native_format() -> None:
+    assert set(PROVIDERS) == {"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", "deepseek"}
+    assert set(PROVIDER_FORMAT) == set(PROVIDERS)
+    assert set(PROVIDER_FORMAT.values()) == NATIVE_FORMATS
+    assert PROVIDER_FORMAT["mistral"] == PROVIDER_FORMAT["deepseek"] == "openai-chat"
+
+
+def test_unknown_provider_and_non_list_request_are_refused_clearly() -> None:
+    with pytest.raises(ValueError, match="unknown provider 'cohere'.*openai-chat"):
+        validate_native([], "cohere")
+    with pytest.raises(TypeError, match="list"):
+        validate_native({"messages": []}, "openai-chat")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_empty_and_malformed_requests_never_raise(provider: str) -> None:
+    assert validate_native([], provider) == []
+    junk = [None, 3, "text", {}, {"role": 5}, {"role": "assistant", "content": 7, "tool_calls": "x"},
+            {"role": "user", "content": [None, {"type": "tool_result"}], "parts": "x"}]
+    assert all(isinstance(v, Violation) for v in validate_native(junk, provider))
+
+
+def test_provider_name_is_the_one_asked_for_even_when_rules_are_shared() -> None:
+    request = [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "x", "content": "ok"}]
+    assert {v.provider for v in validate_native(request, "openai-chat")} == {"openai-chat"}
+    assert {v.provider for v in validate_native(request, "deepseek")} == {"deepseek"}
+    assert {v.provider for v in validate_native(request, "mistral")} == {"mistral"}
+
+
+def test_violation_is_frozen_and_round_trips_through_json() -> None:
+    request = [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "x", "content": "ok"}]
+    (violation,) = validate_native(request, "openai-chat")
+    data = json.loads(violation.model_dump_json())
+    assert data["rule"] == "tool_result_without_call" and data["native_indices"] == [1]
+    assert data["canonical_indices"] is None
+    assert Violation.model_validate(data) == violation
+    with pytest.raises(pydantic.ValidationError):
+        violation.rule = "other"  # type: ignore[misc]
+
+
+def test_violations_come_back_in_request_order() -> None:
+    tool = {"role": "tool", "tool_call_id": "x", "content": "ok"}
+    request = [{"role": "user", "content": "a"}, tool, {"role": "user", "content": "b"}, tool]
+    assert [v.native_indices[0] for v in validate_native(request, "openai-chat")] == [1, 3]

@@ -1,0 +1,145 @@
+"""Gemini `contents` and OpenAI Responses `input` rule sets.
+
+Each illegal case is minimal: it breaks exactly one rule, and we assert the whole
+violation (rule, position, indices, ids, exact provider error text).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from integrity.providers import validate_native
+
+
+def found(request: list[dict[str, Any]], provider: str) -> list[dict[str, Any]]:
+    return [v.model_dump(exclude={"canonical_indices"}) for v in validate_native(request, provider)]
+
+
+def v(provider: str, rule: str, position: str, indices: list[int], ids: list[str], error: str) -> dict[str, Any]:
+    return {"provider": provider, "rule": rule, "position": position, "native_indices": indices,
+            "call_ids": ids, "error": error}
+
+
+# --- Gemini ------------------------------------------------------------------
+
+def GU(text: str = "hi") -> dict[str, Any]:
+    return {"role": "user", "parts": [{"text": text}]}
+
+
+def GM(text: str = "done") -> dict[str, Any]:
+    return {"role": "model", "parts": [{"text": text}]}
+
+
+def GC(*names: str, ids: bool = False) -> dict[str, Any]:
+    parts = [{"functionCall": {"name": n, "args": {}, **({"id": f"id-{n}"} if ids else {})}} for n in names]
+    return {"role": "model", "parts": parts}
+
+
+def GR(*names: str, role: str = "user") -> dict[str, Any]:
+    return {"role": role, "parts": [{"functionResponse": {"name": n, "response": {}}} for n in names]}
+
+
+COUNT = ("Please ensure that the number of function response parts is equal to the number of function call parts "
+         "of the function call turn.")
+CALL_POSITION = ("Please ensure that function call turn comes immediately after a user turn or after a function "
+                 "response turn.")
+RESPONSE_POSITION = "Please ensure that function response turn comes immediately after a function call turn."
+
+GEMINI_LEGAL = [
+    [GU(), GC("f", "g"), GR("g", "f"), GM()],
+    [GU(), GC("f"), GR("f"), GC("g"), GR("g"), GM()],
+    [GU(), GC("f"), GR("f", role="function"), GM()],
+    # snake_case parts, as the Python SDK serializes them
+    [GU(), {"role": "model", "parts": [{"function_call": {"name": "f"}}]},
+     {"role": "user", "parts": [{"function_response": {"name": "f", "response": {}}}]}],
+]
+
+GEMINI_ILLEGAL = [
+    pytest.param([GU(), GC("f", "g"), GR("f")],
+                 v("gemini", "function_response_count_mismatch", "contents[2]", [1, 2], [], COUNT), id="count"),
+    pytest.param([GU(), GC("f", ids=True), GU("never mind")],
+                 v("gemini", "function_response_count_mismatch", "contents[2]", [1, 2], ["id-f"], COUNT),
+                 id="count-user-text-after-call"),
+    pytest.param([GU(), GC("f")],
+                 v("gemini", "function_response_count_mismatch", "contents[1]", [1], [], COUNT),
+                 id="count-call-at-end"),
+    pytest.param([GC("f"), GR("f")],
+                 v("gemini", "function_call_turn_position", "contents[0]", [0], [], CALL_POSITION),
+                 id="call-first"),
+    pytest.param([GU(), GM("thinking"), GC("f"), GR("f")],
+                 v("gemini", "function_call_turn_position", "contents[2]", [1, 2], [], CALL_POSITION),
+                 id="call-after-model"),
+    pytest.param([GU(), GR("f")],
+                 v("gemini", "function_response_turn_position", "contents[1]", [0, 1], [], RESPONSE_POSITION),
+                 id="response-without-call"),
+]
+
+
+@pytest.mark.parametrize("request_", GEMINI_LEGAL)
+def test_gemini_legal_requests_pass(request_: list[dict[str, Any]]) -> None:
+    assert found(request_, "gemini") == []
+
+
+@pytest.mark.parametrize("request_,expected", GEMINI_ILLEGAL)
+def test_gemini_minimal_illegal_request_yields_exactly_that_violation(
+    request_: list[dict[str, Any]], expected: dict[str, Any]
+) -> None:
+    assert found(request_, "gemini") == [expected]
+
+
+# --- OpenAI Responses ----------------------------------------------------------
+
+def MSG(role: str = "user", text: str = "hi") -> dict[str, Any]:
+    return {"role": role, "content": text}
+
+
+def FC(call_id: str, item_id: str = "") -> dict[str, Any]:
+    item = {"type": "function_call", "call_id": call_id, "name": "f", "arguments": "{}"}
+    return {**item, "id": item_id} if item_id else item
+
+
+def FO(call_id: str) -> dict[str, Any]:
+    return {"type": "function_call_output", "call_id": call_id, "output": "ok"}
+
+
+RESPONSES_LEGAL = [
+    [MSG(), FC("a"), FC("b"), FO("a"), FO("b"), MSG("assistant", "done")],
+    [MSG(), {"type": "reasoning", "id": "rs_1", "summary": []}, FC("a", "fc_1"), FO("a"), FC("b", "fc_2"), FO("b")],
+    # Responses pairs by call_id, not adjacency: a message between a call and its output is accepted.
+    [MSG(), FC("a"), {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}, FO("a")],
+]
+
+RESPONSES_ILLEGAL = [
+    pytest.param([MSG(), FC("a")],
+                 v("openai-responses", "function_call_unanswered", "input[1]", [1], ["a"],
+                   "No tool output found for function call a."), id="unanswered"),
+    pytest.param([MSG(), FO("x")],
+                 v("openai-responses", "function_call_output_without_call", "input[1]", [1], ["x"],
+                   "No tool call found for function call output with call_id x."), id="output-without-call"),
+    pytest.param([MSG(), FC("a", "fc_1"), FO("a"), FC("b", "fc_1"), FO("b")],
+                 v("openai-responses", "duplicate_item_id", "input[3]", [1, 3], ["b"],
+                   "Duplicate item found with id fc_1. Remove duplicate items from your input and try again."),
+                 id="duplicate-item-id"),
+]
+
+
+@pytest.mark.parametrize("request_", RESPONSES_LEGAL)
+def test_responses_legal_requests_pass(request_: list[dict[str, Any]]) -> None:
+    assert found(request_, "openai-responses") == []
+
+
+@pytest.mark.parametrize("request_,expected", RESPONSES_ILLEGAL)
+def test_responses_minimal_illegal_request_yields_exactly_that_violation(
+    request_: list[dict[str, Any]], expected: dict[str, Any]
+) -> None:
+    assert found(request_, "openai-responses") == [expected]
+
+
+def test_responses_output_before_its_call_is_both_an_orphan_output_and_an_unanswered_call() -> None:
+    request = [MSG(), FO("a"), FC("a")]
+    assert [(x["rule"], x["position"]) for x in found(request, "openai-responses")] == [
+        ("function_call_output_without_call", "input[1]"),
+        ("function_call_unanswered", "input[2]"),
+    ]
