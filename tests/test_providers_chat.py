@@ -148,8 +148,14 @@ def test_a_user_message_between_call_and_result_is_two_openai_errors_in_order() 
     ]
 
 
-def test_missing_and_non_string_ids_read_as_empty_and_still_pair() -> None:
-    request = [U(), {"role": "assistant", "tool_calls": [{"type": "function"}]}, {"role": "tool", "content": "ok"}]
-    assert found(request, "openai-chat") == []
-    request[2]["tool_call_id"] = 7
+@pytest.mark.parametrize("bad_id", [None, 7])
+def test_openai_tool_message_without_a_string_id_is_a_missing_parameter(bad_id: Any) -> None:
+    tool = {"role": "tool", "content": "ok"} if bad_id is None else {"role": "tool", "tool_call_id": bad_id}
+    assert found([U(), A("a"), T("a"), tool], "openai-chat") == [
+        v("openai-chat", "tool_call_id_missing", "messages.[3].tool_call_id", [3], [],
+          "Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'.")]
+
+
+def test_a_call_without_an_id_reads_as_the_empty_id_and_pairs_with_an_empty_tool_call_id() -> None:
+    request = [U(), {"role": "assistant", "tool_calls": [{"type": "function"}]}, T("")]
     assert found(request, "openai-chat") == []

@@ -21,6 +21,7 @@ UNANSWERED = (
 )
 STRAY = "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
 NOT_FOUND = "Invalid parameter: 'tool_call_id' of '{id}' not found in 'tool_calls' of previous message."
+MISSING_ID = "Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'."
 DUPLICATE = "Invalid parameter: Duplicate value for 'tool_call_id' of '{id}', in messages[{first}] and messages[{second}]."
 
 
@@ -42,7 +43,11 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
         first_seen: dict[str, int] = {}
         for index in turn.run:
             result_id = messages[index].get("tool_call_id")
-            result_id = result_id if isinstance(result_id, str) else ""
+            if not isinstance(result_id, str):
+                found.append(Violation(
+                    provider=provider, rule="tool_call_id_missing", position=f"messages.[{index}].tool_call_id",
+                    native_indices=[index], error=MISSING_ID))
+                continue
             if result_id not in ids:
                 found.append(Violation(
                     provider=provider, rule="tool_call_id_not_found",
@@ -56,7 +61,8 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
                     call_ids=[result_id], error=DUPLICATE.format(id=result_id, first=first, second=index)))
             else:
                 first_seen[result_id] = index
-        missing = unanswered_ids(turn.call_ids, turn.answered_ids(messages))
+        answered = [r for r in (messages[i].get("tool_call_id") for i in turn.run) if isinstance(r, str)]
+        missing = unanswered_ids(turn.call_ids, answered)
         if missing:
             found.append(Violation(
                 provider=provider, rule="tool_calls_unanswered",
