@@ -1,0 +1,31 @@
+"""Entry point of the inspector: `streamlit run app.py`.
+
+The pages live in pages/; the navigation lists the ones present, so pages other
+engineers add (sessions, lab) appear as soon as their files exist.
+"""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+st.set_page_config(page_title="Tool-call integrity inspector", page_icon="🧰", layout="wide")
+
+PAGES = [
+    ("pages/inspector.py", "Inspector", "🔎", "inspector"),
+    ("pages/report.py", "Report", "📄", "report"),
+    ("pages/lessons.py", "Lessons", "🎓", "lessons"),
+    ("pages/batch.py", "Batch", "🗂", "batch"),
+    ("pages/sessions.py", "Sessions", "🗄", "sessions"),
+    ("pages/lab.py", "Lab", "🧪", "lab"),
+]
+
+pages = [
+    st.Page(path, title=title, icon=icon, url_path=url, default=(url == "inspector"))
+    for path, title, icon, url in PAGES
+    if os.path.exists(os.path.join(HERE, path))
+]
+st.navigation(pages).run()

@@ -1,0 +1,119 @@
+"""Lessons: one invariant at a time on a small broken sample, a step-through, and a sandbox.
+
+Lesson texts, the documented provider errors and the step-through come from
+integrity.lessons; verdicts and views from integrity.analysis.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+import ui
+from integrity.alignment import preview, violation_rows
+from integrity.lessons import LESSONS, SANDBOX_START, find_lesson, repair_steps, view_after
+
+st.title("🎓 Lessons")
+policy = ui.policy_picker()
+
+keys = [lesson.key for lesson in LESSONS]
+ui.from_url("lesson", "lesson", keys, keys[0])
+key = st.radio("Invariant", keys, key="lesson", horizontal=True,
+               format_func=lambda k: find_lesson(k).title)  # type: ignore[union-attr]
+ui.to_url("lesson", "lesson", key)
+lesson = find_lesson(key)
+assert lesson is not None
+
+st.subheader(lesson.title)
+st.markdown(f"**Rule.** {lesson.rule}")
+st.markdown(f"**Why it breaks.** {lesson.why}")
+
+data = ui.read_sample(lesson.sample)
+if data is None:
+    st.warning(f"The example sample_transcripts/{lesson.sample} is missing.")
+    st.stop()
+source = ui.Source(lesson.sample, data, "sample")
+transcript = ui.load_source(source)
+if transcript is None:
+    st.stop()
+analysis = ui.analysis_for(source, transcript, policy)
+report = analysis.report
+
+st.caption(f"Example: sample_transcripts/{lesson.sample} · policy {policy}")
+ui.verdict_text(analysis)
+
+left, right = st.columns(2)
+with left:
+    st.markdown("**What providers say** (documented error texts)")
+    st.dataframe(pd.DataFrame(lesson.provider_errors, columns=["provider", "error"]), hide_index=True,
+                 width="stretch", column_config={"error": st.column_config.TextColumn(width="large")})
+with right:
+    st.markdown("**Live verdict of the provider rule sets**")
+    live = []
+    for provider, result in sorted((analysis.verdicts or {}).items()):
+        live += violation_rows((result or {}).get("before") or [])
+    if live:
+        st.dataframe(pd.DataFrame(live)[["provider", "rule", "provider error"]], hide_index=True, width="stretch")
+    elif analysis.verdicts:
+        st.caption("Every provider rule set accepts this example as is.")
+    else:
+        st.caption("No provider rule sets reported for this engine build.")
+
+st.subheader("Step through the repair")
+steps = repair_steps(report)
+if not steps:
+    st.info("This policy changes nothing here"
+            + (f" ({len(report.findings)} finding(s) are reported and left in place)." if report.findings else "."))
+    applied = 0
+else:
+    applied = st.slider("Actions applied", 0, len(steps), 0, key=f"steps_{key}_{policy}")
+done_rows = [{"step": n + 1, "status": "✔ applied" if n < applied else "· pending", "action": s.description}
+             for n, s in enumerate(steps)]
+if done_rows:
+    st.dataframe(pd.DataFrame(done_rows), hide_index=True, width="stretch")
+
+entries = view_after(report, steps, applied)
+last = steps[applied - 1] if applied else None
+view_rows = []
+for position, (origin, index) in enumerate(entries):
+    if origin == "durable":
+        message = transcript.messages[index]
+        tag = f"#{index}"
+    else:
+        message = analysis.view[report.synthesized[index].view_index]
+        tag = "✚ synthesized"
+    touched = last is not None and ((origin == "durable" and last.durable_index == index)
+                                    or (origin == "synthesized" and last.synthesized_index == index))
+    view_rows.append({"position": position, "from": tag, "message": preview(message),
+                      "last step": "◀ just changed" if touched else ""})
+st.caption(f"The view after {applied} of {len(steps)} action(s): {len(entries)} messages")
+
+
+def _shade(row: pd.Series) -> list[str]:
+    return ["background-color: #dbeafe" if row["last step"] else ""] * len(row)
+
+
+st.dataframe(pd.DataFrame(view_rows).style.apply(_shade, axis=1), hide_index=True, width="stretch",
+             column_config={"message": st.column_config.TextColumn(width="large")})
+
+st.divider()
+st.subheader("Sandbox: break a transcript by hand")
+st.caption("Edit the JSON (pi-ai messages, or any format the engine reads); the verdict and the repaired "
+           "view update when you leave the box (Ctrl+Enter).")
+if "sandbox" not in st.session_state:
+    st.session_state["sandbox"] = st.session_state.get("_keep_sandbox", SANDBOX_START)
+text = st.text_area("Transcript", key="sandbox", height=260)
+st.session_state["_keep_sandbox"] = text
+if st.button("Reset sandbox"):
+    st.session_state.pop("sandbox", None)
+    st.session_state["_keep_sandbox"] = SANDBOX_START
+    st.rerun()
+box = ui.Source("sandbox.json", text.encode("utf-8"), "paste")
+sandbox_transcript = ui.load_source(box) if text.strip() else None
+if sandbox_transcript is not None:
+    sandbox = ui.analysis_for(box, sandbox_transcript, policy)
+    ui.verdict_text(sandbox)
+    ui.verdict_panel(sandbox, None)
+    st.dataframe(ui.styled_rows(ui.rows_frame(ui.rows_for(box, sandbox))), hide_index=True, width="stretch",
+                 column_config=ui.ROW_CONFIG, column_order=["kind", "#", "durable transcript", "view #",
+                                                            "repaired view", "why"])

@@ -1,0 +1,123 @@
+"""Report: the repair report of the current transcript, or of an uploaded report JSON.
+
+Downloads: the report as JSON and as Markdown (integrity.markdown), and the
+repaired transcript in its source format (integrity.analysis.export_view).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import pandas as pd
+import streamlit as st
+from pydantic import ValidationError
+
+import ui
+from integrity.analysis import Analysis, export_view
+from integrity.markdown import report_markdown
+from integrity.report import RepairReport
+
+st.title("📄 Repair report")
+origin = st.radio("Report from", ["Current transcript", "Uploaded report JSON"], horizontal=True, key="report_origin")
+
+report: Optional[RepairReport] = None
+analysis: Optional[Analysis] = None
+source = ui.input_picker() if origin == "Current transcript" else None
+policy = ui.policy_picker() if origin == "Current transcript" else None
+
+if origin == "Current transcript":
+    if source is None:
+        st.info("Pick a sample, upload a transcript or paste one in the sidebar.")
+        st.stop()
+    transcript = ui.load_source(source)
+    if transcript is None:
+        st.stop()
+    analysis = ui.analysis_for(source, transcript, policy)
+    report = analysis.report
+    name = source.name
+else:
+    uploaded = st.file_uploader("Report JSON (from this page or the CLI's --report)", type=["json"], key="report_upload")
+    if uploaded is None:
+        st.info("Upload a report JSON to read it here.")
+        st.stop()
+    name = uploaded.name
+    try:
+        payload = json.loads(uploaded.getvalue().decode("utf-8"))
+        if isinstance(payload, list):
+            payload = payload[0] if payload else {}
+        if isinstance(payload, dict) and "report" in payload and "actions" not in payload:
+            payload = payload["report"]
+        report = RepairReport.model_validate(payload)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        ui.show_error(f"{name}: not JSON ({error})")
+        st.stop()
+    except ValidationError as error:
+        first = error.errors()[0] if error.errors() else {"loc": (), "msg": str(error)}
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        ui.show_error(f"{name}: {where or 'top level'}: {first.get('msg')} "
+                      f"({error.error_count()} problem(s); is this a repair report?)")
+        st.stop()
+
+assert report is not None
+s = report.summary
+st.caption(f"report of {report.source or name} · policy {report.policy} · version {report.report_version}")
+st.code(("✔ " if report.healthy else "🛠 " if report.changed else "⚠ ") + report.verdict, language=None,
+        wrap_lines=True)
+columns = st.columns(8)
+for column, (title, value) in zip(columns, [
+    ("messages", s.messages), ("view", s.view_messages), ("calls", s.calls), ("orphans", s.orphaned_calls),
+    ("duplicates", s.duplicates_dropped), ("moved", s.moved), ("synthesized", s.synthesized),
+    ("findings", s.findings),
+]):
+    column.metric(title, f"{value:,}")
+
+markdown = report_markdown(report, analysis.verdicts if analysis is not None else None)
+d1, d2, d3 = st.columns(3)
+d1.download_button("⬇ Report JSON", report.model_dump_json(indent=2), ui.download_name(name, "report.json"),
+                   mime="application/json", width="stretch", key="dl_json")
+d2.download_button("⬇ Report Markdown", markdown, ui.download_name(name, "report.md"),
+                   mime="text/markdown", width="stretch", key="dl_md")
+if analysis is not None:
+    d3.download_button("⬇ Repaired transcript", export_view(analysis), ui.download_name(name, "repaired"),
+                       mime="application/octet-stream", width="stretch", key="dl_view")
+else:
+    d3.caption("The repaired transcript needs the transcript itself: open it under 'Current transcript'.")
+
+changed_only = st.toggle("Changed messages only", value=True, key="changed_only")
+actions = [a for a in report.actions if not changed_only or a.kind != "kept" or a.also_view_indices]
+st.subheader(f"Actions ({len(actions):,} shown of {len(report.actions):,})")
+st.dataframe(pd.DataFrame([{
+    "durable #": a.durable_index, "role": a.role or "?", "action": a.kind.replace("_", " "),
+    "view #": a.view_index, "also at": ", ".join(map(str, a.also_view_indices)),
+    "kept instead": a.kept_instead, "call id": a.call_id or "", "why": a.reason,
+} for a in actions[:20_000]], columns=["durable #", "role", "action", "view #", "also at", "kept instead",
+                                        "call id", "why"]),
+    hide_index=True, width="stretch", column_config={"why": st.column_config.TextColumn(width="large")})
+
+st.subheader(f"Synthesized receipts ({len(report.synthesized)})")
+if report.synthesized:
+    st.dataframe(pd.DataFrame([r.model_dump() for r in report.synthesized]), hide_index=True, width="stretch")
+else:
+    st.caption("None.")
+
+st.subheader(f"Findings ({len(report.findings)})")
+if report.findings:
+    st.dataframe(pd.DataFrame([{"severity": f.severity, "kind": f.kind, "durable #": ", ".join(map(str, f.durable_indices)),
+                                "call id": f.call_id or "", "message": f.message} for f in report.findings]),
+                 hide_index=True, width="stretch",
+                 column_config={"message": st.column_config.TextColumn(width="large")})
+else:
+    st.caption("None.")
+
+st.subheader(f"Pairings ({len(report.pairings):,} calls)")
+st.dataframe(pd.DataFrame([{
+    "call id": p.call_id, "tool": p.tool_name, "frame #": p.frame_index, "position": p.call_position,
+    "results": ", ".join(map(str, p.result_indices)) or "none", "answered by": p.answered_by,
+    "view #": p.view_index, "outcome": p.outcome,
+} for p in report.pairings[:20_000]], columns=["call id", "tool", "frame #", "position", "results", "answered by",
+                                               "view #", "outcome"]),
+    hide_index=True, width="stretch")
+
+with st.expander("Markdown preview (as it will paste into a review)"):
+    st.code(markdown, language="markdown")

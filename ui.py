@@ -1,0 +1,352 @@
+"""Shared Streamlit pieces for the pages: input loading, URL state, legend, safe rendering.
+
+Pages stay thin: every computation comes from `integrity` (analysis, alignment,
+markdown, batch, lessons); this module only turns it into widgets.  Transcript
+text is untrusted, so nothing here passes transcript strings to st.markdown,
+st.write, st.error or HTML: they go through st.code, st.text, st.json and
+dataframe cells, which render text literally.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from integrity.alignment import KINDS, SUMMARY_METRICS, Row, aligned_rows, label, verdict_rows
+from integrity.analysis import DEFAULT_POLICY, POLICIES, Analysis, analyze, load
+from integrity.loading import Transcript, TranscriptError
+
+ROOT = Path(__file__).resolve().parent
+SAMPLES = ROOT / "sample_transcripts"
+PASTE_NAME = "pasted.json"
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class Source:
+    """The bytes the user chose and a name for them (file name, sample name or 'pasted.json')."""
+
+    name: str
+    data: bytes
+    kind: str  # "sample", "upload" or "paste"
+
+    @property
+    def digest(self) -> str:
+        return digest_of(self.data)
+
+
+def digest_of(data: bytes) -> str:
+    """Content hash used as the cache key, so equal bytes are parsed and analysed once."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def sample_names() -> list[str]:
+    """Files in sample_transcripts/ (sorted); the only names a ?sample= link may open."""
+    if not SAMPLES.is_dir():
+        return []
+    return sorted(p.name for p in SAMPLES.iterdir() if p.is_file() and not p.name.startswith(".")
+                  and p.suffix in (".json", ".jsonl") and p.stat().st_size < 50_000_000)
+
+
+def read_sample(name: str) -> Optional[bytes]:
+    """A sample's bytes, or None when the name is not one of sample_names() (no path tricks)."""
+    if name not in sample_names():
+        return None
+    return (SAMPLES / name).read_bytes()
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _load(digest: str, name: str, _data: bytes) -> Any:
+    try:
+        return load(_data, name)
+    except TranscriptError as error:
+        return error
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _analyze(digest: str, name: str, policy: str, _transcript: Transcript) -> Analysis:
+    return analyze(_transcript, policy)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _rows(digest: str, name: str, policy: str, _analysis: Analysis) -> list[Row]:
+    return aligned_rows(_analysis)
+
+
+def load_source(source: Source) -> Optional[Transcript]:
+    """Parse (cached by content); on bad input show the one-line error and return None."""
+    result = _load(source.digest, source.name, source.data)
+    if isinstance(result, TranscriptError):
+        show_error(str(result))
+        return None
+    return result
+
+
+def analysis_for(source: Source, transcript: Transcript, policy: str) -> Analysis:
+    """The engine's analysis of a transcript under one policy (cached by content and policy)."""
+    return _analyze(source.digest, source.name, policy, transcript)
+
+
+def rows_for(source: Source, analysis: Analysis) -> list[Row]:
+    """The aligned raw/repaired rows of an analysis (cached by content and policy)."""
+    return _rows(source.digest, source.name, analysis.policy, analysis)
+
+
+def show_error(message: str) -> None:
+    """An input error: a fixed headline, then the engine's one-line message as literal text."""
+    st.error("Could not read this input. The app keeps working; fix the file or pick another.", icon="🚫")
+    st.code(message, language=None, wrap_lines=True)
+
+
+# ----------------------------------------------------------------------------- URL state
+
+
+def from_url(key: str, param: str, valid: Sequence[str], default: Any) -> None:
+    """Seed a widget's state from ?param= when the link is new, else keep the last choice."""
+    value = st.query_params.get(param)
+    if value is not None and value in valid and st.session_state.get(f"_url_{param}") != value:
+        st.session_state[key] = value
+        st.session_state[f"_url_{param}"] = value
+    elif key not in st.session_state:
+        kept = st.session_state.get(f"_keep_{key}", default)
+        st.session_state[key] = kept if kept in valid else default
+
+
+def to_url(key: str, param: str, value: Optional[str]) -> None:
+    st.session_state[f"_keep_{key}"] = value
+    if value is None:
+        if param in st.query_params:
+            del st.query_params[param]
+        st.session_state.pop(f"_url_{param}", None)
+    else:
+        st.query_params[param] = value
+        st.session_state[f"_url_{param}"] = value
+
+
+def policy_picker(container: Any = None) -> str:
+    """Repair policy selector (every policy the engine offers), mirrored in ?policy=."""
+    where = container or st.sidebar
+    options = list(POLICIES)
+    from_url("policy", "policy", options, DEFAULT_POLICY if DEFAULT_POLICY in options else options[0])
+    policy = where.selectbox("Repair policy", options, key="policy",
+                             help="openmaic is the reference runtime's repair; other policies come from the engine")
+    to_url("policy", "policy", policy)
+    return policy
+
+
+def provider_picker(analysis: Analysis, container: Any = None) -> Optional[str]:
+    """Provider selector over the rule sets that produced verdicts, mirrored in ?provider=."""
+    where = container or st.sidebar
+    providers = sorted((analysis.verdicts or {}).keys())
+    if not providers:
+        where.selectbox("Provider", ["(no provider rule sets in this build)"], disabled=True, key="_provider_none")
+        return None
+    from_url("provider", "provider", providers, providers[0])
+    provider = where.selectbox("Provider", providers, key="provider",
+                               help="whose rules decide 'accepted' in the verdict panel")
+    to_url("provider", "provider", provider)
+    return provider
+
+
+def input_picker(multiple: bool = True) -> Optional[Source]:
+    """Sidebar: sample, upload (one or many files) or paste; the choice survives page switches."""
+    side = st.sidebar
+    side.subheader("Transcript")
+    names = sample_names()
+    modes = ["Sample", "Upload", "Paste"]
+    if st.query_params.get("sample") in names and st.session_state.get("_url_sample") != st.query_params["sample"]:
+        st.session_state["source_mode"] = "Sample"
+    from_url("source_mode", "_never", modes, "Sample")
+    mode = side.radio("Source", modes, key="source_mode", horizontal=True, label_visibility="collapsed")
+    st.session_state["_keep_source_mode"] = mode
+    source: Optional[Source] = None
+    if mode == "Sample":
+        if not names:
+            side.info("sample_transcripts/ is empty")
+            return None
+        from_url("sample", "sample", names, names[0])
+        name = side.selectbox("Sample", names, key="sample")
+        to_url("sample", "sample", name)
+        data = read_sample(name)
+        source = Source(name, data, "sample") if data is not None else None
+    else:
+        to_url("sample", "sample", None)
+        if mode == "Upload":
+            files = side.file_uploader("Transcript file(s)", type=None, accept_multiple_files=multiple,
+                                       key="uploads", help="JSON array, {\"messages\": [...]} or JSONL")
+            files = files if isinstance(files, list) else ([files] if files else [])
+            if files:
+                if len(files) > 1:
+                    picked = side.selectbox("File", [f.name for f in files], key="upload_pick")
+                    chosen = next(f for f in files if f.name == picked)
+                else:
+                    chosen = files[0]
+                source = Source(chosen.name, chosen.getvalue(), "upload")
+                st.session_state["_kept_upload"] = source
+            else:
+                source = st.session_state.get("_kept_upload")
+                if source is not None:
+                    side.caption(f"Showing the last upload (file name: {source.name!r})")
+        else:
+            if "paste" not in st.session_state:
+                st.session_state["paste"] = st.session_state.get("_keep_paste", "")
+            text = side.text_area("Paste a transcript (JSON or JSONL)", key="paste", height=180,
+                                  placeholder='[{"role": "user", "content": "hi"}, ...]')
+            st.session_state["_keep_paste"] = text
+            if text.strip():
+                source = Source(PASTE_NAME, text.encode("utf-8"), "paste")
+    if source is not None:
+        st.session_state["_current"] = source
+    return source
+
+
+def current_source() -> Optional[Source]:
+    """The transcript picked on another page (for pages without their own picker)."""
+    return st.session_state.get("_current")
+
+
+def set_current(source: Source) -> None:
+    """Make a transcript current (the batch page uses this before opening the inspector)."""
+    st.session_state["_current"] = source
+    st.session_state["_kept_upload"] = source
+    st.session_state["source_mode"] = "Upload"
+    st.session_state["_keep_source_mode"] = "Upload"
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def legend(container: Any = None) -> None:
+    """What each row kind looks like: icon, word and meaning (colour is never the only cue)."""
+    where = container or st
+    frame = pd.DataFrame([{"kind": label(k.key), "means": k.meaning} for k in KINDS.values()])
+    where.dataframe(frame.style.apply(lambda row: [_cell_style(_kind_by_label(row["kind"]))] * len(row), axis=1),
+                    hide_index=True, width="stretch",
+                    column_config={"kind": st.column_config.TextColumn(width="medium")})
+
+
+_BY_LABEL = {label(k): k for k in KINDS}
+
+
+def _kind_by_label(text: str) -> str:
+    return _BY_LABEL.get(text, "kept")
+
+
+def _cell_style(kind: str) -> str:
+    colour = KINDS[kind].colour
+    if not colour:
+        return ""
+    grey = "color: #6b7280;" if kind.startswith("dropped") else ""
+    return f"background-color: {colour}; {grey}"
+
+
+ROW_COLUMNS = ["row", "kind", "#", "durable transcript", "view #", "repaired view", "why", "🔗"]
+
+
+def rows_frame(rows: Sequence[Row], paired: Optional[set[int]] = None) -> pd.DataFrame:
+    """A page of aligned rows as a DataFrame (text cells only; no HTML anywhere)."""
+    paired = paired or set()
+    return pd.DataFrame({
+        "row": [r.row for r in rows],
+        "kind": [label(r.kind) for r in rows],
+        "#": [r.left if r.left is not None else None for r in rows],
+        "durable transcript": [r.left_text for r in rows],
+        "view #": [r.right if r.right is not None else None for r in rows],
+        "repaired view": [r.right_text for r in rows],
+        "why": [r.note for r in rows],
+        "🔗": ["🔗 paired" if r.row in paired else "" for r in rows],
+    }, columns=ROW_COLUMNS).astype({"#": "Int64", "view #": "Int64"})
+
+
+def styled_rows(frame: pd.DataFrame) -> Any:
+    """Colour each row by its kind (the kind column also carries icon and word)."""
+    return frame.style.apply(lambda row: [_cell_style(_kind_by_label(row["kind"]))] * len(row), axis=1)
+
+
+ROW_CONFIG = {
+    "row": st.column_config.NumberColumn("row", width=50),
+    "kind": st.column_config.TextColumn("kind", width=150),
+    "#": st.column_config.NumberColumn("#", width=45, help="durable index"),
+    "durable transcript": st.column_config.TextColumn("durable transcript (raw)", width=330),
+    "view #": st.column_config.NumberColumn("view #", width=55, help="position in the repaired view"),
+    "repaired view": st.column_config.TextColumn("repaired view (sent to the model)", width=330),
+    "why": st.column_config.TextColumn("why", width=260),
+    "🔗": st.column_config.TextColumn("🔗", width=80),
+}
+
+
+def overview_frame(rows: Sequence[Row]) -> pd.DataFrame:
+    """All rows, lean: what a 100,000-message overview table can afford to send to the browser."""
+    return pd.DataFrame({
+        "row": [r.row for r in rows],
+        "kind": [label(r.kind) for r in rows],
+        "#": [r.left for r in rows],
+        "view #": [r.right for r in rows],
+        "message": [(r.left_text or r.right_text)[:90] for r in rows],
+    }).astype({"#": "Int64", "view #": "Int64"})
+
+
+def metrics(analysis: Analysis) -> None:
+    """Header metrics from the report summary."""
+    summary = analysis.report.summary
+    columns = st.columns(len(SUMMARY_METRICS))
+    for column, (field, name) in zip(columns, SUMMARY_METRICS):
+        column.metric(name, f"{getattr(summary, field):,}")
+
+
+def verdict_text(analysis: Analysis) -> None:
+    """The report's verdict line, as text (it can contain ids taken from the transcript)."""
+    report = analysis.report
+    icon = "✔" if report.healthy else ("🛠" if report.changed else "⚠")
+    st.code(f"{icon} {report.verdict}", language=None, wrap_lines=True)
+
+
+def verdict_panel(analysis: Analysis, provider: Optional[str]) -> None:
+    """Would each provider accept the request, before and after repair; the chosen one in detail."""
+    from integrity.alignment import violation_rows
+
+    rows = verdict_rows(analysis)
+    if not rows:
+        st.caption("Provider verdicts: no provider rule sets reported for this build of the engine.")
+        return
+    frame = pd.DataFrame(rows)
+
+    def colour(value: Any) -> str:
+        text = str(value)
+        if text.startswith("✔"):
+            return "background-color: #dcfce7"
+        if text.startswith("✖"):
+            return "background-color: #fee2e2"
+        return ""
+
+    st.dataframe(frame.style.map(colour), hide_index=True, width="stretch")
+    if provider and provider in (analysis.verdicts or {}):
+        result = analysis.verdicts[provider] or {}
+        for when in ("before", "after"):
+            found = violation_rows(result.get(when) or [])
+            if found:
+                st.caption(f"{provider}: what the provider would answer {when} repair")
+                st.dataframe(pd.DataFrame(found), hide_index=True, width="stretch")
+
+
+def code_block(text: str, truncated: bool = False, language: Optional[str] = "json") -> None:
+    """Literal text in a code block, with a note when it was cut."""
+    st.code(text, language=language, wrap_lines=True)
+    if truncated:
+        st.caption("(cut for display; download the transcript for the full text)")
+
+
+def download_name(name: str, suffix: str) -> str:
+    """'session.jsonl' -> 'session.repaired.jsonl' and friends, for download buttons."""
+    path = Path(name or "transcript.json")
+    stem = path.stem if path.suffix else path.name
+    if suffix.startswith("report"):
+        return f"{stem}.{suffix}"
+    return f"{stem}.{suffix}{path.suffix or '.json'}"
