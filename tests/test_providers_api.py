@@ -7,7 +7,13 @@ import json
 import pydantic
 import pytest
 
-from integrity.providers import PROVIDER_FORMAT, PROVIDERS, Violation, validate_native
+from integrity.providers import (
+    PROVIDER_FORMAT,
+    PROVIDERS,
+    Violation,
+    validate_native,
+    with_canonical_indices,
+)
 
 NATIVE_FORMATS = {"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock"}
 
@@ -56,3 +62,24 @@ def test_violations_come_back_in_request_order() -> None:
     tool = {"role": "tool", "tool_call_id": "x", "content": "ok"}
     request = [{"role": "user", "content": "a"}, tool, {"role": "user", "content": "b"}, tool]
     assert [v.native_indices[0] for v in validate_native(request, "openai-chat")] == [1, 3]
+
+
+def test_canonical_indices_follow_the_grouping_of_canonical_messages_into_native_entries() -> None:
+    # canonical: 0 user, 1 assistant(a, b), 2 result a, 3 result b -> Anthropic merges 2 and 3 into native 2
+    request = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}},
+                                          {"type": "tool_use", "id": "b", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "ok"}]},
+    ]
+    (violation,) = with_canonical_indices(validate_native(request, "anthropic"), [[0], [1], [2, 3]])
+    assert violation.native_indices == [1, 2]
+    assert violation.canonical_indices == [1, 2, 3]
+
+
+def test_native_positions_past_the_request_map_to_no_canonical_message() -> None:
+    request = [{"role": "user", "content": [{"text": "hi"}]},
+               {"role": "assistant", "content": [{"toolUse": {"toolUseId": "a", "name": "f", "input": {}}}]}]
+    (violation,) = validate_native(request, "bedrock")
+    assert violation.position == "messages.2.content"
+    assert with_canonical_indices([violation], [[0], [1, 2]])[0].canonical_indices == [1, 2]

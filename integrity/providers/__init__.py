@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from . import anthropic, bedrock, deepseek, gemini, mistral, openai_chat, openai_responses
+from .canonical import with_canonical_indices
 from .violation import Violation, sort_violations
 
 PROVIDERS: tuple[str, ...] = (
@@ -61,4 +62,4 @@ def validate_native(request: list[dict], provider: str) -> list[Violation]:
     return sort_violations(_RULE_SETS[provider](request, provider))
 
 
-__all__ = ["PROVIDERS", "PROVIDER_FORMAT", "Violation", "validate_native"]
+__all__ = ["PROVIDERS", "PROVIDER_FORMAT", "Violation", "validate_native", "with_canonical_indices"]
