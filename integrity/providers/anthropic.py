@@ -98,7 +98,9 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     return found
 
 
-def _check_answer(messages: Sequence[Any], index: int, uses: list[tuple[int, str]], provider: str) -> list[Violation]:
+def _check_answer(
+    messages: Sequence[Any], index: int, uses: list[tuple[int, str]], provider: str
+) -> list[Violation]:
     """The message after a tool_use turn must answer every id and open with its tool_result blocks."""
     following = messages[index + 1] if index + 1 < len(messages) else None
     results = tool_results(following)
@@ -120,7 +122,9 @@ def _check_answer(messages: Sequence[Any], index: int, uses: list[tuple[int, str
     return []
 
 
-def _check_results(messages: Sequence[Any], index: int, results: list[tuple[int, str]], provider: str) -> list[Violation]:
+def _check_results(
+    messages: Sequence[Any], index: int, results: list[tuple[int, str]], provider: str
+) -> list[Violation]:
     """Each tool_result must answer a tool_use of the previous message, once."""
     found: list[Violation] = []
     previous = {use_id for _, use_id in tool_uses(messages[index - 1])} if index > 0 else set()

@@ -22,7 +22,9 @@ UNANSWERED = (
 STRAY = "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
 NOT_FOUND = "Invalid parameter: 'tool_call_id' of '{id}' not found in 'tool_calls' of previous message."
 MISSING_ID = "Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'."
-DUPLICATE = "Invalid parameter: Duplicate value for 'tool_call_id' of '{id}', in messages[{first}] and messages[{second}]."
+DUPLICATE = (
+    "Invalid parameter: Duplicate value for 'tool_call_id' of '{id}', in messages[{first}] and messages[{second}]."
+)
 
 
 def unanswered_ids(call_ids: Sequence[str], answered: Sequence[str]) -> list[str]:
