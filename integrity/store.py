@@ -238,6 +238,9 @@ class SQLiteSessionStore:
     # -- plumbing ---------------------------------------------------------
 
     def _init_schema(self) -> None:
+        """Create the tables once; an up-to-date file is opened without taking the write lock."""
+        if self._read("PRAGMA user_version")[0][0] == SCHEMA_VERSION:
+            return
         with self._write() as cur:
             version = cur.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
