@@ -65,12 +65,16 @@ def v(provider: str, rule: str, position: str, indices: list[int], ids: list[str
 ILLEGAL = [
     pytest.param(
         "openai-chat", [U(), A("a", "b"), T("a"), U()],
-        v("openai-chat", "tool_calls_unanswered", "messages.[1].role", [1, 2], ["b"], OPENAI_UNANSWERED + "b"),
+        v("openai-chat", "tool_calls_unanswered", "messages.[3].role", [1, 2], ["b"], OPENAI_UNANSWERED + "b"),
         id="openai-unanswered"),
     pytest.param(
         "openai-chat", [U(), A("a", "b"), SAY()],
-        v("openai-chat", "tool_calls_unanswered", "messages.[1].role", [1], ["a", "b"], OPENAI_UNANSWERED + "a, b"),
+        v("openai-chat", "tool_calls_unanswered", "messages.[2].role", [1], ["a", "b"], OPENAI_UNANSWERED + "a, b"),
         id="openai-unanswered-two"),
+    pytest.param(
+        "openai-chat", [U(), A("a", "b"), T("b")],
+        v("openai-chat", "tool_calls_unanswered", "messages", [1, 2], ["a"], OPENAI_UNANSWERED + "a"),
+        id="openai-unanswered-at-end"),
     pytest.param(
         "openai-chat", [U(), T("x")],
         v("openai-chat", "tool_result_without_call", "messages.[1].role", [1], ["x"],
@@ -143,7 +147,7 @@ def test_minimal_illegal_request_yields_exactly_that_violation(
 def test_a_user_message_between_call_and_result_is_two_openai_errors_in_order() -> None:
     request = [U(), A("a"), U("wait"), T("a")]
     assert [(x["rule"], x["position"]) for x in found(request, "openai-chat")] == [
-        ("tool_calls_unanswered", "messages.[1].role"),
+        ("tool_calls_unanswered", "messages.[2].role"),
         ("tool_result_without_call", "messages.[3].role"),
     ]
 
