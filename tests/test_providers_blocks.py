@@ -86,10 +86,16 @@ ANTHROPIC_ILLEGAL = [
         id="duplicate-result"),
     pytest.param(
         [AU(), AA("a"), AR("a", before="note first")],
-        v("anthropic", "tool_result_not_first", "messages.2", [1, 2], ["a"],
-          "messages.2: Did not find 1 `tool_result` block(s) at the beginning of this message. "
-          "Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks."),
+        v("anthropic", "tool_result_not_first", "messages.1", [1, 2], ["a"],
+          "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: a" + UNANSWERED_TAIL),
         id="result-not-first"),
+    pytest.param(
+        [AU(), AA("a", "b"), {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": "ok"}, {"type": "text", "text": "note"},
+            {"type": "tool_result", "tool_use_id": "b", "content": "ok"}]}],
+        v("anthropic", "tool_result_not_first", "messages.1", [1, 2], ["b"],
+          "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: b" + UNANSWERED_TAIL),
+        id="second-result-after-text"),
     pytest.param(
         [AU(), AA("a"), AR("a"), AA("a"), AR("a")],
         v("anthropic", "duplicate_tool_use_id", "messages.3.content.0", [3], ["a"],

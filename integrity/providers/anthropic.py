@@ -33,10 +33,6 @@ DUPLICATE_RESULT = (
     "messages.{index}.content.{block}: each tool_use must have a single result. "
     "Found multiple `tool_result` blocks with id: {id}"
 )
-NOT_FIRST = (
-    "messages.{index}: Did not find {count} `tool_result` block(s) at the beginning of this message. "
-    "Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks."
-)
 DUPLICATE_USE = "messages.{index}.content.{block}: `tool_use` ids must be unique"
 SYSTEM_ROLE = (
     'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, '
@@ -101,25 +97,29 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
 def _check_answer(
     messages: Sequence[Any], index: int, uses: list[tuple[int, str]], provider: str
 ) -> list[Violation]:
-    """The message after a tool_use turn must answer every id and open with its tool_result blocks."""
+    """The message after a tool_use turn must open with tool_result blocks answering every id.
+
+    Only the leading run of tool_result blocks counts: a result placed after a text block
+    is not seen, and the API reports its id as unanswered.  We name that case
+    tool_result_not_first so a reader knows the result exists but is misplaced.
+    """
     following = messages[index + 1] if index + 1 < len(messages) else None
     results = tool_results(following)
-    answered = {result_id for _, result_id in results}
-    missing = _unique([use_id for _, use_id in uses if use_id not in answered])
-    involved = [index] + ([index + 1] if following is not None else [])
-    if missing:
-        return [Violation(
-            provider=provider, rule="tool_use_unanswered", position=f"messages.{index}",
-            native_indices=involved, call_ids=missing,
-            error=UNANSWERED.format(index=index, ids=", ".join(missing)))]
-    last_result = max(block for block, _ in results)
     blocks = _blocks(following)
-    if any(not (isinstance(b, dict) and b.get("type") == "tool_result") for b in blocks[:last_result]):
-        return [Violation(
-            provider=provider, rule="tool_result_not_first", position=f"messages.{index + 1}",
-            native_indices=involved, call_ids=_unique([use_id for _, use_id in uses]),
-            error=NOT_FIRST.format(index=index + 1, count=len(uses)))]
-    return []
+    leading = set()
+    for block, result_id in results:
+        if any(not (isinstance(b, dict) and b.get("type") == "tool_result") for b in blocks[:block]):
+            break
+        leading.add(result_id)
+    unseen = _unique([use_id for _, use_id in uses if use_id not in leading])
+    if not unseen:
+        return []
+    present = {result_id for _, result_id in results}
+    rule = "tool_result_not_first" if any(use_id in present for use_id in unseen) else "tool_use_unanswered"
+    return [Violation(
+        provider=provider, rule=rule, position=f"messages.{index}",
+        native_indices=[index] + ([index + 1] if following is not None else []), call_ids=unseen,
+        error=UNANSWERED.format(index=index, ids=", ".join(unseen)))]
 
 
 def _check_results(
