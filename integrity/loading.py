@@ -43,6 +43,15 @@ class Transcript:
     envelope: dict[str, Any] = field(default_factory=dict)
     lines: list[int] = field(default_factory=list)
     format: str = "pi-ai"
+    # Filled by integrity.formats (empty for parse_json_document): the native entries as
+    # read, the 1-based line of each, and for every canonical message the index of the
+    # native entry it came from (so a report on canonical message i can name native
+    # entry entries[i] at line lines[i]).  dialect names a sub-variant of a format
+    # (LangChain: "messages_to_dict" or "dumpd").
+    native: list[Any] = field(default_factory=list)
+    native_lines: list[int] = field(default_factory=list)
+    entries: list[int] = field(default_factory=list)
+    dialect: str = ""
 
 
 def _line_col(starts: list[int], offset: int) -> tuple[int, int]:

@@ -1,0 +1,329 @@
+"""Anthropic Messages `messages` (and the Anthropic message inside Claude Code entries).
+
+Calls are `tool_use` blocks of an assistant message; results are `tool_result`
+blocks inside the next user message, possibly followed by text.  A user message is
+read as its results (one canonical toolResult per block, in block order) followed by
+one user message with the remaining blocks.  Writing groups the other way: a run of
+consecutive results becomes one user message, results first, then the text of the
+turn they were read with.  The top-level `system` stays in the envelope; canonical
+system messages from other formats are hoisted into it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import BuildContext, Segment
+from .common import (
+    NATIVE,
+    OPAQUE,
+    SYSTEM_ROLES,
+    EntryError,
+    NameBook,
+    assistant,
+    describe,
+    is_from,
+    joined_text,
+    native_of,
+    opaque_message,
+    opaque_part,
+    require_object,
+    require_string,
+    text_part,
+    tool_call,
+    tool_result,
+)
+
+NAME = "anthropic"
+_BLOCK_TYPES = ("text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking",
+                "server_tool_use", "web_search_tool_result", "search_result", "container_upload")
+
+
+def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """tool_use / tool_result / thinking blocks, or a top-level `system` string or text-block list."""
+    system = envelope.get("system")
+    if isinstance(system, str) or (isinstance(system, list) and system and all(
+            isinstance(b, dict) and b.get("type") == "text" for b in system)):
+        return True
+    for entry in entries:
+        content = entry.get("content") if isinstance(entry, dict) and "role" in entry else None
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "redacted_thinking") for b in content
+        ):
+            return True
+    return False
+
+
+def fits(entry: Any) -> bool:
+    """A user/assistant message whose content is a string or a list of typed Anthropic blocks."""
+    if not isinstance(entry, dict) or entry.get("role") not in ("user", "assistant") or "type" in entry:
+        return False
+    content = entry.get("content")
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and all(isinstance(b, dict) and b.get("type") in _BLOCK_TYPES for b in content)
+
+
+# ---- reading -------------------------------------------------------------------------------
+
+
+def _extra(block: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+    return {k: v for k, v in block.items() if k not in known}
+
+
+def _parts_in(blocks: list[Any], format: str) -> list[dict[str, Any]]:
+    """Canonical parts of non-call, non-result blocks (text and thinking; the rest opaque)."""
+    parts = []
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            part = text_part(block["text"])
+            extra = _extra(block, ("type", "text"))
+            if extra:
+                part[NATIVE] = {"extra": extra}
+            parts.append(part)
+        elif isinstance(block, dict) and block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
+            part = {"type": "thinking", "thinking": block["thinking"]}
+            if isinstance(block.get("signature"), str):
+                part["thinkingSignature"] = block["signature"]
+            extra = _extra(block, ("type", "thinking", "signature"))
+            if extra or "signature" in block and not isinstance(block["signature"], str):
+                part[NATIVE] = {"extra": _extra(block, ("type", "thinking"))}
+            parts.append(part)
+        else:
+            parts.append(opaque_part(format, block))
+    return parts
+
+
+def read_assistant(content: Any, format: str, book: NameBook) -> dict[str, Any]:
+    """The canonical assistant message for an Anthropic assistant content (string or blocks)."""
+    if isinstance(content, str):
+        message = assistant([text_part(content)] if content else [])
+        message[NATIVE] = {"format": format, "content": "string"}
+        return message
+    if not isinstance(content, list):
+        raise EntryError(f"'content' must be a string or an array of blocks, got {describe(content)}")
+    parts: list[dict[str, Any]] = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool_use":
+            call_id = require_string(block.get("id"), "a tool_use block's 'id'")
+            name = require_string(block.get("name"), "a tool_use block's 'name'")
+            extra = _extra(block, ("type", "id", "name", "input"))
+            hints = {"extra": extra} if extra else None
+            if "input" not in block:
+                hints = {**(hints or {}), "noInput": True}
+            parts.append(tool_call(call_id, name, block.get("input", {}), hints))
+        else:
+            parts.extend(_parts_in([block], format))
+    book.add_calls(parts)
+    message = assistant(parts)
+    message[NATIVE] = {"format": format}
+    return message
+
+
+def read_user(content: Any, format: str, book: NameBook) -> list[dict[str, Any]]:
+    """Canonical messages for an Anthropic user content: its results first, then the rest."""
+    if isinstance(content, str):
+        return [{"role": "user", "content": content, NATIVE: {"format": format}}]
+    if not isinstance(content, list):
+        raise EntryError(f"'content' must be a string or an array of blocks, got {describe(content)}")
+    results: list[dict[str, Any]] = []
+    rest: list[Any] = []
+    for position, block in enumerate(content):
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            results.append(_read_result(block, position, format, book))
+        else:
+            rest.append(block)
+    messages = results
+    if rest or not results:
+        messages.append({"role": "user", "content": _parts_in(rest, format), NATIVE: {"format": format}})
+    return messages
+
+
+def _read_result(block: dict[str, Any], position: int, format: str, book: NameBook) -> dict[str, Any]:
+    call_id = block.get("tool_use_id")
+    content = block.get("content")
+    if isinstance(content, str):
+        parts, shape = [text_part(content)], "string"
+    elif isinstance(content, list):
+        parts, shape = _parts_in(content, format), "list"
+    elif content is None:
+        parts, shape = [], "absent" if "content" not in block else "null"
+    else:
+        raise EntryError(f"a tool_result block's 'content' must be a string or an array, got {describe(content)}")
+    message = tool_result(call_id, book.name(call_id), parts, block.get("is_error") is True, "tool_use_id" in block)
+    message[NATIVE] = {"format": format, "part": position}
+    return message
+
+
+def read(entries: list[Any]) -> list[Segment]:
+    """Canonical messages per Anthropic message (a user message may yield several)."""
+    book = NameBook()
+    segments = []
+    for index, entry in enumerate(entries):
+        try:
+            entry = require_object(entry)
+            role = entry.get("role")
+            if role == "assistant":
+                messages = [read_assistant(entry.get("content"), NAME, book)]
+            elif role == "user":
+                messages = read_user(entry.get("content"), NAME, book)
+            elif not isinstance(role, str):
+                raise EntryError("the message has no 'role'" if role is None else
+                                 f"'role' must be a string, got {describe(role)}")
+            else:
+                messages = [opaque_message(NAME, entry)]
+        except EntryError as error:
+            raise EntryError(error.problem, index) from None
+        segments.append(Segment(index, index + 1, messages))
+    return segments
+
+
+# ---- writing -------------------------------------------------------------------------------
+
+
+def result_groups(messages: list[dict[str, Any]], format: str) -> list[list[int]]:
+    """Results of one turn together (results first), plus the user text read with them."""
+    out: list[list[int]] = []
+    index = 0
+    total = len(messages)
+    while index < total:
+        message = messages[index]
+        role = message.get("role")
+        if role in SYSTEM_ROLES or (role == OPAQUE and message.get("format") != format):
+            index += 1
+            continue
+        if role != "toolResult":
+            out.append([index])
+            index += 1
+            continue
+        group = []
+        while index < total and messages[index].get("role") == "toolResult":
+            group.append(index)
+            index += 1
+        if index < total and messages[index].get("role") == "user":
+            last = native_of(messages[group[-1]])
+            here = native_of(messages[index])
+            if last and last.get("format") == format and here.get("format") == format \
+                    and here.get("entry") == last.get("entry"):
+                group.append(index)
+                index += 1
+        out.append(group)
+    return out
+
+
+def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
+    """See result_groups: Anthropic wants a frame's results in the single next user message."""
+    return result_groups(messages, NAME)
+
+
+def parts_out(parts: Any, format: str, same: bool) -> list[Any]:
+    """Anthropic blocks for canonical text/thinking/opaque parts (calls excluded)."""
+    blocks = []
+    for part in parts if isinstance(parts, list) else []:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        extra = part.get(NATIVE, {}).get("extra", {}) if same and isinstance(part.get(NATIVE), dict) else {}
+        if kind == "text":
+            blocks.append({"type": "text", "text": part.get("text", ""), **extra})
+        elif kind == "thinking":
+            block = {"type": "thinking", "thinking": part.get("thinking", "")}
+            if "thinkingSignature" in part:
+                block["signature"] = part["thinkingSignature"]
+            blocks.append({**block, **extra})
+        elif kind == "image" and isinstance(part.get("data"), str):
+            blocks.append({"type": "image", "source": {"type": "base64", "media_type": part.get("mimeType", "image/png"),
+                                                       "data": part["data"]}})
+        elif kind == OPAQUE and part.get("format") == format:
+            blocks.append(part["value"])
+    return blocks
+
+
+def assistant_out(message: dict[str, Any], format: str) -> dict[str, Any]:
+    """The Anthropic assistant message for a canonical assistant message."""
+    same = is_from(message, format)
+    content = message.get("content")
+    if same and native_of(message).get("content") == "string" and isinstance(content, list) \
+            and all(p.get("type") == "text" for p in content) and len(content) <= 1:
+        return {"role": "assistant", "content": content[0]["text"] if content else ""}
+    blocks = []
+    for part in content if isinstance(content, list) else []:
+        if isinstance(part, dict) and part.get("type") == "toolCall":
+            hints = part.get(NATIVE, {}) if same and isinstance(part.get(NATIVE), dict) else {}
+            block = {"type": "tool_use", "id": part.get("id"), "name": part.get("name")}
+            if not hints.get("noInput"):
+                block["input"] = part.get("arguments", {})
+            blocks.append({**block, **hints.get("extra", {})})
+        else:
+            blocks.extend(parts_out([part], format, same))
+    return {"role": "assistant", "content": blocks}
+
+
+def result_block(message: dict[str, Any], format: str, context: BuildContext) -> Any:
+    """A tool_result block: the original block when the result is unchanged, else rebuilt."""
+    original = context.reuse(message)
+    if original is not None:
+        return original
+    block: dict[str, Any] = {"type": "tool_result"}
+    if "toolCallId" in message:
+        block["tool_use_id"] = message["toolCallId"]
+    content = message.get("content")
+    only_text = isinstance(content, list) and all(isinstance(p, dict) and p.get("type") == "text" for p in content)
+    if only_text and len(content) == 1:
+        block["content"] = content[0]["text"]
+    elif only_text and not content:
+        block["content"] = ""
+    else:
+        block["content"] = parts_out(content, format, is_from(message, format))
+    if message.get("isError") is True:
+        block["is_error"] = True
+    return block
+
+
+def user_out(messages: list[dict[str, Any]], format: str, context: BuildContext) -> dict[str, Any]:
+    """One user message: result blocks first, then the blocks of the user message of the turn."""
+    results = [m for m in messages if m.get("role") == "toolResult"]
+    users = [m for m in messages if m.get("role") == "user"]
+    if not results and len(users) == 1 and isinstance(users[0].get("content"), str):
+        return {"role": "user", "content": users[0]["content"]}
+    blocks = [result_block(m, format, context) for m in results]
+    for user in users:
+        content = user.get("content")
+        if isinstance(content, str):
+            blocks.append({"type": "text", "text": content})
+        else:
+            blocks.extend(parts_out(content, format, is_from(user, format)))
+    return {"role": "user", "content": blocks}
+
+
+def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
+    """The Anthropic message for one group."""
+    first = messages[0]
+    role = first.get("role")
+    if role == OPAQUE:
+        return [first["value"]]
+    if role == "assistant":
+        return [assistant_out(first, NAME)]
+    if role in ("toolResult", "user"):
+        return [user_out(messages, NAME, context)]
+    return [{"role": role, "content": first.get("content")}]
+
+
+def system_text(hoisted: list[dict[str, Any]]) -> str:
+    """One system prompt from canonical system/developer messages."""
+    return "\n\n".join(joined_text(m.get("content")) for m in hoisted)
+
+
+def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
+    """{"system": ..., "messages": [...]} (system only when there was one)."""
+    out: dict[str, Any] = {}
+    if hoisted:
+        out["system"] = system_text(hoisted)
+    out["messages"] = native
+    return out
+
+
+def reusable_block(native_entry: Any, part: int) -> Any:
+    """The block at `part` of a native message's content (for BuildContext.reuse)."""
+    content = native_entry.get("content") if isinstance(native_entry, dict) else None
+    return content[part] if isinstance(content, list) and 0 <= part < len(content) else None

@@ -1,0 +1,59 @@
+"""The contract every format adapter module fulfils, and the context it builds with.
+
+An adapter module defines:
+  NAME: the format name;
+  evidence(entries, envelope) -> bool: something only this format writes is present;
+  fits(entry) -> bool: the entry could belong to this format (weaker, used when no
+      format shows evidence);
+  read(entries) -> list[Segment]: canonical messages, grouped by the native entries
+      they came from (raise EntryError(problem, index) for an unreadable entry);
+  groups(messages) -> list[list[int]]: which canonical messages make one native unit
+      (Anthropic puts a frame's results in one user message, and so on);
+  build(messages, context) -> list: the native entries for one group;
+  body(native, hoisted) -> list | dict: the request body when there is no source
+      envelope to reuse (hoisted: system/developer messages this format keeps outside
+      its message list).
+Optional: reusable_block(native_entry, part) -> the native block a result was read
+from; finish(native, context) -> native entries fixed up after building (same length).
+Keeping the contract this small lets the reading and writing pipelines be written
+once for all formats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+
+@dataclass
+class Segment:
+    """Native entries [start, end) and the canonical messages read from them.
+
+    anchor is the entry reports point at (the first message entry; a Claude Code
+    segment may start with bookkeeping entries such as summaries).
+    """
+
+    start: int
+    end: int
+    messages: list[dict[str, Any]]
+    anchor: Optional[int] = None
+
+    @property
+    def entry(self) -> int:
+        return self.start if self.anchor is None else self.anchor
+
+
+@dataclass
+class BuildContext:
+    """What an adapter may use while building native entries.
+
+    reuse(message) returns the native block the message was read from when the
+    message is unchanged and comes from this format (None otherwise), so regrouped
+    results keep provider-only fields.  state is scratch space for one write (for
+    example Claude Code's uuid chain).
+    """
+
+    format: str
+    reuse: Callable[[dict[str, Any]], Optional[Any]] = lambda message: None
+    dialect: str = ""
+    state: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,243 @@
+"""Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl).
+
+One entry per line; `type` user/assistant entries hold an Anthropic message in
+`message`, linked by `uuid` / `parentUuid`.  Claude Code writes one assistant entry
+per content block, all sharing `message.id`: consecutive such entries are read as
+one canonical assistant message (one frame, as the API saw it).  Tool results are
+user entries with `tool_result` blocks (and `toolUseResult`, the tool's structured
+output).  Bookkeeping entries (summary, system, file-history-snapshot,
+queue-operation, progress...) are not conversation messages: they travel with the
+next message's segment so they are re-emitted in place, and never stand between a
+call and its result in the engine's eyes.  API error entries (isApiErrorMessage)
+become assistant frames with stopReason "error".
+
+Written groups keep Claude Code's own layout (one entry per assistant block, each
+result in its own user entry); rebuilt entries get deterministic uuids and the
+chain is relinked where an entry's parent was dropped or moved.
+"""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from typing import Any
+
+from . import anthropic
+from .base import BuildContext, Segment
+from .common import (
+    NATIVE,
+    OPAQUE,
+    SYSTEM_ROLES,
+    EntryError,
+    NameBook,
+    describe,
+    native_of,
+    require_object,
+)
+
+NAME = "claude-code"
+_STOP = {"tool_use": "toolUse", "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
+         "pause_turn": "stop", "refusal": "stop"}
+_SESSION_KEYS = ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")
+
+
+def _is_message_entry(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("type") in ("user", "assistant") and "message" in entry
+
+
+def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """Session entries: a user/assistant `type` with `message` and a `uuid`, or a summary with leafUuid."""
+    return any(
+        isinstance(e, dict) and ((_is_message_entry(e) and ("uuid" in e or "sessionId" in e))
+                                 or (e.get("type") == "summary" and "leafUuid" in e))
+        for e in entries
+    )
+
+
+def fits(entry: Any) -> bool:
+    """A typed session entry (messages carry `message`, bookkeeping entries anything else)."""
+    return isinstance(entry, dict) and isinstance(entry.get("type"), str) and "role" not in entry and (
+        _is_message_entry(entry) or entry.get("type") not in ("user", "assistant", "message", "function_call"))
+
+
+def read(entries: list[Any]) -> list[Segment]:
+    """Segments of one canonical message group each, with the bookkeeping entries before them."""
+    book = NameBook()
+    segments: list[Segment] = []
+    start = 0
+    index = 0
+    total = len(entries)
+    while index < total:
+        entry = entries[index]
+        try:
+            require_object(entry, "session entry")
+            if not isinstance(entry.get("type"), str):
+                raise EntryError("a session entry needs a string 'type'")
+            if not _is_message_entry(entry):
+                index += 1
+                continue
+            message = require_object(entry["message"], "'message'")
+            if entry["type"] == "assistant":
+                end = index + 1
+                blocks = list(_content_blocks(message))
+                last = entry
+                while end < total and _same_message(entries[end], message):
+                    blocks.extend(_content_blocks(entries[end]["message"]))
+                    last = entries[end]
+                    end += 1
+                canonical = anthropic.read_assistant(blocks, NAME, book)
+                canonical.setdefault(NATIVE, {})
+                stop = last["message"].get("stop_reason")
+                if entry.get("isApiErrorMessage") is True:
+                    canonical["stopReason"] = "error"
+                    canonical["errorMessage"] = "\n".join(p.get("text", "") for p in canonical["content"]
+                                                          if p.get("type") == "text") or "API error"
+                elif isinstance(stop, str) and stop in _STOP and not (stop != "tool_use" and any(
+                        p.get("type") == "toolCall" for p in canonical["content"])):
+                    canonical["stopReason"] = _STOP[stop]
+                messages = [canonical]
+            else:
+                end = index + 1
+                messages = anthropic.read_user(message.get("content"), NAME, book)
+        except EntryError as error:
+            raise EntryError(error.problem, index) from None
+        segments.append(Segment(start, end, messages, anchor=index))
+        start = index = end
+    if segments and start < total:
+        last_segment = segments[-1]
+        segments[-1] = Segment(last_segment.start, total, last_segment.messages, last_segment.anchor)
+    return segments
+
+
+def _content_blocks(message: dict[str, Any]) -> list[Any]:
+    content = message.get("content")
+    if isinstance(content, list):
+        return content
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    raise EntryError(f"'message.content' must be a string or an array, got {describe(content)}")
+
+
+def _same_message(entry: Any, message: dict[str, Any]) -> bool:
+    if not (_is_message_entry(entry) and entry["type"] == "assistant" and isinstance(entry["message"], dict)):
+        return False
+    ident = message.get("id")
+    return isinstance(ident, str) and entry["message"].get("id") == ident
+
+
+def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
+    """Claude Code's own layout: messages read from one entry stay together, others stand alone."""
+    out: list[list[int]] = []
+    previous: Any = None
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role in SYSTEM_ROLES or (role == OPAQUE and message.get("format") != NAME):
+            previous = None
+            continue
+        native = native_of(message)
+        key = (native.get("format"), native.get("entry")) if native.get("format") == NAME else None
+        if key is not None and key == previous and out:
+            out[-1].append(index)
+        else:
+            out.append([index])
+        previous = key
+    return out
+
+
+def _template(context: BuildContext, anchor: Any) -> dict[str, Any]:
+    native = context.state.get("native") or []
+    if isinstance(anchor, int) and 0 <= anchor < len(native) and isinstance(native[anchor], dict):
+        return dict(native[anchor])
+    for entry in native:
+        if _is_message_entry(entry):
+            return {k: entry[k] for k in _SESSION_KEYS if k in entry}
+    return {"isSidechain": False, "userType": "external"}
+
+
+def _new_uuid(context: BuildContext) -> str:
+    counter = context.state.setdefault("counter", 0)
+    context.state["counter"] = counter + 1
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"integrity:claude-code:{counter}"))
+
+
+def _stamp(message: dict[str, Any], header: dict[str, Any]) -> Any:
+    if isinstance(message.get("timestamp"), (int, float)):
+        return datetime.datetime.fromtimestamp(message["timestamp"] / 1000, datetime.timezone.utc) \
+            .isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return header.get("timestamp")
+
+
+def _fresh(context: BuildContext, header: dict[str, Any], kind: str, message: dict[str, Any],
+           canonical: dict[str, Any]) -> dict[str, Any]:
+    entry = {k: v for k, v in header.items() if k not in ("message", "uuid", "parentUuid", "toolUseResult", "type",
+                                                          "timestamp", "requestId", "isApiErrorMessage")}
+    entry = {"parentUuid": None, **entry, "type": kind, "message": message, "uuid": _new_uuid(context)}
+    stamp = _stamp(canonical, header)
+    if stamp is not None:
+        entry["timestamp"] = stamp
+    context.state.setdefault("fresh", set()).add(id(entry))
+    return entry
+
+
+def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
+    """Session entries for one group (rebuilt; unchanged groups are re-emitted verbatim upstream)."""
+    first = messages[0]
+    role = first.get("role")
+    if role == OPAQUE:
+        return [first["value"]]
+    same = first.get(NATIVE, {}).get("format") == NAME if isinstance(first.get(NATIVE), dict) else False
+    header = _template(context, native_of(first).get("entry") if same else None)
+    native: list[Any] = []
+    if same:
+        native_all = context.state.get("native") or []
+        start, anchor = native_of(first).get("start"), native_of(first).get("entry")
+        if isinstance(start, int) and isinstance(anchor, int):
+            native.extend(native_all[start:anchor])  # bookkeeping entries that preceded the message
+    if role == "assistant":
+        shaped = anthropic.assistant_out(first, NAME)
+        head = header.get("message") if isinstance(header.get("message"), dict) else {}
+        head = {k: v for k, v in head.items() if k != "content"} or {"type": "message", "role": "assistant"}
+        blocks = shaped["content"] if isinstance(shaped["content"], list) else [{"type": "text", "text": shaped["content"]}]
+        for block in blocks or [None]:
+            message = {**head, "content": [block] if block is not None else []}
+            entry = _fresh(context, header, "assistant", message, first)
+            if "requestId" in header:
+                entry["requestId"] = header["requestId"]
+            native.append(entry)
+        return native
+    shaped = anthropic.user_out(messages, NAME, context)
+    entry = _fresh(context, header, "user", shaped, first)
+    results = [m for m in messages if m.get("role") == "toolResult"]
+    if same and "toolUseResult" in header and results and all(context.reuse(m) is not None for m in results):
+        entry["toolUseResult"] = header["toolUseResult"]
+    native.append(entry)
+    return native
+
+
+def finish(native: list[Any], context: BuildContext) -> list[Any]:
+    """Relink parentUuid where the parent was dropped or moved, and for rebuilt entries."""
+    known = {e.get("uuid") for e in context.state.get("native") or [] if isinstance(e, dict)}
+    fresh = context.state.get("fresh", set())
+    emitted: set[Any] = set()
+    last: Any = None
+    out = []
+    for entry in native:
+        if isinstance(entry, dict) and "uuid" in entry:
+            parent = entry.get("parentUuid")
+            if id(entry) in fresh or (parent is not None and parent not in emitted and parent in known):
+                entry = {**entry, "parentUuid": last}
+            emitted.add(entry["uuid"])
+            last = entry["uuid"]
+        out.append(entry)
+    return out
+
+
+def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
+    """The entries, written as JSONL (a system prompt has no place in a session file)."""
+    return native
+
+
+def reusable_block(native_entry: Any, part: int) -> Any:
+    """The block at `part` of an entry's message content (for BuildContext.reuse)."""
+    message = native_entry.get("message") if isinstance(native_entry, dict) else None
+    return anthropic.reusable_block(message, part)

@@ -1,0 +1,197 @@
+"""Canonical (pi-ai) building blocks shared by the format adapters.
+
+Every adapter turns native entries into pi-ai AgentMessage dicts, because that is
+the one shape the repair engine reads (integrity.views.view_of).  What pi-ai has no
+field for is kept under the namespaced key NATIVE ("_native") of the canonical
+message or part, so writing back to the same format loses nothing; that key is
+never written to any output.  Native content a canonical part cannot express is
+kept as an opaque part {"type": "opaque", "format": F, "value": block}, and a native
+entry that is not a conversation message as an opaque message {"role": "opaque", ...}:
+both are re-emitted only in their own format and left out of every other.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from ..loading import TranscriptError
+
+NATIVE = "_native"
+OPAQUE = "opaque"
+CANONICAL_ROLES = ("user", "assistant", "toolResult")
+SYSTEM_ROLES = ("system", "developer")
+
+
+class EntryError(Exception):
+    """An entry an adapter cannot read; the reader adds file and line to make a TranscriptError."""
+
+    def __init__(self, problem: str, index: int | None = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.index = index
+
+
+def describe(value: Any) -> str:
+    """'a string', 'an array'... for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def require_object(entry: Any, what: str = "message") -> dict[str, Any]:
+    """The entry as a dict, or an EntryError saying what it was instead."""
+    if not isinstance(entry, dict):
+        raise EntryError(f"expected a {what} object, got {describe(entry)}")
+    return entry
+
+
+def require_string(value: Any, what: str) -> str:
+    """A string field every provider requires (tool call ids and names)."""
+    if not isinstance(value, str):
+        raise EntryError(f"{what} must be a string, got {describe(value)}")
+    return value
+
+
+def text_part(text: str) -> dict[str, Any]:
+    """A pi-ai TextContent part."""
+    return {"type": "text", "text": text}
+
+
+def opaque_part(format: str, value: Any) -> dict[str, Any]:
+    """A native block with no canonical equivalent, carried for its own format only."""
+    return {"type": OPAQUE, "format": format, "value": value}
+
+
+def opaque_message(format: str, value: Any) -> dict[str, Any]:
+    """A native entry that is not a conversation message (the engine sees an 'other' role)."""
+    return {"role": OPAQUE, "format": format, "value": value}
+
+
+def tool_call(call_id: str, name: str, arguments: Any, native: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A pi-ai ToolCall part; `native` keeps what only the source format needs."""
+    part: dict[str, Any] = {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
+    if native:
+        part[NATIVE] = native
+    return part
+
+
+def assistant(parts: list[dict[str, Any]], stop_reason: str | None = None) -> dict[str, Any]:
+    """A pi-ai AssistantMessage; stopReason is derived when the format does not record one."""
+    if stop_reason is None:
+        stop_reason = "toolUse" if any(p.get("type") == "toolCall" for p in parts) else "stop"
+    return {"role": "assistant", "content": parts, "stopReason": stop_reason}
+
+
+def tool_result(call_id: Any, name: Any, content: list[dict[str, Any]], is_error: bool,
+                has_id: bool = True) -> dict[str, Any]:
+    """A pi-ai ToolResultMessage; a result without an id keeps no toolCallId (the engine flags it)."""
+    message: dict[str, Any] = {"role": "toolResult"}
+    if has_id:
+        message["toolCallId"] = call_id
+    message["toolName"] = name if isinstance(name, str) else ""
+    message["content"] = content
+    message["isError"] = is_error
+    return message
+
+
+def parse_arguments(raw: Any) -> Any:
+    """OpenAI-style JSON-string arguments as a value ({} when not valid JSON)."""
+    if not isinstance(raw, str):
+        return raw if raw is not None else {}
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, ValueError):
+        return {}
+
+
+def arguments_text(part: dict[str, Any], same_format: bool) -> str:
+    """JSON-string arguments for a toolCall part: the original text when it still says the same."""
+    native = part.get(NATIVE) if same_format else None
+    if isinstance(native, dict) and isinstance(native.get("arguments"), str):
+        if parse_arguments(native["arguments"]) == part.get("arguments"):
+            return native["arguments"]
+    return json.dumps(part.get("arguments", {}), ensure_ascii=False, separators=(",", ":"))
+
+
+def texts(parts: Any) -> list[str]:
+    """The texts of the text parts of canonical content (a string counts as one text)."""
+    if isinstance(parts, str):
+        return [parts]
+    if not isinstance(parts, list):
+        return []
+    return [p["text"] for p in parts if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)]
+
+
+def joined_text(parts: Any) -> str:
+    """All text of canonical content, joined by newlines (for formats that want one string)."""
+    return "\n".join(texts(parts))
+
+
+def native_of(message: Any) -> dict[str, Any]:
+    """The message's NATIVE record ({} when it has none)."""
+    if isinstance(message, dict):
+        native = message.get(NATIVE)
+        if isinstance(native, dict):
+            return native
+    return {}
+
+
+def is_from(message: Any, format: str) -> bool:
+    """True when the canonical message was read from `format` (so its hints apply)."""
+    return native_of(message).get("format") == format
+
+
+def strip_native(message: Any) -> Any:
+    """The message without NATIVE keys (its own and its content parts'); untouched when it has none.
+
+    Only the two levels where adapters put NATIVE are cleaned, so user data that
+    happens to contain the key (tool arguments, details) is never altered.
+    """
+    if not isinstance(message, dict):
+        return message
+    content = message.get("content")
+    in_parts = isinstance(content, list) and any(isinstance(p, dict) and NATIVE in p for p in content)
+    if NATIVE not in message and not in_parts:
+        return message
+    out = {k: v for k, v in message.items() if k != NATIVE}
+    if in_parts:
+        out["content"] = [
+            {k: v for k, v in p.items() if k != NATIVE} if isinstance(p, dict) and NATIVE in p else p
+            for p in content
+        ]
+    return out
+
+
+def opaque_values(parts: Iterable[Any], format: str) -> list[Any]:
+    """Native values of opaque parts that belong to `format` (others are dropped)."""
+    return [p["value"] for p in parts if isinstance(p, dict) and p.get("type") == OPAQUE and p.get("format") == format]
+
+
+def entry_error(source: str, index: int, line: int, problem: str) -> TranscriptError:
+    """The one-line error for native entry `index` starting on `line`."""
+    where = f"entry {index} (line {line})" if line else f"entry {index}"
+    return TranscriptError(source, where, problem)
+
+
+class NameBook:
+    """Tool names by call id, for formats whose results do not repeat the tool name."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, str] = {}
+
+    def add_calls(self, parts: list[dict[str, Any]]) -> None:
+        for part in parts:
+            if part.get("type") == "toolCall":
+                self._names[part["id"]] = part["name"]
+
+    def name(self, call_id: Any) -> str:
+        return self._names.get(call_id, "") if isinstance(call_id, str) else ""

@@ -1,0 +1,96 @@
+"""Finding the list of native entries in a file, whatever wrapper it came in.
+
+People paste a bare JSON array, an object that holds the list (a saved request:
+`messages`, `input`, `contents`), or JSONL (one entry per line, as Claude Code and
+many loggers write).  This module only locates the entries and the line each
+starts on; what the entries mean is the format adapters' business.  Errors are
+TranscriptErrors naming file, position and problem on one line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..loading import TranscriptError, _line_col, _line_starts, _parse_array, _parse_jsonl, decode_text
+
+# Keys under which a request envelope holds its list, in the order we look for them.
+LIST_KEYS = ("messages", "input", "contents")
+
+
+@dataclass
+class Document:
+    """The entries of a file plus how they were wrapped (to write them back the same way)."""
+
+    entries: list[Any]
+    lines: list[int]
+    container: str  # "array", "object" or "jsonl"
+    key: str = "messages"
+    envelope: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_document(data: bytes, source: str) -> Document:
+    """Locate the entry list of a JSON array, an envelope object or JSONL."""
+    text = decode_text(data, source)
+    starts = _line_starts(text)
+    first = len(text) - len(text.lstrip())
+    opener = text[first]
+    if opener == "[":
+        entries, lines, end = _parse_array(text, first, starts, source)
+        rest = text[end:].strip()
+        if rest:
+            line, col = _line_col(starts, text.index(rest[0], end))
+            raise TranscriptError(source, f"line {line}, column {col}", "unexpected data after the array of messages")
+        return Document(entries, lines, "array")
+    if opener != "{":
+        line, col = _line_col(starts, first)
+        raise TranscriptError(source, f"line {line}, column {col}",
+                              f"expected a JSON array, a JSON object or JSONL (the first character is {opener!r})")
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError as error:
+        if error.msg != "Extra data":
+            raise TranscriptError(source, f"line {error.lineno}, column {error.colno}",
+                                  f"invalid JSON: {error.msg}") from None
+        entries, lines = _parse_jsonl(text, starts, source)
+        return Document(entries, lines, "jsonl")
+    for key in LIST_KEYS:
+        if isinstance(whole.get(key), list):
+            envelope = {k: v for k, v in whole.items() if k != key}
+            lines = _lines_in_object(text, starts, key, len(whole[key]), source)
+            return Document(whole[key], lines, "object", key, envelope)
+    # A single JSON object without a list: a one-line JSONL file (one entry).
+    return Document([whole], [_line_col(starts, first)[0]], "jsonl")
+
+
+def _lines_in_object(text: str, starts: list[int], key: str, count: int, source: str) -> list[int]:
+    """Best-effort start line of every entry of the list under `key` (0 when not found)."""
+    needle = json.dumps(key)
+    at = text.find(needle)
+    while at != -1:
+        cursor = at + len(needle)
+        while cursor < len(text) and text[cursor] in " \t\r\n":
+            cursor += 1
+        if cursor < len(text) and text[cursor] == ":":
+            cursor += 1
+            while cursor < len(text) and text[cursor] in " \t\r\n":
+                cursor += 1
+            if cursor < len(text) and text[cursor] == "[":
+                try:
+                    _, lines, _ = _parse_array(text, cursor, starts, source)
+                except TranscriptError:
+                    break
+                if len(lines) == count:
+                    return lines
+                break
+        at = text.find(needle, at + 1)
+    return [0] * count
+
+
+def serialize(body: Any, container: str) -> bytes:
+    """JSON bytes for a body: JSONL writes one compact entry per line, others are indented."""
+    if container == "jsonl":
+        entries = body if isinstance(body, list) else [body]
+        return "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in entries).encode("utf-8")
+    return (json.dumps(body, ensure_ascii=False, indent=2) + "\n").encode("utf-8")

@@ -1,0 +1,234 @@
+"""Google Gemini `contents`: turns of `parts`, with `functionCall` / `functionResponse` parts.
+
+Call and response ids are optional in Gemini (older models and many stored
+transcripts have none; pairing is then by order and name).  A missing id is read
+as the empty string with NATIVE {"idMissing": true}, and an empty id is never
+written to Gemini, so a transcript without ids comes back without ids.  A response
+`{"output": text}` / `{"error": text}` becomes that text (error sets isError); any
+other response object becomes its JSON text and is kept exactly in NATIVE.
+Writing puts one functionResponse part per call part in a single turn.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .anthropic import result_groups, system_text
+from .base import BuildContext, Segment
+from .common import (
+    NATIVE,
+    OPAQUE,
+    EntryError,
+    assistant,
+    describe,
+    is_from,
+    native_of,
+    opaque_message,
+    opaque_part,
+    require_object,
+    require_string,
+    text_part,
+    tool_call,
+    tool_result,
+)
+
+NAME = "gemini"
+_PART_KEYS = ("text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode",
+              "codeExecutionResult", "thought", "thoughtSignature", "videoMetadata")
+
+
+def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """Turns with `parts`, a `model` role or function parts."""
+    if "systemInstruction" in envelope or "generationConfig" in envelope:
+        return True
+    return any(isinstance(e, dict) and ("parts" in e or e.get("role") == "model") for e in entries)
+
+
+def fits(entry: Any) -> bool:
+    """A turn with a list of parts."""
+    return isinstance(entry, dict) and isinstance(entry.get("parts"), list) and "content" not in entry
+
+
+def _response_content(response: Any) -> tuple[list[dict[str, Any]], bool, dict[str, Any]]:
+    if isinstance(response, dict) and len(response) == 1 and isinstance(response.get("output"), str):
+        return [text_part(response["output"])], False, {}
+    if isinstance(response, dict) and len(response) == 1 and isinstance(response.get("error"), str):
+        return [text_part(response["error"])], True, {}
+    text = json.dumps(response, ensure_ascii=False)
+    return [text_part(text)], False, {"response": response}
+
+
+def _read_one(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    role = entry.get("role", None)
+    parts = entry.get("parts")
+    if not isinstance(parts, list):
+        raise EntryError(f"'parts' must be an array, got {describe(parts)}")
+    extra = {k: v for k, v in entry.items() if k not in ("role", "parts")}
+    if role == "model":
+        canonical: list[dict[str, Any]] = []
+        for part in parts:
+            call = part.get("functionCall") if isinstance(part, dict) else None
+            if isinstance(call, dict):
+                name = require_string(call.get("name"), "a functionCall's 'name'")
+                hints: dict[str, Any] = {}
+                if "id" in call:
+                    call_id = require_string(call.get("id"), "a functionCall's 'id'")
+                else:
+                    call_id, hints["idMissing"] = "", True
+                part_extra = {k: v for k, v in part.items() if k != "functionCall"}
+                call_extra = {k: v for k, v in call.items() if k not in ("id", "name", "args")}
+                if part_extra:
+                    hints["extra"] = part_extra
+                if call_extra:
+                    hints["callExtra"] = call_extra
+                if "args" not in call:
+                    hints["noArgs"] = True
+                canonical.append(tool_call(call_id, name, call.get("args", {}), hints or None))
+            elif isinstance(part, dict) and set(part) == {"text"} and isinstance(part["text"], str):
+                canonical.append(text_part(part["text"]))
+            elif isinstance(part, dict) and part.get("thought") is True and isinstance(part.get("text"), str) \
+                    and set(part) <= {"thought", "text", "thoughtSignature"}:
+                thinking = {"type": "thinking", "thinking": part["text"]}
+                if "thoughtSignature" in part:
+                    thinking["thinkingSignature"] = part["thoughtSignature"]
+                canonical.append(thinking)
+            else:
+                canonical.append(opaque_part(NAME, part))
+        message = assistant(canonical)
+        message[NATIVE] = {"format": NAME, "extra": extra}
+        return [message]
+    if role in ("user", "function", None):
+        results: list[dict[str, Any]] = []
+        rest: list[Any] = []
+        for position, part in enumerate(parts):
+            response = part.get("functionResponse") if isinstance(part, dict) else None
+            if isinstance(response, dict):
+                content, is_error, hints = _response_content(response.get("response"))
+                has_id = "id" in response
+                result = tool_result(response.get("id") if has_id else "", response.get("name"), content, is_error)
+                hints = {"format": NAME, "part": position, **hints}
+                if not has_id:
+                    hints["idMissing"] = True
+                result[NATIVE] = hints
+                results.append(result)
+            else:
+                rest.append(part)
+        if rest or not results:
+            canonical_rest = [text_part(p["text"]) if isinstance(p, dict) and set(p) == {"text"} and isinstance(p["text"], str)
+                              else opaque_part(NAME, p) for p in rest]
+            results.append({"role": "user", "content": canonical_rest, NATIVE: {"format": NAME}})
+        for message in results:
+            message[NATIVE]["role"] = role
+            message[NATIVE]["extra"] = extra
+        return results
+    if not isinstance(role, str):
+        raise EntryError(f"'role' must be a string, got {describe(role)}")
+    return [opaque_message(NAME, entry)]
+
+
+def read(entries: list[Any]) -> list[Segment]:
+    """Canonical messages per turn (a user turn may yield several)."""
+    segments = []
+    for index, entry in enumerate(entries):
+        try:
+            messages = _read_one(require_object(entry, "turn"))
+        except EntryError as error:
+            raise EntryError(error.problem, index) from None
+        segments.append(Segment(index, index + 1, messages))
+    return segments
+
+
+def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
+    """One response turn per run of results (Gemini counts response parts against call parts)."""
+    return result_groups(messages, NAME)
+
+
+def _parts_out(parts: Any) -> list[Any]:
+    if isinstance(parts, str):
+        return [{"text": parts}]
+    out = []
+    for part in parts if isinstance(parts, list) else []:
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") == "text":
+            out.append({"text": part["text"]})
+        elif part.get("type") == "thinking":
+            thought = {"thought": True, "text": part.get("thinking", "")}
+            if "thinkingSignature" in part:
+                thought["thoughtSignature"] = part["thinkingSignature"]
+            out.append(thought)
+        elif part.get("type") == OPAQUE and part.get("format") == NAME:
+            out.append(part["value"])
+    return out
+
+
+def _response_out(message: dict[str, Any], context: BuildContext) -> Any:
+    original = context.reuse(message)
+    if original is not None:
+        return original
+    hints = native_of(message) if is_from(message, NAME) else {}
+    text = "\n".join(p["text"] for p in message.get("content") or [] if isinstance(p, dict) and p.get("type") == "text")
+    if "response" in hints and json.dumps(hints["response"], ensure_ascii=False) == text:
+        response = hints["response"]
+    else:
+        response = {"error": text} if message.get("isError") is True else {"output": text}
+    out: dict[str, Any] = {}
+    call_id = message.get("toolCallId")
+    if isinstance(call_id, str) and call_id:
+        out["id"] = call_id
+    out["name"] = message.get("toolName", "")
+    out["response"] = response
+    return {"functionResponse": out}
+
+
+def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
+    """The Gemini turn for one group."""
+    first = messages[0]
+    role = first.get("role")
+    same = is_from(first, NAME)
+    extra = native_of(first).get("extra", {}) if same else {}
+    if role == OPAQUE:
+        return [first["value"]]
+    if role == "assistant":
+        parts: list[Any] = []
+        for part in first.get("content") or []:
+            if isinstance(part, dict) and part.get("type") == "toolCall":
+                hints = part.get(NATIVE) if same and isinstance(part.get(NATIVE), dict) else {}
+                call: dict[str, Any] = {}
+                if isinstance(part.get("id"), str) and part["id"]:
+                    call["id"] = part["id"]
+                call["name"] = part.get("name")
+                if not hints.get("noArgs"):
+                    call["args"] = part.get("arguments", {})
+                call.update(hints.get("callExtra", {}))
+                parts.append({"functionCall": call, **hints.get("extra", {})})
+            else:
+                parts.extend(_parts_out([part]))
+        return [{"role": "model", "parts": parts, **extra}]
+    parts = [_response_out(m, context) for m in messages if m.get("role") == "toolResult"]
+    for user in messages:
+        if user.get("role") == "user":
+            parts.extend(_parts_out(user.get("content")))
+    turn: dict[str, Any] = {}
+    native_role = native_of(first).get("role", "user") if same else "user"
+    if native_role is not None:
+        turn["role"] = native_role
+    turn["parts"] = parts
+    turn.update(extra)
+    return [turn]
+
+
+def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
+    """A generateContent request: {"contents": [...]} plus systemInstruction when there was one."""
+    out: dict[str, Any] = {}
+    if hoisted:
+        out["systemInstruction"] = {"parts": [{"text": system_text(hoisted)}]}
+    out["contents"] = native
+    return out
+
+
+def reusable_block(native_entry: Any, part: int) -> Any:
+    """The part at `part` of a turn (for BuildContext.reuse)."""
+    parts = native_entry.get("parts") if isinstance(native_entry, dict) else None
+    return parts[part] if isinstance(parts, list) and 0 <= part < len(parts) else None

@@ -1,0 +1,219 @@
+"""LangChain messages, as `messages_to_dict` or `dumpd` serialize them.
+
+messages_to_dict writes {"type": "ai", "data": {...fields}}; dumpd (LangGraph
+checkpoints, LangSmith runs) writes {"lc": 1, "type": "constructor", "id": [...,
+"AIMessage"], "kwargs": {...fields}}.  Either way the fields are the message's:
+`content` (string or blocks), AIMessage `tool_calls` [{name, args, id, type}],
+ToolMessage `tool_call_id` and `status`.  Calls come from `tool_calls` only (a
+provider's own tool_use blocks inside `content` stay opaque so nothing is counted
+twice).  The original fields are kept in NATIVE["fields"] and rebuilt from, so a
+message written back differs only where the canonical message changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import BuildContext, Segment
+from .common import (
+    NATIVE,
+    OPAQUE,
+    EntryError,
+    assistant,
+    describe,
+    is_from,
+    native_of,
+    opaque_message,
+    opaque_part,
+    require_object,
+    text_part,
+    tool_result,
+)
+
+NAME = "langchain"
+_CLASSES = {"human": "HumanMessage", "ai": "AIMessage", "tool": "ToolMessage", "system": "SystemMessage",
+            "chat": "ChatMessage", "function": "FunctionMessage"}
+_TYPES = {cls: kind for kind, cls in _CLASSES.items()}
+_TYPES.update({cls + "Chunk": kind for kind, cls in _CLASSES.items()})
+
+
+def _split(entry: Any) -> tuple[str, dict[str, Any]] | None:
+    """(message type, fields) of either serialization, or None when it is neither."""
+    if not isinstance(entry, dict):
+        return None
+    if entry.get("lc") == 1 and entry.get("type") == "constructor" and isinstance(entry.get("kwargs"), dict):
+        ident = entry.get("id")
+        cls = ident[-1] if isinstance(ident, list) and ident and isinstance(ident[-1], str) else ""
+        kind = _TYPES.get(cls) or entry["kwargs"].get("type")
+        return (kind, entry["kwargs"]) if isinstance(kind, str) else None
+    if isinstance(entry.get("type"), str) and isinstance(entry.get("data"), dict) and "role" not in entry:
+        return entry["type"], entry["data"]
+    return None
+
+
+def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """Any entry in either LangChain serialization."""
+    return any(_split(e) is not None for e in entries)
+
+
+def fits(entry: Any) -> bool:
+    """The entry is a LangChain serialized message."""
+    return _split(entry) is not None
+
+
+def dialect_of(entries: list[Any]) -> str:
+    """'dumpd' when entries carry the lc constructor envelope, else 'messages_to_dict'."""
+    return "dumpd" if any(isinstance(e, dict) and "lc" in e for e in entries) else "messages_to_dict"
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [text_part(content)] if content else []
+    if not isinstance(content, list):
+        raise EntryError(f"'content' must be a string or an array, got {describe(content)}")
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(text_part(block))
+        elif isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str) and len(block) == 2:
+            parts.append(text_part(block["text"]))
+        else:
+            parts.append(opaque_part(NAME, block))
+    return parts
+
+
+def _read_one(entry: Any) -> dict[str, Any]:
+    split = _split(entry)
+    if split is None:
+        raise EntryError("expected a LangChain message ({type, data} or {lc, type, id, kwargs})")
+    kind, fields = split
+    hints: dict[str, Any] = {"format": NAME, "fields": fields, "kind": kind}
+    if "lc" in entry:
+        hints["envelope"] = {k: v for k, v in entry.items() if k != "kwargs"}
+    if kind == "ai":
+        parts = _parts(fields.get("content", ""))
+        calls = fields.get("tool_calls") or []
+        if not isinstance(calls, list):
+            raise EntryError(f"'tool_calls' must be an array, got {describe(calls)}")
+        for call in calls:
+            call = require_object(call, "tool call")
+            name = call.get("name")
+            if not isinstance(name, str):
+                raise EntryError(f"a tool call's 'name' must be a string, got {describe(name)}")
+            call_id = call.get("id")
+            part: dict[str, Any] = {"type": "toolCall", "id": call_id if isinstance(call_id, str) else "",
+                                    "name": name, "arguments": call.get("args", {}), NATIVE: {"call": call}}
+            parts.append(part)
+        message = assistant(parts)
+    elif kind == "tool":
+        message = tool_result(fields.get("tool_call_id"), fields.get("name"), _parts(fields.get("content", "")),
+                              fields.get("status") == "error", "tool_call_id" in fields)
+    elif kind == "human":
+        content = fields.get("content", "")
+        message = {"role": "user", "content": content if isinstance(content, str) else _parts(content)}
+    elif kind == "system":
+        content = fields.get("content", "")
+        message = {"role": "system", "content": content if isinstance(content, str) else _parts(content)}
+    else:
+        return opaque_message(NAME, entry)
+    message[NATIVE] = hints
+    return message
+
+
+def read(entries: list[Any]) -> list[Segment]:
+    """One canonical message per serialized message."""
+    segments = []
+    for index, entry in enumerate(entries):
+        try:
+            message = _read_one(entry)
+        except EntryError as error:
+            raise EntryError(error.problem, index) from None
+        segments.append(Segment(index, index + 1, [message]))
+    return segments
+
+
+def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
+    """One serialized message per canonical message."""
+    return [[i] for i, m in enumerate(messages) if not (m.get("role") == OPAQUE and m.get("format") != NAME)]
+
+
+def _content_out(parts: Any, original: Any) -> Any:
+    if isinstance(parts, str):
+        return parts
+    parts = [p for p in parts or [] if isinstance(p, dict) and p.get("type") in ("text", OPAQUE)]
+    only_text = all(p.get("type") == "text" for p in parts)
+    if only_text and not isinstance(original, list) and len(parts) <= 1:
+        return parts[0]["text"] if parts else ""
+    out = []
+    for part in parts:
+        if part.get("type") == "text":
+            out.append({"type": "text", "text": part["text"]})
+        elif part.get("format") == NAME:
+            out.append(part["value"])
+    return out
+
+
+def _defaults(kind: str) -> dict[str, Any]:
+    fields: dict[str, Any] = {"content": "", "additional_kwargs": {}, "response_metadata": {}, "type": kind,
+                              "name": None, "id": None}
+    if kind in ("human", "ai"):
+        fields["example"] = False
+    if kind == "ai":
+        fields.update(tool_calls=[], invalid_tool_calls=[], usage_metadata=None)
+    if kind == "tool":
+        fields.update(tool_call_id="", artifact=None, status="success")
+    return fields
+
+
+def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
+    """The serialized message (in the transcript's dialect; messages_to_dict by default)."""
+    message = messages[0]
+    role = message.get("role")
+    if role == OPAQUE:
+        return [message["value"]]
+    same = is_from(message, NAME)
+    hints = native_of(message) if same else {}
+    kind = {"assistant": "ai", "toolResult": "tool", "user": "human", "system": "system", "developer": "system"}.get(role, "human")
+    dumpd = context.dialect == "dumpd"
+    original = hints.get("fields")
+    fields = dict(original) if isinstance(original, dict) else ({"type": kind} if dumpd else _defaults(kind))
+    content = message.get("content")
+    if kind == "ai":
+        parts = [p for p in content or [] if isinstance(p, dict)]
+        fields["content"] = _content_out([p for p in parts if p.get("type") != "toolCall"], fields.get("content"))
+        calls = []
+        for part in parts:
+            if part.get("type") != "toolCall":
+                continue
+            call_hint = part.get(NATIVE, {}).get("call") if same and isinstance(part.get(NATIVE), dict) else None
+            call = dict(call_hint) if isinstance(call_hint, dict) else {"type": "tool_call"}
+            call.update(name=part.get("name"), args=part.get("arguments", {}))
+            if part.get("id") or "id" in call or not isinstance(call_hint, dict):
+                call["id"] = part.get("id") or (call_hint or {}).get("id")
+            calls.append(call)
+        if calls or "tool_calls" in fields:
+            fields["tool_calls"] = calls
+    elif kind == "tool":
+        fields["content"] = _content_out(content, fields.get("content"))
+        if "toolCallId" in message:
+            fields["tool_call_id"] = message["toolCallId"]
+        if message.get("isError") is True:
+            fields["status"] = "error"
+        elif fields.get("status") == "error":
+            fields["status"] = "success"
+        if not same and message.get("toolName"):
+            fields["name"] = message["toolName"]
+    else:
+        fields["content"] = content if isinstance(content, str) else _content_out(content, fields.get("content"))
+    if same and isinstance(hints.get("envelope"), dict):
+        return [{**hints["envelope"], "kwargs": fields}]
+    if same:
+        return [{"type": hints.get("kind", kind), "data": fields}]
+    if dumpd:
+        return [{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", _CLASSES[kind]], "kwargs": fields}]
+    return [{"type": kind, "data": fields}]
+
+
+def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
+    """A bare list, as messages_to_dict returns it."""
+    return native

@@ -1,0 +1,215 @@
+"""OpenAI Chat Completions `messages` (also what Mistral, DeepSeek and llama.cpp accept).
+
+Calls are `tool_calls` on an assistant message (arguments are a JSON string),
+results are `role: "tool"` messages with `tool_call_id`; one native message maps to
+one canonical message.  Fields pi-ai has no place for (a message's `name`,
+`refusal`, DeepSeek's `reasoning_content`...) are kept in NATIVE["extra"] and the
+exact arguments text in the call part's NATIVE["arguments"], so a message rebuilt
+in this format comes back field for field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import BuildContext, Segment
+from .common import (
+    NATIVE,
+    OPAQUE,
+    SYSTEM_ROLES,
+    EntryError,
+    NameBook,
+    arguments_text,
+    assistant,
+    describe,
+    is_from,
+    joined_text,
+    native_of,
+    opaque_message,
+    opaque_part,
+    parse_arguments,
+    require_object,
+    require_string,
+    text_part,
+    tool_call,
+    tool_result,
+)
+
+NAME = "openai-chat"
+_ROLES = ("user", "assistant", "tool", "function") + SYSTEM_ROLES
+
+
+def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """A `tool` role or an assistant message carrying `tool_calls`."""
+    return any(
+        isinstance(e, dict) and (e.get("role") == "tool" or (e.get("role") == "assistant" and "tool_calls" in e))
+        for e in entries
+    )
+
+
+def fits(entry: Any) -> bool:
+    """A message with a Chat role and string, null or part-list content."""
+    if not isinstance(entry, dict) or entry.get("role") not in _ROLES or "type" in entry:
+        return False
+    content = entry.get("content")
+    if isinstance(content, list):
+        return all(isinstance(p, dict) and isinstance(p.get("type"), str) and p["type"] in _PART_TYPES for p in content)
+    return content is None or isinstance(content, str)
+
+
+_PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")
+
+
+def _extra(entry: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+    return {k: v for k, v in entry.items() if k not in known}
+
+
+def _content_parts(content: Any) -> tuple[list[dict[str, Any]], bool]:
+    """Canonical parts of Chat content, and whether it was a list (to write it back as one)."""
+    if content is None:
+        return [], False
+    if isinstance(content, str):
+        return ([text_part(content)] if content else []), False
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str) and len(part) == 2:
+                parts.append(text_part(part["text"]))
+            else:
+                parts.append(opaque_part(NAME, part))
+        return parts, True
+    raise EntryError(f"'content' must be a string, an array or null, got {describe(content)}")
+
+
+def read(entries: list[Any]) -> list[Segment]:
+    """One canonical message per Chat message; tool names for results come from their calls."""
+    book = NameBook()
+    segments = []
+    for index, entry in enumerate(entries):
+        try:
+            message = _read_one(require_object(entry), book)
+        except EntryError as error:
+            raise EntryError(error.problem, index) from None
+        segments.append(Segment(index, index + 1, [message]))
+    return segments
+
+
+def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
+    role = entry.get("role")
+    if role == "assistant":
+        parts, as_list = _content_parts(entry.get("content"))
+        raw_calls = entry.get("tool_calls")
+        if raw_calls is not None and not isinstance(raw_calls, list):
+            raise EntryError(f"'tool_calls' must be an array, got {describe(raw_calls)}")
+        for raw in raw_calls or []:
+            raw = require_object(raw, "tool call")
+            function = require_object(raw.get("function"), "tool call 'function'")
+            call_id = require_string(raw.get("id"), "a tool call's 'id'")
+            name = require_string(function.get("name"), "a tool call's function 'name'")
+            hints: dict[str, Any] = {"arguments": function.get("arguments")}
+            if set(raw) - {"id", "type", "function"} or set(function) - {"name", "arguments"}:
+                hints["call"] = raw
+            parts.append(tool_call(call_id, name, parse_arguments(function.get("arguments")), hints))
+        book.add_calls(parts)
+        message = assistant(parts)
+        hints = {"format": NAME, "extra": _extra(entry, ("role", "content", "tool_calls")),
+                 "content": "list" if as_list else ("null" if entry.get("content") is None else "string")}
+        if "content" not in entry:
+            hints["content"] = "absent"
+        if raw_calls is not None and not raw_calls:
+            hints["emptyCalls"] = True
+        message[NATIVE] = hints
+        return message
+    if role == "tool":
+        parts, as_list = _content_parts(entry.get("content"))
+        call_id = entry.get("tool_call_id")
+        name = entry.get("name") if isinstance(entry.get("name"), str) else book.name(call_id)
+        message = tool_result(call_id, name, parts, False, "tool_call_id" in entry)
+        message[NATIVE] = {"format": NAME, "extra": _extra(entry, ("role", "content", "tool_call_id")),
+                           "content": "list" if as_list else "string"}
+        return message
+    if role == "user" or role in SYSTEM_ROLES:
+        content = entry.get("content")
+        if isinstance(content, list):
+            content, _ = _content_parts(content)
+        message = {"role": role, "content": content}
+        message[NATIVE] = {"format": NAME, "extra": _extra(entry, ("role", "content"))}
+        return message
+    if not isinstance(role, str):
+        raise EntryError("the message has no 'role'" if role is None else f"'role' must be a string, got {describe(role)}")
+    return opaque_message(NAME, entry)
+
+
+def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
+    """One Chat message per canonical message; other formats' opaque messages are left out."""
+    return [[i] for i, m in enumerate(messages) if not (m.get("role") == OPAQUE and m.get("format") != NAME)]
+
+
+def _content_out(parts: Any, as_list: bool) -> Any:
+    if isinstance(parts, str):
+        return parts
+    out = []
+    for part in parts if isinstance(parts, list) else []:
+        if part.get("type") == "text":
+            out.append({"type": "text", "text": part["text"]})
+        elif part.get("type") == OPAQUE and part.get("format") == NAME:
+            out.append(part["value"])
+    if as_list:
+        return out
+    if all(p.get("type") == "text" for p in out):
+        return "".join(p["text"] for p in out) if len(out) <= 1 else "\n".join(p["text"] for p in out)
+    return out
+
+
+def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
+    """The Chat message for one canonical message."""
+    message = messages[0]
+    role = message.get("role")
+    same = is_from(message, NAME)
+    hints = native_of(message) if same else {}
+    extra = hints.get("extra", {}) if same else {}
+    if role == OPAQUE:
+        return [message["value"]]
+    if role == "assistant":
+        content = message.get("content") or []
+        calls = [p for p in content if isinstance(p, dict) and p.get("type") == "toolCall"]
+        other = [p for p in content if isinstance(p, dict) and p.get("type") in ("text", OPAQUE)]
+        out: dict[str, Any] = {"role": "assistant"}
+        shape = hints.get("content")
+        if shape != "absent":
+            value = _content_out(other, shape == "list")
+            if value == "" and calls and shape != "string":
+                value = None
+            out["content"] = value
+        if calls or hints.get("emptyCalls"):
+            out["tool_calls"] = [_call_out(p, same) for p in calls]
+        out.update(extra)
+        return [out]
+    if role == "toolResult":
+        out = {"role": "tool"}
+        if "toolCallId" in message:
+            out["tool_call_id"] = message["toolCallId"]
+        out["content"] = _content_out(message.get("content"), hints.get("content") == "list")
+        out.update(extra)
+        return [out]
+    content = message.get("content")
+    out = {"role": role, "content": _content_out(content, True) if isinstance(content, list) else content}
+    out.update(extra)
+    return [out]
+
+
+def _call_out(part: dict[str, Any], same: bool) -> dict[str, Any]:
+    native = part.get(NATIVE) if same else None
+    original = native.get("call") if isinstance(native, dict) else None
+    call = {"id": part["id"], "type": "function",
+            "function": {"name": part["name"], "arguments": arguments_text(part, same)}}
+    if isinstance(original, dict):
+        function = original.get("function") if isinstance(original.get("function"), dict) else {}
+        call = {**original, "id": part["id"],
+                "function": {**function, "name": part["name"], "arguments": call["function"]["arguments"]}}
+    return call
+
+
+def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
+    """A Chat request body: {"messages": [...]}."""
+    return {"messages": native}

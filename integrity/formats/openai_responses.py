@@ -1,0 +1,294 @@
+"""OpenAI Responses API `input` items.
+
+A model turn is a run of items: `reasoning`, assistant `message`, `function_call`
+(and built-in tool items such as `web_search_call`).  The engine needs all calls of
+a turn in one assistant message, so such a run is read as one canonical assistant
+message whose parts keep, in NATIVE, the item each came from; `function_call_output`
+items are results (matched by `call_id`); user/system/developer messages (typed or
+the short `{"role", "content"}` form) are canonical messages of those roles.
+Writing a canonical assistant message emits one item per reasoning part, one
+message item per run of text parts and one function_call per call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import BuildContext, Segment
+from .common import (
+    NATIVE,
+    OPAQUE,
+    SYSTEM_ROLES,
+    EntryError,
+    NameBook,
+    arguments_text,
+    assistant,
+    describe,
+    is_from,
+    native_of,
+    opaque_message,
+    opaque_part,
+    parse_arguments,
+    require_object,
+    require_string,
+    text_part,
+    tool_result,
+)
+
+NAME = "openai-responses"
+_TURN_ITEMS = ("reasoning", "function_call", "web_search_call", "file_search_call", "computer_call",
+               "code_interpreter_call", "image_generation_call", "local_shell_call", "mcp_call", "mcp_list_tools",
+               "mcp_approval_request", "custom_tool_call")
+_ITEM_TYPES = _TURN_ITEMS + ("message", "function_call_output", "item_reference", "computer_call_output",
+                             "local_shell_call_output", "mcp_approval_response", "custom_tool_call_output")
+
+
+def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """Typed Responses items, or input_text/output_text content parts."""
+    if "instructions" in envelope or "previous_response_id" in envelope:
+        return True
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("type") in _ITEM_TYPES:
+            return True
+        content = entry.get("content")
+        if isinstance(content, list) and any(
+                isinstance(p, dict) and p.get("type") in ("input_text", "output_text", "input_image") for p in content):
+            return True
+    return False
+
+
+def fits(entry: Any) -> bool:
+    """A typed item, or a short message with string or input/output part content."""
+    if not isinstance(entry, dict):
+        return False
+    if "type" in entry:
+        return entry["type"] in _ITEM_TYPES
+    if entry.get("role") not in ("user", "assistant") + SYSTEM_ROLES:
+        return False
+    content = entry.get("content")
+    return isinstance(content, str) or (isinstance(content, list) and all(
+        isinstance(p, dict) and str(p.get("type", "")).startswith(("input_", "output_")) for p in content))
+
+
+def _is_turn_item(entry: Any) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    kind = entry.get("type")
+    if kind in _TURN_ITEMS:
+        return True
+    return entry.get("role") == "assistant" and kind in ("message", None)
+
+
+def _message_parts(content: Any, head: dict[str, Any], item: int) -> list[dict[str, Any]]:
+    """Canonical parts of a message item's content; each part remembers its item and extras."""
+    if isinstance(content, str):
+        part = text_part(content)
+        part[NATIVE] = {"item": item, "head": head, "string": True}
+        return [part]
+    if not isinstance(content, list):
+        raise EntryError(f"a message's 'content' must be a string or an array, got {describe(content)}")
+    parts = []
+    for position, block in enumerate(content):
+        if isinstance(block, dict) and block.get("type") in ("input_text", "output_text") and isinstance(block.get("text"), str):
+            part = text_part(block["text"])
+            hints = {"item": item, "kind": block["type"]}
+            extra = {k: v for k, v in block.items() if k not in ("type", "text")}
+            if extra:
+                hints["extra"] = extra
+        else:
+            part = opaque_part(NAME, block)
+            hints = {"item": item}
+        if position == 0:
+            hints["head"] = head
+        part[NATIVE] = hints
+        parts.append(part)
+    if not parts:
+        parts.append({"type": "text", "text": "", NATIVE: {"item": item, "head": head, "empty": True}})
+    return parts
+
+
+def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = []
+    for offset, item in enumerate(items):
+        index = first + offset
+        kind = item.get("type")
+        if kind == "function_call":
+            call_id = require_string(item.get("call_id"), "a function_call's 'call_id'")
+            name = require_string(item.get("name"), "a function_call's 'name'")
+            extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "name", "arguments")}
+            parts.append({"type": "toolCall", "id": call_id, "name": name,
+                          "arguments": parse_arguments(item.get("arguments")),
+                          NATIVE: {"item": index, "arguments": item.get("arguments"), "extra": extra}})
+        elif kind == "reasoning":
+            summary = item.get("summary")
+            texts = [s.get("text", "") for s in summary if isinstance(s, dict)] if isinstance(summary, list) else []
+            parts.append({"type": "thinking", "thinking": "\n\n".join(texts), NATIVE: {"item": index, "reasoning": item}})
+        elif kind in ("message", None):
+            head = {k: v for k, v in item.items() if k != "content"}
+            parts.extend(_message_parts(item.get("content"), head, index))
+        else:
+            part = opaque_part(NAME, item)
+            part[NATIVE] = {"item": index}
+            parts.append(part)
+    book.add_calls(parts)
+    return assistant(parts)
+
+
+def read(entries: list[Any]) -> list[Segment]:
+    """Canonical messages; a run of model-turn items is one assistant message (one segment)."""
+    book = NameBook()
+    segments: list[Segment] = []
+    index = 0
+    total = len(entries)
+    while index < total:
+        try:
+            entry = entries[index]
+            if isinstance(entry, str) and total == 1:
+                entry = {"role": "user", "content": entry}
+            entry = require_object(entry, "input item")
+            if _is_turn_item(entry):
+                end = index
+                while end < total and _is_turn_item(entries[end]):
+                    end += 1
+                message = _read_turn(entries[index:end], index, book)
+                message[NATIVE] = {"format": NAME}
+                segments.append(Segment(index, end, [message]))
+                index = end
+                continue
+            kind = entry.get("type")
+            if kind == "function_call_output":
+                call_id = entry.get("call_id")
+                output = entry.get("output")
+                if isinstance(output, str):
+                    content, shape = [text_part(output)], "string"
+                elif isinstance(output, list):
+                    content, shape = _message_parts(output, {}, index), "list"
+                else:
+                    raise EntryError(f"a function_call_output's 'output' must be a string or an array, got {describe(output)}")
+                message = tool_result(call_id, book.name(call_id), content, False, "call_id" in entry)
+                message[NATIVE] = {"format": NAME, "output": shape,
+                                   "extra": {k: v for k, v in entry.items() if k not in ("type", "call_id", "output")}}
+            elif kind in ("message", None) and entry.get("role") in ("user",) + SYSTEM_ROLES:
+                head = {k: v for k, v in entry.items() if k != "content"}
+                content = entry.get("content")
+                parts = content if isinstance(content, str) else _message_parts(content, head, index)
+                message = {"role": entry["role"], "content": parts, NATIVE: {"format": NAME, "head": head}}
+            elif kind is None and not isinstance(entry.get("role"), str):
+                raise EntryError("an input item needs a 'type' or a 'role'")
+            else:
+                message = opaque_message(NAME, entry)
+        except EntryError as error:
+            raise EntryError(error.problem, index) from None
+        segments.append(Segment(index, index + 1, [message]))
+        index += 1
+    return segments
+
+
+def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
+    """One group per canonical message (an assistant message expands to several items)."""
+    return [[i] for i, m in enumerate(messages) if not (m.get("role") == OPAQUE and m.get("format") != NAME)]
+
+
+def _content_out(parts: list[dict[str, Any]], default_kind: str, same: bool) -> list[Any]:
+    out = []
+    for part in parts:
+        hints = part.get(NATIVE, {}) if same and isinstance(part.get(NATIVE), dict) else {}
+        if part.get("type") == "text":
+            if hints.get("empty"):
+                continue
+            out.append({"type": hints.get("kind", default_kind), "text": part["text"], **hints.get("extra", {})})
+        elif part.get("type") == OPAQUE and part.get("format") == NAME:
+            out.append(part["value"])
+    return out
+
+
+def _assistant_items(message: dict[str, Any], same: bool) -> list[Any]:
+    items: list[Any] = []
+    pending: list[dict[str, Any]] = []
+    pending_item: Any = None
+
+    def flush() -> None:
+        nonlocal pending, pending_item
+        if not pending:
+            return
+        first = pending[0].get(NATIVE, {}) if same and isinstance(pending[0].get(NATIVE), dict) else {}
+        head = first.get("head") or {"type": "message", "role": "assistant"}
+        if first.get("string") and len(pending) == 1:
+            items.append({**head, "content": pending[0]["text"]})
+        else:
+            default = {"type": "output_text", "annotations": []}
+            content = []
+            for part in pending:
+                hints = part.get(NATIVE, {}) if same and isinstance(part.get(NATIVE), dict) else {}
+                if part.get("type") == "text" and not same:
+                    content.append({**default, "text": part["text"]})
+                else:
+                    content.extend(_content_out([part], "output_text", same))
+            items.append({**head, "content": content})
+        pending, pending_item = [], None
+
+    for part in message.get("content") or []:
+        if not isinstance(part, dict):
+            continue
+        hints = part.get(NATIVE, {}) if same and isinstance(part.get(NATIVE), dict) else {}
+        kind = part.get("type")
+        if kind in ("text",) or (kind == OPAQUE and part.get("format") == NAME and "head" in hints) \
+                or (kind == OPAQUE and pending and hints.get("item") == pending_item and pending_item is not None):
+            if pending and (("head" in hints) or hints.get("item") != pending_item):
+                flush()
+            pending.append(part)
+            pending_item = hints.get("item")
+            continue
+        flush()
+        if kind == "toolCall":
+            item = {"type": "function_call", "call_id": part.get("id"), "name": part.get("name"),
+                    "arguments": arguments_text(part, same)}
+            items.append({**item, **hints.get("extra", {})})
+        elif kind == "thinking":
+            original = hints.get("reasoning")
+            if isinstance(original, dict):
+                items.append(original)
+            else:
+                items.append({"type": "reasoning", "summary": [{"type": "summary_text", "text": part.get("thinking", "")}]})
+        elif kind == OPAQUE and part.get("format") == NAME:
+            items.append(part["value"])
+    flush()
+    return items
+
+
+def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
+    """The input items for one canonical message."""
+    message = messages[0]
+    role = message.get("role")
+    same = is_from(message, NAME)
+    hints = native_of(message) if same else {}
+    if role == OPAQUE:
+        return [message["value"]]
+    if role == "assistant":
+        return _assistant_items(message, same)
+    if role == "toolResult":
+        item: dict[str, Any] = {"type": "function_call_output"}
+        if "toolCallId" in message:
+            item["call_id"] = message["toolCallId"]
+        content = message.get("content") or []
+        if hints.get("output") == "list":
+            item["output"] = _content_out(content, "input_text", same)
+        else:
+            item["output"] = "\n".join(p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text")
+        item.update(hints.get("extra", {}))
+        return [item]
+    content = message.get("content")
+    head = hints.get("head") or {"role": role}
+    if isinstance(content, str):
+        return [{**head, "content": content}]
+    if not same:
+        return [{**head, "content": [{"type": "input_text", "text": p["text"]} for p in content or []
+                                      if isinstance(p, dict) and p.get("type") == "text"]}]
+    return [{**head, "content": _content_out(content or [], "input_text", same)}]
+
+
+def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
+    """A Responses request body: {"input": [...]}."""
+    return {"input": native}

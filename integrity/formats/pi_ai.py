@@ -1,0 +1,86 @@
+"""pi-ai AgentMessage: the canonical form itself.
+
+Reading keeps the entries as they are (the canonical messages are the native
+dicts, so nothing can be lost); writing only removes the NATIVE hints other
+adapters attach.  Custom roles (hook or bash-execution messages an app adds to its
+AgentMessage union) pass through: the engine sees them as 'other' messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import BuildContext, Segment
+from .common import OPAQUE, EntryError, describe, strip_native
+
+NAME = "pi-ai"
+
+
+def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """A toolResult role, toolCall/thinking parts or an assistant stopReason only pi-ai writes."""
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        role = entry.get("role")
+        if role == "toolResult":
+            return True
+        if role == "assistant":
+            if "stopReason" in entry or "api" in entry:
+                return True
+            content = entry.get("content")
+            if isinstance(content, list) and any(
+                isinstance(p, dict) and p.get("type") in ("toolCall", "thinking") for p in content
+            ):
+                return True
+    return False
+
+
+def fits(entry: Any) -> bool:
+    """An object with a string role whose assistant content is a list of typed parts."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("role"), str):
+        return False
+    if entry["role"] == "assistant":
+        content = entry.get("content")
+        return isinstance(content, list) and all(isinstance(p, dict) and "type" in p for p in content)
+    if entry["role"] == "user":
+        content = entry.get("content")
+        return isinstance(content, str) or (
+            isinstance(content, list) and all(isinstance(p, dict) and p.get("type") in ("text", "image") for p in content)
+        )
+    return entry["role"] in ("toolResult",) or entry["role"] not in ("tool", "model", "system", "developer", "function")
+
+
+def read(entries: list[Any]) -> list[Segment]:
+    """Each entry is its own canonical message; it must be an object with a string role."""
+    segments = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise EntryError(f"expected a message object, got {describe(entry)}", index)
+        role = entry.get("role")
+        if not isinstance(role, str):
+            problem = "has no 'role'" if role is None else f"'role' must be a string, got {describe(role)}"
+            raise EntryError(f"the message {problem}", index)
+        segments.append(Segment(index, index + 1, [entry]))
+    return segments
+
+
+def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
+    """One native message per canonical message (opaque messages of other formats are left out)."""
+    return [[i] for i, m in enumerate(messages) if not (isinstance(m, dict) and m.get("role") == OPAQUE)]
+
+
+def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
+    """The canonical message without NATIVE hints or other formats' opaque parts."""
+    out = []
+    for message in messages:
+        message = strip_native(message)
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(isinstance(p, dict) and p.get("type") == OPAQUE for p in content):
+            message = {**message, "content": [p for p in content if not (isinstance(p, dict) and p.get("type") == OPAQUE)]}
+        out.append(message)
+    return out
+
+
+def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
+    """A bare array of AgentMessages (system messages stay in the list as custom roles)."""
+    return native
