@@ -380,6 +380,7 @@ class Runtime:
         self.lease: Optional[Lease] = None
         self.history: list[Message] = []
         self.in_flight: dict[str, PendingToolCall] = {}
+        self._finished: dict[str, ToolOutcome] = {}
         self.events: list[Event] = []
         self.final_status: Optional[str] = None
         self.fence_lost = False
@@ -527,14 +528,33 @@ class Runtime:
             if outcome is None:
                 self._heartbeat_if_due()
                 continue
-            if outcome.cancelled:
-                self._emit("tool_cancelled", f"{outcome.name} ({outcome.call_id}) stopped without a result",
-                           call_id=outcome.call_id)
-                return
-            self._record_result(outcome, late=False)
+            self._receive(outcome, late=False)
             if not self.in_flight:
                 self.phase = MODEL
             return
+
+    def _receive(self, outcome: ToolOutcome, late: bool) -> None:
+        """Take one finished call; record results strictly in call order.
+
+        Parallel tools finish in any order, but providers want a frame's results
+        in call order, and the reference repair does not reorder a run that is
+        already contiguous; so a result that overtakes an earlier call waits
+        (in memory) until that call is recorded.
+        """
+        if outcome.cancelled:
+            self._emit("tool_cancelled", f"{outcome.name} ({outcome.call_id}) stopped without a result",
+                       call_id=outcome.call_id)
+            return
+        self._finished[outcome.call_id] = outcome
+        head = next(iter(self.in_flight), None)
+        if head is not None and head != outcome.call_id:
+            self._emit("tool_finished", f"{outcome.name} ({outcome.call_id}) finished; held until {head} "
+                                        "is recorded (results go in call order)", call_id=outcome.call_id)
+        while self.in_flight:
+            ready = self._finished.pop(next(iter(self.in_flight)), None)
+            if ready is None:
+                return
+            self._record_result(ready, late)
 
     def _record_result(self, outcome: ToolOutcome, late: bool) -> None:
         message = tool_result_message(outcome.call_id, outcome.name, outcome.text, not outcome.ok, self.clock())
@@ -561,26 +581,42 @@ class Runtime:
             outcome = self.executor.next_done(min(left, self.poll_ms))
             if outcome is None:
                 continue
-            if outcome.cancelled:
-                self._emit("tool_cancelled", f"{outcome.name} ({outcome.call_id}) stopped without a result",
-                           call_id=outcome.call_id)
-            else:
-                self._record_result(outcome, late=True)
+            self._receive(outcome, late=True)
             return
         self._wind_down(ABORTED, "abort finished")
 
     def _wind_down(self, status: str, reason: str) -> None:
-        """Settle in-flight calls with interrupted receipts through the fence, then release."""
+        """Settle in-flight calls through the fence, in call order, then release.
+
+        A call that finished but was held behind an earlier one gets its real
+        result; every other in-flight call gets an interrupted receipt via
+        append_interrupted_tool_call_results, which reports a lost fence through
+        on_fence_lost instead of raising.
+        """
         self._shutdown_reason = None
         self.executor.cancel()
         pending = list(self.in_flight.values())
         if pending:
-            self._emit("receipts", f"writing interrupted receipts for {', '.join(c.id for c in pending)}",
+            self._emit("receipts", f"settling in-flight calls {', '.join(c.id for c in pending)}",
                        calls=[c.id for c in pending])
-            append_interrupted_tool_call_results(
-                pending, lambda message: self._append(message, "interrupted receipt recorded"),
-                self._report_fence_lost, now=self.clock,
-            )
+            batch: list[PendingToolCall] = []
+            for call in pending:
+                held = self._finished.pop(call.id, None)
+                if held is None:
+                    batch.append(call)
+                    continue
+                if not self._write_receipts(batch):
+                    break
+                batch = []
+                try:
+                    self._record_result(held, late=True)
+                except Exception as error:
+                    if not is_lease_lost(error):
+                        raise
+                    self._report_fence_lost()
+                    break
+            else:
+                self._write_receipts(batch)
         if self.fence_lost:
             self._report_fence_lost()
             self._stop("fenced", f"stopped after losing the lease ({reason})")
@@ -593,6 +629,15 @@ class Runtime:
             self._stop("fenced", f"lease was already lost at release ({reason})")
             return
         self._stop(status, f"released the session as {status} ({reason})")
+
+    def _write_receipts(self, calls: list[PendingToolCall]) -> bool:
+        """Interrupted receipts for calls; False once the fence is known lost."""
+        if calls:
+            append_interrupted_tool_call_results(
+                calls, lambda message: self._append(message, "interrupted receipt recorded"),
+                self._report_fence_lost, now=self.clock,
+            )
+        return not self.fence_lost
 
     # -- helpers -----------------------------------------------------------
 

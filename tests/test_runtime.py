@@ -256,3 +256,27 @@ def test_the_invariant_checker_catches_each_illegal_shape(messages: list, fragme
     assert any(fragment in problem for problem in problems), problems
     with pytest.raises(AssertionError):
         assert_legal_view(messages)
+
+
+def test_results_are_recorded_in_call_order_even_when_tools_finish_out_of_order(tmp_path: Path) -> None:
+    lab = Lab(tmp_path)
+    runtime = lab.worker("w1", [Turn((CallSpec("slow"), CallSpec("fast"))), Turn(text="ok")])
+    runtime.step()
+    events = runtime.step()  # fast finishes first: held, nothing written
+    assert [e.kind for e in events] == ["tool_finished"]
+    assert "held until a1t0c0" in events[0].text
+    assert len(lab.log()) == 2
+    runtime.step()  # slow finishes: both recorded, in call order
+    assert shape(lab.log())[2:] == [("result", "a1t0c0"), ("result", "a1t0c1")]
+    assert runtime.run() == "done"
+
+
+def test_a_held_result_is_recorded_at_wind_down_instead_of_a_receipt(tmp_path: Path) -> None:
+    lab = Lab(tmp_path)
+    runtime = lab.worker("w1", [Turn((CallSpec("slow"), CallSpec("fast")))])
+    runtime.step()
+    runtime.step()  # fast finished and is held behind slow
+    runtime.shutdown()
+    assert runtime.run() == "idle"
+    assert shape(lab.log())[2:] == [("receipt", "a1t0c0"), ("result", "a1t0c1")]
+    assert_legal_view(lab.log())
