@@ -101,17 +101,36 @@ class Snapshot:
 class LabRun:
     """One scenario being played: a store file, a virtual clock, its workers and its script."""
 
-    def __init__(self, scenario: Scenario, directory: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        directory: Optional[str] = None,
+        store_path: Optional[str] = None,
+        session_id: str = SESSION_ID,
+        clock: Optional[VirtualClock] = None,
+    ) -> None:
+        """directory: where the lab's own store file goes (a fresh temp dir by default).
+
+        store_path/session_id: play the scenario into an existing store instead
+        (the session must not exist yet); used to build demo stores.
+        """
         self.scenario = scenario
-        self._owned_dir = directory is None
-        self.directory = Path(directory) if directory is not None else Path(tempfile.mkdtemp(prefix="lab-"))
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.clock = VirtualClock()
-        self.path = self.directory / f"{scenario.key}.db"
-        if self.path.exists():
-            raise FileExistsError(f"{self.path} already holds a lab run; use a fresh directory")
+        self.session_id = session_id
+        self._owned_dir = directory is None and store_path is None
+        self.clock = clock or VirtualClock()
+        if store_path is not None:
+            self.directory = Path(store_path).parent
+            self.path = Path(store_path)
+        else:
+            self.directory = Path(directory) if directory is not None else Path(tempfile.mkdtemp(prefix="lab-"))
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self.path = self.directory / f"{scenario.key}.db"
+            if self.path.exists():
+                raise FileExistsError(f"{self.path} already holds a lab run; use a fresh directory")
         self.store = SQLiteSessionStore(self.path, clock=self.clock, synchronous="NORMAL")
-        self.store.create_session(SESSION_ID, scenario.title, [user_message(PROMPT, self.clock())])
+        if not self.store.create_session(session_id, scenario.title, [user_message(PROMPT, self.clock())]):
+            self.store.close()
+            raise FileExistsError(f"session {session_id!r} already exists in {self.path}")
         self.workers: dict[str, Runtime] = {}
         self.position = 0
         self.actions = scenario.build(self)
@@ -120,7 +139,7 @@ class LabRun:
     def worker(self, name: str, turns: list[Turn], tools: dict[str, Tool], **options: Any) -> Runtime:
         """A worker on its own connection to the same store file (like a separate process)."""
         store = SQLiteSessionStore(self.path, clock=self.clock, synchronous="NORMAL")
-        runtime = Runtime(store, SESSION_ID, ScriptedModel(turns), tools, owner=name,
+        runtime = Runtime(store, self.session_id, ScriptedModel(turns), tools, owner=name,
                           executor=VirtualToolExecutor(self.clock), clock=self.clock,
                           lease_ttl_ms=options.pop("lease_ttl_ms", LEASE_TTL_MS), **options)
         self.workers[name] = runtime
@@ -135,7 +154,7 @@ class LabRun:
         if self.done:
             return self.last or self.snapshot()
         action = self.actions[self.position]
-        before = self.store.get_session(SESSION_ID)
+        before = self.store.get_session(self.session_id)
         events = action.run()
         self.position += 1
         return self.snapshot(action, events, before.entries if before else 0)
@@ -143,7 +162,7 @@ class LabRun:
     def snapshot(self, action: Optional[Action] = None, events: Optional[list[Event]] = None,
                  entries_before: Optional[int] = None) -> Snapshot:
         """The three panes as they are now."""
-        entries = self.store.entries(SESSION_ID)
+        entries = self.store.entries(self.session_id)
         messages = [entry.message for entry in entries]
         repair, report = repair_with_report(messages, now=self.clock, source=f"{self.scenario.key} (durable log)")
         label = action.label if action else "Ready"
@@ -156,8 +175,8 @@ class LabRun:
             events=list(events or []),
             durable=entries,
             new_entries=len(entries) - entries_before if entries_before is not None else 0,
-            attempts=self.store.attempts(SESSION_ID),
-            session=self.store.get_session(SESSION_ID),
+            attempts=self.store.attempts(self.session_id),
+            session=self.store.get_session(self.session_id),
             workers=[
                 WorkerState(name, runtime.lease.attempt if runtime.lease else 0, runtime.phase,
                             runtime.final_status, runtime.fence_lost,
@@ -406,6 +425,34 @@ def run_all(key: str, directory: Optional[str] = None) -> list[Snapshot]:
         return snapshots
     finally:
         run.close()
+
+
+def write_demo_store(path: str, stop_crash_early: bool = True) -> list[str]:
+    """Fill a store file with one session per scenario, for the sessions page to show.
+
+    Every scenario is played to its end, except (with stop_crash_early) a copy
+    of the crash scenario stopped right after the kill, so the list also shows
+    a session whose worker died holding the lease.  Returns the session ids.
+    """
+    clock = VirtualClock()
+    made = []
+    for key, scenario in SCENARIOS.items():
+        run = LabRun(scenario, store_path=path, session_id=key, clock=clock)
+        try:
+            while not run.done:
+                run.step()
+        finally:
+            run.close()
+        made.append(key)
+    if stop_crash_early:
+        run = LabRun(SCENARIOS["crash"], store_path=path, session_id="crash-unrecovered", clock=clock)
+        try:
+            while not run.done and not run.actions[run.position].label.startswith("Time passes"):
+                run.step()
+        finally:
+            run.close()
+        made.append("crash-unrecovered")
+    return made
 
 
 def describe(message: Any) -> str:

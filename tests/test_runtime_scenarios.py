@@ -100,3 +100,19 @@ def test_stepping_past_the_end_does_nothing_more(tmp_path: Path) -> None:
         run.close()
     with pytest.raises(KeyError):
         start_scenario("nope")
+
+
+def test_a_demo_store_holds_one_session_per_scenario_and_a_dead_worker(tmp_path: Path) -> None:
+    from integrity.scenarios import write_demo_store
+    from integrity.store import open_store
+
+    path = tmp_path / "demo.db"
+    made = write_demo_store(str(path))
+    store = open_store(path, create=False)
+    rows = {info.session_id: info for info in store.list_sessions()}
+    assert set(rows) == set(made) == set(SCENARIOS) | {"crash-unrecovered"}
+    assert all(rows[key].status == "done" for key in SCENARIOS)
+    dead = rows["crash-unrecovered"]
+    assert (dead.status, dead.lease_owner, dead.entries) == ("stale", "worker 1", 3)
+    with pytest.raises(FileExistsError):
+        write_demo_store(str(path))
