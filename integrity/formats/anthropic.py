@@ -151,7 +151,12 @@ def _read_result(block: dict[str, Any], position: int, format: str, book: NameBo
     else:
         raise EntryError(f"a tool_result block's 'content' must be a string or an array, got {describe(content)}")
     message = tool_result(call_id, book.name(call_id), parts, block.get("is_error") is True, "tool_use_id" in block)
-    message[NATIVE] = {"format": format, "part": position}
+    message[NATIVE] = {"format": format, "part": position, "content": shape}
+    extra = _extra(block, ("type", "tool_use_id", "content", "is_error"))
+    if extra:
+        message[NATIVE]["extra"] = extra
+    if "is_error" in block:
+        message[NATIVE]["isError"] = block["is_error"]
     return message
 
 
@@ -264,19 +269,28 @@ def result_block(message: dict[str, Any], format: str, context: BuildContext) ->
     original = context.reuse(message)
     if original is not None:
         return original
+    same = is_from(message, format)
+    hints = native_of(message) if same else {}
     block: dict[str, Any] = {"type": "tool_result"}
     if "toolCallId" in message:
         block["tool_use_id"] = message["toolCallId"]
     content = message.get("content")
     only_text = isinstance(content, list) and all(isinstance(p, dict) and p.get("type") == "text" for p in content)
-    if only_text and len(content) == 1:
+    shape = hints.get("content")
+    if shape in ("absent", "null") and not content:
+        if shape == "null":
+            block["content"] = None
+    elif shape != "list" and only_text and len(content) == 1:
         block["content"] = content[0]["text"]
-    elif only_text and not content:
+    elif shape != "list" and only_text and not content:
         block["content"] = ""
     else:
-        block["content"] = parts_out(content, format, is_from(message, format))
+        block["content"] = parts_out(content, format, same)
     if message.get("isError") is True:
         block["is_error"] = True
+    elif "isError" in hints:
+        block["is_error"] = hints["isError"] if hints["isError"] is not True else False
+    block.update(hints.get("extra", {}))
     return block
 
 

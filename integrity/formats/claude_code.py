@@ -196,7 +196,10 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     if role == "assistant":
         shaped = anthropic.assistant_out(first, NAME)
         head = header.get("message") if isinstance(header.get("message"), dict) else {}
-        head = {k: v for k, v in head.items() if k != "content"} or {"type": "message", "role": "assistant"}
+        head = {k: v for k, v in head.items() if k != "content"}
+        if not isinstance(head.get("id"), str):
+            # The id is what ties one entry per block back into one message; a rebuilt frame needs one.
+            head = {"id": "msg_" + _new_uuid(context).replace("-", "")[:24], "type": "message", "role": "assistant", **head}
         blocks = shaped["content"] if isinstance(shaped["content"], list) else [{"type": "text", "text": shaped["content"]}]
         for block in blocks or [None]:
             message = {**head, "content": [block] if block is not None else []}
