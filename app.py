@@ -10,22 +10,25 @@ import os
 
 import streamlit as st
 
+import ui
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-st.set_page_config(page_title="Tool-call integrity inspector", page_icon="🧰", layout="wide")
+st.set_page_config(page_title="Tool-call integrity inspector", layout="wide")
+ui.page_style()
 
 PAGES = [
-    ("pages/inspector.py", "Inspector", "🔎", "inspector"),
-    ("pages/report.py", "Report", "📄", "report"),
-    ("pages/lessons.py", "Lessons", "🎓", "lessons"),
-    ("pages/batch.py", "Batch", "🗂", "batch"),
-    ("pages/sessions.py", "Sessions", "🗄", "sessions"),
-    ("pages/lab.py", "Lab", "🧪", "lab"),
+    ("pages/inspector.py", "Inspector", "inspector"),
+    ("pages/report.py", "Report", "report"),
+    ("pages/lessons.py", "Lessons", "lessons"),
+    ("pages/batch.py", "Batch", "batch"),
+    ("pages/sessions.py", "Sessions", "sessions"),
+    ("pages/lab.py", "Lab", "lab"),
 ]
 
 pages = [
-    st.Page(path, title=title, icon=icon, url_path=url, default=(url == "inspector"))
-    for path, title, icon, url in PAGES
+    st.Page(path, title=title, url_path=url, default=(url == "inspector"))
+    for path, title, url in PAGES
     if os.path.exists(os.path.join(HERE, path))
 ]
 st.navigation(pages).run()

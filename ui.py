@@ -101,7 +101,7 @@ def rows_for(source: Source, analysis: Analysis) -> list[Row]:
 
 def show_error(message: str) -> None:
     """An input error: a fixed headline, then the engine's one-line message as literal text."""
-    st.error("Could not read this input. The app keeps working; fix the file or pick another.", icon="🚫")
+    st.error("Could not read this input. The app keeps working; fix the file or pick another.")
     st.code(message, language=None, wrap_lines=True)
 
 
@@ -222,6 +222,16 @@ def set_current(source: Source) -> None:
 
 # ----------------------------------------------------------------------------- rendering
 
+_PAGE_CSS = """<style>
+.block-container, [data-testid="stMainBlockContainer"] {padding: 2.5rem 1.5rem 3rem 1.5rem; max-width: none;}
+</style>"""
+
+
+def page_style() -> None:
+    """Tighter page margins so the side-by-side table fits 1280 px; a constant, never transcript data."""
+    st.html(_PAGE_CSS)
+
+
 
 def legend(container: Any = None) -> None:
     """What each row kind looks like: icon, word and meaning (colour is never the only cue)."""
@@ -247,38 +257,49 @@ def _cell_style(kind: str) -> str:
     return f"background-color: {colour}; {grey}"
 
 
-ROW_COLUMNS = ["row", "kind", "#", "durable transcript", "view #", "repaired view", "why", "🔗"]
+ROW_COLUMNS = ["row", "sel", "kind", "#", "durable transcript", "view #", "repaired view", "why"]
 
 
-def rows_frame(rows: Sequence[Row], paired: Optional[set[int]] = None) -> pd.DataFrame:
+def _number(value: Optional[int]) -> str:
+    return "" if value is None else str(value)
+
+
+def rows_frame(rows: Sequence[Row], paired: Optional[set[int]] = None, selected: Optional[int] = None) -> pd.DataFrame:
     """A page of aligned rows as a DataFrame (text cells only; no HTML anywhere)."""
     paired = paired or set()
     return pd.DataFrame({
         "row": [r.row for r in rows],
+        "sel": ["▶ selected" if r.row == selected else ("↔ paired" if r.row in paired else "") for r in rows],
         "kind": [label(r.kind) for r in rows],
-        "#": [r.left if r.left is not None else None for r in rows],
+        "#": [_number(r.left) for r in rows],
         "durable transcript": [r.left_text for r in rows],
-        "view #": [r.right if r.right is not None else None for r in rows],
+        "view #": [_number(r.right) for r in rows],
         "repaired view": [r.right_text for r in rows],
         "why": [r.note for r in rows],
-        "🔗": ["🔗 paired" if r.row in paired else "" for r in rows],
-    }, columns=ROW_COLUMNS).astype({"#": "Int64", "view #": "Int64"})
+    }, columns=ROW_COLUMNS)
+
+
+def _row_style(row: pd.Series) -> list[str]:
+    style = _cell_style(_kind_by_label(row["kind"]))
+    if row.get("sel"):
+        style += " color: #1d4ed8; font-weight: bold;"
+    return [style] * len(row)
 
 
 def styled_rows(frame: pd.DataFrame) -> Any:
-    """Colour each row by its kind (the kind column also carries icon and word)."""
-    return frame.style.apply(lambda row: [_cell_style(_kind_by_label(row["kind"]))] * len(row), axis=1)
+    """Colour each row by its kind (the kind column also carries icon and word); paired rows in blue text."""
+    return frame.style.apply(_row_style, axis=1)
 
 
 ROW_CONFIG = {
-    "row": st.column_config.NumberColumn("row", width=50),
-    "kind": st.column_config.TextColumn("kind", width=150),
-    "#": st.column_config.NumberColumn("#", width=45, help="durable index"),
-    "durable transcript": st.column_config.TextColumn("durable transcript (raw)", width=330),
-    "view #": st.column_config.NumberColumn("view #", width=55, help="position in the repaired view"),
-    "repaired view": st.column_config.TextColumn("repaired view (sent to the model)", width=330),
-    "why": st.column_config.TextColumn("why", width=260),
-    "🔗": st.column_config.TextColumn("🔗", width=80),
+    "row": None,
+    "sel": st.column_config.TextColumn("", width=78, help="the selected row and the rows paired with it"),
+    "kind": st.column_config.TextColumn("kind", width=130),
+    "#": st.column_config.TextColumn("#", width=38, help="durable index"),
+    "durable transcript": st.column_config.TextColumn("durable transcript (raw)", width=215),
+    "view #": st.column_config.TextColumn("view", width=40, help="position in the repaired view"),
+    "repaired view": st.column_config.TextColumn("repaired view (sent to the model)", width=215),
+    "why": st.column_config.TextColumn("why", width=300),
 }
 
 
@@ -290,7 +311,7 @@ def overview_frame(rows: Sequence[Row]) -> pd.DataFrame:
         "#": [r.left for r in rows],
         "view #": [r.right for r in rows],
         "message": [(r.left_text or r.right_text)[:90] for r in rows],
-    }).astype({"#": "Int64", "view #": "Int64"})
+    }).astype({"#": "Int64", "view #": "Int64"})  # numeric, so sorting the overview works
 
 
 def metrics(analysis: Analysis) -> None:
@@ -304,7 +325,7 @@ def metrics(analysis: Analysis) -> None:
 def verdict_text(analysis: Analysis) -> None:
     """The report's verdict line, as text (it can contain ids taken from the transcript)."""
     report = analysis.report
-    icon = "✔" if report.healthy else ("🛠" if report.changed else "⚠")
+    icon = "✔" if report.healthy else ("⚒" if report.changed else "⚠")
     st.code(f"{icon} {report.verdict}", language=None, wrap_lines=True)
 
 

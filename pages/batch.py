@@ -14,7 +14,7 @@ import streamlit as st
 import ui
 from integrity.batch import defect_totals, summarize
 
-st.title("🗂 Batch triage")
+st.title("Batch triage")
 policy = ui.policy_picker()
 
 
@@ -47,6 +47,8 @@ for number, item in enumerate(inputs, start=1):
 progress.empty()
 
 frame = pd.DataFrame(rows)
+leading = ["file", "status", "format", "messages", "calls"]
+frame = frame[leading + [c for c in frame.columns if c not in leading and c != "verdict"] + ["verdict"]]
 if mode == "All samples":
     frame.insert(1, "open", [f"/?sample={name}&policy={policy}" for name in frame["file"]])
 problems = int((frame["status"] != "healthy").sum())
@@ -67,7 +69,7 @@ st.dataframe(frame.style.map(_status_colour, subset=["status"]), hide_index=True
 totals = defect_totals(rows)
 st.subheader("Defect kinds across the batch")
 chart = pd.DataFrame({"defect": list(totals), "count": list(totals.values())})
-st.bar_chart(chart, x="defect", y="count", horizontal=True, height=280)
+st.bar_chart(chart, x="defect", y="count", horizontal=True, height=280, sort=False)
 
 st.subheader("Open one file in the inspector")
 names = [item.name for item in inputs]

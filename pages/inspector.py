@@ -27,7 +27,7 @@ from integrity.analysis import POLICIES
 
 PAGE_SIZE = 50
 
-st.title("🔎 Inspector")
+st.title("Inspector")
 source = ui.input_picker()
 policy = ui.policy_picker()
 compare = st.sidebar.toggle("Compare policies", key="compare",
@@ -114,7 +114,7 @@ with st.expander("Legend: what each row kind means", expanded=False):
     ui.legend()
 st.caption("  ·  ".join(label(k) for k in KINDS))
 
-f1, f2, f3, f4 = st.columns([1.2, 2.4, 2.4, 1.2], vertical_alignment="bottom")
+f1, f2, f3, f4 = st.columns([1.5, 2.2, 2.2, 1.4], vertical_alignment="bottom")
 problems_only = f1.checkbox("Problems only", key="problems_only", help="problem rows with one row of context")
 kinds = f2.multiselect("Kinds", list(PROBLEM_KINDS) + ["kept"], format_func=label, key="kinds",
                        placeholder="all kinds")
@@ -162,7 +162,7 @@ def _on_pick() -> None:
         _select(window_rows[picked[0]])
 
 
-frame = ui.rows_frame(window, paired_rows)
+frame = ui.rows_frame(window, paired_rows, selected)
 st.dataframe(ui.styled_rows(frame), hide_index=True, width="stretch", column_config=ui.ROW_CONFIG,
              on_select=_on_pick, selection_mode="single-row", key="detail_table",
              height=min(len(window), 18) * 35 + 40)
@@ -170,7 +170,7 @@ st.dataframe(ui.styled_rows(frame), hide_index=True, width="stretch", column_con
 # ----------------------------------------------------------------------------- detail panel
 
 st.subheader("Selected message")
-go1, go2 = st.columns([1, 4], vertical_alignment="bottom")
+go1, go2 = st.columns([2, 3], vertical_alignment="bottom")
 target = go1.text_input("Open message (durable # or vN for view)", key="goto", placeholder="e.g. 3 or v4")
 if target and st.session_state.get("_goto_done") != target:
     st.session_state["_goto_done"] = target

@@ -13,7 +13,7 @@ import ui
 from integrity.alignment import preview, violation_rows
 from integrity.lessons import LESSONS, SANDBOX_START, find_lesson, repair_steps, view_after
 
-st.title("🎓 Lessons")
+st.title("Lessons")
 policy = ui.policy_picker()
 
 keys = [lesson.key for lesson in LESSONS]
@@ -45,8 +45,8 @@ ui.verdict_text(analysis)
 left, right = st.columns(2)
 with left:
     st.markdown("**What providers say** (documented error texts)")
-    st.dataframe(pd.DataFrame(lesson.provider_errors, columns=["provider", "error"]), hide_index=True,
-                 width="stretch", column_config={"error": st.column_config.TextColumn(width="large")})
+    for provider_name, error_text in lesson.provider_errors:
+        st.code(f"{provider_name}: {error_text}", language=None, wrap_lines=True)
 with right:
     st.markdown("**Live verdict of the provider rule sets**")
     live = []

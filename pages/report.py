@@ -18,7 +18,7 @@ from integrity.analysis import Analysis, export_view
 from integrity.markdown import report_markdown
 from integrity.report import RepairReport
 
-st.title("📄 Repair report")
+st.title("Repair report")
 origin = st.radio("Report from", ["Current transcript", "Uploaded report JSON"], horizontal=True, key="report_origin")
 
 report: Optional[RepairReport] = None
@@ -62,7 +62,7 @@ else:
 assert report is not None
 s = report.summary
 st.caption(f"report of {report.source or name} · policy {report.policy} · version {report.report_version}")
-st.code(("✔ " if report.healthy else "🛠 " if report.changed else "⚠ ") + report.verdict, language=None,
+st.code(("✔ " if report.healthy else "⚒ " if report.changed else "⚠ ") + report.verdict, language=None,
         wrap_lines=True)
 columns = st.columns(8)
 for column, (title, value) in zip(columns, [
@@ -84,16 +84,24 @@ if analysis is not None:
 else:
     d3.caption("The repaired transcript needs the transcript itself: open it under 'Current transcript'.")
 
+if analysis is not None:
+    st.subheader("Provider verdicts")
+    ui.verdict_panel(analysis, ui.provider_picker(analysis))
+
 changed_only = st.toggle("Changed messages only", value=True, key="changed_only")
 actions = [a for a in report.actions if not changed_only or a.kind != "kept" or a.also_view_indices]
 st.subheader(f"Actions ({len(actions):,} shown of {len(report.actions):,})")
-st.dataframe(pd.DataFrame([{
-    "durable #": a.durable_index, "role": a.role or "?", "action": a.kind.replace("_", " "),
-    "view #": a.view_index, "also at": ", ".join(map(str, a.also_view_indices)),
-    "kept instead": a.kept_instead, "call id": a.call_id or "", "why": a.reason,
-} for a in actions[:20_000]], columns=["durable #", "role", "action", "view #", "also at", "kept instead",
-                                        "call id", "why"]),
-    hide_index=True, width="stretch", column_config={"why": st.column_config.TextColumn(width="large")})
+if not actions:
+    st.caption("No durable message was moved or dropped" + (" (the repair only adds synthesized receipts)."
+                                                            if report.synthesized else "."))
+else:
+    st.dataframe(pd.DataFrame([{
+        "durable #": a.durable_index, "role": a.role or "?", "action": a.kind.replace("_", " "),
+        "view #": a.view_index, "also at": ", ".join(map(str, a.also_view_indices)),
+        "kept instead": a.kept_instead, "call id": a.call_id or "", "why": a.reason,
+    } for a in actions[:20_000]], columns=["durable #", "role", "action", "view #", "also at", "kept instead",
+                                            "call id", "why"]),
+        hide_index=True, width="stretch", column_config={"why": st.column_config.TextColumn(width="large")})
 
 st.subheader(f"Synthesized receipts ({len(report.synthesized)})")
 if report.synthesized:

@@ -1,0 +1,78 @@
+"""Start `streamlit run app.py` on a free port and a headless Chromium, for the e2e tests and the benchmark.
+
+The server is a child process we own: it is stopped by its pid when the fixture
+ends, never by name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server(timeout: float = 60.0) -> Iterator[str]:
+    """Run the app headless; yield its base URL once /_stcore/health answers; stop it afterwards."""
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+               "--server.port", str(port), "--server.address", "127.0.0.1",
+               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"streamlit exited early: {process.stderr.read().decode()[-2000:]}")
+            try:
+                with urllib.request.urlopen(base + "/_stcore/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("streamlit did not become healthy in time")
+            time.sleep(0.3)
+        yield base
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
+def wait_idle(page, timeout: float = 30_000) -> None:
+    """Wait until Streamlit has finished the current run (no running indicator, app rendered)."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    page.wait_for_function(
+        """() => { const w = document.querySelector('[data-testid="stStatusWidget"]');
+                   return !w || !w.innerText.match(/Running|Connecting/); }""", timeout=timeout)
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        """() => { const w = document.querySelector('[data-testid="stStatusWidget"]');
+                   return !w || !w.innerText.match(/Running|Connecting/); }""", timeout=timeout)
