@@ -5,7 +5,8 @@ that provider's API receives it (its native request shape) and returns the
 violations with the provider's own position syntax and error text.  Mistral and
 DeepSeek take the OpenAI Chat shape but enforce their own rules, so a provider is
 not the same thing as a format: `PROVIDER_FORMAT` says which native shape each
-provider reads.
+provider reads.  `validate` takes canonical pi-ai messages instead, writes them in
+that shape and maps the violations back to canonical message indices.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from . import anthropic, bedrock, deepseek, gemini, mistral, openai_chat, openai_responses
-from .canonical import with_canonical_indices
+from .canonical import validate, with_canonical_indices
 from .violation import Violation, sort_violations
 
 PROVIDERS: tuple[str, ...] = (
@@ -62,4 +63,4 @@ def validate_native(request: list[dict], provider: str) -> list[Violation]:
     return sort_violations(_RULE_SETS[provider](request, provider))
 
 
-__all__ = ["PROVIDERS", "PROVIDER_FORMAT", "Violation", "validate_native", "with_canonical_indices"]
+__all__ = ["PROVIDERS", "PROVIDER_FORMAT", "Violation", "validate", "validate_native", "with_canonical_indices"]

@@ -8,9 +8,12 @@ messages became each native entry; given that grouping, this module fills in
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from .violation import Violation
+
+if TYPE_CHECKING:
+    from ..loading import Transcript
 
 
 def with_canonical_indices(violations: Sequence[Violation], groups: Sequence[Sequence[int]]) -> list[Violation]:
@@ -25,3 +28,22 @@ def with_canonical_indices(violations: Sequence[Violation], groups: Sequence[Seq
         canonical = sorted({c for n in violation.native_indices if 0 <= n < len(groups) for c in groups[n]})
         mapped.append(violation.model_copy(update={"canonical_indices": canonical}))
     return mapped
+
+
+def validate(
+    messages: list[dict[str, Any]], provider: str, transcript: Optional["Transcript"] = None
+) -> list[Violation]:
+    """Check canonical pi-ai messages against a provider, as the request that provider would receive.
+
+    The messages are written in the provider's native format (`integrity.formats.to_native`;
+    pass the transcript they were read from to reuse its native entries) and validated there,
+    so positions and error texts are the provider's own; `canonical_indices` says which
+    canonical messages each violation involves.
+    """
+    from ..formats import to_native  # imported here: formats is the larger package and may come to use providers
+    from . import PROVIDER_FORMAT, validate_native
+
+    if provider not in PROVIDER_FORMAT:
+        return validate_native([], provider)  # raises the registry's unknown-provider error
+    native = to_native(messages, PROVIDER_FORMAT[provider], transcript)
+    return with_canonical_indices(validate_native(native.messages, provider), native.sources)
