@@ -70,8 +70,8 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
             after = turn.index + 1 + len(turn.run)
             found.append(Violation(
                 provider=provider, rule="tool_calls_unanswered",
-                position=f"messages.[{after}].role" if after < len(messages) else "messages", native_indices=[turn.index, *turn.run],
-                call_ids=missing, error=UNANSWERED.format(ids=", ".join(missing))))
+                position=f"messages.[{after}].role" if after < len(messages) else "messages",
+                native_indices=[turn.index, *turn.run], call_ids=missing, error=UNANSWERED.format(ids=", ".join(missing))))
     for index in stray_tool_indices(messages):
         result_id = messages[index].get("tool_call_id")
         found.append(Violation(
