@@ -66,12 +66,13 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
         answered = [r for r in (messages[i].get("tool_call_id") for i in turn.run) if isinstance(r, str)]
         missing = unanswered_ids(turn.call_ids, answered)
         if missing:
-            # OpenAI names the first message after the tool run (or just `messages` when the run ends the request).
+            # OpenAI names the first message after the tool run, or just `messages` when the run ends the request.
             after = turn.index + 1 + len(turn.run)
             found.append(Violation(
                 provider=provider, rule="tool_calls_unanswered",
                 position=f"messages.[{after}].role" if after < len(messages) else "messages",
-                native_indices=[turn.index, *turn.run], call_ids=missing, error=UNANSWERED.format(ids=", ".join(missing))))
+                native_indices=[turn.index, *turn.run], call_ids=missing,
+                error=UNANSWERED.format(ids=", ".join(missing))))
     for index in stray_tool_indices(messages):
         result_id = messages[index].get("tool_call_id")
         found.append(Violation(
