@@ -1,0 +1,160 @@
+"""Fault lab: reproduce a fault on demand and watch, step by step, what each mechanism does.
+
+Scenarios, workers and snapshots come from integrity.scenarios; this page only
+lays out the three panes (durable log, in-flight map, repaired model view).
+Message-derived text goes only into dataframe cells, st.code and st.json.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from integrity.scenarios import SCENARIOS, LabRun, Snapshot, describe, start_scenario
+
+NEW_ROW = "background-color: #fef9c3"
+SYNTH_ROW = "background-color: #ffedd5"
+
+st.title("Fault lab")
+st.markdown(
+    "Pick a fault, then press **Next step**. Every step runs a real worker against a real SQLite "
+    "session store (on a virtual clock, so every run is the same). Watch three things: the **durable log** "
+    "(what is really stored, and which attempt wrote it), each worker's **in-flight map** (calls whose frame "
+    "is durable but whose result is not), and the **repaired view** the next model call would be sent."
+)
+
+keys = list(SCENARIOS)
+if "lab_scenario" not in st.session_state:
+    wanted = st.query_params.get("scenario")
+    st.session_state["lab_scenario"] = wanted if wanted in keys else "late_parallel"
+key = st.selectbox("Scenario", keys, key="lab_scenario",
+                   format_func=lambda k: f"{SCENARIOS[k].title}  ·  fault: {SCENARIOS[k].fault}")
+st.query_params["scenario"] = key
+scenario = SCENARIOS[key]
+st.caption(scenario.summary)
+
+
+def _reset() -> dict[str, Any]:
+    old = st.session_state.get("lab_state")
+    if old is not None:
+        old["run"].close()
+    chosen = st.session_state["lab_scenario"]
+    run = start_scenario(chosen)
+    state = {"key": chosen, "run": run, "snapshots": [run.snapshot()]}
+    st.session_state["lab_state"] = state
+    return state
+
+
+# Buttons act in callbacks, before the page is drawn, so what is drawn (the
+# disabled state included) always reflects the step just taken.
+def _next() -> None:
+    state = st.session_state["lab_state"]
+    if not state["run"].done:
+        state["snapshots"].append(state["run"].step())
+
+
+def _to_the_end() -> None:
+    state = st.session_state["lab_state"]
+    while not state["run"].done:
+        state["snapshots"].append(state["run"].step())
+
+
+state = st.session_state.get("lab_state")
+if state is None or state["key"] != key:
+    state = _reset()
+run: LabRun = state["run"]
+
+buttons = st.columns([1, 1, 1, 3])
+buttons[0].button("Next step", type="primary", disabled=run.done, key="lab_next", on_click=_next)
+buttons[1].button("Run to the end", disabled=run.done, key="lab_all", on_click=_to_the_end)
+buttons[2].button("Restart", key="lab_restart", on_click=_reset)
+state = st.session_state["lab_state"]
+
+snapshots: list[Snapshot] = state["snapshots"]
+shown = len(snapshots) - 1
+if len(snapshots) > 1:
+    shown = st.select_slider("Look back at a step", options=list(range(len(snapshots))), value=shown,
+                             key=f"lab_look_{key}_{len(snapshots)}",
+                             format_func=lambda i: "start" if i == 0 else f"step {i}")
+snap = snapshots[shown]
+
+st.progress(snap.step / max(snap.total, 1), text=f"Step {snap.step} of {snap.total}")
+st.subheader(snap.label)
+st.markdown(snap.explain)
+
+t0 = snap.durable[0].created_at if snap.durable else 0
+
+
+def durable_frame(snap: Snapshot) -> Any:
+    first_new = len(snap.durable) - snap.new_entries
+    frame = pd.DataFrame({
+        "#": [entry.seq for entry in snap.durable],
+        "attempt": [entry.attempt for entry in snap.durable],
+        "message": [describe(entry.message) for entry in snap.durable],
+        "new": ["● new" if entry.seq >= first_new else "" for entry in snap.durable],
+    })
+    return frame.style.apply(lambda row: [NEW_ROW if row["new"] else ""] * len(row), axis=1)
+
+
+def view_frame(snap: Snapshot) -> Any:
+    sources = []
+    for entry in snap.report.view:
+        sources.append(f"durable #{entry.index}" if entry.source == "durable" else "synthesized (view only)")
+    frame = pd.DataFrame({
+        "view #": list(range(len(snap.view))),
+        "from": sources,
+        "message": [describe(message) for message in snap.view],
+    })
+    return frame.style.apply(lambda row: [SYNTH_ROW if row["from"].startswith("synth") else ""] * len(row), axis=1)
+
+
+left, middle, right = st.columns([5, 3, 5])
+with left:
+    st.markdown("#### Durable log")
+    st.caption("What the store holds. Append-only: nothing here is ever rewritten.")
+    st.dataframe(durable_frame(snap), hide_index=True, width="stretch", key=f"lab_durable_{shown}")
+with middle:
+    st.markdown("#### In flight")
+    st.caption("Per worker: frame durable, result not (yet). These get interrupted receipts at wind-down.")
+    for worker in snap.workers:
+        if worker.attempt == 0:
+            st.text(f"{worker.name}: not started")
+            continue
+        badge = {"fenced": "fenced: on_fence_lost was called", "crashed": "crashed: wrote nothing more"}.get(
+            worker.status or "", worker.status or worker.phase)
+        st.text(f"{worker.name} · attempt {worker.attempt} · {badge}")
+        if worker.in_flight:
+            st.dataframe(pd.DataFrame({"call id": list(worker.in_flight), "tool": list(worker.in_flight.values())}),
+                         hide_index=True, width="stretch", key=f"lab_inflight_{worker.name}_{shown}")
+        else:
+            st.caption("nothing in flight")
+with right:
+    st.markdown("#### Repaired model view")
+    st.caption("What the next model call would be sent: repaired at read time, never written back.")
+    st.dataframe(view_frame(snap), hide_index=True, width="stretch", key=f"lab_view_{shown}")
+    st.code(snap.report.verdict, language=None, wrap_lines=True)
+
+if snap.events:
+    st.markdown("#### What the workers did in this step")
+    st.dataframe(pd.DataFrame({
+        "t (ms)": [event.at - t0 for event in snap.events],
+        "worker": [event.worker for event in snap.events],
+        "attempt": [event.attempt for event in snap.events],
+        "event": [event.kind for event in snap.events],
+        "detail": [event.text for event in snap.events],
+    }), hide_index=True, width="stretch", key=f"lab_events_{shown}")
+
+if snap.lesson:
+    st.success(snap.lesson)
+
+with st.expander("Attempts (leases) and the full repair report"):
+    st.dataframe(pd.DataFrame({
+        "attempt": [a.attempt for a in snap.attempts],
+        "owner": [a.owner for a in snap.attempts],
+        "claimed (t ms)": [a.claimed_at - t0 for a in snap.attempts],
+        "entries before": [a.base_seq for a in snap.attempts],
+        "ended as": [a.outcome or "(holding)" for a in snap.attempts],
+    }), hide_index=True, width="stretch", key=f"lab_attempts_{shown}")
+    st.json(snap.report.model_dump(mode="json"), expanded=False)
