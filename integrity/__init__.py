@@ -14,8 +14,17 @@ from .reference import (
     repair_orphaned_tool_calls,
     track_tool_call_message,
 )
-from .report import RepairReport, build_report, repair_with_report, view_from_report
 from .transform import with_tool_call_integrity_repair
+
+_LAZY = {"RepairReport", "build_report", "repair_with_report", "view_from_report"}
+
+
+def __getattr__(name: str):  # PEP 562: the report (pydantic) loads only when used
+    if name in _LAZY:
+        from . import report
+
+        return getattr(report, name)
+    raise AttributeError(f"module 'integrity' has no attribute {name!r}")
 
 __all__ = [
     "LeaseLostError",

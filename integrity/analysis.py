@@ -8,17 +8,16 @@ provider verdicts before and after repair.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from .loading import Transcript, parse_json_document
-from .plan import Plan, plan_openmaic
+from .plan import Plan
+from .policies import DEFAULT_POLICY, PLANNERS, POLICIES
 from .reference import materialize, time_ms
 from .report import RepairReport, build_report
 from .views import LightTranscript, light_transcript
 
-PLANNERS: dict[str, Callable[[LightTranscript], Plan]] = {"openmaic": plan_openmaic}
-POLICIES: tuple[str, ...] = tuple(PLANNERS)
-DEFAULT_POLICY = "openmaic"
+__all__ = ["Analysis", "DEFAULT_POLICY", "PLANNERS", "POLICIES", "analyze", "export_view", "load"]
 
 
 @dataclass

@@ -1,0 +1,252 @@
+"""Command line: `python -m integrity check|repair`.
+
+Exit codes (check): 0 every file healthy, 1 some file needs repair or has a
+defect the policy leaves in place, 2 some file could not be read.  Bad input
+never prints a traceback: one line names the file, the position and the problem,
+and no output file is left half-written (we write a temporary file and rename).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import tempfile
+from typing import Any, BinaryIO, Callable, Optional, Sequence
+
+from .loading import TranscriptError
+
+EXIT_HEALTHY, EXIT_NEEDS_REPAIR, EXIT_UNREADABLE = 0, 1, 2
+
+
+def _policies() -> Sequence[str]:
+    from .policies import POLICIES
+
+    return POLICIES
+
+
+def _clock(fixed: Optional[int]) -> Callable[[], int]:
+    from .reference import time_ms
+
+    if fixed is None:
+        return time_ms
+    return lambda: fixed
+
+
+def _read_bytes(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    if os.path.isdir(path):
+        raise TranscriptError(path, "", "is a directory, not a transcript file")
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise TranscriptError(path, "", "no such file") from None
+    except PermissionError:
+        raise TranscriptError(path, "", "permission denied") from None
+    except OSError as error:
+        raise TranscriptError(path, "", f"cannot read: {error.strerror or error}") from None
+
+
+def _source_name(path: str) -> str:
+    return "<stdin>" if path == "-" else path
+
+
+class _Loaded:
+    """A file read either by the fast path (pi-ai, raw bytes kept) or the general reader."""
+
+    def __init__(self, path: str, data: bytes, format: str, allow_fast: bool) -> None:
+        self.source = _source_name(path)
+        self.fast: Any = None
+        self.transcript: Any = None
+        if allow_fast and format in ("auto", "pi-ai"):
+            from .fastpath import read_fast
+
+            self.fast = read_fast(data, self.source)
+        if self.fast is None:
+            from .analysis import load
+
+            self.transcript = load(data, self.source, format)
+
+    @property
+    def light(self) -> Any:
+        if self.fast is not None:
+            return self.fast.light
+        from .views import light_transcript
+
+        return light_transcript(self.transcript.messages)
+
+
+def _plan(light: Any, policy: str) -> Any:
+    from .policies import PLANNERS
+
+    return PLANNERS[policy](light)
+
+
+def _summary_lines(report: Any, limit: int = 20) -> list[str]:
+    s = report.summary
+    lines = [
+        f"{report.source}: {report.verdict}",
+        f"  messages {s.messages}, calls {s.calls}, results {s.results}; orphaned {s.orphaned_calls}, "
+        f"moved {s.moved}, duplicates dropped {s.duplicates_dropped}, frames dropped {s.frames_dropped}, "
+        f"synthesized {s.synthesized}, strays {s.strays}",
+    ]
+    for finding in report.findings[:limit]:
+        lines.append(f"  {finding.severity}: {finding.message}")
+    if len(report.findings) > limit:
+        lines.append(f"  ... and {len(report.findings) - limit} more finding(s); use --json for all")
+    return lines
+
+
+def _report_for(loaded: _Loaded, policy: str, now: Callable[[], int]) -> Any:
+    """The full report (built via the general path so entries know their lines)."""
+    from .analysis import analyze
+
+    if loaded.transcript is not None:
+        return analyze(loaded.transcript, policy, now).report
+    from .plan import Synthesized
+    from .report import build_report
+
+    plan = _plan(loaded.fast.light, policy)
+    stamps = [now() for entry in (plan.order or []) if isinstance(entry, Synthesized)]
+    return build_report(loaded.fast.light, plan, stamps, loaded.source)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    now = _clock(args.now)
+    worst = EXIT_HEALTHY
+    reports = []
+    for path in args.files:
+        try:
+            data = _read_bytes(path)
+            loaded = _Loaded(path, data, args.format, allow_fast=True)
+            del data
+            if args.json:
+                report = _report_for(loaded, args.policy, now)
+            else:
+                from .report import diagnose
+
+                report = diagnose(loaded.light, _plan(loaded.light, args.policy), loaded.source)
+        except TranscriptError as error:
+            print(f"error: {error}", file=sys.stderr)
+            worst = EXIT_UNREADABLE
+            continue
+        reports.append(report)
+        if not report.healthy and worst == EXIT_HEALTHY:
+            worst = EXIT_NEEDS_REPAIR
+        if not args.json:
+            print("\n".join(_summary_lines(report)))
+    if args.json:
+        import json
+
+        payload = [report.model_dump(mode="json") for report in reports]
+        sys.stdout.write(json.dumps(payload if len(payload) != 1 else payload[0], indent=2) + "\n")
+    return worst
+
+
+def _atomic_write(path: str, produce: Callable[[BinaryIO], Any]) -> Any:
+    """Write through a temporary file in the same folder, then rename: never a partial file."""
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    handle, temporary = tempfile.mkstemp(prefix=".integrity-", dir=folder)
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(handle, 0o666 & ~mask)  # mkstemp makes 0600; a normal new file is wanted
+        with os.fdopen(handle, "wb") as out:
+            result = produce(out)
+        os.replace(temporary, path)
+        return result
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def cmd_repair(args: argparse.Namespace) -> int:
+    now = _clock(args.now)
+    try:
+        data = _read_bytes(args.file)
+        loaded = _Loaded(args.file, data, args.format, allow_fast=args.report is None)
+    except TranscriptError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    del data
+    report: Any = None
+    if loaded.fast is not None:
+        from .fastpath import write_fast
+
+        plan = _plan(loaded.fast.light, args.policy)
+
+        def produce(out: BinaryIO) -> None:
+            write_fast(loaded.fast, plan, now, out)
+    else:
+        from .analysis import analyze, export_view
+
+        analysis = analyze(loaded.transcript, args.policy, now)
+        report = analysis.report
+        payload = export_view(analysis)
+
+        def produce(out: BinaryIO) -> None:
+            out.write(payload)
+
+    try:
+        if args.output and args.output != "-":
+            _atomic_write(args.output, produce)
+        else:
+            produce(sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        if args.report:
+            text = report.model_dump_json(indent=2) + "\n"
+            _atomic_write(args.report, lambda out: out.write(text.encode("utf-8")))
+    except OSError as error:
+        target = getattr(error, "filename", None) or args.output or "<stdout>"
+        print(f"error: {target}: cannot write: {error.strerror or error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    return EXIT_HEALTHY
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m integrity",
+        description="Check and repair the tool-call history of LLM agent transcripts.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def common(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--policy", default="openmaic", choices=list(_policies()),
+                         help="repair policy (default: %(default)s)")
+        sub.add_argument("--format", default="auto", help="transcript format (default: auto-detect)")
+        sub.add_argument("--now", type=int, default=None, metavar="MS",
+                         help="timestamp (ms) for synthesized receipts, for reproducible output")
+
+    check = commands.add_parser("check", help="diagnose files; exit 0 healthy, 1 needs repair, 2 unreadable")
+    check.add_argument("files", nargs="+", metavar="FILE", help="transcript files ('-' for stdin)")
+    check.add_argument("--json", action="store_true", help="print the full repair reports as JSON")
+    common(check)
+    check.set_defaults(handler=cmd_check)
+
+    repair = commands.add_parser("repair", help="write the repaired model view (the input is never changed)")
+    repair.add_argument("file", metavar="FILE", help="transcript file ('-' for stdin)")
+    repair.add_argument("-o", "--output", help="output file (default: stdout)")
+    repair.add_argument("--report", metavar="REPORT.json", help="also write the repair report as JSON")
+    common(repair)
+    repair.set_defaults(handler=cmd_repair)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    # The engine builds no reference cycles; the cyclic collector would only
+    # rescan millions of live objects on big files.
+    gc.disable()
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
