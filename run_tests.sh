@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Install everything the tests need, then run them all.
+# Browser tests use Debian's Chromium (/usr/bin/chromium); Playwright's own
+# browser download is not used.  Nothing is skipped: a missing browser fails.
+set -euo pipefail
+cd "$(dirname "$0")"
+python3 -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+  else
+    sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null
+  fi
+fi
+exec python3 -m pytest -q "$@"
