@@ -103,12 +103,13 @@ def read_document(doc: Document, source: str, format: str = "auto") -> Transcrip
     messages: list[Any] = []
     entries: list[int] = []
     for segment in segments:
-        for message in segment.messages:
+        for position, message in enumerate(segment.messages):
+            entry = segment.entry_of(position)
             if format != pi_ai.NAME:
                 native = message.setdefault(NATIVE, {})
-                native.update(format=format, entry=segment.entry, start=segment.start, end=segment.end)
+                native.update(format=format, entry=entry, start=segment.start, end=segment.end)
             messages.append(message)
-            entries.append(segment.entry)
+            entries.append(entry)
     lines = [doc.lines[e] if e < len(doc.lines) else 0 for e in entries]
     dialect = langchain.dialect_of(doc.entries) if format == langchain.NAME else ""
     return Transcript(messages, source, doc.container, doc.key, dict(doc.envelope), lines, format,

@@ -37,10 +37,15 @@ class Segment:
     end: int
     messages: list[dict[str, Any]]
     anchor: Optional[int] = None
+    anchors: Optional[list[int]] = None  # per message, when they came from different entries
 
     @property
     def entry(self) -> int:
         return self.start if self.anchor is None else self.anchor
+
+    def entry_of(self, position: int) -> int:
+        """The native entry message `position` of this segment came from."""
+        return self.anchors[position] if self.anchors is not None else self.entry
 
 
 @dataclass

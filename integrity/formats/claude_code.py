@@ -31,6 +31,7 @@ from .common import (
     EntryError,
     NameBook,
     describe,
+    is_from,
     native_of,
     require_object,
 )
@@ -77,36 +78,94 @@ def read(entries: list[Any]) -> list[Segment]:
                 index += 1
                 continue
             message = require_object(entry["message"], "'message'")
+            anchors = None
             if entry["type"] == "assistant":
-                end = index + 1
-                blocks = list(_content_blocks(message))
-                last = entry
-                while end < total and _same_message(entries[end], message):
-                    blocks.extend(_content_blocks(entries[end]["message"]))
-                    last = entries[end]
-                    end += 1
-                canonical = anthropic.read_assistant(blocks, NAME, book)
-                canonical.setdefault(NATIVE, {})
-                stop = last["message"].get("stop_reason")
-                if entry.get("isApiErrorMessage") is True:
-                    canonical["stopReason"] = "error"
-                    canonical["errorMessage"] = "\n".join(p.get("text", "") for p in canonical["content"]
-                                                          if p.get("type") == "text") or "API error"
-                elif isinstance(stop, str) and stop in _STOP and not (stop != "tool_use" and any(
-                        p.get("type") == "toolCall" for p in canonical["content"])):
-                    canonical["stopReason"] = _STOP[stop]
+                end, parts_of, interleaved = _extent(entries, index)
+                blocks = [block for at in parts_of for block in _content_blocks(entries[at]["message"])]
+                canonical = _frame(blocks, entry, entries[parts_of[-1]], book)
                 messages = [canonical]
+                anchors = [index]
+                for at in interleaved:
+                    for result in anthropic.read_user(entries[at]["message"].get("content"), NAME, book):
+                        messages.append(result)
+                        anchors.append(at)
             else:
                 end = index + 1
                 messages = anthropic.read_user(message.get("content"), NAME, book)
         except EntryError as error:
             raise EntryError(error.problem, index) from None
-        segments.append(Segment(start, end, messages, anchor=index))
+        segments.append(Segment(start, end, messages, anchor=index, anchors=anchors))
         start = index = end
     if segments and start < total:
         last_segment = segments[-1]
-        segments[-1] = Segment(last_segment.start, total, last_segment.messages, last_segment.anchor)
+        segments[-1] = Segment(last_segment.start, total, last_segment.messages, last_segment.anchor,
+                               last_segment.anchors)
     return segments
+
+
+def _extent(entries: list[Any], index: int) -> tuple[int, list[int], list[int]]:
+    """Where one assistant message's entries end, which entries hold its blocks, and the
+    result entries streamed in between (a parallel batch split by its own outputs).
+
+    Claude Code may write a result before the next block of the same message; the
+    model still produced one message, so its blocks are read as one frame and those
+    results after it.  Only results answering calls already seen are crossed.
+    """
+    message = entries[index]["message"]
+    parts_of = [index]
+    interleaved: list[int] = []
+    pending: list[int] = []
+    calls = _call_ids(message)
+    end = index + 1
+    scan = end
+    while scan < len(entries):
+        entry = entries[scan]
+        if _same_message(entry, message):
+            parts_of.append(scan)
+            interleaved.extend(pending)
+            pending = []
+            calls |= _call_ids(entry["message"])
+            scan += 1
+            end = scan
+        elif _answers_only(entry, calls):
+            pending.append(scan)
+            scan += 1
+        elif not _is_message_entry(entry) and pending:
+            scan += 1
+        else:
+            break
+    return end, parts_of, [at for at in interleaved if at < end]
+
+
+def _call_ids(message: Any) -> set[str]:
+    content = message.get("content") if isinstance(message, dict) else None
+    return {b.get("id") for b in content or [] if isinstance(b, dict) and b.get("type") == "tool_use"} \
+        if isinstance(content, list) else set()
+
+
+def _answers_only(entry: Any, calls: set[str]) -> bool:
+    if not (_is_message_entry(entry) and entry["type"] == "user" and isinstance(entry["message"], dict)):
+        return False
+    content = entry["message"].get("content")
+    return isinstance(content, list) and bool(content) and all(
+        isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in calls for b in content)
+
+
+def _frame(blocks: list[Any], first: dict[str, Any], last: dict[str, Any], book: NameBook) -> dict[str, Any]:
+    canonical = anthropic.read_assistant(blocks, NAME, book)
+    native = canonical.setdefault(NATIVE, {})
+    message = first["message"]
+    if isinstance(message.get("id"), str):
+        native["messageId"] = message["id"]
+    stop = last["message"].get("stop_reason")
+    if first.get("isApiErrorMessage") is True:
+        canonical["stopReason"] = "error"
+        canonical["errorMessage"] = "\n".join(p.get("text", "") for p in canonical["content"]
+                                              if p.get("type") == "text") or "API error"
+    elif isinstance(stop, str) and stop in _STOP and not (stop != "tool_use" and any(
+            p.get("type") == "toolCall" for p in canonical["content"])):
+        canonical["stopReason"] = _STOP[stop]
+    return canonical
 
 
 def _content_blocks(message: dict[str, Any]) -> list[Any]:
@@ -126,7 +185,7 @@ def _same_message(entry: Any, message: dict[str, Any]) -> bool:
 
 
 def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
-    """Claude Code's own layout: messages read from one entry stay together, others stand alone."""
+    """Claude Code's own layout: consecutive messages read from one segment stay together."""
     out: list[list[int]] = []
     previous: Any = None
     for index, message in enumerate(messages):
@@ -135,7 +194,7 @@ def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
             previous = None
             continue
         native = native_of(message)
-        key = (native.get("format"), native.get("entry")) if native.get("format") == NAME else None
+        key = (native.get("start"), native.get("end")) if native.get("format") == NAME else None
         if key is not None and key == previous and out:
             out[-1].append(index)
         else:
@@ -180,41 +239,62 @@ def _fresh(context: BuildContext, header: dict[str, Any], kind: str, message: di
 
 
 def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
-    """Session entries for one group (rebuilt; unchanged groups are re-emitted verbatim upstream)."""
-    first = messages[0]
-    role = first.get("role")
-    if role == OPAQUE:
-        return [first["value"]]
-    same = first.get(NATIVE, {}).get("format") == NAME if isinstance(first.get(NATIVE), dict) else False
-    header = _template(context, native_of(first).get("entry") if same else None)
+    """Session entries for one group (rebuilt; unchanged groups are re-emitted verbatim upstream).
+
+    The segment's bookkeeping entries come first, then one entry per assistant block
+    and one user entry per source entry of results (or per fresh result).
+    """
     native: list[Any] = []
-    if same:
+    first = messages[0]
+    if is_from(first, NAME):
+        hints = native_of(first)
         native_all = context.state.get("native") or []
-        start, anchor = native_of(first).get("start"), native_of(first).get("entry")
-        if isinstance(start, int) and isinstance(anchor, int):
-            native.extend(native_all[start:anchor])  # bookkeeping entries that preceded the message
-    if role == "assistant":
-        shaped = anthropic.assistant_out(first, NAME)
-        head = header.get("message") if isinstance(header.get("message"), dict) else {}
-        head = {k: v for k, v in head.items() if k != "content"}
-        if not isinstance(head.get("id"), str):
-            # The id is what ties one entry per block back into one message; a rebuilt frame needs one.
-            head = {"id": "msg_" + _new_uuid(context).replace("-", "")[:24], "type": "message", "role": "assistant", **head}
-        blocks = shaped["content"] if isinstance(shaped["content"], list) else [{"type": "text", "text": shaped["content"]}]
-        for block in blocks or [None]:
-            message = {**head, "content": [block] if block is not None else []}
-            entry = _fresh(context, header, "assistant", message, first)
-            if "requestId" in header:
-                entry["requestId"] = header["requestId"]
-            native.append(entry)
-        return native
-    shaped = anthropic.user_out(messages, NAME, context)
-    entry = _fresh(context, header, "user", shaped, first)
-    results = [m for m in messages if m.get("role") == "toolResult"]
-    if same and "toolUseResult" in header and results and all(context.reuse(m) is not None for m in results):
-        entry["toolUseResult"] = header["toolUseResult"]
-    native.append(entry)
+        start, end = hints.get("start"), hints.get("end")
+        if isinstance(start, int) and isinstance(end, int):
+            native.extend(e for e in native_all[start:end] if not _is_message_entry(e))
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        role = message.get("role")
+        if role == OPAQUE:
+            native.append(message["value"])
+            index += 1
+            continue
+        same = is_from(message, NAME)
+        header = _template(context, native_of(message).get("entry") if same else None)
+        if role == "assistant":
+            native.extend(_assistant_entries(message, header, context))
+            index += 1
+            continue
+        run = [message]
+        index += 1
+        while same and index < len(messages) and messages[index].get("role") in ("toolResult", "user") \
+                and is_from(messages[index], NAME) and native_of(messages[index]).get("entry") == native_of(message).get("entry"):
+            run.append(messages[index])
+            index += 1
+        entry = _fresh(context, header, "user", anthropic.user_out(run, NAME, context), message)
+        results = [m for m in run if m.get("role") == "toolResult"]
+        if same and "toolUseResult" in header and results and all(context.reuse(m) is not None for m in results):
+            entry["toolUseResult"] = header["toolUseResult"]
+        native.append(entry)
     return native
+
+
+def _assistant_entries(message: dict[str, Any], header: dict[str, Any], context: BuildContext) -> list[Any]:
+    shaped = anthropic.assistant_out(message, NAME)
+    head = header.get("message") if isinstance(header.get("message"), dict) else {}
+    head = {k: v for k, v in head.items() if k != "content"}
+    if not isinstance(head.get("id"), str):
+        # The id is what ties one entry per block back into one message; a rebuilt frame needs one.
+        head = {"id": "msg_" + _new_uuid(context).replace("-", "")[:24], "type": "message", "role": "assistant", **head}
+    blocks = shaped["content"] if isinstance(shaped["content"], list) else [{"type": "text", "text": shaped["content"]}]
+    out = []
+    for block in blocks or [None]:
+        entry = _fresh(context, header, "assistant", {**head, "content": [block] if block is not None else []}, message)
+        if "requestId" in header:
+            entry["requestId"] = header["requestId"]
+        out.append(entry)
+    return out
 
 
 def finish(native: list[Any], context: BuildContext) -> list[Any]:

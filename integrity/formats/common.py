@@ -16,6 +16,7 @@ import json
 from typing import Any, Iterable
 
 from ..loading import TranscriptError
+from ..reference import INTERRUPTED_TEXT
 
 NATIVE = "_native"
 OPAQUE = "opaque"
@@ -85,21 +86,42 @@ def tool_call(call_id: str, name: str, arguments: Any, native: dict[str, Any] | 
 
 
 def assistant(parts: list[dict[str, Any]], stop_reason: str | None = None) -> dict[str, Any]:
-    """A pi-ai AssistantMessage; stopReason is derived when the format does not record one."""
+    """A pi-ai AssistantMessage; stopReason is derived when the format does not record one.
+
+    Formats without a stop reason still show an interrupted turn one way: an
+    assistant message with nothing in it (no provider completes a turn with no
+    content, and Anthropic rejects one).  Reading it as "aborted" lets the engine
+    treat it as the interrupted frame it is; the value is never written back.
+    """
     if stop_reason is None:
-        stop_reason = "toolUse" if any(p.get("type") == "toolCall" for p in parts) else "stop"
+        if any(p.get("type") == "toolCall" for p in parts):
+            stop_reason = "toolUse"
+        elif all(p.get("type") == "text" and not p.get("text") for p in parts):
+            stop_reason = "aborted"
+        else:
+            stop_reason = "stop"
     return {"role": "assistant", "content": parts, "stopReason": stop_reason}
 
 
 def tool_result(call_id: Any, name: Any, content: list[dict[str, Any]], is_error: bool,
-                has_id: bool = True) -> dict[str, Any]:
-    """A pi-ai ToolResultMessage; a result without an id keeps no toolCallId (the engine flags it)."""
+                has_id: bool = True, flagless: bool = False) -> dict[str, Any]:
+    """A pi-ai ToolResultMessage; a result without an id keeps no toolCallId (the engine flags it).
+
+    A result whose whole content is the runtime's interrupted-receipt text (and that
+    is marked as an error, where the format can mark one: `flagless` formats cannot)
+    gets the receipt's isError/details back, so a receipt survives any conversion
+    and the engine still tells it from a real result.
+    """
     message: dict[str, Any] = {"role": "toolResult"}
     if has_id:
         message["toolCallId"] = call_id
     message["toolName"] = name if isinstance(name, str) else ""
     message["content"] = content
     message["isError"] = is_error
+    if (is_error or flagless) and len(content) == 1 and content[0].get("type") == "text" \
+            and content[0].get("text") == INTERRUPTED_TEXT:
+        message["isError"] = True
+        message["details"] = {"ok": False, "error": "interrupted"}
     return message
 
 

@@ -124,7 +124,7 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
         parts, as_list = _content_parts(entry.get("content"))
         call_id = entry.get("tool_call_id")
         name = entry.get("name") if isinstance(entry.get("name"), str) else book.name(call_id)
-        message = tool_result(call_id, name, parts, False, "tool_call_id" in entry)
+        message = tool_result(call_id, name, parts, False, "tool_call_id" in entry, flagless=True)
         message[NATIVE] = {"format": NAME, "extra": _extra(entry, ("role", "content", "tool_call_id")),
                            "content": "list" if as_list else "string"}
         return message

@@ -133,7 +133,10 @@ def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook) -> dict[
             part[NATIVE] = {"item": index}
             parts.append(part)
     book.add_calls(parts)
-    return assistant(parts)
+    message = assistant(parts)
+    if any(item.get("status") == "incomplete" for item in items):
+        message["stopReason"] = "aborted"  # the turn was cut off (max tokens, cancel) mid-stream
+    return message
 
 
 def read(entries: list[Any]) -> list[Segment]:
@@ -167,7 +170,7 @@ def read(entries: list[Any]) -> list[Segment]:
                     content, shape = _message_parts(output, {}, index), "list"
                 else:
                     raise EntryError(f"a function_call_output's 'output' must be a string or an array, got {describe(output)}")
-                message = tool_result(call_id, book.name(call_id), content, False, "call_id" in entry)
+                message = tool_result(call_id, book.name(call_id), content, False, "call_id" in entry, flagless=True)
                 message[NATIVE] = {"format": NAME, "output": shape,
                                    "extra": {k: v for k, v in entry.items() if k not in ("type", "call_id", "output")}}
             elif kind in ("message", None) and entry.get("role") in ("user",) + SYSTEM_ROLES:
