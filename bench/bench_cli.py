@@ -1,0 +1,96 @@
+"""Benchmark `check` and `repair` end to end through the CLI against orjson.loads.
+
+Usage: python bench/bench_cli.py [--messages 1000000] [--runs 3] [--jsonl]
+
+The input (about 230 MB for a million messages) is generated on demand under
+bench/data/ (never committed).  Every timing is a fresh process, so imports and
+start-up count; each figure is the best of --runs.  Peak memory is the child's
+max RSS.  The baseline is `orjson.loads(data)` in a fresh process, timed around
+the call alone, with Python's defaults (cyclic GC on, as any caller has it), and
+also with the GC disabled for a stricter comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+PARSE = """
+import gc, sys, time, orjson
+data = open(sys.argv[1], 'rb').read()
+if sys.argv[2] == 'nogc':
+    gc.disable()
+start = time.perf_counter()
+orjson.loads(data)
+print(time.perf_counter() - start)
+"""
+
+
+def measure(command: list[str]) -> tuple[float, float, str]:
+    """Run a child and read its own peak RSS with wait4 (not the max over all children)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stdout = process.stdout.read() if process.stdout else b""
+    stderr = process.stderr.read() if process.stderr else b""
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed ({code}): {stderr.decode()[:500]}")
+    return elapsed, usage.ru_maxrss / 1024, stdout.decode()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--jsonl", action="store_true")
+    args = parser.parse_args()
+
+    data_dir = HERE / "data"
+    data_dir.mkdir(exist_ok=True)
+    suffix = "jsonl" if args.jsonl else "json"
+    source = data_dir / f"broken_{args.messages}.{suffix}"
+    if not source.exists():
+        print(f"generating {source} ...", flush=True)
+        command = [sys.executable, str(HERE / "generate.py"), str(args.messages), str(source)]
+        if args.jsonl:
+            command.append("--jsonl")
+        subprocess.run(command, check=True)
+    size_mb = source.stat().st_size / 1e6
+    output = data_dir / f"repaired_{args.messages}.{suffix}"
+    python = sys.executable
+
+    best: dict[str, tuple[float, float]] = {}
+    for _ in range(args.runs):
+        for name, command in (
+            ("check", [python, "-m", "integrity", "check", str(source)]),
+            ("repair", [python, "-m", "integrity", "repair", str(source), "-o", str(output), "--now", "0"]),
+            ("orjson.loads", [python, "-c", PARSE, str(source), "gc"]),
+            ("orjson.loads (gc off)", [python, "-c", PARSE, str(source), "nogc"]),
+        ):
+            elapsed, peak, stdout = measure(command)
+            if name.startswith("orjson"):
+                elapsed = float(stdout.strip())
+            if name not in best or elapsed < best[name][0]:
+                best[name] = (elapsed, peak)
+
+    print(f"input: {source.name}, {args.messages:,} messages, {size_mb:.0f} MB; best of {args.runs} runs")
+    for name, (elapsed, peak) in best.items():
+        memory = f", peak {peak:,.0f} MB ({peak / size_mb:.2f} x file)" if not name.startswith("orjson") else ""
+        print(f"  {name:<22} {elapsed:7.2f} s{memory}")
+    parse, strict = best["orjson.loads"][0], best["orjson.loads (gc off)"][0]
+    for name in ("check", "repair"):
+        print(f"  {name} / orjson.loads = {best[name][0] / parse:.2f}   "
+              f"({name} / orjson.loads with gc off = {best[name][0] / strict:.2f})")
+
+
+if __name__ == "__main__":
+    main()
