@@ -1,0 +1,156 @@
+"""Detection and error messages: the format is found, or the user is told exactly what to do.
+
+A wrong guess would pair tool calls wrongly without any visible error, so
+ambiguity must be an error that names the candidates and the --format way out; and
+every unreadable entry must be one line naming the file, the position and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from integrity.formats import FORMATS, detect, possible_formats, read_bytes
+from integrity.loading import TranscriptError
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
+FIXTURES = sorted(p for p in SAMPLES.iterdir() if p.name != "README.md")
+
+
+def parse_any(data: bytes) -> object:
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError:
+        return [json.loads(line) for line in data.decode().split("\n") if line.strip()]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_every_fixture_is_detected_as_the_format_in_its_name(path: Path) -> None:
+    expected = path.name.split(".")[1]
+    assert read_bytes(path.read_bytes(), str(path)).format == expected
+    assert detect(parse_any(path.read_bytes())) == expected
+
+
+def test_every_format_has_a_healthy_fixture() -> None:
+    assert {p.name.split(".")[1] for p in FIXTURES if p.name.startswith("healthy")} == set(FORMATS)
+
+
+def test_plain_text_chat_is_ambiguous_and_says_how_to_resolve_it() -> None:
+    chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello! How can I help?"}]
+    with pytest.raises(TranscriptError) as caught:
+        read_bytes(json.dumps(chat).encode(), "chat.json")
+    message = str(caught.value)
+    assert message.startswith("chat.json: top level: ambiguous transcript format")
+    assert "--format" in message and "\n" not in message
+    candidates = possible_formats(chat)
+    assert "openai-chat" in candidates and "anthropic" in candidates
+    assert all(name in message for name in candidates)
+    # Naming the format resolves it.
+    assert read_bytes(json.dumps(chat).encode(), "chat.json", "anthropic").format == "anthropic"
+
+
+def test_conflicting_evidence_is_ambiguous_not_a_guess() -> None:
+    mixed = [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "grep", "arguments": "{}"}}]},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "grep", "content": [], "isError": False},
+    ]
+    with pytest.raises(TranscriptError, match="shows signs of") as caught:
+        detect(mixed)
+    assert "pi-ai" in str(caught.value) and "openai-chat" in str(caught.value)
+
+
+def test_unknown_shape_is_reported_as_unknown() -> None:
+    with pytest.raises(TranscriptError, match="unknown transcript format"):
+        read_bytes(b'[{"speaker": "bob", "said": "hi"}]', "odd.json")
+
+
+def test_empty_transcript_cannot_be_detected_but_can_be_named() -> None:
+    with pytest.raises(TranscriptError, match="no messages"):
+        read_bytes(b"[]", "empty.json")
+    transcript = read_bytes(b"[]", "empty.json", "openai-chat")
+    assert transcript.messages == [] and transcript.format == "openai-chat"
+
+
+def test_unknown_format_name_lists_the_known_ones() -> None:
+    with pytest.raises(TranscriptError) as caught:
+        read_bytes(b"[]", "x.json", "openai")
+    assert "unknown format 'openai'" in str(caught.value)
+    assert all(name in str(caught.value) for name in FORMATS)
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        ({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}, "gemini"),
+        ({"input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}]},
+         "openai-responses"),
+        ({"system": "Be brief.", "messages": [{"role": "user", "content": "hi"}]}, "anthropic"),
+        ({"system": [{"text": "Be brief."}], "messages": [{"role": "user", "content": [{"text": "hi"}]}]}, "bedrock"),
+        ([{"type": "human", "data": {"content": "hi", "type": "human"}}], "langchain"),
+        ([{"type": "summary", "summary": "Fix tests", "leafUuid": "u1"}], "claude-code"),
+        ([{"role": "user", "content": "hi", "timestamp": 1},
+          {"role": "assistant", "content": [{"type": "text", "text": "yo"}], "stopReason": "stop"}], "pi-ai"),
+    ],
+)
+def test_envelopes_and_signatures_decide_the_format(document: object, expected: str) -> None:
+    assert detect(document) == expected
+
+
+# ---- errors: one line, file, position, problem --------------------------------------------
+
+
+def one_line_error(data: bytes, source: str, format: str = "auto") -> str:
+    with pytest.raises(TranscriptError) as caught:
+        read_bytes(data, source, format)
+    text = str(caught.value)
+    assert "\n" not in text and text.startswith(source + ": ")
+    return text
+
+
+def test_invalid_json_names_line_and_column() -> None:
+    text = one_line_error(b'[\n  {"role": "user", "content": "hi"},\n  {"role": \n]', "broken.json")
+    assert "line 4, column 1" in text and "invalid JSON in message 1" in text
+
+
+def test_bad_tool_call_id_names_the_message_and_its_line() -> None:
+    data = json.dumps([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"id": 7, "type": "function", "function": {"name": "grep", "arguments": "{}"}}]},
+    ], indent=1).encode()
+    text = one_line_error(data, "chat.json", "openai-chat")
+    assert text == ("chat.json: message 1 (line 6): not a valid openai-chat entry: "
+                    "a tool call's 'id' must be a string, got a number")
+
+
+def test_bad_claude_code_entry_names_the_jsonl_line() -> None:
+    lines = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "message": {"role": "user", "content": "hi"}},
+        {"type": "summary", "summary": "s", "leafUuid": "u1"},
+        {"type": "assistant", "uuid": "u2", "parentUuid": "u1", "message": "oops"},
+    ]
+    data = "\n".join(json.dumps(entry) for entry in lines).encode()
+    text = one_line_error(data, "session.jsonl")
+    assert text.startswith("session.jsonl: entry 2 (line 3): not a valid claude-code entry:")
+    assert "'message'" in text and "a string" in text
+
+
+def test_tool_use_without_name_is_a_clear_error() -> None:
+    data = json.dumps({"system": "s", "messages": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "input": {}}]}]}).encode()
+    text = one_line_error(data, "req.json")
+    assert "message 0" in text and "a tool_use block's 'name' must be a string, got null" in text
+
+
+def test_gemini_turn_without_parts_list_is_a_clear_error() -> None:
+    data = json.dumps({"contents": [{"role": "model", "parts": "oops"}]}).encode()
+    text = one_line_error(data, "g.json", "gemini")
+    assert "message 0" in text and "'parts' must be an array, got a string" in text
+
+
+def test_pi_ai_message_without_role_is_reported_like_the_loader_does() -> None:
+    text = one_line_error(b'[{"role": "user", "content": "a"}, {"content": "b"}]', "p.json", "pi-ai")
+    assert "message 1 (line 1)" in text and "has no 'role'" in text
