@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from .reference import is_interrupted_tool_result
+from .reference import is_interrupted_tool_result, time_ms
 from .report import RepairReport, repair_with_report
 from .runtime import (
     CallSpec,
@@ -434,7 +434,7 @@ def write_demo_store(path: str, stop_crash_early: bool = True) -> list[str]:
     of the crash scenario stopped right after the kill, so the list also shows
     a session whose worker died holding the lease.  Returns the session ids.
     """
-    clock = VirtualClock()
+    clock = VirtualClock(time_ms() - 3_600_000)  # an hour ago: real-looking dates, leases long expired
     made = []
     for key, scenario in SCENARIOS.items():
         run = LabRun(scenario, store_path=path, session_id=key, clock=clock)

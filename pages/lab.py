@@ -15,6 +15,8 @@ import streamlit as st
 from integrity.scenarios import SCENARIOS, LabRun, Snapshot, describe, start_scenario
 
 NEW_ROW = "background-color: #fef9c3"
+NARROW = st.column_config.NumberColumn(width="small")
+MESSAGE = st.column_config.TextColumn(width="large")
 SYNTH_ROW = "background-color: #ffedd5"
 
 st.title("Fault lab")
@@ -110,30 +112,31 @@ def view_frame(snap: Snapshot) -> Any:
     return frame.style.apply(lambda row: [SYNTH_ROW if row["from"].startswith("synth") else ""] * len(row), axis=1)
 
 
-left, middle, right = st.columns([5, 3, 5])
+st.markdown("#### In flight")
+st.caption("Per worker: calls whose frame is durable but whose result is not (yet). "
+           "At wind-down each gets an interrupted receipt, written through the fence.")
+for column, worker in zip(st.columns(max(len(snap.workers), 1)), snap.workers):
+    with column:
+        if worker.attempt == 0:
+            st.text(f"{worker.name}\nnot started")
+            continue
+        badge = {"fenced": "fenced: on_fence_lost called", "crashed": "crashed: writes nothing more"}.get(
+            worker.status or "", worker.status or worker.phase)
+        calls = ", ".join(f"{call_id} ({tool})" for call_id, tool in worker.in_flight.items()) or "nothing"
+        st.text(f"{worker.name} · attempt {worker.attempt} · {badge}\nin flight: {calls}")
+
+left, right = st.columns(2)
 with left:
     st.markdown("#### Durable log")
-    st.caption("What the store holds. Append-only: nothing here is ever rewritten.")
-    st.dataframe(durable_frame(snap), hide_index=True, width="stretch", key=f"lab_durable_{shown}")
-with middle:
-    st.markdown("#### In flight")
-    st.caption("Per worker: frame durable, result not (yet). These get interrupted receipts at wind-down.")
-    for worker in snap.workers:
-        if worker.attempt == 0:
-            st.text(f"{worker.name}: not started")
-            continue
-        badge = {"fenced": "fenced: on_fence_lost was called", "crashed": "crashed: wrote nothing more"}.get(
-            worker.status or "", worker.status or worker.phase)
-        st.text(f"{worker.name} · attempt {worker.attempt} · {badge}")
-        if worker.in_flight:
-            st.dataframe(pd.DataFrame({"call id": list(worker.in_flight), "tool": list(worker.in_flight.values())}),
-                         hide_index=True, width="stretch", key=f"lab_inflight_{worker.name}_{shown}")
-        else:
-            st.caption("nothing in flight")
+    st.caption("What the store holds, and which attempt wrote it. Append-only: never rewritten.")
+    st.dataframe(durable_frame(snap), hide_index=True, width="stretch", key=f"lab_durable_{shown}",
+                 column_config={"#": NARROW, "attempt": NARROW, "message": MESSAGE,
+                                "new": st.column_config.TextColumn(width="small")})
 with right:
     st.markdown("#### Repaired model view")
     st.caption("What the next model call would be sent: repaired at read time, never written back.")
-    st.dataframe(view_frame(snap), hide_index=True, width="stretch", key=f"lab_view_{shown}")
+    st.dataframe(view_frame(snap), hide_index=True, width="stretch", key=f"lab_view_{shown}",
+                 column_config={"view #": NARROW, "message": MESSAGE})
     st.code(snap.report.verdict, language=None, wrap_lines=True)
 
 if snap.events:

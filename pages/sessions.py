@@ -23,7 +23,7 @@ from integrity.scenarios import describe, write_demo_store
 from integrity.store import SessionInfo, SQLiteSessionStore, StoreError, open_store
 
 VERDICT_LIMIT = 200_000  # entries; bigger sessions get a verdict only when opened
-STATUS_ICONS = {"done": "✔ done", "running": "▶ running", "stale": "☠ stale (lease expired)", "idle": "⏸ idle",
+STATUS_ICONS = {"done": "✔ done", "running": "▶ running", "stale": "☠ stale", "idle": "⏸ idle",
                 "aborted": "■ aborted", "failed": "✖ failed", "new": "○ new"}
 
 st.title("Sessions")
@@ -87,13 +87,13 @@ try:
     verdicts = {info.session_id: _verdict(store, info)[0] for info in sessions}
     st.dataframe(pd.DataFrame({
         "session": [info.session_id for info in sessions],
-        "title": [info.title for info in sessions],
         "status": [STATUS_ICONS.get(info.status, info.status) for info in sessions],
-        "attempt": [info.attempt for info in sessions],
-        "lease owner": [info.lease_owner or "" for info in sessions],
-        "entries": [info.entries for info in sessions],
-        "updated": [_when(info.updated_at) for info in sessions],
         "verdict": [verdicts[info.session_id] for info in sessions],
+        "attempt": [info.attempt for info in sessions],
+        "entries": [info.entries for info in sessions],
+        "lease owner": [info.lease_owner or "" for info in sessions],
+        "title": [info.title for info in sessions],
+        "updated": [_when(info.updated_at) for info in sessions],
     }), hide_index=True, width="stretch", key="sessions_table")
 
     ids = [info.session_id for info in sessions]
@@ -141,7 +141,7 @@ try:
         }), hide_index=True, width="stretch", key="sessions_view")
 
     data = json.dumps(messages, ensure_ascii=False, indent=1).encode("utf-8")
-    actions = st.columns([1, 1, 3])
+    actions = st.columns(2)
     actions[0].download_button("Download transcript", data, file_name=re.sub(r"[^A-Za-z0-9._-]", "_", picked)[:80] + ".json",
                                mime="application/json", key="sessions_download")
     if actions[1].button("Open in the inspector", key="sessions_inspect"):
