@@ -138,7 +138,7 @@ class Row:
         return self.kind != "kept"
 
 
-def _right_kind(analysis: Analysis, position: int) -> tuple[str, str, tuple[str, ...]]:
+def _right_kind(analysis: Analysis, position: int, unanchored: set[int]) -> tuple[str, str, tuple[str, ...]]:
     entry = analysis.report.view[position]
     if entry.source == "synthesized":
         receipt = analysis.report.synthesized[entry.index]
@@ -146,7 +146,7 @@ def _right_kind(analysis: Analysis, position: int) -> tuple[str, str, tuple[str,
                                "exists only in the view", (receipt.call_id,))
     action = analysis.report.actions[entry.index]
     ids = (action.call_id,) if action.call_id is not None else ()
-    if action.kind == "moved":
+    if action.kind == "moved" or (entry.index in unanchored and action.view_index == position):
         return "moved", f"moved here from durable #{action.durable_index}", ids
     return "shared", f"durable #{action.durable_index} again: answers a reused call id", ids
 
@@ -173,6 +173,25 @@ def _durable_notes(analysis: Analysis) -> dict[int, tuple[str, str]]:
     return notes
 
 
+def reordered_kept(report: Any) -> set[int]:
+    """Durable messages the report calls kept whose order relative to other kept messages changed.
+
+    The report marks a result 'kept' when it sits in its call's slot, even if a
+    stray that stays in place was recorded before it; shown as-is, such a pair
+    could not be drawn row-aligned.  Scanning in durable order, a kept message
+    whose view position is not after the previous kept one is treated as moved.
+    """
+    reordered: set[int] = set()
+    last = -1
+    for action in report.actions:
+        if action.kind == "kept" and action.view_index is not None:
+            if action.view_index > last:
+                last = action.view_index
+            else:
+                reordered.add(action.durable_index)
+    return reordered
+
+
 def aligned_rows(analysis: Analysis) -> list[Row]:
     """Rows pairing each durable message with its place in the view, in reading order.
 
@@ -185,10 +204,9 @@ def aligned_rows(analysis: Analysis) -> list[Row]:
     report = analysis.report
     messages = analysis.transcript.messages
     view = analysis.view
-    anchored: dict[int, int] = {}
-    for action in report.actions:
-        if action.kind == "kept" and action.view_index is not None:
-            anchored[action.durable_index] = action.view_index
+    unanchored = reordered_kept(report)
+    anchored = {action.durable_index: action.view_index for action in report.actions
+                if action.kind == "kept" and action.view_index is not None and action.durable_index not in unanchored}
     anchor_positions = set(anchored.values())
     notes = _durable_notes(analysis)
     rows: list[Row] = []
@@ -198,7 +216,7 @@ def aligned_rows(analysis: Analysis) -> list[Row]:
     def flush() -> None:
         nonlocal cursor
         while cursor < total_view and cursor not in anchor_positions:
-            kind, note, ids = _right_kind(analysis, cursor)
+            kind, note, ids = _right_kind(analysis, cursor, unanchored)
             rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]), note, ids))
             cursor += 1
 
@@ -215,16 +233,17 @@ def aligned_rows(analysis: Analysis) -> list[Row]:
             cursor = position + 1
             flush()
             continue
-        if action.kind == "moved":
+        kind = "moved" if action.durable_index in unanchored else action.kind
+        if kind == "moved":
             note = f"moved to view #{action.view_index} (right after its frame)"
         else:
             note = action.reason
-        if action.kind == "dropped_duplicate":
+        if kind == "dropped_duplicate":
             text = strike(text)
         frame_ids = tuple(p.call_id for p in _calls_of(analysis, index))
-        rows.append(Row(len(rows), index, None, action.kind, text, "", note, ids + frame_ids))
+        rows.append(Row(len(rows), index, None, kind, text, "", note, ids + frame_ids))
     while cursor < total_view:  # only reachable if the report's view is inconsistent
-        kind, note, ids = _right_kind(analysis, cursor)
+        kind, note, ids = _right_kind(analysis, cursor, unanchored)
         rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]), note, ids))
         cursor += 1
     return rows

@@ -117,9 +117,17 @@ Entry = tuple[str, int]
 
 def repair_steps(report: RepairReport) -> list[Step]:
     """Every change the report makes, in transcript order (synthesized receipts after their frame)."""
+    from .alignment import reordered_kept
+
+    reordered = reordered_kept(report)
     keyed: list[tuple[float, Step]] = []
     for action in report.actions:
-        if action.kind != "kept":
+        if action.durable_index in reordered:
+            keyed.append((action.durable_index,
+                          Step("moved", action.durable_index, None,
+                               f"move #{action.durable_index} to view position {action.view_index} "
+                               "(ahead of a message the policy leaves in place)")))
+        elif action.kind != "kept":
             text = {
                 "moved": f"move #{action.durable_index} to view position {action.view_index}",
                 "dropped_duplicate": f"drop #{action.durable_index}: duplicate of #{action.kept_instead}",
@@ -151,7 +159,7 @@ def view_after(report: RepairReport, steps: list[Step], applied: int) -> list[En
     moved_done = {s.durable_index for s in done if s.kind == "moved"}
     shared_done = {s.durable_index for s in done if s.kind == "shared"}
     dropped_done = {s.durable_index for s in done if s.kind.startswith("dropped")}
-    moved_all = {s.durable_index for s in steps if s.kind == "moved"}
+    moved_all = {s.durable_index for s in steps if s.kind == "moved"}  # includes reordered 'kept' ones
 
     entries: list[Entry] = []
     seen: set[int] = set()

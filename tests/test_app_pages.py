@@ -1,0 +1,329 @@
+"""Every inspector page under streamlit.testing.v1.AppTest: load, switch, bad input, deep links, lessons."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+import ui
+from integrity.analysis import POLICIES, analyze
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+TIMEOUT = 60
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches() -> None:
+    """AppTest shares the process with other tests: start every test with empty Streamlit caches."""
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+def app(page: str | None = None, **params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in params.items():
+        at.query_params[key] = value
+    if page:
+        at.switch_page(page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def codes(at: AppTest) -> list[str]:
+    return [c.value for c in at.code]
+
+
+def frames(at: AppTest) -> list[Any]:
+    return [d.value for d in at.dataframe]
+
+
+def detail_table(at: AppTest) -> Any:
+    for frame in frames(at):
+        if hasattr(frame, "columns") and "durable transcript" in frame.columns:
+            return frame
+    raise AssertionError("no side-by-side table on the page")
+
+
+# ----------------------------------------------------------------------------- inspector
+
+
+def test_inspector_loads_a_sample_from_the_url_and_shows_every_row_kind() -> None:
+    at = app(sample="abort_race.pi-ai.json")
+    assert any("repaired: 1 moved, 1 interrupted frame(s) dropped" in c for c in codes(at))
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["messages"] == "6" and metrics["moved"] == "1" and metrics["frames cut"] == "1"
+    table = detail_table(at)
+    kinds = list(table["kind"])
+    assert kinds.count("↪ moved") == 2  # the moved result leaves on the left and arrives on the right
+    assert "⊖ dropped frame" in kinds
+    dropped = table[table["kind"] == "⊖ dropped frame"].iloc[0]
+    assert dropped["view #"] == ""
+    assert "did not finish its turn" in dropped["why"]
+
+
+def test_inspector_orphan_synthesized_duplicate_and_stray_kinds() -> None:
+    expectations = {
+        "orphaned_call.pi-ai.json": ["☐ orphaned call", "✚ synthesized receipt"],
+        "crash_duplicate.pi-ai.json": ["⊘ dropped duplicate"],
+        "stray_result.pi-ai.json": ["⚠ stray result"],
+        "out_of_order.pi-ai.json": ["⚑ finding"],
+    }
+    for sample, wanted in expectations.items():
+        at = app(sample=sample)
+        kinds = set(detail_table(at)["kind"])
+        for kind in wanted:
+            assert kind in kinds, (sample, kind, kinds)
+    at = app(sample="crash_duplicate.pi-ai.json")
+    struck = detail_table(at)
+    text = struck[struck["kind"] == "⊘ dropped duplicate"].iloc[0]["durable transcript"]
+    assert "\u0336" in text  # struck through, in plain text
+
+
+def test_inspector_switches_policy_and_keeps_it_in_the_url() -> None:
+    at = app(sample="abort_race.pi-ai.json")
+    for policy in POLICIES:
+        at.selectbox(key="policy").set_value(policy).run()
+        assert not at.exception
+        assert at.query_params["policy"] == [policy] or at.query_params["policy"] == policy
+        assert any(f"policy {policy}" in c.value for c in at.caption)
+
+
+def test_inspector_provider_selector_without_rule_sets_is_disabled(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ui, "analyze", lambda transcript, policy: _without_verdicts(transcript, policy))
+    at = app(sample="abort_race.pi-ai.json")
+    assert at.selectbox(key="_provider_none").disabled
+    assert any("no provider rule sets" in c.value for c in at.caption)
+
+
+def _without_verdicts(transcript: Any, policy: str) -> Any:
+    analysis = analyze(transcript, policy)
+    analysis.verdicts = {}
+    return analysis
+
+
+def _with_verdicts(transcript: Any, policy: str) -> Any:
+    """The verdict shape the provider rule sets report: before/after lists of violations."""
+    analysis = analyze(transcript, policy)
+    violation = {"provider": "anthropic", "rule": "tool_use_without_result", "position": "messages.1",
+                 "native_indices": [1, 4], "call_ids": ["call_B"],
+                 "error": "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: call_B"}
+    analysis.verdicts = {
+        "anthropic": {"before": [violation], "after": []},
+        "openai-chat": {"before": [], "after": []},
+    }
+    return analysis
+
+
+def test_inspector_switches_provider_and_shows_its_error_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ui, "analyze", _with_verdicts)
+    at = app(sample="abort_race.pi-ai.json", provider="anthropic")
+    verdicts = next(f for f in frames(at) if "provider" in getattr(f, "columns", []) and "before repair" in f.columns)
+    row = verdicts[verdicts["provider"] == "anthropic"].iloc[0]
+    assert row["before repair"].startswith("✖ rejected") and row["after repair"].startswith("✔")
+    errors = [f for f in frames(at) if "provider error" in getattr(f, "columns", [])]
+    assert errors and "tool_use` ids were found" in errors[0]["provider error"].iloc[0]
+    at.selectbox(key="provider").set_value("openai-chat").run()
+    assert not at.exception
+    assert not [f for f in frames(at) if "provider error" in getattr(f, "columns", [])]
+
+
+def test_inspector_bad_paste_shows_the_error_line_and_keeps_working() -> None:
+    at = app()
+    at.radio(key="source_mode").set_value("Paste").run()
+    at.text_area(key="paste").input('[{"role": "user", "content": "hi"},\n {"role": ').run()
+    assert not at.exception
+    assert at.error, "an error box is expected"
+    assert any("pasted.json: line 2" in c and "invalid JSON" in c for c in codes(at))
+    at.radio(key="source_mode").set_value("Sample").run()
+    at.selectbox(key="sample").set_value("healthy.pi-ai.json").run()
+    assert not at.error and any(c.startswith("✔ healthy") for c in codes(at))
+
+
+def test_inspector_upload_of_a_broken_and_a_good_file() -> None:
+    at = app()
+    at.radio(key="source_mode").set_value("Upload").run()
+    at.file_uploader(key="uploads").set_value([
+        ("bad.jsonl", b'{"role": "user"}\n{not json}\n', "application/json"),
+        ("good.json", (ROOT / "sample_transcripts" / "orphaned_call.pi-ai.json").read_bytes(), "application/json"),
+    ]).run()
+    assert not at.exception
+    at.selectbox(key="upload_pick").set_value("bad.jsonl").run()
+    assert any(c.startswith("bad.jsonl: line 2") for c in codes(at))
+    at.selectbox(key="upload_pick").set_value("good.json").run()
+    assert not at.error
+    assert "✚ synthesized receipt" in set(detail_table(at)["kind"])
+
+
+def test_inspector_deep_link_opens_a_message_with_its_pairing() -> None:
+    at = app(sample="abort_race.pi-ai.json", msg="4")
+    assert any("moved to view #3" in c for c in codes(at))
+    raw = next(c for c in codes(at) if '"toolCallId": "call_B"' in c)
+    assert '"role": "toolResult"' in raw
+    pairing = next(f for f in frames(at) if "outcome" in getattr(f, "columns", []))
+    assert list(pairing["outcome"]) == ["moved"] and list(pairing["call"]) == ["grep#call_B"]
+    table = detail_table(at)
+    assert (table["sel"] == "▶ selected").sum() == 1 and (table["sel"] == "↔ paired").sum() >= 2
+
+
+def test_inspector_next_problem_filters_and_search() -> None:
+    at = app(sample="abort_race.pi-ai.json")
+    at.button[0].click().run()
+    assert at.query_params["msg"] in (["v3"], "v3")
+    at.checkbox(key="problems_only").check().run()
+    kinds = list(detail_table(at)["kind"])
+    assert "↪ moved" in kinds and len(kinds) < 7
+    at.checkbox(key="problems_only").uncheck().run()
+    at.multiselect(key="kinds").set_value(["dropped_interrupted_frame"]).run()
+    assert list(detail_table(at)["kind"]) == ["⊖ dropped frame"]
+    at.multiselect(key="kinds").set_value([]).run()
+    at.text_input(key="search").input("TODO: retry").run()
+    assert set(detail_table(at)["kind"]) == {"↪ moved"}
+
+
+def test_inspector_compare_mode_shows_every_policy() -> None:
+    at = app(sample="abort_race.pi-ai.json")
+    at.toggle(key="compare").set_value(True).run()
+    assert not at.exception
+    assert any(s.value == "Compare policies" for s in at.subheader)
+    shown = [m.value for m in at.markdown]
+    for policy in POLICIES:
+        assert f"**{policy}**" in shown
+
+
+def test_inspector_shows_the_overview_of_all_rows() -> None:
+    at = app(sample="pause_between.pi-ai.json")
+    overview = next(f for f in frames(at) if "message" in getattr(f, "columns", []) and "row" in f.columns)
+    assert len(overview) == len(detail_table(at)) == 6
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def test_report_page_renders_and_offers_three_downloads() -> None:
+    at = app("pages/report.py", sample="orphaned_call.pi-ai.json")
+    assert any("repaired: 1 receipt(s) synthesized" in c for c in codes(at))
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["⬇ Report JSON", "⬇ Report Markdown", "⬇ Repaired transcript"]
+    markdown = next(c for c in codes(at) if c.startswith("## Tool-call repair report"))
+    assert "`call_readme`" in markdown and "synthesized" in markdown
+    receipts = next(f for f in frames(at) if "call_id" in getattr(f, "columns", []))
+    assert list(receipts["call_id"]) == ["call_readme"]
+
+
+def test_report_page_switches_policy() -> None:
+    at = app("pages/report.py", sample="abort_race.pi-ai.json")
+    for policy in POLICIES:
+        at.selectbox(key="policy").set_value(policy).run()
+        assert not at.exception
+        assert any(f"policy {policy}" in c.value for c in at.caption)
+
+
+def test_report_page_reads_an_uploaded_report_and_rejects_garbage() -> None:
+    transcript = ui.load((ROOT / "sample_transcripts" / "crash_duplicate.pi-ai.json").read_bytes(), "crash.json")
+    report_json = analyze(transcript).report.model_dump_json().encode()
+    at = app("pages/report.py")
+    at.radio(key="report_origin").set_value("Uploaded report JSON").run()
+    at.file_uploader(key="report_upload").set_value(("crash.report.json", report_json, "application/json")).run()
+    assert not at.exception and not at.error
+    assert any("duplicate receipt(s) dropped" in c for c in codes(at))
+    actions = next(f for f in frames(at) if "action" in getattr(f, "columns", []))
+    assert list(actions["action"]) == ["dropped duplicate"]
+    at.file_uploader(key="report_upload").set_value(("x.json", json.dumps({"policy": 3}).encode(), "application/json")).run()
+    assert at.error and any(c.startswith("x.json:") and "repair report" in c for c in codes(at))
+
+
+# ----------------------------------------------------------------------------- lessons
+
+
+def test_lessons_step_through_applies_one_action_at_a_time() -> None:
+    at = app("pages/lessons.py", lesson="contiguous")
+    assert any(s.value == "Results come right after their frame" for s in at.subheader)
+    assert at.query_params["lesson"] in (["contiguous"], "contiguous")
+    slider = at.slider[0]
+    assert slider.max == 2 and slider.value == 0
+
+    def view() -> list[str]:
+        return list(next(f for f in frames(at) if "from" in getattr(f, "columns", []))["from"])
+
+    assert view() == ["#0", "#1", "#2", "#3", "#4", "#5"]
+    slider.set_value(1).run()
+    assert view() == ["#0", "#1", "#2", "#4", "#5"]  # the aborted frame is gone
+    at.slider[0].set_value(2).run()
+    assert view() == ["#0", "#1", "#2", "#4", "#5"]
+    steps = next(f for f in frames(at) if "status" in getattr(f, "columns", []))
+    assert list(steps["status"]) == ["✔ applied", "✔ applied"]
+
+
+def test_lessons_every_invariant_renders_under_every_policy() -> None:
+    from integrity.lessons import LESSONS
+
+    at = app("pages/lessons.py")
+    assert [o for o in at.radio(key="lesson").options] == [lesson.title for lesson in LESSONS]
+    for lesson in LESSONS:
+        at.radio(key="lesson").set_value(lesson.key).run()
+        assert not at.exception, lesson.key
+        for policy in POLICIES:
+            at.selectbox(key="policy").set_value(policy).run()
+            assert not at.exception, (lesson.key, policy)
+        assert any(lesson.provider_errors[0][1][:30] in c for c in codes(at))
+
+
+def test_lessons_synthesized_step_shows_the_receipt() -> None:
+    at = app("pages/lessons.py", lesson="answered")
+    at.slider[0].set_value(1).run()
+    view = next(f for f in frames(at) if "from" in getattr(f, "columns", []))
+    assert "✚ synthesized" in list(view["from"])
+    assert list(view["last step"]).count("◀ just changed") == 1
+
+
+def test_lessons_sandbox_updates_as_you_edit_and_reports_bad_json() -> None:
+    at = app("pages/lessons.py")
+    assert any(c.startswith("⚒ repaired: 2 moved") for c in codes(at))
+    healthy = json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [], "stopReason": "stop"}])
+    at.text_area(key="sandbox").input(healthy).run()
+    assert any(c.startswith("✔ healthy") for c in codes(at))
+    at.text_area(key="sandbox").input("[{").run()
+    assert not at.exception
+    assert any(c.startswith("sandbox.json: line 1") for c in codes(at))
+
+
+# ----------------------------------------------------------------------------- batch
+
+
+def test_batch_of_all_samples_then_open_one_in_the_inspector() -> None:
+    at = app("pages/batch.py")
+    at.radio(key="batch_mode").set_value("All samples").run()
+    assert not at.exception
+    table = next(f for f in frames(at) if "file" in getattr(f, "columns", []))
+    assert set(table["file"]) == set(ui.sample_names())
+    by_file = table.set_index("file")
+    assert by_file.loc["healthy.pi-ai.json", "status"] == "healthy"
+    assert by_file.loc["orphaned_call.pi-ai.json", "orphans"] == 1
+    assert by_file.loc["abort_race.pi-ai.json", "open"].startswith("/?sample=abort_race.pi-ai.json")
+    at.selectbox(key="batch_pick").set_value("orphaned_call.pi-ai.json").run()
+    at.button[0].click().run()
+    assert not at.exception
+    assert any(t.value == "Inspector" for t in at.title)
+    assert "☐ orphaned call" in set(detail_table(at)["kind"])
+
+
+def test_batch_upload_keeps_going_past_an_unreadable_file() -> None:
+    at = app("pages/batch.py")
+    good = (ROOT / "sample_transcripts" / "crash_duplicate.pi-ai.json").read_bytes()
+    at.file_uploader(key="batch_Upload files").set_value([
+        ("a.json", good, "application/json"), ("b.json", b"[1, 2", "application/json")]).run()
+    assert not at.exception
+    table = next(f for f in frames(at) if "file" in getattr(f, "columns", [])).set_index("file")
+    assert table.loc["a.json", "duplicates"] == 1
+    assert table.loc["b.json", "status"] == "unreadable" and table.loc["b.json", "verdict"].startswith("b.json:")
+    at.selectbox(key="batch_pick").set_value("a.json").run()
+    at.button[0].click().run()
+    assert any(t.value == "Inspector" for t in at.title)
+    assert "⊘ dropped duplicate" in set(detail_table(at)["kind"])
