@@ -46,19 +46,55 @@ def analyze(
     transcript: Transcript,
     policy: str = DEFAULT_POLICY,
     now: Callable[[], int] = time_ms,
+    provider: Optional[str] = None,
+    verdicts: bool | Sequence[str] = False,
 ) -> Analysis:
-    """Plan, materialize and explain the repaired view of a loaded transcript."""
+    """Plan, materialize and explain the repaired view of a loaded transcript.
+
+    provider: the provider the view is for (strict policy: id-less calls get ids
+    unless it is Gemini).  verdicts: True (every provider) or a list of providers
+    to validate the durable transcript and the view against, before and after.
+    """
     if policy not in PLANNERS:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     messages = transcript.messages
     light = light_transcript(messages)
-    plan = PLANNERS[policy](light)
+    plan = PLANNERS[policy](light, provider)
     if plan.changed:
         view, stamps = materialize(plan, messages, now)
     else:
         view, stamps = messages, []
     report = build_report(light, plan, stamps, transcript.source)
-    return Analysis(transcript, policy, light, plan, view, report)
+    analysis = Analysis(transcript, policy, light, plan, view, report)
+    if verdicts:
+        from .providers import PROVIDERS
+
+        chosen = PROVIDERS if verdicts is True else tuple(verdicts)
+        analysis.verdicts = {name: provider_verdict(analysis, name, now) for name in chosen}
+    return analysis
+
+
+def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] = time_ms) -> dict[str, Any]:
+    """What one provider would say about the durable transcript and about the view it would get.
+
+    The view is re-planned for that provider when its plan would differ (the
+    strict policy names id-less calls only for providers that need ids).
+    """
+    from .providers import validate
+
+    transcript = analysis.transcript
+    view = analysis.view
+    if analysis.policy == "strict" and _has_empty_ids(analysis.light):
+        plan = PLANNERS[analysis.policy](analysis.light, provider)
+        view = materialize(plan, transcript.messages, now)[0] if plan.changed else transcript.messages
+    return {
+        "before": validate(transcript.messages, provider, transcript),
+        "after": validate(view, provider, transcript),
+    }
+
+
+def _has_empty_ids(light: LightTranscript) -> bool:
+    return any(call.id == "" for calls in light.frames.values() for call in calls)
 
 
 def export_view(analysis: Analysis) -> bytes:

@@ -79,10 +79,10 @@ class _Loaded:
         return light_transcript(self.transcript.messages)
 
 
-def _plan(light: Any, policy: str) -> Any:
+def _plan(light: Any, policy: str, provider: Optional[str] = None) -> Any:
     from .policies import PLANNERS
 
-    return PLANNERS[policy](light)
+    return PLANNERS[policy](light, provider)
 
 
 def _summary_lines(report: Any, limit: int = 20) -> list[str]:
@@ -217,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     def common(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--policy", default="openmaic", choices=list(_policies()),
+        sub.add_argument("--policy", default="strict", choices=list(_policies()),
                          help="repair policy (default: %(default)s)")
         sub.add_argument("--format", default="auto", help="transcript format (default: auto-detect)")
         sub.add_argument("--now", type=int, default=None, metavar="MS",

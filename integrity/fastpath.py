@@ -20,7 +20,8 @@ from typing import Any, BinaryIO, Callable, Optional, Union
 import msgspec
 
 from .plan import Plan, Synthesized
-from .reference import PendingToolCall, interrupted_tool_result
+from .reference import synthesized_receipt
+from .strict import rewrite_message
 from .views import (
     NON_STRING_ID,
     LightTranscript,
@@ -74,6 +75,7 @@ class _Assistant(msgspec.Struct, gc=False, tag_field="role", tag="assistant"):
 
 class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
     toolCallId: Any = None
+    toolName: Any = None
     isError: Any = None
     details: msgspec.Raw = _NULL
 
@@ -116,12 +118,15 @@ def _light(messages: list[Any]) -> Optional[LightTranscript]:
     result_keys: dict[int, Any] = {}
     interrupted: list[int] = []
     receipts: set[int] = set()
+    names: dict[int, Any] = {}
+    empty: set[int] = set()
     pi_ai = False
     for index, message in enumerate(messages):
         kind = type(message)
         if kind is _ToolResult:
             key = message.toolCallId
             result_keys[index] = key if type(key) is str else NON_STRING_ID
+            names[index] = message.toolName
             if message.isError is True and message.details is not _NULL and _is_receipt_details(message.details):
                 receipts.add(index)
         elif kind is _Assistant:
@@ -143,9 +148,11 @@ def _light(messages: list[Any]) -> Optional[LightTranscript]:
             if (stop is not None and stop != "toolUse" and stop != "stop") or message.errorMessage is not None:
                 if frame_is_interrupted(stop, message.errorMessage):
                     interrupted.append(index)
+                    if not content:
+                        empty.add(index)
     if not pi_ai and not result_keys:
         return None
-    return LightTranscript(len(roles), roles, frames, result_keys, interrupted, receipts)
+    return LightTranscript(len(roles), roles, frames, result_keys, interrupted, receipts, names, empty)
 
 
 def read_fast(data: bytes, source: str) -> Optional[FastTranscript]:
@@ -183,9 +190,8 @@ def read_fast(data: bytes, source: str) -> Optional[FastTranscript]:
     return FastTranscript(source, data, container, raws, light, envelope)
 
 
-def _receipt_bytes(entry: Synthesized, stamp: int) -> bytes:
-    receipt = interrupted_tool_result(PendingToolCall(entry.call_id, entry.tool_name), stamp)
-    return json.dumps(receipt, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+def _encode(message: Any) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: BinaryIO) -> list[int]:
@@ -206,10 +212,12 @@ def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Bi
     for entry in plan.order:
         if type(entry) is int:
             append(raws[entry])
-        else:
+        elif isinstance(entry, Synthesized):
             stamp = now()
             stamps.append(stamp)
-            append(_receipt_bytes(entry, stamp))
+            append(_encode(synthesized_receipt(entry, stamp, plan.placeholder)))
+        else:  # a message the view carries with new ids: the only one re-encoded
+            append(_encode(rewrite_message(_ANY.decode(raws[entry.index]), entry.ids)))
         append(separator)
     if pieces:
         pieces.pop()

@@ -57,6 +57,7 @@ class Plan:
         "dropped_duplicates",
         "dropped_strays",
         "notes",
+        "placeholder",
     )
 
     def __init__(self, policy: str) -> None:
@@ -70,6 +71,7 @@ class Plan:
         self.dropped_duplicates: dict[int, int] = {}
         self.dropped_strays: list[int] = []
         self.notes: dict[int, str] = {}
+        self.placeholder: str | None = None  # receipt text; None means the reference text
 
     def results_for(self, call_id: str) -> list[int]:
         """Every durable result index recorded for a call id, in order."""

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 from .plan import Plan, plan_openmaic
+from .strict import plan_strict
 from .views import LightTranscript
 
-PLANNERS: dict[str, Callable[[LightTranscript], Plan]] = {"openmaic": plan_openmaic}
+
+def _openmaic(light: LightTranscript, provider: Optional[str] = None) -> Plan:
+    """The reference behaviour, unchanged, whatever the provider."""
+    return plan_openmaic(light)
+
+
+PLANNERS: dict[str, Callable[[LightTranscript, Optional[str]], Plan]] = {
+    "strict": plan_strict,
+    "openmaic": _openmaic,
+}
 POLICIES: tuple[str, ...] = tuple(PLANNERS)
-DEFAULT_POLICY = "openmaic"
+DEFAULT_POLICY = "strict"

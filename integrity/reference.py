@@ -100,12 +100,23 @@ def materialize(
     for entry in plan.order:
         if type(entry) is int:
             out.append(messages[entry])
-        else:
-            assert isinstance(entry, Synthesized)
+        elif isinstance(entry, Synthesized):
             stamp = now()
             stamps.append(stamp)
-            out.append(interrupted_tool_result(PendingToolCall(entry.call_id, entry.tool_name), stamp))
+            out.append(synthesized_receipt(entry, stamp, plan.placeholder))
+        else:
+            from .strict import rewrite_message
+
+            out.append(rewrite_message(messages[entry.index], entry.ids))
     return out, stamps
+
+
+def synthesized_receipt(entry: Synthesized, stamp: int, text: str | None = None) -> dict[str, Any]:
+    """The receipt a plan asks for; the strict policy's text says the outcome is unknown."""
+    receipt = interrupted_tool_result(PendingToolCall(entry.call_id, entry.tool_name), stamp)
+    if text is not None:
+        receipt["content"] = [{"type": "text", "text": text}]
+    return receipt
 
 
 def repair_orphaned_tool_calls(messages: list[Message], now: Callable[[], int] = time_ms) -> ToolCallRepair:

@@ -14,6 +14,7 @@ from typing import Any, Callable, Literal, Optional, Sequence
 from pydantic import BaseModel, Field
 
 from .plan import Plan, Synthesized
+from .strict import Rewritten, entry_index
 from .views import LightTranscript
 
 REPORT_VERSION = 1
@@ -31,6 +32,7 @@ class Action(BaseModel):
     kind: ActionKind
     view_index: Optional[int] = Field(None, description="first view position, None when dropped")
     also_view_indices: list[int] = Field(default_factory=list, description="further positions (a result answering a reused id)")
+    new_ids: dict[str, str] = Field(default_factory=dict, description="old id -> id the view uses instead")
     kept_instead: Optional[int] = Field(None, description="for a dropped duplicate: the durable receipt kept")
     call_id: Optional[str] = None
     reason: str = ""
@@ -45,6 +47,7 @@ class SynthesizedReceipt(BaseModel):
     call_position: int
     view_index: int
     timestamp: int
+    text: Optional[str] = Field(None, description="receipt text when it is not the reference's")
 
 
 class Finding(BaseModel):
@@ -71,10 +74,16 @@ class Pairing(BaseModel):
 
 
 class ViewEntry(BaseModel):
-    """One message of the view: a durable message, or a synthesized receipt (index into `synthesized`)."""
+    """One message of the view: a durable message, or a synthesized receipt (index into `synthesized`).
+
+    ids: set when the view carries a durable message with new call ids (strict
+    policy, reused or missing ids): for a frame, call position -> new id; for a
+    result, {-1: new toolCallId}.  The durable message itself is never changed.
+    """
 
     source: Literal["durable", "synthesized"]
     index: int
+    ids: Optional[dict[int, str]] = None
 
 
 class Summary(BaseModel):
@@ -89,6 +98,7 @@ class Summary(BaseModel):
     strays_dropped: int
     synthesized: int
     strays: int
+    renamed: int = 0
     findings: int
 
 
@@ -117,11 +127,11 @@ def frame_answer_slots(light: LightTranscript, order: Sequence[Any]) -> list[tup
     position = 0
     total = len(order)
     while position < total:
-        entry = order[position]
-        calls = frames.get(entry) if type(entry) is int else None
+        index = entry_index(order[position])
+        calls = frames.get(index) if index is not None else None
         if calls:
             for call_position in range(len(calls)):
-                slots.append((position + 1 + call_position, entry, call_position))
+                slots.append((position + 1 + call_position, index, call_position))
             position += 1 + len(calls)
         else:
             position += 1
@@ -141,8 +151,8 @@ def moved_results(light: LightTranscript, plan: Plan) -> dict[int, int]:
     order = plan.order
     seen: set[int] = set()
     for view_position, frame, call_position in frame_answer_slots(light, order):
-        entry = order[view_position]
-        if type(entry) is int and entry not in seen:
+        entry = entry_index(order[view_position])
+        if entry is not None and entry not in seen:
             seen.add(entry)
             if entry != frame + 1 + call_position:
                 moved[entry] = view_position
@@ -156,6 +166,14 @@ def _durable_run(light: LightTranscript, frame_index: int) -> list[int]:
         run.append(cursor)
         cursor += 1
     return run
+
+
+def _renamed_ids(light: LightTranscript, index: int, ids: dict[int, str]) -> dict[str, str]:
+    """old id -> new id for one rewritten view entry (a frame's calls, or a result)."""
+    if -1 in ids:
+        return {str(light.result_keys.get(index)): ids[-1]}
+    calls = light.frames.get(index, ())
+    return {calls[position].id: new for position, new in ids.items() if position < len(calls)}
 
 
 def call_uses(light: LightTranscript) -> dict[str, list[tuple[int, int]]]:
@@ -183,11 +201,13 @@ def _findings(light: LightTranscript, plan: Plan, known: dict[str, list[tuple[in
             findings.append(Finding(kind="stray_result", severity="error", durable_indices=[index], call_id=key,
                                     message=f"#{index}: result for call id {key!r}, which no call in this "
                                             "transcript has; left in place"))
-        if key == "":
+        if key == "" and plan.policy != "strict":
             findings.append(Finding(kind="empty_id", severity="warning", durable_indices=[index], call_id="",
                                     message=f"#{index}: toolResult has an empty toolCallId"))
     for call_id, uses in known.items():
         frames = sorted({frame for frame, _ in uses})
+        if plan.policy == "strict":
+            continue  # strict pairs id-less calls by order and name, and renames reused ids
         if call_id == "":
             findings.append(Finding(kind="empty_id", severity="warning", durable_indices=frames, call_id="",
                                     message="tool call with an empty id in frame(s) "
@@ -196,8 +216,7 @@ def _findings(light: LightTranscript, plan: Plan, known: dict[str, list[tuple[in
             where = ", ".join(f"#{f}" for f in frames)
             findings.append(Finding(kind="reused_call_id", severity="warning", durable_indices=frames, call_id=call_id,
                                     message=f"call id {call_id!r} is used by {len(uses)} calls (frames {where}); "
-                                            + ("every use is answered with the first result" if plan.policy == "openmaic"
-                                               else "each result answers the nearest earlier unanswered call")))
+                                            "the reference answers every use with the first result"))
     if not plan.changed:
         for index, calls in light.frames.items():
             run = _durable_run(light, index)
@@ -226,6 +245,7 @@ def _verdict(summary: Summary, changed: bool, error_findings: int) -> str:
         (summary.frames_dropped, "interrupted frame(s) dropped"),
         (summary.strays_dropped, "stray result(s) dropped"),
         (summary.synthesized, "receipt(s) synthesized"),
+        (summary.renamed, "message(s) with renamed ids"),
     ):
         if count:
             parts.append(f"{count} {label}")
@@ -250,7 +270,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0,
         moved=len(moved if moved is not None else moved_results(light, plan)),
         frames_dropped=len(plan.dropped_frames),
         strays_dropped=len(plan.dropped_strays),
-        synthesized=sum(1 for entry in order if type(entry) is not int) if order is not None else 0,
+        synthesized=sum(1 for entry in order if isinstance(entry, Synthesized)) if order is not None else 0,
         strays=sum(1 for key in light.result_keys.values() if key not in known),
         findings=findings,
     )
@@ -291,24 +311,31 @@ def build_report(
     answer_at: dict[tuple[int, int], tuple[int, Any]] = {}  # (frame, call pos) -> (view pos, entry)
     synthesized: list[SynthesizedReceipt] = []
     view_entries: list[ViewEntry] = []
+    renames: dict[int, dict[str, str]] = {}
     moved = moved_results(light, plan)
 
     if plan.changed:
         order = plan.order or []
         for view_position, entry in enumerate(order):
-            if type(entry) is int:
-                positions.setdefault(entry, []).append(view_position)
-                view_entries.append(ViewEntry(source="durable", index=entry))
-            else:
-                assert isinstance(entry, Synthesized)
+            if isinstance(entry, Synthesized):
                 stamp = stamps[len(synthesized)] if len(synthesized) < len(stamps) else 0
                 view_entries.append(ViewEntry(source="synthesized", index=len(synthesized)))
                 synthesized.append(SynthesizedReceipt(call_id=entry.call_id, tool_name=entry.tool_name,
                                                       frame_index=entry.frame_index,
                                                       call_position=entry.call_position,
-                                                      view_index=view_position, timestamp=stamp))
+                                                      view_index=view_position, timestamp=stamp,
+                                                      text=plan.placeholder))
+                continue
+            index = entry_index(entry)
+            assert index is not None
+            positions.setdefault(index, []).append(view_position)
+            ids = entry.ids if isinstance(entry, Rewritten) else None
+            view_entries.append(ViewEntry(source="durable", index=index, ids=ids))
+            if ids:
+                renames[index] = _renamed_ids(light, index, ids)
         for view_position, frame, call_position in frame_answer_slots(light, order):
-            answer_at[(frame, call_position)] = (view_position, order[view_position])
+            entry = order[view_position]
+            answer_at[(frame, call_position)] = (view_position, entry_index(entry) if entry_index(entry) is not None else entry)
     else:
         for index in range(total):
             positions[index] = [index]
@@ -352,10 +379,15 @@ def build_report(
             else:
                 kind = "kept"
                 reason = note
+            new_ids = renames.get(index, {})
+            if new_ids:
+                renamed_text = ", ".join(f"{old!r} -> {new!r}" for old, new in new_ids.items())
+                reason = (reason + "; " if reason else "") + (
+                    f"ids renamed in the view ({renamed_text}): providers reject an id used twice or an empty id")
             actions.append(Action(durable_index=index, role=role, kind=kind,
                                   view_index=moved.get(index, first),
                                   also_view_indices=[p for p in where if p != moved.get(index, first)],
-                                  call_id=call_id, reason=reason))
+                                  new_ids=new_ids, call_id=call_id, reason=reason))
 
     pairings: list[Pairing] = []
     first_use: dict[str, tuple[int, int]] = {}
@@ -386,6 +418,7 @@ def build_report(
     findings = _findings(light, plan, known)
     summary = summarize(light, plan, len(findings), moved)
     summary.synthesized = len(synthesized)
+    summary.renamed = len(renames)
     errors = sum(1 for finding in findings if finding.severity == "error")
     return RepairReport(
         source=source,
@@ -407,13 +440,19 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     """Rebuild the repaired view from a report and its durable transcript alone."""
     from .reference import PendingToolCall, interrupted_tool_result
 
+    from .strict import rewrite_message
+
     out = []
     for entry in report.view:
         if entry.source == "durable":
-            out.append(messages[entry.index])
+            message = messages[entry.index]
+            out.append(rewrite_message(message, entry.ids) if entry.ids else message)
         else:
             receipt = report.synthesized[entry.index]
-            out.append(interrupted_tool_result(PendingToolCall(receipt.call_id, receipt.tool_name), receipt.timestamp))
+            made = interrupted_tool_result(PendingToolCall(receipt.call_id, receipt.tool_name), receipt.timestamp)
+            if receipt.text is not None:
+                made["content"] = [{"type": "text", "text": receipt.text}]
+            out.append(made)
     return out
 
 

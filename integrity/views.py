@@ -74,12 +74,15 @@ class LightTranscript:
     interrupted_frames: indices of assistant frames without calls that stopped
         abnormally (aborted, length, error, or a non-blank errorMessage).
     receipts: indices of results that are the runtime's interrupted placeholder.
+    result_names: index -> toolName of each result (pairing calls without ids).
+    empty_frames: interrupted frames with no content at all (nothing to keep).
 
     Sparse dicts keep the planner's work proportional to frames and results and
     let the CLI build this straight from msgspec structs without a per-message object.
     """
 
-    __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts")
+    __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
+                 "result_names", "empty_frames")
 
     def __init__(
         self,
@@ -89,6 +92,8 @@ class LightTranscript:
         result_keys: dict[int, Any],
         interrupted_frames: list[int],
         receipts: set[int],
+        result_names: dict[int, Any] | None = None,
+        empty_frames: set[int] | None = None,
     ) -> None:
         self.size = size
         self.roles = roles
@@ -96,6 +101,8 @@ class LightTranscript:
         self.result_keys = result_keys
         self.interrupted_frames = interrupted_frames
         self.receipts = receipts
+        self.result_names = result_names if result_names is not None else {}
+        self.empty_frames = empty_frames if empty_frames is not None else set()
 
     def kind(self, index: int) -> int:
         """OTHER, USER, ASSISTANT or RESULT for one message."""
@@ -154,6 +161,8 @@ def light_transcript(messages: Sequence[Any]) -> LightTranscript:
     result_keys: dict[int, Any] = {}
     interrupted: list[int] = []
     receipts: set[int] = set()
+    names: dict[int, Any] = {}
+    empty: set[int] = set()
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             roles.append(None)
@@ -166,9 +175,12 @@ def light_transcript(messages: Sequence[Any]) -> LightTranscript:
                 frames[index] = calls
             elif frame_is_interrupted(message.get("stopReason"), message.get("errorMessage")):
                 interrupted.append(index)
+                if not message.get("content"):
+                    empty.add(index)
         elif role == "toolResult":
             call_id = message.get("toolCallId")
             result_keys[index] = call_id if isinstance(call_id, str) else NON_STRING_ID
+            names[index] = message.get("toolName")
             if message.get("isError") is True and details_mark_interrupted(message.get("details")):
                 receipts.add(index)
-    return LightTranscript(len(roles), roles, frames, result_keys, interrupted, receipts)
+    return LightTranscript(len(roles), roles, frames, result_keys, interrupted, receipts, names, empty)

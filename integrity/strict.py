@@ -1,0 +1,234 @@
+"""The strict policy: a view every strict provider accepts, explained entry by entry.
+
+The reference repair keeps results whose call id matches no call, answers a
+reused id with the first result (losing the real one), and drops every
+interrupted frame once it repairs anything.  Strict instead:
+
+- pairs results by position: a result answers the nearest earlier unanswered call
+  with its id; a call without an id (Gemini) is answered by order and tool name;
+- prefers a real result over an interrupted receipt recorded for the same call;
+- drops results no call owns, and duplicates, naming the receipt kept instead;
+- renames later uses of a reused id (Anthropic and DeepSeek reject a repeated
+  id anywhere in a request), and gives id-less calls ids for providers that
+  require them;
+- drops an interrupted frame only when it splits a frame from its results or
+  has no content at all;
+- synthesizes a receipt that tells the model the outcome is unknown.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from .plan import Plan, Synthesized, ViewEntry, index_results
+from .views import NON_STRING_ID, LightTranscript
+
+STRICT_MESSAGE = (
+    "The outcome of this tool call is unknown: it was interrupted before a result was recorded. "
+    "If the tool has side effects, check the current state before retrying it."
+)
+
+
+def strict_placeholder_text(message: str = STRICT_MESSAGE) -> str:
+    """The receipt text, in the reference's JSON shape so tools that parse it keep working."""
+    return json.dumps({"ok": False, "error": "interrupted", "message": message}, separators=(",", ":"))
+
+
+class Rewritten:
+    """A durable message the view carries with new ids (a copy; the durable one is untouched).
+
+    ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
+    """
+
+    __slots__ = ("index", "ids")
+
+    def __init__(self, index: int, ids: dict[int, str]) -> None:
+        self.index = index
+        self.ids = ids
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Rewritten({self.index}, {self.ids!r})"
+
+
+Slot = tuple[int, int]  # (frame index, call position)
+
+
+def _pair(light: LightTranscript, plan: Plan) -> dict[Slot, int]:
+    """Assign each durable result to the call it answers; record drops and notes."""
+    frames = light.frames
+    keys = light.result_keys
+    names = light.result_names
+    receipts = light.receipts
+    answers: dict[Slot, int] = {}
+    open_calls: dict[str, list[Slot]] = {}  # id -> unanswered slots, in transcript order
+    last_use: dict[str, Slot] = {}  # id -> the latest call slot seen with that id
+    early: list[int] = []
+    for index in sorted(set(frames).union(keys)):
+        calls = frames.get(index)
+        if calls is not None:
+            for position, call in enumerate(calls):
+                open_calls.setdefault(call.id, []).append((index, position))
+                last_use[call.id] = (index, position)
+            continue
+        key = keys[index]
+        if key is NON_STRING_ID:
+            plan.dropped_strays.append(index)
+            plan.notes[index] = "this result has no string call id, so no call can own it; dropped"
+            continue
+        waiting = open_calls.get(key)
+        if waiting:
+            latest = waiting[-1][0]
+            candidates = [slot for slot in waiting if slot[0] == latest]
+            if key == "":
+                name = names.get(index)
+                named = [slot for slot in candidates if frames[slot[0]][slot[1]].name == name]
+                candidates = named or candidates
+            slot = candidates[0]
+            waiting.remove(slot)
+            answers[slot] = index
+            continue
+        if key in last_use:
+            slot = last_use[key]
+            kept = answers.get(slot)
+            if kept is not None and kept in receipts and index not in receipts:
+                answers[slot] = index
+                plan.dropped_duplicates[kept] = index
+                plan.notes[kept] = (f"interrupted receipt for call {key!r} replaced by the real result "
+                                    f"recorded later (#{index})")
+            elif kept is not None:
+                plan.dropped_duplicates[index] = kept
+                plan.notes[index] = f"a second result for call {key!r}; the first (#{kept}) is kept"
+            else:
+                early.append(index)
+            continue
+        early.append(index)
+    for index in early:
+        key = keys[index]
+        waiting = open_calls.get(key)
+        if waiting:
+            slot = waiting.pop(0)
+            answers[slot] = index
+            plan.notes[index] = "result recorded before its call; moved after it"
+        else:
+            plan.dropped_strays.append(index)
+            plan.notes[index] = (f"no call in this transcript has id {key!r} (a compacted or lost frame?); "
+                                 "providers reject a result without its call, so it is dropped")
+    return answers
+
+
+def _renames(light: LightTranscript, provider: Optional[str]) -> dict[Slot, str]:
+    """New ids for later uses of a reused id, and for id-less calls when the provider needs ids."""
+    taken = {call.id for calls in light.frames.values() for call in calls}
+    renamed: dict[Slot, str] = {}
+    uses: dict[str, int] = {}
+    name_empty = provider is not None and provider != "gemini"
+    for index, calls in light.frames.items():
+        for position, call in enumerate(calls):
+            if call.id == "":
+                if name_empty:
+                    candidate = f"call_{index}_{position}"
+                    while candidate in taken:
+                        candidate += "_"
+                    taken.add(candidate)
+                    renamed[(index, position)] = candidate
+                continue
+            count = uses.get(call.id, 0) + 1
+            uses[call.id] = count
+            if count > 1:
+                candidate = f"{call.id}_{count}"
+                while candidate in taken:
+                    candidate += "_"
+                taken.add(candidate)
+                renamed[(index, position)] = candidate
+    return renamed
+
+
+def plan_strict(light: LightTranscript, provider: Optional[str] = None,
+                placeholder: str = STRICT_MESSAGE) -> Plan:
+    """Plan the strict view (see the module docstring); identity when nothing needs to change."""
+    plan = Plan("strict")
+    plan.placeholder = strict_placeholder_text(placeholder)
+    index_results(light, plan)
+    frames = light.frames
+    answers = _pair(light, plan)
+    renamed = _renames(light, provider)
+
+    plan.repaired_tool_calls = [
+        call.id for index, calls in frames.items()
+        for position, call in enumerate(calls) if (index, position) not in answers
+    ]
+    # Interrupted frames: drop only those that split a frame from its results, or are empty.
+    last_answer: list[tuple[int, int]] = []
+    for index, calls in frames.items():
+        got = [answers[(index, position)] for position in range(len(calls)) if (index, position) in answers]
+        if got:
+            last_answer.append((index, max(got)))
+    for frame in light.interrupted_frames:
+        splitting = next((f for f, last in last_answer if f < frame < last), None)
+        if splitting is not None:
+            plan.dropped_frames.append(frame)
+            plan.notes[frame] = (f"interrupted frame between frame #{splitting} and its results; once they move "
+                                 "next to their calls it is an unfinished turn, so it is dropped")
+        elif frame in light.empty_frames:
+            plan.dropped_frames.append(frame)
+            plan.notes[frame] = "interrupted frame with no content; providers reject an empty assistant message"
+
+    in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
+                and not renamed and not plan.repaired_tool_calls
+                and all(answers.get((index, position)) == index + 1 + position
+                        for index, calls in frames.items() for position in range(len(calls)))
+                )
+    if in_place:
+        return plan
+
+    plan.changed = True
+    skip = set(answers.values()).union(plan.dropped_strays, plan.dropped_duplicates, plan.dropped_frames)
+    order: list[ViewEntry] = []
+    previous = 0
+    for index in sorted(skip.union(frames)):
+        if previous < index:
+            order.extend(range(previous, index))
+        previous = index + 1
+        calls = frames.get(index)
+        if calls is None or index in skip:
+            continue
+        ids = {position: renamed[(index, position)] for position in range(len(calls)) if (index, position) in renamed}
+        order.append(Rewritten(index, ids) if ids else index)
+        for position, call in enumerate(calls):
+            answer = answers.get((index, position))
+            new_id = renamed.get((index, position))
+            if answer is None:
+                order.append(Synthesized(new_id or call.id, call.name, index, position))
+            elif new_id is not None or light.result_keys[answer] != call.id:
+                order.append(Rewritten(answer, {-1: new_id or call.id}))
+            else:
+                order.append(answer)
+    if previous < light.size:
+        order.extend(range(previous, light.size))
+    plan.order = order
+    return plan
+
+
+def rewrite_message(message: dict[str, Any], ids: dict[int, str]) -> dict[str, Any]:
+    """A copy of a frame with some call ids replaced, or of a result with a new toolCallId."""
+    if -1 in ids:
+        return {**message, "toolCallId": ids[-1]}
+    content = list(message.get("content") or [])
+    position = 0
+    for slot, part in enumerate(content):
+        if (isinstance(part, dict) and part.get("type") == "toolCall"
+                and isinstance(part.get("id"), str) and isinstance(part.get("name"), str)):
+            if position in ids:
+                content[slot] = {**part, "id": ids[position]}
+            position += 1
+    return {**message, "content": content}
+
+
+def entry_index(entry: Any) -> Optional[int]:
+    """The durable index behind a view entry (None for a synthesized receipt)."""
+    if type(entry) is int:
+        return entry
+    if isinstance(entry, Rewritten):
+        return entry.index
+    return None
