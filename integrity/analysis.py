@@ -8,7 +8,7 @@ provider verdicts before and after repair.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Optional, Sequence
 
 from .loading import Transcript, parse_json_document
 from .plan import Plan
