@@ -115,6 +115,31 @@ def tool_result_message(call_id: str, name: str, text: str, is_error: bool, time
     }
 
 
+def without_interrupted_frames(messages: list[Message]) -> list[Message]:
+    """The context without assistant frames that did not finish a model turn.
+
+    An aborted, errored or cut-off frame without tool calls is not a turn the
+    model completed.  The reference runner never sends one: its planResume pops
+    such a suffix and its entry tree then branches past it.  This log is linear,
+    so the runtime's context transform leaves those frames out instead (they
+    have no calls, so no call can lose its frame).  Otherwise a resumed worker
+    would send two assistant messages in a row, which Bedrock and Gemini reject.
+    The durable log keeps them; the integrity repair still runs after this.
+    """
+    kept = [message for message in messages if not _interrupted_frame(message)]
+    return messages if len(kept) == len(messages) else kept
+
+
+def _interrupted_frame(message: Any) -> bool:
+    return (isinstance(message, dict) and message.get("role") == "assistant" and not tool_calls(message)
+            and message.get("stopReason") in ("aborted", "error", "length"))
+
+
+def _final_answer(message: Any) -> bool:
+    return (isinstance(message, dict) and message.get("role") == "assistant" and not tool_calls(message)
+            and message.get("stopReason") == "stop")
+
+
 # -- the scripted model -----------------------------------------------------
 
 
@@ -478,11 +503,15 @@ class Runtime:
     # -- phases ------------------------------------------------------------
 
     def _reload_durable(self, messages: list[Message]) -> list[Message]:
-        return self.store.load_transcript(self.session_id)
+        return without_interrupted_frames(self.store.load_transcript(self.session_id))
 
     def _model_turn(self) -> None:
         self._heartbeat_if_due()
         view = self.context(list(self.history))
+        if view and _final_answer(view[-1]):
+            # A resumed session whose last turn already finished: nothing to ask the model.
+            self._wind_down(DONE, "nothing to resume: the last model turn had finished")
+            return
         self.last_model_view = view
         synthesized = len(orphaned_tool_calls(self.history))
         self._emit("model_call", f"model called with {len(view)} messages"

@@ -116,7 +116,7 @@ def test_two_processes_race_and_only_the_newest_attempt_writes(workers: Workers)
         assert by_seq[seq] == message
     assert len(report_a["appended"]) + len(report_b["appended"]) + 1 == len(entries)  # + the seeded prompt
     for context in report_b["contexts"]:
-        assert_legal_view(context, "B's model view")
+        assert_legal_view(context, "B's model view", providers=True)
     assert store.attempts("s")[0].outcome == "superseded"
     assert store.get_session("s").status == "done"
 
@@ -140,7 +140,7 @@ def test_a_worker_killed_with_sigkill_is_resumed_from_a_readable_store(workers: 
         ("user",), ("a1t0c0", "a1t0c1"), ("result", "a1t0c0"), ("receipt", "a1t0c1"),
     ]
     for context in report["contexts"]:
-        assert_legal_view(context, "resumed model view")
+        assert_legal_view(context, "resumed model view", providers=True)
     after = store.load_transcript("s")
     assert after[: len(before)] == before  # the log still shows exactly what A did...
     assert not any(is_interrupted_tool_result(m) for m in after)  # ...and nobody wrote A's receipt
@@ -206,7 +206,7 @@ def test_lease_expiry_during_a_long_tool_fences_the_result(workers: Workers) -> 
     heir = thread_worker(workers.db, "B", [turn, Turn(text="ok")], tools, lost)
     assert heir.run() == "done"
     for context in heir.model.contexts:
-        assert_legal_view(context)
+        assert_legal_view(context, providers=True)
     assert lost == ["A"]
 
 

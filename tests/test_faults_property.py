@@ -1,5 +1,9 @@
 """Property: whatever faults hit a session, every model view is legal and the log only grows.
 
+"Legal" is both the tool-call invariants (tests/view_invariants.py) and every
+provider rule set in integrity.providers, applied to each context a model was
+actually sent.
+
 Hypothesis draws a model script and a fault schedule (steps, cancel, shutdown,
 crash, a stolen lease, lease expiry, a failing model turn, zombie workers
 stepping after they lost the lease).  Workers share one real SQLite file and a
@@ -116,7 +120,7 @@ def test_every_model_view_is_legal_under_random_fault_schedules(script: list[lis
 
         for worker in world.workers:
             for number, context in enumerate(worker.model.contexts):
-                assert_legal_view(context, f"{worker.owner}'s view #{number}")
+                assert_legal_view(context, f"{worker.owner}'s view #{number}", providers=True)
             assert not [e.text for e in worker.events if e.kind == "error"], "runtime error"
             assert world.fence_reports[worker.owner] <= 1
             if worker.final_status == "fenced":

@@ -20,7 +20,7 @@ from integrity.runtime import (
     user_message,
 )
 from integrity.store import SQLiteSessionStore, open_store
-from tests.view_invariants import assert_legal_view, view_violations
+from tests.view_invariants import assert_legal_view, provider_violations, view_violations
 
 TOOLS = {
     "fast": Tool("fast", 50),
@@ -92,7 +92,7 @@ def test_a_healthy_run_records_every_step_and_the_model_always_sees_legal_contex
     assert failed["isError"] is True and not is_interrupted_tool_result(failed)
     assert len(runtime.model.contexts) == 3
     for context in runtime.model.contexts:
-        assert_legal_view(context)
+        assert_legal_view(context, providers=True)
     assert runtime.in_flight == {}
     assert lab.store.get_session("s").status == "done"
     assert lab.lost == []
@@ -129,7 +129,7 @@ def test_resume_hands_the_model_a_repaired_view_and_leaves_the_log_untouched(tmp
     assert [json.dumps(m, sort_keys=True) for m in after[: len(before)]] == before
     assert not any(is_interrupted_tool_result(m) for m in after)  # synthesized only in views
     for context in second.model.contexts:
-        assert_legal_view(context)
+        assert_legal_view(context, providers=True)
 
 
 def test_cancel_while_tools_run_writes_receipts_for_what_was_in_flight(tmp_path: Path) -> None:
@@ -280,3 +280,33 @@ def test_a_held_result_is_recorded_at_wind_down_instead_of_a_receipt(tmp_path: P
     assert runtime.run() == "idle"
     assert shape(lab.log())[2:] == [("receipt", "a1t0c0"), ("result", "a1t0c1")]
     assert_legal_view(lab.log())
+
+
+def test_a_resumed_context_leaves_out_an_unfinished_abort_frame(tmp_path: Path) -> None:
+    lab = Lab(tmp_path)
+    first = lab.worker("w1", [two_calls(), Turn((CallSpec("fast"),)), Turn(text="ok")])
+    first.step()
+    first.step()
+    first.step()  # both results recorded; the next step would be a model turn
+    first.cancel("stopped between turns")
+    assert first.run() == "aborted"
+    assert shape(lab.log())[-1] == ("assistant", "aborted")  # the log keeps it...
+    second = lab.worker("w2", [two_calls(), Turn((CallSpec("fast"),)), Turn(text="ok")])
+    assert second.run() == "done"
+    sent = second.model.contexts[0]
+    assert shape(sent)[-1] == ("result", "a1t0c1")  # ...the model is not sent it
+    for context in second.model.contexts:
+        assert_legal_view(context, providers=True)
+    unfiltered = lab.log()[:7]  # ..., aborted frame, next frame, its result: what a naive resume sends
+    assert shape(unfiltered)[4:6] == [("assistant", "aborted"), ("assistant", ("a2t1c0",))]
+    assert view_violations(unfiltered) == []  # the tool-call invariants alone do not catch it
+    assert provider_violations(unfiltered)  # providers do: two assistant turns in a row
+
+
+def test_resuming_a_finished_session_does_not_call_the_model(tmp_path: Path) -> None:
+    lab = Lab(tmp_path)
+    assert lab.worker("w1", [Turn(text="ok")]).run() == "done"
+    entries = len(lab.log())
+    again = lab.worker("w2", [Turn(text="ok")])
+    assert again.run() == "done"
+    assert again.model.contexts == [] and len(lab.log()) == entries

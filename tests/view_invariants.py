@@ -4,13 +4,16 @@ Strict providers accept a history only when every tool call is answered exactly
 once, its results sit contiguously right after the assistant frame that made
 the calls, in call order, and no result exists without its call.  Fault tests
 hand every model view a worker produced to `view_violations`; an empty list
-means the view is legal.
+means the view is legal.  What a model is actually sent must also pass every
+provider rule set in `integrity.providers` (`provider_violations`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any, Sequence
+
+from integrity.providers import PROVIDERS, validate
 
 
 def _calls(message: Any) -> list[str]:
@@ -65,9 +68,25 @@ def view_violations(messages: Sequence[Any]) -> list[str]:
     return problems
 
 
-def assert_legal_view(messages: Sequence[Any], label: str = "model view") -> None:
-    """Fail with every violation listed (and the roles, to see the shape)."""
+def provider_violations(messages: Sequence[Any]) -> list[str]:
+    """Why any provider (openai-chat, anthropic, gemini, bedrock, ...) would reject this request."""
+    return [
+        f"{violation.provider}: {violation.rule} at {violation.position}: {violation.error}"
+        for provider in PROVIDERS
+        for violation in validate(list(messages), provider)
+    ]
+
+
+def assert_legal_view(messages: Sequence[Any], label: str = "model view", providers: bool = False) -> None:
+    """Fail with every violation listed (and the roles, to see the shape).
+
+    providers=True also requires every provider rule set to accept the messages:
+    right for a context a model was sent, wrong for a view that ends with the
+    model's own final answer (Mistral, for one, refuses a trailing assistant).
+    """
     problems = view_violations(messages)
+    if providers:
+        problems += provider_violations(messages)
     if problems:
         shape = [
             (m.get("role"), m.get("toolCallId") or _calls(m) or m.get("stopReason")) if isinstance(m, dict) else m
