@@ -116,3 +116,16 @@ def test_a_demo_store_holds_one_session_per_scenario_and_a_dead_worker(tmp_path:
     assert (dead.status, dead.lease_owner, dead.entries) == ("stale", "worker 1", 3)
     with pytest.raises(FileExistsError):
         write_demo_store(str(path))
+
+
+@pytest.mark.parametrize("key", sorted(SCENARIOS))
+def test_the_view_pane_is_exactly_what_the_runtime_would_send(key: str, tmp_path: Path) -> None:
+    from integrity import repair_orphaned_tool_calls
+    from integrity.runtime import without_interrupted_frames
+
+    for snap in run_all(key, str(tmp_path)):
+        durable = [entry.message for entry in snap.durable]
+        sent = repair_orphaned_tool_calls(without_interrupted_frames(durable), lambda: 0).messages
+        shown = [dict(m, timestamp=0) if is_interrupted_tool_result(m) else m for m in snap.view]
+        sent = [dict(m, timestamp=0) if is_interrupted_tool_result(m) else m for m in sent]
+        assert shown == sent, f"step {snap.step}"
