@@ -26,6 +26,12 @@ def _policies() -> Sequence[str]:
     return POLICIES
 
 
+def _providers() -> Sequence[str]:
+    from .providers import PROVIDERS
+
+    return PROVIDERS
+
+
 def _clock(fixed: Optional[int]) -> Callable[[], int]:
     from .reference import time_ms
 
@@ -100,6 +106,18 @@ def _summary_lines(report: Any, limit: int = 20) -> list[str]:
     return lines
 
 
+def _verdict_lines(verdict: dict[str, Any], provider: str) -> list[str]:
+    lines = []
+    for when in ("before", "after"):
+        violations = verdict[when]
+        label = "as recorded" if when == "before" else "after repair"
+        if not violations:
+            lines.append(f"  {provider} {label}: accepted")
+        for violation in violations:
+            lines.append(f"  {provider} {label}: {violation.position}: {violation.error}")
+    return lines
+
+
 def _report_for(loaded: _Loaded, policy: str, now: Callable[[], int]) -> Any:
     """The full report (built via the general path so entries know their lines)."""
     from .analysis import analyze
@@ -121,9 +139,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             data = _read_bytes(path)
-            loaded = _Loaded(path, data, args.format, allow_fast=True)
+            loaded = _Loaded(path, data, args.format, allow_fast=args.provider is None)
             del data
-            if args.json:
+            verdict = None
+            if args.provider:
+                from .analysis import analyze
+
+                analysis = analyze(loaded.transcript, args.policy, now, args.provider, [args.provider])
+                report, verdict = analysis.report, analysis.verdicts[args.provider]
+            elif args.json:
                 report = _report_for(loaded, args.policy, now)
             else:
                 from .report import diagnose
@@ -134,10 +158,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             worst = EXIT_UNREADABLE
             continue
         reports.append(report)
-        if not report.healthy and worst == EXIT_HEALTHY:
+        rejected = bool(verdict and verdict["before"])
+        if (not report.healthy or rejected) and worst == EXIT_HEALTHY:
             worst = EXIT_NEEDS_REPAIR
         if not args.json:
             print("\n".join(_summary_lines(report)))
+            if verdict is not None:
+                print("\n".join(_verdict_lines(verdict, args.provider)))
     if args.json:
         import json
 
@@ -170,12 +197,13 @@ def cmd_repair(args: argparse.Namespace) -> int:
     now = _clock(args.now)
     try:
         data = _read_bytes(args.file)
-        loaded = _Loaded(args.file, data, args.format, allow_fast=args.report is None)
+        loaded = _Loaded(args.file, data, args.format, allow_fast=args.report is None and args.provider is None)
     except TranscriptError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
     del data
     report: Any = None
+    still_rejected = False
     if loaded.fast is not None:
         from .fastpath import write_fast
 
@@ -186,9 +214,14 @@ def cmd_repair(args: argparse.Namespace) -> int:
     else:
         from .analysis import analyze, export_view
 
-        analysis = analyze(loaded.transcript, args.policy, now)
+        providers = [args.provider] if args.provider else False
+        analysis = analyze(loaded.transcript, args.policy, now, args.provider, providers)
         report = analysis.report
         payload = export_view(analysis)
+        if args.provider:
+            verdict = analysis.verdicts[args.provider]
+            print("\n".join(_verdict_lines(verdict, args.provider)), file=sys.stderr)
+            still_rejected = bool(verdict["after"])
 
         def produce(out: BinaryIO) -> None:
             out.write(payload)
@@ -206,7 +239,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
         target = getattr(error, "filename", None) or args.output or "<stdout>"
         print(f"error: {target}: cannot write: {error.strerror or error}", file=sys.stderr)
         return EXIT_UNREADABLE
-    return EXIT_HEALTHY
+    return EXIT_NEEDS_REPAIR if still_rejected else EXIT_HEALTHY
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -220,6 +253,10 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--policy", default="strict", choices=list(_policies()),
                          help="repair policy (default: %(default)s)")
         sub.add_argument("--format", default="auto", help="transcript format (default: auto-detect)")
+        sub.add_argument("--provider", default=None, metavar="NAME",
+                         help="validate against this provider's rules before and after repair "
+                              "(and shape the strict view for it): openai-chat, openai-responses, "
+                              "anthropic, gemini, bedrock, mistral or deepseek")
         sub.add_argument("--now", type=int, default=None, metavar="MS",
                          help="timestamp (ms) for synthesized receipts, for reproducible output")
 
@@ -242,7 +279,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # The engine builds no reference cycles; the cyclic collector would only
     # rescan millions of live objects on big files.
     gc.disable()
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.provider is not None and args.provider not in _providers():
+        parser.error(f"argument --provider: invalid choice: {args.provider!r} "
+                     f"(choose from {', '.join(_providers())})")
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:
