@@ -33,8 +33,9 @@ import json
 import queue
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional, Protocol, Sequence
+from typing import Any, Protocol
 
 from .fence import append_interrupted_tool_call_results, is_lease_lost
 from .reference import (
@@ -76,7 +77,7 @@ def user_message(text: str, timestamp: int) -> Message:
     return {"role": "user", "content": text, "timestamp": timestamp}
 
 
-def _assistant(content: list[dict[str, Any]], stop_reason: str, timestamp: int, error: Optional[str] = None) -> Message:
+def _assistant(content: list[dict[str, Any]], stop_reason: str, timestamp: int, error: str | None = None) -> Message:
     frame: Message = {
         "role": "assistant",
         "content": content,
@@ -253,7 +254,7 @@ class ToolExecutor(Protocol):
 
     def submit(self, call_id: str, tool: Tool, arguments: Mapping[str, Any]) -> None: ...
 
-    def next_done(self, timeout_ms: Optional[int]) -> Optional[ToolOutcome]: ...
+    def next_done(self, timeout_ms: int | None) -> ToolOutcome | None: ...
 
     def cancel(self) -> None: ...
 
@@ -264,7 +265,7 @@ class ThreadToolExecutor:
     """Each call runs on its own daemon thread and really sleeps; a crash leaves them behind harmlessly."""
 
     def __init__(self) -> None:
-        self._done: "queue.Queue[ToolOutcome]" = queue.Queue()
+        self._done: queue.Queue[ToolOutcome] = queue.Queue()
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
         self._running = 0
@@ -288,7 +289,7 @@ class ThreadToolExecutor:
         ok, text = tool.output(call_id, arguments)
         self._done.put(ToolOutcome(call_id, tool.name, ok, text))
 
-    def next_done(self, timeout_ms: Optional[int]) -> Optional[ToolOutcome]:
+    def next_done(self, timeout_ms: int | None) -> ToolOutcome | None:
         try:
             outcome = self._done.get(timeout=None if timeout_ms is None else max(0, timeout_ms) / 1000)
         except queue.Empty:
@@ -318,7 +319,7 @@ class VirtualToolExecutor:
         finish = self.clock() + tool.delay_for(arguments)
         heapq.heappush(self._heap, (finish, self._counter, call_id, tool, dict(arguments), False))
 
-    def next_done(self, timeout_ms: Optional[int]) -> Optional[ToolOutcome]:
+    def next_done(self, timeout_ms: int | None) -> ToolOutcome | None:
         now = self.clock()
         if not self._heap or (timeout_ms is not None and self._heap[0][0] > now + timeout_ms):
             if timeout_ms is not None:
@@ -370,16 +371,16 @@ class Runtime:
         model: ScriptedModel,
         tools: Mapping[str, Tool],
         owner: str,
-        executor: Optional[ToolExecutor] = None,
+        executor: ToolExecutor | None = None,
         clock: Callable[[], int] = time_ms,
         lease_ttl_ms: int = 30_000,
-        heartbeat_ms: Optional[int] = -1,
+        heartbeat_ms: int | None = -1,
         abort_grace_ms: int = 200,
         poll_ms: int = 50,
         steal: bool = False,
         claim_wait_ms: int = 0,
-        context_transform: Optional[Callable[[list[Message]], list[Message]]] = None,
-        on_fence_lost: Optional[Callable[[], Any]] = None,
+        context_transform: Callable[[list[Message]], list[Message]] | None = None,
+        on_fence_lost: Callable[[], Any] | None = None,
     ) -> None:
         """heartbeat_ms: -1 means a third of the lease; None means never (a stalled worker)."""
         self.store = store
@@ -402,19 +403,19 @@ class Runtime:
         self._on_fence_lost = on_fence_lost
 
         self.phase = NEW
-        self.lease: Optional[Lease] = None
+        self.lease: Lease | None = None
         self.history: list[Message] = []
         self.in_flight: dict[str, PendingToolCall] = {}
         self._finished: dict[str, ToolOutcome] = {}
         self.events: list[Event] = []
-        self.final_status: Optional[str] = None
+        self.final_status: str | None = None
         self.fence_lost = False
         self.fence_lost_reported = False
-        self.last_model_view: Optional[list[Message]] = None
+        self.last_model_view: list[Message] | None = None
         self._last_heartbeat = 0
         self._drain_deadline = 0
-        self._cancel_reason: Optional[str] = None
-        self._shutdown_reason: Optional[str] = None
+        self._cancel_reason: str | None = None
+        self._shutdown_reason: str | None = None
         self._new_events: list[Event] = []
 
     # -- requests (safe from other threads and signal handlers) ------------

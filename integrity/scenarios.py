@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 from .reference import is_interrupted_tool_result, time_ms
 from .report import RepairReport, repair_with_report
@@ -58,7 +59,7 @@ class Scenario:
     fault: str
     summary: str
     lesson: str
-    build: Callable[["LabRun"], list[Action]]
+    build: Callable[[LabRun], list[Action]]
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class WorkerState:
     name: str
     attempt: int
     phase: str
-    status: Optional[str]
+    status: str | None
     fence_lost: bool
     in_flight: dict[str, str]
 
@@ -85,7 +86,7 @@ class Snapshot:
     durable: list[Entry]
     new_entries: int
     attempts: list[AttemptInfo]
-    session: Optional[SessionInfo]
+    session: SessionInfo | None
     workers: list[WorkerState]
     view: list[Any]
     report: RepairReport
@@ -104,10 +105,10 @@ class LabRun:
     def __init__(
         self,
         scenario: Scenario,
-        directory: Optional[str] = None,
-        store_path: Optional[str] = None,
+        directory: str | None = None,
+        store_path: str | None = None,
         session_id: str = SESSION_ID,
-        clock: Optional[VirtualClock] = None,
+        clock: VirtualClock | None = None,
     ) -> None:
         """directory: where the lab's own store file goes (a fresh temp dir by default).
 
@@ -134,7 +135,7 @@ class LabRun:
         self.workers: dict[str, Runtime] = {}
         self.position = 0
         self.actions = scenario.build(self)
-        self.last: Optional[Snapshot] = None
+        self.last: Snapshot | None = None
 
     def worker(self, name: str, turns: list[Turn], tools: dict[str, Tool], **options: Any) -> Runtime:
         """A worker on its own connection to the same store file (like a separate process)."""
@@ -159,8 +160,8 @@ class LabRun:
         self.position += 1
         return self.snapshot(action, events, before.entries if before else 0)
 
-    def snapshot(self, action: Optional[Action] = None, events: Optional[list[Event]] = None,
-                 entries_before: Optional[int] = None) -> Snapshot:
+    def snapshot(self, action: Action | None = None, events: list[Event] | None = None,
+                 entries_before: int | None = None) -> Snapshot:
         """The three panes as they are now."""
         entries = self.store.entries(self.session_id)
         messages = [entry.message for entry in entries]
@@ -403,7 +404,7 @@ SCENARIOS: dict[str, Scenario] = {
 }
 
 
-def start_scenario(key: str, directory: Optional[str] = None) -> LabRun:
+def start_scenario(key: str, directory: str | None = None) -> LabRun:
     """Set up a scenario (store file, workers, script) without running any step."""
     if key not in SCENARIOS:
         raise KeyError(f"unknown scenario {key!r}; choose one of {', '.join(SCENARIOS)}")
@@ -415,7 +416,7 @@ def run_step(run: LabRun) -> Snapshot:
     return run.step()
 
 
-def run_all(key: str, directory: Optional[str] = None) -> list[Snapshot]:
+def run_all(key: str, directory: str | None = None) -> list[Snapshot]:
     """Every snapshot of a scenario, start to end (for tests and the 'run all' button)."""
     run = start_scenario(key, directory)
     try:

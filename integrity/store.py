@@ -26,8 +26,10 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Protocol, Sequence, runtime_checkable
+from types import TracebackType
+from typing import Any, Protocol, Self, runtime_checkable
 
 from .fence import LeaseLostError
 from .reference import time_ms
@@ -125,8 +127,8 @@ class SessionInfo:
     title: str
     status: str
     attempt: int
-    lease_owner: Optional[str]
-    lease_expires_at: Optional[int]
+    lease_owner: str | None
+    lease_expires_at: int | None
     entries: int
     created_at: int
     updated_at: int
@@ -139,7 +141,7 @@ class Entry:
     session_id: str
     seq: int
     attempt: int
-    role: Optional[str]
+    role: str | None
     message: Any
     created_at: int
 
@@ -153,8 +155,8 @@ class AttemptInfo:
     owner: str
     claimed_at: int
     base_seq: int
-    ended_at: Optional[int]
-    outcome: Optional[str]
+    ended_at: int | None
+    outcome: str | None
 
 
 @runtime_checkable
@@ -173,7 +175,7 @@ class SessionStore(Protocol):
 
     def list_sessions(self) -> list[SessionInfo]: ...
 
-    def get_session(self, session_id: str) -> Optional[SessionInfo]: ...
+    def get_session(self, session_id: str) -> SessionInfo | None: ...
 
     def entries(self, session_id: str) -> list[Entry]: ...
 
@@ -184,7 +186,7 @@ class SessionStore(Protocol):
     def close(self) -> None: ...
 
 
-def _lease_lost(session_id: str, lease: Lease, row: Optional[tuple[Any, ...]], now: int) -> Optional[str]:
+def _lease_lost(session_id: str, lease: Lease, row: tuple[Any, ...] | None, now: int) -> str | None:
     """Why the lease no longer fences writes (None when it still does)."""
     if row is None:
         return f"session {session_id!r} does not exist"
@@ -250,7 +252,7 @@ class SQLiteSessionStore:
             cur.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     class _Tx:
-        def __init__(self, store: "SQLiteSessionStore") -> None:
+        def __init__(self, store: SQLiteSessionStore) -> None:
             self.store = store
 
         def __enter__(self) -> sqlite3.Cursor:
@@ -263,7 +265,9 @@ class SQLiteSessionStore:
                 raise
             return self.cursor
 
-        def __exit__(self, kind: Any, error: Any, tb: Any) -> None:
+        def __exit__(
+            self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+        ) -> None:
             try:
                 if kind is None:
                     try:
@@ -277,7 +281,7 @@ class SQLiteSessionStore:
             finally:
                 self.store._lock.release()
 
-    def _write(self) -> "SQLiteSessionStore._Tx":
+    def _write(self) -> SQLiteSessionStore._Tx:
         """A write transaction holding the database write lock from its first statement."""
         return SQLiteSessionStore._Tx(self)
 
@@ -290,10 +294,10 @@ class SQLiteSessionStore:
         with self._lock:
             self._conn.close()
 
-    def __enter__(self) -> "SQLiteSessionStore":
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- writes -----------------------------------------------------------
@@ -463,7 +467,7 @@ class SQLiteSessionStore:
         )
         return [self._info(row, now) for row in rows]
 
-    def get_session(self, session_id: str) -> Optional[SessionInfo]:
+    def get_session(self, session_id: str) -> SessionInfo | None:
         """One session's row, or None."""
         rows = self._read(f"SELECT {self._SESSION_COLUMNS} FROM sessions WHERE session_id = ?", (session_id,))
         return self._info(rows[0], self.clock()) if rows else None
@@ -507,6 +511,6 @@ def _encode(message: Any) -> str:
         raise StoreWriteError(f"message is not JSON-serializable: {error}") from error
 
 
-def _role(message: Any) -> Optional[str]:
+def _role(message: Any) -> str | None:
     role = message.get("role") if isinstance(message, dict) else None
     return role if isinstance(role, str) else None

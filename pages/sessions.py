@@ -12,8 +12,7 @@ import os
 import re
 import sqlite3
 import tempfile
-from datetime import datetime, timezone
-from typing import Optional
+from datetime import UTC, datetime
 
 import pandas as pd
 import streamlit as st
@@ -51,7 +50,7 @@ if not path.strip():
     st.stop()
 
 
-def _open(path: str) -> Optional[SQLiteSessionStore]:
+def _open(path: str) -> SQLiteSessionStore | None:
     try:
         return open_store(path, create=False)
     except FileNotFoundError:
@@ -62,13 +61,13 @@ def _open(path: str) -> Optional[SQLiteSessionStore]:
     return None
 
 
-def _when(ms: Optional[int]) -> str:
+def _when(ms: int | None) -> str:
     if ms is None:
         return ""
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _verdict(store: SQLiteSessionStore, info: SessionInfo) -> tuple[str, Optional[RepairReport]]:
+def _verdict(store: SQLiteSessionStore, info: SessionInfo) -> tuple[str, RepairReport | None]:
     if info.entries > VERDICT_LIMIT:
         return "(large: open it to compute)", None
     _, report = repair_with_report(store.load_transcript(info.session_id), source=info.session_id)

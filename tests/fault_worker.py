@@ -17,8 +17,15 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from integrity.runtime import CallSpec, Runtime, ScriptedModel, ThreadToolExecutor, Tool, Turn  # noqa: E402
-from integrity.store import open_store  # noqa: E402
+from integrity.runtime import (
+    CallSpec,
+    Runtime,
+    ScriptedModel,
+    ThreadToolExecutor,
+    Tool,
+    Turn,
+)
+from integrity.store import open_store
 
 
 def script(turns: int, calls: int) -> list[Turn]:

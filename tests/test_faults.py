@@ -7,19 +7,27 @@ process still alive at the end of a test is killed by its pid.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from integrity import is_interrupted_tool_result
-from integrity.runtime import CallSpec, Runtime, ScriptedModel, ThreadToolExecutor, Tool, Turn, user_message
+from integrity.runtime import (
+    CallSpec,
+    Runtime,
+    ScriptedModel,
+    ThreadToolExecutor,
+    Tool,
+    Turn,
+    user_message,
+)
 from integrity.store import open_store
 from tests.view_invariants import assert_legal_view
 
@@ -34,12 +42,14 @@ class Workers:
         self.tmp_path = tmp_path
         self.db = tmp_path / "sessions.db"
         self.procs: list[subprocess.Popen] = []
+        self.logs: list[Any] = []
         store = open_store(self.db)
         store.create_session("s", "fault test", [user_message("go", 1)])
         store.close()
 
     def spawn(self, owner: str, *args: str) -> subprocess.Popen:
-        err = open(self.tmp_path / f"{owner}.err", "w")
+        err = open(self.tmp_path / f"{owner}.err", "w")  # noqa: SIM115 - closed in cleanup()
+        self.logs.append(err)
         proc = subprocess.Popen(
             [sys.executable, str(WORKER), "--db", str(self.db), "--session", "s", "--owner", owner,
              "--out", str(self.tmp_path / f"{owner}.json"), *args],
@@ -59,6 +69,8 @@ class Workers:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(timeout=5)
+        for log in self.logs:
+            log.close()
 
 
 @pytest.fixture
@@ -151,7 +163,7 @@ def test_sigkill_during_rapid_appends_leaves_no_torn_entry(workers: Workers) -> 
     for round_number in range(2):
         writer = workers.spawn(f"W{round_number}", "--append-loop", "--entry-bytes", "200000")
         floor = entry_count(workers.db) + 5
-        wait_for(lambda: entry_count(workers.db) >= floor, what="appends")
+        wait_for(lambda floor=floor: entry_count(workers.db) >= floor, what="appends")
         time.sleep(0.013 * (round_number + 1))
         writer.send_signal(signal.SIGKILL)
         writer.wait(timeout=5)

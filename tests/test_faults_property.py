@@ -15,12 +15,20 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from integrity.runtime import CallSpec, Runtime, ScriptedModel, Tool, Turn, VirtualClock, VirtualToolExecutor, user_message
+from integrity.runtime import (
+    CallSpec,
+    Runtime,
+    ScriptedModel,
+    Tool,
+    Turn,
+    VirtualClock,
+    VirtualToolExecutor,
+    user_message,
+)
 from integrity.store import LeaseHeldError, SQLiteSessionStore
 from tests.view_invariants import assert_legal_view
 

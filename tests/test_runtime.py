@@ -20,7 +20,11 @@ from integrity.runtime import (
     user_message,
 )
 from integrity.store import SQLiteSessionStore, open_store
-from tests.view_invariants import assert_legal_view, provider_violations, view_violations
+from tests.view_invariants import (
+    assert_legal_view,
+    provider_violations,
+    view_violations,
+)
 
 TOOLS = {
     "fast": Tool("fast", 50),

@@ -11,7 +11,8 @@ provider rule set in `integrity.providers` (`provider_violations`).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from integrity.providers import PROVIDERS, validate
 
