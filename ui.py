@@ -70,13 +70,35 @@ def _load(digest: str, name: str, _data: bytes) -> Any:
         return error
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _analyze(digest: str, name: str, policy: str, _transcript: Transcript) -> Analysis:
-    return analyze(_transcript, policy)
+def provider_names() -> list[str]:
+    """The provider rule sets this engine build has (empty when integrity.providers is absent)."""
+    try:
+        from integrity.providers import PROVIDERS
+    except ImportError:
+        return []
+    return list(PROVIDERS)
+
+
+def _analyze_options(provider: Optional[str]) -> dict[str, Any]:
+    """Ask the facade for verdicts (and a provider-specific view) when this engine build offers them."""
+    import inspect
+
+    parameters = inspect.signature(analyze).parameters
+    options: dict[str, Any] = {}
+    if "verdicts" in parameters:
+        options["verdicts"] = True
+    if "provider" in parameters and provider:
+        options["provider"] = provider
+    return options
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _rows(digest: str, name: str, policy: str, _analysis: Analysis) -> list[Row]:
+def _analyze(digest: str, name: str, policy: str, provider: Optional[str], _transcript: Transcript) -> Analysis:
+    return analyze(_transcript, policy, **_analyze_options(provider))
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _rows(digest: str, name: str, policy: str, provider: Optional[str], _analysis: Analysis) -> list[Row]:
     return aligned_rows(_analysis)
 
 
@@ -89,14 +111,14 @@ def load_source(source: Source) -> Optional[Transcript]:
     return result
 
 
-def analysis_for(source: Source, transcript: Transcript, policy: str) -> Analysis:
-    """The engine's analysis of a transcript under one policy (cached by content and policy)."""
-    return _analyze(source.digest, source.name, policy, transcript)
+def analysis_for(source: Source, transcript: Transcript, policy: str, provider: Optional[str] = None) -> Analysis:
+    """The engine's analysis under one policy, for one provider (cached by content, policy, provider)."""
+    return _analyze(source.digest, source.name, policy, provider, transcript)
 
 
-def rows_for(source: Source, analysis: Analysis) -> list[Row]:
+def rows_for(source: Source, analysis: Analysis, provider: Optional[str] = None) -> list[Row]:
     """The aligned raw/repaired rows of an analysis (cached by content and policy)."""
-    return _rows(source.digest, source.name, analysis.policy, analysis)
+    return _rows(source.digest, source.name, analysis.policy, provider, analysis)
 
 
 def show_error(message: str) -> None:
@@ -141,10 +163,10 @@ def policy_picker(container: Any = None) -> str:
     return policy
 
 
-def provider_picker(analysis: Analysis, container: Any = None) -> Optional[str]:
-    """Provider selector over the rule sets that produced verdicts, mirrored in ?provider=."""
+def provider_picker(container: Any = None) -> Optional[str]:
+    """Provider selector over the engine's rule sets, mirrored in ?provider=."""
     where = container or st.sidebar
-    providers = sorted((analysis.verdicts or {}).keys())
+    providers = provider_names()
     if not providers:
         where.selectbox("Provider", ["(no provider rule sets in this build)"], disabled=True, key="_provider_none")
         return None
@@ -193,7 +215,7 @@ def input_picker(multiple: bool = True) -> Optional[Source]:
             else:
                 source = st.session_state.get("_kept_upload")
                 if source is not None:
-                    side.caption(f"Showing the last upload (file name: {source.name!r})")
+                    side.text(f"Showing the last upload: {source.name}")  # a file name is untrusted: plain text
         else:
             if "paste" not in st.session_state:
                 st.session_state["paste"] = st.session_state.get("_keep_paste", "")

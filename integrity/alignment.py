@@ -45,6 +45,8 @@ KINDS: dict[str, Kind] = {
              "a result whose call id matches no call, left out of the view"),
         Kind("synthesized", "✚", "synthesized receipt", "#dcfce7",
              "an interrupted receipt that exists only in the repaired view"),
+        Kind("renamed", "✎", "ids renamed", "#e0e7ff",
+             "sent with new call ids (a reused or empty id); the durable message is unchanged"),
         Kind("shared", "⇉", "shared answer", "#ede9fe",
              "a reused call id answered again with the first result (reference quirk)"),
         Kind("orphaned_call", "☐", "orphaned call", "#fef3c7",
@@ -227,7 +229,8 @@ def aligned_rows(analysis: Analysis) -> list[Row]:
         text = preview(messages[index])
         if index in anchored:
             position = anchored[index]
-            kind, note = notes.get(index, ("kept", ""))
+            renamed = bool(getattr(action, "new_ids", None))
+            kind, note = notes.get(index, ("renamed" if renamed else "kept", action.reason))
             frame_ids = tuple(p.call_id for p in _calls_of(analysis, index))
             rows.append(Row(len(rows), index, position, kind, text, preview(view[position]), note, ids + frame_ids))
             cursor = position + 1

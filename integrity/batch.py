@@ -24,6 +24,13 @@ DEFECT_COLUMNS: tuple[tuple[str, str], ...] = (
 """(report summary field, column name) for each defect count the batch table shows."""
 
 
+def _verdict_option() -> dict[str, Any]:
+    """Ask for every provider's verdict when this engine build's facade can give them."""
+    import inspect
+
+    return {"verdicts": True} if "verdicts" in inspect.signature(analyze).parameters else {}
+
+
 def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY) -> dict[str, Any]:
     """One row for one file: format, sizes, defect counts, verdict, per-provider verdicts or the error."""
     row: dict[str, Any] = {"file": name, "format": "", "messages": 0, "calls": 0}
@@ -31,7 +38,7 @@ def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY) -> dict[str,
         row[column] = 0
     try:
         transcript = load(data, name)
-        analysis = analyze(transcript, policy)
+        analysis = analyze(transcript, policy, **_verdict_option())
     except TranscriptError as error:
         row.update(status="unreadable", verdict=str(error))
         return row

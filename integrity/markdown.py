@@ -63,7 +63,8 @@ def report_markdown(
                            s.duplicates_dropped, s.moved, s.frames_dropped, s.strays_dropped,
                            s.synthesized, s.strays, s.findings)]],
     )
-    changed = [a for a in report.actions if a.kind != "kept" or a.also_view_indices]
+    changed = [a for a in report.actions
+               if a.kind != "kept" or a.also_view_indices or getattr(a, "new_ids", None)]
     lines += ["", f"### Actions ({len(changed)} of {len(report.actions)} durable messages changed)", ""]
     if changed:
         lines += _table(

@@ -43,7 +43,7 @@ progress = st.progress(0.0, text=f"Analysing {len(inputs)} file(s)…")
 rows = []
 for number, item in enumerate(inputs, start=1):
     rows.append(_summary(item.digest, item.name, policy, item.data))
-    progress.progress(number / len(inputs), text=f"Analysed {number} of {len(inputs)}: {item.name}")
+    progress.progress(number / len(inputs), text=f"Analysed {number} of {len(inputs)}")  # no file names: progress text is Markdown
 progress.empty()
 
 frame = pd.DataFrame(rows)

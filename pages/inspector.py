@@ -40,11 +40,11 @@ if source is None:
 transcript = ui.load_source(source)
 if transcript is None:
     st.stop()
-analysis = ui.analysis_for(source, transcript, policy)
-provider = ui.provider_picker(analysis)
-rows = ui.rows_for(source, analysis)
+provider = ui.provider_picker()
+analysis = ui.analysis_for(source, transcript, policy, provider)
+rows = ui.rows_for(source, analysis, provider)
 
-st.caption(f"{source.name} · format {getattr(transcript, 'format', '?')} · policy {policy}")
+st.text(f"{source.name} · format {getattr(transcript, 'format', '?')} · policy {policy}")  # name: untrusted
 ui.verdict_text(analysis)
 ui.metrics(analysis)
 ui.verdict_panel(analysis, provider)
@@ -96,12 +96,12 @@ if compare:
     for column, name in zip(columns, others):
         with column:
             st.markdown(f"**{name}**")
-            other = ui.analysis_for(source, transcript, name)
+            other = ui.analysis_for(source, transcript, name, provider)
             ui.verdict_text(other)
             summary = other.report.summary
             st.dataframe(pd.DataFrame([summary.model_dump()]).T.rename(columns={0: name}),
                          width="stretch", height=250)
-            other_rows = filter_rows(ui.rows_for(source, other), problems_only=True)
+            other_rows = filter_rows(ui.rows_for(source, other, provider), problems_only=True)
             st.dataframe(ui.styled_rows(ui.rows_frame(other_rows[:500])), hide_index=True,
                          width="stretch", column_config=ui.ROW_CONFIG,
                          column_order=["kind", "#", "durable transcript", "view #", "repaired view"])

@@ -15,6 +15,7 @@ from integrity.lessons import LESSONS, SANDBOX_START, find_lesson, repair_steps,
 
 st.title("Lessons")
 policy = ui.policy_picker()
+provider = ui.provider_picker()
 
 keys = [lesson.key for lesson in LESSONS]
 ui.from_url("lesson", "lesson", keys, keys[0])
@@ -36,7 +37,7 @@ source = ui.Source(lesson.sample, data, "sample")
 transcript = ui.load_source(source)
 if transcript is None:
     st.stop()
-analysis = ui.analysis_for(source, transcript, policy)
+analysis = ui.analysis_for(source, transcript, policy, provider)
 report = analysis.report
 
 st.caption(f"Example: sample_transcripts/{lesson.sample} · policy {policy}")
@@ -111,9 +112,9 @@ if st.button("Reset sandbox"):
 box = ui.Source("sandbox.json", text.encode("utf-8"), "paste")
 sandbox_transcript = ui.load_source(box) if text.strip() else None
 if sandbox_transcript is not None:
-    sandbox = ui.analysis_for(box, sandbox_transcript, policy)
+    sandbox = ui.analysis_for(box, sandbox_transcript, policy, provider)
     ui.verdict_text(sandbox)
-    ui.verdict_panel(sandbox, None)
-    st.dataframe(ui.styled_rows(ui.rows_frame(ui.rows_for(box, sandbox))), hide_index=True, width="stretch",
+    ui.verdict_panel(sandbox, provider)
+    st.dataframe(ui.styled_rows(ui.rows_frame(ui.rows_for(box, sandbox, provider))), hide_index=True, width="stretch",
                  column_config=ui.ROW_CONFIG, column_order=["kind", "#", "durable transcript", "view #",
                                                             "repaired view", "why"])

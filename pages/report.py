@@ -25,6 +25,7 @@ report: Optional[RepairReport] = None
 analysis: Optional[Analysis] = None
 source = ui.input_picker() if origin == "Current transcript" else None
 policy = ui.policy_picker() if origin == "Current transcript" else None
+provider = ui.provider_picker() if origin == "Current transcript" else None
 
 if origin == "Current transcript":
     if source is None:
@@ -33,7 +34,7 @@ if origin == "Current transcript":
     transcript = ui.load_source(source)
     if transcript is None:
         st.stop()
-    analysis = ui.analysis_for(source, transcript, policy)
+    analysis = ui.analysis_for(source, transcript, policy, provider)
     report = analysis.report
     name = source.name
 else:
@@ -61,7 +62,7 @@ else:
 
 assert report is not None
 s = report.summary
-st.caption(f"report of {report.source or name} · policy {report.policy} · version {report.report_version}")
+st.text(f"report of {report.source or name} · policy {report.policy} · version {report.report_version}")
 st.code(("✔ " if report.healthy else "⚒ " if report.changed else "⚠ ") + report.verdict, language=None,
         wrap_lines=True)
 columns = st.columns(8)
@@ -86,10 +87,11 @@ else:
 
 if analysis is not None:
     st.subheader("Provider verdicts")
-    ui.verdict_panel(analysis, ui.provider_picker(analysis))
+    ui.verdict_panel(analysis, provider)
 
 changed_only = st.toggle("Changed messages only", value=True, key="changed_only")
-actions = [a for a in report.actions if not changed_only or a.kind != "kept" or a.also_view_indices]
+actions = [a for a in report.actions
+           if not changed_only or a.kind != "kept" or a.also_view_indices or getattr(a, "new_ids", None)]
 st.subheader(f"Actions ({len(actions):,} shown of {len(report.actions):,})")
 if not actions:
     st.caption("No durable message was moved or dropped" + (" (the repair only adds synthesized receipts)."
@@ -98,9 +100,11 @@ else:
     st.dataframe(pd.DataFrame([{
         "durable #": a.durable_index, "role": a.role or "?", "action": a.kind.replace("_", " "),
         "view #": a.view_index, "also at": ", ".join(map(str, a.also_view_indices)),
-        "kept instead": a.kept_instead, "call id": a.call_id or "", "why": a.reason,
+        "kept instead": a.kept_instead, "call id": a.call_id or "",
+        "new ids": ", ".join(f"{old} → {new}" for old, new in (getattr(a, "new_ids", None) or {}).items()),
+        "why": a.reason,
     } for a in actions[:20_000]], columns=["durable #", "role", "action", "view #", "also at", "kept instead",
-                                            "call id", "why"]),
+                                            "call id", "new ids", "why"]),
         hide_index=True, width="stretch", column_config={"why": st.column_config.TextColumn(width="large")})
 
 st.subheader(f"Synthesized receipts ({len(report.synthesized)})")

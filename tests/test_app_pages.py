@@ -26,6 +26,8 @@ def fresh_caches() -> None:
 
 
 def app(page: str | None = None, **params: str) -> AppTest:
+    """Run the app (optionally on a page); the reference policy unless the test names another."""
+    params.setdefault("policy", "openmaic")
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     for key, value in params.items():
         at.query_params[key] = value
@@ -92,23 +94,24 @@ def test_inspector_switches_policy_and_keeps_it_in_the_url() -> None:
         at.selectbox(key="policy").set_value(policy).run()
         assert not at.exception
         assert at.query_params["policy"] == [policy] or at.query_params["policy"] == policy
-        assert any(f"policy {policy}" in c.value for c in at.caption)
+        assert any(f"policy {policy}" in t.value for t in at.text)
 
 
 def test_inspector_provider_selector_without_rule_sets_is_disabled(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ui, "analyze", lambda transcript, policy: _without_verdicts(transcript, policy))
+    monkeypatch.setattr(ui, "analyze", _without_verdicts)
+    monkeypatch.setattr(ui, "provider_names", lambda: [])
     at = app(sample="abort_race.pi-ai.json")
     assert at.selectbox(key="_provider_none").disabled
     assert any("no provider rule sets" in c.value for c in at.caption)
 
 
-def _without_verdicts(transcript: Any, policy: str) -> Any:
+def _without_verdicts(transcript: Any, policy: str, **options: Any) -> Any:
     analysis = analyze(transcript, policy)
     analysis.verdicts = {}
     return analysis
 
 
-def _with_verdicts(transcript: Any, policy: str) -> Any:
+def _with_verdicts(transcript: Any, policy: str, **options: Any) -> Any:
     """The verdict shape the provider rule sets report: before/after lists of violations."""
     analysis = analyze(transcript, policy)
     violation = {"provider": "anthropic", "rule": "tool_use_without_result", "position": "messages.1",
@@ -222,12 +225,12 @@ def test_report_page_switches_policy() -> None:
     for policy in POLICIES:
         at.selectbox(key="policy").set_value(policy).run()
         assert not at.exception
-        assert any(f"policy {policy}" in c.value for c in at.caption)
+        assert any(f"policy {policy}" in t.value for t in at.text)
 
 
 def test_report_page_reads_an_uploaded_report_and_rejects_garbage() -> None:
     transcript = ui.load((ROOT / "sample_transcripts" / "crash_duplicate.pi-ai.json").read_bytes(), "crash.json")
-    report_json = analyze(transcript).report.model_dump_json().encode()
+    report_json = analyze(transcript, "openmaic").report.model_dump_json().encode()
     at = app("pages/report.py")
     at.radio(key="report_origin").set_value("Uploaded report JSON").run()
     at.file_uploader(key="report_upload").set_value(("crash.report.json", report_json, "application/json")).run()
@@ -327,3 +330,61 @@ def test_batch_upload_keeps_going_past_an_unreadable_file() -> None:
     at.button[0].click().run()
     assert any(t.value == "Inspector" for t in at.title)
     assert "⊘ dropped duplicate" in set(detail_table(at)["kind"])
+
+
+# ----------------------------------------------------------------------------- hostile input
+
+EVIL_NAME = "![n](https://evil.example/name.png) <script>alert(1)</script>.json"
+
+
+def hostile_transcript() -> bytes:
+    """Script tags, remote markdown images, links and a huge string, in every text field we display."""
+    script = "<script>window.__pwned=1</script><img src=x onerror=alert(1)>"
+    image = "![track](https://evil.example/pixel.png) [click](javascript:alert(1))"
+    return json.dumps([
+        {"role": "user", "content": f"{script} {image}"},
+        {"role": "assistant", "stopReason": "toolUse", "content": [
+            {"type": "text", "text": image},
+            {"type": "toolCall", "id": f"id {image}", "name": script, "arguments": {"q": script}}]},
+        {"role": "toolResult", "toolCallId": f"stray {image}", "toolName": script,
+         "content": [{"type": "text", "text": "A" * 3_000_000 + image}]},
+    ]).encode()
+
+
+def _markdown_texts(at: AppTest) -> list[str]:
+    """Everything on the page that Streamlit renders as Markdown."""
+    out = [m.value for m in at.markdown] + [c.value for c in at.caption] + [e.value for e in at.error]
+    out += [i.value for i in at.info] + [w.value for w in at.warning] + [s.value for s in at.subheader]
+    out += [t.value for t in at.title] + [r.label for r in at.radio] + [o for r in at.radio for o in r.options]
+    return out
+
+
+@pytest.mark.parametrize("page", ["pages/inspector.py", "pages/report.py"])
+def test_hostile_transcript_is_only_ever_rendered_as_text(page: str) -> None:
+    at = app(page)
+    at.radio(key="source_mode").set_value("Upload").run()
+    at.file_uploader(key="uploads").set_value((EVIL_NAME, hostile_transcript(), "application/json")).run()
+    assert not at.exception
+    if page.endswith("inspector.py"):
+        at.text_input(key="goto").input("2").run()  # open the huge stray result in the detail panel
+        assert not at.exception
+    for text in _markdown_texts(at):
+        assert "evil.example" not in text and "<script" not in text, text[:200]
+    literal = "\n".join(codes(at)) + "\n".join(t.value for t in at.text)
+    assert "evil.example" in literal  # it is shown, as literal text
+    assert max(len(c) for c in codes(at)) < 50_000  # the 3 MB string is cut for display
+    for frame in frames(at):
+        for column in getattr(frame, "columns", []):
+            longest = max((len(str(value)) for value in frame[column]), default=0)
+            assert longest < 2_000, column  # cells stay short
+
+
+def test_hostile_report_json_is_only_rendered_as_text() -> None:
+    transcript = ui.load(hostile_transcript(), EVIL_NAME)
+    payload = analyze(transcript).report.model_dump_json().encode()
+    at = app("pages/report.py")
+    at.radio(key="report_origin").set_value("Uploaded report JSON").run()
+    at.file_uploader(key="report_upload").set_value(("r.json", payload, "application/json")).run()
+    assert not at.exception
+    for text in _markdown_texts(at):
+        assert "evil.example" not in text and "<script" not in text, text[:200]
