@@ -170,6 +170,12 @@ def _completed_turn(message: Any) -> bool:
     return bool(tool_calls(message)) or message.get("stopReason") not in ("aborted", "error", "length")
 
 
+class Model(Protocol):
+    """What the run loop needs from a model: the next assistant frame for a context."""
+
+    def respond(self, context: list[Message], attempt: int, timestamp: int) -> Message: ...
+
+
 class ScriptedModel:
     """Emits pi-ai assistant frames from a script, keyed by how far the context has got.
 
@@ -368,7 +374,7 @@ class Runtime:
         self,
         store: SessionStore,
         session_id: str,
-        model: ScriptedModel,
+        model: Model,
         tools: Mapping[str, Tool],
         owner: str,
         executor: ToolExecutor | None = None,

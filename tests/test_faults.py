@@ -107,10 +107,10 @@ def ids(message: dict) -> tuple:
 
 
 def test_two_processes_race_and_only_the_newest_attempt_writes(workers: Workers) -> None:
-    slow_script = ("--turns", "6", "--calls", "2", "--slow-ms", "400")
-    first = workers.spawn("A", *slow_script)
+    # A is slow (10 turns of 400 ms) so it is surely mid-run when B steals; B is quick.
+    first = workers.spawn("A", "--turns", "10", "--slow-ms", "400")
     wait_for(lambda: entry_count(workers.db) >= 3, what="A's first results")
-    second = workers.spawn("B", *slow_script, "--steal")
+    second = workers.spawn("B", "--turns", "10", "--slow-ms", "40", "--steal")
     report_b = workers.finish(second, "B")
     report_a = workers.finish(first, "A")
 
