@@ -133,6 +133,23 @@ def test_two_processes_race_and_only_the_newest_attempt_writes(workers: Workers)
     assert store.get_session("s").status == "done"
 
 
+def test_two_processes_started_together_never_both_hold_the_lease(workers: Workers) -> None:
+    script = ("--turns", "2", "--slow-ms", "100", "--claim-wait-ms", "20000")
+    racers = {owner: workers.spawn(owner, *script) for owner in ("A", "B")}
+    reports = {owner: workers.finish(proc, owner) for owner, proc in racers.items()}
+    assert sorted(report["attempt"] for report in reports.values()) == [1, 2]
+    assert all(report["status"] == "done" and report["fence_lost_calls"] == 0 for report in reports.values())
+    first, second = sorted(reports, key=lambda owner: reports[owner]["attempt"])
+    store = open_store(workers.db)
+    attempts = store.attempts("s")
+    assert [(a.owner, a.outcome) for a in attempts] == [(first, "done"), (second, "done")]
+    # The second claim only happened once the first worker had released: it found a
+    # finished session, called no model and wrote nothing.
+    assert attempts[1].claimed_at >= attempts[0].ended_at
+    assert reports[second]["contexts"] == [] and reports[second]["appended"] == []
+    assert {entry.attempt for entry in store.entries("s")} == {0, 1}
+
+
 def test_a_worker_killed_with_sigkill_is_resumed_from_a_readable_store(workers: Workers) -> None:
     victim = workers.spawn("A", "--turns", "3", "--slow-ms", "10000", "--ttl-ms", "800")
     wait_for(lambda: entry_count(workers.db) >= 3, what="frame and fast result")
