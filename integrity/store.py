@@ -230,6 +230,12 @@ class SQLiteSessionStore:
             self.path, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
         )
         self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        if not create and not self._read(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'"
+        ):
+            # Opening for inspection must never write into someone else's database.
+            self._conn.close()
+            raise StoreError(f"{self.path} is an SQLite file but not a session store")
         if self.path != ":memory:":
             mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":

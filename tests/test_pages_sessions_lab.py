@@ -101,6 +101,21 @@ def test_a_file_that_is_not_a_store_is_reported(tmp_path: Path) -> None:
     assert at.code  # the database error, as literal text
 
 
+def test_a_foreign_sqlite_file_is_reported_and_left_unchanged(tmp_path: Path) -> None:
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    raw = sqlite3.connect(other)
+    raw.execute("CREATE TABLE notes (text TEXT)")
+    raw.commit()
+    raw.close()
+    before = other.read_bytes()
+    at = sessions()
+    at.text_input(key="sessions_store").set_value(str(other)).run()
+    assert at.error and "not a session store" in at.code[0].value
+    assert other.read_bytes() == before
+
+
 def test_the_demo_store_lists_sessions_and_opens_one_in_the_inspector() -> None:
     at = sessions()
     at.button(key="sessions_demo").click().run()

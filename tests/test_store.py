@@ -13,6 +13,7 @@ from integrity.store import (
     LeaseHeldError,
     SessionStore,
     SQLiteSessionStore,
+    StoreError,
     StoreWriteError,
     open_store,
 )
@@ -58,6 +59,18 @@ def test_opening_a_missing_file_without_create_fails(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         open_store(tmp_path / "absent.db", create=False)
     assert not (tmp_path / "absent.db").exists()
+
+
+def test_opening_a_foreign_sqlite_file_without_create_leaves_it_alone(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    raw = sqlite3.connect(path)
+    raw.execute("CREATE TABLE notes (text TEXT)")
+    raw.commit()
+    raw.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="not a session store"):
+        open_store(path, create=False)
+    assert path.read_bytes() == before
 
 
 def test_sqlite_store_satisfies_the_protocol(store: SQLiteSessionStore) -> None:
