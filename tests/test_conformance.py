@@ -117,7 +117,7 @@ def check_input_untouched_and_identity(vector: dict[str, Any]) -> None:
 
 def check_report_view(vector: dict[str, Any]) -> None:
     messages = vector["input"]
-    result, report = repair_with_report(messages, now=clock_zero)
+    result, report = repair_with_report(messages, now=clock_zero, policy="openmaic")
     assert_exact(result.messages, vector["expected"]["messages"])
     assert result.repaired_tool_calls == vector["expected"]["repairedToolCalls"]
     assert report.changed is (not vector["expected"]["unchanged"])

@@ -177,7 +177,7 @@ def repeats_in_frame(messages: list[Any]) -> bool:
 def check_input_never_mutated(messages: list[Any]) -> None:
     snapshot = copy.deepcopy(messages)
     repair_orphaned_tool_calls(messages, now=zero)
-    repair_with_report(messages, now=zero)
+    repair_with_report(messages, now=zero, policy="openmaic")
     assert json.dumps(messages) == json.dumps(snapshot)
 
 
@@ -198,7 +198,7 @@ def check_idempotence(messages: list[Any]) -> None:
 
 
 def check_every_call_answered_once_right_after_its_frame_in_call_order(messages: list[Any]) -> None:
-    result, report = repair_with_report(messages, now=zero)
+    result, report = repair_with_report(messages, now=zero, policy="openmaic")
     view = result.messages
     uses = all_call_ids(view)
     slots: set[int] = set()
@@ -251,7 +251,7 @@ def test_report_flags_a_duplicate_left_in_place(messages: list[Any]) -> None:
     such a transcript healthy ("every call answered once") and lists no finding for
     the extra result misleads the reader.
     """
-    result, report = repair_with_report(messages, now=zero)
+    result, report = repair_with_report(messages, now=zero, policy="openmaic")
     uses = all_call_ids(messages)
     for cid, count in uses.items():
         found = [i for i, m in enumerate(result.messages) if is_result(m) and m.get("toolCallId") == cid]
@@ -266,7 +266,7 @@ def test_report_flags_a_duplicate_left_in_place(messages: list[Any]) -> None:
 
 
 def check_no_durable_result_lost_except_named_duplicates(messages: list[Any]) -> None:
-    result, report = repair_with_report(messages, now=zero)
+    result, report = repair_with_report(messages, now=zero, policy="openmaic")
     view = result.messages
     in_view = {id(m) for m in view}
     known = set(all_call_ids(messages))
@@ -300,7 +300,7 @@ def check_no_durable_result_lost_except_named_duplicates(messages: list[Any]) ->
 
 
 def check_report_summary_agrees_with_actions(messages: list[Any]) -> None:
-    result, report = repair_with_report(messages, now=zero)
+    result, report = repair_with_report(messages, now=zero, policy="openmaic")
     s = report.summary
     kinds = Counter(action.kind for action in report.actions)
     known = set(all_call_ids(messages))
