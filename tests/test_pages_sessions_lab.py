@@ -145,3 +145,14 @@ def test_transcript_text_from_the_store_never_reaches_markdown(tmp_path: Path) -
     assert HOSTILE in set(at.dataframe[0].value["title"])
     assert "<script>" not in markdown_text(at)
     assert all("<script>" not in str(element.value) for element in at.markdown)
+
+
+def test_open_in_the_inspector_lands_on_the_inspector_page_inside_the_app() -> None:
+    at = AppTest.from_file(str(PAGES.parent / "app.py"), default_timeout=60).run()
+    at.switch_page("pages/sessions.py").run()
+    at.button(key="sessions_demo").click().run()
+    at.selectbox(key="sessions_pick").set_value("late_parallel").run()
+    at.button(key="sessions_inspect").click().run()
+    assert not at.exception
+    assert at.title[0].value == "Inspector"
+    assert any("late_parallel.json" in caption.value for caption in at.caption)
