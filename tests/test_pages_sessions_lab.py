@@ -155,4 +155,5 @@ def test_open_in_the_inspector_lands_on_the_inspector_page_inside_the_app() -> N
     at.button(key="sessions_inspect").click().run()
     assert not at.exception
     assert at.title[0].value == "Inspector"
-    assert any("late_parallel.json" in caption.value for caption in at.caption)
+    shown = [str(element.value) for element in [*at.text, *at.caption, *at.code]]
+    assert any("late_parallel.json" in text for text in shown)  # the stored session is the one open
