@@ -191,13 +191,19 @@ class ScriptedModel:
         self.turns = list(turns)
         self.fail_turns = set(fail_turns)
         self.contexts: list[list[Message]] = []
+        self._fail_next = False
+
+    def fail_next_call(self) -> None:
+        """Make the next call fail, whichever turn it is (fault injection)."""
+        self._fail_next = True
 
     def respond(self, context: list[Message], attempt: int, timestamp: int) -> Message:
         """The next assistant frame for this context (raises ModelError on a scripted failure)."""
         self.contexts.append(list(context))
         index = sum(1 for message in context if _completed_turn(message))
-        if index in self.fail_turns:
+        if index in self.fail_turns or self._fail_next:
             self.fail_turns.discard(index)
+            self._fail_next = False
             raise ModelError(f"scripted model failure on turn {index}")
         if index >= len(self.turns):
             return _assistant([{"type": "text", "text": "All done."}], "stop", timestamp)

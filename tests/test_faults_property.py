@@ -97,7 +97,7 @@ class Session:
         elif action == "expire":
             self.clock.advance(TTL + 1)
         elif action == "model_error":
-            self.live().model.fail_turns.add(len(self.live().model.contexts) and 1 or 0)
+            self.live().model.fail_next_call()
         elif action == "zombie_step":
             for zombie in self.zombies:
                 if not zombie.stopped:
