@@ -208,7 +208,10 @@ class SQLiteSessionStore:
     One connection per store object, guarded by a lock so tool threads may share
     it.  Every write is one `BEGIN IMMEDIATE` transaction (the write lock is
     taken before the fence is read, so check-then-insert cannot race another
-    process).  A crash mid-transaction leaves the previous committed state.
+    process).  The clock is read inside the transaction too, so a write that
+    waited for the lock is judged against the time it actually commits, and
+    stored times follow commit order.  A crash mid-transaction leaves the
+    previous committed state.
     """
 
     def __init__(
@@ -315,8 +318,8 @@ class SQLiteSessionStore:
         log shows they predate every worker.
         """
         bodies = [_encode(message) for message in messages]
-        now = self.clock()
         with self._write() as cur:
+            now = self.clock()
             if cur.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)).fetchone():
                 return False
             cur.execute(
@@ -349,8 +352,8 @@ class SQLiteSessionStore:
                 time.sleep(0.02)
 
     def _claim_once(self, session_id: str, owner: str, ttl_ms: int, steal: bool) -> Lease:
-        now = self.clock()
         with self._write() as cur:
+            now = self.clock()
             row = cur.execute(
                 "SELECT attempt, lease_owner, lease_expires_at, entry_count FROM sessions WHERE session_id = ?",
                 (session_id,),
@@ -407,8 +410,8 @@ class SQLiteSessionStore:
         durable and was written by the current attempt, or nothing was written.
         """
         body = _encode(message)
-        now = self.clock()
         with self._write() as cur:
+            now = self.clock()
             seq = self._fence(cur, lease, now)
             cur.execute(
                 "INSERT INTO entries (session_id, seq, attempt, role, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -422,8 +425,8 @@ class SQLiteSessionStore:
 
     def heartbeat(self, lease: Lease, ttl_ms: int) -> Lease:
         """Extend a lease that still fences; a lost lease raises like a refused append."""
-        now = self.clock()
         with self._write() as cur:
+            now = self.clock()
             self._fence(cur, lease, now)
             renewed = Lease(lease.session_id, lease.owner, lease.attempt, now + ttl_ms)
             cur.execute(
@@ -436,8 +439,8 @@ class SQLiteSessionStore:
         """Give the session up with a final status; False (and no change) if the lease was lost."""
         if status not in END_STATUSES:
             raise ValueError(f"release status must be one of {sorted(END_STATUSES)}, not {status!r}")
-        now = self.clock()
         with self._write() as cur:
+            now = self.clock()
             try:
                 self._fence(cur, lease, now)
             except StoreWriteError:
