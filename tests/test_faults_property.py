@@ -108,7 +108,7 @@ class Session:
         return [json.dumps(message, sort_keys=True) for message in self.store.load_transcript("s")]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(script=scripts, schedule=schedules)
 def test_every_model_view_is_legal_under_random_fault_schedules(script: list[list[str]], schedule: list[str]) -> None:
     with tempfile.TemporaryDirectory() as directory:
