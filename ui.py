@@ -206,7 +206,11 @@ def input_picker(multiple: bool = True) -> Optional[Source]:
             files = files if isinstance(files, list) else ([files] if files else [])
             if files:
                 if len(files) > 1:
-                    picked = side.selectbox("File", [f.name for f in files], key="upload_pick")
+                    names_now = [f.name for f in files]
+                    if st.session_state.get("_upload_names") != names_now:  # a new file: show it
+                        st.session_state["_upload_names"] = names_now
+                        st.session_state["upload_pick"] = names_now[-1]
+                    picked = side.selectbox("File", names_now, key="upload_pick")
                     chosen = next(f for f in files if f.name == picked)
                 else:
                     chosen = files[0]
@@ -369,14 +373,23 @@ def verdict_panel(analysis: Analysis, provider: Optional[str]) -> None:
             return "background-color: #fee2e2"
         return ""
 
-    st.dataframe(frame.style.map(colour), hide_index=True, width="stretch")
+    left, right = st.columns([2, 3])
+    left.dataframe(frame.style.map(colour), hide_index=True, width="stretch",
+                   height=35 * len(frame) + 40)
     if provider and provider in (analysis.verdicts or {}):
         result = analysis.verdicts[provider] or {}
-        for when in ("before", "after"):
-            found = violation_rows(result.get(when) or [])
-            if found:
-                st.caption(f"{provider}: what the provider would answer {when} repair")
-                st.dataframe(pd.DataFrame(found), hide_index=True, width="stretch")
+        with right:
+            for when in ("before", "after"):
+                found = violation_rows(result.get(when) or [])
+                title = f"{provider} {when} repair: " + (f"{len(found)} error(s)" if found else "accepted")
+                with st.expander(title, expanded=bool(found) and when == "after"):
+                    if found:
+                        st.dataframe(pd.DataFrame(found)[["rule", "position", "durable entries", "call ids",
+                                                          "provider error"]],
+                                     hide_index=True, width="stretch",
+                                     column_config={"provider error": st.column_config.TextColumn(width="large")})
+                    else:
+                        st.caption("No rule of this provider is broken.")
 
 
 def code_block(text: str, truncated: bool = False, language: Optional[str] = "json") -> None:

@@ -157,6 +157,7 @@ def test_inspector_upload_of_a_broken_and_a_good_file() -> None:
         ("good.json", (ROOT / "sample_transcripts" / "orphaned_call.pi-ai.json").read_bytes(), "application/json"),
     ]).run()
     assert not at.exception
+    assert at.selectbox(key="upload_pick").value == "good.json"  # the newest upload is shown
     at.selectbox(key="upload_pick").set_value("bad.jsonl").run()
     assert any(c.startswith("bad.jsonl: line 2") for c in codes(at))
     at.selectbox(key="upload_pick").set_value("good.json").run()

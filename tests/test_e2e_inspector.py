@@ -76,6 +76,13 @@ def upload(page: Any, name: str, data: bytes) -> None:
     wait_idle(page)
 
 
+def wait_for_cell(page: Any, text: str) -> None:
+    """Wait until some data-grid cell shows exactly this text (the grid renders after the page text)."""
+    page.wait_for_function(
+        """text => Array.from(document.querySelectorAll('[data-testid^="glide-cell-"]'))
+                     .some(c => c.innerText === text)""", arg=text)
+
+
 def cell_texts(page: Any) -> list[str]:
     """Text of the visible data-grid cells (glide renders an accessible copy of every visible cell)."""
     page.wait_for_selector('[data-testid^="glide-cell-"]', state="attached")
@@ -86,7 +93,7 @@ def test_upload_a_broken_transcript_and_see_every_highlight_kind(page: Any, serv
     open_upload(page, server)
     upload(page, "broken.json", broken_transcript())
     page.get_by_text("Durable transcript ↔ repaired view").wait_for()
-    page.wait_for_function("() => document.body.innerText.includes('dropped frame')")
+    wait_for_cell(page, "⊖ dropped frame")
     texts = cell_texts(page)
     for kind in ("· kept", "↪ moved", "⊖ dropped frame", "⊘ dropped duplicate", "☐ orphaned call",
                  "✚ synthesized receipt", "⚠ stray result"):
@@ -95,7 +102,7 @@ def test_upload_a_broken_transcript_and_see_every_highlight_kind(page: Any, serv
     body = page.inner_text("body")
     assert "broken.json · format" in body
     page.get_by_text("Legend: what each row kind means").click()
-    page.get_by_text("an interrupted receipt that exists only in the repaired view").wait_for()
+    wait_for_cell(page, "an interrupted receipt that exists only in the repaired view")
 
 
 def test_upload_bad_input_shows_the_error_line_and_the_app_keeps_working(page: Any, server: str) -> None:
@@ -111,6 +118,7 @@ def test_deep_link_and_row_selection_show_the_pairing(page: Any, server: str) ->
     page.goto(server + "/?sample=abort_race.pi-ai.json&msg=4&policy=openmaic")
     wait_idle(page)
     page.get_by_text("Durable #4").wait_for()
+    wait_for_cell(page, "▶ selected")
     assert "moved to view #3 (right after its frame)" in page.inner_text("body")
     texts = cell_texts(page)
     assert "▶ selected" in texts and texts.count("↔ paired") >= 2
@@ -122,7 +130,7 @@ def test_deep_link_and_row_selection_show_the_pairing(page: Any, server: str) ->
 def test_download_the_report_and_the_repaired_transcript(page: Any, server: str) -> None:
     page.goto(server + "/report?sample=abort_race.pi-ai.json&policy=openmaic")
     wait_idle(page)
-    page.get_by_text("Report JSON").wait_for()
+    page.get_by_role("button", name="⬇ Report JSON").wait_for()
 
     def download(label: str) -> bytes:
         with page.expect_download() as info:
@@ -150,7 +158,7 @@ def test_lesson_step_through_in_the_browser(page: Any, server: str) -> None:
     slider.press("ArrowRight")
     wait_idle(page)
     page.wait_for_function("() => document.body.innerText.includes('The view after 1 of 1 action(s)')")
-    assert "✚ synthesized" in cell_texts(page)
+    wait_for_cell(page, "✚ synthesized")
 
 
 def test_hostile_transcript_stays_inert(page: Any, server: str) -> None:
