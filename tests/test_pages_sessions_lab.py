@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from integrity.report import repair_with_report
 from integrity.runtime import user_message
 from integrity.scenarios import SCENARIOS
 from integrity.store import open_store
@@ -123,13 +124,15 @@ def test_the_demo_store_lists_sessions_and_opens_one_in_the_inspector() -> None:
     table = at.dataframe[0].value
     assert set(table["session"]) == set(SCENARIOS) | {"crash-unrecovered"}
     row = table[table["session"] == "crash-unrecovered"].iloc[0]
-    assert row["status"].startswith("☠ stale") and row["verdict"] == "⚒ repaired: 1 receipt(s) synthesized"
+    store = open_store(at.text_input(key="sessions_store").value, create=False)
+    _, report = repair_with_report(store.load_transcript("crash-unrecovered"))
+    assert row["status"].startswith("☠ stale") and row["verdict"] == f"⚒ {report.verdict}"
+    assert report.summary.synthesized == 1
     at.selectbox(key="sessions_pick").set_value("crash-unrecovered").run()
     view = next(element.value for element in at.dataframe if "view #" in element.value.columns)
     assert list(view["from"]) == ["durable #0", "durable #1", "durable #2", "synthesized (view only)"]
     at.button(key="sessions_inspect").click().run()
     current = at.session_state["_current"]
-    store = open_store(at.text_input(key="sessions_store").value, create=False)
     assert json.loads(current.data) == store.load_transcript("crash-unrecovered")
     store.close()
 
