@@ -28,9 +28,12 @@ st.markdown(
 )
 
 keys = list(SCENARIOS)
-if "lab_scenario" not in st.session_state:
+if "lab_scenario" not in st.session_state:  # first visit, or back from another page
     wanted = st.query_params.get("scenario")
-    st.session_state["lab_scenario"] = wanted if wanted in keys else "late_parallel"
+    playing = st.session_state.get("lab_state")
+    st.session_state["lab_scenario"] = (
+        wanted if wanted in keys else playing["key"] if playing is not None else "late_parallel"
+    )
 key = st.selectbox("Scenario", keys, key="lab_scenario",
                    format_func=lambda k: f"{SCENARIOS[k].title}  ·  fault: {SCENARIOS[k].fault}")
 st.query_params["scenario"] = key
