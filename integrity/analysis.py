@@ -31,6 +31,7 @@ class Analysis:
     view: list[Any]
     report: RepairReport
     verdicts: dict[str, Any] = field(default_factory=dict)
+    provider: Optional[str] = None  # the provider the view was planned for
 
 
 def load(data: bytes, source: str = "<input>", format: str = "auto") -> Transcript:
@@ -52,7 +53,7 @@ def analyze(
     """Plan, materialize and explain the repaired view of a loaded transcript.
 
     provider: the provider the view is for (strict policy: id-less calls get ids
-    unless it is Gemini).  verdicts: True (every provider) or a list of providers
+    unless it is Gemini, and the order of turns follows its role rules).  verdicts: True (every provider) or a list of providers
     to validate the durable transcript and the view against, before and after.
     """
     if policy not in PLANNERS:
@@ -65,7 +66,7 @@ def analyze(
     else:
         view, stamps = messages, []
     report = build_report(light, plan, stamps, transcript.source)
-    analysis = Analysis(transcript, policy, light, plan, view, report)
+    analysis = Analysis(transcript, policy, light, plan, view, report, provider=provider)
     if verdicts:
         from .providers import PROVIDERS
 
@@ -78,23 +79,30 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
     """What one provider would say about the durable transcript and about the view it would get.
 
     The view is re-planned for that provider when its plan would differ (the
-    strict policy names id-less calls only for providers that need ids).
+    strict policy names id-less calls only for providers that need ids, and
+    follows the chosen provider's role rules).  Both are validated as a stored
+    history (`history=True`): rules about the outgoing request itself, such as
+    Mistral's "the last message may not be an assistant message", do not apply,
+    since the next request appends a new turn.
     """
     from .providers import validate
 
     transcript = analysis.transcript
     view = analysis.view
-    if analysis.policy == "strict" and _has_empty_ids(analysis.light):
+    if analysis.policy == "strict" and provider != analysis.provider and _plan_depends_on(analysis.light, provider):
         plan = PLANNERS[analysis.policy](analysis.light, provider)
         view = materialize(plan, transcript.messages, now)[0] if plan.changed else transcript.messages
     return {
-        "before": validate(transcript.messages, provider, transcript),
-        "after": validate(view, provider, transcript),
+        "before": validate(transcript.messages, provider, transcript, history=True),
+        "after": validate(view, provider, transcript, history=True),
     }
 
 
-def _has_empty_ids(light: LightTranscript) -> bool:
-    return any(call.id == "" for calls in light.frames.values() for call in calls)
+def _plan_depends_on(light: LightTranscript, provider: Optional[str]) -> bool:
+    """Whether the strict plan for this provider may differ from another provider's."""
+    from .legalize import ROLE_RULES
+
+    return provider in ROLE_RULES or any(call.id == "" for calls in light.frames.values() for call in calls)
 
 
 def export_view(analysis: Analysis) -> bytes:

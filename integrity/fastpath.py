@@ -19,7 +19,8 @@ from typing import Any, BinaryIO, Callable, Optional, Union
 
 import msgspec
 
-from .plan import Plan, Synthesized
+from .legalize import merge_messages, turn_message
+from .plan import Merged, Plan, Synthesized, SynthesizedTurn
 from .reference import synthesized_receipt
 from .strict import rewrite_message
 from .views import (
@@ -194,11 +195,18 @@ def _encode(message: Any) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def _decoded(raws: list[Any], entry: Any) -> Any:
+    """One durable message decoded, with the new ids a Rewritten entry gives it."""
+    if type(entry) is int:
+        return _ANY.decode(raws[entry])
+    return rewrite_message(_ANY.decode(raws[entry.index]), entry.ids)
+
+
 def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: BinaryIO) -> list[int]:
     """Write the view in the file's own container; kept messages byte for byte.
 
     An unchanged transcript is written back exactly as read.  Returns the
-    timestamps given to synthesized receipts (for the report).
+    timestamps given to synthesized receipts and turns, in view order (for the report).
     """
     write = out.write
     if not plan.changed or plan.order is None:
@@ -216,8 +224,14 @@ def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Bi
             stamp = now()
             stamps.append(stamp)
             append(_encode(synthesized_receipt(entry, stamp, plan.placeholder)))
+        elif isinstance(entry, SynthesizedTurn):
+            stamp = now()
+            stamps.append(stamp)
+            append(_encode(turn_message(entry, stamp)))
+        elif isinstance(entry, Merged):  # consecutive messages the view carries as one
+            append(_encode(merge_messages([_decoded(raws, member) for member in entry.entries])))
         else:  # a message the view carries with new ids: the only one re-encoded
-            append(_encode(rewrite_message(_ANY.decode(raws[entry.index]), entry.ids)))
+            append(_encode(_decoded(raws, entry)))
         append(separator)
     if pieces:
         pieces.pop()

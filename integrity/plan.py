@@ -29,7 +29,43 @@ class Synthesized:
         return f"Synthesized({self.call_id!r} for frame {self.frame_index})"
 
 
-ViewEntry = Union[int, Synthesized]
+class SynthesizedTurn:
+    """A user or assistant turn that exists only in the view (strict policy, provider role rules).
+
+    Inserted where the chosen provider's role order demands a turn the transcript
+    never recorded (Bedrock: a conversation must start with a user turn; Mistral:
+    no user message right after tool messages); reason says which rule.
+    """
+
+    __slots__ = ("role", "text", "reason")
+
+    def __init__(self, role: str, text: str, reason: str) -> None:
+        self.role = role
+        self.text = text
+        self.reason = reason
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"SynthesizedTurn({self.role!r})"
+
+
+class Merged:
+    """Consecutive durable messages of one role that the view carries as one message (a copy).
+
+    entries: the members as view entries (durable indices, or a Rewritten frame
+    last), in order; the view message is the last member with every member's
+    content, in order.  The durable messages are untouched.
+    """
+
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: list) -> None:
+        self.entries = entries
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Merged({self.entries!r})"
+
+
+ViewEntry = Union[int, Synthesized, SynthesizedTurn, Merged]
 
 
 class Plan:
@@ -44,6 +80,9 @@ class Plan:
     dropped_duplicates: durable index of a dropped receipt -> the receipt kept instead.
     dropped_strays: durable indices of results dropped because no call owns them.
     notes: durable index -> why the policy treated it as it did (strict policy).
+    merged: durable index -> the durable index whose view message carries its content
+        (strict policy, provider role rules).
+    provider: the provider the view was planned for (None: no provider's role rules).
     """
 
     __slots__ = (
@@ -58,6 +97,8 @@ class Plan:
         "dropped_strays",
         "notes",
         "placeholder",
+        "merged",
+        "provider",
     )
 
     def __init__(self, policy: str) -> None:
@@ -72,6 +113,8 @@ class Plan:
         self.dropped_strays: list[int] = []
         self.notes: dict[int, str] = {}
         self.placeholder: str | None = None  # receipt text; None means the reference text
+        self.merged: dict[int, int] = {}
+        self.provider: str | None = None
 
     def results_for(self, call_id: str) -> list[int]:
         """Every durable result index recorded for a call id, in order."""

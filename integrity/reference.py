@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, MutableMapping, Sequence
 
-from .plan import Plan, Synthesized, plan_openmaic
+from .plan import Plan, Synthesized, SynthesizedTurn, plan_openmaic
 from .views import calls_in_content, details_mark_interrupted, light_transcript
 
 Message = Any  # a pi-ai AgentMessage as loaded from JSON (normally a dict)
@@ -89,7 +89,8 @@ def orphaned_tool_calls(messages: Sequence[Message]) -> list[PendingToolCall]:
 def materialize(
     plan: Plan, messages: Sequence[Message], now: Callable[[], int] = time_ms
 ) -> tuple[list[Message], list[int]]:
-    """Turn a changed plan into view messages; also return each synthesized receipt's timestamp.
+    """Turn a changed plan into view messages; also return the timestamps given to synthesized
+    receipts and synthesized turns, in view order.
 
     Kept messages are the input objects themselves (no copies), so the durable
     record can never be altered through the view.
@@ -104,10 +105,16 @@ def materialize(
             stamp = now()
             stamps.append(stamp)
             out.append(synthesized_receipt(entry, stamp, plan.placeholder))
-        else:
-            from .strict import rewrite_message
+        elif isinstance(entry, SynthesizedTurn):
+            from .legalize import turn_message
 
-            out.append(rewrite_message(messages[entry.index], entry.ids))
+            stamp = now()
+            stamps.append(stamp)
+            out.append(turn_message(entry, stamp))
+        else:  # a Rewritten or Merged durable message: a copy
+            from .strict import view_message
+
+            out.append(view_message(entry, messages))
     return out, stamps
 
 

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from typing import Any, Callable, Literal, Optional, Sequence
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
-from .plan import Plan, Synthesized
+from .legalize import member_index
+from .plan import Merged, Plan, Synthesized
+from .plan import SynthesizedTurn as PlannedTurn
 from .strict import Rewritten, entry_index
 from .views import LightTranscript
 
 REPORT_VERSION = 1
 
-ActionKind = Literal["kept", "moved", "dropped_duplicate", "dropped_interrupted_frame", "dropped_stray"]
+ActionKind = Literal["kept", "moved", "dropped_duplicate", "dropped_interrupted_frame", "dropped_stray", "merged"]
 FindingKind = Literal["stray_result", "malformed_result_id", "reused_call_id", "results_out_of_order", "empty_id"]
 Outcome = Literal["answered", "moved", "synthesized", "shared"]
 
@@ -33,7 +35,8 @@ class Action(BaseModel):
     view_index: Optional[int] = Field(None, description="first view position, None when dropped")
     also_view_indices: list[int] = Field(default_factory=list, description="further positions (a result answering a reused id)")
     new_ids: dict[str, str] = Field(default_factory=dict, description="old id -> id the view uses instead")
-    kept_instead: Optional[int] = Field(None, description="for a dropped duplicate: the durable receipt kept")
+    kept_instead: Optional[int] = Field(None, description="for a dropped duplicate: the durable receipt kept; "
+                                                          "for a merged message: the durable message carrying it")
     call_id: Optional[str] = None
     reason: str = ""
 
@@ -48,6 +51,29 @@ class SynthesizedReceipt(BaseModel):
     view_index: int
     timestamp: int
     text: Optional[str] = Field(None, description="receipt text when it is not the reference's")
+
+
+class SynthesizedTurn(BaseModel):
+    """A user or assistant turn that exists only in the view (the provider's role order needs it)."""
+
+    role: str
+    text: str
+    view_index: int
+    timestamp: int
+    reason: str
+
+
+class Merge(BaseModel):
+    """Consecutive durable messages of one role that the view sends as one message.
+
+    The view message is the last member (with `ids` applied, as for a rewritten
+    entry) carrying every member's content in order.
+    """
+
+    members: list[int]
+    ids: Optional[dict[int, str]] = None
+    view_index: int
+    role: Optional[str] = None
 
 
 class Finding(BaseModel):
@@ -74,16 +100,27 @@ class Pairing(BaseModel):
 
 
 class ViewEntry(BaseModel):
-    """One message of the view: a durable message, or a synthesized receipt (index into `synthesized`).
+    """One message of the view: a durable message, a synthesized receipt (index into
+    `synthesized`), a synthesized turn (index into `turns`) or merged durable
+    messages (index into `merges`).
 
     ids: set when the view carries a durable message with new call ids (strict
     policy, reused or missing ids): for a frame, call position -> new id; for a
     result, {-1: new toolCallId}.  The durable message itself is never changed.
     """
 
-    source: Literal["durable", "synthesized"]
+    source: Literal["durable", "synthesized", "turn", "merged"]
     index: int
     ids: Optional[dict[int, str]] = None
+
+
+def _without_unused(data: Any, optional: tuple[str, ...]) -> Any:
+    """Leave out fields that only provider role rules use, when unused (reports stay as before)."""
+    if isinstance(data, dict):
+        for key in optional:
+            if key in data and not data[key]:
+                del data[key]
+    return data
 
 
 class Summary(BaseModel):
@@ -99,7 +136,13 @@ class Summary(BaseModel):
     synthesized: int
     strays: int
     renamed: int = 0
+    merged: int = 0
+    turns_synthesized: int = 0
     findings: int
+
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unused(handler(self), ("merged", "turns_synthesized"))
 
 
 class RepairReport(BaseModel):
@@ -118,6 +161,13 @@ class RepairReport(BaseModel):
     pairings: list[Pairing]
     findings: list[Finding]
     view: list[ViewEntry]
+    turns: list[SynthesizedTurn] = Field(default_factory=list)
+    merges: list[Merge] = Field(default_factory=list)
+    provider: Optional[str] = Field(None, description="the provider whose role rules the view follows")
+
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unused(handler(self), ("turns", "merges", "provider"))
 
 
 def frame_answer_slots(light: LightTranscript, order: Sequence[Any]) -> list[tuple[int, int, int]]:
@@ -246,6 +296,8 @@ def _verdict(summary: Summary, changed: bool, error_findings: int) -> str:
         (summary.strays_dropped, "stray result(s) dropped"),
         (summary.synthesized, "receipt(s) synthesized"),
         (summary.renamed, "message(s) with renamed ids"),
+        (summary.merged, "message(s) merged into the next of the same role"),
+        (summary.turns_synthesized, "turn(s) synthesized for the provider's role order"),
     ):
         if count:
             parts.append(f"{count} {label}")
@@ -272,6 +324,8 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0,
         strays_dropped=len(plan.dropped_strays),
         synthesized=sum(1 for entry in order if isinstance(entry, Synthesized)) if order is not None else 0,
         strays=sum(1 for key in light.result_keys.values() if key not in known),
+        merged=len(plan.merged),
+        turns_synthesized=sum(1 for entry in order if isinstance(entry, PlannedTurn)) if order is not None else 0,
         findings=findings,
     )
 
@@ -310,15 +364,38 @@ def build_report(
     positions: dict[int, list[int]] = {}
     answer_at: dict[tuple[int, int], tuple[int, Any]] = {}  # (frame, call pos) -> (view pos, entry)
     synthesized: list[SynthesizedReceipt] = []
+    turns: list[SynthesizedTurn] = []
+    merges: list[Merge] = []
     view_entries: list[ViewEntry] = []
     renames: dict[int, dict[str, str]] = {}
     moved = moved_results(light, plan)
 
     if plan.changed:
         order = plan.order or []
+        stamped = 0  # stamps are given to synthesized receipts and turns, in view order
         for view_position, entry in enumerate(order):
+            if isinstance(entry, PlannedTurn):
+                stamp = stamps[stamped] if stamped < len(stamps) else 0
+                stamped += 1
+                view_entries.append(ViewEntry(source="turn", index=len(turns)))
+                turns.append(SynthesizedTurn(role=entry.role, text=entry.text, view_index=view_position,
+                                             timestamp=stamp, reason=entry.reason))
+                continue
+            if isinstance(entry, Merged):
+                members = [member_index(member) for member in entry.entries]
+                last = entry.entries[-1]
+                ids = last.ids if isinstance(last, Rewritten) else None
+                view_entries.append(ViewEntry(source="merged", index=len(merges)))
+                merges.append(Merge(members=members, ids=ids, view_index=view_position,
+                                    role=light.roles[members[-1]]))
+                for member in members:
+                    positions.setdefault(member, []).append(view_position)
+                if ids:
+                    renames[members[-1]] = _renamed_ids(light, members[-1], ids)
+                continue
             if isinstance(entry, Synthesized):
-                stamp = stamps[len(synthesized)] if len(synthesized) < len(stamps) else 0
+                stamp = stamps[stamped] if stamped < len(stamps) else 0
+                stamped += 1
                 view_entries.append(ViewEntry(source="synthesized", index=len(synthesized)))
                 synthesized.append(SynthesizedReceipt(call_id=entry.call_id, tool_name=entry.tool_name,
                                                       frame_index=entry.frame_index,
@@ -370,6 +447,11 @@ def build_report(
             actions.append(Action(durable_index=index, role=role, kind="dropped_stray", call_id=call_id,
                                   reason=note or f"no call in this transcript has id {call_id!r}; "
                                                  "providers reject a result without its call"))
+        elif index in plan.merged:
+            where = positions.get(index, [])
+            actions.append(Action(durable_index=index, role=role, kind="merged",
+                                  view_index=where[0] if where else None, kept_instead=plan.merged[index],
+                                  reason=note or f"sent as part of #{plan.merged[index]}'s message"))
         else:
             where = positions.get(index, [])
             first = where[0] if where else None
@@ -433,6 +515,9 @@ def build_report(
         pairings=pairings,
         findings=findings,
         view=view_entries,
+        turns=turns,
+        merges=merges,
+        provider=getattr(plan, "provider", None),
     )
 
 
@@ -440,6 +525,7 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     """Rebuild the repaired view from a report and its durable transcript alone."""
     from .reference import PendingToolCall, interrupted_tool_result
 
+    from .legalize import merge_messages, turn_message
     from .strict import rewrite_message
 
     out = []
@@ -447,6 +533,15 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
         if entry.source == "durable":
             message = messages[entry.index]
             out.append(rewrite_message(message, entry.ids) if entry.ids else message)
+        elif entry.source == "turn":
+            turn = report.turns[entry.index]
+            out.append(turn_message(PlannedTurn(turn.role, turn.text, turn.reason), turn.timestamp))
+        elif entry.source == "merged":
+            merge = report.merges[entry.index]
+            members = [messages[member] for member in merge.members]
+            if merge.ids:
+                members[-1] = rewrite_message(members[-1], merge.ids)
+            out.append(merge_messages(members))
         else:
             receipt = report.synthesized[entry.index]
             made = interrupted_tool_result(PendingToolCall(receipt.call_id, receipt.tool_name), receipt.timestamp)

@@ -13,7 +13,9 @@ interrupted frame once it repairs anything.  Strict instead:
   require them;
 - drops an interrupted frame only when it splits a frame from its results or
   has no content at all;
-- synthesizes a receipt that tells the model the outcome is unknown.
+- synthesizes a receipt that tells the model the outcome is unknown;
+- for a provider with rules on the order of turns (Bedrock, Gemini, Mistral),
+  merges, drops or inserts turns so the view complies (integrity.legalize).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from .plan import Plan, Synthesized, ViewEntry, index_results
+from .legalize import ROLE_RULES, legalize, merge_messages
+from .plan import Merged, Plan, Synthesized, ViewEntry, index_results
 from .views import NON_STRING_ID, LightTranscript
 
 STRICT_MESSAGE = (
@@ -148,6 +151,7 @@ def plan_strict(light: LightTranscript, provider: Optional[str] = None,
                 placeholder: str = STRICT_MESSAGE) -> Plan:
     """Plan the strict view (see the module docstring); identity when nothing needs to change."""
     plan = Plan("strict")
+    plan.provider = provider
     plan.placeholder = strict_placeholder_text(placeholder)
     index_results(light, plan)
     frames = light.frames
@@ -180,6 +184,11 @@ def plan_strict(light: LightTranscript, provider: Optional[str] = None,
                         for index, calls in frames.items() for position in range(len(calls)))
                 )
     if in_place:
+        if provider in ROLE_RULES:
+            legal = legalize(light, list(range(light.size)), provider, plan)
+            if legal is not None:
+                plan.changed = True
+                plan.order = legal
         return plan
 
     plan.changed = True
@@ -206,7 +215,7 @@ def plan_strict(light: LightTranscript, provider: Optional[str] = None,
                 order.append(answer)
     if previous < light.size:
         order.extend(range(previous, light.size))
-    plan.order = order
+    plan.order = legalize(light, order, provider, plan) or order
     return plan
 
 
@@ -226,9 +235,25 @@ def rewrite_message(message: dict[str, Any], ids: dict[int, str]) -> dict[str, A
 
 
 def entry_index(entry: Any) -> Optional[int]:
-    """The durable index behind a view entry (None for a synthesized receipt)."""
+    """The durable index behind a view entry (None for a synthesized receipt or turn).
+
+    A merged message stands for its last member (the one whose fields it carries).
+    """
     if type(entry) is int:
         return entry
     if isinstance(entry, Rewritten):
         return entry.index
+    if isinstance(entry, Merged):
+        return entry_index(entry.entries[-1])
     return None
+
+
+def view_message(entry: Any, messages: Any) -> Any:
+    """The view message for a durable, rewritten or merged entry (a copy when it differs)."""
+    if type(entry) is int:
+        return messages[entry]
+    if isinstance(entry, Rewritten):
+        return rewrite_message(messages[entry.index], entry.ids)
+    assert isinstance(entry, Merged)
+    return merge_messages([view_message(member, messages) for member in entry.entries])
+

@@ -48,18 +48,28 @@ _RULE_SETS: dict[str, Callable[[Sequence[Any], str], list[Violation]]] = {
 }
 
 
-def validate_native(request: list[dict], provider: str) -> list[Violation]:
+# Rule sets that have rules about the outgoing request rather than the history in it.
+_HISTORY_AWARE: dict[str, Callable[..., list[Violation]]] = {"mistral": mistral.validate}
+
+
+def validate_native(request: list[dict], provider: str, history: bool = False) -> list[Violation]:
     """Check a native message list (OpenAI `messages`, Responses `input`, Anthropic `messages`
     without the top-level system, Gemini `contents`, Bedrock `messages`) against one provider.
 
     Returns every violation found, ordered by position; an empty list means the provider's
     tool-history rules we know of accept the request.  Malformed entries never raise: they
     simply match no rule.
+
+    history=True checks the request as a stored transcript's history: rules about
+    the request being sent (Mistral's `last_role_assistant`: a request may not end
+    on an assistant message) are skipped, since the next request appends a turn.
     """
     if provider not in _RULE_SETS:
         raise ValueError(f"unknown provider {provider!r}; expected one of: {', '.join(PROVIDERS)}")
     if not isinstance(request, list):
         raise TypeError(f"request must be a list of native messages, got {type(request).__name__}")
+    if history and provider in _HISTORY_AWARE:
+        return sort_violations(_HISTORY_AWARE[provider](request, provider, history=True))
     return sort_violations(_RULE_SETS[provider](request, provider))
 
 

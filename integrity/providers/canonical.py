@@ -31,14 +31,16 @@ def with_canonical_indices(violations: Sequence[Violation], groups: Sequence[Seq
 
 
 def validate(
-    messages: list[dict[str, Any]], provider: str, transcript: Optional["Transcript"] = None
+    messages: list[dict[str, Any]], provider: str, transcript: Optional["Transcript"] = None,
+    history: bool = False,
 ) -> list[Violation]:
     """Check canonical pi-ai messages against a provider, as the request that provider would receive.
 
     The messages are written in the provider's native format (`integrity.formats.to_native`;
     pass the transcript they were read from to reuse its native entries) and validated there,
     so positions and error texts are the provider's own; `canonical_indices` says which
-    canonical messages each violation involves.
+    canonical messages each violation involves.  history=True validates a stored
+    transcript's history rather than an outgoing request (see `validate_native`).
     """
     from ..formats import to_native  # imported here: formats is the larger package and may come to use providers
     from . import PROVIDER_FORMAT, validate_native
@@ -46,4 +48,4 @@ def validate(
     if provider not in PROVIDER_FORMAT:
         return validate_native([], provider)  # raises the registry's unknown-provider error
     native = to_native(messages, PROVIDER_FORMAT[provider], transcript)
-    return with_canonical_indices(validate_native(native.messages, provider), native.sources)
+    return with_canonical_indices(validate_native(native.messages, provider, history), native.sources)

@@ -4,6 +4,12 @@ Mistral counts rather than matches: each assistant turn with tool calls must be
 followed by exactly as many tool messages.  It also enforces role order around
 tool messages (no `user` straight after `tool`, no `tool` without a calling
 turn) and refuses to serve a request that ends on a plain assistant message.
+
+That last rule concerns the request being sent, not the history inside it: a
+stored transcript normally ends on the assistant's reply, and the next request
+appends the new user turn.  `validate(..., history=True)` checks a transcript's
+history (the other rules only) and skips it; the default checks an outgoing
+request and keeps it.
 """
 
 from __future__ import annotations
@@ -20,8 +26,15 @@ ORDER = "Unexpected role '{role}' after role '{previous}'"
 LAST = "Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant"
 
 
-def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """Every Mistral tool-history and role-order rule the request breaks, in message order."""
+REQUEST_ONLY_RULES = ("last_role_assistant",)
+
+
+def validate(messages: Sequence[Any], provider: str = PROVIDER, history: bool = False) -> list[Violation]:
+    """Every Mistral tool-history and role-order rule the request breaks, in message order.
+
+    history=True: the messages are a transcript's history, not the request being
+    sent, so the request-only rule `last_role_assistant` is not checked.
+    """
     found: list[Violation] = []
     for turn in call_turns(messages):
         if len(turn.run) != len(turn.call_ids):
@@ -47,7 +60,7 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
             found.append(Violation(
                 provider=provider, rule="unexpected_role_order", position=f"messages[{index}]",
                 native_indices=[index - 1, index], error=ORDER.format(role="user", previous="tool")))
-    if messages:
+    if messages and not history:
         last = len(messages) - 1
         message = messages[last]
         if role_of(message) == "assistant" and message.get("prefix") is not True:
