@@ -165,7 +165,9 @@ class LabRun:
         """The three panes as they are now."""
         entries = self.store.entries(self.session_id)
         messages = [entry.message for entry in entries]
-        repair, report = repair_with_report(messages, now=self.clock, source=f"{self.scenario.key} (durable log)")
+        # The reference policy: the one with_tool_call_integrity_repair applies in the runtime.
+        repair, report = repair_with_report(messages, now=self.clock, source=f"{self.scenario.key} (durable log)",
+                                            policy="openmaic")
         label = action.label if action else "Ready"
         explain = action.explain if action else self.scenario.summary
         snap = Snapshot(
