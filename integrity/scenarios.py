@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,6 +127,9 @@ class LabRun:
             self.directory = Path(directory) if directory is not None else Path(tempfile.mkdtemp(prefix="lab-"))
             self.directory.mkdir(parents=True, exist_ok=True)
             self.path = self.directory / f"{scenario.key}.db"
+            if self._owned_dir:
+                # A UI session may simply be dropped: remove its temp dir when the run is collected.
+                weakref.finalize(self, shutil.rmtree, str(self.directory), True)
             if self.path.exists():
                 raise FileExistsError(f"{self.path} already holds a lab run; use a fresh directory")
         self.store = SQLiteSessionStore(self.path, clock=self.clock, synchronous="NORMAL")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,11 +19,36 @@ HOSTILE = "<script>alert(1)</script> **bold** [link](http://x)"
 
 
 def lab() -> AppTest:
-    return AppTest.from_file(str(PAGES / "lab.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(PAGES / "lab.py"), default_timeout=60).run()
+    labs.append(at)
+    return at
+
+
+labs: list[AppTest] = []
 
 
 def sessions() -> AppTest:
     return AppTest.from_file(str(PAGES / "sessions.py"), default_timeout=60).run()
+
+
+@pytest.fixture(autouse=True)
+def _demo_dirs():
+    """Demo stores and lab runs live in temp dirs the pages make; remove the ones a test created."""
+    made.clear()
+    labs.clear()
+    yield
+    for directory in made:
+        shutil.rmtree(directory, ignore_errors=True)
+    for at in labs:  # a lab run owns a temp dir until it is closed
+        if "lab_state" in at.session_state:
+            at.session_state["lab_state"]["run"].close()
+
+
+made: list[Path] = []
+
+
+def remove_demo_store_later(at: AppTest) -> None:
+    made.append(Path(at.text_input(key="sessions_store").value).parent)
 
 
 def frame_text(at: AppTest, index: int) -> str:
@@ -120,6 +146,7 @@ def test_a_foreign_sqlite_file_is_reported_and_left_unchanged(tmp_path: Path) ->
 def test_the_demo_store_lists_sessions_and_opens_one_in_the_inspector() -> None:
     at = sessions()
     at.button(key="sessions_demo").click().run()
+    remove_demo_store_later(at)
     assert not at.exception
     table = at.dataframe[0].value
     assert set(table["session"]) == set(SCENARIOS) | {"crash-unrecovered"}
@@ -154,6 +181,7 @@ def test_open_in_the_inspector_lands_on_the_inspector_page_inside_the_app() -> N
     at = AppTest.from_file(str(PAGES.parent / "app.py"), default_timeout=60).run()
     at.switch_page("pages/sessions.py").run()
     at.button(key="sessions_demo").click().run()
+    remove_demo_store_later(at)
     at.selectbox(key="sessions_pick").set_value("late_parallel").run()
     at.button(key="sessions_inspect").click().run()
     assert not at.exception
