@@ -185,16 +185,20 @@ def check_idempotence(messages: list[Any]) -> None:
     view = repair_orphaned_tool_calls(messages, now=zero).messages
     again = repair_orphaned_tool_calls(view, now=zero)
     assert again.repaired_tool_calls == []
-    # Repairing a repaired view never changes its content: the same objects, in the same order.
-    assert len(again.messages) == len(view)
-    assert all(a is b for a, b in zip(again.messages, view))
-    # And it comes back by identity, except for two reference quirks where the run
-    # check fails on a view the rebuild cannot improve: a frame repeating an id
-    # (its answers repeat too, while the check expects each id once), and a stray
-    # result left in place right after a frame's answers (an extra id in the run).
-    known = set(all_call_ids(messages))
-    if not repeats_in_frame(messages) and not adjacent_stray(view, known):
+    # The reference's run check can fail on a view its rebuild cannot improve, so a
+    # second repair runs again in two cases: a frame repeating an id (its answers
+    # repeat too, while the check expects each id once) and a stray result left in
+    # place right after a frame's answers (an extra id in the run).  Without those,
+    # the repaired view comes back by identity.
+    known = all_call_ids(messages)
+    if not repeats_in_frame(messages) and not adjacent_stray(view, set(known)):
         assert again.messages is view
+    # Even when it runs again it changes nothing, unless an id is used by several
+    # calls: then every use is answered with the first result in the view, which
+    # can be the receipt synthesized for an earlier use (with that use's tool name).
+    if all(count == 1 for count in known.values()):
+        assert len(again.messages) == len(view)
+        assert all(a is b for a, b in zip(again.messages, view))
 
 
 def check_every_call_answered_once_right_after_its_frame_in_call_order(messages: list[Any]) -> None:
