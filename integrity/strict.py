@@ -84,26 +84,25 @@ def _pair(light: LightTranscript, plan: Plan) -> dict[Slot, int]:
             latest = waiting[-1][0]
             candidates = [slot for slot in waiting if slot[0] == latest]
             if key == "":
+                # Id-less calls pair by order and name: the first waiting call with this tool
+                # name; a result naming a tool whose calls are all answered is a later result
+                # for the first of them; a name no call has pairs by order.
                 name = names.get(index)
                 named = [slot for slot in candidates if frames[slot[0]][slot[1]].name == name]
+                if not named:
+                    answered = next(((latest, position) for position, call in enumerate(frames[latest])
+                                     if call.id == "" and call.name == name and (latest, position) in answers),
+                                    None)
+                    if answered is not None:
+                        _later_result(plan, answers, receipts, answered, index, f"'' ({name})")
+                        continue
                 candidates = named or candidates
             slot = candidates[0]
             waiting.remove(slot)
             answers[slot] = index
             continue
-        if key in last_use:
-            slot = last_use[key]
-            kept = answers.get(slot)
-            if kept is not None and kept in receipts and index not in receipts:
-                answers[slot] = index
-                plan.dropped_duplicates[kept] = index
-                plan.notes[kept] = (f"interrupted receipt for call {key!r} replaced by the real result "
-                                    f"recorded later (#{index})")
-            elif kept is not None:
-                plan.dropped_duplicates[index] = kept
-                plan.notes[index] = f"a second result for call {key!r}; the first (#{kept}) is kept"
-            else:
-                early.append(index)
+        if key in last_use and answers.get(last_use[key]) is not None:
+            _later_result(plan, answers, receipts, last_use[key], index, repr(key))
             continue
         early.append(index)
     for index in early:
@@ -118,6 +117,20 @@ def _pair(light: LightTranscript, plan: Plan) -> dict[Slot, int]:
             plan.notes[index] = (f"no call in this transcript has id {key!r} (a compacted or lost frame?); "
                                  "providers reject a result without its call, so it is dropped")
     return answers
+
+
+def _later_result(plan: Plan, answers: dict[Slot, int], receipts: set[int], slot: Slot, index: int,
+                  label: str) -> None:
+    """A result for a call that already has one: the real result beats a receipt, else the first stays."""
+    kept = answers[slot]
+    if kept in receipts and index not in receipts:
+        answers[slot] = index
+        plan.dropped_duplicates[kept] = index
+        plan.notes[kept] = (f"interrupted receipt for call {label} replaced by the real result "
+                            f"recorded later (#{index})")
+    else:
+        plan.dropped_duplicates[index] = kept
+        plan.notes[index] = f"a second result for call {label}; the first (#{kept}) is kept"
 
 
 def _renames(light: LightTranscript, provider: Optional[str]) -> dict[Slot, str]:

@@ -211,9 +211,50 @@ class NameBook:
         self._names: dict[str, str] = {}
 
     def add_calls(self, parts: list[dict[str, Any]]) -> None:
+        """Record one assistant message's calls; an id its calls share with different names
+        (several id-less calls) names no tool: a guess would make results pair with the wrong call."""
+        names: dict[str, set[str]] = {}
         for part in parts:
             if part.get("type") == "toolCall":
-                self._names[part["id"]] = part["name"]
+                names.setdefault(part["id"], set()).add(part["name"])
+        for call_id, found in names.items():
+            self._names[call_id] = next(iter(found)) if len(found) == 1 else ""
 
     def name(self, call_id: Any) -> str:
         return self._names.get(call_id, "") if isinstance(call_id, str) else ""
+
+
+_PART_CHECKS = {
+    "text": lambda p: isinstance(p.get("text"), str),
+    "thinking": lambda p: isinstance(p.get("thinking"), str),
+    "toolCall": lambda p: isinstance(p.get("id"), str) and isinstance(p.get("name"), str),
+    "image": lambda p: isinstance(p.get("data"), str),
+    OPAQUE: lambda p: "value" in p and isinstance(p.get("format"), str),
+}
+
+
+def writable(message: Any) -> dict[str, Any]:
+    """The message as writers may assume it: a dict whose content parts are well-formed.
+
+    Canonical messages can come from anywhere (a pi-ai file, a caller's own list),
+    and a malformed one must not crash a writer.  What no format can express (a
+    non-object message, a toolCall part without string id and name, which the
+    engine does not count as a call either) is left out; a well-formed message is
+    returned as is, so comparisons with the transcript still recognise it.
+    """
+    if not isinstance(message, dict):
+        return {"role": OPAQUE, "format": "", "value": message}
+    role = message.get("role")
+    if role == OPAQUE and not ("value" in message and isinstance(message.get("format"), str)):
+        return {"role": OPAQUE, "format": "", "value": message}
+    if role not in ("user", "assistant", "toolResult") + SYSTEM_ROLES:
+        return message if role == OPAQUE else {"role": OPAQUE, "format": "", "value": message}
+    content = message.get("content")
+    if isinstance(content, str) and role != "assistant" and role != "toolResult":
+        return message
+    if isinstance(content, str):
+        return {**message, "content": [text_part(content)]}
+    if not isinstance(content, list):
+        return {**message, "content": []}
+    good = [p for p in content if isinstance(p, dict) and _PART_CHECKS.get(p.get("type"), lambda p: False)(p)]
+    return message if len(good) == len(content) else {**message, "content": good}
