@@ -183,7 +183,7 @@ def _merge_runs(light: LightTranscript, order: list[Any], plan: Plan, transparen
             continue
         members = [order[position] for position in keep]
         carrier = member_index(members[-1])
-        for position, entry in zip(keep[:-1], members[:-1]):
+        for position, entry in zip(keep[:-1], members[:-1], strict=True):
             index = member_index(entry)
             plan.merged[index] = carrier
             plan.notes[index] = (f"{_WHY[provider]}; consecutive {role} messages "

@@ -1,0 +1,223 @@
+"""The strict policy's guarantee, property-tested over every format and every provider.
+
+Broken canonical transcripts are generated with every defect the strict policy
+handles (missing results, results split from their call by aborted frames,
+duplicates, an interrupted receipt plus the late real result, strays, ids reused
+across turns, empty ids, pause messages between call and result, results before
+their call, a history starting with an assistant turn, consecutive user or
+assistant turns), written in each format with integrity.formats and read back with
+its reader.  For each provider the strict view planned for it must:
+
+- pass that provider's rule set (validated as a history, as the facade does);
+- be idempotent: planning the view again changes nothing;
+- lose no durable result except the ones the report names as dropped;
+- leave the input untouched;
+- be rebuilt exactly by view_from_report from the report and the durable messages.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from integrity.analysis import analyze
+from integrity.fastpath import read_fast, write_fast
+from integrity.formats import FORMATS, read_bytes, to_native
+from integrity.formats.container import serialize
+from integrity.loading import Transcript, TranscriptError
+from integrity.providers import PROVIDERS, validate
+from integrity.report import view_from_report
+from integrity.strict import plan_strict
+from integrity.views import light_transcript
+
+NOW = 1_700_000_000_000
+NAMES = ("read_file", "run_shell", "search")
+RECEIPT_DETAILS = {"ok": False, "error": "interrupted"}
+
+
+def now() -> int:
+    return NOW
+
+
+def user(text: str, stamp: int) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": stamp}
+
+
+def say(text: str, stamp: int) -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop",
+            "timestamp": stamp}
+
+
+def frame(calls: list[tuple[str, str]], stamp: int, stop: str = "toolUse") -> dict[str, Any]:
+    parts: list[Any] = [{"type": "text", "text": "calling"}]
+    parts += [{"type": "toolCall", "id": i, "name": n, "arguments": {"k": k}} for k, (i, n) in enumerate(calls)]
+    return {"role": "assistant", "content": parts, "stopReason": stop, "timestamp": stamp}
+
+
+def result(call_id: str, name: str, text: str, stamp: int) -> dict[str, Any]:
+    return {"role": "toolResult", "toolCallId": call_id, "toolName": name,
+            "content": [{"type": "text", "text": text}], "isError": False, "timestamp": stamp}
+
+
+def receipt(call_id: str, name: str, stamp: int) -> dict[str, Any]:
+    return {"role": "toolResult", "toolCallId": call_id, "toolName": name,
+            "content": [{"type": "text", "text": '{"ok":false,"error":"interrupted"}'}],
+            "details": dict(RECEIPT_DETAILS), "isError": True, "timestamp": stamp}
+
+
+def aborted(stamp: int, partial: bool) -> dict[str, Any]:
+    content = [{"type": "text", "text": "I will now"}] if partial else []
+    return {"role": "assistant", "content": content, "stopReason": "aborted", "errorMessage": "Request was aborted",
+            "timestamp": stamp}
+
+
+DEFECTS = ("drop_result", "abort_frame", "duplicate", "receipt_then_real", "stray", "pause", "result_first",
+           "extra_user", "extra_assistant")
+
+
+@st.composite
+def broken_transcripts(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Healthy rounds, then a few defects applied at drawn positions."""
+    messages: list[dict[str, Any]] = []
+    used: list[str] = []
+    fresh = 0
+    stamp = 1
+    texts = iter(f"out {n}" for n in range(1000))
+    for turn in range(draw(st.integers(1, 3))):
+        if turn > 0 or draw(st.integers(0, 4)) > 0:  # sometimes the history starts with an assistant turn
+            messages.append(user(f"ask {turn}", stamp))
+        if draw(st.booleans()):
+            messages.append(say("thinking out loud", stamp))
+        calls = []
+        for _ in range(draw(st.integers(1, 3))):
+            how = draw(st.sampled_from(("fresh", "fresh", "reuse", "empty")))
+            if how == "reuse" and used:
+                call_id = draw(st.sampled_from(used))
+            elif how == "empty":
+                call_id = ""
+            else:
+                call_id = f"call_{fresh}"
+                fresh += 1
+            calls.append((call_id, draw(st.sampled_from(NAMES))))
+        used += [c for c, _ in calls if c]
+        messages.append(frame(calls, stamp))
+        for position in draw(st.permutations(range(len(calls)))):
+            call_id, name = calls[position]
+            messages.append(result(call_id, name, next(texts), stamp))
+        if draw(st.booleans()):
+            messages.append(say(f"done {turn}", stamp))
+        stamp += 1
+    for defect in draw(st.lists(st.sampled_from(DEFECTS), max_size=4)):
+        results = [i for i, m in enumerate(messages) if m["role"] == "toolResult"]
+        anywhere = draw(st.integers(0, len(messages)))
+        if defect == "drop_result" and results:
+            del messages[draw(st.sampled_from(results))]
+        elif defect == "abort_frame":
+            messages.insert(anywhere, aborted(stamp, draw(st.booleans())))
+        elif defect == "duplicate" and results:
+            original = messages[draw(st.sampled_from(results))]
+            messages.insert(anywhere, {**copy.deepcopy(original), "content": [{"type": "text", "text": "again"}]})
+        elif defect == "receipt_then_real" and results:
+            at = draw(st.sampled_from(results))
+            real = messages[at]
+            messages[at] = receipt(real["toolCallId"], real["toolName"], real["timestamp"])
+            messages.insert(draw(st.integers(at + 1, len(messages))), real)
+        elif defect == "stray":
+            messages.insert(anywhere, result(f"ghost_{anywhere}", "search", "orphan output", stamp))
+        elif defect == "pause":
+            messages.insert(anywhere, user("[paused: waiting for approval]", stamp))
+        elif defect == "result_first" and results:
+            moved = messages.pop(draw(st.sampled_from(results)))
+            messages.insert(draw(st.integers(0, len(messages))), moved)
+        elif defect == "extra_user":
+            messages.insert(anywhere, user("one more thing", stamp))
+        elif defect == "extra_assistant":
+            messages.insert(anywhere, say("let me think", stamp))
+    return messages
+
+
+def written_and_read(messages: list[dict[str, Any]], format: str) -> Transcript:
+    """The messages written in `format` by integrity.formats, then read back by that format's reader."""
+    request = to_native(messages, format)
+    container = "jsonl" if format == "claude-code" else ("array" if isinstance(request.body, list) else "object")
+    return read_bytes(serialize(request.body, container), f"generated.{format}", format)
+
+
+def result_positions(report: Any) -> set[int]:
+    return {entry.index for entry in report.view if entry.source == "durable"}
+
+
+def check_strict_guarantee(transcript: Transcript, provider: str) -> None:
+    messages = transcript.messages
+    before = copy.deepcopy(messages)
+    analysis = analyze(transcript, "strict", now, provider)
+    view, report, plan = analysis.view, analysis.report, analysis.plan
+    where = f"{transcript.format} -> {provider}"
+
+    # 1. The provider accepts the view (as a history; see docs/providers.md on Mistral).
+    violations = validate(view, provider, transcript, history=True)
+    assert violations == [], f"{where}: {[(v.rule, v.position, v.error) for v in violations]}"
+
+    # 2. Idempotent: the view, planned again for the same provider, is left as it is.
+    again = plan_strict(light_transcript(view), provider)
+    assert not again.changed, f"{where}: re-planning the view changed it ({again.order})"
+
+    # 3. No durable result lost except the ones the report names.
+    light = analysis.light
+    in_view = result_positions(report)
+    for merge in report.merges:
+        in_view.update(merge.members)
+    kinds = {action.durable_index: action.kind for action in report.actions}
+    assert sorted(kinds) == list(range(len(messages))), f"{where}: every durable message has an action"
+    for index in light.result_keys:
+        if index not in in_view:
+            assert kinds[index] in ("dropped_duplicate", "dropped_stray"), f"{where}: result #{index} lost"
+    named = {index for index, kind in kinds.items() if kind in ("dropped_duplicate", "dropped_stray")}
+    assert not named & in_view, f"{where}: a result named as dropped is still in the view"
+    for action in report.actions:
+        assert action.kind == "kept" or action.reason, f"{where}: #{action.durable_index} {action.kind} unexplained"
+    assert all(turn.reason for turn in report.turns)
+
+    # 4. The input is never mutated.
+    assert messages == before, f"{where}: the durable transcript changed"
+
+    # 5. The report alone rebuilds the view.
+    assert view_from_report(report, messages) == view, f"{where}: view_from_report differs"
+    assert report.summary.view_messages == len(view)
+    assert plan.changed == report.changed
+
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("format", FORMATS)
+@SETTINGS
+@given(messages=broken_transcripts())
+def test_strict_view_is_legal_idempotent_and_lossless(format: str, messages: list[dict[str, Any]]) -> None:
+    try:
+        transcript = written_and_read(messages, format)
+    except TranscriptError as error:  # the guarantee covers what the reader accepts
+        pytest.skip(f"reader refused the written {format}: {error}")
+    for provider in PROVIDERS:
+        check_strict_guarantee(transcript, provider)
+
+
+@settings(max_examples=40, deadline=None)
+@given(messages=broken_transcripts(), provider=st.sampled_from(PROVIDERS))
+def test_fast_path_writes_the_same_view(messages: list[dict[str, Any]], provider: str) -> None:
+    """The CLI's byte-level writer emits the same view for every plan entry type (merged, turns...)."""
+    data = json.dumps(messages).encode()
+    fast = read_fast(data, "generated.json")
+    assert fast is not None
+    plan = plan_strict(fast.light, provider)
+    out = io.BytesIO()
+    stamps = write_fast(fast, plan, now, out)
+    expected = analyze(Transcript(messages, "generated.json"), "strict", now, provider)
+    assert json.loads(out.getvalue()) == expected.view
+    assert len(stamps) == len(expected.report.synthesized) + len(expected.report.turns)
