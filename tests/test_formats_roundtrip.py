@@ -271,7 +271,7 @@ def pairing(messages: list[dict[str, Any]]) -> tuple[list[tuple[str, str]], list
     return calls, results
 
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def test_every_format_has_a_renderer() -> None:
@@ -311,7 +311,7 @@ for _name in FORMATS:
     globals()[f"test_round_trip_{_name.replace('-', '_')}"] = _make(_name)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(FORMATS).flatmap(lambda f: st.tuples(st.just(f), native_files(f))), st.sampled_from(FORMATS))
 def test_conversion_keeps_calls_and_results_paired(source_case: Any, target: str) -> None:
     source, (data, _, _) = source_case
@@ -326,7 +326,7 @@ def test_conversion_keeps_calls_and_results_paired(source_case: Any, target: str
         assert read_bytes(converted, "out").format == target
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from([f for f in FORMATS if f not in ("pi-ai", "claude-code")]).flatmap(
     lambda f: st.tuples(st.just(f), native_files(f))))
 def test_converter_rebuilds_native_messages_without_the_verbatim_path(case: Any) -> None:

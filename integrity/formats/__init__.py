@@ -25,7 +25,7 @@ from typing import Any, NamedTuple, Optional
 from ..loading import Transcript, TranscriptError
 from . import anthropic, bedrock, claude_code, gemini, langchain, openai_chat, openai_responses, pi_ai
 from .base import BuildContext
-from .common import NATIVE, SYSTEM_ROLES, EntryError
+from .common import NATIVE, SYSTEM_ROLES, EntryError, writable
 from .container import Document, parse_document, serialize
 from .detection import candidates, choose
 
@@ -182,6 +182,8 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Optional[
                            transcript.dialect if transcript is not None and transcript.format == format else "")
     if transcript is not None and transcript.format == format:
         context.state["native"] = transcript.native
+    if format != pi_ai.NAME:
+        messages = [writable(m) for m in messages]
     grouped = adapter.groups(messages)
     covered = {i for group in grouped for i in group}
     hoisted = [m for i, m in enumerate(messages) if i not in covered and isinstance(m, dict)

@@ -3,8 +3,9 @@
 Detection first looks for evidence: something only one format writes (a pi-ai
 `toolResult` role, Chat's `tool_calls`, Responses' `function_call` items...).  When
 no format shows evidence (a plain text chat), it falls back to the formats every
-entry fits.  More than one candidate is ambiguous: guessing would silently mis-pair
-tool calls, so we ask the user to name the format instead.
+entry fits, preferring pi-ai (with no tool calls there is nothing to mis-pair).
+More than one candidate with evidence is ambiguous: guessing would silently
+mis-pair tool calls, so we ask the user to name the format instead.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ def choose(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, Any]
     hint = f"name it with --format (one of: {', '.join(names)})"
     if len(found) == 1:
         return found[0]
+    if how == "fit" and "pi-ai" in found:
+        # No format shows evidence, so there are no tool calls to mis-pair: any
+        # reading gives the same verdict, and pi-ai is the engine's own form.
+        return "pi-ai"
     if not found:
         if not entries:
             raise TranscriptError(source, "top level", f"the transcript has no messages, so its format is unknown; {hint}")

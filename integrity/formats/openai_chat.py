@@ -23,7 +23,6 @@ from .common import (
     assistant,
     describe,
     is_from,
-    joined_text,
     native_of,
     opaque_message,
     opaque_part,

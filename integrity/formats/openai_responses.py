@@ -123,7 +123,8 @@ def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook) -> dict[
                           NATIVE: {"item": index, "arguments": item.get("arguments"), "extra": extra}})
         elif kind == "reasoning":
             summary = item.get("summary")
-            texts = [s.get("text", "") for s in summary if isinstance(s, dict)] if isinstance(summary, list) else []
+            texts = [s["text"] for s in summary if isinstance(s, dict) and isinstance(s.get("text"), str)] \
+                if isinstance(summary, list) else []
             parts.append({"type": "thinking", "thinking": "\n\n".join(texts), NATIVE: {"item": index, "reasoning": item}})
         elif kind in ("message", None):
             head = {k: v for k, v in item.items() if k != "content"}

@@ -1,0 +1,102 @@
+"""Any JSON a user pastes is either read or refused with a TranscriptError, never a crash.
+
+Near-miss shapes (right keys, wrong types) are where adapters break, so the
+documents are generated from each format's own vocabulary of keys and values.
+Whatever is read must also be writable in every format.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from integrity.formats import FORMATS, read_bytes, to_native, write_bytes
+from integrity.loading import TranscriptError
+from test_formats_roundtrip import RENDERERS, conversations  # the healthy shapes, to break
+
+KEYS = ["role", "content", "type", "text", "id", "name", "arguments", "tool_calls", "tool_call_id", "function",
+        "toolCallId", "toolName", "isError", "stopReason", "call_id", "output", "input", "parts", "functionCall",
+        "functionResponse", "args", "response", "toolUse", "toolResult", "toolUseId", "status", "tool_use_id",
+        "is_error", "data", "kwargs", "lc", "message", "uuid", "parentUuid", "summary", "thinking", "json"]
+VALUES = ["user", "assistant", "tool", "toolResult", "model", "function", "system", "text", "toolCall", "tool_use",
+          "tool_result", "function_call", "function_call_output", "reasoning", "message", "human", "ai",
+          "constructor", "summary", "error", "c1", ""]
+SCALARS = st.one_of(st.sampled_from(VALUES), st.none(), st.booleans(), st.integers(-2, 2))
+NODES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(KEYS), inner, max_size=4)),
+    max_leaves=12,
+)
+DOCUMENTS = st.one_of(
+    st.lists(NODES, max_size=4),
+    st.dictionaries(st.sampled_from(["messages", "input", "contents", "system", "model"]), st.lists(NODES, max_size=4),
+                    min_size=1, max_size=3),
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(DOCUMENTS, st.sampled_from(("auto",) + FORMATS), st.booleans())
+def test_reading_never_crashes_and_what_is_read_can_be_written(document: Any, format: str, jsonl: bool) -> None:
+    if jsonl and isinstance(document, list) and document and all(isinstance(e, dict) for e in document):
+        data = "\n".join(json.dumps(e) for e in document).encode()
+    else:
+        data = json.dumps(document).encode()
+    try:
+        transcript = read_bytes(data, "fuzz.json", format)
+    except TranscriptError as error:
+        assert "\n" not in str(error) and str(error).startswith("fuzz.json: ")
+        return
+    write_bytes(transcript)
+    write_bytes(transcript, list(transcript.messages))
+    for target in FORMATS:
+        request = to_native(transcript.messages, target, transcript)
+        assert len(request.sources) == len(request.messages)
+        write_bytes(transcript, format=target)
+
+
+@st.composite
+def mutated(draw: st.DrawFn, node: Any, depth: int = 0) -> Any:
+    """The node with some keys dropped, some values replaced by scalars, some entries moved."""
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            action = draw(st.integers(0, 9))
+            if action == 0:
+                continue
+            out[key] = draw(SCALARS) if action == 1 else draw(mutated(value, depth + 1))
+        return out
+    if isinstance(node, list):
+        items = [draw(mutated(v, depth + 1)) for v in node]
+        if items and draw(st.integers(0, 4)) == 0:
+            i, j = draw(st.integers(0, len(items) - 1)), draw(st.integers(0, len(items) - 1))
+            items[i], items[j] = items[j], items[i]
+        if items and draw(st.integers(0, 5)) == 0:
+            items.append(items[draw(st.integers(0, len(items) - 1))])
+        return items
+    return node
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_near_miss_native_files_are_read_or_refused_cleanly(data: st.DataObject) -> None:
+    format = data.draw(st.sampled_from(FORMATS))
+    body, jsonl = RENDERERS[format](data.draw(conversations()), data.draw)
+    broken = data.draw(mutated(body))
+    if jsonl and isinstance(broken, list) and all(isinstance(e, dict) for e in broken) and broken:
+        raw = "\n".join(json.dumps(e) for e in broken).encode()
+    else:
+        raw = json.dumps(broken).encode()
+    for named in ("auto", format):
+        try:
+            transcript = read_bytes(raw, "near.json", named)
+        except TranscriptError as error:
+            assert "\n" not in str(error) and str(error).startswith("near.json: ")
+            continue
+        assert json.loads(write_bytes(transcript)) if not jsonl else write_bytes(transcript)
+        write_bytes(transcript, list(transcript.messages))
+        for target in FORMATS:
+            request = to_native(transcript.messages, target, transcript)
+            assert len(request.sources) == len(request.messages)
