@@ -4,8 +4,8 @@ Broken canonical transcripts are generated with every defect the strict policy
 handles (missing results, results split from their call by aborted frames,
 duplicates, an interrupted receipt plus the late real result, strays, ids reused
 across turns, empty ids, pause messages between call and result, results before
-their call, a history starting with an assistant turn, consecutive user or
-assistant turns), written in each format with integrity.formats and read back with
+their call, a frame cut off mid-call, a history starting with an assistant turn,
+consecutive user or assistant turns, system messages anywhere), written in each format with integrity.formats and read back with
 its reader.  For each provider the strict view planned for it must:
 
 - pass that provider's rule set (validated as a history, as the facade does);
@@ -78,7 +78,7 @@ def aborted(stamp: int, partial: bool) -> dict[str, Any]:
 
 
 DEFECTS = ("drop_result", "abort_frame", "duplicate", "receipt_then_real", "stray", "pause", "result_first",
-           "extra_user", "extra_assistant")
+           "extra_user", "extra_assistant", "aborted_partial_call", "system")
 
 
 @st.composite
@@ -139,6 +139,10 @@ def broken_transcripts(draw: st.DrawFn) -> list[dict[str, Any]]:
             messages.insert(anywhere, user("one more thing", stamp))
         elif defect == "extra_assistant":
             messages.insert(anywhere, say("let me think", stamp))
+        elif defect == "aborted_partial_call":  # a frame cut off mid-call: no result will ever come
+            messages.insert(anywhere, frame([(f"partial_{anywhere}", "run_shell")], stamp, stop="aborted"))
+        elif defect == "system":
+            messages.insert(anywhere, {"role": "system", "content": "Be brief.", "timestamp": stamp})
     return messages
 
 
