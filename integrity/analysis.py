@@ -36,11 +36,22 @@ class Analysis:
 
 def load(data: bytes, source: str = "<input>", format: str = "auto") -> Transcript:
     """Read a transcript from bytes; raises loading.TranscriptError with a one-line message."""
+    from .formats import read_bytes
+    from .loading import TranscriptError
+
     try:
-        from .formats import read_bytes  # the multi-format reader, when present
-    except ImportError:
-        return parse_json_document(data, source)
-    return read_bytes(data, source, format)
+        return read_bytes(data, source, format)
+    except TranscriptError as error:
+        if format != "auto" or "unknown transcript format" not in error.problem:
+            raise
+        # Nothing fits.  When the entries sit in a plain list, the basic reader can
+        # name the message that is not a message at all, which says more.
+        try:
+            parse_json_document(data, source)
+        except TranscriptError as precise:
+            if precise.position.startswith("message "):
+                raise precise from None
+        raise
 
 
 def analyze(

@@ -201,7 +201,6 @@ def cmd_repair(args: argparse.Namespace) -> int:
     except TranscriptError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
-    del data
     report: Any = None
     still_rejected = False
     if loaded.fast is not None:
@@ -217,7 +216,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
         providers = [args.provider] if args.provider else False
         analysis = analyze(loaded.transcript, args.policy, now, args.provider, providers)
         report = analysis.report
-        payload = export_view(analysis)
+        # An unchanged view is the durable transcript: give back its exact bytes.
+        payload = export_view(analysis) if analysis.plan.changed else data
         if args.provider:
             verdict = analysis.verdicts[args.provider]
             print("\n".join(_verdict_lines(verdict, args.provider)), file=sys.stderr)
@@ -225,6 +225,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
 
         def produce(out: BinaryIO) -> None:
             out.write(payload)
+    del data
 
     try:
         if args.output and args.output != "-":

@@ -27,6 +27,7 @@ from .views import (
     NON_STRING_ID,
     LightTranscript,
     frame_is_interrupted,
+    stop_description,
 )
 
 _NULL = msgspec.Raw(b"null")
@@ -121,6 +122,7 @@ def _light(messages: list[Any]) -> Optional[LightTranscript]:
     receipts: set[int] = set()
     names: dict[int, Any] = {}
     empty: set[int] = set()
+    stops: dict[int, str] = {}
     pi_ai = False
     for index, message in enumerate(messages):
         kind = type(message)
@@ -149,11 +151,12 @@ def _light(messages: list[Any]) -> Optional[LightTranscript]:
             if (stop is not None and stop != "toolUse" and stop != "stop") or message.errorMessage is not None:
                 if frame_is_interrupted(stop, message.errorMessage):
                     interrupted.append(index)
+                    stops[index] = stop_description(stop, message.errorMessage)
                     if not content:
                         empty.add(index)
     if not pi_ai and not result_keys:
         return None
-    return LightTranscript(len(roles), roles, frames, result_keys, interrupted, receipts, names, empty)
+    return LightTranscript(len(roles), roles, frames, result_keys, interrupted, receipts, names, empty, stops)
 
 
 def read_fast(data: bytes, source: str) -> Optional[FastTranscript]:

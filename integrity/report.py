@@ -22,7 +22,8 @@ from .views import LightTranscript
 REPORT_VERSION = 1
 
 ActionKind = Literal["kept", "moved", "dropped_duplicate", "dropped_interrupted_frame", "dropped_stray", "merged"]
-FindingKind = Literal["stray_result", "malformed_result_id", "reused_call_id", "results_out_of_order", "empty_id"]
+FindingKind = Literal["stray_result", "malformed_result_id", "reused_call_id", "results_out_of_order", "empty_id",
+                      "duplicate_result", "real_result_hidden"]
 Outcome = Literal["answered", "moved", "synthesized", "shared"]
 
 
@@ -254,6 +255,24 @@ def _findings(light: LightTranscript, plan: Plan, known: dict[str, list[tuple[in
         if key == "" and plan.policy != "strict":
             findings.append(Finding(kind="empty_id", severity="warning", durable_indices=[index], call_id="",
                                     message=f"#{index}: toolResult has an empty toolCallId"))
+    if plan.policy != "strict":
+        for call_id, extra in plan.more_results.items():
+            left = [index for index in extra if index not in plan.dropped_duplicates]
+            if call_id in known and left:
+                findings.append(Finding(
+                    kind="duplicate_result", severity="error", durable_indices=[plan.first_result[call_id], *left],
+                    call_id=call_id,
+                    message=f"call {call_id!r} has {1 + len(extra)} results (#{plan.first_result[call_id]}, "
+                            + ", ".join(f"#{index}" for index in left) + "); the reference leaves the later ones in "
+                            "place when nothing else needs repair, and providers reject a second result"))
+        for dropped, kept in plan.dropped_duplicates.items():
+            if kept in light.receipts and dropped not in light.receipts:
+                findings.append(Finding(
+                    kind="real_result_hidden", severity="warning", durable_indices=[kept, dropped],
+                    call_id=light.result_id(dropped),
+                    message=f"#{dropped} is the real result, but the interrupted receipt #{kept} came first and the "
+                            "reference keeps the first: the model is told the call was interrupted "
+                            "(the strict policy keeps the real result)"))
     for call_id, uses in known.items():
         frames = sorted({frame for frame, _ in uses})
         if plan.policy == "strict":
@@ -434,15 +453,20 @@ def build_report(
         call_id = light.result_id(index)
         note = plan.notes.get(index, "")
         if index in frames_dropped:
+            stop = light.frame_stops.get(index, "it stopped abnormally")
             actions.append(Action(durable_index=index, role=role, kind="dropped_interrupted_frame",
-                                  reason=note or "assistant frame without tool calls that did not finish its turn "
-                                                 "(aborted, length, error or errorMessage); dropped from the view"))
+                                  reason=note or f"assistant frame without tool calls that did not finish its turn "
+                                                 f"({stop}); the reference drops such frames once it repairs "
+                                                 "anything"))
         elif index in plan.dropped_duplicates:
             kept = plan.dropped_duplicates[index]
+            if not note and kept in light.receipts and index not in light.receipts:
+                note = (f"the real result for call {call_id!r}, dropped because the interrupted receipt #{kept} "
+                        "was recorded first and the reference keeps the first receipt")
             actions.append(Action(durable_index=index, role=role, kind="dropped_duplicate", kept_instead=kept,
                                   call_id=call_id,
-                                  reason=note or f"another receipt for call {call_id!r} was recorded first (#{kept}); "
-                                                 "only that receipt is kept"))
+                                  reason=note or f"another result for call {call_id!r} was recorded first (#{kept}); "
+                                                 "only that one is kept"))
         elif index in dropped_strays:
             actions.append(Action(durable_index=index, role=role, kind="dropped_stray", call_id=call_id,
                                   reason=note or f"no call in this transcript has id {call_id!r}; "

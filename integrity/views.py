@@ -76,13 +76,14 @@ class LightTranscript:
     receipts: indices of results that are the runtime's interrupted placeholder.
     result_names: index -> toolName of each result (pairing calls without ids).
     empty_frames: interrupted frames with no content at all (nothing to keep).
+    frame_stops: why each interrupted frame counts as interrupted (for reports).
 
     Sparse dicts keep the planner's work proportional to frames and results and
     let the CLI build this straight from msgspec structs without a per-message object.
     """
 
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
-                 "result_names", "empty_frames")
+                 "result_names", "empty_frames", "frame_stops")
 
     def __init__(
         self,
@@ -94,6 +95,7 @@ class LightTranscript:
         receipts: set[int],
         result_names: dict[int, Any] | None = None,
         empty_frames: set[int] | None = None,
+        frame_stops: dict[int, str] | None = None,
     ) -> None:
         self.size = size
         self.roles = roles
@@ -103,6 +105,7 @@ class LightTranscript:
         self.receipts = receipts
         self.result_names = result_names if result_names is not None else {}
         self.empty_frames = empty_frames if empty_frames is not None else set()
+        self.frame_stops = frame_stops if frame_stops is not None else {}
 
     def kind(self, index: int) -> int:
         """OTHER, USER, ASSISTANT or RESULT for one message."""
@@ -154,6 +157,14 @@ def details_mark_interrupted(details: Any) -> bool:
     )
 
 
+def stop_description(stop_reason: Any, error_message: Any) -> str:
+    """'stopReason "aborted"' or 'errorMessage "..."': what made a frame count as interrupted."""
+    if isinstance(stop_reason, str) and stop_reason in INTERRUPTED_STOP_REASONS:
+        return f"stopReason {stop_reason!r}"
+    text = str(error_message)
+    return f"errorMessage {text[:80]!r}"
+
+
 def light_transcript(messages: Sequence[Any]) -> LightTranscript:
     """Build the light view of pi-ai AgentMessages given as plain dicts."""
     roles: list[Any] = []
@@ -163,6 +174,7 @@ def light_transcript(messages: Sequence[Any]) -> LightTranscript:
     receipts: set[int] = set()
     names: dict[int, Any] = {}
     empty: set[int] = set()
+    stops: dict[int, str] = {}
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             roles.append(None)
@@ -175,6 +187,7 @@ def light_transcript(messages: Sequence[Any]) -> LightTranscript:
                 frames[index] = calls
             elif frame_is_interrupted(message.get("stopReason"), message.get("errorMessage")):
                 interrupted.append(index)
+                stops[index] = stop_description(message.get("stopReason"), message.get("errorMessage"))
                 if not message.get("content"):
                     empty.add(index)
         elif role == "toolResult":
@@ -183,4 +196,4 @@ def light_transcript(messages: Sequence[Any]) -> LightTranscript:
             names[index] = message.get("toolName")
             if message.get("isError") is True and details_mark_interrupted(message.get("details")):
                 receipts.add(index)
-    return LightTranscript(len(roles), roles, frames, result_keys, interrupted, receipts, names, empty)
+    return LightTranscript(len(roles), roles, frames, result_keys, interrupted, receipts, names, empty, stops)

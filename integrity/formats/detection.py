@@ -10,7 +10,8 @@ mis-pair tool calls, so we ask the user to name the format instead.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..loading import TranscriptError
 
