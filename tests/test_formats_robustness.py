@@ -12,10 +12,13 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_formats_roundtrip import (  # the healthy shapes, to break
+    RENDERERS,
+    conversations,
+)
 
 from integrity.formats import FORMATS, read_bytes, to_native, write_bytes
 from integrity.loading import TranscriptError
-from test_formats_roundtrip import RENDERERS, conversations  # the healthy shapes, to break
 
 KEYS = ["role", "content", "type", "text", "id", "name", "arguments", "tool_calls", "tool_call_id", "function",
         "toolCallId", "toolName", "isError", "stopReason", "call_id", "output", "input", "parts", "functionCall",

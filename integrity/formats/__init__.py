@@ -20,10 +20,19 @@ native entry and Transcript.lines[i] its 1-based line, for reports.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 from ..loading import Transcript, TranscriptError
-from . import anthropic, bedrock, claude_code, gemini, langchain, openai_chat, openai_responses, pi_ai
+from . import (
+    anthropic,
+    bedrock,
+    claude_code,
+    gemini,
+    langchain,
+    openai_chat,
+    openai_responses,
+    pi_ai,
+)
 from .base import BuildContext
 from .common import NATIVE, SYSTEM_ROLES, EntryError, writable
 from .container import Document, parse_document, serialize
@@ -146,7 +155,7 @@ class _Originals:
             if "part" in native:
                 self.parts[(native["entry"], native["part"])] = message
 
-    def verbatim(self, group: list[Any], format: str) -> Optional[list[Any]]:
+    def verbatim(self, group: list[Any], format: str) -> list[Any] | None:
         first = group[0].get(NATIVE) if isinstance(group[0], dict) else None
         if not isinstance(first, dict) or first.get("format") != format:
             return None
@@ -166,7 +175,7 @@ class _Originals:
         return self.adapter.reusable_block(self.native[key[0]], native["part"])
 
 
-def to_native(messages: list[dict[str, Any]], format: str, transcript: Optional[Transcript] = None) -> NativeRequest:
+def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcript | None = None) -> NativeRequest:
     """Canonical messages as `format`'s native request, with a map back to canonical indices.
 
     Pass the transcript the messages were read from to reuse its native entries and
@@ -210,8 +219,8 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Optional[
     return NativeRequest(body, sources, native)
 
 
-def write_bytes(transcript: Transcript, messages: Optional[list[dict[str, Any]]] = None,
-                format: Optional[str] = None) -> bytes:
+def write_bytes(transcript: Transcript, messages: list[dict[str, Any]] | None = None,
+                format: str | None = None) -> bytes:
     """Serialize canonical messages (default: the transcript's own) in a format (default: its own).
 
     Written back unchanged in its own format a transcript gives JSON equal to what

@@ -21,8 +21,9 @@ once for all formats.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any
 
 
 @dataclass
@@ -36,8 +37,8 @@ class Segment:
     start: int
     end: int
     messages: list[dict[str, Any]]
-    anchor: Optional[int] = None
-    anchors: Optional[list[int]] = None  # per message, when they came from different entries
+    anchor: int | None = None
+    anchors: list[int] | None = None  # per message, when they came from different entries
 
     @property
     def entry(self) -> int:
@@ -59,6 +60,6 @@ class BuildContext:
     """
 
     format: str
-    reuse: Callable[[dict[str, Any]], Optional[Any]] = lambda message: None
+    reuse: Callable[[dict[str, Any]], Any | None] = lambda message: None
     dialect: str = ""
     state: dict[str, Any] = field(default_factory=dict)

@@ -221,7 +221,7 @@ def _new_uuid(context: BuildContext) -> str:
 
 def _stamp(message: dict[str, Any], header: dict[str, Any]) -> Any:
     if isinstance(message.get("timestamp"), (int, float)):
-        return datetime.datetime.fromtimestamp(message["timestamp"] / 1000, datetime.timezone.utc) \
+        return datetime.datetime.fromtimestamp(message["timestamp"] / 1000, datetime.UTC) \
             .isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return header.get("timestamp")
 

@@ -13,7 +13,8 @@ both are re-emitted only in their own format and left out of every other.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..loading import TranscriptError
 from ..reference import INTERRUPTED_TEXT
@@ -138,9 +139,9 @@ def parse_arguments(raw: Any) -> Any:
 def arguments_text(part: dict[str, Any], same_format: bool) -> str:
     """JSON-string arguments for a toolCall part: the original text when it still says the same."""
     native = part.get(NATIVE) if same_format else None
-    if isinstance(native, dict) and isinstance(native.get("arguments"), str):
-        if parse_arguments(native["arguments"]) == part.get("arguments"):
-            return native["arguments"]
+    if isinstance(native, dict) and isinstance(native.get("arguments"), str) \
+            and parse_arguments(native["arguments"]) == part.get("arguments"):
+        return native["arguments"]
     return json.dumps(part.get("arguments", {}), ensure_ascii=False, separators=(",", ":"))
 
 

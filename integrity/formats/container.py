@@ -13,7 +13,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..loading import TranscriptError, _line_col, _line_starts, _parse_array, _parse_jsonl, decode_text
+from ..loading import (
+    TranscriptError,
+    _line_col,
+    _line_starts,
+    _parse_array,
+    _parse_jsonl,
+    decode_text,
+)
 
 # Keys under which a request envelope holds its list, in the order we look for them.
 LIST_KEYS = ("messages", "input", "contents")

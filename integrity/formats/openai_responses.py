@@ -122,10 +122,7 @@ def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook) -> dict[
                           "arguments": parse_arguments(item.get("arguments")),
                           NATIVE: {"item": index, "arguments": item.get("arguments"), "extra": extra}})
         elif kind == "reasoning":
-            summary = item.get("summary")
-            texts = [s["text"] for s in summary if isinstance(s, dict) and isinstance(s.get("text"), str)] \
-                if isinstance(summary, list) else []
-            parts.append({"type": "thinking", "thinking": "\n\n".join(texts), NATIVE: {"item": index, "reasoning": item}})
+            parts.append({"type": "thinking", "thinking": _summary_text(item), NATIVE: {"item": index, "reasoning": item}})
         elif kind in ("message", None):
             head = {k: v for k, v in item.items() if k != "content"}
             parts.extend(_message_parts(item.get("content"), head, index))
@@ -208,57 +205,76 @@ def _content_out(parts: list[dict[str, Any]], default_kind: str, same: bool) -> 
     return out
 
 
-def _assistant_items(message: dict[str, Any], same: bool) -> list[Any]:
-    items: list[Any] = []
-    pending: list[dict[str, Any]] = []
-    pending_item: Any = None
+def _hints(part: dict[str, Any], same: bool) -> dict[str, Any]:
+    native = part.get(NATIVE) if same else None
+    return native if isinstance(native, dict) else {}
 
-    def flush() -> None:
-        nonlocal pending, pending_item
-        if not pending:
-            return
-        first = pending[0].get(NATIVE, {}) if same and isinstance(pending[0].get(NATIVE), dict) else {}
-        head = first.get("head") or {"type": "message", "role": "assistant"}
-        if first.get("string") and len(pending) == 1:
-            items.append({**head, "content": pending[0]["text"]})
-        else:
-            default = {"type": "output_text", "annotations": []}
-            content = []
-            for part in pending:
-                hints = part.get(NATIVE, {}) if same and isinstance(part.get(NATIVE), dict) else {}
-                if part.get("type") == "text" and not same:
-                    content.append({**default, "text": part["text"]})
-                else:
-                    content.extend(_content_out([part], "output_text", same))
-            items.append({**head, "content": content})
-        pending, pending_item = [], None
 
-    for part in message.get("content") or []:
+def _runs(parts: list[Any], same: bool) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Split an assistant message's parts into message items (runs of text) and single items.
+
+    A part read from a message item remembers that item; a new item starts where the
+    original one did ("head"), so a message written back keeps its item boundaries.
+    Text from other formats simply joins the open message item.
+    """
+    runs: list[tuple[str, list[dict[str, Any]], Any]] = []
+    for part in parts:
         if not isinstance(part, dict):
             continue
-        hints = part.get(NATIVE, {}) if same and isinstance(part.get(NATIVE), dict) else {}
-        kind = part.get("type")
-        if kind in ("text",) or (kind == OPAQUE and part.get("format") == NAME and "head" in hints) \
-                or (kind == OPAQUE and pending and hints.get("item") == pending_item and pending_item is not None):
-            if pending and (("head" in hints) or hints.get("item") != pending_item):
-                flush()
-            pending.append(part)
-            pending_item = hints.get("item")
-            continue
-        flush()
-        if kind == "toolCall":
-            item = {"type": "function_call", "call_id": part.get("id"), "name": part.get("name"),
-                    "arguments": arguments_text(part, same)}
-            items.append({**item, **hints.get("extra", {})})
-        elif kind == "thinking":
-            original = hints.get("reasoning")
-            if isinstance(original, dict):
-                items.append(original)
+        hints = _hints(part, same)
+        open_run = runs[-1] if runs and runs[-1][0] == "message" else None
+        in_open = open_run is not None and "head" not in hints and hints.get("item") == open_run[2]
+        if part.get("type") == "text" or (part.get("type") == OPAQUE and ("head" in hints or (in_open and "item" in hints))):
+            if in_open and open_run is not None:
+                open_run[1].append(part)
             else:
-                items.append({"type": "reasoning", "summary": [{"type": "summary_text", "text": part.get("thinking", "")}]})
-        elif kind == OPAQUE and part.get("format") == NAME:
-            items.append(part["value"])
-    flush()
+                runs.append(("message", [part], hints.get("item")))
+        else:
+            runs.append(("item", [part], None))
+    return [(kind, members) for kind, members, _ in runs]
+
+
+def _message_item(parts: list[dict[str, Any]], same: bool) -> dict[str, Any]:
+    first = _hints(parts[0], same)
+    head = first.get("head") or {"type": "message", "role": "assistant"}
+    if first.get("string") and len(parts) == 1:
+        return {**head, "content": parts[0]["text"]}
+    if not same:
+        return {**head, "content": [{"type": "output_text", "text": p["text"], "annotations": []} for p in parts]}
+    return {**head, "content": _content_out(parts, "output_text", same)}
+
+
+def _single_item(part: dict[str, Any], same: bool) -> Any:
+    hints = _hints(part, same)
+    kind = part.get("type")
+    if kind == "toolCall":
+        item = {"type": "function_call", "call_id": part.get("id"), "name": part.get("name"),
+                "arguments": arguments_text(part, same)}
+        return {**item, **hints.get("extra", {})}
+    if kind == "thinking":
+        original = hints.get("reasoning")
+        if isinstance(original, dict) and _summary_text(original) == part.get("thinking"):
+            return original  # encrypted content and ids intact
+        return {"type": "reasoning", "summary": [{"type": "summary_text", "text": part.get("thinking", "")}]}
+    if kind == OPAQUE and part.get("format") == NAME:
+        return part["value"]
+    return None
+
+
+def _summary_text(item: dict[str, Any]) -> str:
+    summary = item.get("summary")
+    texts = [s["text"] for s in summary if isinstance(s, dict) and isinstance(s.get("text"), str)] \
+        if isinstance(summary, list) else []
+    return "\n\n".join(texts)
+
+
+def _assistant_items(message: dict[str, Any], same: bool) -> list[Any]:
+    """The input items of one canonical assistant message, in content order."""
+    items: list[Any] = []
+    for kind, members in _runs(message.get("content") or [], same):
+        item = _message_item(members, same) if kind == "message" else _single_item(members[0], same)
+        if item is not None:
+            items.append(item)
     return items
 
 
