@@ -80,21 +80,45 @@ def provider_names() -> list[str]:
 
 
 def _analyze_options(provider: Optional[str]) -> dict[str, Any]:
-    """Ask the facade for verdicts (and a provider-specific view) when this engine build offers them."""
+    """Ask the facade for a provider-specific view when this engine build offers one."""
     import inspect
 
     parameters = inspect.signature(analyze).parameters
-    options: dict[str, Any] = {}
-    if "verdicts" in parameters:
-        options["verdicts"] = True
-    if "provider" in parameters and provider:
-        options["provider"] = provider
-    return options
+    return {"provider": provider} if "provider" in parameters and provider else {}
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _analyze(digest: str, name: str, policy: str, provider: Optional[str], _transcript: Transcript) -> Analysis:
+    # Verdicts are not asked for here: validating every provider costs far more than the repair
+    # itself on large transcripts, so they are added by with_verdicts (automatically when small).
     return analyze(_transcript, policy, **_analyze_options(provider))
+
+
+AUTO_VERDICT_MESSAGES = 3_000
+"""Provider verdicts are computed automatically up to this many messages, on request above it."""
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _verdicts(digest: str, name: str, policy: str, provider: Optional[str], _analysis: Analysis) -> dict[str, Any]:
+    from integrity.batch import provider_verdicts
+
+    return provider_verdicts(_analysis)
+
+
+def with_verdicts(source: Source, analysis: Analysis, provider: Optional[str], key: str = "") -> Analysis:
+    """Fill analysis.verdicts (every provider, before and after): at once when small, on a button when large."""
+    if analysis.verdicts or not provider_names():
+        return analysis
+    size = len(analysis.transcript.messages)
+    wanted = size <= AUTO_VERDICT_MESSAGES or st.session_state.get(f"_verdicts_{source.digest}_{analysis.policy}")
+    if not wanted:
+        if st.button(f"Check provider verdicts ({size:,} messages: this takes a while)", key=f"verdict_btn{key}"):
+            st.session_state[f"_verdicts_{source.digest}_{analysis.policy}"] = True
+            wanted = True
+    if wanted:
+        with st.spinner("Validating against every provider's rules…"):
+            analysis.verdicts = _verdicts(source.digest, source.name, analysis.policy, provider, analysis)
+    return analysis
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

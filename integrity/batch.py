@@ -24,21 +24,21 @@ DEFECT_COLUMNS: tuple[tuple[str, str], ...] = (
 """(report summary field, column name) for each defect count the batch table shows."""
 
 
-def _verdict_option() -> dict[str, Any]:
-    """Ask for every provider's verdict when this engine build's facade can give them."""
-    import inspect
-
-    return {"verdicts": True} if "verdicts" in inspect.signature(analyze).parameters else {}
+VERDICTS_UP_TO = 3_000
+"""Per-provider verdicts are computed for files up to this many messages (validation is the slow part)."""
 
 
-def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY) -> dict[str, Any]:
+def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY,
+              verdicts_up_to: int = VERDICTS_UP_TO) -> dict[str, Any]:
     """One row for one file: format, sizes, defect counts, verdict, per-provider verdicts or the error."""
     row: dict[str, Any] = {"file": name, "format": "", "messages": 0, "calls": 0}
     for _, column in DEFECT_COLUMNS:
         row[column] = 0
     try:
         transcript = load(data, name)
-        analysis = analyze(transcript, policy, **_verdict_option())
+        analysis = analyze(transcript, policy)
+        if len(transcript.messages) <= verdicts_up_to:
+            analysis.verdicts = provider_verdicts(analysis)
     except TranscriptError as error:
         row.update(status="unreadable", verdict=str(error))
         return row
@@ -57,6 +57,19 @@ def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY) -> dict[str,
         row[f"{provider} before"] = "accepted" if not before else f"rejected ({before})"
         row[f"{provider} after"] = "accepted" if not after else f"rejected ({after})"
     return row
+
+
+def provider_verdicts(analysis: Any) -> dict[str, Any]:
+    """Every provider's before/after violations through the facade, when this engine build has them."""
+    from . import analysis as facade
+
+    try:
+        from .providers import PROVIDERS
+    except ImportError:
+        return {}
+    if hasattr(facade, "provider_verdict"):
+        return {name: facade.provider_verdict(analysis, name) for name in PROVIDERS}
+    return {}
 
 
 def defect_totals(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:

@@ -47,6 +47,7 @@ rows = ui.rows_for(source, analysis, provider)
 st.text(f"{source.name} · format {getattr(transcript, 'format', '?')} · policy {policy}")  # name: untrusted
 ui.verdict_text(analysis)
 ui.metrics(analysis)
+ui.with_verdicts(source, analysis, provider)
 ui.verdict_panel(analysis, provider)
 
 # ----------------------------------------------------------------------------- selection state

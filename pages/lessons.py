@@ -37,7 +37,7 @@ source = ui.Source(lesson.sample, data, "sample")
 transcript = ui.load_source(source)
 if transcript is None:
     st.stop()
-analysis = ui.analysis_for(source, transcript, policy, provider)
+analysis = ui.with_verdicts(source, ui.analysis_for(source, transcript, policy, provider), provider, "lesson")
 report = analysis.report
 
 st.caption(f"Example: sample_transcripts/{lesson.sample} · policy {policy}")
@@ -112,7 +112,7 @@ if st.button("Reset sandbox"):
 box = ui.Source("sandbox.json", text.encode("utf-8"), "paste")
 sandbox_transcript = ui.load_source(box) if text.strip() else None
 if sandbox_transcript is not None:
-    sandbox = ui.analysis_for(box, sandbox_transcript, policy, provider)
+    sandbox = ui.with_verdicts(box, ui.analysis_for(box, sandbox_transcript, policy, provider), provider, "sandbox")
     ui.verdict_text(sandbox)
     ui.verdict_panel(sandbox, provider)
     st.dataframe(ui.styled_rows(ui.rows_frame(ui.rows_for(box, sandbox, provider))), hide_index=True, width="stretch",

@@ -34,7 +34,7 @@ if origin == "Current transcript":
     transcript = ui.load_source(source)
     if transcript is None:
         st.stop()
-    analysis = ui.analysis_for(source, transcript, policy, provider)
+    analysis = ui.with_verdicts(source, ui.analysis_for(source, transcript, policy, provider), provider)
     report = analysis.report
     name = source.name
 else:
