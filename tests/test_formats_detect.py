@@ -154,3 +154,13 @@ def test_gemini_turn_without_parts_list_is_a_clear_error() -> None:
 def test_pi_ai_message_without_role_is_reported_like_the_loader_does() -> None:
     text = one_line_error(b'[{"role": "user", "content": "a"}, {"content": "b"}]', "p.json", "pi-ai")
     assert "message 1 (line 1)" in text and "has no 'role'" in text
+
+
+def test_lines_point_at_entries_of_the_envelope_list_not_a_nested_namesake() -> None:
+    text = ('{\n "metadata": {"messages": ["not", "these"]},\n "messages": [\n'
+            '  {"role": "user", "content": "hi"},\n'
+            '  {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "grep", "input": {}}]}\n'
+            ' ]\n}\n')
+    transcript = read_bytes(text.encode(), "env.json")
+    assert transcript.format == "anthropic"
+    assert transcript.lines == [4, 5] and transcript.native_lines == [4, 5]

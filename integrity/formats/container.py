@@ -72,27 +72,37 @@ def parse_document(data: bytes, source: str) -> Document:
 
 
 def _lines_in_object(text: str, starts: list[int], key: str, count: int, source: str) -> list[int]:
-    """Best-effort start line of every entry of the list under `key` (0 when not found)."""
-    needle = json.dumps(key)
-    at = text.find(needle)
-    while at != -1:
-        cursor = at + len(needle)
-        while cursor < len(text) and text[cursor] in " \t\r\n":
-            cursor += 1
-        if cursor < len(text) and text[cursor] == ":":
-            cursor += 1
-            while cursor < len(text) and text[cursor] in " \t\r\n":
-                cursor += 1
-            if cursor < len(text) and text[cursor] == "[":
-                try:
-                    _, lines, _ = _parse_array(text, cursor, starts, source)
-                except TranscriptError:
-                    break
-                if len(lines) == count:
-                    return lines
+    """Start line of every entry of the top-level list under `key` (0s if it cannot be found).
+
+    Walks the top-level members with the JSON decoder, so a nested member of the
+    same name (metadata.messages, say) is never mistaken for the transcript.
+    """
+    decoder = json.JSONDecoder()
+    position = text.index("{") + 1
+    try:
+        while True:
+            position = _skip(text, position)
+            if text[position] == "}":
                 break
-        at = text.find(needle, at + 1)
+            name, position = decoder.raw_decode(text, position)
+            position = _skip(text, position) + 1  # past ':'
+            position = _skip(text, position)
+            if name == key and text[position] == "[":
+                _, lines, _ = _parse_array(text, position, starts, source)
+                return lines if len(lines) == count else [0] * count
+            _, position = decoder.raw_decode(text, position)
+            position = _skip(text, position)
+            if text[position] == ",":
+                position += 1
+    except (ValueError, IndexError, TranscriptError):
+        pass
     return [0] * count
+
+
+def _skip(text: str, position: int) -> int:
+    while text[position] in " \t\r\n":
+        position += 1
+    return position
 
 
 def serialize(body: Any, container: str) -> bytes:
