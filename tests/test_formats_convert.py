@@ -217,3 +217,16 @@ def test_unknown_native_fields_survive_a_regrouped_write() -> None:
     assert written["metadata"] == {"user_id": "u-42"} and written["max_tokens"] == 512
     assert written["messages"][2]["content"] == document["messages"][2]["content"] + document["messages"][3]["content"]
     assert len(written["messages"]) == 3
+
+
+def test_pi_ai_output_carries_a_system_prompt_as_a_context() -> None:
+    chat = load("healthy.openai-chat.json")
+    body = to_native(chat.messages, "pi-ai").body
+    assert body["systemPrompt"] == chat.messages[0]["content"]
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "toolResult", "toolResult", "assistant"]
+    context = read_bytes(write_bytes(chat, format="pi-ai"), "ctx.json")
+    assert context.format == "pi-ai" and context.envelope == {"systemPrompt": chat.messages[0]["content"]}
+    # A pi-ai file's own custom roles are never hoisted away.
+    own = read_bytes(json.dumps([{"role": "system", "content": "custom"}, {"role": "user", "content": "hi"}]).encode(),
+                     "own.json", "pi-ai")
+    assert parsed(write_bytes(own, list(own.messages))) == parsed(write_bytes(own))

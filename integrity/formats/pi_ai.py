@@ -11,13 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from .base import BuildContext, Segment
-from .common import OPAQUE, EntryError, describe, strip_native
+from .common import NATIVE, OPAQUE, SYSTEM_ROLES, EntryError, describe, joined_text, strip_native
 
 NAME = "pi-ai"
 
 
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
-    """A toolResult role, toolCall/thinking parts or an assistant stopReason only pi-ai writes."""
+    """A toolResult role, toolCall/thinking parts, an assistant stopReason or a Context's systemPrompt."""
+    if "systemPrompt" in envelope:
+        return True
     for entry in entries:
         if not isinstance(entry, dict):
             continue
@@ -65,8 +67,14 @@ def read(entries: list[Any]) -> list[Segment]:
 
 
 def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
-    """One native message per canonical message (opaque messages of other formats are left out)."""
-    return [[i] for i, m in enumerate(messages) if not (isinstance(m, dict) and m.get("role") == OPAQUE)]
+    """One native message per canonical message.
+
+    Left out: opaque messages of other formats, and system/developer messages read
+    from other formats, which go to the Context's systemPrompt (see body).  A pi-ai
+    file's own messages, whatever their role, always stay.
+    """
+    return [[i] for i, m in enumerate(messages) if not (isinstance(m, dict) and (
+        m.get("role") == OPAQUE or (m.get("role") in SYSTEM_ROLES and NATIVE in m)))]
 
 
 def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
@@ -82,5 +90,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
 
 
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
-    """A bare array of AgentMessages (system messages stay in the list as custom roles)."""
+    """A bare array of AgentMessages, or a pi-ai Context {systemPrompt, messages} when there is a system prompt."""
+    if hoisted:
+        return {"systemPrompt": "\n\n".join(joined_text(m.get("content")) for m in hoisted), "messages": native}
     return native
