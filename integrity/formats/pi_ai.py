@@ -11,7 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from .base import BuildContext, Segment
-from .common import NATIVE, OPAQUE, SYSTEM_ROLES, EntryError, describe, joined_text, strip_native
+from .common import (
+    NATIVE,
+    OPAQUE,
+    SYSTEM_ROLES,
+    EntryError,
+    describe,
+    joined_text,
+    strip_native,
+)
 
 NAME = "pi-ai"
 
