@@ -72,6 +72,8 @@ def label(kind: str) -> str:
 
 
 def _clip(text: str, limit: int = PREVIEW_CHARS) -> str:
+    if len(text) <= limit and text.isprintable():
+        return text  # the common case: short single-line text needs no rework
     text = " ".join(text[: limit * 4].split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -84,12 +86,16 @@ def _text_of(content: Any) -> str:
         return ""
     pieces = []
     for part in content[:8]:
-        if isinstance(part, dict):
+        if type(part) is dict:
             kind = part.get("type")
-            if kind == "text" and isinstance(part.get("text"), str):
-                pieces.append(part["text"][: PREVIEW_CHARS * 2])
-            elif kind == "thinking" and isinstance(part.get("thinking"), str):
-                pieces.append("(thinking) " + part["thinking"][:PREVIEW_CHARS])
+            if kind == "text":
+                text = part.get("text")
+                if type(text) is str:
+                    pieces.append(text[: PREVIEW_CHARS * 2])
+            elif kind == "thinking":
+                text = part.get("thinking")
+                if type(text) is str:
+                    pieces.append("(thinking) " + text[:PREVIEW_CHARS])
             elif kind == "image":
                 pieces.append("(image)")
         elif isinstance(part, str):
@@ -114,7 +120,8 @@ def preview(message: Any) -> str:
         stop = message.get("stopReason")
         if isinstance(stop, str) and stop not in ("toolUse", "stop"):
             head += f" [{stop}]"
-        return _clip(f"{head}: {_text_of(content)}" if _text_of(content) else head)
+        body = _text_of(content)
+        return _clip(f"{head}: {body}" if body else head)
     if role == "toolResult":
         flag = " error" if message.get("isError") is True else ""
         head = f"result{flag} for {message.get('toolName')}#{message.get('toolCallId')}"
@@ -211,6 +218,7 @@ def aligned_rows(analysis: Analysis) -> list[Row]:
                 if action.kind == "kept" and action.view_index is not None and action.durable_index not in unanchored}
     anchor_positions = set(anchored.values())
     notes = _durable_notes(analysis)
+    by_frame = _pairings_by_frame(analysis)
     rows: list[Row] = []
     total_view = len(report.view)
     cursor = 0
@@ -231,8 +239,9 @@ def aligned_rows(analysis: Analysis) -> list[Row]:
             position = anchored[index]
             renamed = bool(getattr(action, "new_ids", None))
             kind, note = notes.get(index, ("renamed" if renamed else "kept", action.reason))
-            frame_ids = tuple(p.call_id for p in _calls_of(analysis, index))
-            rows.append(Row(len(rows), index, position, kind, text, preview(view[position]), note, ids + frame_ids))
+            frame_ids = tuple(p.call_id for p in _calls_of(analysis, index)) if index in by_frame else ()
+            right_text = text if view[position] is messages[index] else preview(view[position])
+            rows.append(Row(len(rows), index, position, kind, text, right_text, note, ids + frame_ids))
             cursor = position + 1
             flush()
             continue
@@ -243,7 +252,7 @@ def aligned_rows(analysis: Analysis) -> list[Row]:
             note = action.reason
         if kind == "dropped_duplicate":
             text = strike(text)
-        frame_ids = tuple(p.call_id for p in _calls_of(analysis, index))
+        frame_ids = tuple(p.call_id for p in _calls_of(analysis, index)) if index in by_frame else ()
         rows.append(Row(len(rows), index, None, kind, text, "", note, ids + frame_ids))
     while cursor < total_view:  # only reachable if the report's view is inconsistent
         kind, note, ids = _right_kind(analysis, cursor, unanchored)
