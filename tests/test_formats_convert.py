@@ -230,3 +230,25 @@ def test_pi_ai_output_carries_a_system_prompt_as_a_context() -> None:
     own = read_bytes(json.dumps([{"role": "system", "content": "custom"}, {"role": "user", "content": "hi"}]).encode(),
                      "own.json", "pi-ai")
     assert parsed(write_bytes(own, list(own.messages))) == parsed(write_bytes(own))
+
+
+def test_gemini_python_sdk_snake_case_is_read_and_rebuilt_in_its_own_spelling() -> None:
+    document = {"contents": [
+        {"role": "user", "parts": [{"text": "Weather in Oslo?"}]},
+        {"role": "model", "parts": [{"function_call": {"id": "a1", "name": "get_forecast", "args": {"city": "Oslo"}},
+                                     "thought_signature": "c2ln"}]},
+        {"role": "user", "parts": [{"function_response": {"id": "a1", "name": "get_forecast",
+                                                          "response": {"output": "3°C, snow"}}}]},
+    ]}
+    transcript = read_bytes(json.dumps(document).encode(), "snake.json")
+    assert transcript.format == "gemini"
+    assert pairing_of(transcript.messages) == ([("a1", "get_forecast")], ["a1"])
+    assert to_native(transcript.messages, "gemini").messages == document["contents"]
+    converted = to_native(read_bytes(write_bytes(transcript, format="openai-chat"), "c", "openai-chat").messages, "gemini")
+    assert "functionCall" in converted.messages[1]["parts"][0]  # fresh output uses the REST spelling
+
+
+def pairing_of(messages: list[dict[str, Any]]) -> tuple[list[tuple[str, str]], list[Any]]:
+    calls = [(p["id"], p["name"]) for m in messages if m.get("role") == "assistant"
+             for p in m["content"] if p.get("type") == "toolCall"]
+    return calls, [m.get("toolCallId") for m in messages if m.get("role") == "toolResult"]

@@ -6,7 +6,9 @@ as the empty string with NATIVE {"idMissing": true}, and an empty id is never
 written to Gemini, so a transcript without ids comes back without ids.  A response
 `{"output": text}` / `{"error": text}` becomes that text (error sets isError); any
 other response object becomes its JSON text and is kept exactly in NATIVE.
-Writing puts one functionResponse part per call part in a single turn.
+Writing puts one functionResponse part per call part in a single turn.  The Python
+SDK's snake_case dumps (`function_call`, `function_response`) are read too and
+rebuilt in the spelling they were read in.
 """
 
 from __future__ import annotations
@@ -34,8 +36,6 @@ from .common import (
 )
 
 NAME = "gemini"
-_PART_KEYS = ("text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode",
-              "codeExecutionResult", "thought", "thoughtSignature", "videoMetadata")
 
 
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
@@ -48,6 +48,13 @@ def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
 def fits(entry: Any) -> bool:
     """A turn with a list of parts."""
     return isinstance(entry, dict) and isinstance(entry.get("parts"), list) and "content" not in entry
+
+
+def _key(part: Any, camel: str, snake: str) -> str | None:
+    """Which spelling of a part key is used: REST/JS write camelCase, Python SDK dumps snake_case."""
+    if not isinstance(part, dict):
+        return None
+    return camel if camel in part else (snake if snake in part else None)
 
 
 def _response_content(response: Any) -> tuple[list[dict[str, Any]], bool, dict[str, Any]]:
@@ -68,7 +75,8 @@ def _read_one(entry: dict[str, Any]) -> list[dict[str, Any]]:
     if role == "model":
         canonical: list[dict[str, Any]] = []
         for part in parts:
-            call = part.get("functionCall") if isinstance(part, dict) else None
+            call_key = _key(part, "functionCall", "function_call")
+            call = part.get(call_key) if call_key else None
             if isinstance(call, dict):
                 name = require_string(call.get("name"), "a functionCall's 'name'")
                 hints: dict[str, Any] = {}
@@ -76,7 +84,9 @@ def _read_one(entry: dict[str, Any]) -> list[dict[str, Any]]:
                     call_id = require_string(call.get("id"), "a functionCall's 'id'")
                 else:
                     call_id, hints["idMissing"] = "", True
-                part_extra = {k: v for k, v in part.items() if k != "functionCall"}
+                part_extra = {k: v for k, v in part.items() if k != call_key}
+                if call_key == "function_call":
+                    hints["snake"] = True
                 call_extra = {k: v for k, v in call.items() if k not in ("id", "name", "args")}
                 if part_extra:
                     hints["extra"] = part_extra
@@ -102,7 +112,8 @@ def _read_one(entry: dict[str, Any]) -> list[dict[str, Any]]:
         results: list[dict[str, Any]] = []
         rest: list[Any] = []
         for position, part in enumerate(parts):
-            response = part.get("functionResponse") if isinstance(part, dict) else None
+            response_key = _key(part, "functionResponse", "function_response")
+            response = part.get(response_key) if response_key else None
             if isinstance(response, dict):
                 content, is_error, hints = _response_content(response.get("response"))
                 has_id = "id" in response
@@ -110,6 +121,8 @@ def _read_one(entry: dict[str, Any]) -> list[dict[str, Any]]:
                 hints = {"format": NAME, "part": position, **hints}
                 if not has_id:
                     hints["idMissing"] = True
+                if response_key == "function_response":
+                    hints["snake"] = True
                 result[NATIVE] = hints
                 results.append(result)
             else:
@@ -179,7 +192,7 @@ def _response_out(message: dict[str, Any], context: BuildContext) -> Any:
         out["id"] = call_id
     out["name"] = message.get("toolName", "")
     out["response"] = response
-    return {"functionResponse": out}
+    return {"function_response" if hints.get("snake") else "functionResponse": out}
 
 
 def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
@@ -202,7 +215,8 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
                 if not hints.get("noArgs"):
                     call["args"] = part.get("arguments", {})
                 call.update(hints.get("callExtra", {}))
-                parts.append({"functionCall": call, **hints.get("extra", {})})
+                key = "function_call" if hints.get("snake") else "functionCall"
+                parts.append({key: call, **hints.get("extra", {})})
             else:
                 parts.extend(_parts_out([part]))
         return [{"role": "model", "parts": parts, **extra}]
