@@ -252,3 +252,13 @@ def pairing_of(messages: list[dict[str, Any]]) -> tuple[list[tuple[str, str]], l
     calls = [(p["id"], p["name"]) for m in messages if m.get("role") == "assistant"
              for p in m["content"] if p.get("type") == "toolCall"]
     return calls, [m.get("toolCallId") for m in messages if m.get("role") == "toolResult"]
+
+
+def test_an_interrupted_empty_frame_survives_conversion_to_every_format() -> None:
+    transcript = load("abort_race.pi-ai.json")
+    aborted = [i for i, m in enumerate(transcript.messages) if m.get("stopReason") == "aborted"]
+    assert aborted
+    for format in FORMATS:
+        back = read_bytes(write_bytes(transcript, format=format), "back", format)
+        roles = [(m["role"], m.get("stopReason") == "aborted") for m in back.messages]
+        assert roles == [(m["role"], m.get("stopReason") == "aborted") for m in transcript.messages], format

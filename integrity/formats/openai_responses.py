@@ -275,6 +275,10 @@ def _assistant_items(message: dict[str, Any], same: bool) -> list[Any]:
         item = _message_item(members, same) if kind == "message" else _single_item(members[0], same)
         if item is not None:
             items.append(item)
+    if not items and message.get("stopReason") in ("aborted", "length", "error"):
+        # An interrupted turn with nothing in it still happened: keep it visible as Responses
+        # marks a cut-off output item, so a round trip does not silently drop the frame.
+        items.append({"type": "message", "role": "assistant", "status": "incomplete", "content": []})
     return items
 
 
