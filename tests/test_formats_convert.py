@@ -262,3 +262,19 @@ def test_an_interrupted_empty_frame_survives_conversion_to_every_format() -> Non
         back = read_bytes(write_bytes(transcript, format=format), "back", format)
         roles = [(m["role"], m.get("stopReason") == "aborted") for m in back.messages]
         assert roles == [(m["role"], m.get("stopReason") == "aborted") for m in transcript.messages], format
+
+
+def test_stop_reasons_survive_a_trip_through_claude_code() -> None:
+    messages = [
+        {"role": "user", "content": "Summarize the log."},
+        {"role": "assistant", "content": [{"type": "text", "text": "The log shows"}], "stopReason": "length"},
+        {"role": "user", "content": "Try again."},
+        {"role": "assistant", "content": [{"type": "text", "text": "overloaded_error"}], "stopReason": "error",
+         "errorMessage": "overloaded_error"},
+        {"role": "user", "content": "Once more."},
+        {"role": "assistant", "content": [{"type": "text", "text": "It shows 3 restarts."}], "stopReason": "stop"},
+    ]
+    pi = read_bytes(json.dumps(messages).encode(), "pi.json", "pi-ai")
+    back = read_bytes(write_bytes(pi, format="claude-code"), "cc.jsonl")
+    assert back.format == "claude-code"
+    assert [m.get("stopReason") for m in back.messages if m["role"] == "assistant"] == ["length", "error", "stop"]

@@ -39,6 +39,7 @@ from .common import (
 NAME = "claude-code"
 _STOP = {"tool_use": "toolUse", "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
          "pause_turn": "stop", "refusal": "stop"}
+_STOP_OUT = {"toolUse": "tool_use", "stop": "end_turn", "length": "max_tokens"}
 _SESSION_KEYS = ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")
 
 
@@ -289,11 +290,18 @@ def _assistant_entries(message: dict[str, Any], header: dict[str, Any], context:
         head = {"id": "msg_" + _new_uuid(context).replace("-", "")[:24], "type": "message", "role": "assistant", **head}
     blocks = shaped["content"] if isinstance(shaped["content"], list) else [{"type": "text", "text": shaped["content"]}]
     out = []
+    fresh_frame = "message" not in header
     for block in blocks or [None]:
         entry = _fresh(context, header, "assistant", {**head, "content": [block] if block is not None else []}, message)
         if "requestId" in header:
             entry["requestId"] = header["requestId"]
         out.append(entry)
+    if fresh_frame:
+        # Claude Code records how the turn ended on its last entry; an API error is its own flag.
+        stop = message.get("stopReason")
+        out[-1]["message"]["stop_reason"] = _STOP_OUT.get(stop) if isinstance(stop, str) else None
+        if stop == "error":
+            out[-1]["isApiErrorMessage"] = True
     return out
 
 
