@@ -51,6 +51,10 @@ def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY,
     report = analysis.report
     row["status"] = "healthy" if report.healthy else ("repaired" if report.changed else "findings")
     row["verdict"] = report.verdict
+    if analysis.verdicts:
+        row["providers rejecting"] = (
+            f"{sum(1 for r in analysis.verdicts.values() if (r or {}).get('before'))} → "
+            f"{sum(1 for r in analysis.verdicts.values() if (r or {}).get('after'))} of {len(analysis.verdicts)}")
     for provider, result in sorted((analysis.verdicts or {}).items()):
         before = len((result or {}).get("before") or [])
         after = len((result or {}).get("after") or [])

@@ -47,7 +47,7 @@ for number, item in enumerate(inputs, start=1):
 progress.empty()
 
 frame = pd.DataFrame(rows)
-leading = ["file", "status", "format", "messages", "calls"]
+leading = [c for c in ("file", "status", "providers rejecting", "format", "messages", "calls") if c in frame.columns]
 frame = frame[leading + [c for c in frame.columns if c not in leading and c != "verdict"] + ["verdict"]]
 if mode == "All samples":
     frame.insert(1, "open", [f"/?sample={name}&policy={policy}" for name in frame["file"]])
@@ -61,7 +61,10 @@ def _status_colour(value: Any) -> str:
 
 
 st.dataframe(frame.style.map(_status_colour, subset=["status"]), hide_index=True, width="stretch",
+             height=min(len(frame), 15) * 35 + 40,
              column_config={
+                 "providers rejecting": st.column_config.TextColumn(
+                     "rejected by", help="providers whose rules reject the request: before → after repair"),
                  "open": st.column_config.LinkColumn("open", display_text="inspect ↗"),
                  "verdict": st.column_config.TextColumn("verdict", width="large"),
              })

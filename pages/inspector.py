@@ -90,19 +90,36 @@ if selected is not None and selected >= len(rows):
 
 if compare:
     st.subheader("Compare policies")
-    others = [p for p in POLICIES]
-    if len(others) < 2:
+    policies = list(POLICIES)
+    if len(policies) < 2:
         st.caption("Only one policy is available in this engine build; compare mode shows it alone.")
-    columns = st.columns(len(others))
-    for column, name in zip(columns, others):
+    others = {name: ui.with_verdicts(source, ui.analysis_for(source, transcript, name, provider), provider,
+                                     f"cmp_{name}")
+              for name in policies}
+    table: list[dict[str, Any]] = []
+    for field in type(others[policies[0]].report.summary).model_fields:
+        values = {name: getattr(other.report.summary, field) for name, other in others.items()}
+        table.append({"": field.replace("_", " "), **values})
+    for row in ui.verdict_rows(others[policies[0]]):
+        name = row["provider"]
+        table.append({"": f"{name} after repair",
+                      **{p: next((r["after repair"] for r in ui.verdict_rows(o) if r["provider"] == name), "")
+                         for p, o in others.items()}})
+    compared = pd.DataFrame(table).astype(str)
+
+    def _differs(row: pd.Series) -> list[str]:
+        values = set(row.iloc[1:])
+        return ["background-color: #fef9c3" if len(values) > 1 else ""] * len(row)
+
+    st.dataframe(compared.style.apply(_differs, axis=1), hide_index=True, width="stretch",
+                 height=min(len(compared), 12) * 35 + 40)
+    st.caption("Rows where the policies differ are highlighted. Below: each policy's problem rows.")
+    columns = st.columns(len(policies))
+    for column, name in zip(columns, policies):
         with column:
             st.markdown(f"**{name}**")
-            other = ui.analysis_for(source, transcript, name, provider)
-            ui.verdict_text(other)
-            summary = other.report.summary
-            st.dataframe(pd.DataFrame([summary.model_dump()]).T.rename(columns={0: name}),
-                         width="stretch", height=250)
-            other_rows = filter_rows(ui.rows_for(source, other, provider), problems_only=True)
+            ui.verdict_text(others[name])
+            other_rows = filter_rows(ui.rows_for(source, others[name], provider), problems_only=True)
             st.dataframe(ui.styled_rows(ui.rows_frame(other_rows[:500])), hide_index=True,
                          width="stretch", column_config=ui.ROW_CONFIG,
                          column_order=["kind", "#", "durable transcript", "view #", "repaired view"])

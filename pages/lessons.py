@@ -51,10 +51,11 @@ with left:
 with right:
     st.markdown("**Live verdict of the provider rule sets**")
     live = []
-    for provider, result in sorted((analysis.verdicts or {}).items()):
+    for _name, result in sorted((analysis.verdicts or {}).items()):
         live += violation_rows((result or {}).get("before") or [])
     if live:
-        st.dataframe(pd.DataFrame(live)[["provider", "rule", "provider error"]], hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(live)[["provider", "rule", "provider error"]], hide_index=True, width="stretch",
+                     column_config={"provider error": st.column_config.TextColumn(width="large")})
     elif analysis.verdicts:
         st.caption("Every provider rule set accepts this example as is.")
     else:

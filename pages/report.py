@@ -122,7 +122,7 @@ if report.findings:
 else:
     st.caption("None.")
 
-st.subheader(f"Pairings ({len(report.pairings):,} calls)")
+st.subheader(f"Pairings ({len(report.pairings):,} call(s))")
 st.dataframe(pd.DataFrame([{
     "call id": p.call_id, "tool": p.tool_name, "frame #": p.frame_index, "position": p.call_position,
     "results": ", ".join(map(str, p.result_indices)) or "none", "answered by": p.answered_by,

@@ -199,6 +199,9 @@ def test_inspector_compare_mode_shows_every_policy() -> None:
     shown = [m.value for m in at.markdown]
     for policy in POLICIES:
         assert f"**{policy}**" in shown
+    compared = next(f for f in frames(at) if "" in getattr(f, "columns", []) and "messages" in list(f.iloc[:, 0]))
+    assert list(compared.columns) == ["", *POLICIES]
+    assert compared.set_index("").loc["messages"].tolist() == ["6"] * len(POLICIES)
 
 
 def test_inspector_shows_the_overview_of_all_rows() -> None:
@@ -310,6 +313,9 @@ def test_batch_of_all_samples_then_open_one_in_the_inspector() -> None:
     by_file = table.set_index("file")
     assert by_file.loc["healthy.pi-ai.json", "status"] == "healthy"
     assert by_file.loc["orphaned_call.pi-ai.json", "orphans"] == 1
+    if ui.provider_names():  # verdicts per provider, summarised as "before → after"
+        assert by_file.loc["healthy.pi-ai.json", "providers rejecting"].startswith("0 → 0 of")
+        assert not by_file.loc["orphaned_call.pi-ai.json", "providers rejecting"].startswith("0 →")
     assert by_file.loc["abort_race.pi-ai.json", "open"].startswith("/?sample=abort_race.pi-ai.json")
     at.selectbox(key="batch_pick").set_value("orphaned_call.pi-ai.json").run()
     at.button[0].click().run()
