@@ -13,10 +13,8 @@ both are re-emitted only in their own format and left out of every other.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any
 
-from ..loading import TranscriptError
 from ..reference import INTERRUPTED_TEXT
 
 NATIVE = "_native"
@@ -192,17 +190,6 @@ def strip_native(message: Any) -> Any:
             for p in content
         ]
     return out
-
-
-def opaque_values(parts: Iterable[Any], format: str) -> list[Any]:
-    """Native values of opaque parts that belong to `format` (others are dropped)."""
-    return [p["value"] for p in parts if isinstance(p, dict) and p.get("type") == OPAQUE and p.get("format") == format]
-
-
-def entry_error(source: str, index: int, line: int, problem: str) -> TranscriptError:
-    """The one-line error for native entry `index` starting on `line`."""
-    where = f"entry {index} (line {line})" if line else f"entry {index}"
-    return TranscriptError(source, where, problem)
 
 
 class NameBook:
