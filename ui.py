@@ -110,11 +110,11 @@ def with_verdicts(source: Source, analysis: Analysis, provider: Optional[str], k
     if analysis.verdicts or not provider_names():
         return analysis
     size = len(analysis.transcript.messages)
-    wanted = size <= AUTO_VERDICT_MESSAGES or st.session_state.get(f"_verdicts_{source.digest}_{analysis.policy}")
+    flag = f"_verdicts_{source.digest}_{analysis.policy}"
+    wanted = size <= AUTO_VERDICT_MESSAGES or st.session_state.get(flag)
     if not wanted:
-        if st.button(f"Check provider verdicts ({size:,} messages: this takes a while)", key=f"verdict_btn{key}"):
-            st.session_state[f"_verdicts_{source.digest}_{analysis.policy}"] = True
-            wanted = True
+        st.button(f"Check provider verdicts ({size:,} messages: this takes a while)", key=f"verdict_btn{key}",
+                  on_click=st.session_state.__setitem__, args=(flag, True))
     if wanted:
         with st.spinner("Validating against every provider's rules…"):
             analysis.verdicts = _verdicts(source.digest, source.name, analysis.policy, provider, analysis)
@@ -369,7 +369,17 @@ def metrics(analysis: Analysis) -> None:
     summary = analysis.report.summary
     columns = st.columns(len(SUMMARY_METRICS))
     for column, (field, name) in zip(columns, SUMMARY_METRICS):
-        column.metric(name, f"{getattr(summary, field):,}")
+        value = getattr(summary, field)
+        column.metric(name, short_number(value), help=f"{value:,} {name}")
+
+
+def short_number(value: int) -> str:
+    """'36,212' as is; '100k' / '1.2M' above 99,999 so eight metrics fit one row at 1280 px."""
+    if value < 100_000:
+        return f"{value:,}"
+    if value < 1_000_000:
+        return f"{value / 1000:.0f}k"
+    return f"{value / 1_000_000:.1f}M"
 
 
 def verdict_text(analysis: Analysis) -> None:
@@ -385,7 +395,8 @@ def verdict_panel(analysis: Analysis, provider: Optional[str]) -> None:
 
     rows = verdict_rows(analysis)
     if not rows:
-        st.caption("Provider verdicts: no provider rule sets reported for this build of the engine.")
+        if not provider_names():
+            st.caption("Provider verdicts: no provider rule sets in this build of the engine.")
         return
     frame = pd.DataFrame(rows)
 

@@ -199,3 +199,10 @@ def test_every_lesson_has_its_sample_and_shows_something_to_learn() -> None:
         report = analyze(load(data, lesson.sample)).report
         assert report.changed or report.findings, lesson.key
         assert lesson.provider_errors
+
+
+def test_short_numbers_fit_a_metric() -> None:
+    import ui
+
+    assert [ui.short_number(n) for n in (7, 36_212, 100_000, 250_400, 1_234_567)] == [
+        "7", "36,212", "100k", "250k", "1.2M"]

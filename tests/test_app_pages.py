@@ -102,7 +102,7 @@ def test_inspector_provider_selector_without_rule_sets_is_disabled(monkeypatch: 
     monkeypatch.setattr(ui, "provider_names", lambda: [])
     at = app(sample="abort_race.pi-ai.json")
     assert at.selectbox(key="_provider_none").disabled
-    assert any("no provider rule sets" in c.value for c in at.caption)
+    assert any("no provider rule sets in this build" in c.value for c in at.caption)
 
 
 def _without_verdicts(transcript: Any, policy: str, **options: Any) -> Any:
@@ -135,6 +135,19 @@ def test_inspector_switches_provider_and_shows_its_error_text(monkeypatch: pytes
     at.selectbox(key="provider").set_value("openai-chat").run()
     assert not at.exception
     assert not [f for f in frames(at) if "provider error" in getattr(f, "columns", [])]
+
+
+def test_large_transcripts_check_providers_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not ui.provider_names():
+        pytest.skip("this engine build has no provider rule sets")
+    monkeypatch.setattr(ui, "AUTO_VERDICT_MESSAGES", 3)  # the 6-message sample now counts as large
+    at = app(sample="abort_race.pi-ai.json")
+    button = next(b for b in at.button if b.label.startswith("Check provider verdicts (6 messages"))
+    assert not [f for f in frames(at) if "before repair" in getattr(f, "columns", [])]
+    button.click().run()
+    verdicts = next(f for f in frames(at) if "before repair" in getattr(f, "columns", []))
+    assert set(verdicts["provider"]) == set(ui.provider_names())
+    assert not any(b.label.startswith("Check provider verdicts") for b in at.button)
 
 
 def test_inspector_bad_paste_shows_the_error_line_and_keeps_working() -> None:
