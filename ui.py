@@ -123,7 +123,11 @@ def with_verdicts(source: Source, analysis: Analysis, provider: Optional[str], k
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _rows(digest: str, name: str, policy: str, provider: Optional[str], _analysis: Analysis) -> list[Row]:
-    return aligned_rows(_analysis)
+    return aligned_rows(_analysis, previews=len(_analysis.transcript.messages) <= PREVIEW_ALL_UP_TO)
+
+
+PREVIEW_ALL_UP_TO = 20_000
+"""Above this many messages, row texts are computed only for the rows on screen (or on a text search)."""
 
 
 def load_source(source: Source) -> Optional[Transcript]:
@@ -353,14 +357,20 @@ ROW_CONFIG = {
 }
 
 
-def overview_frame(rows: Sequence[Row]) -> pd.DataFrame:
-    """All rows, lean: what a 100,000-message overview table can afford to send to the browser."""
+def overview_frame(rows: Sequence[Row], analysis: Optional[Analysis] = None) -> pd.DataFrame:
+    """All rows, lean: what a 100,000-message overview table can afford to send to the browser.
+
+    Rows whose preview was not computed (huge transcripts) show their role instead.
+    """
+    from integrity.alignment import role_of
+
     return pd.DataFrame({
         "row": [r.row for r in rows],
         "kind": [label(r.kind) for r in rows],
         "#": [r.left for r in rows],
         "view #": [r.right for r in rows],
-        "message": [(r.left_text or r.right_text)[:90] for r in rows],
+        "message": [(r.left_text or r.right_text)[:90] if r.filled or analysis is None else role_of(analysis, r)
+                    for r in rows],
     }).astype({"#": "Int64", "view #": "Int64"})  # numeric, so sorting the overview works
 
 

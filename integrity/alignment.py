@@ -141,10 +141,38 @@ class Row:
     right_text: str
     note: str = ""
     call_ids: tuple[str, ...] = ()
+    filled: bool = True
 
     @property
     def problem(self) -> bool:
         return self.kind != "kept"
+
+
+def fill_previews(analysis: Analysis, rows: Sequence[Row]) -> None:
+    """Compute the text of rows built with previews=False (in place; rows already filled are skipped).
+
+    Previews are the costly part of building rows; a 100,000-message view only
+    needs the 50 rows on screen, plus all of them once someone searches text.
+    """
+    messages = analysis.transcript.messages
+    view = analysis.view
+    for row in rows:
+        if row.filled:
+            continue
+        if row.left is not None:
+            text = preview(messages[row.left])
+            row.left_text = strike(text) if row.kind == "dropped_duplicate" else text
+        if row.right is not None:
+            same = row.left is not None and view[row.right] is messages[row.left]
+            row.right_text = row.left_text if same else preview(view[row.right])
+        row.filled = True
+
+
+def role_of(analysis: Analysis, row: Row) -> str:
+    """The role shown for a row when its preview has not been computed (cheap, from the report)."""
+    if row.left is not None:
+        return analysis.report.actions[row.left].role or "?"
+    return "toolResult"
 
 
 def _right_kind(analysis: Analysis, position: int, unanchored: set[int]) -> tuple[str, str, tuple[str, ...]]:
@@ -201,7 +229,7 @@ def reordered_kept(report: Any) -> set[int]:
     return reordered
 
 
-def aligned_rows(analysis: Analysis) -> list[Row]:
+def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
     """Rows pairing each durable message with its place in the view, in reading order.
 
     A message kept in place shares a row with itself; a moved result appears on
@@ -209,6 +237,7 @@ def aligned_rows(analysis: Analysis) -> list[Row]:
     rows, so it visibly travels); dropped messages have an empty right side;
     synthesized receipts have an empty left side.  Right-only rows are placed
     right after the previous aligned row, next to the frame they answer.
+    With previews=False the row texts are left empty for fill_previews.
     """
     report = analysis.report
     messages = analysis.transcript.messages
@@ -227,21 +256,22 @@ def aligned_rows(analysis: Analysis) -> list[Row]:
         nonlocal cursor
         while cursor < total_view and cursor not in anchor_positions:
             kind, note, ids = _right_kind(analysis, cursor, unanchored)
-            rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]), note, ids))
+            rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]) if previews else "", note, ids,
+                            previews))
             cursor += 1
 
     flush()
     for action in report.actions:
         index = action.durable_index
         ids = (action.call_id,) if action.call_id is not None else ()
-        text = preview(messages[index])
+        text = preview(messages[index]) if previews else ""
         if index in anchored:
             position = anchored[index]
             renamed = bool(getattr(action, "new_ids", None))
             kind, note = notes.get(index, ("renamed" if renamed else "kept", action.reason))
             frame_ids = tuple(p.call_id for p in _calls_of(analysis, index)) if index in by_frame else ()
-            right_text = text if view[position] is messages[index] else preview(view[position])
-            rows.append(Row(len(rows), index, position, kind, text, right_text, note, ids + frame_ids))
+            right_text = text if not previews or view[position] is messages[index] else preview(view[position])
+            rows.append(Row(len(rows), index, position, kind, text, right_text, note, ids + frame_ids, previews))
             cursor = position + 1
             flush()
             continue
@@ -253,7 +283,7 @@ def aligned_rows(analysis: Analysis) -> list[Row]:
         if kind == "dropped_duplicate":
             text = strike(text)
         frame_ids = tuple(p.call_id for p in _calls_of(analysis, index)) if index in by_frame else ()
-        rows.append(Row(len(rows), index, None, kind, text, "", note, ids + frame_ids))
+        rows.append(Row(len(rows), index, None, kind, text, "", note, ids + frame_ids, previews))
     while cursor < total_view:  # only reachable if the report's view is inconsistent
         kind, note, ids = _right_kind(analysis, cursor, unanchored)
         rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]), note, ids))

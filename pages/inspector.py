@@ -17,6 +17,7 @@ from integrity.alignment import (
     KINDS,
     PROBLEM_KINDS,
     call_arguments,
+    fill_previews,
     filter_rows,
     label,
     next_problem,
@@ -119,7 +120,8 @@ if compare:
         with column:
             st.markdown(f"**{name}**")
             ui.verdict_text(others[name])
-            other_rows = filter_rows(ui.rows_for(source, others[name], provider), problems_only=True)
+            other_rows = filter_rows(ui.rows_for(source, others[name], provider), problems_only=True)[:500]
+            fill_previews(others[name], other_rows)
             st.dataframe(ui.styled_rows(ui.rows_frame(other_rows[:500])), hide_index=True,
                          width="stretch", column_config=ui.ROW_CONFIG,
                          column_order=["kind", "#", "durable transcript", "view #", "repaired view"])
@@ -145,6 +147,9 @@ if f4.button("Next problem ▶", width="stretch"):
         _select(found)
         selected = found
 
+if search.strip() and not all(row.filled for row in rows):
+    with st.spinner("Reading every message for the search…"):
+        fill_previews(analysis, rows)
 shown = filter_rows(rows, problems_only=problems_only, kinds=kinds, search=search)
 pages = max(1, (len(shown) + PAGE_SIZE - 1) // PAGE_SIZE)
 position_of = {row.row: n for n, row in enumerate(shown)}
@@ -180,6 +185,7 @@ def _on_pick() -> None:
         _select(window_rows[picked[0]])
 
 
+fill_previews(analysis, window)
 frame = ui.rows_frame(window, paired_rows, selected)
 st.dataframe(ui.styled_rows(frame), hide_index=True, width="stretch", column_config=ui.ROW_CONFIG,
              on_select=_on_pick, selection_mode="single-row", key="detail_table",
@@ -237,5 +243,5 @@ else:
 # ----------------------------------------------------------------------------- overview
 
 st.subheader(f"Overview: all {len(rows):,} rows")
-st.dataframe(ui.overview_frame(rows), hide_index=True, width="stretch", height=300,
+st.dataframe(ui.overview_frame(rows, analysis), hide_index=True, width="stretch", height=300,
              column_config={"message": st.column_config.TextColumn("message", width="large")})

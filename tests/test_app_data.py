@@ -12,6 +12,7 @@ import pytest
 from integrity.alignment import (
     KINDS,
     aligned_rows,
+    fill_previews,
     filter_rows,
     next_problem,
     pairs_for,
@@ -206,3 +207,16 @@ def test_short_numbers_fit_a_metric() -> None:
 
     assert [ui.short_number(n) for n in (7, 36_212, 100_000, 250_400, 1_234_567)] == [
         "7", "36,212", "100k", "250k", "1.2M"]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_rows_without_previews_fill_to_the_same_rows(seed: int) -> None:
+    rng = random.Random(500 + seed)
+    analysis = analysed(random_transcript(rng, 20), POLICIES[0])
+    full = aligned_rows(analysis)
+    lazy = aligned_rows(analysis, previews=False)
+    assert all(not r.filled and r.left_text == r.right_text == "" for r in lazy)
+    fill_previews(analysis, lazy[:5])
+    assert [r.filled for r in lazy[:6]] == [True] * 5 + [False] * (len(lazy[5:6]))
+    fill_previews(analysis, lazy)
+    assert lazy == full

@@ -204,6 +204,15 @@ def test_inspector_next_problem_filters_and_search() -> None:
     assert set(detail_table(at)["kind"]) == {"↪ moved"}
 
 
+def test_huge_transcript_mode_fills_texts_for_the_page_and_for_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ui, "PREVIEW_ALL_UP_TO", 2)  # treat the 6-message sample as huge
+    at = app(sample="abort_race.pi-ai.json")
+    table = detail_table(at)
+    assert table["durable transcript"].iloc[0] == "user: Read the config and grep for TODOs."
+    at.text_input(key="search").input("TODO: retry").run()
+    assert set(detail_table(at)["kind"]) == {"↪ moved"}
+
+
 def test_inspector_compare_mode_shows_every_policy() -> None:
     at = app(sample="abort_race.pi-ai.json")
     at.toggle(key="compare").set_value(True).run()
