@@ -45,8 +45,12 @@ else:
     name = uploaded.name
     try:
         payload = json.loads(uploaded.getvalue().decode("utf-8"))
-        if isinstance(payload, list):
-            payload = payload[0] if payload else {}
+        if isinstance(payload, list):  # `check --json` with several files: pick one
+            if len(payload) > 1:
+                labels = [f"{n}: {item.get('source') if isinstance(item, dict) else '?'}" for n, item in enumerate(payload)]
+                payload = payload[labels.index(st.selectbox("Report", labels, key="report_pick"))]
+            else:
+                payload = payload[0] if payload else {}
         if isinstance(payload, dict) and "report" in payload and "actions" not in payload:
             payload = payload["report"]
         report = RepairReport.model_validate(payload)

@@ -408,6 +408,19 @@ def test_hostile_transcript_is_only_ever_rendered_as_text(page: str) -> None:
             assert longest < 2_000, column  # cells stay short
 
 
+def test_report_page_picks_one_report_from_check_json_output() -> None:
+    reports = []
+    for name in ("abort_race.pi-ai.json", "orphaned_call.pi-ai.json"):
+        transcript = ui.load((ROOT / "sample_transcripts" / name).read_bytes(), name)
+        reports.append(json.loads(analyze(transcript, "openmaic").report.model_dump_json()))
+    at = app("pages/report.py")
+    at.radio(key="report_origin").set_value("Uploaded report JSON").run()
+    at.file_uploader(key="report_upload").set_value(("all.json", json.dumps(reports).encode(), "application/json")).run()
+    assert any("1 interrupted frame(s) dropped" in c for c in codes(at))
+    at.selectbox(key="report_pick").set_value("1: orphaned_call.pi-ai.json").run()
+    assert any("1 receipt(s) synthesized" in c for c in codes(at))
+
+
 def test_hostile_report_json_is_only_rendered_as_text() -> None:
     transcript = ui.load(hostile_transcript(), EVIL_NAME)
     payload = analyze(transcript).report.model_dump_json().encode()
