@@ -347,12 +347,12 @@ def styled_rows(frame: pd.DataFrame) -> Any:
 
 ROW_CONFIG = {
     "row": None,
-    "sel": st.column_config.TextColumn("", width=78, help="the selected row and the rows paired with it"),
-    "kind": st.column_config.TextColumn("kind", width=130),
+    "sel": st.column_config.TextColumn("", width=72, help="the selected row and the rows paired with it"),
+    "kind": st.column_config.TextColumn("kind", width=158),
     "#": st.column_config.TextColumn("#", width=38, help="durable index"),
-    "durable transcript": st.column_config.TextColumn("durable transcript (raw)", width=215),
+    "durable transcript": st.column_config.TextColumn("durable transcript (raw)", width=205),
     "view #": st.column_config.TextColumn("view", width=40, help="position in the repaired view"),
-    "repaired view": st.column_config.TextColumn("repaired view (sent to the model)", width=215),
+    "repaired view": st.column_config.TextColumn("repaired view (sent to the model)", width=205),
     "why": st.column_config.TextColumn("why", width=300),
 }
 
