@@ -10,14 +10,22 @@ dataframe cells, which render text literally.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from integrity.alignment import KINDS, SUMMARY_METRICS, Row, aligned_rows, label, verdict_rows
+from integrity.alignment import (
+    KINDS,
+    SUMMARY_METRICS,
+    Row,
+    aligned_rows,
+    label,
+    verdict_rows,
+)
 from integrity.analysis import DEFAULT_POLICY, POLICIES, Analysis, analyze, load
 from integrity.loading import Transcript, TranscriptError
 
@@ -55,7 +63,7 @@ def sample_names() -> list[str]:
                   and p.suffix in (".json", ".jsonl") and p.stat().st_size < 50_000_000)
 
 
-def read_sample(name: str) -> Optional[bytes]:
+def read_sample(name: str) -> bytes | None:
     """A sample's bytes, or None when the name is not one of sample_names() (no path tricks)."""
     if name not in sample_names():
         return None
@@ -79,7 +87,7 @@ def provider_names() -> list[str]:
     return list(PROVIDERS)
 
 
-def _analyze_options(provider: Optional[str]) -> dict[str, Any]:
+def _analyze_options(provider: str | None) -> dict[str, Any]:
     """Ask the facade for a provider-specific view when this engine build offers one."""
     import inspect
 
@@ -88,7 +96,7 @@ def _analyze_options(provider: Optional[str]) -> dict[str, Any]:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _analyze(digest: str, name: str, policy: str, provider: Optional[str], _transcript: Transcript) -> Analysis:
+def _analyze(digest: str, name: str, policy: str, provider: str | None, _transcript: Transcript) -> Analysis:
     # Verdicts are not asked for here: validating every provider costs far more than the repair
     # itself on large transcripts, so they are added by with_verdicts (automatically when small).
     return analyze(_transcript, policy, **_analyze_options(provider))
@@ -99,13 +107,13 @@ AUTO_VERDICT_MESSAGES = 3_000
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _verdicts(digest: str, name: str, policy: str, provider: Optional[str], _analysis: Analysis) -> dict[str, Any]:
+def _verdicts(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> dict[str, Any]:
     from integrity.batch import provider_verdicts
 
     return provider_verdicts(_analysis)
 
 
-def with_verdicts(source: Source, analysis: Analysis, provider: Optional[str], key: str = "") -> Analysis:
+def with_verdicts(source: Source, analysis: Analysis, provider: str | None, key: str = "") -> Analysis:
     """Fill analysis.verdicts (every provider, before and after): at once when small, on a button when large."""
     if analysis.verdicts or not provider_names():
         return analysis
@@ -122,7 +130,7 @@ def with_verdicts(source: Source, analysis: Analysis, provider: Optional[str], k
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _rows(digest: str, name: str, policy: str, provider: Optional[str], _analysis: Analysis) -> list[Row]:
+def _rows(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> list[Row]:
     return aligned_rows(_analysis, previews=len(_analysis.transcript.messages) <= PREVIEW_ALL_UP_TO)
 
 
@@ -130,7 +138,7 @@ PREVIEW_ALL_UP_TO = 20_000
 """Above this many messages, row texts are computed only for the rows on screen (or on a text search)."""
 
 
-def load_source(source: Source) -> Optional[Transcript]:
+def load_source(source: Source) -> Transcript | None:
     """Parse (cached by content); on bad input show the one-line error and return None."""
     result = _load(source.digest, source.name, source.data)
     if isinstance(result, TranscriptError):
@@ -139,12 +147,12 @@ def load_source(source: Source) -> Optional[Transcript]:
     return result
 
 
-def analysis_for(source: Source, transcript: Transcript, policy: str, provider: Optional[str] = None) -> Analysis:
+def analysis_for(source: Source, transcript: Transcript, policy: str, provider: str | None = None) -> Analysis:
     """The engine's analysis under one policy, for one provider (cached by content, policy, provider)."""
     return _analyze(source.digest, source.name, policy, provider, transcript)
 
 
-def rows_for(source: Source, analysis: Analysis, provider: Optional[str] = None) -> list[Row]:
+def rows_for(source: Source, analysis: Analysis, provider: str | None = None) -> list[Row]:
     """The aligned raw/repaired rows of an analysis (cached by content and policy)."""
     return _rows(source.digest, source.name, analysis.policy, provider, analysis)
 
@@ -169,7 +177,7 @@ def from_url(key: str, param: str, valid: Sequence[str], default: Any) -> None:
         st.session_state[key] = kept if kept in valid else default
 
 
-def to_url(key: str, param: str, value: Optional[str]) -> None:
+def to_url(key: str, param: str, value: str | None) -> None:
     st.session_state[f"_keep_{key}"] = value
     if value is None:
         if param in st.query_params:
@@ -191,7 +199,7 @@ def policy_picker(container: Any = None) -> str:
     return policy
 
 
-def provider_picker(container: Any = None) -> Optional[str]:
+def provider_picker(container: Any = None) -> str | None:
     """Provider selector over the engine's rule sets, mirrored in ?provider=."""
     where = container or st.sidebar
     providers = provider_names()
@@ -205,7 +213,7 @@ def provider_picker(container: Any = None) -> Optional[str]:
     return provider
 
 
-def input_picker(multiple: bool = True) -> Optional[Source]:
+def input_picker(multiple: bool = True) -> Source | None:
     """Sidebar: sample, upload (one or many files) or paste; the choice survives page switches."""
     side = st.sidebar
     side.subheader("Transcript")
@@ -216,7 +224,7 @@ def input_picker(multiple: bool = True) -> Optional[Source]:
     from_url("source_mode", "_never", modes, "Sample")
     mode = side.radio("Source", modes, key="source_mode", horizontal=True, label_visibility="collapsed")
     st.session_state["_keep_source_mode"] = mode
-    source: Optional[Source] = None
+    source: Source | None = None
     if mode == "Sample":
         if not names:
             side.info("sample_transcripts/ is empty")
@@ -261,7 +269,7 @@ def input_picker(multiple: bool = True) -> Optional[Source]:
     return source
 
 
-def current_source() -> Optional[Source]:
+def current_source() -> Source | None:
     """The transcript picked on another page (for pages without their own picker)."""
     return st.session_state.get("_current")
 
@@ -314,11 +322,11 @@ def _cell_style(kind: str) -> str:
 ROW_COLUMNS = ["row", "sel", "kind", "#", "durable transcript", "view #", "repaired view", "why"]
 
 
-def _number(value: Optional[int]) -> str:
+def _number(value: int | None) -> str:
     return "" if value is None else str(value)
 
 
-def rows_frame(rows: Sequence[Row], paired: Optional[set[int]] = None, selected: Optional[int] = None) -> pd.DataFrame:
+def rows_frame(rows: Sequence[Row], paired: set[int] | None = None, selected: int | None = None) -> pd.DataFrame:
     """A page of aligned rows as a DataFrame (text cells only; no HTML anywhere)."""
     paired = paired or set()
     return pd.DataFrame({
@@ -357,7 +365,7 @@ ROW_CONFIG = {
 }
 
 
-def overview_frame(rows: Sequence[Row], analysis: Optional[Analysis] = None) -> pd.DataFrame:
+def overview_frame(rows: Sequence[Row], analysis: Analysis | None = None) -> pd.DataFrame:
     """All rows, lean: what a 100,000-message overview table can afford to send to the browser.
 
     Rows whose preview was not computed (huge transcripts) show their role instead.
@@ -399,7 +407,7 @@ def verdict_text(analysis: Analysis) -> None:
     st.code(f"{icon} {report.verdict}", language=None, wrap_lines=True)
 
 
-def verdict_panel(analysis: Analysis, provider: Optional[str]) -> None:
+def verdict_panel(analysis: Analysis, provider: str | None) -> None:
     """Would each provider accept the request, before and after repair; the chosen one in detail."""
     from integrity.alignment import violation_rows
 
@@ -437,7 +445,7 @@ def verdict_panel(analysis: Analysis, provider: Optional[str]) -> None:
                         st.caption("No rule of this provider is broken.")
 
 
-def code_block(text: str, truncated: bool = False, language: Optional[str] = "json") -> None:
+def code_block(text: str, truncated: bool = False, language: str | None = "json") -> None:
     """Literal text in a code block, with a note when it was cut."""
     st.code(text, language=language, wrap_lines=True)
     if truncated:

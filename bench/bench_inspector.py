@@ -25,8 +25,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent))
 
-from _app_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle  # noqa: E402
-from generate import messages  # noqa: E402
+from _app_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle
+from generate import messages
 
 DONE = """count => {
   const w = document.querySelector('[data-testid="stStatusWidget"]');

@@ -12,8 +12,9 @@ Streamlit dependency.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any
 
 from .analysis import Analysis
 
@@ -134,8 +135,8 @@ class Row:
     """One aligned row: a durable message (left), a view message (right), or both."""
 
     row: int
-    left: Optional[int]
-    right: Optional[int]
+    left: int | None
+    right: int | None
     kind: str
     left_text: str
     right_text: str
@@ -179,8 +180,8 @@ def _right_kind(analysis: Analysis, position: int, unanchored: set[int]) -> tupl
     entry = analysis.report.view[position]
     if entry.source == "synthesized":
         receipt = analysis.report.synthesized[entry.index]
-        return ("synthesized", f"answers {receipt.tool_name}#{receipt.call_id} of frame #{receipt.frame_index}; "
-                               "exists only in the view", (receipt.call_id,))
+        return ("synthesized", (f"answers {receipt.tool_name}#{receipt.call_id} of frame #{receipt.frame_index}; "
+                               "exists only in the view"), (receipt.call_id,))
     action = analysis.report.actions[entry.index]
     ids = (action.call_id,) if action.call_id is not None else ()
     if action.kind == "moved" or (entry.index in unanchored and action.view_index == position):
@@ -337,7 +338,7 @@ def filter_rows(
     return list(selected)
 
 
-def next_problem(rows: Sequence[Row], after: int) -> Optional[int]:
+def next_problem(rows: Sequence[Row], after: int) -> int | None:
     """Row number of the first problem row after `after`, wrapping around; None when healthy."""
     total = len(rows)
     for step in range(1, total + 1):
@@ -356,7 +357,7 @@ class Pairs:
     view: set[int] = field(default_factory=set)
 
 
-def pairs_for(analysis: Analysis, durable: Optional[int] = None, view_position: Optional[int] = None) -> Pairs:
+def pairs_for(analysis: Analysis, durable: int | None = None, view_position: int | None = None) -> Pairs:
     """A call's results, or a result's call, as rows of plain data (one per call involved)."""
     report = analysis.report
     found = Pairs()

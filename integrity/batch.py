@@ -6,7 +6,8 @@ stopping the batch, so a folder with one broken file still gets triaged.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .analysis import DEFAULT_POLICY, analyze, load
 from .loading import TranscriptError

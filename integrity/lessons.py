@@ -11,7 +11,6 @@ change; applying all of them gives exactly the report's view.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Union
 
 from .report import RepairReport
 
@@ -35,9 +34,9 @@ LESSONS: tuple[Lesson, ...] = (
         "A crash or a lost write can leave a call without its result. Providers refuse the whole "
         "request; the repair synthesizes an 'interrupted' receipt so the model knows the outcome is unknown.",
         "orphaned_call.pi-ai.json",
-        (("openai-chat", "An assistant message with 'tool_calls' must be followed by tool messages responding "
+        (("openai-chat", ("An assistant message with 'tool_calls' must be followed by tool messages responding "
                          "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
-                         "call_readme"),
+                         "call_readme")),
          ("openai-responses", "No tool output found for function call call_readme."),
          ("bedrock", "Expected toolResult blocks at messages.2.content for the following Ids: call_readme")),
     ),
@@ -48,8 +47,8 @@ LESSONS: tuple[Lesson, ...] = (
         "The reference keeps the first durable receipt and drops the later one from the view.",
         "crash_duplicate.pi-ai.json",
         (("deepseek", "duplicate tool_call_id values are rejected"),
-         ("bedrock", "The number of toolResult blocks at messages.2.content exceeds the number of toolUse "
-                     "blocks of previous turn.")),
+         ("bedrock", ("The number of toolResult blocks at messages.2.content exceeds the number of toolUse "
+                     "blocks of previous turn."))),
     ),
     Lesson(
         "contiguous", "Results come right after their frame",
@@ -57,12 +56,12 @@ LESSONS: tuple[Lesson, ...] = (
         "An aborted retry or a hook message can land between a call and its result. The repair moves "
         "the results back right after their frame and drops interrupted frames without calls.",
         "abort_race.pi-ai.json",
-        (("anthropic", "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
+        (("anthropic", ("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
                        "call_B. Each `tool_use` block must have a corresponding `tool_result` block in the "
-                       "next message."),
-         ("openai-chat", "An assistant message with 'tool_calls' must be followed by tool messages responding "
+                       "next message.")),
+         ("openai-chat", ("An assistant message with 'tool_calls' must be followed by tool messages responding "
                          "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
-                         "call_B")),
+                         "call_B"))),
     ),
     Lesson(
         "order", "Results follow call order",
@@ -70,8 +69,8 @@ LESSONS: tuple[Lesson, ...] = (
         "Parallel tools finish in any order. Providers that pair by position (Gemini without ids) "
         "mismatch results; the reference only reports it, the strict policy reorders.",
         "out_of_order.pi-ai.json",
-        (("gemini", "Please ensure that the number of function response parts is equal to the number of "
-                    "function call parts of the function call turn."),),
+        (("gemini", ("Please ensure that the number of function response parts is equal to the number of "
+                    "function call parts of the function call turn.")),),
     ),
     Lesson(
         "no_stray", "No result without a call",
@@ -79,10 +78,10 @@ LESSONS: tuple[Lesson, ...] = (
         "Compaction can summarize away the frame that made a call and keep its result. The reference "
         "leaves such a stray in place (and providers reject it); the strict policy drops it.",
         "stray_result.pi-ai.json",
-        (("openai-chat", "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
-                         "message with 'tool_calls'."),
-         ("anthropic", "unexpected `tool_use_id` found in `tool_result` blocks: call_gone. Each `tool_result` "
-                       "block must have a corresponding `tool_use` block in the previous message."),
+        (("openai-chat", ("Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+                         "message with 'tool_calls'.")),
+         ("anthropic", ("unexpected `tool_use_id` found in `tool_result` blocks: call_gone. Each `tool_result` "
+                       "block must have a corresponding `tool_use` block in the previous message.")),
          ("openai-responses", "No tool call found for function call output with call_id call_gone.")),
     ),
     Lesson(
@@ -94,8 +93,8 @@ LESSONS: tuple[Lesson, ...] = (
         "provider you will send it to.",
         "pause_between.pi-ai.json",
         (("mistral", "Not the same number of function calls and responses"),
-         ("gemini", "Please ensure that function call turn comes immediately after a user turn or after a "
-                    "function response turn."),
+         ("gemini", ("Please ensure that function call turn comes immediately after a user turn or after a "
+                    "function response turn.")),
          ("bedrock", "Expected toolResult blocks at messages.2.content for the following Ids: call_rm")),
     ),
 )
@@ -106,8 +105,8 @@ class Step:
     """One repair action: which durable message (or synthesized receipt) it touches, and how."""
 
     kind: str
-    durable_index: Optional[int]
-    synthesized_index: Optional[int]
+    durable_index: int | None
+    synthesized_index: int | None
     description: str
 
 
@@ -203,7 +202,7 @@ SANDBOX_START = """[
 """The sandbox's starting transcript: a result split from its frame by a user message."""
 
 
-def find_lesson(key: str) -> Union[Lesson, None]:
+def find_lesson(key: str) -> Lesson | None:
     """The lesson with this key (used by deep links), or None."""
     for lesson in LESSONS:
         if lesson.key == key:

@@ -8,7 +8,8 @@ links, images or HTML into the review where the Markdown is pasted.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Optional
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .report import RepairReport
 
@@ -39,7 +40,7 @@ def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
 
 def report_markdown(
     report: RepairReport,
-    verdicts: Optional[Mapping[str, Any]] = None,
+    verdicts: Mapping[str, Any] | None = None,
     max_rows: int = 500,
 ) -> str:
     """The whole report: verdict, summary, changed actions, synthesized receipts, findings, verdicts.
@@ -52,8 +53,8 @@ def report_markdown(
         f"## Tool-call repair report: {code(report.source or 'transcript')}",
         "",
         f"**Verdict:** {code(report.verdict, 400)}  ",
-        f"**Policy:** {code(report.policy)} · changed: {'yes' if report.changed else 'no'} · "
-        f"healthy: {'yes' if report.healthy else 'no'}",
+        (f"**Policy:** {code(report.policy)} · changed: {'yes' if report.changed else 'no'} · "
+        f"healthy: {'yes' if report.healthy else 'no'}"),
         "",
     ]
     lines += _table(

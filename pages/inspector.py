@@ -7,7 +7,7 @@ blocks.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -54,7 +54,7 @@ ui.verdict_panel(analysis, provider)
 # ----------------------------------------------------------------------------- selection state
 
 
-def _select(row: Optional[int]) -> None:
+def _select(row: int | None) -> None:
     st.session_state["sel_row"] = row
     if row is None:
         st.query_params.pop("msg", None)
@@ -64,7 +64,7 @@ def _select(row: Optional[int]) -> None:
     st.session_state["_url_msg"] = st.query_params["msg"]
 
 
-def _row_from_msg(value: str) -> Optional[int]:
+def _row_from_msg(value: str) -> int | None:
     try:
         if value.startswith("v"):
             wanted = int(value[1:])
@@ -83,7 +83,7 @@ link = st.query_params.get("msg")
 if link is not None and st.session_state.get("_url_msg") != link:
     st.session_state["_url_msg"] = link
     st.session_state["sel_row"] = _row_from_msg(link)
-selected: Optional[int] = st.session_state.get("sel_row")
+selected: int | None = st.session_state.get("sel_row")
 if selected is not None and selected >= len(rows):
     selected = None
 

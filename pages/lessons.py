@@ -11,7 +11,13 @@ import streamlit as st
 
 import ui
 from integrity.alignment import preview, violation_rows
-from integrity.lessons import LESSONS, SANDBOX_START, find_lesson, repair_steps, view_after
+from integrity.lessons import (
+    LESSONS,
+    SANDBOX_START,
+    find_lesson,
+    repair_steps,
+    view_after,
+)
 
 st.title("Lessons")
 policy = ui.policy_picker()

@@ -7,7 +7,6 @@ repaired transcript in its source format (integrity.analysis.export_view).
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 import pandas as pd
 import streamlit as st
@@ -21,8 +20,8 @@ from integrity.report import RepairReport
 st.title("Repair report")
 origin = st.radio("Report from", ["Current transcript", "Uploaded report JSON"], horizontal=True, key="report_origin")
 
-report: Optional[RepairReport] = None
-analysis: Optional[Analysis] = None
+report: RepairReport | None = None
+analysis: Analysis | None = None
 source = ui.input_picker() if origin == "Current transcript" else None
 policy = ui.policy_picker() if origin == "Current transcript" else None
 provider = ui.provider_picker() if origin == "Current transcript" else None

@@ -99,7 +99,7 @@ def test_inspector_switches_policy_and_keeps_it_in_the_url() -> None:
 
 def test_inspector_provider_selector_without_rule_sets_is_disabled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ui, "analyze", _without_verdicts)
-    monkeypatch.setattr(ui, "provider_names", lambda: [])
+    monkeypatch.setattr(ui, "provider_names", list)
     at = app(sample="abort_race.pi-ai.json")
     assert at.selectbox(key="_provider_none").disabled
     assert any("no provider rule sets in this build" in c.value for c in at.caption)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-
 from _app_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle
-
-from playwright import sync_api  # never skipped: a missing Playwright or Chromium fails the run
+from playwright import (
+    sync_api,  # never skipped: a missing Playwright or Chromium fails the run
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
