@@ -3,7 +3,7 @@
 Each lesson names one invariant, points at a small broken example in
 `sample_transcripts/`, and quotes the error text providers return when it is
 broken (the documented texts below; live verdicts from the provider rule sets
-are shown next to them when available).  `repair_steps` splits a report into
+are shown next to them when available; texts as collected in docs/providers.md).  `repair_steps` splits a report into
 single actions so a learner can apply them one at a time and watch the view
 change; applying all of them gives exactly the report's view.
 """
@@ -46,7 +46,11 @@ LESSONS: tuple[Lesson, ...] = (
         "Crash recovery can write an interrupted receipt and then the real result arrives late. "
         "The reference keeps the first durable receipt and drops the later one from the view.",
         "crash_duplicate.pi-ai.json",
-        (("deepseek", "duplicate tool_call_id values are rejected"),
+        (("openai-chat", ("Invalid parameter: Duplicate value for 'tool_call_id' of 'call_deploy', in messages[2] "
+                          "and messages[3].")),
+         ("anthropic", ("messages.2.content.1: each tool_use must have a single result. Found multiple "
+                        "`tool_result` blocks with id: call_deploy")),
+         ("deepseek", "Duplicate value for 'tool_call_id' of call_deploy in message[3]"),
          ("bedrock", ("The number of toolResult blocks at messages.2.content exceeds the number of toolUse "
                      "blocks of previous turn."))),
     ),
