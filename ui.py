@@ -70,7 +70,7 @@ def read_sample(name: str) -> bytes | None:
     return (SAMPLES / name).read_bytes()
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=4, show_spinner=False)
 def _load(digest: str, name: str, _data: bytes) -> Any:
     try:
         return load(_data, name)
@@ -95,7 +95,7 @@ def _analyze_options(provider: str | None) -> dict[str, Any]:
     return {"provider": provider} if "provider" in parameters and provider else {}
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner=False)
 def _analyze(digest: str, name: str, policy: str, provider: str | None, _transcript: Transcript) -> Analysis:
     # Verdicts are not asked for here: validating every provider costs far more than the repair
     # itself on large transcripts, so they are added by with_verdicts (automatically when small).
@@ -129,7 +129,7 @@ def with_verdicts(source: Source, analysis: Analysis, provider: str | None, key:
     return analysis
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner=False)
 def _rows(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> list[Row]:
     return aligned_rows(_analysis, previews=len(_analysis.transcript.messages) <= PREVIEW_ALL_UP_TO)
 

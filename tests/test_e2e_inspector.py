@@ -115,7 +115,7 @@ def test_upload_bad_input_shows_the_error_line_and_the_app_keeps_working(page: A
 def test_deep_link_and_row_selection_show_the_pairing(page: Any, server: str) -> None:
     page.goto(server + "/?sample=abort_race.pi-ai.json&msg=4&policy=openmaic")
     wait_idle(page)
-    page.get_by_text("Durable #4").wait_for()
+    page.get_by_text("Durable #4", exact=True).wait_for()
     wait_for_cell(page, "▶ selected")
     assert "moved to view #3 (right after its frame)" in page.inner_text("body")
     texts = cell_texts(page)
@@ -178,7 +178,7 @@ def test_hostile_transcript_stays_inert(page: Any, server: str) -> None:
     page.locator('input[aria-label="Open message (durable # or vN for view)"]').fill("2")
     page.keyboard.press("Enter")
     wait_idle(page)
-    page.get_by_text("Durable #2").wait_for()
+    page.get_by_text("Durable #2", exact=True).wait_for()
     page.get_by_text("Result content").wait_for()
     page.wait_for_timeout(1000)
     assert remote == []
@@ -190,3 +190,21 @@ def test_hostile_transcript_stays_inert(page: Any, server: str) -> None:
     code_text = page.inner_text("body")
     assert "<script>window.__pwned=1</script>" in code_text  # shown literally, as text
     assert "(cut for display" in code_text
+
+
+def test_clicking_a_row_selects_it_and_shows_its_pairing(page: Any, server: str) -> None:
+    page.goto(server + "/?sample=abort_race.pi-ai.json&policy=openmaic")
+    wait_idle(page)
+    wait_for_cell(page, "⊖ dropped frame")
+    wait_for_cell(page, "moved here from durable #4")
+    grid = page.locator('[data-testid="stDataFrame"]').filter(  # only the side-by-side table has this cell
+        has=page.locator('[data-testid^="glide-cell-"]', has_text="moved here from durable #4"))
+    box = grid.bounding_box()
+    row_height = 35
+    # row 5 of the grid (0-based, after the header) is the moved result leaving #4
+    page.mouse.click(box["x"] + 14, box["y"] + row_height * (1 + 5) + row_height / 2)
+    wait_idle(page)
+    page.get_by_text("Durable #4", exact=True).wait_for()
+    wait_for_cell(page, "▶ selected")
+    assert "moved to view #3" in page.inner_text("body")
+    page.wait_for_function("() => location.search.includes('msg=4')")
