@@ -127,118 +127,133 @@ if compare:
                          column_order=["kind", "#", "durable transcript", "view #", "repaired view"])
     st.divider()
 
+def _on_goto() -> None:
+    """Runs before the rerun, so the table drawn next already shows the chosen message."""
+    target = (st.session_state.get("goto") or "").strip()
+    found = _row_from_msg(target) if target else None
+    st.session_state["_goto_missing"] = bool(target) and found is None
+    if found is not None:
+        _select(found)
+
+
 # ----------------------------------------------------------------------------- side by side
 
-st.subheader("Durable transcript ↔ repaired view")
-with st.expander("Legend: what each row kind means", expanded=False):
-    ui.legend()
-st.caption("  ·  ".join(label(k) for k in KINDS))
 
-f1, f2, f3, f4 = st.columns([1.5, 2.2, 2.2, 1.4], vertical_alignment="bottom")
-problems_only = f1.checkbox("Problems only", key="problems_only", help="problem rows with one row of context")
-kinds = f2.multiselect("Kinds", list(PROBLEM_KINDS) + ["kept"], format_func=label, key="kinds",
-                       placeholder="all kinds")
-search = f3.text_input("Search text or call id", key="search")
-if f4.button("Next problem ▶", width="stretch"):
-    found = next_problem(rows, selected if selected is not None else -1)
-    if found is None:
-        st.toast("No problems in this transcript.")
-    else:
-        _select(found)
-        selected = found
+@st.fragment
+def side_by_side() -> None:
+    """Filters, the paged table and the detail panel: clicks rerun only this part, not the overview."""
+    selected: int | None = st.session_state.get("sel_row")
+    if selected is not None and selected >= len(rows):
+        selected = None
 
-if search.strip() and not all(row.filled for row in rows):
-    with st.spinner("Reading every message for the search…"):
-        fill_previews(analysis, rows)
-shown = filter_rows(rows, problems_only=problems_only, kinds=kinds, search=search)
-pages = max(1, (len(shown) + PAGE_SIZE - 1) // PAGE_SIZE)
-position_of = {row.row: n for n, row in enumerate(shown)}
-if selected is not None and selected in position_of:
-    st.session_state["page"] = position_of[selected] // PAGE_SIZE + 1
-if st.session_state.get("page", 1) > pages:
-    st.session_state["page"] = 1
-st.session_state.setdefault("page", 1)
+    st.subheader("Durable transcript ↔ repaired view")
+    with st.expander("Legend: what each row kind means", expanded=False):
+        ui.legend()
+    st.caption("  ·  ".join(label(k) for k in KINDS))
 
-p1, p2 = st.columns([1, 5], vertical_alignment="center")
-page = p1.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="page")
-p2.caption(f"{len(shown):,} of {len(rows):,} rows match · {PAGE_SIZE} per page · click a row to see its pairing")
+    f1, f2, f3, f4 = st.columns([1.5, 2.2, 2.2, 1.4], vertical_alignment="bottom")
+    problems_only = f1.checkbox("Problems only", key="problems_only", help="problem rows with one row of context")
+    kinds = f2.multiselect("Kinds", list(PROBLEM_KINDS) + ["kept"], format_func=label, key="kinds",
+                           placeholder="all kinds")
+    search = f3.text_input("Search text or call id", key="search")
+    if f4.button("Next problem ▶", width="stretch"):
+        found = next_problem(rows, selected if selected is not None else -1)
+        if found is None:
+            st.toast("No problems in this transcript.")
+        else:
+            _select(found)
+            selected = found
 
-window = shown[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
-pairs = None
-if selected is not None:
-    chosen_row = rows[selected]
-    pairs = pairs_for(analysis, durable=chosen_row.left, view_position=chosen_row.right) \
-        if chosen_row.left is not None else pairs_for(analysis, view_position=chosen_row.right)
-paired_rows: set[int] = set()
-if pairs is not None:
-    paired_rows = {r.row for r in window if (r.left in pairs.durable) or (r.right in pairs.view)}
-    paired_rows.add(selected)
-st.session_state["_window_rows"] = [r.row for r in window]
+    if search.strip() and not all(row.filled for row in rows):
+        with st.spinner("Reading every message for the search…"):
+            fill_previews(analysis, rows)
+    shown = filter_rows(rows, problems_only=problems_only, kinds=kinds, search=search)
+    pages = max(1, (len(shown) + PAGE_SIZE - 1) // PAGE_SIZE)
+    position_of = {row.row: n for n, row in enumerate(shown)}
+    if selected is not None and selected in position_of:
+        st.session_state["page"] = position_of[selected] // PAGE_SIZE + 1
+    if st.session_state.get("page", 1) > pages:
+        st.session_state["page"] = 1
+    st.session_state.setdefault("page", 1)
+
+    p1, p2 = st.columns([1, 5], vertical_alignment="center")
+    page = p1.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="page")
+    p2.caption(f"{len(shown):,} of {len(rows):,} rows match · {PAGE_SIZE} per page · click a row to see its pairing")
+
+    window = shown[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
+    pairs = None
+    if selected is not None:
+        chosen_row = rows[selected]
+        pairs = pairs_for(analysis, durable=chosen_row.left, view_position=chosen_row.right) \
+            if chosen_row.left is not None else pairs_for(analysis, view_position=chosen_row.right)
+    paired_rows: set[int] = set()
+    if pairs is not None:
+        paired_rows = {r.row for r in window if (r.left in pairs.durable) or (r.right in pairs.view)}
+        paired_rows.add(selected)
+    st.session_state["_window_rows"] = [r.row for r in window]
 
 
-def _on_pick() -> None:
-    event = st.session_state.get("detail_table")
-    picked = (event or {}).get("selection", {}).get("rows", []) if isinstance(event, dict) else \
-        getattr(getattr(event, "selection", None), "rows", [])
-    window_rows = st.session_state.get("_window_rows", [])
-    if picked and picked[0] < len(window_rows):
-        _select(window_rows[picked[0]])
+    def _on_pick() -> None:
+        event = st.session_state.get("detail_table")
+        picked = (event or {}).get("selection", {}).get("rows", []) if isinstance(event, dict) else \
+            getattr(getattr(event, "selection", None), "rows", [])
+        window_rows = st.session_state.get("_window_rows", [])
+        if picked and picked[0] < len(window_rows):
+            _select(window_rows[picked[0]])
 
 
-fill_previews(analysis, window)
-frame = ui.rows_frame(window, paired_rows, selected)
-st.dataframe(ui.styled_rows(frame), hide_index=True, width="stretch", column_config=ui.ROW_CONFIG,
-             on_select=_on_pick, selection_mode="single-row", key="detail_table",
-             height=min(len(window), 18) * 35 + 40)
+    fill_previews(analysis, window)
+    frame = ui.rows_frame(window, paired_rows, selected)
+    st.dataframe(ui.styled_rows(frame), hide_index=True, width="stretch", column_config=ui.ROW_CONFIG,
+                 on_select=_on_pick, selection_mode="single-row", key="detail_table",
+                 height=min(len(window), 18) * 35 + 40)
 
-# ----------------------------------------------------------------------------- detail panel
+    # ----------------------------------------------------------------------------- detail panel
 
-st.subheader("Selected message")
-go1, go2 = st.columns([2, 3], vertical_alignment="bottom")
-target = go1.text_input("Open message (durable # or vN for view)", key="goto", placeholder="e.g. 3 or v4")
-if target and st.session_state.get("_goto_done") != target:
-    st.session_state["_goto_done"] = target
-    found_row = _row_from_msg(target.strip())
-    if found_row is None:
+    st.subheader("Selected message")
+    go1, go2 = st.columns([2, 3], vertical_alignment="bottom")
+    go1.text_input("Open message (durable # or vN for view)", key="goto", placeholder="e.g. 3 or v4",
+                   on_change=_on_goto)
+    if st.session_state.get("_goto_missing"):
         go2.caption("no such message")
-    else:
-        _select(found_row)
-        st.rerun()
 
-if selected is None:
-    st.caption("Select a row above (or use Next problem) to see its raw JSON and its pairing.")
-else:
-    row = rows[selected]
-    st.code(f"{label(row.kind)} · row {row.row}" + (f" · {row.note}" if row.note else ""), language=None,
-            wrap_lines=True)
-    left, right = st.columns(2)
-    with left:
-        if row.left is not None:
-            st.markdown(f"**Durable #{row.left}** (raw JSON)")
-            text, cut = raw_json(transcript.messages[row.left])
+    if selected is None:
+        st.caption("Select a row above (or use Next problem) to see its raw JSON and its pairing.")
+    else:
+        row = rows[selected]
+        st.code(f"{label(row.kind)} · row {row.row}" + (f" · {row.note}" if row.note else ""), language=None,
+                wrap_lines=True)
+        left, right = st.columns(2)
+        with left:
+            if row.left is not None:
+                st.markdown(f"**Durable #{row.left}** (raw JSON)")
+                text, cut = raw_json(transcript.messages[row.left])
+                ui.code_block(text, cut)
+            else:
+                st.caption("Not in the durable transcript: this message exists only in the view.")
+        with right:
+            if row.right is not None:
+                st.markdown(f"**View #{row.right}** (what the model receives)")
+                text, cut = raw_json(analysis.view[row.right])
+                ui.code_block(text, cut)
+            else:
+                st.caption("Not in the repaired view.")
+        if pairs is not None and pairs.calls:
+            st.markdown("**Pairing**")
+            st.dataframe(pd.DataFrame(pairs.calls), hide_index=True, width="stretch")
+        message: Any = transcript.messages[row.left] if row.left is not None else analysis.view[row.right]
+        arguments = call_arguments(message)
+        if arguments:
+            st.markdown("**Call arguments**")
+            text, cut = raw_json(arguments)
             ui.code_block(text, cut)
-        else:
-            st.caption("Not in the durable transcript: this message exists only in the view.")
-    with right:
-        if row.right is not None:
-            st.markdown(f"**View #{row.right}** (what the model receives)")
-            text, cut = raw_json(analysis.view[row.right])
+        if isinstance(message, dict) and message.get("role") == "toolResult":
+            st.markdown("**Result content**")
+            text, cut = raw_json(message.get("content"))
             ui.code_block(text, cut)
-        else:
-            st.caption("Not in the repaired view.")
-    if pairs is not None and pairs.calls:
-        st.markdown("**Pairing**")
-        st.dataframe(pd.DataFrame(pairs.calls), hide_index=True, width="stretch")
-    message: Any = transcript.messages[row.left] if row.left is not None else analysis.view[row.right]
-    arguments = call_arguments(message)
-    if arguments:
-        st.markdown("**Call arguments**")
-        text, cut = raw_json(arguments)
-        ui.code_block(text, cut)
-    if isinstance(message, dict) and message.get("role") == "toolResult":
-        st.markdown("**Result content**")
-        text, cut = raw_json(message.get("content"))
-        ui.code_block(text, cut)
+
+
+side_by_side()
 
 # ----------------------------------------------------------------------------- overview
 

@@ -189,6 +189,15 @@ def test_inspector_deep_link_opens_a_message_with_its_pairing() -> None:
     assert (table["sel"] == "▶ selected").sum() == 1 and (table["sel"] == "↔ paired").sum() >= 2
 
 
+def test_inspector_open_message_by_number() -> None:
+    at = app(sample="orphaned_call.pi-ai.json")
+    at.text_input(key="goto").input("v3").run()
+    assert any(c.startswith("✚ synthesized receipt · row 3") for c in codes(at))
+    assert at.query_params["msg"] in (["v3"], "v3")
+    at.text_input(key="goto").input("99").run()
+    assert any(c.value == "no such message" for c in at.caption)
+
+
 def test_inspector_next_problem_filters_and_search() -> None:
     at = app(sample="abort_race.pi-ai.json")
     at.button[0].click().run()
