@@ -160,6 +160,30 @@ def _renames(light: LightTranscript, provider: Optional[str]) -> dict[Slot, str]
     return renamed
 
 
+def _splitting_frames(light: LightTranscript, answers: dict[Slot, int]) -> list[tuple[int, Optional[int]]]:
+    """Each interrupted frame with the call frame whose results it splits (None if it splits none).
+
+    One sweep in transcript order, keeping the open frame whose last answer lies
+    furthest ahead, so a million-message transcript costs one pass, not frames x frames.
+    """
+    last_answer: dict[int, int] = {}
+    for (frame, _), result in answers.items():
+        if result > last_answer.get(frame, -1):
+            last_answer[frame] = result
+    out: list[tuple[int, Optional[int]]] = []
+    interrupted = sorted(light.interrupted_frames)
+    starts = sorted(last_answer)
+    reach, owner, cursor = -1, None, 0
+    for frame in interrupted:
+        while cursor < len(starts) and starts[cursor] < frame:
+            start = starts[cursor]
+            if last_answer[start] > reach:
+                reach, owner = last_answer[start], start
+            cursor += 1
+        out.append((frame, owner if reach > frame else None))
+    return out
+
+
 def plan_strict(light: LightTranscript, provider: Optional[str] = None,
                 placeholder: str = STRICT_MESSAGE) -> Plan:
     """Plan the strict view (see the module docstring); identity when nothing needs to change."""
@@ -176,13 +200,7 @@ def plan_strict(light: LightTranscript, provider: Optional[str] = None,
         for position, call in enumerate(calls) if (index, position) not in answers
     ]
     # Interrupted frames: drop only those that split a frame from its results, or are empty.
-    last_answer: list[tuple[int, int]] = []
-    for index, calls in frames.items():
-        got = [answers[(index, position)] for position in range(len(calls)) if (index, position) in answers]
-        if got:
-            last_answer.append((index, max(got)))
-    for frame in light.interrupted_frames:
-        splitting = next((f for f, last in last_answer if f < frame < last), None)
+    for frame, splitting in _splitting_frames(light, answers):
         if splitting is not None:
             plan.dropped_frames.append(frame)
             plan.notes[frame] = (f"interrupted frame between frame #{splitting} and its results; once they move "
