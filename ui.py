@@ -379,7 +379,8 @@ def overview_frame(rows: Sequence[Row], analysis: Analysis | None = None) -> pd.
         "view #": [r.right for r in rows],
         "message": [(r.left_text or r.right_text)[:90] if r.filled or analysis is None else role_of(analysis, r)
                     for r in rows],
-    }).astype({"#": "Int64", "view #": "Int64"})  # numeric, so sorting the overview works
+    }).astype({"#": "Int64", "view #": "Int64",  # numeric, so sorting the overview works
+               "kind": "category"})  # a dictionary column: half the bytes sent for 100,000 rows
 
 
 def metrics(analysis: Analysis) -> None:
