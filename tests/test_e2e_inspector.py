@@ -208,3 +208,31 @@ def test_clicking_a_row_selects_it_and_shows_its_pairing(page: Any, server: str)
     wait_for_cell(page, "▶ selected")
     assert "moved to view #3" in page.inner_text("body")
     page.wait_for_function("() => location.search.includes('msg=4')")
+
+
+def test_batch_of_a_folder_then_open_a_file_in_the_inspector(page: Any, server: str, tmp_path: Path) -> None:
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    for name in ("abort_race.pi-ai.json", "orphaned_call.pi-ai.json", "healthy.pi-ai.json"):
+        (folder / name).write_bytes((ROOT / "sample_transcripts" / name).read_bytes())
+    (folder / "broken.json").write_bytes(b"[{")
+    page.goto(server + "/batch?policy=openmaic")
+    wait_idle(page)
+    page.get_by_text("Upload a folder", exact=True).click()
+    wait_idle(page)
+    page.locator('input[type="file"]').set_input_files(str(folder))
+    wait_idle(page)
+    wait_for_cell(page, "unreadable")
+    texts = cell_texts(page)
+    for name in ("abort_race.pi-ai.json", "orphaned_call.pi-ai.json", "healthy.pi-ai.json", "broken.json"):
+        assert any(t.endswith(name) for t in texts), name
+    page.get_by_text("Defect kinds across the batch").wait_for()
+    page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').click()
+    page.keyboard.type("orphaned")
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Open in inspector ▶").click()
+    wait_idle(page)
+    page.get_by_text("Durable transcript ↔ repaired view").wait_for()
+    wait_for_cell(page, "☐ orphaned call")
+    assert "orphaned_call.pi-ai.json · format" in page.inner_text("body")
