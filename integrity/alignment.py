@@ -46,6 +46,10 @@ KINDS: dict[str, Kind] = {
              "a result whose call id matches no call, left out of the view"),
         Kind("synthesized", "✚", "synthesized receipt", "#dcfce7",
              "an interrupted receipt that exists only in the repaired view"),
+        Kind("merged", "⊕", "merged", "#cffafe",
+             "sent inside the next message of the same role (the provider wants one message per turn)"),
+        Kind("synthesized_turn", "✚", "synthesized turn", "#d1fae5",
+             "a user or assistant turn that exists only in the view, because the provider's role order needs it"),
         Kind("renamed", "✎", "ids renamed", "#e0e7ff",
              "sent with new call ids (a reused or empty id); the durable message is unchanged"),
         Kind("shared", "⇉", "shared answer", "#ede9fe",
@@ -182,6 +186,13 @@ def _right_kind(analysis: Analysis, position: int, unanchored: set[int]) -> tupl
         receipt = analysis.report.synthesized[entry.index]
         return ("synthesized", (f"answers {receipt.tool_name}#{receipt.call_id} of frame #{receipt.frame_index}; "
                                "exists only in the view"), (receipt.call_id,))
+    if entry.source == "turn":
+        turn = analysis.report.turns[entry.index]
+        return "synthesized_turn", f"{turn.role} turn only in the view: {turn.reason}", ()
+    if entry.source == "merged":
+        merge = analysis.report.merges[entry.index]
+        members = " + ".join(f"#{member}" for member in merge.members)
+        return "merged", f"durable {members} sent as one {merge.role or ''} message", ()
     action = analysis.report.actions[entry.index]
     ids = (action.call_id,) if action.call_id is not None else ()
     if action.kind == "moved" or (entry.index in unanchored and action.view_index == position):

@@ -115,7 +115,8 @@ class Step:
 
 
 Entry = tuple[str, int]
-"""('durable', index) or ('synthesized', index into report.synthesized): one view message."""
+"""('durable', index), ('synthesized', index into report.synthesized), ('turn', index into
+report.turns) or ('merged', index into report.merges): one view message."""
 
 
 def repair_steps(report: RepairReport) -> list[Step]:
@@ -136,6 +137,8 @@ def repair_steps(report: RepairReport) -> list[Step]:
                 "dropped_duplicate": f"drop #{action.durable_index}: duplicate of #{action.kept_instead}",
                 "dropped_interrupted_frame": f"drop #{action.durable_index}: interrupted frame without calls",
                 "dropped_stray": f"drop #{action.durable_index}: result for a call that does not exist",
+                "merged": f"send #{action.durable_index} inside #{action.kept_instead}'s message "
+                          "(the provider wants one message per role turn)",
             }[action.kind]
             keyed.append((action.durable_index, Step(action.kind, action.durable_index, None, text)))
         if action.also_view_indices:
@@ -147,8 +150,21 @@ def repair_steps(report: RepairReport) -> list[Step]:
                       Step("synthesized", None, number,
                            f"synthesize an interrupted receipt for call {receipt.call_id!r} of frame "
                            f"#{receipt.frame_index}")))
+    for number, turn in enumerate(report.turns):
+        keyed.append((_turn_anchor(report, turn.view_index),
+                      Step("turn", None, number, f"add a {turn.role} turn: {turn.reason}")))
     keyed.sort(key=lambda pair: pair[0])
     return [step for _, step in keyed]
+
+
+def _turn_anchor(report: RepairReport, view_index: int) -> float:
+    """Order a synthesized turn just after the durable message the view puts before it."""
+    for entry in reversed(report.view[:view_index]):
+        if entry.source == "durable":
+            return entry.index + 0.75
+        if entry.source == "merged":
+            return report.merges[entry.index].members[-1] + 0.75
+    return -0.5
 
 
 def view_after(report: RepairReport, steps: list[Step], applied: int) -> list[Entry]:
@@ -159,6 +175,8 @@ def view_after(report: RepairReport, steps: list[Step], applied: int) -> list[En
     """
     done = steps[:applied]
     synthesized_done = {s.synthesized_index for s in done if s.kind == "synthesized"}
+    turns_done = {s.synthesized_index for s in done if s.kind == "turn"}
+    merged_done = {s.durable_index for s in done if s.kind == "merged"}
     moved_done = {s.durable_index for s in done if s.kind == "moved"}
     shared_done = {s.durable_index for s in done if s.kind == "shared"}
     dropped_done = {s.durable_index for s in done if s.kind.startswith("dropped")}
@@ -170,6 +188,18 @@ def view_after(report: RepairReport, steps: list[Step], applied: int) -> list[En
         if entry.source == "synthesized":
             if entry.index in synthesized_done:
                 entries.append(("synthesized", entry.index))
+            continue
+        if entry.source == "turn":
+            if entry.index in turns_done:
+                entries.append(("turn", entry.index))
+            continue
+        if entry.source == "merged":
+            members = report.merges[entry.index].members
+            if all(member in merged_done for member in members[:-1]):
+                entries.append(("merged", entry.index))
+            else:
+                entries.extend(("durable", member) for member in members)
+            seen.update(members)
             continue
         index = entry.index
         if index in moved_all and index not in moved_done:

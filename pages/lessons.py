@@ -87,11 +87,22 @@ for position, (origin, index) in enumerate(entries):
     if origin == "durable":
         message = transcript.messages[index]
         tag = f"#{index}"
-    else:
+    elif origin == "synthesized":
         message = analysis.view[report.synthesized[index].view_index]
         tag = "✚ synthesized"
+    elif origin == "turn":
+        message = analysis.view[report.turns[index].view_index]
+        tag = "✚ turn"
+    else:
+        merge = report.merges[index]
+        message = analysis.view[merge.view_index]
+        tag = "⊕ " + " + ".join(f"#{member}" for member in merge.members)
     touched = last is not None and ((origin == "durable" and last.durable_index == index)
-                                    or (origin == "synthesized" and last.synthesized_index == index))
+                                    or (origin == "synthesized" and last.kind == "synthesized"
+                                        and last.synthesized_index == index)
+                                    or (origin == "turn" and last.kind == "turn"
+                                        and last.synthesized_index == index)
+                                    or (origin == "merged" and last.durable_index in report.merges[index].members))
     view_rows.append({"position": position, "from": tag, "message": preview(message),
                       "last step": "◀ just changed" if touched else ""})
 st.caption(f"The view after {applied} of {len(steps)} action(s): {len(entries)} messages")
