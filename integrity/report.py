@@ -385,7 +385,7 @@ def build_report(
     synthesized: list[SynthesizedReceipt] = []
     turns: list[SynthesizedTurn] = []
     merges: list[Merge] = []
-    view_entries: list[ViewEntry] = []
+    view_entries: list[dict[str, Any]] = []  # validated once, in Rust, at the end
     renames: dict[int, dict[str, str]] = {}
     moved = moved_results(light, plan)
 
@@ -396,7 +396,7 @@ def build_report(
             if isinstance(entry, PlannedTurn):
                 stamp = stamps[stamped] if stamped < len(stamps) else 0
                 stamped += 1
-                view_entries.append(ViewEntry(source="turn", index=len(turns)))
+                view_entries.append(dict(source="turn", index=len(turns)))
                 turns.append(SynthesizedTurn(role=entry.role, text=entry.text, view_index=view_position,
                                              timestamp=stamp, reason=entry.reason))
                 continue
@@ -404,7 +404,7 @@ def build_report(
                 members = [member_index(member) for member in entry.entries]
                 last = entry.entries[-1]
                 ids = last.ids if isinstance(last, Rewritten) else None
-                view_entries.append(ViewEntry(source="merged", index=len(merges)))
+                view_entries.append(dict(source="merged", index=len(merges)))
                 merges.append(Merge(members=members, ids=ids, view_index=view_position,
                                     role=light.roles[members[-1]]))
                 for member in members:
@@ -415,7 +415,7 @@ def build_report(
             if isinstance(entry, Synthesized):
                 stamp = stamps[stamped] if stamped < len(stamps) else 0
                 stamped += 1
-                view_entries.append(ViewEntry(source="synthesized", index=len(synthesized)))
+                view_entries.append(dict(source="synthesized", index=len(synthesized)))
                 synthesized.append(SynthesizedReceipt(call_id=entry.call_id, tool_name=entry.tool_name,
                                                       frame_index=entry.frame_index,
                                                       call_position=entry.call_position,
@@ -426,7 +426,7 @@ def build_report(
             assert index is not None
             positions.setdefault(index, []).append(view_position)
             ids = entry.ids if isinstance(entry, Rewritten) else None
-            view_entries.append(ViewEntry(source="durable", index=index, ids=ids))
+            view_entries.append(dict(source="durable", index=index, ids=ids))
             if ids:
                 renames[index] = _renamed_ids(light, index, ids)
         for view_position, frame, call_position in frame_answer_slots(light, order):
@@ -435,7 +435,7 @@ def build_report(
     else:
         for index in range(total):
             positions[index] = [index]
-            view_entries.append(ViewEntry(source="durable", index=index))
+            view_entries.append(dict(source="durable", index=index))
         for index, calls in light.frames.items():
             by_id: dict[Any, int] = {}
             for r in _durable_run(light, index):
@@ -447,14 +447,14 @@ def build_report(
 
     frames_dropped = set(plan.dropped_frames)
     dropped_strays = set(plan.dropped_strays)
-    actions: list[Action] = []
+    actions: list[dict[str, Any]] = []  # as for view_entries: per-object __init__ costs seconds at 100k
     for index in range(total):
         role = light.roles[index]
         call_id = light.result_id(index)
         note = plan.notes.get(index, "")
         if index in frames_dropped:
             stop = light.frame_stops.get(index, "it stopped abnormally")
-            actions.append(Action(durable_index=index, role=role, kind="dropped_interrupted_frame",
+            actions.append(dict(durable_index=index, role=role, kind="dropped_interrupted_frame",
                                   reason=note or f"assistant frame without tool calls that did not finish its turn "
                                                  f"({stop}); the reference drops such frames once it repairs "
                                                  "anything"))
@@ -463,17 +463,17 @@ def build_report(
             if not note and kept in light.receipts and index not in light.receipts:
                 note = (f"the real result for call {call_id!r}, dropped because the interrupted receipt #{kept} "
                         "was recorded first and the reference keeps the first receipt")
-            actions.append(Action(durable_index=index, role=role, kind="dropped_duplicate", kept_instead=kept,
+            actions.append(dict(durable_index=index, role=role, kind="dropped_duplicate", kept_instead=kept,
                                   call_id=call_id,
                                   reason=note or f"another result for call {call_id!r} was recorded first (#{kept}); "
                                                  "only that one is kept"))
         elif index in dropped_strays:
-            actions.append(Action(durable_index=index, role=role, kind="dropped_stray", call_id=call_id,
+            actions.append(dict(durable_index=index, role=role, kind="dropped_stray", call_id=call_id,
                                   reason=note or f"no call in this transcript has id {call_id!r}; "
                                                  "providers reject a result without its call"))
         elif index in plan.merged:
             where = positions.get(index, [])
-            actions.append(Action(durable_index=index, role=role, kind="merged",
+            actions.append(dict(durable_index=index, role=role, kind="merged",
                                   view_index=where[0] if where else None, kept_instead=plan.merged[index],
                                   reason=note or f"sent as part of #{plan.merged[index]}'s message"))
         else:
@@ -490,12 +490,12 @@ def build_report(
                 renamed_text = ", ".join(f"{old!r} -> {new!r}" for old, new in new_ids.items())
                 reason = (reason + "; " if reason else "") + (
                     f"ids renamed in the view ({renamed_text}): providers reject an id used twice or an empty id")
-            actions.append(Action(durable_index=index, role=role, kind=kind,
+            actions.append(dict(durable_index=index, role=role, kind=kind,
                                   view_index=moved.get(index, first),
                                   also_view_indices=[p for p in where if p != moved.get(index, first)],
                                   new_ids=new_ids, call_id=call_id, reason=reason))
 
-    pairings: list[Pairing] = []
+    pairings: list[dict[str, Any]] = []
     first_use: dict[str, tuple[int, int]] = {}
     for index, calls in light.frames.items():
         for call_position, call in enumerate(calls):
@@ -517,7 +517,7 @@ def build_report(
                         outcome = "answered"
                 else:
                     outcome = "synthesized"
-            pairings.append(Pairing(call_id=call.id, tool_name=call.name, frame_index=index,
+            pairings.append(dict(call_id=call.id, tool_name=call.name, frame_index=index,
                                     call_position=call_position, result_indices=plan.results_for(call.id),
                                     answered_by=answered_by, view_index=view_index, outcome=outcome))
 
@@ -526,7 +526,7 @@ def build_report(
     summary.synthesized = len(synthesized)
     summary.renamed = len(renames)
     errors = sum(1 for finding in findings if finding.severity == "error")
-    return RepairReport(
+    return RepairReport.model_validate(dict(
         source=source,
         policy=plan.policy,
         changed=plan.changed,
@@ -542,7 +542,7 @@ def build_report(
         turns=turns,
         merges=merges,
         provider=getattr(plan, "provider", None),
-    )
+    ))
 
 
 def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]:
