@@ -15,7 +15,7 @@ import sys
 import tempfile
 from typing import Any, BinaryIO, Callable, Optional, Sequence
 
-from .loading import TranscriptError
+from .loading import TranscriptError, read_source
 
 EXIT_HEALTHY, EXIT_NEEDS_REPAIR, EXIT_UNREADABLE = 0, 1, 2
 
@@ -38,22 +38,6 @@ def _clock(fixed: Optional[int]) -> Callable[[], int]:
     if fixed is None:
         return time_ms
     return lambda: fixed
-
-
-def _read_bytes(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
-    if os.path.isdir(path):
-        raise TranscriptError(path, "", "is a directory, not a transcript file")
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise TranscriptError(path, "", "no such file") from None
-    except PermissionError:
-        raise TranscriptError(path, "", "permission denied") from None
-    except OSError as error:
-        raise TranscriptError(path, "", f"cannot read: {error.strerror or error}") from None
 
 
 def _source_name(path: str) -> str:
@@ -138,7 +122,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     reports = []
     for path in args.files:
         try:
-            data = _read_bytes(path)
+            data = read_source(path)
             loaded = _Loaded(path, data, args.format, allow_fast=args.provider is None)
             del data
             verdict = None
@@ -196,7 +180,7 @@ def _atomic_write(path: str, produce: Callable[[BinaryIO], Any]) -> Any:
 def cmd_repair(args: argparse.Namespace) -> int:
     now = _clock(args.now)
     try:
-        data = _read_bytes(args.file)
+        data = read_source(args.file)
         loaded = _Loaded(args.file, data, args.format, allow_fast=args.report is None and args.provider is None)
     except TranscriptError as error:
         print(f"error: {error}", file=sys.stderr)

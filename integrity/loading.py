@@ -69,7 +69,8 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _describe(value: Any) -> str:
+def describe_value(value: Any) -> str:
+    """'a string', 'an array'... for error messages."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -227,32 +228,36 @@ def check_messages(transcript: Transcript) -> None:
     for index, message in enumerate(transcript.messages):
         if not isinstance(message, dict):
             raise TranscriptError(transcript.source, message_position(transcript, index),
-                                  f"expected a message object, got {_describe(message)}")
+                                  f"expected a message object, got {describe_value(message)}")
         role = message.get("role")
         if not isinstance(role, str):
-            problem = "has no 'role'" if role is None else f"'role' must be a string, got {_describe(role)}"
+            problem = "has no 'role'" if role is None else f"'role' must be a string, got {describe_value(role)}"
             raise TranscriptError(transcript.source, message_position(transcript, index), f"the message {problem}")
 
 
-def load_file(path: str) -> Transcript:
-    """Read a transcript file ('-' is stdin); unreadable paths become TranscriptErrors too."""
+def read_source(path: str) -> bytes:
+    """The bytes of a transcript file ('-' is stdin); unreadable paths become TranscriptErrors."""
     import os
     import sys
 
     if path == "-":
-        return parse_json_document(sys.stdin.buffer.read(), "<stdin>")
+        return sys.stdin.buffer.read()
     if os.path.isdir(path):
         raise TranscriptError(path, "", "is a directory, not a transcript file")
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            return handle.read()
     except FileNotFoundError:
         raise TranscriptError(path, "", "no such file") from None
     except PermissionError:
         raise TranscriptError(path, "", "permission denied") from None
     except OSError as error:
         raise TranscriptError(path, "", f"cannot read: {error.strerror or error}") from None
-    return parse_json_document(data, path)
+
+
+def load_file(path: str) -> Transcript:
+    """Read a pi-ai transcript file ('-' is stdin)."""
+    return parse_json_document(read_source(path), "<stdin>" if path == "-" else path)
 
 
 def dump_transcript(transcript: Transcript, messages: Optional[list[Any]] = None) -> bytes:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..loading import describe_value
+
 from ..reference import INTERRUPTED_TEXT
 
 NATIVE = "_native"
@@ -33,18 +35,8 @@ class EntryError(Exception):
 
 
 def describe(value: Any) -> str:
-    """'a string', 'an array'... for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
+    """'a string', 'an array'... for error messages (one wording for every reader)."""
+    return describe_value(value)
 
 
 def require_object(entry: Any, what: str = "message") -> dict[str, Any]:
