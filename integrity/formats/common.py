@@ -16,7 +16,6 @@ import json
 from typing import Any
 
 from ..loading import describe_value
-
 from ..reference import INTERRUPTED_TEXT
 
 NATIVE = "_native"
