@@ -172,20 +172,21 @@ class RepairReport(BaseModel):
 
 
 def frame_answer_slots(light: LightTranscript, order: Sequence[Any]) -> list[tuple[int, int, int]]:
-    """(view position, frame index, call position) for every answer slot in a changed view."""
-    slots = []
+    """(view position, frame index, call position) for every answer slot in a changed view.
+
+    Only frames are looked at: their view positions come from one C-speed scan of
+    the plain entries plus the few rewritten ones, not a Python step per message.
+    """
     frames = light.frames
-    position = 0
-    total = len(order)
-    while position < total:
-        index = entry_index(order[position])
-        calls = frames.get(index) if index is not None else None
-        if calls:
-            for call_position in range(len(calls)):
-                slots.append((position + 1 + call_position, index, call_position))
-            position += 1 + len(calls)
-        else:
-            position += 1
+    where = {entry: position for position, entry in enumerate(order) if type(entry) is int and entry in frames}
+    for position, entry in [(p, e) for p, e in enumerate(order) if type(e) is not int]:
+        index = entry_index(entry)  # rewritten or merged entries that carry a frame
+        if index is not None and index in frames:
+            where[index] = position
+    slots = []
+    for index, position in sorted(where.items(), key=lambda item: item[1]):
+        for call_position in range(len(frames[index])):
+            slots.append((position + 1 + call_position, index, call_position))
     return slots
 
 

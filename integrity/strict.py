@@ -80,6 +80,9 @@ def _pair(light: LightTranscript, plan: Plan) -> dict[Slot, int]:
             plan.notes[index] = "this result has no string call id, so no call can own it; dropped"
             continue
         waiting = open_calls.get(key)
+        if waiting and len(waiting) == 1 and key != "":  # the common case: one call waits for this id
+            answers[waiting.pop()] = index
+            continue
         if waiting:
             latest = waiting[-1][0]
             candidates = [slot for slot in waiting if slot[0] == latest]
@@ -135,7 +138,10 @@ def _later_result(plan: Plan, answers: dict[Slot, int], receipts: set[int], slot
 
 def _renames(light: LightTranscript, provider: Optional[str]) -> dict[Slot, str]:
     """New ids for later uses of a reused id, and for id-less calls when the provider needs ids."""
-    taken = {call.id for calls in light.frames.values() for call in calls}
+    ids = [call.id for calls in light.frames.values() for call in calls]
+    taken = set(ids)
+    if len(taken) == len(ids) and ("" not in taken or provider in (None, "gemini")):
+        return {}  # every id used once, and no id-less call needs a name: nothing to rename
     renamed: dict[Slot, str] = {}
     uses: dict[str, int] = {}
     name_empty = provider is not None and provider != "gemini"
