@@ -10,16 +10,7 @@ from typing import Any, Optional
 
 import pytest
 
-from integrity.providers import validate_native
-
-
-def found(request: list[dict[str, Any]], provider: str) -> list[dict[str, Any]]:
-    return [v.model_dump(exclude={"canonical_indices"}) for v in validate_native(request, provider)]
-
-
-def v(provider: str, rule: str, position: str, indices: list[int], ids: list[str], error: str) -> dict[str, Any]:
-    return {"provider": provider, "rule": rule, "position": position, "native_indices": indices,
-            "call_ids": ids, "error": error}
+from tests.provider_cases import found, v
 
 
 # --- Anthropic -------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from integrity.providers import validate_native
+from tests.provider_cases import found, v
 
 
 def U(text: str = "hi") -> dict[str, Any]:
@@ -28,10 +28,6 @@ def T(call_id: str) -> dict[str, Any]:
 
 def SAY(text: str = "done", **extra: Any) -> dict[str, Any]:
     return {"role": "assistant", "content": text, **extra}
-
-
-def found(request: list[dict[str, Any]], provider: str) -> list[dict[str, Any]]:
-    return [v.model_dump(exclude={"canonical_indices"}) for v in validate_native(request, provider)]
 
 
 OPENAI_UNANSWERED = (
@@ -55,11 +51,6 @@ LEGAL = [
 @pytest.mark.parametrize("provider,request_", LEGAL)
 def test_legal_requests_pass(provider: str, request_: list[dict[str, Any]]) -> None:
     assert found(request_, provider) == []
-
-
-def v(provider: str, rule: str, position: str, indices: list[int], ids: list[str], error: str) -> dict[str, Any]:
-    return {"provider": provider, "rule": rule, "position": position, "native_indices": indices,
-            "call_ids": ids, "error": error}
 
 
 ILLEGAL = [
