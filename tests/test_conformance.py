@@ -28,7 +28,7 @@ from integrity.fastpath import read_fast, write_fast
 from integrity.plan import Synthesized, plan_openmaic
 from integrity.views import light_transcript
 
-VECTORS = Path(__file__).resolve().parents[1].parent / "shared" / "conformance" / "openmaic_repair_vectors.json.gz"
+VECTORS = Path(__file__).resolve().parent / "data" / "openmaic_repair_vectors.json.gz"
 EXPECTED_CASES = 404
 
 
