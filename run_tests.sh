@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install everything the tests need, then run them all.
+# Install everything the tests need, run the lint and type checks, then run all the tests.
 # Browser tests use Debian's Chromium (/usr/bin/chromium); Playwright's own
 # browser download is not used.  Nothing is skipped: a missing browser fails.
 set -euo pipefail
@@ -12,4 +12,7 @@ if [ ! -x /usr/bin/chromium ]; then
     sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null
   fi
 fi
+# Lint the whole tree and type-check the engine (configuration in pyproject.toml).
+python3 -m ruff check .
+python3 -m mypy
 exec python3 -m pytest -q "$@"
