@@ -7,49 +7,37 @@ DeepSeek take the OpenAI Chat shape but enforce their own rules, so a provider i
 not the same thing as a format: `PROVIDER_FORMAT` says which native shape each
 provider reads.  `validate` takes canonical pi-ai messages instead, writes them in
 that shape and maps the violations back to canonical message indices.
+
+Everything else known about a provider (native format, rule set, whether calls
+need ids, rules on the order of turns, error texts) is its module's `SPEC`
+(`integrity.providers.spec.ProviderSpec`); `SPECS` collects them and `spec(name)`
+looks one up.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
-
 from . import anthropic, bedrock, deepseek, gemini, mistral, openai_chat, openai_responses
 from .canonical import validate, with_canonical_indices
+from .spec import ProviderSpec, RoleRules
 from .violation import Violation, sort_violations
 
-PROVIDERS: tuple[str, ...] = (
-    "openai-chat",
-    "openai-responses",
-    "anthropic",
-    "gemini",
-    "bedrock",
-    "mistral",
-    "deepseek",
-)
-
-PROVIDER_FORMAT: dict[str, str] = {
-    "openai-chat": "openai-chat",
-    "openai-responses": "openai-responses",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-    "bedrock": "bedrock",
-    "mistral": "openai-chat",
-    "deepseek": "openai-chat",
+SPECS: dict[str, ProviderSpec] = {
+    module.SPEC.name: module.SPEC
+    for module in (openai_chat, openai_responses, anthropic, gemini, bedrock, mistral, deepseek)
 }
+"""Every supported provider's spec, by name, in the order the CLI and the reports list them."""
 
-_RULE_SETS: dict[str, Callable[[Sequence[Any], str], list[Violation]]] = {
-    "openai-chat": openai_chat.validate,
-    "openai-responses": openai_responses.validate,
-    "anthropic": anthropic.validate,
-    "gemini": gemini.validate,
-    "bedrock": bedrock.validate,
-    "mistral": mistral.validate,
-    "deepseek": deepseek.validate,
-}
+PROVIDERS: tuple[str, ...] = tuple(SPECS)
+
+PROVIDER_FORMAT: dict[str, str] = {name: provider.native_format for name, provider in SPECS.items()}
 
 
-# Rule sets that have rules about the outgoing request rather than the history in it.
-_HISTORY_AWARE: dict[str, Callable[..., list[Violation]]] = {"mistral": mistral.validate}
+def spec(name: str) -> ProviderSpec:
+    """The spec of one provider; ValueError naming the known providers for any other name."""
+    found = SPECS.get(name)
+    if found is None:
+        raise ValueError(f"unknown provider {name!r}; expected one of: {', '.join(PROVIDERS)}")
+    return found
 
 
 def validate_native(request: list[dict], provider: str, history: bool = False) -> list[Violation]:
@@ -64,13 +52,23 @@ def validate_native(request: list[dict], provider: str, history: bool = False) -
     the request being sent (Mistral's `last_role_assistant`: a request may not end
     on an assistant message) are skipped, since the next request appends a turn.
     """
-    if provider not in _RULE_SETS:
-        raise ValueError(f"unknown provider {provider!r}; expected one of: {', '.join(PROVIDERS)}")
+    rules = spec(provider)
     if not isinstance(request, list):
         raise TypeError(f"request must be a list of native messages, got {type(request).__name__}")
-    if history and provider in _HISTORY_AWARE:
-        return sort_violations(_HISTORY_AWARE[provider](request, provider, history=True))
-    return sort_violations(_RULE_SETS[provider](request, provider))
+    if history and rules.validate_history is not None:
+        return sort_violations(rules.validate_history(request, provider))
+    return sort_violations(rules.validate(request, provider))
 
 
-__all__ = ["PROVIDERS", "PROVIDER_FORMAT", "Violation", "validate", "validate_native", "with_canonical_indices"]
+__all__ = [
+    "PROVIDERS",
+    "PROVIDER_FORMAT",
+    "SPECS",
+    "ProviderSpec",
+    "RoleRules",
+    "Violation",
+    "spec",
+    "validate",
+    "validate_native",
+    "with_canonical_indices",
+]

@@ -14,9 +14,11 @@ rules still read the literal next message, as the error texts say.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .chat_shape import role_of
+from .spec import ProviderSpec
 from .violation import Violation
 
 PROVIDER = "anthropic"
@@ -145,3 +147,22 @@ def _check_results(
                 error=DUPLICATE_RESULT.format(index=index, block=block, id=result_id)))
         seen.add(result_id)
     return found
+
+
+SPEC = ProviderSpec(
+    name=PROVIDER,
+    title="Anthropic Messages",
+    native_format="anthropic",
+    validate=validate,
+    validate_history=None,
+    needs_call_ids=True,
+    role_rules=None,
+    errors={
+        "tool_use_unanswered": UNANSWERED,
+        "tool_result_not_first": UNANSWERED,  # the API does not tell the two apart; our rule id does
+        "unexpected_tool_result": UNEXPECTED,
+        "duplicate_tool_result": DUPLICATE_RESULT,
+        "duplicate_tool_use_id": DUPLICATE_USE,
+        "system_role_in_messages": SYSTEM_ROLE,
+    },
+)

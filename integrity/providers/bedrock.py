@@ -9,9 +9,11 @@ turn with text or media blocks.  Errors point at `messages.N.content`.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .chat_shape import role_of
+from .spec import CUSTOM, OPAQUE, SYSTEM, ProviderSpec, RoleRules
 from .violation import Violation
 
 PROVIDER = "bedrock"
@@ -90,3 +92,31 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
                     provider=provider, rule="tool_results_mixed_with_content", position=f"messages.{index}.content",
                     native_indices=[index], call_ids=list(dict.fromkeys(results)), error=MIXED.format(index=index)))
     return found
+
+
+SPEC = ProviderSpec(
+    name=PROVIDER,
+    title="AWS Bedrock Converse",
+    native_format="bedrock",
+    validate=validate,
+    validate_history=None,
+    needs_call_ids=True,
+    role_rules=RoleRules(
+        transparent=frozenset({SYSTEM, CUSTOM, OPAQUE}),  # the writer hoists system messages out of `messages`
+        merge_assistants="all",
+        results_then_user=True,
+        merge_users=True,
+        start="user",
+        why="Bedrock Converse requires user and assistant turns to alternate",
+        start_why="Bedrock Converse requires a conversation to start with a user message",
+        results_why=("Bedrock Converse requires user and assistant turns to alternate, and rejects text "
+                     "in the same turn as tool results"),
+    ),
+    errors={
+        "first_message_not_user": START,
+        "roles_not_alternating": ALTERNATE,
+        "tool_use_unanswered": EXPECTED,
+        "too_many_tool_results": EXCEEDS,
+        "tool_results_mixed_with_content": MIXED,
+    },
+)

@@ -8,7 +8,8 @@ messages became each native entry; given that grouping, this module fills in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from .violation import Violation
 
@@ -31,7 +32,7 @@ def with_canonical_indices(violations: Sequence[Violation], groups: Sequence[Seq
 
 
 def validate(
-    messages: list[dict[str, Any]], provider: str, transcript: Optional["Transcript"] = None,
+    messages: list[dict[str, Any]], provider: str, transcript: Transcript | None = None,
     history: bool = False,
 ) -> list[Violation]:
     """Check canonical pi-ai messages against a provider, as the request that provider would receive.

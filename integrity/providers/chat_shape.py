@@ -8,11 +8,12 @@ to its rules and its error texts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any
 
 
-def role_of(message: Any) -> Optional[str]:
+def role_of(message: Any) -> str | None:
     """The message's role when it is a string, else None (malformed entries never crash a rule)."""
     if isinstance(message, dict):
         role = message.get("role")
@@ -35,7 +36,7 @@ def call_ids_of(message: Any) -> list[str]:
     return ids
 
 
-def result_id_of(message: Any) -> Optional[str]:
+def result_id_of(message: Any) -> str | None:
     """A tool message's `tool_call_id` as a string ("" when missing or not a string); None for other roles."""
     if role_of(message) != "tool":
         return None

@@ -8,10 +8,12 @@ the message as `message[N]`.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .chat_shape import call_turns, result_id_of, stray_tool_indices
 from .openai_chat import unanswered_ids
+from .spec import ProviderSpec
 from .violation import Violation
 
 PROVIDER = "deepseek"
@@ -51,3 +53,19 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
         else:
             first_seen[result_id] = index
     return found
+
+
+SPEC = ProviderSpec(
+    name=PROVIDER,
+    title="DeepSeek",
+    native_format="openai-chat",
+    validate=validate,
+    validate_history=None,
+    needs_call_ids=True,
+    role_rules=None,
+    errors={
+        "tool_calls_unanswered": UNANSWERED,
+        "tool_result_without_call": STRAY,
+        "duplicate_tool_call_id": DUPLICATE,
+    },
+)

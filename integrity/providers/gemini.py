@@ -9,9 +9,11 @@ a position; we point at `contents[i]`.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .chat_shape import role_of
+from .spec import CUSTOM, OPAQUE, SYSTEM, ProviderSpec, RoleRules
 from .violation import Violation
 
 PROVIDER = "gemini"
@@ -87,3 +89,26 @@ def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
                 native_indices=([index - 1] if previous is not None else []) + [index],
                 call_ids=_ids(responses), error=RESPONSE_POSITION))
     return found
+
+
+SPEC = ProviderSpec(
+    name=PROVIDER,
+    title="Google Gemini",
+    native_format="gemini",
+    validate=validate,
+    validate_history=None,
+    needs_call_ids=False,  # pairs by turn and count; ids are optional
+    role_rules=RoleRules(
+        transparent=frozenset({SYSTEM, CUSTOM, OPAQUE}),  # the writer hoists system messages out of `contents`
+        merge_assistants="before_calls",
+        results_then_user=False,
+        merge_users=False,
+        start="no_calls",
+        why="Gemini requires a function call turn to come right after a user turn or a function response turn",
+    ),
+    errors={
+        "function_response_count_mismatch": COUNT,
+        "function_call_turn_position": CALL_POSITION,
+        "function_response_turn_position": RESPONSE_POSITION,
+    },
+)

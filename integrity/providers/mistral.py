@@ -14,9 +14,11 @@ request and keeps it.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .chat_shape import call_ids_of, call_turns, role_of, stray_tool_indices
+from .spec import OPAQUE, ProviderSpec, RoleRules
 from .violation import Violation
 
 PROVIDER = "mistral"
@@ -68,3 +70,32 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER, history: bool = 
                 provider=provider, rule="last_role_assistant", position=f"messages[{last}]",
                 native_indices=[last], call_ids=call_ids_of(message), error=LAST))
     return found
+
+
+def validate_history(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """The rules that apply to a stored transcript's history (every rule but `last_role_assistant`)."""
+    return validate(messages, provider, history=True)
+
+
+SPEC = ProviderSpec(
+    name=PROVIDER,
+    title="Mistral",
+    native_format="openai-chat",
+    validate=validate,
+    validate_history=validate_history,
+    needs_call_ids=True,
+    role_rules=RoleRules(
+        transparent=frozenset({OPAQUE}),  # system messages stay in the Chat shape's message list
+        merge_assistants=None,
+        results_then_user=True,
+        merge_users=False,
+        start=None,
+        why=("Mistral rejects a user message right after tool messages "
+             f"({ORDER.format(role='user', previous='tool')})"),
+    ),
+    errors={
+        "call_response_count_mismatch": COUNT,
+        "unexpected_role_order": ORDER,
+        "last_role_assistant": LAST,
+    },
+)

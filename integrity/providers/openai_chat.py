@@ -8,9 +8,11 @@ match our finding to the 400 they got.  Error texts are the ones the API returns
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .chat_shape import call_turns, stray_tool_indices
+from .spec import ProviderSpec
 from .violation import Violation
 
 PROVIDER = "openai-chat"
@@ -79,3 +81,21 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
             provider=provider, rule="tool_result_without_call", position=f"messages.[{index}].role",
             native_indices=[index], call_ids=[result_id] if isinstance(result_id, str) else [], error=STRAY))
     return found
+
+
+SPEC = ProviderSpec(
+    name=PROVIDER,
+    title="OpenAI Chat Completions",
+    native_format="openai-chat",
+    validate=validate,
+    validate_history=None,
+    needs_call_ids=True,
+    role_rules=None,
+    errors={
+        "tool_calls_unanswered": UNANSWERED,
+        "tool_result_without_call": STRAY,
+        "tool_call_id_not_found": NOT_FOUND,
+        "duplicate_tool_call_id": DUPLICATE,
+        "tool_call_id_missing": MISSING_ID,
+    },
+)

@@ -9,8 +9,10 @@ we point at the item as `input[i]`.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
+from .spec import ProviderSpec
 from .violation import Violation
 
 PROVIDER = "openai-responses"
@@ -20,7 +22,7 @@ NO_CALL = "No tool call found for function call output with call_id {id}."
 DUPLICATE_ITEM = "Duplicate item found with id {id}. Remove duplicate items from your input and try again."
 
 
-def item_type(item: Any) -> Optional[str]:
+def item_type(item: Any) -> str | None:
     """The item's type; an item with a role and no type is a message (the easy input form)."""
     if not isinstance(item, dict):
         return None
@@ -73,3 +75,19 @@ def validate(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
         else:
             first_seen[item_id] = index
     return found
+
+
+SPEC = ProviderSpec(
+    name=PROVIDER,
+    title="OpenAI Responses",
+    native_format="openai-responses",
+    validate=validate,
+    validate_history=None,
+    needs_call_ids=True,
+    role_rules=None,
+    errors={
+        "function_call_unanswered": NO_OUTPUT,
+        "function_call_output_without_call": NO_CALL,
+        "duplicate_item_id": DUPLICATE_ITEM,
+    },
+)

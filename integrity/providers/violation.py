@@ -9,8 +9,6 @@ the tests treat every rule set alike and serialize the result as JSON.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -25,7 +23,7 @@ class Violation(BaseModel):
     native_indices: list[int] = Field(default_factory=list, description="native request indices involved")
     call_ids: list[str] = Field(default_factory=list)
     error: str = Field(description="the error text the provider returns, filled in")
-    canonical_indices: Optional[list[int]] = Field(
+    canonical_indices: list[int] | None = Field(
         None, description="canonical (pi-ai) message indices, set only by validate() on canonical input"
     )
 

@@ -1,0 +1,97 @@
+"""One record per provider: everything the engine knows about it, in one place.
+
+Each provider module ends with `SPEC = ProviderSpec(...)`: its name, the native
+format its requests use, its rule set, whether every tool call needs an id, its
+rules on the order of turns (read by `integrity.legalize` for the strict view)
+and every error text its rule set can return, keyed by the violation's `rule`.
+The registry (`integrity.providers.SPECS`), the strict planner, the lessons and
+the docs read these records instead of keeping their own copies.
+
+This module imports nothing else from the engine, so importing it makes no cycle.
+Importing it does load the providers package (and pydantic with it): engine code
+on the CLI's fast path (integrity.legalize) reads specs inside functions, only
+when a provider is named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .violation import Violation
+
+# The kinds of message `integrity.legalize` tells apart when it orders turns, by name:
+# a plain user message, a plain assistant message, an assistant frame with tool calls,
+# a tool result, a system/developer message, a message of an app's custom role, and an
+# opaque native entry.  Role rules name the kinds their provider's writer takes out of
+# the message list (`RoleRules.transparent`).
+USER, ASSISTANT, FRAME, RESULT, SYSTEM, CUSTOM, OPAQUE = (
+    "user", "assistant", "frame", "result", "system", "custom", "opaque")
+MESSAGE_KINDS: tuple[str, ...] = (USER, ASSISTANT, FRAME, RESULT, SYSTEM, CUSTOM, OPAQUE)
+
+RuleSet = Callable[[Sequence[Any], str], "list[Violation]"]
+
+
+@dataclass(frozen=True)
+class RoleRules:
+    """A provider's rules on the order of turns, as the strict view applies them (integrity.legalize).
+
+    transparent: message kinds (MESSAGE_KINDS names) the provider's writer takes out of
+        the message list, so they do not separate turns.
+    merge_assistants: "all" (consecutive assistant turns become one), "before_calls"
+        (only when the last of them calls tools) or None.
+    results_then_user: tool results followed by a user turn get an assistant turn inserted.
+    merge_users: consecutive user turns become one.
+    start: "user" (the history must start with a user turn), "no_calls" (it must not
+        start with a call turn) or None.
+    why: the rule in one clause, for the report ("Bedrock Converse requires ...").
+    start_why / results_why: the clause for the start rule / the inserted assistant
+        turn when it differs from `why` (None: `why`).
+    """
+
+    transparent: frozenset[str]
+    merge_assistants: Literal["all", "before_calls"] | None
+    results_then_user: bool
+    merge_users: bool
+    start: Literal["user", "no_calls"] | None
+    why: str
+    start_why: str | None = None
+    results_why: str | None = None
+
+    def __post_init__(self) -> None:
+        unknown = set(self.transparent) - set(MESSAGE_KINDS)
+        if unknown:
+            raise ValueError(f"unknown message kinds {sorted(unknown)}; expected some of {MESSAGE_KINDS}")
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """Everything the engine knows about one provider.
+
+    name: the provider's id ("anthropic"), as `--provider` takes it.
+    title: its human name ("Anthropic Messages").
+    native_format: the `integrity.formats` format its requests use (Mistral and DeepSeek: "openai-chat").
+    validate: its rule set on a native request, `validate(request, provider)`.
+    validate_history: the rule set for a stored transcript's history, when that differs
+        (Mistral skips its request-only rule); None: `validate` applies to both.
+    needs_call_ids: whether every tool call must carry a non-empty id (False only for Gemini,
+        which pairs by order).
+    role_rules: its rules on the order of turns, or None when it has none we apply.
+    errors: every error text the rule set can return, keyed by the violation's `rule`; a
+        template whose `{placeholders}` the rule set fills in.
+    """
+
+    name: str
+    title: str
+    native_format: str
+    validate: RuleSet
+    validate_history: RuleSet | None
+    needs_call_ids: bool
+    role_rules: RoleRules | None
+    errors: Mapping[str, str] = field(hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "errors", MappingProxyType(dict(self.errors)))
