@@ -153,8 +153,9 @@ class _Originals:
         self.adapter = adapter
         doc = Document(transcript.native, transcript.native_lines, transcript.container)
         fresh = read_document(doc, transcript.source, transcript.format)
-        self.segments: dict[tuple[int, int], list[Any]] = {}
-        self.parts: dict[tuple[int, int], Any] = {}
+        # Keyed by the native map's JSON values, None where a key is absent.
+        self.segments: dict[tuple[Any, Any], list[Any]] = {}
+        self.parts: dict[tuple[Any, Any], Any] = {}
         for message in fresh.messages:
             native = message.get(NATIVE, {}) if isinstance(message, dict) else {}
             key = (native.get("start"), native.get("end"))
@@ -176,7 +177,7 @@ class _Originals:
         native = message.get(NATIVE)
         if not isinstance(native, dict) or "part" not in native:
             return None
-        key = (native.get("entry"), native["part"])
+        key: tuple[Any, Any] = (native.get("entry"), native["part"])
         if self.parts.get(key) != message or not hasattr(self.adapter, "reusable_block"):
             return None
         return self.adapter.reusable_block(self.native[key[0]], native["part"])

@@ -108,7 +108,7 @@ def read_assistant(content: Any, format: str, book: NameBook) -> dict[str, Any]:
             call_id = require_string(block.get("id"), "a tool_use block's 'id'")
             name = require_string(block.get("name"), "a tool_use block's 'name'")
             extra = _extra(block, ("type", "id", "name", "input"))
-            hints = {"extra": extra} if extra else None
+            hints: dict[str, Any] | None = {"extra": extra} if extra else None
             if "input" not in block:
                 hints = {**(hints or {}), "noInput": True}
             parts.append(tool_call(call_id, name, block.get("input", {}), hints))
@@ -237,7 +237,8 @@ def parts_out(parts: Any, format: str, same: bool) -> list[Any]:
                 block["signature"] = part["thinkingSignature"]
             blocks.append({**block, **extra})
         elif kind == "image" and isinstance(part.get("data"), str):
-            blocks.append({"type": "image", "source": {"type": "base64", "media_type": part.get("mimeType", "image/png"),
+            blocks.append({"type": "image", "source": {"type": "base64",
+                                                       "media_type": part.get("mimeType", "image/png"),
                                                        "data": part["data"]}})
         elif kind == OPAQUE and part.get("format") == format:
             blocks.append(part["value"])
@@ -280,7 +281,7 @@ def result_block(message: dict[str, Any], format: str, context: BuildContext) ->
     if shape in ("absent", "null") and not content:
         if shape == "null":
             block["content"] = None
-    elif shape != "list" and only_text and len(content) == 1:
+    elif shape != "list" and only_text and isinstance(content, list) and len(content) == 1:
         block["content"] = content[0]["text"]
     elif shape != "list" and only_text and not content:
         block["content"] = ""

@@ -49,7 +49,8 @@ def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
         return True
     for entry in entries:
         content = entry.get("content") if isinstance(entry, dict) else None
-        if isinstance(content, list) and any(isinstance(b, dict) and ("toolUse" in b or "toolResult" in b) for b in content):
+        if isinstance(content, list) and any(
+                isinstance(b, dict) and ("toolUse" in b or "toolResult" in b) for b in content):
             return True
     return False
 
@@ -90,7 +91,8 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> list[dict[str, Any]]:
     content = entry.get("content")
     if role not in ("user", "assistant"):
         if not isinstance(role, str):
-            raise EntryError("the message has no 'role'" if role is None else f"'role' must be a string, got {describe(role)}")
+            raise EntryError("the message has no 'role'" if role is None
+                             else f"'role' must be a string, got {describe(role)}")
         return [opaque_message(NAME, entry)]
     if not isinstance(content, list):
         raise EntryError(f"'content' must be an array of content blocks, got {describe(content)}")
@@ -114,8 +116,8 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> list[dict[str, Any]]:
     for position, block in enumerate(content):
         result = block.get("toolResult") if isinstance(block, dict) else None
         if isinstance(result, dict):
-            call_id = result.get("toolUseId")
-            message = tool_result(call_id, book.name(call_id), _result_parts(result.get("content")),
+            use_id = result.get("toolUseId")
+            message = tool_result(use_id, book.name(use_id), _result_parts(result.get("content")),
                                   result.get("status") == "error", "toolUseId" in result)
             message[NATIVE] = {"format": NAME, "part": position}
             results.append(message)
@@ -153,7 +155,8 @@ def _blocks_out(parts: Any, same: bool) -> list[Any]:
             continue
         if part.get("type") == "text":
             hints = part.get(NATIVE) if same else None
-            if isinstance(hints, dict) and "json" in hints and json.dumps(hints["json"], ensure_ascii=False) == part["text"]:
+            if isinstance(hints, dict) and "json" in hints \
+                    and json.dumps(hints["json"], ensure_ascii=False) == part["text"]:
                 blocks.append({"json": hints["json"]})
             else:
                 blocks.append({"text": part["text"]})
@@ -185,7 +188,8 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         blocks: list[Any] = []
         for part in first.get("content") or []:
             if isinstance(part, dict) and part.get("type") == "toolCall":
-                hints = part.get(NATIVE) if same and isinstance(part.get(NATIVE), dict) else {}
+                native = part.get(NATIVE)
+                hints = native if same and isinstance(native, dict) else {}
                 use = {"toolUseId": part.get("id"), "name": part.get("name"), "input": part.get("arguments", {})}
                 blocks.append({"toolUse": {**use, **hints.get("extra", {})}})
             else:

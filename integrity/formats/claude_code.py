@@ -138,13 +138,13 @@ def _extent(entries: list[Any], index: int) -> tuple[int, list[int], list[int]]:
     return end, parts_of, [at for at in interleaved if at < end]
 
 
-def _call_ids(message: Any) -> set[str]:
+def _call_ids(message: Any) -> set[Any]:
     content = message.get("content") if isinstance(message, dict) else None
     return {b.get("id") for b in content or [] if isinstance(b, dict) and b.get("type") == "tool_use"} \
         if isinstance(content, list) else set()
 
 
-def _answers_only(entry: Any, calls: set[str]) -> bool:
+def _answers_only(entry: Any, calls: set[Any]) -> bool:
     if not (_is_message_entry(entry) and entry["type"] == "user" and isinstance(entry["message"], dict)):
         return False
     content = entry["message"].get("content")
@@ -222,7 +222,7 @@ def _new_uuid(context: BuildContext) -> str:
 
 def _stamp(message: dict[str, Any], header: dict[str, Any]) -> Any:
     if isinstance(message.get("timestamp"), (int, float)):
-        return datetime.datetime.fromtimestamp(message["timestamp"] / 1000, datetime.UTC) \
+        return datetime.datetime.fromtimestamp(message["timestamp"] / 1000, datetime.timezone.utc) \
             .isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return header.get("timestamp")
 
@@ -270,7 +270,8 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         run = [message]
         index += 1
         while same and index < len(messages) and messages[index].get("role") in ("toolResult", "user") \
-                and is_from(messages[index], NAME) and native_of(messages[index]).get("entry") == native_of(message).get("entry"):
+                and is_from(messages[index], NAME) \
+                and native_of(messages[index]).get("entry") == native_of(message).get("entry"):
             run.append(messages[index])
             index += 1
         entry = _fresh(context, header, "user", anthropic.user_out(run, NAME, context), message)
@@ -283,8 +284,8 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
 
 def _assistant_entries(message: dict[str, Any], header: dict[str, Any], context: BuildContext) -> list[Any]:
     shaped = anthropic.assistant_out(message, NAME)
-    head = header.get("message") if isinstance(header.get("message"), dict) else {}
-    head = {k: v for k, v in head.items() if k != "content"}
+    given = header.get("message")
+    head = {k: v for k, v in given.items() if k != "content"} if isinstance(given, dict) else {}
     if not isinstance(head.get("id"), str):
         # The id is what ties one entry per block back into one message; a rebuilt frame needs one.
         head = {"id": "msg_" + _new_uuid(context).replace("-", "")[:24], "type": "message", "role": "assistant", **head}

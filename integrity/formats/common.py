@@ -13,6 +13,7 @@ both are re-emitted only in their own format and left out of every other.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ..loading import describe_value
@@ -140,7 +141,8 @@ def texts(parts: Any) -> list[str]:
         return [parts]
     if not isinstance(parts, list):
         return []
-    return [p["text"] for p in parts if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)]
+    return [p["text"] for p in parts
+            if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)]
 
 
 def joined_text(parts: Any) -> str:
@@ -175,7 +177,7 @@ def strip_native(message: Any) -> Any:
     if NATIVE not in message and not in_parts:
         return message
     out = {k: v for k, v in message.items() if k != NATIVE}
-    if in_parts:
+    if in_parts and isinstance(content, list):
         out["content"] = [
             {k: v for k, v in p.items() if k != NATIVE} if isinstance(p, dict) and NATIVE in p else p
             for p in content
@@ -203,7 +205,8 @@ class NameBook:
         return self._names.get(call_id, "") if isinstance(call_id, str) else ""
 
 
-_PART_CHECKS = {
+# Keyed by a part's "type", looked up with whatever JSON value the part holds there.
+_PART_CHECKS: dict[Any, Callable[[dict[str, Any]], bool]] = {
     "text": lambda p: isinstance(p.get("text"), str),
     "thinking": lambda p: isinstance(p.get("thinking"), str),
     "toolCall": lambda p: isinstance(p.get("id"), str) and isinstance(p.get("name"), str),

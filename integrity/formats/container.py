@@ -5,25 +5,103 @@ People paste a bare JSON array, an object that holds the list (a saved request:
 many loggers write).  This module only locates the entries and the line each
 starts on; what the entries mean is the format adapters' business.  Errors are
 TranscriptErrors naming file, position and problem on one line.
+
+This is the only container parser: every reader (read_bytes, and the pi-ai
+message check analysis.load falls back to) goes through parse_document.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..loading import (
-    TranscriptError,
-    _line_col,
-    _line_starts,
-    _parse_array,
-    _parse_jsonl,
-    decode_text,
-)
+from ..loading import TranscriptError
 
 # Keys under which a request envelope holds its list, in the order we look for them.
 LIST_KEYS = ("messages", "input", "contents")
+
+_DECODER = json.JSONDecoder()
+_WS = " \t\r\n"
+
+
+def _line_col(starts: list[int], offset: int) -> tuple[int, int]:
+    line = bisect.bisect_right(starts, offset)
+    return line, offset - starts[line - 1] + 1
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    find = text.find
+    position = find("\n")
+    while position != -1:
+        starts.append(position + 1)
+        position = find("\n", position + 1)
+    return starts
+
+
+def decode_text(data: bytes, source: str) -> str:
+    """UTF-8 text of the file (a leading BOM is ignored), or a TranscriptError naming the bad byte."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise TranscriptError(source, f"byte {error.start}", "not valid UTF-8 text") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise TranscriptError(source, "", "the file is empty; expected a JSON array of messages, "
+                                          "an object with a 'messages' array, or JSONL")
+    return text
+
+
+def _parse_array(text: str, start: int, starts: list[int], source: str) -> tuple[list[Any], list[int], int]:
+    """Parse the array opening at text[start] element by element, recording where each starts."""
+    items: list[Any] = []
+    lines: list[int] = []
+    position = start + 1
+    length = len(text)
+    while position < length and text[position] in _WS:
+        position += 1
+    if position < length and text[position] == "]":
+        return items, lines, position + 1
+    while True:
+        while position < length and text[position] in _WS:
+            position += 1
+        try:
+            value, end = _DECODER.raw_decode(text, position)
+        except json.JSONDecodeError as error:
+            line, col = _line_col(starts, error.pos)
+            raise TranscriptError(source, f"line {line}, column {col}",
+                                  f"invalid JSON in message {len(items)}: {error.msg}") from None
+        items.append(value)
+        lines.append(_line_col(starts, position)[0])
+        position = end
+        while position < length and text[position] in _WS:
+            position += 1
+        if position < length and text[position] == ",":
+            position += 1
+            continue
+        if position < length and text[position] == "]":
+            return items, lines, position + 1
+        line, col = _line_col(starts, min(position, length))
+        problem = "the array of messages is not closed" if position >= length else "expected ',' or ']' after a message"
+        raise TranscriptError(source, f"line {line}, column {col}", problem)
+
+
+def _parse_jsonl(text: str, starts: list[int], source: str) -> tuple[list[Any], list[int]]:
+    items: list[Any] = []
+    lines: list[int] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            raise TranscriptError(source, f"line {number}, column {error.colno}",
+                                  f"invalid JSON on this JSONL line: {error.msg}") from None
+        lines.append(number)
+    return items, lines
 
 
 @dataclass
@@ -77,20 +155,19 @@ def _lines_in_object(text: str, starts: list[int], key: str, count: int, source:
     Walks the top-level members with the JSON decoder, so a nested member of the
     same name (metadata.messages, say) is never mistaken for the transcript.
     """
-    decoder = json.JSONDecoder()
     position = text.index("{") + 1
     try:
         while True:
             position = _skip(text, position)
             if text[position] == "}":
                 break
-            name, position = decoder.raw_decode(text, position)
+            name, position = _DECODER.raw_decode(text, position)
             position = _skip(text, position) + 1  # past ':'
             position = _skip(text, position)
             if name == key and text[position] == "[":
                 _, lines, _ = _parse_array(text, position, starts, source)
                 return lines if len(lines) == count else [0] * count
-            _, position = decoder.raw_decode(text, position)
+            _, position = _DECODER.raw_decode(text, position)
             position = _skip(text, position)
             if text[position] == ",":
                 position += 1
@@ -100,7 +177,7 @@ def _lines_in_object(text: str, starts: list[int], key: str, count: int, source:
 
 
 def _skip(text: str, position: int) -> int:
-    while text[position] in " \t\r\n":
+    while text[position] in _WS:
         position += 1
     return position
 

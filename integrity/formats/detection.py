@@ -44,8 +44,10 @@ def choose(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, Any]
         return "pi-ai"
     if not found:
         if not entries:
-            raise TranscriptError(source, "top level", f"the transcript has no messages, so its format is unknown; {hint}")
-        raise TranscriptError(source, "top level", f"unknown transcript format: no known format fits these entries; {hint}")
+            raise TranscriptError(source, "top level",
+                                  f"the transcript has no messages, so its format is unknown; {hint}")
+        raise TranscriptError(source, "top level",
+                              f"unknown transcript format: no known format fits these entries; {hint}")
     if how == "evidence":
         problem = f"ambiguous transcript format: it shows signs of {', '.join(found)}"
     else:

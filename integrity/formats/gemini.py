@@ -128,7 +128,8 @@ def _read_one(entry: dict[str, Any]) -> list[dict[str, Any]]:
             else:
                 rest.append(part)
         if rest or not results:
-            canonical_rest = [text_part(p["text"]) if isinstance(p, dict) and set(p) == {"text"} and isinstance(p["text"], str)
+            canonical_rest = [text_part(p["text"])
+                              if isinstance(p, dict) and set(p) == {"text"} and isinstance(p["text"], str)
                               else opaque_part(NAME, p) for p in rest]
             results.append({"role": "user", "content": canonical_rest, NATIVE: {"format": NAME}})
         for message in results:
@@ -207,7 +208,8 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         parts: list[Any] = []
         for part in first.get("content") or []:
             if isinstance(part, dict) and part.get("type") == "toolCall":
-                hints = part.get(NATIVE) if same and isinstance(part.get(NATIVE), dict) else {}
+                native = part.get(NATIVE)
+                hints = native if same and isinstance(native, dict) else {}
                 call: dict[str, Any] = {}
                 if isinstance(part.get("id"), str) and part["id"]:
                     call["id"] = part["id"]

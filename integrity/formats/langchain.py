@@ -35,6 +35,9 @@ _CLASSES = {"human": "HumanMessage", "ai": "AIMessage", "tool": "ToolMessage", "
             "chat": "ChatMessage", "function": "FunctionMessage"}
 _TYPES = {cls: kind for kind, cls in _CLASSES.items()}
 _TYPES.update({cls + "Chunk": kind for kind, cls in _CLASSES.items()})
+# A canonical role (any JSON value) to the LangChain message type written for it.
+_KINDS: dict[Any, str] = {"assistant": "ai", "toolResult": "tool", "user": "human", "system": "system",
+                          "developer": "system"}
 
 
 def _split(entry: Any) -> tuple[str, dict[str, Any]] | None:
@@ -75,7 +78,8 @@ def _parts(content: Any) -> list[dict[str, Any]]:
     for block in content:
         if isinstance(block, str):
             parts.append(text_part(block))
-        elif isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str) and len(block) == 2:
+        elif isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str) \
+                and len(block) == 2:
             parts.append(text_part(block["text"]))
         else:
             parts.append(opaque_part(NAME, block))
@@ -173,10 +177,11 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         return [message["value"]]
     same = is_from(message, NAME)
     hints = native_of(message) if same else {}
-    kind = {"assistant": "ai", "toolResult": "tool", "user": "human", "system": "system", "developer": "system"}.get(role, "human")
+    kind = _KINDS.get(role, "human")
     dumpd = context.dialect == "dumpd"
     original = hints.get("fields")
-    fields = dict(original) if isinstance(original, dict) else ({"type": kind} if dumpd else _defaults(kind))
+    fields: dict[str, Any] = (dict(original) if isinstance(original, dict)
+                              else ({"type": kind} if dumpd else _defaults(kind)))
     content = message.get("content")
     if kind == "ai":
         parts = [p for p in content or [] if isinstance(p, dict)]
@@ -210,7 +215,8 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     if same:
         return [{"type": hints.get("kind", kind), "data": fields}]
     if dumpd:
-        return [{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", _CLASSES[kind]], "kwargs": fields}]
+        return [{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", _CLASSES[kind]],
+                 "kwargs": fields}]
     return [{"type": kind, "data": fields}]
 
 

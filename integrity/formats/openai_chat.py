@@ -72,7 +72,8 @@ def _content_parts(content: Any) -> tuple[list[dict[str, Any]], bool]:
     if isinstance(content, list):
         parts = []
         for part in content:
-            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str) and len(part) == 2:
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str) \
+                    and len(part) == 2:
                 parts.append(text_part(part["text"]))
             else:
                 parts.append(opaque_part(NAME, part))
@@ -121,9 +122,10 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
         return message
     if role == "tool":
         parts, as_list = _content_parts(entry.get("content"))
-        call_id = entry.get("tool_call_id")
-        name = entry.get("name") if isinstance(entry.get("name"), str) else book.name(call_id)
-        message = tool_result(call_id, name, parts, False, "tool_call_id" in entry, flagless=True)
+        result_id = entry.get("tool_call_id")
+        given_name = entry.get("name")
+        name = given_name if isinstance(given_name, str) else book.name(result_id)
+        message = tool_result(result_id, name, parts, False, "tool_call_id" in entry, flagless=True)
         message[NATIVE] = {"format": NAME, "extra": _extra(entry, ("role", "content", "tool_call_id")),
                            "content": "list" if as_list else "string"}
         return message
@@ -135,7 +137,8 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
         message[NATIVE] = {"format": NAME, "extra": _extra(entry, ("role", "content"))}
         return message
     if not isinstance(role, str):
-        raise EntryError("the message has no 'role'" if role is None else f"'role' must be a string, got {describe(role)}")
+        raise EntryError("the message has no 'role'" if role is None
+                         else f"'role' must be a string, got {describe(role)}")
     return opaque_message(NAME, entry)
 
 
@@ -203,7 +206,8 @@ def _call_out(part: dict[str, Any], same: bool) -> dict[str, Any]:
     call = {"id": part["id"], "type": "function",
             "function": {"name": part["name"], "arguments": arguments_text(part, same)}}
     if isinstance(original, dict):
-        function = original.get("function") if isinstance(original.get("function"), dict) else {}
+        given = original.get("function")
+        function = given if isinstance(given, dict) else {}
         call = {**original, "id": part["id"],
                 "function": {**function, "name": part["name"], "arguments": call["function"]["arguments"]}}
     return call

@@ -91,7 +91,8 @@ def _message_parts(content: Any, head: dict[str, Any], item: int) -> list[dict[s
         raise EntryError(f"a message's 'content' must be a string or an array, got {describe(content)}")
     parts = []
     for position, block in enumerate(content):
-        if isinstance(block, dict) and block.get("type") in ("input_text", "output_text") and isinstance(block.get("text"), str):
+        if isinstance(block, dict) and block.get("type") in ("input_text", "output_text") \
+                and isinstance(block.get("text"), str):
             part = text_part(block["text"])
             hints = {"item": item, "kind": block["type"]}
             extra = {k: v for k, v in block.items() if k not in ("type", "text")}
@@ -122,7 +123,8 @@ def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook) -> dict[
                           "arguments": parse_arguments(item.get("arguments")),
                           NATIVE: {"item": index, "arguments": item.get("arguments"), "extra": extra}})
         elif kind == "reasoning":
-            parts.append({"type": "thinking", "thinking": _summary_text(item), NATIVE: {"item": index, "reasoning": item}})
+            parts.append({"type": "thinking", "thinking": _summary_text(item),
+                          NATIVE: {"item": index, "reasoning": item}})
         elif kind in ("message", None):
             head = {k: v for k, v in item.items() if k != "content"}
             parts.extend(_message_parts(item.get("content"), head, index))
@@ -167,14 +169,15 @@ def read(entries: list[Any]) -> list[Segment]:
                 elif isinstance(output, list):
                     content, shape = _message_parts(output, {}, index), "list"
                 else:
-                    raise EntryError(f"a function_call_output's 'output' must be a string or an array, got {describe(output)}")
+                    raise EntryError("a function_call_output's 'output' must be a string or an array, "
+                                     f"got {describe(output)}")
                 message = tool_result(call_id, book.name(call_id), content, False, "call_id" in entry, flagless=True)
                 message[NATIVE] = {"format": NAME, "output": shape,
                                    "extra": {k: v for k, v in entry.items() if k not in ("type", "call_id", "output")}}
             elif kind in ("message", None) and entry.get("role") in ("user",) + SYSTEM_ROLES:
                 head = {k: v for k, v in entry.items() if k != "content"}
-                content = entry.get("content")
-                parts = content if isinstance(content, str) else _message_parts(content, head, index)
+                given = entry.get("content")
+                parts = given if isinstance(given, str) else _message_parts(given, head, index)
                 message = {"role": entry["role"], "content": parts, NATIVE: {"format": NAME, "head": head}}
             elif kind is None and not isinstance(entry.get("role"), str):
                 raise EntryError("an input item needs a 'type' or a 'role'")
@@ -224,7 +227,8 @@ def _runs(parts: list[Any], same: bool) -> list[tuple[str, list[dict[str, Any]]]
         hints = _hints(part, same)
         open_run = runs[-1] if runs and runs[-1][0] == "message" else None
         in_open = open_run is not None and "head" not in hints and hints.get("item") == open_run[2]
-        if part.get("type") == "text" or (part.get("type") == OPAQUE and ("head" in hints or (in_open and "item" in hints))):
+        if part.get("type") == "text" \
+                or (part.get("type") == OPAQUE and ("head" in hints or (in_open and "item" in hints))):
             if in_open and open_run is not None:
                 open_run[1].append(part)
             else:

@@ -55,7 +55,8 @@ def fits(entry: Any) -> bool:
     if entry["role"] == "user":
         content = entry.get("content")
         return isinstance(content, str) or (
-            isinstance(content, list) and all(isinstance(p, dict) and p.get("type") in ("text", "image") for p in content)
+            isinstance(content, list)
+            and all(isinstance(p, dict) and p.get("type") in ("text", "image") for p in content)
         )
     return entry["role"] in ("toolResult",) or entry["role"] not in ("tool", "model", "system", "developer", "function")
 
@@ -92,7 +93,8 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         message = strip_native(message)
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, list) and any(isinstance(p, dict) and p.get("type") == OPAQUE for p in content):
-            message = {**message, "content": [p for p in content if not (isinstance(p, dict) and p.get("type") == OPAQUE)]}
+            message = {**message,
+                       "content": [p for p in content if not (isinstance(p, dict) and p.get("type") == OPAQUE)]}
         out.append(message)
     return out
 
