@@ -9,7 +9,8 @@ on_fence_lost() (once) instead of raising, exactly like the reference.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 
 from .reference import PendingToolCall, interrupted_tool_result, time_ms
 

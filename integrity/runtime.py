@@ -48,6 +48,7 @@ from .reference import (
 )
 from .store import ABORTED, DONE, FAILED, IDLE, Lease, SessionStore
 from .transform import with_tool_call_integrity_repair
+from .views import frame_is_interrupted
 
 Message = dict[str, Any]
 
@@ -119,13 +120,15 @@ def tool_result_message(call_id: str, name: str, text: str, is_error: bool, time
 def without_interrupted_frames(messages: list[Message]) -> list[Message]:
     """The context without assistant frames that did not finish a model turn.
 
-    An aborted, errored or cut-off frame without tool calls is not a turn the
-    model completed.  The reference runner never sends one: its planResume pops
-    such a suffix and its entry tree then branches past it.  This log is linear,
-    so the runtime's context transform leaves those frames out instead (they
-    have no calls, so no call can lose its frame).  Otherwise a resumed worker
-    would send two assistant messages in a row, which Bedrock and Gemini reject.
-    The durable log keeps them; the integrity repair still runs after this.
+    An aborted, errored or cut-off frame without tool calls, or one carrying an
+    errorMessage (views.frame_is_interrupted: the test the repair itself uses),
+    is not a turn the model completed.  The reference runner never sends one:
+    its planResume pops such a suffix and its entry tree then branches past it.
+    This log is linear, so the runtime's context transform leaves those frames
+    out instead (they have no calls, so no call can lose its frame).  Otherwise
+    a resumed worker would send two assistant messages in a row, which Bedrock
+    and Gemini reject.  The durable log keeps them; the integrity repair still
+    runs after this.
     """
     kept = [message for message in messages if not _interrupted_frame(message)]
     return messages if len(kept) == len(messages) else kept
@@ -133,7 +136,7 @@ def without_interrupted_frames(messages: list[Message]) -> list[Message]:
 
 def _interrupted_frame(message: Any) -> bool:
     return (isinstance(message, dict) and message.get("role") == "assistant" and not tool_calls(message)
-            and message.get("stopReason") in ("aborted", "error", "length"))
+            and frame_is_interrupted(message.get("stopReason"), message.get("errorMessage")))
 
 
 def _final_answer(message: Any) -> bool:
@@ -165,9 +168,7 @@ class ModelError(RuntimeError):
 
 
 def _completed_turn(message: Any) -> bool:
-    if not isinstance(message, dict) or message.get("role") != "assistant":
-        return False
-    return bool(tool_calls(message)) or message.get("stopReason") not in ("aborted", "error", "length")
+    return isinstance(message, dict) and message.get("role") == "assistant" and not _interrupted_frame(message)
 
 
 class Model(Protocol):
@@ -348,7 +349,8 @@ class VirtualToolExecutor:
         """Cancel-honouring tools stop now (without a result); the others keep their finish time."""
         now = self.clock()
         self._heap = [
-            (now, order, call_id, tool, arguments, True) if tool.honors_cancel else (finish, order, call_id, tool, arguments, c)
+            (now, order, call_id, tool, arguments, True) if tool.honors_cancel
+            else (finish, order, call_id, tool, arguments, c)
             for finish, order, call_id, tool, arguments, c in self._heap
         ]
         heapq.heapify(self._heap)

@@ -468,7 +468,8 @@ def describe(message: Any) -> str:
         return f"<{type(message).__name__}>"
     role = message.get("role")
     if role == "assistant":
-        content = message.get("content") if isinstance(message.get("content"), list) else []
+        given = message.get("content")
+        content = given if isinstance(given, list) else []
         calls = [f"{part.get('id')} {part.get('name')}" for part in content
                  if isinstance(part, dict) and part.get("type") == "toolCall"]
         if calls:
@@ -481,7 +482,7 @@ def describe(message: Any) -> str:
             "error result" if message.get("isError") else "result")
         return f"toolResult {message.get('toolCallId')} ({message.get('toolName')}) {kind}"
     if role == "user":
-        content = message.get("content")
-        text = content if isinstance(content, str) else "[content]"
+        given = message.get("content")
+        text = given if isinstance(given, str) else "[content]"
         return f"user       {text[:80]}"
     return f"{role}"

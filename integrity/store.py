@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Protocol, Self, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from .fence import LeaseLostError
 from .reference import time_ms
@@ -202,6 +202,9 @@ def _lease_lost(session_id: str, lease: Lease, row: tuple[Any, ...] | None, now:
     return None
 
 
+_StoreT = TypeVar("_StoreT", bound="SQLiteSessionStore")  # typing.Self needs Python 3.11
+
+
 class SQLiteSessionStore:
     """The embedded default backend: one SQLite file in WAL mode, created on first use.
 
@@ -303,7 +306,7 @@ class SQLiteSessionStore:
         with self._lock:
             self._conn.close()
 
-    def __enter__(self) -> Self:
+    def __enter__(self: _StoreT) -> _StoreT:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -327,7 +330,7 @@ class SQLiteSessionStore:
                 " entry_count, created_at, updated_at) VALUES (?, ?, ?, 0, NULL, NULL, ?, ?, ?)",
                 (session_id, title, NEW, len(bodies), now, now),
             )
-            for seq, (message, body) in enumerate(zip(messages, bodies)):
+            for seq, (message, body) in enumerate(zip(messages, bodies, strict=True)):
                 cur.execute(
                     "INSERT INTO entries (session_id, seq, attempt, role, body, created_at) VALUES (?, ?, 0, ?, ?, ?)",
                     (session_id, seq, _role(message), body, now),
@@ -487,7 +490,8 @@ class SQLiteSessionStore:
             "SELECT seq, attempt, role, body, created_at FROM entries WHERE session_id = ? ORDER BY seq",
             (session_id,),
         )
-        return [Entry(session_id, seq, attempt, role, json.loads(body), created) for seq, attempt, role, body, created in rows]
+        return [Entry(session_id, seq, attempt, role, json.loads(body), created)
+                for seq, attempt, role, body, created in rows]
 
     def load_transcript(self, session_id: str) -> list[Any]:
         """The durable transcript (messages only), in order: what repair reads."""

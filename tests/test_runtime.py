@@ -314,3 +314,30 @@ def test_resuming_a_finished_session_does_not_call_the_model(tmp_path: Path) -> 
     again = lab.worker("w2", [Turn(text="ok")])
     assert again.run() == "done"
     assert again.model.contexts == [] and len(lab.log()) == entries
+
+
+def test_a_frame_with_only_an_error_message_is_interrupted_for_the_runtime(tmp_path: Path) -> None:
+    """stopReason "stop" plus a non-blank errorMessage: interrupted, as views.frame_is_interrupted says.
+
+    The runtime neither sends such a frame to the model nor counts it as a finished
+    turn (nor takes it for a final answer), exactly like an aborted or error frame.
+    """
+    from integrity.runtime import without_interrupted_frames
+
+    clock = VirtualClock()
+    cut = {"role": "assistant", "content": [{"type": "text", "text": "Let me"}], "stopReason": "stop",
+           "errorMessage": "upstream connection reset", "timestamp": clock()}
+    blank = dict(cut, errorMessage=" \u3000\n")  # blank by JavaScript's trim(): not interrupted
+    user = user_message("go", clock())
+    assert without_interrupted_frames([user, cut]) == [user]
+    assert without_interrupted_frames([user, blank]) == [user, blank]
+
+    store = open_store(tmp_path / "lab.db", clock=clock)
+    store.create_session("s", "test", [user, cut])
+    runtime = Runtime(store, "s", ScriptedModel([Turn(text="ok")]), TOOLS, owner="w1",
+                      executor=VirtualToolExecutor(clock), clock=clock)
+    runtime.start()
+    assert runtime.run() == "done"  # not "nothing to resume": the cut frame is no final answer
+    assert [shape(context) for context in runtime.model.contexts] == [[("user",)]]
+    assert shape(store.load_transcript("s")) == [("user",), ("assistant", "stop"), ("assistant", "stop")]
+    assert store.load_transcript("s")[2]["content"] == [{"type": "text", "text": "ok"}]  # turn 0 played
