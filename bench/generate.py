@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 TOOLS = ["read_file", "web_search", "run_shell", "write_file", "list_dir", "grep"]
 DEFECTS = ["orphan", "abort_race", "duplicate", "stray", "reorder", "length_frame",
@@ -46,11 +47,13 @@ def messages(count: int, seed: int = 7, defect_rate: float = 0.08) -> Iterator[d
             serial += 1
             tool = rng.choice(TOOLS)
             calls.append((f"call_{serial:08d}", tool))
-        frame = {"role": "assistant", "content": [{"type": "thinking", "thinking": "The user wants the file contents; check them first."}]
+        frame = {"role": "assistant",
+                 "content": [{"type": "thinking", "thinking": "The user wants the file contents; check them first."}]
                  + [{"type": "toolCall", "id": cid, "name": tool, "arguments": {"path": f"/srv/{cid}.txt"}}
                     for cid, tool in calls],
                  "stopReason": "toolUse", "timestamp": ts + 1}
-        results = [_result(cid, tool, ts + 2 + i, f"contents of {cid}\nline two of the file, with some text\nline three: the build finished without errors")
+        results = [_result(cid, tool, ts + 2 + i, f"contents of {cid}\nline two of the file, with some text\n"
+                                                  "line three: the build finished without errors")
                    for i, (cid, tool) in enumerate(calls)]
         defect = rng.choice(DEFECTS) if rng.random() < defect_rate else None
         if defect == "orphan":

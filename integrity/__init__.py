@@ -1,10 +1,20 @@
 """Tool-call integrity for LLM agent transcripts: detect, repair and explain.
 
-The public names below mirror the reference runtime (OpenMAIC's
-tool-call-integrity.ts) so other tools can rely on them.
+The public API is what `__all__` lists; everything else is internal and may
+change.  The reference names (`repair_orphaned_tool_calls`, ...) mirror the
+reference runtime (OpenMAIC's tool-call-integrity.ts) so other tools can rely
+on them.  Names backed by pydantic or the format and provider tables load on
+first use (PEP 562), so `import integrity` and the CLI stay fast.
 """
 
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .fence import LeaseLostError, append_interrupted_tool_call_results
+from .kinds import FINDINGS, MARKS, REPAIR_KINDS, FindingCode, KindFacts, Mark, RepairKind, Severity, facts
+from .policies import DEFAULT_POLICY, POLICIES
 from .reference import (
     PendingToolCall,
     ToolCallRepair,
@@ -16,29 +26,68 @@ from .reference import (
 )
 from .transform import with_tool_call_integrity_repair
 
-_LAZY = {"RepairReport", "build_report", "repair_with_report", "view_from_report"}
+_LAZY: dict[str, str] = {
+    # analysis: one call from a loaded file to everything a front end shows
+    "Analysis": "analysis", "analyze": "analysis", "load": "analysis", "export_view": "analysis",
+    "provider_verdict": "analysis",
+    # reading and writing transcripts
+    "Transcript": "loading", "TranscriptError": "loading", "read_source": "loading",
+    "FORMATS": "formats", "read_bytes": "formats", "write_bytes": "formats",
+    # provider rule sets
+    "PROVIDERS": "providers", "ProviderSpec": "providers", "SPECS": "providers", "Violation": "providers",
+    "spec": "providers", "validate": "providers", "validate_native": "providers",
+    # the report
+    "Action": "report", "Diagnosis": "report", "DurableView": "report", "Finding": "report",
+    "MergedView": "report", "Pairing": "report", "ReceiptView": "report", "RepairReport": "report",
+    "Summary": "report", "TurnView": "report", "build_report": "report", "diagnose": "report",
+    "repair_with_report": "report", "view_from_report": "report",
+    # notes (the codes behind every reason)
+    "Note": "notes", "NoteCode": "notes", "render_note": "notes",
+}
+_RENAMED = {"render_note": "render"}
+
+if TYPE_CHECKING:
+    from .analysis import Analysis, analyze, export_view, load, provider_verdict
+    from .formats import FORMATS, read_bytes, write_bytes
+    from .loading import Transcript, TranscriptError, read_source
+    from .notes import Note, NoteCode
+    from .notes import render as render_note
+    from .providers import PROVIDERS, SPECS, ProviderSpec, Violation, spec, validate, validate_native
+    from .report import (
+        Action,
+        Diagnosis,
+        DurableView,
+        Finding,
+        MergedView,
+        Pairing,
+        ReceiptView,
+        RepairReport,
+        Summary,
+        TurnView,
+        build_report,
+        diagnose,
+        repair_with_report,
+        view_from_report,
+    )
 
 
-def __getattr__(name: str):  # PEP 562: the report (pydantic) loads only when used
-    if name in _LAZY:
-        from . import report
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'integrity' has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), _RENAMED.get(name, name))
+    globals()[name] = value
+    return value
 
-        return getattr(report, name)
-    raise AttributeError(f"module 'integrity' has no attribute {name!r}")
 
 __all__ = [
-    "LeaseLostError",
-    "PendingToolCall",
-    "RepairReport",
-    "ToolCallRepair",
-    "append_interrupted_tool_call_results",
-    "build_report",
-    "interrupted_tool_result",
-    "is_interrupted_tool_result",
-    "orphaned_tool_calls",
-    "repair_orphaned_tool_calls",
-    "repair_with_report",
-    "track_tool_call_message",
-    "view_from_report",
-    "with_tool_call_integrity_repair",
+    "DEFAULT_POLICY", "FINDINGS", "FORMATS", "MARKS", "POLICIES", "PROVIDERS", "REPAIR_KINDS", "SPECS",
+    "Action", "Analysis", "Diagnosis", "DurableView", "Finding", "FindingCode", "KindFacts", "LeaseLostError",
+    "Mark", "MergedView", "Note", "NoteCode", "Pairing", "PendingToolCall", "ProviderSpec", "ReceiptView",
+    "RepairKind", "RepairReport", "Severity", "Summary", "ToolCallRepair", "Transcript", "TranscriptError",
+    "TurnView", "Violation", "analyze", "append_interrupted_tool_call_results", "build_report", "diagnose",
+    "export_view", "facts", "interrupted_tool_result", "is_interrupted_tool_result", "load",
+    "orphaned_tool_calls", "provider_verdict", "read_bytes", "read_source", "render_note",
+    "repair_orphaned_tool_calls", "repair_with_report", "spec", "track_tool_call_message", "validate",
+    "validate_native", "view_from_report", "with_tool_call_integrity_repair", "write_bytes",
 ]

@@ -7,13 +7,15 @@ provider verdicts before and after repair.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
-from .loading import Transcript, parse_json_document
+from .entries import materialize
+from .loading import Transcript
 from .plan import Plan
 from .policies import DEFAULT_POLICY, PLANNERS, POLICIES
-from .reference import materialize, time_ms
+from .reference import time_ms
 from .report import RepairReport, build_report
 from .views import LightTranscript, light_transcript
 
@@ -31,25 +33,37 @@ class Analysis:
     view: list[Any]
     report: RepairReport
     verdicts: dict[str, Any] = field(default_factory=dict)
-    provider: Optional[str] = None  # the provider the view was planned for
+    provider: str | None = None  # the provider the view was planned for
 
 
 def load(data: bytes, source: str = "<input>", format: str = "auto") -> Transcript:
     """Read a transcript from bytes; raises loading.TranscriptError with a one-line message."""
     from .formats import read_bytes
-    from .loading import TranscriptError
+    from .formats.container import parse_document
+    from .loading import TranscriptError, check_messages
 
     try:
         return read_bytes(data, source, format)
     except TranscriptError as error:
         if format != "auto" or "unknown transcript format" not in error.problem:
             raise
-        # Nothing fits.  When the entries sit in a plain list, the basic reader can
-        # name the message that is not a message at all, which says more.
-        try:
-            parse_json_document(data, source)
-        except TranscriptError as precise:
-            if precise.position.startswith("message "):
+        # Nothing fits.  When the entries sit in a plain list (an array, JSONL or a
+        # {"messages": [...]} object), the pi-ai message check can name the entry
+        # that is not a message at all, which says more.  A single JSON object
+        # (other envelopes included) is checked as one message, and only when it
+        # has a role.
+        document = parse_document(data, source)  # read_bytes parsed it already: it cannot fail
+        entries, lines = document.entries, document.lines
+        single = document.container == "jsonl" and len(entries) == 1
+        if document.container == "object" and document.key != "messages":
+            text = data.decode("utf-8-sig")
+            entries = [{**document.envelope, document.key: entries}]
+            lines = [text[: len(text) - len(text.lstrip())].count("\n") + 1]
+            single = True
+        if not single or "role" in entries[0]:
+            try:
+                check_messages(Transcript(entries, source, lines=lines))
+            except TranscriptError as precise:
                 raise precise from None
         raise
 
@@ -58,13 +72,14 @@ def analyze(
     transcript: Transcript,
     policy: str = DEFAULT_POLICY,
     now: Callable[[], int] = time_ms,
-    provider: Optional[str] = None,
+    provider: str | None = None,
     verdicts: bool | Sequence[str] = False,
 ) -> Analysis:
     """Plan, materialize and explain the repaired view of a loaded transcript.
 
     provider: the provider the view is for (strict policy: id-less calls get ids
-    unless it is Gemini, and the order of turns follows its role rules).  verdicts: True (every provider) or a list of providers
+    unless it is Gemini, and the order of turns follows its role rules).  verdicts: True (every provider)
+    or a list of providers
     to validate the durable transcript and the view against, before and after.
     """
     if policy not in PLANNERS:
@@ -72,8 +87,8 @@ def analyze(
     messages = transcript.messages
     light = light_transcript(messages)
     plan = PLANNERS[policy](light, provider)
-    if plan.changed:
-        view, stamps = materialize(plan, messages, now)
+    if plan.changed and plan.order is not None:
+        view, stamps = materialize(plan.order, messages, plan.placeholder, now)
     else:
         view, stamps = messages, []
     report = build_report(light, plan, stamps, transcript.source)
@@ -102,26 +117,23 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
     view = analysis.view
     if analysis.policy == "strict" and provider != analysis.provider and _plan_depends_on(analysis.light, provider):
         plan = PLANNERS[analysis.policy](analysis.light, provider)
-        view = materialize(plan, transcript.messages, now)[0] if plan.changed else transcript.messages
+        view = (materialize(plan.order, transcript.messages, plan.placeholder, now)[0]
+                if plan.changed and plan.order is not None else transcript.messages)
     return {
         "before": validate(transcript.messages, provider, transcript, history=True),
         "after": validate(view, provider, transcript, history=True),
     }
 
 
-def _plan_depends_on(light: LightTranscript, provider: Optional[str]) -> bool:
+def _plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
     """Whether the strict plan for this provider may differ from another provider's."""
-    from .legalize import ROLE_RULES
+    from .legalize import has_role_rules
 
-    return provider in ROLE_RULES or any(call.id == "" for calls in light.frames.values() for call in calls)
+    return has_role_rules(provider) or any(call.id == "" for calls in light.frames.values() for call in calls)
 
 
 def export_view(analysis: Analysis) -> bytes:
     """The repaired view serialized in the transcript's own format and container."""
-    try:
-        from .formats import write_bytes
-    except ImportError:
-        from .loading import dump_transcript
+    from .formats import write_bytes
 
-        return dump_transcript(analysis.transcript, analysis.view)
     return write_bytes(analysis.transcript, analysis.view)

@@ -13,9 +13,13 @@ import gc
 import os
 import sys
 import tempfile
-from typing import Any, BinaryIO, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .loading import TranscriptError, read_source
+
+if TYPE_CHECKING:  # the report module is imported lazily, only by the commands that need it
+    from .report import Diagnosis, RepairReport
 
 EXIT_HEALTHY, EXIT_NEEDS_REPAIR, EXIT_UNREADABLE = 0, 1, 2
 
@@ -32,7 +36,7 @@ def _providers() -> Sequence[str]:
     return PROVIDERS
 
 
-def _clock(fixed: Optional[int]) -> Callable[[], int]:
+def _clock(fixed: int | None) -> Callable[[], int]:
     from .reference import time_ms
 
     if fixed is None:
@@ -69,7 +73,7 @@ class _Loaded:
         return light_transcript(self.transcript.messages)
 
 
-def _plan(light: Any, policy: str, provider: Optional[str] = None) -> Any:
+def _plan(light: Any, policy: str, provider: str | None = None) -> Any:
     from .policies import PLANNERS
 
     return PLANNERS[policy](light, provider)
@@ -84,7 +88,7 @@ def _summary_lines(report: Any, limit: int = 20) -> list[str]:
         f"synthesized {s.synthesized}, strays {s.strays}",
     ]
     for finding in report.findings[:limit]:
-        lines.append(f"  {finding.severity}: {finding.message}")
+        lines.append(f"  {finding.severity.value}: {finding.message}")
     if len(report.findings) > limit:
         lines.append(f"  ... and {len(report.findings) - limit} more finding(s); use --json for all")
     return lines
@@ -108,24 +112,25 @@ def _report_for(loaded: _Loaded, policy: str, now: Callable[[], int]) -> Any:
 
     if loaded.transcript is not None:
         return analyze(loaded.transcript, policy, now).report
-    from .plan import Synthesized
+    from .entries import is_stamped
     from .report import build_report
 
     plan = _plan(loaded.fast.light, policy)
-    stamps = [now() for entry in (plan.order or []) if isinstance(entry, Synthesized)]
+    stamps = [now() for entry in (plan.order or []) if is_stamped(entry)]
     return build_report(loaded.fast.light, plan, stamps, loaded.source)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     now = _clock(args.now)
     worst = EXIT_HEALTHY
-    reports = []
+    reports: list[RepairReport | Diagnosis] = []
     for path in args.files:
         try:
             data = read_source(path)
             loaded = _Loaded(path, data, args.format, allow_fast=args.provider is None)
             del data
             verdict = None
+            report: RepairReport | Diagnosis
             if args.provider:
                 from .analysis import analyze
 
@@ -260,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     # The engine builds no reference cycles; the cyclic collector would only
     # rescan millions of live objects on big files.
     gc.disable()

@@ -33,40 +33,47 @@ roles) are not considered by these rules.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from .plan import Merged, Plan, Synthesized, SynthesizedTurn, ViewEntry
+from .entries import Merged, Synthesized, SynthesizedTurn, ViewEntry, entry_index, member_index
+from .messages import NO_REPLY_TEXT, USER_START_TEXT
+from .notes import Note, NoteCode
+from .plan import Plan
 from .views import LightTranscript
 
-USER_START_TEXT = "[The start of this conversation is not available; it continues from here.]"
-NO_REPLY_TEXT = "[No assistant reply was recorded after these tool results; the conversation continued below.]"
+if TYPE_CHECKING:
+    from .providers.spec import RoleRules
 
+# The kinds of message the role rules tell apart, numbered in the order of
+# integrity.providers.spec.MESSAGE_KINDS (a provider's RoleRules names them).
 USER, ASSISTANT, FRAME, RESULT, SYSTEM, CUSTOM, OPAQUE = range(7)
 SYSTEM_ROLES = ("system", "developer")
 
-# provider -> which rules apply.  transparent: kinds the provider's writer takes out
-# of the message list (they do not separate turns); merge_assistants: "all" or
-# "before_calls"; results_then_user: insert an assistant turn; merge_users;
-# start: "user" (must start with a user turn) or "no_calls" (must not start with a call turn).
-ROLE_RULES: dict[str, dict[str, Any]] = {
-    "bedrock": {"transparent": {SYSTEM, CUSTOM, OPAQUE}, "merge_assistants": "all", "results_then_user": True,
-                "merge_users": True, "start": "user"},
-    "gemini": {"transparent": {SYSTEM, CUSTOM, OPAQUE}, "merge_assistants": "before_calls",
-               "results_then_user": None, "merge_users": False, "start": "no_calls"},
-    "mistral": {"transparent": {OPAQUE}, "merge_assistants": None, "results_then_user": True,
-                "merge_users": False, "start": None},
-}
 
-_WHY = {
-    "bedrock": "Bedrock Converse requires user and assistant turns to alternate",
-    "gemini": "Gemini requires a function call turn to come right after a user turn or a function response turn",
-    "mistral": "Mistral rejects a user message right after tool messages (Unexpected role 'user' after role 'tool')",
-}
+def _role_rules(provider: str | None) -> RoleRules | None:
+    """The provider's rules on the order of turns (its spec's `role_rules`); None for none or an unknown name.
+
+    The providers package is imported here rather than at the top: it loads pydantic,
+    which the CLI's fast path (no provider, no role rules) never needs.
+    """
+    if not provider:
+        return None
+    from .providers import SPECS
+
+    found = SPECS.get(provider)
+    return found.role_rules if found is not None else None
 
 
-def member_index(entry: Any) -> int:
-    """The durable index of a durable view entry (an index, or a Rewritten message)."""
-    return entry if type(entry) is int else entry.index
+def has_role_rules(provider: str | None) -> bool:
+    """Whether the strict view applies role rules for this provider (today Bedrock, Gemini, Mistral)."""
+    return _role_rules(provider) is not None
+
+
+def _transparent(rules: RoleRules) -> set[int]:
+    from .providers.spec import MESSAGE_KINDS
+
+    return {MESSAGE_KINDS.index(name) for name in rules.transparent}
 
 
 def _kind(light: LightTranscript, entry: ViewEntry) -> int:
@@ -98,42 +105,38 @@ def _label(entry: ViewEntry) -> str:
         return "+".join(f"#{member_index(e)}" for e in entry.entries)
     if isinstance(entry, SynthesizedTurn):
         return f"a synthesized {entry.role} turn"
-    return f"#{member_index(entry)}"
+    index = entry_index(entry)
+    return f"#{index}" if index is not None else "a synthesized receipt"
 
 
-def legalize(light: LightTranscript, order: list[ViewEntry], provider: Optional[str],
-             plan: Plan) -> Optional[list[ViewEntry]]:
+def legalize(light: LightTranscript, order: list[ViewEntry], provider: str | None,
+             plan: Plan) -> list[ViewEntry] | None:
     """The order with the provider's role rules applied, or None when it already complies.
 
     Drops (superseded interrupted frames), merges and notes are recorded on the plan.
     """
-    rules = ROLE_RULES.get(provider or "")
+    rules = _role_rules(provider)
     if rules is None:
         return None
-    transparent = rules["transparent"]
+    transparent = _transparent(rules)
     changed = False
-    if rules["merge_assistants"]:
+    if rules.merge_assistants:
         changed |= _merge_runs(light, order, plan, transparent, (ASSISTANT, FRAME), provider or "",
-                               only_before_calls=rules["merge_assistants"] == "before_calls")
+                               only_before_calls=rules.merge_assistants == "before_calls")
         order = [entry for entry in order if entry is not None]
-    if rules["results_then_user"]:
+    if rules.results_then_user:
         order, inserted = _answer_results(light, order, transparent, provider or "")
         changed |= inserted
-    if rules["merge_users"]:
+    if rules.merge_users:
         changed |= _merge_runs(light, order, plan, transparent, (USER,), provider or "")
         order = [entry for entry in order if entry is not None]
-    if rules["start"]:
+    if rules.start:
         first = next((p for p, entry in enumerate(order) if _kind(light, entry) not in transparent), None)
         if first is not None:
             kind = _kind(light, order[first])
-            if (rules["start"] == "user" and kind != USER) or (rules["start"] == "no_calls" and kind == FRAME):
-                if provider == "bedrock":
-                    reason = ("Bedrock Converse requires a conversation to start with a user message; this history "
-                              f"starts with {_label(order[first])} (its beginning was compacted or lost), so the "
-                              "view opens with a user turn saying so")
-                else:
-                    reason = (f"{_WHY.get(provider or '', provider)}; this history starts with the call turn "
-                              f"{_label(order[first])}, so the view opens with a user turn saying so")
+            if (rules.start == "user" and kind != USER) or (rules.start == "no_calls" and kind == FRAME):
+                code = NoteCode.START_WITH_USER if rules.start == "user" else NoteCode.START_NOT_WITH_CALL
+                reason = Note.of(code, provider=provider, first=_label(order[first]))
                 order.insert(first, SynthesizedTurn("user", USER_START_TEXT, reason))
                 changed = True
     return order if changed else None
@@ -172,9 +175,8 @@ def _merge_runs(light: LightTranscript, order: list[Any], plan: Plan, transparen
             if position != run[-1] and durable and entry in interrupted and entry not in light.frames:
                 following = order[run[run.index(position) + 1]]
                 plan.dropped_frames.append(entry)
-                plan.notes[entry] = (f"interrupted frame directly followed by another assistant turn "
-                                     f"({_label(following)}); {_WHY[provider]}, and the unfinished turn was "
-                                     "superseded, so it is dropped")
+                plan.notes[entry] = Note.of(NoteCode.FRAME_SUPERSEDED, following=_label(following),
+                                            provider=provider)
                 order[position] = None
                 changed = True
             else:
@@ -186,19 +188,18 @@ def _merge_runs(light: LightTranscript, order: list[Any], plan: Plan, transparen
         for position, entry in zip(keep[:-1], members[:-1], strict=True):
             index = member_index(entry)
             plan.merged[index] = carrier
-            plan.notes[index] = (f"{_WHY[provider]}; consecutive {role} messages "
-                                 f"{', '.join('#' + str(member_index(m)) for m in members)} are sent as one "
-                                 f"{role} message (carried by #{carrier}), content in order")
+            plan.notes[index] = Note.of(NoteCode.MERGED_INTO, provider=provider, role=role,
+                                        members=[member_index(m) for m in members], carrier=carrier)
             order[position] = None
-        plan.notes.setdefault(carrier, (f"carries the content of "
-                                        f"{', '.join('#' + str(member_index(m)) for m in members[:-1])} "
-                                        f"before its own: {_WHY[provider]}"))
-        order[keep[-1]] = Merged(members)
+        plan.notes.setdefault(carrier, Note.of(NoteCode.CARRIES_MERGED, provider=provider,
+                                               members=[member_index(m) for m in members[:-1]]))
+        order[keep[-1]] = Merged(tuple(members))
         changed = True
     return changed
 
 
-def _answer_results(light: LightTranscript, order: list[Any], transparent: set[int], provider: str) -> tuple[list[Any], bool]:
+def _answer_results(light: LightTranscript, order: list[Any], transparent: set[int], provider: str
+                    ) -> tuple[list[Any], bool]:
     """Insert an assistant turn after each run of results that a user turn follows."""
     out: list[Any] = []
     inserted = False
@@ -211,38 +212,7 @@ def _answer_results(light: LightTranscript, order: list[Any], transparent: set[i
         while following < total and _kind(light, order[following]) in transparent:
             following += 1
         if following < total and _kind(light, order[following]) == USER:
-            if provider == "bedrock":
-                reason = ("Bedrock Converse requires user and assistant turns to alternate, and rejects text "
-                          "in the same turn as tool results; no assistant reply was recorded between these "
-                          f"results and the user message {_label(order[following])}, so the view inserts an "
-                          "assistant turn saying so")
-            else:
-                reason = (f"{_WHY[provider]}; no assistant reply was recorded between these results and the "
-                          f"user message {_label(order[following])}, so the view inserts an assistant turn "
-                          "saying so")
+            reason = Note.of(NoteCode.REPLY_AFTER_RESULTS, provider=provider, user=_label(order[following]))
             out.append(SynthesizedTurn("assistant", NO_REPLY_TEXT, reason))
             inserted = True
     return out, inserted
-
-
-def turn_message(entry: SynthesizedTurn, stamp: int) -> dict[str, Any]:
-    """The pi-ai message a synthesized turn stands for."""
-    message: dict[str, Any] = {"role": entry.role, "content": [{"type": "text", "text": entry.text}]}
-    if entry.role == "assistant":
-        message["stopReason"] = "stop"
-    message["timestamp"] = stamp
-    return message
-
-
-def merge_messages(members: Sequence[Any]) -> dict[str, Any]:
-    """One message carrying every member's content in order; every other field from the last member."""
-    content: list[Any] = []
-    for message in members:
-        parts = message.get("content") if isinstance(message, dict) else None
-        if isinstance(parts, str):
-            if parts:
-                content.append({"type": "text", "text": parts})
-        elif isinstance(parts, list):
-            content.extend(parts)
-    last = members[-1]
-    return {**last, "content": content} if isinstance(last, dict) else {"content": content}

@@ -9,77 +9,23 @@ is exactly one algorithm to trust.
 
 from __future__ import annotations
 
-from typing import Union
-
+from .entries import Synthesized, ViewEntry
+from .notes import Note
 from .views import LightTranscript
-
-
-class Synthesized:
-    """An interrupted receipt the view needs: the call it answers and where that call is."""
-
-    __slots__ = ("call_id", "tool_name", "frame_index", "call_position")
-
-    def __init__(self, call_id: str, tool_name: str, frame_index: int, call_position: int) -> None:
-        self.call_id = call_id
-        self.tool_name = tool_name
-        self.frame_index = frame_index
-        self.call_position = call_position
-
-    def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return f"Synthesized({self.call_id!r} for frame {self.frame_index})"
-
-
-class SynthesizedTurn:
-    """A user or assistant turn that exists only in the view (strict policy, provider role rules).
-
-    Inserted where the chosen provider's role order demands a turn the transcript
-    never recorded (Bedrock: a conversation must start with a user turn; Mistral:
-    no user message right after tool messages); reason says which rule.
-    """
-
-    __slots__ = ("role", "text", "reason")
-
-    def __init__(self, role: str, text: str, reason: str) -> None:
-        self.role = role
-        self.text = text
-        self.reason = reason
-
-    def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return f"SynthesizedTurn({self.role!r})"
-
-
-class Merged:
-    """Consecutive durable messages of one role that the view carries as one message (a copy).
-
-    entries: the members as view entries (durable indices, or a Rewritten frame
-    last), in order; the view message is the last member with every member's
-    content, in order.  The durable messages are untouched.
-    """
-
-    __slots__ = ("entries",)
-
-    def __init__(self, entries: list) -> None:
-        self.entries = entries
-
-    def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return f"Merged({self.entries!r})"
-
-
-ViewEntry = Union[int, Synthesized, SynthesizedTurn, Merged]
 
 
 class Plan:
     """The outcome of planning one transcript.
 
     changed: False means the view is the durable transcript itself (identity).
-    order: the view, as durable indices and Synthesized entries (None when unchanged).
+    order: the view, as view entries (integrity.entries; None when unchanged).
     repaired_tool_calls: ids that had no result anywhere, in frame order.
     first_result: call id -> durable index of its first result.
     more_results: call id -> indices of its later results (only ids with several).
     dropped_frames: durable indices of interrupted assistant frames left out.
     dropped_duplicates: durable index of a dropped receipt -> the receipt kept instead.
     dropped_strays: durable indices of results dropped because no call owns them.
-    notes: durable index -> why the policy treated it as it did (strict policy).
+    notes: durable index -> why the policy treated it as it did (a code; the report renders it).
     merged: durable index -> the durable index whose view message carries its content
         (strict policy, provider role rules).
     provider: the provider the view was planned for (None: no provider's role rules).
@@ -111,7 +57,7 @@ class Plan:
         self.dropped_frames: list[int] = []
         self.dropped_duplicates: dict[int, int] = {}
         self.dropped_strays: list[int] = []
-        self.notes: dict[int, str] = {}
+        self.notes: dict[int, Note] = {}
         self.placeholder: str | None = None  # receipt text; None means the reference text
         self.merged: dict[int, int] = {}
         self.provider: str | None = None

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from .plan import Plan, plan_openmaic
 from .strict import plan_strict
 from .views import LightTranscript
 
 
-def _openmaic(light: LightTranscript, provider: Optional[str] = None) -> Plan:
+def _openmaic(light: LightTranscript, provider: str | None = None) -> Plan:
     """The reference behaviour, unchanged, whatever the provider."""
     return plan_openmaic(light)
 
 
-PLANNERS: dict[str, Callable[[LightTranscript, Optional[str]], Plan]] = {
+PLANNERS: dict[str, Callable[[LightTranscript, str | None], Plan]] = {
     "strict": plan_strict,
     "openmaic": _openmaic,
 }

@@ -6,21 +6,23 @@ included) so tools written against the reference keep working unchanged.
 
 from __future__ import annotations
 
-import json
 import time
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, MutableMapping, Sequence
+from typing import Any
 
-from .plan import Plan, Synthesized, SynthesizedTurn, plan_openmaic
-from .views import calls_in_content, details_mark_interrupted, light_transcript
+from .entries import materialize
+from .messages import INTERRUPTED_MESSAGE, INTERRUPTED_TEXT, receipt_message
+from .plan import plan_openmaic
+from .views import calls_in_content, is_receipt, light_transcript
 
 Message = Any  # a pi-ai AgentMessage as loaded from JSON (normally a dict)
 
-INTERRUPTED_MESSAGE = "This tool call was interrupted before a result was recorded."
-# Compact JSON with the reference's key order: what JSON.stringify produces.
-INTERRUPTED_TEXT = json.dumps(
-    {"ok": False, "error": "interrupted", "message": INTERRUPTED_MESSAGE}, separators=(",", ":")
-)
+__all__ = [
+    "INTERRUPTED_MESSAGE", "INTERRUPTED_TEXT", "PendingToolCall", "ToolCallRepair", "interrupted_tool_result",
+    "is_interrupted_tool_result", "orphaned_tool_calls", "repair_orphaned_tool_calls", "time_ms",
+    "track_tool_call_message",
+]
 
 
 def time_ms() -> int:
@@ -46,15 +48,7 @@ class ToolCallRepair:
 
 def interrupted_tool_result(call: PendingToolCall, timestamp: int | None = None) -> dict[str, Any]:
     """The placeholder receipt that says a call was interrupted before its result existed."""
-    return {
-        "role": "toolResult",
-        "toolCallId": call.id,
-        "toolName": call.name,
-        "content": [{"type": "text", "text": INTERRUPTED_TEXT}],
-        "details": {"ok": False, "error": "interrupted"},
-        "isError": True,
-        "timestamp": time_ms() if timestamp is None else timestamp,
-    }
+    return receipt_message(call.id, call.name, time_ms() if timestamp is None else timestamp)
 
 
 def is_interrupted_tool_result(message: Message) -> bool:
@@ -62,8 +56,7 @@ def is_interrupted_tool_result(message: Message) -> bool:
     return (
         isinstance(message, dict)
         and message.get("role") == "toolResult"
-        and message.get("isError") is True
-        and details_mark_interrupted(message.get("details"))
+        and is_receipt(message.get("isError"), message.get("details"))
     )
 
 
@@ -86,52 +79,13 @@ def orphaned_tool_calls(messages: Sequence[Message]) -> list[PendingToolCall]:
     ]
 
 
-def materialize(
-    plan: Plan, messages: Sequence[Message], now: Callable[[], int] = time_ms
-) -> tuple[list[Message], list[int]]:
-    """Turn a changed plan into view messages; also return the timestamps given to synthesized
-    receipts and synthesized turns, in view order.
-
-    Kept messages are the input objects themselves (no copies), so the durable
-    record can never be altered through the view.
-    """
-    assert plan.order is not None
-    out: list[Message] = []
-    stamps: list[int] = []
-    for entry in plan.order:
-        if type(entry) is int:
-            out.append(messages[entry])
-        elif isinstance(entry, Synthesized):
-            stamp = now()
-            stamps.append(stamp)
-            out.append(synthesized_receipt(entry, stamp, plan.placeholder))
-        elif isinstance(entry, SynthesizedTurn):
-            from .legalize import turn_message
-
-            stamp = now()
-            stamps.append(stamp)
-            out.append(turn_message(entry, stamp))
-        else:  # a Rewritten or Merged durable message: a copy
-            from .strict import view_message
-
-            out.append(view_message(entry, messages))
-    return out, stamps
-
-
-def synthesized_receipt(entry: Synthesized, stamp: int, text: str | None = None) -> dict[str, Any]:
-    """The receipt a plan asks for; the strict policy's text says the outcome is unknown."""
-    receipt = interrupted_tool_result(PendingToolCall(entry.call_id, entry.tool_name), stamp)
-    if text is not None:
-        receipt["content"] = [{"type": "text", "text": text}]
-    return receipt
-
-
 def repair_orphaned_tool_calls(messages: list[Message], now: Callable[[], int] = time_ms) -> ToolCallRepair:
     """Build a provider-legal model view; a healthy transcript comes back by identity."""
     plan = plan_openmaic(light_transcript(messages))
     if not plan.changed:
         return ToolCallRepair(messages, [])
-    view, _ = materialize(plan, messages, now)
+    assert plan.order is not None
+    view, _ = materialize(plan.order, messages, plan.placeholder, now)
     return ToolCallRepair(view, plan.repaired_tool_calls)
 
 

@@ -3,88 +3,118 @@
 The reference only returns the ids it synthesized.  A reviewer needs more: which
 messages moved, which duplicates were dropped in favour of which receipt, which
 frames were left out, what was synthesized where, and what the policy did not
-fix.  The report is built from the same plan that produced the view, and its
-`view` list reproduces that view exactly (see `view_from_report`).
+fix.  The report is built from the same plan that produced the view; its `view`
+is a list of typed entries that reproduces that view exactly (`view_from_report`
+goes through the same materializer as the repair itself).
+
+Kinds, severities and the verdict's wording come from the registry
+(integrity.kinds); every reason is rendered from a structured note
+(integrity.notes), whose codes the report carries next to the sentence.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Literal, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
-from .legalize import member_index
-from .plan import Merged, Plan, Synthesized
-from .plan import SynthesizedTurn as PlannedTurn
-from .strict import Rewritten, entry_index
+from .entries import (
+    Merged,
+    Rewritten,
+    Synthesized,
+    SynthesizedTurn,
+    ViewEntry,
+    entry_index,
+    entry_message,
+    member_index,
+)
+from .findings import Finding, find_defects
+from .kinds import REPAIR_KINDS, VERDICT_ORDER, RepairKind, Severity
+from .notes import Note, NoteCode, render, render_all
+from .plan import Plan
+from .policies import DEFAULT_POLICY
 from .views import LightTranscript
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
+"""2: `view` holds typed entries (receipts, turns and merges inline); actions carry note codes."""
 
-ActionKind = Literal["kept", "moved", "dropped_duplicate", "dropped_interrupted_frame", "dropped_stray", "merged"]
-FindingKind = Literal["stray_result", "malformed_result_id", "reused_call_id", "results_out_of_order", "empty_id",
-                      "duplicate_result", "real_result_hidden"]
 Outcome = Literal["answered", "moved", "synthesized", "shared"]
+
+__all__ = [
+    "Action", "Diagnosis", "DurableView", "Finding", "MergedView", "Pairing", "ReceiptView", "RepairReport",
+    "Summary", "TurnView", "ViewItem", "build_report", "diagnose", "repair_with_report", "view_from_report",
+]
 
 
 class Action(BaseModel):
     """What happened to one durable message."""
 
     durable_index: int
-    role: Optional[str] = None
-    kind: ActionKind
-    view_index: Optional[int] = Field(None, description="first view position, None when dropped")
-    also_view_indices: list[int] = Field(default_factory=list, description="further positions (a result answering a reused id)")
+    role: str | None = None
+    kind: RepairKind
+    view_index: int | None = Field(None, description="first view position, None when dropped")
+    also_view_indices: list[int] = Field(default_factory=list,
+                                         description="further positions (a result answering a reused id)")
     new_ids: dict[str, str] = Field(default_factory=dict, description="old id -> id the view uses instead")
-    kept_instead: Optional[int] = Field(None, description="for a dropped duplicate: the durable receipt kept; "
+    kept_instead: int | None = Field(None, description="for a dropped duplicate: the durable result kept; "
                                                           "for a merged message: the durable message carrying it")
-    call_id: Optional[str] = None
+    call_id: str | None = None
+    codes: list[NoteCode] = Field(default_factory=list, description="why, as note codes (see integrity.notes)")
     reason: str = ""
 
 
-class SynthesizedReceipt(BaseModel):
+class DurableView(BaseModel):
+    """A durable message in the view; with `ids`, carried with new call ids (a copy).
+
+    ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
+    """
+
+    source: Literal["durable"] = "durable"
+    index: int
+    ids: dict[int, str] | None = None
+
+
+class ReceiptView(BaseModel):
     """An interrupted receipt that exists only in the view."""
 
+    source: Literal["synthesized"] = "synthesized"
+    view_index: int
     call_id: str
     tool_name: str
     frame_index: int
     call_position: int
-    view_index: int
     timestamp: int
-    text: Optional[str] = Field(None, description="receipt text when it is not the reference's")
+    text: str | None = Field(None, description="receipt text when it is not the reference's")
 
 
-class SynthesizedTurn(BaseModel):
+class TurnView(BaseModel):
     """A user or assistant turn that exists only in the view (the provider's role order needs it)."""
 
+    source: Literal["turn"] = "turn"
+    view_index: int
     role: str
     text: str
-    view_index: int
     timestamp: int
+    code: NoteCode
     reason: str
 
 
-class Merge(BaseModel):
+class MergedView(BaseModel):
     """Consecutive durable messages of one role that the view sends as one message.
 
-    The view message is the last member (with `ids` applied, as for a rewritten
+    The view message is the last member (with `ids` applied, as for a durable
     entry) carrying every member's content in order.
     """
 
-    members: list[int]
-    ids: Optional[dict[int, str]] = None
+    source: Literal["merged"] = "merged"
     view_index: int
-    role: Optional[str] = None
+    members: list[int]
+    ids: dict[int, str] | None = None
+    role: str | None = None
 
 
-class Finding(BaseModel):
-    """A defect the policy did not fix (it stays visible in the view)."""
-
-    kind: FindingKind
-    severity: Literal["error", "warning"]
-    durable_indices: list[int]
-    call_id: Optional[str] = None
-    message: str
+ViewItem = Annotated[DurableView | ReceiptView | TurnView | MergedView, Field(discriminator="source")]
 
 
 class Pairing(BaseModel):
@@ -95,28 +125,13 @@ class Pairing(BaseModel):
     frame_index: int
     call_position: int
     result_indices: list[int]
-    answered_by: Optional[int] = Field(None, description="durable result used in the view; None when synthesized")
-    view_index: Optional[int] = None
+    answered_by: int | None = Field(None, description="durable result used in the view; None when synthesized")
+    view_index: int | None = None
     outcome: Outcome
 
 
-class ViewEntry(BaseModel):
-    """One message of the view: a durable message, a synthesized receipt (index into
-    `synthesized`), a synthesized turn (index into `turns`) or merged durable
-    messages (index into `merges`).
-
-    ids: set when the view carries a durable message with new call ids (strict
-    policy, reused or missing ids): for a frame, call position -> new id; for a
-    result, {-1: new toolCallId}.  The durable message itself is never changed.
-    """
-
-    source: Literal["durable", "synthesized", "turn", "merged"]
-    index: int
-    ids: Optional[dict[int, str]] = None
-
-
 def _without_unused(data: Any, optional: tuple[str, ...]) -> Any:
-    """Leave out fields that only provider role rules use, when unused (reports stay as before)."""
+    """Leave out counts that only provider role rules use, when zero (reports stay as before)."""
     if isinstance(data, dict):
         for key in optional:
             if key in data and not data[key]:
@@ -150,7 +165,7 @@ class RepairReport(BaseModel):
     """Everything one repair pass did to one transcript."""
 
     report_version: int = REPORT_VERSION
-    source: Optional[str] = None
+    source: str | None = None
     policy: str
     changed: bool
     healthy: bool
@@ -158,17 +173,39 @@ class RepairReport(BaseModel):
     summary: Summary
     repaired_tool_calls: list[str]
     actions: list[Action]
-    synthesized: list[SynthesizedReceipt]
     pairings: list[Pairing]
     findings: list[Finding]
-    view: list[ViewEntry]
-    turns: list[SynthesizedTurn] = Field(default_factory=list)
-    merges: list[Merge] = Field(default_factory=list)
-    provider: Optional[str] = Field(None, description="the provider whose role rules the view follows")
+    view: list[ViewItem]
+    provider: str | None = Field(None, description="the provider whose role rules the view follows")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """Read a version 1 report (receipts, turns and merges in side tables) as version 2."""
+        if isinstance(data, dict) and data.get("report_version") == 1:
+            from .report_v1 import upgrade
+
+            return upgrade(data)
+        return data
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unused(handler(self), ("turns", "merges", "provider"))
+        return _without_unused(handler(self), ("provider",))
+
+    @property
+    def synthesized(self) -> list[ReceiptView]:
+        """The receipts that exist only in the view, in view order."""
+        return [entry for entry in self.view if isinstance(entry, ReceiptView)]
+
+    @property
+    def turns(self) -> list[TurnView]:
+        """The turns that exist only in the view, in view order."""
+        return [entry for entry in self.view if isinstance(entry, TurnView)]
+
+    @property
+    def merges(self) -> list[MergedView]:
+        """The merged messages of the view, in view order."""
+        return [entry for entry in self.view if isinstance(entry, MergedView)]
 
 
 def frame_answer_slots(light: LightTranscript, order: Sequence[Any]) -> list[tuple[int, int, int]]:
@@ -191,11 +228,14 @@ def frame_answer_slots(light: LightTranscript, order: Sequence[Any]) -> list[tup
 
 
 def moved_results(light: LightTranscript, plan: Plan) -> dict[int, int]:
-    """Durable result index -> view position, for results the view moved.
+    """Durable index -> view position, for messages the view moved.
 
     A result is in place when it sits in the k-th slot after its frame and was
     the k-th message after that frame in the durable transcript too; anything
-    else (split from its frame, reordered) is a move a reviewer should see.
+    else (split from its frame, reordered) is a move a reviewer should see.  A
+    message outside the answer slots is moved when the view puts it before a
+    message recorded earlier (the reference leaves strays in place while it
+    moves results around them): one definition for the report and every screen.
     """
     moved: dict[int, int] = {}
     if not plan.changed or plan.order is None:
@@ -208,24 +248,35 @@ def moved_results(light: LightTranscript, plan: Plan) -> dict[int, int]:
             seen.add(entry)
             if entry != frame + 1 + call_position:
                 moved[entry] = view_position
+    if _has_unowned_results(light):
+        moved.update(_reordered(order, moved))
     return moved
 
 
-def _durable_run(light: LightTranscript, frame_index: int) -> list[int]:
-    run = []
-    cursor = frame_index + 1
-    while cursor in light.result_keys:
-        run.append(cursor)
-        cursor += 1
-    return run
+def _has_unowned_results(light: LightTranscript) -> bool:
+    known = {call.id for calls in light.frames.values() for call in calls}
+    return any(key not in known for key in light.result_keys.values())
 
 
-def _renamed_ids(light: LightTranscript, index: int, ids: dict[int, str]) -> dict[str, str]:
-    """old id -> new id for one rewritten view entry (a frame's calls, or a result)."""
-    if -1 in ids:
-        return {str(light.result_keys.get(index)): ids[-1]}
-    calls = light.frames.get(index, ())
-    return {calls[position].id: new for position, new in ids.items() if position < len(calls)}
+def _reordered(order: Sequence[ViewEntry], moved: dict[int, int]) -> dict[int, int]:
+    """Messages not yet counted as moved that the view puts before a message recorded earlier.
+
+    Scanning in durable order, a message whose view position is not after the
+    previous one's has changed places: a reviewer must see it move.
+    """
+    first: dict[int, int] = {}
+    for position, entry in enumerate(order):
+        index = entry if type(entry) is int else (entry.index if isinstance(entry, Rewritten) else None)
+        if index is not None and index not in moved and index not in first:
+            first[index] = position
+    reordered: dict[int, int] = {}
+    last = -1
+    for index in sorted(first):
+        if first[index] > last:
+            last = first[index]
+        else:
+            reordered[index] = first[index]
+    return reordered
 
 
 def call_uses(light: LightTranscript) -> dict[str, list[tuple[int, int]]]:
@@ -241,67 +292,8 @@ def call_uses(light: LightTranscript) -> dict[str, list[tuple[int, int]]]:
     return uses
 
 
-def _findings(light: LightTranscript, plan: Plan, known: dict[str, list[tuple[int, int]]]) -> list[Finding]:
-    findings: list[Finding] = []
-    dropped_strays = set(plan.dropped_strays)
-    for index, key in light.result_keys.items():
-        if type(key) is not str:
-            findings.append(Finding(kind="malformed_result_id", severity="error", durable_indices=[index],
-                                    message=f"#{index}: toolResult has no string toolCallId; no call can own it"))
-            continue
-        if key not in known and index not in dropped_strays:
-            findings.append(Finding(kind="stray_result", severity="error", durable_indices=[index], call_id=key,
-                                    message=f"#{index}: result for call id {key!r}, which no call in this "
-                                            "transcript has; left in place"))
-        if key == "" and plan.policy != "strict":
-            findings.append(Finding(kind="empty_id", severity="warning", durable_indices=[index], call_id="",
-                                    message=f"#{index}: toolResult has an empty toolCallId"))
-    if plan.policy != "strict":
-        for call_id, extra in plan.more_results.items():
-            left = [index for index in extra if index not in plan.dropped_duplicates]
-            if call_id in known and left:
-                findings.append(Finding(
-                    kind="duplicate_result", severity="error", durable_indices=[plan.first_result[call_id], *left],
-                    call_id=call_id,
-                    message=f"call {call_id!r} has {1 + len(extra)} results (#{plan.first_result[call_id]}, "
-                            + ", ".join(f"#{index}" for index in left) + "); the reference leaves the later ones in "
-                            "place when nothing else needs repair, and providers reject a second result"))
-        for dropped, kept in plan.dropped_duplicates.items():
-            if kept in light.receipts and dropped not in light.receipts:
-                findings.append(Finding(
-                    kind="real_result_hidden", severity="warning", durable_indices=[kept, dropped],
-                    call_id=light.result_id(dropped),
-                    message=f"#{dropped} is the real result, but the interrupted receipt #{kept} came first and the "
-                            "reference keeps the first: the model is told the call was interrupted "
-                            "(the strict policy keeps the real result)"))
-    for call_id, uses in known.items():
-        frames = sorted({frame for frame, _ in uses})
-        if plan.policy == "strict":
-            continue  # strict pairs id-less calls by order and name, and renames reused ids
-        if call_id == "":
-            findings.append(Finding(kind="empty_id", severity="warning", durable_indices=frames, call_id="",
-                                    message="tool call with an empty id in frame(s) "
-                                            + ", ".join(f"#{f}" for f in frames)))
-        if len(uses) > 1:
-            where = ", ".join(f"#{f}" for f in frames)
-            findings.append(Finding(kind="reused_call_id", severity="warning", durable_indices=frames, call_id=call_id,
-                                    message=f"call id {call_id!r} is used by {len(uses)} calls (frames {where}); "
-                                            "the reference answers every use with the first result"))
-    if not plan.changed:
-        for index, calls in light.frames.items():
-            run = _durable_run(light, index)
-            got = [light.result_keys[r] for r in run]
-            wanted = [call.id for call in calls]
-            if got != wanted and len(got) == len(wanted):
-                findings.append(Finding(kind="results_out_of_order", severity="warning",
-                                        durable_indices=[index, *run],
-                                        message=f"#{index}: results follow the frame but not in call order "
-                                                f"({', '.join(map(repr, got))} for calls "
-                                                f"{', '.join(map(repr, wanted))})"))
-    return findings
-
-
 def _verdict(summary: Summary, changed: bool, error_findings: int) -> str:
+    """The one-line verdict; what a repair changed is worded by the kind registry."""
     if not changed:
         if summary.findings == 0:
             return (f"healthy: {summary.messages} messages, {summary.calls} calls, "
@@ -309,18 +301,11 @@ def _verdict(summary: Summary, changed: bool, error_findings: int) -> str:
         state = "would be rejected" if error_findings else "accepted"
         return f"unchanged ({state}): {summary.findings} finding(s) the policy leaves in place"
     parts = []
-    for count, label in (
-        (summary.moved, "moved"),
-        (summary.duplicates_dropped, "duplicate receipt(s) dropped"),
-        (summary.frames_dropped, "interrupted frame(s) dropped"),
-        (summary.strays_dropped, "stray result(s) dropped"),
-        (summary.synthesized, "receipt(s) synthesized"),
-        (summary.renamed, "message(s) with renamed ids"),
-        (summary.merged, "message(s) merged into the next of the same role"),
-        (summary.turns_synthesized, "turn(s) synthesized for the provider's role order"),
-    ):
+    for kind in VERDICT_ORDER:
+        facts = REPAIR_KINDS[kind]
+        count = getattr(summary, facts.summary_field or "")
         if count:
-            parts.append(f"{count} {label}")
+            parts.append(f"{count} {facts.verdict}")
     text = "repaired: " + (", ".join(parts) if parts else "view rebuilt")
     if summary.findings:
         text += f"; {summary.findings} finding(s) left"
@@ -328,7 +313,7 @@ def _verdict(summary: Summary, changed: bool, error_findings: int) -> str:
 
 
 def summarize(light: LightTranscript, plan: Plan, findings: int = 0,
-              moved: Optional[dict[int, int]] = None) -> Summary:
+              moved: dict[int, int] | None = None) -> Summary:
     """Counts for a plan without building per-message actions (cheap enough for huge files)."""
     known = {call.id for calls in light.frames.values() for call in calls}
     order = plan.order if plan.changed and plan.order is not None else None
@@ -344,8 +329,11 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0,
         strays_dropped=len(plan.dropped_strays),
         synthesized=sum(1 for entry in order if isinstance(entry, Synthesized)) if order is not None else 0,
         strays=sum(1 for key in light.result_keys.values() if key not in known),
+        renamed=sum(1 for entry in order if isinstance(entry, Rewritten)
+                    or (isinstance(entry, Merged) and isinstance(entry.entries[-1], Rewritten)))
+        if order is not None else 0,
         merged=len(plan.merged),
-        turns_synthesized=sum(1 for entry in order if isinstance(entry, PlannedTurn)) if order is not None else 0,
+        turns_synthesized=sum(1 for entry in order if isinstance(entry, SynthesizedTurn)) if order is not None else 0,
         findings=findings,
     )
 
@@ -353,7 +341,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0,
 class Diagnosis(BaseModel):
     """What `check` prints: the verdict, counts and findings, without per-message detail."""
 
-    source: Optional[str] = None
+    source: str | None = None
     policy: str
     changed: bool
     healthy: bool
@@ -362,151 +350,182 @@ class Diagnosis(BaseModel):
     findings: list[Finding]
 
 
-def diagnose(light: LightTranscript, plan: Plan, source: Optional[str] = None) -> Diagnosis:
+def _errors(findings: list[Finding]) -> int:
+    return sum(1 for finding in findings if finding.severity == Severity.ERROR)
+
+
+def diagnose(light: LightTranscript, plan: Plan, source: str | None = None) -> Diagnosis:
     """The report's verdict, summary and findings at a fraction of its cost (for huge files)."""
-    findings = _findings(light, plan, call_uses(light))
+    findings = find_defects(light, plan, call_uses(light))
     summary = summarize(light, plan, len(findings))
-    errors = sum(1 for finding in findings if finding.severity == "error")
+    errors = _errors(findings)
     return Diagnosis(source=source, policy=plan.policy, changed=plan.changed,
                      healthy=not plan.changed and errors == 0,
                      verdict=_verdict(summary, plan.changed, errors), summary=summary, findings=findings)
 
 
-def build_report(
-    light: LightTranscript,
-    plan: Plan,
-    stamps: Sequence[int] = (),
-    source: Optional[str] = None,
-) -> RepairReport:
-    """Explain a plan: per-message actions, synthesized receipts, pairings, findings, summary."""
-    total = light.size
-    known = call_uses(light)
-    positions: dict[int, list[int]] = {}
-    answer_at: dict[tuple[int, int], tuple[int, Any]] = {}  # (frame, call pos) -> (view pos, entry)
-    synthesized: list[SynthesizedReceipt] = []
-    turns: list[SynthesizedTurn] = []
-    merges: list[Merge] = []
-    view_entries: list[dict[str, Any]] = []  # validated once, in Rust, at the end
-    renames: dict[int, dict[str, str]] = {}
-    moved = moved_results(light, plan)
+class _ViewFacts:
+    """What the view does with each durable message, gathered in one walk over the plan's order."""
 
-    if plan.changed:
-        order = plan.order or []
-        stamped = 0  # stamps are given to synthesized receipts and turns, in view order
-        for view_position, entry in enumerate(order):
-            if isinstance(entry, PlannedTurn):
-                stamp = stamps[stamped] if stamped < len(stamps) else 0
-                stamped += 1
-                view_entries.append(dict(source="turn", index=len(turns)))
-                turns.append(SynthesizedTurn(role=entry.role, text=entry.text, view_index=view_position,
-                                             timestamp=stamp, reason=entry.reason))
-                continue
-            if isinstance(entry, Merged):
-                members = [member_index(member) for member in entry.entries]
-                last = entry.entries[-1]
-                ids = last.ids if isinstance(last, Rewritten) else None
-                view_entries.append(dict(source="merged", index=len(merges)))
-                merges.append(Merge(members=members, ids=ids, view_index=view_position,
-                                    role=light.roles[members[-1]]))
-                for member in members:
-                    positions.setdefault(member, []).append(view_position)
-                if ids:
-                    renames[members[-1]] = _renamed_ids(light, members[-1], ids)
-                continue
-            if isinstance(entry, Synthesized):
-                stamp = stamps[stamped] if stamped < len(stamps) else 0
-                stamped += 1
-                view_entries.append(dict(source="synthesized", index=len(synthesized)))
-                synthesized.append(SynthesizedReceipt(call_id=entry.call_id, tool_name=entry.tool_name,
-                                                      frame_index=entry.frame_index,
-                                                      call_position=entry.call_position,
-                                                      view_index=view_position, timestamp=stamp,
-                                                      text=plan.placeholder))
-                continue
-            index = entry_index(entry)
-            assert index is not None
-            positions.setdefault(index, []).append(view_position)
-            ids = entry.ids if isinstance(entry, Rewritten) else None
-            view_entries.append(dict(source="durable", index=index, ids=ids))
-            if ids:
-                renames[index] = _renamed_ids(light, index, ids)
-        for view_position, frame, call_position in frame_answer_slots(light, order):
-            entry = order[view_position]
-            answer_at[(frame, call_position)] = (view_position, entry_index(entry) if entry_index(entry) is not None else entry)
-    else:
-        for index in range(total):
-            positions[index] = [index]
-            view_entries.append(dict(source="durable", index=index))
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []  # validated once, in Rust, with the report
+        self.positions: dict[int, list[int]] = {}
+        self.renames: dict[int, dict[str, str]] = {}
+        self.answer_at: dict[tuple[int, int], tuple[int, Any]] = {}  # (frame, call pos) -> (view pos, entry)
+
+
+def _renamed_ids(light: LightTranscript, index: int, ids: Any) -> dict[str, str]:
+    """old id -> new id for one rewritten view entry (a frame's calls, or a result)."""
+    if -1 in ids:
+        return {str(light.result_keys.get(index)): ids[-1]}
+    calls = light.frames.get(index, ())
+    return {calls[position].id: new for position, new in ids.items() if position < len(calls)}
+
+
+def _view_entry(light: LightTranscript, plan: Plan, facts: _ViewFacts, position: int, entry: ViewEntry,
+                stamp: Callable[[], int]) -> dict[str, Any]:
+    if isinstance(entry, SynthesizedTurn):
+        return dict(source="turn", view_index=position, role=entry.role, text=entry.text, timestamp=stamp(),
+                    code=entry.reason.code, reason=render(entry.reason))
+    if isinstance(entry, Synthesized):
+        return dict(source="synthesized", view_index=position, call_id=entry.call_id, tool_name=entry.tool_name,
+                    frame_index=entry.frame_index, call_position=entry.call_position, timestamp=stamp(),
+                    text=plan.placeholder)
+    members = entry.entries if isinstance(entry, Merged) else (entry,)
+    for member in members:
+        facts.positions.setdefault(member_index(member), []).append(position)
+    last = members[-1]
+    ids = dict(last.ids) if isinstance(last, Rewritten) else None
+    carrier = entry_index(last)
+    assert carrier is not None
+    if ids:
+        facts.renames[carrier] = _renamed_ids(light, carrier, ids)
+    if isinstance(entry, Merged):
+        members_at = [entry_index(member) for member in members]
+        return dict(source="merged", view_index=position, members=members_at, ids=ids, role=light.roles[carrier])
+    return dict(source="durable", index=carrier, ids=ids)
+
+
+def _view_facts(light: LightTranscript, plan: Plan, stamps: Sequence[int]) -> _ViewFacts:
+    """Typed view entries, each durable message's view positions, renamed ids and answer slots."""
+    facts = _ViewFacts()
+    if not plan.changed:
+        facts.entries = [dict(source="durable", index=index) for index in range(light.size)]
+        facts.positions = {index: [index] for index in range(light.size)}
         for index, calls in light.frames.items():
             by_id: dict[Any, int] = {}
-            for r in _durable_run(light, index):
-                by_id.setdefault(light.result_keys[r], r)
+            for result in _durable_run(light, index):
+                by_id.setdefault(light.result_keys[result], result)
             for call_position, call in enumerate(calls):
-                r = by_id.get(call.id)
-                if r is not None:
-                    answer_at[(index, call_position)] = (r, r)
+                found = by_id.get(call.id)
+                if found is not None:
+                    facts.answer_at[(index, call_position)] = (found, found)
+        return facts
+    order = plan.order or []
+    given = iter(stamps)
 
-    frames_dropped = set(plan.dropped_frames)
-    dropped_strays = set(plan.dropped_strays)
-    actions: list[dict[str, Any]] = []  # as for view_entries: per-object __init__ costs seconds at 100k
-    for index in range(total):
-        role = light.roles[index]
-        call_id = light.result_id(index)
-        note = plan.notes.get(index, "")
-        if index in frames_dropped:
-            stop = light.frame_stops.get(index, "it stopped abnormally")
-            actions.append(dict(durable_index=index, role=role, kind="dropped_interrupted_frame",
-                                  reason=note or f"assistant frame without tool calls that did not finish its turn "
-                                                 f"({stop}); the reference drops such frames once it repairs "
-                                                 "anything"))
-        elif index in plan.dropped_duplicates:
-            kept = plan.dropped_duplicates[index]
-            if not note and kept in light.receipts and index not in light.receipts:
-                note = (f"the real result for call {call_id!r}, dropped because the interrupted receipt #{kept} "
-                        "was recorded first and the reference keeps the first receipt")
-            actions.append(dict(durable_index=index, role=role, kind="dropped_duplicate", kept_instead=kept,
-                                  call_id=call_id,
-                                  reason=note or f"another result for call {call_id!r} was recorded first (#{kept}); "
-                                                 "only that one is kept"))
-        elif index in dropped_strays:
-            actions.append(dict(durable_index=index, role=role, kind="dropped_stray", call_id=call_id,
-                                  reason=note or f"no call in this transcript has id {call_id!r}; "
-                                                 "providers reject a result without its call"))
-        elif index in plan.merged:
-            where = positions.get(index, [])
-            actions.append(dict(durable_index=index, role=role, kind="merged",
-                                  view_index=where[0] if where else None, kept_instead=plan.merged[index],
-                                  reason=note or f"sent as part of #{plan.merged[index]}'s message"))
+    def stamp() -> int:
+        return next(given, 0)
+
+    append = facts.entries.append
+    positions = facts.positions
+    for position, entry in enumerate(order):
+        if type(entry) is int:
+            append(dict(source="durable", index=entry))
+            positions.setdefault(entry, []).append(position)
         else:
-            where = positions.get(index, [])
-            first = where[0] if where else None
-            if index in moved:
-                kind: ActionKind = "moved"
-                reason = note or f"moved from #{index} to view position {moved[index]}, right after its frame, in call order"
-            else:
-                kind = "kept"
-                reason = note
-            new_ids = renames.get(index, {})
-            if new_ids:
-                renamed_text = ", ".join(f"{old!r} -> {new!r}" for old, new in new_ids.items())
-                reason = (reason + "; " if reason else "") + (
-                    f"ids renamed in the view ({renamed_text}): providers reject an id used twice or an empty id")
-            actions.append(dict(durable_index=index, role=role, kind=kind,
-                                  view_index=moved.get(index, first),
-                                  also_view_indices=[p for p in where if p != moved.get(index, first)],
-                                  new_ids=new_ids, call_id=call_id, reason=reason))
+            append(_view_entry(light, plan, facts, position, entry, stamp))
+    for position, frame, call_position in frame_answer_slots(light, order):
+        answer = order[position]
+        carried = entry_index(answer)
+        facts.answer_at[(frame, call_position)] = (position, carried if carried is not None else answer)
+    return facts
 
+
+def _durable_run(light: LightTranscript, frame_index: int) -> list[int]:
+    run = []
+    cursor = frame_index + 1
+    while cursor in light.result_keys:
+        run.append(cursor)
+        cursor += 1
+    return run
+
+
+def _action(kind: RepairKind, index: int, role: Any, notes: list[Note], **fields: Any) -> dict[str, Any]:
+    return dict(durable_index=index, role=role, kind=kind, codes=[note.code for note in notes],
+                reason=render_all(notes), **fields)
+
+
+def _dropped_action(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int]], index: int, role: Any,
+                    note: Note | None) -> dict[str, Any] | None:
+    """The action for a message the view leaves out, or None when the view carries it.
+
+    dropped: the plan's dropped frames and dropped strays, as sets.
+    """
+    frames, strays = dropped
+    call_id = light.result_id(index)
+    if index in frames:
+        stop = light.frame_stops.get(index, "it stopped abnormally")
+        note = note or Note.of(NoteCode.FRAME_DROPPED_BY_REFERENCE, stop=stop)
+        return _action(RepairKind.DROPPED_INTERRUPTED_FRAME, index, role, [note])
+    if index in plan.dropped_duplicates:
+        kept = plan.dropped_duplicates[index]
+        if note is None:
+            real_lost = kept in light.receipts and index not in light.receipts
+            code = NoteCode.REAL_RESULT_AFTER_RECEIPT if real_lost else NoteCode.LATER_DUPLICATE
+            note = Note.of(code, call_id=call_id, kept=kept)
+        return _action(RepairKind.DROPPED_DUPLICATE, index, role, [note], kept_instead=kept, call_id=call_id)
+    if index in strays:
+        return _action(RepairKind.DROPPED_STRAY, index, role, [note or Note.of(NoteCode.STRAY, call_id=call_id)],
+                       call_id=call_id)
+    return None
+
+
+def _actions(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: dict[int, int]) -> list[dict[str, Any]]:
+    """One action per durable message (plain dicts: per-object __init__ costs seconds at 100k)."""
+    actions: list[dict[str, Any]] = []
+    dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
+    for index in range(light.size):
+        role = light.roles[index]
+        note = plan.notes.get(index)
+        left_out = _dropped_action(light, plan, dropped, index, role, note)
+        if left_out is not None:
+            actions.append(left_out)
+            continue
+        where = facts.positions.get(index, [])
+        if index in plan.merged:
+            carrier = plan.merged[index]
+            notes = [note or Note.of(NoteCode.MERGED, carrier=carrier)]
+            actions.append(_action(RepairKind.MERGED, index, role, notes,
+                                   view_index=where[0] if where else None, kept_instead=carrier))
+            continue
+        first = moved.get(index, where[0] if where else None)
+        notes = [note] if note is not None else []
+        kind = RepairKind.KEPT
+        if index in moved:
+            kind = RepairKind.MOVED
+            notes = notes or [Note.of(NoteCode.MOVED, index=index, view_index=moved[index])]
+        new_ids = facts.renames.get(index, {})
+        if new_ids:
+            notes.append(Note.of(NoteCode.RENAMED, ids=new_ids))
+        actions.append(_action(kind, index, role, notes, view_index=first,
+                               also_view_indices=[p for p in where if p != first], new_ids=new_ids,
+                               call_id=light.result_id(index)))
+    return actions
+
+
+def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: dict[int, int]) -> list[dict[str, Any]]:
+    """Every call with the result(s) recorded for it and the one the view uses."""
     pairings: list[dict[str, Any]] = []
     first_use: dict[str, tuple[int, int]] = {}
     for index, calls in light.frames.items():
         for call_position, call in enumerate(calls):
             first_use.setdefault(call.id, (index, call_position))
-            found = answer_at.get((index, call_position))
-            answered_by: Optional[int] = None
-            view_index: Optional[int] = None
-            if found is None:
-                outcome: Outcome = "synthesized"
-            else:
+            found = facts.answer_at.get((index, call_position))
+            answered_by: int | None = None
+            view_index: int | None = None
+            outcome: Outcome = "synthesized"
+            if found is not None:
                 view_index, entry = found
                 if type(entry) is int:
                     answered_by = entry
@@ -516,17 +535,27 @@ def build_report(
                         outcome = "moved"
                     else:
                         outcome = "answered"
-                else:
-                    outcome = "synthesized"
             pairings.append(dict(call_id=call.id, tool_name=call.name, frame_index=index,
-                                    call_position=call_position, result_indices=plan.results_for(call.id),
-                                    answered_by=answered_by, view_index=view_index, outcome=outcome))
+                                 call_position=call_position, result_indices=plan.results_for(call.id),
+                                 answered_by=answered_by, view_index=view_index, outcome=outcome))
+    return pairings
 
-    findings = _findings(light, plan, known)
+
+def build_report(
+    light: LightTranscript,
+    plan: Plan,
+    stamps: Sequence[int] = (),
+    source: str | None = None,
+) -> RepairReport:
+    """Explain a plan: per-message actions, the typed view, pairings, findings, summary and verdict.
+
+    stamps: the timestamps the materializer gave synthesized receipts and turns, in view order.
+    """
+    moved = moved_results(light, plan)
+    facts = _view_facts(light, plan, stamps)
+    findings = find_defects(light, plan, call_uses(light))
     summary = summarize(light, plan, len(findings), moved)
-    summary.synthesized = len(synthesized)
-    summary.renamed = len(renames)
-    errors = sum(1 for finding in findings if finding.severity == "error")
+    errors = _errors(findings)
     return RepairReport.model_validate(dict(
         source=source,
         policy=plan.policy,
@@ -535,54 +564,56 @@ def build_report(
         verdict=_verdict(summary, plan.changed, errors),
         summary=summary,
         repaired_tool_calls=list(plan.repaired_tool_calls),
-        actions=actions,
-        synthesized=synthesized,
-        pairings=pairings,
+        actions=_actions(light, plan, facts, moved),
+        pairings=_pairings(light, plan, facts, moved),
         findings=findings,
-        view=view_entries,
-        turns=turns,
-        merges=merges,
-        provider=getattr(plan, "provider", None),
+        view=facts.entries,
+        provider=plan.provider,
     ))
 
 
+def _plan_entry(item: Any) -> ViewEntry:
+    """The plan entry a report view entry stands for (the inverse of _view_entry)."""
+    if isinstance(item, DurableView):
+        return Rewritten(item.index, item.ids) if item.ids else item.index
+    if isinstance(item, ReceiptView):
+        return Synthesized(item.call_id, item.tool_name, item.frame_index, item.call_position)
+    if isinstance(item, TurnView):
+        return SynthesizedTurn(item.role, item.text, Note(item.code))
+    members: list[Any] = list(item.members)
+    if item.ids:
+        members[-1] = Rewritten(members[-1], item.ids)
+    return Merged(tuple(members))
+
+
+def _constant(value: int) -> Callable[[], int]:
+    return lambda: value
+
+
 def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]:
-    """Rebuild the repaired view from a report and its durable transcript alone."""
-    from .reference import PendingToolCall, interrupted_tool_result
+    """Rebuild the repaired view from a report and its durable transcript alone.
 
-    from .legalize import merge_messages, turn_message
-    from .strict import rewrite_message
-
+    Every entry goes through the materializer the repair itself uses.
+    """
+    durable = messages.__getitem__
     out = []
-    for entry in report.view:
-        if entry.source == "durable":
-            message = messages[entry.index]
-            out.append(rewrite_message(message, entry.ids) if entry.ids else message)
-        elif entry.source == "turn":
-            turn = report.turns[entry.index]
-            out.append(turn_message(PlannedTurn(turn.role, turn.text, turn.reason), turn.timestamp))
-        elif entry.source == "merged":
-            merge = report.merges[entry.index]
-            members = [messages[member] for member in merge.members]
-            if merge.ids:
-                members[-1] = rewrite_message(members[-1], merge.ids)
-            out.append(merge_messages(members))
-        else:
-            receipt = report.synthesized[entry.index]
-            made = interrupted_tool_result(PendingToolCall(receipt.call_id, receipt.tool_name), receipt.timestamp)
-            if receipt.text is not None:
-                made["content"] = [{"type": "text", "text": receipt.text}]
-            out.append(made)
+    for item in report.view:
+        if isinstance(item, DurableView) and not item.ids:
+            out.append(messages[item.index])
+            continue
+        stamp = item.timestamp if isinstance(item, (ReceiptView, TurnView)) else 0
+        text = item.text if isinstance(item, ReceiptView) else None
+        out.append(entry_message(_plan_entry(item), durable, text, _constant(stamp)))
     return out
 
 
 def repair_with_report(
     messages: list[Any],
-    now: Optional[Callable[[], int]] = None,
-    source: Optional[str] = None,
-    policy: str = "openmaic",
+    now: Callable[[], int] | None = None,
+    source: str | None = None,
+    policy: str = DEFAULT_POLICY,
 ) -> tuple[Any, RepairReport]:
-    """One pass: the repair result (ToolCallRepair) and the report that explains it."""
+    """One pass: the repair result (ToolCallRepair) and the report that explains it (strict by default)."""
     from .analysis import analyze
     from .loading import Transcript
     from .reference import ToolCallRepair, time_ms

@@ -20,38 +20,14 @@ interrupted frame once it repairs anything.  Strict instead:
 
 from __future__ import annotations
 
-import json
-from typing import Any, Optional
-
-from .legalize import ROLE_RULES, legalize, merge_messages
-from .plan import Merged, Plan, Synthesized, ViewEntry, index_results
+from .entries import Rewritten, Synthesized, ViewEntry
+from .legalize import has_role_rules, legalize
+from .messages import STRICT_MESSAGE, strict_placeholder_text
+from .notes import Note, NoteCode
+from .plan import Plan, index_results
 from .views import NON_STRING_ID, LightTranscript
 
-STRICT_MESSAGE = (
-    "The outcome of this tool call is unknown: it was interrupted before a result was recorded. "
-    "If the tool has side effects, check the current state before retrying it."
-)
-
-
-def strict_placeholder_text(message: str = STRICT_MESSAGE) -> str:
-    """The receipt text, in the reference's JSON shape so tools that parse it keep working."""
-    return json.dumps({"ok": False, "error": "interrupted", "message": message}, separators=(",", ":"))
-
-
-class Rewritten:
-    """A durable message the view carries with new ids (a copy; the durable one is untouched).
-
-    ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
-    """
-
-    __slots__ = ("index", "ids")
-
-    def __init__(self, index: int, ids: dict[int, str]) -> None:
-        self.index = index
-        self.ids = ids
-
-    def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return f"Rewritten({self.index}, {self.ids!r})"
+__all__ = ["STRICT_MESSAGE", "plan_strict", "strict_placeholder_text"]
 
 
 Slot = tuple[int, int]  # (frame index, call position)
@@ -61,7 +37,6 @@ def _pair(light: LightTranscript, plan: Plan) -> dict[Slot, int]:
     """Assign each durable result to the call it answers; record drops and notes."""
     frames = light.frames
     keys = light.result_keys
-    names = light.result_names
     receipts = light.receipts
     answers: dict[Slot, int] = {}
     open_calls: dict[str, list[Slot]] = {}  # id -> unanswered slots, in transcript order
@@ -77,35 +52,18 @@ def _pair(light: LightTranscript, plan: Plan) -> dict[Slot, int]:
         key = keys[index]
         if key is NON_STRING_ID:
             plan.dropped_strays.append(index)
-            plan.notes[index] = "this result has no string call id, so no call can own it; dropped"
+            plan.notes[index] = Note.of(NoteCode.RESULT_WITHOUT_STRING_ID)
             continue
         waiting = open_calls.get(key)
         if waiting and len(waiting) == 1 and key != "":  # the common case: one call waits for this id
             answers[waiting.pop()] = index
             continue
         if waiting:
-            latest = waiting[-1][0]
-            candidates = [slot for slot in waiting if slot[0] == latest]
-            if key == "":
-                # Id-less calls pair by order and name: the first waiting call with this tool
-                # name; a result naming a tool whose calls are all answered is a later result
-                # for the first of them; a name no call has pairs by order.
-                name = names.get(index)
-                named = [slot for slot in candidates if frames[slot[0]][slot[1]].name == name]
-                if not named:
-                    answered = next(((latest, position) for position, call in enumerate(frames[latest])
-                                     if call.id == "" and call.name == name and (latest, position) in answers),
-                                    None)
-                    if answered is not None:
-                        _later_result(plan, answers, receipts, answered, index, f"'' ({name})")
-                        continue
-                candidates = named or candidates
-            slot = candidates[0]
-            waiting.remove(slot)
-            answers[slot] = index
+            _pair_waiting(light, plan, answers, waiting, index)
             continue
         if key in last_use and answers.get(last_use[key]) is not None:
-            _later_result(plan, answers, receipts, last_use[key], index, repr(key))
+            _later_result(plan, answers, receipts, last_use[key], index,
+                          Note.of(NoteCode.SECOND_RESULT, call_id=key))
             continue
         early.append(index)
     for index in early:
@@ -114,37 +72,78 @@ def _pair(light: LightTranscript, plan: Plan) -> dict[Slot, int]:
         if waiting:
             slot = waiting.pop(0)
             answers[slot] = index
-            plan.notes[index] = "result recorded before its call; moved after it"
+            plan.notes[index] = Note.of(NoteCode.RESULT_BEFORE_CALL)
         else:
             plan.dropped_strays.append(index)
-            plan.notes[index] = (f"no call in this transcript has id {key!r} (a compacted or lost frame?); "
-                                 "providers reject a result without its call, so it is dropped")
+            plan.notes[index] = Note.of(NoteCode.RESULT_WITHOUT_CALL, call_id=key)
     return answers
 
 
+def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], waiting: list[Slot],
+                  index: int) -> None:
+    """Pair a result with one of several calls waiting for its id: the latest frame's, first in order.
+
+    Id-less calls pair by order and name: the first waiting call with this tool
+    name; a result naming a tool whose calls are all answered is a later result
+    for the first of them; a name no call has pairs by order.
+    """
+    frames = light.frames
+    latest = waiting[-1][0]
+    candidates = [slot for slot in waiting if slot[0] == latest]
+    if light.result_keys[index] == "":
+        name = light.result_names.get(index)
+        named = [slot for slot in candidates if frames[slot[0]][slot[1]].name == name]
+        if not named:
+            answered = next(((latest, position) for position, call in enumerate(frames[latest])
+                             if call.id == "" and call.name == name and (latest, position) in answers), None)
+            if answered is not None:
+                _later_result(plan, answers, light.receipts, answered, index,
+                              Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name))
+                return
+        candidates = named or candidates
+    slot = candidates[0]
+    waiting.remove(slot)
+    answers[slot] = index
+
+
 def _later_result(plan: Plan, answers: dict[Slot, int], receipts: set[int], slot: Slot, index: int,
-                  label: str) -> None:
-    """A result for a call that already has one: the real result beats a receipt, else the first stays."""
+                  call: Note) -> None:
+    """A result for a call that already has one: the real result beats a receipt, else the first stays.
+
+    call: a SECOND_RESULT note naming the call (its id, and the tool for an id-less call).
+    """
     kept = answers[slot]
     if kept in receipts and index not in receipts:
         answers[slot] = index
         plan.dropped_duplicates[kept] = index
-        plan.notes[kept] = (f"interrupted receipt for call {label} replaced by the real result "
-                            f"recorded later (#{index})")
+        plan.notes[kept] = Note(NoteCode.RECEIPT_REPLACED_BY_REAL, {**call.params, "real": index})
     else:
         plan.dropped_duplicates[index] = kept
-        plan.notes[index] = f"a second result for call {label}; the first (#{kept}) is kept"
+        plan.notes[index] = Note(NoteCode.SECOND_RESULT, {**call.params, "kept": kept})
 
 
-def _renames(light: LightTranscript, provider: Optional[str]) -> dict[Slot, str]:
+def _needs_call_ids(provider: str | None) -> bool:
+    """Whether the view's provider wants every call to carry an id (its spec; unknown names do).
+
+    The providers package loads only when a provider is named: the CLI's fast path never needs it.
+    """
+    if provider is None:
+        return False
+    from .providers import SPECS
+
+    found = SPECS.get(provider)
+    return found is None or found.needs_call_ids
+
+
+def _renames(light: LightTranscript, provider: str | None) -> dict[Slot, str]:
     """New ids for later uses of a reused id, and for id-less calls when the provider needs ids."""
     ids = [call.id for calls in light.frames.values() for call in calls]
     taken = set(ids)
-    if len(taken) == len(ids) and ("" not in taken or provider in (None, "gemini")):
+    name_empty = _needs_call_ids(provider)
+    if len(taken) == len(ids) and ("" not in taken or not name_empty):
         return {}  # every id used once, and no id-less call needs a name: nothing to rename
     renamed: dict[Slot, str] = {}
     uses: dict[str, int] = {}
-    name_empty = provider is not None and provider != "gemini"
     for index, calls in light.frames.items():
         for position, call in enumerate(calls):
             if call.id == "":
@@ -166,7 +165,7 @@ def _renames(light: LightTranscript, provider: Optional[str]) -> dict[Slot, str]
     return renamed
 
 
-def _splitting_frames(light: LightTranscript, answers: dict[Slot, int]) -> list[tuple[int, Optional[int]]]:
+def _splitting_frames(light: LightTranscript, answers: dict[Slot, int]) -> list[tuple[int, int | None]]:
     """Each interrupted frame with the call frame whose results it splits (None if it splits none).
 
     One sweep in transcript order, keeping the open frame whose last answer lies
@@ -176,7 +175,7 @@ def _splitting_frames(light: LightTranscript, answers: dict[Slot, int]) -> list[
     for (frame, _), result in answers.items():
         if result > last_answer.get(frame, -1):
             last_answer[frame] = result
-    out: list[tuple[int, Optional[int]]] = []
+    out: list[tuple[int, int | None]] = []
     interrupted = sorted(light.interrupted_frames)
     starts = sorted(last_answer)
     reach, owner, cursor = -1, None, 0
@@ -190,7 +189,7 @@ def _splitting_frames(light: LightTranscript, answers: dict[Slot, int]) -> list[
     return out
 
 
-def plan_strict(light: LightTranscript, provider: Optional[str] = None,
+def plan_strict(light: LightTranscript, provider: str | None = None,
                 placeholder: str = STRICT_MESSAGE) -> Plan:
     """Plan the strict view (see the module docstring); identity when nothing needs to change."""
     plan = Plan("strict")
@@ -209,11 +208,10 @@ def plan_strict(light: LightTranscript, provider: Optional[str] = None,
     for frame, splitting in _splitting_frames(light, answers):
         if splitting is not None:
             plan.dropped_frames.append(frame)
-            plan.notes[frame] = (f"interrupted frame between frame #{splitting} and its results; once they move "
-                                 "next to their calls it is an unfinished turn, so it is dropped")
+            plan.notes[frame] = Note.of(NoteCode.FRAME_SPLITS_RESULTS, frame=splitting)
         elif frame in light.empty_frames:
             plan.dropped_frames.append(frame)
-            plan.notes[frame] = "interrupted frame with no content; providers reject an empty assistant message"
+            plan.notes[frame] = Note.of(NoteCode.FRAME_EMPTY)
 
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not renamed and not plan.repaired_tool_calls
@@ -221,7 +219,7 @@ def plan_strict(light: LightTranscript, provider: Optional[str] = None,
                         for index, calls in frames.items() for position in range(len(calls)))
                 )
     if in_place:
-        if provider in ROLE_RULES:
+        if has_role_rules(provider):
             legal = legalize(light, list(range(light.size)), provider, plan)
             if legal is not None:
                 plan.changed = True
@@ -229,6 +227,19 @@ def plan_strict(light: LightTranscript, provider: Optional[str] = None,
         return plan
 
     plan.changed = True
+    order = _emit(light, plan, answers, renamed)
+    plan.order = legalize(light, order, provider, plan) or order
+    return plan
+
+
+def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed: dict[Slot, str]
+          ) -> list[ViewEntry]:
+    """The view order: every kept message in place, each frame followed by its answers in call order.
+
+    Stretches without frames or skipped messages are copied as ranges, which keeps
+    a million-message repair fast.
+    """
+    frames = light.frames
     skip = set(answers.values()).union(plan.dropped_strays, plan.dropped_duplicates, plan.dropped_frames)
     order: list[ViewEntry] = []
     previous = 0
@@ -252,45 +263,4 @@ def plan_strict(light: LightTranscript, provider: Optional[str] = None,
                 order.append(answer)
     if previous < light.size:
         order.extend(range(previous, light.size))
-    plan.order = legalize(light, order, provider, plan) or order
-    return plan
-
-
-def rewrite_message(message: dict[str, Any], ids: dict[int, str]) -> dict[str, Any]:
-    """A copy of a frame with some call ids replaced, or of a result with a new toolCallId."""
-    if -1 in ids:
-        return {**message, "toolCallId": ids[-1]}
-    content = list(message.get("content") or [])
-    position = 0
-    for slot, part in enumerate(content):
-        if (isinstance(part, dict) and part.get("type") == "toolCall"
-                and isinstance(part.get("id"), str) and isinstance(part.get("name"), str)):
-            if position in ids:
-                content[slot] = {**part, "id": ids[position]}
-            position += 1
-    return {**message, "content": content}
-
-
-def entry_index(entry: Any) -> Optional[int]:
-    """The durable index behind a view entry (None for a synthesized receipt or turn).
-
-    A merged message stands for its last member (the one whose fields it carries).
-    """
-    if type(entry) is int:
-        return entry
-    if isinstance(entry, Rewritten):
-        return entry.index
-    if isinstance(entry, Merged):
-        return entry_index(entry.entries[-1])
-    return None
-
-
-def view_message(entry: Any, messages: Any) -> Any:
-    """The view message for a durable, rewritten or merged entry (a copy when it differs)."""
-    if type(entry) is int:
-        return messages[entry]
-    if isinstance(entry, Rewritten):
-        return rewrite_message(messages[entry.index], entry.ids)
-    assert isinstance(entry, Merged)
-    return merge_messages([view_message(member, messages) for member in entry.entries])
-
+    return order

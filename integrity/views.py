@@ -8,14 +8,8 @@ algorithm is written once and runs on 1,000,000 messages without decoding them.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
-
-OTHER = 0
-USER = 1
-ASSISTANT = 2
-RESULT = 3
-
-ROLE_KINDS = {"user": USER, "assistant": ASSISTANT, "toolResult": RESULT}
+from collections.abc import Sequence
+from typing import Any
 
 # Characters that JavaScript's String.prototype.trim() removes.  Python's
 # str.strip() differs (it strips \x1c-\x1f and \x85, keeps \ufeff), and the
@@ -107,13 +101,6 @@ class LightTranscript:
         self.empty_frames = empty_frames if empty_frames is not None else set()
         self.frame_stops = frame_stops if frame_stops is not None else {}
 
-    def kind(self, index: int) -> int:
-        """OTHER, USER, ASSISTANT or RESULT for one message."""
-        if index in self.result_keys:
-            return RESULT
-        role = self.roles[index]
-        return ROLE_KINDS.get(role, OTHER) if isinstance(role, str) else OTHER
-
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
         key = self.result_keys.get(index)
@@ -165,16 +152,59 @@ def stop_description(stop_reason: Any, error_message: Any) -> str:
     return f"errorMessage {text[:80]!r}"
 
 
+class LightBuilder:
+    """Fills the columns of a LightTranscript, one classified message at a time.
+
+    Every reader (plain dicts here, msgspec structs in the CLI's fast path) walks
+    its own representation but classifies through these three methods, so the
+    rules (what makes a frame interrupted, what makes a result a receipt, how a
+    non-string id is kept) are written once.
+    """
+
+    __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops")
+
+    def __init__(self) -> None:
+        self.frames: dict[int, tuple[Any, ...]] = {}
+        self.result_keys: dict[int, Any] = {}
+        self.names: dict[int, Any] = {}
+        self.receipts: set[int] = set()
+        self.interrupted: list[int] = []
+        self.empty: set[int] = set()
+        self.stops: dict[int, str] = {}
+
+    def frame(self, index: int, calls: tuple[Any, ...]) -> None:
+        """An assistant message with at least one tool call (each has string .id and .name)."""
+        self.frames[index] = calls
+
+    def result(self, index: int, call_id: Any, tool_name: Any, receipt: bool) -> None:
+        """A toolResult; receipt: it is the runtime's interrupted placeholder."""
+        self.result_keys[index] = call_id if type(call_id) is str else NON_STRING_ID
+        self.names[index] = tool_name
+        if receipt:
+            self.receipts.add(index)
+
+    def no_calls(self, index: int, stop_reason: Any, error_message: Any, empty: bool) -> None:
+        """An assistant message without tool calls: recorded when it did not finish its turn."""
+        if frame_is_interrupted(stop_reason, error_message):
+            self.interrupted.append(index)
+            self.stops[index] = stop_description(stop_reason, error_message)
+            if empty:
+                self.empty.add(index)
+
+    def build(self, roles: list[Any]) -> LightTranscript:
+        return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
+                               self.names, self.empty, self.stops)
+
+
+def is_receipt(is_error: Any, details: Any) -> bool:
+    """A toolResult is the runtime's interrupted receipt: isError true and the exact details marker."""
+    return is_error is True and details_mark_interrupted(details)
+
+
 def light_transcript(messages: Sequence[Any]) -> LightTranscript:
     """Build the light view of pi-ai AgentMessages given as plain dicts."""
     roles: list[Any] = []
-    frames: dict[int, tuple[Call, ...]] = {}
-    result_keys: dict[int, Any] = {}
-    interrupted: list[int] = []
-    receipts: set[int] = set()
-    names: dict[int, Any] = {}
-    empty: set[int] = set()
-    stops: dict[int, str] = {}
+    builder = LightBuilder()
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             roles.append(None)
@@ -182,18 +212,13 @@ def light_transcript(messages: Sequence[Any]) -> LightTranscript:
         role = message.get("role")
         roles.append(role if isinstance(role, str) else None)
         if role == "assistant":
-            calls = calls_in_content(message.get("content"))
+            content = message.get("content")
+            calls = calls_in_content(content)
             if calls:
-                frames[index] = calls
-            elif frame_is_interrupted(message.get("stopReason"), message.get("errorMessage")):
-                interrupted.append(index)
-                stops[index] = stop_description(message.get("stopReason"), message.get("errorMessage"))
-                if not message.get("content"):
-                    empty.add(index)
+                builder.frame(index, calls)
+            else:
+                builder.no_calls(index, message.get("stopReason"), message.get("errorMessage"), not content)
         elif role == "toolResult":
-            call_id = message.get("toolCallId")
-            result_keys[index] = call_id if isinstance(call_id, str) else NON_STRING_ID
-            names[index] = message.get("toolName")
-            if message.get("isError") is True and details_mark_interrupted(message.get("details")):
-                receipts.add(index)
-    return LightTranscript(len(roles), roles, frames, result_keys, interrupted, receipts, names, empty, stops)
+            builder.result(index, message.get("toolCallId"), message.get("toolName"),
+                           is_receipt(message.get("isError"), message.get("details")))
+    return builder.build(roles)

@@ -82,7 +82,7 @@ def main() -> int:
         "status": status,
         "attempt": runtime.lease.attempt if runtime.lease else None,
         "fence_lost_calls": len(fence_calls),
-        "appended": [[seq, message] for seq, message in zip(seqs, runtime.history[loaded:])],
+        "appended": [[seq, message] for seq, message in zip(seqs, runtime.history[loaded:], strict=False)],
         "contexts": model.contexts,
         "events": [[event.kind, event.text] for event in runtime.events],
     }

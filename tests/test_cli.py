@@ -10,8 +10,9 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any
 
 import pytest
 
@@ -63,7 +64,7 @@ def as_jsonl(messages: list[Any]) -> str:
     return "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
 
 
-def reference(messages: list[Any], source: Optional[str] = None) -> tuple[list[Any], RepairReport]:
+def reference(messages: list[Any], source: str | None = None) -> tuple[list[Any], RepairReport]:
     outcome, report = repair_with_report(messages, now=lambda: NOW, source=source, policy="openmaic")
     return outcome.messages, report
 
@@ -155,7 +156,7 @@ def test_check_json_matches_the_library_reports(files: dict[str, Path]) -> None:
     assert run.code == 1, run.stderr
     payload = json.loads(run.stdout)
     assert isinstance(payload, list) and len(payload) == 3
-    for path, got in zip(paths, payload):
+    for path, got in zip(paths, payload, strict=True):
         messages = json.loads(path.read_text(encoding="utf-8"))
         view, report = reference(messages, source=str(path))
         assert got == report.model_dump(mode="json"), path.name
@@ -338,7 +339,7 @@ def test_check_bad_inputs_one_line_each(tmp_path: Path) -> None:
     assert run.stdout == b""
     lines = run.stderr.splitlines()
     assert len(lines) == len(paths), run.stderr
-    for name, path, line in zip(sorted(BAD_INPUTS), paths, lines):
+    for name, path, line in zip(sorted(BAD_INPUTS), paths, lines, strict=True):
         assert str(path) in line
         if name in SHAPE_CASES:  # their wording is pinned (and currently fails) in the repair test above
             continue

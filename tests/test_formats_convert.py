@@ -110,14 +110,17 @@ def test_results_come_before_the_user_text_of_their_turn() -> None:
 
 def test_gemini_without_ids_round_trips_without_ids_and_marks_them_missing() -> None:
     transcript = load("no_ids.gemini.json")
-    calls = [p for m in transcript.messages if m["role"] == "assistant" for p in m["content"] if p["type"] == "toolCall"]
+    calls = [p for m in transcript.messages if m["role"] == "assistant"
+             for p in m["content"] if p["type"] == "toolCall"]
     results = [m for m in transcript.messages if m["role"] == "toolResult"]
     assert [c["id"] for c in calls] == ["", ""] and all(c["_native"]["idMissing"] for c in calls)
     assert [r["toolCallId"] for r in results] == ["", ""] and all(r["_native"]["idMissing"] for r in results)
     assert [r["toolName"] for r in results] == ["convert_currency", "convert_currency"]
-    assert parsed(write_bytes(transcript, list(transcript.messages))) == parsed((SAMPLES / "no_ids.gemini.json").read_bytes())
+    assert parsed(write_bytes(transcript, list(transcript.messages))) \
+        == parsed((SAMPLES / "no_ids.gemini.json").read_bytes())
     # Converted to pi-ai and back, still no ids, and one response part per call part in one turn.
-    back = read_bytes(write_bytes(read_bytes(write_bytes(transcript, format="pi-ai"), "p", "pi-ai"), format="gemini"), "g")
+    as_pi = read_bytes(write_bytes(transcript, format="pi-ai"), "p", "pi-ai")
+    back = read_bytes(write_bytes(as_pi, format="gemini"), "g")
     turn = next(m for m in back.native if any("functionResponse" in p for p in m["parts"]))
     assert [("id" in p["functionResponse"]) for p in turn["parts"]] == [False, False]
     assert len(turn["parts"]) == 2
@@ -244,7 +247,8 @@ def test_gemini_python_sdk_snake_case_is_read_and_rebuilt_in_its_own_spelling() 
     assert transcript.format == "gemini"
     assert pairing_of(transcript.messages) == ([("a1", "get_forecast")], ["a1"])
     assert to_native(transcript.messages, "gemini").messages == document["contents"]
-    converted = to_native(read_bytes(write_bytes(transcript, format="openai-chat"), "c", "openai-chat").messages, "gemini")
+    as_chat = read_bytes(write_bytes(transcript, format="openai-chat"), "c", "openai-chat")
+    converted = to_native(as_chat.messages, "gemini")
     assert "functionCall" in converted.messages[1]["parts"][0]  # fresh output uses the REST spelling
 
 

@@ -38,7 +38,8 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
         for _ in range(draw(st.integers(0, 3))):
             counter += 1
             calls.append((f"{counter:04d}", draw(st.sampled_from(TOOLS)), draw(ARGS), draw(TEXT), draw(st.booleans())))
-        turns.append({"user": draw(TEXT), "lead": draw(st.one_of(st.none(), TEXT)), "calls": calls, "reply": draw(TEXT)})
+        turns.append({"user": draw(TEXT), "lead": draw(st.one_of(st.none(), TEXT)), "calls": calls,
+                      "reply": draw(TEXT)})
     return turns
 
 
@@ -105,7 +106,8 @@ def render_responses(turns: list[dict[str, Any]], draw: st.DrawFn) -> tuple[Any,
             for i, n, a, _, _ in turn["calls"]:
                 out.append({"type": "function_call", "id": f"fc_{i}", "call_id": f"call_{i}", "name": n,
                             "arguments": json.dumps(a), "status": "completed"})
-            out += [{"type": "function_call_output", "call_id": f"call_{i}", "output": r} for i, _, _, r, _ in turn["calls"]]
+            out += [{"type": "function_call_output", "call_id": f"call_{i}", "output": r}
+                    for i, _, _, r, _ in turn["calls"]]
         out.append({"type": "message", "id": f"msg_{n_turn}", "role": "assistant", "status": "completed",
                     "content": [{"type": "output_text", "text": turn["reply"], "annotations": []}]})
     if draw(st.booleans()):
@@ -126,7 +128,8 @@ def render_anthropic(turns: list[dict[str, Any]], draw: st.DrawFn) -> tuple[Any,
                         [{"type": "text", "text": turn["user"], "cache_control": {"type": "ephemeral"}}]})
         if turn["calls"]:
             blocks: list[Any] = [{"type": "text", "text": turn["lead"]}] if turn["lead"] else []
-            blocks += [{"type": "tool_use", "id": f"toolu_{i}", "name": n, "input": a} for i, n, a, _, _ in turn["calls"]]
+            blocks += [{"type": "tool_use", "id": f"toolu_{i}", "name": n, "input": a}
+                       for i, n, a, _, _ in turn["calls"]]
             out.append({"role": "assistant", "content": blocks})
             results = []
             for i, _, _, r, e in turn["calls"]:
@@ -138,7 +141,8 @@ def render_anthropic(turns: list[dict[str, Any]], draw: st.DrawFn) -> tuple[Any,
             out.append({"role": "user", "content": results})
         out.append({"role": "assistant", "content": [{"type": "text", "text": turn["reply"]}]})
     if draw(st.booleans()):
-        return {"model": "claude-sonnet-4-5", "max_tokens": 4096, "system": "You are a coding agent.", "messages": out}, False
+        return {"model": "claude-sonnet-4-5", "max_tokens": 4096, "system": "You are a coding agent.",
+                "messages": out}, False
     return out, False
 
 
@@ -154,9 +158,10 @@ def render_gemini(turns: list[dict[str, Any]], draw: st.DrawFn) -> tuple[Any, bo
                 parts.append({"functionCall": call})
             out.append({"role": "model", "parts": parts})
             responses = []
-            for i, n, _, r, e in turn["calls"]:
+            for i, n, _, r, _e in turn["calls"]:
                 payload = draw(st.sampled_from([{"output": r}, {"result": {"text": r, "lines": 3}}, {"error": r}]))
-                response = {"id": f"fc-{i}", "name": n, "response": payload} if with_ids else {"name": n, "response": payload}
+                response = ({"id": f"fc-{i}", "name": n, "response": payload} if with_ids
+                            else {"name": n, "response": payload})
                 responses.append({"functionResponse": response})
             out.append({"role": "user", "parts": responses})
         out.append({"role": "model", "parts": [{"text": turn["reply"]}]})
@@ -170,7 +175,8 @@ def render_bedrock(turns: list[dict[str, Any]], draw: st.DrawFn) -> tuple[Any, b
         out.append({"role": "user", "content": [{"text": turn["user"]}]})
         if turn["calls"]:
             blocks: list[Any] = [{"text": turn["lead"]}] if turn["lead"] else []
-            blocks += [{"toolUse": {"toolUseId": f"tooluse_{i}", "name": n, "input": a}} for i, n, a, _, _ in turn["calls"]]
+            blocks += [{"toolUse": {"toolUseId": f"tooluse_{i}", "name": n, "input": a}}
+                       for i, n, a, _, _ in turn["calls"]]
             out.append({"role": "assistant", "content": blocks})
             out.append({"role": "user", "content": [
                 {"toolResult": {"toolUseId": f"tooluse_{i}", "content": [{"text": r}] if draw(st.booleans())
@@ -197,8 +203,10 @@ def render_langchain(turns: list[dict[str, Any]], draw: st.DrawFn) -> tuple[Any,
         if turn["calls"]:
             out.append(wrap("ai", "AIMessage", {
                 "content": turn["lead"] or "", "id": f"run-{n_turn}",
-                "tool_calls": [{"name": n, "args": a, "id": f"call_{i}", "type": "tool_call"} for i, n, a, _, _ in turn["calls"]],
-                "invalid_tool_calls": [], "usage_metadata": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}))
+                "tool_calls": [{"name": n, "args": a, "id": f"call_{i}", "type": "tool_call"}
+                               for i, n, a, _, _ in turn["calls"]],
+                "invalid_tool_calls": [],
+                "usage_metadata": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}))
             for i, n, _, r, e in turn["calls"]:
                 out.append(wrap("tool", "ToolMessage", {"content": r, "name": n, "tool_call_id": f"call_{i}",
                                                         "status": "error" if e else "success"}))
@@ -222,13 +230,15 @@ def render_claude_code(turns: list[dict[str, Any]], draw: st.DrawFn) -> tuple[An
         parent = uid
 
     if draw(st.booleans()):
-        out.append({"type": "summary", "summary": "Fix config loading", "leafUuid": "00000000-0000-4000-8000-999999999999"})
+        out.append({"type": "summary", "summary": "Fix config loading",
+                    "leafUuid": "00000000-0000-4000-8000-999999999999"})
     for n_turn, turn in enumerate(turns):
         add("user", {"role": "user", "content": turn["user"]})
         if draw(st.booleans()):
             out.append({"type": "file-history-snapshot", "messageId": parent, "snapshot": {"trackedFileBackups": {}},
                         "isSnapshotUpdate": False})
-        head = {"id": f"msg_{n_turn:03d}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929"}
+        head = {"id": f"msg_{n_turn:03d}", "type": "message", "role": "assistant",
+                "model": "claude-sonnet-4-5-20250929"}
         blocks: list[Any] = [{"type": "text", "text": turn["lead"]}] if turn["lead"] else []
         blocks += [{"type": "tool_use", "id": f"toolu_{i}", "name": n, "input": a} for i, n, a, _, _ in turn["calls"]]
         for block in blocks:
@@ -238,15 +248,18 @@ def render_claude_code(turns: list[dict[str, Any]], draw: st.DrawFn) -> tuple[An
             block = {"tool_use_id": f"toolu_{i}", "type": "tool_result", "content": r}
             if e:
                 block["is_error"] = True
-            add("user", {"role": "user", "content": [block]}, toolUseResult={"stdout": r, "stderr": "", "interrupted": False})
-        add("assistant", {"id": f"msg_{n_turn:03d}r", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+            add("user", {"role": "user", "content": [block]},
+                toolUseResult={"stdout": r, "stderr": "", "interrupted": False})
+        add("assistant", {"id": f"msg_{n_turn:03d}r", "type": "message", "role": "assistant",
+                          "model": "claude-sonnet-4-5-20250929",
                           "content": [{"type": "text", "text": turn["reply"]}], "stop_reason": "end_turn"})
     return out, True
 
 
 RENDERERS = {
-    "pi-ai": render_pi, "openai-chat": render_chat, "openai-responses": render_responses, "anthropic": render_anthropic,
-    "gemini": render_gemini, "bedrock": render_bedrock, "langchain": render_langchain, "claude-code": render_claude_code,
+    "pi-ai": render_pi, "openai-chat": render_chat, "openai-responses": render_responses,
+    "anthropic": render_anthropic, "gemini": render_gemini, "bedrock": render_bedrock,
+    "langchain": render_langchain, "claude-code": render_claude_code,
 }
 
 

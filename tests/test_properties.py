@@ -54,7 +54,8 @@ class Builder:
 
     def frame(self, calls: list[tuple[str, str]]) -> dict[str, Any]:
         content: list[Any] = [{"type": "text", "text": "calling"}]
-        content += [{"type": "toolCall", "id": cid, "name": name, "arguments": {"n": i}} for i, (cid, name) in enumerate(calls)]
+        content += [{"type": "toolCall", "id": cid, "name": name, "arguments": {"n": i}}
+                    for i, (cid, name) in enumerate(calls)]
         return {"role": "assistant", "content": content, "stopReason": "toolUse", "timestamp": self.ts()}
 
     def text(self, stop: str = "stop", **extra: Any) -> dict[str, Any]:
@@ -198,7 +199,7 @@ def check_idempotence(messages: list[Any]) -> None:
     # can be the receipt synthesized for an earlier use (with that use's tool name).
     if all(count == 1 for count in known.values()):
         assert len(again.messages) == len(view)
-        assert all(a is b for a, b in zip(again.messages, view))
+        assert all(a is b for a, b in zip(again.messages, view, strict=True))
 
 
 def check_every_call_answered_once_right_after_its_frame_in_call_order(messages: list[Any]) -> None:
@@ -336,9 +337,10 @@ def check_report_summary_agrees_with_actions(messages: list[Any]) -> None:
 def test_fast_path_equals_dict_path(messages: list[Any]) -> None:
     data = json.dumps(messages).encode("utf-8")
     fast = read_fast(data, "<test>")
-    has_tool_messages = any(is_result(m) or any(isinstance(p, dict) and p.get("type") == "toolCall"
-                                                for p in (m.get("content") if isinstance(m.get("content"), list) else []))
-                            for m in messages)
+    has_tool_messages = any(
+        is_result(m) or any(isinstance(p, dict) and p.get("type") == "toolCall"
+                            for p in (m.get("content") if isinstance(m.get("content"), list) else []))
+        for m in messages)
     if fast is None:
         assert not has_tool_messages, "the fast path declined a plain pi-ai transcript"
         return

@@ -6,12 +6,11 @@ violation (rule, position, indices, ids, exact provider error text).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 
 from tests.provider_cases import found, v
-
 
 # --- Anthropic -------------------------------------------------------------
 
@@ -19,13 +18,13 @@ def AU(text: str = "hi") -> dict[str, Any]:
     return {"role": "user", "content": text}
 
 
-def AA(*ids: str, text: Optional[str] = None) -> dict[str, Any]:
+def AA(*ids: str, text: str | None = None) -> dict[str, Any]:
     blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
     blocks += [{"type": "tool_use", "id": i, "name": "f", "input": {}} for i in ids]
     return {"role": "assistant", "content": blocks}
 
 
-def AR(*ids: str, before: Optional[str] = None, after: Optional[str] = None) -> dict[str, Any]:
+def AR(*ids: str, before: str | None = None, after: str | None = None) -> dict[str, Any]:
     blocks: list[dict[str, Any]] = [{"type": "text", "text": before}] if before else []
     blocks += [{"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in ids]
     blocks += [{"type": "text", "text": after}] if after else []
@@ -127,13 +126,13 @@ def BU(text: str = "hi") -> dict[str, Any]:
     return {"role": "user", "content": [{"text": text}]}
 
 
-def BA(*ids: str, text: Optional[str] = None) -> dict[str, Any]:
+def BA(*ids: str, text: str | None = None) -> dict[str, Any]:
     blocks: list[dict[str, Any]] = [{"text": text}] if text else []
     blocks += [{"toolUse": {"toolUseId": i, "name": "f", "input": {}}} for i in ids]
     return {"role": "assistant", "content": blocks}
 
 
-def BR(*ids: str, text: Optional[str] = None) -> dict[str, Any]:
+def BR(*ids: str, text: str | None = None) -> dict[str, Any]:
     blocks: list[dict[str, Any]] = [{"toolResult": {"toolUseId": i, "content": [{"text": "ok"}]}} for i in ids]
     blocks += [{"text": text}] if text else []
     return {"role": "user", "content": blocks}

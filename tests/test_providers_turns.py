@@ -12,7 +12,6 @@ import pytest
 
 from tests.provider_cases import found, v
 
-
 # --- Gemini ------------------------------------------------------------------
 
 def GU(text: str = "hi") -> dict[str, Any]:

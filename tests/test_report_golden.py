@@ -1,8 +1,11 @@
 """Golden-file tests: the repair report of a few representative transcripts, kept stable.
 
 Each case is tests/golden/<name>.input.json (pi-ai messages) with its expected
-report in tests/golden/<name>.report.json.  After an intended change to the
-report, regenerate the goldens and review the diff by eye:
+report in tests/golden/<name>.report.json (reference policy) and
+tests/golden/<name>.strict.report.json (strict policy).  tests/golden/v1/ keeps the
+version 1 reports of the reference policy: they must still load, as the same
+report.  After an intended change to the report, regenerate the goldens and
+review the diff by eye:
 
     UPDATE_GOLDEN=1 python3 -m pytest tests/test_report_golden.py
 """
@@ -17,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from integrity import repair_orphaned_tool_calls, repair_with_report, view_from_report
+from integrity import RepairReport, repair_orphaned_tool_calls, repair_with_report, view_from_report
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -36,17 +39,25 @@ def load_input(name: str) -> list[Any]:
     return json.loads((GOLDEN / f"{name}.input.json").read_text(encoding="utf-8"))
 
 
-def report_for(name: str) -> tuple[list[Any], Any, Any]:
+POLICIES = ("openmaic", "strict")
+
+
+def report_for(name: str, policy: str = "openmaic") -> tuple[list[Any], Any, Any]:
     messages = load_input(name)
-    result, report = repair_with_report(messages, now=lambda: NOW, source=f"{name}.input.json", policy="openmaic")
+    result, report = repair_with_report(messages, now=lambda: NOW, source=f"{name}.input.json", policy=policy)
     return messages, result, report
 
 
+def golden_path(name: str, policy: str) -> Path:
+    return GOLDEN / (f"{name}.report.json" if policy == "openmaic" else f"{name}.{policy}.report.json")
+
+
+@pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_report_matches_golden(name: str) -> None:
-    _, _, report = report_for(name)
+def test_report_matches_golden(name: str, policy: str) -> None:
+    _, _, report = report_for(name, policy)
     actual = report.model_dump(mode="json")
-    path = GOLDEN / f"{name}.report.json"
+    path = golden_path(name, policy)
     if UPDATE:
         path.write_text(json.dumps(actual, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     assert path.is_file(), f"missing golden {path}; run with UPDATE_GOLDEN=1 to create it"
@@ -54,18 +65,31 @@ def test_report_matches_golden(name: str) -> None:
     assert actual == expected, f"report for {name} changed; if intended, run with UPDATE_GOLDEN=1 and review the diff"
 
 
+@pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_golden_report_rebuilds_the_view(name: str) -> None:
+def test_golden_report_rebuilds_the_view(name: str, policy: str) -> None:
     """The committed report alone (with the input) reproduces the repaired view."""
-    messages, result, _ = report_for(name)
+    messages, result, _ = report_for(name, policy)
     snapshot = copy.deepcopy(messages)
-    golden = json.loads((GOLDEN / f"{name}.report.json").read_text(encoding="utf-8"))
-    from integrity import RepairReport
-
+    golden = json.loads(golden_path(name, policy).read_text(encoding="utf-8"))
     report = RepairReport.model_validate(golden)
     assert view_from_report(report, messages) == result.messages
-    assert result.messages == repair_orphaned_tool_calls(messages, now=lambda: NOW).messages
+    if policy == "openmaic":
+        assert result.messages == repair_orphaned_tool_calls(messages, now=lambda: NOW).messages
     assert messages == snapshot
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_version_1_reports_still_load_as_the_same_report(name: str) -> None:
+    """A report written by an earlier release reads as today's report (only note codes are new)."""
+    old = json.loads((GOLDEN / "v1" / f"{name}.report.json").read_text(encoding="utf-8"))
+    assert old["report_version"] == 1
+    upgraded = RepairReport.model_validate(old).model_dump(mode="json")
+    current = report_for(name)[2].model_dump(mode="json")
+    for report in (upgraded, current):
+        for action in report["actions"]:
+            action["codes"] = []
+    assert upgraded == current
 
 
 def test_goldens_cover_the_intended_shapes() -> None:
@@ -74,13 +98,15 @@ def test_goldens_cover_the_intended_shapes() -> None:
 
     race = reports["abort_race"]
     assert race.changed and not race.healthy
-    assert [a.kind for a in race.actions] == ["kept", "kept", "kept", "dropped_interrupted_frame", "moved", "kept", "kept"]
+    assert [a.kind for a in race.actions] == ["kept", "kept", "kept", "dropped_interrupted_frame", "moved",
+                                              "kept", "kept"]
     assert race.actions[4].view_index == 3 and race.repaired_tool_calls == []
 
     crash = reports["crash_duplicate"]
     duplicate = crash.actions[3]
     assert duplicate.kind == "dropped_duplicate" and duplicate.kept_instead == 2
     assert crash.summary.duplicates_dropped == 1 and crash.synthesized == []
+    assert duplicate.codes == ["real_result_after_receipt"]
 
     orphan = reports["orphan"]
     assert orphan.repaired_tool_calls == ["call_readme"]

@@ -42,7 +42,8 @@ def frame(*parts: Any, stop: str = "toolUse", **extra: Any) -> dict[str, Any]:
 
 
 def text_frame(stop: str = "stop", **extra: Any) -> dict[str, Any]:
-    return {"role": "assistant", "content": [{"type": "text", "text": "hi"}], "stopReason": stop, "timestamp": 2, **extra}
+    return {"role": "assistant", "content": [{"type": "text", "text": "hi"}], "stopReason": stop, "timestamp": 2,
+            **extra}
 
 
 def result(call_id: Any, name: str = "tool", text: str = "ok", **extra: Any) -> dict[str, Any]:
@@ -71,7 +72,7 @@ def repair(messages: list[Any], now: Any = zero) -> ToolCallRepair:
 
 
 def same_objects(actual: list[Any], expected: list[Any]) -> bool:
-    return len(actual) == len(expected) and all(a is e for a, e in zip(actual, expected))
+    return len(actual) == len(expected) and all(a is e for a, e in zip(actual, expected, strict=True))
 
 
 # ---------------------------------------------------------------- rule 1: what a call is
@@ -400,7 +401,8 @@ def test_rule4_id_reused_across_frames_answered_with_first_result() -> None:
     messages = [user(), frame("X"), first, user(), frame("X"), user("pause")]
     outcome = repair(messages)
     assert outcome.repaired_tool_calls == []
-    assert same_objects(outcome.messages, [messages[0], messages[1], first, messages[3], messages[4], first, messages[5]])
+    assert same_objects(outcome.messages,
+                        [messages[0], messages[1], first, messages[3], messages[4], first, messages[5]])
     # Both answered, but repair runs for another reason: the second result is a duplicate and is dropped.
     messages = [user(), frame("X"), first, user(), frame("X"), second, frame("Y")]
     outcome = repair(messages)
@@ -653,7 +655,7 @@ def lease_via_context() -> BaseException:
         try:
             raise LeaseLostError("fenced")
         except LeaseLostError:
-            raise OSError("while handling")  # implicit __context__
+            raise OSError("while handling")  # noqa: B904 -- the implicit __context__ is what this builds
     except OSError as error:
         assert error.__cause__ is None
         return error

@@ -6,16 +6,16 @@ import copy
 import io
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 
 from integrity.analysis import analyze, load
+from integrity.entries import Merged, SynthesizedTurn, materialize
 from integrity.fastpath import read_fast, write_fast
 from integrity.loading import Transcript
-from integrity.plan import Merged, SynthesizedTurn
+from integrity.notes import NoteCode
 from integrity.providers import PROVIDER_FORMAT, PROVIDERS, validate, validate_native
-from integrity.reference import materialize
 from integrity.report import RepairReport, view_from_report
 from integrity.strict import STRICT_MESSAGE, plan_strict, strict_placeholder_text
 from integrity.views import light_transcript
@@ -52,12 +52,12 @@ def RECEIPT(call_id: str, name: str = "read") -> dict[str, Any]:
             "isError": True, "timestamp": 3}
 
 
-def ABORTED(text: Optional[str] = "I will") -> dict[str, Any]:
+def ABORTED(text: str | None = "I will") -> dict[str, Any]:
     return {"role": "assistant", "content": [{"type": "text", "text": text}] if text else [],
             "stopReason": "aborted", "errorMessage": "aborted", "timestamp": 2}
 
 
-def strict(messages: list[dict[str, Any]], provider: Optional[str] = None) -> tuple[list[Any], RepairReport]:
+def strict(messages: list[dict[str, Any]], provider: str | None = None) -> tuple[list[Any], RepairReport]:
     before = copy.deepcopy(messages)
     analysis = analyze(Transcript(messages, "<test>"), "strict", now, provider)
     assert messages == before, "the durable transcript is never changed"
@@ -86,7 +86,7 @@ def test_a_reused_id_is_paired_by_position_and_renamed_in_the_view() -> None:
     assert view[5]["content"][0]["id"] == "call_0_2" and view[6]["toolCallId"] == "call_0_2"
     assert texts(view[6]) == ["second"]
     assert action(report, 5).new_ids == {"call_0": "call_0_2"}
-    assert "renamed" in action(report, 5).reason
+    assert NoteCode.RENAMED in action(report, 5).codes
     assert validate(view, "anthropic") == [] and validate(messages, "anthropic") != []
 
 
@@ -113,7 +113,7 @@ def test_a_real_result_beats_the_interrupted_receipt() -> None:
     assert texts(view[2]) == ["real"]
     dropped = action(report, 2)
     assert dropped.kind == "dropped_duplicate" and dropped.kept_instead == 4
-    assert "replaced by the real result" in dropped.reason
+    assert dropped.codes == [NoteCode.RECEIPT_REPLACED_BY_REAL]
 
 
 def test_a_second_real_result_is_dropped_in_favour_of_the_first() -> None:
@@ -128,7 +128,7 @@ def test_strays_are_dropped_and_listed() -> None:
     view, report = strict(messages)
     stray = action(report, 0)
     assert stray.kind == "dropped_stray" and stray.view_index is None
-    assert "no call in this transcript has id 'ghost'" in stray.reason
+    assert stray.codes == [NoteCode.RESULT_WITHOUT_CALL]
     assert report.summary.strays_dropped == 1
     assert messages[0] not in view
 
@@ -137,7 +137,7 @@ def test_a_result_recorded_before_its_call_is_moved_after_it() -> None:
     messages = [U(), R("a", "early"), F(("a", "read"))]
     view, report = strict(messages)
     assert [m["role"] for m in view] == ["user", "assistant", "toolResult"]
-    assert action(report, 1).kind == "moved" and "before its call" in action(report, 1).reason
+    assert action(report, 1).kind == "moved" and action(report, 1).codes == [NoteCode.RESULT_BEFORE_CALL]
 
 
 # --- interrupted frames ------------------------------------------------------------------------------
@@ -147,7 +147,7 @@ def test_an_interrupted_frame_splitting_a_frame_from_its_results_is_dropped_with
     messages = [U(), F(("a", "read"), ("b", "read")), R("a"), ABORTED(), R("b")]
     view, report = strict(messages)
     assert action(report, 3).kind == "dropped_interrupted_frame"
-    assert "between frame #1 and its results" in action(report, 3).reason
+    assert action(report, 3).codes == [NoteCode.FRAME_SPLITS_RESULTS]
     assert len(view) == 4
 
 
@@ -160,7 +160,7 @@ def test_an_interrupted_frame_that_splits_nothing_is_kept() -> None:
 def test_an_empty_interrupted_frame_is_dropped_with_its_reason() -> None:
     messages = [U(), SAY(), U("more"), ABORTED(None), U("again")]
     _, report = strict(messages)
-    assert action(report, 3).kind == "dropped_interrupted_frame" and "no content" in action(report, 3).reason
+    assert action(report, 3).kind == "dropped_interrupted_frame" and action(report, 3).codes == [NoteCode.FRAME_EMPTY]
 
 
 def test_an_interrupted_frame_superseded_by_the_next_assistant_turn_is_dropped_only_for_bedrock() -> None:
@@ -169,7 +169,7 @@ def test_an_interrupted_frame_superseded_by_the_next_assistant_turn_is_dropped_o
     assert not report.changed
     view, report = strict(messages, "bedrock")
     assert action(report, 1).kind == "dropped_interrupted_frame"
-    assert "superseded" in action(report, 1).reason and "alternate" in action(report, 1).reason
+    assert action(report, 1).codes == [NoteCode.FRAME_SUPERSEDED]
     assert validate(view, "bedrock") == []
 
 
@@ -183,7 +183,7 @@ def test_the_placeholder_says_the_outcome_is_unknown_and_is_configurable() -> No
     assert receipt["message"] == STRICT_MESSAGE and "unknown" in STRICT_MESSAGE and "check" in STRICT_MESSAGE
     assert report.synthesized[0].text == strict_placeholder_text()
     plan = plan_strict(light_transcript(messages), None, placeholder="Ask the user what happened.")
-    custom, _ = materialize(plan, messages, now)
+    custom, _ = materialize(plan.order, messages, plan.placeholder, now)
     assert json.loads(texts(custom[2])[0]) == {"ok": False, "error": "interrupted",
                                               "message": "Ask the user what happened."}
 
@@ -196,7 +196,7 @@ def test_bedrock_results_then_a_user_message_get_an_assistant_turn_between() -> 
     view, report = strict(messages, "bedrock")
     assert [m["role"] for m in view] == ["user", "assistant", "toolResult", "assistant", "user"]
     turn = report.turns[0]
-    assert turn.role == "assistant" and turn.view_index == 3 and "Bedrock" in turn.reason
+    assert turn.role == "assistant" and turn.view_index == 3 and turn.code == NoteCode.REPLY_AFTER_RESULTS
     assert report.view[3].source == "turn"
     assert validate(view, "bedrock") == [] and validate(messages, "bedrock") != []
 
@@ -206,7 +206,7 @@ def test_bedrock_consecutive_user_messages_are_sent_as_one() -> None:
     view, report = strict(messages, "bedrock")
     assert len(view) == 2 and texts(view[0]) == ["one", "two"]
     assert action(report, 0).kind == "merged" and action(report, 0).kept_instead == 1
-    assert "alternate" in action(report, 0).reason
+    assert action(report, 0).codes == [NoteCode.MERGED_INTO]
     assert report.merges[0].members == [0, 1] and report.summary.merged == 1
     assert validate(view, "bedrock") == []
 
@@ -214,7 +214,7 @@ def test_bedrock_consecutive_user_messages_are_sent_as_one() -> None:
 def test_bedrock_history_starting_with_an_assistant_turn_gets_a_user_turn_first() -> None:
     messages = [SAY("Welcome back"), U(), F(("a", "read")), R("a")]
     view, report = strict(messages, "bedrock")
-    assert view[0]["role"] == "user" and "start with a user message" in report.turns[0].reason
+    assert view[0]["role"] == "user" and report.turns[0].code == NoteCode.START_WITH_USER
     assert validate(view, "bedrock") == []
 
 
@@ -222,7 +222,7 @@ def test_gemini_text_turn_before_a_call_turn_is_merged_into_it() -> None:
     messages = [U(), SAY("Let me look"), F(("a", "read")), R("a")]
     view, report = strict(messages, "gemini")
     assert len(view) == 3 and texts(view[1]) == ["Let me look"] and view[1]["content"][-1]["type"] == "toolCall"
-    assert action(report, 1).kind == "merged" and "Gemini" in action(report, 1).reason
+    assert action(report, 1).kind == "merged" and action(report, 1).codes == [NoteCode.MERGED_INTO]
     assert validate(view, "gemini") == [] and validate(messages, "gemini") != []
 
 
@@ -230,7 +230,7 @@ def test_mistral_gets_an_assistant_turn_between_tool_and_user() -> None:
     messages = [U(), F(("a", "read")), R("a"), U("next")]
     view, report = strict(messages, "mistral")
     assert [m["role"] for m in view] == ["user", "assistant", "toolResult", "assistant", "user"]
-    assert "Unexpected role 'user' after role 'tool'" in report.turns[0].reason
+    assert report.turns[0].code == NoteCode.REPLY_AFTER_RESULTS
     assert validate(view, "mistral") == []
 
 

@@ -5,8 +5,8 @@ handles (missing results, results split from their call by aborted frames,
 duplicates, an interrupted receipt plus the late real result, strays, ids reused
 across turns, empty ids, pause messages between call and result, results before
 their call, a frame cut off mid-call, a history starting with an assistant turn,
-consecutive user or assistant turns, system messages anywhere), written in each format with integrity.formats and read back with
-its reader.  For each provider the strict view planned for it must:
+consecutive user or assistant turns, system messages anywhere), written in each
+format with integrity.formats and read back with its reader.  For each provider the strict view planned for it must:
 
 - pass that provider's rule set (validated as a history, as the facade does);
 - be idempotent: planning the view again changes nothing;

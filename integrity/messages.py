@@ -1,0 +1,100 @@
+"""The pi-ai messages the engine itself writes: receipts, synthesized turns, rewritten and merged copies.
+
+Kept in one module so the reference API, the materializer, the runtime and the
+fenced store all write byte-identical receipts, and every copy the view makes
+is a deep copy: a view message that differs from its durable message never
+shares a mutable object with it (changing the view cannot change the record).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+INTERRUPTED_MESSAGE = "This tool call was interrupted before a result was recorded."
+# Compact JSON with the reference's key order: what JSON.stringify produces.
+INTERRUPTED_TEXT = json.dumps(
+    {"ok": False, "error": "interrupted", "message": INTERRUPTED_MESSAGE}, separators=(",", ":")
+)
+
+STRICT_MESSAGE = (
+    "The outcome of this tool call is unknown: it was interrupted before a result was recorded. "
+    "If the tool has side effects, check the current state before retrying it."
+)
+
+USER_START_TEXT = "[The start of this conversation is not available; it continues from here.]"
+NO_REPLY_TEXT = "[No assistant reply was recorded after these tool results; the conversation continued below.]"
+
+
+def strict_placeholder_text(message: str = STRICT_MESSAGE) -> str:
+    """The strict receipt text, in the reference's JSON shape so tools that parse it keep working."""
+    return json.dumps({"ok": False, "error": "interrupted", "message": message}, separators=(",", ":"))
+
+
+def receipt_message(call_id: str, tool_name: str, timestamp: int, text: str | None = None) -> dict[str, Any]:
+    """The interrupted receipt for one call; text None means the reference's text.
+
+    `details == {"ok": false, "error": "interrupted"}` with `isError: true` is what
+    marks a result as a receipt (see views.details_mark_interrupted), not its text.
+    """
+    return {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": tool_name,
+        "content": [{"type": "text", "text": INTERRUPTED_TEXT if text is None else text}],
+        "details": {"ok": False, "error": "interrupted"},
+        "isError": True,
+        "timestamp": timestamp,
+    }
+
+
+def turn_message(role: str, text: str, timestamp: int) -> dict[str, Any]:
+    """The pi-ai message a synthesized user or assistant turn stands for."""
+    message: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": text}]}
+    if role == "assistant":
+        message["stopReason"] = "stop"
+    message["timestamp"] = timestamp
+    return message
+
+
+def rewrite_message(message: dict[str, Any], ids: Mapping[int, str]) -> dict[str, Any]:
+    """A deep copy of a frame with some call ids replaced, or of a result with a new toolCallId."""
+    copied = copy.deepcopy(message)
+    if -1 in ids:
+        copied["toolCallId"] = ids[-1]
+        return copied
+    content = copied.get("content")
+    if not isinstance(content, list):
+        return copied
+    position = 0
+    for part in content:
+        if (isinstance(part, dict) and part.get("type") == "toolCall"
+                and isinstance(part.get("id"), str) and isinstance(part.get("name"), str)):
+            if position in ids:
+                part["id"] = ids[position]
+            position += 1
+    return copied
+
+
+def merge_messages(members: Sequence[Any]) -> dict[str, Any]:
+    """One message carrying every member's content in order; every other field from the last member.
+
+    Members may be durable messages: everything taken from them is deep-copied.
+    """
+    content: list[Any] = []
+    for message in members:
+        parts = message.get("content") if isinstance(message, dict) else None
+        if isinstance(parts, str):
+            if parts:
+                content.append({"type": "text", "text": parts})
+        elif isinstance(parts, list):
+            content.extend(copy.deepcopy(parts))
+    last = members[-1]
+    if not isinstance(last, dict):
+        return {"content": content}
+    merged = {key: copy.deepcopy(value) for key, value in last.items() if key != "content"}
+    merged["content"] = content
+    # keep the last member's key order, content where it was
+    return {key: merged[key] for key in last} | ({} if "content" in last else {"content": content})

@@ -1,0 +1,136 @@
+"""Structured notes: why the policy treated a message as it did, as a code plus parameters.
+
+Planners record a `Note` (never a sentence); the report renders the prose here,
+in one table of templates.  Tests assert codes, the report shows sentences, and
+a translation or a terser wording touches this module only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class NoteCode(str, Enum):
+    """Every reason a planner or the report can give for what happened to one message."""
+
+    # strict pairing
+    RESULT_WITHOUT_STRING_ID = "result_without_string_id"
+    RESULT_BEFORE_CALL = "result_before_call"
+    RESULT_WITHOUT_CALL = "result_without_call"
+    RECEIPT_REPLACED_BY_REAL = "receipt_replaced_by_real"
+    SECOND_RESULT = "second_result"
+    # interrupted frames
+    FRAME_SPLITS_RESULTS = "frame_splits_results"
+    FRAME_EMPTY = "frame_empty"
+    FRAME_DROPPED_BY_REFERENCE = "frame_dropped_by_reference"
+    FRAME_SUPERSEDED = "frame_superseded"
+    # reference defaults
+    REAL_RESULT_AFTER_RECEIPT = "real_result_after_receipt"
+    LATER_DUPLICATE = "later_duplicate"
+    STRAY = "stray"
+    # view changes
+    MOVED = "moved"
+    RENAMED = "renamed"
+    MERGED = "merged"
+    MERGED_INTO = "merged_into"
+    CARRIES_MERGED = "carries_merged"
+    # synthesized turns (provider role order)
+    START_WITH_USER = "start_with_user"
+    START_NOT_WITH_CALL = "start_not_with_call"
+    REPLY_AFTER_RESULTS = "reply_after_results"
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One reason: a code and the values its sentence names (ids, indices, labels, a provider)."""
+
+    code: NoteCode
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, code: NoteCode, **params: Any) -> Note:
+        return cls(code, params)
+
+
+def _call_label(params: Mapping[str, Any]) -> str:
+    """How a sentence names a call: its id, or for an id-less call (Gemini) '' and the tool."""
+    tool = params.get("tool")
+    return f"'' ({tool})" if tool is not None else repr(params["call_id"])
+
+
+def _why(provider: str, clause: str = "why") -> str:
+    """The provider's role rule in one clause, from its spec (clause: "start_why" or "results_why"
+    for the wording of the start rule or the inserted reply, when the spec has one)."""
+    from .providers import spec
+
+    rules = spec(provider).role_rules
+    if rules is None:
+        return provider
+    return str(getattr(rules, clause) or rules.why)
+
+
+def _renamed(params: Mapping[str, Any]) -> str:
+    pairs = ", ".join(f"{old!r} -> {new!r}" for old, new in params["ids"].items())
+    return f"ids renamed in the view ({pairs}): providers reject an id used twice or an empty id"
+
+
+_TEMPLATES: dict[NoteCode, Any] = {
+    NoteCode.RESULT_WITHOUT_STRING_ID: lambda p: "this result has no string call id, so no call can own it; dropped",
+    NoteCode.RESULT_BEFORE_CALL: lambda p: "result recorded before its call; moved after it",
+    NoteCode.RESULT_WITHOUT_CALL: lambda p: (
+        f"no call in this transcript has id {p['call_id']!r} (a compacted or lost frame?); "
+        "providers reject a result without its call, so it is dropped"),
+    NoteCode.RECEIPT_REPLACED_BY_REAL: lambda p: (
+        f"interrupted receipt for call {_call_label(p)} replaced by the real result recorded later (#{p['real']})"),
+    NoteCode.SECOND_RESULT: lambda p: f"a second result for call {_call_label(p)}; the first (#{p['kept']}) is kept",
+    NoteCode.FRAME_SPLITS_RESULTS: lambda p: (
+        f"interrupted frame between frame #{p['frame']} and its results; once they move "
+        "next to their calls it is an unfinished turn, so it is dropped"),
+    NoteCode.FRAME_EMPTY: lambda p: "interrupted frame with no content; providers reject an empty assistant message",
+    NoteCode.FRAME_DROPPED_BY_REFERENCE: lambda p: (
+        f"assistant frame without tool calls that did not finish its turn ({p['stop']}); "
+        "the reference drops such frames once it repairs anything"),
+    NoteCode.FRAME_SUPERSEDED: lambda p: (
+        f"interrupted frame directly followed by another assistant turn ({p['following']}); "
+        f"{_why(p['provider'])}, and the unfinished turn was superseded, so it is dropped"),
+    NoteCode.REAL_RESULT_AFTER_RECEIPT: lambda p: (
+        f"the real result for call {p['call_id']!r}, dropped because the interrupted receipt #{p['kept']} "
+        "was recorded first and the reference keeps the first receipt"),
+    NoteCode.LATER_DUPLICATE: lambda p: (
+        f"another result for call {p['call_id']!r} was recorded first (#{p['kept']}); only that one is kept"),
+    NoteCode.STRAY: lambda p: (
+        f"no call in this transcript has id {p['call_id']!r}; providers reject a result without its call"),
+    NoteCode.MOVED: lambda p: (
+        f"moved from #{p['index']} to view position {p['view_index']}, right after its frame, in call order"),
+    NoteCode.RENAMED: _renamed,
+    NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
+    NoteCode.MERGED_INTO: lambda p: (
+        f"{_why(p['provider'])}; consecutive {p['role']} messages "
+        f"{', '.join('#' + str(m) for m in p['members'])} are sent as one {p['role']} message "
+        f"(carried by #{p['carrier']}), content in order"),
+    NoteCode.CARRIES_MERGED: lambda p: (
+        f"carries the content of {', '.join('#' + str(m) for m in p['members'])} before its own: "
+        f"{_why(p['provider'])}"),
+    NoteCode.START_WITH_USER: lambda p: (
+        f"{_why(p['provider'], 'start_why')}; this history starts with {p['first']} "
+        "(its beginning was compacted or lost), so the view opens with a user turn saying so"),
+    NoteCode.START_NOT_WITH_CALL: lambda p: (
+        f"{_why(p['provider'], 'start_why')}; this history starts with the call turn {p['first']}, "
+        "so the view opens with a user turn saying so"),
+    NoteCode.REPLY_AFTER_RESULTS: lambda p: (
+        f"{_why(p['provider'], 'results_why')}; no assistant reply was recorded between these results and the "
+        f"user message {p['user']}, so the view inserts an assistant turn saying so"),
+}
+
+
+def render(note: Note) -> str:
+    """The sentence a report shows for one note."""
+    return str(_TEMPLATES[note.code](note.params))
+
+
+def render_all(notes: list[Note]) -> str:
+    """Several reasons for one message, joined the way the report has always joined them."""
+    return "; ".join(render(note) for note in notes)
