@@ -10,7 +10,7 @@ import os
 
 import streamlit as st
 
-import ui
+from inspector import ui
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -18,7 +18,7 @@ st.set_page_config(page_title="Tool-call integrity inspector", layout="wide")
 ui.page_style()
 
 PAGES = [
-    ("pages/inspector.py", "Inspector", "inspector"),
+    ("pages/inspector_page.py", "Inspector", "inspector"),
     ("pages/report.py", "Report", "report"),
     ("pages/lessons.py", "Lessons", "lessons"),
     ("pages/batch.py", "Batch", "batch"),

@@ -25,8 +25,9 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent))
 
-from _app_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle
-from generate import messages
+# Imported after the sys.path set-up above: these modules live in tests/ and bench/.
+from _app_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle  # noqa: E402
+from generate import messages  # noqa: E402
 
 DONE = """count => {
   const w = document.querySelector('[data-testid="stStatusWidget"]');
@@ -67,7 +68,7 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from integrity.alignment import aligned_rows
+    from inspector.rows import aligned_rows
     from integrity.analysis import DEFAULT_POLICY, analyze, load
 
     policy = args.policy or DEFAULT_POLICY

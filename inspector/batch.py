@@ -9,20 +9,25 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .analysis import DEFAULT_POLICY, analyze, load
-from .loading import TranscriptError
+from integrity import (
+    DEFAULT_POLICY,
+    MARKS,
+    PROVIDERS,
+    REPAIR_KINDS,
+    Mark,
+    TranscriptError,
+    analyze,
+    load,
+    provider_verdict,
+)
 
 DEFECT_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("orphaned_calls", "orphans"),
-    ("duplicates_dropped", "duplicates"),
-    ("moved", "moved"),
-    ("frames_dropped", "dropped frames"),
-    ("strays_dropped", "strays dropped"),
-    ("synthesized", "synthesized"),
-    ("strays", "strays"),
-    ("findings", "findings"),
+    (MARKS[Mark.ORPHANED_CALL].summary_field or "", MARKS[Mark.ORPHANED_CALL].name),
+    *((facts.summary_field, facts.name) for facts in REPAIR_KINDS.values() if facts.summary_field),
+    (MARKS[Mark.STRAY].summary_field or "", MARKS[Mark.STRAY].name),
+    (MARKS[Mark.FINDING].summary_field or "", MARKS[Mark.FINDING].name + "s"),
 )
-"""(report summary field, column name) for each defect count the batch table shows."""
+"""(report summary field, column name) for each defect count the batch table shows (names from the registry)."""
 
 
 VERDICTS_UP_TO = 3_000
@@ -38,13 +43,12 @@ def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY,
     try:
         transcript = load(data, name)
         analysis = analyze(transcript, policy)
-        if len(transcript.messages) <= verdicts_up_to:
-            analysis.verdicts = provider_verdicts(analysis)
+        verdicts = provider_verdicts(analysis) if len(transcript.messages) <= verdicts_up_to else {}
     except TranscriptError as error:
         row.update(status="unreadable", verdict=str(error))
         return row
     summary = analysis.report.summary
-    row["format"] = getattr(transcript, "format", "")
+    row["format"] = transcript.format
     row["messages"] = summary.messages
     row["calls"] = summary.calls
     for field, column in DEFECT_COLUMNS:
@@ -52,11 +56,11 @@ def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY,
     report = analysis.report
     row["status"] = "healthy" if report.healthy else ("repaired" if report.changed else "findings")
     row["verdict"] = report.verdict
-    if analysis.verdicts:
+    if verdicts:
         row["providers rejecting"] = (
-            f"{sum(1 for r in analysis.verdicts.values() if (r or {}).get('before'))} → "
-            f"{sum(1 for r in analysis.verdicts.values() if (r or {}).get('after'))} of {len(analysis.verdicts)}")
-    for provider, result in sorted((analysis.verdicts or {}).items()):
+            f"{sum(1 for r in verdicts.values() if r.get('before'))} → "
+            f"{sum(1 for r in verdicts.values() if r.get('after'))} of {len(verdicts)}")
+    for provider, result in sorted(verdicts.items()):
         before = len((result or {}).get("before") or [])
         after = len((result or {}).get("after") or [])
         row[f"{provider} before"] = "accepted" if not before else f"rejected ({before})"
@@ -65,16 +69,8 @@ def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY,
 
 
 def provider_verdicts(analysis: Any) -> dict[str, Any]:
-    """Every provider's before/after violations through the facade, when this engine build has them."""
-    from . import analysis as facade
-
-    try:
-        from .providers import PROVIDERS
-    except ImportError:
-        return {}
-    if hasattr(facade, "provider_verdict"):
-        return {name: facade.provider_verdict(analysis, name) for name in PROVIDERS}
-    return {}
+    """Every provider's before/after violations for one analysis."""
+    return {name: provider_verdict(analysis, name) for name in PROVIDERS}
 
 
 def defect_totals(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:

@@ -11,8 +11,9 @@ change; applying all of them gives exactly the report's view.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from .report import RepairReport
+from integrity import DurableView, MergedView, ReceiptView, RepairKind, RepairReport, TurnView, spec
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,11 @@ class Lesson:
     provider_errors: tuple[tuple[str, str], ...]
 
 
+def _said(provider: str, rule: str, **fields: object) -> tuple[str, str]:
+    """(provider, the error text its rule set returns for `rule`), filled in from the provider's spec."""
+    return provider, spec(provider).errors[rule].format(**fields)
+
+
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "answered", "Every call is answered",
@@ -34,11 +40,9 @@ LESSONS: tuple[Lesson, ...] = (
         "A crash or a lost write can leave a call without its result. Providers refuse the whole "
         "request; the repair synthesizes an 'interrupted' receipt so the model knows the outcome is unknown.",
         "orphaned_call.pi-ai.json",
-        (("openai-chat", ("An assistant message with 'tool_calls' must be followed by tool messages responding "
-                         "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
-                         "call_readme")),
-         ("openai-responses", "No tool output found for function call call_readme."),
-         ("bedrock", "Expected toolResult blocks at messages.2.content for the following Ids: call_readme")),
+        (_said("openai-chat", "tool_calls_unanswered", ids="call_readme"),
+         _said("openai-responses", "function_call_unanswered", id="call_readme"),
+         _said("bedrock", "tool_use_unanswered", index=2, ids="call_readme")),
     ),
     Lesson(
         "once", "Every call is answered once",
@@ -46,13 +50,10 @@ LESSONS: tuple[Lesson, ...] = (
         "Crash recovery can write an interrupted receipt and then the real result arrives late. "
         "The reference keeps the first durable receipt and drops the later one from the view.",
         "crash_duplicate.pi-ai.json",
-        (("openai-chat", ("Invalid parameter: Duplicate value for 'tool_call_id' of 'call_deploy', in messages[2] "
-                          "and messages[3].")),
-         ("anthropic", ("messages.2.content.1: each tool_use must have a single result. Found multiple "
-                        "`tool_result` blocks with id: call_deploy")),
-         ("deepseek", "Duplicate value for 'tool_call_id' of call_deploy in message[3]"),
-         ("bedrock", ("The number of toolResult blocks at messages.2.content exceeds the number of toolUse "
-                     "blocks of previous turn."))),
+        (_said("openai-chat", "duplicate_tool_call_id", id="call_deploy", first=2, second=3),
+         _said("anthropic", "duplicate_tool_result", index=2, block=1, id="call_deploy"),
+         _said("deepseek", "duplicate_tool_call_id", id="call_deploy", index=3),
+         _said("bedrock", "too_many_tool_results", index=2)),
     ),
     Lesson(
         "contiguous", "Results come right after their frame",
@@ -60,12 +61,8 @@ LESSONS: tuple[Lesson, ...] = (
         "An aborted retry or a hook message can land between a call and its result. The repair moves "
         "the results back right after their frame and drops interrupted frames without calls.",
         "abort_race.pi-ai.json",
-        (("anthropic", ("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
-                       "call_B. Each `tool_use` block must have a corresponding `tool_result` block in the "
-                       "next message.")),
-         ("openai-chat", ("An assistant message with 'tool_calls' must be followed by tool messages responding "
-                         "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
-                         "call_B"))),
+        (_said("anthropic", "tool_use_unanswered", index=1, ids="call_B"),
+         _said("openai-chat", "tool_calls_unanswered", ids="call_B")),
     ),
     Lesson(
         "order", "Results follow call order",
@@ -73,8 +70,7 @@ LESSONS: tuple[Lesson, ...] = (
         "Parallel tools finish in any order. Providers that pair by position (Gemini without ids) "
         "mismatch results; the reference only reports it, the strict policy reorders.",
         "out_of_order.pi-ai.json",
-        (("gemini", ("Please ensure that the number of function response parts is equal to the number of "
-                    "function call parts of the function call turn.")),),
+        (_said("gemini", "function_response_count_mismatch"),),
     ),
     Lesson(
         "no_stray", "No result without a call",
@@ -82,11 +78,9 @@ LESSONS: tuple[Lesson, ...] = (
         "Compaction can summarize away the frame that made a call and keep its result. The reference "
         "leaves such a stray in place (and providers reject it); the strict policy drops it.",
         "stray_result.pi-ai.json",
-        (("openai-chat", ("Invalid parameter: messages with role 'tool' must be a response to a preceeding "
-                         "message with 'tool_calls'.")),
-         ("anthropic", ("unexpected `tool_use_id` found in `tool_result` blocks: call_gone. Each `tool_result` "
-                       "block must have a corresponding `tool_use` block in the previous message.")),
-         ("openai-responses", "No tool call found for function call output with call_id call_gone.")),
+        (_said("openai-chat", "tool_result_without_call"),
+         _said("anthropic", "unexpected_tool_result", index=1, block=0, ids="call_gone"),
+         _said("openai-responses", "function_call_output_without_call", id="call_gone")),
     ),
     Lesson(
         "provider", "Provider-specific rules",
@@ -96,17 +90,20 @@ LESSONS: tuple[Lesson, ...] = (
         "A history that one provider accepts can be rejected by another; check the verdict for the "
         "provider you will send it to.",
         "pause_between.pi-ai.json",
-        (("mistral", "Not the same number of function calls and responses"),
-         ("gemini", ("Please ensure that function call turn comes immediately after a user turn or after a "
-                    "function response turn.")),
-         ("bedrock", "Expected toolResult blocks at messages.2.content for the following Ids: call_rm")),
+        (_said("mistral", "call_response_count_mismatch"),
+         _said("gemini", "function_call_turn_position"),
+         _said("bedrock", "tool_use_unanswered", index=2, ids="call_rm")),
     ),
 )
 
 
 @dataclass(frozen=True)
 class Step:
-    """One repair action: which durable message (or synthesized receipt) it touches, and how."""
+    """One repair action: which durable message, or which view-only entry, it touches, and how.
+
+    kind: a RepairKind value; durable_index: the durable message it changes;
+    synthesized_index: for a synthesized receipt or turn, its position in report.view.
+    """
 
     kind: str
     durable_index: int | None
@@ -115,44 +112,40 @@ class Step:
 
 
 Entry = tuple[str, int]
-"""('durable', index), ('synthesized', index into report.synthesized), ('turn', index into
-report.turns) or ('merged', index into report.merges): one view message."""
+"""('durable', durable index) or (source, view position) for a view-only entry ('synthesized',
+'turn' or 'merged', the position in report.view): one message of a partly repaired view."""
+
+_DROP_TEXT = {
+    RepairKind.DROPPED_DUPLICATE: "drop #{index}: duplicate of #{kept}",
+    RepairKind.DROPPED_INTERRUPTED_FRAME: "drop #{index}: interrupted frame without calls",
+    RepairKind.DROPPED_STRAY: "drop #{index}: result for a call that does not exist",
+    RepairKind.MOVED: "move #{index} to view position {view}",
+    RepairKind.MERGED: "send #{index} inside #{kept}'s message (the provider wants one message per role turn)",
+}
 
 
 def repair_steps(report: RepairReport) -> list[Step]:
     """Every change the report makes, in transcript order (synthesized receipts after their frame)."""
-    from .alignment import reordered_kept
-
-    reordered = reordered_kept(report)
     keyed: list[tuple[float, Step]] = []
     for action in report.actions:
-        if action.durable_index in reordered:
-            keyed.append((action.durable_index,
-                          Step("moved", action.durable_index, None,
-                               f"move #{action.durable_index} to view position {action.view_index} "
-                               "(ahead of a message the policy leaves in place)")))
-        elif action.kind != "kept":
-            text = {
-                "moved": f"move #{action.durable_index} to view position {action.view_index}",
-                "dropped_duplicate": f"drop #{action.durable_index}: duplicate of #{action.kept_instead}",
-                "dropped_interrupted_frame": f"drop #{action.durable_index}: interrupted frame without calls",
-                "dropped_stray": f"drop #{action.durable_index}: result for a call that does not exist",
-                "merged": f"send #{action.durable_index} inside #{action.kept_instead}'s message "
-                          "(the provider wants one message per role turn)",
-            }[action.kind]
-            keyed.append((action.durable_index, Step(action.kind, action.durable_index, None, text)))
+        if action.kind != RepairKind.KEPT:
+            text = _DROP_TEXT[action.kind].format(index=action.durable_index, kept=action.kept_instead,
+                                                  view=action.view_index)
+            keyed.append((action.durable_index, Step(action.kind.value, action.durable_index, None, text)))
         if action.also_view_indices:
             keyed.append((action.durable_index + 0.25,
-                          Step("shared", action.durable_index, None,
+                          Step(RepairKind.SHARED.value, action.durable_index, None,
                                f"answer a reused id again with #{action.durable_index}")))
-    for number, receipt in enumerate(report.synthesized):
-        keyed.append((receipt.frame_index + 0.5 + receipt.call_position / 1000,
-                      Step("synthesized", None, number,
-                           f"synthesize an interrupted receipt for call {receipt.call_id!r} of frame "
-                           f"#{receipt.frame_index}")))
-    for number, turn in enumerate(report.turns):
-        keyed.append((_turn_anchor(report, turn.view_index),
-                      Step("turn", None, number, f"add a {turn.role} turn: {turn.reason}")))
+    for position, entry in enumerate(report.view):
+        if isinstance(entry, ReceiptView):
+            keyed.append((entry.frame_index + 0.5 + entry.call_position / 1000,
+                          Step(RepairKind.SYNTHESIZED.value, None, position,
+                               f"synthesize an interrupted receipt for call {entry.call_id!r} of frame "
+                               f"#{entry.frame_index}")))
+        elif isinstance(entry, TurnView):
+            keyed.append((_turn_anchor(report, position),
+                          Step(RepairKind.SYNTHESIZED_TURN.value, None, position,
+                               f"add a {entry.role} turn: {entry.reason}")))
     keyed.sort(key=lambda pair: pair[0])
     return [step for _, step in keyed]
 
@@ -160,10 +153,10 @@ def repair_steps(report: RepairReport) -> list[Step]:
 def _turn_anchor(report: RepairReport, view_index: int) -> float:
     """Order a synthesized turn just after the durable message the view puts before it."""
     for entry in reversed(report.view[:view_index]):
-        if entry.source == "durable":
+        if isinstance(entry, DurableView):
             return entry.index + 0.75
-        if entry.source == "merged":
-            return report.merges[entry.index].members[-1] + 0.75
+        if isinstance(entry, MergedView):
+            return entry.members[-1] + 0.75
     return -0.5
 
 
@@ -174,29 +167,24 @@ def view_after(report: RepairReport, steps: list[Step], applied: int) -> list[En
     durable transcript.
     """
     done = steps[:applied]
-    synthesized_done = {s.synthesized_index for s in done if s.kind == "synthesized"}
-    turns_done = {s.synthesized_index for s in done if s.kind == "turn"}
-    merged_done = {s.durable_index for s in done if s.kind == "merged"}
-    moved_done = {s.durable_index for s in done if s.kind == "moved"}
-    shared_done = {s.durable_index for s in done if s.kind == "shared"}
+    view_only_done = {s.synthesized_index for s in done if s.synthesized_index is not None}
+    merged_done = {s.durable_index for s in done if s.kind == RepairKind.MERGED}
+    moved_done = {s.durable_index for s in done if s.kind == RepairKind.MOVED}
+    shared_done = {s.durable_index for s in done if s.kind == RepairKind.SHARED}
     dropped_done = {s.durable_index for s in done if s.kind.startswith("dropped")}
-    moved_all = {s.durable_index for s in steps if s.kind == "moved"}  # includes reordered 'kept' ones
+    moved_all = {s.durable_index for s in steps if s.kind == RepairKind.MOVED}
 
     entries: list[Entry] = []
     seen: set[int] = set()
-    for entry in report.view:
-        if entry.source == "synthesized":
-            if entry.index in synthesized_done:
-                entries.append(("synthesized", entry.index))
+    for position, entry in enumerate(report.view):
+        if isinstance(entry, (ReceiptView, TurnView)):
+            if position in view_only_done:
+                entries.append((entry.source, position))
             continue
-        if entry.source == "turn":
-            if entry.index in turns_done:
-                entries.append(("turn", entry.index))
-            continue
-        if entry.source == "merged":
-            members = report.merges[entry.index].members
+        if isinstance(entry, MergedView):
+            members = entry.members
             if all(member in merged_done for member in members[:-1]):
-                entries.append(("merged", entry.index))
+                entries.append(("merged", position))
             else:
                 entries.extend(("durable", member) for member in members)
             seen.update(members)
@@ -219,6 +207,32 @@ def view_after(report: RepairReport, steps: list[Step], applied: int) -> list[En
                 at = position + 1
         entries.insert(at, ("durable", index))
     return entries
+
+
+def step_view_rows(analysis: Any, steps: list[Step], applied: int) -> list[dict[str, Any]]:
+    """The partly repaired view as table rows: position, where each message comes from, a preview,
+    and which row the last applied step changed."""
+    from .rows import preview
+
+    report = analysis.report
+    last = steps[applied - 1] if applied else None
+    rows = []
+    for position, (origin, index) in enumerate(view_after(report, steps, applied)):
+        if origin == "durable":
+            message, tag = analysis.transcript.messages[index], f"#{index}"
+            touched = last is not None and last.durable_index == index
+        else:
+            entry = report.view[index]
+            message = analysis.view[index]
+            if isinstance(entry, MergedView):
+                tag = "⊕ " + " + ".join(f"#{member}" for member in entry.members)
+                touched = last is not None and last.durable_index in entry.members
+            else:
+                tag = "✚ synthesized" if origin == "synthesized" else "✚ turn"
+                touched = last is not None and last.synthesized_index == index
+        rows.append({"position": position, "from": tag, "message": preview(message),
+                     "last step": "◀ just changed" if touched else ""})
+    return rows
 
 
 SANDBOX_START = """[

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .report import RepairReport
+from integrity import REPAIR_KINDS, Mark, RepairKind, RepairReport, facts
 
 
 def code(value: Any, limit: int = 200) -> str:
@@ -28,6 +28,21 @@ def code(value: Any, limit: int = 200) -> str:
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def summary_columns(s: Any) -> dict[str, int]:
+    """Column name -> count for a report summary; names of kinds are the registry's."""
+    columns = {"messages": s.messages, "view": s.view_messages, "calls": s.calls, "results": s.results,
+               facts(Mark.ORPHANED_CALL).name: s.orphaned_calls}
+    for kind in (RepairKind.DROPPED_DUPLICATE, RepairKind.MOVED, RepairKind.DROPPED_INTERRUPTED_FRAME,
+                 RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.RENAMED, RepairKind.MERGED,
+                 RepairKind.SYNTHESIZED_TURN):
+        field = REPAIR_KINDS[kind].summary_field
+        assert field is not None
+        columns[REPAIR_KINDS[kind].name] = getattr(s, field)
+    columns[facts(Mark.STRAY).name] = s.strays
+    columns[facts(Mark.FINDING).name + "s"] = s.findings
+    return columns
 
 
 def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
@@ -57,20 +72,14 @@ def report_markdown(
         f"healthy: {'yes' if report.healthy else 'no'}"),
         "",
     ]
-    lines += _table(
-        ["messages", "view", "calls", "results", "orphaned", "duplicates dropped", "moved",
-         "frames dropped", "strays dropped", "synthesized", "strays", "findings"],
-        [[str(v) for v in (s.messages, s.view_messages, s.calls, s.results, s.orphaned_calls,
-                           s.duplicates_dropped, s.moved, s.frames_dropped, s.strays_dropped,
-                           s.synthesized, s.strays, s.findings)]],
-    )
-    changed = [a for a in report.actions
-               if a.kind != "kept" or a.also_view_indices or getattr(a, "new_ids", None)]
+    counts = summary_columns(s)
+    lines += _table(list(counts), [[str(value) for value in counts.values()]])
+    changed = [a for a in report.actions if a.kind != "kept" or a.also_view_indices or a.new_ids]
     lines += ["", f"### Actions ({len(changed)} of {len(report.actions)} durable messages changed)", ""]
     if changed:
         lines += _table(
             ["durable #", "role", "action", "view #", "call id", "why"],
-            [[str(a.durable_index), code(a.role or "?"), a.kind.replace("_", " "),
+            [[str(a.durable_index), code(a.role or "?"), facts(a.kind).name,
               "—" if a.view_index is None else ", ".join(map(str, [a.view_index, *a.also_view_indices])),
               code(a.call_id) if a.call_id is not None else "—", code(a.reason, 300) if a.reason else ""]
              for a in changed[:max_rows]],
@@ -90,7 +99,7 @@ def report_markdown(
     if report.findings:
         lines += _table(
             ["severity", "kind", "durable #", "message"],
-            [[f.severity, f.kind.replace("_", " "), ", ".join(map(str, f.durable_indices[:20])), code(f.message, 300)]
+            [[f.severity.value, facts(f.kind).name, ", ".join(map(str, f.durable_indices[:20])), code(f.message, 300)]
              for f in report.findings[:max_rows]],
         )
     else:

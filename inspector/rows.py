@@ -1,4 +1,4 @@
-"""Row-aligned raw vs repaired rows, pairings and provider verdicts, for user interfaces.
+"""Row-aligned durable vs repaired rows, pairings and provider verdicts, for the inspector.
 
 The inspector shows the durable transcript and the repaired model view side by
 side.  Which durable message lines up with which view message, what kind of
@@ -16,64 +16,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .analysis import Analysis
+from integrity import Analysis, Mark, MergedView, ReceiptView, RepairKind, TurnView
+
+from .theme import strike
 
 PREVIEW_CHARS = 140
 """Summaries are cut here: a row never carries a huge string to the browser."""
-
-
-@dataclass(frozen=True)
-class Kind:
-    """How one row kind is shown: never colour alone, always an icon and a word too."""
-
-    key: str
-    icon: str
-    word: str
-    colour: str
-    meaning: str
-
-
-KINDS: dict[str, Kind] = {
-    kind.key: kind
-    for kind in (
-        Kind("kept", "·", "kept", "", "unchanged: the same message on both sides"),
-        Kind("moved", "↪", "moved", "#dbeafe", "a result the repair moved right after its frame, in call order"),
-        Kind("dropped_duplicate", "⊘", "dropped duplicate", "#fee2e2",
-             "a second receipt for an already answered call; struck through, not sent"),
-        Kind("dropped_interrupted_frame", "⊖", "dropped frame", "#e5e7eb",
-             "an aborted/errored assistant frame left out of the view (greyed, with its reason)"),
-        Kind("dropped_stray", "✖", "dropped stray", "#fecaca",
-             "a result whose call id matches no call, left out of the view"),
-        Kind("synthesized", "✚", "synthesized receipt", "#dcfce7",
-             "an interrupted receipt that exists only in the repaired view"),
-        Kind("merged", "⊕", "merged", "#cffafe",
-             "sent inside the next message of the same role (the provider wants one message per turn)"),
-        Kind("synthesized_turn", "✚", "synthesized turn", "#d1fae5",
-             "a user or assistant turn that exists only in the view, because the provider's role order needs it"),
-        Kind("renamed", "✎", "ids renamed", "#e0e7ff",
-             "sent with new call ids (a reused or empty id); the durable message is unchanged"),
-        Kind("shared", "⇉", "shared answer", "#ede9fe",
-             "a reused call id answered again with the first result (reference quirk)"),
-        Kind("orphaned_call", "☐", "orphaned call", "#fef3c7",
-             "a frame with a call that has no result anywhere in the transcript"),
-        Kind("stray", "⚠", "stray result", "#ffedd5",
-             "a result whose call id matches no call; the policy left it in place"),
-        Kind("finding", "⚑", "finding", "#fef9c3", "a defect the policy reports but does not change"),
-    )
-}
-PROBLEM_KINDS: tuple[str, ...] = tuple(key for key in KINDS if key != "kept")
-STRIKE = "\u0336"
-
-
-def strike(text: str) -> str:
-    """Struck-through text made of combining characters, so it survives any plain-text renderer."""
-    return "".join(ch + STRIKE for ch in text)
-
-
-def label(kind: str) -> str:
-    """'icon word' for a kind, the text every row and legend entry shows."""
-    style = KINDS[kind]
-    return f"{style.icon} {style.word}"
 
 
 def _clip(text: str, limit: int = PREVIEW_CHARS) -> str:
@@ -180,24 +128,22 @@ def role_of(analysis: Analysis, row: Row) -> str:
     return "toolResult"
 
 
-def _right_kind(analysis: Analysis, position: int, unanchored: set[int]) -> tuple[str, str, tuple[str, ...]]:
+def _right_kind(analysis: Analysis, position: int) -> tuple[str, str, tuple[str, ...]]:
     entry = analysis.report.view[position]
-    if entry.source == "synthesized":
-        receipt = analysis.report.synthesized[entry.index]
-        return ("synthesized", (f"answers {receipt.tool_name}#{receipt.call_id} of frame #{receipt.frame_index}; "
-                               "exists only in the view"), (receipt.call_id,))
-    if entry.source == "turn":
-        turn = analysis.report.turns[entry.index]
-        return "synthesized_turn", f"{turn.role} turn only in the view: {turn.reason}", ()
-    if entry.source == "merged":
-        merge = analysis.report.merges[entry.index]
-        members = " + ".join(f"#{member}" for member in merge.members)
-        return "merged", f"durable {members} sent as one {merge.role or ''} message", ()
+    if isinstance(entry, ReceiptView):
+        return (RepairKind.SYNTHESIZED.value,
+                f"answers {entry.tool_name}#{entry.call_id} of frame #{entry.frame_index}; exists only in the view",
+                (entry.call_id,))
+    if isinstance(entry, TurnView):
+        return RepairKind.SYNTHESIZED_TURN.value, f"{entry.role} turn only in the view: {entry.reason}", ()
+    if isinstance(entry, MergedView):
+        members = " + ".join(f"#{member}" for member in entry.members)
+        return RepairKind.MERGED.value, f"durable {members} sent as one {entry.role or ''} message", ()
     action = analysis.report.actions[entry.index]
     ids = (action.call_id,) if action.call_id is not None else ()
-    if action.kind == "moved" or (entry.index in unanchored and action.view_index == position):
-        return "moved", f"moved here from durable #{action.durable_index}", ids
-    return "shared", f"durable #{action.durable_index} again: answers a reused call id", ids
+    if action.kind == RepairKind.MOVED:
+        return RepairKind.MOVED.value, f"moved here from durable #{action.durable_index}", ids
+    return RepairKind.SHARED.value, f"durable #{action.durable_index} again: answers a reused call id", ids
 
 
 def _durable_notes(analysis: Analysis) -> dict[int, tuple[str, str]]:
@@ -210,9 +156,9 @@ def _durable_notes(analysis: Analysis) -> dict[int, tuple[str, str]]:
             if pairing.call_id in orphaned and not pairing.result_indices:
                 old = notes.get(pairing.frame_index, ("", ""))[1]
                 text = f"{pairing.tool_name}#{pairing.call_id} has no result anywhere"
-                notes[pairing.frame_index] = ("orphaned_call", f"{old}; {text}" if old else text)
+                notes[pairing.frame_index] = (Mark.ORPHANED_CALL.value, f"{old}; {text}" if old else text)
     for finding in report.findings:
-        kind = "stray" if finding.kind == "stray_result" else "finding"
+        kind = Mark.STRAY.value if finding.kind == "stray_result" else Mark.FINDING.value
         for index in finding.durable_indices:
             current = notes.get(index)
             if current is None or (current[0] == "finding" and kind == "stray"):
@@ -220,25 +166,6 @@ def _durable_notes(analysis: Analysis) -> dict[int, tuple[str, str]]:
             elif finding.message not in current[1]:
                 notes[index] = (current[0], current[1] + "; " + finding.message)
     return notes
-
-
-def reordered_kept(report: Any) -> set[int]:
-    """Durable messages the report calls kept whose order relative to other kept messages changed.
-
-    The report marks a result 'kept' when it sits in its call's slot, even if a
-    stray that stays in place was recorded before it; shown as-is, such a pair
-    could not be drawn row-aligned.  Scanning in durable order, a kept message
-    whose view position is not after the previous kept one is treated as moved.
-    """
-    reordered: set[int] = set()
-    last = -1
-    for action in report.actions:
-        if action.kind == "kept" and action.view_index is not None:
-            if action.view_index > last:
-                last = action.view_index
-            else:
-                reordered.add(action.durable_index)
-    return reordered
 
 
 def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
@@ -254,12 +181,11 @@ def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
     report = analysis.report
     messages = analysis.transcript.messages
     view = analysis.view
-    unanchored = reordered_kept(report)
     anchored = {action.durable_index: action.view_index for action in report.actions
-                if action.kind == "kept" and action.view_index is not None and action.durable_index not in unanchored}
+                if action.kind == RepairKind.KEPT and action.view_index is not None}
     anchor_positions = set(anchored.values())
     notes = _durable_notes(analysis)
-    by_frame = _pairings_by_frame(analysis)
+    by_frame = pairings_by_frame(analysis)
     rows: list[Row] = []
     total_view = len(report.view)
     cursor = 0
@@ -267,7 +193,7 @@ def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
     def flush() -> None:
         nonlocal cursor
         while cursor < total_view and cursor not in anchor_positions:
-            kind, note, ids = _right_kind(analysis, cursor, unanchored)
+            kind, note, ids = _right_kind(analysis, cursor)
             rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]) if previews else "", note, ids,
                             previews))
             cursor += 1
@@ -276,45 +202,38 @@ def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
     for action in report.actions:
         index = action.durable_index
         ids = (action.call_id,) if action.call_id is not None else ()
+        frame_ids = tuple(p.call_id for p in by_frame.get(index, ()))
         text = preview(messages[index]) if previews else ""
         if index in anchored:
             position = anchored[index]
-            renamed = bool(getattr(action, "new_ids", None))
-            kind, note = notes.get(index, ("renamed" if renamed else "kept", action.reason))
-            frame_ids = tuple(p.call_id for p in _calls_of(analysis, index)) if index in by_frame else ()
+            default = RepairKind.RENAMED.value if action.new_ids else RepairKind.KEPT.value
+            kind, note = notes.get(index, (default, action.reason))
             right_text = text if not previews or view[position] is messages[index] else preview(view[position])
             rows.append(Row(len(rows), index, position, kind, text, right_text, note, ids + frame_ids, previews))
             cursor = position + 1
             flush()
             continue
-        kind = "moved" if action.durable_index in unanchored else action.kind
-        if kind == "moved":
+        kind = action.kind.value
+        if kind == RepairKind.MOVED:
             note = f"moved to view #{action.view_index} (right after its frame)"
         else:
             note = action.reason
-        if kind == "dropped_duplicate":
+        if kind == RepairKind.DROPPED_DUPLICATE:
             text = strike(text)
-        frame_ids = tuple(p.call_id for p in _calls_of(analysis, index)) if index in by_frame else ()
         rows.append(Row(len(rows), index, None, kind, text, "", note, ids + frame_ids, previews))
     while cursor < total_view:  # only reachable if the report's view is inconsistent
-        kind, note, ids = _right_kind(analysis, cursor, unanchored)
+        kind, note, ids = _right_kind(analysis, cursor)
         rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]), note, ids))
         cursor += 1
     return rows
 
 
-def _calls_of(analysis: Analysis, frame_index: int) -> list[Any]:
-    return _pairings_by_frame(analysis).get(frame_index, [])
-
-
-def _pairings_by_frame(analysis: Analysis) -> dict[int, list[Any]]:
-    cache = analysis.__dict__.get("_ui_pairings_by_frame")
-    if cache is None:
-        cache = {}
-        for pairing in analysis.report.pairings:
-            cache.setdefault(pairing.frame_index, []).append(pairing)
-        analysis.__dict__["_ui_pairings_by_frame"] = cache
-    return cache
+def pairings_by_frame(analysis: Analysis) -> dict[int, list[Any]]:
+    """Frame index -> its pairings (computed on each call: the analysis may be shared, never mutated)."""
+    by_frame: dict[int, list[Any]] = {}
+    for pairing in analysis.report.pairings:
+        by_frame.setdefault(pairing.frame_index, []).append(pairing)
+    return by_frame
 
 
 def problem_rows(rows: Sequence[Row], context: int = 1) -> list[int]:
@@ -374,17 +293,19 @@ def pairs_for(analysis: Analysis, durable: int | None = None, view_position: int
     found = Pairs()
     chosen: list[Any] = []
     if durable is not None:
-        chosen = list(_pairings_by_frame(analysis).get(durable, []))
+        chosen = list(pairings_by_frame(analysis).get(durable, []))
         if not chosen:
             action = report.actions[durable]
             if action.call_id is not None:
                 chosen = [p for p in report.pairings if p.call_id == action.call_id]
     elif view_position is not None:
         entry = report.view[view_position]
-        if entry.source == "synthesized":
-            receipt = report.synthesized[entry.index]
-            chosen = [p for p in _pairings_by_frame(analysis).get(receipt.frame_index, [])
-                      if p.call_position == receipt.call_position]
+        if isinstance(entry, ReceiptView):
+            chosen = [p for p in pairings_by_frame(analysis).get(entry.frame_index, [])
+                      if p.call_position == entry.call_position]
+        elif isinstance(entry, (TurnView, MergedView)):
+            members = entry.members if isinstance(entry, MergedView) else []
+            return pairs_for(analysis, durable=members[-1]) if members else found
         else:
             return pairs_for(analysis, durable=entry.index)
     for pairing in chosen:
@@ -463,16 +384,3 @@ def verdict_rows(analysis: Analysis) -> list[dict[str, Any]]:
             "after repair": "✔ accepted" if not after else f"✖ rejected ({len(after)})",
         })
     return rows
-
-
-SUMMARY_METRICS: tuple[tuple[str, str], ...] = (
-    ("messages", "messages"),
-    ("calls", "calls"),
-    ("orphaned_calls", "orphans"),
-    ("duplicates_dropped", "duplicates"),
-    ("moved", "moved"),
-    ("frames_dropped", "frames cut"),
-    ("synthesized", "synthesized"),
-    ("strays", "strays"),
-)
-"""(summary field, label) for the header metrics, in the order the issue lists them."""

@@ -1,7 +1,8 @@
 """Shared Streamlit pieces for the pages: input loading, URL state, legend, safe rendering.
 
-Pages stay thin: every computation comes from `integrity` (analysis, alignment,
-markdown, batch, lessons); this module only turns it into widgets.  Transcript
+Pages stay thin: every answer comes from `integrity` (analyze, the report, the
+kind registry) through the inspector's row, theme, Markdown, batch and lesson
+modules; this module only turns it into widgets.  Transcript
 text is untrusted, so nothing here passes transcript strings to st.markdown,
 st.write, st.error or HTML: they go through st.code, st.text, st.json and
 dataframe cells, which render text literally.
@@ -9,6 +10,7 @@ dataframe cells, which render text literally.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,18 +20,26 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from integrity.alignment import (
-    KINDS,
-    SUMMARY_METRICS,
+from inspector.rows import (
     Row,
     aligned_rows,
-    label,
+    fill_previews,
     verdict_rows,
 )
-from integrity.analysis import DEFAULT_POLICY, POLICIES, Analysis, analyze, load
-from integrity.loading import Transcript, TranscriptError
+from inspector.theme import ROW_KINDS, SUMMARY_METRICS, colour, label, meaning
+from integrity import (
+    DEFAULT_POLICY,
+    POLICIES,
+    PROVIDERS,
+    Analysis,
+    Transcript,
+    TranscriptError,
+    analyze,
+    load,
+    provider_verdict,
+)
 
-ROOT = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_transcripts"
 PASTE_NAME = "pasted.json"
 
@@ -70,6 +80,11 @@ def read_sample(name: str) -> bytes | None:
     return (SAMPLES / name).read_bytes()
 
 
+# What a @st.cache_resource function returns is one object shared by every session and
+# thread: nothing may change it after it is returned.  A page that needs more (verdicts,
+# row texts) gets a new object (with_verdicts, previewed, searchable_rows).
+
+
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _load(digest: str, name: str, _data: bytes) -> Any:
     try:
@@ -79,27 +94,15 @@ def _load(digest: str, name: str, _data: bytes) -> Any:
 
 
 def provider_names() -> list[str]:
-    """The provider rule sets this engine build has (empty when integrity.providers is absent)."""
-    try:
-        from integrity.providers import PROVIDERS
-    except ImportError:
-        return []
+    """The provider rule sets of the engine."""
     return list(PROVIDERS)
-
-
-def _analyze_options(provider: str | None) -> dict[str, Any]:
-    """Ask the facade for a provider-specific view when this engine build offers one."""
-    import inspect
-
-    parameters = inspect.signature(analyze).parameters
-    return {"provider": provider} if "provider" in parameters and provider else {}
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _analyze(digest: str, name: str, policy: str, provider: str | None, _transcript: Transcript) -> Analysis:
     # Verdicts are not asked for here: validating every provider costs far more than the repair
     # itself on large transcripts, so they are added by with_verdicts (automatically when small).
-    return analyze(_transcript, policy, **_analyze_options(provider))
+    return analyze(_transcript, policy, provider=provider)
 
 
 AUTO_VERDICT_MESSAGES = 3_000
@@ -107,15 +110,18 @@ AUTO_VERDICT_MESSAGES = 3_000
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _verdicts(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> dict[str, Any]:
-    from integrity.batch import provider_verdicts
-
-    return provider_verdicts(_analysis)
+def _with_verdicts(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> Analysis:
+    verdicts = {each: provider_verdict(_analysis, each) for each in PROVIDERS}
+    return dataclasses.replace(_analysis, verdicts=verdicts)
 
 
 def with_verdicts(source: Source, analysis: Analysis, provider: str | None, key: str = "") -> Analysis:
-    """Fill analysis.verdicts (every provider, before and after): at once when small, on a button when large."""
-    if analysis.verdicts or not provider_names():
+    """The analysis with every provider's verdicts (before and after): at once when small, on a button when large.
+
+    The verdicts come on a new (cached) Analysis; the one passed in is never changed,
+    so use the return value.
+    """
+    if analysis.verdicts:
         return analysis
     size = len(analysis.transcript.messages)
     flag = f"_verdicts_{source.digest}_{analysis.policy}"
@@ -123,10 +129,9 @@ def with_verdicts(source: Source, analysis: Analysis, provider: str | None, key:
     if not wanted:
         st.button(f"Check provider verdicts ({size:,} messages: this takes a while)", key=f"verdict_btn{key}",
                   on_click=st.session_state.__setitem__, args=(flag, True))
-    if wanted:
-        with st.spinner("Validating against every provider's rules…"):
-            analysis.verdicts = _verdicts(source.digest, source.name, analysis.policy, provider, analysis)
-    return analysis
+        return analysis
+    with st.spinner("Validating against every provider's rules…"):
+        return _with_verdicts(source.digest, source.name, analysis.policy, provider, analysis)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -136,6 +141,18 @@ def _rows(digest: str, name: str, policy: str, provider: str | None, _analysis: 
 
 PREVIEW_ALL_UP_TO = 20_000
 """Above this many messages, row texts are computed only for the rows on screen (or on a text search)."""
+
+
+def previewed(analysis: Analysis, rows: Sequence[Row]) -> list[Row]:
+    """The rows with their texts: rows built without previews are filled as copies (cached rows stay as they are)."""
+    fresh = [row if row.filled else dataclasses.replace(row) for row in rows]
+    fill_previews(analysis, fresh)
+    return fresh
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _previewed_rows(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> list[Row]:
+    return previewed(_analysis, _rows(digest, name, policy, provider, _analysis))
 
 
 def load_source(source: Source) -> Transcript | None:
@@ -153,8 +170,20 @@ def analysis_for(source: Source, transcript: Transcript, policy: str, provider: 
 
 
 def rows_for(source: Source, analysis: Analysis, provider: str | None = None) -> list[Row]:
-    """The aligned raw/repaired rows of an analysis (cached by content and policy)."""
+    """The aligned raw/repaired rows of an analysis (cached by content and policy; shared, so never changed).
+
+    Above PREVIEW_ALL_UP_TO messages their texts are empty: previewed() fills copies
+    of the rows on screen, searchable_rows() gives every row with its text.
+    """
     return _rows(source.digest, source.name, analysis.policy, provider, analysis)
+
+
+def searchable_rows(source: Source, analysis: Analysis, provider: str | None = None) -> list[Row]:
+    """rows_for with every row's text computed (for a text search; cached like rows_for)."""
+    rows = rows_for(source, analysis, provider)
+    if all(row.filled for row in rows):
+        return rows
+    return _previewed_rows(source.digest, source.name, analysis.policy, provider, analysis)
 
 
 def show_error(message: str) -> None:
@@ -203,9 +232,6 @@ def provider_picker(container: Any = None) -> str | None:
     """Provider selector over the engine's rule sets, mirrored in ?provider=."""
     where = container or st.sidebar
     providers = provider_names()
-    if not providers:
-        where.selectbox("Provider", ["(no provider rule sets in this build)"], disabled=True, key="_provider_none")
-        return None
     from_url("provider", "provider", providers, providers[0])
     provider = where.selectbox("Provider", providers, key="provider",
                                help="whose rules decide 'accepted' in the verdict panel")
@@ -298,13 +324,13 @@ def page_style() -> None:
 def legend(container: Any = None) -> None:
     """What each row kind looks like: icon, word and meaning (colour is never the only cue)."""
     where = container or st
-    frame = pd.DataFrame([{"kind": label(k.key), "means": k.meaning} for k in KINDS.values()])
+    frame = pd.DataFrame([{"kind": label(k), "means": meaning(k)} for k in ROW_KINDS])
     where.dataframe(frame.style.apply(lambda row: [_cell_style(_kind_by_label(row["kind"]))] * len(row), axis=1),
                     hide_index=True, width="stretch",
                     column_config={"kind": st.column_config.TextColumn(width="medium")})
 
 
-_BY_LABEL = {label(k): k for k in KINDS}
+_BY_LABEL = {label(k): k for k in ROW_KINDS}
 
 
 def _kind_by_label(text: str) -> str:
@@ -312,11 +338,11 @@ def _kind_by_label(text: str) -> str:
 
 
 def _cell_style(kind: str) -> str:
-    colour = KINDS[kind].colour
-    if not colour:
+    shade = colour(kind)
+    if not shade:
         return ""
     grey = "color: #6b7280;" if kind.startswith("dropped") else ""
-    return f"background-color: {colour}; {grey}"
+    return f"background-color: {shade}; {grey}"
 
 
 ROW_COLUMNS = ["row", "sel", "kind", "#", "durable transcript", "view #", "repaired view", "why"]
@@ -370,7 +396,7 @@ def overview_frame(rows: Sequence[Row], analysis: Analysis | None = None) -> pd.
 
     Rows whose preview was not computed (huge transcripts) show their role instead.
     """
-    from integrity.alignment import role_of
+    from inspector.rows import role_of
 
     return pd.DataFrame({
         "row": [r.row for r in rows],
@@ -387,7 +413,7 @@ def metrics(analysis: Analysis) -> None:
     """Header metrics from the report summary."""
     summary = analysis.report.summary
     columns = st.columns(len(SUMMARY_METRICS))
-    for column, (field, name) in zip(columns, SUMMARY_METRICS):
+    for column, (field, name) in zip(columns, SUMMARY_METRICS, strict=False):
         value = getattr(summary, field)
         column.metric(name, short_number(value), help=f"{value:,} {name}")
 
@@ -410,12 +436,10 @@ def verdict_text(analysis: Analysis) -> None:
 
 def verdict_panel(analysis: Analysis, provider: str | None) -> None:
     """Would each provider accept the request, before and after repair; the chosen one in detail."""
-    from integrity.alignment import violation_rows
+    from inspector.rows import violation_rows
 
     rows = verdict_rows(analysis)
     if not rows:
-        if not provider_names():
-            st.caption("Provider verdicts: no provider rule sets in this build of the engine.")
         return
     frame = pd.DataFrame(rows)
 

@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-import ui
-from integrity.batch import defect_totals, summarize
+from inspector import ui
+from inspector.batch import defect_totals, summarize
 
 st.title("Batch triage")
 policy = ui.policy_picker()
@@ -43,7 +43,8 @@ progress = st.progress(0.0, text=f"Analysing {len(inputs)} file(s)…")
 rows = []
 for number, item in enumerate(inputs, start=1):
     rows.append(_summary(item.digest, item.name, policy, item.data))
-    progress.progress(number / len(inputs), text=f"Analysed {number} of {len(inputs)}")  # no file names: progress text is Markdown
+    # no file names: progress text is Markdown
+    progress.progress(number / len(inputs), text=f"Analysed {number} of {len(inputs)}")
 progress.empty()
 
 frame = pd.DataFrame(rows)
@@ -81,7 +82,7 @@ picked = c1.selectbox("File", names, key="batch_pick")
 if c2.button("Open in inspector ▶", width="stretch"):
     chosen = next(item for item in inputs if item.name == picked)
     if chosen.kind == "sample":
-        st.switch_page("pages/inspector.py", query_params={"sample": chosen.name, "policy": policy})
+        st.switch_page("pages/inspector_page.py", query_params={"sample": chosen.name, "policy": policy})
     ui.set_current(chosen)
     st.query_params.clear()
-    st.switch_page("pages/inspector.py", query_params={"policy": policy})
+    st.switch_page("pages/inspector_page.py", query_params={"policy": policy})

@@ -12,19 +12,16 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-import ui
-from integrity.alignment import (
-    KINDS,
-    PROBLEM_KINDS,
+from inspector import ui
+from inspector.rows import (
     call_arguments,
-    fill_previews,
     filter_rows,
-    label,
     next_problem,
     pairs_for,
     raw_json,
 )
-from integrity.analysis import POLICIES
+from inspector.theme import PROBLEM_KINDS, ROW_KINDS, label
+from integrity import POLICIES
 
 PAGE_SIZE = 50
 
@@ -48,7 +45,7 @@ rows = ui.rows_for(source, analysis, provider)
 st.text(f"{source.name} · format {getattr(transcript, 'format', '?')} · policy {policy}")  # name: untrusted
 ui.verdict_text(analysis)
 ui.metrics(analysis)
-ui.with_verdicts(source, analysis, provider)
+analysis = ui.with_verdicts(source, analysis, provider)
 ui.verdict_panel(analysis, provider)
 
 # ----------------------------------------------------------------------------- selection state
@@ -116,13 +113,13 @@ if compare:
                  height=min(len(compared), 12) * 35 + 40)
     st.caption("Rows where the policies differ are highlighted. Below: each policy's problem rows.")
     columns = st.columns(len(policies))
-    for column, name in zip(columns, policies):
+    for column, name in zip(columns, policies, strict=False):
         with column:
             st.markdown(f"**{name}**")
             ui.verdict_text(others[name])
-            other_rows = filter_rows(ui.rows_for(source, others[name], provider), problems_only=True)[:500]
-            fill_previews(others[name], other_rows)
-            st.dataframe(ui.styled_rows(ui.rows_frame(other_rows[:500])), hide_index=True,
+            problems = filter_rows(ui.rows_for(source, others[name], provider), problems_only=True)[:500]
+            other_rows = ui.previewed(others[name], problems)
+            st.dataframe(ui.styled_rows(ui.rows_frame(other_rows)), hide_index=True,
                          width="stretch", column_config=ui.ROW_CONFIG,
                          column_order=["kind", "#", "durable transcript", "view #", "repaired view"])
     st.divider()
@@ -149,7 +146,7 @@ def side_by_side() -> None:
     st.subheader("Durable transcript ↔ repaired view")
     with st.expander("Legend: what each row kind means", expanded=False):
         ui.legend()
-    st.caption("  ·  ".join(label(k) for k in KINDS))
+    st.caption("  ·  ".join(label(k) for k in ROW_KINDS))
 
     f1, f2, f3, f4 = st.columns([1.5, 2.2, 2.2, 1.4], vertical_alignment="bottom")
     problems_only = f1.checkbox("Problems only", key="problems_only", help="problem rows with one row of context")
@@ -164,10 +161,11 @@ def side_by_side() -> None:
             _select(found)
             selected = found
 
+    searched = rows
     if search.strip() and not all(row.filled for row in rows):
         with st.spinner("Reading every message for the search…"):
-            fill_previews(analysis, rows)
-    shown = filter_rows(rows, problems_only=problems_only, kinds=kinds, search=search)
+            searched = ui.searchable_rows(source, analysis, provider)
+    shown = filter_rows(searched, problems_only=problems_only, kinds=kinds, search=search)
     pages = max(1, (len(shown) + PAGE_SIZE - 1) // PAGE_SIZE)
     position_of = {row.row: n for n, row in enumerate(shown)}
     if selected is not None and selected in position_of:
@@ -202,7 +200,7 @@ def side_by_side() -> None:
             _select(window_rows[picked[0]])
 
 
-    fill_previews(analysis, window)
+    window = ui.previewed(analysis, window)
     frame = ui.rows_frame(window, paired_rows, selected)
     st.dataframe(ui.styled_rows(frame), hide_index=True, width="stretch", column_config=ui.ROW_CONFIG,
                  on_select=_on_pick, selection_mode="single-row", key="detail_table",

@@ -118,7 +118,7 @@ def view_frame(snap: Snapshot) -> Any:
 st.markdown("#### In flight")
 st.caption("Per worker: calls whose frame is durable but whose result is not (yet). "
            "At wind-down each gets an interrupted receipt, written through the fence.")
-for column, worker in zip(st.columns(max(len(snap.workers), 1)), snap.workers):
+for column, worker in zip(st.columns(max(len(snap.workers), 1)), snap.workers, strict=False):
     with column:
         if worker.attempt == 0:
             st.text(f"{worker.name}\nnot started")

@@ -9,15 +9,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import ui
-from integrity.alignment import preview, violation_rows
-from integrity.lessons import (
+from inspector import ui
+from inspector.lessons import (
     LESSONS,
     SANDBOX_START,
     find_lesson,
     repair_steps,
-    view_after,
+    step_view_rows,
 )
+from inspector.rows import violation_rows
 
 st.title("Lessons")
 policy = ui.policy_picker()
@@ -80,32 +80,8 @@ done_rows = [{"step": n + 1, "status": "✔ applied" if n < applied else "· pen
 if done_rows:
     st.dataframe(pd.DataFrame(done_rows), hide_index=True, width="stretch")
 
-entries = view_after(report, steps, applied)
-last = steps[applied - 1] if applied else None
-view_rows = []
-for position, (origin, index) in enumerate(entries):
-    if origin == "durable":
-        message = transcript.messages[index]
-        tag = f"#{index}"
-    elif origin == "synthesized":
-        message = analysis.view[report.synthesized[index].view_index]
-        tag = "✚ synthesized"
-    elif origin == "turn":
-        message = analysis.view[report.turns[index].view_index]
-        tag = "✚ turn"
-    else:
-        merge = report.merges[index]
-        message = analysis.view[merge.view_index]
-        tag = "⊕ " + " + ".join(f"#{member}" for member in merge.members)
-    touched = last is not None and ((origin == "durable" and last.durable_index == index)
-                                    or (origin == "synthesized" and last.kind == "synthesized"
-                                        and last.synthesized_index == index)
-                                    or (origin == "turn" and last.kind == "turn"
-                                        and last.synthesized_index == index)
-                                    or (origin == "merged" and last.durable_index in report.merges[index].members))
-    view_rows.append({"position": position, "from": tag, "message": preview(message),
-                      "last step": "◀ just changed" if touched else ""})
-st.caption(f"The view after {applied} of {len(steps)} action(s): {len(entries)} messages")
+view_rows = step_view_rows(analysis, steps, applied)
+st.caption(f"The view after {applied} of {len(steps)} action(s): {len(view_rows)} messages")
 
 
 def _shade(row: pd.Series) -> list[str]:

@@ -12,10 +12,9 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-import ui
-from integrity.analysis import Analysis, export_view
-from integrity.markdown import report_markdown
-from integrity.report import RepairReport
+from inspector import ui
+from inspector.markdown import report_markdown
+from integrity import Analysis, Mark, RepairKind, RepairReport, export_view, facts
 
 st.title("Repair report")
 origin = st.radio("Report from", ["Current transcript", "Uploaded report JSON"], horizontal=True, key="report_origin")
@@ -37,7 +36,8 @@ if origin == "Current transcript":
     report = analysis.report
     name = source.name
 else:
-    uploaded = st.file_uploader("Report JSON (from this page or the CLI's --report)", type=["json"], key="report_upload")
+    uploaded = st.file_uploader("Report JSON (from this page or the CLI's --report)", type=["json"],
+                                key="report_upload")
     if uploaded is None:
         st.info("Upload a report JSON to read it here.")
         st.stop()
@@ -46,7 +46,8 @@ else:
         payload = json.loads(uploaded.getvalue().decode("utf-8"))
         if isinstance(payload, list):  # `check --json` with several files: pick one
             if len(payload) > 1:
-                labels = [f"{n}: {item.get('source') if isinstance(item, dict) else '?'}" for n, item in enumerate(payload)]
+                labels = [f"{n}: {item.get('source') if isinstance(item, dict) else '?'}"
+                          for n, item in enumerate(payload)]
                 payload = payload[labels.index(st.selectbox("Report", labels, key="report_pick"))]
             else:
                 payload = payload[0] if payload else {}
@@ -68,12 +69,12 @@ s = report.summary
 st.text(f"report of {report.source or name} · policy {report.policy} · version {report.report_version}")
 st.code(("✔ " if report.healthy else "⚒ " if report.changed else "⚠ ") + report.verdict, language=None,
         wrap_lines=True)
-columns = st.columns(8)
-for column, (title, value) in zip(columns, [
-    ("messages", s.messages), ("view", s.view_messages), ("calls", s.calls), ("orphans", s.orphaned_calls),
-    ("duplicates", s.duplicates_dropped), ("moved", s.moved), ("synthesized", s.synthesized),
-    ("findings", s.findings),
-]):
+shown = [("messages", s.messages), ("view", s.view_messages), ("calls", s.calls),
+         (facts(Mark.ORPHANED_CALL).name, s.orphaned_calls), (facts(RepairKind.DROPPED_DUPLICATE).name,
+                                                             s.duplicates_dropped),
+         (facts(RepairKind.MOVED).name, s.moved), (facts(RepairKind.SYNTHESIZED).name, s.synthesized),
+         ("findings", s.findings)]
+for column, (title, value) in zip(st.columns(len(shown)), shown, strict=True):
     column.metric(title, f"{value:,}")
 
 markdown = report_markdown(report, analysis.verdicts if analysis is not None else None)
@@ -94,17 +95,17 @@ if analysis is not None:
 
 changed_only = st.toggle("Changed messages only", value=True, key="changed_only")
 actions = [a for a in report.actions
-           if not changed_only or a.kind != "kept" or a.also_view_indices or getattr(a, "new_ids", None)]
+           if not changed_only or a.kind != "kept" or a.also_view_indices or a.new_ids]
 st.subheader(f"Actions ({len(actions):,} shown of {len(report.actions):,})")
 if not actions:
     st.caption("No durable message was moved or dropped" + (" (the repair only adds synthesized receipts)."
                                                             if report.synthesized else "."))
 else:
     st.dataframe(pd.DataFrame([{
-        "durable #": a.durable_index, "role": a.role or "?", "action": a.kind.replace("_", " "),
+        "durable #": a.durable_index, "role": a.role or "?", "action": facts(a.kind).name,
         "view #": a.view_index, "also at": ", ".join(map(str, a.also_view_indices)),
         "kept instead": a.kept_instead, "call id": a.call_id or "",
-        "new ids": ", ".join(f"{old} → {new}" for old, new in (getattr(a, "new_ids", None) or {}).items()),
+        "new ids": ", ".join(f"{old} → {new}" for old, new in a.new_ids.items()),
         "why": a.reason,
     } for a in actions[:20_000]], columns=["durable #", "role", "action", "view #", "also at", "kept instead",
                                             "call id", "new ids", "why"]),
@@ -118,7 +119,8 @@ else:
 
 st.subheader(f"Findings ({len(report.findings)})")
 if report.findings:
-    st.dataframe(pd.DataFrame([{"severity": f.severity, "kind": f.kind, "durable #": ", ".join(map(str, f.durable_indices)),
+    st.dataframe(pd.DataFrame([{"severity": f.severity.value, "kind": facts(f.kind).name,
+                                "durable #": ", ".join(map(str, f.durable_indices)),
                                 "call id": f.call_id or "", "message": f.message} for f in report.findings]),
                  hide_index=True, width="stretch",
                  column_config={"message": st.column_config.TextColumn(width="large")})

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 import pandas as pd
 import streamlit as st
 
-from integrity.report import RepairReport, repair_with_report
+from integrity import Mark, RepairKind, RepairReport, facts, repair_with_report
 from integrity.scenarios import describe, write_demo_store
 from integrity.store import SessionInfo, SQLiteSessionStore, StoreError, open_store
 
@@ -107,10 +107,10 @@ try:
     st.text(f"session {picked} · {STATUS_ICONS.get(info.status, info.status)} · attempt {info.attempt} "
             f"· {info.entries} entries")
     st.code(report.verdict, language=None, wrap_lines=True)
-    columns = st.columns(4)
     summary = report.summary
-    for column, (name, value) in zip(columns, [("calls", summary.calls), ("orphaned", summary.orphaned_calls),
-                                               ("moved", summary.moved), ("synthesized", summary.synthesized)]):
+    shown = [("calls", summary.calls), (facts(Mark.ORPHANED_CALL).name, summary.orphaned_calls),
+             (facts(RepairKind.MOVED).name, summary.moved), (facts(RepairKind.SYNTHESIZED).name, summary.synthesized)]
+    for column, (name, value) in zip(st.columns(len(shown)), shown, strict=True):
         column.metric(name, value)
 
     log_tab, attempts_tab, view_tab = st.tabs(["Durable log", "Attempts (leases)", "Repaired view"])
@@ -141,15 +141,16 @@ try:
 
     data = json.dumps(messages, ensure_ascii=False, indent=1).encode("utf-8")
     actions = st.columns(2)
-    actions[0].download_button("Download transcript", data, file_name=re.sub(r"[^A-Za-z0-9._-]", "_", picked)[:80] + ".json",
+    actions[0].download_button("Download transcript", data,
+                               file_name=re.sub(r"[^A-Za-z0-9._-]", "_", picked)[:80] + ".json",
                                mime="application/json", key="sessions_download")
     if actions[1].button("Open in the inspector", key="sessions_inspect"):
-        import ui
+        from inspector import ui
 
         ui.set_current(ui.Source(f"{picked}.json", data, "upload"))
         st.session_state["sessions_opened"] = picked
         try:
-            st.switch_page("pages/inspector.py")
+            st.switch_page("pages/inspector_page.py")
         except st.errors.StreamlitAPIException:
             st.info("Loaded into the inspector: open the Inspector page from the navigation.")
 finally:

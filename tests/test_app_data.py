@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from integrity.alignment import (
-    KINDS,
+from inspector.batch import defect_totals, summarize
+from inspector.lessons import LESSONS, repair_steps, view_after
+from inspector.markdown import code, report_markdown
+from inspector.rows import (
     aligned_rows,
     fill_previews,
     filter_rows,
@@ -21,10 +23,8 @@ from integrity.alignment import (
     verdict_rows,
     violation_rows,
 )
-from integrity.analysis import POLICIES, analyze, load
-from integrity.batch import defect_totals, summarize
-from integrity.lessons import LESSONS, repair_steps, view_after
-from integrity.markdown import code, report_markdown
+from inspector.theme import ROW_KINDS
+from integrity import POLICIES, analyze, load
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_transcripts").glob("*.pi-ai.json"))
@@ -72,7 +72,7 @@ def test_rows_show_every_durable_message_and_every_view_message_once(seed: int, 
     assert rights == list(range(len(analysis.view)))  # view order, each once
     assert [r.row for r in rows] == list(range(len(rows)))
     for row in rows:
-        assert row.kind in KINDS
+        assert row.kind in ROW_KINDS
         if row.left is not None and row.right is not None:
             same = analysis.view[row.right] is analysis.transcript.messages[row.left]
             assert same or analysis.report.actions[row.left].new_ids  # a copy only when ids were renamed
@@ -90,9 +90,11 @@ def test_stepping_through_every_action_ends_exactly_at_the_view(seed: int, polic
     report = analysis.report
     steps = repair_steps(report)
     assert view_after(report, steps, 0) == [("durable", i) for i in range(len(analysis.transcript.messages))]
-    assert view_after(report, steps, len(steps)) == [(e.source, e.index) for e in report.view]
+    assert view_after(report, steps, len(steps)) == [
+        ("durable", e.index) if e.source == "durable" else (e.source, position)
+        for position, e in enumerate(report.view)]
     sizes = [len(view_after(report, steps, k)) for k in range(len(steps) + 1)]
-    for step, before, after in zip(steps, sizes, sizes[1:]):  # one action at a time
+    for step, before, after in zip(steps, sizes, sizes[1:], strict=False):  # one action at a time
         if step.kind == "shared":  # one result answering every later reuse of its id
             assert after - before == len(report.actions[step.durable_index].also_view_indices)
         else:
@@ -190,8 +192,8 @@ def test_batch_rows_and_totals() -> None:
     assert by_name["broken.json"]["verdict"].startswith("broken.json: line 1")
     assert by_name["healthy.pi-ai.json"]["status"] == "healthy"
     totals = defect_totals(rows)
-    assert totals["duplicates"] == sum(row["duplicates"] for row in rows) >= 1
-    assert totals["orphans"] >= 1 and totals["dropped frames"] >= 1
+    assert totals["dropped duplicate"] == sum(row["dropped duplicate"] for row in rows) >= 1
+    assert totals["orphaned call"] >= 1 and totals["dropped interrupted frame"] >= 1
 
 
 def test_every_lesson_has_its_sample_and_shows_something_to_learn() -> None:
@@ -203,7 +205,7 @@ def test_every_lesson_has_its_sample_and_shows_something_to_learn() -> None:
 
 
 def test_short_numbers_fit_a_metric() -> None:
-    import ui
+    from inspector import ui
 
     assert [ui.short_number(n) for n in (7, 36_212, 100_000, 250_400, 1_234_567)] == [
         "7", "36,212", "100k", "250k", "1.2M"]

@@ -10,7 +10,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-import ui
+from inspector import ui
 from integrity.analysis import POLICIES, analyze
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,12 +60,12 @@ def test_inspector_loads_a_sample_from_the_url_and_shows_every_row_kind() -> Non
     at = app(sample="abort_race.pi-ai.json")
     assert any("repaired: 1 moved, 1 interrupted frame(s) dropped" in c for c in codes(at))
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["messages"] == "6" and metrics["moved"] == "1" and metrics["frames cut"] == "1"
+    assert metrics["messages"] == "6" and metrics["moved"] == "1" and metrics["dropped interrupted frame"] == "1"
     table = detail_table(at)
     kinds = list(table["kind"])
     assert kinds.count("↪ moved") == 2  # the moved result leaves on the left and arrives on the right
-    assert "⊖ dropped frame" in kinds
-    dropped = table[table["kind"] == "⊖ dropped frame"].iloc[0]
+    assert "⊖ dropped interrupted frame" in kinds
+    dropped = table[table["kind"] == "⊖ dropped interrupted frame"].iloc[0]
     assert dropped["view #"] == ""
     assert "did not finish its turn" in dropped["why"]
 
@@ -97,26 +97,13 @@ def test_inspector_switches_policy_and_keeps_it_in_the_url() -> None:
         assert any(f"policy {policy}" in t.value for t in at.text)
 
 
-def test_inspector_provider_selector_without_rule_sets_is_disabled(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ui, "analyze", _without_verdicts)
-    monkeypatch.setattr(ui, "provider_names", list)
-    at = app(sample="abort_race.pi-ai.json")
-    assert at.selectbox(key="_provider_none").disabled
-    assert any("no provider rule sets in this build" in c.value for c in at.caption)
-
-
-def _without_verdicts(transcript: Any, policy: str, **options: Any) -> Any:
-    analysis = analyze(transcript, policy)
-    analysis.verdicts = {}
-    return analysis
-
-
 def _with_verdicts(transcript: Any, policy: str, **options: Any) -> Any:
     """The verdict shape the provider rule sets report: before/after lists of violations."""
     analysis = analyze(transcript, policy)
     violation = {"provider": "anthropic", "rule": "tool_use_without_result", "position": "messages.1",
                  "native_indices": [1, 4], "call_ids": ["call_B"],
-                 "error": "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: call_B"}
+                 "error": "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                          "call_B"}
     analysis.verdicts = {
         "anthropic": {"before": [violation], "after": []},
         "openai-chat": {"before": [], "after": []},
@@ -138,8 +125,6 @@ def test_inspector_switches_provider_and_shows_its_error_text(monkeypatch: pytes
 
 
 def test_large_transcripts_check_providers_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not ui.provider_names():
-        pytest.skip("this engine build has no provider rule sets")
     monkeypatch.setattr(ui, "AUTO_VERDICT_MESSAGES", 3)  # the 6-message sample now counts as large
     at = app(sample="abort_race.pi-ai.json")
     button = next(b for b in at.button if b.label.startswith("Check provider verdicts (6 messages"))
@@ -207,7 +192,7 @@ def test_inspector_next_problem_filters_and_search() -> None:
     assert "↪ moved" in kinds and len(kinds) < 7
     at.checkbox(key="problems_only").uncheck().run()
     at.multiselect(key="kinds").set_value(["dropped_interrupted_frame"]).run()
-    assert list(detail_table(at)["kind"]) == ["⊖ dropped frame"]
+    assert list(detail_table(at)["kind"]) == ["⊖ dropped interrupted frame"]
     at.multiselect(key="kinds").set_value([]).run()
     at.text_input(key="search").input("TODO: retry").run()
     assert set(detail_table(at)["kind"]) == {"↪ moved"}
@@ -273,7 +258,8 @@ def test_report_page_reads_an_uploaded_report_and_rejects_garbage() -> None:
     assert any("duplicate receipt(s) dropped" in c for c in codes(at))
     actions = next(f for f in frames(at) if "action" in getattr(f, "columns", []))
     assert list(actions["action"]) == ["dropped duplicate"]
-    at.file_uploader(key="report_upload").set_value(("x.json", json.dumps({"policy": 3}).encode(), "application/json")).run()
+    at.file_uploader(key="report_upload").set_value(
+        ("x.json", json.dumps({"policy": 3}).encode(), "application/json")).run()
     assert at.error and any(c.startswith("x.json:") and "repair report" in c for c in codes(at))
 
 
@@ -300,7 +286,7 @@ def test_lessons_step_through_applies_one_action_at_a_time() -> None:
 
 
 def test_lessons_every_invariant_renders_under_every_policy() -> None:
-    from integrity.lessons import LESSONS
+    from inspector.lessons import LESSONS
 
     at = app("pages/lessons.py")
     assert [o for o in at.radio(key="lesson").options] == [lesson.title for lesson in LESSONS]
@@ -324,7 +310,8 @@ def test_lessons_synthesized_step_shows_the_receipt() -> None:
 def test_lessons_sandbox_updates_as_you_edit_and_reports_bad_json() -> None:
     at = app("pages/lessons.py")
     assert any(c.startswith("⚒ repaired: 2 moved") for c in codes(at))
-    healthy = json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [], "stopReason": "stop"}])
+    healthy = json.dumps([{"role": "user", "content": "hi"},
+                          {"role": "assistant", "content": [], "stopReason": "stop"}])
     at.text_area(key="sandbox").input(healthy).run()
     assert any(c.startswith("✔ healthy") for c in codes(at))
     at.text_area(key="sandbox").input("[{").run()
@@ -343,10 +330,10 @@ def test_batch_of_all_samples_then_open_one_in_the_inspector() -> None:
     assert set(table["file"]) == set(ui.sample_names())
     by_file = table.set_index("file")
     assert by_file.loc["healthy.pi-ai.json", "status"] == "healthy"
-    assert by_file.loc["orphaned_call.pi-ai.json", "orphans"] == 1
-    if ui.provider_names():  # verdicts per provider, summarised as "before → after"
-        assert by_file.loc["healthy.pi-ai.json", "providers rejecting"].startswith("0 → 0 of")
-        assert not by_file.loc["orphaned_call.pi-ai.json", "providers rejecting"].startswith("0 →")
+    assert by_file.loc["orphaned_call.pi-ai.json", "orphaned call"] == 1
+    # verdicts per provider, summarised as "before → after"
+    assert by_file.loc["healthy.pi-ai.json", "providers rejecting"].startswith("0 → 0 of")
+    assert not by_file.loc["orphaned_call.pi-ai.json", "providers rejecting"].startswith("0 →")
     assert by_file.loc["abort_race.pi-ai.json", "open"].startswith("/?sample=abort_race.pi-ai.json")
     at.selectbox(key="batch_pick").set_value("orphaned_call.pi-ai.json").run()
     at.button[0].click().run()
@@ -362,7 +349,7 @@ def test_batch_upload_keeps_going_past_an_unreadable_file() -> None:
         ("a.json", good, "application/json"), ("b.json", b"[1, 2", "application/json")]).run()
     assert not at.exception
     table = next(f for f in frames(at) if "file" in getattr(f, "columns", [])).set_index("file")
-    assert table.loc["a.json", "duplicates"] == 1
+    assert table.loc["a.json", "dropped duplicate"] == 1
     assert table.loc["b.json", "status"] == "unreadable" and table.loc["b.json", "verdict"].startswith("b.json:")
     at.selectbox(key="batch_pick").set_value("a.json").run()
     at.button[0].click().run()
@@ -397,13 +384,13 @@ def _markdown_texts(at: AppTest) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("page", ["pages/inspector.py", "pages/report.py"])
+@pytest.mark.parametrize("page", ["pages/inspector_page.py", "pages/report.py"])
 def test_hostile_transcript_is_only_ever_rendered_as_text(page: str) -> None:
     at = app(page)
     at.radio(key="source_mode").set_value("Upload").run()
     at.file_uploader(key="uploads").set_value((EVIL_NAME, hostile_transcript(), "application/json")).run()
     assert not at.exception
-    if page.endswith("inspector.py"):
+    if page.endswith("inspector_page.py"):
         at.text_input(key="goto").input("2").run()  # open the huge stray result in the detail panel
         assert not at.exception
     for text in _markdown_texts(at):
@@ -424,7 +411,8 @@ def test_report_page_picks_one_report_from_check_json_output() -> None:
         reports.append(json.loads(analyze(transcript, "openmaic").report.model_dump_json()))
     at = app("pages/report.py")
     at.radio(key="report_origin").set_value("Uploaded report JSON").run()
-    at.file_uploader(key="report_upload").set_value(("all.json", json.dumps(reports).encode(), "application/json")).run()
+    at.file_uploader(key="report_upload").set_value(
+        ("all.json", json.dumps(reports).encode(), "application/json")).run()
     assert any("1 interrupted frame(s) dropped" in c for c in codes(at))
     at.selectbox(key="report_pick").set_value("1: orphaned_call.pi-ai.json").run()
     assert any("1 receipt(s) synthesized" in c for c in codes(at))

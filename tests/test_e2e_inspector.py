@@ -13,6 +13,8 @@ from playwright import (
     sync_api,  # never skipped: a missing Playwright or Chromium fails the run
 )
 
+from integrity import RepairKind, facts
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -91,16 +93,16 @@ def test_upload_a_broken_transcript_and_see_every_highlight_kind(page: Any, serv
     open_upload(page, server)
     upload(page, "broken.json", broken_transcript())
     page.get_by_text("Durable transcript ↔ repaired view").wait_for()
-    wait_for_cell(page, "⊖ dropped frame")
+    wait_for_cell(page, "⊖ dropped interrupted frame")
     texts = cell_texts(page)
-    for kind in ("· kept", "↪ moved", "⊖ dropped frame", "⊘ dropped duplicate", "☐ orphaned call",
+    for kind in ("· kept", "↪ moved", "⊖ dropped interrupted frame", "⊘ dropped duplicate", "☐ orphaned call",
                  "✚ synthesized receipt", "⚠ stray result"):
         assert kind in texts, kind
     assert any("\u0336" in t for t in texts)  # the dropped duplicate is struck through
     body = page.inner_text("body")
     assert "broken.json · format" in body
     page.get_by_text("Legend: what each row kind means").click()
-    wait_for_cell(page, "an interrupted receipt that exists only in the repaired view")
+    wait_for_cell(page, facts(RepairKind.SYNTHESIZED).description)  # the legend, from the kind registry
 
 
 def test_upload_bad_input_shows_the_error_line_and_the_app_keeps_working(page: Any, server: str) -> None:
@@ -195,7 +197,7 @@ def test_hostile_transcript_stays_inert(page: Any, server: str) -> None:
 def test_clicking_a_row_selects_it_and_shows_its_pairing(page: Any, server: str) -> None:
     page.goto(server + "/?sample=abort_race.pi-ai.json&policy=openmaic")
     wait_idle(page)
-    wait_for_cell(page, "⊖ dropped frame")
+    wait_for_cell(page, "⊖ dropped interrupted frame")
     wait_for_cell(page, "moved here from durable #4")
     grid = page.locator('[data-testid="stDataFrame"]').filter(  # only the side-by-side table has this cell
         has=page.locator('[data-testid^="glide-cell-"]', has_text="moved here from durable #4"))

@@ -1,0 +1,73 @@
+"""How each kind looks: an icon and a colour next to the registry's name, never colour alone.
+
+Names and meanings come from the kind registry (integrity.kinds); this module
+adds only what is visual.  tests/test_kinds.py fails when a kind has no style.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from integrity import MARKS, REPAIR_KINDS, Mark, RepairKind, facts
+
+
+@dataclass(frozen=True)
+class Style:
+    """The look of one kind on a row, in the legend and in filters."""
+
+    icon: str
+    colour: str
+
+
+STYLES: dict[str, Style] = {
+    RepairKind.KEPT.value: Style("·", ""),
+    RepairKind.MOVED.value: Style("↪", "#dbeafe"),
+    RepairKind.DROPPED_DUPLICATE.value: Style("⊘", "#fee2e2"),
+    RepairKind.DROPPED_INTERRUPTED_FRAME.value: Style("⊖", "#e5e7eb"),
+    RepairKind.DROPPED_STRAY.value: Style("✖", "#fecaca"),
+    RepairKind.SYNTHESIZED.value: Style("✚", "#dcfce7"),
+    RepairKind.MERGED.value: Style("⊕", "#cffafe"),
+    RepairKind.SYNTHESIZED_TURN.value: Style("✚", "#d1fae5"),
+    RepairKind.RENAMED.value: Style("✎", "#e0e7ff"),
+    RepairKind.SHARED.value: Style("⇉", "#ede9fe"),
+    Mark.ORPHANED_CALL.value: Style("☐", "#fef3c7"),
+    Mark.STRAY.value: Style("⚠", "#ffedd5"),
+    Mark.FINDING.value: Style("⚑", "#fef9c3"),
+}
+"""Every row kind: each RepairKind and each Mark, by its string value."""
+
+ROW_KINDS: tuple[str, ...] = tuple(kind.value for kind in REPAIR_KINDS) + tuple(mark.value for mark in MARKS)
+PROBLEM_KINDS: tuple[str, ...] = tuple(kind for kind in ROW_KINDS if kind != RepairKind.KEPT.value)
+STRIKE = "\u0336"
+
+
+def strike(text: str) -> str:
+    """Struck-through text made of combining characters, so it survives any plain-text renderer."""
+    return "".join(ch + STRIKE for ch in text)
+
+
+def label(kind: str) -> str:
+    """'icon name' for a kind, the text every row and legend entry shows."""
+    return f"{STYLES[kind].icon} {facts(kind).name}"
+
+
+def meaning(kind: str) -> str:
+    """The registry's description of a kind (the legend and the glossary)."""
+    return facts(kind).description
+
+
+def colour(kind: str) -> str:
+    return STYLES[kind].colour
+
+
+SUMMARY_METRICS: tuple[tuple[str, str], ...] = (
+    ("messages", "messages"),
+    ("calls", "calls"),
+    ("orphaned_calls", facts(Mark.ORPHANED_CALL).name),
+    ("duplicates_dropped", facts(RepairKind.DROPPED_DUPLICATE).name),
+    ("moved", facts(RepairKind.MOVED).name),
+    ("frames_dropped", facts(RepairKind.DROPPED_INTERRUPTED_FRAME).name),
+    ("synthesized", facts(RepairKind.SYNTHESIZED).name),
+    ("strays", facts(Mark.STRAY).name),
+)
+"""(summary field, label) for the header metrics; labels are the registry's names."""

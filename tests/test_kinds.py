@@ -1,0 +1,102 @@
+"""The kind registry is the one list of kinds: every consumer must know every kind.
+
+Adding a RepairKind, FindingCode or Mark without teaching a consumer about it
+fails here, naming the consumer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from inspector import batch, lessons, markdown, theme
+from integrity import analyze, load
+from integrity.kinds import (
+    ACTION_KINDS,
+    FINDINGS,
+    MARKS,
+    REPAIR_KINDS,
+    VERDICT_ORDER,
+    FindingCode,
+    Mark,
+    RepairKind,
+    Severity,
+    facts,
+)
+from integrity.notes import _TEMPLATES, NoteCode
+from integrity.report import Summary, _verdict
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
+ALL_KINDS = [*RepairKind, *FindingCode, *Mark]
+
+
+def test_every_kind_has_its_facts() -> None:
+    assert set(REPAIR_KINDS) == set(RepairKind)
+    assert set(FINDINGS) == set(FindingCode)
+    assert set(MARKS) == set(Mark)
+    for kind in ALL_KINDS:
+        fact = facts(kind)
+        assert fact.name and fact.description.endswith(".") and isinstance(fact.severity, Severity)
+        assert facts(kind.value) is fact
+
+
+def test_one_name_per_concept() -> None:
+    names: dict[str, set[str]] = {}
+    for kind in ALL_KINDS:
+        names.setdefault(facts(kind).name, set()).add(kind.value)
+    shared = {name: kinds for name, kinds in names.items() if len(kinds) > 1}
+    # a stray left in place is both a finding and the mark on its row: one concept, one name
+    assert shared == {"stray result": {"stray_result", "stray"}}
+
+
+def test_every_row_kind_has_a_style() -> None:
+    assert set(theme.STYLES) == {kind.value for kind in [*RepairKind, *Mark]}
+    assert set(theme.ROW_KINDS) == set(theme.STYLES)
+    for kind in theme.ROW_KINDS:
+        assert theme.label(kind).endswith(facts(kind).name)
+
+
+def test_summary_counts_and_kinds_match() -> None:
+    counted = {fact.summary_field for fact in [*REPAIR_KINDS.values(), *MARKS.values()] if fact.summary_field}
+    base = {"messages", "view_messages", "calls", "results"}
+    assert counted | base == set(Summary.model_fields), "a Summary count has no kind, or a kind no count"
+
+
+def test_the_verdict_words_every_counted_repair() -> None:
+    verdict_kinds = {kind for kind, fact in REPAIR_KINDS.items() if fact.verdict}
+    assert set(VERDICT_ORDER) == verdict_kinds
+    zero = {name: 0 for name in Summary.model_fields}
+    for kind in VERDICT_ORDER:
+        fact = REPAIR_KINDS[kind]
+        summary = Summary(**{**zero, fact.summary_field: 1})
+        assert f"1 {fact.verdict}" in _verdict(summary, changed=True, error_findings=0)
+
+
+def test_batch_and_markdown_show_every_count() -> None:
+    counted = [fact for fact in [*REPAIR_KINDS.values(), *MARKS.values()] if fact.summary_field]
+    assert {field for field, _ in batch.DEFECT_COLUMNS} == {fact.summary_field for fact in counted}
+    summary = Summary(**{name: 0 for name in Summary.model_fields})
+    columns = markdown.summary_columns(summary)
+    for fact in counted:
+        assert any(fact.name in column for column in columns), fact.name
+
+
+def test_lessons_step_through_every_action_kind() -> None:
+    assert set(lessons._DROP_TEXT) == set(ACTION_KINDS) - {RepairKind.KEPT}
+
+
+def test_every_note_code_renders() -> None:
+    assert set(_TEMPLATES) == set(NoteCode)
+
+
+@pytest.mark.parametrize("path", sorted(SAMPLES.glob("*.*json*")), ids=lambda p: p.name)
+def test_reports_use_only_registered_kinds(path: Path) -> None:
+    for policy in ("strict", "openmaic"):
+        report = analyze(load(path.read_bytes(), path.name), policy).report
+        assert {action.kind for action in report.actions} <= set(ACTION_KINDS)
+        assert {finding.kind for finding in report.findings} <= set(FindingCode)
+        for finding in report.findings:
+            assert finding.severity == FINDINGS[finding.kind].severity
+        json.dumps(report.model_dump(mode="json"))  # plain JSON all the way down
