@@ -282,3 +282,13 @@ def test_stop_reasons_survive_a_trip_through_claude_code() -> None:
     back = read_bytes(write_bytes(pi, format="claude-code"), "cc.jsonl")
     assert back.format == "claude-code"
     assert [m.get("stopReason") for m in back.messages if m["role"] == "assistant"] == ["length", "error", "stop"]
+
+
+def test_an_empty_frame_interrupted_only_by_its_error_message_is_kept_as_an_incomplete_responses_item() -> None:
+    """The one interrupted-frame predicate decides here too: a blank stopReason with an errorMessage counts."""
+    messages = [{"role": "user", "content": "go"},
+                {"role": "assistant", "content": [], "stopReason": "stop", "errorMessage": "upstream reset"}]
+    items = to_native(messages, "openai-responses").messages
+    assert items[-1] == {"type": "message", "role": "assistant", "status": "incomplete", "content": []}
+    messages[1]["errorMessage"] = " \u3000 "  # blank by JavaScript's trim(): not interrupted, nothing to keep
+    assert [item.get("role") for item in to_native(messages, "openai-responses").messages] == ["user"]

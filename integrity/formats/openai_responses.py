@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..views import frame_is_interrupted
 from .base import BuildContext, Segment
 from .common import (
     NATIVE,
@@ -279,7 +280,7 @@ def _assistant_items(message: dict[str, Any], same: bool) -> list[Any]:
         item = _message_item(members, same) if kind == "message" else _single_item(members[0], same)
         if item is not None:
             items.append(item)
-    if not items and message.get("stopReason") in ("aborted", "length", "error"):
+    if not items and frame_is_interrupted(message.get("stopReason"), message.get("errorMessage")):
         # An interrupted turn with nothing in it still happened: keep it visible as Responses
         # marks a cut-off output item, so a round trip does not silently drop the frame.
         items.append({"type": "message", "role": "assistant", "status": "incomplete", "content": []})
