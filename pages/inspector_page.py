@@ -137,6 +137,15 @@ def _on_goto() -> None:
 
 
 @st.fragment
+def _on_pick() -> None:
+    event = st.session_state.get("detail_table")
+    picked = (event or {}).get("selection", {}).get("rows", []) if isinstance(event, dict) else \
+        getattr(getattr(event, "selection", None), "rows", [])
+    window_rows = st.session_state.get("_window_rows", [])
+    if picked and picked[0] < len(window_rows):
+        _select(window_rows[picked[0]])
+
+
 def side_by_side() -> None:
     """Filters, the paged table and the detail panel: clicks rerun only this part, not the overview."""
     selected: int | None = st.session_state.get("sel_row")
@@ -190,24 +199,17 @@ def side_by_side() -> None:
         paired_rows.add(selected)
     st.session_state["_window_rows"] = [r.row for r in window]
 
-
-    def _on_pick() -> None:
-        event = st.session_state.get("detail_table")
-        picked = (event or {}).get("selection", {}).get("rows", []) if isinstance(event, dict) else \
-            getattr(getattr(event, "selection", None), "rows", [])
-        window_rows = st.session_state.get("_window_rows", [])
-        if picked and picked[0] < len(window_rows):
-            _select(window_rows[picked[0]])
-
-
     window = ui.previewed(analysis, window)
     frame = ui.rows_frame(window, paired_rows, selected)
     st.dataframe(ui.styled_rows(frame), hide_index=True, width="stretch", column_config=ui.ROW_CONFIG,
                  on_select=_on_pick, selection_mode="single-row", key="detail_table",
                  height=min(len(window), 18) * 35 + 40)
 
-    # ----------------------------------------------------------------------------- detail panel
+    detail_panel(selected, pairs)
 
+
+def detail_panel(selected: int | None, pairs: Any) -> None:
+    """The selected row: its kind and note, the raw JSON on each side, its pairing, arguments and result."""
     st.subheader("Selected message")
     go1, go2 = st.columns([2, 3], vertical_alignment="bottom")
     go1.text_input("Open message (durable # or vN for view)", key="goto", placeholder="e.g. 3 or v4",
@@ -217,38 +219,38 @@ def side_by_side() -> None:
 
     if selected is None:
         st.caption("Select a row above (or use Next problem) to see its raw JSON and its pairing.")
-    else:
-        row = rows[selected]
-        st.code(f"{label(row.kind)} · row {row.row}" + (f" · {row.note}" if row.note else ""), language=None,
-                wrap_lines=True)
-        left, right = st.columns(2)
-        with left:
-            if row.left is not None:
-                st.markdown(f"**Durable #{row.left}** (raw JSON)")
-                text, cut = raw_json(transcript.messages[row.left])
-                ui.code_block(text, cut)
-            else:
-                st.caption("Not in the durable transcript: this message exists only in the view.")
-        with right:
-            if row.right is not None:
-                st.markdown(f"**View #{row.right}** (what the model receives)")
-                text, cut = raw_json(analysis.view[row.right])
-                ui.code_block(text, cut)
-            else:
-                st.caption("Not in the repaired view.")
-        if pairs is not None and pairs.calls:
-            st.markdown("**Pairing**")
-            st.dataframe(pd.DataFrame(pairs.calls), hide_index=True, width="stretch")
-        message: Any = transcript.messages[row.left] if row.left is not None else analysis.view[row.right]
-        arguments = call_arguments(message)
-        if arguments:
-            st.markdown("**Call arguments**")
-            text, cut = raw_json(arguments)
+        return
+    row = rows[selected]
+    st.code(f"{label(row.kind)} · row {row.row}" + (f" · {row.note}" if row.note else ""), language=None,
+            wrap_lines=True)
+    left, right = st.columns(2)
+    with left:
+        if row.left is not None:
+            st.markdown(f"**Durable #{row.left}** (raw JSON)")
+            text, cut = raw_json(transcript.messages[row.left])
             ui.code_block(text, cut)
-        if isinstance(message, dict) and message.get("role") == "toolResult":
-            st.markdown("**Result content**")
-            text, cut = raw_json(message.get("content"))
+        else:
+            st.caption("Not in the durable transcript: this message exists only in the view.")
+    with right:
+        if row.right is not None:
+            st.markdown(f"**View #{row.right}** (what the model receives)")
+            text, cut = raw_json(analysis.view[row.right])
             ui.code_block(text, cut)
+        else:
+            st.caption("Not in the repaired view.")
+    if pairs is not None and pairs.calls:
+        st.markdown("**Pairing**")
+        st.dataframe(pd.DataFrame(pairs.calls), hide_index=True, width="stretch")
+    message: Any = transcript.messages[row.left] if row.left is not None else analysis.view[row.right]
+    arguments = call_arguments(message)
+    if arguments:
+        st.markdown("**Call arguments**")
+        text, cut = raw_json(arguments)
+        ui.code_block(text, cut)
+    if isinstance(message, dict) and message.get("role") == "toolResult":
+        st.markdown("**Result content**")
+        text, cut = raw_json(message.get("content"))
+        ui.code_block(text, cut)
 
 
 side_by_side()

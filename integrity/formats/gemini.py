@@ -66,6 +66,70 @@ def _response_content(response: Any) -> tuple[list[dict[str, Any]], bool, dict[s
     return [text_part(text)], False, {"response": response}
 
 
+def _model_part(part: Any) -> dict[str, Any]:
+    """One part of a model turn: a function call, text, a thought, or an opaque part."""
+    call_key = _key(part, "functionCall", "function_call")
+    call = part.get(call_key) if call_key else None
+    if isinstance(call, dict):
+        name = require_string(call.get("name"), "a functionCall's 'name'")
+        hints: dict[str, Any] = {}
+        if "id" in call:
+            call_id = require_string(call.get("id"), "a functionCall's 'id'")
+        else:
+            call_id, hints["idMissing"] = "", True
+        part_extra = {k: v for k, v in part.items() if k != call_key}
+        if call_key == "function_call":
+            hints["snake"] = True
+        call_extra = {k: v for k, v in call.items() if k not in ("id", "name", "args")}
+        if part_extra:
+            hints["extra"] = part_extra
+        if call_extra:
+            hints["callExtra"] = call_extra
+        if "args" not in call:
+            hints["noArgs"] = True
+        return tool_call(call_id, name, call.get("args", {}), hints or None)
+    if isinstance(part, dict) and set(part) == {"text"} and isinstance(part["text"], str):
+        return text_part(part["text"])
+    if isinstance(part, dict) and part.get("thought") is True and isinstance(part.get("text"), str) \
+            and set(part) <= {"thought", "text", "thoughtSignature"}:
+        thinking = {"type": "thinking", "thinking": part["text"]}
+        if "thoughtSignature" in part:
+            thinking["thinkingSignature"] = part["thoughtSignature"]
+        return thinking
+    return opaque_part(NAME, part)
+
+
+def _user_parts(parts: list[Any], role: Any, extra: dict[str, Any]) -> list[dict[str, Any]]:
+    """A user or function turn: one tool result per function response, the other parts as one user message."""
+    results: list[dict[str, Any]] = []
+    rest: list[Any] = []
+    for position, part in enumerate(parts):
+        response_key = _key(part, "functionResponse", "function_response")
+        response = part.get(response_key) if response_key else None
+        if isinstance(response, dict):
+            content, is_error, hints = _response_content(response.get("response"))
+            has_id = "id" in response
+            result = tool_result(response.get("id") if has_id else "", response.get("name"), content, is_error)
+            hints = {"format": NAME, "part": position, **hints}
+            if not has_id:
+                hints["idMissing"] = True
+            if response_key == "function_response":
+                hints["snake"] = True
+            result[NATIVE] = hints
+            results.append(result)
+        else:
+            rest.append(part)
+    if rest or not results:
+        canonical_rest = [text_part(p["text"])
+                          if isinstance(p, dict) and set(p) == {"text"} and isinstance(p["text"], str)
+                          else opaque_part(NAME, p) for p in rest]
+        results.append({"role": "user", "content": canonical_rest, NATIVE: {"format": NAME}})
+    for message in results:
+        message[NATIVE]["role"] = role
+        message[NATIVE]["extra"] = extra
+    return results
+
+
 def _read_one(entry: dict[str, Any]) -> list[dict[str, Any]]:
     role = entry.get("role", None)
     parts = entry.get("parts")
@@ -73,69 +137,11 @@ def _read_one(entry: dict[str, Any]) -> list[dict[str, Any]]:
         raise EntryError(f"'parts' must be an array, got {describe(parts)}")
     extra = {k: v for k, v in entry.items() if k not in ("role", "parts")}
     if role == "model":
-        canonical: list[dict[str, Any]] = []
-        for part in parts:
-            call_key = _key(part, "functionCall", "function_call")
-            call = part.get(call_key) if call_key else None
-            if isinstance(call, dict):
-                name = require_string(call.get("name"), "a functionCall's 'name'")
-                hints: dict[str, Any] = {}
-                if "id" in call:
-                    call_id = require_string(call.get("id"), "a functionCall's 'id'")
-                else:
-                    call_id, hints["idMissing"] = "", True
-                part_extra = {k: v for k, v in part.items() if k != call_key}
-                if call_key == "function_call":
-                    hints["snake"] = True
-                call_extra = {k: v for k, v in call.items() if k not in ("id", "name", "args")}
-                if part_extra:
-                    hints["extra"] = part_extra
-                if call_extra:
-                    hints["callExtra"] = call_extra
-                if "args" not in call:
-                    hints["noArgs"] = True
-                canonical.append(tool_call(call_id, name, call.get("args", {}), hints or None))
-            elif isinstance(part, dict) and set(part) == {"text"} and isinstance(part["text"], str):
-                canonical.append(text_part(part["text"]))
-            elif isinstance(part, dict) and part.get("thought") is True and isinstance(part.get("text"), str) \
-                    and set(part) <= {"thought", "text", "thoughtSignature"}:
-                thinking = {"type": "thinking", "thinking": part["text"]}
-                if "thoughtSignature" in part:
-                    thinking["thinkingSignature"] = part["thoughtSignature"]
-                canonical.append(thinking)
-            else:
-                canonical.append(opaque_part(NAME, part))
-        message = assistant(canonical)
+        message = assistant([_model_part(part) for part in parts])
         message[NATIVE] = {"format": NAME, "extra": extra}
         return [message]
     if role in ("user", "function", None):
-        results: list[dict[str, Any]] = []
-        rest: list[Any] = []
-        for position, part in enumerate(parts):
-            response_key = _key(part, "functionResponse", "function_response")
-            response = part.get(response_key) if response_key else None
-            if isinstance(response, dict):
-                content, is_error, hints = _response_content(response.get("response"))
-                has_id = "id" in response
-                result = tool_result(response.get("id") if has_id else "", response.get("name"), content, is_error)
-                hints = {"format": NAME, "part": position, **hints}
-                if not has_id:
-                    hints["idMissing"] = True
-                if response_key == "function_response":
-                    hints["snake"] = True
-                result[NATIVE] = hints
-                results.append(result)
-            else:
-                rest.append(part)
-        if rest or not results:
-            canonical_rest = [text_part(p["text"])
-                              if isinstance(p, dict) and set(p) == {"text"} and isinstance(p["text"], str)
-                              else opaque_part(NAME, p) for p in rest]
-            results.append({"role": "user", "content": canonical_rest, NATIVE: {"format": NAME}})
-        for message in results:
-            message[NATIVE]["role"] = role
-            message[NATIVE]["extra"] = extra
-        return results
+        return _user_parts(parts, role, extra)
     if not isinstance(role, str):
         raise EntryError(f"'role' must be a string, got {describe(role)}")
     return [opaque_message(NAME, entry)]
