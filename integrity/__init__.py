@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .fence import LeaseLostError, append_interrupted_tool_call_results
 from .kinds import FINDINGS, MARKS, REPAIR_KINDS, FindingCode, KindFacts, Mark, RepairKind, Severity, facts
-from .policies import DEFAULT_POLICY, POLICIES
+from ._policies import DEFAULT_POLICY, POLICIES
 from .reference import (
     PendingToolCall,
     ToolCallRepair,

@@ -11,13 +11,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .entries import materialize
+from ._entries import materialize
 from .loading import Transcript
-from .plan import Plan
-from .policies import DEFAULT_POLICY, PLANNERS, POLICIES
+from ._plan import Plan
+from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES
 from .reference import time_ms
 from .report import RepairReport, build_report
-from .views import LightTranscript, light_transcript
+from ._views import LightTranscript, light_transcript
 
 __all__ = ["Analysis", "DEFAULT_POLICY", "PLANNERS", "POLICIES", "analyze", "export_view", "load"]
 
@@ -127,7 +127,7 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
 
 def _plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
     """Whether the strict plan for this provider may differ from another provider's."""
-    from .legalize import has_role_rules
+    from ._legalize import has_role_rules
 
     return has_role_rules(provider) or any(call.id == "" for calls in light.frames.values() for call in calls)
 

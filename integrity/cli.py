@@ -25,7 +25,7 @@ EXIT_HEALTHY, EXIT_NEEDS_REPAIR, EXIT_UNREADABLE = 0, 1, 2
 
 
 def _policies() -> Sequence[str]:
-    from .policies import POLICIES
+    from ._policies import POLICIES
 
     return POLICIES
 
@@ -56,7 +56,7 @@ class _Loaded:
         self.fast: Any = None
         self.transcript: Any = None
         if allow_fast and format in ("auto", "pi-ai"):
-            from .fastpath import read_fast
+            from ._fastpath import read_fast
 
             self.fast = read_fast(data, self.source)
         if self.fast is None:
@@ -68,13 +68,13 @@ class _Loaded:
     def light(self) -> Any:
         if self.fast is not None:
             return self.fast.light
-        from .views import light_transcript
+        from ._views import light_transcript
 
         return light_transcript(self.transcript.messages)
 
 
 def _plan(light: Any, policy: str, provider: str | None = None) -> Any:
-    from .policies import PLANNERS
+    from ._policies import PLANNERS
 
     return PLANNERS[policy](light, provider)
 
@@ -112,7 +112,7 @@ def _report_for(loaded: _Loaded, policy: str, now: Callable[[], int]) -> Any:
 
     if loaded.transcript is not None:
         return analyze(loaded.transcript, policy, now).report
-    from .entries import is_stamped
+    from ._entries import is_stamped
     from .report import build_report
 
     plan = _plan(loaded.fast.light, policy)
@@ -193,7 +193,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     report: Any = None
     still_rejected = False
     if loaded.fast is not None:
-        from .fastpath import write_fast
+        from ._fastpath import write_fast
 
         plan = _plan(loaded.fast.light, args.policy)
 

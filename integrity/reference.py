@@ -11,10 +11,10 @@ from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .entries import materialize
-from .messages import INTERRUPTED_MESSAGE, INTERRUPTED_TEXT, receipt_message
-from .plan import plan_openmaic
-from .views import calls_in_content, is_receipt, light_transcript
+from ._entries import materialize
+from ._messages import INTERRUPTED_MESSAGE, INTERRUPTED_TEXT, receipt_message
+from ._plan import plan_openmaic
+from ._views import calls_in_content, is_receipt, light_transcript
 
 Message = Any  # a pi-ai AgentMessage as loaded from JSON (normally a dict)
 

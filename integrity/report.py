@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
-from .entries import (
+from ._entries import (
     Merged,
     Rewritten,
     Synthesized,
@@ -29,12 +29,12 @@ from .entries import (
     entry_message,
     member_index,
 )
-from .findings import Finding, find_defects
+from ._findings import Finding, find_defects
 from .kinds import REPAIR_KINDS, VERDICT_ORDER, RepairKind, Severity
 from .notes import Note, NoteCode, render, render_all
-from .plan import Plan
-from .policies import DEFAULT_POLICY
-from .views import LightTranscript
+from ._plan import Plan
+from ._policies import DEFAULT_POLICY
+from ._views import LightTranscript
 
 REPORT_VERSION = 2
 """2: `view` holds typed entries (receipts, turns and merges inline); actions carry note codes."""
@@ -183,7 +183,7 @@ class RepairReport(BaseModel):
     def _upgrade(cls, data: Any) -> Any:
         """Read a version 1 report (receipts, turns and merges in side tables) as version 2."""
         if isinstance(data, dict) and data.get("report_version") == 1:
-            from .report_v1 import upgrade
+            from ._report_v1 import upgrade
 
             return upgrade(data)
         return data

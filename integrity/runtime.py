@@ -48,7 +48,7 @@ from .reference import (
 )
 from .store import ABORTED, DONE, FAILED, IDLE, Lease, SessionStore
 from .transform import with_tool_call_integrity_repair
-from .views import frame_is_interrupted
+from ._views import frame_is_interrupted
 
 Message = dict[str, Any]
 

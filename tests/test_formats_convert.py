@@ -16,13 +16,13 @@ import pytest
 
 from integrity import repair_orphaned_tool_calls
 from integrity.formats import FORMATS, read_bytes, to_native, write_bytes
-from integrity.plan import plan_openmaic
+from integrity._plan import plan_openmaic
 from integrity.reference import (
     INTERRUPTED_TEXT,
     PendingToolCall,
     interrupted_tool_result,
 )
-from integrity.views import light_transcript
+from integrity._views import light_transcript
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
 

@@ -28,9 +28,9 @@ from integrity import (
     repair_with_report,
     view_from_report,
 )
-from integrity.fastpath import read_fast, write_fast
-from integrity.plan import plan_openmaic
-from integrity.views import light_transcript
+from integrity._fastpath import read_fast, write_fast
+from integrity._plan import plan_openmaic
+from integrity._views import light_transcript
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

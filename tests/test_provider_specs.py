@@ -16,7 +16,7 @@ from typing import Any, cast
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from integrity import legalize
+from integrity import _legalize as legalize
 from integrity.formats import read_bytes, to_native
 from integrity.providers import (
     PROVIDER_FORMAT,

@@ -1,7 +1,7 @@
 """Canonical (pi-ai) building blocks shared by the format adapters.
 
 Every adapter turns native entries into pi-ai AgentMessage dicts, because that is
-the one shape the repair engine reads (integrity.views.view_of).  What pi-ai has no
+the one shape the repair engine reads (integrity._views.view_of).  What pi-ai has no
 field for is kept under the namespaced key NATIVE ("_native") of the canonical
 message or part, so writing back to the same format loses nothing; that key is
 never written to any output.  Native content a canonical part cannot express is

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..views import frame_is_interrupted
+from .._views import frame_is_interrupted
 from .base import BuildContext, Segment
 from .common import (
     NATIVE,

@@ -15,17 +15,17 @@ interrupted frame once it repairs anything.  Strict instead:
   has no content at all;
 - synthesizes a receipt that tells the model the outcome is unknown;
 - for a provider with rules on the order of turns (Bedrock, Gemini, Mistral),
-  merges, drops or inserts turns so the view complies (integrity.legalize).
+  merges, drops or inserts turns so the view complies (integrity._legalize).
 """
 
 from __future__ import annotations
 
-from .entries import Rewritten, Synthesized, ViewEntry
-from .legalize import has_role_rules, legalize
-from .messages import STRICT_MESSAGE, strict_placeholder_text
+from ._entries import Rewritten, Synthesized, ViewEntry
+from ._legalize import has_role_rules, legalize
+from ._messages import STRICT_MESSAGE, strict_placeholder_text
 from .notes import Note, NoteCode
-from .plan import Plan, index_results
-from .views import NON_STRING_ID, LightTranscript
+from ._plan import Plan, index_results
+from ._views import NON_STRING_ID, LightTranscript
 
 __all__ = ["STRICT_MESSAGE", "plan_strict", "strict_placeholder_text"]
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .messages import merge_messages, receipt_message, rewrite_message, turn_message
+from ._messages import merge_messages, receipt_message, rewrite_message, turn_message
 from .notes import Note
 
 

@@ -9,16 +9,16 @@ is exactly one algorithm to trust.
 
 from __future__ import annotations
 
-from .entries import Synthesized, ViewEntry
+from ._entries import Synthesized, ViewEntry
 from .notes import Note
-from .views import LightTranscript
+from ._views import LightTranscript
 
 
 class Plan:
     """The outcome of planning one transcript.
 
     changed: False means the view is the durable transcript itself (identity).
-    order: the view, as view entries (integrity.entries; None when unchanged).
+    order: the view, as view entries (integrity._entries; None when unchanged).
     repaired_tool_calls: ids that had no result anywhere, in frame order.
     first_result: call id -> durable index of its first result.
     more_results: call id -> indices of its later results (only ids with several).

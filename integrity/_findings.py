@@ -9,8 +9,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from .kinds import FINDINGS, FindingCode, Severity
-from .plan import Plan
-from .views import LightTranscript
+from ._plan import Plan
+from ._views import LightTranscript
 
 Uses = dict[str, list[tuple[int, int]]]
 """call id -> (frame index, call position) of each call using it."""

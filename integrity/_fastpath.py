@@ -20,9 +20,9 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from .entries import entry_message
-from .plan import Plan
-from .views import LightBuilder, LightTranscript, is_receipt
+from ._entries import entry_message
+from ._plan import Plan
+from ._views import LightBuilder, LightTranscript, is_receipt
 
 _NULL = msgspec.Raw(b"null")
 

@@ -1,6 +1,6 @@
 """Provider role rules for the strict view: after pairing, make the turn order legal.
 
-Pairing (integrity.strict) puts every result right after its call.  Some
+Pairing (integrity._strict) puts every result right after its call.  Some
 providers also constrain the order of turns around them:
 
 - Bedrock Converse: the conversation starts with a user turn, user and assistant
@@ -36,11 +36,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .entries import Merged, Synthesized, SynthesizedTurn, ViewEntry, entry_index, member_index
-from .messages import NO_REPLY_TEXT, USER_START_TEXT
+from ._entries import Merged, Synthesized, SynthesizedTurn, ViewEntry, entry_index, member_index
+from ._messages import NO_REPLY_TEXT, USER_START_TEXT
 from .notes import Note, NoteCode
-from .plan import Plan
-from .views import LightTranscript
+from ._plan import Plan
+from ._views import LightTranscript
 
 if TYPE_CHECKING:
     from .providers.spec import RoleRules

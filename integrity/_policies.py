@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .plan import Plan, plan_openmaic
-from .strict import plan_strict
-from .views import LightTranscript
+from ._plan import Plan, plan_openmaic
+from ._strict import plan_strict
+from ._views import LightTranscript
 
 
 def _openmaic(light: LightTranscript, provider: str | None = None) -> Plan:
