@@ -12,9 +12,9 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from ._policies import DEFAULT_POLICY, POLICIES
 from .fence import LeaseLostError, append_interrupted_tool_call_results
 from .kinds import FINDINGS, MARKS, REPAIR_KINDS, FindingCode, KindFacts, Mark, RepairKind, Severity, facts
-from ._policies import DEFAULT_POLICY, POLICIES
 from .reference import (
     PendingToolCall,
     ToolCallRepair,

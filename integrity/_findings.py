@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from .kinds import FINDINGS, FindingCode, Severity
 from ._plan import Plan
 from ._views import LightTranscript
+from .kinds import FINDINGS, FindingCode, Severity
 
 Uses = dict[str, list[tuple[int, int]]]
 """call id -> (frame index, call position) of each call using it."""

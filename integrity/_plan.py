@@ -10,8 +10,8 @@ is exactly one algorithm to trust.
 from __future__ import annotations
 
 from ._entries import Synthesized, ViewEntry
-from .notes import Note
 from ._views import LightTranscript
+from .notes import Note
 
 
 class Plan:

@@ -23,9 +23,9 @@ from __future__ import annotations
 from ._entries import Rewritten, Synthesized, ViewEntry
 from ._legalize import has_role_rules, legalize
 from ._messages import STRICT_MESSAGE, strict_placeholder_text
-from .notes import Note, NoteCode
 from ._plan import Plan, index_results
 from ._views import NON_STRING_ID, LightTranscript
+from .notes import Note, NoteCode
 
 __all__ = ["STRICT_MESSAGE", "plan_strict", "strict_placeholder_text"]
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._entries import materialize
-from .loading import Transcript
 from ._plan import Plan
 from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES
+from ._views import LightTranscript, light_transcript
+from .loading import Transcript
 from .reference import time_ms
 from .report import RepairReport, build_report
-from ._views import LightTranscript, light_transcript
 
 __all__ = ["Analysis", "DEFAULT_POLICY", "PLANNERS", "POLICIES", "analyze", "export_view", "load"]
 

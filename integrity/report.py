@@ -30,11 +30,11 @@ from ._entries import (
     member_index,
 )
 from ._findings import Finding, find_defects
-from .kinds import REPAIR_KINDS, VERDICT_ORDER, RepairKind, Severity
-from .notes import Note, NoteCode, render, render_all
 from ._plan import Plan
 from ._policies import DEFAULT_POLICY
 from ._views import LightTranscript
+from .kinds import REPAIR_KINDS, VERDICT_ORDER, RepairKind, Severity
+from .notes import Note, NoteCode, render, render_all
 
 REPORT_VERSION = 2
 """2: `view` holds typed entries (receipts, turns and merges inline); actions carry note codes."""

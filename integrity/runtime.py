@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ._views import frame_is_interrupted
 from .fence import append_interrupted_tool_call_results, is_lease_lost
 from .reference import (
     PendingToolCall,
@@ -48,7 +49,6 @@ from .reference import (
 )
 from .store import ABORTED, DONE, FAILED, IDLE, Lease, SessionStore
 from .transform import with_tool_call_integrity_repair
-from ._views import frame_is_interrupted
 
 Message = dict[str, Any]
 

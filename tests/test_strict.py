@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from integrity.analysis import analyze, load
 from integrity._entries import Merged, SynthesizedTurn, materialize
 from integrity._fastpath import read_fast, write_fast
+from integrity._strict import STRICT_MESSAGE, plan_strict, strict_placeholder_text
+from integrity._views import light_transcript
+from integrity.analysis import analyze, load
 from integrity.loading import Transcript
 from integrity.notes import NoteCode
 from integrity.providers import PROVIDER_FORMAT, PROVIDERS, validate, validate_native
 from integrity.report import RepairReport, view_from_report
-from integrity._strict import STRICT_MESSAGE, plan_strict, strict_placeholder_text
-from integrity._views import light_transcript
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
 FIXTURES = sorted(p for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl"))

@@ -26,15 +26,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from integrity.analysis import analyze
 from integrity._fastpath import read_fast, write_fast
+from integrity._strict import plan_strict
+from integrity._views import light_transcript
+from integrity.analysis import analyze
 from integrity.formats import FORMATS, read_bytes, to_native
 from integrity.formats.container import serialize
 from integrity.loading import Transcript, TranscriptError
 from integrity.providers import PROVIDERS, validate
 from integrity.report import view_from_report
-from integrity._strict import plan_strict
-from integrity._views import light_transcript
 
 NOW = 1_700_000_000_000
 NAMES = ("read_file", "run_shell", "search")
