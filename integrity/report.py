@@ -14,7 +14,9 @@ Kinds, severities and the verdict's wording come from the registry
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
+from itertools import islice
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
@@ -264,6 +266,9 @@ def _reordered(order: Sequence[ViewEntry], moved: dict[int, int]) -> dict[int, i
     Scanning in durable order, a message whose view position is not after the
     previous one's has changed places: a reviewer must see it move.
     """
+    kept = [entry for entry in order if type(entry) is int and entry not in moved]
+    if all(map(operator.lt, kept, islice(kept, 1, None))):
+        return {}  # the common case, checked at C speed: every kept message in durable order, once
     first: dict[int, int] = {}
     for position, entry in enumerate(order):
         index = entry if type(entry) is int else (entry.index if isinstance(entry, Rewritten) else None)
@@ -317,6 +322,8 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0,
     """Counts for a plan without building per-message actions (cheap enough for huge files)."""
     known = {call.id for calls in light.frames.values() for call in calls}
     order = plan.order if plan.changed and plan.order is not None else None
+    # the few entries that are not plain durable messages, picked out at C speed
+    others = [entry for entry in order if type(entry) is not int] if order is not None else []
     return Summary(
         messages=light.size,
         view_messages=len(order) if order is not None else light.size,
@@ -327,13 +334,12 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0,
         moved=len(moved if moved is not None else moved_results(light, plan)),
         frames_dropped=len(plan.dropped_frames),
         strays_dropped=len(plan.dropped_strays),
-        synthesized=sum(1 for entry in order if isinstance(entry, Synthesized)) if order is not None else 0,
+        synthesized=sum(1 for entry in others if isinstance(entry, Synthesized)),
         strays=sum(1 for key in light.result_keys.values() if key not in known),
-        renamed=sum(1 for entry in order if isinstance(entry, Rewritten)
-                    or (isinstance(entry, Merged) and isinstance(entry.entries[-1], Rewritten)))
-        if order is not None else 0,
+        renamed=sum(1 for entry in others if isinstance(entry, Rewritten)
+                    or (isinstance(entry, Merged) and isinstance(entry.entries[-1], Rewritten))),
         merged=len(plan.merged),
-        turns_synthesized=sum(1 for entry in order if isinstance(entry, SynthesizedTurn)) if order is not None else 0,
+        turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
         findings=findings,
     )
 
