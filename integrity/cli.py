@@ -232,6 +232,25 @@ def cmd_repair(args: argparse.Namespace) -> int:
     return EXIT_NEEDS_REPAIR if still_rejected else EXIT_HEALTHY
 
 
+def cmd_triage(args: argparse.Namespace) -> int:
+    from .triage import run_triage
+
+    parent = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        print(f"error: {args.out}: cannot write: {parent} is not a writable folder", file=sys.stderr)
+        return EXIT_UNREADABLE
+    for name in args.providers or ():
+        if name not in _providers():
+            print(f"error: --provider: unknown provider {name!r} (choose from {', '.join(_providers())})",
+                  file=sys.stderr)
+            return EXIT_UNREADABLE
+    result = run_triage(args.inputs, args.out, args.scheduler, args.providers, args.policy, args.workers)
+    print(f"triaged {result.files:,} files ({result.transcripts:,} transcripts, {result.skipped:,} already in "
+          f"the table, {result.unreadable:,} unreadable) in {result.seconds:.1f} s -> {result.table}, "
+          f"{result.findings_table}")
+    return EXIT_HEALTHY
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m integrity",
@@ -262,6 +281,20 @@ def build_parser() -> argparse.ArgumentParser:
     repair.add_argument("--report", metavar="REPORT.json", help="also write the repair report as JSON")
     common(repair)
     repair.set_defaults(handler=cmd_repair)
+
+    triage = commands.add_parser("triage", help="check a fleet of stored sessions on Dask into Parquet tables")
+    triage.add_argument("inputs", nargs="+", metavar="PATH_OR_GLOB",
+                        help="files, folders or globs (local, or s3://, gs://, ... with their fsspec package)")
+    triage.add_argument("--out", required=True, metavar="TABLE.parquet",
+                        help="one row per transcript; findings go to TABLE.findings.parquet beside it")
+    triage.add_argument("--scheduler", metavar="ADDRESS",
+                        help="an existing Dask scheduler (tcp://host:8786); default: a local cluster")
+    triage.add_argument("--provider", action="append", dest="providers", metavar="NAME",
+                        help="provider whose verdict to record (repeat; default: every provider)")
+    triage.add_argument("--policy", default="strict", choices=list(_policies()),
+                        help="repair policy (default: %(default)s)")
+    triage.add_argument("--workers", type=int, metavar="N", help="local cluster workers (default: all cores)")
+    triage.set_defaults(handler=cmd_triage, provider=None)
     return parser
 
 

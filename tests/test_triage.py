@@ -1,0 +1,128 @@
+"""Fleet triage on a real local Dask cluster: totals match sequential `check`, bad files are rows, re-runs resume."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from distributed import LocalCluster
+
+from integrity import analyze, load
+from integrity.cli import main
+from integrity.triage import findings_path, run_triage
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted(p for p in (ROOT / "sample_transcripts").iterdir() if p.suffix in (".json", ".jsonl"))
+FILES = 240
+PROVIDERS = ["anthropic", "openai-chat"]
+
+
+def _broken(rng: random.Random, serial: int) -> list[dict[str, Any]]:
+    """A small pi-ai session: some calls answered, some orphaned, sometimes a stray or a duplicate."""
+    out: list[dict[str, Any]] = [{"role": "user", "content": f"task {serial}"}]
+    for turn in range(rng.randrange(1, 4)):
+        ids = [f"c{serial}_{turn}_{k}" for k in range(rng.randrange(1, 3))]
+        out.append({"role": "assistant", "stopReason": "toolUse",
+                    "content": [{"type": "toolCall", "id": i, "name": "read", "arguments": {}} for i in ids]})
+        for call_id in ids:
+            if rng.random() < 0.8:
+                out.append({"role": "toolResult", "toolCallId": call_id, "toolName": "read",
+                            "content": [{"type": "text", "text": "ok"}], "isError": False})
+        if rng.random() < 0.2:
+            out.append({"role": "toolResult", "toolCallId": "ghost", "toolName": "read", "content": [],
+                        "isError": False})
+    return out
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("fleet")
+    rng = random.Random(5)
+    for n in range(FILES):
+        if n < len(SAMPLES):
+            shutil.copy(SAMPLES[n], folder / f"{n:03d}-{SAMPLES[n].name}")
+        else:
+            (folder / f"{n:03d}.json").write_text(json.dumps(_broken(rng, n)))
+    (folder / "nested").mkdir()
+    (folder / "nested" / "bad.json").write_text('{"messages": [')
+    return folder
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+        yield local.scheduler_address
+
+
+def sequential(folder: Path) -> dict[str, Any]:
+    """What `check`'s engine says file by file, without Dask."""
+    out: dict[str, Any] = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        try:
+            out[str(path)] = analyze(load(path.read_bytes(), str(path))).report
+        except ValueError:
+            out[str(path)] = None
+    return out
+
+
+def test_triage_on_a_local_cluster_matches_sequential_check(fleet: Path, cluster: str, tmp_path: Path) -> None:
+    table = tmp_path / "fleet.parquet"
+    result = run_triage([str(fleet)], str(table), scheduler=cluster, providers=PROVIDERS, batch_files=16,
+                        progress=None)
+    expected = sequential(fleet)
+    rows = pq.read_table(table).to_pylist()
+    assert result.files == len(expected) == FILES + 1
+    assert result.unreadable == 1 and result.transcripts == FILES
+    by_path = {row["path"]: row for row in rows}
+    assert set(by_path) == set(expected)
+    for path, report in expected.items():
+        row = by_path[path]
+        if report is None:
+            assert row["status"] == "unreadable" and "bad.json" in row["error"]
+            continue
+        assert row["verdict"] == report.verdict and row["healthy"] == report.healthy
+        assert (row["messages"], row["orphaned_calls"], row["strays"]) == (
+            report.summary.messages, report.summary.orphaned_calls, report.summary.strays)
+        assert row["anthropic as recorded"] in ("accepted", "rejected")
+    totals = {key: sum(r.summary.orphaned_calls for r in expected.values() if r) for key in ("orphans",)}
+    assert sum(row["orphaned_calls"] or 0 for row in rows) == totals["orphans"] > 0
+    findings = pq.read_table(findings_path(str(table))).to_pylist()
+    assert sum(1 for f in findings if f["source"] == "finding") == sum(len(r.findings) for r in expected.values() if r)
+    assert {f["provider"] for f in findings if f["source"] == "provider"} <= set(PROVIDERS)
+
+
+def test_a_rerun_skips_what_is_already_in_the_table_and_redoes_changed_files(fleet: Path, cluster: str,
+                                                                               tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(fleet, copy)
+    table = tmp_path / "t.parquet"
+    first = run_triage([str(copy)], str(table), scheduler=cluster, providers=PROVIDERS, progress=None)
+    changed = copy / f"{FILES - 1:03d}.json"
+    changed.write_text(json.dumps([{"role": "user", "content": "replaced"}]))
+    second = run_triage([str(copy)], str(table), scheduler=cluster, providers=PROVIDERS, progress=None)
+    assert second.skipped == first.files - 1 and second.transcripts == 1
+    rows = pq.read_table(table).to_pylist()
+    assert len(rows) == first.files  # old rows kept once, the changed file's row replaced
+    assert next(r for r in rows if r["path"] == str(changed))["messages"] == 1
+
+
+def test_the_cli_runs_triage_with_a_glob_and_refuses_a_missing_output_folder(fleet: Path, cluster: str,
+                                                                             tmp_path: Path,
+                                                                             capsys: pytest.CaptureFixture[str]
+                                                                             ) -> None:
+    out = tmp_path / "glob.parquet"
+    code = main(["triage", str(fleet / "00*"), "--out", str(out), "--scheduler", cluster,
+                 "--provider", "anthropic"])
+    assert code == 0
+    rows = pq.read_table(out).to_pylist()
+    assert len(rows) == 10 and all(row["path"].startswith(str(fleet / "00")) for row in rows)
+    assert "triaged 10 files" in capsys.readouterr().out
+    assert main(["triage", str(fleet), "--out", str(tmp_path / "missing" / "t.parquet")]) == 2
+    assert "not a writable folder" in capsys.readouterr().err
+    assert not (tmp_path / "missing").exists()
