@@ -19,11 +19,14 @@ class Severity(str, Enum):
     error: a strict provider rejects a request that contains it (HTTP 400).
     warning: accepted, but information is lost or ambiguous (a reviewer should look).
     info: nothing wrong (a message carried as it is).
+    malformed: the entry breaks its format's schema (a wrong type, a missing id, an unknown
+        role); the engine reads on, but no check calls such a transcript healthy.
     """
 
     INFO = "info"
     WARNING = "warning"
     ERROR = "error"
+    MALFORMED = "malformed"
 
 
 class RepairKind(str, Enum):
@@ -51,6 +54,16 @@ class FindingCode(str, Enum):
     EMPTY_ID = "empty_id"
     DUPLICATE_RESULT = "duplicate_result"
     REAL_RESULT_HIDDEN = "real_result_hidden"
+    # schema findings (integrity.schema): an entry that breaks its format's schema
+    NOT_A_MESSAGE = "not_a_message"
+    UNKNOWN_ROLE = "unknown_role"
+    INVALID_CONTENT = "invalid_content"
+    CALL_WITHOUT_ID = "call_without_id"
+    CALL_WITHOUT_NAME = "call_without_name"
+    NON_STRING_ID = "non_string_id"
+    RESULT_WITHOUT_CALL_ID = "result_without_call_id"
+    INVALID_ARGUMENTS = "invalid_arguments"
+    LONE_MESSAGE = "lone_message"
 
 
 class Mark(str, Enum):
@@ -140,6 +153,30 @@ FINDINGS: dict[FindingCode, KindFacts] = {
     FindingCode.REAL_RESULT_HIDDEN: KindFacts(
         "real result hidden", "The real result was dropped because an interrupted receipt for the same call came "
         "first (the reference keeps the first).", Severity.WARNING),
+    FindingCode.NOT_A_MESSAGE: KindFacts(
+        "not a message", "An entry of the message list that is not a message object (a number, a string, "
+        "an array, null).", Severity.MALFORMED),
+    FindingCode.UNKNOWN_ROLE: KindFacts(
+        "unknown role", "A message whose role is missing, not a string, miscased or not one its format "
+        "knows.", Severity.MALFORMED),
+    FindingCode.INVALID_CONTENT: KindFacts(
+        "invalid content", "A message whose content is missing or of the wrong type (an object where text or "
+        "a list of parts belongs, a part without its type or text).", Severity.MALFORMED),
+    FindingCode.CALL_WITHOUT_ID: KindFacts(
+        "call without id", "A tool call with no id: no result can name it.", Severity.MALFORMED),
+    FindingCode.CALL_WITHOUT_NAME: KindFacts(
+        "call without name", "A tool call with no string tool name.", Severity.MALFORMED),
+    FindingCode.NON_STRING_ID: KindFacts(
+        "non-string id", "A call id or a result's call id that is not a string (null, a number); "
+        "providers require strings.", Severity.MALFORMED),
+    FindingCode.RESULT_WITHOUT_CALL_ID: KindFacts(
+        "result without call id", "A tool result that names no call.", Severity.MALFORMED),
+    FindingCode.INVALID_ARGUMENTS: KindFacts(
+        "invalid arguments", "Tool call arguments that are not a JSON object (or JSON text of one).",
+        Severity.MALFORMED),
+    FindingCode.LONE_MESSAGE: KindFacts(
+        "lone message", "A single message object where the format wants a list of messages.",
+        Severity.MALFORMED),
 }
 
 MARKS: dict[Mark, KindFacts] = {
