@@ -51,13 +51,15 @@ def validate(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
                 found.append(Violation(
                     provider=provider, rule="function_call_output_without_call", position=f"input[{index}]",
                     native_indices=[index], call_ids=[call_id], error=NO_CALL.format(id=call_id)))
+    last_output: dict[str, int] = {}  # call id -> index of its last output: one pass, not one scan per call
+    for index, item in enumerate(items):
+        if kinds[index] == "function_call_output":
+            last_output[_call_id(item)] = index
     for index, item in enumerate(items):
         if kinds[index] != "function_call":
             continue
         call_id = _call_id(item)
-        outputs = [j for j in range(index + 1, len(items))
-                   if kinds[j] == "function_call_output" and _call_id(items[j]) == call_id]
-        if not outputs:
+        if last_output.get(call_id, -1) < index:
             found.append(Violation(
                 provider=provider, rule="function_call_unanswered", position=f"input[{index}]",
                 native_indices=[index], call_ids=[call_id], error=NO_OUTPUT.format(id=call_id)))

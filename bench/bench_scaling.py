@@ -1,0 +1,99 @@
+"""Scaling benchmark: is every stage linear in the number of messages?
+
+Usage: python bench/bench_scaling.py [--sizes 5000 20000 80000] [--repeat 3]
+
+For each stage (the light view, both planners, materializing the view, the report,
+the analysis facade, and every provider's validator on the durable transcript and on
+the repaired view) it times the stage at each size (best of --repeat) and prints the
+time per message.  Between consecutive sizes the per-message time may grow by at most
+1.3x; a stage that grows faster is flagged, and the command exits 1 if any is.
+Run it on a quiet machine: other processes on the same cores show up as growth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from generate import messages as generated  # noqa: E402
+
+from integrity import PROVIDERS, analyze, validate  # noqa: E402
+from integrity._entries import materialize  # noqa: E402
+from integrity._plan import plan_openmaic  # noqa: E402
+from integrity._strict import plan_strict  # noqa: E402
+from integrity._views import light_transcript  # noqa: E402
+from integrity.loading import Transcript  # noqa: E402
+from integrity.report import build_report  # noqa: E402
+
+GROWTH_LIMIT = 1.3
+
+
+def stages(data: list[Any]) -> dict[str, Callable[[], Any]]:
+    """The stages to time, each a closure over one transcript of the size being measured."""
+    light = light_transcript(data)
+    strict = plan_strict(light)
+    view, stamps = materialize(strict.order or range(len(data)), data, strict.placeholder, lambda: 0)
+    out: dict[str, Callable[[], Any]] = {
+        "light view": lambda: light_transcript(data),
+        "plan openmaic": lambda: plan_openmaic(light),
+        "plan strict": lambda: plan_strict(light),
+        "materialize": lambda: materialize(strict.order or range(len(data)), data, strict.placeholder, lambda: 0),
+        "report": lambda: build_report(light, strict, stamps),
+        "analyze": lambda: analyze(Transcript(data, "bench"), "strict", lambda: 0),
+    }
+    for provider in PROVIDERS:
+        out[f"validate {provider} (durable)"] = lambda p=provider: validate(data, p, history=True)
+        out[f"validate {provider} (view)"] = lambda p=provider: validate(view, p, history=True)
+    return out
+
+
+def best(run: Callable[[], Any], repeat: int) -> float:
+    """Best time of `repeat` runs with the cyclic GC paused: its pauses grow with every live object
+    (the other sizes' data included), which would hide the stage's own growth."""
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - start)
+        finally:
+            gc.enable()
+    return min(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[5_000, 20_000, 80_000])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    per_message: dict[str, list[float]] = {}
+    for size in args.sizes:
+        data = list(generated(size))
+        for name, run in stages(data).items():
+            per_message.setdefault(name, []).append(best(run, args.repeat) / size)
+    flagged = 0
+    header = "".join(f"{size:>12,}" for size in args.sizes)
+    print(f"{'stage (µs per message)':40}{header}   worst growth")
+    for name, values in per_message.items():
+        growth = max((later / earlier for earlier, later in zip(values, values[1:], strict=False)), default=1.0)
+        flag = "FLAG" if growth > GROWTH_LIMIT else "ok"
+        flagged += flag == "FLAG"
+        cells = "".join(f"{value * 1e6:>12.2f}" for value in values)
+        print(f"{name:40}{cells}   {growth:5.2f}x {flag}")
+    print(f"{flagged} stage(s) grow faster than {GROWTH_LIMIT}x per message between sizes")
+    return 1 if flagged else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
