@@ -17,6 +17,17 @@ tables, `?` parameters, no UPSERT, no RETURNING) so a server database can back
 the same `SessionStore` protocol later; the SQLite-only parts are the PRAGMAs,
 `BEGIN IMMEDIATE` (a server store takes a row lock, e.g. SELECT ... FOR UPDATE,
 instead) and the append-only triggers.
+
+Opening a file is careful because the path may name anything.  A file is ours
+when its header carries `APPLICATION_ID` (stamped when the schema is created);
+a file from before that stamp (application id 0, user_version 1 and our three
+tables) is accepted too, and stamped the first time it is opened for writing.
+Anything else (another program's database, a corrupted file, an empty file
+opened for reading) raises `StoreError` before a single byte is written: the
+journal mode is switched to WAL and the schema created only after the check.
+Inspection (`open_store(path, create=False)`) opens the file read-only
+(`mode=ro`), never migrates it, and refuses writes.  Every sqlite3 error is
+re-raised as `StoreError` (`StoreWriteError` from a write) naming the file.
 """
 
 from __future__ import annotations
@@ -24,10 +35,12 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -35,6 +48,16 @@ from .fence import LeaseLostError
 from .reference import time_ms
 
 SCHEMA_VERSION = 1
+APPLICATION_ID = 0x54434931
+"""'TCI1' in the SQLite header (PRAGMA application_id): this file is a tool-call-integrity session store."""
+
+_COLUMNS = {
+    "sessions": frozenset({"session_id", "title", "status", "attempt", "lease_owner", "lease_expires_at",
+                           "entry_count", "created_at", "updated_at"}),
+    "attempts": frozenset({"session_id", "attempt", "owner", "claimed_at", "base_seq", "ended_at", "outcome"}),
+    "entries": frozenset({"session_id", "seq", "attempt", "role", "body", "created_at"}),
+}
+"""Our tables and their columns: how a store written before APPLICATION_ID existed is recognised."""
 
 _SCHEMA = (
     """
@@ -92,11 +115,15 @@ END_STATUSES = frozenset({IDLE, DONE, FAILED, ABORTED})
 
 
 class StoreError(Exception):
-    """Anything the store refuses or cannot do."""
+    """Anything the store refuses or cannot do (the sqlite3 error, if any, is its __cause__)."""
 
 
 class StoreWriteError(StoreError):
     """A write was refused; when fenced off, its __cause__ is a LeaseLostError."""
+
+
+class StoreNotFoundError(StoreError, FileNotFoundError):
+    """Opening without create found no file (also a FileNotFoundError, as before)."""
 
 
 class LeaseHeldError(StoreError):
@@ -215,6 +242,11 @@ class SQLiteSessionStore:
     waited for the lock is judged against the time it actually commits, and
     stored times follow commit order.  A crash mid-transaction leaves the
     previous committed state.
+
+    `create=False` opens an existing store for inspection: read-only by default
+    (no WAL switch, no schema, no stamp; every write raises StoreWriteError).
+    `read_only=False` with `create=False` opens an existing store for writing
+    without ever creating one.
     """
 
     def __init__(
@@ -224,86 +256,213 @@ class SQLiteSessionStore:
         create: bool = True,
         synchronous: str = "FULL",
         busy_timeout_ms: int = 10_000,
+        read_only: bool | None = None,
     ) -> None:
         self.path = os.fspath(path)
-        if not create and not os.path.exists(self.path):
-            raise FileNotFoundError(f"no session store at {self.path}")
+        self.read_only = (not create) if read_only is None else read_only
+        if create and self.read_only:
+            raise ValueError("a store cannot be both created and read-only")
         if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
             raise ValueError(f"unknown synchronous level {synchronous!r}")
+        if isinstance(busy_timeout_ms, bool) or not isinstance(busy_timeout_ms, int) or busy_timeout_ms < 0:
+            raise ValueError(f"busy_timeout_ms must be a non-negative integer, not {busy_timeout_ms!r}")
         self.clock = clock
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(
-            self.path, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
-        )
-        self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        if not create and not self._read(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'"
-        ):
-            # Opening for inspection must never write into someone else's database.
+        self._check_path(create)
+        self._conn = self._connect(create, busy_timeout_ms)
+        try:
+            with _sqlite_errors(self.path, "cannot open it as a session store", StoreError):
+                self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+                state = self._identify(create)
+                if self.read_only:
+                    self._conn.execute("PRAGMA query_only = ON")
+                else:
+                    if self.path != ":memory:":
+                        mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                        if str(mode).lower() != "wal":
+                            raise StoreError(f"{self.path}: could not switch to WAL mode (got {mode!r})")
+                    self._conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
+                    if state != "ours":
+                        self._init_schema()
+        except BaseException:
             self._conn.close()
-            raise StoreError(f"{self.path} is an SQLite file but not a session store")
-        if self.path != ":memory:":
-            mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise StoreError(f"{self.path}: could not switch to WAL mode (got {mode!r})")
-        self._conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
-        self._init_schema()
+            raise
 
-    # -- plumbing ---------------------------------------------------------
+    # -- opening ----------------------------------------------------------
 
-    def _init_schema(self) -> None:
-        """Create the tables once; an up-to-date file is opened without taking the write lock."""
-        if self._read("PRAGMA user_version")[0][0] == SCHEMA_VERSION:
+    def _check_path(self, create: bool) -> None:
+        """Refuse a missing file (without create) or anything but a regular file, before SQLite opens it.
+
+        SQLite would block on a FIFO and fail obscurely on a directory or a device.
+        """
+        if self.path == ":memory:":
             return
-        with self._write() as cur:
-            version = cur.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            mode = os.stat(self.path).st_mode
+        except FileNotFoundError:
+            if not create:
+                raise StoreNotFoundError(f"no session store at {self.path}") from None
+            return
+        except OSError as error:
+            raise StoreError(f"{self.path}: cannot open it as a session store: {error.strerror}") from error
+        if not stat.S_ISREG(mode):
+            raise StoreError(f"{self.path}: not a regular file, so not a session store")
+        self._sniff_header()
+
+    def _sniff_header(self) -> None:
+        """Refuse what the file's first 100 bytes already show is not ours, before SQLite touches it.
+
+        Only conclusive headers are judged here: a WAL-mode file's header may be
+        older than its -wal file, so those are left to _identify.
+        """
+        try:
+            with open(self.path, "rb") as file:
+                head = file.read(100)
+        except OSError as error:
+            raise StoreError(f"{self.path}: cannot open it as a session store: {error.strerror}") from error
+        if not head:
+            return
+        if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
+            raise StoreError(f"{self.path}: not an SQLite database, so not a session store")
+        if head[18] != 1:  # WAL mode (2): the header may be stale
+            return
+        version = int.from_bytes(head[60:64], "big")
+        application_id = int.from_bytes(head[68:72], "big")
+        if application_id not in (0, APPLICATION_ID) or (application_id == 0 and version not in (0, SCHEMA_VERSION)):
+            raise StoreError(_foreign(self.path, application_id, version))
+
+    def _connect(self, create: bool, busy_timeout_ms: int) -> sqlite3.Connection:
+        """A connection by URI: `mode=ro` for inspection, `rw` to open, `rwc` to create."""
+        if self.path == ":memory:":
+            uri = "file::memory:"
+        else:
+            mode = "ro" if self.read_only else ("rwc" if create else "rw")
+            uri = f"{Path(os.path.abspath(self.path)).as_uri()}?mode={mode}"
+        timeout = busy_timeout_ms / 1000
+        with _sqlite_errors(self.path, "cannot open it as a session store", StoreError):
+            conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False)
+            if not self.read_only:
+                return conn
+            try:
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return conn
+            except sqlite3.OperationalError:
+                conn.close()
+                if not self._wal_unshareable():
+                    raise
+            # A WAL store in a directory we cannot write: SQLite cannot create its -shm
+            # file, but with no -wal file nobody is writing it, so it can be read as immutable.
+            return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=timeout, isolation_level=None,
+                                   check_same_thread=False)
+
+    def _wal_unshareable(self) -> bool:
+        directory = os.path.dirname(os.path.abspath(self.path))
+        return not os.path.exists(self.path + "-wal") and not os.access(directory, os.W_OK)
+
+    def _header(self) -> tuple[int, int, dict[str, set[str]], int]:
+        """Application id, user_version, our tables' columns as found, and how many schema objects exist."""
+        application_id = int(self._conn.execute("PRAGMA application_id").fetchone()[0])
+        version = int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+        objects = self._conn.execute("SELECT type, name FROM sqlite_master").fetchall()
+        found: dict[str, set[str]] = {}
+        for kind, name in objects:
+            if kind == "table" and name in _COLUMNS:
+                found[name] = {row[1] for row in self._conn.execute(f'PRAGMA table_info("{name}")')}
+        return application_id, version, found, len(objects)
+
+    def _identify(self, create: bool) -> str:
+        """'ours' (ready), 'legacy' (ours, from before APPLICATION_ID) or 'empty' (may be created).
+
+        Only reads: a foreign file raises StoreError before anything is written to it.
+        """
+        application_id, version, tables, objects = self._header()
+        complete = all(_COLUMNS[name] <= tables.get(name, set()) for name in _COLUMNS)
+        if application_id == APPLICATION_ID:
             if version > SCHEMA_VERSION:
                 raise StoreError(f"{self.path}: schema version {version} is newer than this code ({SCHEMA_VERSION})")
-            for statement in _SCHEMA:
-                cur.execute(statement)
-            cur.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            if version != SCHEMA_VERSION or not complete:
+                raise StoreError(f"{self.path}: a session store with missing tables (damaged?)")
+            return "ours"
+        if application_id == 0 and version == SCHEMA_VERSION and complete:
+            return "ours" if self.read_only else "legacy"
+        if application_id == 0 and version == 0 and objects == 0:
+            if create:
+                return "empty"
+            raise StoreError(f"{self.path}: an empty database, not a session store")
+        raise StoreError(_foreign(self.path, application_id, version))
+
+    def _init_schema(self) -> None:
+        """Create the tables (an empty file) or stamp a store from before APPLICATION_ID, in one transaction.
+
+        The header is read again under the write lock: another process may have
+        created the schema, or written something else, since _identify.
+        """
+        with self._write() as cur:
+            application_id = cur.execute("PRAGMA application_id").fetchone()[0]
+            if application_id == APPLICATION_ID:
+                return
+            objects = cur.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            version = cur.execute("PRAGMA user_version").fetchone()[0]
+            if objects == 0 and version == 0:
+                for statement in _SCHEMA:
+                    cur.execute(statement)
+                cur.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            elif version != SCHEMA_VERSION:
+                raise StoreError(f"{self.path}: changed by another program while opening; not a session store")
+            cur.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+    # -- plumbing ---------------------------------------------------------
 
     class _Tx:
         def __init__(self, store: SQLiteSessionStore) -> None:
             self.store = store
 
         def __enter__(self) -> sqlite3.Cursor:
-            self.store._lock.acquire()
+            store = self.store
+            if store.read_only:
+                raise StoreWriteError(f"{store.path}: opened read-only (for inspection); nothing was written")
+            store._lock.acquire()
             try:
-                self.cursor = self.store._conn.cursor()
-                self.cursor.execute("BEGIN IMMEDIATE")
+                with _sqlite_errors(store.path, "could not start a write", StoreWriteError):
+                    self.cursor = store._conn.cursor()
+                    self.cursor.execute("BEGIN IMMEDIATE")
             except BaseException:
-                self.store._lock.release()
+                store._lock.release()
                 raise
             return self.cursor
 
         def __exit__(
             self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
         ) -> None:
+            store = self.store
             try:
-                if kind is None:
-                    try:
-                        self.cursor.execute("COMMIT")
-                    except BaseException:
-                        if self.store._conn.in_transaction:
-                            self.cursor.execute("ROLLBACK")
-                        raise
-                elif self.store._conn.in_transaction:
-                    self.cursor.execute("ROLLBACK")
+                with _sqlite_errors(store.path, "the write failed and was rolled back", StoreWriteError):
+                    if kind is None:
+                        try:
+                            self.cursor.execute("COMMIT")
+                        except BaseException:
+                            if store._conn.in_transaction:
+                                self.cursor.execute("ROLLBACK")
+                            raise
+                    elif store._conn.in_transaction:
+                        self.cursor.execute("ROLLBACK")
             finally:
-                self.store._lock.release()
+                store._lock.release()
+            if isinstance(error, (sqlite3.Error, UnicodeEncodeError)):
+                why = _sqlite_reason(error) if isinstance(error, sqlite3.Error) else "text SQLite cannot store"
+                raise StoreWriteError(f"{store.path}: the write failed and was rolled back: {why}") from error
 
     def _write(self) -> SQLiteSessionStore._Tx:
         """A write transaction holding the database write lock from its first statement."""
         return SQLiteSessionStore._Tx(self)
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
+        with self._lock, _sqlite_errors(self.path, "could not read it", StoreError):
             return self._conn.execute(sql, params).fetchall()
 
     def close(self) -> None:
         """Close the connection (the file stays; WAL is checkpointed by SQLite)."""
-        with self._lock:
+        with self._lock, _sqlite_errors(self.path, "could not close it", StoreError):
             self._conn.close()
 
     def __enter__(self: _StoreT) -> _StoreT:
@@ -320,6 +479,8 @@ class SQLiteSessionStore:
         Seeded messages (e.g. the user's prompt) are written as attempt 0 so the
         log shows they predate every worker.
         """
+        _check_text("session_id", session_id)
+        _check_text("title", title)
         bodies = [_encode(message) for message in messages]
         with self._write() as cur:
             now = self.clock()
@@ -340,11 +501,21 @@ class SQLiteSessionStore:
     def claim(self, session_id: str, owner: str, ttl_ms: int, steal: bool = False, wait_ms: int = 0) -> Lease:
         """Take the session for ttl_ms under a new attempt number (the new fencing token).
 
-        A live lease of another owner raises LeaseHeldError, unless `steal` (a
-        takeover: the old owner's next write is fenced off) or until `wait_ms`
-        has passed polling for it to expire or be released.  A missing session is
-        created.  Claiming supersedes any earlier attempt, even one's own.
+        The rule: a claim never takes a live lease, whoever holds it.  A live
+        lease raises LeaseHeldError (even when its owner string is the same as
+        `owner`) unless `steal` (a takeover: the old attempt's next write is
+        fenced off) or until `wait_ms` has passed polling for it to expire or be
+        released.  Owner strings are labels, not identities: two processes may
+        share one (a host name), and letting a name re-claim would let one fence
+        the other off silently.  A worker keeps its lease with `heartbeat`.  An
+        expired or released lease is claimed freely.  A missing session is
+        created.  ttl_ms must be a positive integer, wait_ms a non-negative one
+        (ValueError otherwise).
         """
+        _check_ms("ttl_ms", ttl_ms, positive=True)
+        _check_ms("wait_ms", wait_ms, positive=False)
+        _check_text("owner", owner)
+        _check_text("session_id", session_id)
         deadline = time.monotonic() + wait_ms / 1000
         while True:
             try:
@@ -370,7 +541,7 @@ class SQLiteSessionStore:
                 row = (0, None, None, 0)
             attempt, held_by, expires_at, count = row
             live = held_by is not None and expires_at is not None and expires_at > now
-            if live and held_by != owner and not steal:
+            if live and not steal:
                 raise LeaseHeldError(session_id, held_by, expires_at)
             if attempt > 0:
                 outcome = "superseded" if live else ("expired" if held_by is not None else None)
@@ -427,7 +598,11 @@ class SQLiteSessionStore:
         return seq
 
     def heartbeat(self, lease: Lease, ttl_ms: int) -> Lease:
-        """Extend a lease that still fences; a lost lease raises like a refused append."""
+        """Extend a lease that still fences; a lost lease raises like a refused append.
+
+        ttl_ms must be a positive integer (ValueError otherwise).
+        """
+        _check_ms("ttl_ms", ttl_ms, positive=True)
         with self._write() as cur:
             now = self.clock()
             self._fence(cur, lease, now)
@@ -490,8 +665,15 @@ class SQLiteSessionStore:
             "SELECT seq, attempt, role, body, created_at FROM entries WHERE session_id = ? ORDER BY seq",
             (session_id,),
         )
-        return [Entry(session_id, seq, attempt, role, json.loads(body), created)
+        return [Entry(session_id, seq, attempt, role, self._decode(session_id, seq, body), created)
                 for seq, attempt, role, body, created in rows]
+
+    def _decode(self, session_id: str, seq: int, body: Any) -> Any:
+        try:
+            return json.loads(body)
+        except (TypeError, ValueError, RecursionError) as error:
+            raise StoreError(f"{self.path}: entry {seq} of session {session_id!r} is not readable JSON "
+                             f"({type(error).__name__})") from error
 
     def load_transcript(self, session_id: str) -> list[Any]:
         """The durable transcript (messages only), in order: what repair reads."""
@@ -512,18 +694,97 @@ class SQLiteSessionStore:
 
 
 def open_store(path: str | os.PathLike[str], create: bool = True, **options: Any) -> SQLiteSessionStore:
-    """Open (or, with create, make) the SQLite session store at path."""
+    """Open (or, with create, make) the SQLite session store at path.
+
+    `create=False` is for inspection: the file must exist and be a session
+    store, and it is opened read-only (pass `read_only=False` to write to an
+    existing store without ever creating one).
+    """
     return SQLiteSessionStore(path, create=create, **options)
 
 
 def _encode(message: Any) -> str:
-    """Serialize before the transaction starts, so a bad message never holds the write lock."""
+    """Serialize before the transaction starts, so a bad message never holds the write lock.
+
+    A lone surrogate cannot be stored as SQLite text (UTF-8), so a message that
+    holds one is stored with non-ASCII characters escaped (`\\ud800`): JSON that
+    reads back to the very same message.
+    """
     try:
-        return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as error:
+        body = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as error:
         raise StoreWriteError(f"message is not JSON-serializable: {error}") from error
+    if _storable(body):
+        return body
+    return json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+
+
+def _foreign(path: str, application_id: int, version: int) -> str:
+    owner = f"application id {application_id:#x}" if application_id else "no application id"
+    return f"{path}: an SQLite database of another program ({owner}, user_version {version}), not a session store"
+
+
+def _storable(text: str) -> bool:
+    """Whether SQLite can store the string as text (it must encode as UTF-8: no lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_text(name: str, value: Any) -> None:
+    """A session id, title or owner is a string SQLite can store (StoreWriteError for a lone surrogate)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, not {type(value).__name__}")
+    if not _storable(value):
+        position = next(n for n, char in enumerate(value) if "\ud800" <= char <= "\udfff")
+        raise StoreWriteError(f"{name} cannot be stored: a lone surrogate (U+{ord(value[position]):04X}) "
+                              f"at position {position} is not valid text")
+
+
+def _check_ms(name: str, value: Any, positive: bool) -> None:
+    """Lease times are whole milliseconds: ttl_ms > 0, wait_ms >= 0 (ValueError otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < (1 if positive else 0):
+        wanted = "a positive" if positive else "a non-negative"
+        raise ValueError(f"{name} must be {wanted} integer number of milliseconds, not {value!r}")
 
 
 def _role(message: Any) -> str | None:
     role = message.get("role") if isinstance(message, dict) else None
-    return role if isinstance(role, str) else None
+    return role if isinstance(role, str) and _storable(role) else None
+
+
+_REASONS = (
+    ("file is not a database", "not an SQLite database, or its header is corrupted"),
+    ("malformed", "the file is corrupted"),
+    ("database is locked", "it is locked by another process (try again later)"),
+    ("readonly", "it cannot be written (read-only file, directory or file system)"),
+    ("unable to open", "it cannot be opened (missing directory, no permission, or a read-only location)"),
+    ("disk i/o error", "the disk reported an I/O error"),
+    ("database or disk is full", "the disk is full"),
+)
+
+
+def _sqlite_reason(error: sqlite3.Error) -> str:
+    """A clear reason for an sqlite3 error, with SQLite's own words after it."""
+    text = str(error)
+    lowered = text.lower()
+    for needle, reason in _REASONS:
+        if needle in lowered:
+            return f"{reason} (SQLite: {text})"
+    return f"SQLite: {text}"
+
+
+class _sqlite_errors:  # noqa: N801 - used like a function: `with _sqlite_errors(...)`
+    """Re-raise any sqlite3 error as `kind` (StoreError or StoreWriteError) naming the file and what failed."""
+
+    def __init__(self, path: str, doing: str, kind: type[StoreError]) -> None:
+        self.path, self.doing, self.kind = path, doing, kind
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        if isinstance(error, sqlite3.Error):
+            raise self.kind(f"{self.path}: {self.doing}: {_sqlite_reason(error)}") from error
