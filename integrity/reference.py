@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._entries import materialize
+from ._gc import without_gc
 from ._messages import INTERRUPTED_MESSAGE, INTERRUPTED_TEXT, receipt_message
 from ._plan import plan_openmaic
 from ._views import calls_in_content, is_receipt, light_transcript
@@ -79,8 +80,12 @@ def orphaned_tool_calls(messages: Sequence[Message]) -> list[PendingToolCall]:
     ]
 
 
+@without_gc
 def repair_orphaned_tool_calls(messages: list[Message], now: Callable[[], int] = time_ms) -> ToolCallRepair:
-    """Build a provider-legal model view; a healthy transcript comes back by identity."""
+    """Build a provider-legal model view; a healthy transcript comes back by identity.
+
+    The cyclic GC is paused for the call (see integrity._gc) and restored after it.
+    """
     plan = plan_openmaic(light_transcript(messages))
     if not plan.changed:
         return ToolCallRepair(messages, [])

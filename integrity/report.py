@@ -32,6 +32,7 @@ from ._entries import (
     member_index,
 )
 from ._findings import Finding, find_defects
+from ._gc import without_gc
 from ._plan import Plan
 from ._policies import DEFAULT_POLICY
 from ._views import LightTranscript
@@ -613,13 +614,17 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     return out
 
 
+@without_gc
 def repair_with_report(
     messages: list[Any],
     now: Callable[[], int] | None = None,
     source: str | None = None,
     policy: str = DEFAULT_POLICY,
 ) -> tuple[Any, RepairReport]:
-    """One pass: the repair result (ToolCallRepair) and the report that explains it (strict by default)."""
+    """One pass: the repair result (ToolCallRepair) and the report that explains it (strict by default).
+
+    The cyclic GC is paused for the call (see integrity._gc) and restored after it.
+    """
     from .analysis import analyze
     from .loading import Transcript
     from .reference import ToolCallRepair, time_ms
