@@ -115,7 +115,7 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
 
     transcript = analysis.transcript
     view = analysis.view
-    if analysis.policy == "strict" and provider != analysis.provider and _plan_depends_on(analysis.light, provider):
+    if analysis.policy == "strict" and provider != analysis.provider and plan_depends_on(analysis.light, provider):
         plan = PLANNERS[analysis.policy](analysis.light, provider)
         view = (materialize(plan.order, transcript.messages, plan.placeholder, now)[0]
                 if plan.changed and plan.order is not None else transcript.messages)
@@ -125,7 +125,7 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
     }
 
 
-def _plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
+def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
     """Whether the strict plan for this provider may differ from another provider's."""
     from ._legalize import has_role_rules
 

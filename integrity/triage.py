@@ -102,7 +102,7 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
 
     Never raises for a bad file: an unreadable file gives one row with its error.
     """
-    from .analysis import analyze, load, provider_verdict
+    from .analysis import load
     from .loading import TranscriptError
 
     try:
@@ -121,14 +121,57 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
     for transcript in transcripts:
         thread = ""
         try:
-            analysis = analyze(transcript, policy)
-            verdicts = {name: provider_verdict(analysis, name) for name in providers}
+            diagnosis, verdicts = _check(transcript, policy, providers)
         except Exception as error:  # a transcript the engine cannot handle is a row, never a failed run
             rows.append(_error_row(url, digest, f"internal error: {type(error).__name__}: {error}", thread))
             continue
-        rows.append(_transcript_row(url, digest, thread, transcript.format, analysis.report, verdicts))
-        findings.extend(_finding_rows(url, digest, thread, analysis.report, verdicts))
+        rows.append(_transcript_row(url, digest, thread, transcript.format, diagnosis, verdicts))
+        findings.extend(_finding_rows(url, digest, thread, diagnosis, verdicts))
     return rows, findings
+
+
+def _check(transcript: Any, policy: str, providers: Sequence[str]) -> tuple[Any, dict[str, Any]]:
+    """What `check` says (the diagnosis, not the per-message report) and each provider's verdict.
+
+    The repaired view is built only when the plan changes something, and the
+    verdict after repair is the verdict as recorded when the view is the record.
+    """
+    from ._entries import materialize
+    from ._policies import PLANNERS
+    from ._views import light_transcript
+    from .analysis import plan_depends_on
+    from .formats import to_native
+    from .providers import PROVIDER_FORMAT, validate_native, with_canonical_indices
+    from .report import diagnose
+
+    messages = transcript.messages
+    light = light_transcript(messages)
+    plan = PLANNERS[policy](light, None)
+    diagnosis = diagnose(light, plan, transcript.source)
+    natives: dict[tuple[int, str], Any] = {}  # one native request per (message list, format): Mistral and
+    views: dict[int, list[Any]] = {}          # DeepSeek read the Chat shape, and most plans are shared
+
+    def judge(view: list[Any], provider: str) -> list[Any]:
+        key = (id(view), PROVIDER_FORMAT[provider])
+        if key not in natives:
+            natives[key] = to_native(view, key[1], transcript)
+        native = natives[key]
+        return with_canonical_indices(validate_native(native.messages, provider, history=True), native.sources)
+
+    verdicts: dict[str, Any] = {}
+    for provider in providers:
+        own = plan_depends_on(light, provider) and policy == "strict"
+        provider_plan = PLANNERS[policy](light, provider) if own else plan
+        before = judge(messages, provider)
+        if provider_plan.changed and provider_plan.order is not None:
+            if id(provider_plan) not in views:
+                views[id(provider_plan)] = materialize(provider_plan.order, messages, provider_plan.placeholder,
+                                                       lambda: 0)[0]
+            after = judge(views[id(provider_plan)], provider)
+        else:
+            after = before
+        verdicts[provider] = {"before": before, "after": after}
+    return diagnosis, verdicts
 
 
 def _error_row(path: str, digest: str, error: str, thread: str = "") -> dict[str, Any]:
