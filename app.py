@@ -1,7 +1,9 @@
 """Entry point of the inspector: `streamlit run app.py`.
 
 The pages live in pages/; the navigation lists the ones present, so pages other
-engineers add (sessions, lab) appear as soon as their files exist.
+engineers add (sessions, lab) appear as soon as their files exist.  Any error a
+page does not handle itself is shown as one line (details in an expander)
+instead of Streamlit's traceback.
 """
 
 from __future__ import annotations
@@ -31,4 +33,9 @@ pages = [
     for path, title, url in PAGES
     if os.path.exists(os.path.join(HERE, path))
 ]
-st.navigation(pages).run()
+page = st.navigation(pages)
+try:
+    page.run()
+except Exception as error:  # noqa: BLE001 - the last guard: one error line, never a traceback
+    # (st.stop, st.rerun and st.switch_page raise BaseExceptions, which pass through.)
+    ui.show_failure(f"the {page.title} page failed", error)

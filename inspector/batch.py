@@ -1,7 +1,8 @@
 """Triage many transcripts at once: one summary row per file and defect totals.
 
-A file that cannot be read becomes a row with its one-line error instead of
-stopping the batch, so a folder with one broken file still gets triaged.
+A file that cannot be read (or that fails in any other way) becomes a row with
+its one-line error instead of stopping the batch, so a folder with one broken
+file still gets triaged.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from inspector.safe_text import without_paths
 from integrity import (
     DEFAULT_POLICY,
     MARKS,
@@ -46,6 +48,10 @@ def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY,
         verdicts = provider_verdicts(analysis) if len(transcript.messages) <= verdicts_up_to else {}
     except TranscriptError as error:
         row.update(status="unreadable", verdict=str(error))
+        return row
+    except Exception as error:  # noqa: BLE001 - one bad file is one error row; the batch goes on
+        message = without_paths(str(error).strip().splitlines()[0][:300]) if str(error).strip() else ""
+        row.update(status="unreadable", verdict=f"{name}: {type(error).__name__}" + (f": {message}" if message else ""))
         return row
     summary = analysis.report.summary
     row["format"] = transcript.format

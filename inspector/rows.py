@@ -6,7 +6,9 @@ change each row shows, which rows a selected call or result is paired with, and
 what each provider would say are all derived from the engine's report here, so
 a page (or any other front end) only has to draw rows: it never decides what a
 row means.  Everything is plain data (lists, dicts, strings) and has no
-Streamlit dependency.
+Streamlit dependency.  Every string taken from a transcript (previews, ids in
+notes and pairings, provider errors) is neutralized here (inspector.safe_text),
+so bidi controls, invisible characters and escapes show as visible markers.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from integrity import Analysis, Mark, MergedView, ReceiptView, RepairKind, TurnView
 
+from .safe_text import escape_json, neutralize
 from .theme import strike
 
 PREVIEW_CHARS = 140
@@ -26,8 +29,8 @@ PREVIEW_CHARS = 140
 
 def _clip(text: str, limit: int = PREVIEW_CHARS) -> str:
     if len(text) <= limit and text.isprintable():
-        return text  # the common case: short single-line text needs no rework
-    text = " ".join(text[: limit * 4].split())
+        return text  # the common case: short single-line text needs no rework (nor neutralizing)
+    text = neutralize(" ".join(text[: limit * 4].split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -124,7 +127,7 @@ def fill_previews(analysis: Analysis, rows: Sequence[Row]) -> None:
 def role_of(analysis: Analysis, row: Row) -> str:
     """The role shown for a row when its preview has not been computed (cheap, from the report)."""
     if row.left is not None:
-        return analysis.report.actions[row.left].role or "?"
+        return neutralize(analysis.report.actions[row.left].role or "?")
     return "toolResult"
 
 
@@ -194,8 +197,8 @@ def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
         nonlocal cursor
         while cursor < total_view and cursor not in anchor_positions:
             kind, note, ids = _right_kind(analysis, cursor)
-            rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]) if previews else "", note, ids,
-                            previews))
+            rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]) if previews else "",
+                            neutralize(note), ids, previews))
             cursor += 1
 
     flush()
@@ -209,7 +212,8 @@ def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
             default = RepairKind.RENAMED.value if action.new_ids else RepairKind.KEPT.value
             kind, note = notes.get(index, (default, action.reason))
             right_text = text if not previews or view[position] is messages[index] else preview(view[position])
-            rows.append(Row(len(rows), index, position, kind, text, right_text, note, ids + frame_ids, previews))
+            rows.append(Row(len(rows), index, position, kind, text, right_text, neutralize(note), ids + frame_ids,
+                            previews))
             cursor = position + 1
             flush()
             continue
@@ -220,10 +224,10 @@ def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
             note = action.reason
         if kind == RepairKind.DROPPED_DUPLICATE:
             text = strike(text)
-        rows.append(Row(len(rows), index, None, kind, text, "", note, ids + frame_ids, previews))
+        rows.append(Row(len(rows), index, None, kind, text, "", neutralize(note), ids + frame_ids, previews))
     while cursor < total_view:  # only reachable if the report's view is inconsistent
         kind, note, ids = _right_kind(analysis, cursor)
-        rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]), note, ids))
+        rows.append(Row(len(rows), None, cursor, kind, "", preview(view[cursor]), neutralize(note), ids))
         cursor += 1
     return rows
 
@@ -314,7 +318,7 @@ def pairs_for(analysis: Analysis, durable: int | None = None, view_position: int
         if pairing.view_index is not None:
             found.view.add(pairing.view_index)
         found.calls.append({
-            "call": f"{pairing.tool_name}#{pairing.call_id}",
+            "call": neutralize(f"{pairing.tool_name}#{pairing.call_id}"),
             "frame": pairing.frame_index,
             "results (durable)": ", ".join(f"#{i}" for i in pairing.result_indices) or "none",
             "answered by": "synthesized" if pairing.answered_by is None and pairing.outcome == "synthesized"
@@ -339,8 +343,12 @@ def call_arguments(message: Any) -> list[dict[str, Any]]:
 
 
 def raw_json(message: Any, limit: int = 20_000) -> tuple[str, bool]:
-    """Pretty JSON of one message, cut at `limit` characters; the flag says whether it was cut."""
-    text = json.dumps(message, ensure_ascii=False, indent=2, default=str)
+    """Pretty JSON of one message, cut at `limit` characters; the flag says whether it was cut.
+
+    Bidi controls, invisible characters, controls and lone surrogates are written
+    as JSON escapes (`\\u202e`): the same JSON, with nothing hidden.
+    """
+    text = escape_json(json.dumps(message, ensure_ascii=False, indent=2, default=str))
     if len(text) > limit:
         return text[:limit], True
     return text, False
@@ -362,12 +370,13 @@ def violation_rows(violations: Iterable[Any]) -> list[dict[str, Any]]:
         ids = _field(violation, "call_ids") or ()
         native = _field(violation, "native_indices") or ()
         rows.append({
-            "provider": str(_field(violation, "provider") or ""),
-            "rule": str(_field(violation, "rule") or ""),
-            "position": str(_field(violation, "position") if _field(violation, "position") is not None else ""),
+            "provider": neutralize(str(_field(violation, "provider") or "")),
+            "rule": neutralize(str(_field(violation, "rule") or "")),
+            "position": neutralize(str(_field(violation, "position") if _field(violation, "position") is not None
+                                       else "")),
             "durable entries": ", ".join(f"#{n}" for n in native),
-            "call ids": ", ".join(map(str, ids)),
-            "provider error": str(_field(violation, "error") or ""),
+            "call ids": neutralize(", ".join(map(str, ids))),
+            "provider error": neutralize(str(_field(violation, "error") or "")),
         })
     return rows
 

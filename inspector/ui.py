@@ -5,13 +5,17 @@ kind registry) through the inspector's row, theme, Markdown, batch and lesson
 modules; this module only turns it into widgets.  Transcript
 text is untrusted, so nothing here passes transcript strings to st.markdown,
 st.write, st.error or HTML: they go through st.code, st.text, st.json and
-dataframe cells, which render text literally.
+dataframe cells, which render text literally, and it is neutralized first
+(inspector.safe_text): bidi controls, invisible characters and escapes show as
+visible markers.  A failure shows one error line, with details (no server
+paths) in an expander, never a traceback.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +30,7 @@ from inspector.rows import (
     fill_previews,
     verdict_rows,
 )
+from inspector.safe_text import neutralize, safe_filename, without_paths
 from inspector.theme import ROW_KINDS, SUMMARY_METRICS, colour, label, meaning
 from integrity import (
     DEFAULT_POLICY,
@@ -89,7 +94,7 @@ def read_sample(name: str) -> bytes | None:
 def _load(digest: str, name: str, _data: bytes) -> Any:
     try:
         return load(_data, name)
-    except TranscriptError as error:
+    except Exception as error:  # a TranscriptError, or any other failure to read: this input's error, never a crash
         return error
 
 
@@ -161,12 +166,24 @@ def load_source(source: Source) -> Transcript | None:
     if isinstance(result, TranscriptError):
         show_error(str(result))
         return None
+    if isinstance(result, Exception):
+        show_failure(f"{source.name}: could not be read", result, headline=_INPUT_HEADLINE)
+        return None
     return result
 
 
 def analysis_for(source: Source, transcript: Transcript, policy: str, provider: str | None = None) -> Analysis:
-    """The engine's analysis under one policy, for one provider (cached by content, policy, provider)."""
-    return _analyze(source.digest, source.name, policy, provider, transcript)
+    """The engine's analysis under one policy, for one provider (cached by content, policy, provider).
+
+    A failure is shown as one error line and stops the page (never a traceback).
+    """
+    try:
+        return _analyze(source.digest, source.name, policy, provider, transcript)
+    except Exception as error:  # noqa: BLE001 - an engine failure on this input is this input's error
+        show_failure(f"{source.name}: could not be analysed", error,
+                     headline="This transcript could not be analysed. The app keeps working; try another.")
+        st.stop()
+        raise  # not reached: st.stop() raises
 
 
 def rows_for(source: Source, analysis: Analysis, provider: str | None = None) -> list[Row]:
@@ -186,10 +203,71 @@ def searchable_rows(source: Source, analysis: Analysis, provider: str | None = N
     return _previewed_rows(source.digest, source.name, analysis.policy, provider, analysis)
 
 
+_INPUT_HEADLINE = "Could not read this input. The app keeps working; fix the file or pick another."
+
+
 def show_error(message: str) -> None:
     """An input error: a fixed headline, then the engine's one-line message as literal text."""
-    st.error("Could not read this input. The app keeps working; fix the file or pick another.")
-    st.code(message, language=None, wrap_lines=True)
+    st.error(_INPUT_HEADLINE)
+    st.code(neutralize(without_paths(message)), language=None, wrap_lines=True)
+
+
+def failure_line(what: str, error: BaseException) -> str:
+    """'what: ErrorType: first line of the message', neutralized, without server paths, at most 300 characters."""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    line = f"{what}: {type(error).__name__}" + (f": {message}" if message else "")
+    line = neutralize(without_paths(line))
+    return line if len(line) <= 300 else line[:299] + "…"
+
+
+def failure_details(error: BaseException, frames: int = 12) -> str:
+    """Where it failed, for a bug report: each error of the chain and its innermost frames, no server paths.
+
+    Frames read 'at integrity/x.py:12 in plan' (project-relative; other files by name only).
+    """
+    lines: list[str] = []
+    current: BaseException | None = error
+    seen: set[int] = set()
+    while current is not None and id(current) not in seen and len(seen) < 5:
+        seen.add(id(current))
+        if lines:
+            lines.append("caused by:")
+        lines.append(f"{type(current).__name__}: {str(current)[:1000]}")
+        for frame in traceback.extract_tb(current.__traceback__)[-frames:]:
+            lines.append(f"  at {frame.filename}:{frame.lineno} in {frame.name}")
+        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
+    return neutralize(without_paths("\n".join(lines)))
+
+
+def show_failure(what: str, error: BaseException, headline: str | None = None) -> None:
+    """One error line (fixed headline, then the failure as literal text) and the details in a closed expander."""
+    st.error(headline or "Something went wrong here. The app keeps working; try another input or page.")
+    st.code(failure_line(what, error), language=None, wrap_lines=True)
+    with st.expander("Details (for a bug report)", expanded=False):
+        st.code(failure_details(error), language=None, wrap_lines=True)
+
+
+def _clean(value: Any) -> Any:
+    return neutralize(value) if isinstance(value, str) else value
+
+
+def safe_frame(data: Any, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """A table of untrusted text (ids, names, errors from transcripts) with every string cell neutralized.
+
+    `data` is a dict of columns or a list of row dicts (cleaned before pandas sees
+    them: pandas' Arrow strings cannot even hold a lone surrogate), or a DataFrame
+    (cleaned into a copy).
+    """
+    if isinstance(data, pd.DataFrame):
+        cleaned = data.copy()
+        for column in cleaned.columns:
+            if not pd.api.types.is_numeric_dtype(cleaned[column]):
+                cleaned[column] = [_clean(value) for value in cleaned[column]]
+        return cleaned
+    if isinstance(data, dict):
+        return pd.DataFrame({key: [_clean(value) for value in values] for key, values in data.items()},
+                            columns=columns)
+    return pd.DataFrame([{key: _clean(value) for key, value in row.items()} for row in data], columns=columns)
 
 
 # ----------------------------------------------------------------------------- URL state
@@ -264,7 +342,8 @@ def input_picker(multiple: bool = True) -> Source | None:
         to_url("sample", "sample", None)
         if mode == "Upload":
             files = side.file_uploader("Transcript file(s)", type=None, accept_multiple_files=multiple,
-                                       key="uploads", help="JSON array, {\"messages\": [...]} or JSONL")
+                                       key="uploads", help="JSON array, {\"messages\": [...]} or JSONL; "
+                                       + upload_limit_text())
             files = files if isinstance(files, list) else ([files] if files else [])
             if files:
                 if len(files) > 1:
@@ -272,7 +351,7 @@ def input_picker(multiple: bool = True) -> Source | None:
                     if st.session_state.get("_upload_names") != names_now:  # a new file: show it
                         st.session_state["_upload_names"] = names_now
                         st.session_state["upload_pick"] = names_now[-1]
-                    picked = side.selectbox("File", names_now, key="upload_pick")
+                    picked = side.selectbox("File", names_now, key="upload_pick", format_func=neutralize)
                     chosen = next(f for f in files if f.name == picked)
                 else:
                     chosen = files[0]
@@ -281,7 +360,7 @@ def input_picker(multiple: bool = True) -> Source | None:
             else:
                 source = st.session_state.get("_kept_upload")
                 if source is not None:
-                    side.text(f"Showing the last upload: {source.name}")  # a file name is untrusted: plain text
+                    side.text(f"Showing the last upload: {neutralize(source.name)}")  # untrusted: plain text
         else:
             if "paste" not in st.session_state:
                 st.session_state["paste"] = st.session_state.get("_keep_paste", "")
@@ -293,6 +372,11 @@ def input_picker(multiple: bool = True) -> Source | None:
     if source is not None:
         st.session_state["_current"] = source
     return source
+
+
+def upload_limit_text() -> str:
+    """'files up to 100 MB' from server.maxUploadSize (.streamlit/config.toml), for uploaders' help."""
+    return f"files up to {st.get_option('server.maxUploadSize')} MB (the CLI reads larger ones)"
 
 
 def current_source() -> Source | None:
@@ -431,7 +515,7 @@ def verdict_text(analysis: Analysis) -> None:
     """The report's verdict line, as text (it can contain ids taken from the transcript)."""
     report = analysis.report
     icon = "✔" if report.healthy else ("⚒" if report.changed else "⚠")
-    st.code(f"{icon} {report.verdict}", language=None, wrap_lines=True)
+    st.code(neutralize(f"{icon} {report.verdict}"), language=None, wrap_lines=True)
 
 
 def verdict_panel(analysis: Analysis, provider: str | None) -> None:
@@ -478,8 +562,8 @@ def code_block(text: str, truncated: bool = False, language: str | None = "json"
 
 
 def download_name(name: str, suffix: str) -> str:
-    """'session.jsonl' -> 'session.repaired.jsonl' and friends, for download buttons."""
-    path = Path(name or "transcript.json")
+    """'session.jsonl' -> 'session.repaired.jsonl' and friends, for download buttons (hostile characters removed)."""
+    path = Path(safe_filename(name or "transcript.json"))
     stem = path.stem if path.suffix else path.name
     if suffix.startswith("report"):
         return f"{stem}.{suffix}"

@@ -462,6 +462,33 @@ def write_demo_store(path: str, stop_crash_early: bool = True) -> list[str]:
     return made
 
 
+class DemoStore:
+    """A demo store (write_demo_store) in a temporary directory of its own, removed when no longer needed.
+
+    The directory goes on close(), when the object is garbage-collected (a UI
+    session that is simply dropped) or at interpreter exit, whichever comes
+    first; nothing is left behind in the temp folder.
+    """
+
+    def __init__(self) -> None:
+        self.directory = Path(tempfile.mkdtemp(prefix="sessions-demo-"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.directory), True)
+        self.path = self.directory / "demo.db"
+        try:
+            self.sessions = write_demo_store(str(self.path))
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def closed(self) -> bool:
+        return not self._cleanup.alive
+
+    def close(self) -> None:
+        """Remove the directory and the store in it (again is a no-op)."""
+        self._cleanup()
+
+
 def describe(message: Any) -> str:
     """One plain-text line for a message: role, calls or result id, stop reason (never its full text)."""
     if not isinstance(message, dict):

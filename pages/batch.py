@@ -1,7 +1,8 @@
 """Batch: triage many transcripts: a sortable table, a chart of defect kinds, open one in the inspector.
 
-One row per file comes from integrity.batch.summarize (unreadable files become
-rows with their error); the page adds progress, the chart and the links.
+One row per file comes from inspector.batch.summarize (unreadable files become
+rows with their error); the page adds progress, the chart and the links.  File
+names and verdicts are neutralized for display.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import streamlit as st
 
 from inspector import ui
 from inspector.batch import defect_totals, summarize
+from inspector.safe_text import neutralize
 
 st.title("Batch triage")
 policy = ui.policy_picker()
@@ -32,7 +34,7 @@ if mode == "All samples":
             inputs.append(ui.Source(name, data, "sample"))
 else:
     files = st.file_uploader("Transcripts", accept_multiple_files="directory" if mode == "Upload a folder" else True,
-                             key=f"batch_{mode}")
+                             key=f"batch_{mode}", help=ui.upload_limit_text())
     inputs = [ui.Source(f.name, f.getvalue(), "upload") for f in files or []]
 
 if not inputs:
@@ -47,7 +49,7 @@ for number, item in enumerate(inputs, start=1):
     progress.progress(number / len(inputs), text=f"Analysed {number} of {len(inputs)}")
 progress.empty()
 
-frame = pd.DataFrame(rows)
+frame = ui.safe_frame(rows)  # names and errors from the files: neutralized before pandas sees them
 leading = [c for c in ("file", "status", "providers rejecting", "format", "messages", "calls") if c in frame.columns]
 frame = frame[leading + [c for c in frame.columns if c not in leading and c != "verdict"] + ["verdict"]]
 if mode == "All samples":
@@ -78,7 +80,7 @@ st.bar_chart(chart, x="defect", y="count", horizontal=True, height=280, sort=Fal
 st.subheader("Open one file in the inspector")
 names = [item.name for item in inputs]
 c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-picked = c1.selectbox("File", names, key="batch_pick")
+picked = c1.selectbox("File", names, key="batch_pick", format_func=neutralize)
 if c2.button("Open in inspector ▶", width="stretch"):
     chosen = next(item for item in inputs if item.name == picked)
     if chosen.kind == "sample":

@@ -20,6 +20,7 @@ from inspector.rows import (
     pairs_for,
     raw_json,
 )
+from inspector.safe_text import neutralize
 from inspector.theme import PROBLEM_KINDS, ROW_KINDS, label
 from integrity import POLICIES
 
@@ -42,7 +43,7 @@ provider = ui.provider_picker()
 analysis = ui.analysis_for(source, transcript, policy, provider)
 rows = ui.rows_for(source, analysis, provider)
 
-st.text(f"{source.name} · format {getattr(transcript, 'format', '?')} · policy {policy}")  # name: untrusted
+st.text(f"{neutralize(source.name)} · format {getattr(transcript, 'format', '?')} · policy {policy}")  # untrusted
 ui.verdict_text(analysis)
 ui.metrics(analysis)
 analysis = ui.with_verdicts(source, analysis, provider)

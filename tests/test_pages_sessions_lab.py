@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -28,27 +27,41 @@ labs: list[AppTest] = []
 
 
 def sessions() -> AppTest:
-    return AppTest.from_file(str(PAGES / "sessions.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(PAGES / "sessions.py"), default_timeout=60).run()
+    pages.append(at)
+    return at
+
+
+pages: list[AppTest] = []
 
 
 @pytest.fixture(autouse=True)
-def _demo_dirs():
-    """Demo stores and lab runs live in temp dirs the pages make; remove the ones a test created."""
-    made.clear()
+def _demo_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Stores open from a temp store folder; demo stores and lab runs the pages made are closed after the test."""
+    monkeypatch.setenv("INTEGRITY_STORE_ROOT", str(tmp_path / "stores"))
+    pages.clear()
     labs.clear()
     yield
-    for directory in made:
-        shutil.rmtree(directory, ignore_errors=True)
+    for at in pages:
+        if "sessions_demo_store" in at.session_state:
+            at.session_state["sessions_demo_store"].close()
     for at in labs:  # a lab run owns a temp dir until it is closed
         if "lab_state" in at.session_state:
             at.session_state["lab_state"]["run"].close()
 
 
-made: list[Path] = []
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "stores"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
-def remove_demo_store_later(at: AppTest) -> None:
-    made.append(Path(at.text_input(key="sessions_store").value).parent)
+def demo_path(at: AppTest) -> Path:
+    return at.session_state["sessions_demo_store"].path
+
+
+def open_typed(at: AppTest, typed: str) -> AppTest:
+    return at.text_input(key="sessions_store").set_value(typed).run()
 
 
 def frame_text(at: AppTest, index: int) -> str:
@@ -112,46 +125,135 @@ def test_sessions_page_asks_for_a_store_first() -> None:
 
 
 def test_a_missing_store_is_reported_and_not_created(tmp_path: Path) -> None:
-    at = sessions()
-    missing = tmp_path / "nope.db"
-    at.text_input(key="sessions_store").set_value(str(missing)).run()
+    at = open_typed(sessions(), "nope.db")
     assert at.error and not at.exception
-    assert not missing.exists()
+    assert not (root(tmp_path) / "nope.db").exists()
+
+
+def visible(at: AppTest) -> list[str]:
+    """Every message the page shows (errors, infos, code, text), in order."""
+    return [str(e.value) for e in [*at.error, *at.info, *at.warning, *at.code, *at.text]]
+
+
+def test_a_path_outside_the_store_folder_and_a_missing_one_inside_get_the_same_message(tmp_path: Path) -> None:
+    folder = root(tmp_path)
+    outside = tmp_path / "secret.db"
+    outside.write_bytes(b"")
+    (folder / "link.db").symlink_to(outside)  # a link inside the folder that leads out of it
+    refusals = {}
+    for typed in ("missing.db", str(outside), "../secret.db", "link.db", str(tmp_path / "absent.db"), "/etc/passwd",
+                  "sub/../../secret.db", ".", "nul\x00.db"):
+        at = open_typed(sessions(), typed)
+        assert not at.exception and len(at.error) == 1, typed
+        refusals[typed] = visible(at)
+    assert len({tuple(shown) for shown in refusals.values()}) == 1, refusals  # nothing tells them apart
+    assert not any(str(tmp_path) in text for text in refusals["missing.db"])
+
+
+def test_a_store_inside_the_folder_opens_by_relative_or_absolute_path(tmp_path: Path) -> None:
+    folder = root(tmp_path)
+    (folder / "team").mkdir()
+    with open_store(folder / "team" / "s.db") as store:
+        store.create_session("one", "first")
+    for typed in ("team/s.db", str(folder / "team" / "s.db"), "team/../team/s.db"):
+        at = open_typed(sessions(), typed)
+        assert not at.exception and not at.error, typed
+        assert list(at.dataframe[0].value["session"]) == ["one"]
+    at = sessions()
+    assert at.selectbox(key="sessions_found").options == ["team/s.db"]  # the folder's stores, to pick from
+    at.selectbox(key="sessions_found").set_value("team/s.db").run()
+    assert at.text_input(key="sessions_store").value == "team/s.db"
+    assert list(at.dataframe[0].value["session"]) == ["one"]
+
+
+def test_the_default_store_folder_is_data_in_the_project_and_ignored_by_git(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("INTEGRITY_STORE_ROOT")
+    project = PAGES.parent
+    at = sessions()
+    assert not at.exception
+    assert (project / "data").is_dir()
+    assert "/data/" in (project / ".gitignore").read_text().splitlines()
 
 
 def test_a_file_that_is_not_a_store_is_reported(tmp_path: Path) -> None:
-    junk = tmp_path / "junk.db"
+    junk = root(tmp_path) / "junk.db"
     junk.write_bytes(b"this is not sqlite" * 100)
-    at = sessions()
-    at.text_input(key="sessions_store").set_value(str(junk)).run()
+    at = open_typed(sessions(), "junk.db")
     assert at.error and not at.exception
-    assert at.code  # the database error, as literal text
+    assert "junk.db: not an SQLite database" in at.code[0].value  # named as typed: no server path
+    assert str(tmp_path) not in at.code[0].value
 
 
 def test_a_foreign_sqlite_file_is_reported_and_left_unchanged(tmp_path: Path) -> None:
     import sqlite3
 
-    other = tmp_path / "other.db"
+    other = root(tmp_path) / "other.db"
     raw = sqlite3.connect(other)
     raw.execute("CREATE TABLE notes (text TEXT)")
     raw.commit()
     raw.close()
     before = other.read_bytes()
-    at = sessions()
-    at.text_input(key="sessions_store").set_value(str(other)).run()
+    at = open_typed(sessions(), "other.db")
     assert at.error and "not a session store" in at.code[0].value
     assert other.read_bytes() == before
+    assert sorted(path.name for path in other.parent.iterdir()) == ["other.db"]
+
+
+def test_an_uploaded_store_is_read_and_its_temporary_copy_removed(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    source = tmp_path / "mine.db"
+    with open_store(source) as store:
+        store.create_session("uploaded", "from a file", [user_message("hi", 1)])
+    spare = tmp_path / "spare-temp"
+    spare.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))
+    at = sessions()
+    at.radio(key="sessions_mode").set_value("Upload a .db").run()
+    at.file_uploader(key="sessions_upload").set_value(("mine.db", source.read_bytes(), "application/octet-stream"))
+    at.run()
+    assert not at.exception and not at.error
+    assert list(at.dataframe[0].value["session"]) == ["uploaded"]
+    assert list(spare.iterdir()) == []  # the uploaded copy is gone once the page is drawn
+    at.file_uploader(key="sessions_upload").set_value(("junk.db", b"not a database" * 10, "application/octet-stream"))
+    at.run()
+    assert at.error and not at.exception and "junk.db: not an SQLite database" in at.code[0].value
+
+
+def test_demo_stores_are_removed_when_replaced_or_closed() -> None:
+    at = sessions()
+    at.button(key="sessions_demo").click().run()
+    first = demo_path(at)
+    assert first.exists()
+    at.button(key="sessions_demo").click().run()
+    second = demo_path(at)
+    assert not first.parent.exists() and second.exists()
+    at.session_state["sessions_demo_store"].close()
+    assert not second.parent.exists()
+
+
+def test_a_demo_store_nobody_holds_any_more_is_removed() -> None:
+    import gc
+
+    from integrity.scenarios import DemoStore
+
+    demo = DemoStore()
+    directory = demo.directory
+    assert (directory / "demo.db").exists()
+    del demo
+    gc.collect()
+    assert not directory.exists()
 
 
 def test_the_demo_store_lists_sessions_and_opens_one_in_the_inspector() -> None:
     at = sessions()
     at.button(key="sessions_demo").click().run()
-    remove_demo_store_later(at)
     assert not at.exception
     table = at.dataframe[0].value
     assert set(table["session"]) == set(SCENARIOS) | {"crash-unrecovered"}
     row = table[table["session"] == "crash-unrecovered"].iloc[0]
-    store = open_store(at.text_input(key="sessions_store").value, create=False)
+    store = open_store(demo_path(at), create=False)
     _, report = repair_with_report(store.load_transcript("crash-unrecovered"))
     assert row["status"].startswith("☠ stale") and row["verdict"] == f"⚒ {report.verdict}"
     assert report.summary.synthesized == 1
@@ -165,12 +267,11 @@ def test_the_demo_store_lists_sessions_and_opens_one_in_the_inspector() -> None:
 
 
 def test_transcript_text_from_the_store_never_reaches_markdown(tmp_path: Path) -> None:
-    path = tmp_path / "hostile.db"
+    path = root(tmp_path) / "hostile.db"
     store = open_store(path)
     store.create_session(HOSTILE, HOSTILE, [user_message(HOSTILE, 1)])
     store.close()
-    at = sessions()
-    at.text_input(key="sessions_store").set_value(str(path)).run()
+    at = open_typed(sessions(), "hostile.db")
     assert not at.exception
     assert HOSTILE in set(at.dataframe[0].value["title"])
     assert "<script>" not in markdown_text(at)
@@ -179,9 +280,9 @@ def test_transcript_text_from_the_store_never_reaches_markdown(tmp_path: Path) -
 
 def test_open_in_the_inspector_lands_on_the_inspector_page_inside_the_app() -> None:
     at = AppTest.from_file(str(PAGES.parent / "app.py"), default_timeout=60).run()
+    pages.append(at)
     at.switch_page("pages/sessions.py").run()
     at.button(key="sessions_demo").click().run()
-    remove_demo_store_later(at)
     at.selectbox(key="sessions_pick").set_value("late_parallel").run()
     at.button(key="sessions_inspect").click().run()
     assert not at.exception
