@@ -8,7 +8,12 @@ as the dict API; the writer re-emits kept messages byte for byte.
 
 Anything this reader is not sure about (not pi-ai, odd shapes, invalid JSON)
 returns None, and the caller uses the general reader, which has the precise,
-positioned error messages.
+positioned error messages.  The structs hold the pi-ai schema's rules
+(integrity.schema.pi_ai), so a file with a schema finding never passes here:
+a role outside user/system/assistant/toolResult, content of the wrong shape, a
+text that is not a string, arguments that are not an object, or a call id, tool
+name or toolCallId that is not a string all send it to the general reader, which
+reports them.  A file read here has no schema findings.
 """
 
 from __future__ import annotations
@@ -31,17 +36,22 @@ _NULL = msgspec.Raw(b"null")
 # empty structs (their text is skipped, not copied), a toolCall keeps id and
 # name.  Any other part type (an Anthropic tool_use, say) fails validation and
 # the general reader, which knows every format, takes over.
+class _Object(msgspec.Struct, gc=False):
+    """Any JSON object, its members skipped (tool arguments: only their type is checked)."""
+
+
 class _ToolCall(msgspec.Struct, gc=False, tag_field="type", tag="toolCall"):
     id: Any = None
     name: Any = None
+    arguments: _Object | msgspec.UnsetType = msgspec.UNSET
 
 
 class _Text(msgspec.Struct, gc=False, tag_field="type", tag="text"):
-    pass
+    text: str
 
 
 class _Thinking(msgspec.Struct, gc=False, tag_field="type", tag="thinking"):
-    pass
+    thinking: str
 
 
 class _Image(msgspec.Struct, gc=False, tag_field="type", tag="image"):
@@ -49,6 +59,7 @@ class _Image(msgspec.Struct, gc=False, tag_field="type", tag="image"):
 
 
 _Part = _ToolCall | _Text | _Thinking | _Image
+_UserContent = str | list[_Text | _Image]
 
 
 # One struct per role, tagged on "role": msgspec skips every field the planner
@@ -56,20 +67,21 @@ _Part = _ToolCall | _Text | _Thinking | _Image
 # struct's type, so no role string is allocated per message.  A role outside
 # this list raises ValidationError and the general reader takes over.
 class _User(msgspec.Struct, gc=False, tag_field="role", tag="user"):
-    pass
+    content: _UserContent
 
 
 class _System(msgspec.Struct, gc=False, tag_field="role", tag="system"):
-    pass
+    content: _UserContent
 
 
 class _Assistant(msgspec.Struct, gc=False, tag_field="role", tag="assistant"):
-    content: str | list[_Part] | None = None
+    content: list[_Part]
     stopReason: Any = None
     errorMessage: Any = None
 
 
 class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
+    content: _UserContent
     toolCallId: Any = None
     toolName: Any = None
     isError: Any = None
@@ -97,51 +109,75 @@ class FastTranscript:
     key: str = "messages"
 
 
-def _light(messages: list[Any]) -> LightTranscript | None:
-    """Build the light view from decoded structs; None when the file does not look like pi-ai.
+_CHUNK = 20_000
+"""Messages decoded into structs at a time: their texts are decoded (to check they are
+strings) and freed chunk by chunk, so peak memory stays near the raw spans'."""
 
-    One plain loop feeding the shared LightBuilder (views.py): measured here it is
-    3-4x faster than a chain of map/compress passes.  The cheap pre-check on
-    stopReason skips the builder for the common completed turn.
+
+def _light(raws: list[Any]) -> LightTranscript | None:
+    """Build the light view from the raw message spans; None when the file does not look like
+    pi-ai or breaks the pi-ai schema (the general reader takes over).
+
+    Each chunk is decoded into structs and fed to the shared LightBuilder (views.py)
+    by one plain loop: measured here it is 3-4x faster than a chain of map/compress
+    passes.
     """
-    roles = list(map(_ROLE_OF.__getitem__, map(type, messages)))
+    roles: list[str] = []
     builder = LightBuilder()
+    pi_ai = False
+    for start in range(0, len(raws), _CHUNK):
+        messages = _MESSAGES.decode(b"[" + b",".join(raws[start:start + _CHUNK]) + b"]")
+        roles.extend(map(_ROLE_OF.__getitem__, map(type, messages)))
+        found = _feed(messages, start, builder)
+        if found is None:
+            return None
+        pi_ai = pi_ai or found
+    if not pi_ai and not builder.result_keys:
+        return None
+    return builder.build(roles)
+
+
+def _feed(messages: list[Any], offset: int, builder: LightBuilder) -> bool | None:
+    """Feed one chunk of structs to the builder: whether it shows a toolCall part, None when a
+    call id, tool name or toolCallId is not a string (a schema finding).  The cheap pre-check on
+    stopReason skips the builder for the common completed turn."""
     frame, result, no_calls = builder.frame, builder.result, builder.no_calls
     pi_ai = False
-    for index, message in enumerate(messages):
+    for index, message in enumerate(messages, offset):
         kind = type(message)
         if kind is _ToolResult:
             details = message.details
+            if type(message.toolCallId) is not str:
+                return None  # a schema finding: the general reader reports it
             result(index, message.toolCallId, message.toolName,
                    message.isError is True and details is not _NULL and is_receipt(True, _ANY.decode(details)))
         elif kind is _Assistant:
             content = message.content
-            if type(content) is list:
+            if content:
                 calls = None
                 for part in content:
                     if type(part) is _ToolCall:
                         pi_ai = True
-                        if type(part.id) is str and type(part.name) is str:
-                            if calls is None:
-                                calls = [part]
-                            else:
-                                calls.append(part)
+                        if type(part.id) is not str or type(part.name) is not str:
+                            return None  # a schema finding: the general reader reports it
+                        if calls is None:
+                            calls = [part]
+                        else:
+                            calls.append(part)
                 if calls is not None:
                     frame(index, tuple(calls))
                     continue
             stop = message.stopReason
             if (stop is not None and stop != "toolUse" and stop != "stop") or message.errorMessage is not None:
                 no_calls(index, stop, message.errorMessage, not content)
-    if not pi_ai and not builder.result_keys:
-        return None
-    return builder.build(roles)
+    return pi_ai
 
 
 def read_fast(data: bytes, source: str) -> FastTranscript | None:
     """Read a pi-ai JSON array, {"messages": [...]} object or JSONL file; None when unsure.
 
-    The light view is built first and its structs freed before the raw spans
-    are decoded, so the two never peak together.
+    The raw spans are decoded first; the light view is then built from them a
+    chunk of structs at a time, so the structs (with their texts) never all live at once.
     """
     start = data[:64].lstrip()
     envelope = None
@@ -160,13 +196,13 @@ def read_fast(data: bytes, source: str) -> FastTranscript | None:
                 container, body = "object", bytes(raw_body)
             else:
                 lines = [line for line in data.split(b"\n") if line.strip()]
-                container, body = "jsonl", b"[" + b",".join(lines) + b"]"
+                container, body = "jsonl", b""
         else:
             return None
-        light = _light(_MESSAGES.decode(body))
+        raws = lines if container == "jsonl" else _RAWS.decode(body)
+        light = _light(raws)
         if light is None:
             return None
-        raws = lines if container == "jsonl" else _RAWS.decode(body)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     return FastTranscript(source, data, container, raws, light, envelope)

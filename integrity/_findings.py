@@ -6,7 +6,9 @@ gives its severity; the sentence is rendered here, from the same facts.
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from typing import Any
+
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ._plan import Plan
 from ._views import LightTranscript
@@ -24,6 +26,19 @@ class Finding(BaseModel):
     durable_indices: list[int]
     call_id: str | None = None
     message: str
+    entry: int | None = Field(None, description="schema findings: the native entry (index in the file's list)")
+    line: int | None = Field(None, description="schema findings: the 1-based line where that entry starts")
+    path: str | None = Field(None, description="schema findings: JSON path of the malformed spot in the file")
+
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Positions only where a schema finding has them (other findings serialize as before)."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("entry", "line", "path"):
+                if data.get(key) is None:
+                    data.pop(key, None)
+        return data
 
 
 def _finding(code: FindingCode, indices: list[int], message: str, call_id: str | None = None) -> Finding:

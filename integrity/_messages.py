@@ -13,6 +13,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._views import is_call_part
+
 INTERRUPTED_MESSAGE = "This tool call was interrupted before a result was recorded."
 # Compact JSON with the reference's key order: what JSON.stringify produces.
 INTERRUPTED_TEXT = json.dumps(
@@ -70,8 +72,8 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str]) -> dict[str
         return copied
     position = 0
     for part in content:
-        if (isinstance(part, dict) and part.get("type") == "toolCall"
-                and isinstance(part.get("id"), str) and isinstance(part.get("name"), str)):
+        # positions count what the strict light view counts: calls with a string or a numeric id
+        if is_call_part(part, numeric_ids=True):
             if position in ids:
                 part["id"] = ids[position]
             position += 1

@@ -15,7 +15,10 @@ interrupted frame once it repairs anything.  Strict instead:
   has no content at all;
 - synthesizes a receipt that tells the model the outcome is unknown;
 - for a provider with rules on the order of turns (Bedrock, Gemini, Mistral),
-  merges, drops or inserts turns so the view complies (integrity._legalize).
+  merges, drops or inserts turns so the view complies (integrity._legalize);
+- reads a numeric call id by its text (light_transcript(..., numeric_ids=True)):
+  its result pairs with its call by the same value, and the view sends both ids
+  as that string, as every provider wants (the schema finding stays in the report).
 """
 
 from __future__ import annotations
@@ -140,7 +143,8 @@ def _renames(light: LightTranscript, provider: str | None) -> dict[Slot, str]:
     ids = [call.id for calls in light.frames.values() for call in calls]
     taken = set(ids)
     name_empty = _needs_call_ids(provider)
-    if len(taken) == len(ids) and ("" not in taken or not name_empty):
+    numeric = light.numeric_calls
+    if len(taken) == len(ids) and ("" not in taken or not name_empty) and not numeric:
         return {}  # every id used once, and no id-less call needs a name: nothing to rename
     renamed: dict[Slot, str] = {}
     uses: dict[str, int] = {}
@@ -162,6 +166,8 @@ def _renames(light: LightTranscript, provider: str | None) -> dict[Slot, str]:
                     candidate += "_"
                 taken.add(candidate)
                 renamed[(index, position)] = candidate
+            elif (index, position) in numeric:
+                renamed[(index, position)] = call.id  # the number, sent as its text
     return renamed
 
 
@@ -214,7 +220,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
             plan.notes[frame] = Note.of(NoteCode.FRAME_EMPTY)
 
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
-                and not renamed and not plan.repaired_tool_calls
+                and not renamed and not plan.repaired_tool_calls and not light.numeric_results
                 and all(answers.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() for position in range(len(calls)))
                 )
@@ -257,7 +263,7 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
             new_id = renamed.get((index, position))
             if answer is None:
                 order.append(Synthesized(new_id or call.id, call.name, index, position))
-            elif new_id is not None or light.result_keys[answer] != call.id:
+            elif new_id is not None or light.result_keys[answer] != call.id or answer in light.numeric_results:
                 order.append(Rewritten(answer, {-1: new_id or call.id}))
             else:
                 order.append(answer)

@@ -38,6 +38,31 @@ class _NonStringId:
 NON_STRING_ID: Any = _NonStringId()
 
 
+def numeric_id(value: Any) -> str | None:
+    """The text a numeric call id stands for ("1" for 1 and 1.0), else None.
+
+    A JSON number is not a valid id (every provider wants a string) but a writer
+    that numbers its calls still means the same call by the same number.  The
+    strict policy reads such ids by this text, so a result pairs with its call
+    (never dropped as a stray), and sends them as these strings; the reference
+    policy, like the reference, does not count them as ids at all.
+    """
+    if type(value) is int:
+        return str(value)
+    if type(value) is float and value == value and value not in (float("inf"), float("-inf")):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return None
+
+
+def is_call_part(part: Any, numeric_ids: bool = False) -> bool:
+    """A content part the engine counts as a tool call: typed toolCall with a string name and a
+    string id (or, numeric_ids, a numeric one).  Call positions count these parts only."""
+    if not isinstance(part, dict) or part.get("type") != "toolCall" or not isinstance(part.get("name"), str):
+        return False
+    call_id = part.get("id")
+    return isinstance(call_id, str) or (numeric_ids and numeric_id(call_id) is not None)
+
+
 class Call:
     """One tool call of an assistant frame: id and tool name (both strings)."""
 
@@ -71,13 +96,16 @@ class LightTranscript:
     result_names: index -> toolName of each result (pairing calls without ids).
     empty_frames: interrupted frames with no content at all (nothing to keep).
     frame_stops: why each interrupted frame counts as interrupted (for reports).
+    numeric_calls: (frame index, call position) of calls whose id is a JSON number, read by
+        its text (strict policy only; see numeric_id).
+    numeric_results: indices of results whose toolCallId is a JSON number, read by its text.
 
     Sparse dicts keep the planner's work proportional to frames and results and
     let the CLI build this straight from msgspec structs without a per-message object.
     """
 
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
-                 "result_names", "empty_frames", "frame_stops")
+                 "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results")
 
     def __init__(
         self,
@@ -90,6 +118,8 @@ class LightTranscript:
         result_names: dict[int, Any] | None = None,
         empty_frames: set[int] | None = None,
         frame_stops: dict[int, str] | None = None,
+        numeric_calls: set[tuple[int, int]] | None = None,
+        numeric_results: set[int] | None = None,
     ) -> None:
         self.size = size
         self.roles = roles
@@ -100,6 +130,8 @@ class LightTranscript:
         self.result_names = result_names if result_names is not None else {}
         self.empty_frames = empty_frames if empty_frames is not None else set()
         self.frame_stops = frame_stops if frame_stops is not None else {}
+        self.numeric_calls = numeric_calls if numeric_calls is not None else set()
+        self.numeric_results = numeric_results if numeric_results is not None else set()
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
@@ -107,8 +139,9 @@ class LightTranscript:
         return key if isinstance(key, str) else None
 
 
-def calls_in_content(content: Any) -> tuple[Call, ...]:
-    """Tool calls in an assistant content list: parts typed toolCall with string id and name."""
+def calls_in_content(content: Any, numeric_ids: bool = False) -> tuple[Call, ...]:
+    """Tool calls in an assistant content list: parts typed toolCall with string id and name
+    (numeric_ids: a numeric id counts too, read as its text; see numeric_id)."""
     if not isinstance(content, list):
         return ()
     calls = []
@@ -116,8 +149,13 @@ def calls_in_content(content: Any) -> tuple[Call, ...]:
         if isinstance(part, dict) and part.get("type") == "toolCall":
             call_id = part.get("id")
             name = part.get("name")
-            if isinstance(call_id, str) and isinstance(name, str):
-                calls.append(Call(call_id, name))
+            if isinstance(name, str):
+                if isinstance(call_id, str):
+                    calls.append(Call(call_id, name))
+                elif numeric_ids:
+                    text = numeric_id(call_id)
+                    if text is not None:
+                        calls.append(Call(text, name))
     return tuple(calls)
 
 
@@ -161,7 +199,8 @@ class LightBuilder:
     non-string id is kept) are written once.
     """
 
-    __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops")
+    __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops", "numeric_calls",
+                 "numeric_results")
 
     def __init__(self) -> None:
         self.frames: dict[int, tuple[Any, ...]] = {}
@@ -171,14 +210,23 @@ class LightBuilder:
         self.interrupted: list[int] = []
         self.empty: set[int] = set()
         self.stops: dict[int, str] = {}
+        self.numeric_calls: set[tuple[int, int]] = set()
+        self.numeric_results: set[int] = set()
 
     def frame(self, index: int, calls: tuple[Any, ...]) -> None:
         """An assistant message with at least one tool call (each has string .id and .name)."""
         self.frames[index] = calls
 
-    def result(self, index: int, call_id: Any, tool_name: Any, receipt: bool) -> None:
-        """A toolResult; receipt: it is the runtime's interrupted placeholder."""
-        self.result_keys[index] = call_id if type(call_id) is str else NON_STRING_ID
+    def result(self, index: int, call_id: Any, tool_name: Any, receipt: bool, numeric_ids: bool = False) -> None:
+        """A toolResult; receipt: it is the runtime's interrupted placeholder; numeric_ids: a numeric
+        toolCallId is read as its text (see numeric_id)."""
+        if type(call_id) is str:
+            self.result_keys[index] = call_id
+        else:
+            text = numeric_id(call_id) if numeric_ids else None
+            self.result_keys[index] = NON_STRING_ID if text is None else text
+            if text is not None:
+                self.numeric_results.add(index)
         self.names[index] = tool_name
         if receipt:
             self.receipts.add(index)
@@ -193,7 +241,7 @@ class LightBuilder:
 
     def build(self, roles: list[Any]) -> LightTranscript:
         return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
-                               self.names, self.empty, self.stops)
+                               self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results)
 
 
 def is_receipt(is_error: Any, details: Any) -> bool:
@@ -201,8 +249,12 @@ def is_receipt(is_error: Any, details: Any) -> bool:
     return is_error is True and details_mark_interrupted(details)
 
 
-def light_transcript(messages: Sequence[Any]) -> LightTranscript:
-    """Build the light view of pi-ai AgentMessages given as plain dicts."""
+def light_transcript(messages: Sequence[Any], numeric_ids: bool = False) -> LightTranscript:
+    """Build the light view of pi-ai AgentMessages given as plain dicts.
+
+    numeric_ids: read numeric call ids by their text (the strict policy's reading; the
+    reference's, the default, does not count them as ids).
+    """
     roles: list[Any] = []
     builder = LightBuilder()
     for index, message in enumerate(messages):
@@ -213,12 +265,24 @@ def light_transcript(messages: Sequence[Any]) -> LightTranscript:
         roles.append(role if isinstance(role, str) else None)
         if role == "assistant":
             content = message.get("content")
-            calls = calls_in_content(content)
+            calls = calls_in_content(content, numeric_ids)
             if calls:
                 builder.frame(index, calls)
+                if numeric_ids:
+                    _numeric_slots(builder, index, content)
             else:
                 builder.no_calls(index, message.get("stopReason"), message.get("errorMessage"), not content)
         elif role == "toolResult":
             builder.result(index, message.get("toolCallId"), message.get("toolName"),
-                           is_receipt(message.get("isError"), message.get("details")))
+                           is_receipt(message.get("isError"), message.get("details")), numeric_ids)
     return builder.build(roles)
+
+
+def _numeric_slots(builder: LightBuilder, index: int, content: Any) -> None:
+    """Record which call positions of a frame carry a numeric id."""
+    position = 0
+    for part in content:
+        if is_call_part(part, True):
+            if not isinstance(part["id"], str):
+                builder.numeric_calls.add((index, position))
+            position += 1

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._arguments import require_transcript
 from ._entries import materialize
 from ._plan import Plan
 from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES
@@ -18,6 +19,7 @@ from ._views import LightTranscript, light_transcript
 from .loading import Transcript
 from .reference import time_ms
 from .report import RepairReport, build_report
+from .schema import schema_findings
 
 __all__ = ["Analysis", "DEFAULT_POLICY", "PLANNERS", "POLICIES", "analyze", "export_view", "load"]
 
@@ -77,21 +79,28 @@ def analyze(
 ) -> Analysis:
     """Plan, materialize and explain the repaired view of a loaded transcript.
 
+    The report starts with the transcript's schema findings (integrity.schema): a
+    malformed entry is never healthy.  Raises TypeError unless `transcript` is a
+    Transcript whose messages are a list of dicts.  The view shares objects with
+    the input only where it carries a durable message unchanged (the very same
+    dict); every message it changes is a deep copy (see repair_with_report).
+
     provider: the provider the view is for (strict policy: id-less calls get ids
     unless it is Gemini, and the order of turns follows its role rules).  verdicts: True (every provider)
     or a list of providers
     to validate the durable transcript and the view against, before and after.
     """
+    require_transcript(transcript, "analyze")
     if policy not in PLANNERS:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     messages = transcript.messages
-    light = light_transcript(messages)
+    light = light_transcript(messages, numeric_ids=policy == "strict")
     plan = PLANNERS[policy](light, provider)
     if plan.changed and plan.order is not None:
         view, stamps = materialize(plan.order, messages, plan.placeholder, now)
     else:
         view, stamps = messages, []
-    report = build_report(light, plan, stamps, transcript.source)
+    report = build_report(light, plan, stamps, transcript.source, schema_findings(transcript))
     analysis = Analysis(transcript, policy, light, plan, view, report, provider=provider)
     if verdicts:
         from .providers import PROVIDERS

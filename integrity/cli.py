@@ -64,13 +64,21 @@ class _Loaded:
 
             self.transcript = load(data, self.source, format)
 
-    @property
-    def light(self) -> Any:
+    def light(self, policy: str) -> Any:
+        """The light view the policy plans on (strict reads numeric ids; the fast path has none)."""
         if self.fast is not None:
             return self.fast.light
         from ._views import light_transcript
 
-        return light_transcript(self.transcript.messages)
+        return light_transcript(self.transcript.messages, numeric_ids=policy == "strict")
+
+    def schema(self) -> list[Any]:
+        """The schema findings (a file the fast path read has none: it declines any)."""
+        if self.transcript is None:
+            return []
+        from .schema import schema_findings
+
+        return schema_findings(self.transcript)
 
 
 def _plan(light: Any, policy: str, provider: str | None = None) -> Any:
@@ -141,7 +149,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             else:
                 from .report import diagnose
 
-                report = diagnose(loaded.light, _plan(loaded.light, args.policy), loaded.source)
+                light = loaded.light(args.policy)
+                report = diagnose(light, _plan(light, args.policy), loaded.source, loaded.schema())
         except TranscriptError as error:
             print(f"error: {error}", file=sys.stderr)
             worst = EXIT_UNREADABLE

@@ -118,8 +118,8 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         "It exists only in the view.",
         Severity.ERROR, "synthesized", "receipt(s) synthesized"),
     RepairKind.RENAMED: KindFacts(
-        "renamed ids", "A message the view sends with new call ids (an id used twice, or an empty id); "
-        "the durable message keeps its ids.",
+        "renamed ids", "A message the view sends with new call ids (an id used twice, an empty id, or a "
+        "numeric id sent as a string); the durable message keeps its ids.",
         Severity.ERROR, "renamed", "message(s) with renamed ids"),
     RepairKind.MERGED: KindFacts(
         "merged", "A message sent inside the next message of the same role, because the provider wants one "

@@ -34,6 +34,7 @@ class NoteCode(str, Enum):
     # view changes
     MOVED = "moved"
     RENAMED = "renamed"
+    NUMERIC_IDS_AS_TEXT = "numeric_ids_as_text"
     MERGED = "merged"
     MERGED_INTO = "merged_into"
     CARRIES_MERGED = "carries_merged"
@@ -106,6 +107,9 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.MOVED: lambda p: (
         f"moved from #{p['index']} to view position {p['view_index']}, right after its frame, in call order"),
     NoteCode.RENAMED: _renamed,
+    NoteCode.NUMERIC_IDS_AS_TEXT: lambda p: (
+        "numeric id(s) " + ", ".join(p["ids"]) + " sent as strings: providers want string ids "
+        "(the durable message keeps the numbers)"),
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "

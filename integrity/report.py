@@ -298,13 +298,16 @@ def call_uses(light: LightTranscript) -> dict[str, list[tuple[int, int]]]:
     return uses
 
 
-def _verdict(summary: Summary, changed: bool, error_findings: int) -> str:
-    """The one-line verdict; what a repair changed is worded by the kind registry."""
+def _verdict(summary: Summary, changed: bool, error_findings: int, malformed: int = 0) -> str:
+    """The one-line verdict; what a repair changed is worded by the kind registry.
+
+    malformed: how many findings are schema findings (never healthy, named first).
+    """
     if not changed:
         if summary.findings == 0:
             return (f"healthy: {summary.messages} messages, {summary.calls} calls, "
                     "every call answered once, right after its frame")
-        state = "would be rejected" if error_findings else "accepted"
+        state = "malformed" if malformed else "would be rejected" if error_findings else "accepted"
         return f"unchanged ({state}): {summary.findings} finding(s) the policy leaves in place"
     parts = []
     for kind in VERDICT_ORDER:
@@ -314,7 +317,7 @@ def _verdict(summary: Summary, changed: bool, error_findings: int) -> str:
             parts.append(f"{count} {facts.verdict}")
     text = "repaired: " + (", ".join(parts) if parts else "view rebuilt")
     if summary.findings:
-        text += f"; {summary.findings} finding(s) left"
+        text += f"; {summary.findings} finding(s) left" + (f" ({malformed} malformed)" if malformed else "")
     return text
 
 
@@ -361,14 +364,32 @@ def _errors(findings: list[Finding]) -> int:
     return sum(1 for finding in findings if finding.severity == Severity.ERROR)
 
 
-def diagnose(light: LightTranscript, plan: Plan, source: str | None = None) -> Diagnosis:
-    """The report's verdict, summary and findings at a fraction of its cost (for huge files)."""
-    findings = find_defects(light, plan, call_uses(light))
-    summary = summarize(light, plan, len(findings))
-    errors = _errors(findings)
-    return Diagnosis(source=source, policy=plan.policy, changed=plan.changed,
-                     healthy=not plan.changed and errors == 0,
-                     verdict=_verdict(summary, plan.changed, errors), summary=summary, findings=findings)
+def _malformed(findings: list[Finding]) -> int:
+    return sum(1 for finding in findings if finding.severity == Severity.MALFORMED)
+
+
+def _judged(light: LightTranscript, plan: Plan, schema: Sequence[Finding], moved: dict[int, int] | None = None
+            ) -> tuple[list[Finding], Summary, bool, str]:
+    """Findings (schema findings first), summary, healthy and verdict: one rule for report and diagnosis.
+
+    A transcript with a malformed finding is never healthy, whatever the plan.
+    """
+    findings = [*schema, *find_defects(light, plan, call_uses(light))]
+    summary = summarize(light, plan, len(findings), moved)
+    errors, malformed = _errors(findings), _malformed(findings)
+    healthy = not plan.changed and errors == 0 and malformed == 0
+    return findings, summary, healthy, _verdict(summary, plan.changed, errors, malformed)
+
+
+def diagnose(light: LightTranscript, plan: Plan, source: str | None = None,
+             schema: Sequence[Finding] = ()) -> Diagnosis:
+    """The report's verdict, summary and findings at a fraction of its cost (for huge files).
+
+    schema: the transcript's schema findings (integrity.schema), reported first.
+    """
+    findings, summary, healthy, verdict = _judged(light, plan, schema)
+    return Diagnosis(source=source, policy=plan.policy, changed=plan.changed, healthy=healthy,
+                     verdict=verdict, summary=summary, findings=findings)
 
 
 class _ViewFacts:
@@ -513,8 +534,11 @@ def _actions(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: dict[
             kind = RepairKind.MOVED
             notes = notes or [Note.of(NoteCode.MOVED, index=index, view_index=moved[index])]
         new_ids = facts.renames.get(index, {})
-        if new_ids:
-            notes.append(Note.of(NoteCode.RENAMED, ids=new_ids))
+        renamed = {old: new for old, new in new_ids.items() if old != new}
+        if renamed:
+            notes.append(Note.of(NoteCode.RENAMED, ids=renamed))
+        if len(renamed) < len(new_ids):  # a numeric id keeps its text: only its JSON type changes
+            notes.append(Note.of(NoteCode.NUMERIC_IDS_AS_TEXT, ids=[old for old in new_ids if old not in renamed]))
         actions.append(_action(kind, index, role, notes, view_index=first,
                                also_view_indices=[p for p in where if p != first], new_ids=new_ids,
                                call_id=light.result_id(index)))
@@ -553,22 +577,22 @@ def build_report(
     plan: Plan,
     stamps: Sequence[int] = (),
     source: str | None = None,
+    schema: Sequence[Finding] = (),
 ) -> RepairReport:
     """Explain a plan: per-message actions, the typed view, pairings, findings, summary and verdict.
 
     stamps: the timestamps the materializer gave synthesized receipts and turns, in view order.
+    schema: the transcript's schema findings (integrity.schema), reported first.
     """
     moved = moved_results(light, plan)
     facts = _view_facts(light, plan, stamps)
-    findings = find_defects(light, plan, call_uses(light))
-    summary = summarize(light, plan, len(findings), moved)
-    errors = _errors(findings)
+    findings, summary, healthy, verdict = _judged(light, plan, schema, moved)
     return RepairReport.model_validate(dict(
         source=source,
         policy=plan.policy,
         changed=plan.changed,
-        healthy=not plan.changed and errors == 0,
-        verdict=_verdict(summary, plan.changed, errors),
+        healthy=healthy,
+        verdict=verdict,
         summary=summary,
         repaired_tool_calls=list(plan.repaired_tool_calls),
         actions=_actions(light, plan, facts, moved),

@@ -151,9 +151,16 @@ def test_gemini_turn_without_parts_list_is_a_clear_error() -> None:
     assert "message 0" in text and "'parts' must be an array, got a string" in text
 
 
-def test_pi_ai_message_without_role_is_reported_like_the_loader_does() -> None:
-    text = one_line_error(b'[{"role": "user", "content": "a"}, {"content": "b"}]', "p.json", "pi-ai")
-    assert "message 1 (line 1)" in text and "has no 'role'" in text
+def test_pi_ai_message_without_role_is_read_on_and_reported_as_malformed() -> None:
+    """The rest of the file stays readable; the schema check names the entry and its line."""
+    from integrity.schema import schema_findings
+
+    transcript = read_bytes(b'[{"role": "user", "content": "a"},\n {"content": "b"}]', "p.json", "pi-ai")
+    assert len(transcript.messages) == 2
+    [finding] = schema_findings(transcript)
+    assert finding.kind == "unknown_role" and finding.severity == "malformed"
+    assert (finding.entry, finding.line, finding.path) == (1, 2, "[1].role")
+    assert finding.message == "message 1 (line 2): the message has no 'role'"
 
 
 def test_lines_point_at_entries_of_the_envelope_list_not_a_nested_namesake() -> None:

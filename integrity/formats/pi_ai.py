@@ -62,15 +62,15 @@ def fits(entry: Any) -> bool:
 
 
 def read(entries: list[Any]) -> list[Segment]:
-    """Each entry is its own canonical message; it must be an object with a string role."""
+    """Each entry is its own canonical message; it must be an object.
+
+    An object without a string role is read on (the engine sees an 'other'
+    message) and reported by the schema check (integrity.schema) as malformed.
+    """
     segments = []
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
             raise EntryError(f"expected a message object, got {describe(entry)}", index)
-        role = entry.get("role")
-        if not isinstance(role, str):
-            problem = "has no 'role'" if role is None else f"'role' must be a string, got {describe(role)}"
-            raise EntryError(f"the message {problem}", index)
         segments.append(Segment(index, index + 1, [entry]))
     return segments
 

@@ -1,0 +1,113 @@
+"""Schema findings: every entry that breaks its format's schema, at its native position.
+
+The readers are forgiving on purpose: they read on past a malformed entry so the
+rest of a transcript can still be checked and repaired.  This package says what
+they forgave.  Each format family has a small module of pydantic input models
+that validates the native entries a Transcript keeps (`Transcript.native`), and
+the canonical pi-ai messages every reader produces are checked too (`pi_ai`), so
+what a reader normalized into something the engine cannot trust (a result that
+names no call, say) is still reported, at the native entry it came from.
+
+Every finding has severity `malformed` (integrity.kinds): a report with one is
+never healthy.  Positions are native: the entry's index and line, and a JSON path
+into the file (`[2].content[0].id`, `messages[2].role`; for JSONL, the line and the
+path inside that line's entry).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from ..kinds import FINDINGS, FindingCode
+from . import anthropic, claude_code, gemini, langchain, openai, pi_ai
+from .base import Issue
+
+if TYPE_CHECKING:
+    from .._findings import Finding
+    from ..loading import Transcript
+
+__all__ = ["Issue", "family", "schema_findings", "schema_issues"]
+
+# Formats whose native form is JSONL: a file of one entry is an ordinary one-line session.
+_JSONL_NATIVE = ("claude-code",)
+
+
+def family(format: str) -> ModuleType | None:
+    """The schema module of a format (None for a format without native checks: the canonical check still runs)."""
+    families: dict[str, ModuleType] = {
+        "pi-ai": pi_ai, "openai-chat": openai, "openai-responses": openai, "anthropic": anthropic,
+        "bedrock": anthropic, "gemini": gemini, "langchain": langchain, "claude-code": claude_code,
+    }
+    return families.get(format)
+
+
+def schema_issues(transcript: Transcript) -> list[Issue]:
+    """Every malformed spot of a transcript, as issues on its native entries, in entry order."""
+    native = transcript.native or transcript.messages
+    issues: list[Issue] = []
+    if transcript.container == "jsonl" and len(native) == 1 and transcript.format not in _JSONL_NATIVE:
+        issues.append(Issue(FindingCode.LONE_MESSAGE, 0, "",
+                            "the file is a single message object; a transcript is a list of messages "
+                            "(a JSON array, or an object with a 'messages' array)"))
+    module = family(transcript.format)
+    if module is not None:
+        if module is pi_ai:
+            issues.extend(pi_ai.check_messages(native))
+        else:
+            issues.extend(module.check_entries(transcript.format, native, transcript.envelope))
+    if transcript.format != "pi-ai":
+        issues.extend(_canonical_issues(transcript, issues))
+    issues.sort(key=lambda issue: issue.entry)
+    return issues
+
+
+def _canonical_issues(transcript: Transcript, found: list[Issue]) -> list[Issue]:
+    """What the canonical messages of another format still get wrong, at their native entries.
+
+    An entry already reported for the same code natively is not reported again.
+    """
+    entries = transcript.entries
+    seen = {(issue.entry, issue.code) for issue in found}
+    out: list[Issue] = []
+    for issue in pi_ai.check_messages(transcript.messages, canonical=True):
+        entry = entries[issue.entry] if issue.entry < len(entries) else issue.entry
+        if (entry, issue.code) in seen:
+            continue
+        seen.add((entry, issue.code))
+        out.append(Issue(issue.code, entry, "", f"read as pi-ai: {issue.detail}"))
+    return out
+
+
+def schema_findings(transcript: Transcript) -> list[Finding]:
+    """The schema findings of a transcript (see the module docstring)."""
+    issues = schema_issues(transcript)
+    if not issues:
+        return []
+    canonical: dict[int, list[int]] = {}
+    if transcript.entries:
+        for index, entry in enumerate(transcript.entries):
+            canonical.setdefault(entry, []).append(index)
+    else:
+        canonical = {index: [index] for index in range(len(transcript.messages))}
+    return [_finding(issue, transcript, canonical.get(issue.entry, [])) for issue in issues]
+
+
+def _finding(issue: Issue, transcript: Transcript, indices: list[int]) -> Finding:
+    """One issue as a report finding; indices: the canonical messages read from its entry."""
+    from .._findings import Finding
+
+    lines = transcript.native_lines if transcript.native else transcript.lines
+    line = lines[issue.entry] if issue.entry < len(lines) and lines[issue.entry] else None
+    container = transcript.container
+    if container == "jsonl":
+        path = issue.path or None
+        where = f"entry {issue.entry}" + (f" (line {line})" if line else "")
+    else:
+        base = f"[{issue.entry}]" if container == "array" else f"{transcript.key}[{issue.entry}]"
+        path = base + (f".{issue.path}" if issue.path else "")
+        where = f"message {issue.entry}" + (f" (line {line})" if line else "")
+    if issue.code is FindingCode.LONE_MESSAGE:
+        path, where = None, "top level"
+    return Finding(kind=issue.code, severity=FINDINGS[issue.code].severity, durable_indices=indices,
+                   message=f"{where}: {issue.detail}", entry=issue.entry, line=line, path=path)

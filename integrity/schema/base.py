@@ -1,0 +1,191 @@
+"""What every format family's schema module shares: the issue record and reading pydantic's errors.
+
+A schema module validates native entries against small pydantic input models
+(extra fields allowed: only what the engine or the format relies on is checked)
+and turns each validation error into an `Issue`: a finding code from the kind
+registry, the entry, the path inside it and one sentence.  Mapping an error to a
+code is the family's business (its `classify`); cleaning pydantic's locations,
+dropping the noise unions produce and wording the sentence is done here once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..kinds import FindingCode
+from ..loading import describe_value
+
+
+class Open(BaseModel):
+    """An input model: strict types for the fields it names, any other field allowed."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One malformed spot of one native entry.
+
+    entry: the index of the native entry (its line is looked up by the caller).
+    path: where inside the entry, as a JSON path relative to it ("content[0].id"; "" for the entry).
+    """
+
+    code: FindingCode
+    entry: int
+    path: str
+    detail: str
+
+
+Loc = tuple[Any, ...]
+Classify = Callable[[Loc, str], FindingCode]
+"""(clean location, pydantic error type) -> the finding code for it."""
+
+
+def clean_loc(loc: Sequence[Any], tags: frozenset[str]) -> Loc:
+    """A pydantic location without the labels unions insert ('str', 'list[...]', a part's tag)."""
+    out: list[Any] = []
+    for position, item in enumerate(loc):
+        if isinstance(item, str):
+            if item == "str" or "[" in item:
+                continue
+            if position and isinstance(loc[position - 1], int) and item in tags:
+                continue
+        out.append(item)
+    return tuple(out)
+
+
+def json_path(loc: Iterable[Any]) -> str:
+    """'content[0].id' for ('content', 0, 'id')."""
+    text = ""
+    for item in loc:
+        if isinstance(item, int):
+            text += f"[{item}]"
+        else:
+            text += f".{item}" if text else str(item)
+    return text
+
+
+def value_at(entry: Any, loc: Loc) -> tuple[bool, Any]:
+    """(found, value) at a clean location inside an entry."""
+    value = entry
+    for item in loc:
+        try:
+            value = value[item]
+        except (KeyError, IndexError, TypeError):
+            return False, None
+    return True, value
+
+
+def _detail(code: FindingCode, loc: Loc, error_type: str, found: bool, value: Any) -> str:
+    where = json_path(loc) or "the entry"
+    if error_type == "missing" or not found:
+        return f"'{where}' is missing"
+    if error_type == "union_tag_invalid" and isinstance(value, dict):
+        return f"'{where}' has an unknown part type {value.get('type')!r}"
+    if error_type == "union_tag_not_found":
+        return f"'{where}' has no 'type'"
+    if code is FindingCode.INVALID_ARGUMENTS:
+        return f"'{where}' must be a JSON object, got {describe_value(value)}"
+    if code in (FindingCode.NON_STRING_ID, FindingCode.CALL_WITHOUT_NAME):
+        return f"'{where}' must be a string, got {describe_value(value)} ({_short(value)})"
+    return f"'{where}' is {describe_value(value)}, which is not valid here"
+
+
+def _short(value: Any) -> str:
+    """The value as JSON, cut to 40 characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def issues_of(error: ValidationError, entry: Any, index: int, classify: Classify, tags: frozenset[str],
+              prefix: Loc = ()) -> list[Issue]:
+    """One issue per malformed spot of one entry (a union's alternatives are one spot)."""
+    errors = [(clean_loc(e["loc"], tags), e["type"]) for e in error.errors(include_url=False)]
+    deeper = {loc[:depth] for loc, _ in errors for depth in range(len(loc))}
+    seen: set[tuple[FindingCode, Loc]] = set()
+    out: list[Issue] = []
+    for loc, error_type in errors:
+        if error_type.endswith("_type") and loc in deeper:
+            continue  # "not a string" next to errors inside the list the value is: the list is what it is
+        code = classify(loc, error_type)
+        if (code, loc) in seen:
+            continue
+        seen.add((code, loc))
+        found, value = value_at(entry, loc)
+        full = prefix + loc
+        out.append(Issue(code, index, json_path(full), _detail(code, full, error_type, found, value)))
+    return out
+
+
+def validate(model: type[BaseModel], entry: Any, index: int, classify: Classify, tags: frozenset[str],
+             prefix: Loc = ()) -> list[Issue]:
+    """Validate one entry (or a part of it, at `prefix`) against an input model."""
+    try:
+        model.model_validate(entry)
+    except ValidationError as error:
+        return issues_of(error, entry, index, classify, tags, prefix)
+    return []
+
+
+def role_issue(role: Any, known: Sequence[str], index: int, field: str = "role") -> Issue:
+    """The unknown-role issue: missing, not a string, miscased (with the right spelling) or unknown."""
+    if role is None:
+        detail = f"the message has no '{field}'"
+    elif not isinstance(role, str):
+        detail = f"'{field}' must be a string, got {describe_value(role)}"
+    else:
+        match = next((name for name in known if name.lower() == role.lower()), None)
+        if match is not None:
+            detail = f"role {role!r} is miscased: the format's role is {match!r}"
+        else:
+            detail = f"role {_short(role)} is not one of this format's roles ({', '.join(known)})"
+    return Issue(FindingCode.UNKNOWN_ROLE, index, field, detail)
+
+
+def not_a_message(entry: Any, index: int, what: str = "message") -> Issue:
+    return Issue(FindingCode.NOT_A_MESSAGE, index, "", f"expected a {what} object, got {describe_value(entry)}")
+
+
+def arguments_issue(value: Any, index: int, path: str, text: bool) -> Issue | None:
+    """Tool call arguments must be a JSON object; `text`: the format sends them as JSON text of one.
+
+    Absent arguments, and the empty text some writers send for a call without arguments, are fine.
+    """
+    if value is None or (text and value == ""):
+        return None
+    if text and isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return Issue(FindingCode.INVALID_ARGUMENTS, index, path,
+                         f"'{path}' is not valid JSON text: {_short(value)}")
+        if isinstance(parsed, dict):
+            return None
+        return Issue(FindingCode.INVALID_ARGUMENTS, index, path,
+                     f"'{path}' must be the JSON text of an object, got the JSON text of {describe_value(parsed)}")
+    if isinstance(value, dict):
+        return None
+    return Issue(FindingCode.INVALID_ARGUMENTS, index, path,
+                 f"'{path}' must be a JSON object, got {describe_value(value)}")
+
+
+def id_issue(container: Any, key: str, index: int, path: str, call: bool) -> Issue | None:
+    """A call's id (call=True) or a result's call id at container[key]: present and a string."""
+    if not isinstance(container, dict):
+        return None
+    value = container.get(key)
+    if isinstance(value, str):
+        return None
+    if value is None and key not in container:
+        code = FindingCode.CALL_WITHOUT_ID if call else FindingCode.RESULT_WITHOUT_CALL_ID
+        return Issue(code, index, path, f"'{path}' is missing")
+    return Issue(FindingCode.NON_STRING_ID, index, path,
+                 f"'{path}' must be a string, got {describe_value(value)} ({_short(value)})")
