@@ -45,7 +45,6 @@ def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY,
     try:
         transcript = load(data, name)
         analysis = analyze(transcript, policy)
-        verdicts = provider_verdicts(analysis) if len(transcript.messages) <= verdicts_up_to else {}
     except TranscriptError as error:
         row.update(status="unreadable", verdict=str(error))
         return row
@@ -53,6 +52,11 @@ def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY,
         message = without_paths(str(error).strip().splitlines()[0][:300]) if str(error).strip() else ""
         row.update(status="unreadable", verdict=f"{name}: {type(error).__name__}" + (f": {message}" if message else ""))
         return row
+    try:
+        verdicts = provider_verdicts(analysis) if len(transcript.messages) <= verdicts_up_to else {}
+    except Exception as error:  # noqa: BLE001 - the file was read: keep its row, say why verdicts are missing
+        verdicts = {}
+        row["providers rejecting"] = f"not checked: {type(error).__name__}"
     summary = analysis.report.summary
     row["format"] = transcript.format
     row["messages"] = summary.messages

@@ -136,7 +136,12 @@ def with_verdicts(source: Source, analysis: Analysis, provider: str | None, key:
                   on_click=st.session_state.__setitem__, args=(flag, True))
         return analysis
     with st.spinner("Validating against every provider's rules…"):
-        return _with_verdicts(source.digest, source.name, analysis.policy, provider, analysis)
+        try:
+            return _with_verdicts(source.digest, source.name, analysis.policy, provider, analysis)
+        except Exception as error:  # noqa: BLE001 - the rest of the page is still worth showing
+            show_failure(f"{source.name}: provider verdicts", error,
+                         headline="Provider verdicts could not be computed for this transcript; the rest is shown.")
+            return analysis
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

@@ -201,3 +201,23 @@ def test_an_unexpected_failure_in_a_page_is_one_line_with_details_and_no_server_
     assert "Details" in details.label
     assert "at pages/inspector_page.py:" in details.code[0].value
     assert_no_leak(at)
+
+
+def test_a_failing_provider_check_is_one_error_line_and_the_rest_of_the_page_is_shown(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import inspector.batch
+
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise TypeError("unhashable type: 'list'")
+
+    monkeypatch.setattr(ui, "provider_verdict", boom)
+    at = upload("pages/inspector_page.py", "a.json", surrogate_transcript())
+    assert len(at.error) == 1 and at.error[0].value.startswith("Provider verdicts could not be computed")
+    assert "a.json: provider verdicts: TypeError: unhashable type: 'list'" in [c.value for c in at.code]
+    assert any("durable transcript" in f.value.columns for f in at.dataframe)  # the side-by-side table is there
+
+    monkeypatch.setattr(inspector.batch, "provider_verdict", boom)
+    at = upload("pages/batch.py", "a.json", surrogate_transcript())
+    table = next(f.value for f in at.dataframe if "status" in f.value.columns)
+    assert list(table["status"]) == ["repaired"]  # read and repaired; only the verdicts are missing
+    assert list(table["providers rejecting"]) == ["not checked: TypeError"]
