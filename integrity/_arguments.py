@@ -30,7 +30,7 @@ def require_messages(messages: Any, function: str) -> None:
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             raise TypeError(f"{function}() takes a list of message dicts; messages[{index}] is "
-                            f"a {type(message).__name__}: {_shown(message)}")
+                            f"{type(message).__name__} {_shown(message)}, not a message dict")
 
 
 def require_transcript(transcript: Any, function: str) -> None:

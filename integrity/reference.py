@@ -11,6 +11,7 @@ from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._arguments import require_messages
 from ._entries import materialize
 from ._gc import without_gc
 from ._messages import INTERRUPTED_MESSAGE, INTERRUPTED_TEXT, receipt_message
@@ -69,7 +70,11 @@ def tool_calls(message: Message) -> list[PendingToolCall]:
 
 
 def orphaned_tool_calls(messages: Sequence[Message]) -> list[PendingToolCall]:
-    """Every call, in transcript order, whose id has no toolResult anywhere."""
+    """Every call, in transcript order, whose id has no toolResult anywhere.
+
+    Raises TypeError unless `messages` is a list of message dicts.
+    """
+    require_messages(messages, "orphaned_tool_calls")
     light = light_transcript(messages)
     answered = {key for key in light.result_keys.values() if type(key) is str}
     return [
@@ -85,7 +90,14 @@ def repair_orphaned_tool_calls(messages: list[Message], now: Callable[[], int] =
     """Build a provider-legal model view; a healthy transcript comes back by identity.
 
     The cyclic GC is paused for the call (see integrity._gc) and restored after it.
+    Raises TypeError unless `messages` is a list of message dicts (naming the first
+    element that is not; a {"messages": [...]} envelope gets a hint to pass that list).
+
+    What the view shares with the input: a message carried unchanged is the input
+    dict itself (mutating it mutates the durable record, as it is the record); a
+    synthesized receipt is a new dict.  The reference never rewrites a message.
     """
+    require_messages(messages, "repair_orphaned_tool_calls")
     plan = plan_openmaic(light_transcript(messages))
     if not plan.changed:
         return ToolCallRepair(messages, [])

@@ -624,8 +624,12 @@ def _constant(value: int) -> Callable[[], int]:
 def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]:
     """Rebuild the repaired view from a report and its durable transcript alone.
 
-    Every entry goes through the materializer the repair itself uses.
+    Every entry goes through the materializer the repair itself uses.  Raises
+    TypeError unless `messages` is a list of message dicts.
     """
+    from ._arguments import require_messages
+
+    require_messages(messages, "view_from_report")
     durable = messages.__getitem__
     out = []
     for item in report.view:
@@ -648,10 +652,20 @@ def repair_with_report(
     """One pass: the repair result (ToolCallRepair) and the report that explains it (strict by default).
 
     The cyclic GC is paused for the call (see integrity._gc) and restored after it.
+    Raises TypeError unless `messages` is a list of message dicts (naming the first
+    element that is not; a {"messages": [...]} envelope gets a hint to pass that list).
+
+    What the view shares with the input: a message the view carries unchanged
+    (report.view entry `durable` without `ids`) is the input dict itself; every
+    message the view changes (renamed ids, merged turns) is a deep copy, and
+    receipts and turns are new, so mutating any of those (their `arguments`,
+    `content`, `details`) never changes the input.
     """
+    from ._arguments import require_messages
     from .analysis import analyze
     from .loading import Transcript
     from .reference import ToolCallRepair, time_ms
 
+    require_messages(messages, "repair_with_report")
     analysis = analyze(Transcript(messages, source or "<input>"), policy, now or time_ms)
     return ToolCallRepair(analysis.view, list(analysis.plan.repaired_tool_calls)), analysis.report

@@ -31,6 +31,7 @@ from integrity import (
 from integrity._fastpath import read_fast, write_fast
 from integrity._plan import plan_openmaic
 from integrity._views import light_transcript
+from integrity.schema.pi_ai import check_messages
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -341,9 +342,12 @@ def test_fast_path_equals_dict_path(messages: list[Any]) -> None:
         is_result(m) or any(isinstance(p, dict) and p.get("type") == "toolCall"
                             for p in (m.get("content") if isinstance(m.get("content"), list) else []))
         for m in messages)
+    malformed = check_messages(messages)
     if fast is None:
-        assert not has_tool_messages, "the fast path declined a plain pi-ai transcript"
+        # the fast path declines only what is not pi-ai, or breaks the pi-ai schema (the general reader reports it)
+        assert not has_tool_messages or malformed, "the fast path declined a well-formed pi-ai transcript"
         return
+    assert not malformed, "the fast path read a file with schema findings: it must validate the same"
     dict_plan = plan_openmaic(light_transcript(messages))
     fast_plan = plan_openmaic(fast.light)
 

@@ -43,8 +43,11 @@ def validate(
     canonical messages each violation involves.  history=True validates a stored
     transcript's history rather than an outgoing request (see `validate_native`).
     """
+    from .._arguments import require_messages
     from ..formats import to_native  # imported here: formats is the larger package and may come to use providers
     from . import PROVIDER_FORMAT, validate_native
+
+    require_messages(messages, "validate")
 
     if provider not in PROVIDER_FORMAT:
         return validate_native([], provider)  # raises the registry's unknown-provider error

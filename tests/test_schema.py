@@ -1,0 +1,325 @@
+"""Schema findings: garbage is never called healthy, and each malformed spot is named where it is.
+
+Every case of the issue's list ("Garbage called healthy") is here, through the
+CLI (`check` exits 1, never 0, and names the finding) and through the API
+(the finding's code, severity and native position).  Numeric ids: the strict
+policy pairs a result with its call by the same value and sends the id as a
+string; the reference policy keeps the reference's behaviour and only reports.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from integrity import Transcript, analyze, load, repair_orphaned_tool_calls, repair_with_report
+from integrity._fastpath import read_fast
+from integrity.kinds import FINDINGS, FindingCode, Severity
+from integrity.schema import schema_findings
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def user(text: str = "go") -> dict[str, Any]:
+    return {"role": "user", "content": text, "timestamp": 1}
+
+
+def call(call_id: Any = "A", name: Any = "grep", **extra: Any) -> dict[str, Any]:
+    part = {"type": "toolCall", "id": call_id, "name": name, "arguments": {"q": 1}, **extra}
+    return {k: v for k, v in part.items() if v is not _MISSING}
+
+
+def frame(*parts: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "assistant", "content": list(parts), "stopReason": "toolUse", "timestamp": 2}
+
+
+def result(call_id: Any = "A", name: str = "grep") -> dict[str, Any]:
+    message = {"role": "toolResult", "toolCallId": call_id, "toolName": name,
+               "content": [{"type": "text", "text": "ok"}], "isError": False, "timestamp": 3}
+    return {k: v for k, v in message.items() if v is not _MISSING}
+
+
+def say(text: str = "done") -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop", "timestamp": 4}
+
+
+_MISSING: Any = object()
+HEALTHY = [user(), frame(call()), result(), say()]
+
+
+def mutated(index: int, **fields: Any) -> list[Any]:
+    """HEALTHY with some fields of one message replaced (_MISSING deletes a field)."""
+    messages = json.loads(json.dumps(HEALTHY))
+    for key, value in fields.items():
+        if value is _MISSING:
+            del messages[index][key]
+        else:
+            messages[index][key] = value
+    return messages
+
+
+# (file text, the finding code check must report) for every shape the issue lists
+PI_AI_GARBAGE: dict[str, tuple[str, FindingCode]] = {
+    "banana-role": (json.dumps([{"role": "banana"}]), FindingCode.UNKNOWN_ROLE),
+    "miscased-role": (json.dumps(mutated(3, role="Assistant")), FindingCode.UNKNOWN_ROLE),
+    "no-role": (json.dumps(mutated(0, role=_MISSING)), FindingCode.UNKNOWN_ROLE),
+    "call-without-id": (json.dumps([user(), frame(call(_MISSING)), say()]), FindingCode.CALL_WITHOUT_ID),
+    "call-without-name": (json.dumps([user(), frame(call(name=_MISSING)), result()]), FindingCode.CALL_WITHOUT_NAME),
+    "orphan-loses-its-name": (json.dumps([user(), frame(call(name=_MISSING))]), FindingCode.CALL_WITHOUT_NAME),
+    "null-call-id": (json.dumps([user(), frame(call(None)), result()]), FindingCode.NON_STRING_ID),
+    "integer-call-id": (json.dumps([user(), frame(call(7)), say()]), FindingCode.NON_STRING_ID),
+    "integer-result-id": (json.dumps(mutated(2, toolCallId=1)), FindingCode.NON_STRING_ID),
+    "result-without-call-id": (json.dumps(mutated(2, toolCallId=_MISSING)), FindingCode.RESULT_WITHOUT_CALL_ID),
+    "content-object-user": (json.dumps(mutated(0, content={"text": "go"})), FindingCode.INVALID_CONTENT),
+    "content-object-assistant": (json.dumps(mutated(3, content={"a": 1})), FindingCode.INVALID_CONTENT),
+    "content-missing-result": (json.dumps(mutated(2, content=_MISSING)), FindingCode.INVALID_CONTENT),
+    "text-not-a-string": (json.dumps(mutated(3, content=[{"type": "text", "text": 5}])), FindingCode.INVALID_CONTENT),
+    "unknown-part-type": (json.dumps(mutated(3, content=[{"type": "banana"}])), FindingCode.INVALID_CONTENT),
+    "arguments-array": (json.dumps([user(), frame(call(arguments=[1, 2])), result()]), FindingCode.INVALID_ARGUMENTS),
+    "arguments-string": (json.dumps([user(), frame(call(arguments="{}")), result()]), FindingCode.INVALID_ARGUMENTS),
+    "lone-message": (json.dumps(HEALTHY[0], indent=1), FindingCode.LONE_MESSAGE),
+}
+
+
+def check(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "integrity", "check", *args, str(path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", sorted(PI_AI_GARBAGE))
+def test_check_never_calls_garbage_healthy(tmp_path: Path, name: str) -> None:
+    text, code = PI_AI_GARBAGE[name]
+    path = tmp_path / "garbage.json"
+    path.write_text(text, encoding="utf-8")
+    run = check(path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "healthy" not in run.stdout.splitlines()[0]
+    assert f"malformed: {_position_word(code)}" in run.stdout
+    report = json.loads(check(path, "--json").stdout)
+    assert report["healthy"] is False
+    assert code.value in {finding["kind"] for finding in report["findings"]}
+    assert "traceback" not in (run.stdout + run.stderr).lower()
+
+
+def _position_word(code: FindingCode) -> str:
+    return "top level" if code is FindingCode.LONE_MESSAGE else "message "
+
+
+@pytest.mark.parametrize("name", sorted(PI_AI_GARBAGE))
+def test_every_garbage_case_is_a_malformed_finding_of_the_api(name: str) -> None:
+    text, code = PI_AI_GARBAGE[name]
+    for policy in ("strict", "openmaic"):
+        report = analyze(load(text.encode(), "g.json"), policy).report
+        found = [finding for finding in report.findings if finding.kind == code]
+        assert found and all(finding.severity == Severity.MALFORMED for finding in found)
+        assert not report.healthy and report.verdict.split(":")[0] != "healthy"
+
+
+@pytest.mark.parametrize("name", sorted(PI_AI_GARBAGE))
+def test_the_fast_path_declines_what_the_schema_reports(name: str) -> None:
+    """_fastpath validates the same rules: it never reads a file that has a schema finding."""
+    assert read_fast(PI_AI_GARBAGE[name][0].encode(), "g.json") is None
+
+
+def test_the_fast_path_still_reads_well_formed_files() -> None:
+    assert read_fast(json.dumps(HEALTHY).encode(), "ok.json") is not None
+    assert schema_findings(load(json.dumps(HEALTHY).encode(), "ok.json")) == []
+
+
+def test_schema_codes_are_registered_as_malformed() -> None:
+    for code in (FindingCode.NOT_A_MESSAGE, FindingCode.UNKNOWN_ROLE, FindingCode.INVALID_CONTENT,
+                 FindingCode.CALL_WITHOUT_ID, FindingCode.CALL_WITHOUT_NAME, FindingCode.NON_STRING_ID,
+                 FindingCode.RESULT_WITHOUT_CALL_ID, FindingCode.INVALID_ARGUMENTS, FindingCode.LONE_MESSAGE):
+        assert FINDINGS[code].severity is Severity.MALFORMED
+
+
+def test_content_as_an_object_in_a_file_with_nothing_else_is_unreadable_not_healthy(tmp_path: Path) -> None:
+    """With no other entry to tell the format by, the file cannot be read: exit 2, one line."""
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps([{"role": "user", "content": {"x": 1}}]), encoding="utf-8")
+    run = check(path)
+    assert run.returncode == 2 and len(run.stderr.splitlines()) == 1
+
+
+def test_the_pi_agent_extension_roles_are_not_findings() -> None:
+    messages = [{"role": "compactionSummary", "summary": "s"}, {"role": "bashExecution", "command": "ls"},
+                *HEALTHY, {"role": "system", "content": "rules"}]
+    report = analyze(Transcript(messages)).report
+    assert report.findings == [] and report.healthy
+
+
+def test_miscased_role_names_the_right_spelling() -> None:
+    [finding] = schema_findings(load(json.dumps(mutated(3, role="Assistant")).encode(), "m.json"))
+    assert finding.message.endswith("role 'Assistant' is miscased: the format's role is 'assistant'")
+
+
+# ---- positions: entry, line and JSON path in the file -------------------------------------------
+
+
+def test_positions_in_a_json_array_name_the_line_and_path() -> None:
+    text = json.dumps([user(), frame(call(None)), result()], indent=1)
+    [finding] = schema_findings(load(text.encode(), "a.json"))
+    line = next(number for number, content in enumerate(text.splitlines(), 1) if '"role": "assistant"' in content)
+    assert (finding.entry, finding.path) == (1, "[1].content[0].id")
+    assert finding.line == line - 1  # the entry's opening brace is the line before its first member
+    assert finding.message.startswith(f"message 1 (line {finding.line}): 'content[0].id' must be a string, got null")
+    assert finding.durable_indices == [1]
+
+
+def test_positions_in_jsonl_name_the_line() -> None:
+    lines = [json.dumps(m) for m in [user(), frame(call()), result(), say()]]
+    lines[2] = json.dumps(mutated(2, toolCallId=_MISSING)[2])
+    [finding] = schema_findings(load(("\n".join(lines) + "\n").encode(), "s.jsonl"))
+    assert (finding.entry, finding.line, finding.path) == (2, 3, "toolCallId")
+    assert finding.message == "entry 2 (line 3): 'toolCallId' is missing"
+
+
+def test_positions_in_an_envelope_use_its_key() -> None:
+    text = json.dumps({"model": "m", "messages": [user(), frame(call(arguments=[1])), result()]})
+    [finding] = schema_findings(load(text.encode(), "e.json"))
+    assert finding.path == "messages[1].content[0].arguments"
+
+
+def test_schema_findings_come_first_and_serialize_their_positions() -> None:
+    report = analyze(load(json.dumps(mutated(2, toolCallId=None)).encode(), "x.json")).report
+    first = report.findings[0].model_dump(mode="json")
+    assert first["kind"] == "non_string_id" and first["path"] == "[2].toolCallId" and first["line"] == 1
+    # engine findings carry no position fields (reports stay as they were)
+    assert all("path" not in f.model_dump(mode="json") for f in report.findings if f.severity != "malformed")
+
+
+# ---- other formats: what their readers read on past ----------------------------------------------
+
+
+def chat_call(arguments: Any = "{}") -> dict[str, Any]:
+    return {"role": "assistant", "content": None,
+            "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": arguments}}]}
+
+
+NATIVE_GARBAGE: dict[str, tuple[Any, FindingCode, str]] = {
+    "chat-role": ([{"role": "user", "content": "hi"}, chat_call(),
+                   {"role": "tool", "tool_call_id": "a", "content": "ok"}, {"role": "banana", "content": "x"}],
+                  FindingCode.UNKNOWN_ROLE, "[3].role"),
+    "chat-arguments": ([{"role": "user", "content": "hi"}, chat_call("[1"),
+                        {"role": "tool", "tool_call_id": "a", "content": "ok"}],
+                       FindingCode.INVALID_ARGUMENTS, "[1].tool_calls[0].function.arguments"),
+    "chat-arguments-not-object": ([{"role": "user", "content": "hi"}, chat_call("[1]"),
+                                   {"role": "tool", "tool_call_id": "a", "content": "ok"}],
+                                  FindingCode.INVALID_ARGUMENTS, "[1].tool_calls[0].function.arguments"),
+    "chat-tool-without-id": ([{"role": "user", "content": "hi"}, chat_call(), {"role": "tool", "content": "ok"}],
+                             FindingCode.RESULT_WITHOUT_CALL_ID, "[2].tool_call_id"),
+    "chat-user-content-object": ([{"role": "user", "content": {"x": 1}}, chat_call(),
+                                  {"role": "tool", "tool_call_id": "a", "content": "ok"}],
+                                 FindingCode.INVALID_CONTENT, "[0]"),
+    "anthropic-role": ([{"role": "user", "content": "hi"},
+                        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}]},
+                        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "ok"}]},
+                        {"role": "Assistant", "content": "x"}], FindingCode.UNKNOWN_ROLE, "[3].role"),
+    "anthropic-input": ([{"role": "user", "content": "hi"},
+                         {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": [1]}]},
+                         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "ok"}]}],
+                        FindingCode.INVALID_ARGUMENTS, "[1].content[0].input"),
+    "gemini-args": ({"contents": [{"role": "user", "parts": [{"text": "hi"}]},
+                                  {"role": "model", "parts": [{"functionCall": {"name": "f", "args": "x"}}]},
+                                  {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}}]}]},
+                    FindingCode.INVALID_ARGUMENTS, "contents[1].parts[0].functionCall.args"),
+    "responses-role": ({"input": [{"role": "banana", "content": "hi"},
+                                  {"type": "function_call", "call_id": "a", "name": "f", "arguments": "{}"},
+                                  {"type": "function_call_output", "call_id": "a", "output": "ok"}]},
+                       FindingCode.UNKNOWN_ROLE, "input[0].role"),
+    "bedrock-role": ({"messages": [{"role": "user", "content": [{"text": "hi"}]},
+                                   {"role": "assistant", "content": [{"toolUse": {"toolUseId": "a", "name": "f",
+                                                                                  "input": {}}}]},
+                                   {"role": "user", "content": [{"toolResult": {"toolUseId": "a",
+                                                                                "content": [{"text": "ok"}]}}]},
+                                   {"role": "banana", "content": [{"text": "x"}]}]},
+                     FindingCode.UNKNOWN_ROLE, "messages[3].role"),
+    "langchain-call-id": ([{"type": "human", "data": {"content": "hi"}},
+                           {"type": "ai", "data": {"content": "",
+                                                   "tool_calls": [{"name": "f", "args": {}, "id": None}]}},
+                           {"type": "tool", "data": {"content": "ok", "tool_call_id": "a"}}],
+                          FindingCode.NON_STRING_ID, "[1].data.tool_calls[0].id"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NATIVE_GARBAGE))
+def test_other_formats_report_what_their_readers_read_on_past(name: str) -> None:
+    document, code, path = NATIVE_GARBAGE[name]
+    transcript = load(json.dumps(document).encode(), f"{name}.json")
+    found = [finding for finding in schema_findings(transcript) if finding.kind == code]
+    assert found and found[0].path == path and found[0].severity == Severity.MALFORMED
+    assert not analyze(transcript).report.healthy
+
+
+def test_claude_code_message_entries_are_checked_as_anthropic_messages() -> None:
+    entries = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "message": {"role": "user", "content": "hi"}},
+        {"type": "assistant", "uuid": "u2", "parentUuid": "u1",
+         "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": 3}]}},
+        {"type": "user", "uuid": "u3", "parentUuid": "u2",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}},
+    ]
+    transcript = load("".join(json.dumps(e) + "\n" for e in entries).encode(), "s.jsonl")
+    [finding] = schema_findings(transcript)
+    assert (finding.kind, finding.line, finding.path) == ("invalid_arguments", 2, "message.content[0].input")
+
+
+def test_a_one_entry_claude_code_session_is_not_a_lone_message() -> None:
+    entry = {"type": "user", "uuid": "u1", "parentUuid": None, "message": {"role": "user", "content": "hi"}}
+    assert schema_findings(load((json.dumps(entry) + "\n").encode(), "s.jsonl")) == []
+
+
+# ---- numeric ids ----------------------------------------------------------------------------------
+
+
+NUMERIC = [user(), frame(call(1)), result(1), say()]
+
+
+def test_strict_pairs_a_numeric_id_with_its_result_and_sends_strings() -> None:
+    repair, report = repair_with_report(json.loads(json.dumps(NUMERIC)), now=lambda: 7)
+    view = repair.messages
+    assert [m["role"] for m in view] == ["user", "assistant", "toolResult", "assistant"]
+    assert view[1]["content"][0]["id"] == "1" and view[2]["toolCallId"] == "1"
+    assert view[2]["content"] == NUMERIC[2]["content"]  # the real result, never a receipt
+    assert repair.repaired_tool_calls == [] and report.summary.strays_dropped == 0
+    [pairing] = report.pairings
+    assert (pairing.answered_by, pairing.outcome) == (2, "answered")
+    assert {f.kind for f in report.findings} == {FindingCode.NON_STRING_ID} and len(report.findings) == 2
+    assert not report.healthy
+    assert [a.codes for a in report.actions if a.new_ids] == [["numeric_ids_as_text"]] * 2
+
+
+def test_strict_pairs_numbers_and_their_text_by_value() -> None:
+    for call_id, result_id in ((1, "1"), ("1", 1), (2, 2.0)):
+        repair, report = repair_with_report([user(), frame(call(call_id)), result(result_id), say()], now=lambda: 7)
+        assert len(repair.messages) == 4 and report.summary.synthesized == 0 and report.summary.strays_dropped == 0
+        assert repair.messages[1]["content"][0]["id"] == repair.messages[2]["toolCallId"]
+
+
+def test_an_unanswered_numeric_call_gets_a_receipt_with_the_same_string_id() -> None:
+    repair, report = repair_with_report([user(), frame(call(5)), user("later")], now=lambda: 7)
+    assert repair.messages[1]["content"][0]["id"] == "5" and repair.messages[2]["toolCallId"] == "5"
+    assert repair.repaired_tool_calls == ["5"]
+
+
+def test_the_reference_policy_keeps_the_reference_behaviour_and_only_reports() -> None:
+    messages = json.loads(json.dumps(NUMERIC))
+    reference = repair_orphaned_tool_calls(messages, now=lambda: 0)
+    repair, report = repair_with_report(messages, now=lambda: 0, policy="openmaic")
+    assert repair.messages == reference.messages
+    assert FindingCode.NON_STRING_ID in {f.kind for f in report.findings} and not report.healthy
+
+
+def test_repairing_numeric_ids_gives_a_file_our_check_calls_healthy(tmp_path: Path) -> None:
+    source, out = tmp_path / "n.json", tmp_path / "out.json"
+    source.write_text(json.dumps(NUMERIC), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "integrity", "repair", str(source), "-o", str(out), "--now", "1"],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert check(source).returncode == 1
+    assert check(out).returncode == 0
