@@ -44,6 +44,8 @@ class Issue:
 Loc = tuple[Any, ...]
 Classify = Callable[[Loc, str], FindingCode]
 """(clean location, pydantic error type) -> the finding code for it."""
+Expect = Callable[[Loc], "str | None"]
+"""clean location -> what belongs there ("a string or an array of parts"), for the sentence."""
 
 
 def clean_loc(loc: Sequence[Any], tags: frozenset[str]) -> Loc:
@@ -81,19 +83,22 @@ def value_at(entry: Any, loc: Loc) -> tuple[bool, Any]:
     return True, value
 
 
-def _detail(code: FindingCode, loc: Loc, error_type: str, found: bool, value: Any) -> str:
+def _detail(code: FindingCode, loc: Loc, error_type: str, found: bool, value: Any, expected: str | None) -> str:
     where = json_path(loc) or "the entry"
     if error_type == "missing" or not found:
         return f"'{where}' is missing"
     if error_type == "union_tag_invalid" and isinstance(value, dict):
-        return f"'{where}' has an unknown part type {value.get('type')!r}"
+        return f"'{where}' has an unknown part type {_short(value.get('type'))}"
     if error_type == "union_tag_not_found":
         return f"'{where}' has no 'type'"
     if code is FindingCode.INVALID_ARGUMENTS:
         return f"'{where}' must be a JSON object, got {describe_value(value)}"
     if code in (FindingCode.NON_STRING_ID, FindingCode.CALL_WITHOUT_NAME):
-        return f"'{where}' must be a string, got {describe_value(value)} ({_short(value)})"
-    return f"'{where}' is {describe_value(value)}, which is not valid here"
+        expected = "a string"
+    got = describe_value(value)
+    if value is not None and not isinstance(value, (dict, list)):
+        got += f" ({_short(value)})"
+    return f"'{where}' must be {expected}, got {got}" if expected else f"'{where}' is {got}, which is not valid here"
 
 
 def _short(value: Any) -> str:
@@ -106,7 +111,7 @@ def _short(value: Any) -> str:
 
 
 def issues_of(error: ValidationError, entry: Any, index: int, classify: Classify, tags: frozenset[str],
-              prefix: Loc = ()) -> list[Issue]:
+              prefix: Loc = (), expect: Expect | None = None) -> list[Issue]:
     """One issue per malformed spot of one entry (a union's alternatives are one spot)."""
     errors = [(clean_loc(e["loc"], tags), e["type"]) for e in error.errors(include_url=False)]
     deeper = {loc[:depth] for loc, _ in errors for depth in range(len(loc))}
@@ -121,17 +126,18 @@ def issues_of(error: ValidationError, entry: Any, index: int, classify: Classify
         seen.add((code, loc))
         found, value = value_at(entry, loc)
         full = prefix + loc
-        out.append(Issue(code, index, json_path(full), _detail(code, full, error_type, found, value)))
+        expected = expect(loc) if expect is not None else None
+        out.append(Issue(code, index, json_path(full), _detail(code, full, error_type, found, value, expected)))
     return out
 
 
 def validate(model: type[BaseModel], entry: Any, index: int, classify: Classify, tags: frozenset[str],
-             prefix: Loc = ()) -> list[Issue]:
+             prefix: Loc = (), expect: Expect | None = None) -> list[Issue]:
     """Validate one entry (or a part of it, at `prefix`) against an input model."""
     try:
         model.model_validate(entry)
     except ValidationError as error:
-        return issues_of(error, entry, index, classify, tags, prefix)
+        return issues_of(error, entry, index, classify, tags, prefix, expect)
     return []
 
 
@@ -187,5 +193,5 @@ def id_issue(container: Any, key: str, index: int, path: str, call: bool) -> Iss
     if value is None and key not in container:
         code = FindingCode.CALL_WITHOUT_ID if call else FindingCode.RESULT_WITHOUT_CALL_ID
         return Issue(code, index, path, f"'{path}' is missing")
-    return Issue(FindingCode.NON_STRING_ID, index, path,
-                 f"'{path}' must be a string, got {describe_value(value)} ({_short(value)})")
+    shown = "" if value is None or isinstance(value, (dict, list)) else f" ({_short(value)})"
+    return Issue(FindingCode.NON_STRING_ID, index, path, f"'{path}' must be a string, got {describe_value(value)}{shown}")

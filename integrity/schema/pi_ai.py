@@ -16,7 +16,7 @@ carries the message as it is).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -105,6 +105,25 @@ def classify(loc: Loc, error_type: str) -> FindingCode:
     return FindingCode.INVALID_CONTENT
 
 
+_CONTENT = {
+    "assistant": "an array of text, thinking and toolCall parts",
+    "user": "a string or an array of text and image parts",
+}
+
+
+def expected(role: str) -> Callable[[Loc], str | None]:
+    """What belongs at a location of a message of this role (for the finding's sentence)."""
+    def at(loc: Loc) -> str | None:
+        if loc == ("content",):
+            return _CONTENT.get(role, _CONTENT["user"])
+        if len(loc) == 2 and loc[0] == "content":
+            return "a content part object"
+        if len(loc) == 3 and loc[0] == "content" and loc[2] in ("text", "thinking"):
+            return "a string"
+        return None
+    return at
+
+
 def check_message(message: Any, index: int, canonical: bool = False) -> list[Issue]:
     """Every malformed spot of one message; canonical: a message another format's reader made."""
     if not isinstance(message, dict):
@@ -115,7 +134,7 @@ def check_message(message: Any, index: int, canonical: bool = False) -> list[Iss
         if isinstance(role, str) and (role in EXTENSION_ROLES or (canonical and role == _CANONICAL_ONLY)):
             return []
         return [role_issue(role, KNOWN_ROLES, index)]
-    return validate(model, message, index, classify, TAGS)
+    return validate(model, message, index, classify, TAGS, expect=expected(role))
 
 
 def check_messages(messages: Sequence[Any], canonical: bool = False) -> list[Issue]:
