@@ -194,4 +194,5 @@ def id_issue(container: Any, key: str, index: int, path: str, call: bool) -> Iss
         code = FindingCode.CALL_WITHOUT_ID if call else FindingCode.RESULT_WITHOUT_CALL_ID
         return Issue(code, index, path, f"'{path}' is missing")
     shown = "" if value is None or isinstance(value, (dict, list)) else f" ({_short(value)})"
-    return Issue(FindingCode.NON_STRING_ID, index, path, f"'{path}' must be a string, got {describe_value(value)}{shown}")
+    return Issue(FindingCode.NON_STRING_ID, index, path,
+                 f"'{path}' must be a string, got {describe_value(value)}{shown}")
