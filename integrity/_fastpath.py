@@ -13,7 +13,9 @@ positioned error messages.  The structs hold the pi-ai schema's rules
 a role outside user/system/assistant/toolResult, content of the wrong shape, a
 text that is not a string, arguments that are not an object, or a call id, tool
 name or toolCallId that is not a string all send it to the general reader, which
-reports them.  A file read here has no schema findings.
+reports them, as does a bookkeeping field of the wrong type (timestamp, stopReason,
+errorMessage, api, provider, model, usage, toolName, isError, signatures).  A file
+read here has no schema findings.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal
 
 import msgspec
 
@@ -40,22 +42,31 @@ class _Object(msgspec.Struct, gc=False):
     """Any JSON object, its members skipped (tool arguments: only their type is checked)."""
 
 
+_UNSET = msgspec.UNSET
+_Text_ = str | msgspec.UnsetType  # an optional string field: absent, or a string
+_Number = int | float | msgspec.UnsetType
+
+
 class _ToolCall(msgspec.Struct, gc=False, tag_field="type", tag="toolCall"):
     id: Any = None
     name: Any = None
-    arguments: _Object | msgspec.UnsetType = msgspec.UNSET
+    arguments: _Object | msgspec.UnsetType = _UNSET
+    thoughtSignature: _Text_ = _UNSET
 
 
 class _Text(msgspec.Struct, gc=False, tag_field="type", tag="text"):
     text: str
+    textSignature: _Text_ = _UNSET
 
 
 class _Thinking(msgspec.Struct, gc=False, tag_field="type", tag="thinking"):
     thinking: str
+    thinkingSignature: _Text_ = _UNSET
 
 
 class _Image(msgspec.Struct, gc=False, tag_field="type", tag="image"):
-    pass
+    data: _Text_ = _UNSET
+    mimeType: _Text_ = _UNSET
 
 
 _Part = _ToolCall | _Text | _Thinking | _Image
@@ -68,23 +79,31 @@ _UserContent = str | list[_Text | _Image]
 # this list raises ValidationError and the general reader takes over.
 class _User(msgspec.Struct, gc=False, tag_field="role", tag="user"):
     content: _UserContent
+    timestamp: _Number = _UNSET
 
 
 class _System(msgspec.Struct, gc=False, tag_field="role", tag="system"):
     content: _UserContent
+    timestamp: _Number = _UNSET
 
 
 class _Assistant(msgspec.Struct, gc=False, tag_field="role", tag="assistant"):
     content: list[_Part]
-    stopReason: Any = None
-    errorMessage: Any = None
+    stopReason: Literal["stop", "length", "toolUse", "error", "aborted"] | None = None
+    errorMessage: str | None = None
+    api: _Text_ = _UNSET
+    provider: _Text_ = _UNSET
+    model: _Text_ = _UNSET
+    usage: _Object | msgspec.UnsetType = _UNSET
+    timestamp: _Number = _UNSET
 
 
 class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
     content: _UserContent
     toolCallId: Any = None
-    toolName: Any = None
-    isError: Any = None
+    toolName: _Text_ = _UNSET
+    isError: bool | msgspec.UnsetType = _UNSET
+    timestamp: _Number = _UNSET
     details: msgspec.Raw = _NULL
 
 
@@ -149,7 +168,8 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder) -> bool | Non
             details = message.details
             if type(message.toolCallId) is not str:
                 return None  # a schema finding: the general reader reports it
-            result(index, message.toolCallId, message.toolName,
+            name = message.toolName
+            result(index, message.toolCallId, None if name is _UNSET else name,
                    message.isError is True and details is not _NULL and is_receipt(True, _ANY.decode(details)))
         elif kind is _Assistant:
             content = message.content

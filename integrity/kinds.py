@@ -64,6 +64,7 @@ class FindingCode(str, Enum):
     RESULT_WITHOUT_CALL_ID = "result_without_call_id"
     INVALID_ARGUMENTS = "invalid_arguments"
     LONE_MESSAGE = "lone_message"
+    INVALID_FIELD = "invalid_field"
 
 
 class Mark(str, Enum):
@@ -177,6 +178,9 @@ FINDINGS: dict[FindingCode, KindFacts] = {
     FindingCode.LONE_MESSAGE: KindFacts(
         "lone message", "A single message object where the format wants a list of messages.",
         Severity.MALFORMED),
+    FindingCode.INVALID_FIELD: KindFacts(
+        "invalid field", "A field of the wrong type or value (a timestamp that is not a number, a stopReason "
+        "or isError pi-ai does not have).", Severity.MALFORMED),
 }
 
 MARKS: dict[Mark, KindFacts] = {

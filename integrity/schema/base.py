@@ -48,12 +48,16 @@ Expect = Callable[[Loc], "str | None"]
 """clean location -> what belongs there ("a string or an array of parts"), for the sentence."""
 
 
+_MEMBER_LABELS = frozenset({"str", "int", "float", "bool", "none"})
+"""The labels pydantic puts in a location for a union's plain alternatives."""
+
+
 def clean_loc(loc: Sequence[Any], tags: frozenset[str]) -> Loc:
     """A pydantic location without the labels unions insert ('str', 'list[...]', a part's tag)."""
     out: list[Any] = []
     for position, item in enumerate(loc):
         if isinstance(item, str):
-            if item == "str" or "[" in item:
+            if item in _MEMBER_LABELS or "[" in item:
                 continue
             if position and isinstance(loc[position - 1], int) and item in tags:
                 continue

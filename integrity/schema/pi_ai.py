@@ -3,9 +3,11 @@
 What is checked is what the engine and every provider rely on: a known role,
 content of the right shape (user and result content: a string or text/image parts;
 assistant content: text, thinking and toolCall parts), a tool call's string id and
-name and object arguments, a result's string toolCallId.  Optional or
-bookkeeping fields (timestamp, usage, api, model, details) are not checked: many
-real writers leave them out and nothing depends on them.
+name and object arguments, a result's string toolCallId.  Bookkeeping fields
+(timestamp, stopReason, errorMessage, api, provider, model, usage, toolName,
+isError, signatures) may be left out, as many real writers do, but when present
+they must have pi-ai's type (a stopReason pi-ai has; null is read as absent for
+stopReason and errorMessage).  `details` and unknown fields are free.
 
 Roles: pi-ai's own (user, assistant, toolResult), inline system prompts (system,
 developer), and the roles pi's coding agent adds to its AgentMessage union
@@ -31,18 +33,25 @@ KNOWN_ROLES = (*MESSAGE_ROLES, *SYSTEM_ROLES, *EXTENSION_ROLES)
 _CANONICAL_ONLY = "opaque"  # native entries of other formats kept as they are (integrity.formats.common)
 
 
+STOP_REASONS = ("stop", "length", "toolUse", "error", "aborted")
+
+
 class Text(Open):
     type: Literal["text"]
     text: str
+    textSignature: str = ""
 
 
 class Thinking(Open):
     type: Literal["thinking"]
     thinking: str
+    thinkingSignature: str = ""
 
 
 class Image(Open):
     type: Literal["image"]
+    data: str = ""
+    mimeType: str = ""
 
 
 class ToolCall(Open):
@@ -50,6 +59,7 @@ class ToolCall(Open):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    thoughtSignature: str = ""
 
 
 class Opaque(Open):
@@ -66,22 +76,34 @@ TAGS = frozenset({"text", "thinking", "image", "toolCall", "opaque"})
 class UserMessage(Open):
     role: Literal["user"]
     content: str | list[UserPart]
+    timestamp: int | float = 0
 
 
 class AssistantMessage(Open):
     role: Literal["assistant"]
     content: list[AssistantPart]
+    stopReason: Literal["stop", "length", "toolUse", "error", "aborted"] | None = None
+    errorMessage: str | None = None
+    api: str = ""
+    provider: str = ""
+    model: str = ""
+    usage: dict[str, Any] = Field(default_factory=dict)
+    timestamp: int | float = 0
 
 
 class ToolResultMessage(Open):
     role: Literal["toolResult"]
     toolCallId: str
     content: str | list[UserPart]
+    toolName: str = ""
+    isError: bool = False
+    timestamp: int | float = 0
 
 
 class SystemMessage(Open):
     role: Literal["system", "developer"]
     content: str | list[UserPart]
+    timestamp: int | float = 0
 
 
 MODELS: dict[str, type[BaseModel]] = {
@@ -102,9 +124,14 @@ def classify(loc: Loc, error_type: str) -> FindingCode:
             return FindingCode.CALL_WITHOUT_NAME
         if field == "arguments":
             return FindingCode.INVALID_ARGUMENTS
-    return FindingCode.INVALID_CONTENT
+    return FindingCode.INVALID_CONTENT if loc and loc[0] == "content" else FindingCode.INVALID_FIELD
 
 
+_FIELDS = {
+    "timestamp": "a number", "stopReason": "one of " + ", ".join(STOP_REASONS), "errorMessage": "a string",
+    "api": "a string", "provider": "a string", "model": "a string", "usage": "a JSON object",
+    "toolName": "a string", "isError": "true or false",
+}
 _CONTENT = {
     "assistant": "an array of text, thinking and toolCall parts",
     "user": "a string or an array of text and image parts",
@@ -118,8 +145,10 @@ def expected(role: str) -> Callable[[Loc], str | None]:
             return _CONTENT.get(role, _CONTENT["user"])
         if len(loc) == 2 and loc[0] == "content":
             return "a content part object"
-        if len(loc) == 3 and loc[0] == "content" and loc[2] in ("text", "thinking"):
-            return "a string"
+        if len(loc) == 1 and loc[0] in _FIELDS:
+            return _FIELDS[loc[0]]
+        if len(loc) == 3 and loc[0] == "content":
+            return "a JSON object" if loc[2] == "arguments" else "a string"
         return None
     return at
 
