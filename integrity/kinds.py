@@ -9,24 +9,54 @@ any consumer that does not know it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
+from .notes import NoteCode
+
 
 class Severity(str, Enum):
-    """How bad a kind is for the transcript as recorded.
+    """How bad a kind is for the transcript as recorded, from nothing wrong to worst (declaration order).
 
-    error: a strict provider rejects a request that contains it (HTTP 400).
-    warning: accepted, but information is lost or ambiguous (a reviewer should look).
     info: nothing wrong (a message carried as it is).
+    normalized: a change no provider needs (results put back in call order inside the run
+        right after their frame; a change the chosen provider does not need): still healthy.
+    lossy: a call or result is unanswered, duplicated, ambiguous, or would be lost, even
+        where a provider accepts the request.
+    rejected: a provider returns HTTP 400 for it: the chosen one, or any when none is chosen.
     malformed: the entry breaks its format's schema (a wrong type, a missing id, an unknown
         role); the engine reads on, but no check calls such a transcript healthy.
+
+    `check` exits 1 for lossy, rejected and malformed (FAILING); info and normalized are healthy.
     """
 
     INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
+    NORMALIZED = "normalized"
+    LOSSY = "lossy"
+    REJECTED = "rejected"
     MALFORMED = "malformed"
+
+
+SEVERITY_ORDER: tuple[Severity, ...] = tuple(Severity)
+"""Every severity from nothing wrong to worst: `worst` picks the last one present."""
+
+FAILING: frozenset[Severity] = frozenset({Severity.LOSSY, Severity.REJECTED, Severity.MALFORMED})
+"""The severities that make a transcript unhealthy (`check` exits 1)."""
+
+LEGACY_SEVERITY: dict[str, Severity] = {"error": Severity.REJECTED, "warning": Severity.LOSSY}
+"""Report versions 1 and 2 said error and warning; a kind's own severity replaces them when it is known."""
+
+
+def worst(severities: Iterable[Severity]) -> Severity:
+    """The worst of some severities (info for none)."""
+    rank = SEVERITY_ORDER.index
+    return max(severities, key=rank, default=Severity.INFO)
+
+
+def fails(severity: Severity) -> bool:
+    """Whether a transcript with this worst severity is unhealthy (`check` exits 1)."""
+    return severity in FAILING
 
 
 class RepairKind(str, Enum):
@@ -34,6 +64,7 @@ class RepairKind(str, Enum):
 
     KEPT = "kept"
     MOVED = "moved"
+    REORDERED = "reordered"
     RENAMED = "renamed"
     SHARED = "shared"
     MERGED = "merged"
@@ -81,7 +112,11 @@ class KindFacts:
 
     name: the one short name every screen, table and export uses.
     description: one or two sentences for the glossary.
-    severity: see Severity.
+    severity: see Severity; for a kind that a provider may or may not reject, its severity when
+        that provider (the chosen one, or any when none is chosen) rejects the transcript as
+        recorded, or when that is not known.
+    if_accepted: its severity when the provider(s) accept the transcript as recorded (the change
+        was not needed: normalized; or something is still duplicated or lost: lossy); None: `severity`.
     summary_field: the report summary count this kind feeds (None: not counted).
     verdict: how the one-line verdict words a count of it (None: not in the verdict).
     action: whether the report's per-message actions use it as their kind.
@@ -93,6 +128,11 @@ class KindFacts:
     summary_field: str | None = None
     verdict: str | None = None
     action: bool = False
+    if_accepted: Severity | None = None
+
+    def rated(self, accepted: bool | None = None) -> Severity:
+        """The severity given what the provider(s) say about the transcript as recorded (None: not known)."""
+        return self.if_accepted if accepted and self.if_accepted is not None else self.severity
 
 
 REPAIR_KINDS: dict[RepairKind, KindFacts] = {
@@ -100,60 +140,72 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         "kept", "The durable message is carried into the view as it is, at the same place.",
         Severity.INFO, action=True),
     RepairKind.MOVED: KindFacts(
-        "moved", "A result the view carries right after its frame, in call order, away from where it was recorded.",
-        Severity.ERROR, "moved", "moved", action=True),
+        "moved", "A result the view carries right after its frame, in call order, away from where it was recorded "
+        "(another message split it from its frame, or it was recorded before its call).",
+        Severity.REJECTED, "moved", "moved", action=True, if_accepted=Severity.NORMALIZED),
+    RepairKind.REORDERED: KindFacts(
+        "reordered", "A result the view puts in call order inside the run of results right after its frame, "
+        "where it was recorded: no provider needs this.",
+        Severity.NORMALIZED, "reordered", "result(s) put in call order", action=True),
     RepairKind.DROPPED_DUPLICATE: KindFacts(
         "dropped duplicate", "A second result for a call that already has one; the view keeps one result per call.",
-        Severity.ERROR, "duplicates_dropped", "duplicate receipt(s) dropped", action=True),
+        Severity.REJECTED, "duplicates_dropped", "duplicate receipt(s) dropped", action=True,
+        if_accepted=Severity.LOSSY),
     RepairKind.DROPPED_INTERRUPTED_FRAME: KindFacts(
         "dropped interrupted frame",
         "An assistant frame without tool calls that stopped abnormally (aborted, cut by length, errored), "
         "left out of the view.",
-        Severity.WARNING, "frames_dropped", "interrupted frame(s) dropped", action=True),
+        Severity.LOSSY, "frames_dropped", "interrupted frame(s) dropped", action=True),
     RepairKind.DROPPED_STRAY: KindFacts(
         "dropped stray", "A result whose call id matches no call in the transcript, left out of the view.",
-        Severity.ERROR, "strays_dropped", "stray result(s) dropped", action=True),
+        Severity.REJECTED, "strays_dropped", "stray result(s) dropped", action=True, if_accepted=Severity.LOSSY),
     RepairKind.SYNTHESIZED: KindFacts(
         "synthesized receipt",
         "A result written by the engine for a call that has none: it tells the model the outcome is unknown. "
         "It exists only in the view.",
-        Severity.ERROR, "synthesized", "receipt(s) synthesized"),
+        Severity.REJECTED, "synthesized", "receipt(s) synthesized", if_accepted=Severity.LOSSY),
     RepairKind.RENAMED: KindFacts(
         "renamed ids", "A message the view sends with new call ids (an id used twice, an empty id, or a "
         "numeric id sent as a string); the durable message keeps its ids.",
-        Severity.ERROR, "renamed", "message(s) with renamed ids"),
+        Severity.REJECTED, "renamed", "message(s) with renamed ids", if_accepted=Severity.NORMALIZED),
     RepairKind.MERGED: KindFacts(
         "merged", "A message sent inside the next message of the same role, because the provider wants one "
         "message per turn.",
-        Severity.ERROR, "merged", "message(s) merged into the next of the same role", action=True),
+        Severity.REJECTED, "merged", "message(s) merged into the next of the same role", action=True,
+        if_accepted=Severity.NORMALIZED),
     RepairKind.SYNTHESIZED_TURN: KindFacts(
         "synthesized turn", "A user or assistant turn that exists only in the view, because the provider's "
         "order of turns needs it.",
-        Severity.ERROR, "turns_synthesized", "turn(s) synthesized for the provider's role order"),
+        Severity.REJECTED, "turns_synthesized", "turn(s) synthesized for the provider's role order",
+        if_accepted=Severity.NORMALIZED),
     RepairKind.SHARED: KindFacts(
         "shared answer", "A reused call id answered again with the first result recorded for it "
         "(the reference's behaviour).",
-        Severity.WARNING),
+        Severity.LOSSY),
 }
 
 FINDINGS: dict[FindingCode, KindFacts] = {
     FindingCode.STRAY_RESULT: KindFacts(
-        "stray result", "A result whose call id matches no call; the policy left it in place.", Severity.ERROR),
+        "stray result", "A result whose call id matches no call; the policy left it in place.", Severity.REJECTED,
+        if_accepted=Severity.LOSSY),
     FindingCode.MALFORMED_RESULT_ID: KindFacts(
-        "malformed result id", "A result without a string call id: no call can own it.", Severity.ERROR),
+        "malformed result id", "A result without a string call id: no call can own it.", Severity.REJECTED,
+        if_accepted=Severity.LOSSY),
     FindingCode.REUSED_CALL_ID: KindFacts(
         "reused call id", "One call id used by several calls; the reference answers every use with the first result.",
-        Severity.WARNING),
+        Severity.REJECTED, if_accepted=Severity.LOSSY),
     FindingCode.RESULTS_OUT_OF_ORDER: KindFacts(
-        "results out of order", "The results right after a frame, but not in the order of its calls.",
-        Severity.WARNING),
+        "results out of order", "The results right after a frame, but not in the order of its calls; no provider "
+        "needs them in order (the strict view puts them in order).", Severity.NORMALIZED),
     FindingCode.EMPTY_ID: KindFacts(
-        "empty id", "A call or result with an empty id.", Severity.WARNING),
+        "empty id", "A call or result with an empty id: which result answers which call is ambiguous.",
+        Severity.LOSSY),
     FindingCode.DUPLICATE_RESULT: KindFacts(
-        "duplicate result", "A call with several results that the policy left in the view.", Severity.ERROR),
+        "duplicate result", "A call with several results that the policy left in the view.", Severity.REJECTED,
+        if_accepted=Severity.LOSSY),
     FindingCode.REAL_RESULT_HIDDEN: KindFacts(
         "real result hidden", "The real result was dropped because an interrupted receipt for the same call came "
-        "first (the reference keeps the first).", Severity.WARNING),
+        "first (the reference keeps the first).", Severity.LOSSY),
     FindingCode.NOT_A_MESSAGE: KindFacts(
         "not a message", "An entry of the message list that is not a message object (a number, a string, "
         "an array, null).", Severity.MALFORMED),
@@ -185,19 +237,77 @@ FINDINGS: dict[FindingCode, KindFacts] = {
 
 MARKS: dict[Mark, KindFacts] = {
     Mark.ORPHANED_CALL: KindFacts(
-        "orphaned call", "A call with no result anywhere in the transcript.", Severity.ERROR, "orphaned_calls"),
+        "orphaned call", "A call with no result anywhere in the transcript.", Severity.REJECTED, "orphaned_calls",
+        if_accepted=Severity.LOSSY),
     Mark.STRAY: KindFacts(
-        "stray result", "A result whose call id matches no call; the policy left it in place.", Severity.ERROR,
-        "strays"),
+        "stray result", "A result whose call id matches no call; the policy left it in place.", Severity.REJECTED,
+        "strays", if_accepted=Severity.LOSSY),
     Mark.FINDING: KindFacts(
-        "finding", "A defect the policy reports but does not change.", Severity.WARNING, "findings"),
+        "finding", "A defect the policy reports but does not change.", Severity.LOSSY, "findings"),
 }
+
+_R, _L, _N = Severity.REJECTED, Severity.LOSSY, Severity.NORMALIZED
+
+NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
+    # strict pairing
+    NoteCode.RESULT_WITHOUT_STRING_ID: (_R, _L),
+    NoteCode.RESULT_BEFORE_CALL: (_R, _N),
+    NoteCode.RESULT_WITHOUT_CALL: (_R, _L),
+    NoteCode.RECEIPT_REPLACED_BY_REAL: (_R, _L),
+    NoteCode.SECOND_RESULT: (_R, _L),
+    # interrupted frames: the ones that split a call from its results must go; the reference
+    # drops the others only because it repairs something, and their content is lost
+    NoteCode.FRAME_SPLITS_RESULTS: (_R, _L),
+    NoteCode.FRAME_EMPTY: (_R, _N),
+    NoteCode.FRAME_DROPPED_BY_REFERENCE: (_L, _L),
+    NoteCode.FRAME_SUPERSEDED: (_R, _L),
+    # reference defaults
+    NoteCode.REAL_RESULT_AFTER_RECEIPT: (_R, _L),
+    NoteCode.LATER_DUPLICATE: (_R, _L),
+    NoteCode.STRAY: (_R, _L),
+    # view changes: a result moved back next to its call is needed; a reorder inside the run is not
+    NoteCode.MOVED: (_R, _N),
+    NoteCode.REORDERED: (_N, _N),
+    NoteCode.RENAMED: (_R, _N),
+    NoteCode.NUMERIC_IDS_AS_TEXT: (_R, _N),
+    NoteCode.MERGED: (_R, _N),
+    NoteCode.MERGED_INTO: (_R, _N),
+    NoteCode.CARRIES_MERGED: (_R, _N),
+    # synthesized turns (provider role order)
+    NoteCode.START_WITH_USER: (_R, _N),
+    NoteCode.START_NOT_WITH_CALL: (_R, _N),
+    NoteCode.REPLY_AFTER_RESULTS: (_R, _N),
+}
+"""How bad the reason behind a change is: (when the provider rejects the transcript as recorded, or
+that is not known; when it accepts it).  A kind alone is not enough: an interrupted frame dropped
+because it splits a call from its results is rejected, one the reference drops only because it
+repairs something is lossy."""
+
+
+def note_severity(code: NoteCode | str, accepted: bool | None = None) -> Severity:
+    """The severity of one reason (see NOTE_SEVERITIES); accepted: what the provider(s) say as recorded."""
+    rejected, otherwise = NOTE_SEVERITIES[NoteCode(code)]
+    return otherwise if accepted else rejected
+
+
+def rate(kind: RepairKind | FindingCode | Mark | str, codes: Iterable[NoteCode | str] = (),
+         accepted: bool | None = None) -> Severity:
+    """The severity of one action, view entry or finding: the worst of its reasons, else its kind's.
+
+    A message kept as it is, with no reason, is info.  accepted: whether the provider(s) accept the
+    transcript as recorded (the chosen one, or every one when none is chosen); None: not known.
+    """
+    codes = list(codes)
+    if codes:
+        return worst(note_severity(code, accepted) for code in codes)
+    return facts(kind).rated(accepted)
+
 
 ACTION_KINDS: tuple[RepairKind, ...] = tuple(kind for kind, facts in REPAIR_KINDS.items() if facts.action)
 """The kinds a report action can have, in registry order."""
 
 VERDICT_ORDER: tuple[RepairKind, ...] = (
-    RepairKind.MOVED, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_INTERRUPTED_FRAME,
+    RepairKind.MOVED, RepairKind.REORDERED, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_INTERRUPTED_FRAME,
     RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.RENAMED, RepairKind.MERGED,
     RepairKind.SYNTHESIZED_TURN,
 )

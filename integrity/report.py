@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from itertools import islice
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from ._entries import (
     Merged,
@@ -36,11 +36,14 @@ from ._gc import without_gc
 from ._plan import Plan
 from ._policies import DEFAULT_POLICY
 from ._views import LightTranscript
-from .kinds import REPAIR_KINDS, VERDICT_ORDER, RepairKind, Severity
+from .kinds import FINDINGS, REPAIR_KINDS, VERDICT_ORDER, RepairKind, Severity, fails, rate, worst
 from .notes import Note, NoteCode, render, render_all
 
-REPORT_VERSION = 2
-"""2: `view` holds typed entries (receipts, turns and merges inline); actions carry note codes."""
+REPORT_VERSION = 3
+"""2: `view` holds typed entries (receipts, turns and merges inline); actions carry note codes.
+3: severities are info, normalized, lossy, rejected, malformed (version 2 said error/warning); every
+action, synthesized receipt and turn carries one; the report has the worst (`severity`) and, when
+known, what each provider says about the transcript as recorded (`as_recorded`)."""
 
 Outcome = Literal["answered", "moved", "synthesized", "shared"]
 
@@ -65,6 +68,15 @@ class Action(BaseModel):
     call_id: str | None = None
     codes: list[NoteCode] = Field(default_factory=list, description="why, as note codes (see integrity.notes)")
     reason: str = ""
+    severity: Severity = Field(Severity.INFO, description="how bad the defect behind it is (integrity.kinds)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rated(cls, data: Any) -> Any:
+        """An action of an older report has no severity: rate it from its kind and codes."""
+        if isinstance(data, dict) and "severity" not in data and "kind" in data:
+            data = {**data, "severity": rate(data["kind"], data.get("codes") or ())}
+        return data
 
 
 class DurableView(BaseModel):
@@ -89,6 +101,8 @@ class ReceiptView(BaseModel):
     call_position: int
     timestamp: int
     text: str | None = Field(None, description="receipt text when it is not the reference's")
+    severity: Severity = Field(REPAIR_KINDS[RepairKind.SYNTHESIZED].severity,
+                               description="a call without a result: rejected, or lossy when accepted as recorded")
 
 
 class TurnView(BaseModel):
@@ -101,6 +115,13 @@ class TurnView(BaseModel):
     timestamp: int
     code: NoteCode
     reason: str
+    severity: Severity | None = Field(None, description="how bad the rule it answers is (None: rated from code)")
+
+    @model_validator(mode="after")
+    def _rated(self) -> TurnView:
+        if self.severity is None:
+            self.severity = rate(RepairKind.SYNTHESIZED_TURN, [self.code])
+        return self
 
 
 class MergedView(BaseModel):
@@ -150,6 +171,7 @@ class Summary(BaseModel):
     orphaned_calls: int
     duplicates_dropped: int
     moved: int
+    reordered: int = 0
     frames_dropped: int
     strays_dropped: int
     synthesized: int
@@ -161,7 +183,11 @@ class Summary(BaseModel):
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unused(handler(self), ("merged", "turns_synthesized"))
+        return _without_unused(handler(self), ("merged", "turns_synthesized", "reordered"))
+
+
+AsRecorded = dict[str, Literal["accepted", "rejected"]]
+"""provider -> what it says about the transcript as recorded (only the providers that were checked)."""
 
 
 class RepairReport(BaseModel):
@@ -172,6 +198,7 @@ class RepairReport(BaseModel):
     policy: str
     changed: bool
     healthy: bool
+    severity: Severity | None = Field(None, description="the worst severity of any action, receipt, turn or finding")
     verdict: str
     summary: Summary
     repaired_tool_calls: list[str]
@@ -180,20 +207,32 @@ class RepairReport(BaseModel):
     findings: list[Finding]
     view: list[ViewItem]
     provider: str | None = Field(None, description="the provider whose role rules the view follows")
+    as_recorded: AsRecorded | None = Field(None, description="what each checked provider says about the "
+                                                             "transcript as recorded (None: not checked)")
 
     @model_validator(mode="before")
     @classmethod
     def _upgrade(cls, data: Any) -> Any:
-        """Read a version 1 report (receipts, turns and merges in side tables) as version 2."""
-        if isinstance(data, dict) and data.get("report_version") == 1:
-            from ._report_v1 import upgrade
+        """Read a version 1 report (receipts, turns and merges in side tables) or a version 2 one as
+        today's: the shape is upgraded, and severities are rated from each kind and its codes."""
+        if isinstance(data, dict) and data.get("report_version") in (1, 2):
+            if data["report_version"] == 1:
+                from ._report_v1 import upgrade
 
-            return upgrade(data)
+                data = upgrade(data)
+            return {**data, "report_version": REPORT_VERSION}
         return data
+
+    @model_validator(mode="after")
+    def _worst(self) -> RepairReport:
+        """An older report has no severity: the worst of its parts."""
+        if self.severity is None:
+            self.severity = worst(_severities(self))
+        return self
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unused(handler(self), ("provider",))
+        return _without_unused(handler(self), ("provider", "as_recorded"))
 
     @property
     def synthesized(self) -> list[ReceiptView]:
@@ -230,30 +269,59 @@ def frame_answer_slots(light: LightTranscript, order: Sequence[Any]) -> list[tup
     return slots
 
 
+Moves = tuple[dict[int, int], set[int]]
+"""Every message the view moved (durable index -> view position), and which of them only changed
+places inside the run of results right after their frame (put in call order: normalized)."""
+
+
 def moved_results(light: LightTranscript, plan: Plan) -> dict[int, int]:
-    """Durable index -> view position, for messages the view moved.
+    """Durable index -> view position, for messages the view moved (results put in call order too)."""
+    return moves(light, plan)[0]
+
+
+def moves(light: LightTranscript, plan: Plan) -> Moves:
+    """The messages the view moved, and the ones among them it only put in call order.
 
     A result is in place when it sits in the k-th slot after its frame and was
     the k-th message after that frame in the durable transcript too; anything
     else (split from its frame, reordered) is a move a reviewer should see.  A
-    message outside the answer slots is moved when the view puts it before a
-    message recorded earlier (the reference leaves strays in place while it
-    moves results around them): one definition for the report and every screen.
+    result recorded inside the contiguous run of results right after its frame
+    (only its place in that run differs) is merely put in call order: every
+    provider accepts such a run, so the move is a normalization.  A message
+    outside the answer slots is moved when the view puts it before a message
+    recorded earlier (the reference leaves strays in place while it moves
+    results around them): one definition for the report and every screen.
     """
     moved: dict[int, int] = {}
+    in_run: set[int] = set()
     if not plan.changed or plan.order is None:
-        return moved
+        return moved, in_run
     order = plan.order
     seen: set[int] = set()
+    runs: dict[int, int] = {}
     for view_position, frame, call_position in frame_answer_slots(light, order):
         entry = entry_index(order[view_position])
         if entry is not None and entry not in seen:
             seen.add(entry)
             if entry != frame + 1 + call_position:
                 moved[entry] = view_position
+                if frame < entry <= frame + _run_length(light, frame, runs):
+                    in_run.add(entry)
     if _has_unowned_results(light):
         moved.update(_reordered(order, moved))
-    return moved
+    return moved, in_run
+
+
+def _run_length(light: LightTranscript, frame: int, known: dict[int, int]) -> int:
+    """How many results were recorded contiguously right after a frame (cached per frame)."""
+    length = known.get(frame)
+    if length is None:
+        keys = light.result_keys
+        cursor = frame + 1
+        while cursor in keys:
+            cursor += 1
+        length = known[frame] = cursor - frame - 1
+    return length
 
 
 def _has_unowned_results(light: LightTranscript) -> bool:
@@ -298,36 +366,67 @@ def call_uses(light: LightTranscript) -> dict[str, list[tuple[int, int]]]:
     return uses
 
 
-def _verdict(summary: Summary, changed: bool, error_findings: int, malformed: int = 0) -> str:
+def _recorded_clause(recorded: AsRecorded | None, provider: str | None = None) -> str:
+    """What the providers say about the transcript as recorded, in words ("" when none was checked)."""
+    if not recorded:
+        return ""
+    from .providers import PROVIDERS
+
+    accepted = [name for name in PROVIDERS if recorded.get(name) == "accepted"]
+    rejected = [name for name in PROVIDERS if recorded.get(name) == "rejected"]
+    every = len(recorded) == len(PROVIDERS) and provider is None
+    if not rejected:
+        return f"accepted as recorded by all {len(accepted)} providers" if every and len(accepted) > 1 \
+            else "accepted as recorded by " + ", ".join(accepted)
+    if not accepted:
+        return f"rejected as recorded by all {len(rejected)} providers" if every and len(rejected) > 1 \
+            else "rejected as recorded by " + ", ".join(rejected)
+    return f"rejected as recorded by {', '.join(rejected)}; accepted by {', '.join(accepted)}"
+
+
+_STATES = {Severity.MALFORMED: "malformed", Severity.REJECTED: "would be rejected", Severity.LOSSY: "lossy"}
+
+
+def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int = 0,
+             recorded: AsRecorded | None = None, provider: str | None = None) -> str:
     """The one-line verdict; what a repair changed is worded by the kind registry.
 
-    malformed: how many findings are schema findings (never healthy, named first).
+    severity: the worst of the report; a transcript whose view only normalizes is
+    healthy and says so (never "repaired").  malformed: how many findings are schema
+    findings.  recorded / provider: what the checked providers say as recorded.
     """
     if not changed:
         if summary.findings == 0:
-            return (f"healthy: {summary.messages} messages, {summary.calls} calls, "
+            text = (f"healthy: {summary.messages} messages, {summary.calls} calls, "
                     "every call answered once, right after its frame")
-        state = "malformed" if malformed else "would be rejected" if error_findings else "accepted"
-        return f"unchanged ({state}): {summary.findings} finding(s) the policy leaves in place"
-    parts = []
-    for kind in VERDICT_ORDER:
-        facts = REPAIR_KINDS[kind]
-        count = getattr(summary, facts.summary_field or "")
-        if count:
-            parts.append(f"{count} {facts.verdict}")
-    text = "repaired: " + (", ".join(parts) if parts else "view rebuilt")
-    if summary.findings:
-        text += f"; {summary.findings} finding(s) left" + (f" ({malformed} malformed)" if malformed else "")
-    return text
+        else:
+            state = _STATES.get(severity, "accepted")
+            text = f"unchanged ({state}): {summary.findings} finding(s) the policy leaves in place"
+    else:
+        parts = []
+        for kind in VERDICT_ORDER:
+            facts = REPAIR_KINDS[kind]
+            count = getattr(summary, facts.summary_field or "")
+            if count:
+                parts.append(f"{count} {facts.verdict}")
+        if fails(severity):
+            text = "repaired: " + (", ".join(parts) if parts else "view rebuilt")
+        else:
+            text = (f"healthy: {summary.messages} messages, {summary.calls} calls, every call answered once; "
+                    "the view only normalizes: " + (", ".join(parts) if parts else "nothing a provider needs"))
+        if summary.findings:
+            text += f"; {summary.findings} finding(s) left" + (f" ({malformed} malformed)" if malformed else "")
+    clause = _recorded_clause(recorded, provider)
+    return f"{text}; {clause}" if clause else text
 
 
-def summarize(light: LightTranscript, plan: Plan, findings: int = 0,
-              moved: dict[int, int] | None = None) -> Summary:
+def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Moves | None = None) -> Summary:
     """Counts for a plan without building per-message actions (cheap enough for huge files)."""
     known = {call.id for calls in light.frames.values() for call in calls}
     order = plan.order if plan.changed and plan.order is not None else None
     # the few entries that are not plain durable messages, picked out at C speed
     others = [entry for entry in order if type(entry) is not int] if order is not None else []
+    moved_to, in_run = moved if moved is not None else moves(light, plan)
     return Summary(
         messages=light.size,
         view_messages=len(order) if order is not None else light.size,
@@ -335,7 +434,8 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0,
         results=len(light.result_keys),
         orphaned_calls=len(plan.repaired_tool_calls),
         duplicates_dropped=len(plan.dropped_duplicates),
-        moved=len(moved if moved is not None else moved_results(light, plan)),
+        moved=len(moved_to) - len(in_run),
+        reordered=len(in_run),
         frames_dropped=len(plan.dropped_frames),
         strays_dropped=len(plan.dropped_strays),
         synthesized=sum(1 for entry in others if isinstance(entry, Synthesized)),
@@ -348,6 +448,10 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0,
     )
 
 
+Reason = tuple[RepairKind, tuple[NoteCode, ...]]
+"""What a change is and why (its kind and note codes): all a severity is rated from."""
+
+
 class Diagnosis(BaseModel):
     """What `check` prints: the verdict, counts and findings, without per-message detail."""
 
@@ -355,41 +459,98 @@ class Diagnosis(BaseModel):
     policy: str
     changed: bool
     healthy: bool
+    severity: Severity = Severity.INFO
     verdict: str
     summary: Summary
     findings: list[Finding]
+    as_recorded: AsRecorded | None = None
+    provider: str | None = None
+    _reasons: list[Reason] = PrivateAttr(default_factory=list)  # every distinct change, to rate it again
 
-
-def _errors(findings: list[Finding]) -> int:
-    return sum(1 for finding in findings if finding.severity == Severity.ERROR)
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unused(handler(self), ("as_recorded", "provider"))
 
 
 def _malformed(findings: list[Finding]) -> int:
     return sum(1 for finding in findings if finding.severity == Severity.MALFORMED)
 
 
-def _judged(light: LightTranscript, plan: Plan, schema: Sequence[Finding], moved: dict[int, int] | None = None
-            ) -> tuple[list[Finding], Summary, bool, str]:
-    """Findings (schema findings first), summary, healthy and verdict: one rule for report and diagnosis.
+def _accepted(recorded: AsRecorded | None, provider: str | None) -> bool | None:
+    """Whether the provider(s) that count accept the transcript as recorded: the chosen one, or
+    every provider when none is chosen; None when that is not known."""
+    if not recorded:
+        return None
+    if provider is not None:
+        said = recorded.get(provider)
+        return None if said is None else said == "accepted"
+    if any(said == "rejected" for said in recorded.values()):
+        return False
+    from .providers import PROVIDERS
 
-    A transcript with a malformed finding is never healthy, whatever the plan.
-    """
-    findings = [*schema, *find_defects(light, plan, call_uses(light))]
-    summary = summarize(light, plan, len(findings), moved)
-    errors, malformed = _errors(findings), _malformed(findings)
-    healthy = not plan.changed and errors == 0 and malformed == 0
-    return findings, summary, healthy, _verdict(summary, plan.changed, errors, malformed)
+    return True if set(PROVIDERS) <= set(recorded) else None
+
+
+def _rated_findings(findings: Sequence[Finding], accepted: bool | None) -> list[Finding]:
+    """The findings with the severity their kind has given what the providers say."""
+    out = []
+    for finding in findings:
+        facts = FINDINGS.get(finding.kind)
+        severity = facts.rated(accepted) if facts is not None else finding.severity
+        out.append(finding if severity == finding.severity else finding.model_copy(update={"severity": severity}))
+    return out
+
+
+def _judged(light: LightTranscript, plan: Plan, schema: Sequence[Finding], moved: Moves
+            ) -> tuple[list[Finding], Summary]:
+    """Findings (schema findings first) and summary: one rule for report and diagnosis."""
+    findings = _rated_findings([*schema, *find_defects(light, plan, call_uses(light))], None)
+    return findings, summarize(light, plan, len(findings), moved)
 
 
 def diagnose(light: LightTranscript, plan: Plan, source: str | None = None,
              schema: Sequence[Finding] = ()) -> Diagnosis:
-    """The report's verdict, summary and findings at a fraction of its cost (for huge files).
+    """The report's verdict, summary, findings and severity at a fraction of its cost (for huge files).
 
-    schema: the transcript's schema findings (integrity.schema), reported first.
+    schema: the transcript's schema findings (integrity.schema), reported first.  The
+    severity is rated from every distinct change the plan makes (the same rules as the
+    report's actions), not per message.
     """
-    findings, summary, healthy, verdict = _judged(light, plan, schema)
-    return Diagnosis(source=source, policy=plan.policy, changed=plan.changed, healthy=healthy,
-                     verdict=verdict, summary=summary, findings=findings)
+    moved = moves(light, plan)
+    findings, summary = _judged(light, plan, schema, moved)
+    reasons = _plan_reasons(light, plan, moved)
+    severity = worst([*(rate(kind, codes) for kind, codes in reasons), *(f.severity for f in findings)])
+    diagnosis = Diagnosis(source=source, policy=plan.policy, changed=plan.changed, healthy=not fails(severity),
+                          verdict=_verdict(summary, plan.changed, severity, _malformed(findings)), summary=summary,
+                          findings=findings, severity=severity, provider=plan.provider)
+    diagnosis._reasons = reasons
+    return diagnosis
+
+
+def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reason]:
+    """Every distinct (kind, note codes) the plan's changes have, visiting only the messages it changes."""
+    if not plan.changed or plan.order is None:
+        return []
+    others = [entry for entry in plan.order if type(entry) is not int]
+    renames = {}
+    for entry in others:
+        last = entry.entries[-1] if isinstance(entry, Merged) else entry
+        if isinstance(last, Rewritten):
+            renames[last.index] = _renamed_ids(light, last.index, last.ids)
+    reasons: set[Reason] = set()
+    for entry in others:
+        if isinstance(entry, Synthesized):
+            reasons.add((RepairKind.SYNTHESIZED, ()))
+        elif isinstance(entry, SynthesizedTurn):
+            reasons.add((RepairKind.SYNTHESIZED_TURN, (entry.reason.code,)))
+    changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
+                                             moved[0], plan.notes, renames)
+    dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
+    for index in changed:
+        kind, notes, _fields = _change(light, plan, dropped, moved, renames, index)
+        if kind is not RepairKind.KEPT or notes:
+            reasons.add((kind, tuple(note.code for note in notes)))
+    return sorted(reasons)
 
 
 class _ViewFacts:
@@ -414,11 +575,12 @@ def _view_entry(light: LightTranscript, plan: Plan, facts: _ViewFacts, position:
                 stamp: Callable[[], int]) -> dict[str, Any]:
     if isinstance(entry, SynthesizedTurn):
         return dict(source="turn", view_index=position, role=entry.role, text=entry.text, timestamp=stamp(),
-                    code=entry.reason.code, reason=render(entry.reason))
+                    code=entry.reason.code, reason=render(entry.reason),
+                    severity=rate(RepairKind.SYNTHESIZED_TURN, [entry.reason.code]))
     if isinstance(entry, Synthesized):
         return dict(source="synthesized", view_index=position, call_id=entry.call_id, tool_name=entry.tool_name,
                     frame_index=entry.frame_index, call_position=entry.call_position, timestamp=stamp(),
-                    text=plan.placeholder)
+                    text=plan.placeholder, severity=rate(RepairKind.SYNTHESIZED))
     members = entry.entries if isinstance(entry, Merged) else (entry,)
     for member in members:
         facts.positions.setdefault(member_index(member), []).append(position)
@@ -480,72 +642,87 @@ def _durable_run(light: LightTranscript, frame_index: int) -> list[int]:
 
 
 def _action(kind: RepairKind, index: int, role: Any, notes: list[Note], **fields: Any) -> dict[str, Any]:
-    return dict(durable_index=index, role=role, kind=kind, codes=[note.code for note in notes],
-                reason=render_all(notes), **fields)
+    codes = [note.code for note in notes]
+    return dict(durable_index=index, role=role, kind=kind, codes=codes, reason=render_all(notes),
+                severity=rate(kind, codes), **fields)
 
 
-def _dropped_action(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int]], index: int, role: Any,
-                    note: Note | None) -> dict[str, Any] | None:
-    """The action for a message the view leaves out, or None when the view carries it.
+def _dropped(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int]], index: int,
+             note: Note | None) -> tuple[RepairKind, list[Note], dict[str, Any]] | None:
+    """What the view does with a message it leaves out (kind, reasons, extra fields); None when it carries it.
 
     dropped: the plan's dropped frames and dropped strays, as sets.
     """
     frames, strays = dropped
-    call_id = light.result_id(index)
     if index in frames:
         stop = light.frame_stops.get(index, "it stopped abnormally")
-        note = note or Note.of(NoteCode.FRAME_DROPPED_BY_REFERENCE, stop=stop)
-        return _action(RepairKind.DROPPED_INTERRUPTED_FRAME, index, role, [note])
+        return RepairKind.DROPPED_INTERRUPTED_FRAME, [note or Note.of(NoteCode.FRAME_DROPPED_BY_REFERENCE,
+                                                                      stop=stop)], {}
+    call_id = light.result_id(index)
     if index in plan.dropped_duplicates:
         kept = plan.dropped_duplicates[index]
         if note is None:
             real_lost = kept in light.receipts and index not in light.receipts
             code = NoteCode.REAL_RESULT_AFTER_RECEIPT if real_lost else NoteCode.LATER_DUPLICATE
             note = Note.of(code, call_id=call_id, kept=kept)
-        return _action(RepairKind.DROPPED_DUPLICATE, index, role, [note], kept_instead=kept, call_id=call_id)
+        return RepairKind.DROPPED_DUPLICATE, [note], dict(kept_instead=kept, call_id=call_id)
     if index in strays:
-        return _action(RepairKind.DROPPED_STRAY, index, role, [note or Note.of(NoteCode.STRAY, call_id=call_id)],
-                       call_id=call_id)
+        return RepairKind.DROPPED_STRAY, [note or Note.of(NoteCode.STRAY, call_id=call_id)], dict(call_id=call_id)
     return None
 
 
-def _actions(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: dict[int, int]) -> list[dict[str, Any]]:
+def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int]], moved: Moves,
+            renames: dict[int, dict[str, str]], index: int) -> tuple[RepairKind, list[Note], dict[str, Any]]:
+    """What the view does with one durable message and why: its kind, its reasons and the action's
+    extra fields.  One rule for the report's actions and the diagnosis's severity."""
+    note = plan.notes.get(index)
+    left_out = _dropped(light, plan, dropped, index, note)
+    if left_out is not None:
+        return left_out
+    if index in plan.merged:
+        carrier = plan.merged[index]
+        return RepairKind.MERGED, [note or Note.of(NoteCode.MERGED, carrier=carrier)], dict(kept_instead=carrier)
+    moved_to, in_run = moved
+    notes = [note] if note is not None else []
+    kind = RepairKind.KEPT
+    if index in moved_to:
+        if index in in_run:
+            kind = RepairKind.REORDERED
+            notes = notes or [Note.of(NoteCode.REORDERED, index=index, view_index=moved_to[index])]
+        else:
+            kind = RepairKind.MOVED
+            notes = notes or [Note.of(NoteCode.MOVED, index=index, view_index=moved_to[index])]
+    new_ids = renames.get(index, {})
+    renamed = {old: new for old, new in new_ids.items() if old != new}
+    if renamed:
+        notes.append(Note.of(NoteCode.RENAMED, ids=renamed))
+    if len(renamed) < len(new_ids):  # a numeric id keeps its text: only its JSON type changes
+        notes.append(Note.of(NoteCode.NUMERIC_IDS_AS_TEXT, ids=[old for old in new_ids if old not in renamed]))
+    return kind, notes, dict(new_ids=new_ids, call_id=light.result_id(index))
+
+
+def _actions(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves) -> list[dict[str, Any]]:
     """One action per durable message (plain dicts: per-object __init__ costs seconds at 100k)."""
     actions: list[dict[str, Any]] = []
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
+    moved_to = moved[0]
     for index in range(light.size):
         role = light.roles[index]
-        note = plan.notes.get(index)
-        left_out = _dropped_action(light, plan, dropped, index, role, note)
-        if left_out is not None:
-            actions.append(left_out)
+        kind, notes, fields = _change(light, plan, dropped, moved, facts.renames, index)
+        if kind in (RepairKind.DROPPED_INTERRUPTED_FRAME, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_STRAY):
+            actions.append(_action(kind, index, role, notes, **fields))
             continue
         where = facts.positions.get(index, [])
-        if index in plan.merged:
-            carrier = plan.merged[index]
-            notes = [note or Note.of(NoteCode.MERGED, carrier=carrier)]
-            actions.append(_action(RepairKind.MERGED, index, role, notes,
-                                   view_index=where[0] if where else None, kept_instead=carrier))
+        if kind is RepairKind.MERGED:
+            actions.append(_action(kind, index, role, notes, view_index=where[0] if where else None, **fields))
             continue
-        first = moved.get(index, where[0] if where else None)
-        notes = [note] if note is not None else []
-        kind = RepairKind.KEPT
-        if index in moved:
-            kind = RepairKind.MOVED
-            notes = notes or [Note.of(NoteCode.MOVED, index=index, view_index=moved[index])]
-        new_ids = facts.renames.get(index, {})
-        renamed = {old: new for old, new in new_ids.items() if old != new}
-        if renamed:
-            notes.append(Note.of(NoteCode.RENAMED, ids=renamed))
-        if len(renamed) < len(new_ids):  # a numeric id keeps its text: only its JSON type changes
-            notes.append(Note.of(NoteCode.NUMERIC_IDS_AS_TEXT, ids=[old for old in new_ids if old not in renamed]))
+        first = moved_to.get(index, where[0] if where else None)
         actions.append(_action(kind, index, role, notes, view_index=first,
-                               also_view_indices=[p for p in where if p != first], new_ids=new_ids,
-                               call_id=light.result_id(index)))
+                               also_view_indices=[p for p in where if p != first], **fields))
     return actions
 
 
-def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: dict[int, int]) -> list[dict[str, Any]]:
+def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves) -> list[dict[str, Any]]:
     """Every call with the result(s) recorded for it and the one the view uses."""
     pairings: list[dict[str, Any]] = []
     first_use: dict[str, tuple[int, int]] = {}
@@ -562,7 +739,7 @@ def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: dict
                     answered_by = entry
                     if first_use[call.id] != (index, call_position) and plan.policy == "openmaic":
                         outcome = "shared"
-                    elif moved.get(entry) == view_index:
+                    elif moved[0].get(entry) == view_index and entry not in moved[1]:
                         outcome = "moved"
                     else:
                         outcome = "answered"
@@ -584,23 +761,86 @@ def build_report(
     stamps: the timestamps the materializer gave synthesized receipts and turns, in view order.
     schema: the transcript's schema findings (integrity.schema), reported first.
     """
-    moved = moved_results(light, plan)
+    moved = moves(light, plan)
     facts = _view_facts(light, plan, stamps)
-    findings, summary, healthy, verdict = _judged(light, plan, schema, moved)
+    findings, summary = _judged(light, plan, schema, moved)
+    actions = _actions(light, plan, facts, moved)
+    severity = worst([*(entry["severity"] for entry in facts.entries if "severity" in entry),
+                      *{action["severity"] for action in actions}, *(f.severity for f in findings)])
     return RepairReport.model_validate(dict(
         source=source,
         policy=plan.policy,
         changed=plan.changed,
-        healthy=healthy,
-        verdict=verdict,
+        healthy=not fails(severity),
+        verdict=_verdict(summary, plan.changed, severity, _malformed(findings)),
         summary=summary,
         repaired_tool_calls=list(plan.repaired_tool_calls),
-        actions=_actions(light, plan, facts, moved),
+        actions=actions,
         pairings=_pairings(light, plan, facts, moved),
         findings=findings,
         view=facts.entries,
         provider=plan.provider,
+        severity=severity,
     ))
+
+
+def _severities(report: RepairReport, accepted: bool | None = None) -> list[Severity]:
+    """Every severity in a report, rated again given what the providers say (None: as stored)."""
+    if accepted is None:
+        found = {action.severity for action in report.actions}
+        found.update(entry.severity for entry in report.view
+                     if isinstance(entry, (ReceiptView, TurnView)) and entry.severity is not None)
+        return [*found, *(finding.severity for finding in report.findings)]
+    found = {rate(action.kind, action.codes, accepted) for action in report.actions}
+    found.update(rate(RepairKind.SYNTHESIZED, (), accepted) for entry in report.view
+                 if isinstance(entry, ReceiptView))
+    found.update(rate(RepairKind.SYNTHESIZED_TURN, [entry.code], accepted) for entry in report.view
+                 if isinstance(entry, TurnView))
+    return [*found, *(finding.severity for finding in _rated_findings(report.findings, accepted))]
+
+
+def with_recorded(report: Any, recorded: dict[str, bool]) -> Any:
+    """The report (or diagnosis) once some providers were asked about the transcript as recorded.
+
+    recorded: provider -> whether it accepts the transcript as recorded.  Every
+    severity is rated again: `rejected` needs a provider that rejects (the view's
+    provider when one was chosen, else any); when the one(s) that count accept,
+    what the view changes is `normalized`, or `lossy` where something is still
+    duplicated or lost.  The verdict then says which providers accept it.
+    """
+    said: AsRecorded = {name: "accepted" if ok else "rejected" for name, ok in recorded.items()}
+    accepted = _accepted(said, report.provider)
+    update: dict[str, Any] = {"as_recorded": said}
+    if isinstance(report, RepairReport):
+        severities = _severities(report, accepted)
+        update["actions"] = [_rerated(action, rate(action.kind, action.codes, accepted))
+                             for action in report.actions]
+        update["view"] = [_rerated(entry, _entry_severity(entry, accepted)) for entry in report.view]
+    else:
+        severities = [rate(kind, codes, accepted) for kind, codes in report._reasons]
+    findings = _rated_findings(report.findings, accepted)
+    severity = worst([*severities, *(finding.severity for finding in findings)])
+    update.update(findings=findings, severity=severity, healthy=not fails(severity),
+                  verdict=_verdict(report.summary, report.changed, severity, _malformed(findings), said,
+                                   report.provider))
+    updated = report.model_copy(update=update)
+    if not isinstance(report, RepairReport):
+        updated._reasons = report._reasons
+    return updated
+
+
+def _entry_severity(entry: Any, accepted: bool | None) -> Severity | None:
+    if isinstance(entry, ReceiptView):
+        return rate(RepairKind.SYNTHESIZED, (), accepted)
+    if isinstance(entry, TurnView):
+        return rate(RepairKind.SYNTHESIZED_TURN, [entry.code], accepted)
+    return None
+
+
+def _rerated(item: Any, severity: Severity | None) -> Any:
+    if severity is None or getattr(item, "severity", None) == severity:
+        return item
+    return item.model_copy(update={"severity": severity})
 
 
 def _plan_entry(item: Any) -> ViewEntry:

@@ -83,6 +83,11 @@ PI_AI_GARBAGE: dict[str, tuple[str, FindingCode]] = {
     "arguments-array": (json.dumps([user(), frame(call(arguments=[1, 2])), result()]), FindingCode.INVALID_ARGUMENTS),
     "arguments-string": (json.dumps([user(), frame(call(arguments="{}")), result()]), FindingCode.INVALID_ARGUMENTS),
     "lone-message": (json.dumps(HEALTHY[0], indent=1), FindingCode.LONE_MESSAGE),
+    "timestamp-string": (json.dumps(mutated(0, timestamp="yesterday")), FindingCode.INVALID_FIELD),
+    "stop-reason-unknown": (json.dumps(mutated(3, stopReason="done")), FindingCode.INVALID_FIELD),
+    "is-error-string": (json.dumps(mutated(2, isError="no")), FindingCode.INVALID_FIELD),
+    "tool-name-number": (json.dumps(mutated(2, toolName=3)), FindingCode.INVALID_FIELD),
+    "usage-number": (json.dumps(mutated(1, usage=5)), FindingCode.INVALID_FIELD),
 }
 
 
@@ -134,7 +139,8 @@ def test_the_fast_path_still_reads_well_formed_files() -> None:
 def test_schema_codes_are_registered_as_malformed() -> None:
     for code in (FindingCode.NOT_A_MESSAGE, FindingCode.UNKNOWN_ROLE, FindingCode.INVALID_CONTENT,
                  FindingCode.CALL_WITHOUT_ID, FindingCode.CALL_WITHOUT_NAME, FindingCode.NON_STRING_ID,
-                 FindingCode.RESULT_WITHOUT_CALL_ID, FindingCode.INVALID_ARGUMENTS, FindingCode.LONE_MESSAGE):
+                 FindingCode.RESULT_WITHOUT_CALL_ID, FindingCode.INVALID_ARGUMENTS, FindingCode.LONE_MESSAGE,
+                 FindingCode.INVALID_FIELD):
         assert FINDINGS[code].severity is Severity.MALFORMED
 
 
@@ -144,6 +150,13 @@ def test_content_as_an_object_in_a_file_with_nothing_else_is_unreadable_not_heal
     path.write_text(json.dumps([{"role": "user", "content": {"x": 1}}]), encoding="utf-8")
     run = check(path)
     assert run.returncode == 2 and len(run.stderr.splitlines()) == 1
+
+
+def test_absent_bookkeeping_fields_and_null_stop_fields_are_fine() -> None:
+    messages = [{"role": "user", "content": "go"}, {"role": "assistant", "content": [{"type": "text", "text": "x"}],
+                                                  "stopReason": None, "errorMessage": None}]
+    assert schema_findings(Transcript(messages)) == []
+    assert read_fast(json.dumps([*messages, *HEALTHY]).encode(), "f.json") is not None
 
 
 def test_the_pi_agent_extension_roles_are_not_findings() -> None:
