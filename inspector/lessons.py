@@ -120,6 +120,7 @@ _DROP_TEXT = {
     RepairKind.DROPPED_INTERRUPTED_FRAME: "drop #{index}: interrupted frame without calls",
     RepairKind.DROPPED_STRAY: "drop #{index}: result for a call that does not exist",
     RepairKind.MOVED: "move #{index} to view position {view}",
+    RepairKind.REORDERED: "put #{index} in call order, at view position {view} (no provider needs this)",
     RepairKind.MERGED: "send #{index} inside #{kept}'s message (the provider wants one message per role turn)",
 }
 
@@ -169,10 +170,11 @@ def view_after(report: RepairReport, steps: list[Step], applied: int) -> list[En
     done = steps[:applied]
     view_only_done = {s.synthesized_index for s in done if s.synthesized_index is not None}
     merged_done = {s.durable_index for s in done if s.kind == RepairKind.MERGED}
-    moved_done = {s.durable_index for s in done if s.kind == RepairKind.MOVED}
+    travels = (RepairKind.MOVED, RepairKind.REORDERED)
+    moved_done = {s.durable_index for s in done if s.kind in travels}
     shared_done = {s.durable_index for s in done if s.kind == RepairKind.SHARED}
     dropped_done = {s.durable_index for s in done if s.kind.startswith("dropped")}
-    moved_all = {s.durable_index for s in steps if s.kind == RepairKind.MOVED}
+    moved_all = {s.durable_index for s in steps if s.kind in travels}
 
     entries: list[Entry] = []
     seen: set[int] = set()

@@ -34,7 +34,8 @@ def summary_columns(s: Any) -> dict[str, int]:
     """Column name -> count for a report summary; names of kinds are the registry's."""
     columns = {"messages": s.messages, "view": s.view_messages, "calls": s.calls, "results": s.results,
                facts(Mark.ORPHANED_CALL).name: s.orphaned_calls}
-    for kind in (RepairKind.DROPPED_DUPLICATE, RepairKind.MOVED, RepairKind.DROPPED_INTERRUPTED_FRAME,
+    for kind in (RepairKind.DROPPED_DUPLICATE, RepairKind.MOVED, RepairKind.REORDERED,
+                 RepairKind.DROPPED_INTERRUPTED_FRAME,
                  RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.RENAMED, RepairKind.MERGED,
                  RepairKind.SYNTHESIZED_TURN):
         field = REPAIR_KINDS[kind].summary_field

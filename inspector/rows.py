@@ -144,8 +144,9 @@ def _right_kind(analysis: Analysis, position: int) -> tuple[str, str, tuple[str,
         return RepairKind.MERGED.value, f"durable {members} sent as one {entry.role or ''} message", ()
     action = analysis.report.actions[entry.index]
     ids = (action.call_id,) if action.call_id is not None else ()
-    if action.kind == RepairKind.MOVED:
-        return RepairKind.MOVED.value, f"moved here from durable #{action.durable_index}", ids
+    if action.kind in (RepairKind.MOVED, RepairKind.REORDERED):
+        verb = "moved" if action.kind == RepairKind.MOVED else "put in call order"
+        return action.kind.value, f"{verb} here from durable #{action.durable_index}", ids
     return RepairKind.SHARED.value, f"durable #{action.durable_index} again: answers a reused call id", ids
 
 
@@ -220,6 +221,8 @@ def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
         kind = action.kind.value
         if kind == RepairKind.MOVED:
             note = f"moved to view #{action.view_index} (right after its frame)"
+        elif kind == RepairKind.REORDERED:
+            note = f"put in call order at view #{action.view_index} (no provider needs this)"
         else:
             note = action.reason
         if kind == RepairKind.DROPPED_DUPLICATE:

@@ -22,6 +22,7 @@ class Style:
 STYLES: dict[str, Style] = {
     RepairKind.KEPT.value: Style("·", ""),
     RepairKind.MOVED.value: Style("↪", "#dbeafe"),
+    RepairKind.REORDERED.value: Style("⇅", "#eff6ff"),
     RepairKind.DROPPED_DUPLICATE.value: Style("⊘", "#fee2e2"),
     RepairKind.DROPPED_INTERRUPTED_FRAME.value: Style("⊖", "#e5e7eb"),
     RepairKind.DROPPED_STRAY.value: Style("✖", "#fecaca"),

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from ._plan import Plan
 from ._views import LightTranscript
-from .kinds import FINDINGS, FindingCode, Severity
+from .kinds import FINDINGS, LEGACY_SEVERITY, FindingCode, Severity
 
 Uses = dict[str, list[tuple[int, int]]]
 """call id -> (frame index, call position) of each call using it."""
@@ -29,6 +29,18 @@ class Finding(BaseModel):
     entry: int | None = Field(None, description="schema findings: the native entry (index in the file's list)")
     line: int | None = Field(None, description="schema findings: the 1-based line where that entry starts")
     path: str | None = Field(None, description="schema findings: JSON path of the malformed spot in the file")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy(cls, data: Any) -> Any:
+        """Reports before version 3 said error/warning: the finding's kind gives its severity now."""
+        if isinstance(data, dict) and data.get("severity") in LEGACY_SEVERITY:
+            try:
+                severity = FINDINGS[FindingCode(data.get("kind"))].severity
+            except (ValueError, KeyError):
+                severity = LEGACY_SEVERITY[data["severity"]]
+            data = {**data, "severity": severity}
+        return data
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:

@@ -33,6 +33,7 @@ class NoteCode(str, Enum):
     STRAY = "stray"
     # view changes
     MOVED = "moved"
+    REORDERED = "reordered"
     RENAMED = "renamed"
     NUMERIC_IDS_AS_TEXT = "numeric_ids_as_text"
     MERGED = "merged"
@@ -106,6 +107,9 @@ _TEMPLATES: dict[NoteCode, Any] = {
         f"no call in this transcript has id {p['call_id']!r}; providers reject a result without its call"),
     NoteCode.MOVED: lambda p: (
         f"moved from #{p['index']} to view position {p['view_index']}, right after its frame, in call order"),
+    NoteCode.REORDERED: lambda p: (
+        f"put in call order: from #{p['index']} to view position {p['view_index']}, inside the run of results "
+        "right after its frame where it was recorded (no provider needs this)"),
     NoteCode.RENAMED: _renamed,
     NoteCode.NUMERIC_IDS_AS_TEXT: lambda p: (
         "numeric id(s) " + ", ".join(p["ids"]) + " sent as strings: providers want string ids "

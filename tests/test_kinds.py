@@ -15,15 +15,22 @@ from inspector import batch, lessons, markdown, theme
 from integrity import analyze, load
 from integrity.kinds import (
     ACTION_KINDS,
+    FAILING,
     FINDINGS,
     MARKS,
+    NOTE_SEVERITIES,
     REPAIR_KINDS,
+    SEVERITY_ORDER,
     VERDICT_ORDER,
     FindingCode,
     Mark,
     RepairKind,
     Severity,
     facts,
+    fails,
+    note_severity,
+    rate,
+    worst,
 )
 from integrity.notes import _TEMPLATES, NoteCode
 from integrity.report import Summary, _verdict
@@ -71,7 +78,8 @@ def test_the_verdict_words_every_counted_repair() -> None:
     for kind in VERDICT_ORDER:
         fact = REPAIR_KINDS[kind]
         summary = Summary(**{**zero, fact.summary_field: 1})
-        assert f"1 {fact.verdict}" in _verdict(summary, changed=True, error_findings=0)
+        assert f"1 {fact.verdict}" in _verdict(summary, changed=True, severity=Severity.REJECTED)
+        assert f"1 {fact.verdict}" in _verdict(summary, changed=True, severity=Severity.NORMALIZED)
 
 
 def test_batch_and_markdown_show_every_count() -> None:
@@ -100,3 +108,52 @@ def test_reports_use_only_registered_kinds(path: Path) -> None:
         for finding in report.findings:
             assert finding.severity == FINDINGS[finding.kind].severity
         json.dumps(report.model_dump(mode="json"))  # plain JSON all the way down
+
+
+# --- severities -----------------------------------------------------------------------------------
+
+def test_severities_run_from_nothing_wrong_to_worst_and_only_three_fail() -> None:
+    assert SEVERITY_ORDER == (Severity.INFO, Severity.NORMALIZED, Severity.LOSSY, Severity.REJECTED,
+                              Severity.MALFORMED)
+    assert FAILING == {Severity.LOSSY, Severity.REJECTED, Severity.MALFORMED}
+    assert [fails(s) for s in SEVERITY_ORDER] == [False, False, True, True, True]
+    assert worst([]) is Severity.INFO
+    assert worst([Severity.NORMALIZED, Severity.REJECTED, Severity.LOSSY]) is Severity.REJECTED
+
+
+def test_every_note_code_has_a_severity_and_acceptance_never_makes_it_worse() -> None:
+    assert set(NOTE_SEVERITIES) == set(NoteCode)
+    rank = SEVERITY_ORDER.index
+    for code, (rejected, accepted) in NOTE_SEVERITIES.items():
+        assert rank(accepted) <= rank(rejected), code
+        assert accepted is not Severity.INFO, code  # a change is never "nothing"
+        assert note_severity(code) is rejected and note_severity(code, None) is rejected
+        assert note_severity(code, False) is rejected and note_severity(code, True) is accepted
+    for kind in ALL_KINDS:
+        fact = facts(kind)
+        if fact.if_accepted is not None:
+            assert rank(fact.if_accepted) <= rank(fact.severity), kind
+
+
+def test_one_kind_can_mean_different_severities_and_the_worst_reason_wins() -> None:
+    dropped = RepairKind.DROPPED_INTERRUPTED_FRAME
+    assert rate(dropped, [NoteCode.FRAME_SPLITS_RESULTS]) is Severity.REJECTED
+    assert rate(dropped, [NoteCode.FRAME_DROPPED_BY_REFERENCE]) is Severity.LOSSY
+    assert rate(RepairKind.MOVED, [NoteCode.MOVED]) is Severity.REJECTED
+    assert rate(RepairKind.REORDERED, [NoteCode.REORDERED]) is Severity.NORMALIZED
+    assert rate(RepairKind.KEPT) is Severity.INFO
+    assert rate(RepairKind.KEPT, [NoteCode.REORDERED, NoteCode.RENAMED]) is Severity.REJECTED
+    # when the provider(s) that count accept the transcript as recorded, nothing is rejected
+    assert rate(RepairKind.MOVED, [NoteCode.MOVED], accepted=True) is Severity.NORMALIZED
+    assert rate(RepairKind.DROPPED_DUPLICATE, [NoteCode.SECOND_RESULT], accepted=True) is Severity.LOSSY
+    assert rate(RepairKind.SYNTHESIZED, accepted=True) is Severity.LOSSY
+    for kind in ALL_KINDS:
+        assert rate(kind, accepted=True) is not Severity.REJECTED
+    for code in NoteCode:
+        assert note_severity(code, True) is not Severity.REJECTED
+
+
+def test_a_kind_that_changes_nothing_a_provider_needs_is_normalized() -> None:
+    assert facts(RepairKind.REORDERED).severity is Severity.NORMALIZED
+    assert facts(FindingCode.RESULTS_OUT_OF_ORDER).severity is Severity.NORMALIZED
+    assert facts(RepairKind.KEPT).severity is Severity.INFO

@@ -31,6 +31,7 @@ from integrity import (
 from integrity._fastpath import read_fast, write_fast
 from integrity._plan import plan_openmaic
 from integrity._views import light_transcript
+from integrity.kinds import worst
 from integrity.schema.pi_ai import check_messages
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -286,7 +287,7 @@ def check_no_durable_result_lost_except_named_duplicates(messages: list[Any]) ->
             if isinstance(cid, str):
                 first_for.setdefault(cid, index)
             if id(message) in in_view:
-                assert action.kind in ("kept", "moved")
+                assert action.kind in ("kept", "moved", "reordered")
                 continue
             # Dropped: only a later duplicate of a call's result, and the report names the one kept.
             assert cid in known, "a stray result must stay in place"
@@ -312,7 +313,7 @@ def check_report_summary_agrees_with_actions(messages: list[Any]) -> None:
     known = set(all_call_ids(messages))
     assert s.messages == len(messages) == len(report.actions)
     assert s.view_messages == len(result.messages) == len(report.view)
-    assert s.moved == kinds["moved"]
+    assert s.moved == kinds["moved"] and s.reordered == kinds["reordered"]
     assert s.duplicates_dropped == kinds["dropped_duplicate"]
     assert s.frames_dropped == kinds["dropped_interrupted_frame"]
     assert s.strays_dropped == kinds["dropped_stray"] == 0
@@ -326,8 +327,12 @@ def check_report_summary_agrees_with_actions(messages: list[Any]) -> None:
     assert s.findings == len(report.findings)
     assert sum(1 for p in report.pairings if p.outcome == "synthesized") == s.synthesized
     assert report.changed is (result.messages is not messages)
-    errors = sum(1 for f in report.findings if f.severity == "error")
-    assert report.healthy is (not report.changed and errors == 0)
+    severities = [*(a.severity for a in report.actions), *(f.severity for f in report.findings),
+                  *(e.severity for e in report.view if e.source in ("synthesized", "turn"))]
+    assert report.severity is worst(severities)
+    assert report.healthy is (report.severity in ("info", "normalized"))
+    if report.changed and report.healthy:  # the view only normalizes: never worded as a repair
+        assert report.verdict.startswith("healthy:") and "moved" not in report.verdict
     assert report.verdict and "\n" not in report.verdict
     if not report.changed:
         assert kinds == Counter({"kept": len(messages)})
