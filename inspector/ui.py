@@ -349,6 +349,7 @@ def input_picker(multiple: bool = True) -> Source | None:
             files = side.file_uploader("Transcript file(s)", type=None, accept_multiple_files=multiple,
                                        key="uploads", help="JSON array, {\"messages\": [...]} or JSONL; "
                                        + upload_limit_text())
+            upload_limit_note(side)
             files = files if isinstance(files, list) else ([files] if files else [])
             if files:
                 if len(files) > 1:
@@ -382,6 +383,17 @@ def input_picker(multiple: bool = True) -> Source | None:
 def upload_limit_text() -> str:
     """'files up to 100 MB' from server.maxUploadSize (.streamlit/config.toml), for uploaders' help."""
     return f"files up to {st.get_option('server.maxUploadSize')} MB (the CLI reads larger ones)"
+
+
+def upload_limit_note(container: Any = None) -> None:
+    """A visible line under an uploader: the size limit, and where a larger file goes instead.
+
+    The uploader itself refuses a larger file before the app sees it (the file is
+    marked in red), so this line is what tells the user why.
+    """
+    limit = st.get_option("server.maxUploadSize")
+    (container or st).caption(f"Up to {limit} MB per file: a larger file is refused here (marked in red). "
+                              "Check it with the command line instead.")
 
 
 def current_source() -> Source | None:

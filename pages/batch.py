@@ -35,6 +35,7 @@ if mode == "All samples":
 else:
     files = st.file_uploader("Transcripts", accept_multiple_files="directory" if mode == "Upload a folder" else True,
                              key=f"batch_{mode}", help=ui.upload_limit_text())
+    ui.upload_limit_note()
     inputs = [ui.Source(f.name, f.getvalue(), "upload") for f in files or []]
 
 if not inputs:

@@ -40,6 +40,7 @@ if origin == "Current transcript":
 else:
     uploaded = st.file_uploader("Report JSON (from this page or the CLI's --report)", type=["json"],
                                 key="report_upload", help=ui.upload_limit_text())
+    ui.upload_limit_note()
     if uploaded is None:
         st.info("Upload a report JSON to read it here.")
         st.stop()

@@ -275,6 +275,7 @@ if mode == "Store folder":
 elif mode == "Upload a .db":
     upload = st.file_uploader("Session store (.db)", type=[s.lstrip(".") for s in STORE_SUFFIXES],
                               key="sessions_upload", help=ui.upload_limit_text() + "; opened read-only")
+    ui.upload_limit_note()
     if upload is None:
         st.info("Upload a session store file to inspect it; it is deleted after reading.")
         st.stop()

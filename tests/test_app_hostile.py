@@ -221,3 +221,16 @@ def test_a_failing_provider_check_is_one_error_line_and_the_rest_of_the_page_is_
     table = next(f.value for f in at.dataframe if "status" in f.value.columns)
     assert list(table["status"]) == ["repaired"]  # read and repaired; only the verdicts are missing
     assert list(table["providers rejecting"]) == ["not checked: TypeError"]
+
+
+def test_every_uploader_says_its_size_limit_where_it_can_be_seen() -> None:
+    note = f"Up to {st.get_option('server.maxUploadSize')} MB per file: a larger file is refused here"
+    inspector = page("pages/inspector_page.py")
+    inspector.radio(key="source_mode").set_value("Upload").run()
+    report = page("pages/report.py")
+    report.radio(key="report_origin").set_value("Uploaded report JSON").run()
+    sessions = page("pages/sessions.py")
+    sessions.radio(key="sessions_mode").set_value("Upload a .db").run()
+    for at in (inspector, report, page("pages/batch.py"), sessions):
+        assert not at.exception
+        assert any(caption.value.startswith(note) for caption in at.caption), [c.value for c in at.caption]
