@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any, BinaryIO, Literal
 
 import msgspec
@@ -199,6 +200,8 @@ def read_fast(data: bytes, source: str) -> FastTranscript | None:
     The raw spans are decoded first; the light view is then built from them a
     chunk of structs at a time, so the structs (with their texts) never all live at once.
     """
+    if _numbers_need_general_reader(data):
+        return None
     start = data[:64].lstrip()
     envelope = None
     try:
@@ -220,12 +223,46 @@ def read_fast(data: bytes, source: str) -> FastTranscript | None:
         else:
             return None
         raws = lines if container == "jsonl" else _RAWS.decode(body)
+        if _nested_too_deep(raws, container, envelope):
+            return None
         light = _light(raws)
         if light is None:
             return None
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     return FastTranscript(source, data, container, raws, light, envelope)
+
+
+# The fast path must refuse what the general reader refuses (formats.container), but
+# msgspec checks only the syntax of the values it skips.  Numbers: each byte is mapped
+# to "0" (a digit), "e" (e, E or +) or "x", so one substring search finds a 3-digit
+# exponent (1e999 overflows to infinity) and another a run of 200 digits (an integer
+# past Python's digit limit, or a mantissa long enough to overflow with a 2-digit
+# exponent).  Both are rare in transcripts; when seen, the general reader decides.
+_NUMBER_SHAPES = bytes(48 if 48 <= c <= 57 else 101 if c in b"eE+" else 120 for c in range(256))
+
+
+def _numbers_need_general_reader(data: bytes) -> bool:
+    shapes = data.translate(_NUMBER_SHAPES)
+    return b"e000" in shapes or b"0" * 200 in shapes
+
+
+def _nested_too_deep(raws: list[Any], container: str, envelope: dict[str, Any] | None) -> bool:
+    """Whether any message (or envelope member) nests past the general reader's limit.
+
+    Only values long enough to be that deep are looked at (a value n levels deep
+    is at least 2n bytes), so a file of ordinary messages costs one pass over lengths.
+    """
+    from .formats.container import MAX_DEPTH, too_deep
+
+    level = {"array": 1, "object": 2}.get(container, 0)
+    shortest_deep = 2 * (MAX_DEPTH - level) + 1
+    if raws and max(map(len, raws)) >= shortest_deep:
+        long_ones = compress(raws, map(shortest_deep.__le__, map(len, raws)))
+        if any(too_deep(bytes(raw), 0, len(raw), level) for raw in long_ones):
+            return True
+    members = [raw for key, raw in (envelope or {}).items() if key != "messages"]
+    return any(too_deep(bytes(raw), 0, len(raw), 1) for raw in members)
 
 
 def _encode(message: Any) -> bytes:

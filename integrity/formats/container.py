@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
+import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,8 +25,167 @@ from ..loading import TranscriptError
 # Keys under which a request envelope holds its list, in the order we look for them.
 LIST_KEYS = ("messages", "input", "contents")
 
-_DECODER = json.JSONDecoder()
+# The deepest nesting of arrays and objects read (the outermost value is level 1; each
+# JSONL line is a value of its own).  Deeper input is refused, never half-processed:
+# Python's parser and the code that walks values recurse, and real transcripts nest
+# a few dozen levels at most.
+MAX_DEPTH = 200
+
 _WS = " \t\r\n"
+
+
+class _NotJSON(ValueError):
+    """Raised by the decoder hooks for a value JSON cannot hold (NaN, Infinity, 1e999)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotJSON(name)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise _NotJSON(text)
+    return value
+
+
+# One token of JSON text, for finding where a value the decoder refused sits:
+# strings are skipped whole so nothing inside them counts.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|(?P<open>[\[{])|(?P<close>[\]}])'
+                    r'|(?P<const>-?(?:NaN|Infinity))|(?P<number>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)')
+
+
+def _digit_limit() -> int:
+    """Python's limit on the digits of an integer read from text (0: none)."""
+    get = getattr(sys, "get_int_max_str_digits", None)
+    return int(get()) if get is not None else 0
+
+
+def _number_problem(token: str) -> str | None:
+    """Why a number token cannot be read faithfully, or None."""
+    digits = len(token.lstrip("-"))
+    if "." not in token and "e" not in token.lower():
+        limit = _digit_limit()
+        if limit and digits > limit:
+            return f"an integer with {digits} digits is too long (at most {limit} digits are read)"
+        return None
+    if float(token) in (math.inf, -math.inf):
+        return f"the number {token[:24]}{'...' if len(token) > 24 else ''} is too large (it overflows to infinity)"
+    return None
+
+
+def locate_problem(text: str, start: int, level: int) -> tuple[int, str] | None:
+    """Where the value at text[start] has something we refuse, and what (None: nothing found).
+
+    level is the nesting level the value sits in (0 for a whole document).  Only the
+    error path calls this: it walks the tokens one by one.
+    """
+    depth = level
+    for match in _TOKEN.finditer(text, start):
+        kind = match.lastgroup
+        if kind == "open":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return match.start(), f"nested deeper than {MAX_DEPTH} levels of arrays and objects (the limit)"
+            continue
+        if kind == "close":
+            depth -= 1
+        elif kind == "const":
+            return match.start(), (f"{match.group()} is not valid JSON "
+                                   "(JSON has no NaN or Infinity; write null or a string)")
+        elif kind == "number":
+            problem = _number_problem(match.group())
+            if problem:
+                return match.start(), problem
+        if depth <= level:
+            return None
+    return None
+
+
+_BRACKETS = bytes.maketrans(b"[]{}", b"()()")
+_NOT_STRUCTURE = bytes(c for c in range(256) if c not in b'[]{}"')
+
+
+def _depth_over(data: bytes, allowed: int) -> bool:
+    """Whether valid JSON bytes nest deeper than `allowed` levels, at C speed.
+
+    Escaped backslashes and quotes go first, so every remaining quote opens or
+    closes a string; then only brackets and quotes are kept.  Dropping two
+    adjacent quotes keeps every bracket's side of the string boundaries, so what
+    is left between quote pairs is a bracket inside a string, and is dropped.
+    Each pass then removes the innermost bracket pairs: after `allowed` passes
+    anything left is deeper.
+    """
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    data = data.translate(_BRACKETS, _NOT_STRUCTURE)
+    while b'""' in data:
+        data = data.replace(b'""', b"")
+    if b'"' in data:
+        data = b"".join(data.split(b'"')[0::2])
+    for _ in range(allowed):
+        if not data:
+            return False
+        data = data.replace(b"()", b"")
+    return bool(data)
+
+
+def too_deep(value: str | bytes, start: int, end: int, level: int) -> bool:
+    """Whether the JSON value in value[start:end], sitting at nesting `level`, goes past MAX_DEPTH.
+
+    Cheap for almost every value: a value that deep needs that many opening
+    brackets, so short values and values with few brackets are never scanned.
+    """
+    allowed = MAX_DEPTH - level
+    if (end - start) // 2 <= allowed:
+        return False
+    if isinstance(value, str):
+        if value.count("[", start, end) + value.count("{", start, end) <= allowed:
+            return False
+        return _depth_over(value[start:end].encode("utf-8", "surrogatepass"), allowed)
+    if value.count(b"[", start, end) + value.count(b"{", start, end) <= allowed:
+        return False
+    return _depth_over(value[start:end], allowed)
+
+
+class _StrictDecoder(json.JSONDecoder):
+    """Python's JSON decoder, refusing what is not JSON or cannot be read back faithfully.
+
+    NaN, Infinity, numbers that overflow to infinity, integers longer than Python
+    reads, and nesting past MAX_DEPTH all raise JSONDecodeError at the offending
+    token, so every caller's positioned error message covers them.  `level` is the
+    nesting level of the values it decodes (1 for the entries of a top-level array).
+    """
+
+    def __init__(self, level: int = 0) -> None:
+        super().__init__(parse_constant=_no_constant, parse_float=_finite_float)
+        self.level = level
+
+    def raw_decode(self, s: str, idx: int = 0) -> tuple[Any, int]:
+        try:
+            value, end = super().raw_decode(s, idx)
+        except json.JSONDecodeError:
+            raise
+        except (ValueError, RecursionError):  # _NotJSON, an integer too long, nesting too deep
+            found = locate_problem(s, idx, self.level)
+            position, problem = found if found else (idx, "a value JSON cannot hold")
+            raise json.JSONDecodeError(problem, s, position) from None
+        if too_deep(s, idx, end, self.level):
+            found = locate_problem(s, idx, self.level)
+            position, problem = found if found else (idx, f"nested deeper than {MAX_DEPTH} levels")
+            raise json.JSONDecodeError(problem, s, position)
+        return value, end
+
+
+_DECODER = _StrictDecoder()
+_ENTRY_DECODER = _StrictDecoder(level=1)
+
+
+def loads(text: str) -> Any:
+    """json.loads with this module's rules: NaN, Infinity, overflowing numbers, integers
+    past Python's digit limit and nesting past MAX_DEPTH raise JSONDecodeError (a
+    ValueError), never RecursionError.  For JSON found inside strings (tool arguments)."""
+    return _DECODER.decode(text)
 
 
 def _line_col(starts: list[int], offset: int) -> tuple[int, int]:
@@ -39,6 +201,42 @@ def _line_starts(text: str) -> list[int]:
         starts.append(position + 1)
         position = find("\n", position + 1)
     return starts
+
+
+# Peak memory of reading a file as Python objects and checking it, per byte of file
+# (measured: about 15 for a JSONL file of short messages checked with --provider).
+MEMORY_PER_BYTE = 20
+
+
+def _memory_left() -> int | None:
+    """Bytes this process may still allocate under an address-space limit (None: no limit set)."""
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/statm") as statm:
+            used = int(statm.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        used = 0
+    return max(soft - used, 0)
+
+
+def check_memory(size: int, source: str) -> None:
+    """Refuse, on one line, a file too large for the address-space limit this process runs under.
+
+    Without a limit a failed allocation raises MemoryError, which the CLI turns into
+    one line.  Under one (ulimit -v), some allocations happen in compiled libraries
+    that abort the process instead, so the file is refused before reading starts.
+    """
+    left = _memory_left()
+    if left is not None and size * MEMORY_PER_BYTE > left:
+        raise TranscriptError(source, "", f"too large for the memory this process may use ({size:,} bytes; "
+                                          f"reading it needs about {size * MEMORY_PER_BYTE // 2**20:,} MB, "
+                                          f"{left // 2**20:,} MB are left)")
 
 
 def decode_text(data: bytes, source: str) -> str:
@@ -69,7 +267,7 @@ def _parse_array(text: str, start: int, starts: list[int], source: str) -> tuple
         while position < length and text[position] in _WS:
             position += 1
         try:
-            value, end = _DECODER.raw_decode(text, position)
+            value, end = _ENTRY_DECODER.raw_decode(text, position)
         except json.JSONDecodeError as error:
             line, col = _line_col(starts, error.pos)
             raise TranscriptError(source, f"line {line}, column {col}",
@@ -96,7 +294,7 @@ def _parse_jsonl(text: str, starts: list[int], source: str) -> tuple[list[Any], 
         if not line.strip():
             continue
         try:
-            items.append(json.loads(line))
+            items.append(_DECODER.decode(line))
         except json.JSONDecodeError as error:
             raise TranscriptError(source, f"line {number}, column {error.colno}",
                                   f"invalid JSON on this JSONL line: {error.msg}") from None
@@ -117,6 +315,7 @@ class Document:
 
 def parse_document(data: bytes, source: str) -> Document:
     """Locate the entry list of a JSON array, an envelope object or JSONL."""
+    check_memory(len(data), source)
     text = decode_text(data, source)
     starts = _line_starts(text)
     first = len(text) - len(text.lstrip())
@@ -133,7 +332,7 @@ def parse_document(data: bytes, source: str) -> Document:
         raise TranscriptError(source, f"line {line}, column {col}",
                               f"expected a JSON array, a JSON object or JSONL (the first character is {opener!r})")
     try:
-        whole = json.loads(text)
+        whole = _DECODER.decode(text)
     except json.JSONDecodeError as error:
         if error.msg != "Extra data":
             raise TranscriptError(source, f"line {error.lineno}, column {error.colno}",
@@ -186,5 +385,20 @@ def serialize(body: Any, container: str) -> bytes:
     """JSON bytes for a body: JSONL writes one compact entry per line, others are indented."""
     if container == "jsonl":
         entries = body if isinstance(body, list) else [body]
-        return "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in entries).encode("utf-8")
-    return (json.dumps(body, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+        return json_bytes("".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in entries))
+    return json_bytes(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_bytes(text: str) -> bytes:
+    """UTF-8 bytes of JSON text; a lone surrogate (read from a \\udXXX escape) is written as that escape.
+
+    A lone surrogate has no UTF-8 form, and in JSON text it can only sit inside a
+    string, so escaping it keeps the output valid JSON that reads back the same.
+    """
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text).encode("utf-8")
