@@ -107,6 +107,9 @@ def analyze(
 
         chosen = PROVIDERS if verdicts is True else tuple(verdicts)
         analysis.verdicts = {name: provider_verdict(analysis, name, now) for name in chosen}
+        from .report import with_recorded  # severities follow what the providers say as recorded
+
+        analysis.report = with_recorded(report, {name: not said["before"] for name, said in analysis.verdicts.items()})
     return analysis
 
 

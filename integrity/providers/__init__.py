@@ -17,7 +17,7 @@ looks one up.
 from __future__ import annotations
 
 from . import anthropic, bedrock, deepseek, gemini, mistral, openai_chat, openai_responses
-from .canonical import validate, with_canonical_indices
+from .canonical import validate, validate_recorded, with_canonical_indices
 from .spec import ProviderSpec, RoleRules
 from .violation import Violation, sort_violations
 
@@ -70,5 +70,6 @@ __all__ = [
     "spec",
     "validate",
     "validate_native",
+    "validate_recorded",
     "with_canonical_indices",
 ]

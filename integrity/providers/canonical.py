@@ -53,3 +53,25 @@ def validate(
         return validate_native([], provider)  # raises the registry's unknown-provider error
     native = to_native(messages, PROVIDER_FORMAT[provider], transcript)
     return with_canonical_indices(validate_native(native.messages, provider, history), native.sources)
+
+
+def validate_recorded(transcript: Transcript, providers: Sequence[str] | None = None) -> dict[str, list[Violation]]:
+    """What each provider says about a transcript's history as recorded (every provider by default).
+
+    The native request is built once per native format (Mistral and DeepSeek share
+    OpenAI's Chat shape), from the transcript's own native entries where the format
+    is its own, so positions and texts are the provider's.
+    """
+    from ..formats import to_native
+    from . import PROVIDER_FORMAT, PROVIDERS, validate_native
+
+    natives: dict[str, Any] = {}
+    found: dict[str, list[Violation]] = {}
+    for provider in providers if providers is not None else PROVIDERS:
+        format = PROVIDER_FORMAT[provider]
+        native = natives.get(format)
+        if native is None:
+            native = natives[format] = to_native(transcript.messages, format, transcript)
+        found[provider] = with_canonical_indices(validate_native(native.messages, provider, history=True),
+                                                 native.sources)
+    return found
