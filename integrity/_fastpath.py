@@ -100,7 +100,7 @@ class _Assistant(msgspec.Struct, gc=False, tag_field="role", tag="assistant"):
 
 
 class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
-    content: _UserContent
+    content: list[_Text | _Image]
     toolCallId: Any = None
     toolName: _Text_ = _UNSET
     isError: bool | msgspec.UnsetType = _UNSET

@@ -17,9 +17,6 @@ from typing import Any
 import pytest
 
 from integrity import RepairReport, repair_with_report, view_from_report
-from integrity.loading import Transcript
-from integrity.providers import validate_recorded
-from integrity.report import with_recorded
 
 REPO = Path(__file__).resolve().parents[1]
 NOW = 1763000000777
@@ -162,9 +159,6 @@ def test_check_json_matches_the_library_reports(files: dict[str, Path]) -> None:
     for path, got in zip(paths, payload, strict=True):
         messages = json.loads(path.read_text(encoding="utf-8"))
         view, report = reference(messages, source=str(path))
-        # check --json rates the report by what every provider says about the transcript as recorded
-        said = validate_recorded(Transcript(messages, str(path)))
-        report = with_recorded(report, {name: not violations for name, violations in said.items()})
         assert got == report.model_dump(mode="json"), path.name
         assert view_from_report(RepairReport.model_validate(got), messages) == view
 
@@ -257,7 +251,8 @@ def test_repair_now_makes_output_reproducible(files: dict[str, Path]) -> None:
         pytest.param(".jsonl", as_jsonl(HEALTHY), id="jsonl"),
         pytest.param(".json", json.dumps({"messages": HEALTHY, "meta": {"a": 1}}), id="envelope"),
         pytest.param(".json", as_array([{"role": "system", "content": "x"}, *HEALTHY]), id="system-role"),
-        pytest.param(".json", json.dumps([{"role": "note", "text": "x"}, *HEALTHY]), id="custom-role-compact"),
+        # pi's coding agent adds its own roles ("custom", "bashExecution"...); an unknown role is malformed
+        pytest.param(".json", json.dumps([{"role": "custom", "text": "x"}, *HEALTHY]), id="custom-role-compact"),
     ],
 )
 def test_repair_of_healthy_file_is_byte_identical(tmp_path: Path, suffix: str, text: str) -> None:

@@ -1,20 +1,85 @@
 """Anthropic Messages and Bedrock Converse messages (one family: user/assistant turns of content blocks).
 
-Read on by the readers but reported here: a role the API does not have, tool
-input that is not an object, and a tool result that names no call.
+Input models for the blocks each API defines (text, images, thinking, tool_use and
+tool_result; Bedrock's one-key blocks).  The readers keep blocks they cannot map
+as opaque parts and read on; here such blocks are reported when they break the
+API's schema: a block that is not an object or has no type, a text that is not a
+string, tool input that is not an object, a result that names no call, result
+content of the wrong shape.  Block types the family does not model are accepted.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from .base import Issue, arguments_issue, id_issue, not_a_message, role_issue
+from pydantic import BaseModel
+
+from ..kinds import FindingCode
+from ..loading import describe_value
+from .base import Classify, Issue, Loc, Open, by_field, check_part, json_path, not_a_message, role_issue, validate
 
 ROLES = ("user", "assistant")
+CONTENT = by_field()
+
+
+class Message(Open):
+    content: str | list[Any]
+
+
+class Text(Open):
+    text: str
+    cache_control: dict[str, Any] | None = None
+    citations: list[Any] | None = None
+
+
+class Source(Open):
+    source: dict[str, Any]
+
+
+class Thinking(Open):
+    thinking: str
+    signature: str = ""
+
+
+class Redacted(Open):
+    data: str
+
+
+class ToolUse(Open):
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+class ToolResult(Open):
+    tool_use_id: str
+    content: str | list[Any] = ""
+    is_error: bool = False
+
+
+BLOCKS: dict[Any, tuple[type[BaseModel], Classify]] = {
+    "text": (Text, CONTENT), "image": (Source, CONTENT), "document": (Source, CONTENT),
+    "thinking": (Thinking, CONTENT), "redacted_thinking": (Redacted, CONTENT),
+    "tool_use": (ToolUse, by_field(call_ids=("id",), names=("name",), arguments=("input",))),
+    "tool_result": (ToolResult, by_field(result_ids=("tool_use_id",))),
+}
+RESULT_BLOCKS = {key: BLOCKS[key] for key in ("text", "image", "document")}
+
+
+def check_message(message: dict[str, Any], index: int, prefix: Loc = ()) -> list[Issue]:
+    """An Anthropic message (also inside a Claude Code entry, at `prefix`)."""
+    issues = validate(Message, message, index, CONTENT, frozenset(), prefix)
+    content = message.get("content")
+    for position, block in enumerate(content if isinstance(content, list) else []):
+        path = (*prefix, "content", position)
+        issues.extend(check_part(BLOCKS, block, index, path))
+        if isinstance(block, dict) and block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+            for inner, part in enumerate(block["content"]):
+                issues.extend(check_part(RESULT_BLOCKS, part, index, (*path, "content", inner)))
+    return issues
 
 
 def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> list[Issue]:
-    block = _anthropic_block if format == "anthropic" else _bedrock_block
     issues: list[Issue] = []
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
@@ -24,27 +89,72 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
         if role not in ROLES:
             issues.append(role_issue(role, ROLES, index))
             continue
-        content = entry.get("content")
-        for position, part in enumerate(content if isinstance(content, list) else []):
-            if isinstance(part, dict):
-                issues.extend(found for found in block(part, index, f"content[{position}]") if found is not None)
+        if format == "anthropic":
+            issues.extend(check_message(entry, index))
+        else:
+            issues.extend(_bedrock(entry, index))
     return issues
 
 
-def _anthropic_block(block: dict[str, Any], index: int, path: str) -> list[Issue | None]:
-    kind = block.get("type")
-    if kind == "tool_use":
-        return [arguments_issue(block.get("input"), index, f"{path}.input", text=False)]
-    if kind == "tool_result":
-        return [id_issue(block, "tool_use_id", index, f"{path}.tool_use_id", call=False)]
-    return []
+class BedrockMessage(Open):
+    content: list[Any]
 
 
-def _bedrock_block(block: dict[str, Any], index: int, path: str) -> list[Issue | None]:
-    use = block.get("toolUse")
-    if isinstance(use, dict):
-        return [arguments_issue(use.get("input"), index, f"{path}.toolUse.input", text=False)]
-    result = block.get("toolResult")
-    if isinstance(result, dict):
-        return [id_issue(result, "toolUseId", index, f"{path}.toolResult.toolUseId", call=False)]
-    return []
+class BedrockToolUse(Open):
+    toolUseId: str
+    name: str
+    input: dict[str, Any]
+
+
+class BedrockToolResult(Open):
+    toolUseId: str
+    content: list[Any]
+    status: Literal["success", "error"] = "success"
+
+
+class BedrockResultPart(Open):
+    text: str = ""
+    image: dict[str, Any] | None = None
+    document: dict[str, Any] | None = None
+
+
+_OBJECT_BLOCKS = ("image", "document", "video", "reasoningContent", "cachePoint", "guardContent", "citationsContent")
+
+
+def _bedrock(message: dict[str, Any], index: int) -> list[Issue]:
+    issues = validate(BedrockMessage, message, index, CONTENT, frozenset())
+    content = message.get("content")
+    for position, block in enumerate(content if isinstance(content, list) else []):
+        issues.extend(_bedrock_block(block, index, ("content", position)))
+    return issues
+
+
+def _bedrock_block(block: Any, index: int, path: Loc) -> list[Issue]:
+    if not isinstance(block, dict):
+        return check_part({}, block, index, path)
+    if "toolUse" in block:
+        use = block["toolUse"]
+        return validate(BedrockToolUse, use, index, by_field(("toolUseId",), (), ("name",), ("input",)),
+                        frozenset(), (*path, "toolUse"))
+    if "toolResult" in block:
+        result = block["toolResult"]
+        found = validate(BedrockToolResult, result, index, by_field(result_ids=("toolUseId",)), frozenset(),
+                         (*path, "toolResult"))
+        parts = result.get("content") if isinstance(result, dict) else None
+        for inner, part in enumerate(parts if isinstance(parts, list) else []):
+            found += validate(BedrockResultPart, part, index, CONTENT, frozenset(),
+                              (*path, "toolResult", "content", inner))
+        return found
+    if "text" in block:
+        return validate(Text, block, index, CONTENT, frozenset(), path)
+    known = [key for key in _OBJECT_BLOCKS if key in block]
+    if known:
+        return [] if isinstance(block[known[0]], dict) else [_not_object(index, (*path, known[0]), block[known[0]])]
+    where = json_path(path)
+    return [Issue(FindingCode.INVALID_CONTENT, index, where, f"'{where}' has none of Bedrock's content block keys")]
+
+
+def _not_object(index: int, path: Loc, value: Any) -> Issue:
+    where = json_path(path)
+    return Issue(FindingCode.INVALID_CONTENT, index, where,
+                 f"'{where}' must be a JSON object, got {describe_value(value)}")

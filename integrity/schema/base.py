@@ -200,3 +200,52 @@ def id_issue(container: Any, key: str, index: int, path: str, call: bool) -> Iss
     shown = "" if value is None or isinstance(value, (dict, list)) else f" ({_short(value)})"
     return Issue(FindingCode.NON_STRING_ID, index, path,
                  f"'{path}' must be a string, got {describe_value(value)}{shown}")
+
+
+def by_field(call_ids: Iterable[str] = (), result_ids: Iterable[str] = (), names: Iterable[str] = (),
+             arguments: Iterable[str] = (), default: FindingCode = FindingCode.INVALID_CONTENT) -> Classify:
+    """A classifier by the name of the field in error (the last name in its location).
+
+    call_ids / result_ids: fields holding a call's id / a result's call id; names: a call's
+    tool name; arguments: a call's arguments; anything else is `default`.
+    """
+    calls, results, named, args = set(call_ids), set(result_ids), set(names), set(arguments)
+
+    def classify(loc: Loc, error_type: str) -> FindingCode:
+        last = next((item for item in reversed(loc) if isinstance(item, str)), None)
+        if last in calls:
+            return FindingCode.CALL_WITHOUT_ID if error_type == "missing" else FindingCode.NON_STRING_ID
+        if last in results:
+            return FindingCode.RESULT_WITHOUT_CALL_ID if error_type == "missing" else FindingCode.NON_STRING_ID
+        if last in named:
+            return FindingCode.CALL_WITHOUT_NAME
+        if last in args:
+            return FindingCode.INVALID_ARGUMENTS
+        return default
+
+    return classify
+
+
+def check_part(models: dict[Any, tuple[type[BaseModel], Classify]], part: Any, index: int, path: Loc,
+               key: str = "type", unknown: type[BaseModel] | None = None) -> list[Issue]:
+    """Validate one content part by the model its `key` (its type) names.
+
+    A part that is not an object, or has no string type, is invalid content; a type
+    the family does not model is validated by `unknown` (None: accepted as it is).
+    """
+    where = json_path(path)
+    if not isinstance(part, dict):
+        return [Issue(FindingCode.INVALID_CONTENT, index, where,
+                      f"'{where}' must be a content part object, got {describe_value(part)}")]
+    kind = part.get(key)
+    if not isinstance(kind, str):
+        return [Issue(FindingCode.INVALID_CONTENT, index, where,
+                      f"'{where}' has no '{key}'" if kind is None else
+                      f"'{where}.{key}' must be a string, got {describe_value(kind)}")]
+    found = models.get(kind)
+    if found is None:
+        if unknown is None:
+            return []
+        found = (unknown, by_field())
+    model, classify = found
+    return validate(model, part, index, classify, frozenset(), path)

@@ -1,15 +1,43 @@
-"""Claude Code session JSONL: typed entries, message entries carrying an Anthropic message.
+"""Claude Code session JSONL: typed entries; message entries carry an Anthropic message.
 
-Bookkeeping entries (summaries, snapshots) are anything but `user`/`assistant`
-entries; a message entry's `message` is checked as an Anthropic message.
+Bookkeeping entries (summaries, snapshots, system notes) are free-form; a `user`
+or `assistant` entry is checked for the session fields every entry of that kind
+has (uuid, parentUuid, sessionId, timestamp...) when present, and its `message`
+as an Anthropic message of that role.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
+from ..kinds import FindingCode
 from . import anthropic
-from .base import Issue
+from .base import Issue, Open, by_field, role_issue, validate
+
+
+class MessageEntry(Open):
+    message: dict[str, Any]
+    uuid: str = ""
+    parentUuid: str | None = None
+    sessionId: str = ""
+    timestamp: str = ""
+    isSidechain: bool = False
+    cwd: str = ""
+    gitBranch: str = ""
+    version: str = ""
+    userType: str = ""
+
+
+class AssistantMessage(Open):
+    id: str = ""
+    type: Literal["message"] = "message"
+    model: str = ""
+    stop_reason: str | None = None
+    stop_sequence: str | None = None
+    usage: dict[str, Any] = {}
+
+
+_FIELDS = by_field(default=FindingCode.INVALID_FIELD)
 
 
 def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> list[Issue]:
@@ -17,10 +45,14 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict) or entry.get("type") not in ("user", "assistant"):
             continue
+        issues.extend(validate(MessageEntry, entry, index, _FIELDS, frozenset()))
         message = entry.get("message")
         if not isinstance(message, dict):
             continue
-        for issue in anthropic.check_entries("anthropic", [message], {}):
-            issues.append(Issue(issue.code, index, f"message.{issue.path}" if issue.path else "message",
-                                issue.detail.replace(f"'{issue.path}'", f"'message.{issue.path}'")))
+        role = message.get("role")
+        if role != entry["type"]:
+            issues.append(role_issue(role, (entry["type"],), index, "message.role"))
+        if role == "assistant":
+            issues.extend(validate(AssistantMessage, message, index, _FIELDS, frozenset(), ("message",)))
+        issues.extend(anthropic.check_message(message, index, ("message",)))
     return issues

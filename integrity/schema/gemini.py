@@ -1,16 +1,53 @@
 """Gemini contents: user and model turns of parts (calls have no ids: pairing is by order and name).
 
-Reported: a role Gemini does not have, and functionCall args or
-functionResponse response that are not objects.
+Input models for a turn and each kind of part.  Reported: a role Gemini does not
+have, parts that are not a list of objects, a part with none of Gemini's data
+fields, a text that is not a string, functionCall args or functionResponse
+response that are not objects, and a call or response without a string name.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .base import Issue, arguments_issue, not_a_message, role_issue
+from ..kinds import FindingCode
+from ..loading import describe_value
+from .base import Issue, Loc, Open, by_field, json_path, not_a_message, role_issue, validate
 
 ROLES = ("user", "model", "function")
+_DATA = ("text", "functionCall", "functionResponse", "inlineData", "fileData", "executableCode",
+         "codeExecutionResult")
+
+
+class Turn(Open):
+    parts: list[Any]
+
+
+class Part(Open):
+    text: str = ""
+    thought: bool = False
+    thoughtSignature: str = ""
+    inlineData: dict[str, Any] | None = None
+    fileData: dict[str, Any] | None = None
+    executableCode: dict[str, Any] | None = None
+    codeExecutionResult: dict[str, Any] | None = None
+
+
+class FunctionCall(Open):
+    name: str
+    args: dict[str, Any] = {}
+    id: str = ""
+
+
+class FunctionResponse(Open):
+    name: str
+    response: dict[str, Any]
+    id: str = ""
+
+
+_CONTENT = by_field()
+_CALL = by_field(names=("name",), arguments=("args",), call_ids=("id",))
+_RESPONSE = by_field(names=("name",), arguments=("response",), result_ids=("id",))
 
 
 def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> list[Issue]:
@@ -19,18 +56,27 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
         if not isinstance(entry, dict):
             issues.append(not_a_message(entry, index, "turn"))
             continue
-        role = entry.get("role")
-        if "role" in entry and role not in ROLES:
-            issues.append(role_issue(role, ROLES, index))
+        if "role" in entry and entry["role"] not in ROLES:
+            issues.append(role_issue(entry["role"], ROLES, index))
             continue
+        issues.extend(validate(Turn, entry, index, _CONTENT, frozenset()))
         parts = entry.get("parts")
         for position, part in enumerate(parts if isinstance(parts, list) else []):
-            if not isinstance(part, dict):
-                continue
-            for key, field in (("functionCall", "args"), ("functionResponse", "response")):
-                inner = part.get(key)
-                if isinstance(inner, dict):
-                    found = arguments_issue(inner.get(field), index, f"parts[{position}].{key}.{field}", text=False)
-                    if found is not None:
-                        issues.append(found)
+            issues.extend(_part(part, index, ("parts", position)))
+    return issues
+
+
+def _part(part: Any, index: int, path: Loc) -> list[Issue]:
+    where = json_path(path)
+    if not isinstance(part, dict):
+        return [Issue(FindingCode.INVALID_CONTENT, index, where,
+                      f"'{where}' must be a part object, got {describe_value(part)}")]
+    if not any(key in part for key in _DATA):
+        return [Issue(FindingCode.INVALID_CONTENT, index, where, f"'{where}' has none of Gemini's part data fields")]
+    issues = validate(Part, part, index, _CONTENT, frozenset(), path)
+    if "functionCall" in part:
+        issues += validate(FunctionCall, part["functionCall"], index, _CALL, frozenset(), (*path, "functionCall"))
+    if "functionResponse" in part:
+        issues += validate(FunctionResponse, part["functionResponse"], index, _RESPONSE, frozenset(),
+                           (*path, "functionResponse"))
     return issues

@@ -1,19 +1,98 @@
 """OpenAI Chat Completions messages and Responses input items.
 
-The readers raise for what they cannot read at all (a call without a string id
-or name); here is what they read on past: a role the API does not have (read as
-an opaque entry), arguments that are not the JSON text of an object (read as {}),
-and a tool output that names no call.
+Input models for each message role and item type.  The readers raise for what
+they cannot read at all (a call without a string id or name); here is what they
+read on past: a role the API does not have (read as an opaque entry), arguments
+that are not the JSON text of an object (read as {}), a tool output that names no
+call, content parts of the wrong shape (kept as opaque parts), and fields of the
+wrong type (a status the API does not have, a name that is not a string).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from .base import Issue, arguments_issue, id_issue, not_a_message, role_issue
+from pydantic import BaseModel
+
+from ..kinds import FindingCode
+from .base import (
+    Classify,
+    Issue,
+    Loc,
+    Open,
+    arguments_issue,
+    by_field,
+    check_part,
+    not_a_message,
+    role_issue,
+    validate,
+)
 
 CHAT_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 RESPONSES_ROLES = ("system", "developer", "user", "assistant")
+CONTENT = by_field()
+FIELDS = by_field(default=FindingCode.INVALID_FIELD)
+Status = Literal["in_progress", "completed", "incomplete"]
+
+
+class Text(Open):
+    text: str
+
+
+class Refusal(Open):
+    refusal: str
+
+
+class ImageUrl(Open):
+    image_url: dict[str, Any]
+
+
+class Audio(Open):
+    input_audio: dict[str, Any]
+
+
+class File(Open):
+    file: dict[str, Any]
+
+
+CHAT_PARTS: dict[Any, tuple[type[BaseModel], Classify]] = {
+    "text": (Text, CONTENT), "refusal": (Refusal, CONTENT), "image_url": (ImageUrl, CONTENT),
+    "input_audio": (Audio, CONTENT), "file": (File, CONTENT),
+}
+
+
+class ChatMessage(Open):
+    content: str | list[Any]
+    name: str = ""
+
+
+class ChatAssistant(Open):
+    content: str | list[Any] | None = None
+    name: str = ""
+    refusal: str | None = None
+    tool_calls: list[Any] | None = None
+
+
+class ChatTool(Open):
+    tool_call_id: str
+    content: str | list[Any]
+
+
+class Function(Open):
+    name: str
+    arguments: str | dict[str, Any]
+
+
+class ChatToolCall(Open):
+    id: str
+    type: Literal["function"] = "function"
+    function: Function
+
+
+_CHAT: dict[str, tuple[type[BaseModel], Classify]] = {
+    "assistant": (ChatAssistant, CONTENT), "tool": (ChatTool, by_field(result_ids=("tool_call_id",))),
+}
+_CALL = by_field(call_ids=("id",), names=("name",), arguments=("arguments",))
 
 
 def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> list[Issue]:
@@ -27,20 +106,80 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
     return issues
 
 
+def _parts(parts: Any, index: int, models: dict[Any, tuple[type[BaseModel], Classify]]) -> list[Issue]:
+    out: list[Issue] = []
+    for position, part in enumerate(parts if isinstance(parts, list) else []):
+        out.extend(check_part(models, part, index, ("content", position)))
+    return out
+
+
 def _chat(entry: dict[str, Any], index: int) -> list[Issue | None]:
     role = entry.get("role")
     if role not in CHAT_ROLES:
         return [role_issue(role, CHAT_ROLES, index)]
-    if role == "tool":
-        return [id_issue(entry, "tool_call_id", index, "tool_call_id", call=False)]
+    model, classify = _CHAT.get(role, (ChatMessage, CONTENT))
+    out: list[Issue | None] = [*validate(model, entry, index, classify, frozenset()),
+                               *_parts(entry.get("content"), index, CHAT_PARTS)]
     calls = entry.get("tool_calls") if role == "assistant" else None
-    out: list[Issue | None] = []
     for position, call in enumerate(calls if isinstance(calls, list) else []):
+        path: Loc = ("tool_calls", position)
+        out.extend(validate(ChatToolCall, call, index, _CALL, frozenset(), path))
         function = call.get("function") if isinstance(call, dict) else None
-        if isinstance(function, dict):
-            out.append(arguments_issue(function.get("arguments"), index,
+        if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+            out.append(arguments_issue(function["arguments"], index,
                                        f"tool_calls[{position}].function.arguments", text=True))
     return out
+
+
+class InputText(Open):
+    text: str
+    annotations: list[Any] = []
+
+
+class Summary(Open):
+    text: str
+
+
+RESPONSES_PARTS: dict[Any, tuple[type[BaseModel], Classify]] = {
+    "input_text": (InputText, CONTENT), "output_text": (InputText, CONTENT), "text": (InputText, CONTENT),
+    "summary_text": (Summary, CONTENT), "reasoning_text": (Summary, CONTENT), "refusal": (Refusal, CONTENT),
+}
+
+
+class ResponsesMessage(Open):
+    content: str | list[Any]
+    id: str = ""
+    status: Status = "completed"
+
+
+class FunctionCall(Open):
+    call_id: str
+    name: str
+    arguments: str
+    id: str = ""
+    status: Status = "completed"
+
+
+class FunctionCallOutput(Open):
+    call_id: str
+    output: str | list[Any]
+    id: str = ""
+    status: Status = "completed"
+
+
+class Reasoning(Open):
+    summary: list[Any] = []
+    content: list[Any] = []
+    id: str = ""
+    encrypted_content: str | None = None
+    status: Status = "completed"
+
+
+_ITEMS: dict[str, tuple[type[BaseModel], Classify]] = {
+    "function_call": (FunctionCall, _CALL),
+    "function_call_output": (FunctionCallOutput, by_field(result_ids=("call_id",))),
+    "reasoning": (Reasoning, FIELDS),
+}
 
 
 def _responses(entry: dict[str, Any], index: int) -> list[Issue | None]:
@@ -49,9 +188,17 @@ def _responses(entry: dict[str, Any], index: int) -> list[Issue | None]:
         role = entry.get("role")
         if role not in RESPONSES_ROLES:
             return [role_issue(role, RESPONSES_ROLES, index)]
-        return []
-    if kind == "function_call":
-        return [arguments_issue(entry.get("arguments"), index, "arguments", text=True)]
-    if kind == "function_call_output":
-        return [id_issue(entry, "call_id", index, "call_id", call=False)]
-    return []
+        return [*validate(ResponsesMessage, entry, index, CONTENT, frozenset()),
+                *_parts(entry.get("content"), index, RESPONSES_PARTS)]
+    found = _ITEMS.get(kind) if isinstance(kind, str) else None
+    if found is None:
+        return [] if isinstance(kind, str) else [Issue(FindingCode.INVALID_CONTENT, index, "type",
+                                                       "'type' must be a string naming the item's type")]
+    out: list[Issue | None] = list(validate(found[0], entry, index, found[1], frozenset()))
+    if kind == "function_call" and isinstance(entry.get("arguments"), str):
+        out.append(arguments_issue(entry["arguments"], index, "arguments", text=True))
+    if kind == "reasoning":
+        summary = entry.get("summary")
+        for position, part in enumerate(summary if isinstance(summary, list) else []):
+            out.extend(check_part(RESPONSES_PARTS, part, index, ("summary", position)))
+    return out

@@ -94,7 +94,7 @@ class AssistantMessage(Open):
 class ToolResultMessage(Open):
     role: Literal["toolResult"]
     toolCallId: str
-    content: str | list[UserPart]
+    content: list[UserPart]
     toolName: str = ""
     isError: bool = False
     timestamp: int | float = 0
@@ -134,6 +134,7 @@ _FIELDS = {
 }
 _CONTENT = {
     "assistant": "an array of text, thinking and toolCall parts",
+    "toolResult": "an array of text and image parts",
     "user": "a string or an array of text and image parts",
 }
 
@@ -163,7 +164,7 @@ def check_message(message: Any, index: int, canonical: bool = False) -> list[Iss
         if isinstance(role, str) and (role in EXTENSION_ROLES or (canonical and role == _CANONICAL_ONLY)):
             return []
         return [role_issue(role, KNOWN_ROLES, index)]
-    return validate(model, message, index, classify, TAGS, expect=expected(role))
+    return validate(model, message, index, classify, TAGS, expect=expected(str(role)))
 
 
 def check_messages(messages: Sequence[Any], canonical: bool = False) -> list[Issue]:
