@@ -1,9 +1,11 @@
 """Command line: `python -m integrity check|repair`.
 
-Exit codes (check): 0 every file healthy, 1 some file needs repair or has a
-defect the policy leaves in place, 2 some file could not be read.  Bad input
-never prints a traceback: one line names the file, the position and the problem,
-and no output file is left half-written (we write a temporary file and rename).
+Exit codes: see EXIT_CODES (also in `--help` and the README).  Bad input never
+prints a traceback: one line names the file, the position and the problem.  Output
+files are written by integrity._safe_write: never the input, never a special file,
+all or nothing.  An unexpected exception is a bug: one line `internal error: ...`
+and EXIT_INTERNAL (`--debug` prints the traceback).  A closed standard output
+(`check ... | head -1`) stops the output quietly; the exit code is unchanged.
 """
 
 from __future__ import annotations
@@ -12,16 +14,28 @@ import argparse
 import gc
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
-from .loading import TranscriptError, read_source
+from ._safe_write import STDOUT, Target, Terminated, WriteError, signals_raise, write_all
+from ._safe_write import plan as plan_targets
+from .loading import TranscriptError, one_line, read_source
 
 if TYPE_CHECKING:  # the report module is imported lazily, only by the commands that need it
     from .report import Diagnosis, RepairReport
 
 EXIT_HEALTHY, EXIT_NEEDS_REPAIR, EXIT_UNREADABLE = 0, 1, 2
+EXIT_INTERNAL = 70  # EX_SOFTWARE (sysexits.h): a bug in this program, never a verdict
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
+
+EXIT_CODES = """exit codes:
+  0   check: every file healthy; repair: the view was written
+  1   check: some file needs repair (or --provider rejects it);
+      repair: --provider still rejects the repaired view
+  2   a file could not be read, an output was refused or could not be
+      written (nothing was written), or the command line is wrong
+  70  internal error: a bug; one line on stderr, --debug prints the traceback
+  130 interrupted (SIGINT), 143 terminated (SIGTERM): no output file is changed"""
 
 
 def _policies() -> Sequence[str]:
@@ -209,28 +223,60 @@ def cmd_check(args: argparse.Namespace) -> int:
     return worst
 
 
-def _atomic_write(path: str, produce: Callable[[BinaryIO], Any]) -> Any:
-    """Write through a temporary file in the same folder, then rename: never a partial file."""
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    handle, temporary = tempfile.mkstemp(prefix=".integrity-", dir=folder)
+def _holds_no_entries(payload: bytes) -> bool:
+    """Whether written bytes hold no entry at all (an empty file, `[]`, `{"messages": []}`)."""
+    from .formats.container import parse_document
+
     try:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.fchmod(handle, 0o666 & ~mask)  # mkstemp makes 0600; a normal new file is wanted
-        with os.fdopen(handle, "wb") as out:
-            result = produce(out)
-        os.replace(temporary, path)
-        return result
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise
+        return not parse_document(payload, "<output>").entries
+    except TranscriptError:
+        return True
+
+
+def _repair_targets(args: argparse.Namespace) -> list[Target]:
+    """The transcript's target (a file, or standard output) and the report's, if asked for."""
+    targets = [Target(args.output or STDOUT, "repaired transcript")]
+    if args.report:
+        targets.append(Target(args.report, "report"))
+    return targets
+
+
+def _report_json(report: Any) -> bytes:
+    """The report as JSON bytes; a lone surrogate (from an escape in the transcript) is written escaped."""
+    from pydantic_core import PydanticSerializationError
+
+    from .formats.container import json_bytes
+
+    try:
+        return json_bytes(report.model_dump_json(indent=2) + "\n")
+    except PydanticSerializationError:  # pydantic cannot encode a lone surrogate; json can, escaped
+        import json
+
+        return json_bytes(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n")
+
+
+def _write_repair(targets: list[Target], produce: Callable[[BinaryIO], Any], report: Any) -> int:
+    """Write the transcript and the report all or nothing; one error line and exit 2 on failure."""
+    jobs: list[tuple[Target, Callable[[BinaryIO], Any]]] = [(targets[0], produce)]
+    if len(targets) > 1:
+        text = _report_json(report)
+        jobs.append((targets[1], lambda out: out.write(text)))
+    try:
+        write_all(jobs, sys.stdout.buffer)
+    except WriteError as error:
+        _error(f"error: {error} (no file was written)")
+        return EXIT_UNREADABLE
+    return EXIT_HEALTHY
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
     now = _clock(args.now)
+    targets = _repair_targets(args)
+    try:
+        plan_targets(args.file, targets)
+    except WriteError as error:
+        _error(f"error: {error}")
+        return EXIT_UNREADABLE
     try:
         data = read_source(args.file)
         loaded = _Loaded(args.file, data, args.format, allow_fast=args.report is None and args.provider is None)
@@ -243,6 +289,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
         from ._fastpath import write_fast
 
         plan = _plan(loaded.fast.light, args.policy)
+        empty = plan.changed and plan.order is not None and not plan.order
 
         def produce(out: BinaryIO) -> None:
             write_fast(loaded.fast, plan, now, out)
@@ -254,6 +301,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
         report = analysis.report
         # An unchanged view is the durable transcript: give back its exact bytes.
         payload = export_view(analysis) if analysis.plan.changed else data
+        empty = analysis.plan.changed and not analysis.view and _holds_no_entries(payload)
         if args.provider:
             verdict = analysis.verdicts[args.provider]
             print("\n".join(_verdict_lines(verdict, args.provider)), file=sys.stderr)
@@ -262,20 +310,13 @@ def cmd_repair(args: argparse.Namespace) -> int:
         def produce(out: BinaryIO) -> None:
             out.write(payload)
     del data
-
-    try:
-        if args.output and args.output != "-":
-            _atomic_write(args.output, produce)
-        else:
-            produce(sys.stdout.buffer)
-            sys.stdout.buffer.flush()
-        if args.report:
-            text = report.model_dump_json(indent=2) + "\n"
-            _atomic_write(args.report, lambda out: out.write(text.encode("utf-8")))
-    except OSError as error:
-        target = getattr(error, "filename", None) or args.output or "<stdout>"
-        print(f"error: {target}: cannot write: {error.strerror or error}", file=sys.stderr)
-        return EXIT_UNREADABLE
+    if empty:
+        _error(f"error: {loaded.source}: nothing is left after repair (every entry is dropped), and no "
+               "provider accepts an empty conversation; no file was written")
+        return EXIT_NEEDS_REPAIR
+    written = _write_repair(targets, produce, report)
+    if written != EXIT_HEALTHY:
+        return written
     return EXIT_NEEDS_REPAIR if still_rejected else EXIT_HEALTHY
 
 
@@ -302,7 +343,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m integrity",
         description="Check and repair the tool-call history of LLM agent transcripts.",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
     commands = parser.add_subparsers(dest="command", required=True)
 
     def common(sub: argparse.ArgumentParser) -> None:
@@ -315,6 +358,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "anthropic, gemini, bedrock, mistral or deepseek")
         sub.add_argument("--now", type=int, default=None, metavar="MS",
                          help="timestamp (ms) for synthesized receipts, for reproducible output")
+        sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                         help="print the traceback of an internal error")
+        sub.epilog = EXIT_CODES
+        sub.formatter_class = argparse.RawDescriptionHelpFormatter
 
     check = commands.add_parser("check", help="diagnose files; exit 0 healthy, 1 needs repair, 2 unreadable")
     check.add_argument("files", nargs="+", metavar="FILE", help="transcript files ('-' for stdin)")
@@ -324,8 +371,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     repair = commands.add_parser("repair", help="write the repaired model view (the input is never changed)")
     repair.add_argument("file", metavar="FILE", help="transcript file ('-' for stdin)")
-    repair.add_argument("-o", "--output", help="output file (default: stdout)")
-    repair.add_argument("--report", metavar="REPORT.json", help="also write the repair report as JSON")
+    repair.add_argument("-o", "--output", metavar="FILE",
+                        help="output file (default or '-': standard output); a regular file, never the input")
+    repair.add_argument("--report", metavar="REPORT.json",
+                        help="also write the repair report as JSON ('-': standard output, then -o FILE is needed)")
     common(repair)
     repair.set_defaults(handler=cmd_repair)
 
@@ -345,19 +394,118 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _error(line: str) -> None:
+    """One line on standard error (control characters escaped, so it stays one line)."""
+    print(one_line(line), file=sys.stderr)
+
+
+class _QuietPipe:
+    """Standard output that goes quiet when the reader closes the pipe (`check x | head -1`).
+
+    A closed pipe is the reader's choice, not an error: the rest of the output is
+    dropped (the descriptor is pointed at the null device, so the interpreter's own
+    final flush is quiet too) and the command finishes with its usual exit code.
+    Text with lone surrogates (from escapes in a transcript) is written escaped.
+    """
+
+    def __init__(self, stream: Any, state: dict[str, bool] | None = None) -> None:
+        self._stream = stream
+        self._state = state if state is not None else {"closed": False}
+
+    def _silence(self) -> None:
+        self._state["closed"] = True
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._stream.fileno())
+            os.close(null)
+        except (OSError, ValueError, AttributeError):
+            pass  # no descriptor (an in-memory stream): nothing will flush it at exit
+
+    def write(self, data: Any) -> int:
+        if self._state["closed"]:
+            return len(data)
+        try:
+            try:
+                return int(self._stream.write(data))
+            except UnicodeEncodeError:
+                return int(self._stream.write(data.encode("utf-8", "backslashreplace").decode("utf-8")))
+        except BrokenPipeError:
+            self._silence()
+            return len(data)
+
+    def writelines(self, lines: Any) -> None:
+        if not self._state["closed"]:
+            try:
+                self._stream.writelines(lines)
+            except BrokenPipeError:
+                self._silence()
+
+    def flush(self) -> None:
+        if not self._state["closed"]:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._silence()
+
+    @property
+    def buffer(self) -> _QuietPipe:
+        return _QuietPipe(self._stream.buffer, self._state)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _named_files(args: argparse.Namespace) -> str:
+    files = [args.file] if getattr(args, "file", None) else list(getattr(args, "files", None) or [])
+    return f"{files[0] if files[0] != STDOUT else '<stdin>'}: " if len(files) == 1 else ""
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command; every exception becomes one line and an exit code (see EXIT_CODES)."""
+    try:
+        with signals_raise():
+            return int(args.handler(args))
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return EXIT_INTERRUPTED
+    except Terminated:
+        _error("terminated")
+        return EXIT_TERMINATED
+    except BrokenPipeError:  # standard error closed too, or a pipe we did not guard: nothing to tell
+        return EXIT_UNREADABLE
+    except MemoryError:
+        _error(f"error: {_named_files(args)}not enough memory to process the input (it is too large "
+               "for this machine); nothing was written")
+        return EXIT_UNREADABLE
+    except Exception as error:  # a bug: say so on one line, never as a verdict
+        if args.debug:
+            import traceback
+
+            traceback.print_exc()
+        detail = str(error).strip() or "(no message)"
+        _error(f"internal error: {_named_files(args)}{type(error).__name__}: {detail} "
+               "(a bug in integrity; --debug prints the traceback)")
+        return EXIT_INTERNAL
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run `python -m integrity` with argv (default: sys.argv[1:]) and return its exit code."""
     # The engine builds no reference cycles; the cyclic collector would only
-    # rescan millions of live objects on big files.
+    # rescan millions of live objects on big files.  The caller's setting comes back.
+    collecting = gc.isenabled()
     gc.disable()
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.provider is not None and args.provider not in _providers():
-        parser.error(f"argument --provider: invalid choice: {args.provider!r} "
-                     f"(choose from {', '.join(_providers())})")
+    real_stdout = sys.stdout
     try:
-        return int(args.handler(args))
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
+        args = parser.parse_args(argv)
+        if args.provider is not None and args.provider not in _providers():
+            parser.error(f"argument --provider: invalid choice: {args.provider!r} "
+                         f"(choose from {', '.join(_providers())})")
+        sys.stdout = cast(TextIO, _QuietPipe(real_stdout))
+        code = _run(args)
+        sys.stdout.flush()
+        return code
+    finally:
+        sys.stdout = real_stdout
+        if collecting:
+            gc.enable()

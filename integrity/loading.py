@@ -21,8 +21,23 @@ class TranscriptError(ValueError):
         self.position = position
         self.problem = problem
         where = f"{source}: {position}: " if position else f"{source}: "
-        super().__init__(where + problem)
+        super().__init__(one_line(where + problem))
 
+
+# Control characters (a newline in a file name, an escape sequence in a role) are shown
+# escaped, so an error is always one line and never drives the terminal.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f, *range(0x80, 0xa0))}
+_CONTROLS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def one_line(text: str) -> str:
+    """text with control characters escaped (so it prints as one line) and lone surrogates as \\udXXX."""
+    text = text.translate(_CONTROLS)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 @dataclass
 class Transcript:
@@ -91,15 +106,46 @@ def read_source(path: str) -> bytes:
     import sys
 
     if path == "-":
-        return sys.stdin.buffer.read()
-    if os.path.isdir(path):
-        raise TranscriptError(path, "", "is a directory, not a transcript file")
+        try:
+            return sys.stdin.buffer.read()
+        except MemoryError:
+            raise TranscriptError("<stdin>", "", "too large to read into memory") from None
+    # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below).
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        handle = os.open(path, flags)
     except FileNotFoundError:
         raise TranscriptError(path, "", "no such file") from None
     except PermissionError:
         raise TranscriptError(path, "", "permission denied") from None
     except OSError as error:
+        try:  # a socket cannot be opened at all: say what it is
+            _check_regular(path, os.stat(path))
+        except OSError:
+            pass
         raise TranscriptError(path, "", f"cannot read: {error.strerror or error}") from None
+    try:
+        size = _check_regular(path, os.fstat(handle))
+    except BaseException:
+        os.close(handle)
+        raise
+    with os.fdopen(handle, "rb") as stream:
+        try:
+            return stream.read()
+        except MemoryError:
+            raise TranscriptError(path, "", f"too large to read into memory ({size:,} bytes)") from None
+        except OSError as error:
+            raise TranscriptError(path, "", f"cannot read: {error.strerror or error}") from None
+
+
+def _check_regular(path: str, status: Any) -> int:
+    """The size of a regular file; anything else (a directory, FIFO, device, socket) is refused."""
+    from ._safe_write import file_kind
+
+    kind = file_kind(status.st_mode)
+    if kind == "a directory":
+        raise TranscriptError(path, "", "is a directory, not a transcript file")
+    if kind:
+        raise TranscriptError(path, "", f"is {kind}, not a regular file; to read a stream, pipe it "
+                                        "to standard input and name the file '-'")
+    return int(status.st_size)

@@ -238,5 +238,6 @@ def writable(message: Any) -> dict[str, Any]:
         return {**message, "content": [text_part(content)]}
     if not isinstance(content, list):
         return {**message, "content": []}
-    good = [p for p in content if isinstance(p, dict) and _PART_CHECKS.get(p.get("type"), lambda p: False)(p)]
+    good = [p for p in content if isinstance(p, dict) and isinstance(p.get("type"), str)
+            and _PART_CHECKS.get(p["type"], lambda p: False)(p)]
     return message if len(good) == len(content) else {**message, "content": good}

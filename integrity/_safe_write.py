@@ -1,0 +1,291 @@
+"""Writing the CLI's output files so that nothing the user has is lost.
+
+`repair` writes up to two things: the repaired transcript (`-o`) and the report
+(`--report`), each to a file or to standard output (`-`).  The rules:
+
+- Neither may be the input, nor each other: paths are compared after following
+  symbolic links, and existing files by device and inode (a hard link is the same
+  file).  Standard input that is a redirected file counts as the input too.
+- Only regular files are replaced.  A directory, device, FIFO or socket is
+  refused (`--report /dev/null` never replaces /dev/null; use `-` for standard
+  output).  A symbolic link is followed: the file it points to is replaced and the
+  link stays a link; a link to a missing file is refused.
+- Each file is written to a temporary file beside the real target, then renamed
+  over it, so a reader never sees half a file.  All temporary files are written
+  first and renamed only when every one succeeded; if a rename fails, the ones
+  already renamed are put back.  So a failure leaves no target changed.
+- A replaced file keeps its permission bits (0600 stays 0600) and, when allowed,
+  its owner; a new file gets the usual 0666 minus the umask.
+- SIGINT and SIGTERM raise while the command runs (`signals_raise`), so temporary
+  files are removed on the way out; they are blocked during the renames.
+- Every error names the user's path, never the temporary file's.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+STDOUT = "-"
+
+
+class WriteError(Exception):
+    """A target we will not or could not write; str() is the one-line explanation (user's path first)."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (a BaseException, like KeyboardInterrupt, so cleanup code runs)."""
+
+
+@dataclass
+class Target:
+    """One thing to write: `path` as the user typed it ('-' is standard output), `what` names it in errors."""
+
+    path: str
+    what: str
+    real: str = ""  # the file actually replaced (symbolic links followed)
+    existing: os.stat_result | None = None
+    temporary: str = ""
+    backup: str = ""
+    done: bool = False
+
+    @property
+    def is_stdout(self) -> bool:
+        return self.path == STDOUT
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+
+
+def file_kind(mode: int) -> str:
+    """'a directory', 'a FIFO'... for anything that is not a regular file ('' for one)."""
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return "" if stat.S_ISREG(mode) else "not a regular file"
+
+
+def _stdin_stat() -> os.stat_result | None:
+    try:
+        return os.fstat(0)
+    except OSError:
+        return None
+
+
+def _resolve(target: Target) -> None:
+    """Fill target.real and target.existing, or raise WriteError for a target we never replace."""
+    path = target.path
+    target.real = os.path.realpath(path)
+    if os.path.islink(path) and not os.path.lexists(target.real):
+        raise WriteError(path, "is a symbolic link to a missing file; refusing to create it")
+    try:
+        target.existing = os.stat(target.real)
+    except FileNotFoundError:
+        target.existing = None
+    except OSError as error:
+        raise WriteError(path, f"cannot write: {error.strerror or error}") from None
+    if target.existing is not None:
+        kind = file_kind(target.existing.st_mode)
+        if kind:
+            raise WriteError(path, f"is {kind}, not a regular file; refusing to replace it "
+                                   f"(only regular files are written; '-' is standard output)")
+        return
+    folder = os.path.dirname(target.real) or "."
+    if not os.path.isdir(folder):
+        raise WriteError(path, "cannot write: its folder does not exist")
+
+
+def _same(a: Target, b: Target) -> bool:
+    if a.existing is not None and b.existing is not None:
+        return os.path.samestat(a.existing, b.existing)
+    return os.path.normcase(a.real) == os.path.normcase(b.real)
+
+
+def plan(input_path: str, targets: Sequence[Target]) -> None:
+    """Check every target before anything is computed or written; raises WriteError.
+
+    Refused: two targets on standard output, a target that is the input (by path
+    or by inode; standard input counts when it is a redirected file), two targets
+    that are the same file, and anything _resolve refuses.
+    """
+    on_stdout = [t for t in targets if t.is_stdout]
+    if len(on_stdout) > 1:
+        raise WriteError("<stdout>", f"the {on_stdout[0].what} and the {on_stdout[1].what} cannot both go to "
+                                     "standard output (with --report -, name the transcript's file with -o FILE)")
+    if input_path == STDOUT:
+        source = _stdin_stat()
+        source_real = ""
+        if source is not None and not stat.S_ISREG(source.st_mode):
+            source = None
+    else:
+        source_real = os.path.realpath(input_path)
+        try:
+            source = os.stat(input_path)
+        except OSError:
+            source = None
+    files = [t for t in targets if not t.is_stdout]
+    for target in files:
+        _resolve(target)
+        same_path = source_real and os.path.normcase(target.real) == os.path.normcase(source_real)
+        same_file = source is not None and target.existing is not None and os.path.samestat(source, target.existing)
+        if same_path or same_file:
+            raise WriteError(target.path, f"is the input file; refusing to write the {target.what} over it "
+                                          "(the input is never changed)")
+    for index, first in enumerate(files):
+        for second in files[index + 1:]:
+            if _same(first, second):
+                raise WriteError(second.path, f"is also the {first.what} file; the {first.what} and the "
+                                              f"{second.what} need different files")
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _open_temporary(target: Target) -> BinaryIO:
+    """A temporary file beside the real target, with the target's permissions (and owner when allowed)."""
+    folder = os.path.dirname(target.real) or "."
+    name = os.path.basename(target.real)[:80]  # room for the rest within the longest name allowed
+    handle, target.temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".integrity-tmp", dir=folder)
+    existing = target.existing
+    os.fchmod(handle, stat.S_IMODE(existing.st_mode) if existing is not None else _new_file_mode())
+    if existing is not None and hasattr(os, "fchown"):
+        try:
+            os.fchown(handle, existing.st_uid, existing.st_gid)
+        except OSError:
+            pass  # not ours to give away: the file becomes ours, its mode is kept
+    return os.fdopen(handle, "wb")
+
+
+def _remove(path: str) -> None:
+    if path:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _write_temporary(target: Target, produce: Callable[[BinaryIO], Any]) -> None:
+    try:
+        with _open_temporary(target) as out:
+            produce(out)
+            out.flush()
+            os.fsync(out.fileno())
+    except OSError as error:
+        raise WriteError(target.path, f"cannot write the {target.what}: {error.strerror or error}") from None
+
+
+@contextmanager
+def _signals_blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the renames are done (where the platform allows)."""
+    block = getattr(signal, "pthread_sigmask", None)
+    if block is None:
+        yield
+        return
+    previous = block(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        block(signal.SIG_SETMASK, previous)
+
+
+def _commit(files: Sequence[Target]) -> None:
+    """Rename every temporary file over its target; on a failure put back the ones already renamed."""
+    with _signals_blocked():
+        for target in files:
+            if target.existing is not None:
+                target.backup = target.temporary + ".old"
+                try:
+                    os.link(target.real, target.backup)
+                except OSError:
+                    target.backup = ""
+        try:
+            for target in files:
+                os.replace(target.temporary, target.real)
+                target.done = True
+        except OSError as error:
+            failed = next(t for t in files if not t.done)
+            for target in files:
+                if target.done:
+                    _put_back(target)
+            raise WriteError(failed.path, f"cannot write the {failed.what}: {error.strerror or error}") from None
+        finally:
+            for target in files:
+                _remove(target.backup)
+
+
+def _put_back(target: Target) -> None:
+    """Undo one rename: the old file back from its hard-link backup, or the new file removed."""
+    try:
+        if target.backup:
+            os.replace(target.backup, target.real)
+        else:
+            _remove(target.real)
+    except OSError:
+        pass  # nothing more can be done; the error about the failed rename is raised anyway
+    target.done = False
+
+
+def write_all(jobs: Sequence[tuple[Target, Callable[[BinaryIO], Any]]], stdout: BinaryIO) -> None:
+    """Write every target, all or nothing (see the module docstring); raises WriteError.
+
+    Files go to temporary files first, then standard output is written, then the
+    files are renamed into place: a failure anywhere before the renames leaves
+    every target as it was.  plan() must have checked the targets.
+    """
+    files = [target for target, _ in jobs if not target.is_stdout]
+    try:
+        for target, produce in jobs:
+            if not target.is_stdout:
+                _write_temporary(target, produce)
+        for target, produce in jobs:
+            if target.is_stdout:
+                try:
+                    produce(stdout)
+                    stdout.flush()
+                except BrokenPipeError:
+                    raise
+                except OSError as error:
+                    raise WriteError("<stdout>", f"cannot write the {target.what}: "
+                                                 f"{error.strerror or error}") from None
+        _commit(files)
+    finally:
+        for target in files:
+            if not target.done:
+                _remove(target.temporary)
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+@contextmanager
+def signals_raise() -> Iterator[None]:
+    """SIGTERM raises Terminated (SIGINT already raises KeyboardInterrupt) while the block runs.
+
+    Only the main thread can set handlers; elsewhere (an embedding program's
+    worker thread) nothing changes.
+    """
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
