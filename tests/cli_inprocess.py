@@ -1,0 +1,69 @@
+"""Running `integrity.cli.main` in this process, with its standard streams captured.
+
+A subprocess costs about half a second of start-up; the safety and fuzz tests run
+the CLI hundreds of times, so they call main() directly and keep a handful of real
+subprocess runs for what only a real process shows (signals, pipes, memory limits).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from integrity.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+CODES = {0, 1, 2}  # the verdicts and "unreadable / refused"; 70 (internal error) must never appear
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: bytes
+    stderr: str
+
+    @property
+    def error_lines(self) -> list[str]:
+        return [line for line in self.stderr.splitlines() if line.strip()]
+
+
+def run(*argv: Any, stdin: bytes = b"") -> Result:
+    """main(argv) with stdin/stdout/stderr captured (stdout as bytes: repair writes bytes to it)."""
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    err = io.StringIO()
+    saved_stdin = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = main([str(a) for a in argv])
+            except SystemExit as stop:  # argparse usage errors
+                code = stop.code if isinstance(stop.code, int) else 2
+    finally:
+        sys.stdin = saved_stdin
+    out.flush()
+    raw = out.buffer
+    assert isinstance(raw, io.BytesIO)
+    return Result(code, raw.getvalue(), err.getvalue())
+
+
+def run_process(*argv: Any, stdin: bytes | None = None, timeout: float = 60,
+                **options: Any) -> subprocess.CompletedProcess[bytes]:
+    """`python -m integrity argv` as a user runs it, from the repository root."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "integrity", *[str(a) for a in argv]], cwd=REPO, env=env,
+                          input=stdin, capture_output=True, timeout=timeout, **options)
+
+
+def assert_clean_failure(result: Result, code: int = 2) -> str:
+    """Exit `code`, exactly one line on stderr, no traceback; returns the line."""
+    assert result.code == code, (result.code, result.stderr)
+    assert len(result.error_lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    return result.error_lines[0]
