@@ -1,4 +1,5 @@
-"""Batch: triage many transcripts: a sortable table, a chart of defect kinds, open one in the inspector.
+"""Batch: triage many transcripts: a sortable table, a chart of defect kinds, open one in the inspector;
+or open a fleet's triage table (`integrity triage`): defect kinds, rejection rates, the worst sessions.
 
 One row per file comes from inspector.batch.summarize (unreadable files become
 rows with their error); the page adds progress, the chart and the links.  File
@@ -7,13 +8,16 @@ names and verdicts are neutralized for display.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from inspector import ui
+from inspector import fleet, ui
 from inspector.batch import defect_totals, summarize
+from inspector.data_root import data_root, files_in, resolve_in_root
 from inspector.safe_text import neutralize
 
 st.title("Batch triage")
@@ -25,7 +29,79 @@ def _summary(digest: str, name: str, policy: str, _data: bytes) -> dict[str, Any
     return summarize(name, _data, policy)
 
 
-mode = st.radio("Files from", ["Upload files", "Upload a folder", "All samples"], horizontal=True, key="batch_mode")
+def _table_bytes() -> tuple[str, bytes] | None:
+    """The triage table to show: an upload, or a .parquet file in the data folder (nothing outside it)."""
+    where = st.radio("Table from", ["Upload", "Data folder"], horizontal=True, key="fleet_from")
+    if where == "Upload":
+        upload = st.file_uploader("Triage table (.parquet)", type=["parquet"], key="fleet_upload",
+                                  help=ui.upload_limit_text())
+        return (upload.name, upload.getvalue()) if upload is not None else None
+    root = data_root()
+    tables = [name for name in files_in(root, (".parquet",)) if not name.endswith(".findings.parquet")]
+    if not tables:
+        st.info(f"No triage table in the data folder yet: run `integrity triage ... --out {root}/fleet.parquet`.")
+        return None
+    picked = st.selectbox("Table", tables, key="fleet_pick", format_func=neutralize)
+    path = resolve_in_root(picked, root)
+    if path is None:
+        st.error("No triage table at this path in the data folder.")
+        return None
+    return picked, path.read_bytes()
+
+
+def fleet_view(policy: str) -> None:
+    """Defect kinds over the fleet, the rejection rate per provider, and the worst sessions to open."""
+    chosen = _table_bytes()
+    if chosen is None:
+        return
+    name, data = chosen
+    try:
+        table = fleet.read_table(data)
+    except fleet.TableError as error:
+        ui.show_error(f"{name}: {error}")
+        return
+    readable = int((table["status"] != "unreadable").sum())
+    st.caption(f"{len(table):,} transcript(s) in {table['path'].nunique():,} file(s) · "
+               f"{int((table['status'] == 'healthy').sum()):,} healthy · {len(table) - readable:,} unreadable")
+    kinds = fleet.defect_kinds(table)
+    st.subheader("Defect kinds over the fleet")
+    st.bar_chart(kinds, x="defect", y="count", horizontal=True, height=280, sort=False)
+    st.dataframe(ui.safe_frame(kinds.to_dict("records")), hide_index=True, width="stretch")
+    st.subheader("Rejection rate per provider")
+    st.dataframe(ui.safe_frame(fleet.rejection_rates(table).to_dict("records")), hide_index=True, width="stretch")
+    st.subheader("Worst sessions")
+    worst = fleet.worst(table)
+    st.dataframe(ui.safe_frame(worst.to_dict("records")), hide_index=True, width="stretch",
+                 column_config={"verdict": st.column_config.TextColumn("verdict", width="large")})
+    openable = _openable(worst)
+    if not openable:
+        st.caption("Sessions open in the inspector when their files are in the data folder.")
+        return
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    picked = c1.selectbox("Session", list(openable), key="fleet_open_pick", format_func=neutralize)
+    if c2.button("Open in inspector ▶", width="stretch", key="fleet_open"):
+        path = openable[picked]
+        ui.set_current(ui.Source(path.name, path.read_bytes(), "upload"))
+        st.query_params.clear()
+        st.switch_page("pages/inspector_page.py", query_params={"policy": policy})
+
+
+def _openable(worst: pd.DataFrame) -> dict[str, Path]:
+    """The worst sessions whose files lie in the data folder (only those may be opened), by their path."""
+    root = data_root()
+    found: dict[str, Path] = {}
+    for path in worst["path"]:
+        resolved = resolve_in_root(os.path.relpath(path, root) if os.path.isabs(path) else path, root)
+        if resolved is not None:
+            found[path] = resolved
+    return found
+
+
+mode = st.radio("Files from", ["Upload files", "Upload a folder", "All samples", "Triage table"], horizontal=True,
+                key="batch_mode", help="Triage table: the Parquet table `integrity triage` writes for a fleet")
+if mode == "Triage table":
+    fleet_view(policy)
+    st.stop()
 inputs: list[ui.Source] = []
 if mode == "All samples":
     for name in ui.sample_names():

@@ -22,13 +22,12 @@ from pathlib import Path
 import streamlit as st
 
 from inspector import ui
+from inspector.data_root import ROOT_VARIABLE, data_root, files_in, resolve_in_root
 from inspector.safe_text import neutralize, safe_filename, without_paths
 from integrity import Mark, RepairKind, RepairReport, ToolCallRepair, facts, repair_with_report
 from integrity.scenarios import DemoStore, describe
 from integrity.store import Entry, SessionInfo, SQLiteSessionStore, StoreError, open_store
 
-ROOT_VARIABLE = "INTEGRITY_STORE_ROOT"
-DEFAULT_ROOT = ui.ROOT / "data"
 STORE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 REFUSED = ("No session store at this path in the store folder. Stores open only from the store folder "
            "or as an upload.")
@@ -39,47 +38,13 @@ MODES = ["Store folder", "Upload a .db", "Demo store"]
 
 
 def store_root() -> Path:
-    """The one folder stores are opened from: $INTEGRITY_STORE_ROOT, else data/ in the project (made on demand)."""
-    configured = os.environ.get(ROOT_VARIABLE, "").strip()
-    root = Path(configured).expanduser() if configured else DEFAULT_ROOT
-    root.mkdir(parents=True, exist_ok=True)
-    return root.resolve()
-
-
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
-
-
-def resolve_in_root(typed: str, root: Path) -> Path | None:
-    """The regular file `typed` names inside root, or None (outside, missing, not a file: all the same).
-
-    The path is judged as written before the file system is asked anything, so
-    nothing outside the folder is ever looked at; then links are resolved and
-    judged again (a link inside the folder may lead out of it).
-    """
-    typed = typed.strip()
-    if not typed or "\x00" in typed:
-        return None
-    written = Path(os.path.normpath(root / typed))  # an absolute `typed` replaces root here
-    if not _inside(written, root):
-        return None
-    real = Path(os.path.realpath(written))
-    if not _inside(real, root) or not real.is_file():
-        return None
-    return real
+    """The one folder stores are opened from (inspector.data_root)."""
+    return data_root()
 
 
 def stores_in(root: Path, limit: int = 500) -> list[str]:
     """Store-like files under root (relative paths, sorted), for the picker."""
-    found = []
-    for directory, subdirectories, files in os.walk(root):
-        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
-        for name in files:
-            if name.endswith(STORE_SUFFIXES):
-                found.append(os.path.relpath(os.path.join(directory, name), root))
-        if len(found) >= limit:
-            break
-    return sorted(found)[:limit]
+    return files_in(root, STORE_SUFFIXES, limit)
 
 
 def _make_demo() -> None:

@@ -1,0 +1,85 @@
+"""The fleet view: what a triage table (`integrity triage ... --out TABLE.parquet`) says about many sessions.
+
+Pure functions over the table as a pandas DataFrame, so the Batch page only draws:
+defect kinds over the fleet (named by the kind registry), the rejection rate per
+provider as recorded and after repair, and the worst sessions first.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+
+from integrity import REPAIR_KINDS, Mark, RepairKind, facts
+
+COUNTS: tuple[tuple[str, str], ...] = (
+    ("orphaned_calls", facts(Mark.ORPHANED_CALL).name),
+    ("duplicates_dropped", REPAIR_KINDS[RepairKind.DROPPED_DUPLICATE].name),
+    ("strays", facts(Mark.STRAY).name),
+    ("moved", REPAIR_KINDS[RepairKind.MOVED].name),
+    ("frames_dropped", REPAIR_KINDS[RepairKind.DROPPED_INTERRUPTED_FRAME].name),
+    ("synthesized", REPAIR_KINDS[RepairKind.SYNTHESIZED].name),
+    ("findings", facts(Mark.FINDING).name + "s"),
+)
+"""(triage column, the registry's name for it) for every defect count a triage row carries."""
+RECORDED = " as recorded"
+AFTER = " after repair"
+
+
+class TableError(ValueError):
+    """The bytes are not a triage table (not Parquet, or without the triage columns)."""
+
+
+def read_table(data: bytes) -> pd.DataFrame:
+    """A triage table from Parquet bytes; TableError (one line) when it is not one."""
+    try:
+        frame = pd.read_parquet(io.BytesIO(data))
+    except Exception as error:  # pyarrow raises several types for a file that is not Parquet
+        raise TableError(f"not a Parquet file ({type(error).__name__})") from None
+    missing = [column for column in ("path", "status", *[c for c, _ in COUNTS]) if column not in frame.columns]
+    if missing:
+        raise TableError(f"not a triage table: no column {', '.join(missing)} (made by `integrity triage`?)")
+    return frame
+
+
+def providers(frame: pd.DataFrame) -> list[str]:
+    """The providers whose verdicts the table records."""
+    return sorted(column[: -len(RECORDED)] for column in frame.columns if column.endswith(RECORDED))
+
+
+def defect_kinds(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per defect kind: how many in the fleet, and in how many transcripts."""
+    rows = []
+    for column, name in COUNTS:
+        values = pd.to_numeric(frame[column], errors="coerce").fillna(0)
+        rows.append({"defect": name, "count": int(values.sum()), "transcripts": int((values > 0).sum())})
+    return pd.DataFrame(rows)
+
+
+def rejection_rates(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per provider: the share of readable transcripts it rejects as recorded, and after repair."""
+    readable = frame[frame["status"] != "unreadable"]
+    total = len(readable)
+    rows = []
+    for provider in providers(frame):
+        before = int((readable[provider + RECORDED] == "rejected").sum())
+        after = int((readable[provider + AFTER] == "rejected").sum()) if provider + AFTER in frame else 0
+        rows.append({"provider": provider, "transcripts": total,
+                     "rejected as recorded": before, "as recorded %": round(100 * before / total, 1) if total else 0.0,
+                     "rejected after repair": after, "after repair %": round(100 * after / total, 1) if total else 0.0})
+    return pd.DataFrame(rows)
+
+
+def worst(frame: pd.DataFrame, limit: int = 25) -> pd.DataFrame:
+    """The sessions that need attention first: most providers rejecting, then most defects; unreadable last."""
+    counts = frame[[column for column, _ in COUNTS]].apply(pd.to_numeric, errors="coerce").fillna(0)
+    rejecting = sum((frame[p + RECORDED] == "rejected").astype(int) for p in providers(frame)) \
+        if providers(frame) else pd.Series(0, index=frame.index)
+    ranked = frame.assign(defects=counts.sum(axis=1).astype(int), rejecting=rejecting,
+                          unreadable=(frame["status"] == "unreadable").astype(int))
+    ranked = ranked[(ranked["status"] != "healthy")]
+    ranked = ranked.sort_values(["unreadable", "rejecting", "defects"], ascending=[True, False, False])
+    columns = [c for c in ("path", "thread", "status", "rejecting", "defects", "messages", "verdict", "error")
+               if c in ranked.columns]
+    return ranked[columns].head(limit).reset_index(drop=True)
