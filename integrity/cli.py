@@ -355,7 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--provider", default=None, metavar="NAME",
                          help="validate against this provider's rules before and after repair "
                               "(and shape the strict view for it): openai-chat, openai-responses, "
-                              "anthropic, gemini, bedrock, mistral or deepseek")
+                              "anthropic, gemini, bedrock, mistral, deepseek or deepseek-responses")
         sub.add_argument("--now", type=int, default=None, metavar="MS",
                          help="timestamp (ms) for synthesized receipts, for reproducible output")
         sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,

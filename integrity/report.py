@@ -396,7 +396,10 @@ def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int
     findings.  recorded / provider: what the checked providers say as recorded.
     """
     if not changed:
-        if summary.findings == 0:
+        if summary.findings == 0 and fails(severity):  # only the chosen provider's own rules are broken
+            text = (f"would be rejected: {summary.messages} messages, {summary.calls} calls, every call "
+                    "answered once, right after its frame, but not in a shape the provider takes")
+        elif summary.findings == 0:
             text = (f"healthy: {summary.messages} messages, {summary.calls} calls, "
                     "every call answered once, right after its frame")
         else:
@@ -819,6 +822,8 @@ def with_recorded(report: Any, recorded: dict[str, bool]) -> Any:
     else:
         severities = [rate(kind, codes, accepted) for kind, codes in report._reasons]
     findings = _rated_findings(report.findings, accepted)
+    if report.provider is not None and accepted is False:
+        severities.append(Severity.REJECTED)  # the chosen provider returns 400 for it as recorded
     severity = worst([*severities, *(finding.severity for finding in findings)])
     update.update(findings=findings, severity=severity, healthy=not fails(severity),
                   verdict=_verdict(report.summary, report.changed, severity, _malformed(findings), said,

@@ -27,6 +27,7 @@ from integrity.providers import (
     anthropic,
     bedrock,
     deepseek,
+    deepseek_responses,
     gemini,
     mistral,
     openai_chat,
@@ -39,7 +40,7 @@ from integrity.providers.spec import MESSAGE_KINDS
 from tests.test_providers_blocks import ANTHROPIC_ILLEGAL, BEDROCK_ILLEGAL
 from tests.test_providers_chat import ILLEGAL as CHAT_ILLEGAL
 from tests.test_providers_chat import A, T, U
-from tests.test_providers_turns import GEMINI_ILLEGAL, RESPONSES_ILLEGAL
+from tests.test_providers_turns import DEEPSEEK_RESPONSES_ILLEGAL, GEMINI_ILLEGAL, RESPONSES_ILLEGAL
 from tests.test_strict_properties import broken_transcripts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,6 +48,7 @@ DOCS = ROOT / "docs" / "providers.md"
 MODULES = {
     "openai-chat": openai_chat, "openai-responses": openai_responses, "anthropic": anthropic,
     "gemini": gemini, "bedrock": bedrock, "mistral": mistral, "deepseek": deepseek,
+    "deepseek-responses": deepseek_responses,
 }
 
 
@@ -184,7 +186,7 @@ def case_tables() -> list[tuple[str, list[dict[str, Any]], dict[str, Any]]]:
     for param in CHAT_ILLEGAL:
         provider, request, expected = cast(tuple[str, list[dict[str, Any]], dict[str, Any]], param.values)
         cases.append((provider, request, expected))
-    for table in (ANTHROPIC_ILLEGAL, BEDROCK_ILLEGAL, GEMINI_ILLEGAL, RESPONSES_ILLEGAL):
+    for table in (ANTHROPIC_ILLEGAL, BEDROCK_ILLEGAL, GEMINI_ILLEGAL, RESPONSES_ILLEGAL, DEEPSEEK_RESPONSES_ILLEGAL):
         for param in table:
             request, expected = cast(tuple[list[dict[str, Any]], dict[str, Any]], param.values)
             cases.append((expected["provider"], request, expected))

@@ -19,10 +19,11 @@ NATIVE_FORMATS = {"openai-chat", "openai-responses", "anthropic", "gemini", "bed
 
 
 def test_every_provider_reads_one_known_native_format() -> None:
-    assert set(PROVIDERS) == NATIVE_FORMATS | {"mistral", "deepseek"}
+    assert set(PROVIDERS) == NATIVE_FORMATS | {"mistral", "deepseek", "deepseek-responses"}
     assert set(PROVIDER_FORMAT) == set(PROVIDERS)
     assert set(PROVIDER_FORMAT.values()) == NATIVE_FORMATS
     assert PROVIDER_FORMAT["mistral"] == PROVIDER_FORMAT["deepseek"] == "openai-chat"
+    assert PROVIDER_FORMAT["deepseek-responses"] == "openai-responses"
 
 
 def test_unknown_provider_and_non_list_request_are_refused_clearly() -> None:

@@ -44,6 +44,11 @@ ANTHROPIC_LEGAL = [
     # The API merges consecutive same-role messages, so no alternation rule applies.
     [AU(), AU("more"), ASAY(), ASAY("more")],
     [AU(), AA("a"), AR("a"), AA("b"), AR("b")],
+    # Since Claude Opus 4.8 (2026-05-28) a system message may sit mid-conversation (a recorded request got 200),
+    # after a user turn, its tool results included; the directive-only form may even open `messages`.
+    [AU(), {"role": "system", "content": "from now on, answer in French"}, ASAY()],
+    [AU(), AA("a"), AR("a"), {"role": "system", "content": [{"type": "text", "text": "be brief"}]}, ASAY()],
+    [{"role": "system", "content": []}, AU(), ASAY()],
 ]
 
 ANTHROPIC_ILLEGAL = [
@@ -93,10 +98,10 @@ ANTHROPIC_ILLEGAL = [
         id="reused-tool-use-id"),
     pytest.param(
         [{"role": "system", "content": "be brief"}, AU()],
-        v("anthropic", "system_role_in_messages", "messages", [0], [],
-          'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, '
-          'not "system" as an input message role.'),
-        id="system-role"),
+        v("anthropic", "system_message_first", "messages.0", [0], [],
+          "messages.0: use the top-level 'system' parameter for the initial system prompt; "
+          "the directive-only form (content: [] with output_config) is accepted at any position"),
+        id="system-first"),
 ]
 
 

@@ -97,6 +97,12 @@ ILLEGAL = [
         v("deepseek", "duplicate_tool_call_id", "message[5]", [2, 5], ["a"],
           "Duplicate value for 'tool_call_id' of a in message[5]"),
         id="deepseek-duplicate-across-turns"),
+    pytest.param(  # parallel calls stored as one assistant message each (NousResearch/hermes-agent#29148)
+        "deepseek", [U(), A("a"), A("b"), T("a"), T("b")],
+        v("deepseek", "tool_calls_unanswered", "message[1]", [1], ["a"],
+          "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+          "'tool_call_id'. (insufficient tool messages following tool_calls message)"),
+        id="deepseek-interleaved-call-run"),
     pytest.param(
         "mistral", [U(), A("a", "b"), T("a")],
         v("mistral", "call_response_count_mismatch", "messages[1]", [1, 2], ["a", "b"],

@@ -44,6 +44,13 @@ GEMINI_LEGAL = [
     # snake_case parts, as the Python SDK serializes them
     [GU(), {"role": "model", "parts": [{"function_call": {"name": "f"}}]},
      {"role": "user", "parts": [{"function_response": {"name": "f", "response": {}}}]}],
+    # a recorded request with the real functionResponse in the model turn that made the call (HTTP 200)
+    [GU(), {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}},
+                                       {"functionResponse": {"name": "f", "response": {"output": "ok"}}}]},
+     GU("thanks"), GM()],
+    [GU(), {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}},
+                                       {"functionResponse": {"name": "f", "response": {}}}]},
+     GC("g"), GR("g"), GM()],
 ]
 
 GEMINI_ILLEGAL = [
@@ -133,3 +140,64 @@ def test_responses_output_before_its_call_is_both_an_orphan_output_and_an_unansw
         ("function_call_output_without_call", "input[1]"),
         ("function_call_unanswered", "input[2]"),
     ]
+
+
+# --- DeepSeek's Responses-style endpoint ---------------------------------------
+
+def REASONING(item_id: str = "rs_1") -> dict[str, Any]:
+    return {"type": "reasoning", "id": item_id, "summary": []}
+
+
+def DEV(text: str = "hook context") -> dict[str, Any]:
+    return {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": text}]}
+
+
+DEEPSEEK_RESPONSES_LEGAL = [
+    [MSG(), FC("a"), FC("b"), FO("a"), FO("b"), MSG("assistant", "done")],
+    [MSG(), FC("a"), FC("b"), FO("b"), FO("a")],
+    # seen accepted (awesome-deepseek-integration#740): each call answered right after it
+    [MSG(), REASONING(), MSG("assistant", "checking"), FC("call1"), FO("call1"), REASONING("rs_2"), FC("call2"),
+     FO("call2")],
+]
+
+DEEPSEEK_RESPONSES_ILLEGAL = [
+    # seen rejected for call1 (awesome-deepseek-integration#740): a reasoning item splits the calling turn
+    pytest.param([MSG(), REASONING(), MSG("assistant", "checking"), FC("call1"), REASONING("rs_2"), FC("call2"),
+                  FO("call1"), FO("call2")],
+                 v("deepseek-responses", "function_call_unanswered", "input[3]", [3], ["call1"],
+                   "No tool output found for tool call call1."), id="reasoning-between-calls"),
+    # seen rejected (DeepSeek-V3#1588): a hook's developer message between a call and its output
+    pytest.param([MSG(), FC("call-a"), DEV(), FO("call-a")],
+                 v("deepseek-responses", "function_call_unanswered", "input[1]", [1], ["call-a"],
+                   "No tool output found for tool call call-a."), id="developer-message-between"),
+    pytest.param([MSG(), FO("x")],
+                 v("deepseek-responses", "function_call_output_without_call", "input[1]", [1], ["x"],
+                   "No tool call found for tool output with call_id x."), id="output-without-call"),
+]
+
+
+@pytest.mark.parametrize("request_", DEEPSEEK_RESPONSES_LEGAL)
+def test_deepseek_responses_legal_requests_pass(request_: list[dict[str, Any]]) -> None:
+    assert found(request_, "deepseek-responses") == []
+
+
+@pytest.mark.parametrize("request_,expected", DEEPSEEK_RESPONSES_ILLEGAL)
+def test_deepseek_responses_minimal_illegal_request_yields_exactly_that_violation(
+    request_: list[dict[str, Any]], expected: dict[str, Any]
+) -> None:
+    assert found(request_, "deepseek-responses") == [expected]
+
+
+def test_openai_responses_accepts_what_deepseek_responses_rejects() -> None:
+    """The same items: OpenAI pairs by call_id anywhere later, DeepSeek by position."""
+    for param in DEEPSEEK_RESPONSES_ILLEGAL[:2]:
+        request = param.values[0]
+        assert found(request, "openai-responses") == []
+
+
+def test_deepseek_responses_names_every_call_of_a_split_parallel_batch() -> None:
+    # Codex's image notices (a developer message) between the outputs of two parallel calls: the second call's
+    # output no longer follows the calling turn
+    request = [MSG(), FC("call_0"), FC("call_1"), FO("call_0"), DEV("<image_resize_notice>"), FO("call_1")]
+    assert [(x["rule"], x["call_ids"]) for x in found(request, "deepseek-responses")] == [
+        ("function_call_unanswered", ["call_1"])]

@@ -16,14 +16,14 @@ looks one up.
 
 from __future__ import annotations
 
-from . import anthropic, bedrock, deepseek, gemini, mistral, openai_chat, openai_responses
+from . import anthropic, bedrock, deepseek, deepseek_responses, gemini, mistral, openai_chat, openai_responses
 from .canonical import validate, validate_recorded, with_canonical_indices
 from .spec import ProviderSpec, RoleRules
 from .violation import Violation, sort_violations
 
 SPECS: dict[str, ProviderSpec] = {
     module.SPEC.name: module.SPEC
-    for module in (openai_chat, openai_responses, anthropic, gemini, bedrock, mistral, deepseek)
+    for module in (openai_chat, openai_responses, anthropic, gemini, bedrock, mistral, deepseek, deepseek_responses)
 }
 """Every supported provider's spec, by name, in the order the CLI and the reports list them."""
 

@@ -4,8 +4,12 @@ Anthropic pairs strictly by position: every `tool_use` in an assistant message
 must be answered by a `tool_result` in the very next (user) message, those
 results must open that message, and each id may be used once.  Errors name the
 message (`messages.N`) or the block (`messages.N.content.K`), which we reproduce.
-The system prompt is a top-level `system` parameter and is not validated here;
-a `system` role inside `messages` is itself an error.
+The system prompt is a top-level `system` parameter and is not validated here.
+Since Claude Opus 4.8 (2026-05-28) a `system` role message may also sit inside
+`messages`, mid-conversation; only one that opens `messages` is rejected (with
+the text below).  Its other placement rules (right after a user turn, followed
+by an assistant turn or last, never two in a row) are documented, but the text
+of the 400 that breaking them returns is not known, so they are not checked.
 
 Consecutive messages with the same role are merged by the API (it no longer
 demands strict alternation), so no alternation rule is applied.  The pairing
@@ -36,9 +40,9 @@ DUPLICATE_RESULT = (
     "Found multiple `tool_result` blocks with id: {id}"
 )
 DUPLICATE_USE = "messages.{index}.content.{block}: `tool_use` ids must be unique"
-SYSTEM_ROLE = (
-    'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, '
-    'not "system" as an input message role.'
+SYSTEM_FIRST = (
+    "messages.0: use the top-level 'system' parameter for the initial system prompt; "
+    "the directive-only form (content: [] with output_config) is accepted at any position"
 )
 
 
@@ -76,10 +80,10 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     found: list[Violation] = []
     seen_uses: set[str] = set()
     for index, message in enumerate(messages):
-        if role_of(message) == "system":
+        if index == 0 and role_of(message) == "system" and message.get("content") != []:
             found.append(Violation(
-                provider=provider, rule="system_role_in_messages", position="messages",
-                native_indices=[index], error=SYSTEM_ROLE))
+                provider=provider, rule="system_message_first", position="messages.0",
+                native_indices=[index], error=SYSTEM_FIRST))
         uses = tool_uses(message)
         for block, use_id in uses:
             if use_id in seen_uses:
@@ -163,6 +167,6 @@ SPEC = ProviderSpec(
         "unexpected_tool_result": UNEXPECTED,
         "duplicate_tool_result": DUPLICATE_RESULT,
         "duplicate_tool_use_id": DUPLICATE_USE,
-        "system_role_in_messages": SYSTEM_ROLE,
+        "system_message_first": SYSTEM_FIRST,
     },
 )

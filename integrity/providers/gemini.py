@@ -5,6 +5,10 @@ Gemini pairs by turn and by count, not by id (ids are optional): a turn with N
 a function call turn must follow a user turn or a function response turn, and a
 function response turn must follow a function call turn.  The API does not name
 a position; we point at `contents[i]`.
+
+A model turn may also carry the `functionResponse` parts answering its own calls
+(recorded requests do, and Gemini answers them with HTTP 200): those count as
+answers, and such a turn is not a misplaced response turn.
 """
 
 from __future__ import annotations
@@ -76,14 +80,14 @@ def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
                     native_indices=([index - 1] if previous is not None else []) + [index],
                     call_ids=_ids(calls), error=CALL_POSITION))
             following = contents[index + 1] if index + 1 < len(contents) else None
-            answers = function_responses(following)
+            answers = [*responses, *function_responses(following)]  # its own answers count first
             if len(answers) != len(calls):
                 at = index + 1 if following is not None else index
                 found.append(Violation(
                     provider=provider, rule="function_response_count_mismatch", position=f"contents[{at}]",
                     native_indices=[index] + ([index + 1] if following is not None else []),
                     call_ids=_ids(calls), error=COUNT))
-        if responses and not function_calls(previous):
+        if responses and not calls and not function_calls(previous):
             found.append(Violation(
                 provider=provider, rule="function_response_turn_position", position=f"contents[{index}]",
                 native_indices=([index - 1] if previous is not None else []) + [index],
