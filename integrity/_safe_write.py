@@ -87,6 +87,8 @@ def _stdin_stat() -> os.stat_result | None:
 def _resolve(target: Target) -> None:
     """Fill target.real and target.existing, or raise WriteError for a target we never replace."""
     path = target.path
+    if not path:
+        raise WriteError("''", f"an empty file name for the {target.what}")
     target.real = os.path.realpath(path)
     if os.path.islink(path) and not os.path.lexists(target.real):
         raise WriteError(path, "is a symbolic link to a missing file; refusing to create it")
@@ -102,6 +104,8 @@ def _resolve(target: Target) -> None:
             raise WriteError(path, f"is {kind}, not a regular file; refusing to replace it "
                                    f"(only regular files are written; '-' is standard output)")
         return
+    if path.endswith(("/", os.sep)):
+        raise WriteError(path, "names a folder, not a file")
     folder = os.path.dirname(target.real) or "."
     if not os.path.isdir(folder):
         raise WriteError(path, "cannot write: its folder does not exist")

@@ -31,7 +31,9 @@ EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 EXIT_CODES = """exit codes:
   0   check: every file healthy; repair: the view was written
   1   check: some file needs repair (or --provider rejects it);
-      repair: --provider still rejects the repaired view
+      repair: --provider still rejects the repaired view, or nothing was
+      written because check would not pass it (every message dropped, or
+      a malformed entry the strict view keeps)
   2   a file could not be read, an output was refused or could not be
       written (nothing was written), or the command line is wrong
   70  internal error: a bug; one line on stderr, --debug prints the traceback
@@ -235,8 +237,8 @@ def _holds_no_entries(payload: bytes) -> bool:
 
 def _repair_targets(args: argparse.Namespace) -> list[Target]:
     """The transcript's target (a file, or standard output) and the report's, if asked for."""
-    targets = [Target(args.output or STDOUT, "repaired transcript")]
-    if args.report:
+    targets = [Target(STDOUT if args.output is None else args.output, "repaired transcript")]
+    if args.report is not None:  # an empty name is refused as a path, never taken for "no report"
         targets.append(Target(args.report, "report"))
     return targets
 

@@ -397,6 +397,15 @@ def test_a_link_to_a_special_file_or_to_nothing_is_refused(tmp_path: Path) -> No
     assert stat.S_ISFIFO(fifo.stat().st_mode) and not (tmp_path / "missing.json").exists()
 
 
+def test_an_empty_name_or_a_folder_path_is_refused(tmp_path: Path) -> None:
+    source = input_file(tmp_path)
+    assert "an empty file name for the repaired transcript" in assert_clean_failure(run("repair", source, "-o", ""))
+    assert "an empty file name for the report" in assert_clean_failure(
+        run("repair", source, "-o", tmp_path / "o.json", "--report", ""))
+    assert_refused(run("repair", source, "-o", f"{tmp_path}/new/"), f"{tmp_path}/new/", "names a folder")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.json"]
+
+
 def test_a_missing_folder_is_named_by_the_users_path(tmp_path: Path) -> None:
     source = input_file(tmp_path)
     target = tmp_path / "nowhere" / "out.json"
