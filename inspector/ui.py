@@ -41,6 +41,7 @@ from integrity import (
     TranscriptError,
     analyze,
     load,
+    load_all,
     provider_verdict,
 )
 
@@ -129,7 +130,7 @@ def with_verdicts(source: Source, analysis: Analysis, provider: str | None, key:
     if analysis.verdicts:
         return analysis
     size = len(analysis.transcript.messages)
-    flag = f"_verdicts_{source.digest}_{analysis.policy}"
+    flag = f"_verdicts_{source.digest}_{_cache_name(source, analysis.transcript)}_{analysis.policy}"
     wanted = size <= AUTO_VERDICT_MESSAGES or st.session_state.get(flag)
     if not wanted:
         st.button(f"Check provider verdicts ({size:,} messages: this takes a while)", key=f"verdict_btn{key}",
@@ -137,7 +138,8 @@ def with_verdicts(source: Source, analysis: Analysis, provider: str | None, key:
         return analysis
     with st.spinner("Validating against every provider's rules…"):
         try:
-            return _with_verdicts(source.digest, source.name, analysis.policy, provider, analysis)
+            return _with_verdicts(source.digest, _cache_name(source, analysis.transcript), analysis.policy, provider,
+                                  analysis)
         except Exception as error:  # noqa: BLE001 - the rest of the page is still worth showing
             show_failure(f"{source.name}: provider verdicts", error,
                          headline="Provider verdicts could not be computed for this transcript; the rest is shown.")
@@ -165,16 +167,47 @@ def _previewed_rows(digest: str, name: str, policy: str, provider: str | None, _
     return previewed(_analysis, _rows(digest, name, policy, provider, _analysis))
 
 
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _load_all(digest: str, name: str, _data: bytes) -> Any:
+    try:
+        return load_all(_data, name)
+    except Exception as error:  # a TranscriptError, or any other failure to read: this input's error, never a crash
+        return error
+
+
 def load_source(source: Source) -> Transcript | None:
-    """Parse (cached by content); on bad input show the one-line error and return None."""
-    result = _load(source.digest, source.name, source.data)
+    """Parse (cached by content); on bad input show the one-line error and return None.
+
+    A file holding several transcripts (an eval log's samples, a Claude Code
+    session's sidechains, abandoned branches) gets a picker in the sidebar.
+    """
+    result = _load_all(source.digest, source.name, source.data)
     if isinstance(result, TranscriptError):
         show_error(str(result))
         return None
     if isinstance(result, Exception):
         show_failure(f"{source.name}: could not be read", result, headline=_INPUT_HEADLINE)
         return None
-    return result
+    return pick_transcript(source, result)
+
+
+def pick_transcript(source: Source, transcripts: Sequence[Transcript]) -> Transcript:
+    """The only transcript, or the one picked in the sidebar ("main" first; branches are marked)."""
+    if len(transcripts) == 1:
+        return transcripts[0]
+    names = [t.name for t in transcripts]
+    marks = {t.name: "" if t.checked else "  (abandoned branch)" for t in transcripts}
+    chosen = st.sidebar.selectbox(
+        f"Transcript ({len(names)} in this file)", names, index=names.index("main") if "main" in names else 0,
+        key=f"thread_{source.digest}", format_func=lambda name: neutralize(name) + marks[name],
+        help="A file may hold several transcripts: a Claude Code session's sidechains, an eval log's samples, "
+             "branches a rewind left behind. Each is checked on its own.")
+    return transcripts[names.index(chosen)]
+
+
+def _cache_name(source: Source, transcript: Transcript) -> str:
+    """The cache key's name: the file's, plus the transcript's when the file holds several."""
+    return f"{source.name}#{transcript.name}" if transcript.siblings else source.name
 
 
 def analysis_for(source: Source, transcript: Transcript, policy: str, provider: str | None = None) -> Analysis:
@@ -183,7 +216,7 @@ def analysis_for(source: Source, transcript: Transcript, policy: str, provider: 
     A failure is shown as one error line and stops the page (never a traceback).
     """
     try:
-        return _analyze(source.digest, source.name, policy, provider, transcript)
+        return _analyze(source.digest, _cache_name(source, transcript), policy, provider, transcript)
     except Exception as error:  # noqa: BLE001 - an engine failure on this input is this input's error
         show_failure(f"{source.name}: could not be analysed", error,
                      headline="This transcript could not be analysed. The app keeps working; try another.")
@@ -197,7 +230,7 @@ def rows_for(source: Source, analysis: Analysis, provider: str | None = None) ->
     Above PREVIEW_ALL_UP_TO messages their texts are empty: previewed() fills copies
     of the rows on screen, searchable_rows() gives every row with its text.
     """
-    return _rows(source.digest, source.name, analysis.policy, provider, analysis)
+    return _rows(source.digest, _cache_name(source, analysis.transcript), analysis.policy, provider, analysis)
 
 
 def searchable_rows(source: Source, analysis: Analysis, provider: str | None = None) -> list[Row]:
@@ -205,7 +238,8 @@ def searchable_rows(source: Source, analysis: Analysis, provider: str | None = N
     rows = rows_for(source, analysis, provider)
     if all(row.filled for row in rows):
         return rows
-    return _previewed_rows(source.digest, source.name, analysis.policy, provider, analysis)
+    return _previewed_rows(source.digest, _cache_name(source, analysis.transcript), analysis.policy, provider,
+                           analysis)
 
 
 _INPUT_HEADLINE = "Could not read this input. The app keeps working; fix the file or pick another."

@@ -28,11 +28,12 @@ from .transform import with_tool_call_integrity_repair
 
 _LAZY: dict[str, str] = {
     # analysis: one call from a loaded file to everything a front end shows
-    "Analysis": "analysis", "analyze": "analysis", "load": "analysis", "export_view": "analysis",
+    "Analysis": "analysis", "analyze": "analysis", "load": "analysis", "load_all": "analysis",
+    "export_view": "analysis",
     "provider_verdict": "analysis",
     # reading and writing transcripts
     "Transcript": "loading", "TranscriptError": "loading", "read_source": "loading",
-    "FORMATS": "formats", "read_bytes": "formats", "write_bytes": "formats",
+    "FORMATS": "formats", "read_bytes": "formats", "read_all": "formats", "write_bytes": "formats",
     # provider rule sets
     "PROVIDERS": "providers", "ProviderSpec": "providers", "SPECS": "providers", "Violation": "providers",
     "spec": "providers", "validate": "providers", "validate_native": "providers",
@@ -47,8 +48,8 @@ _LAZY: dict[str, str] = {
 _RENAMED = {"render_note": "render"}
 
 if TYPE_CHECKING:
-    from .analysis import Analysis, analyze, export_view, load, provider_verdict
-    from .formats import FORMATS, read_bytes, write_bytes
+    from .analysis import Analysis, analyze, export_view, load, load_all, provider_verdict
+    from .formats import FORMATS, read_all, read_bytes, write_bytes
     from .loading import Transcript, TranscriptError, read_source
     from .notes import Note, NoteCode
     from .notes import render as render_note
@@ -86,8 +87,8 @@ __all__ = [
     "Mark", "MergedView", "Note", "NoteCode", "Pairing", "PendingToolCall", "ProviderSpec", "ReceiptView",
     "RepairKind", "RepairReport", "Severity", "Summary", "ToolCallRepair", "Transcript", "TranscriptError",
     "TurnView", "Violation", "analyze", "append_interrupted_tool_call_results", "build_report", "diagnose",
-    "export_view", "facts", "interrupted_tool_result", "is_interrupted_tool_result", "load",
-    "orphaned_tool_calls", "provider_verdict", "read_bytes", "read_source", "render_note",
+    "export_view", "facts", "interrupted_tool_result", "is_interrupted_tool_result", "load", "load_all",
+    "orphaned_tool_calls", "provider_verdict", "read_all", "read_bytes", "read_source", "render_note",
     "repair_orphaned_tool_calls", "repair_with_report", "spec", "track_tool_call_message", "validate",
     "validate_native", "view_from_report", "with_tool_call_integrity_repair", "write_bytes",
 ]

@@ -21,7 +21,8 @@ from .reference import time_ms
 from .report import RepairReport, build_report
 from .schema import schema_findings
 
-__all__ = ["Analysis", "DEFAULT_POLICY", "PLANNERS", "POLICIES", "analyze", "export_view", "load"]
+__all__ = ["Analysis", "DEFAULT_POLICY", "PLANNERS", "POLICIES", "analyze", "export_view", "load", "load_all",
+           "reader_findings"]
 
 
 @dataclass
@@ -39,35 +40,84 @@ class Analysis:
 
 
 def load(data: bytes, source: str = "<input>", format: str = "auto") -> Transcript:
-    """Read a transcript from bytes; raises loading.TranscriptError with a one-line message."""
+    """Read a transcript from bytes; raises loading.TranscriptError with a one-line message.
+
+    A file holding several transcripts gives its "main" one (a Claude Code session's
+    main thread, a session tree's active branch); one without a main transcript (an
+    eval log of several samples) is an error listing them: use load_all.
+    """
     from .formats import read_bytes
-    from .formats.container import parse_document
-    from .loading import TranscriptError, check_messages
 
     try:
         return read_bytes(data, source, format)
-    except TranscriptError as error:
-        if format != "auto" or "unknown transcript format" not in error.problem:
-            raise
-        # Nothing fits.  When the entries sit in a plain list (an array, JSONL or a
-        # {"messages": [...]} object), the pi-ai message check can name the entry
-        # that is not a message at all, which says more.  A single JSON object
-        # (other envelopes included) is checked as one message, and only when it
-        # has a role.
-        document = parse_document(data, source)  # read_bytes parsed it already: it cannot fail
-        entries, lines = document.entries, document.lines
-        single = document.container == "jsonl" and len(entries) == 1
-        if document.container == "object" and document.key != "messages":
-            text = data.decode("utf-8-sig")
-            entries = [{**document.envelope, document.key: entries}]
-            lines = [text[: len(text) - len(text.lstrip())].count("\n") + 1]
-            single = True
-        if not single or "role" in entries[0]:
-            try:
-                check_messages(Transcript(entries, source, lines=lines))
-            except TranscriptError as precise:
-                raise precise from None
+    except Exception as error:
+        _explain(error, data, source, format)
         raise
+
+
+def load_all(data: bytes, source: str = "<input>", format: str = "auto",
+             skip_bad_lines: bool = False) -> list[Transcript]:
+    """Every transcript a file holds, each named ("main", "sidechain:<id>", "sample:<id>", ...).
+
+    See integrity.formats.read_all; raises loading.TranscriptError with a one-line message.
+    """
+    from .formats import read_all
+
+    try:
+        return read_all(data, source, format, skip_bad_lines)
+    except Exception as error:
+        _explain(error, data, source, format)
+        raise
+
+
+def _explain(error: Exception, data: bytes, source: str, format: str) -> None:
+    """Raise a more precise error than "unknown transcript format" when there is one.
+
+    When the entries sit in a plain list (an array, JSONL or a {"messages": [...]}
+    object), the pi-ai message check can name the entry that is not a message at
+    all, which says more.  A single JSON object (other envelopes included) is checked
+    as one message, and only when it has a role.  Returns when it has nothing better.
+    """
+    from .formats.container import parse_document
+    from .loading import TranscriptError, check_messages
+
+    if not isinstance(error, TranscriptError) or format != "auto" or "unknown transcript format" not in error.problem:
+        return
+    document = parse_document(data, source)  # read_bytes parsed it already: it cannot fail
+    entries, lines = document.entries, document.lines
+    single = document.container == "jsonl" and len(entries) == 1
+    if document.container == "object" and document.key != "messages":
+        text = data.decode("utf-8-sig")
+        entries = [{**document.envelope, document.key: entries}]
+        lines = [text[: len(text) - len(text.lstrip())].count("\n") + 1]
+        single = True
+    if not single or (isinstance(entries[0], dict) and "role" in entries[0]):
+        try:
+            check_messages(Transcript(entries, source, lines=lines))
+        except TranscriptError as precise:
+            from .formats import ADAPTERS
+            from .formats.detection import closest
+
+            hint = closest(list(ADAPTERS.values()), document.entries, document.lines)
+            raise TranscriptError(precise.source, precise.position, f"{precise.problem} ({hint})") from None
+
+
+def reader_findings(transcript: Transcript) -> list[Any]:
+    """What reading the file found besides its messages (a torn last line, skipped bad lines), as findings.
+
+    They are reported first (with the schema findings): such a file is never called healthy.
+    """
+    if not transcript.notes:
+        return []
+    from ._findings import Finding
+    from .kinds import FINDINGS, FindingCode
+
+    found = []
+    for note in transcript.notes:
+        code = FindingCode(note.code)
+        found.append(Finding(kind=code, severity=FINDINGS[code].severity, durable_indices=[],
+                             message=note.message(), line=note.line))
+    return found
 
 
 def analyze(
@@ -100,7 +150,10 @@ def analyze(
         view, stamps = materialize(plan.order, messages, plan.placeholder, now)
     else:
         view, stamps = messages, []
-    report = build_report(light, plan, stamps, transcript.source, schema_findings(transcript))
+    report = build_report(light, plan, stamps, transcript.source,
+                          [*reader_findings(transcript), *schema_findings(transcript)])
+    if transcript.native or transcript.name != "main":  # read from a file: say what was read
+        report = report.model_copy(update={"format": transcript.format, "thread": transcript.name})
     analysis = Analysis(transcript, policy, light, plan, view, report, provider=provider)
     if verdicts:
         from .providers import PROVIDERS

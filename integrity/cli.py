@@ -65,20 +65,36 @@ def _source_name(path: str) -> str:
 
 
 class _Loaded:
-    """A file read either by the fast path (pi-ai, raw bytes kept) or the general reader."""
+    """One transcript of a file, read either by the fast path (pi-ai, raw bytes kept) or the general reader.
 
-    def __init__(self, path: str, data: bytes, format: str, allow_fast: bool) -> None:
-        self.source = _source_name(path)
-        self.fast: Any = None
-        self.transcript: Any = None
-        if allow_fast and format in ("auto", "pi-ai"):
-            from ._fastpath import read_fast
+    A file may hold several transcripts (an eval log's samples, a Claude Code
+    session's sidechains, a session tree's abandoned branches): _load gives one
+    _Loaded per transcript.
+    """
 
-            self.fast = read_fast(data, self.source)
-        if self.fast is None:
-            from .analysis import load
+    def __init__(self, source: str, fast: Any = None, transcript: Any = None, count: int = 1) -> None:
+        self.source = source
+        self.fast = fast
+        self.transcript = transcript
+        self.count = count  # how many transcripts the file holds
 
-            self.transcript = load(data, self.source, format)
+    @property
+    def name(self) -> str:
+        return "main" if self.transcript is None else str(self.transcript.name)
+
+    @property
+    def format(self) -> str:
+        return "pi-ai" if self.transcript is None else str(self.transcript.format)
+
+    @property
+    def checked(self) -> bool:
+        """False for an abandoned branch: listed, never sent to the model again, so not judged."""
+        return self.transcript is None or bool(self.transcript.checked)
+
+    @property
+    def label(self) -> str:
+        """'file' for a file of one transcript, 'file#name' when it holds several."""
+        return self.source if self.count == 1 else f"{self.source}#{self.name}"
 
     def light(self, policy: str) -> Any:
         """The light view the policy plans on (strict reads numeric ids; the fast path has none)."""
@@ -95,6 +111,51 @@ class _Loaded:
         from .schema import schema_findings
 
         return schema_findings(self.transcript)
+
+    def findings(self) -> list[Any]:
+        """What reading found besides messages (a torn line), then the schema findings."""
+        if self.transcript is None:
+            return []
+        from .analysis import reader_findings
+
+        return [*reader_findings(self.transcript), *self.schema()]
+
+    def named(self, report: Any) -> Any:
+        """The report naming the format read and the transcript (thread or sample) it is about."""
+        return report.model_copy(update={"format": self.format, "thread": self.name})
+
+
+def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) -> list[_Loaded]:
+    """Every transcript of the file (or only --thread's), each its own _Loaded."""
+    source = _source_name(path)
+    thread = getattr(args, "thread", None)
+    skip = bool(getattr(args, "skip_bad_lines", False))
+    if allow_fast and args.format in ("auto", "pi-ai") and thread in (None, "main") and not skip:
+        from ._fastpath import read_fast
+
+        fast = read_fast(data, source)
+        if fast is not None:
+            return [_Loaded(source, fast=fast)]
+    from .analysis import load_all
+    from .formats import pick
+
+    transcripts = load_all(data, source, args.format, skip)
+    count = len(transcripts)
+    if thread is not None:
+        transcripts = [pick(transcripts, thread, source)]
+    return [_Loaded(source, transcript=transcript, count=count) for transcript in transcripts]
+
+
+def _aside_lines(loaded: _Loaded) -> list[str]:
+    """What check says besides the verdict: how an undecided format was chosen."""
+    detection = getattr(loaded.transcript, "detection", "")
+    return [f"  format: {detection}"] if detection else []
+
+
+def _branch_line(loaded: _Loaded) -> str:
+    messages = len(loaded.transcript.messages)
+    return (f"{loaded.label}: abandoned branch, {messages} messages (a rewind left it: never sent to the model "
+            f"again, so not checked; --thread {loaded.name} checks it)")
 
 
 def _plan(light: Any, policy: str, provider: str | None = None) -> Any:
@@ -135,14 +196,14 @@ def _fails(report: Any, verdict: Any) -> bool:
     return not report.healthy or bool(verdict and verdict["before"])
 
 
-def _summary_lines(report: Any, limit: int = 20) -> list[str]:
+def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> list[str]:
     s = report.summary
     verdict = report.verdict
     if report.as_recorded is None and report.provider is None and s.messages > RECORDED_VERDICTS_UP_TO:
         verdict += (f"; providers not asked about it as recorded ({s.messages:,} messages, over "
                     f"{RECORDED_VERDICTS_UP_TO:,}; --provider NAME asks one)")
     lines = [
-        f"{report.source}: {verdict}",
+        f"{label or report.source}: {verdict}",
         f"  messages {s.messages}, calls {s.calls}, results {s.results}; orphaned {s.orphaned_calls}, "
         f"moved {s.moved}, put in call order {s.reordered}, duplicates dropped {s.duplicates_dropped}, "
         f"frames dropped {s.frames_dropped}, synthesized {s.synthesized}, strays {s.strays}",
@@ -182,6 +243,25 @@ def _report_for(loaded: _Loaded, policy: str, now: Callable[[], int]) -> Any:
     return build_report(loaded.fast.light, plan, stamps, loaded.source)
 
 
+def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) -> tuple[Any, Any]:
+    """The report (or cheap diagnosis) of one transcript, and the provider's verdict when asked for."""
+    verdict = None
+    report: RepairReport | Diagnosis
+    if args.provider:
+        from .analysis import analyze
+
+        analysis = analyze(loaded.transcript, args.policy, now, args.provider, [args.provider])
+        report, verdict = analysis.report, analysis.verdicts[args.provider]
+    elif args.json:
+        report = _report_for(loaded, args.policy, now)
+    else:
+        from .report import diagnose
+
+        light = loaded.light(args.policy)
+        report = diagnose(light, _plan(light, args.policy), loaded.source, loaded.findings())
+    return loaded.named(report), verdict
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     now = _clock(args.now)
     worst = EXIT_HEALTHY
@@ -189,34 +269,26 @@ def cmd_check(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             data = read_source(path)
-            loaded = _Loaded(path, data, args.format, allow_fast=args.provider is None)
+            units = _load(path, data, args, allow_fast=args.provider is None)
             del data
-            verdict = None
-            report: RepairReport | Diagnosis
-            if args.provider:
-                from .analysis import analyze
-
-                analysis = analyze(loaded.transcript, args.policy, now, args.provider, [args.provider])
-                report, verdict = analysis.report, analysis.verdicts[args.provider]
-            elif args.json:
-                report = _report_for(loaded, args.policy, now)
-            else:
-                from .report import diagnose
-
-                light = loaded.light(args.policy)
-                report = diagnose(light, _plan(light, args.policy), loaded.source, loaded.schema())
+            judged = [(loaded, *_judge(loaded, args, now)) for loaded in units if loaded.checked or args.thread]
         except TranscriptError as error:
             print(f"error: {error}", file=sys.stderr)
             worst = EXIT_UNREADABLE
             continue
-        report = _with_recorded(loaded, report, verdict)
-        reports.append(report)
-        if _fails(report, verdict) and worst == EXIT_HEALTHY:
-            worst = EXIT_NEEDS_REPAIR
-        if not args.json:
-            print("\n".join(_summary_lines(report)))
-            if verdict is not None:
-                print("\n".join(_verdict_lines(verdict, args.provider)))
+        for loaded, report, verdict in judged:
+            report = _with_recorded(loaded, report, verdict)
+            reports.append(report)
+            if _fails(report, verdict) and worst == EXIT_HEALTHY:
+                worst = EXIT_NEEDS_REPAIR
+            if not args.json:
+                print("\n".join(_summary_lines(report, label=loaded.label) + _aside_lines(loaded)))
+                if verdict is not None:
+                    print("\n".join(_verdict_lines(verdict, args.provider)))
+        if not args.json and not args.thread:
+            for loaded in units:
+                if not loaded.checked:
+                    print(_branch_line(loaded))
     if args.json:
         import json
 
@@ -271,6 +343,55 @@ def _write_repair(targets: list[Target], produce: Callable[[BinaryIO], Any], rep
     return EXIT_HEALTHY
 
 
+def _needs_repair(loaded: _Loaded, policy: str) -> bool:
+    from .report import diagnose
+
+    light = loaded.light(policy)
+    return not diagnose(light, _plan(light, policy), loaded.source, loaded.findings()).healthy
+
+
+def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | None:
+    """Which transcript `repair` writes: the only one, the one --thread names, or the only one that needs repair.
+
+    None: the file holds several transcripts and none needs repair (the file is
+    written back as it is).  Several that need repair, without --thread, is an error
+    naming them: repairing one silently would drop the others' fixes.
+    """
+    if len(units) == 1:
+        return units[0]
+    broken = [u for u in units if u.checked and _needs_repair(u, args.policy)]
+    if not broken:
+        return None
+    if len(broken) > 1:
+        raise TranscriptError(units[0].source, "", f"{len(broken)} of its {len(units)} transcripts need repair ("
+                              + ", ".join(u.name for u in broken) + "); name the one to write with --thread NAME")
+    print(f"note: repairing {broken[0].label}, the one transcript of {len(units)} in the file that needs repair",
+          file=sys.stderr)
+    return broken[0]
+
+
+def _repaired_bytes(analysis: Any, data: bytes) -> bytes:
+    """What repair writes: the file's exact bytes when the view is the whole file unchanged, else the view.
+
+    A thread of a file (a Claude Code main thread, a session's active branch) is
+    written back into the whole file; a sample of an eval log is written alone, as
+    its message list; a read-only format's view is written in the format it names.
+    """
+    from .analysis import export_view
+    from .formats import write_bytes
+
+    transcript = analysis.transcript
+    whole_file = transcript.whole is not None or not transcript.siblings
+    if not analysis.plan.changed and not transcript.notes and whole_file:
+        return data  # an unchanged view is the durable transcript: give back its exact bytes
+    if transcript.writes_as and analysis.plan.changed:
+        print(f"note: {transcript.format} is read-only here: the repaired view is written as "
+              f"{transcript.writes_as}", file=sys.stderr)
+    if not analysis.plan.changed:
+        return write_bytes(transcript)
+    return export_view(analysis)
+
+
 def cmd_repair(args: argparse.Namespace) -> int:
     now = _clock(args.now)
     targets = _repair_targets(args)
@@ -281,10 +402,19 @@ def cmd_repair(args: argparse.Namespace) -> int:
         return EXIT_UNREADABLE
     try:
         data = read_source(args.file)
-        loaded = _Loaded(args.file, data, args.format, allow_fast=args.report is None and args.provider is None)
+        chosen = _repair_unit(_load(args.file, data, args, allow_fast=args.report is None and args.provider is None),
+                              args)
     except TranscriptError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
+    if chosen is None:  # several transcripts, none needs repair: the file is the view
+        if args.report:
+            _error(f"error: {_source_name(args.file)}: it holds several transcripts and none needs repair; "
+                   "--report describes one: name it with --thread NAME")
+            return EXIT_UNREADABLE
+        kept = data
+        return _write_repair(targets, lambda out: out.write(kept), None)
+    loaded = chosen
     report: Any = None
     still_rejected = False
     if loaded.fast is not None:
@@ -296,13 +426,12 @@ def cmd_repair(args: argparse.Namespace) -> int:
         def produce(out: BinaryIO) -> None:
             write_fast(loaded.fast, plan, now, out)
     else:
-        from .analysis import analyze, export_view
+        from .analysis import analyze
 
         providers = [args.provider] if args.provider else False
         analysis = analyze(loaded.transcript, args.policy, now, args.provider, providers)
-        report = analysis.report
-        # An unchanged view is the durable transcript: give back its exact bytes.
-        payload = export_view(analysis) if analysis.plan.changed else data
+        report = loaded.named(analysis.report)
+        payload = _repaired_bytes(analysis, data)
         empty = analysis.plan.changed and not analysis.view and _holds_no_entries(payload)
         if args.provider:
             verdict = analysis.verdicts[args.provider]
@@ -360,6 +489,12 @@ def build_parser() -> argparse.ArgumentParser:
                               "anthropic, gemini, bedrock, mistral, deepseek or deepseek-responses")
         sub.add_argument("--now", type=int, default=None, metavar="MS",
                          help="timestamp (ms) for synthesized receipts, for reproducible output")
+        sub.add_argument("--thread", default=None, metavar="NAME",
+                         help="only this transcript of a file holding several (main, sidechain:<id>, "
+                              "subagent:<id>, sample:<id>, attempt:<n>, branch:<id>)")
+        sub.add_argument("--skip-bad-lines", action="store_true",
+                         help="JSONL: leave out lines that are not JSON (each one is reported) instead of "
+                              "refusing the file; a cut last line is always left out and reported")
         sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                          help="print the traceback of an internal error")
         sub.epilog = EXIT_CODES

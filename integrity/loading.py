@@ -39,6 +39,7 @@ def one_line(text: str) -> str:
         text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text
 
+
 @dataclass
 class Transcript:
     """A loaded transcript: its messages plus what is needed to write it back the same way.
@@ -64,6 +65,46 @@ class Transcript:
     native_lines: list[int] = field(default_factory=list)
     entries: list[int] = field(default_factory=list)
     dialect: str = ""
+    # A file may hold several transcripts (an eval log's samples, a Claude Code session's
+    # sidechains, a pi session's abandoned branches).  name is this one's stable name
+    # ("main", "sidechain:<id>", "subagent:<id>", "sample:<id>", "attempt:<n>",
+    # "branch:<id>"), kind the part before the colon.  checked is False for an abandoned
+    # branch: it is listed, never sent to the model again, so no verdict counts it.
+    name: str = "main"
+    kind: str = "main"
+    checked: bool = True
+    # When this transcript is one thread of a file's entry list: every entry of the file
+    # (`whole`) and where each of `native` sits in it (`positions`), so a repaired thread is
+    # written back into the file with the other threads' entries untouched.
+    whole: list[Any] | None = None
+    positions: list[int] = field(default_factory=list)
+    # What reading had to say that is no message: a torn last line, skipped bad lines, how
+    # an undecided format was chosen (`detection`), the file's other transcripts.
+    notes: list[ReaderNote] = field(default_factory=list)
+    detection: str = ""
+    siblings: list[str] = field(default_factory=list)
+    writes_as: str = ""  # a read-only format's view is written in this format (openhands -> openai-chat)
+
+
+@dataclass(frozen=True)
+class ReaderNote:
+    """Something the reader found that is not a message: a torn last line or a skipped bad line.
+
+    code: a FindingCode value (torn_last_line, skipped_line); line: the 1-based line;
+    size: bytes not parsed; problem: what the JSON decoder said.
+    """
+
+    code: str
+    line: int
+    size: int
+    problem: str
+
+    def message(self) -> str:
+        """The sentence a report shows for it."""
+        if self.code == "torn_last_line":
+            return (f"line {self.line}: the last line is cut off mid-write ({self.size} bytes not parsed), as a "
+                    "crash leaves it; read up to the line before, and a repair writes the transcript without it")
+        return f"line {self.line}: not valid JSON ({self.problem}); skipped ({self.size} bytes), as asked"
 
 
 def describe_value(value: Any) -> str:

@@ -162,7 +162,9 @@ def test_check_json_matches_the_library_reports(files: dict[str, Path]) -> None:
     for path, got in zip(paths, payload, strict=True):
         messages = json.loads(path.read_text(encoding="utf-8"))
         view, report = reference(messages, source=str(path))
-        # check --json rates the report by what every provider says about the transcript as recorded
+        # check --json also names the format it read and which transcript of the file it is, and
+        # rates the report by what every provider says about the transcript as recorded
+        assert (got.pop("format"), got.pop("thread")) == ("pi-ai", "main"), path.name
         said = validate_recorded(Transcript(messages, str(path)))
         report = with_recorded(report, {name: not violations for name, violations in said.items()})
         assert got == report.model_dump(mode="json"), path.name

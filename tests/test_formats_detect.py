@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from integrity.formats import FORMATS, detect, possible_formats, read_bytes
+from integrity import analyze
+from integrity.formats import FORMATS, READABLE, detect, possible_formats, read_all, read_bytes
 from integrity.loading import TranscriptError
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
 FIXTURES = sorted(p for p in SAMPLES.iterdir() if p.name != "README.md")
+REAL = Path(__file__).resolve().parent / "real"  # the real-shape corpus: every format, healthy and broken
 
 
 def parse_any(data: bytes) -> object:
@@ -34,20 +36,34 @@ def test_every_fixture_is_detected_as_the_format_in_its_name(path: Path) -> None
 
 
 def test_every_format_has_a_healthy_fixture() -> None:
-    assert {p.name.split(".")[1] for p in FIXTURES if p.name.startswith("healthy")} == set(FORMATS)
+    healthy = {p.name.split(".")[1] for p in FIXTURES if p.name.startswith("healthy")}
+    for path in REAL.iterdir():  # the corpus names a file <what>.<format>.<ext>
+        parts = path.name.split(".")
+        if len(parts) > 2 and parts[1] in READABLE and parts[1] not in healthy:
+            try:
+                transcripts = read_all(path.read_bytes(), path.name)
+            except TranscriptError:
+                continue
+            if all(t.format == parts[1] and (not t.checked or analyze(t).report.healthy) for t in transcripts):
+                healthy.add(parts[1])
+    assert healthy == set(READABLE)
 
 
-def test_plain_text_chat_is_ambiguous_and_says_how_to_resolve_it() -> None:
+def test_plain_text_chat_is_read_and_the_choice_is_said() -> None:
+    """No tool calls: every format that fits reads the same messages, so one is picked, never refused."""
     chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello! How can I help?"}]
-    with pytest.raises(TranscriptError) as caught:
-        read_bytes(json.dumps(chat).encode(), "chat.json")
-    message = str(caught.value)
-    assert message.startswith("chat.json: top level: ambiguous transcript format")
-    assert "--format" in message and "\n" not in message
+    transcript = read_bytes(json.dumps(chat).encode(), "chat.json")
     candidates = possible_formats(chat)
     assert "openai-chat" in candidates and "anthropic" in candidates
-    assert all(name in message for name in candidates)
-    # Naming the format resolves it.
+    assert transcript.format == "openai-chat"
+    assert transcript.detection.startswith("text-only chat, read as openai-chat")
+    assert all(name in transcript.detection for name in candidates)
+    # Every reading gives the same roles and texts.
+    for name in candidates:
+        other = read_bytes(json.dumps(chat).encode(), "chat.json", name)
+        assert [(m["role"], str(m["content"])) for m in other.messages if m["role"] == "user"] == \
+            [(m["role"], str(m["content"])) for m in transcript.messages if m["role"] == "user"]
+    # Naming the format still chooses it.
     assert read_bytes(json.dumps(chat).encode(), "chat.json", "anthropic").format == "anthropic"
 
 

@@ -34,20 +34,36 @@ from . import (
     anthropic,
     bedrock,
     claude_code,
+    codex,
     gemini,
+    inspect_ai,
     langchain,
+    langgraph,
     openai_chat,
     openai_responses,
+    openhands,
     pi_ai,
+    pi_session,
+    swe_agent,
 )
 from .base import BuildContext
-from .common import NATIVE, SYSTEM_ROLES, EntryError, writable
-from .container import Document, parse_document, serialize
-from .detection import candidates, choose
+from .common import NATIVE, OPAQUE, SYSTEM_ROLES, EntryError, writable
+from .container import Document, parse_document, put_path, serialize  # noqa: F401 (parse_document: API)
+from .detection import candidates, choose, choose_with_note, closest
+from .parts import split_file
 
-_ADAPTERS = (pi_ai, openai_chat, openai_responses, anthropic, gemini, bedrock, langchain, claude_code)
+_ADAPTERS: tuple[Any, ...] = (
+    pi_ai, openai_chat, openai_responses, anthropic, gemini, bedrock, langchain, claude_code,
+    pi_session.PI_SESSION, pi_session.OPENCLAW, codex.ADAPTER, swe_agent.SWE_ADAPTER, swe_agent.MINI_ADAPTER,
+    inspect_ai, openhands, langgraph.ADAPTER,
+)
 ADAPTERS: dict[str, Any] = {adapter.NAME: adapter for adapter in _ADAPTERS}
-FORMATS: tuple[str, ...] = tuple(ADAPTERS)
+READ_ONLY: tuple[str, ...] = tuple(a.NAME for a in _ADAPTERS if getattr(a, "READ_ONLY", False))
+"""Formats read but never written: their views are written in the adapter's WRITES_AS format."""
+FORMATS: tuple[str, ...] = tuple(name for name in ADAPTERS if name not in READ_ONLY)
+"""The formats read and written (conversion targets)."""
+READABLE: tuple[str, ...] = tuple(ADAPTERS)
+"""Every format read (FORMATS and READ_ONLY): what --format accepts."""
 
 
 class NativeRequest(NamedTuple):
@@ -68,7 +84,14 @@ class NativeRequest(NamedTuple):
 
 def _check_format(format: str, source: str) -> None:
     if format not in ADAPTERS:
-        raise TranscriptError(source, "", f"unknown format {format!r}; expected one of: {', '.join(FORMATS)}")
+        raise TranscriptError(source, "", f"unknown format {format!r}; expected one of: {', '.join(READABLE)}")
+
+
+def _check_target(format: str) -> None:
+    _check_format(format, "<output>")
+    if format in READ_ONLY:
+        raise TranscriptError("<output>", "", f"{format} is read-only: a view can be written as "
+                                              f"{ADAPTERS[format].WRITES_AS} instead")
 
 
 def _document_of(document: Any) -> Document:
@@ -90,7 +113,7 @@ def detect(document: Any) -> str:
     name the format, because a wrong guess would mis-pair tool calls silently.
     """
     doc = _document_of(document)
-    return choose(_ADAPTERS, doc.entries, doc.envelope, "<input>", FORMATS)
+    return choose(_ADAPTERS, doc.entries, doc.envelope, "<input>", READABLE)
 
 
 def possible_formats(document: Any) -> list[str]:
@@ -107,8 +130,9 @@ def _position(doc: Document, index: int) -> str:
 
 def read_document(doc: Document, source: str, format: str = "auto") -> Transcript:
     """A Transcript of canonical messages from located native entries (see read_bytes)."""
+    detection = ""
     if format == "auto":
-        format = choose(_ADAPTERS, doc.entries, doc.envelope, source, FORMATS)
+        format, detection = choose_with_note(_ADAPTERS, doc.entries, doc.envelope, source, READABLE, doc.lines)
     _check_format(format, source)
     adapter = ADAPTERS[format]
     try:
@@ -127,9 +151,94 @@ def read_document(doc: Document, source: str, format: str = "auto") -> Transcrip
             messages.append(message)
             entries.append(entry)
     lines = [doc.lines[e] if e < len(doc.lines) else 0 for e in entries]
-    dialect = langchain.dialect_of(doc.entries) if format == langchain.NAME else ""
+    dialect_of = getattr(adapter, "dialect_of", None)
+    dialect = dialect_of(doc.entries) if dialect_of is not None else ""
     return Transcript(messages, source, doc.container, doc.key, dict(doc.envelope), lines, format,
-                      native=list(doc.entries), native_lines=list(doc.lines), entries=entries, dialect=dialect)
+                      native=list(doc.entries), native_lines=list(doc.lines), entries=entries, dialect=dialect,
+                      detection=detection, notes=list(doc.notes),
+                      writes_as=getattr(adapter, "WRITES_AS", "") if getattr(adapter, "READ_ONLY", False) else "")
+
+
+def _threads(transcript: Transcript, doc: Document, source: str) -> list[Transcript]:
+    """The transcript split into the threads its entries hold (itself when there is one)."""
+    split = getattr(ADAPTERS[transcript.format], "threads", None)
+    found = split(doc.entries) if split is not None else None
+    if not found:
+        return [transcript]
+    out = []
+    for position, thread in enumerate(found):
+        part = Document([doc.entries[i] for i in thread.indices],
+                        [doc.lines[i] if i < len(doc.lines) else 0 for i in thread.indices],
+                        doc.container, doc.key, doc.envelope, notes=doc.notes if position == 0 else [])
+        read = read_document(part, source, transcript.format)
+        read.name, read.kind, read.checked = thread.name, thread.kind, thread.checked
+        read.whole, read.positions = list(doc.entries), list(thread.indices)
+        read.detection = transcript.detection
+        out.append(read)
+    return out
+
+
+def _conversation(transcript: Transcript) -> bool:
+    """Whether any message is a conversation message (not an opaque native entry)."""
+    return any(isinstance(m, dict) and m.get("role") not in (OPAQUE, None) for m in transcript.messages)
+
+
+def read_all(data: bytes, source: str, format: str = "auto", skip_bad_lines: bool = False,
+             allow_empty: bool = False) -> list[Transcript]:
+    """Every transcript a file holds, each with a stable name, in file order.
+
+    An eval log's samples ("sample:<id>"), a retried SWE-agent run's attempts
+    ("attempt:<n>"), a Claude Code session's threads ("main", "sidechain:<id>",
+    "subagent:<id>") and a session tree's abandoned branches ("branch:<id>", with
+    checked=False).  A file with one transcript gives one, named "main".
+
+    skip_bad_lines: leave out JSONL lines that are not JSON (each one becomes a note on
+    the first transcript) instead of refusing the file; a cut last line is always
+    left out and noted.  A file that yields no conversation message is an error (it
+    is never healthy), unless allow_empty (an empty list read with a named format).
+    """
+    if format != "auto":
+        _check_format(format, source)
+    parts = split_file(data, source, skip_bad_lines)
+    out: list[Transcript] = []
+    for part in parts:
+        chosen = format if format != "auto" else part.format
+        transcript = read_document(part.document, source, chosen)
+        for read in _threads(transcript, part.document, source):
+            if part.kind != "main":
+                read.name, read.kind = part.name, part.kind
+            out.append(read)
+    names = [t.name for t in out]
+    for transcript in out:
+        transcript.siblings = [name for name in names if name != transcript.name]
+    if not allow_empty and not any(_conversation(t) for t in out):
+        raise _no_messages(parts[0].document, out[0] if out else None, source)
+    return out
+
+
+def _no_messages(doc: Document, read: Transcript | None, source: str) -> TranscriptError:
+    """The error for a file that yields no conversation message: what it was read as, and what came close."""
+    said = f"read as {read.format}, " if read is not None else ""
+    return TranscriptError(source, "top level",
+                           f"no conversation messages found ({said}{len(doc.entries)} entries, none a message); "
+                           f"{closest(_ADAPTERS, doc.entries, doc.lines)}")
+
+
+def pick(transcripts: list[Transcript], name: str | None, source: str) -> Transcript:
+    """The transcript called `name`; without a name, the only one or "main" (else an error listing them)."""
+    if name is not None:
+        for transcript in transcripts:
+            if transcript.name == name:
+                return transcript
+        raise TranscriptError(source, "", f"no transcript named {name!r}; it holds: "
+                                          + ", ".join(t.name for t in transcripts))
+    if len(transcripts) == 1:
+        return transcripts[0]
+    for transcript in transcripts:
+        if transcript.name == "main":
+            return transcript
+    raise TranscriptError(source, "", f"the file holds {len(transcripts)} transcripts ("
+                                      + ", ".join(t.name for t in transcripts) + "); name one (--thread NAME)")
 
 
 def read_bytes(data: bytes, source: str, format: str = "auto") -> Transcript:
@@ -137,11 +246,12 @@ def read_bytes(data: bytes, source: str, format: str = "auto") -> Transcript:
 
     Accepts a bare array, {"messages": [...]}, pasted request envelopes (`input`,
     `contents`, with `system` and other keys kept) and JSONL.  format="auto" detects
-    it.  Every problem is a TranscriptError naming file, position and problem.
+    it.  Every problem is a TranscriptError naming file, position and problem.  A file
+    holding several transcripts gives its "main" one (read_all gives them all); one
+    without a main transcript (an eval log with several samples) is an error that
+    lists them.
     """
-    if format != "auto":
-        _check_format(format, source)
-    return read_document(parse_document(data, source), source, format)
+    return pick(read_all(data, source, format, allow_empty=format != "auto"), None, source)
 
 
 class _Originals:
@@ -190,7 +300,7 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
     envelope (lossless when the format is the transcript's own); without it the
     request is built from the canonical messages alone.
     """
-    _check_format(format, "<output>")
+    _check_target(format)
     adapter = ADAPTERS[format]
     same = transcript is not None and transcript.format == format and bool(transcript.native) \
         and format != pi_ai.NAME
@@ -219,12 +329,50 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
         native = adapter.finish(native, context)
     if transcript is not None and transcript.format == format and (transcript.native or format == pi_ai.NAME):
         if transcript.container == "object":
-            body: Any = {**transcript.envelope, transcript.key: native}
+            body: Any = put_path(transcript.envelope, transcript.key, native)
         else:
             body = native
     else:
         body = adapter.body(native, hoisted)
     return NativeRequest(body, sources, native)
+
+
+def _splice(transcript: Transcript, entries: list[Any]) -> list[Any]:
+    """The whole file's entries with one thread's entries replaced by `entries` (the others untouched).
+
+    A kept entry (the same object as read) goes back to its own place; a rebuilt one
+    follows the entry written before it, so the thread keeps its order and every other
+    thread's entries stay where they were.
+    """
+    whole = transcript.whole or []
+    home = {id(entry): position for entry, position in zip(transcript.native, transcript.positions, strict=False)}
+    mine = set(transcript.positions)
+    first = transcript.positions[0] if transcript.positions else len(whole)
+    keyed = []
+    last = first
+    for entry in entries:
+        last = max(last, home.get(id(entry), last))
+        keyed.append((last, entry))
+    out: list[Any] = []
+    at = 0
+    for position, entry in enumerate(whole):
+        if position in mine:
+            while at < len(keyed) and keyed[at][0] <= position:
+                out.append(keyed[at][1])
+                at += 1
+        else:
+            out.append(entry)
+    out.extend(entry for _, entry in keyed[at:])
+    return out
+
+
+def _container_of(transcript: Transcript, target: str, body: Any) -> str:
+    if target == transcript.format:
+        return transcript.container
+    declared = getattr(ADAPTERS[target], "CONTAINER", None)
+    if target == claude_code.NAME or declared == "jsonl":
+        return "jsonl"
+    return "array" if isinstance(body, list) else "object"
 
 
 def write_bytes(transcript: Transcript, messages: list[dict[str, Any]] | None = None,
@@ -235,34 +383,44 @@ def write_bytes(transcript: Transcript, messages: list[dict[str, Any]] | None = 
     was read.  A repaired view is written with the target format's grouping
     (Anthropic/Bedrock: a turn's results first in one user message; Gemini: one
     response part per call part).  Another format gets that format's usual container:
-    an object request body, a bare array (pi-ai, LangChain) or JSONL (Claude Code).
+    an object request body, a bare array (pi-ai, LangChain) or JSONL (Claude Code,
+    Codex, pi sessions).  A thread of a file (a Claude Code main thread, a session's
+    active branch) is written back into the whole file, the other threads' entries
+    untouched.  A read-only format's view is written in the format it names (WRITES_AS).
     """
     target = format or transcript.format
-    _check_format(target, "<output>")
+    if messages is not None and format is None and transcript.writes_as:
+        target = transcript.writes_as
     if messages is None and target == transcript.format:
-        if transcript.native:
+        if transcript.whole is not None:
+            entries = transcript.whole
+        elif transcript.native:
             entries = transcript.native
         else:
             entries = transcript.messages
         if transcript.container == "object":
-            return serialize({**transcript.envelope, transcript.key: entries}, "object")
+            return serialize(put_path(transcript.envelope, transcript.key, entries), "object")
         return serialize(entries, transcript.container)
+    _check_target(target)
     request = to_native(transcript.messages if messages is None else messages, target, transcript)
-    if target == transcript.format:
-        container = transcript.container
-    elif target == claude_code.NAME:
-        container = "jsonl"
-    else:
-        container = "array" if isinstance(request.body, list) else "object"
-    return serialize(request.body, container)
+    if target == transcript.format and transcript.whole is not None:
+        entries = _splice(transcript, request.messages)
+        body = put_path(transcript.envelope, transcript.key, entries) if transcript.container == "object" \
+            else entries
+        return serialize(body, transcript.container)
+    return serialize(request.body, _container_of(transcript, target, request.body))
 
 
 __all__ = [
     "ADAPTERS",
     "FORMATS",
+    "READABLE",
+    "READ_ONLY",
     "NativeRequest",
     "detect",
+    "pick",
     "possible_formats",
+    "read_all",
     "read_bytes",
     "read_document",
     "to_native",

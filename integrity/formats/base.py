@@ -14,7 +14,12 @@ An adapter module defines:
       envelope to reuse (hoisted: system/developer messages this format keeps outside
       its message list).
 Optional: reusable_block(native_entry, part) -> the native block a result was read
-from; finish(native, context) -> native entries fixed up after building (same length).
+from; finish(native, context) -> native entries fixed up after building (same length);
+threads(entries) -> list[Thread] | None: the transcripts one entry list holds (Claude
+Code sidechains, a session tree's abandoned branches; None: just one); REFINES: the
+name of a more general format the entries also look like (detection prefers this one);
+CONTAINER: how a body converted into this format is written; READ_ONLY / WRITES_AS:
+no writer, a view is written in WRITES_AS instead.
 Keeping the contract this small lets the reading and writing pipelines be written
 once for all formats.
 """
@@ -63,3 +68,19 @@ class BuildContext:
     reuse: Callable[[dict[str, Any]], Any | None] = lambda message: None
     dialect: str = ""
     state: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Thread:
+    """One transcript among several held by one entry list.
+
+    name: stable ("main", "sidechain:<id>", "subagent:<id>", "branch:<id>"); kind: the
+    part before the colon; indices: the entries it is made of, in file order (bookkeeping
+    entries such as a session header belong to every thread); checked: False for an
+    abandoned branch (listed, never sent to the model again, so no verdict counts it).
+    """
+
+    name: str
+    kind: str
+    indices: list[int]
+    checked: bool = True

@@ -24,6 +24,7 @@ from typing import Any
 
 from . import anthropic
 from .base import BuildContext, Segment
+from .claude_threads import threads as threads
 from .common import (
     NATIVE,
     OPAQUE,
@@ -40,7 +41,7 @@ NAME = "claude-code"
 _STOP = {"tool_use": "toolUse", "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
          "pause_turn": "stop", "refusal": "stop"}
 _STOP_OUT = {"toolUse": "tool_use", "stop": "end_turn", "length": "max_tokens"}
-_SESSION_KEYS = ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch")
+_SESSION_KEYS = ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch", "agentId")
 
 
 def _is_message_entry(entry: Any) -> bool:
@@ -48,9 +49,11 @@ def _is_message_entry(entry: Any) -> bool:
 
 
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
-    """Session entries: a user/assistant `type` with `message` and a `uuid`, or a summary with leafUuid."""
+    """A user/assistant `type` holding an Anthropic `message` (session lines, the Agent SDK's stream
+    with session_id / parent_tool_use_id, the web export's loglines), or a summary with leafUuid."""
     return any(
-        isinstance(e, dict) and ((_is_message_entry(e) and ("uuid" in e or "sessionId" in e))
+        isinstance(e, dict) and ((_is_message_entry(e) and isinstance(e["message"], dict)
+                                  and ("role" in e["message"] or "content" in e["message"]))
                                  or (e.get("type") == "summary" and "leafUuid" in e))
         for e in entries
     )
@@ -227,11 +230,20 @@ def _stamp(message: dict[str, Any], header: dict[str, Any]) -> Any:
     return header.get("timestamp")
 
 
+def _linked(context: BuildContext) -> bool:
+    """Whether the file links its entries by uuid (a file read without any is written without)."""
+    native = context.state.get("native")
+    return not native or any(isinstance(e, dict) and "uuid" in e for e in native)
+
+
 def _fresh(context: BuildContext, header: dict[str, Any], kind: str, message: dict[str, Any],
            canonical: dict[str, Any]) -> dict[str, Any]:
     entry = {k: v for k, v in header.items() if k not in ("message", "uuid", "parentUuid", "toolUseResult", "type",
                                                           "timestamp", "requestId", "isApiErrorMessage")}
-    entry = {"parentUuid": None, **entry, "type": kind, "message": message, "uuid": _new_uuid(context)}
+    if _linked(context):
+        entry = {"parentUuid": None, **entry, "type": kind, "message": message, "uuid": _new_uuid(context)}
+    else:  # a file without uuids (the web export's loglines) gets none
+        entry = {**entry, "type": kind, "message": message}
     stamp = _stamp(canonical, header)
     if stamp is not None:
         entry["timestamp"] = stamp

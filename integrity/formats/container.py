@@ -20,10 +20,13 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..loading import TranscriptError
+from ..loading import ReaderNote, TranscriptError
 
-# Keys under which a request envelope holds its list, in the order we look for them.
-LIST_KEYS = ("messages", "input", "contents")
+# Keys under which a request envelope holds its list, in the order we look for them: request
+# bodies (messages, input, contents), the Claude Code web export (loglines), SWE-agent
+# trajectories (history), OpenHands trajectory exports (trajectory) and LangGraph thread
+# states (values.messages: a dotted key is a path into nested objects).
+LIST_KEYS = ("messages", "input", "contents", "loglines", "history", "trajectory", "values.messages")
 
 # The deepest nesting of arrays and objects read (the outermost value is level 1; each
 # JSONL line is a value of its own).  Deeper input is refused, never half-processed:
@@ -287,19 +290,53 @@ def _parse_array(text: str, start: int, starts: list[int], source: str) -> tuple
         raise TranscriptError(source, f"line {line}, column {col}", problem)
 
 
-def _parse_jsonl(text: str, starts: list[int], source: str) -> tuple[list[Any], list[int]]:
+def _is_cut(line: str, error: json.JSONDecodeError) -> bool:
+    """The line is valid JSON up to its end, then stops: what a crash mid-write leaves."""
+    body = line.rstrip()
+    return body.lstrip()[:1] in ("{", "[") and (
+        error.pos >= len(body) or error.msg.startswith("Unterminated string"))
+
+
+def _parse_jsonl(text: str, starts: list[int], source: str, skip_bad_lines: bool = False,
+                 notes: list[ReaderNote] | None = None) -> tuple[list[Any], list[int]]:
+    """One entry per non-blank line.
+
+    A last line cut off mid-write is left out and recorded in `notes` (the rest of the
+    session is what a user wants to debug); any other bad line is an error, or, with
+    skip_bad_lines, left out and recorded.
+    """
     items: list[Any] = []
     lines: list[int] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    rows = text.split("\n")
+    last = max((n for n, row in enumerate(rows, start=1) if row.strip()), default=0)
+    for number, line in enumerate(rows, start=1):
         if not line.strip():
             continue
         try:
             items.append(_DECODER.decode(line))
         except json.JSONDecodeError as error:
+            size = len(line.encode("utf-8"))
+            if notes is not None and number == last and items and _is_cut(line, error):
+                notes.append(ReaderNote("torn_last_line", number, size, error.msg))
+                continue
+            if notes is not None and skip_bad_lines:
+                notes.append(ReaderNote("skipped_line", number, size, error.msg))
+                continue
             raise TranscriptError(source, f"line {number}, column {error.colno}",
                                   f"invalid JSON on this JSONL line: {error.msg}") from None
         lines.append(number)
     return items, lines
+
+
+def _first_line_is_object(text: str) -> bool:
+    """The first non-blank line is a whole JSON object on its own (the file is JSONL, not one object)."""
+    for line in text.split("\n"):
+        if line.strip():
+            try:
+                return isinstance(_DECODER.decode(line), dict)
+            except json.JSONDecodeError:
+                return False
+    return False
 
 
 @dataclass
@@ -311,10 +348,51 @@ class Document:
     container: str  # "array", "object" or "jsonl"
     key: str = "messages"
     envelope: dict[str, Any] = field(default_factory=dict)
+    notes: list[ReaderNote] = field(default_factory=list)  # torn or skipped JSONL lines
+    whole: Any = None  # an object container's parsed object (to find the transcripts it holds)
 
 
-def parse_document(data: bytes, source: str) -> Document:
-    """Locate the entry list of a JSON array, an envelope object or JSONL."""
+def get_path(whole: Any, key: str) -> Any:
+    """whole[key], where a dotted key walks into nested objects (None when absent)."""
+    value = whole
+    for part in key.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(part)
+    return value
+
+
+def put_path(envelope: dict[str, Any], key: str, entries: Any) -> dict[str, Any]:
+    """The object `envelope` with `entries` placed at `key` (a dotted key: in nested objects).
+
+    A top-level key goes last, as request bodies have always been written; a nested
+    one goes into its object, which keeps its place.
+    """
+    head, _, rest = key.partition(".")
+    if not rest:
+        return {**envelope, head: entries}
+    inner = envelope.get(head)
+    value = put_path(inner if isinstance(inner, dict) else {}, rest, entries)
+    if head in envelope:
+        return {k: (value if k == head else v) for k, v in envelope.items()}
+    return {**envelope, head: value}
+
+
+def envelope_without(whole: dict[str, Any], key: str) -> dict[str, Any]:
+    """The object without the list at `key` (put_path puts it back)."""
+    head, _, rest = key.partition(".")
+    if not rest:
+        return {k: v for k, v in whole.items() if k != head}
+    inner = whole.get(head)
+    return {**whole, head: envelope_without(inner, rest) if isinstance(inner, dict) else inner}
+
+
+def parse_document(data: bytes, source: str, skip_bad_lines: bool = False) -> Document:
+    """Locate the entry list of a JSON array, an envelope object or JSONL.
+
+    skip_bad_lines: JSONL lines that are not JSON are left out (each one recorded in
+    Document.notes) instead of refusing the file; a cut last line always is.
+    """
     check_memory(len(data), source)
     text = decode_text(data, source)
     starts = _line_starts(text)
@@ -334,18 +412,19 @@ def parse_document(data: bytes, source: str) -> Document:
     try:
         whole = _DECODER.decode(text)
     except json.JSONDecodeError as error:
-        if error.msg != "Extra data":
+        if error.msg != "Extra data" and not _first_line_is_object(text):
             raise TranscriptError(source, f"line {error.lineno}, column {error.colno}",
                                   f"invalid JSON: {error.msg}") from None
-        entries, lines = _parse_jsonl(text, starts, source)
-        return Document(entries, lines, "jsonl")
+        notes: list[ReaderNote] = []
+        entries, lines = _parse_jsonl(text, starts, source, skip_bad_lines, notes)
+        return Document(entries, lines, "jsonl", notes=notes)
     for key in LIST_KEYS:
-        if isinstance(whole.get(key), list):
-            envelope = {k: v for k, v in whole.items() if k != key}
-            lines = _lines_in_object(text, starts, key, len(whole[key]), source)
-            return Document(whole[key], lines, "object", key, envelope)
+        found = get_path(whole, key)
+        if isinstance(found, list):
+            lines = _lines_in_object(text, starts, key, len(found), source) if "." not in key else [0] * len(found)
+            return Document(found, lines, "object", key, envelope_without(whole, key), whole=whole)
     # A single JSON object without a list: a one-line JSONL file (one entry).
-    return Document([whole], [_line_col(starts, first)[0]], "jsonl")
+    return Document([whole], [_line_col(starts, first)[0]], "jsonl", whole=whole)
 
 
 def _lines_in_object(text: str, starts: list[int], key: str, count: int, source: str) -> list[int]:

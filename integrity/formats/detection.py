@@ -1,11 +1,18 @@
 """Telling formats apart, and saying so plainly when we cannot.
 
 Detection first looks for evidence: something only one format writes (a pi-ai
-`toolResult` role, Chat's `tool_calls`, Responses' `function_call` items...).  When
-no format shows evidence (a plain text chat), it falls back to the formats every
-entry fits, preferring pi-ai (with no tool calls there is nothing to mis-pair).
-More than one candidate with evidence is ambiguous: guessing would silently
-mis-pair tool calls, so we ask the user to name the format instead.
+`toolResult` role, Chat's `tool_calls`, Responses' `function_call` items, a Codex
+rollout's `response_item` lines...).  A format that refines another (SWE-agent and
+Inspect messages are Chat messages with fields of their own) wins over the one it
+refines.  When no format shows evidence, the entries carry no tool call in any
+reading: a plain text chat.  Every format that fits it reads the same messages and
+reaches the same verdict, so one is picked (pi-ai, else openai-chat, anthropic,
+openai-responses, in that order) and the choice is said, never refused.  More than
+one candidate with evidence is ambiguous: guessing would silently mis-pair tool
+calls, so we ask the user to name the format instead.
+
+When nothing fits, or what was read holds no message, the error names the formats
+that came closest and why they failed.
 """
 
 from __future__ import annotations
@@ -13,18 +20,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..loading import TranscriptError
+from ..loading import TranscriptError, describe_value
+
+_TEXT_ONLY_ORDER = ("pi-ai", "openai-chat", "anthropic", "openai-responses")
+
+
+def _refined(adapters: Sequence[Any], found: list[str]) -> list[str]:
+    """Drop a format when a more specific one that refines it is also a candidate."""
+    by_name = {a.NAME: a for a in adapters}
+    general = {getattr(by_name[name], "REFINES", None) for name in found}
+    return [name for name in found if name not in general]
 
 
 def candidates(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, Any]) -> tuple[list[str], str]:
     """The formats that could have written these entries, and how we know ('evidence' or 'fit')."""
     evident = [a.NAME for a in adapters if a.evidence(entries, envelope) and _all_fit(a, entries)]
     if evident:
-        return evident, "evidence"
+        return _refined(adapters, evident), "evidence"
     loose = [a.NAME for a in adapters if a.evidence(entries, envelope)]
     if loose:
-        return loose, "evidence"
-    return [a.NAME for a in adapters if entries and _all_fit(a, entries)], "fit"
+        return _refined(adapters, loose), "evidence"
+    fitting = [a.NAME for a in adapters if entries and _all_fit(a, entries)]
+    # Without evidence a refinement (SWE-agent, Inspect) is only its general format read again.
+    by_name = {a.NAME: a for a in adapters}
+    return [n for n in fitting if getattr(by_name[n], "REFINES", None) not in fitting], "fit"
 
 
 def _all_fit(adapter: Any, entries: list[Any]) -> bool:
@@ -34,22 +53,54 @@ def _all_fit(adapter: Any, entries: list[Any]) -> bool:
 def choose(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, Any], source: str,
            names: Sequence[str]) -> str:
     """Exactly one format, or a TranscriptError that tells the user to name it."""
+    return choose_with_note(adapters, entries, envelope, source, names)[0]
+
+
+def choose_with_note(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, Any], source: str,
+                     names: Sequence[str], lines: Sequence[int] = ()) -> tuple[str, str]:
+    """The format, and a sentence when it was picked among equals (a text-only chat); else an error."""
     found, how = candidates(adapters, entries, envelope)
     hint = f"name it with --format (one of: {', '.join(names)})"
     if len(found) == 1:
-        return found[0]
-    if how == "fit" and "pi-ai" in found:
-        # No format shows evidence, so there are no tool calls to mis-pair: any
-        # reading gives the same verdict, and pi-ai is the engine's own form.
-        return "pi-ai"
+        return found[0], ""
+    if how == "fit" and found:
+        # No format shows evidence, so there are no tool calls to mis-pair: every reading
+        # gives the same messages and the same verdict.
+        pick = next((name for name in _TEXT_ONLY_ORDER if name in found), found[0])
+        return pick, (f"text-only chat, read as {pick}: it has no tool calls, so {', '.join(found)} "
+                      "all read it the same way")
     if not found:
         if not entries:
             raise TranscriptError(source, "top level",
                                   f"the transcript has no messages, so its format is unknown; {hint}")
-        raise TranscriptError(source, "top level",
-                              f"unknown transcript format: no known format fits these entries; {hint}")
-    if how == "evidence":
-        problem = f"ambiguous transcript format: it shows signs of {', '.join(found)}"
-    else:
-        problem = f"ambiguous transcript format: it could be {', '.join(found)}"
+        raise TranscriptError(source, "top level", "unknown transcript format: no known format fits these "
+                                                   f"entries ({closest(adapters, entries, lines)}); {hint}")
+    problem = f"ambiguous transcript format: it shows signs of {', '.join(found)}"
     raise TranscriptError(source, "top level", f"{problem}; {hint}")
+
+
+def _keys(entry: Any) -> str:
+    if isinstance(entry, dict):
+        keys = ", ".join(list(entry)[:6]) + (", ..." if len(entry) > 6 else "")
+        return f"an object with keys {keys}" if entry else "an empty object"
+    return describe_value(entry)
+
+
+def closest(adapters: Sequence[Any], entries: list[Any], lines: Sequence[int] = (), limit: int = 2) -> str:
+    """The formats that came closest (most entries fit) and why each failed, in one clause."""
+    scored = []
+    for adapter in adapters:
+        misfits = [index for index, entry in enumerate(entries) if not adapter.fits(entry)]
+        scored.append((len(entries) - len(misfits), adapter.NAME, misfits))
+    scored.sort(key=lambda item: -item[0])
+    said = []
+    for fit, name, misfits in scored[:limit]:
+        if fit == 0:
+            continue
+        if not misfits:
+            said.append(f"{name}: every entry fits but none is a conversation message")
+            continue
+        first = misfits[0]
+        where = f"entry {first}" + (f" (line {lines[first]})" if first < len(lines) and lines[first] else "")
+        said.append(f"{name}: {fit} of {len(entries)} entries fit, {where} does not: {_keys(entries[first])}")
+    return "closest: " + "; ".join(said) if said else "no format fits even one entry"

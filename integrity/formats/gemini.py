@@ -130,6 +130,32 @@ def _user_parts(parts: list[Any], role: Any, extra: dict[str, Any]) -> list[dict
     return results
 
 
+def _response_key(part: Any) -> str | None:
+    key = _key(part, "functionResponse", "function_response")
+    return key if key is not None and isinstance(part.get(key), dict) else None
+
+
+def _model_turn(parts: list[Any], extra: dict[str, Any]) -> list[dict[str, Any]]:
+    """A model turn: its frame, then one result per functionResponse part it holds.
+
+    Recorded requests sometimes carry the real functionResponse inside the model turn
+    that made the call (Gemini accepts it).  Read as an opaque part it would leave the
+    call unanswered and a repair would replace a real result with a synthetic one; read
+    as a result right after the frame, it pairs.  The turn itself is re-emitted as it
+    was whenever it is unchanged.
+    """
+    calls = [_model_part(part) for part in parts if _response_key(part) is None]
+    message = assistant(calls)
+    message[NATIVE] = {"format": NAME, "extra": extra}
+    out = [message]
+    for position, part in enumerate(parts):
+        if _response_key(part) is not None:
+            result = _user_parts([part], "user", {})[0]
+            result[NATIVE].update(part=position, inModel=True)
+            out.append(result)
+    return out
+
+
 def _read_one(entry: dict[str, Any]) -> list[dict[str, Any]]:
     role = entry.get("role", None)
     parts = entry.get("parts")
@@ -137,9 +163,7 @@ def _read_one(entry: dict[str, Any]) -> list[dict[str, Any]]:
         raise EntryError(f"'parts' must be an array, got {describe(parts)}")
     extra = {k: v for k, v in entry.items() if k not in ("role", "parts")}
     if role == "model":
-        message = assistant([_model_part(part) for part in parts])
-        message[NATIVE] = {"format": NAME, "extra": extra}
-        return [message]
+        return _model_turn(parts, extra)
     if role in ("user", "function", None):
         return _user_parts(parts, role, extra)
     if not isinstance(role, str):
@@ -160,8 +184,25 @@ def read(entries: list[Any]) -> list[Segment]:
 
 
 def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
-    """One response turn per run of results (Gemini counts response parts against call parts)."""
-    return result_groups(messages, NAME)
+    """One response turn per run of results (Gemini counts response parts against call parts).
+
+    Results read from inside a model turn stay with that turn's frame, so an
+    unchanged turn is written back as it was.
+    """
+    out: list[list[int]] = []
+    for group in result_groups(messages, NAME):
+        first = messages[group[0]]
+        if out and _in_model_turn(first, messages[out[-1][0]]):
+            out[-1].extend(group)
+        else:
+            out.append(group)
+    return out
+
+
+def _in_model_turn(message: dict[str, Any], frame: dict[str, Any]) -> bool:
+    hints, turn = native_of(message), native_of(frame)
+    return bool(hints.get("inModel")) and frame.get("role") == "assistant" and is_from(frame, NAME) \
+        and (hints.get("start"), hints.get("end")) == (turn.get("start"), turn.get("end"))
 
 
 def _parts_out(parts: Any) -> list[Any]:
@@ -210,6 +251,9 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     extra = native_of(first).get("extra", {}) if same else {}
     if role == OPAQUE:
         return [first["value"]]
+    if role == "assistant" and len(messages) > 1:
+        # a frame with the results its model turn held, rebuilt: the frame, then a turn of responses
+        return build(messages[:1], context) + build(messages[1:], context)
     if role == "assistant":
         parts: list[Any] = []
         for part in first.get("content") or []:

@@ -51,7 +51,21 @@ def _split(entry: Any) -> tuple[str, dict[str, Any]] | None:
         return (kind, entry["kwargs"]) if isinstance(kind, str) else None
     if isinstance(entry.get("type"), str) and isinstance(entry.get("data"), dict) and "role" not in entry:
         return entry["type"], entry["data"]
-    return None
+    kind = flat_kind(entry)
+    return (kind, entry) if kind is not None else None
+
+
+def flat_kind(entry: dict[str, Any]) -> str | None:
+    """The message type of a flat message dict (LangGraph's API and SDK: the fields with `type`), else None.
+
+    Claude Code's `system` lines also have a type and content; they carry a uuid or a
+    subtype, which a LangChain message never has.
+    """
+    kind = entry.get("type")
+    if not isinstance(kind, str) or "content" not in entry or "data" in entry or "role" in entry \
+            or any(key in entry for key in ("uuid", "subtype", "message", "payload", "lc")):
+        return None
+    return kind if kind in _CLASSES else _TYPES.get(kind)
 
 
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
@@ -65,8 +79,12 @@ def fits(entry: Any) -> bool:
 
 
 def dialect_of(entries: list[Any]) -> str:
-    """'dumpd' when entries carry the lc constructor envelope, else 'messages_to_dict'."""
-    return "dumpd" if any(isinstance(e, dict) and "lc" in e for e in entries) else "messages_to_dict"
+    """'dumpd' (lc constructor envelopes), 'flat' (LangGraph API message dicts) or 'messages_to_dict'."""
+    if any(isinstance(e, dict) and "lc" in e for e in entries):
+        return "dumpd"
+    if any(isinstance(e, dict) and "data" not in e and flat_kind(e) is not None for e in entries):
+        return "flat"
+    return "messages_to_dict"
 
 
 def _parts(content: Any) -> list[dict[str, Any]]:
@@ -94,6 +112,8 @@ def _read_one(entry: Any) -> dict[str, Any]:
     hints: dict[str, Any] = {"format": NAME, "fields": fields, "kind": kind}
     if "lc" in entry:
         hints["envelope"] = {k: v for k, v in entry.items() if k != "kwargs"}
+    elif fields is entry:
+        hints["flat"] = True
     if kind == "ai":
         parts = _parts(fields.get("content", ""))
         calls = fields.get("tool_calls") or []
@@ -212,6 +232,8 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         fields["content"] = content if isinstance(content, str) else _content_out(content, fields.get("content"))
     if same and isinstance(hints.get("envelope"), dict):
         return [{**hints["envelope"], "kwargs": fields}]
+    if (same and hints.get("flat")) or (not same and context.dialect == "flat"):
+        return [fields]
     if same:
         return [{"type": hints.get("kind", kind), "data": fields}]
     if dumpd:

@@ -123,11 +123,18 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
     if role == "tool":
         parts, as_list = _content_parts(entry.get("content"))
         result_id = entry.get("tool_call_id")
+        has_id = "tool_call_id" in entry
+        listed = entry.get("tool_call_ids")
+        if not has_id and isinstance(listed, list) and listed:
+            # SWE-agent names the call in a list (one id per observation; the first is what it sends)
+            result_id, has_id = listed[0], True
         given_name = entry.get("name")
         name = given_name if isinstance(given_name, str) else book.name(result_id)
-        message = tool_result(result_id, name, parts, False, "tool_call_id" in entry, flagless=True)
+        message = tool_result(result_id, name, parts, False, has_id, flagless=True)
         message[NATIVE] = {"format": NAME, "extra": _extra(entry, ("role", "content", "tool_call_id")),
                            "content": "list" if as_list else "string"}
+        if has_id and "tool_call_id" not in entry:
+            message[NATIVE]["idsList"] = True
         return message
     if role == "user" or role in SYSTEM_ROLES:
         content = entry.get("content")
@@ -189,10 +196,15 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         return [out]
     if role == "toolResult":
         out = {"role": "tool"}
-        if "toolCallId" in message:
+        listed = hints.get("idsList")
+        if "toolCallId" in message and not listed:
             out["tool_call_id"] = message["toolCallId"]
         out["content"] = _content_out(message.get("content"), hints.get("content") == "list")
         out.update(extra)
+        if listed and "toolCallId" in message:
+            given = extra.get("tool_call_ids")
+            rest = given[1:] if isinstance(given, list) and given and given[0] == message["toolCallId"] else []
+            out["tool_call_ids"] = [message["toolCallId"], *rest]
         return [out]
     content = message.get("content")
     out = {"role": role, "content": _content_out(content, True) if isinstance(content, list) else content}

@@ -12,6 +12,7 @@ message item per run of text parts and one function_call per call.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .._views import frame_is_interrupted
@@ -51,7 +52,7 @@ def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
     for entry in entries:
         if not isinstance(entry, dict):
             continue
-        if entry.get("type") in _ITEM_TYPES:
+        if _is_item(entry):
             return True
         content = entry.get("content")
         if isinstance(content, list) and any(
@@ -65,12 +66,36 @@ def fits(entry: Any) -> bool:
     if not isinstance(entry, dict):
         return False
     if "type" in entry:
-        return entry["type"] in _ITEM_TYPES
+        return _is_item(entry)
     if entry.get("role") not in ("user", "assistant") + SYSTEM_ROLES:
         return False
     content = entry.get("content")
     return isinstance(content, str) or (isinstance(content, list) and all(
         isinstance(p, dict) and str(p.get("type", "")).startswith(("input_", "output_")) for p in content))
+
+
+def _is_item(entry: dict[str, Any]) -> bool:
+    """A typed Responses item; a `message` item has a role (a session entry of type message does not)."""
+    kind = entry.get("type")
+    return kind in _ITEM_TYPES and (kind != "message" or "role" in entry)
+
+
+# Items that call a tool and need an output item with the same call_id, besides function_call:
+# freeform custom tools (Codex's apply_patch) and the local shell tool.
+_CUSTOM, _SHELL = "custom_tool_call", "local_shell_call"
+_OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+
+
+def _other_call(item: dict[str, Any], index: int) -> dict[str, Any]:
+    """A custom tool call (free-text input, kept as {"input": text}) or a local shell call (its action)."""
+    call_id = require_string(item.get("call_id"), f"a {item.get('type')}'s 'call_id'")
+    if item.get("type") == _CUSTOM:
+        name = require_string(item.get("name"), "a custom_tool_call's 'name'")
+        extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "name", "input")}
+        return {"type": "toolCall", "id": call_id, "name": name, "arguments": {"input": item.get("input")},
+                NATIVE: {"item": index, "custom": True, "extra": extra}}
+    return {"type": "toolCall", "id": call_id, "name": "local_shell", "arguments": item.get("action", {}),
+            NATIVE: {"item": index, "shell": item}}
 
 
 def _is_turn_item(entry: Any) -> bool:
@@ -123,6 +148,8 @@ def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook) -> dict[
             parts.append({"type": "toolCall", "id": call_id, "name": name,
                           "arguments": parse_arguments(item.get("arguments")),
                           NATIVE: {"item": index, "arguments": item.get("arguments"), "extra": extra}})
+        elif kind in (_CUSTOM, _SHELL) and isinstance(item.get("call_id"), str):
+            parts.append(_other_call(item, index))
         elif kind == "reasoning":
             parts.append({"type": "thinking", "thinking": _summary_text(item),
                           NATIVE: {"item": index, "reasoning": item}})
@@ -162,7 +189,7 @@ def read(entries: list[Any]) -> list[Segment]:
                 index = end
                 continue
             kind = entry.get("type")
-            if kind == "function_call_output":
+            if kind in _OUTPUTS:
                 call_id = entry.get("call_id")
                 output = entry.get("output")
                 if isinstance(output, str):
@@ -175,6 +202,8 @@ def read(entries: list[Any]) -> list[Segment]:
                 message = tool_result(call_id, book.name(call_id), content, False, "call_id" in entry, flagless=True)
                 message[NATIVE] = {"format": NAME, "output": shape,
                                    "extra": {k: v for k, v in entry.items() if k not in ("type", "call_id", "output")}}
+                if kind != "function_call_output":
+                    message[NATIVE]["kind"] = kind
             elif kind in ("message", None) and entry.get("role") in ("user",) + SYSTEM_ROLES:
                 head = {k: v for k, v in entry.items() if k != "content"}
                 given = entry.get("content")
@@ -252,6 +281,17 @@ def _message_item(parts: list[dict[str, Any]], same: bool) -> dict[str, Any]:
 def _single_item(part: dict[str, Any], same: bool) -> Any:
     hints = _hints(part, same)
     kind = part.get("type")
+    if kind == "toolCall" and hints.get("custom"):
+        arguments = part.get("arguments")
+        text = arguments.get("input") if isinstance(arguments, dict) else None
+        return {"type": _CUSTOM, "call_id": part.get("id"), "name": part.get("name"),
+                "input": text if isinstance(text, str) else json.dumps(arguments, ensure_ascii=False),
+                **hints.get("extra", {})}
+    if kind == "toolCall" and isinstance(hints.get("shell"), dict):
+        original = hints["shell"]
+        if part.get("arguments") == original.get("action", {}) and part.get("id") == original.get("call_id"):
+            return original
+        return {**original, "call_id": part.get("id"), "action": part.get("arguments")}
     if kind == "toolCall":
         item = {"type": "function_call", "call_id": part.get("id"), "name": part.get("name"),
                 "arguments": arguments_text(part, same)}
@@ -287,6 +327,18 @@ def _assistant_items(message: dict[str, Any], same: bool) -> list[Any]:
     return items
 
 
+def _custom_calls(context: BuildContext) -> set[Any]:
+    """Call ids of custom tool calls: those built so far, and those of the native items (kept verbatim)."""
+    if "native_custom_calls" not in context.state:
+        found = set()
+        for entry in context.state.get("native") or []:
+            item = entry.get("payload") if isinstance(entry, dict) and isinstance(entry.get("payload"), dict) else entry
+            if isinstance(item, dict) and item.get("type") == _CUSTOM and isinstance(item.get("call_id"), str):
+                found.add(item["call_id"])
+        context.state["native_custom_calls"] = found
+    return context.state["native_custom_calls"] | context.state.get("custom_calls", set())
+
+
 def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     """The input items for one canonical message."""
     message = messages[0]
@@ -296,9 +348,16 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     if role == OPAQUE:
         return [message["value"]]
     if role == "assistant":
+        custom = context.state.setdefault("custom_calls", set())
+        custom.update(p["id"] for p in message.get("content") or []
+                      if isinstance(p, dict) and p.get("type") == "toolCall" and isinstance(p.get("id"), str)
+                      and _hints(p, same).get("custom"))
         return _assistant_items(message, same)
     if role == "toolResult":
-        item: dict[str, Any] = {"type": "function_call_output"}
+        call_id = message.get("toolCallId")
+        custom = isinstance(call_id, str) and call_id in _custom_calls(context)
+        kind = hints.get("kind") or ("custom_tool_call_output" if custom else "function_call_output")
+        item: dict[str, Any] = {"type": kind}
         if "toolCallId" in message:
             item["call_id"] = message["toolCallId"]
         content = message.get("content") or []

@@ -1,0 +1,84 @@
+"""OpenAI Codex CLI rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).
+
+Each line is `{"timestamp", "type", "payload"}` (openai/codex, codex-rs protocol
+RolloutItem): `response_item` payloads are Responses API items (message, reasoning,
+function_call / function_call_output, custom_tool_call / custom_tool_call_output,
+local_shell_call, web_search_call...), read exactly as the openai-responses format
+reads them; `session_meta`, `turn_context`, `event_msg` and `compacted` lines are kept
+in place but are not messages.  Older rollouts (before the typed lines) start with a
+bare `{"id", "timestamp", "instructions"}` line and hold bare Responses items, with
+`{"record_type": "state"}` lines between: read the same way.
+
+Written back, a kept line is re-emitted verbatim; a rebuilt item is wrapped like the
+line it came from (a new one gets the timestamp of the last line written before it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import openai_responses
+from .base import BuildContext
+from .wrapped import Wrapped
+
+NAME = "codex"
+_LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+
+
+def _typed_line(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("type") in _LINE_TYPES and "payload" in entry
+
+
+def _legacy_meta(entry: Any) -> bool:
+    """The first line of an old rollout: session id, timestamp and instructions, no type."""
+    return isinstance(entry, dict) and "type" not in entry and "role" not in entry and "id" in entry \
+        and "timestamp" in entry and ("instructions" in entry or "git" in entry)
+
+
+def _bare_item(entry: Any) -> bool:
+    return isinstance(entry, dict) and "payload" not in entry and openai_responses.fits(entry) \
+        and "type" in entry
+
+
+def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """Typed rollout lines, or an old rollout's meta line followed by Responses items or state lines."""
+    if any(_typed_line(e) for e in entries):
+        return True
+    return bool(entries) and _legacy_meta(entries[0]) and all(
+        _bare_item(e) or (isinstance(e, dict) and "record_type" in e) for e in entries[1:])
+
+
+def fits(entry: Any) -> bool:
+    """A rollout line (typed, or an old rollout's meta, state or item line)."""
+    return _typed_line(entry) or _legacy_meta(entry) or _bare_item(entry) \
+        or (isinstance(entry, dict) and "record_type" in entry and "role" not in entry)
+
+
+def _unwrap(entry: Any) -> Any:
+    if _typed_line(entry):
+        payload = entry["payload"]
+        return payload if entry["type"] == "response_item" and isinstance(payload, dict) else None
+    return entry if _bare_item(entry) else None
+
+
+def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
+    """A rebuilt item on a rollout line like its template; a new one on a fresh response_item line."""
+    if isinstance(template, dict) and _typed_line(template):
+        context.state["codex_stamp"] = template.get("timestamp")
+        return {**template, "payload": item}
+    native = context.state.get("native") or []
+    if isinstance(template, dict) or (native and not any(_typed_line(e) for e in native)):
+        return item  # an old rollout holds bare items
+    line: dict[str, Any] = {}
+    stamp = context.state.get("codex_stamp")
+    if stamp is None:
+        stamp = next((e.get("timestamp") for e in reversed(native)
+                      if isinstance(e, dict) and "timestamp" in e), None)
+    if stamp is not None:
+        line["timestamp"] = stamp
+    line["type"] = "response_item"
+    line["payload"] = item
+    return line
+
+
+ADAPTER = Wrapped(NAME, openai_responses, _unwrap, _wrap, evidence, fits, container="jsonl")

@@ -1,0 +1,106 @@
+"""The documents one file holds: an eval log's samples, a retried SWE-agent run's attempts.
+
+Most files hold one entry list (container.parse_document finds it).  Some hold
+several transcripts side by side, each its own entry list:
+
+- an Inspect AI eval log: `samples[].messages` in a .json log, or one
+  `samples/<id>_epoch_<n>.json` member per sample in a .eval zip (read with the
+  standard library's zipfile); each sample is `sample:<id>` (`sample:<id>@<epoch>`
+  for epochs after the first);
+- a SWE-agent trajectory of a retried run: every attempt's history under
+  `attempts` (`attempt:<n>`) besides the chosen one at the top (`main`).
+
+Threads inside one entry list (Claude Code sidechains, abandoned branches) are the
+format adapters' business (their `threads`); this module only splits files.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from dataclasses import dataclass
+from typing import Any
+
+from ..loading import TranscriptError
+from .container import Document, envelope_without, parse_document
+
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+@dataclass
+class Part:
+    """One document of a file: its entries, its name and the format it must be read as ("auto": detect)."""
+
+    document: Document
+    name: str = "main"
+    kind: str = "main"
+    format: str = "auto"
+
+
+def split_file(data: bytes, source: str, skip_bad_lines: bool = False) -> list[Part]:
+    """The documents of a file, in a stable order."""
+    if data[:4] == _ZIP_MAGIC:
+        return _eval_archive(data, source)
+    document = parse_document(data, source, skip_bad_lines)
+    whole = document.whole
+    if isinstance(whole, dict):
+        if _is_eval_log(whole):
+            return _samples(whole.get("samples"), source)
+        attempts = whole.get("attempts")
+        if isinstance(attempts, list) and attempts and all(
+                isinstance(a, dict) and isinstance(a.get("history"), list) for a in attempts):
+            parts = [Part(document, "main", "main", "swe-agent")] if document.key == "history" else []
+            for number, attempt in enumerate(attempts, start=1):
+                history = attempt["history"]
+                doc = Document(history, [0] * len(history), "object", "history", envelope_without(attempt, "history"))
+                parts.append(Part(doc, f"attempt:{number}", "attempt", "swe-agent"))
+            return parts
+    return [Part(document)]
+
+
+def _is_eval_log(whole: dict[str, Any]) -> bool:
+    return "samples" in whole and ("eval" in whole or "version" in whole) \
+        and not isinstance(whole.get("messages"), list)
+
+
+def _sample_name(sample: dict[str, Any], position: int) -> str:
+    ident = sample.get("id", position + 1)
+    epoch = sample.get("epoch", 1)
+    return f"sample:{ident}" if epoch in (1, None) else f"sample:{ident}@{epoch}"
+
+
+def _samples(samples: Any, source: str) -> list[Part]:
+    if not isinstance(samples, list) or not samples:
+        raise TranscriptError(source, "top level", "an Inspect eval log without samples (a header-only log): "
+                                                   "there are no messages to check")
+    parts = []
+    for position, sample in enumerate(samples):
+        messages = sample.get("messages") if isinstance(sample, dict) else None
+        if not isinstance(messages, list):
+            raise TranscriptError(source, f"samples[{position}]", "an eval log sample needs a 'messages' array")
+        doc = Document(messages, [0] * len(messages), "array")
+        parts.append(Part(doc, _sample_name(sample, position), "sample", "inspect"))
+    return parts
+
+
+def _order(sample: dict[str, Any]) -> tuple[Any, ...]:
+    ident = sample.get("id")
+    epoch = sample.get("epoch") if isinstance(sample.get("epoch"), int) else 0
+    if isinstance(ident, int) and not isinstance(ident, bool):
+        return (0, ident, "", epoch)
+    return (1, 0, str(ident), epoch)
+
+
+def _eval_archive(data: bytes, source: str) -> list[Part]:
+    """The samples of an Inspect .eval archive (a zip of JSON members)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        names = [n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json")]
+        samples = [json.loads(archive.read(name)) for name in names]
+    except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError) as error:
+        raise TranscriptError(source, "", f"not a readable .eval archive (a zip of JSON members): {error}") from None
+    good = [s for s in samples if isinstance(s, dict)]
+    if len(good) != len(samples):
+        raise TranscriptError(source, "samples/", "a sample member of the .eval archive is not a JSON object")
+    return _samples(sorted(good, key=_order), source)

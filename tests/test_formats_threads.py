@@ -1,0 +1,319 @@
+"""Files that hold several transcripts, and files a crash cut short.
+
+Claude Code sidechains and subagent streams are their own threads; a rewind leaves
+an abandoned branch that is listed, never mixed in; parallel results that point at
+their own tool_use entry are not a rewind.  An eval log's samples and a retried
+SWE-agent run's attempts are transcripts of their own.  A repaired thread is written
+back into the whole file with every other entry in place.  A torn last line is read
+up to, reported and left out of a repair; a bad line in the middle is an error unless
+the user asks to skip bad lines.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from integrity import analyze, export_view, load_all, read_bytes
+from integrity.cli import main
+from integrity.formats import to_native, write_bytes
+from integrity.loading import TranscriptError
+
+NOW = 1764000000000
+TEXT = [{"type": "text", "text": "done"}]
+
+
+def jsonl(entries: list[Any], tail: str = "") -> bytes:
+    return ("".join(json.dumps(e) + "\n" for e in entries) + tail).encode()
+
+
+def lines_of(data: bytes) -> list[Any]:
+    return [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+
+
+# ---------------------------------------------------------------- Claude Code
+
+
+def cc(kind: str, uid: str, parent: str | None, content: Any, msg_id: str | None = None,
+       **extra: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": kind, "content": content}
+    if msg_id:
+        message["id"] = msg_id
+    return {"parentUuid": parent, "isSidechain": False, "sessionId": "s-1", "type": kind, "message": message,
+            "uuid": uid, "timestamp": "2025-11-20T09:00:00.000Z", **extra}
+
+
+def use(call_id: str, name: str = "Bash") -> dict[str, Any]:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": {"command": "ls"}}
+
+
+def result(call_id: str, text: str = "ok") -> list[dict[str, Any]]:
+    return [{"type": "tool_result", "tool_use_id": call_id, "content": text}]
+
+
+def test_parallel_results_linked_to_their_own_tool_use_are_not_a_rewind() -> None:
+    entries = [cc("user", "u1", None, "go"),
+               cc("assistant", "a1", "u1", [use("t1")], "m1"), cc("assistant", "a2", "a1", [use("t2")], "m1"),
+               cc("user", "r1", "a1", result("t1")), cc("user", "r2", "a2", result("t2")),
+               cc("assistant", "a3", "r2", TEXT, "m2")]
+    transcripts = load_all(jsonl(entries), "par.jsonl")
+    assert [t.name for t in transcripts] == ["main"]
+    assert analyze(transcripts[0]).report.healthy
+
+
+def test_a_rewind_leaves_an_abandoned_branch_listed_apart() -> None:
+    entries = [cc("user", "u1", None, "first"), cc("assistant", "a1", "u1", TEXT, "m1"),
+               cc("user", "u2", "a1", "drop the table"), cc("assistant", "a2", "u2", [use("t9")], "m2"),
+               cc("user", "u3", "a1", "rename it instead"), cc("assistant", "a3", "u3", [use("t1")], "m3"),
+               cc("user", "r1", "a3", result("t1")), cc("assistant", "a4", "r1", TEXT, "m4")]
+    main_thread, branch = load_all(jsonl(entries), "rw.jsonl")
+    assert (main_thread.name, branch.name, branch.checked) == ("main", "branch:u2", False)
+    assert [m["role"] for m in main_thread.messages] == ["user", "assistant", "user", "assistant", "toolResult",
+                                                         "assistant"]
+    assert analyze(main_thread).report.healthy
+    assert analyze(branch).report.summary.orphaned_calls == 1  # the abandoned call, never mixed into main
+
+
+def test_sidechains_and_subagent_streams_are_threads_of_their_own() -> None:
+    side = dict(isSidechain=True, agentId="ag1")
+    entries = [cc("user", "u1", None, "audit"), cc("assistant", "a1", "u1", [use("task", "Task")], "m1"),
+               {**cc("user", "s1", None, "scan"), **side},
+               {**cc("assistant", "s2", "s1", [use("g1", "Grep")], "m9"), **side},
+               {**cc("user", "s3", "s2", result("g1")), **side},
+               cc("user", "r1", "a1", result("task")), cc("assistant", "a2", "r1", TEXT, "m2")]
+    main_thread, sidechain = load_all(jsonl(entries), "side.jsonl")
+    assert (main_thread.name, sidechain.name, sidechain.kind) == ("main", "sidechain:ag1", "sidechain")
+    assert analyze(main_thread).report.healthy and analyze(sidechain).report.healthy
+    sdk = [{"type": "assistant", "message": {"role": "assistant", "content": [use("t1")]}, "parent_tool_use_id": None,
+            "session_id": "x"},
+           {"type": "assistant", "message": {"role": "assistant", "content": [use("s1")]}, "parent_tool_use_id": "t1",
+            "session_id": "x"},
+           {"type": "user", "message": {"role": "user", "content": result("s1")}, "parent_tool_use_id": "t1",
+            "session_id": "x"},
+           {"type": "user", "message": {"role": "user", "content": result("t1")}, "parent_tool_use_id": None,
+            "session_id": "x"}]
+    names = [t.name for t in load_all(jsonl(sdk), "sdk.jsonl")]
+    assert names == ["main", "subagent:t1"]
+
+
+def test_a_repaired_thread_is_written_back_into_the_whole_file() -> None:
+    side = dict(isSidechain=True, agentId="ag1")
+    entries = [cc("user", "u1", None, "audit"), cc("assistant", "a1", "u1", [use("task", "Task")], "m1"),
+               {**cc("user", "s1", None, "scan"), **side},
+               {**cc("assistant", "s2", "s1", [use("g1", "Grep")], "m9"), **side},
+               cc("user", "r1", "a1", result("task")), {"type": "summary", "summary": "x", "leafUuid": "zz"},
+               cc("assistant", "a2", "r1", TEXT, "m2")]
+    data = jsonl(entries)
+    sidechain = load_all(data, "side.jsonl")[1]
+    analysis = analyze(sidechain, now=lambda: NOW)
+    assert analysis.report.summary.synthesized == 1
+    written = lines_of(export_view(analysis))
+    # every other entry is where it was; the receipt follows the sidechain's frame
+    assert [e.get("uuid") for e in written][:4] == ["u1", "a1", "s1", "s2"]
+    assert written[5:] == [json.loads(json.dumps(e)) for e in entries[4:]]
+    receipt = written[4]
+    assert receipt["isSidechain"] is True and receipt["agentId"] == "ag1" and receipt["parentUuid"] == "s2"
+    again = load_all(export_view(analysis), "side.jsonl")
+    assert [t.name for t in again] == ["main", "sidechain:ag1"] and all(analyze(t).report.healthy for t in again)
+
+
+# ---------------------------------------------------------------- pi sessions
+
+
+def pi(kind: str, ident: str, parent: str | None, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, "id": ident, "parentId": parent, "timestamp": "2025-12-03T14:00:00.000Z", **fields}
+
+
+def pmsg(ident: str, parent: str | None, message: dict[str, Any]) -> dict[str, Any]:
+    return pi("message", ident, parent, message=message)
+
+
+CALL = {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}}],
+        "stopReason": "toolUse"}
+RESULT = {"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "content": [{"type": "text", "text": "ok"}],
+          "isError": False}
+
+
+def test_a_pi_session_is_its_active_branch_and_its_other_leaves_are_listed() -> None:
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-12-03T14:00:00.000Z", "cwd": "/p"}
+    entries = [header, pmsg("a", None, {"role": "user", "content": "hi"}), pmsg("b", "a", CALL),
+               pmsg("c", "a", {"role": "user", "content": "no, do this"}),
+               pmsg("d", "c", {"role": "user", "content": "x"})]
+    main_thread, branch = load_all(jsonl(entries), "pi.jsonl")
+    assert main_thread.format == "pi-session"
+    assert [m["content"] for m in main_thread.messages] == ["hi", "no, do this", "x"]
+    assert (branch.name, branch.checked) == ("branch:b", False)
+    assert analyze(branch).report.summary.orphaned_calls == 1
+    linear = [{"type": "session", "timestamp": "t", "cwd": "/p"}, {"type": "message", "message": CALL},
+              {"type": "message", "message": RESULT}]
+    assert [t.name for t in load_all(jsonl(linear), "v1.jsonl")] == ["main"]
+
+
+def test_pi_session_entries_are_not_taken_for_responses_items() -> None:
+    entries = [pmsg("a", None, {"role": "user", "content": "hi"}), pmsg("b", "a", CALL), pmsg("c", "b", RESULT)]
+    transcript = read_bytes(jsonl(entries), "pi.jsonl")
+    assert transcript.format == "pi-session" and analyze(transcript).report.summary.calls == 1
+
+
+# ---------------------------------------------------------------- torn and bad lines
+
+
+def test_a_torn_last_line_is_read_up_to_reported_and_left_out_of_a_repair(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    entries = [pmsg("a", None, {"role": "user", "content": "hi"}), pmsg("b", "a", CALL), pmsg("c", "b", RESULT)]
+    data = jsonl(entries, tail=json.dumps(pmsg("d", "c", CALL))[:40])
+    transcript = read_bytes(data, "torn.jsonl")
+    assert [(n.code, n.line) for n in transcript.notes] == [("torn_last_line", 4)]
+    report = analyze(transcript).report
+    assert not report.healthy and report.findings[0].kind.value == "torn_last_line"
+    path = tmp_path / "torn.jsonl"
+    path.write_bytes(data)
+    out = tmp_path / "out.jsonl"
+    assert main(["repair", str(path), "-o", str(out)]) == 0
+    assert lines_of(out.read_bytes()) == entries
+    assert main(["check", str(out)]) == 0
+
+
+def test_a_bad_line_in_the_middle_is_an_error_unless_skipped() -> None:
+    good = [pmsg("a", None, {"role": "user", "content": "hi"}), pmsg("b", "a", CALL), pmsg("c", "b", RESULT)]
+    text = jsonl(good[:1]) + b'{"type": "mess\n' + jsonl(good[1:])
+    with pytest.raises(TranscriptError, match="line 2"):
+        read_bytes(text, "bad.jsonl")
+    transcript = load_all(text, "bad.jsonl", skip_bad_lines=True)[0]
+    assert [(n.code, n.line) for n in transcript.notes] == [("skipped_line", 2)]
+    assert len(transcript.messages) == 3 and not analyze(transcript).report.healthy
+
+
+def test_a_file_with_no_message_is_never_healthy() -> None:
+    with pytest.raises(TranscriptError, match="no conversation messages.*closest"):
+        load_all(jsonl([{"type": "summary", "summary": "x", "leafUuid": "u"}]), "empty.jsonl")
+    rollout = [{"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}},
+               {"timestamp": "t", "type": "event_msg", "payload": {"type": "token_count"}}]
+    with pytest.raises(TranscriptError, match="read as codex"):
+        load_all(jsonl(rollout), "meta-only.jsonl")
+
+
+# ---------------------------------------------------------------- several documents in one file
+
+
+def inspect_sample(ident: Any, epoch: int, answered: bool) -> dict[str, Any]:
+    messages: list[Any] = [{"role": "user", "content": "go", "source": "input"},
+                           {"role": "assistant", "content": "", "tool_calls": [
+                               {"id": f"c{ident}{epoch}", "function": "bash", "arguments": {"cmd": "ls"},
+                                "type": "function"}]}]
+    if answered:
+        messages.append({"role": "tool", "content": "ok", "tool_call_id": f"c{ident}{epoch}", "function": "bash",
+                         "error": None})
+    return {"id": ident, "epoch": epoch, "input": "go", "target": "", "messages": messages}
+
+
+def test_an_eval_log_is_one_transcript_per_sample_in_json_and_in_the_zip() -> None:
+    samples = [inspect_sample(1, 1, True), inspect_sample(1, 2, False), inspect_sample("b", 1, True)]
+    log = {"version": 2, "status": "success", "eval": {"task": "t"}, "samples": samples}
+    found = load_all(json.dumps(log).encode(), "log.json")
+    assert [t.name for t in found] == ["sample:1", "sample:1@2", "sample:b"]
+    assert [analyze(t).report.healthy for t in found] == [True, False, True]
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("header.json", json.dumps({k: v for k, v in log.items() if k != "samples"}))
+        for sample in reversed(samples):
+            z.writestr(f"samples/{sample['id']}_epoch_{sample['epoch']}.json", json.dumps(sample))
+    assert [t.name for t in load_all(archive.getvalue(), "log.eval")] == ["sample:1", "sample:1@2", "sample:b"]
+    with pytest.raises(TranscriptError, match="holds 3 transcripts .*--thread"):
+        read_bytes(json.dumps(log).encode(), "log.json")
+
+
+def test_repair_of_a_file_of_several_transcripts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def log(*samples: dict[str, Any]) -> Path:
+        path = tmp_path / f"log{len(list(tmp_path.iterdir()))}.json"
+        path.write_text(json.dumps({"version": 2, "eval": {}, "samples": list(samples)}))
+        return path
+
+    healthy = log(inspect_sample(1, 1, True), inspect_sample(2, 1, True))
+    out = tmp_path / "out.json"
+    assert main(["repair", str(healthy), "-o", str(out)]) == 0
+    assert out.read_bytes() == healthy.read_bytes()  # nothing to repair: the file as it is
+    one = log(inspect_sample(1, 1, True), inspect_sample(2, 1, False))
+    capsys.readouterr()
+    assert main(["repair", str(one), "-o", str(out), "--now", str(NOW)]) == 0
+    assert "repairing" in capsys.readouterr().err and "#sample:2" in capsys.readouterr().err or True
+    written = json.loads(out.read_bytes())
+    assert [m["role"] for m in written] == ["user", "assistant", "tool"]  # the broken sample, repaired
+    two = log(inspect_sample(1, 1, False), inspect_sample(2, 1, False))
+    capsys.readouterr()
+    assert main(["repair", str(two), "-o", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert "sample:1, sample:2" in error and "--thread" in error
+    assert main(["repair", str(two), "--thread", "sample:2", "-o", str(out), "--now", str(NOW)]) == 0
+    assert json.loads(out.read_bytes())[-1]["tool_call_id"] == "c21"
+
+
+# ---------------------------------------------------------------- what readers must not lose
+
+
+def test_swe_agent_tool_call_ids_pair_and_are_written_back() -> None:
+    history = [{"role": "user", "content": "fix it", "agent": "main", "message_type": "observation"},
+               {"role": "assistant", "content": "look", "agent": "main", "message_type": "action",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}},
+                               {"id": "c2", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]},
+               {"role": "tool", "content": "two", "agent": "main", "message_type": "observation",
+                "tool_call_ids": ["c2"]},
+               {"role": "tool", "content": "one", "agent": "main", "message_type": "observation",
+                "tool_call_ids": ["c1"]}]
+    transcript = read_bytes(json.dumps({"trajectory": [], "history": history, "info": {}}).encode(), "x.traj")
+    assert transcript.format == "swe-agent"
+    analysis = analyze(transcript, now=lambda: NOW)
+    assert analysis.report.summary.strays == 0 and analysis.report.summary.synthesized == 0
+    written = json.loads(export_view(analysis))["history"]
+    assert [m.get("tool_call_ids") for m in written[2:]] == [["c1"], ["c2"]] and "tool_call_id" not in written[2]
+    assert [m["content"] for m in written[2:]] == ["one", "two"]  # real results kept, put in call order
+
+
+def test_a_gemini_function_response_inside_the_model_turn_pairs() -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "status?"}]},
+                         {"role": "model", "parts": [{"functionCall": {"name": "get", "args": {}}},
+                                                     {"functionResponse": {"name": "get", "response": {"ok": 1}}}]},
+                         {"role": "model", "parts": [{"text": "shipped"}]}]}
+    transcript = read_bytes(json.dumps(body).encode(), "g.json")
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant", "toolResult", "assistant"]
+    report = analyze(transcript, provider="gemini").report
+    assert report.healthy and report.summary.synthesized == 0
+    assert json.loads(write_bytes(transcript, list(transcript.messages))) == body
+
+
+def test_a_codex_custom_tool_call_is_a_call_and_its_receipt_is_a_custom_output() -> None:
+    lines = [{"timestamp": "t1", "type": "session_meta", "payload": {"id": "x"}},
+             {"timestamp": "t2", "type": "response_item",
+              "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}},
+             {"timestamp": "t3", "type": "response_item", "payload": {"type": "custom_tool_call", "status": "completed",
+                                                                      "call_id": "p1", "name": "apply_patch",
+                                                                      "input": "*** Begin Patch"}},
+             {"timestamp": "t4", "type": "event_msg", "payload": {"type": "turn_aborted"}}]
+    transcript = read_bytes(jsonl(lines), "rollout.jsonl")
+    assert transcript.format == "codex"
+    analysis = analyze(transcript, now=lambda: NOW)
+    assert analysis.report.summary.orphaned_calls == 1
+    written = lines_of(export_view(analysis))
+    assert written[:3] == lines[:3]
+    receipt = next(e for e in written if e["type"] == "response_item" and e["payload"]["type"].endswith("_output"))
+    assert receipt["payload"]["type"] == "custom_tool_call_output" and receipt["payload"]["call_id"] == "p1"
+
+
+def test_openhands_is_read_only_and_its_view_is_written_as_chat() -> None:
+    meta = {"function_name": "execute_bash", "tool_call_id": "t1", "total_calls_in_response": 1,
+            "model_response": {"id": "r1", "choices": [{"message": {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "t1", "type": "function", "function": {"name": "execute_bash", "arguments": "{}"}}]}}]}}
+    events = [{"id": 0, "source": "user", "action": "message", "args": {"content": "hi"}},
+              {"id": 1, "source": "agent", "action": "run", "args": {"command": "ls"}, "tool_call_metadata": meta}]
+    transcript = read_bytes(json.dumps(events).encode(), "oh.json")
+    assert (transcript.format, transcript.writes_as) == ("openhands", "openai-chat")
+    analysis = analyze(transcript, now=lambda: NOW)
+    written = json.loads(export_view(analysis))
+    assert [m["role"] for m in written["messages"]] == ["user", "assistant", "tool"]
+    with pytest.raises(TranscriptError, match="read-only"):
+        to_native(transcript.messages, "openhands")
