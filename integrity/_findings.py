@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 from ._plan import Plan
 from ._views import LightTranscript
 from .kinds import FINDINGS, LEGACY_SEVERITY, FindingCode, Severity
+from .notes import NoteCode
 
 Uses = dict[str, list[tuple[int, int]]]
 """call id -> (frame index, call position) of each call using it."""
@@ -53,6 +54,12 @@ class Finding(BaseModel):
         return data
 
 
+def paired(plan: Plan, index: int) -> bool:
+    """Whether the strict policy paired a result with a call of another id (one side had none) by tool name."""
+    note = plan.notes.get(index)
+    return note is not None and note.code is NoteCode.RESULT_PAIRED_BY_NAME
+
+
 def _finding(code: FindingCode, indices: list[int], message: str, call_id: str | None = None) -> Finding:
     return Finding(kind=code, severity=FINDINGS[code].severity, durable_indices=indices, call_id=call_id,
                    message=message)
@@ -67,7 +74,7 @@ def _result_findings(light: LightTranscript, plan: Plan, known: Uses) -> list[Fi
             out.append(_finding(FindingCode.MALFORMED_RESULT_ID, [index],
                                 f"#{index}: toolResult has no string toolCallId; no call can own it"))
             continue
-        if key not in known and index not in dropped_strays:
+        if key not in known and index not in dropped_strays and not paired(plan, index):
             out.append(_finding(FindingCode.STRAY_RESULT, [index],
                                 f"#{index}: result for call id {key!r}, which no call in this transcript has; "
                                 "left in place", key))

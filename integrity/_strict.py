@@ -23,6 +23,9 @@ interrupted frame once it repairs anything.  Strict instead:
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from typing import Any
+
 from ._entries import Rewritten, Synthesized, ViewEntry
 from ._legalize import has_role_rules, legalize
 from ._messages import STRICT_MESSAGE, strict_placeholder_text
@@ -69,6 +72,21 @@ def _pair(light: LightTranscript, plan: Plan) -> dict[Slot, int]:
                           Note.of(NoteCode.SECOND_RESULT, call_id=key))
             continue
         early.append(index)
+    _pair_early(light, plan, answers, open_calls, last_use, early)
+    return answers
+
+
+def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], open_calls: dict[str, list[Slot]],
+                last_use: dict[str, Slot], early: list[int]) -> None:
+    """Results no call was waiting for when they were recorded: never drop a real result a call can own.
+
+    A result recorded before its call answers it; one whose call is answered already
+    is a second result (the real one beats a receipt); a result without an id (or
+    one answering a call without an id: Gemini's ids are optional) answers the
+    nearest earlier unanswered call of its tool; only what is left is a stray.
+    """
+    keys = light.result_keys
+    unanswered: dict[Any, list[Slot]] | None = None
     for index in early:
         key = keys[index]
         waiting = open_calls.get(key)
@@ -76,10 +94,44 @@ def _pair(light: LightTranscript, plan: Plan) -> dict[Slot, int]:
             slot = waiting.pop(0)
             answers[slot] = index
             plan.notes[index] = Note.of(NoteCode.RESULT_BEFORE_CALL)
-        else:
-            plan.dropped_strays.append(index)
-            plan.notes[index] = Note.of(NoteCode.RESULT_WITHOUT_CALL, call_id=key)
-    return answers
+            continue
+        if key in last_use and answers.get(last_use[key]) is not None:
+            _later_result(plan, answers, light.receipts, last_use[key], index,
+                          Note.of(NoteCode.SECOND_RESULT, call_id=key))
+            continue
+        if key == "" or "" in last_use:
+            if unanswered is None:
+                unanswered = _unanswered_by_name(light, answers)
+            named = _nearest_by_name(light, unanswered, answers, index)
+            if named is not None:
+                answers[named] = index
+                call = light.frames[named[0]][named[1]]
+                plan.notes[index] = Note.of(NoteCode.RESULT_PAIRED_BY_NAME, call_id=call.id, result_id=key,
+                                            tool=call.name, frame=named[0])
+                continue
+        plan.dropped_strays.append(index)
+        plan.notes[index] = Note.of(NoteCode.RESULT_WITHOUT_CALL, call_id=key)
+
+
+def _unanswered_by_name(light: LightTranscript, answers: dict[Slot, int]) -> dict[Any, list[Slot]]:
+    """Every call without an answer, by tool name, in transcript order."""
+    found: dict[Any, list[Slot]] = {}
+    for index, calls in light.frames.items():
+        for position, call in enumerate(calls):
+            if (index, position) not in answers:
+                found.setdefault(call.name, []).append((index, position))
+    return found
+
+
+def _nearest_by_name(light: LightTranscript, unanswered: dict[Any, list[Slot]], answers: dict[Slot, int],
+                     index: int) -> Slot | None:
+    """The unanswered call of the result's tool nearest before it, where one side has no id."""
+    key = light.result_keys[index]
+    slots = unanswered.get(light.result_names.get(index), [])
+    for slot in reversed(slots[:bisect_left(slots, (index, -1))]):
+        if slot not in answers and (key == "" or light.frames[slot[0]][slot[1]].id == ""):
+            return slot
+    return None
 
 
 def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], waiting: list[Slot],
@@ -219,8 +271,9 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
             plan.dropped_frames.append(frame)
             plan.notes[frame] = Note.of(NoteCode.FRAME_EMPTY)
 
+    by_name = any(note.code is NoteCode.RESULT_PAIRED_BY_NAME for note in plan.notes.values())
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
-                and not renamed and not plan.repaired_tool_calls and not light.numeric_results
+                and not renamed and not plan.repaired_tool_calls and not light.numeric_results and not by_name
                 and all(answers.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() for position in range(len(calls)))
                 )

@@ -96,9 +96,6 @@ class FindingCode(str, Enum):
     INVALID_ARGUMENTS = "invalid_arguments"
     LONE_MESSAGE = "lone_message"
     INVALID_FIELD = "invalid_field"
-    # reader findings (integrity.formats.container): lines of a JSONL file that were not read
-    TORN_LAST_LINE = "torn_last_line"
-    SKIPPED_LINE = "skipped_line"
 
 
 class Mark(str, Enum):
@@ -236,12 +233,6 @@ FINDINGS: dict[FindingCode, KindFacts] = {
     FindingCode.INVALID_FIELD: KindFacts(
         "invalid field", "A field of the wrong type or value (a timestamp that is not a number, a stopReason "
         "or isError pi-ai does not have).", Severity.MALFORMED),
-    FindingCode.TORN_LAST_LINE: KindFacts(
-        "torn last line", "The last line of a JSONL file is cut off, as a crash mid-write leaves it; the file is "
-        "read up to the line before, and a repair writes it without the torn line.", Severity.MALFORMED),
-    FindingCode.SKIPPED_LINE: KindFacts(
-        "skipped line", "A line of a JSONL file that is not valid JSON, left out because --skip-bad-lines asked "
-        "for it.", Severity.MALFORMED),
 }
 
 MARKS: dict[Mark, KindFacts] = {
@@ -262,6 +253,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.RESULT_WITHOUT_STRING_ID: (_R, _L),
     NoteCode.RESULT_BEFORE_CALL: (_R, _N),
     NoteCode.RESULT_WITHOUT_CALL: (_R, _L),
+    NoteCode.RESULT_PAIRED_BY_NAME: (_R, _N),
     NoteCode.RECEIPT_REPLACED_BY_REAL: (_R, _L),
     NoteCode.SECOND_RESULT: (_R, _L),
     # interrupted frames: the ones that split a call from its results must go; the reference

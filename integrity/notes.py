@@ -20,6 +20,7 @@ class NoteCode(str, Enum):
     RESULT_WITHOUT_STRING_ID = "result_without_string_id"
     RESULT_BEFORE_CALL = "result_before_call"
     RESULT_WITHOUT_CALL = "result_without_call"
+    RESULT_PAIRED_BY_NAME = "result_paired_by_name"
     RECEIPT_REPLACED_BY_REAL = "receipt_replaced_by_real"
     SECOND_RESULT = "second_result"
     # interrupted frames
@@ -85,6 +86,10 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.RESULT_WITHOUT_CALL: lambda p: (
         f"no call in this transcript has id {p['call_id']!r} (a compacted or lost frame?); "
         "providers reject a result without its call, so it is dropped"),
+    NoteCode.RESULT_PAIRED_BY_NAME: lambda p: (
+        f"answers call {p['call_id']!r} of frame #{p['frame']}, the nearest call of tool {p['tool']!r} without an "
+        f"answer: {'this result has no id' if p['result_id'] == '' else 'that call has no id'}, so it pairs by "
+        "tool name (as Gemini pairs by order); the view sends it with the call's id"),
     NoteCode.RECEIPT_REPLACED_BY_REAL: lambda p: (
         f"interrupted receipt for call {_call_label(p)} replaced by the real result recorded later (#{p['real']})"),
     NoteCode.SECOND_RESULT: lambda p: f"a second result for call {_call_label(p)}; the first (#{p['kept']}) is kept",

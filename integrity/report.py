@@ -31,7 +31,7 @@ from ._entries import (
     entry_message,
     member_index,
 )
-from ._findings import Finding, find_defects
+from ._findings import Finding, find_defects, paired
 from ._gc import without_gc
 from ._plan import Plan
 from ._policies import DEFAULT_POLICY
@@ -209,9 +209,6 @@ class RepairReport(BaseModel):
     provider: str | None = Field(None, description="the provider whose role rules the view follows")
     as_recorded: AsRecorded | None = Field(None, description="what each checked provider says about the "
                                                              "transcript as recorded (None: not checked)")
-    format: str | None = Field(None, description="the format the file was read as (set when read from a file)")
-    thread: str | None = Field(None, description="which transcript of the file: main, sidechain:<id>, "
-                                                 "sample:<id>... (set when read from a file)")
 
     @model_validator(mode="before")
     @classmethod
@@ -235,7 +232,7 @@ class RepairReport(BaseModel):
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unused(handler(self), ("provider", "format", "thread", "as_recorded"))
+        return _without_unused(handler(self), ("provider", "as_recorded"))
 
     @property
     def synthesized(self) -> list[ReceiptView]:
@@ -445,7 +442,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         frames_dropped=len(plan.dropped_frames),
         strays_dropped=len(plan.dropped_strays),
         synthesized=sum(1 for entry in others if isinstance(entry, Synthesized)),
-        strays=sum(1 for key in light.result_keys.values() if key not in known),
+        strays=sum(1 for index, key in light.result_keys.items() if key not in known and not paired(plan, index)),
         renamed=sum(1 for entry in others if isinstance(entry, Rewritten)
                     or (isinstance(entry, Merged) and isinstance(entry.entries[-1], Rewritten))),
         merged=len(plan.merged),
@@ -471,13 +468,11 @@ class Diagnosis(BaseModel):
     findings: list[Finding]
     as_recorded: AsRecorded | None = None
     provider: str | None = None
-    format: str | None = None
-    thread: str | None = None
     _reasons: list[Reason] = PrivateAttr(default_factory=list)  # every distinct change, to rate it again
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unused(handler(self), ("format", "thread", "as_recorded", "provider"))
+        return _without_unused(handler(self), ("as_recorded", "provider"))
 
 
 def _malformed(findings: list[Finding]) -> int:

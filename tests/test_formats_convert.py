@@ -96,14 +96,19 @@ def test_results_come_before_the_user_text_of_their_turn() -> None:
         {"role": "user", "content": [{"type": "text", "text": "note first"},
                                      {"type": "tool_result", "tool_use_id": "c1", "content": "x"}]},
     ]}).encode(), "a.json")
-    # Read: the result first, then the text of that turn.
-    assert [m["role"] for m in anthropic.messages] == ["user", "assistant", "toolResult", "user"]
+    # Read in block order: the text was recorded first, so the result does not follow its call (Anthropic
+    # rejects that message; read results-first, a repair would never see it and keep it).
+    assert [m["role"] for m in anthropic.messages] == ["user", "assistant", "user", "toolResult"]
     # Unchanged, the native message keeps its own block order.
     assert parsed(write_bytes(anthropic, list(anthropic.messages))) == parsed(write_bytes(anthropic))
     # Rebuilt (the text edited), the result goes first as Anthropic requires.
     edited = [dict(m) for m in anthropic.messages]
-    edited[3] = {**edited[3], "content": [{"type": "text", "text": "note, edited"}]}
+    edited[2] = {**edited[2], "content": [{"type": "text", "text": "note, edited"}]}
     last = to_native(edited, "anthropic", anthropic).messages[-1]
+    assert [block["type"] for block in last["content"]] == ["tool_result", "text"]
+    # So does the repaired order (the result back right after its call), with the text unchanged.
+    moved = [anthropic.messages[i] for i in (0, 1, 3, 2)]
+    last = to_native(moved, "anthropic", anthropic).messages[-1]
     assert [block["type"] for block in last["content"]] == ["tool_result", "text"]
     assert to_native(messages, "anthropic").messages[-1]["content"][0]["type"] == "tool_result"
 

@@ -160,6 +160,22 @@ def _read_result(block: dict[str, Any], position: int, format: str, book: NameBo
     return message
 
 
+def _in_block_order(messages: list[dict[str, Any]], content: Any) -> list[dict[str, Any]]:
+    """A user message's other blocks before its results when one of them was recorded first.
+
+    Anthropic rejects a `tool_result` that does not open its message; reading it
+    results-first would hide that, and a repair would keep it.  In block order the
+    results sit apart from their call, so the view moves them back (results first).
+    """
+    if not isinstance(content, list) or len(messages) < 2 or messages[-1].get("role") != "user":
+        return messages
+    first_result = next(i for i, block in enumerate(content)
+                        if isinstance(block, dict) and block.get("type") == "tool_result")
+    if first_result == 0:
+        return messages
+    return [messages[-1], *messages[:-1]]
+
+
 def read(entries: list[Any]) -> list[Segment]:
     """Canonical messages per Anthropic message (a user message may yield several)."""
     book = NameBook()
@@ -171,7 +187,7 @@ def read(entries: list[Any]) -> list[Segment]:
             if role == "assistant":
                 messages = [read_assistant(entry.get("content"), NAME, book)]
             elif role == "user":
-                messages = read_user(entry.get("content"), NAME, book)
+                messages = _in_block_order(read_user(entry.get("content"), NAME, book), entry.get("content"))
             elif not isinstance(role, str):
                 raise EntryError("the message has no 'role'" if role is None else
                                  f"'role' must be a string, got {describe(role)}")
@@ -198,8 +214,17 @@ def result_groups(messages: list[dict[str, Any]], format: str) -> list[list[int]
             index += 1
             continue
         if role != "toolResult":
-            out.append([index])
+            group = [index]
             index += 1
+            here = native_of(message)
+            # a user message recorded before the results of its own native message (Anthropic reads them
+            # so) is one group with them: written back as recorded when unchanged
+            while role == "user" and here and here.get("format") == format and index < total \
+                    and messages[index].get("role") == "toolResult" \
+                    and native_of(messages[index]).get("entry") == here.get("entry"):
+                group.append(index)
+                index += 1
+            out.append(group)
             continue
         group = []
         while index < total and messages[index].get("role") == "toolResult":

@@ -1,0 +1,173 @@
+"""Real results are never replaced, and a request a provider accepts stays accepted after repair.
+
+The strict policy pairs every real result it can: one recorded before its call,
+one whose call is already answered (a second result, never a stray), one without
+an id (or answering a call without one: Gemini's ids are optional) by tool name.
+Anthropic's `tool_result` after other blocks of its message, and Gemini's
+`functionResponse` inside the model turn of its call, are read for what they are.
+The property at the end ties it together over generated transcripts in every
+provider's native format.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from integrity import analyze, load, repair_with_report
+from integrity.cli import main
+from integrity.notes import NoteCode
+from integrity.providers import PROVIDERS, validate, validate_recorded
+from tests.test_strict_properties import broken_transcripts, written_and_read
+
+
+def now() -> int:
+    return 1763000000000
+
+
+def user(text: str = "go") -> dict[str, Any]:
+    return {"role": "user", "content": text, "timestamp": 1}
+
+
+def frame(*calls: tuple[str, str]) -> dict[str, Any]:
+    return {"role": "assistant", "stopReason": "toolUse", "timestamp": 2,
+            "content": [{"type": "toolCall", "id": call_id, "name": name, "arguments": {}} for call_id, name in calls]}
+
+
+def result(call_id: str, name: str, text: str = "real output", receipt: bool = False) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "toolResult", "toolCallId": call_id, "toolName": name, "timestamp": 3,
+                               "content": [{"type": "text", "text": text}], "isError": receipt}
+    if receipt:
+        message["details"] = {"ok": False, "error": "interrupted"}
+    return message
+
+
+def say(text: str = "done") -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop", "timestamp": 4}
+
+
+def test_a_result_without_an_id_answers_the_call_of_its_tool() -> None:
+    view, report = repair_with_report([user(), frame(("abc", "get")), result("", "get"), say()], now=now)
+    assert report.synthesized == [] and report.summary.strays == 0 and report.findings == []
+    assert [m.get("toolCallId") for m in view.messages] == [None, None, "abc", None]
+    assert report.actions[2].codes == [NoteCode.RESULT_PAIRED_BY_NAME, NoteCode.RENAMED]
+    assert report.severity == "rejected"  # as recorded, an id-based provider rejects the mismatch
+
+
+def test_a_result_with_an_id_answers_a_call_without_one() -> None:
+    messages = [user(), frame(("", "get")), result("fc-1", "get"), say()]
+    view, report = repair_with_report(messages, now=now)
+    assert report.synthesized == [] and not any(a.kind.startswith("dropped") for a in report.actions)
+    assert view.messages[2]["content"] == messages[2]["content"]
+
+
+def test_no_result_pairs_by_name_with_a_call_of_another_tool_or_a_later_call() -> None:
+    _, report = repair_with_report([user(), frame(("abc", "get")), result("", "put"), say()], now=now)
+    assert [s.call_id for s in report.synthesized] == ["abc"]
+    assert report.actions[2].kind == "dropped_stray"
+    _, report = repair_with_report([user(), result("", "get"), frame(("abc", "get")), say()], now=now)
+    assert [s.call_id for s in report.synthesized] == ["abc"]
+
+
+def test_a_result_recorded_before_its_answered_call_is_a_second_result_not_a_stray() -> None:
+    messages = [user(), result("a", "get", "early"), frame(("a", "get")), result("a", "get"), say()]
+    _, report = repair_with_report(messages, now=now)
+    assert report.actions[1].kind == "dropped_duplicate" and report.actions[1].kept_instead == 3
+    assert report.actions[1].codes == [NoteCode.SECOND_RESULT]
+    # the real result recorded early beats the receipt recorded after the call
+    messages = [user(), result("a", "get", "early"), frame(("a", "get")), result("a", "get", receipt=True), say()]
+    view, report = repair_with_report(messages, now=now)
+    assert report.actions[3].kind == "dropped_duplicate" and report.actions[3].kept_instead == 1
+    assert view.messages[2]["content"][0]["text"] == "early"
+
+
+GEMINI_IN_MODEL = {"contents": [
+    {"role": "user", "parts": [{"text": "weather in Paris?"}]},
+    {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}},
+                                {"functionResponse": {"name": "get_weather", "response": {"output": "sunny"}}}]},
+    {"role": "user", "parts": [{"text": "thanks"}]},
+    {"role": "model", "parts": [{"text": "You are welcome."}]},
+]}
+
+
+def test_gemini_function_response_inside_the_model_turn_is_the_real_result(tmp_path: Path) -> None:
+    data = json.dumps(GEMINI_IN_MODEL).encode()
+    analysis = analyze(load(data, "g.json"), "strict", now, "gemini", ["gemini"])
+    assert analysis.report.synthesized == [] and analysis.report.healthy
+    assert analysis.verdicts["gemini"] == {"before": [], "after": []}
+    path = tmp_path / "g.json"
+    path.write_bytes(data)
+    out = tmp_path / "out.json"
+    assert main(["repair", "--provider", "gemini", str(path), "-o", str(out)]) == 0
+    assert out.read_bytes() == data
+
+
+ANTHROPIC_TEXT_FIRST = {"system": "s", "messages": [
+    {"role": "user", "content": "list the files"},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}}]},
+    {"role": "user", "content": [{"type": "text", "text": "note first"},
+                                 {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt"}]},
+    {"role": "assistant", "content": "done"},
+]}
+
+
+def test_the_strict_anthropic_view_puts_tool_results_first(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(ANTHROPIC_TEXT_FIRST))
+    analysis = analyze(load(path.read_bytes(), "a.json"), "strict", now, "anthropic", ["anthropic"])
+    assert [v.rule for v in analysis.verdicts["anthropic"]["before"]] == ["tool_result_not_first"]
+    assert analysis.verdicts["anthropic"]["after"] == []
+    assert [a.kind for a in analysis.report.actions if a.kind != "kept"] == ["moved"]
+    assert main(["check", "--provider", "anthropic", str(path)]) == 1
+    out = tmp_path / "out.json"
+    assert main(["repair", "--provider", "anthropic", str(path), "-o", str(out), "--now", "0"]) == 0
+    repaired = json.loads(out.read_text())["messages"]
+    assert [block["type"] for block in repaired[2]["content"]] == ["tool_result", "text"]
+    assert repaired[2]["content"][1]["text"] == "note first"  # nothing lost, only the order changed
+
+
+NATIVE = ("pi-ai", "openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(messages=broken_transcripts(), format=st.sampled_from(NATIVE))
+def test_what_a_provider_accepts_as_recorded_it_accepts_after_repair_with_every_real_result(
+        messages: list[dict[str, Any]], format: str) -> None:
+    """For any transcript a provider accepts as recorded, the strict view for that provider is still
+    accepted, and every call with a real result recorded anywhere keeps a real result: no receipt is
+    synthesized for it, and a real result is dropped only as a duplicate of another real result kept
+    for the same call (the report names it)."""
+    transcript = written_and_read(messages, format)
+    as_recorded = validate_recorded(transcript)
+    for provider in PROVIDERS:
+        if as_recorded[provider]:
+            continue
+        analysis = analyze(transcript, "strict", now, provider)
+        violations = validate(analysis.view, provider, transcript, history=True)
+        assert violations == [], (format, provider, [(v.rule, v.position) for v in violations])
+        check_every_real_result_kept(transcript.messages, analysis.report, f"{format} -> {provider}")
+
+
+def check_every_real_result_kept(messages: list[Any], report: Any, where: str) -> None:
+    real = {i for i, m in enumerate(messages)
+            if m.get("role") == "toolResult" and not (m.get("isError") is True and m.get("details"))}
+    called = {p.call_id for p in report.pairings}
+    by_index = {action.durable_index: action for action in report.actions}
+    for index in real:
+        action = by_index[index]
+        if action.kind == "dropped_duplicate":
+            assert action.kept_instead in real, f"{where}: real result #{index} dropped for a receipt"
+        elif action.kind == "dropped_stray":
+            assert messages[index].get("toolCallId") not in called, f"{where}: real result #{index} dropped"
+    real_ids = [messages[i].get("toolCallId") for i in real]
+    durable_id = {(p.frame_index, p.call_position): p.call_id for p in report.pairings}  # before any renaming
+    for receipt in report.synthesized:
+        call_id = durable_id[(receipt.frame_index, receipt.call_position)]
+        uses = sum(p.call_id == call_id for p in report.pairings)
+        # a receipt only where the real results recorded for this id are fewer than the calls using it
+        assert real_ids.count(call_id) < uses, (
+            f"{where}: a receipt was synthesized for call {call_id!r}, whose real result is recorded")
