@@ -96,6 +96,9 @@ class FindingCode(str, Enum):
     INVALID_ARGUMENTS = "invalid_arguments"
     LONE_MESSAGE = "lone_message"
     INVALID_FIELD = "invalid_field"
+    # reader findings (integrity.formats.container): lines of a JSONL file that were not read
+    TORN_LAST_LINE = "torn_last_line"
+    SKIPPED_LINE = "skipped_line"
 
 
 class Mark(str, Enum):
@@ -233,6 +236,12 @@ FINDINGS: dict[FindingCode, KindFacts] = {
     FindingCode.INVALID_FIELD: KindFacts(
         "invalid field", "A field of the wrong type or value (a timestamp that is not a number, a stopReason "
         "or isError pi-ai does not have).", Severity.MALFORMED),
+    FindingCode.TORN_LAST_LINE: KindFacts(
+        "torn last line", "The last line of a JSONL file is cut off, as a crash mid-write leaves it; the file is "
+        "read up to the line before, and a repair writes it without the torn line.", Severity.MALFORMED),
+    FindingCode.SKIPPED_LINE: KindFacts(
+        "skipped line", "A line of a JSONL file that is not valid JSON, left out because --skip-bad-lines asked "
+        "for it.", Severity.MALFORMED),
 }
 
 MARKS: dict[Mark, KindFacts] = {

@@ -209,6 +209,9 @@ class RepairReport(BaseModel):
     provider: str | None = Field(None, description="the provider whose role rules the view follows")
     as_recorded: AsRecorded | None = Field(None, description="what each checked provider says about the "
                                                              "transcript as recorded (None: not checked)")
+    format: str | None = Field(None, description="the format the file was read as (set when read from a file)")
+    thread: str | None = Field(None, description="which transcript of the file: main, sidechain:<id>, "
+                                                 "sample:<id>... (set when read from a file)")
 
     @model_validator(mode="before")
     @classmethod
@@ -232,7 +235,7 @@ class RepairReport(BaseModel):
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unused(handler(self), ("provider", "as_recorded"))
+        return _without_unused(handler(self), ("provider", "format", "thread", "as_recorded"))
 
     @property
     def synthesized(self) -> list[ReceiptView]:
@@ -468,11 +471,13 @@ class Diagnosis(BaseModel):
     findings: list[Finding]
     as_recorded: AsRecorded | None = None
     provider: str | None = None
+    format: str | None = None
+    thread: str | None = None
     _reasons: list[Reason] = PrivateAttr(default_factory=list)  # every distinct change, to rate it again
 
     @model_serializer(mode="wrap")
     def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_unused(handler(self), ("as_recorded", "provider"))
+        return _without_unused(handler(self), ("format", "thread", "as_recorded", "provider"))
 
 
 def _malformed(findings: list[Finding]) -> int:
