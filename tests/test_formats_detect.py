@@ -142,16 +142,23 @@ def test_bad_tool_call_id_names_the_message_and_its_line() -> None:
                     "a tool call's 'id' must be a string, got a number")
 
 
-def test_bad_claude_code_entry_names_the_jsonl_line() -> None:
+def test_bad_claude_code_entry_is_read_past_and_reported_at_its_jsonl_line() -> None:
+    """A session line that is no message (a writer's slip) is kept as it is, never a message: the rest
+    of the session is still checked, and the line is a malformed finding at its own line."""
     lines = [
         {"type": "user", "uuid": "u1", "parentUuid": None, "message": {"role": "user", "content": "hi"}},
         {"type": "summary", "summary": "s", "leafUuid": "u1"},
         {"type": "assistant", "uuid": "u2", "parentUuid": "u1", "message": "oops"},
+        "not an entry",
+        {"type": "user", "uuid": "u3", "parentUuid": "u2", "message": {"role": "user"}},
     ]
     data = "\n".join(json.dumps(entry) for entry in lines).encode()
-    text = one_line_error(data, "session.jsonl")
-    assert text.startswith("session.jsonl: entry 2 (line 3): not a valid claude-code entry:")
-    assert "'message'" in text and "a string" in text
+    transcript = read_bytes(data, "session.jsonl")
+    assert transcript.format == "claude-code"
+    assert [m["role"] for m in transcript.messages] == ["user", "opaque"]
+    report = analyze(transcript).report
+    assert not report.healthy
+    assert {(f.line, f.severity.value) for f in report.findings} >= {(3, "malformed"), (5, "malformed")}
 
 
 def test_tool_use_without_name_is_a_clear_error() -> None:

@@ -34,7 +34,7 @@ from .common import (
     describe,
     is_from,
     native_of,
-    require_object,
+    opaque_message,
 )
 
 NAME = "claude-code"
@@ -75,13 +75,12 @@ def read(entries: list[Any]) -> list[Segment]:
     while index < total:
         entry = entries[index]
         try:
-            require_object(entry, "session entry")
-            if not isinstance(entry.get("type"), str):
-                raise EntryError("a session entry needs a string 'type'")
-            if not _is_message_entry(entry):
+            if not _is_message_entry(entry) or not isinstance(entry["message"], dict):
+                # bookkeeping, or a line that is no session entry at all (a writer's slip): it
+                # travels with the next message, as it is; the schema check reports the latter
                 index += 1
                 continue
-            message = require_object(entry["message"], "'message'")
+            message = entry["message"]
             anchors = None
             if entry["type"] == "assistant":
                 end, parts_of, interleaved = _extent(entries, index)
@@ -93,6 +92,11 @@ def read(entries: list[Any]) -> list[Segment]:
                     for result in anthropic.read_user(entries[at]["message"].get("content"), NAME, book):
                         messages.append(result)
                         anchors.append(at)
+            elif message.get("content") is None:
+                # A user line whose message has no content (a writer's slip): kept as it is, read on
+                # past it; the schema check reports it, and no result is invented from it.
+                end = index + 1
+                messages = [opaque_message(NAME, entry)]
             else:
                 end = index + 1
                 messages = anthropic.read_user(message.get("content"), NAME, book)

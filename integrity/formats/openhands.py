@@ -105,10 +105,11 @@ def _action(event: dict[str, Any], frames: dict[Any, dict[str, Any]]) -> list[di
         thought = args.get("thought") or args.get("final_thought") or ""
         if isinstance(content, str) and content and content != thought:
             thought = f"{thought}\n{content}" if thought else content
-        return [{"role": "user", "content": thought}] if user else [assistant(_text(thought))]
+        # a completed turn, even when its text is empty (OpenHands sends it as it is)
+        return [{"role": "user", "content": thought}] if user else [assistant(_text(thought), "stop")]
     if kind == "message":
         text = args.get("content", "")
-        return [{"role": "user", "content": text}] if user else [assistant(_text(text))]
+        return [{"role": "user", "content": text}] if user else [assistant(_text(text), "stop")]
     if isinstance(metadata, dict) and not user:
         key = _response_id(metadata, event)
         frame = frames.get(key)
