@@ -91,11 +91,18 @@ class Wrapped:
     # ---- writing ------------------------------------------------------------------------
 
     def _as_inner(self, message: Any) -> Any:
-        """The message as the inner adapter expects to see its own (its NATIVE format renamed)."""
+        """The message as the inner adapter expects to see it.
+
+        This format's own messages are the inner format's (their NATIVE format renamed);
+        messages the inner format read by itself are another format's here (written
+        fresh: a LangChain message written as LangGraph takes LangGraph's shape).
+        """
         native = native_of(message)
-        if native.get("format") != self.NAME:
-            return message
-        return {**message, NATIVE: {**native, "format": self.inner.NAME}}
+        if native.get("format") == self.NAME:
+            return {**message, NATIVE: {**native, "format": self.inner.NAME}}
+        if native.get("format") == self.inner.NAME:
+            return {**message, NATIVE: {**native, "format": f"{self.inner.NAME} (read as such)"}}
+        return message
 
     def groups(self, messages: list[dict[str, Any]]) -> list[list[int]]:
         """The inner format's grouping (other formats' opaque messages left out)."""
