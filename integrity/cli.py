@@ -307,6 +307,31 @@ def _holds_no_entries(payload: bytes) -> bool:
         return True
 
 
+def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str:
+    """What `check` would still flag in the bytes repair is about to write ('' when it passes them).
+
+    Only asked when the report leaves findings in place (a malformed entry the
+    strict view keeps as it is): repair writes nothing `check` would not pass.
+    The decision is check's own (_judge, _with_recorded, _fails), without --provider:
+    a view that provider still rejects is written, and exit 1 says so.
+    """
+    plain = argparse.Namespace(**{**vars(args), "provider": None, "json": False})
+    now = _clock(args.now)
+    try:
+        units = _load(source, payload, plain, allow_fast=True)
+    except TranscriptError as error:
+        return error.problem
+    for unit in units:
+        if not (unit.checked or getattr(plain, "thread", None)):
+            continue
+        report, verdict = _judge(unit, plain, now)
+        report = _with_recorded(unit, report, verdict)
+        if _fails(report, verdict):
+            first = report.findings[0].message if report.findings else report.verdict
+            return f"{first} ({len(report.findings)} finding(s) left)"
+    return ""
+
+
 def _repair_targets(args: argparse.Namespace) -> list[Target]:
     """The transcript's target (a file, or standard output) and the report's, if asked for."""
     targets = [Target(STDOUT if args.output is None else args.output, "repaired transcript")]
@@ -445,6 +470,12 @@ def cmd_repair(args: argparse.Namespace) -> int:
         _error(f"error: {loaded.source}: nothing is left after repair (every entry is dropped), and no "
                "provider accepts an empty conversation; no file was written")
         return EXIT_NEEDS_REPAIR
+    if report is not None and args.policy == "strict" and report.summary.findings:
+        left = _still_flagged(payload, loaded.source, args)
+        if left:
+            _error(f"error: {loaded.source}: the repair cannot make it healthy: {left}; no file was written "
+                   "(`check` lists every finding)")
+            return EXIT_NEEDS_REPAIR
     written = _write_repair(targets, produce, report)
     if written != EXIT_HEALTHY:
         return written

@@ -281,6 +281,19 @@ def test_repair_never_writes_what_check_refuses(tmp_path: Path) -> None:
         assert run("repair", path).stdout == b""
 
 
+def test_repair_writes_nothing_check_would_still_flag(tmp_path: Path) -> None:
+    """A malformed entry the strict view keeps as it is: no file, exit 1, the finding named."""
+    data = as_array(USER, '{"role":"banana"}', call_turn('"x"'))
+    path = write(tmp_path / "in.json", data)
+    assert run("check", path).code == 1
+    out, report = tmp_path / "out.json", tmp_path / "report.json"
+    message = assert_clean_failure(run("repair", path, "-o", out, "--report", report), code=1)
+    assert "the repair cannot make it healthy" in message and "banana" in message
+    assert not out.exists() and not report.exists() and path.read_bytes() == data
+    # The reference policy is the reference: it writes what the reference would.
+    assert run("repair", "--policy", "openmaic", path, "-o", out).code == 0 and out.exists()
+
+
 @pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl")))
 def test_every_sample_repairs_to_a_file_check_calls_healthy(tmp_path: Path, sample: str) -> None:
     out = tmp_path / ("out" + Path(sample).suffix)

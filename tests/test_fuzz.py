@@ -1,0 +1,243 @@
+"""Fuzzing the CLI with garbage (issue 10, item 7): random bytes, cut-off files, one field
+of a real transcript given the wrong type, deep nesting, odd file names.
+
+Whatever comes in, `check` and `repair` must: exit 0, 1 or 2 (never the internal
+error code), print at most one line on stderr and never a traceback, leave the
+input as it was, and either write both outputs or neither; every transcript
+`repair` writes must read again and `check` must call it healthy.
+
+The CLI runs in this process (tests/cli_inprocess.py); example counts are kept
+small enough for the file to run in well under a minute.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.cli_inprocess import CODES, REPO, Result, run, run_process
+
+SAMPLES = {p.name: p.read_bytes() for p in sorted((REPO / "sample_transcripts").iterdir())
+           if p.suffix in (".json", ".jsonl")}
+FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# Values of every JSON type, each a likely wrong type for some field.
+ODD_VALUES: list[Any] = [None, True, False, 0, -1, 1.5, 10**30, "", "x", "Assistant", "banana", [], [1], ["x"],
+                         {}, {"a": 1}, {"type": "text"}, [{"type": "toolCall"}]]
+
+
+def assert_contract(result: Result, *, quiet: bool) -> None:
+    """What every run guarantees, whatever the input."""
+    assert result.code in CODES, (result.code, result.stderr)
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
+    lines = result.error_lines
+    if result.code == 2 or (result.code == 1 and not quiet):
+        assert len(lines) == 1, result.stderr
+    if quiet or result.code == 0:
+        assert lines == [], result.stderr
+
+
+def exercise(data: bytes, name: str = "in.json") -> tuple[Result, Result]:
+    """check, then repair with -o and --report, then check what repair wrote."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        path = root / name
+        path.write_bytes(data)
+        out, report = root / "out", root / "report.json"
+        checked = run("check", path)
+        assert_contract(checked, quiet=checked.code != 2)
+        repaired = run("repair", path, "-o", out, "--report", report)
+        assert_contract(repaired, quiet=False)
+        assert path.read_bytes() == data
+        assert (checked.code == 2) == (repaired.code == 2), (checked.stderr, repaired.stderr)
+        written = sorted(p.name for p in root.iterdir() if p != path)
+        if repaired.code == 0:
+            assert written == ["out", "report.json"]
+            assert "report_version" in json.loads(report.read_bytes())
+            again = run("check", out)
+            assert again.code == 0, (data[:300], out.read_bytes()[:300], again.stdout, again.stderr)
+        else:
+            assert written == [], written  # neither output, and no temporary file left behind
+        return checked, repaired
+
+
+# ---------------------------------------------------------------- strategies
+
+
+def container_of(name: str, data: bytes) -> str:
+    return "jsonl" if name.endswith(".jsonl") else "json"
+
+
+def dump(value: Any, container: str) -> bytes:
+    if container == "jsonl":
+        return "".join(json.dumps(entry, ensure_ascii=False) + "\n" for entry in value).encode()
+    return json.dumps(value, ensure_ascii=False, indent=1).encode()
+
+
+def parsed(name: str) -> Any:
+    data = SAMPLES[name]
+    if name.endswith(".jsonl"):
+        return [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+    return json.loads(data)
+
+
+def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path to a value inside a parsed document (keys and indices)."""
+    found = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found += paths(inner, (*prefix, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found += paths(inner, (*prefix, index))
+    return found
+
+
+def replaced(document: Any, path: tuple[Any, ...], value: Any, delete: bool = False) -> Any:
+    """A copy of document with the value at path replaced (or its key removed)."""
+    document = json.loads(json.dumps(document))
+    holder = document
+    for step in path[:-1]:
+        holder = holder[step]
+    if delete:
+        del holder[path[-1]]
+    else:
+        holder[path[-1]] = value
+    return document
+
+
+@st.composite
+def mutations(draw: st.DrawFn) -> tuple[str, bytes]:
+    """A sample transcript with one field given another type (or removed)."""
+    name = draw(st.sampled_from(sorted(SAMPLES)))
+    document = parsed(name)
+    path = draw(st.sampled_from(paths(document)))
+    delete = draw(st.booleans()) and isinstance(path[-1], str)
+    value = draw(st.sampled_from(ODD_VALUES))
+    return name, dump(replaced(document, path, value, delete), container_of(name, SAMPLES[name]))
+
+
+# ---------------------------------------------------------------- the fuzz tests
+
+
+@FUZZ
+@given(st.binary(max_size=400))
+def test_random_bytes(data: bytes) -> None:
+    exercise(data)
+
+
+@FUZZ
+@given(st.sampled_from(sorted(SAMPLES)), st.data())
+def test_truncated_transcripts(name: str, data: st.DataObject) -> None:
+    whole = SAMPLES[name]
+    cut = data.draw(st.integers(min_value=0, max_value=len(whole) - 1))
+    exercise(whole[:cut], "in" + Path(name).suffix)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutations())
+def test_one_field_of_another_type(case: tuple[str, bytes]) -> None:
+    name, data = case
+    exercise(data, "in" + Path(name).suffix)
+
+
+@FUZZ
+@given(st.sampled_from(sorted(SAMPLES)), st.integers(min_value=1, max_value=3000), st.data())
+def test_deep_nesting_anywhere(name: str, depth: int, data: st.DataObject) -> None:
+    document = parsed(name)
+    path = data.draw(st.sampled_from(paths(document)))
+    deep: Any = []
+    for _ in range(min(depth, 150)):  # built as text past this, so json.dumps never recurses deeply
+        deep = [deep]
+    text = dump(replaced(document, path, "@@DEEP@@"), container_of(name, SAMPLES[name])).decode()
+    extra = max(depth - 150, 0)
+    nest = "[" * extra + json.dumps(deep) + "]" * extra
+    exercise(text.replace('"@@DEEP@@"', nest).encode(), "in" + Path(name).suffix)
+
+
+ODD_NAME_CHARACTERS = st.sampled_from(list(" \t\n\r\x1b\x7f'\"$*?[]{}();&|<>\\~#%!é中\u202e\u200b\U0001f600-.,:="))
+
+
+@FUZZ
+@given(st.text(ODD_NAME_CHARACTERS, min_size=1, max_size=40).filter(lambda n: n not in (".", "..")),
+       st.sampled_from(sorted(SAMPLES)))
+def test_odd_file_names(name: str, sample: str) -> None:
+    checked, repaired = exercise(SAMPLES[sample], name)
+    assert checked.code in (0, 1) and repaired.code in (0, 1)
+
+
+@FUZZ
+@given(st.sampled_from(sorted(SAMPLES)), st.sampled_from(["NaN", "Infinity", "-Infinity", "1e999", "9" * 4400]),
+       st.data())
+def test_values_json_cannot_hold_anywhere(name: str, token: str, data: st.DataObject) -> None:
+    document = parsed(name)
+    path = data.draw(st.sampled_from(paths(document)))
+    text = dump(replaced(document, path, "@@BAD@@"), container_of(name, SAMPLES[name])).decode()
+    checked, _ = exercise(text.replace('"@@BAD@@"', token).encode(), "in" + Path(name).suffix)
+    assert checked.code == 2 and ", column " in checked.stderr
+
+
+# ---------------------------------------------------------------- a few real processes
+
+GARBAGE = {
+    "binary": bytes(range(256)) * 3,
+    "truncated": SAMPLES["crash_duplicate.pi-ai.json"][:500],
+    "nan": SAMPLES["healthy.pi-ai.json"].replace(b"1763000000000", b"NaN", 1),
+    "deep": b"[" * 50_000 + b"]" * 50_000,
+    "banana": b'[{"role": "banana"}]',
+}
+
+
+def test_garbage_in_a_real_process(tmp_path: Path) -> None:
+    """The same contract outside pytest's process: real standard streams, a real exit status."""
+    for name, data in GARBAGE.items():
+        path = tmp_path / f"{name} \x1b[1m\n.json"
+        path.write_bytes(data)
+        for argv in (["check", path], ["repair", path, "-o", tmp_path / "o.json", "--report", tmp_path / "r.json"]):
+            done = run_process(*argv)
+            stderr = done.stderr.decode("utf-8", "replace")
+            assert done.returncode in CODES, (name, argv[0], stderr)
+            assert "Traceback" not in stderr and len(stderr.splitlines()) <= 1, (name, stderr)
+        assert path.read_bytes() == data
+        assert not (tmp_path / "o.json").exists() and not (tmp_path / "r.json").exists()
+        path.unlink()
+
+
+# ---------------------------------------------------------------- schema-breaking mutations
+
+PI_AI = sorted(name for name in SAMPLES if ".pi-ai." in name)
+# Fields of a pi-ai transcript whose type the schema fixes, and values that break it.
+BREAKING: dict[str, list[Any]] = {
+    "role": [None, 1, [], {}, "banana", "Assistant"],
+    "content": [1, True, {"type": "text"}],
+    "id": [None, 1, [], {}],
+    "name": [None, 1, [], {}],
+    "toolCallId": [None, 1, [], {}],
+    "arguments": [1, "x", [1]],
+}
+
+
+@st.composite
+def breaking_mutations(draw: st.DrawFn) -> tuple[str, bytes, tuple[Any, ...]]:
+    name = draw(st.sampled_from(PI_AI))
+    document = parsed(name)
+    candidates = [p for p in paths(document) if p and p[-1] in BREAKING
+                  and (p[-1] not in ("id", "name", "arguments") or len(p) == 4)]  # a call part's fields
+    path = draw(st.sampled_from(candidates))
+    value = draw(st.sampled_from(BREAKING[path[-1]]))
+    return name, dump(replaced(document, path, value), "json"), path
+
+
+@FUZZ
+@given(breaking_mutations())
+def test_every_schema_breaking_mutation_is_reported(case: tuple[str, bytes, tuple[Any, ...]]) -> None:
+    name, data, path = case
+    checked, _ = exercise(data)
+    assert checked.code in (1, 2), (path, checked.stdout)
+    if checked.code == 1:
+        assert b"malformed" in checked.stdout, (path, checked.stdout)
