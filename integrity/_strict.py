@@ -90,14 +90,17 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
     for index in early:
         key = keys[index]
         waiting = open_calls.get(key)
-        if waiting:
-            slot = waiting.pop(0)
+        slot = _waiting_for(light, waiting, index) if waiting else None
+        if waiting and slot is not None:
+            waiting.remove(slot)
             answers[slot] = index
             plan.notes[index] = Note.of(NoteCode.RESULT_BEFORE_CALL)
             continue
-        if key in last_use and answers.get(last_use[key]) is not None:
-            _later_result(plan, answers, light.receipts, last_use[key], index,
-                          Note.of(NoteCode.SECOND_RESULT, call_id=key))
+        answered = _answered_use(light, answers, last_use, index)
+        if answered is not None:
+            second = Note.of(NoteCode.SECOND_RESULT, call_id=key) if key != "" else \
+                Note.of(NoteCode.SECOND_RESULT, call_id="", tool=light.result_names.get(index))
+            _later_result(plan, answers, light.receipts, answered, index, second)
             continue
         if key == "" or "" in last_use:
             if unanswered is None:
@@ -111,6 +114,29 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
                 continue
         plan.dropped_strays.append(index)
         plan.notes[index] = Note.of(NoteCode.RESULT_WITHOUT_CALL, call_id=key)
+
+
+def _waiting_for(light: LightTranscript, waiting: list[Slot], index: int) -> Slot | None:
+    """The first waiting call a result recorded before it answers: by id, and for an id-less result
+    (Gemini) the first id-less call of its tool (as results after their call pair)."""
+    if light.result_keys[index] != "":
+        return waiting[0]
+    name = light.result_names.get(index)
+    return next((slot for slot in waiting if light.frames[slot[0]][slot[1]].name == name), None)
+
+
+def _answered_use(light: LightTranscript, answers: dict[Slot, int], last_use: dict[str, Slot],
+                  index: int) -> Slot | None:
+    """The answered call a result recorded before its call would be a second result for, if any:
+    the latest use of its id, or for an id-less result the first answered id-less call of its tool."""
+    key = light.result_keys[index]
+    if key != "":
+        slot = last_use.get(key)
+        return slot if slot is not None and answers.get(slot) is not None else None
+    name = light.result_names.get(index)
+    return next(((frame, position) for frame, calls in light.frames.items()
+                 for position, call in enumerate(calls)
+                 if call.id == "" and call.name == name and (frame, position) in answers), None)
 
 
 def _unanswered_by_name(light: LightTranscript, answers: dict[Slot, int]) -> dict[Any, list[Slot]]:

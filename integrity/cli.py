@@ -166,9 +166,9 @@ def _plan(light: Any, policy: str, provider: str | None = None) -> Any:
 
 RECORDED_VERDICTS_UP_TO = 10_000
 """`check` without --provider asks every provider about a transcript as recorded when it has at most
-this many messages.  Validating costs about 45 us per message for all providers together (one native
-request per format; measured on bench/data/broken_1000000.json: 100,000 messages take 4.5 s), so a
-10,000-message file adds about 0.45 s; above the limit the verdict says the providers were not asked."""
+this many messages.  Validating costs about 40 us per message for all providers together (one native
+request per format; measured on messages of bench/generate.py: 10,000 take 0.35 s, 100,000 take 3.8 s,
+so 1,000,000 would take about 40 s); above the limit the verdict says the providers were not asked."""
 
 
 def _with_recorded(loaded: _Loaded, report: Any, verdict: Any) -> Any:

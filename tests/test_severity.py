@@ -1,0 +1,134 @@
+"""Severity that means something, and exit codes that follow it.
+
+`rejected` needs a provider that returns 400 (the chosen one, or any when none is
+chosen), `lossy` something unanswered, duplicated, ambiguous or lost, `normalized`
+a change no provider needs.  `check` exits 1 only for lossy, rejected or malformed,
+and its verdict says which providers accept the transcript as recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from integrity import analyze, cli, load, repair_with_report
+from integrity._fastpath import read_fast
+from integrity._policies import PLANNERS
+from integrity._views import light_transcript
+from integrity.cli import main
+from integrity.loading import Transcript
+from integrity.providers import PROVIDERS
+from integrity.report import build_report, diagnose
+from tests.test_strict_properties import broken_transcripts
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
+EVERY = f"accepted as recorded by all {len(PROVIDERS)} providers"
+
+
+def check(capsys: Any, *args: str) -> tuple[int, str]:
+    code = main(["check", *args])
+    return code, capsys.readouterr().out
+
+
+def test_results_that_finished_out_of_call_order_inside_their_run_are_healthy(capsys: Any) -> None:
+    path = str(SAMPLES / "out_of_order.pi-ai.json")
+    code, out = check(capsys, path)
+    assert code == 0, out
+    verdict = out.splitlines()[0]
+    assert "repaired" not in verdict and "moved" not in verdict
+    assert "healthy:" in verdict and "2 result(s) put in call order" in verdict and EVERY in verdict
+    code, out = check(capsys, "--json", path)
+    report = json.loads(out)
+    assert code == 0 and report["healthy"] and report["changed"] and report["severity"] == "normalized"
+    assert {a["kind"]: a["severity"] for a in report["actions"] if a["kind"] != "kept"} == {"reordered": "normalized"}
+    assert set(report["as_recorded"].values()) == {"accepted"} and len(report["as_recorded"]) == len(PROVIDERS)
+
+
+def test_a_result_split_from_its_call_is_rejected_and_the_verdict_names_who_accepts_it(capsys: Any) -> None:
+    code, out = check(capsys, str(SAMPLES / "pause_between.pi-ai.json"))
+    assert code == 1
+    assert out.splitlines()[0].endswith("; accepted by openai-responses")
+    assert "repaired: 1 moved; rejected as recorded by openai-chat, anthropic" in out
+
+
+def test_a_change_the_chosen_provider_does_not_need_is_normalized(capsys: Any) -> None:
+    path = str(SAMPLES / "reused_id.openai-chat.json")  # an id reused by a later turn: Chat accepts it
+    code, out = check(capsys, "--provider", "openai-chat", path)
+    assert code == 0, out
+    assert "the view only normalizes: 2 message(s) with renamed ids" in out
+    code, out = check(capsys, path)  # Anthropic and DeepSeek reject a reused id: with none chosen, rejected
+    assert code == 1 and "rejected as recorded by anthropic" in out
+    code, out = check(capsys, "--provider", "anthropic", path)
+    assert code == 1
+
+
+def test_one_kind_two_severities_the_reference_drops_a_frame_it_did_not_have_to() -> None:
+    messages = json.loads((SAMPLES / "abort_race.pi-ai.json").read_text())
+    _, strict = repair_with_report(messages, now=lambda: 0)
+    _, reference = repair_with_report(messages, now=lambda: 0, policy="openmaic")
+    [strict_drop] = [a for a in strict.actions if a.kind == "dropped_interrupted_frame"]
+    [reference_drop] = [a for a in reference.actions if a.kind == "dropped_interrupted_frame"]
+    assert strict_drop.codes == ["frame_splits_results"] and strict_drop.severity == "rejected"
+    assert reference_drop.codes == ["frame_dropped_by_reference"] and reference_drop.severity == "lossy"
+
+
+def test_a_provider_that_rejects_what_the_plan_leaves_alone_still_fails_check(capsys: Any, tmp_path: Path) -> None:
+    items = [{"role": "user", "content": "check a and b"},
+             {"type": "reasoning", "id": "rs_1", "summary": []},
+             {"type": "function_call", "id": "fc_1", "call_id": "call-a", "name": "read", "arguments": "{}"},
+             {"type": "reasoning", "id": "rs_2", "summary": []},
+             {"type": "function_call", "id": "fc_2", "call_id": "call-b", "name": "read", "arguments": "{}"},
+             {"type": "function_call_output", "call_id": "call-a", "output": "A"},
+             {"type": "function_call_output", "call_id": "call-b", "output": "B"}]
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"input": items}))
+    code, out = check(capsys, str(path))
+    assert code == 0 and "rejected as recorded by deepseek-responses; accepted by openai-chat" in out
+    code, out = check(capsys, "--provider", "deepseek-responses", str(path))
+    assert code == 1 and out.startswith(f"{path}: would be rejected:")
+    assert "No tool output found for tool call call-a." in out
+
+
+def test_a_large_file_says_the_providers_were_not_asked(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli, "RECORDED_VERDICTS_UP_TO", 3)
+    code, out = check(capsys, str(SAMPLES / "out_of_order.pi-ai.json"))
+    assert code == 0
+    assert "providers not asked about it as recorded (5 messages, over 3; --provider NAME asks one)" in out
+    code, out = check(capsys, "--json", str(SAMPLES / "out_of_order.pi-ai.json"))
+    assert "as_recorded" not in json.loads(out)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(messages=broken_transcripts())
+def test_the_cheap_diagnosis_rates_a_transcript_as_the_full_report_does(messages: list[dict[str, Any]]) -> None:
+    """check (a diagnosis, no per-message actions) and check --json (the report) never disagree."""
+    for policy, planner in PLANNERS.items():
+        light = light_transcript(messages, numeric_ids=policy == "strict")
+        plan = planner(light, None)
+        diagnosis, report = diagnose(light, plan), build_report(light, plan)
+        assert (diagnosis.severity, diagnosis.healthy, diagnosis.verdict) == \
+            (report.severity, report.healthy, report.verdict), policy
+    fast = read_fast(json.dumps(messages).encode(), "<test>")
+    if fast is not None:
+        fast_diagnosis = diagnose(fast.light, PLANNERS["strict"](fast.light, None))
+        strict = analyze(Transcript(messages, "<test>")).report
+        assert (fast_diagnosis.severity, fast_diagnosis.verdict) == (strict.severity, strict.verdict)
+
+
+def test_every_sample_is_rated_the_same_by_check_and_check_json(capsys: Any) -> None:
+    for path in sorted(SAMPLES.glob("*.*json*")):
+        code, out = check(capsys, str(path))
+        json_code, json_out = check(capsys, "--json", str(path))
+        report = json.loads(json_out)
+        assert code == json_code, path.name
+        assert out.splitlines()[0] == f"{path}: {report['verdict']}", path.name
+        severities = {a["severity"] for a in report["actions"]} | {f["severity"] for f in report["findings"]}
+        severities |= {e["severity"] for e in report["view"] if e["source"] in ("synthesized", "turn")}
+        assert code == (1 if severities & {"lossy", "rejected", "malformed"} else 0), path.name
+        assert (report["severity"] in ("lossy", "rejected", "malformed")) is (code == 1), path.name
+        analysis = analyze(load(path.read_bytes(), path.name), verdicts=True)
+        assert analysis.report.severity == report["severity"], path.name
