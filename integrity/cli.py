@@ -332,6 +332,25 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
     return ""
 
 
+def _check_would_refuse(source: str, empty: bool, report: Any, payload: bytes, args: argparse.Namespace) -> bool:
+    """Whether `check` would not pass what repair is about to write; if so, say why on one line.
+
+    Nothing left (every entry dropped: check cannot read an empty transcript), or,
+    under the strict policy with findings left in place, a view check still fails.
+    """
+    if empty:
+        _error(f"error: {source}: nothing is left after repair (every entry is dropped), and no "
+               "provider accepts an empty conversation; no file was written")
+        return True
+    if report is not None and args.policy == "strict" and report.summary.findings:
+        left = _still_flagged(payload, source, args)
+        if left:
+            _error(f"error: {source}: the repair cannot make it healthy: {left}; no file was written "
+                   "(`check` lists every finding)")
+            return True
+    return False
+
+
 def _repair_targets(args: argparse.Namespace) -> list[Target]:
     """The transcript's target (a file, or standard output) and the report's, if asked for."""
     targets = [Target(STDOUT if args.output is None else args.output, "repaired transcript")]
@@ -466,16 +485,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
         def produce(out: BinaryIO) -> None:
             out.write(payload)
     del data
-    if empty:
-        _error(f"error: {loaded.source}: nothing is left after repair (every entry is dropped), and no "
-               "provider accepts an empty conversation; no file was written")
+    if _check_would_refuse(loaded.source, empty, report, payload if report is not None else b"", args):
         return EXIT_NEEDS_REPAIR
-    if report is not None and args.policy == "strict" and report.summary.findings:
-        left = _still_flagged(payload, loaded.source, args)
-        if left:
-            _error(f"error: {loaded.source}: the repair cannot make it healthy: {left}; no file was written "
-                   "(`check` lists every finding)")
-            return EXIT_NEEDS_REPAIR
     written = _write_repair(targets, produce, report)
     if written != EXIT_HEALTHY:
         return written
