@@ -308,7 +308,7 @@ def _holds_no_entries(payload: bytes) -> bool:
 
 
 def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str:
-    """What `check` would still flag in the bytes repair is about to write ('' when it passes them).
+    """How much `check` would still flag in the bytes repair is about to write ('' when it passes them).
 
     Only asked when the report leaves findings in place (a malformed entry the
     strict view keeps as it is): repair writes nothing `check` would not pass.
@@ -327,8 +327,7 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
         report, verdict = _judge(unit, plain, now)
         report = _with_recorded(unit, report, verdict)
         if _fails(report, verdict):
-            first = report.findings[0].message if report.findings else report.verdict
-            return f"{first} ({len(report.findings)} finding(s) left)"
+            return f"{len(report.findings)} finding(s) left"
     return ""
 
 
@@ -344,8 +343,11 @@ def _check_would_refuse(source: str, empty: bool, report: Any, payload: bytes, a
         return True
     if report is not None and args.policy == "strict" and report.summary.findings:
         left = _still_flagged(payload, source, args)
-        if left:
-            _error(f"error: {source}: the repair cannot make it healthy: {left}; no file was written "
+        if left:  # name the first finding in the input (its positions are the user's file's)
+            first = next((f for f in report.findings if f.severity.value == "malformed"), None) \
+                or (report.findings[0] if report.findings else None)
+            _error(f"error: {source}: the repair cannot make it healthy: "
+                   f"{first.message if first else report.verdict} ({left}); no file was written "
                    "(`check` lists every finding)")
             return True
     return False

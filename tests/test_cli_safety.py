@@ -175,6 +175,22 @@ def test_absurd_nesting_is_one_line_not_a_recursion_error(tmp_path: Path, depth:
             assert "nested deeper than" in message and ", column " in message
 
 
+def test_json_inside_a_string_follows_the_same_rules(tmp_path: Path) -> None:
+    """Chat arguments are JSON text in a string: NaN or absurd nesting there is invalid JSON text, not a crash."""
+    for inner in (nested(3000), '{"x": NaN}'):
+        chat = [{"role": "user", "content": "go"},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "t", "arguments": inner}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
+        path = write(tmp_path / "chat.json", json.dumps(chat).encode())
+        shown = run("check", path)
+        assert shown.code == 1 and b"is not valid JSON text" in shown.stdout, shown.stderr
+        assert run("check", "--provider", "openai-chat", path).code == 1
+        message = assert_clean_failure(run("repair", path, "-o", tmp_path / "o.json"), code=1)
+        assert "message 1 (line 1)" in message and "not valid JSON text" in message
+        assert not (tmp_path / "o.json").exists()
+
+
 def test_lone_surrogates_are_written_back_escaped_and_read_again(tmp_path: Path) -> None:
     data = as_array(USER, call_turn('"\\ud83d alone"', call_id="id\\udc00"), USER)
     path = write(tmp_path / "in.json", data)

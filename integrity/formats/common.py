@@ -120,9 +120,11 @@ def parse_arguments(raw: Any) -> Any:
     """OpenAI-style JSON-string arguments as a value ({} when not valid JSON)."""
     if not isinstance(raw, str):
         return raw if raw is not None else {}
+    from .container import loads  # the container's rules: no NaN, no nesting past MAX_DEPTH, no RecursionError
+
     try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, ValueError):
+        return loads(raw)
+    except ValueError:
         return {}
 
 

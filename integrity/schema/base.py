@@ -172,8 +172,10 @@ def arguments_issue(value: Any, index: int, path: str, text: bool) -> Issue | No
     if value is None or (text and value == ""):
         return None
     if text and isinstance(value, str):
+        from ..formats.container import loads  # NaN, overflow and deep nesting are ValueErrors, never a crash
+
         try:
-            parsed = json.loads(value)
+            parsed = loads(value)
         except ValueError:
             return Issue(FindingCode.INVALID_ARGUMENTS, index, path,
                          f"'{path}' is not valid JSON text: {_short(value)}")
