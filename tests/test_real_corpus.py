@@ -65,7 +65,7 @@ def branch(name: str, calls: int, orphans: int) -> T:
     return T(name, calls, orphans, REJECTED if orphans else OK, checked=False)
 
 
-A, R, C = "anthropic", "openai-responses", "openai-chat"
+A, R, C, G = "anthropic", "openai-responses", "openai-chat", "gemini"
 
 EXPECTED: dict[str, File | Refused] = {
     # Claude Code
@@ -124,9 +124,8 @@ EXPECTED: dict[str, File | Refused] = {
     "openhands_trajectory.openhands.json": File("openhands", [healthy("main", 2, C)], 0),
     "openhands_events_stopped.openhands.jsonl": File("openhands", [broken("main", 2, 1, C)], 1),
     # Gemini, a plain chat, not a transcript
-    # Gemini answered this request with HTTP 200; the gemini rule set still rejects a functionResponse
-    # inside the model turn (providers/gemini.py, not a reading matter), so no provider verdict is pinned here.
-    "gemini_response_in_model_turn.gemini.json": File("gemini", [healthy("main", 1)], 0),
+    # Gemini answered a request of this shape with HTTP 200: the functionResponse inside the model turn pairs
+    "gemini_response_in_model_turn.gemini.json": File("gemini", [healthy("main", 1, G)], 0),
     "plain_text_chat.openai-chat.json": File("openai-chat", [healthy("main", 0, C, A)], 0),
     "unknown_shape.json": Refused(("message 0", "role")),
 }
