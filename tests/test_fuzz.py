@@ -54,7 +54,8 @@ def exercise(data: bytes, name: str = "in.json") -> tuple[Result, Result]:
         repaired = run("repair", path, "-o", out, "--report", report)
         assert_contract(repaired, quiet=False)
         assert path.read_bytes() == data
-        assert (checked.code == 2) == (repaired.code == 2), (checked.stderr, repaired.stderr)
+        if checked.code == 2:  # what check cannot read, repair cannot either (the reverse may hold: a
+            assert repaired.code == 2, repaired.stderr  # file of several broken transcripts needs --thread)
         written = sorted(p.name for p in root.iterdir() if p != path)
         if repaired.code == 0:
             assert written == ["out", "report.json"]
@@ -180,6 +181,31 @@ def test_values_json_cannot_hold_anywhere(name: str, token: str, data: st.DataOb
     text = dump(replaced(document, path, "@@BAD@@"), container_of(name, SAMPLES[name])).decode()
     checked, _ = exercise(text.replace('"@@BAD@@"', token).encode(), "in" + Path(name).suffix)
     assert checked.code == 2 and ", column " in checked.stderr
+
+
+# ---------------------------------------------------------------- what fuzzing found
+
+# (sample, path, value): each of these once crashed check or repair (an unhashable id used as a key).
+FOUND = [
+    ("compacted_call.claude-code.jsonl", (3, "parentUuid"), []),
+    ("compacted_call.claude-code.jsonl", (3, "uuid"), []),
+    ("split_batch.claude-code.jsonl", (4, "message", "content", 0, "tool_use_id"), {}),
+    ("healthy.claude-code.jsonl", (3, "message", "content", 0, "id"), []),
+    ("split_batch.claude-code.jsonl", (3, "message", "id"), []),
+    ("stray_result.pi-ai.json", (1, "toolCallId"), {}),
+    ("two_results.openai-chat.json", (3, "tool_call_id"), [{"type": "toolCall"}]),
+    ("stray_result.pi-ai.json", (1, "content", 0, "type"), []),
+]
+
+
+def test_what_fuzzing_found() -> None:
+    for name, path, value in FOUND:
+        assert path in paths(parsed(name)), (name, path)
+        data = dump(replaced(parsed(name), path, value), container_of(name, SAMPLES[name]))
+        checked, _ = exercise(data, "in" + Path(name).suffix)
+        assert checked.code in (1, 2)  # never healthy: the schema reports the broken id
+        for provider in ("openai-responses", "anthropic", "gemini"):
+            assert run("check", "--provider", provider, "-", stdin=data).code in CODES
 
 
 # ---------------------------------------------------------------- a few real processes

@@ -147,8 +147,8 @@ def _extent(entries: list[Any], index: int) -> tuple[int, list[int], list[int]]:
 
 def _call_ids(message: Any) -> set[Any]:
     content = message.get("content") if isinstance(message, dict) else None
-    return {b.get("id") for b in content or [] if isinstance(b, dict) and b.get("type") == "tool_use"} \
-        if isinstance(content, list) else set()
+    return {b["id"] for b in content or [] if isinstance(b, dict) and b.get("type") == "tool_use"
+            and isinstance(b.get("id"), str)} if isinstance(content, list) else set()
 
 
 def _answers_only(entry: Any, calls: set[Any]) -> bool:
@@ -156,7 +156,8 @@ def _answers_only(entry: Any, calls: set[Any]) -> bool:
         return False
     content = entry["message"].get("content")
     return isinstance(content, list) and bool(content) and all(
-        isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in calls for b in content)
+        isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)
+        and b["tool_use_id"] in calls for b in content)
 
 
 def _frame(blocks: list[Any], first: dict[str, Any], last: dict[str, Any], book: NameBook) -> dict[str, Any]:
@@ -324,15 +325,16 @@ def _assistant_entries(message: dict[str, Any], header: dict[str, Any], context:
 
 def finish(native: list[Any], context: BuildContext) -> list[Any]:
     """Relink parentUuid where the parent was dropped or moved, and for rebuilt entries."""
-    known = {e.get("uuid") for e in context.state.get("native") or [] if isinstance(e, dict)}
+    known = {e["uuid"] for e in context.state.get("native") or [] if isinstance(e, dict)
+             and isinstance(e.get("uuid"), str)}  # another uuid is a schema finding, never a key
     fresh = context.state.get("fresh", set())
     emitted: set[Any] = set()
     last: Any = None
     out = []
     for entry in native:
-        if isinstance(entry, dict) and "uuid" in entry:
+        if isinstance(entry, dict) and isinstance(entry.get("uuid"), str):
             parent = entry.get("parentUuid")
-            if id(entry) in fresh or (parent is not None and parent not in emitted and parent in known):
+            if id(entry) in fresh or (isinstance(parent, str) and parent not in emitted and parent in known):
                 entry = {**entry, "parentUuid": last}
             emitted.add(entry["uuid"])
             last = entry["uuid"]

@@ -56,7 +56,8 @@ def _is_prompt(entry: Any) -> bool:
 
 def _message_id(entry: Any) -> Any:
     message = _message(entry)
-    return message.get("id") if message is not None and entry.get("type") == "assistant" else None
+    value = message.get("id") if message is not None and entry.get("type") == "assistant" else None
+    return value if isinstance(value, str) else None  # any other id is a schema finding, never a key
 
 
 def _sidechain_names(entries: list[Any], side: list[int]) -> dict[int, str]:
