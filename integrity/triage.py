@@ -30,8 +30,8 @@ from typing import Any
 
 TRANSCRIPT_COLUMNS = (
     "path", "thread", "content_hash", "format", "messages", "calls", "orphaned_calls", "duplicates_dropped",
-    "strays", "moved", "frames_dropped", "synthesized", "findings", "healthy", "changed", "status", "verdict",
-    "error",
+    "strays", "moved", "frames_dropped", "synthesized", "findings", "healthy", "changed", "status", "severity",
+    "verdict", "error",
 )
 FINDING_COLUMNS = (
     "path", "thread", "content_hash", "source", "code", "severity", "provider", "position", "durable_indices",
@@ -102,7 +102,7 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
 
     Never raises for a bad file: an unreadable file gives one row with its error.
     """
-    from .analysis import load
+    from .analysis import load_all
     from .loading import TranscriptError
 
     try:
@@ -113,13 +113,19 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
     if known_hash is not None and digest == known_hash:
         return None
     try:
-        transcripts = [load(data, url)]
+        transcripts = load_all(data, url)
     except TranscriptError as error:
         return [_error_row(url, digest, str(error))], []
+    except Exception as error:  # a reader that fails on odd input is this file's row, never a failed run
+        return [_error_row(url, digest, f"internal error: {type(error).__name__}: {error}")], []
     rows: Rows = []
     findings: Rows = []
     for transcript in transcripts:
-        thread = ""
+        thread = transcript.name if len(transcripts) > 1 else ""
+        if not transcript.checked:  # an abandoned branch: never sent to the model again, listed not judged
+            rows.append({"path": url, "thread": thread, "content_hash": digest, "format": transcript.format,
+                         "messages": len(transcript.messages), "status": "abandoned branch"})
+            continue
         try:
             diagnosis, verdicts = _check(transcript, policy, providers)
         except Exception as error:  # a transcript the engine cannot handle is a row, never a failed run
@@ -139,15 +145,17 @@ def _check(transcript: Any, policy: str, providers: Sequence[str]) -> tuple[Any,
     from ._entries import materialize
     from ._policies import PLANNERS
     from ._views import light_transcript
-    from .analysis import plan_depends_on
+    from .analysis import plan_depends_on, reader_findings
     from .formats import to_native
     from .providers import PROVIDER_FORMAT, validate_native, with_canonical_indices
-    from .report import diagnose
+    from .report import diagnose, with_recorded
+    from .schema import schema_findings
 
     messages = transcript.messages
-    light = light_transcript(messages)
+    light = light_transcript(messages, numeric_ids=policy == "strict")
     plan = PLANNERS[policy](light, None)
-    diagnosis = diagnose(light, plan, transcript.source)
+    diagnosis = diagnose(light, plan, transcript.source,
+                         schema=[*reader_findings(transcript), *schema_findings(transcript)])
     natives: dict[tuple[int, str], Any] = {}  # one native request per (message list, format): Mistral and
     views: dict[int, list[Any]] = {}          # DeepSeek read the Chat shape, and most plans are shared
 
@@ -171,6 +179,8 @@ def _check(transcript: Any, policy: str, providers: Sequence[str]) -> tuple[Any,
         else:
             after = before
         verdicts[provider] = {"before": before, "after": after}
+    if verdicts:  # severities and verdict rated by what the providers say as recorded, as `check` does
+        diagnosis = with_recorded(diagnosis, {name: not result["before"] for name, result in verdicts.items()})
     return diagnosis, verdicts
 
 
@@ -188,7 +198,7 @@ def _transcript_row(path: str, digest: str, thread: str, format: str, report: An
         "frames_dropped": summary.frames_dropped, "synthesized": summary.synthesized, "findings": summary.findings,
         "healthy": report.healthy, "changed": report.changed,
         "status": "healthy" if report.healthy else ("repaired" if report.changed else "findings"),
-        "verdict": report.verdict, "error": None,
+        "severity": report.severity.value, "verdict": report.verdict, "error": None,
     }
     for provider, result in verdicts.items():
         row[f"{provider} as recorded"] = "rejected" if result["before"] else "accepted"
