@@ -235,16 +235,44 @@ def read_fast(data: bytes, source: str) -> FastTranscript | None:
 
 # The fast path must refuse what the general reader refuses (formats.container), but
 # msgspec checks only the syntax of the values it skips.  Numbers: each byte is mapped
-# to "0" (a digit), "e" (e, E or +) or "x", so one substring search finds a 3-digit
-# exponent (1e999 overflows to infinity) and another a run of 200 digits (an integer
-# past Python's digit limit, or a mantissa long enough to overflow with a 2-digit
-# exponent).  Both are rare in transcripts; when seen, the general reader decides.
+# to "0" (a digit), "e" (e, E or +) or "x", so substring searches find a digit followed
+# by a 3-digit exponent (1e999 overflows to infinity; a letter before the e, as in an id
+# like "call_8_e6163", is no number) and a run of 200 digits (an integer past Python's
+# digit limit, or a mantissa long enough to overflow with a 2-digit exponent).  Both are
+# rare in transcripts; when seen, the general reader decides.
 _NUMBER_SHAPES = bytes(48 if 48 <= c <= 57 else 101 if c in b"eE+" else 120 for c in range(256))
+
+
+_MANTISSA = frozenset(b"0123456789.-")
+_SPACE = frozenset(b" \t\r\n")
+_BEFORE_VALUE = frozenset(b":,[")
 
 
 def _numbers_need_general_reader(data: bytes) -> bool:
     shapes = data.translate(_NUMBER_SHAPES)
-    return b"e000" in shapes or b"0" * 200 in shapes
+    if b"0" * 200 in shapes:
+        return True
+    for pattern in (b"0e000", b"0ee000"):
+        at = shapes.find(pattern)
+        while at >= 0:  # a hit inside an id or a hex digest ("call_2_2e189") is no number: look before it
+            if _number_token_at(data, at):
+                return True
+            at = shapes.find(pattern, at + 1)
+    return False
+
+
+def _number_token_at(data: bytes, at: int) -> bool:
+    """Whether the digit at `at` ends the mantissa of a JSON number token (it follows ':', ',' or '[').
+
+    Text inside a string that looks like one ("x: 1e999") also answers yes: the general reader then
+    decides, which is always safe.
+    """
+    start = at
+    while start >= 0 and data[start] in _MANTISSA:
+        start -= 1
+    while start >= 0 and data[start] in _SPACE:
+        start -= 1
+    return start < 0 or data[start] in _BEFORE_VALUE
 
 
 def _nested_too_deep(raws: list[Any], container: str, envelope: dict[str, Any] | None) -> bool:
