@@ -159,13 +159,13 @@ def _content_out(parts: Any, as_list: bool) -> Any:
         return parts
     out = []
     for part in parts if isinstance(parts, list) else []:
-        if part.get("type") == "text":
-            out.append({"type": "text", "text": part["text"]})
+        if part.get("type") == "text":  # a text part without its text (malformed) is carried as it is
+            out.append({"type": "text", "text": part["text"]} if "text" in part else {"type": "text"})
         elif part.get("type") == OPAQUE and part.get("format") == NAME:
             out.append(part["value"])
     if as_list:
         return out
-    if all(p.get("type") == "text" for p in out):
+    if all(p.get("type") == "text" and isinstance(p.get("text"), str) for p in out):
         return "".join(p["text"] for p in out) if len(out) <= 1 else "\n".join(p["text"] for p in out)
     return out
 
