@@ -185,7 +185,7 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
         view = (materialize(plan.order, transcript.messages, plan.placeholder, now)[0]
                 if plan.changed and plan.order is not None else transcript.messages)
     return {
-        "before": validate(transcript.messages, provider, transcript, history=True),
+        "before": validate(transcript.messages, provider, transcript, history=True, as_recorded=True),
         "after": validate(view, provider, transcript, history=True),
     }
 
@@ -195,6 +195,20 @@ def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
     from ._legalize import has_role_rules
 
     return has_role_rules(provider) or any(call.id == "" for calls in light.frames.values() for call in calls)
+
+
+def rejected_by_own_provider(transcript: Transcript) -> list[Any]:
+    """What the provider whose request format the file is in (Bedrock for a Converse request) says
+    about the file's entries exactly as recorded; [] when it accepts them or no single provider reads
+    the format.  Such a file may be well formed for the engine (every call answered, in order) and
+    still be rejected for its shape: results of one turn split over two Bedrock user messages."""
+    from .providers import validate_recorded
+    from .report import own_provider
+
+    provider = own_provider(transcript.format)
+    if provider is None or not transcript.native:
+        return []
+    return validate_recorded(transcript, [provider])[provider]
 
 
 def export_view(analysis: Analysis) -> bytes:

@@ -335,14 +335,18 @@ def _check_would_refuse(source: str, empty: bool, report: Any, payload: bytes, a
     """Whether `check` would not pass what repair is about to write; if so, say why on one line.
 
     Nothing left (every entry dropped: check cannot read an empty transcript), or,
-    under the strict policy with findings left in place, a view check still fails.
+    under the strict policy, a view check still fails: always looked at when findings
+    are left in place, and for every file of up to RECORDED_VERDICTS_UP_TO messages (the
+    written bytes are read back as check reads them).
     """
     if empty:
         _error(f"error: {source}: nothing is left after repair (every entry is dropped), and no "
                "provider accepts an empty conversation; no file was written")
         return True
-    if report is not None and args.policy == "strict" and report.summary.findings:
-        left = _still_flagged(payload, source, args)
+    recheck = report is not None and args.policy == "strict" and (
+        report.summary.findings or report.summary.messages <= RECORDED_VERDICTS_UP_TO)
+    if recheck:  # findings left in place, or a file small enough to re-read what is written (it may read
+        left = _still_flagged(payload, source, args)  # as another format: check must pass what check reads)
         if left:  # name the first finding in the input (its positions are the user's file's)
             first = next((f for f in report.findings if f.severity.value == "malformed"), None) \
                 or (report.findings[0] if report.findings else None)
@@ -423,12 +427,16 @@ def _repaired_bytes(analysis: Any, data: bytes) -> bytes:
     written back into the whole file; a sample of an eval log is written alone, as
     its message list; a read-only format's view is written in the format it names.
     """
-    from .analysis import export_view
+    from .analysis import export_view, rejected_by_own_provider
     from .formats import write_bytes
 
     transcript = analysis.transcript
     whole_file = transcript.whole is not None or not transcript.siblings
     if not analysis.plan.changed and not transcript.notes and whole_file:
+        if rejected_by_own_provider(transcript):  # sound messages in a shape their provider refuses
+            print(f"note: {transcript.format} rejects this file's grouping as recorded: written with the "
+                  f"provider's own grouping (a turn's results together, first)", file=sys.stderr)
+            return write_bytes(transcript, list(transcript.messages))
         return data  # an unchanged view is the durable transcript: give back its exact bytes
     if transcript.writes_as and analysis.plan.changed:
         print(f"note: {transcript.format} is read-only here: the repaired view is written as "

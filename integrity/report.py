@@ -484,6 +484,17 @@ def _malformed(findings: list[Finding]) -> int:
     return sum(1 for finding in findings if finding.severity == Severity.MALFORMED)
 
 
+def own_provider(format: str | None) -> str | None:
+    """The provider a file in this format is a request to (an Anthropic request is judged by Anthropic),
+    or None for formats no single provider reads (pi-ai, Claude Code sessions, LangChain, ...)."""
+    if format is None:
+        return None
+    from .providers import SPECS
+
+    found = SPECS.get(format)
+    return format if found is not None and found.native_format == format else None
+
+
 def _accepted(recorded: AsRecorded | None, provider: str | None) -> bool | None:
     """Whether the provider(s) that count accept the transcript as recorded: the chosen one, or
     every provider when none is chosen; None when that is not known."""
@@ -812,12 +823,14 @@ def with_recorded(report: Any, recorded: dict[str, bool]) -> Any:
 
     recorded: provider -> whether it accepts the transcript as recorded.  Every
     severity is rated again: `rejected` needs a provider that rejects (the view's
-    provider when one was chosen, else any); when the one(s) that count accept,
+    provider when one was chosen, else the file's own provider when its format is one
+    provider's request, else any); when the one(s) that count accept,
     what the view changes is `normalized`, or `lossy` where something is still
     duplicated or lost.  The verdict then says which providers accept it.
     """
     said: AsRecorded = {name: "accepted" if ok else "rejected" for name, ok in recorded.items()}
-    accepted = _accepted(said, report.provider)
+    counting = report.provider or own_provider(report.format)
+    accepted = _accepted(said, counting)
     update: dict[str, Any] = {"as_recorded": said}
     if isinstance(report, RepairReport):
         severities = _severities(report, accepted)
@@ -827,8 +840,8 @@ def with_recorded(report: Any, recorded: dict[str, bool]) -> Any:
     else:
         severities = [rate(kind, codes, accepted) for kind, codes in report._reasons]
     findings = _rated_findings(report.findings, accepted)
-    if report.provider is not None and accepted is False:
-        severities.append(Severity.REJECTED)  # the chosen provider returns 400 for it as recorded
+    if counting is not None and accepted is False:
+        severities.append(Severity.REJECTED)  # the chosen (or the file's own) provider returns 400 for it
     severity = worst([*severities, *(finding.severity for finding in findings)])
     update.update(findings=findings, severity=severity, healthy=not fails(severity),
                   verdict=_verdict(report.summary, report.changed, severity, _malformed(findings), said,

@@ -148,23 +148,27 @@ def _check(transcript: Any, policy: str, providers: Sequence[str]) -> tuple[Any,
     from .analysis import plan_depends_on, reader_findings
     from .formats import to_native
     from .providers import PROVIDER_FORMAT, validate_native, with_canonical_indices
+    from .providers.canonical import recorded_entries
     from .report import diagnose, with_recorded
     from .schema import schema_findings
 
     messages = transcript.messages
     light = light_transcript(messages, numeric_ids=policy == "strict")
     plan = PLANNERS[policy](light, None)
-    diagnosis = diagnose(light, plan, transcript.source,
+    diagnosed = diagnose(light, plan, transcript.source,
                          schema=[*reader_findings(transcript), *schema_findings(transcript)])
+    diagnosis = diagnosed.model_copy(update={"format": transcript.format})  # its own provider counts, as in check
+    diagnosis._reasons = diagnosed._reasons
     natives: dict[tuple[int, str], Any] = {}  # one native request per (message list, format): Mistral and
     views: dict[int, list[Any]] = {}          # DeepSeek read the Chat shape, and most plans are shared
 
     def judge(view: list[Any], provider: str) -> list[Any]:
         key = (id(view), PROVIDER_FORMAT[provider])
         if key not in natives:
-            natives[key] = to_native(view, key[1], transcript)
-        native = natives[key]
-        return with_canonical_indices(validate_native(native.messages, provider, history=True), native.sources)
+            literal = recorded_entries(transcript, key[1]) if view is messages else None  # the file as written
+            natives[key] = literal if literal is not None else _sources(to_native(view, key[1], transcript))
+        entries, sources = natives[key]
+        return with_canonical_indices(validate_native(entries, provider, history=True), sources)
 
     verdicts: dict[str, Any] = {}
     for provider in providers:
@@ -182,6 +186,10 @@ def _check(transcript: Any, policy: str, providers: Sequence[str]) -> tuple[Any,
     if verdicts:  # severities and verdict rated by what the providers say as recorded, as `check` does
         diagnosis = with_recorded(diagnosis, {name: not result["before"] for name, result in verdicts.items()})
     return diagnosis, verdicts
+
+
+def _sources(native: Any) -> tuple[list[Any], list[list[int]]]:
+    return native.messages, native.sources
 
 
 def _error_row(path: str, digest: str, error: str, thread: str = "") -> dict[str, Any]:

@@ -30,7 +30,8 @@ class Result:
 
     @property
     def error_lines(self) -> list[str]:
-        return [line for line in self.stderr.splitlines() if line.strip()]
+        """stderr's lines that report a problem ("note: ..." lines only inform: what was written and why)."""
+        return [line for line in self.stderr.splitlines() if line.strip() and not line.startswith("note: ")]
 
 
 def run(*argv: Any, stdin: bytes = b"") -> Result:

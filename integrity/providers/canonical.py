@@ -33,7 +33,7 @@ def with_canonical_indices(violations: Sequence[Violation], groups: Sequence[Seq
 
 def validate(
     messages: list[dict[str, Any]], provider: str, transcript: Transcript | None = None,
-    history: bool = False,
+    history: bool = False, as_recorded: bool = False,
 ) -> list[Violation]:
     """Check canonical pi-ai messages against a provider, as the request that provider would receive.
 
@@ -42,6 +42,9 @@ def validate(
     so positions and error texts are the provider's own; `canonical_indices` says which
     canonical messages each violation involves.  history=True validates a stored
     transcript's history rather than an outgoing request (see `validate_native`).
+    as_recorded=True (with the transcript's own messages) judges the file's entries exactly
+    as written when its format is the provider's; otherwise the request is written afresh
+    (what a repair sends).
     """
     from .._arguments import require_messages
     from ..formats import to_native  # imported here: formats is the larger package and may come to use providers
@@ -51,8 +54,29 @@ def validate(
 
     if provider not in PROVIDER_FORMAT:
         return validate_native([], provider)  # raises the registry's unknown-provider error
+    literal = recorded_entries(transcript, PROVIDER_FORMAT[provider]) if as_recorded and transcript is not None \
+        and messages is transcript.messages else None
+    if literal is not None:
+        return with_canonical_indices(validate_native(literal[0], provider, history), literal[1])
     native = to_native(messages, PROVIDER_FORMAT[provider], transcript)
     return with_canonical_indices(validate_native(native.messages, provider, history), native.sources)
+
+
+def recorded_entries(transcript: Transcript, format: str) -> tuple[list[Any], list[list[int]]] | None:
+    """The file's own native entries, exactly as recorded, when they are `format`'s request messages.
+
+    A transcript judged "as recorded" by the provider of its own format is judged on
+    the entries in the file, not on a rewrite: a rewrite regroups (results split over
+    two Bedrock user messages come out as one) and would call a rejected file accepted.
+    Returns the entries and, per entry, the canonical messages read from it.
+    """
+    if transcript.format != format or not transcript.native or len(transcript.entries) != len(transcript.messages):
+        return None
+    groups: list[list[int]] = [[] for _ in transcript.native]
+    for canonical, entry in enumerate(transcript.entries):
+        if 0 <= entry < len(groups):
+            groups[entry].append(canonical)
+    return list(transcript.native), groups
 
 
 def validate_recorded(transcript: Transcript, providers: Sequence[str] | None = None) -> dict[str, list[Violation]]:
@@ -71,7 +95,10 @@ def validate_recorded(transcript: Transcript, providers: Sequence[str] | None = 
         format = PROVIDER_FORMAT[provider]
         native = natives.get(format)
         if native is None:
-            native = natives[format] = to_native(transcript.messages, format, transcript)
-        found[provider] = with_canonical_indices(validate_native(native.messages, provider, history=True),
-                                                 native.sources)
+            literal = recorded_entries(transcript, format)
+            if literal is None:
+                built = to_native(transcript.messages, format, transcript)
+                literal = (built.messages, built.sources)
+            native = natives[format] = literal
+        found[provider] = with_canonical_indices(validate_native(native[0], provider, history=True), native[1])
     return found

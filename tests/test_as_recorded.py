@@ -1,0 +1,44 @@
+"""A file is judged by its own provider on its entries exactly as recorded, and repair fixes the shape."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_inprocess import run
+
+from integrity import load, validate
+from integrity.analysis import rejected_by_own_provider
+from integrity.providers import validate_recorded
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
+
+
+@pytest.mark.parametrize("name,provider", [("split_results.bedrock.json", "bedrock"),
+                                           ("split_results.anthropic.json", "anthropic")])
+def test_results_split_over_two_user_messages_are_rejected_as_recorded_by_the_files_own_provider(
+        name: str, provider: str) -> None:
+    transcript = load((SAMPLES / name).read_bytes(), name)
+    said = validate_recorded(transcript, [provider])[provider]
+    assert said and said[0].position.startswith(("messages.1", "messages.2"))
+    assert validate(transcript.messages, provider, transcript, as_recorded=True) == said  # one judgement
+    assert validate(transcript.messages, provider, transcript) == []  # written afresh (as repair would): accepted
+    assert rejected_by_own_provider(transcript)
+
+
+@pytest.mark.parametrize("name", ["split_results.bedrock.json", "split_results.anthropic.json"])
+def test_check_exits_1_and_repair_writes_the_providers_grouping(name: str, tmp_path: Path) -> None:
+    checked = run("check", SAMPLES / name)
+    assert checked.code == 1 and "rejected as recorded by" in checked.stdout.decode()
+    out = tmp_path / name
+    repaired = run("repair", SAMPLES / name, "-o", out)
+    assert repaired.code == 0 and "written with the provider's own grouping" in repaired.stderr
+    assert run("check", out).code == 0
+
+
+def test_a_file_its_provider_accepts_is_written_back_byte_for_byte(tmp_path: Path) -> None:
+    source = SAMPLES / "healthy.bedrock.json"
+    out = tmp_path / "out.json"
+    assert run("repair", source, "-o", out).code == 0
+    assert out.read_bytes() == source.read_bytes()
+    assert not rejected_by_own_provider(load(source.read_bytes(), source.name))
