@@ -21,9 +21,11 @@ read here has no schema findings.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import compress
+from itertools import compress, count, repeat
+from operator import is_not
 from typing import Any, BinaryIO, Literal
 
 import msgspec
@@ -243,21 +245,31 @@ def read_fast(data: bytes, source: str) -> FastTranscript | None:
 _NUMBER_SHAPES = bytes(48 if 48 <= c <= 57 else 101 if c in b"eE+" else 120 for c in range(256))
 
 
+_EXPONENT_SHAPE = re.compile(b"0ee?000")  # either pattern below; measured faster than one bytes.find
 _MANTISSA = frozenset(b"0123456789.-")
 _SPACE = frozenset(b" \t\r\n")
 _BEFORE_VALUE = frozenset(b":,[")
 
 
+_SHAPES_CHUNK = 1 << 18
+"""Bytes mapped to shapes at a time: each window overlaps the next by the longest pattern, so every
+match of the whole file lies inside one window; the shapes stay in the CPU cache and never cost a
+second copy of the file."""
+
+
 def _numbers_need_general_reader(data: bytes) -> bool:
-    shapes = data.translate(_NUMBER_SHAPES)
-    if b"0" * 200 in shapes:
-        return True
-    for pattern in (b"0e000", b"0ee000"):
-        at = shapes.find(pattern)
-        while at >= 0:  # a hit inside an id or a hex digest ("call_2_2e189") is no number: look before it
-            if _number_token_at(data, at):
-                return True
-            at = shapes.find(pattern, at + 1)
+    for start in range(0, len(data), _SHAPES_CHUNK):
+        shapes = data[start:start + _SHAPES_CHUNK + 200].translate(_NUMBER_SHAPES)
+        if b"0" * 200 in shapes:
+            return True
+        if _EXPONENT_SHAPE.search(shapes) is None:  # neither pattern anywhere (the usual case): one pass, not two
+            continue
+        for pattern in (b"0e000", b"0ee000"):
+            at = shapes.find(pattern)
+            while at >= 0:  # a hit inside an id or a hex digest ("call_2_2e189") is no number: look before it
+                if _number_token_at(data, start + at):
+                    return True
+                at = shapes.find(pattern, at + 1)
     return False
 
 
@@ -281,20 +293,36 @@ def _nested_too_deep(raws: list[Any], container: str, envelope: dict[str, Any] |
     Only values long enough to be that deep are looked at (a value n levels deep
     is at least 2n bytes), so a file of ordinary messages costs one pass over lengths.
     """
-    from .formats.container import MAX_DEPTH, too_deep
-
     level = {"array": 1, "object": 2}.get(container, 0)
     shortest_deep = 2 * (MAX_DEPTH - level) + 1
     if raws and max(map(len, raws)) >= shortest_deep:
         long_ones = compress(raws, map(shortest_deep.__le__, map(len, raws)))
-        if any(too_deep(bytes(raw), 0, len(raw), level) for raw in long_ones):
+        if any(_too_deep(bytes(raw), level) for raw in long_ones):
             return True
     members = [raw for key, raw in (envelope or {}).items() if key != "messages"]
-    return any(too_deep(bytes(raw), 0, len(raw), 1) for raw in members)
+    return any(_too_deep(bytes(raw), 1) for raw in members)
+
+
+MAX_DEPTH = 200
+"""The general reader's nesting limit (formats.container.MAX_DEPTH; a test holds them equal): kept
+here so that a file without bracket-heavy messages never loads the formats package."""
+
+
+def _too_deep(raw: bytes, level: int) -> bool:
+    """formats.container.too_deep, loaded only for a value with enough opening brackets to be that deep."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH - level:
+        return False
+    from .formats.container import too_deep
+
+    return too_deep(raw, 0, len(raw), level)
 
 
 def _encode(message: Any) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+_RUN = 4096
+"""Kept messages joined into one piece at a time when writing (a few MB: bounded extra memory)."""
 
 
 def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: BinaryIO) -> list[int]:
@@ -321,12 +349,20 @@ def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Bi
         return _ANY.decode(raws[index])
 
     placeholder = plan.placeholder
-    for entry in plan.order:
-        if type(entry) is int:
-            append(raws[entry])
-        else:  # only messages the view changes are decoded and re-encoded
-            append(_encode(entry_message(entry, durable, placeholder, stamp)))
-        append(separator)
+    order: list[Any] = plan.order
+    # Kept messages go out joined in runs of up to _RUN (one C-level join each, not two pieces per
+    # message); only the messages the view changes are decoded and re-encoded, in view order.
+    changed = list(compress(count(), map(is_not, map(type, order), repeat(int))))
+    changed.append(len(order))
+    start = 0
+    for at in changed:
+        for low in range(start, at, _RUN):
+            append(separator.join(map(raws.__getitem__, order[low:min(at, low + _RUN)])))
+            append(separator)
+        if at < len(order):
+            append(_encode(entry_message(order[at], durable, placeholder, stamp)))
+            append(separator)
+        start = at + 1
     if pieces:
         pieces.pop()
     if fast.container == "jsonl":

@@ -9,6 +9,11 @@ is exactly one algorithm to trust.
 
 from __future__ import annotations
 
+from collections import deque
+from itertools import compress
+from operator import ne
+from typing import Any
+
 from ._entries import Synthesized, ViewEntry
 from ._views import LightTranscript
 from .notes import Note
@@ -71,19 +76,26 @@ class Plan:
 
 
 def index_results(light: LightTranscript, plan: Plan) -> None:
-    """Fill plan.first_result and plan.more_results from the string result ids."""
-    first: dict[str, int] = {}
+    """Fill plan.first_result and plan.more_results from the string result ids.
+
+    Built by C-level passes: setdefault over every result leaves each id with its first index (in
+    order of first use); only the later results of an id are visited one by one.
+    """
+    keys = light.result_keys
+    first: dict[Any, int] = {}
+    deque(map(first.setdefault, keys.values(), keys.keys()), maxlen=0)
+    if set(map(type, first)) - {str}:  # NON_STRING_ID (or anything else) is no id
+        first = {key: index for key, index in first.items() if type(key) is str}
     more: dict[str, list[int]] = {}
-    for index, key in light.result_keys.items():
-        if type(key) is str:
-            if key in first:
+    if len(first) != len(keys):
+        later = compress(keys.items(), map(ne, keys.keys(), map(first.get, keys.values())))
+        for index, key in later:
+            if type(key) is str:
                 extra = more.get(key)
                 if extra is None:
                     more[key] = [index]
                 else:
                     extra.append(index)
-            else:
-                first[key] = index
     plan.first_result = first
     plan.more_results = more
 

@@ -23,7 +23,8 @@ interrupted frame once it repairs anything.  Strict instead:
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
+from itertools import islice
 from typing import Any
 
 from ._entries import Rewritten, Synthesized, ViewEntry
@@ -39,16 +40,66 @@ __all__ = ["STRICT_MESSAGE", "plan_strict", "strict_placeholder_text"]
 Slot = tuple[int, int]  # (frame index, call position)
 
 
-def _pair(light: LightTranscript, plan: Plan) -> dict[Slot, int]:
-    """Assign each durable result to the call it answers; record drops and notes."""
+def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> list[int]:
+    """The frames of clean turns, in order: a frame followed directly by exactly its results, in call
+    order, each call id used there for the first time (no earlier call or result has it, none is '').
+
+    Pairing such a turn needs no search: each call is answered by the result right after it, which
+    is what _pair's in-order walk would find (no earlier message can be waiting for these ids).
+    Transcripts with numeric ids (read by their text, written rewritten) have none.
+    """
+    if light.numeric_calls or light.numeric_results:
+        return []
+    frames = light.frames
+    get = light.result_keys.get
+    first = first_result.get
+    seen: set[str] = set()
+    add = seen.add
+    clean: list[int] = []
+    append = clean.append
+    for index in sorted(frames):
+        calls = frames[index]
+        if len(calls) == 1:  # the common turn, without the inner loop
+            call_id = calls[0].id
+            if get(index + 1) == call_id and call_id not in seen and first(call_id) == index + 1 and call_id != "":
+                append(index)
+            add(call_id)
+            continue
+        at = index
+        fresh = True
+        for call in calls:
+            at += 1
+            call_id = call.id
+            if fresh and (get(at) != call_id or call_id in seen or first(call_id) != at or call_id == ""):
+                fresh = False
+            add(call_id)
+        if fresh:
+            append(index)
+    return clean
+
+
+def _pair(light: LightTranscript, plan: Plan, clean: list[int]) -> dict[Slot, int]:
+    """Assign each durable result to the call it answers; record drops and notes.
+
+    clean: the frames of clean turns (_clean_frames): answered up front (their slots come first
+    in the answers, which _settled relies on), and their messages skipped by the in-order walk over
+    everything else.
+    """
     frames = light.frames
     keys = light.result_keys
     receipts = light.receipts
-    answers: dict[Slot, int] = {}
     open_calls: dict[str, list[Slot]] = {}  # id -> unanswered slots, in transcript order
-    last_use: dict[str, Slot] = {}  # id -> the latest call slot seen with that id
     early: list[int] = []
-    for index in sorted(set(frames).union(keys)):
+    slots = [(index, position) for index in clean for position in range(len(frames[index]))]
+    results = [index + 1 + position for index, position in slots]
+    answers: dict[Slot, int] = dict(zip(slots, results, strict=True))
+    # id -> the latest call slot seen with that id: later uses of these ids come later in the walk
+    last_use: dict[str, Slot] = dict(zip([frames[index][position].id for index, position in slots], slots, strict=True))
+    settled = set(results).union(clean)
+    walk = sorted(frames.keys() - settled if settled else frames.keys())
+    walk.extend(keys.keys() - settled if settled else keys.keys())
+    walk.sort()
+    for index in walk:
         calls = frames.get(index)
         if calls is not None:
             for position, call in enumerate(calls):
@@ -281,15 +332,17 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     plan.placeholder = strict_placeholder_text(placeholder)
     index_results(light, plan)
     frames = light.frames
-    answers = _pair(light, plan)
+    clean = _clean_frames(light, plan.first_result)
+    answers = _pair(light, plan, clean)
     renamed = _renames(light, provider)
+    settled, others = _settled(light, plan, answers, clean)
 
     plan.repaired_tool_calls = [
-        call.id for index, calls in frames.items()
+        call.id for index, calls in frames.items() if index not in settled
         for position, call in enumerate(calls) if (index, position) not in answers
     ]
     # Interrupted frames: drop only those that split a frame from its results, or are empty.
-    for frame, splitting in _splitting_frames(light, answers):
+    for frame, splitting in _splitting_frames(light, others):
         if splitting is not None:
             plan.dropped_frames.append(frame)
             plan.notes[frame] = Note.of(NoteCode.FRAME_SPLITS_RESULTS, frame=splitting)
@@ -300,8 +353,8 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     by_name = any(note.code is NoteCode.RESULT_PAIRED_BY_NAME for note in plan.notes.values())
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not renamed and not plan.repaired_tool_calls and not light.numeric_results and not by_name
-                and all(answers.get((index, position)) == index + 1 + position
-                        for index, calls in frames.items() for position in range(len(calls)))
+                and all(others.get((index, position)) == index + 1 + position
+                        for index, calls in frames.items() if index not in settled for position in range(len(calls)))
                 )
     if in_place:
         if has_role_rules(provider):
@@ -312,23 +365,45 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         return plan
 
     plan.changed = True
-    order = _emit(light, plan, answers, renamed)
+    order = _emit(light, plan, others, renamed, settled)
     plan.order = legalize(light, order, provider, plan) or order
     return plan
 
 
-def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed: dict[Slot, str]
-          ) -> list[ViewEntry]:
+def _settled(light: LightTranscript, plan: Plan, answers: dict[Slot, int], clean: list[int]
+             ) -> tuple[set[int], dict[Slot, int]]:
+    """The clean turns the view keeps exactly as recorded, and the answers of every other frame.
+
+    A clean turn's answer changes only when a later real result replaces its receipt (the
+    receipt is then a dropped duplicate); every other clean turn is settled.  _pair answers the
+    clean turns first, so the other frames' answers are the rest of `answers`, in insertion order.
+    """
+    frames = light.frames
+    first_others = sum(map(len, map(frames.__getitem__, clean)))
+    others = dict(islice(answers.items(), first_others, None))
+    settled = set(clean)
+    for result in plan.dropped_duplicates:
+        owner = bisect_right(clean, result - 1) - 1  # the clean frame before it, if it is one of its results
+        if owner >= 0 and clean[owner] in settled and result - clean[owner] <= len(frames[clean[owner]]):
+            index = clean[owner]
+            settled.discard(index)
+            others.update(((index, position), answers[(index, position)]) for position in range(len(frames[index])))
+    return settled, others
+
+
+def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed: dict[Slot, str],
+          settled: set[int]) -> list[ViewEntry]:
     """The view order: every kept message in place, each frame followed by its answers in call order.
 
-    Stretches without frames or skipped messages are copied as ranges, which keeps
-    a million-message repair fast.
+    answers: those of every frame but the settled clean turns (_settled), which the view keeps
+    exactly as recorded.  Stretches without unsettled frames or skipped messages are copied as
+    ranges, which keeps a million-message repair fast.
     """
     frames = light.frames
     skip = set(answers.values()).union(plan.dropped_strays, plan.dropped_duplicates, plan.dropped_frames)
     order: list[ViewEntry] = []
     previous = 0
-    for index in sorted(skip.union(frames)):
+    for index in sorted(skip.union(frames.keys() - settled if settled else frames)):
         if previous < index:
             order.extend(range(previous, index))
         previous = index + 1
