@@ -14,7 +14,7 @@ import argparse
 import gc
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from ._safe_write import STDOUT, Target, Terminated, WriteError, signals_raise, write_all
@@ -262,38 +262,98 @@ def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) ->
     return loaded.named(report), verdict
 
 
-def cmd_check(args: argparse.Namespace) -> int:
+class _Checked:
+    """What `check` says about one file: lines for standard output and error, in order, the exit code
+    it alone would give, and its reports as JSON data (--json).  Plain data, so a worker process can
+    hand it back to the parent, which prints every file's outcome in input order."""
+
+    __slots__ = ("lines", "code", "reports")
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[bool, str]] = []  # (to standard error, text)
+        self.code = EXIT_HEALTHY
+        self.reports: list[Any] = []
+
+
+def _check_file(path: str, args: argparse.Namespace) -> _Checked:
+    """Check one file (every transcript it holds); never raises TranscriptError (it is an error line)."""
     now = _clock(args.now)
+    outcome = _Checked()
+    try:
+        data = read_source(path)
+        units = _load(path, data, args, allow_fast=args.provider is None)
+        del data
+        judged = [(loaded, *_judge(loaded, args, now)) for loaded in units if loaded.checked or args.thread]
+    except TranscriptError as error:
+        outcome.lines.append((True, f"error: {error}"))
+        outcome.code = EXIT_UNREADABLE
+        return outcome
+    for loaded, report, verdict in judged:
+        report = _with_recorded(loaded, report, verdict)
+        if _fails(report, verdict):
+            outcome.code = EXIT_NEEDS_REPAIR
+        if args.json:
+            outcome.reports.append(report.model_dump(mode="json"))
+        else:
+            outcome.lines.append((False, "\n".join(_summary_lines(report, label=loaded.label) + _aside_lines(loaded))))
+            if verdict is not None:
+                outcome.lines.append((False, "\n".join(_verdict_lines(verdict, args.provider))))
+    if not args.json and not args.thread:
+        outcome.lines.extend((False, _branch_line(loaded)) for loaded in units if not loaded.checked)
+    return outcome
+
+
+def _jobs(args: argparse.Namespace) -> int:
+    """How many worker processes check uses: --jobs, else every core this process may run on."""
+    if args.jobs is not None:
+        return int(args.jobs)
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not every platform has it
+        return os.cpu_count() or 1
+
+
+def _checked_files(args: argparse.Namespace) -> Iterator[_Checked]:
+    """Every file's outcome, in input order: in this process, or over a pool of worker processes
+    (--jobs) when there are several files and none is standard input (read once, by this process).
+
+    Workers are forked, so they start with this process's modules and settings; each file is
+    read, judged and let go in its worker, and only its lines (or reports) come back.
+    """
+    files = list(args.files)
+    jobs = min(_jobs(args), len(files))
+    if jobs <= 1 or "-" in files:
+        yield from (_check_file(path, args) for path in files)
+        return
+    import multiprocessing
+    from functools import partial
+
+    context = multiprocessing.get_context("fork")
+    with context.Pool(jobs, initializer=_worker_signals) as pool:
+        yield from pool.imap(partial(_check_file, args=args), files, chunksize=max(1, len(files) // (jobs * 16)))
+
+
+def _worker_signals() -> None:
+    """A worker leaves interruption to the parent: it ignores Ctrl-C (the parent stops the pool and
+    says `interrupted`) and dies quietly when the pool is stopped (no traceback of its own)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
     worst = EXIT_HEALTHY
-    reports: list[RepairReport | Diagnosis] = []
-    for path in args.files:
-        try:
-            data = read_source(path)
-            units = _load(path, data, args, allow_fast=args.provider is None)
-            del data
-            judged = [(loaded, *_judge(loaded, args, now)) for loaded in units if loaded.checked or args.thread]
-        except TranscriptError as error:
-            print(f"error: {error}", file=sys.stderr)
-            worst = EXIT_UNREADABLE
-            continue
-        for loaded, report, verdict in judged:
-            report = _with_recorded(loaded, report, verdict)
-            reports.append(report)
-            if _fails(report, verdict) and worst == EXIT_HEALTHY:
-                worst = EXIT_NEEDS_REPAIR
-            if not args.json:
-                print("\n".join(_summary_lines(report, label=loaded.label) + _aside_lines(loaded)))
-                if verdict is not None:
-                    print("\n".join(_verdict_lines(verdict, args.provider)))
-        if not args.json and not args.thread:
-            for loaded in units:
-                if not loaded.checked:
-                    print(_branch_line(loaded))
+    reports: list[Any] = []
+    for outcome in _checked_files(args):
+        for to_error, text in outcome.lines:
+            print(text, file=sys.stderr if to_error else sys.stdout)
+        reports.extend(outcome.reports)
+        worst = max(worst, outcome.code)
     if args.json:
         import json
 
-        payload = [report.model_dump(mode="json") for report in reports]
-        sys.stdout.write(json.dumps(payload if len(payload) != 1 else payload[0], indent=2) + "\n")
+        sys.stdout.write(json.dumps(reports if len(reports) != 1 else reports[0], indent=2) + "\n")
     return worst
 
 
@@ -522,6 +582,17 @@ def cmd_triage(args: argparse.Namespace) -> int:
     return EXIT_HEALTHY
 
 
+def _positive(text: str) -> int:
+    """A whole number of at least 1 (argparse type for --jobs)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m integrity",
@@ -555,6 +626,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="diagnose files; exit 0 healthy, 1 needs repair, 2 unreadable")
     check.add_argument("files", nargs="+", metavar="FILE", help="transcript files ('-' for stdin)")
     check.add_argument("--json", action="store_true", help="print the full repair reports as JSON")
+    check.add_argument("--jobs", type=_positive, default=None, metavar="N",
+                       help="check files in N worker processes (default: every core); results come in "
+                            "the order of the files")
     common(check)
     check.set_defaults(handler=cmd_check)
 
