@@ -19,8 +19,8 @@ from integrity import (
     Mark,
     TranscriptError,
     analyze,
-    load,
-    provider_verdict,
+    judged_by_providers,
+    load_all,
 )
 
 DEFECT_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -38,12 +38,36 @@ VERDICTS_UP_TO = 3_000
 
 def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY,
               verdicts_up_to: int = VERDICTS_UP_TO) -> dict[str, Any]:
-    """One row for one file: format, sizes, defect counts, verdict, per-provider verdicts or the error."""
+    """One row for a file of one transcript (the first row of summarize_all)."""
+    return summarize_all(name, data, policy, verdicts_up_to)[0]
+
+
+def summarize_all(name: str, data: bytes, policy: str = DEFAULT_POLICY,
+                  verdicts_up_to: int = VERDICTS_UP_TO) -> list[dict[str, Any]]:
+    """One row per transcript of a file (an eval log's samples, a session's threads: "file#name"),
+    or one row with the file's error; abandoned branches are listed, not judged."""
+    try:
+        transcripts = load_all(data, name)
+    except Exception as error:  # noqa: BLE001 - one bad file is one error row; the batch goes on
+        return [_row(name, None, policy, verdicts_up_to, error)]
+    if len(transcripts) == 1:
+        return [_row(name, transcripts[0], policy, verdicts_up_to)]
+    return [_row(f"{name}#{t.name}", t, policy, verdicts_up_to) for t in transcripts]
+
+
+def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, failure: Exception | None = None
+         ) -> dict[str, Any]:
+    """One row: format, sizes, defect counts, verdict, per-provider verdicts, or the error."""
     row: dict[str, Any] = {"file": name, "format": "", "messages": 0, "calls": 0}
     for _, column in DEFECT_COLUMNS:
         row[column] = 0
+    if transcript is not None and not transcript.checked:
+        row.update(format=transcript.format, messages=len(transcript.messages), status="abandoned branch",
+                   verdict="a rewind left it: never sent to the model again, so not checked")
+        return row
     try:
-        transcript = load(data, name)
+        if failure is not None:
+            raise failure
         analysis = analyze(transcript, policy)
     except TranscriptError as error:
         row.update(status="unreadable", verdict=str(error))
@@ -52,10 +76,12 @@ def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY,
         message = without_paths(str(error).strip().splitlines()[0][:300]) if str(error).strip() else ""
         row.update(status="unreadable", verdict=f"{name}: {type(error).__name__}" + (f": {message}" if message else ""))
         return row
+    verdicts: dict[str, Any] = {}
     try:
-        verdicts = provider_verdicts(analysis) if len(transcript.messages) <= verdicts_up_to else {}
+        if len(transcript.messages) <= verdicts_up_to:  # verdicts, and the report rated by them as check does
+            analysis = judged_by_providers(analysis, PROVIDERS)
+            verdicts = analysis.verdicts
     except Exception as error:  # noqa: BLE001 - the file was read: keep its row, say why verdicts are missing
-        verdicts = {}
         row["providers rejecting"] = f"not checked: {type(error).__name__}"
     summary = analysis.report.summary
     row["format"] = transcript.format
@@ -76,11 +102,6 @@ def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY,
         row[f"{provider} before"] = "accepted" if not before else f"rejected ({before})"
         row[f"{provider} after"] = "accepted" if not after else f"rejected ({after})"
     return row
-
-
-def provider_verdicts(analysis: Any) -> dict[str, Any]:
-    """Every provider's before/after violations for one analysis."""
-    return {name: provider_verdict(analysis, name) for name in PROVIDERS}
 
 
 def defect_totals(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:

@@ -40,9 +40,10 @@ from integrity import (
     Transcript,
     TranscriptError,
     analyze,
+    judged_by_providers,
     load,
     load_all,
-    provider_verdict,
+    own_provider,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,8 +118,7 @@ AUTO_VERDICT_MESSAGES = 3_000
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _with_verdicts(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> Analysis:
-    verdicts = {each: provider_verdict(_analysis, each) for each in PROVIDERS}
-    return dataclasses.replace(_analysis, verdicts=verdicts)
+    return judged_by_providers(_analysis, PROVIDERS)  # verdicts, and the report rated by them as check does
 
 
 def with_verdicts(source: Source, analysis: Analysis, provider: str | None, key: str = "") -> Analysis:
@@ -345,15 +345,29 @@ def policy_picker(container: Any = None) -> str:
     return policy
 
 
-def provider_picker(container: Any = None) -> str | None:
-    """Provider selector over the engine's rule sets, mirrored in ?provider=."""
+def provider_picker(container: Any = None, transcript: Transcript | None = None) -> str | None:
+    """Provider selector over the engine's rule sets, mirrored in ?provider=.
+
+    The provider follows the file: an Anthropic request is judged by Anthropic (as
+    `check` does) until the user picks another provider, in the picker or the link.
+    """
     where = container or st.sidebar
     providers = provider_names()
-    from_url("provider", "provider", providers, providers[0])
-    provider = where.selectbox("Provider", providers, key="provider",
-                               help="whose rules decide 'accepted' in the verdict panel")
+    own = own_provider(transcript.format) if transcript is not None else None
+    if own in providers and not st.session_state.get("_provider_picked") and "provider" not in st.query_params:
+        st.session_state["provider"] = own
+    from_url("provider", "provider", providers, own or providers[0])
+    if st.query_params.get("provider") in providers:
+        st.session_state["_provider_picked"] = True
+    provider = where.selectbox("Provider", providers, key="provider", on_change=_picked_provider,
+                               help="whose rules decide 'accepted' in the verdict panel (by default the "
+                                    "provider the file is a request to)")
     to_url("provider", "provider", provider)
     return provider
+
+
+def _picked_provider() -> None:
+    st.session_state["_provider_picked"] = True
 
 
 def input_picker(multiple: bool = True) -> Source | None:

@@ -30,7 +30,7 @@ _LAZY: dict[str, str] = {
     # analysis: one call from a loaded file to everything a front end shows
     "Analysis": "analysis", "analyze": "analysis", "load": "analysis", "load_all": "analysis",
     "export_view": "analysis",
-    "provider_verdict": "analysis",
+    "provider_verdict": "analysis", "judged_by_providers": "analysis",
     # reading and writing transcripts
     "Transcript": "loading", "TranscriptError": "loading", "read_source": "loading",
     "FORMATS": "formats", "read_bytes": "formats", "read_all": "formats", "write_bytes": "formats",
@@ -43,12 +43,13 @@ _LAZY: dict[str, str] = {
     "Summary": "report", "TurnView": "report", "build_report": "report", "diagnose": "report",
     "repair_with_report": "report", "view_from_report": "report",
     # notes (the codes behind every reason)
+    "own_provider": "report",
     "Note": "notes", "NoteCode": "notes", "render_note": "notes",
 }
 _RENAMED = {"render_note": "render"}
 
 if TYPE_CHECKING:
-    from .analysis import Analysis, analyze, export_view, load, load_all, provider_verdict
+    from .analysis import Analysis, analyze, export_view, judged_by_providers, load, load_all, provider_verdict
     from .formats import FORMATS, read_all, read_bytes, write_bytes
     from .loading import Transcript, TranscriptError, read_source
     from .notes import Note, NoteCode
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
         TurnView,
         build_report,
         diagnose,
+        own_provider,
         repair_with_report,
         view_from_report,
     )
@@ -87,8 +89,9 @@ __all__ = [
     "Mark", "MergedView", "Note", "NoteCode", "Pairing", "PendingToolCall", "ProviderSpec", "ReceiptView",
     "RepairKind", "RepairReport", "Severity", "Summary", "ToolCallRepair", "Transcript", "TranscriptError",
     "TurnView", "Violation", "analyze", "append_interrupted_tool_call_results", "build_report", "diagnose",
-    "export_view", "facts", "interrupted_tool_result", "is_interrupted_tool_result", "load", "load_all",
-    "orphaned_tool_calls", "provider_verdict", "read_all", "read_bytes", "read_source", "render_note",
+    "export_view", "facts", "interrupted_tool_result", "is_interrupted_tool_result", "judged_by_providers", "load",
+    "load_all",
+    "orphaned_tool_calls", "own_provider", "provider_verdict", "read_all", "read_bytes", "read_source", "render_note",
     "repair_orphaned_tool_calls", "repair_with_report", "spec", "track_tool_call_message", "validate",
     "validate_native", "view_from_report", "with_tool_call_integrity_repair", "write_bytes",
 ]

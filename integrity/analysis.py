@@ -158,12 +158,21 @@ def analyze(
     if verdicts:
         from .providers import PROVIDERS
 
-        chosen = PROVIDERS if verdicts is True else tuple(verdicts)
-        analysis.verdicts = {name: provider_verdict(analysis, name, now) for name in chosen}
-        from .report import with_recorded  # severities follow what the providers say as recorded
-
-        analysis.report = with_recorded(report, {name: not said["before"] for name, said in analysis.verdicts.items()})
+        return judged_by_providers(analysis, PROVIDERS if verdicts is True else tuple(verdicts), now)
     return analysis
+
+
+def judged_by_providers(analysis: Analysis, providers: Sequence[str], now: Callable[[], int] = time_ms
+                        ) -> Analysis:
+    """A new Analysis with each provider's verdict, before and after repair, and its report rated by what
+    they say about the transcript as recorded (the same rating `check` gives; the input is not changed)."""
+    import dataclasses
+
+    from .report import with_recorded
+
+    verdicts = {name: provider_verdict(analysis, name, now) for name in providers}
+    report = with_recorded(analysis.report, {name: not said["before"] for name, said in verdicts.items()})
+    return dataclasses.replace(analysis, verdicts=verdicts, report=report)
 
 
 def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] = time_ms) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Batch: triage many transcripts: a sortable table, a chart of defect kinds, open one in the inspector;
 or open a fleet's triage table (`integrity triage`): defect kinds, rejection rates, the worst sessions.
 
-One row per file comes from inspector.batch.summarize (unreadable files become
+One row per transcript comes from inspector.batch.summarize_all (unreadable files become
 rows with their error); the page adds progress, the chart and the links.  File
 names and verdicts are neutralized for display.
 """
@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector import fleet, ui
-from inspector.batch import defect_totals, summarize
+from inspector.batch import defect_totals, summarize_all
 from inspector.data_root import data_root, files_in, resolve_in_root
 from inspector.safe_text import neutralize
 
@@ -25,8 +25,8 @@ policy = ui.policy_picker()
 
 
 @st.cache_data(max_entries=2000, show_spinner=False)
-def _summary(digest: str, name: str, policy: str, _data: bytes) -> dict[str, Any]:
-    return summarize(name, _data, policy)
+def _summary(digest: str, name: str, policy: str, _data: bytes) -> list[dict[str, Any]]:
+    return summarize_all(name, _data, policy)
 
 
 def _table_bytes() -> tuple[str, bytes] | None:
@@ -121,7 +121,7 @@ if not inputs:
 progress = st.progress(0.0, text=f"Analysing {len(inputs)} file(s)…")
 rows = []
 for number, item in enumerate(inputs, start=1):
-    rows.append(_summary(item.digest, item.name, policy, item.data))
+    rows.extend(_summary(item.digest, item.name, policy, item.data))
     # no file names: progress text is Markdown
     progress.progress(number / len(inputs), text=f"Analysed {number} of {len(inputs)}")
 progress.empty()

@@ -39,14 +39,16 @@ if source is None:
 transcript = ui.load_source(source)
 if transcript is None:
     st.stop()
-provider = ui.provider_picker()
+provider = ui.provider_picker(transcript=transcript)
 analysis = ui.analysis_for(source, transcript, policy, provider)
 rows = ui.rows_for(source, analysis, provider)
 
-st.text(f"{neutralize(source.name)} · format {getattr(transcript, 'format', '?')} · policy {policy}")  # untrusted
-ui.verdict_text(analysis)
+st.text(f"{neutralize(source.name)} · format {transcript.format} · policy {policy}")  # untrusted
+verdict_slot = st.empty()  # the verdict goes first, once the providers have rated it (as check does)
 ui.metrics(analysis)
 analysis = ui.with_verdicts(source, analysis, provider)
+with verdict_slot.container():
+    ui.verdict_text(analysis)
 ui.verdict_panel(analysis, provider)
 
 # ----------------------------------------------------------------------------- selection state

@@ -42,3 +42,21 @@ def test_a_file_its_provider_accepts_is_written_back_byte_for_byte(tmp_path: Pat
     assert run("repair", source, "-o", out).code == 0
     assert out.read_bytes() == source.read_bytes()
     assert not rejected_by_own_provider(load(source.read_bytes(), source.name))
+
+
+@pytest.mark.parametrize("name", ["split_results.bedrock.json", "healthy.anthropic.json", "abort_race.pi-ai.json"])
+def test_the_inspector_states_the_verdict_check_states(name: str) -> None:
+    """One source of truth: the page rates the transcript by the providers as recorded, as check does."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    at = AppTest.from_file(str(SAMPLES.parent / "app.py"), default_timeout=60)
+    at.query_params["sample"] = name
+    at.query_params["policy"] = "strict"
+    at.run()
+    assert not at.exception
+    checked = run("check", SAMPLES / name).stdout.decode().splitlines()[0]
+    verdict = checked.split(": ", 1)[1]
+    assert any(verdict in code.value for code in at.code), (verdict, [c.value for c in at.code][:3])
