@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import compress, count, repeat
 from operator import is_not
@@ -338,8 +338,7 @@ def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Bi
     raws = fast.raws
     stamps: list[int] = []
     separator = b"\n" if fast.container == "jsonl" else b",\n"
-    pieces: list[Any] = []
-    append = pieces.append
+
     def stamp() -> int:
         value = now()
         stamps.append(value)
@@ -354,17 +353,27 @@ def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Bi
     # message); only the messages the view changes are decoded and re-encoded, in view order.
     changed = list(compress(count(), map(is_not, map(type, order), repeat(int))))
     changed.append(len(order))
-    start = 0
-    for at in changed:
-        for low in range(start, at, _RUN):
-            append(separator.join(map(raws.__getitem__, order[low:min(at, low + _RUN)])))
-            append(separator)
-        if at < len(order):
-            append(_encode(entry_message(order[at], durable, placeholder, stamp)))
-            append(separator)
-        start = at + 1
-    if pieces:
-        pieces.pop()
+
+    def runs() -> Iterator[bytes]:
+        start = 0
+        for at in changed:
+            for low in range(start, at, _RUN):
+                yield separator.join(map(raws.__getitem__, order[low:min(at, low + _RUN)]))
+            if at < len(order):
+                yield _encode(entry_message(order[at], durable, placeholder, stamp))
+            start = at + 1
+
+    def separated() -> Iterator[bytes]:
+        """The pieces with a separator between each two, made while they are written (never all held)."""
+        items = runs()
+        for item in items:
+            yield item
+            break
+        for item in items:
+            yield separator
+            yield item
+
+    pieces = separated()
     if fast.container == "jsonl":
         out.writelines(pieces)
         write(b"\n")
