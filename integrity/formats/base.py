@@ -84,3 +84,21 @@ class Thread:
     kind: str
     indices: list[int]
     checked: bool = True
+
+
+def per_entry(entries: list[Any], read_one: Callable[[Any], list[dict[str, Any]]]) -> list[Segment]:
+    """Segments for formats where each native entry is read on its own (into one or more messages).
+
+    An EntryError from read_one is re-raised with the entry's index, so the one-line
+    error names the position in the file.
+    """
+    from .common import EntryError
+
+    segments = []
+    for index, entry in enumerate(entries):
+        try:
+            messages = read_one(entry)
+        except EntryError as error:
+            raise EntryError(error.problem, index) from None
+        segments.append(Segment(index, index + 1, messages))
+    return segments

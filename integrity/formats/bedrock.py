@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from .anthropic import result_groups, system_text
-from .base import BuildContext, Segment
+from .base import BuildContext, Segment, per_entry
 from .common import (
     NATIVE,
     OPAQUE,
@@ -131,14 +131,7 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> list[dict[str, Any]]:
 def read(entries: list[Any]) -> list[Segment]:
     """Canonical messages per Converse message (a user message may yield several)."""
     book = NameBook()
-    segments = []
-    for index, entry in enumerate(entries):
-        try:
-            messages = _read_one(require_object(entry), book)
-        except EntryError as error:
-            raise EntryError(error.problem, index) from None
-        segments.append(Segment(index, index + 1, messages))
-    return segments
+    return per_entry(entries, lambda entry: _read_one(require_object(entry), book))
 
 
 def groups(messages: list[dict[str, Any]]) -> list[list[int]]:

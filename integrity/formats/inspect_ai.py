@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import BuildContext, Segment
+from .base import BuildContext, Segment, per_entry
 from .common import (
     NATIVE,
     OPAQUE,
@@ -136,14 +136,7 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
 def read(entries: list[Any]) -> list[Segment]:
     """One canonical message per Inspect message; tool names of results come from `function`."""
     book = NameBook()
-    segments = []
-    for index, entry in enumerate(entries):
-        try:
-            message = _read_one(require_object(entry), book)
-        except EntryError as error:
-            raise EntryError(error.problem, index) from None
-        segments.append(Segment(index, index + 1, [message]))
-    return segments
+    return per_entry(entries, lambda entry: [_read_one(require_object(entry), book)])
 
 
 def groups(messages: list[dict[str, Any]]) -> list[list[int]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import BuildContext, Segment
+from .base import BuildContext, Segment, per_entry
 from .common import (
     NATIVE,
     OPAQUE,
@@ -146,14 +146,7 @@ def _read_one(entry: Any) -> dict[str, Any]:
 
 def read(entries: list[Any]) -> list[Segment]:
     """One canonical message per serialized message."""
-    segments = []
-    for index, entry in enumerate(entries):
-        try:
-            message = _read_one(entry)
-        except EntryError as error:
-            raise EntryError(error.problem, index) from None
-        segments.append(Segment(index, index + 1, [message]))
-    return segments
+    return per_entry(entries, lambda entry: [_read_one(entry)])
 
 
 def groups(messages: list[dict[str, Any]]) -> list[list[int]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import BuildContext, Segment
+from .base import BuildContext, Segment, per_entry
 from .common import (
     NATIVE,
     OPAQUE,
@@ -84,14 +84,7 @@ def _content_parts(content: Any) -> tuple[list[dict[str, Any]], bool]:
 def read(entries: list[Any]) -> list[Segment]:
     """One canonical message per Chat message; tool names for results come from their calls."""
     book = NameBook()
-    segments = []
-    for index, entry in enumerate(entries):
-        try:
-            message = _read_one(require_object(entry), book)
-        except EntryError as error:
-            raise EntryError(error.problem, index) from None
-        segments.append(Segment(index, index + 1, [message]))
-    return segments
+    return per_entry(entries, lambda entry: [_read_one(require_object(entry), book)])
 
 
 def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
