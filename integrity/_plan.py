@@ -34,6 +34,8 @@ class Plan:
     merged: durable index -> the durable index whose view message carries its content
         (strict policy, provider role rules).
     provider: the provider the view was planned for (None: no provider's role rules).
+    settled: frames of clean turns the strict view keeps exactly as recorded, each followed directly
+        by its results (none moved, renamed or replaced): a cheap diagnosis need not look at them.
     """
 
     __slots__ = (
@@ -50,6 +52,7 @@ class Plan:
         "placeholder",
         "merged",
         "provider",
+        "settled",
     )
 
     def __init__(self, policy: str) -> None:
@@ -66,6 +69,7 @@ class Plan:
         self.placeholder: str | None = None  # receipt text; None means the reference text
         self.merged: dict[int, int] = {}
         self.provider: str | None = None
+        self.settled: set[int] = set()
 
     def results_for(self, call_id: str) -> list[int]:
         """Every durable result index recorded for a call id, in order."""

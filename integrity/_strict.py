@@ -336,6 +336,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     answers = _pair(light, plan, clean)
     renamed = _renames(light, provider)
     settled, others = _settled(light, plan, answers, clean)
+    plan.settled = settled
 
     plan.repaired_tool_calls = [
         call.id for index, calls in frames.items() if index not in settled

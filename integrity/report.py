@@ -15,7 +15,7 @@ Kinds, severities and the verdict's wording come from the registry
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from itertools import islice
 from typing import Annotated, Any, Literal
 
@@ -253,14 +253,17 @@ class RepairReport(BaseModel):
         return [entry for entry in self.view if isinstance(entry, MergedView)]
 
 
-def frame_answer_slots(light: LightTranscript, order: Sequence[Any]) -> list[tuple[int, int, int]]:
+def frame_answer_slots(light: LightTranscript, order: Sequence[Any], skip: Container[int] = ()
+                       ) -> list[tuple[int, int, int]]:
     """(view position, frame index, call position) for every answer slot in a changed view.
 
     Only frames are looked at: their view positions come from one C-speed scan of
     the plain entries plus the few rewritten ones, not a Python step per message.
+    skip: frames to leave out (plain entries only).
     """
     frames = light.frames
-    where = {entry: position for position, entry in enumerate(order) if type(entry) is int and entry in frames}
+    where = {entry: position for position, entry in enumerate(order)
+             if type(entry) is int and entry in frames and entry not in skip}
     for position, entry in [(p, e) for p, e in enumerate(order) if type(e) is not int]:
         index = entry_index(entry)  # rewritten or merged entries that carry a frame
         if index is not None and index in frames:
@@ -302,7 +305,10 @@ def moves(light: LightTranscript, plan: Plan) -> Moves:
     order = plan.order
     seen: set[int] = set()
     runs: dict[int, int] = {}
-    for view_position, frame, call_position in frame_answer_slots(light, order):
+    # A settled clean turn (plan.settled) sits in the view as recorded, each result once, right after
+    # its frame: nothing of it moved.  A provider's role rules may regroup turns, so then every frame counts.
+    settled = plan.settled if plan.provider is None else ()
+    for view_position, frame, call_position in frame_answer_slots(light, order, settled):
         entry = entry_index(order[view_position])
         if entry is not None and entry not in seen:
             seen.add(entry)

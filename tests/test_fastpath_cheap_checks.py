@@ -7,6 +7,7 @@ around a window's edge and compare with the one-pass scan it replaced.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -71,3 +72,64 @@ def test_deep_messages_are_refused_exactly_as_the_general_reader_would(depth: in
         raw = b'{"role":"user","content":"x","extra":' + opener * depth + b"1" + closer * depth + b"}"
         expected = too_deep(raw, 0, len(raw), level)
         assert _fastpath._nested_too_deep([raw], container, None) == expected
+
+
+def _plans_agree(messages: list[Any]) -> Any:
+    """The strict plan with its clean-turn shortcuts equals the plan of the full walk, and the cheap
+    diagnosis, skipping settled turns, finds the moves a diagnosis looking at every frame finds."""
+    from integrity import _strict
+    from integrity._views import light_transcript
+    from integrity.report import moves
+
+    light = light_transcript(messages, numeric_ids=True)
+    plan = _strict.plan_strict(light)
+    walked = _full_walk_plan(light)
+    assert (plan.order, plan.notes, plan.dropped_frames, plan.dropped_strays, plan.dropped_duplicates,
+            plan.repaired_tool_calls, plan.changed) == \
+        (walked.order, walked.notes, walked.dropped_frames, walked.dropped_strays, walked.dropped_duplicates,
+         walked.repaired_tool_calls, walked.changed)
+    looked_at_all = moves(light, walked)
+    assert moves(light, plan) == looked_at_all
+    return plan, looked_at_all
+
+
+def _full_walk_plan(light: Any) -> Any:
+    """plan_strict with no turn taken for clean: every frame and result goes through the in-order walk."""
+    from integrity import _strict
+
+    original = _strict._clean_frames
+    _strict._clean_frames = lambda light, first: []
+    try:
+        return _strict.plan_strict(light)
+    finally:
+        _strict._clean_frames = original
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_clean_turn_shortcuts_plan_and_diagnose_as_the_full_walk(seed: int) -> None:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    try:
+        import generate
+    finally:
+        sys.path.pop(0)
+    messages = list(generate.messages(3000, seed=seed, defect_rate=0.02 + 0.03 * (seed % 5)))
+    plan, (moved, _) = _plans_agree(messages)
+    assert plan.settled and plan.changed  # the shortcut is taken, on a transcript that needs repair
+    if seed % 5 == 4:
+        assert moved  # and some results did move
+
+
+def test_a_receipt_replaced_by_a_later_real_result_unsettles_its_clean_turn() -> None:
+    call = {"role": "assistant", "stopReason": "toolUse", "content": [
+        {"type": "toolCall", "id": "a", "name": "t", "arguments": {}},
+        {"type": "toolCall", "id": "b", "name": "t", "arguments": {}}]}
+    receipt = {"role": "toolResult", "toolCallId": "a", "toolName": "t", "isError": True,
+               "details": {"ok": False, "error": "interrupted"}, "content": [{"type": "text", "text": "x"}]}
+    real = {"role": "toolResult", "toolCallId": "b", "toolName": "t", "content": [{"type": "text", "text": "ok"}]}
+    late = {"role": "toolResult", "toolCallId": "a", "toolName": "t", "content": [{"type": "text", "text": "ok"}]}
+    user = {"role": "user", "content": "go"}
+    _plans_agree([user, call, receipt, real, user, late, user])
+    _plans_agree([user, call, receipt, real, user, {**late, "toolCallId": "b"}, user, late])
