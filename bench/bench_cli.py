@@ -1,6 +1,11 @@
 """Benchmark `check` and `repair` end to end through the CLI against orjson.loads.
 
-Usage: python bench/bench_cli.py [--messages 1000000] [--runs 3] [--jsonl]
+Usage: python bench/bench_cli.py [--messages 1000000] [--runs 3] [--jsonl] [--startup] [--fleet 2000x275]
+
+--startup also times `check` and `repair` on a 20-message file against a bare
+`python3 -c pass` (best of 10 each); --fleet FILESxMESSAGES times `check` over that
+many small files (generated under bench/data/fleet_FILESxMESSAGES/) with --jobs 1
+and with every core, in messages per second.
 
 The input (about 230 MB for a million messages) is generated on demand under
 bench/data/ (never committed).  Every timing is a fresh process, so imports and
@@ -47,12 +52,52 @@ def measure(command: list[str]) -> tuple[float, float, str]:
     return elapsed, usage.ru_maxrss / 1024, stdout.decode()
 
 
+def startup(python: str) -> None:
+    """`check` and `repair` on a tiny pi-ai file against a bare interpreter, best of 10 each."""
+    small = HERE / "data" / "small_20.json"
+    if not small.exists():
+        subprocess.run([python, str(HERE / "generate.py"), "20", str(small)], check=True)
+    out = HERE / "data" / "small_20.repaired.json"
+    commands = [("python3 -c pass", [python, "-c", "pass"]),
+                ("check (20 messages)", [python, "-m", "integrity", "check", str(small)]),
+                ("repair (20 messages)", [python, "-m", "integrity", "repair", str(small), "-o", str(out)])]
+    best = {name: min(measure(command)[0] for _ in range(10)) for name, command in commands}
+    print("start-up, best of 10:")
+    for name, elapsed in best.items():
+        print(f"  {name:<22} {elapsed:7.3f} s")
+
+
+def fleet(python: str, shape: str) -> None:
+    """`check` over many small files: one process (--jobs 1) and every core (the default)."""
+    files, messages = (int(part) for part in shape.split("x"))
+    folder = HERE / "data" / f"fleet_{files}x{messages}"
+    if not folder.is_dir() or len(list(folder.iterdir())) < files:
+        folder.mkdir(parents=True, exist_ok=True)
+        sys.path.insert(0, str(HERE))
+        from generate import write
+
+        for number in range(files):
+            write(messages, str(folder / f"session-{number:06d}.json"), seed=number)
+    paths = sorted(str(path) for path in folder.iterdir())[:files]
+    total = files * messages
+    print(f"check over {files:,} files of {messages} messages ({total:,} messages), best of 2:")
+    for label, jobs in (("--jobs 1", ["--jobs", "1"]), (f"--jobs {os.cpu_count()} (default)", [])):
+        elapsed = min(measure([python, "-m", "integrity", "check", *jobs, *paths])[0] for _ in range(2))
+        print(f"  {label:<22} {elapsed:7.2f} s  {total / elapsed:11,.0f} messages/s  {files / elapsed:7,.0f} files/s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--jsonl", action="store_true")
+    parser.add_argument("--startup", action="store_true", help="also time start-up on a tiny file")
+    parser.add_argument("--fleet", metavar="FILESxMESSAGES", help="also time check over many small files")
     args = parser.parse_args()
+    if args.startup:
+        startup(sys.executable)
+    if args.fleet:
+        fleet(sys.executable, args.fleet)
 
     data_dir = HERE / "data"
     data_dir.mkdir(exist_ok=True)

@@ -92,8 +92,8 @@ def index_results(light: LightTranscript, plan: Plan) -> None:
         first = {key: index for key, index in first.items() if type(key) is str}
     more: dict[str, list[int]] = {}
     if len(first) != len(keys):
-        later = compress(keys.items(), map(ne, keys.keys(), map(first.get, keys.values())))
-        for index, key in later:
+        for index in compress(keys, map(ne, keys, map(first.get, keys.values()))):
+            key = keys[index]
             if type(key) is str:
                 extra = more.get(key)
                 if extra is None:
