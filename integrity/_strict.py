@@ -40,16 +40,17 @@ __all__ = ["STRICT_MESSAGE", "plan_strict", "strict_placeholder_text"]
 Slot = tuple[int, int]  # (frame index, call position)
 
 
-def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> list[int]:
+def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> tuple[list[int], set[str] | None]:
     """The frames of clean turns, in order: a frame followed directly by exactly its results, in call
     order, each call id used there for the first time (no earlier call or result has it, none is '').
 
     Pairing such a turn needs no search: each call is answered by the result right after it, which
     is what _pair's in-order walk would find (no earlier message can be waiting for these ids).
-    Transcripts with numeric ids (read by their text, written rewritten) have none.
+    Transcripts with numeric ids (read by their text, written rewritten) have none.  Also returns
+    every call id seen (for _renames; None when none were looked at).
     """
     if light.numeric_calls or light.numeric_results:
-        return []
+        return [], None
     frames = light.frames
     get = light.result_keys.get
     first = first_result.get
@@ -75,7 +76,7 @@ def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> list[
             add(call_id)
         if fresh:
             append(index)
-    return clean
+    return clean, seen
 
 
 def _pair(light: LightTranscript, plan: Plan, clean: list[int]) -> dict[Slot, int]:
@@ -267,13 +268,19 @@ def _needs_call_ids(provider: str | None) -> bool:
     return found is None or found.needs_call_ids
 
 
-def _renames(light: LightTranscript, provider: str | None) -> dict[Slot, str]:
-    """New ids for later uses of a reused id, and for id-less calls when the provider needs ids."""
-    ids = [call.id for calls in light.frames.values() for call in calls]
-    taken = set(ids)
+def _renames(light: LightTranscript, provider: str | None, every_id: set[str] | None = None) -> dict[Slot, str]:
+    """New ids for later uses of a reused id, and for id-less calls when the provider needs ids.
+
+    every_id: the set of every call id, when the caller has it already (it is then used up).
+    """
+    if every_id is None:
+        ids = [call.id for calls in light.frames.values() for call in calls]
+        taken, uses_count = set(ids), len(ids)
+    else:
+        taken, uses_count = every_id, sum(map(len, light.frames.values()))
     name_empty = _needs_call_ids(provider)
     numeric = light.numeric_calls
-    if len(taken) == len(ids) and ("" not in taken or not name_empty) and not numeric:
+    if len(taken) == uses_count and ("" not in taken or not name_empty) and not numeric:
         return {}  # every id used once, and no id-less call needs a name: nothing to rename
     renamed: dict[Slot, str] = {}
     uses: dict[str, int] = {}
@@ -332,9 +339,9 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     plan.placeholder = strict_placeholder_text(placeholder)
     index_results(light, plan)
     frames = light.frames
-    clean = _clean_frames(light, plan.first_result)
+    clean, every_id = _clean_frames(light, plan.first_result)
     answers = _pair(light, plan, clean)
-    renamed = _renames(light, provider)
+    renamed = _renames(light, provider, every_id)
     settled, others = _settled(light, plan, answers, clean)
     plan.settled = settled
 
