@@ -40,17 +40,19 @@ __all__ = ["STRICT_MESSAGE", "plan_strict", "strict_placeholder_text"]
 Slot = tuple[int, int]  # (frame index, call position)
 
 
-def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> tuple[list[int], set[str] | None]:
+def _clean_frames(light: LightTranscript, first_result: dict[str, int]
+                  ) -> tuple[list[int], set[str] | None, list[str]]:
     """The frames of clean turns, in order: a frame followed directly by exactly its results, in call
     order, each call id used there for the first time (no earlier call or result has it, none is '').
 
     Pairing such a turn needs no search: each call is answered by the result right after it, which
     is what _pair's in-order walk would find (no earlier message can be waiting for these ids).
     Transcripts with numeric ids (read by their text, written rewritten) have none.  Also returns
-    every call id seen (for _renames; None when none were looked at).
+    every call id seen (for _renames; None when none were looked at) and the clean turns' call ids,
+    in order (for _pair).
     """
     if light.numeric_calls or light.numeric_results:
-        return [], None
+        return [], None, []
     frames = light.frames
     get = light.result_keys.get
     first = first_result.get
@@ -58,12 +60,14 @@ def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> tuple
     add = seen.add
     clean: list[int] = []
     append = clean.append
+    ids: list[str] = []
     for index in sorted(frames):
         calls = frames[index]
         if len(calls) == 1:  # the common turn, without the inner loop
             call_id = calls[0].id
             if get(index + 1) == call_id and call_id not in seen and first(call_id) == index + 1 and call_id != "":
                 append(index)
+                ids.append(call_id)
             add(call_id)
             continue
         at = index
@@ -76,15 +80,16 @@ def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> tuple
             add(call_id)
         if fresh:
             append(index)
-    return clean, seen
+            ids.extend(call.id for call in calls)
+    return clean, seen, ids
 
 
-def _pair(light: LightTranscript, plan: Plan, clean: list[int]) -> dict[Slot, int]:
+def _pair(light: LightTranscript, plan: Plan, clean: list[int], clean_ids: list[str]) -> dict[Slot, int]:
     """Assign each durable result to the call it answers; record drops and notes.
 
-    clean: the frames of clean turns (_clean_frames): answered up front (their slots come first
-    in the answers, which _settled relies on), and their messages skipped by the in-order walk over
-    everything else.
+    clean, clean_ids: the frames of clean turns and their call ids, in order (_clean_frames):
+    answered up front (their slots come first in the answers, which _settled relies on), and their
+    messages skipped by the in-order walk over everything else.
     """
     frames = light.frames
     keys = light.result_keys
@@ -95,7 +100,7 @@ def _pair(light: LightTranscript, plan: Plan, clean: list[int]) -> dict[Slot, in
     results = [index + 1 + position for index, position in slots]
     answers: dict[Slot, int] = dict(zip(slots, results, strict=True))
     # id -> the latest call slot seen with that id: later uses of these ids come later in the walk
-    last_use: dict[str, Slot] = dict(zip([frames[index][position].id for index, position in slots], slots, strict=True))
+    last_use: dict[str, Slot] = dict(zip(clean_ids, slots, strict=True))
     settled = set(results).union(clean)
     walk = sorted(frames.keys() - settled if settled else frames.keys())
     walk.extend(keys.keys() - settled if settled else keys.keys())
@@ -339,8 +344,8 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     plan.placeholder = strict_placeholder_text(placeholder)
     index_results(light, plan)
     frames = light.frames
-    clean, every_id = _clean_frames(light, plan.first_result)
-    answers = _pair(light, plan, clean)
+    clean, every_id, clean_ids = _clean_frames(light, plan.first_result)
+    answers = _pair(light, plan, clean, clean_ids)
     renamed = _renames(light, provider, every_id)
     settled, others = _settled(light, plan, answers, clean)
     plan.settled = settled

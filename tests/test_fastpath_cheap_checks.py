@@ -98,7 +98,7 @@ def _full_walk_plan(light: Any) -> Any:
     from integrity import _strict
 
     original = _strict._clean_frames
-    _strict._clean_frames = lambda light, first: ([], None)
+    _strict._clean_frames = lambda light, first: ([], None, [])
     try:
         return _strict.plan_strict(light)
     finally:
