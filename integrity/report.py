@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Container, Sequence
-from itertools import islice
+from itertools import compress, islice, repeat
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, SerializerFunctionWrapHandler, model_serializer, model_validator
@@ -285,7 +285,7 @@ def moved_results(light: LightTranscript, plan: Plan) -> dict[int, int]:
     return moves(light, plan)[0]
 
 
-def moves(light: LightTranscript, plan: Plan) -> Moves:
+def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = None) -> Moves:
     """The messages the view moved, and the ones among them it only put in call order.
 
     A result is in place when it sits in the k-th slot after its frame and was
@@ -316,7 +316,7 @@ def moves(light: LightTranscript, plan: Plan) -> Moves:
                 moved[entry] = view_position
                 if frame < entry <= frame + _run_length(light, frame, runs):
                     in_run.add(entry)
-    if _has_unowned_results(light):
+    if _has_unowned_results(light, known):
         moved.update(_reordered(order, moved))
     return moved, in_run
 
@@ -333,9 +333,11 @@ def _run_length(light: LightTranscript, frame: int, known: dict[int, int]) -> in
     return length
 
 
-def _has_unowned_results(light: LightTranscript) -> bool:
-    known = {call.id for calls in light.frames.values() for call in calls}
-    return any(key not in known for key in light.result_keys.values())
+def _has_unowned_results(light: LightTranscript, known: Container[Any] | None = None) -> bool:
+    """Whether some result's id is no call's (known: every call id, when the caller has them)."""
+    if known is None:
+        known = {call.id for calls in light.frames.values() for call in calls}
+    return not all(map(known.__contains__, light.result_keys.values()))
 
 
 def _reordered(order: Sequence[ViewEntry], moved: dict[int, int]) -> dict[int, int]:
@@ -432,17 +434,23 @@ def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int
     return f"{text}; {clause}" if clause else text
 
 
-def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Moves | None = None) -> Summary:
-    """Counts for a plan without building per-message actions (cheap enough for huge files)."""
-    known = {call.id for calls in light.frames.values() for call in calls}
+def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Moves | None = None,
+              known: Container[Any] | None = None) -> Summary:
+    """Counts for a plan without building per-message actions (cheap enough for huge files).
+
+    known: every call id, when the caller has them (call_uses)."""
+    if known is None:
+        known = {call.id for calls in light.frames.values() for call in calls}
+    keys = light.result_keys
+    unknown = compress(keys.keys(), map(operator.not_, map(known.__contains__, keys.values())))  # few, at C speed
     order = plan.order if plan.changed and plan.order is not None else None
     # the few entries that are not plain durable messages, picked out at C speed
-    others = [entry for entry in order if type(entry) is not int] if order is not None else []
+    others = list(compress(order, map(operator.is_not, map(type, order), repeat(int)))) if order is not None else []
     moved_to, in_run = moved if moved is not None else moves(light, plan)
     return Summary(
         messages=light.size,
         view_messages=len(order) if order is not None else light.size,
-        calls=sum(len(calls) for calls in light.frames.values()),
+        calls=sum(map(len, light.frames.values())),
         results=len(light.result_keys),
         orphaned_calls=len(plan.repaired_tool_calls),
         duplicates_dropped=len(plan.dropped_duplicates),
@@ -451,7 +459,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         frames_dropped=len(plan.dropped_frames),
         strays_dropped=len(plan.dropped_strays),
         synthesized=sum(1 for entry in others if isinstance(entry, Synthesized)),
-        strays=sum(1 for index, key in light.result_keys.items() if key not in known and not paired(plan, index)),
+        strays=sum(1 for index in unknown if not paired(plan, index)),
         renamed=sum(1 for entry in others if isinstance(entry, Rewritten)
                     or (isinstance(entry, Merged) and isinstance(entry.entries[-1], Rewritten))),
         merged=len(plan.merged),
@@ -526,11 +534,15 @@ def _rated_findings(findings: Sequence[Finding], accepted: bool | None) -> list[
     return out
 
 
-def _judged(light: LightTranscript, plan: Plan, schema: Sequence[Finding], moved: Moves
-            ) -> tuple[list[Finding], Summary]:
-    """Findings (schema findings first) and summary: one rule for report and diagnosis."""
-    findings = _rated_findings([*schema, *find_defects(light, plan, call_uses(light))], None)
-    return findings, summarize(light, plan, len(findings), moved)
+def _judged(light: LightTranscript, plan: Plan, schema: Sequence[Finding], moved: Moves,
+            uses: dict[str, list[tuple[int, int]]] | None = None) -> tuple[list[Finding], Summary]:
+    """Findings (schema findings first) and summary: one rule for report and diagnosis.
+
+    uses: call_uses(light), when the caller has it."""
+    if uses is None:
+        uses = call_uses(light)
+    findings = _rated_findings([*schema, *find_defects(light, plan, uses)], None)
+    return findings, summarize(light, plan, len(findings), moved, uses)
 
 
 def diagnose(light: LightTranscript, plan: Plan, source: str | None = None,
@@ -541,8 +553,9 @@ def diagnose(light: LightTranscript, plan: Plan, source: str | None = None,
     severity is rated from every distinct change the plan makes (the same rules as the
     report's actions), not per message.
     """
-    moved = moves(light, plan)
-    findings, summary = _judged(light, plan, schema, moved)
+    uses = call_uses(light)  # every call id, once, for every count below
+    moved = moves(light, plan, uses)
+    findings, summary = _judged(light, plan, schema, moved, uses)
     reasons = _plan_reasons(light, plan, moved)
     severity = worst([*(rate(kind, codes) for kind, codes in reasons), *(f.severity for f in findings)])
     diagnosis = Diagnosis(source=source, policy=plan.policy, changed=plan.changed, healthy=not fails(severity),
