@@ -322,15 +322,18 @@ def _checked_files(args: argparse.Namespace) -> Iterator[_Checked]:
     """
     files = list(args.files)
     jobs = min(_jobs(args), len(files))
-    if jobs <= 1 or "-" in files:
-        yield from (_check_file(path, args) for path in files)
-        return
-    import multiprocessing
-    from functools import partial
+    if jobs > 1 and "-" not in files:
+        import multiprocessing
 
-    context = multiprocessing.get_context("fork")
-    with context.Pool(jobs, initializer=_worker_signals) as pool:
-        yield from pool.imap(partial(_check_file, args=args), files, chunksize=max(1, len(files) // (jobs * 16)))
+        if "fork" in multiprocessing.get_all_start_methods():  # (not on Windows: there, one process)
+            from functools import partial
+
+            context = multiprocessing.get_context("fork")
+            with context.Pool(jobs, initializer=_worker_signals) as pool:
+                yield from pool.imap(partial(_check_file, args=args), files,
+                                     chunksize=max(1, len(files) // (jobs * 16)))
+            return
+    yield from (_check_file(path, args) for path in files)
 
 
 def _worker_signals() -> None:
