@@ -138,7 +138,8 @@ def test_download_the_report_and_the_repaired_transcript(page: Any, server: str)
         return Path(info.value.path()).read_bytes()
 
     report = json.loads(download("⬇ Report JSON"))
-    assert report["verdict"] == "repaired: 1 moved, 1 interrupted frame(s) dropped"
+    assert report["verdict"].startswith("repaired: 1 moved, 1 interrupted frame(s) dropped; rejected as recorded by")
+    assert report["as_recorded"]["anthropic"] == "rejected"  # rated by the providers, as check rates it
     assert report["summary"]["moved"] == 1 and report["summary"]["frames_dropped"] == 1
     assert [a["kind"] for a in report["actions"]][3:5] == ["dropped_interrupted_frame", "moved"]
     markdown = download("⬇ Report Markdown").decode()
