@@ -60,3 +60,17 @@ def test_the_inspector_states_the_verdict_check_states(name: str) -> None:
     checked = run("check", SAMPLES / name).stdout.decode().splitlines()[0]
     verdict = checked.split(": ", 1)[1]
     assert any(verdict in code.value for code in at.code), (verdict, [c.value for c in at.code][:3])
+
+
+def test_a_repaired_anthropic_request_without_tool_blocks_reads_back_as_anthropic(tmp_path: Path) -> None:
+    """Found by the fuzz tests: a block whose type was blanked leaves two strays; once they are dropped the
+    written request has no tool blocks, and must still be read as the Anthropic request it is."""
+    import json
+
+    data = json.loads((SAMPLES / "crash_duplicate.anthropic.json").read_text())
+    data["messages"][1]["content"][0]["type"] = ""
+    source, out = tmp_path / "in.json", tmp_path / "out.json"
+    source.write_text(json.dumps(data))
+    assert run("repair", source, "-o", out).code == 0
+    assert load(out.read_bytes(), "out.json").format == "anthropic"
+    assert run("check", out).code == 0

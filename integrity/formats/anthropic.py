@@ -40,7 +40,12 @@ _BLOCK_TYPES = ("text", "image", "document", "tool_use", "tool_result", "thinkin
 
 
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
-    """tool_use / tool_result / thinking blocks, or a top-level `system` string or text-block list."""
+    """tool_use / tool_result / thinking blocks, a top-level `system` string or text-block list, or a
+    request for a Claude model with `max_tokens` (what Anthropic requires; a repaired view whose tool
+    blocks were all dropped still reads back as the Anthropic request it is)."""
+    model = envelope.get("model")
+    if "max_tokens" in envelope and isinstance(model, str) and model.startswith("claude"):
+        return True
     system = envelope.get("system")
     if isinstance(system, str) or (isinstance(system, list) and system and all(
             isinstance(b, dict) and b.get("type") == "text" for b in system)):
