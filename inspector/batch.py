@@ -36,12 +36,6 @@ VERDICTS_UP_TO = 3_000
 """Per-provider verdicts are computed for files up to this many messages (validation is the slow part)."""
 
 
-def summarize(name: str, data: bytes, policy: str = DEFAULT_POLICY,
-              verdicts_up_to: int = VERDICTS_UP_TO) -> dict[str, Any]:
-    """One row for a file of one transcript (the first row of summarize_all)."""
-    return summarize_all(name, data, policy, verdicts_up_to)[0]
-
-
 def summarize_all(name: str, data: bytes, policy: str = DEFAULT_POLICY,
                   verdicts_up_to: int = VERDICTS_UP_TO) -> list[dict[str, Any]]:
     """One row per transcript of a file (an eval log's samples, a session's threads: "file#name"),

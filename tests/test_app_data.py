@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from inspector.batch import defect_totals, summarize
+from inspector.batch import defect_totals, summarize_all
 from inspector.lessons import LESSONS, repair_steps, view_after
 from inspector.markdown import code, report_markdown
 from inspector.rows import (
@@ -186,7 +186,7 @@ def test_markdown_lists_changes_findings_and_verdicts() -> None:
 
 
 def test_batch_rows_and_totals() -> None:
-    rows = [summarize(p.name, p.read_bytes()) for p in SAMPLES] + [summarize("broken.json", b"[")]
+    rows = [row for p in SAMPLES for row in summarize_all(p.name, p.read_bytes())] + summarize_all("broken.json", b"[")
     by_name = {row["file"]: row for row in rows}
     assert by_name["broken.json"]["status"] == "unreadable"
     assert by_name["broken.json"]["verdict"].startswith("broken.json: line 1")
