@@ -26,6 +26,8 @@ PAGES = [
     ("pages/batch.py", "Batch", "batch"),
     ("pages/sessions.py", "Sessions", "sessions"),
     ("pages/lab.py", "Lab", "lab"),
+    ("pages/glossary.py", "Glossary", "glossary"),
+    ("pages/quiz.py", "Quiz", "quiz"),
 ]
 
 pages = [
