@@ -18,7 +18,10 @@ import streamlit as st
 from inspector import fleet, ui
 from inspector.batch import defect_totals, summarize_all
 from inspector.data_root import data_root, files_in, resolve_in_root
+from inspector.entry import through_app
 from inspector.safe_text import neutralize
+
+through_app()  # a page URL opened first on a fresh server still runs through app.py
 
 st.title("Batch triage")
 policy = ui.policy_picker()

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector import ui
+from inspector.entry import through_app
 from inspector.rows import (
     call_arguments,
     filter_rows,
@@ -23,6 +24,8 @@ from inspector.rows import (
 from inspector.safe_text import neutralize
 from inspector.theme import PROBLEM_KINDS, ROW_KINDS, label
 from integrity import POLICIES
+
+through_app()  # a page URL opened first on a fresh server still runs through app.py
 
 PAGE_SIZE = 50
 

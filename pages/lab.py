@@ -12,7 +12,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from inspector.entry import through_app
 from integrity.scenarios import SCENARIOS, LabRun, Snapshot, describe, start_scenario
+
+through_app()  # a page URL opened first on a fresh server still runs through app.py
 
 NEW_ROW = "background-color: #fef9c3"
 NARROW = st.column_config.NumberColumn(width="small")

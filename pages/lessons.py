@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector import ui
+from inspector.entry import through_app
 from inspector.lessons import (
     LESSONS,
     SANDBOX_START,
@@ -18,6 +19,8 @@ from inspector.lessons import (
     step_view_rows,
 )
 from inspector.rows import violation_rows
+
+through_app()  # a page URL opened first on a fresh server still runs through app.py
 
 st.title("Lessons")
 policy = ui.policy_picker()

@@ -14,9 +14,12 @@ import streamlit as st
 from pydantic import ValidationError
 
 from inspector import ui
+from inspector.entry import through_app
 from inspector.markdown import report_markdown
 from inspector.safe_text import neutralize
 from integrity import Analysis, Mark, RepairKind, RepairReport, export_view, facts
+
+through_app()  # a page URL opened first on a fresh server still runs through app.py
 
 st.title("Repair report")
 origin = st.radio("Report from", ["Current transcript", "Uploaded report JSON"], horizontal=True, key="report_origin")

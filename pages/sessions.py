@@ -23,10 +23,13 @@ import streamlit as st
 
 from inspector import ui
 from inspector.data_root import ROOT_VARIABLE, data_root, files_in, resolve_in_root
+from inspector.entry import through_app
 from inspector.safe_text import neutralize, safe_filename, without_paths
 from integrity import Mark, RepairKind, RepairReport, ToolCallRepair, facts, repair_with_report
 from integrity.scenarios import DemoStore, describe
 from integrity.store import Entry, SessionInfo, SQLiteSessionStore, StoreError, open_store
+
+through_app()  # a page URL opened first on a fresh server still runs through app.py
 
 STORE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 REFUSED = ("No session store at this path in the store folder. Stores open only from the store folder "
