@@ -1,0 +1,305 @@
+"""The glossary: one name, one or two sentences and a tiny example for every word the app uses.
+
+Why it exists: the lessons, the Lab, the Inspector and the Report speak of frames,
+receipts, strays and policies; a newcomer needs each defined once, in one place,
+under one name.  The names of kinds (what a repair does, what a finding is) come
+from the kind registry (`integrity.kinds`), so the glossary can never call a
+thing something the screens do not; the other words are defined here.
+
+`term_url(term)` gives the link to a term's entry on the Glossary page
+(`/glossary?term=<slug>`), and `link_terms(text)` turns the first use of each
+known term in our own Markdown into such a link (never use it on transcript text).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from integrity.kinds import FINDINGS, MARKS, REPAIR_KINDS, FindingCode, Mark, RepairKind, Severity
+
+PAGE = "/glossary"
+"""The Glossary page's URL path (set in app.py)."""
+PARAM = "term"
+"""The query parameter naming the term to show (`/glossary?term=receipt`)."""
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary entry.
+
+    name: the one name every screen uses; slug: its URL form; text: one or two sentences;
+    example: a tiny example (plain text, shown as code); aliases: other spellings a reader
+    meets (they lead here, they are not other names); group: the section it is listed in;
+    lesson: the lesson that teaches it, when one does.
+    """
+
+    name: str
+    text: str
+    example: str
+    aliases: tuple[str, ...] = ()
+    group: str = "Transcripts"
+    lesson: str | None = None
+
+    @property
+    def slug(self) -> str:
+        return slugify(self.name)
+
+
+def slugify(name: str) -> str:
+    """'interrupted frame' -> 'interrupted-frame' (lower case, words joined by '-')."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+GROUPS: tuple[str, ...] = ("Transcripts", "Policies and the engine", "Runtime", "Kinds", "Severities")
+
+_RECEIPT_JSON = ('{"role": "toolResult", "toolCallId": "call_a", "toolName": "read_file",\n'
+                 ' "content": [{"type": "text", "text": "{\\"ok\\":false,\\"error\\":\\"interrupted\\",...}"}],\n'
+                 ' "details": {"ok": false, "error": "interrupted"}, "isError": true, "timestamp": 0}')
+
+_WORDS: tuple[Term, ...] = (
+    Term("tool call", "A request by the model to run a tool, with a call id, the tool's name and its arguments; "
+         "it sits inside a frame.",
+         '{"type": "toolCall", "id": "call_a", "name": "read_file", "arguments": {"path": "a.txt"}}',
+         ("call", "calls", "tool calls")),
+    Term("tool result", "The message that answers one tool call, naming it by its call id.",
+         '{"role": "toolResult", "toolCallId": "call_a", "content": [{"type": "text", "text": "hello"}]}',
+         ("result", "results", "tool results")),
+    Term("call id", "The id that ties a tool result to its tool call. Providers want each one used once "
+         "in a request.", 'call: "id": "call_a"   ->   result: "toolCallId": "call_a"', ("call ids", "ids"),
+         lesson="unique_ids"),
+    Term("frame", "An assistant message that makes one or more tool calls; its results must come right "
+         "after it.", "#1 assistant: read_file(a.txt) [call_a], read_file(b.txt) [call_b]",
+         ("frames", "assistant frame"), lesson="contiguous"),
+    Term("interrupted frame", "An assistant message without tool calls that stopped abnormally (aborted by "
+         "the user, cut by length, errored). Between a call and its result it splits them.",
+         '{"role": "assistant", "content": [], "stopReason": "aborted"}', ("interrupted frames",),
+         lesson="contiguous"),
+    Term("receipt", "A tool result that stands in for a result nobody recorded: it says the call was "
+         "interrupted and its outcome is unknown. It is recognised by `isError: true` with `details` exactly "
+         '`{"ok": false, "error": "interrupted"}`, never by its text.', _RECEIPT_JSON,
+         ("receipts", "interrupted receipt", "interrupted receipts"), lesson="receipts"),
+    Term("durable transcript", "What the store really holds: every message as it was written, append-only. "
+         "A repair never changes it; it builds a view instead.",
+         "#0 user, #1 assistant(call_a), #2 user 'hurry', #3 result(call_a)",
+         ("durable log", "transcript", "durable", "durable message", "durable messages", "the log"),
+         lesson="contiguous"),
+    Term("view", "What the next model call is sent: the durable transcript repaired at read time (results "
+         "moved next to their frame, receipts added, duplicates left out). It is never written back.",
+         "view: #0 user, #1 assistant(call_a), #3 result(call_a), #2 user 'hurry'",
+         ("repaired view", "the view", "model view"), lesson="contiguous"),
+    Term("hook message", "A message an app inserts by itself (an approval prompt, a pause notice, a hook's "
+         "output). Landing between a call and its result, it splits them.",
+         "#1 assistant(call_rm)  #2 user 'approve rm -rf build/? yes'  #3 result(call_rm)",
+         ("hook messages",), lesson="contiguous"),
+    Term("compaction", "Replacing old messages with a summary to save context. It can summarize away a "
+         "frame and keep its result, which leaves a stray result.",
+         "#0 user '[summary of 40 messages]'  #1 result(call_gone)  <- its frame was summarized",
+         ("compacted",), lesson="no_stray"),
+    Term("pi-ai", "The message format of the pi-ai library: user, assistant (with `toolCall` parts) and "
+         "`toolResult` messages. The engine reads every format into it and writes back the file's own.",
+         '{"role": "toolResult", "toolCallId": "call_a", "toolName": "read_file", "content": [...], '
+         '"isError": false}', ("pi ai",)),
+    Term("provider", "An LLM API that receives the view (openai-chat, anthropic, gemini, bedrock, ...). "
+         "Each has its own rules and rejects a request that breaks one with HTTP 400 and its own error text.",
+         "anthropic: messages.1: `tool_use` ids were found without `tool_result` blocks immediately after",
+         ("providers",), lesson="provider"),
+    Term("in flight", "A call whose frame is durable but whose result is not yet: the tool is still "
+         "running. It is not a defect; it becomes one only if the run ends without a result.",
+         "worker 1 · in flight: call_fetch (fetch)", ("in-flight",)),
+    Term("engine", "The `integrity` package: it finds every defect, builds the view and writes the report. "
+         "The inspector only shows what the engine says.", "python3 -m integrity check session.jsonl",
+         group="Policies and the engine"),
+    Term("policy", "How the engine repairs: `strict` (the default) or `openmaic` (the reference). Each "
+         "lesson shows both side by side.", "?policy=strict  or  --policy openmaic", ("policies",),
+         group="Policies and the engine"),
+    Term("the reference", "OpenMAIC's tool-call-integrity.ts (`repairOrphanedToolCalls`), the runtime this "
+         "project started from. The engine's `openmaic` policy does exactly what it does, quirks included.",
+         "keeps the first result of a call, answers a reused id with its first result",
+         ("reference", "reference policy"), group="Policies and the engine"),
+    Term("openmaic", "The policy name of the reference's behaviour. The Lab's runtime repairs with it, "
+         "because that is what `with_tool_call_integrity_repair` applies.", "--policy openmaic",
+         group="Policies and the engine"),
+    Term("strict", "The default policy: it goes beyond the reference (prefers a real result over a receipt, "
+         "drops stray results, renames reused ids, pairs by position, writes a receipt that says "
+         "the outcome is unknown).", "--policy strict", ("strict policy",), group="Policies and the engine"),
+    Term("normalization", "A change the view makes that no provider needs (results put in call order inside "
+         "their run). A transcript whose view only normalizes is healthy.",
+         "results (call_b, call_a) -> (call_a, call_b)", ("normalizes", "normalized change"),
+         group="Policies and the engine", lesson="order"),
+    Term("verdict", "The one line that says what the engine found and did, and which providers accept the "
+         "transcript as recorded.", "repaired: 1 moved; rejected as recorded by anthropic",
+         group="Policies and the engine"),
+    Term("session", "One conversation in the store: its durable transcript and who may write to it.",
+         "session 'lab' · 7 entries · attempt 2", group="Runtime"),
+    Term("lease", "A time-limited claim of a session by one worker. Each claim is a new attempt, and the "
+         "attempt number is the token every write carries (the fence).",
+         "worker 2 claims 'lab' for 1000 ms as attempt 2", ("leases",), group="Runtime"),
+    Term("heartbeat", "A worker renewing its lease while it works, so a slow tool does not let it expire.",
+         "every 333 ms: lease 'lab' attempt 1 extended to t+1000", ("heartbeats",), group="Runtime"),
+    Term("attempt", "One claim of a session; its number increases with every claim. A write carrying an "
+         "older attempt is refused.", "attempt 1 (worker 1) -> attempt 2 (worker 2)", ("attempts",),
+         group="Runtime"),
+    Term("fence", "The store's check that a write carries the current attempt; a stale worker's writes "
+         "are refused and `on_fence_lost` tells it to stop.", "append(result, attempt=1) -> refused: attempt 2 "
+         "holds the session", ("fenced", "fencing token"), group="Runtime"),
+    Term("wind-down", "What a runtime does when a run ends early (stop pressed, shutdown, error): it gives "
+         "running tools a grace period, writes a receipt for each call still in flight, and releases "
+         "the lease.", "stop -> fetch still running -> receipt(call_fetch) written -> lease released",
+         ("winds down", "wind down"), group="Runtime", lesson="receipts"),
+)
+
+_KIND_EXAMPLES: dict[str, str] = {
+    RepairKind.KEPT: "#0 user 'hi'  ->  view: #0 user 'hi'",
+    RepairKind.MOVED: "#1 frame(call_a)  #2 user  #3 result(call_a)  ->  view: #1, #3, #2",
+    RepairKind.REORDERED: "#1 frame(call_a, call_b)  #2 result(call_b)  #3 result(call_a)  ->  view: #1, #3, #2",
+    RepairKind.RENAMED: "#3 frame(call_0) reuses call_0 of #1  ->  view sends it as call_0_2",
+    RepairKind.SHARED: "call_0 used twice  ->  the reference sends #2 (call_0's first result) for both",
+    RepairKind.MERGED: "#2 user(result a)  #3 user(result b)  ->  view: one user message with both",
+    RepairKind.DROPPED_DUPLICATE: "#2 result(call_a)  #3 result(call_a)  ->  view keeps one of them",
+    RepairKind.DROPPED_INTERRUPTED_FRAME: "#3 assistant [] stopReason 'aborted'  ->  not in the view",
+    RepairKind.DROPPED_STRAY: "#1 result(call_gone), no call_gone anywhere  ->  not in the view (strict)",
+    RepairKind.SYNTHESIZED: "#1 frame(call_a), no result  ->  view adds receipt(call_a) after #1",
+    RepairKind.SYNTHESIZED_TURN: "Bedrock: history starts with a result  ->  view adds a user turn first",
+    FindingCode.STRAY_RESULT: "#1 result(call_gone), and no call is call_gone",
+    FindingCode.MALFORMED_RESULT_ID: '{"role": "toolResult", "toolCallId": null, ...}',
+    FindingCode.REUSED_CALL_ID: "#1 frame(call_0)  #3 frame(call_0)",
+    FindingCode.RESULTS_OUT_OF_ORDER: "frame(call_a, call_b)  result(call_b)  result(call_a)",
+    FindingCode.EMPTY_ID: '{"type": "toolCall", "id": "", "name": "search", ...}',
+    FindingCode.DUPLICATE_RESULT: "result(call_a) 'timeout'  result(call_a) 'ok'",
+    FindingCode.REAL_RESULT_HIDDEN: "receipt(call_a)  result(call_a) 'deployed'  ->  the reference keeps "
+                                    "the receipt",
+    FindingCode.NOT_A_MESSAGE: '[{"role": "user", "content": "hi"}, 42]',
+    FindingCode.UNKNOWN_ROLE: '{"role": "Assistant", "content": "hi"}',
+    FindingCode.INVALID_CONTENT: '{"role": "user", "content": {"text": "hi"}}',
+    FindingCode.CALL_WITHOUT_ID: '{"type": "toolCall", "name": "search", "arguments": {}}',
+    FindingCode.CALL_WITHOUT_NAME: '{"type": "toolCall", "id": "call_a", "arguments": {}}',
+    FindingCode.NON_STRING_ID: '{"type": "toolCall", "id": 7, "name": "search", ...}',
+    FindingCode.RESULT_WITHOUT_CALL_ID: '{"role": "toolResult", "content": [...]}',
+    FindingCode.INVALID_ARGUMENTS: '{"type": "toolCall", "id": "call_a", "name": "search", "arguments": [1]}',
+    FindingCode.LONE_MESSAGE: '{"role": "user", "content": "hi"}   (a file of one message, not a list)',
+    FindingCode.INVALID_FIELD: '{"role": "user", "content": "hi", "timestamp": "yesterday"}',
+    FindingCode.TORN_LAST_LINE: 'line 9: {"role": "assistant", "cont',
+    FindingCode.SKIPPED_LINE: "line 4: not json  (read with --skip-bad-lines)",
+    Mark.ORPHANED_CALL: "#1 frame(call_a), and no result names call_a",
+    Mark.STRAY: "#1 result(call_gone), and no call is call_gone",
+    Mark.FINDING: "results out of order (the reference reports it and changes nothing)",
+}
+"""A tiny example for every kind of the registry (tests/test_glossary.py checks none is missing)."""
+
+_KIND_ALIASES: dict[str, tuple[str, ...]] = {
+    "orphaned call": ("orphan", "orphans", "orphaned calls", "orphaned"),
+    "stray result": ("stray", "strays", "stray results"),
+    "renamed ids": ("renamed", "renamed id", "rename"),
+    "finding": ("findings",),
+    "synthesized receipt": ("synthesized receipts",),
+    "dropped duplicate": ("duplicate", "duplicates"),
+    "reused call id": ("reused id", "reused ids", "reuse"),
+}
+_KIND_LESSONS: dict[str, str] = {
+    "orphaned call": "answered", "synthesized receipt": "answered", "dropped duplicate": "once",
+    "duplicate result": "once", "moved": "contiguous", "dropped interrupted frame": "contiguous",
+    "reordered": "order", "results out of order": "order", "stray result": "no_stray",
+    "dropped stray": "no_stray", "renamed ids": "unique_ids", "reused call id": "unique_ids",
+    "shared answer": "unique_ids", "merged": "provider", "synthesized turn": "provider",
+    "real result hidden": "receipts",
+}
+
+_SEVERITY_TEXT: dict[Severity, tuple[str, str]] = {
+    Severity.INFO: ("Nothing wrong: a message carried into the view as it is.", "kept"),
+    Severity.NORMALIZED: ("A change no provider needs; the transcript is still healthy.",
+                          "results put back in call order inside their run"),
+    Severity.LOSSY: ("A call or result is unanswered, duplicated, ambiguous or lost, even where a provider "
+                     "accepts the request; `check` exits 1.", "an interrupted frame the reference drops"),
+    Severity.REJECTED: ("A provider returns HTTP 400 for it (the chosen one, or any when none is chosen); "
+                        "`check` exits 1.", "a result split from its frame by a user message"),
+    Severity.MALFORMED: ("An entry breaks its format's schema; never healthy.",
+                         '{"role": "banana", "content": "hi"}'),
+}
+
+
+def _kind_terms() -> list[Term]:
+    """One entry per kind name of the registry (kinds that share a name share an entry)."""
+    terms: dict[str, Term] = {}
+    for table in (REPAIR_KINDS, FINDINGS, MARKS):
+        for kind, facts in table.items():  # type: ignore[attr-defined]
+            if facts.name in terms:
+                continue
+            terms[facts.name] = Term(facts.name, facts.description, _KIND_EXAMPLES[kind],
+                                     _KIND_ALIASES.get(facts.name, ()), "Kinds", _KIND_LESSONS.get(facts.name))
+    return list(terms.values())
+
+
+def _severity_terms() -> list[Term]:
+    return [Term(severity.value, text, example, group="Severities")
+            for severity, (text, example) in _SEVERITY_TEXT.items()]
+
+
+TERMS: tuple[Term, ...] = (*_WORDS, *_kind_terms(), *_severity_terms())
+"""Every glossary entry, grouped by GROUPS."""
+
+_BY_KEY: dict[str, Term] = {}
+for _term in TERMS:
+    for _key in (_term.slug, _term.name.lower(), *(alias.lower() for alias in _term.aliases),
+                 *(slugify(alias) for alias in _term.aliases)):
+        _BY_KEY.setdefault(_key, _term)
+
+
+def find_term(term: str | RepairKind | FindingCode | Mark | Severity) -> Term | None:
+    """The entry for a name, an alias, a slug, or a kind of the registry; None when unknown."""
+    if isinstance(term, (RepairKind, FindingCode, Mark)):
+        from integrity.kinds import name
+
+        term = name(term)
+    elif isinstance(term, Severity):
+        term = term.value
+    return _BY_KEY.get(str(term).strip().lower()) or _BY_KEY.get(slugify(str(term)))
+
+
+def term_url(term: str | RepairKind | FindingCode | Mark | Severity) -> str:
+    """The link to a term's entry on the Glossary page: term_url("receipt") == "/glossary?term=receipt".
+
+    Raises KeyError for a word the glossary does not define (a link must never lead nowhere).
+    """
+    found = find_term(term)
+    if found is None:
+        raise KeyError(f"the glossary does not define {term!r}")
+    return f"{PAGE}?{PARAM}={found.slug}"
+
+
+def link(text: str, term: str | RepairKind | FindingCode | Mark | Severity | None = None) -> str:
+    """Markdown `[text](/glossary?term=...)` for our own text (term defaults to the text itself)."""
+    return f"[{text}]({term_url(term if term is not None else text)})"
+
+
+_GENERIC = frozenset({"call", "calls", "result", "results", "transcript", "durable", "reuse", "rename", "renamed",
+                      "duplicate", "duplicates", "orphaned", "the log", "attempt", "attempts", "session",
+                      "verdict", "reference", "fenced", "tool calls", "tool results"})
+"""Aliases too common to link automatically (`link` still links them on purpose)."""
+_LINKABLE = sorted({(name, term.slug) for term in TERMS if term.group != "Severities"
+                    for name in (term.name, *term.aliases) if len(name) > 3 and name.lower() not in _GENERIC},
+                   key=lambda pair: -len(pair[0]))
+_PATTERN = re.compile(r"(?<![\w/\-`\[])(" + "|".join(re.escape(name) for name, _ in _LINKABLE) + r")(?![\w\-`])",
+                      re.IGNORECASE)
+_PROTECTED = re.compile(r"(\[[^\]]*\]\([^)]*\)|`[^`]*`)")
+
+
+def link_terms(text: str, only: tuple[str, ...] | None = None, linked: set[str] | None = None) -> str:
+    """Our own Markdown with the first use of each glossary term turned into a link to its entry.
+
+    Text inside existing links and code spans is left alone.  only: restrict to these terms
+    (names or slugs); linked: slugs already linked on the page (updated), so a page links a
+    term once.  Never pass transcript content: it is not escaped here.
+    """
+    seen = linked if linked is not None else set()
+    allowed = None if only is None else {find_term(name).slug for name in only if find_term(name)}  # type: ignore[union-attr]
+
+    def replace(match: re.Match[str]) -> str:
+        term = find_term(match.group(1))
+        if term is None or term.slug in seen or (allowed is not None and term.slug not in allowed):
+            return match.group(0)
+        seen.add(term.slug)
+        return f"[{match.group(1)}]({PAGE}?{PARAM}={term.slug})"
+
+    parts = _PROTECTED.split(text)
+    return "".join(part if index % 2 else _PATTERN.sub(replace, part) for index, part in enumerate(parts))

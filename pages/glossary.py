@@ -1,0 +1,53 @@
+"""Glossary: every word the app uses, one name each, with one or two sentences and a tiny example.
+
+Entries come from inspector.glossary (the kinds' names and texts from the kind
+registry).  `?term=<slug>` puts that entry first, highlighted; other pages link
+here with inspector.glossary.term_url.  Only our own text is rendered as Markdown.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from inspector.glossary import GROUPS, PARAM, TERMS, Term, find_term, link_terms
+
+st.title("Glossary")
+st.caption("Every word the Lessons, the Lab, the Inspector and the Report use, under one name each. "
+           "Kinds (what a repair does, what a finding is) carry the same names and texts as every screen and "
+           "export.")
+
+
+def _entry(term: Term, highlighted: bool = False) -> None:
+    """One entry: its name (with an anchor), what it means, a tiny example, and where it is taught."""
+    with st.container(border=highlighted, key=f"term_{term.slug}{'_top' if highlighted else ''}"):
+        st.markdown(f"##### {'➤ ' if highlighted else ''}{term.name}")
+        st.markdown(link_terms(term.text, linked={term.slug}))
+        st.code(term.example, language=None, wrap_lines=True)
+        notes = []
+        if term.aliases:
+            notes.append("also read as: " + ", ".join(term.aliases))
+        if term.lesson:
+            notes.append(f"[taught in the lesson “{term.lesson}”](/lessons?lesson={term.lesson})")
+        if notes:
+            st.caption(" · ".join(notes))
+
+
+wanted = st.query_params.get(PARAM)
+chosen = find_term(wanted) if wanted else None
+if wanted and chosen is None:
+    st.warning(f"The glossary has no entry “{wanted[:80]}”; here is every entry.")
+if chosen is not None:
+    _entry(chosen, highlighted=True)
+    st.divider()
+
+search = st.text_input("Find a word", key="glossary_search", placeholder="receipt, stray, lease ...")
+needle = search.strip().lower()
+for group in GROUPS:
+    terms = [term for term in TERMS if term.group == group
+             and (not needle or needle in term.name.lower() or needle in term.text.lower()
+                  or any(needle in alias.lower() for alias in term.aliases))]
+    if not terms:
+        continue
+    st.subheader(group)
+    for term in terms:
+        _entry(term)
