@@ -30,7 +30,7 @@ _LAZY: dict[str, str] = {
     # analysis: one call from a loaded file to everything a front end shows
     "Analysis": "analysis", "analyze": "analysis", "load": "analysis", "load_all": "analysis",
     "export_view": "analysis",
-    "provider_verdict": "analysis", "judged_by_providers": "analysis",
+    "provider_verdict": "analysis", "judged_by_providers": "analysis", "with_verdicts": "analysis",
     # reading and writing transcripts
     "Transcript": "loading", "TranscriptError": "loading", "read_source": "loading",
     "FORMATS": "formats", "read_bytes": "formats", "read_all": "formats", "write_bytes": "formats",
@@ -44,16 +44,28 @@ _LAZY: dict[str, str] = {
     "repair_with_report": "report", "view_from_report": "report",
     # notes (the codes behind every reason)
     "own_provider": "report",
+    # durable <-> view mapping (what every "moved to", "not in the view" statement reads)
+    "Placement": "placement", "view_placement": "placement",
     "Note": "notes", "NoteCode": "notes", "render_note": "notes",
 }
 _RENAMED = {"render_note": "render"}
 
 if TYPE_CHECKING:
-    from .analysis import Analysis, analyze, export_view, judged_by_providers, load, load_all, provider_verdict
+    from .analysis import (
+        Analysis,
+        analyze,
+        export_view,
+        judged_by_providers,
+        load,
+        load_all,
+        provider_verdict,
+        with_verdicts,
+    )
     from .formats import FORMATS, read_all, read_bytes, write_bytes
     from .loading import Transcript, TranscriptError, read_source
     from .notes import Note, NoteCode
     from .notes import render as render_note
+    from .placement import Placement, view_placement
     from .providers import PROVIDERS, SPECS, ProviderSpec, Violation, spec, validate, validate_native
     from .report import (
         Action,
@@ -86,12 +98,14 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_POLICY", "FINDINGS", "FORMATS", "MARKS", "POLICIES", "PROVIDERS", "REPAIR_KINDS", "SPECS",
     "Action", "Analysis", "Diagnosis", "DurableView", "Finding", "FindingCode", "KindFacts", "LeaseLostError",
-    "Mark", "MergedView", "Note", "NoteCode", "Pairing", "PendingToolCall", "ProviderSpec", "ReceiptView",
+    "Mark", "MergedView", "Note", "NoteCode", "Pairing", "PendingToolCall", "Placement", "ProviderSpec", "ReceiptView",
     "RepairKind", "RepairReport", "Severity", "Summary", "ToolCallRepair", "Transcript", "TranscriptError",
     "TurnView", "Violation", "analyze", "append_interrupted_tool_call_results", "build_report", "diagnose",
     "export_view", "facts", "interrupted_tool_result", "is_interrupted_tool_result", "judged_by_providers", "load",
     "load_all",
-    "orphaned_tool_calls", "own_provider", "provider_verdict", "read_all", "read_bytes", "read_source", "render_note",
+    "orphaned_tool_calls", "own_provider", "provider_verdict", "read_all", "read_bytes", "read_source",
+    "render_note",
     "repair_orphaned_tool_calls", "repair_with_report", "spec", "track_tool_call_message", "validate",
-    "validate_native", "view_from_report", "with_tool_call_integrity_repair", "write_bytes",
+    "validate_native", "view_from_report", "view_placement", "with_tool_call_integrity_repair", "with_verdicts",
+    "write_bytes",
 ]

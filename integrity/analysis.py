@@ -166,11 +166,19 @@ def judged_by_providers(analysis: Analysis, providers: Sequence[str], now: Calla
                         ) -> Analysis:
     """A new Analysis with each provider's verdict, before and after repair, and its report rated by what
     they say about the transcript as recorded (the same rating `check` gives; the input is not changed)."""
+    return with_verdicts(analysis, {name: provider_verdict(analysis, name, now) for name in providers})
+
+
+def with_verdicts(analysis: Analysis, verdicts: dict[str, dict[str, Any]]) -> Analysis:
+    """A new Analysis carrying `provider_verdict` results, its report rated by them (as judged_by_providers).
+
+    For front ends that compute the verdicts one provider at a time (to show progress
+    and stop when asked) and still want the one rating `check` gives.
+    """
     import dataclasses
 
     from .report import with_recorded
 
-    verdicts = {name: provider_verdict(analysis, name, now) for name in providers}
     report = with_recorded(analysis.report, {name: not said["before"] for name, said in verdicts.items()})
     return dataclasses.replace(analysis, verdicts=verdicts, report=report)
 

@@ -47,19 +47,40 @@ def validate(
     (what a repair sends).
     """
     from .._arguments import require_messages
-    from ..formats import to_native  # imported here: formats is the larger package and may come to use providers
     from . import PROVIDER_FORMAT, validate_native
 
     require_messages(messages, "validate")
 
     if provider not in PROVIDER_FORMAT:
         return validate_native([], provider)  # raises the registry's unknown-provider error
-    literal = recorded_entries(transcript, PROVIDER_FORMAT[provider]) if as_recorded and transcript is not None \
+    native, sources, _ = judged_request(messages, provider, transcript, as_recorded)
+    return with_canonical_indices(validate_native(native, provider, history), sources)
+
+
+def judged_request(
+    messages: list[dict[str, Any]], provider: str, transcript: Transcript | None = None, as_recorded: bool = False,
+) -> tuple[list[Any], list[list[int]], Any]:
+    """The native messages `validate` judges for these arguments, their canonical sources, and the request body.
+
+    One place decides what a provider is shown, so a screen that quotes the failing
+    part of a request quotes exactly what was judged (the file's own entries when
+    judged as recorded, else the request written afresh).
+    """
+    from ..formats import to_native
+    from . import PROVIDER_FORMAT
+
+    format = PROVIDER_FORMAT[provider]
+    literal = recorded_entries(transcript, format) if as_recorded and transcript is not None \
         and messages is transcript.messages else None
     if literal is not None:
-        return with_canonical_indices(validate_native(literal[0], provider, history), literal[1])
-    native = to_native(messages, PROVIDER_FORMAT[provider], transcript)
-    return with_canonical_indices(validate_native(native.messages, provider, history), native.sources)
+        from ..formats.container import put_path
+
+        assert transcript is not None
+        body = put_path(transcript.envelope, transcript.key, literal[0]) if transcript.container == "object" \
+            else literal[0]
+        return literal[0], literal[1], body
+    native = to_native(messages, format, transcript)
+    return native.messages, native.sources, native.body
 
 
 def recorded_entries(transcript: Transcript, format: str) -> tuple[list[Any], list[list[int]]] | None:

@@ -1,0 +1,115 @@
+"""A provider's verdict the way a compiler reports an error: the exact 400 text, where, and the request around it.
+
+An engineer explaining a dead session needs the provider's own error text, the
+entry of the request it points at, and the rows of the transcript involved,
+without clicking anything.  The request quoted is the one the verdict judged
+(`judged_request`: the file's own entries when judged as recorded), one compact
+JSON line per entry, the failing entries marked with an arrow: plain text, so
+transcript content is never interpreted.  `curl_command` reproduces the request
+against the provider with the API key left as a shell variable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from integrity import Analysis
+from integrity.providers.canonical import judged_request
+
+from .safe_text import escape_json, neutralize
+
+LINE_WIDTH = 150
+"""An entry longer than this is cut in the excerpt (the raw panel has it whole)."""
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One provider error: rule, where it points, its exact text, the canonical messages involved, the excerpt."""
+
+    rule: str
+    position: str
+    error: str
+    canonical: tuple[int, ...]
+    excerpt: str
+
+
+def _one_line(entry: Any, width: int = LINE_WIDTH) -> str:
+    text = escape_json(json.dumps(entry, ensure_ascii=False, default=str))
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def excerpt(native: Sequence[Any], marked: Sequence[int], key: str, context: int = 1) -> str:
+    """The request entries around the marked ones, one line each, `→` on the entries the error is about."""
+    if not marked:
+        return ""
+    wanted = sorted({n for m in marked for n in range(m - context, m + context + 1) if 0 <= n < len(native)})
+    width = max(len(f"{key}[{n}]") for n in wanted)
+    lines: list[str] = []
+    previous = None
+    for n in wanted:
+        if previous is not None and n > previous + 1:
+            lines.append("  " + " " * width + "  …")
+        arrow = "→" if n in marked else " "
+        lines.append(f"{arrow} {f'{key}[{n}]':<{width}}  {_one_line(native[n])}")
+        previous = n
+    return "\n".join(lines)
+
+
+def diagnostics(analysis: Analysis, provider: str, when: str) -> list[Diagnostic]:
+    """The provider's errors for the transcript as recorded ("before") or for the repaired view ("after")."""
+    result = (analysis.verdicts or {}).get(provider) or {}
+    found = list(result.get(when) or [])
+    if not found:
+        return []
+    transcript = analysis.transcript
+    messages = transcript.messages if when == "before" else analysis.view
+    native, _sources, _body = judged_request(messages, provider, transcript, as_recorded=when == "before")
+    key = "contents" if provider == "gemini" else ("input" if provider.endswith("responses") else "messages")
+    return [Diagnostic(neutralize(str(v.rule)), neutralize(str(v.position)), neutralize(str(v.error)),
+                       tuple(v.canonical_indices or ()), excerpt(native, list(v.native_indices), key))
+            for v in found]
+
+
+_ENDPOINTS: dict[str, tuple[str, list[str]]] = {
+    "openai-chat": ("https://api.openai.com/v1/chat/completions", ['Authorization: Bearer $OPENAI_API_KEY']),
+    "openai-responses": ("https://api.openai.com/v1/responses", ['Authorization: Bearer $OPENAI_API_KEY']),
+    "anthropic": ("https://api.anthropic.com/v1/messages",
+                  ["x-api-key: $ANTHROPIC_API_KEY", "anthropic-version: 2023-06-01"]),
+    "gemini": ("https://generativelanguage.googleapis.com/v1beta/models/$GEMINI_MODEL:generateContent",
+               ["x-goog-api-key: $GEMINI_API_KEY"]),
+    "mistral": ("https://api.mistral.ai/v1/chat/completions", ["Authorization: Bearer $MISTRAL_API_KEY"]),
+    "deepseek": ("https://api.deepseek.com/chat/completions", ["Authorization: Bearer $DEEPSEEK_API_KEY"]),
+    "deepseek-responses": ("https://api.deepseek.com/v1/responses", ["Authorization: Bearer $DEEPSEEK_API_KEY"]),
+}
+_MODEL_FIELDS: dict[str, dict[str, Any]] = {
+    "anthropic": {"model": "$MODEL", "max_tokens": 1024},
+    "openai-chat": {"model": "$MODEL"}, "openai-responses": {"model": "$MODEL"},
+    "mistral": {"model": "$MODEL"}, "deepseek": {"model": "$MODEL"}, "deepseek-responses": {"model": "$MODEL"},
+}
+
+
+def request_body(analysis: Analysis, provider: str, when: str) -> Any:
+    """The request body the verdict judged, with a placeholder model where the file has none."""
+    transcript = analysis.transcript
+    messages = transcript.messages if when == "before" else analysis.view
+    native, _sources, body = judged_request(messages, provider, transcript, as_recorded=when == "before")
+    if not isinstance(body, dict):
+        body = {"contents" if provider == "gemini" else
+                ("input" if provider.endswith("responses") else "messages"): native}
+    extra = {k: v for k, v in _MODEL_FIELDS.get(provider, {}).items() if k not in body}
+    return {**extra, **body}
+
+
+def curl_command(provider: str, body: Any) -> str:
+    """A shell command that sends `body` to the provider (keys as environment variables, never values)."""
+    text = escape_json(json.dumps(body, ensure_ascii=False, indent=1, default=str))
+    if provider == "bedrock":
+        return ("# Bedrock needs SigV4 signing: send it with the AWS CLI\n"
+                "aws bedrock-runtime converse --model-id \"$MODEL\" --cli-input-json file:///dev/stdin <<'END_OF_REQUEST'\n"
+                f"{text}\nEND_OF_REQUEST")
+    url, headers = _ENDPOINTS.get(provider, ("https://example.invalid/v1/chat", []))
+    header_text = "".join(f' \\\n  -H "{h}"' for h in [*headers, "content-type: application/json"])
+    return f"curl -sS \"{url}\"{header_text} \\\n  --data-binary @- <<'END_OF_REQUEST'\n{text}\nEND_OF_REQUEST"
