@@ -483,6 +483,7 @@ class Side:
     title: str
     body: Body | None
     gutter: Gutter
+    placeholder: str = ""  # what an empty side says (where the message is instead, or why there is none)
 
 
 @dataclass(frozen=True)
@@ -553,6 +554,34 @@ def _view_title(analysis: Analysis, position: int) -> str:
     return f"view #{position} · {title_of(message)} · durable #{entry.index}"
 
 
+def _left_placeholder(analysis: Analysis, index: LaneIndex, row: Row, name: Callable[[int], str]) -> str:
+    """What the durable side of a view-only row says: where its message was recorded, or that it has none."""
+    if row.right is None or row.left is not None:
+        return ""
+    entry = analysis.report.view[row.right]
+    if isinstance(entry, ReceiptView):
+        return "(none: the engine wrote this receipt; it exists only in the view)"
+    if isinstance(entry, TurnView):
+        return "(none: this turn exists only in the view)"
+    if isinstance(entry, MergedView):
+        return "(merged from " + ", ".join(_where(name(m), index.row_of_durable.get(m)) for m in entry.members) + ")"
+    return f"(recorded at {_where(name(entry.index), index.row_of_durable.get(entry.index))})"
+
+
+def _right_placeholder(analysis: Analysis, index: LaneIndex, row: Row) -> str:
+    """What the view side of a durable-only row says: where the view sends it instead, or that it is left out."""
+    if row.left is None or row.right is not None:
+        return ""
+    action = analysis.report.actions[row.left]
+    if action.view_index is not None:
+        return f"(sent at {_where(f'view #{action.view_index}', index.row_of_view.get(action.view_index))})"
+    return "(left out of the view)"
+
+
+def _where(label: str, row: int | None) -> str:
+    return f"{label}, row {row}" if row is not None else label
+
+
 _index_cache: list[tuple[Analysis, Sequence[Row], int, LaneIndex]] = []
 
 
@@ -592,11 +621,11 @@ def conversation_rows(
     name = durable_label or (lambda i: f"durable #{i}")
     built = []
     for offset, row in enumerate(rows[start:stop]):
-        left = Side(None, "", None, left_gutters[offset])
+        left = Side(None, "", None, left_gutters[offset], _left_placeholder(analysis, index, row, name))
         if row.left is not None:
             message = messages[row.left]
             left = Side(row.left, f"{name(row.left)} · {title_of(message)}", body_of(message), left_gutters[offset])
-        right = Side(None, "", None, right_gutters[offset])
+        right = Side(None, "", None, right_gutters[offset], _right_placeholder(analysis, index, row))
         if row.right is not None:
             same = row.left is not None and analysis.view[row.right] is messages[row.left]
             body = left.body if same else body_of(analysis.view[row.right])

@@ -1,0 +1,146 @@
+"""Draw the conversation view in Streamlit: two row-aligned columns with lane gutters, badges and folds.
+
+The data comes from inspector.conversation; this module only lays it out.
+Transcript text is untrusted: bodies, titles, notes and diffs are drawn with
+st.code and st.text, which show text literally (never st.markdown or HTML), and
+they were neutralized when the rows were built.  Badge labels and expander
+titles are our own words (registry names, counts).  The lane gutter is a
+monospace code block beside each body: its first line carries the row's glyphs
+and each further line the lanes that continue below, so a lane reads as a line
+down the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from integrity import Analysis, Severity, facts
+
+from .conversation import GLYPHS, Body, ConversationRow, Side, conversation_rows
+from .rows import Row
+
+_BADGE_COLOURS: dict[Severity, Any] = {
+    Severity.INFO: "gray",
+    Severity.NORMALIZED: "blue",
+    Severity.LOSSY: "orange",
+    Severity.REJECTED: "red",
+    Severity.MALFORMED: "violet",
+}
+_GUTTER_CHAR_PX = 9
+_GUTTER_PAD_PX = 34
+
+
+def _gutter_text(side: Side, lines: int) -> str:
+    """The glyph line, then one `through` line per further body line (capped: a gutter never outgrows its body)."""
+    gutter = side.gutter
+    if not gutter.line.strip() and not gutter.through.strip():
+        return " " * max(1, len(gutter.line))
+    return "\n".join([gutter.line or " "] + [gutter.through] * max(0, lines - 1))
+
+
+def _gutter(where: Any, side: Side, lines: int, width: int) -> None:
+    where.code(_gutter_text(side, lines), language=None, width=_GUTTER_PAD_PX + _GUTTER_CHAR_PX * max(1, width))
+
+
+def _lines(body: Body | None) -> int:
+    return min(60, body.head.count("\n") + 1) if body is not None else 1
+
+
+def _body(where: Any, body: Body, key: str) -> None:
+    where.code(body.head, language=None, wrap_lines=True)
+    if body.rest:
+        more = where.expander(f"show more ({body.rest_lines} more line{'s' if body.rest_lines != 1 else ''})",
+                              key=key)
+        more.code(body.rest, language=None, wrap_lines=True)
+    if body.cut:
+        where.text(f"({body.cut:,} more characters not shown: see the raw message or download the transcript)")
+
+
+def _side(where: Any, side: Side, width: int, key: str) -> None:
+    """One half of a row: title, then the gutter beside the body."""
+    if side.body is not None:
+        where.text(side.title)
+    line = where.container(horizontal=True, gap="small")
+    _gutter(line, side, _lines(side.body), width)
+    box = line.container(width="stretch")
+    if side.body is None:
+        box.text(side.placeholder)
+    else:
+        _body(box, side.body, key)
+
+
+def _comparison(where: Any, crow: ConversationRow, width: int) -> None:
+    """The view half of a dropped duplicate's row: which result was kept, why, and how the two differ."""
+    found = crow.comparison
+    assert found is not None
+    line = where.container(horizontal=True, gap="small")
+    _gutter(line, crow.right, 1, width)
+    box = line.container(width="stretch")
+    box.text(found.headline)
+    box.text(f"Why: {found.reason}")
+    if found.identical:
+        box.text("The two bodies are identical.")
+    elif found.diff:
+        box.text(f"Difference (- kept #{found.kept}, + dropped #{found.dropped}):")
+        box.code(found.diff, language="diff", wrap_lines=True)
+
+
+def _header(where: Any, crow: ConversationRow, selected: bool, on_select: Callable[[int], Any] | None) -> None:
+    bar = where.container(horizontal=True, gap="small", vertical_alignment="center")
+    if on_select is not None:
+        bar.button(f"{'● ' if selected else ''}row {crow.row}", key=f"conversation-select-{crow.row}",
+                   type="primary" if selected else "secondary", on_click=on_select, args=(crow.row,))
+    else:
+        bar.text(f"{'● ' if selected else ''}row {crow.row}")
+    for found in crow.badges:
+        bar.badge(found.label, color=_BADGE_COLOURS.get(facts(found.kind).severity, "gray"))
+    if crow.note:
+        bar.text(crow.note)
+
+
+def render_row(crow: ConversationRow, widths: tuple[int, int], selected: bool = False,
+               on_select: Callable[[int], Any] | None = None) -> None:
+    """One conversation row in a bordered box: header (row, badges, note), then durable | view."""
+    with st.container(border=True, key=f"conversation-row-{crow.row}"):
+        _header(st, crow, selected, on_select)
+        left, right = st.columns(2, gap="medium")
+        _side(left, crow.left, widths[0], f"conversation-more-l-{crow.row}")
+        if crow.comparison is not None:
+            _comparison(right, crow, widths[1])
+        else:
+            _side(right, crow.right, widths[1], f"conversation-more-r-{crow.row}")
+
+
+def render_legend(where: Any = None) -> None:
+    """What the gutter glyphs mean (our own text)."""
+    target = where or st
+    target.text("Lanes:  " + "   ".join(f"{glyph} {meaning}" for glyph, meaning in GLYPHS.items()))
+
+
+def render_conversation(
+    analysis: Analysis,
+    rows: Sequence[Row],
+    start: int,
+    stop: int,
+    selected_row: int | None = None,
+    on_select: Callable[[int], Any] | None = None,
+) -> list[ConversationRow]:
+    """Draw rows[start:stop] as the conversation view; returns the rows drawn (plain data).
+
+    on_select(row number) is called (as a button callback) when the user picks a
+    row; selected_row is marked.  Meant for windows of up to about 100 rows.
+    """
+    page = conversation_rows(analysis, rows, start, stop)
+    if not page:
+        st.text("No rows to show.")
+        return page
+    widths = (max(len(crow.left.gutter.line) for crow in page), max(len(crow.right.gutter.line) for crow in page))
+    left, right = st.columns(2, gap="medium")
+    left.text("Durable transcript (as recorded)")
+    right.text("Repaired view (what the provider is sent)")
+    for crow in page:
+        render_row(crow, widths, crow.row == selected_row, on_select)
+    return page
