@@ -1,100 +1,307 @@
-"""Lessons on the tool-call invariants, and a step-by-step replay of a repair.
+"""Lessons on the tool-call invariants: one per invariant, both policies side by side, every claim checked.
 
-Each lesson names one invariant, points at a small broken example in
-`sample_transcripts/`, and quotes the error text providers return when it is
-broken (the documented texts below; live verdicts from the provider rule sets
-are shown next to them when available; texts as collected in docs/providers.md).  `repair_steps` splits a report into
-single actions so a learner can apply them one at a time and watch the view
-change; applying all of them gives exactly the report's view.
+Each lesson names one invariant and shows it on one small broken example (a file
+of `sample_transcripts/` or a tiny inline transcript).  Nothing a lesson shows
+about the example is written by hand: the provider errors come from the provider
+rule sets, the views, steps and verdicts from the engine under both policies.
+What the prose does say is guarded: `claims` (which provider rejects the example
+with which rule, or accepts it) and `expect` (what each policy does) are checked
+against the engine by tests/test_lessons.py, which also fails when the prose
+names a provider that no claim covers.
+
+`repair_steps` splits a report into single actions so a learner can apply them
+one at a time; `view_after` gives the view after some of them (dropped messages
+stay as placeholders when asked), and applying all of them gives exactly the
+report's view.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
-from integrity import DurableView, MergedView, ReceiptView, RepairKind, RepairReport, TurnView, spec
+from integrity import (
+    DurableView,
+    MergedView,
+    ReceiptView,
+    RepairKind,
+    RepairReport,
+    TurnView,
+    analyze,
+    load,
+)
+from integrity.kinds import facts
+
+POLICIES: tuple[str, ...] = ("openmaic", "strict")
+"""The policies every lesson shows side by side: the reference first, then strict."""
+POLICY_TITLES: dict[str, str] = {"openmaic": "the reference (openmaic)", "strict": "strict (the default)"}
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
+NOW_MS = 1_763_000_000_000
+"""The clock of every lesson's analysis, so receipts carry the same timestamp on every run."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What the lesson's text says one provider does with the example as recorded.
+
+    rule: the rule id of the error it names (a key of the provider spec's errors); None: the
+    text says the provider accepts the example.
+    """
+
+    provider: str
+    rule: str | None = None
 
 
 @dataclass(frozen=True)
 class Lesson:
-    """One invariant, explained on one example."""
+    """One invariant, explained on one example.
+
+    sample: a file of sample_transcripts/, or None with `inline` (pi-ai JSON text).
+    provider: the provider the strict view is planned for (None: none chosen).
+    policies: what the two policies do here and why they differ (checked by `expect`).
+    expect: per policy, the kinds (registry names) of every change and finding the engine reports.
+    """
 
     key: str
     title: str
     rule: str
     why: str
-    sample: str
-    provider_errors: tuple[tuple[str, str], ...]
+    policies: str
+    claims: tuple[Claim, ...]
+    expect: dict[str, frozenset[str]]
+    sample: str | None = None
+    inline: str | None = None
+    provider: str | None = None
+    terms: tuple[str, ...] = field(default=())
+
+    @property
+    def example_name(self) -> str:
+        return self.sample or f"{self.key}.pi-ai.json"
+
+    @property
+    def provider_errors(self) -> tuple[tuple[str, str], ...]:
+        """(provider, error text) for every error claim, as the provider's rule set returns it for the example."""
+        said = verdicts_as_recorded(self)
+        return tuple((claim.provider, error) for claim in self.claims if claim.rule
+                     for rule, error in said.get(claim.provider, ()) if rule == claim.rule)
 
 
-def _said(provider: str, rule: str, **fields: object) -> tuple[str, str]:
-    """(provider, the error text its rule set returns for `rule`), filled in from the provider's spec."""
-    return provider, spec(provider).errors[rule].format(**fields)
+def _kinds(*names: str) -> frozenset[str]:
+    return frozenset(names)
 
+
+def _pi(messages: list[dict[str, Any]]) -> str:
+    return json.dumps(messages, indent=2) + "\n"
+
+
+def _call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
+
+
+def _result(call_id: str, name: str, text: str) -> dict[str, Any]:
+    return {"role": "toolResult", "toolCallId": call_id, "toolName": name,
+            "content": [{"type": "text", "text": text}], "isError": False}
+
+
+_REUSED = _pi([
+    {"role": "user", "content": "Read main.c, then util.c."},
+    {"role": "assistant", "content": [_call("call_0", "read_file", path="main.c")], "stopReason": "toolUse"},
+    _result("call_0", "read_file", "int main(void) { return run(); }"),
+    {"role": "assistant", "content": [_call("call_0", "read_file", path="util.c")], "stopReason": "toolUse"},
+    {"role": "user", "content": "Go on."},
+])
+"""A small model's ids: call_0 again in the second turn, and that second call got no result."""
+
+_TURNS = _pi([
+    {"role": "user", "content": "List the files."},
+    {"role": "assistant", "content": [_call("call_ls", "run_shell", cmd="ls")], "stopReason": "toolUse"},
+    _result("call_ls", "run_shell", "README.md\nsrc"),
+    {"role": "user", "content": "Now count them."},
+    {"role": "assistant", "content": [{"type": "text", "text": "There are 2 entries."}], "stopReason": "stop"},
+])
+"""Every call answered right after its frame, but a user message follows the tool result directly."""
+
+_ALL = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", "deepseek",
+        "deepseek-responses")
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "answered", "Every call is answered",
-        "Every tool call in an assistant frame has a tool result in the request.",
-        "A crash or a lost write can leave a call without its result. Providers refuse the whole "
-        "request; the repair synthesizes an 'interrupted' receipt so the model knows the outcome is unknown.",
-        "orphaned_call.pi-ai.json",
-        (_said("openai-chat", "tool_calls_unanswered", ids="call_readme"),
-         _said("openai-responses", "function_call_unanswered", id="call_readme"),
-         _said("bedrock", "tool_use_unanswered", index=2, ids="call_readme")),
+        "Every tool call in a frame has a tool result in the request.",
+        "A crash, a killed worker or a lost write can leave a call without its result (an orphaned call). "
+        "Providers refuse the whole request.",
+        "Both policies add a receipt for the call, in the view only: the durable transcript keeps the orphan. "
+        "They differ in its words. The reference's receipt says the call was interrupted; strict's adds that "
+        "the outcome is unknown and that a tool with side effects should be checked before it is retried, "
+        "because it may have run.",
+        (Claim("openai-chat", "tool_calls_unanswered"), Claim("anthropic", "tool_use_unanswered"),
+         Claim("gemini", "function_response_count_mismatch")),
+        {"openmaic": _kinds("synthesized receipt"), "strict": _kinds("synthesized receipt")},
+        sample="orphaned_call.pi-ai.json",
     ),
     Lesson(
         "once", "Every call is answered once",
-        "A call id has exactly one result in the request.",
-        "Crash recovery can write an interrupted receipt and then the real result arrives late. "
-        "The reference keeps the first durable receipt and drops the later one from the view.",
-        "crash_duplicate.pi-ai.json",
-        (_said("openai-chat", "duplicate_tool_call_id", id="call_deploy", first=2, second=3),
-         _said("anthropic", "duplicate_tool_result", index=2, block=1, id="call_deploy"),
-         _said("deepseek", "duplicate_tool_call_id", id="call_deploy", index=3),
-         _said("bedrock", "too_many_tool_results", index=2)),
+        "A call id has exactly one tool result in the request.",
+        "A tool that timed out and was retried can record two results for one call.",
+        "Here the policies agree: both keep the first result (#2, the timeout error) and drop the second "
+        "(#3). Neither result is a receipt, so nothing says which one is real, and the first is kept. When "
+        "the first result is a receipt they do not agree: see the lesson on receipts.",
+        (Claim("openai-chat", "duplicate_tool_call_id"), Claim("anthropic", "duplicate_tool_result"),
+         Claim("openai-responses")),
+        {"openmaic": _kinds("dropped duplicate"), "strict": _kinds("dropped duplicate")},
+        sample="two_results.openai-chat.json",
     ),
     Lesson(
         "contiguous", "Results come right after their frame",
-        "The results of a frame are the messages immediately after it, with nothing in between.",
-        "An aborted retry or a hook message can land between a call and its result. The repair moves "
-        "the results back right after their frame and drops interrupted frames without calls.",
-        "abort_race.pi-ai.json",
-        (_said("anthropic", "tool_use_unanswered", index=1, ids="call_B"),
-         _said("openai-chat", "tool_calls_unanswered", ids="call_B")),
+        "The results of a frame are the messages right after it, with nothing in between.",
+        "An interrupted frame (the user pressed stop while a tool ran) or a hook message can land between "
+        "a call and its result, when a tool finishes after it.",
+        "Here the policies agree: both move the result #4 back next to its frame and drop the interrupted "
+        "frame #3. They differ on interrupted frames that split nothing: the reference drops every one "
+        "as soon as it repairs anything, strict only the ones it must.",
+        (Claim("openai-chat", "tool_calls_unanswered"), Claim("anthropic", "tool_use_unanswered"),
+         Claim("openai-responses")),
+        {"openmaic": _kinds("moved", "dropped interrupted frame"),
+         "strict": _kinds("moved", "dropped interrupted frame")},
+        sample="abort_race.pi-ai.json",
     ),
     Lesson(
-        "order", "Results follow call order",
-        "The results after a frame appear in the order of its calls.",
-        "Parallel tools finish in any order. Providers that pair by position (Gemini without ids) "
-        "mismatch results; the reference only reports it, the strict policy reorders.",
-        "out_of_order.pi-ai.json",
-        (_said("gemini", "function_response_count_mismatch"),),
+        "order", "Results follow call order (a normalization)",
+        "The results right after a frame come in the order of its calls.",
+        "Parallel tools finish in any order. Every provider rule set here pairs results by call id, so "
+        "none of them rejects this example: putting results in call order is a normalization, not a "
+        "repair, and the transcript is healthy as it is.",
+        "The reference reports the order as a finding and changes nothing; strict puts the results in call "
+        "order (reordered), a change no provider needs.",
+        tuple(Claim(provider) for provider in _ALL),
+        {"openmaic": _kinds("results out of order"), "strict": _kinds("reordered")},
+        sample="out_of_order.pi-ai.json",
     ),
     Lesson(
         "no_stray", "No result without a call",
-        "Every tool result answers a call that exists earlier in the request.",
-        "Compaction can summarize away the frame that made a call and keep its result. The reference "
-        "leaves such a stray in place (and providers reject it); the strict policy drops it.",
-        "stray_result.pi-ai.json",
-        (_said("openai-chat", "tool_result_without_call"),
-         _said("anthropic", "unexpected_tool_result", index=1, block=0, ids="call_gone"),
-         _said("openai-responses", "function_call_output_without_call", id="call_gone")),
+        "Every tool result answers a call made earlier in the request.",
+        "Compaction can summarize away the frame that made a call and keep its result: a stray result.",
+        "The reference leaves the stray result in place and reports it, so its view is still rejected; "
+        "strict drops it (dropped stray), since no call can own it.",
+        (Claim("openai-chat", "tool_result_without_call"), Claim("anthropic", "unexpected_tool_result"),
+         Claim("openai-responses", "function_call_output_without_call")),
+        {"openmaic": _kinds("stray result"), "strict": _kinds("dropped stray")},
+        sample="stray_result.pi-ai.json",
     ),
     Lesson(
-        "provider", "Provider-specific rules",
-        "Each provider adds its own shape rules: Anthropic and Bedrock want all results of a turn in the "
-        "single next user message, Gemini one response part per call part, Mistral equal counts, DeepSeek "
-        "unique ids.",
-        "A history that one provider accepts can be rejected by another; check the verdict for the "
-        "provider you will send it to.",
-        "pause_between.pi-ai.json",
-        (_said("mistral", "call_response_count_mismatch"),
-         _said("gemini", "function_call_turn_position"),
-         _said("bedrock", "tool_use_unanswered", index=2, ids="call_rm")),
+        "unique_ids", "Call ids are unique, across turns too",
+        "Each call id is used by one call only, in the whole request, not just within a turn.",
+        "Small models and some servers number calls per turn (call_0 in every turn). Here the second "
+        "turn reuses call_0, and that second call got no result. Anthropic rejects the reused id "
+        "itself (`tool_use` ids must be unique).",
+        "The reference pairs results by id only: the second call_0 looks answered by #2, so its view sends "
+        "#2 again as the second call's answer (a shared answer), and the model reads main.c's content as "
+        "util.c's. Strict pairs by position: it sends the second call as call_0_2 (renamed ids; the durable "
+        "message keeps call_0) and, since no result follows it, adds a receipt for call_0_2.",
+        (Claim("anthropic", "duplicate_tool_use_id"),),
+        {"openmaic": _kinds("shared answer", "reused call id"),
+         "strict": _kinds("renamed ids", "synthesized receipt")},
+        inline=_REUSED,
+    ),
+    Lesson(
+        "provider", "Provider turn rules",
+        "Some providers add rules on the order of turns. Bedrock wants user and assistant turns to "
+        "alternate, and Mistral takes no user message right after a tool message; OpenAI Chat and "
+        "Anthropic accept the same history.",
+        "Every call here is answered right after its frame; what breaks is the user message right after "
+        "the tool result. A history one provider accepts can be rejected by another.",
+        "The reference knows no providers and changes nothing, so its view is rejected as before. Strict "
+        "follows the provider the view is for, here Bedrock: it adds a short assistant turn between the "
+        "result and the user message (a synthesized turn).",
+        (Claim("bedrock", "roles_not_alternating"), Claim("mistral", "unexpected_role_order"),
+         Claim("openai-chat"), Claim("anthropic")),
+        {"openmaic": _kinds(), "strict": _kinds("synthesized turn")},
+        inline=_TURNS, provider="bedrock",
+    ),
+    Lesson(
+        "receipts", "Receipts, and a real result after one",
+        "A receipt stands in for a result nobody recorded; when the real result arrives later, the call "
+        "has two results and one of them must go.",
+        "At wind-down a runtime writes a receipt for every call still in flight; a tool that does not stop "
+        "when asked finishes anyway, and its real result lands after the receipt.",
+        "The reference keeps the first result of a call, here the receipt #2, and drops the real result #3 "
+        "(real result hidden). Strict prefers a real result over a receipt: it keeps #3 in the receipt's "
+        "place and drops #2.",
+        (Claim("openai-chat", "duplicate_tool_call_id"), Claim("anthropic", "duplicate_tool_result"),
+         Claim("openai-responses")),
+        {"openmaic": _kinds("dropped duplicate", "real result hidden"),
+         "strict": _kinds("dropped duplicate", "reordered")},
+        sample="crash_duplicate.pi-ai.json",
     ),
 )
+
+
+def example_bytes(lesson: Lesson) -> bytes | None:
+    """The example's file content (None when a sample file is missing)."""
+    if lesson.inline is not None:
+        return lesson.inline.encode("utf-8")
+    path = SAMPLES / (lesson.sample or "")
+    return path.read_bytes() if path.is_file() else None
+
+
+@lru_cache(maxsize=64)
+def _analyses(key: str) -> dict[str, Any]:
+    lesson = find_lesson(key)
+    data = example_bytes(lesson) if lesson else None
+    if lesson is None or data is None:
+        return {}
+    transcript = load(data, lesson.example_name)
+    return {policy: analyze(transcript, policy, now=lambda: NOW_MS, provider=lesson.provider, verdicts=True)
+            for policy in POLICIES}
+
+
+def lesson_analyses(lesson: Lesson) -> dict[str, Any]:
+    """The engine's analysis of the example under each policy, with every provider's verdict.
+
+    Cached per lesson (examples are fixed); callers must not change what they get.
+    """
+    return _analyses(lesson.key)
+
+
+def verdicts_as_recorded(lesson: Lesson) -> dict[str, list[tuple[str, str]]]:
+    """provider -> [(rule, error text)] the provider's rule set returns for the example as recorded."""
+    analyses = lesson_analyses(lesson)
+    if not analyses:
+        return {}
+    verdicts = analyses[POLICIES[0]].verdicts
+    return {name: [(v.rule, v.error) for v in said["before"]] for name, said in verdicts.items()}
+
+
+def changes(report: RepairReport) -> frozenset[str]:
+    """The kinds (registry names) of everything the report changes or finds."""
+    kinds = {facts(action.kind).name for action in report.actions if action.kind != RepairKind.KEPT}
+    kinds |= {facts(RepairKind.RENAMED).name for action in report.actions if action.new_ids}
+    kinds |= {facts(RepairKind.SHARED).name for action in report.actions if action.also_view_indices}
+    kinds |= {facts(RepairKind.SYNTHESIZED).name for entry in report.view if isinstance(entry, ReceiptView)}
+    kinds |= {facts(RepairKind.SYNTHESIZED_TURN).name for entry in report.view if isinstance(entry, TurnView)}
+    kinds |= {facts(RepairKind.MERGED).name for entry in report.view if isinstance(entry, MergedView)}
+    kinds |= {facts(finding.kind).name for finding in report.findings}
+    return frozenset(kinds)
+
+
+def provider_rows(analysis: Any) -> list[dict[str, str]]:
+    """One row per provider error for the example as recorded, and one 'accepted' row per provider that takes it."""
+    rows = []
+    for name, said in analysis.verdicts.items():
+        if not said["before"]:
+            rows.append({"provider": name, "as recorded": "✔ accepted", "rule": "", "provider error": ""})
+        for violation in said["before"]:
+            rows.append({"provider": name, "as recorded": "✖ rejected", "rule": violation.rule,
+                         "provider error": violation.error})
+    return rows
+
+
+def still_rejecting(analysis: Any) -> list[str]:
+    """The providers that reject this policy's view too."""
+    return [name for name, said in analysis.verdicts.items() if said["after"]]
 
 
 @dataclass(frozen=True)
@@ -102,53 +309,135 @@ class Step:
     """One repair action: which durable message, or which view-only entry, it touches, and how.
 
     kind: a RepairKind value; durable_index: the durable message it changes;
-    synthesized_index: for a synthesized receipt or turn, its position in report.view.
+    synthesized_index: for a synthesized receipt or turn, its position in report.view;
+    frame: the frame whose results it places (moves, reorders, receipts), when there is one.
     """
 
     kind: str
     durable_index: int | None
     synthesized_index: int | None
     description: str
+    frame: int | None = None
+    kept: int | None = None
+    members: tuple[int, ...] = ()
+
+    @property
+    def touches(self) -> tuple[int, ...]:
+        """The durable messages it changes (several for a frame's results put in call order)."""
+        return self.members or (() if self.durable_index is None else (self.durable_index,))
 
 
 Entry = tuple[str, int]
-"""('durable', durable index) or (source, view position) for a view-only entry ('synthesized',
-'turn' or 'merged', the position in report.view): one message of a partly repaired view."""
+"""('durable', durable index), ('dropped', durable index) for a dropped message's placeholder, or
+(source, view position) for a view-only entry ('synthesized', 'turn' or 'merged', the position in
+report.view): one row of a partly repaired view."""
 
 _DROP_TEXT = {
-    RepairKind.DROPPED_DUPLICATE: "drop #{index}: duplicate of #{kept}",
-    RepairKind.DROPPED_INTERRUPTED_FRAME: "drop #{index}: interrupted frame without calls",
-    RepairKind.DROPPED_STRAY: "drop #{index}: result for a call that does not exist",
-    RepairKind.MOVED: "move #{index} to view position {view}",
-    RepairKind.REORDERED: "put #{index} in call order, at view position {view} (no provider needs this)",
-    RepairKind.MERGED: "send #{index} inside #{kept}'s message (the provider wants one message per role turn)",
+    RepairKind.DROPPED_DUPLICATE: "drop #{index}: a second result for {call}; #{kept} stays",
+    RepairKind.DROPPED_INTERRUPTED_FRAME: "drop #{index}: an interrupted frame",
+    RepairKind.DROPPED_STRAY: "drop #{index}: a result for {call}, which no call in the transcript has",
+    RepairKind.MOVED: "move {moved} next to {its} frame #{frame}{order}",
+    RepairKind.REORDERED: "put the results after frame #{frame} in call order: {order} (no provider needs this)",
+    RepairKind.MERGED: "send #{index} inside #{kept}'s message (the provider wants one message per turn)",
 }
+"""The step text of every action kind (tests/test_kinds.py checks none is missing)."""
+
+
+def _frames(report: RepairReport) -> dict[int, int]:
+    """durable result index -> the frame whose answer it is where the view first places it, from the pairings."""
+    first_view = {a.durable_index: a.view_index for a in report.actions if a.view_index is not None}
+    frames = {p.answered_by: p.frame_index for p in report.pairings
+              if p.answered_by is not None and p.view_index is not None
+              and p.view_index == first_view.get(p.answered_by)}
+    for pairing in report.pairings:  # otherwise (a dropped duplicate): the frame of its call id
+        for index in ([pairing.answered_by] if pairing.answered_by is not None else []) + pairing.result_indices:
+            frames.setdefault(index, pairing.frame_index)
+    return frames
+
+
+def _travels(report: RepairReport, frames: dict[int, int]) -> dict[int | None, list[Any]]:
+    """frame -> the actions that move or reorder its results: one step each, since putting one result
+    in call order may show nothing until the others of its frame travel too."""
+    groups: dict[int | None, list[Any]] = {}
+    for action in report.actions:
+        if action.kind in (RepairKind.MOVED, RepairKind.REORDERED):
+            groups.setdefault(frames.get(action.durable_index), []).append(action)
+    return groups
+
+
+def _travel_step(frame: int | None, group: list[Any]) -> Step:
+    """One step for every result of one frame that travels: moved ones named, the call order given."""
+    group = sorted(group, key=lambda action: action.view_index if action.view_index is not None else -1)
+    members = tuple(action.durable_index for action in group)
+    order = ", ".join(f"#{action.durable_index} ({action.call_id})" for action in group)
+    moved = [action for action in group if action.kind == RepairKind.MOVED]
+    if not moved:
+        return Step(RepairKind.REORDERED.value, min(members), None,
+                    _DROP_TEXT[RepairKind.REORDERED].format(frame=frame, order=order), frame, members=members)
+    named = (f"#{moved[0].durable_index} (the result of {moved[0].call_id})" if len(moved) == 1 else
+             ", ".join(f"#{action.durable_index} ({action.call_id})" for action in moved))
+    text = _DROP_TEXT[RepairKind.MOVED].format(moved=named, its="its" if len(moved) == 1 else "their", frame=frame,
+                                               order=f", in call order: {order}" if len(group) > 1 else "")
+    return Step(RepairKind.MOVED.value, min(members), None, text, frame, members=members)
 
 
 def repair_steps(report: RepairReport) -> list[Step]:
-    """Every change the report makes, in transcript order (synthesized receipts after their frame)."""
-    keyed: list[tuple[float, Step]] = []
+    """Every change the report makes: drops first, then what travels (moves, call order), renames and
+    shared answers, then receipts, then merges and turns, each in transcript order.
+
+    Drops go first so that, when a result travels, nothing still sits between it and its
+    frame but other results of that frame: each step then shows what its text says.
+    """
+    frames = _frames(report)
+    keyed: list[tuple[tuple[int, float], Step]] = []
+    for frame, group in _travels(report, frames).items():
+        keyed.append(((1, min(a.durable_index for a in group)), _travel_step(frame, group)))
     for action in report.actions:
-        if action.kind != RepairKind.KEPT:
-            text = _DROP_TEXT[action.kind].format(index=action.durable_index, kept=action.kept_instead,
-                                                  view=action.view_index)
-            keyed.append((action.durable_index, Step(action.kind.value, action.durable_index, None, text)))
+        index = action.durable_index
+        if action.kind not in (RepairKind.KEPT, RepairKind.REORDERED, RepairKind.MOVED):
+            frame = frames.get(index)
+            text = _DROP_TEXT[action.kind].format(index=index, kept=action.kept_instead, call=action.call_id,
+                                                  frame=frame)
+            phase = 0 if action.kind.startswith("dropped") else 3 if action.kind == RepairKind.MERGED else 1
+            keyed.append(((phase, index), Step(action.kind.value, index, None, text, frame, action.kept_instead)))
+        if action.new_ids:
+            renames = ", ".join(f"{old} as {new}" for old, new in action.new_ids.items())
+            keyed.append(((1, index + 0.1), Step(RepairKind.RENAMED.value, index, None,
+                                            f"send #{index} with {renames} (the durable message keeps its ids)")))
         if action.also_view_indices:
-            keyed.append((action.durable_index + 0.25,
-                          Step(RepairKind.SHARED.value, action.durable_index, None,
-                               f"answer a reused id again with #{action.durable_index}")))
+            keyed.append(((1, index + 0.25), Step(RepairKind.SHARED.value, index, None,
+                                             f"answer the reused id {action.call_id or ''} again with #{index}"
+                                             .replace("id  again", "id again"))))
     for position, entry in enumerate(report.view):
         if isinstance(entry, ReceiptView):
-            keyed.append((entry.frame_index + 0.5 + entry.call_position / 1000,
+            keyed.append(((2, entry.frame_index + 0.5 + entry.call_position / 1000),
                           Step(RepairKind.SYNTHESIZED.value, None, position,
-                               f"synthesize an interrupted receipt for call {entry.call_id!r} of frame "
-                               f"#{entry.frame_index}")))
+                               f"add a receipt for call {entry.call_id} of frame #{entry.frame_index}",
+                               entry.frame_index)))
         elif isinstance(entry, TurnView):
-            keyed.append((_turn_anchor(report, position),
+            keyed.append(((3, _turn_anchor(report, position)),
                           Step(RepairKind.SYNTHESIZED_TURN.value, None, position,
-                               f"add a {entry.role} turn: {entry.reason}")))
+                               f"add a{'n' if entry.role == 'assistant' else ''} {entry.role} turn: {entry.reason}")))
     keyed.sort(key=lambda pair: pair[0])
-    return [step for _, step in keyed]
+    return _say_when_in_place(report, [step for _, step in keyed])
+
+
+IN_PLACE = " (already in place after the steps before)"
+_SIMULATE_UP_TO = 300
+
+
+def _say_when_in_place(report: RepairReport, steps: list[Step]) -> list[Step]:
+    """A step that travels but changes no row (an earlier step, such as a shared answer, already put its
+    results where they go) says so, so its text never promises a change the rows do not show."""
+    import dataclasses
+
+    if len(steps) > _SIMULATE_UP_TO:
+        return steps
+    for n, step in enumerate(steps):
+        if step.kind in (RepairKind.MOVED, RepairKind.REORDERED) and (
+                view_after(report, steps, n, True) == view_after(report, steps, n + 1, True)):
+            steps[n] = dataclasses.replace(step, description=step.description + IN_PLACE)
+    return steps
 
 
 def _turn_anchor(report: RepairReport, view_index: int) -> float:
@@ -161,20 +450,21 @@ def _turn_anchor(report: RepairReport, view_index: int) -> float:
     return -0.5
 
 
-def view_after(report: RepairReport, steps: list[Step], applied: int) -> list[Entry]:
+def view_after(report: RepairReport, steps: list[Step], applied: int, placeholders: bool = False) -> list[Entry]:
     """The view after the first `applied` steps: un-applied changes are undone, the rest kept.
 
     With every step applied this is exactly `report.view`; with none it is the
-    durable transcript.
+    durable transcript.  placeholders: a message an applied step dropped stays as
+    ('dropped', index) where it was recorded, so a learner sees what went.
     """
     done = steps[:applied]
     view_only_done = {s.synthesized_index for s in done if s.synthesized_index is not None}
     merged_done = {s.durable_index for s in done if s.kind == RepairKind.MERGED}
     travels = (RepairKind.MOVED, RepairKind.REORDERED)
-    moved_done = {s.durable_index for s in done if s.kind in travels}
+    moved_done = {index for s in done if s.kind in travels for index in s.touches}
     shared_done = {s.durable_index for s in done if s.kind == RepairKind.SHARED}
     dropped_done = {s.durable_index for s in done if s.kind.startswith("dropped")}
-    moved_all = {s.durable_index for s in steps if s.kind in travels}
+    moved_all = {index for s in steps if s.kind in travels for index in s.touches}
 
     entries: list[Entry] = []
     seen: set[int] = set()
@@ -198,58 +488,120 @@ def view_after(report: RepairReport, steps: list[Step], applied: int) -> list[En
             continue
         seen.add(index)
         entries.append(("durable", index))
-    pending = sorted(
-        {a.durable_index for a in report.actions if a.kind.startswith("dropped")} - dropped_done
-        | (moved_all - moved_done)
-    )
-    for index in pending:
-        at = 0
-        for position, (source, value) in enumerate(entries):
-            if source == "durable" and value < index:
-                at = position + 1
-        entries.insert(at, ("durable", index))
+    dropped_all = {a.durable_index for a in report.actions if a.kind.startswith("dropped")}
+    pending = {index: "durable" for index in (dropped_all - dropped_done) | (moved_all - moved_done)}
+    if placeholders:
+        pending.update({index: "dropped" for index in dropped_done})
+    for index in sorted(pending):  # where it was recorded: before the next recorded message still in place
+        at = next((position for position, (source, value) in enumerate(entries)
+                   if source in ("durable", "dropped") and value > index
+                   and not (source == "durable" and value in moved_done)), len(entries))
+        entries.insert(at, (pending[index], index))
     return entries
 
 
 def step_view_rows(analysis: Any, steps: list[Step], applied: int) -> list[dict[str, Any]]:
-    """The partly repaired view as table rows: position, where each message comes from, a preview,
-    and which row the last applied step changed."""
+    """The partly repaired view as table rows, dropped messages kept as greyed placeholders.
+
+    Columns: view # (blank for a placeholder), where each message comes from, what the
+    applied steps did to it (a kind's registry name), a preview, and which row the last
+    applied step changed.
+    """
     from .rows import preview
 
     report = analysis.report
     last = steps[applied - 1] if applied else None
+    done = steps[:applied]
+    renamed = {s.durable_index for s in done if s.kind == RepairKind.RENAMED}
+    travelled = {index: s.kind for s in done if s.kind in (RepairKind.MOVED, RepairKind.REORDERED)
+                 for index in s.touches}
+    drops = {s.durable_index: s.kind for s in done if s.kind.startswith("dropped")}
+    shared = {s.durable_index for s in done if s.kind == RepairKind.SHARED}
+    view_of = {entry.index: position for position, entry in enumerate(report.view) if isinstance(entry, DurableView)}
     rows = []
-    for position, (origin, index) in enumerate(view_after(report, steps, applied)):
-        if origin == "durable":
-            message, tag = analysis.transcript.messages[index], f"#{index}"
-            touched = last is not None and last.durable_index == index
+    position = 0
+    counted: set[int] = set()
+    for origin, index in view_after(report, steps, applied, placeholders=True):
+        touched = False
+        if origin in ("durable", "dropped"):
+            message = analysis.transcript.messages[index]
+            if origin == "durable" and index in renamed and index in view_of:
+                message = analysis.view[view_of[index]]
+            tag = f"#{index}"
+            touched = last is not None and index in last.touches and (
+                last.kind != RepairKind.SHARED or index in counted)
+            state = (facts(drops[index]).name if origin == "dropped" else
+                     facts(RepairKind.SHARED).name if index in counted and index in shared else
+                     facts(travelled[index]).name if index in travelled else
+                     facts(RepairKind.RENAMED).name if index in renamed else "")
+            counted.add(index)
         else:
             entry = report.view[index]
             message = analysis.view[index]
             if isinstance(entry, MergedView):
                 tag = "⊕ " + " + ".join(f"#{member}" for member in entry.members)
                 touched = last is not None and last.durable_index in entry.members
+                state = facts(RepairKind.MERGED).name
             else:
-                tag = "✚ synthesized" if origin == "synthesized" else "✚ turn"
+                tag = "✚ receipt" if origin == "synthesized" else "✚ turn"
                 touched = last is not None and last.synthesized_index == index
-        rows.append({"position": position, "from": tag, "message": preview(message),
+                state = facts(RepairKind.SYNTHESIZED if origin == "synthesized" else RepairKind.SYNTHESIZED_TURN).name
+        rows.append({"view #": "" if origin == "dropped" else str(position), "from": tag,
+                     "change": state or "as recorded", "message": preview(message),
                      "last step": "◀ just changed" if touched else ""})
+        if origin != "dropped":
+            position += 1
     return rows
 
 
-SANDBOX_START = """[
-  {"role": "user", "content": "Read a.txt and b.txt"},
-  {"role": "assistant", "stopReason": "toolUse", "content": [
-    {"type": "toolCall", "id": "call_a", "name": "read_file", "arguments": {"path": "a.txt"}},
-    {"type": "toolCall", "id": "call_b", "name": "read_file", "arguments": {"path": "b.txt"}}]},
-  {"role": "toolResult", "toolCallId": "call_b", "toolName": "read_file",
-   "content": [{"type": "text", "text": "contents of b"}], "isError": false},
-  {"role": "user", "content": "Hurry up"},
-  {"role": "toolResult", "toolCallId": "call_a", "toolName": "read_file",
-   "content": [{"type": "text", "text": "contents of a"}], "isError": false}
-]
-"""
-"""The sandbox's starting transcript: a result split from its frame by a user message."""
+# ----------------------------------------------------------------------------- receipts
+
+
+def engine_receipts() -> dict[str, dict[str, Any]]:
+    """policy -> the receipt the engine writes into the view for an unanswered call (from the 'answered' example)."""
+    lesson = find_lesson("answered")
+    found: dict[str, dict[str, Any]] = {}
+    for policy, analysis in (lesson_analyses(lesson) if lesson else {}).items():
+        for position, entry in enumerate(analysis.report.view):
+            if isinstance(entry, ReceiptView):
+                found[policy] = analysis.view[position]
+                break
+    return found
+
+
+RECOGNITION_FORMATS: tuple[str, ...] = ("pi-ai", "openai-chat", "openai-responses", "anthropic", "gemini",
+                                        "bedrock", "langchain", "claude-code", "codex", "inspect")
+"""The formats the receipts lesson writes a receipt in and reads back."""
+
+
+@lru_cache(maxsize=1)
+def receipt_recognition() -> list[dict[str, Any]]:
+    """For each format: the receipt as written in it, and whether reading it back still gives a receipt.
+
+    Computed by writing [user, frame, receipt] with the format's writer and reading the
+    bytes back with its reader: the engine tells a receipt from a real result only by
+    isError with details {ok: false, error: "interrupted"} (pi-ai), which other formats
+    cannot carry, so on reading they recognise the reference's exact text marked as an error.
+    """
+    from integrity import Transcript, is_interrupted_tool_result, read_bytes, write_bytes
+    from integrity.formats import to_native
+
+    receipts = engine_receipts()
+    rows = []
+    for fmt in RECOGNITION_FORMATS:
+        row: dict[str, Any] = {"format": fmt}
+        for policy, receipt in receipts.items():
+            frame = {"role": "assistant", "stopReason": "toolUse", "timestamp": NOW_MS,
+                     "content": [_call(receipt["toolCallId"], receipt["toolName"])]}
+            messages = [{"role": "user", "content": "go", "timestamp": NOW_MS}, frame, receipt]
+            native = to_native(messages, fmt)
+            written = [entry for entry, sources in zip(native.messages, native.sources, strict=False) if 2 in sources]
+            back = read_bytes(write_bytes(Transcript(messages, "receipt.json"), messages, fmt), "receipt", fmt)
+            results = [m for m in back.messages if isinstance(m, dict) and m.get("role") == "toolResult"]
+            row[policy] = bool(results) and is_interrupted_tool_result(results[-1])
+            row[f"{policy} as written"] = json.dumps(written[-1] if written else None, ensure_ascii=False)
+        rows.append(row)
+    return rows
 
 
 def find_lesson(key: str) -> Lesson | None:
@@ -258,3 +610,13 @@ def find_lesson(key: str) -> Lesson | None:
         if lesson.key == key:
             return lesson
     return None
+
+
+LESSON_PARAM = "lesson"
+"""The query parameter of the Lessons page (`/lessons?lesson=order`)."""
+
+
+def lesson_url(key: str) -> str:
+    return f"/lessons?{LESSON_PARAM}={key}"
+
+

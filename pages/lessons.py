@@ -1,117 +1,197 @@
-"""Lessons: one invariant at a time on a small broken sample, a step-through, and a sandbox.
+"""Lessons: one invariant at a time, both policies side by side, a step-through, and a sandbox.
 
-Lesson texts, the documented provider errors and the step-through come from
-integrity.lessons; verdicts and views from integrity.analysis.
+Everything shown about an example comes from the engine (inspector.lessons runs it
+under both policies with every provider's verdict); the lesson texts are checked
+against that output by tests/test_lessons.py.  Terms link to the Glossary.
+`?lesson=<key>` opens a lesson.  Transcript content goes only into dataframe cells
+and st.code; st.markdown gets our own text.
 """
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from inspector import ui
-from inspector.entry import through_app
+from inspector.glossary import link, link_terms
 from inspector.lessons import (
+    LESSON_PARAM,
     LESSONS,
-    SANDBOX_START,
+    POLICIES,
+    POLICY_TITLES,
+    engine_receipts,
+    example_bytes,
     find_lesson,
+    lesson_analyses,
+    provider_rows,
+    receipt_recognition,
     repair_steps,
     step_view_rows,
+    still_rejecting,
 )
-from inspector.rows import violation_rows
+from inspector.rows import preview
 
-through_app()  # a page URL opened first on a fresh server still runs through app.py
+DROPPED_STYLE = "color: #6b7280; text-decoration: line-through; background-color: #f3f4f6"
+CHANGED_STYLE = "background-color: #dbeafe"
+MESSAGE = st.column_config.TextColumn(width="large")
 
 st.title("Lessons")
+st.caption("One rule at a time, on a small broken example. Everything below the rule comes from the engine and "
+           "the provider rule sets run on that example; words in blue lead to the [Glossary](/glossary).")
 policy = ui.policy_picker()
-provider = ui.provider_picker()
 
 keys = [lesson.key for lesson in LESSONS]
-ui.from_url("lesson", "lesson", keys, keys[0])
+asked = st.query_params.get(LESSON_PARAM)
+if asked is not None and asked not in keys:
+    st.warning(f"There is no lesson “{asked[:60]}”; the lessons are: {', '.join(keys)}.")
+ui.from_url("lesson", LESSON_PARAM, keys, keys[0])
 key = st.radio("Invariant", keys, key="lesson", horizontal=True,
-               format_func=lambda k: find_lesson(k).title)  # type: ignore[union-attr]
-ui.to_url("lesson", "lesson", key)
+               format_func=lambda k: f"{keys.index(k) + 1}. {find_lesson(k).title}")  # type: ignore[union-attr]
+ui.to_url("lesson", LESSON_PARAM, key)
 lesson = find_lesson(key)
 assert lesson is not None
 
+linked: set[str] = set()
 st.subheader(lesson.title)
-st.markdown(f"**Rule.** {lesson.rule}")
-st.markdown(f"**Why it breaks.** {lesson.why}")
+st.markdown(link_terms(f"**Rule.** {lesson.rule}", linked=linked))
+st.markdown(link_terms(f"**Why it breaks.** {lesson.why}", linked=linked))
 
-data = ui.read_sample(lesson.sample)
-if data is None:
+data = example_bytes(lesson)
+analyses = lesson_analyses(lesson)
+if data is None or not analyses:
     st.warning(f"The example sample_transcripts/{lesson.sample} is missing.")
     st.stop()
-source = ui.Source(lesson.sample, data, "sample")
-transcript = ui.load_source(source)
-if transcript is None:
-    st.stop()
-analysis = ui.with_verdicts(source, ui.analysis_for(source, transcript, policy, provider), provider, "lesson")
-report = analysis.report
+recorded = analyses[POLICIES[0]]
+where = (f"sample_transcripts/{lesson.sample} · [open it in the Inspector](/?sample={lesson.sample})"
+         if lesson.sample else "a small pi-ai transcript (it is in the sandbox below)")
+st.caption(f"Example: {where}" + (f" · the strict view is planned for {lesson.provider}" if lesson.provider else ""))
 
-st.caption(f"Example: sample_transcripts/{lesson.sample} · policy {policy}")
-ui.verdict_text(analysis)
 
-left, right = st.columns(2)
-with left:
-    st.markdown("**What providers say** (documented error texts)")
-    for provider_name, error_text in lesson.provider_errors:
-        st.code(f"{provider_name}: {error_text}", language=None, wrap_lines=True)
-with right:
-    st.markdown("**Live verdict of the provider rule sets**")
-    live = []
-    for _name, result in sorted((analysis.verdicts or {}).items()):
-        live += violation_rows((result or {}).get("before") or [])
-    if live:
-        st.dataframe(pd.DataFrame(live)[["provider", "rule", "provider error"]], hide_index=True, width="stretch",
-                     column_config={"provider error": st.column_config.TextColumn(width="large")})
-    elif analysis.verdicts:
-        st.caption("Every provider rule set accepts this example as is.")
-    else:
-        st.caption("No provider rule sets reported for this engine build.")
+def _styled(rows: list[dict[str, Any]]) -> Any:
+    """Rows of a view with dropped messages greyed and struck through, and the last change highlighted."""
+    frame = ui.safe_frame(rows)
 
-st.subheader("Step through the repair")
-steps = repair_steps(report)
+    def shade(row: pd.Series) -> list[str]:
+        if row.get("view #", "x") == "":
+            return [DROPPED_STYLE] * len(row)
+        return [CHANGED_STYLE if row.get("last step") else ""] * len(row)
+
+    return frame.style.apply(shade, axis=1)
+
+
+st.markdown("#### The example, as recorded")
+st.dataframe(ui.safe_frame({"#": list(range(len(recorded.transcript.messages))),
+                            "message": [preview(m) for m in recorded.transcript.messages]}),
+             hide_index=True, width="stretch", column_config={"message": MESSAGE})
+
+st.markdown("#### What each provider says about it, as recorded")
+said = recorded.verdicts
+rejecting = [name for name, verdict in said.items() if verdict["before"]]
+accepting = [name for name in said if name not in rejecting]
+if not rejecting:
+    st.markdown(f"Every provider rule set ({len(said)}) accepts this example as recorded.")
+else:
+    st.markdown(f"Rejected as recorded by **{len(rejecting)} of {len(said)}**: {', '.join(rejecting)}"
+                + (f"; accepted by {', '.join(accepting)}." if accepting else "."))
+st.dataframe(ui.safe_frame(provider_rows(recorded)), hide_index=True, width="stretch",
+             column_config={"provider error": st.column_config.TextColumn(width="large")})
+
+st.markdown("#### The two policies, side by side")
+for column, name in zip(st.columns(2), POLICIES, strict=True):
+    analysis = analyses[name]
+    steps = repair_steps(analysis.report)
+    with column:
+        term = "the reference" if name == "openmaic" else "strict"
+        st.markdown(f"**{link(POLICY_TITLES[name], term)}**")
+        st.code(analysis.report.verdict, language=None, wrap_lines=True)
+        rows = [{k: v for k, v in row.items() if k != "last step"}
+                for row in step_view_rows(analysis, steps, len(steps))]
+        st.dataframe(_styled(rows), hide_index=True, width="stretch", key=f"side_{key}_{name}",
+                     column_config={"message": MESSAGE})
+        after = still_rejecting(analysis)
+        st.caption(("Its view is still rejected by: " + ", ".join(after)) if after
+                   else "Every provider rule set accepts its view.")
+st.markdown(link_terms(f"**Why they differ.** {lesson.policies}", linked=linked))
+
+if lesson.key == "receipts":
+    st.markdown("#### What a receipt is, whole")
+    st.markdown(link_terms("The engine writes a receipt for a call it has no result for. These are the two "
+                           "receipts, exactly as each policy writes them into the view (every field):",
+                           linked=linked))
+    receipts = engine_receipts()
+    for column, name in zip(st.columns(2), POLICIES, strict=True):
+        with column:
+            st.caption(POLICY_TITLES[name])
+            st.code(json.dumps(receipts.get(name), indent=2, ensure_ascii=False), language="json", wrap_lines=True)
+    st.markdown("What makes a message a receipt is `isError: true` with `details` exactly "
+                '`{"ok": false, "error": "interrupted"}`, never its text: a receipt copied without those '
+                "fields is read as a real result, and then a real result after it is not preferred. "
+                "Other formats cannot carry `details`; there a result is read back as a receipt only when "
+                "its whole content is the reference's receipt text (marked as an error where the format can). "
+                "Written in each format and read back by the engine:")
+    recognition = receipt_recognition()
+    st.dataframe(ui.safe_frame([{
+        "format": row["format"],
+        "reference receipt read back as a receipt": "✔ yes" if row["openmaic"] else "✖ no",
+        "strict receipt read back as a receipt": "✔ yes" if row["strict"] else "✖ no: a real result",
+        "the reference receipt as written": row["openmaic as written"],
+    } for row in recognition]), hide_index=True, width="stretch")
+
+st.markdown(f"#### Step through the repair ({policy})")
+st.caption("Pick the policy in the sidebar. Dropped messages stay as greyed placeholders where they were.")
+analysis = analyses[policy]
+steps = repair_steps(analysis.report)
 if not steps:
     st.info("This policy changes nothing here"
-            + (f" ({len(report.findings)} finding(s) are reported and left in place)." if report.findings else "."))
+            + (f" ({len(analysis.report.findings)} finding(s) are reported and left in place)."
+               if analysis.report.findings else "."))
     applied = 0
 else:
     applied = st.slider("Actions applied", 0, len(steps), 0, key=f"steps_{key}_{policy}")
-done_rows = [{"step": n + 1, "status": "✔ applied" if n < applied else "· pending", "action": s.description}
-             for n, s in enumerate(steps)]
-if done_rows:
-    st.dataframe(pd.DataFrame(done_rows), hide_index=True, width="stretch")
-
+    st.dataframe(ui.safe_frame([{"step": n + 1, "status": "✔ applied" if n < applied else "· pending",
+                                 "action": step.description} for n, step in enumerate(steps)]),
+                 hide_index=True, width="stretch", column_config={"action": MESSAGE})
 view_rows = step_view_rows(analysis, steps, applied)
-st.caption(f"The view after {applied} of {len(steps)} action(s): {len(view_rows)} messages")
-
-
-def _shade(row: pd.Series) -> list[str]:
-    return ["background-color: #dbeafe" if row["last step"] else ""] * len(row)
-
-
-st.dataframe(pd.DataFrame(view_rows).style.apply(_shade, axis=1), hide_index=True, width="stretch",
-             column_config={"message": st.column_config.TextColumn(width="large")})
+live = sum(1 for row in view_rows if row["view #"] != "")
+st.caption(f"The view after {applied} of {len(steps)} action(s): {live} messages"
+           + (f", {len(view_rows) - live} dropped" if len(view_rows) > live else ""))
+st.dataframe(_styled(view_rows), hide_index=True, width="stretch", key=f"steps_view_{key}_{policy}_{applied}",
+             column_config={"message": MESSAGE})
 
 st.divider()
-st.subheader("Sandbox: break a transcript by hand")
-st.caption("Edit the JSON (pi-ai messages, or any format the engine reads); the verdict and the repaired "
-           "view update when you leave the box (Ctrl+Enter).")
-if "sandbox" not in st.session_state:
-    st.session_state["sandbox"] = st.session_state.get("_keep_sandbox", SANDBOX_START)
+st.subheader("Sandbox: break this example by hand")
+st.caption("It starts from this lesson's example. Edit the JSON (any format the engine reads); the verdict and "
+           "the repaired view update when you leave the box (Ctrl+Enter).")
+start = data.decode("utf-8")
+if st.session_state.get("_sandbox_lesson") != key or "sandbox" not in st.session_state:
+    st.session_state["sandbox"] = start
+    st.session_state["_sandbox_lesson"] = key
 text = st.text_area("Transcript", key="sandbox", height=260)
-st.session_state["_keep_sandbox"] = text
-if st.button("Reset sandbox"):
-    st.session_state.pop("sandbox", None)
-    st.session_state["_keep_sandbox"] = SANDBOX_START
-    st.rerun()
-box = ui.Source("sandbox.json", text.encode("utf-8"), "paste")
+
+
+def _reset_sandbox() -> None:
+    st.session_state["sandbox"] = start
+
+
+st.button("Reset sandbox", on_click=_reset_sandbox)
+box = ui.Source(lesson.example_name if text == start else "sandbox.json", text.encode("utf-8"), "paste")
 sandbox_transcript = ui.load_source(box) if text.strip() else None
 if sandbox_transcript is not None:
-    sandbox = ui.with_verdicts(box, ui.analysis_for(box, sandbox_transcript, policy, provider), provider, "sandbox")
+    sandbox = ui.with_verdicts(box, ui.analysis_for(box, sandbox_transcript, policy, lesson.provider),
+                               lesson.provider, "sandbox")
     ui.verdict_text(sandbox)
-    ui.verdict_panel(sandbox, provider)
-    st.dataframe(ui.styled_rows(ui.rows_frame(ui.rows_for(box, sandbox, provider))), hide_index=True, width="stretch",
-                 column_config=ui.ROW_CONFIG, column_order=["kind", "#", "durable transcript", "view #",
-                                                            "repaired view", "why"])
+    ui.verdict_panel(sandbox, lesson.provider)
+    st.dataframe(ui.styled_rows(ui.rows_frame(ui.rows_for(box, sandbox, lesson.provider))), hide_index=True,
+                 width="stretch", column_config=ui.ROW_CONFIG,
+                 column_order=["kind", "#", "durable transcript", "view #", "repaired view", "why"])
+
+st.divider()
+position = keys.index(key)
+if position + 1 < len(keys):
+    st.markdown(f"Next lesson: [{LESSONS[position + 1].title}](/lessons?{LESSON_PARAM}={keys[position + 1]}) · "
+                "or test yourself in the [Quiz](/quiz).")
+else:
+    st.markdown("That was the last lesson. Test yourself on transcripts you have not seen: the [Quiz](/quiz).")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from inspector.batch import defect_totals, summarize_all
-from inspector.lessons import LESSONS, repair_steps, view_after
+from inspector.lessons import LESSONS, example_bytes, repair_steps, view_after
 from inspector.markdown import code, report_markdown
 from inspector.rows import (
     aligned_rows,
@@ -198,10 +198,12 @@ def test_batch_rows_and_totals() -> None:
 
 def test_every_lesson_has_its_sample_and_shows_something_to_learn() -> None:
     for lesson in LESSONS:
-        data = (ROOT / "sample_transcripts" / lesson.sample).read_bytes()
-        report = analyze(load(data, lesson.sample)).report
-        assert report.changed or report.findings, lesson.key
-        assert lesson.provider_errors
+        data = example_bytes(lesson)
+        assert data, lesson.key
+        reports = [analyze(load(data, lesson.example_name), policy, provider=lesson.provider).report
+                   for policy in POLICIES]
+        assert any(report.changed or report.findings for report in reports), lesson.key
+        assert lesson.claims
 
 
 def test_short_numbers_fit_a_metric() -> None:

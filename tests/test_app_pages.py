@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from inspector import ui
+from inspector.lessons import example_bytes, find_lesson
 from integrity.analysis import POLICIES, analyze
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -266,6 +267,11 @@ def test_report_page_reads_an_uploaded_report_and_rejects_garbage() -> None:
 # ----------------------------------------------------------------------------- lessons
 
 
+def step_view(at: AppTest) -> Any:
+    """The step-through's view table (the only one with a 'last step' column)."""
+    return [f for f in frames(at) if "last step" in getattr(f, "columns", [])][-1]
+
+
 def test_lessons_step_through_applies_one_action_at_a_time() -> None:
     at = app("pages/lessons.py", lesson="contiguous")
     assert any(s.value == "Results come right after their frame" for s in at.subheader)
@@ -273,14 +279,16 @@ def test_lessons_step_through_applies_one_action_at_a_time() -> None:
     slider = at.slider[0]
     assert slider.max == 2 and slider.value == 0
 
-    def view() -> list[str]:
-        return list(next(f for f in frames(at) if "from" in getattr(f, "columns", []))["from"])
+    def view() -> list[tuple[str, str]]:
+        table = step_view(at)
+        return list(zip(table["from"], table["view #"], strict=True))
 
-    assert view() == ["#0", "#1", "#2", "#3", "#4", "#5"]
-    slider.set_value(1).run()
-    assert view() == ["#0", "#1", "#2", "#4", "#5"]  # the aborted frame is gone
-    at.slider[0].set_value(2).run()
-    assert view() == ["#0", "#1", "#2", "#4", "#5"]
+    assert view() == [("#0", "0"), ("#1", "1"), ("#2", "2"), ("#3", "3"), ("#4", "4"), ("#5", "5")]
+    slider.set_value(1).run()  # the interrupted frame is dropped: it stays as a placeholder without a view #
+    assert view() == [("#0", "0"), ("#1", "1"), ("#2", "2"), ("#3", ""), ("#4", "3"), ("#5", "4")]
+    at.slider[0].set_value(2).run()  # the result travels back past it, next to its frame
+    assert view() == [("#0", "0"), ("#1", "1"), ("#2", "2"), ("#4", "3"), ("#3", ""), ("#5", "4")]
+    assert list(step_view(at)["last step"]) == ["", "", "", "◀ just changed", "", ""]
     steps = next(f for f in frames(at) if "status" in getattr(f, "columns", []))
     assert list(steps["status"]) == ["✔ applied", "✔ applied"]
 
@@ -289,28 +297,49 @@ def test_lessons_every_invariant_renders_under_every_policy() -> None:
     from inspector.lessons import LESSONS
 
     at = app("pages/lessons.py")
-    assert [o for o in at.radio(key="lesson").options] == [lesson.title for lesson in LESSONS]
+    assert [o for o in at.radio(key="lesson").options] == [
+        f"{n + 1}. {lesson.title}" for n, lesson in enumerate(LESSONS)]
     for lesson in LESSONS:
         at.radio(key="lesson").set_value(lesson.key).run()
         assert not at.exception, lesson.key
         for policy in POLICIES:
             at.selectbox(key="policy").set_value(policy).run()
             assert not at.exception, (lesson.key, policy)
-        assert any(lesson.provider_errors[0][1][:30] in c for c in codes(at))
+        table = next(f for f in frames(at) if "provider error" in getattr(f, "columns", []))
+        for provider, error in lesson.provider_errors:  # the claimed errors, as the rule sets return them
+            assert error in list(table[table["provider"] == provider]["provider error"])
+        assert at.text_area(key="sandbox").value == example_bytes(lesson).decode()  # the sandbox follows
+
+
+def test_lessons_show_both_policies_side_by_side_from_the_engine() -> None:
+    from inspector.lessons import lesson_analyses
+
+    at = app("pages/lessons.py", lesson="receipts")
+    analyses = lesson_analyses(find_lesson("receipts"))
+    verdicts = codes(at)
+    for policy in POLICIES:
+        assert analyses[policy].report.verdict in verdicts
+    receipts = [json.loads(c) for c in verdicts if c.startswith("{") and "interrupted" in c]
+    assert len(receipts) == 2 and all(r["details"] == {"ok": False, "error": "interrupted"} for r in receipts)
+    assert any("/glossary?term=receipt" in m.value for m in at.markdown)
+
+
+def test_lessons_say_so_for_an_unknown_lesson() -> None:
+    at = app("pages/lessons.py", lesson="nope")
+    assert at.warning and "nope" in at.warning[0].value
 
 
 def test_lessons_synthesized_step_shows_the_receipt() -> None:
     at = app("pages/lessons.py", lesson="answered")
     at.slider[0].set_value(1).run()
-    view = next(f for f in frames(at) if "from" in getattr(f, "columns", []))
-    assert "✚ synthesized" in list(view["from"])
+    view = step_view(at)
+    assert "✚ receipt" in list(view["from"])
     assert list(view["last step"]).count("◀ just changed") == 1
 
 
 def test_lessons_sandbox_updates_as_you_edit_and_reports_bad_json() -> None:
-    at = app("pages/lessons.py")
-    # call_a's result moves back next to its frame; call_b's only changes places inside its run (normalized)
-    assert any(c.startswith("⚒ repaired: 1 moved, 1 result(s) put in call order") for c in codes(at))
+    at = app("pages/lessons.py", lesson="contiguous")
+    assert any(c.startswith("⚒ repaired: 1 moved, 1 interrupted frame(s) dropped") for c in codes(at))
     healthy = json.dumps([{"role": "user", "content": "hi"},
                           {"role": "assistant", "content": [], "stopReason": "stop"}])
     at.text_area(key="sandbox").input(healthy).run()

@@ -159,7 +159,7 @@ def test_lesson_step_through_in_the_browser(page: Any, server: str) -> None:
     slider.press("ArrowRight")
     wait_idle(page)
     page.wait_for_function("() => document.body.innerText.includes('The view after 1 of 1 action(s)')")
-    wait_for_cell(page, "✚ synthesized")
+    wait_for_cell(page, "✚ receipt")
 
 
 def test_hostile_transcript_stays_inert(page: Any, server: str) -> None:
