@@ -1,25 +1,35 @@
 """A repair report as Markdown, for pasting into a code review.
 
 Call ids, tool names and finding messages come from the transcript, so they are
-untrusted: every such string is put in a code span (or a fenced block) with
-backticks and line breaks neutralised, so a hostile transcript cannot inject
-links, images or HTML into the review where the Markdown is pasted.
+untrusted: every such string is put in a code span with backticks, pipes and
+line breaks neutralised, so a hostile transcript cannot inject links, images or
+HTML into the review where the Markdown is pasted, nor into the Report page,
+which renders this Markdown as its preview.  Provider error texts are quoted
+word for word; every empty value is "—" (inspector.report_view.NONE).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from integrity import REPAIR_KINDS, Mark, RepairKind, RepairReport, facts
+from inspector.report_view import NONE, action_rows, changed, or_none, view_only_rows, violation_text
+from integrity import REPAIR_KINDS, Analysis, Mark, RepairKind, RepairReport, facts
 
 
-def code(value: Any, limit: int = 200) -> str:
-    """An inline code span that stays one span whatever the text holds (backticks, newlines, pipes)."""
+def code(value: Any, limit: int = 200, in_table: bool = True) -> str:
+    """An inline code span that stays one span whatever the text holds (backticks, newlines, pipes).
+
+    Runs of whitespace become one space (a table cell is one line); a pipe is written `\\|`, which a
+    GFM table reads as a literal pipe inside the cell (even inside a code span), so the text reads
+    exactly as it was (outside a table, `in_table=False`, a pipe needs no escape); text longer than
+    `limit` is cut with "…".
+    """
     text = " ".join(str(value).split())
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    text = text.replace("|", "¦")
+    if in_table:
+        text = text.replace("|", "\\|")
     longest = 0
     run = 0
     for ch in text:
@@ -54,38 +64,47 @@ def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
     return lines
 
 
-def _actions(report: RepairReport, max_rows: int) -> list[str]:
-    changed = [a for a in report.actions if a.kind != "kept" or a.also_view_indices or a.new_ids]
-    lines = ["", f"### Actions ({len(changed)} of {len(report.actions)} durable messages changed)", ""]
-    if not changed:
+def _cell(value: Any, limit: int = 200) -> str:
+    """A table cell of untrusted text: a code span, or '—' when there is nothing."""
+    return NONE if value is None or value == "" or value == NONE else code(value, limit)
+
+
+def _actions(report: RepairReport, analysis: Analysis | None, max_rows: int) -> list[str]:
+    actions = action_rows(report, analysis, None, changed_only=True, limit=max_rows)
+    total = sum(1 for action in report.actions if changed(action))
+    lines = ["", f"### Actions ({total} of {len(report.actions)} durable messages changed)", ""]
+    if not actions:
         return [*lines, "No durable message changed."]
-    lines += _table(
-        ["durable #", "role", "action", "view #", "call id", "why"],
-        [[str(a.durable_index), code(a.role or "?"), facts(a.kind).name,
-          "—" if a.view_index is None else ", ".join(map(str, [a.view_index, *a.also_view_indices])),
-          code(a.call_id) if a.call_id is not None else "—", code(a.reason, 300) if a.reason else ""]
-         for a in changed[:max_rows]],
-    )
-    if len(changed) > max_rows:
-        lines.append(f"\n… {len(changed) - max_rows} more actions left out")
+    columns = ["durable #", "role", "action", *(["message"] if analysis is not None else []), "view #",
+               "call id", "why"]
+    lines += _table(columns, [
+        [str(row["durable #"]), _cell(row["role"]), row["action"],
+         *([_cell(row["message"], 120)] if analysis is not None else []), row["view #"],
+         _cell(row["call id"]), _cell(row["why"], 300)]
+        for row in actions])
+    if total > max_rows:
+        lines.append(f"\n… {total - max_rows} more actions left out")
     return lines
 
 
-def _receipts_and_findings(report: RepairReport, max_rows: int) -> list[str]:
-    lines: list[str] = []
-    if report.synthesized:
-        lines += ["", f"### Synthesized receipts ({len(report.synthesized)})", ""]
-        lines += _table(
-            ["call id", "tool", "frame #", "call position", "view #"],
-            [[code(r.call_id), code(r.tool_name), str(r.frame_index), str(r.call_position), str(r.view_index)]
-             for r in report.synthesized[:max_rows]],
-        )
-    lines += ["", f"### Findings ({len(report.findings)})", ""]
-    if not report.findings:
-        return [*lines, "None."]
+def _view_only(report: RepairReport, analysis: Analysis | None, max_rows: int) -> list[str]:
+    rows = view_only_rows(report, analysis, None, limit=max_rows)
+    if not rows:
+        return []
+    lines = ["", f"### Messages written for the view ({len(rows)})", ""]
     return lines + _table(
-        ["severity", "kind", "durable #", "message"],
-        [[f.severity.value, facts(f.kind).name, ", ".join(map(str, f.durable_indices[:20])), code(f.message, 300)]
+        ["view #", "kind", "message", "for call", "tool", "frame (durable #)", "written at"],
+        [[str(row["view #"]), row["kind"], _cell(row["message"], 120), _cell(row["for call"]), _cell(row["tool"]),
+          row["frame (durable #)"], row["written at"]] for row in rows])
+
+
+def _findings(report: RepairReport, max_rows: int) -> list[str]:
+    lines = ["", f"### Findings ({len(report.findings)})", ""]
+    if not report.findings:
+        return [*lines, "No findings."]
+    return lines + _table(
+        ["severity", "kind", "durable #", "finding"],
+        [[f.severity.value, facts(f.kind).name, or_none(f.durable_indices[:20]), _cell(f.message, 300)]
          for f in report.findings[:max_rows]],
     )
 
@@ -94,50 +113,72 @@ def _pairings(report: RepairReport, max_rows: int) -> list[str]:
     problems = [p for p in report.pairings if p.outcome != "answered"]
     lines = ["", f"### Pairings not answered in place ({len(problems)} of {len(report.pairings)} calls)", ""]
     if not problems:
-        return lines
+        return [*lines, "Every call is answered where it was recorded."]
     return lines + _table(
-        ["call id", "tool", "frame #", "results", "answered by", "view #", "outcome"],
-        [[code(p.call_id), code(p.tool_name), str(p.frame_index),
-          ", ".join(map(str, p.result_indices)) or "none",
-          "—" if p.answered_by is None else str(p.answered_by),
-          "—" if p.view_index is None else str(p.view_index), p.outcome]
+        ["call id", "tool", "frame (durable #)", "results (durable #)", "answered by (durable #)", "view #",
+         "outcome"],
+        [[_cell(p.call_id), _cell(p.tool_name), str(p.frame_index), or_none(p.result_indices),
+          or_none(p.answered_by), or_none(p.view_index), p.outcome]
          for p in problems[:max_rows]],
     )
 
 
-def _verdicts(verdicts: Mapping[str, Any]) -> list[str]:
-    rows = []
+def _said(violations: Sequence[Any]) -> str:
+    return "accepted" if not violations else f"rejected ({len(violations)})"
+
+
+def _verdicts(verdicts: Mapping[str, Any], max_rows: int) -> list[str]:
+    """Per provider: accepted or rejected, as recorded and after repair, with each error the provider returns,
+    word for word (one row per error)."""
+    rows: list[list[str]] = []
+    left_out = 0
     for provider, result in sorted(verdicts.items()):
-        before = len((result or {}).get("before") or [])
-        after = len((result or {}).get("after") or [])
-        rows.append([code(provider), "accepted" if not before else f"rejected ({before})",
-                     "accepted" if not after else f"rejected ({after})"])
-    return ["", "### Provider verdicts", "", *_table(["provider", "before repair", "after repair"], rows)]
+        before = list((result or {}).get("before") or [])
+        after = list((result or {}).get("after") or [])
+        head = [code(provider), _said(before), _said(after)]
+        errors = [("as recorded", v) for v in before] + [("after repair", v) for v in after]
+        if not errors:
+            rows.append([*head, NONE, NONE])
+        for when, violation in errors:
+            if len(rows) >= max_rows:
+                left_out += 1
+                continue
+            where, error = violation_text(violation)
+            rows.append([*head, f"{when}, at {_cell(where)}" if where else when, _cell(error, 2000)])
+    lines = ["", "### Provider verdicts", "",
+             *_table(["provider", "as recorded", "after repair", "where", "provider error"], rows)]
+    if left_out:
+        lines.append(f"\n… {left_out} more provider errors left out")
+    return lines
 
 
 def report_markdown(
     report: RepairReport,
     verdicts: Mapping[str, Any] | None = None,
     max_rows: int = 500,
+    analysis: Analysis | None = None,
 ) -> str:
-    """The whole report: verdict, summary, changed actions, synthesized receipts, findings, verdicts.
+    """The whole report: verdict, summary, changed actions, messages only in the view, findings, pairings,
+    and what each provider says (with its error texts).
 
     Kept messages are left out of the actions table (a review wants what changed);
-    tables stop at `max_rows` rows with a line saying how many were left out.
+    with the analysis, each action shows an excerpt of its message.  Tables stop at
+    `max_rows` rows with a line saying how many were left out.  Empty values are "—".
     """
     lines = [
-        f"## Tool-call repair report: {code(report.source or 'transcript')}",
+        f"## Tool-call repair report: {code(report.source or 'transcript', in_table=False)}",
         "",
-        f"**Verdict:** {code(report.verdict, 400)}  ",
-        (f"**Policy:** {code(report.policy)} · changed: {'yes' if report.changed else 'no'} · "
+        f"**Verdict:** {code(report.verdict, 400, in_table=False)}  ",
+        (f"**Policy:** {code(report.policy, in_table=False)} · changed: {'yes' if report.changed else 'no'} · "
          f"healthy: {'yes' if report.healthy else 'no'}"),
         "",
     ]
     counts = summary_columns(report.summary)
     lines += _table(list(counts), [[str(value) for value in counts.values()]])
-    lines += _actions(report, max_rows)
-    lines += _receipts_and_findings(report, max_rows)
+    lines += _actions(report, analysis, max_rows)
+    lines += _view_only(report, analysis, max_rows)
+    lines += _findings(report, max_rows)
     lines += _pairings(report, max_rows)
     if verdicts:
-        lines += _verdicts(verdicts)
+        lines += _verdicts(verdicts, max_rows)
     return "\n".join(lines) + "\n"

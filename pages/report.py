@@ -1,23 +1,29 @@
-"""Report: the repair report of the current transcript, or of an uploaded report JSON.
+"""Report: the repair report of the current transcript, or of an uploaded report JSON, for a reviewer.
 
-Downloads: the report as JSON and as Markdown (integrity.markdown), and the
-repaired transcript in its source format (integrity.analysis.export_view).
-Text from the report (ids, names, reasons) is neutralized for display; a report
-that cannot be read is one error line.
+Per action: the message it is about, a link to its row in the Inspector (samples
+have an address; any transcript opens from the picker at the bottom), the
+kinds' names from the registry, ISO times and one "—" for every empty value
+(inspector.report_view builds the rows).  The Markdown for a review is shown
+rendered: it is our own Markdown, with every piece of transcript text in code
+spans (inspector.markdown), so nothing in a transcript can become a link, an
+image or HTML.  Downloads: the report as JSON and Markdown, and the repaired
+transcript in its source format.  A report that cannot be read is one error line.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import streamlit as st
 from pydantic import ValidationError
 
+from inspector import report_view as rv
 from inspector import ui
 from inspector.entry import through_app
 from inspector.markdown import report_markdown
 from inspector.safe_text import neutralize
-from integrity import Analysis, Mark, RepairKind, RepairReport, export_view, facts
+from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, export_view, facts
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
@@ -26,21 +32,13 @@ origin = st.radio("Report from", ["Current transcript", "Uploaded report JSON"],
 
 report: RepairReport | None = None
 analysis: Analysis | None = None
-source = ui.input_picker() if origin == "Current transcript" else None
-policy = ui.policy_picker() if origin == "Current transcript" else None
-provider = ui.provider_picker() if origin == "Current transcript" else None
+source: ui.Source | None = None
+transcript: Transcript | None = None
+provider: str | None = None
 
-if origin == "Current transcript":
-    if source is None:
-        st.info("Pick a sample, upload a transcript or paste one in the sidebar.")
-        st.stop()
-    transcript = ui.load_source(source)
-    if transcript is None:
-        st.stop()
-    analysis = ui.with_verdicts(source, ui.analysis_for(source, transcript, policy, provider), provider)
-    report = analysis.report
-    name = source.name
-else:
+
+def _read_uploaded() -> tuple[str, RepairReport]:
+    """The uploaded report (one of `check --json`'s, when it holds several); stops the page on bad input."""
     uploaded = st.file_uploader("Report JSON (from this page or the CLI's --report)", type=["json"],
                                 key="report_upload", help=ui.upload_limit_text())
     ui.upload_limit_note()
@@ -59,23 +57,38 @@ else:
                 payload = payload[0] if payload else {}
         if isinstance(payload, dict) and "report" in payload and "actions" not in payload:
             payload = payload["report"]
-        report = RepairReport.model_validate(payload)
+        return name, RepairReport.model_validate(payload)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         ui.show_error(f"{name}: not JSON ({error})")
-        st.stop()
     except ValidationError as error:
         first = error.errors()[0] if error.errors() else {"loc": (), "msg": str(error)}
         where = ".".join(str(part) for part in first.get("loc", ()))
         ui.show_error(f"{name}: {where or 'top level'}: {first.get('msg')} "
                       f"({error.error_count()} problem(s); is this a repair report?)")
-        st.stop()
     except RecursionError as error:
         ui.show_error(f"{name}: nested too deeply to read ({type(error).__name__})")
-        st.stop()
     except Exception as error:  # noqa: BLE001 - huge numbers, odd shapes: one line, never a traceback
         ui.show_failure(f"{name}: not a readable report", error,
                         headline="Could not read this report. The app keeps working; upload another.")
+    st.stop()
+    raise AssertionError("not reached: st.stop() raises")
+
+
+if origin == "Current transcript":
+    source = ui.input_picker()
+    policy = ui.policy_picker()
+    if source is None:
+        st.info("Pick a sample, upload a transcript or paste one in the sidebar.")
         st.stop()
+    transcript = ui.load_source(source)
+    if transcript is None:
+        st.stop()
+    provider = ui.provider_picker(transcript=transcript)  # follows the file, as in the Inspector
+    analysis = ui.with_verdicts(source, ui.analysis_for(source, transcript, policy, provider), provider)
+    report = analysis.report
+    name = source.name
+else:
+    name, report = _read_uploaded()
 
 assert report is not None
 s = report.summary
@@ -103,7 +116,7 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", errors="backslashreplace")
 
 
-markdown = report_markdown(report, analysis.verdicts if analysis is not None else None)
+markdown = report_markdown(report, analysis.verdicts if analysis is not None else None, analysis=analysis)
 d1, d2, d3 = st.columns(3)
 d1.download_button("⬇ Report JSON", _report_json(report).encode("utf-8"), ui.download_name(name, "report.json"),
                    mime="application/json", width="stretch", key="dl_json")
@@ -124,48 +137,101 @@ if analysis is not None:
     st.subheader("Provider verdicts")
     ui.verdict_panel(analysis, provider)
 
-changed_only = st.toggle("Changed messages only", value=True, key="changed_only")
-actions = [a for a in report.actions
-           if not changed_only or a.kind != "kept" or a.also_view_indices or a.new_ids]
-st.subheader(f"Actions ({len(actions):,} shown of {len(report.actions):,})")
-if not actions:
-    st.caption("No durable message was moved or dropped" + (" (the repair only adds synthesized receipts)."
-                                                            if report.synthesized else "."))
-else:
-    st.dataframe(ui.safe_frame([{
-        "durable #": a.durable_index, "role": a.role or "?", "action": facts(a.kind).name,
-        "view #": a.view_index, "also at": ", ".join(map(str, a.also_view_indices)),
-        "kept instead": a.kept_instead, "call id": a.call_id or "",
-        "new ids": ", ".join(f"{old} → {new}" for old, new in a.new_ids.items()),
-        "why": a.reason,
-    } for a in actions[:20_000]], columns=["durable #", "role", "action", "view #", "also at", "kept instead",
-                                            "call id", "new ids", "why"]),
-        hide_index=True, width="stretch", column_config={"why": st.column_config.TextColumn(width="large")})
 
-st.subheader(f"Synthesized receipts ({len(report.synthesized)})")
-if report.synthesized:
-    st.dataframe(ui.safe_frame([r.model_dump() for r in report.synthesized]), hide_index=True, width="stretch")
+def _link_target() -> rv.LinkTarget | None:
+    """The sample the links open (with this policy and provider), or None; says on the page why not."""
+    if source is None or transcript is None or report is None:
+        st.caption("Message excerpts and links to the Inspector need the transcript: open it under "
+                   "'Current transcript'.")
+        return None
+    if source.kind != "sample":
+        st.caption(f"Links: an {'upload' if source.kind == 'upload' else 'pasted transcript'} has no address "
+                   "another tab could open (samples do). Open a message with 'Open in the Inspector' at the "
+                   "bottom of this page.")
+        return None
+    if transcript.siblings and transcript.name != "main":
+        st.caption("Links open a file's main transcript; this is another one of the file's transcripts. "
+                   "Open a message with 'Open in the Inspector' at the bottom of this page.")
+        return None
+    return rv.LinkTarget(source.name, report.policy, provider)
+
+
+LINK = st.column_config.LinkColumn("open", display_text="inspect ↗", width="small",
+                                   help="this message's row in the Inspector (same policy and provider)")
+WIDE = st.column_config.TextColumn(width="large")
+
+
+def _table(rows: list[dict[str, Any]], columns: list[str], link: rv.LinkTarget | None,
+           wide: tuple[str, ...] = ()) -> None:
+    """A table of report rows: transcript text neutralized, the 'open' column only when there are links."""
+    shown = columns if link is not None else [c for c in columns if c != "open"]
+    config = {"open": LINK, **{column: WIDE for column in wide}}
+    st.dataframe(ui.safe_frame(rows, columns=shown), hide_index=True, width="stretch", column_config=config)
+
+
+link = _link_target()
+changed_only = st.toggle("Changed messages only", value=True, key="changed_only")
+action_rows = rv.action_rows(report, analysis, link, changed_only=changed_only)
+view_only = rv.view_only_rows(report, analysis, link)
+st.subheader(f"Actions ({len(action_rows):,} shown of {len(report.actions):,})")
+if not action_rows:
+    st.caption("No durable message was moved, dropped, merged or renamed"
+               + (" (the repair only adds messages to the view: see below)." if view_only else "."))
 else:
-    st.caption("None.")
+    _table(action_rows, rv.ACTION_COLUMNS, link, ("message", "why"))
+
+st.subheader(f"Messages written for the view ({len(view_only)})")
+if view_only:
+    _table(view_only, rv.VIEW_ONLY_COLUMNS, link, ("message",))
+else:
+    st.caption(f"No {facts(RepairKind.SYNTHESIZED).name}, {facts(RepairKind.SYNTHESIZED_TURN).name} or "
+               f"{facts(RepairKind.MERGED).name} message: every message of the view is a durable one.")
 
 st.subheader(f"Findings ({len(report.findings)})")
 if report.findings:
-    st.dataframe(ui.safe_frame([{"severity": f.severity.value, "kind": facts(f.kind).name,
-                                 "durable #": ", ".join(map(str, f.durable_indices)),
-                                 "call id": f.call_id or "", "message": f.message} for f in report.findings]),
-                 hide_index=True, width="stretch",
-                 column_config={"message": st.column_config.TextColumn(width="large")})
+    _table(rv.finding_rows(report, analysis, link), rv.FINDING_COLUMNS, link, ("message", "finding"))
 else:
-    st.caption("None.")
+    st.caption(f"No {facts(Mark.FINDING).name}s: the policy left no defect in the view.")
 
 st.subheader(f"Pairings ({len(report.pairings):,} call(s))")
-st.dataframe(ui.safe_frame([{
-    "call id": p.call_id, "tool": p.tool_name, "frame #": p.frame_index, "position": p.call_position,
-    "results": ", ".join(map(str, p.result_indices)) or "none", "answered by": p.answered_by,
-    "view #": p.view_index, "outcome": p.outcome,
-} for p in report.pairings[:20_000]], columns=["call id", "tool", "frame #", "position", "results", "answered by",
-                                               "view #", "outcome"]),
-    hide_index=True, width="stretch")
+if report.pairings:
+    _table(rv.pairing_rows(report, link), rv.PAIRING_COLUMNS, link)
+else:
+    st.caption("No tool calls in this transcript.")
 
-with st.expander("Markdown preview (as it will paste into a review)"):
+
+def _open_in_inspector() -> None:
+    """Any changed message of the current transcript, in the Inspector, in this tab (uploads too)."""
+    if source is None or transcript is None or report is None:
+        return
+    targets = rv.jump_targets(report, changed_only=False) if not changed_only else rv.jump_targets(report)
+    if not targets:
+        return
+    st.subheader("Open in the Inspector")
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    picked = c1.selectbox("Message", list(targets), key="report_jump")
+    if c2.button("Open in the Inspector ▶", width="stretch", key="report_open"):
+        params = {"policy": report.policy, "msg": targets[picked]}
+        if provider:
+            params["provider"] = provider
+        if source.kind == "sample":
+            params["sample"] = source.name
+        else:
+            ui.set_current(source)
+        if transcript.siblings:
+            st.session_state[f"thread_{source.digest}"] = transcript.name
+        st.session_state.pop("_url_msg", None)  # the same message twice in a row still selects it
+        st.query_params.clear()
+        st.switch_page("pages/inspector_page.py", query_params=params)
+
+
+_open_in_inspector()
+
+st.subheader("Markdown for a review")
+st.caption("What '⬇ Report Markdown' downloads, rendered as it will read when pasted into a review. "
+           "Transcript text in it is always in code spans, so it cannot become a link, an image or HTML.")
+if st.toggle("Show the Markdown source", key="md_source"):
     st.code(neutralize(markdown), language="markdown")
+else:
+    with st.container(border=True):
+        st.markdown(neutralize(markdown))

@@ -171,8 +171,8 @@ def test_markdown_keeps_transcript_strings_inside_code_spans() -> None:
     for line in text.splitlines():
         if "evil.example" in line:
             # every occurrence sits inside a code span opened with a longer backtick fence
-            assert "``x` ![p](https://evil.example/p.png) <script>alert(1)</script> ¦ col``" in line
-    assert "| col" not in text.replace("¦ col", "")
+            assert "``x` ![p](https://evil.example/p.png) <script>alert(1)</script> \\| col``" in line
+    assert "| col" not in text.replace("\\| col", "")  # a pipe inside a cell is escaped: it cannot split the cell
     assert code("a`b") == "``a`b``" and code("`") == "`` ` ``" and code("two\nlines") == "`two lines`"
 
 

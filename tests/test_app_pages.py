@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import streamlit as st
+from markdown_spans import outside_code_spans
 from streamlit.testing.v1 import AppTest
 
 from inspector import ui
@@ -235,10 +236,10 @@ def test_report_page_renders_and_offers_three_downloads() -> None:
     assert any("repaired: 1 receipt(s) synthesized" in c for c in codes(at))
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["⬇ Report JSON", "⬇ Report Markdown", "⬇ Repaired transcript"]
-    markdown = next(c for c in codes(at) if c.startswith("## Tool-call repair report"))
+    markdown = next(m.value for m in at.markdown if m.value.startswith("## Tool-call repair report"))
     assert "`call_readme`" in markdown and "synthesized" in markdown
-    receipts = next(f for f in frames(at) if "call_id" in getattr(f, "columns", []))
-    assert list(receipts["call_id"]) == ["call_readme"]
+    receipts = next(f for f in frames(at) if "for call" in getattr(f, "columns", []))
+    assert list(receipts["for call"]) == ["call_readme"]
 
 
 def test_report_page_switches_policy() -> None:
@@ -407,8 +408,9 @@ def hostile_transcript() -> bytes:
 
 
 def _markdown_texts(at: AppTest) -> list[str]:
-    """Everything on the page that Streamlit renders as Markdown."""
-    out = [m.value for m in at.markdown] + [c.value for c in at.caption] + [e.value for e in at.error]
+    """Everything on the page that Streamlit renders as Markdown, but code spans (rendered literally)."""
+    out = [outside_code_spans(m.value) for m in at.markdown] + [c.value for c in at.caption]
+    out += [e.value for e in at.error]
     out += [i.value for i in at.info] + [w.value for w in at.warning] + [s.value for s in at.subheader]
     out += [t.value for t in at.title] + [r.label for r in at.radio] + [o for r in at.radio for o in r.options]
     return out
