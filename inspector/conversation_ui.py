@@ -36,13 +36,18 @@ _GUTTER_PAD_PX = 34
 def _gutter_text(side: Side, lines: int) -> str:
     """The glyph line, then one `through` line per further body line (capped: a gutter never outgrows its body)."""
     gutter = side.gutter
-    if not gutter.line.strip() and not gutter.through.strip():
-        return " " * max(1, len(gutter.line))
     return "\n".join([gutter.line or " "] + [gutter.through] * max(0, lines - 1))
 
 
 def _gutter(where: Any, side: Side, lines: int, width: int) -> None:
-    where.code(_gutter_text(side, lines), language=None, width=_GUTTER_PAD_PX + _GUTTER_CHAR_PX * max(1, width))
+    """The lane gutter beside a body; a row no lane touches gets a blank spacer (cheaper than a code block)."""
+    if width == 0:  # no lane anywhere in this window's column: no gutter
+        return
+    pixels = _GUTTER_PAD_PX + _GUTTER_CHAR_PX * width
+    if not side.gutter.line.strip() and not side.gutter.through.strip():
+        where.text("", width=pixels)
+        return
+    where.code(_gutter_text(side, lines), language=None, width=pixels)
 
 
 def _lines(body: Body | None) -> int:
