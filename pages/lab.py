@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector.entry import through_app
+from inspector.glossary import link, link_terms
 from integrity.scenarios import SCENARIOS, LabRun, Snapshot, describe, start_scenario
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
@@ -21,6 +22,8 @@ NEW_ROW = "background-color: #fef9c3"
 NARROW = st.column_config.NumberColumn(width="small")
 MESSAGE = st.column_config.TextColumn(width="large")
 SYNTH_ROW = "background-color: #ffedd5"
+FLIGHT_ROW = "background-color: #e0f2fe"
+IN_FLIGHT = "⏳ in flight (no receipt)"
 
 st.title("Fault lab")
 st.markdown(
@@ -28,6 +31,14 @@ st.markdown(
     "session store (on a virtual clock, so every run is the same). Watch three things: the **durable log** "
     "(what is really stored, and which attempt wrote it), each worker's **in-flight map** (calls whose frame "
     "is durable but whose result is not), and the **repaired view** the next model call would be sent."
+)
+st.info(
+    f"**Policy: {link('openmaic', 'openmaic')}, {link('the reference', 'the reference')}.** The runtime repairs "
+    "every model view with `with_tool_call_integrity_repair`, which applies the reference's repair, so the "
+    "repaired view here is what this runtime really sends. The [Lessons](/lessons) show the same faults under "
+    f"{link('strict', 'strict')} as well. A call still running is {link('in flight', 'in flight')}, not "
+    f"interrupted: it gets a {link('receipt', 'receipt')} only if the run winds down "
+    f"({link('wind-down', 'wind-down')}) or the next model call needs the view before it finishes."
 )
 
 keys = list(SCENARIOS)
@@ -106,18 +117,40 @@ def durable_frame(snap: Snapshot) -> Any:
     return frame.style.apply(lambda row: [NEW_ROW if row["new"] else ""] * len(row), axis=1)
 
 
-def view_frame(snap: Snapshot) -> Any:
-    sources = []
-    for entry in snap.report.view:
-        sources.append(f"durable #{entry.index}" if entry.source == "durable" else "synthesized (view only)")
-    frame = pd.DataFrame({
-        "view #": list(range(len(snap.view))),
-        "from": sources,
-        "message": [describe(message) for message in snap.view],
-    })
-    return frame.style.apply(lambda row: [SYNTH_ROW if row["from"].startswith("synth") else ""] * len(row), axis=1)
+def running_calls(snap: Snapshot) -> dict[str, str]:
+    """Calls still running for the worker that holds the session (call id -> tool).
+
+    A worker that stopped (done, crashed, fenced) runs nothing any more, and a worker whose
+    attempt is no longer the session's (taken over) does not decide what the next model call
+    sees: the owner's view needs an answer for those calls, so they get receipts.  The owner's
+    own running calls are not sent to a model until they finish or the run winds down.
+    """
+    current = snap.session.attempt if snap.session is not None else None
+    running: dict[str, str] = {}
+    for worker in snap.workers:
+        if worker.status is None and worker.attempt and worker.attempt == current and not worker.fence_lost:
+            running.update(worker.in_flight)
+    return running
 
 
+def view_frame(snap: Snapshot, running: dict[str, str]) -> Any:
+    sources, messages = [], []
+    for entry, message in zip(snap.report.view, snap.view, strict=True):
+        if entry.source == "durable":
+            sources.append(f"durable #{entry.index}")
+            messages.append(describe(message))
+        elif entry.source == "synthesized" and entry.call_id in running:
+            sources.append(IN_FLIGHT)
+            messages.append(f"{entry.call_id} ({running[entry.call_id]}) is still running: no result yet")
+        else:
+            sources.append("synthesized (view only)")
+            messages.append(describe(message))
+    frame = pd.DataFrame({"view #": list(range(len(snap.view))), "from": sources, "message": messages})
+    return frame.style.apply(lambda row: [FLIGHT_ROW if row["from"] == IN_FLIGHT else
+                                          SYNTH_ROW if row["from"].startswith("synth") else ""] * len(row), axis=1)
+
+
+running = running_calls(snap)
 st.markdown("#### In flight")
 st.caption("Per worker: calls whose frame is durable but whose result is not (yet). "
            "At wind-down each gets an interrupted receipt, written through the fence.")
@@ -140,10 +173,19 @@ with left:
                                 "new": st.column_config.TextColumn(width="small")})
 with right:
     st.markdown("#### Repaired model view")
-    st.caption("What the next model call would be sent: repaired at read time, never written back.")
-    st.dataframe(view_frame(snap), hide_index=True, width="stretch", key=f"lab_view_{shown}",
+    st.markdown(link_terms("What the next model call would be sent: the view, repaired at read time with the "
+                           "reference's policy, never written back.", only=("view",)))
+    st.dataframe(view_frame(snap, running), hide_index=True, width="stretch", key=f"lab_view_{shown}",
                  column_config={"view #": NARROW, "message": MESSAGE})
-    st.code(snap.report.verdict, language=None, wrap_lines=True)
+    waiting = [entry.call_id for entry in snap.report.synthesized if entry.call_id in running]
+    if waiting:
+        st.code(f"{len(waiting)} call(s) in flight ({', '.join(waiting)}): nothing to repair yet. The next model "
+                "call waits for them; a receipt is written only if the run winds down first.",
+                language=None, wrap_lines=True)
+        with st.expander("If the next model call needed the view now"):
+            st.code(snap.report.verdict, language=None, wrap_lines=True)
+    else:
+        st.code(snap.report.verdict, language=None, wrap_lines=True)
 
 if snap.events:
     st.markdown("#### What the workers did in this step")

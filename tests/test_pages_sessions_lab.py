@@ -289,3 +289,27 @@ def test_open_in_the_inspector_lands_on_the_inspector_page_inside_the_app() -> N
     assert at.title[0].value == "Inspector"
     shown = [str(element.value) for element in [*at.text, *at.caption, *at.code]]
     assert any("late_parallel.json" in text for text in shown)  # the stored session is the one open
+
+
+def _view(at: AppTest) -> list[str]:
+    return list(next(e.value for e in at.dataframe if "view #" in e.value.columns)["from"])
+
+
+def test_the_lab_says_which_policy_it_applies_and_why() -> None:
+    at = lab()
+    text = at.info[0].value
+    assert "openmaic" in text and "with_tool_call_integrity_repair" in text and "/glossary?term=" in text
+
+
+def test_running_calls_are_in_flight_not_receipts_until_the_run_winds_down() -> None:
+    at = lab()  # late_parallel
+    at.button(key="lab_next").click().run()
+    at.button(key="lab_next").click().run()  # the model turn: search and fetch both running
+    assert _view(at).count("⏳ in flight (no receipt)") == 2 and "synthesized (view only)" not in _view(at)
+    assert any("2 call(s) in flight" in c.value for c in at.code)
+    assert [e.label for e in at.expander][:1] == ["If the next model call needed the view now"]
+    at.selectbox(key="lab_scenario").set_value("lease_stolen").run()
+    for _ in range(4):  # worker 2 takes the session over while worker 1's fetch still runs
+        at.button(key="lab_next").click().run()
+    assert "synthesized (view only)" in _view(at)  # the new owner's next model call needs an answer
+    assert "⏳ in flight (no receipt)" not in _view(at)
