@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from inspector.report_view import violation_text
 from inspector.safe_text import without_paths
 from integrity import (
     DEFAULT_POLICY,
@@ -21,6 +22,7 @@ from integrity import (
     analyze,
     judged_by_providers,
     load_all,
+    own_provider,
 )
 
 DEFECT_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -35,23 +37,44 @@ DEFECT_COLUMNS: tuple[tuple[str, str], ...] = (
 VERDICTS_UP_TO = 3_000
 """Per-provider verdicts are computed for files up to this many messages (validation is the slow part)."""
 
+EVERY_PROVIDER = "every provider"
+"""What 'safe to send to' says for a file no single provider reads (pi-ai, Claude Code, ...) when none is picked:
+the engine then counts every provider (integrity.report.with_recorded), and so does the batch."""
+
+REJECTED_STATUS = "rejected as recorded"
+"""The status of a file the repair finds nothing to change in, which the provider it is judged by refuses."""
+
+SAFE_COLUMNS = ("safe to send to", "accepted as recorded", "accepted after repair", "all providers")
+"""The columns that say whether a file can be sent: the provider it is judged by, what that provider says about
+the file as recorded and about the repaired view, and how many providers reject it before and after repair."""
+
 
 def summarize_all(name: str, data: bytes, policy: str = DEFAULT_POLICY,
-                  verdicts_up_to: int = VERDICTS_UP_TO) -> list[dict[str, Any]]:
+                  verdicts_up_to: int = VERDICTS_UP_TO, provider: str | None = None) -> list[dict[str, Any]]:
     """One row per transcript of a file (an eval log's samples, a session's threads: "file#name"),
-    or one row with the file's error; abandoned branches are listed, not judged."""
+    or one row with the file's error; abandoned branches are listed, not judged.
+
+    provider: judge every file by this provider (as `check --provider` does: the view is shaped for it
+    and its verdict decides the status); None: each file by its own provider (as `check` does), or by
+    every provider for a format no single provider reads.
+    """
     try:
         transcripts = load_all(data, name)
     except Exception as error:  # noqa: BLE001 - one bad file is one error row; the batch goes on
-        return [_row(name, None, policy, verdicts_up_to, error)]
+        return [_row(name, None, policy, verdicts_up_to, provider, error)]
     if len(transcripts) == 1:
-        return [_row(name, transcripts[0], policy, verdicts_up_to)]
-    return [_row(f"{name}#{t.name}", t, policy, verdicts_up_to) for t in transcripts]
+        return [_row(name, transcripts[0], policy, verdicts_up_to, provider)]
+    return [_row(f"{name}#{t.name}", t, policy, verdicts_up_to, provider) for t in transcripts]
 
 
-def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, failure: Exception | None = None
-         ) -> dict[str, Any]:
-    """One row: format, sizes, defect counts, verdict, per-provider verdicts, or the error."""
+def judge_of(format: str | None, provider: str | None) -> str:
+    """Whom a file is judged by: the picked provider, else the file's own, else every provider."""
+    return provider or own_provider(format) or EVERY_PROVIDER
+
+
+def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, provider: str | None,
+         failure: Exception | None = None) -> dict[str, Any]:
+    """One row: format, sizes, defect counts, verdict, whether it is safe to send, or the error."""
     row: dict[str, Any] = {"file": name, "format": "", "messages": 0, "calls": 0}
     for _, column in DEFECT_COLUMNS:
         row[column] = 0
@@ -62,7 +85,7 @@ def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, failure: 
     try:
         if failure is not None:
             raise failure
-        analysis = analyze(transcript, policy)
+        analysis = analyze(transcript, policy, provider=provider)
     except TranscriptError as error:
         row.update(status="unreadable", verdict=str(error))
         return row
@@ -70,13 +93,19 @@ def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, failure: 
         message = without_paths(str(error).strip().splitlines()[0][:300]) if str(error).strip() else ""
         row.update(status="unreadable", verdict=f"{name}: {type(error).__name__}" + (f": {message}" if message else ""))
         return row
+    judge = judge_of(transcript.format, provider)
+    row["safe to send to"] = judge
     verdicts: dict[str, Any] = {}
     try:
         if len(transcript.messages) <= verdicts_up_to:  # verdicts, and the report rated by them as check does
             analysis = judged_by_providers(analysis, PROVIDERS)
             verdicts = analysis.verdicts
+        else:
+            row["accepted as recorded"] = row["accepted after repair"] = row["all providers"] = (
+                f"not checked: over {verdicts_up_to:,} messages (open it in the Inspector)")
     except Exception as error:  # noqa: BLE001 - the file was read: keep its row, say why verdicts are missing
-        row["providers rejecting"] = f"not checked: {type(error).__name__}"
+        row["accepted as recorded"] = row["accepted after repair"] = row["all providers"] = (
+            f"not checked: {type(error).__name__}")
     summary = analysis.report.summary
     row["format"] = transcript.format
     row["messages"] = summary.messages
@@ -87,15 +116,55 @@ def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, failure: 
     row["status"] = "healthy" if report.healthy else ("repaired" if report.changed else "findings")
     row["verdict"] = report.verdict
     if verdicts:
-        row["providers rejecting"] = (
-            f"{sum(1 for r in verdicts.values() if r.get('before'))} → "
-            f"{sum(1 for r in verdicts.values() if r.get('after'))} of {len(verdicts)}")
-    for provider, result in sorted(verdicts.items()):
-        before = len((result or {}).get("before") or [])
-        after = len((result or {}).get("after") or [])
-        row[f"{provider} before"] = "accepted" if not before else f"rejected ({before})"
-        row[f"{provider} after"] = "accepted" if not after else f"rejected ({after})"
+        row.update(safe_to_send(verdicts, judge))
+        if row["status"] == "healthy" and row["accepted as recorded"].startswith("✖"):
+            # healthy by the repair's measure, but the provider it is judged by refuses it as recorded
+            # (`check --provider` exits 1 for it): never call it healthy
+            row["status"] = REJECTED_STATUS
     return row
+
+
+def _errors(result: Any, when: str) -> list[Any]:
+    return list((result or {}).get(when) or [])
+
+
+def _said(verdicts: Mapping[str, Any], judge: str, when: str) -> str:
+    """What the judge says at one moment: '✔ accepted', or '✖ rejected: <the provider's first error>'."""
+    if judge == EVERY_PROVIDER:
+        rejecting = [name for name, result in verdicts.items() if _errors(result, when)]
+        if not rejecting:
+            return f"✔ accepted by all {len(verdicts)}"
+        return f"✖ rejected by {len(rejecting)} of {len(verdicts)}: {', '.join(rejecting)}"
+    if judge not in verdicts:
+        return "not checked"
+    errors = _errors(verdicts[judge], when)
+    if not errors:
+        return "✔ accepted"
+    first = violation_text(errors[0])[1]
+    first = first if len(first) <= 200 else first[:199] + "…"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"✖ rejected: {first}{more}" if first else f"✖ rejected ({len(errors)}){more}"
+
+
+def safe_to_send(verdicts: Mapping[str, Any], judge: str) -> dict[str, str]:
+    """The 'safe to send' columns and each provider's own, from the verdicts of every provider."""
+    before = sum(1 for result in verdicts.values() if _errors(result, "before"))
+    after = sum(1 for result in verdicts.values() if _errors(result, "after"))
+    row = {
+        "accepted as recorded": _said(verdicts, judge, "before"),
+        "accepted after repair": _said(verdicts, judge, "after"),
+        "all providers": (f"rejected by {before} of {len(verdicts)} providers as recorded, {after} after repair"
+                          if before or after else f"accepted by all {len(verdicts)} providers"),
+    }
+    for provider, result in sorted(verdicts.items()):
+        for when, column in (("before", RECORDED), ("after", AFTER)):
+            errors = _errors(result, when)
+            row[provider + column] = "✔ accepted" if not errors else f"✖ rejected ({len(errors)})"
+    return row
+
+
+RECORDED = " as recorded"
+AFTER = " after repair"
 
 
 def defect_totals(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:

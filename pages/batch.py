@@ -2,8 +2,12 @@
 or open a fleet's triage table (`integrity triage`): defect kinds, rejection rates, the worst sessions.
 
 One row per transcript comes from inspector.batch.summarize_all (unreadable files become
-rows with their error); the page adds progress, the chart and the links.  File
-names and verdicts are neutralized for display.
+rows with their error); the page adds progress, the chart and the links.  Whether a
+file is safe to send is said per provider: the one picked in the sidebar, or by
+default each file's own (an Anthropic request is judged by Anthropic, as `check`
+does), as recorded and after repair.  Every file opens in the Inspector: samples
+by their link, any file (uploads too) by selecting its row.  File names and
+verdicts are neutralized for display.
 """
 
 from __future__ import annotations
@@ -11,12 +15,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
 
 from inspector import fleet, ui
-from inspector.batch import defect_totals, summarize_all
+from inspector.batch import EVERY_PROVIDER, REJECTED_STATUS, SAFE_COLUMNS, defect_totals, summarize_all
 from inspector.data_root import data_root, files_in, resolve_in_root
 from inspector.entry import through_app
 from inspector.safe_text import neutralize
@@ -25,11 +30,29 @@ through_app()  # a page URL opened first on a fresh server still runs through ap
 
 st.title("Batch triage")
 policy = ui.policy_picker()
+OWN = "each file's own provider"
+
+
+def provider_choice() -> str | None:
+    """Sidebar: whom every file is judged by (None: each file's own provider), mirrored in ?provider=."""
+    options = [OWN, *ui.provider_names()]
+    ui.from_url("batch_provider", "provider", options, OWN)
+    picked = st.sidebar.selectbox(
+        "Safe to send to", options, key="batch_provider",
+        help="whose rules decide whether a file is safe to send, as recorded and after repair. By default "
+             f"each file's own provider (an Anthropic request: Anthropic), or {EVERY_PROVIDER} for a format "
+             "no single provider reads (pi-ai, Claude Code, LangChain); a provider picked here judges every "
+             "file, as `check --provider` does.")
+    ui.to_url("batch_provider", "provider", None if picked == OWN else picked)
+    return None if picked == OWN else picked
+
+
+provider = provider_choice()
 
 
 @st.cache_data(max_entries=2000, show_spinner=False)
-def _summary(digest: str, name: str, policy: str, _data: bytes) -> list[dict[str, Any]]:
-    return summarize_all(name, _data, policy)
+def _summary(digest: str, name: str, policy: str, provider: str | None, _data: bytes) -> list[dict[str, Any]]:
+    return summarize_all(name, _data, policy, provider=provider)
 
 
 def _table_bytes() -> tuple[str, bytes] | None:
@@ -122,33 +145,85 @@ if not inputs:
     st.stop()
 
 progress = st.progress(0.0, text=f"Analysing {len(inputs)} file(s)…")
-rows = []
+rows: list[dict[str, Any]] = []
+owners: list[int] = []  # the input each row comes from (a file may hold several transcripts)
 for number, item in enumerate(inputs, start=1):
-    rows.extend(_summary(item.digest, item.name, policy, item.data))
+    found = _summary(item.digest, item.name, policy, provider, item.data)
+    rows.extend(found)
+    owners.extend([number - 1] * len(found))
     # no file names: progress text is Markdown
     progress.progress(number / len(inputs), text=f"Analysed {number} of {len(inputs)}")
 progress.empty()
 
+
+def _link(item: ui.Source, thread: str | None) -> str | None:
+    """A sample's address in the Inspector (main transcript only); None for uploads (they have none)."""
+    if item.kind != "sample" or (thread is not None and thread != "main"):
+        return None
+    params = {"sample": item.name, "policy": policy, **({"provider": provider} if provider else {})}
+    return "/?" + urlencode(params)
+
+
+def _thread(item: ui.Source, row: dict[str, Any]) -> str | None:
+    prefix = item.name + "#"
+    return row["file"][len(prefix):] if row["file"].startswith(prefix) else None
+
+
 frame = ui.safe_frame(rows)  # names and errors from the files: neutralized before pandas sees them
-leading = [c for c in ("file", "status", "providers rejecting", "format", "messages", "calls") if c in frame.columns]
+frame.insert(1, "open", [_link(inputs[owner], _thread(inputs[owner], row)) for owner, row in zip(owners, rows,
+                                                                                                   strict=True)])
+leading = [c for c in ("file", "open", "status", *SAFE_COLUMNS, "format", "messages", "calls")
+           if c in frame.columns]
 frame = frame[leading + [c for c in frame.columns if c not in leading and c != "verdict"] + ["verdict"]]
-if mode == "All samples":
-    frame.insert(1, "open", [f"/?sample={name}&policy={policy}" for name in frame["file"]])
 problems = int((frame["status"] != "healthy").sum())
-st.caption(f"{len(frame)} file(s) · {problems} need attention · policy {policy} · click a column header to sort")
+judged = f"judged by {provider}" if provider else "each judged by its own provider"
+st.caption(f"{len(frame)} file(s) · {problems} need attention · policy {policy} · {judged} · "
+           "click a column header to sort · select a row to open it in the Inspector")
 
 
 def _status_colour(value: Any) -> str:
     return {"healthy": "background-color: #dcfce7", "repaired": "background-color: #dbeafe",
-            "findings": "background-color: #fef9c3", "unreadable": "background-color: #fee2e2"}.get(str(value), "")
+            "findings": "background-color: #fef9c3", "unreadable": "background-color: #fee2e2",
+            REJECTED_STATUS: "background-color: #fee2e2"}.get(str(value), "")
 
 
-st.dataframe(frame.style.map(_status_colour, subset=["status"]), hide_index=True, width="stretch",
-             height=min(len(frame), 15) * 35 + 40,
+def _said_colour(value: Any) -> str:
+    text = str(value)
+    return "background-color: #dcfce7" if text.startswith("✔") else \
+        "background-color: #fee2e2" if text.startswith("✖") else ""
+
+
+def _picked_row() -> None:
+    """A row selected in the table becomes the file the 'Open in the Inspector' button opens."""
+    selection = st.session_state.get("batch_table")
+    chosen = getattr(getattr(selection, "selection", None), "rows", None)
+    if chosen is None and isinstance(selection, dict):
+        chosen = selection.get("selection", {}).get("rows", [])
+    if chosen and chosen[0] < len(owners):
+        st.session_state["batch_pick"] = owners[chosen[0]]
+        st.session_state["batch_thread"] = (owners[chosen[0]], _thread(inputs[owners[chosen[0]]], rows[chosen[0]]))
+
+
+said = [c for c in ("accepted as recorded", "accepted after repair") if c in frame.columns]
+st.dataframe(frame.style.map(_status_colour, subset=["status"]).map(_said_colour, subset=said),
+             hide_index=True, width="stretch", height=min(len(frame), 15) * 35 + 40,
+             on_select=_picked_row, selection_mode="single-row", key="batch_table",
              column_config={
-                 "providers rejecting": st.column_config.TextColumn(
-                     "rejected by", help="providers whose rules reject the request: before → after repair"),
-                 "open": st.column_config.LinkColumn("open", display_text="inspect ↗"),
+                 "open": st.column_config.LinkColumn(
+                     "open", display_text="inspect ↗",
+                     help="samples open by their link; any file (uploads too): select its row, then 'Open'"),
+                 "status": st.column_config.TextColumn(
+                     "status", help="what `check` says under this policy and provider; 'rejected as recorded': "
+                                    "nothing to repair, but the provider it is judged by refuses it"),
+                 "safe to send to": st.column_config.TextColumn(
+                     "safe to send to", help="the provider whose rules decide the next two columns"),
+                 "accepted as recorded": st.column_config.TextColumn(
+                     "accepted as recorded?", width="medium",
+                     help="would that provider accept the file as it is (its first error when not)"),
+                 "accepted after repair": st.column_config.TextColumn(
+                     "accepted after repair?", width="medium",
+                     help="would that provider accept the repaired view"),
+                 "all providers": st.column_config.TextColumn("all providers", width="medium"),
                  "verdict": st.column_config.TextColumn("verdict", width="large"),
              })
 
@@ -157,14 +232,21 @@ st.subheader("Defect kinds across the batch")
 chart = pd.DataFrame({"defect": list(totals), "count": list(totals.values())})
 st.bar_chart(chart, x="defect", y="count", horizontal=True, height=280, sort=False)
 
-st.subheader("Open one file in the inspector")
-names = [item.name for item in inputs]
+st.subheader("Open a file in the Inspector")
+if st.session_state.get("batch_pick") not in range(len(inputs)):
+    st.session_state["batch_pick"] = 0
 c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-picked = c1.selectbox("File", names, key="batch_pick", format_func=neutralize)
-if c2.button("Open in inspector ▶", width="stretch"):
-    chosen = next(item for item in inputs if item.name == picked)
+picked = c1.selectbox("File (or select its row in the table)", range(len(inputs)), key="batch_pick",
+                      format_func=lambda n: neutralize(inputs[n].name))
+if c2.button("Open in the Inspector ▶", width="stretch", key="batch_open"):
+    chosen = inputs[picked]
+    owner, thread = st.session_state.get("batch_thread") or (None, None)
+    params = {"policy": policy, **({"provider": provider} if provider else {})}
+    if thread and owner == picked:  # the transcript of the row selected, not the file's main one
+        st.session_state[f"thread_{chosen.digest}"] = thread
+    st.session_state.pop("_url_provider", None)  # the Inspector's picker then takes ?provider= as a new link
     if chosen.kind == "sample":
-        st.switch_page("pages/inspector_page.py", query_params={"sample": chosen.name, "policy": policy})
-    ui.set_current(chosen)
+        st.switch_page("pages/inspector_page.py", query_params={"sample": chosen.name, **params})
+    ui.set_current(chosen)  # an upload has no address: it goes to the Inspector in this session
     st.query_params.clear()
-    st.switch_page("pages/inspector_page.py", query_params={"policy": policy})
+    st.switch_page("pages/inspector_page.py", query_params=params)

@@ -220,7 +220,8 @@ def test_a_failing_provider_check_is_one_error_line_and_the_rest_of_the_page_is_
     at = upload("pages/batch.py", "a.json", surrogate_transcript())
     table = next(f.value for f in at.dataframe if "status" in f.value.columns)
     assert list(table["status"]) == ["repaired"]  # read and repaired; only the verdicts are missing
-    assert list(table["providers rejecting"]) == ["not checked: TypeError"]
+    assert list(table["all providers"]) == ["not checked: TypeError"]
+    assert list(table["accepted as recorded"]) == ["not checked: TypeError"]
 
 
 def test_every_uploader_says_its_size_limit_where_it_can_be_seen() -> None:
