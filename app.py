@@ -13,7 +13,9 @@ import os
 import streamlit as st
 
 from inspector import ui
+from inspector.entry import through_app
 
+through_app()  # the first run of a fresh server may come here through Streamlit's pages-folder mode
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 st.set_page_config(page_title="Tool-call integrity inspector", layout="wide")

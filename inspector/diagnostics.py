@@ -108,7 +108,8 @@ def curl_command(provider: str, body: Any) -> str:
     text = escape_json(json.dumps(body, ensure_ascii=False, indent=1, default=str))
     if provider == "bedrock":
         return ("# Bedrock needs SigV4 signing: send it with the AWS CLI\n"
-                "aws bedrock-runtime converse --model-id \"$MODEL\" --cli-input-json file:///dev/stdin <<'END_OF_REQUEST'\n"
+                "aws bedrock-runtime converse --model-id \"$MODEL\" \\\n"
+                "  --cli-input-json file:///dev/stdin <<'END_OF_REQUEST'\n"
                 f"{text}\nEND_OF_REQUEST")
     url, headers = _ENDPOINTS.get(provider, ("https://example.invalid/v1/chat", []))
     header_text = "".join(f' \\\n  -H "{h}"' for h in [*headers, "content-type: application/json"])

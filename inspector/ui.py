@@ -24,10 +24,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from inspector.detail import rows_by_side
 from inspector.rows import (
     Row,
     aligned_rows,
     fill_previews,
+    raw_json,
     verdict_rows,
 )
 from inspector.safe_text import neutralize, safe_filename, without_paths
@@ -37,6 +39,7 @@ from integrity import (
     POLICIES,
     PROVIDERS,
     Analysis,
+    Placement,
     Transcript,
     TranscriptError,
     analyze,
@@ -44,6 +47,7 @@ from integrity import (
     load,
     load_all,
     own_provider,
+    view_placement,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -242,6 +246,44 @@ def searchable_rows(source: Source, analysis: Analysis, provider: str | None = N
                            analysis)
 
 
+cache_name = _cache_name  # public name for pages that key their own caches the same way
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _placement(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> Placement:
+    return view_placement(_analysis.report)
+
+
+def placement_for(source: Source, analysis: Analysis, provider: str | None = None) -> Placement:
+    """The report's durable <-> view mapping (cached like rows_for): what every "sent at"/"not sent" reads."""
+    return _placement(source.digest, _cache_name(source, analysis.transcript), analysis.policy, provider, analysis)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _sides(digest: str, name: str, policy: str, provider: str | None,
+           _rows: Sequence[Row]) -> tuple[dict[int, int], dict[int, int]]:
+    return rows_by_side(_rows)
+
+
+def sides_for(source: Source, analysis: Analysis, provider: str | None,
+              rows: Sequence[Row]) -> tuple[dict[int, int], dict[int, int]]:
+    """Durable index -> row and view position -> row, for links to rows (cached like rows_for)."""
+    return _sides(source.digest, _cache_name(source, analysis.transcript), analysis.policy, provider, rows)
+
+
+def readable_content(content: Any, limit: int = 20_000) -> str:
+    """A result's content as a person reads it: text parts joined with their real line breaks, else JSON."""
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list) and all(isinstance(p, dict) and p.get("type") == "text"
+                                           and isinstance(p.get("text"), str) for p in content):
+        text = "\n".join(p["text"] for p in content)
+    else:
+        text = raw_json(content, limit)[0]
+    text = neutralize(text)
+    return text if len(text) <= limit else text[:limit] + "\n… (cut for display; download for the whole text)"
+
+
 _INPUT_HEADLINE = "Could not read this input. The app keeps working; fix the file or pick another."
 
 
@@ -386,8 +428,21 @@ def input_picker(multiple: bool = True) -> Source | None:
         if not names:
             side.info("sample_transcripts/ is empty")
             return None
-        from_url("sample", "sample", names, names[0])
-        name = side.selectbox("Sample", names, key="sample")
+        asked = st.query_params.get("sample")
+        if asked is not None and asked not in names and st.session_state.get("_url_sample") != asked:
+            st.session_state["_url_sample"] = asked  # a link to a sample that does not exist: say so, open nothing
+            st.session_state["sample"] = None
+        elif "sample" not in st.session_state or st.session_state["sample"] is not None:
+            from_url("sample", "sample", names, names[0])
+        name = side.selectbox("Sample", names, key="sample", index=None, placeholder="pick a sample")
+        if name is None:
+            if asked is not None and asked not in names:
+                st.error("The link names a sample that is not in sample_transcripts/ (below, as given): "
+                         "pick one in the sidebar.")
+                st.code(neutralize(asked), language=None)  # untrusted: a code block, never markdown
+            else:
+                st.info("Pick a sample in the sidebar.")
+            return None
         to_url("sample", "sample", name)
         data = read_sample(name)
         source = Source(name, data, "sample") if data is not None else None
@@ -501,14 +556,27 @@ def _number(value: int | None) -> str:
     return "" if value is None else str(value)
 
 
-def rows_frame(rows: Sequence[Row], paired: set[int] | None = None, selected: int | None = None) -> pd.DataFrame:
-    """A page of aligned rows as a DataFrame (text cells only; no HTML anywhere)."""
+def rows_frame(rows: Sequence[Row], paired: set[int] | None = None, selected: int | None = None,
+               transcript: Transcript | None = None) -> pd.DataFrame:
+    """A page of aligned rows as a DataFrame (text cells only; no HTML anywhere).
+
+    With the transcript, the durable column's position is the native one first
+    (`line 12 · #4`, `messages[3] · #3`), as everywhere else.
+    """
+    from inspector.positions import durable_label
+
     paired = paired or set()
+
+    def where(index: int | None) -> str:
+        if index is None:
+            return ""
+        return durable_label(transcript, index) if transcript is not None else str(index)
+
     return pd.DataFrame({
         "row": [r.row for r in rows],
         "sel": ["▶ selected" if r.row == selected else ("↔ paired" if r.row in paired else "") for r in rows],
         "kind": [label(r.kind) for r in rows],
-        "#": [_number(r.left) for r in rows],
+        "#": [where(r.left) for r in rows],
         "durable transcript": [r.left_text for r in rows],
         "view #": [_number(r.right) for r in rows],
         "repaired view": [r.right_text for r in rows],
@@ -530,13 +598,14 @@ def styled_rows(frame: pd.DataFrame) -> Any:
 
 ROW_CONFIG = {
     "row": None,
-    "sel": st.column_config.TextColumn("", width=72, help="the selected row and the rows paired with it"),
-    "kind": st.column_config.TextColumn("kind", width=158),
-    "#": st.column_config.TextColumn("#", width=38, help="durable index"),
-    "durable transcript": st.column_config.TextColumn("durable transcript (raw)", width=205),
-    "view #": st.column_config.TextColumn("view", width=40, help="position in the repaired view"),
-    "repaired view": st.column_config.TextColumn("repaired view (sent to the model)", width=205),
-    "why": st.column_config.TextColumn("why", width=300),
+    "sel": st.column_config.TextColumn("", width=70, help="the selected row and the rows paired with it"),
+    "kind": st.column_config.TextColumn("kind", width=140),
+    "#": st.column_config.TextColumn("where", width=104,
+                                     help="where the message is in your file (line or index), then its durable #"),
+    "durable transcript": st.column_config.TextColumn("durable transcript", width=230),
+    "view #": st.column_config.TextColumn("view", width=44, help="position in the repaired view"),
+    "repaired view": st.column_config.TextColumn("repaired view (sent to the model)", width=230),
+    "why": st.column_config.TextColumn("why (whole in the panel below)", width=250),
 }
 
 
@@ -561,10 +630,10 @@ def overview_frame(rows: Sequence[Row], analysis: Analysis | None = None) -> pd.
 def metrics(analysis: Analysis) -> None:
     """Header metrics from the report summary."""
     summary = analysis.report.summary
-    columns = st.columns(len(SUMMARY_METRICS))
-    for column, (field, name) in zip(columns, SUMMARY_METRICS, strict=False):
-        value = getattr(summary, field)
-        column.metric(name, short_number(value), help=f"{value:,} {name}")
+    with st.container(horizontal=True, gap="medium"):  # wraps to a second line on narrow screens, never cuts labels
+        for field, name in SUMMARY_METRICS:
+            value = getattr(summary, field)
+            st.metric(name, short_number(value), help=f"{value:,} {name}", width="content")
 
 
 def short_number(value: int) -> str:

@@ -1,8 +1,9 @@
-"""Inspector: raw vs repaired side by side, pairings, filters, verdicts, compare mode.
+"""Inspector: the durable transcript and its repaired view side by side, like a debugger.
 
-Row meaning, pairing and filtering come from integrity.alignment; this page
-only lays them out.  Transcript text appears only in dataframe cells and code
-blocks.
+What a row means, where each message went (`integrity.view_placement` through
+inspector.detail), native positions (inspector.positions) and each provider's
+errors (inspector.diagnostics) come from the engine; this page only lays them
+out.  Transcript text appears only in dataframe cells and code blocks.
 """
 
 from __future__ import annotations
@@ -12,15 +13,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from inspector import ui
+from inspector import ui, verdict_ui
+from inspector.detail import row_detail
 from inspector.entry import through_app
-from inspector.rows import (
-    call_arguments,
-    filter_rows,
-    next_problem,
-    pairs_for,
-    raw_json,
-)
+from inspector.positions import durable_label, file_line_note, native_message
+from inspector.rows import call_arguments, filter_rows, next_problem, pairs_for, raw_json
 from inspector.safe_text import neutralize
 from inspector.theme import PROBLEM_KINDS, ROW_KINDS, label
 from integrity import POLICIES
@@ -29,6 +26,9 @@ through_app()  # a page URL opened first on a fresh server still runs through ap
 
 PAGE_SIZE = 50
 
+if "lesson" in st.query_params:  # the README's ?lesson= links work from the root URL too
+    st.switch_page("pages/lessons.py", query_params={"lesson": st.query_params["lesson"]})
+
 st.title("Inspector")
 source = ui.input_picker()
 policy = ui.policy_picker()
@@ -36,69 +36,88 @@ compare = st.sidebar.toggle("Compare policies", key="compare",
                             help="the reference policy next to the others, side by side")
 
 if source is None:
-    st.info("Pick a sample, upload a transcript or paste one in the sidebar.")
+    if "sample" not in st.query_params:
+        st.info("Pick a sample, upload a transcript or paste one in the sidebar.")
     st.stop()
 
-transcript = ui.load_source(source)
-if transcript is None:
-    st.stop()
-provider = ui.provider_picker(transcript=transcript)
-analysis = ui.analysis_for(source, transcript, policy, provider)
-rows = ui.rows_for(source, analysis, provider)
+progress = st.empty()  # staged progress while reading and repairing; gone once the page is drawn
+with progress.container():
+    with st.status(f"Reading {neutralize(source.name)} ({len(source.data):,} bytes)…", expanded=False) as status:
+        transcript = ui.load_source(source)
+        if transcript is None:
+            status.update(label="The transcript could not be read", state="error")
+            st.stop()
+        provider = ui.provider_picker(transcript=transcript)
+        status.update(label=f"Repairing {len(transcript.messages):,} messages…")
+        analysis = ui.analysis_for(source, transcript, policy, provider)
+        status.update(label="Aligning the durable transcript with the view…")
+        rows = ui.rows_for(source, analysis, provider)
+        where = ui.placement_for(source, analysis, provider)
+        by_left, by_right = ui.sides_for(source, analysis, provider, rows)
+progress.empty()
 
-st.text(f"{neutralize(source.name)} · format {transcript.format} · policy {policy}")  # untrusted
+st.text(f"{neutralize(source.name)} · format {transcript.format} · policy {policy}"  # untrusted: plain text
+        + (f" · transcript {neutralize(transcript.name)}" if transcript.name != "main" else ""))
 verdict_slot = st.empty()  # the verdict goes first, once the providers have rated it (as check does)
 ui.metrics(analysis)
-analysis = ui.with_verdicts(source, analysis, provider)
+analysis = verdict_ui.judged(source.digest, ui.cache_name(source, transcript), analysis, provider)
 with verdict_slot.container():
-    ui.verdict_text(analysis)
-ui.verdict_panel(analysis, provider)
+    verdict_ui.headline(analysis, provider)
 
 # ----------------------------------------------------------------------------- selection state
 
 
+def _msg_of(row: int) -> str:
+    picked = rows[row]
+    return str(picked.left) if picked.left is not None else f"v{picked.right}"
+
+
 def _select(row: int | None) -> None:
     st.session_state["sel_row"] = row
+    st.session_state["_table_nonce"] = st.session_state.get("_table_nonce", 0) + 1  # no stale tick in the table
     if row is None:
         st.query_params.pop("msg", None)
         return
-    picked = rows[row]
-    st.query_params["msg"] = str(picked.left) if picked.left is not None else f"v{picked.right}"
+    st.query_params["msg"] = _msg_of(row)
     st.session_state["_url_msg"] = st.query_params["msg"]
 
 
 def _row_from_msg(value: str) -> int | None:
+    """The row a `?msg=` value names: `4` (durable #4) or `v3` (view #3); None when there is none."""
+    value = value.strip().lstrip("#")
     try:
         if value.startswith("v"):
-            wanted = int(value[1:])
-            return next((r.row for r in rows if r.right == wanted), None)
-        wanted = int(value)
+            return by_right.get(int(value[1:]))
+        return by_left.get(int(value))
     except ValueError:
         return None
-    return next((r.row for r in rows if r.left == wanted), None)
 
 
-state_key = f"{source.digest}:{policy}"
+state_key = f"{source.digest}:{transcript.name}:{policy}:{provider}"
 if st.session_state.get("_rows_key") != state_key:
     st.session_state["_rows_key"] = state_key
     st.session_state["sel_row"] = None
 link = st.query_params.get("msg")
 if link is not None and st.session_state.get("_url_msg") != link:
     st.session_state["_url_msg"] = link
-    st.session_state["sel_row"] = _row_from_msg(link)
-selected: int | None = st.session_state.get("sel_row")
-if selected is not None and selected >= len(rows):
-    selected = None
+    found_row = _row_from_msg(link)
+    st.session_state["sel_row"] = found_row
+    st.session_state["_bad_msg"] = link if found_row is None else None
+if st.session_state.get("_bad_msg"):
+    st.error(f"The link asks for message {neutralize(st.session_state['_bad_msg'])[:40]!r}: this transcript has "
+             f"durable #0–#{len(transcript.messages) - 1} and view #v0–#v{len(analysis.view) - 1}. "
+             "Nothing is selected.")
 
 # ----------------------------------------------------------------------------- compare mode
 
-if compare:
+
+def compare_policies() -> None:
+    """Every policy's counts and verdicts side by side, and each policy's problem rows."""
     st.subheader("Compare policies")
     policies = list(POLICIES)
-    if len(policies) < 2:
-        st.caption("Only one policy is available in this engine build; compare mode shows it alone.")
-    others = {name: ui.with_verdicts(source, ui.analysis_for(source, transcript, name, provider), provider,
-                                     f"cmp_{name}")
+    others = {name: analysis if name == policy else
+              verdict_ui.judged(source.digest, ui.cache_name(source, transcript),
+                                ui.analysis_for(source, transcript, name, provider), provider, key=f"cmp_{name}")
               for name in policies}
     table: list[dict[str, Any]] = []
     for field in type(others[policies[0]].report.summary).model_fields:
@@ -130,6 +149,11 @@ if compare:
                          column_order=["kind", "#", "durable transcript", "view #", "repaired view"])
     st.divider()
 
+
+if compare:
+    compare_policies()
+
+
 def _on_goto() -> None:
     """Runs before the rerun, so the table drawn next already shows the chosen message."""
     target = (st.session_state.get("goto") or "").strip()
@@ -139,17 +163,59 @@ def _on_goto() -> None:
         _select(found)
 
 
+def _step(problems: bool, forward: bool) -> None:
+    """Next/previous row or problem from the selection (wrapping); the table follows."""
+    current = st.session_state.get("sel_row")
+    total = len(rows)
+    if problems:
+        if forward:
+            found = next_problem(rows, current if current is not None else -1)
+        else:
+            start = current if current is not None else 0
+            found = next((rows[(start - k) % total].row for k in range(1, total + 1)
+                          if rows[(start - k) % total].problem), None)
+        if found is None:
+            st.toast("No problems in this transcript.")
+            return
+    else:
+        found = 0 if current is None else (current + (1 if forward else -1)) % total
+    _select(found)
+
+
+def _on_pick() -> None:
+    """A click on any cell (or a row's box) selects that row."""
+    event = st.session_state.get(f"detail_table_{st.session_state.get('_table_nonce', 0)}")
+    selection = (event or {}).get("selection", {}) if isinstance(event, dict) else getattr(event, "selection", {})
+    get = selection.get if isinstance(selection, dict) else (lambda name, default: getattr(selection, name, default))
+    picked = list(get("rows", []) or [])
+    cells = list(get("cells", []) or [])
+    if not picked and cells:
+        picked = [cells[0][0] if isinstance(cells[0], (list, tuple)) else cells[0].get("row")]
+    window_rows = st.session_state.get("_window_rows", [])
+    if picked and picked[0] is not None and picked[0] < len(window_rows):
+        _select(window_rows[picked[0]])
+
+
 # ----------------------------------------------------------------------------- side by side
 
 
-@st.fragment
-def _on_pick() -> None:
-    event = st.session_state.get("detail_table")
-    picked = (event or {}).get("selection", {}).get("rows", []) if isinstance(event, dict) else \
-        getattr(getattr(event, "selection", None), "rows", [])
-    window_rows = st.session_state.get("_window_rows", [])
-    if picked and picked[0] < len(window_rows):
-        _select(window_rows[picked[0]])
+def navigation_bar() -> None:
+    """Previous/next row and problem (keys K/J and P/N), and the link to this view."""
+    b1, b2, b3, b4, b5 = st.columns([1, 1, 1, 1, 2.4], vertical_alignment="bottom")
+    b1.button("◀ Problem", key="prev_problem", on_click=_step, args=(True, False), shortcut="P",
+              help="previous problem row (key P)", width="stretch")
+    b2.button("Problem ▶", key="next_problem", on_click=_step, args=(True, True), shortcut="N",
+              help="next problem row (key N)", width="stretch")
+    b3.button("▲ Row", key="prev_row", on_click=_step, args=(False, False), shortcut="K",
+              help="previous row (key K)", width="stretch")
+    b4.button("Row ▼", key="next_row", on_click=_step, args=(False, True), shortcut="J",
+              help="next row (key J)", width="stretch")
+    query = "&".join(f"{k}={v}" for k, v in st.query_params.items())
+    base = str(getattr(st.context, "url", "") or "").split("?")[0]
+    with b5.popover("Copy link to this view", width="stretch"):
+        st.code(f"{base}?{query}" if base else f"?{query}", language=None, wrap_lines=True)
+        st.caption("The link opens this transcript (samples; uploads are not on the server), policy, "
+                   "provider and selected message.")
 
 
 def side_by_side() -> None:
@@ -159,22 +225,11 @@ def side_by_side() -> None:
         selected = None
 
     st.subheader("Durable transcript ↔ repaired view")
-    with st.expander("Legend: what each row kind means", expanded=False):
-        ui.legend()
-    st.caption("  ·  ".join(label(k) for k in ROW_KINDS))
-
-    f1, f2, f3, f4 = st.columns([1.5, 2.2, 2.2, 1.4], vertical_alignment="bottom")
+    f1, f2, f3, f4 = st.columns([1.2, 2.2, 2.2, 1.1], vertical_alignment="bottom")
     problems_only = f1.checkbox("Problems only", key="problems_only", help="problem rows with one row of context")
     kinds = f2.multiselect("Kinds", list(PROBLEM_KINDS) + ["kept"], format_func=label, key="kinds",
                            placeholder="all kinds")
     search = f3.text_input("Search text or call id", key="search")
-    if f4.button("Next problem ▶", width="stretch"):
-        found = next_problem(rows, selected if selected is not None else -1)
-        if found is None:
-            st.toast("No problems in this transcript.")
-        else:
-            _select(found)
-            selected = found
 
     searched = rows
     if search.strip() and not all(row.filled for row in rows):
@@ -189,9 +244,10 @@ def side_by_side() -> None:
         st.session_state["page"] = 1
     st.session_state.setdefault("page", 1)
 
-    p1, p2 = st.columns([1, 5], vertical_alignment="center")
-    page = p1.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="page")
-    p2.caption(f"{len(shown):,} of {len(rows):,} rows match · {PAGE_SIZE} per page · click a row to see its pairing")
+    page = f4.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="page")
+    navigation_bar()
+    st.caption(f"{len(shown):,} of {len(rows):,} rows match · {PAGE_SIZE} per page · click any cell to select "
+               "its row · " + "  ".join(label(k) for k in ROW_KINDS))
 
     window = shown[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
     pairs = None
@@ -206,44 +262,57 @@ def side_by_side() -> None:
     st.session_state["_window_rows"] = [r.row for r in window]
 
     window = ui.previewed(analysis, window)
-    frame = ui.rows_frame(window, paired_rows, selected)
+    frame = ui.rows_frame(window, paired_rows, selected, transcript)
     st.dataframe(ui.styled_rows(frame), hide_index=True, width="stretch", column_config=ui.ROW_CONFIG,
-                 on_select=_on_pick, selection_mode="single-row", key="detail_table",
-                 height=min(len(window), 18) * 35 + 40)
+                 on_select=_on_pick, selection_mode=["single-row", "single-cell"],
+                 key=f"detail_table_{st.session_state.get('_table_nonce', 0)}",
+                 height=min(len(window), 14) * 35 + 40, row_height=35)
 
+    with st.expander("Legend: what each row kind means", expanded=False):
+        ui.legend()
     detail_panel(selected, pairs)
 
 
+def _raw(title: str, message: Any, note: str = "") -> None:
+    st.markdown(title)
+    if note:
+        st.caption(note)
+    text, cut = raw_json(message)
+    ui.code_block(text, cut)
+
+
 def detail_panel(selected: int | None, pairs: Any) -> None:
-    """The selected row: its kind and note, the raw JSON on each side, its pairing, arguments and result."""
+    """The selected row: where it went (from the report), each side as in the file, its pairing."""
     st.subheader("Selected message")
     go1, go2 = st.columns([2, 3], vertical_alignment="bottom")
     go1.text_input("Open message (durable # or vN for view)", key="goto", placeholder="e.g. 3 or v4",
                    on_change=_on_goto)
     if st.session_state.get("_goto_missing"):
-        go2.caption("no such message")
+        go2.caption("no such message in this transcript")
 
     if selected is None:
-        st.caption("Select a row above (or use Next problem) to see its raw JSON and its pairing.")
+        st.caption("Select a row above (click any cell, or use the buttons and keys N, P, J, K) to see it whole.")
         return
     row = rows[selected]
-    st.code(f"{label(row.kind)} · row {row.row}" + (f" · {row.note}" if row.note else ""), language=None,
-            wrap_lines=True)
+    detail = row_detail(analysis, where, row)
+    st.code("\n".join([f"{label(row.kind)} · row {row.row}" + (f" · {row.note}" if row.note else ""),
+                       *(said.text for said in detail.statements)]), language=None, wrap_lines=True)
     left, right = st.columns(2)
     with left:
-        if row.left is not None:
-            st.markdown(f"**Durable #{row.left}** (raw JSON)")
-            text, cut = raw_json(transcript.messages[row.left])
-            ui.code_block(text, cut)
-        else:
-            st.caption("Not in the durable transcript: this message exists only in the view.")
+        if not detail.durable:
+            st.caption("No durable entry: the engine wrote this message for the view.")
+        for index in detail.durable:
+            _raw(f"**Durable {durable_label(transcript, index)}**: as in your file ({transcript.format})",
+                 native_message(transcript, index), file_line_note(transcript, index))
+            if native_message(transcript, index) != transcript.messages[index]:
+                with st.expander("as the engine reads it (canonical form)"):
+                    text, cut = raw_json(transcript.messages[index])
+                    ui.code_block(text, cut)
     with right:
-        if row.right is not None:
-            st.markdown(f"**View #{row.right}** (what the model receives)")
-            text, cut = raw_json(analysis.view[row.right])
-            ui.code_block(text, cut)
-        else:
-            st.caption("Not in the repaired view.")
+        if not detail.view:
+            st.caption("Not sent to the model: the repaired view leaves it out (see above).")
+        for position in detail.view:
+            _raw(f"**View #{position}**: what the model receives (canonical form)", analysis.view[position])
     if pairs is not None and pairs.calls:
         st.markdown("**Pairing**")
         st.dataframe(pd.DataFrame(pairs.calls), hide_index=True, width="stretch")
@@ -255,11 +324,24 @@ def detail_panel(selected: int | None, pairs: Any) -> None:
         ui.code_block(text, cut)
     if isinstance(message, dict) and message.get("role") == "toolResult":
         st.markdown("**Result content**")
-        text, cut = raw_json(message.get("content"))
-        ui.code_block(text, cut)
+        ui.code_block(ui.readable_content(message.get("content")), language=None)
 
 
 side_by_side()
+
+# ----------------------------------------------------------------------------- what the providers say
+
+st.subheader(f"What {provider} says" if provider else "What the providers say")
+targets = verdict_ui.compiler_panel(analysis, provider, by_left, by_right)
+if targets:
+    t1, t2 = st.columns([3, 1], vertical_alignment="bottom")
+    picked_error = t1.selectbox("Go to the row of", [name for name, _ in targets], key="error_target")
+    if t2.button("Go to row", width="stretch"):
+        _select(dict(targets)[picked_error])
+        st.rerun()
+verdict_ui.curl_panel(analysis, provider)
+with st.expander("Every provider, before and after repair", expanded=False):
+    verdict_ui.all_providers(analysis)
 
 # ----------------------------------------------------------------------------- overview
 

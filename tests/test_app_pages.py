@@ -119,22 +119,27 @@ def test_inspector_switches_provider_and_shows_its_error_text(monkeypatch: pytes
     verdicts = next(f for f in frames(at) if "provider" in getattr(f, "columns", []) and "before repair" in f.columns)
     row = verdicts[verdicts["provider"] == "anthropic"].iloc[0]
     assert row["before repair"].startswith("✖ rejected") and row["after repair"].startswith("✔")
-    errors = [f for f in frames(at) if "provider error" in getattr(f, "columns", [])]
-    assert errors and "tool_use` ids were found" in errors[0]["provider error"].iloc[0]
+    errors = [c for c in codes(at) if c.startswith("error[")]  # the compiler-style panel, no click needed
+    assert errors and "tool_use` ids were found" in errors[0]
+    assert "anthropic, the transcript as recorded: REJECTED" in codes(at)[0]  # the headline names the 400
     at.selectbox(key="provider").set_value("openai-chat").run()
     assert not at.exception
-    assert not [f for f in frames(at) if "provider error" in getattr(f, "columns", [])]
+    errors = [c for c in codes(at) if c.startswith("error[")]
+    assert errors and all("tool_use` ids" not in e for e in errors)
+    assert any("'tool_calls' must be followed by tool messages" in e for e in errors)
 
 
 def test_large_transcripts_check_providers_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ui, "AUTO_VERDICT_MESSAGES", 3)  # the 6-message sample now counts as large
+    from inspector import verdict_ui
+
+    monkeypatch.setattr(verdict_ui, "AUTO_VERDICT_MESSAGES", 3)  # the 6-message sample now counts as large
     at = app(sample="abort_race.pi-ai.json")
-    button = next(b for b in at.button if b.label.startswith("Check provider verdicts (6 messages"))
+    button = next(b for b in at.button if b.label.startswith("Check what each provider says (6 messages"))
     assert not [f for f in frames(at) if "before repair" in getattr(f, "columns", [])]
     button.click().run()
     verdicts = next(f for f in frames(at) if "before repair" in getattr(f, "columns", []))
     assert set(verdicts["provider"]) == set(ui.provider_names())
-    assert not any(b.label.startswith("Check provider verdicts") for b in at.button)
+    assert not any(b.label.startswith("Check what each provider says") for b in at.button)
 
 
 def test_inspector_bad_paste_shows_the_error_line_and_keeps_working() -> None:
@@ -182,13 +187,19 @@ def test_inspector_open_message_by_number() -> None:
     assert any(c.startswith("✚ synthesized receipt · row 3") for c in codes(at))
     assert at.query_params["msg"] in (["v3"], "v3")
     at.text_input(key="goto").input("99").run()
-    assert any(c.value == "no such message" for c in at.caption)
+    assert any(c.value == "no such message in this transcript" for c in at.caption)
 
 
 def test_inspector_next_problem_filters_and_search() -> None:
     at = app(sample="abort_race.pi-ai.json")
-    at.button[0].click().run()
+    at.button(key="next_problem").click().run()
     assert at.query_params["msg"] in (["v3"], "v3")
+    at.button(key="next_problem").click().run()  # the next problem after it: the dropped frame, durable #3
+    assert at.query_params["msg"] in (["3"], "3")
+    at.button(key="prev_problem").click().run()  # and back
+    assert at.query_params["msg"] in (["v3"], "v3")
+    at.button(key="next_row").click().run()
+    assert at.query_params["msg"] in (["3"], "3")
     at.checkbox(key="problems_only").check().run()
     kinds = list(detail_table(at)["kind"])
     assert "↪ moved" in kinds and len(kinds) < 7

@@ -1,0 +1,144 @@
+"""Streamlit pieces for provider verdicts: progress with cancel, the one-line answer, the compiler-style panel.
+
+Verdicts for seven providers on a large transcript take seconds, so they are
+computed one provider at a time under a progress bar with a Cancel button (a
+click, a rerun or the end of the session stops the run between providers).
+The chosen provider's answer is shown in full without a click; every error names
+the rows it is about.  Transcript-derived text is shown only in code blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from integrity import PROVIDERS, Analysis, provider_verdict, with_verdicts
+
+from .diagnostics import curl_command, diagnostics, request_body
+from .rows import verdict_rows
+from .safe_text import neutralize
+
+AUTO_VERDICT_MESSAGES = 20_000
+"""Provider verdicts start by themselves up to this many messages; above it, on a button."""
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _one_verdict(digest: str, name: str, policy: str, provider: str | None, judge: str,
+                 _analysis: Analysis) -> dict[str, Any]:
+    return provider_verdict(_analysis, judge)
+
+
+def _cancel(flag: str) -> None:
+    st.session_state[flag] = False
+
+
+def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key: str = "") -> Analysis:
+    """The analysis with every provider's verdicts, computed under a progress bar that can be cancelled."""
+    if analysis.verdicts:
+        return analysis
+    size = len(analysis.transcript.messages)
+    flag = f"_verdicts_{digest}_{name}_{analysis.policy}_{provider}"
+    keys = f"{flag}{key}"
+    if size > AUTO_VERDICT_MESSAGES and not st.session_state.get(flag):
+        st.button(f"Check what each provider says ({size:,} messages: about {size // 10_000 + 1} s)",
+                  key=f"verdict_btn_{keys}", on_click=st.session_state.__setitem__, args=(flag, True))
+        return analysis
+    st.session_state.setdefault(flag, True)
+    if st.session_state.get(flag) is False:
+        st.button("Check what each provider says (cancelled: start again)", key=f"verdict_again_{keys}",
+                  on_click=st.session_state.__setitem__, args=(flag, True))
+        return analysis
+    names: Sequence[str] = list(PROVIDERS)
+    verdicts: dict[str, dict[str, Any]] = {}
+    slot = st.empty()
+    with slot.container():
+        bar = st.progress(0.0, text="Checking what each provider says…")
+        st.button("Cancel", key=f"verdict_cancel_{keys}", on_click=_cancel, args=(flag,))
+        for count, judge in enumerate(names):
+            bar.progress(count / len(names), text=f"Checking what each provider says: {judge} ({count + 1} of "
+                                                   f"{len(names)})")
+            verdicts[judge] = _one_verdict(digest, name, analysis.policy, provider, judge, analysis)
+    slot.empty()
+    return with_verdicts(analysis, verdicts)
+
+
+def headline(analysis: Analysis, provider: str | None) -> None:
+    """The verdict and the chosen provider's answer in one block: as recorded, after repair, first error whole."""
+    report = analysis.report
+    icon = "✔" if report.healthy else ("⚒" if report.changed else "⚠")
+    lines = [f"{icon} {report.verdict}"]
+    result = (analysis.verdicts or {}).get(provider or "")
+    if provider and result is not None:
+        before, after = list(result.get("before") or []), list(result.get("after") or [])
+        lines.append(f"{provider}, the transcript as recorded: "
+                     + ("accepted" if not before else f"REJECTED with {len(before)} error(s), the first:"))
+        if before:
+            lines.append(f"  {before[0].error}")
+        lines.append(f"{provider}, the repaired view: " + ("accepted: safe to send" if not after
+                                                            else f"REJECTED with {len(after)} error(s), the first:"))
+        if after:
+            lines.append(f"  {after[0].error}")
+    st.code(neutralize("\n".join(lines)), language=None, wrap_lines=True)
+
+
+def _row_links(indices: Sequence[int], when: str, by_left: dict[int, int], by_right: dict[int, int]) -> str:
+    table = by_left if when == "before" else by_right
+    prefix = "#" if when == "before" else "view #"
+    return ", ".join(f"{prefix}{i} (row {table[i]})" for i in indices if i in table)
+
+
+def compiler_panel(analysis: Analysis, provider: str | None, by_left: dict[int, int],
+                   by_right: dict[int, int]) -> list[tuple[str, int]]:
+    """Each error of the chosen provider, before and after repair, like a compiler prints it.
+
+    Returns (label, row) per error so the page can offer "go to its row".
+    """
+    if not provider or provider not in (analysis.verdicts or {}):
+        return []
+    targets: list[tuple[str, int]] = []
+    for when, title in (("before", "as recorded"), ("after", "after repair")):
+        found = diagnostics(analysis, provider, when)
+        st.markdown(f"**{provider}, {title}:** " + (f"{len(found)} error(s)" if found else "accepted"))
+        for number, said in enumerate(found, 1):
+            about = _row_links(said.canonical, when, by_left, by_right)
+            head = f"error[{said.rule}] at {said.position}" + (f"  —  about {about}" if about else "")
+            st.code(f"{head}\n{said.error}", language=None, wrap_lines=True)  # the exact text, whole
+            if said.excerpt:
+                st.code(said.excerpt, language=None, wrap_lines=False)  # the request around it, one entry a line
+            table = by_left if when == "before" else by_right
+            rows = [table[i] for i in said.canonical if i in table]
+            if rows:
+                targets.append((f"{title}, error {number}: {said.rule}", rows[0]))
+    return targets
+
+
+def curl_panel(analysis: Analysis, provider: str | None) -> None:
+    """`copy as curl`: the request as recorded, to reproduce the provider's answer (key as a variable)."""
+    if not provider:
+        return
+    body = request_body(analysis, provider, "before")
+    command = curl_command(provider, body)
+    if len(command) > 200_000:
+        st.download_button("Download the curl command", command.encode(), file_name=f"request.{provider}.sh",
+                           mime="text/x-shellscript", key="curl_download")
+        return
+    with st.expander(f"Copy as curl: send the recorded request to {provider} (the copy icon is top right)"):
+        st.code(command, language="bash", wrap_lines=False)
+
+
+def all_providers(analysis: Analysis) -> None:
+    """Every provider, before and after repair, as a coloured table."""
+    rows = verdict_rows(analysis)
+    if not rows:
+        return
+    frame = pd.DataFrame(rows)
+
+    def colour(value: Any) -> str:
+        text = str(value)
+        return "background-color: #dcfce7" if text.startswith("✔") else (
+            "background-color: #fee2e2" if text.startswith("✖") else "")
+
+    st.dataframe(frame.style.map(colour), hide_index=True, width="stretch", height=35 * len(frame) + 40)
