@@ -132,13 +132,16 @@ def render_conversation(
     stop: int,
     selected_row: int | None = None,
     on_select: Callable[[int], Any] | None = None,
+    durable_label: Callable[[int], str] | None = None,
 ) -> list[ConversationRow]:
     """Draw rows[start:stop] as the conversation view; returns the rows drawn (plain data).
 
     on_select(row number) is called (as a button callback) when the user picks a
     row; selected_row is marked.  Meant for windows of up to about 100 rows.
+    durable_label names a durable message (default "durable #i"; the page passes
+    the native position first).
     """
-    page = conversation_rows(analysis, rows, start, stop)
+    page = conversation_rows(analysis, rows, start, stop, durable_label=durable_label)
     if not page:
         st.text("No rows to show.")
         return page

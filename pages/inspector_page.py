@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector import ui, verdict_ui
+from inspector.conversation_ui import render_conversation, render_legend
 from inspector.detail import row_detail
 from inspector.entry import through_app
 from inspector.positions import durable_label, file_line_note, native_message
@@ -225,6 +226,15 @@ def side_by_side() -> None:
         selected = None
 
     st.subheader("Durable transcript ↔ repaired view")
+    small = len(rows) <= CONVERSATION_UP_TO
+    shape = st.segmented_control(
+        "Show as", ["Conversation", "Table"], key="shape", default="Conversation" if small else "Table",
+        label_visibility="collapsed",
+        help="Conversation: whole messages side by side with call→result lanes (up to "
+             f"{CONVERSATION_UP_TO:,} messages). Table: one line per row, filters and search, any size.")
+    if shape == "Conversation" and small:
+        conversation(selected)
+        return
     f1, f2, f3, f4 = st.columns([1.2, 2.2, 2.2, 1.1], vertical_alignment="bottom")
     problems_only = f1.checkbox("Problems only", key="problems_only", help="problem rows with one row of context")
     kinds = f2.multiselect("Kinds", list(PROBLEM_KINDS) + ["kept"], format_func=label, key="kinds",
@@ -250,11 +260,7 @@ def side_by_side() -> None:
                "its row · " + "  ".join(label(k) for k in ROW_KINDS))
 
     window = shown[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
-    pairs = None
-    if selected is not None:
-        chosen_row = rows[selected]
-        pairs = pairs_for(analysis, durable=chosen_row.left, view_position=chosen_row.right) \
-            if chosen_row.left is not None else pairs_for(analysis, view_position=chosen_row.right)
+    pairs = _pairs(selected)
     paired_rows: set[int] = set()
     if pairs is not None:
         paired_rows = {r.row for r in window if (r.left in pairs.durable) or (r.right in pairs.view)}
@@ -271,6 +277,38 @@ def side_by_side() -> None:
     with st.expander("Legend: what each row kind means", expanded=False):
         ui.legend()
     detail_panel(selected, pairs)
+
+
+CONVERSATION_UP_TO = 3_000  # transcripts up to this many rows open in the conversation view, larger in the table
+CONVERSATION_PAGE = 20
+
+
+def conversation(selected: int | None) -> None:
+    """Whole messages, durable left and view right, with lanes; pages of CONVERSATION_PAGE rows."""
+    pages = max(1, (len(rows) + CONVERSATION_PAGE - 1) // CONVERSATION_PAGE)
+    if selected is not None:
+        st.session_state["conv_page"] = selected // CONVERSATION_PAGE + 1
+    if st.session_state.get("conv_page", 1) > pages:
+        st.session_state["conv_page"] = 1
+    c1, c2 = st.columns([1, 5], vertical_alignment="bottom")
+    page = c1.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="conv_page")
+    with c2:
+        navigation_bar()
+    start = (page - 1) * CONVERSATION_PAGE
+    render_conversation(analysis, rows, start, min(len(rows), start + CONVERSATION_PAGE), selected,
+                        on_select=_select, durable_label=lambda index: durable_label(transcript, index))
+    with st.expander("Legend: the lanes and the row kinds", expanded=False):
+        render_legend()
+        ui.legend()
+    detail_panel(selected, _pairs(selected))
+
+
+def _pairs(selected: int | None) -> Any:
+    if selected is None:
+        return None
+    chosen_row = rows[selected]
+    return pairs_for(analysis, durable=chosen_row.left, view_position=chosen_row.right) \
+        if chosen_row.left is not None else pairs_for(analysis, view_position=chosen_row.right)
 
 
 def _raw(title: str, message: Any, note: str = "") -> None:

@@ -13,10 +13,13 @@ import random
 import streamlit as st
 
 from inspector import ui
+from inspector.entry import through_app
 from inspector.glossary import link
 from inspector.lessons import find_lesson, lesson_url
 from inspector.quiz import POLICY, VERDICT_OPTIONS, make_quiz, mark
 from inspector.rows import preview
+
+through_app()  # a page URL opened first on a fresh server still runs through app.py
 
 st.title("Quiz")
 st.markdown(f"Five transcripts you have not seen, each broken the way one lesson teaches. For each, predict what "
