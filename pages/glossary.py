@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from inspector.glossary import GROUPS, PARAM, TERMS, Term, find_term, link_terms
+from inspector.lessons import find_lesson, lesson_url
 
 st.title("Glossary")
 st.caption("Every word the Lessons, the Lab, the Inspector and the Report use, under one name each. "
@@ -26,8 +27,9 @@ def _entry(term: Term, highlighted: bool = False) -> None:
         notes = []
         if term.aliases:
             notes.append("also read as: " + ", ".join(term.aliases))
-        if term.lesson:
-            notes.append(f"[taught in the lesson “{term.lesson}”](/lessons?lesson={term.lesson})")
+        lesson = find_lesson(term.lesson) if term.lesson else None
+        if lesson is not None:
+            notes.append(f"taught in the lesson [{lesson.title}]({lesson_url(lesson.key)})")
         if notes:
             st.caption(" · ".join(notes))
 

@@ -23,7 +23,7 @@ NARROW = st.column_config.NumberColumn(width="small")
 MESSAGE = st.column_config.TextColumn(width="large")
 SYNTH_ROW = "background-color: #ffedd5"
 FLIGHT_ROW = "background-color: #e0f2fe"
-IN_FLIGHT = "⏳ in flight (no receipt)"
+IN_FLIGHT = "↻ in flight (no receipt)"
 
 st.title("Fault lab")
 st.markdown(
@@ -176,7 +176,8 @@ with right:
     st.markdown(link_terms("What the next model call would be sent: the view, repaired at read time with the "
                            "reference's policy, never written back.", only=("view",)))
     st.dataframe(view_frame(snap, running), hide_index=True, width="stretch", key=f"lab_view_{shown}",
-                 column_config={"view #": NARROW, "message": MESSAGE})
+                 column_config={"view #": NARROW, "from": st.column_config.TextColumn(width="medium"),
+                                "message": MESSAGE})
     waiting = [entry.call_id for entry in snap.report.synthesized if entry.call_id in running]
     if waiting:
         st.code(f"{len(waiting)} call(s) in flight ({', '.join(waiting)}): nothing to repair yet. The next model "

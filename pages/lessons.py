@@ -110,7 +110,8 @@ for column, name in zip(st.columns(2), POLICIES, strict=True):
         rows = [{k: v for k, v in row.items() if k != "last step"}
                 for row in step_view_rows(analysis, steps, len(steps))]
         st.dataframe(_styled(rows), hide_index=True, width="stretch", key=f"side_{key}_{name}",
-                     column_config={"message": MESSAGE})
+                     column_config={"view #": st.column_config.TextColumn(width="small"),
+                                    "from": st.column_config.TextColumn(width="small"), "message": MESSAGE})
         after = still_rejecting(analysis)
         st.caption(("Its view is still rejected by: " + ", ".join(after)) if after
                    else "Every provider rule set accepts its view.")

@@ -90,3 +90,10 @@ def test_the_page_says_so_for_an_unknown_term() -> None:
     at.text_input(key="glossary_search").input("lease").run()
     headings = [m.value for m in at.markdown if m.value.startswith("#####")]
     assert "##### lease" in headings and len(headings) < 6
+
+
+def test_every_lesson_a_term_points_to_exists() -> None:
+    from inspector.lessons import find_lesson
+
+    assert all(find_lesson(term.lesson) for term in TERMS if term.lesson)
+    assert {term.lesson for term in TERMS if term.lesson} >= {"answered", "receipts", "unique_ids", "order"}

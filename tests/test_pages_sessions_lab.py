@@ -305,11 +305,11 @@ def test_running_calls_are_in_flight_not_receipts_until_the_run_winds_down() -> 
     at = lab()  # late_parallel
     at.button(key="lab_next").click().run()
     at.button(key="lab_next").click().run()  # the model turn: search and fetch both running
-    assert _view(at).count("⏳ in flight (no receipt)") == 2 and "synthesized (view only)" not in _view(at)
+    assert _view(at).count("↻ in flight (no receipt)") == 2 and "synthesized (view only)" not in _view(at)
     assert any("2 call(s) in flight" in c.value for c in at.code)
     assert [e.label for e in at.expander][:1] == ["If the next model call needed the view now"]
     at.selectbox(key="lab_scenario").set_value("lease_stolen").run()
     for _ in range(4):  # worker 2 takes the session over while worker 1's fetch still runs
         at.button(key="lab_next").click().run()
     assert "synthesized (view only)" in _view(at)  # the new owner's next model call needs an answer
-    assert "⏳ in flight (no receipt)" not in _view(at)
+    assert "↻ in flight (no receipt)" not in _view(at)
