@@ -640,14 +640,7 @@ def _view_facts(light: LightTranscript, plan: Plan, stamps: Sequence[int]) -> _V
     if not plan.changed:
         facts.entries = [dict(source="durable", index=index) for index in range(light.size)]
         facts.positions = {index: [index] for index in range(light.size)}
-        for index, calls in light.frames.items():
-            by_id: dict[Any, int] = {}
-            for result in _durable_run(light, index):
-                by_id.setdefault(light.result_keys[result], result)
-            for call_position, call in enumerate(calls):
-                found = by_id.get(call.id)
-                if found is not None:
-                    facts.answer_at[(index, call_position)] = (found, found)
+        facts.answer_at = _unchanged_answers(light, plan)
         return facts
     order = plan.order or []
     given = iter(stamps)
@@ -668,6 +661,36 @@ def _view_facts(light: LightTranscript, plan: Plan, stamps: Sequence[int]) -> _V
         carried = entry_index(answer)
         facts.answer_at[(frame, call_position)] = (position, carried if carried is not None else answer)
     return facts
+
+
+def _unchanged_answers(light: LightTranscript, plan: Plan) -> dict[tuple[int, int], tuple[int, Any]]:
+    """(frame, call position) -> (view position, result) when the view is the transcript itself.
+
+    The strict planner leaves a transcript unchanged only when it paired every call with the
+    result recorded in its slot (the k-th message after its frame), so that is the pairing to
+    report: by position, which gives each id-less call (Gemini) and each use of a repeated id its
+    own result.  Matching by id would hand every id-less call of a frame the first id-less result.
+    The reference pairs by id within the run of results after the frame (as run_matches_frame
+    checks it): calls repeating an id there are all answered by its first result (shared).
+    """
+    answers: dict[tuple[int, int], tuple[int, Any]] = {}
+    keys = light.result_keys
+    if plan.policy == "strict":
+        for index, calls in light.frames.items():
+            for call_position in range(len(calls)):
+                slot = index + 1 + call_position
+                if slot in keys:
+                    answers[(index, call_position)] = (slot, slot)
+        return answers
+    for index, calls in light.frames.items():
+        by_id: dict[Any, int] = {}
+        for result in _durable_run(light, index):
+            by_id.setdefault(keys[result], result)
+        for call_position, call in enumerate(calls):
+            found = by_id.get(call.id)
+            if found is not None:
+                answers[(index, call_position)] = (found, found)
+    return answers
 
 
 def _durable_run(light: LightTranscript, frame_index: int) -> list[int]:
