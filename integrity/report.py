@@ -784,28 +784,39 @@ def _actions(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves
 
 
 def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves) -> list[dict[str, Any]]:
-    """Every call with the result(s) recorded for it and the one the view uses."""
+    """Every call with the result(s) recorded for it and the one the view uses.
+
+    The answer comes from the call's slot in the view (facts.answer_at), never from its id: ids
+    repeat across turns and id-less calls share ''.  A call is 'shared' when the reference answers
+    it with a result an earlier call already uses (its id's first result), not merely because its
+    id was used before: a transcript the reference leaves unchanged answers each use with its own.
+    result_indices are the results recorded under the call's id, plus the one answering it when the
+    strict policy paired it by tool name (an id-less call or result).
+    """
     pairings: list[dict[str, Any]] = []
-    first_use: dict[str, tuple[int, int]] = {}
+    used: set[int] = set()
     for index, calls in light.frames.items():
         for call_position, call in enumerate(calls):
-            first_use.setdefault(call.id, (index, call_position))
             found = facts.answer_at.get((index, call_position))
             answered_by: int | None = None
             view_index: int | None = None
             outcome: Outcome = "synthesized"
+            results = plan.results_for(call.id)
             if found is not None:
                 view_index, entry = found
                 if type(entry) is int:
                     answered_by = entry
-                    if first_use[call.id] != (index, call_position) and plan.policy == "openmaic":
+                    if entry in used and plan.policy == "openmaic":
                         outcome = "shared"
                     elif moved[0].get(entry) == view_index and entry not in moved[1]:
                         outcome = "moved"
                     else:
                         outcome = "answered"
+                    used.add(entry)
+                    if entry not in results:
+                        results = sorted([*results, entry])
             pairings.append(dict(call_id=call.id, tool_name=call.name, frame_index=index,
-                                 call_position=call_position, result_indices=plan.results_for(call.id),
+                                 call_position=call_position, result_indices=results,
                                  answered_by=answered_by, view_index=view_index, outcome=outcome))
     return pairings
 
