@@ -38,6 +38,7 @@ pages = [
     if os.path.exists(os.path.join(HERE, path))
 ]
 page = st.navigation(pages)
+st.set_page_config(page_title=f"{page.title} · tool-call integrity", layout="wide")  # each page its own tab title
 try:
     page.run()
 except Exception as error:  # noqa: BLE001 - the last guard: one error line, never a traceback

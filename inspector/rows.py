@@ -301,10 +301,9 @@ def pairs_for(analysis: Analysis, durable: int | None = None, view_position: int
     chosen: list[Any] = []
     if durable is not None:
         chosen = list(pairings_by_frame(analysis).get(durable, []))
-        if not chosen:
-            action = report.actions[durable]
-            if action.call_id is not None:
-                chosen = [p for p in report.pairings if p.call_id == action.call_id]
+        if not chosen:  # a result: the call it answers, else (a duplicate) the calls that list it
+            chosen = [p for p in report.pairings if p.answered_by == durable] or \
+                [p for p in report.pairings if durable in p.result_indices]
     elif view_position is not None:
         entry = report.view[view_position]
         if isinstance(entry, ReceiptView):

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from inspector.entry import through_app
 from inspector.glossary import GROUPS, PARAM, TERMS, Term, find_term, link_terms
 from inspector.lessons import find_lesson, lesson_url
+
+through_app()  # a page URL opened first on a fresh server still runs through app.py
 
 st.title("Glossary")
 st.caption("Every word the Lessons, the Lab, the Inspector and the Report use, under one name each. "

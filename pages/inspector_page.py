@@ -227,11 +227,18 @@ def side_by_side() -> None:
 
     st.subheader("Durable transcript ↔ repaired view")
     small = len(rows) <= CONVERSATION_UP_TO
+    shapes = {"conversation": "Conversation", "table": "Table"}
+    ui.from_url("shape", "view", list(shapes.values()), "Conversation" if small else "Table")
+    if st.query_params.get("view") in shapes and st.session_state.get("_url_view") != st.query_params["view"]:
+        st.session_state["shape"] = shapes[st.query_params["view"]]
+        st.session_state["_url_view"] = st.query_params["view"]
     shape = st.segmented_control(
-        "Show as", ["Conversation", "Table"], key="shape", default="Conversation" if small else "Table",
-        label_visibility="collapsed",
+        "Show as", list(shapes.values()), key="shape", label_visibility="collapsed",
         help="Conversation: whole messages side by side with call→result lanes (up to "
              f"{CONVERSATION_UP_TO:,} messages). Table: one line per row, filters and search, any size.")
+    if shape is not None:
+        st.query_params["view"] = shape.lower()
+        st.session_state["_url_view"] = shape.lower()
     if shape == "Conversation" and small:
         conversation(selected)
         return

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector import ui
+from inspector.entry import through_app
 from inspector.glossary import link, link_terms
 from inspector.lessons import (
     LESSON_PARAM,
@@ -33,6 +34,8 @@ from inspector.lessons import (
     still_rejecting,
 )
 from inspector.rows import preview
+
+through_app()  # a page URL opened first on a fresh server still runs through app.py
 
 DROPPED_STYLE = "color: #6b7280; text-decoration: line-through; background-color: #f3f4f6"
 CHANGED_STYLE = "background-color: #dbeafe"

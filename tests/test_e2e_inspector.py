@@ -63,7 +63,7 @@ def broken_transcript() -> bytes:
     ], indent=1).encode()
 
 
-def open_upload(page: Any, base: str, path: str = "/?policy=openmaic") -> None:
+def open_upload(page: Any, base: str, path: str = "/?policy=openmaic&view=table") -> None:
     page.goto(base + path)
     wait_idle(page)
     page.get_by_text("Upload", exact=True).click()
@@ -115,14 +115,14 @@ def test_upload_bad_input_shows_the_error_line_and_the_app_keeps_working(page: A
 
 
 def test_deep_link_and_row_selection_show_the_pairing(page: Any, server: str) -> None:
-    page.goto(server + "/?sample=abort_race.pi-ai.json&msg=4&policy=openmaic")
+    page.goto(server + "/?sample=abort_race.pi-ai.json&msg=4&policy=openmaic&view=table")
     wait_idle(page)
-    page.get_by_text("Durable #4", exact=True).wait_for()
+    page.get_by_text("Durable [4] · #4", exact=True).wait_for()
     wait_for_cell(page, "▶ selected")
     assert "moved to view #3 (right after its frame)" in page.inner_text("body")
     texts = cell_texts(page)
     assert "▶ selected" in texts and texts.count("↔ paired") >= 2
-    page.get_by_role("button", name="Next problem ▶").click()
+    page.get_by_role("button", name="Problem ▶").click()
     wait_idle(page)
     page.wait_for_function("() => location.search.includes('msg=v3')")
 
@@ -181,7 +181,7 @@ def test_hostile_transcript_stays_inert(page: Any, server: str) -> None:
     page.locator('input[aria-label="Open message (durable # or vN for view)"]').fill("2")
     page.keyboard.press("Enter")
     wait_idle(page)
-    page.get_by_text("Durable #2", exact=True).wait_for()
+    page.get_by_text("Durable [2] · #2", exact=True).wait_for()
     page.get_by_text("Result content").wait_for()
     page.wait_for_timeout(1000)
     assert remote == []
@@ -196,7 +196,7 @@ def test_hostile_transcript_stays_inert(page: Any, server: str) -> None:
 
 
 def test_clicking_a_row_selects_it_and_shows_its_pairing(page: Any, server: str) -> None:
-    page.goto(server + "/?sample=abort_race.pi-ai.json&policy=openmaic")
+    page.goto(server + "/?sample=abort_race.pi-ai.json&policy=openmaic&view=table")
     wait_idle(page)
     wait_for_cell(page, "⊖ dropped interrupted frame")
     wait_for_cell(page, "moved here from durable #4")
@@ -207,7 +207,7 @@ def test_clicking_a_row_selects_it_and_shows_its_pairing(page: Any, server: str)
     # row 5 of the grid (0-based, after the header) is the moved result leaving #4
     page.mouse.click(box["x"] + 14, box["y"] + row_height * (1 + 5) + row_height / 2)
     wait_idle(page)
-    page.get_by_text("Durable #4", exact=True).wait_for()
+    page.get_by_text("Durable [4] · #4", exact=True).wait_for()
     wait_for_cell(page, "▶ selected")
     assert "moved to view #3" in page.inner_text("body")
     page.wait_for_function("() => location.search.includes('msg=4')")
@@ -237,5 +237,7 @@ def test_batch_of_a_folder_then_open_a_file_in_the_inspector(page: Any, server: 
     page.get_by_role("button", name="Open in inspector ▶").click()
     wait_idle(page)
     page.get_by_text("Durable transcript ↔ repaired view").wait_for()
+    page.get_by_role("button", name="Table", exact=True).click()
+    wait_idle(page)
     wait_for_cell(page, "☐ orphaned call")
     assert "orphaned_call.pi-ai.json · format" in page.inner_text("body")
