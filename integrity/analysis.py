@@ -13,6 +13,7 @@ from typing import Any
 
 from ._arguments import require_transcript
 from ._entries import materialize
+from ._gc import without_gc
 from ._plan import Plan
 from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES
 from ._views import LightTranscript, light_transcript
@@ -39,6 +40,7 @@ class Analysis:
     provider: str | None = None  # the provider the view was planned for
 
 
+@without_gc  # the parsed transcript is large: collections would rescan it for nothing
 def load(data: bytes, source: str = "<input>", format: str = "auto") -> Transcript:
     """Read a transcript from bytes; raises loading.TranscriptError with a one-line message.
 
@@ -55,6 +57,7 @@ def load(data: bytes, source: str = "<input>", format: str = "auto") -> Transcri
         raise
 
 
+@without_gc  # the parsed transcript is large: collections would rescan it for nothing
 def load_all(data: bytes, source: str = "<input>", format: str = "auto",
              skip_bad_lines: bool = False) -> list[Transcript]:
     """Every transcript a file holds, each named ("main", "sidechain:<id>", "sample:<id>", ...).
@@ -120,6 +123,7 @@ def reader_findings(transcript: Transcript) -> list[Any]:
     return found
 
 
+@without_gc  # the parsed transcript is large: collections would rescan it for nothing
 def analyze(
     transcript: Transcript,
     policy: str = DEFAULT_POLICY,
@@ -162,6 +166,7 @@ def analyze(
     return analysis
 
 
+@without_gc  # the parsed transcript is large: collections would rescan it for nothing
 def judged_by_providers(analysis: Analysis, providers: Sequence[str], now: Callable[[], int] = time_ms
                         ) -> Analysis:
     """A new Analysis with each provider's verdict, before and after repair, and its report rated by what
@@ -183,6 +188,7 @@ def with_verdicts(analysis: Analysis, verdicts: dict[str, dict[str, Any]]) -> An
     return dataclasses.replace(analysis, verdicts=verdicts, report=report)
 
 
+@without_gc  # the parsed transcript is large: collections would rescan it for nothing
 def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] = time_ms) -> dict[str, Any]:
     """What one provider would say about the durable transcript and about the view it would get.
 
