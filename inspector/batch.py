@@ -44,10 +44,6 @@ the engine then counts every provider (integrity.report.with_recorded), and so d
 REJECTED_STATUS = "rejected as recorded"
 """The status of a file the repair finds nothing to change in, which the provider it is judged by refuses."""
 
-SAFE_COLUMNS = ("safe to send to", "accepted as recorded", "accepted after repair", "all providers")
-"""The columns that say whether a file can be sent: the provider it is judged by, what that provider says about
-the file as recorded and about the repaired view, and how many providers reject it before and after repair."""
-
 
 def summarize_all(name: str, data: bytes, policy: str = DEFAULT_POLICY,
                   verdicts_up_to: int = VERDICTS_UP_TO, provider: str | None = None) -> list[dict[str, Any]]:

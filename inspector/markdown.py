@@ -72,7 +72,7 @@ def _cell(value: Any, limit: int = 200) -> str:
 def _actions(report: RepairReport, analysis: Analysis | None, max_rows: int) -> list[str]:
     actions = action_rows(report, analysis, None, changed_only=True, limit=max_rows)
     total = sum(1 for action in report.actions if changed(action))
-    lines = ["", f"### Actions ({total} of {len(report.actions)} durable messages changed)", ""]
+    lines = ["", f"#### Actions ({total} of {len(report.actions)} durable messages changed)", ""]
     if not actions:
         return [*lines, "No durable message changed."]
     columns = ["durable #", "role", "action", *(["message"] if analysis is not None else []), "view #",
@@ -91,7 +91,7 @@ def _view_only(report: RepairReport, analysis: Analysis | None, max_rows: int) -
     rows = view_only_rows(report, analysis, None, limit=max_rows)
     if not rows:
         return []
-    lines = ["", f"### Messages written for the view ({len(rows)})", ""]
+    lines = ["", f"#### Messages written for the view ({len(rows)})", ""]
     return lines + _table(
         ["view #", "kind", "message", "for call", "tool", "frame (durable #)", "written at"],
         [[str(row["view #"]), row["kind"], _cell(row["message"], 120), _cell(row["for call"]), _cell(row["tool"]),
@@ -99,7 +99,7 @@ def _view_only(report: RepairReport, analysis: Analysis | None, max_rows: int) -
 
 
 def _findings(report: RepairReport, max_rows: int) -> list[str]:
-    lines = ["", f"### Findings ({len(report.findings)})", ""]
+    lines = ["", f"#### Findings ({len(report.findings)})", ""]
     if not report.findings:
         return [*lines, "No findings."]
     return lines + _table(
@@ -111,7 +111,7 @@ def _findings(report: RepairReport, max_rows: int) -> list[str]:
 
 def _pairings(report: RepairReport, max_rows: int) -> list[str]:
     problems = [p for p in report.pairings if p.outcome != "answered"]
-    lines = ["", f"### Pairings not answered in place ({len(problems)} of {len(report.pairings)} calls)", ""]
+    lines = ["", f"#### Pairings not answered in place ({len(problems)} of {len(report.pairings)} calls)", ""]
     if not problems:
         return [*lines, "Every call is answered where it was recorded."]
     return lines + _table(
@@ -145,7 +145,7 @@ def _verdicts(verdicts: Mapping[str, Any], max_rows: int) -> list[str]:
                 continue
             where, error = violation_text(violation)
             rows.append([*head, f"{when}, at {_cell(where)}" if where else when, _cell(error, 2000)])
-    lines = ["", "### Provider verdicts", "",
+    lines = ["", "#### Provider verdicts", "",
              *_table(["provider", "as recorded", "after repair", "where", "provider error"], rows)]
     if left_out:
         lines.append(f"\n… {left_out} more provider errors left out")
@@ -166,7 +166,7 @@ def report_markdown(
     `max_rows` rows with a line saying how many were left out.  Empty values are "—".
     """
     lines = [
-        f"## Tool-call repair report: {code(report.source or 'transcript', in_table=False)}",
+        f"### Tool-call repair report: {code(report.source or 'transcript', in_table=False)}",
         "",
         f"**Verdict:** {code(report.verdict, 400, in_table=False)}  ",
         (f"**Policy:** {code(report.policy, in_table=False)} · changed: {'yes' if report.changed else 'no'} · "
@@ -174,7 +174,7 @@ def report_markdown(
         "",
     ]
     counts = summary_columns(report.summary)
-    lines += _table(list(counts), [[str(value) for value in counts.values()]])
+    lines.append("**Counts:** " + " · ".join(f"{name} {value:,}" for name, value in counts.items()))
     lines += _actions(report, analysis, max_rows)
     lines += _view_only(report, analysis, max_rows)
     lines += _findings(report, max_rows)

@@ -137,8 +137,8 @@ def changed(action: Any) -> bool:
     return action.kind != RepairKind.KEPT or bool(action.also_view_indices) or bool(action.new_ids)
 
 
-ACTION_COLUMNS = ["durable #", "role", "action", "message", "view #", "sent as", "kept instead (durable #)",
-                  "call id", "new ids", "severity", "why", "open"]
+ACTION_COLUMNS = ["durable #", "open", "action", "message", "why", "view #", "sent as", "kept instead (durable #)",
+                  "call id", "new ids", "role", "severity"]
 
 
 def action_rows(report: RepairReport, analysis: Analysis | None, link: LinkTarget | None,
@@ -173,8 +173,8 @@ def action_rows(report: RepairReport, analysis: Analysis | None, link: LinkTarge
     return rows
 
 
-VIEW_ONLY_COLUMNS = ["view #", "kind", "message", "for call", "tool", "frame (durable #)", "written at", "why",
-                     "open"]
+VIEW_ONLY_COLUMNS = ["view #", "open", "kind", "message", "for call", "tool", "frame (durable #)", "written at",
+                     "why"]
 
 
 def view_only_rows(report: RepairReport, analysis: Analysis | None, link: LinkTarget | None,
@@ -212,7 +212,7 @@ def view_only_rows(report: RepairReport, analysis: Analysis | None, link: LinkTa
     return rows
 
 
-FINDING_COLUMNS = ["severity", "kind", "durable #", "message", "call id", "finding", "open"]
+FINDING_COLUMNS = ["durable #", "open", "severity", "kind", "finding", "message", "call id"]
 
 
 def finding_rows(report: RepairReport, analysis: Analysis | None, link: LinkTarget | None) -> list[dict[str, Any]]:
@@ -230,8 +230,8 @@ def finding_rows(report: RepairReport, analysis: Analysis | None, link: LinkTarg
     return rows
 
 
-PAIRING_COLUMNS = ["call id", "tool", "frame (durable #)", "call no. in its frame", "results (durable #)",
-                   "answered by (durable #)", "view #", "outcome", "open"]
+PAIRING_COLUMNS = ["call id", "open", "tool", "frame (durable #)", "call no. in its frame", "results (durable #)",
+                   "answered by (durable #)", "view #", "outcome"]
 
 
 def pairing_rows(report: RepairReport, link: LinkTarget | None, limit: int = 20_000) -> list[dict[str, Any]]:

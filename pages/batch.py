@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector import fleet, ui
-from inspector.batch import EVERY_PROVIDER, REJECTED_STATUS, SAFE_COLUMNS, defect_totals, summarize_all
+from inspector.batch import EVERY_PROVIDER, REJECTED_STATUS, defect_totals, summarize_all
 from inspector.data_root import data_root, files_in, resolve_in_root
 from inspector.entry import through_app
 from inspector.safe_text import neutralize
@@ -172,8 +172,8 @@ def _thread(item: ui.Source, row: dict[str, Any]) -> str | None:
 frame = ui.safe_frame(rows)  # names and errors from the files: neutralized before pandas sees them
 frame.insert(1, "open", [_link(inputs[owner], _thread(inputs[owner], row)) for owner, row in zip(owners, rows,
                                                                                                    strict=True)])
-leading = [c for c in ("file", "open", "status", *SAFE_COLUMNS, "format", "messages", "calls")
-           if c in frame.columns]
+leading = [c for c in ("file", "status", "accepted as recorded", "accepted after repair", "safe to send to",
+                       "all providers", "open", "format", "messages", "calls") if c in frame.columns]
 frame = frame[leading + [c for c in frame.columns if c not in leading and c != "verdict"] + ["verdict"]]
 problems = int((frame["status"] != "healthy").sum())
 judged = f"judged by {provider}" if provider else "each judged by its own provider"
@@ -209,6 +209,7 @@ st.dataframe(frame.style.map(_status_colour, subset=["status"]).map(_said_colour
              hide_index=True, width="stretch", height=min(len(frame), 15) * 35 + 40,
              on_select=_picked_row, selection_mode="single-row", key="batch_table",
              column_config={
+                 "file": st.column_config.TextColumn("file", pinned=True),
                  "open": st.column_config.LinkColumn(
                      "open", display_text="inspect ↗",
                      help="samples open by their link; any file (uploads too): select its row, then 'Open'"),
@@ -235,10 +236,9 @@ st.bar_chart(chart, x="defect", y="count", horizontal=True, height=280, sort=Fal
 st.subheader("Open a file in the Inspector")
 if st.session_state.get("batch_pick") not in range(len(inputs)):
     st.session_state["batch_pick"] = 0
-c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-picked = c1.selectbox("File (or select its row in the table)", range(len(inputs)), key="batch_pick",
+picked = st.selectbox("File (or select its row in the table)", range(len(inputs)), key="batch_pick",
                       format_func=lambda n: neutralize(inputs[n].name))
-if c2.button("Open in the Inspector ▶", width="stretch", key="batch_open"):
+if st.button("Open in the Inspector ▶", key="batch_open"):
     chosen = inputs[picked]
     owner, thread = st.session_state.get("batch_thread") or (None, None)
     params = {"policy": policy, **({"provider": provider} if provider else {})}

@@ -100,8 +100,9 @@ shown = [("messages", s.messages), ("view", s.view_messages), ("calls", s.calls)
                                                              s.duplicates_dropped),
          (facts(RepairKind.MOVED).name, s.moved), (facts(RepairKind.SYNTHESIZED).name, s.synthesized),
          ("findings", s.findings)]
-for column, (title, value) in zip(st.columns(len(shown)), shown, strict=True):
-    column.metric(title, f"{value:,}")
+counts = st.container(horizontal=True, gap="large")  # as wide as their names, wrapping when narrow
+for title, value in shown:
+    counts.metric(title, f"{value:,}", width="content")
 
 def _report_json(report: RepairReport) -> str:
     """The report as JSON; text that is not valid UTF-8 (a lone surrogate in an id) is written escaped."""
@@ -117,21 +118,22 @@ def _utf8(text: str) -> bytes:
 
 
 markdown = report_markdown(report, analysis.verdicts if analysis is not None else None, analysis=analysis)
-d1, d2, d3 = st.columns(3)
-d1.download_button("⬇ Report JSON", _report_json(report).encode("utf-8"), ui.download_name(name, "report.json"),
-                   mime="application/json", width="stretch", key="dl_json")
-d2.download_button("⬇ Report Markdown", _utf8(markdown), ui.download_name(name, "report.md"),
-                   mime="text/markdown", width="stretch", key="dl_md")
+downloads = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
+
+downloads.download_button("⬇ Report JSON", _report_json(report).encode("utf-8"), ui.download_name(name, "report.json"),
+                   mime="application/json", key="dl_json")
+downloads.download_button("⬇ Report Markdown", _utf8(markdown), ui.download_name(name, "report.md"),
+                   mime="text/markdown", key="dl_md")
 if analysis is not None:
     try:
         repaired = export_view(analysis)
     except Exception as error:  # noqa: BLE001 - the page goes on without this download
-        d3.caption(ui.failure_line("the repaired transcript could not be written", error))
+        downloads.caption(ui.failure_line("the repaired transcript could not be written", error))
     else:
-        d3.download_button("⬇ Repaired transcript", repaired, ui.download_name(name, "repaired"),
-                           mime="application/octet-stream", width="stretch", key="dl_view")
+        downloads.download_button("⬇ Repaired transcript", repaired, ui.download_name(name, "repaired"),
+                           mime="application/octet-stream", key="dl_view")
 else:
-    d3.caption("The repaired transcript needs the transcript itself: open it under 'Current transcript'.")
+    downloads.caption("The repaired transcript needs the transcript itself: open it under 'Current transcript'.")
 
 if analysis is not None:
     st.subheader("Provider verdicts")
@@ -208,16 +210,14 @@ def _open_in_inspector() -> None:
     if not targets:
         return
     st.subheader("Open in the Inspector")
-    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    picked = c1.selectbox("Message", list(targets), key="report_jump")
-    if c2.button("Open in the Inspector ▶", width="stretch", key="report_open"):
+    picked = st.selectbox("Message", list(targets), key="report_jump")
+    if st.button("Open in the Inspector ▶", key="report_open"):
         params = {"policy": report.policy, "msg": targets[picked]}
         if provider:
             params["provider"] = provider
         if source.kind == "sample":
             params["sample"] = source.name
-        else:
-            ui.set_current(source)
+        # an upload or a paste is already this session's current transcript (the sidebar picker keeps it)
         if transcript.siblings:
             st.session_state[f"thread_{source.digest}"] = transcript.name
         st.session_state.pop("_url_msg", None)  # the same message twice in a row still selects it

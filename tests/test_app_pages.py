@@ -247,7 +247,7 @@ def test_report_page_renders_and_offers_three_downloads() -> None:
     assert any("repaired: 1 receipt(s) synthesized" in c for c in codes(at))
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["⬇ Report JSON", "⬇ Report Markdown", "⬇ Repaired transcript"]
-    markdown = next(m.value for m in at.markdown if m.value.startswith("## Tool-call repair report"))
+    markdown = next(m.value for m in at.markdown if m.value.startswith("### Tool-call repair report"))
     assert "`call_readme`" in markdown and "synthesized" in markdown
     receipts = next(f for f in frames(at) if "for call" in getattr(f, "columns", []))
     assert list(receipts["for call"]) == ["call_readme"]

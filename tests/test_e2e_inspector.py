@@ -143,7 +143,7 @@ def test_download_the_report_and_the_repaired_transcript(page: Any, server: str)
     assert report["summary"]["moved"] == 1 and report["summary"]["frames_dropped"] == 1
     assert [a["kind"] for a in report["actions"]][3:5] == ["dropped_interrupted_frame", "moved"]
     markdown = download("⬇ Report Markdown").decode()
-    assert markdown.startswith("## Tool-call repair report: `abort_race.pi-ai.json`")
+    assert markdown.startswith("### Tool-call repair report: `abort_race.pi-ai.json`")
     assert "| 3 | `assistant` | dropped interrupted frame |" in markdown
     repaired = json.loads(download("⬇ Repaired transcript"))
     assert [m.get("toolCallId") for m in repaired if m["role"] == "toolResult"] == ["call_A", "call_B"]

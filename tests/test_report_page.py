@@ -54,7 +54,7 @@ def table_with(at: AppTest, column: str) -> pd.DataFrame:
 
 
 def preview(at: AppTest) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("## Tool-call repair report"))
+    return next(m.value for m in at.markdown if m.value.startswith("### Tool-call repair report"))
 
 
 def analysis_of(sample: str, policy: str = "strict") -> Any:
@@ -223,7 +223,7 @@ def test_the_preview_is_rendered_and_hostile_text_only_ever_sits_in_code_spans()
         (f"{HOSTILE[0]}.json", hostile_transcript(), "application/json")).run()
     assert not at.exception
     markdown = preview(at)  # st.markdown: rendered, not shown as source
-    assert not any(c.value.startswith("## Tool-call repair report") for c in at.code)
+    assert not any(c.value.startswith("### Tool-call repair report") for c in at.code)
     spans = " ".join(code_spans(markdown))
     assert all(piece in spans for piece in HOSTILE[:4])  # shown, as literal text
     outside = outside_code_spans(markdown)
@@ -231,4 +231,4 @@ def test_the_preview_is_rendered_and_hostile_text_only_ever_sits_in_code_spans()
         assert marker not in outside, marker
     at.toggle(key="md_source").set_value(True).run()
     assert any(c.value == markdown for c in at.code)  # the source, on request
-    assert not any(m.value.startswith("## Tool-call repair report") for m in at.markdown)
+    assert not any(m.value.startswith("### Tool-call repair report") for m in at.markdown)
