@@ -100,7 +100,7 @@ shown = [("messages", s.messages), ("view", s.view_messages), ("calls", s.calls)
                                                              s.duplicates_dropped),
          (facts(RepairKind.MOVED).name, s.moved), (facts(RepairKind.SYNTHESIZED).name, s.synthesized),
          ("findings", s.findings)]
-counts = st.container(horizontal=True, gap="large")  # as wide as their names, wrapping when narrow
+counts = st.container(horizontal=True, gap="medium")  # as wide as their names, wrapping when narrow
 for title, value in shown:
     counts.metric(title, f"{value:,}", width="content")
 
