@@ -179,14 +179,7 @@ def _with_recorded(loaded: _Loaded, report: Any, verdict: Any) -> Any:
     from .providers import validate_recorded
     from .report import with_recorded
 
-    transcript = loaded.transcript
-    if transcript is None:  # read by the fast path: the messages as dicts, from their raw bytes
-        import msgspec
-
-        from .loading import Transcript
-
-        transcript = Transcript([msgspec.json.decode(raw) for raw in loaded.fast.raws], loaded.source)
-    said = validate_recorded(transcript)
+    said = validate_recorded(_messages_of(loaded))
     return with_recorded(report, {provider: not violations for provider, violations in said.items()})
 
 
@@ -229,36 +222,65 @@ def _verdict_lines(verdict: dict[str, Any], provider: str) -> list[str]:
     return lines
 
 
-def _report_for(loaded: _Loaded, policy: str, now: Callable[[], int]) -> Any:
-    """The full report (built via the general path so entries know their lines)."""
-    from .analysis import analyze
-
+def _messages_of(loaded: _Loaded) -> Any:
+    """The transcript as dicts (a file the fast path read: its messages decoded from their raw bytes)."""
     if loaded.transcript is not None:
-        return analyze(loaded.transcript, policy, now).report
-    from ._entries import is_stamped
-    from .report import build_report
+        return loaded.transcript
+    import msgspec
 
-    plan = _plan(loaded.fast.light, policy)
-    stamps = [now() for entry in (plan.order or []) if is_stamped(entry)]
-    return build_report(loaded.fast.light, plan, stamps, loaded.source)
+    from .loading import Transcript
+
+    return Transcript([msgspec.json.decode(raw) for raw in loaded.fast.raws], loaded.source)
+
+
+def _stamps(plan: Any, now: Callable[[], int]) -> list[int]:
+    """The timestamps synthesized receipts and turns get, in view order (as the materializer asks)."""
+    from ._entries import is_stamped
+
+    return [now() for entry in (plan.order or []) if is_stamped(entry)]
+
+
+def _provider_verdict(transcript: Any, plan: Any, provider: str, now: Callable[[], int]) -> tuple[dict[str, Any],
+                                                                                                  list[int]]:
+    """What the provider says about the transcript as recorded and about the view planned for it
+    (analysis.provider_verdict for a view planned for that provider), and the view's timestamps."""
+    from ._entries import materialize
+    from .providers import validate
+
+    messages = transcript.messages
+    view, stamps = (materialize(plan.order, messages, plan.placeholder, now)
+                    if plan.changed and plan.order is not None else (messages, []))
+    return {"before": validate(messages, provider, transcript, history=True, as_recorded=True),
+            "after": validate(view, provider, transcript, history=True)}, stamps
 
 
 def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) -> tuple[Any, Any]:
-    """The report (or cheap diagnosis) of one transcript, and the provider's verdict when asked for."""
-    verdict = None
-    report: RepairReport | Diagnosis
-    if args.provider:
-        from .analysis import analyze
+    """The report (or cheap diagnosis) of one transcript, and the provider's verdict when asked for.
 
-        analysis = analyze(loaded.transcript, args.policy, now, args.provider, [args.provider])
-        report, verdict = analysis.report, analysis.verdicts[args.provider]
-    elif args.json:
-        report = _report_for(loaded, args.policy, now)
+    One path for every reader: the light view (the fast path's, or built from the dicts),
+    the plan (for --provider's role rules), then the full report (--json) or the cheap
+    diagnosis, rated by what --provider says about the transcript as recorded.
+    """
+    light = loaded.light(args.policy)
+    plan = _plan(light, args.policy, args.provider)
+    verdict = None
+    stamps: list[int] | None = None
+    if args.provider:
+        verdict, stamps = _provider_verdict(_messages_of(loaded), plan, args.provider, now)
+    report: RepairReport | Diagnosis
+    if args.json:
+        from .report import build_report
+
+        report = build_report(light, plan, _stamps(plan, now) if stamps is None else stamps, loaded.source,
+                              loaded.findings())
     else:
         from .report import diagnose
 
-        light = loaded.light(args.policy)
-        report = diagnose(light, _plan(light, args.policy), loaded.source, loaded.findings())
+        report = diagnose(light, plan, loaded.source, loaded.findings())
+    if verdict is not None:
+        from .report import with_recorded
+
+        report = with_recorded(report, {args.provider: not verdict["before"]})
     return loaded.named(report), verdict
 
 
@@ -281,7 +303,7 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
     outcome = _Checked()
     try:
         data = read_source(path)
-        units = _load(path, data, args, allow_fast=args.provider is None)
+        units = _load(path, data, args, allow_fast=True)
         del data
         judged = [(loaded, *_judge(loaded, args, now)) for loaded in units if loaded.checked or args.thread]
     except TranscriptError as error:
@@ -293,7 +315,9 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
         if _fails(report, verdict):
             outcome.code = EXIT_NEEDS_REPAIR
         if args.json:
-            outcome.reports.append(report.model_dump(mode="json"))
+            from ._report_text import report_text
+
+            outcome.reports.append(report_text(report, indent=not args.json_lines))
         else:
             outcome.lines.append((False, "\n".join(_summary_lines(report, label=loaded.label) + _aside_lines(loaded))))
             if verdict is not None:
@@ -345,18 +369,57 @@ def _worker_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+class _ReportWriter:
+    """Writes reports as they come: with --json-lines one line each; with --json one indented document
+    when there is a single report, else an indented array of them (json.dumps's layout, as before).
+
+    Only the first report is held, until a second one shows the output is an array.
+    """
+
+    def __init__(self, lines: bool) -> None:
+        self.lines = lines
+        self.count = 0
+        self.first: str | None = None
+
+    def add(self, text: str) -> None:
+        from ._report_text import in_array
+
+        write = sys.stdout.write
+        if self.lines:
+            write(text + "\n")
+        elif self.count == 0:
+            self.first = text
+        else:
+            if self.first is not None:
+                write("[\n" + in_array(self.first))
+                self.first = None
+            write(",\n" + in_array(text))
+        self.count += 1
+
+    def close(self) -> None:
+        if self.lines:
+            return
+        if self.count == 0:
+            sys.stdout.write("[]\n")
+        elif self.first is not None:
+            sys.stdout.write(self.first + "\n")
+        else:
+            sys.stdout.write("\n]\n")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     worst = EXIT_HEALTHY
-    reports: list[Any] = []
+    args.json = args.json or args.json_lines
+    reports = _ReportWriter(args.json_lines) if args.json else None
     for outcome in _checked_files(args):
         for to_error, text in outcome.lines:
             print(text, file=sys.stderr if to_error else sys.stdout)
-        reports.extend(outcome.reports)
+        if reports is not None:
+            for report in outcome.reports:
+                reports.add(report)
         worst = max(worst, outcome.code)
-    if args.json:
-        import json
-
-        sys.stdout.write(json.dumps(reports if len(reports) != 1 else reports[0], indent=2) + "\n")
+    if reports is not None:
+        reports.close()
     return worst
 
 
@@ -378,6 +441,8 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
     The decision is check's own (_judge, _with_recorded, _fails), without --provider:
     a view that provider still rejects is written, and exit 1 says so.
     """
+    from .report import fails_only_as_recorded
+
     plain = argparse.Namespace(**{**vars(args), "provider": None, "json": False})
     now = _clock(args.now)
     try:
@@ -395,8 +460,8 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
             continue
         report, verdict = _judge(unit, plain, now)
         report = _with_recorded(unit, report, verdict)
-        if _fails(report, verdict):
-            return f"{len(report.findings)} finding(s) left"
+        if _fails(report, verdict) and not fails_only_as_recorded(report):  # a shape only a chosen provider's
+            return f"{len(report.findings)} finding(s) left"  # plan can fix (its order of turns) is written
     return ""
 
 
@@ -634,7 +699,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="diagnose files; exit 0 healthy, 1 needs repair, 2 unreadable")
     check.add_argument("files", nargs="+", metavar="FILE", help="transcript files ('-' for stdin)")
-    check.add_argument("--json", action="store_true", help="print the full repair reports as JSON")
+    reports = check.add_mutually_exclusive_group()
+    reports.add_argument("--json", action="store_true", help="print the full repair reports as JSON")
+    reports.add_argument("--json-lines", action="store_true",
+                         help="print each transcript's full repair report as one line of JSON, as it is checked")
     check.add_argument("--jobs", type=_positive, default=None, metavar="N",
                        help="check files in N worker processes (default: every core); results come in "
                             "the order of the files")
