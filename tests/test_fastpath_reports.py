@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_inprocess import run
+from cli_inprocess import run, run_process
 
 from integrity._report_text import ascii_only, in_array, report_text
 from integrity.analysis import analyze, load_all
@@ -132,6 +132,16 @@ def test_json_lines_holds_one_report_per_transcript_per_line(generated: list[Pat
     assert all(line.isascii() and line.startswith('{"report_version":') for line in written)
 
 
+def test_json_lines_over_a_pool_come_in_file_order() -> None:
+    """Workers hand back each file's report text; the parent writes them in input order (a real
+    process: a pool is not forked inside the test runner)."""
+    alone = run_process("check", "--jobs", "1", "--json-lines", "--now", NOW, *SAMPLES)
+    pooled = run_process("check", "--jobs", "2", "--json-lines", "--now", NOW, *SAMPLES)
+    assert pooled.returncode == alone.returncode == 1
+    assert pooled.stdout == alone.stdout
+    assert [json.loads(line)["source"] for line in pooled.stdout.splitlines()][:3] == [str(p) for p in SAMPLES[:3]]
+
+
 def test_json_lines_and_json_are_exclusive() -> None:
     result = run("check", "--json", "--json-lines", SAMPLES[0])
     assert result.code == 2 and "not allowed with" in result.stderr
@@ -172,9 +182,9 @@ def test_report_text_is_json_dumps(text: str) -> None:
 
 def test_reports_hold_no_floats() -> None:
     """report_text re-indents with msgspec, whose float spelling is not json.dumps's: no report field is one."""
-    from integrity.report import RepairReport
-
     import typing
+
+    from integrity.report import RepairReport
 
     seen: set[object] = set()
 
