@@ -24,7 +24,9 @@ class Severity(str, Enum):
         right after their frame; a change the chosen provider does not need): still healthy.
     lossy: a call or result is unanswered, duplicated, ambiguous, or would be lost, even
         where a provider accepts the request.
-    rejected: a provider returns HTTP 400 for it: the chosen one, or any when none is chosen.
+    rejected: a provider that counts returns HTTP 400 for it, as recorded (even when the view
+        changes nothing) or for what the view must change: the chosen one, else the file's own
+        provider when its format is one provider's request, else any provider asked.
     malformed: the entry breaks its format's schema (a wrong type, a missing id, an unknown
         role); the engine reads on, but no check calls such a transcript healthy.
 

@@ -399,19 +399,29 @@ _STATES = {Severity.MALFORMED: "malformed", Severity.REJECTED: "would be rejecte
 
 
 def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int = 0,
-             recorded: AsRecorded | None = None, provider: str | None = None) -> str:
+             recorded: AsRecorded | None = None, provider: str | None = None, counting: str | None = None,
+             as_recorded_only: bool = False) -> str:
     """The one-line verdict; what a repair changed is worded by the kind registry.
 
     severity: the worst of the report; a transcript whose view only normalizes is
     healthy and says so (never "repaired").  malformed: how many findings are schema
     findings.  recorded / provider: what the checked providers say as recorded.
+    counting: the provider the transcript is rated for (the chosen one, or the file's
+    own); a transcript it accepts that other providers reject is "healthy for" it,
+    never plainly healthy.  as_recorded_only: it fails only because the provider(s)
+    that count reject it as recorded, for nothing the view changes (the view only
+    normalizes): "would be rejected", never "repaired".
     """
+    every = "the provider takes" if counting is not None else "every provider takes"
+    healthy = "healthy"
+    if recorded and "rejected" in recorded.values() and not fails(severity):
+        healthy = f"healthy for {counting}"  # only a counting provider's acceptance can leave it healthy
     if not changed:
-        if summary.findings == 0 and fails(severity):  # only the chosen provider's own rules are broken
+        if summary.findings == 0 and fails(severity):  # only the providers' own rules are broken
             text = (f"would be rejected: {summary.messages} messages, {summary.calls} calls, every call "
-                    "answered once, right after its frame, but not in a shape the provider takes")
+                    f"answered once, right after its frame, but not in a shape {every}")
         elif summary.findings == 0:
-            text = (f"healthy: {summary.messages} messages, {summary.calls} calls, "
+            text = (f"{healthy}: {summary.messages} messages, {summary.calls} calls, "
                     "every call answered once, right after its frame")
         else:
             state = _STATES.get(severity, "accepted")
@@ -423,11 +433,15 @@ def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int
             count = getattr(summary, facts.summary_field or "")
             if count:
                 parts.append(f"{count} {facts.verdict}")
-        if fails(severity):
+        normalizes = "the view only normalizes: " + (", ".join(parts) if parts else "nothing a provider needs")
+        if fails(severity) and as_recorded_only:
+            text = (f"would be rejected: {summary.messages} messages, {summary.calls} calls, every call answered "
+                    f"once, but not in a shape {every}; {normalizes}")
+        elif fails(severity):
             text = "repaired: " + (", ".join(parts) if parts else "view rebuilt")
         else:
-            text = (f"healthy: {summary.messages} messages, {summary.calls} calls, every call answered once; "
-                    "the view only normalizes: " + (", ".join(parts) if parts else "nothing a provider needs"))
+            text = (f"{healthy}: {summary.messages} messages, {summary.calls} calls, every call answered once; "
+                    + normalizes)
         if summary.findings:
             text += f"; {summary.findings} finding(s) left" + (f" ({malformed} malformed)" if malformed else "")
     clause = _recorded_clause(recorded, provider)
@@ -886,23 +900,43 @@ def with_recorded(report: Any, recorded: dict[str, bool]) -> Any:
     accepted = _accepted(said, counting)
     update: dict[str, Any] = {"as_recorded": said}
     if isinstance(report, RepairReport):
-        severities = _severities(report, accepted)
         update["actions"] = [_rerated(action, rate(action.kind, action.codes, accepted))
                              for action in report.actions]
         update["view"] = [_rerated(entry, _entry_severity(entry, accepted)) for entry in report.view]
-    else:
-        severities = [rate(kind, codes, accepted) for kind, codes in report._reasons]
     findings = _rated_findings(report.findings, accepted)
-    if counting is not None and accepted is False:
-        severities.append(Severity.REJECTED)  # the chosen (or the file's own) provider returns 400 for it
-    severity = worst([*severities, *(finding.severity for finding in findings)])
+    own = _own_severity(report, accepted)
+    # the provider(s) that count return 400 for it as recorded: the chosen one, the file's own, or (none
+    # counting) any one asked, even when the view changes nothing or only normalizes
+    severity = worst([own, Severity.REJECTED]) if accepted is False else own
     update.update(findings=findings, severity=severity, healthy=not fails(severity),
                   verdict=_verdict(report.summary, report.changed, severity, _malformed(findings), said,
-                                   report.provider))
+                                   report.provider, counting, fails(severity) and not fails(own)))
     updated = report.model_copy(update=update)
     if not isinstance(report, RepairReport):
         updated._reasons = report._reasons
     return updated
+
+
+def _own_severity(report: Any, accepted: bool | None) -> Severity:
+    """The worst severity of what the view changes and the findings, rated given what the providers say,
+    without the providers' verdict on the transcript as recorded itself."""
+    if isinstance(report, RepairReport):
+        severities = _severities(report, accepted)
+    else:
+        severities = [rate(kind, codes, accepted) for kind, codes in report._reasons]
+        severities.extend(finding.severity for finding in _rated_findings(report.findings, accepted))
+    return worst(severities)
+
+
+def fails_only_as_recorded(report: Any) -> bool:
+    """Whether a report (or diagnosis) rated by `with_recorded` fails only because the provider(s) that count
+    reject the transcript as recorded, for its shape, while nothing the view changes or leaves is needed for
+    it (a user message right after a tool result, which Bedrock and Mistral refuse, and no provider was chosen
+    to plan the order of turns for)."""
+    if not report.as_recorded or not fails(report.severity):
+        return False
+    accepted = _accepted(report.as_recorded, report.provider or own_provider(report.format))
+    return accepted is False and not fails(_own_severity(report, accepted))
 
 
 def _entry_severity(entry: Any, accepted: bool | None) -> Severity | None:

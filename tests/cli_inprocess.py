@@ -8,6 +8,7 @@ subprocess runs for what only a real process shows (signals, pipes, memory limit
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -68,3 +69,21 @@ def assert_clean_failure(result: Result, code: int = 2) -> str:
     assert len(result.error_lines) == 1, result.stderr
     assert "Traceback" not in result.stderr
     return result.error_lines[0]
+
+
+def passes_check(path: Path) -> bool:
+    """Whether `check` passes what repair wrote, but for the order of turns: without --provider the strict
+    view plans no provider's order of turns, so a user message right after a tool result stays, and the
+    providers with role rules (Bedrock, Mistral) still refuse it; check says so (exit 1), and that must be
+    all that is wrong (nothing left to change, no finding)."""
+    from integrity._legalize import has_role_rules
+    from integrity.providers import PROVIDERS
+
+    checked = run("check", "--json", path)
+    if checked.code == 0:
+        return True
+    report = json.loads(checked.stdout)
+    rejected = {name for name, said in (report.get("as_recorded") or {}).items() if said == "rejected"}
+    return (checked.code == 1 and not report["changed"] and not report["findings"]
+            and 0 < len(rejected) < len(PROVIDERS) and all(has_role_rules(name) for name in rejected)
+            and report["verdict"].startswith("would be rejected: "))
