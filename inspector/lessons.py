@@ -581,7 +581,7 @@ def receipt_recognition() -> list[dict[str, Any]]:
     Computed by writing [user, frame, receipt] with the format's writer and reading the
     bytes back with its reader: the engine tells a receipt from a real result only by
     isError with details {ok: false, error: "interrupted"} (pi-ai), which other formats
-    cannot carry, so on reading they recognise the reference's exact text marked as an error.
+    cannot carry, so on reading they recognise the engine's exact receipt texts marked as an error.
     """
     from integrity import Transcript, is_interrupted_tool_result, read_bytes, write_bytes
     from integrity.formats import to_native

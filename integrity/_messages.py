@@ -35,6 +35,15 @@ def strict_placeholder_text(message: str = STRICT_MESSAGE) -> str:
     return json.dumps({"ok": False, "error": "interrupted", "message": message}, separators=(",", ":"))
 
 
+def receipt_texts() -> frozenset[str]:
+    """Every receipt text the engine writes (the reference's and the strict policy's), exactly.
+
+    A format that cannot carry pi-ai's `details` marker keeps only the text; its reader
+    recognizes a receipt by one of these texts, never by a look-alike.
+    """
+    return frozenset({INTERRUPTED_TEXT, strict_placeholder_text()})
+
+
 def receipt_message(call_id: str, tool_name: str, timestamp: int, text: str | None = None) -> dict[str, Any]:
     """The interrupted receipt for one call; text None means the reference's text.
 

@@ -134,7 +134,8 @@ if lesson.key == "receipts":
                 '`{"ok": false, "error": "interrupted"}`, never its text: a receipt copied without those '
                 "fields is read as a real result, and then a real result after it is not preferred. "
                 "Other formats cannot carry `details`; there a result is read back as a receipt only when "
-                "its whole content is the reference's receipt text (marked as an error where the format can). "
+                "its whole content is exactly one of the engine's receipt texts, the reference's or the strict "
+                "policy's (marked as an error where the format can). "
                 "Written in each format and read back by the engine:")
     recognition = receipt_recognition()
     st.dataframe(ui.safe_frame([{

@@ -16,8 +16,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from .._messages import receipt_texts
 from ..loading import describe_value
-from ..reference import INTERRUPTED_TEXT
 
 NATIVE = "_native"
 OPAQUE = "opaque"
@@ -94,11 +94,14 @@ def assistant(parts: list[dict[str, Any]], stop_reason: str | None = None) -> di
     return {"role": "assistant", "content": parts, "stopReason": stop_reason}
 
 
+_RECEIPT_TEXTS = receipt_texts()
+
+
 def tool_result(call_id: Any, name: Any, content: list[dict[str, Any]], is_error: bool,
                 has_id: bool = True, flagless: bool = False) -> dict[str, Any]:
     """A pi-ai ToolResultMessage; a result without an id keeps no toolCallId (the engine flags it).
 
-    A result whose whole content is the runtime's interrupted-receipt text (and that
+    A result whose whole content is one of the engine's receipt texts (and that
     is marked as an error, where the format can mark one: `flagless` formats cannot)
     gets the receipt's isError/details back, so a receipt survives any conversion
     and the engine still tells it from a real result.
@@ -110,7 +113,7 @@ def tool_result(call_id: Any, name: Any, content: list[dict[str, Any]], is_error
     message["content"] = content
     message["isError"] = is_error
     if (is_error or flagless) and len(content) == 1 and content[0].get("type") == "text" \
-            and content[0].get("text") == INTERRUPTED_TEXT:
+            and content[0].get("text") in _RECEIPT_TEXTS:
         message["isError"] = True
         message["details"] = {"ok": False, "error": "interrupted"}
     return message
