@@ -45,7 +45,7 @@ HEAD_LINES = 14
 """Lines of a body shown before "show more"."""
 HEAD_CHARS = 1_500
 """Characters of a body shown before "show more" (a single huge line is cut too)."""
-BODY_CHARS = 60_000
+BODY_CHARS = 20_000
 """A body is cut here for display; the raw panel and the download have the rest."""
 DIFF_CHARS = 20_000
 """Bodies longer than this are compared by their first DIFF_CHARS characters (difflib is not linear)."""

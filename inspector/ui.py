@@ -429,11 +429,15 @@ def input_picker(multiple: bool = True) -> Source | None:
             side.info("sample_transcripts/ is empty")
             return None
         asked = st.query_params.get("sample")
-        if asked is not None and asked not in names and st.session_state.get("_url_sample") != asked:
+        bad_link = asked is not None and asked not in names
+        if bad_link and st.session_state.get("_url_sample") != asked:
             st.session_state["_url_sample"] = asked  # a link to a sample that does not exist: say so, open nothing
             st.session_state["sample"] = None
-        elif "sample" not in st.session_state or st.session_state["sample"] is not None:
+        elif not bad_link:
             from_url("sample", "sample", names, names[0])
+            kept = st.session_state.get("sample") or st.session_state.get("_keep_sample")
+            if kept in names:  # set explicitly: on another page this selectbox is a new widget and starts empty
+                st.session_state["sample"] = kept
         name = side.selectbox("Sample", names, key="sample", index=None, placeholder="pick a sample")
         if name is None:
             if asked is not None and asked not in names:

@@ -20,6 +20,7 @@ from integrity import PROVIDERS, Analysis, provider_verdict, with_verdicts
 from .diagnostics import curl_command, diagnostics, request_body
 from .rows import verdict_rows
 from .safe_text import neutralize
+from .ui import show_failure
 
 AUTO_VERDICT_MESSAGES = 20_000
 """Provider verdicts start by themselves up to this many messages; above it, on a button."""
@@ -54,14 +55,22 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
     names: Sequence[str] = list(PROVIDERS)
     verdicts: dict[str, dict[str, Any]] = {}
     slot = st.empty()
+    failed: Exception | None = None
     with slot.container():
         bar = st.progress(0.0, text="Checking what each provider says…")
         st.button("Cancel", key=f"verdict_cancel_{keys}", on_click=_cancel, args=(flag,))
-        for count, judge in enumerate(names):
-            bar.progress(count / len(names), text=f"Checking what each provider says: {judge} ({count + 1} of "
-                                                   f"{len(names)})")
-            verdicts[judge] = _one_verdict(digest, name, analysis.policy, provider, judge, analysis)
+        try:
+            for count, judge in enumerate(names):
+                bar.progress(count / len(names), text=f"Checking what each provider says: {judge} ({count + 1} "
+                                                       f"of {len(names)})")
+                verdicts[judge] = _one_verdict(digest, name, analysis.policy, provider, judge, analysis)
+        except Exception as error:  # noqa: BLE001 - the rest of the page is still worth showing
+            failed = error
     slot.empty()
+    if failed is not None:
+        show_failure(f"{name}: provider verdicts", failed,
+                     headline="Provider verdicts could not be computed for this transcript; the rest is shown.")
+        return analysis
     return with_verdicts(analysis, verdicts)
 
 

@@ -67,7 +67,7 @@ def test_inspector_and_report_pages_change_no_cached_object(name: str) -> None:
     snapshot = pickle.dumps(objects)
 
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in {"sample": name, "policy": "openmaic", "provider": provider}.items():
+    for key, value in {"sample": name, "policy": "openmaic", "provider": provider, "view": "table"}.items():
         at.query_params[key] = value
     at.run()
     table = next(d.value for d in at.dataframe if "durable transcript" in getattr(d.value, "columns", []))
