@@ -338,11 +338,17 @@ def _jobs(args: argparse.Namespace) -> int:
 
 
 def _checked_files(args: argparse.Namespace) -> Iterator[_Checked]:
-    """Every file's outcome, in input order: in this process, or over a pool of worker processes
-    (--jobs) when there are several files and none is standard input (read once, by this process).
+    """Every file's outcome, in input order (see _each_file)."""
+    return _each_file(_check_file, args)
+
+
+def _each_file(work: Callable[..., Any], args: argparse.Namespace) -> Iterator[Any]:
+    """work(path, args) for every file, in input order: in this process, or over a pool of worker
+    processes (--jobs) when there are several files and none is standard input (read once, by this
+    process).
 
     Workers are forked, so they start with this process's modules and settings; each file is
-    read, judged and let go in its worker, and only its lines (or reports) come back.
+    read, judged (or repaired) and let go in its worker, and only its outcome comes back.
     """
     files = list(args.files)
     jobs = min(_jobs(args), len(files))
@@ -354,10 +360,9 @@ def _checked_files(args: argparse.Namespace) -> Iterator[_Checked]:
 
             context = multiprocessing.get_context("fork")
             with context.Pool(jobs, initializer=_worker_signals) as pool:
-                yield from pool.imap(partial(_check_file, args=args), files,
-                                     chunksize=max(1, len(files) // (jobs * 16)))
+                yield from pool.imap(partial(work, args=args), files, chunksize=max(1, len(files) // (jobs * 16)))
             return
-    yield from (_check_file(path, args) for path in files)
+    yield from (work(path, args) for path in files)
 
 
 def _worker_signals() -> None:
@@ -637,6 +642,67 @@ def cmd_repair(args: argparse.Namespace) -> int:
     return EXIT_NEEDS_REPAIR if still_rejected else EXIT_HEALTHY
 
 
+def cmd_repair_files(args: argparse.Namespace) -> int:
+    """`repair FILE` (to -o or standard output), or `repair FILE... --out-dir DIR` (each file's view to
+    DIR/<its name>, over --jobs worker processes, every file's lines in input order)."""
+    if args.out_dir is None:
+        if len(args.files) > 1:
+            _error("error: several files need --out-dir DIR (each view is written there under its file's name)")
+            return EXIT_UNREADABLE
+        args.file = args.files[0]
+        return cmd_repair(args)
+    refused = _out_dir_refusal(args)
+    if refused:
+        _error(f"error: {refused}")
+        return EXIT_UNREADABLE
+    worst = EXIT_HEALTHY
+    for code, text in _each_file(_repair_into_folder, args):
+        if text:
+            sys.stderr.write(text)
+        worst = max(worst, code)
+    return worst
+
+
+def _out_dir_refusal(args: argparse.Namespace) -> str:
+    """Why `repair --out-dir` cannot run as asked ('' when it can): checked before any file is read."""
+    if args.output is not None or args.report is not None:
+        return "--out-dir writes each view under its file's name: -o and --report are for one file"
+    if not os.path.isdir(args.out_dir):
+        return f"{args.out_dir}: --out-dir must be an existing folder"
+    if "-" in args.files:
+        return "standard input ('-') has no name to write under --out-dir: repair it alone with -o FILE"
+    seen: dict[str, str] = {}
+    for path in args.files:
+        name = os.path.basename(path)
+        if name in seen:
+            return f"{seen[name]} and {path} would both be written to {os.path.join(args.out_dir, name)}"
+        seen[name] = path
+    return ""
+
+
+def _repair_into_folder(path: str, args: argparse.Namespace) -> tuple[int, str]:
+    """Repair one file into --out-dir; its exit code and what it says on standard error (handed back, so
+    the parent prints every file's lines in input order).  A bug in one file is that file's line."""
+    import contextlib
+    import io
+
+    one = argparse.Namespace(**{**vars(args), "file": path, "output": os.path.join(args.out_dir,
+                                                                                   os.path.basename(path))})
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(said), signals_raise():
+            code = cmd_repair(one)
+    except Terminated:  # the pool is being stopped: the write cleaned up after itself
+        return EXIT_TERMINATED, ""
+    except Exception as error:  # a bug: one line for this file, the others go on
+        detail = str(error).strip() or "(no message)"
+        said.write(one_line(f"internal error: {path}: {type(error).__name__}: {detail} (a bug in integrity; "
+                            "--debug prints the traceback)") + "\n")
+        return EXIT_INTERNAL, said.getvalue()
+    lines = said.getvalue().splitlines(keepends=True)  # a note names the file it is about, among many
+    return code, "".join(f"note: {path}: {line[6:]}" if line.startswith("note: ") else line for line in lines)
+
+
 def cmd_triage(args: argparse.Namespace) -> int:
     from .triage import run_triage
 
@@ -710,13 +776,19 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=cmd_check)
 
     repair = commands.add_parser("repair", help="write the repaired model view (the input is never changed)")
-    repair.add_argument("file", metavar="FILE", help="transcript file ('-' for stdin)")
+    repair.add_argument("files", nargs="+", metavar="FILE",
+                        help="transcript file ('-' for stdin); several with --out-dir")
+    repair.add_argument("--out-dir", metavar="DIR",
+                        help="write each file's repaired view to DIR under the file's name (never over an input)")
+    repair.add_argument("--jobs", type=_positive, default=None, metavar="N",
+                        help="with --out-dir: repair files in N worker processes (default: every core); their "
+                             "lines come in the order of the files")
     repair.add_argument("-o", "--output", metavar="FILE",
                         help="output file (default or '-': standard output); a regular file, never the input")
     repair.add_argument("--report", metavar="REPORT.json",
                         help="also write the repair report as JSON ('-': standard output, then -o FILE is needed)")
     common(repair)
-    repair.set_defaults(handler=cmd_repair)
+    repair.set_defaults(handler=cmd_repair_files)
 
     triage = commands.add_parser("triage", help="check a fleet of stored sessions on Dask into Parquet tables")
     triage.add_argument("inputs", nargs="+", metavar="PATH_OR_GLOB",

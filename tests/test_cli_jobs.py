@@ -82,3 +82,59 @@ def test_a_bad_jobs_value_is_one_line_and_exit_2(value: str) -> None:
     done = _check("--jobs", value, str(SAMPLES[0]))
     assert done.returncode == 2
     assert b"--jobs" in done.stderr and b"Traceback" not in done.stderr
+
+
+def _repair(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "integrity", "repair", *args], cwd=REPO, capture_output=True,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_repair_out_dir_writes_what_repair_writes_for_each_file(tmp_path: Path, jobs: str) -> None:
+    """repair FILE... --out-dir DIR: each file's view under its name, byte for byte what `repair FILE -o`
+    writes, over a pool or not; the lines on standard error in input order, each naming its file."""
+    out = tmp_path / "out"
+    out.mkdir()
+    many = _repair("--jobs", jobs, "--now", "1", "--out-dir", str(out), *map(str, SAMPLES))
+    assert many.returncode == 0, many.stderr
+    assert sorted(path.name for path in out.iterdir()) == sorted(path.name for path in SAMPLES)
+    expected_notes = []
+    for sample in SAMPLES:
+        alone = tmp_path / "alone.out"
+        single = _repair("--now", "1", str(sample), "-o", str(alone))
+        assert (out / sample.name).read_bytes() == alone.read_bytes(), sample.name
+        expected_notes += [f"note: {sample}: {line[6:]}" for line in single.stderr.decode().splitlines()]
+        alone.unlink()
+    assert many.stderr.decode().splitlines() == expected_notes
+    assert expected_notes  # some sample is written with a note (its provider's grouping)
+
+
+def test_repair_out_dir_refuses_before_reading(tmp_path: Path) -> None:
+    one, two = SAMPLES[0], SAMPLES[1]
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    shutil.copyfile(one, twin / one.name)
+    cases = [
+        (["--out-dir", str(tmp_path), "-o", str(tmp_path / "x"), str(one)], "-o and --report are for one file"),
+        (["--out-dir", str(tmp_path / "missing"), str(one)], "must be an existing folder"),
+        (["--out-dir", str(tmp_path), str(one), str(twin / one.name)], "would both be written to"),
+        (["--out-dir", str(tmp_path), "-", str(one)], "standard input"),
+        ([str(one), str(two)], "several files need --out-dir"),
+    ]
+    for arguments, says in cases:
+        result = _repair(*arguments)
+        assert result.returncode == 2, arguments
+        assert says in result.stderr.decode() and len(result.stderr.splitlines()) == 1, result.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["twin"]  # nothing written
+
+
+def test_repair_out_dir_never_writes_over_an_input(tmp_path: Path) -> None:
+    """A file whose output would be itself is that file's error; the others are written; exit 2."""
+    source = tmp_path / SAMPLES[0].name
+    shutil.copyfile(SAMPLES[0], source)
+    before = source.read_bytes()
+    result = _repair("--jobs", "2", "--out-dir", str(tmp_path), str(source), str(SAMPLES[1]))
+    assert result.returncode == 2
+    assert "is the input file" in result.stderr.decode()
+    assert source.read_bytes() == before
+    assert (tmp_path / SAMPLES[1].name).exists()
