@@ -512,11 +512,19 @@ def _malformed(findings: list[Finding]) -> int:
     return sum(1 for finding in findings if finding.severity == Severity.MALFORMED)
 
 
+_SESSION_PROVIDERS = {"claude-code": "anthropic", "codex": "openai-responses"}
+"""Session logs of agents that talk to one API: Claude Code sends its history as Anthropic Messages
+requests, Codex CLI as OpenAI Responses requests; judging them by another provider's turn rules
+(Bedrock's strict alternation) would report errors their provider never returns."""
+
+
 def own_provider(format: str | None) -> str | None:
-    """The provider a file in this format is a request to (an Anthropic request is judged by Anthropic),
-    or None for formats no single provider reads (pi-ai, Claude Code sessions, LangChain, ...)."""
+    """The provider a file in this format is sent to (an Anthropic request is judged by Anthropic, a
+    Claude Code session too), or None for formats no single provider reads (pi-ai, LangChain, ...)."""
     if format is None:
         return None
+    if format in _SESSION_PROVIDERS:
+        return _SESSION_PROVIDERS[format]
     from .providers import SPECS
 
     found = SPECS.get(format)

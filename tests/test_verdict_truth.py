@@ -106,7 +106,17 @@ def test_a_view_that_only_normalizes_is_not_called_repaired_when_providers_still
     assert report.verdict.startswith("repaired: 1 receipt(s) synthesized") and not fails_only_as_recorded(report)
 
 
-@pytest.mark.parametrize("format", ["langchain", "claude-code"])
+def test_a_claude_code_session_is_judged_by_anthropic_not_by_bedrocks_turn_rules(tmp_path: Path) -> None:
+    """Claude Code sends its history to Anthropic: a user turn after results is fine there (exit 0)."""
+    source = tmp_path / "in.claude-code"
+    transcript = read_bytes(json.dumps(_user_after_results()).encode(), "in.json")
+    source.write_bytes(write_bytes(transcript, transcript.messages, "claude-code"))
+    checked = run("check", source)
+    assert checked.code == 0 and ": healthy for anthropic: " in checked.stdout.decode()
+    assert run("check", "--provider", "bedrock", source).code == 1  # the user can still ask for Bedrock's view
+
+
+@pytest.mark.parametrize("format", ["langchain"])
 def test_repair_writes_a_view_only_a_chosen_providers_order_of_turns_could_fix(format: str, tmp_path: Path) -> None:
     """The shape is the user's: repair still writes the normalized view (exit 0), and check on it says who
     rejects it (exit 1); --provider bedrock plans a view Bedrock takes."""
