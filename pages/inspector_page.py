@@ -37,25 +37,23 @@ compare = st.sidebar.toggle("Compare policies", key="compare",
                             help="the reference policy next to the others, side by side")
 
 if source is None:
+    ui.provider_picker()  # always drawn: a picker that leaves the page and comes back may report a stale choice
     if "sample" not in st.query_params:
         st.info("Pick a sample, upload a transcript or paste one in the sidebar.")
     st.stop()
 
-progress = st.empty()  # staged progress while reading and repairing; gone once the page is drawn
-with progress.container():
-    with st.status(f"Reading {neutralize(source.name)} ({len(source.data):,} bytes)…", expanded=False) as status:
-        transcript = ui.load_source(source)
-        if transcript is None:
-            status.update(label="The transcript could not be read", state="error")
-            st.stop()
-        provider = ui.provider_picker(transcript=transcript)
-        status.update(label=f"Repairing {len(transcript.messages):,} messages…")
-        analysis = ui.analysis_for(source, transcript, policy, provider)
-        status.update(label="Aligning the durable transcript with the view…")
-        rows = ui.rows_for(source, analysis, provider)
-        where = ui.placement_for(source, analysis, provider)
-        by_left, by_right = ui.sides_for(source, analysis, provider, rows)
-progress.empty()
+with st.spinner(f"Reading {neutralize(source.name)} ({len(source.data):,} bytes)…"):  # staged progress
+    transcript = ui.load_source(source)  # (a spinner holds no elements: a read error shows on the page)
+if transcript is None:
+    ui.provider_picker()
+    st.stop()
+provider = ui.provider_picker(transcript=transcript)
+with st.spinner(f"Repairing {len(transcript.messages):,} messages…"):
+    analysis = ui.analysis_for(source, transcript, policy, provider)
+with st.spinner("Aligning the durable transcript with the view…"):
+    rows = ui.rows_for(source, analysis, provider)
+    where = ui.placement_for(source, analysis, provider)
+    by_left, by_right = ui.sides_for(source, analysis, provider, rows)
 
 st.text(f"{neutralize(source.name)} · format {transcript.format} · policy {policy}"  # untrusted: plain text
         + (f" · transcript {neutralize(transcript.name)}" if transcript.name != "main" else ""))

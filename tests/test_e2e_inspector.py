@@ -234,10 +234,10 @@ def test_batch_of_a_folder_then_open_a_file_in_the_inspector(page: Any, server: 
     page.keyboard.type("orphaned")
     page.keyboard.press("Enter")
     wait_idle(page)
-    page.get_by_role("button", name="Open in inspector ▶").click()
+    page.get_by_role("button", name="Open in the Inspector ▶").click()
     wait_idle(page)
     page.get_by_text("Durable transcript ↔ repaired view").wait_for()
-    page.get_by_role("button", name="Table", exact=True).click()
+    page.get_by_role("radio", name="Table", exact=True).click()  # the segmented control's "Table"
     wait_idle(page)
     wait_for_cell(page, "☐ orphaned call")
     assert "orphaned_call.pi-ai.json · format" in page.inner_text("body")

@@ -42,10 +42,11 @@ def tab(browser: Any, width: int = 1440, height: int = 900) -> Any:
     return page
 
 
-def settle(page: Any, text: str) -> None:
-    """Wait for the run to end and `text` to be on the page."""
+def settle(page: Any, *texts: str) -> None:
+    """Wait for the run to end and every text to be on the page (code blocks draw a moment after the run)."""
     wait_idle(page)
-    page.wait_for_function("t => document.body.innerText.includes(t)", arg=text)
+    for text in texts:
+        page.wait_for_function("t => document.body.innerText.includes(t)", arg=text)
     wait_idle(page)
 
 
@@ -101,7 +102,8 @@ def test_conversation_view_shows_whole_messages_and_the_duplicate_next_to_the_ke
     """Item 2: whole bodies, real line breaks, lanes, and the dropped duplicate compared with the kept result."""
     page = tab(browser, height=2400)
     page.goto(server + "/?sample=two_results.openai-chat.json&view=conversation")
-    settle(page, "Dropped durable #3; kept durable #2")
+    settle(page, "Dropped durable #3; kept durable #2", "Error: search backend timed out after 30s",
+           "blog.rust-lang.org/2024/07/25: Rust 1.80.0", "-Error: search backend timed out after 30s")
     text = body(page)
     assert "Error: search backend timed out after 30s" in text  # the kept one
     assert "blog.rust-lang.org/2024/07/25: Rust 1.80.0" in text  # the dropped one, whole
@@ -189,6 +191,9 @@ def test_unknown_links_say_so(browser: Any, server: str) -> None:
 
 
 def selected_cells(page: Any) -> list[str]:
+    """The grid's cells once the selected row's marker is drawn (the grid is redrawn after a selection)."""
+    page.wait_for_function("""() => Array.from(document.querySelectorAll('[data-testid^="glide-cell-"]'))
+                                     .some(c => c.innerText === '▶ selected')""")
     return page.eval_on_selector_all('[data-testid^="glide-cell-"]', "cells => cells.map(c => c.innerText)")
 
 
