@@ -22,8 +22,10 @@ from .rows import verdict_rows
 from .safe_text import neutralize
 from .ui import show_failure
 
-AUTO_VERDICT_MESSAGES = 20_000
-"""Provider verdicts start by themselves up to this many messages; above it, on a button."""
+AUTO_VERDICT_MESSAGES = 3_000
+"""Every provider's verdict starts by itself up to this many messages; above it, on a button."""
+AUTO_CHOSEN_MESSAGES = 20_000
+"""The chosen provider's verdict (the headline's) starts by itself up to this many messages."""
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -37,31 +39,39 @@ def _cancel(flag: str) -> None:
 
 
 def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key: str = "") -> Analysis:
-    """The analysis with every provider's verdicts, computed under a progress bar that can be cancelled."""
-    if analysis.verdicts:
+    """The analysis with the providers' verdicts, computed under a progress bar that can be cancelled.
+
+    Small transcripts get every provider's verdict at once; up to AUTO_CHOSEN_MESSAGES
+    the chosen provider's (what the headline and the verdict need); every provider's
+    on a button above AUTO_VERDICT_MESSAGES.
+    """
+    if analysis.verdicts and len(analysis.verdicts) == len(PROVIDERS):
         return analysis
     size = len(analysis.transcript.messages)
     flag = f"_verdicts_{digest}_{name}_{analysis.policy}_{provider}"
     keys = f"{flag}{key}"
-    if size > AUTO_VERDICT_MESSAGES and not st.session_state.get(flag):
-        st.button(f"Check what each provider says ({size:,} messages: about {size // 10_000 + 1} s)",
-                  key=f"verdict_btn_{keys}", on_click=st.session_state.__setitem__, args=(flag, True))
-        return analysis
-    st.session_state.setdefault(flag, True)
-    if st.session_state.get(flag) is False:
-        st.button("Check what each provider says (cancelled: start again)", key=f"verdict_again_{keys}",
+    everyone = size <= AUTO_VERDICT_MESSAGES or bool(st.session_state.get(flag))
+    names: list[str] = list(PROVIDERS) if everyone else (
+        [provider] if provider in PROVIDERS and size <= AUTO_CHOSEN_MESSAGES else [])
+    if st.session_state.get(flag) is False:  # cancelled
+        names = []
+    if not everyone or st.session_state.get(flag) is False:
+        label = "cancelled: start again" if st.session_state.get(flag) is False else \
+            f"{size:,} messages: about {size // 10_000 + 1} s"
+        st.button(f"Check what every provider says ({label})", key=f"verdict_btn_{keys}",
                   on_click=st.session_state.__setitem__, args=(flag, True))
+    if not names:
         return analysis
-    names: Sequence[str] = list(PROVIDERS)
     verdicts: dict[str, dict[str, Any]] = {}
     slot = st.empty()
     failed: Exception | None = None
     with slot.container():
-        bar = st.progress(0.0, text="Checking what each provider says…")
-        st.button("Cancel", key=f"verdict_cancel_{keys}", on_click=_cancel, args=(flag,))
+        bar = st.progress(0.0, text="Checking what the providers say…")
+        if len(names) > 1:
+            st.button("Cancel", key=f"verdict_cancel_{keys}", on_click=_cancel, args=(flag,))
         try:
             for count, judge in enumerate(names):
-                bar.progress(count / len(names), text=f"Checking what each provider says: {judge} ({count + 1} "
+                bar.progress(count / len(names), text=f"Checking what the providers say: {judge} ({count + 1} "
                                                        f"of {len(names)})")
                 verdicts[judge] = _one_verdict(digest, name, analysis.policy, provider, judge, analysis)
         except Exception as error:  # noqa: BLE001 - the rest of the page is still worth showing

@@ -125,13 +125,15 @@ def test_large_transcripts_check_providers_on_request(monkeypatch: pytest.Monkey
     from inspector import verdict_ui
 
     monkeypatch.setattr(verdict_ui, "AUTO_VERDICT_MESSAGES", 3)  # the 6-message sample now counts as large
-    at = app(sample="abort_race.pi-ai.json")
-    button = next(b for b in at.button if b.label.startswith("Check what each provider says (6 messages"))
-    assert not [f for f in frames(at) if "before repair" in getattr(f, "columns", [])]
+    at = app(sample="abort_race.pi-ai.json", provider="anthropic")
+    button = next(b for b in at.button if b.label.startswith("Check what every provider says (6 messages"))
+    verdicts = next(f for f in frames(at) if "before repair" in getattr(f, "columns", []))
+    assert list(verdicts["provider"]) == ["anthropic"]  # the chosen one, for the headline, without a click
+    assert "anthropic, the transcript as recorded: REJECTED" in codes(at)[0]
     button.click().run()
     verdicts = next(f for f in frames(at) if "before repair" in getattr(f, "columns", []))
     assert set(verdicts["provider"]) == set(ui.provider_names())
-    assert not any(b.label.startswith("Check what each provider says") for b in at.button)
+    assert not any(b.label.startswith("Check what every provider says") for b in at.button)
 
 
 def test_inspector_bad_paste_shows_the_error_line_and_keeps_working() -> None:
