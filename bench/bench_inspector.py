@@ -5,9 +5,9 @@ Usage: python bench/bench_inspector.py [N ...] [--runs R] [--policy P]
 
 Inputs come from bench/generate.py, are written to a temporary directory and
 deleted afterwards (never committed).  The clock starts when the file is handed
-to the upload widget and stops when the run has finished and both grids (the
-paged side-by-side table and the overview of all rows) show cells.  Targets
-(issue 4): 10,000 messages < 2 s; 100,000 messages usable < 10 s.
+to the upload widget and stops when the run has finished and the grids (the
+paged side-by-side table, and the overview of all rows up to 3,000 rows) show cells.  Targets
+(issue 11): 10,000 messages <= 1.0 s; 100,000 messages <= 5 s.
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ DONE = """count => {
   if (w && /Running|Connecting/.test(w.innerText)) return false;
   if (!document.body.innerText.includes('Overview: all ' + count + ' rows')) return false;
   const grids = Array.from(document.querySelectorAll('[data-testid="stDataFrame"]'));
-  return grids.length >= 2 && grids.slice(-2).every(g => g.querySelector('[data-testid^="glide-cell-"]'));
+  const drawn = grids.filter(g => g.querySelector('[data-testid^="glide-cell-"]')).length;
+  // the side-by-side table, and the overview grid where there is one (up to 3,000 rows)
+  return drawn >= (document.body.innerText.includes('the paged table above is the overview') ? 1 : 2);
 }"""
 FIRST = "() => document.body.innerText.includes('Durable transcript')"
 
@@ -85,11 +87,11 @@ def main() -> None:
                     path.unlink()
                 firsts = [t[0] for t in timings]
                 fulls = [t[1] for t in timings]
-                target = 2.0 if size <= 10_000 else 10.0
+                target = 1.0 if size <= 10_000 else 5.0
                 print(f"{size:>7,} messages ({rows:,} rows, policy {policy}, cold cache every run): "
                       f"first table {statistics.median(firsts):.2f} s, fully rendered median "
                       f"{statistics.median(fulls):.2f} s (runs: {', '.join(f'{f:.2f}' for f in fulls)}) "
-                      f"target < {target:.0f} s: {'OK' if statistics.median(fulls) < target else 'MISSED'}",
+                      f"target <= {target:.1f} s: {'OK' if statistics.median(fulls) <= target else 'MISSED'}",
                       flush=True)
         finally:
             browser.close()

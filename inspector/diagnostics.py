@@ -58,18 +58,24 @@ def excerpt(native: Sequence[Any], marked: Sequence[int], key: str, context: int
     return "\n".join(lines)
 
 
-def diagnostics(analysis: Analysis, provider: str, when: str) -> list[Diagnostic]:
-    """The provider's errors for the transcript as recorded ("before") or for the repaired view ("after")."""
+def diagnostics(analysis: Analysis, provider: str, when: str, excerpts: bool = True) -> list[Diagnostic]:
+    """The provider's errors for the transcript as recorded ("before") or for the repaired view ("after").
+
+    excerpts=False leaves out the request around each error (rebuilding it costs a pass over the transcript).
+    """
     result = (analysis.verdicts or {}).get(provider) or {}
     found = list(result.get(when) or [])
     if not found:
         return []
     transcript = analysis.transcript
     messages = transcript.messages if when == "before" else analysis.view
-    native, _sources, _body = judged_request(messages, provider, transcript, as_recorded=when == "before")
+    native: list[Any] = []
+    if excerpts:
+        native = judged_request(messages, provider, transcript, as_recorded=when == "before")[0]
     key = "contents" if provider == "gemini" else ("input" if provider.endswith("responses") else "messages")
     return [Diagnostic(neutralize(str(v.rule)), neutralize(str(v.position)), neutralize(str(v.error)),
-                       tuple(v.canonical_indices or ()), excerpt(native, list(v.native_indices), key))
+                       tuple(v.canonical_indices or ()),
+                       excerpt(native, list(v.native_indices), key) if excerpts else "")
             for v in found]
 
 

@@ -14,6 +14,7 @@ paths) in an expander, never a traceback.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import traceback
 from collections.abc import Sequence
@@ -43,6 +44,7 @@ from integrity import (
     Transcript,
     TranscriptError,
     analyze,
+    gc_paused,
     judged_by_providers,
     load,
     load_all,
@@ -113,7 +115,19 @@ def provider_names() -> list[str]:
 def _analyze(digest: str, name: str, policy: str, provider: str | None, _transcript: Transcript) -> Analysis:
     # Verdicts are not asked for here: validating every provider costs far more than the repair
     # itself on large transcripts, so they are added by with_verdicts (automatically when small).
-    return analyze(_transcript, policy, provider=provider)
+    return _settled(analyze(_transcript, policy, provider=provider))
+
+
+def _settled(value: Any) -> Any:
+    """Move everything alive now (the cached transcript and analysis) out of the cyclic GC's reach.
+
+    A cached 100,000-message transcript is millions of long-lived dicts; every later
+    collection on any page run would rescan them all (rows: 1.2 s instead of 0.26 s).
+    They hold no reference cycles, so reference counting still frees them when the
+    cache lets go: frozen objects are only skipped by the collector, never kept alive.
+    """
+    gc.freeze()
+    return value
 
 
 AUTO_VERDICT_MESSAGES = 3_000
@@ -152,10 +166,11 @@ def with_verdicts(source: Source, analysis: Analysis, provider: str | None, key:
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _rows(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> list[Row]:
-    return aligned_rows(_analysis, previews=len(_analysis.transcript.messages) <= PREVIEW_ALL_UP_TO)
+    with gc_paused():  # 100,000 new rows would make the collector rescan the whole transcript (1.2 s -> 0.26 s)
+        return aligned_rows(_analysis, previews=len(_analysis.transcript.messages) <= PREVIEW_ALL_UP_TO)
 
 
-PREVIEW_ALL_UP_TO = 20_000
+PREVIEW_ALL_UP_TO = 3_000
 """Above this many messages, row texts are computed only for the rows on screen (or on a text search)."""
 
 
@@ -174,7 +189,7 @@ def _previewed_rows(digest: str, name: str, policy: str, provider: str | None, _
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _load_all(digest: str, name: str, _data: bytes) -> Any:
     try:
-        return load_all(_data, name)
+        return _settled(load_all(_data, name))
     except Exception as error:  # a TranscriptError, or any other failure to read: this input's error, never a crash
         return error
 

@@ -30,8 +30,8 @@ AUTO_CHOSEN_MESSAGES = 20_000
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _one_verdict(digest: str, name: str, policy: str, provider: str | None, judge: str,
-                 _analysis: Analysis) -> dict[str, Any]:
-    return provider_verdict(_analysis, judge)
+                 _analysis: Analysis, _requests: dict[Any, Any]) -> dict[str, Any]:
+    return provider_verdict(_analysis, judge, requests=_requests)
 
 
 def _cancel(flag: str) -> None:
@@ -63,6 +63,7 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
     if not names:
         return analysis
     verdicts: dict[str, dict[str, Any]] = {}
+    requests: dict[Any, Any] = {}  # providers sharing a native format share its written requests
     slot = st.empty()
     failed: Exception | None = None
     with slot.container():
@@ -73,7 +74,7 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
             for count, judge in enumerate(names):
                 bar.progress(count / len(names), text=f"Checking what the providers say: {judge} ({count + 1} "
                                                        f"of {len(names)})")
-                verdicts[judge] = _one_verdict(digest, name, analysis.policy, provider, judge, analysis)
+                verdicts[judge] = _one_verdict(digest, name, analysis.policy, provider, judge, analysis, requests)
         except Exception as error:  # noqa: BLE001 - the rest of the page is still worth showing
             failed = error
     slot.empty()
@@ -118,8 +119,12 @@ def compiler_panel(analysis: Analysis, provider: str | None, by_left: dict[int, 
     if not provider or provider not in (analysis.verdicts or {}):
         return []
     targets: list[tuple[str, int]] = []
+    size = len(analysis.transcript.messages)
+    excerpts = st.toggle("Show the request around each error", value=size <= EXCERPT_UP_TO, key="excerpts",
+                         help="the provider's request entries around the failing path, one line each "
+                              f"(on by default up to {EXCERPT_UP_TO:,} messages: it rebuilds the request)")
     for when, title in (("before", "as recorded"), ("after", "after repair")):
-        found = diagnostics(analysis, provider, when)
+        found = diagnostics(analysis, provider, when, excerpts)
         st.markdown(f"**{provider}, {title}:** " + (f"{len(found)} error(s)" if found else "accepted"))
         for number, said in enumerate(found, 1):
             about = _row_links(said.canonical, when, by_left, by_right)
@@ -134,15 +139,27 @@ def compiler_panel(analysis: Analysis, provider: str | None, by_left: dict[int, 
     return targets
 
 
+EXCERPT_UP_TO = 3_000
+"""Up to this many messages the compiler panel quotes the request around each error by default."""
+CURL_INLINE_CHARS = 100_000
+CURL_INLINE_MESSAGES = 500
+"""Up to this many messages the curl command is shown to copy; above, it is built only when downloaded."""
+
+
 def curl_panel(analysis: Analysis, provider: str | None) -> None:
     """`copy as curl`: the request as recorded, to reproduce the provider's answer (key as a variable)."""
     if not provider:
         return
-    body = request_body(analysis, provider, "before")
-    command = curl_command(provider, body)
-    if len(command) > 200_000:
-        st.download_button("Download the curl command", command.encode(), file_name=f"request.{provider}.sh",
-                           mime="text/x-shellscript", key="curl_download")
+    label = f"Download the curl command that sends the recorded request to {provider}"
+    if len(analysis.transcript.messages) > CURL_INLINE_MESSAGES:  # built only when downloaded
+        st.download_button(label, lambda: curl_command(provider, request_body(analysis, provider, "before")).encode(),
+                           file_name=f"request.{provider}.sh", mime="text/x-shellscript", key="curl_download",
+                           on_click="ignore")
+        return
+    command = curl_command(provider, request_body(analysis, provider, "before"))
+    if len(command) > CURL_INLINE_CHARS:  # a huge message: too long to show, whole in the file
+        st.download_button(label, command.encode(), file_name=f"request.{provider}.sh", mime="text/x-shellscript",
+                           key="curl_download", on_click="ignore")
         return
     with st.expander(f"Copy as curl: send the recorded request to {provider} (the copy icon is top right)"):
         st.code(command, language="bash", wrap_lines=False)

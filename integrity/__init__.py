@@ -12,6 +12,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from ._gc import gc_paused
 from ._policies import DEFAULT_POLICY, POLICIES
 from .fence import LeaseLostError, append_interrupted_tool_call_results
 from .kinds import FINDINGS, MARKS, REPAIR_KINDS, FindingCode, KindFacts, Mark, RepairKind, Severity, facts
@@ -101,8 +102,8 @@ __all__ = [
     "Mark", "MergedView", "Note", "NoteCode", "Pairing", "PendingToolCall", "Placement", "ProviderSpec", "ReceiptView",
     "RepairKind", "RepairReport", "Severity", "Summary", "ToolCallRepair", "Transcript", "TranscriptError",
     "TurnView", "Violation", "analyze", "append_interrupted_tool_call_results", "build_report", "diagnose",
-    "export_view", "facts", "interrupted_tool_result", "is_interrupted_tool_result", "judged_by_providers", "load",
-    "load_all",
+    "export_view", "facts", "gc_paused", "interrupted_tool_result", "is_interrupted_tool_result",
+    "judged_by_providers", "load", "load_all",
     "orphaned_tool_calls", "own_provider", "provider_verdict", "read_all", "read_bytes", "read_source",
     "render_note",
     "repair_orphaned_tool_calls", "repair_with_report", "spec", "track_tool_call_message", "validate",

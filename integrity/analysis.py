@@ -171,7 +171,8 @@ def judged_by_providers(analysis: Analysis, providers: Sequence[str], now: Calla
                         ) -> Analysis:
     """A new Analysis with each provider's verdict, before and after repair, and its report rated by what
     they say about the transcript as recorded (the same rating `check` gives; the input is not changed)."""
-    return with_verdicts(analysis, {name: provider_verdict(analysis, name, now) for name in providers})
+    requests: dict[Any, Any] = {}  # providers sharing a native format share its written requests
+    return with_verdicts(analysis, {name: provider_verdict(analysis, name, now, requests) for name in providers})
 
 
 def with_verdicts(analysis: Analysis, verdicts: dict[str, dict[str, Any]]) -> Analysis:
@@ -189,7 +190,8 @@ def with_verdicts(analysis: Analysis, verdicts: dict[str, dict[str, Any]]) -> An
 
 
 @without_gc  # the parsed transcript is large: collections would rescan it for nothing
-def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] = time_ms) -> dict[str, Any]:
+def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] = time_ms,
+                     requests: dict[Any, Any] | None = None) -> dict[str, Any]:
     """What one provider would say about the durable transcript and about the view it would get.
 
     The view is re-planned for that provider when its plan would differ (the
@@ -197,7 +199,8 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
     follows the chosen provider's role rules).  Both are validated as a stored
     history (`history=True`): rules about the outgoing request itself, such as
     Mistral's "the last message may not be an assistant message", do not apply,
-    since the next request appends a new turn.
+    since the next request appends a new turn.  requests: shared by the calls of one
+    round over every provider (see `validate`), so a native request is written once.
     """
     from .providers import validate
 
@@ -208,8 +211,9 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
         view = (materialize(plan.order, transcript.messages, plan.placeholder, now)[0]
                 if plan.changed and plan.order is not None else transcript.messages)
     return {
-        "before": validate(transcript.messages, provider, transcript, history=True, as_recorded=True),
-        "after": validate(view, provider, transcript, history=True),
+        "before": validate(transcript.messages, provider, transcript, history=True, as_recorded=True,
+                           requests=requests),
+        "after": validate(view, provider, transcript, history=True, requests=requests),
     }
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ._gc import without_gc
+
 if TYPE_CHECKING:
     from .report import RepairReport
 
@@ -43,6 +45,7 @@ class Placement:
         return not self.sources(position)
 
 
+@without_gc  # new lists for 100,000 messages would make the collector rescan the caller's transcript
 def view_placement(report: RepairReport) -> Placement:
     """The durable <-> view mapping of a report, from its view entries (O(messages + view))."""
     view_of: list[list[int]] = [[] for _ in report.actions]

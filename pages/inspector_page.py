@@ -26,6 +26,7 @@ from integrity import POLICIES
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
 PAGE_SIZE = 50
+OVERVIEW_UP_TO = 3_000  # above this many rows the paged table is the overview (no grid of every row)
 
 if "lesson" in st.query_params:  # the README's ?lesson= links work from the root URL too
     st.switch_page("pages/lessons.py", query_params={"lesson": st.query_params["lesson"]})
@@ -52,16 +53,31 @@ with st.spinner(f"Repairing {len(transcript.messages):,} messages…"):
     analysis = ui.analysis_for(source, transcript, policy, provider)
 with st.spinner("Aligning the durable transcript with the view…"):
     rows = ui.rows_for(source, analysis, provider)
-    where = ui.placement_for(source, analysis, provider)
-    by_left, by_right = ui.sides_for(source, analysis, provider, rows)
+
+
+def sides() -> tuple[dict[int, int], dict[int, int]]:
+    """Durable index -> row, view position -> row (cached; built only when a link or an error needs a row)."""
+    return ui.sides_for(source, analysis, provider, rows)
+
 
 st.text(f"{neutralize(source.name)} · format {transcript.format} · policy {policy}"  # untrusted: plain text
         + (f" · transcript {neutralize(transcript.name)}" if transcript.name != "main" else ""))
 verdict_slot = st.empty()  # the verdict goes first, once the providers have rated it (as check does)
+verdict_slot.caption(f"Checking what {provider} says…")
+judge_slot = st.container()  # the verdicts' progress, Cancel and "every provider" button
 ui.metrics(analysis)
-analysis = verdict_ui.judged(source.digest, ui.cache_name(source, transcript), analysis, provider)
-with verdict_slot.container():
-    verdict_ui.headline(analysis, provider)
+
+
+def judge() -> None:
+    """Rate the transcript by the providers (drawn at the top) and put the verdict in its place.
+
+    Called after the rows are sent, so the browser draws the table while the providers judge.
+    """
+    global analysis
+    with judge_slot:
+        analysis = verdict_ui.judged(source.digest, ui.cache_name(source, transcript), analysis, provider)
+    with verdict_slot.container():
+        verdict_ui.headline(analysis, provider)
 
 # ----------------------------------------------------------------------------- selection state
 
@@ -86,8 +102,8 @@ def _row_from_msg(value: str) -> int | None:
     value = value.strip().lstrip("#")
     try:
         if value.startswith("v"):
-            return by_right.get(int(value[1:]))
-        return by_left.get(int(value))
+            return sides()[1].get(int(value[1:]))
+        return sides()[0].get(int(value))
     except ValueError:
         return None
 
@@ -150,6 +166,7 @@ def compare_policies() -> None:
 
 
 if compare:
+    judge()
     compare_policies()
 
 
@@ -337,7 +354,7 @@ def detail_panel(selected: int | None, pairs: Any) -> None:
         st.caption("Select a row above (click any cell, or use the buttons and keys N, P, J, K) to see it whole.")
         return
     row = rows[selected]
-    detail = row_detail(analysis, where, row)
+    detail = row_detail(analysis, ui.placement_for(source, analysis, provider), row)
     st.code("\n".join([f"{label(row.kind)} · row {row.row}" + (f" · {row.note}" if row.note else ""),
                        *(said.text for said in detail.statements)]), language=None, wrap_lines=True)
     left, right = st.columns(2)
@@ -371,11 +388,13 @@ def detail_panel(selected: int | None, pairs: Any) -> None:
 
 
 side_by_side()
+if not compare:
+    judge()
 
 # ----------------------------------------------------------------------------- what the providers say
 
 st.subheader(f"What {provider} says" if provider else "What the providers say")
-targets = verdict_ui.compiler_panel(analysis, provider, by_left, by_right)
+targets = verdict_ui.compiler_panel(analysis, provider, *sides())
 if targets:
     t1, t2 = st.columns([3, 1], vertical_alignment="bottom")
     picked_error = t1.selectbox("Go to the row of", [name for name, _ in targets], key="error_target")
@@ -389,5 +408,9 @@ with st.expander("Every provider, before and after repair", expanded=False):
 # ----------------------------------------------------------------------------- overview
 
 st.subheader(f"Overview: all {len(rows):,} rows")
-st.dataframe(ui.overview_frame(rows, analysis), hide_index=True, width="stretch", height=300,
-             column_config={"message": st.column_config.TextColumn("message", width="large")})
+if len(rows) <= OVERVIEW_UP_TO:
+    st.dataframe(ui.overview_frame(rows, analysis), hide_index=True, width="stretch", height=300,
+                 column_config={"message": st.column_config.TextColumn("message", width="large")})
+else:  # a grid of every row costs seconds to send and draw; the paged table filters and searches them all
+    st.caption(f"At {len(rows):,} rows the paged table above is the overview: 'Problems only', 'Kinds' and "
+               "the search reach every row, the page number any of them.")

@@ -33,7 +33,7 @@ def with_canonical_indices(violations: Sequence[Violation], groups: Sequence[Seq
 
 def validate(
     messages: list[dict[str, Any]], provider: str, transcript: Transcript | None = None,
-    history: bool = False, as_recorded: bool = False,
+    history: bool = False, as_recorded: bool = False, requests: dict[Any, Any] | None = None,
 ) -> list[Violation]:
     """Check canonical pi-ai messages against a provider, as the request that provider would receive.
 
@@ -44,7 +44,9 @@ def validate(
     transcript's history rather than an outgoing request (see `validate_native`).
     as_recorded=True (with the transcript's own messages) judges the file's entries exactly
     as written when its format is the provider's; otherwise the request is written afresh
-    (what a repair sends).
+    (what a repair sends).  requests: a dict the caller keeps for one round of checks over
+    the same messages (every provider): providers sharing a native format (Mistral and
+    DeepSeek read OpenAI Chat) then share one written request instead of building it again.
     """
     from .._arguments import require_messages
     from . import PROVIDER_FORMAT, validate_native
@@ -53,12 +55,13 @@ def validate(
 
     if provider not in PROVIDER_FORMAT:
         return validate_native([], provider)  # raises the registry's unknown-provider error
-    native, sources, _ = judged_request(messages, provider, transcript, as_recorded)
+    native, sources, _ = judged_request(messages, provider, transcript, as_recorded, requests)
     return with_canonical_indices(validate_native(native, provider, history), sources)
 
 
 def judged_request(
     messages: list[dict[str, Any]], provider: str, transcript: Transcript | None = None, as_recorded: bool = False,
+    requests: dict[Any, Any] | None = None,
 ) -> tuple[list[Any], list[list[int]], Any]:
     """The native messages `validate` judges for these arguments, their canonical sources, and the request body.
 
@@ -70,6 +73,14 @@ def judged_request(
     from . import PROVIDER_FORMAT
 
     format = PROVIDER_FORMAT[provider]
+    if requests is not None:  # one written request per (messages, format) in this round of checks
+        key = (id(messages), id(transcript), format, as_recorded)
+        kept = requests.get(key)
+        if kept is not None and kept[0] is messages:  # the list itself is kept, so its id cannot be reused
+            return kept[1]
+        found = judged_request(messages, provider, transcript, as_recorded)
+        requests[key] = (messages, found)
+        return found
     literal = recorded_entries(transcript, format) if as_recorded and transcript is not None \
         and messages is transcript.messages else None
     if literal is not None:
