@@ -17,6 +17,7 @@ from inspector import ui, verdict_ui
 from inspector.conversation_ui import render_conversation, render_legend
 from inspector.detail import row_detail
 from inspector.entry import through_app
+from inspector.glossary import link
 from inspector.positions import durable_label, file_line_note, native_message
 from inspector.rows import call_arguments, filter_rows, next_problem, pairs_for, raw_json
 from inspector.safe_text import neutralize
@@ -26,6 +27,9 @@ from integrity import POLICIES
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
 PAGE_SIZE = 50
+WORDS = "Words on this page: " + " · ".join(
+    link(term, term) for term in ("durable transcript", "view", "frame", "interrupted frame", "receipt",
+                                  "orphaned call", "stray result", "policy", "provider"))
 OVERVIEW_UP_TO = 3_000  # above this many rows the paged table is the overview (no grid of every row)
 
 if "lesson" in st.query_params:  # the README's ?lesson= links work from the root URL too
@@ -241,6 +245,7 @@ def side_by_side() -> None:
         selected = None
 
     st.subheader("Durable transcript ↔ repaired view")
+    st.caption(WORDS)  # our own markdown: links to the glossary, no transcript text
     small = len(rows) <= CONVERSATION_UP_TO
     shapes = {"conversation": "Conversation", "table": "Table"}
     ui.from_url("shape", "view", list(shapes.values()), "Conversation" if small else "Table")

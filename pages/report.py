@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from inspector import report_view as rv
 from inspector import ui
 from inspector.entry import through_app
+from inspector.glossary import link
 from inspector.markdown import report_markdown
 from inspector.safe_text import neutralize
 from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, export_view, facts
@@ -28,6 +29,9 @@ from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, expo
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
 st.title("Repair report")
+st.caption("Words in this report: " + " · ".join(  # our own markdown: glossary links, no transcript text
+    link(term, term) for term in ("durable transcript", "view", "frame", "receipt", "policy", "finding",
+                                  "verdict", "renamed ids")))
 origin = st.radio("Report from", ["Current transcript", "Uploaded report JSON"], horizontal=True, key="report_origin")
 
 report: RepairReport | None = None

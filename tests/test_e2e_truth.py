@@ -247,3 +247,34 @@ def test_at_1440x900_the_rows_start_above_the_fold(browser: Any, server: str) ->
     top = page.locator('[data-testid="stDataFrame"]').first.bounding_box()["y"]
     assert top < 900, top
     page.context.close()
+
+
+def long_transcript(turns: int) -> bytes:
+    """A healthy transcript of 3 * turns + 1 messages: a prompt, then a call and its result and a reply per turn."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    for n in range(turns):
+        messages.append({"role": "assistant", "stopReason": "toolUse", "content": [
+            {"type": "toolCall", "id": f"c{n}", "name": "read", "arguments": {"path": f"f{n}.txt"}}]})
+        messages.append({"role": "toolResult", "toolCallId": f"c{n}", "toolName": "read",
+                         "content": [{"type": "text", "text": f"contents of f{n}"}], "isError": False})
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": f"read f{n}"}]})
+    return json.dumps(messages).encode()
+
+
+def test_a_long_verdict_run_shows_progress_and_can_be_cancelled(browser: Any, server: str) -> None:
+    """Item 6: every provider's verdict on a large transcript runs under a progress bar with a Cancel button."""
+    page = tab(browser, height=1200)
+    page.goto(server + "/?view=table")
+    wait_idle(page)
+    page.get_by_text("Upload", exact=True).click()
+    wait_idle(page)
+    page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(
+        {"name": "long.json", "mimeType": "application/json", "buffer": long_transcript(40_000)})
+    settle(page, "Check what every provider says (120,001 messages")
+    page.get_by_role("button", name="Check what every provider says").click()
+    page.wait_for_function("() => document.body.innerText.includes('Checking what the providers say: ')")
+    shot(page, "11-6-verdict-progress")
+    page.get_by_role("button", name="Cancel", exact=True).click()
+    settle(page, "Check what every provider says (cancelled: start again)")
+    assert "Checking what the providers say: " not in body(page)
+    page.context.close()
