@@ -9,6 +9,7 @@ out.  Transcript text appears only in dataframe cells and code blocks.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
@@ -221,21 +222,21 @@ def _on_pick() -> None:
 
 def navigation_bar() -> None:
     """Previous/next row and problem (keys K/J and P/N), and the link to this view."""
-    b1, b2, b3, b4, b5 = st.columns([1, 1, 1, 1, 2.4], vertical_alignment="bottom")
-    b1.button("◀ Problem", key="prev_problem", on_click=_step, args=(True, False), shortcut="P",
-              help="previous problem row (key P)", width="stretch")
-    b2.button("Problem ▶", key="next_problem", on_click=_step, args=(True, True), shortcut="N",
-              help="next problem row (key N)", width="stretch")
-    b3.button("▲ Row", key="prev_row", on_click=_step, args=(False, False), shortcut="K",
-              help="previous row (key K)", width="stretch")
-    b4.button("Row ▼", key="next_row", on_click=_step, args=(False, True), shortcut="J",
-              help="next row (key J)", width="stretch")
-    query = "&".join(f"{k}={v}" for k, v in st.query_params.items())
-    base = str(getattr(st.context, "url", "") or "").split("?")[0]
-    with b5.popover("Copy link to this view", width="stretch"):
-        st.code(f"{base}?{query}" if base else f"?{query}", language=None, wrap_lines=True)
-        st.caption("The link opens this transcript (samples; uploads are not on the server), policy, "
-                   "provider and selected message.")
+    with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):  # wraps, never cuts a label
+        st.button("◀ Problem", key="prev_problem", on_click=_step, args=(True, False), shortcut="P",
+                  help="previous problem row (key P)", width="content")
+        st.button("Problem ▶", key="next_problem", on_click=_step, args=(True, True), shortcut="N",
+                  help="next problem row (key N)", width="content")
+        st.button("▲ Row", key="prev_row", on_click=_step, args=(False, False), shortcut="K",
+                  help="previous row (key K)", width="content")
+        st.button("Row ▼", key="next_row", on_click=_step, args=(False, True), shortcut="J",
+                  help="next row (key J)", width="content")
+        base = str(getattr(st.context, "url", "") or "").split("?")[0]
+        query = urlencode(dict(st.query_params.items()))
+        with st.popover("Copy link to this view", width="content"):
+            st.code(f"{base}?{query}" if base else f"?{query}", language=None, wrap_lines=True)
+            st.caption("The link opens this transcript (samples; uploads are not on the server), policy, "
+                       "provider and selected message.")
 
 
 def side_by_side() -> None:
@@ -262,11 +263,13 @@ def side_by_side() -> None:
     if shape == "Conversation" and small:
         conversation(selected)
         return
-    f1, f2, f3, f4 = st.columns([1.2, 2.2, 2.2, 1.1], vertical_alignment="bottom")
-    problems_only = f1.checkbox("Problems only", key="problems_only", help="problem rows with one row of context")
-    kinds = f2.multiselect("Kinds", list(PROBLEM_KINDS) + ["kept"], format_func=label, key="kinds",
-                           placeholder="all kinds")
-    search = f3.text_input("Search text or call id", key="search")
+    filters = st.container(horizontal=True, gap="small", vertical_alignment="bottom")  # wraps on narrow screens
+    with filters:
+        problems_only = st.checkbox("Problems only", key="problems_only",
+                                    help="problem rows with one row of context", width="content")
+        kinds = st.multiselect("Kinds", list(PROBLEM_KINDS) + ["kept"], format_func=label, key="kinds",
+                               placeholder="all kinds", width=300)
+        search = st.text_input("Search text or call id", key="search", width=260)
 
     searched = rows
     if search.strip() and not all(row.filled for row in rows):
@@ -281,7 +284,8 @@ def side_by_side() -> None:
         st.session_state["page"] = 1
     st.session_state.setdefault("page", 1)
 
-    page = f4.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="page")
+    with filters:
+        page = st.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="page", width=150)
     navigation_bar()
     st.caption(f"{len(shown):,} of {len(rows):,} rows match · {PAGE_SIZE} per page · click any cell to select "
                "its row · " + "  ".join(label(k) for k in ROW_KINDS))
@@ -317,10 +321,8 @@ def conversation(selected: int | None) -> None:
         st.session_state["conv_page"] = selected // CONVERSATION_PAGE + 1
     if st.session_state.get("conv_page", 1) > pages:
         st.session_state["conv_page"] = 1
-    c1, c2 = st.columns([1, 5], vertical_alignment="bottom")
-    page = c1.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="conv_page")
-    with c2:
-        navigation_bar()
+    page = st.number_input(f"Page (of {pages})", min_value=1, max_value=pages, step=1, key="conv_page", width=150)
+    navigation_bar()
     start = (page - 1) * CONVERSATION_PAGE
     render_conversation(analysis, rows, start, min(len(rows), start + CONVERSATION_PAGE), selected,
                         on_select=_select, durable_label=lambda index: durable_label(transcript, index))
