@@ -671,26 +671,32 @@ def verdict_text(analysis: Analysis) -> None:
     st.code(neutralize(f"{icon} {report.verdict}"), language=None, wrap_lines=True)
 
 
+def _verdict_colour(value: Any) -> str:
+    text = str(value)
+    if text.startswith("✔"):
+        return "background-color: #dcfce7"
+    if text.startswith("✖"):
+        return "background-color: #fee2e2"
+    return ""
+
+
+def verdict_table(analysis: Analysis, where: Any = None) -> bool:
+    """Every provider's answer before and after repair, coloured; False when no provider was asked."""
+    rows = verdict_rows(analysis)
+    if not rows:
+        return False
+    (where or st).dataframe(pd.DataFrame(rows).style.map(_verdict_colour), hide_index=True, width="stretch",
+                            height=35 * len(rows) + 40)
+    return True
+
+
 def verdict_panel(analysis: Analysis, provider: str | None) -> None:
     """Would each provider accept the request, before and after repair; the chosen one in detail."""
     from inspector.rows import violation_rows
 
-    rows = verdict_rows(analysis)
-    if not rows:
-        return
-    frame = pd.DataFrame(rows)
-
-    def colour(value: Any) -> str:
-        text = str(value)
-        if text.startswith("✔"):
-            return "background-color: #dcfce7"
-        if text.startswith("✖"):
-            return "background-color: #fee2e2"
-        return ""
-
     left, right = st.columns([2, 3])
-    left.dataframe(frame.style.map(colour), hide_index=True, width="stretch",
-                   height=35 * len(frame) + 40)
+    if not verdict_table(analysis, left):
+        return
     if provider and provider in (analysis.verdicts or {}):
         result = analysis.verdicts[provider] or {}
         with right:

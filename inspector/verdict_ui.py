@@ -12,15 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from integrity import PROVIDERS, Analysis, provider_verdict, with_verdicts
 
 from .diagnostics import curl_command, diagnostics, request_body
-from .rows import verdict_rows
 from .safe_text import neutralize
-from .ui import show_failure
+from .ui import show_failure, verdict_table
 
 AUTO_VERDICT_MESSAGES = 3_000
 """Every provider's verdict starts by itself up to this many messages; above it, on a button."""
@@ -167,14 +165,4 @@ def curl_panel(analysis: Analysis, provider: str | None) -> None:
 
 def all_providers(analysis: Analysis) -> None:
     """Every provider, before and after repair, as a coloured table."""
-    rows = verdict_rows(analysis)
-    if not rows:
-        return
-    frame = pd.DataFrame(rows)
-
-    def colour(value: Any) -> str:
-        text = str(value)
-        return "background-color: #dcfce7" if text.startswith("✔") else (
-            "background-color: #fee2e2" if text.startswith("✖") else "")
-
-    st.dataframe(frame.style.map(colour), hide_index=True, width="stretch", height=35 * len(frame) + 40)
+    verdict_table(analysis)

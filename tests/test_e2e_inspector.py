@@ -8,28 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _app_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle
-from playwright import (
-    sync_api,  # never skipped: a missing Playwright or Chromium fails the run
-)
+from _app_server import wait_idle
 
 from integrity import RepairKind, facts
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with streamlit_server() as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture()

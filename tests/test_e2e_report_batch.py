@@ -9,19 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _app_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle
+from _app_server import CHROMIUM, CHROMIUM_ARGS, wait_idle
 from playwright import sync_api
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_transcripts"
 HOSTILE = "![x](http://evil.example/x.png) <script>window.__pwned=1</script> [link](javascript:alert(1)) " \
           "<img src=x onerror=window.__pwned=2>"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with streamlit_server() as base:
-        yield base
 
 
 @pytest.fixture()

@@ -9,30 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from _app_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle
-from playwright import sync_api
+from _app_server import wait_idle
 
 ROOT = Path(__file__).resolve().parent.parent
 NAV = '[data-testid="stSidebarNav"]'
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with streamlit_server() as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def tab(browser: Any, width: int = 1440, height: int = 900) -> Any:
