@@ -72,7 +72,7 @@ def test_a_moved_result_is_never_called_missing(browser: Any, server: str) -> No
     assert "Not in the repaired view" not in text and "not sent to the model" not in text
     shot(page, "11-1-moved-from-durable-row")
     page.goto(server + "/?sample=crash_duplicate.anthropic.json&msg=v2&view=table")
-    settle(page, "Selected message")
+    settle(page, "Selected message", "View #2 is durable")
     text = body(page)
     assert "exists only in the view" not in text
     assert "View #2 is durable" in text
@@ -128,7 +128,7 @@ def test_the_raw_panel_shows_the_entry_as_in_the_users_file(browser: Any, server
     """Item 3: an Anthropic request's entry is shown as Anthropic JSON with its native position first."""
     page = tab(browser, height=1800)
     page.goto(server + "/?sample=split_results.anthropic.json&msg=1&view=table")
-    settle(page, "as in your file (anthropic)")
+    settle(page, "as in your file (anthropic)", '"tool_use"', "line 9 of the file")
     text = body(page)
     assert "Durable messages[1] · #1" in text
     raw = next(c for c in page.eval_on_selector_all('[data-testid="stCode"]', "els => els.map(e => e.innerText)")
@@ -143,7 +143,8 @@ def test_the_provider_follows_the_file_and_its_400_is_visible_without_a_click(br
     """Item 4: an Anthropic file is judged by Anthropic; its exact error text is on screen, whole, with its rows."""
     page = tab(browser, height=2400)
     page.goto(server + "/?sample=split_results.anthropic.json&view=table")
-    settle(page, "anthropic, the transcript as recorded: REJECTED")
+    settle(page, "anthropic, the transcript as recorded: REJECTED", "error[tool_use_unanswered] at messages.1",
+           "→ messages[1]")
     text = body(page)
     exact = ("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01ReqT. "
              "Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
