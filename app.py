@@ -32,15 +32,15 @@ PAGES = [
     ("pages/quiz.py", "Quiz", "quiz"),
 ]
 
-pages = [
-    st.Page(path, title=title, url_path=url, default=(url == "inspector"))
-    for path, title, url in PAGES
-    if os.path.exists(os.path.join(HERE, path))
-]
+present = [(path, title, url) for path, title, url in PAGES if os.path.exists(os.path.join(HERE, path))]
+pages = [st.Page(path, title=title, url_path=url, default=(url == "inspector")) for path, title, url in present]
 page = st.navigation(pages)
-st.set_page_config(page_title=f"{page.title} · tool-call integrity", layout="wide")  # each page its own tab title
+# The title from our own list: outside a Streamlit server (bare mode, e.g. a process that re-runs
+# this file as its main module) the page object has no title to give.
+title = next((title for (_, title, _), known in zip(present, pages, strict=True) if known is page), "Inspector")
+st.set_page_config(page_title=f"{title} · tool-call integrity", layout="wide")  # each page its own tab title
 try:
     page.run()
 except Exception as error:  # noqa: BLE001 - the last guard: one error line, never a traceback
     # (st.stop, st.rerun and st.switch_page raise BaseExceptions, which pass through.)
-    ui.show_failure(f"the {page.title} page failed", error)
+    ui.show_failure(f"the {title} page failed", error)
