@@ -230,7 +230,11 @@ def test_at_1440x900_the_rows_start_above_the_fold(browser: Any, server: str) ->
     page = tab(browser, 1440, 900)
     page.goto(server + "/?sample=abort_race.pi-ai.json&view=table")
     settle(page, "rows match")
-    top = page.locator('[data-testid="stDataFrame"]').first.bounding_box()["y"]
+    grid = page.locator('[data-testid="stDataFrame"]').filter(  # the side-by-side table, once it is drawn
+        has=page.locator('[data-testid^="glide-cell-"]', has_text="user: Read the config and grep for TODOs."))
+    grid.first.wait_for()
+    shot(page, "11-11-above-the-fold-1440x900")
+    top = grid.first.bounding_box()["y"]
     assert top < 900, top
     page.context.close()
 
