@@ -34,7 +34,9 @@ def _refined(adapters: Sequence[Any], found: list[str]) -> list[str]:
 
 def candidates(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, Any]) -> tuple[list[str], str]:
     """The formats that could have written these entries, and how we know ('evidence' or 'fit')."""
-    evident = [a.NAME for a in adapters if a.evidence(entries, envelope) and _all_fit(a, entries)]
+    # Fit first: a format that does not fit stops at its first foreign entry, while looking for
+    # evidence in a format that has none reads every entry (the same answer, a tenth of the time).
+    evident = [a.NAME for a in adapters if _all_fit(a, entries) and a.evidence(entries, envelope)]
     if evident:
         return _refined(adapters, evident), "evidence"
     loose = [a.NAME for a in adapters if a.evidence(entries, envelope)]
