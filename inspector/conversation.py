@@ -37,7 +37,7 @@ from typing import Any
 
 from integrity import Analysis, MergedView, ReceiptView, RepairKind, TurnView, facts
 
-from .rows import Row
+from .rows import Row, rows_by_side
 from .safe_text import neutralize
 from .theme import STYLES
 
@@ -419,13 +419,7 @@ def _owner(waiting: list[Any], message: Any) -> Any:
 def lane_index(analysis: Analysis, rows: Sequence[Row]) -> LaneIndex:
     """Lanes of the durable and the view column for all rows, in one pass (then `gutters` per window)."""
     report = analysis.report
-    row_of_durable: dict[int, int] = {}
-    row_of_view: dict[int, int] = {}
-    for row in rows:
-        if row.left is not None:
-            row_of_durable.setdefault(row.left, row.row)
-        if row.right is not None:
-            row_of_view.setdefault(row.right, row.row)
+    row_of_durable, row_of_view = rows_by_side(rows)
     recorded = _durable_results(analysis)
     durable: list[Lane] = []
     view: list[Lane] = []

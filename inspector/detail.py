@@ -11,7 +11,6 @@ them against the report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from integrity import Analysis, Placement, RepairKind, facts
@@ -44,18 +43,6 @@ class Detail:
     durable: tuple[int, ...]
     view: tuple[int, ...]
     statements: tuple[Statement, ...]
-
-
-def rows_by_side(rows: Sequence[Row]) -> tuple[dict[int, int], dict[int, int]]:
-    """Durable index -> row and view position -> row (the row a link should select)."""
-    left: dict[int, int] = {}
-    right: dict[int, int] = {}
-    for row in rows:
-        if row.left is not None:
-            left.setdefault(row.left, row.row)
-        if row.right is not None:
-            right.setdefault(row.right, row.row)
-    return left, right
 
 
 def _positions(view: tuple[int, ...]) -> str:

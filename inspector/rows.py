@@ -235,6 +235,18 @@ def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
     return rows
 
 
+def rows_by_side(rows: Sequence[Row]) -> tuple[dict[int, int], dict[int, int]]:
+    """Durable index -> row and view position -> row (the row a link should select)."""
+    left: dict[int, int] = {}
+    right: dict[int, int] = {}
+    for row in rows:
+        if row.left is not None:
+            left.setdefault(row.left, row.row)
+        if row.right is not None:
+            right.setdefault(row.right, row.row)
+    return left, right
+
+
 def pairings_by_frame(analysis: Analysis) -> dict[int, list[Any]]:
     """Frame index -> its pairings (computed on each call: the analysis may be shared, never mutated)."""
     by_frame: dict[int, list[Any]] = {}

@@ -25,12 +25,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from inspector.detail import rows_by_side
 from inspector.rows import (
     Row,
     aligned_rows,
     fill_previews,
     raw_json,
+    rows_by_side,
     verdict_rows,
 )
 from inspector.safe_text import neutralize, safe_filename, without_paths

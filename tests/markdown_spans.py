@@ -12,50 +12,42 @@ import re
 _RUN = re.compile(r"`+")
 
 
-def outside_code_spans(text: str) -> str:
-    """The text with every code span's content removed (unclosed backticks are kept as text)."""
-    out: list[str] = []
+def _spans(text: str) -> list[tuple[int, int, int, int]]:
+    """Every code span as (start of its opening run, start of its content, end of its content, end of its
+    closing run); a run of backticks with no closing run of the same length is literal text."""
+    found_spans: list[tuple[int, int, int, int]] = []
     position = 0
     while True:
         opening = _RUN.search(text, position)
         if opening is None:
-            out.append(text[position:])
-            return "".join(out)
-        fence = opening.group()
-        closing = opening.end()
-        while True:
-            found = _RUN.search(text, closing)
-            if found is None or found.group() == fence:
-                break
-            closing = found.end()
-        if found is None:  # no closing run: the backticks are literal text
-            out.append(text[position:opening.end()])
+            return found_spans
+        closing = _RUN.search(text, opening.end())
+        while closing is not None and closing.group() != opening.group():
+            closing = _RUN.search(text, closing.end())
+        if closing is None:  # no closing run: the backticks are literal text
             position = opening.end()
             continue
-        out.append(text[position:opening.start()] + "`…`")
-        position = found.end()
+        found_spans.append((opening.start(), opening.end(), closing.start(), closing.end()))
+        position = closing.end()
+
+
+def outside_code_spans(text: str) -> str:
+    """The text with every code span's content removed (unclosed backticks are kept as text)."""
+    out: list[str] = []
+    position = 0
+    for start, _, _, end in _spans(text):
+        out.append(text[position:start] + "`…`")
+        position = end
+    out.append(text[position:])
+    return "".join(out)
 
 
 def code_spans(text: str) -> list[str]:
     """The contents of every code span, in order (a space on both sides is stripped, as CommonMark does)."""
     spans: list[str] = []
-    position = 0
-    while True:
-        opening = _RUN.search(text, position)
-        if opening is None:
-            return spans
-        fence = opening.group()
-        closing = opening.end()
-        while True:
-            found = _RUN.search(text, closing)
-            if found is None or found.group() == fence:
-                break
-            closing = found.end()
-        if found is None:
-            position = opening.end()
-            continue
-        content = text[opening.end():found.start()]
+    for _, begin, finish, _ in _spans(text):
+        content = text[begin:finish]
         if len(content) > 1 and content.startswith(" ") and content.endswith(" ") and content.strip():
             content = content[1:-1]
         spans.append(content)
-        position = found.end()
+    return spans

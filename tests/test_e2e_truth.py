@@ -40,6 +40,16 @@ def shot(page: Any, name: str) -> None:
         page.screenshot(path=str(Path(folder) / f"{name}.png"))
 
 
+def upload(page: Any, url: str, name: str, data: bytes) -> None:
+    """Open the Inspector at url and upload one file from the sidebar."""
+    page.goto(url)
+    wait_idle(page)
+    page.get_by_text("Upload", exact=True).click()
+    wait_idle(page)
+    page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(
+        {"name": name, "mimeType": "application/json", "buffer": data})
+
+
 def body(page: Any) -> str:
     return page.inner_text("body")
 
@@ -110,12 +120,7 @@ def traceback_transcript() -> bytes:
 def test_tool_output_keeps_its_line_breaks(browser: Any, server: str) -> None:
     """Item 2: a traceback in a tool result reads as lines, not as one line with literal \\n."""
     page = tab(browser, height=1600)
-    page.goto(server + "/?view=conversation")
-    wait_idle(page)
-    page.get_by_text("Upload", exact=True).click()
-    wait_idle(page)
-    page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(
-        {"name": "trace.json", "mimeType": "application/json", "buffer": traceback_transcript()})
+    upload(page, server + "/?view=conversation", "trace.json", traceback_transcript())
     settle(page, "ValueError: bad")
     codes = page.eval_on_selector_all('[data-testid="stCode"]', "els => els.map(e => e.innerText)")
     shown = next(c for c in codes if "ValueError: bad" in c and "Traceback" in c)
@@ -254,12 +259,7 @@ def long_transcript(turns: int) -> bytes:
 def test_a_long_verdict_run_shows_progress_and_can_be_cancelled(browser: Any, server: str) -> None:
     """Item 6: every provider's verdict on a large transcript runs under a progress bar with a Cancel button."""
     page = tab(browser, height=1200)
-    page.goto(server + "/?view=table")
-    wait_idle(page)
-    page.get_by_text("Upload", exact=True).click()
-    wait_idle(page)
-    page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(
-        {"name": "long.json", "mimeType": "application/json", "buffer": long_transcript(40_000)})
+    upload(page, server + "/?view=table", "long.json", long_transcript(40_000))
     settle(page, "Check what every provider says (120,001 messages")
     page.get_by_role("button", name="Check what every provider says").click()
     page.wait_for_function("() => document.body.innerText.includes('Checking what the providers say: ')")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.detail import row_detail, rows_by_side
-from inspector.rows import aligned_rows
+from inspector.detail import row_detail
+from inspector.rows import aligned_rows, rows_by_side
 from integrity import POLICIES, analyze, load_all, view_placement
 
 SAMPLES = sorted((Path(__file__).resolve().parent.parent / "sample_transcripts").glob("*.json*"))
