@@ -21,6 +21,8 @@ from integrity.providers.canonical import judged_request
 
 from .safe_text import escape_json, neutralize
 
+EXCERPTS = 20
+"""At most this many errors get the request around them (the panel prints the first few whole)."""
 LINE_WIDTH = 150
 """An entry longer than this is cut in the excerpt (the raw panel has it whole)."""
 
@@ -75,8 +77,8 @@ def diagnostics(analysis: Analysis, provider: str, when: str, excerpts: bool = T
     key = "contents" if provider == "gemini" else ("input" if provider.endswith("responses") else "messages")
     return [Diagnostic(neutralize(str(v.rule)), neutralize(str(v.position)), neutralize(str(v.error)),
                        tuple(v.canonical_indices or ()),
-                       excerpt(native, list(v.native_indices), key) if excerpts else "")
-            for v in found]
+                       excerpt(native, list(v.native_indices), key) if excerpts and n < EXCERPTS else "")
+            for n, v in enumerate(found)]
 
 
 _ENDPOINTS: dict[str, tuple[str, list[str]]] = {

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from integrity import PROVIDERS, Analysis, provider_verdict, with_verdicts
@@ -124,19 +125,31 @@ def compiler_panel(analysis: Analysis, provider: str | None, by_left: dict[int, 
     for when, title in (("before", "as recorded"), ("after", "after repair")):
         found = diagnostics(analysis, provider, when, excerpts)
         st.markdown(f"**{provider}, {title}:** " + (f"{len(found)} error(s)" if found else "accepted"))
+        rest: list[dict[str, Any]] = []
         for number, said in enumerate(found, 1):
             about = _row_links(said.canonical, when, by_left, by_right)
-            head = f"error[{said.rule}] at {said.position}" + (f"  —  about {about}" if about else "")
-            st.code(f"{head}\n{said.error}", language=None, wrap_lines=True)  # the exact text, whole
-            if said.excerpt:
-                st.code(said.excerpt, language=None, wrap_lines=False)  # the request around it, one entry a line
+            if number <= SHOWN_ERRORS:
+                head = f"error[{said.rule}] at {said.position}" + (f"  —  about {about}" if about else "")
+                st.code(f"{head}\n{said.error}", language=None, wrap_lines=True)  # the exact text, whole
+                if said.excerpt:
+                    st.code(said.excerpt, language=None, wrap_lines=False)  # the request around it, an entry a line
+            else:
+                rest.append({"error": number, "rule": said.rule, "at": said.position, "about": about,
+                             "provider's text": said.error})
             table = by_left if when == "before" else by_right
             rows = [table[i] for i in said.canonical if i in table]
             if rows:
                 targets.append((f"{title}, error {number}: {said.rule}", rows[0]))
+        if rest:  # one table for the rest: hundreds of blocks would take the browser seconds to draw
+            st.caption(f"The other {len(rest):,} error(s) of {provider} {title}, each with the rows it is about "
+                       "(go to any of them below):")
+            st.dataframe(pd.DataFrame(rest), hide_index=True, width="stretch", height=min(len(rest), 8) * 35 + 40,
+                         column_config={"provider's text": st.column_config.TextColumn(width="large")})
     return targets
 
 
+SHOWN_ERRORS = 5
+"""Errors printed whole, compiler style; the rest of a provider's errors go in one table."""
 EXCERPT_UP_TO = 3_000
 """Up to this many messages the compiler panel quotes the request around each error by default."""
 CURL_INLINE_CHARS = 100_000
