@@ -465,3 +465,15 @@ def test_hostile_report_json_is_only_rendered_as_text() -> None:
     assert not at.exception
     for text in _markdown_texts(at):
         assert "evil.example" not in text and "<script" not in text, text[:200]
+
+
+def test_a_providers_errors_past_the_first_few_go_in_one_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    from inspector import verdict_ui
+
+    monkeypatch.setattr(verdict_ui, "SHOWN_ERRORS", 1)
+    at = app(sample="abort_race.pi-ai.json", provider="openai-chat")  # 2 errors as recorded
+    printed = [c for c in codes(at) if c.startswith("error[")]
+    assert len(printed) == 1 and printed[0].startswith("error[tool_calls_unanswered]")
+    rest = next(f for f in frames(at) if "provider's text" in getattr(f, "columns", []))
+    assert list(rest["error"]) == [2] and list(rest["rule"]) == ["tool_result_without_call"]
+    assert rest["about"].iloc[0] == "#4 (row 5)"
