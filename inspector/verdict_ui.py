@@ -119,7 +119,9 @@ def compiler_panel(analysis: Analysis, provider: str | None, by_left: dict[int, 
         return []
     targets: list[tuple[str, int]] = []
     size = len(analysis.transcript.messages)
-    excerpts = st.toggle("Show the request around each error", value=size <= EXCERPT_UP_TO, key="excerpts",
+    # No key: the default differs with the size, so a large transcript gets its own toggle, and a toggle
+    # that left the page (no transcript for a run) comes back at its default on both ends.
+    excerpts = st.toggle("Show the request around each error", value=size <= EXCERPT_UP_TO,
                          help="the provider's request entries around the failing path, one line each "
                               f"(on by default up to {EXCERPT_UP_TO:,} messages: it rebuilds the request)")
     for when, title in (("before", "as recorded"), ("after", "after repair")):
