@@ -789,21 +789,16 @@ def _actions(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves
     actions: list[dict[str, Any]] = []
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
     moved_to = moved[0]
-    # Most messages are kept in place with nothing to say: built directly, as _change and _action
-    # would build them (the golden reports pin that the two ways agree).
+    # Most messages are kept in place with nothing to say: what _change would conclude for them,
+    # without asking it each time.
     special = {*plan.notes, *dropped[0], *dropped[1], *plan.dropped_duplicates, *plan.merged, *moved_to,
                *facts.renames}
-    quiet = rate(RepairKind.KEPT, [])
     for index in range(light.size):
         role = light.roles[index]
-        if index not in special:
-            where = facts.positions.get(index, [])
-            first = where[0] if where else None
-            actions.append(dict(durable_index=index, role=role, kind=RepairKind.KEPT, codes=[], reason="",
-                                severity=quiet, view_index=first, also_view_indices=[p for p in where if p != first],
-                                new_ids={}, call_id=light.result_id(index)))
-            continue
-        kind, notes, fields = _change(light, plan, dropped, moved, facts.renames, index)
+        if index in special:
+            kind, notes, fields = _change(light, plan, dropped, moved, facts.renames, index)
+        else:
+            kind, notes, fields = RepairKind.KEPT, [], dict(new_ids={}, call_id=light.result_id(index))
         if kind in (RepairKind.DROPPED_INTERRUPTED_FRAME, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_STRAY):
             actions.append(_action(kind, index, role, notes, **fields))
             continue
