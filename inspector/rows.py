@@ -287,11 +287,13 @@ def filter_rows(
     return list(selected)
 
 
-def next_problem(rows: Sequence[Row], after: int) -> int | None:
-    """Row number of the first problem row after `after`, wrapping around; None when healthy."""
+def next_problem(rows: Sequence[Row], after: int, backwards: bool = False) -> int | None:
+    """Row number of the first problem row after `after` (before it with backwards), wrapping around;
+    None when healthy."""
     total = len(rows)
+    direction = -1 if backwards else 1
     for step in range(1, total + 1):
-        row = rows[(after + step) % total]
+        row = rows[(after + direction * step) % total]
         if row.problem:
             return row.row
     return None

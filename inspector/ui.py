@@ -29,7 +29,6 @@ from inspector.rows import (
     Row,
     aligned_rows,
     fill_previews,
-    raw_json,
     rows_by_side,
     verdict_rows,
 )
@@ -284,19 +283,6 @@ def sides_for(source: Source, analysis: Analysis, provider: str | None,
               rows: Sequence[Row]) -> tuple[dict[int, int], dict[int, int]]:
     """Durable index -> row and view position -> row, for links to rows (cached like rows_for)."""
     return _sides(source.digest, _cache_name(source, analysis.transcript), analysis.policy, provider, rows)
-
-
-def readable_content(content: Any, limit: int = 20_000) -> str:
-    """A result's content as a person reads it: text parts joined with their real line breaks, else JSON."""
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list) and all(isinstance(p, dict) and p.get("type") == "text"
-                                           and isinstance(p.get("text"), str) for p in content):
-        text = "\n".join(p["text"] for p in content)
-    else:
-        text = raw_json(content, limit)[0]
-    text = neutralize(text)
-    return text if len(text) <= limit else text[:limit] + "\n… (cut for display; download for the whole text)"
 
 
 _INPUT_HEADLINE = "Could not read this input. The app keeps working; fix the file or pick another."
@@ -664,11 +650,16 @@ def short_number(value: int) -> str:
     return f"{value / 1_000_000:.1f}M"
 
 
-def verdict_text(analysis: Analysis) -> None:
-    """The report's verdict line, as text (it can contain ids taken from the transcript)."""
+def verdict_line(analysis: Analysis) -> str:
+    """The report's verdict with its icon: ✔ healthy, ⚒ repaired, ⚠ not repaired (untrusted text: neutralize it)."""
     report = analysis.report
     icon = "✔" if report.healthy else ("⚒" if report.changed else "⚠")
-    st.code(neutralize(f"{icon} {report.verdict}"), language=None, wrap_lines=True)
+    return f"{icon} {report.verdict}"
+
+
+def verdict_text(analysis: Analysis) -> None:
+    """The report's verdict line, as text (it can contain ids taken from the transcript)."""
+    st.code(neutralize(verdict_line(analysis)), language=None, wrap_lines=True)
 
 
 def _verdict_colour(value: Any) -> str:

@@ -19,7 +19,7 @@ from integrity import PROVIDERS, Analysis, provider_verdict, with_verdicts
 
 from .diagnostics import curl_command, diagnostics, request_body
 from .safe_text import neutralize
-from .ui import show_failure, verdict_table
+from .ui import show_failure, verdict_line
 
 AUTO_VERDICT_MESSAGES = 3_000
 """Every provider's verdict starts by itself up to this many messages; above it, on a button."""
@@ -49,14 +49,14 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
     size = len(analysis.transcript.messages)
     flag = f"_verdicts_{digest}_{name}_{analysis.policy}_{provider}"
     keys = f"{flag}{key}"
-    everyone = size <= AUTO_VERDICT_MESSAGES or bool(st.session_state.get(flag))
-    names: list[str] = list(PROVIDERS) if everyone else (
-        [provider] if provider in PROVIDERS and size <= AUTO_CHOSEN_MESSAGES else [])
-    if st.session_state.get(flag) is False:  # cancelled
-        names = []
-    if not everyone or st.session_state.get(flag) is False:
-        label = "cancelled: start again" if st.session_state.get(flag) is False else \
-            f"{size:,} messages: about {size // 10_000 + 1} s"
+    asked = st.session_state.get(flag)  # True: every provider asked for; False: cancelled; None: neither
+    names: list[str] = []
+    if asked or (asked is None and size <= AUTO_VERDICT_MESSAGES):
+        names = list(PROVIDERS)
+    elif asked is None and provider in PROVIDERS and size <= AUTO_CHOSEN_MESSAGES:
+        names = [provider]
+    if len(names) < len(PROVIDERS):
+        label = "cancelled: start again" if asked is False else f"{size:,} messages: about {size // 10_000 + 1} s"
         st.button(f"Check what every provider says ({label})", key=f"verdict_btn_{keys}",
                   on_click=st.session_state.__setitem__, args=(flag, True))
     if not names:
@@ -86,9 +86,7 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
 
 def headline(analysis: Analysis, provider: str | None) -> None:
     """The verdict and the chosen provider's answer in one block: as recorded, after repair, first error whole."""
-    report = analysis.report
-    icon = "✔" if report.healthy else ("⚒" if report.changed else "⚠")
-    lines = [f"{icon} {report.verdict}"]
+    lines = [verdict_line(analysis)]
     result = (analysis.verdicts or {}).get(provider or "")
     if provider and result is not None:
         before, after = list(result.get("before") or []), list(result.get("after") or [])
@@ -176,8 +174,3 @@ def curl_panel(analysis: Analysis, provider: str | None) -> None:
         return
     with st.expander(f"Copy as curl: send the recorded request to {provider} (the copy icon is top right)"):
         st.code(command, language="bash", wrap_lines=False)
-
-
-def all_providers(analysis: Analysis) -> None:
-    """Every provider, before and after repair, as a coloured table."""
-    verdict_table(analysis)

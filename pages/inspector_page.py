@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector import ui, verdict_ui
+from inspector.conversation import message_text
 from inspector.conversation_ui import render_conversation, render_legend
 from inspector.detail import row_detail
 from inspector.entry import through_app
@@ -189,12 +190,8 @@ def _step(problems: bool, forward: bool) -> None:
     current = st.session_state.get("sel_row")
     total = len(rows)
     if problems:
-        if forward:
-            found = next_problem(rows, current if current is not None else -1)
-        else:
-            start = current if current is not None else 0
-            found = next((rows[(start - k) % total].row for k in range(1, total + 1)
-                          if rows[(start - k) % total].problem), None)
+        found = next_problem(rows, current if current is not None else (-1 if forward else 0),
+                             backwards=not forward)
         if found is None:
             st.toast("No problems in this transcript.")
             return
@@ -391,7 +388,8 @@ def detail_panel(selected: int | None, pairs: Any) -> None:
         ui.code_block(text, cut)
     if isinstance(message, dict) and message.get("role") == "toolResult":
         st.markdown("**Result content**")
-        ui.code_block(ui.readable_content(message.get("content")), language=None)
+        text = neutralize(message_text(message))  # real line breaks, JSON output pretty-printed
+        ui.code_block(text[:20_000], len(text) > 20_000, language=None)
 
 
 side_by_side()
@@ -410,7 +408,7 @@ if targets:
         st.rerun()
 verdict_ui.curl_panel(analysis, provider)
 with st.expander("Every provider, before and after repair", expanded=False):
-    verdict_ui.all_providers(analysis)
+    ui.verdict_table(analysis)
 
 # ----------------------------------------------------------------------------- overview
 
