@@ -290,6 +290,50 @@ def _parse_array(text: str, start: int, starts: list[int], source: str) -> tuple
         raise TranscriptError(source, f"line {line}, column {col}", problem)
 
 
+_GAP = re.compile(rb"[ \t\r\n]*(?:,[ \t\r\n]*)?")
+"""What may separate two entries of an array: JSON whitespace around one comma."""
+
+
+def _fast_array(data: bytes) -> tuple[list[Any], list[int]] | None:
+    """The entries of a file that is one JSON array, and the line each starts on; None when unsure.
+
+    msgspec reads the array about three times faster than the exact parser below
+    (_parse_array: Python's decoder entry by entry, for positioned errors).  It refuses
+    everything that parser refuses (NaN, Infinity, 1e999, integers past Python's
+    digit limit, lone surrogates, invalid UTF-8) and reads everything else to the same
+    values; whatever it refuses, and nesting past MAX_DEPTH, goes to the exact parser,
+    which accepts or names the position and the problem as before.  Each entry's
+    start is found from the lengths of the entries' raw JSON, so lines come out the same.
+    """
+    import msgspec
+
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    first = len(body) - len(body.lstrip(b" \t\r\n"))
+    if body[first:first + 1] != b"[":
+        return None
+    try:
+        raws = msgspec.json.decode(body, type=list[msgspec.Raw])
+        entries = msgspec.json.decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # deep nesting: the exact parser says where
+        return None
+    if not isinstance(entries, list) or len(entries) != len(raws):
+        return None
+    lines: list[int] = []
+    line, counted = 1, 0
+    gap = _GAP.match
+    position = first + 1
+    for raw in raws:
+        position = gap(body, position).end()  # type: ignore[union-attr]  # the pattern matches anywhere
+        end = position + len(memoryview(raw))
+        if too_deep(body, position, end, 1):
+            return None
+        line += body.count(b"\n", counted, position)
+        counted = position
+        lines.append(line)
+        position = end
+    return entries, lines
+
+
 def _is_cut(line: str, error: json.JSONDecodeError) -> bool:
     """The line is valid JSON up to its end, then stops: what a crash mid-write leaves."""
     body = line.rstrip()
@@ -394,6 +438,9 @@ def parse_document(data: bytes, source: str, skip_bad_lines: bool = False) -> Do
     Document.notes) instead of refusing the file; a cut last line always is.
     """
     check_memory(len(data), source)
+    fast = _fast_array(data)
+    if fast is not None:
+        return Document(fast[0], fast[1], "array")
     text = decode_text(data, source)
     starts = _line_starts(text)
     first = len(text) - len(text.lstrip())
