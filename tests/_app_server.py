@@ -66,6 +66,23 @@ def streamlit_server(timeout: float = 60.0) -> Iterator[str]:
             process.wait(timeout=10)
 
 
+def settled_box(locator, tries: int = 50) -> dict:
+    """The element's bounding box once it has stopped moving (two reads 100 ms apart agree).
+
+    A click aimed at a grid cell is computed from this box: code blocks and captions above
+    the grid still drawing after the run ends (slower when the machine is busy) would move
+    the grid after a single read, and the click would land on another row.
+    """
+    box = locator.bounding_box()
+    for _ in range(tries):
+        locator.page.wait_for_timeout(100)
+        again = locator.bounding_box()
+        if again == box:
+            return box
+        box = again
+    return box
+
+
 def wait_idle(page, timeout: float = 30_000) -> None:
     """Wait until Streamlit has finished the current run (no running indicator, app rendered)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _app_server import wait_idle
+from _app_server import settled_box, wait_idle
 
 from integrity import RepairKind, facts
 
@@ -185,7 +185,7 @@ def test_clicking_a_row_selects_it_and_shows_its_pairing(page: Any, server: str)
     wait_for_cell(page, "moved here from durable #4")
     grid = page.locator('[data-testid="stDataFrame"]').filter(  # only the side-by-side table has this cell
         has=page.locator('[data-testid^="glide-cell-"]', has_text="moved here from durable #4"))
-    box = grid.bounding_box()
+    box = settled_box(grid)
     row_height = 35
     # row 5 of the grid (0-based, after the header) is the moved result leaving #4
     page.mouse.click(box["x"] + 14, box["y"] + row_height * (1 + 5) + row_height / 2)

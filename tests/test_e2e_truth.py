@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from _app_server import wait_idle
+from _app_server import settled_box, wait_idle
 
 ROOT = Path(__file__).resolve().parent.parent
 NAV = '[data-testid="stSidebarNav"]'
@@ -194,7 +194,7 @@ def test_any_cell_or_the_keyboard_selects_a_row(browser: Any, server: str) -> No
     page.wait_for_function("""() => Array.from(document.querySelectorAll('[data-testid^="glide-cell-"]'))
                                      .some(c => c.innerText === 'user: Thanks, continue.')""")
     grid = page.locator('[data-testid="stDataFrame"]').first
-    box = grid.bounding_box()
+    box = settled_box(grid)
     # the 'durable transcript' cell of the last row (row 6): far from the checkbox column
     page.mouse.click(box["x"] + 420, box["y"] + 35 * 7 + 17)
     page.wait_for_function("() => location.search.includes('msg=5')")
