@@ -251,7 +251,8 @@ def test_running_out_of_memory_is_one_line_exit_2(tmp_path: Path, monkeypatch: p
         raise MemoryError()
 
     path = write(tmp_path / "in.json", as_envelope(USER, '{"role":"toolResult"}'))
-    monkeypatch.setattr(container, "decode_text", exhausted)
+    monkeypatch.setattr(container, "decode_text", exhausted)  # the exact parser
+    monkeypatch.setattr(container, "_fast_document", exhausted)  # and the fast reader before it
     message = assert_clean_failure(run("check", "--provider", "anthropic", path))
     assert "not enough memory" in message and str(path) in message
 
