@@ -397,11 +397,14 @@ def provider_picker(container: Any = None, transcript: Transcript | None = None)
     where = container or st.sidebar
     providers = provider_names()
     own = own_provider(transcript.format) if transcript is not None else None
-    if own in providers and not st.session_state.get("_provider_picked") and "provider" not in st.query_params:
+    asked = st.query_params.get("provider")
+    if asked in providers and st.session_state.get("_url_provider") != asked:
+        # A link (or an edited URL) names the provider: the user's pick.  The value this picker
+        # mirrored into the URL itself is not: it would pin the first page's default on every file.
+        st.session_state["_provider_picked"] = True
+    if own in providers and not st.session_state.get("_provider_picked"):
         st.session_state["provider"] = own
     from_url("provider", "provider", providers, own or providers[0])
-    if st.query_params.get("provider") in providers:
-        st.session_state["_provider_picked"] = True
     provider = where.selectbox("Provider", providers, key="provider", on_change=_picked_provider,
                                help="whose rules decide 'accepted' in the verdict panel (by default the "
                                     "provider the file is a request to)")

@@ -477,3 +477,28 @@ def test_a_providers_errors_past_the_first_few_go_in_one_table(monkeypatch: pyte
     rest = next(f for f in frames(at) if "provider's text" in getattr(f, "columns", []))
     assert list(rest["error"]) == [2] and list(rest["rule"]) == ["tool_result_without_call"]
     assert rest["about"].iloc[0] == "#4 (row 5)"
+
+
+def test_the_provider_follows_each_file_until_the_user_picks_one() -> None:
+    """The provider the app mirrors into the URL is not a pick: open the app, upload an Anthropic request and it
+    is judged by Anthropic; open a Gemini sample next and Gemini judges it; a provider the user picks stays."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()  # the landing page: nothing loaded, the picker shows (and mirrors) its first provider
+    landing = at.selectbox(key="provider").value
+    at.radio(key="source_mode").set_value("Upload").run()
+    data = (ROOT / "sample_transcripts" / "split_results.anthropic.json").read_bytes()
+    at.file_uploader(key="uploads").set_value(("mine.json", data, "application/json")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert landing != "anthropic" and at.selectbox(key="provider").value == "anthropic"
+    assert "anthropic, the transcript as recorded: REJECTED" in codes(at)[0]
+    at.radio(key="source_mode").set_value("Sample").run()
+    at.selectbox(key="sample").set_value("no_ids.gemini.json").run()
+    assert at.selectbox(key="provider").value == "gemini"
+    at.selectbox(key="provider").set_value("openai-chat").run()  # the user's pick stays for the next file
+    at.selectbox(key="sample").set_value("split_results.anthropic.json").run()
+    assert at.selectbox(key="provider").value == "openai-chat"
+
+
+def test_a_link_that_names_a_provider_is_a_pick() -> None:
+    at = app(sample="split_results.anthropic.json", provider="openai-chat")
+    assert at.selectbox(key="provider").value == "openai-chat"

@@ -163,6 +163,18 @@ def test_the_provider_follows_the_file_and_its_400_is_visible_without_a_click(br
     page.context.close()
 
 
+def test_an_upload_after_opening_the_app_is_judged_by_its_own_provider(browser: Any, server: str) -> None:
+    """Item 4, the way a user gets there: open the app (its picker mirrors a default provider into the URL),
+    upload an Anthropic request: Anthropic judges it, not the default the URL was given."""
+    page = tab(browser, height=1600)
+    data = (ROOT / "sample_transcripts" / "split_results.anthropic.json").read_bytes()
+    upload(page, server + "/", "mine.json", data)
+    settle(page, "anthropic, the transcript as recorded: REJECTED")
+    assert "provider=anthropic" in page.url
+    shot(page, "11-4-upload-judged-by-its-provider")
+    page.context.close()
+
+
 def test_unknown_links_say_so(browser: Any, server: str) -> None:
     """Item 7: unknown ?sample=, out-of-range ?msg= and ?lesson= from the root URL."""
     page = tab(browser)
