@@ -402,8 +402,9 @@ def provider_picker(container: Any = None, transcript: Transcript | None = None)
         # A link (or an edited URL) names the provider: the user's pick.  The value this picker
         # mirrored into the URL itself is not: it would pin the first page's default on every file.
         st.session_state["_provider_picked"] = True
-    if own in providers and not st.session_state.get("_provider_picked"):
-        st.session_state["provider"] = own
+    if transcript is not None and not st.session_state.get("_provider_picked"):
+        # a file no single provider reads gets the default, not whatever the previous file's provider was
+        st.session_state["provider"] = own if own in providers else providers[0]
     from_url("provider", "provider", providers, own or providers[0])
     provider = where.selectbox("Provider", providers, key="provider", on_change=_picked_provider,
                                help="whose rules decide 'accepted' in the verdict panel (by default the "

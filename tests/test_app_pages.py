@@ -481,9 +481,10 @@ def test_a_providers_errors_past_the_first_few_go_in_one_table(monkeypatch: pyte
 
 def test_the_provider_follows_each_file_until_the_user_picks_one() -> None:
     """The provider the app mirrors into the URL is not a pick: open the app, upload an Anthropic request and it
-    is judged by Anthropic; open a Gemini sample next and Gemini judges it; a provider the user picks stays."""
+    is judged by Anthropic; a Gemini sample next, by Gemini; a pi-ai file (no provider's format) gets the default,
+    not the previous file's provider; a provider the user picks stays."""
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()  # the landing page: nothing loaded, the picker shows (and mirrors) its first provider
+    at.run()  # the landing page: the first sample, its provider mirrored into the URL
     landing = at.selectbox(key="provider").value
     at.radio(key="source_mode").set_value("Upload").run()
     data = (ROOT / "sample_transcripts" / "split_results.anthropic.json").read_bytes()
@@ -494,9 +495,11 @@ def test_the_provider_follows_each_file_until_the_user_picks_one() -> None:
     at.radio(key="source_mode").set_value("Sample").run()
     at.selectbox(key="sample").set_value("no_ids.gemini.json").run()
     assert at.selectbox(key="provider").value == "gemini"
-    at.selectbox(key="provider").set_value("openai-chat").run()  # the user's pick stays for the next file
+    at.selectbox(key="sample").set_value("abort_race.pi-ai.json").run()  # no provider's format: the default
+    assert at.selectbox(key="provider").value == ui.provider_names()[0]
+    at.selectbox(key="provider").set_value("bedrock").run()  # the user's pick stays for the next file
     at.selectbox(key="sample").set_value("split_results.anthropic.json").run()
-    assert at.selectbox(key="provider").value == "openai-chat"
+    assert at.selectbox(key="provider").value == "bedrock"
 
 
 def test_a_link_that_names_a_provider_is_a_pick() -> None:
