@@ -282,10 +282,10 @@ def _find_crossings(built: ColumnLanes) -> None:
         if len(numbers) < 2:
             continue
         numbers.sort(key=lambda n: built.lanes[n].call_position)
-        firsts = [built.lanes[n].results[0] if built.lanes[n].results else None for n in numbers]
+        firsts = [built.lanes[n].results[0] if built.lanes[n].results else -1 for n in numbers]  # -1: no result
         for k, number in enumerate(numbers):
             for row in built.lanes[number].results:
-                crossed = [numbers[j] for j in range(k) if firsts[j] is not None and firsts[j] > row]
+                crossed = [numbers[j] for j in range(k) if firsts[j] > row]
                 if crossed:
                     built.crossings.setdefault(row, []).extend(crossed)
 

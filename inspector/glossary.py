@@ -222,7 +222,7 @@ def _kind_terms() -> list[Term]:
     """One entry per kind name of the registry (kinds that share a name share an entry)."""
     terms: dict[str, Term] = {}
     for table in (REPAIR_KINDS, FINDINGS, MARKS):
-        for kind, facts in table.items():  # type: ignore[attr-defined]
+        for kind, facts in table.items():
             if facts.name in terms:
                 continue
             terms[facts.name] = Term(facts.name, facts.description, _KIND_EXAMPLES[kind],

@@ -463,7 +463,7 @@ def view_after(report: RepairReport, steps: list[Step], applied: int, placeholde
     travels = (RepairKind.MOVED, RepairKind.REORDERED)
     moved_done = {index for s in done if s.kind in travels for index in s.touches}
     shared_done = {s.durable_index for s in done if s.kind == RepairKind.SHARED}
-    dropped_done = {s.durable_index for s in done if s.kind.startswith("dropped")}
+    dropped_done = {s.durable_index for s in done if s.kind.startswith("dropped") and s.durable_index is not None}
     moved_all = {index for s in steps if s.kind in travels for index in s.touches}
 
     entries: list[Entry] = []

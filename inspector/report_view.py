@@ -147,7 +147,7 @@ def action_rows(report: RepairReport, analysis: Analysis | None, link: LinkTarge
 
     'sent as' is the view's message when it differs from the durable one (renamed ids, merged), else '—'.
     """
-    rows = []
+    rows: list[dict[str, Any]] = []
     for action in report.actions:
         if changed_only and not changed(action):
             continue
@@ -180,7 +180,7 @@ VIEW_ONLY_COLUMNS = ["view #", "open", "kind", "message", "for call", "tool", "f
 def view_only_rows(report: RepairReport, analysis: Analysis | None, link: LinkTarget | None,
                    limit: int = 20_000) -> list[dict[str, Any]]:
     """One row per message that exists only in the view (synthesized receipts and turns) or merges several."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for entry in report.view:
         if len(rows) >= limit:
             break

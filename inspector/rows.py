@@ -205,7 +205,7 @@ def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
     flush()
     for action in report.actions:
         index = action.durable_index
-        ids = (action.call_id,) if action.call_id is not None else ()
+        ids: tuple[str, ...] = (action.call_id,) if action.call_id is not None else ()
         frame_ids = tuple(p.call_id for p in by_frame.get(index, ()))
         text = preview(messages[index]) if previews else ""
         if index in anchored:

@@ -220,7 +220,7 @@ def pick_transcript(source: Source, transcripts: Sequence[Transcript]) -> Transc
         key=f"thread_{source.digest}", format_func=lambda name: neutralize(name) + marks[name],
         help="A file may hold several transcripts: a Claude Code session's sidechains, an eval log's samples, "
              "branches a rewind left behind. Each is checked on its own.")
-    return transcripts[names.index(chosen)]
+    return transcripts[names.index(chosen) if chosen is not None else 0]  # None only without options
 
 
 def _cache_name(source: Source, transcript: Transcript) -> str:
@@ -385,7 +385,7 @@ def policy_picker(container: Any = None) -> str:
     policy = where.selectbox("Repair policy", options, key="policy",
                              help="openmaic is the reference runtime's repair; other policies come from the engine")
     to_url("policy", "policy", policy)
-    return policy
+    return policy or options[0]  # None only without options
 
 
 def provider_picker(container: Any = None, transcript: Transcript | None = None) -> str | None:
