@@ -234,7 +234,7 @@ def writable(message: Any) -> dict[str, Any]:
     role = message.get("role")
     if role == OPAQUE and not ("value" in message and isinstance(message.get("format"), str)):
         return {"role": OPAQUE, "format": "", "value": message}
-    if role not in ("user", "assistant", "toolResult") + SYSTEM_ROLES:
+    if role not in _WRITABLE_ROLES:
         return message if role == OPAQUE else {"role": OPAQUE, "format": "", "value": message}
     content = message.get("content")
     if isinstance(content, str) and role != "assistant" and role != "toolResult":
@@ -243,6 +243,18 @@ def writable(message: Any) -> dict[str, Any]:
         return {**message, "content": [text_part(content)]}
     if not isinstance(content, list):
         return {**message, "content": []}
-    good = [p for p in content if isinstance(p, dict) and isinstance(p.get("type"), str)
-            and _PART_CHECKS.get(p["type"], lambda p: False)(p)]
-    return message if len(good) == len(content) else {**message, "content": good}
+    if all(map(_writable_part, content)):  # the usual case: every part well-formed, the message as is
+        return message
+    return {**message, "content": [p for p in content if _writable_part(p)]}
+
+
+_WRITABLE_ROLES = frozenset(("user", "assistant", "toolResult") + SYSTEM_ROLES)
+
+
+def _writable_part(part: Any) -> bool:
+    """A content part every writer can express: an object whose "type" is a string with a check it passes."""
+    if not isinstance(part, dict):
+        return False
+    kind = part.get("type")
+    check = _PART_CHECKS.get(kind) if isinstance(kind, str) else None
+    return check is not None and check(part)
