@@ -3,10 +3,11 @@
 Usage: python bench/bench_scaling.py [--sizes 5000 20000 80000] [--repeat 3]
 
 For each stage (the light view, both planners, materializing the view, the report,
-the analysis facade, and every provider's validator on the durable transcript and on
-the repaired view) it times the stage at each size (best of --repeat) and prints the
-time per message.  Between consecutive sizes the per-message time may grow by at most
-1.3x; a stage that grows faster is flagged, and the command exits 1 if any is.
+the analysis facade, and every provider's validator on the durable transcript, on
+the repaired view and on one turn of as many parallel calls) it times the stage at
+each size (best of --repeat) and prints the time per message.  Between consecutive
+sizes the per-message time may grow by at most 1.3x; a stage that grows faster is
+flagged, and the command exits 1 if any is.
 Run it on a quiet machine: other processes on the same cores show up as growth.
 """
 
@@ -50,10 +51,23 @@ def stages(data: list[Any]) -> dict[str, Callable[[], Any]]:
         "report": lambda: build_report(light, strict, stamps),
         "analyze": lambda: analyze(Transcript(data, "bench"), "strict", lambda: 0),
     }
+    wide = wide_turn(len(data))
     for provider in PROVIDERS:
         out[f"validate {provider} (durable)"] = lambda p=provider: validate(data, p, history=True)
         out[f"validate {provider} (view)"] = lambda p=provider: validate(view, p, history=True)
+        out[f"validate {provider} (one wide turn)"] = lambda p=provider: validate(wide, p, history=True)
     return out
+
+
+def wide_turn(size: int) -> list[dict[str, Any]]:
+    """One frame issuing size - 2 parallel calls, then their results: every provider that groups results
+    (Anthropic, Bedrock and Gemini put them in one message) sees one message holding all of them."""
+    calls = size - 2
+    return [{"role": "user", "content": [{"type": "text", "text": "go"}], "timestamp": 1},
+            {"role": "assistant", "stopReason": "toolUse", "timestamp": 2,
+             "content": [{"type": "toolCall", "id": f"c{i}", "name": "grep", "arguments": {}} for i in range(calls)]},
+            *({"role": "toolResult", "toolCallId": f"c{i}", "toolName": "grep", "isError": False, "timestamp": 3,
+               "content": [{"type": "text", "text": "ok"}]} for i in range(calls))]
 
 
 def best(run: Callable[[], Any], repeat: int) -> float:

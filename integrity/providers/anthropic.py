@@ -111,10 +111,9 @@ def _check_answer(
     """
     following = messages[index + 1] if index + 1 < len(messages) else None
     results = tool_results(following)
-    blocks = _blocks(following)
     leading = set()
-    for block, result_id in results:
-        if any(not (isinstance(b, dict) and b.get("type") == "tool_result") for b in blocks[:block]):
+    for at, (block, result_id) in enumerate(results):
+        if block != at:  # some other block comes before this result: it and the ones after it are not seen
             break
         leading.add(result_id)
     unseen = _unique([use_id for _, use_id in uses if use_id not in leading])
