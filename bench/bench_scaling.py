@@ -4,7 +4,8 @@ Usage: python bench/bench_scaling.py [--sizes 5000 20000 80000] [--repeat 3]
 
 For each stage (the light view, both planners, materializing the view, the report,
 the analysis facade, and every provider's validator on the durable transcript, on
-the repaired view and on one turn of as many parallel calls) it times the stage at
+the repaired view and on one turn of as many parallel calls, and the analysis on a
+few shapes that once grew with the square of the size) it times the stage at
 each size (best of --repeat) and prints the time per message.  Between consecutive
 sizes the per-message time may grow by at most 1.3x; a stage that grows faster is
 flagged, and the command exits 1 if any is.
@@ -52,11 +53,27 @@ def stages(data: list[Any]) -> dict[str, Callable[[], Any]]:
         "analyze": lambda: analyze(Transcript(data, "bench"), "strict", lambda: 0),
     }
     wide = wide_turn(len(data))
+    reversed_wide = [*wide[:2], *reversed(wide[2:])]
+    noted = answered_between_notes(len(data))
+    out["analyze openmaic (one wide turn, results reversed)"] = \
+        lambda: analyze(Transcript(reversed_wide, "bench"), "openmaic", lambda: 0)
+    out["analyze strict for bedrock (results between user notes)"] = \
+        lambda: analyze(Transcript(noted, "bench"), "strict", lambda: 0, provider="bedrock")
+    out["validate anthropic (one call answered again and again)"] = \
+        lambda: validate(wide[:2] + [wide[2]] * (len(data) - 2), "anthropic", history=True)
     for provider in PROVIDERS:
         out[f"validate {provider} (durable)"] = lambda p=provider: validate(data, p, history=True)
         out[f"validate {provider} (view)"] = lambda p=provider: validate(view, p, history=True)
         out[f"validate {provider} (one wide turn)"] = lambda p=provider: validate(wide, p, history=True)
     return out
+
+
+def answered_between_notes(size: int) -> list[dict[str, Any]]:
+    """One frame of parallel calls whose results each come with a user note after them: for providers that
+    merge consecutive user-role messages (Bedrock), one run of them all."""
+    wide = wide_turn(size // 2 + 1)
+    note = {"role": "user", "content": [{"type": "text", "text": "noted"}], "timestamp": 4}
+    return [*wide[:2], *(message for result in wide[2:] for message in (result, note))]
 
 
 def wide_turn(size: int) -> list[dict[str, Any]]:

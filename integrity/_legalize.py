@@ -184,15 +184,14 @@ def _merge_runs(light: LightTranscript, order: list[Any], plan: Plan, transparen
         if len(keep) < 2:
             continue
         members = [order[position] for position in keep]
-        carrier = member_index(members[-1])
-        for position, entry in zip(keep[:-1], members[:-1], strict=True):
-            index = member_index(entry)
+        indices = [member_index(m) for m in members]  # one list for every note of the run (a run may be long)
+        carrier = indices[-1]
+        for position, index in zip(keep[:-1], indices[:-1], strict=True):
             plan.merged[index] = carrier
             plan.notes[index] = Note.of(NoteCode.MERGED_INTO, provider=provider, role=role,
-                                        members=[member_index(m) for m in members], carrier=carrier)
+                                        members=indices, carrier=carrier)
             order[position] = None
-        plan.notes.setdefault(carrier, Note.of(NoteCode.CARRIES_MERGED, provider=provider,
-                                               members=[member_index(m) for m in members[:-1]]))
+        plan.notes.setdefault(carrier, Note.of(NoteCode.CARRIES_MERGED, provider=provider, members=indices[:-1]))
         order[keep[-1]] = Merged(tuple(members))
         changed = True
     return changed

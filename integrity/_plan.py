@@ -121,7 +121,8 @@ def run_matches_frame(light: LightTranscript, frame_index: int) -> bool:
         cursor += 1
     if len(run) != len(expected):
         return False
-    return all(key in expected for key in run) and all(call_id in run for call_id in expected)
+    present = set(run)  # membership in the run's list was a scan per call id: quadratic in a wide turn
+    return all(key in expected for key in run) and all(call_id in present for call_id in expected)
 
 
 def emit_order(light: LightTranscript, plan: Plan, skip: set[int]) -> list[ViewEntry]:

@@ -7,7 +7,7 @@ a translation or a terser wording touches this module only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -62,6 +62,19 @@ def _call_label(params: Mapping[str, Any]) -> str:
     """How a sentence names a call: its id, or for an id-less call (Gemini) '' and the tool."""
     tool = params.get("tool")
     return f"'' ({tool})" if tool is not None else repr(params["call_id"])
+
+
+NAMED_MEMBERS = 12
+"""A merged run's sentence names up to this many messages; a longer run names its first ones and its last."""
+
+
+def _numbers(members: Sequence[int]) -> str:
+    """'#3, #4, #5', or for a long run '#3, #4, ... (9,990 more) ... #10002': every merged message's reason
+    names the run, so listing thousands of them in each would make the report grow with the square of it."""
+    if len(members) <= NAMED_MEMBERS:
+        return ", ".join(f"#{m}" for m in members)
+    head = ", ".join(f"#{m}" for m in members[:NAMED_MEMBERS - 2])
+    return f"{head}, ... ({len(members) - NAMED_MEMBERS + 1:,} more) ... #{members[-1]}"
 
 
 def _why(provider: str, clause: str = "why") -> str:
@@ -122,10 +135,10 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "
-        f"{', '.join('#' + str(m) for m in p['members'])} are sent as one {p['role']} message "
+        f"{_numbers(p['members'])} are sent as one {p['role']} message "
         f"(carried by #{p['carrier']}), content in order"),
     NoteCode.CARRIES_MERGED: lambda p: (
-        f"carries the content of {', '.join('#' + str(m) for m in p['members'])} before its own: "
+        f"carries the content of {_numbers(p['members'])} before its own: "
         f"{_why(p['provider'])}"),
     NoteCode.START_WITH_USER: lambda p: (
         f"{_why(p['provider'], 'start_why')}; this history starts with {p['first']} "

@@ -211,6 +211,18 @@ def test_bedrock_consecutive_user_messages_are_sent_as_one() -> None:
     assert validate(view, "bedrock") == []
 
 
+def test_a_long_run_of_merged_messages_is_named_by_its_first_and_last_not_in_full() -> None:
+    """Every merged message's reason names the run: 40 user turns sent as one name 11 of them and a count,
+    so a run of thousands does not put thousands of numbers in each of thousands of reasons."""
+    messages = [U(f"note {n}") for n in range(40)] + [SAY()]
+    view, report = strict(messages, "bedrock")
+    assert len(view) == 2 and report.merges[0].members == list(range(40))
+    reason = action(report, 0).reason
+    assert "#0, #1, #2, #3, #4, #5, #6, #7, #8, #9, ... (29 more) ... #39" in reason and "#20" not in reason
+    assert "#9, ... (28 more) ... #38 before its own" in action(report, 39).reason  # the carrier: the others
+    assert validate(view, "bedrock") == []
+
+
 def test_bedrock_history_starting_with_an_assistant_turn_gets_a_user_turn_first() -> None:
     messages = [SAY("Welcome back"), U(), F(("a", "read")), R("a")]
     view, report = strict(messages, "bedrock")

@@ -25,8 +25,12 @@ def with_canonical_indices(violations: Sequence[Violation], groups: Sequence[Seq
     with no group (past the end of the request) contribute nothing.
     """
     mapped = []
+    known: dict[tuple[int, ...], list[int]] = {}  # violations about the same entries share one list
     for violation in violations:
-        canonical = sorted({c for n in violation.native_indices if 0 <= n < len(groups) for c in groups[n]})
+        key = tuple(violation.native_indices)
+        canonical = known.get(key)
+        if canonical is None:
+            canonical = known[key] = sorted({c for n in key if 0 <= n < len(groups) for c in groups[n]})
         mapped.append(violation.model_copy(update={"canonical_indices": canonical}))
     return mapped
 
