@@ -59,6 +59,9 @@ def stages(data: list[Any]) -> dict[str, Callable[[], Any]]:
         lambda: analyze(Transcript(reversed_wide, "bench"), "openmaic", lambda: 0)
     out["analyze strict for bedrock (results between user notes)"] = \
         lambda: analyze(Transcript(noted, "bench"), "strict", lambda: 0, provider="bedrock")
+    reused = reused_id_turns(len(data))
+    out["analyze strict (every turn reuses one call id)"] = lambda: analyze(Transcript(reused, "bench"), "strict",
+                                                                             lambda: 0)
     out["validate anthropic (one call answered again and again)"] = \
         lambda: validate(wide[:2] + [wide[2]] * (len(data) - 2), "anthropic", history=True)
     for provider in PROVIDERS:
@@ -66,6 +69,13 @@ def stages(data: list[Any]) -> dict[str, Callable[[], Any]]:
         out[f"validate {provider} (view)"] = lambda p=provider: validate(view, p, history=True)
         out[f"validate {provider} (one wide turn)"] = lambda p=provider: validate(wide, p, history=True)
     return out
+
+
+def reused_id_turns(size: int) -> list[dict[str, Any]]:
+    """size // 2 turns, each one call with the same id ("c1") and its result, as some runtimes number calls."""
+    turn = wide_turn(3)[1:]
+    calls = [{**turn[0], "content": [{**turn[0]["content"][0], "id": "c1"}]}, {**turn[1], "toolCallId": "c1"}]
+    return [message for _ in range(size // 2) for message in calls]
 
 
 def answered_between_notes(size: int) -> list[dict[str, Any]]:

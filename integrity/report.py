@@ -14,6 +14,7 @@ Kinds, severities and the verdict's wording come from the registry
 
 from __future__ import annotations
 
+import bisect
 import operator
 from collections.abc import Callable, Container, Sequence
 from itertools import compress, islice, repeat
@@ -828,18 +829,31 @@ def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Move
     repeat across turns and id-less calls share ''.  A call is 'shared' when the reference answers
     it with a result an earlier call already uses (its id's first result), not merely because its
     id was used before: a transcript the reference leaves unchanged answers each use with its own.
-    result_indices are the results recorded under the call's id, plus the one answering it when the
-    strict policy paired it by tool name (an id-less call or result).
+    result_indices are the results recorded under the call's id in the call's own turn, plus the one
+    answering it (a result the reference shares, or one the strict policy paired by tool name).  An id
+    used by several frames owns the results recorded from its frame to the next frame using it (its
+    first use, those before it too): listing every use's results under each use made the report grow
+    with the square of the turns (4,000 turns reusing one id: 16 million entries).
     """
     pairings: list[dict[str, Any]] = []
     used: set[int] = set()
+    uses: dict[Any, list[int]] = {}  # call id -> the frames using it, in order
+    for index, calls in light.frames.items():
+        for call in calls:
+            frames = uses.setdefault(call.id, [])
+            if not frames or frames[-1] != index:
+                frames.append(index)
+    recorded: dict[Any, list[int]] = {}
     for index, calls in light.frames.items():
         for call_position, call in enumerate(calls):
             found = facts.answer_at.get((index, call_position))
             answered_by: int | None = None
             view_index: int | None = None
             outcome: Outcome = "synthesized"
-            results = plan.results_for(call.id)
+            results = recorded.get(call.id)
+            if results is None:
+                results = recorded[call.id] = plan.results_for(call.id)
+            results = _own_turn(results, uses[call.id], index)
             if found is not None:
                 view_index, entry = found
                 if type(entry) is int:
@@ -857,6 +871,17 @@ def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Move
                                  call_position=call_position, result_indices=results,
                                  answered_by=answered_by, view_index=view_index, outcome=outcome))
     return pairings
+
+
+def _own_turn(results: list[int], frames: list[int], frame: int) -> list[int]:
+    """The results (ascending durable indices) recorded from `frame` up to the next of `frames` (the frames
+    using the same id, ascending); the first use also owns those recorded before it.  A copy, always."""
+    if len(frames) < 2:
+        return list(results)
+    at = bisect.bisect_left(frames, frame)
+    low = bisect.bisect_right(results, frame) if at > 0 else 0
+    high = bisect.bisect_left(results, frames[at + 1]) if at + 1 < len(frames) else len(results)
+    return results[low:high]
 
 
 def build_report(

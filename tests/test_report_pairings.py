@@ -224,6 +224,26 @@ def test_a_reused_id_the_reference_leaves_in_place_is_answered_by_its_own_result
     assert_pairings_agree_with_view(report, "reused, repaired")
 
 
+def test_a_reused_id_owns_the_results_of_its_own_turn_and_the_one_answering_it() -> None:
+    """Each use of an id lists the results recorded from its frame to the next frame using the id (the first
+    use, those before it too), plus its answer; not every result the id ever had (that grew with the square
+    of the turns)."""
+    messages = [result("call_0", "read", "early"), user("a"), frame([("call_0", "read")]),
+                result("call_0", "read", "first"), result("call_0", "read", "again"), reply("1"),
+                user("b"), frame([("call_0", "read")]), result("call_0", "read", "second"), reply("2"),
+                user("c"), frame([("call_0", "read")]), reply("3")]
+    for policy in POLICIES:
+        report = analyze(Transcript(messages, "<reused>"), policy).report
+        own_turns = [{0, 3, 4}, {8}, set()]
+        for pairing, own in zip(report.pairings, own_turns, strict=True):
+            answer = {pairing.answered_by} if pairing.answered_by is not None else set()
+            assert set(pairing.result_indices) == own | answer, (policy, pairing.model_dump())
+        assert_pairings_agree_with_view(report, f"reused thrice, {policy}")
+    turns = [m for _ in range(300) for m in (frame([("c1", "grep")]), result("c1", "grep", "ok"))]
+    report = analyze(Transcript(turns, "<numbered per turn>"), "strict").report
+    assert [p.result_indices for p in report.pairings] == [[2 * n + 1] for n in range(300)]
+
+
 @pytest.mark.parametrize(("call_id", "result_id"), [("", "x"), ("c1", "")])
 def test_a_result_paired_by_tool_name_is_among_the_call_s_results(call_id: str, result_id: str) -> None:
     messages = [user("a"), frame([(call_id, "read")]), result(result_id, "read", "out"), reply("ok")]
