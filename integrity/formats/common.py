@@ -234,7 +234,7 @@ def writable(message: Any) -> dict[str, Any]:
     role = message.get("role")
     if role == OPAQUE and not ("value" in message and isinstance(message.get("format"), str)):
         return {"role": OPAQUE, "format": "", "value": message}
-    if role not in _WRITABLE_ROLES:
+    if not isinstance(role, str) or role not in _WRITABLE_ROLES:  # a list or object role is unhashable
         return message if role == OPAQUE else {"role": OPAQUE, "format": "", "value": message}
     content = message.get("content")
     if isinstance(content, str) and role != "assistant" and role != "toolResult":
