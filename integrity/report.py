@@ -822,7 +822,8 @@ def _actions(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves
     return actions
 
 
-def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves) -> list[dict[str, Any]]:
+def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves,
+              uses: dict[str, list[tuple[int, int]]]) -> list[dict[str, Any]]:
     """Every call with the result(s) recorded for it and the one the view uses.
 
     The answer comes from the call's slot in the view (facts.answer_at), never from its id: ids
@@ -833,16 +834,11 @@ def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Move
     answering it (a result the reference shares, or one the strict policy paired by tool name).  An id
     used by several frames owns the results recorded from its frame to the next frame using it (its
     first use, those before it too): listing every use's results under each use made the report grow
-    with the square of the turns (4,000 turns reusing one id: 16 million entries).
+    with the square of the turns (4,000 turns reusing one id: 16 million entries).  uses: call_uses(light).
     """
     pairings: list[dict[str, Any]] = []
     used: set[int] = set()
-    uses: dict[Any, list[int]] = {}  # call id -> the frames using it, in order
-    for index, calls in light.frames.items():
-        for call in calls:
-            frames = uses.setdefault(call.id, [])
-            if not frames or frames[-1] != index:
-                frames.append(index)
+    frames_using = {call_id: list(dict.fromkeys(frame for frame, _ in found)) for call_id, found in uses.items()}
     recorded: dict[Any, list[int]] = {}
     for index, calls in light.frames.items():
         for call_position, call in enumerate(calls):
@@ -853,7 +849,7 @@ def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Move
             results = recorded.get(call.id)
             if results is None:
                 results = recorded[call.id] = plan.results_for(call.id)
-            results = _own_turn(results, uses[call.id], index)
+            results = _own_turn(results, frames_using[call.id], index)
             if found is not None:
                 view_index, entry = found
                 if type(entry) is int:
@@ -896,9 +892,10 @@ def build_report(
     stamps: the timestamps the materializer gave synthesized receipts and turns, in view order.
     schema: the transcript's schema findings (integrity.schema), reported first.
     """
-    moved = moves(light, plan)
+    uses = call_uses(light)  # every call id, once, for the moves, the counts and the pairings (as diagnose)
+    moved = moves(light, plan, uses)
     facts = _view_facts(light, plan, stamps)
-    findings, summary = _judged(light, plan, schema, moved)
+    findings, summary = _judged(light, plan, schema, moved, uses)
     actions = _actions(light, plan, facts, moved)
     severity = worst([*(entry["severity"] for entry in facts.entries if "severity" in entry),
                       *{action["severity"] for action in actions}, *(f.severity for f in findings)])
@@ -911,7 +908,7 @@ def build_report(
         summary=summary,
         repaired_tool_calls=list(plan.repaired_tool_calls),
         actions=actions,
-        pairings=_pairings(light, plan, facts, moved),
+        pairings=_pairings(light, plan, facts, moved, uses),
         findings=findings,
         view=facts.entries,
         provider=plan.provider,
