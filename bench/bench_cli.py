@@ -1,7 +1,7 @@
 """Benchmark `check` and `repair` end to end through the CLI against orjson.loads.
 
 Usage: python bench/bench_cli.py [--messages 1000000] [--runs 3] [--jsonl] [--startup] [--fleet 2000x275]
-                                [--reports]
+                                [--reports] [--only]
 
 --startup also times `check` and `repair` on a 20-message file against a bare
 `python3 -c pass` (best of 10 each); --fleet FILESxMESSAGES times `check` over that
@@ -61,14 +61,18 @@ def measure(command: list[str]) -> tuple[float, float, str]:
 
 
 def startup(python: str) -> None:
-    """`check` and `repair` on a tiny pi-ai file against a bare interpreter, best of 10 each."""
+    """`check` and `repair` on a tiny pi-ai file (the fast reader) and on a tiny Anthropic request (the
+    exact reader and the schema checks) against a bare interpreter, best of 10 each."""
     small = HERE / "data" / "small_20.json"
     if not small.exists():
         subprocess.run([python, str(HERE / "generate.py"), "20", str(small)], check=True)
     out = HERE / "data" / "small_20.repaired.json"
+    native = ROOT / "sample_transcripts" / "split_results.anthropic.json"  # another reader and schema
     commands = [("python3 -c pass", [python, "-c", "pass"]),
                 ("check (20 messages)", [python, "-m", "integrity", "check", str(small)]),
-                ("repair (20 messages)", [python, "-m", "integrity", "repair", str(small), "-o", str(out)])]
+                ("repair (20 messages)", [python, "-m", "integrity", "repair", str(small), "-o", str(out)]),
+                ("check (Anthropic, 5)", [python, "-m", "integrity", "check", str(native)]),
+                ("repair (Anthropic, 5)", [python, "-m", "integrity", "repair", str(native), "-o", str(out)])]
     for _, command in commands:  # compile once (see CHILD_ENV)
         measure(command)
     times: dict[str, list[float]] = {name: [] for name, _ in commands}
@@ -109,11 +113,15 @@ def main() -> None:
     parser.add_argument("--fleet", metavar="FILESxMESSAGES", help="also time check over many small files")
     parser.add_argument("--reports", action="store_true",
                         help="time check --json, --json-lines and --provider anthropic instead of check and repair")
+    parser.add_argument("--only", action="store_true",
+                        help="only --startup and --fleet, not the large file")
     args = parser.parse_args()
     if args.startup:
         startup(sys.executable)
     if args.fleet:
         fleet(sys.executable, args.fleet)
+    if args.only:
+        return
 
     data_dir = HERE / "data"
     data_dir.mkdir(exist_ok=True)

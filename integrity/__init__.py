@@ -3,8 +3,8 @@
 The public API is what `__all__` lists; everything else is internal and may
 change.  The reference names (`repair_orphaned_tool_calls`, ...) mirror the
 reference runtime (OpenMAIC's tool-call-integrity.ts) so other tools can rely
-on them.  Names backed by pydantic or the format and provider tables load on
-first use (PEP 562), so `import integrity` and the CLI stay fast.
+on them.  Names backed by pydantic (the full report) or the format and provider tables
+load on first use (PEP 562), so `import integrity` and the CLI stay fast.
 """
 
 from __future__ import annotations
@@ -39,12 +39,13 @@ _LAZY: dict[str, str] = {
     "PROVIDERS": "providers", "ProviderSpec": "providers", "SPECS": "providers", "Violation": "providers",
     "spec": "providers", "validate": "providers", "validate_native": "providers",
     # the report
-    "Action": "report", "Diagnosis": "report", "DurableView": "report", "Finding": "report",
+    "Action": "report", "DurableView": "report",
     "MergedView": "report", "Pairing": "report", "ReceiptView": "report", "RepairReport": "report",
-    "Summary": "report", "TurnView": "report", "build_report": "report", "diagnose": "report",
+    "TurnView": "report", "build_report": "report",
     "repair_with_report": "report", "view_from_report": "report",
-    # notes (the codes behind every reason)
-    "own_provider": "report",
+    # the diagnosis (light records: no pydantic)
+    "Diagnosis": "_diagnosis", "Finding": "_findings", "Summary": "_diagnosis", "diagnose": "_diagnosis",
+    "own_provider": "_diagnosis",
     # durable <-> view mapping (what every "moved to", "not in the view" statement reads)
     "Placement": "placement", "view_placement": "placement",
     "Note": "notes", "NoteCode": "notes", "render_note": "notes",
@@ -52,6 +53,8 @@ _LAZY: dict[str, str] = {
 _RENAMED = {"render_note": "render"}
 
 if TYPE_CHECKING:
+    from ._diagnosis import Diagnosis, Summary, diagnose, own_provider
+    from ._findings import Finding
     from .analysis import (
         Analysis,
         analyze,
@@ -70,18 +73,13 @@ if TYPE_CHECKING:
     from .providers import PROVIDERS, SPECS, ProviderSpec, Violation, spec, validate, validate_native
     from .report import (
         Action,
-        Diagnosis,
         DurableView,
-        Finding,
         MergedView,
         Pairing,
         ReceiptView,
         RepairReport,
-        Summary,
         TurnView,
         build_report,
-        diagnose,
-        own_provider,
         repair_with_report,
         view_from_report,
     )

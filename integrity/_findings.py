@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
-
 from ._plan import Plan
+from ._records import Record
 from ._views import LightTranscript
 from .kinds import FINDINGS, LEGACY_SEVERITY, FindingCode, Severity
 from .notes import NoteCode
@@ -19,7 +18,7 @@ Uses = dict[str, list[tuple[int, int]]]
 """call id -> (frame index, call position) of each call using it."""
 
 
-class Finding(BaseModel):
+class Finding(Record, frozen=True, kw_only=True):
     """A defect the policy did not fix (it stays visible in the view)."""
 
     kind: FindingCode
@@ -27,13 +26,17 @@ class Finding(BaseModel):
     durable_indices: list[int]
     call_id: str | None = None
     message: str
-    entry: int | None = Field(None, description="schema findings: the native entry (index in the file's list)")
-    line: int | None = Field(None, description="schema findings: the 1-based line where that entry starts")
-    path: str | None = Field(None, description="schema findings: JSON path of the malformed spot in the file")
+    entry: int | None = None
+    """schema findings: the native entry (index in the file's list)"""
+    line: int | None = None
+    """schema findings: the 1-based line where that entry starts"""
+    path: str | None = None
+    """schema findings: JSON path of the malformed spot in the file"""
 
-    @model_validator(mode="before")
+    _drop_none = ("entry", "line", "path")  # positions only where a schema finding has them
+
     @classmethod
-    def _legacy(cls, data: Any) -> Any:
+    def _before(cls, data: Any) -> Any:
         """Reports before version 3 said error/warning: the finding's kind gives its severity now."""
         if isinstance(data, dict) and data.get("severity") in LEGACY_SEVERITY:
             try:
@@ -41,16 +44,6 @@ class Finding(BaseModel):
             except (ValueError, KeyError):
                 severity = LEGACY_SEVERITY[data["severity"]]
             data = {**data, "severity": severity}
-        return data
-
-    @model_serializer(mode="wrap")
-    def _serialize(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """Positions only where a schema finding has them (other findings serialize as before)."""
-        data = handler(self)
-        if isinstance(data, dict):
-            for key in ("entry", "line", "path"):
-                if data.get(key) is None:
-                    data.pop(key, None)
         return data
 
 

@@ -22,7 +22,8 @@ from ._safe_write import plan as plan_targets
 from .loading import TranscriptError, one_line, read_source
 
 if TYPE_CHECKING:  # the report module is imported lazily, only by the commands that need it
-    from .report import Diagnosis, RepairReport
+    from ._diagnosis import Diagnosis
+    from .report import RepairReport
 
 EXIT_HEALTHY, EXIT_NEEDS_REPAIR, EXIT_UNREADABLE = 0, 1, 2
 EXIT_INTERNAL = 70  # EX_SOFTWARE (sysexits.h): a bug in this program, never a verdict
@@ -176,8 +177,8 @@ def _with_recorded(loaded: _Loaded, report: Any, verdict: Any) -> Any:
     .with_recorded), when it is small enough; with --provider, analyze already rated it by that one."""
     if verdict is not None or report.summary.messages > RECORDED_VERDICTS_UP_TO:
         return report
+    from ._diagnosis import with_recorded
     from .providers import validate_recorded
-    from .report import with_recorded
 
     said = validate_recorded(_messages_of(loaded))
     return with_recorded(report, {provider: not violations for provider, violations in said.items()})
@@ -274,11 +275,11 @@ def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) ->
         report = build_report(light, plan, _stamps(plan, now) if stamps is None else stamps, loaded.source,
                               loaded.findings())
     else:
-        from .report import diagnose
+        from ._diagnosis import diagnose
 
         report = diagnose(light, plan, loaded.source, loaded.findings())
     if verdict is not None:
-        from .report import with_recorded
+        from ._diagnosis import with_recorded
 
         report = with_recorded(report, {args.provider: not verdict["before"]})
     return loaded.named(report), verdict
@@ -446,7 +447,7 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
     The decision is check's own (_judge, _with_recorded, _fails), without --provider:
     a view that provider still rejects is written, and exit 1 says so.
     """
-    from .report import fails_only_as_recorded
+    from ._diagnosis import fails_only_as_recorded
 
     plain = argparse.Namespace(**{**vars(args), "provider": None, "json": False})
     now = _clock(args.now)
@@ -533,7 +534,7 @@ def _write_repair(targets: list[Target], produce: Callable[[BinaryIO], Any], rep
 
 
 def _needs_repair(loaded: _Loaded, policy: str) -> bool:
-    from .report import diagnose
+    from ._diagnosis import diagnose
 
     light = loaded.light(policy)
     return not diagnose(light, _plan(light, policy), loaded.source, loaded.findings()).healthy

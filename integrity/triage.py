@@ -142,6 +142,7 @@ def _check(transcript: Any, policy: str, providers: Sequence[str]) -> tuple[Any,
     The repaired view is built only when the plan changes something, and the
     verdict after repair is the verdict as recorded when the view is the record.
     """
+    from ._diagnosis import diagnose, with_recorded
     from ._entries import materialize
     from ._policies import PLANNERS
     from ._views import light_transcript
@@ -149,7 +150,6 @@ def _check(transcript: Any, policy: str, providers: Sequence[str]) -> tuple[Any,
     from .formats import to_native
     from .providers import PROVIDER_FORMAT, validate_native, with_canonical_indices
     from .providers.canonical import recorded_entries
-    from .report import diagnose, with_recorded
     from .schema import schema_findings
 
     messages = transcript.messages
@@ -158,7 +158,6 @@ def _check(transcript: Any, policy: str, providers: Sequence[str]) -> tuple[Any,
     diagnosed = diagnose(light, plan, transcript.source,
                          schema=[*reader_findings(transcript), *schema_findings(transcript)])
     diagnosis = diagnosed.model_copy(update={"format": transcript.format})  # its own provider counts, as in check
-    diagnosis._reasons = diagnosed._reasons
     natives: dict[tuple[int, str], Any] = {}  # one native request per (message list, format): Mistral and
     views: dict[int, list[Any]] = {}          # DeepSeek read the Chat shape, and most plans are shared
 

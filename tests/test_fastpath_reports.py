@@ -192,9 +192,11 @@ def test_reports_hold_no_floats() -> None:
         return [annotation, *(found for arg in typing.get_args(annotation) for found in types_in(arg))]
 
     def floats(model: object) -> list[str]:
+        """Every float-typed field reachable from a model (pydantic, or a light record: integrity._records)."""
         found = []
-        for name, field in getattr(model, "model_fields", {}).items():
-            for candidate in types_in(field.annotation):
+        hints = typing.get_type_hints(model)
+        for name in getattr(model, "model_fields", {}):
+            for candidate in types_in(hints[name]):
                 if candidate is float:
                     found.append(f"{model}.{name}")
                 if hasattr(candidate, "model_fields") and candidate not in seen:

@@ -3,29 +3,34 @@
 A reviewer has to see a failing request the way the provider reports it: which
 rule broke, where the provider points (its own position syntax), which native
 messages and call ids are involved, and the error text the provider sends back.
-Keeping one frozen pydantic model for all providers lets the CLI, the report and
-the tests treat every rule set alike and serialize the result as JSON.
+Keeping one frozen record for all providers lets the CLI, the report and the
+tests treat every rule set alike and serialize the result as JSON.  It is a light
+record (integrity._records), not a pydantic model: `check` builds these for every
+provider on every small file, and pydantic's import alone would double its start-up.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import msgspec
+
+from .._records import Record
 
 
-class Violation(BaseModel):
+class Violation(Record, frozen=True, kw_only=True):
     """One reason a provider would reject the request, with the provider's own words."""
 
-    model_config = ConfigDict(frozen=True)
-
     provider: str
-    rule: str = Field(description="short stable id, e.g. tool_calls_unanswered")
-    position: str = Field(description="where the provider points, in its own syntax (messages.3, input[5])")
-    native_indices: list[int] = Field(default_factory=list, description="native request indices involved")
-    call_ids: list[str] = Field(default_factory=list)
-    error: str = Field(description="the error text the provider returns, filled in")
-    canonical_indices: list[int] | None = Field(
-        None, description="canonical (pi-ai) message indices, set only by validate() on canonical input"
-    )
+    rule: str
+    """short stable id, e.g. tool_calls_unanswered"""
+    position: str
+    """where the provider points, in its own syntax (messages.3, input[5])"""
+    native_indices: list[int] = msgspec.field(default_factory=list)
+    """native request indices involved"""
+    call_ids: list[str] = msgspec.field(default_factory=list)
+    error: str
+    """the error text the provider returns, filled in"""
+    canonical_indices: list[int] | None = None
+    """canonical (pi-ai) message indices, set only by validate() on canonical input"""
 
 
 def sort_violations(violations: list[Violation]) -> list[Violation]:

@@ -1,0 +1,529 @@
+"""The diagnosis: a transcript's verdict, counts, findings and severity, without per-message detail.
+
+`check` prints this for every file, so it is built from the plan alone, at a
+fraction of the report's cost, and without pydantic (its records are light:
+integrity._records).  The full report (integrity.report) takes its counts,
+moves, findings and verdict from here: one rule for both.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Container, Sequence
+from itertools import compress, islice, repeat
+from typing import Any, Literal
+
+from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_index
+from ._findings import Finding, find_defects, paired
+from ._plan import Plan
+from ._records import Record
+from ._views import LightTranscript
+from .kinds import FINDINGS, REPAIR_KINDS, VERDICT_ORDER, RepairKind, Severity, fails, rate, worst
+from .notes import Note, NoteCode
+
+AsRecorded = dict[str, Literal["accepted", "rejected"]]
+"""provider -> what it says about the transcript as recorded (only the providers that were checked)."""
+
+
+class Summary(Record, frozen=True, kw_only=True):
+    """The counts of one transcript and of what its view changes (each count is a kind's: integrity.kinds)."""
+
+    messages: int
+    view_messages: int
+    calls: int
+    results: int
+    orphaned_calls: int
+    duplicates_dropped: int
+    moved: int
+    reordered: int = 0
+    frames_dropped: int
+    strays_dropped: int
+    synthesized: int
+    strays: int
+    renamed: int = 0
+    merged: int = 0
+    turns_synthesized: int = 0
+    findings: int
+
+    _drop_empty = ("merged", "turns_synthesized", "reordered")  # counts older reports did not have
+
+
+Reason = tuple[RepairKind, tuple[NoteCode, ...]]
+"""What a change is and why (its kind and note codes): all a severity is rated from."""
+
+
+class Diagnosis(Record, frozen=True, kw_only=True, dict=True):
+    """What `check` prints: the verdict, counts and findings, without per-message detail.
+
+    Its `_reasons` (set by diagnose, kept by model_copy) are every distinct change, to rate it again.
+    """
+
+    source: str | None = None
+    policy: str
+    changed: bool
+    healthy: bool
+    severity: Severity = Severity.INFO
+    verdict: str
+    summary: Summary
+    findings: list[Finding]
+    as_recorded: AsRecorded | None = None
+    provider: str | None = None
+    format: str | None = None
+    thread: str | None = None
+
+    _drop_empty = ("format", "thread", "as_recorded", "provider")
+
+    def _rerated_parts(self, accepted: bool | None) -> dict[str, Any]:
+        """What with_recorded rates again besides the findings and the verdict: nothing, for a diagnosis."""
+        return {}
+
+    def _change_severities(self, accepted: bool | None) -> list[Severity]:
+        """Every severity of what the view changes and of the findings, rated given what the providers say."""
+        severities = [rate(kind, codes, accepted) for kind, codes in self.__dict__.get("_reasons", ())]
+        severities.extend(finding.severity for finding in _rated_findings(self.findings, accepted))
+        return severities
+
+
+def frame_answer_slots(light: LightTranscript, order: Sequence[Any], skip: Container[int] = ()
+                       ) -> list[tuple[int, int, int]]:
+    """(view position, frame index, call position) for every answer slot in a changed view.
+
+    Only frames are looked at: their view positions come from one C-speed scan of
+    the plain entries plus the few rewritten ones, not a Python step per message.
+    skip: frames to leave out (plain entries only).
+    """
+    frames = light.frames
+    where = {entry: position for position, entry in enumerate(order)
+             if type(entry) is int and entry in frames and entry not in skip}
+    for position, entry in [(p, e) for p, e in enumerate(order) if type(e) is not int]:
+        index = entry_index(entry)  # rewritten or merged entries that carry a frame
+        if index is not None and index in frames:
+            where[index] = position
+    slots = []
+    for index, position in sorted(where.items(), key=lambda item: item[1]):
+        for call_position in range(len(frames[index])):
+            slots.append((position + 1 + call_position, index, call_position))
+    return slots
+
+
+Moves = tuple[dict[int, int], set[int]]
+"""Every message the view moved (durable index -> view position), and which of them only changed
+places inside the run of results right after their frame (put in call order: normalized)."""
+
+
+def moved_results(light: LightTranscript, plan: Plan) -> dict[int, int]:
+    """Durable index -> view position, for messages the view moved (results put in call order too)."""
+    return moves(light, plan)[0]
+
+
+def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = None) -> Moves:
+    """The messages the view moved, and the ones among them it only put in call order.
+
+    A result is in place when it sits in the k-th slot after its frame and was
+    the k-th message after that frame in the durable transcript too; anything
+    else (split from its frame, reordered) is a move a reviewer should see.  A
+    result recorded inside the contiguous run of results right after its frame
+    (only its place in that run differs) is merely put in call order: every
+    provider accepts such a run, so the move is a normalization.  A message
+    outside the answer slots is moved when the view puts it before a message
+    recorded earlier (the reference leaves strays in place while it moves
+    results around them): one definition for the report and every screen.
+    """
+    moved: dict[int, int] = {}
+    in_run: set[int] = set()
+    if not plan.changed or plan.order is None:
+        return moved, in_run
+    order = plan.order
+    seen: set[int] = set()
+    runs: dict[int, int] = {}
+    # A settled clean turn (plan.settled) sits in the view as recorded, each result once, right after
+    # its frame: nothing of it moved.  A provider's role rules may regroup turns, so then every frame counts.
+    settled = plan.settled if plan.provider is None else ()
+    for view_position, frame, call_position in frame_answer_slots(light, order, settled):
+        entry = entry_index(order[view_position])
+        if entry is not None and entry not in seen:
+            seen.add(entry)
+            if entry != frame + 1 + call_position:
+                moved[entry] = view_position
+                if frame < entry <= frame + _run_length(light, frame, runs):
+                    in_run.add(entry)
+    if _has_unowned_results(light, known):
+        moved.update(_reordered(order, moved))
+    return moved, in_run
+
+
+def _run_length(light: LightTranscript, frame: int, known: dict[int, int]) -> int:
+    """How many results were recorded contiguously right after a frame (cached per frame)."""
+    length = known.get(frame)
+    if length is None:
+        keys = light.result_keys
+        cursor = frame + 1
+        while cursor in keys:
+            cursor += 1
+        length = known[frame] = cursor - frame - 1
+    return length
+
+
+def _has_unowned_results(light: LightTranscript, known: Container[Any] | None = None) -> bool:
+    """Whether some result's id is no call's (known: every call id, when the caller has them)."""
+    if known is None:
+        known = {call.id for calls in light.frames.values() for call in calls}
+    return not all(map(known.__contains__, light.result_keys.values()))
+
+
+def _reordered(order: Sequence[ViewEntry], moved: dict[int, int]) -> dict[int, int]:
+    """Messages not yet counted as moved that the view puts before a message recorded earlier.
+
+    Scanning in durable order, a message whose view position is not after the
+    previous one's has changed places: a reviewer must see it move.
+    """
+    kept = [entry for entry in order if type(entry) is int and entry not in moved]
+    if all(map(operator.lt, kept, islice(kept, 1, None))):
+        return {}  # the common case, checked at C speed: every kept message in durable order, once
+    first: dict[int, int] = {}
+    for position, entry in enumerate(order):
+        index = entry if type(entry) is int else (entry.index if isinstance(entry, Rewritten) else None)
+        if index is not None and index not in moved and index not in first:
+            first[index] = position
+    reordered: dict[int, int] = {}
+    last = -1
+    for index in sorted(first):
+        if first[index] > last:
+            last = first[index]
+        else:
+            reordered[index] = first[index]
+    return reordered
+
+
+def call_uses(light: LightTranscript) -> dict[str, list[tuple[int, int]]]:
+    """Every call id -> the (frame index, call position) of each call that uses it."""
+    uses: dict[str, list[tuple[int, int]]] = {}
+    for index, calls in light.frames.items():
+        for position, call in enumerate(calls):
+            found = uses.get(call.id)
+            if found is None:
+                uses[call.id] = [(index, position)]
+            else:
+                found.append((index, position))
+    return uses
+
+
+def _recorded_clause(recorded: AsRecorded | None, provider: str | None = None) -> str:
+    """What the providers say about the transcript as recorded, in words ("" when none was checked)."""
+    if not recorded:
+        return ""
+    from .providers import PROVIDERS
+
+    accepted = [name for name in PROVIDERS if recorded.get(name) == "accepted"]
+    rejected = [name for name in PROVIDERS if recorded.get(name) == "rejected"]
+    every = len(recorded) == len(PROVIDERS) and provider is None
+    if not rejected:
+        return f"accepted as recorded by all {len(accepted)} providers" if every and len(accepted) > 1 \
+            else "accepted as recorded by " + ", ".join(accepted)
+    if not accepted:
+        return f"rejected as recorded by all {len(rejected)} providers" if every and len(rejected) > 1 \
+            else "rejected as recorded by " + ", ".join(rejected)
+    return f"rejected as recorded by {', '.join(rejected)}; accepted by {', '.join(accepted)}"
+
+
+_STATES = {Severity.MALFORMED: "malformed", Severity.REJECTED: "would be rejected", Severity.LOSSY: "lossy"}
+
+
+def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int = 0,
+             recorded: AsRecorded | None = None, provider: str | None = None, counting: str | None = None,
+             as_recorded_only: bool = False) -> str:
+    """The one-line verdict; what a repair changed is worded by the kind registry.
+
+    severity: the worst of the report; a transcript whose view only normalizes is
+    healthy and says so (never "repaired").  malformed: how many findings are schema
+    findings.  recorded / provider: what the checked providers say as recorded.
+    counting: the provider the transcript is rated for (the chosen one, or the file's
+    own); a transcript it accepts that other providers reject is "healthy for" it,
+    never plainly healthy.  as_recorded_only: it fails only because the provider(s)
+    that count reject it as recorded, for nothing the view changes (the view only
+    normalizes): "would be rejected", never "repaired".
+    """
+    every = "the provider takes" if counting is not None else "every provider takes"
+    healthy = "healthy"
+    if recorded and "rejected" in recorded.values() and not fails(severity):
+        healthy = f"healthy for {counting}"  # only a counting provider's acceptance can leave it healthy
+    if not changed:
+        if summary.findings == 0 and fails(severity):  # only the providers' own rules are broken
+            text = (f"would be rejected: {summary.messages} messages, {summary.calls} calls, every call "
+                    f"answered once, right after its frame, but not in a shape {every}")
+        elif summary.findings == 0:
+            text = (f"{healthy}: {summary.messages} messages, {summary.calls} calls, "
+                    "every call answered once, right after its frame")
+        else:
+            state = _STATES.get(severity, "accepted")
+            text = f"unchanged ({state}): {summary.findings} finding(s) the policy leaves in place"
+    else:
+        parts = []
+        for kind in VERDICT_ORDER:
+            facts = REPAIR_KINDS[kind]
+            count = getattr(summary, facts.summary_field or "")
+            if count:
+                parts.append(f"{count} {facts.verdict}")
+        normalizes = "the view only normalizes: " + (", ".join(parts) if parts else "nothing a provider needs")
+        if fails(severity) and as_recorded_only:
+            text = (f"would be rejected: {summary.messages} messages, {summary.calls} calls, every call answered "
+                    f"once, but not in a shape {every}; {normalizes}")
+        elif fails(severity):
+            text = "repaired: " + (", ".join(parts) if parts else "view rebuilt")
+        else:
+            text = (f"{healthy}: {summary.messages} messages, {summary.calls} calls, every call answered once; "
+                    + normalizes)
+        if summary.findings:
+            text += f"; {summary.findings} finding(s) left" + (f" ({malformed} malformed)" if malformed else "")
+    clause = _recorded_clause(recorded, provider)
+    return f"{text}; {clause}" if clause else text
+
+
+
+def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Moves | None = None,
+              known: Container[Any] | None = None) -> Summary:
+    """Counts for a plan without building per-message actions (cheap enough for huge files).
+
+    known: every call id, when the caller has them (call_uses)."""
+    if known is None:
+        known = {call.id for calls in light.frames.values() for call in calls}
+    keys = light.result_keys
+    unknown = compress(keys.keys(), map(operator.not_, map(known.__contains__, keys.values())))  # few, at C speed
+    order = plan.order if plan.changed and plan.order is not None else None
+    # the few entries that are not plain durable messages, picked out at C speed
+    others = list(compress(order, map(operator.is_not, map(type, order), repeat(int)))) if order is not None else []
+    moved_to, in_run = moved if moved is not None else moves(light, plan)
+    return Summary(
+        messages=light.size,
+        view_messages=len(order) if order is not None else light.size,
+        calls=sum(map(len, light.frames.values())),
+        results=len(light.result_keys),
+        orphaned_calls=len(plan.repaired_tool_calls),
+        duplicates_dropped=len(plan.dropped_duplicates),
+        moved=len(moved_to) - len(in_run),
+        reordered=len(in_run),
+        frames_dropped=len(plan.dropped_frames),
+        strays_dropped=len(plan.dropped_strays),
+        synthesized=sum(1 for entry in others if isinstance(entry, Synthesized)),
+        strays=sum(1 for index in unknown if not paired(plan, index)),
+        renamed=sum(1 for entry in others if isinstance(entry, Rewritten)
+                    or (isinstance(entry, Merged) and isinstance(entry.entries[-1], Rewritten))),
+        merged=len(plan.merged),
+        turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
+        findings=findings,
+    )
+
+
+
+
+
+def _malformed(findings: list[Finding]) -> int:
+    return sum(1 for finding in findings if finding.severity == Severity.MALFORMED)
+
+
+_SESSION_PROVIDERS = {"claude-code": "anthropic", "codex": "openai-responses"}
+"""Session logs of agents that talk to one API: Claude Code sends its history as Anthropic Messages
+requests, Codex CLI as OpenAI Responses requests; judging them by another provider's turn rules
+(Bedrock's strict alternation) would report errors their provider never returns."""
+
+
+def own_provider(format: str | None) -> str | None:
+    """The provider a file in this format is sent to (an Anthropic request is judged by Anthropic, a
+    Claude Code session too), or None for formats no single provider reads (pi-ai, LangChain, ...)."""
+    if format is None:
+        return None
+    if format in _SESSION_PROVIDERS:
+        return _SESSION_PROVIDERS[format]
+    from .providers import SPECS
+
+    found = SPECS.get(format)
+    return format if found is not None and found.native_format == format else None
+
+
+def _accepted(recorded: AsRecorded | None, provider: str | None) -> bool | None:
+    """Whether the provider(s) that count accept the transcript as recorded: the chosen one, or
+    every provider when none is chosen; None when that is not known."""
+    if not recorded:
+        return None
+    if provider is not None:
+        said = recorded.get(provider)
+        return None if said is None else said == "accepted"
+    if any(said == "rejected" for said in recorded.values()):
+        return False
+    from .providers import PROVIDERS
+
+    return True if set(PROVIDERS) <= set(recorded) else None
+
+
+def _rated_findings(findings: Sequence[Finding], accepted: bool | None) -> list[Finding]:
+    """The findings with the severity their kind has given what the providers say."""
+    out = []
+    for finding in findings:
+        facts = FINDINGS.get(finding.kind)
+        severity = facts.rated(accepted) if facts is not None else finding.severity
+        out.append(finding if severity == finding.severity else finding.model_copy(update={"severity": severity}))
+    return out
+
+
+def _judged(light: LightTranscript, plan: Plan, schema: Sequence[Finding], moved: Moves,
+            uses: dict[str, list[tuple[int, int]]] | None = None) -> tuple[list[Finding], Summary]:
+    """Findings (schema findings first) and summary: one rule for report and diagnosis.
+
+    uses: call_uses(light), when the caller has it."""
+    if uses is None:
+        uses = call_uses(light)
+    findings = _rated_findings([*schema, *find_defects(light, plan, uses)], None)
+    return findings, summarize(light, plan, len(findings), moved, uses)
+
+
+def diagnose(light: LightTranscript, plan: Plan, source: str | None = None,
+             schema: Sequence[Finding] = ()) -> Diagnosis:
+    """The report's verdict, summary, findings and severity at a fraction of its cost (for huge files).
+
+    schema: the transcript's schema findings (integrity.schema), reported first.  The
+    severity is rated from every distinct change the plan makes (the same rules as the
+    report's actions), not per message.
+    """
+    uses = call_uses(light)  # every call id, once, for every count below
+    moved = moves(light, plan, uses)
+    findings, summary = _judged(light, plan, schema, moved, uses)
+    reasons = _plan_reasons(light, plan, moved)
+    severity = worst([*(rate(kind, codes) for kind, codes in reasons), *(f.severity for f in findings)])
+    diagnosis = Diagnosis(source=source, policy=plan.policy, changed=plan.changed, healthy=not fails(severity),
+                          verdict=_verdict(summary, plan.changed, severity, _malformed(findings)), summary=summary,
+                          findings=findings, severity=severity, provider=plan.provider)
+    diagnosis.__dict__["_reasons"] = reasons  # not a field: never serialized, kept by model_copy
+    return diagnosis
+
+
+def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reason]:
+    """Every distinct (kind, note codes) the plan's changes have, visiting only the messages it changes."""
+    if not plan.changed or plan.order is None:
+        return []
+    others = [entry for entry in plan.order if type(entry) is not int]
+    renames = {}
+    for entry in others:
+        last = entry.entries[-1] if isinstance(entry, Merged) else entry
+        if isinstance(last, Rewritten):
+            renames[last.index] = _renamed_ids(light, last.index, last.ids)
+    reasons: set[Reason] = set()
+    for entry in others:
+        if isinstance(entry, Synthesized):
+            reasons.add((RepairKind.SYNTHESIZED, ()))
+        elif isinstance(entry, SynthesizedTurn):
+            reasons.add((RepairKind.SYNTHESIZED_TURN, (entry.reason.code,)))
+    changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
+                                             moved[0], plan.notes, renames)
+    dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
+    for index in changed:
+        kind, notes, _fields = _change(light, plan, dropped, moved, renames, index)
+        if kind is not RepairKind.KEPT or notes:
+            reasons.add((kind, tuple(note.code for note in notes)))
+    return sorted(reasons)
+
+
+
+def _renamed_ids(light: LightTranscript, index: int, ids: Any) -> dict[str, str]:
+    """old id -> new id for one rewritten view entry (a frame's calls, or a result)."""
+    if -1 in ids:
+        return {str(light.result_keys.get(index)): ids[-1]}
+    calls = light.frames.get(index, ())
+    return {calls[position].id: new for position, new in ids.items() if position < len(calls)}
+
+
+
+def _dropped(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int]], index: int,
+             note: Note | None) -> tuple[RepairKind, list[Note], dict[str, Any]] | None:
+    """What the view does with a message it leaves out (kind, reasons, extra fields); None when it carries it.
+
+    dropped: the plan's dropped frames and dropped strays, as sets.
+    """
+    frames, strays = dropped
+    if index in frames:
+        stop = light.frame_stops.get(index, "it stopped abnormally")
+        return RepairKind.DROPPED_INTERRUPTED_FRAME, [note or Note.of(NoteCode.FRAME_DROPPED_BY_REFERENCE,
+                                                                      stop=stop)], {}
+    call_id = light.result_id(index)
+    if index in plan.dropped_duplicates:
+        kept = plan.dropped_duplicates[index]
+        if note is None:
+            real_lost = kept in light.receipts and index not in light.receipts
+            code = NoteCode.REAL_RESULT_AFTER_RECEIPT if real_lost else NoteCode.LATER_DUPLICATE
+            note = Note.of(code, call_id=call_id, kept=kept)
+        return RepairKind.DROPPED_DUPLICATE, [note], dict(kept_instead=kept, call_id=call_id)
+    if index in strays:
+        return RepairKind.DROPPED_STRAY, [note or Note.of(NoteCode.STRAY, call_id=call_id)], dict(call_id=call_id)
+    return None
+
+
+def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int]], moved: Moves,
+            renames: dict[int, dict[str, str]], index: int) -> tuple[RepairKind, list[Note], dict[str, Any]]:
+    """What the view does with one durable message and why: its kind, its reasons and the action's
+    extra fields.  One rule for the report's actions and the diagnosis's severity."""
+    note = plan.notes.get(index)
+    left_out = _dropped(light, plan, dropped, index, note)
+    if left_out is not None:
+        return left_out
+    if index in plan.merged:
+        carrier = plan.merged[index]
+        return RepairKind.MERGED, [note or Note.of(NoteCode.MERGED, carrier=carrier)], dict(kept_instead=carrier)
+    moved_to, in_run = moved
+    notes = [note] if note is not None else []
+    kind = RepairKind.KEPT
+    if index in moved_to:
+        if index in in_run:
+            kind = RepairKind.REORDERED
+            notes = notes or [Note.of(NoteCode.REORDERED, index=index, view_index=moved_to[index])]
+        else:
+            kind = RepairKind.MOVED
+            notes = notes or [Note.of(NoteCode.MOVED, index=index, view_index=moved_to[index])]
+    new_ids = renames.get(index, {})
+    renamed = {old: new for old, new in new_ids.items() if old != new}
+    if renamed:
+        notes.append(Note.of(NoteCode.RENAMED, ids=renamed))
+    if len(renamed) < len(new_ids):  # a numeric id keeps its text: only its JSON type changes
+        notes.append(Note.of(NoteCode.NUMERIC_IDS_AS_TEXT, ids=[old for old in new_ids if old not in renamed]))
+    return kind, notes, dict(new_ids=new_ids, call_id=light.result_id(index))
+
+
+
+def with_recorded(report: Any, recorded: dict[str, bool]) -> Any:
+    """The report (or diagnosis) once some providers were asked about the transcript as recorded.
+
+    recorded: provider -> whether it accepts the transcript as recorded.  Every
+    severity is rated again: `rejected` needs a provider that rejects (the view's
+    provider when one was chosen, else the file's own provider when its format is one
+    provider's request, else any); when the one(s) that count accept,
+    what the view changes is `normalized`, or `lossy` where something is still
+    duplicated or lost.  The verdict then says which providers accept it.
+    """
+    said: AsRecorded = {name: "accepted" if ok else "rejected" for name, ok in recorded.items()}
+    counting = report.provider or own_provider(report.format)
+    accepted = _accepted(said, counting)
+    update: dict[str, Any] = {"as_recorded": said, **report._rerated_parts(accepted)}
+    findings = _rated_findings(report.findings, accepted)
+    own = _own_severity(report, accepted)
+    # the provider(s) that count return 400 for it as recorded: the chosen one, the file's own, or (none
+    # counting) any one asked, even when the view changes nothing or only normalizes
+    severity = worst([own, Severity.REJECTED]) if accepted is False else own
+    update.update(findings=findings, severity=severity, healthy=not fails(severity),
+                  verdict=_verdict(report.summary, report.changed, severity, _malformed(findings), said,
+                                   report.provider, counting, fails(severity) and not fails(own)))
+    return report.model_copy(update=update)
+
+
+def _own_severity(report: Any, accepted: bool | None) -> Severity:
+    """The worst severity of what the view changes and the findings, rated given what the providers say,
+    without the providers' verdict on the transcript as recorded itself."""
+    return worst(report._change_severities(accepted))
+
+
+def fails_only_as_recorded(report: Any) -> bool:
+    """Whether a report (or diagnosis) rated by `with_recorded` fails only because the provider(s) that count
+    reject the transcript as recorded, for its shape, while nothing the view changes or leaves is needed for
+    it (a user message right after a tool result, which Bedrock and Mistral refuse, and no provider was chosen
+    to plan the order of turns for)."""
+    if not report.as_recorded or not fails(report.severity):
+        return False
+    accepted = _accepted(report.as_recorded, report.provider or own_provider(report.format))
+    return accepted is False and not fails(_own_severity(report, accepted))

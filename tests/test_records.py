@@ -1,0 +1,141 @@
+"""The light records (Violation, Finding, Summary, Diagnosis): what check builds without pydantic.
+
+They replaced pydantic models to halve `check`'s start-up; these tests hold what that must not
+change: `check` and `repair` of a pi-ai file never load pydantic, the records dump, copy and
+validate as the models did, and nested in a full report they serialize to the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from integrity import POLICIES, load
+from integrity._diagnosis import Diagnosis, Summary, diagnose, with_recorded
+from integrity._findings import Finding
+from integrity._policies import PLANNERS
+from integrity._views import light_transcript
+from integrity.kinds import FindingCode, Severity
+from integrity.providers import Violation, validate_recorded
+from integrity.report import RepairReport, build_report
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_transcripts"
+
+_PROBE = """
+import sys
+from integrity.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print("pydantic loaded" if "pydantic" in sys.modules else "pydantic not loaded", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("command", [["check"], ["check", "--policy", "openmaic"], ["repair", "-o", "{out}"]])
+@pytest.mark.parametrize("sample", ["orphaned_call.pi-ai.json", "healthy.pi-ai.json"])
+def test_check_and_repair_of_a_pi_ai_file_never_load_pydantic(command: list[str], sample: str,
+                                                              tmp_path: Path) -> None:
+    args = [part.replace("{out}", str(tmp_path / "out.json")) for part in command]
+    done = subprocess.run([sys.executable, "-c", _PROBE, *args[:1], str(SAMPLES / sample), *args[1:]],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert "pydantic not loaded" in done.stderr, done.stderr
+    assert done.stdout or command[0] == "repair"  # it did its work
+
+
+def test_a_report_asked_for_still_loads_its_models() -> None:
+    done = subprocess.run([sys.executable, "-c", _PROBE, "check", "--json", str(SAMPLES / "orphaned_call.pi-ai.json")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert "pydantic loaded" in done.stderr and json.loads(done.stdout)["actions"]
+
+
+def _finding(**extra: object) -> Finding:
+    return Finding(kind=FindingCode.STRAY_RESULT, severity=Severity.REJECTED, durable_indices=[3],
+                   message="m", **extra)  # type: ignore[arg-type]
+
+
+def test_a_finding_dumps_its_positions_only_when_it_has_them() -> None:
+    plain = _finding()
+    assert plain.model_dump(mode="json") == {"kind": "stray_result", "severity": "rejected", "durable_indices": [3],
+                                             "call_id": None, "message": "m"}
+    positioned = _finding(entry=0, line=1, path="content[0]")
+    assert positioned.model_dump(mode="json")["entry"] == 0  # entry 0 is a position, not "none"
+    assert positioned.model_dump()["kind"] is FindingCode.STRAY_RESULT  # python mode keeps the enum
+    assert json.loads(positioned.model_dump_json()) == positioned.model_dump(mode="json")
+
+
+def test_a_finding_from_an_older_report_gets_its_kinds_severity() -> None:
+    old = {"kind": "stray_result", "severity": "error", "durable_indices": [1], "message": "m"}
+    assert Finding.model_validate(old).severity is Severity.REJECTED
+    with pytest.raises(ValueError, match="severity"):
+        Finding.model_validate({**old, "severity": "bogus"})
+
+
+def test_records_are_frozen_and_copy_with_updates() -> None:
+    finding = _finding()
+    with pytest.raises(AttributeError):
+        finding.severity = Severity.INFO  # type: ignore[misc]
+    lowered = finding.model_copy(update={"severity": Severity.NORMALIZED})
+    assert lowered.severity is Severity.NORMALIZED and finding.severity is Severity.REJECTED
+    assert list(Summary.model_fields)[:2] == ["messages", "view_messages"]
+
+
+def test_a_summary_leaves_out_the_counts_older_reports_lacked_only_when_zero() -> None:
+    counts = {name: 0 for name in Summary.model_fields}
+    assert not {"merged", "turns_synthesized", "reordered"} & set(Summary(**counts).model_dump())
+    assert Summary(**{**counts, "merged": 2}).model_dump()["merged"] == 2
+
+
+def _plans(name: str) -> list[tuple[object, object, object]]:
+    transcript = load((SAMPLES / name).read_bytes(), name)
+    out = []
+    for policy in POLICIES:
+        light = light_transcript(transcript.messages, numeric_ids=policy == "strict")
+        out.append((transcript, light, PLANNERS[policy](light, None)))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in SAMPLES.glob("*.json")))
+def test_a_copied_diagnosis_is_rated_by_the_providers_as_the_full_report_is(name: str) -> None:
+    """check names each diagnosis (model_copy) before rating it: the copy keeps the changes it rates."""
+    for transcript, light, plan in _plans(name):
+        said = {provider: not found for provider, found in validate_recorded(transcript).items()}
+        diagnosis = diagnose(light, plan, name).model_copy(update={"format": transcript.format})  # type: ignore
+        report = build_report(light, plan, source=name).model_copy(update={"format": transcript.format})  # type: ignore
+        rated, full = with_recorded(diagnosis, said), with_recorded(report, said)
+        assert isinstance(rated, Diagnosis)
+        assert (rated.severity, rated.healthy, rated.verdict) == (full.severity, full.healthy, full.verdict)
+        assert rated.findings == full.findings and rated.summary == full.summary
+
+
+def test_a_report_round_trips_its_records_through_json() -> None:
+    _, light, plan = _plans("stray_result.pi-ai.json")[1]
+    report = build_report(light, plan, source="s")  # type: ignore[arg-type]
+    text = report.model_dump_json()
+    again = RepairReport.model_validate_json(text)
+    assert again.model_dump_json() == text
+    assert isinstance(again.summary, Summary) and all(isinstance(f, Finding) for f in again.findings)
+
+
+def test_a_bad_record_in_a_report_names_where() -> None:
+    _, light, plan = _plans("stray_result.pi-ai.json")[1]
+    data = json.loads(build_report(light, plan, source="s").model_dump_json())  # type: ignore[arg-type]
+    data["summary"]["messages"] = "many"
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as caught:
+        RepairReport.model_validate(data)
+    (error,) = caught.value.errors()
+    assert error["loc"] == ("summary",) and "messages" in error["msg"]
+
+
+def test_a_violation_validates_its_fields() -> None:
+    data = {"provider": "anthropic", "rule": "r", "position": "messages.1", "error": "e", "native_indices": [1]}
+    assert Violation.model_validate(data).native_indices == [1]
+    with pytest.raises(ValueError, match="native_indices"):
+        Violation.model_validate({**data, "native_indices": "1"})
