@@ -16,7 +16,7 @@ from typing import Any, Literal
 from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_index
 from ._findings import Finding, find_defects, paired
 from ._plan import Plan
-from ._records import Record
+from ._records import FrozenRecord
 from ._views import LightTranscript
 from .kinds import FINDINGS, REPAIR_KINDS, VERDICT_ORDER, RepairKind, Severity, fails, rate, worst
 from .notes import Note, NoteCode
@@ -25,8 +25,11 @@ AsRecorded = dict[str, Literal["accepted", "rejected"]]
 """provider -> what it says about the transcript as recorded (only the providers that were checked)."""
 
 
-class Summary(Record, frozen=True, kw_only=True):
-    """The counts of one transcript and of what its view changes (each count is a kind's: integrity.kinds)."""
+class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
+    """The counts of one transcript and of what its view changes (each count is a kind's: integrity.kinds).
+
+    The counts with a default (0) are left out of its JSON when zero: older reports did not have them.
+    """
 
     messages: int
     view_messages: int
@@ -40,29 +43,35 @@ class Summary(Record, frozen=True, kw_only=True):
     strays_dropped: int
     synthesized: int
     strays: int
-    renamed: int = 0
+    renamed: int  # always written: no default (omit_defaults)
     merged: int = 0
     turns_synthesized: int = 0
     findings: int
 
-    _drop_empty = ("merged", "turns_synthesized", "reordered")  # counts older reports did not have
+    @classmethod
+    def _before(cls, data: Any) -> Any:
+        """A summary of an older report has no `renamed` count: none were."""
+        if isinstance(data, dict) and "renamed" not in data:
+            data = {**data, "renamed": 0}
+        return data
 
 
 Reason = tuple[RepairKind, tuple[NoteCode, ...]]
 """What a change is and why (its kind and note codes): all a severity is rated from."""
 
 
-class Diagnosis(Record, frozen=True, kw_only=True, dict=True):
+class Diagnosis(FrozenRecord, frozen=True, kw_only=True, dict=True, omit_defaults=True):
     """What `check` prints: the verdict, counts and findings, without per-message detail.
 
     Its `_reasons` (set by diagnose, kept by model_copy) are every distinct change, to rate it again.
+    The last four fields are in its JSON only when set.
     """
 
-    source: str | None = None
+    source: str | None
     policy: str
     changed: bool
     healthy: bool
-    severity: Severity = Severity.INFO
+    severity: Severity
     verdict: str
     summary: Summary
     findings: list[Finding]
@@ -70,8 +79,6 @@ class Diagnosis(Record, frozen=True, kw_only=True, dict=True):
     provider: str | None = None
     format: str | None = None
     thread: str | None = None
-
-    _drop_empty = ("format", "thread", "as_recorded", "provider")
 
     def _rerated_parts(self, accepted: bool | None) -> dict[str, Any]:
         """What with_recorded rates again besides the findings and the verdict: nothing, for a diagnosis."""
@@ -500,7 +507,7 @@ def with_recorded(report: Any, recorded: dict[str, bool]) -> Any:
     said: AsRecorded = {name: "accepted" if ok else "rejected" for name, ok in recorded.items()}
     counting = report.provider or own_provider(report.format)
     accepted = _accepted(said, counting)
-    update: dict[str, Any] = {"as_recorded": said, **report._rerated_parts(accepted)}
+    update: dict[str, Any] = {"as_recorded": said or None, **report._rerated_parts(accepted)}  # none asked: None
     findings = _rated_findings(report.findings, accepted)
     own = _own_severity(report, accepted)
     # the provider(s) that count return 400 for it as recorded: the chosen one, the file's own, or (none

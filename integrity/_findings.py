@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._plan import Plan
-from ._records import Record
+from ._records import FrozenRecord
 from ._views import LightTranscript
 from .kinds import FINDINGS, LEGACY_SEVERITY, FindingCode, Severity
 from .notes import NoteCode
@@ -18,13 +18,16 @@ Uses = dict[str, list[tuple[int, int]]]
 """call id -> (frame index, call position) of each call using it."""
 
 
-class Finding(Record, frozen=True, kw_only=True):
-    """A defect the policy did not fix (it stays visible in the view)."""
+class Finding(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
+    """A defect the policy did not fix (it stays visible in the view).
+
+    Its JSON has the positions (entry, line, path) only when set: a schema finding's.
+    """
 
     kind: FindingCode
     severity: Severity
     durable_indices: list[int]
-    call_id: str | None = None
+    call_id: str | None  # always written, null or not: no default (omit_defaults)
     message: str
     entry: int | None = None
     """schema findings: the native entry (index in the file's list)"""
@@ -33,17 +36,18 @@ class Finding(Record, frozen=True, kw_only=True):
     path: str | None = None
     """schema findings: JSON path of the malformed spot in the file"""
 
-    _drop_none = ("entry", "line", "path")  # positions only where a schema finding has them
-
     @classmethod
     def _before(cls, data: Any) -> Any:
-        """Reports before version 3 said error/warning: the finding's kind gives its severity now."""
+        """Reports before version 3 said error/warning: the finding's kind gives its severity now.  A
+        finding without a call id has None (as pydantic defaulted it)."""
         if isinstance(data, dict) and data.get("severity") in LEGACY_SEVERITY:
             try:
                 severity = FINDINGS[FindingCode(data.get("kind"))].severity
             except (ValueError, KeyError):
                 severity = LEGACY_SEVERITY[data["severity"]]
             data = {**data, "severity": severity}
+        if isinstance(data, dict) and "call_id" not in data:
+            data = {**data, "call_id": None}
         return data
 
 

@@ -54,8 +54,8 @@ SYSTEM_ROLES = ("system", "developer")
 def _role_rules(provider: str | None) -> RoleRules | None:
     """The provider's rules on the order of turns (its spec's `role_rules`); None for none or an unknown name.
 
-    The providers package is imported here rather than at the top: it loads pydantic,
-    which the CLI's fast path (no provider, no role rules) never needs.
+    The providers package is imported here rather than at the top: the CLI's fast path
+    (no provider, no role rules) never needs its rule sets.
     """
     if not provider:
         return None

@@ -119,7 +119,7 @@ def reader_findings(transcript: Transcript) -> list[Any]:
     for note in transcript.notes:
         code = FindingCode(note.code)
         found.append(Finding(kind=code, severity=FINDINGS[code].severity, durable_indices=[],
-                             message=note.message(), line=note.line))
+                             call_id=None, message=note.message(), line=note.line))
     return found
 
 

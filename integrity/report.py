@@ -15,11 +15,10 @@ Kinds, severities and the verdict's wording come from the registry
 from __future__ import annotations
 
 import bisect
-import operator
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field, model_validator
+import msgspec
 
 from ._diagnosis import (
     AsRecorded,
@@ -56,6 +55,7 @@ from ._findings import Finding
 from ._gc import without_gc
 from ._plan import Plan
 from ._policies import DEFAULT_POLICY
+from ._records import Record
 from ._views import LightTranscript
 from .kinds import REPAIR_KINDS, RepairKind, Severity, fails, rate, worst
 from .notes import Note, NoteCode, render, render_all
@@ -76,95 +76,99 @@ __all__ = [
 ]
 
 
-class Action(BaseModel):
+class Action(Record, kw_only=True):
     """What happened to one durable message."""
 
     durable_index: int
     role: str | None = None
     kind: RepairKind
-    view_index: int | None = Field(None, description="first view position, None when dropped")
-    also_view_indices: list[int] = Field(default_factory=list,
-                                         description="further positions (a result answering a reused id)")
-    new_ids: dict[str, str] = Field(default_factory=dict, description="old id -> id the view uses instead")
-    kept_instead: int | None = Field(None, description="for a dropped duplicate: the durable result kept; "
-                                                          "for a merged message: the durable message carrying it")
+    view_index: int | None = None
+    """first view position, None when dropped"""
+    also_view_indices: list[int] = msgspec.field(default_factory=list)
+    """further positions (a result answering a reused id)"""
+    new_ids: dict[str, str] = msgspec.field(default_factory=dict)
+    """old id -> id the view uses instead"""
+    kept_instead: int | None = None
+    """for a dropped duplicate: the durable result kept; for a merged message: the durable message carrying it"""
     call_id: str | None = None
-    codes: list[NoteCode] = Field(default_factory=list, description="why, as note codes (see integrity.notes)")
+    codes: list[NoteCode] = msgspec.field(default_factory=list)
+    """why, as note codes (see integrity.notes)"""
     reason: str = ""
-    severity: Severity = Field(Severity.INFO, description="how bad the defect behind it is (integrity.kinds)")
+    severity: Severity = Severity.INFO
+    """how bad the defect behind it is (integrity.kinds)"""
 
-    @model_validator(mode="before")
     @classmethod
-    def _rated(cls, data: Any) -> Any:
+    def _before(cls, data: Any) -> Any:
         """An action of an older report has no severity: rate it from its kind and codes."""
         if isinstance(data, dict) and "severity" not in data and "kind" in data:
             data = {**data, "severity": rate(data["kind"], data.get("codes") or ())}
         return data
 
 
-class DurableView(BaseModel):
+class DurableView(Record, kw_only=True, tag_field="source", tag="durable"):
     """A durable message in the view; with `ids`, carried with new call ids (a copy).
 
     ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
     """
 
-    source: Literal["durable"] = "durable"
+    source: ClassVar[Literal["durable"]] = "durable"
     index: int
     ids: dict[int, str] | None = None
 
 
-class ReceiptView(BaseModel):
+class ReceiptView(Record, kw_only=True, tag_field="source", tag="synthesized"):
     """An interrupted receipt that exists only in the view."""
 
-    source: Literal["synthesized"] = "synthesized"
+    source: ClassVar[Literal["synthesized"]] = "synthesized"
     view_index: int
     call_id: str
     tool_name: str
     frame_index: int
     call_position: int
     timestamp: int
-    text: str | None = Field(None, description="receipt text when it is not the reference's")
-    severity: Severity = Field(REPAIR_KINDS[RepairKind.SYNTHESIZED].severity,
-                               description="a call without a result: rejected, or lossy when accepted as recorded")
+    text: str | None = None
+    """receipt text when it is not the reference's"""
+    severity: Severity = REPAIR_KINDS[RepairKind.SYNTHESIZED].severity
+    """a call without a result: rejected, or lossy when accepted as recorded"""
 
 
-class TurnView(BaseModel):
+class TurnView(Record, kw_only=True, tag_field="source", tag="turn"):
     """A user or assistant turn that exists only in the view (the provider's role order needs it)."""
 
-    source: Literal["turn"] = "turn"
+    source: ClassVar[Literal["turn"]] = "turn"
     view_index: int
     role: str
     text: str
     timestamp: int
     code: NoteCode
     reason: str
-    severity: Severity | None = Field(None, description="how bad the rule it answers is (None: rated from code)")
+    severity: Severity | None = None
+    """how bad the rule it answers is (None: rated from code)"""
 
-    @model_validator(mode="after")
-    def _rated(self) -> TurnView:
+    def __post_init__(self) -> None:
         if self.severity is None:
             self.severity = rate(RepairKind.SYNTHESIZED_TURN, [self.code])
-        return self
 
 
-class MergedView(BaseModel):
+class MergedView(Record, kw_only=True, tag_field="source", tag="merged"):
     """Consecutive durable messages of one role that the view sends as one message.
 
     The view message is the last member (with `ids` applied, as for a durable
     entry) carrying every member's content in order.
     """
 
-    source: Literal["merged"] = "merged"
+    source: ClassVar[Literal["merged"]] = "merged"
     view_index: int
     members: list[int]
     ids: dict[int, str] | None = None
     role: str | None = None
 
 
-ViewItem = Annotated[DurableView | ReceiptView | TurnView | MergedView, Field(discriminator="source")]
+ViewItem = DurableView | ReceiptView | TurnView | MergedView
+"""A view entry, told apart by its `source` (the tag msgspec writes first and reads back)."""
 
 
-class Pairing(BaseModel):
+class Pairing(Record, kw_only=True):
     """One call and the result(s) recorded for it."""
 
     call_id: str
@@ -172,20 +176,26 @@ class Pairing(BaseModel):
     frame_index: int
     call_position: int
     result_indices: list[int]
-    answered_by: int | None = Field(None, description="durable result used in the view; None when synthesized")
+    answered_by: int | None = None
+    """durable result used in the view; None when synthesized"""
     view_index: int | None = None
     outcome: Outcome
 
 
-class RepairReport(BaseModel):
-    """Everything one repair pass did to one transcript."""
+class RepairReport(Record, kw_only=True, omit_defaults=True):
+    """Everything one repair pass did to one transcript.
 
-    report_version: int = REPORT_VERSION
-    source: str | None = None
+    Fields without a default always appear in its JSON; the last four (None by
+    default) only when set, as before they existed.
+    """
+
+    report_version: int
+    source: str | None
     policy: str
     changed: bool
     healthy: bool
-    severity: Severity | None = Field(None, description="the worst severity of any action, receipt, turn or finding")
+    severity: Severity | None
+    """the worst severity of any action, receipt, turn or finding"""
     verdict: str
     summary: Summary
     repaired_tool_calls: list[str]
@@ -193,39 +203,42 @@ class RepairReport(BaseModel):
     pairings: list[Pairing]
     findings: list[Finding]
     view: list[ViewItem]
-    # The last four are left out of a dump when unset or empty, as before they existed.  Per field
-    # (exclude_if), not a wrap serializer: that made pydantic build the whole report as Python data
-    # before writing JSON (0.5 s of a 200,000-message report's 1.0 s).
-    provider: str | None = Field(None, description="the provider whose role rules the view follows",
-                                 exclude_if=operator.not_)
-    as_recorded: AsRecorded | None = Field(None, description="what each checked provider says about the "
-                                                             "transcript as recorded (None: not checked)",
-                                           exclude_if=operator.not_)
-    format: str | None = Field(None, description="the format the file was read as (set when read from a file)",
-                               exclude_if=operator.not_)
-    thread: str | None = Field(None, description="which transcript of the file: main, sidechain:<id>, "
-                                                 "sample:<id>... (set when read from a file)",
-                               exclude_if=operator.not_)
+    provider: str | None = None
+    """the provider whose role rules the view follows"""
+    as_recorded: AsRecorded | None = None
+    """what each checked provider says about the transcript as recorded (None: not checked)"""
+    format: str | None = None
+    """the format the file was read as (set when read from a file)"""
+    thread: str | None = None
+    """which transcript of the file: main, sidechain:<id>, sample:<id>... (set when read from a file)"""
 
-    @model_validator(mode="before")
     @classmethod
-    def _upgrade(cls, data: Any) -> Any:
+    def _before(cls, data: Any) -> Any:
         """Read a version 1 report (receipts, turns and merges in side tables) or a version 2 one as
-        today's: the shape is upgraded, and severities are rated from each kind and its codes."""
-        if isinstance(data, dict) and data.get("report_version") in (1, 2):
+        today's: the shape is upgraded, and severities are rated from each kind and its codes.  What
+        the nested records would fill in for older input (their own `_before`) is filled in here too."""
+        if not isinstance(data, dict):
+            return data
+        if data.get("report_version") in (1, 2):
             if data["report_version"] == 1:
                 from ._report_v1 import upgrade
 
                 data = upgrade(data)
-            return {**data, "report_version": REPORT_VERSION}
+            data = {**data, "report_version": REPORT_VERSION}
+        data = {"report_version": REPORT_VERSION, "source": None, "severity": None, **data}
+        if isinstance(data.get("summary"), dict):
+            data["summary"] = Summary._before(data["summary"])
+        if isinstance(data.get("findings"), list):
+            data["findings"] = [Finding._before(finding) for finding in data["findings"]]
+        actions = data.get("actions")
+        if isinstance(actions, list) and not all(type(a) is dict and "severity" in a for a in actions):
+            data["actions"] = [Action._before(action) for action in actions]
         return data
 
-    @model_validator(mode="after")
-    def _worst(self) -> RepairReport:
+    def __post_init__(self) -> None:
         """An older report has no severity: the worst of its parts."""
         if self.severity is None:
             self.severity = worst(_severities(self))
-        return self
 
     def _rerated_parts(self, accepted: bool | None) -> dict[str, Any]:
         """with_recorded's update of the actions and the view entries, rated given what the providers say."""
@@ -476,6 +489,7 @@ def build_report(
     severity = worst([*(entry["severity"] for entry in facts.entries if "severity" in entry),
                       *{action["severity"] for action in actions}, *(f.severity for f in findings)])
     return RepairReport.model_validate(dict(
+        report_version=REPORT_VERSION,
         source=source,
         policy=plan.policy,
         changed=plan.changed,

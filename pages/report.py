@@ -16,7 +16,6 @@ import json
 from typing import Any
 
 import streamlit as st
-from pydantic import ValidationError
 
 from inspector import report_view as rv
 from inspector import ui
@@ -25,6 +24,7 @@ from inspector.glossary import link
 from inspector.markdown import report_markdown
 from inspector.safe_text import neutralize
 from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, export_view, facts
+from integrity._records import invalid_where
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
@@ -64,11 +64,9 @@ def _read_uploaded() -> tuple[str, RepairReport]:
         return name, RepairReport.model_validate(payload)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         ui.show_error(f"{name}: not JSON ({error})")
-    except ValidationError as error:
-        first = error.errors()[0] if error.errors() else {"loc": (), "msg": str(error)}
-        where = ".".join(str(part) for part in first.get("loc", ()))
-        ui.show_error(f"{name}: {where or 'top level'}: {first.get('msg')} "
-                      f"({error.error_count()} problem(s); is this a repair report?)")
+    except ValueError as error:  # msgspec.ValidationError: the first field that does not fit, by its path
+        where, what = invalid_where(error)
+        ui.show_error(f"{name}: {where}: {what} (is this a repair report?)")
     except RecursionError as error:
         ui.show_error(f"{name}: nested too deeply to read ({type(error).__name__})")
     except Exception as error:  # noqa: BLE001 - huge numbers, odd shapes: one line, never a traceback
@@ -112,7 +110,7 @@ def _report_json(report: RepairReport) -> str:
     """The report as JSON; text that is not valid UTF-8 (a lone surrogate in an id) is written escaped."""
     try:
         return report.model_dump_json(indent=2)
-    except ValueError:  # pydantic cannot encode a lone surrogate: escape non-ASCII instead (the same JSON)
+    except UnicodeEncodeError:  # msgspec cannot encode a lone surrogate: escape non-ASCII instead (the same JSON)
         return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=True)
 
 

@@ -165,13 +165,13 @@ ODD = ["plain", "caf\u00e9", "\u2028line", "emoji \U0001f600", "del \x7f", "cont
 def test_report_text_is_json_dumps(text: str) -> None:
     from integrity.report import Summary
 
-    class Holder(Summary):
+    class Holder(Summary, frozen=True, kw_only=True):
         note: str
         table: dict[int, str]
         empty: list[int]
 
     holder = Holder(messages=1, view_messages=1, calls=0, results=0, orphaned_calls=0, duplicates_dropped=0,
-                    moved=0, frames_dropped=0, strays_dropped=0, synthesized=0, strays=0, findings=0,
+                    moved=0, frames_dropped=0, strays_dropped=0, synthesized=0, strays=0, findings=0, renamed=0,
                     note=text, table={-1: text, 3: "x"}, empty=[])
     data = holder.model_dump(mode="json")
     assert report_text(holder) == json.dumps(data, indent=2)

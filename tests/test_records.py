@@ -1,8 +1,9 @@
-"""The light records (Violation, Finding, Summary, Diagnosis): what check builds without pydantic.
+"""The report's and the verdict's records (integrity._records): msgspec structs, not pydantic models.
 
-They replaced pydantic models to halve `check`'s start-up; these tests hold what that must not
-change: `check` and `repair` of a pi-ai file never load pydantic, the records dump, copy and
-validate as the models did, and nested in a full report they serialize to the same bytes.
+They replaced pydantic models to halve `check`'s start-up and speed up `check --json`; these
+tests hold what that must not change: `check` and `repair` of a pi-ai file never load pydantic,
+the records dump, copy and validate as the models did (older reports included), and a report
+round-trips through its JSON.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from integrity import POLICIES, load
 from integrity._diagnosis import Diagnosis, Summary, diagnose, with_recorded
 from integrity._findings import Finding
 from integrity._policies import PLANNERS
+from integrity._records import invalid_where
 from integrity._views import light_transcript
 from integrity.kinds import FindingCode, Severity
 from integrity.providers import Violation, validate_recorded
@@ -48,15 +50,15 @@ def test_check_and_repair_of_a_pi_ai_file_never_load_pydantic(command: list[str]
     assert done.stdout or command[0] == "repair"  # it did its work
 
 
-def test_a_report_asked_for_still_loads_its_models() -> None:
+def test_a_full_report_of_a_pi_ai_file_needs_no_pydantic_either() -> None:
     done = subprocess.run([sys.executable, "-c", _PROBE, "check", "--json", str(SAMPLES / "orphaned_call.pi-ai.json")],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert "pydantic loaded" in done.stderr and json.loads(done.stdout)["actions"]
+    assert "pydantic not loaded" in done.stderr and json.loads(done.stdout)["actions"]
 
 
 def _finding(**extra: object) -> Finding:
     return Finding(kind=FindingCode.STRAY_RESULT, severity=Severity.REJECTED, durable_indices=[3],
-                   message="m", **extra)  # type: ignore[arg-type]
+                   call_id=None, message="m", **extra)  # type: ignore[arg-type]
 
 
 def test_a_finding_dumps_its_positions_only_when_it_has_them() -> None:
@@ -126,12 +128,15 @@ def test_a_bad_record_in_a_report_names_where() -> None:
     _, light, plan = _plans("stray_result.pi-ai.json")[1]
     data = json.loads(build_report(light, plan, source="s").model_dump_json())  # type: ignore[arg-type]
     data["summary"]["messages"] = "many"
-    from pydantic import ValidationError
-
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(ValueError) as caught:
         RepairReport.model_validate(data)
-    (error,) = caught.value.errors()
-    assert error["loc"] == ("summary",) and "messages" in error["msg"]
+    assert invalid_where(caught.value) == ("summary.messages", "Expected `int`, got `str`")
+    data["summary"]["messages"] = 5
+    data["actions"][1]["kind"] = "teleported"
+    with pytest.raises(ValueError) as caught:
+        RepairReport.model_validate(data)
+    where, what = invalid_where(caught.value)
+    assert where == "actions[1].kind" and "teleported" in what
 
 
 def test_a_violation_validates_its_fields() -> None:
@@ -139,3 +144,21 @@ def test_a_violation_validates_its_fields() -> None:
     assert Violation.model_validate(data).native_indices == [1]
     with pytest.raises(ValueError, match="native_indices"):
         Violation.model_validate({**data, "native_indices": "1"})
+
+
+def test_an_older_report_reads_with_the_defaults_it_lacked() -> None:
+    """A report written before `renamed`, call ids on findings, `source` or `severity` existed still reads."""
+    _, light, plan = _plans("stray_result.pi-ai.json")[1]
+    data = json.loads(build_report(light, plan, source="s").model_dump_json())  # type: ignore[arg-type]
+    for key in ("source", "severity"):
+        del data[key]
+    del data["summary"]["renamed"]
+    for finding in data["findings"]:
+        del finding["call_id"]
+    for action in data["actions"]:
+        del action["severity"]
+    report = RepairReport.model_validate(data)
+    assert report.source is None and report.summary.renamed == 0
+    assert report.severity is Severity.REJECTED  # the worst of its parts, rated again
+    assert all(finding.call_id is None for finding in report.findings)
+    assert {action.severity for action in report.actions} >= {Severity.INFO}

@@ -8,9 +8,9 @@ The registry (`integrity.providers.SPECS`), the strict planner, the lessons and
 the docs read these records instead of keeping their own copies.
 
 This module imports nothing else from the engine, so importing it makes no cycle.
-Importing it does load the providers package (and pydantic with it): engine code
-on the CLI's fast path (integrity._legalize) reads specs inside functions, only
-when a provider is named.
+Importing it does load the providers package (every rule set): engine code on
+the CLI's fast path (integrity._legalize) reads specs inside functions, only when
+a provider is named.
 """
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import msgspec
 
-from .._records import Record
+from .._records import FrozenRecord
 
 
-class Violation(Record, frozen=True, kw_only=True):
+class Violation(FrozenRecord, frozen=True, kw_only=True):
     """One reason a provider would reject the request, with the provider's own words."""
 
     provider: str

@@ -110,4 +110,4 @@ def _finding(issue: Issue, transcript: Transcript, indices: list[int]) -> Findin
     if issue.code is FindingCode.LONE_MESSAGE:
         path, where = None, "top level"
     return Finding(kind=issue.code, severity=FINDINGS[issue.code].severity, durable_indices=indices,
-                   message=f"{where}: {issue.detail}", entry=issue.entry, line=line, path=path)
+                   call_id=None, message=f"{where}: {issue.detail}", entry=issue.entry, line=line, path=path)
