@@ -447,7 +447,7 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
     The decision is check's own (_judge, _with_recorded, _fails), without --provider:
     a view that provider still rejects is written, and exit 1 says so.
     """
-    from ._diagnosis import fails_only_as_recorded
+    from ._diagnosis import fails_only_as_recorded, own_provider
 
     plain = argparse.Namespace(**{**vars(args), "provider": None, "json": False})
     now = _clock(args.now)
@@ -466,8 +466,17 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
             continue
         report, verdict = _judge(unit, plain, now)
         report = _with_recorded(unit, report, verdict)
-        if _fails(report, verdict) and not fails_only_as_recorded(report):  # a shape only a chosen provider's
-            return f"{len(report.findings)} finding(s) left"  # plan can fix (its order of turns) is written
+        # A shape only a chosen provider's plan can fix (its order of turns) is written; not when the file is
+        # one provider's request: it is already written in that provider's grouping, and check judges it so.
+        if _fails(report, verdict) and not (fails_only_as_recorded(report) and own_provider(unit.format) is None):
+            from .analysis import rejected_by_own_provider
+
+            refused = rejected_by_own_provider(unit.transcript) if unit.transcript is not None else []
+            if refused:
+                first = refused[0]
+                where = "" if first.error.startswith(first.position) else f"{first.position}: "
+                return f"{first.provider} would still reject it: {where}{first.error}"
+            return f"{len(report.findings)} finding(s) left"
     return ""
 
 
@@ -490,8 +499,8 @@ def _check_would_refuse(source: str, empty: bool, report: Any, payload: bytes, a
         if left:  # name the first finding in the input (its positions are the user's file's)
             first = next((f for f in report.findings if f.severity.value == "malformed"), None) \
                 or (report.findings[0] if report.findings else None)
-            _error(f"error: {source}: the repair cannot make it healthy: "
-                   f"{first.message if first else report.verdict} ({left}); no file was written "
+            why = f"{first.message} ({left})" if first else left
+            _error(f"error: {source}: the repair cannot make it healthy: {why}; no file was written "
                    "(`check` lists every finding)")
             return True
     return False
@@ -558,12 +567,13 @@ def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | No
     return broken[0]
 
 
-def _repaired_bytes(analysis: Any, data: bytes) -> bytes:
+def _repaired_bytes(analysis: Any, data: bytes, notes: list[str]) -> bytes:
     """What repair writes: the file's exact bytes when the view is the whole file unchanged, else the view.
 
     A thread of a file (a Claude Code main thread, a session's active branch) is
     written back into the whole file; a sample of an eval log is written alone, as
     its message list; a read-only format's view is written in the format it names.
+    notes: what to tell the user once it is known the bytes are written (appended here).
     """
     from .analysis import export_view, rejected_by_own_provider
     from .formats import write_bytes
@@ -572,13 +582,13 @@ def _repaired_bytes(analysis: Any, data: bytes) -> bytes:
     whole_file = transcript.whole is not None or not transcript.siblings
     if not analysis.plan.changed and not transcript.notes and whole_file:
         if rejected_by_own_provider(transcript):  # sound messages in a shape their provider refuses
-            print(f"note: {transcript.format} rejects this file's grouping as recorded: written with the "
-                  f"provider's own grouping (a turn's results together, first)", file=sys.stderr)
+            notes.append(f"note: {transcript.format} rejects this file's grouping as recorded: written with the "
+                         f"provider's own grouping (a turn's results together, first)")
             return write_bytes(transcript, list(transcript.messages))
         return data  # an unchanged view is the durable transcript: give back its exact bytes
     if transcript.writes_as and analysis.plan.changed:
-        print(f"note: {transcript.format} is read-only here: the repaired view is written as "
-              f"{transcript.writes_as}", file=sys.stderr)
+        notes.append(f"note: {transcript.format} is read-only here: the repaired view is written as "
+                     f"{transcript.writes_as}")
     if not analysis.plan.changed:
         return write_bytes(transcript)
     return export_view(analysis)
@@ -608,6 +618,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
         return _write_repair(targets, lambda out: out.write(kept), None)
     loaded = chosen
     report: Any = None
+    notes: list[str] = []
     still_rejected = False
     if loaded.fast is not None:
         from ._fastpath import write_fast
@@ -623,7 +634,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
         providers = [args.provider] if args.provider else False
         analysis = analyze(loaded.transcript, args.policy, now, args.provider, providers)
         report = loaded.named(analysis.report)
-        payload = _repaired_bytes(analysis, data)
+        payload = _repaired_bytes(analysis, data, notes)
         empty = analysis.plan.changed and not analysis.view and _holds_no_entries(payload)
         if args.provider:
             verdict = analysis.verdicts[args.provider]
@@ -635,6 +646,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
     del data
     if _check_would_refuse(loaded.source, empty, report, payload if report is not None else b"", args):
         return EXIT_NEEDS_REPAIR
+    for note in notes:
+        print(note, file=sys.stderr)
     written = _write_repair(targets, produce, report)
     if written != EXIT_HEALTHY:
         return written

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,21 @@ def test_a_repaired_anthropic_request_without_tool_blocks_reads_back_as_anthropi
     assert run("repair", source, "-o", out).code == 0
     assert load(out.read_bytes(), "out.json").format == "anthropic"
     assert run("check", out).code == 0
+
+
+def test_a_rejection_the_providers_grouping_does_not_fix_is_refused_not_written(tmp_path: Path) -> None:
+    """Found by test_fuzz: a Gemini request whose first turn has no role.  The reader takes it for a user
+    turn, Gemini's rules do not (a function call must follow a user turn), and writing the provider's own
+    grouping keeps the turn as it is: repair used to write it, say it had fixed the grouping and exit 0,
+    and `check` then failed on what it wrote."""
+    contents = json.loads((SAMPLES / "no_ids.gemini.json").read_bytes())
+    del contents["contents"][0]["role"]
+    source = tmp_path / "roleless.gemini.json"
+    source.write_text(json.dumps(contents), encoding="utf-8")
+    assert run("check", source).code == 1
+    out = tmp_path / "out.json"
+    repaired = run("repair", source, "-o", out)
+    assert repaired.code == 1 and not out.exists()
+    (line,) = repaired.error_lines
+    assert "gemini would still reject it: contents[1]" in line
+    assert "written with the provider's own grouping" not in repaired.stderr
