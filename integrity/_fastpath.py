@@ -20,6 +20,7 @@ read here has no schema findings.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -202,7 +203,7 @@ def read_fast(data: bytes, source: str) -> FastTranscript | None:
     The raw spans are decoded first; the light view is then built from them a
     chunk of structs at a time, so the structs (with their texts) never all live at once.
     """
-    if _numbers_need_general_reader(data):
+    if _numbers_need_general_reader(data) or not _valid_utf8(data):
         return None
     start = data[:64].lstrip()
     envelope = None
@@ -233,6 +234,29 @@ def read_fast(data: bytes, source: str) -> FastTranscript | None:
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     return FastTranscript(source, data, container, raws, light, envelope)
+
+
+_UTF8_CHUNK = 1 << 20
+"""Bytes checked for UTF-8 at a time: an ASCII slice (most of any transcript) costs a C scan, no decoding."""
+
+
+def _valid_utf8(data: bytes) -> bool:
+    """Whether the whole file is UTF-8.  msgspec checks the strings it decodes, not the ones it skips (tool
+    arguments, usage, details): a file with invalid UTF-8 there passed here, and `check` then failed
+    with an internal error when it decoded the messages for the providers.  The general reader names
+    the byte."""
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(data), _UTF8_CHUNK):
+            chunk = data[start:start + _UTF8_CHUNK]
+            if not (chunk.isascii() and not decoder.getstate()[0]):
+                decoder.decode(chunk)
+        decoder.decode(b"", True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 # The fast path must refuse what the general reader refuses (formats.container), but

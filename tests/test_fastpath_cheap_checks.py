@@ -6,10 +6,12 @@ around a window's edge and compare with the one-pass scan it replaced.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
 import pytest
+from cli_inprocess import run
 
 from integrity import _fastpath
 
@@ -133,3 +135,39 @@ def test_a_receipt_replaced_by_a_later_real_result_unsettles_its_clean_turn() ->
     user = {"role": "user", "content": "go"}
     _plans_agree([user, call, receipt, real, user, late, user])
     _plans_agree([user, call, receipt, real, user, {**late, "toolCallId": "b"}, user, late])
+
+
+@pytest.mark.parametrize("field", ["arguments", "usage", "details", "unknown"])
+def test_invalid_utf8_where_the_fast_reader_skips_is_refused_as_the_general_reader_does(field: str,
+                                                                                      tmp_path: Any) -> None:
+    """msgspec checks only the strings it decodes: a bad byte in tool arguments once passed the fast reader,
+    and `check` then died with an internal error decoding the messages for the providers."""
+    call = {"type": "toolCall", "id": "c1", "name": "f", "arguments": {"x": "MARK"}}
+    frame = {"role": "assistant", "content": [call], "stopReason": "toolUse", "usage": {"note": "MARK"}}
+    result = {"role": "toolResult", "toolCallId": "c1", "content": [{"type": "text", "text": "ok"}],
+              "details": {"note": "MARK"}, "extra": "MARK"}
+    marked = {"arguments": (0, "arguments"), "usage": (0, "usage"), "details": (1, "details"), "unknown": (1, "extra")}
+    messages = [{"role": "user", "content": "hi"}, frame, result]
+    text = json.dumps(messages)
+    position, key = marked[field]
+    target = json.dumps(messages[1 + position][key]) if key != "arguments" else json.dumps(call["arguments"])
+    data = text.encode().replace(target.encode(), target.replace("MARK", "\udcff").encode("utf-8", "surrogateescape"))
+    assert data != text.encode() and b"\xff" in data
+    assert not _fastpath._valid_utf8(data) and _fastpath.read_fast(data, "x.json") is None
+    path = tmp_path / "bad.json"
+    path.write_bytes(data)
+    checked = run("check", path)
+    assert checked.code == 2 and "not valid UTF-8" in checked.stderr and "internal error" not in checked.stderr
+    assert run("repair", path, "-o", tmp_path / "out.json").code == 2 and not (tmp_path / "out.json").exists()
+
+
+def test_utf8_is_checked_across_chunk_edges() -> None:
+    edge = _fastpath._UTF8_CHUNK
+    snowman = "\u2603".encode()  # three bytes
+    for cut in range(1, 3):  # the character split over two chunks: still valid
+        data = b"a" * (edge - cut) + snowman + b"b" * 10
+        assert _fastpath._valid_utf8(data)
+    assert not _fastpath._valid_utf8(b"a" * (edge - 1) + snowman[:2])  # cut off at the end of the file
+    assert not _fastpath._valid_utf8(b"a" * (edge - 1) + snowman[:1] + b"a" * edge)  # an ASCII chunk after a lead
+    assert not _fastpath._valid_utf8(b"a" * edge * 2 + b"\xc3\x28")
+    assert _fastpath._valid_utf8(("\u00e9" * edge).encode())
