@@ -38,19 +38,34 @@ def ascii_only(text: str) -> str:
     return _NEEDS_ESCAPE.sub(_escape, text)
 
 
-def report_text(report: Any, indent: bool = True) -> str:
+def report_bytes(report: Any, indent: bool = True) -> bytes:
     """The report as JSON: `json.dumps(report.model_dump(mode="json"), indent=2)` when indent, else
-    one line (`separators=(",", ":")`), in both cases ASCII only; no trailing newline."""
+    one line (`separators=(",", ":")`), in both cases ASCII only; no trailing newline.
+
+    Bytes all the way (encoded, re-indented, written): a 1,000,000-message report is 470 MB of
+    text, and each str copy of it (decoded, concatenated, encoded again for the stream) was as much
+    memory again.
+    """
     import msgspec
 
     try:
-        compact = report.model_dump_json()
-        return ascii_only(msgspec.json.format(compact, indent=2) if indent else compact)
+        encoded = msgspec.json.encode(report)
+        if indent:
+            encoded = msgspec.json.format(encoded, indent=2)
     except (msgspec.DecodeError, UnicodeEncodeError):  # a lone surrogate
         data = report.model_dump(mode="json")
-        return json.dumps(data, indent=2) if indent else json.dumps(data, separators=(",", ":"))
+        text = json.dumps(data, indent=2) if indent else json.dumps(data, separators=(",", ":"))
+        return text.encode("ascii")
+    if encoded.isascii() and b"\x7f" not in encoded:
+        return encoded
+    return ascii_only(encoded.decode("utf-8")).encode("ascii")
 
 
-def in_array(text: str) -> str:
-    """An indented report's text as an element of json.dumps's indented array (two more spaces a line)."""
-    return "  " + text.replace("\n", "\n  ")
+def report_text(report: Any, indent: bool = True) -> str:
+    """report_bytes as text."""
+    return report_bytes(report, indent).decode("ascii")
+
+
+def in_array(text: bytes) -> bytes:
+    """An indented report as an element of json.dumps's indented array (two more spaces a line)."""
+    return b"  " + text.replace(b"\n", b"\n  ")

@@ -316,9 +316,9 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
         if _fails(report, verdict):
             outcome.code = EXIT_NEEDS_REPAIR
         if args.json:
-            from ._report_text import report_text
+            from ._report_text import report_bytes
 
-            outcome.reports.append(report_text(report, indent=not args.json_lines))
+            outcome.reports.append(report_bytes(report, indent=not args.json_lines))
         else:
             outcome.lines.append((False, "\n".join(_summary_lines(report, label=loaded.label) + _aside_lines(loaded))))
             if verdict is not None:
@@ -385,32 +385,38 @@ class _ReportWriter:
     def __init__(self, lines: bool) -> None:
         self.lines = lines
         self.count = 0
-        self.first: str | None = None
+        self.first: bytes | None = None
+        sys.stdout.flush()  # reports go to the byte stream beneath (no text copy of a 470 MB report)
+        self.write = sys.stdout.buffer.write
 
-    def add(self, text: str) -> None:
+    def add(self, text: bytes) -> None:
         from ._report_text import in_array
 
-        write = sys.stdout.write
+        write = self.write
         if self.lines:
-            write(text + "\n")
+            write(text)
+            write(b"\n")
         elif self.count == 0:
             self.first = text
         else:
             if self.first is not None:
-                write("[\n" + in_array(self.first))
+                write(b"[\n")
+                write(in_array(self.first))
                 self.first = None
-            write(",\n" + in_array(text))
+            write(b",\n")
+            write(in_array(text))
         self.count += 1
 
     def close(self) -> None:
         if self.lines:
             return
         if self.count == 0:
-            sys.stdout.write("[]\n")
+            self.write(b"[]\n")
         elif self.first is not None:
-            sys.stdout.write(self.first + "\n")
+            self.write(self.first)
+            self.write(b"\n")
         else:
-            sys.stdout.write("\n]\n")
+            self.write(b"\n]\n")
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -269,22 +269,22 @@ class _ViewFacts:
     """What the view does with each durable message, gathered in one walk over the plan's order."""
 
     def __init__(self) -> None:
-        self.entries: list[dict[str, Any]] = []  # validated once, in Rust, with the report
+        self.entries: list[ViewItem] = []
         self.positions: dict[int, list[int]] = {}
         self.renames: dict[int, dict[str, str]] = {}
         self.answer_at: dict[tuple[int, int], tuple[int, Any]] = {}  # (frame, call pos) -> (view pos, entry)
 
 
 def _view_entry(light: LightTranscript, plan: Plan, facts: _ViewFacts, position: int, entry: ViewEntry,
-                stamp: Callable[[], int]) -> dict[str, Any]:
+                stamp: Callable[[], int]) -> ViewItem:
     if isinstance(entry, SynthesizedTurn):
-        return dict(source="turn", view_index=position, role=entry.role, text=entry.text, timestamp=stamp(),
-                    code=entry.reason.code, reason=render(entry.reason),
-                    severity=rate(RepairKind.SYNTHESIZED_TURN, [entry.reason.code]))
+        return TurnView(view_index=position, role=entry.role, text=entry.text, timestamp=stamp(),
+                        code=entry.reason.code, reason=render(entry.reason),
+                        severity=rate(RepairKind.SYNTHESIZED_TURN, [entry.reason.code]))
     if isinstance(entry, Synthesized):
-        return dict(source="synthesized", view_index=position, call_id=entry.call_id, tool_name=entry.tool_name,
-                    frame_index=entry.frame_index, call_position=entry.call_position, timestamp=stamp(),
-                    text=plan.placeholder, severity=rate(RepairKind.SYNTHESIZED))
+        return ReceiptView(view_index=position, call_id=entry.call_id, tool_name=entry.tool_name,
+                           frame_index=entry.frame_index, call_position=entry.call_position, timestamp=stamp(),
+                           text=plan.placeholder, severity=rate(RepairKind.SYNTHESIZED))
     members = entry.entries if isinstance(entry, Merged) else (entry,)
     for member in members:
         facts.positions.setdefault(member_index(member), []).append(position)
@@ -295,16 +295,16 @@ def _view_entry(light: LightTranscript, plan: Plan, facts: _ViewFacts, position:
     if ids:
         facts.renames[carrier] = _renamed_ids(light, carrier, ids)
     if isinstance(entry, Merged):
-        members_at = [entry_index(member) for member in members]
-        return dict(source="merged", view_index=position, members=members_at, ids=ids, role=light.roles[carrier])
-    return dict(source="durable", index=carrier, ids=ids)
+        members_at = [member_index(member) for member in members]
+        return MergedView(view_index=position, members=members_at, ids=ids, role=light.roles[carrier])
+    return DurableView(index=carrier, ids=ids)
 
 
 def _view_facts(light: LightTranscript, plan: Plan, stamps: Sequence[int]) -> _ViewFacts:
     """Typed view entries, each durable message's view positions, renamed ids and answer slots."""
     facts = _ViewFacts()
     if not plan.changed:
-        facts.entries = [dict(source="durable", index=index) for index in range(light.size)]
+        facts.entries = [DurableView(index=index) for index in range(light.size)]
         facts.positions = {index: [index] for index in range(light.size)}
         facts.answer_at = _unchanged_answers(light, plan)
         return facts
@@ -318,7 +318,7 @@ def _view_facts(light: LightTranscript, plan: Plan, stamps: Sequence[int]) -> _V
     positions = facts.positions
     for position, entry in enumerate(order):
         if type(entry) is int:
-            append(dict(source="durable", index=entry))
+            append(DurableView(index=entry))
             positions.setdefault(entry, []).append(position)
         else:
             append(_view_entry(light, plan, facts, position, entry, stamp))
@@ -368,15 +368,15 @@ def _durable_run(light: LightTranscript, frame_index: int) -> list[int]:
     return run
 
 
-def _action(kind: RepairKind, index: int, role: Any, notes: list[Note], **fields: Any) -> dict[str, Any]:
+def _action(kind: RepairKind, index: int, role: Any, notes: list[Note], **fields: Any) -> Action:
     codes = [note.code for note in notes]
-    return dict(durable_index=index, role=role, kind=kind, codes=codes, reason=render_all(notes),
-                severity=rate(kind, codes), **fields)
+    return Action(durable_index=index, role=role, kind=kind, codes=codes, reason=render_all(notes),
+                  severity=rate(kind, codes), **fields)
 
 
-def _actions(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves) -> list[dict[str, Any]]:
-    """One action per durable message (plain dicts: per-object __init__ costs seconds at 100k)."""
-    actions: list[dict[str, Any]] = []
+def _actions(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves) -> list[Action]:
+    """One action per durable message (records built directly: no dict per message to validate)."""
+    actions: list[Action] = []
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
     moved_to = moved[0]
     # Most messages are kept in place with nothing to say: what _change would conclude for them,
@@ -384,17 +384,19 @@ def _actions(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves
     # message's own fields put in (rating and wording it again for each costs a third of the report).
     special = {*plan.notes, *dropped[0], *dropped[1], *plan.dropped_duplicates, *plan.merged, *moved_to,
                *facts.renames}
-    quiet = _action(RepairKind.KEPT, 0, None, [], view_index=None, also_view_indices=[], new_ids={}, call_id=None)
+    quiet = _action(RepairKind.KEPT, 0, None, [])
+    kept, reason, severity = quiet.kind, quiet.reason, quiet.severity
     positions = facts.positions
     result_id = light.result_id
     roles = light.roles
+    append = actions.append
     for index in range(light.size):
         if index not in special:
             where = positions.get(index)
             first = where[0] if where else None
-            actions.append({**quiet, "durable_index": index, "role": roles[index], "codes": [], "new_ids": {},
-                            "call_id": result_id(index), "view_index": first,
-                            "also_view_indices": [p for p in where if p != first] if where else []})
+            append(Action(durable_index=index, role=roles[index], kind=kept, view_index=first,
+                          also_view_indices=[p for p in where if p != first] if where else [], new_ids={},
+                          kept_instead=None, call_id=result_id(index), codes=[], reason=reason, severity=severity))
             continue
         role = roles[index]
         kind, notes, fields = _change(light, plan, dropped, moved, facts.renames, index)
@@ -412,7 +414,7 @@ def _actions(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves
 
 
 def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves,
-              uses: dict[str, list[tuple[int, int]]]) -> list[dict[str, Any]]:
+              uses: dict[str, list[tuple[int, int]]]) -> list[Pairing]:
     """Every call with the result(s) recorded for it and the one the view uses.
 
     The answer comes from the call's slot in the view (facts.answer_at), never from its id: ids
@@ -425,7 +427,7 @@ def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Move
     first use, those before it too): listing every use's results under each use made the report grow
     with the square of the turns (4,000 turns reusing one id: 16 million entries).  uses: call_uses(light).
     """
-    pairings: list[dict[str, Any]] = []
+    pairings: list[Pairing] = []
     used: set[int] = set()
     frames_using = {call_id: list(dict.fromkeys(frame for frame, _ in found)) for call_id, found in uses.items()}
     recorded: dict[Any, list[int]] = {}
@@ -452,7 +454,7 @@ def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Move
                     used.add(entry)
                     if entry not in results:
                         results = sorted([*results, entry])
-            pairings.append(dict(call_id=call.id, tool_name=call.name, frame_index=index,
+            pairings.append(Pairing(call_id=call.id, tool_name=call.name, frame_index=index,
                                  call_position=call_position, result_indices=results,
                                  answered_by=answered_by, view_index=view_index, outcome=outcome))
     return pairings
@@ -486,9 +488,10 @@ def build_report(
     facts = _view_facts(light, plan, stamps)
     findings, summary = _judged(light, plan, schema, moved, uses)
     actions = _actions(light, plan, facts, moved)
-    severity = worst([*(entry["severity"] for entry in facts.entries if "severity" in entry),
-                      *{action["severity"] for action in actions}, *(f.severity for f in findings)])
-    return RepairReport.model_validate(dict(
+    severity = worst([*(entry.severity for entry in facts.entries
+                        if isinstance(entry, (ReceiptView, TurnView)) and entry.severity is not None),
+                      *{action.severity for action in actions}, *(f.severity for f in findings)])
+    return RepairReport(
         report_version=REPORT_VERSION,
         source=source,
         policy=plan.policy,
@@ -503,7 +506,7 @@ def build_report(
         view=facts.entries,
         provider=plan.provider,
         severity=severity,
-    ))
+    )
 
 
 def _severities(report: RepairReport, accepted: bool | None = None) -> list[Severity]:
