@@ -294,12 +294,14 @@ class _Originals:
         return self.adapter.reusable_block(self.native[key[0]], native["part"])
 
 
-def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcript | None = None) -> NativeRequest:
+def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcript | None = None,
+              prepared: bool = False) -> NativeRequest:
     """Canonical messages as `format`'s native request, with a map back to canonical indices.
 
     Pass the transcript the messages were read from to reuse its native entries and
     envelope (lossless when the format is the transcript's own); without it the
-    request is built from the canonical messages alone.
+    request is built from the canonical messages alone.  prepared: the messages are
+    already `writable` (a caller writing one transcript in several formats makes them once).
     """
     _check_target(format)
     adapter = ADAPTERS[format]
@@ -310,7 +312,7 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
                            transcript.dialect if transcript is not None and transcript.format == format else "")
     if transcript is not None and transcript.format == format:
         context.state["native"] = transcript.native
-    if format != pi_ai.NAME:
+    if format != pi_ai.NAME and not prepared:
         messages = [writable(m) for m in messages]
     grouped = adapter.groups(messages)
     covered = {i for group in grouped for i in group}

@@ -123,9 +123,11 @@ def validate_recorded(transcript: Transcript, providers: Sequence[str] | None = 
     is its own, so positions and texts are the provider's.
     """
     from ..formats import to_native
+    from ..formats.common import writable
     from . import PROVIDER_FORMAT, PROVIDERS, validate_native
 
     natives: dict[str, Any] = {}
+    prepared: list[Any] | None = None  # writable() of each message, made once for every native format
     found: dict[str, list[Violation]] = {}
     for provider in providers if providers is not None else PROVIDERS:
         format = PROVIDER_FORMAT[provider]
@@ -133,7 +135,9 @@ def validate_recorded(transcript: Transcript, providers: Sequence[str] | None = 
         if native is None:
             literal = recorded_entries(transcript, format)
             if literal is None:
-                built = to_native(transcript.messages, format, transcript)
+                if prepared is None:
+                    prepared = [writable(message) for message in transcript.messages]
+                built = to_native(prepared, format, transcript, prepared=True)
                 literal = (built.messages, built.sources)
             native = natives[format] = literal
         found[provider] = with_canonical_indices(validate_native(native[0], provider, history=True), native[1])

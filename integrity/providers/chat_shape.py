@@ -58,22 +58,29 @@ class CallTurn:
 
 
 def call_turns(messages: Sequence[Any]) -> list[CallTurn]:
-    """Every assistant message with a non-empty `tool_calls`, with its run of following tool messages."""
+    """Every assistant message with a non-empty `tool_calls`, with its run of following tool messages.
+
+    Each message's role is read once (a run is found by scanning the roles, not the messages again).
+    """
+    roles = [role_of(message) for message in messages]
+    size = len(roles)
     turns = []
-    for index, message in enumerate(messages):
-        ids = call_ids_of(message)
+    for index, role in enumerate(roles):
+        if role != "assistant":
+            continue
+        ids = call_ids_of(messages[index])
         if not ids:
             continue
-        run = []
         cursor = index + 1
-        while cursor < len(messages) and role_of(messages[cursor]) == "tool":
-            run.append(cursor)
+        while cursor < size and roles[cursor] == "tool":
             cursor += 1
-        turns.append(CallTurn(index, tuple(ids), tuple(run)))
+        turns.append(CallTurn(index, tuple(ids), tuple(range(index + 1, cursor))))
     return turns
 
 
-def stray_tool_indices(messages: Sequence[Any]) -> list[int]:
-    """Tool messages that do not sit in the run right after an assistant message with tool calls."""
-    answered = {i for turn in call_turns(messages) for i in turn.run}
+def stray_tool_indices(messages: Sequence[Any], turns: Sequence[CallTurn] | None = None) -> list[int]:
+    """Tool messages that do not sit in the run right after an assistant message with tool calls.
+
+    turns: call_turns(messages), when the caller has them (each rule set reads them once)."""
+    answered = {i for turn in (call_turns(messages) if turns is None else turns) for i in turn.run}
     return [i for i, message in enumerate(messages) if role_of(message) == "tool" and i not in answered]

@@ -29,13 +29,14 @@ DUPLICATE = "Duplicate value for 'tool_call_id' of {id} in message[{index}]"
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every DeepSeek tool-history rule the request breaks, in message order."""
     found: list[Violation] = []
-    for turn in call_turns(messages):
+    turns = call_turns(messages)
+    for turn in turns:
         missing = unanswered_ids(turn.call_ids, turn.answered_ids(messages))
         if missing:
             found.append(Violation(
                 provider=provider, rule="tool_calls_unanswered", position=f"message[{turn.index}]",
                 native_indices=[turn.index, *turn.run], call_ids=missing, error=UNANSWERED))
-    for index in stray_tool_indices(messages):
+    for index in stray_tool_indices(messages, turns):
         result_id = result_id_of(messages[index])
         found.append(Violation(
             provider=provider, rule="tool_result_without_call", position=f"message[{index}]",

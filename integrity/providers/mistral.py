@@ -38,12 +38,13 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER, history: bool = 
     sent, so the request-only rule `last_role_assistant` is not checked.
     """
     found: list[Violation] = []
-    for turn in call_turns(messages):
+    turns = call_turns(messages)
+    for turn in turns:
         if len(turn.run) != len(turn.call_ids):
             found.append(Violation(
                 provider=provider, rule="call_response_count_mismatch", position=f"messages[{turn.index}]",
                 native_indices=[turn.index, *turn.run], call_ids=list(turn.call_ids), error=COUNT))
-    for index in stray_tool_indices(messages):
+    for index in stray_tool_indices(messages, turns):
         previous = role_of(messages[index - 1]) if index > 0 else None
         result_id = messages[index].get("tool_call_id")
         ids = [result_id] if isinstance(result_id, str) else []

@@ -42,7 +42,8 @@ def unanswered_ids(call_ids: Sequence[str], answered: Sequence[str]) -> list[str
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every OpenAI Chat tool-history rule the request breaks, in message order."""
     found: list[Violation] = []
-    for turn in call_turns(messages):
+    turns = call_turns(messages)
+    for turn in turns:
         ids = set(turn.call_ids)
         first_seen: dict[str, int] = {}
         for index in turn.run:
@@ -75,7 +76,7 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
                 position=f"messages.[{after}].role" if after < len(messages) else "messages",
                 native_indices=[turn.index, *turn.run], call_ids=missing,
                 error=UNANSWERED.format(ids=", ".join(missing))))
-    for index in stray_tool_indices(messages):
+    for index in stray_tool_indices(messages, turns):
         result_id = messages[index].get("tool_call_id")
         found.append(Violation(
             provider=provider, rule="tool_result_without_call", position=f"messages.[{index}].role",
