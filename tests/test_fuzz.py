@@ -24,6 +24,23 @@ from tests.cli_inprocess import CODES, REPO, Result, passes_check, run, run_proc
 
 SAMPLES = {p.name: p.read_bytes() for p in sorted((REPO / "sample_transcripts").iterdir())
            if p.suffix in (".json", ".jsonl")}
+
+
+def _parses(name: str, data: bytes) -> bool:
+    try:
+        if name.endswith(".jsonl"):
+            [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+        else:
+            json.loads(data)
+    except ValueError:  # the torn and broken ones: the byte-level tests cover those
+        return False
+    return True
+
+
+REAL = {p.name: p.read_bytes() for p in sorted((REPO / "tests" / "real").iterdir())
+        if p.suffix in (".json", ".jsonl", ".traj") and _parses(p.name, p.read_bytes())}
+"""Files other tools wrote (Claude Code, Codex, SWE-agent, inspect, OpenHands, LangGraph...): their shapes,
+mutated, found a crash the samples never reached (a SWE-agent message whose content is a list of strings)."""
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Values of every JSON type, each a likely wrong type for some field.
@@ -80,7 +97,7 @@ def dump(value: Any, container: str) -> bytes:
 
 
 def parsed(name: str) -> Any:
-    data = SAMPLES[name]
+    data = SAMPLES[name] if name in SAMPLES else REAL[name]
     if name.endswith(".jsonl"):
         return [json.loads(line) for line in data.decode().splitlines() if line.strip()]
     return json.loads(data)
@@ -98,6 +115,12 @@ def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
+def _at(document: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        document = document[step]
+    return document
+
+
 def replaced(document: Any, path: tuple[Any, ...], value: Any, delete: bool = False) -> Any:
     """A copy of document with the value at path replaced (or its key removed)."""
     document = json.loads(json.dumps(document))
@@ -112,14 +135,14 @@ def replaced(document: Any, path: tuple[Any, ...], value: Any, delete: bool = Fa
 
 
 @st.composite
-def mutations(draw: st.DrawFn) -> tuple[str, bytes]:
-    """A sample transcript with one field given another type (or removed)."""
-    name = draw(st.sampled_from(sorted(SAMPLES)))
+def mutations(draw: st.DrawFn, corpus: dict[str, bytes] = SAMPLES) -> tuple[str, bytes]:
+    """A transcript of the corpus with one field given another type (or removed)."""
+    name = draw(st.sampled_from(sorted(corpus)))
     document = parsed(name)
     path = draw(st.sampled_from(paths(document)))
     delete = draw(st.booleans()) and isinstance(path[-1], str)
     value = draw(st.sampled_from(ODD_VALUES))
-    return name, dump(replaced(document, path, value, delete), container_of(name, SAMPLES[name]))
+    return name, dump(replaced(document, path, value, delete), container_of(name, corpus[name]))
 
 
 # ---------------------------------------------------------------- the fuzz tests
@@ -144,6 +167,23 @@ def test_truncated_transcripts(name: str, data: st.DataObject) -> None:
 def test_one_field_of_another_type(case: tuple[str, bytes]) -> None:
     name, data = case
     exercise(data, "in" + Path(name).suffix)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutations(REAL))
+def test_one_field_of_a_real_file_of_another_type(case: tuple[str, bytes]) -> None:
+    name, data = case
+    exercise(data, "in" + Path(name).suffix)
+
+
+def test_a_message_whose_content_is_a_list_of_strings_is_judged_not_a_crash() -> None:
+    """Found by the test above: an OpenAI-shaped message (SWE-agent's history) with content ["x"] crashed
+    writing the Chat request for the providers (internal error)."""
+    document = parsed("swe_function_calling.swe-agent.traj")
+    path = ("history", 9, "content")  # a tool message's observation
+    assert isinstance(_at(document, path), str)
+    checked, repaired = exercise(dump(replaced(document, path, ["x"]), "json"), "in.traj")
+    assert checked.code in (0, 1) and repaired.code in (0, 1)
 
 
 @FUZZ

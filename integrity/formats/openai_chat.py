@@ -158,7 +158,7 @@ def _content_out(parts: Any, as_list: bool) -> Any:
             out.append(part["value"])
     if as_list:
         return out
-    if all(p.get("type") == "text" and isinstance(p.get("text"), str) for p in out):
+    if all(isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str) for p in out):
         return "".join(p["text"] for p in out) if len(out) <= 1 else "\n".join(p["text"] for p in out)
     return out
 
