@@ -131,7 +131,9 @@ def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = Non
     else (split from its frame, reordered) is a move a reviewer should see.  A
     result recorded inside the contiguous run of results right after its frame
     (only its place in that run differs) is merely put in call order: every
-    provider accepts such a run, so the move is a normalization.  A message
+    provider accepts such a run, so the move is a normalization.  A result whose
+    place among the results of that run the view keeps is its slot did not move
+    at all: only a dropped receipt or duplicate came before it.  A message
     outside the answer slots is moved when the view puts it before a message
     recorded earlier (the reference leaves strays in place while it moves
     results around them): one definition for the report and every screen.
@@ -143,6 +145,7 @@ def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = Non
     order = plan.order
     seen: set[int] = set()
     runs: dict[int, int] = {}
+    ranks: dict[Any, Any] = {}  # frame -> _kept_rank's ranks; 'dropped' -> the results the view leaves out
     # A settled clean turn (plan.settled) sits in the view as recorded, each result once, right after
     # its frame: nothing of it moved.  A provider's role rules may regroup turns, so then every frame counts.
     settled = plan.settled if plan.provider is None else ()
@@ -151,12 +154,28 @@ def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = Non
         if entry is not None and entry not in seen:
             seen.add(entry)
             if entry != frame + 1 + call_position:
-                moved[entry] = view_position
-                if frame < entry <= frame + _run_length(light, frame, runs):
+                if not frame < entry <= frame + _run_length(light, frame, runs):
+                    moved[entry] = view_position
+                elif _kept_rank(plan, frame, runs[frame], ranks).get(entry) != call_position:
+                    moved[entry] = view_position
                     in_run.add(entry)
+                # else: only results the view leaves out (a receipt, a duplicate) came before it in the
+                # run: it keeps its place among the results the view sends, nothing moved
     if _has_unowned_results(light, known):
         moved.update(_reordered(order, moved))
     return moved, in_run
+
+
+def _kept_rank(plan: Plan, frame: int, length: int, known: dict[Any, Any]) -> dict[int, int]:
+    """durable index -> rank among the results of a frame's recorded run that the view keeps (cached)."""
+    found = known.get(frame)
+    if found is None:
+        dropped = known.get("dropped")
+        if dropped is None:
+            dropped = known["dropped"] = set(plan.dropped_duplicates).union(plan.dropped_strays)
+        kept = [index for index in range(frame + 1, frame + 1 + length) if index not in dropped]
+        found = known[frame] = {index: rank for rank, index in enumerate(kept)}
+    return found
 
 
 def _run_length(light: LightTranscript, frame: int, known: dict[int, int]) -> int:

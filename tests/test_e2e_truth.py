@@ -81,12 +81,17 @@ def test_a_moved_result_is_never_called_missing(browser: Any, server: str) -> No
     text = body(page)
     assert "Not in the repaired view" not in text and "not sent to the model" not in text
     shot(page, "11-1-moved-from-durable-row")
-    page.goto(server + "/?sample=crash_duplicate.anthropic.json&msg=v2&view=table")
-    settle(page, "Selected message", "View #2 is durable")
+    page.goto(server + "/?sample=abort_race.pi-ai.json&msg=v3&view=table")
+    settle(page, "Selected message", "View #3 is durable")
     text = body(page)
     assert "exists only in the view" not in text
-    assert "View #2 is durable" in text
+    assert "View #3 is durable [4] · #4: moved here from durable #4." in text
     shot(page, "11-1-view-row-of-a-durable-message")
+    # a kept result after a dropped receipt: one row, sent at view #2 (never "put in call order": one call)
+    page.goto(server + "/?sample=crash_duplicate.anthropic.json&msg=v2&view=table")
+    settle(page, "Selected message", "#3 is sent to the model at view #2, on this row")
+    text = body(page)
+    assert "exists only in the view" not in text and "put in call order" not in text
     page.context.close()
 
 

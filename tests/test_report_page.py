@@ -134,9 +134,9 @@ def test_a_message_only_in_the_view_links_to_its_view_row() -> None:
     assert query["msg"] == [f"v{receipts['view #'][0]}"] and query["sample"] == ["orphaned_call.pi-ai.json"]
 
 
-@pytest.mark.parametrize("msg", ["2", "3"])
+@pytest.mark.parametrize("msg", ["3", "4"])
 def test_the_links_select_that_row_in_the_inspector(msg: str) -> None:
-    sample = "crash_duplicate.anthropic.json"
+    sample = "abort_race.pi-ai.json"  # a dropped frame (#3) and a moved result (#4)
     link = table_with(report_page(sample), "action").set_index("durable #").loc[int(msg), "open"]
     at = AppTest.from_file(APP, default_timeout=90)
     for key, values in parse_qs(urlparse(link).query).items():
@@ -159,7 +159,7 @@ def test_an_upload_has_no_link_and_says_how_to_open_it() -> None:
 
 
 def test_an_uploaded_report_json_says_excerpts_need_the_transcript() -> None:
-    report = analysis_of("crash_duplicate.pi-ai.json").report
+    report = analysis_of("abort_race.pi-ai.json").report
     at = report_page()
     at.radio(key="report_origin").set_value("Uploaded report JSON").run()
     at.file_uploader(key="report_upload").set_value(

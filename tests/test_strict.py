@@ -116,6 +116,22 @@ def test_a_real_result_beats_the_interrupted_receipt() -> None:
     assert dropped.codes == [NoteCode.RECEIPT_REPLACED_BY_REAL]
 
 
+def test_a_real_result_right_after_its_receipt_keeps_its_place_and_is_not_put_in_call_order() -> None:
+    """Only the dropped receipt came before it in the run after its frame: nothing moved, nothing reordered
+    (the verdict once said "1 result(s) put in call order" for a frame of one call)."""
+    messages = [U(), F(("a", "read"), ("b", "read")), RECEIPT("a"), R("a", "real"), R("b")]
+    view, report = strict(messages)
+    assert [texts(m) for m in view[2:4]] == [["real"], ["out"]]
+    assert action(report, 2).kind == "dropped_duplicate"
+    assert action(report, 3).kind == "kept" and action(report, 3).view_index == 2
+    assert action(report, 4).kind == "kept" and action(report, 4).view_index == 3
+    assert report.summary.reordered == 0 and report.summary.moved == 0
+    assert report.verdict.startswith("repaired: 1 duplicate receipt(s) dropped")
+    swapped = [U(), F(("a", "read"), ("b", "read")), RECEIPT("a"), R("b"), R("a", "real")]
+    _, report = strict(swapped)  # here b came before a among the results the view keeps: put in call order
+    assert action(report, 4).kind == "reordered" and report.summary.reordered >= 1
+
+
 def test_a_second_real_result_is_dropped_in_favour_of_the_first() -> None:
     messages = [U(), F(("a", "read")), R("a", "first"), R("a", "second")]
     view, report = strict(messages)
