@@ -318,6 +318,7 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
         if args.json:
             from ._report_text import report_bytes
 
+            loaded.fast = None  # the file's bytes and light view are not needed to write the report: free them
             outcome.reports.append(report_bytes(report, indent=not args.json_lines))
         else:
             outcome.lines.append((False, "\n".join(_summary_lines(report, label=loaded.label) + _aside_lines(loaded))))
