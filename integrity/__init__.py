@@ -3,8 +3,9 @@
 The public API is what `__all__` lists; everything else is internal and may
 change.  The reference names (`repair_orphaned_tool_calls`, ...) mirror the
 reference runtime (OpenMAIC's tool-call-integrity.ts) so other tools can rely
-on them.  Names backed by pydantic (the full report) or the format and provider tables
-load on first use (PEP 562), so `import integrity` and the CLI stay fast.
+on them.  Names backed by the report, the schema checks (pydantic) or the format and
+provider tables load on first use (PEP 562), so `import integrity` and the CLI
+stay fast.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ _LAZY: dict[str, str] = {
     "MergedView": "report", "Pairing": "report", "ReceiptView": "report", "RepairReport": "report",
     "TurnView": "report", "build_report": "report",
     "repair_with_report": "report", "view_from_report": "report",
-    # the diagnosis (light records: no pydantic)
+    # the diagnosis (what check prints; integrity._diagnosis)
     "Diagnosis": "_diagnosis", "Finding": "_findings", "Summary": "_diagnosis", "diagnose": "_diagnosis",
     "own_provider": "_diagnosis",
     # durable <-> view mapping (what every "moved to", "not in the view" statement reads)
