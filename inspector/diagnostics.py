@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from integrity import Analysis
+from integrity.formats import request_key
 from integrity.providers import PROVIDER_FORMAT
 from integrity.providers.canonical import judged_request
 
@@ -61,11 +62,6 @@ def excerpt(native: Sequence[Any], marked: Sequence[int], key: str, context: int
     return "\n".join(lines)
 
 
-def list_key(provider: str) -> str:
-    """The request field holding the provider's messages (what its error positions start with)."""
-    return {"gemini": "contents", "openai-responses": "input"}.get(PROVIDER_FORMAT[provider], "messages")
-
-
 def diagnostics(analysis: Analysis, provider: str, when: str, excerpts: bool = True) -> list[Diagnostic]:
     """The provider's errors for the transcript as recorded ("before") or for the repaired view ("after").
 
@@ -80,7 +76,7 @@ def diagnostics(analysis: Analysis, provider: str, when: str, excerpts: bool = T
     native: list[Any] = []
     if excerpts:
         native = judged_request(messages, provider, transcript, as_recorded=when == "before")[0]
-    key = list_key(provider)
+    key = request_key(PROVIDER_FORMAT[provider])
     return [Diagnostic(neutralize(str(v.rule)), neutralize(str(v.position)), neutralize(str(v.error)),
                        tuple(v.canonical_indices or ()),
                        excerpt(native, list(v.native_indices), key) if excerpts and n < EXCERPTS else "")
@@ -111,7 +107,7 @@ def request_body(analysis: Analysis, provider: str, when: str) -> Any:
     messages = transcript.messages if when == "before" else analysis.view
     native, _sources, body = judged_request(messages, provider, transcript, as_recorded=when == "before")
     if not isinstance(body, dict):
-        body = {list_key(provider): native}
+        body = {request_key(PROVIDER_FORMAT[provider]): native}
     extra = {k: v for k, v in _MODEL_FIELDS.get(provider, {}).items() if k not in body}
     return {**extra, **body}
 

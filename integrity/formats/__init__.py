@@ -414,6 +414,13 @@ def write_bytes(transcript: Transcript, messages: list[dict[str, Any]] | None = 
     return serialize(request.body, _container_of(transcript, target, request.body))
 
 
+def request_key(format: str) -> str:
+    """The field of `format`'s request body that holds its messages ("messages", "contents", "input"): where
+    a provider's error positions start.  Read from the adapter's own body, so it is never a second copy."""
+    _check_target(format)
+    return next(key for key, value in ADAPTERS[format].body([], []).items() if isinstance(value, list))
+
+
 __all__ = [
     "ADAPTERS",
     "FORMATS",
@@ -426,6 +433,7 @@ __all__ = [
     "read_all",
     "read_bytes",
     "read_document",
+    "request_key",
     "to_native",
     "write_bytes",
 ]
