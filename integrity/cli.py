@@ -216,11 +216,14 @@ def _verdict_lines(verdict: dict[str, Any], provider: str) -> list[str]:
         label = "as recorded" if when == "before" else "after repair"
         if not violations:
             lines.append(f"  {provider} {label}: accepted")
-        for violation in violations:  # most texts open with the position already; never say it twice
-            error = violation.error
-            where = "" if error.startswith(violation.position) else f"{violation.position}: "
-            lines.append(f"  {provider} {label}: {where}{error}")
+        lines.extend(f"  {provider} {label}: {_said(violation)}" for violation in violations)
     return lines
+
+
+def _said(violation: Any) -> str:
+    """A provider's error with its position; most texts open with the position already: never say it twice."""
+    error = violation.error
+    return error if error.startswith(violation.position) else f"{violation.position}: {error}"
 
 
 def _messages_of(loaded: _Loaded) -> Any:
@@ -480,9 +483,7 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
 
             refused = rejected_by_own_provider(unit.transcript) if unit.transcript is not None else []
             if refused:
-                first = refused[0]
-                where = "" if first.error.startswith(first.position) else f"{first.position}: "
-                return f"{first.provider} would still reject it: {where}{first.error}"
+                return f"{refused[0].provider} would still reject it: {_said(refused[0])}"
             return f"{len(report.findings)} finding(s) left"
     return ""
 
