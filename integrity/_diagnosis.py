@@ -145,7 +145,8 @@ def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = Non
     order = plan.order
     seen: set[int] = set()
     runs: dict[int, int] = {}
-    ranks: dict[Any, Any] = {}  # frame -> _kept_rank's ranks; 'dropped' -> the results the view leaves out
+    ranks: dict[int, dict[int, int]] = {}  # frame -> _kept_rank's ranks
+    dropped = set(plan.dropped_duplicates).union(plan.dropped_strays)  # the results the view leaves out
     # A settled clean turn (plan.settled) sits in the view as recorded, each result once, right after
     # its frame: nothing of it moved.  A provider's role rules may regroup turns, so then every frame counts.
     settled = plan.settled if plan.provider is None else ()
@@ -156,7 +157,7 @@ def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = Non
             if entry != frame + 1 + call_position:
                 if not frame < entry <= frame + _run_length(light, frame, runs):
                     moved[entry] = view_position
-                elif _kept_rank(plan, frame, runs[frame], ranks).get(entry) != call_position:
+                elif _kept_rank(frame, runs[frame], dropped, ranks).get(entry) != call_position:
                     moved[entry] = view_position
                     in_run.add(entry)
                 # else: only results the view leaves out (a receipt, a duplicate) came before it in the
@@ -166,13 +167,12 @@ def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = Non
     return moved, in_run
 
 
-def _kept_rank(plan: Plan, frame: int, length: int, known: dict[Any, Any]) -> dict[int, int]:
-    """durable index -> rank among the results of a frame's recorded run that the view keeps (cached)."""
+def _kept_rank(frame: int, length: int, dropped: Container[int], known: dict[int, dict[int, int]]
+               ) -> dict[int, int]:
+    """durable index -> rank among the results of a frame's recorded run (length) that the view keeps, the
+    ones it drops left out (cached per frame)."""
     found = known.get(frame)
     if found is None:
-        dropped = known.get("dropped")
-        if dropped is None:
-            dropped = known["dropped"] = set(plan.dropped_duplicates).union(plan.dropped_strays)
         kept = [index for index in range(frame + 1, frame + 1 + length) if index not in dropped]
         found = known[frame] = {index: rank for rank, index in enumerate(kept)}
     return found
