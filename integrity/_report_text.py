@@ -61,10 +61,6 @@ def report_bytes(report: Any, indent: bool = True) -> bytes:
     return ascii_only(encoded.decode("utf-8")).encode("ascii")
 
 
-def report_text(report: Any, indent: bool = True) -> str:
-    """report_bytes as text."""
-    return report_bytes(report, indent).decode("ascii")
-
 
 def in_array(text: bytes) -> bytes:
     """An indented report as an element of json.dumps's indented array (two more spaces a line)."""
