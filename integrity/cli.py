@@ -234,7 +234,7 @@ def _messages_of(loaded: _Loaded) -> Any:
 
     from .loading import Transcript
 
-    return Transcript([msgspec.json.decode(raw) for raw in loaded.fast.raws], loaded.source)
+    return Transcript([msgspec.json.decode(raw) for raw in loaded.fast.raws], loaded.source, json_typed=True)
 
 
 def _stamps(plan: Any, now: Callable[[], int]) -> list[int]:

@@ -84,6 +84,10 @@ class Transcript:
     detection: str = ""
     siblings: list[str] = field(default_factory=list)
     writes_as: str = ""  # a read-only format's view is written in this format (openhands -> openai-chat)
+    # True when the entries were decoded from JSON text by this package's readers, so they hold
+    # only JSON's types (dict, list, str, int, float, bool, None): the schema check may then
+    # trust its C validator's "valid" (integrity.schema.base).  False for a Transcript built by hand.
+    json_typed: bool = False
 
 
 @dataclass(frozen=True)

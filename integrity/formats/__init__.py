@@ -212,6 +212,7 @@ def read_all(data: bytes, source: str, format: str = "auto", skip_bad_lines: boo
     names = [t.name for t in out]
     for transcript in out:
         transcript.siblings = [name for name in names if name != transcript.name]
+        transcript.json_typed = True
     if not allow_empty and not any(_conversation(t) for t in out):
         raise _no_messages(parts[0].document, out[0] if out else None, source)
     return out

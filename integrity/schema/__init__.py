@@ -2,7 +2,8 @@
 
 The readers are forgiving on purpose: they read on past a malformed entry so the
 rest of a transcript can still be checked and repaired.  This package says what
-they forgave.  Each format family has a small module of pydantic input models
+they forgave.  Each format family has a small module of input models (msgspec
+structs, with a pydantic twin that words the errors: integrity.schema.base)
 that validates the native entries a Transcript keeps (`Transcript.native`), and
 the canonical pi-ai messages every reader produces are checked too (`pi_ai`), so
 what a reader normalized into something the engine cannot trust (a result that
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..kinds import FINDINGS, FindingCode
 from . import anthropic, claude_code, gemini, langchain, openai, pi_ai
-from .base import Issue
+from .base import Issue, json_input
 
 if TYPE_CHECKING:
     from .._findings import Finding
@@ -51,13 +52,14 @@ def schema_issues(transcript: Transcript) -> list[Issue]:
                             "the file is a single message object; a transcript is a list of messages "
                             "(a JSON array, or an object with a 'messages' array)"))
     module = family(transcript.format)
-    if module is not None:
-        if module is pi_ai:
-            issues.extend(pi_ai.check_messages(native))
-        else:
-            issues.extend(module.check_entries(transcript.format, native, transcript.envelope))
-    if transcript.format != "pi-ai":
-        issues.extend(_canonical_issues(transcript, issues))
+    with json_input(transcript.json_typed):
+        if module is not None:
+            if module is pi_ai:
+                issues.extend(pi_ai.check_messages(native))
+            else:
+                issues.extend(module.check_entries(transcript.format, native, transcript.envelope))
+        if transcript.format != "pi-ai":
+            issues.extend(_canonical_issues(transcript, issues))
     issues.sort(key=lambda issue: issue.entry)
     return issues
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
 from ..kinds import FindingCode
 from ..loading import describe_value
 from .base import Classify, Issue, Loc, Open, by_field, check_part, json_path, not_a_message, role_issue, validate
@@ -57,7 +55,7 @@ class ToolResult(Open):
     is_error: bool = False
 
 
-BLOCKS: dict[Any, tuple[type[BaseModel], Classify]] = {
+BLOCKS: dict[Any, tuple[type[Open], Classify]] = {
     "text": (Text, CONTENT), "image": (Source, CONTENT), "document": (Source, CONTENT),
     "thinking": (Thinking, CONTENT), "redacted_thinking": (Redacted, CONTENT),
     "tool_use": (ToolUse, by_field(call_ids=("id",), names=("name",), arguments=("input",))),

@@ -1,30 +1,130 @@
-"""What every format family's schema module shares: the issue record and reading pydantic's errors.
+"""What every format family's schema module shares: the issue record, the models' two validators, the errors.
 
-A schema module validates native entries against small pydantic input models
-(extra fields allowed: only what the engine or the format relies on is checked)
-and turns each validation error into an `Issue`: a finding code from the kind
-registry, the entry, the path inside it and one sentence.  Mapping an error to a
-code is the family's business (its `classify`); cleaning pydantic's locations,
-dropping the noise unions produce and wording the sentence is done here once.
+A schema module declares small input models (extra fields allowed: only what the
+engine or the format relies on is checked) and turns each validation error into
+an `Issue`: a finding code from the kind registry, the entry, the path inside it
+and one sentence.  Mapping an error to a code is the family's business (its
+`classify`); cleaning pydantic's locations, dropping the noise unions produce and
+wording the sentence is done here once.
+
+Each model is declared once, as a msgspec struct (`Open`).  Most entries are
+valid, and msgspec answers "valid" in C without loading pydantic (which costs a
+small file's `check` about 90 ms of start-up); an entry msgspec refuses is
+validated again by the model's pydantic twin (`twin`, built from the same
+declaration on first use), whose complete error list words the findings.  msgspec
+is trusted only for entries decoded from JSON text (`json_input`): on Python
+objects it is more lenient than pydantic's strict mode (a tuple passes as a list),
+so a hand-built transcript is always validated by pydantic.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Callable, Iterable, Sequence
+import types
+import typing
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+import msgspec
 
 from ..kinds import FindingCode
 from ..loading import describe_value
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
-class Open(BaseModel):
-    """An input model: strict types for the fields it names, any other field allowed."""
 
-    model_config = ConfigDict(extra="allow", strict=True)
+class Open(msgspec.Struct):
+    """An input model: strict types for the fields it names, any other field allowed.
+
+    A model whose required fields follow optional ones (by inheritance) adds
+    `kw_only=True`; a content part told apart by its type is tagged
+    (`tag_field="type", tag="text"`), and a union of tagged parts is a
+    discriminated union in the pydantic twin.
+    """
+
+
+_JSON_INPUT: ContextVar[bool] = ContextVar("json_input", default=False)
+
+
+@contextmanager
+def json_input(trusted: bool) -> Iterator[None]:
+    """While open, entries are known to hold only JSON's types, so msgspec's verdict "valid" is final."""
+    token = _JSON_INPUT.set(trusted)
+    try:
+        yield
+    finally:
+        _JSON_INPUT.reset(token)
+
+
+@functools.cache
+def twin(model: type[Open]) -> type[BaseModel]:
+    """The pydantic model with the same fields, types and defaults (strict, extra fields allowed).
+
+    Field order is the declaration's (a tag field first), so pydantic reports errors
+    in the same order as a hand-written pydantic model would.
+    """
+    from pydantic import ConfigDict, Field, create_model
+
+    fields: dict[str, Any] = {}
+    config = model.__struct_config__
+    if config.tag_field is not None:
+        fields[config.tag_field] = (Literal[config.tag], ...)
+    for info in msgspec.structs.fields(model):
+        if info.required:
+            default: Any = ...
+        elif info.default_factory is not msgspec.NODEFAULT:
+            default = Field(default_factory=info.default_factory)
+        else:
+            default = info.default
+        fields[info.name] = (_pydantic_type(info.type), default)
+    built: type[BaseModel] = create_model(model.__name__, __config__=ConfigDict(extra="allow", strict=True),
+                                          __doc__=model.__doc__, **fields)
+    return built
+
+
+def accepts(model: type[Open], entry: Any) -> bool:
+    """msgspec's verdict on a JSON value: True only if the pydantic twin would accept it too.
+
+    msgspec reads a tagged struct's tag only inside a union: on its own, a part
+    without its tag would pass, so the tag is checked here (the twin requires it).
+    """
+    tag_field = model.__struct_config__.tag_field
+    if tag_field is not None and (not isinstance(entry, dict) or entry.get(tag_field) != model.__struct_config__.tag):
+        return False
+    try:
+        msgspec.convert(entry, model, strict=True)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
+def _tagged(kind: Any) -> bool:
+    return isinstance(kind, type) and issubclass(kind, Open) and kind.__struct_config__.tag_field is not None
+
+
+def _pydantic_type(kind: Any) -> Any:
+    """A field's type for the pydantic twin: structs become their twins, a union of tagged structs is discriminated."""
+    from pydantic import Field
+
+    if isinstance(kind, type) and issubclass(kind, Open):
+        return twin(kind)
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin in (Union, types.UnionType):
+        members = tuple(_pydantic_type(arg) for arg in args)
+        if all(_tagged(arg) for arg in args):
+            tag_field = args[0].__struct_config__.tag_field
+            return typing.Annotated[Union[members], Field(discriminator=tag_field)]  # noqa: UP007
+        return Union[members]  # noqa: UP007
+    if origin is list:
+        return list[_pydantic_type(args[0])]  # type: ignore[misc]
+    if origin is dict:
+        return dict[_pydantic_type(args[0]), _pydantic_type(args[1])]  # type: ignore[misc]
+    return kind
 
 
 @dataclass(frozen=True)
@@ -135,11 +235,15 @@ def issues_of(error: ValidationError, entry: Any, index: int, classify: Classify
     return out
 
 
-def validate(model: type[BaseModel], entry: Any, index: int, classify: Classify, tags: frozenset[str],
+def validate(model: type[Open], entry: Any, index: int, classify: Classify, tags: frozenset[str],
              prefix: Loc = (), expect: Expect | None = None) -> list[Issue]:
-    """Validate one entry (or a part of it, at `prefix`) against an input model."""
+    """Validate one entry (or a part of it, at `prefix`) against an input model (see the module docstring)."""
+    if _JSON_INPUT.get() and accepts(model, entry):
+        return []
+    from pydantic import ValidationError
+
     try:
-        model.model_validate(entry)
+        twin(model).model_validate(entry)
     except ValidationError as error:
         return issues_of(error, entry, index, classify, tags, prefix, expect)
     return []
@@ -228,8 +332,8 @@ def by_field(call_ids: Iterable[str] = (), result_ids: Iterable[str] = (), names
     return classify
 
 
-def check_part(models: dict[Any, tuple[type[BaseModel], Classify]], part: Any, index: int, path: Loc,
-               key: str = "type", unknown: type[BaseModel] | None = None) -> list[Issue]:
+def check_part(models: dict[Any, tuple[type[Open], Classify]], part: Any, index: int, path: Loc,
+               key: str = "type", unknown: type[Open] | None = None) -> list[Issue]:
     """Validate one content part by the model its `key` (its type) names.
 
     A part that is not an object, or has no string type, is invalid content; a type

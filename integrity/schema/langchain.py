@@ -43,7 +43,7 @@ class AiFields(Fields):
     usage_metadata: Usage | None = None
 
 
-class ToolFields(Fields):
+class ToolFields(Fields, kw_only=True):
     tool_call_id: str
     status: Literal["success", "error"] = "success"
 

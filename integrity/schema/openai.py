@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
 from ..kinds import FindingCode
 from .base import (
     Classify,
@@ -55,7 +53,7 @@ class File(Open):
     file: dict[str, Any]
 
 
-CHAT_PARTS: dict[Any, tuple[type[BaseModel], Classify]] = {
+CHAT_PARTS: dict[Any, tuple[type[Open], Classify]] = {
     "text": (Text, CONTENT), "refusal": (Refusal, CONTENT), "image_url": (ImageUrl, CONTENT),
     "input_audio": (Audio, CONTENT), "file": (File, CONTENT),
 }
@@ -83,13 +81,13 @@ class Function(Open):
     arguments: str | dict[str, Any]
 
 
-class ChatToolCall(Open):
+class ChatToolCall(Open, kw_only=True):
     id: str
     type: Literal["function"] = "function"
     function: Function
 
 
-_CHAT: dict[str, tuple[type[BaseModel], Classify]] = {
+_CHAT: dict[str, tuple[type[Open], Classify]] = {
     "assistant": (ChatAssistant, CONTENT), "tool": (ChatTool, by_field(result_ids=("tool_call_id",))),
 }
 _CALL = by_field(call_ids=("id",), names=("name",), arguments=("arguments",))
@@ -106,7 +104,7 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
     return issues
 
 
-def _parts(parts: Any, index: int, models: dict[Any, tuple[type[BaseModel], Classify]]) -> list[Issue]:
+def _parts(parts: Any, index: int, models: dict[Any, tuple[type[Open], Classify]]) -> list[Issue]:
     out: list[Issue] = []
     for position, part in enumerate(parts if isinstance(parts, list) else []):
         out.extend(check_part(models, part, index, ("content", position)))
@@ -140,7 +138,7 @@ class Summary(Open):
     text: str
 
 
-RESPONSES_PARTS: dict[Any, tuple[type[BaseModel], Classify]] = {
+RESPONSES_PARTS: dict[Any, tuple[type[Open], Classify]] = {
     "input_text": (InputText, CONTENT), "output_text": (InputText, CONTENT), "text": (InputText, CONTENT),
     "summary_text": (Summary, CONTENT), "reasoning_text": (Summary, CONTENT), "refusal": (Refusal, CONTENT),
 }
@@ -175,7 +173,7 @@ class Reasoning(Open):
     status: Status = "completed"
 
 
-_ITEMS: dict[str, tuple[type[BaseModel], Classify]] = {
+_ITEMS: dict[str, tuple[type[Open], Classify]] = {
     "function_call": (FunctionCall, _CALL),
     "function_call_output": (FunctionCallOutput, by_field(result_ids=("call_id",))),
     "reasoning": (Reasoning, FIELDS),

@@ -19,9 +19,9 @@ carries the message as it is).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+import msgspec
 
 from ..kinds import FindingCode
 from .base import Issue, Loc, Open, not_a_message, role_issue, validate
@@ -36,40 +36,35 @@ _CANONICAL_ONLY = "opaque"  # native entries of other formats kept as they are (
 STOP_REASONS = ("stop", "length", "toolUse", "error", "aborted")
 
 
-class Text(Open):
-    type: Literal["text"]
+class Text(Open, tag_field="type", tag="text"):
     text: str
     textSignature: str = ""
 
 
-class Thinking(Open):
-    type: Literal["thinking"]
+class Thinking(Open, tag_field="type", tag="thinking"):
     thinking: str
     thinkingSignature: str = ""
 
 
-class Image(Open):
-    type: Literal["image"]
+class Image(Open, tag_field="type", tag="image"):
     data: str = ""
     mimeType: str = ""
 
 
-class ToolCall(Open):
-    type: Literal["toolCall"]
+class ToolCall(Open, tag_field="type", tag="toolCall"):
     id: str
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
     thoughtSignature: str = ""
 
 
-class Opaque(Open):
+class Opaque(Open, tag_field="type", tag="opaque"):
     """A native block another format's reader kept as it is (only in canonical messages)."""
 
-    type: Literal["opaque"]
 
-
-UserPart = Annotated[Text | Image | Opaque, Field(discriminator="type")]
-AssistantPart = Annotated[Text | Thinking | ToolCall | Opaque, Field(discriminator="type")]
+# Parts are told apart by their type (a discriminated union in the pydantic twin).
+UserPart = Text | Image | Opaque
+AssistantPart = Text | Thinking | ToolCall | Opaque
 TAGS = frozenset({"text", "thinking", "image", "toolCall", "opaque"})
 
 
@@ -87,7 +82,7 @@ class AssistantMessage(Open):
     api: str = ""
     provider: str = ""
     model: str = ""
-    usage: dict[str, Any] = Field(default_factory=dict)
+    usage: dict[str, Any] = msgspec.field(default_factory=dict)
     timestamp: int | float = 0
 
 
@@ -106,7 +101,7 @@ class SystemMessage(Open):
     timestamp: int | float = 0
 
 
-MODELS: dict[str, type[BaseModel]] = {
+MODELS: dict[str, type[Open]] = {
     "user": UserMessage, "assistant": AssistantMessage, "toolResult": ToolResultMessage,
     "system": SystemMessage, "developer": SystemMessage,
 }

@@ -1,0 +1,188 @@
+"""The schema models' two validators (integrity.schema.base): msgspec says "valid", pydantic words the errors.
+
+Each input model is declared once, as a msgspec struct; its pydantic twin is built
+from that declaration.  These tests hold what makes the pair safe to use:
+
+- on JSON values the two agree on every entry, valid or not (so msgspec's "valid"
+  never hides a finding pydantic would report, and the twin is the same model);
+- msgspec is trusted only for transcripts this package decoded from JSON text, and
+  every transcript the readers return is such a transcript, holding JSON's types only;
+- a small file of any format is checked and repaired without loading pydantic.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+import typing
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from integrity import Transcript
+from integrity.formats import read_all
+from integrity.kinds import FindingCode
+from integrity.loading import TranscriptError
+from integrity.schema import schema_findings
+from integrity.schema.base import Open, accepts, twin
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_transcripts"
+REAL = ROOT / "tests" / "real"
+FAMILIES = ("anthropic", "claude_code", "gemini", "langchain", "openai", "pi_ai")
+
+
+def _models() -> list[type[Open]]:
+    found: list[type[Open]] = []
+    for family in FAMILIES:
+        module = importlib.import_module(f"integrity.schema.{family}")
+        found.extend(value for value in vars(module).values()
+                     if isinstance(value, type) and issubclass(value, Open) and value.__module__ == module.__name__)
+    return found
+
+
+MODELS = _models()
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70),
+                     st.floats(allow_nan=False), st.text(max_size=4))
+JSON = st.recursive(_SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                       st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+                    max_leaves=8)
+
+
+def _value(kind: Any) -> st.SearchStrategy[Any]:
+    """Mostly a value of the declared type (so deep errors are reached), sometimes any JSON value."""
+    return st.one_of(_typed(kind), JSON) if kind is not Any else JSON
+
+
+def _typed(kind: Any) -> st.SearchStrategy[Any]:
+    if isinstance(kind, type) and issubclass(kind, Open):
+        return _entry(kind)
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is typing.Literal:
+        return st.sampled_from(args)
+    if origin in (typing.Union, __import__("types").UnionType):
+        return st.one_of(*(_typed(arg) for arg in args))
+    if origin is list:
+        return st.lists(_value(args[0]), max_size=3)
+    if origin is dict:
+        return st.dictionaries(st.text(max_size=3), _value(args[1]), max_size=3)
+    simple = {str: st.text(max_size=4), int: st.integers(-(2**70), 2**70), float: st.floats(allow_nan=False),
+              bool: st.booleans(), type(None): st.none()}
+    return simple.get(kind, JSON)
+
+
+def _entry(model: type[Open]) -> st.SearchStrategy[dict[str, Any]]:
+    """A dict for `model`: each field present (typed or any value) or absent, its tag usually right, an extra key."""
+    fields = msgspec.structs.fields(model)
+    config = model.__struct_config__
+
+    @st.composite
+    def build(draw: st.DrawFn) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if config.tag_field is not None and draw(st.integers(0, 9)):
+            out[config.tag_field] = config.tag if draw(st.integers(0, 5)) else draw(JSON)
+        for info in fields:
+            if draw(st.integers(0, 4)):
+                out[info.name] = draw(_value(info.type))
+        if draw(st.booleans()):
+            out["extra"] = draw(JSON)
+        return out
+
+    return build()
+
+
+def _pydantic_valid(model: type[Open], entry: Any) -> bool:
+    from pydantic import ValidationError
+
+    try:
+        twin(model).model_validate(entry)
+    except ValidationError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: f"{m.__module__.rsplit('.', 1)[-1]}.{m.__name__}")
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_msgspec_and_the_pydantic_twin_agree_on_json_values(model: type[Open], data: st.DataObject) -> None:
+    entry = data.draw(st.one_of(_entry(model), JSON))
+    assert accepts(model, entry) == _pydantic_valid(model, entry), json.dumps(entry)
+
+
+def test_the_twin_keeps_the_declared_field_order_with_a_tag_first() -> None:
+    from integrity.schema import langchain, pi_ai
+
+    assert list(twin(pi_ai.ToolCall).model_fields) == ["type", "id", "name", "arguments", "thoughtSignature"]
+    assert list(twin(langchain.ToolFields).model_fields)[-2:] == ["tool_call_id", "status"]
+
+
+def test_a_hand_built_transcript_is_judged_by_pydantic_where_msgspec_would_be_lenient() -> None:
+    # A tuple is not a JSON array: pydantic's strict mode refuses it as content, msgspec would take it.
+    transcript = Transcript([{"role": "user", "content": ("a tuple",), "timestamp": 1}], "hand.json")
+    assert not transcript.json_typed
+    findings = schema_findings(transcript)
+    assert [f.kind for f in findings] == [FindingCode.INVALID_CONTENT]
+
+
+def _json_only(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_only(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_only(v) for v in value)
+    return value is None or type(value) in (str, int, float, bool)
+
+
+@pytest.mark.parametrize("path", sorted([*SAMPLES.glob("*.json*"), *REAL.glob("*.json*"), *REAL.glob("*.eval")]),
+                         ids=lambda p: p.name)
+def test_every_transcript_the_readers_return_holds_json_types_only(path: Path) -> None:
+    try:
+        transcripts = read_all(path.read_bytes(), path.name)
+    except TranscriptError as error:  # refused whole (its own test says why): no transcript to trust
+        assert "\n" not in str(error)
+        transcripts = []
+    for transcript in transcripts:
+        assert transcript.json_typed
+        assert _json_only(transcript.messages) and _json_only(transcript.native)
+
+
+_PROBE = """
+import sys
+from integrity.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print("pydantic loaded" if "pydantic" in sys.modules else "pydantic not loaded", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("sample", ["split_results.anthropic.json", "healthy.bedrock.json", "healthy.gemini.json",
+                                    "healthy.openai-chat.json", "healthy.openai-responses.json",
+                                    "healthy.langchain.json", "healthy.claude-code.jsonl"])
+@pytest.mark.parametrize("command", ["check", "repair"])
+def test_a_small_valid_file_of_any_format_is_judged_without_pydantic(sample: str, command: str,
+                                                                     tmp_path: Path) -> None:
+    extra = ["-o", str(tmp_path / sample)] if command == "repair" else []
+    done = subprocess.run([sys.executable, "-c", _PROBE, command, str(SAMPLES / sample), *extra],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert "pydantic not loaded" in done.stderr, done.stderr
+    assert "malformed" not in done.stdout + done.stderr
+
+
+def test_a_malformed_entry_still_gets_pydantics_complete_wording(tmp_path: Path) -> None:
+    bad = [{"role": "user", "content": [{"type": "text", "text": 7}]},
+           {"role": "assistant", "content": [{"type": "tool_use", "id": "A", "name": "grep", "input": []}]}]
+    path = tmp_path / "bad.anthropic.json"
+    path.write_text(json.dumps(bad))
+    done = subprocess.run([sys.executable, "-c", _PROBE, "check", str(path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert "pydantic loaded" in done.stderr
+    assert "message 0 (line 1): 'content[0].text' is a number (7), which is not valid here" in done.stdout
+    assert "message 1 (line 1): 'content[0].input' must be a JSON object, got an array" in done.stdout
