@@ -43,8 +43,9 @@ class Plan:
         "changed",
         "order",
         "repaired_tool_calls",
-        "first_result",
-        "more_results",
+        "_first_result",
+        "_more_results",
+        "_unindexed",
         "dropped_frames",
         "dropped_duplicates",
         "dropped_strays",
@@ -60,8 +61,9 @@ class Plan:
         self.changed = False
         self.order: list[ViewEntry] | None = None
         self.repaired_tool_calls: list[str] = []
-        self.first_result: dict[str, int] = {}
-        self.more_results: dict[str, list[int]] = {}
+        self._first_result: dict[str, int] = {}
+        self._more_results: dict[str, list[int]] = {}
+        self._unindexed: LightTranscript | None = None
         self.dropped_frames: list[int] = []
         self.dropped_duplicates: dict[int, int] = {}
         self.dropped_strays: list[int] = []
@@ -70,6 +72,39 @@ class Plan:
         self.merged: dict[int, int] = {}
         self.provider: str | None = None
         self.settled: set[int] = set()
+
+    @property
+    def first_result(self) -> dict[str, int]:
+        if self._unindexed is not None:
+            self._index()
+        return self._first_result
+
+    @first_result.setter
+    def first_result(self, value: dict[str, int]) -> None:
+        self._first_result = value
+
+    @property
+    def more_results(self) -> dict[str, list[int]]:
+        if self._unindexed is not None:
+            self._index()
+        return self._more_results
+
+    @more_results.setter
+    def more_results(self, value: dict[str, list[int]]) -> None:
+        self._more_results = value
+
+    def index_later(self, light: LightTranscript) -> None:
+        """Index the results (index_results) only when first_result or more_results is read.
+
+        A repair that writes the view never reads them (reports and diagnoses do): at a million
+        messages the index is 0.3 s of a 3.5 s repair.
+        """
+        self._unindexed = light
+
+    def _index(self) -> None:
+        light, self._unindexed = self._unindexed, None
+        assert light is not None
+        index_results(light, self)
 
     def results_for(self, call_id: str) -> list[int]:
         """Every durable result index recorded for a call id, in order."""

@@ -276,7 +276,7 @@ def _needs_call_ids(provider: str | None) -> bool:
 def _renames(light: LightTranscript, provider: str | None, every_id: set[str] | None = None) -> dict[Slot, str]:
     """New ids for later uses of a reused id, and for id-less calls when the provider needs ids.
 
-    every_id: the set of every call id, when the caller has it already (it is then used up).
+    every_id: the set of every call id, when the caller has it already (the light view's: never changed).
     """
     if every_id is None:
         ids = [call.id for calls in light.frames.values() for call in calls]
@@ -287,6 +287,7 @@ def _renames(light: LightTranscript, provider: str | None, every_id: set[str] | 
     numeric = light.numeric_calls
     if len(taken) == uses_count and ("" not in taken or not name_empty) and not numeric:
         return {}  # every id used once, and no id-less call needs a name: nothing to rename
+    taken = set(taken)  # new names are added to it
     renamed: dict[Slot, str] = {}
     uses: dict[str, int] = {}
     for index, calls in light.frames.items():
@@ -342,9 +343,13 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     plan = Plan("strict")
     plan.provider = provider
     plan.placeholder = strict_placeholder_text(placeholder)
-    index_results(light, plan)
+    if light.clean is not None:  # the reader classified the clean turns (LightBuilder)
+        plan.index_later(light)
+        clean, every_id, clean_ids = light.clean
+    else:
+        index_results(light, plan)
+        clean, every_id, clean_ids = _clean_frames(light, plan.first_result)
     frames = light.frames
-    clean, every_id, clean_ids = _clean_frames(light, plan.first_result)
     answers = _pair(light, plan, clean, clean_ids)
     renamed = _renames(light, provider, every_id)
     settled, others = _settled(light, plan, answers, clean)

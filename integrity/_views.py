@@ -82,6 +82,10 @@ class Call:
         return f"Call({self.id!r}, {self.name!r})"
 
 
+Clean = tuple[list[int], "set[str] | None", list[str]]
+"""(the frames of clean turns, every call id or None, the clean turns' call ids in order)."""
+
+
 class LightTranscript:
     """The light view of a whole transcript, in columns.
 
@@ -99,13 +103,16 @@ class LightTranscript:
     numeric_calls: (frame index, call position) of calls whose id is a JSON number, read by
         its text (strict policy only; see numeric_id).
     numeric_results: indices of results whose toolCallId is a JSON number, read by its text.
+    clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
+        built by hand, whose planner then finds them itself): (the frames of clean turns, every call
+        id, the clean turns' call ids in order).
 
     Sparse dicts keep the planner's work proportional to frames and results and
     let the CLI build this straight from msgspec structs without a per-message object.
     """
 
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
-                 "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results")
+                 "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean")
 
     def __init__(
         self,
@@ -120,6 +127,7 @@ class LightTranscript:
         frame_stops: dict[int, str] | None = None,
         numeric_calls: set[tuple[int, int]] | None = None,
         numeric_results: set[int] | None = None,
+        clean: Clean | None = None,
     ) -> None:
         self.size = size
         self.roles = roles
@@ -132,6 +140,7 @@ class LightTranscript:
         self.frame_stops = frame_stops if frame_stops is not None else {}
         self.numeric_calls = numeric_calls if numeric_calls is not None else set()
         self.numeric_results = numeric_results if numeric_results is not None else set()
+        self.clean = clean
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
@@ -200,7 +209,8 @@ class LightBuilder:
     """
 
     __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops", "numeric_calls",
-                 "numeric_results")
+                 "numeric_results", "_call_ids", "_result_ids", "_clean", "_clean_ids", "_turn", "_turn_frame",
+                 "_want_at", "_want")
 
     def __init__(self) -> None:
         self.frames: dict[int, tuple[Any, ...]] = {}
@@ -212,16 +222,48 @@ class LightBuilder:
         self.stops: dict[int, str] = {}
         self.numeric_calls: set[tuple[int, int]] = set()
         self.numeric_results: set[int] = set()
+        # Clean turns, classified as the messages come (see LightTranscript.clean): every call id and
+        # result id so far, the clean turns found, and the open turn: its frame and calls, the index
+        # its next result must have (-1: none open) and the id it must answer.
+        self._call_ids: set[str] = set()
+        self._result_ids: set[Any] = set()
+        self._clean: list[int] = []
+        self._clean_ids: list[str] = []
+        self._turn: tuple[Any, ...] = ()
+        self._turn_frame = 0
+        self._want_at = -1
+        self._want: Any = None
 
     def frame(self, index: int, calls: tuple[Any, ...]) -> None:
-        """An assistant message with at least one tool call (each has string .id and .name)."""
+        """An assistant message with at least one tool call (each has string .id and .name).
+
+        It may open a clean turn: each call id used here for the first time (no earlier call or result
+        has it, none is ''); the turn is clean once its results follow directly, in call order.
+        """
         self.frames[index] = calls
+        seen, results = self._call_ids, self._result_ids
+        if len(calls) == 1:  # the common frame, without the loop
+            call_id = calls[0].id
+            fresh = call_id not in seen and call_id not in results and call_id != ""
+            seen.add(call_id)
+        else:
+            fresh = True
+            for call in calls:
+                call_id = call.id
+                if fresh and (call_id in seen or call_id in results or call_id == ""):
+                    fresh = False
+                seen.add(call_id)
+        if fresh:
+            self._turn, self._turn_frame, self._want_at, self._want = calls, index, index + 1, calls[0].id
+        else:
+            self._want_at = -1
 
     def result(self, index: int, call_id: Any, tool_name: Any, receipt: bool, numeric_ids: bool = False) -> None:
         """A toolResult; receipt: it is the runtime's interrupted placeholder; numeric_ids: a numeric
         toolCallId is read as its text (see numeric_id)."""
         if type(call_id) is str:
             self.result_keys[index] = call_id
+            self._result_ids.add(call_id)
         else:
             text = numeric_id(call_id) if numeric_ids else None
             self.result_keys[index] = NON_STRING_ID if text is None else text
@@ -230,6 +272,24 @@ class LightBuilder:
         self.names[index] = tool_name
         if receipt:
             self.receipts.add(index)
+        if index == self._want_at:  # the open turn's next result: right after the last one
+            self._answer(index, call_id)
+
+    def _answer(self, index: int, call_id: Any) -> None:
+        """The open turn's next result: it must answer the next call (results in between are the turn's
+        own, with other ids, so each is the first result with its id); the last one closes a clean turn.
+        A turn whose next message is anything else is never looked at again (_want_at is behind)."""
+        if call_id != self._want:
+            self._want_at = -1
+            return
+        turn = self._turn
+        answered = index - self._turn_frame
+        if answered == len(turn):
+            self._clean.append(self._turn_frame)
+            self._clean_ids.extend([call.id for call in turn] if answered > 1 else (call_id,))
+            self._want_at = -1
+        else:
+            self._want, self._want_at = turn[answered].id, index + 1
 
     def no_calls(self, index: int, stop_reason: Any, error_message: Any, empty: bool) -> None:
         """An assistant message without tool calls: recorded when it did not finish its turn."""
@@ -240,8 +300,11 @@ class LightBuilder:
                 self.empty.add(index)
 
     def build(self, roles: list[Any]) -> LightTranscript:
+        # Numeric ids are read by their text and written rewritten: such a transcript has no clean turn.
+        clean: Clean = ([], None, []) if self.numeric_calls or self.numeric_results else \
+            (self._clean, self._call_ids, self._clean_ids)
         return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
-                               self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results)
+                               self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results, clean)
 
 
 def is_receipt(is_error: Any, details: Any) -> bool:

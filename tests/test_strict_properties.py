@@ -240,3 +240,47 @@ def test_fast_path_writes_the_same_view(messages: list[dict[str, Any]], provider
     expected = analyze(Transcript(messages, "generated.json"), "strict", now, provider)
     assert json.loads(out.getvalue()) == expected.view
     assert len(stamps) == len(expected.report.synthesized) + len(expected.report.turns)
+
+
+def _with_sorted_ids(clean: Any) -> Any:
+    frames, every_id, ids = clean
+    return frames, None if every_id is None else sorted(every_id), ids
+
+
+_IDS = st.sampled_from(["A", "B", "C", ""])
+
+
+@st.composite
+def tangled_transcripts(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Short transcripts over three ids (and ''): reused ids, results before, between and after
+    their calls, numeric ids, in every order: each way a turn can fail to be clean."""
+    out: list[dict[str, Any]] = []
+    for stamp in range(draw(st.integers(0, 12))):
+        kind = draw(st.sampled_from(["frame", "result", "result", "user", "aborted"]))
+        if kind == "frame":
+            ids = draw(st.lists(st.one_of(_IDS, st.just(7)), min_size=1, max_size=3))
+            out.append(frame([(i, "search") for i in ids], stamp))  # type: ignore[misc]
+        elif kind == "result":
+            out.append(result(draw(st.one_of(_IDS, st.just(7))), "search", "r", stamp))  # type: ignore[arg-type]
+        elif kind == "user":
+            out.append(user("go", stamp))
+        else:
+            out.append(aborted(stamp, False))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(messages=st.one_of(broken_transcripts(), tangled_transcripts()), numeric=st.booleans())
+def test_the_clean_turns_found_while_reading_are_the_planners_own(messages: list[dict[str, Any]],
+                                                                  numeric: bool) -> None:
+    """LightBuilder classifies clean turns as messages stream in; the planner's own search over the
+    finished view (used for a view built by hand) must find exactly the same turns and ids."""
+    from integrity._plan import Plan, index_results
+    from integrity._strict import _clean_frames
+
+    fast = read_fast(json.dumps(messages).encode(), "generated.json")  # None for numeric ids (a schema finding)
+    for light in (light_transcript(messages, numeric_ids=numeric), *([fast.light] if fast else [])):
+        plan = Plan("strict")
+        index_results(light, plan)
+        assert light.clean is not None
+        assert _with_sorted_ids(light.clean) == _with_sorted_ids(_clean_frames(light, plan.first_result))
