@@ -273,23 +273,23 @@ class LightBuilder:
         if receipt:
             self.receipts.add(index)
         if index == self._want_at:  # the open turn's next result: right after the last one
-            self._answer(index, call_id)
-
-    def _answer(self, index: int, call_id: Any) -> None:
-        """The open turn's next result: it must answer the next call (results in between are the turn's
-        own, with other ids, so each is the first result with its id); the last one closes a clean turn.
-        A turn whose next message is anything else is never looked at again (_want_at is behind)."""
-        if call_id != self._want:
-            self._want_at = -1
-            return
-        turn = self._turn
-        answered = index - self._turn_frame
-        if answered == len(turn):
-            self._clean.append(self._turn_frame)
-            self._clean_ids.extend([call.id for call in turn] if answered > 1 else (call_id,))
-            self._want_at = -1
-        else:
-            self._want, self._want_at = turn[answered].id, index + 1
+            # It must answer the next call (results in between are the turn's own, with other ids, so
+            # each is the first result with its id); the last one closes a clean turn.  A turn whose
+            # next message is anything else is never looked at again (_want_at is behind it).
+            if call_id != self._want:
+                self._want_at = -1
+                return
+            turn = self._turn
+            answered = index - self._turn_frame
+            if answered == len(turn):
+                self._clean.append(self._turn_frame)
+                if answered == 1:
+                    self._clean_ids.append(call_id)
+                else:
+                    self._clean_ids.extend([call.id for call in turn])
+                self._want_at = -1
+            else:
+                self._want, self._want_at = turn[answered].id, index + 1
 
     def no_calls(self, index: int, stop_reason: Any, error_message: Any, empty: bool) -> None:
         """An assistant message without tool calls: recorded when it did not finish its turn."""
