@@ -24,14 +24,14 @@ interrupted frame once it repairs anything.  Strict instead:
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from itertools import islice
+from collections.abc import Collection
 from typing import Any
 
 from ._entries import Rewritten, Synthesized, ViewEntry
 from ._legalize import has_role_rules, legalize
 from ._messages import STRICT_MESSAGE, strict_placeholder_text
 from ._plan import Plan, index_results
-from ._views import NON_STRING_ID, LightTranscript
+from ._views import NON_STRING_ID, Clean, LightTranscript
 from .notes import Note, NoteCode
 
 __all__ = ["STRICT_MESSAGE", "plan_strict", "strict_placeholder_text"]
@@ -40,72 +40,89 @@ __all__ = ["STRICT_MESSAGE", "plan_strict", "strict_placeholder_text"]
 Slot = tuple[int, int]  # (frame index, call position)
 
 
-def _clean_frames(light: LightTranscript, first_result: dict[str, int]
-                  ) -> tuple[list[int], set[str] | None, list[str]]:
-    """The frames of clean turns, in order: a frame followed directly by exactly its results, in call
-    order, each call id used there for the first time (no earlier call or result has it, none is '').
+def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> Clean:
+    """The clean turns of a view built by hand (a reader's builder finds them as it reads: LightBuilder).
 
-    Pairing such a turn needs no search: each call is answered by the result right after it, which
-    is what _pair's in-order walk would find (no earlier message can be waiting for these ids).
-    Transcripts with numeric ids (read by their text, written rewritten) have none.  Also returns
-    every call id seen (for _renames; None when none were looked at) and the clean turns' call ids,
-    in order (for _pair).
+    A clean turn is a frame followed directly by exactly its results, in call order, each call id used
+    there for the first time (no earlier call or result has it, none is '').  Pairing such a turn needs
+    no search: each call is answered by the result right after it, which is what _pair's in-order walk
+    would find (no earlier message can be waiting for these ids).  Transcripts with numeric ids (read
+    by their text, written rewritten) have none.  Returns (the clean frames, the first frame of every
+    call id, None: the loose messages are not listed).
     """
     if light.numeric_calls or light.numeric_results:
-        return [], None, []
+        return [], None, None
     frames = light.frames
     get = light.result_keys.get
     first = first_result.get
-    seen: set[str] = set()
-    add = seen.add
+    seen: dict[str, int] = {}
     clean: list[int] = []
-    append = clean.append
-    ids: list[str] = []
     for index in sorted(frames):
-        calls = frames[index]
-        if len(calls) == 1:  # the common turn, without the inner loop
-            call_id = calls[0].id
-            if get(index + 1) == call_id and call_id not in seen and first(call_id) == index + 1 and call_id != "":
-                append(index)
-                ids.append(call_id)
-            add(call_id)
-            continue
         at = index
         fresh = True
-        for call in calls:
+        for call in frames[index]:
             at += 1
             call_id = call.id
             if fresh and (get(at) != call_id or call_id in seen or first(call_id) != at or call_id == ""):
                 fresh = False
-            add(call_id)
+            seen.setdefault(call_id, index)
         if fresh:
-            append(index)
-            ids.extend(call.id for call in calls)
-    return clean, seen, ids
+            clean.append(index)
+    return clean, seen, None
 
 
-def _pair(light: LightTranscript, plan: Plan, clean: list[int], clean_ids: list[str]) -> dict[Slot, int]:
+class _CleanTurns:
+    """The clean turns, answered without an entry in the answers: call p of frame f by the result at
+    f + 1 + p.  A result that refers back to one (a second result, a late real result for a receipt)
+    finds it by its id's first frame, since a clean turn's ids are used there first."""
+
+    __slots__ = ("frames", "first_frame", "light")
+
+    def __init__(self, light: LightTranscript, frames: list[int], first_frame: dict[str, int] | None) -> None:
+        self.light = light
+        self.frames = frames
+        self.first_frame = first_frame or {}
+
+    def has(self, frame: int) -> bool:
+        at = bisect_left(self.frames, frame)
+        return at < len(self.frames) and self.frames[at] == frame
+
+    def slot_of(self, call_id: Any) -> Slot | None:
+        """The clean call with this id, if there is one."""
+        frame = self.first_frame.get(call_id)
+        if frame is None or not self.has(frame):
+            return None
+        calls = self.light.frames[frame]
+        position = 0 if len(calls) == 1 else next(p for p, call in enumerate(calls) if call.id == call_id)
+        return frame, position
+
+    def answer(self, answers: dict[Slot, int], slot: Slot) -> int | None:
+        """The result answering a call so far (a clean call's own, unless a real result replaced it)."""
+        found = answers.get(slot)
+        if found is None and self.has(slot[0]):
+            return slot[0] + 1 + slot[1]
+        return found
+
+
+def _pair(light: LightTranscript, plan: Plan, turns: _CleanTurns, loose: list[int] | None) -> dict[Slot, int]:
     """Assign each durable result to the call it answers; record drops and notes.
 
-    clean, clean_ids: the frames of clean turns and their call ids, in order (_clean_frames):
-    answered up front (their slots come first in the answers, which _settled relies on), and their
-    messages skipped by the in-order walk over everything else.
+    turns: the clean turns, answered implicitly (_CleanTurns); loose: every other frame and result, in
+    order (None: found here), which the in-order walk visits.  Returns the answers of every call but
+    the clean ones, and of a clean call whose receipt a later real result replaced.
     """
     frames = light.frames
     keys = light.result_keys
     receipts = light.receipts
     open_calls: dict[str, list[Slot]] = {}  # id -> unanswered slots, in transcript order
     early: list[int] = []
-    slots = [(index, position) for index in clean for position in range(len(frames[index]))]
-    results = [index + 1 + position for index, position in slots]
-    answers: dict[Slot, int] = dict(zip(slots, results, strict=True))
-    # id -> the latest call slot seen with that id: later uses of these ids come later in the walk
-    last_use: dict[str, Slot] = dict(zip(clean_ids, slots, strict=True))
-    settled = set(results).union(clean)
-    walk = sorted(frames.keys() - settled if settled else frames.keys())
-    walk.extend(keys.keys() - settled if settled else keys.keys())
-    walk.sort()
-    for index in walk:
+    answers: dict[Slot, int] = {}
+    last_use: dict[str, Slot] = {}  # id -> the latest call slot with it so far, but clean ones (turns.slot_of)
+    if loose is None:
+        clean = turns.frames
+        in_clean = {index + position for index in clean for position in range(len(frames[index]) + 1)}
+        loose = sorted((frames.keys() | keys.keys()) - in_clean)
+    for index in loose:
         calls = frames.get(index)
         if calls is not None:
             for position, call in enumerate(calls):
@@ -122,19 +139,19 @@ def _pair(light: LightTranscript, plan: Plan, clean: list[int], clean_ids: list[
             answers[waiting.pop()] = index
             continue
         if waiting:
-            _pair_waiting(light, plan, answers, waiting, index)
+            _pair_waiting(light, plan, answers, waiting, index, turns)
             continue
-        if key in last_use and answers.get(last_use[key]) is not None:
-            _later_result(plan, answers, receipts, last_use[key], index,
-                          Note.of(NoteCode.SECOND_RESULT, call_id=key))
+        used = last_use.get(key) or turns.slot_of(key)  # a reuse of a clean id always comes after it
+        if used is not None and turns.answer(answers, used) is not None:
+            _later_result(plan, answers, receipts, used, index, Note.of(NoteCode.SECOND_RESULT, call_id=key), turns)
             continue
         early.append(index)
-    _pair_early(light, plan, answers, open_calls, last_use, early)
+    _pair_early(light, plan, answers, open_calls, last_use, early, turns)
     return answers
 
 
 def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], open_calls: dict[str, list[Slot]],
-                last_use: dict[str, Slot], early: list[int]) -> None:
+                last_use: dict[str, Slot], early: list[int], turns: _CleanTurns) -> None:
     """Results no call was waiting for when they were recorded: never drop a real result a call can own.
 
     A result recorded before its call answers it; one whose call is answered already
@@ -153,15 +170,15 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
             answers[slot] = index
             plan.notes[index] = Note.of(NoteCode.RESULT_BEFORE_CALL)
             continue
-        answered = _answered_use(light, answers, last_use, index)
+        answered = _answered_use(light, answers, last_use, index, turns)
         if answered is not None:
             second = Note.of(NoteCode.SECOND_RESULT, call_id=key) if key != "" else \
                 Note.of(NoteCode.SECOND_RESULT, call_id="", tool=light.result_names.get(index))
-            _later_result(plan, answers, light.receipts, answered, index, second)
+            _later_result(plan, answers, light.receipts, answered, index, second, turns)
             continue
         if key == "" or "" in last_use:
             if unanswered is None:
-                unanswered = _unanswered_by_name(light, answers)
+                unanswered = _unanswered_by_name(light, answers, turns)
             named = _nearest_by_name(light, unanswered, answers, index)
             if named is not None:
                 answers[named] = index
@@ -183,23 +200,27 @@ def _waiting_for(light: LightTranscript, waiting: list[Slot], index: int) -> Slo
 
 
 def _answered_use(light: LightTranscript, answers: dict[Slot, int], last_use: dict[str, Slot],
-                  index: int) -> Slot | None:
+                  index: int, turns: _CleanTurns) -> Slot | None:
     """The answered call a result recorded before its call would be a second result for, if any:
-    the latest use of its id, or for an id-less result the first answered id-less call of its tool."""
+    the latest use of its id, or for an id-less result the first answered id-less call of its tool
+    (a clean call never has an empty id)."""
     key = light.result_keys[index]
     if key != "":
-        slot = last_use.get(key)
-        return slot if slot is not None and answers.get(slot) is not None else None
+        slot = last_use.get(key) or turns.slot_of(key)
+        return slot if slot is not None and turns.answer(answers, slot) is not None else None
     name = light.result_names.get(index)
     return next(((frame, position) for frame, calls in light.frames.items()
                  for position, call in enumerate(calls)
                  if call.id == "" and call.name == name and (frame, position) in answers), None)
 
 
-def _unanswered_by_name(light: LightTranscript, answers: dict[Slot, int]) -> dict[Any, list[Slot]]:
-    """Every call without an answer, by tool name, in transcript order."""
+def _unanswered_by_name(light: LightTranscript, answers: dict[Slot, int], turns: _CleanTurns
+                        ) -> dict[Any, list[Slot]]:
+    """Every call without an answer, by tool name, in transcript order (clean calls are answered)."""
     found: dict[Any, list[Slot]] = {}
     for index, calls in light.frames.items():
+        if turns.has(index):
+            continue
         for position, call in enumerate(calls):
             if (index, position) not in answers:
                 found.setdefault(call.name, []).append((index, position))
@@ -218,7 +239,7 @@ def _nearest_by_name(light: LightTranscript, unanswered: dict[Any, list[Slot]], 
 
 
 def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], waiting: list[Slot],
-                  index: int) -> None:
+                  index: int, turns: _CleanTurns) -> None:
     """Pair a result with one of several calls waiting for its id: the latest frame's, first in order.
 
     Id-less calls pair by order and name: the first waiting call with this tool
@@ -236,7 +257,7 @@ def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], 
                              if call.id == "" and call.name == name and (latest, position) in answers), None)
             if answered is not None:
                 _later_result(plan, answers, light.receipts, answered, index,
-                              Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name))
+                              Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name), turns)
                 return
         candidates = named or candidates
     slot = candidates[0]
@@ -245,12 +266,13 @@ def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], 
 
 
 def _later_result(plan: Plan, answers: dict[Slot, int], receipts: set[int], slot: Slot, index: int,
-                  call: Note) -> None:
+                  call: Note, turns: _CleanTurns) -> None:
     """A result for a call that already has one: the real result beats a receipt, else the first stays.
 
     call: a SECOND_RESULT note naming the call (its id, and the tool for an id-less call).
     """
-    kept = answers[slot]
+    kept = turns.answer(answers, slot)
+    assert kept is not None
     if kept in receipts and index not in receipts:
         answers[slot] = index
         plan.dropped_duplicates[kept] = index
@@ -273,21 +295,24 @@ def _needs_call_ids(provider: str | None) -> bool:
     return found is None or found.needs_call_ids
 
 
-def _renames(light: LightTranscript, provider: str | None, every_id: set[str] | None = None) -> dict[Slot, str]:
+def _renames(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None
+             ) -> dict[Slot, str]:
     """New ids for later uses of a reused id, and for id-less calls when the provider needs ids.
 
-    every_id: the set of every call id, when the caller has it already (the light view's: never changed).
+    every_id: every call id (a set, or a dict keyed by them), when the caller has it already (the
+    light view's: never changed).
     """
+    known: Collection[str]
     if every_id is None:
         ids = [call.id for calls in light.frames.values() for call in calls]
-        taken, uses_count = set(ids), len(ids)
+        known, uses_count = set(ids), len(ids)
     else:
-        taken, uses_count = every_id, sum(map(len, light.frames.values()))
+        known, uses_count = every_id, sum(map(len, light.frames.values()))
     name_empty = _needs_call_ids(provider)
     numeric = light.numeric_calls
-    if len(taken) == uses_count and ("" not in taken or not name_empty) and not numeric:
+    if len(known) == uses_count and ("" not in known or not name_empty) and not numeric:
         return {}  # every id used once, and no id-less call needs a name: nothing to rename
-    taken = set(taken)  # new names are added to it
+    taken = set(known)  # new names are added to it
     renamed: dict[Slot, str] = {}
     uses: dict[str, int] = {}
     for index, calls in light.frames.items():
@@ -345,19 +370,19 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     plan.placeholder = strict_placeholder_text(placeholder)
     if light.clean is not None:  # the reader classified the clean turns (LightBuilder)
         plan.index_later(light)
-        clean, every_id, clean_ids = light.clean
+        clean, first_frame, loose = light.clean
     else:
         index_results(light, plan)
-        clean, every_id, clean_ids = _clean_frames(light, plan.first_result)
+        clean, first_frame, loose = _clean_frames(light, plan.first_result)
     frames = light.frames
-    answers = _pair(light, plan, clean, clean_ids)
-    renamed = _renames(light, provider, every_id)
+    answers = _pair(light, plan, _CleanTurns(light, clean, first_frame), loose)
+    renamed = _renames(light, provider, first_frame)
     settled, others = _settled(light, plan, answers, clean)
     plan.settled = settled
 
     plan.repaired_tool_calls = [
         call.id for index, calls in frames.items() if index not in settled
-        for position, call in enumerate(calls) if (index, position) not in answers
+        for position, call in enumerate(calls) if (index, position) not in others
     ]
     # Interrupted frames: drop only those that split a frame from its results, or are empty.
     for frame, splitting in _splitting_frames(light, others):
@@ -393,20 +418,20 @@ def _settled(light: LightTranscript, plan: Plan, answers: dict[Slot, int], clean
     """The clean turns the view keeps exactly as recorded, and the answers of every other frame.
 
     A clean turn's answer changes only when a later real result replaces its receipt (the
-    receipt is then a dropped duplicate); every other clean turn is settled.  _pair answers the
-    clean turns first, so the other frames' answers are the rest of `answers`, in insertion order.
+    receipt is then a dropped duplicate); every other clean turn is settled.  `answers` (_pair's:
+    every other frame's, and the replaced ones) is completed with the unsettled turns' own answers
+    and returned.
     """
     frames = light.frames
-    first_others = sum(map(len, map(frames.__getitem__, clean)))
-    others = dict(islice(answers.items(), first_others, None))
     settled = set(clean)
     for result in plan.dropped_duplicates:
         owner = bisect_right(clean, result - 1) - 1  # the clean frame before it, if it is one of its results
         if owner >= 0 and clean[owner] in settled and result - clean[owner] <= len(frames[clean[owner]]):
             index = clean[owner]
             settled.discard(index)
-            others.update(((index, position), answers[(index, position)]) for position in range(len(frames[index])))
-    return settled, others
+            for position in range(len(frames[index])):
+                answers.setdefault((index, position), index + 1 + position)
+    return settled, answers
 
 
 def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed: dict[Slot, str],

@@ -82,8 +82,9 @@ class Call:
         return f"Call({self.id!r}, {self.name!r})"
 
 
-Clean = tuple[list[int], "set[str] | None", list[str]]
-"""(the frames of clean turns, every call id or None, the clean turns' call ids in order)."""
+Clean = tuple[list[int], "dict[str, int] | None", "list[int] | None"]
+"""(the frames of clean turns, the first frame of every call id, the frames and results outside the
+clean turns in order); the last two None when not known."""
 
 
 class LightTranscript:
@@ -104,8 +105,8 @@ class LightTranscript:
         its text (strict policy only; see numeric_id).
     numeric_results: indices of results whose toolCallId is a JSON number, read by its text.
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
-        built by hand, whose planner then finds them itself): (the frames of clean turns, every call
-        id, the clean turns' call ids in order).
+        built by hand, whose planner then finds them itself): the frames of clean turns, the first
+        frame of every call id, and every frame and result outside the clean turns, in order.
 
     Sparse dicts keep the planner's work proportional to frames and results and
     let the CLI build this straight from msgspec structs without a per-message object.
@@ -209,7 +210,7 @@ class LightBuilder:
     """
 
     __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops", "numeric_calls",
-                 "numeric_results", "_call_ids", "_result_ids", "_clean", "_clean_ids", "_turn", "_turn_frame",
+                 "numeric_results", "_first_frame", "_result_ids", "_clean", "_loose", "_turn", "_turn_frame",
                  "_want_at", "_want")
 
     def __init__(self) -> None:
@@ -222,13 +223,14 @@ class LightBuilder:
         self.stops: dict[int, str] = {}
         self.numeric_calls: set[tuple[int, int]] = set()
         self.numeric_results: set[int] = set()
-        # Clean turns, classified as the messages come (see LightTranscript.clean): every call id and
-        # result id so far, the clean turns found, and the open turn: its frame and calls, the index
-        # its next result must have (-1: none open) and the id it must answer.
-        self._call_ids: set[str] = set()
+        # Clean turns, classified as the messages come (see LightTranscript.clean): the first frame of
+        # every call id and every result id so far, the clean turns found, the frames and results
+        # outside them (loose), and the open turn: its frame and calls, the index its next result
+        # must have (-1: none open) and the id that result must answer.
+        self._first_frame: dict[str, int] = {}
         self._result_ids: set[Any] = set()
         self._clean: list[int] = []
-        self._clean_ids: list[str] = []
+        self._loose: list[int] = []
         self._turn: tuple[Any, ...] = ()
         self._turn_frame = 0
         self._want_at = -1
@@ -241,22 +243,23 @@ class LightBuilder:
         has it, none is ''); the turn is clean once its results follow directly, in call order.
         """
         self.frames[index] = calls
-        seen, results = self._call_ids, self._result_ids
-        if len(calls) == 1:  # the common frame, without the loop
-            call_id = calls[0].id
-            fresh = call_id not in seen and call_id not in results and call_id != ""
-            seen.add(call_id)
-        else:
-            fresh = True
-            for call in calls:
-                call_id = call.id
-                if fresh and (call_id in seen or call_id in results or call_id == ""):
+        if self._want_at != -1:  # the open turn never got all its results: it is loose
+            self._loose.extend(range(self._turn_frame, self._want_at))
+        first, results = self._first_frame, self._result_ids
+        fresh = True
+        for call in calls:
+            call_id = call.id
+            if call_id in first:
+                fresh = False
+            else:
+                first[call_id] = index
+                if call_id in results or call_id == "":
                     fresh = False
-                seen.add(call_id)
         if fresh:
             self._turn, self._turn_frame, self._want_at, self._want = calls, index, index + 1, calls[0].id
         else:
             self._want_at = -1
+            self._loose.append(index)
 
     def result(self, index: int, call_id: Any, tool_name: Any, receipt: bool, numeric_ids: bool = False) -> None:
         """A toolResult; receipt: it is the runtime's interrupted placeholder; numeric_ids: a numeric
@@ -272,24 +275,26 @@ class LightBuilder:
         self.names[index] = tool_name
         if receipt:
             self.receipts.add(index)
-        if index == self._want_at:  # the open turn's next result: right after the last one
+        want_at = self._want_at
+        if index == want_at:  # the open turn's next result: right after the last one
             # It must answer the next call (results in between are the turn's own, with other ids, so
-            # each is the first result with its id); the last one closes a clean turn.  A turn whose
-            # next message is anything else is never looked at again (_want_at is behind it).
+            # each is the first result with its id); the last one closes a clean turn.
             if call_id != self._want:
+                self._loose.extend(range(self._turn_frame, index + 1))
                 self._want_at = -1
                 return
             turn = self._turn
             answered = index - self._turn_frame
             if answered == len(turn):
                 self._clean.append(self._turn_frame)
-                if answered == 1:
-                    self._clean_ids.append(call_id)
-                else:
-                    self._clean_ids.extend([call.id for call in turn])
                 self._want_at = -1
             else:
                 self._want, self._want_at = turn[answered].id, index + 1
+            return
+        if want_at != -1:  # another message came before this result: the open turn is loose
+            self._loose.extend(range(self._turn_frame, want_at))
+            self._want_at = -1
+        self._loose.append(index)
 
     def no_calls(self, index: int, stop_reason: Any, error_message: Any, empty: bool) -> None:
         """An assistant message without tool calls: recorded when it did not finish its turn."""
@@ -301,8 +306,11 @@ class LightBuilder:
 
     def build(self, roles: list[Any]) -> LightTranscript:
         # Numeric ids are read by their text and written rewritten: such a transcript has no clean turn.
-        clean: Clean = ([], None, []) if self.numeric_calls or self.numeric_results else \
-            (self._clean, self._call_ids, self._clean_ids)
+        if self._want_at != -1:
+            self._loose.extend(range(self._turn_frame, self._want_at))
+            self._want_at = -1
+        clean: Clean = ([], None, None) if self.numeric_calls or self.numeric_results else \
+            (self._clean, self._first_frame, self._loose)
         return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
                                self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results, clean)
 
