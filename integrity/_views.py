@@ -224,9 +224,11 @@ class LightBuilder:
         self.numeric_calls: set[tuple[int, int]] = set()
         self.numeric_results: set[int] = set()
         # Clean turns, classified as the messages come (see LightTranscript.clean): the first frame of
-        # every call id and every result id so far, the clean turns found, the frames and results
-        # outside them (loose), and the open turn: its frame and calls, the index its next result
-        # must have (-1: none open) and the id that result must answer.
+        # every call id, the ids of loose results so far, the clean turns found, the frames and
+        # results outside them (loose), and the open turn: its frame and calls, the index its next
+        # result must have (-1: none open) and the id that result must answer.  An earlier result
+        # with a call's id is loose or answered an earlier call with that id (in _first_frame), so
+        # the loose results' ids are the only result ids a frame needs to check.
         self._first_frame: dict[str, int] = {}
         self._result_ids: set[Any] = set()
         self._clean: list[int] = []
@@ -246,15 +248,23 @@ class LightBuilder:
         if self._want_at != -1:  # the open turn never got all its results: it is loose
             self._loose.extend(range(self._turn_frame, self._want_at))
         first, results = self._first_frame, self._result_ids
-        fresh = True
-        for call in calls:
-            call_id = call.id
+        if len(calls) == 1:  # the common frame, without the loop
+            call_id = calls[0].id
             if call_id in first:
                 fresh = False
             else:
                 first[call_id] = index
-                if call_id in results or call_id == "":
+                fresh = call_id not in results and call_id != ""
+        else:
+            fresh = True
+            for call in calls:
+                call_id = call.id
+                if call_id in first:
                     fresh = False
+                else:
+                    first[call_id] = index
+                    if call_id in results or call_id == "":
+                        fresh = False
         if fresh:
             self._turn, self._turn_frame, self._want_at, self._want = calls, index, index + 1, calls[0].id
         else:
@@ -266,7 +276,6 @@ class LightBuilder:
         toolCallId is read as its text (see numeric_id)."""
         if type(call_id) is str:
             self.result_keys[index] = call_id
-            self._result_ids.add(call_id)
         else:
             text = numeric_id(call_id) if numeric_ids else None
             self.result_keys[index] = NON_STRING_ID if text is None else text
@@ -281,6 +290,7 @@ class LightBuilder:
             # each is the first result with its id); the last one closes a clean turn.
             if call_id != self._want:
                 self._loose.extend(range(self._turn_frame, index + 1))
+                self._result_ids.add(call_id)
                 self._want_at = -1
                 return
             turn = self._turn
@@ -295,6 +305,7 @@ class LightBuilder:
             self._loose.extend(range(self._turn_frame, want_at))
             self._want_at = -1
         self._loose.append(index)
+        self._result_ids.add(call_id)
 
     def no_calls(self, index: int, stop_reason: Any, error_message: Any, empty: bool) -> None:
         """An assistant message without tool calls: recorded when it did not finish its turn."""
