@@ -6,16 +6,19 @@ gives its severity; the sentence is rendered here, from the same facts.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ._plan import Plan
 from ._records import FrozenRecord
-from ._views import LightTranscript
+from ._views import LightTranscript, loose_results
 from .kinds import FINDINGS, LEGACY_SEVERITY, FindingCode, Severity
 from .notes import NoteCode
 
 Uses = dict[str, list[tuple[int, int]]]
 """call id -> (frame index, call position) of each call using it."""
+Known = Mapping[str, Any]
+"""Every call id: Uses, or (when only membership is asked: the strict policy) the light view's first frames."""
 
 
 class Finding(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
@@ -62,11 +65,13 @@ def _finding(code: FindingCode, indices: list[int], message: str, call_id: str |
                    message=message)
 
 
-def _result_findings(light: LightTranscript, plan: Plan, known: Uses) -> list[Finding]:
+def _result_findings(light: LightTranscript, plan: Plan, known: Known) -> list[Finding]:
     """Results no call can own (left in place), and empty result ids (reference policy)."""
     out: list[Finding] = []
     dropped_strays = set(plan.dropped_strays)
-    for index, key in light.result_keys.items():
+    keys = light.result_keys
+    for index in loose_results(light):  # a clean turn's results have none of these findings
+        key = keys[index]
         if type(key) is not str:
             out.append(_finding(FindingCode.MALFORMED_RESULT_ID, [index],
                                 f"#{index}: toolResult has no string toolCallId; no call can own it"))
@@ -80,7 +85,7 @@ def _result_findings(light: LightTranscript, plan: Plan, known: Uses) -> list[Fi
     return out
 
 
-def _duplicate_findings(light: LightTranscript, plan: Plan, known: Uses) -> list[Finding]:
+def _duplicate_findings(light: LightTranscript, plan: Plan, known: Known) -> list[Finding]:
     """Second results the reference leaves in place, and real results it hides behind a receipt."""
     out: list[Finding] = []
     for call_id, extra in plan.more_results.items():
@@ -102,7 +107,7 @@ def _duplicate_findings(light: LightTranscript, plan: Plan, known: Uses) -> list
     return out
 
 
-def _call_id_findings(known: Uses) -> list[Finding]:
+def _call_id_findings(known: Known) -> list[Finding]:
     """Empty and reused call ids (the reference policy; strict pairs and renames them)."""
     out: list[Finding] = []
     for call_id, uses in known.items():
@@ -137,8 +142,11 @@ def _order_findings(light: LightTranscript) -> list[Finding]:
     return out
 
 
-def find_defects(light: LightTranscript, plan: Plan, known: Uses) -> list[Finding]:
-    """Every finding for a plan, in a stable order: results, duplicates, call ids, call order."""
+def find_defects(light: LightTranscript, plan: Plan, known: Known) -> list[Finding]:
+    """Every finding for a plan, in a stable order: results, duplicates, call ids, call order.
+
+    known: Uses for any policy; for the strict policy, any mapping keyed by every call id.
+    """
     findings = _result_findings(light, plan, known)
     if plan.policy != "strict":
         findings += _duplicate_findings(light, plan, known)

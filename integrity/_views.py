@@ -8,7 +8,7 @@ algorithm is written once and runs on 1,000,000 messages without decoding them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 # Characters that JavaScript's String.prototype.trim() removes.  Python's
@@ -147,6 +147,18 @@ class LightTranscript:
         """The string call id of a result message, else None."""
         key = self.result_keys.get(index)
         return key if isinstance(key, str) else None
+
+
+def loose_results(light: LightTranscript) -> Iterable[int]:
+    """The results no clean turn answers, in order (every result when the view does not know its clean
+    turns).  A result whose id is no call's, empty or not a string is always among them: a clean turn's
+    results carry its calls' ids.  At a million messages they are a few percent of the results, so
+    the checks that look for unowned results visit only these."""
+    loose = light.clean[2] if light.clean is not None else None
+    if loose is None:
+        return light.result_keys.keys()
+    keys = light.result_keys
+    return [index for index in loose if index in keys]
 
 
 def calls_in_content(content: Any, numeric_ids: bool = False) -> tuple[Call, ...]:
