@@ -288,9 +288,10 @@ class LightBuilder:
         toolCallId is read as its text (see numeric_id)."""
         if type(call_id) is str:
             self.result_keys[index] = call_id
-        else:
+        else:  # kept as NON_STRING_ID (an unhashable id too) or its numeric text, and matched as such
             text = numeric_id(call_id) if numeric_ids else None
-            self.result_keys[index] = NON_STRING_ID if text is None else text
+            call_id = NON_STRING_ID if text is None else text
+            self.result_keys[index] = call_id
             if text is not None:
                 self.numeric_results.add(index)
         self.names[index] = tool_name

@@ -248,7 +248,7 @@ _IDS = st.sampled_from(["A", "B", "C", ""])
 @st.composite
 def tangled_transcripts(draw: st.DrawFn) -> list[dict[str, Any]]:
     """Short transcripts over three ids (and ''): reused ids, results before, between and after
-    their calls, numeric ids, in every order: each way a turn can fail to be clean."""
+    their calls, numeric and non-string ids, in every order: each way a turn can fail to be clean."""
     out: list[dict[str, Any]] = []
     for stamp in range(draw(st.integers(0, 12))):
         kind = draw(st.sampled_from(["frame", "result", "result", "user", "aborted"]))
@@ -256,7 +256,9 @@ def tangled_transcripts(draw: st.DrawFn) -> list[dict[str, Any]]:
             ids = draw(st.lists(st.one_of(_IDS, st.just(7)), min_size=1, max_size=3))
             out.append(frame([(i, "search") for i in ids], stamp))  # type: ignore[misc]
         elif kind == "result":
-            out.append(result(draw(st.one_of(_IDS, st.just(7))), "search", "r", stamp))  # type: ignore[arg-type]
+            # ids of every JSON type: a number (read by its text or not), an object (unhashable), null
+            call_id = draw(st.one_of(_IDS, st.just(7), st.just({"id": "A"}), st.none()))
+            out.append(result(call_id, "search", "r", stamp))
         elif kind == "user":
             out.append(user("go", stamp))
         else:
