@@ -137,7 +137,7 @@ _CHUNK = 20_000
 strings) and freed chunk by chunk, so peak memory stays near the raw spans'."""
 
 
-def _light(raws: list[Any]) -> LightTranscript | None:
+def _light(raws: list[Any], clean: bool = True) -> LightTranscript | None:
     """Build the light view from the raw message spans; None when the file does not look like
     pi-ai or breaks the pi-ai schema (the general reader takes over).
 
@@ -146,7 +146,7 @@ def _light(raws: list[Any]) -> LightTranscript | None:
     passes.
     """
     roles: list[str] = []
-    builder = LightBuilder()
+    builder = LightBuilder(clean)
     pi_ai = False
     for start in range(0, len(raws), _CHUNK):
         messages = _MESSAGES.decode(b"[" + b",".join(raws[start:start + _CHUNK]) + b"]")
@@ -197,8 +197,10 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder) -> bool | Non
     return pi_ai
 
 
-def read_fast(data: bytes, source: str) -> FastTranscript | None:
+def read_fast(data: bytes, source: str, clean: bool = True) -> FastTranscript | None:
     """Read a pi-ai JSON array, {"messages": [...]} object or JSONL file; None when unsure.
+
+    clean: classify clean turns while reading (LightBuilder; only the strict policy plans with them).
 
     The raw spans are decoded first; the light view is then built from them a
     chunk of structs at a time, so the structs (with their texts) never all live at once.
@@ -228,7 +230,7 @@ def read_fast(data: bytes, source: str) -> FastTranscript | None:
         raws = lines if container == "jsonl" else _RAWS.decode(body)
         if _nested_too_deep(raws, container, envelope):
             return None
-        light = _light(raws)
+        light = _light(raws, clean)
         if light is None:
             return None
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):

@@ -222,10 +222,12 @@ class LightBuilder:
     """
 
     __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops", "numeric_calls",
-                 "numeric_results", "_first_frame", "_result_ids", "_clean", "_loose", "_turn", "_turn_frame",
-                 "_want_at", "_want")
+                 "numeric_results", "_classifying", "_first_frame", "_result_ids", "_clean", "_loose", "_turn",
+                 "_turn_frame", "_want_at", "_want")
 
-    def __init__(self) -> None:
+    def __init__(self, clean: bool = True) -> None:
+        """clean: classify clean turns as they come (the strict planner's input; other policies skip it)."""
+        self._classifying = clean
         self.frames: dict[int, tuple[Any, ...]] = {}
         self.result_keys: dict[int, Any] = {}
         self.names: dict[int, Any] = {}
@@ -257,6 +259,8 @@ class LightBuilder:
         has it, none is ''); the turn is clean once its results follow directly, in call order.
         """
         self.frames[index] = calls
+        if not self._classifying:
+            return
         if self._want_at != -1:  # the open turn never got all its results: it is loose
             self._loose.extend(range(self._turn_frame, self._want_at))
         first, results = self._first_frame, self._result_ids
@@ -297,6 +301,8 @@ class LightBuilder:
         self.names[index] = tool_name
         if receipt:
             self.receipts.add(index)
+        if not self._classifying:
+            return
         want_at = self._want_at
         if index == want_at:  # the open turn's next result: right after the last one
             # It must answer the next call (results in between are the turn's own, with other ids, so
@@ -333,8 +339,8 @@ class LightBuilder:
         if self._want_at != -1:
             self._loose.extend(range(self._turn_frame, self._want_at))
             self._want_at = -1
-        clean: Clean = ([], None, None) if self.numeric_calls or self.numeric_results else \
-            (self._clean, self._first_frame, self._loose)
+        clean: Clean | None = None if not self._classifying else ([], None, None) \
+            if self.numeric_calls or self.numeric_results else (self._clean, self._first_frame, self._loose)
         return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
                                self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results, clean)
 
@@ -344,14 +350,15 @@ def is_receipt(is_error: Any, details: Any) -> bool:
     return is_error is True and details_mark_interrupted(details)
 
 
-def light_transcript(messages: Sequence[Any], numeric_ids: bool = False) -> LightTranscript:
+def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: bool = True) -> LightTranscript:
     """Build the light view of pi-ai AgentMessages given as plain dicts.
 
     numeric_ids: read numeric call ids by their text (the strict policy's reading; the
-    reference's, the default, does not count them as ids).
+    reference's, the default, does not count them as ids).  clean: classify clean turns
+    (LightBuilder; a caller planning with another policy saves the work).
     """
     roles: list[Any] = []
-    builder = LightBuilder()
+    builder = LightBuilder(clean)
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             roles.append(None)

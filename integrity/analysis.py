@@ -148,7 +148,7 @@ def analyze(
     if policy not in PLANNERS:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     messages = transcript.messages
-    light = light_transcript(messages, numeric_ids=policy == "strict")
+    light = light_transcript(messages, numeric_ids=policy == "strict", clean=policy == "strict")
     plan = PLANNERS[policy](light, provider)
     if plan.changed and plan.order is not None:
         view, stamps = materialize(plan.order, messages, plan.placeholder, now)

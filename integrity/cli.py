@@ -103,7 +103,7 @@ class _Loaded:
             return self.fast.light
         from ._views import light_transcript
 
-        return light_transcript(self.transcript.messages, numeric_ids=policy == "strict")
+        return light_transcript(self.transcript.messages, numeric_ids=policy == "strict", clean=policy == "strict")
 
     def schema(self) -> list[Any]:
         """The schema findings (a file the fast path read has none: it declines any)."""
@@ -134,7 +134,7 @@ def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) ->
     if allow_fast and args.format in ("auto", "pi-ai") and thread in (None, "main") and not skip:
         from ._fastpath import read_fast
 
-        fast = read_fast(data, source)
+        fast = read_fast(data, source, clean=getattr(args, "policy", "strict") == "strict")
         if fast is not None:
             return [_Loaded(source, fast=fast)]
     from .analysis import load_all

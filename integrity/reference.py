@@ -75,7 +75,7 @@ def orphaned_tool_calls(messages: Sequence[Message]) -> list[PendingToolCall]:
     Raises TypeError unless `messages` is a list of message dicts.
     """
     require_messages(messages, "orphaned_tool_calls")
-    light = light_transcript(messages)
+    light = light_transcript(messages, clean=False)
     answered = {key for key in light.result_keys.values() if type(key) is str}
     return [
         PendingToolCall(call.id, call.name)
@@ -98,7 +98,7 @@ def repair_orphaned_tool_calls(messages: list[Message], now: Callable[[], int] =
     synthesized receipt is a new dict.  The reference never rewrites a message.
     """
     require_messages(messages, "repair_orphaned_tool_calls")
-    plan = plan_openmaic(light_transcript(messages))
+    plan = plan_openmaic(light_transcript(messages, clean=False))
     if not plan.changed:
         return ToolCallRepair(messages, [])
     assert plan.order is not None

@@ -153,7 +153,7 @@ def _check(transcript: Any, policy: str, providers: Sequence[str]) -> tuple[Any,
     from .schema import schema_findings
 
     messages = transcript.messages
-    light = light_transcript(messages, numeric_ids=policy == "strict")
+    light = light_transcript(messages, numeric_ids=policy == "strict", clean=policy == "strict")
     plan = PLANNERS[policy](light, None)
     diagnosed = diagnose(light, plan, transcript.source,
                          schema=[*reader_findings(transcript), *schema_findings(transcript)])

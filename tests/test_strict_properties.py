@@ -286,3 +286,19 @@ def test_the_clean_turns_found_while_reading_are_the_planners_own(messages: list
         if loose is not None:  # None only with numeric ids: no clean turn, the planner walks everything
             inside = {index + at for index in clean for at in range(len(light.frames[index]) + 1)}
             assert loose == sorted((light.frames.keys() | light.result_keys.keys()) - inside)
+
+
+@settings(max_examples=150, deadline=None)
+@given(messages=st.one_of(broken_transcripts(), tangled_transcripts()), numeric=st.booleans(),
+       provider=st.sampled_from([None, *PROVIDERS]))
+def test_the_strict_plan_is_the_same_whether_the_reader_classified_clean_turns(
+        messages: list[dict[str, Any]], numeric: bool, provider: str | None) -> None:
+    """Other policies' readers skip the classification (clean=False); the strict planner then finds the
+    clean turns itself: both ways must give the same view, notes and drops."""
+    streamed = plan_strict(light_transcript(messages, numeric_ids=numeric), provider)
+    searched_light = light_transcript(messages, numeric_ids=numeric, clean=False)
+    assert searched_light.clean is None
+    searched = plan_strict(searched_light, provider)
+    for field in ("changed", "order", "repaired_tool_calls", "dropped_frames", "dropped_duplicates",
+                  "dropped_strays", "notes", "merged", "settled", "first_result", "more_results"):
+        assert getattr(streamed, field) == getattr(searched, field), field
