@@ -1,0 +1,87 @@
+"""Where a strict `repair` of a pi-ai file spends its time, stage by stage, in one process.
+
+Usage: python bench/bench_stages.py [--messages 1000000] [--runs 3] [--policy strict]
+
+The stages are the CLI's fast path (integrity/_fastpath.py) called one after the
+other: reading the file, the pre-scans the general reader would refuse on (numbers,
+nesting), splitting the messages into raw spans, the light view (msgspec structs fed
+to LightBuilder), the plan, the cheap diagnosis behind `check`, and writing the view
+to /dev/null.  The cyclic GC is off, as the CLI has it.  Each figure is the best of
+--runs; the input is the one bench_cli.py generates (bench/data/broken_N.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from integrity import _fastpath as fast  # noqa: E402
+from integrity._diagnosis import diagnose  # noqa: E402
+from integrity._policies import PLANNERS  # noqa: E402
+
+
+def once(data_path: Path, policy: str) -> dict[str, float]:
+    """One pass over the stages: seconds per stage."""
+    times: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        times[name] = now - clock
+        clock = now
+
+    data = data_path.read_bytes()
+    lap("read")
+    fast._numbers_need_general_reader(data)
+    fast._valid_utf8(data)
+    lap("pre-scans (numbers, UTF-8)")
+    raws = fast._RAWS.decode(data)
+    lap("raw spans")
+    fast._nested_too_deep(raws, "array", None)
+    lap("nesting check")
+    light = fast._light(raws, clean=policy == "strict")
+    assert light is not None, "not a file the fast path reads"
+    lap("light view")
+    plan = PLANNERS[policy](light, None)
+    lap("plan")
+    diagnose(light, plan, str(data_path))
+    lap("diagnosis (check)")
+    with open("/dev/null", "wb") as out:
+        fast.write_fast(fast.FastTranscript(str(data_path), data, "array", raws, light, None), plan,
+                        lambda: 0, out)
+    lap("write (repair)")
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--policy", default="strict", choices=sorted(PLANNERS))
+    args = parser.parse_args()
+    source = HERE / "data" / f"broken_{args.messages}.json"
+    if not source.exists():
+        source.parent.mkdir(exist_ok=True)
+        print(f"generating {source} ...", flush=True)
+        subprocess.run([sys.executable, str(HERE / "generate.py"), str(args.messages), str(source)], check=True)
+    gc.disable()
+    best: dict[str, float] = {}
+    for _ in range(args.runs):
+        for stage, seconds in once(source, args.policy).items():
+            best[stage] = min(best.get(stage, seconds), seconds)
+    print(f"{source.name}, policy {args.policy}, best of {args.runs}:")
+    for stage, seconds in best.items():
+        print(f"  {stage:<28} {seconds:6.3f} s")
+    print(f"  {'sum':<28} {sum(best.values()):6.3f} s")
+
+
+if __name__ == "__main__":
+    main()
