@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import compress, count, repeat
-from operator import is_not
+from operator import add, is_not
 from typing import Any, BinaryIO, Literal
 
 import msgspec
@@ -321,9 +321,13 @@ def _nested_too_deep(raws: list[Any], container: str, envelope: dict[str, Any] |
     """
     level = {"array": 1, "object": 2}.get(container, 0)
     shortest_deep = 2 * (MAX_DEPTH - level) + 1
-    if raws and max(map(len, raws)) >= shortest_deep:
-        long_ones = compress(raws, map(shortest_deep.__le__, map(len, raws)))
-        if any(_too_deep(bytes(raw), level) for raw in long_ones):
+    # Opening brackets of each long value, counted by C-level maps (no Python step per value):
+    # only a value with more than the limit's worth can be that deep, and only those are parsed.
+    long_ones = list(map(bytes, compress(raws, map(shortest_deep.__le__, map(len, raws)))))
+    if long_ones:
+        brackets = map(add, map(bytes.count, long_ones, repeat(b"[")), map(bytes.count, long_ones, repeat(b"{")))
+        suspects = compress(long_ones, map((MAX_DEPTH - level).__lt__, brackets))
+        if any(_too_deep(raw, level) for raw in suspects):
             return True
     members = [raw for key, raw in (envelope or {}).items() if key != "messages"]
     return any(_too_deep(bytes(raw), 1) for raw in members)
