@@ -49,8 +49,9 @@ def _models() -> list[type[Open]]:
 
 MODELS = _models()
 
-_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70),
-                     st.floats(allow_nan=False), st.text(max_size=4))
+# Text includes lone surrogates: JSON's "\ud800" decodes to one, and msgspec cannot encode it.
+TEXT = st.text(st.characters(blacklist_categories=()), max_size=4)
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False), TEXT)
 JSON = st.recursive(_SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
                                                        st.dictionaries(st.text(max_size=3), inner, max_size=3)),
                     max_leaves=8)
@@ -66,14 +67,14 @@ def _typed(kind: Any) -> st.SearchStrategy[Any]:
         return _entry(kind)
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     if origin is typing.Literal:
-        return st.sampled_from(args)
+        return st.one_of(st.sampled_from(args), st.sampled_from(args).map(lambda value: value + "\ud800"))
     if origin in (typing.Union, __import__("types").UnionType):
         return st.one_of(*(_typed(arg) for arg in args))
     if origin is list:
         return st.lists(_value(args[0]), max_size=3)
     if origin is dict:
         return st.dictionaries(st.text(max_size=3), _value(args[1]), max_size=3)
-    simple = {str: st.text(max_size=4), int: st.integers(-(2**70), 2**70), float: st.floats(allow_nan=False),
+    simple = {str: TEXT, int: st.integers(-(2**70), 2**70), float: st.floats(allow_nan=False),
               bool: st.booleans(), type(None): st.none()}
     return simple.get(kind, JSON)
 
@@ -186,3 +187,13 @@ def test_a_malformed_entry_still_gets_pydantics_complete_wording(tmp_path: Path)
     assert "pydantic loaded" in done.stderr
     assert "message 0 (line 1): 'content[0].text' is a number (7), which is not valid here" in done.stdout
     assert "message 1 (line 1): 'content[0].input' must be a JSON object, got an array" in done.stdout
+
+
+def test_a_lone_surrogate_in_a_role_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+    """Found by byte fuzzing: msgspec raised UnicodeEncodeError comparing "user\\ud800" to its literal."""
+    path = tmp_path / "surrogate.json"
+    path.write_text('[{"role": "user\\ud800", "content": "go"}]')
+    done = subprocess.run([sys.executable, "-m", "integrity", "check", str(path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert "malformed: message 0 (line 1): role" in done.stdout and "internal error" not in done.stderr

@@ -98,7 +98,9 @@ def accepts(model: type[Open], entry: Any) -> bool:
         return False
     try:
         msgspec.convert(entry, model, strict=True)
-    except msgspec.ValidationError:
+    except (msgspec.ValidationError, ValueError, RecursionError):
+        # ValueError: a lone surrogate ("\ud800", legal JSON) in a string msgspec compares to a
+        # literal cannot be encoded; pydantic then decides, as for any entry msgspec refuses.
         return False
     return True
 
