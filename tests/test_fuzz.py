@@ -306,3 +306,14 @@ def test_every_schema_breaking_mutation_is_reported(case: tuple[str, bytes, tupl
     assert checked.code in (1, 2), (path, checked.stdout)
     if checked.code == 1:
         assert b"malformed" in checked.stdout, (path, checked.stdout)
+
+
+def test_an_openhands_response_whose_tool_calls_is_not_a_list_is_read_not_a_crash() -> None:
+    """Found by mutating tests/real: tool_calls -1 in an action's kept model response was iterated
+    (internal error).  A malformed list is read as no list, like a malformed call in one: the action's
+    own call (tool_call_metadata) stands for it."""
+    document = parsed("openhands_trajectory.openhands.json")
+    path = ("trajectory", 4, "tool_call_metadata", "model_response", "choices", 0, "message", "tool_calls")
+    assert isinstance(_at(document, path), list)
+    checked, repaired = exercise(dump(replaced(document, path, -1), "json"), "in.openhands.json")
+    assert checked.code in (0, 1) and repaired.code in (0, 1)

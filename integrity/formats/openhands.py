@@ -71,7 +71,8 @@ def _response_id(metadata: dict[str, Any], event: dict[str, Any]) -> Any:
 def _calls_of(metadata: dict[str, Any], event: dict[str, Any]) -> list[dict[str, Any]]:
     """The response's tool calls, or (no response kept) the one call this action stands for."""
     calls = []
-    for raw in _response_message(metadata).get("tool_calls") or []:
+    listed = _response_message(metadata).get("tool_calls")
+    for raw in listed if isinstance(listed, list) else []:  # malformed calls are skipped, as a list's are
         function = raw.get("function") if isinstance(raw, dict) else None
         if isinstance(function, dict) and isinstance(raw.get("id"), str) and isinstance(function.get("name"), str):
             calls.append(tool_call(raw["id"], function["name"], parse_arguments(function.get("arguments"))))
