@@ -41,7 +41,8 @@ Slot = tuple[int, int]  # (frame index, call position)
 
 
 def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> Clean:
-    """The clean turns of a view built by hand (a reader's builder finds them as it reads: LightBuilder).
+    """The clean turns of a view whose reader did not classify them (built by hand, or read for another
+    policy: LightBuilder(clean=False)); a classifying reader finds them as it reads.
 
     A clean turn is a frame followed directly by exactly its results, in call order, each call id used
     there for the first time (no earlier call or result has it, none is '').  Pairing such a turn needs
