@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _pydantic_probe import PROBE
 
 from integrity import POLICIES, load
 from integrity._diagnosis import Diagnosis, Summary, diagnose, with_recorded
@@ -28,15 +29,6 @@ from integrity.report import RepairReport, build_report
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_transcripts"
 
-_PROBE = """
-import sys
-from integrity.cli import main
-try:
-    main(sys.argv[1:])
-except SystemExit:
-    pass
-print("pydantic loaded" if "pydantic" in sys.modules else "pydantic not loaded", file=sys.stderr)
-"""
 
 
 @pytest.mark.parametrize("command", [["check"], ["check", "--policy", "openmaic"], ["repair", "-o", "{out}"]])
@@ -44,14 +36,14 @@ print("pydantic loaded" if "pydantic" in sys.modules else "pydantic not loaded",
 def test_check_and_repair_of_a_pi_ai_file_never_load_pydantic(command: list[str], sample: str,
                                                               tmp_path: Path) -> None:
     args = [part.replace("{out}", str(tmp_path / "out.json")) for part in command]
-    done = subprocess.run([sys.executable, "-c", _PROBE, *args[:1], str(SAMPLES / sample), *args[1:]],
+    done = subprocess.run([sys.executable, "-c", PROBE, *args[:1], str(SAMPLES / sample), *args[1:]],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert "pydantic not loaded" in done.stderr, done.stderr
     assert done.stdout or command[0] == "repair"  # it did its work
 
 
 def test_a_full_report_of_a_pi_ai_file_needs_no_pydantic_either() -> None:
-    done = subprocess.run([sys.executable, "-c", _PROBE, "check", "--json", str(SAMPLES / "orphaned_call.pi-ai.json")],
+    done = subprocess.run([sys.executable, "-c", PROBE, "check", "--json", str(SAMPLES / "orphaned_call.pi-ai.json")],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert "pydantic not loaded" in done.stderr and json.loads(done.stdout)["actions"]
 

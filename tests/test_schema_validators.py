@@ -22,6 +22,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from _pydantic_probe import PROBE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -153,15 +154,6 @@ def test_every_transcript_the_readers_return_holds_json_types_only(path: Path) -
         assert _json_only(transcript.messages) and _json_only(transcript.native)
 
 
-_PROBE = """
-import sys
-from integrity.cli import main
-try:
-    main(sys.argv[1:])
-except SystemExit:
-    pass
-print("pydantic loaded" if "pydantic" in sys.modules else "pydantic not loaded", file=sys.stderr)
-"""
 
 
 @pytest.mark.parametrize("sample", ["split_results.anthropic.json", "healthy.bedrock.json", "healthy.gemini.json",
@@ -171,7 +163,7 @@ print("pydantic loaded" if "pydantic" in sys.modules else "pydantic not loaded",
 def test_a_small_valid_file_of_any_format_is_judged_without_pydantic(sample: str, command: str,
                                                                      tmp_path: Path) -> None:
     extra = ["-o", str(tmp_path / sample)] if command == "repair" else []
-    done = subprocess.run([sys.executable, "-c", _PROBE, command, str(SAMPLES / sample), *extra],
+    done = subprocess.run([sys.executable, "-c", PROBE, command, str(SAMPLES / sample), *extra],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert "pydantic not loaded" in done.stderr, done.stderr
     assert "malformed" not in done.stdout + done.stderr
@@ -182,7 +174,7 @@ def test_a_malformed_entry_still_gets_pydantics_complete_wording(tmp_path: Path)
            {"role": "assistant", "content": [{"type": "tool_use", "id": "A", "name": "grep", "input": []}]}]
     path = tmp_path / "bad.anthropic.json"
     path.write_text(json.dumps(bad))
-    done = subprocess.run([sys.executable, "-c", _PROBE, "check", str(path)], cwd=ROOT, capture_output=True,
+    done = subprocess.run([sys.executable, "-c", PROBE, "check", str(path)], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
     assert "pydantic loaded" in done.stderr
     assert "message 0 (line 1): 'content[0].text' is a number (7), which is not valid here" in done.stdout
