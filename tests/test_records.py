@@ -30,7 +30,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_transcripts"
 
 
-
 @pytest.mark.parametrize("command", [["check"], ["check", "--policy", "openmaic"], ["repair", "-o", "{out}"]])
 @pytest.mark.parametrize("sample", ["orphaned_call.pi-ai.json", "healthy.pi-ai.json"])
 def test_check_and_repair_of_a_pi_ai_file_never_load_pydantic(command: list[str], sample: str,

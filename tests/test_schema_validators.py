@@ -154,8 +154,6 @@ def test_every_transcript_the_readers_return_holds_json_types_only(path: Path) -
         assert _json_only(transcript.messages) and _json_only(transcript.native)
 
 
-
-
 @pytest.mark.parametrize("sample", ["split_results.anthropic.json", "healthy.bedrock.json", "healthy.gemini.json",
                                     "healthy.openai-chat.json", "healthy.openai-responses.json",
                                     "healthy.langchain.json", "healthy.claude-code.jsonl"])
