@@ -6,7 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-import tomllib
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10 (requirements-dev installs tomli there)
+    import tomli as tomllib
 
 from inspector.rows import preview, raw_json
 from inspector.safe_text import escape_json, has_hostile, neutralize, safe_filename, without_paths
