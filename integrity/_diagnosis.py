@@ -226,7 +226,7 @@ def known_calls(light: LightTranscript, plan: Plan) -> Known:
     is some call's, which the reader's first frame of each id answers (LightTranscript.clean) without
     listing 362,000 uses at a million messages; the other policies report reused ids (call_uses)."""
     if plan.policy == "strict" and light.clean is not None and light.clean[1] is not None:
-        return light.clean[1]
+        return light.clean[1]  # the builder's (a view it classified always has it)
     return call_uses(light)
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ._plan import Plan, plan_openmaic
 from ._strict import plan_strict
-from ._views import LightTranscript
+from ._views import LightTranscript, light_transcript
 
 
 def _openmaic(light: LightTranscript, provider: str | None = None) -> Plan:
@@ -20,3 +21,15 @@ PLANNERS: dict[str, Callable[[LightTranscript, str | None], Plan]] = {
 }
 POLICIES: tuple[str, ...] = tuple(PLANNERS)
 DEFAULT_POLICY = "strict"
+
+
+def reads_closely(policy: str) -> bool:
+    """Whether the policy's light view reads numeric call ids by their text and classifies clean turns
+    while it is read (the strict policy; the reference needs neither, and skips the work)."""
+    return policy == "strict"
+
+
+def light_view(messages: Sequence[Any], policy: str) -> LightTranscript:
+    """The light view of parsed messages that `policy` plans on (see reads_closely)."""
+    closely = reads_closely(policy)
+    return light_transcript(messages, numeric_ids=closely, clean=closely)

@@ -48,12 +48,11 @@ def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> Clean
     there for the first time (no earlier call or result has it, none is '').  Pairing such a turn needs
     no search: each call is answered by the result right after it, which is what _pair's in-order walk
     would find (no earlier message can be waiting for these ids).  Transcripts with numeric ids (read
-    by their text, written rewritten) have none.  Returns (the clean frames, the first frame of every
-    call id, None: the loose messages are not listed).
+    by their text, written rewritten) have none.  Returns the same facts as the builder's.
     """
-    if light.numeric_calls or light.numeric_results:
-        return [], None, None
     frames = light.frames
+    if light.numeric_calls or light.numeric_results:
+        return [], None, sorted(frames.keys() | light.result_keys.keys())
     get = light.result_keys.get
     first = first_result.get
     seen: dict[str, int] = {}
@@ -69,7 +68,8 @@ def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> Clean
             seen.setdefault(call_id, index)
         if fresh:
             clean.append(index)
-    return clean, seen, None
+    inside = {index + at for index in clean for at in range(len(frames[index]) + 1)}
+    return clean, seen, sorted((frames.keys() | light.result_keys.keys()) - inside)
 
 
 class _CleanTurns:
@@ -105,11 +105,11 @@ class _CleanTurns:
         return found
 
 
-def _pair(light: LightTranscript, plan: Plan, turns: _CleanTurns, loose: list[int] | None) -> dict[Slot, int]:
+def _pair(light: LightTranscript, plan: Plan, turns: _CleanTurns, loose: list[int]) -> dict[Slot, int]:
     """Assign each durable result to the call it answers; record drops and notes.
 
     turns: the clean turns, answered implicitly (_CleanTurns); loose: every other frame and result, in
-    order (None: found here), which the in-order walk visits.  Returns the answers of every call but
+    order, which the in-order walk visits.  Returns the answers of every call but
     the clean ones, and of a clean call whose receipt a later real result replaced.
     """
     frames = light.frames
@@ -119,10 +119,6 @@ def _pair(light: LightTranscript, plan: Plan, turns: _CleanTurns, loose: list[in
     early: list[int] = []
     answers: dict[Slot, int] = {}
     last_use: dict[str, Slot] = {}  # id -> the latest call slot with it so far, but clean ones (turns.slot_of)
-    if loose is None:
-        clean = turns.frames
-        in_clean = {index + position for index in clean for position in range(len(frames[index]) + 1)}
-        loose = sorted((frames.keys() | keys.keys()) - in_clean)
     for index in loose:
         calls = frames.get(index)
         if calls is not None:

@@ -82,9 +82,9 @@ class Call:
         return f"Call({self.id!r}, {self.name!r})"
 
 
-Clean = tuple[list[int], "dict[str, int] | None", "list[int] | None"]
-"""(the frames of clean turns, the first frame of every call id, the frames and results outside the
-clean turns in order); the last two None when not known."""
+Clean = tuple[list[int], "dict[str, int] | None", list[int]]
+"""(the frames of clean turns, the first frame of every call id (None: not gathered), the frames and
+results outside the clean turns, in order)."""
 
 
 class LightTranscript:
@@ -105,8 +105,9 @@ class LightTranscript:
         its text (strict policy only; see numeric_id).
     numeric_results: indices of results whose toolCallId is a JSON number, read by its text.
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
-        built by hand, whose planner then finds them itself): the frames of clean turns, the first
-        frame of every call id, and every frame and result outside the clean turns, in order.
+        built by hand, read for another policy or with numeric ids, whose strict planner then finds
+        them itself): the frames of clean turns, the first frame of every call id, and every frame and
+        result outside the clean turns, in order.
 
     Sparse dicts keep the planner's work proportional to frames and results and
     let the CLI build this straight from msgspec structs without a per-message object.
@@ -154,11 +155,10 @@ def loose_results(light: LightTranscript) -> Iterable[int]:
     turns).  A result whose id is no call's, empty or not a string is always among them: a clean turn's
     results carry its calls' ids.  At a million messages they are a few percent of the results, so
     the checks that look for unowned results visit only these."""
-    loose = light.clean[2] if light.clean is not None else None
-    if loose is None:
+    if light.clean is None:
         return light.result_keys.keys()
     keys = light.result_keys
-    return [index for index in loose if index in keys]
+    return [index for index in light.clean[2] if index in keys]
 
 
 def calls_in_content(content: Any, numeric_ids: bool = False) -> tuple[Call, ...]:
@@ -261,8 +261,7 @@ class LightBuilder:
         self.frames[index] = calls
         if not self._classifying:
             return
-        if self._want_at != -1:  # the open turn never got all its results: it is loose
-            self._loose.extend(range(self._turn_frame, self._want_at))
+        self._loosen_open_turn()  # a new frame: the open turn never got all its results
         first, results = self._first_frame, self._result_ids
         if len(calls) == 1:  # the common frame, without the loop
             call_id = calls[0].id
@@ -303,8 +302,7 @@ class LightBuilder:
             self.receipts.add(index)
         if not self._classifying:
             return
-        want_at = self._want_at
-        if index == want_at:  # the open turn's next result: right after the last one
+        if index == self._want_at:  # the open turn's next result: right after the last one
             # It must answer the next call (results in between are the turn's own, with other ids, so
             # each is the first result with its id); the last one closes a clean turn.
             if call_id != self._want:
@@ -320,11 +318,15 @@ class LightBuilder:
             else:
                 self._want, self._want_at = turn[answered].id, index + 1
             return
-        if want_at != -1:  # another message came before this result: the open turn is loose
-            self._loose.extend(range(self._turn_frame, want_at))
-            self._want_at = -1
+        self._loosen_open_turn()  # another message came before this result
         self._loose.append(index)
         self._result_ids.add(call_id)
+
+    def _loosen_open_turn(self) -> None:
+        """The open turn (if any) will not be clean: its frame and the results it got so far are loose."""
+        if self._want_at != -1:
+            self._loose.extend(range(self._turn_frame, self._want_at))
+            self._want_at = -1
 
     def no_calls(self, index: int, stop_reason: Any, error_message: Any, empty: bool) -> None:
         """An assistant message without tool calls: recorded when it did not finish its turn."""
@@ -335,12 +337,10 @@ class LightBuilder:
                 self.empty.add(index)
 
     def build(self, roles: list[Any]) -> LightTranscript:
-        # Numeric ids are read by their text and written rewritten: such a transcript has no clean turn.
-        if self._want_at != -1:
-            self._loose.extend(range(self._turn_frame, self._want_at))
-            self._want_at = -1
-        clean: Clean | None = None if not self._classifying else ([], None, None) \
-            if self.numeric_calls or self.numeric_results else (self._clean, self._first_frame, self._loose)
+        self._loosen_open_turn()  # the transcript ended before its last results
+        clean: Clean | None = (self._clean, self._first_frame, self._loose) if self._classifying else None
+        if self.numeric_calls or self.numeric_results:
+            clean = None  # numeric ids are read by their text and written rewritten: no turn is clean
         return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
                                self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results, clean)
 

@@ -15,8 +15,8 @@ from ._arguments import require_transcript
 from ._entries import materialize
 from ._gc import without_gc
 from ._plan import Plan
-from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES
-from ._views import LightTranscript, light_transcript
+from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES, light_view
+from ._views import LightTranscript
 from .loading import Transcript
 from .reference import time_ms
 from .report import RepairReport, build_report
@@ -148,7 +148,7 @@ def analyze(
     if policy not in PLANNERS:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     messages = transcript.messages
-    light = light_transcript(messages, numeric_ids=policy == "strict", clean=policy == "strict")
+    light = light_view(messages, policy)
     plan = PLANNERS[policy](light, provider)
     if plan.changed and plan.order is not None:
         view, stamps = materialize(plan.order, messages, plan.placeholder, now)

@@ -101,9 +101,9 @@ class _Loaded:
         """The light view the policy plans on (strict reads numeric ids; the fast path has none)."""
         if self.fast is not None:
             return self.fast.light
-        from ._views import light_transcript
+        from ._policies import light_view
 
-        return light_transcript(self.transcript.messages, numeric_ids=policy == "strict", clean=policy == "strict")
+        return light_view(self.transcript.messages, policy)
 
     def schema(self) -> list[Any]:
         """The schema findings (a file the fast path read has none: it declines any)."""
@@ -133,8 +133,9 @@ def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) ->
     skip = bool(getattr(args, "skip_bad_lines", False))
     if allow_fast and args.format in ("auto", "pi-ai") and thread in (None, "main") and not skip:
         from ._fastpath import read_fast
+        from ._policies import DEFAULT_POLICY, reads_closely
 
-        fast = read_fast(data, source, clean=getattr(args, "policy", "strict") == "strict")
+        fast = read_fast(data, source, clean=reads_closely(getattr(args, "policy", DEFAULT_POLICY)))
         if fast is not None:
             return [_Loaded(source, fast=fast)]
     from .analysis import load_all

@@ -144,8 +144,7 @@ def _check(transcript: Any, policy: str, providers: Sequence[str]) -> tuple[Any,
     """
     from ._diagnosis import diagnose, with_recorded
     from ._entries import materialize
-    from ._policies import PLANNERS
-    from ._views import light_transcript
+    from ._policies import PLANNERS, light_view
     from .analysis import plan_depends_on, reader_findings
     from .formats import to_native
     from .providers import PROVIDER_FORMAT, validate_native, with_canonical_indices
@@ -153,7 +152,7 @@ def _check(transcript: Any, policy: str, providers: Sequence[str]) -> tuple[Any,
     from .schema import schema_findings
 
     messages = transcript.messages
-    light = light_transcript(messages, numeric_ids=policy == "strict", clean=policy == "strict")
+    light = light_view(messages, policy)
     plan = PLANNERS[policy](light, None)
     diagnosed = diagnose(light, plan, transcript.source,
                          schema=[*reader_findings(transcript), *schema_findings(transcript)])
