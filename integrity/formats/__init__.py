@@ -316,16 +316,20 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
     if format != pi_ai.NAME and not prepared:
         messages = [writable(m) for m in messages]
     grouped = adapter.groups(messages)
-    covered = {i for group in grouped for i in group}
-    hoisted = [m for i, m in enumerate(messages) if i not in covered and isinstance(m, dict)
-               and m.get("role") in SYSTEM_ROLES]
+    system = [i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") in SYSTEM_ROLES]
+    if system:  # only then: which of them no group covers (the writer hoists those)
+        covered = {i for group in grouped for i in group}
+        hoisted = [messages[i] for i in system if i not in covered]
+    else:
+        hoisted = []
     native: list[Any] = []
     sources: list[list[int]] = []
+    build = adapter.build
     for group in grouped:
         members = [messages[i] for i in group]
         built = originals.verbatim(members, format) if originals else None
         if built is None:
-            built = adapter.build(members, context)
+            built = build(members, context)
         for entry in built:
             native.append(entry)
             sources.append(list(group))

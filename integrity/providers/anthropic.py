@@ -76,41 +76,49 @@ def _unique(ids: list[str]) -> list[str]:
 
 
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """Every Anthropic tool-history rule the request breaks, in message order."""
+    """Every Anthropic tool-history rule the request breaks, in message order.
+
+    Each message's tool_use and tool_result blocks are read once (a rule reading its
+    neighbours reads them from that list: reading them again per rule was most of the time)."""
     found: list[Violation] = []
     seen_uses: set[str] = set()
+    uses_of = [tool_uses(message) for message in messages]
+    results_of = [tool_results(message) for message in messages]
+    size = len(messages)
     for index, message in enumerate(messages):
         if index == 0 and role_of(message) == "system" and message.get("content") != []:
             found.append(Violation(
                 provider=provider, rule="system_message_first", position="messages.0",
                 native_indices=[index], error=SYSTEM_FIRST))
-        uses = tool_uses(message)
-        for block, use_id in uses:
-            if use_id in seen_uses:
-                found.append(Violation(
-                    provider=provider, rule="duplicate_tool_use_id",
-                    position=f"messages.{index}.content.{block}", native_indices=[index], call_ids=[use_id],
-                    error=DUPLICATE_USE.format(index=index, block=block)))
-            seen_uses.add(use_id)
+        uses = uses_of[index]
         if uses:
-            found.extend(_check_answer(messages, index, uses, provider))
-        results = tool_results(message)
+            for block, use_id in uses:
+                if use_id in seen_uses:
+                    found.append(Violation(
+                        provider=provider, rule="duplicate_tool_use_id",
+                        position=f"messages.{index}.content.{block}", native_indices=[index], call_ids=[use_id],
+                        error=DUPLICATE_USE.format(index=index, block=block)))
+                seen_uses.add(use_id)
+            following = index + 1 < size
+            found.extend(_check_answer(index, uses, results_of[index + 1] if following else [], following,
+                                       provider))
+        results = results_of[index]
         if results:
-            found.extend(_check_results(messages, index, results, provider))
+            previous = {use_id for _, use_id in uses_of[index - 1]} if index > 0 else set()
+            found.extend(_check_results(index, results, previous, provider))
     return found
 
 
 def _check_answer(
-    messages: Sequence[Any], index: int, uses: list[tuple[int, str]], provider: str
+    index: int, uses: list[tuple[int, str]], results: list[tuple[int, str]], following: bool, provider: str
 ) -> list[Violation]:
     """The message after a tool_use turn must open with tool_result blocks answering every id.
 
+    results: the next message's tool_result blocks; following: whether there is a next message.
     Only the leading run of tool_result blocks counts: a result placed after a text block
     is not seen, and the API reports its id as unanswered.  We name that case
     tool_result_not_first so a reader knows the result exists but is misplaced.
     """
-    following = messages[index + 1] if index + 1 < len(messages) else None
-    results = tool_results(following)
     leading = set()
     for at, (block, result_id) in enumerate(results):
         if block != at:  # some other block comes before this result: it and the ones after it are not seen
@@ -123,16 +131,15 @@ def _check_answer(
     rule = "tool_result_not_first" if any(use_id in present for use_id in unseen) else "tool_use_unanswered"
     return [Violation(
         provider=provider, rule=rule, position=f"messages.{index}",
-        native_indices=[index] + ([index + 1] if following is not None else []), call_ids=unseen,
+        native_indices=[index] + ([index + 1] if following else []), call_ids=unseen,
         error=UNANSWERED.format(index=index, ids=", ".join(unseen)))]
 
 
 def _check_results(
-    messages: Sequence[Any], index: int, results: list[tuple[int, str]], provider: str
+    index: int, results: list[tuple[int, str]], previous: set[str], provider: str
 ) -> list[Violation]:
-    """Each tool_result must answer a tool_use of the previous message, once."""
+    """Each tool_result must answer a tool_use of the previous message (previous: its ids), once."""
     found: list[Violation] = []
-    previous = {use_id for _, use_id in tool_uses(messages[index - 1])} if index > 0 else set()
     unexpected = [(block, result_id) for block, result_id in results if result_id not in previous]
     if unexpected:
         ids = _unique([result_id for _, result_id in unexpected])

@@ -59,28 +59,37 @@ def tool_results(message: Any) -> list[str]:
 
 
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """Every Bedrock Converse rule on roles and tool history the request breaks, in message order."""
+    """Every Bedrock Converse rule on roles and tool history the request breaks, in message order.
+
+    Each message's role, toolUse and toolResult ids are read once; the rules read their
+    neighbours' from those lists."""
     found: list[Violation] = []
-    if messages and role_of(messages[0]) != "user":
+    roles = [role_of(message) for message in messages]
+    uses_of = [_ids(message, "toolUse") if role == "assistant" else []
+               for message, role in zip(messages, roles, strict=True)]
+    results_of = [_ids(message, "toolResult") if role == "user" else []
+                  for message, role in zip(messages, roles, strict=True)]
+    size = len(messages)
+    if messages and roles[0] != "user":
         found.append(Violation(provider=provider, rule="first_message_not_user", position="messages.0",
                                native_indices=[0], error=START))
     for index, message in enumerate(messages):
-        if index > 0 and role_of(message) == role_of(messages[index - 1]):
+        if index > 0 and roles[index] == roles[index - 1]:
             found.append(Violation(provider=provider, rule="roles_not_alternating", position=f"messages.{index}",
                                    native_indices=[index - 1, index], error=ALTERNATE))
-        uses = tool_uses(message)
+        uses = uses_of[index]
         if uses:
-            answered = set(tool_results(messages[index + 1])) if index + 1 < len(messages) else set()
+            answered = set(results_of[index + 1]) if index + 1 < size else set()
             missing = list(dict.fromkeys(u for u in uses if u not in answered))
             if missing:
-                involved = [index] + ([index + 1] if index + 1 < len(messages) else [])
+                involved = [index] + ([index + 1] if index + 1 < size else [])
                 found.append(Violation(
                     provider=provider, rule="tool_use_unanswered", position=f"messages.{index + 1}.content",
                     native_indices=involved, call_ids=missing,
                     error=EXPECTED.format(index=index + 1, ids=", ".join(missing))))
-        results = tool_results(message)
+        results = results_of[index]
         if results:
-            previous = tool_uses(messages[index - 1]) if index > 0 else []
+            previous = uses_of[index - 1] if index > 0 else []
             if len(results) > len(previous):
                 extra = [r for r in dict.fromkeys(results) if r not in previous] or results
                 found.append(Violation(

@@ -125,20 +125,22 @@ def validate_recorded(transcript: Transcript, providers: Sequence[str] | None = 
     from ..formats import to_native
     from ..formats.common import writable
     from . import PROVIDER_FORMAT, PROVIDERS, validate_native
+    from .chat_shape import sharing
 
     natives: dict[str, Any] = {}
     prepared: list[Any] | None = None  # writable() of each message, made once for every native format
     found: dict[str, list[Violation]] = {}
-    for provider in providers if providers is not None else PROVIDERS:
-        format = PROVIDER_FORMAT[provider]
-        native = natives.get(format)
-        if native is None:
-            literal = recorded_entries(transcript, format)
-            if literal is None:
-                if prepared is None:
-                    prepared = [writable(message) for message in transcript.messages]
-                built = to_native(prepared, format, transcript, prepared=True)
-                literal = (built.messages, built.sources)
-            native = natives[format] = literal
-        found[provider] = with_canonical_indices(validate_native(native[0], provider, history=True), native[1])
+    with sharing():  # OpenAI, Mistral and DeepSeek read the one Chat request's shape once
+        for provider in providers if providers is not None else PROVIDERS:
+            format = PROVIDER_FORMAT[provider]
+            native = natives.get(format)
+            if native is None:
+                literal = recorded_entries(transcript, format)
+                if literal is None:
+                    if prepared is None:
+                        prepared = [writable(message) for message in transcript.messages]
+                    built = to_native(prepared, format, transcript, prepared=True)
+                    literal = (built.messages, built.sources)
+                native = natives[format] = literal
+            found[provider] = with_canonical_indices(validate_native(native[0], provider, history=True), native[1])
     return found

@@ -8,7 +8,9 @@ to its rules and its error texts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +28,11 @@ def call_ids_of(message: Any) -> list[str]:
     """Ids of an assistant message's `tool_calls`, in order; a missing or non-string id reads as ""."""
     if role_of(message) != "assistant":
         return []
+    return _call_ids(message)
+
+
+def _call_ids(message: dict[str, Any]) -> list[str]:
+    """call_ids_of for a message already known to be an assistant's."""
     calls = message.get("tool_calls")
     if not isinstance(calls, list):
         return []
@@ -57,30 +64,73 @@ class CallTurn:
         return [result_id_of(messages[i]) or "" for i in self.run]
 
 
-def call_turns(messages: Sequence[Any]) -> list[CallTurn]:
-    """Every assistant message with a non-empty `tool_calls`, with its run of following tool messages.
+@dataclass(frozen=True)
+class ChatShape:
+    """What the Chat-shaped rule sets read of a message list: each role, the call turns, the strays."""
 
-    Each message's role is read once (a run is found by scanning the roles, not the messages again).
-    """
+    roles: list[str | None]
+    turns: list[CallTurn]
+    strays: list[int]
+
+
+_SHARED: ContextVar[dict[int, tuple[Sequence[Any], ChatShape]] | None] = ContextVar("chat_shapes", default=None)
+
+
+@contextmanager
+def sharing() -> Iterator[None]:
+    """Within it, the Chat shape of a message list is read once for every rule set that asks.
+
+    OpenAI, Mistral and DeepSeek judge the same Chat request when a transcript is checked
+    against every provider: reading its roles and turns once per list, not once per rule
+    set, takes two thirds of that work away.  Only for lists nobody changes while it lasts
+    (integrity.providers.validate_recorded's own requests)."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def read_shape(messages: Sequence[Any]) -> ChatShape:
+    """The roles, call turns and stray tool messages of a Chat message list (shared inside sharing())."""
+    shared = _SHARED.get()
+    if shared is not None:
+        found = shared.get(id(messages))
+        if found is not None and found[0] is messages:
+            return found[1]
     roles = [role_of(message) for message in messages]
     size = len(roles)
     turns = []
+    answered: set[int] = set()
     for index, role in enumerate(roles):
         if role != "assistant":
             continue
-        ids = call_ids_of(messages[index])
+        ids = _call_ids(messages[index])
         if not ids:
             continue
         cursor = index + 1
         while cursor < size and roles[cursor] == "tool":
             cursor += 1
-        turns.append(CallTurn(index, tuple(ids), tuple(range(index + 1, cursor))))
-    return turns
+        run = range(index + 1, cursor)
+        answered.update(run)
+        turns.append(CallTurn(index, tuple(ids), tuple(run)))
+    strays = [index for index, role in enumerate(roles) if role == "tool" and index not in answered]
+    shape = ChatShape(roles, turns, strays)
+    if shared is not None:
+        shared[id(messages)] = (messages, shape)  # the list is kept, so its id is not reused meanwhile
+    return shape
+
+
+def call_turns(messages: Sequence[Any]) -> list[CallTurn]:
+    """Every assistant message with a non-empty `tool_calls`, with its run of following tool messages."""
+    return read_shape(messages).turns
 
 
 def stray_tool_indices(messages: Sequence[Any], turns: Sequence[CallTurn] | None = None) -> list[int]:
     """Tool messages that do not sit in the run right after an assistant message with tool calls.
 
-    turns: call_turns(messages), when the caller has them (each rule set reads them once)."""
-    answered = {i for turn in (call_turns(messages) if turns is None else turns) for i in turn.run}
+    turns: call_turns(messages), when the caller has them."""
+    if turns is None:
+        return read_shape(messages).strays
+    answered = {i for turn in turns for i in turn.run}
     return [i for i, message in enumerate(messages) if role_of(message) == "tool" and i not in answered]

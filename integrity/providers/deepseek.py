@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .chat_shape import call_turns, result_id_of, stray_tool_indices
+from .chat_shape import read_shape, result_id_of
 from .openai_chat import unanswered_ids
 from .spec import ProviderSpec
 from .violation import Violation
@@ -29,23 +29,23 @@ DUPLICATE = "Duplicate value for 'tool_call_id' of {id} in message[{index}]"
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every DeepSeek tool-history rule the request breaks, in message order."""
     found: list[Violation] = []
-    turns = call_turns(messages)
-    for turn in turns:
+    shape = read_shape(messages)
+    for turn in shape.turns:
         missing = unanswered_ids(turn.call_ids, turn.answered_ids(messages))
         if missing:
             found.append(Violation(
                 provider=provider, rule="tool_calls_unanswered", position=f"message[{turn.index}]",
                 native_indices=[turn.index, *turn.run], call_ids=missing, error=UNANSWERED))
-    for index in stray_tool_indices(messages, turns):
+    for index in shape.strays:
         result_id = result_id_of(messages[index])
         found.append(Violation(
             provider=provider, rule="tool_result_without_call", position=f"message[{index}]",
             native_indices=[index], call_ids=[result_id] if result_id else [], error=STRAY))
     first_seen: dict[str, int] = {}
-    for index, message in enumerate(messages):
-        result_id = result_id_of(message)
-        if result_id is None:
+    for index, role in enumerate(shape.roles):
+        if role != "tool":
             continue
+        result_id = result_id_of(messages[index]) or ""
         if result_id in first_seen:
             found.append(Violation(
                 provider=provider, rule="duplicate_tool_call_id", position=f"message[{index}]",

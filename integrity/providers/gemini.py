@@ -65,29 +65,34 @@ def _ids(items: list[dict[str, Any]]) -> list[str]:
 
 
 def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """Every Gemini function-calling turn rule the request breaks, in content order."""
+    """Every Gemini function-calling turn rule the request breaks, in content order.
+
+    Each content's calls and responses are read once; the rules read their neighbours' from those lists."""
     found: list[Violation] = []
-    for index, content in enumerate(contents):
-        calls = function_calls(content)
-        responses = function_responses(content)
+    calls_of = [function_calls(content) for content in contents]
+    responses_of = [function_responses(content) for content in contents]
+    size = len(contents)
+    for index in range(size):
+        calls = calls_of[index]
+        responses = responses_of[index]
         previous = contents[index - 1] if index > 0 else None
         if calls:
             follows_user = previous is not None and (
-                role_of(previous) in ("user", "function") or bool(function_responses(previous)))
+                role_of(previous) in ("user", "function") or bool(responses_of[index - 1]))
             if not follows_user:
                 found.append(Violation(
                     provider=provider, rule="function_call_turn_position", position=f"contents[{index}]",
                     native_indices=([index - 1] if previous is not None else []) + [index],
                     call_ids=_ids(calls), error=CALL_POSITION))
-            following = contents[index + 1] if index + 1 < len(contents) else None
-            answers = [*responses, *function_responses(following)]  # its own answers count first
+            following = index + 1 < size
+            answers = [*responses, *(responses_of[index + 1] if following else [])]  # its own answers count first
             if len(answers) != len(calls):
-                at = index + 1 if following is not None else index
+                at = index + 1 if following else index
                 found.append(Violation(
                     provider=provider, rule="function_response_count_mismatch", position=f"contents[{at}]",
-                    native_indices=[index] + ([index + 1] if following is not None else []),
+                    native_indices=[index] + ([index + 1] if following else []),
                     call_ids=_ids(calls), error=COUNT))
-        if responses and not calls and not function_calls(previous):
+        if responses and not calls and not (calls_of[index - 1] if index > 0 else []):
             found.append(Violation(
                 provider=provider, rule="function_response_turn_position", position=f"contents[{index}]",
                 native_indices=([index - 1] if previous is not None else []) + [index],

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .chat_shape import call_ids_of, call_turns, role_of, stray_tool_indices
+from .chat_shape import call_ids_of, read_shape
 from .spec import OPAQUE, ProviderSpec, RoleRules
 from .violation import Violation
 
@@ -38,14 +38,15 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER, history: bool = 
     sent, so the request-only rule `last_role_assistant` is not checked.
     """
     found: list[Violation] = []
-    turns = call_turns(messages)
-    for turn in turns:
+    shape = read_shape(messages)
+    roles = shape.roles
+    for turn in shape.turns:
         if len(turn.run) != len(turn.call_ids):
             found.append(Violation(
                 provider=provider, rule="call_response_count_mismatch", position=f"messages[{turn.index}]",
                 native_indices=[turn.index, *turn.run], call_ids=list(turn.call_ids), error=COUNT))
-    for index in stray_tool_indices(messages, turns):
-        previous = role_of(messages[index - 1]) if index > 0 else None
+    for index in shape.strays:
+        previous = roles[index - 1] if index > 0 else None
         result_id = messages[index].get("tool_call_id")
         ids = [result_id] if isinstance(result_id, str) else []
         if previous is None:
@@ -59,14 +60,14 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER, history: bool = 
                 native_indices=[index - 1, index], call_ids=ids,
                 error=ORDER.format(role="tool", previous=previous)))
     for index in range(1, len(messages)):
-        if role_of(messages[index]) == "user" and role_of(messages[index - 1]) == "tool":
+        if roles[index] == "user" and roles[index - 1] == "tool":
             found.append(Violation(
                 provider=provider, rule="unexpected_role_order", position=f"messages[{index}]",
                 native_indices=[index - 1, index], error=ORDER.format(role="user", previous="tool")))
     if messages and not history:
         last = len(messages) - 1
         message = messages[last]
-        if role_of(message) == "assistant" and message.get("prefix") is not True:
+        if roles[last] == "assistant" and message.get("prefix") is not True:
             found.append(Violation(
                 provider=provider, rule="last_role_assistant", position=f"messages[{last}]",
                 native_indices=[last], call_ids=call_ids_of(message), error=LAST))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .chat_shape import call_turns, stray_tool_indices
+from .chat_shape import read_shape
 from .spec import ProviderSpec
 from .violation import Violation
 
@@ -42,8 +42,8 @@ def unanswered_ids(call_ids: Sequence[str], answered: Sequence[str]) -> list[str
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every OpenAI Chat tool-history rule the request breaks, in message order."""
     found: list[Violation] = []
-    turns = call_turns(messages)
-    for turn in turns:
+    shape = read_shape(messages)
+    for turn in shape.turns:
         ids = set(turn.call_ids)
         first_seen: dict[str, int] = {}
         for index in turn.run:
@@ -76,7 +76,7 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
                 position=f"messages.[{after}].role" if after < len(messages) else "messages",
                 native_indices=[turn.index, *turn.run], call_ids=missing,
                 error=UNANSWERED.format(ids=", ".join(missing))))
-    for index in stray_tool_indices(messages, turns):
+    for index in shape.strays:
         result_id = messages[index].get("tool_call_id")
         found.append(Violation(
             provider=provider, rule="tool_result_without_call", position=f"messages.[{index}].role",
