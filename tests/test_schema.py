@@ -371,3 +371,66 @@ def test_repairing_numeric_ids_gives_a_file_our_check_calls_healthy(tmp_path: Pa
     assert run.returncode == 0, run.stderr
     assert check(source).returncode == 1
     assert check(out).returncode == 0
+
+
+SWE_REAL = sorted(path for path in (REPO / "tests" / "real").iterdir()
+                  if path.name.startswith(("swe_", "mini_")))
+
+
+@pytest.mark.parametrize("path", SWE_REAL, ids=lambda path: path.name)
+def test_real_swe_agent_histories_have_no_schema_findings(path: Path) -> None:
+    """SWE-agent names a tool message's call in `tool_call_ids`: checked as Chat messages, that is no finding."""
+    from integrity.analysis import load_all
+
+    for transcript in load_all(path.read_bytes(), path.name):
+        assert transcript.format in ("swe-agent", "mini-swe-agent")
+        assert schema_findings(transcript) == []
+
+
+def _swe_history(tool: dict[str, Any]) -> dict[str, Any]:
+    call = {"id": "c1", "type": "function", "function": {"name": "find_file", "arguments": '{"f": "a.py"}'}}
+    return {"trajectory": [], "info": {}, "history": [
+        {"role": "system", "content": "You are a programmer.", "agent": "main", "message_type": "system_prompt"},
+        {"role": "user", "content": "Fix the bug.", "agent": "main", "message_type": "observation"},
+        {"role": "assistant", "content": "Look.", "agent": "main", "tool_calls": [call], "message_type": "action"},
+        {"role": "tool", "content": "found", "agent": "main", "message_type": "observation", **tool}]}
+
+
+SWE_GARBAGE: dict[str, tuple[dict[str, Any], FindingCode, str]] = {
+    "content-strings": ({**_swe_history({"tool_call_ids": ["c1"]})}, FindingCode.INVALID_CONTENT,
+                        "history[1].content[0]"),
+    "no-call-named": (_swe_history({}), FindingCode.RESULT_WITHOUT_CALL_ID, "history[3].tool_call_ids"),
+    "empty-list": (_swe_history({"tool_call_ids": []}), FindingCode.RESULT_WITHOUT_CALL_ID,
+                   "history[3].tool_call_ids"),
+    "not-a-list": (_swe_history({"tool_call_ids": "c1"}), FindingCode.RESULT_WITHOUT_CALL_ID,
+                   "history[3].tool_call_ids"),
+    "number-id": (_swe_history({"tool_call_ids": [5]}), FindingCode.NON_STRING_ID, "history[3].tool_call_ids[0]"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SWE_GARBAGE))
+def test_swe_agent_histories_report_what_the_reader_read_on_past(name: str) -> None:
+    document, code, path = SWE_GARBAGE[name]
+    if name == "content-strings":
+        document["history"][1]["content"] = ["Fix the bug."]  # a list of strings, not of content parts
+    transcript = load(json.dumps(document).encode(), f"{name}.traj")
+    assert transcript.format == "swe-agent"
+    found = [finding for finding in schema_findings(transcript) if finding.kind == code]
+    assert found and found[0].path == path and found[0].severity == Severity.MALFORMED
+    assert not analyze(transcript).report.healthy
+
+
+def test_a_swe_agent_tool_message_naming_its_call_either_way_is_fine() -> None:
+    for tool in ({"tool_call_ids": ["c1"]}, {"tool_call_id": "c1"}, {"tool_call_id": "c1", "tool_call_ids": ["c1"]}):
+        transcript = load(json.dumps(_swe_history(tool)).encode(), "ok.traj")
+        assert schema_findings(transcript) == [] and analyze(transcript).report.healthy
+
+
+def test_a_mini_swe_agent_message_with_strings_for_content_is_malformed() -> None:
+    document = {"info": {}, "trajectory_format": "mini-swe-agent-1.1", "messages": [
+        {"role": "system", "content": "You are a programmer."}, {"role": "user", "content": ["Fix the bug."]},
+        {"role": "assistant", "content": "THOUGHT: look\n```bash\nls\n```"}]}
+    transcript = load(json.dumps(document).encode(), "run.traj.json")
+    assert transcript.format == "mini-swe-agent"
+    [finding] = schema_findings(transcript)
+    assert (finding.kind, finding.path) == (FindingCode.INVALID_CONTENT, "messages[1].content[0]")

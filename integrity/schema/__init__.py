@@ -39,6 +39,7 @@ def family(format: str) -> ModuleType | None:
     families: dict[str, ModuleType] = {
         "pi-ai": pi_ai, "openai-chat": openai, "openai-responses": openai, "anthropic": anthropic,
         "bedrock": anthropic, "gemini": gemini, "langchain": langchain, "claude-code": claude_code,
+        "swe-agent": openai, "mini-swe-agent": openai,
     }
     return families.get(format)
 

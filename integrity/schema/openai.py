@@ -93,8 +93,30 @@ _CHAT: dict[str, tuple[type[Open], Classify]] = {
 _CALL = by_field(call_ids=("id",), names=("name",), arguments=("arguments",))
 
 
+class SweTool(Open):
+    """A SWE-agent history tool message: it names its call in `tool_call_ids` (a list; SWE-agent
+    sends the first as `tool_call_id`), or, like Chat, in `tool_call_id`."""
+
+    content: str | list[Any]
+    tool_call_id: str = ""
+    tool_call_ids: list[str] = []
+
+
+_SWE_IDS = by_field(result_ids=("tool_call_id", "tool_call_ids"))
+
+
+def _swe_tool(loc: Loc, error_type: str) -> FindingCode:
+    """tool_call_ids that is not a list names no call (the reader reads no id from it); an entry of
+    the list that is not a string is a non-string id, like tool_call_id."""
+    if tuple(loc) == ("tool_call_ids",):
+        return FindingCode.RESULT_WITHOUT_CALL_ID
+    return _SWE_IDS(loc, error_type)
+
+
 def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> list[Issue]:
-    check = _chat if format == "openai-chat" else _responses
+    """Chat messages (openai-chat, and the histories of SWE-agent and mini-swe-agent, which are Chat
+    messages with fields of their own), or Responses input items (openai-responses)."""
+    check = _responses if format == "openai-responses" else _swe if format == "swe-agent" else _chat
     issues: list[Issue] = []
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
@@ -108,6 +130,22 @@ def _parts(parts: Any, index: int, models: dict[Any, tuple[type[Open], Classify]
     out: list[Issue] = []
     for position, part in enumerate(parts if isinstance(parts, list) else []):
         out.extend(check_part(models, part, index, ("content", position)))
+    return out
+
+
+def _swe(entry: dict[str, Any], index: int) -> list[Issue | None]:
+    """A SWE-agent history item: a Chat message, whose tool message may name its call in a list."""
+    if entry.get("role") != "tool":
+        return _chat(entry, index)
+    out: list[Issue | None] = [*validate(SweTool, entry, index, _swe_tool, frozenset()),
+                               *_parts(entry.get("content"), index, CHAT_PARTS)]
+    listed = entry.get("tool_call_ids")
+    if "tool_call_id" not in entry and "tool_call_ids" not in entry:
+        out.append(Issue(FindingCode.RESULT_WITHOUT_CALL_ID, index, "tool_call_ids",
+                         "'tool_call_ids' is missing: the tool message names no call"))
+    elif "tool_call_id" not in entry and isinstance(listed, list) and not listed:
+        out.append(Issue(FindingCode.RESULT_WITHOUT_CALL_ID, index, "tool_call_ids",
+                         "'tool_call_ids' is empty: the tool message names no call"))
     return out
 
 
