@@ -434,3 +434,58 @@ def test_a_mini_swe_agent_message_with_strings_for_content_is_malformed() -> Non
     assert transcript.format == "mini-swe-agent"
     [finding] = schema_findings(transcript)
     assert (finding.kind, finding.path) == (FindingCode.INVALID_CONTENT, "messages[1].content[0]")
+
+
+INSPECT_REAL = sorted(path for path in (REPO / "tests" / "real").iterdir()
+                      if path.name.startswith("inspect_") and "header_only" not in path.name)
+
+
+@pytest.mark.parametrize("path", INSPECT_REAL, ids=lambda path: path.name)
+def test_real_inspect_messages_have_no_schema_findings(path: Path) -> None:
+    from integrity.analysis import load_all
+
+    for transcript in load_all(path.read_bytes(), path.name):
+        assert transcript.format == "inspect"
+        assert schema_findings(transcript) == []
+
+
+def _inspect(**changes: Any) -> list[dict[str, Any]]:
+    """An Inspect message list (a call answered); changes: position -> fields to set."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are a CTF player.", "source": "input"},
+        {"role": "user", "content": "Find the flag.", "source": "input"},
+        {"role": "assistant", "content": "", "source": "generate", "model": "gpt-4o",
+         "tool_calls": [{"id": "c1", "function": "bash", "arguments": {"cmd": "ls"}, "type": "function"}]},
+        {"role": "tool", "content": "flag.txt", "tool_call_id": "c1", "function": "bash", "error": None},
+        {"role": "assistant", "content": "The flag is in flag.txt.", "source": "generate"},
+    ]
+    for position, fields in changes.items():
+        messages[int(position[1:])].update(fields)
+    return messages
+
+
+INSPECT_GARBAGE: dict[str, tuple[list[dict[str, Any]], FindingCode, str]] = {
+    "content-strings": (_inspect(m1={"content": ["Find the flag."]}), FindingCode.INVALID_CONTENT, "[1].content[0]"),
+    "text-number": (_inspect(m1={"content": [{"type": "text", "text": 5}]}), FindingCode.INVALID_CONTENT,
+                    "[1].content[0].text"),
+    "arguments-text": (_inspect(m2={"tool_calls": [{"id": "c1", "function": "bash", "arguments": "ls"}]}),
+                       FindingCode.INVALID_ARGUMENTS, "[2].tool_calls[0].arguments"),
+    "error-text": (_inspect(m3={"error": "boom"}), FindingCode.INVALID_CONTENT, "[3].error"),
+    "role": (_inspect(m4={"role": "banana"}), FindingCode.UNKNOWN_ROLE, "[4].role"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INSPECT_GARBAGE))
+def test_inspect_messages_report_what_the_reader_read_on_past(name: str) -> None:
+    document, code, path = INSPECT_GARBAGE[name]
+    transcript = load(json.dumps(document).encode(), f"{name}.json")
+    assert transcript.format == "inspect"
+    found = [finding for finding in schema_findings(transcript) if finding.kind == code]
+    assert found and found[0].path == path and found[0].severity == Severity.MALFORMED
+    assert not analyze(transcript).report.healthy
+
+
+def test_a_well_formed_inspect_list_is_healthy() -> None:
+    transcript = load(json.dumps(_inspect()).encode(), "ok.json")
+    assert transcript.format == "inspect"
+    assert schema_findings(transcript) == [] and analyze(transcript).report.healthy

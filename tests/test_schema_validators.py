@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import pkgutil
 import subprocess
 import sys
 import typing
@@ -26,6 +27,7 @@ from _pydantic_probe import PROBE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import integrity.schema
 from integrity import Transcript
 from integrity.formats import read_all
 from integrity.kinds import FindingCode
@@ -36,7 +38,8 @@ from integrity.schema.base import Open, accepts, twin
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_transcripts"
 REAL = ROOT / "tests" / "real"
-FAMILIES = ("anthropic", "claude_code", "gemini", "langchain", "openai", "pi_ai")
+FAMILIES = tuple(sorted(module.name for module in pkgutil.iter_modules(integrity.schema.__path__)
+                        if module.name != "base"))  # every family module, so a new one is covered too
 
 
 def _models() -> list[type[Open]]:
