@@ -29,7 +29,7 @@ from typing import Any
 
 from . import pi_ai
 from .base import BuildContext, Thread
-from .common import OPAQUE, SYSTEM_ROLES, native_of
+from .common import OPAQUE, SYSTEM_ROLES, EntryError, describe, native_of
 from .tree import abandoned_leaves, chain, index_by_id, relink, short_id
 from .wrapped import Wrapped
 
@@ -44,8 +44,8 @@ def _is_entry(entry: Any) -> bool:
 
 
 def _is_message(entry: Any) -> bool:
-    return _is_entry(entry) and entry["type"] == "message" and isinstance(entry.get("message"), dict) \
-        and isinstance(entry["message"].get("role"), str)
+    """A message entry holding a message object (whatever its role: a malformed one is read on and reported)."""
+    return _is_entry(entry) and entry["type"] == "message" and isinstance(entry.get("message"), dict)
 
 
 def _openclaw_mark(entry: Any) -> bool:
@@ -79,7 +79,19 @@ def _fits(entry: Any) -> bool:
 
 
 def _unwrap(entry: Any) -> Any:
-    return entry["message"] if _is_message(entry) else None
+    """The message a message entry holds (None for every other entry).
+
+    A message entry is never skipped: a message without a string role is read on (the
+    schema check reports it), and an entry without a message object is an error at that
+    entry, where skipping it would drop a message from the transcript without a word."""
+    if not (_is_entry(entry) and entry["type"] == "message"):
+        return None
+    if "message" not in entry:
+        raise EntryError("a message entry has no 'message'")
+    message = entry["message"]
+    if not isinstance(message, dict):
+        raise EntryError(f"a message entry's 'message' must be a message object, got {describe(message)}")
+    return message
 
 
 def _iso(ms: Any) -> str | None:

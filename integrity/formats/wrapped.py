@@ -65,7 +65,10 @@ class Wrapped:
         picked: list[int] = []
         items: list[Any] = []
         for index, entry in enumerate(entries):
-            item = self.unwrap(entry)
+            try:
+                item = self.unwrap(entry)
+            except EntryError as error:  # an entry that should hold a message but holds none readable
+                raise EntryError(error.problem, index) from None
             if item is not None:
                 picked.append(index)
                 items.append(dict(item) if isinstance(item, dict) else item)  # never annotate the native entry
