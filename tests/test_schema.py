@@ -489,3 +489,92 @@ def test_a_well_formed_inspect_list_is_healthy() -> None:
     transcript = load(json.dumps(_inspect()).encode(), "ok.json")
     assert transcript.format == "inspect"
     assert schema_findings(transcript) == [] and analyze(transcript).report.healthy
+
+
+CODEX_REAL = sorted(path for path in (REPO / "tests" / "real").iterdir() if path.name.startswith("codex_"))
+
+
+@pytest.mark.parametrize("path", CODEX_REAL, ids=lambda path: path.name)
+def test_real_codex_rollouts_have_no_schema_findings(path: Path) -> None:
+    """Their reasoning items carry `content: null`, as the Responses API's own model allows."""
+    transcript = load(path.read_bytes(), path.name)
+    assert transcript.format == "codex"
+    assert schema_findings(transcript) == []
+
+
+def _rollout(changes: dict[int, dict[str, Any]]) -> bytes:
+    """A Codex rollout (session line, a call answered); changes: line -> payload fields to set."""
+    items: list[dict[str, Any]] = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix the test"}]},
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "look"}], "content": None,
+         "encrypted_content": "gAAA"},
+        {"type": "function_call", "name": "shell", "arguments": '{"command": ["ls"]}', "call_id": "c1"},
+        {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+    ]
+    lines: list[dict[str, Any]] = [{"timestamp": "2025-10-29T00:59:00Z", "type": "session_meta",
+                                    "payload": {"id": "s1", "cwd": "/repo"}}]
+    for position, item in enumerate(items, start=1):
+        lines.append({"timestamp": "2025-10-29T00:59:01Z", "type": "response_item",
+                      "payload": {**item, **changes.get(position, {})}})
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+CODEX_GARBAGE: dict[str, tuple[bytes, FindingCode, str]] = {
+    "role": (_rollout({1: {"role": "banana"}}), FindingCode.UNKNOWN_ROLE, "payload.role"),
+    "content-strings": (_rollout({1: {"content": ["fix the test"]}}), FindingCode.INVALID_CONTENT,
+                        "payload.content[0]"),
+    "reasoning-strings": (_rollout({2: {"content": ["x"]}}), FindingCode.INVALID_CONTENT, "payload.content[0]"),
+    "arguments": (_rollout({3: {"arguments": "[1"}}), FindingCode.INVALID_ARGUMENTS, "payload.arguments"),
+    "output-call-id": (_rollout({4: {"call_id": 5}}), FindingCode.NON_STRING_ID, "payload.call_id"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CODEX_GARBAGE))
+def test_codex_rollouts_report_what_the_reader_read_on_past(name: str) -> None:
+    data, code, path = CODEX_GARBAGE[name]
+    transcript = load(data, f"{name}.jsonl")
+    assert transcript.format == "codex"
+    found = [finding for finding in schema_findings(transcript) if finding.kind == code]
+    assert found and found[0].path == path and found[0].severity == Severity.MALFORMED
+    assert not analyze(transcript).report.healthy
+
+
+def test_a_well_formed_rollout_is_healthy() -> None:
+    transcript = load(_rollout({}), "ok.jsonl")
+    assert schema_findings(transcript) == [] and analyze(transcript).report.healthy
+
+
+def _session_lines() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (REPO / "tests" / "real" / "pi_healthy.pi-session.jsonl").read_text()
+            .splitlines() if line.strip()]
+
+
+def _as_jsonl(lines: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def test_a_pi_session_message_without_a_string_role_is_read_and_reported_never_dropped() -> None:
+    lines = _session_lines()
+    at = next(i for i, line in enumerate(lines) if line.get("type") == "message")
+    whole = len(load(_as_jsonl(lines), "s.jsonl").messages)
+    for broken in (5, None):
+        lines[at]["message"]["role"] = broken
+        transcript = load(_as_jsonl(lines), "s.jsonl")
+        assert len(transcript.messages) == whole  # the message is still there
+        [finding] = [f for f in schema_findings(transcript) if f.kind == FindingCode.UNKNOWN_ROLE]
+        assert finding.line == at + 1 and not analyze(transcript).report.healthy
+
+
+@pytest.mark.parametrize("message", [5, None, "missing"])
+def test_a_pi_session_message_entry_without_a_message_object_is_an_error_at_its_line(message: Any) -> None:
+    from integrity.loading import TranscriptError
+
+    lines = _session_lines()
+    at = next(i for i, line in enumerate(lines) if line.get("type") == "message")
+    if message == "missing":
+        del lines[at]["message"]
+    else:
+        lines[at]["message"] = message
+    with pytest.raises(TranscriptError) as raised:
+        load(_as_jsonl(lines), "s.jsonl")
+    assert f"line {at + 1}" in str(raised.value) and "'message'" in str(raised.value)

@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from ..kinds import FINDINGS, FindingCode
-from . import anthropic, claude_code, gemini, inspect_ai, langchain, openai, pi_ai
+from . import anthropic, claude_code, codex, gemini, inspect_ai, langchain, openai, pi_ai
 from .base import Issue, json_input
 
 if TYPE_CHECKING:
@@ -40,6 +40,7 @@ def family(format: str) -> ModuleType | None:
         "pi-ai": pi_ai, "openai-chat": openai, "openai-responses": openai, "anthropic": anthropic,
         "bedrock": anthropic, "gemini": gemini, "langchain": langchain, "claude-code": claude_code,
         "swe-agent": openai, "mini-swe-agent": openai, "inspect": inspect_ai,
+        "codex": codex,
     }
     return families.get(format)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ..kinds import FindingCode
+from ..loading import describe_value
 from .base import (
     Classify,
     Issue,
@@ -21,6 +22,7 @@ from .base import (
     arguments_issue,
     by_field,
     check_part,
+    json_path,
     not_a_message,
     role_issue,
     validate,
@@ -126,10 +128,10 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
     return issues
 
 
-def _parts(parts: Any, index: int, models: dict[Any, tuple[type[Open], Classify]]) -> list[Issue]:
+def _parts(parts: Any, index: int, models: dict[Any, tuple[type[Open], Classify]], prefix: Loc = ()) -> list[Issue]:
     out: list[Issue] = []
     for position, part in enumerate(parts if isinstance(parts, list) else []):
-        out.extend(check_part(models, part, index, ("content", position)))
+        out.extend(check_part(models, part, index, (*prefix, "content", position)))
     return out
 
 
@@ -205,10 +207,10 @@ class FunctionCallOutput(Open):
 
 class Reasoning(Open):
     summary: list[Any] = []
-    content: list[Any] = []
+    content: list[Any] | None = None  # null in the API's own model, and as Codex writes it
     id: str = ""
     encrypted_content: str | None = None
-    status: Status = "completed"
+    status: Status | None = None
 
 
 _ITEMS: dict[str, tuple[type[Open], Classify]] = {
@@ -218,23 +220,35 @@ _ITEMS: dict[str, tuple[type[Open], Classify]] = {
 }
 
 
-def _responses(entry: dict[str, Any], index: int) -> list[Issue | None]:
+def _responses(entry: dict[str, Any], index: int, prefix: Loc = ()) -> list[Issue | None]:
+    """One Responses input item; prefix: where the item sits in its entry (a Codex line's `payload`)."""
     kind = entry.get("type")
     if kind in ("message", None):
         role = entry.get("role")
         if role not in RESPONSES_ROLES:
-            return [role_issue(role, RESPONSES_ROLES, index)]
-        return [*validate(ResponsesMessage, entry, index, CONTENT, frozenset()),
-                *_parts(entry.get("content"), index, RESPONSES_PARTS)]
+            return [role_issue(role, RESPONSES_ROLES, index, json_path((*prefix, "role")))]
+        return [*validate(ResponsesMessage, entry, index, CONTENT, frozenset(), prefix),
+                *_parts(entry.get("content"), index, RESPONSES_PARTS, prefix)]
     found = _ITEMS.get(kind) if isinstance(kind, str) else None
     if found is None:
-        return [] if isinstance(kind, str) else [Issue(FindingCode.INVALID_CONTENT, index, "type",
-                                                       "'type' must be a string naming the item's type")]
-    out: list[Issue | None] = list(validate(found[0], entry, index, found[1], frozenset()))
+        where = json_path((*prefix, "type"))
+        return [] if isinstance(kind, str) else [Issue(FindingCode.INVALID_CONTENT, index, where,
+                                                       f"'{where}' must be a string naming the item's type")]
+    out: list[Issue | None] = list(validate(found[0], entry, index, found[1], frozenset(), prefix))
     if kind == "function_call" and isinstance(entry.get("arguments"), str):
-        out.append(arguments_issue(entry["arguments"], index, "arguments", text=True))
+        out.append(arguments_issue(entry["arguments"], index, json_path((*prefix, "arguments")), text=True))
     if kind == "reasoning":
-        summary = entry.get("summary")
-        for position, part in enumerate(summary if isinstance(summary, list) else []):
-            out.extend(check_part(RESPONSES_PARTS, part, index, ("summary", position)))
+        for key in ("summary", "content"):
+            parts = entry.get(key)
+            for position, part in enumerate(parts if isinstance(parts, list) else []):
+                out.extend(check_part(RESPONSES_PARTS, part, index, (*prefix, key, position)))
     return out
+
+
+def check_item(entry: Any, index: int, prefix: Loc) -> list[Issue]:
+    """One Responses input item inside a native entry of another format, at `prefix` (Codex rollouts)."""
+    if not isinstance(entry, dict):
+        where = json_path(prefix)
+        return [Issue(FindingCode.INVALID_CONTENT, index, where,
+                      f"'{where}' must be an input item object, got {describe_value(entry)}")]
+    return [found for found in _responses(entry, index, prefix) if found is not None]

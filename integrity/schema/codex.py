@@ -1,0 +1,29 @@
+"""Codex CLI rollouts: each `response_item` line carries a Responses input item in `payload`.
+
+An old rollout holds the items bare, one per line.  Each item is checked as a
+Responses input item (integrity.schema.openai) at its place in the line; session,
+event and turn-context lines are Codex's own bookkeeping and are not checked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import openai
+from .base import Issue
+
+_LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+
+
+def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> list[Issue]:
+    """Every Responses item of the rollout that breaks the item schema, in line order."""
+    issues: list[Issue] = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("type") in _LINE_TYPES and "payload" in entry:
+            if entry["type"] == "response_item":
+                issues.extend(openai.check_item(entry["payload"], index, ("payload",)))
+        elif "record_type" not in entry and ("type" in entry or "role" in entry):
+            issues.extend(openai.check_item(entry, index, ()))  # an old rollout's bare item
+    return issues
