@@ -578,3 +578,65 @@ def test_a_pi_session_message_entry_without_a_message_object_is_an_error_at_its_
     with pytest.raises(TranscriptError) as raised:
         load(_as_jsonl(lines), "s.jsonl")
     assert f"line {at + 1}" in str(raised.value) and "'message'" in str(raised.value)
+
+
+def _real_lines(name: str) -> list[Any]:
+    return [json.loads(line) for line in (REPO / "tests" / "real" / name).read_text().splitlines() if line.strip()]
+
+
+def _first(lines: list[Any], test: Any) -> int:
+    return next(index for index, line in enumerate(lines) if test(line))
+
+
+UNTYPED: dict[str, tuple[str, Any, str, str]] = {
+    # case: (real file, which line, the key to break, what to put there ("DEL": remove it))
+    "claude-code-type-number": ("cc_healthy_parallel.claude-code.jsonl", lambda l: l.get("type") == "user", "type", 5),
+    "claude-code-type-missing": ("cc_sidechain.claude-code.jsonl", lambda l: l.get("type") == "user", "type", "DEL"),
+    "pi-session-type-null": ("pi_healthy.pi-session.jsonl", lambda l: l.get("type") == "message", "type", None),
+    "codex-type-missing": ("codex_rollout.codex.jsonl", lambda l: l.get("type") == "response_item", "type", "DEL"),
+    "codex-payload-missing": ("codex_rollout.codex.jsonl", lambda l: l.get("type") == "response_item",
+                              "payload", "DEL"),
+    "openhands-action-number": ("openhands_events_stopped.openhands.jsonl", lambda l: "action" in l, "action", 5),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNTYPED))
+def test_a_line_holding_a_message_without_a_string_kind_is_a_finding_never_a_silent_drop(case: str) -> None:
+    """The reader (like the runtime) reads such a line as bookkeeping; the message is then missing from the
+    transcript, so a finding must say so at the line, and the transcript is never called healthy."""
+    name, which, key, value = UNTYPED[case]
+    lines = _real_lines(name)
+    at = _first(lines, which)
+    whole = sum(len(t.messages) for t in _load_all(_as_jsonl(lines), name))
+    if value == "DEL":
+        del lines[at][key]
+    else:
+        lines[at][key] = value
+    transcripts = _load_all(_as_jsonl(lines), name)
+    assert sum(len(t.messages) for t in transcripts) < whole  # the line is not read as a message...
+    found = [f for f in schema_findings(transcripts[0]) if f.kind == FindingCode.NOT_A_MESSAGE]
+    assert found and found[0].line == at + 1  # ...and a finding says so, at its line
+    assert not analyze(transcripts[0]).report.healthy
+
+
+def _load_all(data: bytes, name: str) -> list[Transcript]:
+    from integrity.analysis import load_all
+
+    return load_all(data, name)
+
+
+def test_a_line_of_an_unknown_string_kind_is_left_alone() -> None:
+    """Runtimes add bookkeeping kinds all the time: an unknown string kind is not a finding."""
+    lines = _real_lines("cc_healthy_parallel.claude-code.jsonl")
+    lines.append({"type": "queue-operation", "message": {"role": "user", "content": "later"}, "uuid": "q1"})
+    transcript = load(_as_jsonl(lines), "s.jsonl")
+    assert [f for f in schema_findings(transcript) if f.kind == FindingCode.NOT_A_MESSAGE] == []
+
+
+def test_a_gemini_content_without_parts_is_malformed() -> None:
+    document = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}, {"role": "model", "parts": []},
+                             {"role": "user", "parts": [{"text": "again"}]}]}
+    transcript = load(json.dumps(document).encode(), "g.gemini.json")
+    [finding] = schema_findings(transcript)
+    assert (finding.kind, finding.path) == (FindingCode.INVALID_CONTENT, "contents[1].parts")
+    assert "contents.parts must not be empty" in finding.message and not analyze(transcript).report.healthy

@@ -18,9 +18,10 @@ path inside that line's entry).
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..kinds import FINDINGS, FindingCode
+from ..loading import describe_value
 from . import anthropic, claude_code, codex, gemini, inspect_ai, langchain, openai, pi_ai
 from .base import Issue, json_input
 
@@ -62,8 +63,45 @@ def schema_issues(transcript: Transcript) -> list[Issue]:
                 issues.extend(module.check_entries(transcript.format, native, transcript.envelope))
         if transcript.format != "pi-ai":
             issues.extend(_canonical_issues(transcript, issues))
+    issues.extend(_untyped_messages(transcript.format, native))
     issues.sort(key=lambda issue: issue.entry)
     return issues
+
+
+# Session formats whose lines say by their `type` whether they hold a message, and the key that holds it.
+_TYPED_LINES = {"claude-code": "message", "pi-session": "message", "openclaw": "message", "codex": "payload"}
+
+
+def _untyped_messages(format: str, entries: list[Any]) -> list[Issue]:
+    """Lines that hold a message but no string kind: the reader (like the runtime) reads them as
+    bookkeeping, so the message is not in the transcript; say so instead of dropping it unseen.
+
+    A line holding a message object without a string `type`, or an OpenHands event whose `action`
+    or `observation` is not a string.  A line of an unknown string kind is left alone: runtimes add
+    new bookkeeping kinds all the time."""
+    key = _TYPED_LINES.get(format)
+    if key is None and format != "openhands":
+        return []
+    out = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            continue
+        if key is not None and isinstance(entry.get(key), dict) and not isinstance(entry.get("type"), str):
+            field, holds = "type", f"holds a message in '{key}' but"
+        elif key is None and "role" not in entry:
+            field = next((name for name in ("action", "observation")
+                          if name in entry and not isinstance(entry[name], str)), "")
+            holds = "is an event, but"
+            if not field:
+                continue
+        else:
+            continue
+        kind = entry.get(field)
+        said = f"has no '{field}'" if kind is None else f"its '{field}' is {describe_value(kind)}, not a string"
+        out.append(Issue(FindingCode.NOT_A_MESSAGE, index, field,
+                         f"the line {holds} {said}: it is not read as a message, so the transcript is "
+                         "checked without it"))
+    return out
 
 
 def _canonical_issues(transcript: Transcript, found: list[Issue]) -> list[Issue]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..kinds import FindingCode
 from . import openai
 from .base import Issue
 
@@ -21,7 +22,10 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
             continue
-        if entry.get("type") in _LINE_TYPES and "payload" in entry:
+        if entry.get("type") == "response_item" and "payload" not in entry:
+            issues.append(Issue(FindingCode.NOT_A_MESSAGE, index, "payload",
+                                "a response_item line has no 'payload': no item is read from it"))
+        elif entry.get("type") in _LINE_TYPES and "payload" in entry:
             if entry["type"] == "response_item":
                 issues.extend(openai.check_item(entry["payload"], index, ("payload",)))
         elif "record_type" not in entry and ("type" in entry or "role" in entry):

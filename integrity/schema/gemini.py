@@ -3,7 +3,8 @@
 Input models for a turn and each kind of part.  Reported: a role Gemini does not
 have, parts that are not a list of objects, a part with none of Gemini's data
 fields, a text that is not a string, functionCall args or functionResponse
-response that are not objects, and a call or response without a string name.
+response that are not objects, a call or response without a string name, and a
+turn with no parts at all (Gemini refuses it; the reader reads no message from it).
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
             continue
         issues.extend(validate(Turn, entry, index, _CONTENT, frozenset()))
         parts = entry.get("parts")
+        if parts == []:  # the reader reads no message from it; Gemini answers 400 "contents.parts must not be empty"
+            issues.append(Issue(FindingCode.INVALID_CONTENT, index, "parts",
+                                "'parts' is empty: Gemini refuses a content without parts "
+                                "(contents.parts must not be empty), and no message is read from it"))
         for position, part in enumerate(parts if isinstance(parts, list) else []):
             issues.extend(_part(part, index, ("parts", position)))
     return issues
