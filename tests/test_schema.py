@@ -590,13 +590,18 @@ def _first(lines: list[Any], test: Any) -> int:
 
 UNTYPED: dict[str, tuple[str, Any, str, str]] = {
     # case: (real file, which line, the key to break, what to put there ("DEL": remove it))
-    "claude-code-type-number": ("cc_healthy_parallel.claude-code.jsonl", lambda l: l.get("type") == "user", "type", 5),
-    "claude-code-type-missing": ("cc_sidechain.claude-code.jsonl", lambda l: l.get("type") == "user", "type", "DEL"),
-    "pi-session-type-null": ("pi_healthy.pi-session.jsonl", lambda l: l.get("type") == "message", "type", None),
-    "codex-type-missing": ("codex_rollout.codex.jsonl", lambda l: l.get("type") == "response_item", "type", "DEL"),
-    "codex-payload-missing": ("codex_rollout.codex.jsonl", lambda l: l.get("type") == "response_item",
+    "claude-code-type-number": ("cc_healthy_parallel.claude-code.jsonl", lambda line: line.get("type") == "user",
+                                "type", 5),
+    "claude-code-type-missing": ("cc_sidechain.claude-code.jsonl", lambda line: line.get("type") == "user",
+                                 "type", "DEL"),
+    "pi-session-type-null": ("pi_healthy.pi-session.jsonl", lambda line: line.get("type") == "message",
+                             "type", None),
+    "codex-type-missing": ("codex_rollout.codex.jsonl", lambda line: line.get("type") == "response_item",
+                           "type", "DEL"),
+    "codex-payload-missing": ("codex_rollout.codex.jsonl", lambda line: line.get("type") == "response_item",
                               "payload", "DEL"),
-    "openhands-action-number": ("openhands_events_stopped.openhands.jsonl", lambda l: "action" in l, "action", 5),
+    "openhands-action-number": ("openhands_events_stopped.openhands.jsonl", lambda line: "action" in line,
+                                "action", 5),
 }
 
 
