@@ -86,7 +86,7 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
 
 def headline(analysis: Analysis, provider: str | None) -> None:
     """The verdict and the chosen provider's answer in one block: as recorded, after repair, first error whole."""
-    lines = [verdict_line(analysis)]
+    lines = [verdict_line(analysis), *unplaced_findings(analysis)]
     result = (analysis.verdicts or {}).get(provider or "")
     if provider and result is not None:
         before, after = list(result.get("before") or []), list(result.get("after") or [])
@@ -99,6 +99,19 @@ def headline(analysis: Analysis, provider: str | None) -> None:
         if after:
             lines.append(f"  {after[0].error}")
     st.code(neutralize("\n".join(lines)), language=None, wrap_lines=True)
+
+
+UNPLACED_SHOWN = 5
+
+
+def unplaced_findings(analysis: Analysis) -> list[str]:
+    """The findings about no message of the transcript (a line not read as one, a torn last line), one line
+    each as `check` prints them: no row can carry them, and the verdict alone only counts them."""
+    unplaced = [finding for finding in analysis.report.findings if not finding.durable_indices]
+    lines = [f"{finding.severity.value}: {finding.message}" for finding in unplaced[:UNPLACED_SHOWN]]
+    if len(unplaced) > UNPLACED_SHOWN:
+        lines.append(f"... and {len(unplaced) - UNPLACED_SHOWN} more about no message: the Report page lists them all")
+    return lines
 
 
 def _row_links(indices: Sequence[int], when: str, by_left: dict[int, int], by_right: dict[int, int]) -> str:

@@ -505,3 +505,19 @@ def test_the_provider_follows_each_file_until_the_user_picks_one() -> None:
 def test_a_link_that_names_a_provider_is_a_pick() -> None:
     at = app(sample="split_results.anthropic.json", provider="openai-chat")
     assert at.selectbox(key="provider").value == "openai-chat"
+
+
+def test_a_finding_about_no_message_is_shown_under_the_verdict() -> None:
+    """A line that holds a message but no string type is not read, so no row can carry its finding: the
+    headline says it, as check does, instead of only counting it."""
+    lines = [json.loads(line) for line in (ROOT / "tests" / "real" / "codex_rollout.codex.jsonl").read_text()
+             .splitlines() if line.strip()]
+    at_line = next(i for i, line in enumerate(lines) if line.get("type") == "response_item")
+    del lines[at_line]["type"]
+    at = app()
+    at.radio(key="source_mode").set_value("Paste").run()
+    at.text_area(key="paste").input("".join(json.dumps(line) + "\n" for line in lines)).run()
+    assert not at.exception, [e.value for e in at.exception]
+    [headline] = [c for c in codes(at) if "finding(s)" in c]
+    assert f"malformed: entry {at_line} (line {at_line + 1}): the line holds a message in 'payload' but has no " \
+           "'type'" in headline
