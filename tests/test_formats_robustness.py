@@ -7,9 +7,11 @@ Whatever is read must also be writable in every format.
 
 from __future__ import annotations
 
+import gzip
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_formats_roundtrip import (  # the healthy shapes, to break
@@ -17,6 +19,7 @@ from test_formats_roundtrip import (  # the healthy shapes, to break
     conversations,
 )
 
+from integrity import load
 from integrity.formats import FORMATS, READABLE, read_bytes, to_native, write_bytes
 from integrity.loading import TranscriptError
 
@@ -103,3 +106,21 @@ def test_near_miss_native_files_are_read_or_refused_cleanly(data: st.DataObject)
         for target in FORMATS:
             request = to_native(transcript.messages, target, transcript)
             assert len(request.sources) == len(request.messages)
+
+
+@pytest.mark.parametrize(("data", "said"), [
+    ('[{"role": "user", "content": "hi"}]'.encode("utf-16"), "UTF-16 text"),
+    ('[{"role": "user", "content": "hi"}]'.encode("utf-16-be").join([b"\xfe\xff", b""]), "UTF-16 text"),
+    (gzip.compress(b'[{"role": "user", "content": "hi"}]'), "gzip-compressed"),
+])
+def test_a_file_that_is_not_utf8_says_what_it_looks_like(data: bytes, said: str) -> None:
+    with pytest.raises(TranscriptError) as raised:
+        load(data, "t.json")
+    assert "not valid UTF-8 text" in str(raised.value) and said in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_random_bytes_are_only_not_utf8() -> None:
+    with pytest.raises(TranscriptError) as raised:
+        load(b"\x80\x81\x82 not text", "t.json")
+    assert str(raised.value).endswith("not valid UTF-8 text")

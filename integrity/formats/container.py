@@ -242,12 +242,29 @@ def check_memory(size: int, source: str) -> None:
                                           f"{left // 2**20:,} MB are left)")
 
 
+_SIGNATURES = (
+    (b"\xff\xfe", "UTF-16 text (it opens with a UTF-16 byte-order mark): save it as UTF-8"),
+    (b"\xfe\xff", "UTF-16 text (it opens with a UTF-16 byte-order mark): save it as UTF-8"),
+    (b"\x1f\x8b", "gzip-compressed data: decompress it first (gunzip)"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data: decompress it first (unzstd)"),
+    (b"BZh", "bzip2-compressed data: decompress it first (bunzip2)"),
+)
+
+
+def _what_it_is(data: bytes) -> str:
+    """What a file that is not UTF-8 text most likely is, by its first bytes ("" when unknown)."""
+    for signature, said in _SIGNATURES:
+        if data.startswith(signature):
+            return f"; the file looks like {said}"
+    return ""
+
+
 def decode_text(data: bytes, source: str) -> str:
     """UTF-8 text of the file (a leading BOM is ignored), or a TranscriptError naming the bad byte."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise TranscriptError(source, f"byte {error.start}", "not valid UTF-8 text") from None
+        raise TranscriptError(source, f"byte {error.start}", "not valid UTF-8 text" + _what_it_is(data)) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
