@@ -591,8 +591,9 @@ def _repaired_bytes(analysis: Any, data: bytes, notes: list[str]) -> bytes:
     whole_file = transcript.whole is not None or not transcript.siblings
     if not analysis.plan.changed and not transcript.notes and whole_file:
         if rejected_by_own_provider(transcript):  # sound messages in a shape their provider refuses
-            notes.append(f"note: {transcript.format} rejects this file's grouping as recorded: written with the "
-                         f"provider's own grouping (a turn's results together, first)")
+            notes.append(f"note: {transcript.format} rejects this file's shape as recorded, not its messages: "
+                         f"the same messages are written in the shape the provider takes (a turn's results "
+                         f"together and first; no empty tool_calls)")
             return write_bytes(transcript, list(transcript.messages))
         return data  # an unchanged view is the durable transcript: give back its exact bytes
     if transcript.writes_as and analysis.plan.changed:

@@ -33,7 +33,7 @@ def test_check_exits_1_and_repair_writes_the_providers_grouping(name: str, tmp_p
     assert checked.code == 1 and "rejected as recorded by" in checked.stdout.decode()
     out = tmp_path / name
     repaired = run("repair", SAMPLES / name, "-o", out)
-    assert repaired.code == 0 and "written with the provider's own grouping" in repaired.stderr
+    assert repaired.code == 0 and "written in the shape the provider takes" in repaired.stderr
     assert run("check", out).code == 0
 
 
@@ -92,4 +92,25 @@ def test_a_rejection_the_providers_grouping_does_not_fix_is_refused_not_written(
     assert repaired.code == 1 and not out.exists()
     (line,) = repaired.error_lines
     assert "gemini would still reject it: contents[1]" in line
-    assert "written with the provider's own grouping" not in repaired.stderr
+    assert "written in the shape the provider takes" not in repaired.stderr
+
+
+def test_an_empty_tool_calls_array_is_rejected_as_recorded_and_repair_leaves_it_out(tmp_path: Path) -> None:
+    """OpenAI refuses `tool_calls: []` (openai-python's parse helper wrote it into many histories)."""
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello", "tool_calls": []},
+               {"role": "user", "content": "again"}]
+    source = tmp_path / "chat.openai-chat.json"
+    source.write_text(json.dumps(history))
+    checked = run("check", source)
+    assert checked.code == 1 and "rejected as recorded by openai-chat;" in checked.stdout.decode()
+    asked = run("check", "--provider", "openai-chat", source).stdout.decode()
+    assert "openai-chat as recorded: messages[1].tool_calls: Invalid 'messages[1].tool_calls': empty array. " \
+           "Expected an array with minimum length 1, but got an empty array instead." in asked
+    assert "openai-chat after repair: accepted" in asked
+    out = tmp_path / "repaired.openai-chat.json"
+    repaired = run("repair", source, "-o", out)
+    assert repaired.code == 0 and "no empty tool_calls" in repaired.stderr
+    written = json.loads(out.read_bytes())
+    assert [message.get("content") for message in written] == ["hi", "hello", "again"]  # the same messages
+    assert all("tool_calls" not in message for message in written)
+    assert run("check", out).code == 0

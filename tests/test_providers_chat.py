@@ -82,6 +82,12 @@ ILLEGAL = [
           "Invalid parameter: Duplicate value for 'tool_call_id' of 'a', in messages[2] and messages[3]."),
         id="openai-duplicate"),
     pytest.param(
+        "openai-chat", [U(), {"role": "assistant", "content": "ok", "tool_calls": []}, U()],
+        v("openai-chat", "tool_calls_empty", "messages[1].tool_calls", [1], [],
+          "Invalid 'messages[1].tool_calls': empty array. Expected an array with minimum length 1, "
+          "but got an empty array instead."),
+        id="openai-empty-tool-calls"),
+    pytest.param(
         "deepseek", [U(), A("a"), U()],
         v("deepseek", "tool_calls_unanswered", "message[1]", [1], ["a"],
           "An assistant message with 'tool_calls' must be followed by tool messages responding to each "

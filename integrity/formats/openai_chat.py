@@ -109,8 +109,6 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
                  "content": "list" if as_list else ("null" if entry.get("content") is None else "string")}
         if "content" not in entry:
             hints["content"] = "absent"
-        if raw_calls is not None and not raw_calls:
-            hints["emptyCalls"] = True
         message[NATIVE] = hints
         return message
     if role == "tool":
@@ -183,7 +181,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
             if value == "" and calls and shape != "string":
                 value = None
             out["content"] = value
-        if calls or hints.get("emptyCalls"):
+        if calls:  # never `tool_calls: []`, even where the file had it: OpenAI refuses an empty array
             out["tool_calls"] = [_call_out(p, same) for p in calls]
         out.update(extra)
         return [out]
@@ -216,6 +214,17 @@ def _call_out(part: dict[str, Any], same: bool) -> dict[str, Any]:
         call = {**original, "id": part["id"],
                 "function": {**function, "name": part["name"], "arguments": call["function"]["arguments"]}}
     return call
+
+
+def finish(native: list[Any], context: BuildContext) -> list[Any]:
+    """The request without `tool_calls: []`: OpenAI refuses an empty array (\"Invalid 'messages[1].tool_calls':
+    empty array\"), and an entry kept verbatim from the file would carry it into the repaired view."""
+    return [{k: v for k, v in entry.items() if k != "tool_calls"} if _empty_calls(entry) else entry
+            for entry in native]
+
+
+def _empty_calls(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("role") == "assistant" and entry.get("tool_calls") == []
 
 
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:

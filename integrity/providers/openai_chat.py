@@ -27,6 +27,10 @@ MISSING_ID = "Missing parameter 'tool_call_id': messages with role 'tool' must h
 DUPLICATE = (
     "Invalid parameter: Duplicate value for 'tool_call_id' of '{id}', in messages[{first}] and messages[{second}]."
 )
+EMPTY_CALLS = (
+    "Invalid 'messages[{index}].tool_calls': empty array. Expected an array with minimum length 1, "
+    "but got an empty array instead."
+)
 
 
 def unanswered_ids(call_ids: Sequence[str], answered: Sequence[str]) -> list[str]:
@@ -81,6 +85,12 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
         found.append(Violation(
             provider=provider, rule="tool_result_without_call", position=f"messages.[{index}].role",
             native_indices=[index], call_ids=[result_id] if isinstance(result_id, str) else [], error=STRAY))
+    for index, role in enumerate(shape.roles):
+        # `tool_calls: []` on an assistant message (openai-python's parse helper wrote it into histories)
+        if role == "assistant" and messages[index].get("tool_calls") == []:
+            found.append(Violation(
+                provider=provider, rule="tool_calls_empty", position=f"messages[{index}].tool_calls",
+                native_indices=[index], error=EMPTY_CALLS.format(index=index)))
     return found
 
 
@@ -98,5 +108,6 @@ SPEC = ProviderSpec(
         "tool_call_id_not_found": NOT_FOUND,
         "duplicate_tool_call_id": DUPLICATE,
         "tool_call_id_missing": MISSING_ID,
+        "tool_calls_empty": EMPTY_CALLS,
     },
 )
