@@ -317,3 +317,35 @@ def test_openhands_is_read_only_and_its_view_is_written_as_chat() -> None:
     assert [m["role"] for m in written["messages"]] == ["user", "assistant", "tool"]
     with pytest.raises(TranscriptError, match="read-only"):
         to_native(transcript.messages, "openhands")
+
+
+def _session() -> list[dict[str, Any]]:
+    return [cc("user", "u1", None, "list the files"),
+            cc("assistant", "a1", "u1", [use("t1")], "m1"),
+            cc("user", "u2", "a1", result("t1")),
+            cc("assistant", "a2", "u2", TEXT, "m2")]
+
+
+@pytest.mark.parametrize("replayed", [
+    pytest.param(lambda s: s + s, id="the whole history written again (a compaction replay)"),
+    pytest.param(lambda s: s[:3] + [s[2]] + s[3:], id="a tool result line written twice"),
+    pytest.param(lambda s: s[:1] + [s[0]] + s[1:], id="a prompt line written twice"),
+])
+def test_an_entry_written_again_with_its_uuid_is_one_message(replayed: Any) -> None:
+    """Claude Code re-writes history into the file, uuids and all, and loads a session by uuid: a copy is
+    the same message, never a reused id, a duplicate result or an abandoned branch."""
+    data = jsonl(replayed(_session()))
+    [transcript] = load_all(data, "s.jsonl")
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant", "toolResult", "assistant"]
+    report = analyze(transcript).report
+    assert report.healthy and not report.changed and report.findings == []
+    written = write_bytes(transcript, list(transcript.messages))
+    assert lines_of(written) == lines_of(data)  # written back as recorded, copies and all
+
+
+def test_a_uuid_reused_with_another_message_is_still_read() -> None:
+    """Only an exact copy is a replay: the same uuid on a different message is read (and judged)."""
+    entries = _session()
+    entries.append(cc("user", "u2", "a2", result("t1", "again")))  # same uuid, another result
+    [transcript] = load_all(jsonl(entries), "s.jsonl")
+    assert [m["role"] for m in transcript.messages].count("toolResult") == 2

@@ -24,6 +24,7 @@ from typing import Any
 
 from . import anthropic
 from .base import BuildContext, Segment
+from .claude_threads import replays
 from .claude_threads import threads as threads
 from .common import (
     NATIVE,
@@ -72,12 +73,14 @@ def read(entries: list[Any]) -> list[Segment]:
     start = 0
     index = 0
     total = len(entries)
+    replayed = replays(entries)
     while index < total:
         entry = entries[index]
         try:
-            if not _is_message_entry(entry) or not isinstance(entry["message"], dict):
-                # bookkeeping, or a line that is no session entry at all (a writer's slip): it
-                # travels with the next message, as it is; the schema check reports the latter
+            if not _is_message_entry(entry) or not isinstance(entry["message"], dict) or index in replayed:
+                # bookkeeping, a replay of an earlier entry (read once, where it was first written), or
+                # a line that is no session entry at all (a writer's slip): it travels with the next
+                # message, as it is; the schema check reports the last
                 index += 1
                 continue
             message = entry["message"]

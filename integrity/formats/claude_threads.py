@@ -60,6 +60,26 @@ def _message_id(entry: Any) -> Any:
     return value if isinstance(value, str) else None  # any other id is a schema finding, never a key
 
 
+def replays(entries: list[Any]) -> set[int]:
+    """Message entries that repeat an earlier entry of the file: the same uuid, type and message.
+
+    Claude Code re-writes history into the session file, uuids and all, when it compacts or
+    continues a session (anthropics/claude-code#66947: 1,538 uuids written more than once in
+    one file), and loads a session by uuid, so each is one message.  Read twice, a replayed
+    call and its result would be a reused id and a duplicate result that no request ever had.
+    An entry that reuses a uuid with a different message is not a replay and is read."""
+    first: dict[str, dict[str, Any]] = {}
+    found: set[int] = set()
+    for index, entry in enumerate(entries):
+        if _message(entry) is None or not isinstance(entry.get("uuid"), str):
+            continue
+        earlier = first.setdefault(entry["uuid"], entry)
+        if earlier is not entry and earlier.get("type") == entry.get("type") \
+                and earlier.get("message") == entry.get("message"):
+            found.add(index)
+    return found
+
+
 def _sidechain_names(entries: list[Any], side: list[int]) -> dict[int, str]:
     """entry index -> its sidechain's name (by agentId, else by the uuid of the chain's first entry)."""
     by_id = index_by_id(entries, side, _uuid)
@@ -74,7 +94,8 @@ def _sidechain_names(entries: list[Any], side: list[int]) -> dict[int, str]:
 
 def _branches(entries: list[Any], members: list[int]) -> tuple[list[int], list[Thread]]:
     """The main thread's entries and the abandoned branches among `members` (entries in file order)."""
-    linked = [i for i in members if isinstance(_uuid(entries[i]), str)]
+    replayed = replays(entries)  # a re-written copy of an entry is that entry again, never a branch
+    linked = [i for i in members if isinstance(_uuid(entries[i]), str) and i not in replayed]
     if not linked:
         return members, []
     by_id = index_by_id(entries, linked, _uuid)
