@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -194,3 +195,27 @@ def test_lines_point_at_entries_of_the_envelope_list_not_a_nested_namesake() -> 
     transcript = read_bytes(text.encode(), "env.json")
     assert transcript.format == "anthropic"
     assert transcript.lines == [4, 5] and transcript.native_lines == [4, 5]
+
+
+def _searching(result_type: str) -> list[dict[str, Any]]:
+    """An Anthropic history where Claude used a server tool (web search, web fetch, code execution...):
+    the call and its result sit in the assistant message itself."""
+    return [{"role": "user", "content": "What is the weather in Paris?"},
+            {"role": "assistant", "content": [
+                {"type": "text", "text": "Let me look."},
+                {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "paris"}},
+                {"type": result_type, "tool_use_id": "srvtoolu_01", "content": []},
+                {"type": "text", "text": "It is sunny."}]},
+            {"role": "user", "content": "Thanks"}]
+
+
+@pytest.mark.parametrize("result_type", ["web_search_tool_result", "web_fetch_tool_result",
+                                         "code_execution_tool_result", "mcp_tool_result"])
+def test_server_tool_blocks_are_anthropic_and_healthy(result_type: str) -> None:
+    """They were read as a text-only pi-ai chat whose unknown part types made it malformed."""
+    from integrity import load
+    from integrity.schema import schema_findings
+
+    transcript = load(json.dumps(_searching(result_type)).encode(), "t.json")
+    assert transcript.format == "anthropic"
+    assert schema_findings(transcript) == [] and analyze(transcript).report.healthy

@@ -37,10 +37,19 @@ from .common import (
 NAME = "anthropic"
 _BLOCK_TYPES = ("text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking",
                 "server_tool_use", "web_search_tool_result", "search_result", "container_upload")
+_OWN_BLOCKS = ("tool_use", "tool_result", "redacted_thinking", "server_tool_use", "mcp_tool_use", "document",
+               "search_result", "container_upload")
+
+
+def _own_block(kind: Any) -> bool:
+    """A block type only Anthropic writes: its client and server tool blocks (web search, web fetch, code
+    execution, MCP...: every `*_tool_result`, which the API pairs inside the assistant message itself)."""
+    return isinstance(kind, str) and (kind in _OWN_BLOCKS or kind.endswith("_tool_result"))
 
 
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
-    """tool_use / tool_result / thinking blocks, a top-level `system` string or text-block list, or a
+    """Blocks only Anthropic writes (tool_use, tool_result, redacted_thinking, server tool blocks such as
+    web search's, documents...), a top-level `system` string or text-block list, or a
     request for a Claude model with `max_tokens` (what Anthropic requires; a repaired view whose tool
     blocks were all dropped still reads back as the Anthropic request it is)."""
     model = envelope.get("model")
@@ -52,9 +61,7 @@ def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
         return True
     for entry in entries:
         content = entry.get("content") if isinstance(entry, dict) and "role" in entry else None
-        if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "redacted_thinking") for b in content
-        ):
+        if isinstance(content, list) and any(isinstance(b, dict) and _own_block(b.get("type")) for b in content):
             return True
     return False
 
@@ -66,7 +73,8 @@ def fits(entry: Any) -> bool:
     content = entry.get("content")
     if isinstance(content, str):
         return True
-    return isinstance(content, list) and all(isinstance(b, dict) and b.get("type") in _BLOCK_TYPES for b in content)
+    return isinstance(content, list) and all(
+        isinstance(b, dict) and (b.get("type") in _BLOCK_TYPES or _own_block(b.get("type"))) for b in content)
 
 
 # ---- reading -------------------------------------------------------------------------------
