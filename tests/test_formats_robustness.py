@@ -124,3 +124,35 @@ def test_random_bytes_are_only_not_utf8() -> None:
     with pytest.raises(TranscriptError) as raised:
         load(b"\x80\x81\x82 not text", "t.json")
     assert str(raised.value).endswith("not valid UTF-8 text")
+
+
+LEGACY_CALL = {"name": "get_weather", "arguments": '{"city": "Paris"}'}
+
+
+@pytest.mark.parametrize(("name", "history"), [
+    ("legacy.openai-chat.json", [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": None, "function_call": LEGACY_CALL},
+        {"role": "function", "name": "get_weather", "content": "sunny"},
+        {"role": "assistant", "content": "It is sunny."}]),
+    ("refusal.openai-chat.json", [
+        {"role": "user", "content": "help me with that"},
+        {"role": "assistant", "content": None, "refusal": "I can't help with that."},
+        {"role": "user", "content": "ok"}]),
+    ("legacy.langchain.json", [
+        {"type": "human", "data": {"content": "weather?", "type": "human"}},
+        {"type": "ai", "data": {"content": "", "type": "ai", "tool_calls": [],
+                                "additional_kwargs": {"function_call": LEGACY_CALL}}},
+        {"type": "function", "data": {"content": "sunny", "name": "get_weather", "type": "function"}},
+        {"type": "ai", "data": {"content": "It is sunny.", "type": "ai", "tool_calls": []}}]),
+])
+def test_an_assistant_turn_that_answered_without_content_is_not_an_interrupted_frame(name: str,
+                                                                                    history: list[Any]) -> None:
+    """A legacy function call, a refusal: read as an empty assistant message, it was taken for an interrupted
+    frame and dropped from the repaired view (the legacy call lost, its result kept)."""
+    from integrity import analyze
+
+    transcript = load(json.dumps(history).encode(), name)
+    report = analyze(transcript).report
+    assert report.summary.frames_dropped == 0 and not report.changed
+    assert len(transcript.messages) == len(history)

@@ -128,7 +128,11 @@ def _read_one(entry: Any) -> dict[str, Any]:
             part: dict[str, Any] = {"type": "toolCall", "id": call_id if isinstance(call_id, str) else "",
                                     "name": name, "arguments": call.get("args", {}), NATIVE: {"call": call}}
             parts.append(part)
-        message = assistant(parts)
+        extra = fields.get("additional_kwargs")
+        legacy = isinstance(extra, dict) and isinstance(extra.get("function_call"), dict)
+        # a legacy OpenAI function call lives in additional_kwargs: the turn completed (read as empty, it
+        # would be taken for an interrupted frame and dropped, its `function` result left behind)
+        message = assistant(parts, "stop" if legacy else None)
     elif kind == "tool":
         message = tool_result(fields.get("tool_call_id"), fields.get("name"), _parts(fields.get("content", "")),
                               fields.get("status") == "error", "tool_call_id" in fields)

@@ -81,6 +81,15 @@ def _content_parts(content: Any) -> tuple[list[dict[str, Any]], bool]:
     raise EntryError(f"'content' must be a string, an array or null, got {describe(content)}")
 
 
+def _answered_without_content(entry: dict[str, Any]) -> bool:
+    """An assistant message that completed its turn with no content: a legacy `function_call`, a
+    refusal or an audio answer.  Read as empty, it would be taken for an interrupted frame and
+    dropped from the view (a legacy call then lost while its `function` result stays)."""
+    refusal = entry.get("refusal")
+    return isinstance(entry.get("function_call"), dict) or isinstance(entry.get("audio"), dict) \
+        or (isinstance(refusal, str) and refusal != "")
+
+
 def read(entries: list[Any]) -> list[Segment]:
     """One canonical message per Chat message; tool names for results come from their calls."""
     book = NameBook()
@@ -104,7 +113,7 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
                 hints["call"] = raw
             parts.append(tool_call(call_id, name, parse_arguments(function.get("arguments")), hints))
         book.add_calls(parts)
-        message = assistant(parts)
+        message = assistant(parts, "stop" if _answered_without_content(entry) else None)
         hints = {"format": NAME, "extra": _extra(entry, ("role", "content", "tool_calls")),
                  "content": "list" if as_list else ("null" if entry.get("content") is None else "string")}
         if "content" not in entry:
