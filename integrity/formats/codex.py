@@ -22,11 +22,11 @@ from .base import BuildContext
 from .wrapped import Wrapped
 
 NAME = "codex"
-_LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 
 
 def _typed_line(entry: Any) -> bool:
-    return isinstance(entry, dict) and entry.get("type") in _LINE_TYPES and "payload" in entry
+    return isinstance(entry, dict) and entry.get("type") in LINE_TYPES and "payload" in entry
 
 
 def _legacy_meta(entry: Any) -> bool:

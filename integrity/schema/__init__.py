@@ -80,23 +80,20 @@ def _untyped_messages(format: str, entries: list[Any]) -> list[Issue]:
     or `observation` is not a string.  A line of an unknown string kind is left alone: runtimes add
     new bookkeeping kinds all the time."""
     key = _TYPED_LINES.get(format)
-    if key is None and format != "openhands":
-        return []
     out = []
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
             continue
-        if key is not None and isinstance(entry.get(key), dict) and not isinstance(entry.get("type"), str):
+        if key is not None and isinstance(entry.get(key), dict):
             field, holds = "type", f"holds a message in '{key}' but"
-        elif key is None and "role" not in entry:
-            field = next((name for name in ("action", "observation")
-                          if name in entry and not isinstance(entry[name], str)), "")
+        elif format == "openhands" and "role" not in entry:
+            field = next((name for name in ("action", "observation") if name in entry), "")
             holds = "is an event, but"
-            if not field:
-                continue
         else:
             continue
         kind = entry.get(field)
+        if not field or isinstance(kind, str):
+            continue
         said = f"has no '{field}'" if kind is None else f"its '{field}' is {describe_value(kind)}, not a string"
         out.append(Issue(FindingCode.NOT_A_MESSAGE, index, field,
                          f"the line {holds} {said}: it is not read as a message, so the transcript is "

@@ -13,11 +13,11 @@ from ..kinds import FindingCode
 from . import openai
 from .base import Issue
 
-_LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
-
 
 def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> list[Issue]:
     """Every Responses item of the rollout that breaks the item schema, in line order."""
+    from ..formats.codex import LINE_TYPES  # the reader's own list of rollout line types
+
     issues: list[Issue] = []
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
@@ -25,7 +25,7 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
         if entry.get("type") == "response_item" and "payload" not in entry:
             issues.append(Issue(FindingCode.NOT_A_MESSAGE, index, "payload",
                                 "a response_item line has no 'payload': no item is read from it"))
-        elif entry.get("type") in _LINE_TYPES and "payload" in entry:
+        elif entry.get("type") in LINE_TYPES and "payload" in entry:
             if entry["type"] == "response_item":
                 issues.extend(openai.check_item(entry["payload"], index, ("payload",)))
         elif "record_type" not in entry and ("type" in entry or "role" in entry):
