@@ -295,13 +295,18 @@ NATIVE_GARBAGE: dict[str, tuple[Any, FindingCode, str]] = {
 }
 
 
+def assert_reported(transcript: Transcript, code: FindingCode, path: str) -> None:
+    """The transcript's first finding of `code` is malformed, at `path`, and keeps it from being healthy."""
+    found = [finding for finding in schema_findings(transcript) if finding.kind == code]
+    assert found and found[0].path == path and found[0].severity == Severity.MALFORMED
+    assert not analyze(transcript).report.healthy
+
+
 @pytest.mark.parametrize("name", sorted(NATIVE_GARBAGE))
 def test_other_formats_report_what_their_readers_read_on_past(name: str) -> None:
     document, code, path = NATIVE_GARBAGE[name]
     transcript = load(json.dumps(document).encode(), f"{name}.json")
-    found = [finding for finding in schema_findings(transcript) if finding.kind == code]
-    assert found and found[0].path == path and found[0].severity == Severity.MALFORMED
-    assert not analyze(transcript).report.healthy
+    assert_reported(transcript, code, path)
 
 
 def test_claude_code_message_entries_are_checked_as_anthropic_messages() -> None:
@@ -415,9 +420,7 @@ def test_swe_agent_histories_report_what_the_reader_read_on_past(name: str) -> N
         document["history"][1]["content"] = ["Fix the bug."]  # a list of strings, not of content parts
     transcript = load(json.dumps(document).encode(), f"{name}.traj")
     assert transcript.format == "swe-agent"
-    found = [finding for finding in schema_findings(transcript) if finding.kind == code]
-    assert found and found[0].path == path and found[0].severity == Severity.MALFORMED
-    assert not analyze(transcript).report.healthy
+    assert_reported(transcript, code, path)
 
 
 def test_a_swe_agent_tool_message_naming_its_call_either_way_is_fine() -> None:
@@ -480,9 +483,7 @@ def test_inspect_messages_report_what_the_reader_read_on_past(name: str) -> None
     document, code, path = INSPECT_GARBAGE[name]
     transcript = load(json.dumps(document).encode(), f"{name}.json")
     assert transcript.format == "inspect"
-    found = [finding for finding in schema_findings(transcript) if finding.kind == code]
-    assert found and found[0].path == path and found[0].severity == Severity.MALFORMED
-    assert not analyze(transcript).report.healthy
+    assert_reported(transcript, code, path)
 
 
 def test_a_well_formed_inspect_list_is_healthy() -> None:
@@ -534,9 +535,7 @@ def test_codex_rollouts_report_what_the_reader_read_on_past(name: str) -> None:
     data, code, path = CODEX_GARBAGE[name]
     transcript = load(data, f"{name}.jsonl")
     assert transcript.format == "codex"
-    found = [finding for finding in schema_findings(transcript) if finding.kind == code]
-    assert found and found[0].path == path and found[0].severity == Severity.MALFORMED
-    assert not analyze(transcript).report.healthy
+    assert_reported(transcript, code, path)
 
 
 def test_a_well_formed_rollout_is_healthy() -> None:

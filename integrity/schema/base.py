@@ -266,6 +266,18 @@ def role_issue(role: Any, known: Sequence[str], index: int, field: str = "role")
     return Issue(FindingCode.UNKNOWN_ROLE, index, field, detail)
 
 
+def each_entry(entries: list[Any], check: Callable[[dict[str, Any], int], Iterable[Issue | None]],
+               what: str = "message") -> list[Issue]:
+    """`check(entry, index)` of every object entry, in entry order; any other entry is not a `what`."""
+    issues: list[Issue] = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            issues.append(not_a_message(entry, index, what))
+            continue
+        issues.extend(found for found in check(entry, index) if found is not None)
+    return issues
+
+
 def not_a_message(entry: Any, index: int, what: str = "message") -> Issue:
     return Issue(FindingCode.NOT_A_MESSAGE, index, "", f"expected a {what} object, got {describe_value(entry)}")
 

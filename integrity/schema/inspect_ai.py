@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..kinds import FindingCode
-from .base import Classify, Issue, Loc, Open, by_field, check_part, not_a_message, role_issue, validate
+from .base import Classify, Issue, Loc, Open, by_field, check_part, each_entry, role_issue, validate
 
 ROLES = ("system", "user", "assistant", "tool")
 CONTENT = by_field()
@@ -97,13 +97,7 @@ _CALL = by_field(call_ids=("id",), names=("function",), arguments=("arguments",)
 
 def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> list[Issue]:
     """Every Inspect message that breaks Inspect's own message model, in entry order."""
-    issues: list[Issue] = []
-    for index, entry in enumerate(entries):
-        if not isinstance(entry, dict):
-            issues.append(not_a_message(entry, index))
-            continue
-        issues.extend(_message(entry, index))
-    return issues
+    return each_entry(entries, _message)
 
 
 def _message(entry: dict[str, Any], index: int) -> list[Issue]:

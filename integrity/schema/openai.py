@@ -22,8 +22,8 @@ from .base import (
     arguments_issue,
     by_field,
     check_part,
+    each_entry,
     json_path,
-    not_a_message,
     role_issue,
     validate,
 )
@@ -118,14 +118,7 @@ def _swe_tool(loc: Loc, error_type: str) -> FindingCode:
 def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> list[Issue]:
     """Chat messages (openai-chat, and the histories of SWE-agent and mini-swe-agent, which are Chat
     messages with fields of their own), or Responses input items (openai-responses)."""
-    check = _responses if format == "openai-responses" else _swe if format == "swe-agent" else _chat
-    issues: list[Issue] = []
-    for index, entry in enumerate(entries):
-        if not isinstance(entry, dict):
-            issues.append(not_a_message(entry, index))
-            continue
-        issues.extend(found for found in check(entry, index) if found is not None)
-    return issues
+    return each_entry(entries, _responses if format == "openai-responses" else _swe if format == "swe-agent" else _chat)
 
 
 def _parts(parts: Any, index: int, models: dict[Any, tuple[type[Open], Classify]], prefix: Loc = ()) -> list[Issue]:
