@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -163,11 +165,50 @@ def check_every_real_result_kept(messages: list[Any], report: Any, where: str) -
             assert action.kept_instead in real, f"{where}: real result #{index} dropped for a receipt"
         elif action.kind == "dropped_stray":
             assert messages[index].get("toolCallId") not in called, f"{where}: real result #{index} dropped"
-    real_ids = [messages[i].get("toolCallId") for i in real]
-    durable_id = {(p.frame_index, p.call_position): p.call_id for p in report.pairings}  # before any renaming
+    durable = {(p.frame_index, p.call_position): p for p in report.pairings}  # ids before any renaming
+    used = {p.answered_by for p in report.pairings if p.answered_by is not None}
     for receipt in report.synthesized:
-        call_id = durable_id[(receipt.frame_index, receipt.call_position)]
-        uses = sum(p.call_id == call_id for p in report.pairings)
-        # a receipt only where the real results recorded for this id are fewer than the calls using it
-        assert real_ids.count(call_id) < uses, (
-            f"{where}: a receipt was synthesized for call {call_id!r}, whose real result is recorded")
+        call = durable[(receipt.frame_index, receipt.call_position)]
+        frame, call_id = receipt.frame_index, call.call_id
+        # A real result of this id that no call uses could have answered it: one recorded after the call, or
+        # one recorded before it that no earlier use of the id can own (a result written before its call).
+        # A second result of an earlier use, recorded before this call was made, is that use's duplicate.
+        # Without an id (Gemini) a result answers a call of its own tool only.
+        spare = [i for i in real if messages[i].get("toolCallId") == call_id and i not in used
+                 and (call_id != "" or messages[i].get("toolName") == call.tool_name)
+                 and (i > frame or not any(p.call_id == call_id and p.frame_index < i for p in report.pairings))]
+        assert not spare, (
+            f"{where}: a receipt was synthesized for call {call_id!r} (frame #{frame}), whose real result "
+            f"#{spare[0]} is recorded and unused")
+
+
+def _report(pairings: list[tuple[str, str, int, int, int | None]], receipts: list[tuple[int, int]]) -> Any:
+    """A report with just what check_every_real_result_kept reads: (call id, tool, frame, position, answer)."""
+    return SimpleNamespace(
+        pairings=[SimpleNamespace(call_id=c, tool_name=t, frame_index=f, call_position=p, answered_by=a)
+                  for c, t, f, p, a in pairings],
+        synthesized=[SimpleNamespace(frame_index=f, call_position=p) for f, p in receipts], actions=[])
+
+
+def test_the_real_result_check_fails_on_a_receipt_beside_an_unused_real_result() -> None:
+    """The property's own check can fail: a receipt where a real result of the id is recorded after the
+    call and used by no call, or recorded before it with no earlier use to own it."""
+    frame = {"role": "assistant"}
+    late = [frame, {"role": "toolResult", "toolCallId": "a", "toolName": "f"}]
+    early = [{"role": "toolResult", "toolCallId": "a", "toolName": "f"}, frame]
+    for messages, at in ((late, 0), (early, 1)):
+        report = _report([("a", "f", at, 0, None)], [(at, 0)])
+        report.actions = [SimpleNamespace(durable_index=i, kind="kept") for i in range(len(messages))]
+        with pytest.raises(AssertionError, match="real result #"):
+            check_every_real_result_kept(messages, report, "test")
+
+
+def test_the_real_result_check_allows_a_receipt_when_the_spare_result_is_an_earlier_uses_duplicate() -> None:
+    """A second result of an earlier use of the id, recorded before this call was made, cannot answer it;
+    nor can an id-less result of another tool."""
+    messages = [{"role": "assistant"}, {"role": "toolResult", "toolCallId": "a", "toolName": "f"},
+                {"role": "toolResult", "toolCallId": "a", "toolName": "f"}, {"role": "user"},
+                {"role": "assistant"}, {"role": "toolResult", "toolCallId": "", "toolName": "g"}]
+    report = _report([("a", "f", 0, 0, 1), ("a", "f", 4, 0, None), ("", "h", 4, 1, None)], [(4, 0), (4, 1)])
+    report.actions = [SimpleNamespace(durable_index=i, kind="kept") for i in range(len(messages))]
+    check_every_real_result_kept(messages, report, "test")
