@@ -156,3 +156,22 @@ def test_an_assistant_turn_that_answered_without_content_is_not_an_interrupted_f
     report = analyze(transcript).report
     assert report.summary.frames_dropped == 0 and not report.changed
     assert len(transcript.messages) == len(history)
+
+
+def test_a_message_chunk_written_by_messages_to_dict_is_read_as_its_message() -> None:
+    """messages_to_dict writes a chunk's class name as its type ({"type": "AIMessageChunk", "data": ...}), as
+    a streamed LangGraph state holds it; it was an unknown role, its call unseen and its result a stray."""
+    from integrity import analyze
+    from integrity.schema import schema_findings
+
+    history = [
+        {"type": "human", "data": {"content": "weather?", "type": "human"}},
+        {"type": "AIMessageChunk", "data": {"content": "", "type": "AIMessageChunk", "tool_calls": [
+            {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1", "type": "tool_call"}]}},
+        {"type": "ToolMessageChunk", "data": {"content": "sunny", "type": "ToolMessageChunk",
+                                              "tool_call_id": "call_1", "name": "get_weather"}},
+        {"type": "ai", "data": {"content": "It is sunny.", "type": "ai", "tool_calls": []}}]
+    transcript = load(json.dumps(history).encode(), "state.json")
+    assert transcript.format == "langchain"
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant", "toolResult", "assistant"]
+    assert schema_findings(transcript) == [] and analyze(transcript).report.healthy

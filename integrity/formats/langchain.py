@@ -50,7 +50,9 @@ def _split(entry: Any) -> tuple[str, dict[str, Any]] | None:
         kind = _TYPES.get(cls) or entry["kwargs"].get("type")
         return (kind, entry["kwargs"]) if isinstance(kind, str) else None
     if isinstance(entry.get("type"), str) and isinstance(entry.get("data"), dict) and "role" not in entry:
-        return entry["type"], entry["data"]
+        # messages_to_dict writes a chunk's class name as its type ("AIMessageChunk", as streaming leaves it)
+        named: str = entry["type"]
+        return _TYPES.get(named, named), entry["data"]
     kind = flat_kind(entry)
     return (kind, entry) if kind is not None else None
 

@@ -72,7 +72,8 @@ def _split(entry: dict[str, Any]) -> tuple[Any, Any, str]:
         ident = entry.get("id")
         name = ident[-1] if isinstance(ident, list) and ident else None
         return (_CLASSES.get(name, name) if isinstance(name, str) else name), entry.get("kwargs"), "kwargs"
-    return entry.get("type"), entry.get("data"), "data"
+    kind = entry.get("type")  # messages_to_dict writes a chunk's class name ("AIMessageChunk") as its type
+    return (_CLASSES.get(kind, kind) if isinstance(kind, str) else kind), entry.get("data"), "data"
 
 
 def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> list[Issue]:
