@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_inprocess import run
@@ -114,3 +115,41 @@ def test_an_empty_tool_calls_array_is_rejected_as_recorded_and_repair_leaves_it_
     assert [message.get("content") for message in written] == ["hi", "hello", "again"]  # the same messages
     assert all("tool_calls" not in message for message in written)
     assert run("check", out).code == 0
+
+
+def _continued(**envelope: Any) -> bytes:
+    return json.dumps({"model": "gpt-4.1", **envelope, "input": [
+        {"type": "function_call_output", "call_id": "call_1", "output": "42"}]}).encode()
+
+
+@pytest.mark.parametrize("envelope", [{"previous_response_id": "resp_123"}, {"conversation": "conv_1"},
+                                      {"conversation": {"id": "conv_1"}}])
+def test_a_responses_request_continuing_a_stored_response_may_answer_its_calls(envelope: dict[str, Any],
+                                                                               tmp_path: Path) -> None:
+    """Sending a function's output with previous_response_id is how the API is used: the call is in the
+    stored response, not in the file.  It was 'No tool call found' as recorded, and repair dropped the
+    output as a stray."""
+    source = tmp_path / "continue.json"
+    source.write_bytes(_continued(**envelope))
+    transcript = load(source.read_bytes(), source.name)
+    assert validate_recorded(transcript)["openai-responses"] == []
+    checked = run("check", "--provider", "openai-responses", source)
+    assert checked.code == 0 and "openai-responses after repair: accepted" in checked.stdout.decode()
+    out = tmp_path / "out.json"
+    assert run("repair", source, "-o", out).code == 0 and out.read_bytes() == source.read_bytes()
+
+
+def test_without_a_stored_response_an_output_without_its_call_is_still_a_stray() -> None:
+    transcript = load(_continued(), "alone.json")
+    [violation] = validate_recorded(transcript)["openai-responses"]
+    assert violation.rule == "function_call_output_without_call"
+
+
+def test_a_continued_request_still_has_its_own_calls_judged() -> None:
+    body = json.loads(_continued(previous_response_id="resp_123"))
+    body["input"] += [{"role": "user", "content": "and the other"},
+                      {"type": "function_call", "call_id": "call_2", "name": "f", "arguments": "{}"},
+                      {"role": "user", "content": "hello?"}]
+    transcript = load(json.dumps(body).encode(), "mixed.json")
+    said = validate_recorded(transcript)["openai-responses"]
+    assert [(v.rule, v.call_ids) for v in said] == [("function_call_unanswered", ["call_2"])]

@@ -48,7 +48,7 @@ from . import (
     swe_agent,
 )
 from .base import BuildContext
-from .common import NATIVE, OPAQUE, SYSTEM_ROLES, EntryError, writable
+from .common import NATIVE, OPAQUE, SYSTEM_ROLES, EntryError, opaque_message, writable
 from .container import Document, parse_document, put_path, serialize  # noqa: F401 (parse_document: API)
 from .detection import candidates, choose, choose_with_note, closest
 from .parts import split_file
@@ -151,6 +151,10 @@ def read_document(doc: Document, source: str, format: str = "auto") -> Transcrip
                 native.update(format=format, entry=entry, start=segment.start, end=segment.end)
             messages.append(message)
             entries.append(entry)
+    if format == openai_responses.NAME and openai_responses.continued_from(doc.envelope) is not None:
+        # Outputs answering the stored response's calls: kept as they are, never taken for strays.
+        for index in openai_responses.outside_outputs(messages):
+            messages[index] = {**opaque_message(format, doc.entries[entries[index]]), NATIVE: messages[index][NATIVE]}
     lines = [doc.lines[e] if e < len(doc.lines) else 0 for e in entries]
     dialect_of = getattr(adapter, "dialect_of", None)
     dialect = dialect_of(doc.entries) if dialect_of is not None else ""
@@ -180,8 +184,12 @@ def _threads(transcript: Transcript, doc: Document, source: str) -> list[Transcr
 
 
 def _conversation(transcript: Transcript) -> bool:
-    """Whether any message is a conversation message (not an opaque native entry)."""
-    return any(isinstance(m, dict) and m.get("role") not in (OPAQUE, None) for m in transcript.messages)
+    """Whether any message is a conversation message (not an opaque native entry), or the transcript is a
+    Responses request sending outputs for the calls of the stored response it continues."""
+    if any(isinstance(m, dict) and m.get("role") not in (OPAQUE, None) for m in transcript.messages):
+        return True
+    return transcript.format == openai_responses.NAME and bool(transcript.messages) \
+        and openai_responses.continued_from(transcript.envelope) is not None
 
 
 def read_all(data: bytes, source: str, format: str = "auto", skip_bad_lines: bool = False,

@@ -45,6 +45,28 @@ _ITEM_TYPES = _TURN_ITEMS + ("message", "function_call_output", "item_reference"
                              "local_shell_call_output", "mcp_approval_response", "custom_tool_call_output")
 
 
+def continued_from(envelope: dict[str, Any]) -> str | None:
+    """The stored response or conversation a request continues (`previous_response_id`, `conversation`).
+
+    The API then prepends that response's items, so an output here may answer a call that is
+    not in the file: the common way to send a function's output back."""
+    previous = envelope.get("previous_response_id")
+    if isinstance(previous, str) and previous:
+        return previous
+    conversation = envelope.get("conversation")
+    if isinstance(conversation, dict):
+        conversation = conversation.get("id")
+    return conversation if isinstance(conversation, str) and conversation else None
+
+
+def outside_outputs(messages: list[dict[str, Any]]) -> list[int]:
+    """The results whose call is not in these messages (in a continued request, the stored response's)."""
+    called = {part.get("id") for message in messages if message.get("role") == "assistant"
+              for part in message.get("content") or [] if isinstance(part, dict) and part.get("type") == "toolCall"}
+    return [index for index, message in enumerate(messages)
+            if message.get("role") == "toolResult" and message.get("toolCallId") not in called]
+
+
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
     """Typed Responses items, or input_text/output_text content parts."""
     if "instructions" in envelope or "previous_response_id" in envelope:

@@ -60,7 +60,20 @@ def validate(
     if provider not in PROVIDER_FORMAT:
         return validate_native([], provider)  # raises the registry's unknown-provider error
     native, sources, _ = judged_request(messages, provider, transcript, as_recorded, requests)
-    return with_canonical_indices(validate_native(native, provider, history), sources)
+    return with_canonical_indices(in_context(validate_native(native, provider, history), transcript), sources)
+
+
+def in_context(violations: list[Violation], transcript: Transcript | None) -> list[Violation]:
+    """The violations that stand for a request sent as its file says: a Responses request continuing a
+    stored response (`previous_response_id`, `conversation`) may send outputs for that response's
+    calls, which the API prepends, so an output without a call in the file is no error there."""
+    if transcript is None or transcript.format != "openai-responses":
+        return violations
+    from ..formats.openai_responses import continued_from
+
+    if continued_from(transcript.envelope) is None:
+        return violations
+    return [violation for violation in violations if violation.rule != "function_call_output_without_call"]
 
 
 def judged_request(
@@ -142,5 +155,6 @@ def validate_recorded(transcript: Transcript, providers: Sequence[str] | None = 
                     built = to_native(prepared, format, transcript, prepared=True)
                     literal = (built.messages, built.sources)
                 native = natives[format] = literal
-            found[provider] = with_canonical_indices(validate_native(native[0], provider, history=True), native[1])
+            judged = in_context(validate_native(native[0], provider, history=True), transcript)
+            found[provider] = with_canonical_indices(judged, native[1])
     return found
