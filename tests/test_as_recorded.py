@@ -153,3 +153,16 @@ def test_a_continued_request_still_has_its_own_calls_judged() -> None:
     transcript = load(json.dumps(body).encode(), "mixed.json")
     said = validate_recorded(transcript)["openai-responses"]
     assert [(v.rule, v.call_ids) for v in said] == [("function_call_unanswered", ["call_2"])]
+
+
+def test_an_output_for_a_call_given_by_item_reference_is_no_stray(tmp_path: Path) -> None:
+    """An item_reference stands for a stored item, here the function call the output answers."""
+    body = {"model": "gpt-4.1", "input": [{"role": "user", "content": "weather?"},
+                                          {"type": "item_reference", "id": "fc_1"},
+                                          {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}]}
+    transcript = load(json.dumps(body).encode(), "ref.json")
+    assert validate_recorded(transcript)["openai-responses"] == []
+    from integrity import analyze
+
+    report = analyze(transcript, "strict", provider="openai-responses").report
+    assert report.healthy and report.summary.strays == 0

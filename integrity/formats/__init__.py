@@ -151,8 +151,8 @@ def read_document(doc: Document, source: str, format: str = "auto") -> Transcrip
                 native.update(format=format, entry=entry, start=segment.start, end=segment.end)
             messages.append(message)
             entries.append(entry)
-    if format == openai_responses.NAME and openai_responses.continued_from(doc.envelope) is not None:
-        # Outputs answering the stored response's calls: kept as they are, never taken for strays.
+    if format == openai_responses.NAME and openai_responses.draws_on_storage(doc.envelope, doc.entries):
+        # Outputs answering stored calls: kept as they are, never taken for strays.
         for index in openai_responses.outside_outputs(messages):
             messages[index] = {**opaque_message(format, doc.entries[entries[index]]), NATIVE: messages[index][NATIVE]}
     lines = [doc.lines[e] if e < len(doc.lines) else 0 for e in entries]
@@ -185,11 +185,11 @@ def _threads(transcript: Transcript, doc: Document, source: str) -> list[Transcr
 
 def _conversation(transcript: Transcript) -> bool:
     """Whether any message is a conversation message (not an opaque native entry), or the transcript is a
-    Responses request sending outputs for the calls of the stored response it continues."""
+    Responses request sending outputs for stored calls (a continued response, item references)."""
     if any(isinstance(m, dict) and m.get("role") not in (OPAQUE, None) for m in transcript.messages):
         return True
     return transcript.format == openai_responses.NAME and bool(transcript.messages) \
-        and openai_responses.continued_from(transcript.envelope) is not None
+        and openai_responses.draws_on_storage(transcript.envelope, transcript.native)
 
 
 def read_all(data: bytes, source: str, format: str = "auto", skip_bad_lines: bool = False,

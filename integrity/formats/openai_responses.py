@@ -59,6 +59,14 @@ def continued_from(envelope: dict[str, Any]) -> str | None:
     return conversation if isinstance(conversation, str) and conversation else None
 
 
+def draws_on_storage(envelope: dict[str, Any], entries: list[Any]) -> bool:
+    """Whether the API adds stored items to this request: it continues a stored response or
+    conversation (continued_from), or an `item_reference` stands for a stored item (a call, say).
+    An output here may then answer a call that is not in the file."""
+    return continued_from(envelope) is not None or any(
+        isinstance(entry, dict) and entry.get("type") == "item_reference" for entry in entries)
+
+
 def outside_outputs(messages: list[dict[str, Any]]) -> list[int]:
     """The results whose call is not in these messages (in a continued request, the stored response's)."""
     called = {part.get("id") for message in messages if message.get("role") == "assistant"

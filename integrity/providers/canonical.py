@@ -64,14 +64,15 @@ def validate(
 
 
 def in_context(violations: list[Violation], transcript: Transcript | None) -> list[Violation]:
-    """The violations that stand for a request sent as its file says: a Responses request continuing a
-    stored response (`previous_response_id`, `conversation`) may send outputs for that response's
-    calls, which the API prepends, so an output without a call in the file is no error there."""
+    """The violations that stand for a request sent as its file says: a Responses request that draws on
+    stored items (it continues a stored response or conversation, or refers to items by
+    `item_reference`) may send outputs for calls the file does not hold, which the API adds, so an
+    output without a call in the file is no error there."""
     if transcript is None or transcript.format != "openai-responses":
         return violations
-    from ..formats.openai_responses import continued_from
+    from ..formats.openai_responses import draws_on_storage
 
-    if continued_from(transcript.envelope) is None:
+    if not draws_on_storage(transcript.envelope, transcript.native):
         return violations
     return [violation for violation in violations if violation.rule != "function_call_output_without_call"]
 
