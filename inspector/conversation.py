@@ -168,6 +168,8 @@ def message_text(message: Any) -> str:
     """The whole readable body of a message (not neutralized: see `body_of`)."""
     if not isinstance(message, dict):
         return _pretty(message)
+    if message.get("role") == "opaque" and "value" in message:
+        return _pretty(message["value"])  # a native entry the engine keeps as it is: show what it holds
     content = message.get("content")
     result = message.get("role") == "toolResult"
     if isinstance(content, str):

@@ -373,3 +373,11 @@ def test_hostile_text_is_drawn_only_as_text() -> None:
     for element in [*at.markdown, *at.caption]:  # our own words only: no transcript text as Markdown
         assert "script" not in element.value and "evil" not in element.value and "\u202e" not in element.value
     assert not any("\u202e" in s for s in shown)
+
+
+def test_an_opaque_entry_shows_what_it_holds() -> None:
+    """A native entry kept as it is (a Responses output answering a stored call, a Codex web search...) was
+    shown as '(empty)', hiding the very output a user looks for."""
+    output = {"type": "function_call_output", "call_id": "call_1", "output": "42"}
+    body = body_of({"role": "opaque", "format": "openai-responses", "value": output})
+    assert "function_call_output" in body.head and "call_1" in body.head and "(empty)" not in body.head
