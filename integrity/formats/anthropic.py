@@ -35,8 +35,7 @@ from .common import (
 )
 
 NAME = "anthropic"
-_BLOCK_TYPES = ("text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking",
-                "server_tool_use", "web_search_tool_result", "search_result", "container_upload")
+_SHARED_BLOCKS = ("text", "image", "thinking")  # block types pi-ai's parts have too
 _OWN_BLOCKS = ("tool_use", "tool_result", "redacted_thinking", "server_tool_use", "mcp_tool_use", "document",
                "search_result", "container_upload")
 
@@ -74,7 +73,7 @@ def fits(entry: Any) -> bool:
     if isinstance(content, str):
         return True
     return isinstance(content, list) and all(
-        isinstance(b, dict) and (b.get("type") in _BLOCK_TYPES or _own_block(b.get("type"))) for b in content)
+        isinstance(b, dict) and (b.get("type") in _SHARED_BLOCKS or _own_block(b.get("type"))) for b in content)
 
 
 # ---- reading -------------------------------------------------------------------------------

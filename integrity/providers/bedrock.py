@@ -65,10 +65,8 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     neighbours' from those lists."""
     found: list[Violation] = []
     roles = [role_of(message) for message in messages]
-    uses_of = [_ids(message, "toolUse") if role == "assistant" else []
-               for message, role in zip(messages, roles, strict=True)]
-    results_of = [_ids(message, "toolResult") if role == "user" else []
-                  for message, role in zip(messages, roles, strict=True)]
+    uses_of = [tool_uses(message) for message in messages]
+    results_of = [tool_results(message) for message in messages]
     size = len(messages)
     if messages and roles[0] != "user":
         found.append(Violation(provider=provider, rule="first_message_not_user", position="messages.0",

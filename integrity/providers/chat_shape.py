@@ -119,18 +119,3 @@ def read_shape(messages: Sequence[Any]) -> ChatShape:
     if shared is not None:
         shared[id(messages)] = (messages, shape)  # the list is kept, so its id is not reused meanwhile
     return shape
-
-
-def call_turns(messages: Sequence[Any]) -> list[CallTurn]:
-    """Every assistant message with a non-empty `tool_calls`, with its run of following tool messages."""
-    return read_shape(messages).turns
-
-
-def stray_tool_indices(messages: Sequence[Any], turns: Sequence[CallTurn] | None = None) -> list[int]:
-    """Tool messages that do not sit in the run right after an assistant message with tool calls.
-
-    turns: call_turns(messages), when the caller has them."""
-    if turns is None:
-        return read_shape(messages).strays
-    answered = {i for turn in turns for i in turn.run}
-    return [i for i, message in enumerate(messages) if role_of(message) == "tool" and i not in answered]
