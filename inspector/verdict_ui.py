@@ -108,7 +108,7 @@ def unplaced_findings(analysis: Analysis) -> list[str]:
     """The findings about no message of the transcript (a line not read as one, a torn last line), one line
     each as `check` prints them: no row can carry them, and the verdict alone only counts them."""
     unplaced = [finding for finding in analysis.report.findings if not finding.durable_indices]
-    lines = [f"{finding.severity.value}: {finding.message}" for finding in unplaced[:UNPLACED_SHOWN]]
+    lines = [finding.said for finding in unplaced[:UNPLACED_SHOWN]]
     if len(unplaced) > UNPLACED_SHOWN:
         lines.append(f"... and {len(unplaced) - UNPLACED_SHOWN} more about no message: the Report page lists them all")
     return lines

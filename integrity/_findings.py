@@ -39,6 +39,11 @@ class Finding(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     path: str | None = None
     """schema findings: JSON path of the malformed spot in the file"""
 
+    @property
+    def said(self) -> str:
+        """The finding in one line, as `check` and the Inspector's verdict print it."""
+        return f"{self.severity.value}: {self.message}"
+
     @classmethod
     def _before(cls, data: Any) -> Any:
         """Reports before version 3 said error/warning: the finding's kind gives its severity now.  A

@@ -204,7 +204,7 @@ def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> li
         f"frames dropped {s.frames_dropped}, synthesized {s.synthesized}, strays {s.strays}",
     ]
     for finding in report.findings[:limit]:
-        lines.append(f"  {finding.severity.value}: {finding.message}")
+        lines.append(f"  {finding.said}")
     if len(report.findings) > limit:
         lines.append(f"  ... and {len(report.findings) - limit} more finding(s); use --json for all")
     return lines
