@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Container, Sequence
-from itertools import compress, islice, repeat
+from itertools import accumulate, compress, islice, repeat
 from typing import Any, Literal
 
 from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_index
@@ -99,18 +99,43 @@ def frame_answer_slots(light: LightTranscript, order: Sequence[Any], skip: Conta
     the plain entries plus the few rewritten ones, not a Python step per message.
     skip: frames to leave out (plain entries only).
     """
+    return [(position, frame, call_position) for position, _, frame, call_position in _answer_slots(light, order, skip)]
+
+
+def _answer_slots(light: LightTranscript, order: Sequence[Any], skip: Container[int] = ()
+                  ) -> list[tuple[int, int, int, int]]:
+    """frame_answer_slots with each slot's entry in `order` too: (view position, order index, frame, call
+    position).  An order with stretches (Plan.order planned with stretches: `range` entries) holds no
+    frame inside a stretch but the settled clean turns, which the caller skips; a frame's answers are
+    the entries right after it."""
     frames = light.frames
-    where = {entry: position for position, entry in enumerate(order)
+    where = {entry: at for at, entry in enumerate(order)
              if type(entry) is int and entry in frames and entry not in skip}
-    for position, entry in [(p, e) for p, e in enumerate(order) if type(e) is not int]:
+    for at, entry in [(a, e) for a, e in enumerate(order) if type(e) is not int]:
         index = entry_index(entry)  # rewritten or merged entries that carry a frame
         if index is not None and index in frames:
-            where[index] = position
+            where[index] = at
+    starts = view_starts(order)
     slots = []
-    for index, position in sorted(where.items(), key=lambda item: item[1]):
+    for index, at in sorted(where.items(), key=lambda item: item[1]):
+        position = at if starts is None else starts[at]
         for call_position in range(len(frames[index])):
-            slots.append((position + 1 + call_position, index, call_position))
+            slots.append((position + 1 + call_position, at + 1 + call_position, index, call_position))
     return slots
+
+
+def view_starts(order: Sequence[Any]) -> list[int] | None:
+    """Each order entry's view position when the order holds stretches (range entries), else None (an
+    entry's position is its index)."""
+    if not any(map(range.__instancecheck__, order)):
+        return None
+    return [0, *accumulate(len(entry) if type(entry) is range else 1 for entry in order)]
+
+
+def view_size(order: Sequence[Any]) -> int:
+    """How many messages a view order holds (a stretch counts its messages)."""
+    starts = view_starts(order)
+    return len(order) if starts is None else starts[-1]
 
 
 Moves = tuple[dict[int, int], set[int]]
@@ -150,8 +175,8 @@ def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = Non
     # A settled clean turn (plan.settled) sits in the view as recorded, each result once, right after
     # its frame: nothing of it moved.  A provider's role rules may regroup turns, so then every frame counts.
     settled = plan.settled if plan.provider is None else ()
-    for view_position, frame, call_position in frame_answer_slots(light, order, settled):
-        entry = entry_index(order[view_position])
+    for view_position, at, frame, call_position in _answer_slots(light, order, settled):
+        entry = entry_index(order[at])
         if entry is not None and entry not in seen:
             seen.add(entry)
             if entry != frame + 1 + call_position:
@@ -203,6 +228,10 @@ def _reordered(order: Sequence[ViewEntry], moved: dict[int, int]) -> dict[int, i
     Scanning in durable order, a message whose view position is not after the
     previous one's has changed places: a reviewer must see it move.
     """
+    if view_starts(order) is not None:
+        if _in_durable_order(order, moved):
+            return {}
+        order = [index for entry in order for index in (entry if type(entry) is range else (entry,))]
     kept = [entry for entry in order if type(entry) is int and entry not in moved]
     if all(map(operator.lt, kept, islice(kept, 1, None))):
         return {}  # the common case, checked at C speed: every kept message in durable order, once
@@ -219,6 +248,22 @@ def _reordered(order: Sequence[ViewEntry], moved: dict[int, int]) -> dict[int, i
         else:
             reordered[index] = first[index]
     return reordered
+
+
+def _in_durable_order(order: Sequence[Any], moved: Container[int]) -> bool:
+    """_reordered's common case for an order with stretches: every kept message (a stretch's in order)
+    after the one before it, checked per entry, not per message."""
+    last = -1
+    for entry in order:
+        if type(entry) is range:
+            if entry.start <= last:
+                return False
+            last = entry.stop - 1
+        elif type(entry) is int and entry not in moved:
+            if entry <= last:
+                return False
+            last = entry
+    return True
 
 
 def known_calls(light: LightTranscript, plan: Plan) -> Known:
@@ -331,7 +376,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
     moved_to, in_run = moved if moved is not None else moves(light, plan)
     return Summary(
         messages=light.size,
-        view_messages=len(order) if order is not None else light.size,
+        view_messages=view_size(order) if order is not None else light.size,
         calls=sum(map(len, light.frames.values())),
         results=len(light.result_keys),
         orphaned_calls=len(plan.repaired_tool_calls),

@@ -10,13 +10,17 @@ from ._strict import plan_strict
 from ._views import LightTranscript, light_transcript
 
 
-def _openmaic(light: LightTranscript, provider: str | None = None) -> Plan:
-    """The reference behaviour, unchanged, whatever the provider."""
+def _openmaic(light: LightTranscript, provider: str | None = None, stretches: bool = False) -> Plan:
+    """The reference behaviour, unchanged, whatever the provider (its view is always one int per message)."""
     return plan_openmaic(light)
 
 
-PLANNERS: dict[str, Callable[[LightTranscript, str | None], Plan]] = {
-    "strict": plan_strict,
+def _strict(light: LightTranscript, provider: str | None = None, stretches: bool = False) -> Plan:
+    return plan_strict(light, provider, stretches=stretches)
+
+
+PLANNERS: dict[str, Callable[..., Plan]] = {
+    "strict": _strict,
     "openmaic": _openmaic,
 }
 POLICIES: tuple[str, ...] = tuple(PLANNERS)

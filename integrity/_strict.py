@@ -27,7 +27,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Collection
 from typing import Any
 
-from ._entries import Rewritten, Synthesized, ViewEntry
+from ._entries import Rewritten, Synthesized
 from ._legalize import has_role_rules, legalize
 from ._messages import STRICT_MESSAGE, strict_placeholder_text
 from ._plan import Plan, index_results
@@ -360,8 +360,12 @@ def _splitting_frames(light: LightTranscript, answers: dict[Slot, int]) -> list[
 
 
 def plan_strict(light: LightTranscript, provider: str | None = None,
-                placeholder: str = STRICT_MESSAGE) -> Plan:
-    """Plan the strict view (see the module docstring); identity when nothing needs to change."""
+                placeholder: str = STRICT_MESSAGE, stretches: bool = False) -> Plan:
+    """Plan the strict view (see the module docstring); identity when nothing needs to change.
+
+    stretches: the view's unchanged stretches are `range` entries instead of one int per message (the
+    fast path's writer reads them: a million ints cost ~36 MB); ignored for a provider with role rules.
+    """
     plan = Plan("strict")
     plan.provider = provider
     plan.placeholder = strict_placeholder_text(placeholder)
@@ -405,8 +409,9 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         return plan
 
     plan.changed = True
-    order = _emit(light, plan, others, renamed, settled)
-    plan.order = legalize(light, order, provider, plan) or order
+    ranged = stretches and not has_role_rules(provider)
+    order = _emit(light, plan, others, renamed, settled, ranged)
+    plan.order = order if ranged else legalize(light, order, provider, plan) or order
     return plan
 
 
@@ -432,20 +437,21 @@ def _settled(light: LightTranscript, plan: Plan, answers: dict[Slot, int], clean
 
 
 def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed: dict[Slot, str],
-          settled: set[int]) -> list[ViewEntry]:
+          settled: set[int], stretches: bool = False) -> list[Any]:
     """The view order: every kept message in place, each frame followed by its answers in call order.
 
     answers: those of every frame but the settled clean turns (_settled), which the view keeps
     exactly as recorded.  Stretches without unsettled frames or skipped messages are copied as
-    ranges, which keeps a million-message repair fast.
+    ranges, which keeps a million-message repair fast (as one `range` entry each with stretches).
     """
     frames = light.frames
     skip = set(answers.values()).union(plan.dropped_strays, plan.dropped_duplicates, plan.dropped_frames)
-    order: list[ViewEntry] = []
+    order: list[Any] = []
+    stretch = order.append if stretches else order.extend
     previous = 0
     for index in sorted(skip.union(frames.keys() - settled if settled else frames)):
         if previous < index:
-            order.extend(range(previous, index))
+            stretch(range(previous, index))
         previous = index + 1
         calls = frames.get(index)
         if calls is None or index in skip:
@@ -462,5 +468,5 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
             else:
                 order.append(answer)
     if previous < light.size:
-        order.extend(range(previous, light.size))
+        stretch(range(previous, light.size))
     return order

@@ -98,7 +98,9 @@ class LightTranscript:
     interrupted_frames: indices of assistant frames without calls that stopped
         abnormally (aborted, length, error, or a non-blank errorMessage).
     receipts: indices of results that are the runtime's interrupted placeholder.
-    result_names: index -> toolName of each result (pairing calls without ids).
+    result_names: index -> toolName of each result (pairing calls without ids); a reader that classified
+        the clean turns may leave out their results (LightBuilder's sparse_names), which the strict
+        planner never pairs by name.
     empty_frames: interrupted frames with no content at all (nothing to keep).
     frame_stops: why each interrupted frame counts as interrupted (for reports).
     numeric_calls: (frame index, call position) of calls whose id is a JSON number, read by
@@ -222,12 +224,17 @@ class LightBuilder:
     """
 
     __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops", "numeric_calls",
-                 "numeric_results", "_classifying", "_first_frame", "_result_ids", "_clean", "_loose", "_turn",
-                 "_turn_frame", "_want_at", "_want")
+                 "numeric_results", "_classifying", "_sparse", "_pending", "_first_frame", "_result_ids", "_clean",
+                 "_loose", "_turn", "_turn_frame", "_want_at", "_want")
 
-    def __init__(self, clean: bool = True) -> None:
-        """clean: classify clean turns as they come (the strict planner's input; other policies skip it)."""
+    def __init__(self, clean: bool = True, sparse_names: bool = False) -> None:
+        """clean: classify clean turns as they come (the strict planner's input; other policies skip it).
+        sparse_names: leave the tool names of clean turns' results out of result_names (only loose results
+        are ever paired by name; a million-message file saves ~20 MB); a reader whose ids are all strings
+        may ask it, since numeric ids make the planner walk every result (build drops the classification)."""
         self._classifying = clean
+        self._sparse = sparse_names and clean
+        self._pending: list[tuple[int, Any]] = []  # (index, tool name) of the open turn's results so far
         self.frames: dict[int, tuple[Any, ...]] = {}
         self.result_keys: dict[int, Any] = {}
         self.names: dict[int, Any] = {}
@@ -290,6 +297,8 @@ class LightBuilder:
         """A toolResult; receipt: it is the runtime's interrupted placeholder; numeric_ids: a numeric
         toolCallId is read as its text (see numeric_id)."""
         if type(call_id) is str:
+            if index == self._want_at and call_id == self._want:
+                call_id = self._want  # the call's own string: each id of a clean turn is held once
             self.result_keys[index] = call_id
         else:  # kept as NON_STRING_ID (an unhashable id too) or its numeric text, and matched as such
             text = numeric_id(call_id) if numeric_ids else None
@@ -297,7 +306,10 @@ class LightBuilder:
             self.result_keys[index] = call_id
             if text is not None:
                 self.numeric_results.add(index)
-        self.names[index] = tool_name
+        if self._sparse and index == self._want_at and call_id == self._want:
+            self._pending.append((index, tool_name))  # kept only if its turn turns out not clean
+        else:
+            self.names[index] = tool_name
         if receipt:
             self.receipts.add(index)
         if not self._classifying:
@@ -307,6 +319,7 @@ class LightBuilder:
             # each is the first result with its id); the last one closes a clean turn.
             if call_id != self._want:
                 self._loose.extend(range(self._turn_frame, index + 1))
+                self._keep_pending_names()
                 self._result_ids.add(call_id)
                 self._want_at = -1
                 return
@@ -315,6 +328,7 @@ class LightBuilder:
             if answered == len(turn):
                 self._clean.append(self._turn_frame)
                 self._want_at = -1
+                self._pending.clear()
             else:
                 self._want, self._want_at = turn[answered].id, index + 1
             return
@@ -327,6 +341,12 @@ class LightBuilder:
         if self._want_at != -1:
             self._loose.extend(range(self._turn_frame, self._want_at))
             self._want_at = -1
+            self._keep_pending_names()
+
+    def _keep_pending_names(self) -> None:
+        if self._pending:
+            self.names.update(self._pending)
+            self._pending.clear()
 
     def no_calls(self, index: int, stop_reason: Any, error_message: Any, empty: bool) -> None:
         """An assistant message without tool calls: recorded when it did not finish its turn."""
