@@ -2,9 +2,11 @@
 
 A 1,000,000-message transcript is ~230 MB.  Building a dict per message costs
 more than parsing it, so here msgspec decodes each message into a tiny struct
-(role, call ids and names, result id, stop fields) while a second C-level pass
-keeps each message's original bytes.  The planner sees the same LightTranscript
-as the dict API; the writer re-emits kept messages byte for byte.
+(role, call ids and names, result id, stop fields), a block of the file at a
+time (integrity._stream): a large file is never held whole, only its light view
+is, and the writer reads the blocks again to re-emit kept messages byte for byte
+(a stretch of them as one slice of the file).  The planner sees the same
+LightTranscript as the dict API.
 
 Anything this reader is not sure about (not pi-ai, odd shapes, invalid JSON)
 returns None, and the caller uses the general reader, which has the precise,
@@ -23,17 +25,32 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import compress, count, repeat
-from operator import add, is_not
+from operator import add, is_not, ne
 from typing import Any, BinaryIO, Literal
 
 import msgspec
 
 from ._entries import entry_message
 from ._plan import Plan
+from ._stream import (
+    BLOCK,
+    JSON_SPACE,
+    Block,
+    FileSource,
+    Source,
+    Spans,
+    array_blocks,
+    line_blocks,
+    open_file,
+    plain_end,
+    plain_lengths,
+)
 from ._views import LightBuilder, LightTranscript, is_receipt
+from .loading import TranscriptError
 
 _NULL = msgspec.Raw(b"null")
 
@@ -121,50 +138,23 @@ _ANY = msgspec.json.Decoder()
 
 @dataclass
 class FastTranscript:
-    """A pi-ai file as raw message bytes plus its light view."""
+    """A pi-ai file as its messages' raw bytes (by index, see _stream.Spans) plus its light view."""
 
     source: str
-    data: bytes
+    input: Source  # the file's bytes (in memory, or read again from the file)
     container: str  # "array", "object" or "jsonl"
-    raws: list[Any]  # bytes-like, one per message
+    raws: Spans  # bytes-like, one per message
     light: LightTranscript
     envelope: dict[str, Any] | None = None  # object container: key -> raw value
     key: str = "messages"
 
 
-_CHUNK = 20_000
-"""Messages decoded into structs at a time: their texts are decoded (to check they are
-strings) and freed chunk by chunk, so peak memory stays near the raw spans'."""
-
-
-def _light(raws: list[Any], clean: bool = True) -> LightTranscript | None:
-    """Build the light view from the raw message spans; None when the file does not look like
-    pi-ai or breaks the pi-ai schema (the general reader takes over).
-
-    Each chunk is decoded into structs and fed to the shared LightBuilder (views.py)
-    by one plain loop: measured here it is 3-4x faster than a chain of map/compress
-    passes.
-    """
-    roles: list[str] = []
-    builder = LightBuilder(clean)
-    pi_ai = False
-    for start in range(0, len(raws), _CHUNK):
-        messages = _MESSAGES.decode(b"[" + b",".join(raws[start:start + _CHUNK]) + b"]")
-        roles.extend(map(_ROLE_OF.__getitem__, map(type, messages)))
-        found = _feed(messages, start, builder)
-        if found is None:
-            return None
-        pi_ai = pi_ai or found
-    if not pi_ai and not builder.result_keys:
-        return None
-    return builder.build(roles)
-
-
-def _feed(messages: list[Any], offset: int, builder: LightBuilder) -> bool | None:
-    """Feed one chunk of structs to the builder: whether it shows a toolCall part, None when a
+def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str]) -> bool | None:
+    """Feed one block of structs to the builder: whether it shows a toolCall part, None when a
     call id, tool name or toolCallId is not a string (a schema finding).  The cheap pre-check on
-    stopReason skips the builder for the common completed turn."""
-    frame, result, no_calls = builder.frame, builder.result, builder.no_calls
+    stopReason skips the builder for the common completed turn.  names: each tool name seen so far,
+    so that the calls kept in the light view share one string per name."""
+    frame, result, no_calls, name_of = builder.frame, builder.result, builder.no_calls, names.setdefault
     pi_ai = False
     for index, message in enumerate(messages, offset):
         kind = type(message)
@@ -182,8 +172,11 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder) -> bool | Non
                 for part in content:
                     if type(part) is _ToolCall:
                         pi_ai = True
-                        if type(part.id) is not str or type(part.name) is not str:
+                        name = part.name
+                        if type(part.id) is not str or type(name) is not str:
                             return None  # a schema finding: the general reader reports it
+                        part.name = name_of(name, name)
+                        part.arguments = _UNSET  # validated (an object); ~6 MB a million messages
                         if calls is None:
                             calls = [part]
                         else:
@@ -198,44 +191,277 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder) -> bool | Non
 
 
 def read_fast(data: bytes, source: str, clean: bool = True) -> FastTranscript | None:
-    """Read a pi-ai JSON array, {"messages": [...]} object or JSONL file; None when unsure.
+    """Read a pi-ai JSON array, {"messages": [...]} object or JSONL file held in memory; None when unsure.
 
     clean: classify clean turns while reading (LightBuilder; only the strict policy plans with them).
-
-    The raw spans are decoded first; the light view is then built from them a
-    chunk of structs at a time, so the structs (with their texts) never all live at once.
     """
-    if _numbers_need_general_reader(data) or not _valid_utf8(data):
+    return _read(Source(data), source, clean)
+
+
+STREAM_FROM = 2 * BLOCK
+"""Files at least this large are read a block at a time (read_fast_file); smaller ones whole."""
+
+
+def read_fast_file(path: str, source: str, clean: bool = True, writes: bool = False) -> FastTranscript | None:
+    """read_fast for a large regular file read a block at a time, never whole (see _stream): a
+    1,000,000-message file is then read in about the memory of its light view.  None when the file
+    is small, not a regular file, or not sure to be pi-ai (the caller reads it whole).  writes: the view
+    will be written (write_fast), so learn which blocks it can copy as slices (_stream.plain_lengths)."""
+    handle = open_file(path, source, STREAM_FROM)
+    if handle is None:
         return None
-    start = data[:64].lstrip()
+    fast = _read(handle, source, clean, writes)
+    if fast is None:
+        handle.close()
+    return fast
+
+
+def _read(input: Source, source: str, clean: bool, writes: bool = False) -> FastTranscript | None:
+    head = input.read(0, 64).lstrip(JSON_SPACE)
     envelope = None
+    body, low, high = input, 0, input.size
     try:
-        if start.startswith(b"["):
-            container, body = "array", data
-        elif start.startswith(b"{"):
-            try:
-                envelope = _ENVELOPE.decode(data)
-            except msgspec.DecodeError:
-                envelope = None
-            if envelope is not None:
+        if head.startswith(b"["):
+            container = "array"
+        elif head.startswith(b"{"):
+            container, envelope = _object_or_lines(input)
+            if container == "object":
+                assert envelope is not None
                 raw_body = envelope.get("messages")
                 if raw_body is None:
                     return None
-                container, body = "object", bytes(raw_body)
-            else:
-                lines = [line for line in data.split(b"\n") if line.strip()]
-                container, body = "jsonl", b""
+                body = Source(bytes(raw_body))
+                low, high = 0, body.size
+                members = [raw for key, raw in envelope.items() if key != "messages"]
+                if any(_too_deep(bytes(raw), 1) for raw in members):
+                    return None
         else:
             return None
-        raws = lines if container == "jsonl" else _RAWS.decode(body)
-        if _nested_too_deep(raws, container, envelope):
-            return None
-        light = _light(raws, clean)
-        if light is None:
-            return None
+        if container != "jsonl":
+            bounds = _array_body(body, low, high)
+            if bounds is None:
+                return None
+            low, high = bounds
+        read = _blocks(body, container, low, high, clean, writes)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
-    return FastTranscript(source, data, container, raws, light, envelope)
+    if read is None:
+        return None
+    light, blocks, raws, lengths = read
+    streamed = isinstance(body, FileSource)
+    spans = Spans(body, source, container, blocks, light.size, None if streamed else raws, lengths)
+    return FastTranscript(source, input, container, spans, light, envelope)
+
+
+def _object_or_lines(input: Source) -> tuple[str, dict[str, Any] | None]:
+    """A file opening with '{': one JSON object ("object", its members) or JSON lines ("jsonl").
+
+    In memory the whole file is decoded as one object, as ever; a file read a block at a time is
+    JSON lines when its first line is a whole object with more after it (one object cannot be
+    followed by anything), and is otherwise read whole as one object (a DecodeError when it is not).
+    """
+    if isinstance(input, FileSource):
+        first = input.read(0, BLOCK)
+        end = first.find(b"\n")
+        if end > 0 and first[end:].strip(JSON_SPACE):
+            try:
+                _ENVELOPE.decode(first[:end])
+                return "jsonl", None
+            except msgspec.DecodeError:
+                pass
+        return "object", _ENVELOPE.decode(input.whole())
+    try:
+        return "object", _ENVELOPE.decode(input.whole())
+    except msgspec.DecodeError:
+        return "jsonl", None
+
+
+def _array_body(body: Source, low: int, high: int) -> tuple[int, int] | None:
+    """Where the values of the JSON array body[low:high] lie: after its '[' and before its ']' (JSON
+    whitespace stripped); None when it is not one array between whitespace, or an empty one."""
+    head = body.read(low, 64)
+    start = low + len(head) - len(head.lstrip(JSON_SPACE))
+    tail = body.read(max(low, high - 64), high - max(low, high - 64))
+    end = high - (len(tail) - len(tail.rstrip(JSON_SPACE)))
+    if not (body.read(start, 1) == b"[" and end - start >= 2 and body.read(end - 1, 1) == b"]"):
+        return None
+    inner = body.read(start + 1, 64)
+    first = start + 1 + len(inner) - len(inner.lstrip(JSON_SPACE))
+    tail = body.read(max(first, end - 1 - 64), end - 1 - max(first, end - 1 - 64))
+    last = end - 1 - (len(tail) - len(tail.rstrip(JSON_SPACE)))
+    return (first, last) if last > first else None
+
+
+_Read = tuple[LightTranscript, list[Block], list[Any], list["array[int] | None"]]
+"""The light view, the blocks, every raw span (a file in memory) and each block's plain lengths."""
+
+
+def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writes: bool) -> _Read | None:
+    """Build the light view a block at a time (see _stream): the blocks, and every raw span when the
+    file is in memory; None when the file does not look like pi-ai or breaks the pi-ai schema.
+
+    Each block is proved valid JSON (UTF-8, numbers Python reads alike, nesting the general reader
+    allows) before its messages are decoded into structs and fed to the shared LightBuilder
+    (views.py) by one plain loop (measured 3-4x faster than a chain of map/compress passes).
+    """
+    keep = not isinstance(body, FileSource)
+    roles: list[str] = []
+    blocks: list[Block] = []
+    kept: list[Any] = []
+    builder = LightBuilder(clean, sparse_names=True)  # ids here are strings (else the general reader reads)
+    names: dict[str, str] = {}
+    pi_ai = False
+    beside = None if keep else _Beside.start(body, container, low, high, writes)
+    # With a child checking beside, an array's blocks are decoded once, into the structs (that proves each
+    # cut as well as the raw spans would); otherwise each block's raw spans are decoded too, for the checks.
+    structs = beside is not None and container == "array"
+    try:
+        for offset, length, document, values in _split(body, container, low, high, structs):
+            if structs:
+                messages = values
+            else:
+                document = _document(document, values, container)
+                if beside is None and not _sound(document, values, container):
+                    return None
+                messages = _MESSAGES.decode(document)
+                if len(messages) != len(values):  # a JSON line holding more than one value
+                    return None
+                if keep:
+                    kept.extend(values)
+            first = len(roles)
+            roles.extend(map(_ROLE_OF.__getitem__, map(type, messages)))
+            found = _feed(messages, first, builder, names)
+            if found is None:
+                return None
+            pi_ai = pi_ai or found
+            blocks.append((offset, length, first, len(messages)))
+        if not pi_ai and not builder.result_keys:
+            return None
+        lengths: list[array[int] | None] = [None] * len(blocks)
+        if beside is not None:
+            answer = beside.answer()
+            if answer is None:
+                return None
+            for number, ((offset, length, _, count), plain) in enumerate(zip(blocks, answer, strict=False)):
+                if plain is not None and plain[:2] == (offset, length) and len(plain[2]) == count:
+                    lengths[number] = plain[2]  # the child cut the file where this process did
+    finally:
+        if beside is not None:
+            beside.stop()
+    if isinstance(body, FileSource):
+        body.check()
+    return builder.build(roles), blocks, kept, lengths
+
+
+def _split(body: Source, container: str, low: int, high: int,
+           structs: bool = False) -> Iterator[tuple[int, int, bytes, list[Any]]]:
+    """A body's blocks (_stream): JSON lines, or an array's values as raw spans (as message structs
+    with structs: the caller's only decode of the block)."""
+    if container == "jsonl":
+        return line_blocks(body, low, high)
+    return array_blocks(body, low, high, _MESSAGES.decode if structs else _RAWS.decode)
+
+
+def _document(chunk: bytes, raws: list[Any], container: str) -> bytes:
+    """A block as one JSON array of its messages (JSON lines joined; the blank ones are ASCII whitespace)."""
+    return b"".join((b"[", b",".join(raws), b"]")) if container == "jsonl" else chunk
+
+
+def _sound(document: bytes, raws: list[Any], container: str) -> bool:
+    """Whether the general reader would read a block's bytes as msgspec does: UTF-8 throughout, numbers
+    Python reads alike, no message nested past its limit."""
+    return (not _numbers_need_general_reader(document) and _valid_utf8(document)
+            and not _nested_too_deep(raws, container))
+
+
+_Lengths = tuple[int, int, "array[int]"]
+"""A plain block's offset, length and messages' lengths (_stream.plain_lengths)."""
+
+
+def _check_beside(body: Source, container: str, low: int, high: int, writes: bool) -> list[_Lengths | None] | None:
+    """What the child of _Beside works out: None when some block is not _sound, else for each block
+    its plain lengths when the view will be written (writes) and the block is plain."""
+    found: list[_Lengths | None] = []
+    for offset, length, chunk, raws in _split(body, container, low, high):
+        document = _document(chunk, raws, container)
+        if not _sound(document, raws, container):
+            return None
+        start, end = (0, plain_end(chunk, container)) if container == "jsonl" else (1, len(chunk) - 1)
+        plain = plain_lengths(chunk, start, end, raws, container) if writes else None
+        found.append(None if plain is None else (offset, length, plain))
+    return found
+
+
+class _Beside:
+    """_check_beside run by a forked child on another core while this process decodes the messages:
+    the checks (numbers, UTF-8, nesting; plain blocks) take about a fifth of a large file's read.
+    Where fork is missing the caller checks each block itself."""
+
+    def __init__(self, pid: int, pipe: int) -> None:
+        self._pid = pid
+        self._pipe = pipe
+
+    @classmethod
+    def start(cls, body: Source, container: str, low: int, high: int, writes: bool) -> _Beside | None:
+        import os
+
+        if not hasattr(os, "fork"):
+            return None
+        try:
+            read, write = os.pipe()
+        except OSError:
+            return None
+        try:
+            pid = os.fork()
+        except OSError:  # no process to spare: the caller checks each block itself
+            os.close(read)
+            os.close(write)
+            return None
+        if pid == 0:  # the child: send its answer pickled, then leave without any cleanup
+            code = 0
+            try:
+                import pickle
+
+                os.close(read)
+                with os.fdopen(write, "wb") as out:
+                    out.write(pickle.dumps(_check_beside(body, container, low, high, writes), protocol=5))
+            except BaseException:
+                code = 1  # no answer: the parent reads the file with the general reader
+            finally:
+                os._exit(code)
+        os.close(write)
+        return cls(pid, read)
+
+    def answer(self) -> list[_Lengths | None] | None:
+        """The child's answer (None: some block is not sound, or the child failed)."""
+        import os
+        import pickle
+
+        parts = []
+        while True:
+            part = os.read(self._pipe, 1 << 20)
+            if not part:
+                break
+            parts.append(part)
+        try:
+            found = pickle.loads(b"".join(parts))
+        except Exception:
+            return None
+        return found if isinstance(found, list) else None
+
+    def stop(self) -> None:
+        """Reap the child (stopping it first when the reader gave up before asking)."""
+        import os
+        import signal
+
+        if self._pid:
+            try:
+                os.kill(self._pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(self._pid, 0)
+            os.close(self._pipe)
+            self._pid = 0
 
 
 _UTF8_CHUNK = 1 << 20
@@ -313,8 +539,8 @@ def _number_token_at(data: bytes, at: int) -> bool:
     return start < 0 or data[start] in _BEFORE_VALUE
 
 
-def _nested_too_deep(raws: list[Any], container: str, envelope: dict[str, Any] | None) -> bool:
-    """Whether any message (or envelope member) nests past the general reader's limit.
+def _nested_too_deep(raws: list[Any], container: str) -> bool:
+    """Whether any message of a block nests past the general reader's limit.
 
     Only values long enough to be that deep are looked at (a value n levels deep
     is at least 2n bytes), so a file of ordinary messages costs one pass over lengths.
@@ -327,10 +553,8 @@ def _nested_too_deep(raws: list[Any], container: str, envelope: dict[str, Any] |
     if long_ones:
         brackets = map(add, map(bytes.count, long_ones, repeat(b"[")), map(bytes.count, long_ones, repeat(b"{")))
         suspects = compress(long_ones, map((MAX_DEPTH - level).__lt__, brackets))
-        if any(_too_deep(raw, level) for raw in suspects):
-            return True
-    members = [raw for key, raw in (envelope or {}).items() if key != "messages"]
-    return any(_too_deep(bytes(raw), 1) for raw in members)
+        return any(_too_deep(raw, level) for raw in suspects)
+    return False
 
 
 MAX_DEPTH = 200
@@ -351,8 +575,22 @@ def _encode(message: Any) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+_WRITE = 1 << 20
+"""Bytes joined into one write (bounded extra memory, few system calls)."""
+
 _RUN = 4096
 """Kept messages joined into one piece at a time when writing (a few MB: bounded extra memory)."""
+
+
+def _stretches(order: list[Any], start: int, stop: int, raws: Spans) -> Iterator[Any]:
+    """The kept messages order[start:stop] (all indices) as pieces: one per stretch of consecutive
+    messages (Spans.stretch: a slice of the file, or of the bytes in memory), found by C-level maps."""
+    for low in range(start, stop, _RUN):
+        run = order[low:min(stop, low + _RUN)]
+        begin = 0
+        for cut in [*compress(count(1), map(ne, run[1:], map(add, run, repeat(1)))), len(run)]:
+            yield from raws.stretch(run[begin], run[cut - 1] + 1)
+            begin = cut
 
 
 def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: BinaryIO) -> list[int]:
@@ -361,9 +599,18 @@ def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Bi
     An unchanged transcript is written back exactly as read.  Returns the
     timestamps given to synthesized receipts and turns, in view order (for the report).
     """
+    try:
+        return _write(fast, plan, now, out)
+    except TranscriptError as error:  # the file changed between the passes: nothing is written
+        from ._safe_write import WriteError
+
+        raise WriteError(error.source, error.problem) from None
+
+
+def _write(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: BinaryIO) -> list[int]:
     write = out.write
     if not plan.changed or plan.order is None:
-        write(fast.data)
+        fast.input.copy_to(out)
         return []
     raws = fast.raws
     stamps: list[int] = []
@@ -380,28 +627,42 @@ def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Bi
     placeholder = plan.placeholder
     order: list[Any] = plan.order
     # Kept messages go out joined in runs of up to _RUN (one C-level join each, not two pieces per
-    # message); only the messages the view changes are decoded and re-encoded, in view order.
+    # message); only the messages the view changes are decoded and re-encoded, in view order.  The
+    # order holds a kept message as its index, or a stretch of them as a range (see plan_strict).
     changed = list(compress(count(), map(is_not, map(type, order), repeat(int))))
     changed.append(len(order))
 
     def runs() -> Iterator[bytes]:
         start = 0
         for at in changed:
-            for low in range(start, at, _RUN):
-                yield separator.join(map(raws.__getitem__, order[low:min(at, low + _RUN)]))
+            if start < at:
+                yield from _stretches(order, start, at, raws)
             if at < len(order):
-                yield _encode(entry_message(order[at], durable, placeholder, stamp))
+                entry = order[at]
+                if type(entry) is range:  # a stretch kept as recorded (Plan.order with stretches)
+                    yield from raws.stretch(entry.start, entry.stop)
+                else:
+                    yield _encode(entry_message(entry, durable, placeholder, stamp))
             start = at + 1
 
     def separated() -> Iterator[bytes]:
-        """The pieces with a separator between each two, made while they are written (never all held)."""
-        items = runs()
-        for item in items:
-            yield item
-            break
-        for item in items:
-            yield separator
-            yield item
+        """The pieces with a separator between each two, joined into writes of about _WRITE bytes (a
+        stretch is often a few kB: one write each would cost a system call per 8 kB buffer)."""
+        batch: list[Any] = []
+        size = 0
+        written = False
+        for item in runs():
+            batch.append(item)
+            size += len(item)
+            if size >= _WRITE:
+                if written:
+                    yield separator
+                yield separator.join(batch)
+                written, batch, size = True, [], 0
+        if batch:
+            if written:
+                yield separator
+            yield separator.join(batch)
 
     pieces = separated()
     if fast.container == "jsonl":
@@ -428,4 +689,5 @@ def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Bi
             else:
                 write(part)
         write(b"}\n")
+    fast.input.check()
     return stamps

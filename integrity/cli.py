@@ -126,16 +126,41 @@ class _Loaded:
         return report.model_copy(update={"format": self.format, "thread": self.name})
 
 
+def _fast_allowed(args: argparse.Namespace) -> bool:
+    thread = getattr(args, "thread", None)
+    return (args.format in ("auto", "pi-ai") and thread in (None, "main")
+            and not getattr(args, "skip_bad_lines", False))
+
+
+def _clean(args: argparse.Namespace) -> bool:
+    from ._policies import DEFAULT_POLICY, reads_closely
+
+    return reads_closely(getattr(args, "policy", DEFAULT_POLICY))
+
+
+def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
+               writes: bool = False) -> tuple[list[_Loaded], bytes | None]:
+    """Every transcript of the file at `path`, and its bytes (None: a large pi-ai file the fast path
+    reads a block at a time, never whole; see _fastpath.read_fast_file; writes: its view is written)."""
+    if allow_fast and _fast_allowed(args):
+        from ._fastpath import read_fast_file
+
+        fast = read_fast_file(path, _source_name(path), _clean(args), writes)
+        if fast is not None:
+            return [_Loaded(fast.source, fast=fast)], None
+    data = read_source(path)
+    return _load(path, data, args, allow_fast), data
+
+
 def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) -> list[_Loaded]:
     """Every transcript of the file (or only --thread's), each its own _Loaded."""
     source = _source_name(path)
     thread = getattr(args, "thread", None)
     skip = bool(getattr(args, "skip_bad_lines", False))
-    if allow_fast and args.format in ("auto", "pi-ai") and thread in (None, "main") and not skip:
+    if allow_fast and _fast_allowed(args):
         from ._fastpath import read_fast
-        from ._policies import DEFAULT_POLICY, reads_closely
 
-        fast = read_fast(data, source, clean=reads_closely(getattr(args, "policy", DEFAULT_POLICY)))
+        fast = read_fast(data, source, clean=_clean(args))
         if fast is not None:
             return [_Loaded(source, fast=fast)]
     from .analysis import load_all
@@ -160,10 +185,10 @@ def _branch_line(loaded: _Loaded) -> str:
             f"again, so not checked; --thread {loaded.name} checks it)")
 
 
-def _plan(light: Any, policy: str, provider: str | None = None) -> Any:
+def _plan(light: Any, policy: str, provider: str | None = None, stretches: bool = False) -> Any:
     from ._policies import PLANNERS
 
-    return PLANNERS[policy](light, provider)
+    return PLANNERS[policy](light, provider, stretches)
 
 
 RECORDED_VERDICTS_UP_TO = 10_000
@@ -235,7 +260,7 @@ def _messages_of(loaded: _Loaded) -> Any:
 
     from .loading import Transcript
 
-    return Transcript([msgspec.json.decode(raw) for raw in loaded.fast.raws], loaded.source, json_typed=True)
+    return Transcript(list(map(msgspec.json.decode, loaded.fast.raws)), loaded.source, json_typed=True)
 
 
 def _stamps(plan: Any, now: Callable[[], int]) -> list[int]:
@@ -267,7 +292,9 @@ def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) ->
     diagnosis, rated by what --provider says about the transcript as recorded.
     """
     light = loaded.light(args.policy)
-    plan = _plan(light, args.policy, args.provider)
+    # The cheap diagnosis reads a view with stretches (a million ints fewer); a report or a provider's
+    # view lists every message.
+    plan = _plan(light, args.policy, args.provider, stretches=not args.json and not args.provider)
     verdict = None
     stamps: list[int] | None = None
     if args.provider:
@@ -307,9 +334,7 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
     now = _clock(args.now)
     outcome = _Checked()
     try:
-        data = read_source(path)
-        units = _load(path, data, args, allow_fast=True)
-        del data
+        units, _ = _load_file(path, args, allow_fast=True)
         judged = [(loaded, *_judge(loaded, args, now)) for loaded in units if loaded.checked or args.thread]
     except TranscriptError as error:
         outcome.lines.append((True, f"error: {error}"))
@@ -613,9 +638,9 @@ def cmd_repair(args: argparse.Namespace) -> int:
         _error(f"error: {error}")
         return EXIT_UNREADABLE
     try:
-        data = read_source(args.file)
-        chosen = _repair_unit(_load(args.file, data, args, allow_fast=args.report is None and args.provider is None),
-                              args)
+        units, data = _load_file(args.file, args, allow_fast=args.report is None and args.provider is None,
+                                 writes=True)
+        chosen = _repair_unit(units, args)
     except TranscriptError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -625,6 +650,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
                    "--report describes one: name it with --thread NAME")
             return EXIT_UNREADABLE
         kept = data
+        assert kept is not None  # several transcripts: the general reader read the file whole
         return _write_repair(targets, lambda out: out.write(kept), None)
     loaded = chosen
     report: Any = None
@@ -633,7 +659,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     if loaded.fast is not None:
         from ._fastpath import write_fast
 
-        plan = _plan(loaded.fast.light, args.policy)
+        plan = _plan(loaded.fast.light, args.policy, stretches=True)  # only write_fast reads its order
         empty = plan.changed and plan.order is not None and not plan.order
 
         def produce(out: BinaryIO) -> None:
@@ -644,6 +670,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
         providers = [args.provider] if args.provider else False
         analysis = analyze(loaded.transcript, args.policy, now, args.provider, providers)
         report = loaded.named(analysis.report)
+        assert data is not None  # the general reader read the file whole
         payload = _repaired_bytes(analysis, data, notes)
         empty = analysis.plan.changed and not analysis.view and _holds_no_entries(payload)
         if args.provider:

@@ -73,7 +73,7 @@ def test_deep_messages_are_refused_exactly_as_the_general_reader_would(depth: in
     for opener, closer in ((b"[", b"]"), (b"{\"a\":", b"}")):
         raw = b'{"role":"user","content":"x","extra":' + opener * depth + b"1" + closer * depth + b"}"
         expected = too_deep(raw, 0, len(raw), level)
-        assert _fastpath._nested_too_deep([raw], container, None) == expected
+        assert _fastpath._nested_too_deep([raw], container) == expected
 
 
 def _plans_agree(messages: list[Any]) -> Any:
