@@ -404,6 +404,7 @@ class _Beside:
     @classmethod
     def start(cls, body: Source, container: str, low: int, high: int, writes: bool) -> _Beside | None:
         import os
+        import pickle  # imported here: the child imports nothing (a lock another thread held at fork stays held)
 
         if not hasattr(os, "fork"):
             return None
@@ -420,8 +421,6 @@ class _Beside:
         if pid == 0:  # the child: send its answer pickled, then leave without any cleanup
             code = 0
             try:
-                import pickle
-
                 os.close(read)
                 with os.fdopen(write, "wb") as out:
                     out.write(pickle.dumps(_check_beside(body, container, low, high, writes), protocol=5))
