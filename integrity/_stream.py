@@ -117,7 +117,7 @@ def changed(source: str) -> Exception:
     from .loading import TranscriptError
 
     return TranscriptError(source, "", "it changed while it was being read (is something writing to it?); "
-                                       "nothing was written: try again when it is quiet")
+                                       "try again when it is quiet")
 
 
 def open_file(path: str, source: str, smallest: int) -> FileSource | None:
@@ -268,6 +268,7 @@ class Spans:
     def __iter__(self) -> Iterator[Any]:
         for _, _, first, count in self._blocks:
             yield from self.pieces(range(first, first + count))
+        self._source.check()  # what was read again is what the light view was built from
 
     def stretch(self, start: int, stop: int) -> Iterator[Any]:
         """The messages start..stop-1 as pieces to write with the separator between each two: a slice

@@ -336,12 +336,13 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
     try:
         units, _ = _load_file(path, args, allow_fast=True)
         judged = [(loaded, *_judge(loaded, args, now)) for loaded in units if loaded.checked or args.thread]
+        # rated by what the providers say of it as recorded: a large file is read again for that
+        judged = [(loaded, _with_recorded(loaded, report, verdict), verdict) for loaded, report, verdict in judged]
     except TranscriptError as error:
         outcome.lines.append((True, f"error: {error}"))
         outcome.code = EXIT_UNREADABLE
         return outcome
     for loaded, report, verdict in judged:
-        report = _with_recorded(loaded, report, verdict)
         if _fails(report, verdict):
             outcome.code = EXIT_NEEDS_REPAIR
         if args.json:

@@ -205,6 +205,28 @@ def test_a_file_written_to_between_the_passes_is_refused_and_nothing_is_written(
         written(fast, plan)
 
 
+def test_repair_of_a_file_written_to_meanwhile_writes_nothing_and_says_so(tiny_blocks: None, tmp_path: Any,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from integrity import cli
+
+    path = tmp_path / "live.json"
+    path.write_bytes(one_per_line([user("hi", 1), frame([("c1", "search")], 2), user("again", 3)] * 20))
+    real = cli._plan
+
+    def plan_then_change(*args: Any, **kwargs: Any) -> Any:
+        with open(path, "ab") as handle:
+            handle.write(b"\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "_plan", plan_then_change)
+    target = tmp_path / "out.json"
+    outcome = run("repair", str(path), "-o", str(target))
+    assert outcome.code == 2
+    assert outcome.error_lines == [f"error: {path}: it changed while it was being read (is something writing "
+                                   f"to it?); try again when it is quiet (no file was written)"]
+    assert not target.exists() and os.listdir(tmp_path) == ["live.json"]
+
+
 def test_the_cli_streams_a_large_file_and_repairs_it_as_read_whole(tmp_path: Any, monkeypatch: pytest.MonkeyPatch
                                                                    ) -> None:
     """End to end through the command line, blocks of 1 kB over a file of a few hundred messages."""
@@ -265,3 +287,26 @@ def test_when_no_process_can_be_forked_the_reader_checks_each_block_itself(tiny_
     data = one_per_line(messages).replace(b'"timestamp":3', b'"timestamp":3e999')
     for fast in streamed(data):
         assert fast is None  # the number is still found, by this process
+
+
+def test_check_says_in_one_line_that_a_file_changed_while_the_providers_were_asked(
+        tiny_blocks: None, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small transcript in a large file is read again for the providers' verdicts as recorded."""
+    from integrity import cli
+
+    messages: list[Any] = [user("hi", 1), frame([("c1", "search")], 2), result("c1", "search", "x" * 200, 3)]
+    path = tmp_path / "live.json"
+    path.write_bytes(one_per_line(messages * 5))
+    real = cli._judge
+
+    def judge_then_change(*args: Any) -> Any:
+        judged = real(*args)
+        with open(path, "ab") as handle:
+            handle.write(b"\n")
+        return judged
+
+    monkeypatch.setattr(cli, "_judge", judge_then_change)
+    outcome = run("check", str(path))
+    assert outcome.code == 2, outcome.stderr
+    assert outcome.error_lines == [f"error: {path}: it changed while it was being read (is something writing to "
+                                   f"it?); try again when it is quiet"]
