@@ -32,8 +32,9 @@ BLOCK = 4 << 20
 C-level decode, small enough that a few of them are little beside the light view."""
 
 KEEP = 3
-"""Blocks the writer keeps decoded at once: the view moves a result next to its call, rarely
-further than the next block, so the blocks before are freed as it writes on."""
+"""Blocks the writer keeps read at once (of each kind: copied as slices, or decoded): the view moves
+a result next to its call, rarely further than the next block, so the blocks before are freed as it
+writes on (a block needed again is read again)."""
 
 _TRIES = 8
 """Cuts tried in a block before it is read larger (each failed try costs one decode of the block)."""
@@ -81,12 +82,17 @@ class FileSource(Source):
 
     def read(self, offset: int, length: int) -> bytes:
         length = max(0, min(length, self.size - offset))
-        data = os.pread(self.handle, length, offset)
-        while len(data) < length:  # a short read (a signal, a very large block): read on
-            more = os.pread(self.handle, length - len(data), offset + len(data))
-            if not more:
-                raise changed(self.source)
-            data += more
+        try:
+            data = os.pread(self.handle, length, offset)
+            while len(data) < length:  # a short read (a signal, a very large block): read on
+                more = os.pread(self.handle, length - len(data), offset + len(data))
+                if not more:
+                    raise changed(self.source)
+                data += more
+        except OSError as error:
+            from .loading import TranscriptError
+
+            raise TranscriptError(self.source, "", f"cannot read: {error.strerror or error}") from None
         return data
 
     def copy_to(self, out: BinaryIO) -> None:
