@@ -114,7 +114,8 @@ def assert_same_reading(messages: list[Any], layout: str) -> None:
         plan = plan_strict(whole.light)
         stretched = plan_strict(fast.light, stretches=True)
         assert flat(stretched.order) == plan.order
-        assert written(fast, stretched) == written(whole, plan)
+        assert written(fast, stretched) == written(whole, plan) == written(whole, plan_strict(whole.light,
+                                                                                              stretches=True))
         assert (diagnose(fast.light, stretched, "f.json").model_dump()
                 == diagnose(whole.light, plan, "f.json").model_dump())
         # The names the fast path leaves out are never asked for: the plan of the full dict view is the same.
