@@ -210,7 +210,11 @@ def read_fast_file(path: str, source: str, clean: bool = True, writes: bool = Fa
     handle = open_file(path, source, STREAM_FROM)
     if handle is None:
         return None
-    fast = _read(handle, source, clean, writes)
+    try:
+        fast = _read(handle, source, clean, writes)
+    except BaseException:
+        handle.close()
+        raise
     if fast is None:
         handle.close()
     return fast
