@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import subprocess
 import sys
 import time
@@ -29,6 +28,7 @@ from integrity import _fastpath as fast  # noqa: E402
 from integrity._diagnosis import diagnose  # noqa: E402
 from integrity._policies import PLANNERS  # noqa: E402
 from integrity._stream import FileSource  # noqa: E402
+from integrity.loading import open_source  # noqa: E402
 
 
 def once(data_path: Path, policy: str) -> dict[str, float]:
@@ -42,7 +42,8 @@ def once(data_path: Path, policy: str) -> dict[str, float]:
         times[name] = now - clock
         clock = now
 
-    read = fast.read_fast_file(str(data_path), str(data_path), clean=policy == "strict", writes=True)
+    read = fast.read_fast_file(FileSource(str(data_path), *open_source(str(data_path))), clean=policy == "strict",
+                               writes=True)
     assert read is not None, "not a file the fast path reads"
     lap("first pass (light view)")
     plan = PLANNERS[policy](read.light, None, True)
@@ -52,7 +53,7 @@ def once(data_path: Path, policy: str) -> dict[str, float]:
     with open("/dev/null", "wb") as out:
         fast.write_fast(read, plan, lambda: 0, out)
     lap("second pass (repair)")
-    source = FileSource(str(data_path), str(data_path), os.open(data_path, os.O_RDONLY), os.stat(data_path))
+    source = FileSource(str(data_path), *open_source(str(data_path)))
     bounds = fast._array_body(source, 0, source.size)
     assert bounds is not None
     clock = time.perf_counter()

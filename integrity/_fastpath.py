@@ -45,7 +45,6 @@ from ._stream import (
     Spans,
     array_blocks,
     line_blocks,
-    open_file,
     plain_end,
     plain_lengths,
 )
@@ -202,22 +201,15 @@ STREAM_FROM = 2 * BLOCK
 """Files at least this large are read a block at a time (read_fast_file); smaller ones whole."""
 
 
-def read_fast_file(path: str, source: str, clean: bool = True, writes: bool = False) -> FastTranscript | None:
+def read_fast_file(stream: FileSource, clean: bool = True, writes: bool = False) -> FastTranscript | None:
     """read_fast for a large regular file read a block at a time, never whole (see _stream): a
     1,000,000-message file is then read in about the memory of its light view.  None when the file
-    is small, not a regular file, or not sure to be pi-ai (the caller reads it whole).  writes: the view
-    will be written (write_fast), so learn which blocks it can copy as slices (_stream.plain_lengths)."""
-    handle = open_file(path, source, STREAM_FROM)
-    if handle is None:
+    is smaller than STREAM_FROM or not sure to be pi-ai: the caller still owns `stream` and reads it
+    whole.  writes: the view will be written (write_fast), so learn which blocks it can copy as
+    slices (_stream.plain_lengths)."""
+    if stream.size < STREAM_FROM:
         return None
-    try:
-        fast = _read(handle, source, clean, writes)
-    except BaseException:
-        handle.close()
-        raise
-    if fast is None:
-        handle.close()
-    return fast
+    return _read(stream, stream.source, clean, writes)
 
 
 def _read(input: Source, source: str, clean: bool, writes: bool = False) -> FastTranscript | None:

@@ -73,8 +73,9 @@ class FileSource(Source):
     was; a file written in place changes its modification time, and check() says so.
     """
 
-    def __init__(self, path: str, source: str, handle: int, stat: os.stat_result) -> None:
-        self.path = path
+    def __init__(self, source: str, handle: int, stat: os.stat_result) -> None:
+        """source: the file's name in messages; handle: an open descriptor (loading.open_source), which
+        this object closes from now on unless detach() gives it back."""
         self.source = source
         self.handle = handle
         self.size = stat.st_size
@@ -115,6 +116,11 @@ class FileSource(Source):
             os.close(self.handle)
             self.handle = -1
 
+    def detach(self) -> int:
+        """The descriptor, no longer closed by this object (the caller reads the file whole with it)."""
+        handle, self.handle = self.handle, -1
+        return handle
+
     def __del__(self) -> None:
         self.close()
 
@@ -124,29 +130,6 @@ def changed(source: str) -> Exception:
 
     return TranscriptError(source, "", "it changed while it was being read (is something writing to it?); "
                                        "try again when it is quiet")
-
-
-def open_file(path: str, source: str, smallest: int) -> FileSource | None:
-    """The file as a FileSource when it is a regular file of at least `smallest` bytes, else None
-    (the caller reads it whole, with read_source's errors for what cannot be read)."""
-    import stat as stat_module
-
-    if path == "-":
-        return None
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        handle = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        stat = os.fstat(handle)
-    except OSError:
-        os.close(handle)
-        return None
-    if not stat_module.S_ISREG(stat.st_mode) or stat.st_size < smallest:
-        os.close(handle)
-        return None
-    return FileSource(path, source, handle, stat)
 
 
 Block = tuple[int, int, int, int]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from ._safe_write import STDOUT, Target, Terminated, WriteError, signals_raise, write_all
 from ._safe_write import plan as plan_targets
-from .loading import TranscriptError, one_line, read_source
+from .loading import TranscriptError, one_line, open_source, read_opened, read_source
 
 if TYPE_CHECKING:  # the report module is imported lazily, only by the commands that need it
     from ._diagnosis import Diagnosis
@@ -141,14 +141,24 @@ def _clean(args: argparse.Namespace) -> bool:
 def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
                writes: bool = False) -> tuple[list[_Loaded], bytes | None]:
     """Every transcript of the file at `path`, and its bytes (None: a large pi-ai file the fast path
-    reads a block at a time, never whole; see _fastpath.read_fast_file; writes: its view is written)."""
-    if allow_fast and _fast_allowed(args):
-        from ._fastpath import read_fast_file
+    reads a block at a time, never whole; see _fastpath.read_fast_file; writes: its view is written).
+    The file is opened once, whichever way it is read."""
+    if path == "-" or not (allow_fast and _fast_allowed(args)):
+        data = read_source(path)
+        return _load(path, data, args, allow_fast), data
+    from ._fastpath import read_fast_file
+    from ._stream import FileSource
 
-        fast = read_fast_file(path, _source_name(path), _clean(args), writes)
-        if fast is not None:
-            return [_Loaded(fast.source, fast=fast)], None
-    data = read_source(path)
+    handle, status = open_source(path)
+    stream = FileSource(_source_name(path), handle, status)
+    try:
+        fast = read_fast_file(stream, _clean(args), writes)
+    except BaseException:
+        stream.close()
+        raise
+    if fast is not None:
+        return [_Loaded(fast.source, fast=fast)], None
+    data = read_opened(path, stream.detach(), int(status.st_size))
     return _load(path, data, args, allow_fast), data
 
 

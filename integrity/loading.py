@@ -147,7 +147,6 @@ def check_messages(transcript: Transcript) -> None:
 
 def read_source(path: str) -> bytes:
     """The bytes of a transcript file ('-' is stdin); unreadable paths become TranscriptErrors."""
-    import os
     import sys
 
     if path == "-":
@@ -155,6 +154,15 @@ def read_source(path: str) -> bytes:
             return sys.stdin.buffer.read()
         except MemoryError:
             raise TranscriptError("<stdin>", "", "too large to read into memory") from None
+    handle, status = open_source(path)
+    return read_opened(path, handle, int(status.st_size))
+
+
+def open_source(path: str) -> tuple[int, Any]:
+    """An open descriptor of a regular file and its status (os.fstat); the caller closes it (read_opened
+    does).  Unreadable paths, directories, FIFOs, devices and sockets become TranscriptErrors."""
+    import os
+
     # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below).
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -170,10 +178,18 @@ def read_source(path: str) -> bytes:
             pass
         raise TranscriptError(path, "", f"cannot read: {error.strerror or error}") from None
     try:
-        size = _check_regular(path, os.fstat(handle))
+        status = os.fstat(handle)
+        _check_regular(path, status)
     except BaseException:
         os.close(handle)
         raise
+    return handle, status
+
+
+def read_opened(path: str, handle: int, size: int) -> bytes:
+    """The whole file behind a descriptor open_source gave (read from its start), which it closes."""
+    import os
+
     with os.fdopen(handle, "rb") as stream:
         try:
             return stream.read()

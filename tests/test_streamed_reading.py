@@ -26,8 +26,10 @@ from integrity import _fastpath, _stream
 from integrity._diagnosis import diagnose
 from integrity._fastpath import FastTranscript, read_fast, read_fast_file, write_fast
 from integrity._safe_write import WriteError
+from integrity._stream import FileSource
 from integrity._strict import plan_strict
 from integrity._views import LightTranscript, light_transcript
+from integrity.loading import open_source
 from tests.cli_inprocess import run
 from tests.test_strict_properties import broken_transcripts, frame, result, user
 
@@ -72,13 +74,18 @@ def tiny_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_fastpath, "STREAM_FROM", 0)
 
 
+def opened(path: str, name: str) -> FileSource:
+    """The file as the CLI opens it for the fast path (loading.open_source)."""
+    return FileSource(name, *open_source(path))
+
+
 def streamed(data: bytes, writes: bool = True) -> Iterator[FastTranscript | None]:
     """read_fast_file over `data` written to a temporary file (removed after)."""
     handle, path = tempfile.mkstemp(suffix=".json")
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
-        yield read_fast_file(path, "f.json", True, writes)
+        yield read_fast_file(opened(path, "f.json"), True, writes)
     finally:
         os.unlink(path)
 
@@ -194,7 +201,7 @@ def test_a_file_written_to_between_the_passes_is_refused_and_nothing_is_written(
     messages: list[Any] = [user("hi", 1), frame([("c1", "search")], 2), user("again", 3)]
     path = tmp_path / "live.json"
     path.write_bytes(one_per_line(messages * 20))
-    fast = read_fast_file(str(path), "live.json", True, True)
+    fast = read_fast_file(opened(str(path), "live.json"), True, True)
     assert fast is not None
     plan = plan_strict(fast.light, stretches=True)
     assert plan.changed
