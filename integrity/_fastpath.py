@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import re
 from array import array
 from collections.abc import Callable, Iterator
@@ -129,7 +130,6 @@ class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
 
 _ROLE_OF: dict[type, str] = {_User: "user", _System: "system", _Assistant: "assistant", _ToolResult: "toolResult"}
 _MESSAGES = msgspec.json.Decoder(list[_User | _System | _Assistant | _ToolResult])
-_RAWS = msgspec.json.Decoder(list[msgspec.Raw])
 _ENVELOPE = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _ANY = msgspec.json.Decoder()
 
@@ -355,7 +355,7 @@ def _split(body: Source, container: str, low: int, high: int,
     with structs: the caller's only decode of the block)."""
     if container == "jsonl":
         return line_blocks(body, low, high)
-    return array_blocks(body, low, high, _MESSAGES.decode if structs else _RAWS.decode)
+    return array_blocks(body, low, high, _MESSAGES.decode) if structs else array_blocks(body, low, high)
 
 
 def _document(chunk: bytes, raws: list[Any], container: str) -> bytes:
@@ -399,7 +399,6 @@ class _Beside:
 
     @classmethod
     def start(cls, body: Source, container: str, low: int, high: int, writes: bool) -> _Beside | None:
-        import os
         import pickle  # imported here: the child imports nothing (a lock another thread held at fork stays held)
 
         if not hasattr(os, "fork"):
@@ -429,7 +428,6 @@ class _Beside:
 
     def answer(self) -> list[_Lengths | None] | None:
         """The child's answer (None: some block is not sound, or the child failed)."""
-        import os
         import pickle
 
         parts = []
@@ -446,7 +444,6 @@ class _Beside:
 
     def stop(self) -> None:
         """Reap the child (stopping it first when the reader gave up before asking)."""
-        import os
         import signal
 
         if self._pid:

@@ -194,15 +194,20 @@ def line_blocks(source: Source, low: int, high: int,
             continue
         if cut < len(chunk):
             chunk = chunk[:cut]
-        yield position, cut, chunk, [line for line in chunk.split(b"\n") if line.strip()]
+        yield position, cut, chunk, _lines(chunk)
         position += cut
 
 
 def block_raws(chunk: bytes, container: str) -> list[Any]:
     """The messages' raw bytes of a block read again (pass two), as pass one split them."""
     if container == "jsonl":
-        return [line for line in chunk.split(b"\n") if line.strip()]
+        return _lines(chunk)
     return _RAWS.decode(b"".join((b"[", chunk, b"]")))
+
+
+def _lines(chunk: bytes) -> list[bytes]:
+    """The non-blank lines of a block of JSON lines (a blank one holds no message)."""
+    return [line for line in chunk.split(b"\n") if line.strip()]
 
 
 SEPARATORS = {"jsonl": b"\n", "array": b",\n", "object": b",\n"}
