@@ -67,7 +67,8 @@ def measure(command: list[str]) -> tuple[float, float, str]:
         err.seek(0)
         stdout, stderr = out.read(1 << 16), err.read(1 << 16)
     if process.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}): {stderr.decode()[:500]}")
+        shown = " ".join(command[:8]) + (f" ... ({len(command) - 8} more)" if len(command) > 8 else "")
+        raise SystemExit(f"{shown} failed ({process.returncode}): {stderr.decode()[:500]}")
     return elapsed, usage.ru_maxrss / 1024, stdout.decode(errors="replace")
 
 

@@ -105,9 +105,21 @@ def frame_answer_slots(light: LightTranscript, order: Sequence[Any], skip: Conta
 def _answer_slots(light: LightTranscript, order: Sequence[Any], skip: Container[int] = ()
                   ) -> list[tuple[int, int, int, int]]:
     """frame_answer_slots with each slot's entry in `order` too: (view position, order index, frame, call
-    position).  An order with stretches (Plan.order planned with stretches: `range` entries) holds no
-    frame inside a stretch but the settled clean turns, which the caller skips; a frame's answers are
-    the entries right after it."""
+    position).  A frame's answers are the entries right after it."""
+    frames = light.frames
+    return [(position + 1 + call_position, at + 1 + call_position, index, call_position)
+            for position, at, index in frame_places(light, order, skip) for call_position in range(len(frames[index]))]
+
+
+def frame_places(light: LightTranscript, order: Sequence[Any], skip: Container[int] = ()
+                 ) -> list[tuple[int, int, int]]:
+    """(view position, order index, frame index) of every frame with calls in a changed view, in view order.
+
+    A frame listed twice is placed by its last entry, and an entry that carries a frame (rewritten or
+    merged) places it whatever skip says.  An order with stretches (Plan.order planned with stretches:
+    `range` entries) holds no frame inside a stretch but the settled clean turns, which the caller skips.
+    skip: frames to leave out (plain entries only).
+    """
     frames = light.frames
     where = {entry: at for at, entry in enumerate(order)
              if type(entry) is int and entry in frames and entry not in skip}
@@ -116,12 +128,8 @@ def _answer_slots(light: LightTranscript, order: Sequence[Any], skip: Container[
         if index is not None and index in frames:
             where[index] = at
     starts = view_starts(order)
-    slots = []
-    for index, at in sorted(where.items(), key=lambda item: item[1]):
-        position = at if starts is None else starts[at]
-        for call_position in range(len(frames[index])):
-            slots.append((position + 1 + call_position, at + 1 + call_position, index, call_position))
-    return slots
+    return [(at if starts is None else starts[at], at, index)
+            for index, at in sorted(where.items(), key=operator.itemgetter(1))]
 
 
 def view_starts(order: Sequence[Any]) -> list[int] | None:
@@ -148,7 +156,8 @@ def moved_results(light: LightTranscript, plan: Plan) -> dict[int, int]:
     return moves(light, plan)[0]
 
 
-def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = None) -> Moves:
+def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = None,
+          places: Sequence[tuple[int, int, int]] | None = None) -> Moves:
     """The messages the view moved, and the ones among them it only put in call order.
 
     A result is in place when it sits in the k-th slot after its frame and was
@@ -162,6 +171,7 @@ def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = Non
     outside the answer slots is moved when the view puts it before a message
     recorded earlier (the reference leaves strays in place while it moves
     results around them): one definition for the report and every screen.
+    places: frame_places(light, plan.order), when the caller has them (the report does).
     """
     moved: dict[int, int] = {}
     in_run: set[int] = set()
@@ -175,7 +185,14 @@ def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = Non
     # A settled clean turn (plan.settled) sits in the view as recorded, each result once, right after
     # its frame: nothing of it moved.  A provider's role rules may regroup turns, so then every frame counts.
     settled = plan.settled if plan.provider is None else ()
-    for view_position, at, frame, call_position in _answer_slots(light, order, settled):
+    if places is None:
+        places = frame_places(light, order, settled)
+    elif settled:  # as frame_places would have skipped them: the settled frames' plain entries
+        places = [place for place in places if not (place[2] in settled and type(order[place[1]]) is int)]
+    frames = light.frames
+    for view_position, at, frame, call_position in ((position + 1 + call, place + 1 + call, index, call)
+                                                     for position, place, index in places
+                                                     for call in range(len(frames[index]))):
         entry = entry_index(order[at])
         if entry is not None and entry not in seen:
             seen.add(entry)
@@ -592,6 +609,12 @@ def with_recorded(report: Any, recorded: dict[str, bool]) -> Any:
                   verdict=_verdict(report.summary, report.changed, severity, _malformed(findings), said,
                                    report.provider, counting, fails(severity) and not fails(own)))
     return report.model_copy(update=update)
+
+
+def recorded_acceptance(report: Any) -> bool | None:
+    """Whether the provider(s) that count accept the transcript as recorded, as the report (or diagnosis)
+    was last rated by with_recorded (None: not known, or never asked)."""
+    return _accepted(report.as_recorded, report.provider or own_provider(report.format))
 
 
 def _own_severity(report: Any, accepted: bool | None) -> Severity:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 _NEEDS_ESCAPE = re.compile("[^\x00-\x7e]")
@@ -65,3 +66,79 @@ def report_bytes(report: Any, indent: bool = True) -> bytes:
 def in_array(text: bytes) -> bytes:
     """An indented report as an element of json.dumps's indented array (two more spaces a line)."""
     return b"  " + text.replace(b"\n", b"\n  ")
+
+
+def report_chunks(report: Any, indent: bool = True) -> Iterator[bytes]:
+    """report_bytes(report, indent), a piece at a time.
+
+    A report shell (integrity.report.report_shell) has its long sections made, encoded and
+    handed out a chunk at a time (integrity._report_sections), so `check --json` never holds a
+    whole report: its fields are encoded one by one, in the record's order, and the layout is the
+    one report_bytes gives the whole (the same bytes: tests/test_report_stream.py).  Any other
+    report is report_bytes in one piece.
+    """
+    from ._diagnosis import recorded_acceptance
+    from .report import sections_of
+
+    sections = sections_of(report)
+    if sections is None:
+        yield report_bytes(report, indent)
+        return
+    import msgspec
+
+    accepted = recorded_acceptance(report)
+    long: dict[str, Iterator[list[Any]]] = {
+        "actions": sections.actions(accepted), "pairings": sections.pairings(), "view": sections.view(accepted)}
+    fields = [(field.encode_name, getattr(report, field.name)) for field in msgspec.structs.fields(report)
+              if field.default is msgspec.NODEFAULT or getattr(report, field.name) != field.default]  # omit_defaults
+    end = b"\n" if indent else b""
+    yield b"{" + end
+    for number, (name, value) in enumerate(fields):
+        key = json.dumps(name).encode()
+        head = b"  " + key + b": " if indent else key + b":"
+        after = (b"," if number < len(fields) - 1 else b"") + end
+        if name in long:
+            yield head
+            yield from _list(long[name], indent)
+            yield after
+        else:
+            yield head + _shifted(_encoded(value, indent), indent) + after
+    yield b"}"
+
+
+def _list(chunks: Iterable[list[Any]], indent: bool) -> Iterator[bytes]:
+    """A section's JSON array from its chunks, as the whole list would be written at depth 1."""
+    yield b"["
+    written = False
+    for chunk in chunks:
+        if not chunk:
+            continue
+        body = _shifted(_encoded(chunk, indent), indent)[1:-4 if indent else -1]  # without [ and (\n  )]
+        yield b"," + body if written else body
+        written = True
+    yield b"\n  ]" if written and indent else b"]"
+
+
+def _shifted(text: bytes, indent: bool) -> bytes:
+    """An indented value written one level deeper (a field of the report)."""
+    return text.replace(b"\n", b"\n  ") if indent else text
+
+
+def _encoded(value: Any, indent: bool) -> bytes:
+    """One value as report_bytes writes it (indented from depth 0, ASCII only)."""
+    import msgspec
+
+    try:
+        encoded = msgspec.json.encode(value)
+        if indent:
+            encoded = msgspec.json.format(encoded, indent=2)
+    except (msgspec.DecodeError, UnicodeEncodeError):  # a lone surrogate: json.dumps's path, as report_bytes
+        from ._records import _python
+
+        data = _python(value, True)
+        text = json.dumps(data, indent=2) if indent else json.dumps(data, separators=(",", ":"))
+        return text.encode("ascii")
+    if encoded.isascii() and b"\x7f" not in encoded:
+        return encoded
+    return ascii_only(encoded.decode("utf-8")).encode("ascii")
+

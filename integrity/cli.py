@@ -14,7 +14,7 @@ import argparse
 import gc
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from ._safe_write import STDOUT, Target, Terminated, WriteError, signals_raise, write_all
@@ -275,9 +275,14 @@ def _messages_of(loaded: _Loaded) -> Any:
 
 def _stamps(plan: Any, now: Callable[[], int]) -> list[int]:
     """The timestamps synthesized receipts and turns get, in view order (as the materializer asks)."""
+    import operator
+    from itertools import compress, repeat
+
     from ._entries import is_stamped
 
-    return [now() for entry in (plan.order or []) if is_stamped(entry)]
+    order = plan.order or []
+    others = compress(order, map(operator.is_not, map(type, order), repeat(int)))  # few, found at C speed
+    return [now() for entry in others if is_stamped(entry)]
 
 
 def _provider_verdict(transcript: Any, plan: Any, provider: str, now: Callable[[], int]) -> tuple[dict[str, Any],
@@ -311,9 +316,10 @@ def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) ->
         verdict, stamps = _provider_verdict(_messages_of(loaded), plan, args.provider, now)
     report: RepairReport | Diagnosis
     if args.json:
-        from .report import build_report
+        from .report import report_shell
 
-        report = build_report(light, plan, _stamps(plan, now) if stamps is None else stamps, loaded.source,
+        # its long sections are made as they are written (_report_text.report_chunks)
+        report = report_shell(light, plan, _stamps(plan, now) if stamps is None else stamps, loaded.source,
                               loaded.findings())
     else:
         from ._diagnosis import diagnose
@@ -328,15 +334,15 @@ def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) ->
 
 class _Checked:
     """What `check` says about one file: lines for standard output and error, in order, the exit code
-    it alone would give, and its reports as JSON data (--json).  Plain data, so a worker process can
-    hand it back to the parent, which prints every file's outcome in input order."""
+    it alone would give, and its reports as JSON text (--json): each the pieces to write in turn, made
+    as they are written (in a worker process, joined: see _check_file_in_worker)."""
 
     __slots__ = ("lines", "code", "reports")
 
     def __init__(self) -> None:
         self.lines: list[tuple[bool, str]] = []  # (to standard error, text)
         self.code = EXIT_HEALTHY
-        self.reports: list[Any] = []
+        self.reports: list[Iterable[bytes]] = []
 
 
 def _check_file(path: str, args: argparse.Namespace) -> _Checked:
@@ -356,16 +362,24 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
         if _fails(report, verdict):
             outcome.code = EXIT_NEEDS_REPAIR
         if args.json:
-            from ._report_text import report_bytes
+            from ._report_text import report_chunks
 
-            loaded.fast = None  # the file's bytes and light view are not needed to write the report: free them
-            outcome.reports.append(report_bytes(report, indent=not args.json_lines))
+            loaded.fast = None  # the file's raw spans are not needed to write the report: free them
+            outcome.reports.append(report_chunks(report, indent=not args.json_lines))
         else:
             outcome.lines.append((False, "\n".join(_summary_lines(report, label=loaded.label) + _aside_lines(loaded))))
             if verdict is not None:
                 outcome.lines.append((False, "\n".join(_verdict_lines(verdict, args.provider))))
     if not args.json and not args.thread:
         outcome.lines.extend((False, _branch_line(loaded)) for loaded in units if not loaded.checked)
+    return outcome
+
+
+def _check_file_in_worker(path: str, args: argparse.Namespace) -> _Checked:
+    """_check_file in a worker process: its reports written out, so the outcome is plain data the worker
+    hands back to the parent, which prints every file's outcome in input order."""
+    outcome = _check_file(path, args)
+    outcome.reports = [[b"".join(pieces)] for pieces in outcome.reports]
     return outcome
 
 
@@ -381,13 +395,14 @@ def _jobs(args: argparse.Namespace) -> int:
 
 def _checked_files(args: argparse.Namespace) -> Iterator[_Checked]:
     """Every file's outcome, in input order (see _each_file)."""
-    return _each_file(_check_file, args)
+    return _each_file(_check_file, args, _check_file_in_worker)
 
 
-def _each_file(work: Callable[..., Any], args: argparse.Namespace) -> Iterator[Any]:
+def _each_file(work: Callable[..., Any], args: argparse.Namespace,
+               in_worker: Callable[..., Any] | None = None) -> Iterator[Any]:
     """work(path, args) for every file, in input order: in this process, or over a pool of worker
     processes (--jobs) when there are several files and none is standard input (read once, by this
-    process).
+    process); there, in_worker(path, args) when given (work with an outcome a worker can hand back).
 
     Workers are forked, so they start with this process's modules and settings; each file is
     read, judged (or repaired) and let go in its worker, and only its outcome comes back.
@@ -402,7 +417,8 @@ def _each_file(work: Callable[..., Any], args: argparse.Namespace) -> Iterator[A
 
             context = multiprocessing.get_context("fork")
             with context.Pool(jobs, initializer=_worker_signals) as pool:
-                yield from pool.imap(partial(work, args=args), files, chunksize=max(1, len(files) // (jobs * 16)))
+                yield from pool.imap(partial(in_worker or work, args=args), files,
+                                     chunksize=max(1, len(files) // (jobs * 16)))
             return
     yield from (work(path, args) for path in files)
 
@@ -420,33 +436,43 @@ class _ReportWriter:
     """Writes reports as they come: with --json-lines one line each; with --json one indented document
     when there is a single report, else an indented array of them (json.dumps's layout, as before).
 
-    Only the first report is held, until a second one shows the output is an array.
+    A report is the pieces of its text, made as they are written (_report_text.report_chunks).  Only
+    the first report is held back (not yet made), until a second one shows the output is an array.
     """
 
     def __init__(self, lines: bool) -> None:
         self.lines = lines
         self.count = 0
-        self.first: bytes | None = None
+        self.first: Iterable[bytes] | None = None
         sys.stdout.flush()  # reports go to the byte stream beneath (no text copy of a 470 MB report)
         self.write = sys.stdout.buffer.write
 
-    def add(self, text: bytes) -> None:
-        from ._report_text import in_array
-
-        write = self.write
+    def add(self, pieces: Iterable[bytes]) -> None:
         if self.lines:
-            write(text)
-            write(b"\n")
+            self._write(pieces)
+            self.write(b"\n")
         elif self.count == 0:
-            self.first = text
+            self.first = pieces
         else:
             if self.first is not None:
-                write(b"[\n")
-                write(in_array(self.first))
+                self.write(b"[\n")
+                self._write(pieces_in_array(self.first))
                 self.first = None
-            write(b",\n")
-            write(in_array(text))
+            self.write(b",\n")
+            self._write(pieces_in_array(pieces))
         self.count += 1
+
+    def _write(self, pieces: Iterable[bytes]) -> None:
+        """Write pieces, gathered to about 1 MB a write (a report's first fields are a few bytes each)."""
+        write, held, size = self.write, [], 0
+        for piece in pieces:
+            held.append(piece)
+            size += len(piece)
+            if size >= 1 << 20:
+                write(b"".join(held))
+                held, size = [], 0
+        if held:
+            write(b"".join(held))
 
     def close(self) -> None:
         if self.lines:
@@ -454,10 +480,20 @@ class _ReportWriter:
         if self.count == 0:
             self.write(b"[]\n")
         elif self.first is not None:
-            self.write(self.first)
+            self._write(self.first)
             self.write(b"\n")
         else:
             self.write(b"\n]\n")
+
+
+def pieces_in_array(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """An indented report's pieces as an element of json.dumps's indented array (two more spaces a line)."""
+    from ._report_text import in_array
+
+    first = True
+    for piece in pieces:
+        yield in_array(piece) if first else piece.replace(b"\n", b"\n  ")
+        first = False
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -14,51 +14,45 @@ Kinds, severities and the verdict's wording come from the registry
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Literal
-
-import msgspec
+from typing import Any
 
 from ._diagnosis import (
     AsRecorded,
     Diagnosis,
-    Moves,
     Summary,
-    _change,
     _judged,
     _malformed,
     _rated_findings,
-    _renamed_ids,
     _verdict,
-    call_uses,
     diagnose,
     fails_only_as_recorded,
-    frame_answer_slots,
     moved_results,
     moves,
     own_provider,
     summarize,
     with_recorded,
 )
-from ._entries import (
-    Merged,
-    Rewritten,
-    Synthesized,
-    SynthesizedTurn,
-    ViewEntry,
-    entry_index,
-    entry_message,
-    member_index,
-)
+from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_message
 from ._findings import Finding
 from ._gc import without_gc
 from ._plan import Plan
 from ._policies import DEFAULT_POLICY
 from ._records import Record
+from ._report_records import (
+    Action,
+    DurableView,
+    MergedView,
+    Outcome,
+    Pairing,
+    ReceiptView,
+    TurnView,
+    ViewItem,
+)
+from ._report_sections import Sections, _entry_severity, _rerated
 from ._views import LightTranscript
-from .kinds import REPAIR_KINDS, RepairKind, Severity, fails, rate, worst
-from .notes import Note, NoteCode, render, render_all
+from .kinds import Severity, fails, rate, worst
+from .notes import Note
 
 REPORT_VERSION = 3
 """2: `view` holds typed entries (receipts, turns and merges inline); actions carry note codes.
@@ -66,123 +60,16 @@ REPORT_VERSION = 3
 action, synthesized receipt and turn carries one; the report has the worst (`severity`) and, when
 known, what each provider says about the transcript as recorded (`as_recorded`)."""
 
-Outcome = Literal["answered", "moved", "synthesized", "shared"]
-
 __all__ = [
     "Action", "Diagnosis", "DurableView", "Finding", "MergedView", "Pairing", "ReceiptView", "RepairReport",
     "Summary", "TurnView", "ViewItem", "build_report", "diagnose", "repair_with_report", "view_from_report",
     # the diagnosis's rules, which the report shares (integrity._diagnosis), importable from here as before
     "fails_only_as_recorded", "moved_results", "moves", "own_provider", "summarize", "with_recorded",
+    "Outcome", "report_shell", "sections_of",
 ]
 
 
-class Action(Record, kw_only=True):
-    """What happened to one durable message."""
-
-    durable_index: int
-    role: str | None = None
-    kind: RepairKind
-    view_index: int | None = None
-    """first view position, None when dropped"""
-    also_view_indices: list[int] = msgspec.field(default_factory=list)
-    """further positions (a result answering a reused id)"""
-    new_ids: dict[str, str] = msgspec.field(default_factory=dict)
-    """old id -> id the view uses instead"""
-    kept_instead: int | None = None
-    """for a dropped duplicate: the durable result kept; for a merged message: the durable message carrying it"""
-    call_id: str | None = None
-    codes: list[NoteCode] = msgspec.field(default_factory=list)
-    """why, as note codes (see integrity.notes)"""
-    reason: str = ""
-    severity: Severity = Severity.INFO
-    """how bad the defect behind it is (integrity.kinds)"""
-
-    @classmethod
-    def _before(cls, data: Any) -> Any:
-        """An action of an older report has no severity: rate it from its kind and codes."""
-        if isinstance(data, dict) and "severity" not in data and "kind" in data:
-            data = {**data, "severity": rate(data["kind"], data.get("codes") or ())}
-        return data
-
-
-class DurableView(Record, kw_only=True, tag_field="source", tag="durable"):
-    """A durable message in the view; with `ids`, carried with new call ids (a copy).
-
-    ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
-    """
-
-    source: ClassVar[Literal["durable"]] = "durable"
-    index: int
-    ids: dict[int, str] | None = None
-
-
-class ReceiptView(Record, kw_only=True, tag_field="source", tag="synthesized"):
-    """An interrupted receipt that exists only in the view."""
-
-    source: ClassVar[Literal["synthesized"]] = "synthesized"
-    view_index: int
-    call_id: str
-    tool_name: str
-    frame_index: int
-    call_position: int
-    timestamp: int
-    text: str | None = None
-    """receipt text when it is not the reference's"""
-    severity: Severity = REPAIR_KINDS[RepairKind.SYNTHESIZED].severity
-    """a call without a result: rejected, or lossy when accepted as recorded"""
-
-
-class TurnView(Record, kw_only=True, tag_field="source", tag="turn"):
-    """A user or assistant turn that exists only in the view (the provider's role order needs it)."""
-
-    source: ClassVar[Literal["turn"]] = "turn"
-    view_index: int
-    role: str
-    text: str
-    timestamp: int
-    code: NoteCode
-    reason: str
-    severity: Severity | None = None
-    """how bad the rule it answers is (None: rated from code)"""
-
-    def __post_init__(self) -> None:
-        if self.severity is None:
-            self.severity = rate(RepairKind.SYNTHESIZED_TURN, [self.code])
-
-
-class MergedView(Record, kw_only=True, tag_field="source", tag="merged"):
-    """Consecutive durable messages of one role that the view sends as one message.
-
-    The view message is the last member (with `ids` applied, as for a durable
-    entry) carrying every member's content in order.
-    """
-
-    source: ClassVar[Literal["merged"]] = "merged"
-    view_index: int
-    members: list[int]
-    ids: dict[int, str] | None = None
-    role: str | None = None
-
-
-ViewItem = DurableView | ReceiptView | TurnView | MergedView
-"""A view entry, told apart by its `source` (the tag msgspec writes first and reads back)."""
-
-
-class Pairing(Record, kw_only=True):
-    """One call and the result(s) recorded for it."""
-
-    call_id: str
-    tool_name: str
-    frame_index: int
-    call_position: int
-    result_indices: list[int]
-    answered_by: int | None = None
-    """durable result used in the view; None when synthesized"""
-    view_index: int | None = None
-    outcome: Outcome
-
-
-class RepairReport(Record, kw_only=True, omit_defaults=True):
+class RepairReport(Record, kw_only=True, dict=True, omit_defaults=True):
     """Everything one repair pass did to one transcript.
 
     Fields without a default always appear in its JSON; the last four (None by
@@ -241,12 +128,18 @@ class RepairReport(Record, kw_only=True, omit_defaults=True):
             self.severity = worst(_severities(self))
 
     def _rerated_parts(self, accepted: bool | None) -> dict[str, Any]:
-        """with_recorded's update of the actions and the view entries, rated given what the providers say."""
-        return {"actions": [_rerated(action, rate(action.kind, action.codes, accepted)) for action in self.actions],
-                "view": [_rerated(entry, _entry_severity(entry, accepted)) for entry in self.view]}
+        """with_recorded's update of the actions and the view entries, rated given what the providers say
+        (a shell's sections are rated as they are written)."""
+        if sections_of(self) is not None:
+            return {}
+        return {"actions": [_rerate(action, rate(action.kind, action.codes, accepted)) for action in self.actions],
+                "view": [_rerated(entry, accepted) for entry in self.view]}
 
     def _change_severities(self, accepted: bool | None) -> list[Severity]:
         """Every severity of what the view changes and of the findings, rated given what the providers say."""
+        sections = sections_of(self)
+        if sections is not None:
+            return [*sections.severities(accepted), *(f.severity for f in _rated_findings(self.findings, accepted))]
         return _severities(self, accepted)
 
     @property
@@ -265,212 +158,6 @@ class RepairReport(Record, kw_only=True, omit_defaults=True):
         return [entry for entry in self.view if isinstance(entry, MergedView)]
 
 
-class _ViewFacts:
-    """What the view does with each durable message, gathered in one walk over the plan's order."""
-
-    def __init__(self) -> None:
-        self.entries: list[ViewItem] = []
-        self.positions: dict[int, list[int]] = {}
-        self.renames: dict[int, dict[str, str]] = {}
-        self.answer_at: dict[tuple[int, int], tuple[int, Any]] = {}  # (frame, call pos) -> (view pos, entry)
-
-
-def _view_entry(light: LightTranscript, plan: Plan, facts: _ViewFacts, position: int, entry: ViewEntry,
-                stamp: Callable[[], int]) -> ViewItem:
-    if isinstance(entry, SynthesizedTurn):
-        return TurnView(view_index=position, role=entry.role, text=entry.text, timestamp=stamp(),
-                        code=entry.reason.code, reason=render(entry.reason),
-                        severity=rate(RepairKind.SYNTHESIZED_TURN, [entry.reason.code]))
-    if isinstance(entry, Synthesized):
-        return ReceiptView(view_index=position, call_id=entry.call_id, tool_name=entry.tool_name,
-                           frame_index=entry.frame_index, call_position=entry.call_position, timestamp=stamp(),
-                           text=plan.placeholder, severity=rate(RepairKind.SYNTHESIZED))
-    members = entry.entries if isinstance(entry, Merged) else (entry,)
-    for member in members:
-        facts.positions.setdefault(member_index(member), []).append(position)
-    last = members[-1]
-    ids = dict(last.ids) if isinstance(last, Rewritten) else None
-    carrier = entry_index(last)
-    assert carrier is not None
-    if ids:
-        facts.renames[carrier] = _renamed_ids(light, carrier, ids)
-    if isinstance(entry, Merged):
-        members_at = [member_index(member) for member in members]
-        return MergedView(view_index=position, members=members_at, ids=ids, role=light.roles[carrier])
-    return DurableView(index=carrier, ids=ids)
-
-
-def _view_facts(light: LightTranscript, plan: Plan, stamps: Sequence[int]) -> _ViewFacts:
-    """Typed view entries, each durable message's view positions, renamed ids and answer slots."""
-    facts = _ViewFacts()
-    if not plan.changed:
-        facts.entries = [DurableView(index=index) for index in range(light.size)]
-        facts.positions = {index: [index] for index in range(light.size)}
-        facts.answer_at = _unchanged_answers(light, plan)
-        return facts
-    order = plan.order or []
-    given = iter(stamps)
-
-    def stamp() -> int:
-        return next(given, 0)
-
-    append = facts.entries.append
-    positions = facts.positions
-    for position, entry in enumerate(order):
-        if type(entry) is int:
-            append(DurableView(index=entry))
-            positions.setdefault(entry, []).append(position)
-        else:
-            append(_view_entry(light, plan, facts, position, entry, stamp))
-    for position, frame, call_position in frame_answer_slots(light, order):
-        answer = order[position]
-        carried = entry_index(answer)
-        facts.answer_at[(frame, call_position)] = (position, carried if carried is not None else answer)
-    return facts
-
-
-def _unchanged_answers(light: LightTranscript, plan: Plan) -> dict[tuple[int, int], tuple[int, Any]]:
-    """(frame, call position) -> (view position, result) when the view is the transcript itself.
-
-    The strict planner leaves a transcript unchanged only when it paired every call with the
-    result recorded in its slot (the k-th message after its frame), so that is the pairing to
-    report: by position, which gives each id-less call (Gemini) and each use of a repeated id its
-    own result.  Matching by id would hand every id-less call of a frame the first id-less result.
-    The reference pairs by id within the run of results after the frame (as run_matches_frame
-    checks it): calls repeating an id there are all answered by its first result (shared).
-    """
-    answers: dict[tuple[int, int], tuple[int, Any]] = {}
-    keys = light.result_keys
-    if plan.policy == "strict":
-        for index, calls in light.frames.items():
-            for call_position in range(len(calls)):
-                slot = index + 1 + call_position
-                if slot in keys:
-                    answers[(index, call_position)] = (slot, slot)
-        return answers
-    for index, calls in light.frames.items():
-        by_id: dict[Any, int] = {}
-        for result in _durable_run(light, index):
-            by_id.setdefault(keys[result], result)
-        for call_position, call in enumerate(calls):
-            found = by_id.get(call.id)
-            if found is not None:
-                answers[(index, call_position)] = (found, found)
-    return answers
-
-
-def _durable_run(light: LightTranscript, frame_index: int) -> list[int]:
-    run = []
-    cursor = frame_index + 1
-    while cursor in light.result_keys:
-        run.append(cursor)
-        cursor += 1
-    return run
-
-
-def _action(kind: RepairKind, index: int, role: Any, notes: list[Note], **fields: Any) -> Action:
-    codes = [note.code for note in notes]
-    return Action(durable_index=index, role=role, kind=kind, codes=codes, reason=render_all(notes),
-                  severity=rate(kind, codes), **fields)
-
-
-def _actions(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves) -> list[Action]:
-    """One action per durable message (records built directly: no dict per message to validate)."""
-    actions: list[Action] = []
-    dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
-    moved_to = moved[0]
-    # Most messages are kept in place with nothing to say: what _change would conclude for them,
-    # without asking it each time, and their action is _action's own for that case with the
-    # message's own fields put in (rating and wording it again for each costs a third of the report).
-    special = {*plan.notes, *dropped[0], *dropped[1], *plan.dropped_duplicates, *plan.merged, *moved_to,
-               *facts.renames}
-    quiet = _action(RepairKind.KEPT, 0, None, [])
-    kept, reason, severity = quiet.kind, quiet.reason, quiet.severity
-    positions = facts.positions
-    result_id = light.result_id
-    roles = light.roles
-    append = actions.append
-    for index in range(light.size):
-        if index not in special:
-            where = positions.get(index)
-            first = where[0] if where else None
-            append(Action(durable_index=index, role=roles[index], kind=kept, view_index=first,
-                          also_view_indices=[p for p in where if p != first] if where else [], new_ids={},
-                          kept_instead=None, call_id=result_id(index), codes=[], reason=reason, severity=severity))
-            continue
-        role = roles[index]
-        kind, notes, fields = _change(light, plan, dropped, moved, facts.renames, index)
-        if kind in (RepairKind.DROPPED_INTERRUPTED_FRAME, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_STRAY):
-            actions.append(_action(kind, index, role, notes, **fields))
-            continue
-        where = facts.positions.get(index, [])
-        if kind is RepairKind.MERGED:
-            actions.append(_action(kind, index, role, notes, view_index=where[0] if where else None, **fields))
-            continue
-        first = moved_to.get(index, where[0] if where else None)
-        actions.append(_action(kind, index, role, notes, view_index=first,
-                               also_view_indices=[p for p in where if p != first], **fields))
-    return actions
-
-
-def _pairings(light: LightTranscript, plan: Plan, facts: _ViewFacts, moved: Moves,
-              uses: dict[str, list[tuple[int, int]]]) -> list[Pairing]:
-    """Every call with the result(s) recorded for it and the one the view uses.
-
-    The answer comes from the call's slot in the view (facts.answer_at), never from its id: ids
-    repeat across turns and id-less calls share ''.  A call is 'shared' when the reference answers
-    it with a result an earlier call already uses (its id's first result), not merely because its
-    id was used before: a transcript the reference leaves unchanged answers each use with its own.
-    result_indices are the results recorded under the call's id in the call's own turn, plus the one
-    answering it (a result the reference shares, or one the strict policy paired by tool name).  An id
-    used by several frames owns the results recorded from its frame to the next frame using it (its
-    first use, those before it too): listing every use's results under each use made the report grow
-    with the square of the turns (4,000 turns reusing one id: 16 million entries).  uses: call_uses(light).
-    """
-    pairings: list[Pairing] = []
-    used: set[int] = set()
-    frames_using = {call_id: list(dict.fromkeys(frame for frame, _ in found)) for call_id, found in uses.items()}
-    recorded: dict[Any, list[int]] = {}
-    for index, calls in light.frames.items():
-        for call_position, call in enumerate(calls):
-            found = facts.answer_at.get((index, call_position))
-            answered_by: int | None = None
-            view_index: int | None = None
-            outcome: Outcome = "synthesized"
-            results = recorded.get(call.id)
-            if results is None:
-                results = recorded[call.id] = plan.results_for(call.id)
-            results = _own_turn(results, frames_using[call.id], index)
-            if found is not None:
-                view_index, entry = found
-                if type(entry) is int:
-                    answered_by = entry
-                    if entry in used and plan.policy == "openmaic":
-                        outcome = "shared"
-                    elif moved[0].get(entry) == view_index and entry not in moved[1]:
-                        outcome = "moved"
-                    else:
-                        outcome = "answered"
-                    used.add(entry)
-                    if entry not in results:
-                        results = sorted([*results, entry])
-            pairings.append(Pairing(call_id=call.id, tool_name=call.name, frame_index=index,
-                                 call_position=call_position, result_indices=results,
-                                 answered_by=answered_by, view_index=view_index, outcome=outcome))
-    return pairings
-
-
-def _own_turn(results: list[int], frames: list[int], frame: int) -> list[int]:
-    """The results (ascending durable indices) recorded from `frame` up to the next of `frames` (the frames
-    using the same id, ascending); the first use also owns those recorded before it.  A copy, always."""
-    if len(frames) < 2:
-        return list(results)
-    at = bisect.bisect_left(frames, frame)
-    low = bisect.bisect_right(results, frame) if at > 0 else 0
-    high = bisect.bisect_left(results, frames[at + 1]) if at + 1 < len(frames) else len(results)
-    return results[low:high]
-
-
 def build_report(
     light: LightTranscript,
     plan: Plan,
@@ -483,15 +170,26 @@ def build_report(
     stamps: the timestamps the materializer gave synthesized receipts and turns, in view order.
     schema: the transcript's schema findings (integrity.schema), reported first.
     """
-    uses = call_uses(light)  # every call id, once, for the moves, the counts and the pairings (as diagnose)
-    moved = moves(light, plan, uses)
-    facts = _view_facts(light, plan, stamps)
-    findings, summary = _judged(light, plan, schema, moved, uses)
-    actions = _actions(light, plan, facts, moved)
-    severity = worst([*(entry.severity for entry in facts.entries
-                        if isinstance(entry, (ReceiptView, TurnView)) and entry.severity is not None),
-                      *{action.severity for action in actions}, *(f.severity for f in findings)])
-    return RepairReport(
+    return _report(Sections(light, plan, stamps), schema, source, whole=True)
+
+
+def report_shell(light: LightTranscript, plan: Plan, stamps: Sequence[int] = (), source: str | None = None,
+                 schema: Sequence[Finding] = ()) -> RepairReport:
+    """build_report without its long sections (actions, pairings, view: empty lists), which
+    integrity._report_text.report_chunks makes and writes a chunk at a time (`check --json`).
+
+    The shell rates, re-rates (with_recorded) and words its verdict exactly as the whole report
+    would: it asks its sections (kept beside its fields, never serialized) for their severities.
+    Only for writing: a shell is not a report to hand to anyone.
+    """
+    return _report(Sections(light, plan, stamps), schema, source, whole=False)
+
+
+def _report(sections: Sections, schema: Sequence[Finding], source: str | None, whole: bool) -> RepairReport:
+    light, plan = sections.light, sections.plan
+    findings, summary = _judged(light, plan, schema, sections.moved, sections.uses)
+    severity = worst([*sections.severities(), *(f.severity for f in findings)])
+    report = RepairReport(
         report_version=REPORT_VERSION,
         source=source,
         policy=plan.policy,
@@ -500,13 +198,21 @@ def build_report(
         verdict=_verdict(summary, plan.changed, severity, _malformed(findings)),
         summary=summary,
         repaired_tool_calls=list(plan.repaired_tool_calls),
-        actions=actions,
-        pairings=_pairings(light, plan, facts, moved, uses),
+        actions=[action for chunk in sections.actions() for action in chunk] if whole else [],
+        pairings=[pairing for chunk in sections.pairings() for pairing in chunk] if whole else [],
         findings=findings,
-        view=facts.entries,
+        view=[item for chunk in sections.view() for item in chunk] if whole else [],
         provider=plan.provider,
         severity=severity,
     )
+    if not whole:
+        report.__dict__["_sections"] = sections  # not a field: never serialized, kept by model_copy
+    return report
+
+
+def sections_of(report: RepairReport) -> Sections | None:
+    """The sections a report shell (report_shell) writes, else None (a whole report)."""
+    return report.__dict__.get("_sections")
 
 
 def _severities(report: RepairReport, accepted: bool | None = None) -> list[Severity]:
@@ -517,22 +223,11 @@ def _severities(report: RepairReport, accepted: bool | None = None) -> list[Seve
                      if isinstance(entry, (ReceiptView, TurnView)) and entry.severity is not None)
         return [*found, *(finding.severity for finding in report.findings)]
     found = {rate(action.kind, action.codes, accepted) for action in report.actions}
-    found.update(rate(RepairKind.SYNTHESIZED, (), accepted) for entry in report.view
-                 if isinstance(entry, ReceiptView))
-    found.update(rate(RepairKind.SYNTHESIZED_TURN, [entry.code], accepted) for entry in report.view
-                 if isinstance(entry, TurnView))
+    found.update(severity for entry in report.view if (severity := _entry_severity(entry, accepted)) is not None)
     return [*found, *(finding.severity for finding in _rated_findings(report.findings, accepted))]
 
 
-def _entry_severity(entry: Any, accepted: bool | None) -> Severity | None:
-    if isinstance(entry, ReceiptView):
-        return rate(RepairKind.SYNTHESIZED, (), accepted)
-    if isinstance(entry, TurnView):
-        return rate(RepairKind.SYNTHESIZED_TURN, [entry.code], accepted)
-    return None
-
-
-def _rerated(item: Any, severity: Severity | None) -> Any:
+def _rerate(item: Any, severity: Severity | None) -> Any:
     if severity is None or getattr(item, "severity", None) == severity:
         return item
     return item.model_copy(update={"severity": severity})

@@ -1,0 +1,123 @@
+"""The records of a repair report's long sections: what happened to each durable message (Action),
+each entry of the view (DurableView, ReceiptView, TurnView, MergedView) and each call (Pairing).
+
+Kept apart from integrity.report so the section builder (integrity._report_sections), which makes a
+million of them, and the report itself can both use them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import msgspec
+
+from ._records import Record
+from .kinds import REPAIR_KINDS, RepairKind, Severity, rate
+from .notes import NoteCode
+
+Outcome = Literal["answered", "moved", "synthesized", "shared"]
+
+class Action(Record, kw_only=True):
+    """What happened to one durable message."""
+
+    durable_index: int
+    role: str | None = None
+    kind: RepairKind
+    view_index: int | None = None
+    """first view position, None when dropped"""
+    also_view_indices: list[int] = msgspec.field(default_factory=list)
+    """further positions (a result answering a reused id)"""
+    new_ids: dict[str, str] = msgspec.field(default_factory=dict)
+    """old id -> id the view uses instead"""
+    kept_instead: int | None = None
+    """for a dropped duplicate: the durable result kept; for a merged message: the durable message carrying it"""
+    call_id: str | None = None
+    codes: list[NoteCode] = msgspec.field(default_factory=list)
+    """why, as note codes (see integrity.notes)"""
+    reason: str = ""
+    severity: Severity = Severity.INFO
+    """how bad the defect behind it is (integrity.kinds)"""
+
+    @classmethod
+    def _before(cls, data: Any) -> Any:
+        """An action of an older report has no severity: rate it from its kind and codes."""
+        if isinstance(data, dict) and "severity" not in data and "kind" in data:
+            data = {**data, "severity": rate(data["kind"], data.get("codes") or ())}
+        return data
+
+
+class DurableView(Record, kw_only=True, tag_field="source", tag="durable"):
+    """A durable message in the view; with `ids`, carried with new call ids (a copy).
+
+    ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
+    """
+
+    source: ClassVar[Literal["durable"]] = "durable"
+    index: int
+    ids: dict[int, str] | None = None
+
+
+class ReceiptView(Record, kw_only=True, tag_field="source", tag="synthesized"):
+    """An interrupted receipt that exists only in the view."""
+
+    source: ClassVar[Literal["synthesized"]] = "synthesized"
+    view_index: int
+    call_id: str
+    tool_name: str
+    frame_index: int
+    call_position: int
+    timestamp: int
+    text: str | None = None
+    """receipt text when it is not the reference's"""
+    severity: Severity = REPAIR_KINDS[RepairKind.SYNTHESIZED].severity
+    """a call without a result: rejected, or lossy when accepted as recorded"""
+
+
+class TurnView(Record, kw_only=True, tag_field="source", tag="turn"):
+    """A user or assistant turn that exists only in the view (the provider's role order needs it)."""
+
+    source: ClassVar[Literal["turn"]] = "turn"
+    view_index: int
+    role: str
+    text: str
+    timestamp: int
+    code: NoteCode
+    reason: str
+    severity: Severity | None = None
+    """how bad the rule it answers is (None: rated from code)"""
+
+    def __post_init__(self) -> None:
+        if self.severity is None:
+            self.severity = rate(RepairKind.SYNTHESIZED_TURN, [self.code])
+
+
+class MergedView(Record, kw_only=True, tag_field="source", tag="merged"):
+    """Consecutive durable messages of one role that the view sends as one message.
+
+    The view message is the last member (with `ids` applied, as for a durable
+    entry) carrying every member's content in order.
+    """
+
+    source: ClassVar[Literal["merged"]] = "merged"
+    view_index: int
+    members: list[int]
+    ids: dict[int, str] | None = None
+    role: str | None = None
+
+
+ViewItem = DurableView | ReceiptView | TurnView | MergedView
+"""A view entry, told apart by its `source` (the tag msgspec writes first and reads back)."""
+
+
+class Pairing(Record, kw_only=True):
+    """One call and the result(s) recorded for it."""
+
+    call_id: str
+    tool_name: str
+    frame_index: int
+    call_position: int
+    result_indices: list[int]
+    answered_by: int | None = None
+    """durable result used in the view; None when synthesized"""
+    view_index: int | None = None
+    outcome: Outcome
