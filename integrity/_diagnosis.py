@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Container, Sequence
-from itertools import accumulate, compress, islice, repeat
+from itertools import accumulate, compress, islice
 from typing import Any, Literal
 
-from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_index
+from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_index, unplain
 from ._findings import Finding, Known, find_defects, paired
 from ._plan import Plan
 from ._records import FrozenRecord
@@ -89,26 +89,6 @@ class Diagnosis(FrozenRecord, frozen=True, kw_only=True, dict=True, omit_default
         severities = [rate(kind, codes, accepted) for kind, codes in self.__dict__.get("_reasons", ())]
         severities.extend(finding.severity for finding in _rated_findings(self.findings, accepted))
         return severities
-
-
-def frame_answer_slots(light: LightTranscript, order: Sequence[Any], skip: Container[int] = ()
-                       ) -> list[tuple[int, int, int]]:
-    """(view position, frame index, call position) for every answer slot in a changed view.
-
-    Only frames are looked at: their view positions come from one C-speed scan of
-    the plain entries plus the few rewritten ones, not a Python step per message.
-    skip: frames to leave out (plain entries only).
-    """
-    return [(position, frame, call_position) for position, _, frame, call_position in _answer_slots(light, order, skip)]
-
-
-def _answer_slots(light: LightTranscript, order: Sequence[Any], skip: Container[int] = ()
-                  ) -> list[tuple[int, int, int, int]]:
-    """frame_answer_slots with each slot's entry in `order` too: (view position, order index, frame, call
-    position).  A frame's answers are the entries right after it."""
-    frames = light.frames
-    return [(position + 1 + call_position, at + 1 + call_position, index, call_position)
-            for position, at, index in frame_places(light, order, skip) for call_position in range(len(frames[index]))]
 
 
 def frame_places(light: LightTranscript, order: Sequence[Any], skip: Container[int] = ()
@@ -189,13 +169,13 @@ def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = Non
         places = frame_places(light, order, settled)
     elif settled:  # as frame_places would have skipped them: the settled frames' plain entries
         places = [place for place in places if not (place[2] in settled and type(order[place[1]]) is int)]
-    frames = light.frames
-    for view_position, at, frame, call_position in ((position + 1 + call, place + 1 + call, index, call)
-                                                     for position, place, index in places
-                                                     for call in range(len(frames[index]))):
-        entry = entry_index(order[at])
-        if entry is not None and entry not in seen:
+    for frame_position, frame_at, frame in places:
+        for call_position in range(len(light.frames[frame])):  # a frame's answers are the entries after it
+            entry = entry_index(order[frame_at + 1 + call_position])
+            if entry is None or entry in seen:
+                continue
             seen.add(entry)
+            view_position = frame_position + 1 + call_position
             if entry != frame + 1 + call_position:
                 if not frame < entry <= frame + _run_length(light, frame, runs):
                     moved[entry] = view_position
@@ -388,8 +368,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
     candidates = loose_results(light)  # a clean turn's results are owned
     unknown = compress(candidates, map(operator.not_, map(known.__contains__, map(keys.__getitem__, candidates))))
     order = plan.order if plan.changed and plan.order is not None else None
-    # the few entries that are not plain durable messages, picked out at C speed
-    others = list(compress(order, map(operator.is_not, map(type, order), repeat(int)))) if order is not None else []
+    others = unplain(order) if order is not None else []
     moved_to, in_run = moved if moved is not None else moves(light, plan)
     return Summary(
         messages=light.size,
@@ -499,7 +478,7 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
     if not plan.changed or plan.order is None:
         return []
     order = plan.order
-    others = list(compress(order, map(operator.is_not, map(type, order), repeat(int))))  # few, at C speed
+    others = unplain(order)
     renames = {}
     for entry in others:
         last = entry.entries[-1] if isinstance(entry, Merged) else entry

@@ -18,8 +18,10 @@ five shapes and nothing else.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
 from typing import Any
 
 from ._messages import merge_messages, receipt_message, rewrite_message, turn_message
@@ -96,6 +98,12 @@ def entry_index(entry: ViewEntry) -> int | None:
     if isinstance(entry, Merged):
         return member_index(entry.entries[-1])
     return None
+
+
+def unplain(order: Sequence[Any]) -> list[Any]:
+    """The entries of a view order that are not plain durable indices (receipts, turns, merges, rewritten
+    ids, stretches): a few among a million, picked out at C speed."""
+    return list(compress(order, map(operator.is_not, map(type, order), repeat(int))))
 
 
 def is_stamped(entry: ViewEntry) -> bool:

@@ -108,10 +108,13 @@ class Plan:
 
     def results_for(self, call_id: str) -> list[int]:
         """Every durable result index recorded for a call id, in order."""
-        first = self.first_result.get(call_id)
+        if self._unindexed is not None:
+            self._index()
+        first = self._first_result.get(call_id)  # (the fields themselves: a report asks once per call)
         if first is None:
             return []
-        return [first, *self.more_results.get(call_id, ())]
+        more = self._more_results.get(call_id)
+        return [first] if more is None else [first, *more]
 
 
 def index_results(light: LightTranscript, plan: Plan) -> None:

@@ -17,12 +17,11 @@ report rated by `with_recorded` needs no second pass over its sections.
 from __future__ import annotations
 
 import bisect
-import operator
 from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ._diagnosis import Moves, _change, _renamed_ids, known_calls, moves
+from ._diagnosis import Moves, _change, _renamed_ids, known_calls, moves, view_starts
 from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, entry_index, member_index
 from ._findings import Known
 from ._plan import Plan
@@ -53,18 +52,17 @@ class Sections:
         self.uses = known_calls(light, plan)  # every call id, once, for the moves, the counts and the pairings
         self.reused = _reused(light, self.uses)
         order = plan.order if plan.changed and plan.order is not None else None
-        if order is not None and range in map(type, order):
+        if order is not None and view_starts(order) is not None:
             raise ValueError("a report lists every view message: plan it without stretches")
         self.order = order
         self.first: array[int] | None = None  # None: the view is the transcript (each message at its own index)
         self.extra: dict[int, list[int]] = {}  # durable index -> its view positions after the first (rare)
         self.items: dict[int, ViewItem] = {}  # view position -> an entry that is not a plain durable message
         self.renames: dict[int, dict[str, str]] = {}
-        self.frame_at: dict[int, tuple[int, int]] = {}  # frame -> (view position, order index), as frame_places
+        self.frame_at: dict[int, int] = {}  # frame -> its view position (= its order index: a flat order)
         if order is not None:
             self._gather(order, stamps)
-        places = sorted(((position, at, frame) for frame, (position, at) in self.frame_at.items()),
-                        key=operator.itemgetter(1))
+        places = sorted((position, position, frame) for frame, position in self.frame_at.items())
         self.moved: Moves = moves(light, plan, self.uses, places)
         dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
         special = {*plan.notes, *dropped[0], *dropped[1], *plan.dropped_duplicates, *plan.merged, *self.moved[0],
@@ -79,22 +77,23 @@ class Sections:
         """One walk over the view: first and further positions, and the entries that are not plain."""
         first = self.first = array("q", [-1]) * self.light.size
         extra, items, frames, frame_at = self.extra, self.items, self.light.frames, self.frame_at
+        carriers = []  # (position, frame) of entries that are not plain but carry a frame
         given = iter(stamps)
         for position, entry in enumerate(order):
-            if type(entry) is int:
+            if type(entry) is int:  # _place, written out: this runs for every view message
                 if first[entry] < 0:
                     first[entry] = position
                 else:
                     extra.setdefault(entry, []).append(position)
                 if entry in frames:
-                    frame_at[entry] = (position, position)  # a flat order: each entry at its own position
+                    frame_at[entry] = position
             else:
                 items[position] = self._item(position, entry, given)
-        for position, item in items.items():  # an entry that carries a frame places it (frame_places)
-            carried = item.index if isinstance(item, DurableView) else \
-                item.members[-1] if isinstance(item, MergedView) else None
-            if carried is not None and carried in frames:
-                frame_at[carried] = (position, position)
+                carried = entry_index(entry)
+                if carried is not None and carried in frames:
+                    carriers.append((position, carried))
+        for position, carried in carriers:  # such an entry places its frame, as frame_places has it
+            frame_at[carried] = position
 
     def _place(self, index: int, position: int) -> None:
         first = self.first
@@ -231,7 +230,7 @@ class Sections:
         """
         light, plan, reused = self.light, self.plan, self.reused
         moved_to, in_run = self.moved
-        first_result, more_results = plan.first_result, plan.more_results
+        results_for = plan.results_for
         shares = plan.policy == "openmaic"  # only the reference answers two calls with one result
         used: set[int] = set()
         chunk: list[Pairing] = []
@@ -239,12 +238,7 @@ class Sections:
             answers = self._answers(index, len(calls))
             for call_position, call in enumerate(calls):
                 call_id = call.id
-                found = first_result.get(call_id)
-                if found is None:
-                    results = []
-                else:
-                    more = more_results.get(call_id)
-                    results = [found] if more is None else [found, *more]
+                results = results_for(call_id)
                 frames = reused.get(call_id)
                 if frames is not None:
                     results = _own_turn(results, frames, index)
@@ -281,13 +275,12 @@ class Sections:
         order = self.order
         if order is None:
             return _unchanged_answers(self.light, self.plan, frame, calls)
-        found = self.frame_at.get(frame)
-        if found is None:
+        position = self.frame_at.get(frame)
+        if position is None:
             return None
-        position, at = found
         answers: list[tuple[int, Any] | None] = []
         for call_position in range(1, calls + 1):
-            answer = order[at + call_position]
+            answer = order[position + call_position]
             if type(answer) is not int:
                 carried = entry_index(answer)
                 if carried is not None:
@@ -364,8 +357,12 @@ def _entry_severity(entry: Any, accepted: bool | None) -> Severity | None:
 
 
 def _rerated(item: Any, accepted: bool | None) -> Any:
-    """A view entry (or action) with the severity it has given what the providers say (itself when unchanged)."""
-    severity = _entry_severity(item, accepted)
+    """A view entry with the severity it has given what the providers say (itself when unchanged)."""
+    return with_severity(item, _entry_severity(item, accepted))
+
+
+def with_severity(item: Any, severity: Severity | None) -> Any:
+    """A record (action or view entry) with this severity: itself when it has it already, or None is given."""
     if severity is None or getattr(item, "severity", None) == severity:
         return item
     return item.model_copy(update={"severity": severity})

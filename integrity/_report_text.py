@@ -47,20 +47,7 @@ def report_bytes(report: Any, indent: bool = True) -> bytes:
     text, and each str copy of it (decoded, concatenated, encoded again for the stream) was as much
     memory again.
     """
-    import msgspec
-
-    try:
-        encoded = msgspec.json.encode(report)
-        if indent:
-            encoded = msgspec.json.format(encoded, indent=2)
-    except (msgspec.DecodeError, UnicodeEncodeError):  # a lone surrogate
-        data = report.model_dump(mode="json")
-        text = json.dumps(data, indent=2) if indent else json.dumps(data, separators=(",", ":"))
-        return text.encode("ascii")
-    if encoded.isascii() and b"\x7f" not in encoded:
-        return encoded
-    return ascii_only(encoded.decode("utf-8")).encode("ascii")
-
+    return _encoded(report, indent)
 
 
 def in_array(text: bytes) -> bytes:
@@ -125,7 +112,7 @@ def _shifted(text: bytes, indent: bool) -> bytes:
 
 
 def _encoded(value: Any, indent: bool) -> bytes:
-    """One value as report_bytes writes it (indented from depth 0, ASCII only)."""
+    """Any report record, or list of them, as report_bytes writes a report (indented from depth 0, ASCII only)."""
     import msgspec
 
     try:

@@ -275,14 +275,9 @@ def _messages_of(loaded: _Loaded) -> Any:
 
 def _stamps(plan: Any, now: Callable[[], int]) -> list[int]:
     """The timestamps synthesized receipts and turns get, in view order (as the materializer asks)."""
-    import operator
-    from itertools import compress, repeat
+    from ._entries import is_stamped, unplain
 
-    from ._entries import is_stamped
-
-    order = plan.order or []
-    others = compress(order, map(operator.is_not, map(type, order), repeat(int)))  # few, found at C speed
-    return [now() for entry in others if is_stamped(entry)]
+    return [now() for entry in unplain(plan.order or []) if is_stamped(entry)]
 
 
 def _provider_verdict(transcript: Any, plan: Any, provider: str, now: Callable[[], int]) -> tuple[dict[str, Any],

@@ -49,7 +49,7 @@ from ._report_records import (
     TurnView,
     ViewItem,
 )
-from ._report_sections import Sections, _entry_severity, _rerated
+from ._report_sections import Sections, _entry_severity, _rerated, with_severity
 from ._views import LightTranscript
 from .kinds import Severity, fails, rate, worst
 from .notes import Note
@@ -132,7 +132,8 @@ class RepairReport(Record, kw_only=True, dict=True, omit_defaults=True):
         (a shell's sections are rated as they are written)."""
         if sections_of(self) is not None:
             return {}
-        return {"actions": [_rerate(action, rate(action.kind, action.codes, accepted)) for action in self.actions],
+        return {"actions": [with_severity(action, rate(action.kind, action.codes, accepted))
+                            for action in self.actions],
                 "view": [_rerated(entry, accepted) for entry in self.view]}
 
     def _change_severities(self, accepted: bool | None) -> list[Severity]:
@@ -225,12 +226,6 @@ def _severities(report: RepairReport, accepted: bool | None = None) -> list[Seve
     found = {rate(action.kind, action.codes, accepted) for action in report.actions}
     found.update(severity for entry in report.view if (severity := _entry_severity(entry, accepted)) is not None)
     return [*found, *(finding.severity for finding in _rated_findings(report.findings, accepted))]
-
-
-def _rerate(item: Any, severity: Severity | None) -> Any:
-    if severity is None or getattr(item, "severity", None) == severity:
-        return item
-    return item.model_copy(update={"severity": severity})
 
 
 def _plan_entry(item: Any) -> ViewEntry:
