@@ -119,12 +119,15 @@ def _pair(light: LightTranscript, plan: Plan, turns: _CleanTurns, loose: list[in
     early: list[int] = []
     answers: dict[Slot, int] = {}
     last_use: dict[str, Slot] = {}  # id -> the latest call slot with it so far, but clean ones (turns.slot_of)
+    last_idless: dict[Any, Slot] = {}  # tool name -> the latest call without an id of that tool so far
     for index in loose:
         calls = frames.get(index)
         if calls is not None:
             for position, call in enumerate(calls):
                 open_calls.setdefault(call.id, []).append((index, position))
                 last_use[call.id] = (index, position)
+                if call.id == "":
+                    last_idless[call.name] = (index, position)
             continue
         key = keys[index]
         if key is NON_STRING_ID:
@@ -138,9 +141,14 @@ def _pair(light: LightTranscript, plan: Plan, turns: _CleanTurns, loose: list[in
         if waiting:
             _pair_waiting(light, plan, answers, waiting, index, turns)
             continue
-        used = last_use.get(key) or turns.slot_of(key)  # a reuse of a clean id always comes after it
+        if key == "":  # no id-less call waits: a second result for the latest id-less call of its tool
+            name = light.result_names.get(index)  # (a call of another tool is not the one it answers)
+            used, second = last_idless.get(name), Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name)
+        else:
+            used = last_use.get(key) or turns.slot_of(key)  # a reuse of a clean id always comes after it
+            second = Note.of(NoteCode.SECOND_RESULT, call_id=key)
         if used is not None and turns.answer(answers, used) is not None:
-            _later_result(plan, answers, receipts, used, index, Note.of(NoteCode.SECOND_RESULT, call_id=key), turns)
+            _later_result(plan, answers, receipts, used, index, second, turns)
             continue
         early.append(index)
     _pair_early(light, plan, answers, open_calls, last_use, early, turns)

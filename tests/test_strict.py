@@ -320,3 +320,22 @@ def test_every_fixture_is_repaired_into_a_request_every_provider_accepts(path: P
         after = validate(analysis.view, provider, transcript, history=True)
         assert after == [], f"{provider}: {[(v.rule, v.position) for v in after]}"
         assert view_from_report(analysis.report, transcript.messages) == analysis.view
+
+
+@pytest.mark.parametrize("provider", [None, "gemini", "anthropic"])
+def test_an_idless_result_after_its_calls_are_answered_is_a_later_result_of_its_own_tool(provider: str | None) -> None:
+    """Found by tests/test_strict_properties.py: once every id-less call was answered, a later id-less
+    result was taken as a second result for the latest id-less call of any tool.  A read_file result
+    replaced run_shell's interrupted receipt, and run_shell's real result was then dropped as a
+    duplicate: the view answered run_shell with read_file's output, and planning that view again
+    changed it."""
+    messages = [F(("", "read_file"), ("", "run_shell")), R("", "first read", "read_file"),
+                RECEIPT("", "run_shell"), R("", "second read", "read_file"), R("", "shell out", "run_shell"), U()]
+    view, report = strict(messages, provider)
+    answers = {pairing.tool_name: pairing.answered_by for pairing in report.pairings}
+    assert answers == {"read_file": 1, "run_shell": 4}
+    assert action(report, 2).kind == "dropped_duplicate" and action(report, 2).kept_instead == 4
+    assert action(report, 3).kind == "dropped_duplicate" and action(report, 3).kept_instead == 1
+    assert [message["content"][0]["text"] for message in view if message["role"] == "toolResult"] == \
+        ["first read", "shell out"]
+    assert not plan_strict(light_transcript(view), provider).changed
