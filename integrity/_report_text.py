@@ -9,14 +9,19 @@ would escape under ensure_ascii (non-ASCII and DEL) is escaped the same way, so 
 text is the same, byte for byte (tests/test_fastpath_reports.py compares them).  Reports
 hold no floats (whose spelling would differ); a lone surrogate, which msgspec does not
 encode, takes the standard library's path.
+
+A large report is written as pieces (`report_pieces`): text, or a value encoded but not yet
+indented (`Compact`), which `finished` indents at its depth.  The indenting can then be done
+by another process than the one making the records: a forked child making the later sections
+(integrity._report_fork), or one the writer starts (integrity._indent_child).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
 
 _NEEDS_ESCAPE = re.compile("[^\x00-\x7e]")
 
@@ -47,7 +52,7 @@ def report_bytes(report: Any, indent: bool = True) -> bytes:
     text, and each str copy of it (decoded, concatenated, encoded again for the stream) was as much
     memory again.
     """
-    return _encoded(report, indent)
+    return finished(_piece(report, indent, 0, False))
 
 
 def in_array(text: bytes) -> bytes:
@@ -55,8 +60,51 @@ def in_array(text: bytes) -> bytes:
     return b"  " + text.replace(b"\n", b"\n  ")
 
 
+class Compact(NamedTuple):
+    """A value of an indented report as msgspec encodes it (one line), not yet indented: `finished`
+    indents it as json.dumps would at `depth`, and for a section's chunk (`body`) leaves out the list's
+    brackets.  Indenting is a third of what `check --json` costs on a large file, and it needs nothing
+    but this text, so another process can do it (integrity._indent_child) while this one makes the
+    next chunk."""
+
+    text: bytes
+    depth: int
+    body: bool
+
+
+Piece = bytes | Compact
+
+
+def finished(piece: Piece) -> bytes:
+    """A piece of report text as it is written: a Compact one indented and ASCII only, any other as is.
+
+    A value at depth d is indented inside d lists around it and taken out of them again: the
+    same text as indenting it alone and shifting every line right, without another pass over it.
+    """
+    if isinstance(piece, bytes):
+        return piece
+    import msgspec
+
+    text, depth, body = piece
+    if depth:
+        text = msgspec.json.format(b"[" * depth + text + b"]" * depth, indent=2)
+        text = text[2 * depth + depth * (depth + 1):len(text) - (2 * depth + depth * (depth - 1))]
+    else:
+        text = msgspec.json.format(text, indent=2)
+    if body:
+        text = text[1:len(text) - (2 * depth + 2)]  # without "[" and "\n" + depth's indent + "]"
+    if text.isascii() and b"\x7f" not in text:
+        return text
+    return ascii_only(text.decode("utf-8")).encode("ascii")
+
+
 def report_chunks(report: Any, indent: bool = True) -> Iterator[bytes]:
-    """report_bytes(report, indent), a piece at a time.
+    """report_bytes(report, indent), a piece at a time (report_pieces, finished here)."""
+    return map(finished, report_pieces(report, indent))
+
+
+def report_pieces(report: Any, indent: bool = True) -> Iterator[Piece]:
+    """report_bytes(report, indent), a piece at a time, the indenting of its values left to `finished`.
 
     A report shell (integrity.report.report_shell) has its long sections made, encoded and
     handed out a chunk at a time (integrity._report_sections), so `check --json` never holds a
@@ -69,63 +117,74 @@ def report_chunks(report: Any, indent: bool = True) -> Iterator[bytes]:
 
     sections = sections_of(report)
     if sections is None:
-        yield report_bytes(report, indent)
+        yield _piece(report, indent, 0, False)
         return
     import msgspec
 
+    from ._report_fork import Later
+
     accepted = recorded_acceptance(report)
-    long: dict[str, Iterator[list[Any]]] = {
-        "actions": sections.actions(accepted), "pairings": sections.pairings(), "view": sections.view(accepted)}
+    # the pairings and the view are made by a forked child while the actions are made here, when large
+    # When large, the pairings and the view are made (and indented) by a forked child while the actions are
+    # made here; this process then indents its own pieces (a third process to indent them would cost more
+    # memory than the two share).  Else the indenting may be left to the writer (cli._ReportWriter).
+    later = Later(lambda: _list(sections.pairings(), indent), lambda: _list(sections.view(accepted), indent),
+                  sections.light.size, finish=indent)
+    actions: Callable[[], Iterator[Piece]] = (lambda: map(finished, _list(sections.actions(accepted), indent))) \
+        if later.forked else (lambda: _list(sections.actions(accepted), indent))
+    long: dict[str, Callable[[], Iterator[Piece]]] = {
+        "actions": actions, "pairings": lambda: later.section(0), "view": lambda: later.section(1)}
     fields = [(field.encode_name, getattr(report, field.name)) for field in msgspec.structs.fields(report)
               if field.default is msgspec.NODEFAULT or getattr(report, field.name) != field.default]  # omit_defaults
     end = b"\n" if indent else b""
-    yield b"{" + end
-    for number, (name, value) in enumerate(fields):
-        key = json.dumps(name).encode()
-        head = b"  " + key + b": " if indent else key + b":"
-        after = (b"," if number < len(fields) - 1 else b"") + end
-        if name in long:
-            yield head
-            yield from _list(long[name], indent)
-            yield after
-        else:
-            yield head + _shifted(_encoded(value, indent), indent) + after
-    yield b"}"
+    try:
+        yield b"{" + end
+        for number, (name, value) in enumerate(fields):
+            key = json.dumps(name).encode()
+            yield b"  " + key + b": " if indent else key + b":"
+            if name in long:
+                yield from long[name]()
+            else:
+                yield _piece(value, indent, 1, False)
+            yield (b"," if number < len(fields) - 1 else b"") + end
+        yield b"}"
+    finally:
+        later.close()
 
 
-def _list(chunks: Iterable[list[Any]], indent: bool) -> Iterator[bytes]:
+def _list(chunks: Iterable[list[Any]], indent: bool) -> Iterator[Piece]:
     """A section's JSON array from its chunks, as the whole list would be written at depth 1."""
     yield b"["
     written = False
     for chunk in chunks:
         if not chunk:
             continue
-        body = _shifted(_encoded(chunk, indent), indent)[1:-4 if indent else -1]  # without [ and (\n  )]
-        yield b"," + body if written else body
+        if written:
+            yield b","
+        yield _piece(chunk, indent, 1, True)
         written = True
     yield b"\n  ]" if written and indent else b"]"
 
 
-def _shifted(text: bytes, indent: bool) -> bytes:
-    """An indented value written one level deeper (a field of the report)."""
-    return text.replace(b"\n", b"\n  ") if indent else text
-
-
-def _encoded(value: Any, indent: bool) -> bytes:
-    """Any report record, or list of them, as report_bytes writes a report (indented from depth 0, ASCII only)."""
+def _piece(value: Any, indent: bool, depth: int, body: bool) -> Piece:
+    """Any report record, or list of them (`body`: its items only), as report_bytes writes it at depth."""
     import msgspec
 
     try:
         encoded = msgspec.json.encode(value)
-        if indent:
-            encoded = msgspec.json.format(encoded, indent=2)
-    except (msgspec.DecodeError, UnicodeEncodeError):  # a lone surrogate: json.dumps's path, as report_bytes
+    except UnicodeEncodeError:  # a lone surrogate, which msgspec does not encode: json.dumps's path
         from ._records import _python
 
         data = _python(value, True)
-        text = json.dumps(data, indent=2) if indent else json.dumps(data, separators=(",", ":"))
-        return text.encode("ascii")
+        if indent:
+            text = json.dumps(data, indent=2).replace("\n", "\n" + "  " * depth)
+            return text[1:len(text) - (2 * depth + 2)].encode("ascii") if body else text.encode("ascii")
+        text = json.dumps(data, separators=(",", ":"))
+        return (text[1:-1] if body else text).encode("ascii")
+    if indent:
+        return Compact(encoded, depth, body)
+    if body:
+        encoded = encoded[1:-1]
     if encoded.isascii() and b"\x7f" not in encoded:
         return encoded
     return ascii_only(encoded.decode("utf-8")).encode("ascii")
-

@@ -1,0 +1,49 @@
+"""A report's pieces (integrity._report_text.Piece) as frames of bytes, to hand them to another process.
+
+A frame is a header (kind, flags, length) and its payload: kind 0 is text to write as it is, kind 1
+a Compact value (its depth in the flags' low bits, `body` in the top bit), kind 2 the end of a
+section (no payload).  Used by the process that indents a large report (integrity._indent_child) and
+by the one that makes its later sections (integrity._report_fork).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterable, Iterator
+
+from ._report_text import Compact, Piece
+
+_HEADER = struct.Struct("<BBQ")
+_BODY = 0x80
+END = _HEADER.pack(2, 0, 0)
+"""The frame that ends a section."""
+
+
+def framed(pieces: Iterable[Piece]) -> Iterator[bytes]:
+    """Each piece as its header and its payload (two bytes objects: the payload is never copied)."""
+    header = _HEADER.pack
+    for piece in pieces:
+        if isinstance(piece, bytes):
+            yield header(0, 0, len(piece))
+            yield piece
+        else:
+            text, depth, body = piece
+            yield header(1, depth | (_BODY if body else 0), len(text))
+            yield text
+
+
+def unframed(read: Callable[[int], bytes]) -> Iterator[Piece | None]:
+    """The pieces read back, None for the end of a section, until the input ends."""
+    size, unpack = _HEADER.size, _HEADER.unpack
+    while True:
+        header = read(size)
+        if len(header) < size:
+            return
+        kind, flags, length = unpack(header)
+        if kind == 2:
+            yield None
+            continue
+        payload = read(length)
+        if len(payload) < length:
+            raise EOFError(f"a piece of report ends early ({len(payload)} of {length} bytes)")
+        yield payload if kind == 0 else Compact(payload, flags & ~_BODY, bool(flags & _BODY))
