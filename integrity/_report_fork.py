@@ -49,12 +49,15 @@ class Later:
         self._spill: IO[bytes] | None = None
         self._read: Iterator[Piece | None] | None = None
         if messages >= FORK_FROM and hasattr(os, "fork") and threading.active_count() == 1:
-            self._start()
+            try:
+                self._start()
+            except OSError:  # no temporary file, or no process to be had: this process makes them
+                self.close()
         self.forked = bool(self._pid)
         """Whether a child makes the two sections (their pieces then come finished when asked for)."""
 
     def _start(self) -> None:
-        spill = tempfile.TemporaryFile()
+        spill = self._spill = tempfile.TemporaryFile()
         _trim()  # both processes would hold the pages C's allocator keeps free (tens of MB after a read)
         for stream in (sys.stdout, sys.stderr):
             stream.flush()  # nothing buffered here is written twice
@@ -72,7 +75,7 @@ class Later:
                 code = 0
             finally:
                 os._exit(code)
-        self._pid, self._spill = pid, spill
+        self._pid = pid
 
     def section(self, number: int) -> Iterator[Piece]:
         """Section `number` (0: pairings, 1: view), asked for in that order."""

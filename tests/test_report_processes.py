@@ -171,12 +171,20 @@ def test_sections_made_by_a_forked_child_are_the_same_text(tmp_path: Path, layou
     assert all(report["pairings"] and report["view"] for report in reports)
 
 
-def test_a_failing_child_leaves_the_sections_to_this_process(tmp_path: Path) -> None:
+FAILURES = {
+    "the child fails": "import integrity._report_fork as f; "
+                       "f._spill_sections = lambda *_: (_ for _ in ()).throw(RuntimeError('child fails'))",
+    "no temporary file": "import tempfile; "
+                         "tempfile.TemporaryFile = lambda *_: (_ for _ in ()).throw(OSError(28, 'disk full'))",
+    "no process": "import os; os.fork = lambda: (_ for _ in ()).throw(OSError(11, 'no process'))",
+}
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_failing_child_leaves_the_sections_to_this_process(tmp_path: Path, failure: str) -> None:
     arguments = ["--json", str(generated_file(tmp_path))]
     alone = run_check(arguments, None)
-    broken = ("import integrity._report_fork as f; "
-              "f._spill_sections = lambda make, fd: (_ for _ in ()).throw(RuntimeError('child fails'))")
-    failing = run_check(arguments, None, fork_from=0, before=broken)
+    failing = run_check(arguments, None, fork_from=0, before=FAILURES[failure])
     assert (failing.returncode, failing.stderr, failing.stdout) == (alone.returncode, alone.stderr, alone.stdout)
 
 
