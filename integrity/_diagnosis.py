@@ -9,7 +9,7 @@ moves, findings and verdict from here: one rule for both.
 from __future__ import annotations
 
 import operator
-from collections.abc import Container, Sequence
+from collections.abc import Container, Iterable, Sequence
 from itertools import accumulate, compress, islice
 from typing import Any, Literal
 
@@ -366,7 +366,15 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         known = {call.id for calls in light.frames.values() for call in calls}
     keys = light.result_keys
     candidates = loose_results(light)  # a clean turn's results are owned
-    unknown = compress(candidates, map(operator.not_, map(known.__contains__, map(keys.__getitem__, candidates))))
+    unknown: Iterable[int] = compress(candidates, map(operator.not_, map(known.__contains__,
+                                                                         map(keys.__getitem__, candidates))))
+    if "" in known and plan.policy == "strict":
+        # calls without ids (Gemini): the strict policy pairs a result without one by its tool's name, so it is
+        # no call's when no such call has its tool (the reference pairs it by the empty id: a duplicate there)
+        names = light.result_names
+        idless = {call.name for calls in light.frames.values() for call in calls if call.id == ""}
+        unknown = [index for index in candidates
+                   if keys[index] not in known or (keys[index] == "" and names.get(index) not in idless)]
     order = plan.order if plan.changed and plan.order is not None else None
     others = unplain(order) if order is not None else []
     moved_to, in_run = moved if moved is not None else moves(light, plan)

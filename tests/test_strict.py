@@ -339,3 +339,59 @@ def test_an_idless_result_after_its_calls_are_answered_is_a_later_result_of_its_
     assert [message["content"][0]["text"] for message in view if message["role"] == "toolResult"] == \
         ["first read", "shell out"]
     assert not plan_strict(light_transcript(view), provider).changed
+
+
+def _idless(kind: str, name: str, at: int) -> dict[str, Any]:
+    if kind == "call":
+        return {"role": "assistant", "stopReason": "toolUse", "timestamp": at,
+                "content": [{"type": "toolCall", "id": "", "name": name, "arguments": {"i": at}}]}
+    return {"role": "toolResult", "toolCallId": "", "toolName": name, "isError": False, "timestamp": at,
+            "content": [{"type": "text", "text": f"ok {at}"}]}
+
+
+USER = {"role": "user", "content": [{"type": "text", "text": "next"}], "timestamp": 0}
+
+
+@pytest.mark.parametrize("turns", [1, 3, 40])
+def test_idless_results_of_a_tool_never_called_are_strays_and_counted(turns: int) -> None:
+    """Gemini: before each turn, a result of a tool no call has.  Each is dropped as a stray, the summary
+    counts them (the verdict and the counts line say the same), and each turn keeps its own result."""
+    messages = [USER, *(message for at in range(turns) for message in (
+        _idless("result", "ghost", at), _idless("call", "read", at), _idless("result", "read", at)))]
+    report = analyze(Transcript(messages, "ghost.json"), "strict", now=lambda: 7).report
+    ghosts = [1 + 3 * at for at in range(turns)]
+    assert [a.durable_index for a in report.actions if a.kind.value == "dropped_stray"] == ghosts
+    assert report.summary.strays == report.summary.strays_dropped == turns
+    answered = [(p.frame_index, p.answered_by) for p in report.pairings]
+    assert answered == [(2 + 3 * at, 3 + 3 * at) for at in range(turns)]
+    reference = analyze(Transcript(messages, "ghost.json"), "openmaic", now=lambda: 7).report
+    assert reference.summary.strays == 0  # the reference pairs them by the empty id: duplicates there
+
+
+@pytest.mark.parametrize("turns", [1, 3, 40])
+def test_idless_calls_left_unanswered_are_answered_with_receipts(turns: int) -> None:
+    """An unanswered call of one tool before each answered call of another: the answered ones keep their
+    results, the others get a synthesized receipt."""
+    messages = [USER, *(message for at in range(turns) for message in (
+        _idless("call", "lost", at), USER, _idless("call", "read", at), _idless("result", "read", at)))]
+    report = analyze(Transcript(messages, "lost.json"), "strict", now=lambda: 7).report
+    assert report.summary.orphaned_calls == report.summary.synthesized == turns
+    outcomes = {p.frame_index: (p.outcome, p.answered_by) for p in report.pairings}
+    assert outcomes == {**{1 + 4 * at: ("synthesized", None) for at in range(turns)},
+                        **{3 + 4 * at: ("answered", 4 + 4 * at) for at in range(turns)}}
+
+
+@pytest.mark.parametrize("turns", [1, 3, 40])
+def test_idless_results_before_their_calls_each_answer_one_call(turns: int) -> None:
+    """Each result just before its call: without ids, a result after a call answers it (results after
+    their calls pair in order), and the first, before every call, answers the one left.  Every call gets
+    one real result, none is dropped, and the view is legal for Gemini."""
+    messages = [USER, *(message for at in range(turns) for message in (
+        _idless("result", "read", at), _idless("call", "read", at), USER))]
+    analysis = analyze(Transcript(messages, "early.json"), "strict", now=lambda: 7, provider="gemini")
+    report = analysis.report
+    answers = sorted(p.answered_by for p in report.pairings)
+    assert answers == [1 + 3 * at for at in range(turns)]
+    assert all(p.outcome in ("answered", "moved") for p in report.pairings)
+    assert report.summary.strays == report.summary.synthesized == report.summary.duplicates_dropped == 0
+    assert validate(analysis.view, "gemini", history=True) == []
