@@ -5,7 +5,7 @@ Usage: python bench/bench_scaling.py [--sizes 5000 20000 80000] [--repeat 3]
 For each stage (the light view, both planners, materializing the view, the report,
 the analysis facade, and every provider's validator on the durable transcript, on
 the repaired view and on one turn of as many parallel calls, and the analysis on a
-few shapes that once grew with the square of the size) it times the stage at
+few shapes that once grew with the square of the size, with call ids and without) it times the stage at
 each size (best of --repeat) and prints the time per message.  Between consecutive
 sizes the per-message time may grow by at most 1.3x; a stage that grows faster is
 flagged, and the command exits 1 if any is.
@@ -62,6 +62,9 @@ def stages(data: list[Any]) -> dict[str, Callable[[], Any]]:
     reused = reused_id_turns(len(data))
     out["analyze strict (every turn reuses one call id)"] = lambda: analyze(Transcript(reused, "bench"), "strict",
                                                                              lambda: 0)
+    for shape, make in IDLESS.items():
+        shaped = make(len(data))
+        out[f"analyze strict (no ids: {shape})"] = lambda m=shaped: analyze(Transcript(m, "bench"), "strict", lambda: 0)
     out["validate anthropic (one call answered again and again)"] = \
         lambda: validate(wide[:2] + [wide[2]] * (len(data) - 2), "anthropic", history=True)
     for provider in PROVIDERS:
@@ -69,6 +72,37 @@ def stages(data: list[Any]) -> dict[str, Callable[[], Any]]:
         out[f"validate {provider} (view)"] = lambda p=provider: validate(view, p, history=True)
         out[f"validate {provider} (one wide turn)"] = lambda p=provider: validate(wide, p, history=True)
     return out
+
+
+def _idless(kind: str, name: str, at: int) -> dict[str, Any]:
+    """A call (kind "call") or a result without an id, as Gemini records them."""
+    if kind == "call":
+        return {"role": "assistant", "stopReason": "toolUse", "timestamp": at,
+                "content": [{"type": "toolCall", "id": "", "name": name, "arguments": {"i": at}}]}
+    return {"role": "toolResult", "toolCallId": "", "toolName": name, "isError": False, "timestamp": at,
+            "content": [{"type": "text", "text": f"ok {at}"}]}
+
+
+def _user(at: int) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": "next"}], "timestamp": at}
+
+
+IDLESS: dict[str, Callable[[int], list[dict[str, Any]]]] = {
+    # each turn preceded by a result for a tool never called: every one looked over every frame (316 s at 80,000)
+    "a result of a tool never called before each turn": lambda size: [_user(0), *(
+        message for at in range(size // 3)
+        for message in (_idless("result", "ghost", at), _idless("call", "read", at), _idless("result", "read", at)))],
+    # an unanswered call before each answered one: every result looked over every call left waiting
+    "an unanswered call before each answered one": lambda size: [_user(0), *(
+        message for at in range(size // 4)
+        for message in (_idless("call", "lost", at), _user(at), _idless("call", "read", at),
+                        _idless("result", "read", at)))],
+    # each result before its call: each pairing listed every result of the shared empty id
+    "each result before its call": lambda size: [_user(0), *(
+        message for at in range(size // 3)
+        for message in (_idless("result", "read", at), _idless("call", "read", at), _user(at)))],
+}
+"""Transcripts without call ids (Gemini's are optional), in shapes that once grew with the square of the size."""
 
 
 def reused_id_turns(size: int) -> list[dict[str, Any]]:

@@ -233,14 +233,19 @@ class Sections:
         results_for = plan.results_for
         shares = plan.policy == "openmaic"  # only the reference answers two calls with one result
         used: set[int] = set()
+        every: dict[str, list[int]] = {}  # a reused id's results, listed once: '' can have one per message
         chunk: list[Pairing] = []
         for index, calls in light.frames.items():
             answers = self._answers(index, len(calls))
             for call_position, call in enumerate(calls):
                 call_id = call.id
-                results = results_for(call_id)
                 frames = reused.get(call_id)
-                if frames is not None:
+                if frames is None:
+                    results = results_for(call_id)
+                else:
+                    results = every.get(call_id)  # type: ignore[assignment]
+                    if results is None:
+                        results = every[call_id] = results_for(call_id)
                     results = _own_turn(results, frames, index)
                 answered_by: int | None = None
                 view_index: int | None = None

@@ -24,6 +24,7 @@ interrupted frame once it repairs anything.  Strict instead:
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import deque
 from collections.abc import Collection
 from typing import Any
 
@@ -163,19 +164,29 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
     is a second result (the real one beats a receipt); a result without an id (or
     one answering a call without an id: Gemini's ids are optional) answers the
     nearest earlier unanswered call of its tool; only what is left is a stray.
+
+    Linear in the transcript: what an id-less result looks for by its tool's name (the waiting
+    calls, the first answered call, the unanswered calls) is indexed by name once, when the
+    first such result comes, and kept as answers are given.
     """
     keys = light.result_keys
-    unanswered: dict[Any, list[Slot]] | None = None
+    unanswered: _Unanswered | None = None
+    idless: _IdlessCalls | None = None
     for index in early:
         key = keys[index]
-        waiting = open_calls.get(key)
-        slot = _waiting_for(light, waiting, index) if waiting else None
-        if waiting and slot is not None:
-            waiting.remove(slot)
+        if key == "" and idless is None:
+            idless = _IdlessCalls(light, answers, open_calls.get("", []))
+        if key == "":
+            assert idless is not None
+            slot = idless.waiting_for(light.result_names.get(index))
+        else:
+            waiting = open_calls.get(key)
+            slot = waiting.pop(0) if waiting else None
+        if slot is not None:
             answers[slot] = index
             plan.notes[index] = Note.of(NoteCode.RESULT_BEFORE_CALL)
             continue
-        answered = _answered_use(light, answers, last_use, index, turns)
+        answered = _answered_use(light, answers, last_use, index, turns, idless)
         if answered is not None:
             second = Note.of(NoteCode.SECOND_RESULT, call_id=key) if key != "" else \
                 Note.of(NoteCode.SECOND_RESULT, call_id="", tool=light.result_names.get(index))
@@ -183,10 +194,12 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
             continue
         if key == "" or "" in last_use:
             if unanswered is None:
-                unanswered = _unanswered_by_name(light, answers, turns)
-            named = _nearest_by_name(light, unanswered, answers, index)
+                unanswered = _Unanswered(light, answers, turns)
+            named = unanswered.nearest(light, answers, index)
             if named is not None:
                 answers[named] = index
+                if idless is not None:
+                    idless.answered(light, named)
                 call = light.frames[named[0]][named[1]]
                 plan.notes[index] = Note.of(NoteCode.RESULT_PAIRED_BY_NAME, call_id=call.id, result_id=key,
                                             tool=call.name, frame=named[0])
@@ -195,17 +208,43 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
         plan.notes[index] = Note.of(NoteCode.RESULT_WITHOUT_CALL, call_id=key)
 
 
-def _waiting_for(light: LightTranscript, waiting: list[Slot], index: int) -> Slot | None:
-    """The first waiting call a result recorded before it answers: by id, and for an id-less result
-    (Gemini) the first id-less call of its tool (as results after their call pair)."""
-    if light.result_keys[index] != "":
-        return waiting[0]
-    name = light.result_names.get(index)
-    return next((slot for slot in waiting if light.frames[slot[0]][slot[1]].name == name), None)
+class _IdlessCalls:
+    """The calls without an id, by tool name: those still waiting for a result (in order), and the first
+    answered one of each tool (a clean call never has an empty id, so `answers` holds every answer)."""
+
+    def __init__(self, light: LightTranscript, answers: dict[Slot, int], waiting: list[Slot]) -> None:
+        frames = light.frames
+        self.waiting: dict[Any, deque[Slot]] = {}
+        for slot in waiting:
+            if slot not in answers:  # (a call answered by name since its id-less frame was left waiting)
+                self.waiting.setdefault(frames[slot[0]][slot[1]].name, deque()).append(slot)
+        self.first: dict[Any, Slot] = {}
+        for frame, calls in frames.items():
+            for position, call in enumerate(calls):
+                if call.id == "" and (frame, position) in answers:
+                    self.first.setdefault(call.name, (frame, position))
+
+    def waiting_for(self, name: Any) -> Slot | None:
+        """The first waiting call of this tool, taken: it is answered now (as results after their call pair)."""
+        slots = self.waiting.get(name)
+        if not slots:
+            return None
+        slot = slots.popleft()
+        self.first[name] = min(self.first.get(name, slot), slot)
+        return slot
+
+    def answered(self, light: LightTranscript, slot: Slot) -> None:
+        """A call was answered by name: it may be its tool's first answered call without an id."""
+        call = light.frames[slot[0]][slot[1]]
+        if call.id == "":
+            self.first[call.name] = min(self.first.get(call.name, slot), slot)
+            waiting = self.waiting.get(call.name)
+            if waiting and slot in waiting:
+                waiting.remove(slot)
 
 
 def _answered_use(light: LightTranscript, answers: dict[Slot, int], last_use: dict[str, Slot],
-                  index: int, turns: _CleanTurns) -> Slot | None:
+                  index: int, turns: _CleanTurns, idless: _IdlessCalls | None) -> Slot | None:
     """The answered call a result recorded before its call would be a second result for, if any:
     the latest use of its id, or for an id-less result the first answered id-less call of its tool
     (a clean call never has an empty id)."""
@@ -213,34 +252,41 @@ def _answered_use(light: LightTranscript, answers: dict[Slot, int], last_use: di
     if key != "":
         slot = last_use.get(key) or turns.slot_of(key)
         return slot if slot is not None and turns.answer(answers, slot) is not None else None
-    name = light.result_names.get(index)
-    return next(((frame, position) for frame, calls in light.frames.items()
-                 for position, call in enumerate(calls)
-                 if call.id == "" and call.name == name and (frame, position) in answers), None)
+    assert idless is not None
+    return idless.first.get(light.result_names.get(index))
 
 
-def _unanswered_by_name(light: LightTranscript, answers: dict[Slot, int], turns: _CleanTurns
-                        ) -> dict[Any, list[Slot]]:
-    """Every call without an answer, by tool name, in transcript order (clean calls are answered)."""
-    found: dict[Any, list[Slot]] = {}
-    for index, calls in light.frames.items():
-        if turns.has(index):
-            continue
-        for position, call in enumerate(calls):
-            if (index, position) not in answers:
-                found.setdefault(call.name, []).append((index, position))
-    return found
+class _Unanswered:
+    """Every call without an answer, by tool name, in transcript order (clean calls are answered), and
+    those of them without an id: an id-less result may pair with any of its tool's calls, a result
+    with an id only with one without.  A call answered since is dropped when a search meets it."""
 
+    def __init__(self, light: LightTranscript, answers: dict[Slot, int], turns: _CleanTurns) -> None:
+        self.any: dict[Any, list[Slot]] = {}
+        self.idless: dict[Any, list[Slot]] = {}
+        for index, calls in light.frames.items():
+            if turns.has(index):
+                continue
+            for position, call in enumerate(calls):
+                if (index, position) not in answers:
+                    self.any.setdefault(call.name, []).append((index, position))
+                    if call.id == "":
+                        self.idless.setdefault(call.name, []).append((index, position))
 
-def _nearest_by_name(light: LightTranscript, unanswered: dict[Any, list[Slot]], answers: dict[Slot, int],
-                     index: int) -> Slot | None:
-    """The unanswered call of the result's tool nearest before it, where one side has no id."""
-    key = light.result_keys[index]
-    slots = unanswered.get(light.result_names.get(index), [])
-    for slot in reversed(slots[:bisect_left(slots, (index, -1))]):
-        if slot not in answers and (key == "" or light.frames[slot[0]][slot[1]].id == ""):
-            return slot
-    return None
+    def nearest(self, light: LightTranscript, answers: dict[Slot, int], index: int) -> Slot | None:
+        """The unanswered call of the result's tool nearest before it, where one side has no id."""
+        by_name = self.any if light.result_keys[index] == "" else self.idless
+        slots = by_name.get(light.result_names.get(index))
+        if not slots:
+            return None
+        at = bisect_left(slots, (index, -1)) - 1
+        while at >= 0:
+            slot = slots[at]
+            if slot not in answers:
+                return slot
+            del slots[at]  # answered since: never looked at again
+            at -= 1
+        return None
 
 
 def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], waiting: list[Slot],
@@ -249,25 +295,29 @@ def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], 
 
     Id-less calls pair by order and name: the first waiting call with this tool
     name; a result naming a tool whose calls are all answered is a later result
-    for the first of them; a name no call has pairs by order.
+    for the first of them; a name no call has pairs by order.  The latest frame's calls
+    end `waiting` (transcript order), so only they are looked at: calls left unanswered
+    long before never are.
     """
     frames = light.frames
     latest = waiting[-1][0]
-    candidates = [slot for slot in waiting if slot[0] == latest]
+    start = len(waiting) - 1
+    while start > 0 and waiting[start - 1][0] == latest:
+        start -= 1
+    chosen = start  # the first of them
     if light.result_keys[index] == "":
         name = light.result_names.get(index)
-        named = [slot for slot in candidates if frames[slot[0]][slot[1]].name == name]
-        if not named:
+        named = next((at for at in range(start, len(waiting)) if frames[latest][waiting[at][1]].name == name), None)
+        if named is None:
             answered = next(((latest, position) for position, call in enumerate(frames[latest])
                              if call.id == "" and call.name == name and (latest, position) in answers), None)
             if answered is not None:
                 _later_result(plan, answers, light.receipts, answered, index,
                               Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name), turns)
                 return
-        candidates = named or candidates
-    slot = candidates[0]
-    waiting.remove(slot)
-    answers[slot] = index
+        else:
+            chosen = named
+    answers[waiting.pop(chosen)] = index
 
 
 def _later_result(plan: Plan, answers: dict[Slot, int], receipts: set[int], slot: Slot, index: int,
