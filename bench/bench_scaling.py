@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from generate import IDLESS  # noqa: E402
 from generate import messages as generated  # noqa: E402
 
 from integrity import PROVIDERS, analyze, validate  # noqa: E402
@@ -72,37 +73,6 @@ def stages(data: list[Any]) -> dict[str, Callable[[], Any]]:
         out[f"validate {provider} (view)"] = lambda p=provider: validate(view, p, history=True)
         out[f"validate {provider} (one wide turn)"] = lambda p=provider: validate(wide, p, history=True)
     return out
-
-
-def _idless(kind: str, name: str, at: int) -> dict[str, Any]:
-    """A call (kind "call") or a result without an id, as Gemini records them."""
-    if kind == "call":
-        return {"role": "assistant", "stopReason": "toolUse", "timestamp": at,
-                "content": [{"type": "toolCall", "id": "", "name": name, "arguments": {"i": at}}]}
-    return {"role": "toolResult", "toolCallId": "", "toolName": name, "isError": False, "timestamp": at,
-            "content": [{"type": "text", "text": f"ok {at}"}]}
-
-
-def _user(at: int) -> dict[str, Any]:
-    return {"role": "user", "content": [{"type": "text", "text": "next"}], "timestamp": at}
-
-
-IDLESS: dict[str, Callable[[int], list[dict[str, Any]]]] = {
-    # each turn preceded by a result for a tool never called: every one looked over every frame (316 s at 80,000)
-    "a result of a tool never called before each turn": lambda size: [_user(0), *(
-        message for at in range(size // 3)
-        for message in (_idless("result", "ghost", at), _idless("call", "read", at), _idless("result", "read", at)))],
-    # an unanswered call before each answered one: every result looked over every call left waiting
-    "an unanswered call before each answered one": lambda size: [_user(0), *(
-        message for at in range(size // 4)
-        for message in (_idless("call", "lost", at), _user(at), _idless("call", "read", at),
-                        _idless("result", "read", at)))],
-    # each result before its call: each pairing listed every result of the shared empty id
-    "each result before its call": lambda size: [_user(0), *(
-        message for at in range(size // 3)
-        for message in (_idless("result", "read", at), _idless("call", "read", at), _user(at)))],
-}
-"""Transcripts without call ids (Gemini's are optional), in shapes that once grew with the square of the size."""
 
 
 def reused_id_turns(size: int) -> list[dict[str, Any]]:

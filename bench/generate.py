@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 TOOLS = ["read_file", "web_search", "run_shell", "write_file", "list_dir", "grep"]
@@ -90,6 +90,37 @@ def messages(count: int, seed: int = 7, defect_rate: float = 0.08) -> Iterator[d
                 return
             yield message
             emitted += 1
+
+
+def idless(kind: str, name: str, at: int) -> dict[str, Any]:
+    """A call (kind "call") or a result without an id, as Gemini records them."""
+    if kind == "call":
+        return {"role": "assistant", "stopReason": "toolUse", "timestamp": at,
+                "content": [{"type": "toolCall", "id": "", "name": name, "arguments": {"i": at}}]}
+    return {"role": "toolResult", "toolCallId": "", "toolName": name, "isError": False, "timestamp": at,
+            "content": [{"type": "text", "text": f"ok {at}"}]}
+
+
+def user(at: int) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": "next"}], "timestamp": at}
+
+
+IDLESS: dict[str, Callable[[int], list[dict[str, Any]]]] = {
+    # each turn preceded by a result for a tool never called: every one looked over every frame (316 s at 80,000)
+    "a result of a tool never called before each turn": lambda size: [user(0), *(
+        message for at in range(size // 3)
+        for message in (idless("result", "ghost", at), idless("call", "read", at), idless("result", "read", at)))],
+    # an unanswered call before each answered one: every result looked over every call left waiting
+    "an unanswered call before each answered one": lambda size: [user(0), *(
+        message for at in range(size // 4)
+        for message in (idless("call", "lost", at), user(at), idless("call", "read", at),
+                        idless("result", "read", at)))],
+    # each result before its call: each pairing listed every result of the shared empty id
+    "each result before its call": lambda size: [user(0), *(
+        message for at in range(size // 3)
+        for message in (idless("result", "read", at), idless("call", "read", at), user(at)))],
+}
+"""Transcripts without call ids (Gemini's are optional), in shapes that once grew with the square of the size."""
 
 
 def write(count: int, path: str, jsonl: bool = False, seed: int = 7) -> None:

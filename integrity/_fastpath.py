@@ -444,14 +444,10 @@ class _Beside:
 
     def stop(self) -> None:
         """Reap the child (stopping it first when the reader gave up before asking)."""
-        import signal
-
         if self._pid:
-            try:
-                os.kill(self._pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            os.waitpid(self._pid, 0)
+            from ._children import kill_and_reap
+
+            kill_and_reap(self._pid)
             os.close(self._pipe)
             self._pid = 0
 

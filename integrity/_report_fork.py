@@ -26,6 +26,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
+from ._children import kill_and_reap
 from ._report_frames import END, framed, unframed
 from ._report_text import Piece, finished
 
@@ -102,11 +103,7 @@ class Later:
     def close(self) -> None:
         """Stop the child if it still runs (the report was not written to its end) and drop its file."""
         if self._pid:
-            try:
-                os.kill(self._pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            os.waitpid(self._pid, 0)
+            kill_and_reap(self._pid)
             self._pid = 0
         if self._spill is not None:
             self._spill.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,9 @@ from integrity.loading import Transcript
 from integrity.notes import NoteCode
 from integrity.providers import PROVIDER_FORMAT, PROVIDERS, validate, validate_native
 from integrity.report import RepairReport, view_from_report
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from generate import idless  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
 FIXTURES = sorted(p for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl"))
@@ -341,14 +345,6 @@ def test_an_idless_result_after_its_calls_are_answered_is_a_later_result_of_its_
     assert not plan_strict(light_transcript(view), provider).changed
 
 
-def _idless(kind: str, name: str, at: int) -> dict[str, Any]:
-    if kind == "call":
-        return {"role": "assistant", "stopReason": "toolUse", "timestamp": at,
-                "content": [{"type": "toolCall", "id": "", "name": name, "arguments": {"i": at}}]}
-    return {"role": "toolResult", "toolCallId": "", "toolName": name, "isError": False, "timestamp": at,
-            "content": [{"type": "text", "text": f"ok {at}"}]}
-
-
 USER = {"role": "user", "content": [{"type": "text", "text": "next"}], "timestamp": 0}
 
 
@@ -357,7 +353,7 @@ def test_idless_results_of_a_tool_never_called_are_strays_and_counted(turns: int
     """Gemini: before each turn, a result of a tool no call has.  Each is dropped as a stray, the summary
     counts them (the verdict and the counts line say the same), and each turn keeps its own result."""
     messages = [USER, *(message for at in range(turns) for message in (
-        _idless("result", "ghost", at), _idless("call", "read", at), _idless("result", "read", at)))]
+        idless("result", "ghost", at), idless("call", "read", at), idless("result", "read", at)))]
     report = analyze(Transcript(messages, "ghost.json"), "strict", now=lambda: 7).report
     ghosts = [1 + 3 * at for at in range(turns)]
     assert [a.durable_index for a in report.actions if a.kind.value == "dropped_stray"] == ghosts
@@ -373,7 +369,7 @@ def test_idless_calls_left_unanswered_are_answered_with_receipts(turns: int) -> 
     """An unanswered call of one tool before each answered call of another: the answered ones keep their
     results, the others get a synthesized receipt."""
     messages = [USER, *(message for at in range(turns) for message in (
-        _idless("call", "lost", at), USER, _idless("call", "read", at), _idless("result", "read", at)))]
+        idless("call", "lost", at), USER, idless("call", "read", at), idless("result", "read", at)))]
     report = analyze(Transcript(messages, "lost.json"), "strict", now=lambda: 7).report
     assert report.summary.orphaned_calls == report.summary.synthesized == turns
     outcomes = {p.frame_index: (p.outcome, p.answered_by) for p in report.pairings}
@@ -387,7 +383,7 @@ def test_idless_results_before_their_calls_each_answer_one_call(turns: int) -> N
     their calls pair in order), and the first, before every call, answers the one left.  Every call gets
     one real result, none is dropped, and the view is legal for Gemini."""
     messages = [USER, *(message for at in range(turns) for message in (
-        _idless("result", "read", at), _idless("call", "read", at), USER))]
+        idless("result", "read", at), idless("call", "read", at), USER))]
     analysis = analyze(Transcript(messages, "early.json"), "strict", now=lambda: 7, provider="gemini")
     report = analysis.report
     answers = sorted(p.answered_by for p in report.pairings)
