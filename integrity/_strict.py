@@ -205,7 +205,8 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
                                             tool=call.name, frame=named[0])
                 continue
         plan.dropped_strays.append(index)
-        plan.notes[index] = Note.of(NoteCode.RESULT_WITHOUT_CALL, call_id=key)
+        plan.notes[index] = Note.of(NoteCode.RESULT_WITHOUT_CALL, call_id=key) if key != "" else \
+            Note.of(NoteCode.RESULT_WITHOUT_CALL, call_id="", tool=light.result_names.get(index))
 
 
 class _IdlessCalls:

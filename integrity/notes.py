@@ -97,8 +97,9 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.RESULT_WITHOUT_STRING_ID: lambda p: "this result has no string call id, so no call can own it; dropped",
     NoteCode.RESULT_BEFORE_CALL: lambda p: "result recorded before its call; moved after it",
     NoteCode.RESULT_WITHOUT_CALL: lambda p: (
-        f"no call in this transcript has id {p['call_id']!r} (a compacted or lost frame?); "
-        "providers reject a result without its call, so it is dropped"),
+        (f"no call in this transcript has id {p['call_id']!r}" if p.get("tool") is None else
+         f"a result without an id, and no call of tool {p['tool']!r} is left for it")
+        + " (a compacted or lost frame?); providers reject a result without its call, so it is dropped"),
     NoteCode.RESULT_PAIRED_BY_NAME: lambda p: (
         f"answers call {p['call_id']!r} of frame #{p['frame']}, the nearest call of tool {p['tool']!r} without an "
         f"answer: {'this result has no id' if p['result_id'] == '' else 'that call has no id'}, so it pairs by "

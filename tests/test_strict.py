@@ -356,7 +356,11 @@ def test_idless_results_of_a_tool_never_called_are_strays_and_counted(turns: int
         idless("result", "ghost", at), idless("call", "read", at), idless("result", "read", at)))]
     report = analyze(Transcript(messages, "ghost.json"), "strict", now=lambda: 7).report
     ghosts = [1 + 3 * at for at in range(turns)]
-    assert [a.durable_index for a in report.actions if a.kind.value == "dropped_stray"] == ghosts
+    strays = [a for a in report.actions if a.kind.value == "dropped_stray"]
+    assert [a.durable_index for a in strays] == ghosts
+    # the reason names the tool: calls without an id exist, so "no call has id ''" would be false
+    assert all(a.reason.startswith("a result without an id, and no call of tool 'ghost' is left for it")
+               for a in strays)
     assert report.summary.strays == report.summary.strays_dropped == turns
     answered = [(p.frame_index, p.answered_by) for p in report.pairings]
     assert answered == [(2 + 3 * at, 3 + 3 * at) for at in range(turns)]
