@@ -501,7 +501,11 @@ class _ReportWriter:
         from ._indent_child import Indenter
 
         self.stream.flush()
-        indenter = Indenter(fd)
+        try:
+            indenter = Indenter(fd)
+        except OSError:  # no process to be had: this one indents
+            self.elsewhere = False
+            return False
         try:
             indenter.send(pieces)
         except BaseException:  # interrupted, or a bug: stop the child, and say what happened here

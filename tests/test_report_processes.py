@@ -217,3 +217,11 @@ print(children())
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
     assert result.stderr == ""
     assert result.stdout.split() == ["running", "none"]
+
+
+def test_no_process_to_indent_leaves_it_to_this_one() -> None:
+    arguments = ["--json", "--jobs", "1", *map(str, BROKEN)]
+    alone = run_check(arguments, None)
+    refused = run_check(arguments, 0, before="import subprocess; subprocess.Popen = lambda *a, **k: "
+                                              "(_ for _ in ()).throw(OSError(11, 'no process'))")
+    assert (refused.returncode, refused.stderr, refused.stdout) == (alone.returncode, alone.stderr, alone.stdout)
