@@ -369,12 +369,12 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
     unknown: Iterable[int] = compress(candidates, map(operator.not_, map(known.__contains__,
                                                                          map(keys.__getitem__, candidates))))
     if "" in known and plan.policy == "strict":
-        # calls without ids (Gemini): the strict policy pairs a result without one by its tool's name, so it is
-        # no call's when no such call has its tool (the reference pairs it by the empty id: a duplicate there)
-        names = light.result_names
-        idless = {call.name for calls in light.frames.values() for call in calls if call.id == ""}
+        # calls without ids (Gemini): the strict policy pairs a result without one by its tool's name, or by
+        # order, so which of them are no call's is what it decided: the ones it dropped as strays (the
+        # reference pairs them by the empty id: duplicates there)
+        dropped = set(plan.dropped_strays)
         unknown = [index for index in candidates
-                   if keys[index] not in known or (keys[index] == "" and names.get(index) not in idless)]
+                   if keys[index] not in known or (keys[index] == "" and index in dropped)]
     order = plan.order if plan.changed and plan.order is not None else None
     others = unplain(order) if order is not None else []
     moved_to, in_run = moved if moved is not None else moves(light, plan)

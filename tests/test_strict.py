@@ -395,3 +395,12 @@ def test_idless_results_before_their_calls_each_answer_one_call(turns: int) -> N
     assert all(p.outcome in ("answered", "moved") for p in report.pairings)
     assert report.summary.strays == report.summary.synthesized == report.summary.duplicates_dropped == 0
     assert validate(analysis.view, "gemini", history=True) == []
+
+
+def test_an_idless_result_paired_by_order_is_no_stray() -> None:
+    """A result without an id naming a tool no call has answers the id-less call waiting for it (by order):
+    the count of strays is what the planner dropped, not a guess from the tool's name."""
+    messages = [USER, idless("call", "read", 1), idless("result", "ghost", 2), idless("result", "other", 3)]
+    report = analyze(Transcript(messages, "order.json"), "strict", now=lambda: 7).report
+    assert [(p.frame_index, p.answered_by) for p in report.pairings] == [(1, 2)]
+    assert report.summary.strays_dropped == report.summary.strays == 1
