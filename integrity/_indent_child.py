@@ -19,12 +19,11 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterable
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
-if TYPE_CHECKING:
-    from ._report_text import Piece
+from ._report_frames import BATCH, batched, framed, unframed, write_all
+from ._report_text import Piece, finished
 
-_BATCH = 1 << 20
 _QUEUED = 2  # batches waiting for the pipe (each about a chunk, a few MB)
 CRASHED = 125
 """The child's exit code for anything but an OSError (whose errno is its exit code)."""
@@ -46,8 +45,6 @@ class Indenter:
         assert self._process.stdin is not None
         self._pipe: IO[bytes] = self._process.stdin
         self._grow_pipe()
-        self._held: list[bytes] = []
-        self._size = 0
         self._queue: queue.Queue[list[bytes] | None] = queue.Queue(maxsize=_QUEUED)
         self._thread = threading.Thread(target=self._pump, name="indent-pipe", daemon=True)
         self._thread.start()
@@ -57,21 +54,14 @@ class Indenter:
         try:
             import fcntl
 
-            fcntl.fcntl(self._pipe.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), _BATCH)
+            fcntl.fcntl(self._pipe.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), BATCH)
         except (ImportError, OSError):
             pass
 
     def send(self, pieces: Iterable[Piece]) -> None:
-        from ._report_frames import framed
-
-        held, size, put = self._held, self._size, self._queue.put
-        for data in framed(pieces):
-            held.append(data)
-            size += len(data)
-            if size >= _BATCH:
-                put(held)
-                held, size = [], 0
-        self._held, self._size = held, size
+        """Hand the pieces to the child (a thread writes them to its pipe), once: then `close`."""
+        for parts in batched(framed(pieces)):
+            self._queue.put(parts)
 
     def _pump(self) -> None:
         """The thread that writes to the pipe (os.write lets go of the GIL): the parent makes the next
@@ -81,21 +71,15 @@ class Indenter:
             held = self._queue.get()
             if held is None:
                 return
-            for data in held:
-                view = memoryview(data)
-                try:
-                    while view:
-                        view = view[os.write(fd, view):]
-                except BrokenPipeError:  # the child is gone: close() says why; take the rest and drop it
-                    while self._queue.get() is not None:
-                        pass
-                    return
+            try:
+                write_all(fd, held)
+            except BrokenPipeError:  # the child is gone: close() says why; take the rest and drop it
+                while self._queue.get() is not None:
+                    pass
+                return
 
     def close(self) -> None:
-        """Send what is held, end the pipe and wait for the child; raise its OSError here."""
-        if self._held:
-            self._queue.put(self._held)
-            self._held = []
+        """End the pipe and wait for the child; raise its OSError here."""
         self._queue.put(None)
         self._thread.join()
         try:
@@ -125,39 +109,21 @@ def main() -> None:
     """The child's end: finish every piece from standard input and write it to standard output."""
     import signal
 
-    from ._report_frames import unframed
-    from ._report_text import finished
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to report; its pipe's end stops us
-    source = os.fdopen(0, "rb", buffering=_BATCH)
-    failed = 0
-    held: list[bytes] = []
-    size = 0
+    pieces = unframed(os.fdopen(0, "rb", buffering=BATCH).read)
+    code = 0
     try:
-        for piece in unframed(source.read):
-            if failed or piece is None:
-                continue  # standard output failed: read on to the end, so the parent is never stuck
-            text = finished(piece)
-            held.append(text)
-            size += len(text)
-            if size >= _BATCH:
-                failed = _write_all(1, held)
-                held, size = [], 0
-        if not failed:
-            failed = _write_all(1, held)
+        for parts in batched(finished(piece) for piece in pieces if piece is not None):
+            write_all(1, parts)
+    except BrokenPipeError:  # the reader went away: not an error (nor is it for the parent: cli._QuietPipe)
+        pass
+    except OSError as error:
+        code = error.errno if error.errno and 0 < error.errno < CRASHED else CRASHED
     except BaseException:
         os._exit(CRASHED)
-    os._exit(0 if failed in (0, -1) else failed)
-
-
-def _write_all(fd: int, held: list[bytes]) -> int:
-    """Write held to fd: 0 when written, -1 when the reader went away (not an error), else the errno."""
-    data = memoryview(b"".join(held))
     try:
-        while data:
-            data = data[os.write(fd, data):]
-    except BrokenPipeError:
-        return -1
-    except OSError as error:
-        return error.errno if error.errno and 0 < error.errno < CRASHED else CRASHED
-    return 0
+        for _ in pieces:  # read on to the end, so the parent is never stuck on a full pipe
+            pass
+    except BaseException:
+        os._exit(CRASHED)
+    os._exit(code)

@@ -24,18 +24,16 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from typing import IO, Any
+from typing import IO
 
 from ._children import kill_and_reap
-from ._report_frames import END, framed, unframed
+from ._report_frames import END, batched, framed, unframed, write_all
 from ._report_text import Piece, finished
 
 FORK_FROM = 100_000
 """Messages from which the later sections are made by a child: forking a process of a few hundred
 MB costs some 10 ms and every page either process then writes is copied once; below this the
 sections take a few tenths of a second in all."""
-
-_BATCH = 1 << 20
 
 
 class Later:
@@ -127,20 +125,10 @@ def _spill_sections(make: tuple[Callable[[], Iterator[Piece]], ...], fd: int, fi
     (Everything it calls is imported before the fork: another thread of a program embedding this
     could hold the import lock at that moment, and the child would wait for it forever.)
     """
-    held: list[bytes] = []
-    size = 0
-    for section in make:
-        for data in framed(map(finished, section()) if finish else section()):
-            held.append(data)
-            size += len(data)
-            if size >= _BATCH:
-                _write(fd, held)
-                held, size = [], 0
-        held.append(END)
-    _write(fd, held)
+    def frames() -> Iterator[bytes]:
+        for section in make:
+            yield from framed(map(finished, section()) if finish else section())
+            yield END
 
-
-def _write(fd: int, held: list[Any]) -> None:
-    data = memoryview(b"".join(held))
-    while data:
-        data = data[os.write(fd, data):]
+    for parts in batched(frames()):
+        write_all(fd, parts)

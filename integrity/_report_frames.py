@@ -3,11 +3,12 @@
 A frame is a header (kind, flags, length) and its payload: kind 0 is text to write as it is, kind 1
 a Compact value (its depth in the flags' low bits, `body` in the top bit), kind 2 the end of a
 section (no payload).  Used by the process that indents a large report (integrity._indent_child) and
-by the one that makes its later sections (integrity._report_fork).
+by the one that makes its later sections (integrity._report_fork), which also share how they write.
 """
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Callable, Iterable, Iterator
 
@@ -17,6 +18,8 @@ _HEADER = struct.Struct("<BBQ")
 _BODY = 0x80
 END = _HEADER.pack(2, 0, 0)
 """The frame that ends a section."""
+BATCH = 1 << 20
+"""Bytes gathered before a write: a report's first fields are a few bytes each, its chunks a few MB."""
 
 
 def framed(pieces: Iterable[Piece]) -> Iterator[bytes]:
@@ -47,3 +50,24 @@ def unframed(read: Callable[[int], bytes]) -> Iterator[Piece | None]:
         if len(payload) < length:
             raise EOFError(f"a piece of report ends early ({len(payload)} of {length} bytes)")
         yield payload if kind == 0 else Compact(payload, flags & ~_BODY, bool(flags & _BODY))
+
+
+def batched(parts: Iterable[bytes]) -> Iterator[list[bytes]]:
+    """The parts in lists of about BATCH bytes (a list ends once it holds that many), the last one shorter."""
+    held: list[bytes] = []
+    size = 0
+    for part in parts:
+        held.append(part)
+        size += len(part)
+        if size >= BATCH:
+            yield held
+            held, size = [], 0
+    if held:
+        yield held
+
+
+def write_all(fd: int, parts: list[bytes]) -> None:
+    """Write every byte of the parts to fd (os.write may take fewer than it is given, and lets go of the GIL)."""
+    data = memoryview(b"".join(parts))
+    while data:
+        data = data[os.write(fd, data):]

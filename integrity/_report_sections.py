@@ -243,10 +243,10 @@ class Sections:
                 if frames is None:
                     results = results_for(call_id)
                 else:
-                    results = every.get(call_id)  # type: ignore[assignment]
-                    if results is None:
-                        results = every[call_id] = results_for(call_id)
-                    results = _own_turn(results, frames, index)
+                    listed = every.get(call_id)
+                    if listed is None:
+                        listed = every[call_id] = results_for(call_id)
+                    results = _own_turn(listed, frames, index)
                 answered_by: int | None = None
                 view_index: int | None = None
                 outcome: Outcome = "synthesized"

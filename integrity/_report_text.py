@@ -55,11 +55,6 @@ def report_bytes(report: Any, indent: bool = True) -> bytes:
     return finished(_piece(report, indent, 0, False))
 
 
-def in_array(text: bytes) -> bytes:
-    """An indented report as an element of json.dumps's indented array (two more spaces a line)."""
-    return b"  " + text.replace(b"\n", b"\n  ")
-
-
 class Compact(NamedTuple):
     """A value of an indented report as msgspec encodes it (one line), not yet indented: `finished`
     indents it as json.dumps would at `depth`, and for a section's chunk (`body`) leaves out the list's
@@ -91,8 +86,16 @@ def finished(piece: Piece) -> bytes:
         text = text[2 * depth + depth * (depth + 1):len(text) - (2 * depth + depth * (depth - 1))]
     else:
         text = msgspec.json.format(text, indent=2)
-    if body:
-        text = text[1:len(text) - (2 * depth + 2)]  # without "[" and "\n" + depth's indent + "]"
+    return _ascii(_items(text, depth) if body else text)
+
+
+def _items(text: bytes, depth: int) -> bytes:
+    """An indented list at depth without its brackets: without "[" and "\n" + depth's indent + "]"."""
+    return text[1:len(text) - (2 * depth + 2)]
+
+
+def _ascii(text: bytes) -> bytes:
+    """JSON text as ASCII only (ascii_only), without decoding it when it is already."""
     if text.isascii() and b"\x7f" not in text:
         return text
     return ascii_only(text.decode("utf-8")).encode("ascii")
@@ -124,7 +127,6 @@ def report_pieces(report: Any, indent: bool = True) -> Iterator[Piece]:
     from ._report_fork import Later
 
     accepted = recorded_acceptance(report)
-    # the pairings and the view are made by a forked child while the actions are made here, when large
     # When large, the pairings and the view are made (and indented) by a forked child while the actions are
     # made here; this process then indents its own pieces (a third process to indent them would cost more
     # memory than the two share).  Else the indenting may be left to the writer (cli._ReportWriter).
@@ -177,14 +179,10 @@ def _piece(value: Any, indent: bool, depth: int, body: bool) -> Piece:
 
         data = _python(value, True)
         if indent:
-            text = json.dumps(data, indent=2).replace("\n", "\n" + "  " * depth)
-            return text[1:len(text) - (2 * depth + 2)].encode("ascii") if body else text.encode("ascii")
-        text = json.dumps(data, separators=(",", ":"))
-        return (text[1:-1] if body else text).encode("ascii")
+            text = json.dumps(data, indent=2).replace("\n", "\n" + "  " * depth).encode("ascii")
+            return _items(text, depth) if body else text
+        text = json.dumps(data, separators=(",", ":")).encode("ascii")
+        return text[1:-1] if body else text
     if indent:
         return Compact(encoded, depth, body)
-    if body:
-        encoded = encoded[1:-1]
-    if encoded.isascii() and b"\x7f" not in encoded:
-        return encoded
-    return ascii_only(encoded.decode("utf-8")).encode("ascii")
+    return _ascii(encoded[1:-1] if body else encoded)

@@ -215,10 +215,10 @@ class _IdlessCalls:
 
     def __init__(self, light: LightTranscript, answers: dict[Slot, int], waiting: list[Slot]) -> None:
         frames = light.frames
+        self.answers = answers
         self.waiting: dict[Any, deque[Slot]] = {}
         for slot in waiting:
-            if slot not in answers:  # (a call answered by name since its id-less frame was left waiting)
-                self.waiting.setdefault(frames[slot[0]][slot[1]].name, deque()).append(slot)
+            self.waiting.setdefault(frames[slot[0]][slot[1]].name, deque()).append(slot)
         self.first: dict[Any, Slot] = {}
         for frame, calls in frames.items():
             for position, call in enumerate(calls):
@@ -226,8 +226,11 @@ class _IdlessCalls:
                     self.first.setdefault(call.name, (frame, position))
 
     def waiting_for(self, name: Any) -> Slot | None:
-        """The first waiting call of this tool, taken: it is answered now (as results after their call pair)."""
+        """The first waiting call of this tool, taken: it is answered now (as results after their call pair).
+        A call answered by name since it was left waiting is passed over, once."""
         slots = self.waiting.get(name)
+        while slots and slots[0] in self.answers:
+            slots.popleft()
         if not slots:
             return None
         slot = slots.popleft()
@@ -239,9 +242,6 @@ class _IdlessCalls:
         call = light.frames[slot[0]][slot[1]]
         if call.id == "":
             self.first[call.name] = min(self.first.get(call.name, slot), slot)
-            waiting = self.waiting.get(call.name)
-            if waiting and slot in waiting:
-                waiting.remove(slot)
 
 
 def _answered_use(light: LightTranscript, answers: dict[Slot, int], last_use: dict[str, Slot],

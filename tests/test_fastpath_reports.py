@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from cli_inprocess import run, run_process
 
-from integrity._report_text import ascii_only, in_array, report_bytes
+from integrity._report_text import ascii_only, finished, report_bytes
 from integrity.analysis import analyze, load_all
-from integrity.cli import RECORDED_VERDICTS_UP_TO, _summary_lines, _verdict_lines
+from integrity.cli import RECORDED_VERDICTS_UP_TO, _summary_lines, _verdict_lines, pieces_in_array
 from integrity.providers import PROVIDERS, validate_recorded
 from integrity.report import with_recorded
 
@@ -177,7 +177,8 @@ def test_report_text_is_json_dumps(text: str) -> None:
     assert report_bytes(holder).decode() == json.dumps(data, indent=2)
     assert report_bytes(holder, indent=False).decode() == json.dumps(data, separators=(",", ":"))
     assert ascii_only(json.dumps(text, ensure_ascii=False)) == json.dumps(text) or "\udc80" in text
-    assert in_array(report_bytes(holder)) == json.dumps([data], indent=2)[2:-2].encode()
+    in_array = b"".join(map(finished, pieces_in_array([report_bytes(holder)])))
+    assert in_array == json.dumps([data], indent=2)[2:-2].encode()
 
 
 def test_reports_hold_no_floats() -> None:
