@@ -426,7 +426,7 @@ def input_picker(multiple: bool = True) -> Source | None:
     if st.query_params.get("sample") in names and st.session_state.get("_url_sample") != st.query_params["sample"]:
         st.session_state["source_mode"] = "Sample"
     from_url("source_mode", "_never", modes, "Sample")
-    mode = side.radio("Source", modes, key="source_mode", horizontal=True, label_visibility="collapsed")
+    mode: str | None = side.radio("Source", modes, key="source_mode", horizontal=True, label_visibility="collapsed")
     st.session_state["_keep_source_mode"] = mode
     source: Source | None = None
     if mode == "Sample":
@@ -443,7 +443,7 @@ def input_picker(multiple: bool = True) -> Source | None:
             kept = st.session_state.get("sample") or st.session_state.get("_keep_sample")
             if kept in names:  # set explicitly: on another page this selectbox is a new widget and starts empty
                 st.session_state["sample"] = kept
-        name = side.selectbox("Sample", names, key="sample", index=None, placeholder="pick a sample")
+        name: str | None = side.selectbox("Sample", names, key="sample", index=None, placeholder="pick a sample")
         if name is None:
             if asked is not None and asked not in names:
                 st.error("The link names a sample that is not in sample_transcripts/ (below, as given): "

@@ -219,7 +219,7 @@ def _has_unowned_results(light: LightTranscript, known: Container[Any] | None = 
     return not all(map(known.__contains__, map(light.result_keys.__getitem__, loose_results(light))))
 
 
-def _reordered(order: Sequence[ViewEntry], moved: dict[int, int]) -> dict[int, int]:
+def _reordered(order: Sequence[ViewEntry | range], moved: dict[int, int]) -> dict[int, int]:
     """Messages not yet counted as moved that the view puts before a message recorded earlier.
 
     Scanning in durable order, a message whose view position is not after the

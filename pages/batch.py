@@ -37,7 +37,7 @@ def provider_choice() -> str | None:
     """Sidebar: whom every file is judged by (None: each file's own provider), mirrored in ?provider=."""
     options = [OWN, *ui.provider_names()]
     ui.from_url("batch_provider", "provider", options, OWN)
-    picked = st.sidebar.selectbox(
+    picked: str | None = st.sidebar.selectbox(
         "Safe to send to", options, key="batch_provider",
         help="whose rules decide whether a file is safe to send, as recorded and after repair. By default "
              f"each file's own provider (an Anthropic request: Anthropic), or {EVERY_PROVIDER} for a format "
@@ -57,7 +57,7 @@ def _summary(digest: str, name: str, policy: str, provider: str | None, _data: b
 
 def _table_bytes() -> tuple[str, bytes] | None:
     """The triage table to show: an upload, or a .parquet file in the data folder (nothing outside it)."""
-    where = st.radio("Table from", ["Upload", "Data folder"], horizontal=True, key="fleet_from")
+    where: str | None = st.radio("Table from", ["Upload", "Data folder"], horizontal=True, key="fleet_from")
     if where == "Upload":
         upload = st.file_uploader("Triage table (.parquet)", type=["parquet"], key="fleet_upload",
                                   help=ui.upload_limit_text())
@@ -67,7 +67,8 @@ def _table_bytes() -> tuple[str, bytes] | None:
     if not tables:
         st.info(f"No triage table in the data folder yet: run `integrity triage ... --out {root}/fleet.parquet`.")
         return None
-    picked = st.selectbox("Table", tables, key="fleet_pick", format_func=neutralize)
+    picked: str | None = st.selectbox("Table", tables, key="fleet_pick", format_func=neutralize)
+    assert picked is not None  # the options are never empty here, so one is always picked
     path = resolve_in_root(picked, root)
     if path is None:
         st.error("No triage table at this path in the data folder.")
@@ -104,8 +105,9 @@ def fleet_view(policy: str) -> None:
         st.caption("Sessions open in the inspector when their files are in the data folder.")
         return
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    picked = c1.selectbox("Session", list(openable), key="fleet_open_pick", format_func=neutralize)
+    picked: str | None = c1.selectbox("Session", list(openable), key="fleet_open_pick", format_func=neutralize)
     if c2.button("Open in inspector ▶", width="stretch", key="fleet_open"):
+        assert picked is not None  # the options are never empty here, so one is always picked
         path = openable[picked]
         ui.set_current(ui.Source(path.name, path.read_bytes(), "upload"))
         st.query_params.clear()
@@ -123,8 +125,9 @@ def _openable(worst: pd.DataFrame) -> dict[str, Path]:
     return found
 
 
-mode = st.radio("Files from", ["Upload files", "Upload a folder", "All samples", "Triage table"], horizontal=True,
-                key="batch_mode", help="Triage table: the Parquet table `integrity triage` writes for a fleet")
+mode: str | None = st.radio("Files from", ["Upload files", "Upload a folder", "All samples", "Triage table"],
+                            horizontal=True, key="batch_mode",
+                            help="Triage table: the Parquet table `integrity triage` writes for a fleet")
 if mode == "Triage table":
     fleet_view(policy)
     st.stop()
@@ -236,9 +239,10 @@ st.bar_chart(chart, x="defect", y="count", horizontal=True, height=280, sort=Fal
 st.subheader("Open a file in the Inspector")
 if st.session_state.get("batch_pick") not in range(len(inputs)):
     st.session_state["batch_pick"] = 0
-picked = st.selectbox("File (or select its row in the table)", range(len(inputs)), key="batch_pick",
-                      format_func=lambda n: neutralize(inputs[n].name))
+picked: int | None = st.selectbox("File (or select its row in the table)", range(len(inputs)), key="batch_pick",
+                                  format_func=lambda n: neutralize(inputs[n].name))
 if st.button("Open in the Inspector ▶", key="batch_open"):
+    assert picked is not None  # the options are never empty here, so one is always picked
     chosen = inputs[picked]
     owner, thread = st.session_state.get("batch_thread") or (None, None)
     params = {"policy": policy, **({"provider": provider} if provider else {})}

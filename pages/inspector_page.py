@@ -21,7 +21,7 @@ from inspector.detail import row_detail
 from inspector.entry import through_app
 from inspector.glossary import link
 from inspector.positions import durable_label, file_line_note, native_message
-from inspector.rows import call_arguments, filter_rows, next_problem, pairs_for, raw_json
+from inspector.rows import Pairs, call_arguments, filter_rows, next_problem, pairs_for, raw_json
 from inspector.safe_text import neutralize
 from inspector.theme import PROBLEM_KINDS, ROW_KINDS, label
 from integrity import POLICIES
@@ -38,22 +38,24 @@ if "lesson" in st.query_params:  # the README's ?lesson= links work from the roo
     st.switch_page("pages/lessons.py", query_params={"lesson": st.query_params["lesson"]})
 
 st.title("Inspector")
-source = ui.input_picker()
+picked_source = ui.input_picker()
 policy = ui.policy_picker()
 compare = st.sidebar.toggle("Compare policies", key="compare",
                             help="the reference policy next to the others, side by side")
 
-if source is None:
+if picked_source is None:
     ui.provider_picker()  # always drawn: a picker that leaves the page and comes back may report a stale choice
     if "sample" not in st.query_params:
         st.info("Pick a sample, upload a transcript or paste one in the sidebar.")
     st.stop()
+source = picked_source  # never None from here on (the functions below rely on it)
 
 with st.spinner(f"Reading {neutralize(source.name)} ({len(source.data):,} bytes)…"):  # staged progress
-    transcript = ui.load_source(source)  # (a spinner holds no elements: a read error shows on the page)
-if transcript is None:
+    loaded = ui.load_source(source)  # (a spinner holds no elements: a read error shows on the page)
+if loaded is None:
     ui.provider_picker()
     st.stop()
+transcript = loaded  # never None from here on (the functions below rely on it)
 provider = ui.provider_picker(transcript=transcript)
 with st.spinner(f"Repairing {len(transcript.messages):,} messages…"):
     analysis = ui.analysis_for(source, transcript, policy, provider)
@@ -118,12 +120,12 @@ state_key = f"{source.digest}:{transcript.name}:{policy}:{provider}"
 if st.session_state.get("_rows_key") != state_key:
     st.session_state["_rows_key"] = state_key
     st.session_state["sel_row"] = None
-link = st.query_params.get("msg")
-if link is not None and st.session_state.get("_url_msg") != link:
-    st.session_state["_url_msg"] = link
-    found_row = _row_from_msg(link)
+msg_link = st.query_params.get("msg")  # (not `link`: that is the glossary's link maker)
+if msg_link is not None and st.session_state.get("_url_msg") != msg_link:
+    st.session_state["_url_msg"] = msg_link
+    found_row = _row_from_msg(msg_link)
     st.session_state["sel_row"] = found_row
-    st.session_state["_bad_msg"] = link if found_row is None else None
+    st.session_state["_bad_msg"] = msg_link if found_row is None else None
 if st.session_state.get("_bad_msg"):
     st.error(f"The link asks for message {neutralize(st.session_state['_bad_msg'])[:40]!r}: this transcript has "
              f"durable #0–#{len(transcript.messages) - 1} and view #v0–#v{len(analysis.view) - 1}. "
@@ -250,7 +252,7 @@ def side_by_side() -> None:
     if st.query_params.get("view") in shapes and st.session_state.get("_url_view") != st.query_params["view"]:
         st.session_state["shape"] = shapes[st.query_params["view"]]
         st.session_state["_url_view"] = st.query_params["view"]
-    shape = st.segmented_control(
+    shape: str | None = st.segmented_control(
         "Show as", list(shapes.values()), key="shape", label_visibility="collapsed",
         help="Conversation: whole messages side by side with call→result lanes (up to "
              f"{CONVERSATION_UP_TO:,} messages). Table: one line per row, filters and search, any size.")
@@ -291,6 +293,7 @@ def side_by_side() -> None:
     pairs = _pairs(selected)
     paired_rows: set[int] = set()
     if pairs is not None:
+        assert selected is not None  # pairs are only found for a selected row
         paired_rows = {r.row for r in window if (r.left in pairs.durable) or (r.right in pairs.view)}
         paired_rows.add(selected)
     st.session_state["_window_rows"] = [r.row for r in window]
@@ -329,7 +332,7 @@ def conversation(selected: int | None) -> None:
     detail_panel(selected, _pairs(selected))
 
 
-def _pairs(selected: int | None) -> Any:
+def _pairs(selected: int | None) -> Pairs | None:
     if selected is None:
         return None
     chosen_row = rows[selected]
@@ -345,7 +348,7 @@ def _raw(title: str, message: Any, note: str = "") -> None:
     ui.code_block(text, cut)
 
 
-def detail_panel(selected: int | None, pairs: Any) -> None:
+def detail_panel(selected: int | None, pairs: Pairs | None) -> None:
     """The selected row: where it went (from the report), each side as in the file, its pairing."""
     st.subheader("Selected message")
     go1, go2 = st.columns([2, 3], vertical_alignment="bottom")
@@ -380,7 +383,11 @@ def detail_panel(selected: int | None, pairs: Any) -> None:
     if pairs is not None and pairs.calls:
         st.markdown("**Pairing**")
         st.dataframe(pd.DataFrame(pairs.calls), hide_index=True, width="stretch")
-    message: Any = transcript.messages[row.left] if row.left is not None else analysis.view[row.right]
+    if row.left is not None:
+        message: Any = transcript.messages[row.left]
+    else:
+        assert row.right is not None  # a row has a durable side, a view side or both
+        message = analysis.view[row.right]
     arguments = call_arguments(message)
     if arguments:
         st.markdown("**Call arguments**")
@@ -402,8 +409,9 @@ st.subheader(f"What {provider} says" if provider else "What the providers say")
 targets = verdict_ui.compiler_panel(analysis, provider, *sides())
 if targets:
     t1, t2 = st.columns([3, 1], vertical_alignment="bottom")
-    picked_error = t1.selectbox("Go to the row of", [name for name, _ in targets], key="error_target")
+    picked_error: str | None = t1.selectbox("Go to the row of", [name for name, _ in targets], key="error_target")
     if t2.button("Go to row", width="stretch"):
+        assert picked_error is not None  # the options are never empty here, so one is always picked
         _select(dict(targets)[picked_error])
         st.rerun()
 verdict_ui.curl_panel(analysis, provider)

@@ -48,8 +48,9 @@ if "lab_scenario" not in st.session_state:  # first visit, or back from another 
     st.session_state["lab_scenario"] = (
         wanted if wanted in keys else playing["key"] if playing is not None else "late_parallel"
     )
-key = st.selectbox("Scenario", keys, key="lab_scenario",
-                   format_func=lambda k: f"{SCENARIOS[k].title}  ·  fault: {SCENARIOS[k].fault}")
+key: str | None = st.selectbox("Scenario", keys, key="lab_scenario",
+                               format_func=lambda k: f"{SCENARIOS[k].title}  ·  fault: {SCENARIOS[k].fault}")
+assert key is not None  # the options are never empty, so one is always picked
 st.query_params["scenario"] = key
 scenario = SCENARIOS[key]
 st.caption(scenario.summary)
@@ -64,6 +65,11 @@ def _reset() -> dict[str, Any]:
     state = {"key": chosen, "run": run, "snapshots": [run.snapshot()]}
     st.session_state["lab_state"] = state
     return state
+
+
+def _restart() -> None:
+    """The Restart button: a new run of the scenario (a widget callback returns nothing)."""
+    _reset()
 
 
 # Buttons act in callbacks, before the page is drawn, so what is drawn (the
@@ -88,7 +94,7 @@ run: LabRun = state["run"]
 buttons = st.columns([1, 1, 1, 3])
 buttons[0].button("Next step", type="primary", disabled=run.done, key="lab_next", on_click=_next)
 buttons[1].button("Run to the end", disabled=run.done, key="lab_all", on_click=_to_the_end)
-buttons[2].button("Restart", key="lab_restart", on_click=_reset)
+buttons[2].button("Restart", key="lab_restart", on_click=_restart)
 state = st.session_state["lab_state"]
 
 snapshots: list[Snapshot] = state["snapshots"]

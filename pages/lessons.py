@@ -51,8 +51,9 @@ asked = st.query_params.get(LESSON_PARAM)
 if asked is not None and asked not in keys:
     st.warning(f"There is no lesson “{asked[:60]}”; the lessons are: {', '.join(keys)}.")
 ui.from_url("lesson", LESSON_PARAM, keys, keys[0])
-key = st.radio("Invariant", keys, key="lesson", horizontal=True,
-               format_func=lambda k: f"{keys.index(k) + 1}. {find_lesson(k).title}")  # type: ignore[union-attr]
+key: str | None = st.radio("Invariant", keys, key="lesson", horizontal=True,
+                           format_func=lambda k: f"{keys.index(k) + 1}. {LESSONS[keys.index(k)].title}")
+assert key is not None  # the options are never empty, so one is always picked
 ui.to_url("lesson", LESSON_PARAM, key)
 lesson = find_lesson(key)
 assert lesson is not None

@@ -16,7 +16,7 @@ from inspector import ui
 from inspector.entry import through_app
 from inspector.glossary import link
 from inspector.lessons import find_lesson, lesson_url
-from inspector.quiz import POLICY, VERDICT_OPTIONS, make_quiz, mark
+from inspector.quiz import POLICY, VERDICT_OPTIONS, Question, make_quiz, mark
 from inspector.rows import preview
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
@@ -58,9 +58,14 @@ for number, question in enumerate(questions, start=1):
                  column_config={"message": st.column_config.TextColumn(width="large")})
     with st.expander("Raw JSON"):
         st.code(json.dumps(question.messages, indent=2, ensure_ascii=False), language="json")
-    verdict = st.radio("As recorded, the providers:", VERDICT_OPTIONS, index=None, key=f"quiz_v_{seed}_{number}")
-    view = st.radio(f"The {POLICY} view sends:", list(range(len(question.views))), index=None,
-                    key=f"quiz_view_{seed}_{number}", format_func=lambda i, q=question: ", ".join(q.views[i]))
+
+    def view_label(i: int, q: Question = question) -> str:  # q bound now: this question, not the loop's last
+        return ", ".join(q.views[i])
+
+    verdict: str | None = st.radio("As recorded, the providers:", VERDICT_OPTIONS, index=None,
+                                   key=f"quiz_v_{seed}_{number}")
+    view: int | None = st.radio(f"The {POLICY} view sends:", list(range(len(question.views))), index=None,
+                                key=f"quiz_view_{seed}_{number}", format_func=view_label)
     if checked:
         result = mark(question, verdict, view)
         score += result.verdict_right + result.view_right

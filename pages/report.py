@@ -32,7 +32,8 @@ st.title("Repair report")
 st.caption("Words in this report: " + " · ".join(  # our own markdown: glossary links, no transcript text
     link(term, term) for term in ("durable transcript", "view", "frame", "receipt", "policy", "finding",
                                   "verdict", "renamed ids")))
-origin = st.radio("Report from", ["Current transcript", "Uploaded report JSON"], horizontal=True, key="report_origin")
+origin: str | None = st.radio("Report from", ["Current transcript", "Uploaded report JSON"], horizontal=True,
+                              key="report_origin")
 
 report: RepairReport | None = None
 analysis: Analysis | None = None
@@ -56,7 +57,9 @@ def _read_uploaded() -> tuple[str, RepairReport]:
             if len(payload) > 1:
                 labels = [f"{n}: {item.get('source') if isinstance(item, dict) else '?'}"
                           for n, item in enumerate(payload)]
-                payload = payload[labels.index(st.selectbox("Report", labels, key="report_pick"))]
+                picked: str | None = st.selectbox("Report", labels, key="report_pick")
+                assert picked is not None  # the options are never empty here, so one is always picked
+                payload = payload[labels.index(picked)]
             else:
                 payload = payload[0] if payload else {}
         if isinstance(payload, dict) and "report" in payload and "actions" not in payload:
@@ -173,33 +176,33 @@ def _table(rows: list[dict[str, Any]], columns: list[str], link: rv.LinkTarget |
     st.dataframe(ui.safe_frame(rows, columns=shown), hide_index=True, width="stretch", column_config=config)
 
 
-link = _link_target()
+link_target = _link_target()  # (not `link`: that is the glossary's link maker)
 changed_only = st.toggle("Changed messages only", value=True, key="changed_only")
-action_rows = rv.action_rows(report, analysis, link, changed_only=changed_only)
-view_only = rv.view_only_rows(report, analysis, link)
+action_rows = rv.action_rows(report, analysis, link_target, changed_only=changed_only)
+view_only = rv.view_only_rows(report, analysis, link_target)
 st.subheader(f"Actions ({len(action_rows):,} shown of {len(report.actions):,})")
 if not action_rows:
     st.caption("No durable message was moved, dropped, merged or renamed"
                + (" (the repair only adds messages to the view: see below)." if view_only else "."))
 else:
-    _table(action_rows, rv.ACTION_COLUMNS, link, ("message", "why"))
+    _table(action_rows, rv.ACTION_COLUMNS, link_target, ("message", "why"))
 
 st.subheader(f"Messages written for the view ({len(view_only)})")
 if view_only:
-    _table(view_only, rv.VIEW_ONLY_COLUMNS, link, ("message",))
+    _table(view_only, rv.VIEW_ONLY_COLUMNS, link_target, ("message",))
 else:
     st.caption(f"No {facts(RepairKind.SYNTHESIZED).name}, {facts(RepairKind.SYNTHESIZED_TURN).name} or "
                f"{facts(RepairKind.MERGED).name} message: every message of the view is a durable one.")
 
 st.subheader(f"Findings ({len(report.findings)})")
 if report.findings:
-    _table(rv.finding_rows(report, analysis, link), rv.FINDING_COLUMNS, link, ("message", "finding"))
+    _table(rv.finding_rows(report, analysis, link_target), rv.FINDING_COLUMNS, link_target, ("message", "finding"))
 else:
     st.caption(f"No {facts(Mark.FINDING).name}s: the policy left no defect in the view.")
 
 st.subheader(f"Pairings ({len(report.pairings):,} call(s))")
 if report.pairings:
-    _table(rv.pairing_rows(report, link), rv.PAIRING_COLUMNS, link)
+    _table(rv.pairing_rows(report, link_target), rv.PAIRING_COLUMNS, link_target)
 else:
     st.caption("No tool calls in this transcript.")
 
@@ -212,8 +215,9 @@ def _open_in_inspector() -> None:
     if not targets:
         return
     st.subheader("Open in the Inspector")
-    picked = st.selectbox("Message", list(targets), key="report_jump")
+    picked: str | None = st.selectbox("Message", list(targets), key="report_jump")
     if st.button("Open in the Inspector ▶", key="report_open"):
+        assert picked is not None  # the options are never empty here, so one is always picked
         params = {"policy": report.policy, "msg": targets[picked]}
         if provider:
             params["provider"] = provider

@@ -150,7 +150,8 @@ def session_detail(store: SQLiteSessionStore, sessions: list[SessionInfo]) -> No
     ids = [info.session_id for info in sessions]
     if st.session_state.get("sessions_pick") not in ids:
         st.session_state["sessions_pick"] = ids[0]
-    picked = st.selectbox("Session", ids, key="sessions_pick", format_func=neutralize)
+    picked: str | None = st.selectbox("Session", ids, key="sessions_pick", format_func=neutralize)
+    assert picked is not None  # the options are never empty here, so one is always picked
     info = next(row for row in sessions if row.session_id == picked)
     entries = store.entries(picked)
     messages = [entry.message for entry in entries]
@@ -233,7 +234,7 @@ st.title("Sessions")
 st.markdown("Open a session store (an SQLite file written by `integrity.store`) to see its sessions, "
             "who holds each lease, and whether the stored history needs repair before a model can use it.")
 top = st.columns([4, 1], vertical_alignment="bottom")
-mode = top[0].radio("Open a store from", MODES, horizontal=True, key="sessions_mode")
+mode: str | None = top[0].radio("Open a store from", MODES, horizontal=True, key="sessions_mode")
 top[1].button("Create a demo store", on_click=_make_demo, key="sessions_demo",
               help="a temporary store with one session per lab scenario, plus a worker that died; "
                    "removed when your session ends")
