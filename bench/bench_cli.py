@@ -4,9 +4,11 @@ Usage: python bench/bench_cli.py [--messages 1000000] [--runs 3] [--jsonl] [--st
                                 [--reports] [--only]
 
 --startup also times `check` and `repair` on a 20-message file against a bare
-`python3 -c pass` (best of 10 each); --fleet FILESxMESSAGES times `check` over that
-many small files (generated under bench/data/fleet_FILESxMESSAGES/) with --jobs 1
-and with every core, in messages per second.  --reports times `check --json`,
+`python3 -c pass` (best of 10 each); --fleet FILESxMESSAGES times `check` and
+`repair --out-dir` over that many small files (generated under
+bench/data/fleet_FILESxMESSAGES/) with --jobs 1 and with every core, in messages per
+second, and `check` with one provider and with no provider asked about each file as
+recorded (what those verdicts cost).  --reports times `check --json`,
 `--json-lines` and `--provider anthropic` (with plain `check`) instead of check and repair.
 
 The input (about 230 MB for a million messages) is generated on demand under
@@ -154,7 +156,8 @@ def startup(python: str) -> None:
 
 
 def fleet(python: str, shape: str) -> None:
-    """`check` over many small files: one process (--jobs 1) and every core (the default)."""
+    """`check` and `repair --out-dir` over many small files, in one process (--jobs 1) and on every core (the
+    default); then `check` on every core with one provider and with none asked about each file as recorded."""
     files, messages = (int(part) for part in shape.split("x"))
     folder = HERE / "data" / f"fleet_{files}x{messages}"
     if not folder.is_dir() or len(list(folder.iterdir())) < files:
@@ -166,10 +169,36 @@ def fleet(python: str, shape: str) -> None:
             write(messages, str(folder / f"session-{number:06d}.json"), seed=number)
     paths = sorted(str(path) for path in folder.iterdir())[:files]
     total = files * messages
-    print(f"check over {files:,} files of {messages} messages ({total:,} messages), best of 2:")
-    for label, jobs in (("--jobs 1", ["--jobs", "1"]), (f"--jobs {os.cpu_count()} (default)", [])):
-        elapsed = min(measure([python, "-m", "integrity", "check", *jobs, *paths])[0] for _ in range(2))
-        print(f"  {label:<22} {elapsed:7.2f} s  {total / elapsed:11,.0f} messages/s  {files / elapsed:7,.0f} files/s")
+    print(f"check and repair over {files:,} files of {messages} messages ({total:,} messages), best of 2:")
+    every = f"--jobs {os.cpu_count()} (default)"
+    runs: list[tuple[str, list[str], bool]] = [
+        ("check --jobs 1", [python, "-m", "integrity", "check", "--jobs", "1", *paths], False),
+        (f"check {every}", [python, "-m", "integrity", "check", *paths], False),
+        ("repair --out-dir --jobs 1", [python, "-m", "integrity", "repair", "--jobs", "1", "--out-dir"], True),
+        (f"repair --out-dir {every}", [python, "-m", "integrity", "repair", "--out-dir"], True),
+    ]
+    # Where check's time goes: the same command with the providers asked about each file as recorded
+    # limited to one (gemini), and with none asked (what check cost before it asked them).
+    for label, setup in (("check, one provider asked", "import integrity.providers as p; p.PROVIDERS = ('gemini',)"),
+                         ("check, no provider asked", "import integrity.cli as c; c.RECORDED_VERDICTS_UP_TO = 0")):
+        runs.append((label, [python, "-c", ASKING.format(setup=setup), "check", *paths], False))
+    for label, command, into_folder in runs:
+        times = []
+        for _ in range(2):
+            with tempfile.TemporaryDirectory() as out:
+                times.append(measure([*command, out, *paths] if into_folder else command)[0])
+        elapsed = min(times)
+        print(f"  {label:<36} {elapsed:7.2f} s  {total / elapsed:11,.0f} messages/s  {files / elapsed:7,.0f} files/s")
+
+
+ASKING = """
+import sys
+{setup}
+import integrity.cli
+sys.exit(integrity.cli.main(sys.argv[1:]))
+"""
+"""`check` with a setting changed before it runs (its workers are forked, so they share it): only to
+measure what asking the providers about each file costs, never a way to run the tool."""
 
 
 def main() -> None:
