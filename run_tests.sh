@@ -12,7 +12,7 @@ if [ ! -x /usr/bin/chromium ]; then
     sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null
   fi
 fi
-# Lint the whole tree and type-check the engine (configuration in pyproject.toml).
+# Lint the whole tree; type-check the engine, the inspector and its pages (configuration in pyproject.toml).
 python3 -m ruff check .
 python3 -m mypy
 exec python3 -m pytest -q "$@"
