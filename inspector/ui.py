@@ -722,3 +722,24 @@ def download_name(name: str, suffix: str) -> str:
     if suffix.startswith("report"):
         return f"{stem}.{suffix}"
     return f"{stem}.{suffix}{path.suffix or '.json'}"
+
+
+BAR_PX = 26
+"""Height of one bar's row in a defect chart: room for its label at the theme's font size."""
+
+
+def defect_bars(counts: pd.DataFrame) -> None:
+    """Defect kinds as horizontal bars (columns `defect` and `count`), every bar with its whole name.
+
+    st.bar_chart has one fixed height, so with a dozen kinds Vega hid every other label (the
+    longest bar could be the one without a name) and cut long names short ("dropped interrup…");
+    here the chart grows with the number of kinds and no label is hidden or cut.
+    """
+    import altair as alt
+
+    chart = alt.Chart(counts).mark_bar().encode(
+        x=alt.X("count:Q", title="count", axis=alt.Axis(format="d", tickMinStep=1)),
+        y=alt.Y("defect:N", sort=None, title=None, axis=alt.Axis(labelLimit=0, labelOverlap=False)),
+        tooltip=[alt.Tooltip("defect:N"), alt.Tooltip("count:Q")],
+    ).properties(height=BAR_PX * max(len(counts), 1))
+    st.altair_chart(chart, width="stretch")

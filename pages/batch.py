@@ -92,7 +92,7 @@ def fleet_view(policy: str) -> None:
                f"{int((table['status'] == 'healthy').sum()):,} healthy · {len(table) - readable:,} unreadable")
     kinds = fleet.defect_kinds(table)
     st.subheader("Defect kinds over the fleet")
-    st.bar_chart(kinds, x="defect", y="count", horizontal=True, height=280, sort=False)
+    ui.defect_bars(kinds)
     st.dataframe(ui.safe_frame(kinds.to_dict("records")), hide_index=True, width="stretch")
     st.subheader("Rejection rate per provider")
     st.dataframe(ui.safe_frame(fleet.rejection_rates(table).to_dict("records")), hide_index=True, width="stretch")
@@ -234,7 +234,7 @@ st.dataframe(frame.style.map(_status_colour, subset=["status"]).map(_said_colour
 totals = defect_totals(rows)
 st.subheader("Defect kinds across the batch")
 chart = pd.DataFrame({"defect": list(totals), "count": list(totals.values())})
-st.bar_chart(chart, x="defect", y="count", horizontal=True, height=280, sort=False)
+ui.defect_bars(chart)
 
 st.subheader("Open a file in the Inspector")
 if st.session_state.get("batch_pick") not in range(len(inputs)):

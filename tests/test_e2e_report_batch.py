@@ -93,3 +93,21 @@ def test_an_uploaded_file_opens_in_the_inspector_from_batch(page: Any, server: s
     wait_idle(page)
     page.get_by_role("heading", name="Inspector", exact=True).wait_for()
     page.get_by_text("second.json", exact=False).first.wait_for()
+
+
+def test_every_defect_bar_on_batch_has_its_whole_name(page: Any, server: str) -> None:
+    """The defect chart names every bar: with a fixed height Vega hid every other label (the longest bar,
+    "moved", had none) and cut "dropped interrupted frame" short."""
+    page.goto(server + "/batch?policy=strict")
+    wait_idle(page)
+    page.get_by_test_id("stRadioGroup").first.get_by_text("All samples").click()
+    wait_idle(page)
+    chart = page.locator('[data-testid="stVegaLiteChart"]').first
+    chart.locator("svg text").first.wait_for()
+    labels = chart.locator("svg text").evaluate_all(
+        "els => els.map(e => [e.textContent, getComputedStyle(e).opacity])")
+    hidden = [text for text, opacity in labels if float(opacity) == 0]
+    shown = {text for text, opacity in labels if float(opacity) > 0}
+    assert not hidden, hidden
+    assert {"moved", "dropped interrupted frame", "dropped duplicate", "stray result", "findings"} <= shown, shown
+    assert not any(text.endswith("…") for text in shown), shown
