@@ -727,6 +727,10 @@ def download_name(name: str, suffix: str) -> str:
 BAR_PX = 26
 """Height of one bar's row in a defect chart: room for its label at the theme's font size."""
 
+AXIS_PX = 60
+"""Height of a defect chart's count axis (ticks, their numbers and its title): Streamlit fits the whole
+chart, axis included, into the height it is given."""
+
 
 def defect_bars(counts: pd.DataFrame) -> None:
     """Defect kinds as horizontal bars (columns `defect` and `count`), every bar with its whole name.
@@ -741,5 +745,5 @@ def defect_bars(counts: pd.DataFrame) -> None:
         x=alt.X("count:Q", title="count", axis=alt.Axis(format="d", tickMinStep=1)),
         y=alt.Y("defect:N", sort=None, title=None, axis=alt.Axis(labelLimit=0, labelOverlap=False)),
         tooltip=[alt.Tooltip("defect:N"), alt.Tooltip("count:Q")],
-    ).properties(height=BAR_PX * max(len(counts), 1))
+    ).properties(height=BAR_PX * max(len(counts), 1) + AXIS_PX)
     st.altair_chart(chart, width="stretch")
