@@ -24,6 +24,7 @@ from integrity import (
     load_all,
     own_provider,
 )
+from integrity.report import fails_only_as_recorded
 
 DEFECT_COLUMNS: tuple[tuple[str, str], ...] = (
     (MARKS[Mark.ORPHANED_CALL].summary_field or "", MARKS[Mark.ORPHANED_CALL].name),
@@ -113,9 +114,12 @@ def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, provider:
     row["verdict"] = report.verdict
     if verdicts:
         row.update(safe_to_send(verdicts, judge))
-        if row["status"] == "healthy" and row["accepted as recorded"].startswith("✖"):
-            # healthy by the repair's measure, but the provider it is judged by refuses it as recorded
-            # (`check --provider` exits 1 for it): never call it healthy
+        refused = row["accepted as recorded"].startswith("✖")
+        if refused and (row["status"] == "healthy" or fails_only_as_recorded(report)):
+            # healthy by the repair's measure (`check --provider` exits 1 for it): never call it healthy; or
+            # failing only because the provider refuses it as recorded, for nothing the view needs to change
+            # (results split over two messages, which the request written for the view regroups): not
+            # "findings" (it has none) nor "repaired" (its view only normalizes)
             row["status"] = REJECTED_STATUS
     return row
 

@@ -143,3 +143,21 @@ def test_a_sample_opens_in_the_inspector_with_the_picked_provider() -> None:
     assert any(t.value == "Inspector" for t in at.title)
     assert at.query_params["sample"] in (["abort_race.pi-ai.json"], "abort_race.pi-ai.json")
     assert at.query_params["provider"] in (["gemini"], "gemini")
+
+
+@pytest.mark.parametrize("sample", ["split_results.anthropic.json", "split_results.bedrock.json"])
+def test_a_file_only_its_provider_refuses_as_recorded_is_rejected_as_recorded_not_findings(sample: str) -> None:
+    """Nothing to repair and no finding, but its own provider refuses the results split over two messages:
+    the status says so (it said "findings" beside a findings count of 0)."""
+    [row] = summarize_all(sample, (SAMPLES / sample).read_bytes(), "strict")
+    assert row["findings"] == 0
+    assert row["status"] == REJECTED_STATUS, row
+    assert row["accepted as recorded"].startswith("✖")
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+def test_findings_status_always_has_findings(policy: str) -> None:
+    for path in sorted(SAMPLES.glob("*.json*")):
+        for row in summarize_all(path.name, path.read_bytes(), policy):
+            if row["status"] == "findings":
+                assert row["findings"] > 0, (path.name, row)
