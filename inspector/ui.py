@@ -33,7 +33,7 @@ from inspector.rows import (
     verdict_rows,
 )
 from inspector.safe_text import neutralize, safe_filename, without_paths
-from inspector.theme import ROW_KINDS, SUMMARY_METRICS, colour, label, meaning
+from inspector.theme import ROW_KINDS, SUMMARY_METRICS, colour, label, meaning, visible_prefix
 from integrity import (
     DEFAULT_POLICY,
     POLICIES,
@@ -617,6 +617,9 @@ ROW_CONFIG = {
     "why": st.column_config.TextColumn("why (whole in the panel below)", width=250),
 }
 
+WHY_IN_FULL = {"why": st.column_config.TextColumn("why", width=250)}
+"""The why column where no panel below shows a row's reason whole (the Lessons sandbox)."""
+
 
 def overview_frame(rows: Sequence[Row], analysis: Analysis | None = None) -> pd.DataFrame:
     """All rows, lean: what a 100,000-message overview table can afford to send to the browser.
@@ -630,7 +633,8 @@ def overview_frame(rows: Sequence[Row], analysis: Analysis | None = None) -> pd.
         "kind": [label(r.kind) for r in rows],
         "#": [r.left for r in rows],
         "view #": [r.right for r in rows],
-        "message": [(r.left_text or r.right_text)[:90] if r.filled or analysis is None else role_of(analysis, r)
+        "message": [visible_prefix(r.left_text or r.right_text, 90) if r.filled or analysis is None
+                    else role_of(analysis, r)
                     for r in rows],
     }).astype({"#": "Int64", "view #": "Int64",  # numeric, so sorting the overview works
                "kind": "category"})  # a dictionary column: half the bytes sent for 100,000 rows

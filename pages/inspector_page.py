@@ -303,7 +303,7 @@ def side_by_side() -> None:
     st.dataframe(ui.styled_rows(frame), hide_index=True, width="stretch", column_config=ui.ROW_CONFIG,
                  on_select=_on_pick, selection_mode=["single-row", "single-cell"],
                  key=f"detail_table_{st.session_state.get('_table_nonce', 0)}",
-                 height=min(len(window), 14) * 35 + 40, row_height=35)
+                 height=min(max(len(window), 1), 14) * 35 + 40, row_height=35)  # room for 'empty' too
 
     with st.expander("Legend: what each row kind means", expanded=False):
         ui.legend()

@@ -76,3 +76,24 @@ def test_the_app_listens_on_this_machine_only_and_limits_uploads() -> None:
     assert 0 < config["server"]["maxUploadSize"] <= 200
     assert config["client"]["showErrorDetails"] == "none"
     assert config["browser"]["gatherUsageStats"] is False
+
+
+def test_the_overview_shows_as_much_of_a_struck_through_message_as_of_any_other() -> None:
+    """A dropped duplicate's text is struck through with a combining mark after each character: cut by
+    length alone, the overview showed half as much of it (audit of the Inspector's overview)."""
+    from inspector.rows import aligned_rows
+    from inspector.theme import STRIKE
+    from inspector.ui import overview_frame
+    from integrity import analyze, load
+
+    name = "crash_duplicate.anthropic.json"
+    analysis = analyze(load((Path(__file__).resolve().parent.parent / "sample_transcripts" / name).read_bytes(),
+                            name), "strict")
+    rows = aligned_rows(analysis)
+    frame = overview_frame(rows, analysis)
+    [struck] = [n for n, row in enumerate(rows) if row.kind == "dropped_duplicate"]
+    shown = frame["message"][struck]
+    whole = rows[struck].left_text.replace(STRIKE, "")
+    assert len(whole) > 45  # long enough for the old cut to show
+    assert shown.replace(STRIKE, "") == whole[:90]
+    assert all(len(text) <= 90 for n, text in enumerate(frame["message"]) if n != struck)
