@@ -6,7 +6,9 @@ adds only what is visual.  tests/test_kinds.py fails when a kind has no style.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from integrity import MARKS, REPAIR_KINDS, Mark, RepairKind, facts
 
@@ -78,3 +80,22 @@ SUMMARY_METRICS: tuple[tuple[str, str], ...] = (
     ("strays", facts(Mark.STRAY).name),
 )
 """(summary field, label) for the header metrics; labels are the registry's names."""
+
+
+def summary_metrics(summary: Any, first: Sequence[tuple[str, str]] = (),
+                    last: Sequence[tuple[str, str]] = ()) -> list[tuple[str, int]]:
+    """(label, count) for a header: `first`, the core counts (SUMMARY_METRICS) always, then every other count
+    the registry keeps that this summary has (reordered, renamed ids, merged, ...), then `last`; so a change
+    the verdict names always has its number beside it.  first/last: extra (summary field, label) pairs."""
+    fields = list(first)
+    taken = {field for field, _ in (*first, *last)}
+    for field, name in SUMMARY_METRICS:
+        if field not in taken:
+            fields.append((field, name))
+            taken.add(field)
+    for kind_facts in (*REPAIR_KINDS.values(), *MARKS.values()):
+        counted = kind_facts.summary_field
+        if counted and counted not in taken and getattr(summary, counted, None):
+            fields.append((counted, kind_facts.name))
+            taken.add(counted)
+    return [(name, getattr(summary, field)) for field, name in (*fields, *last)]

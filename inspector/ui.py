@@ -33,7 +33,7 @@ from inspector.rows import (
     verdict_rows,
 )
 from inspector.safe_text import neutralize, safe_filename, without_paths
-from inspector.theme import ROW_KINDS, SUMMARY_METRICS, colour, label, meaning, visible_prefix
+from inspector.theme import ROW_KINDS, colour, label, meaning, summary_metrics, visible_prefix
 from integrity import (
     DEFAULT_POLICY,
     POLICIES,
@@ -644,8 +644,7 @@ def metrics(analysis: Analysis) -> None:
     """Header metrics from the report summary."""
     summary = analysis.report.summary
     with st.container(horizontal=True, gap="medium"):  # wraps to a second line on narrow screens, never cuts labels
-        for field, name in SUMMARY_METRICS:
-            value = getattr(summary, field)
+        for name, value in summary_metrics(summary):
             st.metric(name, short_number(value), help=f"{value:,} {name}", width="content")
 
 

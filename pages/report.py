@@ -23,6 +23,7 @@ from inspector.entry import through_app
 from inspector.glossary import link
 from inspector.markdown import report_markdown
 from inspector.safe_text import neutralize
+from inspector.theme import summary_metrics
 from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, export_view, facts
 from integrity._records import invalid_where
 
@@ -100,11 +101,8 @@ s = report.summary
 st.text(neutralize(f"report of {report.source or name} · policy {report.policy} · version {report.report_version}"))
 st.code(neutralize(("✔ " if report.healthy else "⚒ " if report.changed else "⚠ ") + report.verdict), language=None,
         wrap_lines=True)
-shown = [("messages", s.messages), ("view", s.view_messages), ("calls", s.calls),
-         (facts(Mark.ORPHANED_CALL).name, s.orphaned_calls), (facts(RepairKind.DROPPED_DUPLICATE).name,
-                                                             s.duplicates_dropped),
-         (facts(RepairKind.MOVED).name, s.moved), (facts(RepairKind.SYNTHESIZED).name, s.synthesized),
-         ("findings", s.findings)]
+# the Inspector's counts (every one the verdict names), with the view's size and the findings beside them
+shown = summary_metrics(s, first=[("messages", "messages"), ("view_messages", "view")], last=[("findings", "findings")])
 counts = st.container(horizontal=True, gap="medium")  # as wide as their names, wrapping when narrow
 for title, value in shown:
     counts.metric(title, f"{value:,}", width="content")
