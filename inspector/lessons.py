@@ -38,6 +38,7 @@ from integrity.kinds import facts
 POLICIES: tuple[str, ...] = ("openmaic", "strict")
 """The policies every lesson shows side by side: the reference first, then strict."""
 POLICY_TITLES: dict[str, str] = {"openmaic": "the reference (openmaic)", "strict": "strict (the default)"}
+SHORT_TITLES: dict[str, str] = {"openmaic": "the reference", "strict": "strict"}
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
 NOW_MS = 1_763_000_000_000
 """The clock of every lesson's analysis, so receipts carry the same timestamp on every run."""
@@ -134,7 +135,7 @@ LESSONS: tuple[Lesson, ...] = (
         "A crash, a killed worker or a lost write can leave a call without its result (an orphaned call). "
         "Providers refuse the whole request.",
         "Both policies add a receipt for the call, in the view only: the durable transcript keeps the orphan. "
-        "They differ in its words. The reference's receipt says the call was interrupted; strict's adds that "
+        "Their receipts differ in words. The reference's says the call was interrupted; strict's adds that "
         "the outcome is unknown and that a tool with side effects should be checked before it is retried, "
         "because it may have run.",
         (Claim("openai-chat", "tool_calls_unanswered"), Claim("anthropic", "tool_use_unanswered"),
@@ -159,8 +160,8 @@ LESSONS: tuple[Lesson, ...] = (
         "The results of a frame are the messages right after it, with nothing in between.",
         "An interrupted frame (the user pressed stop while a tool ran) or a hook message can land between "
         "a call and its result, when a tool finishes after it.",
-        "Here the policies agree: both move the result #4 back next to its frame and drop the interrupted "
-        "frame #3. They differ on interrupted frames that split nothing: the reference drops every one "
+        "Here the policies make the same repair: both move the result #4 back next to its frame and drop the "
+        "interrupted frame #3. They differ on interrupted frames that split nothing: the reference drops every one "
         "as soon as it repairs anything, strict only the ones it must.",
         (Claim("openai-chat", "tool_calls_unanswered"), Claim("anthropic", "tool_use_unanswered"),
          Claim("openai-responses")),
@@ -302,6 +303,41 @@ def provider_rows(analysis: Any) -> list[dict[str, str]]:
 def still_rejecting(analysis: Any) -> list[str]:
     """The providers that reject this policy's view too."""
     return [name for name, said in analysis.verdicts.items() if said["after"]]
+
+
+def verdict_difference(analyses: dict[str, Any]) -> str:
+    """One sentence when the two policies' views are not refused by the same providers ('' when they are),
+    with each refusing provider's rules: a lesson's hand-written comparison of the repairs ("here the
+    policies agree") must never stand alone beside verdicts that differ."""
+    refused = {policy: still_rejecting(analysis) for policy, analysis in analyses.items()}
+    if len({tuple(names) for names in refused.values()}) <= 1:
+        return ""
+    parts = []
+    for policy, names in refused.items():
+        said = analyses[policy].verdicts
+        who = ", ".join(f"{name} ({', '.join(sorted({v.rule for v in said[name]['after']}))})" for name in names)
+        parts.append(f"{SHORT_TITLES[policy]}'s, {who or 'none'}")
+    return "Their verdicts differ. The providers that still refuse the view: " + "; ".join(parts) + "." \
+        + _planned_for_them(analyses, refused)
+
+
+def _planned_for_them(analyses: dict[str, Any], refused: dict[str, list[str]]) -> str:
+    """Why strict's view passes where the reference's does not, when it is because strict plans the view it
+    sends some providers for their turn rules (what the default view on the page does not show): the kinds
+    that view adds, from the engine's own plan for each such provider ('' otherwise)."""
+    strict = analyses.get("strict")
+    if strict is None or strict.provider is not None:
+        return ""
+    others = [name for policy, names in refused.items() if policy != "strict" for name in names
+              if name not in refused["strict"]]
+    added: dict[str, list[str]] = {}
+    for name in dict.fromkeys(others):
+        planned = analyze(strict.transcript, "strict", now=lambda: NOW_MS, provider=name)
+        extra = sorted(changes(planned.report) - changes(strict.report))
+        if extra:
+            added.setdefault(", ".join(extra), []).append(name)
+    return "".join(f" Strict plans the view it sends {', '.join(names)} for their turn rules; its changes there also "
+                   f"include: {kinds} (see the lesson on provider turn rules)." for kinds, names in added.items())
 
 
 @dataclass(frozen=True)

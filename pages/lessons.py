@@ -32,6 +32,7 @@ from inspector.lessons import (
     repair_steps,
     step_view_rows,
     still_rejecting,
+    verdict_difference,
 )
 from inspector.rows import preview
 
@@ -120,6 +121,9 @@ for column, name in zip(st.columns(2), POLICIES, strict=True):
         st.caption(("Its view is still rejected by: " + ", ".join(after)) if after
                    else "Every provider rule set accepts its view.")
 st.markdown(link_terms(f"**Why they differ.** {lesson.policies}", linked=linked))
+difference = verdict_difference(analyses)
+if difference:
+    st.markdown(difference)  # engine facts: provider names and rule ids, no transcript text
 
 if lesson.key == "receipts":
     st.markdown("#### What a receipt is, whole")

@@ -253,3 +253,28 @@ def test_receipt_recognition_per_format_is_what_reading_it_back_gives() -> None:
     assert all(row["strict"] for row in rows.values())  # and so does the strict one (its exact text)
     for row in rows.values():
         assert "interrupted" in row["openmaic as written"]
+
+
+def test_a_lesson_never_shows_differing_verdicts_without_saying_so() -> None:
+    """Lesson 1 said the policies differ only in a receipt's words while the reference's view was still
+    refused by Bedrock and Mistral beside it: the page now says which providers refuse which view, by which rules."""
+    from inspector.lessons import LESSONS, lesson_analyses, still_rejecting, verdict_difference
+
+    differing = []
+    for lesson in LESSONS:
+        analyses = lesson_analyses(lesson)
+        refused = {policy: still_rejecting(analysis) for policy, analysis in analyses.items()}
+        sentence = verdict_difference(analyses)
+        if len({tuple(names) for names in refused.values()}) == 1:
+            assert sentence == "", lesson.key
+            continue
+        differing.append(lesson.key)
+        for policy, names in refused.items():
+            for name in names:
+                rules = {v.rule for v in analyses[policy].verdicts[name]["after"]}
+                assert f"{name} ({', '.join(sorted(rules))})" in sentence, (lesson.key, name)
+    assert "answered" in differing and "contiguous" in differing
+    answered = verdict_difference(lesson_analyses(next(lesson for lesson in LESSONS if lesson.key == "answered")))
+    # the page's strict view is planned for no provider; Bedrock and Mistral get one with a turn between
+    assert "Strict plans the view it sends bedrock, mistral for their turn rules" in answered
+    assert "synthesized turn" in answered
