@@ -98,7 +98,34 @@ def headline(analysis: Analysis, provider: str | None) -> None:
                                                             else f"REJECTED with {len(after)} error(s), the first:"))
         if after:
             lines.append(f"  {after[0].error}")
+        elif before:
+            lines.extend(regrouped(analysis, provider))
     st.code(neutralize("\n".join(lines)), language=None, wrap_lines=True)
+
+
+def regrouped(analysis: Analysis, provider: str) -> list[str]:
+    """Where a view that changes no message passes a provider that refuses the file: the request written for it
+    groups the messages otherwise than the file's own entries (Anthropic's and Bedrock's writers send a frame's
+    results in one user message; the file split them), so the rows, all kept, show no change.  From the two
+    requests the verdict judged (providers.canonical.judged_request); [] when the view changes messages."""
+    if analysis.report.changed:
+        return []
+    from integrity.providers.canonical import judged_request
+
+    transcript = analysis.transcript
+    _, recorded, _ = judged_request(transcript.messages, provider, transcript, as_recorded=True)
+    _, written, _ = judged_request(analysis.view, provider, transcript)
+    entry_of = {message: entry for entry, group in enumerate(recorded) for message in group}
+    joined = [group for group in written if len({entry_of.get(message) for message in group}) > 1]
+    if not joined and len(written) == len(recorded):
+        return []
+    lines = [f"No message changes: the request written for {provider} groups the messages differently from the "
+             f"file ({len(recorded)} entries in the file, {len(written)} in the request), and {provider} accepts it:"]
+    for group in joined:
+        names = [f"#{message}" for message in group]
+        count = len({entry_of[message] for message in group if message in entry_of})
+        lines.append(f"  durable {', '.join(names[:-1])} and {names[-1]}, {count} entries in the file, are sent as one")
+    return lines
 
 
 UNPLACED_SHOWN = 5
