@@ -117,8 +117,8 @@ def durable_frame(snap: Snapshot) -> Any:
     frame = pd.DataFrame({
         "#": [entry.seq for entry in snap.durable],
         "attempt": [entry.attempt for entry in snap.durable],
-        "message": [describe(entry.message) for entry in snap.durable],
-        "new": ["● new" if entry.seq >= first_new else "" for entry in snap.durable],
+        "new": ["● new" if entry.seq >= first_new else "" for entry in snap.durable],  # before the long message,
+        "message": [describe(entry.message) for entry in snap.durable],               # so it is never scrolled off
     })
     return frame.style.apply(lambda row: [NEW_ROW if row["new"] else ""] * len(row), axis=1)
 
@@ -176,7 +176,7 @@ with left:
     st.caption("What the store holds, and which attempt wrote it. Append-only: never rewritten.")
     st.dataframe(durable_frame(snap), hide_index=True, width="stretch", key=f"lab_durable_{shown}",
                  column_config={"#": NARROW, "attempt": NARROW, "message": MESSAGE,
-                                "new": st.column_config.TextColumn(width="small")})
+                                "new": st.column_config.TextColumn("new", width=64)})  # "● new" whole
 with right:
     st.markdown("#### Repaired model view")
     st.markdown(link_terms("What the next model call would be sent: the view, repaired at read time with the "

@@ -73,9 +73,10 @@ for number, question in enumerate(questions, start=1):
         if result.verdict_right and result.view_right:
             st.success("Both right.")
         else:
-            st.error("Not quite: " + ("the verdict" if not result.verdict_right else "")
-                     + (" and " if not result.verdict_right and not result.view_right else "")
-                     + ("the view" if not result.view_right else "") + ".")
+            missed = [what + (" (not answered)" if answer is None else "")
+                      for what, answer, right in (("the verdict", verdict, result.verdict_right),
+                                                  ("the view", view, result.view_right)) if not right]
+            st.error("Not quite: " + " and ".join(missed) + ".")
             st.code(result.explanation, language=None, wrap_lines=True)
         if lesson is not None:
             st.markdown(f"Covered by the lesson [{lesson.title}]({lesson_url(lesson.key)}).")
