@@ -20,7 +20,7 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 import streamlit as st
@@ -678,13 +678,13 @@ def _verdict_colour(value: Any) -> str:
     return ""
 
 
-def verdict_table(analysis: Analysis, where: Any = None) -> bool:
+def verdict_table(analysis: Analysis, width: Literal["stretch", "content"] = "stretch") -> bool:
     """Every provider's answer before and after repair, coloured; False when no provider was asked."""
     rows = verdict_rows(analysis)
     if not rows:
         return False
-    (where or st).dataframe(pd.DataFrame(rows).style.map(_verdict_colour), hide_index=True, width="stretch",
-                            height=35 * len(rows) + 40)
+    st.dataframe(pd.DataFrame(rows).style.map(_verdict_colour), hide_index=True, width=width,
+                 height=35 * len(rows) + 40)
     return True
 
 
@@ -692,12 +692,13 @@ def verdict_panel(analysis: Analysis, provider: str | None) -> None:
     """Would each provider accept the request, before and after repair; the chosen one in detail."""
     from inspector.rows import violation_rows
 
-    left, right = st.columns([2, 3])
-    if not verdict_table(analysis, left):
+    # the table on its own line, as wide as its three columns: beside the details (two columns) it was cut to
+    # "provider | before repair | af" on a 1000 px screen
+    if not verdict_table(analysis, width="content"):
         return
     if provider and provider in (analysis.verdicts or {}):
         result = analysis.verdicts[provider] or {}
-        with right:
+        with st.container():
             for when in ("before", "after"):
                 found = violation_rows(result.get(when) or [])
                 title = f"{provider} {when} repair: " + (f"{len(found)} error(s)" if found else "accepted")
