@@ -458,7 +458,20 @@ def repair_steps(report: RepairReport) -> list[Step]:
     return _say_when_in_place(report, [step for _, step in keyed])
 
 
-IN_PLACE = " (already in place after the steps before)"
+IN_PLACE = "already in place after the steps before"
+
+
+def says_in_place(description: str) -> bool:
+    """Whether a step's text says it changes no row (see _say_when_in_place)."""
+    return description.endswith(IN_PLACE + ")")
+
+
+def _in_place(description: str) -> str:
+    """The step's text with IN_PLACE: inside its closing parenthesis when it ends with one ("... (no provider
+    needs this; already in place ...)"), never two parentheticals in a row."""
+    if description.endswith(")"):
+        return f"{description[:-1]}; {IN_PLACE})"
+    return f"{description} ({IN_PLACE})"
 _SIMULATE_UP_TO = 300
 
 
@@ -472,7 +485,7 @@ def _say_when_in_place(report: RepairReport, steps: list[Step]) -> list[Step]:
     for n, step in enumerate(steps):
         if step.kind in (RepairKind.MOVED, RepairKind.REORDERED) and (
                 view_after(report, steps, n, True) == view_after(report, steps, n + 1, True)):
-            steps[n] = dataclasses.replace(step, description=step.description + IN_PLACE)
+            steps[n] = dataclasses.replace(step, description=_in_place(step.description))
     return steps
 
 

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from inspector.lessons import (
-    IN_PLACE,
     LESSONS,
     POLICIES,
     Step,
@@ -27,6 +26,7 @@ from inspector.lessons import (
     lesson_analyses,
     receipt_recognition,
     repair_steps,
+    says_in_place,
     step_view_rows,
     verdicts_as_recorded,
     view_after,
@@ -152,7 +152,7 @@ def check_step(analysis: Any, steps: list[Step], n: int) -> None:
         if step.kept is not None:
             assert ("durable", step.kept) in after, where
     elif step.kind in ("moved", "reordered"):
-        assert (after != before) != step.description.endswith(IN_PLACE), where  # it visibly travels, or says not
+        assert (after != before) != says_in_place(step.description), where  # it visibly travels, or says not
         for member in step.touches:
             assert _right_after_frame(report, _live(after), ("durable", member), step.frame), where
     elif step.kind == "synthesized":

@@ -72,3 +72,16 @@ def test_the_page_says_so_for_a_bad_seed() -> None:
     at.query_params["seed"] = "abc"
     at.run()
     assert not at.exception and at.warning
+
+
+def test_a_step_already_in_place_says_so_inside_its_parenthesis() -> None:
+    """A reordering the steps before already did read "(no provider needs this) (already in place after the
+    steps before)": one parenthetical now."""
+    from inspector.quiz import make_quiz, mark
+
+    said = [mark(question, None, None).explanation for question in make_quiz(0)]
+    joined = [text for text in said if "already in place after the steps before" in text]
+    assert joined, said  # seed 0 has one
+    for text in joined:
+        assert "(no provider needs this; already in place after the steps before)" in text
+        assert ") (already in place" not in text
