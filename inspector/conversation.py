@@ -39,7 +39,7 @@ from integrity import Analysis, MergedView, ReceiptView, RepairKind, TurnView, f
 
 from .rows import Row, rows_by_side
 from .safe_text import neutralize
-from .theme import STYLES
+from .theme import STYLES, id_text
 
 HEAD_LINES = 14
 """Lines of a body shown before "show more"."""
@@ -157,7 +157,7 @@ def _part_text(part: Any, result: bool) -> str:
     if kind == "thinking" and isinstance(part.get("thinking"), str):
         return "(thinking)\n" + part["thinking"]
     if kind == "toolCall":
-        return f"→ call {part.get('name')} (id {_id_text(part.get('id'))})\n{_arguments(part.get('arguments'))}"
+        return f"→ call {part.get('name')} (id {id_text(part.get('id'))})\n{_arguments(part.get('arguments'))}"
     if kind == "image":
         return f"(image {part.get('mimeType') or ''})".replace(" )", ")")
     shown = {key: item for key, item in part.items() if key != "_native"}
@@ -200,7 +200,7 @@ def title_of(message: Any) -> str:
     role = message.get("role")
     text = role if isinstance(role, str) else "?"
     if role == "toolResult":
-        text += f" · {message.get('toolName')}#{_id_text(message.get('toolCallId'))}"
+        text += f" · {message.get('toolName')}#{id_text(message.get('toolCallId'))}"
         if message.get("isError") is True:
             text += " · error"
     elif role == "assistant" and isinstance(message.get("content"), list):
@@ -355,12 +355,8 @@ class LaneIndex:
     row_of_view: dict[int, int]
 
 
-def _id_text(call_id: Any) -> str:
-    return "(no id)" if call_id == "" else str(call_id)
-
-
 def _call_name(pairing: Any) -> str:
-    return neutralize(f"{pairing.tool_name}#{_id_text(pairing.call_id)}")
+    return neutralize(f"{pairing.tool_name}#{id_text(pairing.call_id)}")
 
 
 def _durable_results(analysis: Analysis) -> dict[tuple[int, int], list[int]]:
@@ -540,7 +536,7 @@ def _view_title(analysis: Analysis, position: int) -> str:
     entry = analysis.report.view[position]
     message = analysis.view[position]
     if isinstance(entry, ReceiptView):
-        return neutralize(f"view #{position} · synthesized receipt · {entry.tool_name}#{_id_text(entry.call_id)} "
+        return neutralize(f"view #{position} · synthesized receipt · {entry.tool_name}#{id_text(entry.call_id)} "
                           f"(frame #{entry.frame_index})")
     if isinstance(entry, TurnView):
         return neutralize(f"view #{position} · {entry.role} turn only in the view")

@@ -21,7 +21,7 @@ from typing import Any
 from integrity import Analysis, Mark, MergedView, ReceiptView, RepairKind, TurnView
 
 from .safe_text import escape_json, neutralize
-from .theme import strike
+from .theme import id_text, strike
 
 PREVIEW_CHARS = 140
 """Summaries are cut here: a row never carries a huge string to the browser."""
@@ -71,7 +71,7 @@ def preview(message: Any) -> str:
         if isinstance(content, list):
             for part in content:
                 if isinstance(part, dict) and part.get("type") == "toolCall":
-                    calls.append(f"{part.get('name')}#{part.get('id')}")
+                    calls.append(f"{part.get('name')}#{id_text(part.get('id'))}")
         head = f"assistant → {', '.join(calls)}" if calls else "assistant"
         stop = message.get("stopReason")
         if isinstance(stop, str) and stop not in ("toolUse", "stop"):
@@ -80,7 +80,7 @@ def preview(message: Any) -> str:
         return _clip(f"{head}: {body}" if body else head)
     if role == "toolResult":
         flag = " error" if message.get("isError") is True else ""
-        head = f"result{flag} for {message.get('toolName')}#{message.get('toolCallId')}"
+        head = f"result{flag} for {message.get('toolName')}#{id_text(message.get('toolCallId'))}"
         return _clip(f"{head}: {_text_of(content)}")
     return _clip(f"{role_text}: {_text_of(content)}")
 

@@ -49,6 +49,11 @@ def strike(text: str) -> str:
     return "".join(ch + STRIKE for ch in text)
 
 
+def id_text(call_id: Any) -> str:
+    """A call id as every screen writes it: an empty one (Gemini's calls may have none) as "(no id)"."""
+    return "(no id)" if call_id == "" else str(call_id)
+
+
 def visible_prefix(text: str, limit: int) -> str:
     """The first `limit` characters a reader sees: a struck-through text carries a combining mark after each
     of them, so cutting it by length alone showed half as much of a dropped message as of any other."""

@@ -97,3 +97,16 @@ def test_the_overview_shows_as_much_of_a_struck_through_message_as_of_any_other(
     assert len(whole) > 45  # long enough for the old cut to show
     assert shown.replace(STRIKE, "") == whole[:90]
     assert all(len(text) <= 90 for n, text in enumerate(frame["message"]) if n != struck)
+
+
+def test_a_call_without_an_id_reads_the_same_in_the_tables_and_the_conversation() -> None:
+    """The conversation wrote '(no id)' where the tables wrote 'convert_currency#' with nothing after it."""
+    from inspector.theme import id_text
+
+    call = {"role": "assistant", "content": [{"type": "toolCall", "id": "", "name": "convert_currency",
+                                              "arguments": {}}]}
+    result = {"role": "toolResult", "toolCallId": "", "toolName": "convert_currency",
+              "content": [{"type": "text", "text": "92.31 EUR"}]}
+    assert preview(call) == "assistant → convert_currency#(no id)"
+    assert preview(result).startswith("result for convert_currency#(no id): ")
+    assert id_text("") == "(no id)" and id_text("call_1") == "call_1"
