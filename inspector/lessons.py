@@ -328,10 +328,8 @@ def _planned_for_them(analyses: dict[str, Any], refused: dict[str, list[str]]) -
     strict = analyses.get("strict")
     if strict is None or strict.provider is not None:
         return ""
-    others = [name for policy, names in refused.items() if policy != "strict" for name in names
-              if name not in refused["strict"]]
     added: dict[str, list[str]] = {}
-    for name in dict.fromkeys(others):
+    for name in (name for name in refused.get("openmaic", []) if name not in refused["strict"]):
         planned = analyze(strict.transcript, "strict", now=lambda: NOW_MS, provider=name)
         extra = sorted(changes(planned.report) - changes(strict.report))
         if extra:

@@ -698,18 +698,17 @@ def verdict_panel(analysis: Analysis, provider: str | None) -> None:
         return
     if provider and provider in (analysis.verdicts or {}):
         result = analysis.verdicts[provider] or {}
-        with st.container():
-            for when in ("before", "after"):
-                found = violation_rows(result.get(when) or [])
-                title = f"{provider} {when} repair: " + (f"{len(found)} error(s)" if found else "accepted")
-                with st.expander(title, expanded=bool(found) and when == "after"):
-                    if found:
-                        st.dataframe(pd.DataFrame(found)[["rule", "position", "durable entries", "call ids",
-                                                          "provider error"]],
-                                     hide_index=True, width="stretch",
-                                     column_config={"provider error": st.column_config.TextColumn(width="large")})
-                    else:
-                        st.caption("No rule of this provider is broken.")
+        for when in ("before", "after"):
+            found = violation_rows(result.get(when) or [])
+            title = f"{provider} {when} repair: " + (f"{len(found)} error(s)" if found else "accepted")
+            with st.expander(title, expanded=bool(found) and when == "after"):
+                if found:
+                    st.dataframe(pd.DataFrame(found)[["rule", "position", "durable entries", "call ids",
+                                                      "provider error"]],
+                                 hide_index=True, width="stretch",
+                                 column_config={"provider error": st.column_config.TextColumn(width="large")})
+                else:
+                    st.caption("No rule of this provider is broken.")
 
 
 def code_block(text: str, truncated: bool = False, language: str | None = "json") -> None:

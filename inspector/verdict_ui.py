@@ -84,7 +84,7 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
     return with_verdicts(analysis, verdicts)
 
 
-def headline(analysis: Analysis, provider: str | None) -> None:
+def headline(analysis: Analysis, provider: str | None, digest: str, name: str) -> None:
     """The verdict and the chosen provider's answer in one block: as recorded, after repair, first error whole."""
     lines = [verdict_line(analysis), *unplaced_findings(analysis)]
     result = (analysis.verdicts or {}).get(provider or "")
@@ -99,32 +99,34 @@ def headline(analysis: Analysis, provider: str | None) -> None:
         if after:
             lines.append(f"  {after[0].error}")
         elif before:
-            lines.extend(regrouped(analysis, provider))
+            lines.extend(regrouped(analysis, provider, digest, name))
     st.code(neutralize("\n".join(lines)), language=None, wrap_lines=True)
 
 
-def regrouped(analysis: Analysis, provider: str) -> list[str]:
-    """Where a view that changes no message passes a provider that refuses the file: the request written for it
-    groups the messages otherwise than the file's own entries (Anthropic's and Bedrock's writers send a frame's
-    results in one user message; the file split them), so the rows, all kept, show no change.  From the two
-    requests the verdict judged (providers.canonical.judged_request); [] when the view changes messages."""
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _regrouped(digest: str, name: str, policy: str, provider: str,
+               _analysis: Analysis) -> tuple[int, int, list[tuple[list[int], int]]]:
+    from integrity.providers.canonical import regrouped as engine_regrouped
+
+    return engine_regrouped(_analysis.transcript, _analysis.view, provider)
+
+
+def regrouped(analysis: Analysis, provider: str, digest: str, name: str) -> list[str]:
+    """Where a view that changes no message passes a provider that refuses the file, why the rows (all kept)
+    show no change: the request written for it groups the messages otherwise (integrity.providers.canonical
+    .regrouped); [] when the view changes messages or the request groups them as the file does.  digest and
+    name: the transcript's cache key (two written requests are not made again on every rerun)."""
     if analysis.report.changed:
         return []
-    from integrity.providers.canonical import judged_request
-
-    transcript = analysis.transcript
-    _, recorded, _ = judged_request(transcript.messages, provider, transcript, as_recorded=True)
-    _, written, _ = judged_request(analysis.view, provider, transcript)
-    entry_of = {message: entry for entry, group in enumerate(recorded) for message in group}
-    joined = [group for group in written if len({entry_of.get(message) for message in group}) > 1]
-    if not joined and len(written) == len(recorded):
+    recorded, written, joined = _regrouped(digest, name, analysis.policy, provider, analysis)
+    if not joined and written == recorded:
         return []
     lines = [f"No message changes: the request written for {provider} groups the messages differently from the "
-             f"file ({len(recorded)} entries in the file, {len(written)} in the request), and {provider} accepts it:"]
-    for group in joined:
+             f"file ({recorded} entries in the file, {written} in the request), and {provider} accepts it:"]
+    for group, entries in joined:
         names = [f"#{message}" for message in group]
-        count = len({entry_of[message] for message in group if message in entry_of})
-        lines.append(f"  durable {', '.join(names[:-1])} and {names[-1]}, {count} entries in the file, are sent as one")
+        lines.append(f"  durable {', '.join(names[:-1])} and {names[-1]}, {entries} entries in the file, "
+                     "are sent as one")
     return lines
 
 

@@ -82,10 +82,11 @@ def judge() -> None:
     Called after the rows are sent, so the browser draws the table while the providers judge.
     """
     global analysis
+    name = ui.cache_name(source, transcript)
     with judge_slot:
-        analysis = verdict_ui.judged(source.digest, ui.cache_name(source, transcript), analysis, provider)
+        analysis = verdict_ui.judged(source.digest, name, analysis, provider)
     with verdict_slot.container():
-        verdict_ui.headline(analysis, provider)
+        verdict_ui.headline(analysis, provider, source.digest, name)
 
 # ----------------------------------------------------------------------------- selection state
 

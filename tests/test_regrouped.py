@@ -26,7 +26,7 @@ def test_results_split_in_the_file_are_said_to_be_sent_as_one(name: str, provide
     analysis = judged(name, provider)
     said = analysis.verdicts[provider]
     assert said["before"] and not said["after"] and not analysis.report.changed
-    lines = regrouped(analysis, provider)
+    lines = regrouped(analysis, provider, name, name)
     assert lines[0].startswith(f"No message changes: the request written for {provider} groups the messages")
     assert "(5 entries in the file, 4 in the request)" in lines[0]
     assert lines[1:] == ["  durable #2 and #3, 2 entries in the file, are sent as one"]
@@ -38,7 +38,7 @@ def test_nothing_is_said_where_the_request_groups_as_the_file_or_the_view_change
             continue
         for provider in ("anthropic", "openai-chat"):
             analysis = judged(path.name, provider)
-            lines = regrouped(analysis, provider)
+            lines = regrouped(analysis, provider, path.name, path.name)
             if analysis.report.changed:
                 assert lines == [], path.name
             else:
