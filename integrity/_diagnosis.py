@@ -322,8 +322,8 @@ def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int
     """
     every = "the provider takes" if counting is not None else "every provider takes"
     healthy = "healthy"
-    if recorded and "rejected" in recorded.values() and not fails(severity):
-        healthy = f"healthy for {counting}"  # only a counting provider's acceptance can leave it healthy
+    if recorded and "rejected" in recorded.values() and not fails(severity) and counting is not None:
+        healthy = f"healthy for {counting}"  # the target accepts what other providers refuse
     if not changed:
         if summary.findings == 0 and fails(severity):  # only the providers' own rules are broken
             text = (f"would be rejected: {summary.messages} messages, {summary.calls} calls, every call "
@@ -426,18 +426,13 @@ def own_provider(format: str | None) -> str | None:
 
 
 def _accepted(recorded: AsRecorded | None, provider: str | None) -> bool | None:
-    """Whether the provider(s) that count accept the transcript as recorded: the chosen one, or
-    every provider when none is chosen; None when that is not known."""
-    if not recorded:
+    """Whether the target provider (integrity.pipeline.target_provider: the chosen one, else the one the
+    file's format implies) accepts the transcript as recorded; None when there is none (the universal
+    invariants decide, and what other providers say is information) or it was not asked."""
+    if not recorded or provider is None:
         return None
-    if provider is not None:
-        said = recorded.get(provider)
-        return None if said is None else said == "accepted"
-    if any(said == "rejected" for said in recorded.values()):
-        return False
-    from .providers import PROVIDERS
-
-    return True if set(PROVIDERS) <= set(recorded) else None
+    said = recorded.get(provider)
+    return None if said is None else said == "accepted"
 
 
 def _rated_findings(findings: Sequence[Finding], accepted: bool | None) -> list[Finding]:
