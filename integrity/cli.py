@@ -179,9 +179,10 @@ def _said(violation: Any) -> str:
 def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) -> CheckResult:
     """What `check` says about one transcript: the one pipeline (integrity.pipeline.check_unit), at the
     depth the output needs (the report's shell for --json, else the cheap diagnosis)."""
-    from .pipeline import check_unit
+    from .pipeline import check_unit, split_provider_option
 
-    return check_unit(loaded, provider=args.provider, policy=args.policy,
+    target, also = split_provider_option(args.provider)
+    return check_unit(loaded, provider=target, also=also, policy=args.policy,
                       depth="report" if args.json else "diagnosis", now=now)
 
 
@@ -219,7 +220,8 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
         else:
             outcome.lines.append((False, "\n".join(_summary_lines(result.report, label=loaded.label)
                                                    + _aside_lines(loaded))))
-            shown = [said for name, said in result.providers.items() if name != result.target or args.provider]
+            shown = [said for name, said in result.providers.items()
+                     if name != result.target or args.provider]  # the target's lines when it was named
             if shown:
                 outcome.lines.append((False, "\n".join(line for said in shown for line in _verdict_lines(said))))
     if not args.json and not args.thread:
@@ -709,7 +711,7 @@ def cmd_triage(args: argparse.Namespace) -> int:
         print(f"error: {args.out}: cannot write: {parent} is not a writable folder", file=sys.stderr)
         return EXIT_UNREADABLE
     for name in args.providers or ():
-        if name not in _providers():
+        if name not in _providers() and name != "all":
             print(f"error: --provider: unknown provider {name!r} (choose from {', '.join(_providers())})",
                   file=sys.stderr)
             return EXIT_UNREADABLE
@@ -745,9 +747,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="repair policy (default: %(default)s)")
         sub.add_argument("--format", default="auto", help="transcript format (default: auto-detect)")
         sub.add_argument("--provider", default=None, metavar="NAME",
-                         help="validate against this provider's rules before and after repair "
-                              "(and shape the strict view for it): openai-chat, openai-responses, "
-                              "anthropic, gemini, bedrock, mistral, deepseek or deepseek-responses")
+                         help="the target provider: its verdict before and after repair decides (and the "
+                              "strict view is shaped for it); default: the provider the format implies, else "
+                              "the universal invariants.  'all' or a comma list asks others too, for "
+                              "information (check only).  One of: " + ", ".join(_providers()))
         sub.add_argument("--now", type=int, default=None, metavar="MS",
                          help="timestamp (ms) for synthesized receipts, for reproducible output")
         sub.add_argument("--thread", default=None, metavar="NAME",
@@ -796,7 +799,8 @@ def build_parser() -> argparse.ArgumentParser:
     triage.add_argument("--scheduler", metavar="ADDRESS",
                         help="an existing Dask scheduler (tcp://host:8786); default: a local cluster")
     triage.add_argument("--provider", action="append", dest="providers", metavar="NAME",
-                        help="provider whose verdict to record (repeat; default: every provider)")
+                        help="a provider whose verdict to record beside each file's target provider (which "
+                             "decides the status and is always recorded); repeat, or 'all'")
     triage.add_argument("--policy", default="strict", choices=list(_policies()),
                         help="repair policy (default: %(default)s)")
     triage.add_argument("--workers", type=int, metavar="N", help="local cluster workers (default: all cores)")
@@ -918,9 +922,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     real_stdout = sys.stdout
     try:
         args = parser.parse_args(argv)
-        if args.provider is not None and args.provider not in _providers():
-            parser.error(f"argument --provider: invalid choice: {args.provider!r} "
-                         f"(choose from {', '.join(_providers())})")
+        unknown = [name for name in (args.provider or "").split(",") if name and name != "all"
+                   and name not in _providers()]
+        if unknown or (args.provider is not None and not args.provider.strip(", ")):
+            parser.error(f"argument --provider: invalid choice: {(unknown or [args.provider])[0]!r} "
+                         f"(choose from {', '.join(_providers())}, 'all', or a comma list)")
+        if args.command == "repair" and args.provider and ("," in args.provider or args.provider == "all"):
+            parser.error("argument --provider: repair shapes its view for one provider: name one")
         sys.stdout = cast(TextIO, _QuietPipe(real_stdout))
         code = _run(args)
         sys.stdout.flush()

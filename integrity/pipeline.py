@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .report import RepairReport
 
 __all__ = ["ALL_PROVIDERS", "CheckResult", "Depth", "Loaded", "ProviderVerdict", "Status", "check", "check_unit",
-           "informative_providers", "status_of", "target_provider"]
+           "informative_providers", "split_provider_option", "status_of", "target_provider"]
 
 Depth = Literal["diagnosis", "report", "view"]
 """How much `check` builds: the cheap diagnosis (`check`), the report's shell whose long sections are
@@ -157,32 +157,38 @@ def status_of(report: Diagnosis | RepairReport) -> Status:
 
 def target_provider(format: str | None, provider: str | None = None) -> str | None:
     """The provider whose verdict decides: the one named, else the one the format implies, else None
-    (the universal invariants decide).  `provider` may be ALL_PROVIDERS or a comma list: then the
-    format decides the target and the named providers are information (`informative_providers`)."""
+    (the universal invariants decide)."""
     from ._diagnosis import own_provider
 
-    if provider and provider != ALL_PROVIDERS and "," not in provider:
-        return provider
-    return own_provider(format)
+    return provider if provider else own_provider(format)
 
 
-def informative_providers(provider: str | None | Sequence[str]) -> tuple[str, ...]:
-    """The providers asked for information beside the target: every one for ALL_PROVIDERS, a comma
-    list's names, or a sequence as given; none for a single name (it is the target) or None."""
-    from .providers import PROVIDERS
+def informative_providers(names: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The providers to ask for information beside the target: ALL_PROVIDERS stands for every one;
+    a string is a comma list.  Unknown names raise ValueError naming the known ones."""
+    from .providers import PROVIDERS, spec
 
-    if provider is None:
+    if not names:
         return ()
-    if isinstance(provider, str):
-        if provider == ALL_PROVIDERS:
-            return PROVIDERS
-        if "," not in provider:
-            return ()
-        return tuple(name.strip() for name in provider.split(",") if name.strip())
-    names: list[str] = []
-    for name in provider:
-        names.extend(PROVIDERS if name == ALL_PROVIDERS else (name,))
-    return tuple(dict.fromkeys(names))
+    listed = names.split(",") if isinstance(names, str) else list(names)
+    found: list[str] = []
+    for name in (name.strip() for name in listed):
+        if name == ALL_PROVIDERS:
+            found.extend(PROVIDERS)
+        elif name:
+            spec(name)  # raises for an unknown name
+            found.append(name)
+    return tuple(dict.fromkeys(found))
+
+
+def split_provider_option(value: str | None) -> tuple[str | None, tuple[str, ...]]:
+    """A `--provider` value as (target, providers asked for information): one name is the target;
+    ALL_PROVIDERS or a comma list are information beside the format's target."""
+    if not value:
+        return None, ()
+    if value == ALL_PROVIDERS or "," in value:
+        return None, informative_providers(value)
+    return value, ()
 
 
 class Loaded:
@@ -300,21 +306,21 @@ def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any
 
 
 @without_gc  # the parsed transcript is large: collections would rescan it for nothing
-def check_unit(loaded: Loaded, *, provider: str | None | Sequence[str] = None, policy: str = DEFAULT_POLICY,
-               depth: Depth = "diagnosis", now: Callable[[], int] = time_ms) -> CheckResult:
+def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Sequence[str] = (),
+               policy: str = DEFAULT_POLICY, depth: Depth = "diagnosis", now: Callable[[], int] = time_ms
+               ) -> CheckResult:
     """The one pipeline for one transcript of a file (see the module's docstring).
 
-    provider: a provider name (the target: the view is planned for it), ALL_PROVIDERS or a list
-    (information beside the format's target), or None (the format's target, if any).
+    provider: the target provider (the view is planned for it), or None for the one the format
+    implies (if any).  also: providers asked for information beside it (ALL_PROVIDERS: every one).
     """
     if policy not in PLANNERS:
         from ._policies import POLICIES
 
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
-    explicit = provider if isinstance(provider, str) else None
-    target = target_provider(loaded.format, explicit)
-    informative = informative_providers(provider)
-    planned_for = target if explicit is not None and target == explicit else None
+    target = target_provider(loaded.format, provider)
+    informative = informative_providers(also)
+    planned_for = provider or None
     light = loaded.light(policy)
     asks = ([target] if target is not None else []) + [name for name in informative if name != target]
     # The cheap diagnosis reads a view with stretches (a million ints fewer); a report or a view lists each message.
@@ -339,10 +345,10 @@ def check_unit(loaded: Loaded, *, provider: str | None | Sequence[str] = None, p
     report = _report(loaded, light, plan, depth, stamps, transcript)
     report = loaded.named(report) if loaded.transcript is None or loaded.transcript.native \
         or loaded.name != "main" or depth != "view" else report
-    if target is not None or verdicts:
+    if target is not None:  # rated by the target alone: the verdict never depends on who else was asked
         from ._diagnosis import with_recorded
 
-        report = with_recorded(report, {name: said.accepted_as_recorded for name, said in verdicts.items()})
+        report = with_recorded(report, {target: verdicts[target].accepted_as_recorded})
     return CheckResult(source=loaded.source, format=loaded.format, thread=loaded.name, policy=policy,
                        target=target, report=report, providers=verdicts, view=view if depth == "view" else None,
                        plan=plan)
@@ -365,16 +371,17 @@ def _report(loaded: Loaded, light: LightTranscript, plan: Plan, depth: Depth, st
     return build_report(light, plan, stamps, loaded.source, findings)
 
 
-def check(transcript: Transcript, *, provider: str | None | Sequence[str] = None, policy: str = DEFAULT_POLICY,
-          depth: Depth = "diagnosis", now: Callable[[], int] = time_ms) -> CheckResult:
+def check(transcript: Transcript, *, provider: str | None = None, also: str | Sequence[str] = (),
+          policy: str = DEFAULT_POLICY, depth: Depth = "diagnosis", now: Callable[[], int] = time_ms
+          ) -> CheckResult:
     """Check one loaded transcript: its verdict, severity, counts, findings and provider verdicts.
 
     The same answer as `integrity check` (and triage, and every page of the inspector) gives for it.
-    provider: the target provider's name; ALL_PROVIDERS or a list to ask others for information;
-    None for the provider the format implies (or the universal invariants when none does).
+    provider: the target provider's name; None for the provider the format implies (or the
+    universal invariants when none does).  also: providers asked for information (ALL_PROVIDERS: every one).
     depth: "diagnosis" (cheap), "report" (the report's shell) or "view" (whole report and the view).
     """
     from ._arguments import require_transcript
 
     require_transcript(transcript, "check")
-    return check_unit(Loaded.of(transcript), provider=provider, policy=policy, depth=depth, now=now)
+    return check_unit(Loaded.of(transcript), provider=provider, also=also, policy=policy, depth=depth, now=now)
