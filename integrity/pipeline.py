@@ -345,6 +345,8 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     report = _report(loaded, light, plan, depth, stamps, transcript)
     report = loaded.named(report) if loaded.transcript is None or loaded.transcript.native \
         or loaded.name != "main" or depth != "view" else report
+    if provider and report.provider != provider:  # the reference's plan names no provider: the report is for it
+        report = report.model_copy(update={"provider": provider})
     if target is not None:  # rated by the target alone: the verdict never depends on who else was asked
         from ._diagnosis import with_recorded
 

@@ -27,8 +27,9 @@ COUNTS = ("messages", "calls", "orphaned_calls", "duplicates_dropped", "strays",
           "synthesized", "findings")
 
 
-def _cli(path: Path, provider: str | None) -> tuple[int, list[dict[str, Any]]]:
-    args = ["check", "--json", "--now", "0", *(["--provider", provider] if provider else []), str(path)]
+def _cli(path: Path, provider: str | None, policy: str) -> tuple[int, list[dict[str, Any]]]:
+    args = ["check", "--json", "--now", "0", "--policy", policy, *(["--provider", provider] if provider else []),
+            str(path)]
     result = run(*args)
     if result.code == 2:
         return 2, []
@@ -41,15 +42,16 @@ def _by_thread(reports: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
-@pytest.mark.parametrize("provider", [None, "anthropic"])
-def test_cli_triage_batch_and_the_api_agree(path: Path, provider: str | None) -> None:
+@pytest.mark.parametrize(("policy", "provider"), [("strict", None), ("strict", "anthropic"), ("openmaic", None),
+                                                  ("openmaic", "openai-chat")])
+def test_cli_triage_batch_and_the_api_agree(path: Path, policy: str, provider: str | None) -> None:
     data = path.read_bytes()
-    code, reports = _cli(path, provider)
-    batch = summarize_all(path.name, data, "strict", provider=provider)
+    code, reports = _cli(path, provider, policy)
+    batch = summarize_all(path.name, data, policy, provider=provider)
     if code == 2:  # unreadable: every surface says so
         assert [row["status"] for row in batch] == [str(Status.UNREADABLE)]
         if provider is None:
-            rows, _ = triage_file(str(path), [], "strict") or ([], [])
+            rows, _ = triage_file(str(path), [], policy) or ([], [])
             assert [row["status"] for row in rows] == [str(Status.UNREADABLE)]
         return
     transcripts = [t for t in load_all(data, str(path)) if t.checked]
@@ -57,7 +59,7 @@ def test_cli_triage_batch_and_the_api_agree(path: Path, provider: str | None) ->
     assert len(cli) == len(transcripts)
     statuses = []
     for transcript in transcripts:
-        result = check(transcript, provider=provider)
+        result = check(transcript, provider=provider, policy=policy)
         report = cli[transcript.name]
         # the API and the CLI: one pipeline
         assert (report["healthy"], report["severity"], report["verdict"]) == \
@@ -74,7 +76,7 @@ def test_cli_triage_batch_and_the_api_agree(path: Path, provider: str | None) ->
     # the exit status follows the statuses: 0 only when every transcript is healthy
     assert code == (0 if all(status is Status.HEALTHY for status in statuses) else 1), statuses
     if provider is None:  # triage's worker: the same rows (its target is each file's own)
-        found = triage_file(str(path), [], "strict")
+        found = triage_file(str(path), [], policy)
         assert found is not None
         rows = [row for row in found[0] if row["status"] != str(Status.ABANDONED)]
         assert [(row["status"], row["severity"], row["verdict"]) for row in rows] == \
