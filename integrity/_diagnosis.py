@@ -16,6 +16,7 @@ from typing import Any, Literal
 from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_index, unplain
 from ._findings import Finding, Known, find_defects, paired
 from ._plan import Plan
+from ._policies import POLICY
 from ._records import FrozenRecord
 from ._views import LightTranscript, loose_results
 from .kinds import FINDINGS, REPAIR_KINDS, VERDICT_ORDER, RepairKind, Severity, fails, rate, worst
@@ -267,7 +268,7 @@ def known_calls(light: LightTranscript, plan: Plan) -> Known:
     """Every call id, for the findings and counts: the strict policy asks only whether a result's id
     is some call's, which the reader's first frame of each id answers (LightTranscript.clean) without
     listing 362,000 uses at a million messages; the other policies report reused ids (call_uses)."""
-    if plan.policy == "strict" and light.clean is not None and light.clean[1] is not None:
+    if POLICY[plan.policy].reads_closely and light.clean is not None and light.clean[1] is not None:
         return light.clean[1]  # the builder's (a view it classified always has it)
     return call_uses(light)
 
@@ -368,7 +369,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
     candidates = loose_results(light)  # a clean turn's results are owned
     unknown: Iterable[int] = compress(candidates, map(operator.not_, map(known.__contains__,
                                                                          map(keys.__getitem__, candidates))))
-    if "" in known and plan.policy == "strict":
+    if "" in known and not POLICY[plan.policy].shares_answers:
         # calls without ids (Gemini): the strict policy pairs a result without one by its tool's name, or by
         # order, so which of them are no call's is what it decided: the ones it dropped as strays (the
         # reference pairs them by the empty id: duplicates there)

@@ -15,7 +15,7 @@ from ._arguments import require_transcript
 from ._entries import materialize
 from ._gc import without_gc
 from ._plan import Plan
-from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES, light_view
+from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_view
 from ._views import LightTranscript
 from .loading import Transcript
 from .reference import time_ms
@@ -158,6 +158,8 @@ def analyze(
                           [*reader_findings(transcript), *schema_findings(transcript)])
     if transcript.native or transcript.name != "main":  # read from a file: say what was read
         report = report.model_copy(update={"format": transcript.format, "thread": transcript.name})
+    if provider and report.provider != provider:  # the reference's plan names none: the report is for it
+        report = report.model_copy(update={"provider": provider})
     analysis = Analysis(transcript, policy, light, plan, view, report, provider=provider)
     if verdicts:
         from .providers import PROVIDERS
@@ -206,7 +208,8 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
 
     transcript = analysis.transcript
     view = analysis.view
-    if analysis.policy == "strict" and provider != analysis.provider and plan_depends_on(analysis.light, provider):
+    if POLICY[analysis.policy].plans_per_provider and provider != analysis.provider \
+            and plan_depends_on(analysis.light, provider):
         plan = PLANNERS[analysis.policy](analysis.light, provider)
         view = (materialize(plan.order, transcript.messages, plan.placeholder, now)[0]
                 if plan.changed and plan.order is not None else transcript.messages)

@@ -134,7 +134,7 @@ def _aside_lines(loaded: _Loaded) -> list[str]:
 
 
 def _branch_line(loaded: _Loaded) -> str:
-    messages = len(loaded.transcript.messages)
+    messages = len(loaded.transcript.messages) if loaded.transcript is not None else 0
     return (f"{loaded.label}: abandoned branch, {messages} messages (a rewind left it: never sent to the model "
             f"again, so not checked; --thread {loaded.name} checks it)")
 
@@ -478,7 +478,9 @@ def _check_would_refuse(source: str, empty: bool, report: Any, payload: bytes, a
         _error(f"error: {source}: nothing is left after repair (every entry is dropped), and no "
                "provider accepts an empty conversation; no file was written")
         return True
-    recheck = report is not None and args.policy == "strict" and (
+    from ._policies import POLICY
+
+    recheck = report is not None and POLICY[args.policy].rechecks_written_view and (
         report.summary.findings or report.summary.messages <= RECHECK_UP_TO)
     if recheck:  # findings left in place, or a file small enough to re-read what is written (it may read
         left = _still_flagged(payload, source, args)  # as another format: check must pass what check reads)
@@ -743,7 +745,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     def common(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--policy", default="strict", choices=list(_policies()),
+        sub.add_argument("--policy", default=_policies()[0], choices=list(_policies()),
                          help="repair policy (default: %(default)s)")
         sub.add_argument("--format", default="auto", help="transcript format (default: auto-detect)")
         sub.add_argument("--provider", default=None, metavar="NAME",
@@ -801,7 +803,7 @@ def build_parser() -> argparse.ArgumentParser:
     triage.add_argument("--provider", action="append", dest="providers", metavar="NAME",
                         help="a provider whose verdict to record beside each file's target provider (which "
                              "decides the status and is always recorded); repeat, or 'all'")
-    triage.add_argument("--policy", default="strict", choices=list(_policies()),
+    triage.add_argument("--policy", default=_policies()[0], choices=list(_policies()),
                         help="repair policy (default: %(default)s)")
     triage.add_argument("--workers", type=int, metavar="N", help="local cluster workers (default: all cores)")
     triage.set_defaults(handler=cmd_triage, provider=None)

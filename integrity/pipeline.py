@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ._gc import without_gc
-from ._policies import DEFAULT_POLICY, PLANNERS, light_view
+from ._policies import DEFAULT_POLICY, PLANNERS, POLICY, light_view
 from .reference import time_ms
 
 if TYPE_CHECKING:
@@ -110,7 +110,10 @@ class CheckResult:
 
     @property
     def severity(self) -> Severity:
-        return self.report.severity
+        """The worst severity (an old report read back may lack it: then the healthy one, normalized)."""
+        from .kinds import Severity
+
+        return self.report.severity or Severity.NORMALIZED
 
     @property
     def healthy(self) -> bool:
@@ -231,7 +234,7 @@ class Loaded:
     def light(self, policy: str) -> LightTranscript:
         """The light view the policy plans on (strict reads numeric ids; the fast path has its own)."""
         if self.fast is not None:
-            return self.fast.light  # type: ignore[no-any-return]
+            return self.fast.light
         assert self.transcript is not None
         return light_view(self.transcript.messages, policy)
 
@@ -271,7 +274,7 @@ def _views(policy: str, light: LightTranscript, plan: Plan, transcript: Transcri
     from .analysis import plan_depends_on
 
     def view_for(provider: str) -> list[Any]:
-        own = policy == "strict" and provider != plan.provider and plan_depends_on(light, provider)
+        own = POLICY[policy].plans_per_provider and provider != plan.provider and plan_depends_on(light, provider)
         key = provider if own else plan.provider
         found = made.get(key)
         if found is None:

@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._policies import DEFAULT_POLICY
+
 if TYPE_CHECKING:
     from .pipeline import CheckResult
 
@@ -160,7 +162,7 @@ def _transcript_row(path: str, digest: str, thread: str, result: CheckResult) ->
         "duplicates_dropped": summary.duplicates_dropped, "strays": summary.strays, "moved": summary.moved,
         "frames_dropped": summary.frames_dropped, "synthesized": summary.synthesized, "findings": summary.findings,
         "healthy": report.healthy, "changed": report.changed, "status": result.status.value,
-        "severity": report.severity.value, "verdict": report.verdict, "target": result.target, "error": None,
+        "severity": result.severity.value, "verdict": report.verdict, "target": result.target, "error": None,
     }
     for provider, said in result.providers.items():
         row[f"{provider} as recorded"] = "accepted" if said.accepted_as_recorded else "rejected"
@@ -307,7 +309,7 @@ def _progress(done: int, total: int, unreadable: int, stream: Any) -> None:
 
 
 def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
-               providers: Sequence[str] | None = None, policy: str = "strict", workers: int | None = None,
+               providers: Sequence[str] | None = None, policy: str = DEFAULT_POLICY, workers: int | None = None,
                batch_files: int = BATCH_FILES, progress: Any = sys.stderr) -> TriageResult:
     """Triage every transcript the patterns name into `out` (and its findings table); see the module docstring."""
     from distributed import as_completed

@@ -5,7 +5,6 @@ providers, never "healthy" next to its provider's refusal, and every file (uploa
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
@@ -117,7 +116,8 @@ def test_no_provider_is_the_judge_of_a_format_no_single_provider_reads() -> None
     refusing = [name for name, result in verdicts.items() if result.before]
     assert row["safe to send to"] == UNIVERSAL and row["status"] == "repaired"  # an unanswered call
     assert row["accepted as recorded"].startswith("no target provider")
-    assert row["all providers"] == f"rejected by {len(refusing)} of {len(verdicts)} providers as recorded, 0 after repair"
+    assert row["all providers"] == \
+        f"rejected by {len(refusing)} of {len(verdicts)} providers as recorded, 0 after repair"
     [healthy] = summarize_all("healthy.pi-ai.json", (SAMPLES / "healthy.pi-ai.json").read_bytes(), "strict")
     assert healthy["status"] == "healthy"
 
