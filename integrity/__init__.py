@@ -29,6 +29,9 @@ from .reference import (
 from .transform import with_tool_call_integrity_repair
 
 _LAZY: dict[str, str] = {
+    # the one check pipeline: what every surface says about a transcript
+    "check": "pipeline", "CheckResult": "pipeline", "ProviderVerdict": "pipeline", "Status": "pipeline",
+    "target_provider": "pipeline", "status_of": "pipeline",
     # analysis: one call from a loaded file to everything a front end shows
     "Analysis": "analysis", "analyze": "analysis", "load": "analysis", "load_all": "analysis",
     "export_view": "analysis",
@@ -70,6 +73,7 @@ if TYPE_CHECKING:
     from .loading import Transcript, TranscriptError, read_source
     from .notes import Note, NoteCode
     from .notes import render as render_note
+    from .pipeline import CheckResult, ProviderVerdict, Status, check, status_of, target_provider
     from .placement import Placement, view_placement
     from .providers import PROVIDERS, SPECS, ProviderSpec, Violation, spec, validate, validate_native
     from .report import (
@@ -97,15 +101,17 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DEFAULT_POLICY", "FINDINGS", "FORMATS", "MARKS", "POLICIES", "PROVIDERS", "REPAIR_KINDS", "SPECS",
-    "Action", "Analysis", "Diagnosis", "DurableView", "Finding", "FindingCode", "KindFacts", "LeaseLostError",
-    "Mark", "MergedView", "Note", "NoteCode", "Pairing", "PendingToolCall", "Placement", "ProviderSpec", "ReceiptView",
-    "RepairKind", "RepairReport", "Severity", "Summary", "ToolCallRepair", "Transcript", "TranscriptError",
-    "TurnView", "Violation", "analyze", "append_interrupted_tool_call_results", "build_report", "diagnose",
+    "Action", "Analysis", "CheckResult", "Diagnosis", "DurableView", "Finding", "FindingCode", "KindFacts", "LeaseLostError",
+    "Mark", "MergedView", "Note", "NoteCode", "Pairing", "PendingToolCall", "Placement", "ProviderSpec", "ProviderVerdict",
+    "ReceiptView",
+    "RepairKind", "RepairReport", "Severity", "Status", "Summary", "ToolCallRepair", "Transcript", "TranscriptError",
+    "TurnView", "Violation", "analyze", "append_interrupted_tool_call_results", "build_report", "check", "diagnose",
     "export_view", "facts", "gc_paused", "interrupted_tool_result", "is_interrupted_tool_result",
     "judged_by_providers", "load", "load_all",
     "orphaned_tool_calls", "own_provider", "provider_verdict", "read_all", "read_bytes", "read_source",
     "render_note",
-    "repair_orphaned_tool_calls", "repair_with_report", "spec", "track_tool_call_message", "validate",
+    "repair_orphaned_tool_calls", "repair_with_report", "spec", "status_of", "target_provider",
+    "track_tool_call_message", "validate",
     "validate_native", "view_from_report", "view_placement", "with_tool_call_integrity_repair", "with_verdicts",
     "write_bytes",
 ]
