@@ -12,22 +12,12 @@ from typing import Any
 
 from inspector.report_view import violation_text
 from inspector.safe_text import without_paths
-from integrity import (
-    DEFAULT_POLICY,
-    MARKS,
-    REPAIR_KINDS,
-    Mark,
-    TranscriptError,
-    load_all,
-)
+from integrity import DEFAULT_POLICY, TranscriptError, load_all
+from integrity.kinds import summary_counts
 from integrity.pipeline import ALL_PROVIDERS, ProviderVerdict, Status, check, target_provider
 
-DEFECT_COLUMNS: tuple[tuple[str, str], ...] = (
-    (MARKS[Mark.ORPHANED_CALL].summary_field or "", MARKS[Mark.ORPHANED_CALL].name),
-    *((facts.summary_field, facts.name) for facts in REPAIR_KINDS.values() if facts.summary_field),
-    (MARKS[Mark.STRAY].summary_field or "", MARKS[Mark.STRAY].name),
-    (MARKS[Mark.FINDING].summary_field or "", MARKS[Mark.FINDING].name + "s"),
-)
+DEFECT_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (field, label + "s" if field == "findings" else label) for field, label in summary_counts())
 """(report summary field, column name) for each defect count the batch table shows (names from the registry)."""
 
 

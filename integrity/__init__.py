@@ -100,18 +100,15 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "DEFAULT_POLICY", "FINDINGS", "FORMATS", "MARKS", "POLICIES", "PROVIDERS", "REPAIR_KINDS", "SPECS",
-    "Action", "Analysis", "CheckResult", "Diagnosis", "DurableView", "Finding", "FindingCode", "KindFacts", "LeaseLostError",
-    "Mark", "MergedView", "Note", "NoteCode", "Pairing", "PendingToolCall", "Placement", "ProviderSpec", "ProviderVerdict",
-    "ReceiptView",
-    "RepairKind", "RepairReport", "Severity", "Status", "Summary", "ToolCallRepair", "Transcript", "TranscriptError",
-    "TurnView", "Violation", "analyze", "append_interrupted_tool_call_results", "build_report", "check", "diagnose",
-    "export_view", "facts", "gc_paused", "interrupted_tool_result", "is_interrupted_tool_result",
-    "judged_by_providers", "load", "load_all",
+    "DEFAULT_POLICY", "FINDINGS", "FORMATS", "MARKS", "POLICIES", "PROVIDERS", "REPAIR_KINDS", "SPECS", "Action",
+    "Analysis", "CheckResult", "Diagnosis", "DurableView", "Finding", "FindingCode", "KindFacts", "LeaseLostError",
+    "Mark", "MergedView", "Note", "NoteCode", "Pairing", "PendingToolCall", "Placement", "ProviderSpec",
+    "ProviderVerdict", "ReceiptView", "RepairKind", "RepairReport", "Severity", "Status", "Summary",
+    "ToolCallRepair", "Transcript", "TranscriptError", "TurnView", "Violation", "analyze",
+    "append_interrupted_tool_call_results", "build_report", "check", "diagnose", "export_view", "facts",
+    "gc_paused", "interrupted_tool_result", "is_interrupted_tool_result", "judged_by_providers", "load", "load_all",
     "orphaned_tool_calls", "own_provider", "provider_verdict", "read_all", "read_bytes", "read_source",
-    "render_note",
-    "repair_orphaned_tool_calls", "repair_with_report", "spec", "status_of", "target_provider",
-    "track_tool_call_message", "validate",
-    "validate_native", "view_from_report", "view_placement", "with_tool_call_integrity_repair", "with_verdicts",
-    "write_bytes",
+    "render_note", "repair_orphaned_tool_calls", "repair_with_report", "spec", "status_of", "target_provider",
+    "track_tool_call_message", "validate", "validate_native", "view_from_report", "view_placement",
+    "with_tool_call_integrity_repair", "with_verdicts", "write_bytes",
 ]

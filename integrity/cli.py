@@ -145,14 +145,21 @@ def _plan(light: Any, policy: str, provider: str | None = None, stretches: bool 
     return PLANNERS[policy](light, provider, stretches)
 
 
+def _counts(summary: Any) -> str:
+    """Every nonzero count the kind registry lists, by the kind's one name ("no defects" when none)."""
+    from .kinds import summary_counts
+
+    said = [f"{label} {getattr(summary, field)}" for field, label in summary_counts()
+            if field != "findings" and getattr(summary, field)]
+    return ", ".join(said) or "no defects"
+
+
 def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> list[str]:
     s = report.summary
     verdict = report.verdict
     lines = [
         f"{label or report.source}: {verdict}",
-        f"  messages {s.messages}, calls {s.calls}, results {s.results}; orphaned {s.orphaned_calls}, "
-        f"moved {s.moved}, put in call order {s.reordered}, duplicates dropped {s.duplicates_dropped}, "
-        f"frames dropped {s.frames_dropped}, synthesized {s.synthesized}, strays {s.strays}",
+        f"  messages {s.messages}, calls {s.calls}, results {s.results}; " + _counts(s),
     ]
     for finding in report.findings[:limit]:
         lines.append(f"  {finding.said}")
