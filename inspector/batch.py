@@ -69,10 +69,17 @@ def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, provider:
                    verdict="a rewind left it: never sent to the model again, so not checked")
         return row
     small = transcript is not None and len(transcript.messages) <= verdicts_up_to
+    missing = ""  # why the other providers' verdicts are missing, when asking them failed
     try:
         if failure is not None:
             raise failure
-        result = check(transcript, provider=provider, also=ALL_PROVIDERS if small else (), policy=policy)
+        try:
+            result = check(transcript, provider=provider, also=ALL_PROVIDERS if small else (), policy=policy)
+        except Exception as error:  # noqa: BLE001 - asking the other providers failed: keep the row without them
+            if not small:
+                raise
+            missing = f"not checked: {type(error).__name__}"
+            result = check(transcript, provider=provider, policy=policy)
     except TranscriptError as error:
         row.update(status=str(Status.UNREADABLE), verdict=str(error))
         return row
@@ -91,7 +98,9 @@ def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, provider:
         row[column] = getattr(summary, field)
     row["status"] = str(result.status)
     row["verdict"] = result.verdict
-    if small:
+    if missing:
+        row["accepted as recorded"] = row["accepted after repair"] = row["all providers"] = missing
+    elif small:
         row.update(safe_to_send(result.providers, judge))
     else:
         row["accepted as recorded"] = row["accepted after repair"] = row["all providers"] = (

@@ -178,16 +178,22 @@ def judged_by_providers(analysis: Analysis, providers: Sequence[str], now: Calla
 
 
 def with_verdicts(analysis: Analysis, verdicts: dict[str, dict[str, Any]]) -> Analysis:
-    """A new Analysis carrying `provider_verdict` results, its report rated by them (as judged_by_providers).
+    """A new Analysis carrying `provider_verdict` results, its report rated by the target provider's (the one
+    the view was planned for, else the one the format implies: integrity.pipeline.target_provider), as `check`
+    rates it; the others are information.
 
     For front ends that compute the verdicts one provider at a time (to show progress
     and stop when asked) and still want the one rating `check` gives.
     """
     import dataclasses
 
+    from .pipeline import target_provider
     from .report import with_recorded
 
-    report = with_recorded(analysis.report, {name: not said["before"] for name, said in verdicts.items()})
+    target = target_provider(analysis.transcript.format, analysis.provider)
+    report = analysis.report
+    if target is not None and target in verdicts:  # rated by the target alone, as `check` rates it
+        report = with_recorded(report, {target: not verdicts[target]["before"]})
     return dataclasses.replace(analysis, verdicts=verdicts, report=report)
 
 

@@ -103,7 +103,7 @@ def test_an_empty_tool_calls_array_is_rejected_as_recorded_and_repair_leaves_it_
     source = tmp_path / "chat.openai-chat.json"
     source.write_text(json.dumps(history))
     checked = run("check", source)
-    assert checked.code == 1 and "rejected as recorded by openai-chat;" in checked.stdout.decode()
+    assert checked.code == 1 and checked.stdout.decode().splitlines()[0].endswith("rejected as recorded by openai-chat")
     asked = run("check", "--provider", "openai-chat", source).stdout.decode()
     assert "openai-chat as recorded: messages[1].tool_calls: Invalid 'messages[1].tool_calls': empty array. " \
            "Expected an array with minimum length 1, but got an empty array instead." in asked
