@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .reference import is_interrupted_tool_result, time_ms
-from .report import RepairReport, repair_with_report
+from ..reference import is_interrupted_tool_result, time_ms
+from ..report import RepairReport, repair_with_report
 from .runtime import (
     CallSpec,
     Event,
