@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from integrity import repair_with_report
 from integrity.lab import SCENARIOS, open_store, user_message
-from integrity.report import repair_with_report
 
 PAGES = Path(__file__).resolve().parent.parent / "pages"
 HOSTILE = "<script>alert(1)</script> **bold** [link](http://x)"
