@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._arguments import require_messages
 from ._diagnosis import (
     AsRecorded,
     Diagnosis,
@@ -47,6 +48,7 @@ from ._report_records import (
     ViewItem,
 )
 from ._report_sections import Sections, _entry_severity, _rerated, with_severity
+from ._report_v1 import upgrade
 from .kinds import Severity, fails, rate, worst
 from .notes import Note
 
@@ -108,8 +110,6 @@ class RepairReport(Record, kw_only=True, dict=True, omit_defaults=True):
             return data
         if data.get("report_version") in (1, 2):
             if data["report_version"] == 1:
-                from ._report_v1 import upgrade
-
                 data = upgrade(data)
             data = {**data, "report_version": REPORT_VERSION}
         data = {"report_version": REPORT_VERSION, "source": None, "severity": None, **data}
@@ -252,8 +252,6 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     Every entry goes through the materializer the repair itself uses.  Raises
     TypeError unless `messages` is a list of message dicts.
     """
-    from ._arguments import require_messages
-
     require_messages(messages, "view_from_report")
     durable = messages.__getitem__
     out = []

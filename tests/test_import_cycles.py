@@ -9,7 +9,8 @@ under `if TYPE_CHECKING:` are left out (they never run).
 
 Importing `integrity.a.b` also runs `integrity/a/__init__.py` unless the
 importer already lives inside `integrity.a` (its package is then already being
-imported), so the graph has that edge too.
+imported), so the graph has that edge too.  A name taken from a package's own
+`__init__` (`from . import NAME` inside it) is an edge to that `__init__`.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     # one call from a loaded transcript to its plan, view and report
     ("analysis", ["integrity.analysis"]),
     # the check pipeline and the one-call APIs over the analysis
-    ("check", ["integrity.pipeline", "integrity.check", "integrity.repairing"]),
+    ("check", ["integrity.pipeline", "integrity.repairing"]),
     # front ends: the CLI, fleet triage, the fault lab, the package face
     ("front", [
         "integrity.cli", "integrity.__main__", "integrity.triage", "integrity.lab", "integrity.lab.*", "integrity",
@@ -100,7 +101,8 @@ def _imports(tree: ast.AST, local: bool = False) -> Iterator[tuple[ast.Import | 
 
 
 def _targets(module: str, is_package: bool, node: ast.Import | ast.ImportFrom, known: set[str]) -> set[str]:
-    """The project modules an import statement loads (the module named, or the submodules `from` names)."""
+    """The project modules an import statement names: the module, or the submodules `from` takes
+    (and the module itself when `from` takes a name defined in it, a package's `__init__` included)."""
     if isinstance(node, ast.Import):
         return {alias.name for alias in node.names if alias.name.split(".")[0] == PACKAGE}
     if node.level:
@@ -126,15 +128,16 @@ def import_graph() -> tuple[dict[str, dict[str, int]], list[tuple[str, str, int]
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for node, local in _imports(tree):
             for target in _targets(name, path.name == "__init__.py", node, known):
-                if target not in known:
+                if target not in known or target == name:
                     continue
                 if local:
                     local_imports.append((name, target, node.lineno))
+                graph[name].setdefault(target, node.lineno)
                 # the target's packages run first, unless the importer is already inside them
                 parts = target.split(".")
-                for depth in range(1, len(parts) + 1):
+                for depth in range(1, len(parts)):
                     step = ".".join(parts[:depth])
-                    if step != name and step in known and not (name + ".").startswith(step + "."):
+                    if step in known and step != name and not name.startswith(step + "."):
                         graph[name].setdefault(step, node.lineno)
     return graph, local_imports
 
@@ -225,8 +228,8 @@ def test_every_engine_module_has_one_layer() -> None:
         assert len(ranks) == 1, f"{name} matches the layers {sorted(LAYERS[r][0] for r in ranks)}"
 
 
-def test_imports_go_down_the_layers() -> None:
-    graph, _ = import_graph()
+def upward_imports(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Each import of a module in a higher layer than the importer's, said in one line."""
     upward = []
     for name, targets in sorted(graph.items()):
         rank = layer_of(name)
@@ -234,6 +237,11 @@ def test_imports_go_down_the_layers() -> None:
             target_rank = layer_of(target)
             if rank is not None and target_rank is not None and target_rank > rank:
                 upward.append(f"{name} ({LAYERS[rank][0]}, line {line}) imports {target} ({LAYERS[target_rank][0]})")
+    return upward
+
+
+def test_imports_go_down_the_layers() -> None:
+    upward = upward_imports(import_graph()[0])
     assert not upward, "imports going up a layer:\n" + "\n".join(upward)
 
 
@@ -281,3 +289,22 @@ def test_importing_a_submodule_from_outside_runs_its_package(tmp_path: Path, mon
         "sub/leaf.py": "",
     }, monkeypatch)
     assert find_cycles(graph) == [["integrity.a", "integrity.sub", "integrity.a"]]
+
+
+def test_a_name_taken_from_the_own_package_face_is_an_edge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    graph = _graph_of(tmp_path, {
+        "__init__.py": "",
+        "sub/__init__.py": "from .leaf import f\nTABLE = {}\n",
+        "sub/leaf.py": "def f():\n    from . import TABLE\n    return TABLE\n",
+    }, monkeypatch)
+    assert find_cycles(graph) == [["integrity.sub", "integrity.sub.leaf", "integrity.sub"]]
+
+
+def test_an_import_of_a_higher_layer_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    graph = _graph_of(tmp_path, {
+        "__init__.py": "",
+        "low.py": "def f():\n    from .high import g\n",
+        "high.py": "from .low import f\n",
+    }, monkeypatch)
+    monkeypatch.setitem(globals(), "LAYERS", [("bottom", ["integrity.low"]), ("top", ["integrity.high", "integrity"])])
+    assert upward_imports(graph) == ["integrity.low (bottom, line 2) imports integrity.high (top)"]
