@@ -34,7 +34,7 @@ _LAZY: dict[str, str] = {
     "target_provider": "pipeline", "status_of": "pipeline",
     # analysis: one call from a loaded file to everything a front end shows
     "Analysis": "analysis", "analyze": "analysis", "load": "analysis", "load_all": "analysis",
-    "export_view": "analysis",
+    "export_view": "analysis", "repair_with_report": "repairing",
     "provider_verdict": "analysis", "judged_by_providers": "analysis", "with_verdicts": "analysis",
     # reading and writing transcripts
     "Transcript": "loading", "TranscriptError": "loading", "read_source": "loading",
@@ -45,8 +45,7 @@ _LAZY: dict[str, str] = {
     # the report
     "Action": "report", "DurableView": "report",
     "MergedView": "report", "Pairing": "report", "ReceiptView": "report", "RepairReport": "report",
-    "TurnView": "report", "build_report": "report",
-    "repair_with_report": "report", "view_from_report": "report",
+    "TurnView": "report", "build_report": "report", "view_from_report": "report",
     # the diagnosis (what check prints; integrity._diagnosis)
     "Diagnosis": "_diagnosis", "Finding": "_findings", "Summary": "_diagnosis", "diagnose": "_diagnosis",
     "own_provider": "_diagnosis",
@@ -76,6 +75,7 @@ if TYPE_CHECKING:
     from .pipeline import CheckResult, ProviderVerdict, Status, check, status_of, target_provider
     from .placement import Placement, view_placement
     from .providers import PROVIDERS, SPECS, ProviderSpec, Violation, spec, validate, validate_native
+    from .repairing import repair_with_report
     from .report import (
         Action,
         DurableView,
@@ -85,7 +85,6 @@ if TYPE_CHECKING:
         RepairReport,
         TurnView,
         build_report,
-        repair_with_report,
         view_from_report,
     )
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from cli_inprocess import run, run_process
 
-from integrity._report_text import ascii_only, finished, report_bytes
+from integrity._json_pieces import ascii_only, finished
+from integrity._report_text import report_bytes
 from integrity.analysis import load_all
 from integrity.cli import RECHECK_UP_TO, _summary_lines, _verdict_lines, pieces_in_array
 from integrity.pipeline import check
