@@ -426,6 +426,12 @@ def own_provider(format: str | None) -> str | None:
     return format if found is not None and found.native_format == format else None
 
 
+def target_provider(format: str | None, provider: str | None = None) -> str | None:
+    """The provider whose verdict decides: the one named, else the one the format implies (own_provider),
+    else None (the universal invariants decide).  One rule for check, triage and every screen."""
+    return provider if provider else own_provider(format)
+
+
 def _accepted(recorded: AsRecorded | None, provider: str | None) -> bool | None:
     """Whether the target provider (integrity.pipeline.target_provider: the chosen one, else the one the
     file's format implies) accepts the transcript as recorded; None when there is none (the universal

@@ -187,7 +187,7 @@ def with_verdicts(analysis: Analysis, verdicts: dict[str, dict[str, Any]]) -> An
     """
     import dataclasses
 
-    from .pipeline import target_provider
+    from ._diagnosis import target_provider
     from .report import with_recorded
 
     target = target_provider(analysis.transcript.format, analysis.provider)

@@ -24,7 +24,7 @@ from ._safe_write import plan as plan_targets
 from .loading import TranscriptError, one_line, open_source, read_opened, read_source
 
 if TYPE_CHECKING:  # the report module is imported lazily, only by the commands that need it
-    from ._report_text import Piece
+    from ._json_pieces import Piece
     from .pipeline import CheckResult, ProviderVerdict
 
 EXIT_HEALTHY, EXIT_NEEDS_REPAIR, EXIT_UNREADABLE = 0, 1, 2
@@ -239,7 +239,7 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
 def _check_file_in_worker(path: str, args: argparse.Namespace) -> _Checked:
     """_check_file in a worker process: its reports written out, so the outcome is plain data the worker
     hands back to the parent, which prints every file's outcome in input order."""
-    from ._report_text import finished
+    from ._json_pieces import finished
 
     outcome = _check_file(path, args)
     outcome.reports = [[b"".join(map(finished, pieces))] for pieces in outcome.reports]
@@ -331,7 +331,7 @@ class _ReportWriter:
 
     def _write(self, pieces: Iterable[Piece]) -> None:
         """Write pieces, gathered to about 1 MB a write (a report's first fields are a few bytes each)."""
-        from ._report_text import finished
+        from ._json_pieces import finished
 
         write, size, compact = self.write, 0, 0
         held: list[bytes] = []
@@ -397,7 +397,7 @@ about 0.1 s, which indenting 32 MB takes (measured: msgspec indents 307 MB in ab
 def pieces_in_array(pieces: Iterable[Piece]) -> Iterator[Piece]:
     """An indented report's pieces as an element of json.dumps's indented array (two more spaces a line):
     text shifted, a value still to indent one level deeper."""
-    from ._report_text import Compact
+    from ._json_pieces import Compact
 
     yield b"  "
     for piece in pieces:

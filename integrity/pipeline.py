@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._diagnosis import target_provider
 from ._gc import without_gc
 from ._policies import DEFAULT_POLICY, PLANNERS, POLICY, light_view
 from .reference import time_ms
@@ -156,14 +157,6 @@ def status_of(report: Diagnosis | RepairReport) -> Status:
     if fails_only_as_recorded(report):
         return Status.REJECTED_AS_RECORDED
     return Status.REPAIRED if report.changed else Status.FINDINGS
-
-
-def target_provider(format: str | None, provider: str | None = None) -> str | None:
-    """The provider whose verdict decides: the one named, else the one the format implies, else None
-    (the universal invariants decide)."""
-    from ._diagnosis import own_provider
-
-    return provider if provider else own_provider(format)
 
 
 def informative_providers(names: str | Sequence[str] | None) -> tuple[str, ...]:
