@@ -33,10 +33,11 @@ EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 
 EXIT_CODES = """exit codes:
   0   check: every file healthy; repair: the view was written
-  1   check: some file needs repair (or --provider rejects it);
-      repair: --provider still rejects the repaired view, or nothing was
-      written because check would not pass it (every message dropped, or
-      a malformed entry the strict view keeps)
+  1   check: some file needs repair (its target provider rejects it, or
+      it breaks a rule every provider has);
+      repair: the view was written, but --provider still rejects it or
+      check still flags it (every message dropped, or a malformed entry
+      the strict view keeps: a note line says what is left)
   2   a file could not be read, an output was refused or could not be
       written (nothing was written), or the command line is wrong
   70  internal error: a bug; one line on stderr, --debug prints the traceback
@@ -473,18 +474,17 @@ RECHECK_UP_TO = 10_000
 (and always when findings are left in place): above it, the re-read would double a large repair's time."""
 
 
-def _check_would_refuse(source: str, empty: bool, report: Any, payload: bytes, args: argparse.Namespace) -> bool:
-    """Whether `check` would not pass what repair is about to write; if so, say why on one line.
+def _still_failing(source: str, empty: bool, report: Any, payload: bytes, args: argparse.Namespace) -> str:
+    """Why `check` would still flag what repair writes ('' when it passes it).
 
-    Nothing left (every entry dropped: check cannot read an empty transcript), or,
-    under the strict policy, a view check still fails: always looked at when findings
-    are left in place, and for every file of up to RECHECK_UP_TO messages (the
-    written bytes are read back as check reads them).
+    repair always writes its best view (issue 26: a view that still fails is more use than none, and
+    the Inspector offers the same download); it then says on one line what is left and exits 1.
+    Looked at: nothing left (every entry dropped), or, under a policy that rechecks its view (strict),
+    a view check still fails: always when findings are left in place, and for every file of up to
+    RECHECK_UP_TO messages (the written bytes are read back as check reads them).
     """
     if empty:
-        _error(f"error: {source}: nothing is left after repair (every entry is dropped), and no "
-               "provider accepts an empty conversation; no file was written")
-        return True
+        return "nothing is left after repair (every entry is dropped), and no provider accepts an empty conversation"
     from ._policies import POLICY
 
     recheck = report is not None and POLICY[args.policy].rechecks_written_view and (
@@ -494,11 +494,8 @@ def _check_would_refuse(source: str, empty: bool, report: Any, payload: bytes, a
         if left:  # name the first finding in the input (its positions are the user's file's)
             first = next((f for f in report.findings if f.severity.value == "malformed"), None) \
                 or (report.findings[0] if report.findings else None)
-            why = f"{first.message} ({left})" if first else left
-            _error(f"error: {source}: the repair cannot make it healthy: {why}; no file was written "
-                   "(`check` lists every finding)")
-            return True
-    return False
+            return f"{first.message} ({left})" if first else left
+    return ""
 
 
 def _repair_targets(args: argparse.Namespace) -> list[Target]:
@@ -641,13 +638,17 @@ def cmd_repair(args: argparse.Namespace) -> int:
         def produce(out: BinaryIO) -> None:
             out.write(payload)
     del data
-    if _check_would_refuse(loaded.source, empty, report, payload if report is not None else b"", args):
-        return EXIT_NEEDS_REPAIR
+    left = _still_failing(loaded.source, empty, report, payload if report is not None else b"", args)
     for note in notes:
-        print(note, file=sys.stderr)
+        if not (left and "rejects this file's shape" in note):  # never claim a fix check does not see
+            print(note, file=sys.stderr)
     written = _write_repair(targets, produce, report)
     if written != EXIT_HEALTHY:
         return written
+    if left:
+        _error(f"note: {loaded.source}: the repaired view is written, but `check` still flags it: {left} "
+               "(`check` lists every finding)")
+        return EXIT_NEEDS_REPAIR
     return EXIT_NEEDS_REPAIR if still_rejected else EXIT_HEALTHY
 
 
