@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from integrity import (
+    PROVIDERS,
     DurableView,
     MergedView,
     ReceiptView,
@@ -125,8 +126,7 @@ _TURNS = _pi([
 ])
 """Every call answered right after its frame, but a user message follows the tool result directly."""
 
-_ALL = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", "deepseek",
-        "deepseek-responses")
+_ALL = PROVIDERS  # every provider, from the registry
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
