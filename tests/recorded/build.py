@@ -32,9 +32,11 @@ KEY = {"anthropic": "messages", "openai-chat": "messages", "mistral": "messages"
        "bedrock": "messages", "gemini": "contents", "openai-responses": "input", "deepseek-responses": "input"}
 TOOL_MARKS = ('"tool_use"', '"tool_result"', '"tool_calls"', '"tool_call_id"', '"function_call', '"functionCall"',
               '"functionResponse"', '"toolUse"', '"toolResult"', '_call"', '"reasoning"')
-IN_SCOPE_400 = ("tool output", "required following item", "tool_use", "tool_result", "function response",
-                "toolresult", "tool call")
-PER_PROVIDER = 70  # tool-bearing exchanges kept per provider (all refusals and every disagreement are kept)
+IN_SCOPE_400 = ("no tool output found", "no tool call found", "without its required following item",
+                "`tool_use`", "`tool_result`", "tool_call_id", "function response", "function call turn",
+                "toolresult blocks", "conversation must")
+"""Words of the refusals the rule sets model; other refusals (model, parameter, media type) are left out."""
+PER_PROVIDER = 70  # tool-bearing exchanges kept per provider (all refusals and every pinned one are kept)
 PLAIN_PER_PROVIDER = 6  # plus a few without tools: the rules must accept those too
 OPAQUE_KEYS = ("data", "bytes", "image_url", "file_data", "url", "signature", "encrypted_content",
                "thoughtSignature", "thought_signature", "redacted_thinking")
@@ -191,10 +193,18 @@ def keep(record: dict[str, Any]) -> bool:
     return record["status"] == 200 or any(word in error for word in IN_SCOPE_400)
 
 
-def main(arguments: list[str]) -> None:
-    sys.path.insert(0, str(HERE.parent.parent))
-    from integrity.providers import validate_native
+def pinned() -> set[tuple[str, int]]:
+    """(path, interaction) of the exchanges pinned.txt names: kept whatever the caps."""
+    found = set()
+    for line in (HERE / "pinned.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            path, number = line.rsplit(" ", 1)
+            found.add((path, int(number)))
+    return found
 
+
+def main(arguments: list[str]) -> None:
+    always = pinned()
     commits: dict[str, str] = {}
     licences: dict[str, str] = {}
     chosen: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
@@ -215,17 +225,15 @@ def main(arguments: list[str]) -> None:
                 continue
             seen.add(digest)
             record = {"provider": provider, **record}
-            if any(mark in listed for mark in TOOL_MARKS) or record["status"] != 200:
-                # what the rule set said when the record was taken: every disagreement is kept
-                record["_disagrees"] = bool(validate_native(record["request"][KEY[provider]], provider)) != (
-                    record["status"] != 200)
+            record["_pinned"] = (record["path"], record["interaction"]) in always or record["status"] != 200
+            if any(mark in listed for mark in TOOL_MARKS) or record["_pinned"]:
                 chosen[provider].append(record)
             else:
                 plain[provider].append(record)
     written: list[dict[str, Any]] = []
     for provider in KEY:
         records = chosen[provider]
-        must = [r for r in records if r["_disagrees"] or r["status"] != 200]
+        must = [r for r in records if r["_pinned"]]
         rest = [r for r in records if r not in must]
         by_path: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
         for record in rest:  # spread the picks over cassette files: one per file first
@@ -248,7 +256,7 @@ def main(arguments: list[str]) -> None:
             continue
         with target.open("w", encoding="utf-8") as out:
             for record in picked:
-                record.pop("_disagrees", None)
+                record.pop("_pinned", None)
                 out.write(json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n")
     (HERE / "commits.json").write_text(json.dumps(commits, indent=1) + "\n", encoding="utf-8")
     write_sources(written, commits, licences)
