@@ -10,6 +10,7 @@ and the recorded error text must be one of ours, exactly.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -73,3 +74,16 @@ def test_every_recording_names_a_listed_source() -> None:
         assert f"`{record['path']}`" in sources, record["_at"]
     for repo, commit in commits.items():
         assert f"[{repo}](https://github.com/{repo}/tree/{commit})" in sources
+
+
+CITATION = re.compile(r'([a-z-]+\.jsonl) "([^"]+)" #(\d+) \((\d{3})\)')
+
+
+def test_every_recording_the_docs_cite_is_there_with_that_answer() -> None:
+    """docs/providers.md's evidence table cites recordings as `file "path tail" #n (status)`."""
+    docs = (Path(__file__).parent.parent / "docs" / "providers.md").read_text(encoding="utf-8")
+    cited = CITATION.findall(docs)
+    assert len(cited) >= 15
+    for name, tail, number, status in cited:
+        assert any(r["_at"].startswith(name + ":") and r["path"].endswith(tail) and r["interaction"] == int(number)
+                   and r["status"] == int(status) for r in RECORDS), (name, tail, number, status)
