@@ -3,8 +3,8 @@
 tests/recorded/<provider>.jsonl holds request bodies real providers answered, taken from
 public VCR cassettes (tests/recorded/SOURCES.md names each repository, commit and licence).
 Each request is checked as the outgoing request it was (`validate_native`, not as a stored
-history): an exchange answered 200 must get no violation, one answered 400 must get one,
-and the recorded error text must be one of ours, exactly.
+history), with the id rules too: an exchange answered 200 must get no violation, one
+answered 400 must get one, and the recorded error text must be one of ours, exactly.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def request_of(record: dict[str, Any]) -> list[Any]:
 
 @pytest.mark.parametrize("record", RECORDS, ids=[r["_at"] for r in RECORDS])
 def test_verdict_agrees_with_the_recorded_answer(record: dict[str, Any]) -> None:
-    violations = validate_native(request_of(record), record["provider"])
+    violations = validate_native(request_of(record), record["provider"], ids=True)
     where = f"{record['_at']} ({record['source']} {record['path']} #{record['interaction']})"
     if record["status"] == 200:
         assert violations == [], f"{where}: answered 200, but we say {[v.error for v in violations]}"

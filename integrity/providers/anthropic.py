@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .chat_shape import role_of
+from .ids import anthropic_ids, is_anthropic_id
 from .spec import ProviderSpec
 from .violation import Violation
 
@@ -45,6 +46,7 @@ DUPLICATE_RESULT = (
     "Found multiple `tool_result` blocks with id: {id}"
 )
 DUPLICATE_USE = "messages.{index}.content.{block}: `tool_use` ids must be unique"
+INVALID_ID = "messages.{index}.content.{block}.{field}: String should match pattern '^[a-zA-Z0-9_-]+$'"
 SYSTEM_FIRST = (
     "messages.0: use the top-level 'system' parameter for the initial system prompt; "
     "the directive-only form (content: [] with output_config) is accepted at any position"
@@ -145,6 +147,20 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     return found
 
 
+def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """Ids outside `^[a-zA-Z0-9_-]+$` (the empty one included).  The request is validated before its
+    turns are combined, so these positions are the request's own."""
+    found = []
+    for index, block, field, value in anthropic_ids(messages):
+        if not is_anthropic_id(value):
+            rule = "invalid_tool_use_id" if field == "tool_use.id" else "invalid_tool_result_id"
+            found.append(Violation(
+                provider=provider, rule=rule, position=f"messages.{index}.content.{block}.{field}",
+                native_indices=[index], call_ids=[value],
+                error=INVALID_ID.format(index=index, block=block, field=field)))
+    return found
+
+
 def _check_answer(
     index: int, turn: Turn, uses: list[tuple[int, str]], results: list[tuple[int, str]], following: Turn | None,
     provider: str,
@@ -204,6 +220,7 @@ SPEC = ProviderSpec(
     native_format="anthropic",
     validate=validate,
     validate_history=None,
+    validate_ids=validate_ids,
     needs_call_ids=True,
     role_rules=None,
     errors={
@@ -213,5 +230,7 @@ SPEC = ProviderSpec(
         "duplicate_tool_result": DUPLICATE_RESULT,
         "duplicate_tool_use_id": DUPLICATE_USE,
         "system_message_first": SYSTEM_FIRST,
+        "invalid_tool_use_id": INVALID_ID.replace("{field}", "tool_use.id"),
+        "invalid_tool_result_id": INVALID_ID.replace("{field}", "tool_result.tool_use_id"),
     },
 )

@@ -30,6 +30,11 @@ PROVIDER = "openai-responses"
 NO_OUTPUT = "No tool output found for function call {id}."
 NO_CALL = "No tool call found for function call output with call_id {id}."
 DUPLICATE_ITEM = "Duplicate item found with id {id}. Remove duplicate items from your input and try again."
+CALL_ID_LONG = (
+    "Invalid 'input[{index}].call_id': string too long. Expected a string with maximum length 64, "
+    "but got a string with length {length} instead."
+)
+MAX_CALL_ID = 64
 REASONING_ALONE = "Item '{id}' of type 'reasoning' was provided without its required following item."
 
 
@@ -85,6 +90,7 @@ def validate(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
                 provider=provider, rule="function_call_unanswered", position=f"input[{index}]",
                 native_indices=[index], call_ids=[call_id], error=NO_OUTPUT.format(id=call_id)))
     found.extend(_reasoning_alone(items, kinds, provider))
+
     first_seen: dict[str, int] = {}
     for index, item in enumerate(items):
         item_id = _item_id(item)
@@ -98,6 +104,19 @@ def validate(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
                 error=DUPLICATE_ITEM.format(id=item_id)))
         else:
             first_seen[item_id] = index
+    return found
+
+
+def validate_ids(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """`call_id`s longer than 64 characters."""
+    found: list[Violation] = []
+    for index, item in enumerate(items):
+        call_id = item.get("call_id") if isinstance(item, dict) else None
+        if isinstance(call_id, str) and len(call_id) > MAX_CALL_ID:
+            found.append(Violation(
+                provider=provider, rule="call_id_too_long", position=f"input[{index}].call_id",
+                native_indices=[index], call_ids=[call_id],
+                error=CALL_ID_LONG.format(index=index, length=len(call_id))))
     return found
 
 
@@ -124,6 +143,7 @@ SPEC = ProviderSpec(
     native_format="openai-responses",
     validate=validate,
     validate_history=None,
+    validate_ids=validate_ids,
     needs_call_ids=True,
     role_rules=None,
     errors={
@@ -131,5 +151,6 @@ SPEC = ProviderSpec(
         "function_call_output_without_call": NO_CALL,
         "duplicate_item_id": DUPLICATE_ITEM,
         "reasoning_without_following_item": REASONING_ALONE,
+        "call_id_too_long": CALL_ID_LONG,
     },
 )
