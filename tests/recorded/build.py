@@ -182,15 +182,20 @@ def exchanges(repo: str, gitdir: str) -> tuple[str, list[dict[str, Any]]]:
     return commit, found
 
 
-def keep(record: dict[str, Any]) -> bool:
+def left_out(record: dict[str, Any]) -> str | None:
+    """Why an exchange is not kept (None: it is kept)."""
     request = record["request"]
     listed = request.get(KEY[classify("https://" + record["endpoint"].split(" ", 1)[1]) or "anthropic"])
-    if record["status"] not in (200, 400) or request.get("previous_response_id") or request.get("conversation"):
-        return False
+    if record["status"] not in (200, 400):
+        return f"answered {record['status']} (not a verdict on the request body)"
+    if request.get("previous_response_id") or request.get("conversation"):
+        return "history held by the server (`previous_response_id` or `conversation`)"
     if not isinstance(listed, list) or not listed:
-        return False
+        return "no message list (a string prompt)"
     error = (record.get("error") or "").lower()
-    return record["status"] == 200 or any(word in error for word in IN_SCOPE_400)
+    if record["status"] == 400 and not any(word in error for word in IN_SCOPE_400):
+        return "refused for a reason no rule models (model, parameter, media type, key)"
+    return None
 
 
 def pinned() -> set[tuple[str, int]]:
@@ -210,6 +215,8 @@ def main(arguments: list[str]) -> None:
     chosen: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
     plain: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
     seen: set[str] = set()
+    reasons: Counter[str] = collections.Counter()
+    refusals: Counter[str] = collections.Counter()
     for argument in arguments:
         repo, gitdir = argument.split("=", 1)
         commits[repo], records = exchanges(repo, gitdir)
@@ -217,11 +224,18 @@ def main(arguments: list[str]) -> None:
         for record in records:
             provider = classify("https://" + record["endpoint"].split(" ", 1)[1])
             assert provider is not None
-            if not keep(record):
+            why = left_out(record)
+            if why is not None:
+                reasons[why] += 1
+                if record["status"] == 400:
+                    text = " ".join((record.get("error") or "").split())
+                    text = "(a compressed body)" if text.startswith("H4sI") else text[:90]
+                    refusals[f"{provider}: {text}"] += 1
                 continue
             listed = json.dumps(record["request"][KEY[provider]], sort_keys=True)
             digest = hashlib.sha1((provider + listed).encode()).hexdigest()
             if digest in seen:
+                reasons["the same request body as one kept"] += 1
                 continue
             seen.add(digest)
             record = {"provider": provider, **record}
@@ -259,10 +273,13 @@ def main(arguments: list[str]) -> None:
                 record.pop("_pinned", None)
                 out.write(json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n")
     (HERE / "commits.json").write_text(json.dumps(commits, indent=1) + "\n", encoding="utf-8")
-    write_sources(written, commits, licences)
+    kept = sum(len(records) for records in chosen.values()) + sum(len(records) for records in plain.values())
+    reasons["over the per-provider cap"] = kept - len(written)
+    write_sources(written, commits, licences, reasons, refusals)
 
 
-def write_sources(records: list[dict[str, Any]], commits: dict[str, str], licences: dict[str, str]) -> None:
+def write_sources(records: list[dict[str, Any]], commits: dict[str, str], licences: dict[str, str],
+                  reasons: Counter[str], refusals: Counter[str]) -> None:
     """SOURCES.md: each repository (commit, licence) and each cassette file, with what was taken from it."""
     lines = [
         "# Where the recorded exchanges come from",
@@ -280,6 +297,13 @@ def write_sources(records: list[dict[str, Any]], commits: dict[str, str], licenc
     for repo, commit in commits.items():
         lines.append(f"| [{repo}](https://github.com/{repo}/tree/{commit}) | `{commit[:12]}` | {licences[repo]} "
                      f"| {count[repo]} |")
+    lines += ["", "## Left out", "",
+              f"Every exchange with a modelled endpoint was read; these were not kept (cap: {PER_PROVIDER} "
+              f"tool-bearing and {PLAIN_PER_PROVIDER} plain exchanges per provider, besides every refusal and "
+              "every exchange `pinned.txt` names):", ""]
+    lines += [f"- {why}: {count}" for why, count in reasons.most_common()]
+    lines += ["", "The refusals left out, by provider and text:", ""]
+    lines += [f"- {text} ({count})" for text, count in sorted(refusals.items())]
     lines += ["", "## Cassettes", "", "| repository | path | provider | interactions (status) |",
               "| --- | --- | --- | --- |"]
     files: dict[tuple[str, str, str], list[str]] = collections.defaultdict(list)
