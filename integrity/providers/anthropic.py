@@ -81,27 +81,41 @@ def tool_results(message: Any) -> list[tuple[int, str]]:
     return _typed(_blocks(message), "tool_result", "tool_use_id") if role_of(message) == "user" else []
 
 
-@dataclass
+@dataclass(slots=True)
 class Turn:
     """Consecutive messages of one role, combined as the API combines them.
 
-    members: the request indices of the messages combined; blocks: their content blocks, in order."""
+    members: the request indices of the messages combined; size: their content blocks, counted
+    together; uses / results: (block index in the combined turn, id) of its tool_use blocks (an
+    assistant turn) or tool_result blocks (a user turn)."""
 
     role: str | None
     members: list[int]
-    blocks: list[Any]
+    size: int
+    uses: list[tuple[int, str]]
+    results: list[tuple[int, str]]
 
 
 def turns(messages: Sequence[Any]) -> list[Turn]:
-    """The request's turns: consecutive `user` (or `assistant`) messages become one; others stay alone."""
+    """The request's turns: consecutive `user` (or `assistant`) messages become one; others stay alone.
+
+    Each message's blocks are read once, and a combined turn's block indices continue where the
+    previous member's stop (no block list is copied: this runs for every provider on every file)."""
     combined: list[Turn] = []
     for index, message in enumerate(messages):
         role = role_of(message)
+        blocks = _blocks(message)
+        uses = _typed(blocks, "tool_use", "id") if role == "assistant" else []
+        results = _typed(blocks, "tool_result", "tool_use_id") if role == "user" else []
         if combined and role in COMBINED_ROLES and combined[-1].role == role:
-            combined[-1].members.append(index)
-            combined[-1].blocks.extend(_blocks(message))
+            turn = combined[-1]
+            offset = turn.size
+            turn.members.append(index)
+            turn.size += len(blocks)
+            turn.uses.extend((block + offset, value) for block, value in uses)
+            turn.results.extend((block + offset, value) for block, value in results)
         else:
-            combined.append(Turn(role, [index], list(_blocks(message))))
+            combined.append(Turn(role, [index], len(blocks), uses, results))
     return combined
 
 
@@ -121,9 +135,8 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
             provider=provider, rule="system_message_first", position="messages.0",
             native_indices=[0], error=SYSTEM_FIRST))
     combined = turns(messages)
-    uses_of = [_typed(turn.blocks, "tool_use", "id") if turn.role == "assistant" else [] for turn in combined]
-    results_of = [_typed(turn.blocks, "tool_result", "tool_use_id") if turn.role == "user" else []
-                  for turn in combined]
+    uses_of = [turn.uses for turn in combined]
+    results_of = [turn.results for turn in combined]
     size = len(combined)
     for index, turn in enumerate(combined):
         uses = uses_of[index]

@@ -96,8 +96,11 @@ def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     content holding the parts the rule is about (its first content for a count)."""
     found: list[Violation] = []
     combined = turns(contents)
-    calls_of = [[call for index in turn for call in function_calls(contents[index])] for turn in combined]
-    responses_of = [[response for index in turn for response in function_responses(contents[index])]
+    calls_each = [function_calls(content) for content in contents]
+    responses_each = [function_responses(content) for content in contents]
+    calls_of = [calls_each[turn[0]] if len(turn) == 1 else [c for i in turn for c in calls_each[i]]
+                for turn in combined]
+    responses_of = [responses_each[turn[0]] if len(turn) == 1 else [r for i in turn for r in responses_each[i]]
                     for turn in combined]
     size = len(combined)
     for at, turn in enumerate(combined):
