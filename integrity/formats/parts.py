@@ -4,9 +4,9 @@ Most files hold one entry list (container.parse_document finds it).  Some hold
 several transcripts side by side, each its own entry list:
 
 - an Inspect AI eval log: `samples[].messages` in a .json log, or one
-  `samples/<id>_epoch_<n>.json` member per sample in a .eval zip (read with the
-  standard library's zipfile); each sample is `sample:<id>` (`sample:<id>@<epoch>`
-  for epochs after the first);
+  `samples/<id>_epoch_<n>.json` member per sample in a .eval zip (read through
+  formats.archive, which bounds how far it may inflate); each sample is
+  `sample:<id>` (`sample:<id>@<epoch>` for epochs after the first);
 - a SWE-agent trajectory of a retried run: every attempt's history under
   `attempts` (`attempt:<n>`) besides the chosen one at the top (`main`).
 
@@ -16,13 +16,13 @@ format adapters' business (their `threads`); this module only splits files.
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from dataclasses import dataclass
 from typing import Any
 
 from ..loading import TranscriptError
+from .archive import open_archive, read_members
 from .container import Document, envelope_without, parse_document
 
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -93,11 +93,13 @@ def _order(sample: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def _eval_archive(data: bytes, source: str) -> list[Part]:
-    """The samples of an Inspect .eval archive (a zip of JSON members)."""
+    """The samples of an Inspect .eval archive (a zip of JSON members), read within formats.archive.LIMITS."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = open_archive(data, source)
         names = [n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json")]
-        samples = [json.loads(archive.read(name)) for name in names]
+        samples = [json.loads(member) for _, member in read_members(archive, names, source)]
+    except TranscriptError:
+        raise  # a refusal by the archive limits, already one line naming the member
     except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError) as error:
         raise TranscriptError(source, "", f"not a readable .eval archive (a zip of JSON members): {error}") from None
     good = [s for s in samples if isinstance(s, dict)]
