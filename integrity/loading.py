@@ -88,6 +88,9 @@ class Transcript:
     # only JSON's types (dict, list, str, int, float, bool, None): the schema check may then
     # trust its C validator's "valid" (integrity.schema.base).  False for a Transcript built by hand.
     json_typed: bool = False
+    # A JSONL file's line ending ("\r\n" when its first line ends so): written back the same, so a repaired
+    # CRLF file never mixes CRLF and LF lines.
+    newline: str = "\n"
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,25 @@ class ReaderNote:
             return (f"line {self.line}: the last line is cut off mid-write ({self.size} bytes not parsed), as a "
                     "crash leaves it; read up to the line before, and a repair writes the transcript without it")
         return f"line {self.line}: not valid JSON ({self.problem}); skipped ({self.size} bytes), as asked"
+
+
+def as_bytes(data: Any) -> bytes:
+    """The file's bytes from any bytes-like object (bytes, bytearray, memoryview, an mmap...).
+
+    Readers slice and search the data as bytes, so a bytes-like object is copied
+    once here (bytes pass as they are).  Anything else is a TypeError on one line:
+    a str especially, whose encoding the caller knows and this package would guess.
+    """
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, str):
+        raise TypeError("expected the file's bytes, got a str: pass text.encode('utf-8')")
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(f"expected the file's bytes (bytes, bytearray or memoryview), got "
+                        f"{type(data).__name__}") from None
+    return view.tobytes()
 
 
 def describe_value(value: Any) -> str:

@@ -21,7 +21,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
-from ..loading import TranscriptError
+from ..loading import TranscriptError, as_bytes
 from .archive import open_archive, read_members
 from .container import Document, envelope_without, parse_document
 
@@ -39,7 +39,8 @@ class Part:
 
 
 def split_file(data: bytes, source: str, skip_bad_lines: bool = False) -> list[Part]:
-    """The documents of a file, in a stable order."""
+    """The documents of a file, in a stable order (data: bytes or any bytes-like object)."""
+    data = as_bytes(data)
     if data[:4] == _ZIP_MAGIC:
         return _eval_archive(data, source)
     document = parse_document(data, source, skip_bad_lines)

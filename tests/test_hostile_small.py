@@ -1,0 +1,122 @@
+"""The smaller hostile cases of issue 30 (item 5): bytes-like input, wide encodings, CRLF JSONL.
+
+Each failed before: load(memoryview) raised AttributeError; UTF-32 LE text was
+called UTF-16; a repaired CRLF JSONL file mixed CRLF and LF lines.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import integrity
+from integrity import TranscriptError
+
+ROOT = Path(__file__).resolve().parent.parent
+MESSAGES = [
+    {"role": "user", "content": "hi"},
+    {"role": "assistant", "stopReason": "toolUse",
+     "content": [{"type": "toolCall", "id": "c1", "name": "ls", "arguments": {}}]},
+    {"role": "user", "content": "next"},
+]
+DATA = json.dumps(MESSAGES).encode()
+
+
+# ----------------------------------------------------------------------------- bytes-like input
+
+
+@pytest.mark.parametrize("wrap", [bytearray, memoryview, lambda d: memoryview(b"xx" + d)[2:],
+                                  lambda d: memoryview(bytearray(d))])
+def test_load_and_load_all_take_any_bytes_like_object(wrap: object) -> None:
+    data = wrap(DATA)  # type: ignore[operator]
+    assert integrity.load(data).messages == integrity.load(DATA).messages
+    assert [t.name for t in integrity.load_all(data)] == ["main"]
+
+
+def test_a_strided_memoryview_reads_as_its_bytes() -> None:
+    doubled = bytes(b for byte in DATA for b in (byte, 0))
+    view = memoryview(doubled)[::2]
+    assert integrity.load(view).messages == MESSAGES
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    (DATA.decode(), "got a str: pass text.encode('utf-8')"),
+    (None, "got NoneType"),
+    (42, "got int"),
+    ([1, 2], "got list"),
+])
+def test_what_is_not_bytes_is_a_one_line_type_error(value: object, said: str) -> None:
+    with pytest.raises(TypeError) as raised:
+        integrity.load(value)  # type: ignore[arg-type]
+    assert said in str(raised.value) and "\n" not in str(raised.value)
+
+
+# ----------------------------------------------------------------------------- wide encodings
+
+
+@pytest.mark.parametrize(("encoding", "name", "marked"), [
+    ("utf-32", "UTF-32 LE", True),
+    ("utf-32-le", "UTF-32 LE", False),
+    ("utf-32-be", "UTF-32 BE", False),
+    ("utf-16", "UTF-16 LE", True),
+    ("utf-16-le", "UTF-16 LE", False),
+    ("utf-16-be", "UTF-16 BE", False),
+])
+def test_utf16_and_utf32_text_is_named_by_its_encoding(encoding: str, name: str, marked: bool) -> None:
+    with pytest.raises(TranscriptError) as raised:
+        integrity.load(DATA.decode().encode(encoding), "t.json")
+    text = str(raised.value)
+    assert f"looks like {name} text" in text and "save it as UTF-8" in text, text
+    assert ("byte-order mark" in text) and (("without a byte-order mark" in text) is not marked)
+    other = {"UTF-32 LE", "UTF-32 BE", "UTF-16 LE", "UTF-16 BE"} - {name}
+    assert not any(o in text for o in other)
+
+
+def test_utf32_be_with_its_mark_is_named() -> None:
+    with pytest.raises(TranscriptError, match="UTF-32 BE text"):
+        integrity.load(b"\x00\x00\xfe\xff" + DATA.decode().encode("utf-32-be"), "t.json")
+
+
+# ----------------------------------------------------------------------------- CRLF JSONL
+
+
+def crlf_jsonl(messages: list[dict[str, object]]) -> bytes:
+    return b"".join(json.dumps(m, separators=(",", ":")).encode() + b"\r\n" for m in messages)
+
+
+def assert_crlf_only(data: bytes) -> None:
+    assert data.endswith(b"\r\n")
+    assert data.count(b"\n") == data.count(b"\r\n"), data
+
+
+@pytest.mark.parametrize("policy", ["strict", "openmaic"])
+def test_the_cli_repairs_a_crlf_jsonl_file_with_crlf_lines_only(tmp_path: Path, policy: str) -> None:
+    source = tmp_path / "crlf.jsonl"
+    source.write_bytes(crlf_jsonl(MESSAGES))
+    out = tmp_path / "out.jsonl"
+    result = subprocess.run([sys.executable, "-m", "integrity", "repair", str(source), "--policy", policy,
+                             "-o", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    written = out.read_bytes()
+    assert len(written.splitlines()) == 4  # the receipt is a new line, with the file's own line ending
+    assert_crlf_only(written)
+
+
+def test_the_api_writes_a_crlf_jsonl_view_and_the_file_itself_with_crlf() -> None:
+    data = crlf_jsonl(MESSAGES)
+    transcript = integrity.load(data)
+    assert transcript.newline == "\r\n"
+    assert integrity.write_bytes(transcript) == data
+    view = integrity.write_bytes(transcript, integrity.analyze(transcript).view)
+    assert len(view.splitlines()) == 4
+    assert_crlf_only(view)
+
+
+def test_an_lf_jsonl_file_stays_lf() -> None:
+    data = b"".join(json.dumps(m).encode() + b"\n" for m in MESSAGES)
+    view = integrity.write_bytes(integrity.load(data), integrity.analyze(integrity.load(data)).view)
+    assert b"\r" not in view
