@@ -120,3 +120,45 @@ def test_an_lf_jsonl_file_stays_lf() -> None:
     data = b"".join(json.dumps(m).encode() + b"\n" for m in MESSAGES)
     view = integrity.write_bytes(integrity.load(data), integrity.analyze(integrity.load(data)).view)
     assert b"\r" not in view
+
+
+# ----------------------------------------------------------------------------- hand-built values JSON cannot hold
+
+
+def _with_arguments(arguments: object) -> list[dict[str, object]]:
+    return [
+        {"role": "assistant", "stopReason": "toolUse",
+         "content": [{"type": "toolCall", "id": "c1", "name": "x", "arguments": arguments}]},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "x", "content": [{"type": "text", "text": "ok"}]},
+    ]
+
+
+def _cycle() -> dict[str, object]:
+    loop: dict[str, object] = {}
+    loop["self"] = loop
+    return loop
+
+
+@pytest.mark.parametrize(("arguments", "error", "said"), [
+    ({1, 2}, TypeError, "['arguments'] is set {1, 2}, which JSON cannot hold"),
+    ({"x": float("nan")}, ValueError, "['arguments']['x'] is nan, which JSON cannot hold"),
+    ({"x": float("inf")}, ValueError, "['arguments']['x'] is inf, which JSON cannot hold"),
+    ({"b": b"raw"}, TypeError, "['arguments']['b'] is bytes b'raw', which JSON cannot hold"),
+    (_cycle(), ValueError, "['arguments']['self'] refers back to a value that contains it (a cycle)"),
+    ({"when": object()}, TypeError, "['arguments']['when'] is object"),
+])
+def test_the_api_refuses_values_json_cannot_hold_instead_of_calling_them_healthy(
+        arguments: object, error: type[Exception], said: str) -> None:
+    messages = _with_arguments(arguments)
+    for call in (lambda: integrity.analyze(integrity.Transcript(messages)),
+                 lambda: integrity.repair_with_report(messages)):
+        with pytest.raises(error) as raised:
+            call()
+        text = str(raised.value)
+        assert "takes JSON values only; messages[0]['content'][0]" in text and said in text, text
+        assert "\n" not in text
+
+
+def test_json_values_built_by_hand_are_still_analyzed() -> None:
+    analysis = integrity.analyze(integrity.Transcript(_with_arguments({"n": 1.5, "list": [1, "a", None, True]})))
+    assert analysis.report.healthy
