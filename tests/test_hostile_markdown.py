@@ -141,3 +141,27 @@ def test_an_uploaded_file_name_in_the_reading_spinner_is_a_code_span(monkeypatch
     assert reading and all(HOST not in outside_code_spans(text) for text in reading), reading
     assert any(literal(name) in text for text in reading), reading
     assert_no_live_markdown(at)
+
+
+RLO = "\u202e"
+BIDI_NAME = f"report{RLO}nosj.exe.json"  # reads as "reportnosj.json.exe"-like garble in the uploader's chip
+
+
+@pytest.mark.parametrize(("page", "key", "data"), [
+    ("pages/inspector_page.py", "uploads", (ROOT / "sample_transcripts" / SAMPLE).read_bytes()),
+    ("pages/batch.py", "batch_Upload files", (ROOT / "sample_transcripts" / SAMPLE).read_bytes()),
+    ("pages/report.py", "report_upload", b"{}"),
+], ids=["inspector", "batch", "report"])
+def test_an_uploaded_name_with_bidi_characters_is_shown_again_with_markers(page: str, key: str, data: bytes) -> None:
+    """Streamlit's uploader chip shows the name raw (the app cannot change it): the page repeats it, marked."""
+    at = run(page, {"policy": "openmaic"})
+    if page.endswith("inspector_page.py"):
+        at.radio(key="source_mode").set_value("Upload").run()
+    elif page.endswith("report.py"):
+        at.radio(key="report_origin").set_value("Uploaded report JSON").run()
+    at.file_uploader(key=key).set_value((BIDI_NAME, data, "application/json")).run()
+    assert not at.exception
+    texts = [str(t.value) for t in [*at.text, *at.sidebar.text]]
+    assert "report⟨U+202E⟩nosj.exe.json" in texts, texts
+    warnings = [str(w.value) for w in [*at.warning, *at.sidebar.warning]]
+    assert any("invisible or reordering characters" in w for w in warnings), warnings
