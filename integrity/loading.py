@@ -97,8 +97,9 @@ class Transcript:
 class ReaderNote:
     """Something the reader found that is not a message: a torn last line or a skipped bad line.
 
-    code: a FindingCode value (torn_last_line, skipped_line); line: the 1-based line;
-    size: bytes not parsed; problem: what the JSON decoder said.
+    code: a FindingCode value (torn_last_line, skipped_line, duplicate_key); line: the 1-based line (0: the
+    file's envelope object); size: bytes not parsed; problem: what the JSON decoder said (the key, for
+    duplicate_key).
     """
 
     code: str
@@ -108,6 +109,11 @@ class ReaderNote:
 
     def message(self) -> str:
         """The sentence a report shows for it."""
+        if self.code == "duplicate_key":
+            where = f"line {self.line}: an object in the entry starting here" if self.line else "an object of the file"
+            return (f"{where} names the key {self.problem!r} twice; JSON readers disagree on which "
+                    "value counts (this one takes the last), so a provider may read another message than the "
+                    "one checked; a repair writes the last value only")
         if self.code == "torn_last_line":
             return (f"line {self.line}: the last line is cut off mid-write ({self.size} bytes not parsed), as a "
                     "crash leaves it; read up to the line before, and a repair writes the transcript without it")

@@ -162,3 +162,60 @@ def test_the_api_refuses_values_json_cannot_hold_instead_of_calling_them_healthy
 def test_json_values_built_by_hand_are_still_analyzed() -> None:
     analysis = integrity.analyze(integrity.Transcript(_with_arguments({"n": 1.5, "list": [1, "a", None, True]})))
     assert analysis.report.healthy
+
+
+# ----------------------------------------------------------------------------- duplicate keys
+
+
+def _tool_turn() -> list[dict[str, object]]:
+    return [
+        {"role": "assistant", "stopReason": "toolUse",
+         "content": [{"type": "toolCall", "id": "c1", "name": "x", "arguments": {}}]},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "x", "content": [{"type": "text", "text": "ok"}]},
+    ]
+
+
+def _duplicated(text: str, field: str, extra: str) -> str:
+    """The JSON text with `"field": ...` followed by a second `"field": extra` in the same object."""
+    head, _, tail = text.partition(f'"{field}": ')
+    value_end = tail.index(",") if "," in tail else len(tail)
+    return f'{head}"{field}": {tail[:value_end]}, "{field}": {extra}{tail[value_end:]}'
+
+
+@pytest.mark.parametrize(("container", "text", "line", "key"), [
+    ("array", _duplicated(json.dumps(_tool_turn(), indent=1), "toolCallId", '"c2"'), 14, "toolCallId"),
+    ("jsonl", "\n".join(json.dumps(m) for m in _tool_turn()).replace('"role": "toolResult"',
+                                                                    '"role": "user", "role": "toolResult"'),
+     2, "role"),
+    ("object", json.dumps({"model": "m", "messages": MESSAGES}).replace('"model": "m"',
+                                                                          '"model": "m", "model": "n"'), 0, "model"),
+])
+def test_a_duplicate_key_is_a_malformed_finding_naming_key_and_line(container: str, text: str, line: int,
+                                                                     key: str) -> None:
+    transcript = integrity.load(text.encode(), "dup.json")
+    assert transcript.container == container
+    assert [(n.code, n.line, n.problem) for n in transcript.notes] == [("duplicate_key", line, key)]
+    assert line == 0 or line == transcript.lines[1]  # the line where the entry holding it starts
+    report = integrity.analyze(transcript).report
+    assert not report.healthy
+    found = [f for f in report.findings if f.kind.value == "duplicate_key"]
+    assert len(found) == 1 and f"names the key {key!r} twice" in found[0].message
+    assert found[0].severity.value == "malformed"
+
+
+def test_the_cli_calls_a_file_with_a_duplicate_key_malformed(tmp_path: Path) -> None:
+    source = tmp_path / "dup.json"
+    source.write_text('[{"role": "user", "role": "assistant", "content": "hi"}]')
+    result = subprocess.run([sys.executable, "-m", "integrity", "check", str(source)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "names the key 'role' twice" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("text", [
+    json.dumps(MESSAGES),
+    json.dumps([{"role": "user", "content": ':"a\\": not a key'}]),  # colons after quotes inside strings
+    json.dumps([{"role": "user", "content": "x"}], indent=1).replace('"role":', '"role" :'),  # a spaced colon
+    json.dumps([{"role": "user", "content": "a", "nested": {"role": 1, "content": [{"role": 2}]}}]),
+])
+def test_no_duplicate_no_note(text: str) -> None:
+    assert integrity.load(text.encode()).notes == []

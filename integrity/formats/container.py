@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..loading import ReaderNote, TranscriptError, as_bytes
+from .duplicates import duplicate_note
 
 # Keys under which a request envelope holds its list, in the order we look for them: request
 # bodies (messages, input, contents), the Claude Code web export (loglines), SWE-agent
@@ -588,6 +589,10 @@ def parse_document(data: bytes, source: str, skip_bad_lines: bool = False) -> Do
     """
     data = as_bytes(data)
     document = _parse_document(data, source, skip_bad_lines)
+    duplicate = duplicate_note(data, document.container,
+                               [document.whole] if document.whole is not None else document.entries)
+    if duplicate is not None:
+        document.notes.append(duplicate)
     if document.container == "jsonl":
         end = data.find(b"\n")
         if end > 0 and data[end - 1:end] == b"\r":
