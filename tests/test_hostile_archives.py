@@ -175,3 +175,17 @@ def test_the_inspector_refuses_an_uploaded_bomb_with_the_same_limit() -> None:
     said = [str(c.value) for c in at.code]
     assert any(c.startswith("bomb.eval: member 'samples/1_epoch_1.json': refused")
                and f"{archive.LIMITS.ratio}:1" in c for c in said), said
+
+
+def test_triage_gives_a_bomb_one_error_row_with_the_same_refusal(tmp_path: Path) -> None:
+    from integrity.triage import triage_file
+
+    bomb = tmp_path / "bomb.eval"
+    bomb.write_bytes(spaces_archive(20 * MiB))
+    found = triage_file(str(bomb), [], "strict")
+    assert found is not None
+    rows, findings = found
+    assert len(rows) == 1 and findings == []
+    said = [str(value) for value in rows[0].values()]
+    assert any("member 'samples/1_epoch_1.json': refused" in value and f"{archive.LIMITS.ratio}:1" in value
+               for value in said), rows[0]

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..loading import TranscriptError
+from .container import check_memory
 
 MiB = 2**20
 
@@ -68,6 +69,9 @@ def _directory_size(data: bytes) -> tuple[int, int] | None:
     return entries, size
 
 
+_HINT = "; a log this large is read sample by sample: unzip it and check the samples/*.json files"
+
+
 def _refuse(source: str, member: str, problem: str) -> TranscriptError:
     return TranscriptError(source, f"member {member!r}" if member else "", problem)
 
@@ -97,7 +101,7 @@ def open_archive(data: bytes, source: str, limits: ArchiveLimits | None = None) 
 def _check_declared(info: zipfile.ZipInfo, source: str, limits: ArchiveLimits) -> None:
     if info.file_size > limits.member_bytes:
         raise _refuse(source, info.filename, f"refused: it inflates to {info.file_size:,} bytes, over the limit of "
-                                             f"{limits.member_bytes:,} bytes per member")
+                                             f"{limits.member_bytes:,} bytes per member{_HINT}")
     if info.file_size > limits.ratio_floor and info.file_size > limits.ratio * max(info.compress_size, 1):
         raise _refuse(source, info.filename, f"refused: it inflates {info.file_size // max(info.compress_size, 1):,}"
                                              f" times its compressed size, over the limit of {limits.ratio}:1 "
@@ -136,7 +140,8 @@ def read_members(archive: zipfile.ZipFile, names: list[str], source: str,
         declared += info.file_size
         if declared > limits.total_bytes:
             raise _refuse(source, info.filename, f"refused: the archive's members inflate to {declared:,} bytes "
-                                                 f"or more, over the limit of {limits.total_bytes:,} bytes")
+                                                 f"or more, over the limit of {limits.total_bytes:,} bytes{_HINT}")
+    check_memory(declared, source)  # under an address-space limit: refused before inflating, as a plain file is
     total = 0
     for info in infos:
         data = _read_counted(archive, info, source, limits, total)
