@@ -203,6 +203,17 @@ def test_a_duplicate_key_is_a_malformed_finding_naming_key_and_line(container: s
     assert found[0].severity.value == "malformed"
 
 
+@pytest.mark.parametrize("text", [
+    '[{"role": "user", "content": "x", "a\\\\": 1, "a\\\\": 2}]',  # a key ending in a backslash, twice
+    '[{"role": "user", "content": "{\\"k\\": 1}", "content": "y"}]',  # beside JSON text inside a string
+    '[{"role": "user", "content": "\\u0022:", "content": ":y"}]',  # escapes that look like key ends
+    '[{"role": "user", "content": "x"}, {"role" : "user", "role": "user", "content": "y"}]',  # a spaced colon
+])
+def test_a_duplicate_is_found_whatever_the_text_around_it(text: str) -> None:
+    json.loads(text)  # valid JSON
+    assert [n.code for n in integrity.load(text.encode()).notes] == ["duplicate_key"]
+
+
 def test_the_cli_calls_a_file_with_a_duplicate_key_malformed(tmp_path: Path) -> None:
     source = tmp_path / "dup.json"
     source.write_text('[{"role": "user", "role": "assistant", "content": "hi"}]')

@@ -56,7 +56,10 @@ def key_tokens_bound(data: bytes) -> int | None:
     """
     if _SPACED_COLON.search(data):
         return None
-    return data.count(b'":') - data.count(b'\\":') + data.count(b'\\\\":')
+    bound = data.count(b'":')
+    if b'\\"' in data:  # an escaped quote somewhere (JSON text inside a string, say)
+        bound += data.count(b'\\\\":') - data.count(b'\\":')
+    return bound
 
 
 def count_keys(roots: list[Any]) -> int:
