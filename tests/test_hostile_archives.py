@@ -120,6 +120,27 @@ def test_an_archive_listing_too_many_members_is_refused_from_its_end_record() ->
         archive.open_archive(data, "bomb.eval", small)
 
 
+def test_a_directory_holding_more_members_than_its_end_record_claims_is_counted_before_it_is_parsed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The end record says 3; the directory holds 1,500 entries: counted from their headers, refused."""
+    parsed: list[int] = []
+    real = zipfile.ZipFile
+
+    def spy(*args: object, **kwargs: object) -> zipfile.ZipFile:
+        parsed.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for n in range(1500):
+            z.writestr(f"x/{n}", b"")
+    monkeypatch.setattr(archive.zipfile, "ZipFile", spy)
+    with pytest.raises(TranscriptError, match=r"^bomb\.eval: refused: the archive lists 1,001 members or more, "
+                                              r"over the limit of 1,000 members$"):
+        archive.open_archive(lying_count(buffer.getvalue(), 3), "bomb.eval", archive.ArchiveLimits(members=1000))
+    assert parsed == []  # refused before zipfile read the directory
+
+
 def test_the_member_limit_holds_with_the_engines_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     """LIMITS is read at each call: one assignment changes every reader (here the API's load_all)."""
     monkeypatch.setattr(archive, "LIMITS", archive.ArchiveLimits(members=3))

@@ -51,22 +51,40 @@ _CHUNK = 1 * MiB
 _END = b"PK\x05\x06"
 _END64_LOCATOR = b"PK\x06\x07"
 _END64 = b"PK\x06\x06"
-_ENTRY_MAX = 46 + 1024  # one central directory entry: 46 fixed bytes, then its name, extra field, comment
+_ENTRY = b"PK\x01\x02"
 
 
-def _directory_size(data: bytes) -> tuple[int, int] | None:
-    """(entries, central directory bytes) from the end record, before zipfile parses the directory;
-    None when there is no end record (zipfile then says the file is no zip)."""
+def _directory(data: bytes) -> tuple[int, int, int] | None:
+    """(entries the end record claims, where the central directory starts, its size in bytes), read before
+    zipfile parses the directory; None when there is no end record (zipfile then says the file is no zip).
+
+    The directory ends where the end record (or the zip64 end record before it) starts, so its start is
+    found from its size, as zipfile finds it (also behind data prepended to the archive).
+    """
     at = data.rfind(_END, max(0, len(data) - 65_557))
     if at < 0 or at + 22 > len(data):
         return None
     entries, size = struct.unpack_from("<HI", data, at + 10)
+    ends = at
     locator = at - 20
     if locator >= 0 and data[locator:locator + 4] == _END64_LOCATOR:
-        (offset,) = struct.unpack_from("<Q", data, locator + 8)
-        if 0 <= offset <= len(data) - 56 and data[offset:offset + 4] == _END64:
-            entries, size = struct.unpack_from("<QQ", data, offset + 32)
-    return entries, size
+        record = data.rfind(_END64, 0, locator)
+        if record >= 0 and record + 56 <= locator:
+            entries, size = struct.unpack_from("<QQ", data, record + 32)
+            ends = record
+    return entries, max(ends - size, 0), size
+
+
+def _count_entries(data: bytes, start: int, size: int, limit: int) -> int:
+    """How many entries the central directory holds, counted from their headers up to limit + 1 (a
+    directory that lies about its count in the end record is still counted before zipfile parses it)."""
+    count = 0
+    position, end = start, min(start + size, len(data))
+    while count <= limit and position + 46 <= end and data.startswith(_ENTRY, position):
+        name, extra, comment = struct.unpack_from("<HHH", data, position + 28)
+        position += 46 + name + extra + comment
+        count += 1
+    return count
 
 
 _HINT = "; a log this large is read sample by sample: unzip it and check the samples/*.json files"
@@ -77,20 +95,20 @@ def _refuse(source: str, member: str, problem: str) -> TranscriptError:
 
 
 def open_archive(data: bytes, source: str, limits: ArchiveLimits | None = None) -> zipfile.ZipFile:
-    """The archive, once its member count is within limits (from the end record, then the parsed list).
+    """The archive, once its member count is within limits (from the end record and the directory's entry
+    headers before zipfile parses them, then from the parsed list).
 
     limits: LIMITS when None (looked up at each call, so one assignment changes every reader).
     """
     limits = limits or LIMITS
-    counted = _directory_size(data)
-    if counted is not None:
-        entries, size = counted
+    found = _directory(data)
+    if found is not None:
+        claimed, start, size = found
+        entries = claimed if claimed > limits.members else _count_entries(data, start, size, limits.members)
         if entries > limits.members:
-            raise _refuse(source, "", f"refused: the archive lists {entries:,} members, over the limit of "
+            more = "" if entries == claimed else " or more"
+            raise _refuse(source, "", f"refused: the archive lists {entries:,} members{more}, over the limit of "
                                       f"{limits.members:,} members")
-        if size > limits.members * _ENTRY_MAX:
-            raise _refuse(source, "", f"refused: the archive's member list takes {size:,} bytes, more than "
-                                      f"{limits.members:,} members (the limit) could")
     archive = zipfile.ZipFile(io.BytesIO(data))
     if len(archive.infolist()) > limits.members:
         raise _refuse(source, "", f"refused: the archive lists {len(archive.infolist()):,} members, over the "
