@@ -5,9 +5,10 @@ the inspector's server, 1 MB became 2 GB in the CLI.  Every archive this package
 reads goes through `read_members`, which holds the one set of limits the CLI,
 triage and the inspector share (`LIMITS`):
 
-- how many members the archive may list (its central directory is parsed whole,
-  so a directory of millions of empty entries is refused from its end record,
-  before zipfile reads it);
+- how many members the archive may list (zipfile parses its central directory
+  whole, about 500 bytes of memory an entry, so a directory of millions of empty
+  entries is refused from its end record and its entry headers, counted before
+  zipfile reads them);
 - how many bytes one member and all members read may inflate to;
 - how far one member may inflate relative to its compressed size (deflate gives
   at most ~1000:1, JSON rarely more than 20:1; the ratio is only held against
