@@ -210,3 +210,22 @@ def test_triage_gives_a_bomb_one_error_row_with_the_same_refusal(tmp_path: Path)
     said = [str(value) for value in rows[0].values()]
     assert any("member 'samples/1_epoch_1.json': refused" in value and f"{archive.LIMITS.ratio}:1" in value
                for value in said), rows[0]
+
+
+def _one_sample(text: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("samples/1_epoch_1.json", text)
+    return buffer.getvalue()
+
+
+def test_a_member_is_read_by_the_strict_rules_of_a_file() -> None:
+    """NaN and duplicate keys inside an archive are what they are in a plain file: an error, a finding."""
+    good = json.dumps(SAMPLE)
+    with pytest.raises(TranscriptError, match=r"^log\.eval: member 'samples/1_epoch_1\.json', line 1, column \d+: "
+                                              r"invalid JSON: NaN is not valid JSON"):
+        integrity.load_all(_one_sample(good.replace('"hi"', "NaN")), "log.eval")
+    doubled = good.replace('"content": "hi"', '"content": "hi", "content": "bye"')
+    (transcript,) = integrity.load_all(_one_sample(doubled), "log.eval")
+    assert [(n.code, n.problem) for n in transcript.notes] == [("duplicate_key", "content")]
+    assert not integrity.analyze(transcript).report.healthy

@@ -21,9 +21,10 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
-from ..loading import TranscriptError, as_bytes
+from ..loading import ReaderNote, TranscriptError, as_bytes
 from .archive import open_archive, read_members
-from .container import Document, envelope_without, parse_document
+from .container import Document, envelope_without, loads, parse_document
+from .duplicates import duplicate_note
 
 _ZIP_MAGIC = b"PK\x03\x04"
 
@@ -71,7 +72,7 @@ def _sample_name(sample: dict[str, Any], position: int) -> str:
     return f"sample:{ident}" if epoch in (1, None) else f"sample:{ident}@{epoch}"
 
 
-def _samples(samples: Any, source: str) -> list[Part]:
+def _samples(samples: Any, source: str, notes: list[list[ReaderNote]] | None = None) -> list[Part]:
     if not isinstance(samples, list) or not samples:
         raise TranscriptError(source, "top level", "an Inspect eval log without samples (a header-only log): "
                                                    "there are no messages to check")
@@ -80,7 +81,7 @@ def _samples(samples: Any, source: str) -> list[Part]:
         messages = sample.get("messages") if isinstance(sample, dict) else None
         if not isinstance(messages, list):
             raise TranscriptError(source, f"samples[{position}]", "an eval log sample needs a 'messages' array")
-        doc = Document(messages, [0] * len(messages), "array")
+        doc = Document(messages, [0] * len(messages), "array", notes=notes[position] if notes else [])
         parts.append(Part(doc, _sample_name(sample, position), "sample", "inspect"))
     return parts
 
@@ -98,12 +99,26 @@ def _eval_archive(data: bytes, source: str) -> list[Part]:
     try:
         archive = open_archive(data, source)
         names = [n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json")]
-        samples = [json.loads(member) for _, member in read_members(archive, names, source)]
+        read = [_member(name, member, source) for name, member in read_members(archive, names, source)]
     except TranscriptError:
         raise  # a refusal by the archive limits, already one line naming the member
     except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError) as error:
         raise TranscriptError(source, "", f"not a readable .eval archive (a zip of JSON members): {error}") from None
-    good = [s for s in samples if isinstance(s, dict)]
-    if len(good) != len(samples):
+    if not all(isinstance(sample, dict) for sample, _ in read):
         raise TranscriptError(source, "samples/", "a sample member of the .eval archive is not a JSON object")
-    return _samples(sorted(good, key=_order), source)
+    read.sort(key=lambda found: _order(found[0]))
+    return _samples([sample for sample, _ in read], source, [notes for _, notes in read])
+
+
+def _member(name: str, data: bytes, source: str) -> tuple[Any, list[ReaderNote]]:
+    """One member's JSON value, read by the same strict rules as a file (no NaN, no duplicate key in
+    silence: a duplicate is a note on that sample), and its notes."""
+    try:
+        value = loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        raise TranscriptError(source, f"member {name!r}, byte {error.start}", "not valid UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise TranscriptError(source, f"member {name!r}, line {error.lineno}, column {error.colno}",
+                              f"invalid JSON: {error.msg}") from None
+    duplicate = duplicate_note(data, "object", [value])
+    return value, [duplicate] if duplicate is not None else []
