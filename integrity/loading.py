@@ -178,10 +178,14 @@ def read_source(path: str) -> bytes:
     import sys
 
     if path == "-":
+        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:  # started with standard input closed
+            raise TranscriptError("<stdin>", "", "standard input is closed: there is nothing to read")
         try:
             return sys.stdin.buffer.read()
         except MemoryError:
             raise TranscriptError("<stdin>", "", "too large to read into memory") from None
+        except (OSError, ValueError) as error:  # a closed or unreadable descriptor
+            raise TranscriptError("<stdin>", "", f"cannot read standard input: {error}") from None
     handle, status = open_source(path)
     return read_opened(path, handle, int(status.st_size))
 

@@ -230,3 +230,15 @@ def test_the_cli_calls_a_file_with_a_duplicate_key_malformed(tmp_path: Path) -> 
 ])
 def test_no_duplicate_no_note(text: str) -> None:
     assert integrity.load(text.encode()).notes == []
+
+
+def test_check_of_standard_input_when_it_is_closed_is_one_line_exit_2() -> None:
+    """`check -` started with standard input closed (`<&-`): one line, exit 2, never exit 70."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run(["bash", "-c", f"{sys.executable} -m integrity check - <&-"], capture_output=True,
+                          cwd=Path(__file__).resolve().parents[1], timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.decode().splitlines() == ["error: <stdin>: standard input is closed: there is nothing to read"]
