@@ -34,6 +34,7 @@ from integrity import (
     analyze,
     load,
 )
+from integrity.formats import FORMATS
 from integrity.kinds import facts
 
 POLICIES: tuple[str, ...] = ("openmaic", "strict")
@@ -78,6 +79,7 @@ class Lesson:
     inline: str | None = None
     provider: str | None = None
     terms: tuple[str, ...] = field(default=())
+    """kinds the lesson teaches besides the ones its example shows (the Glossary links them here)."""
 
     @property
     def example_name(self) -> str:
@@ -141,7 +143,7 @@ LESSONS: tuple[Lesson, ...] = (
         (Claim("openai-chat", "tool_calls_unanswered"), Claim("anthropic", "tool_use_unanswered"),
          Claim("gemini", "function_response_count_mismatch")),
         {"openmaic": _kinds("synthesized receipt"), "strict": _kinds("synthesized receipt")},
-        sample="orphaned_call.pi-ai.json",
+        sample="orphaned_call.pi-ai.json", terms=("orphaned call",),
     ),
     Lesson(
         "once", "Every call is answered once",
@@ -153,7 +155,7 @@ LESSONS: tuple[Lesson, ...] = (
         (Claim("openai-chat", "duplicate_tool_call_id"), Claim("anthropic", "duplicate_tool_result"),
          Claim("openai-responses")),
         {"openmaic": _kinds("dropped duplicate"), "strict": _kinds("dropped duplicate")},
-        sample="two_results.openai-chat.json",
+        sample="two_results.openai-chat.json", terms=("duplicate result",),
     ),
     Lesson(
         "contiguous", "Results come right after their frame",
@@ -221,7 +223,7 @@ LESSONS: tuple[Lesson, ...] = (
         (Claim("bedrock", "roles_not_alternating"), Claim("mistral", "unexpected_role_order"),
          Claim("openai-chat"), Claim("anthropic")),
         {"openmaic": _kinds(), "strict": _kinds("synthesized turn")},
-        inline=_TURNS, provider="bedrock",
+        inline=_TURNS, provider="bedrock", terms=("merged",),
     ),
     Lesson(
         "receipts", "Receipts, and a real result after one",
@@ -617,9 +619,8 @@ def engine_receipts() -> dict[str, dict[str, Any]]:
     return found
 
 
-RECOGNITION_FORMATS: tuple[str, ...] = ("pi-ai", "openai-chat", "openai-responses", "anthropic", "gemini",
-                                        "bedrock", "langchain", "claude-code", "codex", "inspect")
-"""The formats the receipts lesson writes a receipt in and reads back."""
+RECOGNITION_FORMATS: tuple[str, ...] = FORMATS
+"""The formats the receipts lesson writes a receipt in and reads back: every format the engine writes."""
 
 
 @lru_cache(maxsize=1)

@@ -27,7 +27,7 @@ from typing import Any
 
 from .chat_shape import role_of
 from .ids import anthropic_ids, is_anthropic_id
-from .spec import ProviderSpec
+from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
 PROVIDER = "anthropic"
@@ -246,4 +246,10 @@ SPEC = ProviderSpec(
         "invalid_tool_use_id": INVALID_ID.replace("{field}", "tool_use.id"),
         "invalid_tool_result_id": INVALID_ID.replace("{field}", "tool_result.tool_use_id"),
     },
+    endpoint=Endpoint(
+        "https://api.anthropic.com/v1/messages",
+        ("x-api-key: $ANTHROPIC_API_KEY", "anthropic-version: 2023-06-01"),
+        {"model": "$MODEL", "max_tokens": 1024},
+        docs="https://docs.anthropic.com/en/api/messages",
+    ),
 )

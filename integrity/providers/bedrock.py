@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .chat_shape import role_of
-from .spec import CUSTOM, OPAQUE, SYSTEM, ProviderSpec, RoleRules
+from .spec import CUSTOM, OPAQUE, SYSTEM, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
 
 PROVIDER = "bedrock"
@@ -129,4 +129,11 @@ SPEC = ProviderSpec(
         "tool_use_unanswered": EXPECTED,
         "too_many_tool_results": EXCEEDS,
     },
+    endpoint=Endpoint(
+        "https://bedrock-runtime.$AWS_REGION.amazonaws.com/model/$MODEL/converse",
+        (),
+        {},
+        docs="https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html",
+        signing="aws-sigv4:bedrock",
+    ),
 )

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .chat_shape import role_of
-from .spec import CUSTOM, OPAQUE, SYSTEM, ProviderSpec, RoleRules
+from .spec import CUSTOM, OPAQUE, SYSTEM, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
 
 PROVIDER = "gemini"
@@ -150,4 +150,10 @@ SPEC = ProviderSpec(
         "function_call_turn_position": CALL_POSITION,
         "function_response_turn_position": RESPONSE_POSITION,
     },
+    endpoint=Endpoint(
+        "https://generativelanguage.googleapis.com/v1beta/models/$GEMINI_MODEL:generateContent",
+        ("x-goog-api-key: $GEMINI_API_KEY",),
+        {},
+        docs="https://ai.google.dev/api/generate-content",
+    ),
 )

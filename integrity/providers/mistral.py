@@ -19,7 +19,7 @@ from typing import Any
 
 from .chat_shape import call_ids_of, read_shape
 from .ids import chat_ids, is_mistral_id
-from .spec import OPAQUE, ProviderSpec, RoleRules
+from .spec import OPAQUE, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
 
 PROVIDER = "mistral"
@@ -116,4 +116,10 @@ SPEC = ProviderSpec(
         "last_role_assistant": LAST,
         "invalid_tool_call_id": INVALID_ID,
     },
+    endpoint=Endpoint(
+        "https://api.mistral.ai/v1/chat/completions",
+        ("Authorization: Bearer $MISTRAL_API_KEY",),
+        {"model": "$MODEL"},
+        docs="https://docs.mistral.ai/api/#tag/chat",
+    ),
 )

@@ -13,7 +13,7 @@ from typing import Any
 
 from .chat_shape import read_shape
 from .ids import chat_ids
-from .spec import ProviderSpec
+from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
 PROVIDER = "openai-chat"
@@ -139,4 +139,10 @@ SPEC = ProviderSpec(
         "call_id_too_long": CALL_ID_LONG,
         "result_id_too_long": RESULT_ID_LONG,
     },
+    endpoint=Endpoint(
+        "https://api.openai.com/v1/chat/completions",
+        ("Authorization: Bearer $OPENAI_API_KEY",),
+        {"model": "$MODEL"},
+        docs="https://platform.openai.com/docs/api-reference/chat/create",
+    ),
 )

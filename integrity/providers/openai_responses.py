@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .spec import ProviderSpec
+from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
 PROVIDER = "openai-responses"
@@ -153,4 +153,10 @@ SPEC = ProviderSpec(
         "reasoning_without_following_item": REASONING_ALONE,
         "call_id_too_long": CALL_ID_LONG,
     },
+    endpoint=Endpoint(
+        "https://api.openai.com/v1/responses",
+        ("Authorization: Bearer $OPENAI_API_KEY",),
+        {"model": "$MODEL"},
+        docs="https://platform.openai.com/docs/api-reference/responses/create",
+    ),
 )
