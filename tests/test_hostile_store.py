@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from integrity.store import StoreError, open_store
+from integrity.lab.store import StoreError, open_store
 
 
 def msg(text: str) -> dict[str, Any]:
