@@ -15,7 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ._triage_inputs import TriageError
@@ -156,7 +156,10 @@ def known_hashes(table: str) -> dict[str, str]:
 
     if not os.path.exists(table):
         return {}
-    known = pq.read_table(table, columns=["path", "content_hash"]).to_pydict()
+    try:
+        known = pq.read_table(table, columns=["path", "content_hash"]).to_pydict()
+    except Exception as error:  # a damaged table: pyarrow raises several types
+        raise _unreadable(table, error) from None
     return {path: digest for path, digest in zip(known["path"], known["content_hash"], strict=True) if digest}
 
 
@@ -254,14 +257,23 @@ def carry_over(old: str, writer: TableWriter, decide: Callable[[str], bool | Non
     file was not written by triage, and is refused rather than dropped.
     """
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     if not os.path.exists(old):
         return
     keep = set(writer.names)
-    for batch in pq.ParquetFile(old).iter_batches(batch_size=10_000):
+    batches = _batches(old)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            break
+        except Exception as error:  # a damaged table (pyarrow raises several types): the run stops, unchanged
+            raise _unreadable(old, error) from None
         rows = []
-        for row in batch.to_pylist():
+        for row in batch:
+            if not isinstance(row["path"], str):
+                raise TriageError(f"--out {old}: a row without a path is not a triage table's; refusing to "
+                                  "replace it (choose another --out)")
             missing = decide(row["path"])
             if missing is not None:
                 rows.append({**{name: value for name, value in row.items() if name in keep}, "missing": missing})
@@ -270,3 +282,17 @@ def carry_over(old: str, writer: TableWriter, decide: Callable[[str], bool | Non
         except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
             raise TriageError(f"--out {old}: its rows do not fit a triage table ({str(error)[:200]}); "
                               "refusing to replace it (choose another --out)") from None
+
+
+def _batches(table: str) -> Iterator[list[dict[str, Any]]]:
+    """The table's rows, 10,000 at a time (constant memory)."""
+    import pyarrow.parquet as pq
+
+    for batch in pq.ParquetFile(table).iter_batches(batch_size=10_000):
+        yield batch.to_pylist()
+
+
+def _unreadable(table: str, error: Exception) -> TriageError:
+    detail = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
+    return TriageError(f"--out {table}: cannot read the earlier table ({detail}); refusing to replace it "
+                       "(move it away or choose another --out)")

@@ -24,10 +24,13 @@ is read and how in _triage_inputs).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sys
 import time
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -233,19 +236,27 @@ def _batches(items: Sequence[str], size: int) -> Iterator[list[str]]:
         yield list(items[start:start + size])
 
 
-def _client(scheduler: str | None, workers: int | None) -> Any:
-    """A client of the named scheduler (TriageError when there is none to reach) or of a new local cluster."""
+@contextmanager
+def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
+    """A client of the named scheduler (TriageError when there is none to reach) or of a new local cluster,
+    which is closed with it (a `Client(cluster)` alone leaves the cluster's processes running)."""
     from distributed import Client, LocalCluster
 
     if scheduler:
         try:
-            return Client(scheduler, timeout=CONNECT_SECONDS)
+            client = Client(scheduler, timeout=CONNECT_SECONDS)
         except (OSError, ValueError, TypeError) as error:  # refused, timed out, malformed, unknown protocol
             detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             raise TriageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there: {detail}") from None
-    cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
-    return Client(cluster)
+        with client:
+            yield client
+        return
+    with warnings.catch_warnings():  # "port 8787 is already in use": Dask's chatter, not the user's business
+        warnings.simplefilter("ignore", UserWarning)
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.CRITICAL)  # workers log to our stderr
+    with cluster, Client(cluster) as client:
+        yield client
 
 
 def _progress(done: int, total: int, unreadable: int, stream: Any) -> None:

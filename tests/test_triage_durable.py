@@ -278,3 +278,67 @@ def test_kill_9_mid_run_then_a_rerun_loses_and_repeats_no_row(tmp_path: Path, cl
         "hashlib").sha256(GOOD[5].encode()).hexdigest()
     found = pq.read_table(findings_path(str(out))).to_pylist()
     assert all(row["content_hash"] in {r["content_hash"] for r in table} for row in found)
+
+
+def test_sigterm_mid_run_removes_the_temporaries_and_keeps_the_table(tmp_path: Path,
+                                                                     cluster: str) -> None:  # noqa: F811
+    folder = folder_of(tmp_path, good=3)
+    out = tmp_path / "t.parquet"
+    argv = ["triage", str(folder), "--out", str(out), "--scheduler", cluster, *PROVIDER]
+    assert call(argv) == 0
+    before = out.read_bytes()
+    (folder / "g3.json").write_text(GOOD[3])
+    process = subprocess.Popen([sys.executable, "-c", SLOW_WRITER, *argv], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not leftovers(tmp_path) and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    assert leftovers(tmp_path), "the run never started writing"
+    process.terminate()
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143 and err.strip().splitlines()[-1] == "terminated", err
+    assert "Traceback" not in err
+    assert out.read_bytes() == before and leftovers(tmp_path) == []
+
+
+def test_an_earlier_table_of_error_rows_only_in_string_columns_is_updated(tmp_path: Path,
+                                                                         cluster: str) -> None:  # noqa: F811
+    import pyarrow as pa
+
+    folder = folder_of(tmp_path, good=2, bad=1)
+    out = tmp_path / "t.parquet"
+    bad = str(folder / "b0.json")  # as the earlier writer left it: every column typed string by an error row
+    columns = ["path", "thread", "content_hash", "format", "messages", "healthy", "status", "error"]
+    old = {name: [None] for name in columns} | {"path": [bad], "thread": [""], "content_hash": ["h"],
+                                                "status": ["unreadable"], "error": ["bad"]}
+    pq.write_table(pa.table({name: pa.array(values, pa.string()) for name, values in old.items()}), out)
+    result = run_triage([str(folder)], str(out), scheduler=cluster, providers=["anthropic"], progress=None)
+    assert (result.files, result.transcripts, result.unreadable) == (3, 2, 1)
+    assert sorted(row["path"] for row in rows(out)) == sorted(str(p) for p in folder.iterdir())
+
+
+def test_a_damaged_table_is_refused_and_left_as_it_is(tmp_path: Path, cluster: str,  # noqa: F811
+                                                      capfd: pytest.CaptureFixture[str]) -> None:
+    folder = folder_of(tmp_path, good=2)
+    out = tmp_path / "t.parquet"
+    assert call(["triage", str(folder), "--out", str(out), "--scheduler", cluster, *PROVIDER]) == 0
+    data = bytearray(out.read_bytes())
+    data[8:200] = bytes(192)  # the footer (the schema) is whole, the column data is not
+    out.write_bytes(bytes(data))
+    capfd.readouterr()
+    assert call(["triage", str(folder), "--out", str(out), "--scheduler", cluster, *PROVIDER]) == 2
+    assert_one_line(capfd, str(out), "cannot read the earlier table")
+    assert out.read_bytes() == bytes(data) and leftovers(tmp_path) == []
+
+
+def test_a_table_inside_the_input_folder_is_never_its_own_input_on_a_local_cluster(tmp_path: Path) -> None:
+    folder = folder_of(tmp_path, good=2)
+    out = folder / "t.parquet"
+    command = [sys.executable, "-m", "integrity", "triage", str(folder), "--out", str(out), "--workers", "1",
+               *PROVIDER]
+    for _ in range(2):
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert [line for line in done.stderr.splitlines() if not line.startswith("triage: ")] == [], done.stderr
+    assert sorted(Path(row["path"]).name for row in rows(out)) == ["g0.json", "g1.json"]
+    assert "2 files (0 transcripts, 2 already in the table" in done.stdout
