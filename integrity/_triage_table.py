@@ -26,7 +26,7 @@ TRANSCRIPT_FIELDS: tuple[tuple[str, str], ...] = (
     ("messages", _INT), ("calls", _INT), ("orphaned_calls", _INT), ("duplicates_dropped", _INT),
     ("strays", _INT), ("moved", _INT), ("frames_dropped", _INT), ("synthesized", _INT), ("findings", _INT),
     ("healthy", _BOOL), ("changed", _BOOL), ("status", _STRING), ("severity", _STRING), ("verdict", _STRING),
-    ("error", _STRING), ("missing", _BOOL),
+    ("target", _STRING), ("error", _STRING), ("missing", _BOOL),
 )
 """Every transcript row's columns and types, then one string column '<provider> as recorded' and one
 '<provider> after repair' per provider the table records.  `missing` is true on a row kept from an earlier
