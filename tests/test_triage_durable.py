@@ -342,3 +342,20 @@ def test_a_table_inside_the_input_folder_is_never_its_own_input_on_a_local_clust
         assert [line for line in done.stderr.splitlines() if not line.startswith("triage: ")] == [], done.stderr
     assert sorted(Path(row["path"]).name for row in rows(out)) == ["g0.json", "g1.json"]
     assert "2 files (0 transcripts, 2 already in the table" in done.stdout
+
+
+def test_every_provider_has_its_columns_and_the_fleet_view_lists_those_asked(tmp_path: Path,
+                                                                            cluster: str) -> None:  # noqa: F811
+    import pandas as pd
+
+    from inspector import fleet
+    from integrity import PROVIDERS
+
+    folder = folder_of(tmp_path, good=3, bad=1)
+    out = tmp_path / "t.parquet"
+    run_triage([str(folder)], str(out), scheduler=cluster, providers=["anthropic"], progress=None)
+    table = pq.read_table(out)
+    assert all(f"{name} as recorded" in table.column_names for name in PROVIDERS)
+    asked = sorted(name for name in PROVIDERS if any(table.column(f"{name} as recorded").to_pylist()))
+    assert "anthropic" in asked and len(asked) < len(PROVIDERS)
+    assert fleet.providers(pd.read_parquet(out)) == asked
