@@ -721,15 +721,24 @@ def cmd_triage(args: argparse.Namespace) -> int:
     from .triage import TriageError, run_triage
 
     parent = os.path.dirname(os.path.abspath(args.out))
-    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-        _error(f"error: {args.out}: cannot write: {parent} is not a writable folder")
-        return EXIT_UNREADABLE
-    for name in args.providers or ():
-        if name not in _providers() and name != "all":
-            _error(f"error: --provider: unknown provider {name!r} (choose from {', '.join(_providers())})")
-            return EXIT_UNREADABLE
-    if args.workers is not None and args.scheduler:
-        _error("error: --workers: sizes the local cluster, so it cannot go with --scheduler")
+    cores = os.cpu_count() or 1
+    most = max(64, 4 * cores)  # more worker processes than that is a typo that would swamp the machine
+    if not args.out.strip() or args.out.endswith(os.sep):
+        mistake = f"--out {args.out!r}: give a file name such as fleet.parquet"
+    elif not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        mistake = f"{args.out}: cannot write: {parent} is not a writable folder"
+    elif unknown := [name for name in args.providers or () if name not in _providers() and name != "all"]:
+        mistake = f"--provider: unknown provider {unknown[0]!r} (choose from {', '.join(_providers())}, or all)"
+    elif args.scheduler is not None and not args.scheduler.strip():
+        mistake = "--scheduler: empty; give the scheduler's address (tcp://host:8786) or leave the option out"
+    elif args.workers is not None and args.scheduler:
+        mistake = "--workers: sizes the local cluster, so it cannot go with --scheduler"
+    elif args.workers is not None and args.workers > most:
+        mistake = f"--workers: at most {most} on this machine ({cores} cores), not {args.workers}"
+    else:
+        mistake = ""
+    if mistake:
+        _error(f"error: {mistake}")
         return EXIT_UNREADABLE
     quiet = [(logger, logger.level) for logger in map(logging.getLogger, ("distributed", "tornado", "asyncio"))]
     for logger, _level in quiet:  # a scheduler that cannot be reached is our one line, not Dask's log

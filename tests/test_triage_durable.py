@@ -214,6 +214,10 @@ OUT = ["--out", "{tmp}/t.parquet"]
     (["{folder}/t.parquet", "--out", "{folder}/t.parquet"], "own output table"),
     (["{folder}/*.nothing", *OUT], "matches no file"), (["{folder}/absent.json", *OUT], "no such file"),
     (["nosuchprotocol://bucket/x", *OUT], "cannot read it"),
+    (["{folder}", *OUT, "--workers", "100000"], "--workers: at most"),
+    (["{folder}", *OUT, "--scheduler", " "], "--scheduler: empty"),
+    (["{folder}", "--out", ""], "give a file name"), (["{folder}", "--out", "{tmp}/new/"], "give a file name"),
+    (["{folder}", *OUT, "--provider", "nobody"], "unknown provider"),
 ], ids=lambda value: "-".join(value).replace("{", "").replace("}", "").replace(" ", "_")
    if isinstance(value, list) else "")
 def test_every_user_mistake_is_exit_2_and_one_line(argv: list[str], expected: str, tmp_path: Path,
