@@ -69,10 +69,10 @@ def expand_inputs(patterns: Sequence[str], exclude: Callable[[str], bool] = lamb
             base = os.path.normpath(base)
         if fs.isdir(base):
             found, explicit = _files(fs.find(base, detail=True)), False
+        elif fs.exists(base) if remote else os.path.lexists(base):  # a file named 'a[1].json' is that file
+            found, explicit = [base], True
         elif any(char in base for char in "*?["):
             found, explicit = _files(fs.glob(base, detail=True)), False
-        elif (fs.exists(base) if remote else os.path.lexists(base)):
-            found, explicit = [base], True
         else:
             raise TriageError(f"{pattern}: no such file or folder")
         matched = 0

@@ -89,12 +89,16 @@ def test_aliases_of_one_file_give_one_row(tmp_path: Path, cluster: str,  # noqa:
     folder = folder_of(tmp_path, good=2)
     os.rename(folder / "g0.json", folder / "b.json")
     (folder / "link.json").symlink_to("b.json")
+    (folder / "[g].json").write_text(GOOD[3])  # a name that looks like a glob is that file when it exists
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "t.parquet"
     code = call(["triage", "d/b.json", "./d/b.json", "d/../d/b.json", "d/*.json", str(tmp_path / "d" / "b.json"),
                  "--out", str(out), "--scheduler", cluster, *PROVIDER])
     assert code == 0
-    assert sorted(row["path"] for row in rows(out)) == [str(folder / "b.json"), str(folder / "g1.json")]
+    assert sorted(row["path"] for row in rows(out)) == [str(folder / "[g].json"), str(folder / "b.json"),
+                                                        str(folder / "g1.json")]
+    assert call(["triage", "d/[g].json", "--out", str(tmp_path / "one.parquet"), "--scheduler", cluster]) == 0
+    assert [row["path"] for row in rows(tmp_path / "one.parquet")] == [str(folder / "[g].json")]
 
 
 def test_special_files_are_error_rows_and_never_read(tmp_path: Path, cluster: str) -> None:  # noqa: F811
