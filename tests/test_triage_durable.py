@@ -11,7 +11,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -248,11 +247,21 @@ import pyarrow.parquet as pq
 write = pq.ParquetWriter.write_table
 def slow(self, table, *args, **kwargs):
     write(self, table, *args, **kwargs)
-    time.sleep(60)  # the run is stopped here, with a temporary table on disk
+    print("rows written", file=sys.stderr, flush=True)
+    time.sleep(60)  # the run is stopped here, with rows in a temporary table on disk
 pq.ParquetWriter.write_table = slow
 from integrity.cli import main
 sys.exit(main(sys.argv[1:]))
 """
+
+
+def wait_for_rows(process: subprocess.Popen[Any]) -> None:
+    """Until the run under SLOW_WRITER has written rows into its temporary table (it then sleeps)."""
+    assert process.stderr is not None
+    for line in process.stderr:
+        if "rows written" in (line.decode() if isinstance(line, bytes) else line):
+            return
+    raise AssertionError("the run ended before writing any row")
 
 
 def test_kill_9_mid_run_then_a_rerun_loses_and_repeats_no_row(tmp_path: Path, cluster: str) -> None:  # noqa: F811
@@ -266,11 +275,7 @@ def test_kill_9_mid_run_then_a_rerun_loses_and_repeats_no_row(tmp_path: Path, cl
     (folder / "g1.json").unlink()
     process = subprocess.Popen([sys.executable, "-c", SLOW_WRITER, *argv], cwd=ROOT,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while not leftovers(tmp_path) and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.05)
-    assert leftovers(tmp_path), "the run never started writing"
-    time.sleep(0.3)
+    wait_for_rows(process)
     process.kill()
     process.wait()
     assert process.returncode == -signal.SIGKILL
@@ -298,10 +303,7 @@ def test_sigterm_mid_run_removes_the_temporaries_and_keeps_the_table(tmp_path: P
     (folder / "g3.json").write_text(GOOD[3])
     process = subprocess.Popen([sys.executable, "-c", SLOW_WRITER, *argv], cwd=ROOT, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not leftovers(tmp_path) and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.05)
-    assert leftovers(tmp_path), "the run never started writing"
+    wait_for_rows(process)
     process.terminate()
     _, err = process.communicate(timeout=60)
     assert process.returncode == 143 and err.strip().splitlines()[-1] == "terminated", err
