@@ -44,8 +44,10 @@ def read_table(data: bytes) -> pd.DataFrame:
 
 
 def providers(frame: pd.DataFrame) -> list[str]:
-    """The providers whose verdicts the table records."""
-    return sorted(column[: -len(RECORDED)] for column in frame.columns if column.endswith(RECORDED))
+    """The providers whose verdicts the table records (a triage table has every provider's columns, null
+    where that provider was not asked)."""
+    return sorted(column[: -len(RECORDED)] for column in frame.columns
+                  if column.endswith(RECORDED) and frame[column].notna().any())
 
 
 def defect_kinds(frame: pd.DataFrame) -> pd.DataFrame:

@@ -17,7 +17,7 @@ import itertools
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO, cast
 
 from ._safe_write import STDOUT, Target, Terminated, WriteError, signals_raise, write_all
 from ._safe_write import plan as plan_targets
@@ -714,26 +714,62 @@ def _repair_into_folder(path: str, args: argparse.Namespace) -> tuple[int, str]:
 
 
 def cmd_triage(args: argparse.Namespace) -> int:
-    from .triage import run_triage
+    """Triage a fleet; every mistake of the user's (or refusal of the disk) is exit 2 and one line, the table
+    untouched, and Dask's own log lines stay off standard error."""
+    import logging
+
+    from .triage import TriageError, run_triage
 
     parent = os.path.dirname(os.path.abspath(args.out))
-    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-        print(f"error: {args.out}: cannot write: {parent} is not a writable folder", file=sys.stderr)
+    cores = os.cpu_count() or 1
+    most = max(64, 4 * cores)  # more worker processes than that is a typo that would swamp the machine
+    if not args.out.strip() or args.out.endswith(os.sep):
+        mistake = f"--out {args.out!r}: give a file name such as fleet.parquet"
+    elif not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        mistake = f"{args.out}: cannot write: {parent} is not a writable folder"
+    elif unknown := [name for name in args.providers or () if name not in _providers() and name != "all"]:
+        mistake = f"--provider: unknown provider {unknown[0]!r} (choose from {', '.join(_providers())}, or all)"
+    elif args.scheduler is not None and not args.scheduler.strip():
+        mistake = "--scheduler: empty; give the scheduler's address (tcp://host:8786) or leave the option out"
+    elif args.workers is not None and args.scheduler:
+        mistake = "--workers: sizes the local cluster, so it cannot go with --scheduler"
+    elif args.workers is not None and args.workers > most:
+        mistake = f"--workers: at most {most} on this machine ({cores} cores), not {args.workers}"
+    else:
+        mistake = ""
+    if mistake:
+        _error(f"error: {mistake}")
         return EXIT_UNREADABLE
-    for name in args.providers or ():
-        if name not in _providers() and name != "all":
-            print(f"error: --provider: unknown provider {name!r} (choose from {', '.join(_providers())})",
-                  file=sys.stderr)
-            return EXIT_UNREADABLE
-    result = run_triage(args.inputs, args.out, args.scheduler, args.providers, args.policy, args.workers)
+    quiet = [(logger, logger.level) for logger in map(logging.getLogger, ("distributed", "tornado", "asyncio"))]
+    for logger, _level in quiet:  # a scheduler that cannot be reached is our one line, not Dask's log
+        logger.setLevel(logging.CRITICAL)
+    try:
+        result = run_triage(args.inputs, args.out, args.scheduler, args.providers, args.policy, args.workers)
+    except TriageError as error:
+        _error(f"error: {error}")
+        return EXIT_UNREADABLE
+    finally:
+        for logger, level in quiet:
+            logger.setLevel(level)
+    missing = f", {result.missing:,} no longer there (rows kept, marked missing)" if result.missing else ""
     print(f"triaged {result.files:,} files ({result.transcripts:,} transcripts, {result.skipped:,} already in "
-          f"the table, {result.unreadable:,} unreadable) in {result.seconds:.1f} s -> {result.table}, "
+          f"the table, {result.unreadable:,} unreadable{missing}) in {result.seconds:.1f} s -> {result.table}, "
           f"{result.findings_table}")
     return EXIT_HEALTHY
 
 
+def _one_line_usage_error(command: str) -> Callable[[str], NoReturn]:
+    """An argparse `error` that says what is wrong on one line (exit 2), without the usage block."""
+
+    def error(message: str) -> NoReturn:
+        _error(f"error: {command}: {message} (see --help)")
+        raise SystemExit(EXIT_UNREADABLE)
+
+    return error
+
+
 def _positive(text: str) -> int:
-    """A whole number of at least 1 (argparse type for --jobs)."""
+    """A whole number of at least 1 (argparse type for --jobs and --workers)."""
     try:
         value = int(text)
     except ValueError:
@@ -813,8 +849,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "decides the status and is always recorded); repeat, or 'all'")
     triage.add_argument("--policy", default=_policies()[0], choices=list(_policies()),
                         help="repair policy (default: %(default)s)")
-    triage.add_argument("--workers", type=int, metavar="N", help="local cluster workers (default: all cores)")
+    triage.add_argument("--workers", type=_positive, metavar="N",
+                        help="local cluster workers (default: all cores)")
     triage.set_defaults(handler=cmd_triage, provider=None)
+    triage.error = _one_line_usage_error("triage")  # type: ignore[method-assign, assignment]
     return parser
 
 

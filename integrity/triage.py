@@ -15,33 +15,48 @@ filesystem package (s3fs, gcsfs).  Files are sent to workers in batches, results
 stream back in completion order and are written as they arrive, so memory stays
 flat however large the fleet; a bad file is an error row, never a failed run.
 Re-running with the same --out skips transcripts already there (same path and
-content hash) and keeps their rows.
+content hash) and keeps their rows; a kept row whose file is gone says so
+(`missing`).  The table is replaced whole or not at all: what is on disk at --out
+is always a complete table (docs/triage.md; the writing is in _triage_table, what
+is read and how in _triage_inputs).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._policies import DEFAULT_POLICY
+from ._triage_inputs import TriageError, exists, expand_inputs, identity, read_file
+from ._triage_table import (
+    FINDING_FIELDS,
+    TRANSCRIPT_FIELDS,
+    TableWriter,
+    carry_over,
+    check_table,
+    finding_schema,
+    is_temporary_of,
+    known_hashes,
+    recorded_providers,
+    remove_dead_temporaries,
+    transcript_schema,
+)
 
 if TYPE_CHECKING:
     from .pipeline import CheckResult
 
-TRANSCRIPT_COLUMNS = (
-    "path", "thread", "content_hash", "format", "messages", "calls", "orphaned_calls", "duplicates_dropped",
-    "strays", "moved", "frames_dropped", "synthesized", "findings", "healthy", "changed", "status", "severity",
-    "verdict", "target", "error",
-)
-FINDING_COLUMNS = (
-    "path", "thread", "content_hash", "source", "code", "severity", "provider", "position", "durable_indices",
-    "call_id", "message",
-)
+TRANSCRIPT_COLUMNS = tuple(name for name, _ in TRANSCRIPT_FIELDS)
+FINDING_COLUMNS = tuple(name for name, _ in FINDING_FIELDS)
+CONNECT_SECONDS = 10
+"""How long to try reaching a --scheduler before saying it cannot be reached."""
 BATCH_FILES = 32
 """Files per Dask task: big enough that scheduling costs little, small enough to spread the work."""
 
@@ -59,6 +74,8 @@ class TriageResult:
     seconds: float
     table: str
     findings_table: str
+    missing: int = 0
+    """Files of rows kept from an earlier run that are no longer there (their rows say `missing`)."""
 
 
 def findings_path(table: str) -> str:
@@ -67,38 +84,7 @@ def findings_path(table: str) -> str:
     return base + ".findings.parquet"
 
 
-def expand_inputs(patterns: Sequence[str]) -> list[str]:
-    """Every file the patterns name, as fsspec URLs, sorted and without duplicates.
-
-    A directory stands for every file under it; a glob is expanded by its filesystem.
-    """
-    from fsspec.core import url_to_fs
-
-    found: set[str] = set()
-    for pattern in patterns:
-        fs, base = url_to_fs(pattern)
-        if fs.isdir(base):
-            names = fs.find(base)
-        elif any(char in base for char in "*?["):
-            names = fs.glob(base)
-        else:
-            names = [base]
-        for name in names:
-            if not fs.isdir(name):
-                found.add(fs.unstrip_protocol(name) if _remote(fs) else name)
-    return sorted(found)
-
-
-def _remote(fs: Any) -> bool:
-    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
-    return protocol not in ("file", "local")
-
-
-def _read(url: str) -> bytes:
-    import fsspec
-
-    with fsspec.open(url, "rb") as handle:
-        return bytes(handle.read())
+_read = read_file  # the only I/O of a worker: a special file is never opened for reading
 
 
 def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str | None = None
@@ -207,99 +193,27 @@ def _batches(items: Sequence[str], size: int) -> Iterator[list[str]]:
         yield list(items[start:start + size])
 
 
-def _known(table: str) -> dict[str, str]:
-    """path -> content hash of the files an earlier run already triaged into this table."""
-    import pyarrow.parquet as pq
-
-    if not os.path.exists(table):
-        return {}
-    known = pq.read_table(table, columns=["path", "content_hash"]).to_pydict()
-    return {path: digest for path, digest in zip(known["path"], known["content_hash"], strict=True) if digest}
-
-
-class _TableWriter:
-    """Streams rows into a Parquet file under a temporary name; `close` renames it into place.
-
-    The schema is fixed by the first rows (plus the columns every table has), so a
-    fleet of a million files is written in constant memory.
-    """
-
-    def __init__(self, path: str, columns: Sequence[str]) -> None:
-        self.path = path
-        self.temporary = f"{path}.tmp-{os.getpid()}"
-        self.columns = list(columns)
-        self.writer: Any = None
-        self.schema: Any = None
-
-    def write(self, rows: Rows) -> None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        if not rows:
-            return
-        if self.writer is None:
-            names = list(self.columns) + sorted({key for row in rows for key in row} - set(self.columns))
-            self.columns = names
-            table = pa.Table.from_pylist([{name: row.get(name) for name in names} for row in rows])
-            self.schema = _widen(table.schema)
-            self.writer = pq.ParquetWriter(self.temporary, self.schema)
-        table = pa.Table.from_pylist([{name: row.get(name) for name in self.columns} for row in rows],
-                                     schema=self.schema)
-        self.writer.write_table(table)
-
-    def close(self) -> None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        if self.writer is None:  # nothing at all: still an (empty) table with the standard columns
-            empty = pa.table({name: pa.array([], pa.string()) for name in self.columns})
-            pq.write_table(empty, self.temporary)
-        else:
-            self.writer.close()
-        os.replace(self.temporary, self.path)
-
-    def abandon(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-        if os.path.exists(self.temporary):
-            os.remove(self.temporary)
-
-
-def _widen(schema: Any) -> Any:
-    """Columns typed by the first rows: null-typed ones become strings, integers int64, lists of int64."""
-    import pyarrow as pa
-
-    fields = []
-    for field in schema:
-        kind = field.type
-        if pa.types.is_null(kind):
-            kind = pa.string()
-        elif pa.types.is_integer(kind):
-            kind = pa.int64()
-        elif pa.types.is_list(kind):
-            kind = pa.list_(pa.int64())
-        fields.append(pa.field(field.name, kind))
-    return pa.schema(fields)
-
-
-def _carry_over(old: str, writer: _TableWriter, keep: Callable[[dict[str, Any]], bool]) -> None:
-    """Copy an earlier run's rows that this run did not redo into the new table."""
-    import pyarrow.parquet as pq
-
-    if not os.path.exists(old):
-        return
-    for batch in pq.ParquetFile(old).iter_batches(batch_size=10_000):
-        writer.write([row for row in batch.to_pylist() if keep(row)])
-
-
-def _client(scheduler: str | None, workers: int | None) -> Any:
+@contextmanager
+def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
+    """A client of the named scheduler (TriageError when there is none to reach) or of a new local cluster,
+    which is closed with it (a `Client(cluster)` alone leaves the cluster's processes running)."""
     from distributed import Client, LocalCluster
 
     if scheduler:
-        return Client(scheduler)
-    cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
-    return Client(cluster)
+        try:
+            client = Client(scheduler, timeout=CONNECT_SECONDS)
+        except (OSError, ValueError, TypeError) as error:  # refused, timed out, malformed, unknown protocol
+            detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise TriageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there: {detail}") from None
+        with client:
+            yield client
+        return
+    with warnings.catch_warnings():  # "port 8787 is already in use": Dask's chatter, not the user's business
+        warnings.simplefilter("ignore", UserWarning)
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.CRITICAL)  # workers log to our stderr
+    with cluster, Client(cluster) as client:
+        yield client
 
 
 def _progress(done: int, total: int, unreadable: int, stream: Any) -> None:
@@ -311,41 +225,93 @@ def _progress(done: int, total: int, unreadable: int, stream: Any) -> None:
 def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
                providers: Sequence[str] | None = None, policy: str = DEFAULT_POLICY, workers: int | None = None,
                batch_files: int = BATCH_FILES, progress: Any = sys.stderr) -> TriageResult:
-    """Triage every transcript the patterns name into `out` (and its findings table); see the module docstring."""
-    from distributed import as_completed
+    """Triage every transcript the patterns name into `out` (and its findings table); see the module docstring.
+
+    TriageError (one line) for the user's mistakes and a disk that refuses the table; the table at `out`
+    is then as it was.
+    """
+    from .providers import PROVIDERS
 
     started = time.perf_counter()
     chosen = list(providers or ())  # each file's target provider is always asked; these are asked beside it
-    urls = expand_inputs(patterns)
-    known = _known(out)
-    tables = (_TableWriter(out, TRANSCRIPT_COLUMNS), _TableWriter(findings_path(out), FINDING_COLUMNS))
-    redone: set[str] = set()
-    counts = {"transcripts": 0, "skipped": 0, "unreadable": 0, "done": 0}
+    tables = (out, findings_path(out))
+    check_table(out, ("path", "content_hash", "status"))
+    check_table(tables[1], ("path", "source", "code"), "--out (its findings table)")
+    own = {identity(os.path.abspath(table)) for table in tables}
+    urls = expand_inputs(patterns, lambda key: key in own or any(is_temporary_of(key, t) for t in own))
+    remove_dead_temporaries(tables)
+    # every provider's columns: a file's target provider (any of them) is known only once it is read
+    order = list(PROVIDERS) + sorted(set(recorded_providers(out)) - set(PROVIDERS))
+    known = known_hashes(out)
+    counts = {"transcripts": 0, "skipped": 0, "unreadable": 0, "done": 0, "missing": 0}
+    writers: list[TableWriter] = []
     try:
-        with _client(scheduler, workers) as client:
-            futures = [client.submit(triage_batch, batch, chosen, policy, {u: known[u] for u in batch if u in known},
-                                     pure=False) for batch in _batches(urls, batch_files)]
-            sizes = {future.key: len(batch) for future, batch in zip(futures, _batches(urls, batch_files),
-                                                                     strict=True)}
-            for future in as_completed(futures):
-                rows, findings, skipped = future.result()
-                _account(rows, skipped, counts, redone)
-                tables[0].write(rows)
-                tables[1].write(findings)
-                counts["done"] += sizes[future.key]
-                if progress is not None:
-                    _progress(counts["done"], len(urls), counts["unreadable"], progress)
-                future.release()
-        _carry_over(out, tables[0], lambda row: row["path"] not in redone)
-        _carry_over(findings_path(out), tables[1], lambda row: row["path"] not in redone)
-        for table in tables:
-            table.close()
+        writers.append(TableWriter(tables[1], finding_schema()))
+        writers.append(TableWriter(out, transcript_schema(order)))
+        redone = _run_batches(urls, known, scheduler, workers, chosen, policy, batch_files, writers, counts,
+                              progress)
+        keeper = _Keeper(urls, redone)
+        carry_over(out, writers[1], keeper)
+        counts["missing"] = keeper.missing
+        carry_over(tables[1], writers[0], keeper)
+        for writer in writers:  # the findings table first: a kill between the renames leaves a table whose
+            writer.close()      # rows are older than its findings, and the next run redoes those files
     except BaseException:
-        for table in tables:
-            table.abandon()
+        for writer in writers:
+            writer.abandon()
         raise
     return TriageResult(len(urls), counts["transcripts"], counts["skipped"], counts["unreadable"],
-                        time.perf_counter() - started, out, findings_path(out))
+                        time.perf_counter() - started, out, tables[1], counts["missing"])
+
+
+def _run_batches(urls: Sequence[str], known: dict[str, str], scheduler: str | None, workers: int | None,
+                 chosen: Sequence[str], policy: str, batch_files: int, writers: Sequence[TableWriter],
+                 counts: dict[str, int], progress: Any) -> set[str]:
+    """Send the files to Dask in batches and write their rows as batches finish; the paths given new rows."""
+    from distributed import as_completed
+
+    redone: set[str] = set()
+    with _client(scheduler, workers) as client:
+        batches = list(_batches(urls, batch_files))
+        futures = [client.submit(triage_batch, batch, chosen, policy, {u: known[u] for u in batch if u in known},
+                                 pure=False) for batch in batches]
+        sizes = {future.key: len(batch) for future, batch in zip(futures, batches, strict=True)}
+        for future in as_completed(futures):
+            rows, findings, skipped = future.result()
+            _account(rows, skipped, counts, redone)
+            writers[1].write(rows)
+            writers[0].write(findings)
+            counts["done"] += sizes[future.key]
+            if progress is not None:
+                _progress(counts["done"], len(urls), counts["unreadable"], progress)
+            future.release()
+    return redone
+
+
+class _Keeper:
+    """Which of an earlier run's rows the new table keeps, remembered per path (a file has many rows)."""
+
+    def __init__(self, urls: Sequence[str], redone: set[str]) -> None:
+        self.names = {identity(url): url for url in urls}
+        self.redone = redone
+        self.cache: dict[str, bool | None] = {}
+
+    def __call__(self, path: str) -> bool | None:
+        """None to drop the row (its file was redone now, or it is another name of an input), else whether
+        its file is missing (the row stays, marked)."""
+        if path not in self.cache:
+            if path in self.redone:
+                self.cache[path] = None
+            elif (key := identity(path)) in self.names:
+                self.cache[path] = False if self.names[key] == path else None
+            else:
+                self.cache[path] = not exists(path)
+        return self.cache[path]
+
+    @property
+    def missing(self) -> int:
+        """How many files of kept rows are missing."""
+        return sum(1 for missing in self.cache.values() if missing)
 
 
 def _account(rows: Iterable[dict[str, Any]], skipped: int, counts: dict[str, int], redone: set[str]) -> None:
@@ -356,3 +322,11 @@ def _account(rows: Iterable[dict[str, Any]], skipped: int, counts: dict[str, int
         else:
             counts["transcripts"] += 1
     counts["skipped"] += skipped
+
+
+def _TableWriter(path: str, columns: Sequence[str]) -> TableWriter:  # noqa: N802 - the earlier class's name
+    """A writer of the transcript table (every provider's columns) or the findings table, by their columns."""
+    from .providers import PROVIDERS
+
+    return TableWriter(path, transcript_schema(PROVIDERS) if tuple(columns) == TRANSCRIPT_COLUMNS
+                       else finding_schema())

@@ -65,7 +65,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("check", ["integrity.pipeline", "integrity.repairing"]),
     # front ends: the CLI, fleet triage, the fault lab, the package face
     ("front", [
-        "integrity.cli", "integrity.__main__", "integrity.triage", "integrity.lab", "integrity.lab.*", "integrity",
+        "integrity.cli", "integrity.__main__", "integrity.triage", "integrity._triage_inputs",
+        "integrity._triage_table", "integrity.lab", "integrity.lab.*", "integrity",
     ]),
 ]
 

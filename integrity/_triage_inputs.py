@@ -1,0 +1,127 @@
+"""What triage reads: the files the user's paths, folders and globs name, each once, and never a blocking read.
+
+Local names are resolved (`d/b.json`, `./d/b.json`, `d/../d/b.json` and a symlink
+to it are one file, named once); a path or glob that names nothing is the user's
+mistake (TriageError), not an empty table.  A FIFO, a device or a socket is listed
+so that it gets its error row, but is never opened: reading one could block
+forever or never end.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+class TriageError(ValueError):
+    """The user's mistake or the machine's refusal (bad input, bad --out, no scheduler, a full disk): one line."""
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+
+
+def _remote(fs: Any) -> bool:
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    return protocol not in ("file", "local")
+
+
+def is_local(url: str) -> bool:
+    """Whether an expanded input is a local path (expand_inputs names local files by absolute path)."""
+    return os.path.isabs(url)
+
+
+def identity(url: str) -> str:
+    """What makes two names one file: the resolved path of a local file, the URL of a remote one."""
+    return os.path.realpath(url) if is_local(url) else url
+
+
+def exists(url: str) -> bool:
+    """Whether the file is still there (for rows of files an earlier run saw)."""
+    if is_local(url):
+        return os.path.lexists(url)
+    from fsspec.core import url_to_fs
+
+    fs, path = url_to_fs(url)
+    return bool(fs.exists(path))
+
+
+def expand_inputs(patterns: Sequence[str], exclude: Callable[[str], bool] = lambda name: False) -> list[str]:
+    """Every file the patterns name, once each (by resolved path), as sorted names: absolute local paths or URLs.
+
+    A folder stands for every file under it; a glob is expanded by its filesystem.
+    `exclude(identity)` leaves out files a folder or glob finds (the run's own
+    tables); naming one of them outright, or naming nothing, is a TriageError.
+    """
+    from fsspec.core import url_to_fs
+
+    names: dict[str, str] = {}  # identity -> the smallest name among its aliases
+    for pattern in patterns:
+        try:
+            fs, base = url_to_fs(pattern)
+        except (ValueError, ImportError) as error:  # an unknown protocol, or its package not installed
+            raise TriageError(f"{pattern}: cannot read it: {str(error).splitlines()[0]}") from None
+        remote = _remote(fs)
+        if not remote:
+            base = os.path.normpath(base)
+        if fs.isdir(base):
+            found, explicit = _files(fs.find(base, detail=True)), False
+        elif fs.exists(base) if remote else os.path.lexists(base):  # a file named 'a[1].json' is that file
+            found, explicit = [base], True
+        elif any(char in base for char in "*?["):
+            found, explicit = _files(fs.glob(base, detail=True)), False
+        else:
+            raise TriageError(f"{pattern}: no such file or folder")
+        matched = 0
+        for item in found:
+            name = fs.unstrip_protocol(item) if remote else os.path.normpath(item)
+            key = identity(name)
+            if exclude(key):
+                if explicit:
+                    raise TriageError(f"{pattern}: is this run's own output table (--out); it cannot be an input")
+                continue
+            matched += 1
+            names[key] = min(name, names.get(key, name))
+        if not matched:
+            raise TriageError(f"{pattern}: matches no file")
+    return sorted(names.values())
+
+
+def _files(found: Any) -> list[str]:
+    """The names in a detailed listing that are not folders (files, links, FIFOs, devices: each gets a row)."""
+    return [name for name, info in dict(found).items() if info.get("type") != "directory"]
+
+
+def read_file(url: str) -> bytes:
+    """The bytes of one input; OSError (a row's error) for a special file, which is never opened for reading.
+
+    A local file is looked at first (stat), then opened without blocking and
+    looked at again, so a file swapped for a FIFO in between cannot hang the worker.
+    """
+    if not is_local(url):
+        import fsspec
+
+        with fsspec.open(url, "rb") as handle:
+            return _whole(handle.read)
+    _regular(os.stat(url).st_mode)
+    descriptor = os.open(url, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | os.O_CLOEXEC)
+    with os.fdopen(descriptor, "rb") as handle:
+        _regular(os.fstat(descriptor).st_mode)
+        return _whole(handle.read)
+
+
+def _regular(mode: int) -> None:
+    if stat.S_ISREG(mode):
+        return
+    kind = next((name for test, name in _KINDS if test(mode)), "a special file")
+    raise OSError(errno.EINVAL, f"not a regular file ({kind}); skipped without reading it")
+
+
+def _whole(read: Callable[[], Any]) -> bytes:
+    try:
+        return bytes(read())
+    except MemoryError:
+        raise OSError(errno.ENOMEM, "too large to read into memory") from None

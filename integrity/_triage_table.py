@@ -1,0 +1,298 @@
+"""The triage tables on disk: their one fixed schema, an all-or-nothing writer, and what an earlier run left.
+
+The durability promise (docs/triage.md): the file at --out is always either the
+previous complete table or the new complete one.  Rows stream into
+`TABLE.tmp-PID`, which is flushed to disk and renamed over the table only when
+every row is in; a failure (a full disk, an interrupt) removes it, and a run
+killed outright (kill -9) leaves one that the next run removes, since no live
+process owns it.  The schema is declared here, before any row is written, so
+no batch (one of unreadable files only, say) can fix a column's type for the
+others.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+from ._triage_inputs import TriageError
+
+_STRING, _INT, _BOOL, _INTS = "string", "int64", "bool", "list<int64>"
+TRANSCRIPT_FIELDS: tuple[tuple[str, str], ...] = (
+    ("path", _STRING), ("thread", _STRING), ("content_hash", _STRING), ("format", _STRING),
+    ("messages", _INT), ("calls", _INT), ("orphaned_calls", _INT), ("duplicates_dropped", _INT),
+    ("strays", _INT), ("moved", _INT), ("frames_dropped", _INT), ("synthesized", _INT), ("findings", _INT),
+    ("healthy", _BOOL), ("changed", _BOOL), ("status", _STRING), ("severity", _STRING), ("verdict", _STRING),
+    ("target", _STRING), ("error", _STRING), ("missing", _BOOL),
+)
+"""Every transcript row's columns and types, then one string column '<provider> as recorded' and one
+'<provider> after repair' per provider the table records.  `missing` is true on a row kept from an earlier
+run whose file was not found by this one."""
+FINDING_FIELDS: tuple[tuple[str, str], ...] = (
+    ("path", _STRING), ("thread", _STRING), ("content_hash", _STRING), ("source", _STRING), ("code", _STRING),
+    ("severity", _STRING), ("provider", _STRING), ("position", _STRING), ("durable_indices", _INTS),
+    ("call_id", _STRING), ("message", _STRING), ("missing", _BOOL),
+)
+"""Every finding row's columns and types (one row per finding or provider error)."""
+RECORDED, AFTER = " as recorded", " after repair"
+DEFAULTS: dict[str, Any] = {"missing": False}
+"""The value of a column a row does not give (otherwise null)."""
+_TEMPORARY = re.compile(r"\.tmp-(\d+)$")
+
+
+def _arrow_type(name: str) -> Any:
+    import pyarrow as pa
+
+    return {_STRING: pa.string(), _INT: pa.int64(), _BOOL: pa.bool_(), _INTS: pa.list_(pa.int64())}[name]
+
+
+def transcript_schema(providers: Iterable[str]) -> Any:
+    """The transcript table's schema when it records these providers' verdicts."""
+    import pyarrow as pa
+
+    fields = [pa.field(name, _arrow_type(kind)) for name, kind in TRANSCRIPT_FIELDS]
+    for provider in providers:
+        fields += [pa.field(provider + RECORDED, pa.string()), pa.field(provider + AFTER, pa.string())]
+    return pa.schema(fields)
+
+
+def finding_schema() -> Any:
+    """The findings table's schema."""
+    import pyarrow as pa
+
+    return pa.schema([pa.field(name, _arrow_type(kind)) for name, kind in FINDING_FIELDS])
+
+
+def temporary_name(table: str, pid: int | None = None) -> str:
+    """Where a run writes `table` before it is complete."""
+    return f"{table}.tmp-{os.getpid() if pid is None else pid}"
+
+
+def is_temporary_of(name: str, table: str) -> bool:
+    """Whether `name` is a temporary of `table` (any process's)."""
+    return name.startswith(table + ".tmp-") and _TEMPORARY.search(name) is not None
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def remove_dead_temporaries(tables: Sequence[str]) -> list[str]:
+    """Remove the temporaries of these tables left by processes that no longer run; their names.
+
+    A live process's temporary is left alone: that run may still finish.
+    """
+    removed: list[str] = []
+    for table in tables:
+        folder = os.path.dirname(os.path.abspath(table))
+        prefix = os.path.basename(table) + ".tmp-"
+        for name in os.listdir(folder):
+            match = _TEMPORARY.search(name)
+            if name.startswith(prefix) and match and name[len(prefix):] == match.group(1) \
+                    and not _alive(int(match.group(1))):
+                try:
+                    os.remove(os.path.join(folder, name))
+                except FileNotFoundError:
+                    continue  # another run removed it first
+                removed.append(os.path.join(folder, name))
+    return removed
+
+
+def check_table(path: str, columns: Sequence[str], option: str = "--out") -> bool:
+    """Whether a triage table is at `path` (False: nothing there); TriageError when something else is.
+
+    Refuses a folder, a special file, a file that is not Parquet and a Parquet file without these columns:
+    replacing any of them would destroy what the user keeps there.
+    """
+    import stat
+
+    import pyarrow.parquet as pq
+
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as error:
+        raise TriageError(f"{option} {path}: cannot use it: {error.strerror or error}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise TriageError(f"{option} {path}: is a folder; give a file name such as {path.rstrip('/')}/fleet.parquet")
+    if not stat.S_ISREG(info.st_mode):
+        raise TriageError(f"{option} {path}: is not a regular file; refusing to replace it")
+    try:
+        names = pq.read_schema(path).names
+    except Exception:  # pyarrow raises several types for a file that is not Parquet
+        raise TriageError(f"{option} {path}: is not a Parquet file; refusing to replace it "
+                          "(choose another --out)") from None
+    absent = [name for name in columns if name not in names]
+    if absent:
+        raise TriageError(f"{option} {path}: is a Parquet file but not a triage table (no column "
+                          f"{', '.join(absent)}); refusing to replace it")
+    return True
+
+
+def recorded_providers(table: str) -> list[str]:
+    """The providers an existing transcript table records verdicts of (none when there is no table)."""
+    import pyarrow.parquet as pq
+
+    if not os.path.exists(table):
+        return []
+    return [name[: -len(RECORDED)] for name in pq.read_schema(table).names if name.endswith(RECORDED)]
+
+
+def known_hashes(table: str) -> dict[str, str]:
+    """path -> content hash of the files an earlier run triaged into this table (readable ones only)."""
+    import pyarrow.parquet as pq
+
+    if not os.path.exists(table):
+        return {}
+    try:
+        known = pq.read_table(table, columns=["path", "content_hash"]).to_pydict()
+    except Exception as error:  # a damaged table: pyarrow raises several types
+        raise _unreadable(table, error) from None
+    return {path: digest for path, digest in zip(known["path"], known["content_hash"], strict=True) if digest}
+
+
+class TableWriter:
+    """Streams rows of a fixed schema into the table's temporary; `close` puts it in place, `abandon` removes it.
+
+    Constant memory however many rows; a row with a column the schema lacks is a bug and raises.  A write
+    error (a full disk) becomes a TriageError naming the table, after the temporary is removed.
+    """
+
+    def __init__(self, path: str, schema: Any) -> None:
+        import pyarrow.parquet as pq
+
+        self.path = path
+        self.schema = schema
+        self.names = list(schema.names)
+        self.temporary = temporary_name(path)
+        self.handle: Any = None
+        self.writer: Any = None
+        try:
+            self.handle = open(self.temporary, "wb")  # noqa: SIM115 - closed by close or abandon
+            self.writer = pq.ParquetWriter(self.handle, schema)
+        except OSError as error:
+            self._fail(error)
+
+    def write(self, rows: Sequence[dict[str, Any]]) -> None:
+        import pyarrow as pa
+
+        if not rows:
+            return
+        known = set(self.names)
+        for row in rows:
+            extra = set(row) - known
+            if extra:
+                raise ValueError(f"a triage row has columns the schema lacks: {sorted(extra)}")
+        columns = {name: [row.get(name, DEFAULTS.get(name)) for row in rows] for name in self.names}
+        table = pa.Table.from_pydict(columns, schema=self.schema)
+        try:
+            self.writer.write_table(table)
+        except OSError as error:
+            self._fail(error)
+
+    def close(self) -> None:
+        """Finish the temporary, flush it to disk and rename it over the table."""
+        try:
+            self.writer.close()
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+            self.handle.close()
+            os.replace(self.temporary, self.path)
+        except OSError as error:
+            self._fail(error)
+        _sync_folder(self.path)
+
+    def abandon(self) -> None:
+        """Remove the temporary; never raises (it runs while another error is on its way)."""
+        for step in (getattr(self.writer, "close", None), getattr(self.handle, "close", None)):
+            if step is not None:
+                try:
+                    step()
+                except Exception:  # noqa: S110 - the writer of a full disk fails to close; the file goes anyway
+                    pass
+        if self.writer is not None:
+            self.writer.is_open = False  # else its finalizer tries again, and prints the failure at exit
+        try:
+            os.remove(self.temporary)
+        except OSError:
+            pass
+
+    def _fail(self, error: OSError) -> None:
+        self.abandon()
+        raise TriageError(f"--out {self.path}: cannot write: {error.strerror or error}; "
+                          "the table is unchanged and nothing was left behind") from None
+
+
+def _sync_folder(path: str) -> None:
+    """Make the rename itself durable (where the platform allows opening a folder)."""
+    try:
+        folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(folder)
+    except OSError as error:
+        if error.errno not in (errno.EINVAL, errno.EBADF):
+            raise
+    finally:
+        os.close(folder)
+
+
+def carry_over(old: str, writer: TableWriter, decide: Callable[[str], bool | None]) -> None:
+    """Copy an earlier run's rows into the new table: decide(path) is None to drop a row, else its `missing`.
+
+    Columns the new schema does not have are left out; a value that does not fit its column means the
+    file was not written by triage, and is refused rather than dropped.
+    """
+    import pyarrow as pa
+
+    if not os.path.exists(old):
+        return
+    keep = set(writer.names)
+    batches = _batches(old)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            break
+        except Exception as error:  # a damaged table (pyarrow raises several types): the run stops, unchanged
+            raise _unreadable(old, error) from None
+        rows = []
+        for row in batch:
+            if not isinstance(row["path"], str):
+                raise TriageError(f"--out {old}: a row without a path is not a triage table's; refusing to "
+                                  "replace it (choose another --out)")
+            missing = decide(row["path"])
+            if missing is not None:
+                rows.append({**{name: value for name, value in row.items() if name in keep}, "missing": missing})
+        try:
+            writer.write(rows)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+            raise TriageError(f"--out {old}: its rows do not fit a triage table ({str(error)[:200]}); "
+                              "refusing to replace it (choose another --out)") from None
+
+
+def _batches(table: str) -> Iterator[list[dict[str, Any]]]:
+    """The table's rows, 10,000 at a time (constant memory)."""
+    import pyarrow.parquet as pq
+
+    for batch in pq.ParquetFile(table).iter_batches(batch_size=10_000):
+        yield batch.to_pylist()
+
+
+def _unreadable(table: str, error: Exception) -> TriageError:
+    detail = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
+    return TriageError(f"--out {table}: cannot read the earlier table ({detail}); refusing to replace it "
+                       "(move it away or choose another --out)")
