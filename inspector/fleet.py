@@ -11,18 +11,14 @@ import io
 
 import pandas as pd
 
-from integrity import REPAIR_KINDS, Mark, RepairKind, facts
+from integrity.kinds import summary_counts
 
-COUNTS: tuple[tuple[str, str], ...] = (
-    ("orphaned_calls", facts(Mark.ORPHANED_CALL).name),
-    ("duplicates_dropped", REPAIR_KINDS[RepairKind.DROPPED_DUPLICATE].name),
-    ("strays", facts(Mark.STRAY).name),
-    ("moved", REPAIR_KINDS[RepairKind.MOVED].name),
-    ("frames_dropped", REPAIR_KINDS[RepairKind.DROPPED_INTERRUPTED_FRAME].name),
-    ("synthesized", REPAIR_KINDS[RepairKind.SYNTHESIZED].name),
-    ("findings", facts(Mark.FINDING).name + "s"),
-)
-"""(triage column, the registry's name for it) for every defect count a triage row carries."""
+COUNTS: tuple[tuple[str, str], ...] = tuple(
+    (field, label + "s" if field == "findings" else label) for field, label in summary_counts())
+"""(triage column, the registry's name for it) for every defect count a triage row carries (a table an older
+release wrote may lack the newer counts: they read as 0)."""
+_CORE = ("messages", "verdict")
+"""Columns every triage table has had besides path and status: a table without them is not one."""
 RECORDED = " as recorded"
 AFTER = " after repair"
 
@@ -37,9 +33,12 @@ def read_table(data: bytes) -> pd.DataFrame:
         frame = pd.read_parquet(io.BytesIO(data))
     except Exception as error:  # pyarrow raises several types for a file that is not Parquet
         raise TableError(f"not a Parquet file ({type(error).__name__})") from None
-    missing = [column for column in ("path", "status", *[c for c, _ in COUNTS]) if column not in frame.columns]
+    missing = [column for column in ("path", "status", *_CORE) if column not in frame.columns]
     if missing:
         raise TableError(f"not a triage table: no column {', '.join(missing)} (made by `integrity triage`?)")
+    for column, _ in COUNTS:  # a count an older release did not write
+        if column not in frame.columns:
+            frame[column] = 0
     return frame
 
 

@@ -19,16 +19,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ._triage_inputs import TriageError
+from .kinds import summary_counts
 
 _STRING, _INT, _BOOL, _INTS = "string", "int64", "bool", "list<int64>"
 TRANSCRIPT_FIELDS: tuple[tuple[str, str], ...] = (
     ("path", _STRING), ("thread", _STRING), ("content_hash", _STRING), ("format", _STRING),
-    ("messages", _INT), ("calls", _INT), ("orphaned_calls", _INT), ("duplicates_dropped", _INT),
-    ("strays", _INT), ("moved", _INT), ("frames_dropped", _INT), ("synthesized", _INT), ("findings", _INT),
+    ("messages", _INT), ("calls", _INT), *((field, _INT) for field, _ in summary_counts()),
     ("healthy", _BOOL), ("changed", _BOOL), ("status", _STRING), ("severity", _STRING), ("verdict", _STRING),
     ("target", _STRING), ("error", _STRING), ("missing", _BOOL),
 )
-"""Every transcript row's columns and types, then one string column '<provider> as recorded' and one
+"""Every transcript row's columns and types (every count of the kind registry: kinds.summary_counts),
+then one string column '<provider> as recorded' and one
 '<provider> after repair' per provider the table records.  `missing` is true on a row kept from an earlier
 run whose file was not found by this one."""
 FINDING_FIELDS: tuple[tuple[str, str], ...] = (

@@ -49,6 +49,7 @@ from ._triage_table import (
     remove_dead_temporaries,
     transcript_schema,
 )
+from .kinds import summary_counts
 
 if TYPE_CHECKING:
     from .pipeline import CheckResult
@@ -144,9 +145,8 @@ def _transcript_row(path: str, digest: str, thread: str, result: CheckResult) ->
     summary = report.summary
     row: dict[str, Any] = {
         "path": path, "thread": thread, "content_hash": digest, "format": result.format,
-        "messages": summary.messages, "calls": summary.calls, "orphaned_calls": summary.orphaned_calls,
-        "duplicates_dropped": summary.duplicates_dropped, "strays": summary.strays, "moved": summary.moved,
-        "frames_dropped": summary.frames_dropped, "synthesized": summary.synthesized, "findings": summary.findings,
+        "messages": summary.messages, "calls": summary.calls,
+        **{field: getattr(summary, field) for field, _ in summary_counts()},
         "healthy": report.healthy, "changed": report.changed, "status": result.status.value,
         "severity": result.severity.value, "verdict": report.verdict, "target": result.target, "error": None,
     }
