@@ -40,7 +40,7 @@ _OWN_BLOCKS = ("tool_use", "tool_result", "redacted_thinking", "server_tool_use"
                "search_result", "container_upload")
 
 
-def _own_block(kind: Any) -> bool:
+def own_block(kind: Any) -> bool:
     """A block type only Anthropic writes: its client and server tool blocks (web search, web fetch, code
     execution, MCP...: every `*_tool_result`, which the API pairs inside the assistant message itself)."""
     return isinstance(kind, str) and (kind in _OWN_BLOCKS or kind.endswith("_tool_result"))
@@ -60,7 +60,7 @@ def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
         return True
     for entry in entries:
         content = entry.get("content") if isinstance(entry, dict) and "role" in entry else None
-        if isinstance(content, list) and any(isinstance(b, dict) and _own_block(b.get("type")) for b in content):
+        if isinstance(content, list) and any(isinstance(b, dict) and own_block(b.get("type")) for b in content):
             return True
     return False
 
@@ -73,7 +73,7 @@ def fits(entry: Any) -> bool:
     if isinstance(content, str):
         return True
     return isinstance(content, list) and all(
-        isinstance(b, dict) and (b.get("type") in _SHARED_BLOCKS or _own_block(b.get("type"))) for b in content)
+        isinstance(b, dict) and (b.get("type") in _SHARED_BLOCKS or own_block(b.get("type"))) for b in content)
 
 
 # ---- reading -------------------------------------------------------------------------------
