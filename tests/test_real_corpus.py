@@ -128,6 +128,14 @@ EXPECTED: dict[str, File | Refused] = {
     "gemini_response_in_model_turn.gemini.json": File("gemini", [healthy("main", 1, G)], 0),
     "plain_text_chat.openai-chat.json": File("openai-chat", [healthy("main", 0, C, A)], 0),
     "unknown_shape.json": Refused(("message 0", "role")),
+    # Formats added in issue 26 (see SOURCES.md)
+    "anthropic_server_tools.anthropic.json": File("anthropic", [healthy("main", 1, A)], 0),
+    "openai_finetune.openai-chat.jsonl": File(
+        "openai-chat", [healthy("line:1", 1, C), healthy("line:2", 0, C), healthy("line:3", 2, C)], 0),
+    "lone_message.openai-chat.json": File("openai-chat", [broken("main", 1, 1, C)], 1),
+    "openhands_v1_events.openhands-v1.json": File("openhands-v1", [healthy("main", 2, C)], 0),
+    "openhands_v1_duplicate_observation.openhands-v1.json": File(
+        "openhands-v1", [T("main", 2, 0, REJECTED, {C: REJECT})], 1),
 }
 
 

@@ -10,6 +10,10 @@ several transcripts side by side, each its own entry list:
 - a SWE-agent trajectory of a retried run: every attempt's history under
   `attempts` (`attempt:<n>`) besides the chosen one at the top (`main`).
 
+- OpenAI fine-tuning JSONL: every line `{"messages": [...]}` (optionally `tools`,
+  `parallel_tool_calls`) is one training example, `line:<n>` (its line number), read
+  as OpenAI Chat when every example's messages fit it.
+
 Threads inside one entry list (Claude Code sidechains, abandoned branches) are the
 format adapters' business (their `threads`); this module only splits files.
 """
@@ -43,6 +47,8 @@ def split_file(data: bytes, source: str, skip_bad_lines: bool = False) -> list[P
     if data[:4] == _ZIP_MAGIC:
         return _eval_archive(data, source)
     document = parse_document(data, source, skip_bad_lines)
+    if _is_examples(document):
+        return _examples(document)
     whole = document.whole
     if isinstance(whole, dict):
         if _is_eval_log(whole):
@@ -104,3 +110,24 @@ def _eval_archive(data: bytes, source: str) -> list[Part]:
     if len(good) != len(samples):
         raise TranscriptError(source, "samples/", "a sample member of the .eval archive is not a JSON object")
     return _samples(sorted(good, key=_order), source)
+
+
+def _is_examples(document: Document) -> bool:
+    """JSON lines each holding a whole conversation under `messages` (and no message fields of its own)."""
+    return document.container == "jsonl" and len(document.entries) > 0 and all(
+        isinstance(e, dict) and isinstance(e.get("messages"), list) and "role" not in e and "type" not in e
+        for e in document.entries)
+
+
+def _examples(document: Document) -> list[Part]:
+    """One part per fine-tuning example; OpenAI Chat when all of them fit it (the API the format is for)."""
+    from . import openai_chat
+
+    chat = all(openai_chat.fits(m) for e in document.entries for m in e["messages"])
+    parts = []
+    for entry, line in zip(document.entries, document.lines, strict=False):
+        messages = entry["messages"]
+        doc = Document(messages, [line] * len(messages), "object", "messages", envelope_without(entry, "messages"),
+                       notes=document.notes if not parts else [])
+        parts.append(Part(doc, f"line:{line}", "line", openai_chat.NAME if chat else "auto"))
+    return parts

@@ -1,0 +1,142 @@
+"""Formats real users have (issue 26): each is read as its project writes it, or refused by name.
+
+The example files are in tests/real (see its SOURCES.md); these tests build
+variations of them to hold each reading: what a call, a result and a thread are.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from integrity import analyze, load_all
+from integrity.loading import TranscriptError
+
+REAL = Path(__file__).resolve().parent / "real"
+
+
+def _load(data: Any, name: str = "t.json") -> list[Any]:
+    raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+    return load_all(raw, name)
+
+
+def _counts(transcript: Any) -> tuple[int, int, int]:
+    summary = analyze(transcript).report.summary
+    return summary.calls, summary.orphaned_calls, summary.duplicates_dropped
+
+
+# ---- OpenAI fine-tuning JSONL ------------------------------------------------------------------
+
+
+def _example(*messages: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"messages": list(messages), **extra}
+
+
+CALL = {"role": "assistant", "tool_calls": [
+    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}
+
+
+def test_fine_tuning_jsonl_is_one_transcript_per_line_named_by_its_line() -> None:
+    lines = [_example({"role": "user", "content": "a"}, CALL, {"role": "tool", "tool_call_id": "c1", "content": "x"}),
+             _example({"role": "user", "content": "b"}, CALL, tools=[{"type": "function"}])]
+    data = ("\n" + "".join(json.dumps(line) + "\n" for line in lines)).encode()  # a blank first line
+    transcripts = _load(data, "train.jsonl")
+    assert [(t.name, t.kind, t.format) for t in transcripts] == [
+        ("line:2", "line", "openai-chat"), ("line:3", "line", "openai-chat")]
+    assert [_counts(t)[:2] for t in transcripts] == [(1, 0), (1, 1)]
+    assert transcripts[1].envelope == {"tools": [{"type": "function"}]}
+    assert transcripts[1].lines == [3, 3]
+
+
+def test_a_text_only_fine_tuning_file_is_still_chat_per_line() -> None:
+    data = (json.dumps(_example({"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"})) + "\n")
+    transcripts = _load((data * 2).encode(), "train.jsonl")
+    assert [(t.name, t.format) for t in transcripts] == [("line:1", "openai-chat"), ("line:2", "openai-chat")]
+
+
+def test_jsonl_of_messages_is_still_one_transcript() -> None:
+    data = "".join(json.dumps(m) + "\n" for m in [{"role": "user", "content": "a"}, CALL])
+    [transcript] = _load(data.encode(), "chat.jsonl")
+    assert transcript.name == "main" and _counts(transcript)[:2] == (1, 1)
+
+
+# ---- OpenHands V1 events ------------------------------------------------------------------------
+
+
+def _action(call_id: str, response: str, name: str = "execute_bash") -> dict[str, Any]:
+    return {"kind": "ActionEvent", "id": f"a-{call_id}", "source": "agent", "thought": [],
+            "action": {"kind": "ExecuteBashAction", "command": "ls"}, "tool_name": name, "tool_call_id": call_id,
+            "tool_call": {"id": call_id, "type": "function",
+                          "function": {"name": name, "arguments": "{\"command\": \"ls\"}"}},
+            "llm_response_id": response}
+
+
+def _observation(call_id: str, kind: str = "ObservationEvent", **extra: Any) -> dict[str, Any]:
+    event = {"kind": kind, "id": f"o-{call_id}", "source": "environment", "action_id": f"a-{call_id}",
+             "tool_name": "execute_bash", "tool_call_id": call_id, **extra}
+    if kind == "ObservationEvent":
+        event.setdefault("observation", {"kind": "ExecuteBashObservation",
+                                         "content": [{"type": "text", "text": "out"}], "exit_code": 0})
+    return event
+
+
+USER = {"kind": "MessageEvent", "id": "m1", "source": "user",
+        "llm_message": {"role": "user", "content": [{"type": "text", "text": "go"}]}}
+
+
+def test_openhands_v1_two_calls_three_observations_is_read_with_a_duplicate() -> None:
+    events = [USER, _action("c1", "r1"), _action("c2", "r1"), _observation("c1"), _observation("c2"),
+              _observation("c1")]
+    [transcript] = _load(events)
+    assert transcript.format == "openhands-v1"
+    frames = [m for m in transcript.messages if m.get("role") == "assistant"]
+    assert len(frames) == 1 and [p["id"] for p in frames[0]["content"]] == ["c1", "c2"]
+    assert _counts(transcript) == (2, 0, 1)
+    assert not analyze(transcript).report.healthy
+
+
+def test_openhands_v1_event_lines_read_the_same_as_a_list() -> None:
+    events = [USER, _action("c1", "r1"), _observation("c1")]
+    [listed] = _load(events)
+    [lined] = _load("".join(json.dumps(e) + "\n" for e in events).encode(), "events.jsonl")
+    assert lined.format == listed.format == "openhands-v1"
+    assert [m["role"] for m in lined.messages] == [m["role"] for m in listed.messages]
+
+
+def test_openhands_v1_rejections_and_errors_answer_their_call_as_errors() -> None:
+    events = [USER, _action("c1", "r1"), _observation("c1", "UserRejectObservation", rejection_reason="no"),
+              _action("c2", "r2"), _observation("c2", "AgentErrorEvent", error="bad arguments"),
+              {"kind": "AgentErrorEvent", "id": "e3", "source": "agent", "error": "LLM timed out"}]
+    [transcript] = _load(events)
+    results = [m for m in transcript.messages if m.get("role") == "toolResult"]
+    assert [(r["toolCallId"], r["isError"], r["content"][0]["text"]) for r in results] == [
+        ("c1", True, "Action rejected: no"), ("c2", True, "bad arguments")]
+    assert transcript.messages[-1] == {"role": "user", "content": "LLM timed out", "_native": {
+        "format": "openhands-v1", "entry": 5, "start": 5, "end": 6}}
+    assert _counts(transcript) == (2, 0, 0)
+
+
+def test_openhands_v1_a_call_never_observed_is_unanswered() -> None:
+    events = [USER, _action("c1", "r1"), {"kind": "PauseEvent", "id": "p", "source": "user"}]
+    [transcript] = _load(events)
+    assert _counts(transcript)[:2] == (1, 1)
+
+
+def test_openhands_v1_sdk_tool_call_arguments_are_read() -> None:
+    action = _action("c1", "r1")
+    action["tool_call"] = {"id": "c1", "name": "execute_bash", "arguments": "{\"command\": \"pwd\"}",
+                           "origin": "completion"}
+    [transcript] = _load([USER, action, _observation("c1")])
+    [call] = [p for p in transcript.messages[1]["content"] if p["type"] == "toolCall"]
+    assert call["arguments"] == {"command": "pwd"}
+
+
+def test_openhands_v1_an_action_without_a_call_id_is_a_clear_error() -> None:
+    action = _action("c1", "r1")
+    action["tool_call_id"] = 7
+    problem = r"message 1 \(line 1\): not a valid openhands-v1 entry: .*'tool_call_id' must be a string, got a number"
+    with pytest.raises(TranscriptError, match=problem):
+        _load([USER, action])
