@@ -124,7 +124,7 @@ def _examples(document: Document) -> list[Part]:
     from . import openai_chat
 
     chat = all(openai_chat.fits(m) for e in document.entries for m in e["messages"])
-    parts = []
+    parts: list[Part] = []
     for entry, line in zip(document.entries, document.lines, strict=False):
         messages = entry["messages"]
         doc = Document(messages, [line] * len(messages), "object", "messages", envelope_without(entry, "messages"),
