@@ -140,3 +140,43 @@ def test_openhands_v1_an_action_without_a_call_id_is_a_clear_error() -> None:
     problem = r"message 1 \(line 1\): not a valid openhands-v1 entry: .*'tool_call_id' must be a string, got a number"
     with pytest.raises(TranscriptError, match=problem):
         _load([USER, action])
+
+
+# ---- Cline and Aider ----------------------------------------------------------------------------
+
+
+def test_cline_api_history_is_anthropic_with_its_extra_fields_and_no_malformed_finding() -> None:
+    [transcript] = _load((REAL / "cline_api_conversation_history.anthropic.json").read_bytes(), "api.json")
+    assert transcript.format == "anthropic"
+    report = analyze(transcript).report
+    assert report.findings == []
+    results = [m for m in transcript.messages if m.get("role") == "toolResult"]
+    assert [len(r["content"]) for r in results] == [1, 2, 1]  # the image stays in its result
+
+
+def test_cline_ui_messages_are_refused_by_name() -> None:
+    log = [{"ts": 1, "type": "say", "say": "text", "text": "hi"},
+           {"ts": 2, "type": "ask", "ask": "tool", "text": json.dumps({"tool": "readFile", "path": "a"})}]
+    with pytest.raises(TranscriptError, match=r"^ui\.json: top level: a Cline UI message log \(ui_messages\.json\)"
+                                              r": no tool calls to check"):
+        _load(log, "ui.json")
+
+
+def test_a_list_with_one_cline_ui_message_among_messages_is_not_refused() -> None:
+    entries = [{"role": "user", "content": "hi"}, {"ts": 2, "type": "say", "say": "text", "text": "x"}]
+    with pytest.raises(TranscriptError) as caught:
+        _load(entries)
+    assert "Cline" not in str(caught.value)
+
+
+@pytest.mark.parametrize("opening", [b"", b"\xef\xbb\xbf", b"\n\n"])
+def test_an_aider_history_is_refused_by_name(opening: bytes) -> None:
+    text = opening + b"# aider chat started at 2025-01-02 10:00:00\n\n#### fix it\n\nDone.\n"
+    with pytest.raises(TranscriptError, match=r"^h\.md: top level: an Aider chat history \(Markdown\): "
+                                              r"no tool calls to check"):
+        _load(text, "h.md")
+
+
+def test_other_markdown_is_still_not_json() -> None:
+    with pytest.raises(TranscriptError, match="expected a JSON array"):
+        _load(b"# notes\n", "n.md")

@@ -133,6 +133,10 @@ EXPECTED: dict[str, File | Refused] = {
     "openai_finetune.openai-chat.jsonl": File(
         "openai-chat", [healthy("line:1", 1, C), healthy("line:2", 0, C), healthy("line:3", 2, C)], 0),
     "lone_message.openai-chat.json": File("openai-chat", [broken("main", 1, 1, C)], 1),
+    "cline_api_conversation_history.anthropic.json": File("anthropic", [healthy("main", 3, A)], 0),
+    "cline_ui_messages.json": Refused(("a Cline UI message log (ui_messages.json): no tool calls to check",
+                                       "api_conversation_history.json")),
+    "aider_chat_history.aider.md": Refused(("an Aider chat history (Markdown): no tool calls to check",)),
     "openhands_v1_events.openhands-v1.json": File("openhands-v1", [healthy("main", 2, C)], 0),
     "openhands_v1_duplicate_observation.openhands-v1.json": File(
         "openhands-v1", [T("main", 2, 0, REJECTED, {C: REJECT})], 1),

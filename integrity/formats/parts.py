@@ -28,6 +28,7 @@ from typing import Any
 
 from ..loading import TranscriptError
 from .container import Document, envelope_without, parse_document
+from .refusals import refuse_entries, refuse_text
 
 _ZIP_MAGIC = b"PK\x03\x04"
 
@@ -46,7 +47,9 @@ def split_file(data: bytes, source: str, skip_bad_lines: bool = False) -> list[P
     """The documents of a file, in a stable order."""
     if data[:4] == _ZIP_MAGIC:
         return _eval_archive(data, source)
+    refuse_text(data, source)
     document = parse_document(data, source, skip_bad_lines)
+    refuse_entries(document.entries, source)
     if _is_examples(document):
         return _examples(document)
     whole = document.whole
