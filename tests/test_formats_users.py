@@ -180,3 +180,26 @@ def test_an_aider_history_is_refused_by_name(opening: bytes) -> None:
 def test_other_markdown_is_still_not_json() -> None:
     with pytest.raises(TranscriptError, match="expected a JSON array"):
         _load(b"# notes\n", "n.md")
+
+
+# ---- Claude Code streams whose messages leave the role to the line's type ------------------------
+
+
+def test_a_stream_message_without_role_takes_its_lines_type_and_is_not_malformed() -> None:
+    from integrity.schema import schema_findings
+
+    lines = [{"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                            "input": {}}]}, "parent_tool_use_id": None},
+             {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+              "parent_tool_use_id": None}]
+    [transcript] = _load("".join(json.dumps(line) + "\n" for line in lines).encode(), "s.jsonl")
+    assert transcript.format == "claude-code"
+    assert schema_findings(transcript) == [] and _counts(transcript)[:2] == (1, 0)
+
+
+def test_a_stream_message_whose_role_contradicts_its_type_is_still_malformed() -> None:
+    from integrity.schema import schema_findings
+
+    line = {"type": "user", "message": {"role": "assistant", "content": "hi"}, "parent_tool_use_id": None}
+    [transcript] = _load((json.dumps(line) + "\n").encode(), "s.jsonl")
+    assert [f.kind for f in schema_findings(transcript)] == ["unknown_role"]
