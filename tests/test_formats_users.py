@@ -203,3 +203,53 @@ def test_a_stream_message_whose_role_contradicts_its_type_is_still_malformed() -
     line = {"type": "user", "message": {"role": "assistant", "content": "hi"}, "parent_tool_use_id": None}
     [transcript] = _load((json.dumps(line) + "\n").encode(), "s.jsonl")
     assert [f.kind for f in schema_findings(transcript)] == ["unknown_role"]
+
+
+# ---- Gemini CLI chat recordings -----------------------------------------------------------------
+
+
+def _gcli(*messages: dict[str, Any]) -> dict[str, Any]:
+    return {"sessionId": "s", "projectHash": "h", "startTime": "t", "lastUpdated": "t", "messages": list(messages)}
+
+
+def _gcall(call_id: str, result: Any = None, **extra: Any) -> dict[str, Any]:
+    call = {"id": call_id, "name": "run_shell_command", "args": {"command": "ls"}, "status": "success", **extra}
+    if result is not None:
+        call["result"] = result
+    return call
+
+
+def _response(call_id: str, **response: Any) -> list[dict[str, Any]]:
+    return [{"functionResponse": {"id": call_id, "name": "run_shell_command", "response": response}}]
+
+
+def test_gemini_cli_calls_are_answered_by_the_results_recorded_with_them() -> None:
+    record = _gcli({"id": "1", "timestamp": "t", "type": "user", "content": "go"},
+                   {"id": "2", "timestamp": "t", "type": "gemini", "content": "Running.",
+                    "toolCalls": [_gcall("c1", _response("c1", output="a")),
+                                  _gcall("c2", _response("c2", error="denied"), status="error"),
+                                  _gcall("c3")]},
+                   {"id": "3", "timestamp": "t", "type": "info", "content": "note"})
+    [transcript] = _load(record)
+    assert transcript.format == "gemini-cli"
+    roles = [m["role"] for m in transcript.messages]
+    assert roles == ["user", "assistant", "toolResult", "toolResult"]
+    results = transcript.messages[2:]
+    assert [(r["toolCallId"], r["isError"], r["content"][0]["text"]) for r in results] == [
+        ("c1", False, "a"), ("c2", True, "denied")]
+    assert _counts(transcript)[:2] == (3, 1)
+
+
+def test_gemini_cli_a_call_record_without_a_string_id_is_a_clear_error() -> None:
+    record = _gcli({"id": "2", "timestamp": "t", "type": "gemini", "content": "", "toolCalls": [{"name": "x"}]})
+    with pytest.raises(TranscriptError, match=r"message 0 .*: not a valid gemini-cli entry: a tool call record's "
+                                              r"'id' must be a string, got null"):
+        _load(record)
+
+
+def test_a_gemini_cli_checkpoint_is_gemini_contents() -> None:
+    checkpoint = [{"role": "user", "parts": [{"text": "hi"}]},
+                  {"role": "model", "parts": [{"functionCall": {"name": "ls", "args": {}}}]},
+                  {"role": "user", "parts": [{"functionResponse": {"name": "ls", "response": {"output": "a"}}}]}]
+    [transcript] = _load(checkpoint)
+    assert transcript.format == "gemini" and _counts(transcript)[:2] == (1, 0)

@@ -37,6 +37,7 @@ from . import (
     claude_code,
     codex,
     gemini,
+    gemini_cli,
     inspect_ai,
     langchain,
     langgraph,
@@ -57,7 +58,7 @@ from .parts import split_file
 _ADAPTERS: tuple[Any, ...] = (
     pi_ai, openai_chat, openai_responses, anthropic, gemini, bedrock, langchain, claude_code,
     pi_session.PI_SESSION, pi_session.OPENCLAW, codex.ADAPTER, swe_agent.SWE_ADAPTER, swe_agent.MINI_ADAPTER,
-    inspect_ai, openhands, openhands_v1, langgraph.ADAPTER,
+    inspect_ai, openhands, openhands_v1, gemini_cli, langgraph.ADAPTER,
 )
 ADAPTERS: dict[str, Any] = {adapter.NAME: adapter for adapter in _ADAPTERS}
 READ_ONLY: tuple[str, ...] = tuple(a.NAME for a in _ADAPTERS if getattr(a, "READ_ONLY", False))
