@@ -253,3 +253,54 @@ def test_a_gemini_cli_checkpoint_is_gemini_contents() -> None:
                   {"role": "user", "parts": [{"functionResponse": {"name": "ls", "response": {"output": "a"}}}]}]
     [transcript] = _load(checkpoint)
     assert transcript.format == "gemini" and _counts(transcript)[:2] == (1, 0)
+
+
+# ---- pydantic-ai message history ----------------------------------------------------------------
+
+
+def _pcall(call_id: str, args: Any = "{}") -> dict[str, Any]:
+    return {"parts": [{"tool_name": "f", "args": args, "tool_call_id": call_id, "part_kind": "tool-call"}],
+            "kind": "response", "model_name": "m"}
+
+
+def _preq(*parts: dict[str, Any]) -> dict[str, Any]:
+    return {"parts": list(parts), "instructions": None, "kind": "request"}
+
+
+def test_pydantic_ai_tool_returns_and_tool_retries_answer_their_calls() -> None:
+    history = [_preq({"content": "go", "part_kind": "user-prompt"}), _pcall("c1", {"x": 1}),
+               _preq({"content": [{"msg": "bad"}], "tool_name": "f", "tool_call_id": "c1",
+                      "part_kind": "retry-prompt"}),
+               _pcall("c2", "{\"x\": 2}"),
+               _preq({"tool_name": "f", "content": {"ok": True}, "tool_call_id": "c2", "part_kind": "tool-return"},
+                     {"content": "Answer plainly.", "tool_name": None, "tool_call_id": "r",
+                      "part_kind": "retry-prompt"})]
+    [transcript] = _load(history)
+    assert transcript.format == "pydantic-ai"
+    results = [m for m in transcript.messages if m.get("role") == "toolResult"]
+    assert [(r["toolCallId"], r["isError"], r["content"][0]["text"]) for r in results] == [
+        ("c1", True, '[{"msg": "bad"}]'), ("c2", False, '{"ok": true}')]
+    assert transcript.messages[-1]["content"] == "Answer plainly."
+    calls = [p for m in transcript.messages if m.get("role") == "assistant" for p in m["content"]]
+    assert [c["arguments"] for c in calls] == [{"x": 1}, {"x": 2}]
+    assert _counts(transcript) == (2, 0, 0)
+
+
+def test_pydantic_ai_builtin_tools_are_answered_in_the_response_not_calls() -> None:
+    response = {"parts": [{"tool_name": "web_search", "args": {"query": "x"}, "tool_call_id": "srvtoolu_1",
+                           "provider_name": "anthropic", "part_kind": "builtin-tool-call"},
+                          {"tool_name": "web_search", "content": [], "tool_call_id": "srvtoolu_1",
+                           "provider_name": "anthropic", "part_kind": "builtin-tool-return"},
+                          {"content": "Found it.", "part_kind": "text"}], "kind": "response"}
+    [transcript] = _load([_preq({"content": "search", "part_kind": "user-prompt"}), response])
+    assert transcript.format == "pydantic-ai" and _counts(transcript)[:2] == (0, 0)
+    assert analyze(transcript).report.findings == []
+
+
+def test_pydantic_ai_a_newer_request_part_is_kept_and_a_part_without_kind_is_a_clear_error() -> None:
+    [transcript] = _load([_preq({"content": "x", "part_kind": "future-part"}, {"content": "go",
+                                                                               "part_kind": "user-prompt"})])
+    assert [m["role"] for m in transcript.messages] == ["opaque", "user"]
+    with pytest.raises(TranscriptError, match=r"message 0 \(line 1\): not a valid pydantic-ai entry: a request "
+                                              r"part needs a string 'part_kind', got null"):
+        _load([_preq({"content": "x"})])

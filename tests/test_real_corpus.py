@@ -137,6 +137,8 @@ EXPECTED: dict[str, File | Refused] = {
         "claude-code", [healthy("main", 1, A), healthy("subagent:toolu_01JERPk9VitoHXcysvhY4t26", 1, A)], 0),
     "gemini_cli_session.gemini-cli.json": File("gemini-cli", [healthy("main", 2, G)], 0),
     "gemini_cli_session_interrupted.gemini-cli.json": File("gemini-cli", [broken("main", 2, 1, G)], 1),
+    "pydantic_ai_history.pydantic-ai.json": File("pydantic-ai", [healthy("main", 2, C)], 0),
+    "pydantic_ai_history_cut.pydantic-ai.json": File("pydantic-ai", [broken("main", 2, 1, C)], 1),
     "cline_api_conversation_history.anthropic.json": File("anthropic", [healthy("main", 3, A)], 0),
     "cline_ui_messages.json": Refused(("a Cline UI message log (ui_messages.json): no tool calls to check",
                                        "api_conversation_history.json")),

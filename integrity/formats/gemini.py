@@ -42,12 +42,14 @@ def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
     """Turns with `parts`, a `model` role or function parts."""
     if "systemInstruction" in envelope or "generationConfig" in envelope:
         return True
-    return any(isinstance(e, dict) and ("parts" in e or e.get("role") == "model") for e in entries)
+    return any(isinstance(e, dict) and ("parts" in e or e.get("role") == "model") and "kind" not in e
+               for e in entries)
 
 
 def fits(entry: Any) -> bool:
-    """A turn with a list of parts."""
-    return isinstance(entry, dict) and isinstance(entry.get("parts"), list) and "content" not in entry
+    """A turn with a list of parts (a pydantic-ai request or response, with its `kind`, is not one)."""
+    return isinstance(entry, dict) and isinstance(entry.get("parts"), list) and "content" not in entry \
+        and "kind" not in entry
 
 
 def _key(part: Any, camel: str, snake: str) -> str | None:
