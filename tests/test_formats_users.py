@@ -304,3 +304,42 @@ def test_pydantic_ai_a_newer_request_part_is_kept_and_a_part_without_kind_is_a_c
     with pytest.raises(TranscriptError, match=r"message 0 \(line 1\): not a valid pydantic-ai entry: a request "
                                               r"part needs a string 'part_kind', got null"):
         _load([_preq({"content": "x"})])
+
+
+# ---- OpenAI Agents SDK ---------------------------------------------------------------------------
+
+
+def _js_call(call_id: str) -> dict[str, Any]:
+    return {"type": "function_call", "callId": call_id, "name": "f", "arguments": "{\"a\":1}", "status": "completed"}
+
+
+def _js_result(call_id: str, output: Any) -> dict[str, Any]:
+    return {"type": "function_call_result", "name": "f", "callId": call_id, "status": "completed", "output": output}
+
+
+@pytest.mark.parametrize("output", ["ok", {"type": "text", "text": "ok"}, [{"type": "input_text", "text": "ok"}]])
+def test_js_agents_items_read_as_the_responses_items_they_stand_for(output: Any) -> None:
+    [transcript] = _load([{"role": "user", "content": "go"}, _js_call("c1"), _js_result("c1", output)])
+    assert transcript.format == "openai-agents"
+    [result] = [m for m in transcript.messages if m.get("role") == "toolResult"]
+    assert (result["toolCallId"], result["content"][0]["text"]) == ("c1", "ok")
+    assert _counts(transcript) == (1, 0, 0)
+
+
+def test_a_run_state_is_its_input_then_its_generated_items_without_approval_repeats() -> None:
+    agent = {"name": "a"}
+    state = {"$schemaVersion": "1.0", "originalInput": "go", "currentTurn": 1,
+             "generatedItems": [{"type": "tool_call_item", "rawItem": _js_call("c1"), "agent": agent},
+                                {"type": "tool_approval_item", "rawItem": _js_call("c1"), "agent": agent}]}
+    [transcript] = _load(state)
+    assert transcript.format == "openai-agents"
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant"]
+    assert _counts(transcript)[:2] == (1, 1)
+
+
+def test_python_to_input_list_stays_openai_responses() -> None:
+    items = [{"role": "user", "content": "go"},
+             {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+             {"type": "function_call_output", "call_id": "c1", "output": "ok"}]
+    [transcript] = _load(items)
+    assert transcript.format == "openai-responses" and _counts(transcript) == (1, 0, 0)

@@ -139,6 +139,10 @@ EXPECTED: dict[str, File | Refused] = {
     "gemini_cli_session_interrupted.gemini-cli.json": File("gemini-cli", [broken("main", 2, 1, G)], 1),
     "pydantic_ai_history.pydantic-ai.json": File("pydantic-ai", [healthy("main", 2, C)], 0),
     "pydantic_ai_history_cut.pydantic-ai.json": File("pydantic-ai", [broken("main", 2, 1, C)], 1),
+    "openai_agents_history.openai-agents.json": File("openai-agents", [healthy("main", 1, R)], 0),
+    "openai_agents_run_state_awaiting_approval.openai-agents.json": File(
+        "openai-agents", [broken("main", 2, 1, R)], 1),
+    "openai_agents_to_input_list.openai-responses.json": File("openai-responses", [healthy("main", 1, R)], 0),
     "cline_api_conversation_history.anthropic.json": File("anthropic", [healthy("main", 3, A)], 0),
     "cline_ui_messages.json": Refused(("a Cline UI message log (ui_messages.json): no tool calls to check",
                                        "api_conversation_history.json")),

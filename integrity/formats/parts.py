@@ -10,6 +10,8 @@ several transcripts side by side, each its own entry list:
 - a SWE-agent trajectory of a retried run: every attempt's history under
   `attempts` (`attempt:<n>`) besides the chosen one at the top (`main`).
 
+- an OpenAI Agents SDK RunState: its original input and generated items, read as
+  one history (openai_agents);
 - OpenAI fine-tuning JSONL: every line `{"messages": [...]}` (optionally `tools`,
   `parallel_tool_calls`) is one training example, `line:<n>` (its line number), read
   as OpenAI Chat when every example's messages fit it.
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..loading import TranscriptError
+from . import openai_agents
 from .container import Document, envelope_without, parse_document
 from .refusals import refuse_entries, refuse_text
 
@@ -53,6 +56,9 @@ def split_file(data: bytes, source: str, skip_bad_lines: bool = False) -> list[P
     if _is_examples(document):
         return _examples(document)
     whole = document.whole
+    if openai_agents.is_run_state(whole):
+        items = openai_agents.run_state_items(whole)
+        return [Part(Document(items, [0] * len(items), "array"), format=openai_agents.NAME)]
     if isinstance(whole, dict):
         if _is_eval_log(whole):
             return _samples(whole.get("samples"), source)
