@@ -343,3 +343,42 @@ def test_python_to_input_list_stays_openai_responses() -> None:
              {"type": "function_call_output", "call_id": "c1", "output": "ok"}]
     [transcript] = _load(items)
     assert transcript.format == "openai-responses" and _counts(transcript) == (1, 0, 0)
+
+
+# ---- Letta agent files --------------------------------------------------------------------------
+
+
+def _lmsg(ident: str, role: str, text: str | None = None, **extra: Any) -> dict[str, Any]:
+    content = [{"type": "text", "text": text}] if text is not None else []
+    return {"type": "message", "role": role, "content": content, "id": ident, "agent_id": "agent-0", "otid": None,
+            "tool_calls": None, "tool_call_id": None, "tool_returns": [], **extra}
+
+
+def _letta(*agents: dict[str, Any]) -> dict[str, Any]:
+    return {"agents": list(agents), "blocks": [], "tools": [], "groups": [], "files": [], "sources": [],
+            "mcp_servers": [], "metadata": {}, "created_at": "2026-01-22T02:06:34Z"}
+
+
+CALL_L = [{"id": "t1", "type": "function", "function": {"name": "send_message", "arguments": "{\"message\": \"hi\"}"}}]
+
+
+def test_letta_reads_the_in_context_messages_in_context_order() -> None:
+    messages = [_lmsg("message-0", "system", "sys"), _lmsg("message-1", "user", "old, evicted"),
+                _lmsg("message-2", "assistant", tool_calls=CALL_L),
+                _lmsg("message-3", "tool", None, tool_call_id="t1",
+                      tool_returns=[{"tool_call_id": "t1", "status": "success", "func_response": "sent"}])]
+    agent = {"name": "a", "messages": messages, "in_context_message_ids": ["message-0", "message-2", "message-3"]}
+    [transcript] = _load(_letta(agent))
+    assert (transcript.name, transcript.format) == ("main", "letta")
+    assert [m["role"] for m in transcript.messages] == ["system", "assistant", "toolResult"]
+    assert transcript.messages[-1]["content"][0]["text"] == "sent"  # the return, when the content is empty
+    assert _counts(transcript) == (1, 0, 0)
+
+
+def test_letta_several_agents_are_several_transcripts_and_a_missing_return_is_unanswered() -> None:
+    first = {"name": "main-agent", "messages": [_lmsg("m0", "user", "go"), _lmsg("m1", "assistant", tool_calls=CALL_L)],
+             "in_context_message_ids": ["m0", "m1"]}
+    second = {"name": "", "messages": [_lmsg("m0", "user", "hi")]}
+    transcripts = _load(_letta(first, second))
+    assert [t.name for t in transcripts] == ["agent:main-agent", "agent:2"]
+    assert _counts(transcripts[0])[:2] == (1, 1)

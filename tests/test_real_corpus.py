@@ -143,6 +143,11 @@ EXPECTED: dict[str, File | Refused] = {
     "openai_agents_run_state_awaiting_approval.openai-agents.json": File(
         "openai-agents", [broken("main", 2, 1, R)], 1),
     "openai_agents_to_input_list.openai-responses.json": File("openai-responses", [healthy("main", 1, R)], 0),
+    # Letta's loop agent: system prompt, then the agent's send_message call and its return (no user turn):
+    # accepted by the Chat-shaped providers, refused by those that want a user turn first (Gemini)
+    "letta_loop.letta.af": File("letta", [T("main", 1, 0, REJECTED, {C: ACCEPT, G: REJECT})], 1),
+    "letta_evie_two_agents.letta.af": File(
+        "letta", [healthy("agent:Evie", 0, C), healthy("agent:companion-sleeptime_copy", 0, C)], 0),
     "cline_api_conversation_history.anthropic.json": File("anthropic", [healthy("main", 3, A)], 0),
     "cline_ui_messages.json": Refused(("a Cline UI message log (ui_messages.json): no tool calls to check",
                                        "api_conversation_history.json")),

@@ -10,6 +10,8 @@ several transcripts side by side, each its own entry list:
 - a SWE-agent trajectory of a retried run: every attempt's history under
   `attempts` (`attempt:<n>`) besides the chosen one at the top (`main`).
 
+- a Letta agent file (.af): each agent's in-context messages, `agent:<name>` when
+  it holds several agents (letta);
 - an OpenAI Agents SDK RunState: its original input and generated items, read as
   one history (openai_agents);
 - OpenAI fine-tuning JSONL: every line `{"messages": [...]}` (optionally `tools`,
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..loading import TranscriptError
-from . import openai_agents
+from . import letta, openai_agents
 from .container import Document, envelope_without, parse_document
 from .refusals import refuse_entries, refuse_text
 
@@ -56,6 +58,14 @@ def split_file(data: bytes, source: str, skip_bad_lines: bool = False) -> list[P
     if _is_examples(document):
         return _examples(document)
     whole = document.whole
+    if letta.is_agent_file(whole):
+        agents = whole["agents"]
+        parts = []
+        for position, agent in enumerate(agents):
+            items = letta.in_context(agent)
+            name = letta.agent_name(agent, position) if len(agents) > 1 else "main"
+            parts.append(Part(Document(items, [0] * len(items), "array"), name, name.split(":")[0], letta.NAME))
+        return parts
     if openai_agents.is_run_state(whole):
         items = openai_agents.run_state_items(whole)
         return [Part(Document(items, [0] * len(items), "array"), format=openai_agents.NAME)]
