@@ -382,3 +382,36 @@ def test_letta_several_agents_are_several_transcripts_and_a_missing_return_is_un
     transcripts = _load(_letta(first, second))
     assert [t.name for t in transcripts] == ["agent:main-agent", "agent:2"]
     assert _counts(transcripts[0])[:2] == (1, 1)
+
+
+# ---- AutoGen saved state ------------------------------------------------------------------------
+
+
+def _acall(*ids: str) -> dict[str, Any]:
+    return {"content": [{"id": i, "arguments": "{\"q\": 1}", "name": "f"} for i in ids], "thought": "Let me look.",
+            "source": "agent", "type": "AssistantMessage"}
+
+
+def _aresults(*ids: str, error: bool = False) -> dict[str, Any]:
+    return {"content": [{"content": "out", "name": "f", "call_id": i, "is_error": error} for i in ids],
+            "type": "FunctionExecutionResultMessage"}
+
+
+def test_autogen_results_answer_their_calls_in_every_state_shape() -> None:
+    messages = [{"content": "go", "source": "user", "type": "UserMessage"}, _acall("c1", "c2"),
+                _aresults("c1", "c2", error=True)]
+    for state in ({"type": "AssistantAgentState", "version": "1.0.0", "llm_context": {"messages": messages}},
+                  {"type": "AssistantAgentState", "version": "1.0.0", "llm_messages": messages},
+                  {"messages": messages}):
+        [transcript] = _load(state)
+        assert transcript.format == "autogen"
+        assert [m["role"] for m in transcript.messages] == ["user", "assistant", "toolResult", "toolResult"]
+        assert transcript.messages[1]["content"][0] == {"type": "text", "text": "Let me look."}
+        assert all(m["isError"] for m in transcript.messages[2:])
+        assert _counts(transcript) == (2, 0, 0)
+
+
+def test_an_autogen_team_state_without_model_contexts_is_not_read_as_autogen() -> None:
+    team = {"type": "TeamState", "version": "1.0.0", "agent_states": {"m": {"type": "RoundRobinManagerState"}}}
+    with pytest.raises(TranscriptError):
+        _load(team)

@@ -148,6 +148,12 @@ EXPECTED: dict[str, File | Refused] = {
     "letta_loop.letta.af": File("letta", [T("main", 1, 0, REJECTED, {C: ACCEPT, G: REJECT})], 1),
     "letta_evie_two_agents.letta.af": File(
         "letta", [healthy("agent:Evie", 0, C), healthy("agent:companion-sleeptime_copy", 0, C)], 0),
+    # AutoGen group chat: the critic's context holds two user turns in a row (the task, then the other
+    # agent's answer), which Bedrock refuses as recorded and the Chat-shaped providers accept
+    "autogen_team_state.autogen.json": File(
+        "autogen", [healthy("agent:weather_agent", 1, C),
+                    T("agent:critic", 0, 0, REJECTED, {C: ACCEPT, "bedrock": REJECT})], 1),
+    "autogen_agent_state_cut.autogen.json": File("autogen", [broken("main", 1, 1, C)], 1),
     "cline_api_conversation_history.anthropic.json": File("anthropic", [healthy("main", 3, A)], 0),
     "cline_ui_messages.json": Refused(("a Cline UI message log (ui_messages.json): no tool calls to check",
                                        "api_conversation_history.json")),

@@ -10,6 +10,8 @@ several transcripts side by side, each its own entry list:
 - a SWE-agent trajectory of a retried run: every attempt's history under
   `attempts` (`attempt:<n>`) besides the chosen one at the top (`main`).
 
+- an AutoGen saved state: an agent's LLM context, one per agent of a team
+  (`agent:<name>` when several; autogen);
 - a Letta agent file (.af): each agent's in-context messages, `agent:<name>` when
   it holds several agents (letta);
 - an OpenAI Agents SDK RunState: its original input and generated items, read as
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..loading import TranscriptError
-from . import letta, openai_agents
+from . import autogen, letta, openai_agents
 from .container import Document, envelope_without, parse_document
 from .refusals import refuse_entries, refuse_text
 
@@ -58,6 +60,11 @@ def split_file(data: bytes, source: str, skip_bad_lines: bool = False) -> list[P
     if _is_examples(document):
         return _examples(document)
     whole = document.whole
+    states = autogen.saved_states(whole)
+    if states is not None:
+        named = len(states) > 1
+        return [Part(Document(items, [0] * len(items), "array"), f"agent:{name}" if named else "main",
+                     "agent" if named else "main", autogen.NAME) for name, items in states]
     if letta.is_agent_file(whole):
         agents = whole["agents"]
         parts = []
