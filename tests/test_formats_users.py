@@ -415,3 +415,26 @@ def test_an_autogen_team_state_without_model_contexts_is_not_read_as_autogen() -
     team = {"type": "TeamState", "version": "1.0.0", "agent_states": {"m": {"type": "RoundRobinManagerState"}}}
     with pytest.raises(TranscriptError):
         _load(team)
+
+
+# ---- Cline SDK sessions ---------------------------------------------------------------------------
+
+
+def test_a_cline_sdk_session_is_read_as_sent_and_its_structured_results_are_not_malformed() -> None:
+    data = (REAL / "cline_sdk_session.cline-sdk.messages.json").read_bytes()
+    [transcript] = _load(data, "s.messages.json")
+    assert transcript.format == "cline-sdk"
+    assert analyze(transcript).report.findings == []
+    image = transcript.messages[0]["content"][1]["value"]  # kept as the Anthropic block it is sent as
+    assert image["source"]["media_type"] == "image/png" and image["source"]["type"] == "base64"
+    files = transcript.messages[2]["content"]
+    assert [p["text"].split(":")[0] for p in files] == ["/work/site/src/header.css", "/work/site/public/logo.svg"]
+    assert _counts(transcript) == (2, 0, 0)
+
+
+def test_an_anthropic_request_without_cline_blocks_stays_anthropic() -> None:
+    messages = [{"role": "user", "content": "go"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]
+    [transcript] = _load({"messages": messages, "ts": 1})
+    assert transcript.format == "anthropic"

@@ -154,6 +154,7 @@ EXPECTED: dict[str, File | Refused] = {
         "autogen", [healthy("agent:weather_agent", 1, C),
                     T("agent:critic", 0, 0, REJECTED, {C: ACCEPT, "bedrock": REJECT})], 1),
     "autogen_agent_state_cut.autogen.json": File("autogen", [broken("main", 1, 1, C)], 1),
+    "cline_sdk_session.cline-sdk.messages.json": File("cline-sdk", [healthy("main", 2, A)], 0),
     "cline_api_conversation_history.anthropic.json": File("anthropic", [healthy("main", 3, A)], 0),
     "cline_ui_messages.json": Refused(("a Cline UI message log (ui_messages.json): no tool calls to check",
                                        "api_conversation_history.json")),

@@ -1,0 +1,99 @@
+"""Cline SDK sessions (`~/.cline/data/sessions/<id>/<id>.messages.json`).
+
+Since its SDK-backed session store, Cline keeps each session's lossless record as
+`{..., "messages": [...]}` of its provider-agnostic messages (cline/cline
+`sdk/packages/shared/src/llms/messages.ts`): Anthropic-like `{role, content}` with
+text, thinking, redacted_thinking, tool_use and tool_result blocks, but with shapes
+of its own that Anthropic's request schema does not have: an image is
+`{"type": "image", "data", "mediaType"}`, a file the model read is
+`{"type": "file", "path", "content"}`, generated media is `{"type": "media"}`, a
+tool_result names its tool (`name`), and messages carry `modelInfo`, `metrics`,
+`ts`, `sessionId`.  Reading them as an Anthropic request called every structured
+tool result malformed.  Each message is read as the Anthropic message it is sent as
+(an image as a base64 image block, a file as its text, media left out).  Read-only:
+a repaired view is written as Anthropic messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import anthropic
+from .base import BuildContext
+from .wrapped import Wrapped
+
+NAME = "cline-sdk"
+
+
+def _cline_block(block: Any) -> bool:
+    """A block only Cline's SDK writes."""
+    if not isinstance(block, dict):
+        return False
+    kind = block.get("type")
+    return (kind == "image" and "mediaType" in block and "source" not in block) \
+        or (kind == "file" and "path" in block) or kind == "media" \
+        or (kind == "tool_result" and "name" in block)
+
+
+def _blocks(content: Any) -> list[Any]:
+    """Every block of a content list, the blocks inside tool results included."""
+    if not isinstance(content, list):
+        return []
+    inner = [b.get("content") for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    return [*content, *(block for nested in inner if isinstance(nested, list) for block in nested)]
+
+
+def _as_anthropic(block: Any) -> Any:
+    """The Anthropic block a Cline block is sent as (None: not sent)."""
+    if not isinstance(block, dict):
+        return block
+    kind = block.get("type")
+    if kind == "image" and "mediaType" in block and "source" not in block:
+        return {"type": "image", "source": {"type": "base64", "media_type": block.get("mediaType"),
+                                            "data": block.get("data")}}
+    if kind == "file" and "path" in block:
+        content = block.get("content")
+        return {"type": "text", "text": f"{block['path']}:\n{content}" if isinstance(content, str) else block["path"]}
+    if kind == "media":
+        return None
+    if kind == "tool_result" and isinstance(block.get("content"), list):
+        return {**block, "content": _converted(block["content"])}
+    return block
+
+
+def _converted(content: list[Any]) -> list[Any]:
+    return [b for b in (_as_anthropic(block) for block in content) if b is not None]
+
+
+def _unwrap(message: Any) -> Any:
+    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        return message
+    return {**message, "content": _converted(message["content"])}
+
+
+def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
+    raise NotImplementedError("cline-sdk is read-only")
+
+
+def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """A block only Cline's SDK writes (an image with `mediaType`, a `file` block, a named tool_result)."""
+    return any(isinstance(e, dict) and any(_cline_block(b) for b in _blocks(e.get("content"))) for e in entries)
+
+
+def fits(entry: Any) -> bool:
+    """A user or assistant message whose content is a string or a list of typed blocks."""
+    if not isinstance(entry, dict) or entry.get("role") not in ("user", "assistant") or "type" in entry:
+        return False
+    content = entry.get("content")
+    return isinstance(content, str) or (isinstance(content, list) and all(
+        isinstance(b, dict) and isinstance(b.get("type"), str) for b in content))
+
+
+class _ReadOnly(Wrapped):
+    """Read, never written: a view is written as Anthropic messages."""
+
+    READ_ONLY = True
+    WRITES_AS = "anthropic"
+
+
+ADAPTER = _ReadOnly(NAME, anthropic, _unwrap, _wrap, evidence, fits, container="object", refines="anthropic")
