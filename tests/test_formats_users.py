@@ -438,3 +438,18 @@ def test_an_anthropic_request_without_cline_blocks_stays_anthropic() -> None:
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]
     [transcript] = _load({"messages": messages, "ts": 1})
     assert transcript.format == "anthropic"
+
+
+def test_an_openhands_v1_events_page_is_read_from_its_items() -> None:
+    events = [USER, _action("c1", "r1"), _observation("c1")]
+    [transcript] = _load({"items": events, "next_page_id": None})
+    assert transcript.format == "openhands-v1" and _counts(transcript) == (1, 0, 0)
+
+
+def test_a_python_run_state_with_snake_case_keys_is_read_too() -> None:
+    state = {"$schemaVersion": "1.0", "original_input": [{"role": "user", "content": "go"}],
+             "generated_items": [{"type": "tool_call_item",
+                                  "raw_item": {"type": "function_call", "call_id": "c1", "name": "f",
+                                               "arguments": "{}"}}]}
+    [transcript] = _load(state)
+    assert transcript.format == "openai-agents" and _counts(transcript)[:2] == (1, 1)

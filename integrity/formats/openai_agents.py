@@ -85,18 +85,28 @@ ADAPTER = _ReadOnly(NAME, openai_responses, _unwrap, _wrap, evidence, fits, cont
                     refines="openai-responses")
 
 
+def _key(whole: dict[str, Any], camel: str, snake: str) -> str:
+    """The spelling a dump uses: the JavaScript SDK's camelCase, or snake_case."""
+    return camel if camel in whole else snake
+
+
 def is_run_state(whole: Any) -> bool:
     """A RunState dump: a schema version, the original input and the generated run items."""
-    return isinstance(whole, dict) and "$schemaVersion" in whole and "originalInput" in whole \
-        and isinstance(whole.get("generatedItems"), list)
+    return isinstance(whole, dict) and "$schemaVersion" in whole \
+        and _key(whole, "originalInput", "original_input") in whole \
+        and isinstance(whole.get(_key(whole, "generatedItems", "generated_items")), list)
 
 
 def run_state_items(whole: dict[str, Any]) -> list[Any]:
     """The history a RunState holds: its original input, then each generated run item's raw item."""
-    original = whole["originalInput"]
+    original = whole[_key(whole, "originalInput", "original_input")]
     items: list[Any] = list(original) if isinstance(original, list) else [{"role": "user", "content": original}]
-    for run_item in whole["generatedItems"]:
-        if isinstance(run_item, dict) and run_item.get("type") == "tool_approval_item":
+    for run_item in whole[_key(whole, "generatedItems", "generated_items")]:
+        if not isinstance(run_item, dict):
+            items.append(run_item)
+            continue
+        if run_item.get("type") == "tool_approval_item":
             continue  # repeats the call it asks approval for
-        items.append(run_item.get("rawItem") if isinstance(run_item, dict) and "rawItem" in run_item else run_item)
+        raw = _key(run_item, "rawItem", "raw_item")
+        items.append(run_item[raw] if raw in run_item else run_item)
     return items
