@@ -153,3 +153,16 @@ def test_a_one_line_session_file_gets_no_lone_message_note() -> None:
     line = {"type": "user", "uuid": "u1", "parentUuid": None, "message": {"role": "user", "content": "hi"}}
     [transcript] = load_all((json.dumps(line) + "\n").encode(), "s.jsonl")
     assert transcript.format == "claude-code" and "single message" not in transcript.detection
+
+
+def test_a_pasted_anthropic_response_message_is_anthropic_not_a_responses_item() -> None:
+    """Both are `"type": "message"`; the content blocks tell them apart (tool_use is no Responses part)."""
+    response = {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "Checking."},
+                            {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "SF"}}],
+                "stop_reason": "tool_use", "usage": {"input_tokens": 4, "output_tokens": 9}}
+    transcript = _read(response)
+    assert transcript.format == "anthropic"
+    assert analyze(transcript).report.findings == []
+    item = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hi"}]}
+    assert _read([{"role": "user", "content": "hi"}, item]).format == "openai-responses"

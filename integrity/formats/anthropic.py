@@ -66,8 +66,10 @@ def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
 
 
 def fits(entry: Any) -> bool:
-    """A user/assistant message whose content is a string or a list of typed Anthropic blocks."""
-    if not isinstance(entry, dict) or entry.get("role") not in ("user", "assistant") or "type" in entry:
+    """A user/assistant message whose content is a string or a list of typed Anthropic blocks (a response
+    message, `"type": "message"`, is one too)."""
+    if not isinstance(entry, dict) or entry.get("role") not in ("user", "assistant") \
+            or entry.get("type", "message") != "message":
         return False
     content = entry.get("content")
     if isinstance(content, str):

@@ -105,9 +105,16 @@ def fits(entry: Any) -> bool:
 
 
 def _is_item(entry: dict[str, Any]) -> bool:
-    """A typed Responses item; a `message` item has a role (a session entry of type message does not)."""
+    """A typed Responses item; a `message` item has a role (a session entry of type message does not)
+    and Responses content: text, or input_*/output_*/refusal parts (an Anthropic response message, also
+    of type message, holds text and tool_use blocks)."""
     kind = entry.get("type")
-    return kind in _ITEM_TYPES and (kind != "message" or "role" in entry)
+    if kind != "message":
+        return kind in _ITEM_TYPES
+    content = entry.get("content")
+    return "role" in entry and (not isinstance(content, list) or all(
+        isinstance(p, dict) and (str(p.get("type", "")).startswith(("input_", "output_"))
+                                 or p.get("type") == "refusal") for p in content))
 
 
 # Items that call a tool and need an output item with the same call_id, besides function_call:
