@@ -453,3 +453,10 @@ def test_a_python_run_state_with_snake_case_keys_is_read_too() -> None:
                                                "arguments": "{}"}}]}
     [transcript] = _load(state)
     assert transcript.format == "openai-agents" and _counts(transcript)[:2] == (1, 1)
+
+
+def test_a_fine_tuning_line_without_a_messages_array_is_named() -> None:
+    data = (json.dumps(_example({"role": "user", "content": "a"})) + "\n" + json.dumps({"messages": "x"}) + "\n")
+    with pytest.raises(TranscriptError, match=r"^t\.jsonl: line 2: a fine-tuning example's 'messages' must be an "
+                                              r"array, got a string$"):
+        _load(data.encode(), "t.jsonl")

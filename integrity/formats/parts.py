@@ -32,7 +32,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
-from ..loading import TranscriptError
+from ..loading import TranscriptError, describe_value
 from . import autogen, letta, openai_agents
 from .container import Document, envelope_without, parse_document
 from .refusals import refuse_entries, refuse_text
@@ -58,7 +58,7 @@ def split_file(data: bytes, source: str, skip_bad_lines: bool = False) -> list[P
     document = parse_document(data, source, skip_bad_lines)
     refuse_entries(document.entries, source)
     if _is_examples(document):
-        return _examples(document)
+        return _examples(document, source)
     whole = document.whole
     states = autogen.saved_states(whole)
     if states is not None:
@@ -141,14 +141,18 @@ def _eval_archive(data: bytes, source: str) -> list[Part]:
 def _is_examples(document: Document) -> bool:
     """JSON lines each holding a whole conversation under `messages` (and no message fields of its own)."""
     return document.container == "jsonl" and len(document.entries) > 0 and all(
-        isinstance(e, dict) and isinstance(e.get("messages"), list) and "role" not in e and "type" not in e
-        for e in document.entries)
+        isinstance(e, dict) and "messages" in e and "role" not in e and "type" not in e
+        for e in document.entries) and any(isinstance(e["messages"], list) for e in document.entries)
 
 
-def _examples(document: Document) -> list[Part]:
+def _examples(document: Document, source: str) -> list[Part]:
     """One part per fine-tuning example; OpenAI Chat when all of them fit it (the API the format is for)."""
     from . import openai_chat
 
+    for entry, line in zip(document.entries, document.lines, strict=False):
+        if not isinstance(entry["messages"], list):
+            raise TranscriptError(source, f"line {line}", "a fine-tuning example's 'messages' must be an array, got "
+                                                          f"{describe_value(entry['messages'])}")
     chat = all(openai_chat.fits(m) for e in document.entries for m in e["messages"])
     parts: list[Part] = []
     for entry, line in zip(document.entries, document.lines, strict=False):
