@@ -31,12 +31,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import compress, count, repeat
 from operator import add, is_not, ne
-from typing import Any, BinaryIO, Literal
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 import msgspec
 
 from ._entries import entry_message
-from ._plan import Plan
 from ._stream import (
     BLOCK,
     JSON_SPACE,
@@ -51,6 +50,9 @@ from ._stream import (
 )
 from ._views import LightBuilder, LightTranscript, is_receipt
 from .loading import TranscriptError
+
+if TYPE_CHECKING:
+    from ._plan import Plan
 
 _NULL = msgspec.Raw(b"null")
 

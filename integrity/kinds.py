@@ -154,7 +154,7 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         Severity.NORMALIZED, "reordered", "result(s) put in call order", action=True),
     RepairKind.DROPPED_DUPLICATE: KindFacts(
         "dropped duplicate", "A second result for a call that already has one; the view keeps one result per call.",
-        Severity.REJECTED, "duplicates_dropped", "duplicate receipt(s) dropped", action=True,
+        Severity.REJECTED, "duplicates_dropped", "duplicate result(s) dropped", action=True,
         if_accepted=Severity.LOSSY),
     RepairKind.DROPPED_INTERRUPTED_FRAME: KindFacts(
         "dropped interrupted frame",
@@ -324,6 +324,15 @@ VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.SYNTHESIZED_TURN,
 )
 """The order in which the verdict lists the counts of what a repair changed."""
+
+
+def summary_counts() -> tuple[tuple[str, str], ...]:
+    """(summary field, the kind's one name) of every count a summary carries, in registry order: the one
+    list the CLI's counts line, the Batch table's defect columns and its chart iterate (a new kind with a
+    summary_field appears in all of them)."""
+    counted = [(facts.summary_field, facts.name) for facts in (MARKS[Mark.ORPHANED_CALL], *REPAIR_KINDS.values(),
+                                                               MARKS[Mark.STRAY], MARKS[Mark.FINDING])]
+    return tuple((field, label) for field, label in counted if field)
 
 
 def facts(kind: RepairKind | FindingCode | Mark | str) -> KindFacts:

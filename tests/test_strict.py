@@ -130,7 +130,7 @@ def test_a_real_result_right_after_its_receipt_keeps_its_place_and_is_not_put_in
     assert action(report, 3).kind == "kept" and action(report, 3).view_index == 2
     assert action(report, 4).kind == "kept" and action(report, 4).view_index == 3
     assert report.summary.reordered == 0 and report.summary.moved == 0
-    assert report.verdict.startswith("repaired: 1 duplicate receipt(s) dropped")
+    assert report.verdict.startswith("repaired: 1 duplicate result(s) dropped")
     swapped = [U(), F(("a", "read"), ("b", "read")), RECEIPT("a"), R("b"), R("a", "real")]
     _, report = strict(swapped)  # here b came before a among the results the view keeps: put in call order
     assert action(report, 4).kind == "reordered" and report.summary.reordered >= 1

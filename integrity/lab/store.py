@@ -44,8 +44,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from .fence import LeaseLostError
-from .reference import time_ms
+from ..fence import LeaseLostError
+from ..reference import time_ms
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x54434931
