@@ -460,3 +460,26 @@ def test_a_fine_tuning_line_without_a_messages_array_is_named() -> None:
     with pytest.raises(TranscriptError, match=r"^t\.jsonl: line 2: a fine-tuning example's 'messages' must be an "
                                               r"array, got a string$"):
         _load(data.encode(), "t.jsonl")
+
+
+@pytest.mark.parametrize(("document", "problem"), [
+    ({"type": "AssistantAgentState", "llm_context": {"messages": [
+        {"type": "FunctionExecutionResultMessage", "content": []}]}}, "holds no FunctionExecutionResult"),
+    ([{"kind": "request", "parts": []}], "a request holds no parts"),
+    ({"messages": [{"role": "user", "content": []},
+                   {"role": "user", "content": [{"type": "file", "path": "/a", "content": "x"}]}]},
+     "a user message holds no content blocks"),
+])
+def test_a_record_emptied_of_its_messages_is_refused_not_dropped(document: Any, problem: str) -> None:
+    with pytest.raises(TranscriptError, match=problem):
+        _load(document)
+
+
+def test_an_anthropic_user_turn_with_no_blocks_is_a_finding() -> None:
+    from integrity.schema import schema_findings
+
+    messages = [{"role": "user", "content": "go"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]},
+                {"role": "user", "content": []}]
+    [transcript] = _load({"model": "claude-sonnet-4-5", "max_tokens": 5, "messages": messages})
+    assert [(f.kind, f.path) for f in schema_findings(transcript)] == [("invalid_content", "messages[2].content")]

@@ -70,6 +70,8 @@ def _results(message: dict[str, Any]) -> list[dict[str, Any]]:
     content = message.get("content")
     if not isinstance(content, list):
         raise EntryError(f"a FunctionExecutionResultMessage's 'content' must be a list, got {describe(content)}")
+    if not content:
+        raise EntryError("a FunctionExecutionResultMessage holds no FunctionExecutionResult")
     out = []
     for result in content:
         if not isinstance(result, dict) or not isinstance(result.get("call_id"), str):

@@ -20,6 +20,7 @@ from typing import Any
 
 from . import anthropic
 from .base import BuildContext
+from .common import EntryError
 from .wrapped import Wrapped
 
 NAME = "cline-sdk"
@@ -68,6 +69,9 @@ def _converted(content: list[Any]) -> list[Any]:
 def _unwrap(message: Any) -> Any:
     if not isinstance(message, dict) or not isinstance(message.get("content"), list):
         return message
+    if message.get("role") == "user" and not message["content"]:
+        raise EntryError("a user message holds no content blocks (Cline never writes one; the provider "
+                         "refuses it)")
     return {**message, "content": _converted(message["content"])}
 
 

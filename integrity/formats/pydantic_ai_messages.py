@@ -79,6 +79,8 @@ def _retry_text(content: Any) -> str:
 
 
 def _request(parts: list[Any]) -> list[dict[str, Any]]:
+    if not parts:
+        raise EntryError("a request holds no parts (pydantic-ai always sends at least one)")
     out: list[dict[str, Any]] = []
     for part in parts:
         kind = part.get("part_kind") if isinstance(part, dict) else None
