@@ -36,12 +36,25 @@ def _cline_block(block: Any) -> bool:
         or (kind == "tool_result" and "name" in block)
 
 
-def _blocks(content: Any) -> list[Any]:
-    """Every block of a content list, the blocks inside tool results included."""
-    if not isinstance(content, list):
-        return []
-    inner = [b.get("content") for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
-    return [*content, *(block for nested in inner if isinstance(nested, list) for block in nested)]
+_SHAPES = ("image", "file", "media")  # block types Cline writes in shapes of its own
+
+
+def _has_cline_block(content: Any) -> bool:
+    """Whether a content list (or a tool result inside it) holds a block only Cline's SDK writes.
+
+    One plain loop: detection runs it over every message of every Anthropic file."""
+    if type(content) is not list:
+        return False
+    for block in content:
+        if type(block) is not dict:
+            continue
+        kind = block.get("type")
+        if kind == "tool_result":
+            if "name" in block or _has_cline_block(block.get("content")):
+                return True
+        elif kind in _SHAPES and _cline_block(block):
+            return True
+    return False
 
 
 def _as_anthropic(block: Any) -> Any:
@@ -81,7 +94,7 @@ def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
 
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
     """A block only Cline's SDK writes (an image with `mediaType`, a `file` block, a named tool_result)."""
-    return any(isinstance(e, dict) and any(_cline_block(b) for b in _blocks(e.get("content"))) for e in entries)
+    return any(type(e) is dict and _has_cline_block(e.get("content")) for e in entries)
 
 
 def fits(entry: Any) -> bool:

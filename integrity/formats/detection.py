@@ -39,9 +39,7 @@ def _refined(adapters: Sequence[Any], found: list[str]) -> list[str]:
 
 def candidates(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, Any]) -> tuple[list[str], str]:
     """The formats that could have written these entries, and how we know ('evidence' or 'fit')."""
-    # Fit first: a format that does not fit stops at its first foreign entry, while looking for
-    # evidence in a format that has none reads every entry (the same answer, a tenth of the time).
-    evident = [a.NAME for a in adapters if _all_fit(a, entries) and a.evidence(entries, envelope)]
+    evident = [a.NAME for a in adapters if _fits_with_evidence(a, entries, envelope)]
     if evident:
         return _refined(adapters, evident), "evidence"
     loose = [a.NAME for a in adapters if a.evidence(entries, envelope)]
@@ -51,6 +49,19 @@ def candidates(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, 
     # Without evidence a refinement (SWE-agent, Inspect) is only its general format read again.
     by_name = {a.NAME: a for a in adapters}
     return [n for n in fitting if getattr(by_name[n], "REFINES", None) not in fitting], "fit"
+
+
+def _fits_with_evidence(adapter: Any, entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """Whether every entry fits the format and something only it writes is there.
+
+    Fit first: a format that does not fit stops at its first foreign entry, while looking for
+    evidence in a format that has none reads every entry (the same answer, a tenth of the time).
+    A refinement (a Cline SDK session of Anthropic messages, a JS Agents SDK history of Responses
+    items) fits every file of the format it refines, so its evidence, rarely there, is looked for first.
+    """
+    if getattr(adapter, "REFINES", None):
+        return bool(adapter.evidence(entries, envelope)) and _all_fit(adapter, entries)
+    return _all_fit(adapter, entries) and bool(adapter.evidence(entries, envelope))
 
 
 def _all_fit(adapter: Any, entries: list[Any]) -> bool:
@@ -70,11 +81,11 @@ def by_envelope(adapters: Sequence[Any], entries: list[Any], envelope: dict[str,
         return [], "", ""
     rank = {name: position for position, name in enumerate(allowed)}
     mine = [a for a in adapters if a.NAME in rank or getattr(a, "REFINES", None) in rank]
-    fitting = [a for a in mine if _all_fit(a, entries)]
-    evident = _refined(adapters, [a.NAME for a in fitting if a.evidence(entries, envelope)])
+    evident = _refined(adapters, [a.NAME for a in mine if _fits_with_evidence(a, entries, envelope)])
     if evident:
         return evident, "evidence", said
-    plain = [a.NAME for a in fitting if a.NAME in rank]  # a refinement without evidence is its general format
+    # a refinement without evidence is only its general format read again
+    plain = [a.NAME for a in mine if a.NAME in rank and _all_fit(a, entries)]
     return sorted(plain, key=rank.__getitem__), "fit", said if plain else ""
 
 
