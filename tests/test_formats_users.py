@@ -7,6 +7,7 @@ variations of them to hold each reading: what a call, a result and a thread are.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -483,3 +484,17 @@ def test_an_anthropic_user_turn_with_no_blocks_is_a_finding() -> None:
                 {"role": "user", "content": []}]
     [transcript] = _load({"model": "claude-sonnet-4-5", "max_tokens": 5, "messages": messages})
     assert [(f.kind, f.path) for f in schema_findings(transcript)] == [("invalid_content", "messages[2].content")]
+
+
+@pytest.mark.parametrize(("lines", "what"), [
+    ([{"display": "fix the tests", "pastedContents": {}, "timestamp": 1759000000000, "project": "/home/u/app"}],
+     "a Claude Code prompt history (history.jsonl)"),
+    ([{"session_id": "0199a", "ts": 1759000000, "text": "add a README"},
+      {"session_id": "0199a", "ts": 1759000100, "text": "now tests"}], "a Codex prompt history (history.jsonl)"),
+    ([{"sessionId": "s", "messageId": 0, "type": "user", "message": "hi", "timestamp": "2025-01-01T00:00:00Z"}],
+     "a Gemini CLI prompt log (logs.json)"),
+])
+def test_prompt_histories_are_refused_by_name(lines: list[dict[str, Any]], what: str) -> None:
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    with pytest.raises(TranscriptError, match=rf"^h: top level: {re.escape(what)}: no tool calls to check"):
+        _load(data, "h")
