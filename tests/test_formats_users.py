@@ -498,3 +498,43 @@ def test_prompt_histories_are_refused_by_name(lines: list[dict[str, Any]], what:
     data = "".join(json.dumps(line) + "\n" for line in lines).encode()
     with pytest.raises(TranscriptError, match=rf"^h: top level: {re.escape(what)}: no tool calls to check"):
         _load(data, "h")
+
+
+# ---- Vercel AI SDK model messages -----------------------------------------------------------------
+
+
+def test_ai_sdk_messages_are_not_read_as_chat_and_their_results_answer_their_calls() -> None:
+    messages = [{"role": "user", "content": "go"},
+                {"role": "assistant", "content": [
+                    {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {"a": 1}},
+                    {"type": "tool-call", "toolCallId": "c2", "toolName": "f", "args": {"a": 2}}]},
+                {"role": "tool", "content": [
+                    {"type": "tool-result", "toolCallId": "c1", "toolName": "f",
+                     "output": {"type": "text", "value": "x"}},
+                    {"type": "tool-result", "toolCallId": "c2", "toolName": "f", "result": {"ok": False},
+                     "isError": True}]}]
+    [transcript] = _load(messages)
+    assert transcript.format == "ai-sdk"
+    results = [m for m in transcript.messages if m.get("role") == "toolResult"]
+    assert [(r["toolCallId"], r["isError"], r["content"][0]["text"]) for r in results] == [
+        ("c1", False, "x"), ("c2", True, '{"ok": false}')]
+    assert _counts(transcript) == (2, 0, 0)
+
+
+def test_ai_sdk_provider_executed_calls_are_not_client_calls() -> None:
+    messages = [{"role": "user", "content": "search"},
+                {"role": "assistant", "content": [
+                    {"type": "tool-call", "toolCallId": "s1", "toolName": "web_search", "input": {},
+                     "providerExecuted": True},
+                    {"type": "tool-result", "toolCallId": "s1", "toolName": "web_search",
+                     "output": {"type": "json", "value": []}, "providerExecuted": True}]}]
+    [transcript] = _load(messages)
+    assert transcript.format == "ai-sdk" and _counts(transcript)[:2] == (0, 0)
+
+
+def test_an_ai_sdk_tool_message_without_results_is_refused() -> None:
+    messages = [{"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "f",
+                                                   "input": {}}]},
+                {"role": "tool", "content": []}]
+    with pytest.raises(TranscriptError, match="message 1 .*: not a valid ai-sdk entry: a tool message's 'content'"):
+        _load(messages)

@@ -157,6 +157,7 @@ EXPECTED: dict[str, File | Refused] = {
                     T("agent:critic", 0, 0, OK, {C: ACCEPT, "bedrock": REJECT})], 0),
     "autogen_agent_state_cut.autogen.json": File("autogen", [broken("main", 1, 1, C)], 1),
     "cline_sdk_session.cline-sdk.messages.json": File("cline-sdk", [healthy("main", 2, A)], 0),
+    "ai_sdk_messages.ai-sdk.json": File("ai-sdk", [healthy("main", 2, C)], 0),
     "cline_api_conversation_history.anthropic.json": File("anthropic", [healthy("main", 3, A)], 0),
     "cline_ui_messages.json": Refused(("a Cline UI message log (ui_messages.json): no tool calls to check",
                                        "api_conversation_history.json")),
