@@ -538,3 +538,37 @@ def test_an_ai_sdk_tool_message_without_results_is_refused() -> None:
                 {"role": "tool", "content": []}]
     with pytest.raises(TranscriptError, match="message 1 .*: not a valid ai-sdk entry: a tool message's 'content'"):
         _load(messages)
+
+
+# ---- Vercel AI SDK UI messages ------------------------------------------------------------------
+
+
+def test_ai_sdk_ui_steps_are_turns_and_parts_without_output_are_unanswered() -> None:
+    parts = [{"type": "step-start"},
+             {"type": "tool-search", "toolCallId": "c1", "state": "output-available", "input": {"q": 1}, "output": "r"},
+             {"type": "step-start"},
+             {"type": "dynamic-tool", "toolName": "mcp_x", "toolCallId": "c2", "state": "output-error",
+              "input": {}, "errorText": "boom"},
+             {"type": "tool-search", "toolCallId": "c3", "state": "input-available", "input": {}}]
+    [transcript] = _load([{"id": "u", "role": "user", "parts": [{"type": "text", "text": "go"}]},
+                          {"id": "a", "role": "assistant", "parts": parts}])
+    assert transcript.format == "ai-sdk-ui"
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant", "toolResult", "assistant", "toolResult"]
+    assert [(m["toolCallId"], m["isError"]) for m in transcript.messages if m["role"] == "toolResult"] == [
+        ("c1", False), ("c2", True)]
+    assert _counts(transcript)[:2] == (3, 1)
+
+
+def test_ai_sdk_4_tool_invocations_are_read() -> None:
+    invocation = {"type": "tool-invocation", "toolInvocation": {"state": "result", "toolCallId": "c1",
+                                                                "toolName": "f", "args": {}, "result": {"a": 1}}}
+    [transcript] = _load([{"id": "a", "role": "assistant", "content": "", "parts": [invocation]}])
+    assert transcript.format == "ai-sdk-ui" and _counts(transcript) == (1, 0, 0)
+
+
+def test_a_gemini_turn_is_still_gemini_beside_ui_messages_rules() -> None:
+    turns = [{"role": "user", "parts": [{"text": "hi"}]},
+             {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+             {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"output": "x"}}}]}]
+    [transcript] = _load(turns)
+    assert transcript.format == "gemini" and _counts(transcript) == (1, 0, 0)

@@ -158,6 +158,8 @@ EXPECTED: dict[str, File | Refused] = {
     "autogen_agent_state_cut.autogen.json": File("autogen", [broken("main", 1, 1, C)], 1),
     "cline_sdk_session.cline-sdk.messages.json": File("cline-sdk", [healthy("main", 2, A)], 0),
     "ai_sdk_messages.ai-sdk.json": File("ai-sdk", [healthy("main", 2, C)], 0),
+    "ai_sdk_ui_messages.ai-sdk-ui.json": File("ai-sdk-ui", [healthy("main", 3, C)], 0),
+    "ai_sdk_ui_messages_stopped.ai-sdk-ui.json": File("ai-sdk-ui", [broken("main", 4, 1, C)], 1),
     "cline_api_conversation_history.anthropic.json": File("anthropic", [healthy("main", 3, A)], 0),
     "cline_ui_messages.json": Refused(("a Cline UI message log (ui_messages.json): no tool calls to check",
                                        "api_conversation_history.json")),

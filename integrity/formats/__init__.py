@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 from ..loading import Transcript, TranscriptError
 from . import (
     ai_sdk,
+    ai_sdk_ui,
     anthropic,
     autogen,
     bedrock,
@@ -65,7 +66,8 @@ _ADAPTERS: tuple[Any, ...] = (
     pi_ai, openai_chat, openai_responses, anthropic, gemini, bedrock, langchain, claude_code,
     pi_session.PI_SESSION, pi_session.OPENCLAW, codex.ADAPTER, swe_agent.SWE_ADAPTER, swe_agent.MINI_ADAPTER,
     inspect_ai, openhands, openhands_v1, gemini_cli, pydantic_ai_messages, openai_agents.ADAPTER,
-    letta.ADAPTER, autogen, cline_sdk.ADAPTER, ai_sdk, langgraph.ADAPTER,
+    letta.ADAPTER, autogen, cline_sdk.ADAPTER, ai_sdk, ai_sdk_ui,
+    langgraph.ADAPTER,
 )
 ADAPTERS: dict[str, Any] = {adapter.NAME: adapter for adapter in _ADAPTERS}
 READ_ONLY: tuple[str, ...] = tuple(a.NAME for a in _ADAPTERS if getattr(a, "READ_ONLY", False))
