@@ -181,6 +181,7 @@ _KIND_EXAMPLES: dict[str, str] = {
     FindingCode.INVALID_FIELD: '{"role": "user", "content": "hi", "timestamp": "yesterday"}',
     FindingCode.TORN_LAST_LINE: 'line 9: {"role": "assistant", "cont',
     FindingCode.SKIPPED_LINE: "line 4: not json  (read with --skip-bad-lines)",
+    FindingCode.DUPLICATE_KEY: '{"role": "user", "role": "assistant", "content": "hi"}',
     Mark.ORPHANED_CALL: "#1 frame(call_a), and no result names call_a",
     Mark.STRAY: "#1 result(call_gone), and no call is call_gone",
     Mark.FINDING: "results out of order (the reference reports it and changes nothing)",

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from integrity import (
+    PROVIDERS,
     DurableView,
     MergedView,
     ReceiptView,
@@ -125,8 +126,7 @@ _TURNS = _pi([
 ])
 """Every call answered right after its frame, but a user message follows the tool result directly."""
 
-_ALL = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", "deepseek",
-        "deepseek-responses")
+_ALL = PROVIDERS  # every provider, from the registry
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
@@ -196,13 +196,14 @@ LESSONS: tuple[Lesson, ...] = (
         "unique_ids", "Call ids are unique, across turns too",
         "Each call id is used by one call only, in the whole request, not just within a turn.",
         "Small models and some servers number calls per turn (call_0 in every turn). Here the second "
-        "turn reuses call_0, and that second call got no result. Anthropic rejects the reused id "
-        "itself (`tool_use` ids must be unique).",
+        "turn reuses call_0, and that second call got no result. Anthropic accepts an id used again "
+        "when each use is answered right after it, so what it rejects here is the second call left "
+        "without a result (`tool_use` ids were found without `tool_result` blocks immediately after).",
         "The reference pairs results by id only: the second call_0 looks answered by #2, so its view sends "
         "#2 again as the second call's answer (a shared answer), and the model reads main.c's content as "
         "util.c's. Strict pairs by position: it sends the second call as call_0_2 (renamed ids; the durable "
         "message keeps call_0) and, since no result follows it, adds a receipt for call_0_2.",
-        (Claim("anthropic", "duplicate_tool_use_id"),),
+        (Claim("anthropic", "tool_use_unanswered"),),
         {"openmaic": _kinds("shared answer", "reused call id"),
          "strict": _kinds("renamed ids", "synthesized receipt")},
         inline=_REUSED,

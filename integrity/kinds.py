@@ -98,9 +98,11 @@ class FindingCode(str, Enum):
     INVALID_ARGUMENTS = "invalid_arguments"
     LONE_MESSAGE = "lone_message"
     INVALID_FIELD = "invalid_field"
-    # reader findings (integrity.formats.container): lines of a JSONL file that were not read
+    # reader findings (integrity.formats.container): lines of a JSONL file that were not read, and an
+    # object naming a key twice (integrity.formats.duplicates)
     TORN_LAST_LINE = "torn_last_line"
     SKIPPED_LINE = "skipped_line"
+    DUPLICATE_KEY = "duplicate_key"
 
 
 class Mark(str, Enum):
@@ -244,6 +246,10 @@ FINDINGS: dict[FindingCode, KindFacts] = {
     FindingCode.SKIPPED_LINE: KindFacts(
         "skipped line", "A line of a JSONL file that is not valid JSON, left out because --skip-bad-lines asked "
         "for it.", Severity.MALFORMED),
+    FindingCode.DUPLICATE_KEY: KindFacts(
+        "duplicate key", "An object of the file names the same key twice. JSON readers disagree on which value "
+        "counts (this one takes the last), so a provider may read another message than the one checked; a "
+        "repair writes the last value only.", Severity.MALFORMED),
 }
 
 MARKS: dict[Mark, KindFacts] = {

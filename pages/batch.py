@@ -62,6 +62,7 @@ def _table_bytes() -> tuple[str, bytes] | None:
     if where == "Upload":
         upload = st.file_uploader("Triage table (.parquet)", type=["parquet"], key="fleet_upload",
                                   help=ui.upload_limit_text())
+        ui.uploaded_names(upload)
         return (upload.name, upload.getvalue()) if upload is not None else None
     root = data_root()
     tables = [name for name in files_in(root, (".parquet",)) if not name.endswith(".findings.parquet")]
@@ -142,6 +143,7 @@ else:
     files = st.file_uploader("Transcripts", accept_multiple_files="directory" if mode == "Upload a folder" else True,
                              key=f"batch_{mode}", help=ui.upload_limit_text())
     ui.upload_limit_note()
+    ui.uploaded_names(files)
     inputs = [ui.Source(f.name, f.getvalue(), "upload") for f in files or []]
 
 if not inputs:

@@ -244,6 +244,7 @@ elif mode == "Upload a .db":
     upload = st.file_uploader("Session store (.db)", type=[s.lstrip(".") for s in STORE_SUFFIXES],
                               key="sessions_upload", help=ui.upload_limit_text() + "; opened read-only")
     ui.upload_limit_note()
+    ui.uploaded_names(upload)
     if upload is None:
         st.info("Upload a session store file to inspect it; it is deleted after reading.")
         st.stop()

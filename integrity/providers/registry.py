@@ -31,7 +31,7 @@ def spec(name: str) -> ProviderSpec:
     return found
 
 
-def validate_native(request: list[dict], provider: str, history: bool = False) -> list[Violation]:
+def validate_native(request: list[dict], provider: str, history: bool = False, ids: bool = False) -> list[Violation]:
     """Check a native message list (OpenAI `messages`, Responses `input`, Anthropic `messages`
     without the top-level system, Gemini `contents`, Bedrock `messages`) against one provider.
 
@@ -42,10 +42,13 @@ def validate_native(request: list[dict], provider: str, history: bool = False) -
     history=True checks the request as a stored transcript's history: rules about
     the request being sent (Mistral's `last_role_assistant`: a request may not end
     on an assistant message) are skipped, since the next request appends a turn.
+    ids=True also applies the provider's id rules (pattern and length: `ProviderSpec.validate_ids`).
     """
     rules = spec(provider)
     if not isinstance(request, list):
         raise TypeError(f"request must be a list of native messages, got {type(request).__name__}")
-    if history and rules.validate_history is not None:
-        return sort_violations(rules.validate_history(request, provider))
-    return sort_violations(rules.validate(request, provider))
+    validate = rules.validate_history if history and rules.validate_history is not None else rules.validate
+    found = validate(request, provider)
+    if ids and rules.validate_ids is not None:
+        found = found + rules.validate_ids(request, provider)
+    return sort_violations(found)

@@ -79,6 +79,9 @@ class ProviderSpec:
         (Mistral skips its request-only rule); None: `validate` applies to both.
     needs_call_ids: whether every tool call must carry a non-empty id (False only for Gemini,
         which pairs by order).
+    validate_ids: its rules on the ids themselves (pattern, length), `validate_ids(request,
+        provider)`, or None when none is known.  Kept apart from `validate` until the strict
+        view renames the ids a provider refuses: `validate_native(..., ids=True)` applies them.
     role_rules: its rules on the order of turns, or None when it has none we apply.
     errors: every error text the rule set can return, keyed by the violation's `rule`; a
         template whose `{placeholders}` the rule set fills in.
@@ -92,6 +95,7 @@ class ProviderSpec:
     needs_call_ids: bool
     role_rules: RoleRules | None
     errors: Mapping[str, str] = field(hash=False)
+    validate_ids: RuleSet | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "errors", MappingProxyType(dict(self.errors)))
