@@ -9,6 +9,7 @@ calls nor malformed.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -166,3 +167,30 @@ def test_a_pasted_anthropic_response_message_is_anthropic_not_a_responses_item()
     assert analyze(transcript).report.findings == []
     item = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hi"}]}
     assert _read([{"role": "user", "content": "hi"}, item]).format == "openai-responses"
+
+
+RECORDED = Path(__file__).resolve().parent / "recorded"
+
+
+def _recordings() -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    for path in sorted(RECORDED.glob("*.jsonl")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            found.append((f"{path.name}:{number}", json.loads(line)))
+    return found
+
+
+def test_every_recorded_request_is_read_as_its_providers_format() -> None:
+    """Request bodies real providers answered (tests/recorded): none is refused or called ambiguous, and each
+    is read as its provider's format, unless it is a text-only chat (every format reads those alike)."""
+    from integrity.providers import PROVIDER_FORMAT
+
+    recordings = _recordings()
+    assert len(recordings) >= 150
+    wrong = []
+    for where, record in recordings:
+        [transcript] = load_all(json.dumps(record["request"]).encode(), where)
+        expected = PROVIDER_FORMAT[record["provider"]]
+        if transcript.format != expected and not transcript.detection.startswith("text-only"):
+            wrong.append((where, expected, transcript.format))
+    assert wrong == []

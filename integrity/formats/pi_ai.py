@@ -28,7 +28,8 @@ NAME = "pi-ai"
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
     """A toolResult role, toolCall/thinking parts, an assistant stopReason or a Context's systemPrompt.
 
-    A thinking part with a `signature` is Anthropic's block (pi-ai spells it `thinkingSignature`).
+    A thinking part with a `signature` is Anthropic's block (pi-ai spells it `thinkingSignature`), and one
+    whose `thinking` is a list of chunks is Mistral's (pi-ai's is text).
     """
     if "systemPrompt" in envelope:
         return True
@@ -44,7 +45,8 @@ def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
             content = entry.get("content")
             if isinstance(content, list) and any(
                 isinstance(p, dict) and (p.get("type") == "toolCall"
-                                         or (p.get("type") == "thinking" and "signature" not in p))
+                                         or (p.get("type") == "thinking" and isinstance(p.get("thinking"), str)
+                                             and "signature" not in p))
                 for p in content
             ):
                 return True
