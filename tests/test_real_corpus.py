@@ -128,6 +128,45 @@ EXPECTED: dict[str, File | Refused] = {
     "gemini_response_in_model_turn.gemini.json": File("gemini", [healthy("main", 1, G)], 0),
     "plain_text_chat.openai-chat.json": File("openai-chat", [healthy("main", 0, C, A)], 0),
     "unknown_shape.json": Refused(("message 0", "role")),
+    # Formats added in issue 26 (see SOURCES.md)
+    "anthropic_server_tools.anthropic.json": File("anthropic", [healthy("main", 1, A)], 0),
+    "openai_finetune.openai-chat.jsonl": File(
+        "openai-chat", [healthy("line:1", 1, C), healthy("line:2", 0, C), healthy("line:3", 2, C)], 0),
+    "lone_message.openai-chat.json": File("openai-chat", [broken("main", 1, 1, C)], 1),
+    "cc_stream_subagent_roleless.claude-code.jsonl": File(
+        "claude-code", [healthy("main", 1, A), healthy("subagent:toolu_01JERPk9VitoHXcysvhY4t26", 1, A)], 0),
+    "gemini_cli_session.gemini-cli.json": File("gemini-cli", [healthy("main", 2, G)], 0),
+    "gemini_cli_session_interrupted.gemini-cli.json": File("gemini-cli", [broken("main", 2, 1, G)], 1),
+    "pydantic_ai_history.pydantic-ai.json": File("pydantic-ai", [healthy("main", 2, C)], 0),
+    "pydantic_ai_history_cut.pydantic-ai.json": File("pydantic-ai", [broken("main", 2, 1, C)], 1),
+    "openai_agents_history.openai-agents.json": File("openai-agents", [healthy("main", 1, R)], 0),
+    "openai_agents_run_state_awaiting_approval.openai-agents.json": File(
+        "openai-agents", [broken("main", 2, 1, R)], 1),
+    "openai_agents_to_input_list.openai-responses.json": File("openai-responses", [healthy("main", 1, R)], 0),
+    # Letta's loop agent: system prompt, then the agent's send_message call and its return (no user turn).
+    # No single provider reads Letta's files, so the universal invariants decide (healthy, exit 0); Gemini's
+    # refusal (a user turn first) is information
+    "letta_loop.letta.af": File("letta", [T("main", 1, 0, OK, {C: ACCEPT, G: REJECT})], 0),
+    "letta_evie_two_agents.letta.af": File(
+        "letta", [healthy("agent:Evie", 0, C), healthy("agent:companion-sleeptime_copy", 0, C)], 0),
+    # AutoGen group chat: the critic's context holds two user turns in a row (the task, then the other
+    # agent's answer); AutoGen talks to any provider, so the universal invariants decide (healthy, exit 0)
+    # and Bedrock's refusal of the two user turns is information
+    "autogen_team_state.autogen.json": File(
+        "autogen", [healthy("agent:weather_agent", 1, C),
+                    T("agent:critic", 0, 0, OK, {C: ACCEPT, "bedrock": REJECT})], 0),
+    "autogen_agent_state_cut.autogen.json": File("autogen", [broken("main", 1, 1, C)], 1),
+    "cline_sdk_session.cline-sdk.messages.json": File("cline-sdk", [healthy("main", 2, A)], 0),
+    "ai_sdk_messages.ai-sdk.json": File("ai-sdk", [healthy("main", 2, C)], 0),
+    "ai_sdk_ui_messages.ai-sdk-ui.json": File("ai-sdk-ui", [healthy("main", 3, C)], 0),
+    "ai_sdk_ui_messages_stopped.ai-sdk-ui.json": File("ai-sdk-ui", [broken("main", 4, 1, C)], 1),
+    "cline_api_conversation_history.anthropic.json": File("anthropic", [healthy("main", 3, A)], 0),
+    "cline_ui_messages.json": Refused(("a Cline UI message log (ui_messages.json): no tool calls to check",
+                                       "api_conversation_history.json")),
+    "aider_chat_history.aider.md": Refused(("an Aider chat history (Markdown): no tool calls to check",)),
+    "openhands_v1_events.openhands-v1.json": File("openhands-v1", [healthy("main", 2, C)], 0),
+    "openhands_v1_duplicate_observation.openhands-v1.json": File(
+        "openhands-v1", [T("main", 2, 0, REJECTED, {C: REJECT})], 1),
 }
 
 

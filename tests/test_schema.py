@@ -82,7 +82,6 @@ PI_AI_GARBAGE: dict[str, tuple[str, FindingCode]] = {
     "unknown-part-type": (json.dumps(mutated(3, content=[{"type": "banana"}])), FindingCode.INVALID_CONTENT),
     "arguments-array": (json.dumps([user(), frame(call(arguments=[1, 2])), result()]), FindingCode.INVALID_ARGUMENTS),
     "arguments-string": (json.dumps([user(), frame(call(arguments="{}")), result()]), FindingCode.INVALID_ARGUMENTS),
-    "lone-message": (json.dumps(HEALTHY[0], indent=1), FindingCode.LONE_MESSAGE),
     "timestamp-string": (json.dumps(mutated(0, timestamp="yesterday")), FindingCode.INVALID_FIELD),
     "stop-reason-unknown": (json.dumps(mutated(3, stopReason="done")), FindingCode.INVALID_FIELD),
     "is-error-string": (json.dumps(mutated(2, isError="no")), FindingCode.INVALID_FIELD),
@@ -112,7 +111,7 @@ def test_check_never_calls_garbage_healthy(tmp_path: Path, name: str) -> None:
 
 
 def _position_word(code: FindingCode) -> str:
-    return "top level" if code is FindingCode.LONE_MESSAGE else "message "
+    return "message "
 
 
 @pytest.mark.parametrize("name", sorted(PI_AI_GARBAGE))

@@ -21,8 +21,10 @@ from integrity.analysis import load_all
 from integrity.loading import TranscriptError
 
 REAL = Path(__file__).resolve().parent / "real"
-REFUSED = ("cc_bad_middle_line.claude-code.jsonl", "cc_summaries_only.claude-code.jsonl", "unknown_shape.json")
-"""Real files kept because they are refused whole (a bad middle line, no message, no known shape)."""
+REFUSED = ("cc_bad_middle_line.claude-code.jsonl", "cc_summaries_only.claude-code.jsonl", "unknown_shape.json",
+           "cline_ui_messages.json")
+"""Real files kept because they are refused whole (a bad middle line, no message, no known shape, a log
+recognised as having no tool calls to check)."""
 FILES = sorted(path for path in REAL.iterdir()
                if path.suffix in (".json", ".jsonl", ".traj") and path.name not in REFUSED)
 KEYS = ("role", "type", "content", "message", "payload", "parts", "tool_calls", "action", "observation")

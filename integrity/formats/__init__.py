@@ -32,31 +32,42 @@ from typing import Any, NamedTuple
 
 from ..loading import Transcript, TranscriptError
 from . import (
+    ai_sdk,
+    ai_sdk_ui,
     anthropic,
+    autogen,
     bedrock,
     claude_code,
+    cline_sdk,
     codex,
     gemini,
+    gemini_cli,
     inspect_ai,
     langchain,
     langgraph,
+    letta,
+    openai_agents,
     openai_chat,
     openai_responses,
     openhands,
+    openhands_v1,
     pi_ai,
     pi_session,
+    pydantic_ai_messages,
     swe_agent,
 )
 from .base import BuildContext
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, EntryError, opaque_message, writable
 from .container import Document, parse_document, put_path, serialize  # noqa: F401 (parse_document: API)
-from .detection import candidates, choose, choose_with_note, closest
+from .detection import by_envelope, candidates, choose_with_note, closest
 from .parts import split_file
 
 _ADAPTERS: tuple[Any, ...] = (
     pi_ai, openai_chat, openai_responses, anthropic, gemini, bedrock, langchain, claude_code,
     pi_session.PI_SESSION, pi_session.OPENCLAW, codex.ADAPTER, swe_agent.SWE_ADAPTER, swe_agent.MINI_ADAPTER,
-    inspect_ai, openhands, langgraph.ADAPTER,
+    inspect_ai, openhands, openhands_v1, gemini_cli, pydantic_ai_messages, openai_agents.ADAPTER,
+    letta.ADAPTER, autogen, cline_sdk.ADAPTER, ai_sdk, ai_sdk_ui,
+    langgraph.ADAPTER,
 )
 ADAPTERS: dict[str, Any] = {adapter.NAME: adapter for adapter in _ADAPTERS}
 READ_ONLY: tuple[str, ...] = tuple(a.NAME for a in _ADAPTERS if getattr(a, "READ_ONLY", False))
@@ -114,13 +125,14 @@ def detect(document: Any) -> str:
     name the format, because a wrong guess would mis-pair tool calls silently.
     """
     doc = _document_of(document)
-    return choose(_ADAPTERS, doc.entries, doc.envelope, "<input>", READABLE)
+    return choose_with_note(_ADAPTERS, doc.entries, doc.envelope, "<input>", READABLE, key=doc.key)[0]
 
 
 def possible_formats(document: Any) -> list[str]:
     """Every format that could have written the document (for UIs offering a choice)."""
     doc = _document_of(document)
-    return candidates(_ADAPTERS, doc.entries, doc.envelope)[0]
+    found = by_envelope(_ADAPTERS, doc.entries, doc.envelope, doc.key)[0]
+    return found or candidates(_ADAPTERS, doc.entries, doc.envelope)[0]
 
 
 def _position(doc: Document, index: int) -> str:
@@ -129,11 +141,19 @@ def _position(doc: Document, index: int) -> str:
     return f"{noun} {index} (line {line})" if line else f"{noun} {index}"
 
 
+def _lone_message(doc: Document, adapter: Any) -> bool:
+    """A file that is one message object (not a list of them): read as a transcript of one message, and
+    said.  One entry of a format written as JSON lines (a session with one line) is no such thing."""
+    return doc.container == "jsonl" and len(doc.entries) == 1 and isinstance(doc.whole, dict) \
+        and getattr(adapter, "CONTAINER", None) != "jsonl" and adapter.NAME != claude_code.NAME
+
+
 def read_document(doc: Document, source: str, format: str = "auto") -> Transcript:
     """A Transcript of canonical messages from located native entries (see read_bytes)."""
     detection = ""
     if format == "auto":
-        format, detection = choose_with_note(_ADAPTERS, doc.entries, doc.envelope, source, READABLE, doc.lines)
+        format, detection = choose_with_note(_ADAPTERS, doc.entries, doc.envelope, source, READABLE, doc.lines,
+                                             doc.key)
     _check_format(format, source)
     adapter = ADAPTERS[format]
     try:
@@ -156,6 +176,9 @@ def read_document(doc: Document, source: str, format: str = "auto") -> Transcrip
         for index in openai_responses.outside_outputs(messages):
             messages[index] = {**opaque_message(format, doc.entries[entries[index]]), NATIVE: messages[index][NATIVE]}
     lines = [doc.lines[e] if e < len(doc.lines) else 0 for e in entries]
+    if _lone_message(doc, adapter):
+        detection = "; ".join(filter(None, ["a single message object, read as a transcript of one message",
+                                            detection]))
     dialect_of = getattr(adapter, "dialect_of", None)
     dialect = dialect_of(doc.entries) if dialect_of is not None else ""
     return Transcript(messages, source, doc.container, doc.key, dict(doc.envelope), lines, format,

@@ -40,7 +40,7 @@ _OWN_BLOCKS = ("tool_use", "tool_result", "redacted_thinking", "server_tool_use"
                "search_result", "container_upload")
 
 
-def _own_block(kind: Any) -> bool:
+def own_block(kind: Any) -> bool:
     """A block type only Anthropic writes: its client and server tool blocks (web search, web fetch, code
     execution, MCP...: every `*_tool_result`, which the API pairs inside the assistant message itself)."""
     return isinstance(kind, str) and (kind in _OWN_BLOCKS or kind.endswith("_tool_result"))
@@ -60,20 +60,22 @@ def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
         return True
     for entry in entries:
         content = entry.get("content") if isinstance(entry, dict) and "role" in entry else None
-        if isinstance(content, list) and any(isinstance(b, dict) and _own_block(b.get("type")) for b in content):
+        if isinstance(content, list) and any(isinstance(b, dict) and own_block(b.get("type")) for b in content):
             return True
     return False
 
 
 def fits(entry: Any) -> bool:
-    """A user/assistant message whose content is a string or a list of typed Anthropic blocks."""
-    if not isinstance(entry, dict) or entry.get("role") not in ("user", "assistant") or "type" in entry:
+    """A user/assistant message whose content is a string or a list of typed Anthropic blocks (a response
+    message, `"type": "message"`, is one too)."""
+    if not isinstance(entry, dict) or entry.get("role") not in ("user", "assistant") \
+            or entry.get("type", "message") != "message":
         return False
     content = entry.get("content")
     if isinstance(content, str):
         return True
     return isinstance(content, list) and all(
-        isinstance(b, dict) and (b.get("type") in _SHARED_BLOCKS or _own_block(b.get("type"))) for b in content)
+        isinstance(b, dict) and (b.get("type") in _SHARED_BLOCKS or own_block(b.get("type"))) for b in content)
 
 
 # ---- reading -------------------------------------------------------------------------------

@@ -11,6 +11,10 @@ openai-responses, in that order) and the choice is said, never refused.  More th
 one candidate with evidence is ambiguous: guessing would silently mis-pair tool
 calls, so we ask the user to name the format instead.
 
+A pasted request body is looked at before its entries (integrity.formats.envelope):
+its envelope names the provider formats it can be, and the entries only decide among
+those; pi-ai, which reads almost any message list, cannot take a provider request.
+
 When nothing fits, or what was read holds no message, the error names the formats
 that came closest and why they failed.
 """
@@ -21,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..loading import TranscriptError, describe_value
+from .envelope import implied
 
 _TEXT_ONLY_ORDER = ("pi-ai", "openai-chat", "anthropic", "openai-responses")
 
@@ -34,9 +39,7 @@ def _refined(adapters: Sequence[Any], found: list[str]) -> list[str]:
 
 def candidates(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, Any]) -> tuple[list[str], str]:
     """The formats that could have written these entries, and how we know ('evidence' or 'fit')."""
-    # Fit first: a format that does not fit stops at its first foreign entry, while looking for
-    # evidence in a format that has none reads every entry (the same answer, a tenth of the time).
-    evident = [a.NAME for a in adapters if _all_fit(a, entries) and a.evidence(entries, envelope)]
+    evident = [a.NAME for a in adapters if _fits_with_evidence(a, entries, envelope)]
     if evident:
         return _refined(adapters, evident), "evidence"
     loose = [a.NAME for a in adapters if a.evidence(entries, envelope)]
@@ -48,21 +51,58 @@ def candidates(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, 
     return [n for n in fitting if getattr(by_name[n], "REFINES", None) not in fitting], "fit"
 
 
+def _fits_with_evidence(adapter: Any, entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """Whether every entry fits the format and something only it writes is there.
+
+    Fit first: a format that does not fit stops at its first foreign entry, while looking for
+    evidence in a format that has none reads every entry (the same answer, a tenth of the time).
+    A refinement (a Cline SDK session of Anthropic messages, a JS Agents SDK history of Responses
+    items) fits every file of the format it refines, so its evidence, rarely there, is looked for first.
+    """
+    if getattr(adapter, "REFINES", None):
+        return bool(adapter.evidence(entries, envelope)) and _all_fit(adapter, entries)
+    return _all_fit(adapter, entries) and bool(adapter.evidence(entries, envelope))
+
+
 def _all_fit(adapter: Any, entries: list[Any]) -> bool:
     return all(adapter.fits(entry) for entry in entries)
 
 
-def choose(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, Any], source: str,
-           names: Sequence[str]) -> str:
-    """Exactly one format, or a TranscriptError that tells the user to name it."""
-    return choose_with_note(adapters, entries, envelope, source, names)[0]
+def by_envelope(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, Any],
+                key: str) -> tuple[list[str], str, str]:
+    """The formats a request envelope allows that fit every entry: (formats, how, what the envelope holds).
+
+    how is 'evidence' when some of them show it (only those are returned), 'fit' when none
+    does (most likely first).  ([], "", "") when the envelope is no request or no format it
+    allows fits the entries: ordinary detection decides then.
+    """
+    allowed, said = implied(envelope, key)
+    if not allowed or not entries:
+        return [], "", ""
+    rank = {name: position for position, name in enumerate(allowed)}
+    mine = [a for a in adapters if a.NAME in rank or getattr(a, "REFINES", None) in rank]
+    evident = _refined(adapters, [a.NAME for a in mine if _fits_with_evidence(a, entries, envelope)])
+    if evident:
+        return evident, "evidence", said
+    # a refinement without evidence is only its general format read again
+    plain = [a.NAME for a in mine if a.NAME in rank and _all_fit(a, entries)]
+    return sorted(plain, key=rank.__getitem__), "fit", said if plain else ""
 
 
 def choose_with_note(adapters: Sequence[Any], entries: list[Any], envelope: dict[str, Any], source: str,
-                     names: Sequence[str], lines: Sequence[int] = ()) -> tuple[str, str]:
-    """The format, and a sentence when it was picked among equals (a text-only chat); else an error."""
-    found, how = candidates(adapters, entries, envelope)
+                     names: Sequence[str], lines: Sequence[int] = (), key: str = "") -> tuple[str, str]:
+    """The format, and a sentence when it was picked among equals (a text-only chat) or by its request
+    envelope alone; else an error."""
     hint = f"name it with --format (one of: {', '.join(names)})"
+    allowed, how, said = by_envelope(adapters, entries, envelope, key)
+    if len(allowed) > 1 and how == "evidence":
+        raise TranscriptError(source, "top level", f"ambiguous transcript format: its request envelope ({said}) "
+                                                   f"and messages show signs of {', '.join(allowed)}; {hint}")
+    if allowed:
+        # With evidence the envelope and the messages agree; without, the envelope alone names it.
+        return allowed[0], "" if how == "evidence" else (f"no tool calls, read as {allowed[0]}: its request "
+                                                         f"envelope ({said}) says so")
+    found, how = candidates(adapters, entries, envelope)
     if len(found) == 1:
         return found[0], ""
     if how == "fit" and found:

@@ -42,12 +42,19 @@ def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
     """Turns with `parts`, a `model` role or function parts."""
     if "systemInstruction" in envelope or "generationConfig" in envelope:
         return True
-    return any(isinstance(e, dict) and ("parts" in e or e.get("role") == "model") for e in entries)
+    return any(isinstance(e, dict) and ("parts" in e or e.get("role") == "model") and "kind" not in e
+               and not (isinstance(e.get("parts"), list) and any(isinstance(p, dict) and "type" in p
+                                                                 for p in e["parts"]))
+               for e in entries)
 
 
 def fits(entry: Any) -> bool:
-    """A turn with a list of parts."""
-    return isinstance(entry, dict) and isinstance(entry.get("parts"), list) and "content" not in entry
+    """A turn with a list of parts (a pydantic-ai request or response, with its `kind`, is not one, nor an
+    AI SDK UI message, whose parts are typed: Gemini's parts are told apart by their keys)."""
+    if not isinstance(entry, dict) or "content" in entry or "kind" in entry:
+        return False
+    parts = entry.get("parts")
+    return isinstance(parts, list) and not any(isinstance(p, dict) and "type" in p for p in parts)
 
 
 def _key(part: Any, camel: str, snake: str) -> str | None:

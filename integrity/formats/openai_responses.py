@@ -40,9 +40,10 @@ from .common import (
 NAME = "openai-responses"
 _TURN_ITEMS = ("reasoning", "function_call", "web_search_call", "file_search_call", "computer_call",
                "code_interpreter_call", "image_generation_call", "local_shell_call", "mcp_call", "mcp_list_tools",
-               "mcp_approval_request", "custom_tool_call")
+               "mcp_approval_request", "custom_tool_call", "tool_search_call")
 _ITEM_TYPES = _TURN_ITEMS + ("message", "function_call_output", "item_reference", "computer_call_output",
-                             "local_shell_call_output", "mcp_approval_response", "custom_tool_call_output")
+                             "local_shell_call_output", "mcp_approval_response", "custom_tool_call_output",
+                             "tool_search_output", "additional_tools")
 
 
 def continued_from(envelope: dict[str, Any]) -> str | None:
@@ -105,9 +106,16 @@ def fits(entry: Any) -> bool:
 
 
 def _is_item(entry: dict[str, Any]) -> bool:
-    """A typed Responses item; a `message` item has a role (a session entry of type message does not)."""
+    """A typed Responses item; a `message` item has a role (a session entry of type message does not)
+    and Responses content: text, or input_*/output_*/refusal parts (an Anthropic response message, also
+    of type message, holds text and tool_use blocks)."""
     kind = entry.get("type")
-    return kind in _ITEM_TYPES and (kind != "message" or "role" in entry)
+    if kind != "message":
+        return kind in _ITEM_TYPES
+    content = entry.get("content")
+    return "role" in entry and (not isinstance(content, list) or all(
+        isinstance(p, dict) and (str(p.get("type", "")).startswith(("input_", "output_"))
+                                 or p.get("type") == "refusal") for p in content))
 
 
 # Items that call a tool and need an output item with the same call_id, besides function_call:

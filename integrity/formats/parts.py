@@ -8,7 +8,16 @@ several transcripts side by side, each its own entry list:
   formats.archive, which bounds how far it may inflate); each sample is
   `sample:<id>` (`sample:<id>@<epoch>` for epochs after the first);
 - a SWE-agent trajectory of a retried run: every attempt's history under
-  `attempts` (`attempt:<n>`) besides the chosen one at the top (`main`).
+  `attempts` (`attempt:<n>`) besides the chosen one at the top (`main`);
+- an AutoGen saved state: an agent's LLM context, one per agent of a team
+  (`agent:<name>` when several; autogen);
+- a Letta agent file (.af): each agent's in-context messages, `agent:<name>` when
+  it holds several agents (letta);
+- an OpenAI Agents SDK RunState: its original input and generated items, read as
+  one history (openai_agents);
+- OpenAI fine-tuning JSONL: every line `{"messages": [...]}` (optionally `tools`,
+  `parallel_tool_calls`) is one training example, `line:<n>` (its line number), read
+  as OpenAI Chat when every example's messages fit it.
 
 Threads inside one entry list (Claude Code sidechains, abandoned branches) are the
 format adapters' business (their `threads`); this module only splits files.
@@ -21,10 +30,12 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
-from ..loading import ReaderNote, TranscriptError, as_bytes
+from ..loading import ReaderNote, TranscriptError, as_bytes, describe_value
+from . import autogen, letta, openai_agents
 from .archive import open_archive, read_members
 from .container import Document, envelope_without, loads, parse_document
 from .duplicates import duplicate_note
+from .refusals import refuse_entries, refuse_text
 
 _ZIP_MAGIC = b"PK\x03\x04"
 
@@ -44,8 +55,28 @@ def split_file(data: bytes, source: str, skip_bad_lines: bool = False) -> list[P
     data = as_bytes(data)
     if data[:4] == _ZIP_MAGIC:
         return _eval_archive(data, source)
+    refuse_text(data, source)
     document = parse_document(data, source, skip_bad_lines)
+    refuse_entries(document.entries, source)
+    if _is_examples(document):
+        return _examples(document, source)
     whole = document.whole
+    states = autogen.saved_states(whole)
+    if states is not None:
+        named = len(states) > 1
+        return [Part(Document(items, [0] * len(items), "array"), f"agent:{name}" if named else "main",
+                     "agent" if named else "main", autogen.NAME) for name, items in states]
+    if letta.is_agent_file(whole):
+        agents = whole["agents"]
+        parts = []
+        for position, agent in enumerate(agents):
+            items = letta.in_context(agent)
+            name = letta.agent_name(agent, position) if len(agents) > 1 else "main"
+            parts.append(Part(Document(items, [0] * len(items), "array"), name, name.split(":")[0], letta.NAME))
+        return parts
+    if openai_agents.is_run_state(whole):
+        items = openai_agents.run_state_items(whole)
+        return [Part(Document(items, [0] * len(items), "array"), format=openai_agents.NAME)]
     if isinstance(whole, dict):
         if _is_eval_log(whole):
             return _samples(whole.get("samples"), source)
@@ -122,3 +153,28 @@ def _member(name: str, data: bytes, source: str) -> tuple[Any, list[ReaderNote]]
                               f"invalid JSON: {error.msg}") from None
     duplicate = duplicate_note(data, "object", [value])
     return value, [duplicate] if duplicate is not None else []
+
+
+def _is_examples(document: Document) -> bool:
+    """JSON lines each holding a whole conversation under `messages` (and no message fields of its own)."""
+    return document.container == "jsonl" and len(document.entries) > 0 and all(
+        isinstance(e, dict) and "messages" in e and "role" not in e and "type" not in e
+        for e in document.entries) and any(isinstance(e["messages"], list) for e in document.entries)
+
+
+def _examples(document: Document, source: str) -> list[Part]:
+    """One part per fine-tuning example; OpenAI Chat when all of them fit it (the API the format is for)."""
+    from . import openai_chat
+
+    for entry, line in zip(document.entries, document.lines, strict=False):
+        if not isinstance(entry["messages"], list):
+            raise TranscriptError(source, f"line {line}", "a fine-tuning example's 'messages' must be an array, got "
+                                                          f"{describe_value(entry['messages'])}")
+    chat = all(openai_chat.fits(m) for e in document.entries for m in e["messages"])
+    parts: list[Part] = []
+    for entry, line in zip(document.entries, document.lines, strict=False):
+        messages = entry["messages"]
+        doc = Document(messages, [line] * len(messages), "object", "messages", envelope_without(entry, "messages"),
+                       notes=document.notes if not parts else [])
+        parts.append(Part(doc, f"line:{line}", "line", openai_chat.NAME if chat else "auto"))
+    return parts

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .anthropic import own_block
 from .base import BuildContext, Segment
 from .common import (
     NATIVE,
@@ -25,7 +26,11 @@ NAME = "pi-ai"
 
 
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
-    """A toolResult role, toolCall/thinking parts, an assistant stopReason or a Context's systemPrompt."""
+    """A toolResult role, toolCall/thinking parts, an assistant stopReason or a Context's systemPrompt.
+
+    A thinking part with a `signature` is Anthropic's block (pi-ai spells it `thinkingSignature`), and one
+    whose `thinking` is a list of chunks is Mistral's (pi-ai's is text).
+    """
     if "systemPrompt" in envelope:
         return True
     for entry in entries:
@@ -39,19 +44,24 @@ def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
                 return True
             content = entry.get("content")
             if isinstance(content, list) and any(
-                isinstance(p, dict) and p.get("type") in ("toolCall", "thinking") for p in content
+                isinstance(p, dict) and (p.get("type") == "toolCall"
+                                         or (p.get("type") == "thinking" and isinstance(p.get("thinking"), str)
+                                             and "signature" not in p))
+                for p in content
             ):
                 return True
     return False
 
 
 def fits(entry: Any) -> bool:
-    """An object with a string role whose assistant content is a list of typed parts."""
+    """An object with a string role whose assistant content is a list of typed parts, none of a type only
+    Anthropic writes (tool_use, server tool blocks and their results, redacted_thinking...)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("role"), str):
         return False
     if entry["role"] == "assistant":
         content = entry.get("content")
-        return isinstance(content, list) and all(isinstance(p, dict) and "type" in p for p in content)
+        return isinstance(content, list) and all(
+            isinstance(p, dict) and "type" in p and not own_block(p["type"]) for p in content)
     if entry["role"] == "user":
         content = entry.get("content")
         return isinstance(content, str) or (

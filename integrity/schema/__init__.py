@@ -31,9 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Issue", "family", "schema_findings", "schema_issues"]
 
-# Formats whose native form is JSONL: a file of one entry is an ordinary one-line session.
-_JSONL_NATIVE = ("claude-code",)
-
 
 def family(format: str) -> ModuleType | None:
     """The schema module of a format (None for a format without native checks: the canonical check still runs)."""
@@ -50,10 +47,6 @@ def schema_issues(transcript: Transcript) -> list[Issue]:
     """Every malformed spot of a transcript, as issues on its native entries, in entry order."""
     native = transcript.native or transcript.messages
     issues: list[Issue] = []
-    if transcript.container == "jsonl" and len(native) == 1 and transcript.format not in _JSONL_NATIVE:
-        issues.append(Issue(FindingCode.LONE_MESSAGE, 0, "",
-                            "the file is a single message object; a transcript is a list of messages "
-                            "(a JSON array, or an object with a 'messages' array)"))
     module = family(transcript.format)
     with json_input(transcript.json_typed):
         if module is not None:
@@ -144,7 +137,5 @@ def _finding(issue: Issue, transcript: Transcript, indices: list[int]) -> Findin
         base = f"[{issue.entry}]" if container == "array" else f"{transcript.key}[{issue.entry}]"
         path = base + (f".{issue.path}" if issue.path else "")
         where = f"message {issue.entry}" + (f" (line {line})" if line else "")
-    if issue.code is FindingCode.LONE_MESSAGE:
-        path, where = None, "top level"
     return Finding(kind=issue.code, severity=FINDINGS[issue.code].severity, durable_indices=indices,
                    call_id=None, message=f"{where}: {issue.detail}", entry=issue.entry, line=line, path=path)

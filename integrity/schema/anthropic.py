@@ -89,6 +89,11 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
             continue
         if format == "anthropic":
             issues.extend(check_message(entry, index))
+            if role == "user" and entry.get("content") == []:
+                # Anthropic refuses it ("all messages must have non-empty content"), and the reader has
+                # nothing to read in it: a results turn emptied by a writer is said, not dropped unseen
+                issues.append(Issue(FindingCode.INVALID_CONTENT, index, "content",
+                                    "'content' is empty: a user message needs at least one block"))
         else:
             issues.extend(_bedrock(entry, index))
     return issues

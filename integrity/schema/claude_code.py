@@ -3,7 +3,7 @@
 Bookkeeping entries (summaries, snapshots, system notes) are free-form; a `user`
 or `assistant` entry is checked for the session fields every entry of that kind
 has (uuid, parentUuid, sessionId, timestamp...) when present, and its `message`
-as an Anthropic message of that role.
+as an Anthropic message of that role (a message without `role` takes the entry's).
 """
 
 from __future__ import annotations
@@ -49,7 +49,9 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
         message = entry.get("message")
         if not isinstance(message, dict):
             continue
-        role = message.get("role")
+        # A stream's message may leave its role to the entry's type (subagent streams as harnesses record
+        # them): the reader takes the type's role, so only a role that contradicts it is a finding.
+        role = message.get("role", entry["type"])
         if role != entry["type"]:
             issues.append(role_issue(role, (entry["type"],), index, "message.role"))
         if role == "assistant":

@@ -1,0 +1,145 @@
+"""Gemini CLI chat recordings (~/.gemini/tmp/<project hash>/chats/session-*.json).
+
+google-gemini/gemini-cli records every session as one JSON object (its
+ChatRecordingService): `{"sessionId", "projectHash", "startTime", "lastUpdated",
+"messages": [...]}`.  A message record is `{"id", "timestamp", "type", "content"}`
+with `type` "user", "gemini" (the model), or "info" / "error" / "warning" (shown in
+the terminal, never sent to the model).  A "gemini" record lists the calls the
+model made in `toolCalls`, each `{"id", "name", "args", "status", "result"}`, the
+result being the parts sent back (`functionResponse` parts, as Gemini's API takes
+them).  When a session is resumed the CLI sends each call and then its result, so
+a record with calls reads as the model's turn followed by one result per call that
+has a result; a call recorded without one (the session stopped while it ran) is
+unanswered.  (`/chat save` checkpoints are lists of Gemini `contents` and read as
+gemini.)  Read-only: a repaired view is written as a Gemini request.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .base import BuildContext, Segment
+from .common import EntryError, assistant, describe, text_part, tool_call, tool_result
+
+NAME = "gemini-cli"
+READ_ONLY = True
+WRITES_AS = "gemini"
+_KINDS = ("user", "gemini", "info", "error", "warning")
+_ENVELOPE = ("sessionId", "projectHash")
+
+
+def _is_record(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("type") in _KINDS and "content" in entry \
+        and "role" not in entry and "message" not in entry
+
+
+def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """A session envelope (sessionId and projectHash), or a model record ("gemini") among the records."""
+    return all(key in envelope for key in _ENVELOPE) or any(
+        _is_record(e) and e["type"] == "gemini" and "id" in e for e in entries)
+
+
+def fits(entry: Any) -> bool:
+    """A message record: a known type with content."""
+    return _is_record(entry)
+
+
+def _texts(content: Any) -> list[str]:
+    """The texts of a record's content: a string, a part, or a list of parts (strings or {text})."""
+    if isinstance(content, str):
+        return [content] if content else []
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        return []
+    out = []
+    for part in content:
+        if isinstance(part, str) and part:
+            out.append(part)
+        elif isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"] and not part.get("thought"):
+            out.append(part["text"])
+    return out
+
+
+def _result(call: dict[str, Any]) -> dict[str, Any] | None:
+    """The result message of one recorded call (None when the call has no result)."""
+    raw = call.get("result")
+    if raw is None:
+        return None
+    parts = raw if isinstance(raw, list) else [raw]
+    texts: list[str] = []
+    failed = call.get("status") in ("error", "cancelled")
+    for part in parts:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        if isinstance(response, dict):
+            body = response.get("response")
+            if isinstance(body, dict) and isinstance(body.get("output"), str):
+                texts.append(body["output"])
+            elif isinstance(body, dict) and isinstance(body.get("error"), str):
+                texts.append(body["error"])
+                failed = True
+            elif body is not None:
+                texts.append(json.dumps(body, ensure_ascii=False))
+        else:
+            texts.extend(_texts(part))
+    return tool_result(call["id"], call["name"], [text_part("\n".join(texts))] if texts else [], failed)
+
+
+def _call(raw: Any) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise EntryError(f"a tool call record must be an object, got {describe(raw)}")
+    call_id, name = raw.get("id"), raw.get("name")
+    if not isinstance(call_id, str):
+        raise EntryError(f"a tool call record's 'id' must be a string, got {describe(call_id)}")
+    if not isinstance(name, str):
+        raise EntryError(f"a tool call record's 'name' must be a string, got {describe(name)}")
+    args = raw.get("args")
+    return tool_call(call_id, name, args if isinstance(args, dict) else {})
+
+
+def _messages(record: dict[str, Any]) -> list[dict[str, Any]]:
+    kind = record["type"]
+    text = "\n".join(_texts(record.get("content")))
+    if kind == "user":
+        return [{"role": "user", "content": text}]
+    if kind != "gemini":
+        return []  # info, error and warning records are shown to the user, never sent to the model
+    calls = record.get("toolCalls")
+    if calls is not None and not isinstance(calls, list):
+        raise EntryError(f"'toolCalls' must be an array, got {describe(calls)}")
+    raws = list(calls or [])
+    parts = ([text_part(text)] if text else []) + [_call(raw) for raw in raws]
+    frame = assistant(parts, "toolUse" if raws else "stop")
+    results = [_result(raw) for raw in raws]
+    return [frame, *(r for r in results if r is not None)]
+
+
+def read(entries: list[Any]) -> list[Segment]:
+    """Canonical messages per record: a model record gives its turn and then its calls' results."""
+    segments = []
+    for index, record in enumerate(entries):
+        if not _is_record(record):
+            raise EntryError(f"expected a message record with 'type' and 'content', got {describe(record)}",
+                             index)
+        try:
+            messages = _messages(record)
+        except EntryError as error:
+            raise EntryError(error.problem, index) from None
+        segments.append(Segment(index, index + 1, messages))
+    return segments
+
+
+def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
+    """Read-only: the view is written in WRITES_AS (never called for this format)."""
+    raise NotImplementedError("gemini-cli is read-only")
+
+
+def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
+    """Read-only: the view is written in WRITES_AS (never called for this format)."""
+    raise NotImplementedError("gemini-cli is read-only")
+
+
+def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
+    """Read-only: the view is written in WRITES_AS."""
+    return native

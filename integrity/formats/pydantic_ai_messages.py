@@ -1,0 +1,156 @@
+"""pydantic-ai message history JSON (`ModelMessagesTypeAdapter.dump_json(result.all_messages())`).
+
+pydantic/pydantic-ai `pydantic_ai/messages.py`: a list of ModelRequest
+(`"kind": "request"`) and ModelResponse (`"kind": "response"`) objects, each with
+`parts` told apart by `part_kind`:
+
+- request parts: `system-prompt` and `user-prompt` (`content`), `tool-return`
+  (`tool_name`, `tool_call_id`, `content`: any JSON), and `retry-prompt` (the
+  validation error sent back: with a `tool_call_id`/`tool_name` it answers that
+  call, as pydantic-ai sends it to the model; without a tool it is a user turn);
+- response parts: `text`, `thinking`, `tool-call` (`tool_name`, `tool_call_id`,
+  `args` as an object or JSON text), and `builtin-tool-call` /
+  `builtin-tool-return` (provider-side tools such as web search, answered inside
+  the response itself, never by the client: kept as they are, not calls).
+
+A request reads as its parts in order (each its own canonical message), a response
+as one assistant message.  Read-only: a repaired view is written as OpenAI Chat.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .base import BuildContext, Segment
+from .common import (
+    EntryError,
+    assistant,
+    describe,
+    opaque_message,
+    opaque_part,
+    parse_arguments,
+    text_part,
+    tool_call,
+    tool_result,
+)
+
+NAME = "pydantic-ai"
+READ_ONLY = True
+WRITES_AS = "openai-chat"
+_KINDS = ("request", "response")
+
+
+def _is_message(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("kind") in _KINDS and isinstance(entry.get("parts"), list) \
+        and "role" not in entry
+
+
+def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """A request or response whose parts carry pydantic-ai's `part_kind`."""
+    return any(_is_message(e) and any(isinstance(p, dict) and "part_kind" in p for p in e["parts"])
+               for e in entries)
+
+
+def fits(entry: Any) -> bool:
+    """A ModelRequest or ModelResponse."""
+    return _is_message(entry)
+
+
+def _text(content: Any) -> str:
+    """Prompt or return content as text: strings as they are, other JSON as JSON text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(item, str) for item in content):
+        return "\n".join(content)
+    return json.dumps(content, ensure_ascii=False)
+
+
+def _user_text(content: Any) -> str:
+    """A user prompt's text (a string, or the strings of a multi-modal list)."""
+    if isinstance(content, list):
+        return "\n".join(item for item in content if isinstance(item, str))
+    return content if isinstance(content, str) else _text(content)
+
+
+def _retry_text(content: Any) -> str:
+    """A retry prompt as pydantic-ai words it: the error text, or the validation errors as JSON."""
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+
+
+def _request(parts: list[Any]) -> list[dict[str, Any]]:
+    if not parts:
+        raise EntryError("a request holds no parts (pydantic-ai always sends at least one)")
+    out: list[dict[str, Any]] = []
+    for part in parts:
+        kind = part.get("part_kind") if isinstance(part, dict) else None
+        if kind == "system-prompt":
+            out.append({"role": "system", "content": _text(part.get("content", ""))})
+        elif kind == "user-prompt":
+            out.append({"role": "user", "content": _user_text(part.get("content", ""))})
+        elif kind == "tool-return":
+            out.append(_result(part, _text(part.get("content")), False))
+        elif kind == "retry-prompt" and part.get("tool_name") is not None:
+            out.append(_result(part, _retry_text(part.get("content")), True))
+        elif kind == "retry-prompt":
+            out.append({"role": "user", "content": _retry_text(part.get("content"))})
+        elif isinstance(kind, str):
+            out.append(opaque_message(NAME, part))  # a part kind newer than this reader: kept, never a call
+        else:
+            raise EntryError(f"a request part needs a string 'part_kind', got {describe(kind)}")
+    return out
+
+
+def _result(part: dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:
+    call_id = part.get("tool_call_id")
+    if not isinstance(call_id, str):
+        raise EntryError(f"a {part['part_kind']} part's 'tool_call_id' must be a string, got {describe(call_id)}")
+    return tool_result(call_id, part.get("tool_name"), [text_part(text)] if text else [], is_error)
+
+
+def _response(parts: list[Any]) -> dict[str, Any]:
+    out: list[dict[str, Any]] = []
+    for part in parts:
+        kind = part.get("part_kind") if isinstance(part, dict) else None
+        if kind == "text" and isinstance(part.get("content"), str):
+            out.append(text_part(part["content"]))
+        elif kind == "thinking" and isinstance(part.get("content"), str):
+            out.append({"type": "thinking", "thinking": part["content"]})
+        elif kind == "tool-call":
+            call_id, name = part.get("tool_call_id"), part.get("tool_name")
+            if not isinstance(call_id, str) or not isinstance(name, str):
+                raise EntryError("a tool-call part needs a string 'tool_call_id' and 'tool_name'")
+            out.append(tool_call(call_id, name, parse_arguments(part.get("args"))))
+        else:
+            out.append(opaque_part(NAME, part))  # provider-side tools, files: answered in the response itself
+    return assistant(out, "toolUse" if any(p.get("type") == "toolCall" for p in out) else "stop")
+
+
+def read(entries: list[Any]) -> list[Segment]:
+    """Canonical messages per ModelRequest (one per part) and ModelResponse (one assistant message)."""
+    segments = []
+    for index, entry in enumerate(entries):
+        if not _is_message(entry):
+            raise EntryError(f"expected a request or response with 'kind' and 'parts', got {describe(entry)}",
+                             index)
+        try:
+            messages = _request(entry["parts"]) if entry["kind"] == "request" else [_response(entry["parts"])]
+        except EntryError as error:
+            raise EntryError(error.problem, index) from None
+        segments.append(Segment(index, index + 1, messages))
+    return segments
+
+
+def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
+    """Read-only: the view is written in WRITES_AS (never called for this format)."""
+    raise NotImplementedError("pydantic-ai is read-only")
+
+
+def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
+    """Read-only: the view is written in WRITES_AS (never called for this format)."""
+    raise NotImplementedError("pydantic-ai is read-only")
+
+
+def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
+    """Read-only: the view is written in WRITES_AS."""
+    return native
