@@ -407,21 +407,20 @@ def _malformed(findings: list[Finding]) -> int:
     return sum(1 for finding in findings if finding.severity == Severity.MALFORMED)
 
 
-_SESSION_PROVIDERS = {"claude-code": "anthropic", "codex": "openai-responses"}
-"""Session logs of agents that talk to one API: Claude Code sends its history as Anthropic Messages
-requests, Codex CLI as OpenAI Responses requests; judging them by another provider's turn rules
-(Bedrock's strict alternation) would report errors their provider never returns."""
-
-
 def own_provider(format: str | None) -> str | None:
-    """The provider a file in this format is sent to (an Anthropic request is judged by Anthropic, a
-    Claude Code session too), or None for formats no single provider reads (pi-ai, LangChain, ...)."""
+    """The provider a file in this format is sent to, or None for formats no single provider reads (pi-ai,
+    LangChain, ...): a provider's own request format (an Anthropic request: Anthropic), or what the format's
+    module declares as its `PROVIDER` (the session log of an agent that talks to one API: a Claude Code
+    session is sent as Anthropic Messages requests, a Codex CLI rollout as OpenAI Responses requests).
+    Judging those by another provider's turn rules would report errors their provider never returns."""
     if format is None:
         return None
-    if format in _SESSION_PROVIDERS:
-        return _SESSION_PROVIDERS[format]
+    from .formats import ADAPTERS
     from .providers import SPECS
 
+    declared = getattr(ADAPTERS.get(format), "PROVIDER", None)
+    if declared is not None:
+        return str(declared)
     found = SPECS.get(format)
     return format if found is not None and found.native_format == format else None
 

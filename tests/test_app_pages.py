@@ -487,7 +487,7 @@ def test_the_provider_follows_each_file_until_the_user_picks_one() -> None:
     at.run()  # the landing page: the first sample, its provider mirrored into the URL
     landing = at.selectbox(key="provider").value
     at.radio(key="source_mode").set_value("Upload").run()
-    data = (ROOT / "sample_transcripts" / "split_results.anthropic.json").read_bytes()
+    data = (ROOT / "sample_transcripts" / "crash_duplicate.anthropic.json").read_bytes()
     at.file_uploader(key="uploads").set_value(("mine.json", data, "application/json")).run()
     assert not at.exception, [e.value for e in at.exception]
     assert landing != "anthropic" and at.selectbox(key="provider").value == "anthropic"

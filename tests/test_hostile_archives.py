@@ -156,10 +156,21 @@ def test_the_counted_read_refuses_on_its_own_when_the_declared_sizes_are_not_che
     assert "inflates more than 100 times its compressed size" in text
 
 
+_MEASURE = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=120)
+sys.stdout.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.stderr.write(done.stderr)
+sys.exit(done.returncode)
+"""
+
+
 def _child_peak_kib(command: list[str]) -> tuple[subprocess.CompletedProcess[str], int]:
-    """Run a command in a child and return it with the peak resident memory of the children so far (KiB)."""
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
-    return result, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Run a command and return it with its own peak resident memory (KiB), measured by a fresh parent whose
+    only child it is (RUSAGE_CHILDREN in this process would count every earlier test's children too)."""
+    result = subprocess.run([sys.executable, "-c", _MEASURE, *command], cwd=ROOT, capture_output=True, text=True,
+                            timeout=150)
+    return result, int(result.stdout)
 
 
 def test_the_cli_refuses_a_bomb_in_one_line_with_bounded_memory_and_writes_nothing(tmp_path: Path) -> None:

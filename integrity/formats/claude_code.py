@@ -39,6 +39,9 @@ from .common import (
 )
 
 NAME = "claude-code"
+PROVIDER = "anthropic"
+"""The provider a file in this format is judged by (integrity._diagnosis.own_provider):
+Claude Code sends its history as Anthropic Messages requests."""
 _STOP = {"tool_use": "toolUse", "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
          "pause_turn": "stop", "refusal": "stop"}
 _STOP_OUT = {"toolUse": "tool_use", "stop": "end_turn", "length": "max_tokens"}

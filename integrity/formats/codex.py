@@ -22,6 +22,9 @@ from .base import BuildContext
 from .wrapped import Wrapped
 
 NAME = "codex"
+PROVIDER = "openai-responses"
+"""The provider a file in this format is judged by (integrity._diagnosis.own_provider):
+Codex CLI sends its history as OpenAI Responses requests."""
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 
 

@@ -23,6 +23,9 @@ from .base import BuildContext, Segment
 from .common import EntryError, assistant, describe, text_part, tool_call, tool_result
 
 NAME = "gemini-cli"
+PROVIDER = "gemini"
+"""The provider a file in this format is judged by (integrity._diagnosis.own_provider):
+Gemini CLI sends its history as Gemini generateContent requests."""
 READ_ONLY = True
 WRITES_AS = "gemini"
 _KINDS = ("user", "gemini", "info", "error", "warning")

@@ -26,6 +26,9 @@ from .base import BuildContext
 from .wrapped import Wrapped
 
 NAME = "openai-agents"
+PROVIDER = "openai-responses"
+"""The provider a file in this format is judged by (integrity._diagnosis.own_provider):
+the Agents SDK's default model sends its history as OpenAI Responses input items."""
 _JS_ITEMS = ("function_call", "function_call_result", "hosted_tool_call", "computer_call", "computer_call_result",
              "shell_call", "shell_call_output", "apply_patch_call", "apply_patch_call_output", "reasoning",
              "message", "unknown")
