@@ -536,7 +536,8 @@ def _view_title(analysis: Analysis, position: int) -> str:
     entry = analysis.report.view[position]
     message = analysis.view[position]
     if isinstance(entry, ReceiptView):
-        return neutralize(f"view #{position} · synthesized receipt · {entry.tool_name}#{id_text(entry.call_id)} "
+        what = facts(RepairKind.REPAIRED_ARGUMENTS if entry.not_executed else RepairKind.SYNTHESIZED).name
+        return neutralize(f"view #{position} · {what} · {entry.tool_name}#{id_text(entry.call_id)} "
                           f"(frame #{entry.frame_index})")
     if isinstance(entry, TurnView):
         return neutralize(f"view #{position} · {entry.role} turn only in the view")
@@ -552,6 +553,8 @@ def _left_placeholder(analysis: Analysis, index: LaneIndex, row: Row, name: Call
         return ""
     entry = analysis.report.view[row.right]
     if isinstance(entry, ReceiptView):
+        if entry.not_executed:
+            return "(none: the engine wrote this 'not executed' result: the call's arguments were invalid)"
         return "(none: the engine wrote this receipt; it exists only in the view)"
     if isinstance(entry, TurnView):
         return "(none: this turn exists only in the view)"

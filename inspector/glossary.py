@@ -161,6 +161,8 @@ _KIND_EXAMPLES: dict[str, str] = {
     RepairKind.DROPPED_STRAY: "#1 result(call_gone), no call_gone anywhere  ->  not in the view (strict)",
     RepairKind.SYNTHESIZED: "#1 frame(call_a), no result  ->  view adds receipt(call_a) after #1",
     RepairKind.SYNTHESIZED_TURN: "Bedrock: history starts with a result  ->  view adds a user turn first",
+    RepairKind.REPAIRED_ARGUMENTS: "#1 frame(call_a, arguments '{\"path\": \"src')  ->  view sends {} and adds "
+                                   "'not executed' after #1",
     FindingCode.STRAY_RESULT: "#1 result(call_gone), and no call is call_gone",
     FindingCode.MALFORMED_RESULT_ID: '{"role": "toolResult", "toolCallId": null, ...}',
     FindingCode.REUSED_CALL_ID: "#1 frame(call_0)  #3 frame(call_0)",

@@ -284,7 +284,8 @@ def changes(report: RepairReport) -> frozenset[str]:
     kinds = {facts(action.kind).name for action in report.actions if action.kind != RepairKind.KEPT}
     kinds |= {facts(RepairKind.RENAMED).name for action in report.actions if action.new_ids}
     kinds |= {facts(RepairKind.SHARED).name for action in report.actions if action.also_view_indices}
-    kinds |= {facts(RepairKind.SYNTHESIZED).name for entry in report.view if isinstance(entry, ReceiptView)}
+    kinds |= {facts(RepairKind.REPAIRED_ARGUMENTS if entry.not_executed else RepairKind.SYNTHESIZED).name
+              for entry in report.view if isinstance(entry, ReceiptView)}
     kinds |= {facts(RepairKind.SYNTHESIZED_TURN).name for entry in report.view if isinstance(entry, TurnView)}
     kinds |= {facts(RepairKind.MERGED).name for entry in report.view if isinstance(entry, MergedView)}
     kinds |= {facts(finding.kind).name for finding in report.findings}

@@ -15,7 +15,8 @@ from typing import Any
 
 from inspector.report_view import NONE, action_rows, changed, or_none, view_only_rows, violation_text
 from inspector.safe_text import code_span
-from integrity import REPAIR_KINDS, Analysis, Mark, RepairKind, RepairReport, facts
+from integrity import Analysis, RepairReport
+from integrity.kinds import facts, summary_counts
 
 
 def code(value: Any, limit: int = 200, in_table: bool = True) -> str:
@@ -33,18 +34,10 @@ def code(value: Any, limit: int = 200, in_table: bool = True) -> str:
 
 
 def summary_columns(s: Any) -> dict[str, int]:
-    """Column name -> count for a report summary; names of kinds are the registry's."""
-    columns = {"messages": s.messages, "view": s.view_messages, "calls": s.calls, "results": s.results,
-               facts(Mark.ORPHANED_CALL).name: s.orphaned_calls}
-    for kind in (RepairKind.DROPPED_DUPLICATE, RepairKind.MOVED, RepairKind.REORDERED,
-                 RepairKind.DROPPED_INTERRUPTED_FRAME,
-                 RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.RENAMED, RepairKind.MERGED,
-                 RepairKind.SYNTHESIZED_TURN):
-        field = REPAIR_KINDS[kind].summary_field
-        assert field is not None
-        columns[REPAIR_KINDS[kind].name] = getattr(s, field)
-    columns[facts(Mark.STRAY).name] = s.strays
-    columns[facts(Mark.FINDING).name + "s"] = s.findings
+    """Column name -> count for a report summary; every count of the kind registry, by the kind's name."""
+    columns = {"messages": s.messages, "view": s.view_messages, "calls": s.calls, "results": s.results}
+    for field, label in summary_counts():
+        columns[label + "s" if field == "findings" else label] = getattr(s, field)
     return columns
 
 

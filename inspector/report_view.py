@@ -185,9 +185,11 @@ def view_only_rows(report: RepairReport, analysis: Analysis | None, link: LinkTa
         if len(rows) >= limit:
             break
         if isinstance(entry, ReceiptView):
-            kind, call, tool, frame = RepairKind.SYNTHESIZED, entry.call_id, entry.tool_name, entry.frame_index
-            why, written = f"call no. {entry.call_position} of frame #{entry.frame_index} has no result", \
-                entry.timestamp
+            kind = RepairKind.REPAIRED_ARGUMENTS if entry.not_executed else RepairKind.SYNTHESIZED
+            call, tool, frame = entry.call_id, entry.tool_name, entry.frame_index
+            why = f"call no. {entry.call_position} of frame #{entry.frame_index} has no result" + (
+                " and its arguments were invalid: it was not executed" if entry.not_executed else "")
+            written = entry.timestamp
             text = view_excerpt(analysis, entry.view_index)
             if text == NONE and entry.text:
                 text = preview({"role": "toolResult", "toolName": entry.tool_name, "toolCallId": entry.call_id,

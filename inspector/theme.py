@@ -33,6 +33,7 @@ STYLES: dict[str, Style] = {
     RepairKind.SYNTHESIZED_TURN.value: Style("✚", "#d1fae5"),
     RepairKind.RENAMED.value: Style("✎", "#e0e7ff"),
     RepairKind.SHARED.value: Style("⇉", "#ede9fe"),
+    RepairKind.REPAIRED_ARGUMENTS.value: Style("{}", "#fae8ff"),
     Mark.ORPHANED_CALL.value: Style("☐", "#fef3c7"),
     Mark.STRAY.value: Style("⚠", "#ffedd5"),
     Mark.FINDING.value: Style("⚑", "#fef9c3"),

@@ -19,7 +19,7 @@ from ._plan import Plan
 from ._policies import POLICY
 from ._records import FrozenRecord
 from ._views import LightTranscript, loose_results
-from .kinds import FINDINGS, REPAIR_KINDS, VERDICT_ORDER, RepairKind, Severity, fails, rate, worst
+from .kinds import FINDINGS, REPAIR_KINDS, VERDICT_ORDER, FindingCode, RepairKind, Severity, fails, rate, worst
 from .notes import Note, NoteCode
 
 AsRecorded = dict[str, Literal["accepted", "rejected"]]
@@ -45,6 +45,7 @@ class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     synthesized: int
     strays: int
     renamed: int  # always written: no default (omit_defaults)
+    arguments_repaired: int = 0
     merged: int = 0
     turns_synthesized: int = 0
     findings: int
@@ -390,10 +391,12 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         reordered=len(in_run),
         frames_dropped=len(plan.dropped_frames),
         strays_dropped=len(plan.dropped_strays),
-        synthesized=sum(1 for entry in others if isinstance(entry, Synthesized)),
+        synthesized=sum(1 for entry in others if isinstance(entry, Synthesized) and not entry.not_executed),
         strays=sum(1 for index in unknown if not paired(plan, index)),
-        renamed=sum(1 for entry in others if isinstance(entry, Rewritten)
-                    or (isinstance(entry, Merged) and isinstance(entry.entries[-1], Rewritten))),
+        renamed=sum(1 for entry in others if (isinstance(entry, Rewritten) and entry.ids)
+                    or (isinstance(entry, Merged) and isinstance(entry.entries[-1], Rewritten)
+                        and entry.entries[-1].ids)),
+        arguments_repaired=len(light.bad_arguments) if order is not None else 0,
         merged=len(plan.merged),
         turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
         findings=findings,
@@ -458,6 +461,10 @@ def _judged(light: LightTranscript, plan: Plan, schema: Sequence[Finding], moved
     uses: known_calls(light, plan), when the caller has it."""
     if uses is None:
         uses = call_uses(light)
+    if light.bad_arguments:  # invalid arguments the view repairs are its changes, not findings left in place
+        repaired = {frame for frame, _ in light.bad_arguments}
+        schema = [finding for finding in schema if not (finding.kind is FindingCode.INVALID_ARGUMENTS
+                                                        and set(finding.durable_indices) <= repaired)]
     findings = _rated_findings([*schema, *find_defects(light, plan, uses)], None)
     return findings, summarize(light, plan, len(findings), moved, uses)
 
@@ -496,11 +503,12 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
     reasons: set[Reason] = set()
     for entry in others:
         if isinstance(entry, Synthesized):
-            reasons.add((RepairKind.SYNTHESIZED, ()))
+            reasons.add((RepairKind.REPAIRED_ARGUMENTS if entry.not_executed else RepairKind.SYNTHESIZED, ()))
         elif isinstance(entry, SynthesizedTurn):
             reasons.add((RepairKind.SYNTHESIZED_TURN, (entry.reason.code,)))
     changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
-                                             moved[0], plan.notes, renames)
+                                             moved[0], plan.notes, renames,
+                                             (frame for frame, _ in light.bad_arguments))
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
     for index in changed:
         kind, notes, _fields = _change(light, plan, dropped, moved, renames, index)
@@ -570,6 +578,9 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
         notes.append(Note.of(NoteCode.RENAMED, ids=renamed))
     if len(renamed) < len(new_ids):  # a numeric id keeps its text: only its JSON type changes
         notes.append(Note.of(NoteCode.NUMERIC_IDS_AS_TEXT, ids=[old for old in new_ids if old not in renamed]))
+    recorded = [text for (frame, _), text in sorted(light.bad_arguments.items()) if frame == index]
+    if recorded:
+        notes.append(Note.of(NoteCode.ARGUMENTS_REPLACED, recorded=recorded))
     return kind, notes, dict(new_ids=new_ids, call_id=light.result_id(index))
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any
 
-from ._messages import merge_messages, receipt_message, rewrite_message, turn_message
+from ._messages import merge_messages, not_executed_message, receipt_message, rewrite_message, turn_message
 
 if TYPE_CHECKING:
     from .notes import Note
@@ -32,23 +32,31 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Rewritten:
-    """A durable message the view carries with new ids (a copy; the durable one is untouched).
+    """A durable message the view carries with new ids or repaired arguments (a copy; the durable one is
+    untouched).
 
     ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
+    arguments: call positions whose invalid arguments the view sends as {} (strict policy).
     """
 
     index: int
     ids: Mapping[int, str]
+    arguments: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
 class Synthesized:
-    """An interrupted receipt the view needs: the call it answers and where that call is."""
+    """A result the view needs for a call that has none: the call it answers and where that call is.
+
+    not_executed: the call's arguments were invalid, so no tool ran: the result is an error saying so
+    (integrity._messages.not_executed_message), not an interrupted receipt.
+    """
 
     call_id: str
     tool_name: str
     frame_index: int
     call_position: int
+    not_executed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +132,10 @@ def entry_message(entry: ViewEntry, durable: Callable[[int], Any], placeholder: 
     if type(entry) is int:
         return durable(entry)
     if isinstance(entry, Rewritten):
-        return rewrite_message(durable(entry.index), entry.ids)
+        return rewrite_message(durable(entry.index), entry.ids, entry.arguments)
     if isinstance(entry, Synthesized):
+        if entry.not_executed:
+            return not_executed_message(entry.call_id, entry.tool_name, stamp())
         return receipt_message(entry.call_id, entry.tool_name, stamp(), placeholder)
     if isinstance(entry, SynthesizedTurn):
         return turn_message(entry.role, entry.text, stamp())

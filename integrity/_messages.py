@@ -26,6 +26,15 @@ STRICT_MESSAGE = (
     "If the tool has side effects, check the current state before retrying it."
 )
 
+NOT_EXECUTED_MESSAGE = (
+    "This tool call was not executed: its arguments were not a valid JSON object, so no tool ran. "
+    "If the call is still needed, make it again with valid arguments."
+)
+NOT_EXECUTED_TEXT = json.dumps({"ok": False, "error": "invalid_arguments", "message": NOT_EXECUTED_MESSAGE},
+                               separators=(",", ":"))
+"""The error result the strict view answers a call with when its arguments were invalid and it has no result:
+not an interrupted receipt (no tool ran, so nothing is unknown), so its details say `invalid_arguments`."""
+
 USER_START_TEXT = "[The start of this conversation is not available; it continues from here.]"
 NO_REPLY_TEXT = "[No assistant reply was recorded after these tool results; the conversation continued below.]"
 
@@ -61,6 +70,20 @@ def receipt_message(call_id: str, tool_name: str, timestamp: int, text: str | No
     }
 
 
+def not_executed_message(call_id: str, tool_name: str, timestamp: int) -> dict[str, Any]:
+    """The error result for a call the view sends with {} because its arguments were invalid: it says the
+    call was not executed.  Not a receipt: its details are `invalid_arguments`, not `interrupted`."""
+    return {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": tool_name,
+        "content": [{"type": "text", "text": NOT_EXECUTED_TEXT}],
+        "details": {"ok": False, "error": "invalid_arguments"},
+        "isError": True,
+        "timestamp": timestamp,
+    }
+
+
 def turn_message(role: str, text: str, timestamp: int) -> dict[str, Any]:
     """The pi-ai message a synthesized user or assistant turn stands for."""
     message: dict[str, Any] = {"role": role, "content": [{"type": "text", "text": text}]}
@@ -70,8 +93,13 @@ def turn_message(role: str, text: str, timestamp: int) -> dict[str, Any]:
     return message
 
 
-def rewrite_message(message: dict[str, Any], ids: Mapping[int, str]) -> dict[str, Any]:
-    """A deep copy of a frame with some call ids replaced, or of a result with a new toolCallId."""
+def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
+                    arguments: frozenset[int] = frozenset()) -> dict[str, Any]:
+    """A deep copy of a frame with some call ids replaced, or of a result with a new toolCallId.
+
+    arguments: call positions whose invalid arguments the view sends as {} (the recorded text is left out
+    of the copy's native fields, so no writer sends it again; the report keeps it).
+    """
     copied = copy.deepcopy(message)
     if -1 in ids:
         copied["toolCallId"] = ids[-1]
@@ -85,6 +113,11 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str]) -> dict[str
         if is_call_part(part, numeric_ids=True):
             if position in ids:
                 part["id"] = ids[position]
+            if position in arguments:
+                part["arguments"] = {}
+                native = part.get("_native")
+                if isinstance(native, dict):
+                    native.pop("arguments", None)
             position += 1
     return copied
 

@@ -50,6 +50,8 @@ class DurableView(Record, kw_only=True, tag_field="source", tag="durable"):
     """A durable message in the view; with `ids`, carried with new call ids (a copy).
 
     ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
+    A frame whose action has the code `arguments_replaced` is carried with its invalid arguments sent as {}
+    (view_from_report finds which from the message itself).
     """
 
     source: ClassVar[Literal["durable"]] = "durable"
@@ -58,7 +60,8 @@ class DurableView(Record, kw_only=True, tag_field="source", tag="durable"):
 
 
 class ReceiptView(Record, kw_only=True, tag_field="source", tag="synthesized"):
-    """An interrupted receipt that exists only in the view."""
+    """A result that exists only in the view: an interrupted receipt, or (its text says so: not_executed) the
+    error result for a call whose invalid arguments the view repaired."""
 
     source: ClassVar[Literal["synthesized"]] = "synthesized"
     view_index: int
@@ -71,6 +74,13 @@ class ReceiptView(Record, kw_only=True, tag_field="source", tag="synthesized"):
     """receipt text when it is not the reference's"""
     severity: Severity = REPAIR_KINDS[RepairKind.SYNTHESIZED].severity
     """a call without a result: rejected, or lossy when accepted as recorded"""
+
+    @property
+    def not_executed(self) -> bool:
+        """The error result for a call whose arguments were invalid (no tool ran), not an interrupted receipt."""
+        from ._messages import NOT_EXECUTED_TEXT
+
+        return self.text == NOT_EXECUTED_TEXT
 
 
 class TurnView(Record, kw_only=True, tag_field="source", tag="turn"):

@@ -24,6 +24,7 @@ from typing import Any
 from ._diagnosis import Moves, _change, _renamed_ids, known_calls, moves, view_starts
 from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, entry_index, member_index
 from ._findings import Known
+from ._messages import NOT_EXECUTED_TEXT
 from ._plan import Plan
 from ._policies import POLICY
 from ._report_records import Action, DurableView, MergedView, Outcome, Pairing, ReceiptView, TurnView, ViewItem
@@ -67,7 +68,7 @@ class Sections:
         self.moved: Moves = moves(light, plan, self.uses, places)
         dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
         special = {*plan.notes, *dropped[0], *dropped[1], *plan.dropped_duplicates, *plan.merged, *self.moved[0],
-                   *self.renames}
+                   *self.renames, *(frame for frame, _ in light.bad_arguments)}
         # what the view does to each message it changes, and why (the messages kept in place with nothing
         # to say are all alike: their action is made without asking _change each time)
         self.changes = {index: _change(light, plan, dropped, self.moved, self.renames, index)
@@ -111,6 +112,11 @@ class Sections:
                             code=entry.reason.code, reason=render(entry.reason),
                             severity=rate(RepairKind.SYNTHESIZED_TURN, [entry.reason.code]))
         if isinstance(entry, Synthesized):
+            if entry.not_executed:
+                return ReceiptView(view_index=position, call_id=entry.call_id, tool_name=entry.tool_name,
+                                   frame_index=entry.frame_index, call_position=entry.call_position,
+                                   timestamp=next(given, 0), text=NOT_EXECUTED_TEXT,
+                                   severity=rate(RepairKind.REPAIRED_ARGUMENTS))
             return ReceiptView(view_index=position, call_id=entry.call_id, tool_name=entry.tool_name,
                                frame_index=entry.frame_index, call_position=entry.call_position,
                                timestamp=next(given, 0), text=self.plan.placeholder,
@@ -119,7 +125,7 @@ class Sections:
         for member in members:
             self._place(member_index(member), position)
         last = members[-1]
-        ids = dict(last.ids) if isinstance(last, Rewritten) else None
+        ids = (dict(last.ids) or None) if isinstance(last, Rewritten) else None
         carrier = entry_index(last)
         assert carrier is not None
         if ids:

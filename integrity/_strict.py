@@ -52,7 +52,7 @@ def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> Clean
     by their text, written rewritten) have none.  Returns the same facts as the builder's.
     """
     frames = light.frames
-    if light.numeric_calls or light.numeric_results:
+    if light.numeric_calls or light.numeric_results or light.bad_arguments:
         return [], None, sorted(frames.keys() | light.result_keys.keys())
     get = light.result_keys.get
     first = first_result.get
@@ -456,6 +456,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     by_name = any(note.code is NoteCode.RESULT_PAIRED_BY_NAME for note in plan.notes.values())
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not renamed and not plan.repaired_tool_calls and not light.numeric_results and not by_name
+                and not light.bad_arguments
                 and all(others.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() if index not in settled for position in range(len(calls)))
                 )
@@ -504,6 +505,7 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
     ranges, which keeps a million-message repair fast (as one `range` entry each with stretches).
     """
     frames = light.frames
+    bad = light.bad_arguments
     skip = set(answers.values()).union(plan.dropped_strays, plan.dropped_duplicates, plan.dropped_frames)
     order: list[Any] = []
     stretch = order.append if stretches else order.extend
@@ -516,12 +518,13 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
         if calls is None or index in skip:
             continue
         ids = {position: renamed[(index, position)] for position in range(len(calls)) if (index, position) in renamed}
-        order.append(Rewritten(index, ids) if ids else index)
+        invalid = frozenset(position for position in range(len(calls)) if (index, position) in bad)
+        order.append(Rewritten(index, ids, invalid) if ids or invalid else index)
         for position, call in enumerate(calls):
             answer = answers.get((index, position))
             new_id = renamed.get((index, position))
             if answer is None:
-                order.append(Synthesized(new_id or call.id, call.name, index, position))
+                order.append(Synthesized(new_id or call.id, call.name, index, position, position in invalid))
             elif new_id is not None or light.result_keys[answer] != call.id or answer in light.numeric_results:
                 order.append(Rewritten(answer, {-1: new_id or call.id}))
             else:

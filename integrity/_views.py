@@ -106,6 +106,9 @@ class LightTranscript:
     numeric_calls: (frame index, call position) of calls whose id is a JSON number, read by
         its text (strict policy only; see numeric_id).
     numeric_results: indices of results whose toolCallId is a JSON number, read by its text.
+    bad_arguments: (frame index, call position) -> the arguments as recorded (cut to 200 characters), for
+        calls whose arguments are not a JSON object (strict policy only; see invalid_arguments): the strict
+        view sends {} instead and answers such a call with a "not executed" error when it has no result.
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
         them itself): the frames of clean turns, the first frame of every call id, and every frame and
@@ -116,7 +119,8 @@ class LightTranscript:
     """
 
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
-                 "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean")
+                 "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
+                 "bad_arguments")
 
     def __init__(
         self,
@@ -132,6 +136,7 @@ class LightTranscript:
         numeric_calls: set[tuple[int, int]] | None = None,
         numeric_results: set[int] | None = None,
         clean: Clean | None = None,
+        bad_arguments: dict[tuple[int, int], str] | None = None,
     ) -> None:
         self.size = size
         self.roles = roles
@@ -145,6 +150,7 @@ class LightTranscript:
         self.numeric_calls = numeric_calls if numeric_calls is not None else set()
         self.numeric_results = numeric_results if numeric_results is not None else set()
         self.clean = clean
+        self.bad_arguments = bad_arguments if bad_arguments is not None else {}
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
@@ -225,7 +231,7 @@ class LightBuilder:
 
     __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops", "numeric_calls",
                  "numeric_results", "_classifying", "_sparse", "_pending", "_first_frame", "_result_ids", "_clean",
-                 "_loose", "_turn", "_turn_frame", "_want_at", "_want")
+                 "_loose", "_turn", "_turn_frame", "_want_at", "_want", "bad_arguments")
 
     def __init__(self, clean: bool = True, sparse_names: bool = False) -> None:
         """clean: classify clean turns as they come (the strict planner's input; other policies skip it).
@@ -244,6 +250,7 @@ class LightBuilder:
         self.stops: dict[int, str] = {}
         self.numeric_calls: set[tuple[int, int]] = set()
         self.numeric_results: set[int] = set()
+        self.bad_arguments: dict[tuple[int, int], str] = {}
         # Clean turns, classified as the messages come (see LightTranscript.clean): the first frame of
         # every call id, the ids of loose results so far, the clean turns found, the frames and
         # results outside them (loose), and the open turn: its frame and calls, the index its next
@@ -359,10 +366,11 @@ class LightBuilder:
     def build(self, roles: list[Any]) -> LightTranscript:
         self._loosen_open_turn()  # the transcript ended before its last results
         clean: Clean | None = (self._clean, self._first_frame, self._loose) if self._classifying else None
-        if self.numeric_calls or self.numeric_results:
-            clean = None  # numeric ids are read by their text and written rewritten: no turn is clean
+        if self.numeric_calls or self.numeric_results or self.bad_arguments:
+            clean = None  # numeric ids and invalid arguments are written rewritten: no turn is clean
         return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
-                               self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results, clean)
+                               self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results, clean,
+                               self.bad_arguments)
 
 
 def is_receipt(is_error: Any, details: Any) -> bool:
@@ -392,6 +400,7 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
                 builder.frame(index, calls)
                 if numeric_ids:
                     _numeric_slots(builder, index, content)
+                    _argument_slots(builder, index, content)
             else:
                 builder.no_calls(index, message.get("stopReason"), message.get("errorMessage"), not content)
         elif role == "toolResult":
@@ -407,4 +416,47 @@ def _numeric_slots(builder: LightBuilder, index: int, content: Any) -> None:
         if is_call_part(part, True):
             if not isinstance(part["id"], str):
                 builder.numeric_calls.add((index, position))
+            position += 1
+
+
+def invalid_arguments(part: dict[str, Any]) -> str | None:
+    """The arguments of a call part as recorded when they are not a JSON object (None when they are, or
+    are absent).  A reader of a format that sends arguments as JSON text keeps that text in the part's
+    `_native.arguments` and reads invalid text as {}: the text decides there."""
+    value = part.get("arguments")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return _shown(value)
+    native = part.get("_native")
+    raw = native.get("arguments") if isinstance(native, dict) and not value else None
+    if not isinstance(raw, str) or raw.strip() in ("", "{}"):
+        return None
+    import json
+
+    try:
+        parsed = json.loads(raw, parse_constant=_refuse)
+    except (ValueError, RecursionError):
+        return _shown(raw)
+    return None if isinstance(parsed, dict) else _shown(raw)
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _shown(value: Any) -> str:
+    """The arguments as recorded, for the report: text as it is, anything else as its repr; 200 characters."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _argument_slots(builder: LightBuilder, index: int, content: Any) -> None:
+    """Record which call positions of a frame carry arguments that are not a JSON object."""
+    position = 0
+    for part in content:
+        if is_call_part(part, True):
+            recorded = invalid_arguments(part)
+            if recorded is not None:
+                builder.bad_arguments[(index, position)] = recorded
             position += 1

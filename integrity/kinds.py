@@ -75,6 +75,7 @@ class RepairKind(str, Enum):
     DROPPED_STRAY = "dropped_stray"
     SYNTHESIZED = "synthesized"
     SYNTHESIZED_TURN = "synthesized_turn"
+    REPAIRED_ARGUMENTS = "repaired_arguments"
 
 
 class FindingCode(str, Enum):
@@ -185,6 +186,12 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         "order of turns needs it.",
         Severity.REJECTED, "turns_synthesized", "turn(s) synthesized for the provider's role order",
         if_accepted=Severity.NORMALIZED),
+    RepairKind.REPAIRED_ARGUMENTS: KindFacts(
+        "repaired arguments", "A call whose arguments are not a JSON object (cut-off or invalid JSON text): the "
+        "view sends {} instead (the report keeps the text as recorded) and, when the call has no result, "
+        "answers it with an error saying it was not executed.",
+        Severity.REJECTED, "arguments_repaired", "call(s) with invalid arguments repaired",
+        if_accepted=Severity.NORMALIZED),
     RepairKind.SHARED: KindFacts(
         "shared answer", "A reused call id answered again with the first result recorded for it "
         "(the reference's behaviour).",
@@ -288,6 +295,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.REORDERED: (_N, _N),
     NoteCode.RENAMED: (_R, _N),
     NoteCode.NUMERIC_IDS_AS_TEXT: (_R, _N),
+    NoteCode.ARGUMENTS_REPLACED: (_R, _N),
     NoteCode.MERGED: (_R, _N),
     NoteCode.MERGED_INTO: (_R, _N),
     NoteCode.CARRIES_MERGED: (_R, _N),
@@ -326,7 +334,8 @@ ACTION_KINDS: tuple[RepairKind, ...] = tuple(kind for kind, facts in REPAIR_KIND
 
 VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.MOVED, RepairKind.REORDERED, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_INTERRUPTED_FRAME,
-    RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.RENAMED, RepairKind.MERGED,
+    RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.REPAIRED_ARGUMENTS, RepairKind.RENAMED,
+    RepairKind.MERGED,
     RepairKind.SYNTHESIZED_TURN,
 )
 """The order in which the verdict lists the counts of what a repair changed."""

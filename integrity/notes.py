@@ -37,6 +37,7 @@ class NoteCode(str, Enum):
     REORDERED = "reordered"
     RENAMED = "renamed"
     NUMERIC_IDS_AS_TEXT = "numeric_ids_as_text"
+    ARGUMENTS_REPLACED = "arguments_replaced"
     MERGED = "merged"
     MERGED_INTO = "merged_into"
     CARRIES_MERGED = "carries_merged"
@@ -133,6 +134,10 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.NUMERIC_IDS_AS_TEXT: lambda p: (
         "numeric id(s) " + ", ".join(p["ids"]) + " sent as strings: providers want string ids "
         "(the durable message keeps the numbers)"),
+    NoteCode.ARGUMENTS_REPLACED: lambda p: (
+        "arguments that are not a JSON object sent as {} (as recorded: "
+        + "; ".join(repr(text) for text in p["recorded"]) + "); a call without a result is answered as not "
+        "executed"),
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "

@@ -14,7 +14,7 @@ Kinds, severities and the verdict's wording come from the registry
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._arguments import require_messages
@@ -228,17 +228,20 @@ def _severities(report: RepairReport, accepted: bool | None = None) -> list[Seve
     return [*found, *(finding.severity for finding in _rated_findings(report.findings, accepted))]
 
 
-def _plan_entry(item: Any) -> ViewEntry:
-    """The plan entry a report view entry stands for (the inverse of _view_entry)."""
+def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]]) -> ViewEntry:
+    """The plan entry a report view entry stands for (the inverse of _view_entry); repaired: frame -> the
+    call positions whose invalid arguments the view sends as {} (_repaired_arguments)."""
     if isinstance(item, DurableView):
-        return Rewritten(item.index, item.ids) if item.ids else item.index
+        arguments = repaired.get(item.index, frozenset())
+        return Rewritten(item.index, item.ids or {}, arguments) if item.ids or arguments else item.index
     if isinstance(item, ReceiptView):
-        return Synthesized(item.call_id, item.tool_name, item.frame_index, item.call_position)
+        return Synthesized(item.call_id, item.tool_name, item.frame_index, item.call_position, item.not_executed)
     if isinstance(item, TurnView):
         return SynthesizedTurn(item.role, item.text, Note(item.code))
     members: list[Any] = list(item.members)
-    if item.ids:
-        members[-1] = Rewritten(members[-1], item.ids)
+    arguments = repaired.get(members[-1], frozenset())
+    if item.ids or arguments:
+        members[-1] = Rewritten(members[-1], item.ids or {}, arguments)
     return Merged(tuple(members))
 
 
@@ -254,12 +257,29 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     """
     require_messages(messages, "view_from_report")
     durable = messages.__getitem__
+    repaired = _repaired_arguments(report, messages)
     out = []
     for item in report.view:
-        if isinstance(item, DurableView) and not item.ids:
+        if isinstance(item, DurableView) and not item.ids and item.index not in repaired:
             out.append(messages[item.index])
             continue
         stamp = item.timestamp if isinstance(item, (ReceiptView, TurnView)) else 0
         text = item.text if isinstance(item, ReceiptView) else None
-        out.append(entry_message(_plan_entry(item), durable, text, _constant(stamp)))
+        out.append(entry_message(_plan_entry(item, repaired), durable, text, _constant(stamp)))
     return out
+
+
+def _repaired_arguments(report: RepairReport, messages: Sequence[Any]) -> dict[int, frozenset[int]]:
+    """frame -> the call positions whose invalid arguments the view sends as {}: the frames whose action says
+    `arguments_replaced`, their positions found in the message itself (as the strict light view finds them)."""
+    from ._views import invalid_arguments, is_call_part
+    from .notes import NoteCode
+
+    found: dict[int, frozenset[int]] = {}
+    for action in report.actions:
+        if NoteCode.ARGUMENTS_REPLACED in action.codes and 0 <= action.durable_index < len(messages):
+            content = messages[action.durable_index].get("content")
+            parts = [part for part in content if is_call_part(part, True)] if isinstance(content, list) else []
+            found[action.durable_index] = frozenset(
+                position for position, part in enumerate(parts) if invalid_arguments(part) is not None)
+    return found

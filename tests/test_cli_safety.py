@@ -183,13 +183,17 @@ def test_json_inside_a_string_follows_the_same_rules(tmp_path: Path) -> None:
                     {"id": "c1", "type": "function", "function": {"name": "t", "arguments": inner}}]},
                 {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
         path = write(tmp_path / "chat.json", json.dumps(chat).encode())
-        shown = run("check", path)
+        shown = run("check", "--policy", "openmaic", path)  # the reference leaves it: a malformed finding
         assert shown.code == 1 and b"is not valid JSON text" in shown.stdout, shown.stderr
-        assert run("check", "--provider", "openai-chat", path).code == 1
-        done = run("repair", path, "-o", tmp_path / "o.json")
-        assert done.code == 1 and not done.error_lines, done.stderr
-        assert "message 1 (line 1)" in done.stderr and "not valid JSON text" in done.stderr
-        assert (tmp_path / "o.json").exists()  # its best view, and one line says what is left
+        # strict sends {} and keeps the call's real result (issue 26): OpenAI takes the text as recorded
+        shown = run("check", path)
+        assert shown.code == 0 and b"1 call(s) with invalid arguments repaired" in shown.stdout, shown.stdout
+        done = run("repair", "--provider", "anthropic", path, "-o", tmp_path / "o.json")
+        assert done.code == 0 and "anthropic after repair: accepted" in done.stderr, done.stderr
+        written = json.loads((tmp_path / "o.json").read_bytes())
+        assert written[1]["tool_calls"][0]["function"]["arguments"] == "{}" and written[2]["content"] == "ok"
+        assert passes_check(tmp_path / "o.json")
+        (tmp_path / "o.json").unlink()
 
 
 def test_lone_surrogates_are_written_back_escaped_and_read_again(tmp_path: Path) -> None:

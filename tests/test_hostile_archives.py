@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import json
-import resource
 import struct
 import subprocess
 import sys
