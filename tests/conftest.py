@@ -5,9 +5,9 @@ Tiers (docs/testing.md) are assigned here, at collection, from what a test uses,
 one without anyone remembering to mark it:
 
 - `browser`: it asks for the `server` or `browser` fixture (directly or through another fixture);
-- `cli`: its code, its fixtures or the helpers they call (anything defined under tests/) reach the
-  `subprocess` module: it starts a child process, the CLI as a user runs it (or, in the fault lab,
-  a worker process that is killed or raced);
+- `cli`: its code, its fixtures or the helpers they call (anything defined under tests/) start child
+  processes (`subprocess`, `multiprocessing`, a Dask cluster): nearly always the CLI as a user runs
+  it; also the fault lab's workers (killed, raced) and the Dask cluster of triage's tests;
 - `slow`: of what remains, the tests that run an inspector page in this process under Streamlit's
   AppTest (0.3 to 2 s a page run), and the measured slow tests listed in SLOW below (the one hand list);
 - `unit`: everything else.
@@ -47,10 +47,22 @@ class Use:
     modules: frozenset[str]
 
 
-SPAWNERS = (subprocess, subprocess.run, subprocess.Popen, subprocess.call, subprocess.check_call,
-            subprocess.check_output)
-# A child process: the CLI as a user runs it, a probe of its start-up, or a fault-lab worker.
-CHILD_PROCESS = Use(lambda value: any(value is spawner for spawner in SPAWNERS), frozenset({"subprocess"}))
+SPAWNERS = (subprocess.run, subprocess.Popen, subprocess.call, subprocess.check_call, subprocess.check_output)
+PROCESS_MODULES = frozenset({"subprocess", "multiprocessing"})
+
+
+def _starts_processes(value: Any) -> bool:
+    """subprocess and multiprocessing, or a Dask cluster (its workers are processes: triage's tests);
+    told by module name, so that Dask is not imported for a run that never uses it."""
+    if isinstance(value, types.ModuleType):
+        return value.__name__ in PROCESS_MODULES
+    if isinstance(value, type):
+        return value.__module__.startswith(("multiprocessing.", "distributed.deploy."))
+    return any(value is spawner for spawner in SPAWNERS)
+
+
+# Child processes: the CLI as a user runs it, a probe of its start-up, a fault-lab worker, a Dask cluster.
+CHILD_PROCESS = Use(_starts_processes, PROCESS_MODULES)
 # A page run in this process by Streamlit's AppTest (told by its module: importing Streamlit here would
 # slow every run down, even of one file that never draws a page).
 PAGE_RUN = Use(lambda value: isinstance(value, type) and value.__module__.startswith("streamlit.testing"),
@@ -69,6 +81,7 @@ SLOW: dict[str, float] = {
     "tests/test_fastpath_cheap_checks.py::test_random_files_decide_as_in_one_pass": 3.6,
     "tests/test_fastpath_reports.py::test_json_is_the_full_paths_json_on_generated_files": 2.3,
     "tests/test_fastpath_reports.py::test_provider_lines_are_the_full_paths_on_pi_ai_files": 5.0,
+    "tests/test_faults_property.py::test_every_model_view_is_legal_under_random_fault_schedules": 2.6,
     "tests/test_formats_robustness.py::test_near_miss_native_files_are_read_or_refused_cleanly": 4.0,
     "tests/test_formats_robustness.py::test_reading_never_crashes_and_what_is_read_can_be_written": 2.2,
     "tests/test_fuzz.py::test_odd_file_names": 1.0,
@@ -83,7 +96,7 @@ SLOW: dict[str, float] = {
     "tests/test_streamed_reading.py::test_a_file_read_a_block_at_a_time_is_read_as_a_whole_one": 3.3,
     "tests/test_strict_properties.py::test_strict_view_is_legal_idempotent_and_lossless": 4.3,
     "tests/test_strict_properties.py::test_the_clean_turns_found_while_reading_are_the_planners_own": 0.9,
-    "tests/test_triage.py::test_triage_on_a_local_cluster_matches_sequential_check": 2.5,
+    "tests/test_strict_properties.py::test_the_strict_plan_is_the_same_whether_the_reader_classified_clean_turns": 0.9,
 }
 
 # Filled at collection, before `-m` deselects anything: the tiers of every collected test by node id.

@@ -7,7 +7,7 @@ tier is for and how long it takes.
 
 from __future__ import annotations
 
-import ast
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -39,9 +39,7 @@ def test_every_slow_entry_names_a_test_that_exists() -> None:
     """A renamed or removed test must leave the hand list too (else the list rots unseen)."""
     for key in conftest.SLOW:
         path, name = key.split("::")
-        tree = ast.parse((ROOT / path).read_text())
-        defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
-        assert name in defined, f"SLOW names {key}, which is not a test any more"
+        assert re.search(rf"^def {name}\(", (ROOT / path).read_text(), re.MULTILINE), f"SLOW names {key}: no such test"
 
 
 # What the rules read: never called, only looked at.
@@ -118,7 +116,8 @@ def test_known_tests_are_in_their_tiers(request: pytest.FixtureRequest) -> None:
         "tests/test_cli.py::test_check_healthy_exits_0": "cli",
         "tests/test_faults.py::test_sigterm_settles_in_flight_calls_and_releases_the_session": "cli",
         "tests/test_quiz.py::test_the_page_checks_answers_and_points_to_the_lessons": "slow",  # AppTest
-        "tests/test_triage.py::test_triage_on_a_local_cluster_matches_sequential_check": "slow",  # SLOW
+        "tests/test_triage.py::test_triage_on_a_local_cluster_matches_sequential_check": "cli",  # a Dask cluster
+        "tests/test_fuzz.py::test_odd_file_names": "slow",  # SLOW
         "tests/test_fuzz.py::test_random_bytes": "unit",
         request.node.nodeid: "unit",
     }
