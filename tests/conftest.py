@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import subprocess
 import types
 from collections.abc import Callable, Iterable, Iterator
@@ -72,7 +73,8 @@ PAGE_RUN = Use(lambda value: isinstance(value, type) and value.__module__.starts
 # 0.75 s or more, or all of them together 2 s or more, in `python3 -m pytest -m unit --durations=0`
 # on this 2-core machine shared with other jobs (the seconds below, every case together).  Most are
 # Hypothesis properties and walks over every sample or generated file; a unit test takes milliseconds.
-# Keyed by file and function, without parameters: every case of a parametrized test goes together.
+# Keyed by file and function, without parameters: every case of a parametrized test goes together;
+# a `*` stands for the rest of a name, for a family of tests made in a loop.
 SLOW: dict[str, float] = {
     "tests/test_batch_page.py::test_healthy_never_stands_next_to_a_refusal_by_the_provider_it_is_judged_by": 2.0,
     "tests/test_container_fast.py::test_generated_arrays_read_the_same": 4.2,
@@ -84,6 +86,7 @@ SLOW: dict[str, float] = {
     "tests/test_faults_property.py::test_every_model_view_is_legal_under_random_fault_schedules": 2.6,
     "tests/test_formats_robustness.py::test_near_miss_native_files_are_read_or_refused_cleanly": 4.0,
     "tests/test_formats_robustness.py::test_reading_never_crashes_and_what_is_read_can_be_written": 2.2,
+    "tests/test_formats_roundtrip.py::test_round_trip_*": 7.9,  # one per format, 0.3 to 1.6 s each
     "tests/test_fuzz.py::test_odd_file_names": 1.0,
     "tests/test_fuzz.py::test_one_field_of_a_real_file_of_another_type": 1.7,
     "tests/test_fuzz.py::test_one_field_of_another_type": 1.7,
@@ -98,6 +101,8 @@ SLOW: dict[str, float] = {
     "tests/test_strict_properties.py::test_the_clean_turns_found_while_reading_are_the_planners_own": 0.9,
     "tests/test_strict_properties.py::test_the_strict_plan_is_the_same_whether_the_reader_classified_clean_turns": 0.9,
 }
+
+SLOW_NAMES = re.compile("|".join(".*".join(map(re.escape, key.split("*"))) for key in SLOW))
 
 # Filled at collection, before `-m` deselects anything: the tiers of every collected test by node id.
 TIERS_FOUND = pytest.StashKey[dict[str, list[str]]]()
@@ -220,7 +225,7 @@ def tier_of(item: pytest.Item) -> str:
     used = _used(getattr(item, "obj", None), *_fixture_functions(item))
     if used == "cli":
         return "cli"
-    if used == "page" or item.nodeid.split("[")[0] in SLOW:
+    if used == "page" or SLOW_NAMES.fullmatch(item.nodeid.split("[")[0]):
         return "slow"
     return "unit"
 
