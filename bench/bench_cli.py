@@ -177,11 +177,11 @@ def fleet(python: str, shape: str) -> None:
         ("repair --out-dir --jobs 1", [python, "-m", "integrity", "repair", "--jobs", "1", "--out-dir"], True),
         (f"repair --out-dir {every}", [python, "-m", "integrity", "repair", "--out-dir"], True),
     ]
-    # Where check's time goes: the same command with the providers asked about each file as recorded
-    # limited to one (gemini), and with none asked (what check cost before it asked them).
-    for label, setup in (("check, one provider asked", "import integrity.providers as p; p.PROVIDERS = ('gemini',)"),
-                         ("check, no provider asked", "import integrity.cli as c; c.RECORDED_VERDICTS_UP_TO = 0")):
-        runs.append((label, [python, "-c", ASKING.format(setup=setup), "check", *paths], False))
+    # What asking providers costs: each file's target provider decides (a pi-ai file has none, so the default
+    # asks none); one named target (gemini), and every provider asked for information (`--provider all`: what
+    # `check` asked of every file up to 10,000 messages before the target-provider rule).
+    for label, option in (("check --provider gemini", "gemini"), ("check --provider all", "all")):
+        runs.append((label, [python, "-m", "integrity", "check", "--provider", option, *paths], False))
     for label, command, into_folder in runs:
         times = []
         for _ in range(2):
@@ -189,16 +189,6 @@ def fleet(python: str, shape: str) -> None:
                 times.append(measure([*command, out, *paths] if into_folder else command)[0])
         elapsed = min(times)
         print(f"  {label:<36} {elapsed:7.2f} s  {total / elapsed:11,.0f} messages/s  {files / elapsed:7,.0f} files/s")
-
-
-ASKING = """
-import sys
-{setup}
-import integrity.cli
-sys.exit(integrity.cli.main(sys.argv[1:]))
-"""
-"""`check` with a setting changed before it runs (its workers are forked, so they share it): only to
-measure what asking the providers about each file costs, never a way to run the tool."""
 
 
 def main() -> None:

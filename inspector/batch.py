@@ -12,37 +12,24 @@ from typing import Any
 
 from inspector.report_view import violation_text
 from inspector.safe_text import without_paths
-from integrity import (
-    DEFAULT_POLICY,
-    MARKS,
-    PROVIDERS,
-    REPAIR_KINDS,
-    Mark,
-    TranscriptError,
-    analyze,
-    judged_by_providers,
-    load_all,
-    own_provider,
-)
-from integrity.report import fails_only_as_recorded
+from integrity import DEFAULT_POLICY, TranscriptError, load_all
+from integrity.kinds import summary_counts
+from integrity.pipeline import ALL_PROVIDERS, ProviderVerdict, Status, check, target_provider
 
-DEFECT_COLUMNS: tuple[tuple[str, str], ...] = (
-    (MARKS[Mark.ORPHANED_CALL].summary_field or "", MARKS[Mark.ORPHANED_CALL].name),
-    *((facts.summary_field, facts.name) for facts in REPAIR_KINDS.values() if facts.summary_field),
-    (MARKS[Mark.STRAY].summary_field or "", MARKS[Mark.STRAY].name),
-    (MARKS[Mark.FINDING].summary_field or "", MARKS[Mark.FINDING].name + "s"),
-)
+DEFECT_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (field, label + "s" if field == "findings" else label) for field, label in summary_counts())
 """(report summary field, column name) for each defect count the batch table shows (names from the registry)."""
 
 
 VERDICTS_UP_TO = 3_000
 """Per-provider verdicts are computed for files up to this many messages (validation is the slow part)."""
 
-EVERY_PROVIDER = "every provider"
-"""What 'safe to send to' says for a file no single provider reads (pi-ai, Claude Code, ...) when none is picked:
-the engine then counts every provider (integrity.report.with_recorded), and so does the batch."""
+UNIVERSAL = "the universal invariants"
+"""What 'safe to send to' says for a file no single provider reads (pi-ai, LangChain, ...) when none is picked:
+no provider is the target (integrity.target_provider), so the invariants every provider shares decide; what
+the providers say is information (the 'all providers' column)."""
 
-REJECTED_STATUS = "rejected as recorded"
+REJECTED_STATUS = str(Status.REJECTED_AS_RECORDED)
 """The status of a file the repair finds nothing to change in, which the provider it is judged by refuses."""
 
 
@@ -65,76 +52,73 @@ def summarize_all(name: str, data: bytes, policy: str = DEFAULT_POLICY,
 
 
 def judge_of(format: str | None, provider: str | None) -> str:
-    """Whom a file is judged by: the picked provider, else the file's own, else every provider."""
-    return provider or own_provider(format) or EVERY_PROVIDER
+    """Whom a file is judged by: the picked provider, else the file's own (integrity.target_provider),
+    else the universal invariants."""
+    return target_provider(format, provider) or UNIVERSAL
 
 
 def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, provider: str | None,
          failure: Exception | None = None) -> dict[str, Any]:
-    """One row: format, sizes, defect counts, verdict, whether it is safe to send, or the error."""
+    """One row: format, sizes, defect counts, status and verdict (the one pipeline's, as `check` says
+    them), the target's verdict and every provider's for information, or the error."""
     row: dict[str, Any] = {"file": name, "format": "", "messages": 0, "calls": 0}
     for _, column in DEFECT_COLUMNS:
         row[column] = 0
     if transcript is not None and not transcript.checked:
-        row.update(format=transcript.format, messages=len(transcript.messages), status="abandoned branch",
+        row.update(format=transcript.format, messages=len(transcript.messages), status=str(Status.ABANDONED),
                    verdict="a rewind left it: never sent to the model again, so not checked")
         return row
+    small = transcript is not None and len(transcript.messages) <= verdicts_up_to
+    missing = ""  # why the other providers' verdicts are missing, when asking them failed
     try:
         if failure is not None:
             raise failure
-        analysis = analyze(transcript, policy, provider=provider)
+        try:
+            result = check(transcript, provider=provider, also=ALL_PROVIDERS if small else (), policy=policy)
+        except Exception as error:  # noqa: BLE001 - asking the other providers failed: keep the row without them
+            if not small:
+                raise
+            missing = f"not checked: {type(error).__name__}"
+            result = check(transcript, provider=provider, policy=policy)
     except TranscriptError as error:
-        row.update(status="unreadable", verdict=str(error))
+        row.update(status=str(Status.UNREADABLE), verdict=str(error))
         return row
     except Exception as error:  # noqa: BLE001 - one bad file is one error row; the batch goes on
         message = without_paths(str(error).strip().splitlines()[0][:300]) if str(error).strip() else ""
-        row.update(status="unreadable", verdict=f"{name}: {type(error).__name__}" + (f": {message}" if message else ""))
+        row.update(status=str(Status.UNREADABLE),
+                   verdict=f"{name}: {type(error).__name__}" + (f": {message}" if message else ""))
         return row
     judge = judge_of(transcript.format, provider)
     row["safe to send to"] = judge
-    verdicts: dict[str, Any] = {}
-    try:
-        if len(transcript.messages) <= verdicts_up_to:  # verdicts, and the report rated by them as check does
-            analysis = judged_by_providers(analysis, PROVIDERS)
-            verdicts = analysis.verdicts
-        else:
-            row["accepted as recorded"] = row["accepted after repair"] = row["all providers"] = (
-                f"not checked: over {verdicts_up_to:,} messages (open it in the Inspector)")
-    except Exception as error:  # noqa: BLE001 - the file was read: keep its row, say why verdicts are missing
-        row["accepted as recorded"] = row["accepted after repair"] = row["all providers"] = (
-            f"not checked: {type(error).__name__}")
-    summary = analysis.report.summary
+    summary = result.summary
     row["format"] = transcript.format
     row["messages"] = summary.messages
     row["calls"] = summary.calls
     for field, column in DEFECT_COLUMNS:
         row[column] = getattr(summary, field)
-    report = analysis.report
-    row["status"] = "healthy" if report.healthy else ("repaired" if report.changed else "findings")
-    row["verdict"] = report.verdict
-    if verdicts:
-        row.update(safe_to_send(verdicts, judge))
-        refused = row["accepted as recorded"].startswith("✖")
-        if refused and (row["status"] == "healthy" or fails_only_as_recorded(report)):
-            # healthy by the repair's measure (`check --provider` exits 1 for it): never call it healthy; or
-            # failing only because the provider refuses it as recorded, for nothing the view needs to change
-            # (results split over two messages, which the request written for the view regroups): not
-            # "findings" (it has none) nor "repaired" (its view only normalizes)
-            row["status"] = REJECTED_STATUS
+    row["status"] = str(result.status)
+    row["verdict"] = result.verdict
+    if missing:
+        row["accepted as recorded"] = row["accepted after repair"] = row["all providers"] = missing
+    elif small:
+        row.update(safe_to_send(result.providers, judge))
+    else:
+        row["accepted as recorded"] = row["accepted after repair"] = row["all providers"] = (
+            f"not checked: over {verdicts_up_to:,} messages (open it in the Inspector)")
+        if result.target_verdict is not None:
+            row.update({key: value for key, value in safe_to_send(result.providers, judge).items()
+                        if key in ("accepted as recorded", "accepted after repair")})
     return row
 
 
-def _errors(result: Any, when: str) -> list[Any]:
-    return list((result or {}).get(when) or [])
+def _errors(result: ProviderVerdict | None, when: str) -> list[Any]:
+    return [] if result is None else list(result.before if when == "before" else result.after)
 
 
 def _said(verdicts: Mapping[str, Any], judge: str, when: str) -> str:
     """What the judge says at one moment: '✔ accepted', or '✖ rejected: <the provider's first error>'."""
-    if judge == EVERY_PROVIDER:
-        rejecting = [name for name, result in verdicts.items() if _errors(result, when)]
-        if not rejecting:
-            return f"✔ accepted by all {len(verdicts)}"
-        return f"✖ rejected by {len(rejecting)} of {len(verdicts)}: {', '.join(rejecting)}"
+    if judge == UNIVERSAL:
+        return "no target provider: the universal invariants decide (see status)"
     if judge not in verdicts:
         return "not checked"
     errors = _errors(verdicts[judge], when)

@@ -18,7 +18,7 @@ from typing import Any
 
 from integrity import Analysis
 from integrity.formats import request_key
-from integrity.providers import PROVIDER_FORMAT
+from integrity.providers import PROVIDER_FORMAT, spec
 from integrity.providers.canonical import judged_request
 
 from .safe_text import escape_json, neutralize
@@ -83,24 +83,6 @@ def diagnostics(analysis: Analysis, provider: str, when: str, excerpts: bool = T
             for n, v in enumerate(found)]
 
 
-_ENDPOINTS: dict[str, tuple[str, list[str]]] = {
-    "openai-chat": ("https://api.openai.com/v1/chat/completions", ['Authorization: Bearer $OPENAI_API_KEY']),
-    "openai-responses": ("https://api.openai.com/v1/responses", ['Authorization: Bearer $OPENAI_API_KEY']),
-    "anthropic": ("https://api.anthropic.com/v1/messages",
-                  ["x-api-key: $ANTHROPIC_API_KEY", "anthropic-version: 2023-06-01"]),
-    "gemini": ("https://generativelanguage.googleapis.com/v1beta/models/$GEMINI_MODEL:generateContent",
-               ["x-goog-api-key: $GEMINI_API_KEY"]),
-    "mistral": ("https://api.mistral.ai/v1/chat/completions", ["Authorization: Bearer $MISTRAL_API_KEY"]),
-    "deepseek": ("https://api.deepseek.com/chat/completions", ["Authorization: Bearer $DEEPSEEK_API_KEY"]),
-    "deepseek-responses": ("https://api.deepseek.com/v1/responses", ["Authorization: Bearer $DEEPSEEK_API_KEY"]),
-}
-_MODEL_FIELDS: dict[str, dict[str, Any]] = {
-    "anthropic": {"model": "$MODEL", "max_tokens": 1024},
-    "openai-chat": {"model": "$MODEL"}, "openai-responses": {"model": "$MODEL"},
-    "mistral": {"model": "$MODEL"}, "deepseek": {"model": "$MODEL"}, "deepseek-responses": {"model": "$MODEL"},
-}
-
-
 def request_body(analysis: Analysis, provider: str, when: str) -> Any:
     """The request body the verdict judged, with a placeholder model where the file has none."""
     transcript = analysis.transcript
@@ -108,18 +90,17 @@ def request_body(analysis: Analysis, provider: str, when: str) -> Any:
     native, _sources, body = judged_request(messages, provider, transcript, as_recorded=when == "before")
     if not isinstance(body, dict):
         body = {request_key(PROVIDER_FORMAT[provider]): native}
-    extra = {k: v for k, v in _MODEL_FIELDS.get(provider, {}).items() if k not in body}
+    extra = {k: v for k, v in spec(provider).endpoint.fields.items() if k not in body}
     return {**extra, **body}
 
 
 def curl_command(provider: str, body: Any) -> str:
-    """A shell command that sends `body` to the provider (keys as environment variables, never values)."""
+    """A shell command that sends `body` to the provider (keys as environment variables, never values);
+    where and how come from the provider's spec (ProviderSpec.endpoint)."""
     text = escape_json(json.dumps(body, ensure_ascii=False, indent=1, default=str))
-    if provider == "bedrock":
-        return ("# Bedrock needs SigV4 signing: send it with the AWS CLI\n"
-                "aws bedrock-runtime converse --model-id \"$MODEL\" \\\n"
-                "  --cli-input-json file:///dev/stdin <<'END_OF_REQUEST'\n"
-                f"{text}\nEND_OF_REQUEST")
-    url, headers = _ENDPOINTS.get(provider, ("https://example.invalid/v1/chat", []))
-    header_text = "".join(f' \\\n  -H "{h}"' for h in [*headers, "content-type: application/json"])
-    return f"curl -sS \"{url}\"{header_text} \\\n  --data-binary @- <<'END_OF_REQUEST'\n{text}\nEND_OF_REQUEST"
+    endpoint = spec(provider).endpoint
+    signing = (f' \\\n  --aws-sigv4 "aws:amz:$AWS_REGION:{endpoint.signing.split(":", 1)[1]}"'
+               ' --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY"') if endpoint.signing else ""
+    header_text = "".join(f' \\\n  -H "{h}"' for h in [*endpoint.headers, "content-type: application/json"])
+    return (f"curl -sS \"{endpoint.url}\"{signing}{header_text} \\\n  --data-binary @- <<'END_OF_REQUEST'\n"
+            f"{text}\nEND_OF_REQUEST")

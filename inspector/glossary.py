@@ -181,6 +181,7 @@ _KIND_EXAMPLES: dict[str, str] = {
     FindingCode.INVALID_FIELD: '{"role": "user", "content": "hi", "timestamp": "yesterday"}',
     FindingCode.TORN_LAST_LINE: 'line 9: {"role": "assistant", "cont',
     FindingCode.SKIPPED_LINE: "line 4: not json  (read with --skip-bad-lines)",
+    FindingCode.DUPLICATE_KEY: '{"role": "user", "role": "assistant", "content": "hi"}',
     Mark.ORPHANED_CALL: "#1 frame(call_a), and no result names call_a",
     Mark.STRAY: "#1 result(call_gone), and no call is call_gone",
     Mark.FINDING: "results out of order (the reference reports it and changes nothing)",
@@ -196,14 +197,22 @@ _KIND_ALIASES: dict[str, tuple[str, ...]] = {
     "dropped duplicate": ("duplicate", "duplicates"),
     "reused call id": ("reused id", "reused ids", "reuse"),
 }
-_KIND_LESSONS: dict[str, str] = {
-    "orphaned call": "answered", "synthesized receipt": "answered", "dropped duplicate": "once",
-    "duplicate result": "once", "moved": "contiguous", "dropped interrupted frame": "contiguous",
-    "reordered": "order", "results out of order": "order", "stray result": "no_stray",
-    "dropped stray": "no_stray", "renamed ids": "unique_ids", "reused call id": "unique_ids",
-    "shared answer": "unique_ids", "merged": "provider", "synthesized turn": "provider",
-    "real result hidden": "receipts",
-}
+def _kind_lessons() -> dict[str, str]:
+    """kind name -> the first lesson that shows it (its example's kinds) or teaches it (its terms)."""
+    from inspector.lessons import LESSONS
+
+    found: dict[str, str] = {}
+    for lesson in LESSONS:
+        for names in lesson.expect.values():
+            for name in sorted(names):
+                found.setdefault(name, lesson.key)
+        for name in lesson.terms:
+            found.setdefault(name, lesson.key)
+    return found
+
+
+_KIND_LESSONS = _kind_lessons()
+
 
 _SEVERITY_TEXT: dict[Severity, tuple[str, str]] = {
     Severity.INFO: ("Nothing wrong: a message carried into the view as it is.", "kept"),

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from integrity import (
+    PROVIDERS,
     DurableView,
     MergedView,
     ReceiptView,
@@ -33,6 +34,7 @@ from integrity import (
     analyze,
     load,
 )
+from integrity.formats import FORMATS
 from integrity.kinds import facts
 
 POLICIES: tuple[str, ...] = ("openmaic", "strict")
@@ -77,6 +79,7 @@ class Lesson:
     inline: str | None = None
     provider: str | None = None
     terms: tuple[str, ...] = field(default=())
+    """kinds the lesson teaches besides the ones its example shows (the Glossary links them here)."""
 
     @property
     def example_name(self) -> str:
@@ -125,8 +128,7 @@ _TURNS = _pi([
 ])
 """Every call answered right after its frame, but a user message follows the tool result directly."""
 
-_ALL = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mistral", "deepseek",
-        "deepseek-responses")
+_ALL = PROVIDERS  # every provider, from the registry
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
@@ -141,7 +143,7 @@ LESSONS: tuple[Lesson, ...] = (
         (Claim("openai-chat", "tool_calls_unanswered"), Claim("anthropic", "tool_use_unanswered"),
          Claim("gemini", "function_response_count_mismatch")),
         {"openmaic": _kinds("synthesized receipt"), "strict": _kinds("synthesized receipt")},
-        sample="orphaned_call.pi-ai.json",
+        sample="orphaned_call.pi-ai.json", terms=("orphaned call",),
     ),
     Lesson(
         "once", "Every call is answered once",
@@ -153,7 +155,7 @@ LESSONS: tuple[Lesson, ...] = (
         (Claim("openai-chat", "duplicate_tool_call_id"), Claim("anthropic", "duplicate_tool_result"),
          Claim("openai-responses")),
         {"openmaic": _kinds("dropped duplicate"), "strict": _kinds("dropped duplicate")},
-        sample="two_results.openai-chat.json",
+        sample="two_results.openai-chat.json", terms=("duplicate result",),
     ),
     Lesson(
         "contiguous", "Results come right after their frame",
@@ -196,13 +198,14 @@ LESSONS: tuple[Lesson, ...] = (
         "unique_ids", "Call ids are unique, across turns too",
         "Each call id is used by one call only, in the whole request, not just within a turn.",
         "Small models and some servers number calls per turn (call_0 in every turn). Here the second "
-        "turn reuses call_0, and that second call got no result. Anthropic rejects the reused id "
-        "itself (`tool_use` ids must be unique).",
+        "turn reuses call_0, and that second call got no result. Anthropic accepts an id used again "
+        "when each use is answered right after it, so what it rejects here is the second call left "
+        "without a result (`tool_use` ids were found without `tool_result` blocks immediately after).",
         "The reference pairs results by id only: the second call_0 looks answered by #2, so its view sends "
         "#2 again as the second call's answer (a shared answer), and the model reads main.c's content as "
         "util.c's. Strict pairs by position: it sends the second call as call_0_2 (renamed ids; the durable "
         "message keeps call_0) and, since no result follows it, adds a receipt for call_0_2.",
-        (Claim("anthropic", "duplicate_tool_use_id"),),
+        (Claim("anthropic", "tool_use_unanswered"),),
         {"openmaic": _kinds("shared answer", "reused call id"),
          "strict": _kinds("renamed ids", "synthesized receipt")},
         inline=_REUSED,
@@ -220,7 +223,7 @@ LESSONS: tuple[Lesson, ...] = (
         (Claim("bedrock", "roles_not_alternating"), Claim("mistral", "unexpected_role_order"),
          Claim("openai-chat"), Claim("anthropic")),
         {"openmaic": _kinds(), "strict": _kinds("synthesized turn")},
-        inline=_TURNS, provider="bedrock",
+        inline=_TURNS, provider="bedrock", terms=("merged",),
     ),
     Lesson(
         "receipts", "Receipts, and a real result after one",
@@ -616,9 +619,8 @@ def engine_receipts() -> dict[str, dict[str, Any]]:
     return found
 
 
-RECOGNITION_FORMATS: tuple[str, ...] = ("pi-ai", "openai-chat", "openai-responses", "anthropic", "gemini",
-                                        "bedrock", "langchain", "claude-code", "codex", "inspect")
-"""The formats the receipts lesson writes a receipt in and reads back."""
+RECOGNITION_FORMATS: tuple[str, ...] = FORMATS
+"""The formats the receipts lesson writes a receipt in and reads back: every format the engine writes."""
 
 
 @lru_cache(maxsize=1)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from inspector.report_view import NONE, action_rows, changed, or_none, view_only_rows, violation_text
+from inspector.safe_text import code_span
 from integrity import REPAIR_KINDS, Analysis, Mark, RepairKind, RepairReport, facts
 
 
@@ -28,16 +29,7 @@ def code(value: Any, limit: int = 200, in_table: bool = True) -> str:
     text = " ".join(str(value).split())
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    if in_table:
-        text = text.replace("|", "\\|")
-    longest = 0
-    run = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    return code_span(text, in_table)
 
 
 def summary_columns(s: Any) -> dict[str, int]:

@@ -13,6 +13,12 @@ still deceive a reader even as plain text:
   as boxes or garble a terminal a copied value is pasted into;
 - lone surrogates (U+D800-DFFF) cannot even be sent to the browser as UTF-8.
 
+`literal` is the one way a value from a link, a file name or a transcript enters
+text Streamlit renders as Markdown (st.warning, st.error, st.info, st.caption,
+st.markdown, st.spinner, labels, help): an inline code span, in which no link,
+image, HTML, emoji code or formula is ever read, with the characters above
+neutralized; elsewhere such values go to st.code, st.text or table cells.
+
 `neutralize` replaces each with a visible marker (`⟨U+202E⟩`, `⟨ESC⟩`);
 `escape_json` writes them as JSON escapes (`\\u202e`) inside JSON text, so the
 raw-JSON panel stays valid JSON that means the same value.  Both are for
@@ -50,6 +56,37 @@ def neutralize(text: str) -> str:
     if _HOSTILE.search(text) is None:
         return text
     return _HOSTILE.sub(lambda found: marker(found.group()), text)
+
+
+def code_span(text: str, in_table: bool = False) -> str:
+    """text as one inline Markdown code span, whatever it holds (backticks, newlines, pipes).
+
+    Runs of whitespace become one space (a span is one line).  The fence is one backtick longer
+    than the longest run inside, padded with a space when the text starts or ends with one
+    (CommonMark strips that space).  in_table: a pipe is written `\\|`, which a GFM table reads as
+    a literal pipe inside the cell (even inside a code span).
+    """
+    text = " ".join(text.split())
+    if in_table:
+        text = text.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def literal(value: object, limit: int = 80) -> str:
+    """An untrusted value (a query parameter, a file name, transcript text) made safe for Markdown.
+
+    The value, neutralized and cut to `limit` characters ("…"), as one inline code span: a
+    renderer shows it character for character, so `![a](http://x)` fetches nothing and
+    `[sign in](http://x)` is no link.  Use it for every such value inside st.warning, st.error,
+    st.info, st.success, st.caption, st.markdown, st.spinner, st.toast, labels and help.
+    """
+    text = neutralize(str(value))
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return code_span(text)
 
 
 def has_hostile(text: str) -> bool:

@@ -32,7 +32,7 @@ from inspector.rows import (
     rows_by_side,
     verdict_rows,
 )
-from inspector.safe_text import neutralize, safe_filename, without_paths
+from inspector.safe_text import has_hostile, neutralize, safe_filename, without_paths
 from inspector.theme import ROW_KINDS, colour, label, meaning, summary_metrics, visible_prefix
 from integrity import (
     DEFAULT_POLICY,
@@ -462,6 +462,7 @@ def input_picker(multiple: bool = True) -> Source | None:
                                        key="uploads", help="JSON array, {\"messages\": [...]} or JSONL; "
                                        + upload_limit_text())
             upload_limit_note(side)
+            uploaded_names(files, side)
             files = files if isinstance(files, list) else ([files] if files else [])
             if files:
                 if len(files) > 1:
@@ -506,6 +507,23 @@ def upload_limit_note(container: Any = None) -> None:
     limit = st.get_option("server.maxUploadSize")
     (container or st).caption(f"Up to {limit} MB per file: a larger file is refused here (marked in red). "
                               "Check it with the command line instead.")
+
+
+def uploaded_names(files: Any, container: Any = None) -> None:
+    """Under an uploader: each uploaded file's name whose characters deceive, with them shown as markers.
+
+    Streamlit's own chip above shows the name as the browser gives it, raw: a right-to-left
+    override there makes "txt.exe" read as an innocent name, and the app cannot change
+    what the chip draws.  So the name is shown again here, as plain text, markers and all.
+    """
+    files = files if isinstance(files, list) else ([files] if files else [])
+    hostile = [f.name for f in files if has_hostile(f.name)]
+    if hostile:
+        where = container or st
+        where.warning("A file name holds invisible or reordering characters; the uploader above shows it "
+                      "raw. As it really is:")
+        for name in hostile:
+            where.text(neutralize(name))  # untrusted: plain text, never markdown
 
 
 def current_source() -> Source | None:

@@ -29,9 +29,12 @@ from .reference import (
 from .transform import with_tool_call_integrity_repair
 
 _LAZY: dict[str, str] = {
+    # the one check pipeline: what every surface says about a transcript
+    "check": "pipeline", "CheckResult": "pipeline", "ProviderVerdict": "pipeline", "Status": "pipeline",
+    "target_provider": "pipeline", "status_of": "pipeline",
     # analysis: one call from a loaded file to everything a front end shows
     "Analysis": "analysis", "analyze": "analysis", "load": "analysis", "load_all": "analysis",
-    "export_view": "analysis",
+    "export_view": "analysis", "repair_with_report": "repairing",
     "provider_verdict": "analysis", "judged_by_providers": "analysis", "with_verdicts": "analysis",
     # reading and writing transcripts
     "Transcript": "loading", "TranscriptError": "loading", "read_source": "loading",
@@ -42,8 +45,7 @@ _LAZY: dict[str, str] = {
     # the report
     "Action": "report", "DurableView": "report",
     "MergedView": "report", "Pairing": "report", "ReceiptView": "report", "RepairReport": "report",
-    "TurnView": "report", "build_report": "report",
-    "repair_with_report": "report", "view_from_report": "report",
+    "TurnView": "report", "build_report": "report", "view_from_report": "report",
     # the diagnosis (what check prints; integrity._diagnosis)
     "Diagnosis": "_diagnosis", "Finding": "_findings", "Summary": "_diagnosis", "diagnose": "_diagnosis",
     "own_provider": "_diagnosis",
@@ -70,8 +72,10 @@ if TYPE_CHECKING:
     from .loading import Transcript, TranscriptError, read_source
     from .notes import Note, NoteCode
     from .notes import render as render_note
+    from .pipeline import CheckResult, ProviderVerdict, Status, check, status_of, target_provider
     from .placement import Placement, view_placement
     from .providers import PROVIDERS, SPECS, ProviderSpec, Violation, spec, validate, validate_native
+    from .repairing import repair_with_report
     from .report import (
         Action,
         DurableView,
@@ -81,7 +85,6 @@ if TYPE_CHECKING:
         RepairReport,
         TurnView,
         build_report,
-        repair_with_report,
         view_from_report,
     )
 
@@ -96,16 +99,15 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "DEFAULT_POLICY", "FINDINGS", "FORMATS", "MARKS", "POLICIES", "PROVIDERS", "REPAIR_KINDS", "SPECS",
-    "Action", "Analysis", "Diagnosis", "DurableView", "Finding", "FindingCode", "KindFacts", "LeaseLostError",
-    "Mark", "MergedView", "Note", "NoteCode", "Pairing", "PendingToolCall", "Placement", "ProviderSpec", "ReceiptView",
-    "RepairKind", "RepairReport", "Severity", "Summary", "ToolCallRepair", "Transcript", "TranscriptError",
-    "TurnView", "Violation", "analyze", "append_interrupted_tool_call_results", "build_report", "diagnose",
-    "export_view", "facts", "gc_paused", "interrupted_tool_result", "is_interrupted_tool_result",
-    "judged_by_providers", "load", "load_all",
+    "DEFAULT_POLICY", "FINDINGS", "FORMATS", "MARKS", "POLICIES", "PROVIDERS", "REPAIR_KINDS", "SPECS", "Action",
+    "Analysis", "CheckResult", "Diagnosis", "DurableView", "Finding", "FindingCode", "KindFacts", "LeaseLostError",
+    "Mark", "MergedView", "Note", "NoteCode", "Pairing", "PendingToolCall", "Placement", "ProviderSpec",
+    "ProviderVerdict", "ReceiptView", "RepairKind", "RepairReport", "Severity", "Status", "Summary",
+    "ToolCallRepair", "Transcript", "TranscriptError", "TurnView", "Violation", "analyze",
+    "append_interrupted_tool_call_results", "build_report", "check", "diagnose", "export_view", "facts",
+    "gc_paused", "interrupted_tool_result", "is_interrupted_tool_result", "judged_by_providers", "load", "load_all",
     "orphaned_tool_calls", "own_provider", "provider_verdict", "read_all", "read_bytes", "read_source",
-    "render_note",
-    "repair_orphaned_tool_calls", "repair_with_report", "spec", "track_tool_call_message", "validate",
-    "validate_native", "view_from_report", "view_placement", "with_tool_call_integrity_repair", "with_verdicts",
-    "write_bytes",
+    "render_note", "repair_orphaned_tool_calls", "repair_with_report", "spec", "status_of", "target_provider",
+    "track_tool_call_message", "validate", "validate_native", "view_from_report", "view_placement",
+    "with_tool_call_integrity_repair", "with_verdicts", "write_bytes",
 ]

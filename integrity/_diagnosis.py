@@ -16,6 +16,7 @@ from typing import Any, Literal
 from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_index, unplain
 from ._findings import Finding, Known, find_defects, paired
 from ._plan import Plan
+from ._policies import POLICY
 from ._records import FrozenRecord
 from ._views import LightTranscript, loose_results
 from .kinds import FINDINGS, REPAIR_KINDS, VERDICT_ORDER, RepairKind, Severity, fails, rate, worst
@@ -267,7 +268,7 @@ def known_calls(light: LightTranscript, plan: Plan) -> Known:
     """Every call id, for the findings and counts: the strict policy asks only whether a result's id
     is some call's, which the reader's first frame of each id answers (LightTranscript.clean) without
     listing 362,000 uses at a million messages; the other policies report reused ids (call_uses)."""
-    if plan.policy == "strict" and light.clean is not None and light.clean[1] is not None:
+    if POLICY[plan.policy].reads_closely and light.clean is not None and light.clean[1] is not None:
         return light.clean[1]  # the builder's (a view it classified always has it)
     return call_uses(light)
 
@@ -322,8 +323,8 @@ def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int
     """
     every = "the provider takes" if counting is not None else "every provider takes"
     healthy = "healthy"
-    if recorded and "rejected" in recorded.values() and not fails(severity):
-        healthy = f"healthy for {counting}"  # only a counting provider's acceptance can leave it healthy
+    if recorded and "rejected" in recorded.values() and not fails(severity) and counting is not None:
+        healthy = f"healthy for {counting}"  # the target accepts what other providers refuse
     if not changed:
         if summary.findings == 0 and fails(severity):  # only the providers' own rules are broken
             text = (f"would be rejected: {summary.messages} messages, {summary.calls} calls, every call "
@@ -368,7 +369,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
     candidates = loose_results(light)  # a clean turn's results are owned
     unknown: Iterable[int] = compress(candidates, map(operator.not_, map(known.__contains__,
                                                                          map(keys.__getitem__, candidates))))
-    if "" in known and plan.policy == "strict":
+    if "" in known and not POLICY[plan.policy].shares_answers:
         # calls without ids (Gemini): the strict policy pairs a result without one by its tool's name, or by
         # order, so which of them are no call's is what it decided: the ones it dropped as strays (the
         # reference pairs them by the empty id: duplicates there)
@@ -425,19 +426,20 @@ def own_provider(format: str | None) -> str | None:
     return format if found is not None and found.native_format == format else None
 
 
-def _accepted(recorded: AsRecorded | None, provider: str | None) -> bool | None:
-    """Whether the provider(s) that count accept the transcript as recorded: the chosen one, or
-    every provider when none is chosen; None when that is not known."""
-    if not recorded:
-        return None
-    if provider is not None:
-        said = recorded.get(provider)
-        return None if said is None else said == "accepted"
-    if any(said == "rejected" for said in recorded.values()):
-        return False
-    from .providers import PROVIDERS
+def target_provider(format: str | None, provider: str | None = None) -> str | None:
+    """The provider whose verdict decides: the one named, else the one the format implies (own_provider),
+    else None (the universal invariants decide).  One rule for check, triage and every screen."""
+    return provider if provider else own_provider(format)
 
-    return True if set(PROVIDERS) <= set(recorded) else None
+
+def _accepted(recorded: AsRecorded | None, provider: str | None) -> bool | None:
+    """Whether the target provider (integrity.pipeline.target_provider: the chosen one, else the one the
+    file's format implies) accepts the transcript as recorded; None when there is none (the universal
+    invariants decide, and what other providers say is information) or it was not asked."""
+    if not recorded or provider is None:
+        return None
+    said = recorded.get(provider)
+    return None if said is None else said == "accepted"
 
 
 def _rated_findings(findings: Sequence[Finding], accepted: bool | None) -> list[Finding]:

@@ -22,10 +22,12 @@ import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._messages import merge_messages, receipt_message, rewrite_message, turn_message
-from .notes import Note
+
+if TYPE_CHECKING:
+    from .notes import Note
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,12 +31,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import compress, count, repeat
 from operator import add, is_not, ne
-from typing import Any, BinaryIO, Literal
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 import msgspec
 
 from ._entries import entry_message
-from ._plan import Plan
 from ._stream import (
     BLOCK,
     JSON_SPACE,
@@ -51,6 +50,9 @@ from ._stream import (
 )
 from ._views import LightBuilder, LightTranscript, is_receipt
 from .loading import TranscriptError
+
+if TYPE_CHECKING:
+    from ._plan import Plan
 
 _NULL = msgspec.Raw(b"null")
 
@@ -603,6 +605,9 @@ def _write(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Binary
     raws = fast.raws
     stamps: list[int] = []
     separator = b"\n" if fast.container == "jsonl" else b",\n"
+    # A CRLF JSONL file: its kept lines keep their "\r" (a line is everything before "\n"), so each line
+    # written anew gets one too, and the file keeps one line ending (never CRLF and LF mixed).
+    ending = b"\r" if fast.container == "jsonl" and len(raws) and bytes(raws[0]).endswith(b"\r") else b""
 
     def stamp() -> int:
         value = now()
@@ -630,7 +635,7 @@ def _write(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Binary
                 if type(entry) is range:  # a stretch kept as recorded (Plan.order with stretches)
                     yield from raws.stretch(entry.start, entry.stop)
                 else:
-                    yield _encode(entry_message(entry, durable, placeholder, stamp))
+                    yield _encode(entry_message(entry, durable, placeholder, stamp)) + ending
             start = at + 1
 
     def separated() -> Iterator[bytes]:

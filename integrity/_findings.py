@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._plan import Plan
+from ._policies import POLICY
 from ._records import FrozenRecord
 from ._views import LightTranscript, loose_results
 from .kinds import FINDINGS, LEGACY_SEVERITY, FindingCode, Severity
@@ -85,7 +86,7 @@ def _result_findings(light: LightTranscript, plan: Plan, known: Known) -> list[F
             out.append(_finding(FindingCode.STRAY_RESULT, [index],
                                 f"#{index}: result for call id {key!r}, which no call in this transcript has; "
                                 "left in place", key))
-        if key == "" and plan.policy != "strict":
+        if key == "" and POLICY[plan.policy].reports_reused_ids:
             out.append(_finding(FindingCode.EMPTY_ID, [index], f"#{index}: toolResult has an empty toolCallId", ""))
     return out
 
@@ -153,7 +154,7 @@ def find_defects(light: LightTranscript, plan: Plan, known: Known) -> list[Findi
     known: Uses for any policy; for the strict policy, any mapping keyed by every call id.
     """
     findings = _result_findings(light, plan, known)
-    if plan.policy != "strict":
+    if POLICY[plan.policy].reports_reused_ids:
         findings += _duplicate_findings(light, plan, known)
         findings += _call_id_findings(known)
     if not plan.changed:

@@ -21,8 +21,8 @@ import threading
 from collections.abc import Iterable
 from typing import IO
 
+from ._json_pieces import Piece, finished
 from ._report_frames import BATCH, batched, framed, unframed, write_all
-from ._report_text import Piece, finished
 
 _QUEUED = 2  # batches waiting for the pipe (each about a chunk, a few MB)
 CRASHED = 125

@@ -38,11 +38,11 @@ from typing import TYPE_CHECKING, Any
 
 from ._entries import Merged, Synthesized, SynthesizedTurn, ViewEntry, entry_index, member_index
 from ._messages import NO_REPLY_TEXT, USER_START_TEXT
-from ._plan import Plan
-from ._views import LightTranscript
 from .notes import Note, NoteCode
 
 if TYPE_CHECKING:
+    from ._plan import Plan
+    from ._views import LightTranscript
     from .providers.spec import RoleRules
 
 # The kinds of message the role rules tell apart, numbered in the order of

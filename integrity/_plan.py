@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections import deque
 from itertools import compress
 from operator import ne
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._entries import Synthesized, ViewEntry
-from ._views import LightTranscript
-from .notes import Note
+
+if TYPE_CHECKING:
+    from ._views import LightTranscript
+    from .notes import Note
 
 
 class Plan:

@@ -1,8 +1,13 @@
-"""The repair policies by name (kept free of pydantic so the CLI starts fast)."""
+"""The repair policies: one record per policy, its planner and the behaviour that differs by policy.
+
+Code that behaves differently by policy asks the policy's record (`POLICY[name].flag`), never
+compares policy names.  Kept free of pydantic so the CLI starts fast.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ._plan import Plan, plan_openmaic
@@ -19,18 +24,43 @@ def _strict(light: LightTranscript, provider: str | None = None, stretches: bool
     return plan_strict(light, provider, stretches=stretches)
 
 
-PLANNERS: dict[str, Callable[..., Plan]] = {
-    "strict": _strict,
-    "openmaic": _openmaic,
+@dataclass(frozen=True)
+class Policy:
+    """A repair policy: its planner and every behaviour flag that differs between policies."""
+
+    name: str
+    title: str
+    planner: Callable[..., Plan]
+    reads_closely: bool
+    """reads numeric call ids by their text and classifies clean turns while reading (see light_view)."""
+    plans_per_provider: bool
+    """re-plans the view for each provider whose rules may change it (role rules, ids for id-less calls)."""
+    shares_answers: bool
+    """answers calls that repeat an id with that id's first result (the reference's pairing by id)."""
+    reports_reused_ids: bool
+    """reports duplicates, reused ids and empty ids as findings left in place (the reference keeps them)."""
+    rechecks_written_view: bool
+    """`repair` reads back what it is about to write, as `check` would, and refuses a view check fails."""
+
+
+POLICY: dict[str, Policy] = {
+    "strict": Policy("strict", "strict (the default)", _strict, reads_closely=True, plans_per_provider=True,
+                     shares_answers=False, reports_reused_ids=False, rechecks_written_view=True),
+    "openmaic": Policy("openmaic", "the reference (openmaic)", _openmaic, reads_closely=False,
+                       plans_per_provider=False, shares_answers=True, reports_reused_ids=True,
+                       rechecks_written_view=False),
 }
-POLICIES: tuple[str, ...] = tuple(PLANNERS)
-DEFAULT_POLICY = "strict"
+"""Every policy by name, the default first."""
+
+PLANNERS: dict[str, Callable[..., Plan]] = {name: policy.planner for name, policy in POLICY.items()}
+POLICIES: tuple[str, ...] = tuple(POLICY)
+DEFAULT_POLICY = POLICIES[0]
 
 
 def reads_closely(policy: str) -> bool:
     """Whether the policy's light view reads numeric call ids by their text and classifies clean turns
     while it is read (the strict policy; the reference needs neither, and skips the work)."""
-    return policy == "strict"
+    return POLICY[policy].reads_closely
 
 
 def light_view(messages: Sequence[Any], policy: str) -> LightTranscript:

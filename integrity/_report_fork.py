@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterator
 from typing import IO
 
 from ._children import kill_and_reap
+from ._json_pieces import Piece, finished
 from ._report_frames import END, batched, framed, unframed, write_all
-from ._report_text import Piece, finished
 
 FORK_FROM = 100_000
 """Messages from which the later sections are made by a child: forking a process of a few hundred
@@ -41,7 +41,7 @@ class Later:
 
     def __init__(self, pairings: Callable[[], Iterator[Piece]], view: Callable[[], Iterator[Piece]],
                  messages: int, finish: bool = False) -> None:
-        """finish: the child indents its pieces (integrity._report_text.finished) before it spills them."""
+        """finish: the child indents its pieces (integrity._json_pieces.finished) before it spills them."""
         self._make = (pairings, view)
         self._finish = finish
         self._pid = 0

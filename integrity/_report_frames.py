@@ -1,4 +1,4 @@
-"""A report's pieces (integrity._report_text.Piece) as frames of bytes, to hand them to another process.
+"""A report's pieces (integrity._json_pieces.Piece) as frames of bytes, to hand them to another process.
 
 A frame is a header (kind, flags, length) and its payload: kind 0 is text to write as it is, kind 1
 a Compact value (its depth in the flags' low bits, `body` in the top bit), kind 2 the end of a
@@ -12,7 +12,7 @@ import os
 import struct
 from collections.abc import Callable, Iterable, Iterator
 
-from ._report_text import Compact, Piece
+from ._json_pieces import Compact, Piece
 
 _HEADER = struct.Struct("<BBQ")
 _BODY = 0x80

@@ -25,6 +25,7 @@ from ._diagnosis import Moves, _change, _renamed_ids, known_calls, moves, view_s
 from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, entry_index, member_index
 from ._findings import Known
 from ._plan import Plan
+from ._policies import POLICY
 from ._report_records import Action, DurableView, MergedView, Outcome, Pairing, ReceiptView, TurnView, ViewItem
 from ._views import LightTranscript
 from .kinds import RepairKind, Severity, rate
@@ -231,7 +232,7 @@ class Sections:
         light, plan, reused = self.light, self.plan, self.reused
         moved_to, in_run = self.moved
         results_for = plan.results_for
-        shares = plan.policy == "openmaic"  # only the reference answers two calls with one result
+        shares = POLICY[plan.policy].shares_answers  # only the reference answers two calls with one result
         used: set[int] = set()
         every: dict[str, list[int]] = {}  # a reused id's results, listed once: '' can have one per message
         chunk: list[Pairing] = []
@@ -305,7 +306,7 @@ def _unchanged_answers(light: LightTranscript, plan: Plan, frame: int, calls: in
     checks it): calls repeating an id there are all answered by its first result (shared).
     """
     keys = light.result_keys
-    if plan.policy == "strict":
+    if not POLICY[plan.policy].shares_answers:
         return [(slot, slot) if slot in keys else None for slot in range(frame + 1, frame + 1 + calls)]
     by_id: dict[Any, int] = {}
     cursor = frame + 1

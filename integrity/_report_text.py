@@ -11,7 +11,7 @@ hold no floats (whose spelling would differ); a lone surrogate, which msgspec do
 encode, takes the standard library's path.
 
 A large report is written as pieces (`report_pieces`): text, or a value encoded but not yet
-indented (`Compact`), which `finished` indents at its depth.  The indenting can then be done
+indented (`Compact`), which `finished` indents at its depth (integrity._json_pieces).  The indenting can then be done
 by another process than the one making the records: a forked child making the later sections
 (integrity._report_fork), or one the writer starts (integrity._indent_child).
 """
@@ -19,29 +19,14 @@ by another process than the one making the records: a forked child making the la
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
-_NEEDS_ESCAPE = re.compile("[^\x00-\x7e]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000  # a surrogate pair, as json.dumps writes it
-    return f"\\u{0xd800 | (code >> 10):04x}\\u{0xdc00 | (code & 0x3ff):04x}"
-
-
-def ascii_only(text: str) -> str:
-    """JSON text with every non-ASCII character (and DEL) escaped, as json.dumps(ensure_ascii=True) has it.
-
-    Outside strings JSON text is ASCII, so escaping in place changes only string contents.
-    """
-    if text.isascii() and "\x7f" not in text:
-        return text
-    return _NEEDS_ESCAPE.sub(_escape, text)
+from ._diagnosis import recorded_acceptance
+from ._json_pieces import Compact, Piece, ascii_bytes, finished, without_brackets
+from ._records import _python
+from ._report_fork import Later
+from .report import sections_of
 
 
 def report_bytes(report: Any, indent: bool = True) -> bytes:
@@ -53,52 +38,6 @@ def report_bytes(report: Any, indent: bool = True) -> bytes:
     memory again.
     """
     return finished(_piece(report, indent, 0, False))
-
-
-class Compact(NamedTuple):
-    """A value of an indented report as msgspec encodes it (one line), not yet indented: `finished`
-    indents it as json.dumps would at `depth`, and for a section's chunk (`body`) leaves out the list's
-    brackets.  Indenting is a third of what `check --json` costs on a large file, and it needs nothing
-    but this text, so another process can do it (integrity._indent_child) while this one makes the
-    next chunk."""
-
-    text: bytes
-    depth: int
-    body: bool
-
-
-Piece = bytes | Compact
-
-
-def finished(piece: Piece) -> bytes:
-    """A piece of report text as it is written: a Compact one indented and ASCII only, any other as is.
-
-    A value at depth d is indented inside d lists around it and taken out of them again: the
-    same text as indenting it alone and shifting every line right, without another pass over it.
-    """
-    if isinstance(piece, bytes):
-        return piece
-    import msgspec
-
-    text, depth, body = piece
-    if depth:
-        text = msgspec.json.format(b"[" * depth + text + b"]" * depth, indent=2)
-        text = text[2 * depth + depth * (depth + 1):len(text) - (2 * depth + depth * (depth - 1))]
-    else:
-        text = msgspec.json.format(text, indent=2)
-    return _ascii(_items(text, depth) if body else text)
-
-
-def _items(text: bytes, depth: int) -> bytes:
-    """An indented list at depth without its brackets: without "[" and "\n" + depth's indent + "]"."""
-    return text[1:len(text) - (2 * depth + 2)]
-
-
-def _ascii(text: bytes) -> bytes:
-    """JSON text as ASCII only (ascii_only), without decoding it when it is already."""
-    if text.isascii() and b"\x7f" not in text:
-        return text
-    return ascii_only(text.decode("utf-8")).encode("ascii")
 
 
 def report_chunks(report: Any, indent: bool = True) -> Iterator[bytes]:
@@ -115,16 +54,11 @@ def report_pieces(report: Any, indent: bool = True) -> Iterator[Piece]:
     one report_bytes gives the whole (the same bytes: tests/test_report_stream.py).  Any other
     report is report_bytes in one piece.
     """
-    from ._diagnosis import recorded_acceptance
-    from .report import sections_of
-
     sections = sections_of(report)
     if sections is None:
         yield _piece(report, indent, 0, False)
         return
     import msgspec
-
-    from ._report_fork import Later
 
     accepted = recorded_acceptance(report)
     # When large, the pairings and the view are made (and indented) by a forked child while the actions are
@@ -175,14 +109,12 @@ def _piece(value: Any, indent: bool, depth: int, body: bool) -> Piece:
     try:
         encoded = msgspec.json.encode(value)
     except UnicodeEncodeError:  # a lone surrogate, which msgspec does not encode: json.dumps's path
-        from ._records import _python
-
         data = _python(value, True)
         if indent:
             text = json.dumps(data, indent=2).replace("\n", "\n" + "  " * depth).encode("ascii")
-            return _items(text, depth) if body else text
+            return without_brackets(text, depth) if body else text
         text = json.dumps(data, separators=(",", ":")).encode("ascii")
         return text[1:-1] if body else text
     if indent:
         return Compact(encoded, depth, body)
-    return _ascii(encoded[1:-1] if body else encoded)
+    return ascii_bytes(encoded[1:-1] if body else encoded)

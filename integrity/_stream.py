@@ -25,6 +25,8 @@ from typing import Any, BinaryIO
 
 import msgspec
 
+from .loading import TranscriptError
+
 _RAWS = msgspec.json.Decoder(list[msgspec.Raw])
 
 BLOCK = 4 << 20
@@ -91,8 +93,6 @@ class FileSource(Source):
                     raise changed(self.source)
                 data += more
         except OSError as error:
-            from .loading import TranscriptError
-
             raise TranscriptError(self.source, "", f"cannot read: {error.strerror or error}") from None
         return data
 
@@ -126,8 +126,6 @@ class FileSource(Source):
 
 
 def changed(source: str) -> Exception:
-    from .loading import TranscriptError
-
     return TranscriptError(source, "", "it changed while it was being read (is something writing to it?); "
                                        "try again when it is quiet")
 

@@ -15,7 +15,7 @@ from ._arguments import require_transcript
 from ._entries import materialize
 from ._gc import without_gc
 from ._plan import Plan
-from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES, light_view
+from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_view
 from ._views import LightTranscript
 from .loading import Transcript
 from .reference import time_ms
@@ -158,6 +158,8 @@ def analyze(
                           [*reader_findings(transcript), *schema_findings(transcript)])
     if transcript.native or transcript.name != "main":  # read from a file: say what was read
         report = report.model_copy(update={"format": transcript.format, "thread": transcript.name})
+    if provider and report.provider != provider:  # the reference's plan names none: the report is for it
+        report = report.model_copy(update={"provider": provider})
     analysis = Analysis(transcript, policy, light, plan, view, report, provider=provider)
     if verdicts:
         from .providers import PROVIDERS
@@ -176,16 +178,22 @@ def judged_by_providers(analysis: Analysis, providers: Sequence[str], now: Calla
 
 
 def with_verdicts(analysis: Analysis, verdicts: dict[str, dict[str, Any]]) -> Analysis:
-    """A new Analysis carrying `provider_verdict` results, its report rated by them (as judged_by_providers).
+    """A new Analysis carrying `provider_verdict` results, its report rated by the target provider's (the one
+    the view was planned for, else the one the format implies: integrity.pipeline.target_provider), as `check`
+    rates it; the others are information.
 
     For front ends that compute the verdicts one provider at a time (to show progress
     and stop when asked) and still want the one rating `check` gives.
     """
     import dataclasses
 
+    from ._diagnosis import target_provider
     from .report import with_recorded
 
-    report = with_recorded(analysis.report, {name: not said["before"] for name, said in verdicts.items()})
+    target = target_provider(analysis.transcript.format, analysis.provider)
+    report = analysis.report
+    if target is not None and target in verdicts:  # rated by the target alone, as `check` rates it
+        report = with_recorded(report, {target: not verdicts[target]["before"]})
     return dataclasses.replace(analysis, verdicts=verdicts, report=report)
 
 
@@ -206,7 +214,8 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
 
     transcript = analysis.transcript
     view = analysis.view
-    if analysis.policy == "strict" and provider != analysis.provider and plan_depends_on(analysis.light, provider):
+    if POLICY[analysis.policy].plans_per_provider and provider != analysis.provider \
+            and plan_depends_on(analysis.light, provider):
         plan = PLANNERS[analysis.policy](analysis.light, provider)
         view = (materialize(plan.order, transcript.messages, plan.placeholder, now)[0]
                 if plan.changed and plan.order is not None else transcript.messages)

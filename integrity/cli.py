@@ -24,9 +24,8 @@ from ._safe_write import plan as plan_targets
 from .loading import TranscriptError, one_line, open_source, read_opened, read_source
 
 if TYPE_CHECKING:  # the report module is imported lazily, only by the commands that need it
-    from ._diagnosis import Diagnosis
-    from ._report_text import Piece
-    from .report import RepairReport
+    from ._json_pieces import Piece
+    from .pipeline import CheckResult, ProviderVerdict
 
 EXIT_HEALTHY, EXIT_NEEDS_REPAIR, EXIT_UNREADABLE = 0, 1, 2
 EXIT_INTERNAL = 70  # EX_SOFTWARE (sysexits.h): a bug in this program, never a verdict
@@ -34,10 +33,11 @@ EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 
 EXIT_CODES = """exit codes:
   0   check: every file healthy; repair: the view was written
-  1   check: some file needs repair (or --provider rejects it);
-      repair: --provider still rejects the repaired view, or nothing was
-      written because check would not pass it (every message dropped, or
-      a malformed entry the strict view keeps)
+  1   check: some file needs repair (its target provider rejects it, or
+      it breaks a rule every provider has);
+      repair: the view was written, but --provider still rejects it or
+      check still flags it (every message dropped, or a malformed entry
+      the strict view keeps: a note line says what is left)
   2   a file could not be read, an output was refused or could not be
       written (nothing was written), or the command line is wrong
   70  internal error: a bug; one line on stderr, --debug prints the traceback
@@ -68,65 +68,7 @@ def _source_name(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
 
-class _Loaded:
-    """One transcript of a file, read either by the fast path (pi-ai, raw bytes kept) or the general reader.
-
-    A file may hold several transcripts (an eval log's samples, a Claude Code
-    session's sidechains, a session tree's abandoned branches): _load gives one
-    _Loaded per transcript.
-    """
-
-    def __init__(self, source: str, fast: Any = None, transcript: Any = None, count: int = 1) -> None:
-        self.source = source
-        self.fast = fast
-        self.transcript = transcript
-        self.count = count  # how many transcripts the file holds
-
-    @property
-    def name(self) -> str:
-        return "main" if self.transcript is None else str(self.transcript.name)
-
-    @property
-    def format(self) -> str:
-        return "pi-ai" if self.transcript is None else str(self.transcript.format)
-
-    @property
-    def checked(self) -> bool:
-        """False for an abandoned branch: listed, never sent to the model again, so not judged."""
-        return self.transcript is None or bool(self.transcript.checked)
-
-    @property
-    def label(self) -> str:
-        """'file' for a file of one transcript, 'file#name' when it holds several."""
-        return self.source if self.count == 1 else f"{self.source}#{self.name}"
-
-    def light(self, policy: str) -> Any:
-        """The light view the policy plans on (strict reads numeric ids; the fast path has none)."""
-        if self.fast is not None:
-            return self.fast.light
-        from ._policies import light_view
-
-        return light_view(self.transcript.messages, policy)
-
-    def schema(self) -> list[Any]:
-        """The schema findings (a file the fast path read has none: it declines any)."""
-        if self.transcript is None:
-            return []
-        from .schema import schema_findings
-
-        return schema_findings(self.transcript)
-
-    def findings(self) -> list[Any]:
-        """What reading found besides messages (a torn line), then the schema findings."""
-        if self.transcript is None:
-            return []
-        from .analysis import reader_findings
-
-        return [*reader_findings(self.transcript), *self.schema()]
-
-    def named(self, report: Any) -> Any:
-        """The report naming the format read and the transcript (thread or sample) it is about."""
-        return report.model_copy(update={"format": self.format, "thread": self.name})
+from .pipeline import Loaded as _Loaded  # noqa: E402 - one transcript of a file: the pipeline's unit
 
 
 def _fast_allowed(args: argparse.Namespace) -> bool:
@@ -193,7 +135,7 @@ def _aside_lines(loaded: _Loaded) -> list[str]:
 
 
 def _branch_line(loaded: _Loaded) -> str:
-    messages = len(loaded.transcript.messages)
+    messages = len(loaded.transcript.messages) if loaded.transcript is not None else 0
     return (f"{loaded.label}: abandoned branch, {messages} messages (a rewind left it: never sent to the model "
             f"again, so not checked; --thread {loaded.name} checks it)")
 
@@ -204,42 +146,21 @@ def _plan(light: Any, policy: str, provider: str | None = None, stretches: bool 
     return PLANNERS[policy](light, provider, stretches)
 
 
-RECORDED_VERDICTS_UP_TO = 10_000
-"""`check` without --provider asks every provider about a transcript as recorded when it has at most
-this many messages.  Validating costs about 40 us per message for all providers together (one native
-request per format; measured on messages of bench/generate.py: 10,000 take 0.35 s, 100,000 take 3.8 s,
-so 1,000,000 would take about 40 s); above the limit the verdict says the providers were not asked."""
+def _counts(summary: Any) -> str:
+    """Every nonzero count the kind registry lists, by the kind's one name ("no defects" when none)."""
+    from .kinds import summary_counts
 
-
-def _with_recorded(loaded: _Loaded, report: Any, verdict: Any) -> Any:
-    """The report rated by what every provider says about the transcript as recorded (integrity.report
-    .with_recorded), when it is small enough; with --provider, analyze already rated it by that one."""
-    if verdict is not None or report.summary.messages > RECORDED_VERDICTS_UP_TO:
-        return report
-    from ._diagnosis import with_recorded
-    from .providers import validate_recorded
-
-    said = validate_recorded(_messages_of(loaded))
-    return with_recorded(report, {provider: not violations for provider, violations in said.items()})
-
-
-def _fails(report: Any, verdict: Any) -> bool:
-    """Whether a transcript makes `check` exit 1: something lossy, rejected or malformed in the report
-    (a view that only normalizes is healthy), or --provider's provider rejects it as recorded."""
-    return not report.healthy or bool(verdict and verdict["before"])
+    said = [f"{label} {getattr(summary, field)}" for field, label in summary_counts()
+            if field != "findings" and getattr(summary, field)]
+    return ", ".join(said) or "no defects"
 
 
 def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> list[str]:
     s = report.summary
     verdict = report.verdict
-    if report.as_recorded is None and report.provider is None and s.messages > RECORDED_VERDICTS_UP_TO:
-        verdict += (f"; providers not asked about it as recorded ({s.messages:,} messages, over "
-                    f"{RECORDED_VERDICTS_UP_TO:,}; --provider NAME asks one)")
     lines = [
         f"{label or report.source}: {verdict}",
-        f"  messages {s.messages}, calls {s.calls}, results {s.results}; orphaned {s.orphaned_calls}, "
-        f"moved {s.moved}, put in call order {s.reordered}, duplicates dropped {s.duplicates_dropped}, "
-        f"frames dropped {s.frames_dropped}, synthesized {s.synthesized}, strays {s.strays}",
+        f"  messages {s.messages}, calls {s.calls}, results {s.results}; " + _counts(s),
     ]
     for finding in report.findings[:limit]:
         lines.append(f"  {finding.said}")
@@ -248,14 +169,12 @@ def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> li
     return lines
 
 
-def _verdict_lines(verdict: dict[str, Any], provider: str) -> list[str]:
+def _verdict_lines(said: ProviderVerdict) -> list[str]:
     lines = []
-    for when in ("before", "after"):
-        violations = verdict[when]
-        label = "as recorded" if when == "before" else "after repair"
+    for label, violations in (("as recorded", said.before), ("after repair", said.after)):
         if not violations:
-            lines.append(f"  {provider} {label}: accepted")
-        lines.extend(f"  {provider} {label}: {_said(violation)}" for violation in violations)
+            lines.append(f"  {said.provider} {label}: accepted")
+        lines.extend(f"  {said.provider} {label}: {_said(violation)}" for violation in violations)
     return lines
 
 
@@ -265,69 +184,14 @@ def _said(violation: Any) -> str:
     return error if error.startswith(violation.position) else f"{violation.position}: {error}"
 
 
-def _messages_of(loaded: _Loaded) -> Any:
-    """The transcript as dicts (a file the fast path read: its messages decoded from their raw bytes)."""
-    if loaded.transcript is not None:
-        return loaded.transcript
-    import msgspec
+def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) -> CheckResult:
+    """What `check` says about one transcript: the one pipeline (integrity.pipeline.check_unit), at the
+    depth the output needs (the report's shell for --json, else the cheap diagnosis)."""
+    from .pipeline import check_unit, split_provider_option
 
-    from .loading import Transcript
-
-    return Transcript(list(map(msgspec.json.decode, loaded.fast.raws)), loaded.source, json_typed=True)
-
-
-def _stamps(plan: Any, now: Callable[[], int]) -> list[int]:
-    """The timestamps synthesized receipts and turns get, in view order (as the materializer asks)."""
-    from ._entries import is_stamped, unplain
-
-    return [now() for entry in unplain(plan.order or []) if is_stamped(entry)]
-
-
-def _provider_verdict(transcript: Any, plan: Any, provider: str, now: Callable[[], int]) -> tuple[dict[str, Any],
-                                                                                                  list[int]]:
-    """What the provider says about the transcript as recorded and about the view planned for it
-    (analysis.provider_verdict for a view planned for that provider), and the view's timestamps."""
-    from ._entries import materialize
-    from .providers import validate
-
-    messages = transcript.messages
-    view, stamps = (materialize(plan.order, messages, plan.placeholder, now)
-                    if plan.changed and plan.order is not None else (messages, []))
-    return {"before": validate(messages, provider, transcript, history=True, as_recorded=True),
-            "after": validate(view, provider, transcript, history=True)}, stamps
-
-
-def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) -> tuple[Any, Any]:
-    """The report (or cheap diagnosis) of one transcript, and the provider's verdict when asked for.
-
-    One path for every reader: the light view (the fast path's, or built from the dicts),
-    the plan (for --provider's role rules), then the full report (--json) or the cheap
-    diagnosis, rated by what --provider says about the transcript as recorded.
-    """
-    light = loaded.light(args.policy)
-    # The cheap diagnosis reads a view with stretches (a million ints fewer); a report or a provider's
-    # view lists every message.
-    plan = _plan(light, args.policy, args.provider, stretches=not args.json and not args.provider)
-    verdict = None
-    stamps: list[int] | None = None
-    if args.provider:
-        verdict, stamps = _provider_verdict(_messages_of(loaded), plan, args.provider, now)
-    report: RepairReport | Diagnosis
-    if args.json:
-        from .report import report_shell
-
-        # its long sections are made as they are written (_report_text.report_chunks)
-        report = report_shell(light, plan, _stamps(plan, now) if stamps is None else stamps, loaded.source,
-                              loaded.findings())
-    else:
-        from ._diagnosis import diagnose
-
-        report = diagnose(light, plan, loaded.source, loaded.findings())
-    if verdict is not None:
-        from ._diagnosis import with_recorded
-
-        report = with_recorded(report, {args.provider: not verdict["before"]})
-    return loaded.named(report), verdict
+    target, also = split_provider_option(args.provider)
+    return check_unit(loaded, provider=target, also=also, policy=args.policy,
+                      depth="report" if args.json else "diagnosis", now=now)
 
 
 class _Checked:
@@ -349,25 +213,25 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
     outcome = _Checked()
     try:
         units, _ = _load_file(path, args, allow_fast=True)
-        judged = [(loaded, *_judge(loaded, args, now)) for loaded in units if loaded.checked or args.thread]
-        # rated by what the providers say of it as recorded: a large file is read again for that
-        judged = [(loaded, _with_recorded(loaded, report, verdict), verdict) for loaded, report, verdict in judged]
+        judged = [(loaded, _judge(loaded, args, now)) for loaded in units if loaded.checked or args.thread]
     except TranscriptError as error:
         outcome.lines.append((True, f"error: {error}"))
         outcome.code = EXIT_UNREADABLE
         return outcome
-    for loaded, report, verdict in judged:
-        if _fails(report, verdict):
-            outcome.code = EXIT_NEEDS_REPAIR
+    for loaded, result in judged:
+        outcome.code = max(outcome.code, result.exit_code)
         if args.json:
             from ._report_text import report_pieces
 
             loaded.fast = None  # the file's raw spans are not needed to write the report: free them
-            outcome.reports.append(report_pieces(report, indent=not args.json_lines))
+            outcome.reports.append(report_pieces(result.report, indent=not args.json_lines))
         else:
-            outcome.lines.append((False, "\n".join(_summary_lines(report, label=loaded.label) + _aside_lines(loaded))))
-            if verdict is not None:
-                outcome.lines.append((False, "\n".join(_verdict_lines(verdict, args.provider))))
+            outcome.lines.append((False, "\n".join(_summary_lines(result.report, label=loaded.label)
+                                                   + _aside_lines(loaded))))
+            shown = [said for name, said in result.providers.items()
+                     if name != result.target or args.provider]  # the target's lines when it was named
+            if shown:
+                outcome.lines.append((False, "\n".join(line for said in shown for line in _verdict_lines(said))))
     if not args.json and not args.thread:
         outcome.lines.extend((False, _branch_line(loaded)) for loaded in units if not loaded.checked)
     return outcome
@@ -376,7 +240,7 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
 def _check_file_in_worker(path: str, args: argparse.Namespace) -> _Checked:
     """_check_file in a worker process: its reports written out, so the outcome is plain data the worker
     hands back to the parent, which prints every file's outcome in input order."""
-    from ._report_text import finished
+    from ._json_pieces import finished
 
     outcome = _check_file(path, args)
     outcome.reports = [[b"".join(map(finished, pieces))] for pieces in outcome.reports]
@@ -468,7 +332,7 @@ class _ReportWriter:
 
     def _write(self, pieces: Iterable[Piece]) -> None:
         """Write pieces, gathered to about 1 MB a write (a report's first fields are a few bytes each)."""
-        from ._report_text import finished
+        from ._json_pieces import finished
 
         write, size, compact = self.write, 0, 0
         held: list[bytes] = []
@@ -534,7 +398,7 @@ about 0.1 s, which indenting 32 MB takes (measured: msgspec indents 307 MB in ab
 def pieces_in_array(pieces: Iterable[Piece]) -> Iterator[Piece]:
     """An indented report's pieces as an element of json.dumps's indented array (two more spaces a line):
     text shifted, a value still to indent one level deeper."""
-    from ._report_text import Compact
+    from ._json_pieces import Compact
 
     yield b"  "
     for piece in pieces:
@@ -575,11 +439,9 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
 
     Only asked when the report leaves findings in place (a malformed entry the
     strict view keeps as it is): repair writes nothing `check` would not pass.
-    The decision is check's own (_judge, _with_recorded, _fails), without --provider:
+    The decision is check's own (_judge: the one pipeline), without --provider:
     a view that provider still rejects is written, and exit 1 says so.
     """
-    from ._diagnosis import fails_only_as_recorded, own_provider
-
     plain = argparse.Namespace(**{**vars(args), "provider": None, "json": False})
     now = _clock(args.now)
     try:
@@ -595,11 +457,9 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
     for unit in units:
         if not (unit.checked or getattr(plain, "thread", None)):
             continue
-        report, verdict = _judge(unit, plain, now)
-        report = _with_recorded(unit, report, verdict)
-        # A shape only a chosen provider's plan can fix (its order of turns) is written; not when the file is
-        # one provider's request: it is already written in that provider's grouping, and check judges it so.
-        if _fails(report, verdict) and not (fails_only_as_recorded(report) and own_provider(unit.format) is None):
+        result = _judge(unit, plain, now)
+        report = result.report
+        if result.exit_code:
             from .analysis import rejected_by_own_provider
 
             refused = rejected_by_own_provider(unit.transcript) if unit.transcript is not None else []
@@ -609,30 +469,33 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
     return ""
 
 
-def _check_would_refuse(source: str, empty: bool, report: Any, payload: bytes, args: argparse.Namespace) -> bool:
-    """Whether `check` would not pass what repair is about to write; if so, say why on one line.
+RECHECK_UP_TO = 10_000
+"""repair reads back what it is about to write, as `check` would, for files of up to this many messages
+(and always when findings are left in place): above it, the re-read would double a large repair's time."""
 
-    Nothing left (every entry dropped: check cannot read an empty transcript), or,
-    under the strict policy, a view check still fails: always looked at when findings
-    are left in place, and for every file of up to RECORDED_VERDICTS_UP_TO messages (the
-    written bytes are read back as check reads them).
+
+def _still_failing(source: str, empty: bool, report: Any, payload: bytes, args: argparse.Namespace) -> str:
+    """Why `check` would still flag what repair writes ('' when it passes it).
+
+    repair always writes its best view (issue 26: a view that still fails is more use than none, and
+    the Inspector offers the same download); it then says on one line what is left and exits 1.
+    Looked at: nothing left (every entry dropped), or, under a policy that rechecks its view (strict),
+    a view check still fails: always when findings are left in place, and for every file of up to
+    RECHECK_UP_TO messages (the written bytes are read back as check reads them).
     """
     if empty:
-        _error(f"error: {source}: nothing is left after repair (every entry is dropped), and no "
-               "provider accepts an empty conversation; no file was written")
-        return True
-    recheck = report is not None and args.policy == "strict" and (
-        report.summary.findings or report.summary.messages <= RECORDED_VERDICTS_UP_TO)
+        return "nothing is left after repair (every entry is dropped), and no provider accepts an empty conversation"
+    from ._policies import POLICY
+
+    recheck = report is not None and POLICY[args.policy].rechecks_written_view and (
+        report.summary.findings or report.summary.messages <= RECHECK_UP_TO)
     if recheck:  # findings left in place, or a file small enough to re-read what is written (it may read
         left = _still_flagged(payload, source, args)  # as another format: check must pass what check reads)
         if left:  # name the first finding in the input (its positions are the user's file's)
             first = next((f for f in report.findings if f.severity.value == "malformed"), None) \
                 or (report.findings[0] if report.findings else None)
-            why = f"{first.message} ({left})" if first else left
-            _error(f"error: {source}: the repair cannot make it healthy: {why}; no file was written "
-                   "(`check` lists every finding)")
-            return True
-    return False
+            return f"{first.message} ({left})" if first else left
+    return ""
 
 
 def _repair_targets(args: argparse.Namespace) -> list[Target]:
@@ -696,7 +559,7 @@ def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | No
     return broken[0]
 
 
-def _repaired_bytes(analysis: Any, data: bytes, notes: list[str]) -> bytes:
+def _repaired_bytes(transcript: Any, changed: bool, view: Any, data: bytes, notes: list[str]) -> bytes:
     """What repair writes: the file's exact bytes when the view is the whole file unchanged, else the view.
 
     A thread of a file (a Claude Code main thread, a session's active branch) is
@@ -704,24 +567,23 @@ def _repaired_bytes(analysis: Any, data: bytes, notes: list[str]) -> bytes:
     its message list; a read-only format's view is written in the format it names.
     notes: what to tell the user once it is known the bytes are written (appended here).
     """
-    from .analysis import export_view, rejected_by_own_provider
+    from .analysis import rejected_by_own_provider
     from .formats import write_bytes
 
-    transcript = analysis.transcript
     whole_file = transcript.whole is not None or not transcript.siblings
-    if not analysis.plan.changed and not transcript.notes and whole_file:
+    if not changed and not transcript.notes and whole_file:
         if rejected_by_own_provider(transcript):  # sound messages in a shape their provider refuses
             notes.append(f"note: {transcript.format} rejects this file's shape as recorded, not its messages: "
                          f"the same messages are written in the shape the provider takes (a turn's results "
                          f"together and first; no empty tool_calls)")
             return write_bytes(transcript, list(transcript.messages))
         return data  # an unchanged view is the durable transcript: give back its exact bytes
-    if transcript.writes_as and analysis.plan.changed:
+    if transcript.writes_as and changed:
         notes.append(f"note: {transcript.format} is read-only here: the repaired view is written as "
                      f"{transcript.writes_as}")
-    if not analysis.plan.changed:
+    if not changed:
         return write_bytes(transcript)
-    return export_view(analysis)
+    return write_bytes(transcript, view)
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
@@ -760,29 +622,33 @@ def cmd_repair(args: argparse.Namespace) -> int:
         def produce(out: BinaryIO) -> None:
             write_fast(loaded.fast, plan, now, out)
     else:
-        from .analysis import analyze
+        from .pipeline import check_unit
 
-        providers = [args.provider] if args.provider else False
-        analysis = analyze(loaded.transcript, args.policy, now, args.provider, providers)
-        report = loaded.named(analysis.report)
-        assert data is not None  # the general reader read the file whole
-        payload = _repaired_bytes(analysis, data, notes)
-        empty = analysis.plan.changed and not analysis.view and _holds_no_entries(payload)
+        result = check_unit(loaded, provider=args.provider, policy=args.policy, depth="view", now=now)
+        report = loaded.named(result.report)
+        assert data is not None and result.plan is not None  # the general reader read the file whole
+        changed = result.plan.changed
+        payload = _repaired_bytes(loaded.transcript, changed, result.view, data, notes)
+        empty = changed and not result.view and _holds_no_entries(payload)
         if args.provider:
-            verdict = analysis.verdicts[args.provider]
-            print("\n".join(_verdict_lines(verdict, args.provider)), file=sys.stderr)
-            still_rejected = bool(verdict["after"])
+            said = result.providers[args.provider]
+            print("\n".join(_verdict_lines(said)), file=sys.stderr)
+            still_rejected = not said.accepted_after_repair
 
         def produce(out: BinaryIO) -> None:
             out.write(payload)
     del data
-    if _check_would_refuse(loaded.source, empty, report, payload if report is not None else b"", args):
-        return EXIT_NEEDS_REPAIR
+    left = _still_failing(loaded.source, empty, report, payload if report is not None else b"", args)
     for note in notes:
-        print(note, file=sys.stderr)
+        if not (left and "rejects this file's shape" in note):  # never claim a fix check does not see
+            print(note, file=sys.stderr)
     written = _write_repair(targets, produce, report)
     if written != EXIT_HEALTHY:
         return written
+    if left:
+        _error(f"note: {loaded.source}: the repaired view is written, but `check` still flags it: {left} "
+               "(`check` lists every finding)")
+        return EXIT_NEEDS_REPAIR
     return EXIT_NEEDS_REPAIR if still_rejected else EXIT_HEALTHY
 
 
@@ -855,7 +721,7 @@ def cmd_triage(args: argparse.Namespace) -> int:
         print(f"error: {args.out}: cannot write: {parent} is not a writable folder", file=sys.stderr)
         return EXIT_UNREADABLE
     for name in args.providers or ():
-        if name not in _providers():
+        if name not in _providers() and name != "all":
             print(f"error: --provider: unknown provider {name!r} (choose from {', '.join(_providers())})",
                   file=sys.stderr)
             return EXIT_UNREADABLE
@@ -887,13 +753,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     def common(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--policy", default="strict", choices=list(_policies()),
+        sub.add_argument("--policy", default=_policies()[0], choices=list(_policies()),
                          help="repair policy (default: %(default)s)")
         sub.add_argument("--format", default="auto", help="transcript format (default: auto-detect)")
         sub.add_argument("--provider", default=None, metavar="NAME",
-                         help="validate against this provider's rules before and after repair "
-                              "(and shape the strict view for it): openai-chat, openai-responses, "
-                              "anthropic, gemini, bedrock, mistral, deepseek or deepseek-responses")
+                         help="the target provider: its verdict before and after repair decides (and the "
+                              "strict view is shaped for it); default: the provider the format implies, else "
+                              "the universal invariants.  'all' or a comma list asks others too, for "
+                              "information (check only).  One of: " + ", ".join(_providers()))
         sub.add_argument("--now", type=int, default=None, metavar="MS",
                          help="timestamp (ms) for synthesized receipts, for reproducible output")
         sub.add_argument("--thread", default=None, metavar="NAME",
@@ -942,8 +809,9 @@ def build_parser() -> argparse.ArgumentParser:
     triage.add_argument("--scheduler", metavar="ADDRESS",
                         help="an existing Dask scheduler (tcp://host:8786); default: a local cluster")
     triage.add_argument("--provider", action="append", dest="providers", metavar="NAME",
-                        help="provider whose verdict to record (repeat; default: every provider)")
-    triage.add_argument("--policy", default="strict", choices=list(_policies()),
+                        help="a provider whose verdict to record beside each file's target provider (which "
+                             "decides the status and is always recorded); repeat, or 'all'")
+    triage.add_argument("--policy", default=_policies()[0], choices=list(_policies()),
                         help="repair policy (default: %(default)s)")
     triage.add_argument("--workers", type=int, metavar="N", help="local cluster workers (default: all cores)")
     triage.set_defaults(handler=cmd_triage, provider=None)
@@ -1064,9 +932,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     real_stdout = sys.stdout
     try:
         args = parser.parse_args(argv)
-        if args.provider is not None and args.provider not in _providers():
-            parser.error(f"argument --provider: invalid choice: {args.provider!r} "
-                         f"(choose from {', '.join(_providers())})")
+        unknown = [name for name in (args.provider or "").split(",") if name and name != "all"
+                   and name not in _providers()]
+        if unknown or (args.provider is not None and not args.provider.strip(", ")):
+            parser.error(f"argument --provider: invalid choice: {(unknown or [args.provider])[0]!r} "
+                         f"(choose from {', '.join(_providers())}, 'all', or a comma list)")
+        if args.command == "repair" and args.provider and ("," in args.provider or args.provider == "all"):
+            parser.error("argument --provider: repair shapes its view for one provider: name one")
         sys.stdout = cast(TextIO, _QuietPipe(real_stdout))
         code = _run(args)
         sys.stdout.flush()

@@ -98,9 +98,11 @@ class FindingCode(str, Enum):
     INVALID_ARGUMENTS = "invalid_arguments"
     LONE_MESSAGE = "lone_message"
     INVALID_FIELD = "invalid_field"
-    # reader findings (integrity.formats.container): lines of a JSONL file that were not read
+    # reader findings (integrity.formats.container): lines of a JSONL file that were not read, and an
+    # object naming a key twice (integrity.formats.duplicates)
     TORN_LAST_LINE = "torn_last_line"
     SKIPPED_LINE = "skipped_line"
+    DUPLICATE_KEY = "duplicate_key"
 
 
 class Mark(str, Enum):
@@ -154,7 +156,7 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         Severity.NORMALIZED, "reordered", "result(s) put in call order", action=True),
     RepairKind.DROPPED_DUPLICATE: KindFacts(
         "dropped duplicate", "A second result for a call that already has one; the view keeps one result per call.",
-        Severity.REJECTED, "duplicates_dropped", "duplicate receipt(s) dropped", action=True,
+        Severity.REJECTED, "duplicates_dropped", "duplicate result(s) dropped", action=True,
         if_accepted=Severity.LOSSY),
     RepairKind.DROPPED_INTERRUPTED_FRAME: KindFacts(
         "dropped interrupted frame",
@@ -244,6 +246,10 @@ FINDINGS: dict[FindingCode, KindFacts] = {
     FindingCode.SKIPPED_LINE: KindFacts(
         "skipped line", "A line of a JSONL file that is not valid JSON, left out because --skip-bad-lines asked "
         "for it.", Severity.MALFORMED),
+    FindingCode.DUPLICATE_KEY: KindFacts(
+        "duplicate key", "An object of the file names the same key twice. JSON readers disagree on which value "
+        "counts (this one takes the last), so a provider may read another message than the one checked; a "
+        "repair writes the last value only.", Severity.MALFORMED),
 }
 
 MARKS: dict[Mark, KindFacts] = {
@@ -324,6 +330,15 @@ VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.SYNTHESIZED_TURN,
 )
 """The order in which the verdict lists the counts of what a repair changed."""
+
+
+def summary_counts() -> tuple[tuple[str, str], ...]:
+    """(summary field, the kind's one name) of every count a summary carries, in registry order: the one
+    list the CLI's counts line, the Batch table's defect columns and its chart iterate (a new kind with a
+    summary_field appears in all of them)."""
+    counted = [(facts.summary_field, facts.name) for facts in (MARKS[Mark.ORPHANED_CALL], *REPAIR_KINDS.values(),
+                                                               MARKS[Mark.STRAY], MARKS[Mark.FINDING])]
+    return tuple((field, label) for field, label in counted if field)
 
 
 def facts(kind: RepairKind | FindingCode | Mark | str) -> KindFacts:

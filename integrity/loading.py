@@ -88,14 +88,18 @@ class Transcript:
     # only JSON's types (dict, list, str, int, float, bool, None): the schema check may then
     # trust its C validator's "valid" (integrity.schema.base).  False for a Transcript built by hand.
     json_typed: bool = False
+    # A JSONL file's line ending ("\r\n" when its first line ends so): written back the same, so a repaired
+    # CRLF file never mixes CRLF and LF lines.
+    newline: str = "\n"
 
 
 @dataclass(frozen=True)
 class ReaderNote:
     """Something the reader found that is not a message: a torn last line or a skipped bad line.
 
-    code: a FindingCode value (torn_last_line, skipped_line); line: the 1-based line;
-    size: bytes not parsed; problem: what the JSON decoder said.
+    code: a FindingCode value (torn_last_line, skipped_line, duplicate_key); line: the 1-based line (0: the
+    file's envelope object); size: bytes not parsed; problem: what the JSON decoder said (the key, for
+    duplicate_key).
     """
 
     code: str
@@ -105,10 +109,34 @@ class ReaderNote:
 
     def message(self) -> str:
         """The sentence a report shows for it."""
+        if self.code == "duplicate_key":
+            where = f"line {self.line}: an object in the entry starting here" if self.line else "an object of the file"
+            return (f"{where} names the key {self.problem!r} twice; JSON readers disagree on which "
+                    "value counts (this one takes the last), so a provider may read another message than the "
+                    "one checked; a repair writes the last value only")
         if self.code == "torn_last_line":
             return (f"line {self.line}: the last line is cut off mid-write ({self.size} bytes not parsed), as a "
                     "crash leaves it; read up to the line before, and a repair writes the transcript without it")
         return f"line {self.line}: not valid JSON ({self.problem}); skipped ({self.size} bytes), as asked"
+
+
+def as_bytes(data: Any) -> bytes:
+    """The file's bytes from any bytes-like object (bytes, bytearray, memoryview, an mmap...).
+
+    Readers slice and search the data as bytes, so a bytes-like object is copied
+    once here (bytes pass as they are).  Anything else is a TypeError on one line:
+    a str especially, whose encoding the caller knows and this package would guess.
+    """
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, str):
+        raise TypeError("expected the file's bytes, got a str: pass text.encode('utf-8')")
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(f"expected the file's bytes (bytes, bytearray or memoryview), got "
+                        f"{type(data).__name__}") from None
+    return view.tobytes()
 
 
 def describe_value(value: Any) -> str:
@@ -150,10 +178,14 @@ def read_source(path: str) -> bytes:
     import sys
 
     if path == "-":
+        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:  # started with standard input closed
+            raise TranscriptError("<stdin>", "", "standard input is closed: there is nothing to read")
         try:
             return sys.stdin.buffer.read()
         except MemoryError:
             raise TranscriptError("<stdin>", "", "too large to read into memory") from None
+        except (OSError, ValueError) as error:  # a closed or unreadable descriptor
+            raise TranscriptError("<stdin>", "", f"cannot read standard input: {error}") from None
     handle, status = open_source(path)
     return read_opened(path, handle, int(status.st_size))
 

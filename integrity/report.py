@@ -15,8 +15,9 @@ Kinds, severities and the verdict's wording come from the registry
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ._arguments import require_messages
 from ._diagnosis import (
     AsRecorded,
     Diagnosis,
@@ -35,9 +36,6 @@ from ._diagnosis import (
 )
 from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_message
 from ._findings import Finding
-from ._gc import without_gc
-from ._plan import Plan
-from ._policies import DEFAULT_POLICY
 from ._records import Record
 from ._report_records import (
     Action,
@@ -50,9 +48,13 @@ from ._report_records import (
     ViewItem,
 )
 from ._report_sections import Sections, _entry_severity, _rerated, with_severity
-from ._views import LightTranscript
+from ._report_v1 import upgrade
 from .kinds import Severity, fails, rate, worst
 from .notes import Note
+
+if TYPE_CHECKING:
+    from ._plan import Plan
+    from ._views import LightTranscript
 
 REPORT_VERSION = 3
 """2: `view` holds typed entries (receipts, turns and merges inline); actions carry note codes.
@@ -62,7 +64,7 @@ known, what each provider says about the transcript as recorded (`as_recorded`).
 
 __all__ = [
     "Action", "Diagnosis", "DurableView", "Finding", "MergedView", "Pairing", "ReceiptView", "RepairReport",
-    "Summary", "TurnView", "ViewItem", "build_report", "diagnose", "repair_with_report", "view_from_report",
+    "Summary", "TurnView", "ViewItem", "build_report", "diagnose", "view_from_report",
     # the diagnosis's rules, which the report shares (integrity._diagnosis), importable from here as before
     "fails_only_as_recorded", "moved_results", "moves", "own_provider", "summarize", "with_recorded",
     "Outcome", "report_shell", "sections_of",
@@ -108,8 +110,6 @@ class RepairReport(Record, kw_only=True, dict=True, omit_defaults=True):
             return data
         if data.get("report_version") in (1, 2):
             if data["report_version"] == 1:
-                from ._report_v1 import upgrade
-
                 data = upgrade(data)
             data = {**data, "report_version": REPORT_VERSION}
         data = {"report_version": REPORT_VERSION, "source": None, "severity": None, **data}
@@ -252,8 +252,6 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     Every entry goes through the materializer the repair itself uses.  Raises
     TypeError unless `messages` is a list of message dicts.
     """
-    from ._arguments import require_messages
-
     require_messages(messages, "view_from_report")
     durable = messages.__getitem__
     out = []
@@ -265,32 +263,3 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
         text = item.text if isinstance(item, ReceiptView) else None
         out.append(entry_message(_plan_entry(item), durable, text, _constant(stamp)))
     return out
-
-
-@without_gc
-def repair_with_report(
-    messages: list[Any],
-    now: Callable[[], int] | None = None,
-    source: str | None = None,
-    policy: str = DEFAULT_POLICY,
-) -> tuple[Any, RepairReport]:
-    """One pass: the repair result (ToolCallRepair) and the report that explains it (strict by default).
-
-    The cyclic GC is paused for the call (see integrity._gc) and restored after it.
-    Raises TypeError unless `messages` is a list of message dicts (naming the first
-    element that is not; a {"messages": [...]} envelope gets a hint to pass that list).
-
-    What the view shares with the input: a message the view carries unchanged
-    (report.view entry `durable` without `ids`) is the input dict itself; every
-    message the view changes (renamed ids, merged turns) is a deep copy, and
-    receipts and turns are new, so mutating any of those (their `arguments`,
-    `content`, `details`) never changes the input.
-    """
-    from ._arguments import require_messages
-    from .analysis import analyze
-    from .loading import Transcript
-    from .reference import ToolCallRepair, time_ms
-
-    require_messages(messages, "repair_with_report")
-    analysis = analyze(Transcript(messages, source or "<input>"), policy, now or time_ms)
-    return ToolCallRepair(analysis.view, list(analysis.plan.repaired_tool_calls)), analysis.report

@@ -26,12 +26,17 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ._policies import DEFAULT_POLICY
+
+if TYPE_CHECKING:
+    from .pipeline import CheckResult
 
 TRANSCRIPT_COLUMNS = (
     "path", "thread", "content_hash", "format", "messages", "calls", "orphaned_calls", "duplicates_dropped",
     "strays", "moved", "frames_dropped", "synthesized", "findings", "healthy", "changed", "status", "severity",
-    "verdict", "error",
+    "verdict", "target", "error",
 )
 FINDING_COLUMNS = (
     "path", "thread", "content_hash", "source", "code", "severity", "provider", "position", "durable_indices",
@@ -127,100 +132,53 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
                          "messages": len(transcript.messages), "status": "abandoned branch"})
             continue
         try:
-            diagnosis, verdicts = _check(transcript, policy, providers)
+            result = _check(transcript, policy, providers)
         except Exception as error:  # a transcript the engine cannot handle is a row, never a failed run
             rows.append(_error_row(url, digest, f"internal error: {type(error).__name__}: {error}", thread))
             continue
-        rows.append(_transcript_row(url, digest, thread, transcript.format, diagnosis, verdicts))
-        findings.extend(_finding_rows(url, digest, thread, diagnosis, verdicts))
+        rows.append(_transcript_row(url, digest, thread, result))
+        findings.extend(_finding_rows(url, digest, thread, result))
     return rows, findings
 
 
-def _check(transcript: Any, policy: str, providers: Sequence[str]) -> tuple[Any, dict[str, Any]]:
-    """What `check` says (the diagnosis, not the per-message report) and each provider's verdict.
+def _check(transcript: Any, policy: str, providers: Sequence[str]) -> CheckResult:
+    """What `check` says about one transcript (the one pipeline, at the diagnosis's depth): its
+    target provider decides; `providers` are asked beside it, for their columns."""
+    from .pipeline import Loaded, check_unit
 
-    The repaired view is built only when the plan changes something, and the
-    verdict after repair is the verdict as recorded when the view is the record.
-    """
-    from ._diagnosis import diagnose, with_recorded
-    from ._entries import materialize
-    from ._policies import PLANNERS, light_view
-    from .analysis import plan_depends_on, reader_findings
-    from .formats import to_native
-    from .providers import PROVIDER_FORMAT, validate_native, with_canonical_indices
-    from .providers.canonical import recorded_entries
-    from .schema import schema_findings
-
-    messages = transcript.messages
-    light = light_view(messages, policy)
-    plan = PLANNERS[policy](light, None)
-    diagnosed = diagnose(light, plan, transcript.source,
-                         schema=[*reader_findings(transcript), *schema_findings(transcript)])
-    diagnosis = diagnosed.model_copy(update={"format": transcript.format})  # its own provider counts, as in check
-    natives: dict[tuple[int, str], Any] = {}  # one native request per (message list, format): Mistral and
-    views: dict[int, list[Any]] = {}          # DeepSeek read the Chat shape, and most plans are shared
-
-    def judge(view: list[Any], provider: str) -> list[Any]:
-        key = (id(view), PROVIDER_FORMAT[provider])
-        if key not in natives:
-            literal = recorded_entries(transcript, key[1]) if view is messages else None  # the file as written
-            natives[key] = literal if literal is not None else _sources(to_native(view, key[1], transcript))
-        entries, sources = natives[key]
-        return with_canonical_indices(validate_native(entries, provider, history=True), sources)
-
-    verdicts: dict[str, Any] = {}
-    for provider in providers:
-        own = plan_depends_on(light, provider) and policy == "strict"
-        provider_plan = PLANNERS[policy](light, provider) if own else plan
-        before = judge(messages, provider)
-        if provider_plan.changed and provider_plan.order is not None:
-            if id(provider_plan) not in views:
-                views[id(provider_plan)] = materialize(provider_plan.order, messages, provider_plan.placeholder,
-                                                       lambda: 0)[0]
-            after = judge(views[id(provider_plan)], provider)
-        else:
-            after = before
-        verdicts[provider] = {"before": before, "after": after}
-    if verdicts:  # severities and verdict rated by what the providers say as recorded, as `check` does
-        diagnosis = with_recorded(diagnosis, {name: not result["before"] for name, result in verdicts.items()})
-    return diagnosis, verdicts
-
-
-def _sources(native: Any) -> tuple[list[Any], list[list[int]]]:
-    return native.messages, native.sources
+    return check_unit(Loaded(transcript.source, transcript=transcript), also=providers, policy=policy)
 
 
 def _error_row(path: str, digest: str, error: str, thread: str = "") -> dict[str, Any]:
     return {"path": path, "thread": thread, "content_hash": digest, "status": "unreadable", "error": error}
 
 
-def _transcript_row(path: str, digest: str, thread: str, format: str, report: Any,
-                    verdicts: dict[str, Any]) -> dict[str, Any]:
+def _transcript_row(path: str, digest: str, thread: str, result: CheckResult) -> dict[str, Any]:
+    report = result.report
     summary = report.summary
     row: dict[str, Any] = {
-        "path": path, "thread": thread, "content_hash": digest, "format": format,
+        "path": path, "thread": thread, "content_hash": digest, "format": result.format,
         "messages": summary.messages, "calls": summary.calls, "orphaned_calls": summary.orphaned_calls,
         "duplicates_dropped": summary.duplicates_dropped, "strays": summary.strays, "moved": summary.moved,
         "frames_dropped": summary.frames_dropped, "synthesized": summary.synthesized, "findings": summary.findings,
-        "healthy": report.healthy, "changed": report.changed,
-        "status": "healthy" if report.healthy else ("repaired" if report.changed else "findings"),
-        "severity": report.severity.value, "verdict": report.verdict, "error": None,
+        "healthy": report.healthy, "changed": report.changed, "status": result.status.value,
+        "severity": result.severity.value, "verdict": report.verdict, "target": result.target, "error": None,
     }
-    for provider, result in verdicts.items():
-        row[f"{provider} as recorded"] = "rejected" if result["before"] else "accepted"
-        row[f"{provider} after repair"] = "rejected" if result["after"] else "accepted"
+    for provider, said in result.providers.items():
+        row[f"{provider} as recorded"] = "accepted" if said.accepted_as_recorded else "rejected"
+        row[f"{provider} after repair"] = "accepted" if said.accepted_after_repair else "rejected"
     return row
 
 
-def _finding_rows(path: str, digest: str, thread: str, report: Any, verdicts: dict[str, Any]) -> Rows:
+def _finding_rows(path: str, digest: str, thread: str, result: CheckResult) -> Rows:
     rows: Rows = []
     base = {"path": path, "thread": thread, "content_hash": digest}
-    for finding in report.findings:
+    for finding in result.findings:
         rows.append({**base, "source": "finding", "code": finding.kind.value, "severity": finding.severity.value,
                      "provider": None, "position": None, "durable_indices": list(finding.durable_indices),
                      "call_id": finding.call_id, "message": finding.message})
-    for provider, result in verdicts.items():
-        for violation in result["before"]:
+    for provider, said in result.providers.items():
+        for violation in said.before:
             rows.append({**base, "source": "provider", "code": violation.rule, "severity": "rejected",
                          "provider": provider, "position": violation.position,
                          "durable_indices": list(violation.canonical_indices or violation.native_indices),
@@ -351,15 +309,13 @@ def _progress(done: int, total: int, unreadable: int, stream: Any) -> None:
 
 
 def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
-               providers: Sequence[str] | None = None, policy: str = "strict", workers: int | None = None,
+               providers: Sequence[str] | None = None, policy: str = DEFAULT_POLICY, workers: int | None = None,
                batch_files: int = BATCH_FILES, progress: Any = sys.stderr) -> TriageResult:
     """Triage every transcript the patterns name into `out` (and its findings table); see the module docstring."""
     from distributed import as_completed
 
-    from .providers import PROVIDERS
-
     started = time.perf_counter()
-    chosen = list(providers) if providers else list(PROVIDERS)
+    chosen = list(providers or ())  # each file's target provider is always asked; these are asked beside it
     urls = expand_inputs(patterns)
     known = _known(out)
     tables = (_TableWriter(out, TRANSCRIPT_COLUMNS), _TableWriter(findings_path(out), FINDING_COLUMNS))

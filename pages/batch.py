@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector import fleet, ui
-from inspector.batch import EVERY_PROVIDER, REJECTED_STATUS, defect_totals, summarize_all
+from inspector.batch import REJECTED_STATUS, UNIVERSAL, defect_totals, summarize_all
 from inspector.data_root import data_root, files_in, resolve_in_root
 from inspector.entry import through_app
 from inspector.safe_text import neutralize
@@ -39,10 +39,11 @@ def provider_choice() -> str | None:
     ui.from_url("batch_provider", "provider", options, OWN)
     picked: str | None = st.sidebar.selectbox(
         "Safe to send to", options, key="batch_provider",
-        help="whose rules decide whether a file is safe to send, as recorded and after repair. By default "
-             f"each file's own provider (an Anthropic request: Anthropic), or {EVERY_PROVIDER} for a format "
-             "no single provider reads (pi-ai, Claude Code, LangChain); a provider picked here judges every "
-             "file, as `check --provider` does.")
+        help="the target provider: whose rules decide the status, as recorded and after repair. By default "
+             "each file's own provider (an Anthropic request or a Claude Code session: Anthropic), or "
+             f"{UNIVERSAL} for a format no single provider reads (pi-ai, LangChain), as `check` does; a "
+             "provider picked here judges every file, as `check --provider` does. The other providers' "
+             "verdicts are information and never change the status.")
     ui.to_url("batch_provider", "provider", None if picked == OWN else picked)
     return None if picked == OWN else picked
 
@@ -61,6 +62,7 @@ def _table_bytes() -> tuple[str, bytes] | None:
     if where == "Upload":
         upload = st.file_uploader("Triage table (.parquet)", type=["parquet"], key="fleet_upload",
                                   help=ui.upload_limit_text())
+        ui.uploaded_names(upload)
         return (upload.name, upload.getvalue()) if upload is not None else None
     root = data_root()
     tables = [name for name in files_in(root, (".parquet",)) if not name.endswith(".findings.parquet")]
@@ -141,6 +143,7 @@ else:
     files = st.file_uploader("Transcripts", accept_multiple_files="directory" if mode == "Upload a folder" else True,
                              key=f"batch_{mode}", help=ui.upload_limit_text())
     ui.upload_limit_note()
+    ui.uploaded_names(files)
     inputs = [ui.Source(f.name, f.getvalue(), "upload") for f in files or []]
 
 if not inputs:

@@ -12,6 +12,7 @@ import streamlit as st
 from inspector.entry import through_app
 from inspector.glossary import GROUPS, PARAM, TERMS, Term, find_term, link_terms
 from inspector.lessons import find_lesson, lesson_url
+from inspector.safe_text import literal
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
@@ -40,7 +41,7 @@ def _entry(term: Term, highlighted: bool = False) -> None:
 wanted = st.query_params.get(PARAM)
 chosen = find_term(wanted) if wanted else None
 if wanted and chosen is None:
-    st.warning(f"The glossary has no entry “{wanted[:80]}”; here is every entry.")
+    st.warning(f"The glossary has no entry {literal(wanted)}; here is every entry.")
 if chosen is not None:
     _entry(chosen, highlighted=True)
     st.divider()

@@ -22,7 +22,7 @@ from inspector.entry import through_app
 from inspector.glossary import link
 from inspector.positions import durable_label, file_line_note, native_message
 from inspector.rows import Pairs, call_arguments, filter_rows, next_problem, pairs_for, raw_json
-from inspector.safe_text import neutralize
+from inspector.safe_text import literal, neutralize
 from inspector.theme import PROBLEM_KINDS, ROW_KINDS, label
 from integrity import POLICIES
 
@@ -50,7 +50,7 @@ if picked_source is None:
     st.stop()
 source = picked_source  # never None from here on (the functions below rely on it)
 
-with st.spinner(f"Reading {neutralize(source.name)} ({len(source.data):,} bytes)…"):  # staged progress
+with st.spinner(f"Reading {literal(source.name)} ({len(source.data):,} bytes)…"):  # staged progress
     loaded = ui.load_source(source)  # (a spinner holds no elements: a read error shows on the page)
 if loaded is None:
     ui.provider_picker()
@@ -128,7 +128,7 @@ if msg_link is not None and st.session_state.get("_url_msg") != msg_link:
     st.session_state["sel_row"] = found_row
     st.session_state["_bad_msg"] = msg_link if found_row is None else None
 if st.session_state.get("_bad_msg"):
-    st.error(f"The link asks for message {neutralize(st.session_state['_bad_msg'])[:40]!r}: this transcript has "
+    st.error(f"The link asks for message {literal(st.session_state['_bad_msg'], 40)}: this transcript has "
              f"durable #0–#{len(transcript.messages) - 1} and view #v0–#v{len(analysis.view) - 1}. "
              "Nothing is selected.")
 

@@ -1,6 +1,6 @@
 """Fault lab: reproduce a fault on demand and watch, step by step, what each mechanism does.
 
-Scenarios, workers and snapshots come from integrity.scenarios; this page only
+Scenarios, workers and snapshots come from integrity.lab (its scenarios); this page only
 lays out the three panes (durable log, in-flight map, repaired model view).
 Message-derived text goes only into dataframe cells, st.code and st.json.
 """
@@ -14,7 +14,7 @@ import streamlit as st
 
 from inspector.entry import through_app
 from inspector.glossary import link, link_terms
-from integrity.scenarios import SCENARIOS, LabRun, Snapshot, describe, start_scenario
+from integrity.lab import SCENARIOS, LabRun, Snapshot, describe, start_scenario
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 

@@ -35,6 +35,7 @@ from inspector.lessons import (
     verdict_difference,
 )
 from inspector.rows import preview
+from inspector.safe_text import literal
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
@@ -50,7 +51,7 @@ policy = ui.policy_picker()
 keys = [lesson.key for lesson in LESSONS]
 asked = st.query_params.get(LESSON_PARAM)
 if asked is not None and asked not in keys:
-    st.warning(f"There is no lesson “{asked[:60]}”; the lessons are: {', '.join(keys)}.")
+    st.warning(f"There is no lesson {literal(asked, 60)}; the lessons are: {', '.join(keys)}.")
 ui.from_url("lesson", LESSON_PARAM, keys, keys[0])
 key: str | None = st.radio("Invariant", keys, key="lesson", horizontal=True,
                            format_func=lambda k: f"{keys.index(k) + 1}. {LESSONS[keys.index(k)].title}")

@@ -18,6 +18,7 @@ from inspector.glossary import link
 from inspector.lessons import find_lesson, lesson_url
 from inspector.quiz import POLICY, VERDICT_OPTIONS, Question, make_quiz, mark
 from inspector.rows import preview
+from inspector.safe_text import literal
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
@@ -29,7 +30,7 @@ st.markdown(f"Five transcripts you have not seen, each broken the way one lesson
 
 raw_seed = st.query_params.get("seed")
 if raw_seed is not None and not raw_seed.isdigit():
-    st.warning(f"“{raw_seed[:40]}” is not a quiz number; here is a new quiz.")
+    st.warning(f"{literal(raw_seed, 40)} is not a quiz number; here is a new quiz.")
 if "quiz_seed" not in st.session_state or (raw_seed and raw_seed.isdigit()
                                            and st.session_state.get("_quiz_url_seed") != raw_seed):
     st.session_state["quiz_seed"] = int(raw_seed) if raw_seed and raw_seed.isdigit() else random.randrange(1, 10**6)

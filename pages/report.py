@@ -48,6 +48,7 @@ def _read_uploaded() -> tuple[str, RepairReport]:
     uploaded = st.file_uploader("Report JSON (from this page or the CLI's --report)", type=["json"],
                                 key="report_upload", help=ui.upload_limit_text())
     ui.upload_limit_note()
+    ui.uploaded_names(uploaded)
     if uploaded is None:
         st.info("Upload a report JSON to read it here.")
         st.stop()

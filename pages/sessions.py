@@ -1,6 +1,6 @@
 """Sessions: open a session store, list its sessions, inspect one, open it in the inspector.
 
-Listing and loading come from integrity.store, verdicts from the repair report.
+Listing and loading come from integrity.lab (the store), verdicts from the repair report.
 A visitor never names an arbitrary server file: stores open only from the store
 folder (`data/` in the project, created on demand; the INTEGRITY_STORE_ROOT
 environment variable names another), from an uploaded .db, or as a demo store
@@ -26,8 +26,7 @@ from inspector.data_root import ROOT_VARIABLE, data_root, files_in, resolve_in_r
 from inspector.entry import through_app
 from inspector.safe_text import neutralize, safe_filename, without_paths
 from integrity import Mark, RepairKind, RepairReport, ToolCallRepair, facts, repair_with_report
-from integrity.scenarios import DemoStore, describe
-from integrity.store import Entry, SessionInfo, SQLiteSessionStore, StoreError, open_store
+from integrity.lab import DemoStore, Entry, SessionInfo, SQLiteSessionStore, StoreError, describe, open_store
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
@@ -231,7 +230,7 @@ def from_folder() -> tuple[Path, str]:
 
 
 st.title("Sessions")
-st.markdown("Open a session store (an SQLite file written by `integrity.store`) to see its sessions, "
+st.markdown("Open a session store (an SQLite file written by `integrity.lab`'s store) to see its sessions, "
             "who holds each lease, and whether the stored history needs repair before a model can use it.")
 top = st.columns([4, 1], vertical_alignment="bottom")
 mode: str | None = top[0].radio("Open a store from", MODES, horizontal=True, key="sessions_mode")
@@ -245,6 +244,7 @@ elif mode == "Upload a .db":
     upload = st.file_uploader("Session store (.db)", type=[s.lstrip(".") for s in STORE_SUFFIXES],
                               key="sessions_upload", help=ui.upload_limit_text() + "; opened read-only")
     ui.upload_limit_note()
+    ui.uploaded_names(upload)
     if upload is None:
         st.info("Upload a session store file to inspect it; it is deleted after reading.")
         st.stop()

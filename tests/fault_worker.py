@@ -17,15 +17,15 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from integrity.runtime import (
+from integrity.lab import (
     CallSpec,
     Runtime,
     ScriptedModel,
     ThreadToolExecutor,
     Tool,
     Turn,
+    open_store,
 )
-from integrity.store import open_store
 
 
 def script(turns: int, calls: int) -> list[Turn]:

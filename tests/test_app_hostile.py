@@ -205,8 +205,6 @@ def test_an_unexpected_failure_in_a_page_is_one_line_with_details_and_no_server_
 
 def test_a_failing_provider_check_is_one_error_line_and_the_rest_of_the_page_is_shown(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import inspector.batch
-
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise TypeError("unhashable type: 'list'")
 
@@ -218,7 +216,12 @@ def test_a_failing_provider_check_is_one_error_line_and_the_rest_of_the_page_is_
     assert "a.json: provider verdicts: TypeError: unhashable type: 'list'" in [c.value for c in at.code]
     assert any("rows" in s.value for s in at.subheader)  # the rest of the page is there
 
-    monkeypatch.setattr(inspector.batch, "judged_by_providers", boom)
+    import integrity.pipeline
+
+    real = integrity.pipeline.provider_verdicts
+    monkeypatch.setattr(integrity.pipeline, "provider_verdicts",  # asking every provider fails; the target alone
+                        lambda transcript, view_for, names: boom() if len(names) > 1 else real(transcript, view_for,
+                                                                                              names))
     at = upload("pages/batch.py", "a.json", surrogate_transcript())
     table = next(f.value for f in at.dataframe if "status" in f.value.columns)
     assert list(table["status"]) == ["repaired"]  # read and repaired; only the verdicts are missing

@@ -262,7 +262,7 @@ def test_report_page_reads_an_uploaded_report_and_rejects_garbage() -> None:
     at.radio(key="report_origin").set_value("Uploaded report JSON").run()
     at.file_uploader(key="report_upload").set_value(("crash.report.json", report_json, "application/json")).run()
     assert not at.exception and not at.error
-    assert any("duplicate receipt(s) dropped" in c for c in codes(at))
+    assert any("duplicate result(s) dropped" in c for c in codes(at))
     actions = next(f for f in frames(at) if "action" in getattr(f, "columns", []))
     assert list(actions["action"]) == ["dropped duplicate"]
     at.file_uploader(key="report_upload").set_value(

@@ -186,9 +186,10 @@ def test_json_inside_a_string_follows_the_same_rules(tmp_path: Path) -> None:
         shown = run("check", path)
         assert shown.code == 1 and b"is not valid JSON text" in shown.stdout, shown.stderr
         assert run("check", "--provider", "openai-chat", path).code == 1
-        message = assert_clean_failure(run("repair", path, "-o", tmp_path / "o.json"), code=1)
-        assert "message 1 (line 1)" in message and "not valid JSON text" in message
-        assert not (tmp_path / "o.json").exists()
+        done = run("repair", path, "-o", tmp_path / "o.json")
+        assert done.code == 1 and not done.error_lines, done.stderr
+        assert "message 1 (line 1)" in done.stderr and "not valid JSON text" in done.stderr
+        assert (tmp_path / "o.json").exists()  # its best view, and one line says what is left
 
 
 def test_lone_surrogates_are_written_back_escaped_and_read_again(tmp_path: Path) -> None:
@@ -234,14 +235,15 @@ def test_an_unexpected_exception_is_one_line_and_its_own_exit_code(tmp_path: Pat
     assert run("--debug", "check", path).stderr.count("Traceback") == 1
 
 
-def test_exit_codes_are_in_the_help_and_the_readme() -> None:
+def test_exit_codes_are_in_the_help_and_the_cli_guide() -> None:
     shown = run("--help")
     assert shown.code == 0
     text = shown.stdout.decode()
     assert f"{EXIT_INTERNAL}  internal error" in text
     assert "internal error" in run("repair", "--help").stdout.decode()
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert f"`{EXIT_INTERNAL}`" in readme and "--debug" in readme
+    guide = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")  # the README links to it for exit codes
+    assert f"`{EXIT_INTERNAL}`" in guide and "--debug" in guide
+    assert "docs/cli.md" in (REPO / "README.md").read_text(encoding="utf-8")
 
 
 def test_running_out_of_memory_is_one_line_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -285,28 +287,31 @@ def test_a_closed_standard_output_is_quiet_and_keeps_the_verdict(tmp_path: Path)
     assert done.stdout.split() == [b"0", b"1", b"0", b"0"]  # check: needs repair (1); repair: written (0)
 
 
-def test_repair_never_writes_what_check_refuses(tmp_path: Path) -> None:
-    """Every message dropped (a lone result no call owns): nothing is written, not an empty file."""
+def test_repair_writes_its_best_view_and_says_what_check_still_flags(tmp_path: Path) -> None:
+    """Every message dropped (a lone result no call owns): the empty view is written, exit 1, one note says so."""
     for name, data in (("lone.json", b'[{"role":"toolResult","content":"x"}]'),
                        ("stray.jsonl", as_jsonl('{"role":"toolResult","toolCallId":"x","toolName":"t",'
                                                 '"content":[],"isError":false}'))):
         path = write(tmp_path / name, data)
         out, report = tmp_path / f"{name}.out", tmp_path / f"{name}.report"
-        message = assert_clean_failure(run("repair", path, "-o", out, "--report", report), code=1)
-        assert "nothing is left after repair" in message
-        assert not out.exists() and not report.exists()
-        assert run("repair", path).stdout == b""
+        done = run("repair", path, "-o", out, "--report", report)
+        assert done.code == 1 and not done.error_lines, done.stderr
+        assert "nothing is left after repair" in done.stderr and out.exists() and report.exists()
+        assert path.read_bytes() == data
 
 
-def test_repair_writes_nothing_check_would_still_flag(tmp_path: Path) -> None:
-    """A malformed entry the strict view keeps as it is: no file, exit 1, the finding named."""
+def test_repair_writes_a_view_check_would_still_flag_and_names_the_finding(tmp_path: Path) -> None:
+    """A malformed entry the strict view keeps as it is: the view is written, exit 1, the finding named."""
     data = as_array(USER, '{"role":"banana"}', call_turn('"x"'))
     path = write(tmp_path / "in.json", data)
     assert run("check", path).code == 1
     out, report = tmp_path / "out.json", tmp_path / "report.json"
-    message = assert_clean_failure(run("repair", path, "-o", out, "--report", report), code=1)
-    assert "the repair cannot make it healthy" in message and "banana" in message
-    assert not out.exists() and not report.exists() and path.read_bytes() == data
+    done = run("repair", path, "-o", out, "--report", report)
+    assert done.code == 1 and not done.error_lines, done.stderr
+    [line] = done.stderr.splitlines()
+    assert "`check` still flags it" in line and "banana" in line
+    assert out.exists() and report.exists() and path.read_bytes() == data
+    assert run("check", out).code == 1  # what it says is left is what check says
     # The reference policy is the reference: it writes what the reference would.
     assert run("repair", "--policy", "openmaic", path, "-o", out).code == 0 and out.exists()
 

@@ -188,7 +188,7 @@ def test_unknown_links_say_so(browser: Any, server: str) -> None:
     assert "nope.json" in body(page) and "sample=nope.json" in page.url  # the URL is not rewritten
     shot(page, "11-7-unknown-sample")
     page.goto(server + "/?sample=abort_race.pi-ai.json&msg=999&view=table")
-    settle(page, "The link asks for message '999'")
+    settle(page, "The link asks for message 999")
     shot(page, "11-7-msg-out-of-range")
     page.goto(server + "/?lesson=order")
     settle(page, "Results follow call order")

@@ -1,8 +1,8 @@
 """`check --json`, `--json-lines` and `--provider` on the fast path say what the full path says.
 
-The reference here is the path these commands took before they used the fast path:
-the general reader, `analyze` (with the provider's verdicts), `with_recorded` and
-`json.dumps(report.model_dump(mode="json"), indent=2)`.  Every sample transcript and
+The reference here is the general reader and the one pipeline at its fullest depth
+(`integrity.pipeline.check(..., depth="view")`: the whole report and the view, rated by the
+target provider) and `json.dumps(report.model_dump(mode="json"), indent=2)`.  Every sample transcript and
 generated broken files (pi-ai arrays and JSONL, one above the size at which every
 provider is asked about the file as recorded) are compared byte for byte.
 """
@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 from cli_inprocess import run, run_process
 
-from integrity._report_text import ascii_only, finished, report_bytes
-from integrity.analysis import analyze, load_all
-from integrity.cli import RECORDED_VERDICTS_UP_TO, _summary_lines, _verdict_lines, pieces_in_array
-from integrity.providers import PROVIDERS, validate_recorded
-from integrity.report import with_recorded
+from integrity._json_pieces import ascii_only, finished
+from integrity._report_text import report_bytes
+from integrity.analysis import load_all
+from integrity.cli import RECHECK_UP_TO, _summary_lines, _verdict_lines, pieces_in_array
+from integrity.pipeline import check
+from integrity.providers import PROVIDERS
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((REPO / "sample_transcripts").glob("*.json*"))
@@ -39,7 +40,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     folder = tmp_path_factory.mktemp("generated")
     paths = []
     for count, seed, jsonl in ((150, 1, False), (700, 2, True), (2_000, 3, False),
-                               (RECORDED_VERDICTS_UP_TO + 500, 4, False)):
+                               (RECHECK_UP_TO + 500, 4, False)):
         path = folder / f"broken_{count}.{'jsonl' if jsonl else 'json'}"
         write(count, str(path), jsonl=jsonl, seed=seed)
         paths.append(path)
@@ -53,12 +54,9 @@ def _reference(path: Path, provider: str | None = None, policy: str = "strict") 
     for transcript in transcripts:
         if not transcript.checked:
             continue
-        analysis = analyze(transcript, policy, _now, provider, [provider] if provider else False)
-        report = analysis.report.model_copy(update={"format": transcript.format, "thread": transcript.name})
-        if provider is None and report.summary.messages <= RECORDED_VERDICTS_UP_TO:
-            said = validate_recorded(transcript)
-            report = with_recorded(report, {name: not found for name, found in said.items()})
-        out.append((report, analysis.verdicts.get(provider) if provider else None))
+        result = check(transcript, provider=provider, policy=policy, depth="view", now=_now)
+        report = result.report.model_copy(update={"format": transcript.format, "thread": transcript.name})
+        out.append((report, result.providers.get(provider) if provider else None))
     return out
 
 
@@ -91,7 +89,7 @@ def _provider_text(path: Path, provider: str) -> str:
     for report, verdict in _reference(path, provider):
         label = str(path) if len(_reference(path)) == 1 else f"{path}#{report.thread}"  # type: ignore[attr-defined]
         lines.append("\n".join(_summary_lines(report, label=label)))
-        lines.append("\n".join(_verdict_lines(verdict, provider)))  # type: ignore[arg-type]
+        lines.append("\n".join(_verdict_lines(verdict)))  # type: ignore[arg-type]
     return "\n".join(lines) + "\n"
 
 

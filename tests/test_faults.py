@@ -19,16 +19,16 @@ from typing import Any
 import pytest
 
 from integrity import is_interrupted_tool_result
-from integrity.runtime import (
+from integrity.lab import (
     CallSpec,
     Runtime,
     ScriptedModel,
     ThreadToolExecutor,
     Tool,
     Turn,
+    open_store,
     user_message,
 )
-from integrity.store import open_store
 from tests.view_invariants import assert_legal_view
 
 WORKER = Path(__file__).with_name("fault_worker.py")

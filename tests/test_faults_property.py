@@ -19,17 +19,18 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from integrity.runtime import (
+from integrity.lab import (
     CallSpec,
+    LeaseHeldError,
     Runtime,
     ScriptedModel,
+    SQLiteSessionStore,
     Tool,
     Turn,
     VirtualClock,
     VirtualToolExecutor,
     user_message,
 )
-from integrity.store import LeaseHeldError, SQLiteSessionStore
 from tests.view_invariants import assert_legal_view
 
 TTL = 1_000

@@ -109,8 +109,8 @@ def test_near_miss_native_files_are_read_or_refused_cleanly(data: st.DataObject)
 
 
 @pytest.mark.parametrize(("data", "said"), [
-    ('[{"role": "user", "content": "hi"}]'.encode("utf-16"), "UTF-16 text"),
-    ('[{"role": "user", "content": "hi"}]'.encode("utf-16-be").join([b"\xfe\xff", b""]), "UTF-16 text"),
+    ('[{"role": "user", "content": "hi"}]'.encode("utf-16"), "UTF-16 LE text"),
+    ('[{"role": "user", "content": "hi"}]'.encode("utf-16-be").join([b"\xfe\xff", b""]), "UTF-16 BE text"),
     (gzip.compress(b'[{"role": "user", "content": "hi"}]'), "gzip-compressed"),
 ])
 def test_a_file_that_is_not_utf8_says_what_it_looks_like(data: bytes, said: str) -> None:

@@ -8,10 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from integrity.report import repair_with_report
-from integrity.runtime import user_message
-from integrity.scenarios import SCENARIOS
-from integrity.store import open_store
+from integrity import repair_with_report
+from integrity.lab import SCENARIOS, open_store, user_message
 
 PAGES = Path(__file__).resolve().parent.parent / "pages"
 HOSTILE = "<script>alert(1)</script> **bold** [link](http://x)"
@@ -236,7 +234,7 @@ def test_demo_stores_are_removed_when_replaced_or_closed() -> None:
 def test_a_demo_store_nobody_holds_any_more_is_removed() -> None:
     import gc
 
-    from integrity.scenarios import DemoStore
+    from integrity.lab import DemoStore
 
     demo = DemoStore()
     directory = demo.directory

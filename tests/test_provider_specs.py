@@ -40,6 +40,7 @@ from integrity.providers.spec import MESSAGE_KINDS
 from tests.test_providers_blocks import ANTHROPIC_ILLEGAL, BEDROCK_ILLEGAL
 from tests.test_providers_chat import ILLEGAL as CHAT_ILLEGAL
 from tests.test_providers_chat import A, T, U
+from tests.test_providers_ids import ID_ILLEGAL
 from tests.test_providers_turns import DEEPSEEK_RESPONSES_ILLEGAL, GEMINI_ILLEGAL, RESPONSES_ILLEGAL
 from tests.test_strict_properties import broken_transcripts
 
@@ -220,6 +221,10 @@ def test_every_violation_of_the_provider_test_cases_matches_its_rules_template()
         produced.extend(violations)
     for provider, request in OTHER_REQUESTS:
         produced.extend(validate_native(request, provider))
+    for param in ID_ILLEGAL:  # the id rules apply when asked (ids=True)
+        provider, request, expected = cast(tuple[str, list[dict[str, Any]], dict[str, Any]], param.values)
+        assert matches_spec(Violation(**expected)), expected
+        produced.extend(validate_native(request, provider, ids=True))
     produced.extend(sample_violations())
     assert all(matches_spec(v) for v in produced), [v for v in produced if not matches_spec(v)]
     # and every template is one a rule set returns: no dead or misspelled rule ids in a spec

@@ -49,6 +49,13 @@ ANTHROPIC_LEGAL = [
     [AU(), {"role": "system", "content": "from now on, answer in French"}, ASAY()],
     [AU(), AA("a"), AR("a"), {"role": "system", "content": [{"type": "text", "text": "be brief"}]}, ASAY()],
     [{"role": "system", "content": []}, AU(), ASAY()],
+    # recorded (HTTP 200): an id used again in a later turn, each use answered right after it
+    [AU(), AA("a"), AR("a"), AA("a"), AR("a"), ASAY()],
+    # recorded (HTTP 200): two assistant messages in a row are one turn, answered by one user message
+    [AU(), AA("a", text="loading"), AA("b"), AR("a", "b")],
+    # the API combines consecutive user messages too (its reference), so results may be split over them
+    [AU(), AA("a", "b"), AR("a"), AR("b"), ASAY()],
+    [AU(), AA("a"), AR("a"), AU("and then?"), ASAY()],
 ]
 
 ANTHROPIC_ILLEGAL = [
@@ -92,10 +99,26 @@ ANTHROPIC_ILLEGAL = [
           "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: b" + UNANSWERED_TAIL),
         id="second-result-after-text"),
     pytest.param(
-        [AU(), AA("a"), AR("a"), AA("a"), AR("a")],
-        v("anthropic", "duplicate_tool_use_id", "messages.3.content.0", [3], ["a"],
-          "messages.3.content.0: `tool_use` ids must be unique"),
-        id="reused-tool-use-id"),
+        [AU(), AA("a", "a"), AR("a")],
+        v("anthropic", "duplicate_tool_use_id", "messages.1.content.1", [1], ["a"],
+          "messages.1.content.1: `tool_use` ids must be unique"),
+        id="tool-use-id-twice-in-a-turn"),
+    pytest.param(
+        [AU(), AA("a"), AA("a"), AR("a")],
+        v("anthropic", "duplicate_tool_use_id", "messages.1.content.1", [1, 2], ["a"],
+          "messages.1.content.1: `tool_use` ids must be unique"),
+        id="tool-use-id-twice-in-combined-turn"),
+    pytest.param(
+        [AU(), AA("a"), AR("a"), AR("a")],
+        v("anthropic", "duplicate_tool_result", "messages.2.content.1", [1, 2, 3], ["a"],
+          "messages.2.content.1: each tool_use must have a single result. "
+          "Found multiple `tool_result` blocks with id: a"),
+        id="duplicate-result-in-combined-turn"),
+    pytest.param(
+        [AU(), AA("a"), AU("note first"), AR("a")],
+        v("anthropic", "tool_result_not_first", "messages.1", [1, 2, 3], ["a"],
+          "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: a" + UNANSWERED_TAIL),
+        id="result-after-a-user-message"),
     pytest.param(
         [{"role": "system", "content": "be brief"}, AU()],
         v("anthropic", "system_message_first", "messages.0", [0], [],
@@ -117,11 +140,11 @@ def test_anthropic_minimal_illegal_request_yields_exactly_that_violation(
     assert found(request_, "anthropic") == [expected]
 
 
-def test_anthropic_results_split_across_two_user_messages_leave_the_second_half_unanswered_and_unexpected() -> None:
-    request = [AU(), AA("a", "b"), AR("a"), AR("b")]
-    assert [(x["rule"], x["position"], x["call_ids"]) for x in found(request, "anthropic")] == [
-        ("tool_use_unanswered", "messages.1", ["b"]),
-        ("unexpected_tool_result", "messages.3.content.0", ["b"]),
+def test_anthropic_positions_count_combined_turns() -> None:
+    """After two user messages combine, the next turns are numbered in the combined list."""
+    request = [AU(), AU("more"), AA("a", "b"), AR("a")]
+    assert [(x["rule"], x["position"], x["native_indices"]) for x in found(request, "anthropic")] == [
+        ("tool_use_unanswered", "messages.1", [2, 3]),
     ]
 
 
@@ -145,17 +168,26 @@ def BR(*ids: str, text: str | None = None) -> dict[str, Any]:
 
 BEDROCK_LEGAL = [
     [BU(), BA("a", "b", text="checking"), BR("b", "a"), BA(text="done")],
+    # recorded (HTTP 200; Claude Sonnet 4.5, Nova): results and text or media in one user message
+    [BU(), BA("a"), BR("a", text="and a note")],
+    # recorded (HTTP 200; Claude Sonnet 4.5): a conversation opening with an assistant message
+    [BA(text="hello"), BU()],
+    # recorded (HTTP 200; Nova 2 Lite): a server tool's use answered in the same assistant message
+    [BU(), {"role": "assistant", "content": [
+        {"toolUse": {"toolUseId": "s", "name": "nova_code_interpreter", "input": {}, "type": "server_tool_use"}},
+        {"toolResult": {"toolUseId": "s", "content": [{"text": "7"}]}}, {"toolUse": {"toolUseId": "a", "name": "f"}}]},
+     BR("a")],
     [BU(), BA(text="hello")],
     [BU(), BA("a"), BR("a"), BA("b"), BR("b"), BA(text="done"), BU()],
 ]
 
 BEDROCK_ILLEGAL = [
     pytest.param(
-        [BA(text="hello")],
-        v("bedrock", "first_message_not_user", "messages.0", [0], [],
+        [],
+        v("bedrock", "first_message_not_user", "messages", [], [],
           "A conversation must start with a user message. Try again with a conversation that starts with a user "
           "message."),
-        id="first-not-user"),
+        id="no-message"),
     pytest.param(
         [BU(), BU("again")],
         v("bedrock", "roles_not_alternating", "messages.1", [0, 1], [],
@@ -184,11 +216,6 @@ BEDROCK_ILLEGAL = [
           "The number of toolResult blocks at messages.0.content exceeds the number of toolUse blocks of "
           "previous turn."),
         id="result-at-head"),
-    pytest.param(
-        [BU(), BA("a"), BR("a", text="and a note")],
-        v("bedrock", "tool_results_mixed_with_content", "messages.2.content", [2], ["a"],
-          "messages.2.content: Conversation blocks and tool result blocks cannot be provided in the same turn."),
-        id="results-mixed-with-text"),
 ]
 
 

@@ -51,6 +51,11 @@ GEMINI_LEGAL = [
     [GU(), {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}},
                                        {"functionResponse": {"name": "f", "response": {}}}]},
      GC("g"), GR("g"), GM()],
+    # Consecutive contents of one role are one turn (recorded, HTTP 200): a model text then a call,
+    # two call contents answered by one response content, three responses in three user contents.
+    [GU(), GM("thinking"), GC("f"), GR("f")],
+    [GU(), GC("f"), GC("g"), GR("f", "g"), GM()],
+    [GU(), GC("f", "g", "h"), GR("f"), GR("g"), GR("h"), GU("go on")],
 ]
 
 GEMINI_ILLEGAL = [
@@ -65,9 +70,9 @@ GEMINI_ILLEGAL = [
     pytest.param([GC("f"), GR("f")],
                  v("gemini", "function_call_turn_position", "contents[0]", [0], [], CALL_POSITION),
                  id="call-first"),
-    pytest.param([GU(), GM("thinking"), GC("f"), GR("f")],
-                 v("gemini", "function_call_turn_position", "contents[2]", [1, 2], [], CALL_POSITION),
-                 id="call-after-model"),
+    pytest.param([GU(), GM("ok"), GC("f"), GR("f"), GR("x")],
+                 v("gemini", "function_response_count_mismatch", "contents[3]", [1, 2, 3, 4], [], COUNT),
+                 id="count-over-combined-turns"),
     pytest.param([GU(), GR("f")],
                  v("gemini", "function_response_turn_position", "contents[1]", [0, 1], [], RESPONSE_POSITION),
                  id="response-without-call"),
@@ -101,14 +106,27 @@ def FO(call_id: str) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call_id, "output": "ok"}
 
 
+def REASONING(item_id: str = "rs_1") -> dict[str, Any]:
+    return {"type": "reasoning", "id": item_id, "summary": []}
+
+
 RESPONSES_LEGAL = [
     [MSG(), FC("a"), FC("b"), FO("a"), FO("b"), MSG("assistant", "done")],
+    # recorded (HTTP 200): the reasoning item followed by its own message, with the message's id
+    [MSG(), REASONING(), {**MSG("assistant", "3"), "type": "message", "id": "msg_1"}, MSG()],
+    # recorded (HTTP 200): an output may answer a tool_search_call
+    [MSG(), {"type": "tool_search_call", "call_id": "s1", "arguments": {}}, FO("s1"), MSG()],
     [MSG(), {"type": "reasoning", "id": "rs_1", "summary": []}, FC("a", "fc_1"), FO("a"), FC("b", "fc_2"), FO("b")],
     # Responses pairs by call_id, not adjacency: a message between a call and its output is accepted.
     [MSG(), FC("a"), {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}, FO("a")],
 ]
 
 RESPONSES_ILLEGAL = [
+    # recorded (pydantic-ai, HTTP 400): the reasoning item's message was rewritten and lost its id
+    pytest.param([MSG(), REASONING(), MSG("assistant", "42"), MSG()],
+                 v("openai-responses", "reasoning_without_following_item", "input[1]", [1, 2], [],
+                   "Item 'rs_1' of type 'reasoning' was provided without its required following item."),
+                 id="reasoning-without-its-message"),
     pytest.param([MSG(), FC("a")],
                  v("openai-responses", "function_call_unanswered", "input[1]", [1], ["a"],
                    "No tool output found for function call a."), id="unanswered"),
@@ -143,10 +161,6 @@ def test_responses_output_before_its_call_is_both_an_orphan_output_and_an_unansw
 
 
 # --- DeepSeek's Responses-style endpoint ---------------------------------------
-
-def REASONING(item_id: str = "rs_1") -> dict[str, Any]:
-    return {"type": "reasoning", "id": item_id, "summary": []}
-
 
 def DEV(text: str = "hook context") -> dict[str, Any]:
     return {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": text}]}
@@ -189,9 +203,11 @@ def test_deepseek_responses_minimal_illegal_request_yields_exactly_that_violatio
 
 
 def test_openai_responses_accepts_what_deepseek_responses_rejects() -> None:
-    """The same items: OpenAI pairs by call_id anywhere later, DeepSeek by position."""
+    """The same items: OpenAI pairs by call_id anywhere later, DeepSeek by position.  (OpenAI also
+    wants a reasoning item followed by the message it preceded, with that message's id: the cases'
+    reasoning items are given theirs.)"""
     for param in DEEPSEEK_RESPONSES_ILLEGAL[:2]:
-        request = param.values[0]
+        request = [{**item, "id": "msg_1"} if item.get("role") == "assistant" else item for item in param.values[0]]
         assert found(request, "openai-responses") == []
 
 

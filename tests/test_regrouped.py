@@ -20,8 +20,7 @@ def judged(name: str, provider: str) -> Analysis:
                                PROVIDERS)
 
 
-@pytest.mark.parametrize(("name", "provider"), [("split_results.anthropic.json", "anthropic"),
-                                                 ("split_results.bedrock.json", "bedrock")])
+@pytest.mark.parametrize(("name", "provider"), [("split_results.bedrock.json", "bedrock")])
 def test_results_split_in_the_file_are_said_to_be_sent_as_one(name: str, provider: str) -> None:
     analysis = judged(name, provider)
     said = analysis.verdicts[provider]

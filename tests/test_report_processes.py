@@ -23,7 +23,8 @@ import pytest
 
 from integrity import analyze, load
 from integrity._indent_child import Indenter
-from integrity._report_text import Compact, finished, report_pieces
+from integrity._json_pieces import Compact, finished
+from integrity._report_text import report_pieces
 from integrity.analysis import reader_findings, schema_findings
 from integrity.report import report_shell
 

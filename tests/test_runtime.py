@@ -9,17 +9,18 @@ from typing import Any
 import pytest
 
 from integrity import is_interrupted_tool_result
-from integrity.runtime import (
+from integrity.lab import (
     CallSpec,
     Runtime,
     ScriptedModel,
+    SQLiteSessionStore,
     Tool,
     Turn,
     VirtualClock,
     VirtualToolExecutor,
+    open_store,
     user_message,
 )
-from integrity.store import SQLiteSessionStore, open_store
 from tests.view_invariants import (
     assert_legal_view,
     provider_violations,
@@ -322,7 +323,7 @@ def test_a_frame_with_only_an_error_message_is_interrupted_for_the_runtime(tmp_p
     The runtime neither sends such a frame to the model nor counts it as a finished
     turn (nor takes it for a final answer), exactly like an aborted or error frame.
     """
-    from integrity.runtime import without_interrupted_frames
+    from integrity.lab import without_interrupted_frames
 
     clock = VirtualClock()
     cut = {"role": "assistant", "content": [{"type": "text", "text": "Let me"}], "stopReason": "stop",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from integrity import is_interrupted_tool_result
-from integrity.scenarios import SCENARIOS, describe, run_all, start_scenario
+from integrity.lab import SCENARIOS, describe, run_all, start_scenario
 from tests.view_invariants import assert_legal_view
 
 
@@ -103,8 +103,7 @@ def test_stepping_past_the_end_does_nothing_more(tmp_path: Path) -> None:
 
 
 def test_a_demo_store_holds_one_session_per_scenario_and_a_dead_worker(tmp_path: Path) -> None:
-    from integrity.scenarios import write_demo_store
-    from integrity.store import open_store
+    from integrity.lab import open_store, write_demo_store
 
     path = tmp_path / "demo.db"
     made = write_demo_store(str(path))
@@ -121,7 +120,7 @@ def test_a_demo_store_holds_one_session_per_scenario_and_a_dead_worker(tmp_path:
 @pytest.mark.parametrize("key", sorted(SCENARIOS))
 def test_the_view_pane_is_exactly_what_the_runtime_would_send(key: str, tmp_path: Path) -> None:
     from integrity import repair_orphaned_tool_calls
-    from integrity.runtime import without_interrupted_frames
+    from integrity.lab import without_interrupted_frames
 
     for snap in run_all(key, str(tmp_path)):
         durable = [entry.message for entry in snap.durable]

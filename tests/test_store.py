@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from integrity.fence import LeaseLostError, is_lease_lost
-from integrity.store import (
+from integrity.lab import (
     LeaseHeldError,
     SessionStore,
     SQLiteSessionStore,

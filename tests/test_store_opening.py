@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from integrity.store import (
+from integrity.lab import (
     APPLICATION_ID,
     LeaseHeldError,
     SQLiteSessionStore,

@@ -299,22 +299,22 @@ def test_when_no_process_can_be_forked_the_reader_checks_each_block_itself(tiny_
 
 def test_check_says_in_one_line_that_a_file_changed_while_the_providers_were_asked(
         tiny_blocks: None, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A small transcript in a large file is read again for the providers' verdicts as recorded."""
-    from integrity import cli
-
+    """A transcript the fast path read in blocks is read again for a provider's verdict as recorded (a pi-ai
+    file has no target provider of its own: --provider names one)."""
     messages: list[Any] = [user("hi", 1), frame([("c1", "search")], 2), result("c1", "search", "x" * 200, 3)]
     path = tmp_path / "live.json"
     path.write_bytes(one_per_line(messages * 5))
-    real = cli._judge
+    from integrity.pipeline import Loaded
 
-    def judge_then_change(*args: Any) -> Any:
-        judged = real(*args)
+    real = Loaded.messages
+
+    def change_then_read(self: Loaded) -> Any:  # the file changes after the light view, before the re-read
         with open(path, "ab") as handle:
             handle.write(b"\n")
-        return judged
+        return real(self)
 
-    monkeypatch.setattr(cli, "_judge", judge_then_change)
-    outcome = run("check", str(path))
+    monkeypatch.setattr(Loaded, "messages", change_then_read)
+    outcome = run("check", "--provider", "openai-chat", str(path))
     assert outcome.code == 2, outcome.stderr
     assert outcome.error_lines == [f"error: {path}: it changed while it was being read (is something writing to "
                                    f"it?); try again when it is quiet"]

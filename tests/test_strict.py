@@ -91,7 +91,8 @@ def test_a_reused_id_is_paired_by_position_and_renamed_in_the_view() -> None:
     assert texts(view[6]) == ["second"]
     assert action(report, 5).new_ids == {"call_0": "call_0_2"}
     assert NoteCode.RENAMED in action(report, 5).codes
-    assert validate(view, "anthropic") == [] and validate(messages, "anthropic") != []
+    # Anthropic accepts the reused id as recorded too (each use answered right after it: recorded HTTP 200)
+    assert validate(view, "anthropic") == [] and validate(messages, "anthropic") == []
 
 
 def test_empty_ids_pair_by_order_and_name() -> None:
@@ -130,7 +131,7 @@ def test_a_real_result_right_after_its_receipt_keeps_its_place_and_is_not_put_in
     assert action(report, 3).kind == "kept" and action(report, 3).view_index == 2
     assert action(report, 4).kind == "kept" and action(report, 4).view_index == 3
     assert report.summary.reordered == 0 and report.summary.moved == 0
-    assert report.verdict.startswith("repaired: 1 duplicate receipt(s) dropped")
+    assert report.verdict.startswith("repaired: 1 duplicate result(s) dropped")
     swapped = [U(), F(("a", "read"), ("b", "read")), RECEIPT("a"), R("b"), R("a", "real")]
     _, report = strict(swapped)  # here b came before a among the results the view keeps: put in call order
     assert action(report, 4).kind == "reordered" and report.summary.reordered >= 1
@@ -255,7 +256,8 @@ def test_gemini_text_turn_before_a_call_turn_is_merged_into_it() -> None:
     view, report = strict(messages, "gemini")
     assert len(view) == 3 and texts(view[1]) == ["Let me look"] and view[1]["content"][-1]["type"] == "toolCall"
     assert action(report, 1).kind == "merged" and action(report, 1).codes == [NoteCode.MERGED_INTO]
-    assert validate(view, "gemini") == [] and validate(messages, "gemini") != []
+    # Gemini combines the two model turns itself (recorded HTTP 200), so the file was accepted as well
+    assert validate(view, "gemini") == [] and validate(messages, "gemini") == []
 
 
 def test_mistral_gets_an_assistant_turn_between_tool_and_user() -> None:

@@ -60,11 +60,11 @@ def cluster() -> Iterator[str]:
         yield local.scheduler_address
 
 
-def sequential(folder: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+def sequential(folder: Path, capsys: pytest.CaptureFixture[str], provider: str | None = None) -> dict[str, Any]:
     """What `check --json` says about every file, in one process without Dask (None: unreadable)."""
     paths = sorted(str(p) for p in folder.rglob("*") if p.is_file())
     capsys.readouterr()
-    main(["check", "--json", *paths])
+    main(["check", "--json", *(["--provider", provider] if provider else []), *paths])
     reports = {report["source"]: report for report in json.loads(capsys.readouterr().out)}
     return {path: reports.get(path) for path in paths}
 
@@ -72,8 +72,10 @@ def sequential(folder: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, An
 def test_triage_on_a_local_cluster_matches_sequential_check(fleet: Path, cluster: str, tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     table = tmp_path / "fleet.parquet"
-    result = run_triage([str(fleet)], str(table), scheduler=cluster, batch_files=16, progress=None)
+    result = run_triage([str(fleet)], str(table), scheduler=cluster, batch_files=16, progress=None,
+                        providers=["anthropic"])
     expected = sequential(fleet, capsys)
+    asked = sequential(fleet, capsys, "anthropic")  # what Anthropic says of each, named as the target
     rows = pq.read_table(table).to_pylist()
     assert result.files == len(expected) == FILES + 1
     assert result.unreadable == 1 and result.transcripts == FILES
@@ -89,7 +91,9 @@ def test_triage_on_a_local_cluster_matches_sequential_check(fleet: Path, cluster
                                                                      report["severity"])
         assert (row["messages"], row["orphaned_calls"], row["strays"]) == (
             summary["messages"], summary["orphaned_calls"], summary["strays"])
-        assert row["anthropic as recorded"] == report["as_recorded"]["anthropic"]
+        assert row["anthropic as recorded"] == asked[path]["as_recorded"]["anthropic"]
+        own = report.get("as_recorded")  # rated by the file's own provider alone, when its format implies one
+        assert row["target"] == (next(iter(own)) if own else None), path
     orphans = sum(r["summary"]["orphaned_calls"] for r in expected.values() if r)
     assert sum(row["orphaned_calls"] or 0 for row in rows) == orphans > 0
     findings = pq.read_table(findings_path(str(table))).to_pylist()

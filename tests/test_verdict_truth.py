@@ -1,13 +1,12 @@
-"""A transcript a provider that counts rejects as recorded is never called healthy.
+"""The target provider decides the verdict; a provider that decides and refuses never leaves it healthy.
 
-The provider-turn-rules lesson's example (a user message right after a tool
-result) is accepted by OpenAI Chat and Anthropic and rejected by Bedrock and
-Mistral.  Every call is answered, so no repair changes anything; what rates it is
-the providers' verdict as recorded.  With no provider chosen (a pi-ai file, which
-any provider may get) every provider asked counts: it would be rejected, and the
-report JSON, `check`'s exit code and text, and the headline (report.verdict) say
-so alike.  A file that is one provider's request counts its own provider: healthy
-for it, and the verdict names that provider.
+The provider-turn-rules lesson's example (a user message right after a tool result) is accepted by OpenAI
+Chat and Anthropic and refused by Bedrock and Mistral.  Every call is answered, so no repair changes anything.
+Which provider decides (integrity.pipeline.target_provider): the one named, else the one the file's format
+implies (a Bedrock request: Bedrock; a Claude Code session: Anthropic), else none, and then the universal
+invariants decide: a pi-ai file with this shape is healthy (exit 0), and what Bedrock and Mistral say is
+information (`--provider all`), which never turns exit 0 into 1.  The report JSON, `check`'s exit code and
+text, and the headline (report.verdict) say the same.
 """
 
 from __future__ import annotations
@@ -25,12 +24,12 @@ from integrity.analysis import judged_by_providers, load_all, provider_verdict, 
 from integrity.formats import read_bytes, write_bytes
 from integrity.kinds import Severity, fails
 from integrity.loading import Transcript
+from integrity.pipeline import check, target_provider
 from integrity.providers import PROVIDERS
-from integrity.report import fails_only_as_recorded, own_provider
+from integrity.report import fails_only_as_recorded
 from tests.test_strict_properties import broken_transcripts
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
-REJECTING = "rejected as recorded by bedrock, mistral; accepted by "
 
 
 def _turns_example() -> bytes:
@@ -58,23 +57,30 @@ def _user_after_results() -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("policy", ["openmaic", "strict"])
-def test_the_lesson_example_would_be_rejected_with_no_provider_chosen(policy: str) -> None:
+def test_the_lesson_example_is_healthy_with_no_target_and_rejected_for_bedrock(policy: str) -> None:
     transcript = load(_turns_example(), "provider.json")
-    report = analyze(transcript, policy, verdicts=True).report
-    assert report.as_recorded is not None
-    assert {name for name, said in report.as_recorded.items() if said == "rejected"} == {"bedrock", "mistral"}
-    assert not report.healthy and report.severity == Severity.REJECTED
-    assert report.verdict.startswith("would be rejected: 5 messages, 1 calls")
-    assert "healthy" not in report.verdict and REJECTING in report.verdict
+    assert target_provider(transcript.format) is None  # pi-ai: no single provider reads it
+    result = check(transcript, also="all", policy=policy)
+    assert {name for name, said in result.providers.items() if said.before} == {"bedrock", "mistral"}
+    assert result.healthy and result.exit_code == 0 and result.verdict.startswith("healthy: 5 messages, 1 calls")
+    assert result.report.as_recorded is None and "rejected" not in result.verdict  # information, not the verdict
+    for refusing in ("bedrock", "mistral"):
+        chosen = check(transcript, provider=refusing, policy=policy)
+        assert not chosen.healthy and chosen.severity == Severity.REJECTED and chosen.exit_code == 1
+        assert f"rejected as recorded by {refusing}" in chosen.verdict
 
 
 @pytest.mark.parametrize("policy", ["openmaic", "strict"])
 def test_verdicts_one_provider_at_a_time_rate_it_as_judged_by_providers_does(policy: str) -> None:
-    analysis = analyze(load(_turns_example(), "provider.json"), policy)
-    whole = judged_by_providers(analysis, PROVIDERS).report
-    stepwise = with_verdicts(analysis, {name: provider_verdict(analysis, name) for name in PROVIDERS}).report
-    assert (stepwise.healthy, stepwise.severity, stepwise.verdict) == (whole.healthy, whole.severity, whole.verdict)
-    assert not stepwise.healthy
+    for provider in (None, "bedrock"):
+        analysis = analyze(load(_turns_example(), "provider.json"), policy, provider=provider)
+        whole = judged_by_providers(analysis, PROVIDERS).report
+        stepwise = with_verdicts(analysis, {name: provider_verdict(analysis, name) for name in PROVIDERS}).report
+        assert (stepwise.healthy, stepwise.severity, stepwise.verdict) == \
+            (whole.healthy, whole.severity, whole.verdict)
+        result = check(analysis.transcript, provider=provider, policy=policy, depth="view")
+        assert (result.healthy, result.severity, result.verdict) == (whole.healthy, whole.severity, whole.verdict)
+        assert stepwise.healthy == (provider is None)
 
 
 def test_only_providers_that_accept_it_leave_it_healthy() -> None:
@@ -82,24 +88,36 @@ def test_only_providers_that_accept_it_leave_it_healthy() -> None:
     assert report.healthy and report.verdict.startswith("healthy: ")
 
 
-def test_check_exits_1_and_its_text_and_json_say_the_same(tmp_path: Path) -> None:
+def test_check_text_and_json_say_the_same_and_other_providers_never_change_the_exit(tmp_path: Path) -> None:
     path = tmp_path / "turns.json"
     path.write_bytes(_turns_example())
     text, as_json = run("check", path), run("check", "--json", path)
     report = json.loads(as_json.stdout)
-    assert text.code == as_json.code == 1
-    assert report["healthy"] is False and report["severity"] == "rejected"
-    assert text.stdout.decode().splitlines()[0] == f"{path}: {report['verdict']}"
-    assert report["verdict"].startswith("would be rejected: ") and REJECTING in report["verdict"]
+    assert text.code == as_json.code == 0
+    assert report["healthy"] is True and text.stdout.decode().splitlines()[0] == f"{path}: {report['verdict']}"
+    every = run("check", "--provider", "all", path)
+    assert every.code == 0 and every.stdout.decode().splitlines()[0] == f"{path}: {report['verdict']}"
+    assert "  bedrock as recorded: " in every.stdout.decode() and "  mistral as recorded: " in every.stdout.decode()
+    for_bedrock, as_json = run("check", "--provider", "bedrock", path), run("check", "--json", "--provider",
+                                                                           "bedrock", path)
+    report = json.loads(as_json.stdout)
+    assert for_bedrock.code == as_json.code == 1 and report["severity"] == "rejected"
+    assert for_bedrock.stdout.decode().splitlines()[0] == f"{path}: {report['verdict']}"
 
 
-def test_a_view_that_only_normalizes_is_not_called_repaired_when_providers_still_reject_it(tmp_path: Path) -> None:
-    transcript = Transcript(_user_after_results(), "<test>")
-    report = analyze(transcript, "strict", verdicts=True).report
-    assert report.changed and not report.healthy and report.severity == Severity.REJECTED
-    assert report.verdict.startswith("would be rejected: ") and "repaired" not in report.verdict
-    assert "the view only normalizes: 2 result(s) put in call order" in report.verdict
-    assert fails_only_as_recorded(report)
+def test_a_view_that_only_normalizes_is_not_called_repaired_when_its_provider_still_rejects_it(
+        tmp_path: Path) -> None:
+    """A Bedrock request (Bedrock decides) whose view only puts results in call order: Bedrock still refuses
+    the user turn right after the results as recorded, which only a view planned for Bedrock fixes."""
+    transcript = read_bytes(json.dumps(_user_after_results()).encode(), "in.json")
+    bedrock = read_bytes(write_bytes(transcript, transcript.messages, "bedrock"), "in.bedrock.json")
+    assert target_provider(bedrock.format) == "bedrock"
+    result = check(bedrock)
+    assert result.report.changed and not result.healthy and result.severity == Severity.REJECTED
+    assert result.verdict.startswith("would be rejected: ") and "repaired" not in result.verdict
+    assert "the view only normalizes: 2 result(s) put in call order" in result.verdict
+    assert fails_only_as_recorded(result.report) and str(result.status) == "rejected as recorded"
+    assert check(bedrock, provider="bedrock").providers["bedrock"].accepted_after_repair
     orphaned = _user_after_results()
     del orphaned[2]  # b unanswered: the view's receipt is needed, the failure is not only the shape
     report = analyze(Transcript(orphaned, "<test>"), "strict", verdicts=True).report
@@ -112,42 +130,46 @@ def test_a_claude_code_session_is_judged_by_anthropic_not_by_bedrocks_turn_rules
     transcript = read_bytes(json.dumps(_user_after_results()).encode(), "in.json")
     source.write_bytes(write_bytes(transcript, transcript.messages, "claude-code"))
     checked = run("check", source)
-    assert checked.code == 0 and ": healthy for anthropic: " in checked.stdout.decode()
+    assert checked.code == 0 and "accepted as recorded by anthropic" in checked.stdout.decode()
+    assert run("check", "--provider", "all", source).code == 0  # Bedrock's refusal is information
     assert run("check", "--provider", "bedrock", source).code == 1  # the user can still ask for Bedrock's view
 
 
 @pytest.mark.parametrize("format", ["langchain"])
 def test_repair_writes_a_view_only_a_chosen_providers_order_of_turns_could_fix(format: str, tmp_path: Path) -> None:
-    """The shape is the user's: repair still writes the normalized view (exit 0), and check on it says who
-    rejects it (exit 1); --provider bedrock plans a view Bedrock takes."""
+    """The shape is the user's: repair writes the normalized view (exit 0), check on it passes (no provider
+    decides a LangChain file) and `--provider bedrock` says Bedrock refuses it; repair --provider bedrock
+    plans a view Bedrock takes."""
     source = tmp_path / f"in.{format}"
     transcript = read_bytes(json.dumps(_user_after_results()).encode(), "in.json")
     source.write_bytes(write_bytes(transcript, transcript.messages, format))
     out = tmp_path / f"out.{format}"
     assert run("repair", source, "-o", out).code == 0
-    checked = run("check", out)
-    assert checked.code == 1 and REJECTING in checked.stdout.decode()
+    assert run("check", out).code == 0
+    refused = run("check", "--provider", "bedrock", out)
+    assert refused.code == 1 and "rejected as recorded by bedrock" in refused.stdout.decode()
     for_bedrock = tmp_path / f"bedrock.{format}"
     assert run("repair", "--provider", "bedrock", source, "-o", for_bedrock).code == 0
     assert run("check", "--provider", "bedrock", for_bedrock).code == 0
 
 
-def test_a_files_own_provider_that_accepts_it_is_named_when_others_reject_it() -> None:
-    code = run("check", SAMPLES / "healthy.anthropic.json")
-    line = code.stdout.decode().splitlines()[0]
-    assert code.code == 0 and ": healthy for anthropic: " in line and REJECTING in line
+def test_a_files_own_provider_decides_and_the_others_are_information() -> None:
+    plain = run("check", SAMPLES / "healthy.anthropic.json")
+    line = plain.stdout.decode().splitlines()[0]
+    assert plain.code == 0 and line.endswith("; accepted as recorded by anthropic")
+    every = run("check", "--provider", "all", SAMPLES / "healthy.anthropic.json")
+    assert every.code == 0 and every.stdout.decode().splitlines()[0] == line
+    assert "  bedrock as recorded: " in every.stdout.decode()
 
 
-def _assert_truthful(report: Any) -> None:
-    """healthy never stands next to a rejection by a provider that counts, nor unqualified next to any."""
+def _assert_truthful(report: Any, transcript: Transcript, provider: str | None = None) -> None:
+    """healthy never stands next to a refusal by the target; no other provider's refusal changes it."""
+    target = target_provider(transcript.format, provider)
     rejected = {name for name, said in (report.as_recorded or {}).items() if said == "rejected"}
-    counting = report.provider or own_provider(report.format)
     assert report.healthy == (not fails(report.severity))
-    if report.healthy and rejected:
-        assert counting is not None and counting not in rejected
-        assert report.verdict.startswith(f"healthy for {counting}: ")
-    if rejected and counting is None:
-        assert not report.healthy and not report.verdict.startswith("healthy")
+    if target is not None and target in rejected:
+        assert not report.healthy
+    assert not report.verdict.startswith("healthy for")  # rated by the target alone: never a qualified healthy
 
 
 def test_every_sample_is_truthful_about_the_providers_as_recorded() -> None:
@@ -156,14 +178,18 @@ def test_every_sample_is_truthful_about_the_providers_as_recorded() -> None:
     for path in paths:
         for transcript in load_all(path.read_bytes(), path.name):
             for policy in ("openmaic", "strict"):
-                _assert_truthful(analyze(transcript, policy, verdicts=True).report)
+                _assert_truthful(analyze(transcript, policy, verdicts=True).report, transcript)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 @given(messages=broken_transcripts())
-def test_no_transcript_is_called_healthy_while_a_provider_that_counts_rejects_it(
-        messages: list[dict[str, Any]]) -> None:
+def test_no_transcript_is_called_healthy_while_its_target_rejects_it(messages: list[dict[str, Any]]) -> None:
     transcript = Transcript(messages, "<test>")
     for policy in ("openmaic", "strict"):
-        _assert_truthful(analyze(transcript, policy, verdicts=True).report)
-    _assert_truthful(analyze(transcript, "strict", provider="openai-chat", verdicts=True).report)
+        _assert_truthful(analyze(transcript, policy, verdicts=True).report, transcript)
+        for provider in ("openai-chat", "bedrock"):
+            result = check(transcript, provider=provider, policy=policy)
+            _assert_truthful(result.report, transcript, provider)
+            assert result.healthy or result.exit_code == 1
+            if not result.providers[provider].accepted_as_recorded:
+                assert not result.healthy

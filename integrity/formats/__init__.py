@@ -160,7 +160,7 @@ def read_document(doc: Document, source: str, format: str = "auto") -> Transcrip
     dialect = dialect_of(doc.entries) if dialect_of is not None else ""
     return Transcript(messages, source, doc.container, doc.key, dict(doc.envelope), lines, format,
                       native=list(doc.entries), native_lines=list(doc.lines), entries=entries, dialect=dialect,
-                      detection=detection, notes=list(doc.notes),
+                      detection=detection, notes=list(doc.notes), newline=doc.newline,
                       writes_as=getattr(adapter, "WRITES_AS", "") if getattr(adapter, "READ_ONLY", False) else "")
 
 
@@ -174,7 +174,8 @@ def _threads(transcript: Transcript, doc: Document, source: str) -> list[Transcr
     for position, thread in enumerate(found):
         part = Document([doc.entries[i] for i in thread.indices],
                         [doc.lines[i] if i < len(doc.lines) else 0 for i in thread.indices],
-                        doc.container, doc.key, doc.envelope, notes=doc.notes if position == 0 else [])
+                        doc.container, doc.key, doc.envelope, notes=doc.notes if position == 0 else [],
+                        newline=doc.newline)
         read = read_document(part, source, transcript.format)
         read.name, read.kind, read.checked = thread.name, thread.kind, thread.checked
         read.whole, read.positions = list(doc.entries), list(thread.indices)
@@ -416,15 +417,15 @@ def write_bytes(transcript: Transcript, messages: list[dict[str, Any]] | None = 
             entries = transcript.messages
         if transcript.container == "object":
             return serialize(put_path(transcript.envelope, transcript.key, entries), "object")
-        return serialize(entries, transcript.container)
+        return serialize(entries, transcript.container, transcript.newline)
     _check_target(target)
     request = to_native(transcript.messages if messages is None else messages, target, transcript)
     if target == transcript.format and transcript.whole is not None:
         entries = _splice(transcript, request.messages)
         body = put_path(transcript.envelope, transcript.key, entries) if transcript.container == "object" \
             else entries
-        return serialize(body, transcript.container)
-    return serialize(request.body, _container_of(transcript, target, request.body))
+        return serialize(body, transcript.container, transcript.newline)
+    return serialize(request.body, _container_of(transcript, target, request.body), transcript.newline)
 
 
 def request_key(format: str) -> str:

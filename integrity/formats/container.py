@@ -20,7 +20,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..loading import ReaderNote, TranscriptError
+from ..loading import ReaderNote, TranscriptError, as_bytes
+from .duplicates import duplicate_note
 
 # Keys under which a request envelope holds its list, in the order we look for them: request
 # bodies (messages, input, contents), the Claude Code web export (loglines), SWE-agent
@@ -242,9 +243,11 @@ def check_memory(size: int, source: str) -> None:
                                           f"{left // 2**20:,} MB are left)")
 
 
-_SIGNATURES = (
-    (b"\xff\xfe", "UTF-16 text (it opens with a UTF-16 byte-order mark): save it as UTF-8"),
-    (b"\xfe\xff", "UTF-16 text (it opens with a UTF-16 byte-order mark): save it as UTF-8"),
+_SIGNATURES = (  # the UTF-32 LE mark begins with the UTF-16 LE one: it is tried first
+    (b"\xff\xfe\x00\x00", "UTF-32 LE text (it opens with a UTF-32 LE byte-order mark): save it as UTF-8"),
+    (b"\x00\x00\xfe\xff", "UTF-32 BE text (it opens with a UTF-32 BE byte-order mark): save it as UTF-8"),
+    (b"\xff\xfe", "UTF-16 LE text (it opens with a UTF-16 LE byte-order mark): save it as UTF-8"),
+    (b"\xfe\xff", "UTF-16 BE text (it opens with a UTF-16 BE byte-order mark): save it as UTF-8"),
     (b"\x1f\x8b", "gzip-compressed data: decompress it first (gunzip)"),
     (b"\x28\xb5\x2f\xfd", "zstd-compressed data: decompress it first (unzstd)"),
     (b"BZh", "bzip2-compressed data: decompress it first (bunzip2)"),
@@ -259,12 +262,33 @@ def _what_it_is(data: bytes) -> str:
     return ""
 
 
+# JSON text opens with an ASCII character; its NUL bytes around it name the encoding when there is no
+# byte-order mark (RFC 4627, section 3).  NUL is valid UTF-8, so such a file decodes and would fail later
+# as "invalid JSON" at a NUL.
+_UNMARKED = (
+    (re.compile(b"[^\x00]\x00\x00\x00", re.DOTALL), "UTF-32 LE"),
+    (re.compile(b"\x00\x00\x00[^\x00]", re.DOTALL), "UTF-32 BE"),
+    (re.compile(b"[^\x00]\x00[^\x00]\x00", re.DOTALL), "UTF-16 LE"),
+    (re.compile(b"\x00[^\x00]\x00[^\x00]", re.DOTALL), "UTF-16 BE"),
+)
+
+
+def _unmarked_wide(data: bytes, source: str) -> None:
+    """Refuse UTF-16 or UTF-32 text without a byte-order mark, by its encoding's name."""
+    for pattern, name in _UNMARKED:
+        if pattern.fullmatch(data[:4]):
+            raise TranscriptError(source, "byte 0", f"not UTF-8 text: the file looks like {name} text (without a "
+                                                    "byte-order mark): save it as UTF-8")
+
+
 def decode_text(data: bytes, source: str) -> str:
     """UTF-8 text of the file (a leading BOM is ignored), or a TranscriptError naming the bad byte."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise TranscriptError(source, f"byte {error.start}", "not valid UTF-8 text" + _what_it_is(data)) from None
+    if "\x00" in text[:4]:
+        _unmarked_wide(data, source)
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
@@ -519,6 +543,7 @@ class Document:
     envelope: dict[str, Any] = field(default_factory=dict)
     notes: list[ReaderNote] = field(default_factory=list)  # torn or skipped JSONL lines
     whole: Any = None  # an object container's parsed object (to find the transcripts it holds)
+    newline: str = "\n"  # a JSONL file's line ending ("\r\n" when its first line ends so), kept when written
 
 
 def get_path(whole: Any, key: str) -> Any:
@@ -562,6 +587,20 @@ def parse_document(data: bytes, source: str, skip_bad_lines: bool = False) -> Do
     skip_bad_lines: JSONL lines that are not JSON are left out (each one recorded in
     Document.notes) instead of refusing the file; a cut last line always is.
     """
+    data = as_bytes(data)
+    document = _parse_document(data, source, skip_bad_lines)
+    duplicate = duplicate_note(data, document.container,
+                               [document.whole] if document.whole is not None else document.entries)
+    if duplicate is not None:
+        document.notes.append(duplicate)
+    if document.container == "jsonl":
+        end = data.find(b"\n")
+        if end > 0 and data[end - 1:end] == b"\r":
+            document.newline = "\r\n"
+    return document
+
+
+def _parse_document(data: bytes, source: str, skip_bad_lines: bool) -> Document:
     check_memory(len(data), source)
     fast = _fast_document(data)
     if fast is not None:
@@ -632,11 +671,13 @@ def _skip(text: str, position: int) -> int:
     return position
 
 
-def serialize(body: Any, container: str) -> bytes:
-    """JSON bytes for a body: JSONL writes one compact entry per line, others are indented."""
+def serialize(body: Any, container: str, newline: str = "\n") -> bytes:
+    """JSON bytes for a body: JSONL writes one compact entry per line (ended by `newline`), others are
+    indented."""
     if container == "jsonl":
         entries = body if isinstance(body, list) else [body]
-        return json_bytes("".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in entries))
+        return json_bytes("".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + newline
+                                  for e in entries))
     return json_bytes(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
 
 

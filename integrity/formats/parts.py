@@ -4,9 +4,9 @@ Most files hold one entry list (container.parse_document finds it).  Some hold
 several transcripts side by side, each its own entry list:
 
 - an Inspect AI eval log: `samples[].messages` in a .json log, or one
-  `samples/<id>_epoch_<n>.json` member per sample in a .eval zip (read with the
-  standard library's zipfile); each sample is `sample:<id>` (`sample:<id>@<epoch>`
-  for epochs after the first);
+  `samples/<id>_epoch_<n>.json` member per sample in a .eval zip (read through
+  formats.archive, which bounds how far it may inflate); each sample is
+  `sample:<id>` (`sample:<id>@<epoch>` for epochs after the first);
 - a SWE-agent trajectory of a retried run: every attempt's history under
   `attempts` (`attempt:<n>`) besides the chosen one at the top (`main`).
 
@@ -16,14 +16,15 @@ format adapters' business (their `threads`); this module only splits files.
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from dataclasses import dataclass
 from typing import Any
 
-from ..loading import TranscriptError
-from .container import Document, envelope_without, parse_document
+from ..loading import ReaderNote, TranscriptError, as_bytes
+from .archive import open_archive, read_members
+from .container import Document, envelope_without, loads, parse_document
+from .duplicates import duplicate_note
 
 _ZIP_MAGIC = b"PK\x03\x04"
 
@@ -39,7 +40,8 @@ class Part:
 
 
 def split_file(data: bytes, source: str, skip_bad_lines: bool = False) -> list[Part]:
-    """The documents of a file, in a stable order."""
+    """The documents of a file, in a stable order (data: bytes or any bytes-like object)."""
+    data = as_bytes(data)
     if data[:4] == _ZIP_MAGIC:
         return _eval_archive(data, source)
     document = parse_document(data, source, skip_bad_lines)
@@ -70,7 +72,7 @@ def _sample_name(sample: dict[str, Any], position: int) -> str:
     return f"sample:{ident}" if epoch in (1, None) else f"sample:{ident}@{epoch}"
 
 
-def _samples(samples: Any, source: str) -> list[Part]:
+def _samples(samples: Any, source: str, notes: list[list[ReaderNote]] | None = None) -> list[Part]:
     if not isinstance(samples, list) or not samples:
         raise TranscriptError(source, "top level", "an Inspect eval log without samples (a header-only log): "
                                                    "there are no messages to check")
@@ -79,7 +81,7 @@ def _samples(samples: Any, source: str) -> list[Part]:
         messages = sample.get("messages") if isinstance(sample, dict) else None
         if not isinstance(messages, list):
             raise TranscriptError(source, f"samples[{position}]", "an eval log sample needs a 'messages' array")
-        doc = Document(messages, [0] * len(messages), "array")
+        doc = Document(messages, [0] * len(messages), "array", notes=notes[position] if notes else [])
         parts.append(Part(doc, _sample_name(sample, position), "sample", "inspect"))
     return parts
 
@@ -93,14 +95,30 @@ def _order(sample: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def _eval_archive(data: bytes, source: str) -> list[Part]:
-    """The samples of an Inspect .eval archive (a zip of JSON members)."""
+    """The samples of an Inspect .eval archive (a zip of JSON members), read within formats.archive.LIMITS."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = open_archive(data, source)
         names = [n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json")]
-        samples = [json.loads(archive.read(name)) for name in names]
+        read = [_member(name, member, source) for name, member in read_members(archive, names, source)]
+    except TranscriptError:
+        raise  # a refusal by the archive limits, already one line naming the member
     except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError) as error:
         raise TranscriptError(source, "", f"not a readable .eval archive (a zip of JSON members): {error}") from None
-    good = [s for s in samples if isinstance(s, dict)]
-    if len(good) != len(samples):
+    if not all(isinstance(sample, dict) for sample, _ in read):
         raise TranscriptError(source, "samples/", "a sample member of the .eval archive is not a JSON object")
-    return _samples(sorted(good, key=_order), source)
+    read.sort(key=lambda found: _order(found[0]))
+    return _samples([sample for sample, _ in read], source, [notes for _, notes in read])
+
+
+def _member(name: str, data: bytes, source: str) -> tuple[Any, list[ReaderNote]]:
+    """One member's JSON value, read by the same strict rules as a file (no NaN, no duplicate key in
+    silence: a duplicate is a note on that sample), and its notes."""
+    try:
+        value = loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        raise TranscriptError(source, f"member {name!r}, byte {error.start}", "not valid UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise TranscriptError(source, f"member {name!r}, line {error.lineno}, column {error.colno}",
+                              f"invalid JSON: {error.msg}") from None
+    duplicate = duplicate_note(data, "object", [value])
+    return value, [duplicate] if duplicate is not None else []

@@ -11,54 +11,15 @@ that shape and maps the violations back to canonical message indices.
 Everything else known about a provider (native format, rule set, whether calls
 need ids, rules on the order of turns, error texts) is its module's `SPEC`
 (`integrity.providers.spec.ProviderSpec`); `SPECS` collects them and `spec(name)`
-looks one up.
+looks one up (integrity.providers.registry).
 """
 
 from __future__ import annotations
 
-from . import anthropic, bedrock, deepseek, deepseek_responses, gemini, mistral, openai_chat, openai_responses
 from .canonical import validate, validate_recorded, with_canonical_indices
+from .registry import PROVIDER_FORMAT, PROVIDERS, SPECS, spec, validate_native
 from .spec import ProviderSpec, RoleRules
-from .violation import Violation, sort_violations
-
-SPECS: dict[str, ProviderSpec] = {
-    module.SPEC.name: module.SPEC
-    for module in (openai_chat, openai_responses, anthropic, gemini, bedrock, mistral, deepseek, deepseek_responses)
-}
-"""Every supported provider's spec, by name, in the order the CLI and the reports list them."""
-
-PROVIDERS: tuple[str, ...] = tuple(SPECS)
-
-PROVIDER_FORMAT: dict[str, str] = {name: provider.native_format for name, provider in SPECS.items()}
-
-
-def spec(name: str) -> ProviderSpec:
-    """The spec of one provider; ValueError naming the known providers for any other name."""
-    found = SPECS.get(name)
-    if found is None:
-        raise ValueError(f"unknown provider {name!r}; expected one of: {', '.join(PROVIDERS)}")
-    return found
-
-
-def validate_native(request: list[dict], provider: str, history: bool = False) -> list[Violation]:
-    """Check a native message list (OpenAI `messages`, Responses `input`, Anthropic `messages`
-    without the top-level system, Gemini `contents`, Bedrock `messages`) against one provider.
-
-    Returns every violation found, ordered by position; an empty list means the provider's
-    tool-history rules we know of accept the request.  Malformed entries never raise: they
-    simply match no rule.
-
-    history=True checks the request as a stored transcript's history: rules about
-    the request being sent (Mistral's `last_role_assistant`: a request may not end
-    on an assistant message) are skipped, since the next request appends a turn.
-    """
-    rules = spec(provider)
-    if not isinstance(request, list):
-        raise TypeError(f"request must be a list of native messages, got {type(request).__name__}")
-    if history and rules.validate_history is not None:
-        return sort_violations(rules.validate_history(request, provider))
-    return sort_violations(rules.validate(request, provider))
-
+from .violation import Violation
 
 __all__ = [
     "PROVIDERS",

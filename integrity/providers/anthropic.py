@@ -1,31 +1,37 @@
 """Anthropic Messages: the rules the API enforces on `messages` tool history.
 
-Anthropic pairs strictly by position: every `tool_use` in an assistant message
-must be answered by a `tool_result` in the very next (user) message, those
-results must open that message, and each id may be used once.  Errors name the
-message (`messages.N`) or the block (`messages.N.content.K`), which we reproduce.
+The API first combines consecutive `user` (or `assistant`) messages into one turn
+(its reference: "Consecutive `user` or `assistant` turns in your request will be
+combined into a single turn"; recorded: two assistant messages in a row, each with
+a `tool_use`, answered by one user message, HTTP 200).  On those turns it pairs
+strictly by position: every `tool_use` of an assistant turn is answered by a
+`tool_result` in the very next (user) turn, those results open that turn, each call
+gets one result, and a turn does not repeat a `tool_use` id.  An id may come back in
+a later turn when each use is answered right after it (recorded: HTTP 200).
+Errors name the turn (`messages.N`) or the block (`messages.N.content.K`) counted in
+the combined turns (assumed: the API gives no other numbering once it has combined
+them; without consecutive same-role messages the two numberings are the same).
 The system prompt is a top-level `system` parameter and is not validated here.
 Since Claude Opus 4.8 (2026-05-28) a `system` role message may also sit inside
 `messages`, mid-conversation; only one that opens `messages` is rejected (with
 the text below).  Its other placement rules (right after a user turn, followed
 by an assistant turn or last, never two in a row) are documented, but the text
 of the 400 that breaking them returns is not known, so they are not checked.
-
-Consecutive messages with the same role are merged by the API (it no longer
-demands strict alternation), so no alternation rule is applied.  The pairing
-rules still read the literal next message, as the error texts say.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .chat_shape import role_of
-from .spec import ProviderSpec
+from .ids import anthropic_ids, is_anthropic_id
+from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
 PROVIDER = "anthropic"
+COMBINED_ROLES = ("user", "assistant")
 
 UNANSWERED = (
     "messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately after: {ids}. "
@@ -40,6 +46,7 @@ DUPLICATE_RESULT = (
     "Found multiple `tool_result` blocks with id: {id}"
 )
 DUPLICATE_USE = "messages.{index}.content.{block}: `tool_use` ids must be unique"
+INVALID_ID = "messages.{index}.content.{block}.{field}: String should match pattern '^[a-zA-Z0-9_-]+$'"
 SYSTEM_FIRST = (
     "messages.0: use the top-level 'system' parameter for the initial system prompt; "
     "the directive-only form (content: [] with output_config) is accepted at any position"
@@ -47,14 +54,17 @@ SYSTEM_FIRST = (
 
 
 def _blocks(message: Any) -> list[Any]:
+    """A message's content blocks; a string content is one text block (it counts when turns combine)."""
     content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
     return content if isinstance(content, list) else []
 
 
-def _typed(message: Any, kind: str, key: str) -> list[tuple[int, str]]:
+def _typed(blocks: list[Any], kind: str, key: str) -> list[tuple[int, str]]:
     """(block index, id) of the blocks of one type; a missing or non-string id reads as ""."""
     found = []
-    for position, block in enumerate(_blocks(message)):
+    for position, block in enumerate(blocks):
         if isinstance(block, dict) and block.get("type") == kind:
             value = block.get(key)
             found.append((position, value if isinstance(value, str) else ""))
@@ -63,12 +73,50 @@ def _typed(message: Any, kind: str, key: str) -> list[tuple[int, str]]:
 
 def tool_uses(message: Any) -> list[tuple[int, str]]:
     """(block index, id) of an assistant message's `tool_use` blocks."""
-    return _typed(message, "tool_use", "id") if role_of(message) == "assistant" else []
+    return _typed(_blocks(message), "tool_use", "id") if role_of(message) == "assistant" else []
 
 
 def tool_results(message: Any) -> list[tuple[int, str]]:
     """(block index, tool_use_id) of a user message's `tool_result` blocks."""
-    return _typed(message, "tool_result", "tool_use_id") if role_of(message) == "user" else []
+    return _typed(_blocks(message), "tool_result", "tool_use_id") if role_of(message) == "user" else []
+
+
+@dataclass(slots=True)
+class Turn:
+    """Consecutive messages of one role, combined as the API combines them.
+
+    members: the request indices of the messages combined; size: their content blocks, counted
+    together; uses / results: (block index in the combined turn, id) of its tool_use blocks (an
+    assistant turn) or tool_result blocks (a user turn)."""
+
+    role: str | None
+    members: list[int]
+    size: int
+    uses: list[tuple[int, str]]
+    results: list[tuple[int, str]]
+
+
+def turns(messages: Sequence[Any]) -> list[Turn]:
+    """The request's turns: consecutive `user` (or `assistant`) messages become one; others stay alone.
+
+    Each message's blocks are read once, and a combined turn's block indices continue where the
+    previous member's stop (no block list is copied: this runs for every provider on every file)."""
+    combined: list[Turn] = []
+    for index, message in enumerate(messages):
+        role = role_of(message)
+        blocks = _blocks(message)
+        uses = _typed(blocks, "tool_use", "id") if role == "assistant" else []
+        results = _typed(blocks, "tool_result", "tool_use_id") if role == "user" else []
+        if combined and role in COMBINED_ROLES and combined[-1].role == role:
+            turn = combined[-1]
+            offset = turn.size
+            turn.members.append(index)
+            turn.size += len(blocks)
+            turn.uses.extend((block + offset, value) for block, value in uses)
+            turn.results.extend((block + offset, value) for block, value in results)
+        else:
+            combined.append(Turn(role, [index], len(blocks), uses, results))
+    return combined
 
 
 def _unique(ids: list[str]) -> list[str]:
@@ -78,43 +126,61 @@ def _unique(ids: list[str]) -> list[str]:
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every Anthropic tool-history rule the request breaks, in message order.
 
-    Each message's tool_use and tool_result blocks are read once (a rule reading its
-    neighbours reads them from that list: reading them again per rule was most of the time)."""
+    The messages are combined into turns first (see the module's docstring); each turn's
+    tool_use and tool_result blocks are read once, and a rule reading its neighbours reads
+    them from those lists."""
     found: list[Violation] = []
-    seen_uses: set[str] = set()
-    uses_of = [tool_uses(message) for message in messages]
-    results_of = [tool_results(message) for message in messages]
-    size = len(messages)
-    for index, message in enumerate(messages):
-        if index == 0 and role_of(message) == "system" and message.get("content") != []:
-            found.append(Violation(
-                provider=provider, rule="system_message_first", position="messages.0",
-                native_indices=[index], error=SYSTEM_FIRST))
+    if messages and role_of(messages[0]) == "system" and messages[0].get("content") != []:
+        found.append(Violation(
+            provider=provider, rule="system_message_first", position="messages.0",
+            native_indices=[0], error=SYSTEM_FIRST))
+    combined = turns(messages)
+    uses_of = [turn.uses for turn in combined]
+    results_of = [turn.results for turn in combined]
+    size = len(combined)
+    for index, turn in enumerate(combined):
         uses = uses_of[index]
         if uses:
+            seen_uses: set[str] = set()
             for block, use_id in uses:
                 if use_id in seen_uses:
                     found.append(Violation(
                         provider=provider, rule="duplicate_tool_use_id",
-                        position=f"messages.{index}.content.{block}", native_indices=[index], call_ids=[use_id],
-                        error=DUPLICATE_USE.format(index=index, block=block)))
+                        position=f"messages.{index}.content.{block}", native_indices=list(turn.members),
+                        call_ids=[use_id], error=DUPLICATE_USE.format(index=index, block=block)))
                 seen_uses.add(use_id)
-            following = index + 1 < size
-            found.extend(_check_answer(index, uses, results_of[index + 1] if following else [], following,
+            following = combined[index + 1] if index + 1 < size else None
+            found.extend(_check_answer(index, turn, uses, results_of[index + 1] if following else [], following,
                                        provider))
         results = results_of[index]
         if results:
+            before = combined[index - 1] if index > 0 else None
             previous = {use_id for _, use_id in uses_of[index - 1]} if index > 0 else set()
-            found.extend(_check_results(index, results, previous, provider))
+            found.extend(_check_results(index, turn, results, before if previous else None, previous, provider))
+    return found
+
+
+def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """Ids outside `^[a-zA-Z0-9_-]+$` (the empty one included).  The request is validated before its
+    turns are combined, so these positions are the request's own."""
+    found = []
+    for index, block, field, value in anthropic_ids(messages):
+        if not is_anthropic_id(value):
+            rule = "invalid_tool_use_id" if field == "tool_use.id" else "invalid_tool_result_id"
+            found.append(Violation(
+                provider=provider, rule=rule, position=f"messages.{index}.content.{block}.{field}",
+                native_indices=[index], call_ids=[value],
+                error=INVALID_ID.format(index=index, block=block, field=field)))
     return found
 
 
 def _check_answer(
-    index: int, uses: list[tuple[int, str]], results: list[tuple[int, str]], following: bool, provider: str
+    index: int, turn: Turn, uses: list[tuple[int, str]], results: list[tuple[int, str]], following: Turn | None,
+    provider: str,
 ) -> list[Violation]:
-    """The message after a tool_use turn must open with tool_result blocks answering every id.
+    """The turn after a tool_use turn must open with tool_result blocks answering every id.
 
-    results: the next message's tool_result blocks; following: whether there is a next message.
+    results: the next turn's tool_result blocks; following: the next turn, if any.
     Only the leading run of tool_result blocks counts: a result placed after a text block
     is not seen, and the API reports its id as unanswered.  We name that case
     tool_result_not_first so a reader knows the result exists but is misplaced.
@@ -131,29 +197,31 @@ def _check_answer(
     rule = "tool_result_not_first" if any(use_id in present for use_id in unseen) else "tool_use_unanswered"
     return [Violation(
         provider=provider, rule=rule, position=f"messages.{index}",
-        native_indices=[index] + ([index + 1] if following else []), call_ids=unseen,
+        native_indices=turn.members + (following.members if following else []), call_ids=unseen,
         error=UNANSWERED.format(index=index, ids=", ".join(unseen)))]
 
 
 def _check_results(
-    index: int, results: list[tuple[int, str]], previous: set[str], provider: str
+    index: int, turn: Turn, results: list[tuple[int, str]], before: Turn | None, previous: set[str], provider: str
 ) -> list[Violation]:
-    """Each tool_result must answer a tool_use of the previous message (previous: its ids), once."""
+    """Each tool_result must answer a tool_use of the previous turn (previous: its ids; before: that
+    turn when it made calls), once."""
     found: list[Violation] = []
+    earlier = before.members if before else []
     unexpected = [(block, result_id) for block, result_id in results if result_id not in previous]
     if unexpected:
         ids = _unique([result_id for _, result_id in unexpected])
         found.append(Violation(
             provider=provider, rule="unexpected_tool_result",
             position=f"messages.{index}.content.{unexpected[0][0]}",
-            native_indices=([index - 1] if previous else []) + [index], call_ids=ids,
+            native_indices=earlier + turn.members, call_ids=ids,
             error=UNEXPECTED.format(index=index, block=unexpected[0][0], ids=", ".join(ids))))
     seen: set[str] = set()
     for block, result_id in results:
         if result_id in seen and result_id in previous:
             found.append(Violation(
                 provider=provider, rule="duplicate_tool_result", position=f"messages.{index}.content.{block}",
-                native_indices=[index - 1, index], call_ids=[result_id],
+                native_indices=earlier + turn.members, call_ids=[result_id],
                 error=DUPLICATE_RESULT.format(index=index, block=block, id=result_id)))
         seen.add(result_id)
     return found
@@ -165,6 +233,7 @@ SPEC = ProviderSpec(
     native_format="anthropic",
     validate=validate,
     validate_history=None,
+    validate_ids=validate_ids,
     needs_call_ids=True,
     role_rules=None,
     errors={
@@ -174,5 +243,13 @@ SPEC = ProviderSpec(
         "duplicate_tool_result": DUPLICATE_RESULT,
         "duplicate_tool_use_id": DUPLICATE_USE,
         "system_message_first": SYSTEM_FIRST,
+        "invalid_tool_use_id": INVALID_ID.replace("{field}", "tool_use.id"),
+        "invalid_tool_result_id": INVALID_ID.replace("{field}", "tool_result.tool_use_id"),
     },
+    endpoint=Endpoint(
+        "https://api.anthropic.com/v1/messages",
+        ("x-api-key: $ANTHROPIC_API_KEY", "anthropic-version: 2023-06-01"),
+        {"model": "$MODEL", "max_tokens": 1024},
+        docs="https://docs.anthropic.com/en/api/messages",
+    ),
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .registry import PROVIDER_FORMAT, PROVIDERS, validate_native
 from .violation import Violation
 
 if TYPE_CHECKING:
@@ -53,7 +54,6 @@ def validate(
     DeepSeek read OpenAI Chat) then share one written request instead of building it again.
     """
     from .._arguments import require_messages
-    from . import PROVIDER_FORMAT, validate_native
 
     require_messages(messages, "validate")
 
@@ -88,7 +88,6 @@ def judged_request(
     judged as recorded, else the request written afresh).
     """
     from ..formats import to_native
-    from . import PROVIDER_FORMAT
 
     format = PROVIDER_FORMAT[provider]
     if requests is not None:  # one written request per (messages, format) in this round of checks
@@ -157,7 +156,6 @@ def validate_recorded(transcript: Transcript, providers: Sequence[str] | None = 
     """
     from ..formats import to_native
     from ..formats.common import writable
-    from . import PROVIDER_FORMAT, PROVIDERS, validate_native
     from .chat_shape import sharing
 
     natives: dict[str, Any] = {}

@@ -13,7 +13,7 @@ from typing import Any
 
 from .chat_shape import read_shape, result_id_of
 from .openai_chat import unanswered_ids
-from .spec import ProviderSpec
+from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
 PROVIDER = "deepseek"
@@ -69,4 +69,10 @@ SPEC = ProviderSpec(
         "tool_result_without_call": STRAY,
         "duplicate_tool_call_id": DUPLICATE,
     },
+    endpoint=Endpoint(
+        "https://api.deepseek.com/chat/completions",
+        ("Authorization: Bearer $DEEPSEEK_API_KEY",),
+        {"model": "$MODEL"},
+        docs="https://api-docs.deepseek.com/api/create-chat-completion",
+    ),
 )

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .openai_responses import item_type
-from .spec import ProviderSpec
+from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
 PROVIDER = "deepseek-responses"
@@ -83,4 +83,10 @@ SPEC = ProviderSpec(
         "function_call_unanswered": NO_OUTPUT,
         "function_call_output_without_call": NO_CALL,
     },
+    endpoint=Endpoint(
+        "https://api.deepseek.com/v1/responses",
+        ("Authorization: Bearer $DEEPSEEK_API_KEY",),
+        {"model": "$MODEL"},
+        docs="https://api-docs.deepseek.com/",
+    ),
 )

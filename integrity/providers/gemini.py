@@ -9,6 +9,11 @@ a position; we point at `contents[i]`.
 A model turn may also carry the `functionResponse` parts answering its own calls
 (recorded requests do, and Gemini answers them with HTTP 200): those count as
 answers, and such a turn is not a misplaced response turn.
+
+Consecutive contents of one role are one turn: the rules read the combined turns.
+Recorded (HTTP 200): two model contents in a row, each with one `functionCall`,
+answered by one user content with two `functionResponse` parts; and one model
+content with three calls answered by three user contents of one response each.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .chat_shape import role_of
-from .spec import CUSTOM, OPAQUE, SYSTEM, ProviderSpec, RoleRules
+from .spec import CUSTOM, OPAQUE, SYSTEM, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
 
 PROVIDER = "gemini"
@@ -64,39 +69,64 @@ def _ids(items: list[dict[str, Any]]) -> list[str]:
     return [item["id"] for item in items if isinstance(item.get("id"), str)]
 
 
+def turns(contents: Sequence[Any]) -> list[list[int]]:
+    """The request's turns, as lists of content indices: consecutive contents of one role are one turn."""
+    combined: list[list[int]] = []
+    previous: object = object()
+    for index, content in enumerate(contents):
+        role = role_of(content)
+        if combined and role is not None and role == previous:
+            combined[-1].append(index)
+        else:
+            combined.append([index])
+        previous = role
+    return combined
+
+
+def _first_with(contents: Sequence[Any], turn: list[int], parts: Any) -> int:
+    """The index of the turn's first content that has parts of the kind `parts` reads."""
+    return next((index for index in turn if parts(contents[index])), turn[0])
+
+
 def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every Gemini function-calling turn rule the request breaks, in content order.
 
-    Each content's calls and responses are read once; the rules read their neighbours' from those lists."""
+    The contents are combined into turns first; each turn's calls and responses are read once,
+    and the rules read their neighbours' from those lists.  A position names the turn's first
+    content holding the parts the rule is about (its first content for a count)."""
     found: list[Violation] = []
-    calls_of = [function_calls(content) for content in contents]
-    responses_of = [function_responses(content) for content in contents]
-    size = len(contents)
-    for index in range(size):
-        calls = calls_of[index]
-        responses = responses_of[index]
-        previous = contents[index - 1] if index > 0 else None
+    combined = turns(contents)
+    calls_each = [function_calls(content) for content in contents]
+    responses_each = [function_responses(content) for content in contents]
+    calls_of = [calls_each[turn[0]] if len(turn) == 1 else [c for i in turn for c in calls_each[i]]
+                for turn in combined]
+    responses_of = [responses_each[turn[0]] if len(turn) == 1 else [r for i in turn for r in responses_each[i]]
+                    for turn in combined]
+    size = len(combined)
+    for at, turn in enumerate(combined):
+        calls = calls_of[at]
+        responses = responses_of[at]
+        before = combined[at - 1] if at > 0 else []
         if calls:
-            follows_user = previous is not None and (
-                role_of(previous) in ("user", "function") or bool(responses_of[index - 1]))
+            follows_user = at > 0 and (
+                role_of(contents[before[0]]) in ("user", "function") or bool(responses_of[at - 1]))
             if not follows_user:
                 found.append(Violation(
-                    provider=provider, rule="function_call_turn_position", position=f"contents[{index}]",
-                    native_indices=([index - 1] if previous is not None else []) + [index],
-                    call_ids=_ids(calls), error=CALL_POSITION))
-            following = index + 1 < size
-            answers = [*responses, *(responses_of[index + 1] if following else [])]  # its own answers count first
+                    provider=provider, rule="function_call_turn_position",
+                    position=f"contents[{_first_with(contents, turn, function_calls)}]",
+                    native_indices=before + turn, call_ids=_ids(calls), error=CALL_POSITION))
+            after = combined[at + 1] if at + 1 < size else []
+            answers = [*responses, *(responses_of[at + 1] if after else [])]  # its own answers count first
             if len(answers) != len(calls):
-                at = index + 1 if following else index
                 found.append(Violation(
-                    provider=provider, rule="function_response_count_mismatch", position=f"contents[{at}]",
-                    native_indices=[index] + ([index + 1] if following else []),
-                    call_ids=_ids(calls), error=COUNT))
-        if responses and not calls and not (calls_of[index - 1] if index > 0 else []):
+                    provider=provider, rule="function_response_count_mismatch",
+                    position=f"contents[{after[0] if after else turn[0]}]",
+                    native_indices=turn + after, call_ids=_ids(calls), error=COUNT))
+        if responses and not calls and not (calls_of[at - 1] if at > 0 else []):
             found.append(Violation(
-                provider=provider, rule="function_response_turn_position", position=f"contents[{index}]",
-                native_indices=([index - 1] if previous is not None else []) + [index],
-                call_ids=_ids(responses), error=RESPONSE_POSITION))
+                provider=provider, rule="function_response_turn_position",
+                position=f"contents[{_first_with(contents, turn, function_responses)}]",
+                native_indices=before + turn, call_ids=_ids(responses), error=RESPONSE_POSITION))
     return found
 
 
@@ -120,4 +150,10 @@ SPEC = ProviderSpec(
         "function_call_turn_position": CALL_POSITION,
         "function_response_turn_position": RESPONSE_POSITION,
     },
+    endpoint=Endpoint(
+        "https://generativelanguage.googleapis.com/v1beta/models/$GEMINI_MODEL:generateContent",
+        ("x-goog-api-key: $GEMINI_API_KEY",),
+        {},
+        docs="https://ai.google.dev/api/generate-content",
+    ),
 )

@@ -18,13 +18,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from .chat_shape import call_ids_of, read_shape
-from .spec import OPAQUE, ProviderSpec, RoleRules
+from .ids import chat_ids, is_mistral_id
+from .spec import OPAQUE, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
 
 PROVIDER = "mistral"
 
 COUNT = "Not the same number of function calls and responses"
 ORDER = "Unexpected role '{role}' after role '{previous}'"
+INVALID_ID = "Tool call id was {id} but must be a-z, A-Z, 0-9, with a length of 9."
 LAST = "Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant"
 
 
@@ -79,12 +81,25 @@ def validate_history(messages: Sequence[Any], provider: str = PROVIDER) -> list[
     return validate(messages, provider, history=True)
 
 
+def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """Call ids that are not exactly nine letters or digits."""
+    found: list[Violation] = []
+    for index, call, value in chat_ids(messages):
+        # an assistant's call id "null" is let through (mistral-common's validator, which the API runs)
+        if not is_mistral_id(value) and not (call is not None and value == "null"):
+            found.append(Violation(
+                provider=provider, rule="invalid_tool_call_id", position=f"messages[{index}]",
+                native_indices=[index], call_ids=[value], error=INVALID_ID.format(id=value)))
+    return found
+
+
 SPEC = ProviderSpec(
     name=PROVIDER,
     title="Mistral",
     native_format="openai-chat",
     validate=validate,
     validate_history=validate_history,
+    validate_ids=validate_ids,
     needs_call_ids=True,
     role_rules=RoleRules(
         transparent=frozenset({OPAQUE}),  # system messages stay in the Chat shape's message list
@@ -99,5 +114,12 @@ SPEC = ProviderSpec(
         "call_response_count_mismatch": COUNT,
         "unexpected_role_order": ORDER,
         "last_role_assistant": LAST,
+        "invalid_tool_call_id": INVALID_ID,
     },
+    endpoint=Endpoint(
+        "https://api.mistral.ai/v1/chat/completions",
+        ("Authorization: Bearer $MISTRAL_API_KEY",),
+        {"model": "$MODEL"},
+        docs="https://docs.mistral.ai/api/#tag/chat",
+    ),
 )

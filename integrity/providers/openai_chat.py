@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .chat_shape import read_shape
-from .spec import ProviderSpec
+from .ids import chat_ids
+from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
 PROVIDER = "openai-chat"
@@ -27,6 +28,15 @@ MISSING_ID = "Missing parameter 'tool_call_id': messages with role 'tool' must h
 DUPLICATE = (
     "Invalid parameter: Duplicate value for 'tool_call_id' of '{id}', in messages[{first}] and messages[{second}]."
 )
+CALL_ID_LONG = (
+    "Invalid 'messages[{index}].tool_calls[{call}].id': string too long. Expected a string with maximum length 40, "
+    "but got a string with length {length} instead."
+)
+RESULT_ID_LONG = (
+    "Invalid 'messages[{index}].tool_call_id': string too long. Expected a string with maximum length 40, "
+    "but got a string with length {length} instead."
+)
+MAX_ID = 40
 EMPTY_CALLS = (
     "Invalid 'messages[{index}].tool_calls': empty array. Expected an array with minimum length 1, "
     "but got an empty array instead."
@@ -94,12 +104,29 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     return found
 
 
+def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """Call ids longer than 40 characters (the API's code: string_above_max_length)."""
+    found: list[Violation] = []
+    for index, call, value in chat_ids(messages):
+        if len(value) > MAX_ID:
+            if call is not None:
+                position, template = f"messages[{index}].tool_calls[{call}].id", CALL_ID_LONG
+            else:
+                position, template = f"messages[{index}].tool_call_id", RESULT_ID_LONG
+            found.append(Violation(
+                provider=provider, rule="call_id_too_long" if call is not None else "result_id_too_long",
+                position=position, native_indices=[index], call_ids=[value],
+                error=template.format(index=index, call=call, length=len(value))))
+    return found
+
+
 SPEC = ProviderSpec(
     name=PROVIDER,
     title="OpenAI Chat Completions",
     native_format="openai-chat",
     validate=validate,
     validate_history=None,
+    validate_ids=validate_ids,
     needs_call_ids=True,
     role_rules=None,
     errors={
@@ -109,5 +136,13 @@ SPEC = ProviderSpec(
         "duplicate_tool_call_id": DUPLICATE,
         "tool_call_id_missing": MISSING_ID,
         "tool_calls_empty": EMPTY_CALLS,
+        "call_id_too_long": CALL_ID_LONG,
+        "result_id_too_long": RESULT_ID_LONG,
     },
+    endpoint=Endpoint(
+        "https://api.openai.com/v1/chat/completions",
+        ("Authorization: Bearer $OPENAI_API_KEY",),
+        {"model": "$MODEL"},
+        docs="https://platform.openai.com/docs/api-reference/chat/create",
+    ),
 )

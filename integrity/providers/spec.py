@@ -68,6 +68,24 @@ class RoleRules:
 
 
 @dataclass(frozen=True)
+class Endpoint:
+    """Where and how a request to the provider is sent: what "Copy as curl" writes (keys stay variables).
+
+    url: the endpoint, with `$VARIABLES` for what the user fills in (model, region).
+    headers: the headers besides content-type, keys as `$VARIABLES`, never values.
+    fields: body fields a request needs besides the history (a model, max_tokens), as placeholders.
+    docs: the provider's API reference for the endpoint.
+    signing: curl's `--aws-sigv4` provider string when requests are signed (Bedrock), else "".
+    """
+
+    url: str
+    headers: tuple[str, ...] = ()
+    fields: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    docs: str = ""
+    signing: str = ""
+
+
+@dataclass(frozen=True)
 class ProviderSpec:
     """Everything the engine knows about one provider.
 
@@ -79,9 +97,13 @@ class ProviderSpec:
         (Mistral skips its request-only rule); None: `validate` applies to both.
     needs_call_ids: whether every tool call must carry a non-empty id (False only for Gemini,
         which pairs by order).
+    validate_ids: its rules on the ids themselves (pattern, length), `validate_ids(request,
+        provider)`, or None when none is known.  Kept apart from `validate` until the strict
+        view renames the ids a provider refuses: `validate_native(..., ids=True)` applies them.
     role_rules: its rules on the order of turns, or None when it has none we apply.
     errors: every error text the rule set can return, keyed by the violation's `rule`; a
         template whose `{placeholders}` the rule set fills in.
+    endpoint: where and how its requests are sent (the inspector's "Copy as curl" and links).
     """
 
     name: str
@@ -92,6 +114,10 @@ class ProviderSpec:
     needs_call_ids: bool
     role_rules: RoleRules | None
     errors: Mapping[str, str] = field(hash=False)
+    endpoint: Endpoint = field(default_factory=lambda: Endpoint(""), hash=False)
+    validate_ids: RuleSet | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "errors", MappingProxyType(dict(self.errors)))
+        if not self.endpoint.url:
+            raise ValueError(f"provider {self.name!r} names no endpoint (ProviderSpec.endpoint)")

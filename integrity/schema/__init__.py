@@ -20,13 +20,13 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from .._findings import Finding
 from ..kinds import FINDINGS, FindingCode
 from ..loading import describe_value
 from . import anthropic, claude_code, codex, gemini, inspect_ai, langchain, openai, pi_ai
 from .base import Issue, json_input
 
 if TYPE_CHECKING:
-    from .._findings import Finding
     from ..loading import Transcript
 
 __all__ = ["Issue", "family", "schema_findings", "schema_issues"]
@@ -134,8 +134,6 @@ def schema_findings(transcript: Transcript) -> list[Finding]:
 
 def _finding(issue: Issue, transcript: Transcript, indices: list[int]) -> Finding:
     """One issue as a report finding; indices: the canonical messages read from its entry."""
-    from .._findings import Finding
-
     lines = transcript.native_lines if transcript.native else transcript.lines
     line = lines[issue.entry] if issue.entry < len(lines) and lines[issue.entry] else None
     container = transcript.container

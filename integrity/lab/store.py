@@ -26,8 +26,14 @@ Anything else (another program's database, a corrupted file, an empty file
 opened for reading) raises `StoreError` before a single byte is written: the
 journal mode is switched to WAL and the schema created only after the check.
 Inspection (`open_store(path, create=False)`) opens the file read-only
-(`mode=ro`), never migrates it, and refuses writes.  Every sqlite3 error is
-re-raised as `StoreError` (`StoreWriteError` from a write) naming the file.
+(`mode=ro`), never migrates it, and refuses writes.  It leaves nothing beside
+the file either: SQLite would create the `-wal` and `-shm` files of a WAL store
+for a reader, so while no `-wal` exists (no connection has the store open) the
+file is read as immutable, and the connection is opened again the moment a
+`-wal` appears or the file changes.  Creating a store follows no symbolic
+link: an empty or missing file behind one is a decoy, never made a store.
+Every sqlite3 error is re-raised as `StoreError` (`StoreWriteError` from a
+write) naming the file.
 """
 
 from __future__ import annotations
@@ -44,8 +50,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from .fence import LeaseLostError
-from .reference import time_ms
+from ..fence import LeaseLostError
+from ..reference import time_ms
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x54434931
@@ -268,6 +274,8 @@ class SQLiteSessionStore:
             raise ValueError(f"busy_timeout_ms must be a non-negative integer, not {busy_timeout_ms!r}")
         self.clock = clock
         self._lock = threading.RLock()
+        self._busy_timeout_ms = busy_timeout_ms
+        self._quiet: tuple[int, int, int] | None = None  # the file as an immutable connection read it
         self._check_path(create)
         self._conn = self._connect(create, busy_timeout_ms)
         try:
@@ -297,6 +305,8 @@ class SQLiteSessionStore:
         """
         if self.path == ":memory:":
             return
+        if create and not self.read_only and os.path.islink(self.path):
+            self._check_link()
         try:
             mode = os.stat(self.path).st_mode
         except FileNotFoundError:
@@ -308,6 +318,23 @@ class SQLiteSessionStore:
         if not stat.S_ISREG(mode):
             raise StoreError(f"{self.path}: not a regular file, so not a session store")
         self._sniff_header()
+
+    def _check_link(self) -> None:
+        """A symbolic link may name an existing store; an empty or missing file behind it is never created.
+
+        Otherwise a link planted where a store is expected (to an empty decoy file, or to a
+        path that does not exist yet) would have the schema written wherever it points.
+        """
+        try:
+            size = os.stat(self.path).st_size
+        except FileNotFoundError:
+            raise StoreError(f"{self.path}: a symbolic link to a missing file; a store is created only at a "
+                             "path of its own, never through a link") from None
+        except OSError as error:
+            raise StoreError(f"{self.path}: cannot open it as a session store: {error.strerror}") from error
+        if size == 0:
+            raise StoreError(f"{self.path}: a symbolic link to an empty file; a store is created only at a "
+                             "path of its own, never through a link")
 
     def _sniff_header(self) -> None:
         """Refuse what the file's first 100 bytes already show is not ours, before SQLite touches it.
@@ -340,6 +367,10 @@ class SQLiteSessionStore:
             uri = f"{Path(os.path.abspath(self.path)).as_uri()}?mode={mode}"
         timeout = busy_timeout_ms / 1000
         with _sqlite_errors(self.path, "cannot open it as a session store", StoreError):
+            self._quiet = self._quiet_stamp() if self.read_only and self.path != ":memory:" else None
+            if self._quiet is not None:  # no -wal: read as immutable, so SQLite creates no -wal or -shm
+                return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=timeout, isolation_level=None,
+                                       check_same_thread=False)
             conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False)
             if not self.read_only:
                 return conn
@@ -354,6 +385,34 @@ class SQLiteSessionStore:
             # file, but with no -wal file nobody is writing it, so it can be read as immutable.
             return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=timeout, isolation_level=None,
                                    check_same_thread=False)
+
+    def _quiet_stamp(self) -> tuple[int, int, int] | None:
+        """(inode, size, mtime) of a WAL-mode store no connection has open (it has no -wal file), else None.
+
+        A writer creates the -wal before it writes a page, and the main file changes only when
+        a checkpoint copies pages from it, so while there is no -wal and the stamp is the same
+        the file is what an immutable connection read.
+        """
+        if os.path.exists(self.path + "-wal"):
+            return None
+        try:
+            with open(self.path, "rb") as file:
+                head = file.read(20)
+            status = os.stat(self.path)
+        except OSError:
+            return None
+        if len(head) < 20 or head[18] != 2:  # a rollback-journal file: mode=ro creates nothing beside it
+            return None
+        return status.st_ino, status.st_size, status.st_mtime_ns
+
+    def _refresh(self) -> None:
+        """Open the connection again when the store changed since an immutable connection read it."""
+        if self._quiet is None or self._quiet_stamp() == self._quiet:
+            return
+        self._conn.close()
+        self._conn = self._connect(False, self._busy_timeout_ms)
+        self._conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+        self._conn.execute("PRAGMA query_only = ON")
 
     def _wal_unshareable(self) -> bool:
         directory = os.path.dirname(os.path.abspath(self.path))
@@ -458,6 +517,7 @@ class SQLiteSessionStore:
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock, _sqlite_errors(self.path, "could not read it", StoreError):
+            self._refresh()
             return self._conn.execute(sql, params).fetchall()
 
     def close(self) -> None:

@@ -20,10 +20,10 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .reference import is_interrupted_tool_result, time_ms
-from .report import RepairReport, repair_with_report
+from ..reference import is_interrupted_tool_result, time_ms
+from ..repairing import repair_with_report
 from .runtime import (
     CallSpec,
     Event,
@@ -36,6 +36,9 @@ from .runtime import (
     user_message,
 )
 from .store import AttemptInfo, Entry, SessionInfo, SQLiteSessionStore
+
+if TYPE_CHECKING:
+    from ..report import RepairReport
 
 SESSION_ID = "lab"
 LEASE_TTL_MS = 1_000

@@ -37,9 +37,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ._views import frame_is_interrupted
-from .fence import append_interrupted_tool_call_results, is_lease_lost
-from .reference import (
+from .._views import frame_is_interrupted
+from ..fence import append_interrupted_tool_call_results, is_lease_lost
+from ..reference import (
     PendingToolCall,
     orphaned_tool_calls,
     repair_orphaned_tool_calls,
@@ -47,8 +47,8 @@ from .reference import (
     tool_calls,
     track_tool_call_message,
 )
+from ..transform import with_tool_call_integrity_repair
 from .store import ABORTED, DONE, FAILED, IDLE, Lease, SessionStore
-from .transform import with_tool_call_integrity_repair
 
 Message = dict[str, Any]
 

@@ -1,0 +1,385 @@
+"""The one check pipeline: from a loaded transcript to the verdict every surface shows.
+
+`check` (the CLI's `check` and `repair`, `triage`, the Batch page's rows, the
+Inspector and the Report) all go through `check_unit`, so the same file gets the
+same status, severity, counts and provider verdicts everywhere:
+
+    light view -> plan (per policy) -> diagnosis or report -> the target provider's
+    verdict as recorded and after repair -> the report rated by it -> status and exit.
+
+The *target provider* decides the verdict (`target_provider`): the one named, else
+the one the file's format implies (an OpenAI Chat request is judged by OpenAI Chat,
+a Claude Code session by Anthropic), else none: then the universal invariants alone
+(every call answered exactly once, right after its frame, no stray, no lost real
+result) decide.  Other providers are asked only on request; what they say is shown
+beside the verdict and never changes it.
+
+How much is built is a depth, not a second pipeline: a diagnosis (counts, findings,
+verdict) for `check`, the report's shell for `check --json`, or the whole report and
+the materialized view for the Inspector and `repair`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._diagnosis import target_provider
+from ._gc import without_gc
+from ._policies import DEFAULT_POLICY, PLANNERS, POLICY, light_view
+from .reference import time_ms
+
+if TYPE_CHECKING:
+    from ._diagnosis import Diagnosis, Summary
+    from ._findings import Finding
+    from ._plan import Plan
+    from ._views import LightTranscript
+    from .kinds import Severity
+    from .loading import Transcript
+    from .providers import Violation
+    from .report import RepairReport
+
+__all__ = ["ALL_PROVIDERS", "CheckResult", "Depth", "Loaded", "ProviderVerdict", "Status", "check", "check_unit",
+           "informative_providers", "split_provider_option", "status_of", "target_provider"]
+
+Depth = Literal["diagnosis", "report", "view"]
+"""How much `check` builds: the cheap diagnosis (`check`), the report's shell whose long sections are
+written as they are made (`check --json`), or the whole report with the materialized view."""
+
+ALL_PROVIDERS = "all"
+"""`--provider all`: every provider is asked, for information (the target still decides)."""
+
+
+class Status(str, enum.Enum):
+    """A transcript's status in one word, the same on every surface (CLI, triage table, Batch, Inspector).
+
+    Derived from the rated report alone by `status_of`: the one rule.
+    """
+
+    HEALTHY = "healthy"
+    REPAIRED = "repaired"
+    FINDINGS = "findings"
+    REJECTED_AS_RECORDED = "rejected as recorded"
+    UNREADABLE = "unreadable"
+    ABANDONED = "abandoned branch"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderVerdict:
+    """What one provider says about the transcript as recorded and about the view planned for it."""
+
+    provider: str
+    before: list[Violation]
+    after: list[Violation]
+
+    @property
+    def accepted_as_recorded(self) -> bool:
+        return not self.before
+
+    @property
+    def accepted_after_repair(self) -> bool:
+        return not self.after
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Everything `check` says about one transcript: verdict, severity, counts, findings, provider verdicts.
+
+    report: the diagnosis (depth "diagnosis") or the repair report, rated by the target provider's
+    verdict as recorded.  providers: every provider asked, the target first.  view: the repaired view
+    (depth "view" only).  The status and exit code are derived from the report by one rule.
+    """
+
+    source: str
+    format: str
+    thread: str
+    policy: str
+    target: str | None
+    report: Diagnosis | RepairReport
+    providers: Mapping[str, ProviderVerdict] = field(default_factory=dict)
+    view: list[Any] | None = None
+    plan: Plan | None = None
+
+    @property
+    def verdict(self) -> str:
+        return self.report.verdict
+
+    @property
+    def severity(self) -> Severity:
+        """The worst severity (an old report read back may lack it: then the healthy one, normalized)."""
+        from .kinds import Severity
+
+        return self.report.severity or Severity.NORMALIZED
+
+    @property
+    def healthy(self) -> bool:
+        return self.report.healthy
+
+    @property
+    def summary(self) -> Summary:
+        return self.report.summary
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.report.findings
+
+    @property
+    def status(self) -> Status:
+        return status_of(self.report)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when healthy for the target (or the universal invariants), else 1 (needs repair)."""
+        return 0 if self.report.healthy else 1
+
+    @property
+    def target_verdict(self) -> ProviderVerdict | None:
+        return self.providers.get(self.target) if self.target is not None else None
+
+
+def status_of(report: Diagnosis | RepairReport) -> Status:
+    """The one status rule, from a report rated by its target provider (`with_recorded`).
+
+    healthy: nothing fails.  rejected as recorded: it fails only because the target refuses the
+    file's shape as recorded, for nothing the view needs to change (results split over two
+    messages, which the request written for the view regroups).  repaired: the view changes
+    what fails.  findings: it fails for what the policy leaves in place (a malformed entry).
+    """
+    from ._diagnosis import fails_only_as_recorded
+
+    if report.healthy:
+        return Status.HEALTHY
+    if fails_only_as_recorded(report):
+        return Status.REJECTED_AS_RECORDED
+    return Status.REPAIRED if report.changed else Status.FINDINGS
+
+
+def informative_providers(names: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The providers to ask for information beside the target: ALL_PROVIDERS stands for every one;
+    a string is a comma list.  Unknown names raise ValueError naming the known ones."""
+    from .providers import PROVIDERS, spec
+
+    if not names:
+        return ()
+    listed = names.split(",") if isinstance(names, str) else list(names)
+    found: list[str] = []
+    for name in (name.strip() for name in listed):
+        if name == ALL_PROVIDERS:
+            found.extend(PROVIDERS)
+        elif name:
+            spec(name)  # raises for an unknown name
+            found.append(name)
+    return tuple(dict.fromkeys(found))
+
+
+def split_provider_option(value: str | None) -> tuple[str | None, tuple[str, ...]]:
+    """A `--provider` value as (target, providers asked for information): one name is the target;
+    ALL_PROVIDERS or a comma list are information beside the format's target."""
+    if not value:
+        return None, ()
+    if value == ALL_PROVIDERS or "," in value:
+        return None, informative_providers(value)
+    return value, ()
+
+
+class Loaded:
+    """One transcript of a file, read either by the fast path (pi-ai, raw bytes kept) or the general reader.
+
+    The fast path is a representation, not a second pipeline: `check_unit` asks a Loaded for its
+    light view, its reading findings and (only when a provider is asked) its messages as dicts.
+    A file may hold several transcripts (an eval log's samples, a Claude Code session's sidechains,
+    a session tree's abandoned branches): one Loaded per transcript.
+    """
+
+    def __init__(self, source: str, fast: Any = None, transcript: Transcript | None = None, count: int = 1) -> None:
+        self.source = source
+        self.fast = fast
+        self.transcript = transcript
+        self.count = count  # how many transcripts the file holds
+
+    @classmethod
+    def of(cls, transcript: Transcript) -> Loaded:
+        return cls(transcript.source, transcript=transcript)
+
+    @property
+    def name(self) -> str:
+        return "main" if self.transcript is None else str(self.transcript.name)
+
+    @property
+    def format(self) -> str:
+        return "pi-ai" if self.transcript is None else str(self.transcript.format)
+
+    @property
+    def checked(self) -> bool:
+        """False for an abandoned branch: listed, never sent to the model again, so not judged."""
+        return self.transcript is None or bool(self.transcript.checked)
+
+    @property
+    def label(self) -> str:
+        """'file' for a file of one transcript, 'file#name' when it holds several."""
+        return self.source if self.count == 1 else f"{self.source}#{self.name}"
+
+    def light(self, policy: str) -> LightTranscript:
+        """The light view the policy plans on (strict reads numeric ids; the fast path has its own)."""
+        if self.fast is not None:
+            return self.fast.light
+        assert self.transcript is not None
+        return light_view(self.transcript.messages, policy)
+
+    def findings(self) -> list[Finding]:
+        """What reading found besides messages (a torn line), then the schema findings."""
+        if self.transcript is None:
+            return []
+        from .analysis import reader_findings
+        from .schema import schema_findings
+
+        return [*reader_findings(self.transcript), *schema_findings(self.transcript)]
+
+    def messages(self) -> Transcript:
+        """The transcript as dicts (a file the fast path read: its messages decoded from their raw bytes)."""
+        if self.transcript is not None:
+            return self.transcript
+        import msgspec
+
+        from .loading import Transcript
+
+        return Transcript(list(map(msgspec.json.decode, self.fast.raws)), self.source, json_typed=True)
+
+    def named(self, report: Any) -> Any:
+        """The report naming the format read and the transcript (thread or sample) it is about."""
+        return report.model_copy(update={"format": self.format, "thread": self.name})
+
+
+def _views(policy: str, light: LightTranscript, plan: Plan, transcript: Transcript, now: Callable[[], int],
+           made: dict[str | None, list[Any]]) -> Callable[[str], list[Any]]:
+    """view_for(provider): the view planned for that provider, materialized once per distinct plan.
+
+    The strict policy re-plans for a provider whose plan may differ (its role rules, ids for id-less
+    calls); views are kept by the provider they were planned for (made: plan.provider's view when the
+    caller has it), never by object identity.
+    """
+    from ._entries import materialize
+    from .analysis import plan_depends_on
+
+    def view_for(provider: str) -> list[Any]:
+        own = POLICY[policy].plans_per_provider and provider != plan.provider and plan_depends_on(light, provider)
+        key = provider if own else plan.provider
+        found = made.get(key)
+        if found is None:
+            chosen = PLANNERS[policy](light, provider) if own else plan
+            found = (materialize(chosen.order, transcript.messages, chosen.placeholder, now)[0]
+                     if chosen.changed and chosen.order is not None else transcript.messages)
+            made[key] = found
+        return found
+
+    return view_for
+
+
+def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any]], names: Sequence[str]
+                      ) -> dict[str, ProviderVerdict]:
+    """Each provider's verdict on the transcript as recorded and on the view planned for it.
+
+    Both are validated as a stored history (`history=True`: the next request appends a turn).
+    Providers that read the same native format share its written requests (`validate`'s cache keeps
+    the message lists it keys, so no key is ever a freed object's).
+    """
+    from .providers import validate
+
+    requests: dict[Any, Any] = {}
+    said: dict[str, ProviderVerdict] = {}
+    for name in names:
+        before = validate(transcript.messages, name, transcript, history=True, as_recorded=True, requests=requests)
+        view = view_for(name)
+        after = before if view is transcript.messages and not transcript.native else \
+            validate(view, name, transcript, history=True, requests=requests)
+        said[name] = ProviderVerdict(name, before, after)
+    return said
+
+
+@without_gc  # the parsed transcript is large: collections would rescan it for nothing
+def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Sequence[str] = (),
+               policy: str = DEFAULT_POLICY, depth: Depth = "diagnosis", now: Callable[[], int] = time_ms
+               ) -> CheckResult:
+    """The one pipeline for one transcript of a file (see the module's docstring).
+
+    provider: the target provider (the view is planned for it), or None for the one the format
+    implies (if any).  also: providers asked for information beside it (ALL_PROVIDERS: every one).
+    """
+    if policy not in PLANNERS:
+        from ._policies import POLICIES
+
+        raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    target = target_provider(loaded.format, provider)
+    informative = informative_providers(also)
+    planned_for = provider or None
+    light = loaded.light(policy)
+    asks = ([target] if target is not None else []) + [name for name in informative if name != target]
+    # The cheap diagnosis reads a view with stretches (a million ints fewer); a report or a view lists each message.
+    plan = PLANNERS[policy](light, planned_for, depth == "diagnosis" and not asks)
+    transcript = loaded.messages() if (asks or depth == "view") else None
+    view: list[Any] | None = None
+    verdicts: dict[str, ProviderVerdict] = {}
+    stamps: list[int] = []
+    if transcript is not None:
+        from ._entries import materialize
+
+        if plan.changed and plan.order is not None:
+            view, stamps = materialize(plan.order, transcript.messages, plan.placeholder, now)
+        else:
+            view = transcript.messages
+        view_for = _views(policy, light, plan, transcript, now, {plan.provider: view})
+        verdicts = provider_verdicts(transcript, view_for, asks)
+    elif depth == "report":
+        from ._entries import is_stamped, unplain
+
+        stamps = [now() for entry in unplain(plan.order or []) if is_stamped(entry)]
+    report = _report(loaded, light, plan, depth, stamps, transcript)
+    report = loaded.named(report) if loaded.transcript is None or loaded.transcript.native \
+        or loaded.name != "main" or depth != "view" else report
+    if provider and report.provider != provider:  # the reference's plan names no provider: the report is for it
+        report = report.model_copy(update={"provider": provider})
+    if target is not None:  # rated by the target alone: the verdict never depends on who else was asked
+        from ._diagnosis import with_recorded
+
+        report = with_recorded(report, {target: verdicts[target].accepted_as_recorded})
+    return CheckResult(source=loaded.source, format=loaded.format, thread=loaded.name, policy=policy,
+                       target=target, report=report, providers=verdicts, view=view if depth == "view" else None,
+                       plan=plan)
+
+
+def _report(loaded: Loaded, light: LightTranscript, plan: Plan, depth: Depth, stamps: list[int],
+            transcript: Transcript | None) -> Any:
+    """The report at the asked depth, the reading and schema findings first."""
+    findings = loaded.findings()
+    if depth == "diagnosis":
+        from ._diagnosis import diagnose
+
+        return diagnose(light, plan, loaded.source, findings)
+    if depth == "report":
+        from .report import report_shell
+
+        return report_shell(light, plan, stamps, loaded.source, findings)
+    from .report import build_report
+
+    return build_report(light, plan, stamps, loaded.source, findings)
+
+
+def check(transcript: Transcript, *, provider: str | None = None, also: str | Sequence[str] = (),
+          policy: str = DEFAULT_POLICY, depth: Depth = "diagnosis", now: Callable[[], int] = time_ms
+          ) -> CheckResult:
+    """Check one loaded transcript: its verdict, severity, counts, findings and provider verdicts.
+
+    The same answer as `integrity check` (and triage, and every page of the inspector) gives for it.
+    provider: the target provider's name; None for the provider the format implies (or the
+    universal invariants when none does).  also: providers asked for information (ALL_PROVIDERS: every one).
+    depth: "diagnosis" (cheap), "report" (the report's shell) or "view" (whole report and the view).
+    """
+    from ._arguments import require_transcript
+
+    require_transcript(transcript, "check")
+    return check_unit(Loaded.of(transcript), provider=provider, also=also, policy=policy, depth=depth, now=now)

@@ -1,0 +1,62 @@
+"""Call-id rules: which ids each provider takes, by pattern and length.
+
+A call id is copied from one provider's transcript into another's request when a
+session changes model, and the providers disagree on what an id may be: Anthropic
+takes `^[a-zA-Z0-9_-]+$` (an id such as `Bash:12` or `call_1|fc_1` is refused),
+OpenAI Chat at most 40 characters, OpenAI Responses at most 64, Mistral exactly nine
+letters or digits.  Each rule here was seen refused with the text its provider
+module quotes; providers whose refusal has not been seen (or was contradicted by a
+recorded 200, as Bedrock's documented pattern was) have no id rule.  A missing or
+non-string id is left to the rules that read it as "".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .chat_shape import role_of
+
+ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+")
+MISTRAL_ID = re.compile(r"[a-zA-Z0-9]{9}")
+
+
+def chat_ids(messages: Sequence[Any]) -> Iterator[tuple[int, int | None, str]]:
+    """(message index, call position, id) of every string id in a Chat request: an assistant's
+    `tool_calls[k].id` (position k) and a tool message's `tool_call_id` (position None)."""
+    for index, message in enumerate(messages):
+        role = role_of(message)
+        if role == "assistant":
+            calls = message.get("tool_calls")
+            for position, call in enumerate(calls if isinstance(calls, list) else []):
+                value = call.get("id") if isinstance(call, dict) else None
+                if isinstance(value, str):
+                    yield index, position, value
+        elif role == "tool":
+            value = message.get("tool_call_id")
+            if isinstance(value, str):
+                yield index, None, value
+
+
+def anthropic_ids(messages: Sequence[Any]) -> Iterator[tuple[int, int, str, str]]:
+    """(message index, block index, field, id) of every string `tool_use.id` and
+    `tool_result.tool_use_id`, in request order (the positions are the request's own)."""
+    for index, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        for block_index, block in enumerate(content if isinstance(content, list) else []):
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            field = "id" if kind == "tool_use" else "tool_use_id" if kind == "tool_result" else None
+            value = block.get(field) if field else None
+            if isinstance(value, str):
+                yield index, block_index, f"{kind}.{field}", value
+
+
+def is_anthropic_id(value: str) -> bool:
+    return ANTHROPIC_ID.fullmatch(value) is not None
+
+
+def is_mistral_id(value: str) -> bool:
+    return MISTRAL_ID.fullmatch(value) is not None

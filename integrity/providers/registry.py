@@ -1,0 +1,54 @@
+"""The provider registry: every provider's spec by name, and checking a native request against one.
+
+Why a module of its own: the package's `__init__` is its face (it re-exports this and
+`canonical`), and `canonical` needs the registry too; with the registry in `__init__`,
+`canonical` imported its own package's face back (a cycle hidden in function-local
+imports).  Here both the face and `canonical` import it, and it imports neither.
+"""
+
+from __future__ import annotations
+
+from . import anthropic, bedrock, deepseek, deepseek_responses, gemini, mistral, openai_chat, openai_responses
+from .spec import ProviderSpec
+from .violation import Violation, sort_violations
+
+SPECS: dict[str, ProviderSpec] = {
+    module.SPEC.name: module.SPEC
+    for module in (openai_chat, openai_responses, anthropic, gemini, bedrock, mistral, deepseek, deepseek_responses)
+}
+"""Every supported provider's spec, by name, in the order the CLI and the reports list them."""
+
+PROVIDERS: tuple[str, ...] = tuple(SPECS)
+
+PROVIDER_FORMAT: dict[str, str] = {name: provider.native_format for name, provider in SPECS.items()}
+
+
+def spec(name: str) -> ProviderSpec:
+    """The spec of one provider; ValueError naming the known providers for any other name."""
+    found = SPECS.get(name)
+    if found is None:
+        raise ValueError(f"unknown provider {name!r}; expected one of: {', '.join(PROVIDERS)}")
+    return found
+
+
+def validate_native(request: list[dict], provider: str, history: bool = False, ids: bool = False) -> list[Violation]:
+    """Check a native message list (OpenAI `messages`, Responses `input`, Anthropic `messages`
+    without the top-level system, Gemini `contents`, Bedrock `messages`) against one provider.
+
+    Returns every violation found, ordered by position; an empty list means the provider's
+    tool-history rules we know of accept the request.  Malformed entries never raise: they
+    simply match no rule.
+
+    history=True checks the request as a stored transcript's history: rules about
+    the request being sent (Mistral's `last_role_assistant`: a request may not end
+    on an assistant message) are skipped, since the next request appends a turn.
+    ids=True also applies the provider's id rules (pattern and length: `ProviderSpec.validate_ids`).
+    """
+    rules = spec(provider)
+    if not isinstance(request, list):
+        raise TypeError(f"request must be a list of native messages, got {type(request).__name__}")
+    validate = rules.validate_history if history and rules.validate_history is not None else rules.validate
+    found = validate(request, provider)
+    if ids and rules.validate_ids is not None:
+        found = found + rules.validate_ids(request, provider)
+    return sort_violations(found)

@@ -1,0 +1,120 @@
+"""One answer everywhere: the CLI, triage and the Batch page say the same about the same file.
+
+Every sample and every file under tests/real/ goes through `integrity check --json` (a
+subprocess-free run of the real CLI), triage's per-file worker function and the Batch page's
+row builder; each transcript's status, severity, verdict, exit status and counts must agree,
+and agree with `integrity.check` (the one pipeline), for the default target and for a named one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_inprocess import run
+
+from inspector.batch import DEFECT_COLUMNS, summarize_all
+from integrity import load_all
+from integrity.pipeline import Status, check, status_of
+from integrity.triage import triage_file
+
+REPO = Path(__file__).resolve().parents[1]
+FILES = sorted(p for folder in ("sample_transcripts", "tests/real") for p in (REPO / folder).iterdir()
+               if p.is_file() and p.suffix != ".md")
+COUNTS = ("messages", "calls", "orphaned_calls", "duplicates_dropped", "strays", "moved", "frames_dropped",
+          "synthesized", "findings")
+
+
+def _cli(path: Path, provider: str | None, policy: str) -> tuple[int, list[dict[str, Any]]]:
+    args = ["check", "--json", "--now", "0", "--policy", policy, *(["--provider", provider] if provider else []),
+            str(path)]
+    result = run(*args)
+    if result.code == 2:
+        return 2, []
+    payload = json.loads(result.stdout)
+    return result.code, payload if isinstance(payload, list) else [payload]
+
+
+def _by_thread(reports: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {report.get("thread") or "main": report for report in reports}
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+@pytest.mark.parametrize(("policy", "provider"), [("strict", None), ("strict", "anthropic"), ("openmaic", None),
+                                                  ("openmaic", "openai-chat")])
+def test_cli_triage_batch_and_the_api_agree(path: Path, policy: str, provider: str | None) -> None:
+    data = path.read_bytes()
+    code, reports = _cli(path, provider, policy)
+    batch = summarize_all(path.name, data, policy, provider=provider)
+    if code == 2:  # unreadable: every surface says so
+        assert [row["status"] for row in batch] == [str(Status.UNREADABLE)]
+        if provider is None:
+            rows, _ = triage_file(str(path), [], policy) or ([], [])
+            assert [row["status"] for row in rows] == [str(Status.UNREADABLE)]
+        return
+    transcripts = [t for t in load_all(data, str(path)) if t.checked]
+    cli = _by_thread(reports)
+    assert len(cli) == len(transcripts)
+    statuses = []
+    for transcript in transcripts:
+        result = check(transcript, provider=provider, policy=policy)
+        report = cli[transcript.name]
+        # the API and the CLI: one pipeline
+        assert (report["healthy"], report["severity"], report["verdict"]) == \
+            (result.healthy, result.severity.value, result.verdict), transcript.name
+        assert {key: report["summary"].get(key, 0) for key in COUNTS} == \
+            {key: getattr(result.summary, key) for key in COUNTS}
+        statuses.append(result.status)
+        # the Batch page's row
+        name = path.name if len(batch) == 1 else f"{path.name}#{transcript.name}"
+        [row] = [row for row in batch if row["file"] == name]
+        assert (row["status"], row["verdict"]) == (str(result.status), result.verdict), name
+        for field, column in DEFECT_COLUMNS:
+            assert row[column] == getattr(result.summary, field), (name, column)
+    # the exit status follows the statuses: 0 only when every transcript is healthy
+    assert code == (0 if all(status is Status.HEALTHY for status in statuses) else 1), statuses
+    if provider is None:  # triage's worker: the same rows (its target is each file's own)
+        found = triage_file(str(path), [], policy)
+        assert found is not None
+        rows = [row for row in found[0] if row["status"] != str(Status.ABANDONED)]
+        assert [(row["status"], row["severity"], row["verdict"]) for row in rows] == \
+            [(str(status), cli[t.name]["severity"], cli[t.name]["verdict"])
+             for status, t in zip(statuses, transcripts, strict=True)]
+        for row, transcript in zip(rows, transcripts, strict=True):
+            assert {key: row[key] for key in COUNTS} == {key: cli[transcript.name]["summary"].get(key, 0)
+                                                         for key in COUNTS}
+
+
+def test_the_status_rule_is_one_function() -> None:
+    """status_of is the only rule: the batch, triage and CheckResult all name its values."""
+    [transcript] = load_all((REPO / "sample_transcripts" / "split_results.bedrock.json").read_bytes(), "x")
+    result = check(transcript)
+    assert result.status is status_of(result.report)
+    assert result.exit_code == (0 if result.status is Status.HEALTHY else 1)
+
+
+def test_triage_is_deterministic_and_asks_each_provider_about_its_own_view(tmp_path: Path) -> None:
+    """Views and requests are never cached by the id() of a freed object: three runs, one table."""
+    paths = [p for p in FILES if p.suffix == ".json"][:12]
+    runs = []
+    for _ in range(3):
+        rows = []
+        for path in paths:
+            found = triage_file(str(path), ["all"], "strict")
+            assert found is not None
+            rows.extend(found[0])
+        runs.append(rows)
+    assert runs[0] == runs[1] == runs[2]
+    for path in paths:  # and every provider column is what `check --provider P` says of it
+        found = triage_file(str(path), ["all"], "strict")
+        assert found is not None
+        for row in found[0]:
+            if row["status"] in (str(Status.UNREADABLE), str(Status.ABANDONED)) or row["thread"]:
+                continue
+            [transcript] = [t for t in load_all(path.read_bytes(), str(path)) if t.checked]
+            for provider in ("mistral", "bedrock", "anthropic"):
+                said = check(transcript, provider=provider).providers[provider]
+                assert row[f"{provider} after repair"] == ("accepted" if said.accepted_after_repair
+                                                            else "rejected"), (path.name, provider)

@@ -1,0 +1,112 @@
+"""Provider rules on the call ids themselves (pattern, length), applied with `validate_native(..., ids=True)`.
+
+Each illegal case breaks exactly one id rule; we assert the whole violation and the exact provider text.
+The ids of issue 30 (`Bash:12`, `call_1|fc_1`, `""`, `" "`, `"a\\u0000"`) are Anthropic's refusals.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from integrity.providers import PROVIDERS, spec, validate_native
+from tests.provider_cases import v
+
+
+def found(request: list[dict[str, Any]], provider: str) -> list[dict[str, Any]]:
+    return [x.model_dump(exclude={"canonical_indices"}) for x in validate_native(request, provider, ids=True)]
+
+
+def anthropic(use_id: str, result_id: str | None = None) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": use_id, "name": "f", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use_id if result_id is None
+                                          else result_id, "content": "ok"}]}]
+
+
+def chat(call_id: str, result_id: str | None = None) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": "hi"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": call_id, "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": call_id if result_id is None else result_id, "content": "ok"}]
+
+
+def responses(call_id: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": "hi"},
+            {"type": "function_call", "call_id": call_id, "name": "f", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": call_id, "output": "ok"}]
+
+
+PATTERN = "String should match pattern '^[a-zA-Z0-9_-]+$'"
+LONG_41 = "c" * 41
+LONG_65 = "r" * 65
+
+ID_LEGAL = [
+    ("anthropic", anthropic("toolu_01A-b_c")),
+    ("openai-chat", chat("c" * 40)),
+    ("openai-chat", chat("Bash:12")),  # OpenAI Chat sets no pattern, only a length
+    ("openai-responses", responses("r" * 64)),
+    ("mistral", chat("a1B2c3D4e")),
+    # no id rule is known for these (Bedrock's documented pattern was contradicted by a recorded 200)
+    ("bedrock", [{"role": "user", "content": [{"text": "hi"}]},
+                 {"role": "assistant", "content": [{"toolUse": {"toolUseId": "functions.f:0", "name": "f"}}]},
+                 {"role": "user", "content": [{"toolResult": {"toolUseId": "functions.f:0", "content": []}}]}]),
+    ("deepseek", chat("call_0|x:" + "y" * 60)),
+]
+
+ID_ILLEGAL = [
+    pytest.param("anthropic", anthropic("Bash:12", "ok"),
+                 v("anthropic", "invalid_tool_use_id", "messages.1.content.0.tool_use.id", [1], ["Bash:12"],
+                   f"messages.1.content.0.tool_use.id: {PATTERN}"), id="anthropic-colon"),
+    pytest.param("anthropic", anthropic("ok", "call_1|fc_1"),
+                 v("anthropic", "invalid_tool_result_id", "messages.2.content.0.tool_result.tool_use_id", [2],
+                   ["call_1|fc_1"], f"messages.2.content.0.tool_result.tool_use_id: {PATTERN}"), id="anthropic-pipe"),
+    pytest.param("openai-chat", chat(LONG_41, "ok"),
+                 v("openai-chat", "call_id_too_long", "messages[1].tool_calls[0].id", [1], [LONG_41],
+                   "Invalid 'messages[1].tool_calls[0].id': string too long. Expected a string with maximum length 40, "
+                   "but got a string with length 41 instead."), id="openai-chat-call"),
+    pytest.param("openai-chat", chat("ok", LONG_41),
+                 v("openai-chat", "result_id_too_long", "messages[2].tool_call_id", [2], [LONG_41],
+                   "Invalid 'messages[2].tool_call_id': string too long. Expected a string with maximum length 40, "
+                   "but got a string with length 41 instead."), id="openai-chat-result"),
+    pytest.param("openai-responses", responses(LONG_65)[:2],
+                 v("openai-responses", "call_id_too_long", "input[1].call_id", [1], [LONG_65],
+                   "Invalid 'input[1].call_id': string too long. Expected a string with maximum length 64, "
+                   "but got a string with length 65 instead."), id="openai-responses"),
+    pytest.param("mistral", chat("call_0", "a1B2c3D4e"),
+                 v("mistral", "invalid_tool_call_id", "messages[1]", [1], ["call_0"],
+                   "Tool call id was call_0 but must be a-z, A-Z, 0-9, with a length of 9."), id="mistral"),
+]
+
+
+@pytest.mark.parametrize("provider,request_", ID_LEGAL)
+def test_ids_a_provider_takes_pass(provider: str, request_: list[dict[str, Any]]) -> None:
+    assert found(request_, provider) == []
+
+
+@pytest.mark.parametrize("provider,request_,expected", ID_ILLEGAL)
+def test_an_id_a_provider_refuses_yields_exactly_that_violation(
+        provider: str, request_: list[dict[str, Any]], expected: dict[str, Any]) -> None:
+    # the pairing rules do not mind the ids (the call and its result disagree only in a valid id)
+    violations = [x for x in found(request_, provider) if x["rule"] == expected["rule"]]
+    assert violations == [expected]
+
+
+def test_responses_call_ids_over_64_characters_are_refused_on_every_item() -> None:
+    assert [(x["rule"], x["position"], x["error"]) for x in found(responses(LONG_65), "openai-responses")] == [
+        ("call_id_too_long", f"input[{i}].call_id", f"Invalid 'input[{i}].call_id': string too long. Expected a "
+         "string with maximum length 64, but got a string with length 65 instead.") for i in (1, 2)]
+
+
+@pytest.mark.parametrize("bad", ["Bash:12", "call_1|fc_1", "", " ", "a\u0000"])
+def test_the_ids_of_issue_30_are_refused_by_anthropic(bad: str) -> None:
+    rules = [x["rule"] for x in found(anthropic(bad), "anthropic")]
+    assert rules == ["invalid_tool_use_id", "invalid_tool_result_id"]
+    assert validate_native(anthropic(bad), "anthropic") == []  # off unless asked: the pairing is fine
+
+
+def test_id_rules_are_off_by_default_and_only_where_known() -> None:
+    assert validate_native(chat(LONG_41), "openai-chat") == []
+    with_id_rules = [name for name in PROVIDERS if spec(name).validate_ids is not None]
+    assert with_id_rules == ["openai-chat", "openai-responses", "anthropic", "mistral"]

@@ -1,0 +1,96 @@
+"""Facts listed once: providers, kinds and formats are iterated from their registries, never re-listed.
+
+A new provider is its module plus one line in integrity/providers/registry.py; a new repair kind is its
+registry entry (integrity/kinds.py) plus the planner and the materializer that make it; a new format is
+its module plus its line in the format registry.  What keeps those counts is that no other file lists
+them by hand: this test reads every module of the engine, the inspector and the pages with `ast` and
+fails on any list, tuple, set or dict literal that names three or more providers, summary counts or
+formats outside the files that define them.  Three, because a lesson's claims or an example may
+name one or two by design (that is content, not a registry).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from integrity.formats import FORMATS
+from integrity.kinds import summary_counts
+from integrity.providers import PROVIDERS, SPECS, spec
+from integrity.providers.spec import Endpoint
+
+REPO = Path(__file__).resolve().parents[1]
+CODE = sorted([*(REPO / "integrity").rglob("*.py"), *(REPO / "inspector").rglob("*.py"),
+               *(REPO / "pages").glob("*.py"), REPO / "app.py"])
+
+
+def _literals(path: Path) -> list[tuple[int, set[str]]]:
+    """(line, the strings) of every list, tuple, set and dict literal in a module."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        items: list[ast.expr | None] = []
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            items = list(node.elts)
+        elif isinstance(node, ast.Dict):
+            items = list(node.keys)
+        strings = {item.value for item in items if isinstance(item, ast.Constant) and isinstance(item.value, str)}
+        if strings:
+            found.append((node.lineno, strings))
+    return found
+
+
+def _relisted(names: set[str], allowed: set[str]) -> list[str]:
+    places = []
+    for path in CODE:
+        where = str(path.relative_to(REPO))
+        if where in allowed or any(where.startswith(prefix) for prefix in allowed if prefix.endswith("/")):
+            continue
+        for line, strings in _literals(path):
+            named = strings & names
+            if len(named) >= 3:
+                places.append(f"{where}:{line}: {sorted(named)}")
+    return places
+
+
+def test_no_file_lists_the_providers_by_hand() -> None:
+    # a provider whose requests are a format of their own shares its name with that format's module
+    assert _relisted(set(PROVIDERS), {"integrity/providers/", "integrity/formats/", "integrity/schema/"}) == []
+
+
+def test_no_file_lists_the_summary_counts_by_hand() -> None:
+    fields = {field for field, _ in summary_counts()}
+    assert _relisted(fields, {"integrity/kinds.py", "integrity/_diagnosis.py"}) == []
+
+
+def test_no_file_lists_the_formats_by_hand() -> None:
+    assert _relisted(set(FORMATS), {"integrity/formats/", "integrity/schema/"}) == []
+
+
+def test_the_checker_sees_a_hand_made_list(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("NAMES = ('anthropic', 'gemini', 'bedrock')\nONE = ['anthropic']\n")
+    assert [line for line, strings in _literals(module) if len(strings & set(PROVIDERS)) >= 3] == [1]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_every_provider_says_where_its_requests_go(provider: str) -> None:
+    """'Copy as curl' and the docs read the endpoint from the spec: no provider falls back to a guess."""
+    from inspector.diagnostics import curl_command
+
+    endpoint = spec(provider).endpoint
+    assert endpoint.url.startswith("https://") and endpoint.docs.startswith("https://")
+    command = curl_command(provider, {"messages": []})
+    assert f'"{endpoint.url}"' in command and "example.invalid" not in command
+    for header in endpoint.headers:  # keys are variables, never values
+        assert f'-H "{header}"' in command
+        if "key" in header.lower() or "authorization" in header.lower():
+            assert "$" in header
+
+
+def test_a_provider_without_an_endpoint_is_refused() -> None:
+    import dataclasses
+
+    with pytest.raises(ValueError, match="names no endpoint"):
+        dataclasses.replace(SPECS["anthropic"], endpoint=Endpoint(""))
