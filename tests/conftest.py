@@ -90,6 +90,10 @@ SLOW: dict[str, float] = {
     "tests/test_fuzz.py::test_odd_file_names": 1.0,
     "tests/test_fuzz.py::test_one_field_of_a_real_file_of_another_type": 1.7,
     "tests/test_fuzz.py::test_one_field_of_another_type": 1.7,
+    "tests/test_hostile_fuzz.py::test_drawn_eval_archives_stay_within_the_invariants": 1.2,
+    "tests/test_hostile_fuzz.py::test_drawn_transcripts_load_analyze_and_export_within_the_invariants": 1.3,
+    ("tests/test_hostile_fuzz.py::"
+     "test_the_api_never_changes_a_hand_built_transcript_nor_calls_one_that_is_not_json_healthy"): 1.5,
     "tests/test_properties.py::test_fast_path_equals_dict_path": 0.9,
     "tests/test_properties.py::test_repair_properties": 1.3,
     "tests/test_properties.py::test_report_flags_a_duplicate_left_in_place": 1.1,
