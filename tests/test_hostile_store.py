@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from integrity.lab.store import StoreError, open_store
 
 
