@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run as run_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((REPO / "sample_transcripts").glob("*.json*"))
@@ -92,7 +93,10 @@ def _repair(*args: str) -> subprocess.CompletedProcess[bytes]:
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_repair_out_dir_writes_what_repair_writes_for_each_file(tmp_path: Path, jobs: str) -> None:
     """repair FILE... --out-dir DIR: each file's view under its name, byte for byte what `repair FILE -o`
-    writes, over a pool or not; the lines on standard error in input order, each naming its file."""
+    writes, over a pool or not; the lines on standard error in input order, each naming its file.
+
+    The --out-dir run is a real process (its pool, its exit code); the one-file runs it is compared
+    with call the same main() in this process (tests/cli_inprocess.py), one interpreter instead of 29."""
     out = tmp_path / "out"
     out.mkdir()
     many = _repair("--jobs", jobs, "--now", "1", "--out-dir", str(out), *map(str, SAMPLES))
@@ -101,9 +105,10 @@ def test_repair_out_dir_writes_what_repair_writes_for_each_file(tmp_path: Path, 
     expected_notes = []
     for sample in SAMPLES:
         alone = tmp_path / "alone.out"
-        single = _repair("--now", "1", str(sample), "-o", str(alone))
+        single = run_in_process("repair", "--now", "1", str(sample), "-o", str(alone))
+        assert single.code == 0, single.stderr
         assert (out / sample.name).read_bytes() == alone.read_bytes(), sample.name
-        expected_notes += [f"note: {sample}: {line[6:]}" for line in single.stderr.decode().splitlines()]
+        expected_notes += [f"note: {sample}: {line[6:]}" for line in single.stderr.splitlines()]
         alone.unlink()
     assert many.stderr.decode().splitlines() == expected_notes
     assert expected_notes  # some sample is written with a note (its provider's grouping)

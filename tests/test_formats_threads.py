@@ -241,7 +241,8 @@ def test_repair_of_a_file_of_several_transcripts(tmp_path: Path, capsys: pytest.
     one = log(inspect_sample(1, 1, True), inspect_sample(2, 1, False))
     capsys.readouterr()
     assert main(["repair", str(one), "-o", str(out), "--now", str(NOW)]) == 0
-    assert "repairing" in capsys.readouterr().err and "#sample:2" in capsys.readouterr().err or True
+    note = capsys.readouterr().err
+    assert f"repairing {one}#sample:2, the one transcript of 2 in the file that needs repair" in note
     written = json.loads(out.read_bytes())
     assert [m["role"] for m in written] == ["user", "assistant", "tool"]  # the broken sample, repaired
     two = log(inspect_sample(1, 1, False), inspect_sample(2, 1, False))
