@@ -175,11 +175,12 @@ LESSONS: tuple[Lesson, ...] = (
         "order", "Results follow call order (a normalization)",
         "The results right after a frame come in the order of its calls.",
         "Parallel tools finish in any order. Every provider rule set here pairs results by call id, so "
-        "none of them rejects this example: putting results in call order is a normalization, not a "
-        "repair, and the transcript is healthy as it is.",
+        "the order alone is refused by none of them: putting results in call order is a normalization, not a "
+        "repair, and the transcript is healthy as it is. (Mistral refuses this example for another reason: "
+        "it takes only call ids of exactly nine letters or digits, which a view planned for it renames.)",
         "The reference reports the order as a finding and changes nothing; strict puts the results in call "
         "order (reordered), a change no provider needs.",
-        tuple(Claim(provider) for provider in _ALL),
+        (*(Claim(provider) for provider in _ALL if provider != "mistral"), Claim("mistral", "invalid_tool_call_id")),
         {"openmaic": _kinds("results out of order"), "strict": _kinds("reordered")},
         sample="out_of_order.pi-ai.json",
     ),
@@ -327,7 +328,8 @@ def verdict_difference(analyses: dict[str, Any]) -> str:
 
 def _planned_for_them(analyses: dict[str, Any], refused: dict[str, list[str]]) -> str:
     """Why strict's view passes where the reference's does not, when it is because strict plans the view it
-    sends some providers for their turn rules (what the default view on the page does not show): the kinds
+    sends some providers for their own rules (turn order, ids; what the default view on the page does not
+    show): the kinds
     that view adds, from the engine's own plan for each such provider ('' otherwise)."""
     strict = analyses.get("strict")
     if strict is None or strict.provider is not None:
@@ -338,8 +340,9 @@ def _planned_for_them(analyses: dict[str, Any], refused: dict[str, list[str]]) -
         extra = sorted(changes(planned.report) - changes(strict.report))
         if extra:
             added.setdefault(", ".join(extra), []).append(name)
-    return "".join(f" Strict plans the view it sends {', '.join(names)} for their turn rules; its changes there also "
-                   f"include: {kinds} (see the lesson on provider turn rules)." for kinds, names in added.items())
+    return "".join(f" Strict plans the view it sends {', '.join(names)} for their own rules (turn order, ids); its "
+                   f"changes there also include: {kinds} (see the lesson on provider turn rules)."
+                   for kinds, names in added.items())
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._entries import Rewritten, Synthesized
 from ._legalize import has_role_rules, legalize
@@ -34,6 +34,9 @@ from ._messages import STRICT_MESSAGE, strict_placeholder_text
 from ._plan import Plan, index_results
 from ._views import NON_STRING_ID, Clean, LightTranscript
 from .notes import Note, NoteCode
+
+if TYPE_CHECKING:
+    from .providers.spec import IdRule
 
 __all__ = ["STRICT_MESSAGE", "plan_strict", "strict_placeholder_text"]
 
@@ -351,9 +354,29 @@ def _needs_call_ids(provider: str | None) -> bool:
     return found is None or found.needs_call_ids
 
 
+def id_rule(provider: str | None) -> IdRule | None:
+    """The provider's rule on call ids (pattern and length), or None: any string."""
+    if provider is None:
+        return None
+    from .providers import SPECS
+
+    found = SPECS.get(provider)
+    return found.id_rule if found is not None else None
+
+
+def refuses_some_id(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None) -> bool:
+    """Whether the provider refuses some call id of the transcript (the view renames those for it)."""
+    rule = id_rule(provider)
+    if rule is None:
+        return False
+    ids = every_id if every_id is not None else {call.id for calls in light.frames.values() for call in calls}
+    return not all(rule.accepts(call_id) for call_id in ids if call_id != "")
+
+
 def _renames(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None
              ) -> dict[Slot, str]:
-    """New ids for later uses of a reused id, and for id-less calls when the provider needs ids.
+    """New ids for later uses of a reused id, for id-less calls when the provider needs ids, and for ids the
+    provider refuses (its id rule: Anthropic's pattern, Mistral's nine characters, OpenAI's length).
 
     every_id: every call id (a set, or a dict keyed by them), when the caller has it already (the
     light view's: never changed).
@@ -366,7 +389,9 @@ def _renames(light: LightTranscript, provider: str | None, every_id: Collection[
         known, uses_count = every_id, sum(map(len, light.frames.values()))
     name_empty = _needs_call_ids(provider)
     numeric = light.numeric_calls
-    if len(known) == uses_count and ("" not in known or not name_empty) and not numeric:
+    rule = id_rule(provider)
+    refused = rule is not None and refuses_some_id(light, provider, known)
+    if len(known) == uses_count and ("" not in known or not name_empty) and not numeric and not refused:
         return {}  # every id used once, and no id-less call needs a name: nothing to rename
     taken = set(known)  # new names are added to it
     renamed: dict[Slot, str] = {}
@@ -391,7 +416,29 @@ def _renames(light: LightTranscript, provider: str | None, every_id: Collection[
                 renamed[(index, position)] = candidate
             elif (index, position) in numeric:
                 renamed[(index, position)] = call.id  # the number, sent as its text
+    if rule is not None and (refused or not all(map(rule.accepts, renamed.values()))):
+        _obey(light, rule, renamed, taken)  # the ids it refuses, and the names given above that it would refuse
     return renamed
+
+
+def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken: set[str]) -> None:
+    """Rename every id the provider's rule refuses (after the other renames) to one it takes, unused."""
+    made: dict[str, str] = {}  # a refused id -> its new id (every use of a reused id gets its own already)
+    for index, calls in light.frames.items():
+        for position, call in enumerate(calls):
+            current = renamed.get((index, position), call.id)
+            if current == "" or rule.accepts(current):
+                continue
+            new = made.get(current)
+            if new is None:
+                attempt = 0
+                new = rule.make(current, attempt)
+                while new in taken or not rule.accepts(new):
+                    attempt += 1
+                    new = rule.make(current, attempt)
+                taken.add(new)
+                made[current] = new
+            renamed[(index, position)] = new
 
 
 def _splitting_frames(light: LightTranscript, answers: dict[Slot, int]) -> list[tuple[int, int | None]]:
@@ -437,6 +484,12 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     frames = light.frames
     answers = _pair(light, plan, _CleanTurns(light, clean, first_frame), loose)
     renamed = _renames(light, provider, first_frame)
+    if renamed and clean:  # a clean turn whose ids the provider refuses is sent renamed: not kept as recorded
+        renamed_frames = {frame for frame, _ in renamed}
+        for index in renamed_frames.intersection(clean):
+            for position in range(len(frames[index])):
+                answers.setdefault((index, position), index + 1 + position)
+        clean = [index for index in clean if index not in renamed_frames]
     settled, others = _settled(light, plan, answers, clean)
     plan.settled = settled
 

@@ -229,8 +229,10 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
 def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
     """Whether the strict plan for this provider may differ from another provider's."""
     from ._legalize import has_role_rules
+    from ._strict import refuses_some_id
 
-    return has_role_rules(provider) or any(call.id == "" for calls in light.frames.values() for call in calls)
+    return has_role_rules(provider) or any(call.id == "" for calls in light.frames.values() for call in calls) \
+        or refuses_some_id(light, provider)
 
 
 def rejected_by_own_provider(transcript: Transcript) -> list[Any]:

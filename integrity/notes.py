@@ -91,7 +91,8 @@ def _why(provider: str, clause: str = "why") -> str:
 
 def _renamed(params: Mapping[str, Any]) -> str:
     pairs = ", ".join(f"{old!r} -> {new!r}" for old, new in params["ids"].items())
-    return f"ids renamed in the view ({pairs}): providers reject an id used twice or an empty id"
+    return (f"ids renamed in the view ({pairs}): providers reject an id used twice or an empty id, and some "
+            "refuse ids outside their pattern or length (Anthropic, Mistral, OpenAI)")
 
 
 _TEMPLATES: dict[NoteCode, Any] = {

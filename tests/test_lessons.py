@@ -275,6 +275,8 @@ def test_a_lesson_never_shows_differing_verdicts_without_saying_so() -> None:
                 assert f"{name} ({', '.join(sorted(rules))})" in sentence, (lesson.key, name)
     assert "answered" in differing and "contiguous" in differing
     answered = verdict_difference(lesson_analyses(next(lesson for lesson in LESSONS if lesson.key == "answered")))
-    # the page's strict view is planned for no provider; Bedrock and Mistral get one with a turn between
-    assert "Strict plans the view it sends bedrock, mistral for their turn rules" in answered
-    assert "synthesized turn" in answered
+    # the page's strict view is planned for no provider; Bedrock and Mistral get one with a turn between (and
+    # Mistral one with ids of nine letters or digits)
+    assert "Strict plans the view it sends bedrock for their own rules (turn order, ids)" in answered
+    assert "Strict plans the view it sends mistral for their own rules (turn order, ids)" in answered
+    assert "synthesized turn" in answered and "renamed ids" in answered

@@ -34,7 +34,10 @@ PAUSED = [user("hi"), calls("a", "b"), result("a"), user("wait"), result("b")]
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_healthy_transcript_passes_every_provider(provider: str) -> None:
-    assert validate(HEALTHY, provider) == []
+    assert validate(HEALTHY, provider, ids=False) == []
+    # its ids ("a", "b") are refused by Mistral alone, which takes exactly nine letters or digits
+    refused = {v.rule for v in validate(HEALTHY, provider)}
+    assert refused == ({"invalid_tool_call_id"} if provider == "mistral" else set())
 
 
 EXPECTED_PAUSED = {
@@ -58,7 +61,7 @@ EXPECTED_PAUSED = {
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_pause_between_results_is_reported_in_each_providers_terms(provider: str) -> None:
-    got = [(v.rule, v.position, v.canonical_indices) for v in validate(PAUSED, provider)]
+    got = [(v.rule, v.position, v.canonical_indices) for v in validate(PAUSED, provider, ids=False)]
     assert got == EXPECTED_PAUSED[provider]
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .chat_shape import role_of
-from .ids import anthropic_ids, is_anthropic_id
+from .ids import anthropic_ids, anthropic_rule, is_anthropic_id
 from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
@@ -234,6 +234,7 @@ SPEC = ProviderSpec(
     validate=validate,
     validate_history=None,
     validate_ids=validate_ids,
+    id_rule=anthropic_rule(),
     needs_call_ids=True,
     role_rules=None,
     errors={

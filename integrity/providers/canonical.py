@@ -38,7 +38,7 @@ def with_canonical_indices(violations: Sequence[Violation], groups: Sequence[Seq
 
 def validate(
     messages: list[dict[str, Any]], provider: str, transcript: Transcript | None = None,
-    history: bool = False, as_recorded: bool = False, requests: dict[Any, Any] | None = None,
+    history: bool = False, as_recorded: bool = False, requests: dict[Any, Any] | None = None, ids: bool = True,
 ) -> list[Violation]:
     """Check canonical pi-ai messages against a provider, as the request that provider would receive.
 
@@ -52,6 +52,8 @@ def validate(
     (what a repair sends).  requests: a dict the caller keeps for one round of checks over
     the same messages (every provider): providers sharing a native format (Mistral and
     DeepSeek read OpenAI Chat) then share one written request instead of building it again.
+    ids: apply the provider's id rules too (pattern and length: ProviderSpec.validate_ids); the strict
+    view planned for a provider renames the ids it refuses.
     """
     from .._arguments import require_messages
 
@@ -60,7 +62,7 @@ def validate(
     if provider not in PROVIDER_FORMAT:
         return validate_native([], provider)  # raises the registry's unknown-provider error
     native, sources, _ = judged_request(messages, provider, transcript, as_recorded, requests)
-    return with_canonical_indices(in_context(validate_native(native, provider, history), transcript), sources)
+    return with_canonical_indices(in_context(validate_native(native, provider, history, ids=ids), transcript), sources)
 
 
 def in_context(violations: list[Violation], transcript: Transcript | None) -> list[Violation]:
@@ -173,6 +175,6 @@ def validate_recorded(transcript: Transcript, providers: Sequence[str] | None = 
                     built = to_native(prepared, format, transcript, prepared=True)
                     literal = (built.messages, built.sources)
                 native = natives[format] = literal
-            judged = in_context(validate_native(native[0], provider, history=True), transcript)
+            judged = in_context(validate_native(native[0], provider, history=True, ids=True), transcript)
             found[provider] = with_canonical_indices(judged, native[1])
     return found

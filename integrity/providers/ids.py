@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .chat_shape import role_of
+from .spec import IdRule
 
 ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+")
 MISTRAL_ID = re.compile(r"[a-zA-Z0-9]{9}")
@@ -60,3 +61,32 @@ def is_anthropic_id(value: str) -> bool:
 
 def is_mistral_id(value: str) -> bool:
     return MISTRAL_ID.fullmatch(value) is not None
+
+
+def _suffixed(base: str, attempt: int, limit: int) -> str:
+    suffix = f"_{attempt}" if attempt else ""
+    return base[: limit - len(suffix)] + suffix
+
+
+def anthropic_rule() -> IdRule:
+    """Letters, digits, _ and - only: every other character becomes _."""
+    def make(value: str, attempt: int) -> str:
+        return _suffixed(re.sub(r"[^a-zA-Z0-9_-]", "_", value) or "call", attempt, 10_000)
+
+    return IdRule(is_anthropic_id, make, "Anthropic takes call ids of letters, digits, _ and - only")
+
+
+def length_rule(limit: int, provider: str) -> IdRule:
+    """At most `limit` characters: a longer id is cut (and numbered when the cut one is taken)."""
+    return IdRule(lambda value: len(value) <= limit, lambda value, attempt: _suffixed(value, attempt, limit),
+                  f"{provider} takes call ids of at most {limit} characters")
+
+
+def mistral_rule() -> IdRule:
+    """Exactly nine letters or digits: made from a hash of the refused id (the same id, the same new id)."""
+    import hashlib
+
+    def make(value: str, attempt: int) -> str:
+        return hashlib.sha1(f"{value}\0{attempt}".encode()).hexdigest()[:9]
+
+    return IdRule(is_mistral_id, make, "Mistral takes call ids of exactly nine letters or digits")

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .chat_shape import call_ids_of, read_shape
-from .ids import chat_ids, is_mistral_id
+from .ids import chat_ids, is_mistral_id, mistral_rule
 from .spec import OPAQUE, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
 
@@ -100,6 +100,7 @@ SPEC = ProviderSpec(
     validate=validate,
     validate_history=validate_history,
     validate_ids=validate_ids,
+    id_rule=mistral_rule(),
     needs_call_ids=True,
     role_rules=RoleRules(
         transparent=frozenset({OPAQUE}),  # system messages stay in the Chat shape's message list

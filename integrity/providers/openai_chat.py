@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .chat_shape import read_shape
-from .ids import chat_ids
+from .ids import chat_ids, length_rule
 from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
@@ -127,6 +127,7 @@ SPEC = ProviderSpec(
     validate=validate,
     validate_history=None,
     validate_ids=validate_ids,
+    id_rule=length_rule(MAX_ID, "OpenAI Chat"),
     needs_call_ids=True,
     role_rules=None,
     errors={

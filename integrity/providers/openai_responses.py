@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .ids import length_rule
 from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
@@ -144,6 +145,7 @@ SPEC = ProviderSpec(
     validate=validate,
     validate_history=None,
     validate_ids=validate_ids,
+    id_rule=length_rule(MAX_CALL_ID, "OpenAI Responses"),
     needs_call_ids=True,
     role_rules=None,
     errors={

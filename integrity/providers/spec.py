@@ -68,6 +68,21 @@ class RoleRules:
 
 
 @dataclass(frozen=True)
+class IdRule:
+    """Which call ids a provider takes, and how the strict view makes one it takes (integrity._strict).
+
+    accepts(id): whether the provider takes this id (its pattern and length).
+    make(id, attempt): an id the provider takes, made from one it refuses; attempt 0, 1, ... until it is
+        one no other call uses.
+    why: the rule in one clause, for the report ("Anthropic takes ids of letters, digits, _ and - only").
+    """
+
+    accepts: Callable[[str], bool]
+    make: Callable[[str, int], str]
+    why: str
+
+
+@dataclass(frozen=True)
 class Endpoint:
     """Where and how a request to the provider is sent: what "Copy as curl" writes (keys stay variables).
 
@@ -104,6 +119,7 @@ class ProviderSpec:
     errors: every error text the rule set can return, keyed by the violation's `rule`; a
         template whose `{placeholders}` the rule set fills in.
     endpoint: where and how its requests are sent (the inspector's "Copy as curl" and links).
+    id_rule: which call ids it takes and how the strict view renames one it refuses (None: any string).
     """
 
     name: str
@@ -116,6 +132,7 @@ class ProviderSpec:
     errors: Mapping[str, str] = field(hash=False)
     endpoint: Endpoint = field(default_factory=lambda: Endpoint(""), hash=False)
     validate_ids: RuleSet | None = None
+    id_rule: IdRule | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "errors", MappingProxyType(dict(self.errors)))
