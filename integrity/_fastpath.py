@@ -367,9 +367,24 @@ def _document(chunk: bytes, raws: list[Any], container: str) -> bytes:
 
 def _sound(document: bytes, raws: list[Any], container: str) -> bool:
     """Whether the general reader would read a block's bytes as msgspec does: UTF-8 throughout, numbers
-    Python reads alike, no message nested past its limit."""
+    Python reads alike, no message nested past its limit, and no object naming a key twice (msgspec
+    keeps the last value in silence: the general reader reports it as a duplicate_key finding)."""
     return (not _numbers_need_general_reader(document) and _valid_utf8(document)
-            and not _nested_too_deep(raws, container))
+            and not _nested_too_deep(raws, container) and not _lost_keys(document))
+
+
+def _lost_keys(document: bytes) -> bool:
+    """Whether decoding the block loses a key (an object names one twice), or that cannot be ruled out
+    cheaply (a key spaced from its colon): the key tokens in the bytes against the keys decoded."""
+    from .formats.duplicates import count_keys, key_tokens_bound
+
+    bound = key_tokens_bound(document)
+    if bound is None:
+        return True
+    try:
+        return bound != count_keys([msgspec.json.decode(document)])
+    except (msgspec.DecodeError, RecursionError):
+        return True
 
 
 _Lengths = tuple[int, int, "array[int]"]

@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -242,3 +243,26 @@ def test_check_of_standard_input_when_it_is_closed_is_one_line_exit_2() -> None:
                           cwd=Path(__file__).resolve().parents[1], timeout=60, check=False)
     assert done.returncode == 2, done.stderr
     assert done.stderr.decode().splitlines() == ["error: <stdin>: standard input is closed: there is nothing to read"]
+
+
+def test_a_duplicate_key_in_a_large_file_read_a_block_at_a_time_is_a_finding(tmp_path: Any) -> None:
+    """The CLI's streaming fast path (files over 8 MB) decodes with msgspec, which keeps the last value of a
+    key named twice in silence: it hands such a file to the general reader, which reports it."""
+    import json as _json
+    import sys as _sys
+    from pathlib import Path as _Path
+
+    from cli_inprocess import run
+
+    _sys.path.insert(0, str(_Path(__file__).resolve().parents[1] / "bench"))
+    from generate import write
+
+    path = tmp_path / "big.json"
+    write(45_000, str(path), seed=3)
+    data = path.read_bytes()
+    assert len(data) > 8 << 20
+    at = data.find(b'"arguments":{', len(data) // 2)
+    path.write_bytes(data[:at] + b'"arguments":{"zz":1,"zz":2,' + data[at + len(b'"arguments":{'):])
+    done = run("check", "--json", path)
+    report = _json.loads(done.stdout)
+    assert done.code == 1 and any(f["kind"] == "duplicate_key" for f in report["findings"]), report["verdict"]
