@@ -1,0 +1,218 @@
+"""What every guard shares: check a request's messages and repair a copy for the provider receiving it.
+
+A guard hands this module the request's messages as the native dicts of a format the engine reads
+(`openai-chat`, `openai-responses`, `anthropic`, `gemini`, `langchain`), checks them with the one
+pipeline (`integrity.check`, strict policy, the target provider's rules), and when the request would be
+rejected or loses a call's answer, writes the repaired view back in the same format.  Entries the repair
+leaves as they were come back as the very objects passed in (the format writers re-emit unchanged
+native entries verbatim), so a guard maps them back to the runtime's own objects by identity and builds
+runtime objects only for what the repair made (an interrupted receipt, a regrouped results turn).
+
+Nothing here imports a runtime library.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ..pipeline import CheckResult
+    from ..report import RepairReport
+
+GuardMode = Literal["repair", "report", "raise"]
+"""repair: send the repaired copy; report: send the request as it is, only report; raise: refuse to send it."""
+
+MODES: tuple[str, ...] = ("repair", "report", "raise")
+POLICY = "strict"
+LOG = logging.getLogger("integrity.guards")
+
+
+class ToolCallIntegrityError(RuntimeError):
+    """Raised in mode="raise" instead of sending a request the target provider would reject or that
+    lost a call's answer; `report` is the GuardReport."""
+
+    def __init__(self, report: GuardReport) -> None:
+        self.report = report
+        super().__init__(report.line())
+
+
+@dataclass(frozen=True)
+class GuardReport:
+    """What a guard found in one request, handed to `on_report` and written to the log.
+
+    runtime: the guard's runtime ("langchain", "openai-agents", "litellm", "adk").  target: the provider
+    whose rules decided (None: the universal invariants).  status: the engine's one-word status.
+    result: the engine's CheckResult (its `report` is the full RepairReport, `view` the repaired
+    canonical messages).  before/after: how many native messages the request had and has after repair.
+    applied: whether the repaired copy was sent (mode "repair").
+    """
+
+    runtime: str
+    target: str | None
+    status: str
+    result: CheckResult
+    before: int
+    after: int
+    applied: bool
+
+    @property
+    def report(self) -> RepairReport:
+        return self.result.report  # type: ignore[return-value]  # depth "view": always a RepairReport
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """The non-zero counts of the summary (receipts synthesized, duplicates dropped...), by summary field."""
+        from ..kinds import summary_counts
+
+        summary = self.result.report.summary
+        return {field: value for field, _ in summary_counts() if (value := getattr(summary, field, 0))}
+
+    def line(self) -> str:
+        """The one log line: runtime, target, status, message counts and what was repaired."""
+        counts = ", ".join(f"{field}={value}" for field, value in self.counts.items()) or "no counts"
+        what = "repaired" if self.applied else "not repaired"
+        return (f"integrity guard [{self.runtime}] target={self.target or 'universal'}: {self.status}, "
+                f"{what} ({self.before} -> {self.after} messages; {counts})")
+
+
+_PREFIXES = {
+    "anthropic": "anthropic", "claude": "anthropic", "gemini": "gemini", "google": "gemini", "vertex_ai": "gemini",
+    "vertex_ai_beta": "gemini", "bedrock": "bedrock", "mistral": "mistral", "deepseek": "deepseek",
+    "openai": "openai", "azure": "openai", "azure_ai": "openai",
+}
+_OPENAI_NAME = re.compile(r"^(gpt-|chatgpt|o\d|text-davinci|codex-|computer-use)")
+
+
+def provider_for_model(model: Any, api: Literal["chat", "responses"] = "chat") -> str | None:
+    """The provider whose rules a request for `model` must satisfy, from the model's name; None when the
+    name says nothing (then the universal invariants decide).
+
+    "claude-..." and "anthropic/..." -> anthropic; "gemini-...", "gemini/...", "vertex_ai/gemini-..." ->
+    gemini; "gpt-...", "o3", "openai/..." -> openai-chat, or openai-responses when the runtime calls the
+    Responses API (api="responses"); "bedrock/..." -> bedrock; "mistral..." -> mistral; "deepseek..." ->
+    deepseek.  A non-string model (an object) is read by its `model`/`model_name` attribute.
+    """
+    if not isinstance(model, str):
+        model = next((value for attr in ("model", "model_name") if isinstance(value := getattr(model, attr, None),
+                                                                              str)), None)
+        if model is None:
+            return None
+    name = model.strip().lower()
+    if name.startswith("models/"):
+        name = name[len("models/"):]
+    family: str | None = None
+    if "/" in name:
+        prefix, _, rest = name.partition("/")
+        family = _PREFIXES.get(prefix)
+        if family in (None, "openai", "gemini") and "/" in rest:  # openrouter/anthropic/claude..., vertex_ai/x/y
+            inner = provider_for_model(rest, api)
+            if inner is not None:
+                return inner
+        name = rest
+    if family is None or family in ("openai", "gemini"):
+        if "claude" in name:
+            family = "anthropic"
+        elif name.startswith("gemini") or name.startswith("gemma"):
+            family = "gemini"
+        elif name.startswith("mistral") or name.startswith("codestral") or name.startswith("magistral"):
+            family = "mistral"
+        elif name.startswith("deepseek"):
+            family = "deepseek"
+        elif _OPENAI_NAME.match(name):
+            family = "openai"
+    if family == "openai":
+        return "openai-responses" if api == "responses" else "openai-chat"
+    if family == "deepseek" and api == "responses":
+        return "deepseek-responses"
+    return family
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise ValueError(f"unknown guard mode {mode!r}; choose one of {', '.join(MODES)}")
+
+
+class RequestGuard:
+    """The runtime-independent guard: check native messages, and give back what to send.
+
+    mode: "repair" (send the repaired copy), "report" (send the request unchanged, only report) or
+    "raise" (raise ToolCallIntegrityError instead of sending a request that needs repair).
+    on_report: called with a GuardReport for every request that needs repair, whatever the mode.
+    provider: the target provider when the runtime's model name does not say it (None: from the model).
+    """
+
+    def __init__(self, runtime: str, *, mode: GuardMode = "repair", on_report: Callable[[GuardReport], Any] | None
+                 = None, provider: str | None = None, logger: logging.Logger | None = None) -> None:
+        _check_mode(mode)
+        if provider is not None:
+            from ..providers import spec
+
+            spec(provider)  # an unknown name fails here, at construction, not at the first model call
+        self.runtime = runtime
+        self.mode: GuardMode = mode
+        self.on_report = on_report
+        self.provider = provider
+        self.logger = logger or LOG
+
+    def target(self, model: Any, api: Literal["chat", "responses"] = "chat") -> str | None:
+        """The provider the request goes to: the one given to the guard, else the model's."""
+        return self.provider if self.provider is not None else provider_for_model(model, api)
+
+    def guard(self, entries: Sequence[Any], format: str, target: str | None) -> list[Any] | None:
+        """None when the request may be sent as it is; else the native entries to send instead.
+
+        Unchanged entries are the very objects passed in; new ones are fresh dicts in `format`.
+        A request the engine cannot read is sent as it is (logged once as a warning): a guard never
+        stops an agent over a shape it does not know.
+        """
+        from .. import check
+        from ..formats import read_document
+        from ..formats.container import Document
+        from ..loading import TranscriptError
+
+        listed = list(entries)
+        if not listed:
+            return None
+        try:
+            transcript = read_document(Document(listed, [0] * len(listed), "array"), f"<{self.runtime} request>",
+                                       format)
+            quick = check(transcript, provider=target, policy=POLICY, depth="diagnosis")
+            if quick.healthy:
+                return None
+            result = check(transcript, provider=target, policy=POLICY, depth="view")
+        except (TranscriptError, ValueError) as error:
+            self.logger.warning("integrity guard [%s]: request not checked: %s", self.runtime, error)
+            return None
+        view = result.view if result.view is not None else transcript.messages
+        out = self._written(view, format, transcript, listed)
+        applied = self.mode == "repair" and out is not None
+        report = GuardReport(self.runtime, target, str(result.status), result, len(listed),
+                             len(out) if out is not None else len(listed), applied)
+        self.logger.log(logging.INFO if applied or out is None else logging.WARNING, report.line())
+        if self.on_report is not None:
+            self.on_report(report)
+        if self.mode == "raise":
+            raise ToolCallIntegrityError(report)
+        return out if applied else None
+
+    @staticmethod
+    def _written(view: list[Any], format: str, transcript: Any, listed: list[Any]) -> list[Any] | None:
+        """The view written back in `format` (None when that is the request as it was, entry for entry)."""
+        from ..formats import to_native
+
+        native = to_native(view, format, transcript).messages
+        if len(native) == len(listed) and all(a is b for a, b in zip(native, listed, strict=True)):
+            return None
+        return native
+
+
+def reuse(native: list[Any], originals: Sequence[Any], dumped: Sequence[Any], build: Callable[[Any], Any]
+          ) -> list[Any]:
+    """Runtime objects for `native` entries: an entry that is one of `dumped` (the dicts the runtime's
+    objects were read as) gives back that runtime object from `originals`; any other is built."""
+    by_id = {id(entry): original for entry, original in zip(dumped, originals, strict=True)}
+    return [by_id[id(entry)] if id(entry) in by_id else build(entry) for entry in native]
