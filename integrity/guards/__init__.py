@@ -16,6 +16,15 @@ policy for the provider that receives the request, write back) is in `integrity.
 
 from __future__ import annotations
 
-from ._core import GuardMode, GuardReport, RequestGuard, ToolCallIntegrityError, provider_for_model
+from ._core import (
+    GuardMode,
+    GuardReport,
+    RequestGuard,
+    RequestVerdict,
+    ToolCallIntegrityError,
+    provider_for_model,
+    request_verdict,
+)
 
-__all__ = ["GuardMode", "GuardReport", "RequestGuard", "ToolCallIntegrityError", "provider_for_model"]
+__all__ = ["GuardMode", "GuardReport", "RequestGuard", "RequestVerdict", "ToolCallIntegrityError", "provider_for_model",
+           "request_verdict"]

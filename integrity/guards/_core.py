@@ -216,3 +216,47 @@ def reuse(native: list[Any], originals: Sequence[Any], dumped: Sequence[Any], bu
     objects were read as) gives back that runtime object from `originals`; any other is built."""
     by_id = {id(entry): original for entry, original in zip(dumped, originals, strict=True)}
     return [by_id[id(entry)] if id(entry) in by_id else build(entry) for entry in native]
+
+
+@dataclass(frozen=True)
+class RequestVerdict:
+    """What the engine says about one native request: the target provider's violations (its own error
+    texts), whether the universal invariants hold (every call answered once, right after its turn, no
+    stray), and the real results it carries (call id, text), receipts excluded."""
+
+    violations: list[Any]
+    universal: bool
+    results: list[tuple[str, str]]
+    receipts: int
+
+    @property
+    def legal(self) -> bool:
+        return not self.violations and self.universal
+
+
+def request_verdict(entries: Sequence[Any], format: str, provider: str | None) -> RequestVerdict:
+    """Judge a request as a runtime sends it (native dicts in `format`) by the engine's rule sets: the
+    provider's (`integrity.providers.validate` on its canonical messages; none when provider is None) and
+    the universal invariants (the strict policy's check).  What the guards' tests and benchmarks assert."""
+    from .. import check, is_interrupted_tool_result
+    from ..formats import read_document
+    from ..formats.container import Document
+    from ..providers import validate
+
+    listed = list(entries)
+    transcript = read_document(Document(listed, [0] * len(listed), "array"), "<request>", format)
+    messages = transcript.messages
+    violations = validate(messages, provider, transcript) if provider is not None else []
+    universal = check(transcript, policy=POLICY, depth="diagnosis").healthy
+    results: list[tuple[str, str]] = []
+    receipts = 0
+    for message in messages:
+        if isinstance(message, dict) and message.get("role") == "toolResult":
+            if is_interrupted_tool_result(message):
+                receipts += 1
+                continue
+            content = message.get("content")
+            text = "".join(part.get("text", "") for part in content if isinstance(part, dict)) \
+                if isinstance(content, list) else str(content)
+            results.append((str(message.get("toolCallId")), text))
+    return RequestVerdict(violations, universal, results, receipts)
