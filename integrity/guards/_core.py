@@ -173,9 +173,10 @@ class RequestGuard:
         from ..formats import read_document
         from ..formats.container import Document
         from ..loading import TranscriptError
+        from ._fast import plainly_healthy
 
         listed = list(entries)
-        if not listed:
+        if not listed or plainly_healthy(listed, format, target):
             return None
         try:
             transcript = read_document(Document(listed, [0] * len(listed), "array"), f"<{self.runtime} request>",

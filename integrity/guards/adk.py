@@ -26,6 +26,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
 from ._core import GuardMode, GuardReport, RequestGuard
+from ._fast import plainly_healthy
 
 FORMAT = "gemini"
 
@@ -34,6 +35,25 @@ def _dump(content: Any) -> dict[str, Any]:
     """A google.genai Content as the Gemini REST dict (camelCase, bytes as base64) the engine reads."""
     dumped: dict[str, Any] = content.model_dump(mode="json", exclude_none=True, by_alias=True)
     return dumped
+
+
+def _outline(contents: list[Any]) -> list[Any]:
+    """Contents as the Gemini dicts `plainly_healthy` reads (roles, call and response ids, whether a text
+    part has text; inline data and the rest as an unknown part), far cheaper than `_dump`, never kept."""
+    out: list[Any] = []
+    for content in contents:
+        parts: list[Any] = []
+        for part in content.parts or []:
+            if part.function_call is not None:
+                parts.append({"functionCall": {"id": part.function_call.id}})
+            elif part.function_response is not None:
+                parts.append({"functionResponse": {"id": part.function_response.id}})
+            elif part.text is not None and not part.thought and part.inline_data is None:
+                parts.append({"text": part.text})
+            else:
+                parts.append({})
+        out.append({"role": content.role, "parts": parts})
+    return out
 
 
 def _call_ids(contents: list[Any], kind: str) -> set[str]:
@@ -117,8 +137,11 @@ class ToolCallIntegrityPlugin(BasePlugin):
         """The contents to send instead of `contents`, or None to send them as they are."""
         restored = restore_dropped_calls(contents, events, author) if self.restore_calls and events else None
         working = restored if restored is not None else contents
+        target = self.guard.target(model)
+        if restored is None and plainly_healthy(_outline(contents), FORMAT, target):
+            return None
         dumped = [_dump(content) for content in working]
-        repaired = self.guard.guard(dumped, FORMAT, self.guard.target(model))
+        repaired = self.guard.guard(dumped, FORMAT, target)
         if repaired is None:
             return restored if self.guard.mode == "repair" else None
         by_id = {id(entry): content for entry, content in zip(dumped, working, strict=True)}

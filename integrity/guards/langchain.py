@@ -23,6 +23,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import messages_from_dict, messages_to_dict
 
 from ._core import GuardMode, GuardReport, RequestGuard, provider_for_model
+from ._fast import langchain_entries, plainly_healthy
 
 FORMAT = "langchain"
 _CLASSES = {"ChatAnthropic": "anthropic", "ChatAnthropicVertex": "anthropic", "ChatBedrock": "bedrock",
@@ -63,9 +64,13 @@ class ToolCallIntegrityMiddleware(AgentMiddleware):
 
     def repaired_request(self, request: Any) -> Any:
         """The request to send: the same object when healthy, else one overriding `messages` with a copy."""
-        messages = list(request.messages)
-        dumped = messages_to_dict(messages)
+        messages = request.messages
         target = self.guard.provider if self.guard.provider is not None else provider_for_chat_model(request.model)
+        plain = langchain_entries(messages)
+        if plain is not None and plainly_healthy(plain, "openai-chat", target):
+            return request
+        messages = list(messages)
+        dumped = messages_to_dict(messages)
         repaired = self.guard.guard(dumped, FORMAT, target)
         if repaired is None:
             return request
