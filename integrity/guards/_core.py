@@ -181,10 +181,9 @@ class RequestGuard:
         try:
             transcript = read_document(Document(listed, [0] * len(listed), "array"), f"<{self.runtime} request>",
                                        format)
-            quick = check(transcript, provider=target, policy=POLICY, depth="diagnosis")
-            if quick.healthy:
-                return None
             result = check(transcript, provider=target, policy=POLICY, depth="view")
+            if result.healthy:
+                return None
         except (TranscriptError, ValueError) as error:
             self.logger.warning("integrity guard [%s]: request not checked: %s", self.runtime, error)
             return None
