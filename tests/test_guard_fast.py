@@ -153,3 +153,15 @@ def test_langchain_messages_are_outlined_for_the_quick_test() -> None:
     outlined = langchain_entries(messages)
     assert outlined is not None and plainly_healthy(outlined, "openai-chat", "anthropic")
     assert langchain_entries([NS(type="remove")]) is None
+
+
+def test_importing_the_guards_package_imports_no_runtime() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, integrity, integrity.guards; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'agents', 'langchain', 'langchain_core', "
+            "'langgraph', 'litellm', 'google'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+    assert out.stdout.strip() == "[]"

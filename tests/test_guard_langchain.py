@@ -205,3 +205,17 @@ def test_modes_report_and_raise_and_the_log_line(caplog: pytest.LogCaptureFixtur
     assert len(caplog.records) == 1 and "[langchain]" in caplog.records[0].getMessage()
     with pytest.raises(ToolCallIntegrityError):
         ToolCallIntegrityMiddleware(mode="raise").wrap_model_call(request, lambda r: AIMessage("never"))
+
+
+def test_a_moved_result_is_the_same_message_object_with_its_artifact() -> None:
+    """A result recorded after the next user turn moves back behind its call; nothing of it is rebuilt."""
+    late = ToolMessage("found q", tool_call_id="c1", artifact={"rows": [1, 2]}, status="success", id="t1")
+    history = with_ids([HumanMessage("q"), ai_call("c1")])
+    history += [HumanMessage("hurry", id="h2"), late]
+    received: list[Any] = []
+    ToolCallIntegrityMiddleware(provider=TARGET).wrap_model_call(
+        request_of(history), lambda r: received.append(r) or AIMessage("ok"))
+    sent = received[0].messages
+    assert [type(m).__name__ for m in sent] == ["HumanMessage", "AIMessage", "ToolMessage", "HumanMessage"]
+    assert sent[2] is late and sent[2].artifact == {"rows": [1, 2]}
+    assert request_verdict(dicts(sent), "langchain", TARGET).legal
