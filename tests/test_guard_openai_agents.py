@@ -183,3 +183,22 @@ def test_modes_report_and_raise_and_the_log_line(caplog: pytest.LogCaptureFixtur
         ToolCallIntegrityFilter(mode="raise")(payload)
     with pytest.raises(ValueError, match="unknown guard mode"):
         ToolCallIntegrityFilter(mode="fix")  # type: ignore[arg-type]
+
+
+def test_with_its_session_the_filter_restores_the_call_the_sdk_dropped() -> None:
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        session = SQLiteSession("thread")
+        await session.add_items([USER, call("c1"), output("c_gone", "approved")])
+        scripted = ScriptedModel([reply("done")])
+        guard = ToolCallIntegrityFilter(session=session)
+        await Runner.run(Agent(name="assistant", model=scripted), input="go on", session=session,
+                         run_config=RunConfig(call_model_input_filter=guard.async_filter))
+        return list(scripted.calls[0].input), await session.get_items()
+
+    sent, stored = asyncio.run(scenario())
+    verdict = request_verdict(sent, FORMAT, "openai-responses")
+    assert any(item.get("type") == "function_call" and item["call_id"] == "c1" for item in sent)
+    assert verdict.legal and verdict.receipts == 1, verdict.violations
+    assert not any(item.get("call_id") == "c_gone" for item in sent)
+    assert [item.get("call_id") for item in stored[:3]] == [None, "c1", "c_gone"]
+    assert not any("interrupted" in str(item.get("output", "")) for item in stored)

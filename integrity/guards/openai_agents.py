@@ -12,7 +12,9 @@ interrupted receipt, drops strays, keeps the first real result of a duplicate, a
 after their calls, by the strict policy of the provider the agent's model goes to.
 
 The filter is usable sync (`filter(data)`) and async (`await filter.async_filter(data)`); the SDK
-accepts either.  Import cost: the Agents SDK is imported only when a filter is called.
+accepts either.  The SDK removes a dangling call from a Session's history before the filter runs; give
+the filter that session (`ToolCallIntegrityFilter(session=session).async_filter`) and it puts each
+call the SDK dropped back, read from the session's items (never written), so it is answered too.
 """
 
 from __future__ import annotations
@@ -51,8 +53,9 @@ class ToolCallIntegrityFilter:
     """
 
     def __init__(self, *, mode: GuardMode = "repair", on_report: Callable[[GuardReport], Any] | None = None,
-                 provider: str | None = None, logger: logging.Logger | None = None) -> None:
+                 provider: str | None = None, session: Any = None, logger: logging.Logger | None = None) -> None:
         self.guard = RequestGuard("openai-agents", mode=mode, on_report=on_report, provider=provider, logger=logger)
+        self.session = session
 
     def __call__(self, data: Any) -> Any:
         """The filter: CallModelData -> ModelInputData (the SDK awaits nothing when this is used sync)."""
@@ -72,8 +75,48 @@ class ToolCallIntegrityFilter:
                               instructions=model_data.instructions)
 
     async def async_filter(self, data: Any) -> Any:
-        """The same filter for code that wants an awaitable (the work itself is CPU-only)."""
+        """The filter as a coroutine function; with a session, the calls the SDK dropped from it are restored
+        first (read with `session.get_items()`) and then answered like any dangling call."""
+        if self.session is not None and self.guard.mode == "repair":
+            stored = list(await self.session.get_items())
+            restored = restore_dropped_calls(list(data.model_data.input), stored)
+            if restored is not None:
+                from agents.run_config import CallModelData, ModelInputData
+
+                data = CallModelData(model_data=ModelInputData(input=restored,
+                                                               instructions=data.model_data.instructions),
+                                     agent=data.agent, context=data.context)
         return self(data)
+
+
+def restore_dropped_calls(items: list[Any], stored: list[Any]) -> list[Any] | None:
+    """`items` with the function calls the SDK dropped from the session put back (None when none was).
+
+    A call is restored when the session stored it, nothing answers it (in the session or the input),
+    it is missing from `items`, and the stored item just before it is in `items` (so its place is
+    known); it goes right after that item.  Items are matched in order by equality.
+    """
+    answered = {item.get("call_id") for item in (*stored, *items)
+                if isinstance(item, dict) and item.get("type") == "function_call_output"}
+    present = {item.get("call_id") for item in items if isinstance(item, dict) and item.get("type") == "function_call"}
+    out = list(items)
+    at = 0
+    placed = True  # whether the previous stored item has a known place in `out`
+    changed = False
+    for item in stored:
+        dropped = isinstance(item, dict) and item.get("type") == "function_call" and \
+            item.get("call_id") not in answered and item.get("call_id") not in present
+        if dropped:
+            if placed:
+                out.insert(at, item)
+                at += 1
+                changed = True
+            continue
+        found = next((index for index in range(at, len(out)) if out[index] == item), None)
+        placed = found is not None
+        if found is not None:
+            at = found + 1
+    return out if changed else None
 
 
 def _dump(item: Any) -> Any:
