@@ -206,3 +206,19 @@ def test_modes_report_and_raise_and_the_log_line(caplog: pytest.LogCaptureFixtur
         "integrity guard [litellm] target=anthropic")
     with pytest.raises(ToolCallIntegrityError):
         asyncio.run(ToolCallIntegrityGuard(mode="raise").async_pre_call_hook(None, None, data, "completion"))
+
+
+def test_a_response_message_object_in_the_history_is_read_and_kept(capture: Capture) -> None:
+    """Callers append LiteLLM's own Message objects (a previous response) to the history."""
+    litellm.callbacks = [capture]
+    tools_reply = litellm.completion(model=CLAUDE, messages=[USER], mock_response="fine")
+    message = tools_reply.choices[0].message
+    message.tool_calls = [litellm.utils.ChatCompletionMessageToolCall(
+        id="c9", type="function", function=litellm.utils.Function(name="lookup", arguments="{}"))]
+    history = [USER, message, AGAIN]
+    data = {"model": CLAUDE, "messages": history}
+    out = asyncio.run(ToolCallIntegrityGuard().async_pre_call_hook(None, None, data, "acompletion"))
+    assert out["messages"][1] is message  # the object itself, not its dump
+    dumped = [m if isinstance(m, dict) else m.model_dump(exclude_none=True) for m in out["messages"]]
+    verdict = request_verdict(dumped, "openai-chat", "anthropic")
+    assert verdict.legal and verdict.receipts == 1, verdict.violations

@@ -202,3 +202,20 @@ def test_with_its_session_the_filter_restores_the_call_the_sdk_dropped() -> None
     assert not any(item.get("call_id") == "c_gone" for item in sent)
     assert [item.get("call_id") for item in stored[:3]] == [None, "c1", "c_gone"]
     assert not any("interrupted" in str(item.get("output", "")) for item in stored)
+
+
+def test_pydantic_items_passed_back_are_read_and_kept() -> None:
+    """`result.to_input_list()` callers sometimes pass the SDK's output objects back as input."""
+    from openai.types.responses import ResponseFunctionToolCall
+
+    tool_call = ResponseFunctionToolCall(type="function_call", call_id="c7", name="lookup", arguments="{}",
+                                         id="fc_7", status="completed")
+    message = reply("checking")[0]
+    items = [USER, message, tool_call, AGAIN]
+    data = ModelInputData(input=list(items), instructions=None)
+    out = ToolCallIntegrityFilter()(CallModelData(model_data=data, agent=Agent(name="a", model="gpt-4.1"),
+                                                  context=None))
+    assert out.input[1] is message and out.input[2] is tool_call
+    dumped = [i if isinstance(i, dict) else i.model_dump(exclude_unset=True, mode="json") for i in out.input]
+    verdict = request_verdict(dumped, FORMAT, "openai-responses")
+    assert verdict.legal and verdict.receipts == 1, verdict.violations
