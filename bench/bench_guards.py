@@ -6,10 +6,15 @@ For each runtime and history size (messages: user turn, assistant turn with one 
 repeated), the best of `runs` timings of:
   guard healthy  one guard call on the healthy history (what every model call pays);
   guard broken   the same history with a dangling call and a stray result near the end (the rare repair);
-  runtime        the runtime's own per-call work on the same history, where it has one we can call alone:
-                 LangChain `messages_to_dict` (the conversion the guard adds), the Agents SDK's
-                 `drop_orphan_function_calls`, LiteLLM's `sanitize_messages_for_tool_calling`
-                 (modify_params=True), ADK `Content.model_dump` of the contents.
+  sanitizer      the runtime's own tool-history sanitizer on the same healthy history, where it has one:
+                 the Agents SDK's `drop_orphan_function_calls`, LiteLLM's
+                 `sanitize_messages_for_tool_calling` (modify_params=True), ADK's
+                 `drop_orphaned_function_calls` (on events); LangChain has none;
+  building       the runtime's own cost of building the provider request from the same history:
+                 LangChain `convert_to_openai_messages`, the Agents SDK's Chat Completions
+                 `Converter.items_to_messages`, LiteLLM's `anthropic_messages_pt` (its Anthropic
+                 translation), ADK's `_get_contents` (contents from the session events; private API);
+  share          guard healthy / building: the target is at most 5%.
 Prints one table row per (runtime, size).  Nothing is written; no network (LiteLLM reads its local
 price map).
 """
@@ -89,15 +94,18 @@ def bench_openai_agents(size: int, runs: int) -> dict[str, float]:
         items = responses_history(size, broken)
         data = CallModelData(model_data=ModelInputData(input=items, instructions=None), agent=agent, context=None)
         timings[label] = best(lambda d=data: guard(d), runs)
+    from agents.models.chatcmpl_converter import Converter
+
     items = responses_history(size, False)
-    timings["runtime"] = best(lambda: drop_orphan_function_calls(items), runs)
+    timings["sanitizer"] = best(lambda: drop_orphan_function_calls(items), runs)
+    timings["building"] = best(lambda: Converter.items_to_messages(items), runs)
     return timings
 
 
 def bench_langchain(size: int, runs: int) -> dict[str, float]:
     from langchain.agents.middleware import ModelRequest
     from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
-    from langchain_core.messages import AIMessage, messages_from_dict, messages_to_dict
+    from langchain_core.messages import AIMessage, convert_to_openai_messages, messages_from_dict
 
     from integrity.guards.langchain import ToolCallIntegrityMiddleware
 
@@ -117,13 +125,17 @@ def bench_langchain(size: int, runs: int) -> dict[str, float]:
                                response_format=None, state={"messages": messages}, runtime=None)
         timings[label] = best(lambda r=request: guard.repaired_request(r), runs)
         if not broken:
-            timings["runtime"] = best(lambda m=messages: messages_to_dict(m), runs)
+            timings["building"] = best(lambda m=messages: convert_to_openai_messages(m), runs)
+    timings["sanitizer"] = float("nan")
     return timings
 
 
 def bench_litellm(size: int, runs: int) -> dict[str, float]:
     import litellm
-    from litellm.litellm_core_utils.prompt_templates.factory import sanitize_messages_for_tool_calling
+    from litellm.litellm_core_utils.prompt_templates.factory import (
+        anthropic_messages_pt,
+        sanitize_messages_for_tool_calling,
+    )
 
     from integrity.guards.litellm import ToolCallIntegrityGuard
 
@@ -135,8 +147,9 @@ def bench_litellm(size: int, runs: int) -> dict[str, float]:
                               runs)
     messages = chat_history(size, False)
     litellm.modify_params = True
-    timings["runtime"] = best(lambda: sanitize_messages_for_tool_calling(messages), runs)
+    timings["sanitizer"] = best(lambda: sanitize_messages_for_tool_calling(messages), runs)
     litellm.modify_params = False
+    timings["building"] = best(lambda: anthropic_messages_pt(messages, "claude-sonnet-4-5", "anthropic"), runs)
     return timings
 
 
@@ -160,8 +173,14 @@ def bench_adk(size: int, runs: int) -> dict[str, float]:
                     id=message["tool_call_id"], name="lookup", response={"result": message["content"]}))]))
         timings[label] = best(lambda c=contents: plugin.repaired_contents(c, "gemini-2.5-flash"), runs)
         if not broken:
-            timings["runtime"] = best(lambda c=contents: [x.model_dump(mode="json", exclude_none=True) for x in c],
-                                      runs)
+            from google.adk.events import Event
+            from google.adk.flows.llm_flows.context._contents import _get_contents
+            from google.adk.flows.llm_flows.tools._rearranger import drop_orphaned_function_calls
+
+            events = [Event(author="user" if c.role == "user" else "assistant", invocation_id="i", content=c)
+                      for c in contents]
+            timings["sanitizer"] = best(lambda e=events: drop_orphaned_function_calls(e), runs)
+            timings["building"] = best(lambda e=events: _get_contents(None, e, "assistant"), runs)
     return timings
 
 
@@ -176,14 +195,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--runtimes", default=",".join(BENCHES))
     args = parser.parse_args()
-    print(f"{'runtime':<14} {'messages':>8} {'guard healthy':>14} {'guard broken':>13} {'runtime own':>12}  own is")
-    owns = {"langchain": "messages_to_dict", "openai-agents": "drop_orphan_function_calls",
-            "litellm": "sanitize_messages_for_tool_calling", "adk": "Content.model_dump"}
+    print(f"{'runtime':<14} {'messages':>8} {'guard healthy':>14} {'guard broken':>13} {'sanitizer':>12} "
+          f"{'building':>12} {'share':>7}")
     for runtime in args.runtimes.split(","):
         for size in (int(s) for s in args.sizes.split(",")):
-            timings = BENCHES[runtime](size, args.runs)
-            print(f"{runtime:<14} {size:>8} {timings['healthy'] * 1e3:>11.2f} ms {timings['broken'] * 1e3:>10.2f} ms "
-                  f"{timings['runtime'] * 1e3:>9.2f} ms  {owns[runtime]}", flush=True)
+            t = BENCHES[runtime](size, args.runs)
+            print(f"{runtime:<14} {size:>8} {t['healthy'] * 1e3:>11.2f} ms {t['broken'] * 1e3:>10.2f} ms "
+                  f"{t['sanitizer'] * 1e3:>9.2f} ms {t['building'] * 1e3:>9.2f} ms "
+                  f"{t['healthy'] / t['building']:>6.0%}", flush=True)
 
 
 if __name__ == "__main__":
