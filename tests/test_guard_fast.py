@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from integrity import check
 from integrity.formats import read_document
 from integrity.formats.container import Document
-from integrity.guards._fast import FAST_TARGETS, langchain_entries, plainly_healthy
+from integrity.guards._fast import FAST_TARGETS, plainly_healthy
 
 FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini")
 
@@ -145,14 +145,14 @@ def test_unknown_targets_and_formats_take_the_full_check() -> None:
     assert not plainly_healthy(entries, "pi-ai", None)
 
 
-def test_langchain_messages_are_outlined_for_the_quick_test() -> None:
+def test_langchain_message_objects_are_read_by_the_quick_test() -> None:
     from types import SimpleNamespace as NS
 
     messages = [NS(type="human", content="q"), NS(type="ai", content="", tool_calls=[{"id": "c1"}],
                                                  invalid_tool_calls=[]), NS(type="tool", tool_call_id="c1")]
-    outlined = langchain_entries(messages)
-    assert outlined is not None and plainly_healthy(outlined, "openai-chat", "anthropic")
-    assert langchain_entries([NS(type="remove")]) is None
+    assert plainly_healthy(messages, "langchain-objects", "anthropic")
+    assert not plainly_healthy([*messages, NS(type="remove")], "langchain-objects", None)
+    assert not plainly_healthy(messages[:2], "langchain-objects", None)  # the call left open
 
 
 def test_importing_the_guards_package_imports_no_runtime() -> None:

@@ -22,7 +22,7 @@ healthy.  Providers with id rules of their own (Mistral's nine-character ids, Be
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 FAST_TARGETS = frozenset({None, "openai-chat", "openai-responses", "anthropic", "gemini"})
@@ -239,23 +239,24 @@ _READERS: dict[str, Callable[[Any], Entry | None]] = {
 }
 
 
-def langchain_entries(messages: Sequence[Any]) -> list[Any] | None:
-    """LangChain message objects as OpenAI Chat dicts for `plainly_healthy` (only what it reads), or None
-    for a message it does not know; cheaper than `messages_to_dict`, and never kept."""
-    out: list[Any] = []
-    for message in messages:
-        kind = getattr(message, "type", None)
-        if kind == "human":
-            out.append({"role": "user", "content": message.content})
-        elif kind == "system":
-            out.append({"role": "system", "content": message.content})
-        elif kind == "ai":
-            if getattr(message, "invalid_tool_calls", None):
-                return None
-            calls = [{"id": call.get("id"), "function": {}} for call in message.tool_calls]
-            out.append({"role": "assistant", "content": message.content, "tool_calls": calls})
-        elif kind == "tool":
-            out.append({"role": "tool", "tool_call_id": message.tool_call_id})
-        else:
+def _langchain(message: Any) -> Entry | None:
+    """A LangChain message object (read by its attributes: no dict is built)."""
+    kind = getattr(message, "type", None)
+    if kind == "human":
+        return ("user", (), (), _text_empty(message.content))
+    if kind == "system":
+        return ("system", (), (), False)
+    if kind == "ai":
+        if getattr(message, "invalid_tool_calls", None):
             return None
-    return out
+        ids = tuple(call.get("id") for call in message.tool_calls)
+        if not all(isinstance(call_id, str) for call_id in ids):
+            return None
+        return ("assistant", ids, (), not ids and _text_empty(message.content))
+    if kind == "tool":
+        call_id = getattr(message, "tool_call_id", None)
+        return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
+    return None
+
+
+_READERS["langchain-objects"] = _langchain

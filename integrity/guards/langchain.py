@@ -23,7 +23,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import messages_from_dict, messages_to_dict
 
 from ._core import GuardMode, GuardReport, RequestGuard, provider_for_model
-from ._fast import langchain_entries, plainly_healthy
+from ._fast import plainly_healthy
 
 FORMAT = "langchain"
 _CLASSES = {"ChatAnthropic": "anthropic", "ChatAnthropicVertex": "anthropic", "ChatBedrock": "bedrock",
@@ -66,8 +66,7 @@ class ToolCallIntegrityMiddleware(AgentMiddleware):
         """The request to send: the same object when healthy, else one overriding `messages` with a copy."""
         messages = request.messages
         target = self.guard.provider if self.guard.provider is not None else provider_for_chat_model(request.model)
-        plain = langchain_entries(messages)
-        if plain is not None and plainly_healthy(plain, "openai-chat", target):
+        if plainly_healthy(messages, "langchain-objects", target):
             return request
         messages = list(messages)
         dumped = messages_to_dict(messages)

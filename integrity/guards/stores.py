@@ -49,7 +49,8 @@ def read_store(url: str) -> list[Transcript]:
     if not path:
         raise TranscriptError(url, "", "the URL names no database file (expected scheme:///path/to/file.db)")
     query = parse_qs(parts.query)
-    named = (query.get("thread") or query.get("session") or [None])[0]
+    names = query.get("thread") or query.get("session")
+    named = names[0] if names else None
     kind, _, _ = parts.scheme.partition("+")
     reader = {"langgraph": _langgraph, "agents": _agents, "adk": _adk}[kind]
     try:
