@@ -138,3 +138,78 @@ def test_a_database_of_another_runtime_or_a_missing_thread(langgraph_db: Path, t
         read_store(f"langgraph+sqlite://{langgraph_db}?thread=nope")
 
 
+
+
+def _as_postgres(command: list[str]) -> list[str]:
+    """initdb and pg_ctl refuse to run as root: as root, run them as the postgres user."""
+    import os
+
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Any:
+    """A real PostgreSQL server on 127.0.0.1 in a temporary directory, stopped after the module."""
+    import os
+    import shutil
+    import socket
+    import subprocess
+
+    if shutil.which("initdb") is None or shutil.which("pg_ctl") is None:
+        pytest.skip("PostgreSQL's initdb and pg_ctl are not installed")
+    pytest.importorskip("langgraph.checkpoint.postgres")
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="integrity-pg-"))  # under /tmp: the postgres user can reach it
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres")
+    data = root / "data"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    subprocess.run(_as_postgres(["initdb", "-D", str(data), "-A", "trust", "-U", "postgres"]), check=True,
+                   capture_output=True)
+    subprocess.run(_as_postgres(["pg_ctl", "-D", str(data), "-l", str(root / "log"), "-w", "-o",
+                                 f"-p {port} -k {root} -c listen_addresses=127.0.0.1", "start"]),
+                   check=True, capture_output=True)
+    try:
+        yield f"postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run(_as_postgres(["pg_ctl", "-D", str(data), "-m", "fast", "-w", "stop"]), capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_langgraph_postgres_threads(postgres: str) -> None:
+    import psycopg
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from test_guard_langchain import RecordingModel, ai_call, explode, lookup
+
+    with psycopg.connect(f"postgresql://{postgres}", autocommit=True, prepare_threshold=0) as connection:
+        saver = PostgresSaver(connection)
+        saver.setup()
+        broken = create_agent(RecordingModel(responses=[ai_call("call_1", name="explode")], seen=[]), [explode],
+                              checkpointer=saver)
+        with pytest.raises(RuntimeError, match="disk full"):
+            broken.invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": "broken"}})
+        healthy = create_agent(RecordingModel(responses=[ai_call("c1"), AIMessage("found")], seen=[]), [lookup],
+                               checkpointer=saver)
+        healthy.invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": "healthy"}})
+        before = connection.execute("SELECT count(*) FROM checkpoints").fetchone()
+
+    url = f"langgraph+postgresql://{postgres}"
+    threads = {t.name: t for t in read_store(url)}
+    assert set(threads) == {"thread:broken", "thread:healthy"}
+    result = check(threads["thread:broken"], provider="anthropic", policy="strict")
+    assert not result.healthy and result.summary.orphaned_calls == 1
+    assert check(threads["thread:healthy"], provider="anthropic", policy="strict").healthy
+    assert [t.name for t in read_store(url + "?thread=healthy")] == ["thread:healthy"]
+    with pytest.raises(TranscriptError, match="no thread or session 'nope'"):
+        read_store(url + "?thread=nope")
+    with psycopg.connect(f"postgresql://{postgres}") as connection:
+        assert connection.execute("SELECT count(*) FROM checkpoints").fetchone() == before
+        # nothing left holding a lock: an exclusive lock is granted at once
+        connection.execute("SET lock_timeout = '1s'")
+        connection.execute("LOCK TABLE checkpoints IN ACCESS EXCLUSIVE MODE")
+        connection.rollback()

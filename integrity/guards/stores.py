@@ -2,16 +2,19 @@
 
     langgraph+sqlite:///path/checkpoints.db[?thread=ID]   a LangGraph SqliteSaver database: the latest
                                                           checkpoint of each thread (or the one named)
+    langgraph+postgresql://user@host[:port]/db[?thread=ID] a LangGraph PostgresSaver database, the same
     agents+sqlite:///path/sessions.db[?session=ID]        an OpenAI Agents SDK SQLiteSession database
     adk+sqlite:///path/sessions.db[?session=ID]           a Google ADK DatabaseSessionService (or
                                                           SqliteSessionService) database
 
 `read_store(url)` gives one engine Transcript per thread or session, named "thread:<id>" or
 "session:<id>", in the format the runtime's messages are read as (langchain, openai-responses, gemini),
-so `integrity.check` and the rest of the pipeline take them like any file.  The database is opened
-read-only (`mode=ro`), read with one query, and closed: never a write, never a lock held longer than
-that read.  The LangGraph checkpoint blobs are decoded by LangGraph's own serializer (the
-`langgraph` package must be installed); the other two stores are plain JSON rows.
+so `integrity.check` and the rest of the pipeline take them like any file.  A SQLite database is
+opened read-only (`mode=ro`), read with one query, and closed; a Postgres session is opened with
+`default_transaction_read_only=on` and autocommit, so each read is its own read-only transaction: never
+a write, never a lock held longer than one read.  LangGraph checkpoints are decoded by LangGraph's own
+code (SqliteSaver's serializer; PostgresSaver itself, which needs langgraph-checkpoint-postgres and
+psycopg); the other two stores are plain JSON rows.
 
 Not wired into the CLI, triage or the inspector yet (their files belong to other work): this module
 is the reader they call.
@@ -28,7 +31,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from ..loading import Transcript, TranscriptError
 
-SCHEMES = ("langgraph+sqlite", "agents+sqlite", "adk+sqlite")
+SCHEMES = ("langgraph+sqlite", "langgraph+postgresql", "agents+sqlite", "adk+sqlite")
 
 
 def is_store_url(source: str) -> bool:
@@ -45,6 +48,8 @@ def read_store(url: str) -> list[Transcript]:
     parts = urlsplit(url)
     if parts.scheme not in SCHEMES:
         raise TranscriptError(url, "", f"unknown store {parts.scheme!r}; expected one of: {', '.join(SCHEMES)}")
+    if parts.scheme == "langgraph+postgresql":
+        return _langgraph_postgres(url)
     path = parts.path
     if not path:
         raise TranscriptError(url, "", "the URL names no database file (expected scheme:///path/to/file.db)")
@@ -132,3 +137,38 @@ def _grouped(rows: Any) -> list[tuple[str, list[Any]]]:
     for key, value in rows:
         groups.setdefault(str(key), []).append(value)
     return list(groups.items())
+
+
+def _langgraph_postgres(url: str) -> list[Transcript]:
+    """The latest root checkpoint of each thread of a PostgresSaver database, read in read-only transactions."""
+    import psycopg
+    from langchain_core.messages import messages_to_dict
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.rows import dict_row
+
+    parts = urlsplit(url)
+    names = parse_qs(parts.query).get("thread")
+    named = names[0] if names else None
+    dsn = parts._replace(scheme="postgresql", query="").geturl()
+    try:
+        with psycopg.connect(dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row,
+                             options="-c default_transaction_read_only=on") as connection:
+            if named is None:
+                rows = connection.execute("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' "
+                                          "ORDER BY thread_id").fetchall()
+                threads = [str(row["thread_id"]) for row in rows]
+            else:
+                threads = [named]
+            saver = PostgresSaver(connection)
+            out: list[Transcript] = []
+            for thread in threads:
+                found = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
+                if found is None:
+                    continue
+                messages = (found.checkpoint.get("channel_values") or {}).get("messages") or []
+                out.append(_transcript(messages_to_dict(list(messages)), "langchain", url, f"thread:{thread}"))
+    except psycopg.Error as error:
+        raise TranscriptError(url, "", f"cannot read the database: {str(error).strip().splitlines()[0]}") from None
+    if named is not None and not out:
+        raise TranscriptError(url, "", f"no thread or session {named!r} in the database")
+    return out
