@@ -168,7 +168,8 @@ def test_target_provider_from_the_agents_model() -> None:
     guard(CallModelData(model_data=data, agent=Agent(name="a", model="gpt-4.1"), context=None))
     guard(CallModelData(model_data=data, agent=Agent(name="a", model="litellm/anthropic/claude-sonnet-4-5"),
                         context=None))
-    assert [report.target for report in reports] == ["openai-responses", "anthropic"]
+    guard(CallModelData(model_data=data, agent=Agent(name="a"), context=None))  # the SDK's default model
+    assert [report.target for report in reports] == ["openai-responses", "anthropic", "openai-responses"]
 
 
 def test_modes_report_and_raise_and_the_log_line(caplog: pytest.LogCaptureFixture) -> None:

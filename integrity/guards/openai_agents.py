@@ -29,10 +29,15 @@ FORMAT = "openai-responses"
 
 
 def _model_name(agent: Any) -> Any:
-    """The agent's model as the SDK holds it: a name, or a Model object (whose `model` names it)."""
+    """The agent's model as the SDK holds it: a name, or a Model object (whose `model` names it); an agent
+    without one runs the SDK's default model (an OpenAI model name)."""
     model = getattr(agent, "model", None)
     if model is None:
-        return None
+        if agent is None:
+            return None
+        from agents.models import get_default_model
+
+        return get_default_model()
     return model if isinstance(model, str) else (getattr(model, "model", None) or model)
 
 
