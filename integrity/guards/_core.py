@@ -166,7 +166,7 @@ class RequestGuard:
         """None when the request may be sent as it is; else the native entries to send instead.
 
         Unchanged entries are the very objects passed in; new ones are fresh dicts in `format`.
-        A request the engine cannot read is sent as it is (logged once as a warning): a guard never
+        A request the engine cannot read is sent as it is (with a warning in the log): a guard never
         stops an agent over a shape it does not know.
         """
         from .. import check
@@ -208,14 +208,6 @@ class RequestGuard:
         if len(native) == len(listed) and all(a is b for a, b in zip(native, listed, strict=True)):
             return None
         return native
-
-
-def reuse(native: list[Any], originals: Sequence[Any], dumped: Sequence[Any], build: Callable[[Any], Any]
-          ) -> list[Any]:
-    """Runtime objects for `native` entries: an entry that is one of `dumped` (the dicts the runtime's
-    objects were read as) gives back that runtime object from `originals`; any other is built."""
-    by_id = {id(entry): original for entry, original in zip(dumped, originals, strict=True)}
-    return [by_id[id(entry)] if id(entry) in by_id else build(entry) for entry in native]
 
 
 @dataclass(frozen=True)
