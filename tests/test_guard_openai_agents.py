@@ -108,7 +108,7 @@ def test_dangling_call_is_answered_with_the_interrupted_receipt_not_dropped() ->
     sent = run(HISTORIES["dangling call"], RunConfig(call_model_input_filter=ToolCallIntegrityFilter()))
     verdict = request_verdict(sent, FORMAT, None)
     assert any(item.get("type") == "function_call" and item["call_id"] == "c1" for item in sent)
-    assert verdict.receipts == 1 and verdict.universal
+    assert verdict.receipts == 1 and verdict.healthy
 
 
 def test_the_sdk_alone_sends_the_stray_output_from_a_session_and_the_guard_drops_it() -> None:

@@ -213,23 +213,25 @@ class RequestGuard:
 @dataclass(frozen=True)
 class RequestVerdict:
     """What the engine says about one native request: the target provider's violations (its own error
-    texts), whether the universal invariants hold (every call answered once, right after its turn, no
-    stray), and the real results it carries (call id, text), receipts excluded."""
+    texts), whether the one pipeline finds it healthy for that target (for no target: the universal
+    invariants, every call answered once right after its turn, no stray), and the real results it
+    carries (call id, text), receipts excluded."""
 
     violations: list[Any]
-    universal: bool
+    healthy: bool
     results: list[tuple[str, str]]
     receipts: int
 
     @property
     def legal(self) -> bool:
-        return not self.violations and self.universal
+        return not self.violations and self.healthy
 
 
 def request_verdict(entries: Sequence[Any], format: str, provider: str | None) -> RequestVerdict:
     """Judge a request as a runtime sends it (native dicts in `format`) by the engine's rule sets: the
     provider's (`integrity.providers.validate` on its canonical messages; none when provider is None) and
-    the universal invariants (the strict policy's check).  What the guards' tests and benchmarks assert."""
+    the strict policy's check for that provider (the universal invariants when None).  What the guards'
+    tests assert."""
     from .. import check, is_interrupted_tool_result
     from ..formats import read_document
     from ..formats.container import Document
@@ -239,7 +241,7 @@ def request_verdict(entries: Sequence[Any], format: str, provider: str | None) -
     transcript = read_document(Document(listed, [0] * len(listed), "array"), "<request>", format)
     messages = transcript.messages
     violations = validate(messages, provider, transcript) if provider is not None else []
-    universal = check(transcript, policy=POLICY, depth="diagnosis").healthy
+    healthy = check(transcript, provider=provider, policy=POLICY, depth="diagnosis").healthy
     results: list[tuple[str, str]] = []
     receipts = 0
     for message in messages:
@@ -251,4 +253,4 @@ def request_verdict(entries: Sequence[Any], format: str, provider: str | None) -
             text = "".join(part.get("text", "") for part in content if isinstance(part, dict)) \
                 if isinstance(content, list) else str(content)
             results.append((str(message.get("toolCallId")), text))
-    return RequestVerdict(violations, universal, results, receipts)
+    return RequestVerdict(violations, healthy, results, receipts)
