@@ -74,8 +74,8 @@ class GuardReport:
     def line(self) -> str:
         """The one log line: runtime, target, status, message counts and what was repaired."""
         counts = ", ".join(f"{field}={value}" for field, value in self.counts.items()) or "no counts"
-        what = "repaired" if self.applied else "not repaired"
-        return (f"integrity guard [{self.runtime}] target={self.target or 'universal'}: {self.status}, "
+        what = "sent repaired" if self.applied else "sent as it is"
+        return (f"integrity guard [{self.runtime}] target={self.target or 'universal'}: {self.status}; "
                 f"{what} ({self.before} -> {self.after} messages; {counts})")
 
 
