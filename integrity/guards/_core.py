@@ -175,9 +175,9 @@ class RequestGuard:
         from ..loading import TranscriptError
         from ._fast import plainly_healthy
 
+        if not entries or plainly_healthy(entries, format, target):
+            return None  # the common case: one pass, no copy
         listed = list(entries)
-        if not listed or plainly_healthy(listed, format, target):
-            return None
         try:
             transcript = read_document(Document(listed, [0] * len(listed), "array"), f"<{self.runtime} request>",
                                        format)

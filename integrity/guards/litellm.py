@@ -25,6 +25,7 @@ from typing import Any, Literal
 from litellm.integrations.custom_logger import CustomLogger
 
 from ._core import GuardMode, GuardReport, RequestGuard
+from ._fast import plainly_healthy
 
 # call type -> (native format, the request's key holding the messages, API family for the target)
 _SHAPES: dict[str, tuple[str, str, Literal["chat", "responses"]]] = {
@@ -71,8 +72,11 @@ class ToolCallIntegrityGuard(CustomLogger):
         entries = data.get(key)
         if not isinstance(entries, list):
             return None  # a Responses `input` given as one string: no history
+        target = self.guard.target(data.get("model"), api)
+        if plainly_healthy(entries, format, target):
+            return None  # the common case: one pass over the messages, nothing copied
         dumped = [entry if isinstance(entry, dict) else _dump(entry) for entry in entries]
-        repaired = self.guard.guard(dumped, format, self.guard.target(data.get("model"), api))
+        repaired = self.guard.guard(dumped, format, target)
         if repaired is None:
             return None
         by_id = {id(entry): original for entry, original in zip(dumped, entries, strict=True)}

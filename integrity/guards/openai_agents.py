@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._core import GuardMode, GuardReport, RequestGuard
+from ._fast import plainly_healthy
 
 FORMAT = "openai-responses"
 
@@ -66,10 +67,12 @@ class ToolCallIntegrityFilter:
         """The filter: CallModelData -> ModelInputData (the SDK awaits nothing when this is used sync)."""
         model_data = data.model_data
         items = model_data.input
-        dumped = [item if isinstance(item, dict) else _dump(item) for item in items]
         agent = getattr(data, "agent", None)
         api = _api_of(agent)
         target = self.guard.target(_model_name(agent), "chat" if api == "chat" else "responses")
+        if plainly_healthy(items, FORMAT, target):
+            return model_data  # the common case: one pass over the items, nothing copied
+        dumped = [item if isinstance(item, dict) else _dump(item) for item in items]
         repaired = self.guard.guard(dumped, FORMAT, target)
         if repaired is None:
             return model_data
