@@ -74,16 +74,22 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
     it, it is not a pending long-running call, and it is missing from `contents`.  Events are matched to
     contents in order by equality; the event's own Content object is used (never modified).
     """
-    answered = _call_ids([event.content for event in events], "function_response")
-    present = _call_ids(contents, "function_call")
-    dropped: set[str] = set()
+    answered: set[str] = set()
+    made: set[str] = set()  # this agent's calls with an id, pending long-running ones excepted
     for event in events:
-        if author is not None and getattr(event, "author", None) != author:
+        content = event.content
+        if content is None or not content.parts:
             continue
-        pending = set(getattr(event, "long_running_tool_ids", None) or ())
-        for call_id in _call_ids([event.content], "function_call"):
-            if call_id not in answered and call_id not in present and call_id not in pending:
-                dropped.add(call_id)
+        mine = author is None or event.author == author
+        for part in content.parts:
+            if part.function_response is not None and part.function_response.id:
+                answered.add(part.function_response.id)
+            elif mine and part.function_call is not None and part.function_call.id:
+                if part.function_call.id not in (event.long_running_tool_ids or ()):
+                    made.add(part.function_call.id)
+    dropped = made - answered
+    if dropped:
+        dropped -= _call_ids(contents, "function_call")
     if not dropped:
         return None
     out = list(contents)
@@ -150,9 +156,9 @@ class ToolCallIntegrityPlugin(BasePlugin):
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         """Replace llm_request.contents by a repaired list when it needs one; return None so the model runs."""
         session = getattr(callback_context, "session", None)
-        events = list(getattr(session, "events", None) or [])
+        events = getattr(session, "events", None) or []
         author = getattr(callback_context, "agent_name", None)
-        found = self.repaired_contents(list(llm_request.contents or []), llm_request.model, events, author)
+        found = self.repaired_contents(llm_request.contents or [], llm_request.model, events, author)
         if found is not None:
             llm_request.contents = found
         return None
