@@ -165,3 +165,14 @@ def test_importing_the_guards_package_imports_no_runtime() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent))
     assert out.stdout.strip() == "[]"
+
+
+def test_a_request_the_engine_cannot_read_is_sent_as_it_is(caplog: Any) -> None:
+    import logging
+
+    from integrity.guards import RequestGuard
+
+    odd = [{"role": "user", "content": "q"}, {"role": 7}]
+    with caplog.at_level(logging.WARNING, logger="integrity.guards"):
+        assert RequestGuard("test").guard(odd, "openai-chat", None) is None
+    assert "request not checked" in caplog.records[0].getMessage()

@@ -166,8 +166,9 @@ class RequestGuard:
         """None when the request may be sent as it is; else the native entries to send instead.
 
         Unchanged entries are the very objects passed in; new ones are fresh dicts in `format`.
-        A request the engine cannot read is sent as it is (with a warning in the log): a guard never
-        stops an agent over a shape it does not know.
+        A request the engine cannot read is sent as it is (with a warning in the log), and so is one the
+        guard fails on (the error and its traceback logged): a guard never stops an agent over a shape it
+        does not know.  Only mode="raise" stops a request, on purpose.
         """
         from .. import check
         from ..formats import read_document
@@ -184,11 +185,14 @@ class RequestGuard:
             result = check(transcript, provider=target, policy=POLICY, depth="view")
             if result.healthy:
                 return None
+            view = result.view if result.view is not None else transcript.messages
+            out = self._written(view, format, transcript, listed)
         except (TranscriptError, ValueError) as error:
             self.logger.warning("integrity guard [%s]: request not checked: %s", self.runtime, error)
             return None
-        view = result.view if result.view is not None else transcript.messages
-        out = self._written(view, format, transcript, listed)
+        except Exception:  # noqa: BLE001 - the guard must not become the reason a model call fails
+            self.logger.exception("integrity guard [%s]: request not checked (an error in the guard)", self.runtime)
+            return None
         applied = self.mode == "repair" and out is not None
         report = GuardReport(self.runtime, target, str(result.status), result, len(listed),
                              len(out) if out is not None else len(listed), applied)
