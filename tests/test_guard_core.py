@@ -46,3 +46,33 @@ def test_the_guarded_request_is_legal_and_keeps_the_real_results(history: list[T
     assert verdict.healthy, (format, target, sent)
     assert not [v for v in verdict.violations if v.call_ids], (format, target, verdict.violations)
     assert kept_results(history) <= {call_id for call_id, _ in verdict.results}, (format, target, sent)
+
+
+def history_with_a_healthy_start(draw_history: list[Turn]) -> list[Turn]:
+    """Two healthy exchanges first, so the quick pass finds a place to cut before the generated turns."""
+    start: list[Turn] = [("first", "", ["early_0"], ["early_0"], "x is 1"), ("second", "just text", [], [], "")]
+    return start + draw_history
+
+
+@settings(max_examples=80, deadline=None)
+@given(history=turns(), format=st.sampled_from(FORMATS), target=st.sampled_from(TARGETS[:5]),
+       system=st.booleans(), trailing=st.booleans())
+def test_repairing_after_the_last_healthy_exchange_sends_what_repairing_everything_sends(
+        history: list[Turn], format: str, target: Any, system: bool, trailing: bool) -> None:
+    entries = render(history_with_a_healthy_start(history), format, system, trailing)
+    windowed = RequestGuard("test", logger=QUIET)
+    whole = RequestGuard("test", logger=QUIET)
+    whole.window = False
+    assert (windowed.guard(entries, format, target) or entries) == (whole.guard(entries, format, target) or entries)
+
+
+def test_a_dangling_call_after_a_long_healthy_history_is_repaired_from_the_cut() -> None:
+    reports: list[Any] = []
+    history: list[Turn] = [(f"q{i}", "", [f"c{i}"], [f"c{i}"], "ok") for i in range(50)]
+    history.append(("last", "", ["c_dangling"], [], ""))
+    entries = render(history, "openai-chat", system=True, trailing_user=True)
+    out = RequestGuard("test", logger=QUIET, on_report=reports.append).guard(entries, "openai-chat", "anthropic")
+    assert out is not None and all(a is b for a, b in zip(out, entries[:-1], strict=False))
+    assert reports[0].before == len(entries) and reports[0].after == len(entries) + 1
+    assert reports[0].result.report.summary.messages < 10  # only the part after the last healthy exchange was read
+    assert request_verdict(out, "openai-chat", "anthropic").legal

@@ -47,8 +47,9 @@ class GuardReport:
     runtime: the guard's runtime ("langchain", "openai-agents", "litellm", "adk").  target: the provider
     whose rules decided (None: the universal invariants).  status: the engine's one-word status.
     result: the engine's CheckResult (its `report` is the full RepairReport, `view` the repaired
-    canonical messages).  before/after: how many native messages the request had and has after repair.
-    applied: whether the repaired copy was sent (mode "repair").
+    canonical messages) for the part of the request checked: the whole request, or what follows the
+    last plainly healthy exchange (see RequestGuard._repaired).  before/after: how many native
+    messages the request had and has after repair.  applied: whether the repaired copy was sent.
     """
 
     runtime: str
@@ -131,6 +132,17 @@ def provider_for_model(model: Any, api: Literal["chat", "responses"] = "chat") -
     return family
 
 
+def _reuses(messages: list[Any], ids: set[str]) -> bool:
+    """True when a canonical assistant message calls with one of `ids`."""
+    for message in messages:
+        if isinstance(message, dict) and message.get("role") == "assistant" and isinstance(message.get("content"),
+                                                                                              list):
+            for part in message["content"]:
+                if isinstance(part, dict) and part.get("type") == "toolCall" and part.get("id") in ids:
+                    return True
+    return False
+
+
 def _check_mode(mode: str) -> None:
     if mode not in MODES:
         raise ValueError(f"unknown guard mode {mode!r}; choose one of {', '.join(MODES)}")
@@ -157,6 +169,7 @@ class RequestGuard:
         self.on_report = on_report
         self.provider = provider
         self.logger = logger or LOG
+        self.window = True  # repair only from the last safe cut (see _repaired); False: the whole request
 
     def target(self, model: Any, api: Literal["chat", "responses"] = "chat") -> str | None:
         """The provider the request goes to: the one given to the guard, else the model's."""
@@ -170,29 +183,25 @@ class RequestGuard:
         guard fails on (the error and its traceback logged): a guard never stops an agent over a shape it
         does not know.  Only mode="raise" stops a request, on purpose.
         """
-        from .. import check
-        from ..formats import read_document
-        from ..formats.container import Document
         from ..loading import TranscriptError
-        from ._fast import plainly_healthy
+        from ._fast import scan
 
-        if not entries or plainly_healthy(entries, format, target):
+        healthy, cut, before_cut = scan(entries, format, target) if entries else (True, 0, [])
+        if healthy:
             return None  # the common case: one pass, no copy
         listed = list(entries)
         try:
-            transcript = read_document(Document(listed, [0] * len(listed), "array"), f"<{self.runtime} request>",
-                                       format)
-            result = check(transcript, provider=target, policy=POLICY, depth="view")
-            if result.healthy:
-                return None
-            view = result.view if result.view is not None else transcript.messages
-            out = self._written(view, format, transcript, listed)
+            start, result, out = self._repaired(listed, format, target, cut if self.window else 0, before_cut)
         except (TranscriptError, ValueError) as error:
             self.logger.warning("integrity guard [%s]: request not checked: %s", self.runtime, error)
             return None
         except Exception:  # noqa: BLE001 - the guard must not become the reason a model call fails
             self.logger.exception("integrity guard [%s]: request not checked (an error in the guard)", self.runtime)
             return None
+        if result is None:
+            return None
+        if out is not None and start:
+            out = listed[:start] + out
         applied = self.mode == "repair" and out is not None
         report = GuardReport(self.runtime, target, str(result.status), result, len(listed),
                              len(out) if out is not None else len(listed), applied)
@@ -202,6 +211,32 @@ class RequestGuard:
         if self.mode == "raise":
             raise ToolCallIntegrityError(report)
         return out if applied else None
+
+    def _repaired(self, listed: list[Any], format: str, target: str | None, start: int, before: list[str]
+                  ) -> tuple[int, CheckResult | None, list[Any] | None]:
+        """(where the checked part starts, the check's result or None when healthy, the checked part
+        repaired or None when it stays as it is).
+
+        With start > 0 only listed[start:] is checked: everything before is plainly healthy and ends
+        before a user turn, so a repair of the rest never touches it.  When ids are renamed (a call
+        after the cut reuses an id from before it, or has an empty or odd one) the whole request is
+        checked instead: the strict policy numbers new ids by their place in the whole request.
+        """
+        from .. import check
+        from ..formats import read_document
+        from ..formats.container import Document
+
+        part = listed[start:]
+        transcript = read_document(Document(part, [0] * len(part), "array"), f"<{self.runtime} request>", format)
+        if start and before and _reuses(transcript.messages, set(before)):
+            return self._repaired(listed, format, target, 0, [])
+        result = check(transcript, provider=target, policy=POLICY, depth="view")
+        if start and result.report.summary.renamed:  # new ids are numbered by position in the whole request
+            return self._repaired(listed, format, target, 0, [])
+        if result.healthy:
+            return start, None, None
+        view = result.view if result.view is not None else transcript.messages
+        return start, result, self._written(view, format, transcript, part)
 
     @staticmethod
     def _written(view: list[Any], format: str, transcript: Any, listed: list[Any]) -> list[Any] | None:

@@ -9,7 +9,8 @@ legal shape, the one every provider accepts:
   turn; a results turn follows its assistant turn and may be followed by the next assistant turn or a
   user turn (every provider here accepts both);
 - every assistant turn has content or calls; every call has a plain id ([A-Za-z0-9_-]+, unique in the
-  request) and is answered exactly once by the results turn right after it, before anything else;
+  request) and is answered exactly once by the results turn right after it, in call order, before
+  anything else;
 - no result anywhere else, no call left open at the end, nothing the test does not know (an unknown
   item type, an empty text block, a Gemini call without an id...).
 
@@ -35,61 +36,76 @@ Entry = tuple[str, tuple[str, ...], tuple[str, ...], bool]
 
 def plainly_healthy(entries: Iterable[Any], format: str, target: str | None) -> bool:
     """True only when the request is healthy for `target` by the simple rules above (see the module)."""
+    return scan(entries, format, target)[0]
+
+
+def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool, int, list[str]]:
+    """(plainly healthy, cut, the call ids before the cut) in one pass.
+
+    cut: the index of the last user turn the pass reached with the rules holding up to it, no call
+    open and at least one exchange before it (0 when none): the entries before it are a plainly
+    healthy request on their own, and a repair that starts at a user turn may leave them alone.
+    """
     if target not in FAST_TARGETS:
-        return False
+        return False, 0, []
     read = _READERS.get(format)
     if read is None:
-        return False
-    seen: set[str] = set()
-    open_calls: set[str] | None = None  # the calls of the last assistant turn still unanswered
+        return False, 0, []
+    seen: list[str] = []
+    known: set[str] = set()
+    cut, cut_ids = 0, 0
+    open_calls: list[str] | None = None  # the calls of the last assistant turn still unanswered, in order
     last = "system"  # the role of the previous turn
     merge_assistant = format == "openai-responses"  # a Responses turn is several items (reasoning, message, calls)
-    for native in entries:
+    for index, native in enumerate(entries):
         entry = read(native)
         if entry is None:
-            return False
+            return False, cut, seen[:cut_ids]
         role, calls, results, empty = entry
         if role == "system":
             if last != "system":
-                return False
+                return False, cut, seen[:cut_ids]
             continue
         if role == "results":
             if not results or open_calls is None or last not in ("assistant", "results"):
-                return False
+                return False, cut, seen[:cut_ids]
             for call_id in results:
-                if call_id not in open_calls:
-                    return False  # a stray, a duplicate, or an answer to an earlier turn
-                open_calls.discard(call_id)
+                if not open_calls or call_id != open_calls[0]:
+                    return False, cut, seen[:cut_ids]  # a stray, a duplicate, out of call order, or an earlier turn's
+                del open_calls[0]
             last = "results"
             if not open_calls:
                 open_calls = None
             continue
         if role == "assistant" and merge_assistant and last == "assistant":
-            if empty or not _new_ids(calls, seen):
-                return False
+            if empty or not _new_ids(calls, known, seen):
+                return False, cut, seen[:cut_ids]
             if calls:
-                open_calls = (open_calls or set()) | set(calls)
+                open_calls = [*(open_calls or []), *calls]
             continue
         if open_calls:
-            return False  # something other than a result while calls are open
+            return False, cut, seen[:cut_ids]  # something other than a result while calls are open
         if role == "assistant":
-            if last not in ("user", "results") or empty or not _new_ids(calls, seen):
-                return False
-            open_calls = set(calls) if calls else None
+            if last not in ("user", "results") or empty or not _new_ids(calls, known, seen):
+                return False, cut, seen[:cut_ids]
+            open_calls = list(calls) if calls else None
             last = "assistant"
             continue
-        if last == "user" or empty:  # a user turn
-            return False
+        if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
+            cut, cut_ids = index, len(seen)
+        if last == "user" or empty:
+            return False, cut, seen[:cut_ids]
         last = "user"
-    return not open_calls
+    return not open_calls, cut, seen[:cut_ids]
 
 
-def _new_ids(calls: tuple[str, ...], seen: set[str]) -> bool:
+def _new_ids(calls: tuple[str, ...], known: set[str], seen: list[str]) -> bool:
     """True when every call id is plain and not used before in the request (and records them)."""
     for call_id in calls:
-        if not _PLAIN_ID.match(call_id) or call_id in seen:
+        if not _PLAIN_ID.match(call_id) or call_id in known:
             return False
-        seen.add(call_id)
+        known.add(call_id)
+        seen.append(call_id)
     return True
 
 
