@@ -18,7 +18,7 @@ from integrity.formats import read_document
 from integrity.formats.container import Document
 from integrity.guards._fast import FAST_TARGETS, plainly_healthy
 
-FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini")
+FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "langchain")
 
 # A turn: (user text, assistant text, call ids, result ids in the order recorded, the answer after them)
 Turn = tuple[str, str, list[str], list[str], str]
@@ -53,7 +53,7 @@ def turns(draw: Any) -> list[Turn]:
 
 def render(history: list[Turn], format: str, system: bool, trailing_user: bool) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    if system and format in ("openai-chat", "openai-responses"):
+    if system and format in ("openai-chat", "openai-responses", "langchain"):
         out.append({"role": "system", "content": "be brief"})
     for user, text, calls, results, answer in history:
         if format == "gemini":
@@ -77,7 +77,7 @@ def render(history: list[Turn], format: str, system: bool, trailing_user: bool) 
                                                         for r in results]})
             if answer:
                 out.append({"role": "assistant", "content": answer})
-        elif format == "openai-chat":
+        elif format in ("openai-chat", "langchain"):
             out.append({"role": "user", "content": user})
             message: dict[str, Any] = {"role": "assistant", "content": text or None}
             if calls:
@@ -101,7 +101,23 @@ def render(history: list[Turn], format: str, system: bool, trailing_user: bool) 
     if trailing_user:
         out.append({"role": "user", "parts": [{"text": "go on"}]} if format == "gemini"
                    else {"role": "user", "content": "go on"})
-    return out
+    return [_as_langchain(m) for m in out] if format == "langchain" else out
+
+
+def _as_langchain(message: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI Chat message as LangChain's `messages_to_dict` writes the matching message."""
+    role = message["role"]
+    if role == "assistant":
+        calls = [{"name": c["function"]["name"], "args": {}, "id": c["id"], "type": "tool_call"}
+                 for c in message.get("tool_calls", [])]
+        data: dict[str, Any] = {"content": message["content"] or "", "type": "ai", "tool_calls": calls,
+                                "invalid_tool_calls": []}
+        return {"type": "ai", "data": data}
+    if role == "tool":
+        return {"type": "tool", "data": {"content": message["content"], "type": "tool",
+                                         "tool_call_id": message["tool_call_id"]}}
+    kind = "human" if role == "user" else "system"
+    return {"type": kind, "data": {"content": message["content"], "type": kind}}
 
 
 def fully_healthy(entries: list[dict[str, Any]], format: str, target: str | None) -> bool:

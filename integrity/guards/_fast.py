@@ -275,4 +275,28 @@ def _langchain(message: Any) -> Entry | None:
     return None
 
 
+def _langchain_dict(entry: Any) -> Entry | None:
+    """A LangChain message as `messages_to_dict` writes it: {"type": ..., "data": {...}}."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("data"), dict):
+        return None
+    kind, data = entry.get("type"), entry["data"]
+    if kind == "human":
+        return ("user", (), (), _text_empty(data.get("content")))
+    if kind == "system":
+        return ("system", (), (), False)
+    if kind == "ai":
+        calls = data.get("tool_calls") or []
+        if data.get("invalid_tool_calls") or not isinstance(calls, list):
+            return None
+        ids = tuple(call.get("id") if isinstance(call, dict) else None for call in calls)
+        if not all(isinstance(call_id, str) for call_id in ids):
+            return None
+        return ("assistant", ids, (), not ids and _text_empty(data.get("content")))
+    if kind == "tool":
+        call_id = data.get("tool_call_id")
+        return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
+    return None
+
+
 _READERS["langchain-objects"] = _langchain
+_READERS["langchain"] = _langchain_dict
