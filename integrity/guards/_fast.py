@@ -288,10 +288,12 @@ def _langchain_dict(entry: Any) -> Entry | None:
         calls = data.get("tool_calls") or []
         if data.get("invalid_tool_calls") or not isinstance(calls, list):
             return None
-        ids = tuple(call.get("id") if isinstance(call, dict) else None for call in calls)
-        if not all(isinstance(call_id, str) for call_id in ids):
-            return None
-        return ("assistant", ids, (), not ids and _text_empty(data.get("content")))
+        ids: list[str] = []
+        for call in calls:
+            if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+                return None
+            ids.append(call["id"])
+        return ("assistant", tuple(ids), (), not ids and _text_empty(data.get("content")))
     if kind == "tool":
         call_id = data.get("tool_call_id")
         return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
