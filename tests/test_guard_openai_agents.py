@@ -19,7 +19,6 @@ agents = pytest.importorskip("agents")
 from agents import Agent, RunConfig, Runner, SQLiteSession, set_tracing_disabled  # noqa: E402
 from agents.run_config import CallModelData, ModelInputData  # noqa: E402
 from agents.testing import ScriptedModel  # noqa: E402
-from openai.types.responses import ResponseOutputMessage, ResponseOutputText  # noqa: E402
 
 from integrity.guards import GuardReport, ToolCallIntegrityError, request_verdict  # noqa: E402
 from integrity.guards.openai_agents import ToolCallIntegrityFilter  # noqa: E402
@@ -29,6 +28,10 @@ FORMAT = "openai-responses"
 
 
 def reply(text: str) -> list[Any]:
+    # imported here, not at module level: pytest's tier scan (tests/conftest.py on main) walks the classes a
+    # test module holds, and these pydantic classes change their own __dict__ while it is read
+    from openai.types.responses import ResponseOutputMessage, ResponseOutputText
+
     return [ResponseOutputMessage(id="msg_1", type="message", role="assistant", status="completed",
                                   content=[ResponseOutputText(type="output_text", text=text, annotations=[])])]
 
