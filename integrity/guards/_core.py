@@ -1,0 +1,295 @@
+"""What every guard shares: check a request's messages and repair a copy for the provider receiving it.
+
+A guard hands this module the request's messages as the native dicts of a format the engine reads
+(`openai-chat`, `openai-responses`, `anthropic`, `gemini`, `langchain`), checks them with the one
+pipeline (`integrity.check`, strict policy, the target provider's rules), and when the request would be
+rejected or loses a call's answer, writes the repaired view back in the same format.  Entries the repair
+leaves as they were come back as the very objects passed in (the format writers re-emit unchanged
+native entries verbatim), so a guard maps them back to the runtime's own objects by identity and builds
+runtime objects only for what the repair made (an interrupted receipt, a regrouped results turn).
+
+Nothing here imports a runtime library.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ..pipeline import CheckResult
+    from ..report import RepairReport
+
+GuardMode = Literal["repair", "report", "raise"]
+"""repair: send the repaired copy; report: send the request as it is, only report; raise: refuse to send it."""
+
+MODES: tuple[str, ...] = ("repair", "report", "raise")
+POLICY = "strict"
+LOG = logging.getLogger("integrity.guards")
+
+
+class ToolCallIntegrityError(RuntimeError):
+    """Raised in mode="raise" instead of sending a request the target provider would reject or that
+    lost a call's answer; `report` is the GuardReport."""
+
+    def __init__(self, report: GuardReport) -> None:
+        self.report = report
+        super().__init__(report.line())
+
+
+@dataclass(frozen=True)
+class GuardReport:
+    """What a guard found in one request, handed to `on_report` and written to the log.
+
+    runtime: the guard's runtime ("langchain", "openai-agents", "litellm", "adk").  target: the provider
+    whose rules decided (None: the universal invariants).  status: the engine's one-word status.
+    result: the engine's CheckResult (its `report` is the full RepairReport, `view` the repaired
+    canonical messages) for the part of the request checked: the whole request, or what follows the
+    last plainly healthy exchange (see RequestGuard._repaired).  before/after: how many native
+    messages the request had and has after repair.  applied: whether the repaired copy was sent.
+    """
+
+    runtime: str
+    target: str | None
+    status: str
+    result: CheckResult
+    before: int
+    after: int
+    applied: bool
+
+    @property
+    def report(self) -> RepairReport:
+        return self.result.report  # type: ignore[return-value]  # depth "view": always a RepairReport
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """The non-zero counts of the summary (receipts synthesized, duplicates dropped...), by summary field."""
+        from ..kinds import summary_counts
+
+        summary = self.result.report.summary
+        return {field: value for field, _ in summary_counts() if (value := getattr(summary, field, 0))}
+
+    def line(self) -> str:
+        """The one log line: runtime, target, status, message counts and what was repaired."""
+        counts = ", ".join(f"{field}={value}" for field, value in self.counts.items()) or "no counts"
+        what = "sent repaired" if self.applied else "sent as it is"
+        return (f"integrity guard [{self.runtime}] target={self.target or 'universal'}: {self.status}; "
+                f"{what} ({self.before} -> {self.after} messages; {counts})")
+
+
+_PREFIXES = {
+    "anthropic": "anthropic", "claude": "anthropic", "gemini": "gemini", "google": "gemini", "vertex_ai": "gemini",
+    "vertex_ai_beta": "gemini", "bedrock": "bedrock", "mistral": "mistral", "deepseek": "deepseek",
+    "openai": "openai", "azure": "openai", "azure_ai": "openai",
+}
+_OPENAI_NAME = re.compile(r"^(gpt-|chatgpt|o\d|text-davinci|codex-|computer-use)")
+
+
+def provider_for_model(model: Any, api: Literal["chat", "responses"] = "chat") -> str | None:
+    """The provider whose rules a request for `model` must satisfy, from the model's name; None when the
+    name says nothing (then the universal invariants decide).
+
+    "claude-..." and "anthropic/..." -> anthropic; "gemini-...", "gemini/...", "vertex_ai/gemini-..." ->
+    gemini; "gpt-...", "o3", "openai/..." -> openai-chat, or openai-responses when the runtime calls the
+    Responses API (api="responses"); "bedrock/..." -> bedrock; "mistral..." -> mistral; "deepseek..." ->
+    deepseek.  A non-string model (an object) is read by its `model`/`model_name` attribute.
+    """
+    if not isinstance(model, str):
+        model = next((value for attr in ("model", "model_name") if isinstance(value := getattr(model, attr, None),
+                                                                              str)), None)
+        if model is None:
+            return None
+    name = model.strip().lower()
+    if name.startswith("models/"):
+        name = name[len("models/"):]
+    family: str | None = None
+    if "/" in name:
+        prefix, _, rest = name.partition("/")
+        family = _PREFIXES.get(prefix)
+        if family in (None, "openai", "gemini") and "/" in rest:  # openrouter/anthropic/claude..., vertex_ai/x/y
+            inner = provider_for_model(rest, api)
+            if inner is not None:
+                return inner
+        name = rest
+    if family is None or family in ("openai", "gemini"):
+        if "claude" in name:
+            family = "anthropic"
+        elif name.startswith("gemini") or name.startswith("gemma"):
+            family = "gemini"
+        elif name.startswith("mistral") or name.startswith("codestral") or name.startswith("magistral"):
+            family = "mistral"
+        elif name.startswith("deepseek"):
+            family = "deepseek"
+        elif _OPENAI_NAME.match(name):
+            family = "openai"
+    if family == "openai":
+        return "openai-responses" if api == "responses" else "openai-chat"
+    if family == "deepseek" and api == "responses":
+        return "deepseek-responses"
+    return family
+
+
+def _reuses(messages: list[Any], ids: set[str]) -> bool:
+    """True when a canonical assistant message calls with one of `ids`."""
+    for message in messages:
+        if isinstance(message, dict) and message.get("role") == "assistant" and isinstance(message.get("content"),
+                                                                                              list):
+            for part in message["content"]:
+                if isinstance(part, dict) and part.get("type") == "toolCall" and part.get("id") in ids:
+                    return True
+    return False
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise ValueError(f"unknown guard mode {mode!r}; choose one of {', '.join(MODES)}")
+
+
+class RequestGuard:
+    """The runtime-independent guard: check native messages, and give back what to send.
+
+    mode: "repair" (send the repaired copy), "report" (send the request unchanged, only report) or
+    "raise" (raise ToolCallIntegrityError instead of sending a request that needs repair).
+    on_report: called with a GuardReport for every request that needs repair, whatever the mode.
+    provider: the target provider when the runtime's model name does not say it (None: from the model).
+    """
+
+    def __init__(self, runtime: str, *, mode: GuardMode = "repair", on_report: Callable[[GuardReport], Any] | None
+                 = None, provider: str | None = None, logger: logging.Logger | None = None) -> None:
+        _check_mode(mode)
+        if provider is not None:
+            from ..providers import spec
+
+            spec(provider)  # an unknown name fails here, at construction, not at the first model call
+        self.runtime = runtime
+        self.mode: GuardMode = mode
+        self.on_report = on_report
+        self.provider = provider
+        self.logger = logger or LOG
+        self.window = True  # repair only from the last safe cut (see _repaired); False: the whole request
+
+    def target(self, model: Any, api: Literal["chat", "responses"] = "chat") -> str | None:
+        """The provider the request goes to: the one given to the guard, else the model's."""
+        return self.provider if self.provider is not None else provider_for_model(model, api)
+
+    def guard(self, entries: Sequence[Any], format: str, target: str | None) -> list[Any] | None:
+        """None when the request may be sent as it is; else the native entries to send instead.
+
+        Unchanged entries are the very objects passed in; new ones are fresh dicts in `format`.
+        A request the engine cannot read is sent as it is (with a warning in the log), and so is one the
+        guard fails on (the error and its traceback logged): a guard never stops an agent over a shape it
+        does not know.  Only mode="raise" stops a request, on purpose.
+        """
+        from ..loading import TranscriptError
+        from ._fast import scan
+
+        healthy, cut, before_cut = scan(entries, format, target) if entries else (True, 0, [])
+        if healthy:
+            return None  # the common case: one pass, no copy
+        listed = list(entries)
+        try:
+            start, result, out = self._repaired(listed, format, target, cut if self.window else 0, before_cut)
+        except (TranscriptError, ValueError) as error:
+            self.logger.warning("integrity guard [%s]: request not checked: %s", self.runtime, error)
+            return None
+        except Exception:  # noqa: BLE001 - the guard must not become the reason a model call fails
+            self.logger.exception("integrity guard [%s]: request not checked (an error in the guard)", self.runtime)
+            return None
+        if result is None:
+            return None
+        if out is not None and start:
+            out = listed[:start] + out
+        applied = self.mode == "repair" and out is not None
+        report = GuardReport(self.runtime, target, str(result.status), result, len(listed),
+                             len(out) if out is not None else len(listed), applied)
+        self.logger.log(logging.INFO if applied or out is None else logging.WARNING, report.line())
+        if self.on_report is not None:
+            self.on_report(report)
+        if self.mode == "raise":
+            raise ToolCallIntegrityError(report)
+        return out if applied else None
+
+    def _repaired(self, listed: list[Any], format: str, target: str | None, start: int, before: list[str]
+                  ) -> tuple[int, CheckResult | None, list[Any] | None]:
+        """(where the checked part starts, the check's result or None when healthy, the checked part
+        repaired or None when it stays as it is).
+
+        With start > 0 only listed[start:] is checked: everything before is plainly healthy and ends
+        before a user turn, so a repair of the rest never touches it.  When ids are renamed (a call
+        after the cut reuses an id from before it, or has an empty or odd one) the whole request is
+        checked instead: the strict policy numbers new ids by their place in the whole request.
+        """
+        from .. import check
+        from ..formats import read_document
+        from ..formats.container import Document
+
+        part = listed[start:]
+        transcript = read_document(Document(part, [0] * len(part), "array"), f"<{self.runtime} request>", format)
+        if start and before and _reuses(transcript.messages, set(before)):
+            return self._repaired(listed, format, target, 0, [])
+        result = check(transcript, provider=target, policy=POLICY, depth="view")
+        if start and result.report.summary.renamed:  # new ids are numbered by position in the whole request
+            return self._repaired(listed, format, target, 0, [])
+        if result.healthy:
+            return start, None, None
+        view = result.view if result.view is not None else transcript.messages
+        return start, result, self._written(view, format, transcript, part)
+
+    @staticmethod
+    def _written(view: list[Any], format: str, transcript: Any, listed: list[Any]) -> list[Any] | None:
+        """The view written back in `format` (None when that is the request as it was, entry for entry)."""
+        from ..formats import to_native
+
+        native = to_native(view, format, transcript).messages
+        if len(native) == len(listed) and all(a is b for a, b in zip(native, listed, strict=True)):
+            return None
+        return native
+
+
+@dataclass(frozen=True)
+class RequestVerdict:
+    """What the engine says about one native request: the target provider's violations (its own error
+    texts), whether the one pipeline finds it healthy for that target (for no target: the universal
+    invariants, every call answered once right after its turn, no stray), and the real results it
+    carries (call id, text), receipts excluded."""
+
+    violations: list[Any]
+    healthy: bool
+    results: list[tuple[str, str]]
+    receipts: int
+
+    @property
+    def legal(self) -> bool:
+        return not self.violations and self.healthy
+
+
+def request_verdict(entries: Sequence[Any], format: str, provider: str | None) -> RequestVerdict:
+    """Judge a request as a runtime sends it (native dicts in `format`) by the engine's rule sets: the
+    provider's (`integrity.providers.validate` on its canonical messages; none when provider is None) and
+    the strict policy's check for that provider (the universal invariants when None).  What the guards'
+    tests assert."""
+    from .. import check, is_interrupted_tool_result
+    from ..formats import read_document
+    from ..formats.container import Document
+    from ..providers import validate
+
+    listed = list(entries)
+    transcript = read_document(Document(listed, [0] * len(listed), "array"), "<request>", format)
+    messages = transcript.messages
+    violations = validate(messages, provider, transcript) if provider is not None else []
+    healthy = check(transcript, provider=provider, policy=POLICY, depth="diagnosis").healthy
+    results: list[tuple[str, str]] = []
+    receipts = 0
+    for message in messages:
+        if isinstance(message, dict) and message.get("role") == "toolResult":
+            if is_interrupted_tool_result(message):
+                receipts += 1
+                continue
+            content = message.get("content")
+            text = "".join(part.get("text", "") for part in content if isinstance(part, dict)) \
+                if isinstance(content, list) else str(content)
+            results.append((str(message.get("toolCallId")), text))
+    return RequestVerdict(violations, healthy, results, receipts)

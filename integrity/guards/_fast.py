@@ -1,0 +1,304 @@
+"""A conservative health test on native messages, so a healthy request costs one pass and no copy.
+
+A guard runs before every model call, and almost every request is healthy.  Reading it into the
+engine's form and running the pipeline costs far more than the runtime's own work, so each guard first
+asks `plainly_healthy`: one pass over the runtime's messages that answers True only for the simplest
+legal shape, the one every provider accepts:
+
+- system messages only at the start, then turns alternating user / assistant, starting with a user
+  turn; a results turn follows its assistant turn and may be followed by the next assistant turn or a
+  user turn (every provider here accepts both);
+- every assistant turn has content or calls; every call has a plain id ([A-Za-z0-9_-]+, unique in the
+  request) and is answered exactly once by the results turn right after it, in call order, before
+  anything else;
+- no result anywhere else, no call left open at the end, nothing the test does not know (an unknown
+  item type, an empty text block, a Gemini call without an id...).
+
+Anything else answers False and the guard runs the full check, which decides.  So this test can only
+make the guard faster, never change what it sends: `tests/test_guard_fast.py` checks on generated
+histories, for every provider it is used for, that True implies the full check finds the request
+healthy.  Providers with id rules of their own (Mistral's nine-character ids, Bedrock) never take it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+FAST_TARGETS = frozenset({None, "openai-chat", "openai-responses", "anthropic", "gemini"})
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_-]+\Z")
+
+# One entry as the test sees it: (role, call ids, result ids, empty); role is "system", "user",
+# "assistant" or "results".  None: a shape the test does not know (the full check decides).
+Entry = tuple[str, tuple[str, ...], tuple[str, ...], bool]
+
+
+def plainly_healthy(entries: Iterable[Any], format: str, target: str | None) -> bool:
+    """True only when the request is healthy for `target` by the simple rules above (see the module)."""
+    return scan(entries, format, target)[0]
+
+
+def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool, int, list[str]]:
+    """(plainly healthy, cut, the call ids before the cut) in one pass.
+
+    cut: the index of the last user turn the pass reached with the rules holding up to it, no call
+    open and at least one exchange before it (0 when none): the entries before it are a plainly
+    healthy request on their own, and a repair that starts at a user turn may leave them alone.
+    """
+    if target not in FAST_TARGETS:
+        return False, 0, []
+    read = _READERS.get(format)
+    if read is None:
+        return False, 0, []
+    seen: list[str] = []
+    known: set[str] = set()
+    cut, cut_ids = 0, 0
+    open_calls: list[str] | None = None  # the calls of the last assistant turn still unanswered, in order
+    last = "system"  # the role of the previous turn
+    merge_assistant = format == "openai-responses"  # a Responses turn is several items (reasoning, message, calls)
+    for index, native in enumerate(entries):
+        entry = read(native)
+        if entry is None:
+            return False, cut, seen[:cut_ids]
+        role, calls, results, empty = entry
+        if role == "system":
+            if last != "system":
+                return False, cut, seen[:cut_ids]
+            continue
+        if role == "results":
+            if not results or open_calls is None or last not in ("assistant", "results"):
+                return False, cut, seen[:cut_ids]
+            for call_id in results:
+                if not open_calls or call_id != open_calls[0]:
+                    return False, cut, seen[:cut_ids]  # a stray, a duplicate, out of call order, or an earlier turn's
+                del open_calls[0]
+            last = "results"
+            if not open_calls:
+                open_calls = None
+            continue
+        if role == "assistant" and merge_assistant and last == "assistant":
+            if empty or not _new_ids(calls, known, seen):
+                return False, cut, seen[:cut_ids]
+            if calls:
+                open_calls = [*(open_calls or []), *calls]
+            continue
+        if open_calls:
+            return False, cut, seen[:cut_ids]  # something other than a result while calls are open
+        if role == "assistant":
+            if last not in ("user", "results") or empty or not _new_ids(calls, known, seen):
+                return False, cut, seen[:cut_ids]
+            open_calls = list(calls) if calls else None
+            last = "assistant"
+            continue
+        if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
+            cut, cut_ids = index, len(seen)
+        if last == "user" or empty:
+            return False, cut, seen[:cut_ids]
+        last = "user"
+    return not open_calls, cut, seen[:cut_ids]
+
+
+def _new_ids(calls: tuple[str, ...], known: set[str], seen: list[str]) -> bool:
+    """True when every call id is plain and not used before in the request (and records them)."""
+    for call_id in calls:
+        if not _PLAIN_ID.match(call_id) or call_id in known:
+            return False
+        known.add(call_id)
+        seen.append(call_id)
+    return True
+
+
+def _text_empty(content: Any) -> bool:
+    if content is None:
+        return True
+    if isinstance(content, str):
+        return not content.strip()
+    if isinstance(content, list):
+        return not content
+    return False
+
+
+def _chat(message: Any) -> Entry | None:
+    if not isinstance(message, dict):
+        return None
+    role = message.get("role")
+    if role in ("system", "developer"):
+        return ("system", (), (), False)
+    if role == "user":
+        return ("user", (), (), _text_empty(message.get("content")))
+    if role == "assistant":
+        calls = message.get("tool_calls") or []
+        if not isinstance(calls, list):
+            return None
+        ids = []
+        for call in calls:
+            if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not isinstance(
+                    call.get("function"), dict):
+                return None
+            ids.append(call["id"])
+        if message.get("function_call"):
+            return None
+        return ("assistant", tuple(ids), (), not ids and _text_empty(message.get("content")))
+    if role == "tool":
+        call_id = message.get("tool_call_id")
+        return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
+    return None
+
+
+_RESPONSES_ASSISTANT = frozenset({"reasoning"})
+
+
+def _responses(item: Any) -> Entry | None:
+    if not isinstance(item, dict):
+        return None
+    kind = item.get("type")
+    if kind == "function_call":
+        call_id = item.get("call_id")
+        return ("assistant", (call_id,), (), False) if isinstance(call_id, str) else None
+    if kind == "function_call_output":
+        call_id = item.get("call_id")
+        return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
+    if kind in _RESPONSES_ASSISTANT:
+        return ("assistant", (), (), False)
+    if kind not in (None, "message"):
+        return None
+    role = item.get("role")
+    if role in ("system", "developer"):
+        return ("system", (), (), False)
+    if role == "user":
+        return ("user", (), (), _text_empty(item.get("content")))
+    if role == "assistant":
+        return ("assistant", (), (), _text_empty(item.get("content")))
+    return None
+
+
+def _anthropic(message: Any) -> Entry | None:
+    if not isinstance(message, dict):
+        return None
+    role = message.get("role")
+    content = message.get("content")
+    if isinstance(content, str):
+        return (role, (), (), not content.strip()) if role in ("user", "assistant") else None
+    if not isinstance(content, list) or not content:
+        return None
+    calls: list[str] = []
+    results: list[str] = []
+    other = False
+    for block in content:
+        if not isinstance(block, dict):
+            return None
+        kind = block.get("type")
+        if kind == "tool_use" and role == "assistant":
+            if not isinstance(block.get("id"), str):
+                return None
+            calls.append(block["id"])
+        elif kind == "tool_result" and role == "user":
+            if other or not isinstance(block.get("tool_use_id"), str):
+                return None  # text before a result: the full check decides
+            results.append(block["tool_use_id"])
+        elif kind == "text":
+            if not isinstance(block.get("text"), str) or not block["text"].strip():
+                return None
+            other = True
+        elif kind in ("image", "document", "thinking", "redacted_thinking"):
+            other = True
+        else:
+            return None
+    if role == "assistant":
+        return ("assistant", tuple(calls), (), False)
+    if role == "user":
+        if results and other:
+            return None
+        return ("results", (), tuple(results), False) if results else ("user", (), (), False)
+    return None
+
+
+def _gemini(content: Any) -> Entry | None:
+    if not isinstance(content, dict):
+        return None
+    role = content.get("role")
+    parts = content.get("parts")
+    if not isinstance(parts, list) or not parts:
+        return None
+    calls: list[str] = []
+    results: list[str] = []
+    other = False
+    for part in parts:
+        if not isinstance(part, dict):
+            return None
+        if "functionCall" in part:
+            call = part["functionCall"]
+            if role != "model" or not isinstance(call, dict) or not isinstance(call.get("id"), str) or not call["id"]:
+                return None
+            calls.append(call["id"])
+        elif "functionResponse" in part:
+            response = part["functionResponse"]
+            if role != "user" or not isinstance(response, dict) or not isinstance(response.get("id"), str):
+                return None
+            results.append(response["id"])
+        elif isinstance(part.get("text"), str) and part["text"].strip():
+            other = True
+        else:
+            return None
+    if role == "model":
+        return ("assistant", tuple(calls), (), False)
+    if role == "user":
+        if results and other:
+            return None
+        return ("results", (), tuple(results), False) if results else ("user", (), (), False)
+    return None
+
+
+_READERS: dict[str, Callable[[Any], Entry | None]] = {
+    "openai-chat": _chat, "openai-responses": _responses, "anthropic": _anthropic, "gemini": _gemini,
+}
+
+
+def _langchain(message: Any) -> Entry | None:
+    """A LangChain message object (read by its attributes: no dict is built)."""
+    kind = getattr(message, "type", None)
+    if kind == "human":
+        return ("user", (), (), _text_empty(message.content))
+    if kind == "system":
+        return ("system", (), (), False)
+    if kind == "ai":
+        if getattr(message, "invalid_tool_calls", None):
+            return None
+        ids = tuple(call.get("id") for call in message.tool_calls)
+        if not all(isinstance(call_id, str) for call_id in ids):
+            return None
+        return ("assistant", ids, (), not ids and _text_empty(message.content))
+    if kind == "tool":
+        call_id = getattr(message, "tool_call_id", None)
+        return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
+    return None
+
+
+def _langchain_dict(entry: Any) -> Entry | None:
+    """A LangChain message as `messages_to_dict` writes it: {"type": ..., "data": {...}}."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("data"), dict):
+        return None
+    kind, data = entry.get("type"), entry["data"]
+    if kind == "human":
+        return ("user", (), (), _text_empty(data.get("content")))
+    if kind == "system":
+        return ("system", (), (), False)
+    if kind == "ai":
+        calls = data.get("tool_calls") or []
+        if data.get("invalid_tool_calls") or not isinstance(calls, list):
+            return None
+        ids: list[str] = []
+        for call in calls:
+            if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+                return None
+            ids.append(call["id"])
+        return ("assistant", tuple(ids), (), not ids and _text_empty(data.get("content")))
+    if kind == "tool":
+        call_id = data.get("tool_call_id")
+        return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
+    return None
+
+
+_READERS["langchain-objects"] = _langchain
+_READERS["langchain"] = _langchain_dict

@@ -1,0 +1,164 @@
+"""The Google ADK guard: a `BasePlugin` whose `before_model_callback` repairs the request's contents.
+
+    from integrity.guards.adk import ToolCallIntegrityPlugin
+    app = App(name="app", root_agent=agent, plugins=[ToolCallIntegrityPlugin()])
+
+ADK builds each request's `contents` from the session's events and, doing so, drops a function call
+that has no response (a tool that raised, a run interrupted mid-call) and a response that has no call:
+the model loses the record that it tried, and a later turn may repeat a side effect.  ADK will not
+synthesize an answer in core, because that makes two adjacent user turns (adk-python PR #6914).
+
+The plugin restores each call ADK dropped for want of a response (read from the session's own events,
+never written back), answers it with the interrupted receipt, and lets the strict policy of the model's
+provider keep the turns legal ("gemini-..." -> gemini, whose rules the engine applies; LiteLlm models
+"anthropic/claude-..." -> anthropic...).  It replaces `llm_request.contents` with a new list made of the
+same Content objects where nothing changed; the session, its events and their contents are untouched.
+A healthy request keeps its very contents list.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from google.adk.plugins.base_plugin import BasePlugin
+from google.genai import types
+
+from ._core import GuardMode, GuardReport, RequestGuard
+from ._fast import plainly_healthy
+
+FORMAT = "gemini"
+
+
+def _dump(content: Any) -> dict[str, Any]:
+    """A google.genai Content as the Gemini REST dict (camelCase, bytes as base64) the engine reads."""
+    dumped: dict[str, Any] = content.model_dump(mode="json", exclude_none=True, by_alias=True)
+    return dumped
+
+
+def _outline(contents: list[Any]) -> list[Any]:
+    """Contents as the Gemini dicts `plainly_healthy` reads (roles, call and response ids, whether a text
+    part has text; inline data and the rest as an unknown part), far cheaper than `_dump`, never kept."""
+    out: list[Any] = []
+    for content in contents:
+        parts: list[Any] = []
+        for part in content.parts or []:
+            if part.function_call is not None:
+                parts.append({"functionCall": {"id": part.function_call.id}})
+            elif part.function_response is not None:
+                parts.append({"functionResponse": {"id": part.function_response.id}})
+            elif part.text is not None and not part.thought and part.inline_data is None:
+                parts.append({"text": part.text})
+            else:
+                parts.append({})
+        out.append({"role": content.role, "parts": parts})
+    return out
+
+
+def _call_ids(contents: list[Any], kind: str) -> set[str]:
+    found: set[str] = set()
+    for content in contents:
+        for part in (content.parts or []) if content is not None else []:
+            value = getattr(part, kind, None)
+            if value is not None and value.id:
+                found.add(value.id)
+    return found
+
+
+def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | None) -> list[Any] | None:
+    """`contents` with the calls ADK dropped for want of a response put back where their event was
+    (None when none was dropped).
+
+    A call is restored when the session's events made it (this agent's, with an id), no event answers
+    it, it is not a pending long-running call, and it is missing from `contents`.  Events are matched to
+    contents in order by equality; the event's own Content object is used (never modified).
+    """
+    answered: set[str] = set()
+    made: set[str] = set()  # this agent's calls with an id, pending long-running ones excepted
+    for event in events:
+        content = event.content
+        if content is None or not content.parts:
+            continue
+        mine = author is None or event.author == author
+        for part in content.parts:
+            if part.function_response is not None and part.function_response.id:
+                answered.add(part.function_response.id)
+            elif mine and part.function_call is not None and part.function_call.id:
+                if part.function_call.id not in (event.long_running_tool_ids or ()):
+                    made.add(part.function_call.id)
+    dropped = made - answered
+    if dropped:
+        dropped -= _call_ids(contents, "function_call")
+    if not dropped:
+        return None
+    out = list(contents)
+    at = 0
+    for event in events:
+        content = event.content
+        if content is None or not content.parts:
+            continue
+        lost = [part for part in content.parts if part.function_call is not None and part.function_call.id in dropped]
+        if not lost:
+            at = _find(out, content, at, after=True)
+            continue
+        kept = [part for part in content.parts if part not in lost]
+        where = _find(out, types.Content(role=content.role, parts=kept), at, after=False) if kept else -1
+        if where >= 0:
+            out[where] = content
+            at = where + 1
+        else:
+            out.insert(at, content)
+            at += 1
+    return out
+
+
+def _find(contents: list[Any], content: Any, start: int, after: bool) -> int:
+    """The index of the first content equal to `content` from `start` (after=True: the index after it, or
+    `start` when absent; after=False: -1 when absent)."""
+    for index in range(start, len(contents)):
+        if contents[index] == content:
+            return index + 1 if after else index
+    return start if after else -1
+
+
+class ToolCallIntegrityPlugin(BasePlugin):
+    """Repair the contents of every model request an ADK runner makes; never the session.
+
+    mode: "repair" | "report" | "raise"; on_report: called with a GuardReport per request needing repair;
+    provider: the target provider when the model name does not say it (default: from `llm_request.model`).
+    restore_calls: put back the calls ADK dropped for want of a response, so they are answered with the
+    interrupted receipt instead of forgotten (default True).
+    """
+
+    def __init__(self, name: str = "tool_call_integrity", *, mode: GuardMode = "repair",
+                 on_report: Callable[[GuardReport], Any] | None = None, provider: str | None = None,
+                 restore_calls: bool = True, logger: logging.Logger | None = None) -> None:
+        super().__init__(name=name)
+        self.guard = RequestGuard("adk", mode=mode, on_report=on_report, provider=provider, logger=logger)
+        self.restore_calls = restore_calls
+
+    def repaired_contents(self, contents: list[Any], model: Any, events: list[Any] | None = None,
+                          author: str | None = None) -> list[Any] | None:
+        """The contents to send instead of `contents`, or None to send them as they are."""
+        restored = restore_dropped_calls(contents, events, author) if self.restore_calls and events else None
+        working = restored if restored is not None else contents
+        target = self.guard.target(model)
+        if restored is None and plainly_healthy(_outline(contents), FORMAT, target):
+            return None
+        dumped = [_dump(content) for content in working]
+        repaired = self.guard.guard(dumped, FORMAT, target)
+        if repaired is None:
+            return restored if self.guard.mode == "repair" else None
+        by_id = {id(entry): content for entry, content in zip(dumped, working, strict=True)}
+        return [by_id[id(entry)] if id(entry) in by_id else types.Content.model_validate(entry) for entry in repaired]
+
+    async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
+        """Replace llm_request.contents by a repaired list when it needs one; return None so the model runs."""
+        session = getattr(callback_context, "session", None)
+        events = getattr(session, "events", None) or []
+        author = getattr(callback_context, "agent_name", None)
+        found = self.repaired_contents(llm_request.contents or [], llm_request.model, events, author)
+        if found is not None:
+            llm_request.contents = found
+        return None

@@ -1,0 +1,84 @@
+"""The LangChain v1 guard: an `AgentMiddleware` that repairs the messages of every model call.
+
+    from integrity.guards.langchain import ToolCallIntegrityMiddleware
+    agent = create_agent(model, tools, middleware=[ToolCallIntegrityMiddleware()])
+
+`create_agent` (LangGraph underneath) sends the checkpointed history as it is: a tool that raised after
+its call was checkpointed leaves a dangling call, a summarization can leave orphan results, and the
+provider refuses every later turn.  The middleware's `wrap_model_call` / `awrap_model_call` read the
+request's messages (LangChain messages, read as `messages_to_dict` dicts), repair a copy with the
+strict policy of the provider the model goes to (ChatAnthropic/"claude-..." -> anthropic,
+ChatOpenAI -> openai-chat or openai-responses, ChatGoogleGenerativeAI/"gemini-..." -> gemini), and
+hand the model a request overriding only `messages`.  The graph state, and so the checkpoint, is
+never changed: the next turn starts from the durable history again and is repaired again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import messages_from_dict, messages_to_dict
+
+from ._core import GuardMode, GuardReport, RequestGuard, provider_for_model
+from ._fast import plainly_healthy
+
+FORMAT = "langchain"
+_CLASSES = {"ChatAnthropic": "anthropic", "ChatAnthropicVertex": "anthropic", "ChatBedrock": "bedrock",
+            "ChatBedrockConverse": "bedrock", "ChatGoogleGenerativeAI": "gemini", "ChatVertexAI": "gemini",
+            "ChatMistralAI": "mistral", "ChatDeepSeek": "deepseek"}
+
+
+def provider_for_chat_model(model: Any) -> str | None:
+    """The provider a LangChain chat model sends to: from its class (ChatAnthropic...), else its model
+    name; ChatOpenAI with the Responses API (use_responses_api / output_version "responses/v1") ->
+    openai-responses.  A fake or unknown model gives None (the universal invariants)."""
+    bound = getattr(model, "bound", None)  # a RunnableBinding from bind_tools
+    if bound is not None and not hasattr(model, "model_name") and not hasattr(model, "model"):
+        model = bound
+    kind = type(model).__name__
+    if kind in _CLASSES:
+        return _CLASSES[kind]
+    name = getattr(model, "model_name", None) or getattr(model, "model", None)
+    if kind in ("ChatOpenAI", "AzureChatOpenAI"):
+        responses = getattr(model, "use_responses_api", None) or getattr(model, "output_version", "") == \
+            "responses/v1"
+        return "openai-responses" if responses else "openai-chat"
+    return provider_for_model(name) if isinstance(name, str) else None
+
+
+class ToolCallIntegrityMiddleware(AgentMiddleware):
+    """Repair the request's messages before every model call (sync and async); never the state.
+
+    mode: "repair" | "report" | "raise"; on_report: called with a GuardReport per request needing repair;
+    provider: the target provider when the model does not say it (a fake or custom chat model).
+    A healthy request is handed to the model as the very same ModelRequest.
+    """
+
+    def __init__(self, *, mode: GuardMode = "repair", on_report: Callable[[GuardReport], Any] | None = None,
+                 provider: str | None = None, logger: logging.Logger | None = None) -> None:
+        super().__init__()
+        self.guard = RequestGuard("langchain", mode=mode, on_report=on_report, provider=provider, logger=logger)
+
+    def repaired_request(self, request: Any) -> Any:
+        """The request to send: the same object when healthy, else one overriding `messages` with a copy."""
+        messages = request.messages
+        target = self.guard.provider if self.guard.provider is not None else provider_for_chat_model(request.model)
+        if plainly_healthy(messages, "langchain-objects", target):
+            return request
+        messages = list(messages)
+        dumped = messages_to_dict(messages)
+        repaired = self.guard.guard(dumped, FORMAT, target)
+        if repaired is None:
+            return request
+        by_id = {id(entry): message for entry, message in zip(dumped, messages, strict=True)}
+        rebuilt = [by_id[id(entry)] if id(entry) in by_id else messages_from_dict([entry])[0] for entry in repaired]
+        return request.override(messages=rebuilt)
+
+    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        return handler(self.repaired_request(request))
+
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        return await handler(self.repaired_request(request))

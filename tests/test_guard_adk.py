@@ -1,0 +1,206 @@
+"""The Google ADK guard against the real ADK Runner with a `BaseLlm` subclass as the model (no network).
+
+Sessions hold the broken histories as ADK's own events (a tool that raised after its call was recorded
+is run for real); each is resumed once as ADK builds the request alone and once with
+`App(plugins=[ToolCallIntegrityPlugin()])`.  The contents the model received are judged by the engine's
+rule sets for the model's provider (`request_verdict` on the Gemini-shaped contents).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+pytest.importorskip("google.adk")
+
+from google.adk.agents import LlmAgent  # noqa: E402
+from google.adk.apps import App  # noqa: E402
+from google.adk.events import Event  # noqa: E402
+from google.adk.models.base_llm import BaseLlm  # noqa: E402
+from google.adk.models.llm_request import LlmRequest  # noqa: E402
+from google.adk.models.llm_response import LlmResponse  # noqa: E402
+from google.adk.runners import Runner  # noqa: E402
+from google.adk.sessions import InMemorySessionService  # noqa: E402
+from google.genai import types  # noqa: E402
+
+from integrity.guards import GuardReport, ToolCallIntegrityError, request_verdict  # noqa: E402
+from integrity.guards.adk import ToolCallIntegrityPlugin  # noqa: E402
+
+AGENT = "assistant"
+
+
+class ScriptedLlm(BaseLlm):
+    """A model that answers from a script and records the contents of every request."""
+
+    model: str = "gemini-2.5-flash"
+    script: list[Any] = []
+    seen: list[list[Any]] = []
+
+    async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False) -> Any:
+        self.seen.append(list(llm_request.contents))
+        yield self.script.pop(0)
+
+
+def say(text: str) -> LlmResponse:
+    return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
+
+
+def call_part(call_id: str, name: str = "lookup") -> types.Part:
+    return types.Part(function_call=types.FunctionCall(id=call_id, name=name, args={"q": call_id}))
+
+
+def response_part(call_id: str, text: str, name: str = "lookup") -> types.Part:
+    return types.Part(function_response=types.FunctionResponse(id=call_id, name=name, response={"result": text}))
+
+
+def explode(q: str) -> str:
+    """A tool that fails after its call was recorded."""
+    raise RuntimeError("disk full")
+
+
+def lookup(q: str) -> str:
+    """Look something up."""
+    return f"found {q}"
+
+
+def dumped(contents: list[Any]) -> list[dict[str, Any]]:
+    return [c.model_dump(mode="json", exclude_none=True, by_alias=True) for c in contents]
+
+
+def calls_in(contents: list[Any]) -> set[str]:
+    return {p.function_call.id for c in contents for p in (c.parts or []) if p.function_call}
+
+
+async def resume(events: list[tuple[str, list[types.Part]]], plugins: list[Any], model: str = "gemini-2.5-flash"
+                 ) -> tuple[list[Any], list[Any]]:
+    """A session holding `events` (author, parts) resumed by a new user message: the contents the model
+    received, and the session's events afterwards."""
+    llm = ScriptedLlm(model=model, script=[say("done")], seen=[])
+    app = App(name="app", root_agent=LlmAgent(name=AGENT, model=llm, tools=[lookup, explode]), plugins=plugins)
+    service = InMemorySessionService()
+    runner = Runner(app=app, session_service=service)
+    session = await service.create_session(app_name="app", user_id="u")
+    for author, parts in events:
+        role = "user" if author == "user" or any(p.function_response for p in parts) else "model"
+        await service.append_event(session, Event(author=author, invocation_id="old",
+                                                  content=types.Content(role=role, parts=parts)))
+    async for _ in runner.run_async(user_id="u", session_id=session.id,
+                                    new_message=types.Content(role="user", parts=[types.Part(text="and now?")])):
+        pass
+    stored = await service.get_session(app_name="app", user_id="u", session_id=session.id)
+    assert stored is not None
+    return llm.seen[-1], stored.events
+
+
+HISTORIES: dict[str, list[tuple[str, list[types.Part]]]] = {
+    "approval resume orphan response": [("user", [types.Part(text="q")]), (AGENT, [response_part("c_gone", "ok")])],
+    "duplicate result": [("user", [types.Part(text="q")]), (AGENT, [call_part("c1")]),
+                         (AGENT, [response_part("c1", "first")]), (AGENT, [response_part("c1", "second")])],
+    "interrupted run": [("user", [types.Part(text="q")]), (AGENT, [call_part("c1"), call_part("c2")]),
+                        (AGENT, [response_part("c1", "x is 1")])],
+    "dangling call": [("user", [types.Part(text="q")]), (AGENT, [types.Part(text="let me look"), call_part("c1")])],
+}
+# Measured here (the table in docs/guards.md): whether ADK alone keeps every call the model made, in a
+# request legal for gemini.
+ALONE_KEEPS_CALLS = {"approval resume orphan response": True, "duplicate result": True, "interrupted run": False,
+                     "dangling call": False}
+
+
+def history_calls(events: list[tuple[str, list[types.Part]]]) -> set[str]:
+    return {p.function_call.id for _, parts in events for p in parts if p.function_call}
+
+
+@pytest.mark.parametrize("name", list(HISTORIES))
+def test_resumed_sessions_keep_every_call_answered_and_legal(name: str) -> None:
+    events = HISTORIES[name]
+    alone, _ = asyncio.run(resume(events, []))
+    guarded, stored = asyncio.run(resume(events, [ToolCallIntegrityPlugin()]))
+    alone_verdict = request_verdict(dumped(alone), "gemini", "gemini")
+    verdict = request_verdict(dumped(guarded), "gemini", "gemini")
+    keeps = history_calls(events) <= calls_in(alone) and alone_verdict.legal
+    assert keeps is ALONE_KEEPS_CALLS[name], (name, alone_verdict, calls_in(alone))
+    assert verdict.legal, (name, verdict.violations)
+    assert history_calls(events) <= calls_in(guarded)
+    firsts: dict[str, str] = {}
+    for _, parts in events:
+        for p in parts:
+            if p.function_response and p.function_response.id in history_calls(events):
+                firsts.setdefault(p.function_response.id, p.function_response.response["result"])
+    assert set(firsts) <= {call_id for call_id, _ in verdict.results}
+    # the session's events are ADK's as recorded: no receipt was written into them
+    assert not any(p.function_response and "interrupted" in str(p.function_response.response)
+                   for e in stored if e.content for p in (e.content.parts or []))
+
+
+def test_a_tool_that_raised_is_remembered_and_answered() -> None:
+    async def scenario(plugins: list[Any]) -> list[Any]:
+        llm = ScriptedLlm(script=[LlmResponse(content=types.Content(role="model", parts=[call_part("call_1",
+                                                                                                     "explode")])),
+                                  say("sorry")], seen=[])
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=llm, tools=[explode]), plugins=plugins)
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        session = await service.create_session(app_name="app", user_id="u")
+        with pytest.raises(RuntimeError, match="disk full"):
+            async for _ in runner.run_async(user_id="u", session_id=session.id,
+                                            new_message=types.Content(role="user", parts=[types.Part(text="hi")])):
+                pass
+        async for _ in runner.run_async(user_id="u", session_id=session.id,
+                                        new_message=types.Content(role="user", parts=[types.Part(text="again")])):
+            pass
+        return llm.seen[-1]
+
+    alone = asyncio.run(scenario([]))
+    guarded = asyncio.run(scenario([ToolCallIntegrityPlugin()]))
+    assert "call_1" not in calls_in(alone)  # ADK dropped the call: the model forgets it tried
+    verdict = request_verdict(dumped(guarded), "gemini", "gemini")
+    assert "call_1" in calls_in(guarded) and verdict.receipts == 1 and verdict.legal, verdict.violations
+
+
+def test_anthropic_target_from_a_litellm_model_name_keeps_turns_legal() -> None:
+    events = HISTORIES["interrupted run"]
+    reports: list[GuardReport] = []
+    guarded, _ = asyncio.run(resume(events, [ToolCallIntegrityPlugin(on_report=reports.append)],
+                                    model="anthropic/claude-sonnet-4-5"))
+    assert reports and reports[0].target == "anthropic"
+    assert request_verdict(dumped(guarded), "gemini", "anthropic").legal
+
+
+def context(events: list[Any]) -> Any:
+    return SimpleNamespace(session=SimpleNamespace(events=events), agent_name=AGENT)
+
+
+def test_a_healthy_request_keeps_its_very_contents_list() -> None:
+    contents = [types.Content(role="user", parts=[types.Part(text="q")]),
+                types.Content(role="model", parts=[call_part("c1")]),
+                types.Content(role="user", parts=[response_part("c1", "found")])]
+    request = LlmRequest(model="gemini-2.5-flash", contents=contents)
+    kept = request.contents
+    events = [Event(author=AGENT, content=c) for c in contents]
+    assert asyncio.run(ToolCallIntegrityPlugin().before_model_callback(callback_context=context(events),
+                                                                       llm_request=request)) is None
+    assert request.contents is kept and all(a is b for a, b in zip(request.contents, contents, strict=True))
+
+
+def test_modes_report_and_raise_and_the_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    contents = [types.Content(role="user", parts=[types.Part(text="q")]),
+                types.Content(role="model", parts=[call_part("c1"), call_part("c2")]),
+                types.Content(role="user", parts=[response_part("c1", "found")])]
+    request = LlmRequest(model="gemini-2.5-flash", contents=list(contents))
+    kept = request.contents
+    reports: list[GuardReport] = []
+    with caplog.at_level(logging.INFO, logger="integrity.guards"):
+        asyncio.run(ToolCallIntegrityPlugin(mode="report", on_report=reports.append).before_model_callback(
+            callback_context=context([]), llm_request=request))
+    assert request.contents is kept and reports[0].counts["synthesized"] == 1
+    assert "[adk] target=gemini" in caplog.records[0].getMessage()
+    with pytest.raises(ToolCallIntegrityError):
+        asyncio.run(ToolCallIntegrityPlugin(mode="raise").before_model_callback(callback_context=context([]),
+                                                                                llm_request=request))
+    asyncio.run(ToolCallIntegrityPlugin().before_model_callback(callback_context=context([]), llm_request=request))
+    assert request.contents is not kept and request.contents[1] is contents[1]
+    assert kept == contents  # the list ADK built is not edited in place

@@ -1,0 +1,78 @@
+"""The shared guard core on generated broken requests: what it sends is legal for the target and keeps results.
+
+Histories are generated in every native format the guards hand to the core (test_guard_fast's
+generator: dangling calls, duplicates, strays, reordered results, reused and odd ids, empty turns), and
+guarded for every target the quick test serves plus Mistral and Bedrock (which never take it).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_guard_fast import FORMATS, Turn, render, turns
+
+from integrity.guards import RequestGuard, request_verdict
+
+TARGETS = (None, "openai-chat", "openai-responses", "anthropic", "gemini", "mistral", "bedrock")
+QUIET = logging.getLogger("integrity.guards.tests")
+QUIET.disabled = True
+
+
+def kept_results(history: list[Turn]) -> set[str]:
+    """The call ids whose first real result must reach the model: plain ids used once, answered."""
+    counts: dict[str, int] = {}
+    for _, _, calls, _, _ in history:
+        for call_id in calls:
+            counts[call_id] = counts.get(call_id, 0) + 1
+    plain = {c for c, n in counts.items() if n == 1 and re.fullmatch(r"[A-Za-z0-9_-]+", c)}
+    return {r for _, _, calls, results, _ in history for r in results if r in plain and r in calls}
+
+
+@settings(max_examples=60, deadline=None)
+@given(history=turns(), format=st.sampled_from(FORMATS), target=st.sampled_from(TARGETS),
+       system=st.booleans(), trailing=st.booleans())
+def test_the_guarded_request_is_legal_and_keeps_the_real_results(history: list[Turn], format: str, target: Any,
+                                                                 system: bool, trailing: bool) -> None:
+    entries = render(history, format, system, trailing)
+    if not any(turn[0].strip() for turn in history):
+        return  # no user turn with text at all: no provider takes such a request, nothing to keep
+    out = RequestGuard("test", logger=QUIET).guard(entries, format, target)
+    sent = entries if out is None else out
+    verdict = request_verdict(sent, format, target)
+    assert verdict.healthy, (format, target, sent)
+    assert not [v for v in verdict.violations if v.call_ids], (format, target, verdict.violations)
+    assert kept_results(history) <= {call_id for call_id, _ in verdict.results}, (format, target, sent)
+
+
+def history_with_a_healthy_start(draw_history: list[Turn]) -> list[Turn]:
+    """Two healthy exchanges first, so the quick pass finds a place to cut before the generated turns."""
+    start: list[Turn] = [("first", "", ["early_0"], ["early_0"], "x is 1"), ("second", "just text", [], [], "")]
+    return start + draw_history
+
+
+@settings(max_examples=80, deadline=None)
+@given(history=turns(), format=st.sampled_from(FORMATS), target=st.sampled_from(TARGETS[:5]),
+       system=st.booleans(), trailing=st.booleans())
+def test_repairing_after_the_last_healthy_exchange_sends_what_repairing_everything_sends(
+        history: list[Turn], format: str, target: Any, system: bool, trailing: bool) -> None:
+    entries = render(history_with_a_healthy_start(history), format, system, trailing)
+    windowed = RequestGuard("test", logger=QUIET)
+    whole = RequestGuard("test", logger=QUIET)
+    whole.window = False
+    assert (windowed.guard(entries, format, target) or entries) == (whole.guard(entries, format, target) or entries)
+
+
+def test_a_dangling_call_after_a_long_healthy_history_is_repaired_from_the_cut() -> None:
+    reports: list[Any] = []
+    history: list[Turn] = [(f"q{i}", "", [f"c{i}"], [f"c{i}"], "ok") for i in range(50)]
+    history.append(("last", "", ["c_dangling"], [], ""))
+    entries = render(history, "openai-chat", system=True, trailing_user=True)
+    out = RequestGuard("test", logger=QUIET, on_report=reports.append).guard(entries, "openai-chat", "anthropic")
+    assert out is not None and all(a is b for a, b in zip(out, entries[:-1], strict=False))
+    assert reports[0].before == len(entries) and reports[0].after == len(entries) + 1
+    assert reports[0].result.report.summary.messages < 10  # only the part after the last healthy exchange was read
+    assert request_verdict(out, "openai-chat", "anthropic").legal

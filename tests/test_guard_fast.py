@@ -1,0 +1,194 @@
+"""The guards' quick health test never lets through a request the full check would repair.
+
+`plainly_healthy` (integrity.guards._fast) lets a guard skip the pipeline for the common healthy
+request.  On generated histories in every native format it reads, and for every provider it is used
+for: when it says healthy, `integrity.check` (strict policy, that provider) must find the request
+healthy too.  And it must actually say healthy for an ordinary agent loop, or it saves nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from integrity import check
+from integrity.formats import read_document
+from integrity.formats.container import Document
+from integrity.guards._fast import FAST_TARGETS, plainly_healthy
+
+FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "langchain")
+
+# A turn: (user text, assistant text, call ids, result ids in the order recorded, the answer after them)
+Turn = tuple[str, str, list[str], list[str], str]
+
+
+@st.composite
+def turns(draw: Any) -> list[Turn]:
+    count = draw(st.integers(1, 4))
+    out: list[Turn] = []
+    for index in range(count):
+        user = draw(st.sampled_from(["question", "", "  "])) if draw(st.integers(0, 9)) == 0 else "question"
+        text = draw(st.sampled_from(["", "let me look", ""]))
+        calls = [f"call_{index}_{n}" for n in range(draw(st.integers(0, 2)))]
+        if calls and draw(st.integers(0, 6)) == 0:
+            calls[0] = draw(st.sampled_from(["call_0_0", "bad id!", ""]))  # reused, odd or empty id
+        results = list(calls)
+        mutation = draw(st.integers(0, 7))
+        if results and mutation == 1:
+            results.pop()  # a dangling call
+        elif results and mutation == 2:
+            results.append(results[0])  # a duplicate
+        elif mutation == 3:
+            results.append("stray")
+        elif len(results) > 1 and mutation == 4:
+            results.reverse()
+        answer = draw(st.sampled_from(["", "x is 1", "x is 1"])) if results else ""
+        if not calls and draw(st.integers(0, 5)):
+            text = "just text"  # mostly a turn with content (an empty one is drawn now and then)
+        out.append((user, text, calls, results, answer))
+    return out
+
+
+def render(history: list[Turn], format: str, system: bool, trailing_user: bool) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    if system and format in ("openai-chat", "openai-responses", "langchain"):
+        out.append({"role": "system", "content": "be brief"})
+    for user, text, calls, results, answer in history:
+        if format == "gemini":
+            out.append({"role": "user", "parts": [{"text": user}]})
+            parts: list[Any] = [{"text": text}] if text else []
+            parts += [{"functionCall": {"id": c, "name": "lookup", "args": {}}} for c in calls]
+            out.append({"role": "model", "parts": parts})
+            if results:
+                out.append({"role": "user", "parts": [{"functionResponse": {"id": r, "name": "lookup",
+                                                                            "response": {"result": "ok"}}}
+                                                      for r in results]})
+            if answer:
+                out.append({"role": "model", "parts": [{"text": answer}]})
+        elif format == "anthropic":
+            out.append({"role": "user", "content": user})
+            blocks: list[Any] = [{"type": "text", "text": text}] if text else []
+            blocks += [{"type": "tool_use", "id": c, "name": "lookup", "input": {}} for c in calls]
+            out.append({"role": "assistant", "content": blocks})
+            if results:
+                out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": r, "content": "ok"}
+                                                        for r in results]})
+            if answer:
+                out.append({"role": "assistant", "content": answer})
+        elif format in ("openai-chat", "langchain"):
+            out.append({"role": "user", "content": user})
+            message: dict[str, Any] = {"role": "assistant", "content": text or None}
+            if calls:
+                message["tool_calls"] = [{"id": c, "type": "function", "function": {"name": "lookup",
+                                                                                   "arguments": "{}"}}
+                                         for c in calls]
+            out.append(message)
+            out += [{"role": "tool", "tool_call_id": r, "content": "ok"} for r in results]
+            if answer:
+                out.append({"role": "assistant", "content": answer})
+        else:
+            out.append({"role": "user", "content": user})
+            if text:
+                out.append({"type": "message", "role": "assistant",
+                            "content": [{"type": "output_text", "text": text, "annotations": []}]})
+            out += [{"type": "function_call", "call_id": c, "name": "lookup", "arguments": "{}"} for c in calls]
+            out += [{"type": "function_call_output", "call_id": r, "output": "ok"} for r in results]
+            if answer:
+                out.append({"type": "message", "role": "assistant",
+                            "content": [{"type": "output_text", "text": answer, "annotations": []}]})
+    if trailing_user:
+        out.append({"role": "user", "parts": [{"text": "go on"}]} if format == "gemini"
+                   else {"role": "user", "content": "go on"})
+    return [_as_langchain(m) for m in out] if format == "langchain" else out
+
+
+def _as_langchain(message: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI Chat message as LangChain's `messages_to_dict` writes the matching message."""
+    role = message["role"]
+    if role == "assistant":
+        calls = [{"name": c["function"]["name"], "args": {}, "id": c["id"], "type": "tool_call"}
+                 for c in message.get("tool_calls", [])]
+        data: dict[str, Any] = {"content": message["content"] or "", "type": "ai", "tool_calls": calls,
+                                "invalid_tool_calls": []}
+        return {"type": "ai", "data": data}
+    if role == "tool":
+        return {"type": "tool", "data": {"content": message["content"], "type": "tool",
+                                         "tool_call_id": message["tool_call_id"]}}
+    kind = "human" if role == "user" else "system"
+    return {"type": kind, "data": {"content": message["content"], "type": kind}}
+
+
+def fully_healthy(entries: list[dict[str, Any]], format: str, target: str | None) -> bool:
+    transcript = read_document(Document(entries, [0] * len(entries), "array"), "<test>", format)
+    return check(transcript, provider=target, policy="strict", depth="diagnosis").healthy
+
+
+@settings(max_examples=120, deadline=None)
+@given(history=turns(), format=st.sampled_from(FORMATS), system=st.booleans(), trailing=st.booleans())
+def test_quick_healthy_implies_the_full_check_healthy(history: list[Turn], format: str, system: bool,
+                                                      trailing: bool) -> None:
+    entries = render(history, format, system, trailing)
+    for target in FAST_TARGETS:
+        if plainly_healthy(entries, format, target):
+            assert fully_healthy(entries, format, target), (format, target, entries)
+
+
+def loop(turns_count: int) -> list[Turn]:
+    return [("question", "", [f"call_{i}"], [f"call_{i}"], "x is 1") for i in range(turns_count)]
+
+
+def test_an_ordinary_agent_loop_takes_the_quick_path_in_every_format() -> None:
+    for format in FORMATS:
+        entries = render(loop(5), format, system=True, trailing_user=False)
+        for target in FAST_TARGETS:
+            assert plainly_healthy(entries, format, target), (format, target)
+            assert fully_healthy(entries, format, target)
+
+
+def test_broken_requests_never_take_the_quick_path() -> None:
+    for format in FORMATS:
+        for broken in ([("q", "", ["c1"], [], "")], [("q", "", ["c1"], ["c1", "c1"], "")],
+                       [("q", "", [], ["stray"], "")], [("q", "", [], [], "")]):
+            entries = render(broken, format, system=False, trailing_user=True)
+            assert not plainly_healthy(entries, format, None), (format, broken)
+
+
+def test_unknown_targets_and_formats_take_the_full_check() -> None:
+    entries = render(loop(2), "openai-chat", system=False, trailing_user=False)
+    assert not plainly_healthy(entries, "openai-chat", "mistral")
+    assert not plainly_healthy(entries, "pi-ai", None)
+
+
+def test_langchain_message_objects_are_read_by_the_quick_test() -> None:
+    from types import SimpleNamespace as NS
+
+    messages = [NS(type="human", content="q"), NS(type="ai", content="", tool_calls=[{"id": "c1"}],
+                                                 invalid_tool_calls=[]), NS(type="tool", tool_call_id="c1")]
+    assert plainly_healthy(messages, "langchain-objects", "anthropic")
+    assert not plainly_healthy([*messages, NS(type="remove")], "langchain-objects", None)
+    assert not plainly_healthy(messages[:2], "langchain-objects", None)  # the call left open
+
+
+def test_importing_the_guards_package_imports_no_runtime() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, integrity, integrity.guards; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'agents', 'langchain', 'langchain_core', "
+            "'langgraph', 'litellm', 'google'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_request_the_engine_cannot_read_is_sent_as_it_is(caplog: Any) -> None:
+    import logging
+
+    from integrity.guards import RequestGuard
+
+    odd = [{"role": "user", "content": "q"}, {"role": 7}]
+    with caplog.at_level(logging.WARNING, logger="integrity.guards"):
+        assert RequestGuard("test").guard(odd, "openai-chat", None) is None
+    assert "request not checked" in caplog.records[0].getMessage()
