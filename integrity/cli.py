@@ -88,6 +88,8 @@ def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
     """Every transcript of the file at `path`, and its bytes (None: a large pi-ai file the fast path
     reads a block at a time, never whole; see _fastpath.read_fast_file; writes: its view is written).
     The file is opened once, whichever way it is read."""
+    if "+" in path.split("://", 1)[0] and "://" in path:  # a runtime's session store (langgraph+sqlite://...)
+        return _load_store(path, args, writes), None
     if path == "-" or not (allow_fast and _fast_allowed(args)):
         data = read_source(path)
         return _load(path, data, args, allow_fast), data
@@ -105,6 +107,25 @@ def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
         return [_Loaded(fast.source, fast=fast)], None
     data = read_opened(path, stream.detach(), int(status.st_size))
     return _load(path, data, args, allow_fast), data
+
+
+def _load_store(url: str, args: argparse.Namespace, writes: bool) -> list[_Loaded]:
+    """Every thread or session of a runtime's store (integrity.guards.stores: LangGraph checkpointers,
+    Agents SDK and ADK session databases), read-only; `repair` writes files, so a store is refused there."""
+    from .guards.stores import is_store_url, read_store
+
+    if not is_store_url(url):
+        raise TranscriptError(url, "", "not a file, and not a store URL this tool reads (langgraph+sqlite://, "
+                              "langgraph+postgresql://, agents+sqlite://, adk+sqlite://)")
+    if writes:
+        raise TranscriptError(url, "", "a session store is only read: `check` it; `repair` writes a file")
+    transcripts = read_store(url)
+    thread = getattr(args, "thread", None)
+    if thread is not None:
+        from .formats import pick
+
+        transcripts = [pick(transcripts, thread, url)]
+    return [_Loaded(url, transcript=transcript, count=len(transcripts)) for transcript in transcripts]
 
 
 def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) -> list[_Loaded]:

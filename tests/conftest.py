@@ -156,7 +156,7 @@ def _codes(code: types.CodeType) -> Iterator[types.CodeType]:
 def _functions(value: Any) -> list[Any]:
     """The functions of the tests a global name stands for: itself, or a class's methods."""
     if isinstance(value, type):
-        members = [getattr(member, "__func__", member) for member in vars(value).values()]  # static, class
+        members = [getattr(member, "__func__", member) for member in list(vars(value).values())]  # static, class
         members += [f for member in members if isinstance(member, property) for f in (member.fget, member.fset)]
     else:
         members = [value]

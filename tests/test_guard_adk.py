@@ -13,10 +13,8 @@ import logging
 from types import SimpleNamespace
 from typing import Any
 
+import google.adk  # noqa: E402,F401 - never skipped: requirements-dev.txt installs it
 import pytest
-
-pytest.importorskip("google.adk")
-
 from google.adk.agents import LlmAgent  # noqa: E402
 from google.adk.apps import App  # noqa: E402
 from google.adk.events import Event  # noqa: E402

@@ -11,10 +11,8 @@ import asyncio
 import logging
 from typing import Any
 
+import langchain  # noqa: E402,F401 - never skipped: requirements-dev.txt installs it
 import pytest
-
-pytest.importorskip("langchain")
-
 from langchain.agents import create_agent  # noqa: E402
 from langchain.agents.middleware import ModelRequest  # noqa: E402
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel  # noqa: E402

@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network fetch of the model price map
-litellm = pytest.importorskip("litellm")
-
+import litellm  # noqa: E402 - never skipped: requirements-dev.txt installs it
 from litellm.integrations.custom_logger import CustomLogger  # noqa: E402
 from litellm.litellm_core_utils.prompt_templates.factory import sanitize_messages_for_tool_calling  # noqa: E402
 

@@ -13,9 +13,6 @@ import logging
 from typing import Any
 
 import pytest
-
-agents = pytest.importorskip("agents")
-
 from agents import Agent, RunConfig, Runner, SQLiteSession, set_tracing_disabled  # noqa: E402
 from agents.run_config import CallModelData, ModelInputData  # noqa: E402
 from agents.testing import ScriptedModel  # noqa: E402

@@ -13,11 +13,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import agents  # noqa: E402,F401 - never skipped: requirements-dev.txt installs them
+import google.adk  # noqa: E402,F401
+import langgraph.checkpoint.sqlite  # noqa: E402,F401
 import pytest
-
-pytest.importorskip("langgraph.checkpoint.sqlite")
-pytest.importorskip("agents")
-pytest.importorskip("google.adk")
 
 from integrity import check  # noqa: E402
 from integrity.guards.stores import is_store_url, read_store  # noqa: E402
@@ -155,9 +154,11 @@ def postgres() -> Any:
     import socket
     import subprocess
 
-    if shutil.which("initdb") is None or shutil.which("pg_ctl") is None:
-        pytest.skip("PostgreSQL's initdb and pg_ctl are not installed")
-    pytest.importorskip("langgraph.checkpoint.postgres")
+    # never skipped: the machine image has PostgreSQL 15 and
+    # requirements-dev.txt installs langgraph-checkpoint-postgres
+    import langgraph.checkpoint.postgres  # noqa: F401
+
+    assert shutil.which("initdb") and shutil.which("pg_ctl"), "PostgreSQL initdb/pg_ctl not on PATH"
     import tempfile
 
     root = Path(tempfile.mkdtemp(prefix="integrity-pg-"))  # under /tmp: the postgres user can reach it
@@ -213,3 +214,20 @@ def test_langgraph_postgres_threads(postgres: str) -> None:
         connection.execute("SET lock_timeout = '1s'")
         connection.execute("LOCK TABLE checkpoints IN ACCESS EXCLUSIVE MODE")
         connection.rollback()
+
+
+def test_check_reads_a_store_url_and_repair_refuses_to_write_one(langgraph_db: Path) -> None:
+    """`integrity check langgraph+sqlite:///path.db` judges each thread as `check` judges a file's transcripts."""
+    from cli_inprocess import run
+
+    before = digest(langgraph_db)
+    url = f"langgraph+sqlite://{langgraph_db}"
+    checked = run("check", "--provider", "anthropic", url)
+    assert checked.code == 1, checked.stderr
+    out = checked.stdout.decode()
+    assert f"{url}#thread:broken: repaired: 1 receipt(s) synthesized" in out
+    assert f"{url}#thread:healthy: healthy" in out
+    assert run("check", "--provider", "anthropic", url + "?thread=healthy").code == 0
+    refused = run("repair", url, "-o", str(langgraph_db) + ".out")
+    assert refused.code == 2 and "a session store is only read" in refused.stderr
+    assert digest(langgraph_db) == before

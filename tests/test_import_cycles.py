@@ -67,6 +67,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("front", [
         "integrity.cli", "integrity.__main__", "integrity.triage", "integrity._triage_inputs",
         "integrity._triage_table", "integrity.lab", "integrity.lab.*", "integrity",
+        "integrity.guards", "integrity.guards.*",
     ]),
 ]
 
