@@ -152,15 +152,15 @@ def test_the_raw_panel_shows_the_entry_as_in_the_users_file(browser: Any, server
 def test_the_provider_follows_the_file_and_its_400_is_visible_without_a_click(browser: Any, server: str) -> None:
     """Item 4: an Anthropic file is judged by Anthropic; its exact error text is on screen, whole, with its rows."""
     page = tab(browser, height=2400)
-    page.goto(server + "/?sample=split_results.anthropic.json&view=table")
-    settle(page, "anthropic, the transcript as recorded: REJECTED", "error[tool_use_unanswered] at messages.1",
-           "→ messages[1]")
+    page.goto(server + "/?sample=crash_duplicate.anthropic.json&view=table")
+    settle(page, "anthropic, the transcript as recorded: REJECTED",
+           "error[duplicate_tool_result] at messages.2.content.1", "→ messages[2]")
     text = body(page)
-    exact = ("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01ReqT. "
-             "Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+    exact = ("messages.2.content.1: each tool_use must have a single result. Found multiple `tool_result` blocks "
+             "with id: toolu_01Suite")
     assert exact in " ".join(text.split("\n"))  # whole, in the headline
-    assert "error[tool_use_unanswered] at messages.1" in text and "about #1 (row 1), #2 (row 2)" in text
-    assert "→ messages[1]" in text  # the request around the failing path, marked
+    assert "error[duplicate_tool_result] at messages.2.content.1" in text and "about #1 (row 1)" in text
+    assert "→ messages[2]" in text  # the request around the failing path, marked
     page.get_by_text("Copy as curl", exact=False).click()
     settle(page, "https://api.anthropic.com/v1/messages")
     assert "$ANTHROPIC_API_KEY" in body(page)
@@ -172,7 +172,7 @@ def test_an_upload_after_opening_the_app_is_judged_by_its_own_provider(browser: 
     """Item 4, the way a user gets there: open the app (its picker mirrors a default provider into the URL),
     upload an Anthropic request: Anthropic judges it, not the default the URL was given."""
     page = tab(browser, height=1600)
-    data = (ROOT / "sample_transcripts" / "split_results.anthropic.json").read_bytes()
+    data = (ROOT / "sample_transcripts" / "crash_duplicate.anthropic.json").read_bytes()
     upload(page, server + "/", "mine.json", data)
     settle(page, "anthropic, the transcript as recorded: REJECTED")
     assert "provider=anthropic" in page.url

@@ -179,7 +179,11 @@ def test_a_malformed_entry_still_gets_pydantics_complete_wording(tmp_path: Path)
                           text=True, timeout=60)
     assert "pydantic loaded" in done.stderr
     assert "message 0 (line 1): 'content[0].text' is a number (7), which is not valid here" in done.stdout
-    assert "message 1 (line 1): 'content[0].input' must be a JSON object, got an array" in done.stdout
+    # the strict view repairs the input that is not an object (sent as {}): a repair, not a finding
+    assert "1 call(s) with invalid arguments repaired" in done.stdout and "content[0].input" not in done.stdout
+    reference = subprocess.run([sys.executable, "-c", PROBE, "check", "--policy", "openmaic", str(path)], cwd=ROOT,
+                               capture_output=True, text=True, timeout=60)
+    assert "message 1 (line 1): 'content[0].input' must be a JSON object, got an array" in reference.stdout
 
 
 def test_a_lone_surrogate_in_a_role_is_a_finding_not_a_crash(tmp_path: Path) -> None:
