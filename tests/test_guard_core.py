@@ -16,19 +16,23 @@ from hypothesis import strategies as st
 from test_guard_fast import FORMATS, Turn, render, turns
 
 from integrity.guards import RequestGuard, request_verdict
+from integrity.providers import SPECS
 
 TARGETS = (None, "openai-chat", "openai-responses", "anthropic", "gemini", "mistral", "bedrock")
 QUIET = logging.getLogger("integrity.guards.tests")
 QUIET.disabled = True
 
 
-def kept_results(history: list[Turn]) -> set[str]:
-    """The call ids whose first real result must reach the model: plain ids used once, answered."""
+def kept_results(history: list[Turn], target: str | None = None) -> set[str]:
+    """The call ids whose first real result must reach the model under its own id: plain ids used once,
+    answered, that the target's id rule takes (an id it refuses is sent renamed, its result with it)."""
+    rule = SPECS[target].id_rule if target in SPECS else None
     counts: dict[str, int] = {}
     for _, _, calls, _, _ in history:
         for call_id in calls:
             counts[call_id] = counts.get(call_id, 0) + 1
-    plain = {c for c, n in counts.items() if n == 1 and re.fullmatch(r"[A-Za-z0-9_-]+", c)}
+    plain = {c for c, n in counts.items() if n == 1 and re.fullmatch(r"[A-Za-z0-9_-]+", c)
+             and (rule is None or rule.accepts(c))}
     return {r for _, _, calls, results, _ in history for r in results if r in plain and r in calls}
 
 
@@ -45,7 +49,7 @@ def test_the_guarded_request_is_legal_and_keeps_the_real_results(history: list[T
     verdict = request_verdict(sent, format, target)
     assert verdict.healthy, (format, target, sent)
     assert not [v for v in verdict.violations if v.call_ids], (format, target, verdict.violations)
-    assert kept_results(history) <= {call_id for call_id, _ in verdict.results}, (format, target, sent)
+    assert kept_results(history, target) <= {call_id for call_id, _ in verdict.results}, (format, target, sent)
 
 
 def history_with_a_healthy_start(draw_history: list[Turn]) -> list[Turn]:
