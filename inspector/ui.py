@@ -47,7 +47,7 @@ from integrity import (
     judged_by_providers,
     load,
     load_all,
-    own_provider,
+    target_provider,
     view_placement,
 )
 
@@ -388,29 +388,41 @@ def policy_picker(container: Any = None) -> str:
     return policy or options[0]  # None only without options
 
 
-def provider_picker(container: Any = None, transcript: Transcript | None = None) -> str | None:
-    """Provider selector over the engine's rule sets, mirrored in ?provider=.
+NO_PROVIDER = "none"
+"""The picker's option (and ?provider=none) for no target provider: the universal invariants decide, as
+`check` does for a format no single provider reads (integrity.target_provider)."""
 
-    The provider follows the file: an Anthropic request is judged by Anthropic (as
-    `check` does) until the user picks another provider, in the picker or the link.
+
+def provider_picker(container: Any = None, transcript: Transcript | None = None) -> str | None:
+    """Provider selector over the engine's rule sets, mirrored in ?provider=; None: no target provider.
+
+    The provider follows the file, as `check` does (integrity.target_provider): an Anthropic request or a
+    Claude Code session is judged by Anthropic, a format no single provider reads (pi-ai, LangChain) by
+    none (the universal invariants), until the user picks one, in the picker or the link.
     """
     where = container or st.sidebar
     providers = provider_names()
-    own = own_provider(transcript.format) if transcript is not None else None
+    options = [NO_PROVIDER, *providers]
+    own = target_provider(transcript.format) if transcript is not None else None
+    default = own if own in providers else NO_PROVIDER
     asked = st.query_params.get("provider")
-    if asked in providers and st.session_state.get("_url_provider") != asked:
+    if asked in options and st.session_state.get("_url_provider") != asked:
         # A link (or an edited URL) names the provider: the user's pick.  The value this picker
         # mirrored into the URL itself is not: it would pin the first page's default on every file.
         st.session_state["_provider_picked"] = True
     if transcript is not None and not st.session_state.get("_provider_picked"):
         # a file no single provider reads gets the default, not whatever the previous file's provider was
-        st.session_state["provider"] = own if own in providers else providers[0]
-    from_url("provider", "provider", providers, own or providers[0])
-    provider = where.selectbox("Provider", providers, key="provider", on_change=_picked_provider,
-                               help="whose rules decide 'accepted' in the verdict panel (by default the "
-                                    "provider the file is a request to)")
-    to_url("provider", "provider", provider)
-    return provider
+        st.session_state["provider"] = default
+    from_url("provider", "provider", options, default)
+    picked = where.selectbox("Provider", options, key="provider", on_change=_picked_provider,
+                             format_func=lambda name: "none: the universal invariants" if name == NO_PROVIDER
+                             else name,
+                             help="the target provider, whose rules decide 'accepted' in the verdict panel: by "
+                                  "default the provider the file is a request to, as `check` judges it; none for "
+                                  "a format no single provider reads (then every call answered once, right after "
+                                  "its frame, no stray, decide)")
+    to_url("provider", "provider", None if picked == default and picked == NO_PROVIDER else picked)
+    return None if picked in (None, NO_PROVIDER) else picked
 
 
 def _picked_provider() -> None:

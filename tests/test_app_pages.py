@@ -497,8 +497,11 @@ def test_the_provider_follows_each_file_until_the_user_picks_one() -> None:
     at.radio(key="source_mode").set_value("Sample").run()
     at.selectbox(key="sample").set_value("no_ids.gemini.json").run()
     assert at.selectbox(key="provider").value == "gemini"
-    at.selectbox(key="sample").set_value("abort_race.pi-ai.json").run()  # no provider's format: the default
-    assert at.selectbox(key="provider").value == ui.provider_names()[0]
+    at.selectbox(key="sample").set_value("abort_race.pi-ai.json").run()  # no provider's format: none, as check
+    assert at.selectbox(key="provider").value == ui.NO_PROVIDER
+    assert "provider" not in at.query_params  # no target: the link names none
+    verdict = codes(at)[0]
+    assert verdict.split("\n")[0].endswith(" repaired: 1 moved, 1 interrupted frame(s) dropped")  # as check says it
     at.selectbox(key="provider").set_value("bedrock").run()  # the user's pick stays for the next file
     at.selectbox(key="sample").set_value("split_results.anthropic.json").run()
     assert at.selectbox(key="provider").value == "bedrock"
