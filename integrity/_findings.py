@@ -63,7 +63,7 @@ class Finding(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
 def paired(plan: Plan, index: int) -> bool:
     """Whether the strict policy paired a result with a call of another id (one side had none) by tool name."""
     note = plan.notes.get(index)
-    return note is not None and note.code is NoteCode.RESULT_PAIRED_BY_NAME
+    return note is not None and note.code in (NoteCode.RESULT_PAIRED_BY_NAME, NoteCode.RESULT_PAIRED_BY_ORDER)
 
 
 def _finding(code: FindingCode, indices: list[int], message: str, call_id: str | None = None) -> Finding:

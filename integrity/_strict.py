@@ -199,13 +199,22 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
             if unanswered is None:
                 unanswered = _Unanswered(light, answers, turns)
             named = unanswered.nearest(light, answers, index)
+            by_order = named is None and key == "" and not light.result_names.get(index)
+            if by_order:  # no id and no tool name (a Chat tool message names none): the order is all there is
+                named = unanswered.in_order(light, answers, index)
+                answered = None if named is not None else unanswered.answered_in_order(light, answers, index)
+                if answered is not None:  # every call of the frame before it is answered: a later result
+                    _later_result(plan, answers, light.receipts, answered, index,
+                                  Note.of(NoteCode.SECOND_RESULT, call_id="",
+                                          tool=light.frames[answered[0]][answered[1]].name), turns)
+                    continue
             if named is not None:
                 answers[named] = index
                 if idless is not None:
                     idless.answered(light, named)
                 call = light.frames[named[0]][named[1]]
-                plan.notes[index] = Note.of(NoteCode.RESULT_PAIRED_BY_NAME, call_id=call.id, result_id=key,
-                                            tool=call.name, frame=named[0])
+                code = NoteCode.RESULT_PAIRED_BY_ORDER if by_order else NoteCode.RESULT_PAIRED_BY_NAME
+                plan.notes[index] = Note.of(code, call_id=call.id, result_id=key, tool=call.name, frame=named[0])
                 continue
         plan.dropped_strays.append(index)
         plan.notes[index] = Note.of(NoteCode.RESULT_WITHOUT_CALL, call_id=key) if key != "" else \
@@ -268,14 +277,34 @@ class _Unanswered:
     def __init__(self, light: LightTranscript, answers: dict[Slot, int], turns: _CleanTurns) -> None:
         self.any: dict[Any, list[Slot]] = {}
         self.idless: dict[Any, list[Slot]] = {}
+        self.open: set[Slot] = set()  # every call not answered when the search began (clean calls are)
         for index, calls in light.frames.items():
             if turns.has(index):
                 continue
             for position, call in enumerate(calls):
                 if (index, position) not in answers:
+                    self.open.add((index, position))
                     self.any.setdefault(call.name, []).append((index, position))
                     if call.id == "":
                         self.idless.setdefault(call.name, []).append((index, position))
+
+    def in_order(self, light: LightTranscript, answers: dict[Slot, int], index: int) -> Slot | None:
+        """For a result with neither an id nor a tool name: the first unanswered call of the latest frame
+        before it (as Gemini pairs by order), or None when that frame has none."""
+        frame = max((at for at in light.frames if at < index), default=None)
+        if frame is None:
+            return None
+        return next(((frame, position) for position in range(len(light.frames[frame]))
+                     if (frame, position) not in answers and (frame, position) in self.open), None)
+
+    def answered_in_order(self, light: LightTranscript, answers: dict[Slot, int], index: int) -> Slot | None:
+        """For a result with neither an id nor a tool name after every call of the latest frame before it is
+        answered: that frame's first id-less call (the result is a later result for it), else None."""
+        frame = max((at for at in light.frames if at < index), default=None)
+        if frame is None:
+            return None
+        return next(((frame, position) for position, call in enumerate(light.frames[frame])
+                     if call.id == "" and (frame, position) in answers), None)
 
     def nearest(self, light: LightTranscript, answers: dict[Slot, int], index: int) -> Slot | None:
         """The unanswered call of the result's tool nearest before it, where one side has no id."""
@@ -506,7 +535,8 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
             plan.dropped_frames.append(frame)
             plan.notes[frame] = Note.of(NoteCode.FRAME_EMPTY)
 
-    by_name = any(note.code is NoteCode.RESULT_PAIRED_BY_NAME for note in plan.notes.values())
+    by_name = any(note.code in (NoteCode.RESULT_PAIRED_BY_NAME, NoteCode.RESULT_PAIRED_BY_ORDER)
+                  for note in plan.notes.values())
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not renamed and not plan.repaired_tool_calls and not light.numeric_results and not by_name
                 and not light.bad_arguments

@@ -278,6 +278,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.RESULT_BEFORE_CALL: (_R, _N),
     NoteCode.RESULT_WITHOUT_CALL: (_R, _L),
     NoteCode.RESULT_PAIRED_BY_NAME: (_R, _N),
+    NoteCode.RESULT_PAIRED_BY_ORDER: (_R, _N),
     NoteCode.RECEIPT_REPLACED_BY_REAL: (_R, _L),
     NoteCode.SECOND_RESULT: (_R, _L),
     # interrupted frames: the ones that split a call from its results must go; the reference

@@ -21,6 +21,7 @@ class NoteCode(str, Enum):
     RESULT_BEFORE_CALL = "result_before_call"
     RESULT_WITHOUT_CALL = "result_without_call"
     RESULT_PAIRED_BY_NAME = "result_paired_by_name"
+    RESULT_PAIRED_BY_ORDER = "result_paired_by_order"
     RECEIPT_REPLACED_BY_REAL = "receipt_replaced_by_real"
     SECOND_RESULT = "second_result"
     # interrupted frames
@@ -106,6 +107,10 @@ _TEMPLATES: dict[NoteCode, Any] = {
         f"answers call {p['call_id']!r} of frame #{p['frame']}, the nearest call of tool {p['tool']!r} without an "
         f"answer: {'this result has no id' if p['result_id'] == '' else 'that call has no id'}, so it pairs by "
         "tool name (as Gemini pairs by order); the view sends it with the call's id"),
+    NoteCode.RESULT_PAIRED_BY_ORDER: lambda p: (
+        f"answers call {p['call_id']!r} of frame #{p['frame']}, the first call of the frame before it without an "
+        "answer: this result names neither a call id nor a tool (a Chat tool message names none), so it pairs by "
+        "order (as Gemini does); the view sends it with the call's id"),
     NoteCode.RECEIPT_REPLACED_BY_REAL: lambda p: (
         f"interrupted receipt for call {_call_label(p)} replaced by the real result recorded later (#{p['real']})"),
     NoteCode.SECOND_RESULT: lambda p: f"a second result for call {_call_label(p)}; the first (#{p['kept']}) is kept",

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from integrity import analyze, load, repair_with_report
+from integrity import Transcript, analyze, load, repair_with_report
 from integrity.cli import main
 from integrity.notes import NoteCode
 from integrity.providers import PROVIDERS, validate, validate_recorded
@@ -212,3 +212,43 @@ def test_the_real_result_check_allows_a_receipt_when_the_spare_result_is_an_earl
     report = _report([("a", "f", 0, 0, 1), ("a", "f", 4, 0, None), ("", "h", 4, 1, None)], [(4, 0), (4, 1)])
     report.actions = [SimpleNamespace(durable_index=i, kind="kept") for i in range(len(messages))]
     check_every_real_result_kept(messages, report, "test")
+
+
+def test_a_result_without_an_id_or_a_tool_name_answers_the_call_before_it_by_order() -> None:
+    """Found by the property above: a Chat tool message names no tool, so a result written with an empty
+    tool_call_id has neither an id nor a name.  Gemini pairs by order and accepts it as recorded; the strict
+    view used to drop it as a stray (a real result lost).  It now answers the frame's unanswered call."""
+    messages = [{"role": "user", "content": "go"},
+                {"role": "assistant", "stopReason": "toolUse",
+                 "content": [{"type": "toolCall", "id": "call_0", "name": "read_file", "arguments": {}}]},
+                {"role": "toolResult", "toolCallId": "", "toolName": "", "isError": False,
+                 "content": [{"type": "text", "text": "the file"}]},
+                {"role": "user", "content": "thanks"}]
+    analysis = analyze(Transcript(messages, "x.json"), "strict", now, "gemini")
+    assert not analysis.report.summary.strays_dropped and not analysis.report.summary.synthesized
+    [pairing] = analysis.report.pairings
+    assert pairing.answered_by == 2
+    [action] = [a for a in analysis.report.actions if a.durable_index == 2]
+    assert "result_paired_by_order" in action.codes
+    assert analysis.view[2]["toolCallId"] == "call_0" and analysis.view[2]["content"] == messages[2]["content"]
+    check_every_real_result_kept(messages, analysis.report, "by order")
+
+
+def test_a_third_result_without_an_id_or_a_name_after_two_answered_calls_is_a_later_result() -> None:
+    """Also found by the property: two id-less calls answered in order by id-less, nameless results, then a
+    third such result: it is a later result for the first call (a dropped duplicate that names what it
+    repeats), never a stray that claims no call owns it."""
+    def result(text: str) -> dict[str, Any]:
+        return {"role": "toolResult", "toolCallId": "", "toolName": "", "isError": False,
+                "content": [{"type": "text", "text": text}]}
+
+    messages = [{"role": "user", "content": "go"},
+                {"role": "assistant", "stopReason": "toolUse",
+                 "content": [{"type": "toolCall", "id": "", "name": "read_file", "arguments": {}},
+                             {"type": "toolCall", "id": "", "name": "run_shell", "arguments": {}}]},
+                result("a"), result("b"), result("c")]
+    report = analyze(Transcript(messages, "x.json"), "strict", now, "gemini").report
+    assert [(p.frame_index, p.call_position, p.answered_by) for p in report.pairings] == [(1, 0, 2), (1, 1, 3)]
+    [action] = [a for a in report.actions if a.durable_index == 4]
+    assert action.kind == "dropped_duplicate" and action.kept_instead == 2
+    check_every_real_result_kept(messages, report, "later result")
