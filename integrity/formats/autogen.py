@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import BuildContext, Segment
+from .base import Segment
 from .common import EntryError, assistant, describe, parse_arguments, text_part, tool_call, tool_result
+from .read_only import body, build, groups  # noqa: F401 - the adapter protocol
 
 NAME = "autogen"
 READ_ONLY = True
@@ -107,20 +108,6 @@ def read(entries: list[Any]) -> list[Segment]:
         segments.append(Segment(index, index + 1, messages))
     return segments
 
-
-def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
-    """Read-only: the view is written in WRITES_AS (never called for this format)."""
-    raise NotImplementedError("autogen is read-only")
-
-
-def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
-    """Read-only: the view is written in WRITES_AS (never called for this format)."""
-    raise NotImplementedError("autogen is read-only")
-
-
-def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
-    """Read-only: the view is written in WRITES_AS."""
-    return native
 
 
 def _agent_messages(state: Any) -> list[Any] | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import BuildContext, Segment
+from .base import Segment
 from .common import (
     EntryError,
     assistant,
@@ -33,6 +33,7 @@ from .common import (
     tool_call,
     tool_result,
 )
+from .read_only import body, build, groups  # noqa: F401 - the adapter protocol
 
 NAME = "openhands"
 READ_ONLY = True
@@ -155,17 +156,3 @@ def read(entries: list[Any]) -> list[Segment]:
         segments.append(Segment(index, index + 1, messages))
     return segments
 
-
-def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
-    """Read-only: the view is written in WRITES_AS (never called for this format)."""
-    raise NotImplementedError("openhands is read-only")
-
-
-def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
-    """Read-only: the view is written in WRITES_AS (never called for this format)."""
-    raise NotImplementedError("openhands is read-only")
-
-
-def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
-    """Read-only: the view is written in WRITES_AS."""
-    return native

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import BuildContext, Segment
+from .base import Segment
 from .common import (
     EntryError,
     assistant,
@@ -34,6 +34,7 @@ from .common import (
     tool_call,
     tool_result,
 )
+from .read_only import body, build, groups  # noqa: F401 - the adapter protocol
 
 NAME = "pydantic-ai"
 READ_ONLY = True
@@ -140,17 +141,3 @@ def read(entries: list[Any]) -> list[Segment]:
         segments.append(Segment(index, index + 1, messages))
     return segments
 
-
-def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
-    """Read-only: the view is written in WRITES_AS (never called for this format)."""
-    raise NotImplementedError("pydantic-ai is read-only")
-
-
-def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
-    """Read-only: the view is written in WRITES_AS (never called for this format)."""
-    raise NotImplementedError("pydantic-ai is read-only")
-
-
-def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
-    """Read-only: the view is written in WRITES_AS."""
-    return native
