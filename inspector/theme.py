@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from integrity import MARKS, REPAIR_KINDS, Mark, RepairKind, facts
+from integrity.kinds import summary_counts
 
 
 @dataclass(frozen=True)
@@ -99,9 +100,8 @@ def summary_metrics(summary: Any, first: Sequence[tuple[str, str]] = (),
         if field not in taken:
             fields.append((field, name))
             taken.add(field)
-    for kind_facts in (*REPAIR_KINDS.values(), *MARKS.values()):
-        counted = kind_facts.summary_field
-        if counted and counted not in taken and getattr(summary, counted, None):
-            fields.append((counted, kind_facts.name))
+    for counted, name in summary_counts():
+        if counted not in taken and getattr(summary, counted, None):
+            fields.append((counted, name))
             taken.add(counted)
     return [(name, getattr(summary, field)) for field, name in (*fields, *last)]

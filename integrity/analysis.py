@@ -213,17 +213,30 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
     from .providers import validate
 
     transcript = analysis.transcript
-    view = analysis.view
-    if POLICY[analysis.policy].plans_per_provider and provider != analysis.provider \
-            and plan_depends_on(analysis.light, provider):
-        plan = PLANNERS[analysis.policy](analysis.light, provider)
-        view = (materialize(plan.order, transcript.messages, plan.placeholder, now)[0]
-                if plan.changed and plan.order is not None else transcript.messages)
+    view = view_for_provider(analysis.policy, analysis.light, analysis.plan, analysis.view, transcript.messages,
+                             provider, now)
     return {
         "before": validate(transcript.messages, provider, transcript, history=True, as_recorded=True,
                            requests=requests),
         "after": validate(view, provider, transcript, history=True, requests=requests),
     }
+
+
+def replans_for(policy: str, light: LightTranscript, plan: Plan, provider: str) -> bool:
+    """Whether the view `provider` is sent is planned for it rather than `plan`'s: the policy plans per provider
+    (strict) and that provider's plan may differ (its role rules, its id rule, ids for id-less calls)."""
+    return POLICY[policy].plans_per_provider and provider != plan.provider and plan_depends_on(light, provider)
+
+
+def view_for_provider(policy: str, light: LightTranscript, plan: Plan, view: list[Any], messages: list[Any],
+                      provider: str, now: Callable[[], int] = time_ms) -> list[Any]:
+    """The view `provider` is sent: `view` (planned by `plan`), or one re-planned for it (replans_for).
+    The one rule for check's provider verdicts and the inspector's, one provider at a time."""
+    if not replans_for(policy, light, plan, provider):
+        return view
+    own = PLANNERS[policy](light, provider)
+    return materialize(own.order, messages, own.placeholder, now)[0] if own.changed and own.order is not None \
+        else messages
 
 
 def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ._diagnosis import target_provider
 from ._gc import without_gc
-from ._policies import DEFAULT_POLICY, PLANNERS, POLICY, light_view
+from ._policies import DEFAULT_POLICY, PLANNERS, light_view
 from .reference import time_ms
 
 if TYPE_CHECKING:
@@ -257,24 +257,17 @@ class Loaded:
 
 def _views(policy: str, light: LightTranscript, plan: Plan, transcript: Transcript, now: Callable[[], int],
            made: dict[str | None, list[Any]]) -> Callable[[str], list[Any]]:
-    """view_for(provider): the view planned for that provider, materialized once per distinct plan.
-
-    The strict policy re-plans for a provider whose plan may differ (its role rules, ids for id-less
-    calls); views are kept by the provider they were planned for (made: plan.provider's view when the
-    caller has it), never by object identity.
-    """
-    from ._entries import materialize
-    from .analysis import plan_depends_on
+    """view_for(provider): the view that provider is sent (analysis.view_for_provider), made once per
+    distinct plan: views are kept by the provider they were planned for (made: plan.provider's view),
+    never by object identity."""
+    from .analysis import replans_for, view_for_provider
 
     def view_for(provider: str) -> list[Any]:
-        own = POLICY[policy].plans_per_provider and provider != plan.provider and plan_depends_on(light, provider)
-        key = provider if own else plan.provider
+        key = provider if replans_for(policy, light, plan, provider) else plan.provider
         found = made.get(key)
         if found is None:
-            chosen = PLANNERS[policy](light, provider) if own else plan
-            found = (materialize(chosen.order, transcript.messages, chosen.placeholder, now)[0]
-                     if chosen.changed and chosen.order is not None else transcript.messages)
-            made[key] = found
+            found = made[key] = view_for_provider(policy, light, plan, made[plan.provider], transcript.messages,
+                                                  provider, now)
         return found
 
     return view_for
