@@ -26,6 +26,7 @@ from .loading import TranscriptError, one_line, open_source, read_opened, read_s
 if TYPE_CHECKING:  # the report module is imported lazily, only by the commands that need it
     from ._json_pieces import Piece
     from .pipeline import CheckResult, ProviderVerdict
+    from .pipeline import Loaded as _Loaded  # one transcript of a file: the pipeline's unit
 
 EXIT_HEALTHY, EXIT_NEEDS_REPAIR, EXIT_UNREADABLE = 0, 1, 2
 EXIT_INTERNAL = 70  # EX_SOFTWARE (sysexits.h): a bug in this program, never a verdict
@@ -68,9 +69,6 @@ def _source_name(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
 
-from .pipeline import Loaded as _Loaded  # noqa: E402 - one transcript of a file: the pipeline's unit
-
-
 def _fast_allowed(args: argparse.Namespace) -> bool:
     thread = getattr(args, "thread", None)
     return (args.format in ("auto", "pi-ai") and thread in (None, "main")
@@ -104,7 +102,9 @@ def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
         stream.close()
         raise
     if fast is not None:
-        return [_Loaded(fast.source, fast=fast)], None
+        from .pipeline import Loaded
+
+        return [Loaded(fast.source, fast=fast)], None
     data = read_opened(path, stream.detach(), int(status.st_size))
     return _load(path, data, args, allow_fast), data
 
@@ -125,7 +125,9 @@ def _load_store(url: str, args: argparse.Namespace, writes: bool) -> list[_Loade
         from .formats import pick
 
         transcripts = [pick(transcripts, thread, url)]
-    return [_Loaded(url, transcript=transcript, count=len(transcripts)) for transcript in transcripts]
+    from .pipeline import Loaded
+
+    return [Loaded(url, transcript=transcript, count=len(transcripts)) for transcript in transcripts]
 
 
 def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) -> list[_Loaded]:
@@ -138,7 +140,9 @@ def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) ->
 
         fast = read_fast(data, source, clean=_clean(args))
         if fast is not None:
-            return [_Loaded(source, fast=fast)]
+            from .pipeline import Loaded
+
+            return [Loaded(source, fast=fast)]
     from .analysis import load_all
     from .formats import pick
 
@@ -146,7 +150,9 @@ def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) ->
     count = len(transcripts)
     if thread is not None:
         transcripts = [pick(transcripts, thread, source)]
-    return [_Loaded(source, transcript=transcript, count=count) for transcript in transcripts]
+    from .pipeline import Loaded
+
+    return [Loaded(source, transcript=transcript, count=count) for transcript in transcripts]
 
 
 def _aside_lines(loaded: _Loaded) -> list[str]:
@@ -800,8 +806,21 @@ def _positive(text: str) -> int:
     return value
 
 
+_PROVIDER_NAMES = "<providers>"
+"""Stands in help texts for the provider names, filled in only when help is shown (_Parser): the registry
+loads every rule set, which every command would otherwise pay for at start-up."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose help names the providers from the registry, looked up only when shown."""
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        return text.replace(_PROVIDER_NAMES, ", ".join(_providers())) if _PROVIDER_NAMES in text else text
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m integrity",
         description="Check and repair the tool-call history of LLM agent transcripts.",
         epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -817,7 +836,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the target provider: its verdict before and after repair decides (and the "
                               "strict view is shaped for it); default: the provider the format implies, else "
                               "the universal invariants.  'all' or a comma list asks others too, for "
-                              "information (check only).  One of: " + ", ".join(_providers()))
+                              "information (check only).  One of: " + _PROVIDER_NAMES)
         sub.add_argument("--now", type=int, default=None, metavar="MS",
                          help="timestamp (ms) for synthesized receipts, for reproducible output")
         sub.add_argument("--thread", default=None, metavar="NAME",
