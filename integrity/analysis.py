@@ -1,8 +1,9 @@
-"""One call from a loaded file to everything a user interface shows about it.
+"""Loading, and the analysis the inspector's pages browse: plan, view and whole report of one transcript.
 
-The CLI and the inspector both go through `analyze`, so neither re-implements
-any engine logic: load -> views -> plan (per policy) -> view + report ->
-provider verdicts before and after repair.
+`analyze` keeps what a page needs to browse (the light view, the plan, the view); the verdict every
+surface states comes from the one pipeline (integrity.pipeline.check), which shares this module's
+rules: the view a provider is sent (view_for_provider) and the rating by the target provider
+(with_verdicts), so a page and `check` never disagree.
 """
 
 from __future__ import annotations
@@ -171,8 +172,8 @@ def analyze(
 @without_gc  # the parsed transcript is large: collections would rescan it for nothing
 def judged_by_providers(analysis: Analysis, providers: Sequence[str], now: Callable[[], int] = time_ms
                         ) -> Analysis:
-    """A new Analysis with each provider's verdict, before and after repair, and its report rated by what
-    they say about the transcript as recorded (the same rating `check` gives; the input is not changed)."""
+    """A new Analysis with each provider's verdict, before and after repair, and its report rated by the target
+    provider's verdict as recorded (with_verdicts: the same rating `check` gives; the input is not changed)."""
     requests: dict[Any, Any] = {}  # providers sharing a native format share its written requests
     return with_verdicts(analysis, {name: provider_verdict(analysis, name, now, requests) for name in providers})
 
