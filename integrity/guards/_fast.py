@@ -205,9 +205,16 @@ def _anthropic(message: Any) -> Entry | None:
             other = True
         else:
             return None
-    if role == "assistant":
+    return _turn(role == "assistant", role == "user", calls, results, other)
+
+
+def _turn(assistant: bool, user: bool, calls: list[str], results: list[str], other: bool) -> Entry | None:
+    """The entry a message of blocks makes (Anthropic's content, Gemini's parts): an assistant turn with its
+    calls, a user turn of results only, or a plain user turn; None when results share it with other parts
+    or the role is neither (the full check decides)."""
+    if assistant:
         return ("assistant", tuple(calls), (), False)
-    if role == "user":
+    if user:
         if results and other:
             return None
         return ("results", (), tuple(results), False) if results else ("user", (), (), False)
@@ -241,13 +248,7 @@ def _gemini(content: Any) -> Entry | None:
             other = True
         else:
             return None
-    if role == "model":
-        return ("assistant", tuple(calls), (), False)
-    if role == "user":
-        if results and other:
-            return None
-        return ("results", (), tuple(results), False) if results else ("user", (), (), False)
-    return None
+    return _turn(role == "model", role == "user", calls, results, other)
 
 
 _READERS: dict[str, Callable[[Any], Entry | None]] = {
