@@ -578,9 +578,12 @@ def test_a_signal_while_writing_removes_the_temporary_files(tmp_path: Path, sign
                                                             word: str) -> None:
     source = input_file(tmp_path)
     out = write(tmp_path / "out.json", b"old output")
+    # SIGINT at its default in the child, as in a terminal: a test run started in the background by a shell
+    # without job control inherits SIGINT ignored, and Python then never raises KeyboardInterrupt
     child = subprocess.Popen([sys.executable, "-c", SLOW_WRITER, "repair", str(source), "-o", str(out)],
                              cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert child.stderr is not None
         assert child.stderr.readline() == b"writing\n"
