@@ -222,7 +222,7 @@ class RequestGuard:
         after the cut reuses an id from before it, or has an empty or odd one) the whole request is
         checked instead: the strict policy numbers new ids by their place in the whole request.
         """
-        from .. import check
+        from .. import check, target_provider
         from ..formats import read_document
         from ..formats.container import Document
 
@@ -230,7 +230,9 @@ class RequestGuard:
         transcript = read_document(Document(part, [0] * len(part), "array"), f"<{self.runtime} request>", format)
         if start and before and _reuses(transcript.messages, set(before)):
             return self._repaired(listed, format, target, 0, [])
-        result = check(transcript, provider=target, policy=POLICY, depth="view")
+        # the view is planned for the provider the request is judged by: the one named, else the one its
+        # format implies (an Anthropic-shaped request: Anthropic), as check decides (integrity.target_provider)
+        result = check(transcript, provider=target_provider(transcript.format, target), policy=POLICY, depth="view")
         if start and result.report.summary.renamed:  # new ids are numbered by position in the whole request
             return self._repaired(listed, format, target, 0, [])
         if result.healthy:
