@@ -118,8 +118,7 @@ def _verdicts(verdicts: Mapping[str, Any], max_rows: int) -> list[str]:
     rows: list[list[str]] = []
     left_out = 0
     for provider, result in sorted(verdicts.items()):
-        before = list((result or {}).get("before") or [])
-        after = list((result or {}).get("after") or [])
+        before, after = result.before, result.after
         head = [code(provider), _said(before), _said(after)]
         errors = [("as recorded", v) for v in before] + [("after repair", v) for v in after]
         if not errors:

@@ -18,13 +18,13 @@ from typing import Any
 import streamlit as st
 
 from inspector import report_view as rv
-from inspector import ui
+from inspector import ui, verdict_ui
 from inspector.entry import through_app
 from inspector.glossary import link
 from inspector.markdown import report_markdown
 from inspector.safe_text import neutralize
 from inspector.theme import summary_metrics
-from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, export_view, facts
+from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, facts
 from integrity._records import invalid_where
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
@@ -121,6 +121,26 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", errors="backslashreplace")
 
 
+def _errors_of(analysis: Analysis, provider: str | None) -> None:
+    """The chosen provider's errors, as recorded and about the view planned for it, word for word."""
+    from inspector.rows import violation_rows
+
+    if not provider or provider not in analysis.verdicts:
+        return
+    said = analysis.verdicts[provider]
+    for title, violations in (("as recorded", said.before), ("about the view planned for it", said.after)):
+        found = violation_rows(violations)
+        with st.expander(f"{provider} {title}: " + (f"{len(found)} error(s)" if found else "accepted"),
+                         expanded=bool(found) and violations is said.after):
+            if found:
+                st.dataframe(ui.safe_frame(found, columns=["rule", "position", "durable entries", "call ids",
+                                                           "provider error"]),
+                             hide_index=True, width="stretch",
+                             column_config={"provider error": st.column_config.TextColumn(width="large")})
+            else:
+                st.caption("No rule of this provider is broken.")
+
+
 markdown = report_markdown(report, analysis.verdicts if analysis is not None else None, analysis=analysis)
 downloads = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
 
@@ -128,20 +148,40 @@ downloads.download_button("⬇ Report JSON", _report_json(report).encode("utf-8"
                    mime="application/json", key="dl_json")
 downloads.download_button("⬇ Report Markdown", _utf8(markdown), ui.download_name(name, "report.md"),
                    mime="text/markdown", key="dl_md")
-if analysis is not None:
-    try:
-        repaired = export_view(analysis)
-    except Exception as error:  # noqa: BLE001 - the page goes on without this download
-        downloads.caption(ui.failure_line("the repaired transcript could not be written", error))
-    else:
-        downloads.download_button("⬇ Repaired transcript", repaired, ui.download_name(name, "repaired"),
-                           mime="application/octet-stream", key="dl_view")
-else:
+if analysis is None:
     downloads.caption("The repaired transcript needs the transcript itself: open it under 'Current transcript'.")
-
-if analysis is not None:
-    st.subheader("Provider verdicts")
-    ui.verdict_panel(analysis, provider)
+else:
+    assert source is not None and transcript is not None
+    cache = ui.cache_name(source, transcript)
+    size = len(transcript.messages)
+    mine = verdict_ui.offered_download(analysis, provider, source.digest, cache)
+    if isinstance(mine, str):
+        downloads.caption(neutralize(mine))
+    else:
+        downloads.download_button("⬇ Repaired transcript", mine.data, ui.download_name(name, "repaired"),
+                                  mime="application/octet-stream", key="dl_view")
+    planned = f"planned for {provider}" if provider else "planned with no target provider (the universal invariants)"
+    st.text(neutralize(f"⬇ Repaired transcript: the view {planned}: {rv.download_words(mine, size)}"))
+    if analysis.verdicts:
+        st.subheader("Provider verdicts")
+        st.caption("Each provider is sent the view planned for it (strict re-plans the view for a provider whose "
+                   "rules differ: ids it refuses, its role order). 'after repair' is that provider's answer about "
+                   "that very view, which its button below downloads; 'safe to send' only where `check "
+                   "--provider` passes the downloaded bytes.")
+        offered = {judge: verdict_ui.offered_download(analysis, judge, source.digest, cache)
+                   for judge in analysis.verdicts}
+        st.dataframe(ui.safe_frame(rv.provider_rows(analysis, offered), columns=rv.PROVIDER_COLUMNS),
+                     hide_index=True, width="stretch",
+                     column_config={"after repair (that view)": st.column_config.TextColumn(width="large")})
+        buttons = st.container(horizontal=True)
+        for judge, found in offered.items():
+            if isinstance(found, str):
+                buttons.caption(neutralize(f"{judge}: {found}"))
+                continue
+            buttons.download_button(f"⬇ view for {judge}", found.data,
+                                    ui.download_name(name, f"repaired-for-{judge}"),
+                                    mime="application/octet-stream", key=f"dl_view_{judge}")
+        _errors_of(analysis, provider)
 
 
 def _link_target() -> rv.LinkTarget | None:

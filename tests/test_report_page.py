@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from inspector import report_view as rv
 from inspector.markdown import report_markdown
 from integrity import PROVIDERS, Action, Finding, Pairing, ReceiptView, TurnView, analyze, judged_by_providers, load
+from integrity.pipeline import ProviderVerdict
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -181,7 +182,7 @@ def test_the_markdown_quotes_every_provider_error_word_for_word() -> None:
     analysis = analysis_of("orphaned_call.pi-ai.json")
     markdown = report_markdown(analysis.report, analysis.verdicts, analysis=analysis)
     spans = {_unescaped(span) for span in code_spans(markdown)}
-    errors = [v.error for result in analysis.verdicts.values() for v in [*result["before"], *result["after"]]]
+    errors = [v.error for result in analysis.verdicts.values() for v in [*result.before, *result.after]]
     assert len(errors) >= len(PROVIDERS)
     for error in errors:
         assert error in spans, error  # exact, each in its own code span
@@ -190,7 +191,7 @@ def test_the_markdown_quotes_every_provider_error_word_for_word() -> None:
 
 def test_a_provider_error_with_pipes_and_backticks_stays_one_exact_cell() -> None:
     error = "bad | worse `tool_use` || end"
-    verdicts = {"p": {"before": [{"position": "m[1]", "error": error}], "after": []}}
+    verdicts = {"p": ProviderVerdict("p", [{"position": "m[1]", "error": error}], [])}  # type: ignore[list-item]
     markdown = report_markdown(analysis_of("healthy.pi-ai.json").report, verdicts)
     row = next(line for line in markdown.splitlines() if line.startswith("| `p` |"))
     cells = re.split(r"(?<!\\)\|", row)[1:-1]  # a GFM table splits on unescaped pipes only
