@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from integrity import PROVIDERS, Analysis, ProviderVerdict, provider_verdict, with_verdicts
-from integrity.analysis import Download, download
+from integrity.analysis import RECHECK_UP_TO, Download, download
 
 from .diagnostics import curl_command, diagnostics, request_body
 from .report_view import after_repair_words
@@ -111,9 +111,12 @@ def _download(digest: str, name: str, policy: str, provider: str | None, _analys
     return download(_analysis, provider)
 
 
-def offered_download(analysis: Analysis, provider: str | None, digest: str, name: str) -> Download | str:
+def offered_download(analysis: Analysis, provider: str | None, digest: str, name: str) -> Download | str | None:
     """The bytes the Report page offers for `provider`'s view, read back and checked (cached by content, policy
-    and provider); a string: why the view cannot be written (one line, never a traceback)."""
+    and provider); a string: why the view cannot be written (one line, never a traceback); None above
+    RECHECK_UP_TO messages: nothing is written until the download is asked for, and nothing is called safe."""
+    if len(analysis.transcript.messages) > RECHECK_UP_TO:
+        return None
     try:
         return _download(digest, name, analysis.policy, provider, analysis)
     except Exception as error:  # noqa: BLE001 - the page says the download cannot be offered, and goes on

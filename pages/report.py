@@ -13,6 +13,7 @@ transcript in its source format.  A report that cannot be read is one error line
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import streamlit as st
@@ -26,6 +27,7 @@ from inspector.safe_text import neutralize
 from inspector.theme import summary_metrics
 from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, facts
 from integrity._records import invalid_where
+from integrity.analysis import Download, export_view
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
@@ -121,6 +123,19 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", errors="backslashreplace")
 
 
+def _offer(where: Any, analysis: Analysis, judge: str | None, found: Download | str | None, label: str,
+           file_name: str, key: str) -> None:
+    """A download button for the view planned for `judge`: its checked bytes, or (a large transcript) bytes
+    written only when the button is clicked; a line saying why when the view cannot be written."""
+    if isinstance(found, str):
+        where.caption(neutralize(f"{label[2:]}: {found}"))
+    elif found is None:
+        where.download_button(label, partial(export_view, analysis, judge), file_name,
+                              mime="application/octet-stream", key=key, on_click="ignore")
+    else:
+        where.download_button(label, found.data, file_name, mime="application/octet-stream", key=key)
+
+
 def _errors_of(analysis: Analysis, provider: str | None) -> None:
     """The chosen provider's errors, as recorded and about the view planned for it, word for word."""
     from inspector.rows import violation_rows
@@ -155,11 +170,8 @@ else:
     cache = ui.cache_name(source, transcript)
     size = len(transcript.messages)
     mine = verdict_ui.offered_download(analysis, provider, source.digest, cache)
-    if isinstance(mine, str):
-        downloads.caption(neutralize(mine))
-    else:
-        downloads.download_button("⬇ Repaired transcript", mine.data, ui.download_name(name, "repaired"),
-                                  mime="application/octet-stream", key="dl_view")
+    _offer(downloads, analysis, provider, mine, "⬇ Repaired transcript", ui.download_name(name, "repaired"),
+           "dl_view")
     planned = f"planned for {provider}" if provider else "planned with no target provider (the universal invariants)"
     st.text(neutralize(f"⬇ Repaired transcript: the view {planned}: {rv.download_words(mine, size)}"))
     if analysis.verdicts:
@@ -175,12 +187,8 @@ else:
                      column_config={"after repair (that view)": st.column_config.TextColumn(width="large")})
         buttons = st.container(horizontal=True)
         for judge, found in offered.items():
-            if isinstance(found, str):
-                buttons.caption(neutralize(f"{judge}: {found}"))
-                continue
-            buttons.download_button(f"⬇ view for {judge}", found.data,
-                                    ui.download_name(name, f"repaired-for-{judge}"),
-                                    mime="application/octet-stream", key=f"dl_view_{judge}")
+            _offer(buttons, analysis, judge, found, f"⬇ view for {judge}",
+                   ui.download_name(name, f"repaired-for-{judge}"), f"dl_view_{judge}")
         _errors_of(analysis, provider)
 
 

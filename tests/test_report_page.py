@@ -233,3 +233,34 @@ def test_the_preview_is_rendered_and_hostile_text_only_ever_sits_in_code_spans()
     at.toggle(key="md_source").set_value(True).run()
     assert any(c.value == markdown for c in at.code)  # the source, on request
     assert not any(m.value.startswith("### Tool-call repair report") for m in at.markdown)
+
+
+def test_the_report_offers_each_provider_the_view_planned_for_it() -> None:
+    """abort_race (issue 29): Bedrock and Mistral accept the views re-planned for them; the page's table says so
+    beside a download of that very view, and says 'safe to send' only of bytes `check --provider` passes."""
+    from integrity.analysis import download, export_view
+
+    at = report_page("abort_race.pi-ai.json")
+    table = table_with(at, "after repair (that view)").set_index("provider")
+    assert list(table.index) == list(PROVIDERS)
+    analysis = analysis_of("abort_race.pi-ai.json")
+    for provider in ("bedrock", "mistral"):
+        assert table.loc[provider, "the view planned for it"] == f"re-planned for {provider}"
+        assert table.loc[provider, "after repair (that view)"] == \
+            "accepted: safe to send (`check` passes the download)"
+        [button] = [b for b in at.get("download_button") if b.label == f"⬇ view for {provider}"]
+        assert download(analysis, provider).safe_to_send and export_view(analysis, provider) != export_view(analysis)
+    headline = next(t.value for t in at.text if t.value.startswith("⬇ Repaired transcript"))
+    assert "planned with no target provider" in headline and "safe to send" in headline
+
+
+def test_above_the_recheck_limit_nothing_is_called_safe_to_send(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large transcript's downloads are written when clicked and not read back: no 'safe to send' anywhere."""
+    from inspector import verdict_ui
+
+    monkeypatch.setattr(verdict_ui, "RECHECK_UP_TO", 3)  # the 6-message sample now counts as large
+    at = report_page("abort_race.pi-ai.json")
+    said = list(table_with(at, "after repair (that view)")["after repair (that view)"])
+    assert said and all("safe to send" not in words and "not re-checked" in words for words in said), said
+    assert not any("safe to send" in t.value for t in at.text)
+    assert {f"⬇ view for {provider}" for provider in PROVIDERS} <= {b.label for b in at.get("download_button")}
