@@ -284,8 +284,8 @@ def download_words(offered: Download | str | None, size: int) -> str:
     if isinstance(offered, str):
         return offered
     if offered is None or offered.recheck is None and not offered.left:
-        return (f"not re-checked (above {RECHECK_UP_TO:,} messages; this one has {size:,}): run `check` on the "
-                "download")
+        why = f" (above {RECHECK_UP_TO:,} messages; this one has {size:,})" if size > RECHECK_UP_TO else ""
+        return f"not re-checked{why}: run `check` on the download"
     if offered.left:
         return f"the download is not safe to send: `check` still flags it: {offered.left}"
     return "safe to send (`check` passes the download)"

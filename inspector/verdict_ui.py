@@ -106,19 +106,22 @@ def headline(analysis: Analysis, provider: str | None, digest: str, name: str) -
     st.code(neutralize("\n".join(lines)), language=None, wrap_lines=True)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _download(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> Download:
-    return download(_analysis, provider)
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _download(digest: str, name: str, policy: str, planned_for: str | None, provider: str | None,
+              _analysis: Analysis, _written: dict[Any, Any] | None) -> Download:
+    return download(_analysis, provider, written=_written)
 
 
-def offered_download(analysis: Analysis, provider: str | None, digest: str, name: str) -> Download | str | None:
+def offered_download(analysis: Analysis, provider: str | None, digest: str, name: str,
+                     written: dict[Any, Any] | None = None) -> Download | str | None:
     """The bytes the Report page offers for `provider`'s view, read back and checked (cached by content, policy
     and provider); a string: why the view cannot be written (one line, never a traceback); None above
-    RECHECK_UP_TO messages: nothing is written until the download is asked for, and nothing is called safe."""
+    RECHECK_UP_TO messages: nothing is written until the download is asked for, and nothing is called safe.
+    written: shared over one page's providers (integrity.analysis.download)."""
     if len(analysis.transcript.messages) > RECHECK_UP_TO:
         return None
     try:
-        return _download(digest, name, analysis.policy, provider, analysis)
+        return _download(digest, name, analysis.policy, analysis.provider, provider, analysis, written)
     except Exception as error:  # noqa: BLE001 - the page says the download cannot be offered, and goes on
         return f"the repaired view cannot be written ({type(error).__name__}: {error})"
 

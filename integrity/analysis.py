@@ -316,6 +316,8 @@ class Download:
     data: bytes
     recheck: CheckResult | None
     left: str
+    seconds: float = 0.0
+    """How long writing, reading back and checking took (a page's estimate for the other providers)."""
 
     @property
     def safe_to_send(self) -> bool:
@@ -323,21 +325,47 @@ class Download:
         return self.recheck is not None and not self.left
 
 
-def download(analysis: Analysis, provider: str | None = None, recheck_up_to: int = RECHECK_UP_TO) -> Download:
+def download(analysis: Analysis, provider: str | None = None, recheck_up_to: int = RECHECK_UP_TO,
+             written: dict[str | None, tuple[bytes, Any]] | None = None) -> Download:
     """The view planned for `provider` as the bytes a page offers, checked as `check --provider` would check
     the downloaded file (read back, the provider as the target): a page says "safe to send" only of bytes that
-    pass.  Raises what writing the view raises (a page says it cannot offer it)."""
-    data = export_view(analysis, provider)
-    if len(analysis.transcript.messages) > recheck_up_to:
-        return Download(provider, data, None, "")
+    pass.  Raises what writing the view raises (a page says it cannot offer it).
+
+    written: shared by the calls of one page over several providers: the providers sent the analysis's own
+    view share its bytes and their reading (kept by the provider a view was re-planned for, None for the
+    analysis's own view: never by object identity); only the check differs.
+    """
+    import dataclasses
+    import time
+
+    started = time.perf_counter()
+    found = _download(analysis, provider, recheck_up_to, written)
+    return dataclasses.replace(found, seconds=time.perf_counter() - started)
+
+
+def _download(analysis: Analysis, provider: str | None, recheck_up_to: int,
+              written: dict[str | None, tuple[bytes, Any]] | None) -> Download:
     from .loading import TranscriptError
     from .pipeline import check
 
     transcript = analysis.transcript
-    try:
-        read = [t for t in load_all(data, transcript.source) if t.checked]
-    except TranscriptError as error:
-        return Download(provider, data, None, error.problem)
+    key = provider if provider is not None and replans_for(analysis.policy, analysis.light, analysis.plan,
+                                                           provider) else None
+    kept = (written or {}).get(key)
+    if kept is None:
+        data = export_view(analysis, provider)
+        if len(transcript.messages) > recheck_up_to:
+            return Download(provider, data, None, "")
+        try:
+            read: Any = [t for t in load_all(data, transcript.source) if t.checked]
+        except TranscriptError as error:
+            read = error
+        kept = (data, read)
+        if written is not None:
+            written[key] = kept
+    data, read = kept
+    if isinstance(read, TranscriptError):
+        return Download(provider, data, None, read.problem)
     back = next((t for t in read if t.name == transcript.name), read[0] if len(read) == 1 else None)
     if back is None:  # a thread written into the whole file: the thread is read back under its own name
         return Download(provider, data, None, f"no transcript named {transcript.name} in the written file")

@@ -180,8 +180,16 @@ else:
                    "rules differ: ids it refuses, its role order). 'after repair' is that provider's answer about "
                    "that very view, which its button below downloads; 'safe to send' only where `check "
                    "--provider` passes the downloaded bytes.")
-        offered = {judge: verdict_ui.offered_download(analysis, judge, source.digest, cache)
-                   for judge in analysis.verdicts}
+        flag = f"_recheck_{source.digest}_{cache}_{analysis.policy}_{provider}"
+        every = size <= verdict_ui.AUTO_VERDICT_MESSAGES or st.session_state.get(flag)
+        if not every:
+            took = mine.seconds if isinstance(mine, Download) else 0.0  # measured on this page's own download
+            estimate = f"about {max(1, round(took * (len(analysis.verdicts) - 1)))} s" if took else "some time"
+            st.button(f"Re-check every provider's download ({size:,} messages: {estimate}, as this page's own "
+                      "took)", key="recheck_btn", on_click=st.session_state.__setitem__, args=(flag, True))
+        written: dict[Any, Any] = {}  # the providers sent the same view share its bytes and their reading
+        offered = {judge: verdict_ui.offered_download(analysis, judge, source.digest, cache, written)
+                   if every or judge == provider else None for judge in analysis.verdicts}
         st.dataframe(ui.safe_frame(rv.provider_rows(analysis, offered), columns=rv.PROVIDER_COLUMNS),
                      hide_index=True, width="stretch",
                      column_config={"after repair (that view)": st.column_config.TextColumn(width="large")})

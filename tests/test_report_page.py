@@ -264,3 +264,17 @@ def test_above_the_recheck_limit_nothing_is_called_safe_to_send(monkeypatch: pyt
     assert said and all("safe to send" not in words and "not re-checked" in words for words in said), said
     assert not any("safe to send" in t.value for t in at.text)
     assert {f"⬇ view for {provider}" for provider in PROVIDERS} <= {b.label for b in at.get("download_button")}
+
+
+def test_a_larger_transcript_rechecks_every_providers_download_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    from inspector import verdict_ui
+
+    monkeypatch.setattr(verdict_ui, "AUTO_VERDICT_MESSAGES", 3)  # the 6-message sample: every download on a button
+    at = report_page("abort_race.pi-ai.json")
+    said = table_with(at, "after repair (that view)").set_index("provider")["after repair (that view)"]
+    assert all(words == "accepted, not re-checked: run `check` on the download" for words in said), said
+    button = next(b for b in at.button if b.label.startswith("Re-check every provider's download (6 messages: "))
+    assert " s, as this page's own took)" in button.label  # an estimate from this run's own re-check
+    button.click().run()
+    said = table_with(at, "after repair (that view)").set_index("provider")["after repair (that view)"]
+    assert all(words == "accepted: safe to send (`check` passes the download)" for words in said), said
