@@ -167,3 +167,48 @@ def test_a_view_written_that_check_still_flags_is_never_safe_to_send(tmp_path: P
     assert repaired.code == 1
     unplanned = download(analysis, None)
     assert f"the repaired view is written, but `check` still flags it: {unplanned.left}" in repaired.stderr
+
+
+def _fragments() -> list[tuple[str, bytes]]:
+    """Pieces of the pi-ai samples as one finds them pasted or cut from a log: every window of one to three
+    messages (a result whose call is cut off, a system or user turn followed by a lone result, an assistant
+    message alone), and an assistant message with thinking as a lone object.  The shapes of the files issue 29
+    reports as 'safe to send' where `check` on the download exits 1 (the files themselves are not public)."""
+    pieces: list[tuple[str, bytes]] = []
+    for path in sorted((REPO / "sample_transcripts").glob("*.pi-ai.json")):
+        messages = json.loads(path.read_bytes())
+        for size in (1, 2, 3):
+            for start in range(len(messages) - size + 1):
+                pieces.append((f"{path.stem}[{start}:{start + size}]",
+                               json.dumps(messages[start:start + size]).encode()))
+    lone = {"role": "assistant", "stopReason": "toolUse", "timestamp": 1,
+            "content": [{"type": "thinking", "thinking": "Read it first.", "thinkingSignature": "c2ln"},
+                        {"type": "toolCall", "id": "call_1", "name": "read", "arguments": {"path": "a.txt"}}]}
+    pieces.append(("lone assistant message with thinking", json.dumps(lone).encode()))
+    return pieces
+
+
+FRAGMENTS = _fragments()
+
+
+@pytest.mark.parametrize(("label", "data"), FRAGMENTS, ids=[label for label, _ in FRAGMENTS])
+def test_a_fragment_is_safe_to_send_only_when_check_passes_its_download(label: str, data: bytes,
+                                                                        tmp_path: Path) -> None:
+    name = "fragment.json"
+    try:
+        [transcript] = [t for t in load_all(data, name) if t.checked]
+    except Exception:  # noqa: BLE001 - a piece no reader takes: the pages say it cannot be read, as check does
+        (tmp_path / name).write_bytes(data)
+        assert run("check", tmp_path / name).code == 2
+        return
+    for policy in POLICIES:
+        analysis = judged_by_providers(analyze(transcript, policy), PROVIDERS)
+        for provider in (None, *PROVIDERS):
+            found = download(analysis, provider)
+            passes = _download_passes(found.data, name, policy, provider, tmp_path)
+            assert found.safe_to_send == passes, (policy, provider, found.left)
+            if provider is not None:
+                words = provider_rows(analysis, {provider: found})[PROVIDERS.index(provider)]
+                said = words["after repair (that view)"]
+                assert (SAFE in said and "not safe" not in said) == (passes and
+                                                                     analysis.verdicts[provider].accepted_after_repair)
