@@ -299,6 +299,9 @@ def export_view(analysis: Analysis, provider: str | None = None) -> bytes:
     return write_bytes(analysis.transcript, provider_view(analysis, provider))
 
 
+NOTHING_LEFT = "nothing is left after repair (every entry is dropped), and no provider accepts an empty conversation"
+"""What `repair` and the pages say of a view that drops every entry."""
+
 RECHECK_UP_TO = 10_000
 """Downloads of up to this many messages are read back and checked before a page calls them safe to send
 (as `repair` re-reads what it writes, cli.RECHECK_UP_TO): above it the re-read would double the page's time."""
@@ -354,6 +357,8 @@ def _download(analysis: Analysis, provider: str | None, recheck_up_to: int,
     kept = (written or {}).get(key)
     if kept is None:
         data = export_view(analysis, provider)
+        if not provider_view(analysis, provider):
+            return Download(provider, data, None, NOTHING_LEFT)
         if len(transcript.messages) > recheck_up_to:
             return Download(provider, data, None, "")
         try:

@@ -506,9 +506,11 @@ def _still_failing(source: str, empty: bool, report: Any, payload: bytes, args: 
     a view check still fails: always when findings are left in place, and for every file of up to
     RECHECK_UP_TO messages (the written bytes are read back as check reads them).
     """
-    if empty:
-        return "nothing is left after repair (every entry is dropped), and no provider accepts an empty conversation"
     from ._policies import POLICY
+    from .analysis import NOTHING_LEFT
+
+    if empty:
+        return NOTHING_LEFT
 
     recheck = report is not None and POLICY[args.policy].rechecks_written_view and (
         report.summary.findings or report.summary.messages <= RECHECK_UP_TO)

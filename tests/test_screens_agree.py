@@ -170,17 +170,26 @@ def test_a_view_written_that_check_still_flags_is_never_safe_to_send(tmp_path: P
 
 
 def _fragments() -> list[tuple[str, bytes]]:
-    """Pieces of the pi-ai samples as one finds them pasted or cut from a log: every window of one to three
-    messages (a result whose call is cut off, a system or user turn followed by a lone result, an assistant
-    message alone), and an assistant message with thinking as a lone object.  The shapes of the files issue 29
+    """Pieces of the pi-ai and OpenAI Chat samples as one finds them pasted or cut from a log: every window
+    of one to three messages (a result whose call is cut off, a system or user turn followed by a lone result,
+    an assistant message alone), every window of two to four lines of the Claude Code samples, and an
+    assistant message with thinking as a lone object.  The shapes of the files issue 29
     reports as 'safe to send' where `check` on the download exits 1 (the files themselves are not public)."""
     pieces: list[tuple[str, bytes]] = []
-    for path in sorted((REPO / "sample_transcripts").glob("*.pi-ai.json")):
-        messages = json.loads(path.read_bytes())
+    samples = REPO / "sample_transcripts"
+    for path in sorted([*samples.glob("*.pi-ai.json"), *samples.glob("*.openai-chat.json")]):
+        document = json.loads(path.read_bytes())
+        messages = document["messages"] if isinstance(document, dict) else document
         for size in (1, 2, 3):
             for start in range(len(messages) - size + 1):
-                pieces.append((f"{path.stem}[{start}:{start + size}]",
-                               json.dumps(messages[start:start + size]).encode()))
+                window = messages[start:start + size]
+                body = {**document, "messages": window} if isinstance(document, dict) else window
+                pieces.append((f"{path.stem}[{start}:{start + size}]", json.dumps(body).encode()))
+    for path in sorted(samples.glob("*.claude-code.jsonl")):  # a Claude Code log cut anywhere (whole lines)
+        lines = path.read_bytes().splitlines(keepends=True)
+        for size in (2, 3, 4):
+            for start in range(len(lines) - size + 1):
+                pieces.append((f"{path.stem}[{start}:{start + size}]", b"".join(lines[start:start + size])))
     lone = {"role": "assistant", "stopReason": "toolUse", "timestamp": 1,
             "content": [{"type": "thinking", "thinking": "Read it first.", "thinkingSignature": "c2ln"},
                         {"type": "toolCall", "id": "call_1", "name": "read", "arguments": {"path": "a.txt"}}]}
@@ -194,7 +203,7 @@ FRAGMENTS = _fragments()
 @pytest.mark.parametrize(("label", "data"), FRAGMENTS, ids=[label for label, _ in FRAGMENTS])
 def test_a_fragment_is_safe_to_send_only_when_check_passes_its_download(label: str, data: bytes,
                                                                         tmp_path: Path) -> None:
-    name = "fragment.json"
+    name = "fragment.jsonl" if data.startswith(b"{") and b"\n{" in data else "fragment.json"
     try:
         [transcript] = [t for t in load_all(data, name) if t.checked]
     except Exception:  # noqa: BLE001 - a piece no reader takes: the pages say it cannot be read, as check does
@@ -212,3 +221,20 @@ def test_a_fragment_is_safe_to_send_only_when_check_passes_its_download(label: s
                 said = words["after repair (that view)"]
                 assert (SAFE in said and "not safe" not in said) == (passes and
                                                                      analysis.verdicts[provider].accepted_after_repair)
+
+
+def test_a_view_that_drops_every_entry_is_never_safe_to_send(tmp_path: Path) -> None:
+    """A lone stray result: strict drops it, nothing is left; the pages say what repair says, word for word."""
+    from integrity.analysis import NOTHING_LEFT
+
+    stray = json.loads((REPO / "sample_transcripts" / "abort_race.pi-ai.json").read_bytes())[2:3]
+    assert stray[0]["role"] == "toolResult"
+    path = tmp_path / "stray.json"
+    path.write_bytes(json.dumps(stray).encode())
+    [transcript] = load_all(path.read_bytes(), str(path))
+    analysis = judged_by_providers(analyze(transcript, "strict"), PROVIDERS)
+    for provider in (None, *PROVIDERS):
+        found = download(analysis, provider)
+        assert not found.safe_to_send and found.left == NOTHING_LEFT, provider
+    repaired = run("repair", "--now", "0", path, "-o", tmp_path / "out.json")
+    assert repaired.code == 1 and f"`check` still flags it: {NOTHING_LEFT}" in repaired.stderr
