@@ -319,3 +319,15 @@ def provider_rows(analysis: Analysis, offered: Mapping[str, Download | str | Non
             "after repair (that view)": after_repair_words(result, offered.get(name), size),
         })
     return rows
+
+
+VIEW_ROWS_SHOWN = 2_000
+"""The Report page lists this many messages of a provider's view; the download has them all."""
+
+
+def provider_view_rows(analysis: Analysis, provider: str, limit: int = VIEW_ROWS_SHOWN) -> list[dict[str, Any]]:
+    """The view `provider` is sent, one row per message (its position and one line of it): what its download
+    holds and what its 'after repair' verdict is about."""
+    view = provider_view(analysis, provider)
+    return [{"view #": position, "message": preview(message) or NONE}
+            for position, message in enumerate(view[:limit])]

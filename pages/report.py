@@ -27,7 +27,7 @@ from inspector.safe_text import neutralize
 from inspector.theme import summary_metrics
 from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, facts
 from integrity._records import invalid_where
-from integrity.analysis import Download, export_view
+from integrity.analysis import Download, export_view, provider_view
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
@@ -197,6 +197,17 @@ else:
         for judge, found in offered.items():
             _offer(buttons, analysis, judge, found, f"⬇ view for {judge}",
                    ui.download_name(name, f"repaired-for-{judge}"), f"dl_view_{judge}")
+        sent_to: str | None = st.selectbox("Show the view sent to", list(analysis.verdicts), key="report_view_of",
+                                          index=list(analysis.verdicts).index(provider)
+                                          if provider in analysis.verdicts else 0)
+        if sent_to is not None:
+            sent_rows = rv.provider_view_rows(analysis, sent_to)
+            total = len(provider_view(analysis, sent_to))
+            answer = "accepted" if analysis.verdicts[sent_to].accepted_after_repair else "REJECTED"
+            cut = f", the first {len(sent_rows):,} shown (its download has them all)" if total > len(sent_rows) else ""
+            st.caption(f"The view planned for {sent_to}: {total:,} message(s){cut}; {sent_to} after repair: {answer}.")
+            st.dataframe(ui.safe_frame(sent_rows, columns=["view #", "message"]), hide_index=True, width="stretch",
+                         column_config={"message": st.column_config.TextColumn(width="large")})
         _errors_of(analysis, provider)
 
 

@@ -278,3 +278,17 @@ def test_a_larger_transcript_rechecks_every_providers_download_on_request(monkey
     button.click().run()
     said = table_with(at, "after repair (that view)").set_index("provider")["after repair (that view)"]
     assert all(words == "accepted: safe to send (`check` passes the download)" for words in said), said
+
+
+def test_the_report_shows_the_view_each_provider_is_sent() -> None:
+    from inspector.report_view import provider_view_rows
+
+    at = report_page("abort_race.pi-ai.json")
+    analysis = analysis_of("abort_race.pi-ai.json")
+    at.selectbox(key="report_view_of").set_value("mistral").run()
+    shown = next(frame for frame in tables(at) if list(frame.columns) == ["view #", "message"])
+    expected = provider_view_rows(analysis, "mistral")
+    assert list(shown["message"]) == [row["message"] for row in expected]
+    assert expected != provider_view_rows(analysis, "openai-chat")  # Mistral's ids are its own: another view
+    assert any(c.value.startswith("The view planned for mistral: ") and c.value.endswith("after repair: accepted.")
+               for c in at.caption)
