@@ -13,14 +13,14 @@ from collections.abc import Container, Iterable, Sequence
 from itertools import accumulate, compress, islice
 from typing import Any, Literal
 
-from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_index, unplain
 from ._findings import Finding, Known, find_defects, paired
-from ._plan import Plan
-from ._policies import POLICY
 from ._records import FrozenRecord
-from ._views import LightTranscript, loose_results
 from .kinds import FINDINGS, REPAIR_KINDS, VERDICT_ORDER, FindingCode, RepairKind, Severity, fails, rate, worst
 from .notes import Note, NoteCode
+from .repair.entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_index, unplain
+from .repair.plan import Plan
+from .repair.policies import POLICY
+from .repair.views import LightTranscript, loose_results
 
 AsRecorded = dict[str, Literal["accepted", "rejected"]]
 """provider -> what it says about the transcript as recorded (only the providers that were checked)."""

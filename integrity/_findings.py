@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._plan import Plan
-from ._policies import POLICY
 from ._records import FrozenRecord
-from ._views import LightTranscript, loose_results
 from .kinds import FINDINGS, LEGACY_SEVERITY, FindingCode, Severity
 from .notes import NoteCode
+from .repair.plan import Plan
+from .repair.policies import POLICY
+from .repair.views import LightTranscript, loose_results
 
 Uses = dict[str, list[tuple[int, int]]]
 """call id -> (frame index, call position) of each call using it."""

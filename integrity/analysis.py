@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._arguments import require_transcript
-from ._entries import materialize
-from ._gc import without_gc
-from ._plan import Plan
-from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_view
-from ._views import LightTranscript
+from ._bulk.gc_pause import without_gc
 from .loading import Transcript
 from .reference import time_ms
+from .repair.entries import materialize
+from .repair.plan import Plan
+from .repair.policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_view
+from .repair.views import LightTranscript
 from .report import RepairReport, build_report
 from .schema import schema_findings
 
@@ -242,8 +242,8 @@ def view_for_provider(policy: str, light: LightTranscript, plan: Plan, view: lis
 
 def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
     """Whether the strict plan for this provider may differ from another provider's."""
-    from ._legalize import has_role_rules
-    from ._strict import refuses_some_id
+    from .repair.legalize import has_role_rules
+    from .repair.strict import refuses_some_id
 
     return has_role_rules(provider) or any(call.id == "" for calls in light.frames.values() for call in calls) \
         or refuses_some_id(light, provider)

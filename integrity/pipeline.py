@@ -26,19 +26,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._bulk.gc_pause import without_gc
 from ._diagnosis import target_provider
-from ._gc import without_gc
-from ._policies import DEFAULT_POLICY, PLANNERS, light_view
 from .reference import time_ms
+from .repair.policies import DEFAULT_POLICY, PLANNERS, light_view
 
 if TYPE_CHECKING:
     from ._diagnosis import Diagnosis, Summary
     from ._findings import Finding
-    from ._plan import Plan
-    from ._views import LightTranscript
     from .kinds import Severity
     from .loading import Transcript
     from .providers import Violation
+    from .repair.plan import Plan
+    from .repair.views import LightTranscript
     from .report import RepairReport
 
 __all__ = ["ALL_PROVIDERS", "CheckResult", "Depth", "Loaded", "ProviderVerdict", "Status", "check", "check_unit",
@@ -304,7 +304,7 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     implies (if any).  also: providers asked for information beside it (ALL_PROVIDERS: every one).
     """
     if policy not in PLANNERS:
-        from ._policies import POLICIES
+        from .repair.policies import POLICIES
 
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     target = target_provider(loaded.format, provider)
@@ -319,7 +319,7 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     verdicts: dict[str, ProviderVerdict] = {}
     stamps: list[int] = []
     if transcript is not None:
-        from ._entries import materialize
+        from .repair.entries import materialize
 
         if plan.changed and plan.order is not None:
             view, stamps = materialize(plan.order, transcript.messages, plan.placeholder, now)
@@ -328,7 +328,7 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
         view_for = _views(policy, light, plan, transcript, now, {plan.provider: view})
         verdicts = provider_verdicts(transcript, view_for, asks)
     elif depth == "report":
-        from ._entries import is_stamped, unplain
+        from .repair.entries import is_stamped, unplain
 
         stamps = [now() for entry in unplain(plan.order or []) if is_stamped(entry)]
     report = _report(loaded, light, plan, depth, stamps, transcript)

@@ -34,7 +34,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._policies import DEFAULT_POLICY
 from ._triage_inputs import TriageError, exists, expand_inputs, identity, read_file
 from ._triage_table import (
     FINDING_FIELDS,
@@ -50,6 +49,7 @@ from ._triage_table import (
     transcript_schema,
 )
 from .kinds import summary_counts
+from .repair.policies import DEFAULT_POLICY
 
 if TYPE_CHECKING:
     from .pipeline import CheckResult

@@ -24,9 +24,9 @@ from integrity import (
     repair_with_report,
     view_from_report,
 )
-from integrity._fastpath import read_fast, write_fast
-from integrity._plan import Synthesized, plan_openmaic
-from integrity._views import light_transcript
+from integrity._bulk.fast_read import read_fast, write_fast
+from integrity.repair.plan import Synthesized, plan_openmaic
+from integrity.repair.views import light_transcript
 
 VECTORS = Path(__file__).resolve().parent / "data" / "openmaic_repair_vectors.json.gz"
 EXPECTED_CASES = 404

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from cli_inprocess import run, run_process
 
-from integrity._json_pieces import ascii_only, finished
-from integrity._report_text import report_bytes
+from integrity._bulk.pieces import ascii_only, finished
 from integrity.analysis import load_all
 from integrity.cli import RECHECK_UP_TO, _summary_lines, _verdict_lines, pieces_in_array
 from integrity.pipeline import check
 from integrity.providers import PROVIDERS
+from integrity.report.text import report_bytes
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((REPO / "sample_transcripts").glob("*.json*"))

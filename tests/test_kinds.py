@@ -13,6 +13,7 @@ import pytest
 
 from inspector import batch, lessons, markdown, theme
 from integrity import analyze, load
+from integrity._diagnosis import _verdict
 from integrity.kinds import (
     ACTION_KINDS,
     FAILING,
@@ -33,7 +34,7 @@ from integrity.kinds import (
     worst,
 )
 from integrity.notes import _TEMPLATES, NoteCode
-from integrity.report import Summary, _verdict
+from integrity.report import Summary
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
 ALL_KINDS = [*RepairKind, *FindingCode, *Mark]

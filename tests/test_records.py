@@ -19,11 +19,11 @@ from _pydantic_probe import PROBE
 from integrity import POLICIES, load
 from integrity._diagnosis import Diagnosis, Summary, diagnose, with_recorded
 from integrity._findings import Finding
-from integrity._policies import PLANNERS
 from integrity._records import invalid_where
-from integrity._views import light_transcript
 from integrity.kinds import FindingCode, Severity
 from integrity.providers import Violation, validate_recorded
+from integrity.repair.policies import PLANNERS
+from integrity.repair.views import light_transcript
 from integrity.report import RepairReport, build_report
 
 ROOT = Path(__file__).resolve().parent.parent

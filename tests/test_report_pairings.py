@@ -33,9 +33,9 @@ from integrity import (
     load,
     load_all,
 )
-from integrity._fastpath import read_fast
-from integrity._strict import plan_strict
+from integrity._bulk.fast_read import read_fast
 from integrity.loading import Transcript
+from integrity.repair.strict import plan_strict
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_transcripts").glob("*.json*"))

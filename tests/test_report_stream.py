@@ -1,7 +1,7 @@
 """`check --json` writes a report a chunk at a time, and the bytes are the whole report's.
 
 A report shell (integrity.report.report_shell) has every field of the report but its three long
-sections, which integrity._report_text.report_chunks makes, encodes and writes a chunk at a time.
+sections, which integrity.report.text.report_chunks makes, encodes and writes a chunk at a time.
 Everything a reader sees must be what `report_bytes(build_report(...))` gives, byte for byte, in both
 layouts, once rated by what the providers say (with_recorded) and named (format, thread): the
 samples, the real files, generated transcripts with every kind of defect under both policies and
@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 
 from integrity import POLICIES, PROVIDERS, analyze, load_all
-from integrity import _report_sections as sections_module
 from integrity._diagnosis import recorded_acceptance
-from integrity._report_text import report_bytes, report_chunks
 from integrity.analysis import reader_findings, schema_findings
 from integrity.loading import Transcript, TranscriptError
 from integrity.report import build_report, report_shell, sections_of, with_recorded
+from integrity.report import sections as sections_module
+from integrity.report.text import report_bytes, report_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted([*(ROOT / "sample_transcripts").glob("*.json*"), *(ROOT / "tests" / "real").glob("*.*")])
@@ -189,8 +189,8 @@ def test_a_reused_id_lists_the_results_of_each_use_s_own_turn(policy: str) -> No
                 frame("r"), {"role": "user", "content": "late"}, result("r")]
     for source in ("plain", "fast"):
         if source == "fast":
-            from integrity._fastpath import read_fast
-            from integrity._strict import plan_strict
+            from integrity._bulk.fast_read import read_fast
+            from integrity.repair.strict import plan_strict
 
             if policy != "strict":
                 continue

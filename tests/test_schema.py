@@ -19,7 +19,7 @@ import pytest
 from cli_inprocess import run as run_in_process
 
 from integrity import Transcript, analyze, load, repair_orphaned_tool_calls, repair_with_report
-from integrity._fastpath import read_fast
+from integrity._bulk.fast_read import read_fast
 from integrity.kinds import FINDINGS, FindingCode, Severity
 from integrity.schema import schema_findings
 
@@ -136,7 +136,8 @@ def test_every_garbage_case_is_a_malformed_finding_of_the_api(name: str) -> None
 
 @pytest.mark.parametrize("name", sorted(PI_AI_GARBAGE))
 def test_the_fast_path_declines_what_the_schema_reports(name: str) -> None:
-    """_fastpath validates the same rules: it never reads a file that has a schema finding."""
+    """The fast reader (integrity._bulk.fast_read) validates the same rules: it never reads a file that has
+    a schema finding."""
     assert read_fast(PI_AI_GARBAGE[name][0].encode(), "g.json") is None
 
 

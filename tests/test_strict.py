@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from integrity._entries import Merged, SynthesizedTurn, materialize
-from integrity._fastpath import read_fast, write_fast
-from integrity._strict import STRICT_MESSAGE, plan_strict, strict_placeholder_text
-from integrity._views import light_transcript
+from integrity._bulk.fast_read import read_fast, write_fast
 from integrity.analysis import analyze, load
 from integrity.loading import Transcript
 from integrity.notes import NoteCode
 from integrity.providers import PROVIDER_FORMAT, PROVIDERS, validate, validate_native
+from integrity.repair.entries import Merged, SynthesizedTurn, materialize
+from integrity.repair.strict import STRICT_MESSAGE, plan_strict, strict_placeholder_text
+from integrity.repair.views import light_transcript
 from integrity.report import RepairReport, view_from_report
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

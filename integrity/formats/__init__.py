@@ -20,7 +20,7 @@ native entry and Transcript.lines[i] its 1-based line, for reports.
 Two readings matter to the engine in every format: an assistant turn with no
 content is an interrupted frame (stopReason "aborted"; no provider completes a turn
 with nothing in it), and a result whose whole content is exactly one of the engine's
-receipt texts (the reference's or the strict policy's, _messages.receipt_texts) is an
+receipt texts (the reference's or the strict policy's, integrity.repair.messages.receipt_texts) is an
 interrupted receipt (isError and details restored), so both survive any conversion.
 Formats without tool-call ids (Gemini) read a missing id as "" with
 "_native": {"idMissing": true} on the call part or result.

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._views import frame_is_interrupted
+from ..repair.views import frame_is_interrupted
 from .base import BuildContext, Segment
 from .common import (
     NATIVE,

@@ -11,9 +11,9 @@ hold no floats (whose spelling would differ); a lone surrogate, which msgspec do
 encode, takes the standard library's path.
 
 A large report is written as pieces (`report_pieces`): text, or a value encoded but not yet
-indented (`Compact`), which `finished` indents at its depth (integrity._json_pieces).  The indenting can then be done
+indented (`Compact`), which `finished` indents at its depth (integrity._bulk.pieces).  The indenting can then be done
 by another process than the one making the records: a forked child making the later sections
-(integrity._report_fork), or one the writer starts (integrity._indent_child).
+(integrity._bulk.report_process), or one the writer starts (integrity._bulk.indent_process).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ._diagnosis import recorded_acceptance
-from ._json_pieces import Compact, Piece, ascii_bytes, finished, without_brackets
-from ._records import _python
-from ._report_fork import Later
-from .report import sections_of
+from .._bulk.pieces import Compact, Piece, ascii_bytes, finished, without_brackets
+from .._bulk.report_process import Later
+from .._diagnosis import recorded_acceptance
+from .._records import _python
+from . import sections_of
 
 
 def report_bytes(report: Any, indent: bool = True) -> bytes:
@@ -49,7 +49,7 @@ def report_pieces(report: Any, indent: bool = True) -> Iterator[Piece]:
     """report_bytes(report, indent), a piece at a time, the indenting of its values left to `finished`.
 
     A report shell (integrity.report.report_shell) has its long sections made, encoded and
-    handed out a chunk at a time (integrity._report_sections), so `check --json` never holds a
+    handed out a chunk at a time (integrity.report.sections), so `check --json` never holds a
     whole report: its fields are encoded one by one, in the record's order, and the layout is the
     one report_bytes gives the whole (the same bytes: tests/test_report_stream.py).  Any other
     report is report_bytes in one piece.

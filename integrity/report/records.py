@@ -1,7 +1,7 @@
 """The records of a repair report's long sections: what happened to each durable message (Action),
 each entry of the view (DurableView, ReceiptView, TurnView, MergedView) and each call (Pairing).
 
-Kept apart from integrity.report so the section builder (integrity._report_sections), which makes a
+Kept apart from integrity.report so the section builder (integrity.report.sections), which makes a
 million of them, and the report itself can both use them.
 """
 
@@ -11,9 +11,9 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 
-from ._records import Record
-from .kinds import REPAIR_KINDS, RepairKind, Severity, rate
-from .notes import NoteCode
+from .._records import Record
+from ..kinds import REPAIR_KINDS, RepairKind, Severity, rate
+from ..notes import NoteCode
 
 Outcome = Literal["answered", "moved", "synthesized", "shared"]
 
@@ -78,7 +78,7 @@ class ReceiptView(Record, kw_only=True, tag_field="source", tag="synthesized"):
     @property
     def not_executed(self) -> bool:
         """The error result for a call whose arguments were invalid (no tool ran), not an interrupted receipt."""
-        from ._messages import NOT_EXECUTED_TEXT
+        from ..repair.messages import NOT_EXECUTED_TEXT
 
         return self.text == NOT_EXECUTED_TEXT
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._arguments import require_messages
-from ._diagnosis import (
+from .._arguments import require_messages
+from .._diagnosis import (
     AsRecorded,
     Diagnosis,
     Summary,
@@ -34,10 +34,12 @@ from ._diagnosis import (
     summarize,
     with_recorded,
 )
-from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_message
-from ._findings import Finding
-from ._records import Record
-from ._report_records import (
+from .._findings import Finding
+from .._records import Record
+from ..kinds import Severity, fails, rate, worst
+from ..notes import Note
+from ..repair.entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_message
+from .records import (
     Action,
     DurableView,
     MergedView,
@@ -47,14 +49,12 @@ from ._report_records import (
     TurnView,
     ViewItem,
 )
-from ._report_sections import Sections, _entry_severity, _rerated, with_severity
-from ._report_v1 import upgrade
-from .kinds import Severity, fails, rate, worst
-from .notes import Note
+from .sections import Sections, _entry_severity, _rerated, with_severity
+from .v1 import upgrade
 
 if TYPE_CHECKING:
-    from ._plan import Plan
-    from ._views import LightTranscript
+    from ..repair.plan import Plan
+    from ..repair.views import LightTranscript
 
 REPORT_VERSION = 3
 """2: `view` holds typed entries (receipts, turns and merges inline); actions carry note codes.
@@ -177,7 +177,7 @@ def build_report(
 def report_shell(light: LightTranscript, plan: Plan, stamps: Sequence[int] = (), source: str | None = None,
                  schema: Sequence[Finding] = ()) -> RepairReport:
     """build_report without its long sections (actions, pairings, view: empty lists), which
-    integrity._report_text.report_chunks makes and writes a chunk at a time (`check --json`).
+    integrity.report.text.report_chunks makes and writes a chunk at a time (`check --json`).
 
     The shell rates, re-rates (with_recorded) and words its verdict exactly as the whole report
     would: it asks its sections (kept beside its fields, never serialized) for their severities.
@@ -272,8 +272,8 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
 def _repaired_arguments(report: RepairReport, messages: Sequence[Any]) -> dict[int, frozenset[int]]:
     """frame -> the call positions whose invalid arguments the view sends as {}: the frames whose action says
     `arguments_replaced`, their positions found in the message itself (as the strict light view finds them)."""
-    from ._views import invalid_arguments, is_call_part
-    from .notes import NoteCode
+    from ..notes import NoteCode
+    from ..repair.views import invalid_arguments, is_call_part
 
     found: dict[int, frozenset[int]] = {}
     for action in report.actions:
