@@ -227,7 +227,8 @@ class Loaded:
     def light(self, policy: str) -> LightTranscript:
         """The light view the policy plans on (strict reads numeric ids; the fast path has its own)."""
         if self.fast is not None:
-            return self.fast.light
+            light: LightTranscript = self.fast.light
+            return light
         assert self.transcript is not None
         return light_view(self.transcript.messages, policy)
 

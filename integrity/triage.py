@@ -34,7 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._triage_inputs import TriageError, exists, expand_inputs, identity, read_file
+from ._triage_inputs import TriageError as TriageError
+from ._triage_inputs import exists, expand_inputs, identity, read_file
 from ._triage_table import (
     FINDING_FIELDS,
     TRANSCRIPT_FIELDS,

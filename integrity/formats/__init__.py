@@ -455,7 +455,8 @@ def request_key(format: str) -> str:
     """The field of `format`'s request body that holds its messages ("messages", "contents", "input"): where
     a provider's error positions start.  Read from the adapter's own body, so it is never a second copy."""
     _check_target(format)
-    return next(key for key, value in ADAPTERS[format].body([], []).items() if isinstance(value, list))
+    body: dict[str, Any] = ADAPTERS[format].body([], [])
+    return next(key for key, value in body.items() if isinstance(value, list))
 
 
 __all__ = [

@@ -134,9 +134,9 @@ def parse_arguments(raw: Any) -> Any:
 def arguments_text(part: dict[str, Any], same_format: bool) -> str:
     """JSON-string arguments for a toolCall part: the original text when it still says the same."""
     native = part.get(NATIVE) if same_format else None
-    if isinstance(native, dict) and isinstance(native.get("arguments"), str) \
-            and parse_arguments(native["arguments"]) == part.get("arguments"):
-        return native["arguments"]
+    written = native.get("arguments") if isinstance(native, dict) else None
+    if isinstance(written, str) and parse_arguments(written) == part.get("arguments"):
+        return written
     return _ARGUMENTS.encode(part.get("arguments", {}))
 
 

@@ -513,7 +513,8 @@ class Runtime:
 
     def model_view(self) -> list[Message]:
         """The repaired context the next model call would get (nothing is written)."""
-        return self.context(list(self.history))
+        view: list[Message] = self.context(list(self.history))
+        return view
 
     # -- phases ------------------------------------------------------------
 

@@ -9,7 +9,7 @@ messages became each native entry; given that grouping, this module fills in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .registry import PROVIDER_FORMAT, PROVIDERS, validate_native
 from .violation import Violation
@@ -96,7 +96,7 @@ def judged_request(
         key = (id(messages), id(transcript), format, as_recorded)
         kept = requests.get(key)
         if kept is not None and kept[0] is messages:  # the list itself is kept, so its id cannot be reused
-            return kept[1]
+            return cast("tuple[list[Any], list[list[int]], Any]", kept[1])
         found = judged_request(messages, provider, transcript, as_recorded)
         requests[key] = (messages, found)
         return found

@@ -33,7 +33,7 @@ roles) are not considered by these rules.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..notes import Note, NoteCode
@@ -142,7 +142,8 @@ def legalize(light: LightTranscript, order: list[ViewEntry], provider: str | Non
     return order if changed else None
 
 
-def _runs(light: LightTranscript, order: Sequence[Any], transparent: set[int], kinds: tuple[int, ...]):
+def _runs(light: LightTranscript, order: Sequence[Any], transparent: set[int],
+          kinds: tuple[int, ...]) -> Iterator[list[int]]:
     """Runs (lists of positions) of consecutive entries of the given kinds, transparent ones skipped."""
     run: list[int] = []
     for position, entry in enumerate(order):
