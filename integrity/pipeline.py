@@ -310,7 +310,7 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     target = target_provider(loaded.format, provider)
     informative = informative_providers(also)
-    planned_for = provider or None
+    planned_for = target  # the view is planned for the provider the verdict is for (named, else implied)
     light = loaded.light(policy)
     asks = ([target] if target is not None else []) + [name for name in informative if name != target]
     # The cheap diagnosis reads a view with stretches (a million ints fewer); a report or a view lists each message.
@@ -335,8 +335,8 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     report = _report(loaded, light, plan, depth, stamps, transcript)
     report = loaded.named(report) if loaded.transcript is None or loaded.transcript.native \
         or loaded.name != "main" or depth != "view" else report
-    if provider and report.provider != provider:  # the reference's plan names no provider: the report is for it
-        report = report.model_copy(update={"provider": provider})
+    if target and report.provider != target:  # the reference's plan names no provider: the report is for it
+        report = report.model_copy(update={"provider": target})
     if target is not None:  # rated by the target alone: the verdict never depends on who else was asked
         from ._diagnosis import with_recorded
 
