@@ -45,7 +45,7 @@ _LAZY: dict[str, str] = {
     # the report
     "Action": "report", "DurableView": "report",
     "MergedView": "report", "Pairing": "report", "ReceiptView": "report", "RepairReport": "report",
-    "TurnView": "report", "build_report": "report", "view_from_report": "report",
+    "TurnView": "report", "build_report": "report", "read_report": "report", "view_from_report": "report",
     # the diagnosis (what check prints; integrity._diagnosis)
     "Diagnosis": "_diagnosis", "Finding": "_findings", "Summary": "_diagnosis", "diagnose": "_diagnosis",
     "own_provider": "_diagnosis",
@@ -85,6 +85,7 @@ if TYPE_CHECKING:
         RepairReport,
         TurnView,
         build_report,
+        read_report,
         view_from_report,
     )
 
@@ -106,7 +107,7 @@ __all__ = [
     "ToolCallRepair", "Transcript", "TranscriptError", "TurnView", "Violation", "analyze",
     "append_interrupted_tool_call_results", "build_report", "check", "diagnose", "export_view", "facts",
     "gc_paused", "interrupted_tool_result", "is_interrupted_tool_result", "judged_by_providers", "load", "load_all",
-    "orphaned_tool_calls", "own_provider", "provider_verdict", "read_all", "read_bytes", "read_source",
+    "orphaned_tool_calls", "own_provider", "provider_verdict", "read_all", "read_bytes", "read_report", "read_source",
     "render_note", "repair_orphaned_tool_calls", "repair_with_report", "spec", "status_of", "target_provider",
     "track_tool_call_message", "validate", "validate_native", "view_from_report", "view_placement",
     "with_tool_call_integrity_repair", "with_verdicts", "write_bytes",

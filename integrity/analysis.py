@@ -14,6 +14,7 @@ from typing import Any
 
 from ._arguments import require_transcript
 from ._bulk.gc_pause import without_gc
+from ._records import replace
 from .loading import Transcript
 from .reference import time_ms
 from .repair.entries import materialize
@@ -158,9 +159,9 @@ def analyze(
     report = build_report(light, plan, stamps, transcript.source,
                           [*reader_findings(transcript), *schema_findings(transcript)])
     if transcript.native or transcript.name != "main":  # read from a file: say what was read
-        report = report.model_copy(update={"format": transcript.format, "thread": transcript.name})
+        report = replace(report, format=transcript.format, thread=transcript.name)
     if provider and report.provider != provider:  # the reference's plan names none: the report is for it
-        report = report.model_copy(update={"provider": provider})
+        report = replace(report, provider=provider)
     analysis = Analysis(transcript, policy, light, plan, view, report, provider=provider)
     if verdicts:
         from .providers import PROVIDERS

@@ -535,14 +535,10 @@ def _repair_targets(args: argparse.Namespace) -> list[Target]:
 
 def _report_json(report: Any) -> bytes:
     """The report as JSON bytes; a lone surrogate (from an escape in the transcript) is written escaped."""
+    from ._records import json_text
     from .formats.container import json_bytes
 
-    try:
-        return json_bytes(report.model_dump_json(indent=2) + "\n")
-    except UnicodeEncodeError:  # msgspec cannot encode a lone surrogate; json can, escaped
-        import json
-
-        return json_bytes(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n")
+    return json_bytes(json_text(report, indent=2) + "\n")
 
 
 def _write_repair(targets: list[Target], produce: Callable[[BinaryIO], Any], report: Any) -> int:

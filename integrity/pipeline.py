@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ._bulk.gc_pause import without_gc
 from ._diagnosis import target_provider
+from ._records import replace
 from .reference import time_ms
 from .repair.policies import DEFAULT_POLICY, PLANNERS, light_view
 
@@ -253,7 +254,7 @@ class Loaded:
 
     def named(self, report: Any) -> Any:
         """The report naming the format read and the transcript (thread or sample) it is about."""
-        return report.model_copy(update={"format": self.format, "thread": self.name})
+        return replace(report, format=self.format, thread=self.name)
 
 
 def _views(policy: str, light: LightTranscript, plan: Plan, transcript: Transcript, now: Callable[[], int],
@@ -336,7 +337,7 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     report = loaded.named(report) if loaded.transcript is None or loaded.transcript.native \
         or loaded.name != "main" or depth != "view" else report
     if target and report.provider != target:  # the reference's plan names no provider: the report is for it
-        report = report.model_copy(update={"provider": target})
+        report = replace(report, provider=target)
     if target is not None:  # rated by the target alone: the verdict never depends on who else was asked
         from ._diagnosis import with_recorded
 

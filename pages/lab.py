@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pandas as pd
 import streamlit as st
 
@@ -215,4 +216,4 @@ with st.expander("Attempts (leases) and the full repair report"):
         "entries before": [a.base_seq for a in snap.attempts],
         "ended as": [a.outcome or "(holding)" for a in snap.attempts],
     }), hide_index=True, width="stretch", key=f"lab_attempts_{shown}")
-    st.json(snap.report.model_dump(mode="json"), expanded=False)
+    st.json(msgspec.to_builtins(snap.report, str_keys=True), expanded=False)

@@ -21,6 +21,7 @@ import pytest
 
 from integrity import POLICIES, PROVIDERS, analyze, load_all
 from integrity._diagnosis import recorded_acceptance
+from integrity._records import replace
 from integrity.analysis import reader_findings, schema_findings
 from integrity.loading import Transcript, TranscriptError
 from integrity.report import build_report, report_shell, sections_of, with_recorded
@@ -45,8 +46,7 @@ def shell_and_whole(transcript: Transcript, policy: str, provider: str | None) -
     schema = [*reader_findings(transcript), *schema_findings(transcript)]
     whole = build_report(analysis.light, analysis.plan, stamps, transcript.source, schema)
     # analyze names the provider the report is judged for even when the plan names none (the reference's)
-    assert whole == analysis.report.model_copy(update={"format": None, "thread": None,
-                                                       "provider": analysis.plan.provider})
+    assert whole == replace(analysis.report, format=None, thread=None, provider=analysis.plan.provider)
     return report_shell(analysis.light, analysis.plan, stamps, transcript.source, schema), whole
 
 
@@ -69,8 +69,8 @@ def check_every_rating(transcript: Transcript, policy: str, provider: str | None
     assert_same_text(shell, whole, where)
     for rating in RATINGS:
         for named in ({}, {"format": transcript.format, "thread": transcript.name}):
-            rated_shell = with_recorded(shell.model_copy(update=named), rating)
-            rated_whole = with_recorded(whole.model_copy(update=named), rating)
+            rated_shell = with_recorded(replace(shell, **named), rating)
+            rated_whole = with_recorded(replace(whole, **named), rating)
             assert sections_of(rated_shell) is not None, "with_recorded keeps the shell's sections"
             assert rated_shell.severity == rated_whole.severity and rated_shell.verdict == rated_whole.verdict
             assert_same_text(rated_shell, rated_whole, f"{where} rated {rating} {named}")

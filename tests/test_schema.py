@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from cli_inprocess import run as run_in_process
 
@@ -210,10 +211,10 @@ def test_positions_in_an_envelope_use_its_key() -> None:
 
 def test_schema_findings_come_first_and_serialize_their_positions() -> None:
     report = analyze(load(json.dumps(mutated(2, toolCallId=None)).encode(), "x.json")).report
-    first = report.findings[0].model_dump(mode="json")
+    first = msgspec.to_builtins(report.findings[0])
     assert first["kind"] == "non_string_id" and first["path"] == "[2].toolCallId" and first["line"] == 1
     # engine findings carry no position fields (reports stay as they were)
-    assert all("path" not in f.model_dump(mode="json") for f in report.findings if f.severity != "malformed")
+    assert all("path" not in msgspec.to_builtins(f) for f in report.findings if f.severity != "malformed")
 
 
 # ---- other formats: what their readers read on past ----------------------------------------------

@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -123,8 +124,8 @@ def assert_same_reading(messages: list[Any], layout: str) -> None:
         assert flat(stretched.order) == plan.order
         assert written(fast, stretched) == written(whole, plan) == written(whole, plan_strict(whole.light,
                                                                                               stretches=True))
-        assert (diagnose(fast.light, stretched, "f.json").model_dump()
-                == diagnose(whole.light, plan, "f.json").model_dump())
+        assert (msgspec.to_builtins(diagnose(fast.light, stretched, "f.json"))
+                == msgspec.to_builtins(diagnose(whole.light, plan, "f.json")))
         # The names the fast path leaves out are never asked for: the plan of the full dict view is the same.
         full = plan_strict(light_transcript(messages, numeric_ids=True))
         for field in ("changed", "order", "repaired_tool_calls", "dropped_frames", "dropped_duplicates",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from integrity import POLICIES, PROVIDERS, analyze, judged_by_providers, load_all, provider_verdict
@@ -17,7 +18,7 @@ SAMPLES = sorted((Path(__file__).resolve().parent.parent / "sample_transcripts")
 
 
 def said(verdict: dict[str, Any]) -> dict[str, list[Any]]:
-    return {when: [v.model_dump() for v in verdict[when]] for when in ("before", "after")}
+    return {when: [msgspec.to_builtins(v) for v in verdict[when]] for when in ("before", "after")}
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+import msgspec
+
 from .registry import PROVIDER_FORMAT, PROVIDERS, validate_native
 from .violation import Violation
 
@@ -32,7 +34,7 @@ def with_canonical_indices(violations: Sequence[Violation], groups: Sequence[Seq
         canonical = known.get(key)
         if canonical is None:
             canonical = known[key] = sorted({c for n in key if 0 <= n < len(groups) for c in groups[n]})
-        mapped.append(violation.model_copy(update={"canonical_indices": canonical}))
+        mapped.append(msgspec.structs.replace(violation, canonical_indices=canonical))
     return mapped
 
 

@@ -25,6 +25,7 @@ from .build import (
     moved_results,
     moves,
     own_provider,
+    read_report,
     report_shell,
     sections_of,
     summarize,
@@ -35,6 +36,6 @@ from .build import (
 __all__ = [
     "Action", "Diagnosis", "DurableView", "Finding", "MergedView", "Outcome", "Pairing", "REPORT_VERSION",
     "ReceiptView", "RepairReport", "Summary", "TurnView", "ViewItem", "build_report", "diagnose",
-    "fails_only_as_recorded", "moved_results", "moves", "own_provider", "report_shell", "sections_of", "summarize",
-    "view_from_report", "with_recorded",
+    "fails_only_as_recorded", "moved_results", "moves", "own_provider", "read_report", "report_shell", "sections_of",
+    "summarize", "view_from_report", "with_recorded",
 ]

@@ -7,7 +7,7 @@ million of them, and the report itself can both use them.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import msgspec
 
@@ -37,13 +37,6 @@ class Action(Record, kw_only=True):
     reason: str = ""
     severity: Severity = Severity.INFO
     """how bad the defect behind it is (integrity.kinds)"""
-
-    @classmethod
-    def _before(cls, data: Any) -> Any:
-        """An action of an older report has no severity: rate it from its kind and codes."""
-        if isinstance(data, dict) and "severity" not in data and "kind" in data:
-            data = {**data, "severity": rate(data["kind"], data.get("codes") or ())}
-        return data
 
 
 class DurableView(Record, kw_only=True, tag_field="source", tag="durable"):

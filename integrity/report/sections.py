@@ -21,6 +21,8 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import msgspec
+
 from .._diagnosis import Moves, _change, _renamed_ids, known_calls, moves, view_starts
 from .._findings import Known
 from ..kinds import RepairKind, Severity, rate
@@ -377,4 +379,4 @@ def with_severity(item: Any, severity: Severity | None) -> Any:
     """A record (action or view entry) with this severity: itself when it has it already, or None is given."""
     if severity is None or getattr(item, "severity", None) == severity:
         return item
-    return item.model_copy(update={"severity": severity})
+    return msgspec.structs.replace(item, severity=severity)

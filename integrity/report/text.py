@@ -1,9 +1,9 @@
 """A repair report as JSON text, written the way `check --json` always wrote it, at C speed.
 
-`check --json` prints `json.dumps(report.model_dump(mode="json"), indent=2)`.  With
+`check --json` prints `json.dumps(msgspec.to_builtins(report, str_keys=True), indent=2)`.  With
 an indent, the standard library encodes in pure Python: 94 MB of report for a
 200,000-message file took about 3 s.  Here msgspec encodes the report's records in C
-(`model_dump_json`), re-indents it (its layout is json.dumps's: two spaces,
+(`msgspec.json.encode`), re-indents it (its layout is json.dumps's: two spaces,
 `", "`-free line ends, `[]` and `{}` for empty containers) and every character json.dumps
 would escape under ensure_ascii (non-ASCII and DEL) is escaped the same way, so the
 text is the same, byte for byte (tests/test_fastpath_reports.py compares them).  Reports
@@ -25,12 +25,11 @@ from typing import Any
 from .._bulk.pieces import Compact, Piece, ascii_bytes, finished, without_brackets
 from .._bulk.report_process import Later
 from .._diagnosis import recorded_acceptance
-from .._records import _python
 from . import sections_of
 
 
 def report_bytes(report: Any, indent: bool = True) -> bytes:
-    """The report as JSON: `json.dumps(report.model_dump(mode="json"), indent=2)` when indent, else
+    """The report as JSON: `json.dumps(msgspec.to_builtins(report, str_keys=True), indent=2)` when indent, else
     one line (`separators=(",", ":")`), in both cases ASCII only; no trailing newline.
 
     Bytes all the way (encoded, re-indented, written): a 1,000,000-message report is 470 MB of
@@ -109,7 +108,7 @@ def _piece(value: Any, indent: bool, depth: int, body: bool) -> Piece:
     try:
         encoded = msgspec.json.encode(value)
     except UnicodeEncodeError:  # a lone surrogate, which msgspec does not encode: json.dumps's path
-        data = _python(value, True)
+        data = msgspec.to_builtins(value, str_keys=True)
         if indent:
             text = json.dumps(data, indent=2).replace("\n", "\n" + "  " * depth).encode("ascii")
             return without_brackets(text, depth) if body else text
