@@ -27,13 +27,15 @@ from inspector.lessons import (
     example_bytes,
     find_lesson,
     lesson_analyses,
+    lesson_check,
+    lesson_text,
     provider_rows,
     receipt_recognition,
     repair_steps,
     step_view_rows,
-    still_rejecting,
     verdict_difference,
 )
+from inspector.lesson_facts import judged_by, view_sentence
 from inspector.rows import preview
 from inspector.safe_text import literal
 
@@ -62,8 +64,8 @@ assert lesson is not None
 
 linked: set[str] = set()
 st.subheader(lesson.title)
-st.markdown(link_terms(f"**Rule.** {lesson.rule}", linked=linked))
-st.markdown(link_terms(f"**Why it breaks.** {lesson.why}", linked=linked))
+st.markdown(link_terms(f"**Rule.** {lesson_text(lesson, 'rule')}", linked=linked))
+st.markdown(link_terms(f"**Why it breaks.** {lesson_text(lesson, 'why')}", linked=linked))
 
 data = example_bytes(lesson)
 analyses = lesson_analyses(lesson)
@@ -105,6 +107,12 @@ else:
 st.dataframe(ui.safe_frame(provider_rows(recorded)), hide_index=True, width="stretch",
              column_config={"provider error": st.column_config.TextColumn(width="large")})
 
+checked = lesson_check(lesson)
+if checked is not None:
+    option = f" --provider {lesson.provider}" if lesson.provider else ""
+    st.markdown(link_terms(f"`check{option}` on this example (strict) says **{checked.status}**, exit code "
+                           f"{checked.exit_code}: it is judged by {judged_by(checked.target)}; what the other "
+                           "providers say above is information.", linked=linked))
 st.markdown("#### The two policies, side by side")
 for column, name in zip(st.columns(2), POLICIES, strict=True):
     analysis = analyses[name]
@@ -118,10 +126,8 @@ for column, name in zip(st.columns(2), POLICIES, strict=True):
         st.dataframe(_styled(rows), hide_index=True, width="stretch", key=f"side_{key}_{name}",
                      column_config={"view #": st.column_config.TextColumn(width="small"),
                                     "from": st.column_config.TextColumn(width="small"), "message": MESSAGE})
-        after = still_rejecting(analysis)
-        st.caption(("Its view is still rejected by: " + ", ".join(after)) if after
-                   else "Every provider rule set accepts its view.")
-st.markdown(link_terms(f"**Why they differ.** {lesson.policies}", linked=linked))
+        st.caption(view_sentence(analysis, lesson.provider))
+st.markdown(link_terms(f"**Why they differ.** {lesson_text(lesson, 'policies')}", linked=linked))
 difference = verdict_difference(analyses)
 if difference:
     st.markdown(difference)  # engine facts: provider names and rule ids, no transcript text
