@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from inspector import ui
+from inspector import engine_facts, ui
 from inspector.entry import through_app
 from inspector.glossary import link, link_terms
 from inspector.lessons import (
@@ -128,6 +128,9 @@ for column, name in zip(st.columns(2), POLICIES, strict=True):
                                     "from": st.column_config.TextColumn(width="small"), "message": MESSAGE})
         st.caption(view_sentence(analysis, lesson.provider))
 st.markdown(link_terms(f"**Why they differ.** {lesson_text(lesson, 'policies')}", linked=linked))
+if lesson.key == "contiguous":
+    st.markdown(link_terms(engine_facts.aborted_frame_sentence(), linked=linked)
+                + " ([every case, per provider](/glossary#when-strict-drops-an-aborted-frame))")
 difference = verdict_difference(analyses)
 if difference:
     st.markdown(difference)  # engine facts: provider names and rule ids, no transcript text
@@ -147,8 +150,11 @@ if lesson.key == "receipts":
                 "fields is read as a real result, and then a real result after it is not preferred. "
                 "Other formats cannot carry `details`; there a result is read back as a receipt only when "
                 "its whole content is exactly one of the engine's receipt texts, the reference's or the strict "
-                "policy's (marked as an error where the format can). "
-                "Written in each format and read back by the engine:")
+                "policy's (marked as an error where the format can).")
+    st.markdown("The same receipt changed one field at a time, and what the engine reads each as (pi-ai):")
+    st.dataframe(ui.safe_frame([{"message": row["message"], "read as": row["read as"]}
+                                for row in engine_facts.receipt_examples()]), hide_index=True, width="stretch")
+    st.markdown("Written in each format and read back by the engine:")
     recognition = receipt_recognition()
     st.dataframe(ui.safe_frame([{
         "format": row["format"],
