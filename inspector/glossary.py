@@ -408,3 +408,27 @@ def link_terms(text: str, only: tuple[str, ...] | None = None, linked: set[str] 
 
     parts = _PROTECTED.split(text)
     return "".join(part if index % 2 else _PATTERN.sub(replace, part) for index, part in enumerate(parts))
+
+
+PROJECT_TERMS: tuple[str, ...] = (
+    # the words of transcripts
+    "tool call", "tool result", "call id", "frame", "interrupted frame", "unfinished turn", "turn", "run",
+    "receipt", "durable transcript", "view", "hook message", "compaction", "pi-ai", "canonical form", "opaque",
+    "sidechain", "numbering", "view #", "in flight",
+    # policies, verdicts and statuses
+    "engine", "policy", "strict", "the reference", "openmaic", "normalization", "verdict", "repair",
+    "healthy", "healthy for", "repaired", "findings", "rejected as recorded", "unreadable", "abandoned branch",
+    "would be rejected", "unchanged", "view rebuilt", "as recorded", "after repair", "accepted as recorded",
+    "accepted after repair", "safe to send", "target provider", "judged by", "universal invariants", "severity",
+    "info", "normalized", "lossy", "rejected", "malformed", "provider",
+    # kinds the pages name
+    "orphaned call", "stray result", "dropped duplicate", "dropped interrupted frame", "dropped stray",
+    "synthesized receipt", "synthesized turn", "renamed ids", "shared answer", "merged", "moved", "reordered",
+    "reused call id", "results out of order", "real result hidden", "duplicate result", "finding",
+    # the runtime
+    "session", "lease", "heartbeat", "attempt", "fence", "wind-down",
+    # the command line
+    "exit code 0", "exit code 1", "exit code 2",
+)
+"""The project's own terms: tests/test_words.py scans the text the pages render and fails when one of these
+appears there without a Glossary entry."""

@@ -307,8 +307,8 @@ def _crash(run: LabRun) -> list[Action]:
         Action("Worker 1 claims the session", "Attempt 1 begins.", _claim(w1)),
         Action("Model turn: search and fetch in parallel", "Both calls are in flight.", _step(w1)),
         Action("search finishes", "fetch is still running.", _step(w1)),
-        Action("Worker 1 is killed (SIGKILL)", "No wind-down runs: fetch never gets a result or a receipt, and "
-               "the lease stays until it expires.", w1.crash),
+        Action("Worker 1 is killed (SIGKILL)", "No wind-down runs: nothing writes a result or a receipt for fetch to "
+               "the log, and the lease stays until it expires.", w1.crash),
         Action("Time passes: the lease expires", f"{LEASE_TTL_MS} ms later nobody holds the session.",
                _advance(run, LEASE_TTL_MS)),
         Action("Worker 2 claims the session", "Attempt 2 loads the log; fetch's call is an orphan, so the view "
