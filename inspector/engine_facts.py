@@ -41,8 +41,8 @@ def refusals_by_example() -> dict[str, dict[str, list[str]]]:
     """lesson key -> provider -> the rule ids its rule set refuses the lesson's example with, as recorded."""
     from .lessons import LESSONS, verdicts_as_recorded
 
-    return {lesson.key: {name: sorted({rule for rule, _ in said}) for name, said in verdicts_as_recorded(lesson).items()}
-            for lesson in LESSONS}
+    return {lesson.key: {name: sorted({rule for rule, _ in said})
+                         for name, said in verdicts_as_recorded(lesson).items()} for lesson in LESSONS}
 
 
 def refusal_matrix() -> list[dict[str, str]]:
@@ -153,9 +153,9 @@ def repair_sentence() -> str:
 
 
 def _frame_case(case: str) -> list[dict[str, Any]]:
-    call = {"role": "assistant", "stopReason": "toolUse",
+    call: dict[str, Any] = {"role": "assistant", "stopReason": "toolUse",
             "content": [{"type": "toolCall", "id": "call_a", "name": "run", "arguments": {}}]}
-    result = {"role": "toolResult", "toolCallId": "call_a", "toolName": "run",
+    result: dict[str, Any] = {"role": "toolResult", "toolCallId": "call_a", "toolName": "run",
               "content": [{"type": "text", "text": "ok"}], "isError": False}
     aborted = {"role": "assistant", "stopReason": "aborted", "content": [{"type": "text", "text": "Stopp"}]}
     empty = {"role": "assistant", "stopReason": "aborted", "content": []}
@@ -163,14 +163,15 @@ def _frame_case(case: str) -> list[dict[str, Any]]:
     reply = {"role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": "Done."}]}
     again = {**call, "content": [{"type": "toolCall", "id": "call_b", "name": "run", "arguments": {}}]}
     result_b = {**result, "toolCallId": "call_b"}
-    return {
+    cases: dict[str, list[dict[str, Any]]] = {
         "between a call and its result": [user, call, aborted, result, reply],
         "empty (no content), splitting nothing": [user, call, result, reply, user, empty, user],
         "with content, splitting nothing, before a user message": [user, call, result, reply, user, aborted, user],
         "with content, right before another assistant turn": [user, call, result, aborted, reply, user],
         "with content, right before an assistant turn that makes calls": [user, call, result, aborted, again,
                                                                           result_b, reply],
-    }[case]
+    }
+    return cases[case]
 
 
 FRAME_CASES: tuple[str, ...] = ("between a call and its result", "empty (no content), splitting nothing",

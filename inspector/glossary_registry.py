@@ -87,7 +87,7 @@ def reason_name(code: NoteCode) -> str:
 
 def reason_entries() -> list[Entry]:
     """One entry per note code: the sentence the report shows (with example values) and how bad it is."""
-    entries = []
+    entries: list[Entry] = []
     for code in NoteCode:
         rejected, otherwise = NOTE_SEVERITIES[code]
         rated = (f"Severity {rejected.value}" if rejected == otherwise else
@@ -102,7 +102,7 @@ def provider_entries() -> list[Entry]:
     """One entry per provider of the registry: its API, the shape it reads, its rules on turns and ids."""
     from integrity.providers import SPECS
 
-    entries = []
+    entries: list[Entry] = []
     for name, spec in SPECS.items():
         parts = [f"{spec.title}: reads requests in the {spec.native_format} shape."]
         if spec.role_rules is not None:
@@ -128,7 +128,7 @@ def exit_code_entries() -> list[Entry]:
             found.append((head.group(1), head.group(2).strip()))
         elif found:
             found[-1] = (found[-1][0], f"{found[-1][1]} {line.strip()}")
-    entries = []
+    entries: list[Entry] = []
     for code, text in found:
         more = re.match(r"(.*?),\s*(\d+)\s+(.*)$", text)  # "130 interrupted (SIGINT), 143 terminated (SIGTERM)..."
         if more and code == "130":

@@ -163,8 +163,9 @@ LESSONS: tuple[Lesson, ...] = (
         "An interrupted frame (the user pressed stop while a tool ran) or a hook message can land between "
         "a call and its result, when a tool finishes after it.",
         "Here the policies make the same repair: both move the result {strict_moved} back next to its frame "
-        "and drop the interrupted frame {strict_frames_dropped}. They differ on interrupted frames that split nothing: the reference drops every one "
-        "as soon as it repairs anything, strict only the ones it must.",
+        "and drop the interrupted frame {strict_frames_dropped}. They differ on interrupted frames that split "
+        "nothing: the reference drops every one as soon as it repairs anything, strict only the ones it must "
+        "(below: exactly when).",
         (Claim("openai-chat", "tool_calls_unanswered"), Claim("anthropic", "tool_use_unanswered"),
          Claim("openai-responses")),
         {"openmaic": _kinds("moved", "dropped interrupted frame"),
@@ -354,8 +355,8 @@ def verdict_difference(analyses: dict[str, Any]) -> str:
         said = analyses[policy].verdicts
         who = ", ".join(f"{name} ({', '.join(sorted({v.rule for v in said[name]['after']}))})" for name in names)
         parts.append(f"{SHORT_TITLES[policy]}'s, {who or 'none'}")
-    return "Their verdicts differ. The providers that refuse even the view planned for them: " + "; ".join(parts) + "." \
-        + _planned_for_them(analyses, refused)
+    return ("Their verdicts differ. The providers that refuse even the view planned for them: " + "; ".join(parts)
+            + "." + _planned_for_them(analyses, refused))
 
 
 def _planned_for_them(analyses: dict[str, Any], refused: dict[str, list[str]]) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from inspector.entry import through_app
 from inspector import engine_facts, ui
+from inspector.entry import through_app
 from inspector.glossary import GENERATED, GROUPS, PARAM, TERMS, Term, find_term, link_terms
 from inspector.lessons import find_lesson, lesson_url
 from inspector.safe_text import literal

@@ -18,6 +18,7 @@ import streamlit as st
 from inspector import engine_facts, ui
 from inspector.entry import through_app
 from inspector.glossary import link, link_terms
+from inspector.lesson_facts import judged_by, view_sentence
 from inspector.lessons import (
     LESSON_PARAM,
     LESSONS,
@@ -35,7 +36,6 @@ from inspector.lessons import (
     step_view_rows,
     verdict_difference,
 )
-from inspector.lesson_facts import judged_by, view_sentence
 from inspector.rows import preview
 from inspector.safe_text import literal
 

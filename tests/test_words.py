@@ -217,11 +217,10 @@ def test_the_aborted_frame_sentence_is_what_strict_does() -> None:
 
 
 def test_the_glossary_has_one_entry_per_provider_reason_and_exit_code() -> None:
+    from inspector.glossary_registry import reason_name
     from integrity.cli import EXIT_HEALTHY, EXIT_NEEDS_REPAIR, EXIT_UNREADABLE
     from integrity.notes import NoteCode
     from integrity.providers import PROVIDERS
-
-    from inspector.glossary_registry import reason_name
 
     names = {term.name for term in TERMS}
     assert set(PROVIDERS) <= names
