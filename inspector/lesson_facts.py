@@ -102,7 +102,7 @@ def example_facts(analyses: dict[str, Any], check_result: Any) -> dict[str, str]
     return found
 
 
-def view_sentence(analysis: Any, planned_for: str | None) -> str:
+def view_sentence(analysis: Any) -> str:
     """What the providers say about the view the page shows, then about the view each is sent.
 
     The page shows one view (planned for the lesson's provider, or for none); a provider with its own
@@ -111,17 +111,32 @@ def view_sentence(analysis: Any, planned_for: str | None) -> str:
     """
     refused = shown_view_refusals(analysis)
     total = len(analysis.verdicts)
+    planned_for = analysis.plan.provider  # the reference plans for no provider, whatever the page picked
     planned = f"planned for {planned_for}" if planned_for else "planned for no provider: the universal invariants"
     if not refused:
         first = f"This view ({planned}) is accepted by every provider rule set ({total})."
     else:
-        said = "; ".join(f"{name} ({', '.join(rules)})" for name, rules in refused.items())
-        first = f"This view ({planned}) is refused by {said}; accepted by the other {total - len(refused)}."
-    still = [name for name, verdict in analysis.verdicts.items() if verdict["after"]]
-    replanned = [name for name in refused if name not in still]
-    if still:
-        return first + f" Even the view planned for it is refused by: {_names(still)}."
-    if replanned:
-        return first + (f" {_names(replanned)} {'is' if len(replanned) == 1 else 'are'} each sent a view planned "
-                        "for its own rules, which it accepts: every provider accepts the view it is sent.")
-    return first
+        who = "; ".join(f"{name} ({', '.join(rules)})" for name, rules in refused.items())
+        others = f"accepted by the other {total - len(refused)}" if total > len(refused) else "accepted by none"
+        first = f"This view ({planned}) is refused by {who}; {others}."
+    from integrity.analysis import replans_for
+
+    own = {name for name in refused if replans_for(analysis.policy, analysis.light, analysis.plan, name)}
+    same = [name for name in refused if name not in own]
+    still = {name for name, verdict in analysis.verdicts.items() if verdict["after"]}
+    said: list[str] = []
+    if same:
+        said.append(f"{_names(same)} {'is' if len(same) == 1 else 'are'} sent this same view")
+    accepting_own = [name for name in own if name not in still]
+    refusing_own = [name for name in own if name in still]
+    if accepting_own:
+        said.append(f"{_names(accepting_own)} {'is' if len(accepting_own) == 1 else 'are'} sent a view planned "
+                    f"for {'its' if len(accepting_own) == 1 else 'their'} own rules, which "
+                    f"{'it accepts' if len(accepting_own) == 1 else 'they accept'}")
+    if refusing_own:
+        said.append(f"{_names(refusing_own)} still refuse{'s' if len(refusing_own) == 1 else ''} the view planned "
+                    "for it")
+    if not said:
+        return first
+    verdict = " So every provider accepts the view it is sent." if not still else ""
+    return f"{first} Of these, {'; '.join(said)}.{verdict}"

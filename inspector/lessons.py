@@ -355,7 +355,7 @@ def verdict_difference(analyses: dict[str, Any]) -> str:
         said = analyses[policy].verdicts
         who = ", ".join(f"{name} ({', '.join(sorted({v.rule for v in said[name]['after']}))})" for name in names)
         parts.append(f"{SHORT_TITLES[policy]}'s, {who or 'none'}")
-    return ("Their verdicts differ. The providers that refuse even the view planned for them: " + "; ".join(parts)
+    return ("Their verdicts differ. The providers that refuse the view they are sent: " + "; ".join(parts)
             + "." + _planned_for_them(analyses, refused))
 
 

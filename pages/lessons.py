@@ -126,7 +126,7 @@ for column, name in zip(st.columns(2), POLICIES, strict=True):
         st.dataframe(_styled(rows), hide_index=True, width="stretch", key=f"side_{key}_{name}",
                      column_config={"view #": st.column_config.TextColumn(width="small"),
                                     "from": st.column_config.TextColumn(width="small"), "message": MESSAGE})
-        st.caption(view_sentence(analysis, lesson.provider))
+        st.caption(view_sentence(analysis))
 st.markdown(link_terms(f"**Why they differ.** {lesson_text(lesson, 'policies')}", linked=linked))
 if lesson.key == "contiguous":
     st.markdown(link_terms(engine_facts.aborted_frame_sentence(), linked=linked)

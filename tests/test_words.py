@@ -125,7 +125,7 @@ def test_a_lesson_says_of_its_view_what_the_provider_rule_sets_say_of_it(lesson:
     for analysis in lesson_analyses(lesson).values():
         refused = {name for name in PROVIDERS if validate(analysis.view, name, analysis.transcript, history=True)}
         assert set(shown_view_refusals(analysis)) == refused
-        sentence = view_sentence(analysis, lesson.provider)
+        sentence = view_sentence(analysis)
         if refused:
             assert "is refused by" in sentence and all(f"{name} (" in sentence for name in refused)
             assert "accepted by every provider rule set" not in sentence
