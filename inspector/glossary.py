@@ -432,3 +432,20 @@ PROJECT_TERMS: tuple[str, ...] = (
 )
 """The project's own terms: tests/test_words.py scans the text the pages render and fails when one of these
 appears there without a Glossary entry."""
+
+
+def glossary_markdown() -> str:
+    """docs/glossary.md: every entry, by group, as the Glossary page shows it (tests/test_words.py keeps the
+    file equal to this; regenerate with `python3 -c "from inspector.glossary import glossary_markdown as g;
+    open('docs/glossary.md', 'w').write(g())"`)."""
+    lines = ["# Glossary", "", "Every word the inspector's pages and the CLI use, one name each. Generated from "
+             "`inspector/glossary.py` and the engine's registries (kinds, severities, statuses, providers, note "
+             "reasons, exit codes): do not edit by hand.", ""]
+    for group in GROUPS:
+        lines += [f"## {group}", ""]
+        if group in GENERATED:
+            lines += [f"Generated: {GENERATED[group]}.", ""]
+        for term in (term for term in TERMS if term.group == group):
+            aliases = f" (also: {', '.join(term.aliases)})" if term.aliases else ""
+            lines += [f"### {term.name}", "", term.text + aliases, "", "```text", term.example, "```", ""]
+    return "\n".join(lines)

@@ -226,3 +226,10 @@ def test_the_glossary_has_one_entry_per_provider_reason_and_exit_code() -> None:
     assert set(PROVIDERS) <= names
     assert {reason_name(code) for code in NoteCode} <= names
     assert {f"exit code {code}" for code in (EXIT_HEALTHY, EXIT_NEEDS_REPAIR, EXIT_UNREADABLE, 70, 130, 143)} <= names
+
+
+def test_docs_glossary_is_the_generated_one() -> None:
+    from inspector.glossary import glossary_markdown
+
+    assert (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8") == glossary_markdown(), \
+        "regenerate docs/glossary.md (see inspector.glossary.glossary_markdown)"
