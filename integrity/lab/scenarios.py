@@ -365,7 +365,8 @@ def _late_parallel(run: LabRun) -> list[Action]:
         Action("The user presses stop", "The aborted assistant frame is recorded while fetch keeps running.",
                _cancel(w1, "the user pressed stop")),
         Action("fetch finishes anyway", "Its result lands after the abort frame: assistant(search, fetch), "
-               "result(search), assistant(aborted), result(fetch). Strict providers reject this order.",
+               "result(search), assistant(aborted), result(fetch). Most providers reject this order (the lesson "
+               "\"Results come right after their frame\" runs each rule set on it).",
                _step(w1)),
         Action("Worker 1 winds down", "Nothing is in flight any more, so no receipt is needed.",
                _until_stopped(w1)),
@@ -385,7 +386,7 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("abort_mid_tools", "Abort mid-tools", "abort mid-tools",
                  "The user stops the run while a tool is still running.",
                  "The abort left fetch without a result, so the runtime wrote an interrupted receipt for it "
-                 "through the fence. The abort frame sits between the call and that receipt, an order strict "
+                 "through the fence. The abort frame sits between the call and that receipt, an order most "
                  "providers reject; the repaired view moves the receipt next to its frame and drops the "
                  "unfinished abort frame. The durable log is never changed.", _abort_mid_tools),
         Scenario("crash", "Worker crash (SIGKILL)", "crash",
