@@ -216,8 +216,10 @@ _WORDS: tuple[Term, ...] = (
     Term("strict", "The default policy: it goes beyond the reference (prefers a real result over a receipt, "
          "drops stray results, renames reused ids, pairs by position, writes a receipt that says "
          "the outcome is unknown).", "--policy strict", ("strict policy",), group="Policies and the engine"),
-    Term("normalization", "A change the view makes that no provider needs (results put in call order inside "
-         "their run). A transcript whose view only normalizes is healthy.",
+    Term("normalization", "A change the view makes that the provider judging the transcript does not need: "
+         "results put in call order inside their run (no provider needs that), or ids renamed and turns "
+         "merged that only another provider needs. A transcript whose view only normalizes is healthy for "
+         "its judge; \"the view only normalizes\" in a verdict lists those changes.",
          "results (call_b, call_a) -> (call_a, call_b)", ("normalizes", "normalized change"),
          group="Policies and the engine", lesson="order"),
     Term("verdict", "The one line that says what the engine found and did, and which providers accept the "

@@ -99,6 +99,13 @@ def example_facts(analyses: dict[str, Any], check_result: Any) -> dict[str, str]
     orphaned = [p for p in strict.report.pairings if not p.result_indices and p.answered_by is None]
     found["unanswered"] = _names([f"the {p.call_id} of #{p.frame_index}" for p in orphaned])
     found["kind_reordered"] = facts(RepairKind.REORDERED).name
+    from integrity.providers import SPECS
+
+    for name, spec in SPECS.items():  # each provider's turn rule in its spec's own words
+        if spec.role_rules is not None:
+            found["turn_rule_" + name.replace("-", "_")] = spec.role_rules.why
+        if spec.id_rule is not None:
+            found["id_rule_" + name.replace("-", "_")] = spec.id_rule.why
     return found
 
 

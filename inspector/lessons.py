@@ -178,8 +178,8 @@ LESSONS: tuple[Lesson, ...] = (
         "Parallel tools finish in any order. Every provider rule set here pairs results by call id, so "
         "the order alone is refused by none of them: putting results in call order is a normalization, not a "
         "repair. `check` judges this example by {judge} and calls it {healthy_or_not} as it is. As recorded "
-        "it is refused by {refusals}, for another rule than the order (Mistral takes only call ids of exactly "
-        "nine letters or digits, which the view planned for Mistral renames).",
+        "it is refused by {refusals}, for another rule than the order ({id_rule_mistral}; the view planned for "
+        "Mistral renames them).",
         "The reference reports the order as a finding and changes nothing; strict puts the results in call "
         "order ({kind_reordered}), a normalization: a change the order rule of no provider needs.",
         (*(Claim(provider) for provider in _ALL if provider != "mistral"), Claim("mistral", "invalid_tool_call_id")),
@@ -216,8 +216,8 @@ LESSONS: tuple[Lesson, ...] = (
     ),
     Lesson(
         "provider", "Provider turn rules",
-        "Some providers add rules on the order of turns. Bedrock wants user and assistant turns to "
-        "alternate, and Mistral takes no user message right after a tool message. This history is refused "
+        "Some providers add rules on the order of turns: {turn_rule_bedrock}; {turn_rule_mistral}. This "
+        "history is refused "
         "as recorded by {rejecting} and accepted by {accepting}.",
         "Every call here is answered right after its frame; what breaks is the user message right after "
         "the tool result. A history one provider accepts can be rejected by another.",
