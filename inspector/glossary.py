@@ -169,8 +169,10 @@ _WORDS: tuple[Term, ...] = (
          '{"role": "assistant", "content": [], "stopReason": "aborted"}', ("interrupted frames",),
          lesson="contiguous"),
     Term("receipt", "A tool result that stands in for a result nobody recorded: it says the call was "
-         "interrupted and its outcome is unknown. It is recognised by `isError: true` with `details` exactly "
-         '`{"ok": false, "error": "interrupted"}`, never by its text.', _RECEIPT_JSON,
+         "interrupted (strict's adds that the outcome is unknown). In pi-ai it is recognised by `isError: true` "
+         'with `details` exactly `{"ok": false, "error": "interrupted"}`, never by its text; formats that cannot '
+         "carry `details` recognise the engine's exact receipt texts (the lesson on receipts shows each format).",
+         _RECEIPT_JSON,
          ("receipts", "interrupted receipt", "interrupted receipts"), lesson="receipts"),
     Term("durable transcript", "What the store really holds: every message as it was written, append-only. "
          "A repair never changes it; it builds a view instead.",
@@ -222,8 +224,9 @@ _WORDS: tuple[Term, ...] = (
          "its judge; \"the view only normalizes\" in a verdict lists those changes.",
          "results (call_b, call_a) -> (call_a, call_b)", ("normalizes", "normalized change"),
          group="Policies and the engine", lesson="order"),
-    Term("verdict", "The one line that says what the engine found and did, and which providers accept the "
-         "transcript as recorded.", "repaired: 1 moved; rejected as recorded by anthropic",
+    Term("verdict", "The one line `check` prints for a transcript: its first words are the status (healthy, "
+         "healthy for a provider, repaired, would be rejected, unchanged), then what the engine found and did, "
+         "then what the providers asked say about it as recorded. The target provider decides it.", "repaired: 1 moved; rejected as recorded by anthropic",
          group="Policies and the engine"),
     *_HAND_WORDS,
     Term("session", "One conversation in the store: its durable transcript and who may write to it.",

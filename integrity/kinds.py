@@ -176,7 +176,8 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         "where it was recorded: no provider needs this.",
         Severity.NORMALIZED, "reordered", "result(s) put in call order", action=True),
     RepairKind.DROPPED_DUPLICATE: KindFacts(
-        "dropped duplicate", "A second result for a call that already has one; the view keeps one result per call.",
+        "dropped duplicate", "A result left out because its call has another result the view keeps: one result per "
+        "call (the first recorded; strict keeps a real result over a receipt recorded before it).",
         Severity.REJECTED, "duplicates_dropped", "duplicate result(s) dropped", action=True,
         if_accepted=Severity.LOSSY),
     RepairKind.DROPPED_INTERRUPTED_FRAME: KindFacts(
@@ -189,8 +190,8 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         Severity.REJECTED, "strays_dropped", "stray result(s) dropped", action=True, if_accepted=Severity.LOSSY),
     RepairKind.SYNTHESIZED: KindFacts(
         "synthesized receipt",
-        "A result written by the engine for a call that has none: it tells the model the outcome is unknown. "
-        "It exists only in the view.",
+        "A result written by the engine for a call that has none: it tells the model the call was interrupted "
+        "(strict's adds that the outcome is unknown). It exists only in the view.",
         Severity.REJECTED, "synthesized", "receipt(s) synthesized", if_accepted=Severity.LOSSY),
     RepairKind.RENAMED: KindFacts(
         "renamed ids", "A message the view sends with new call ids (an id used twice, an empty id, or a "
