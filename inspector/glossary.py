@@ -226,7 +226,8 @@ _WORDS: tuple[Term, ...] = (
          group="Policies and the engine", lesson="order"),
     Term("verdict", "The one line `check` prints for a transcript: its first words are the status (healthy, "
          "healthy for a provider, repaired, would be rejected, unchanged), then what the engine found and did, "
-         "then what the providers asked say about it as recorded. The target provider decides it.", "repaired: 1 moved; rejected as recorded by anthropic",
+         "then what the providers asked say about it as recorded. The target provider decides it.",
+         "repaired: 1 moved; rejected as recorded by anthropic",
          group="Policies and the engine"),
     *_HAND_WORDS,
     Term("session", "One conversation in the store: its durable transcript and who may write to it.",
