@@ -125,10 +125,12 @@ _HAND_WORDS: tuple[Term, ...] = (
          "rejected and malformed make `check` exit 1.", "severity: rejected (1 moved)", ("severities",),
          group="Verdicts and statuses"),
     Term("numbering", "How the pages number a message: `#n` is its position in the durable transcript "
-         "(from 0), `view #n` its position in the view; `line n` (JSONL) and `messages[n]` (a JSON list) "
-         "are its place in the file as the file holds it; a provider's own error names its request's "
-         "positions (`messages.3`, `contents[2]`).", "#4  ·  view #3  ·  line 5  ·  messages[4]",
-         ("#n", "view #", "view position", "line n", "messages[n]"), group="Transcripts"),
+         "(from 0), `view #n` its position in the view, and `vN` in a link (`?msg=v3`) a message that exists "
+         "only in the view; `line n` (JSONL) and `messages[n]` (a JSON list) are its place in the file as the "
+         "file holds it; the Inspector's `row` counts the table's lines (a moved result has two); a provider's "
+         "own error names its request's positions (`messages.3`, `contents[2]`).",
+         "#4  ·  view #3  ·  ?msg=v3  ·  line 5  ·  messages[4]",
+         ("#n", "view #", "view position", "vN", "line n", "messages[n]"), group="Transcripts"),
     Term("canonical form", "The one message shape the engine reads every format into (pi-ai messages), "
          "keeping native fields aside so the file's own format is written back unchanged.",
          '{"role": "toolResult", "toolCallId": "call_a", ...}  (read from an Anthropic tool_result block)',
