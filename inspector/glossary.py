@@ -429,10 +429,8 @@ PROJECT_TERMS: tuple[str, ...] = (
     "would be rejected", "unchanged", "view rebuilt", "as recorded", "after repair", "accepted as recorded",
     "accepted after repair", "safe to send", "target provider", "judged by", "universal invariants", "severity",
     "info", "normalized", "lossy", "rejected", "malformed", "provider",
-    # kinds the pages name
-    "orphaned call", "stray result", "dropped duplicate", "dropped interrupted frame", "dropped stray",
-    "synthesized receipt", "synthesized turn", "renamed ids", "shared answer", "merged", "moved", "reordered",
-    "reused call id", "results out of order", "real result hidden", "duplicate result", "finding",
+    # every kind of the registry, by its one name
+    *dict.fromkeys(facts.name for table in (REPAIR_KINDS, FINDINGS, MARKS) for facts in table.values()),
     # the runtime
     "session", "lease", "heartbeat", "attempt", "fence", "wind-down",
     # the command line
