@@ -145,7 +145,7 @@ if lesson.key == "receipts":
         with column:
             st.caption(POLICY_TITLES[name])
             st.code(json.dumps(receipts.get(name), indent=2, ensure_ascii=False), language="json", wrap_lines=True)
-    st.markdown("What makes a message a receipt is `isError: true` with `details` exactly "
+    st.markdown("In pi-ai, what makes a message a receipt is `isError: true` with `details` exactly "
                 '`{"ok": false, "error": "interrupted"}`, never its text: a receipt copied without those '
                 "fields is read as a real result, and then a real result after it is not preferred. "
                 "Other formats cannot carry `details`; there a result is read back as a receipt only when "
