@@ -142,8 +142,8 @@ _HAND_WORDS: tuple[Term, ...] = (
     Term("sidechain", "A side thread inside one file (a Claude Code subagent's conversation); it is read and "
          "judged as a transcript of its own, named `sidechain:<id>`.", "session.jsonl#sidechain:agent-1",
          ("sidechains",), group="Transcripts"),
-    Term("repair", "The command that writes the view in the file's own format (`python3 -m integrity repair`; the "
-         "Report's download is the same view). With --provider it writes the view planned for that provider; "
+    Term("repair", "The command that writes the view in the file's own format (`python3 -m integrity repair`). "
+         "With --provider it writes the view planned for that provider; "
          "what it writes with none is computed per format on the Glossary page (\"What repair writes when no "
          "provider is named\").", "python3 -m integrity repair a.json -o fixed.json --provider anthropic",
          ("repair command",), group="Policies and the engine"),
