@@ -160,7 +160,8 @@ def view_frame(snap: Snapshot, running: dict[str, str]) -> Any:
 running = running_calls(snap)
 st.markdown("#### In flight")
 st.caption("Per worker: calls whose frame is durable but whose result is not (yet). "
-           "At wind-down each gets an interrupted receipt, written through the fence.")
+           "At wind-down the runtime writes an interrupted receipt for each, through the fence: a worker "
+           "whose attempt is no longer the session's has them refused.")
 for column, worker in zip(st.columns(max(len(snap.workers), 1)), snap.workers, strict=False):
     with column:
         if worker.attempt == 0:
