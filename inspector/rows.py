@@ -159,7 +159,7 @@ def _durable_notes(analysis: Analysis) -> dict[int, tuple[str, str]]:
         for pairing in report.pairings:
             if pairing.call_id in orphaned and not pairing.result_indices:
                 old = notes.get(pairing.frame_index, ("", ""))[1]
-                text = f"{pairing.tool_name}#{pairing.call_id} has no result anywhere"
+                text = f"no result answers {pairing.tool_name}#{pairing.call_id} of this frame"
                 notes[pairing.frame_index] = (Mark.ORPHANED_CALL.value, f"{old}; {text}" if old else text)
     for finding in report.findings:
         kind = Mark.STRAY.value if finding.kind == "stray_result" else Mark.FINDING.value

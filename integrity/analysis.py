@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._arguments import require_transcript
-from ._entries import materialize
-from ._gc import without_gc
-from ._plan import Plan
-from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_view
-from ._views import LightTranscript
+from ._bulk.gc_pause import without_gc
+from ._records import replace
 from .loading import Transcript
 from .reference import time_ms
+from .repair.entries import materialize
+from .repair.plan import Plan
+from .repair.policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_view
+from .repair.views import LightTranscript
 from .report import RepairReport, build_report
 from .schema import schema_findings
 
@@ -164,9 +165,9 @@ def analyze(
     report = build_report(light, plan, stamps, transcript.source,
                           [*reader_findings(transcript), *schema_findings(transcript)])
     if transcript.native or transcript.name != "main":  # read from a file: say what was read
-        report = report.model_copy(update={"format": transcript.format, "thread": transcript.name})
+        report = replace(report, format=transcript.format, thread=transcript.name)
     if provider and report.provider != provider:  # the reference's plan names none: the report is for it
-        report = report.model_copy(update={"provider": provider})
+        report = replace(report, provider=provider)
     analysis = Analysis(transcript, policy, light, plan, view, report, provider=provider)
     if verdicts:
         from .providers import PROVIDERS
@@ -270,8 +271,8 @@ def view_for_provider(policy: str, light: LightTranscript, plan: Plan, view: lis
 
 def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
     """Whether the strict plan for this provider may differ from another provider's."""
-    from ._legalize import has_role_rules
-    from ._strict import refuses_some_id
+    from .repair.legalize import has_role_rules
+    from .repair.strict import refuses_some_id
 
     return has_role_rules(provider) or any(call.id == "" for calls in light.frames.values() for call in calls) \
         or refuses_some_id(light, provider)

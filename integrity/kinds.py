@@ -20,8 +20,9 @@ class Severity(str, Enum):
     """How bad a kind is for the transcript as recorded, from nothing wrong to worst (declaration order).
 
     info: nothing wrong (a message carried as it is).
-    normalized: a change no provider needs (results put back in call order inside the run
-        right after their frame; a change the chosen provider does not need): still healthy.
+    normalized: a change the provider that judges the transcript does not need (results put
+        back in call order inside the run right after their frame, which no provider needs; ids
+        renamed or turns merged that only other providers need): still healthy for that judge.
     lossy: a call or result is unanswered, duplicated, ambiguous, or would be lost, even
         where a provider accepts the request.
     rejected: a provider that counts returns HTTP 400 for it, as recorded (even when the view
@@ -42,6 +43,25 @@ class Severity(str, Enum):
 
 SEVERITY_ORDER: tuple[Severity, ...] = tuple(Severity)
 """Every severity from nothing wrong to worst: `worst` picks the last one present."""
+
+SEVERITY_WORDS: dict[Severity, tuple[str, str]] = {
+    Severity.INFO: ("Nothing wrong: a message carried into the view as it is.", "kept"),
+    Severity.NORMALIZED: (
+        "A change the provider that judges the transcript (the target provider, else the universal invariants) "
+        "does not need; the transcript is healthy for that judge. Results put in call order are needed by no "
+        "provider; ids renamed or turns added for another provider are needed only by that provider.",
+        "results put back in call order inside their run"),
+    Severity.LOSSY: (
+        "A call or result is unanswered, duplicated, ambiguous or lost, even where a provider accepts the "
+        "request; `check` exits 1.", "an interrupted frame the reference drops"),
+    Severity.REJECTED: (
+        "The provider that judges the transcript (the target provider; with none, any provider asked) returns "
+        "HTTP 400 for it as recorded, or for what the view must change; `check` exits 1.",
+        "a result split from its frame by a user message"),
+    Severity.MALFORMED: ("An entry breaks its format's schema; never healthy; `check` exits 1.",
+                         '{"role": "banana", "content": "hi"}'),
+}
+"""Each severity's definition for the glossary, and a tiny example (tests/test_kinds.py: one per severity)."""
 
 FAILING: frozenset[Severity] = frozenset({Severity.LOSSY, Severity.REJECTED, Severity.MALFORMED})
 """The severities that make a transcript unhealthy (`check` exits 1)."""
@@ -156,7 +176,8 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         "where it was recorded: no provider needs this.",
         Severity.NORMALIZED, "reordered", "result(s) put in call order", action=True),
     RepairKind.DROPPED_DUPLICATE: KindFacts(
-        "dropped duplicate", "A second result for a call that already has one; the view keeps one result per call.",
+        "dropped duplicate", "A result left out because its call has another result the view keeps: one result per "
+        "call (the first recorded; strict keeps a real result over a receipt recorded before it).",
         Severity.REJECTED, "duplicates_dropped", "duplicate result(s) dropped", action=True,
         if_accepted=Severity.LOSSY),
     RepairKind.DROPPED_INTERRUPTED_FRAME: KindFacts(
@@ -169,8 +190,8 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         Severity.REJECTED, "strays_dropped", "stray result(s) dropped", action=True, if_accepted=Severity.LOSSY),
     RepairKind.SYNTHESIZED: KindFacts(
         "synthesized receipt",
-        "A result written by the engine for a call that has none: it tells the model the outcome is unknown. "
-        "It exists only in the view.",
+        "A result written by the engine for a call that has none: it tells the model the call was interrupted "
+        "(strict's adds that the outcome is unknown). It exists only in the view.",
         Severity.REJECTED, "synthesized", "receipt(s) synthesized", if_accepted=Severity.LOSSY),
     RepairKind.RENAMED: KindFacts(
         "renamed ids", "A message the view sends with new call ids (an id used twice, an empty id, or a "
@@ -261,7 +282,8 @@ FINDINGS: dict[FindingCode, KindFacts] = {
 
 MARKS: dict[Mark, KindFacts] = {
     Mark.ORPHANED_CALL: KindFacts(
-        "orphaned call", "A call with no result anywhere in the transcript.", Severity.REJECTED, "orphaned_calls",
+        "orphaned call", "A call that no result in the transcript answers (with a reused id, the result of an "
+        "earlier call with the same id does not answer a later one).", Severity.REJECTED, "orphaned_calls",
         if_accepted=Severity.LOSSY),
     Mark.STRAY: KindFacts(
         "stray result", "A result whose call id matches no call; the policy left it in place.", Severity.REJECTED,

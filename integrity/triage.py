@@ -34,8 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._policies import DEFAULT_POLICY
-from ._triage_inputs import TriageError, exists, expand_inputs, identity, read_file
+from ._triage_inputs import TriageError as TriageError
+from ._triage_inputs import exists, expand_inputs, identity, read_file
 from ._triage_table import (
     FINDING_FIELDS,
     TRANSCRIPT_FIELDS,
@@ -50,6 +50,7 @@ from ._triage_table import (
     transcript_schema,
 )
 from .kinds import summary_counts
+from .repair.policies import DEFAULT_POLICY
 
 if TYPE_CHECKING:
     from .pipeline import CheckResult

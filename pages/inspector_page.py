@@ -144,7 +144,7 @@ def compare_policies() -> None:
                                 ui.analysis_for(source, transcript, name, provider), provider, key=f"cmp_{name}")
               for name in policies}
     table: list[dict[str, Any]] = []
-    for field in type(others[policies[0]].report.summary).model_fields:
+    for field in type(others[policies[0]].report.summary).__struct_fields__:
         values = {name: getattr(other.report.summary, field) for name, other in others.items()}
         table.append({"": field.replace("_", " "), **values})
     for row in ui.verdict_rows(others[policies[0]]):

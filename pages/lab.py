@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pandas as pd
 import streamlit as st
 
@@ -159,7 +160,8 @@ def view_frame(snap: Snapshot, running: dict[str, str]) -> Any:
 running = running_calls(snap)
 st.markdown("#### In flight")
 st.caption("Per worker: calls whose frame is durable but whose result is not (yet). "
-           "At wind-down each gets an interrupted receipt, written through the fence.")
+           "At wind-down the runtime writes an interrupted receipt for each, through the fence: a worker "
+           "whose attempt is no longer the session's has them refused.")
 for column, worker in zip(st.columns(max(len(snap.workers), 1)), snap.workers, strict=False):
     with column:
         if worker.attempt == 0:
@@ -215,4 +217,4 @@ with st.expander("Attempts (leases) and the full repair report"):
         "entries before": [a.base_seq for a in snap.attempts],
         "ended as": [a.outcome or "(holding)" for a in snap.attempts],
     }), hide_index=True, width="stretch", key=f"lab_attempts_{shown}")
-    st.json(snap.report.model_dump(mode="json"), expanded=False)
+    st.json(msgspec.to_builtins(snap.report, str_keys=True), expanded=False)

@@ -26,8 +26,10 @@ from inspector.markdown import report_markdown
 from inspector.safe_text import neutralize
 from inspector.theme import summary_metrics
 from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, facts
-from integrity._records import invalid_where
+from integrity._records import invalid_where, json_text
 from integrity.analysis import Download, export_view, provider_view
+from integrity.formats.container import json_bytes
+from integrity.report import read_report
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
@@ -68,7 +70,7 @@ def _read_uploaded() -> tuple[str, RepairReport]:
                 payload = payload[0] if payload else {}
         if isinstance(payload, dict) and "report" in payload and "actions" not in payload:
             payload = payload["report"]
-        return name, RepairReport.model_validate(payload)
+        return name, read_report(payload)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         ui.show_error(f"{name}: not JSON ({error})")
     except ValueError as error:  # msgspec.ValidationError: the first field that does not fit, by its path
@@ -110,12 +112,9 @@ counts = st.container(horizontal=True, gap="medium")  # as wide as their names, 
 for title, value in shown:
     counts.metric(title, f"{value:,}", width="content")
 
-def _report_json(report: RepairReport) -> str:
-    """The report as JSON; text that is not valid UTF-8 (a lone surrogate in an id) is written escaped."""
-    try:
-        return report.model_dump_json(indent=2)
-    except UnicodeEncodeError:  # msgspec cannot encode a lone surrogate: escape non-ASCII instead (the same JSON)
-        return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=True)
+def _report_json(report: RepairReport) -> bytes:
+    """The report as JSON bytes, as the CLI writes it; a lone surrogate (in an id) is written as its escape."""
+    return json_bytes(json_text(report, indent=2))
 
 
 def _utf8(text: str) -> bytes:
@@ -159,7 +158,7 @@ def _errors_of(analysis: Analysis, provider: str | None) -> None:
 markdown = report_markdown(report, analysis.verdicts if analysis is not None else None, analysis=analysis)
 downloads = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
 
-downloads.download_button("⬇ Report JSON", _report_json(report).encode("utf-8"), ui.download_name(name, "report.json"),
+downloads.download_button("⬇ Report JSON", _report_json(report), ui.download_name(name, "report.json"),
                    mime="application/json", key="dl_json")
 downloads.download_button("⬇ Report Markdown", _utf8(markdown), ui.download_name(name, "report.md"),
                    mime="text/markdown", key="dl_md")

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import streamlit as st
 from markdown_spans import outside_code_spans
@@ -260,7 +261,7 @@ def test_report_page_switches_policy() -> None:
 
 def test_report_page_reads_an_uploaded_report_and_rejects_garbage() -> None:
     transcript = ui.load((ROOT / "sample_transcripts" / "crash_duplicate.pi-ai.json").read_bytes(), "crash.json")
-    report_json = analyze(transcript, "openmaic").report.model_dump_json().encode()
+    report_json = msgspec.json.encode(analyze(transcript, "openmaic").report)
     at = app("pages/report.py")
     at.radio(key="report_origin").set_value("Uploaded report JSON").run()
     at.file_uploader(key="report_upload").set_value(("crash.report.json", report_json, "application/json")).run()
@@ -372,9 +373,10 @@ def test_batch_of_all_samples_then_open_one_in_the_inspector() -> None:
     assert by_file.loc["orphaned_call.pi-ai.json", "orphaned call"] == 1
     # verdicts of every provider, in words
     # Mistral refuses its ids as recorded (nine letters or digits only): information beside the status
-    assert by_file.loc["healthy.pi-ai.json", "all providers"].startswith("rejected by 1 of 8 providers as recorded")
+    assert by_file.loc["healthy.pi-ai.json", "all providers"].startswith(
+        "information, not the verdict (judged by the universal invariants): 1 of 8 providers reject it as recorded")
     assert by_file.loc["healthy.pi-ai.json", "mistral as recorded"].startswith("✖")
-    assert by_file.loc["orphaned_call.pi-ai.json", "all providers"].startswith("rejected by ")
+    assert by_file.loc["orphaned_call.pi-ai.json", "all providers"].startswith("information, not the verdict")
     assert by_file.loc["abort_race.pi-ai.json", "open"].startswith("/?sample=abort_race.pi-ai.json")
     names = at.selectbox(key="batch_pick").options
     at.selectbox(key="batch_pick").set_value(names.index("orphaned_call.pi-ai.json")).run()
@@ -451,7 +453,7 @@ def test_report_page_picks_one_report_from_check_json_output() -> None:
     reports = []
     for name in ("abort_race.pi-ai.json", "orphaned_call.pi-ai.json"):
         transcript = ui.load((ROOT / "sample_transcripts" / name).read_bytes(), name)
-        reports.append(json.loads(analyze(transcript, "openmaic").report.model_dump_json()))
+        reports.append(msgspec.to_builtins(analyze(transcript, "openmaic").report, str_keys=True))
     at = app("pages/report.py")
     at.radio(key="report_origin").set_value("Uploaded report JSON").run()
     at.file_uploader(key="report_upload").set_value(
@@ -463,7 +465,7 @@ def test_report_page_picks_one_report_from_check_json_output() -> None:
 
 def test_hostile_report_json_is_only_rendered_as_text() -> None:
     transcript = ui.load(hostile_transcript(), EVIL_NAME)
-    payload = analyze(transcript).report.model_dump_json().encode()
+    payload = msgspec.json.encode(analyze(transcript).report)
     at = app("pages/report.py")
     at.radio(key="report_origin").set_value("Uploaded report JSON").run()
     at.file_uploader(key="report_upload").set_value(("r.json", payload, "application/json")).run()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from integrity import POLICIES, PROVIDERS, analyze, judged_by_providers, load_all, provider_verdict
@@ -18,7 +19,8 @@ SAMPLES = sorted((Path(__file__).resolve().parent.parent / "sample_transcripts")
 
 
 def said(verdict: ProviderVerdict) -> dict[str, list[Any]]:
-    return {"before": [v.model_dump() for v in verdict.before], "after": [v.model_dump() for v in verdict.after]}
+    return {"before": [msgspec.to_builtins(v) for v in verdict.before],
+            "after": [msgspec.to_builtins(v) for v in verdict.after]}
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)

@@ -20,7 +20,7 @@ native entry and Transcript.lines[i] its 1-based line, for reports.
 Two readings matter to the engine in every format: an assistant turn with no
 content is an interrupted frame (stopReason "aborted"; no provider completes a turn
 with nothing in it), and a result whose whole content is exactly one of the engine's
-receipt texts (the reference's or the strict policy's, _messages.receipt_texts) is an
+receipt texts (the reference's or the strict policy's, integrity.repair.messages.receipt_texts) is an
 interrupted receipt (isError and details restored), so both survive any conversion.
 Formats without tool-call ids (Gemini) read a missing id as "" with
 "_native": {"idMissing": true} on the call part or result.
@@ -455,7 +455,8 @@ def request_key(format: str) -> str:
     """The field of `format`'s request body that holds its messages ("messages", "contents", "input"): where
     a provider's error positions start.  Read from the adapter's own body, so it is never a second copy."""
     _check_target(format)
-    return next(key for key, value in ADAPTERS[format].body([], []).items() if isinstance(value, list))
+    body: dict[str, Any] = ADAPTERS[format].body([], [])
+    return next(key for key, value in body.items() if isinstance(value, list))
 
 
 __all__ = [

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._views import frame_is_interrupted
+from ..repair.views import frame_is_interrupted
 from .base import BuildContext, Segment
 from .common import (
     NATIVE,
@@ -374,7 +374,9 @@ def _custom_calls(context: BuildContext) -> set[Any]:
             if isinstance(item, dict) and item.get("type") == _CUSTOM and isinstance(item.get("call_id"), str):
                 found.add(item["call_id"])
         context.state["native_custom_calls"] = found
-    return context.state["native_custom_calls"] | context.state.get("custom_calls", set())
+    native: set[Any] = context.state["native_custom_calls"]
+    built: set[Any] = context.state.get("custom_calls", set())
+    return native | built
 
 
 def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:

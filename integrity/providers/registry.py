@@ -8,6 +8,8 @@ imports).  Here both the face and `canonical` import it, and it imports neither.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import anthropic, bedrock, deepseek, deepseek_responses, gemini, mistral, openai_chat, openai_responses
 from .spec import ProviderSpec
 from .violation import Violation, sort_violations
@@ -31,7 +33,8 @@ def spec(name: str) -> ProviderSpec:
     return found
 
 
-def validate_native(request: list[dict], provider: str, history: bool = False, ids: bool = False) -> list[Violation]:
+def validate_native(request: list[dict[str, Any]], provider: str, history: bool = False,
+                    ids: bool = False) -> list[Violation]:
     """Check a native message list (OpenAI `messages`, Responses `input`, Anthropic `messages`
     without the top-level system, Gemini `contents`, Bedrock `messages`) against one provider.
 
