@@ -149,24 +149,29 @@ def test_each_lessons_example_says_what_check_says(lesson: Any, tmp_path: Path) 
         assert still_rejecting(analysis) == refusing, policy  # each provider judged on the view planned for it
 
 
-def test_a_view_written_that_check_still_flags_is_never_safe_to_send(tmp_path: Path) -> None:
-    """Pinned: an OpenClaw session whose interrupted call is answered in the view, written back as a session
-    tree where the receipt is not on the active branch: the providers accept the view, but `check` on the
-    download still finds the call unanswered.  repair says so on its note line, and the pages in its words."""
+def test_a_receipt_written_into_a_session_tree_stays_on_the_branch_that_is_sent(tmp_path: Path) -> None:
+    """An OpenClaw session whose interrupted call is answered in the view.  Written back as a session tree,
+    the receipt once started a branch of its own (the next entry kept its parent, the call), so `check` on
+    the download found the call unanswered and the pages rightly refused "safe to send".  The writer now
+    puts the entries after an insertion behind it: the download is safe, `repair` exits 0, and the pages
+    say so in the same words as `check`."""
     path = REPO / "tests" / "real" / "openclaw_interrupted_call.openclaw.jsonl"
     [transcript] = [t for t in load_all(path.read_bytes(), str(path)) if t.checked]
     analysis = judged_by_providers(analyze(transcript, "strict", provider="anthropic"), PROVIDERS)
     assert analysis.verdicts["anthropic"].accepted_after_repair
     offered = download(analysis, "anthropic")
-    assert not offered.safe_to_send and offered.left.startswith("anthropic would still reject it: messages.1")
-    assert not _download_passes(offered.data, path.name, "strict", "anthropic", tmp_path)
+    assert offered.safe_to_send and _download_passes(offered.data, path.name, "strict", "anthropic", tmp_path)
     [line] = [line for line in provider_lines(analysis.verdicts["anthropic"], offered, len(transcript.messages))
               if line.startswith("anthropic, the repaired view")]
-    assert SAFE not in line.replace("not safe to send", "") and f"`check` still flags it: {offered.left}" in line
+    assert SAFE in line and "still flags" not in line
     repaired = run("repair", "--now", "0", path, "-o", tmp_path / "out.jsonl")
-    assert repaired.code == 1
-    unplanned = download(analysis, None)
-    assert f"the repaired view is written, but `check` still flags it: {unplanned.left}" in repaired.stderr
+    assert repaired.code == 0 and "still flags" not in repaired.stderr
+    written = [json.loads(line) for line in (tmp_path / "out.jsonl").read_bytes().splitlines()]
+    receipt = next(e for e in written if e.get("message", {}).get("role") == "toolResult")
+    after = written[written.index(receipt) + 1]
+    assert after["parentId"] == receipt["id"]  # the branch that is sent goes through the receipt
+    checked = run("check", tmp_path / "out.jsonl")
+    assert checked.code == 0 and b"abandoned branch" not in checked.stdout
 
 
 def _fragments() -> list[tuple[str, bytes]]:
