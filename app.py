@@ -46,12 +46,15 @@ page = st.navigation([*pages, *aliases])
 # this file as its main module) the page object has no title to give.
 title = next((title for (_, title, _), known in zip(present, pages, strict=True) if known is page), "Inspector")
 st.set_page_config(page_title=f"{title} · tool-call integrity", layout="wide")  # each page its own tab title
+ui.batch_url()
 try:
     page.run()
 except RerunException as rerun:  # st.rerun: this run's URL waits for the next; st.switch_page brings its own
     current = get_script_run_ctx()
     if current is not None and rerun.rerun_data.page_script_hash != current.page_script_hash:
         ui.flush_url(write=False)
+    else:
+        ui.hold_url()
     raise
 except StopException:  # st.stop: the page is done
     ui.flush_url()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import hashlib
+import threading
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -426,8 +427,15 @@ def url_set(param: str, value: str | None) -> None:
 
     Every write to st.query_params that changes the address pushes one browser history entry: a page
     that mirrored five widgets one by one added five entries per load, and Back stepped through them.
-    Collected here and written by flush_url, a user action adds at most one.
+    Collected here and written by flush_url, a user action adds at most one.  A page run on its own
+    (not through app.py, which flushes: Streamlit's test harness switching pages) writes at once.
     """
+    if not getattr(_RUN, "batching", False):
+        if value is None:
+            st.query_params.pop(param, None)
+        elif st.query_params.get(param) != value:
+            st.query_params[param] = value
+        return
     pending = st.session_state.get(PENDING)
     if pending is None:
         pending = st.session_state[PENDING] = {}
@@ -445,9 +453,24 @@ def url_now() -> dict[str, str]:
     return params
 
 
+_RUN = threading.local()
+"""`batching`: True while app.py runs a page (it calls flush_url when the run ends)."""
+
+
+def batch_url() -> None:
+    """Collect this run's query parameter writes until flush_url (app.py, before it runs the page)."""
+    _RUN.batching = True
+
+
+def hold_url() -> None:
+    """This run ends in a rerun of the same page: its writes wait for the end of that run."""
+    _RUN.batching = False
+
+
 def flush_url(write: bool = True) -> None:
     """Write this run's query parameters in one message (one history entry at most); app.py calls it when a
     page's run ends.  write=False drops them (a switch to another page brings its own)."""
+    _RUN.batching = False
     wanted = url_now()
     st.session_state.pop(PENDING, None)
     if write and wanted != {key: st.query_params[key] for key in st.query_params}:

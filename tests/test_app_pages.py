@@ -178,7 +178,8 @@ def test_inspector_deep_link_opens_a_message_with_its_pairing() -> None:
 def test_inspector_open_message_by_number() -> None:
     at = app(sample="orphaned_call.pi-ai.json")
     at.text_input(key="goto").input("v3").run()
-    assert any(c.startswith("✚ synthesized receipt · row 3") for c in codes(at))
+    # a message only the view has: the file has no position for it, so it says so (its numbers on demand)
+    assert any(c.startswith("not in the file (view #3) · ✚ synthesized receipt") for c in codes(at))
     assert at.query_params["msg"] in (["v3"], "v3")
     at.text_input(key="goto").input("99").run()
     assert any(c.value == "no such message in this transcript" for c in at.caption)
@@ -186,14 +187,14 @@ def test_inspector_open_message_by_number() -> None:
 
 def test_inspector_next_problem_filters_and_search() -> None:
     at = app(sample="abort_race.pi-ai.json")
-    at.button(key="next_problem").click().run()
-    assert at.query_params["msg"] in (["v3"], "v3")
-    at.button(key="next_problem").click().run()  # the next problem after it: the dropped frame, durable #3
-    assert at.query_params["msg"] in (["3"], "3")
-    at.button(key="prev_problem").click().run()  # and back
-    assert at.query_params["msg"] in (["v3"], "v3")
+    at.button(key="next_problem").click().run()  # the first stop: a refusal of the frame whose calls wait (#1)
+    assert at.query_params["msg"] in (["1"], "1")
+    line = next(t.value for t in at.text if t.value.startswith("Problem 1 of "))
+    assert " · [1] · " in line and "refuses the file (as recorded)" in line  # the file's own position: [1]
+    at.button(key="prev_problem").click().run()  # wraps to the last stop: the result moved up, durable #4
+    assert at.query_params["msg"] in (["4"], "4")
     at.button(key="next_row").click().run()
-    assert at.query_params["msg"] in (["3"], "3")
+    assert at.query_params["msg"] in (["5"], "5")
     at.checkbox(key="problems_only").check().run()
     kinds = list(detail_table(at)["kind"])
     assert "↪ moved" in kinds and len(kinds) < 7
