@@ -111,6 +111,7 @@ def test_one_numbering_the_files_own_positions_with_the_others_on_demand(page: A
     name = "healthy.claude-code.jsonl"
     transcript = load((SAMPLES / name).read_bytes(), name)
     open_page(page, f"{server}/inspector?sample={name}&view=conversation")
+    page.get_by_role("button", name=re.compile(r"^line \d+$")).first.wait_for()
     headers = page.locator('[class*="st-key-conversation-row-"] [data-testid="stButton"] button').all_inner_texts()
     lines = sorted({transcript.native_lines[e] for e in transcript.entries})
     assert headers and all(re.fullmatch(r"(● )?line \d+", text.strip()) for text in headers), headers
@@ -118,7 +119,7 @@ def test_one_numbering_the_files_own_positions_with_the_others_on_demand(page: A
     body = page.inner_text('[data-testid="stMain"]')
     assert not re.search(r"\brow \d+\b", body) and "durable #" not in body  # no second numbering shown first
     # The other numbers on demand: the selected message's panel.
-    page.locator('[class*="st-key-conversation-row-"] [data-testid="stButton"] button').nth(1).click()
+    page.get_by_role("button", name=re.compile(r"^line \d+$")).nth(1).click()
     settle(page)
     page.get_by_text("Other numbers of this message").click()
     page.get_by_text(re.compile(r"^row 1 · durable #1 · view #1")).wait_for()
