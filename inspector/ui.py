@@ -780,7 +780,7 @@ def rows_frame(rows: Sequence[Row], paired: set[int] | None = None, selected: in
     def where(row: Row) -> str:
         if transcript is not None:
             return row_place(transcript, row.left, row.right)
-        return "" if row.left is None else str(row.left)
+        return f"view #{row.right}" if row.left is None else str(row.left)
 
     return pd.DataFrame({
         "row": [r.row for r in rows],

@@ -177,7 +177,7 @@ def compare_policies() -> None:
             ui.verdict_text(others[name])
             problems = filter_rows(ui.rows_for(source, others[name], provider), problems_only=True)[:500]
             other_rows = ui.previewed(others[name], problems)
-            st.dataframe(ui.styled_rows(ui.rows_frame(other_rows)), hide_index=True,
+            st.dataframe(ui.styled_rows(ui.rows_frame(other_rows, transcript=transcript)), hide_index=True,
                          width="stretch", column_config=ui.ROW_CONFIG,
                          column_order=["kind", "#", "durable transcript", "view #", "repaired view"])
     st.divider()
@@ -200,9 +200,17 @@ def _on_goto() -> None:
         _select(found)
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _cached_stops(digest: str, name: str, policy: str, provider: str | None, judged: tuple[str, ...],
+                  _analysis: Any, _rows: Any, _sides: Any) -> list[Stop]:
+    return problem_stops(_analysis, _rows, *_sides)
+
+
 def _stops() -> list[Stop]:
-    """The engine's findings, provider refusals and repairs, in row order (inspector.stops)."""
-    return problem_stops(analysis, rows, *sides())
+    """The engine's findings, provider refusals and repairs, in row order (inspector.stops); made once per
+    transcript, policy, provider and set of providers judged (a 100,000-row walk on every key otherwise)."""
+    return _cached_stops(source.digest, ui.cache_name(source, transcript), analysis.policy, provider,
+                         tuple(sorted(analysis.verdicts or {})), analysis, rows, sides())
 
 
 def _step(problems: bool, forward: bool) -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import shutil
-from urllib.parse import parse_qsl
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import pytest
 import streamlit as st
