@@ -7,7 +7,8 @@ indices: durable messages as recorded, view positions after repair) and the
 report's repair actions (the rows that are not "kept").  They are ordered by
 row; the first press lands on the first refusal of the target provider (the one
 `check` judges the file by), since that refusal is why the verdict says what it
-says.  A fact about no message (a torn last line) has no row: the verdict line
+says; with no target (the universal invariants judge), on the first finding or
+repair.  A fact about no message (a torn last line) has no row: the verdict line
 shows it, the stops leave it out.
 """
 
@@ -90,11 +91,13 @@ def problem_stops(analysis: Analysis, rows: Sequence[Row], by_left: Mapping[int,
 
 
 def first_stop(stops: Sequence[Stop]) -> int:
-    """Where the first press lands: the target provider's first refusal of the file as recorded, else of the
-    repaired view, else the first stop."""
-    for when in ("before", "after"):
+    """Where the first press lands: what the verdict is judged by first.  The target provider's first refusal
+    of the file as recorded, else of the repaired view; without one (no target: the universal invariants
+    decide) the first finding, else the first repair; else the first stop (another provider's refusal)."""
+    for wanted in (lambda s: s.target and s.when == "before", lambda s: s.target and s.when == "after",
+                   lambda s: s.what == FINDING, lambda s: s.what == REPAIR):
         for index, stop in enumerate(stops):
-            if stop.target and stop.when == when:
+            if wanted(stop):
                 return index
     return 0
 

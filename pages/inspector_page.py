@@ -273,8 +273,7 @@ def stop_line() -> None:
     selected = st.session_state.get("sel_row")
     if index is not None and 0 <= index < len(stops) and stops[index].row == selected:
         stop = stops[index]
-        where = native_label(transcript, rows[stop.row].left) if rows[stop.row].left is not None \
-            else f"view #{rows[stop.row].right} (not in the file)"
+        where = row_place(transcript, rows[stop.row].left, rows[stop.row].right)
         st.text(f"Problem {index + 1} of {len(stops)} · {where} · {stop.text}")
     elif stops:
         st.caption(f"{len(stops)} problem(s) to visit with Problem ▶: findings, provider refusals and repairs.")

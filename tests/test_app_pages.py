@@ -187,14 +187,19 @@ def test_inspector_open_message_by_number() -> None:
 
 def test_inspector_next_problem_filters_and_search() -> None:
     at = app(sample="abort_race.pi-ai.json")
-    at.button(key="next_problem").click().run()  # the first stop: a refusal of the frame whose calls wait (#1)
-    assert at.query_params["msg"] in (["1"], "1")
-    line = next(t.value for t in at.text if t.value.startswith("Problem 1 of "))
-    assert " · [1] · " in line and "refuses the file (as recorded)" in line  # the file's own position: [1]
-    at.button(key="prev_problem").click().run()  # wraps to the last stop: the result moved up, durable #4
-    assert at.query_params["msg"] in (["4"], "4")
+    # pi-ai has no target provider (the universal invariants judge): the first press lands on the first repair,
+    # the result moved up to its frame (a view-only row, v3)
+    at.button(key="next_problem").click().run()
+    assert at.query_params["msg"] in (["v3"], "v3")
+    line = next(t.value for t in at.text if t.value.startswith("Problem "))
+    assert " · not in the file (view #3) · repair: ↪ moved" in line
+    at.button(key="next_problem").click().run()  # then on in the file's order: refusals of the dropped frame [3]
+    assert at.query_params["msg"] in (["3"], "3")
+    assert any(t.value.startswith("Problem ") and " · [3] · " in t.value for t in at.text)  # the file's own place
+    at.button(key="prev_problem").click().run()  # and back
+    assert at.query_params["msg"] in (["v3"], "v3")
     at.button(key="next_row").click().run()
-    assert at.query_params["msg"] in (["5"], "5")
+    assert at.query_params["msg"] in (["3"], "3")
     at.checkbox(key="problems_only").check().run()
     kinds = list(detail_table(at)["kind"])
     assert "↪ moved" in kinds and len(kinds) < 7

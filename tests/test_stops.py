@@ -54,8 +54,10 @@ def test_the_first_press_lands_on_the_target_providers_first_refusal() -> None:
 def test_a_picked_provider_is_the_target() -> None:
     stops, _ = stops_of("abort_race.pi-ai.json", provider="gemini")
     assert stops[first_stop(stops)].provider == "gemini"
-    untargeted, _ = stops_of("abort_race.pi-ai.json")  # pi-ai: no target, the first stop in the file
-    assert first_stop(untargeted) == 0 and not any(s.target for s in untargeted)
+    # pi-ai: no target, the universal invariants judge: the first repair, not another provider's id rule
+    untargeted, _ = stops_of("abort_race.pi-ai.json")
+    assert not any(s.target for s in untargeted)
+    assert untargeted[first_stop(untargeted)].what == REPAIR and untargeted[0].what == REFUSAL
 
 
 def test_next_stop_walks_from_the_current_stop_or_the_selected_row_and_wraps() -> None:
