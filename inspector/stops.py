@@ -104,12 +104,13 @@ def first_stop(stops: Sequence[Stop]) -> int:
 
 def next_stop(stops: Sequence[Stop], current: int | None, selected_row: int | None, forward: bool = True) -> int:
     """The stop to visit next (wrapping around): from the current stop when its row is still selected, else
-    from the selected row, else the first stop.  `stops` must not be empty."""
+    from the selected row (forward: its own stops first, none visited yet), else the first stop.  `stops`
+    must not be empty."""
     total = len(stops)
     if current is not None and 0 <= current < total and stops[current].row == selected_row:
         return (current + (1 if forward else -1)) % total
     if selected_row is None:
         return first_stop(stops)
     if forward:
-        return next((n for n, stop in enumerate(stops) if stop.row > selected_row), 0)
+        return next((n for n, stop in enumerate(stops) if stop.row >= selected_row), 0)
     return next((n for n in range(total - 1, -1, -1) if stops[n].row < selected_row), total - 1)

@@ -67,6 +67,8 @@ def test_next_stop_walks_from_the_current_stop_or_the_selected_row_and_wraps() -
     assert next_stop(stops, 0, 5) == 3  # the user selected row 5 since: on from there
     assert next_stop(stops, 0, 5, forward=False) == 2
     assert next_stop(stops, None, 9) == 0
+    assert next_stop(stops, None, 4) == 2  # a row selected by hand: its own stop first
+    assert next_stop(stops, 1, 4) == 2 and next_stop(stops, 2, 4) == 3
 
 
 def test_positions_name_the_files_own_places() -> None:
