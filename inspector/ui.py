@@ -827,20 +827,22 @@ WHY_IN_FULL = {"why": st.column_config.TextColumn("why", width=250)}
 def overview_frame(rows: Sequence[Row], analysis: Analysis | None = None) -> pd.DataFrame:
     """All rows, lean: what a 100,000-message overview table can afford to send to the browser.
 
-    Rows whose preview was not computed (huge transcripts) show their role instead.
+    Each row is named by its place in the user's file (`line 12`, `messages[3]`), as everywhere; the
+    row number stays, numeric, so sorting the overview keeps the file's order.  Rows whose preview was
+    not computed (huge transcripts) show their role instead.
     """
+    from inspector.positions import row_place
     from inspector.rows import role_of
 
     return pd.DataFrame({
         "row": [r.row for r in rows],
+        "where in your file": [row_place(analysis.transcript, r.left, r.right) if analysis is not None
+                               else ("" if r.left is None else str(r.left)) for r in rows],
         "kind": [label(r.kind) for r in rows],
-        "#": [r.left for r in rows],
-        "view #": [r.right for r in rows],
         "message": [visible_prefix(r.left_text or r.right_text, 90) if r.filled or analysis is None
                     else role_of(analysis, r)
                     for r in rows],
-    }).astype({"#": "Int64", "view #": "Int64",  # numeric, so sorting the overview works
-               "kind": "category"})  # a dictionary column: half the bytes sent for 100,000 rows
+    }).astype({"kind": "category"})  # a dictionary column: half the bytes sent for 100,000 rows
 
 
 def metrics(analysis: Analysis) -> None:
