@@ -266,14 +266,29 @@ def format_picker(source: Source, choices: Sequence[str], error: str) -> str | N
 def pick_transcript(source: Source, transcripts: Sequence[Transcript]) -> Transcript:
     """The only transcript, or the one picked in the sidebar ("main" first; branches are marked)."""
     if len(transcripts) == 1:
+        url_set("thread", None)
         return transcripts[0]
     names = [t.name for t in transcripts]
     marks = {t.name: "" if t.checked else "  (abandoned branch)" for t in transcripts}
-    chosen = st.sidebar.selectbox(
-        f"Transcript ({len(names)} in this file)", names, index=names.index("main") if "main" in names else 0,
-        key=f"thread_{source.digest}", format_func=lambda name: neutralize(name) + marks[name],
+    key = f"thread_{source.digest}"
+    default = "main" if "main" in names else names[0]
+    asked = url_get("thread")  # a link carries the transcript it opens (?thread=sidechain:...)
+    if asked is not None and st.session_state.get("_url_thread") != asked:
+        st.session_state["_url_thread"] = asked
+        if asked in names:
+            st.session_state[key] = asked
+        else:
+            report_unknown("thread", asked, names, st.session_state.get(key, default))
+    if st.session_state.get(key) not in names:
+        st.session_state[key] = default
+    chosen: str | None = st.sidebar.selectbox(
+        f"Transcript ({len(names)} in this file)", names, key=key,
+        format_func=lambda name: neutralize(name) + marks[name],
         help="A file may hold several transcripts: a Claude Code session's sidechains, an eval log's samples, "
              "branches a rewind left behind. Each is checked on its own.")
+    url_set("thread", None if chosen in (None, default) else chosen)
+    if chosen not in (None, default):
+        st.session_state["_url_thread"] = chosen
     return transcripts[names.index(chosen) if chosen is not None else 0]  # None only without options
 
 

@@ -116,8 +116,12 @@ def _select(row: int | None) -> None:
 
 
 def _row_from_msg(value: str) -> int | None:
-    """The row a `?msg=` value names: `4` (durable #4) or `v3` (view #3); None when there is none."""
+    """The row a `?msg=` value names: `4` (durable #4), `v3` (view #3) or the file's own place (`line 12`,
+    `messages[3]`); None when there is none."""
     value = value.strip().lstrip("#")
+    if not value[:1].isdigit() and not value.startswith("v"):
+        index = find_place(transcript, value)
+        return sides()[0].get(index) if index is not None else None
     try:
         if value.startswith("v"):
             return sides()[1].get(int(value[1:]))
