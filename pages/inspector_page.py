@@ -141,9 +141,11 @@ if msg_link is not None and st.session_state.get("_url_msg") != msg_link:
     st.session_state["sel_row"] = found_row
     st.session_state["_bad_msg"] = msg_link if found_row is None else None
 if st.session_state.get("_bad_msg"):
+    first, last = (native_label(transcript, 0), native_label(transcript, len(transcript.messages) - 1)) \
+        if transcript.messages else ("none", "none")
     st.error(f"The link asks for message {literal(st.session_state['_bad_msg'], 40)}: this transcript has "
-             f"durable #0–#{len(transcript.messages) - 1} and view #v0–#v{len(analysis.view) - 1}. "
-             "Nothing is selected.")
+             f"{literal(first)} to {literal(last)} (durable #0–#{len(transcript.messages) - 1}, view "
+             f"v0–v{len(analysis.view) - 1}). Nothing is selected.")
 
 # ----------------------------------------------------------------------------- compare mode
 
