@@ -67,3 +67,27 @@ def test_a_file_outside_the_data_folder_is_refused_unread(data_folder: Path) -> 
     for asked in (str(outside), "../secret.json", "file://" + str(outside)):
         at = opened(file=asked)
         assert any("does not open: no such file in the data folder" in e.value for e in at.error), asked
+
+
+def test_a_link_opens_a_store_in_the_folder_and_the_session_it_names(data_folder: Path) -> None:
+    from integrity.lab import open_store
+
+    with open_store(data_folder / "team.db") as store:
+        store.create_session("one", "first")
+        store.create_session("two", "second")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("pages/sessions.py")
+    at.query_params["store"] = "team.db"
+    at.query_params["session"] = "two"
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.radio(key="sessions_mode").value == "Store folder"
+    assert at.selectbox(key="sessions_pick").value == "two"
+    at.selectbox(key="sessions_pick").set_value("one").run()
+    assert at.query_params["session"] in (["one"], "one") and at.query_params["store"] in (["team.db"], "team.db")
+    other = AppTest.from_file(APP, default_timeout=60)
+    other.switch_page("pages/sessions.py")
+    other.query_params["store"] = "team.db"
+    other.query_params["session"] = "three"
+    other.run()
+    assert any("session=`three` is not known here" in w.value for w in other.warning)
