@@ -15,10 +15,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from integrity import PROVIDERS, Analysis, ProviderVerdict, provider_verdict, with_verdicts
+from integrity import PROVIDERS, Analysis, Placement, ProviderVerdict, provider_verdict, view_placement, with_verdicts
 from integrity.analysis import RECHECK_UP_TO, Download, download
 
 from .diagnostics import curl_command, diagnostics, request_body
+from .positions import native_label, row_place
 from .report_view import after_repair_words
 from .safe_text import neutralize
 from .ui import show_failure, verdict_line
@@ -180,10 +181,14 @@ def unplaced_findings(analysis: Analysis) -> list[str]:
     return lines
 
 
-def _row_links(indices: Sequence[int], when: str, by_left: dict[int, int], by_right: dict[int, int]) -> str:
-    table = by_left if when == "before" else by_right
-    prefix = "#" if when == "before" else "view #"
-    return ", ".join(f"{prefix}{i} (row {table[i]})" for i in indices if i in table)
+def _row_links(indices: Sequence[int], when: str, analysis: Analysis, placement: Placement | None) -> str:
+    """The messages an error is about, by their place in the user's file (the one number shown first):
+    as recorded, the error's indices are durable; after repair they are view positions, placed through the
+    report's one durable-to-view mapping (a message only the view has is "not in the file")."""
+    if when == "before":
+        return ", ".join(native_label(analysis.transcript, i) for i in indices)
+    return ", ".join(row_place(analysis.transcript, (placement.sources(i) or (None,))[0] if placement else None, i)
+                     for i in indices)
 
 
 def compiler_panel(analysis: Analysis, provider: str | None, by_left: dict[int, int],
@@ -201,12 +206,13 @@ def compiler_panel(analysis: Analysis, provider: str | None, by_left: dict[int, 
     excerpts = st.toggle("Show the request around each error", value=size <= EXCERPT_UP_TO,
                          help="the provider's request entries around the failing path, one line each "
                               f"(on by default up to {EXCERPT_UP_TO:,} messages: it rebuilds the request)")
+    placement = view_placement(analysis.report) if analysis.report.view else None
     for when, title in (("before", "as recorded"), ("after", "after repair")):
         found = diagnostics(analysis, provider, when, excerpts)
         st.markdown(f"**{provider}, {title}:** " + (f"{len(found)} error(s)" if found else "accepted"))
         rest: list[dict[str, Any]] = []
         for number, said in enumerate(found, 1):
-            about = _row_links(said.canonical, when, by_left, by_right)
+            about = _row_links(said.canonical, when, analysis, placement)
             if number <= SHOWN_ERRORS:
                 head = f"error[{said.rule}] at {said.position}" + (f"  —  about {about}" if about else "")
                 st.code(f"{head}\n{said.error}", language=None, wrap_lines=True)  # the exact text, whole

@@ -489,7 +489,7 @@ def test_a_providers_errors_past_the_first_few_go_in_one_table(monkeypatch: pyte
     assert len(printed) == 1 and printed[0].startswith("error[tool_calls_unanswered]")
     rest = next(f for f in frames(at) if "provider's text" in getattr(f, "columns", []))
     assert list(rest["error"]) == [2] and list(rest["rule"]) == ["tool_result_without_call"]
-    assert rest["about"].iloc[0] == "#4 (row 5)"
+    assert rest["about"].iloc[0] == "[4]"
 
 
 def test_the_provider_follows_each_file_until_the_user_picks_one() -> None:

@@ -159,7 +159,7 @@ def test_the_provider_follows_the_file_and_its_400_is_visible_without_a_click(br
     exact = ("messages.2.content.1: each tool_use must have a single result. Found multiple `tool_result` blocks "
              "with id: toolu_01Suite")
     assert exact in " ".join(text.split("\n"))  # whole, in the headline
-    assert "error[duplicate_tool_result] at messages.2.content.1" in text and "about #1 (row 1)" in text
+    assert "error[duplicate_tool_result] at messages.2.content.1" in text and "about messages[1]" in text
     assert "→ messages[2]" in text  # the request around the failing path, marked
     page.get_by_text("Copy as curl", exact=False).click()
     settle(page, "https://api.anthropic.com/v1/messages")
