@@ -207,7 +207,8 @@ if sandbox_transcript is not None:
                                lesson.provider, "sandbox")
     ui.verdict_text(sandbox)
     ui.verdict_panel(sandbox, lesson.provider)
-    st.dataframe(ui.styled_rows(ui.rows_frame(ui.rows_for(box, sandbox, lesson.provider), transcript=sandbox_transcript)), hide_index=True,
+    sandbox_rows = ui.rows_frame(ui.rows_for(box, sandbox, lesson.provider), transcript=sandbox_transcript)
+    st.dataframe(ui.styled_rows(sandbox_rows), hide_index=True,
                  width="stretch", column_config={**ui.ROW_CONFIG, **ui.WHY_IN_FULL},
                  column_order=["kind", "#", "durable transcript", "view #", "repaired view", "why"])
 
