@@ -22,7 +22,8 @@ from urllib.parse import urlencode
 from inspector.rows import preview
 from inspector.safe_text import neutralize
 from integrity import Analysis, MergedView, ProviderVerdict, ReceiptView, RepairKind, RepairReport, TurnView, facts
-from integrity.analysis import RECHECK_UP_TO, Download, provider_view
+from integrity.analysis import provider_view
+from integrity.download import RECHECK_UP_TO, Download
 
 NONE = "—"
 """The one way the Report page and its Markdown say that there is no value."""

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from integrity import PROVIDERS, Analysis, Placement, ProviderVerdict, provider_verdict, view_placement, with_verdicts
-from integrity.analysis import RECHECK_UP_TO, Download, download
+from integrity.download import RECHECK_UP_TO, Download, download
 
 from .diagnostics import curl_command, diagnostics, request_body
 from .positions import native_label, row_place
@@ -118,7 +118,7 @@ def offered_download(analysis: Analysis, provider: str | None, digest: str, name
     """The bytes the Report page offers for `provider`'s view, read back and checked (cached by content, policy
     and provider); a string: why the view cannot be written (one line, never a traceback); None above
     RECHECK_UP_TO messages: nothing is written until the download is asked for, and nothing is called safe.
-    written: shared over one page's providers (integrity.analysis.download)."""
+    written: shared over one page's providers (integrity.download.download)."""
     if len(analysis.transcript.messages) > RECHECK_UP_TO:
         return None
     try:

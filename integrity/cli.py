@@ -486,7 +486,7 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
             continue
         result = _judge(unit, plain, now)
         if result.exit_code:
-            from .analysis import still_flagged
+            from .download import still_flagged
 
             return still_flagged(result, unit.transcript)  # the Report page says the same words
     return ""
@@ -506,7 +506,7 @@ def _still_failing(source: str, empty: bool, report: Any, payload: bytes, args: 
     a view check still fails: always when findings are left in place, and for every file of up to
     RECHECK_UP_TO messages (the written bytes are read back as check reads them).
     """
-    from .analysis import NOTHING_LEFT
+    from .download import NOTHING_LEFT
     from .repair.policies import POLICY
 
     if empty:
@@ -667,7 +667,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     if written != EXIT_HEALTHY:
         return written
     if left:
-        from .analysis import flagged_note
+        from .download import flagged_note
 
         _error(flagged_note(loaded.source, left))
         return EXIT_NEEDS_REPAIR

@@ -27,7 +27,8 @@ from inspector.safe_text import neutralize
 from inspector.theme import summary_metrics
 from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, facts
 from integrity._records import invalid_where, json_text
-from integrity.analysis import Download, export_view, provider_view
+from integrity.analysis import export_view, provider_view
+from integrity.download import Download
 from integrity.formats.container import json_bytes
 from integrity.report import read_report
 

@@ -239,7 +239,8 @@ def test_the_preview_is_rendered_and_hostile_text_only_ever_sits_in_code_spans()
 def test_the_report_offers_each_provider_the_view_planned_for_it() -> None:
     """abort_race (issue 29): Bedrock and Mistral accept the views re-planned for them; the page's table says so
     beside a download of that very view, and says 'safe to send' only of bytes `check --provider` passes."""
-    from integrity.analysis import download, export_view
+    from integrity.analysis import export_view
+    from integrity.download import download
 
     at = report_page("abort_race.pi-ai.json")
     table = table_with(at, "after repair (that view)").set_index("provider")

@@ -29,7 +29,8 @@ from inspector.report_view import provider_rows
 from inspector.ui import verdict_line
 from inspector.verdict_ui import provider_lines
 from integrity import POLICIES, PROVIDERS, analyze, judged_by_providers, load_all, target_provider
-from integrity.analysis import Download, download, export_view, provider_view
+from integrity.analysis import export_view, provider_view
+from integrity.download import Download, download
 
 REPO = Path(__file__).resolve().parents[1]
 FILES = sorted(p for folder in ("sample_transcripts", "tests/real") for p in (REPO / folder).iterdir()
@@ -230,7 +231,7 @@ def test_a_fragment_is_safe_to_send_only_when_check_passes_its_download(label: s
 
 def test_a_view_that_drops_every_entry_is_never_safe_to_send(tmp_path: Path) -> None:
     """A lone stray result: strict drops it, nothing is left; the pages say what repair says, word for word."""
-    from integrity.analysis import NOTHING_LEFT
+    from integrity.download import NOTHING_LEFT
 
     stray = json.loads((REPO / "sample_transcripts" / "abort_race.pi-ai.json").read_bytes())[2:3]
     assert stray[0]["role"] == "toolResult"
