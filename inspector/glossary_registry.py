@@ -99,7 +99,8 @@ def reason_entries() -> list[Entry]:
 
 
 def provider_entries() -> list[Entry]:
-    """One entry per provider of the registry: its API, the shape it reads, its rules on turns and ids."""
+    """One entry per provider of the registry: its API, the shape it reads, its rules on turns and ids, its
+    endpoint and the link to its API reference (all from its ProviderSpec)."""
     from integrity.providers import SPECS
 
     entries: list[Entry] = []
@@ -112,6 +113,7 @@ def provider_entries() -> list[Entry]:
         if not spec.needs_call_ids:
             parts.append("Calls need no ids: it pairs results by order.")
         parts.append("Its rule set's errors: " + ", ".join(f"`{rule}`" for rule in spec.errors) + ".")
+        parts.append(f"Requests go to {spec.endpoint.url}; API reference: {spec.endpoint.docs}.")
         rule, template = next(iter(spec.errors.items()))
         entries.append((name, " ".join(parts), f"{rule}: {template}", (spec.title,)))
     return entries
