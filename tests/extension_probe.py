@@ -74,7 +74,7 @@ KIND = Recipe(edits={
 # --- a new provider: its module, and its line in the registry ------------------------------------------------
 
 PROVIDER = Recipe(
-    new={"integrity/providers/fake_llm.py": '''"""A provider only tests/test_extension_points.py knows: OpenAI Chat's rules under another name."""
+    new={"integrity/providers/fake_llm.py": '''"""A provider only the extension test knows: OpenAI Chat's rules."""
 import dataclasses
 
 from . import openai_chat
@@ -94,9 +94,9 @@ SPEC = dataclasses.replace(
 # --- a new format: its module (declaring its spec), and its line in the registry -----------------------------
 
 FORMAT = Recipe(
-    new={"integrity/formats/fake_fmt.py": '''"""A format only tests/test_extension_points.py knows: one JSON object per message, `speaker` and
-`said`; an agent's calls are `asks` ({"id", "tool", "args"}), a tool's answer names the call in `answers`.
-Its files are sent as Anthropic Messages requests."""
+    new={"integrity/formats/fake_fmt.py": '''"""A format only the extension test knows: one JSON object per message,
+`speaker` and `said`; an agent's calls are `asks` ({"id", "tool", "args"}), a tool's answer names the
+call in `answers`.  Its files are sent as Anthropic Messages requests."""
 from typing import Any
 
 from .base import BuildContext, per_entry
