@@ -88,3 +88,11 @@ def test_a_spec_that_contradicts_its_adapter_is_refused() -> None:
     with pytest.raises(ValueError, match="lacks evidence"):
         FormatSpec("broken", type("Adapter", (), {"NAME": "broken"})())
     assert FormatSpec("openai-chat", chat_module).container == ""
+
+
+def test_docs_formats_lists_every_format_of_the_registry() -> None:
+    """docs/formats.md is written by hand, so it is checked: every format's name appears in a table row."""
+    rows = [line for line in (ROOT / "docs" / "formats.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| `")]
+    listed = {name for row in rows for name in re.findall(r"`([a-z0-9-]+)`", row.split(" | ")[0])}
+    assert set(FORMAT_SPECS) <= listed, sorted(set(FORMAT_SPECS) - listed)
