@@ -58,7 +58,7 @@ GROUPS: tuple[str, ...] = ("Transcripts", "Policies and the engine", "Verdicts a
 GENERATED: dict[str, str] = {
     "Verdicts and statuses": "statuses from integrity.pipeline.Status, beside the verdict words defined here",
     "Providers": "one entry per provider of the registry (integrity.providers.SPECS)",
-    "Kinds": "names and texts from the kind registry (integrity.kinds)",
+    "Kinds": "names, texts, examples and aliases from the kind registry (integrity.kinds)",
     "Severities": "from integrity.kinds.SEVERITY_WORDS",
     "Reasons": "one entry per note code (integrity.notes), its sentence rendered with example values",
     "Command line": "parsed from the CLI's own exit-code text (integrity.cli.EXIT_CODES, what --help prints)",
