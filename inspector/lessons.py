@@ -310,7 +310,7 @@ def verdicts_as_recorded(lesson: Lesson) -> dict[str, list[tuple[str, str]]]:
     if not analyses:
         return {}
     verdicts = analyses[POLICIES[0]].verdicts
-    return {name: [(v.rule, v.error) for v in said["before"]] for name, said in verdicts.items()}
+    return {name: [(v.rule, v.error) for v in said.before] for name, said in verdicts.items()}
 
 
 def changes(report: RepairReport) -> frozenset[str]:
@@ -330,9 +330,9 @@ def provider_rows(analysis: Any) -> list[dict[str, str]]:
     """One row per provider error for the example as recorded, and one 'accepted' row per provider that takes it."""
     rows = []
     for name, said in analysis.verdicts.items():
-        if not said["before"]:
+        if not said.before:
             rows.append({"provider": name, "as recorded": "✔ accepted", "rule": "", "provider error": ""})
-        for violation in said["before"]:
+        for violation in said.before:
             rows.append({"provider": name, "as recorded": "✖ rejected", "rule": violation.rule,
                          "provider error": violation.error})
     return rows
@@ -340,7 +340,7 @@ def provider_rows(analysis: Any) -> list[dict[str, str]]:
 
 def still_rejecting(analysis: Any) -> list[str]:
     """The providers that reject this policy's view too."""
-    return [name for name, said in analysis.verdicts.items() if said["after"]]
+    return [name for name, said in analysis.verdicts.items() if said.after]
 
 
 def verdict_difference(analyses: dict[str, Any]) -> str:
@@ -353,7 +353,7 @@ def verdict_difference(analyses: dict[str, Any]) -> str:
     parts = []
     for policy, names in refused.items():
         said = analyses[policy].verdicts
-        who = ", ".join(f"{name} ({', '.join(sorted({v.rule for v in said[name]['after']}))})" for name in names)
+        who = ", ".join(f"{name} ({', '.join(sorted({v.rule for v in said[name].after}))})" for name in names)
         parts.append(f"{SHORT_TITLES[policy]}'s, {who or 'none'}")
     return ("Their verdicts differ. The providers that refuse the view they are sent: " + "; ".join(parts)
             + "." + _planned_for_them(analyses, refused))

@@ -727,9 +727,9 @@ def verdict_panel(analysis: Analysis, provider: str | None) -> None:
     if not verdict_table(analysis, width="content"):
         return
     if provider and provider in (analysis.verdicts or {}):
-        result = analysis.verdicts[provider] or {}
+        result = analysis.verdicts[provider]
         for when in ("before", "after"):
-            found = violation_rows(result.get(when) or [])
+            found = violation_rows(result.before if when == "before" else result.after)
             title = f"{provider} {when} repair: " + (f"{len(found)} error(s)" if found else "accepted")
             with st.expander(title, expanded=bool(found) and when == "after"):
                 if found:

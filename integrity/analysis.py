@@ -8,9 +8,9 @@ rules: the view a provider is sent (view_for_provider) and the rating by the tar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._arguments import require_transcript
 from ._bulk.gc_pause import without_gc
@@ -24,8 +24,11 @@ from .repair.views import LightTranscript
 from .report import RepairReport, build_report
 from .schema import schema_findings
 
-__all__ = ["Analysis", "DEFAULT_POLICY", "PLANNERS", "POLICIES", "analyze", "export_view", "load", "load_all",
-           "reader_findings"]
+if TYPE_CHECKING:
+    from .pipeline import CheckResult, ProviderVerdict
+
+__all__ = ["Analysis", "DEFAULT_POLICY", "Download", "PLANNERS", "POLICIES", "analyze", "download", "export_view",
+           "load", "load_all", "provider_view", "reader_findings", "still_flagged"]
 
 
 @dataclass
@@ -38,8 +41,11 @@ class Analysis:
     plan: Plan
     view: list[Any]
     report: RepairReport
-    verdicts: dict[str, Any] = field(default_factory=dict)
+    verdicts: dict[str, ProviderVerdict] = field(default_factory=dict)
     provider: str | None = None  # the provider the view was planned for
+    views: dict[str, list[Any]] = field(default_factory=dict)
+    """The views re-planned for a provider (replans_for) while its verdict was made: the very view the verdict
+    is about, so the page offers for download exactly what the provider accepted (provider_view)."""
 
 
 @without_gc  # the parsed transcript is large: collections would rescan it for nothing
@@ -176,13 +182,16 @@ def judged_by_providers(analysis: Analysis, providers: Sequence[str], now: Calla
     """A new Analysis with each provider's verdict, before and after repair, and its report rated by the target
     provider's verdict as recorded (with_verdicts: the same rating `check` gives; the input is not changed)."""
     requests: dict[Any, Any] = {}  # providers sharing a native format share its written requests
-    return with_verdicts(analysis, {name: provider_verdict(analysis, name, now, requests) for name in providers})
+    views: dict[str, list[Any]] = {}
+    verdicts = {name: provider_verdict(analysis, name, now, requests, views) for name in providers}
+    return with_verdicts(analysis, verdicts, views)
 
 
-def with_verdicts(analysis: Analysis, verdicts: dict[str, dict[str, Any]]) -> Analysis:
-    """A new Analysis carrying `provider_verdict` results, its report rated by the target provider's (the one
-    the view was planned for, else the one the format implies: integrity.pipeline.target_provider), as `check`
-    rates it; the others are information.
+def with_verdicts(analysis: Analysis, verdicts: Mapping[str, ProviderVerdict],
+                  views: Mapping[str, list[Any]] | None = None) -> Analysis:
+    """A new Analysis carrying `provider_verdict` results (and the views re-planned for them), its report rated by
+    the target provider's (the one the view was planned for, else the one the format implies:
+    integrity.pipeline.target_provider), as `check` rates it; the others are information.
 
     For front ends that compute the verdicts one provider at a time (to show progress
     and stop when asked) and still want the one rating `check` gives.
@@ -195,33 +204,52 @@ def with_verdicts(analysis: Analysis, verdicts: dict[str, dict[str, Any]]) -> An
     target = target_provider(analysis.transcript.format, analysis.provider)
     report = analysis.report
     if target is not None and target in verdicts:  # rated by the target alone, as `check` rates it
-        report = with_recorded(report, {target: not verdicts[target]["before"]})
-    return dataclasses.replace(analysis, verdicts=verdicts, report=report)
+        report = with_recorded(report, {target: verdicts[target].accepted_as_recorded})
+    return dataclasses.replace(analysis, verdicts=dict(verdicts), report=report,
+                               views={**analysis.views, **(views or {})})
 
 
 @without_gc  # the parsed transcript is large: collections would rescan it for nothing
 def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] = time_ms,
-                     requests: dict[Any, Any] | None = None) -> dict[str, Any]:
-    """What one provider would say about the durable transcript and about the view it would get.
+                     requests: dict[Any, Any] | None = None, views: dict[str, list[Any]] | None = None
+                     ) -> ProviderVerdict:
+    """What one provider would say about the durable transcript and about the view it would get (the
+    pipeline's ProviderVerdict: the same type `check` gives).
 
     The view is re-planned for that provider when its plan would differ (the
     strict policy names id-less calls only for providers that need ids, and
-    follows the chosen provider's role rules).  Both are validated as a stored
+    follows the chosen provider's role rules): provider_view.  Both are validated as a stored
     history (`history=True`): rules about the outgoing request itself, such as
     Mistral's "the last message may not be an assistant message", do not apply,
     since the next request appends a new turn.  requests: shared by the calls of one
-    round over every provider (see `validate`), so a native request is written once.
+    round over every provider (see `validate`), so a native request is written once.  views: where a
+    view re-planned for the provider is kept (with_verdicts puts it on the Analysis, so the download
+    offered for that provider is the very view judged here).
     """
+    from .pipeline import ProviderVerdict
     from .providers import validate
 
     transcript = analysis.transcript
-    view = view_for_provider(analysis.policy, analysis.light, analysis.plan, analysis.view, transcript.messages,
-                             provider, now)
-    return {
-        "before": validate(transcript.messages, provider, transcript, history=True, as_recorded=True,
-                           requests=requests),
-        "after": validate(view, provider, transcript, history=True, requests=requests),
-    }
+    view = provider_view(analysis, provider, now)
+    if views is not None and view is not analysis.view:
+        views[provider] = view
+    return ProviderVerdict(
+        provider,
+        validate(transcript.messages, provider, transcript, history=True, as_recorded=True, requests=requests),
+        validate(view, provider, transcript, history=True, requests=requests),
+    )
+
+
+def provider_view(analysis: Analysis, provider: str | None, now: Callable[[], int] = time_ms) -> list[Any]:
+    """The view `provider` is sent (None: the one the analysis planned): the analysis's own view, or the one
+    re-planned for it (view_for_provider), the one kept with its verdict when there is one."""
+    if provider is None:
+        return analysis.view
+    kept = analysis.views.get(provider)
+    if kept is not None:
+        return kept
+    return view_for_provider(analysis.policy, analysis.light, analysis.plan, analysis.view,
+                             analysis.transcript.messages, provider, now)
 
 
 def replans_for(policy: str, light: LightTranscript, plan: Plan, provider: str) -> bool:
@@ -264,8 +292,118 @@ def rejected_by_own_provider(transcript: Transcript) -> list[Any]:
     return validate_recorded(transcript, [provider])[provider]
 
 
-def export_view(analysis: Analysis) -> bytes:
-    """The repaired view serialized in the transcript's own format and container."""
+def export_view(analysis: Analysis, provider: str | None = None) -> bytes:
+    """The view planned for `provider` (None: the analysis's own) serialized in the transcript's own format
+    and container: what a page offers for download for that provider."""
     from .formats import write_bytes
 
-    return write_bytes(analysis.transcript, analysis.view)
+    return write_bytes(analysis.transcript, provider_view(analysis, provider))
+
+
+NOTHING_LEFT = "nothing is left after repair (every entry is dropped), and no provider accepts an empty conversation"
+"""What `repair` and the pages say of a view that drops every entry."""
+
+RECHECK_UP_TO = 10_000
+"""Downloads of up to this many messages are read back and checked before a page calls them safe to send
+(as `repair` re-reads what it writes, cli.RECHECK_UP_TO): above it the re-read would double the page's time."""
+
+
+@dataclass(frozen=True)
+class Download:
+    """The bytes a page offers for one provider's view, and what `check` says when it reads them back.
+
+    recheck: check's result on the bytes read back (None: not read back, above RECHECK_UP_TO messages).
+    left: what `check` still flags in them, in the words of `repair`'s note ('' when it passes them).
+    """
+
+    provider: str | None
+    data: bytes
+    recheck: CheckResult | None
+    left: str
+    seconds: float = 0.0
+    """How long writing, reading back and checking took (a page's estimate for the other providers)."""
+
+    @property
+    def safe_to_send(self) -> bool:
+        """Whether the bytes were read back and `check` (the provider as its target) passes them."""
+        return self.recheck is not None and not self.left
+
+
+def download(analysis: Analysis, provider: str | None = None, recheck_up_to: int = RECHECK_UP_TO,
+             written: dict[str | None, tuple[bytes, Any]] | None = None) -> Download:
+    """The view planned for `provider` as the bytes a page offers, checked as `check --provider` would check
+    the downloaded file (read back, the provider as the target): a page says "safe to send" only of bytes that
+    pass.  Raises what writing the view raises (a page says it cannot offer it).
+
+    written: shared by the calls of one page over several providers: the providers sent the analysis's own
+    view share its bytes and their reading (kept by the provider a view was re-planned for, None for the
+    analysis's own view: never by object identity); only the check differs.
+    """
+    import dataclasses
+    import time
+
+    started = time.perf_counter()
+    found = _download(analysis, provider, recheck_up_to, written)
+    return dataclasses.replace(found, seconds=time.perf_counter() - started)
+
+
+def _download(analysis: Analysis, provider: str | None, recheck_up_to: int,
+              written: dict[str | None, tuple[bytes, Any]] | None) -> Download:
+    from .loading import TranscriptError
+    from .pipeline import check
+
+    transcript = analysis.transcript
+    key = provider if provider is not None and replans_for(analysis.policy, analysis.light, analysis.plan,
+                                                           provider) else None
+    kept = (written or {}).get(key)
+    if kept is None:
+        data = export_view(analysis, provider)
+        if not provider_view(analysis, provider):
+            return Download(provider, data, None, NOTHING_LEFT)
+        if len(transcript.messages) > recheck_up_to:
+            return Download(provider, data, None, "")
+        try:
+            read: Any = [t for t in load_all(data, transcript.source) if t.checked]
+        except TranscriptError as error:
+            read = error
+        kept = (data, read)
+        if written is not None:
+            written[key] = kept
+    data, read = kept
+    if isinstance(read, TranscriptError):
+        return Download(provider, data, None, read.problem)
+    back = next((t for t in read if t.name == transcript.name), read[0] if len(read) == 1 else None)
+    if back is None:  # a thread written into the whole file: the thread is read back under its own name
+        return Download(provider, data, None, f"no transcript named {transcript.name} in the written file")
+    result = check(back, provider=provider, policy=analysis.policy)
+    return Download(provider, data, result, still_flagged(result, back, analysis.report))
+
+
+def still_flagged(result: CheckResult, transcript: Transcript | None, report: Any = None) -> str:
+    """What `check` still flags in a written view ('' when it passes it), in the words `repair`'s note uses
+    (cli: "the repaired view is written, but `check` still flags it: ..."): the provider that still rejects
+    it with its first error word for word, else how many findings are left, else the target provider's
+    first error, else check's verdict.
+    report: the input's report; its first finding (malformed first) leads, named at the user's positions."""
+    if result.healthy:
+        return ""
+    refused = rejected_by_own_provider(transcript) if transcript is not None else []
+    if not refused and not result.findings and result.target_verdict is not None:
+        refused = list(result.target_verdict.before)  # the target refuses what no finding names
+    if refused:
+        first = refused[0]
+        said = first.error if first.error.startswith(first.position) else f"{first.position}: {first.error}"
+        left = f"{first.provider} would still reject it: {said}"
+    elif result.findings:
+        left = f"{len(result.findings)} finding(s) left"
+    else:
+        left = f"check says {result.verdict}"
+    findings = list(getattr(report, "findings", None) or [])
+    lead = next((f for f in findings if f.severity.value == "malformed"), None) or (findings[0] if findings else None)
+    return f"{lead.message} ({left})" if lead is not None else left
+
+
+def flagged_note(source: str, left: str) -> str:
+    """`repair`'s note for a view written although `check` still flags it (the Report page says the same)."""
+    return f"note: {source}: the repaired view is written, but `check` still flags it: {left} " \
+           "(`check` lists every finding)"

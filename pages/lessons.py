@@ -97,7 +97,7 @@ st.dataframe(ui.safe_frame({"#": list(range(len(recorded.transcript.messages))),
 
 st.markdown("#### What each provider says about it, as recorded")
 said = recorded.verdicts
-rejecting = [name for name, verdict in said.items() if verdict["before"]]
+rejecting = [name for name, verdict in said.items() if verdict.before]
 accepting = [name for name in said if name not in rejecting]
 if not rejecting:
     st.markdown(f"Every provider rule set ({len(said)}) accepts this example as recorded.")

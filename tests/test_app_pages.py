@@ -237,11 +237,14 @@ def test_inspector_shows_the_overview_of_all_rows() -> None:
 # ----------------------------------------------------------------------------- report
 
 
-def test_report_page_renders_and_offers_three_downloads() -> None:
+def test_report_page_renders_and_offers_the_report_and_each_providers_view() -> None:
+    from integrity import PROVIDERS
+
     at = app("pages/report.py", sample="orphaned_call.pi-ai.json")
     assert any("repaired: 1 receipt(s) synthesized" in c for c in codes(at))
     labels = [b.label for b in at.get("download_button")]
-    assert labels == ["⬇ Report JSON", "⬇ Report Markdown", "⬇ Repaired transcript"]
+    assert labels == ["⬇ Report JSON", "⬇ Report Markdown", "⬇ Repaired transcript",
+                      *(f"⬇ view for {provider}" for provider in PROVIDERS)]
     markdown = next(m.value for m in at.markdown if m.value.startswith("### Tool-call repair report"))
     assert "`call_readme`" in markdown and "synthesized" in markdown
     receipts = next(f for f in frames(at) if "for call" in getattr(f, "columns", []))
