@@ -414,7 +414,15 @@ _DROP_TEXT = {
     RepairKind.REORDERED: "put the results after frame #{frame} in call order: {order} (no provider needs this)",
     RepairKind.MERGED: "send #{index} inside #{kept}'s message (the provider wants one message per turn)",
 }
-"""The step text of every action kind (tests/test_kinds.py checks none is missing)."""
+"""The step text of the action kinds a lesson words itself; any other (a kind added to the registry since)
+is worded by its registry name (step_text)."""
+
+
+def step_text(kind: str) -> str:
+    """The step template of an action kind: its own sentence, else '<kind name> #{index}' from the registry."""
+    value = getattr(kind, "value", kind)
+    own = next((text for known, text in _DROP_TEXT.items() if known.value == value), None)
+    return own or f"{facts(kind).name} #{{index}}"
 
 
 def _frames(report: RepairReport) -> dict[int, int]:
@@ -470,8 +478,8 @@ def repair_steps(report: RepairReport) -> list[Step]:
         index = action.durable_index
         if action.kind not in (RepairKind.KEPT, RepairKind.REORDERED, RepairKind.MOVED):
             frame = frames.get(index)
-            text = _DROP_TEXT[action.kind].format(index=index, kept=action.kept_instead, call=action.call_id,
-                                                  frame=frame)
+            text = step_text(action.kind).format(index=index, kept=action.kept_instead, call=action.call_id,
+                                                 frame=frame)
             phase = 0 if action.kind.startswith("dropped") else 3 if action.kind == RepairKind.MERGED else 1
             keyed.append(((phase, index), Step(action.kind.value, index, None, text, frame, action.kept_instead)))
         if action.new_ids:

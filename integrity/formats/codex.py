@@ -19,12 +19,10 @@ from typing import Any
 
 from . import openai_responses
 from .base import BuildContext
+from .spec import FormatSpec
 from .wrapped import Wrapped
 
 NAME = "codex"
-PROVIDER = "openai-responses"
-"""The provider a file in this format is judged by (integrity._diagnosis.own_provider):
-Codex CLI sends its history as OpenAI Responses requests."""
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 
 
@@ -85,3 +83,10 @@ def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
 
 
 ADAPTER = Wrapped(NAME, openai_responses, _unwrap, _wrap, evidence, fits, container="jsonl")
+
+
+SPECS = (FormatSpec(NAME, ADAPTER, suffixes=(".jsonl",)),)
+"""This module's format, as the registry (integrity.formats) lists it.  No provider: the module's
+PROVIDER = "openai-responses" was never read (its adapter is a Wrapped object, not the module), so files
+in this format have always been judged by the universal invariants; declaring it changes verdicts and
+is left to a change of its own."""

@@ -23,12 +23,10 @@ from typing import Any
 
 from . import openai_responses
 from .base import BuildContext
+from .spec import FormatSpec
 from .wrapped import Wrapped
 
 NAME = "openai-agents"
-PROVIDER = "openai-responses"
-"""The provider a file in this format is judged by (integrity._diagnosis.own_provider):
-the Agents SDK's default model sends its history as OpenAI Responses input items."""
 _JS_ITEMS = ("function_call", "function_call_result", "hosted_tool_call", "computer_call", "computer_call_result",
              "shell_call", "shell_call_output", "apply_patch_call", "apply_patch_call_output", "reasoning",
              "message", "unknown")
@@ -113,3 +111,10 @@ def run_state_items(whole: dict[str, Any]) -> list[Any]:
         raw = _key(run_item, "rawItem", "raw_item")
         items.append(run_item[raw] if raw in run_item else run_item)
     return items
+
+
+SPECS = (FormatSpec(NAME, ADAPTER, suffixes=(".json",)),)
+"""This module's format, as the registry (integrity.formats) lists it.  No provider: the module's
+PROVIDER = "openai-responses" was never read (its adapter is a Wrapped object, not the module), so files
+in this format have always been judged by the universal invariants; declaring it changes verdicts and
+is left to a change of its own."""
