@@ -85,8 +85,6 @@ def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
 ADAPTER = Wrapped(NAME, openai_responses, _unwrap, _wrap, evidence, fits, container="jsonl")
 
 
-SPECS = (FormatSpec(NAME, ADAPTER, suffixes=(".jsonl",)),)
-"""This module's format, as the registry (integrity.formats) lists it.  No provider: the module's
-PROVIDER = "openai-responses" was never read (its adapter is a Wrapped object, not the module), so files
-in this format have always been judged by the universal invariants; declaring it changes verdicts and
-is left to a change of its own."""
+SPECS = (FormatSpec(NAME, ADAPTER, provider="openai-responses", suffixes=(".jsonl",)),)
+"""This module's format, as the registry (integrity.formats) lists it: Codex CLI sends its history to the OpenAI Responses API, so a file in
+this format is judged by it when no provider is named (integrity.target_provider)."""

@@ -113,8 +113,6 @@ def run_state_items(whole: dict[str, Any]) -> list[Any]:
     return items
 
 
-SPECS = (FormatSpec(NAME, ADAPTER, suffixes=(".json",)),)
-"""This module's format, as the registry (integrity.formats) lists it.  No provider: the module's
-PROVIDER = "openai-responses" was never read (its adapter is a Wrapped object, not the module), so files
-in this format have always been judged by the universal invariants; declaring it changes verdicts and
-is left to a change of its own."""
+SPECS = (FormatSpec(NAME, ADAPTER, provider="openai-responses", suffixes=(".json",)),)
+"""This module's format, as the registry (integrity.formats) lists it: the Agents SDK sends its items to the OpenAI Responses API, so a file in
+this format is judged by it when no provider is named (integrity.target_provider)."""
