@@ -86,5 +86,5 @@ ADAPTER = Wrapped(NAME, openai_responses, _unwrap, _wrap, evidence, fits, contai
 
 
 SPECS = (FormatSpec(NAME, ADAPTER, provider="openai-responses", suffixes=(".jsonl",)),)
-"""This module's format, as the registry (integrity.formats) lists it: Codex CLI sends its history to the OpenAI Responses API, so a file in
-this format is judged by it when no provider is named (integrity.target_provider)."""
+"""This module's format, as the registry (integrity.formats) lists it: Codex CLI sends its history to the OpenAI
+Responses API, so a file in this format is judged by it when no provider is named (integrity.target_provider)."""

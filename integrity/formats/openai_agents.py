@@ -114,5 +114,5 @@ def run_state_items(whole: dict[str, Any]) -> list[Any]:
 
 
 SPECS = (FormatSpec(NAME, ADAPTER, provider="openai-responses", suffixes=(".json",)),)
-"""This module's format, as the registry (integrity.formats) lists it: the Agents SDK sends its items to the OpenAI Responses API, so a file in
-this format is judged by it when no provider is named (integrity.target_provider)."""
+"""This module's format, as the registry (integrity.formats) lists it: the Agents SDK sends its items to the OpenAI
+Responses API, so a file in this format is judged by it when no provider is named (integrity.target_provider)."""
