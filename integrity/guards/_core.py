@@ -13,6 +13,7 @@ Nothing here imports a runtime library.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -80,56 +81,69 @@ class GuardReport:
                 f"{what} ({self.before} -> {self.after} messages; {counts})")
 
 
-_PREFIXES = {
-    "anthropic": "anthropic", "claude": "anthropic", "gemini": "gemini", "google": "gemini", "vertex_ai": "gemini",
-    "vertex_ai_beta": "gemini", "bedrock": "bedrock", "mistral": "mistral", "deepseek": "deepseek",
-    "openai": "openai", "azure": "openai", "azure_ai": "openai",
-}
-_OPENAI_NAME = re.compile(r"^(gpt-|chatgpt|o\d|text-davinci|codex-|computer-use)")
+@functools.cache
+def _model_table() -> tuple[dict[str, list[Any]], list[tuple[re.Pattern[str], Any]]]:
+    """Routing prefix -> the provider records it names, and (name pattern, record) in registry order: read
+    from each provider's `model_prefixes` (integrity.providers.spec), the one place that knows them."""
+    from ..providers import SPECS
+
+    routes: dict[str, list[Any]] = {}
+    names: list[tuple[re.Pattern[str], Any]] = []
+    for spec in SPECS.values():
+        for prefix in spec.model_prefixes:
+            if prefix.endswith("/"):
+                routes.setdefault(prefix[:-1], []).append(spec)
+            else:
+                names.append((re.compile(prefix), spec))
+    return routes, names
+
+
+def _for_api(specs: list[Any], api: Literal["chat", "responses"]) -> str:
+    """Of the records a name points to (OpenAI's Chat and Responses records share their names), the one
+    of the API the runtime calls; the first when none is of it."""
+    responses = api == "responses"
+    return str(next((spec.name for spec in specs if (spec.native_format == "openai-responses") == responses),
+                    specs[0].name))
 
 
 def provider_for_model(model: Any, api: Literal["chat", "responses"] = "chat") -> str | None:
-    """The provider whose rules a request for `model` must satisfy, from the model's name; None when the
-    name says nothing (then the universal invariants decide).
+    """The provider whose rules a request for `model` must satisfy, from the model's name and each provider's
+    `model_prefixes`; None when the name says nothing (then the universal invariants decide).
 
     "claude-..." and "anthropic/..." -> anthropic; "gemini-...", "gemini/...", "vertex_ai/gemini-..." ->
     gemini; "gpt-...", "o3", "openai/..." -> openai-chat, or openai-responses when the runtime calls the
     Responses API (api="responses"); "bedrock/..." -> bedrock; "mistral..." -> mistral; "deepseek..." ->
-    deepseek.  A non-string model (an object) is read by its `model`/`model_name` attribute.
+    deepseek.  A routing prefix decides, except one of a provider that `hosts_others` (OpenAI-compatible
+    endpoints, Azure, Vertex AI), where the model's own name decides first ("vertex_ai/claude-..." ->
+    anthropic, "openrouter/anthropic/claude-..." -> anthropic).  A non-string model (an object) is read
+    by its `model`/`model_name` attribute.
     """
     if not isinstance(model, str):
         model = next((value for attr in ("model", "model_name") if isinstance(value := getattr(model, attr, None),
                                                                               str)), None)
         if model is None:
             return None
+    routes, names = _model_table()
     name = model.strip().lower()
     if name.startswith("models/"):
         name = name[len("models/"):]
-    family: str | None = None
+    routed: list[Any] = []
     if "/" in name:
         prefix, _, rest = name.partition("/")
-        family = _PREFIXES.get(prefix)
-        if family in (None, "openai", "gemini") and "/" in rest:  # openrouter/anthropic/claude..., vertex_ai/x/y
+        routed = routes.get(prefix, [])
+        weak = not routed or any(spec.hosts_others for spec in routed)
+        if weak and "/" in rest:  # openrouter/anthropic/claude..., vertex_ai/x/y
             inner = provider_for_model(rest, api)
             if inner is not None:
                 return inner
+        if not weak:
+            return _for_api(routed, api)
         name = rest
-    if family is None or family in ("openai", "gemini"):
-        if "claude" in name:
-            family = "anthropic"
-        elif name.startswith("gemini") or name.startswith("gemma"):
-            family = "gemini"
-        elif name.startswith("mistral") or name.startswith("codestral") or name.startswith("magistral"):
-            family = "mistral"
-        elif name.startswith("deepseek"):
-            family = "deepseek"
-        elif _OPENAI_NAME.match(name):
-            family = "openai"
-    if family == "openai":
-        return "openai-responses" if api == "responses" else "openai-chat"
-    if family == "deepseek" and api == "responses":
-        return "deepseek-responses"
-    return family
+    matched = [spec for pattern, spec in names if pattern.match(name)]
+    if matched:
+        first = matched[0].model_prefixes
+        return _for_api([spec for spec in matched if spec.model_prefixes == first], api)
+    return _for_api(routed, api) if routed else None
 
 
 def _reuses(messages: list[Any], ids: set[str]) -> bool:
