@@ -123,6 +123,12 @@ def provider_for_model(model: Any, api: Literal["chat", "responses"] = "chat") -
                                                                               str)), None)
         if model is None:
             return None
+    return _provider_for_name(model, api)
+
+
+@functools.lru_cache(maxsize=256)
+def _provider_for_name(model: str, api: Literal["chat", "responses"]) -> str | None:
+    """provider_for_model for a name (remembered: a guard asks it before every model call)."""
     routes, names = _model_table()
     name = model.strip().lower()
     if name.startswith("models/"):
@@ -133,7 +139,7 @@ def provider_for_model(model: Any, api: Literal["chat", "responses"] = "chat") -
         routed = routes.get(prefix, [])
         weak = not routed or any(spec.hosts_others for spec in routed)
         if weak and "/" in rest:  # openrouter/anthropic/claude..., vertex_ai/x/y
-            inner = provider_for_model(rest, api)
+            inner = _provider_for_name(rest, api)
             if inner is not None:
                 return inner
         if not weak:

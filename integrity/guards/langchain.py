@@ -23,7 +23,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import messages_from_dict, messages_to_dict
 
 from ._core import GuardMode, GuardReport, RequestGuard, provider_for_model
-from ._fast import plainly_healthy
+from ._fast import HealthyMemo
 
 FORMAT = "langchain"
 _CLASSES = {"ChatAnthropic": "anthropic", "ChatAnthropicVertex": "anthropic", "ChatBedrock": "bedrock",
@@ -61,12 +61,13 @@ class ToolCallIntegrityMiddleware(AgentMiddleware):
                  provider: str | None = None, logger: logging.Logger | None = None) -> None:
         super().__init__()
         self.guard = RequestGuard("langchain", mode=mode, on_report=on_report, provider=provider, logger=logger)
+        self.memo = HealthyMemo()  # the last healthy request: the next one is read from where it ends
 
     def repaired_request(self, request: Any) -> Any:
         """The request to send: the same object when healthy, else one overriding `messages` with a copy."""
         messages = request.messages
         target = self.guard.provider if self.guard.provider is not None else provider_for_chat_model(request.model)
-        if plainly_healthy(messages, "langchain-objects", target):
+        if self.memo.healthy(messages, "langchain-objects", target):
             return request
         messages = list(messages)
         dumped = messages_to_dict(messages)

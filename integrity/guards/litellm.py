@@ -36,7 +36,7 @@ from typing import Any, Literal
 from litellm.integrations.custom_logger import CustomLogger
 
 from ._core import GuardMode, GuardReport, RequestGuard
-from ._fast import plainly_healthy
+from ._fast import HealthyMemo
 
 # call type -> (native format, the request's key holding the messages, API family for the target)
 _SHAPES: dict[str, tuple[str, str, Literal["chat", "responses"]]] = {
@@ -73,6 +73,7 @@ class ToolCallIntegrityGuard(CustomLogger):
                  provider: str | None = None, logger: logging.Logger | None = None) -> None:
         super().__init__()
         self.guard = RequestGuard("litellm", mode=mode, on_report=on_report, provider=provider, logger=logger)
+        self.memo = HealthyMemo()  # the last healthy request: the next one is read from where it ends
 
     def repaired(self, data: dict[str, Any], call_type: Any) -> dict[str, Any] | None:
         """None when the request may go as it is; else a shallow copy with a repaired message list."""
@@ -84,7 +85,7 @@ class ToolCallIntegrityGuard(CustomLogger):
         if not isinstance(entries, list):
             return None  # a Responses `input` given as one string: no history
         target = self.guard.target(data.get("model"), api)
-        if plainly_healthy(entries, format, target):
+        if self.memo.healthy(entries, format, target):
             return None  # the common case: one pass over the messages, nothing copied
         dumped = [entry if isinstance(entry, dict) else _dump(entry) for entry in entries]
         repaired = self.guard.guard(dumped, format, target)
