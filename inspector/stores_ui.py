@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from inspector import ui
-from inspector.safe_text import neutralize
+from inspector.safe_text import literal, neutralize
 from integrity.loading import Transcript, TranscriptError
 
 LISTED_VERDICTS = 200
@@ -83,7 +83,7 @@ def store_source() -> tuple[ui.Source, Transcript] | None:
         ui.show_error(f"{redacted(url)}: the store holds no thread or session")
         st.stop()
     names = [name for name, _, _ in stored]
-    with st.expander(f"{len(names):,} thread(s) in {neutralize(redacted(base))}", expanded=named is None):
+    with st.expander(f"{len(names):,} thread(s) in {literal(redacted(base), 200)}", expanded=named is None):
         st.dataframe(_verdicts(url, stored), hide_index=True, use_container_width=True)
     chosen = st.sidebar.selectbox("Thread", names, key=f"store_thread:{base}", format_func=neutralize)
     name, format, entries = stored[names.index(chosen) if chosen in names else 0]
