@@ -47,7 +47,8 @@ def read_store(url: str) -> list[Transcript]:
     """
     base, named = split_store_url(url)
     threads = [named] if named is not None else None
-    found = [as_transcript(entries, format, url, name) for name, format, entries in _read(base, threads)]
+    shown = redacted(url)  # a password never reaches a report or a label
+    found = [as_transcript(entries, format, shown, name) for name, format, entries in _read(base, threads)]
     if named is not None and not found:
         raise TranscriptError(url, "", f"no thread or session {named!r} in the database")
     return found
