@@ -112,3 +112,30 @@ def test_the_provider_a_model_name_implies_comes_from_the_registry() -> None:
             api = "responses" if spec.native_format == "openai-responses" else "chat"
             assert provider_for_model(sample, api) == spec.name, (spec.name, sample)
     assert {spec.name for spec in SPECS.values() if spec.model_prefixes} == set(SPECS)
+
+
+@settings(max_examples=80, deadline=None)
+@given(history=turns(), format=st.sampled_from(FORMATS), target=st.sampled_from(TARGETS),
+       system=st.booleans(), trailing=st.booleans())
+def test_guarding_objects_sends_what_guarding_their_dumps_sends(history: list[Turn], format: str, target: Any,
+                                                               system: bool, trailing: bool) -> None:
+    """guard_objects dumps only the entries from the quick pass's cut (the LangChain and ADK guards hand it
+    their message objects): what it sends is what guarding the whole dumped request sends, and an
+    unchanged entry is the object passed in."""
+    import copy
+
+    entries = render(history_with_a_healthy_start(history), format, system, trailing)
+    dumped: list[int] = []
+
+    def dump(part: list[Any]) -> list[Any]:
+        dumped.append(len(part))
+        return copy.deepcopy(part)
+
+    guard = RequestGuard("test", logger=QUIET)
+    expected = guard.guard(copy.deepcopy(entries), format, target)
+    out = guard.guard_objects(entries, format, dump, format, target)
+    assert out == expected
+    if out is not None:
+        assert any(any(entry is original for original in entries) for entry in out) or not entries
+        assert dumped[0] < len(entries) or target not in ("openai-chat", "openai-responses", "anthropic", "gemini",
+                                                          None)

@@ -203,15 +203,49 @@ class RequestGuard:
         guard fails on (the error and its traceback logged): a guard never stops an agent over a shape it
         does not know.  Only mode="raise" stops a request, on purpose.
         """
-        from ..loading import TranscriptError
         from ._fast import scan
 
         healthy, cut, before_cut = scan(entries, format, target) if entries else (True, 0, [])
         if healthy:
             return None  # the common case: one pass, no copy
         listed = list(entries)
+        return self._guarded(listed, format, target, cut, before_cut, lambda: listed)
+
+    def guard_objects(self, objects: Sequence[Any], objects_format: str, dump: Callable[[list[Any]], list[Any]],
+                      format: str, target: str | None) -> list[Any] | None:
+        """`guard` for a runtime's message objects (LangChain messages, ADK Contents), which `dump` turns
+        into `format`'s dicts: the quick pass reads the objects themselves, and only the entries from its
+        cut on are dumped (the whole request only when the repair must see it whole, to rename ids).  In
+        the answer, unchanged entries are the objects passed in and new ones dicts in `format`."""
+        from ._fast import scan
+
+        healthy, cut, before_cut = scan(objects, objects_format, target) if objects else (True, 0, [])
+        if healthy:
+            return None
+        listed = list(objects)
+        back: dict[int, Any] = {}
+        dumps: list[list[Any]] = []  # every dump made, kept alive while `back` maps them by id
+
+        def dumped(start: int) -> list[Any]:
+            part = dump(listed[start:])
+            dumps.append(part)
+            back.update((id(entry), original) for entry, original in zip(part, listed[start:], strict=True))
+            return part
+
+        if not self.window:
+            cut, before_cut = 0, []
+        out = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
+        return None if out is None else [back.get(id(entry), entry) for entry in out]
+
+    def _guarded(self, listed: list[Any], format: str, target: str | None, cut: int, before_cut: list[str],
+                 whole: Callable[[], list[Any]]) -> list[Any] | None:
+        """guard's work once the quick pass found the request not plainly healthy: listed[cut:] are entries
+        in `format` (whole() gives every entry in it, when the repair must read the whole request)."""
+        from ..loading import TranscriptError
+
         try:
-            start, result, out = self._repaired(listed, format, target, cut if self.window else 0, before_cut)
+            start, result, out = self._repaired(listed, format, target, cut if self.window else 0, before_cut,
+                                                whole)
         except (TranscriptError, ValueError) as error:
             self.logger.warning("integrity guard [%s]: request not checked: %s", self.runtime, error)
             return None
@@ -232,15 +266,16 @@ class RequestGuard:
             raise ToolCallIntegrityError(report)
         return out if applied else None
 
-    def _repaired(self, listed: list[Any], format: str, target: str | None, start: int, before: list[str]
-                  ) -> tuple[int, CheckResult | None, list[Any] | None]:
+    def _repaired(self, listed: list[Any], format: str, target: str | None, start: int, before: list[str],
+                  whole: Callable[[], list[Any]]) -> tuple[int, CheckResult | None, list[Any] | None]:
         """(where the checked part starts, the check's result or None when healthy, the checked part
         repaired or None when it stays as it is).
 
         With start > 0 only listed[start:] is checked: everything before is plainly healthy and ends
         before a user turn, so a repair of the rest never touches it.  When ids are renamed (a call
         after the cut reuses an id from before it, or has an empty or odd one) the whole request is
-        checked instead: the strict policy numbers new ids by their place in the whole request.
+        checked instead: the strict policy numbers new ids by their place in the whole request (whole()
+        gives it in `format`: listed's entries before `start` may be the runtime's own objects).
         """
         from .. import check, target_provider
         from ..formats import read_document
@@ -249,12 +284,12 @@ class RequestGuard:
         part = listed[start:]
         transcript = read_document(Document(part, [0] * len(part), "array"), f"<{self.runtime} request>", format)
         if start and before and _reuses(transcript.messages, set(before)):
-            return self._repaired(listed, format, target, 0, [])
+            return self._repaired(whole(), format, target, 0, [], whole)
         # the view is planned for the provider the request is judged by: the one named, else the one its
         # format implies (an Anthropic-shaped request: Anthropic), as check decides (integrity.target_provider)
         result = check(transcript, provider=target_provider(transcript.format, target), policy=POLICY, depth="view")
         if start and result.report.summary.renamed:  # new ids are numbered by position in the whole request
-            return self._repaired(listed, format, target, 0, [])
+            return self._repaired(whole(), format, target, 0, [], whole)
         if result.healthy:
             return start, None, None
         view = result.view if result.view is not None else transcript.messages

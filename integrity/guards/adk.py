@@ -39,6 +39,10 @@ def _dump(content: Any) -> dict[str, Any]:
     return dumped
 
 
+def _dumps(contents: list[Any]) -> list[Any]:
+    return [_dump(content) for content in contents]
+
+
 def _call_ids(contents: list[Any], kind: str) -> set[str]:
     found: set[str] = set()
     for content in contents:
@@ -162,12 +166,10 @@ class ToolCallIntegrityPlugin(BasePlugin):
         target = self.guard.target(model)
         if restored is None and self.memo.healthy(contents, "gemini-objects", target):
             return None
-        dumped = [_dump(content) for content in working]
-        repaired = self.guard.guard(dumped, FORMAT, target)
+        repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target)
         if repaired is None:
             return restored if self.guard.mode == "repair" else None
-        by_id = {id(entry): content for entry, content in zip(dumped, working, strict=True)}
-        return [by_id[id(entry)] if id(entry) in by_id else types.Content.model_validate(entry) for entry in repaired]
+        return [types.Content.model_validate(entry) if isinstance(entry, dict) else entry for entry in repaired]
 
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         """Replace llm_request.contents by a repaired list when it needs one; return None so the model runs."""

@@ -69,13 +69,10 @@ class ToolCallIntegrityMiddleware(AgentMiddleware):
         target = self.guard.provider if self.guard.provider is not None else provider_for_chat_model(request.model)
         if self.memo.healthy(messages, "langchain-objects", target):
             return request
-        messages = list(messages)
-        dumped = messages_to_dict(messages)
-        repaired = self.guard.guard(dumped, FORMAT, target)
+        repaired = self.guard.guard_objects(messages, "langchain-objects", messages_to_dict, FORMAT, target)
         if repaired is None:
             return request
-        by_id = {id(entry): message for entry, message in zip(dumped, messages, strict=True)}
-        rebuilt = [by_id[id(entry)] if id(entry) in by_id else messages_from_dict([entry])[0] for entry in repaired]
+        rebuilt = [messages_from_dict([entry])[0] if isinstance(entry, dict) else entry for entry in repaired]
         return request.override(messages=rebuilt)
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
