@@ -2,7 +2,8 @@
 
 A guard runs before every model call, and almost every request is healthy.  Reading it into the
 engine's form and running the pipeline costs far more than the runtime's own work, so each guard first
-asks `plainly_healthy`: one pass over the runtime's messages that answers True only for the simplest
+asks `plainly_healthy` (through its `HealthyMemo`, which reads only what was added since the last
+healthy request): one pass over the runtime's messages that answers True only for the simplest
 legal shape, the one every provider accepts:
 
 - system messages only at the start, then turns alternating user / assistant, starting with a user
