@@ -112,7 +112,7 @@ def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
 def _load_store(url: str, args: argparse.Namespace, writes: bool) -> list[_Loaded]:
     """Every thread or session of a runtime's store (integrity.guards.stores: LangGraph checkpointers,
     Agents SDK and ADK session databases), read-only; `repair` writes files, so a store is refused there."""
-    from .guards.stores import is_store_url, read_store
+    from .guards.stores import is_store_url, read_store, redacted
 
     if not is_store_url(url):
         raise TranscriptError(url, "", "not a file, and not a store URL this tool reads (langgraph+sqlite://, "
@@ -127,7 +127,7 @@ def _load_store(url: str, args: argparse.Namespace, writes: bool) -> list[_Loade
         transcripts = [pick(transcripts, thread, url)]
     from .pipeline import Loaded
 
-    return [Loaded(url, transcript=transcript, count=len(transcripts)) for transcript in transcripts]
+    return [Loaded(redacted(url), transcript=transcript, count=len(transcripts)) for transcript in transcripts]
 
 
 def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) -> list[_Loaded]:

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from inspector import ui, verdict_ui
+from inspector import stores_ui, ui, verdict_ui
 from inspector.conversation import message_text
 from inspector.conversation_ui import render_conversation, render_legend
 from inspector.data_root import data_root, save_upload
@@ -47,7 +47,8 @@ if ui.url_get("lesson") is not None:  # the README's ?lesson= links work from th
     st.switch_page("pages/lessons.py", query_params={"lesson": ui.url_get("lesson") or ""})
 
 st.title("Inspector")
-picked_source = ui.input_picker()
+stored = stores_ui.store_source()  # a session store's thread (by URL), else a sample, upload or paste
+picked_source = stored[0] if stored else ui.input_picker()
 policy = ui.policy_picker()
 compare = st.sidebar.toggle("Compare policies", key="compare",
                             help="the reference policy next to the others, side by side")
@@ -60,7 +61,7 @@ if picked_source is None:
 source = picked_source  # never None from here on (the functions below rely on it)
 
 with st.spinner(f"Reading {literal(source.name)} ({len(source.data):,} bytes)…"):  # staged progress
-    loaded = ui.load_source(source)  # (a spinner holds no elements: a read error shows on the page)
+    loaded = stored[1] if stored else ui.load_source(source)  # (a read error shows on the page)
 if loaded is None:
     ui.provider_picker()
     st.stop()
