@@ -18,6 +18,35 @@ from inspector import ui
 from inspector.safe_text import literal, neutralize
 from integrity.loading import Transcript, TranscriptError
 
+HOSTS_VARIABLE = "INTEGRITY_STORE_HOSTS"
+"""Comma-separated database hosts a Postgres store URL may name (default: this machine only)."""
+LOCAL_HOSTS = ("", "127.0.0.1", "localhost", "::1")
+
+
+def refused(url: str) -> str | None:
+    """Why the page will not open this store URL (None: it may).  Anyone who can reach the page can type a
+    URL, so a SQLite database is read only under the data folder (the rule for every server file:
+    inspector.data_root, the same answer whether or not the file exists), and a Postgres URL only on this
+    machine or on the hosts named in $INTEGRITY_STORE_HOSTS."""
+    import os
+    from urllib.parse import urlsplit
+
+    from inspector.data_root import ROOT_VARIABLE, data_root, resolve_in_root
+
+    parts = urlsplit(url)
+    if parts.scheme.endswith("+postgresql"):
+        named = os.environ.get(HOSTS_VARIABLE, "")
+        allowed = {*LOCAL_HOSTS, *(h.strip() for h in named.split(",") if h.strip())}
+        if (parts.hostname or "") not in allowed:
+            return f"the inspector opens Postgres stores on this machine only, or on the hosts named in " \
+                   f"{HOSTS_VARIABLE} (check reads any: `python3 -m integrity check URL`)"
+        return None
+    if resolve_in_root(parts.path, data_root()) is None:
+        return f"the inspector opens store databases under its data folder only ({ROOT_VARIABLE} names it; " \
+               "check reads any path: `python3 -m integrity check URL`)"
+    return None
+
+
 LISTED_VERDICTS = 200
 """Threads whose verdict the list shows (each is one check); a larger store lists the rest by name."""
 READ_SECONDS = 30
@@ -74,6 +103,10 @@ def store_source() -> tuple[ui.Source, Transcript] | None:
         base, named = split_store_url(url)
     except TranscriptError as error:
         ui.show_error(str(error))
+        st.stop()
+    refusal = refused(url)
+    if refusal is not None:
+        ui.show_error(f"{redacted(url)}: {refusal}")
         st.stop()
     stored = _read(url)
     if isinstance(stored, str):
