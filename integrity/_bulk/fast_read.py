@@ -125,7 +125,6 @@ class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
 
 
 _CONTENT = attrgetter("content")
-_ARGUMENTS = attrgetter("arguments")
 _USAGE = attrgetter("usage")
 _DETAILS = attrgetter("details")
 
@@ -149,11 +148,13 @@ class FastTranscript:
     key: str = "messages"
 
 
-def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str]) -> bool | None:
+def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str],
+          objects: list[Any]) -> bool | None:
     """Feed one block of structs to the builder: whether it shows a toolCall part, None when a
     call id, tool name or toolCallId is not a string (a schema finding).  The cheap pre-check on
     stopReason skips the builder for the common completed turn.  names: each tool name seen so far,
-    so that the calls kept in the light view share one string per name."""
+    so that the calls kept in the light view share one string per name.  objects: gets every call's
+    arguments and every turn's usage (raw values that must be objects: _keys_decoded checks them)."""
     frame, result, no_calls, name_of = builder.frame, builder.result, builder.no_calls, names.setdefault
     pi_ai = False
     for index, message in enumerate(messages, offset):
@@ -167,6 +168,8 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                    message.isError is True and details is not _UNSET and is_receipt(True, _ANY.decode(details)))
         elif kind is _Assistant:
             content = message.content
+            if message.usage is not _UNSET:
+                objects.append(message.usage)
             if content:
                 calls = None
                 for part in content:
@@ -176,7 +179,9 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                         if type(part.id) is not str or type(name) is not str:
                             return None  # a schema finding: the general reader reports it
                         part.name = name_of(name, name)
-                        part.arguments = _UNSET  # validated (an object); ~6 MB a million messages
+                        if part.arguments is not _UNSET:
+                            objects.append(part.arguments)
+                            part.arguments = _UNSET  # checked by _keys_decoded; ~6 MB a million messages
                         if calls is None:
                             calls = [part]
                         else:
@@ -329,13 +334,14 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                     return None
                 if keep:
                     kept.extend(values)
-            keys = _keys_decoded(messages, counted=beside is None)
-            if keys is None or (beside is None and _lost_keys(document, keys)):
-                return None
             first = len(roles)
             roles.extend(map(_ROLE_OF.__getitem__, map(type, messages)))
-            found = _feed(messages, first, builder, names)
+            objects: list[Any] = []
+            found = _feed(messages, first, builder, names, objects)
             if found is None:
+                return None
+            keys = _keys_decoded(messages, objects, counted=beside is None)
+            if keys is None or (beside is None and _lost_keys(document, keys)):
                 return None
             pi_ai = pi_ai or found
             blocks.append((offset, length, first, len(messages)))
@@ -421,27 +427,15 @@ _ASTUPLE = msgspec.structs.astuple
 _FREE_OBJECTS = msgspec.json.Decoder(list[dict[str, Any]])
 
 
-def _keys_decoded(messages: list[Any], counted: bool = True) -> int | None:
+def _keys_decoded(messages: list[Any], objects: list[Any], counted: bool = True) -> int | None:
     """How many keys a block's message structs hold, each object's distinct keys once: a field counts when
     it was in the JSON (every optional field defaults to UNSET), the tag ("role", "type") once per struct,
-    and a free value's (arguments, usage, details) own keys by a generic decode of those values alone.
-    A field the structs skip (not in the pi-ai schema) is not counted.  None when some arguments or usage
-    is not an object (a schema finding: the general reader reports it).  Counted by C-level maps: no Python
-    step per message.  counted=False: only check that those values are objects (0 when they are)."""
-    contents = list(map(_CONTENT, messages))
-    parts = list(chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
+    and a free value's own keys (objects: the calls' arguments and the turns' usage, which _feed gathered
+    before letting them go; and the results' details) by a generic decode of those values alone.  A field
+    the structs skip (not in the pi-ai schema) is not counted.  None when some arguments or usage is not
+    an object (a schema finding: the general reader reports it).  Counted by C-level maps: no Python step
+    per message.  counted=False: only check that those values are objects (0 when they are)."""
     keys = 0
-    if counted:
-        fields = list(map(_ASTUPLE, messages))
-        fields += map(_ASTUPLE, parts)
-        keys = sum(map(len, fields)) + len(fields) - sum(map(tuple.count, fields, repeat(_UNSET)))
-    calls = compress(parts, map(is_, map(type, parts), repeat(_ToolCall)))
-    assistants = compress(messages, map(is_, map(type, messages), repeat(_Assistant)))
-    objects = [*map(_ARGUMENTS, calls), *map(_USAGE, assistants)]
-    objects = list(compress(objects, map(is_not, objects, repeat(_UNSET))))
-    results = compress(messages, map(is_, map(type, messages), repeat(_ToolResult)))
-    details = list(map(_DETAILS, results))
-    details = list(compress(details, map(is_not, details, repeat(_UNSET))))
     if objects:
         try:
             decoded = _FREE_OBJECTS.decode(b"".join((b"[", b",".join(objects), b"]")))
@@ -449,7 +443,20 @@ def _keys_decoded(messages: list[Any], counted: bool = True) -> int | None:
             return None
         if counted:
             keys += sum(map(len, decoded)) + _inner_keys(chain.from_iterable(map(dict.values, decoded)))
-    if details and counted:
+    if not counted:
+        return keys
+    contents = list(map(_CONTENT, messages))
+    parts = list(chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
+    fields = list(map(_ASTUPLE, messages))
+    fields += map(_ASTUPLE, parts)
+    keys += sum(map(len, fields)) + len(fields) - sum(map(tuple.count, fields, repeat(_UNSET)))
+    # _feed let the calls' arguments go (UNSET): each counts its key here (objects less the usages kept)
+    usages = map(_USAGE, compress(messages, map(is_, map(type, messages), repeat(_Assistant))))
+    keys += len(objects) - sum(map(is_not, usages, repeat(_UNSET)))
+    results = compress(messages, map(is_, map(type, messages), repeat(_ToolResult)))
+    details = list(map(_DETAILS, results))
+    details = list(compress(details, map(is_not, details, repeat(_UNSET))))
+    if details:
         keys += _inner_keys(_ANY.decode(b"".join((b"[", b",".join(details), b"]"))))
     return keys
 
