@@ -127,3 +127,24 @@ def test_the_bound_is_the_general_readers() -> None:
     for _ in range(2000):
         data = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))).encode()
         assert fast_read._key_tokens_bound(data) == key_tokens_bound(data), data
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_child_that_checks_a_large_file_finds_the_same(seed: int, monkeypatch: Any) -> None:
+    """The checks of a file read a block at a time run in a forked child (fast_read._check_beside): it counts
+    the keys its own structs decode (never fed, so their arguments are still on them) the same way."""
+    from integrity._bulk.blocks import Source
+
+    rng = random.Random(seed)
+    items = _with_free_values(rng, list(messages(rng.randint(20, 300), seed=seed)))
+    clean = json.dumps(items, separators=(",", ":")).encode()
+    broken = _duplicate_one_key(rng, items).encode()
+    generic: list[bytes] = []
+    real = fast_read.msgspec.json.decode
+    monkeypatch.setattr(fast_read.msgspec.json, "decode",
+                        lambda raw, *a, **k: generic.append(raw) or real(raw, *a, **k))
+    for data, sound in ((clean, True), (broken, False)):
+        low, high = fast_read._array_body(Source(data), 0, len(data)) or (0, 0)
+        found = fast_read._check_beside(Source(data), "array", low, high, False)
+        assert (found is not None) == sound
+    assert len(generic) <= 1  # only the broken file's block was decoded generically

@@ -125,6 +125,7 @@ class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
 
 
 _CONTENT = attrgetter("content")
+_ARGUMENTS = attrgetter("arguments")
 _USAGE = attrgetter("usage")
 _DETAILS = attrgetter("details")
 
@@ -427,14 +428,22 @@ _ASTUPLE = msgspec.structs.astuple
 _FREE_OBJECTS = msgspec.json.Decoder(list[dict[str, Any]])
 
 
-def _keys_decoded(messages: list[Any], objects: list[Any], counted: bool = True) -> int | None:
+def _keys_decoded(messages: list[Any], objects: list[Any] | None = None, counted: bool = True) -> int | None:
     """How many keys a block's message structs hold, each object's distinct keys once: a field counts when
     it was in the JSON (every optional field defaults to UNSET), the tag ("role", "type") once per struct,
     and a free value's own keys (objects: the calls' arguments and the turns' usage, which _feed gathered
     before letting them go; and the results' details) by a generic decode of those values alone.  A field
     the structs skip (not in the pi-ai schema) is not counted.  None when some arguments or usage is not
     an object (a schema finding: the general reader reports it).  Counted by C-level maps: no Python step
-    per message.  counted=False: only check that those values are objects (0 when they are)."""
+    per message.  counted=False: only check that those values are objects (0 when they are).  objects None:
+    the structs were not fed, so their free values are still on them (the child of _Beside)."""
+    fed = objects is not None
+    if objects is None:
+        contents = list(map(_CONTENT, messages))
+        parts = list(chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
+        objects = [*map(_ARGUMENTS, compress(parts, map(is_, map(type, parts), repeat(_ToolCall)))),
+                   *map(_USAGE, compress(messages, map(is_, map(type, messages), repeat(_Assistant))))]
+        objects = list(compress(objects, map(is_not, objects, repeat(_UNSET))))
     keys = 0
     if objects:
         try:
@@ -450,9 +459,9 @@ def _keys_decoded(messages: list[Any], objects: list[Any], counted: bool = True)
     fields = list(map(_ASTUPLE, messages))
     fields += map(_ASTUPLE, parts)
     keys += sum(map(len, fields)) + len(fields) - sum(map(tuple.count, fields, repeat(_UNSET)))
-    # _feed let the calls' arguments go (UNSET): each counts its key here (objects less the usages kept)
-    usages = map(_USAGE, compress(messages, map(is_, map(type, messages), repeat(_Assistant))))
-    keys += len(objects) - sum(map(is_not, usages, repeat(_UNSET)))
+    if fed:  # _feed let the calls' arguments go (UNSET): each counts its key here (objects less the usages kept)
+        usages = map(_USAGE, compress(messages, map(is_, map(type, messages), repeat(_Assistant))))
+        keys += len(objects) - sum(map(is_not, usages, repeat(_UNSET)))
     results = compress(messages, map(is_, map(type, messages), repeat(_ToolResult)))
     details = list(map(_DETAILS, results))
     details = list(compress(details, map(is_not, details, repeat(_UNSET))))
@@ -487,7 +496,12 @@ def _check_beside(body: Source, container: str, low: int, high: int, writes: boo
     found: list[_Lengths | None] = []
     for offset, length, chunk, raws in _split(body, container, low, high):
         document = _document(chunk, raws, container)
-        if not _sound(document, raws, container):
+        if not _sound(document, raws, container, keys=False):
+            return None
+        try:  # the keys its structs decode against the key tokens (a generic decode only when they differ)
+            if _lost_keys(document, _keys_decoded(_MESSAGES.decode(document))):
+                return None
+        except (msgspec.DecodeError, msgspec.ValidationError):
             return None
         start, end = (0, plain_end(chunk, container)) if container == "jsonl" else (1, len(chunk) - 1)
         plain = plain_lengths(chunk, start, end, raws, container) if writes else None
