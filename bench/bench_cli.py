@@ -343,12 +343,12 @@ def main() -> None:
         if not name.startswith("orjson"):
             bound = _memory_target(name, args.messages)
             memory = f", peak {peak:,.0f} MB ({peak / size_mb:.2f} x file){_said(peak / size_mb, bound)}"
-        print(f"  {name:<30} {elapsed:7.2f} s{memory}")
+        print(f"  {name:<36} {elapsed:7.2f} s{memory}")
     parse, strict = best["orjson.loads"][0], best["orjson.loads (gc off)"][0]
     for name, (elapsed, _) in best.items():
         if not name.startswith("orjson"):
             ratio = elapsed / parse
-            print(f"  {name:<30} / orjson.loads = {ratio:.2f}   (gc off: {elapsed / strict:.2f})"
+            print(f"  {name:<36} / orjson.loads = {ratio:.2f}   (gc off: {elapsed / strict:.2f})"
                   f"{_said(ratio, _time_target(name, args.messages, args.dense))}")
 
 
