@@ -60,9 +60,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--fleet", metavar="FILESxMESSAGES")
     parser.add_argument("--file")
-    parser.add_argument("args", nargs=argparse.REMAINDER)
-    options = parser.parse_args()
-    args = options.args[1:] if options.args[:1] == ["--"] else options.args
+    argv = sys.argv[1:]
+    if "--" not in argv:
+        parser.error("name the command after --, e.g. -- check FILES")
+    cut = argv.index("--")
+    options = parser.parse_args(argv[:cut])
+    args = argv[cut + 1:]
     if options.fleet:
         folder = HERE / "data" / f"fleet_{options.fleet}"
         files = sorted(str(path) for path in folder.iterdir())
