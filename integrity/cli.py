@@ -714,17 +714,16 @@ def _repair_batch_into_folder(paths: list[str], args: argparse.Namespace) -> lis
     from ._bulk.atomic_write import flushed_together
 
     outcomes: list[tuple[int, str]] = []
-    with flushed_together() as batch:
-        for number, path in enumerate(paths):
-            batch.key = number
-            outcomes.append(_repair_into_folder(path, args))
-            if outcomes[-1][0] == EXIT_TERMINATED:  # the pool is being stopped: nothing more is renamed
-                return outcomes
-        try:
-            with signals_raise():
-                failed = batch.finish()
-        except Terminated:
-            return [(EXIT_TERMINATED, "")] * len(outcomes)
+    try:  # SIGTERM raises anywhere in the batch (between two files too), so its temporary files are removed
+        with signals_raise(), flushed_together() as batch:
+            for number, path in enumerate(paths):
+                batch.key = number
+                outcomes.append(_repair_into_folder(path, args))
+                if outcomes[-1][0] == EXIT_TERMINATED:  # the pool is being stopped: nothing more is renamed
+                    return outcomes
+            failed = batch.finish()
+    except Terminated:
+        return [(EXIT_TERMINATED, "")] * max(1, len(outcomes))
     for number, error in failed.items():
         outcomes[number] = (EXIT_UNREADABLE, f"error: {error} (no file was written)\n")
     return outcomes

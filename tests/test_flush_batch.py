@@ -113,3 +113,28 @@ def test_batches_cover_every_file_once_in_input_order(tmp_path: Path, count: int
     assert [name for batch in batches for name in batch] == [path.name for path in inputs]
     assert all(len(batch) <= 64 for batch in batches)
     assert sorted(os.listdir(out)) == sorted(path.name for path in inputs)
+
+
+def test_a_stop_between_two_files_of_a_batch_leaves_no_temporary_file(tmp_path: Path, monkeypatch: Any) -> None:
+    """SIGTERM (the pool being stopped) raises Terminated anywhere in a batch, between two files too: the
+    batch's files written so far are removed, never renamed, and no temporary file stays behind."""
+    from integrity import cli
+    from integrity._bulk.atomic_write import Terminated
+
+    inputs = _files(tmp_path / "in", 3)
+    out = tmp_path / "out"
+    out.mkdir()
+    real = cli._repair_into_folder
+    done: list[str] = []
+
+    def stopped_after_one(path: str, args: Any) -> tuple[int, str]:
+        if done:
+            raise Terminated()  # what the SIGTERM handler raises between two files
+        done.append(path)
+        return real(path, args)
+
+    monkeypatch.setattr(cli, "_repair_into_folder", stopped_after_one)
+    args = cli.build_parser().parse_args(["repair", "--out-dir", str(out), *map(str, inputs)])
+    outcomes = cli._repair_batch_into_folder([str(path) for path in inputs], args)
+    assert done and all(code == cli.EXIT_TERMINATED for code, _ in outcomes)
+    assert os.listdir(out) == []
