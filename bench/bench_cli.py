@@ -1,15 +1,20 @@
-"""Benchmark `check` and `repair` end to end through the CLI against orjson.loads.
+"""Benchmark `check`, `repair` and `triage` end to end through the CLI against orjson.loads, beside issue 28's targets.
 
-Usage: python bench/bench_cli.py [--messages 1000000] [--runs 3] [--jsonl] [--startup] [--fleet 2000x275]
-                                [--reports] [--only]
+Usage: python bench/bench_cli.py [--messages 1000000] [--runs 3] [--jsonl] [--dense] [--startup]
+                                [--fleet 2000x275] [--all-providers] [--reports] [--providers P...] [--only]
 
---startup also times `check` and `repair` on a 20-message file against a bare
-`python3 -c pass` (best of 10 each); --fleet FILESxMESSAGES times `check` and
-`repair --out-dir` over that many small files (generated under
-bench/data/fleet_FILESxMESSAGES/) with --jobs 1 and with every core, in messages per
-second, and `check` with one provider and with no provider asked about each file as
-recorded (what those verdicts cost).  --reports times `check --json`,
-`--json-lines` and `--provider anthropic` (with plain `check`) instead of check and repair.
+Every figure with a target is printed beside it (TARGETS), measured in the same run as what it is
+compared with.  --dense times a defect-dense transcript (bench/generate.py --dense: about a quarter of
+the messages moved, dropped, reordered or answered by a receipt) instead of the usual one (about 2%).
+`repair` is timed writing its file (-o FILE: the temporary file flushed to disk, then renamed; what the
+targets count) and writing to standard output.  --startup also times `check` and `repair` on a
+20-message file against a bare `python3 -c pass` (best of 10 each); --fleet FILESxMESSAGES times, over
+that many small files (generated under bench/data/fleet_FILESxMESSAGES/) on every core: `check` (each
+file's target provider; none for pi-ai), `check --provider gemini` (one target provider per file),
+`repair --out-dir` and `triage` on a LocalCluster of 2 workers (its start-up counted, and also without
+it: the time triage itself reports, less the cluster's start), in messages per second; --all-providers
+adds `check --provider all`.  --reports times `check --json`, `--json-lines` and `check --provider P`
+for each of --providers (default: every provider) with plain `check`, instead of check and repair.
 
 The input (about 230 MB for a million messages) is generated on demand under
 bench/data/ (never committed).  Every timing is a fresh process, so imports and
@@ -54,8 +59,9 @@ CHILD_ENV["PYTHONPYCACHEPREFIX"] = str(HERE / "data" / "pycache")
 it): a shell with PYTHONDONTWRITEBYTECODE set would otherwise recompile ~60 modules per run (~80 ms)."""
 
 
-def measure(command: list[str], tree: bool = False) -> tuple[float, float, str]:
-    """Run a child and return its time, its peak memory and the start of its output.
+def measure(command: list[str], tree: bool = False, stderr: bool = False) -> tuple[float, float, str]:
+    """Run a child and return its time, its peak memory and the start of its output (and of its standard
+    error after it, with `stderr`).
 
     Peak memory is the child's own peak RSS (wait4: exact, not the max over all children); with
     `tree`, the larger of that and the peak, sampled every 0.1 s, of the memory of the child and
@@ -82,11 +88,12 @@ def measure(command: list[str], tree: bool = False) -> tuple[float, float, str]:
         process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        stdout, stderr = out.read(1 << 16), err.read(1 << 16)
+        stdout, errors = out.read(1 << 16), err.read(1 << 16)
     if process.returncode not in (0, 1):
         shown = " ".join(command[:8]) + (f" ... ({len(command) - 8} more)" if len(command) > 8 else "")
-        raise SystemExit(f"{shown} failed ({process.returncode}): {stderr.decode()[:500]}")
-    return elapsed, max(usage.ru_maxrss / 1024, tree_peak[0] / 2**20), stdout.decode(errors="replace")
+        raise SystemExit(f"{shown} failed ({process.returncode}): {errors.decode()[:500]}")
+    said = stdout + errors if stderr else stdout  # stderr: standard error too
+    return elapsed, max(usage.ru_maxrss / 1024, tree_peak[0] / 2**20), said.decode(errors="replace")
 
 
 def _sample_tree(root: int, peak: list[int], done: threading.Event) -> None:
@@ -130,6 +137,39 @@ TREES = ("check --json", "check --json-lines")
 """The commands that may run more than one process (the rest are one: their own peak is exact)."""
 
 
+def _time_target(name: str, messages: int, dense: bool) -> float | None:
+    """Issue 28's bound on a command's time / orjson.loads's for this input (None: no target)."""
+    if name.startswith("check --provider "):
+        return 1.0 if messages >= 1_000_000 else 1.2
+    if name in ("repair strict", "repair strict (stdout)"):
+        if dense:
+            return 0.7 if messages <= 200_000 else None
+        return 0.45 if messages >= 1_000_000 else 0.6
+    return None
+
+
+def _memory_target(name: str, messages: int) -> float | None:
+    """Issue 28's bound on a command's peak memory / the file's size at 1,000,000 messages (None: no target;
+    a smaller file's peak is mostly the interpreter's own)."""
+    if messages < 1_000_000:
+        return None
+    if name in ("repair strict", "check strict", "check") or name.startswith("check --provider "):
+        return 1.0  # --provider: the same bound as check
+    if name in TREES:
+        return 2.0
+    return None
+
+
+def _said(measured: float, bound: float | None, at_most: bool = True) -> str:
+    """'target <= 0.60: met' beside a measured figure ('' without a target)."""
+    if bound is None:
+        return ""
+    met = measured <= bound if at_most else measured >= bound
+    sign = "<=" if at_most else ">="
+    shown = f"{bound:,.2f}" if bound < 100 else f"{bound:,.0f}"
+    return f"   target {sign} {shown}: {'met' if met else 'NOT met'}"
+
+
 def startup(python: str) -> None:
     """`check` and `repair` on a tiny pi-ai file (the fast reader) and on a tiny Anthropic request (the
     exact reader and the schema checks) against a bare interpreter, best of 10 each."""
@@ -155,9 +195,9 @@ def startup(python: str) -> None:
         print(f"  {name:<22} {elapsed:7.3f} s")
 
 
-def fleet(python: str, shape: str) -> None:
-    """`check` and `repair --out-dir` over many small files, in one process (--jobs 1) and on every core (the
-    default); then `check` on every core with one provider and with none asked about each file as recorded."""
+def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2) -> None:
+    """`check`, `check --provider gemini`, `repair --out-dir` and `triage` over many small files on every core,
+    each the best of `runs`, alternated (a busy moment hits every command alike), beside the targets."""
     files, messages = (int(part) for part in shape.split("x"))
     folder = HERE / "data" / f"fleet_{files}x{messages}"
     if not folder.is_dir() or len(list(folder.iterdir())) < files:
@@ -169,26 +209,51 @@ def fleet(python: str, shape: str) -> None:
             write(messages, str(folder / f"session-{number:06d}.json"), seed=number)
     paths = sorted(str(path) for path in folder.iterdir())[:files]
     total = files * messages
-    print(f"check and repair over {files:,} files of {messages} messages ({total:,} messages), best of 2:")
-    every = f"--jobs {os.cpu_count()} (default)"
-    runs: list[tuple[str, list[str], bool]] = [
-        ("check --jobs 1", [python, "-m", "integrity", "check", "--jobs", "1", *paths], False),
-        (f"check {every}", [python, "-m", "integrity", "check", *paths], False),
-        ("repair --out-dir --jobs 1", [python, "-m", "integrity", "repair", "--jobs", "1", "--out-dir"], True),
-        (f"repair --out-dir {every}", [python, "-m", "integrity", "repair", "--out-dir"], True),
+    cores = os.cpu_count()
+    print(f"over {files:,} files of {messages} messages ({total:,} messages), every core ({cores}), best of {runs}:")
+    runs_of: list[tuple[str, list[str], str, float | None]] = [  # label, command, output kind, messages/s target
+        ("check (each file's target: none for pi-ai)", [python, "-m", "integrity", "check", *paths], "", 1_000_000),
+        ("check --provider gemini (one target each)", [python, "-m", "integrity", "check", "--provider", "gemini",
+                                                        *paths], "", 600_000),
+        ("repair --out-dir", [python, "-m", "integrity", "repair", "--out-dir"], "folder", 600_000),
+        ("triage, LocalCluster of 2 workers", [python, "-m", "integrity", "triage", "--workers", "2", "--out"],
+         "table", None),
     ]
-    # What asking providers costs: each file's target provider decides (a pi-ai file has none, so the default
-    # asks none); one named target (gemini), and every provider asked for information (`--provider all`: what
-    # `check` asked of every file up to 10,000 messages before the target-provider rule).
-    for label, option in (("check --provider gemini", "gemini"), ("check --provider all", "all")):
-        runs.append((label, [python, "-m", "integrity", "check", "--provider", option, *paths], False))
-    for label, command, into_folder in runs:
-        times = []
-        for _ in range(2):
+    if all_providers:
+        runs_of.append(("check --provider all", [python, "-m", "integrity", "check", "--provider", "all", *paths],
+                        "", None))
+    times: dict[str, list[float]] = {label: [] for label, *_ in runs_of}
+    own: list[float] = []  # triage's own time (what it reports), less the cluster's start
+    for _ in range(runs):
+        for label, command, output, _target in runs_of:
             with tempfile.TemporaryDirectory() as out:
-                times.append(measure([*command, out, *paths] if into_folder else command)[0])
-        elapsed = min(times)
-        print(f"  {label:<36} {elapsed:7.2f} s  {total / elapsed:11,.0f} messages/s  {files / elapsed:7,.0f} files/s")
+                if output == "folder":
+                    command = [*command, out, *paths]
+                elif output == "table":
+                    command = [*command, os.path.join(out, "fleet.parquet"), str(folder)]
+                elapsed, _, said = measure(command, stderr=output == "table")
+            times[label].append(elapsed)
+            if output == "table":
+                reported = _triage_seconds(said)
+                if reported is not None:
+                    own.append(reported)
+    best = {label: min(values) for label, values in times.items()}
+    for label, _, _, target in runs_of:
+        elapsed = best[label]
+        rate = total / elapsed
+        print(f"  {label:<44} {elapsed:7.2f} s  {rate:11,.0f} messages/s{_said(rate, target, at_most=False)}")
+    check = best[runs_of[0][0]]
+    triage = best["triage, LocalCluster of 2 workers"]
+    print(f"  triage / check = {triage / check:.2f}{_said(triage / check, 1.3)}"
+          + (f"   (triage's own time, cluster start-up included: {min(own):.2f} s)" if own else ""))
+
+
+def _triage_seconds(said: str) -> float | None:
+    """The seconds `triage` says it took ('... in 7.6 s -> ...'), None when it did not say."""
+    import re
+
+    found = re.search(r" in ([0-9.]+) s -> ", said)
+    return float(found.group(1)) if found else None
 
 
 def main() -> None:
@@ -196,33 +261,47 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--jsonl", action="store_true")
+    parser.add_argument("--dense", action="store_true",
+                        help="a defect-dense transcript (bench/generate.py --dense) instead of the usual one")
     parser.add_argument("--startup", action="store_true", help="also time start-up on a tiny file")
     parser.add_argument("--fleet", metavar="FILESxMESSAGES", help="also time check over many small files")
+    parser.add_argument("--all-providers", action="store_true", help="--fleet: also time check --provider all")
     parser.add_argument("--reports", action="store_true",
-                        help="time check --json, --json-lines and --provider anthropic instead of check and repair")
+                        help="time check --json, --json-lines and --provider P instead of check and repair")
+    parser.add_argument("--providers", nargs="+", default=None, metavar="P",
+                        help="--reports: the providers timed with check --provider (default: every one)")
     parser.add_argument("--only", action="store_true",
                         help="only --startup and --fleet, not the large file")
     args = parser.parse_args()
     if args.startup:
         startup(sys.executable)
     if args.fleet:
-        fleet(sys.executable, args.fleet)
+        fleet(sys.executable, args.fleet, args.all_providers, max(1, min(args.runs, 3)))
     if args.only:
         return
 
     data_dir = HERE / "data"
     data_dir.mkdir(exist_ok=True)
     suffix = "jsonl" if args.jsonl else "json"
-    source = data_dir / f"broken_{args.messages}.{suffix}"
+    shape = "dense_" if args.dense else ""
+    source = data_dir / f"broken_{shape}{args.messages}.{suffix}"
     if not source.exists():
         print(f"generating {source} ...", flush=True)
         command = [sys.executable, str(HERE / "generate.py"), str(args.messages), str(source)]
         if args.jsonl:
             command.append("--jsonl")
+        if args.dense:
+            command.append("--dense")
         subprocess.run(command, check=True)
     size_mb = source.stat().st_size / 1e6
     output = data_dir / f"repaired_{args.messages}.{suffix}"
     python = sys.executable
+    providers = args.providers
+    if args.reports and providers is None:
+        sys.path.insert(0, str(ROOT))
+        from integrity.providers import PROVIDERS
+
+        providers = list(PROVIDERS)
 
     best: dict[str, tuple[float, float]] = {}
     for run in range(args.runs + 1):  # the last run only measures the memory of process trees
@@ -230,14 +309,17 @@ def main() -> None:
         check = [python, "-m", "integrity", "check", "--now", "0", str(source)]
         if args.reports:
             commands += [("check", check), ("check --json", [*check, "--json"]),
-                         ("check --json-lines", [*check, "--json-lines"]),
-                         ("check --provider anthropic", [*check, "--provider", "anthropic"])]
+                         ("check --json-lines", [*check, "--json-lines"])]
+            commands += [(f"check --provider {name}", [*check, "--provider", name]) for name in providers or ()]
         for policy in () if args.reports else ("strict", "openmaic"):
             commands += [
                 (f"check {policy}", [python, "-m", "integrity", "check", "--policy", policy, str(source)]),
                 (f"repair {policy}", [python, "-m", "integrity", "repair", "--policy", policy, str(source),
                                       "-o", str(output), "--now", "0"]),
             ]
+            if policy == "strict":
+                commands.append(("repair strict (stdout)", [python, "-m", "integrity", "repair", str(source),
+                                                            "--now", "0"]))
         if run == args.runs:
             for name, command in commands:
                 if name in TREES:
@@ -257,13 +339,17 @@ def main() -> None:
 
     print(f"input: {source.name}, {args.messages:,} messages, {size_mb:.0f} MB; best of {args.runs} runs")
     for name, (elapsed, peak) in best.items():
-        memory = f", peak {peak:,.0f} MB ({peak / size_mb:.2f} x file)" if not name.startswith("orjson") else ""
-        print(f"  {name:<28} {elapsed:7.2f} s{memory}")
+        memory = ""
+        if not name.startswith("orjson"):
+            bound = _memory_target(name, args.messages)
+            memory = f", peak {peak:,.0f} MB ({peak / size_mb:.2f} x file){_said(peak / size_mb, bound)}"
+        print(f"  {name:<36} {elapsed:7.2f} s{memory}")
     parse, strict = best["orjson.loads"][0], best["orjson.loads (gc off)"][0]
     for name, (elapsed, _) in best.items():
         if not name.startswith("orjson"):
-            print(f"  {name:<28} / orjson.loads = {elapsed / parse:.2f}   "
-                  f"(/ orjson.loads with gc off = {elapsed / strict:.2f})")
+            ratio = elapsed / parse
+            print(f"  {name:<36} / orjson.loads = {ratio:.2f}   (gc off: {elapsed / strict:.2f})"
+                  f"{_said(ratio, _time_target(name, args.messages, args.dense))}")
 
 
 if __name__ == "__main__":

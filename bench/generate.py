@@ -1,10 +1,13 @@
 """Generate a synthetic broken pi-ai transcript of any size (every defect kind, unique ids).
 
-Usage: python bench/generate.py N OUT [--jsonl] [--seed S]
+Usage: python bench/generate.py N OUT [--jsonl] [--seed S] [--defect-rate R | --dense]
 
 Large inputs are generated on demand and never committed.  Messages look like
 real agent traffic (text, thinking, arguments, multi-line results) so the file
 averages roughly 230 bytes per message, like the issue's 1,000,000-message file.
+--defect-rate is the share of turns given a defect (0.08 by default: about 2% of the messages
+change in a repair); --dense is DENSE, a defect-dense transcript where about a quarter of the
+messages are moved, dropped, reordered or answered by a receipt.
 """
 
 from __future__ import annotations
@@ -123,16 +126,24 @@ IDLESS: dict[str, Callable[[int], list[dict[str, Any]]]] = {
 """Transcripts without call ids (Gemini's are optional), in shapes that once grew with the square of the size."""
 
 
-def write(count: int, path: str, jsonl: bool = False, seed: int = 7) -> None:
+DEFECT_RATE = 0.08
+"""The share of turns given a defect by default (about 2% of the messages change in a repair)."""
+
+DENSE = 1.0
+"""--dense: every turn given a defect; about a quarter of the messages are then moved, dropped, reordered or
+answered by a receipt (the issue's defect-dense shape)."""
+
+
+def write(count: int, path: str, jsonl: bool = False, seed: int = 7, defect_rate: float = DEFECT_RATE) -> None:
     """Write the transcript as a JSON array (one message per line) or as JSONL."""
     with open(path, "w", encoding="utf-8") as out:
         if jsonl:
-            for message in messages(count, seed):
+            for message in messages(count, seed, defect_rate):
                 out.write(json.dumps(message, separators=(",", ":")) + "\n")
             return
         out.write("[\n")
         first = True
-        for message in messages(count, seed):
+        for message in messages(count, seed, defect_rate):
             if not first:
                 out.write(",\n")
             out.write(json.dumps(message, separators=(",", ":")))
@@ -146,8 +157,13 @@ def main() -> None:
     parser.add_argument("out")
     parser.add_argument("--jsonl", action="store_true")
     parser.add_argument("--seed", type=int, default=7)
+    rate = parser.add_mutually_exclusive_group()
+    rate.add_argument("--defect-rate", type=float, default=DEFECT_RATE, metavar="R",
+                      help=f"share of turns given a defect (default {DEFECT_RATE})")
+    rate.add_argument("--dense", action="store_const", const=DENSE, dest="defect_rate",
+                      help="a defect-dense transcript: about a quarter of the messages change in a repair")
     args = parser.parse_args()
-    write(args.count, args.out, args.jsonl, args.seed)
+    write(args.count, args.out, args.jsonl, args.seed, args.defect_rate)
 
 
 if __name__ == "__main__":

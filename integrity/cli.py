@@ -688,11 +688,40 @@ def cmd_repair_files(args: argparse.Namespace) -> int:
         _error(f"error: {refused}")
         return EXIT_UNREADABLE
     worst = EXIT_HEALTHY
-    for code, text in _each_file(_repair_into_folder, args):
-        if text:
-            sys.stderr.write(text)
-        worst = max(worst, code)
+    files = list(args.files)
+    size = max(1, min(_FLUSH_BATCH, -(-len(files) // (2 * _jobs(args)))))
+    batches = argparse.Namespace(**{**vars(args), "files": [files[at:at + size] for at in range(0, len(files), size)]})
+    for outcomes in _each_file(_repair_batch_into_folder, batches):
+        for code, text in outcomes:
+            if text:
+                sys.stderr.write(text)
+            worst = max(worst, code)
     return worst
+
+
+_FLUSH_BATCH = 64
+"""`repair --out-dir`: at most this many files are flushed to disk together (atomic_write.FlushBatch)."""
+
+
+def _repair_batch_into_folder(paths: list[str], args: argparse.Namespace) -> list[tuple[int, str]]:
+    """_repair_into_folder for each of `paths`, their files flushed to disk together and then renamed into
+    place (atomic_write.flushed_together: the promise of one file's write, one wait on the disk)."""
+    from ._bulk.atomic_write import flushed_together
+
+    outcomes: list[tuple[int, str]] = []
+    try:  # SIGTERM raises anywhere in the batch (between two files too), so its temporary files are removed
+        with signals_raise(), flushed_together() as batch:
+            for number, path in enumerate(paths):
+                batch.key = number
+                outcomes.append(_repair_into_folder(path, args))
+                if outcomes[-1][0] == EXIT_TERMINATED:  # the pool is being stopped: nothing more is renamed
+                    return outcomes
+            failed = batch.finish()
+    except Terminated:
+        return [(EXIT_TERMINATED, "")] * max(1, len(outcomes))
+    for number, error in failed.items():
+        outcomes[number] = (EXIT_UNREADABLE, f"error: {error} (no file was written)\n")
+    return outcomes
 
 
 def _out_dir_refusal(args: argparse.Namespace) -> str:

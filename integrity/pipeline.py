@@ -266,15 +266,15 @@ def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any
     Providers that read the same native format share its written requests (`validate`'s cache keeps
     the message lists it keys, so no key is ever a freed object's).
     """
-    from .providers import validate
+    from .providers.canonical import judge  # validate, without checking again what the engine made
 
     requests: dict[Any, Any] = {}
     said: dict[str, ProviderVerdict] = {}
     for name in names:
-        before = validate(transcript.messages, name, transcript, history=True, as_recorded=True, requests=requests)
+        before = judge(transcript.messages, name, transcript, history=True, as_recorded=True, requests=requests)
         view = view_for(name)
         after = before if view is transcript.messages and not transcript.native else \
-            validate(view, name, transcript, history=True, requests=requests)
+            judge(view, name, transcript, history=True, requests=requests)
         said[name] = ProviderVerdict(name, before, after)
     return said
 

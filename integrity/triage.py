@@ -59,7 +59,7 @@ from .kinds import summary_counts
 from .repair.policies import DEFAULT_POLICY
 
 if TYPE_CHECKING:
-    from .pipeline import CheckResult
+    from .pipeline import CheckResult, Loaded
 
 TRANSCRIPT_COLUMNS = tuple(name for name, _ in TRANSCRIPT_FIELDS)
 FINDING_COLUMNS = tuple(name for name, _ in FINDING_FIELDS)
@@ -101,7 +101,6 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
 
     Never raises for a bad file: an unreadable file gives one row with its error.
     """
-    from .analysis import load_all
     from .loading import TranscriptError
 
     try:
@@ -112,21 +111,22 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
     if known_hash is not None and digest == known_hash:
         return None
     try:
-        transcripts = load_all(data, url)
+        units = _units(data, url, policy)
     except TranscriptError as error:
         return [_error_row(url, digest, str(error))], []
     except Exception as error:  # a reader that fails on odd input is this file's row, never a failed run
         return [_error_row(url, digest, f"internal error: {type(error).__name__}: {error}")], []
     rows: Rows = []
     findings: Rows = []
-    for transcript in transcripts:
-        thread = transcript.name if len(transcripts) > 1 else ""
-        if not transcript.checked:  # an abandoned branch: never sent to the model again, listed not judged
-            rows.append({"path": url, "thread": thread, "content_hash": digest, "format": transcript.format,
-                         "messages": len(transcript.messages), "status": "abandoned branch"})
+    for unit in units:
+        thread = unit.name if len(units) > 1 else ""
+        if not unit.checked:  # an abandoned branch: never sent to the model again, listed not judged
+            assert unit.transcript is not None
+            rows.append({"path": url, "thread": thread, "content_hash": digest, "format": unit.format,
+                         "messages": len(unit.transcript.messages), "status": "abandoned branch"})
             continue
         try:
-            result = _check(transcript, policy, providers)
+            result = _check(unit, policy, providers)
         except Exception as error:  # a transcript the engine cannot handle is a row, never a failed run
             rows.append(_error_row(url, digest, f"internal error: {type(error).__name__}: {error}", thread))
             continue
@@ -135,12 +135,28 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
     return rows, findings
 
 
-def _check(transcript: Any, policy: str, providers: Sequence[str]) -> CheckResult:
+def _units(data: bytes, url: str, policy: str) -> list[Loaded]:
+    """Every transcript of a file, as `check` reads it: a pi-ai file by the fast path (its light view, no
+    dict per message: the same verdict, several times faster), any other by the general reader."""
+    from ._bulk.fast_read import read_fast
+    from .pipeline import Loaded
+    from .repair.policies import reads_closely
+
+    fast = read_fast(data, url, clean=reads_closely(policy))
+    if fast is not None:
+        return [Loaded(url, fast=fast)]
+    from .analysis import load_all
+
+    transcripts = load_all(data, url)
+    return [Loaded(url, transcript=transcript, count=len(transcripts)) for transcript in transcripts]
+
+
+def _check(unit: Loaded, policy: str, providers: Sequence[str]) -> CheckResult:
     """What `check` says about one transcript (the one pipeline, at the diagnosis's depth): its
     target provider decides; `providers` are asked beside it, for their columns."""
-    from .pipeline import Loaded, check_unit
+    from .pipeline import check_unit
 
-    return check_unit(Loaded(transcript.source, transcript=transcript), also=providers, policy=policy)
+    return check_unit(unit, also=providers, policy=policy)
 
 
 def _error_row(path: str, digest: str, error: str, thread: str = "") -> dict[str, Any]:

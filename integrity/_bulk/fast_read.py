@@ -29,8 +29,8 @@ import re
 from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from itertools import compress, count, repeat
-from operator import add, is_not, ne
+from itertools import chain, compress, count, repeat
+from operator import add, attrgetter, is_, is_not, ne
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 import msgspec
@@ -54,26 +54,20 @@ from .blocks import (
 if TYPE_CHECKING:
     from ..repair.plan import Plan
 
-_NULL = msgspec.Raw(b"null")
-
-
 # Content parts are tagged on "type" too: text and thinking parts decode to
 # empty structs (their text is skipped, not copied), a toolCall keeps id and
 # name.  Any other part type (an Anthropic tool_use, say) fails validation and
 # the general reader, which knows every format, takes over.
-class _Object(msgspec.Struct, gc=False):
-    """Any JSON object, its members skipped (tool arguments: only their type is checked)."""
-
-
 _UNSET = msgspec.UNSET
 _Text_ = str | msgspec.UnsetType  # an optional string field: absent, or a string
 _Number = int | float | msgspec.UnsetType
+_Free = msgspec.Raw | msgspec.UnsetType  # a value whose members the planner never reads (keys counted)
 
 
 class _ToolCall(msgspec.Struct, gc=False, tag_field="type", tag="toolCall"):
-    id: Any = None
-    name: Any = None
-    arguments: _Object | msgspec.UnsetType = _UNSET
+    id: Any = _UNSET
+    name: Any = _UNSET
+    arguments: _Free = _UNSET  # an object (checked with the block's keys: _keys_decoded)
     thoughtSignature: _Text_ = _UNSET
 
 
@@ -112,23 +106,28 @@ class _System(msgspec.Struct, gc=False, tag_field="role", tag="system"):
 
 class _Assistant(msgspec.Struct, gc=False, tag_field="role", tag="assistant"):
     content: list[_Part]
-    stopReason: Literal["stop", "length", "toolUse", "error", "aborted"] | None = None
-    errorMessage: str | None = None
+    stopReason: Literal["stop", "length", "toolUse", "error", "aborted"] | None | msgspec.UnsetType = _UNSET
+    errorMessage: str | None | msgspec.UnsetType = _UNSET
     api: _Text_ = _UNSET
     provider: _Text_ = _UNSET
     model: _Text_ = _UNSET
-    usage: _Object | msgspec.UnsetType = _UNSET
+    usage: _Free = _UNSET  # an object (checked with the block's keys: _keys_decoded)
     timestamp: _Number = _UNSET
 
 
 class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
     content: list[_Text | _Image]
-    toolCallId: Any = None
+    toolCallId: Any = _UNSET
     toolName: _Text_ = _UNSET
     isError: bool | msgspec.UnsetType = _UNSET
     timestamp: _Number = _UNSET
-    details: msgspec.Raw = _NULL
+    details: _Free = _UNSET
 
+
+_CONTENT = attrgetter("content")
+_ARGUMENTS = attrgetter("arguments")
+_USAGE = attrgetter("usage")
+_DETAILS = attrgetter("details")
 
 _ROLE_OF: dict[type, str] = {_User: "user", _System: "system", _Assistant: "assistant", _ToolResult: "toolResult"}
 _MESSAGES = msgspec.json.Decoder(list[_User | _System | _Assistant | _ToolResult])
@@ -150,11 +149,13 @@ class FastTranscript:
     key: str = "messages"
 
 
-def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str]) -> bool | None:
+def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str],
+          objects: list[Any]) -> bool | None:
     """Feed one block of structs to the builder: whether it shows a toolCall part, None when a
     call id, tool name or toolCallId is not a string (a schema finding).  The cheap pre-check on
     stopReason skips the builder for the common completed turn.  names: each tool name seen so far,
-    so that the calls kept in the light view share one string per name."""
+    so that the calls kept in the light view share one string per name.  objects: gets every call's
+    arguments and every turn's usage (raw values that must be objects: _keys_decoded checks them)."""
     frame, result, no_calls, name_of = builder.frame, builder.result, builder.no_calls, names.setdefault
     pi_ai = False
     for index, message in enumerate(messages, offset):
@@ -165,9 +166,11 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                 return None  # a schema finding: the general reader reports it
             name = message.toolName
             result(index, message.toolCallId, None if name is _UNSET else name,
-                   message.isError is True and details is not _NULL and is_receipt(True, _ANY.decode(details)))
+                   message.isError is True and details is not _UNSET and is_receipt(True, _ANY.decode(details)))
         elif kind is _Assistant:
             content = message.content
+            if message.usage is not _UNSET:
+                objects.append(message.usage)
             if content:
                 calls = None
                 for part in content:
@@ -177,7 +180,9 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                         if type(part.id) is not str or type(name) is not str:
                             return None  # a schema finding: the general reader reports it
                         part.name = name_of(name, name)
-                        part.arguments = _UNSET  # validated (an object); ~6 MB a million messages
+                        if part.arguments is not _UNSET:
+                            objects.append(part.arguments)
+                            part.arguments = _UNSET  # checked by _keys_decoded; ~6 MB a million messages
                         if calls is None:
                             calls = [part]
                         else:
@@ -185,9 +190,13 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                 if calls is not None:
                     frame(index, tuple(calls))
                     continue
-            stop = message.stopReason
-            if (stop is not None and stop != "toolUse" and stop != "stop") or message.errorMessage is not None:
-                no_calls(index, stop, message.errorMessage, not content)
+            stop, error = message.stopReason, message.errorMessage
+            if stop is _UNSET:
+                stop = None
+            if error is _UNSET:
+                error = None
+            if (stop is not None and stop != "toolUse" and stop != "stop") or error is not None:
+                no_calls(index, stop, error, not content)
     return pi_ai
 
 
@@ -319,7 +328,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                 messages = values
             else:
                 document = _document(document, values, container)
-                if beside is None and not _sound(document, values, container):
+                if beside is None and not _sound(document, values, container, keys=False):
                     return None
                 messages = _MESSAGES.decode(document)
                 if len(messages) != len(values):  # a JSON line holding more than one value
@@ -328,8 +337,12 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                     kept.extend(values)
             first = len(roles)
             roles.extend(map(_ROLE_OF.__getitem__, map(type, messages)))
-            found = _feed(messages, first, builder, names)
+            objects: list[Any] = []
+            found = _feed(messages, first, builder, names, objects)
             if found is None:
+                return None
+            keys = _keys_decoded(messages, objects, counted=beside is None)
+            if keys is None or (beside is None and _lost_keys(document, keys)):
                 return None
             pi_ai = pi_ai or found
             blocks.append((offset, length, first, len(messages)))
@@ -365,26 +378,112 @@ def _document(chunk: bytes, raws: list[Any], container: str) -> bytes:
     return b"".join((b"[", b",".join(raws), b"]")) if container == "jsonl" else chunk
 
 
-def _sound(document: bytes, raws: list[Any], container: str) -> bool:
+def _sound(document: bytes, raws: list[Any], container: str, keys: bool = True) -> bool:
     """Whether the general reader would read a block's bytes as msgspec does: UTF-8 throughout, numbers
-    Python reads alike, no message nested past its limit, and no object naming a key twice (msgspec
-    keeps the last value in silence: the general reader reports it as a duplicate_key finding)."""
+    Python reads alike, no message nested past its limit, and (keys) no object naming a key twice
+    (msgspec keeps the last value in silence: the general reader reports it as a duplicate_key finding).
+    Without keys the caller holds the block's key tokens to the keys its structs decoded (_lost_keys)."""
     return (not _numbers_need_general_reader(document) and _valid_utf8(document)
-            and not _nested_too_deep(raws, container) and not _lost_keys(document))
+            and not _nested_too_deep(raws, container) and not (keys and _lost_keys(document)))
 
 
-def _lost_keys(document: bytes) -> bool:
+_SPACED_COLON = re.compile(rb'"[ \t\r\n]+:')
+
+
+def _key_tokens_bound(data: bytes) -> int | None:
+    """formats.duplicates.key_tokens_bound (a test holds them equal), kept here so that the fast path never
+    loads the formats package: at least as many as the keys written in the JSON text, None when a key is
+    spaced from its colon (then there is no cheap bound)."""
+    if _SPACED_COLON.search(data):
+        return None
+    bound = data.count(b'":')
+    if b'\\"' in data:  # an escaped quote somewhere (JSON text inside a string, say)
+        bound += data.count(b'\\\\":') - data.count(b'\\":')
+    return bound
+
+
+def _lost_keys(document: bytes, decoded: int | None = None) -> bool:
     """Whether decoding the block loses a key (an object names one twice), or that cannot be ruled out
-    cheaply (a key spaced from its colon): the key tokens in the bytes against the keys decoded."""
-    from ..formats.duplicates import count_keys, key_tokens_bound
+    cheaply (a key spaced from its colon): the key tokens in the bytes against the keys decoded.
 
-    bound = key_tokens_bound(document)
+    decoded: the keys the block's structs hold (_keys_decoded).  When it equals the bound on the key
+    tokens no key was lost (each object's distinct keys <= the keys written <= the bound), and the block
+    is never decoded a second time; otherwise (a field the structs skip, or a duplicate) every key of
+    a generic decode is counted.
+    """
+    bound = _key_tokens_bound(document)
     if bound is None:
         return True
+    if decoded is not None and decoded == bound:
+        return False
+    from ..formats.duplicates import count_keys
+
     try:
         return bound != count_keys([msgspec.json.decode(document)])
     except (msgspec.DecodeError, RecursionError):
         return True
+
+
+_ASTUPLE = msgspec.structs.astuple
+_FREE_OBJECTS = msgspec.json.Decoder(list[dict[str, Any]])
+
+
+def _keys_decoded(messages: list[Any], objects: list[Any] | None = None, counted: bool = True) -> int | None:
+    """How many keys a block's message structs hold, each object's distinct keys once: a field counts when
+    it was in the JSON (every optional field defaults to UNSET), the tag ("role", "type") once per struct,
+    and a free value's own keys (objects: the calls' arguments and the turns' usage, which _feed gathered
+    before letting them go; and the results' details) by a generic decode of those values alone.  A field
+    the structs skip (not in the pi-ai schema) is not counted.  None when some arguments or usage is not
+    an object (a schema finding: the general reader reports it).  Counted by C-level maps: no Python step
+    per message.  counted=False: only check that those values are objects (0 when they are).  objects None:
+    the structs were not fed, so their free values are still on them (the child of _Beside)."""
+    fed = objects is not None
+    if objects is None:
+        contents = list(map(_CONTENT, messages))
+        parts = list(chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
+        objects = [*map(_ARGUMENTS, compress(parts, map(is_, map(type, parts), repeat(_ToolCall)))),
+                   *map(_USAGE, compress(messages, map(is_, map(type, messages), repeat(_Assistant))))]
+        objects = list(compress(objects, map(is_not, objects, repeat(_UNSET))))
+    keys = 0
+    if objects:
+        try:
+            decoded = _FREE_OBJECTS.decode(b"".join((b"[", b",".join(objects), b"]")))
+        except msgspec.ValidationError:
+            return None
+        if counted:
+            keys += sum(map(len, decoded)) + _inner_keys(chain.from_iterable(map(dict.values, decoded)))
+    if not counted:
+        return keys
+    contents = list(map(_CONTENT, messages))
+    parts = list(chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
+    fields = list(map(_ASTUPLE, messages))
+    fields += map(_ASTUPLE, parts)
+    keys += sum(map(len, fields)) + len(fields) - sum(map(tuple.count, fields, repeat(_UNSET)))
+    if fed:  # _feed let the calls' arguments go (UNSET): each counts its key here (objects less the usages kept)
+        usages = map(_USAGE, compress(messages, map(is_, map(type, messages), repeat(_Assistant))))
+        keys += len(objects) - sum(map(is_not, usages, repeat(_UNSET)))
+    results = compress(messages, map(is_, map(type, messages), repeat(_ToolResult)))
+    details = list(map(_DETAILS, results))
+    details = list(compress(details, map(is_not, details, repeat(_UNSET))))
+    if details:
+        keys += _inner_keys(_ANY.decode(b"".join((b"[", b",".join(details), b"]"))))
+    return keys
+
+
+def _inner_keys(values: Any) -> int:
+    """The keys of every object nested in values (formats.duplicates.count_keys; only containers are walked),
+    here so that the fast path never loads the formats package."""
+    stack = [value for value in values if type(value) is dict or type(value) is list]
+    total = 0
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        value = pop()
+        if type(value) is dict:
+            total += len(value)
+            extend(value.values())
+        elif type(value) is list:
+            extend(value)
+    return total
 
 
 _Lengths = tuple[int, int, "array[int]"]
@@ -397,7 +496,12 @@ def _check_beside(body: Source, container: str, low: int, high: int, writes: boo
     found: list[_Lengths | None] = []
     for offset, length, chunk, raws in _split(body, container, low, high):
         document = _document(chunk, raws, container)
-        if not _sound(document, raws, container):
+        if not _sound(document, raws, container, keys=False):
+            return None
+        try:  # the keys its structs decode against the key tokens (a generic decode only when they differ)
+            if _lost_keys(document, _keys_decoded(_MESSAGES.decode(document))):
+                return None
+        except (msgspec.DecodeError, msgspec.ValidationError):
             return None
         start, end = (0, plain_end(chunk, container)) if container == "jsonl" else (1, len(chunk) - 1)
         plain = plain_lengths(chunk, start, end, raws, container) if writes else None

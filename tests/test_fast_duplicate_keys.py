@@ -1,0 +1,150 @@
+"""The fast path's duplicate-key check (integrity._bulk.fast_read._keys_decoded): the keys its structs
+decoded are held to the key tokens in the bytes, and a block is decoded generically only when they
+differ.  These tests hold it to the exact reader: a key named twice anywhere (a message, a content part,
+arguments, usage, details, nested deep) always sends the file to the general reader, which reports it,
+and a file without one stays on the fast path when every key is one the structs read."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import integrity
+from integrity._bulk import fast_read
+from integrity.formats.duplicates import first_duplicate, key_tokens_bound
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from generate import messages  # noqa: E402
+
+
+def _with_free_values(rng: random.Random, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Usage on assistant turns and details on results, nested a few levels, as real pi-ai files have them."""
+    for message in items:
+        if message["role"] == "assistant" and rng.random() < 0.5:
+            message["usage"] = {"input": 3, "output": 4, "cost": {"input": 0.1, "total": {"x": [1, {"y": 2}]}}}
+        if message["role"] == "toolResult" and rng.random() < 0.3:
+            message["details"] = {"diff": [{"line": 1, "text": "a"}], "meta": {"k": None}}
+    return items
+
+
+def _objects(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """Every object nested in value with its path."""
+    found = []
+    if isinstance(value, dict):
+        found.append((path, value))
+        for key, inner in value.items():
+            found += _objects(inner, (*path, key))
+    elif isinstance(value, list):
+        for number, inner in enumerate(value):
+            found += _objects(inner, (*path, number))
+    return found
+
+
+def _duplicate_one_key(rng: random.Random, items: list[dict[str, Any]]) -> str:
+    """The transcript's JSON text with one key of one object, anywhere, named a second time."""
+    path, target = rng.choice([(p, o) for p, o in _objects(items) if o])
+    key = rng.choice(list(target))
+    marker = "\u0000dup\u0000"
+    target[marker] = target[key]  # written as the key again below, after the one it repeats
+    text = json.dumps(items, separators=(",", ":"))
+    return text.replace(json.dumps(marker), json.dumps(key), 1)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_key_named_twice_anywhere_leaves_the_fast_path_and_is_reported(seed: int) -> None:
+    rng = random.Random(seed)
+    items = _with_free_values(rng, list(messages(rng.randint(4, 60), seed=seed)))
+    text = _duplicate_one_key(rng, items)
+    container = rng.choice(["array", "jsonl"])
+    if container == "jsonl":
+        text = "\n".join(_split_array(text))
+    data = text.encode()
+    assert first_duplicate(text, container) is not None  # the text names some key twice
+    assert fast_read.read_fast(data, "dup.json") is None
+    assert [note.code for note in integrity.load(data, "dup.json").notes] == ["duplicate_key"]
+
+
+def _split_array(text: str) -> list[str]:
+    """A compact JSON array's top-level values as texts (keys named twice kept as written)."""
+    decoder = json.JSONDecoder(object_pairs_hook=lambda pairs: pairs)
+    values, position = [], 1
+    while text[position] != "]":
+        _, end = decoder.raw_decode(text, position)
+        values.append(text[position:end])
+        position = end + (text[end] == ",")
+    return values
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_file_without_a_key_named_twice_is_read_fast_without_a_second_decode(seed: int,
+                                                                             monkeypatch: Any) -> None:
+    rng = random.Random(seed)
+    items = _with_free_values(rng, list(messages(rng.randint(4, 200), seed=seed)))
+    data = json.dumps(items, separators=(",", ":")).encode()
+    generic: list[bytes] = []
+    real = fast_read.msgspec.json.decode
+    monkeypatch.setattr(fast_read.msgspec.json, "decode",
+                        lambda raw, *a, **k: generic.append(raw) or real(raw, *a, **k))
+    assert fast_read.read_fast(data, "ok.json") is not None
+    assert generic == []  # the keys the structs decoded matched the key tokens: no generic decode
+
+
+@pytest.mark.parametrize("text", [
+    '[{"role":"user","content":"x","a\\\\":1,"a\\\\":2}]',
+    '[{"role":"user","content":"{\\"k\\":1}","content":"y"}]',
+    '[{"role":"user","content":"\\u0022:","content":":y"}]',
+    '[{"role":"user","content":"x"},{"role" :"user","role":"user","content":"y"}]',
+    '[{"role":"user","content":"x","timestamp":1,"timestamp":2}]',
+    '[{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":{"a":1,"a":2}}]}]',
+    '[{"role":"assistant","content":[],"usage":{"cost":{"t":1,"t":2}},"stopReason":"stop"}]',
+    '[{"role":"toolResult","toolCallId":"c","content":[],"details":[{"x":1,"x":1}]}]',
+    '[{"role":"toolResult","toolCallId":"c","toolCallId":"c","content":[]}]',
+    '[{"role":"assistant","content":[{"type":"text","text":"a","text":"b"}]}]',
+    '[{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":{},"type":"toolCall"}]}]',
+])
+def test_hand_written_duplicates_leave_the_fast_path(text: str) -> None:
+    assert first_duplicate(text, "array") is not None
+    assert fast_read.read_fast(text.encode(), "dup.json") is None
+
+
+@pytest.mark.parametrize("text", [
+    '[{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":[]}]}]',
+    '[{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":null}]}]',
+    '[{"role":"assistant","content":[],"usage":3,"stopReason":"stop"}]',
+])
+def test_arguments_or_usage_that_are_not_objects_leave_the_fast_path(text: str) -> None:
+    assert fast_read.read_fast(text.encode(), "bad.json") is None
+
+
+def test_the_bound_is_the_general_readers() -> None:
+    rng = random.Random(5)
+    pieces = ['"', ':', '\\', 'a', ' ', '\\"', '":', '\\\\":', '{', '}']
+    for _ in range(2000):
+        data = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))).encode()
+        assert fast_read._key_tokens_bound(data) == key_tokens_bound(data), data
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_child_that_checks_a_large_file_finds_the_same(seed: int, monkeypatch: Any) -> None:
+    """The checks of a file read a block at a time run in a forked child (fast_read._check_beside): it counts
+    the keys its own structs decode (never fed, so their arguments are still on them) the same way."""
+    from integrity._bulk.blocks import Source
+
+    rng = random.Random(seed)
+    items = _with_free_values(rng, list(messages(rng.randint(20, 300), seed=seed)))
+    clean = json.dumps(items, separators=(",", ":")).encode()
+    broken = _duplicate_one_key(rng, items).encode()
+    generic: list[bytes] = []
+    real = fast_read.msgspec.json.decode
+    monkeypatch.setattr(fast_read.msgspec.json, "decode",
+                        lambda raw, *a, **k: generic.append(raw) or real(raw, *a, **k))
+    for data, sound in ((clean, True), (broken, False)):
+        low, high = fast_read._array_body(Source(data), 0, len(data)) or (0, 0)
+        found = fast_read._check_beside(Source(data), "array", low, high, False)
+        assert (found is not None) == sound
+    assert len(generic) <= 1  # only the broken file's block was decoded generically
