@@ -233,6 +233,7 @@ def triage_threads(store: str, units: Sequence[str], providers: Sequence[str], p
 
     from .guards.stores import as_transcript, read_threads
     from .loading import TranscriptError
+    from .pipeline import Loaded
 
     ids = {unit: next(iter(parse_qs(urlsplit(unit).query, keep_blank_values=True).values()))[0] for unit in units}
     try:
@@ -256,7 +257,7 @@ def triage_threads(store: str, units: Sequence[str], providers: Sequence[str], p
             skipped += 1
             continue
         try:
-            result = _check(as_transcript(entries, format, unit, name), policy, providers)
+            result = _check(Loaded(unit, transcript=as_transcript(entries, format, unit, name)), policy, providers)
         except Exception as error:  # a thread the engine cannot handle is a row, never a failed run
             rows.append(_error_row(unit, digest, f"internal error: {type(error).__name__}: {error}", name))
             continue
