@@ -246,20 +246,16 @@ def pairing_rows(report: RepairReport, link: LinkTarget | None, limit: int = 20_
     } for p in report.pairings[:limit]]
 
 
-_VIEW_ONLY_KINDS: dict[type, RepairKind] = {ReceiptView: RepairKind.SYNTHESIZED, TurnView: RepairKind.SYNTHESIZED_TURN,
-                                           MergedView: RepairKind.MERGED}
-
-
 def jump_targets(report: RepairReport, changed_only: bool = True) -> dict[str, str]:
     """label -> the Inspector's `msg` value, for every changed action and view-only message (the 'open' picker)."""
     targets: dict[str, str] = {}
     for action in report.actions:
         if not changed_only or changed(action):
             targets[f"durable #{action.durable_index}: {facts(action.kind).name}"] = str(action.durable_index)
-    for entry in report.view:
-        kind = _VIEW_ONLY_KINDS.get(type(entry))
-        if kind is not None and isinstance(entry, (ReceiptView, TurnView, MergedView)):
-            targets[f"view #{entry.view_index}: {facts(kind).name}"] = f"v{entry.view_index}"
+    for position, entry in enumerate(report.view):
+        kind = entry.kind
+        if kind is not None:
+            targets[f"view #{position}: {facts(kind).name}"] = f"v{position}"
     for finding in report.findings:
         if finding.durable_indices:
             first = finding.durable_indices[0]

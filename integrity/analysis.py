@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ._arguments import require_transcript
@@ -18,6 +19,7 @@ from ._records import replace
 from .loading import Transcript
 from .reference import time_ms
 from .repair.entries import materialize
+from .repair.placement import Placement, view_placement
 from .repair.plan import Plan
 from .repair.policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_view
 from .repair.views import LightTranscript
@@ -40,6 +42,12 @@ class Analysis:
     report: RepairReport
     verdicts: dict[str, Any] = field(default_factory=dict)
     provider: str | None = None  # the provider the view was planned for
+
+    @cached_property
+    def placement(self) -> Placement:
+        """The report's durable <-> view mapping (integrity.view_placement), built once per analysis: every
+        screen that says where a message went, or what a view message is made of, reads it."""
+        return view_placement(self.report)
 
 
 @without_gc  # the parsed transcript is large: collections would rescan it for nothing

@@ -51,13 +51,7 @@ def view_placement(report: RepairReport) -> Placement:
     view_of: list[list[int]] = [[] for _ in report.actions]
     durable_of: list[tuple[int, ...]] = []
     for position, entry in enumerate(report.view):
-        source = entry.source
-        if source == "durable":
-            members: tuple[int, ...] = (entry.index,)  # type: ignore[union-attr]
-        elif source == "merged":
-            members = tuple(entry.members)  # type: ignore[union-attr]
-        else:
-            members = _NOWHERE
+        members = tuple(entry.members)  # ViewPart: what every view entry is made of, whatever its shape
         durable_of.append(members)
         for member in members:
             if 0 <= member < len(view_of):
