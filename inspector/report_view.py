@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 from inspector.rows import preview
 from inspector.safe_text import neutralize
-from integrity import Analysis, MergedView, ReceiptView, RepairKind, RepairReport, TurnView, facts
+from integrity import Analysis, ReceiptView, RepairKind, RepairReport, TurnView, facts
 
 NONE = "—"
 """The one way the Report page and its Markdown say that there is no value."""
@@ -181,7 +181,7 @@ def view_only_rows(report: RepairReport, analysis: Analysis | None, link: LinkTa
                    limit: int = 20_000) -> list[dict[str, Any]]:
     """One row per message that exists only in the view (synthesized receipts and turns) or merges several."""
     rows: list[dict[str, Any]] = []
-    for entry in report.view:
+    for position, entry in enumerate(report.view):
         if len(rows) >= limit:
             break
         if isinstance(entry, ReceiptView):
@@ -190,26 +190,26 @@ def view_only_rows(report: RepairReport, analysis: Analysis | None, link: LinkTa
             why = f"call no. {entry.call_position} of frame #{entry.frame_index} has no result" + (
                 " and its arguments were invalid: it was not executed" if entry.not_executed else "")
             written = entry.timestamp
-            text = view_excerpt(analysis, entry.view_index)
+            text = view_excerpt(analysis, position)
             if text == NONE and entry.text:
                 text = preview({"role": "toolResult", "toolName": entry.tool_name, "toolCallId": entry.call_id,
                                 "content": entry.text})
         elif isinstance(entry, TurnView):
             kind, call, tool, frame, why, written = RepairKind.SYNTHESIZED_TURN, None, None, None, entry.reason, \
                 entry.timestamp
-            text = view_excerpt(analysis, entry.view_index)
+            text = view_excerpt(analysis, position)
             if text == NONE:
                 text = preview({"role": entry.role, "content": entry.text})
-        elif isinstance(entry, MergedView):
+        elif entry.kind is RepairKind.MERGED:
             kind, call, tool, frame, written = RepairKind.MERGED, None, None, None, None
             why = "durable " + " + ".join(f"#{member}" for member in entry.members) + " sent as one message"
-            text = view_excerpt(analysis, entry.view_index)
+            text = view_excerpt(analysis, position)
         else:
             continue
         rows.append({
-            "view #": entry.view_index, "kind": facts(kind).name, "message": text, "for call": or_none(call),
+            "view #": position, "kind": facts(kind).name, "message": text, "for call": or_none(call),
             "tool": or_none(tool), "frame (durable #)": or_none(frame), "written at": iso_time(written),
-            "why": or_none(why), "open": link.url(f"v{entry.view_index}") if link is not None else None,
+            "why": or_none(why), "open": link.url(f"v{position}") if link is not None else None,
         })
     return rows
 
