@@ -3,7 +3,12 @@
 Every screen that says "moved to view #3", "not in the view" or "exists only in
 the view" must say what the report says.  This is the one mapping they read: it
 is derived from the report's `view` (the list of what is actually sent, so it
-cannot disagree with the repaired transcript) and nothing else.
+cannot disagree with the repaired transcript) and nothing else, through the
+protocol every view entry answers (`members`: integrity.repair.entries.ViewPart),
+so a new shape of view entry needs no change here.  An Analysis builds it once
+(`Analysis.placement`); the inspector's rows, lanes, placeholders, titles, lesson
+steps and detail panel read it, never the view entries' types
+(tests/test_view_model.py checks both).
 """
 
 from __future__ import annotations
