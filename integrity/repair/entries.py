@@ -180,13 +180,17 @@ class ViewPart(Protocol):
 
 
 def entry_members(entry: ViewEntry) -> tuple[int, ...]:
-    """The durable indices a plan entry is made of (ViewPart.members, for a plain int too)."""
-    return (entry,) if type(entry) is int else tuple(entry.members)  # type: ignore[union-attr]
+    """The durable indices a plan entry is made of (ViewPart.members, for a plain int too; not for a stretch,
+    the `range` an order planned with stretches holds, which the report never lists)."""
+    if isinstance(entry, int):
+        return (entry,)
+    part: ViewPart = entry  # mypy checks here that every other shape answers the protocol
+    return tuple(part.members)
 
 
 def entry_kind(entry: ViewEntry) -> RepairKind | None:
-    """The kind a plan entry is (ViewPart.kind; None for a plain int)."""
-    return None if type(entry) is int else entry.kind  # type: ignore[union-attr]
+    """The kind a plan entry is (ViewPart.kind; None for a plain int; not for a stretch)."""
+    return None if isinstance(entry, int) else entry.kind
 
 
 def member_index(entry: Member) -> int:

@@ -19,7 +19,10 @@ from typing import TYPE_CHECKING
 from .._bulk.gc_pause import without_gc
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..report import RepairReport
+    from .entries import ViewPart
 
 _NOWHERE: tuple[int, ...] = ()
 
@@ -55,7 +58,8 @@ def view_placement(report: RepairReport) -> Placement:
     """The durable <-> view mapping of a report, from its view entries (O(messages + view))."""
     view_of: list[list[int]] = [[] for _ in report.actions]
     durable_of: list[tuple[int, ...]] = []
-    for position, entry in enumerate(report.view):
+    parts: Sequence[ViewPart] = report.view  # mypy checks here that every report entry answers the protocol
+    for position, entry in enumerate(parts):
         members = tuple(entry.members)  # ViewPart: what every view entry is made of, whatever its shape
         durable_of.append(members)
         for member in members:
