@@ -162,3 +162,15 @@ def test_the_scan_finds_a_switch(tmp_path: Path) -> None:
                       "    return {TurnView: 4}\n")
     found = _switches(sample, "inspector/probe.py")
     assert len(found) == 4, found
+
+
+def test_every_field_renderer_still_narrows() -> None:
+    """The allow-list names only functions that exist and narrow to a receipt or a turn (it cannot rot)."""
+    for module, function in sorted(FIELD_RENDERERS):
+        tree = ast.parse((ROOT / module).read_text())
+        defined = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == function]
+        assert defined, f"{module}: no function {function}"
+        narrowed = {name.id for node in ast.walk(defined[0]) if isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) > 1
+                    for name in ast.walk(node.args[1]) if isinstance(name, ast.Name)}
+        assert narrowed & {"ReceiptView", "TurnView"}, f"{module}:{function} no longer narrows: drop it from the list"
