@@ -138,7 +138,7 @@ def repair_sentence() -> str:
     own = [row for row in rows if not row["judged by"].startswith("the universal")]
     planned_own = {row["the view repair writes is planned for"] for row in own}
     if own and planned_own == {row["judged by"] for row in own}:
-        first = "for a format with a provider of its own, the view planned for that provider"
+        first = "the view planned for the provider its format implies (Anthropic for an Anthropic request, ...)"
     elif own and all(p.startswith("no provider") for p in planned_own):
         first = ("the view planned for no provider (the universal invariants), even for a format with a provider "
                  "of its own, whose verdict still decides `check`: name it with --provider to get a view planned "

@@ -58,7 +58,7 @@ GROUPS: tuple[str, ...] = ("Transcripts", "Policies and the engine", "Verdicts a
 GENERATED: dict[str, str] = {
     "Verdicts and statuses": "statuses from integrity.pipeline.Status, beside the verdict words defined here",
     "Providers": "one entry per provider of the registry (integrity.providers.SPECS)",
-    "Kinds": "names and texts from the kind registry (integrity.kinds)",
+    "Kinds": "names, texts, examples and aliases from the kind registry (integrity.kinds)",
     "Severities": "from integrity.kinds.SEVERITY_WORDS",
     "Reasons": "one entry per note code (integrity.notes), its sentence rendered with example values",
     "Command line": "parsed from the CLI's own exit-code text (integrity.cli.EXIT_CODES, what --help prints)",
@@ -251,56 +251,7 @@ _WORDS: tuple[Term, ...] = (
          ("winds down", "wind down"), group="Runtime", lesson="receipts"),
 )
 
-_KIND_EXAMPLES: dict[str, str] = {
-    RepairKind.KEPT: "#0 user 'hi'  ->  view: #0 user 'hi'",
-    RepairKind.MOVED: "#1 frame(call_a)  #2 user  #3 result(call_a)  ->  view: #1, #3, #2",
-    RepairKind.REORDERED: "#1 frame(call_a, call_b)  #2 result(call_b)  #3 result(call_a)  ->  view: #1, #3, #2",
-    RepairKind.RENAMED: "#3 frame(call_0) reuses call_0 of #1  ->  view sends it as call_0_2",
-    RepairKind.SHARED: "call_0 used twice  ->  the reference sends #2 (call_0's first result) for both",
-    RepairKind.MERGED: "#2 user(result a)  #3 user(result b)  ->  view: one user message with both",
-    RepairKind.DROPPED_DUPLICATE: "#2 result(call_a)  #3 result(call_a)  ->  view keeps one of them",
-    RepairKind.DROPPED_INTERRUPTED_FRAME: "#3 assistant [] stopReason 'aborted'  ->  not in the view",
-    RepairKind.DROPPED_STRAY: "#1 result(call_gone), no call_gone anywhere  ->  not in the view (strict)",
-    RepairKind.SYNTHESIZED: "#1 frame(call_a), no result  ->  view adds receipt(call_a) after #1",
-    RepairKind.SYNTHESIZED_TURN: "Bedrock: history starts with a result  ->  view adds a user turn first",
-    RepairKind.REPAIRED_ARGUMENTS: "#1 frame(call_a, arguments '{\"path\": \"src')  ->  view sends {} and adds "
-                                   "'not executed' after #1",
-    FindingCode.STRAY_RESULT: "#1 result(call_gone), and no call is call_gone",
-    FindingCode.MALFORMED_RESULT_ID: '{"role": "toolResult", "toolCallId": null, ...}',
-    FindingCode.REUSED_CALL_ID: "#1 frame(call_0)  #3 frame(call_0)",
-    FindingCode.RESULTS_OUT_OF_ORDER: "frame(call_a, call_b)  result(call_b)  result(call_a)",
-    FindingCode.EMPTY_ID: '{"type": "toolCall", "id": "", "name": "search", ...}',
-    FindingCode.DUPLICATE_RESULT: "result(call_a) 'timeout'  result(call_a) 'ok'",
-    FindingCode.REAL_RESULT_HIDDEN: "receipt(call_a)  result(call_a) 'deployed'  ->  the reference keeps "
-                                    "the receipt",
-    FindingCode.NOT_A_MESSAGE: '[{"role": "user", "content": "hi"}, 42]',
-    FindingCode.UNKNOWN_ROLE: '{"role": "Assistant", "content": "hi"}',
-    FindingCode.INVALID_CONTENT: '{"role": "user", "content": {"text": "hi"}}',
-    FindingCode.CALL_WITHOUT_ID: '{"type": "toolCall", "name": "search", "arguments": {}}',
-    FindingCode.CALL_WITHOUT_NAME: '{"type": "toolCall", "id": "call_a", "arguments": {}}',
-    FindingCode.NON_STRING_ID: '{"type": "toolCall", "id": 7, "name": "search", ...}',
-    FindingCode.RESULT_WITHOUT_CALL_ID: '{"role": "toolResult", "content": [...]}',
-    FindingCode.INVALID_ARGUMENTS: '{"type": "toolCall", "id": "call_a", "name": "search", "arguments": [1]}',
-    FindingCode.LONE_MESSAGE: '{"role": "user", "content": "hi"}   (a file of one message, not a list)',
-    FindingCode.INVALID_FIELD: '{"role": "user", "content": "hi", "timestamp": "yesterday"}',
-    FindingCode.TORN_LAST_LINE: 'line 9: {"role": "assistant", "cont',
-    FindingCode.SKIPPED_LINE: "line 4: not json  (read with --skip-bad-lines)",
-    FindingCode.DUPLICATE_KEY: '{"role": "user", "role": "assistant", "content": "hi"}',
-    Mark.ORPHANED_CALL: "#1 frame(call_a), and no result names call_a",
-    Mark.STRAY: "#1 result(call_gone), and no call is call_gone",
-    Mark.FINDING: "results out of order (the reference reports it and changes nothing)",
-}
-"""A tiny example for every kind of the registry (tests/test_glossary.py checks none is missing)."""
 
-_KIND_ALIASES: dict[str, tuple[str, ...]] = {
-    "orphaned call": ("orphan", "orphans", "orphaned calls", "orphaned"),
-    "stray result": ("stray", "strays", "stray results"),
-    "renamed ids": ("renamed", "renamed id", "rename"),
-    "finding": ("findings",),
-    "synthesized receipt": ("synthesized receipts",),
-    "dropped duplicate": ("duplicate", "duplicates"),
-    "reused call id": ("reused id", "reused ids", "reuse"),
-}
 def _kind_lessons() -> dict[str, str]:
     """kind name -> the first lesson that shows it (its example's kinds) or teaches it (its terms)."""
     from inspector.lessons import LESSONS
@@ -318,17 +269,16 @@ def _kind_lessons() -> dict[str, str]:
 _KIND_LESSONS = _kind_lessons()
 
 
-
-
 def _kind_terms() -> list[Term]:
-    """One entry per kind name of the registry (kinds that share a name share an entry)."""
+    """One entry per kind name of the registry (kinds that share a name share an entry): its description,
+    example and aliases are the registry row's (integrity.kinds KindFacts), so a new kind has its entry."""
     terms: dict[str, Term] = {}
     for table in (REPAIR_KINDS, FINDINGS, MARKS):
-        for kind, facts in table.items():
+        for facts in table.values():
             if facts.name in terms:
                 continue
-            terms[facts.name] = Term(facts.name, facts.description, _KIND_EXAMPLES[kind],
-                                     _KIND_ALIASES.get(facts.name, ()), "Kinds", _KIND_LESSONS.get(facts.name))
+            terms[facts.name] = Term(facts.name, facts.description, facts.example, facts.aliases, "Kinds",
+                                     _KIND_LESSONS.get(facts.name))
     return list(terms.values())
 
 

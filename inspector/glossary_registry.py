@@ -67,7 +67,25 @@ NOTE_EXAMPLES: dict[NoteCode, dict[str, Any]] = {
     NoteCode.START_NOT_WITH_CALL: {"provider": "gemini", "first": "#0 assistant"},
     NoteCode.REPLY_AFTER_RESULTS: {"provider": "bedrock", "user": "#3"},
 }
-"""Example values for each reason's sentence (tests/test_glossary.py: one per NoteCode)."""
+"""Example values for each reason's sentence; a reason without any (one added to integrity.notes since) is
+shown with its placeholders (`<call_id>`), so a new reason has its entry without an edit here."""
+
+
+class _Placeholders(dict[str, Any]):
+    """Params that name every value a template asks for: `<call_id>`."""
+
+    def __missing__(self, key: str) -> str:
+        return f"<{key}>"
+
+
+def reason_example(code: NoteCode) -> str:
+    """The sentence the report shows for a reason, with example values (or its placeholders)."""
+    if code in NOTE_EXAMPLES:
+        return render(Note(code, NOTE_EXAMPLES[code]))
+    try:
+        return render(Note(code, _Placeholders()))
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):  # a template that computes on a value
+        return f"(the sentence for {code.value})"
 
 
 def status_entries() -> list[Entry]:
@@ -94,12 +112,13 @@ def reason_entries() -> list[Entry]:
                  f"Severity {rejected.value} when the judging provider refuses the transcript as recorded "
                  f"(or that is not known), {otherwise.value} when it accepts it")
         entries.append((reason_name(code), f"A reason the report gives for what happened to one message. {rated}.",
-                        render(Note(code, NOTE_EXAMPLES[code])), ()))
+                        reason_example(code), ()))
     return entries
 
 
 def provider_entries() -> list[Entry]:
-    """One entry per provider of the registry: its API, the shape it reads, its rules on turns and ids."""
+    """One entry per provider of the registry: its API, the shape it reads, its rules on turns and ids, its
+    endpoint and the link to its API reference (all from its ProviderSpec)."""
     from integrity.providers import SPECS
 
     entries: list[Entry] = []
@@ -112,6 +131,7 @@ def provider_entries() -> list[Entry]:
         if not spec.needs_call_ids:
             parts.append("Calls need no ids: it pairs results by order.")
         parts.append("Its rule set's errors: " + ", ".join(f"`{rule}`" for rule in spec.errors) + ".")
+        parts.append(f"Requests go to {spec.endpoint.url}; API reference: {spec.endpoint.docs}.")
         rule, template = next(iter(spec.errors.items()))
         entries.append((name, " ".join(parts), f"{rule}: {template}", (spec.title,)))
     return entries

@@ -58,14 +58,14 @@ def example_facts(analyses: dict[str, Any], check_result: Any) -> dict[str, str]
     reference, strict = analyses["openmaic"], analyses["strict"]
     messages = strict.transcript.messages
     verdicts = reference.verdicts
-    rejecting = [name for name, said in verdicts.items() if said["before"]]
+    rejecting = [name for name, said in verdicts.items() if said.before]
     accepting = [name for name in verdicts if name not in rejecting]
     found: dict[str, str] = {
         "rejecting": _names(rejecting), "accepting": _names(accepting),
         "status": str(check_result.status), "judge": judged_by(check_result.target),
         "healthy_or_not": "healthy" if check_result.healthy else "not healthy",
     }
-    other = {name: sorted({v.rule for v in verdicts[name]["before"]}) for name in rejecting}
+    other = {name: sorted({v.rule for v in verdicts[name].before}) for name in rejecting}
     found["refusals"] = "; ".join(f"{name} ({', '.join(rules)})" for name, rules in other.items()) or "none"
     for prefix, analysis in (("ref", reference), ("strict", strict)):
         duplicates = _actions(analysis, RepairKind.DROPPED_DUPLICATE)
@@ -130,7 +130,7 @@ def view_sentence(analysis: Any) -> str:
 
     own = {name for name in refused if replans_for(analysis.policy, analysis.light, analysis.plan, name)}
     same = [name for name in refused if name not in own]
-    still = {name for name, verdict in analysis.verdicts.items() if verdict["after"]}
+    still = {name for name, verdict in analysis.verdicts.items() if verdict.after}
     said: list[str] = []
     if same:
         said.append(f"{_names(same)} {'is' if len(same) == 1 else 'are'} sent this same view")

@@ -310,7 +310,7 @@ def verdicts_as_recorded(lesson: Lesson) -> dict[str, list[tuple[str, str]]]:
     if not analyses:
         return {}
     verdicts = analyses[POLICIES[0]].verdicts
-    return {name: [(v.rule, v.error) for v in said["before"]] for name, said in verdicts.items()}
+    return {name: [(v.rule, v.error) for v in said.before] for name, said in verdicts.items()}
 
 
 def changes(report: RepairReport) -> frozenset[str]:
@@ -327,9 +327,9 @@ def provider_rows(analysis: Any) -> list[dict[str, str]]:
     """One row per provider error for the example as recorded, and one 'accepted' row per provider that takes it."""
     rows = []
     for name, said in analysis.verdicts.items():
-        if not said["before"]:
+        if not said.before:
             rows.append({"provider": name, "as recorded": "✔ accepted", "rule": "", "provider error": ""})
-        for violation in said["before"]:
+        for violation in said.before:
             rows.append({"provider": name, "as recorded": "✖ rejected", "rule": violation.rule,
                          "provider error": violation.error})
     return rows
@@ -337,7 +337,7 @@ def provider_rows(analysis: Any) -> list[dict[str, str]]:
 
 def still_rejecting(analysis: Any) -> list[str]:
     """The providers that reject this policy's view too."""
-    return [name for name, said in analysis.verdicts.items() if said["after"]]
+    return [name for name, said in analysis.verdicts.items() if said.after]
 
 
 def verdict_difference(analyses: dict[str, Any]) -> str:
@@ -350,7 +350,7 @@ def verdict_difference(analyses: dict[str, Any]) -> str:
     parts = []
     for policy, names in refused.items():
         said = analyses[policy].verdicts
-        who = ", ".join(f"{name} ({', '.join(sorted({v.rule for v in said[name]['after']}))})" for name in names)
+        who = ", ".join(f"{name} ({', '.join(sorted({v.rule for v in said[name].after}))})" for name in names)
         parts.append(f"{SHORT_TITLES[policy]}'s, {who or 'none'}")
     return ("Their verdicts differ. The providers that refuse the view they are sent: " + "; ".join(parts)
             + "." + _planned_for_them(analyses, refused))
@@ -411,7 +411,15 @@ _DROP_TEXT = {
     RepairKind.REORDERED: "put the results after frame #{frame} in call order: {order} (no provider needs this)",
     RepairKind.MERGED: "send #{index} inside #{kept}'s message (the provider wants one message per turn)",
 }
-"""The step text of every action kind (tests/test_kinds.py checks none is missing)."""
+"""The step text of the action kinds a lesson words itself; any other (a kind added to the registry since)
+is worded by its registry name (step_text)."""
+
+
+def step_text(kind: str) -> str:
+    """The step template of an action kind: its own sentence, else '<kind name> #{index}' from the registry."""
+    value = getattr(kind, "value", kind)
+    own = next((text for known, text in _DROP_TEXT.items() if known.value == value), None)
+    return own or f"{facts(kind).name} #{{index}}"
 
 
 def _frames(report: RepairReport) -> dict[int, int]:
@@ -467,8 +475,8 @@ def repair_steps(report: RepairReport) -> list[Step]:
         index = action.durable_index
         if action.kind not in (RepairKind.KEPT, RepairKind.REORDERED, RepairKind.MOVED):
             frame = frames.get(index)
-            text = _DROP_TEXT[action.kind].format(index=index, kept=action.kept_instead, call=action.call_id,
-                                                  frame=frame)
+            text = step_text(action.kind).format(index=index, kept=action.kept_instead, call=action.call_id,
+                                                 frame=frame)
             phase = 0 if action.kind.startswith("dropped") else 3 if action.kind == RepairKind.MERGED else 1
             keyed.append(((phase, index), Step(action.kind.value, index, None, text, frame, action.kept_instead)))
         if action.new_ids:

@@ -400,8 +400,7 @@ def verdict_rows(analysis: Analysis) -> list[dict[str, Any]]:
     """Per provider: would the request be accepted before and after repair (empty when no rule sets)."""
     rows = []
     for provider, result in sorted((analysis.verdicts or {}).items()):
-        before = list((result or {}).get("before") or [])
-        after = list((result or {}).get("after") or [])
+        before, after = result.before, result.after
         rows.append({
             "provider": str(provider),
             "before repair": "✔ accepted" if not before else f"✖ rejected ({len(before)})",

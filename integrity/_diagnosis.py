@@ -407,20 +407,14 @@ def _malformed(findings: list[Finding]) -> int:
 
 def own_provider(format: str | None) -> str | None:
     """The provider a file in this format is sent to, or None for formats no single provider reads (pi-ai,
-    LangChain, ...): a provider's own request format (an Anthropic request: Anthropic), or what the format's
-    module declares as its `PROVIDER` (the session log of an agent that talks to one API: a Claude Code
-    session is sent as Anthropic Messages requests, a Codex CLI rollout as OpenAI Responses requests).
-    Judging those by another provider's turn rules would report errors their provider never returns."""
-    if format is None:
-        return None
-    from .formats import ADAPTERS
-    from .providers import SPECS
+    LangChain, ...): what the format's spec declares (integrity.formats.spec.FormatSpec.provider): a
+    provider's own request format (an Anthropic request: Anthropic), or the session log of an agent that
+    talks to one API (a Claude Code session is sent as Anthropic Messages requests, a Codex CLI rollout as
+    OpenAI Responses requests).  Judging those by another provider's turn rules would report errors their
+    provider never returns."""
+    from .formats import implied_provider
 
-    declared = getattr(ADAPTERS.get(format), "PROVIDER", None)
-    if declared is not None:
-        return str(declared)
-    found = SPECS.get(format)
-    return format if found is not None and found.native_format == format else None
+    return implied_provider(format)
 
 
 def target_provider(format: str | None, provider: str | None = None) -> str | None:

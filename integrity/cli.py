@@ -112,7 +112,7 @@ def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
 def _load_store(url: str, args: argparse.Namespace, writes: bool) -> list[_Loaded]:
     """Every thread or session of a runtime's store (integrity.guards.stores: LangGraph checkpointers,
     Agents SDK and ADK session databases), read-only; `repair` writes files, so a store is refused there."""
-    from .guards.stores import is_store_url, read_store
+    from .guards.stores import is_store_url, read_store, redacted
 
     if not is_store_url(url):
         raise TranscriptError(url, "", "not a file, and not a store URL this tool reads (langgraph+sqlite://, "
@@ -127,7 +127,7 @@ def _load_store(url: str, args: argparse.Namespace, writes: bool) -> list[_Loade
         transcripts = [pick(transcripts, thread, url)]
     from .pipeline import Loaded
 
-    return [Loaded(url, transcript=transcript, count=len(transcripts)) for transcript in transcripts]
+    return [Loaded(redacted(url), transcript=transcript, count=len(transcripts)) for transcript in transcripts]
 
 
 def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) -> list[_Loaded]:
@@ -485,14 +485,10 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
         if not (unit.checked or getattr(plain, "thread", None)):
             continue
         result = _judge(unit, plain, now)
-        report = result.report
         if result.exit_code:
-            from .analysis import rejected_by_own_provider
+            from .download import still_flagged
 
-            refused = rejected_by_own_provider(unit.transcript) if unit.transcript is not None else []
-            if refused:
-                return f"{refused[0].provider} would still reject it: {_said(refused[0])}"
-            return f"{len(report.findings)} finding(s) left"
+            return still_flagged(result, unit.transcript)  # the Report page says the same words
     return ""
 
 
@@ -510,9 +506,11 @@ def _still_failing(source: str, empty: bool, report: Any, payload: bytes, args: 
     a view check still fails: always when findings are left in place, and for every file of up to
     RECHECK_UP_TO messages (the written bytes are read back as check reads them).
     """
-    if empty:
-        return "nothing is left after repair (every entry is dropped), and no provider accepts an empty conversation"
+    from .download import NOTHING_LEFT
     from .repair.policies import POLICY
+
+    if empty:
+        return NOTHING_LEFT
 
     recheck = report is not None and POLICY[args.policy].rechecks_written_view and (
         report.summary.findings or report.summary.messages <= RECHECK_UP_TO)
@@ -669,8 +667,9 @@ def cmd_repair(args: argparse.Namespace) -> int:
     if written != EXIT_HEALTHY:
         return written
     if left:
-        _error(f"note: {loaded.source}: the repaired view is written, but `check` still flags it: {left} "
-               "(`check` lists every finding)")
+        from .download import flagged_note
+
+        _error(flagged_note(loaded.source, left))
         return EXIT_NEEDS_REPAIR
     return EXIT_NEEDS_REPAIR if still_rejected else EXIT_HEALTHY
 

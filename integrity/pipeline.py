@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ._bulk.gc_pause import without_gc
 from ._diagnosis import target_provider
 from ._records import replace
+from .providers.verdict import ProviderVerdict
 from .reference import time_ms
 from .repair.policies import DEFAULT_POLICY, PLANNERS, light_view
 
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from ._findings import Finding
     from .kinds import Severity
     from .loading import Transcript
-    from .providers import Violation
     from .repair.plan import Plan
     from .repair.views import LightTranscript
     from .report import RepairReport
@@ -68,23 +68,6 @@ class Status(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderVerdict:
-    """What one provider says about the transcript as recorded and about the view planned for it."""
-
-    provider: str
-    before: list[Violation]
-    after: list[Violation]
-
-    @property
-    def accepted_as_recorded(self) -> bool:
-        return not self.before
-
-    @property
-    def accepted_after_repair(self) -> bool:
-        return not self.after
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import msgspec
 import pandas as pd
 import streamlit as st
 
+from inspector import ui
 from inspector.entry import through_app
 from inspector.glossary import link, link_terms
 from integrity import ReceiptView
@@ -45,15 +46,13 @@ st.info(
 
 keys = list(SCENARIOS)
 if "lab_scenario" not in st.session_state:  # first visit, or back from another page
-    wanted = st.query_params.get("scenario")
     playing = st.session_state.get("lab_state")
-    st.session_state["lab_scenario"] = (
-        wanted if wanted in keys else playing["key"] if playing is not None else "late_parallel"
-    )
+    st.session_state["lab_scenario"] = playing["key"] if playing is not None else "late_parallel"
+ui.from_url("lab_scenario", "scenario", keys, "late_parallel")  # a link's scenario; an unknown one is reported
 key: str | None = st.selectbox("Scenario", keys, key="lab_scenario",
                                format_func=lambda k: f"{SCENARIOS[k].title}  ·  fault: {SCENARIOS[k].fault}")
 assert key is not None  # the options are never empty, so one is always picked
-st.query_params["scenario"] = key
+ui.to_url("lab_scenario", "scenario", key)
 scenario = SCENARIOS[key]
 st.caption(scenario.summary)
 

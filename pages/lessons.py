@@ -97,7 +97,7 @@ st.dataframe(ui.safe_frame({"#": list(range(len(recorded.transcript.messages))),
 
 st.markdown("#### What each provider says about it, as recorded")
 said = recorded.verdicts
-rejecting = [name for name, verdict in said.items() if verdict["before"]]
+rejecting = [name for name, verdict in said.items() if verdict.before]
 accepting = [name for name in said if name not in rejecting]
 if not rejecting:
     st.markdown(f"Every provider rule set ({len(said)}) accepts this example as recorded.")
@@ -207,7 +207,8 @@ if sandbox_transcript is not None:
                                lesson.provider, "sandbox")
     ui.verdict_text(sandbox)
     ui.verdict_panel(sandbox, lesson.provider)
-    st.dataframe(ui.styled_rows(ui.rows_frame(ui.rows_for(box, sandbox, lesson.provider))), hide_index=True,
+    sandbox_rows = ui.rows_frame(ui.rows_for(box, sandbox, lesson.provider), transcript=sandbox_transcript)
+    st.dataframe(ui.styled_rows(sandbox_rows), hide_index=True,
                  width="stretch", column_config={**ui.ROW_CONFIG, **ui.WHY_IN_FULL},
                  column_order=["kind", "#", "durable transcript", "view #", "repaired view", "why"])
 

@@ -65,7 +65,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     # one call from a loaded transcript to its plan, view and report
     ("analysis", ["integrity.analysis"]),
     # the check pipeline and the one-call APIs over the analysis
-    ("check", ["integrity.pipeline", "integrity.repairing"]),
+    ("check", ["integrity.pipeline", "integrity.repairing", "integrity.download"]),
     # front ends: the CLI, fleet triage, the fault lab, the package face
     ("front", [
         "integrity.cli", "integrity.__main__", "integrity.triage", "integrity._triage_inputs",

@@ -94,7 +94,22 @@ def test_batch_and_markdown_show_every_count() -> None:
 
 
 def test_lessons_step_through_every_action_kind() -> None:
+    # each action kind the lessons show today has its own sentence; a new one is worded by its registry name
     assert set(lessons._DROP_TEXT) == set(ACTION_KINDS) - {RepairKind.KEPT}
+    for kind in ACTION_KINDS:
+        assert "#{index}" in lessons.step_text(kind) or kind in (RepairKind.MOVED, RepairKind.REORDERED)
+    assert lessons.step_text(RepairKind.DROPPED_STRAY) == lessons._DROP_TEXT[RepairKind.DROPPED_STRAY]
+    assert lessons.step_text("kept") == "kept #{index}"
+
+
+def test_every_kind_has_its_look_and_example_in_its_row() -> None:
+    for kind in ALL_KINDS:
+        assert facts(kind).example.strip(), kind
+    for kind in [*RepairKind, *Mark]:  # row kinds: an icon always, so colour is never the only cue
+        assert facts(kind).icon and theme.label(kind.value) == f"{facts(kind).icon} {facts(kind).name}"
+        assert theme.colour(kind.value) == facts(kind).colour
+    with pytest.raises(ValueError, match="has no icon"):
+        theme._style(FindingCode.EMPTY_ID.value)  # a finding is no row kind: it has no look
 
 
 def test_every_note_code_renders() -> None:

@@ -278,7 +278,7 @@ def test_a_lesson_never_shows_differing_verdicts_without_saying_so() -> None:
         differing.append(lesson.key)
         for policy, names in refused.items():
             for name in names:
-                rules = {v.rule for v in analyses[policy].verdicts[name]["after"]}
+                rules = {v.rule for v in analyses[policy].verdicts[name].after}
                 assert f"{name} ({', '.join(sorted(rules))})" in sentence, (lesson.key, name)
     assert "answered" in differing and "contiguous" in differing
     answered = verdict_difference(lesson_analyses(next(lesson for lesson in LESSONS if lesson.key == "answered")))

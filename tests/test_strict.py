@@ -315,7 +315,7 @@ OWN_PROVIDERS = [(path, provider) for path in FIXTURES for provider in PROVIDERS
 def test_every_fixture_is_repaired_into_a_request_its_own_provider_accepts(path: Path, provider: str) -> None:
     transcript = load(path.read_bytes(), str(path))
     analysis = analyze(transcript, "strict", now, provider, [provider])
-    assert analysis.verdicts[provider]["after"] == []
+    assert analysis.verdicts[provider].after == []
     assert validate(analysis.view, provider, transcript, history=True) == []
 
 

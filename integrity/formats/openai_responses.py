@@ -36,6 +36,7 @@ from .common import (
     text_part,
     tool_result,
 )
+from .spec import here
 
 NAME = "openai-responses"
 _TURN_ITEMS = ("reasoning", "function_call", "web_search_call", "file_search_call", "computer_call",
@@ -420,3 +421,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
     """A Responses request body: {"input": [...]}."""
     return {"input": native}
+
+
+SPECS = (here(__name__, provider="openai-responses"),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

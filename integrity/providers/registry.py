@@ -14,10 +14,12 @@ from . import anthropic, bedrock, deepseek, deepseek_responses, gemini, mistral,
 from .spec import ProviderSpec
 from .violation import Violation, sort_violations
 
-SPECS: dict[str, ProviderSpec] = {
-    module.SPEC.name: module.SPEC
-    for module in (openai_chat, openai_responses, anthropic, gemini, bedrock, mistral, deepseek, deepseek_responses)
-}
+_MODULES = (openai_chat, openai_responses, anthropic, gemini, bedrock, mistral, deepseek, deepseek_responses)
+"""THE REGISTRY: every provider module (each ends with its `SPEC`), in the order the CLI and the reports list
+them.  A new provider is its module plus its name here (and in the import above); every surface (the CLI's
+--provider, the pickers, the lessons, the glossary, "Copy as curl", triage's columns) iterates SPECS."""
+
+SPECS: dict[str, ProviderSpec] = {module.SPEC.name: module.SPEC for module in _MODULES}
 """Every supported provider's spec, by name, in the order the CLI and the reports list them."""
 
 PROVIDERS: tuple[str, ...] = tuple(SPECS)

@@ -120,6 +120,12 @@ class ProviderSpec:
         template whose `{placeholders}` the rule set fills in.
     endpoint: where and how its requests are sent (the inspector's "Copy as curl" and links).
     id_rule: which call ids it takes and how the strict view renames one it refuses (None: any string).
+    model_prefixes: the model names that mean this provider, read by the guards (integrity.guards) to
+        know whose rules a runtime's request must satisfy: an entry ending in "/" is a routing prefix
+        (LiteLLM's `anthropic/`, `bedrock/`, `vertex_ai/`), any other a regular expression matched at
+        the start of the model's own name (`claude`, `gpt-`, `o\\d`).  Empty: no name implies it.
+    hosts_others: its routing prefixes also serve other providers' models (OpenAI-compatible
+        endpoints, Azure, Vertex AI), so the model's own name decides before the prefix does.
     """
 
     name: str
@@ -133,6 +139,8 @@ class ProviderSpec:
     endpoint: Endpoint = field(default_factory=lambda: Endpoint(""), hash=False)
     validate_ids: RuleSet | None = None
     id_rule: IdRule | None = None
+    model_prefixes: tuple[str, ...] = ()
+    hosts_others: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "errors", MappingProxyType(dict(self.errors)))
