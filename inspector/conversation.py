@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from integrity import Analysis, MergedView, ReceiptView, RepairKind, TurnView, facts
+from integrity import Analysis, ReceiptView, RepairKind, TurnView, facts
 
 from .rows import Row, rows_by_side
 from .safe_text import neutralize
@@ -422,7 +422,7 @@ def lane_index(analysis: Analysis, rows: Sequence[Row]) -> LaneIndex:
     durable: list[Lane] = []
     view: list[Lane] = []
     claimed: set[int] = set()
-    actions = report.actions
+    view_of = analysis.placement.view_of  # where each durable message is sent: the one mapping
     for pairing in report.pairings:
         key = (pairing.frame_index, pairing.call_position)
         name = _call_name(pairing)
@@ -430,12 +430,13 @@ def lane_index(analysis: Analysis, rows: Sequence[Row]) -> LaneIndex:
         if frame_row is not None:
             results = [row_of_durable[r] for r in recorded.get(key, ()) if r in row_of_durable]
             durable.append(Lane(pairing.frame_index, pairing.call_position, name, frame_row, results))
-        frame_view = actions[pairing.frame_index].view_index if pairing.frame_index < len(actions) else None
+        sent = view_of[pairing.frame_index] if pairing.frame_index < len(view_of) else ()
+        frame_view = sent[0] if sent else None
         if frame_view is None or frame_view not in row_of_view:
             continue
         answer = pairing.view_index
         if answer in claimed:  # two calls said to be answered at one place: take this call's own recorded result
-            own = [actions[r].view_index for r in recorded.get(key, ()) if actions[r].view_index is not None]
+            own = [view_of[r][0] for r in recorded.get(key, ()) if view_of[r]]
             answer = next((p for p in own if p not in claimed), answer)
         view_results = []
         if answer is not None and answer in row_of_view:
@@ -519,7 +520,8 @@ def compare_duplicate(analysis: Analysis, dropped: int) -> Comparison:
     action = analysis.report.actions[dropped]
     messages = analysis.transcript.messages
     kept = action.kept_instead
-    kept_view = analysis.report.actions[kept].view_index if kept is not None else None
+    sent = analysis.placement.in_view(kept) if kept is not None else ()
+    kept_view = sent[0] if sent else None
     dropped_text = neutralize(message_text(messages[dropped]))
     kept_text = neutralize(message_text(messages[kept])) if kept is not None else ""
     diff = ""
@@ -541,35 +543,37 @@ def _view_title(analysis: Analysis, position: int) -> str:
                           f"(frame #{entry.frame_index})")
     if isinstance(entry, TurnView):
         return neutralize(f"view #{position} · {entry.role} turn only in the view")
-    if isinstance(entry, MergedView):
-        members = " + ".join(f"#{member}" for member in entry.members)
-        return f"view #{position} · {title_of(message)} · durable {members} merged"
-    return f"view #{position} · {title_of(message)} · durable #{entry.index}"
+    members = analysis.placement.sources(position)
+    if entry.kind is RepairKind.MERGED:
+        joined = " + ".join(f"#{member}" for member in members)
+        return f"view #{position} · {title_of(message)} · durable {joined} merged"
+    return f"view #{position} · {title_of(message)} · durable #{members[0]}"
 
 
 def _left_placeholder(analysis: Analysis, index: LaneIndex, row: Row, name: Callable[[int], str]) -> str:
     """What the durable side of a view-only row says: where its message was recorded, or that it has none."""
     if row.right is None or row.left is not None:
         return ""
-    entry = analysis.report.view[row.right]
-    if isinstance(entry, ReceiptView):
-        if entry.not_executed:
-            return "(none: the engine wrote this 'not executed' result: the call's arguments were invalid)"
+    kind = analysis.report.view[row.right].kind
+    members = analysis.placement.sources(row.right)
+    if kind is RepairKind.REPAIRED_ARGUMENTS:
+        return "(none: the engine wrote this 'not executed' result: the call's arguments were invalid)"
+    if kind is RepairKind.SYNTHESIZED:
         return "(none: the engine wrote this receipt; it exists only in the view)"
-    if isinstance(entry, TurnView):
+    if kind is RepairKind.SYNTHESIZED_TURN:
         return "(none: this turn exists only in the view)"
-    if isinstance(entry, MergedView):
-        return "(merged from " + ", ".join(_where(name(m), index.row_of_durable.get(m)) for m in entry.members) + ")"
-    return f"(recorded at {_where(name(entry.index), index.row_of_durable.get(entry.index))})"
+    if kind is RepairKind.MERGED:
+        return "(merged from " + ", ".join(_where(name(m), index.row_of_durable.get(m)) for m in members) + ")"
+    return f"(recorded at {_where(name(members[0]), index.row_of_durable.get(members[0]))})"
 
 
 def _right_placeholder(analysis: Analysis, index: LaneIndex, row: Row) -> str:
     """What the view side of a durable-only row says: where the view sends it instead, or that it is left out."""
     if row.left is None or row.right is not None:
         return ""
-    action = analysis.report.actions[row.left]
-    if action.view_index is not None:
-        return f"(sent at {_where(f'view #{action.view_index}', index.row_of_view.get(action.view_index))})"
+    sent = analysis.placement.in_view(row.left)
+    if sent:
+        return f"(sent at {_where(f'view #{sent[0]}', index.row_of_view.get(sent[0]))})"
     return "(left out of the view)"
 
 

@@ -25,14 +25,14 @@ from typing import Any
 
 from integrity import (
     PROVIDERS,
-    DurableView,
-    MergedView,
+    Placement,
     ReceiptView,
     RepairKind,
     RepairReport,
     TurnView,
     analyze,
     load,
+    view_placement,
 )
 from integrity.formats import FORMATS
 from integrity.kinds import facts
@@ -318,10 +318,7 @@ def changes(report: RepairReport) -> frozenset[str]:
     kinds = {facts(action.kind).name for action in report.actions if action.kind != RepairKind.KEPT}
     kinds |= {facts(RepairKind.RENAMED).name for action in report.actions if action.new_ids}
     kinds |= {facts(RepairKind.SHARED).name for action in report.actions if action.also_view_indices}
-    kinds |= {facts(RepairKind.REPAIRED_ARGUMENTS if entry.not_executed else RepairKind.SYNTHESIZED).name
-              for entry in report.view if isinstance(entry, ReceiptView)}
-    kinds |= {facts(RepairKind.SYNTHESIZED_TURN).name for entry in report.view if isinstance(entry, TurnView)}
-    kinds |= {facts(RepairKind.MERGED).name for entry in report.view if isinstance(entry, MergedView)}
+    kinds |= {facts(entry.kind).name for entry in report.view if entry.kind is not None}
     kinds |= {facts(finding.kind).name for finding in report.findings}
     return frozenset(kinds)
 
@@ -490,6 +487,7 @@ def repair_steps(report: RepairReport) -> list[Step]:
             keyed.append(((1, index + 0.25), Step(RepairKind.SHARED.value, index, None,
                                              f"answer the reused id {action.call_id or ''} again with #{index}"
                                              .replace("id  again", "id again"))))
+    where = view_placement(report)
     for position, entry in enumerate(report.view):
         if isinstance(entry, ReceiptView):
             keyed.append(((2, entry.frame_index + 0.5 + entry.call_position / 1000),
@@ -497,7 +495,7 @@ def repair_steps(report: RepairReport) -> list[Step]:
                                f"add a receipt for call {entry.call_id} of frame #{entry.frame_index}",
                                entry.frame_index)))
         elif isinstance(entry, TurnView):
-            keyed.append(((3, _turn_anchor(report, position)),
+            keyed.append(((3, _turn_anchor(where, position)),
                           Step(RepairKind.SYNTHESIZED_TURN.value, None, position,
                                f"add a{'n' if entry.role == 'assistant' else ''} {entry.role} turn: {entry.reason}")))
     keyed.sort(key=lambda pair: pair[0])
@@ -535,13 +533,11 @@ def _say_when_in_place(report: RepairReport, steps: list[Step]) -> list[Step]:
     return steps
 
 
-def _turn_anchor(report: RepairReport, view_index: int) -> float:
+def _turn_anchor(where: Placement, view_index: int) -> float:
     """Order a synthesized turn just after the durable message the view puts before it."""
-    for entry in reversed(report.view[:view_index]):
-        if isinstance(entry, DurableView):
-            return entry.index + 0.75
-        if isinstance(entry, MergedView):
-            return entry.members[-1] + 0.75
+    for members in reversed(where.durable_of[:view_index]):
+        if members:
+            return members[-1] + 0.75
     return -0.5
 
 
@@ -563,20 +559,19 @@ def view_after(report: RepairReport, steps: list[Step], applied: int, placeholde
 
     entries: list[Entry] = []
     seen: set[int] = set()
-    for position, entry in enumerate(report.view):
-        if isinstance(entry, (ReceiptView, TurnView)):
+    for position, (entry, members) in enumerate(zip(report.view, view_placement(report).durable_of, strict=True)):
+        if entry.written_by_engine:
             if position in view_only_done:
                 entries.append((entry.source, position))
             continue
-        if isinstance(entry, MergedView):
-            members = entry.members
+        if entry.kind is RepairKind.MERGED:
             if all(member in merged_done for member in members[:-1]):
                 entries.append(("merged", position))
             else:
                 entries.extend(("durable", member) for member in members)
             seen.update(members)
             continue
-        index = entry.index
+        index = members[0]
         if index in moved_all and index not in moved_done:
             continue
         if index in seen and index not in shared_done:
@@ -612,7 +607,7 @@ def step_view_rows(analysis: Any, steps: list[Step], applied: int) -> list[dict[
                  for index in s.touches}
     drops = {s.durable_index: s.kind for s in done if s.kind.startswith("dropped")}
     shared = {s.durable_index for s in done if s.kind == RepairKind.SHARED}
-    view_of = {entry.index: position for position, entry in enumerate(report.view) if isinstance(entry, DurableView)}
+    where = view_placement(report)
     rows = []
     position = 0
     counted: set[int] = set()
@@ -620,8 +615,8 @@ def step_view_rows(analysis: Any, steps: list[Step], applied: int) -> list[dict[
         touched = False
         if origin in ("durable", "dropped"):
             message = analysis.transcript.messages[index]
-            if origin == "durable" and index in renamed and index in view_of:
-                message = analysis.view[view_of[index]]
+            if origin == "durable" and index in renamed and where.in_view(index):
+                message = analysis.view[where.in_view(index)[-1]]
             tag = f"#{index}"
             touched = last is not None and index in last.touches and (
                 last.kind != RepairKind.SHARED or index in counted)
@@ -633,9 +628,10 @@ def step_view_rows(analysis: Any, steps: list[Step], applied: int) -> list[dict[
         else:
             entry = report.view[index]
             message = analysis.view[index]
-            if isinstance(entry, MergedView):
-                tag = "⊕ " + " + ".join(f"#{member}" for member in entry.members)
-                touched = last is not None and last.durable_index in entry.members
+            if entry.kind is RepairKind.MERGED:
+                members = where.sources(index)
+                tag = "⊕ " + " + ".join(f"#{member}" for member in members)
+                touched = last is not None and last.durable_index in members
                 state = facts(RepairKind.MERGED).name
             else:
                 tag = "✚ receipt" if origin == "synthesized" else "✚ turn"
@@ -658,7 +654,7 @@ def engine_receipts() -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for policy, analysis in (lesson_analyses(lesson) if lesson else {}).items():
         for position, entry in enumerate(analysis.report.view):
-            if isinstance(entry, ReceiptView):
+            if entry.kind is RepairKind.SYNTHESIZED:
                 found[policy] = analysis.view[position]
                 break
     return found

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from integrity import MergedView, ReceiptView, TurnView, analyze
+from integrity import ReceiptView, RepairKind, TurnView, analyze
 from integrity.loading import Transcript
 
 POLICY = "strict"
@@ -174,10 +174,10 @@ def view_labels(analysis: Any) -> tuple[str, ...]:
             labels.append(f"✚ receipt for {entry.call_id}")
         elif isinstance(entry, TurnView):
             labels.append(f"✚ {entry.role} turn")
-        elif isinstance(entry, MergedView):
+        elif entry.kind is RepairKind.MERGED:
             labels.append("⊕ " + " + ".join(f"#{member}" for member in entry.members))
         else:
-            labels.append(f"#{entry.index}" + (" (ids renamed)" if entry.ids else ""))
+            labels.append(f"#{entry.members[0]}" + (" (ids renamed)" if entry.ids else ""))
     return tuple(labels)
 
 

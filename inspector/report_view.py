@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 from inspector.rows import preview
 from inspector.safe_text import neutralize
-from integrity import Analysis, MergedView, ProviderVerdict, ReceiptView, RepairKind, RepairReport, TurnView, facts
+from integrity import Analysis, ProviderVerdict, ReceiptView, RepairKind, RepairReport, TurnView, facts
 from integrity.analysis import provider_view
 from integrity.download import RECHECK_UP_TO, Download
 
@@ -183,7 +183,7 @@ def view_only_rows(report: RepairReport, analysis: Analysis | None, link: LinkTa
                    limit: int = 20_000) -> list[dict[str, Any]]:
     """One row per message that exists only in the view (synthesized receipts and turns) or merges several."""
     rows: list[dict[str, Any]] = []
-    for entry in report.view:
+    for position, entry in enumerate(report.view):
         if len(rows) >= limit:
             break
         if isinstance(entry, ReceiptView):
@@ -192,26 +192,26 @@ def view_only_rows(report: RepairReport, analysis: Analysis | None, link: LinkTa
             why = f"call no. {entry.call_position} of frame #{entry.frame_index} has no result" + (
                 " and its arguments were invalid: it was not executed" if entry.not_executed else "")
             written = entry.timestamp
-            text = view_excerpt(analysis, entry.view_index)
+            text = view_excerpt(analysis, position)
             if text == NONE and entry.text:
                 text = preview({"role": "toolResult", "toolName": entry.tool_name, "toolCallId": entry.call_id,
                                 "content": entry.text})
         elif isinstance(entry, TurnView):
             kind, call, tool, frame, why, written = RepairKind.SYNTHESIZED_TURN, None, None, None, entry.reason, \
                 entry.timestamp
-            text = view_excerpt(analysis, entry.view_index)
+            text = view_excerpt(analysis, position)
             if text == NONE:
                 text = preview({"role": entry.role, "content": entry.text})
-        elif isinstance(entry, MergedView):
+        elif entry.kind is RepairKind.MERGED:
             kind, call, tool, frame, written = RepairKind.MERGED, None, None, None, None
             why = "durable " + " + ".join(f"#{member}" for member in entry.members) + " sent as one message"
-            text = view_excerpt(analysis, entry.view_index)
+            text = view_excerpt(analysis, position)
         else:
             continue
         rows.append({
-            "view #": entry.view_index, "kind": facts(kind).name, "message": text, "for call": or_none(call),
+            "view #": position, "kind": facts(kind).name, "message": text, "for call": or_none(call),
             "tool": or_none(tool), "frame (durable #)": or_none(frame), "written at": iso_time(written),
-            "why": or_none(why), "open": link.url(f"v{entry.view_index}") if link is not None else None,
+            "why": or_none(why), "open": link.url(f"v{position}") if link is not None else None,
         })
     return rows
 
@@ -248,20 +248,16 @@ def pairing_rows(report: RepairReport, link: LinkTarget | None, limit: int = 20_
     } for p in report.pairings[:limit]]
 
 
-_VIEW_ONLY_KINDS: dict[type, RepairKind] = {ReceiptView: RepairKind.SYNTHESIZED, TurnView: RepairKind.SYNTHESIZED_TURN,
-                                           MergedView: RepairKind.MERGED}
-
-
 def jump_targets(report: RepairReport, changed_only: bool = True) -> dict[str, str]:
     """label -> the Inspector's `msg` value, for every changed action and view-only message (the 'open' picker)."""
     targets: dict[str, str] = {}
     for action in report.actions:
         if not changed_only or changed(action):
             targets[f"durable #{action.durable_index}: {facts(action.kind).name}"] = str(action.durable_index)
-    for entry in report.view:
-        kind = _VIEW_ONLY_KINDS.get(type(entry))
-        if kind is not None and isinstance(entry, (ReceiptView, TurnView, MergedView)):
-            targets[f"view #{entry.view_index}: {facts(kind).name}"] = f"v{entry.view_index}"
+    for position, entry in enumerate(report.view):
+        kind = entry.kind
+        if kind is not None:
+            targets[f"view #{position}: {facts(kind).name}"] = f"v{position}"
     for finding in report.findings:
         if finding.durable_indices:
             first = finding.durable_indices[0]

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from integrity import Analysis, Mark, MergedView, ReceiptView, RepairKind, TurnView
+from integrity import Analysis, Mark, ReceiptView, RepairKind, TurnView
 
 from .safe_text import escape_json, neutralize
 from .theme import id_text, strike
@@ -139,10 +139,12 @@ def _right_kind(analysis: Analysis, position: int) -> tuple[str, str, tuple[str,
                 (entry.call_id,))
     if isinstance(entry, TurnView):
         return RepairKind.SYNTHESIZED_TURN.value, f"{entry.role} turn only in the view: {entry.reason}", ()
-    if isinstance(entry, MergedView):
-        members = " + ".join(f"#{member}" for member in entry.members)
-        return RepairKind.MERGED.value, f"durable {members} sent as one {entry.role or ''} message", ()
-    action = analysis.report.actions[entry.index]
+    members = analysis.placement.sources(position)  # what it is made of: the one durable <-> view mapping
+    actions = analysis.report.actions
+    if entry.kind is RepairKind.MERGED:
+        joined = " + ".join(f"#{member}" for member in members)
+        return RepairKind.MERGED.value, f"durable {joined} sent as one {actions[members[-1]].role or ''} message", ()
+    action = actions[members[0]]
     ids = (action.call_id,) if action.call_id is not None else ()
     if action.kind in (RepairKind.MOVED, RepairKind.REORDERED):
         verb = "moved" if action.kind == RepairKind.MOVED else "put in call order"
@@ -185,8 +187,9 @@ def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
     report = analysis.report
     messages = analysis.transcript.messages
     view = analysis.view
-    anchored = {action.durable_index: action.view_index for action in report.actions
-                if action.kind == RepairKind.KEPT and action.view_index is not None}
+    view_of = analysis.placement.view_of  # where each durable message is sent: the one mapping
+    anchored = {action.durable_index: view_of[action.durable_index][0] for action in report.actions
+                if action.kind == RepairKind.KEPT and view_of[action.durable_index]}
     anchor_positions = set(anchored.values())
     notes = _durable_notes(analysis)
     by_frame = pairings_by_frame(analysis)
@@ -323,11 +326,9 @@ def pairs_for(analysis: Analysis, durable: int | None = None, view_position: int
         if isinstance(entry, ReceiptView):
             chosen = [p for p in pairings_by_frame(analysis).get(entry.frame_index, [])
                       if p.call_position == entry.call_position]
-        elif isinstance(entry, (TurnView, MergedView)):
-            members = entry.members if isinstance(entry, MergedView) else []
+        else:  # a durable message, or several merged: the one carrying their fields (a turn: none)
+            members = analysis.placement.sources(view_position)
             return pairs_for(analysis, durable=members[-1]) if members else found
-        else:
-            return pairs_for(analysis, durable=entry.index)
     for pairing in chosen:
         found.durable.add(pairing.frame_index)
         found.durable.update(pairing.result_indices)
@@ -344,9 +345,7 @@ def pairs_for(analysis: Analysis, durable: int | None = None, view_position: int
         })
     frames = {pairing.frame_index for pairing in chosen}
     for frame in frames:
-        action = report.actions[frame]
-        if action.view_index is not None:
-            found.view.add(action.view_index)
+        found.view.update(analysis.placement.in_view(frame))
     return found
 
 

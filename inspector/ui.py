@@ -49,7 +49,6 @@ from integrity import (
     load,
     load_all,
     target_provider,
-    view_placement,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -334,7 +333,7 @@ cache_name = _cache_name  # public name for pages that key their own caches the 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _placement(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> Placement:
-    return view_placement(_analysis.report)
+    return _analysis.placement
 
 
 def placement_for(source: Source, analysis: Analysis, provider: str | None = None) -> Placement:

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from integrity import PROVIDERS, Analysis, Placement, ProviderVerdict, provider_verdict, view_placement, with_verdicts
+from integrity import PROVIDERS, Analysis, Placement, ProviderVerdict, provider_verdict, with_verdicts
 from integrity.download import RECHECK_UP_TO, Download, download
 
 from .diagnostics import curl_command, diagnostics, request_body
@@ -206,7 +206,7 @@ def compiler_panel(analysis: Analysis, provider: str | None, by_left: dict[int, 
     excerpts = st.toggle("Show the request around each error", value=size <= EXCERPT_UP_TO,
                          help="the provider's request entries around the failing path, one line each "
                               f"(on by default up to {EXCERPT_UP_TO:,} messages: it rebuilds the request)")
-    placement = view_placement(analysis.report) if analysis.report.view else None
+    placement = analysis.placement if analysis.report.view else None  # built once per analysis
     for when, title in (("before", "as recorded"), ("after", "after repair")):
         found = diagnostics(analysis, provider, when, excerpts)
         st.markdown(f"**{provider}, {title}:** " + (f"{len(found)} error(s)" if found else "accepted"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ._arguments import require_transcript
@@ -18,6 +19,7 @@ from ._records import replace
 from .loading import Transcript
 from .reference import time_ms
 from .repair.entries import materialize
+from .repair.placement import Placement, view_placement
 from .repair.plan import Plan
 from .repair.policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_view
 from .repair.views import LightTranscript
@@ -46,6 +48,12 @@ class Analysis:
     views: dict[str, list[Any]] = field(default_factory=dict)
     """The views re-planned for a provider (replans_for) while its verdict was made: the very view the verdict
     is about, so the page offers for download exactly what the provider accepted (provider_view)."""
+
+    @cached_property
+    def placement(self) -> Placement:
+        """The report's durable <-> view mapping (integrity.view_placement), built once per analysis: every
+        screen that says where a message went, or what a view message is made of, reads it."""
+        return view_placement(self.report)
 
 
 @without_gc  # the parsed transcript is large: collections would rescan it for nothing

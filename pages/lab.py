@@ -16,6 +16,7 @@ import streamlit as st
 from inspector import ui
 from inspector.entry import through_app
 from inspector.glossary import link, link_terms
+from integrity import ReceiptView
 from integrity.lab import SCENARIOS, LabRun, Snapshot, describe, start_scenario
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
@@ -142,10 +143,10 @@ def running_calls(snap: Snapshot) -> dict[str, str]:
 def view_frame(snap: Snapshot, running: dict[str, str]) -> Any:
     sources, messages = [], []
     for entry, message in zip(snap.report.view, snap.view, strict=True):
-        if entry.source == "durable":
-            sources.append(f"durable #{entry.index}")
+        if entry.members:
+            sources.append(" + ".join(f"durable #{member}" for member in entry.members))
             messages.append(describe(message))
-        elif entry.source == "synthesized" and entry.call_id in running:
+        elif isinstance(entry, ReceiptView) and entry.call_id in running:
             sources.append(IN_FLIGHT)
             messages.append(f"{entry.call_id} ({running[entry.call_id]}) is still running: no result yet")
         else:

@@ -138,7 +138,7 @@ def _tabs(store: SQLiteSessionStore, picked: str, entries: list[Entry], repair: 
     with view_tab:
         st.dataframe(ui.safe_frame({
             "view #": list(range(len(repair.messages))),
-            "from": [f"durable #{v.index}" if v.source == "durable" else "synthesized (view only)"
+            "from": [" + ".join(f"durable #{member}" for member in v.members) or "synthesized (view only)"
                      for v in report.view],
             "message": [describe(message) for message in repair.messages],
         }), hide_index=True, width="stretch", key="sessions_view")

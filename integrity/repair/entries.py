@@ -14,6 +14,25 @@ five shapes and nothing else.
 - `Synthesized`: an interrupted receipt for a call that has no result.
 - `SynthesizedTurn`: a user or assistant turn the provider's role order needs.
 - `Merged`: consecutive durable messages of one role carried as one message.
+
+One view model, two representations.  Every view entry, here and in the report
+(integrity.report.records: DurableView, ReceiptView, TurnView, MergedView),
+answers the same small protocol, `ViewPart`: `members` (the durable indices it
+is made of), `kind` (the RepairKind the entry itself is, None for a durable
+message carried one-to-one) and `written_by_engine` (no durable source).  Code
+that only asks "what is it made of / what kind is it" reads those and never
+switches on the type; `entry_members`/`entry_kind` answer for a plan entry
+that is a plain int.  Only the converters (this materializer, the report's
+section builder and encoder, view_from_report, the planners) tell the shapes
+apart, because each shape carries different fields.
+
+Why two representations remain: a plan's order is built and scanned for every
+message of a million-message transcript on the CLI's fast path, where an entry
+is a bare int (no object per message; `unplain` picks out the few others at C
+speed), and its entries point at durable message objects; the report's entries
+are serialized records that also carry what only exists after materializing
+(view position, timestamp, severity, the receipt text).  A record per message
+in the plan would make the fast path build a million objects it never needs.
 """
 
 from __future__ import annotations
@@ -22,8 +41,9 @@ import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from ..kinds import RepairKind
 from .messages import merge_messages, not_executed_message, receipt_message, rewrite_message, turn_message
 
 if TYPE_CHECKING:
@@ -43,6 +63,18 @@ class Rewritten:
     ids: Mapping[int, str]
     arguments: frozenset[int] = frozenset()
 
+    @property
+    def members(self) -> tuple[int, ...]:
+        return (self.index,)
+
+    @property
+    def kind(self) -> RepairKind | None:
+        return None  # a durable message carried one-to-one: its Action says what happened to it
+
+    @property
+    def written_by_engine(self) -> bool:
+        return False
+
 
 @dataclass(frozen=True, slots=True)
 class Synthesized:
@@ -58,6 +90,18 @@ class Synthesized:
     call_position: int
     not_executed: bool = False
 
+    @property
+    def members(self) -> tuple[int, ...]:
+        return ()
+
+    @property
+    def kind(self) -> RepairKind | None:
+        return RepairKind.REPAIRED_ARGUMENTS if self.not_executed else RepairKind.SYNTHESIZED
+
+    @property
+    def written_by_engine(self) -> bool:
+        return True
+
 
 @dataclass(frozen=True, slots=True)
 class SynthesizedTurn:
@@ -70,6 +114,18 @@ class SynthesizedTurn:
     role: str
     text: str
     reason: Note
+
+    @property
+    def members(self) -> tuple[int, ...]:
+        return ()
+
+    @property
+    def kind(self) -> RepairKind | None:
+        return RepairKind.SYNTHESIZED_TURN
+
+    @property
+    def written_by_engine(self) -> bool:
+        return True
 
 
 Member = int | Rewritten
@@ -84,11 +140,57 @@ class Merged:
 
     entries: tuple[Member, ...]
 
+    @property
+    def members(self) -> tuple[int, ...]:
+        return tuple(member_index(member) for member in self.entries)
+
+    @property
+    def kind(self) -> RepairKind | None:
+        return RepairKind.MERGED
+
+    @property
+    def written_by_engine(self) -> bool:
+        return False
+
 
 ViewEntry = int | Rewritten | Synthesized | SynthesizedTurn | Merged
 """Every shape a view entry can take (see the module docstring)."""
 
 DURABLE_ENTRY_TYPES = (int, Rewritten, Merged)
+
+
+class ViewPart(Protocol):
+    """What every view entry answers, a plan's (except a plain int: see entry_members) and a report's.
+
+    members: the durable indices it is made of, in order (empty: the engine wrote it; several: merged).
+    kind: the RepairKind the entry itself is (SYNTHESIZED, REPAIRED_ARGUMENTS for a 'not executed' result,
+    SYNTHESIZED_TURN, MERGED); None for a durable message carried one-to-one, with new ids or not (what
+    happened to that message is its Action's kind).
+    written_by_engine: it has no durable source (a receipt or a turn).
+    """
+
+    @property
+    def members(self) -> Sequence[int]: ...
+
+    @property
+    def kind(self) -> RepairKind | None: ...
+
+    @property
+    def written_by_engine(self) -> bool: ...
+
+
+def entry_members(entry: ViewEntry) -> tuple[int, ...]:
+    """The durable indices a plan entry is made of (ViewPart.members, for a plain int too; not for a stretch,
+    the `range` an order planned with stretches holds, which the report never lists)."""
+    if isinstance(entry, int):
+        return (entry,)
+    part: ViewPart = entry  # mypy checks here that every other shape answers the protocol
+    return tuple(part.members)
+
+
+def entry_kind(entry: ViewEntry) -> RepairKind | None:
+    """The kind a plan entry is (ViewPart.kind; None for a plain int; not for a stretch)."""
+    return None if isinstance(entry, int) else entry.kind
 
 
 def member_index(entry: Member) -> int:
@@ -118,7 +220,7 @@ def unplain(order: Sequence[Any]) -> list[Any]:
 
 def is_stamped(entry: ViewEntry) -> bool:
     """Entries that exist only in the view and get a timestamp when materialized."""
-    return isinstance(entry, (Synthesized, SynthesizedTurn))
+    return isinstance(entry, (Synthesized, SynthesizedTurn))  # an order may hold stretches (ranges) too
 
 
 def entry_message(entry: ViewEntry, durable: Callable[[int], Any], placeholder: str | None,

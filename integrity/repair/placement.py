@@ -3,7 +3,12 @@
 Every screen that says "moved to view #3", "not in the view" or "exists only in
 the view" must say what the report says.  This is the one mapping they read: it
 is derived from the report's `view` (the list of what is actually sent, so it
-cannot disagree with the repaired transcript) and nothing else.
+cannot disagree with the repaired transcript) and nothing else, through the
+protocol every view entry answers (`members`: integrity.repair.entries.ViewPart),
+so a new shape of view entry needs no change here.  An Analysis builds it once
+(`Analysis.placement`); the inspector's rows, lanes, placeholders, titles, lesson
+steps and detail panel read it, never the view entries' types
+(tests/test_view_model.py checks both).
 """
 
 from __future__ import annotations
@@ -14,7 +19,10 @@ from typing import TYPE_CHECKING
 from .._bulk.gc_pause import without_gc
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..report import RepairReport
+    from .entries import ViewPart
 
 _NOWHERE: tuple[int, ...] = ()
 
@@ -50,14 +58,9 @@ def view_placement(report: RepairReport) -> Placement:
     """The durable <-> view mapping of a report, from its view entries (O(messages + view))."""
     view_of: list[list[int]] = [[] for _ in report.actions]
     durable_of: list[tuple[int, ...]] = []
-    for position, entry in enumerate(report.view):
-        source = entry.source
-        if source == "durable":
-            members: tuple[int, ...] = (entry.index,)  # type: ignore[union-attr]
-        elif source == "merged":
-            members = tuple(entry.members)  # type: ignore[union-attr]
-        else:
-            members = _NOWHERE
+    parts: Sequence[ViewPart] = report.view  # mypy checks here that every report entry answers the protocol
+    for position, entry in enumerate(parts):
+        members = tuple(entry.members)  # ViewPart: what every view entry is made of, whatever its shape
         durable_of.append(members)
         for member in members:
             if 0 <= member < len(view_of):

@@ -3,6 +3,11 @@ each entry of the view (DurableView, ReceiptView, TurnView, MergedView) and each
 
 Kept apart from integrity.report so the section builder (integrity.report.sections), which makes a
 million of them, and the report itself can both use them.
+
+The four view records answer the plan entries' protocol (integrity.repair.entries.ViewPart): `members`,
+`kind`, `written_by_engine`.  A reader that asks only what an entry is made of or what kind it is reads those,
+never `source` or the type; integrity.repair.placement.view_placement builds the durable <-> view mapping
+from `members` alone.  Why the plan keeps its own representation is said in integrity.repair.entries.
 """
 
 from __future__ import annotations
@@ -51,6 +56,18 @@ class DurableView(Record, kw_only=True, tag_field="source", tag="durable"):
     index: int
     ids: dict[int, str] | None = None
 
+    @property
+    def members(self) -> tuple[int, ...]:
+        return (self.index,)
+
+    @property
+    def kind(self) -> RepairKind | None:
+        return None  # a durable message carried one-to-one: its Action says what happened to it
+
+    @property
+    def written_by_engine(self) -> bool:
+        return False
+
 
 class ReceiptView(Record, kw_only=True, tag_field="source", tag="synthesized"):
     """A result that exists only in the view: an interrupted receipt, or (its text says so: not_executed) the
@@ -75,6 +92,18 @@ class ReceiptView(Record, kw_only=True, tag_field="source", tag="synthesized"):
 
         return self.text == NOT_EXECUTED_TEXT
 
+    @property
+    def members(self) -> tuple[int, ...]:
+        return ()
+
+    @property
+    def kind(self) -> RepairKind | None:
+        return RepairKind.REPAIRED_ARGUMENTS if self.not_executed else RepairKind.SYNTHESIZED
+
+    @property
+    def written_by_engine(self) -> bool:
+        return True
+
 
 class TurnView(Record, kw_only=True, tag_field="source", tag="turn"):
     """A user or assistant turn that exists only in the view (the provider's role order needs it)."""
@@ -93,6 +122,18 @@ class TurnView(Record, kw_only=True, tag_field="source", tag="turn"):
         if self.severity is None:
             self.severity = rate(RepairKind.SYNTHESIZED_TURN, [self.code])
 
+    @property
+    def members(self) -> tuple[int, ...]:
+        return ()
+
+    @property
+    def kind(self) -> RepairKind | None:
+        return RepairKind.SYNTHESIZED_TURN
+
+    @property
+    def written_by_engine(self) -> bool:
+        return True
+
 
 class MergedView(Record, kw_only=True, tag_field="source", tag="merged"):
     """Consecutive durable messages of one role that the view sends as one message.
@@ -104,12 +145,22 @@ class MergedView(Record, kw_only=True, tag_field="source", tag="merged"):
     source: ClassVar[Literal["merged"]] = "merged"
     view_index: int
     members: list[int]
+    """the durable messages it is made of, in order (ViewPart.members)"""
     ids: dict[int, str] | None = None
     role: str | None = None
 
+    @property
+    def kind(self) -> RepairKind | None:
+        return RepairKind.MERGED
+
+    @property
+    def written_by_engine(self) -> bool:
+        return False
+
 
 ViewItem = DurableView | ReceiptView | TurnView | MergedView
-"""A view entry, told apart by its `source` (the tag msgspec writes first and reads back)."""
+"""A view entry, told apart by its `source` (the tag msgspec writes first and reads back); every one answers
+integrity.repair.entries.ViewPart (members, kind, written_by_engine)."""
 
 
 class Pairing(Record, kw_only=True):
