@@ -303,8 +303,17 @@ class _Unanswered:
         frame = max((at for at in light.frames if at < index), default=None)
         if frame is None:
             return None
-        return next(((frame, position) for position, call in enumerate(light.frames[frame])
-                     if call.id == "" and (frame, position) in answers), None)
+        found = next(((frame, position) for position, call in enumerate(light.frames[frame])
+                      if call.id == "" and (frame, position) in answers), None)
+        if found is not None:
+            return found
+        # The latest frame's calls all have ids, and the result names none: a provider reads an empty id as
+        # the earlier id-less call's, so it is a later result for one of those: the earliest answered only
+        # by a receipt (a tool that finished after its receipt, a turn later), else the earliest answered.
+        # Rare: only results with neither an id nor a tool name get here.
+        idless = [(at, position) for at in sorted(light.frames) if at < index
+                  for position, call in enumerate(light.frames[at]) if call.id == "" and (at, position) in answers]
+        return next((slot for slot in idless if answers[slot] in light.receipts), idless[0] if idless else None)
 
     def nearest(self, light: LightTranscript, answers: dict[Slot, int], index: int) -> Slot | None:
         """The unanswered call of the result's tool nearest before it, where one side has no id."""
