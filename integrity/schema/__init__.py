@@ -3,7 +3,7 @@
 The readers are forgiving on purpose: they read on past a malformed entry so the
 rest of a transcript can still be checked and repaired.  This package says what
 they forgave.  Each format family has a small module of input models (msgspec
-structs, with a pydantic twin that words the errors: integrity.schema.base)
+structs, whose errors a small walker lists: integrity.schema.base)
 that validates the native entries a Transcript keeps (`Transcript.native`), and
 the canonical pi-ai messages every reader produces are checked too (`pi_ai`), so
 what a reader normalized into something the engine cannot trust (a result that

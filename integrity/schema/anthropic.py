@@ -66,7 +66,7 @@ RESULT_BLOCKS = {key: BLOCKS[key] for key in ("text", "image", "document")}
 
 def check_message(message: dict[str, Any], index: int, prefix: Loc = ()) -> list[Issue]:
     """An Anthropic message (also inside a Claude Code entry, at `prefix`)."""
-    issues = validate(Message, message, index, CONTENT, frozenset(), prefix)
+    issues = validate(Message, message, index, CONTENT, prefix)
     content = message.get("content")
     for position, block in enumerate(content if isinstance(content, list) else []):
         path = (*prefix, "content", position)
@@ -125,7 +125,7 @@ _OBJECT_BLOCKS = ("image", "document", "video", "reasoningContent", "cachePoint"
 
 
 def _bedrock(message: dict[str, Any], index: int) -> list[Issue]:
-    issues = validate(BedrockMessage, message, index, CONTENT, frozenset())
+    issues = validate(BedrockMessage, message, index, CONTENT)
     content = message.get("content")
     for position, block in enumerate(content if isinstance(content, list) else []):
         issues.extend(_bedrock_block(block, index, ("content", position)))
@@ -138,18 +138,18 @@ def _bedrock_block(block: Any, index: int, path: Loc) -> list[Issue]:
     if "toolUse" in block:
         use = block["toolUse"]
         return validate(BedrockToolUse, use, index, by_field(("toolUseId",), (), ("name",), ("input",)),
-                        frozenset(), (*path, "toolUse"))
+                        (*path, "toolUse"))
     if "toolResult" in block:
         result = block["toolResult"]
-        found = validate(BedrockToolResult, result, index, by_field(result_ids=("toolUseId",)), frozenset(),
+        found = validate(BedrockToolResult, result, index, by_field(result_ids=("toolUseId",)),
                          (*path, "toolResult"))
         parts = result.get("content") if isinstance(result, dict) else None
         for inner, part in enumerate(parts if isinstance(parts, list) else []):
-            found += validate(BedrockResultPart, part, index, CONTENT, frozenset(),
+            found += validate(BedrockResultPart, part, index, CONTENT,
                               (*path, "toolResult", "content", inner))
         return found
     if "text" in block:
-        return validate(Text, block, index, CONTENT, frozenset(), path)
+        return validate(Text, block, index, CONTENT, path)
     known = [key for key in _OBJECT_BLOCKS if key in block]
     if known:
         return [] if isinstance(block[known[0]], dict) else [_not_object(index, (*path, known[0]), block[known[0]])]

@@ -4,17 +4,17 @@ A schema module declares small input models (extra fields allowed: only what the
 engine or the format relies on is checked) and turns each validation error into
 an `Issue`: a finding code from the kind registry, the entry, the path inside it
 and one sentence.  Mapping an error to a code is the family's business (its
-`classify`); cleaning pydantic's locations, dropping the noise unions produce and
-wording the sentence is done here once.
+`classify`); dropping the noise unions produce and wording the sentence is done
+here once.
 
 Each model is declared once, as a msgspec struct (`Open`).  Most entries are
-valid, and msgspec answers "valid" in C without loading pydantic (which costs a
-small file's `check` about 90 ms of start-up); an entry msgspec refuses is
-validated again by the model's pydantic twin (`twin`, built from the same
-declaration on first use), whose complete error list words the findings.  msgspec
-is trusted only for entries decoded from JSON text (`json_input`): on Python
-objects it is more lenient than pydantic's strict mode (a tuple passes as a list),
-so a hand-built transcript is always validated by pydantic.
+valid, and msgspec answers "valid" in C; an entry msgspec refuses is walked again
+by `model_errors`, which reads the same declaration and lists every error (where,
+and what kind: "missing", "string_type", ...) with strict types and no coercion
+(pydantic strict mode's rules and error types: the findings read as they did when
+pydantic listed them).  msgspec is trusted only for entries decoded from JSON text
+(`json_input`): on Python objects it is more lenient (a tuple passes as a list),
+so a hand-built transcript is always walked.
 """
 
 from __future__ import annotations
@@ -27,15 +27,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import Any, Literal, Union
 
 import msgspec
 
 from ..kinds import FindingCode
 from ..loading import describe_value
-
-if TYPE_CHECKING:
-    from pydantic import BaseModel, ValidationError
 
 
 class Open(msgspec.Struct):
@@ -43,8 +40,8 @@ class Open(msgspec.Struct):
 
     A model whose required fields follow optional ones (by inheritance) adds
     `kw_only=True`; a content part told apart by its type is tagged
-    (`tag_field="type", tag="text"`), and a union of tagged parts is a
-    discriminated union in the pydantic twin.
+    (`tag_field="type", tag="text"`), and a union of tagged parts picks its
+    member by the tag (an unknown or absent tag is one error at the part).
     """
 
 
@@ -61,37 +58,11 @@ def json_input(trusted: bool) -> Iterator[None]:
         _JSON_INPUT.reset(token)
 
 
-@functools.cache
-def twin(model: type[Open]) -> type[BaseModel]:
-    """The pydantic model with the same fields, types and defaults (strict, extra fields allowed).
-
-    Field order is the declaration's (a tag field first), so pydantic reports errors
-    in the same order as a hand-written pydantic model would.
-    """
-    from pydantic import ConfigDict, Field, create_model
-
-    fields: dict[str, Any] = {}
-    config = model.__struct_config__
-    if config.tag_field is not None:
-        fields[config.tag_field] = (Literal[config.tag], ...)
-    for info in msgspec.structs.fields(model):
-        if info.required:
-            default: Any = ...
-        elif info.default_factory is not msgspec.NODEFAULT:
-            default = Field(default_factory=info.default_factory)
-        else:
-            default = info.default
-        fields[info.name] = (_pydantic_type(info.type), default)
-    built: type[BaseModel] = create_model(model.__name__, __config__=ConfigDict(extra="allow", strict=True),
-                                          __doc__=model.__doc__, **fields)
-    return built
-
-
 def accepts(model: type[Open], entry: Any) -> bool:
-    """msgspec's verdict on a JSON value: True only if the pydantic twin would accept it too.
+    """msgspec's verdict on a JSON value: True only if `model_errors` finds nothing either.
 
     msgspec reads a tagged struct's tag only inside a union: on its own, a part
-    without its tag would pass, so the tag is checked here (the twin requires it).
+    without its tag would pass, so the tag is checked here (`model_errors` requires it).
     """
     tag_field = model.__struct_config__.tag_field
     if tag_field is not None and (not isinstance(entry, dict) or entry.get(tag_field) != model.__struct_config__.tag):
@@ -100,33 +71,152 @@ def accepts(model: type[Open], entry: Any) -> bool:
         msgspec.convert(entry, model, strict=True)
     except (msgspec.ValidationError, ValueError, RecursionError):
         # ValueError: a lone surrogate ("\ud800", legal JSON) in a string msgspec compares to a
-        # literal cannot be encoded; pydantic then decides, as for any entry msgspec refuses.
+        # literal cannot be encoded; `model_errors` then decides, as for any entry msgspec refuses.
         return False
     return True
 
 
+Loc = tuple[Any, ...]
+Error = tuple[Loc, str]
+"""(location inside the entry, error type): ("content", 0, "text"), "string_type"."""
+
+
+def model_errors(model: type[Open], entry: Any) -> list[Error]:
+    """Every error of an entry against an input model, in field order (see `_errors` for the rules)."""
+    out: list[Error] = []
+    _struct(model, entry, (), "model_type", out)
+    return out
+
+
+def _struct(model: type[Open], value: Any, loc: Loc, wrong: str, out: list[Error]) -> None:
+    """A struct's fields: its tag first (if tagged), then each present field checked and each absent
+    required one missing, in declaration order; other keys are allowed.  wrong: the error for a value
+    that is not an object."""
+    if not isinstance(value, dict):
+        out.append((loc, wrong))
+        return
+    config = model.__struct_config__
+    if config.tag_field is not None:
+        if config.tag_field not in value:
+            out.append(((*loc, config.tag_field), "missing"))
+        else:
+            _errors(Literal[config.tag], value[config.tag_field], (*loc, config.tag_field), out)
+    for info in _fields(model):
+        if info.name in value:
+            _errors(info.type, value[info.name], (*loc, info.name), out)
+        elif info.required:
+            out.append(((*loc, info.name), "missing"))
+
+
+@functools.cache
+def _fields(model: type[Open]) -> tuple[msgspec.structs.FieldInfo, ...]:
+    return msgspec.structs.fields(model)
+
+
+_SCALARS: dict[Any, tuple[Callable[[Any], bool], str]] = {
+    str: (lambda value: isinstance(value, str), "string_type"),
+    int: (lambda value: isinstance(value, int) and not isinstance(value, bool), "int_type"),
+    float: (lambda value: isinstance(value, (int, float)) and not isinstance(value, bool), "float_type"),
+    bool: (lambda value: isinstance(value, bool), "bool_type"),
+    type(None): (lambda value: value is None, "none_required"),
+}
+"""Strict types: no coercion (a bool is not an int, "1" is not a number); an int is a float."""
+
+
+def _errors(kind: Any, value: Any, loc: Loc, out: list[Error]) -> None:
+    """The errors of a value against a declared type, strictly (JSON's types only, no coercion).
+
+    A list must be a list (not a tuple), an object a dict with string keys; a union
+    accepts what any alternative accepts, else every alternative's errors count (they
+    are one spot to the caller); None is allowed by an optional type before anything
+    else is tried; a union of tagged structs picks its member by the tag.
+    """
+    if kind is Any:
+        return
+    scalar = _SCALARS.get(kind)
+    if scalar is not None:
+        if not scalar[0](value):
+            out.append((loc, scalar[1]))
+        return
+    if isinstance(kind, type) and issubclass(kind, Open):
+        _struct(kind, value, loc, "model_type", out)
+        return
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is Literal:
+        _literal(args, value, loc, out)
+    elif origin is list:
+        if not isinstance(value, list):
+            out.append((loc, "list_type"))
+            return
+        for position, item in enumerate(value):
+            _errors(args[0], item, (*loc, position), out)
+    elif origin is dict:
+        if not isinstance(value, dict):
+            out.append((loc, "dict_type"))
+            return
+        for key, item in value.items():
+            _errors(args[0], key, (*loc, key), out)
+            _errors(args[1], item, (*loc, key), out)
+    elif origin in (Union, types.UnionType):
+        _union(args, value, loc, out)
+    else:
+        raise TypeError(f"schema models cannot declare {kind!r}")  # a new type needs its rule here
+
+
+def _literal(allowed: tuple[Any, ...], value: Any, loc: Loc, out: list[Error]) -> None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate cannot equal a declared literal
+            out.append((loc, "string_unicode"))
+            return
+    try:
+        found = any(type(value) is type(option) and value == option for option in allowed)
+    except TypeError:
+        found = False
+    if not found:
+        out.append((loc, "literal_error"))
+
+
+def _union(members: tuple[Any, ...], value: Any, loc: Loc, out: list[Error]) -> None:
+    if type(None) in members:
+        if value is None:
+            return
+        members = tuple(member for member in members if member is not type(None))
+        if len(members) == 1:
+            _errors(members[0], value, loc, out)
+            return
+    if all(_tagged(member) for member in members):
+        _tagged_union(members, value, loc, out)
+        return
+    found: list[Error] = []
+    for member in members:
+        errors: list[Error] = []
+        _errors(member, value, loc, errors)
+        if not errors:
+            return
+        found.extend(errors)
+    out.extend(found)
+
+
+def _tagged_union(members: tuple[type[Open], ...], value: Any, loc: Loc, out: list[Error]) -> None:
+    if not isinstance(value, dict):
+        out.append((loc, "model_attributes_type"))
+        return
+    tag_field = members[0].__struct_config__.tag_field
+    if tag_field not in value:
+        out.append((loc, "union_tag_not_found"))
+        return
+    tag = value[tag_field]
+    chosen = next((member for member in members if isinstance(tag, str) and member.__struct_config__.tag == tag), None)
+    if chosen is None:
+        out.append((loc, "union_tag_invalid"))
+        return
+    _struct(chosen, value, loc, "model_attributes_type", out)
+
+
 def _tagged(kind: Any) -> bool:
     return isinstance(kind, type) and issubclass(kind, Open) and kind.__struct_config__.tag_field is not None
-
-
-def _pydantic_type(kind: Any) -> Any:
-    """A field's type for the pydantic twin: structs become their twins, a union of tagged structs is discriminated."""
-    from pydantic import Field
-
-    if isinstance(kind, type) and issubclass(kind, Open):
-        return twin(kind)
-    origin, args = typing.get_origin(kind), typing.get_args(kind)
-    if origin in (Union, types.UnionType):
-        members = tuple(_pydantic_type(arg) for arg in args)
-        if all(_tagged(arg) for arg in args):
-            tag_field = args[0].__struct_config__.tag_field
-            return typing.Annotated[Union[members], Field(discriminator=tag_field)]  # noqa: UP007
-        return Union[members]  # noqa: UP007
-    if origin is list:
-        return list[_pydantic_type(args[0])]  # type: ignore[misc]
-    if origin is dict:
-        return dict[_pydantic_type(args[0]), _pydantic_type(args[1])]  # type: ignore[misc]
-    return kind
 
 
 @dataclass(frozen=True)
@@ -143,28 +233,10 @@ class Issue:
     detail: str
 
 
-Loc = tuple[Any, ...]
 Classify = Callable[[Loc, str], FindingCode]
-"""(clean location, pydantic error type) -> the finding code for it."""
+"""(location, error type) -> the finding code for it."""
 Expect = Callable[[Loc], "str | None"]
 """clean location -> what belongs there ("a string or an array of parts"), for the sentence."""
-
-
-_MEMBER_LABELS = frozenset({"str", "int", "float", "bool", "none"})
-"""The labels pydantic puts in a location for a union's plain alternatives."""
-
-
-def clean_loc(loc: Sequence[Any], tags: frozenset[str]) -> Loc:
-    """A pydantic location without the labels unions insert ('str', 'list[...]', a part's tag)."""
-    out: list[Any] = []
-    for position, item in enumerate(loc):
-        if isinstance(item, str):
-            if item in _MEMBER_LABELS or "[" in item:
-                continue
-            if position and isinstance(loc[position - 1], int) and item in tags:
-                continue
-        out.append(item)
-    return tuple(out)
 
 
 def json_path(loc: Iterable[Any]) -> str:
@@ -216,10 +288,9 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def issues_of(error: ValidationError, entry: Any, index: int, classify: Classify, tags: frozenset[str],
-              prefix: Loc = (), expect: Expect | None = None) -> list[Issue]:
+def issues_of(errors: list[Error], entry: Any, index: int, classify: Classify, prefix: Loc = (),
+              expect: Expect | None = None) -> list[Issue]:
     """One issue per malformed spot of one entry (a union's alternatives are one spot)."""
-    errors = [(clean_loc(e["loc"], tags), e["type"]) for e in error.errors(include_url=False)]
     deeper = {loc[:depth] for loc, _ in errors for depth in range(len(loc))}
     seen: set[tuple[FindingCode, Loc]] = set()
     out: list[Issue] = []
@@ -237,18 +308,13 @@ def issues_of(error: ValidationError, entry: Any, index: int, classify: Classify
     return out
 
 
-def validate(model: type[Open], entry: Any, index: int, classify: Classify, tags: frozenset[str],
-             prefix: Loc = (), expect: Expect | None = None) -> list[Issue]:
+def validate(model: type[Open], entry: Any, index: int, classify: Classify, prefix: Loc = (),
+             expect: Expect | None = None) -> list[Issue]:
     """Validate one entry (or a part of it, at `prefix`) against an input model (see the module docstring)."""
     if _JSON_INPUT.get() and accepts(model, entry):
         return []
-    from pydantic import ValidationError
-
-    try:
-        twin(model).model_validate(entry)
-    except ValidationError as error:
-        return issues_of(error, entry, index, classify, tags, prefix, expect)
-    return []
+    errors = model_errors(model, entry)
+    return issues_of(errors, entry, index, classify, prefix, expect) if errors else []
 
 
 def role_issue(role: Any, known: Sequence[str], index: int, field: str = "role") -> Issue:
@@ -368,4 +434,4 @@ def check_part(models: dict[Any, tuple[type[Open], Classify]], part: Any, index:
             return []
         found = (unknown, by_field())
     model, classify = found
-    return validate(model, part, index, classify, frozenset(), path)
+    return validate(model, part, index, classify, path)

@@ -45,7 +45,7 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict) or entry.get("type") not in ("user", "assistant"):
             continue
-        issues.extend(validate(MessageEntry, entry, index, _FIELDS, frozenset()))
+        issues.extend(validate(MessageEntry, entry, index, _FIELDS))
         message = entry.get("message")
         if not isinstance(message, dict):
             continue
@@ -55,6 +55,6 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
         if role != entry["type"]:
             issues.append(role_issue(role, (entry["type"],), index, "message.role"))
         if role == "assistant":
-            issues.extend(validate(AssistantMessage, message, index, _FIELDS, frozenset(), ("message",)))
+            issues.extend(validate(AssistantMessage, message, index, _FIELDS, ("message",)))
         issues.extend(anthropic.check_message(message, index, ("message",)))
     return issues

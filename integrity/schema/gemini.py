@@ -60,7 +60,7 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
         if "role" in entry and entry["role"] not in ROLES:
             issues.append(role_issue(entry["role"], ROLES, index))
             continue
-        issues.extend(validate(Turn, entry, index, _CONTENT, frozenset()))
+        issues.extend(validate(Turn, entry, index, _CONTENT))
         parts = entry.get("parts")
         if parts == []:  # the reader reads no message from it; Gemini answers 400 "contents.parts must not be empty"
             issues.append(Issue(FindingCode.INVALID_CONTENT, index, "parts",
@@ -78,10 +78,10 @@ def _part(part: Any, index: int, path: Loc) -> list[Issue]:
                       f"'{where}' must be a part object, got {describe_value(part)}")]
     if not any(key in part for key in _DATA):
         return [Issue(FindingCode.INVALID_CONTENT, index, where, f"'{where}' has none of Gemini's part data fields")]
-    issues = validate(Part, part, index, _CONTENT, frozenset(), path)
+    issues = validate(Part, part, index, _CONTENT, path)
     if "functionCall" in part:
-        issues += validate(FunctionCall, part["functionCall"], index, _CALL, frozenset(), (*path, "functionCall"))
+        issues += validate(FunctionCall, part["functionCall"], index, _CALL, (*path, "functionCall"))
     if "functionResponse" in part:
-        issues += validate(FunctionResponse, part["functionResponse"], index, _RESPONSE, frozenset(),
+        issues += validate(FunctionResponse, part["functionResponse"], index, _RESPONSE,
                            (*path, "functionResponse"))
     return issues

@@ -105,12 +105,12 @@ def _message(entry: dict[str, Any], index: int) -> list[Issue]:
     if role not in ROLES:
         return [role_issue(role, ROLES, index)]
     model, classify = _MESSAGES[role]
-    out = list(validate(model, entry, index, classify, frozenset()))
+    out = list(validate(model, entry, index, classify))
     content = entry.get("content")
     for position, part in enumerate(content if isinstance(content, list) else []):
         out.extend(check_part(PARTS, part, index, ("content", position)))
     calls = entry.get("tool_calls") if role == "assistant" else None
     for position, call in enumerate(calls if isinstance(calls, list) else []):
         path: Loc = ("tool_calls", position)
-        out.extend(validate(ToolCall, call, index, _CALL, frozenset(), path))
+        out.extend(validate(ToolCall, call, index, _CALL, path))
     return out

@@ -87,17 +87,17 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
             issues.append(role_issue(kind, TYPES, index, "type"))
             continue
         if "lc" in entry:
-            issues.extend(validate(Dumpd, entry, index, by_field(default=FindingCode.INVALID_FIELD), frozenset()))
+            issues.extend(validate(Dumpd, entry, index, by_field(default=FindingCode.INVALID_FIELD)))
         issues.extend(_fields(kind, fields, index, (where,)))
     return issues
 
 
 def _fields(kind: str, fields: Any, index: int, path: Loc) -> list[Issue]:
     model = _MODELS.get(kind, Fields)
-    issues = validate(model, fields, index, _classify, frozenset(), path)
+    issues = validate(model, fields, index, _classify, path)
     calls = fields.get("tool_calls") if kind == "ai" and isinstance(fields, dict) else None
     for position, call in enumerate(calls if isinstance(calls, list) else []):
-        issues.extend(validate(ToolCall, call, index, _CALL, frozenset(), (*path, "tool_calls", position)))
+        issues.extend(validate(ToolCall, call, index, _CALL, (*path, "tool_calls", position)))
     return issues
 
 

@@ -132,7 +132,7 @@ def _swe(entry: dict[str, Any], index: int) -> list[Issue | None]:
     """A SWE-agent history item: a Chat message, whose tool message may name its call in a list."""
     if entry.get("role") != "tool":
         return _chat(entry, index)
-    out: list[Issue | None] = [*validate(SweTool, entry, index, _swe_tool, frozenset()),
+    out: list[Issue | None] = [*validate(SweTool, entry, index, _swe_tool),
                                *_parts(entry.get("content"), index, CHAT_PARTS)]
     listed = entry.get("tool_call_ids")
     if "tool_call_id" not in entry and "tool_call_ids" not in entry:
@@ -149,12 +149,12 @@ def _chat(entry: dict[str, Any], index: int) -> list[Issue | None]:
     if role not in CHAT_ROLES:
         return [role_issue(role, CHAT_ROLES, index)]
     model, classify = _CHAT.get(role, (ChatMessage, CONTENT))
-    out: list[Issue | None] = [*validate(model, entry, index, classify, frozenset()),
+    out: list[Issue | None] = [*validate(model, entry, index, classify),
                                *_parts(entry.get("content"), index, CHAT_PARTS)]
     calls = entry.get("tool_calls") if role == "assistant" else None
     for position, call in enumerate(calls if isinstance(calls, list) else []):
         path: Loc = ("tool_calls", position)
-        out.extend(validate(ChatToolCall, call, index, _CALL, frozenset(), path))
+        out.extend(validate(ChatToolCall, call, index, _CALL, path))
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict) and isinstance(function.get("arguments"), str):
             out.append(arguments_issue(function["arguments"], index,
@@ -220,14 +220,14 @@ def _responses(entry: dict[str, Any], index: int, prefix: Loc = ()) -> list[Issu
         role = entry.get("role")
         if role not in RESPONSES_ROLES:
             return [role_issue(role, RESPONSES_ROLES, index, json_path((*prefix, "role")))]
-        return [*validate(ResponsesMessage, entry, index, CONTENT, frozenset(), prefix),
+        return [*validate(ResponsesMessage, entry, index, CONTENT, prefix),
                 *_parts(entry.get("content"), index, RESPONSES_PARTS, prefix)]
     found = _ITEMS.get(kind) if isinstance(kind, str) else None
     if found is None:
         where = json_path((*prefix, "type"))
         return [] if isinstance(kind, str) else [Issue(FindingCode.INVALID_CONTENT, index, where,
                                                        f"'{where}' must be a string naming the item's type")]
-    out: list[Issue | None] = list(validate(found[0], entry, index, found[1], frozenset(), prefix))
+    out: list[Issue | None] = list(validate(found[0], entry, index, found[1], prefix))
     if kind == "function_call" and isinstance(entry.get("arguments"), str):
         out.append(arguments_issue(entry["arguments"], index, json_path((*prefix, "arguments")), text=True))
     if kind == "reasoning":
