@@ -57,7 +57,11 @@ def validate(
     """
     from .._arguments import require_messages
 
-    require_messages(messages, "validate")
+    checked = ("checked", id(messages))  # a round over every provider checks each message list once
+    if requests is None or requests.get(checked, (None,))[0] is not messages:
+        require_messages(messages, "validate")
+        if requests is not None:
+            requests[checked] = (messages,)  # the list itself is kept, so its id cannot be reused
 
     if provider not in PROVIDER_FORMAT:
         return validate_native([], provider)  # raises the registry's unknown-provider error
