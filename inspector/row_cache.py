@@ -18,15 +18,16 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from integrity import Analysis
+from integrity import POLICIES, Analysis
 
 from .rows import PairIndex, Row, filter_rows, pair_index, search_index
-from .ui import Source, cache_name, placement_for, rows_for, searchable_rows
+from .ui import Source, _analyze, cache_name, placement_for, rows_for, searchable_rows
+from .ui import _settled as settled  # kept objects out of the collector's rescans
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _pair_index(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> PairIndex:
-    return pair_index(_analysis)
+    return settled(pair_index(_analysis))
 
 
 def pairs_index(source: Source, analysis: Analysis, provider: str | None) -> PairIndex:
@@ -38,7 +39,7 @@ def pairs_index(source: Source, analysis: Analysis, provider: str | None) -> Pai
 def _search(digest: str, name: str, policy: str, provider: str | None, _source: Source,
             _analysis: Analysis) -> tuple[list[Row], list[str]]:
     rows = searchable_rows(_source, _analysis, provider)
-    return rows, search_index(rows)
+    return settled((rows, search_index(rows)))
 
 
 def searched(source: Source, analysis: Analysis, provider: str | None) -> tuple[list[Row], list[str]]:
@@ -51,16 +52,24 @@ def _build(source: Source, analysis: Analysis, provider: str | None) -> None:
     pairs_index(source, analysis, provider)
     placement_for(source, analysis, provider)
     searched(source, analysis, provider)
+    for policy in POLICIES:  # a policy switch then finds its analysis and rows made
+        if policy != analysis.policy:
+            try:
+                rows_for(source, _analyze(source.digest, cache_name(source, analysis.transcript), policy, provider,
+                                          analysis.transcript), provider)
+            except Exception:  # noqa: BLE001, S112 - the switch itself will show this policy's failure
+                continue
 
 
 def warm(source: Source, analysis: Analysis, provider: str | None) -> None:
-    """Build what the first selection and the first search read, in the background once the page is drawn.
+    """Build what the next clicks read, in the background once the page is drawn.
 
-    A large transcript's rows are built without their texts (inspector.ui.PREVIEW_ALL_UP_TO); computing
-    them all takes a few tenths of a second at 100,000 messages, which the first search would otherwise
-    wait for, and the first selected row would wait for the pairing index and the durable <-> view
-    mapping.  The caches' own per-key lock makes a key press that comes first wait for the build in
-    progress, never build it twice; once built, this is three cache hits.
+    The first selected row reads the pairing index and the durable <-> view mapping; the first search
+    reads every row's text, which a large transcript's rows are built without
+    (inspector.ui.PREVIEW_ALL_UP_TO: a few tenths of a second at 100,000 messages); a policy switch reads
+    the other policy's analysis and rows (about a second at 100,000).  All are kept in the same caches
+    the page reads, whose per-key lock makes a click that comes first wait for the build in progress,
+    never build it twice; once built, this is a few cache hits.
     """
     threading.Thread(target=_build, args=(source, analysis, provider), daemon=True,
                      name="inspector-warm").start()

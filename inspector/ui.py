@@ -167,7 +167,7 @@ def with_verdicts(source: Source, analysis: Analysis, provider: str | None, key:
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _rows(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> list[Row]:
     with gc_paused():  # 100,000 new rows would make the collector rescan the whole transcript (1.2 s -> 0.26 s)
-        return aligned_rows(_analysis, previews=len(_analysis.transcript.messages) <= PREVIEW_ALL_UP_TO)
+        return _settled(aligned_rows(_analysis, previews=len(_analysis.transcript.messages) <= PREVIEW_ALL_UP_TO))
 
 
 PREVIEW_ALL_UP_TO = 3_000

@@ -9,6 +9,7 @@ the rows it is about.  Transcript-derived text is shown only in code blocks.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -32,7 +33,11 @@ AUTO_CHOSEN_MESSAGES = 20_000
 def _one_verdict(digest: str, name: str, policy: str, provider: str | None, judge: str,
                  _analysis: Analysis, _requests: dict[Any, Any]) -> tuple[dict[str, Any], float]:
     started = time.perf_counter()  # kept with the verdict: what it took is what the next estimate reads
-    return provider_verdict(_analysis, judge, requests=_requests), time.perf_counter() - started
+    verdict = provider_verdict(_analysis, judge, requests=_requests)
+    # tens of thousands of kept violations out of the cyclic GC's rescans (as inspector.ui._settled does for
+    # the transcript): otherwise every later key press pays for a collection that walks them all
+    gc.freeze()
+    return verdict, time.perf_counter() - started
 
 
 def _cancel(flag: str) -> None:
