@@ -267,8 +267,9 @@ def problem_rows(rows: Sequence[Row], context: int = 1) -> list[int]:
 
 
 def search_text(row: Row) -> str:
-    """What a search looks in for one row, lowercased once: both texts, the note and the call ids."""
-    return "\n".join((row.left_text, row.right_text, row.note, *row.call_ids)).lower()
+    """What a search looks in for one row, lowercased once: both texts, the note and the call ids (joined by
+    NUL, which no search box sends, so no match spans two of them)."""
+    return "\x00".join((row.left_text, row.right_text, row.note, *row.call_ids)).lower()
 
 
 def search_index(rows: Sequence[Row]) -> list[str]:
