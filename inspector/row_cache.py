@@ -14,6 +14,7 @@ nothing here changes a kept object.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 
 import streamlit as st
@@ -48,7 +49,14 @@ def searched(source: Source, analysis: Analysis, provider: str | None) -> tuple[
                    analysis)
 
 
+WARM_ABOVE = 3_000
+"""Rows above which the page builds its indexes in the background (below, each takes a few milliseconds)."""
+WARM_AFTER = 0.3
+"""Seconds the background build waits: the page's last elements go to the browser first (they need the GIL)."""
+
+
 def _build(source: Source, analysis: Analysis, provider: str | None) -> None:
+    time.sleep(WARM_AFTER)
     pairs_index(source, analysis, provider)
     placement_for(source, analysis, provider)
     searched(source, analysis, provider)
@@ -71,8 +79,9 @@ def warm(source: Source, analysis: Analysis, provider: str | None) -> None:
     the page reads, whose per-key lock makes a click that comes first wait for the build in progress,
     never build it twice; once built, this is a few cache hits.
     """
-    threading.Thread(target=_build, args=(source, analysis, provider), daemon=True,
-                     name="inspector-warm").start()
+    if len(rows_for(source, analysis, provider)) > WARM_ABOVE:
+        threading.Thread(target=_build, args=(source, analysis, provider), daemon=True,
+                         name="inspector-warm").start()
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
