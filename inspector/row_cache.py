@@ -49,8 +49,9 @@ def searched(source: Source, analysis: Analysis, provider: str | None) -> tuple[
                    analysis)
 
 
-WARM_ABOVE = 3_000
-"""Rows above which the page builds its indexes in the background (below, each takes a few milliseconds)."""
+WARM_ABOVE = 20_000
+"""Rows above which the page builds its indexes in the background: below, each takes a few hundredths of a
+second when first asked for, less than a background thread would take from the page's own runs."""
 WARM_AFTER = 0.3
 """Seconds the background build waits: the page's last elements go to the browser first (they need the GIL)."""
 
