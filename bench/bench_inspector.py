@@ -231,7 +231,7 @@ def interactions(page: Any, size: int, policy: str, other_policy: str) -> list[t
             .some(b => /Check what every provider says|^Cancel$/.test(b.innerText))
             && !document.querySelector('[data-testid="stProgress"]')"""
         seconds = timed(page, button.first.click, every)
-        note("every provider's verdict", seconds, EVERY_TARGET if size >= 100_000 else KEY_TARGET * 20,
+        note("every provider's verdict", seconds, EVERY_TARGET,
                          f"the button said: {promise.split('(', 1)[-1].rstrip(')')}")
         # with every verdict on the page, the keys again
         key("key N with every verdict shown", "n")
