@@ -1,20 +1,28 @@
-"""The runtime guards' cost per model call, on healthy and broken histories, next to the runtimes' own work.
+"""The runtime guards' cost per model call, next to the runtimes' own request building and sanitizers.
 
 Usage: python bench/bench_guards.py [--sizes 100,1000,10000] [--runs 5] [--runtimes langchain,openai-agents,litellm,adk]
 
 For each runtime and history size (messages: user turn, assistant turn with one tool call, its result,
 repeated), the best of `runs` timings of:
-  guard healthy  one guard call on the healthy history (what every model call pays);
-  guard broken   the same history with a dangling call and a stray result near the end (the rare repair);
-  sanitizer      the runtime's own tool-history sanitizer on the same healthy history, where it has one:
-                 the Agents SDK's `drop_orphan_function_calls`, LiteLLM's
-                 `sanitize_messages_for_tool_calling` (modify_params=True), ADK's
-                 `drop_orphaned_function_calls` (on events); LangChain has none;
-  building       the runtime's own cost of building the provider request from the same history:
-                 LangChain `convert_to_openai_messages`, the Agents SDK's Chat Completions
-                 `Converter.items_to_messages`, LiteLLM's `anthropic_messages_pt` (its Anthropic
-                 translation), ADK's `_get_contents` (contents from the session events; private API);
-  share          guard healthy / building: the target is at most 5%.
+  building      the runtime's own cost of building the provider request from the history:
+                LangChain `convert_to_openai_messages`, the Agents SDK's Chat Completions
+                `Converter.items_to_messages`, LiteLLM's `anthropic_messages_pt` (its Anthropic
+                translation), ADK's `_get_contents` (contents from the session events; private API);
+  first sight   one guard call on the healthy history, the guard's memo empty: a whole pass;
+  next call     one guard call on the healthy history when the previous model call sent it minus the
+                last turn (what every call of a running agent pays): the guard's memo reads only the
+                new turn.  The request is what the runtime hands the guard: LangChain the same message
+                objects, the Agents SDK new equal dicts (it rebuilds its input for every call), LiteLLM
+                the caller's list (the same dicts), ADK new Content objects (matched by identity only,
+                so ADK pays the first-sight cost on every call);
+  share         guard / building, for both (the target is at most 5%);
+  repair        the guard on the same history broken near the end (a dangling call and a stray result);
+  sanitizer     the runtime's own tool-history sanitizer on that broken history and on the healthy one,
+                where it has one: the Agents SDK's `drop_orphan_function_calls` then
+                `deduplicate_input_items_preferring_latest`, LiteLLM's
+                `sanitize_messages_for_tool_calling` (modify_params=True), ADK's
+                `drop_orphaned_function_calls` (on events); LangChain has none, and pydantic-ai's
+                `repair_messages` is timed only when pydantic-ai is installed (it is not here).
 Prints one table row per (runtime, size).  Nothing is written; no network (LiteLLM reads its local
 price map).
 """
@@ -22,8 +30,9 @@ price map).
 from __future__ import annotations
 
 import argparse
-import asyncio
+import copy
 import gc
+import logging
 import os
 import sys
 import time
@@ -36,14 +45,47 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
-def best(call: Callable[[], Any], runs: int) -> float:
+def best(call: Callable[[], Any], runs: int, setup: Callable[[], Any] | None = None) -> float:
+    """The best of `runs` timings of call(), each after an untimed setup()."""
     gc.collect()
     found = float("inf")
     for _ in range(runs):
+        if setup is not None:
+            setup()
         start = time.perf_counter()
         call()
         found = min(found, time.perf_counter() - start)
     return found
+
+
+def guard_timings(call: Callable[[Any], Any], memo_of: Any, healthy: Any, prefix: Any, next_request: Any,
+                  broken: Any, runs: int) -> dict[str, float]:
+    """first sight, next call and repair of one guard: call(request) runs it; memo_of is the object whose
+    `memo` is reset before each run (next call: then primed with the prefix, as the previous model call
+    left it).  Checks that a healthy request is passed on and that the next call took the memo."""
+    from integrity.guards._fast import HealthyMemo
+
+    fresh = {"memo": HealthyMemo, "events_memo": type(getattr(memo_of, "events_memo", None))}
+
+    def reset() -> None:  # the guard as new: every memo it has (ADK's plugin also remembers session events)
+        for name, kind in fresh.items():
+            if hasattr(memo_of, name):
+                setattr(memo_of, name, kind())
+
+    def primed() -> None:
+        reset()
+        call(prefix)
+
+    reset()
+    assert call(healthy) in (None, healthy) or call(healthy) is getattr(healthy, "model_data", None)
+    timings = {"first": best(lambda: call(healthy), runs, reset),
+               "next": best(lambda: call(next_request), runs, primed),
+               "repair": best(lambda: call(broken), runs, reset)}
+    primed()
+    resumed = memo_of.memo.resumed
+    call(next_request)
+    timings["memo"] = float(memo_of.memo.resumed - resumed)  # 1.0: the next call read only the new turn
+    return timings
 
 
 def chat_history(size: int, broken: bool) -> list[dict[str, Any]]:
@@ -82,22 +124,27 @@ def responses_history(size: int, broken: bool) -> list[dict[str, Any]]:
 
 def bench_openai_agents(size: int, runs: int) -> dict[str, float]:
     from agents import Agent
+    from agents.models.chatcmpl_converter import Converter
     from agents.run_config import CallModelData, ModelInputData
-    from agents.run_internal.items import drop_orphan_function_calls
+    from agents.run_internal.items import deduplicate_input_items_preferring_latest, drop_orphan_function_calls
 
     from integrity.guards.openai_agents import ToolCallIntegrityFilter
 
     guard = ToolCallIntegrityFilter()
     agent = Agent(name="a", model="gpt-4.1")
-    timings = {}
-    for label, broken in (("healthy", False), ("broken", True)):
-        items = responses_history(size, broken)
-        data = CallModelData(model_data=ModelInputData(input=items, instructions=None), agent=agent, context=None)
-        timings[label] = best(lambda d=data: guard(d), runs)
-    from agents.models.chatcmpl_converter import Converter
 
-    items = responses_history(size, False)
-    timings["sanitizer"] = best(lambda: drop_orphan_function_calls(items), runs)
+    def data(items: list[Any]) -> Any:
+        return CallModelData(model_data=ModelInputData(input=items, instructions=None), agent=agent, context=None)
+
+    items, broken = responses_history(size, False), responses_history(size, True)
+    timings = guard_timings(guard, guard, data(items), data(items[:-3]), data(copy.deepcopy(items)), data(broken),
+                            runs)  # the SDK builds each call's input anew: equal dicts, not the same ones
+
+    def sanitize(history: list[Any]) -> Any:
+        return deduplicate_input_items_preferring_latest(drop_orphan_function_calls(history))
+
+    timings["sanitizer broken"] = best(lambda: sanitize(broken), runs)
+    timings["sanitizer"] = best(lambda: sanitize(items), runs)
     timings["building"] = best(lambda: Converter.items_to_messages(items), runs)
     return timings
 
@@ -107,26 +154,28 @@ def bench_langchain(size: int, runs: int) -> dict[str, float]:
     from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
     from langchain_core.messages import AIMessage, convert_to_openai_messages, messages_from_dict
 
+    from integrity.formats import read_document, to_native
+    from integrity.formats.container import Document
     from integrity.guards.langchain import ToolCallIntegrityMiddleware
 
     guard = ToolCallIntegrityMiddleware(provider="anthropic")
     model = FakeMessagesListChatModel(responses=[AIMessage("x")])
-    timings = {}
-    for label, broken in (("healthy", False), ("broken", True)):
-        from integrity.formats import to_native
 
+    def messages_of(broken: bool) -> list[Any]:
         chat = chat_history(size, broken)[1:]
-        from integrity.formats import read_document
-        from integrity.formats.container import Document
-
         canonical = read_document(Document(chat, [0] * len(chat), "array"), "<bench>", "openai-chat").messages
-        messages = messages_from_dict(to_native(canonical, "langchain").messages)
-        request = ModelRequest(model=model, messages=messages, system_message=None, tool_choice=None, tools=[],
-                               response_format=None, state={"messages": messages}, runtime=None)
-        timings[label] = best(lambda r=request: guard.repaired_request(r), runs)
-        if not broken:
-            timings["building"] = best(lambda m=messages: convert_to_openai_messages(m), runs)
-    timings["sanitizer"] = float("nan")
+        return list(messages_from_dict(to_native(canonical, "langchain").messages))
+
+    def request(messages: list[Any]) -> Any:
+        return ModelRequest(model=model, messages=messages, system_message=None, tool_choice=None, tools=[],
+                            response_format=None, state={"messages": messages}, runtime=None)
+
+    messages = messages_of(False)
+    full = request(messages)  # LangGraph hands every model call of a run the same message objects
+    timings = guard_timings(guard.repaired_request, guard, full, request(messages[:-3]), full,
+                            request(messages_of(True)), runs)
+    timings["building"] = best(lambda: convert_to_openai_messages(messages), runs)
+    timings["sanitizer"] = timings["sanitizer broken"] = float("nan")
     return timings
 
 
@@ -140,27 +189,38 @@ def bench_litellm(size: int, runs: int) -> dict[str, float]:
     from integrity.guards.litellm import ToolCallIntegrityGuard
 
     guard = ToolCallIntegrityGuard()
-    timings = {}
-    for label, broken in (("healthy", False), ("broken", True)):
-        data = {"model": "anthropic/claude-sonnet-4-5", "messages": chat_history(size, broken)}
-        timings[label] = best(lambda d=data: asyncio.run(guard.async_pre_call_deployment_hook(d, "acompletion")),
-                              runs)
-    messages = chat_history(size, False)
+    model = "anthropic/claude-sonnet-4-5"
+    messages, broken = chat_history(size, False), chat_history(size, True)
+
+    def hook(data: dict[str, Any]) -> Any:
+        return guard.repaired(data, "acompletion")  # what async_pre_call_deployment_hook returns
+
+    timings = guard_timings(hook, guard, {"model": model, "messages": messages},
+                            {"model": model, "messages": messages[:-3]}, {"model": model, "messages": messages},
+                            {"model": model, "messages": broken}, runs)  # the caller's list: the same dicts
     litellm.modify_params = True
-    timings["sanitizer"] = best(lambda: sanitize_messages_for_tool_calling(messages), runs)
-    litellm.modify_params = False
+    try:
+        for label, history in (("sanitizer broken", broken), ("sanitizer", messages)):
+            work: list[Any] = []
+            timings[label] = best(lambda w=work: sanitize_messages_for_tool_calling(w[0]), runs,
+                                  lambda w=work, h=history: w[:1].clear() or w.append(copy.deepcopy(h)))
+    finally:
+        litellm.modify_params = False
     timings["building"] = best(lambda: anthropic_messages_pt(messages, "claude-sonnet-4-5", "anthropic"), runs)
     return timings
 
 
 def bench_adk(size: int, runs: int) -> dict[str, float]:
+    from google.adk.events import Event
+    from google.adk.flows.llm_flows.context._contents import _get_contents
+    from google.adk.flows.llm_flows.tools._rearranger import drop_orphaned_function_calls
     from google.genai import types
 
     from integrity.guards.adk import ToolCallIntegrityPlugin
 
     plugin = ToolCallIntegrityPlugin()
-    timings = {}
-    for label, broken in (("healthy", False), ("broken", True)):
+
+    def contents_of(broken: bool) -> list[Any]:
         contents: list[Any] = []
         for message in chat_history(size, broken)[1:]:
             if message["role"] == "user":
@@ -171,18 +231,26 @@ def bench_adk(size: int, runs: int) -> dict[str, float]:
             else:
                 contents.append(types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(
                     id=message["tool_call_id"], name="lookup", response={"result": message["content"]}))]))
-        from google.adk.events import Event
+        return contents
 
-        events = [Event(author="user" if c.role == "user" else "assistant", invocation_id="i", content=c)
-                  for c in contents]  # the session's events: the plugin looks there for calls ADK dropped
-        timings[label] = best(lambda c=contents, e=events: plugin.repaired_contents(c, "gemini-2.5-flash", e,
-                                                                                    "assistant"), runs)
-        if not broken:
-            from google.adk.flows.llm_flows.context._contents import _get_contents
-            from google.adk.flows.llm_flows.tools._rearranger import drop_orphaned_function_calls
+    def events_of(contents: list[Any]) -> list[Any]:  # the session's events: the plugin looks there for calls
+        return [Event(author="user" if c.role == "user" else "assistant", invocation_id="i", content=c)
+                for c in contents]  # ADK dropped
 
-            timings["sanitizer"] = best(lambda e=events: drop_orphaned_function_calls(e), runs)
-            timings["building"] = best(lambda e=events: _get_contents(None, e, "assistant"), runs)
+    contents, broken = contents_of(False), contents_of(True)
+    events, broken_events = events_of(contents), events_of(broken)
+    copies = [content.model_copy(deep=True) for content in contents]  # ADK builds new Content objects per call
+    requests = {id(contents): events, id(contents[:-3]): events, id(copies): events, id(broken): broken_events}
+    prefix = contents[:-3]
+    requests[id(prefix)] = events[:-3]
+
+    def call(request: list[Any]) -> Any:
+        return plugin.repaired_contents(request, "gemini-2.5-flash", requests[id(request)], "assistant")
+
+    timings = guard_timings(call, plugin, contents, prefix, copies, broken, runs)
+    timings["sanitizer broken"] = best(lambda: drop_orphaned_function_calls(broken_events), runs)
+    timings["sanitizer"] = best(lambda: drop_orphaned_function_calls(events), runs)
+    timings["building"] = best(lambda: _get_contents(None, events, "assistant"), runs)
     return timings
 
 
@@ -197,14 +265,20 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--runtimes", default=",".join(BENCHES))
     args = parser.parse_args()
-    print(f"{'runtime':<14} {'messages':>8} {'guard healthy':>14} {'guard broken':>13} {'sanitizer':>12} "
-          f"{'building':>12} {'share':>7}")
+    logging.disable(logging.WARNING)  # ADK's sanitizer logs each call it drops; the guards log each repair
+    print(f"{'runtime':<14} {'messages':>8} {'building':>11} {'first sight':>11} {'share':>6} {'next call':>10} "
+          f"{'share':>6} {'repair':>10} {'sanitizer broken':>16} {'sanitizer':>10}")
+
+    def ms(seconds: float) -> str:
+        return "—" if seconds != seconds else f"{seconds * 1e3:.3f} ms" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
+
     for runtime in args.runtimes.split(","):
         for size in (int(s) for s in args.sizes.split(",")):
             t = BENCHES[runtime](size, args.runs)
-            print(f"{runtime:<14} {size:>8} {t['healthy'] * 1e3:>11.2f} ms {t['broken'] * 1e3:>10.2f} ms "
-                  f"{t['sanitizer'] * 1e3:>9.2f} ms {t['building'] * 1e3:>9.2f} ms "
-                  f"{t['healthy'] / t['building']:>6.0%}", flush=True)
+            hit = "" if t["memo"] else " (memo not taken)"
+            print(f"{runtime:<14} {size:>8} {ms(t['building']):>11} {ms(t['first']):>11} "
+                  f"{t['first'] / t['building']:>6.1%} {ms(t['next']):>10} {t['next'] / t['building']:>6.1%} "
+                  f"{ms(t['repair']):>10} {ms(t['sanitizer broken']):>16} {ms(t['sanitizer']):>10}{hit}", flush=True)
 
 
 if __name__ == "__main__":

@@ -30,11 +30,11 @@ from generate import IDLESS  # noqa: E402
 from generate import messages as generated  # noqa: E402
 
 from integrity import PROVIDERS, analyze, validate  # noqa: E402
-from integrity._entries import materialize  # noqa: E402
-from integrity._plan import plan_openmaic  # noqa: E402
-from integrity._strict import plan_strict  # noqa: E402
-from integrity._views import light_transcript  # noqa: E402
 from integrity.loading import Transcript  # noqa: E402
+from integrity.repair.entries import materialize  # noqa: E402
+from integrity.repair.plan import plan_openmaic  # noqa: E402
+from integrity.repair.strict import plan_strict  # noqa: E402
+from integrity.repair.views import light_transcript  # noqa: E402
 from integrity.report import build_report  # noqa: E402
 
 GROWTH_LIMIT = 1.3

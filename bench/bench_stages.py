@@ -2,7 +2,7 @@
 
 Usage: python bench/bench_stages.py [--messages 1000000] [--runs 3] [--policy strict]
 
-The stages are the CLI's fast path (integrity/_fastpath.py) called one after the
+The stages are the CLI's fast path (integrity/_bulk/fast_read.py) called one after the
 other: the first pass (the file read a block at a time, each block's messages decoded
 into msgspec structs fed to LightBuilder, while a forked child runs the checks the
 general reader would refuse on: numbers, UTF-8, nesting, and finds the plain blocks),
@@ -24,11 +24,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from integrity import _fastpath as fast  # noqa: E402
+from integrity._bulk import fast_read as fast  # noqa: E402
+from integrity._bulk.blocks import FileSource  # noqa: E402
 from integrity._diagnosis import diagnose  # noqa: E402
-from integrity._policies import PLANNERS  # noqa: E402
-from integrity._stream import FileSource  # noqa: E402
 from integrity.loading import open_source  # noqa: E402
+from integrity.repair.policies import PLANNERS  # noqa: E402
 
 
 def once(data_path: Path, policy: str) -> dict[str, float]:

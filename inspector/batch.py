@@ -137,7 +137,8 @@ def safe_to_send(verdicts: Mapping[str, Any], judge: str) -> dict[str, str]:
     row = {
         "accepted as recorded": _said(verdicts, judge, "before"),
         "accepted after repair": _said(verdicts, judge, "after"),
-        "all providers": (f"rejected by {before} of {len(verdicts)} providers as recorded, {after} after repair"
+        "all providers": (f"information, not the verdict (judged by {judge}): {before} of {len(verdicts)} providers "
+                          f"reject it as recorded, {after} reject the view planned for them"
                           if before or after else f"accepted by all {len(verdicts)} providers"),
     }
     for provider, result in sorted(verdicts.items()):

@@ -12,6 +12,8 @@ down the page.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -93,13 +95,42 @@ def _comparison(where: Any, crow: ConversationRow, width: int) -> None:
         box.code(found.diff, language="diff", wrap_lines=True)
 
 
-def _header(where: Any, crow: ConversationRow, selected: bool, on_select: Callable[[int], Any] | None) -> None:
+Place = Callable[[ConversationRow], tuple[str, str]]
+"""(what the row's header says, the other numbers for its tooltip): the page passes the file's own position."""
+
+
+def other_numbers(crow: ConversationRow) -> str:
+    """The numbers besides the file's position, shown on demand: row, durable # and view #."""
+    parts = [f"row {crow.row}"]
+    if crow.left.position is not None:
+        parts.append(f"durable #{crow.left.position}")
+    parts.append(f"view #{crow.right.position}" if crow.right.position is not None else "not in the view")
+    return " · ".join(parts)
+
+
+def _default_place(crow: ConversationRow) -> tuple[str, str]:
+    return f"row {crow.row}", other_numbers(crow)
+
+
+_VIEW_NUMBER = re.compile(r"^view #\d+ · ")
+_SAME_DURABLE = re.compile(r" · durable #\d+$")
+
+
+def view_title(side: Side) -> str:
+    """The view side's title without its numbers (the header names the message; its tooltip has view #n)."""
+    return _SAME_DURABLE.sub("", _VIEW_NUMBER.sub("sent as: ", side.title))
+
+
+def _header(where: Any, crow: ConversationRow, selected: bool, on_select: Callable[[int], Any] | None,
+            place: Place = _default_place) -> None:
     bar = where.container(horizontal=True, gap="small", vertical_alignment="center")
+    text, numbers = place(crow)
     if on_select is not None:
-        bar.button(f"{'● ' if selected else ''}row {crow.row}", key=f"conversation-select-{crow.row}",
-                   type="primary" if selected else "secondary", on_click=on_select, args=(crow.row,))
+        bar.button(f"{'● ' if selected else ''}{text}", key=f"conversation-select-{crow.row}",
+                   type="primary" if selected else "secondary", on_click=on_select, args=(crow.row,),
+                   help=f"select it · {numbers}")
     else:
-        bar.text(f"{'● ' if selected else ''}row {crow.row}")
+        bar.text(f"{'● ' if selected else ''}{text}", help=numbers)
     for found in crow.badges:
         bar.badge(found.label, color=_BADGE_COLOURS.get(facts(found.kind).severity, "gray"))
     if crow.note:
@@ -107,16 +138,17 @@ def _header(where: Any, crow: ConversationRow, selected: bool, on_select: Callab
 
 
 def render_row(crow: ConversationRow, widths: tuple[int, int], selected: bool = False,
-               on_select: Callable[[int], Any] | None = None) -> None:
-    """One conversation row in a bordered box: header (row, badges, note), then durable | view."""
+               on_select: Callable[[int], Any] | None = None, place: Place = _default_place) -> None:
+    """One conversation row in a bordered box: header (where, badges, note), then durable | view."""
     with st.container(border=True, key=f"conversation-row-{crow.row}"):
-        _header(st, crow, selected, on_select)
+        _header(st, crow, selected, on_select, place)
         left, right = st.columns(2, gap="medium")
         _side(left, crow.left, widths[0], f"conversation-more-l-{crow.row}")
         if crow.comparison is not None:
             _comparison(right, crow, widths[1])
         else:
-            _side(right, crow.right, widths[1], f"conversation-more-r-{crow.row}")
+            _side(right, dataclasses.replace(crow.right, title=view_title(crow.right)), widths[1],
+                  f"conversation-more-r-{crow.row}")
 
 
 def render_legend(where: Any = None) -> None:
@@ -133,13 +165,15 @@ def render_conversation(
     selected_row: int | None = None,
     on_select: Callable[[int], Any] | None = None,
     durable_label: Callable[[int], str] | None = None,
+    place: Place = _default_place,
 ) -> list[ConversationRow]:
     """Draw rows[start:stop] as the conversation view; returns the rows drawn (plain data).
 
     on_select(row number) is called (as a button callback) when the user picks a
     row; selected_row is marked.  Meant for windows of up to about 100 rows.
     durable_label names a durable message (default "durable #i"; the page passes
-    the native position first).
+    the native position first); place names each row in its header, the other
+    numbers in its tooltip (default: the row number).
     """
     page = conversation_rows(analysis, rows, start, stop, durable_label=durable_label)
     if not page:
@@ -150,5 +184,5 @@ def render_conversation(
     left.text("Durable transcript (as recorded)")
     right.text("Repaired view (what the provider is sent)")
     for crow in page:
-        render_row(crow, widths, crow.row == selected_row, on_select)
+        render_row(crow, widths, crow.row == selected_row, on_select, place)
     return page

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from integrity import Analysis
+from integrity.analysis import provider_view
 from integrity.formats import request_key
 from integrity.providers import PROVIDER_FORMAT, spec
 from integrity.providers.canonical import judged_request
@@ -67,12 +68,12 @@ def diagnostics(analysis: Analysis, provider: str, when: str, excerpts: bool = T
 
     excerpts=False leaves out the request around each error (rebuilding it costs a pass over the transcript).
     """
-    result = (analysis.verdicts or {}).get(provider) or {}
-    found = list(result.get(when) or [])
+    result = (analysis.verdicts or {}).get(provider)
+    found = [] if result is None else list(result.before if when == "before" else result.after)
     if not found:
         return []
     transcript = analysis.transcript
-    messages = transcript.messages if when == "before" else analysis.view
+    messages = transcript.messages if when == "before" else provider_view(analysis, provider)
     native: list[Any] = []
     if excerpts:
         native = judged_request(messages, provider, transcript, as_recorded=when == "before")[0]
@@ -86,7 +87,7 @@ def diagnostics(analysis: Analysis, provider: str, when: str, excerpts: bool = T
 def request_body(analysis: Analysis, provider: str, when: str) -> Any:
     """The request body the verdict judged, with a placeholder model where the file has none."""
     transcript = analysis.transcript
-    messages = transcript.messages if when == "before" else analysis.view
+    messages = transcript.messages if when == "before" else provider_view(analysis, provider)
     native, _sources, body = judged_request(messages, provider, transcript, as_recorded=when == "before")
     if not isinstance(body, dict):
         body = {request_key(PROVIDER_FORMAT[provider]): native}

@@ -8,6 +8,7 @@ provider as recorded and after repair, and the worst sessions first.
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pandas as pd
 
@@ -84,3 +85,36 @@ def worst(frame: pd.DataFrame, limit: int = 25) -> pd.DataFrame:
     columns = [c for c in ("path", "thread", "status", "rejecting", "defects", "messages", "verdict", "error")
                if c in ranked.columns]
     return ranked[columns].head(limit).reset_index(drop=True)
+
+
+OPEN = "open"
+"""The worst-sessions column holding each session's link to the Inspector (empty when none can open it)."""
+
+
+def session_link(path: str, root: Path, table: str | None, policy: str) -> str | None:
+    """The Inspector's address for one triaged session, naming it (`inspector?file=...`), or None.
+
+    A local path opens when it lies in the data folder; an fsspec URL (what triage read) when the
+    table that lists it lies there too (`table`: its path relative to the data folder), so the
+    server reads only what its operator triaged.  None for anything else.
+    """
+    from urllib.parse import urlencode
+
+    from inspector.data_root import is_url, relative_in_root
+
+    if is_url(path):
+        if table is None:
+            return None
+        params = {"file": path, "table": table}
+    else:
+        relative = relative_in_root(path, root)
+        if relative is None:
+            return None
+        params = {"file": relative}
+    return "inspector?" + urlencode({**params, "policy": policy}, safe="/:")
+
+
+def with_links(worst: pd.DataFrame, root: Path, table: str | None, policy: str) -> pd.DataFrame:
+    """The worst sessions with their Inspector links in the OPEN column (first), None where none opens."""
+    links = [session_link(str(path), root, table, policy) for path in worst["path"]]
+    return worst.assign(**{OPEN: links})[[OPEN, *worst.columns]]

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from integrity.kinds import FINDINGS, MARKS, REPAIR_KINDS, FindingCode, Mark, RepairKind, Severity
 
+from . import glossary_registry
+
 PAGE = "/glossary"
 """The Glossary page's URL path (set in app.py)."""
 PARAM = "term"
@@ -51,11 +53,101 @@ def slugify(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
-GROUPS: tuple[str, ...] = ("Transcripts", "Policies and the engine", "Runtime", "Kinds", "Severities")
+GROUPS: tuple[str, ...] = ("Transcripts", "Policies and the engine", "Verdicts and statuses", "Providers", "Runtime",
+                           "Kinds", "Severities", "Reasons", "Command line")
+GENERATED: dict[str, str] = {
+    "Verdicts and statuses": "statuses from integrity.pipeline.Status, beside the verdict words defined here",
+    "Providers": "one entry per provider of the registry (integrity.providers.SPECS)",
+    "Kinds": "names, texts, examples and aliases from the kind registry (integrity.kinds)",
+    "Severities": "from integrity.kinds.SEVERITY_WORDS",
+    "Reasons": "one entry per note code (integrity.notes), its sentence rendered with example values",
+    "Command line": "parsed from the CLI's own exit-code text (integrity.cli.EXIT_CODES, what --help prints)",
+}
+"""Where each generated group's entries come from (the page says it under the group's heading)."""
 
 _RECEIPT_JSON = ('{"role": "toolResult", "toolCallId": "call_a", "toolName": "read_file",\n'
                  ' "content": [{"type": "text", "text": "{\\"ok\\":false,\\"error\\":\\"interrupted\\",...}"}],\n'
                  ' "details": {"ok": false, "error": "interrupted"}, "isError": true, "timestamp": 0}')
+
+
+_HAND_WORDS: tuple[Term, ...] = (
+    Term("turn", "One speaker's contribution: a user turn (a user message, or the tool results sent back), an "
+         "assistant turn (one frame). Some providers want user and assistant turns to alternate; several "
+         "consecutive messages of one role may be sent as one turn.",
+         "user turn: #0 user · assistant turn: #1 frame(call_a) · user turn: #2 result(call_a)",
+         ("turns", "user turn", "assistant turn"), lesson="provider"),
+    Term("unfinished turn", "An assistant turn that did not end normally (an interrupted frame): the model was "
+         "stopped before it finished. Once the results it split are moved next to their call, it sits after "
+         "them as a turn nobody completed, so strict drops it there.",
+         '#3 assistant [] stopReason "aborted"  (between frame #1 and its result #4)', (), lesson="contiguous"),
+    Term("run", "Two uses. A run of results: the results recorded one after another right after their frame "
+         "(the order inside it is a normalization). An agent run: one worker driving the model until it stops "
+         "or is stopped; when it ends early the runtime winds down.",
+         "run of results: #2 result(call_b), #3 result(call_a) right after frame #1", ("run of results",)),
+    Term("universal invariants", "The rules every provider shares: every call answered exactly once, right "
+         "after its frame, no result without a call, no real result lost. They decide the verdict of a file "
+         "whose format has no provider of its own (pi-ai, LangChain, ...) when no provider is named.",
+         "check orphaned_call.pi-ai.json  ->  judged by the universal invariants", ("universal invariant",),
+         group="Verdicts and statuses"),
+    Term("target provider", "The provider whose verdict decides a file's status and exit code: the one named "
+         "(`--provider`, the sidebar), else the file's own (an Anthropic request: anthropic; a Claude Code "
+         "session: anthropic), else none, and the universal invariants decide. Other providers asked are "
+         "information: they never change the verdict.", "check a.anthropic.json  ->  target: anthropic",
+         ("target", "judge", "judged by", "the judge"), group="Verdicts and statuses"),
+    Term("healthy for", "\"healthy for <provider>\": the target provider accepts the transcript (nothing fails "
+         "for it) while other providers asked refuse it. `check` exits 0; a view for one of the others may "
+         "need changes that provider alone needs.", "healthy for openai-chat: 5 messages, ...; rejected as "
+         "recorded by mistral", ("healthy for a provider",), group="Verdicts and statuses"),
+    Term("as recorded", "About the durable transcript exactly as the file holds it, before any repair: "
+         "\"rejected as recorded by X\" is what provider X answers if the file were sent unchanged.",
+         "rejected as recorded by anthropic; accepted by openai-responses", ("accepted as recorded",),
+         group="Verdicts and statuses"),
+    Term("after repair", "About the view a provider is sent: the one planned for it (a provider with its own "
+         "turn or id rules gets a view planned for them). \"accepted after repair\" is said of that view.",
+         "bedrock after repair: accepted", ("accepted after repair",), group="Verdicts and statuses"),
+    Term("safe to send", "Said only of a view you can download or copy: the provider it is planned for "
+         "accepts it. The Batch column \"safe to send to\" names whom a file is judged by (its target "
+         "provider, or the universal invariants).", "safe to send to: anthropic  ·  accepted after repair",
+         ("safe to send to",), group="Verdicts and statuses"),
+    Term("would be rejected", "The verdict's word when nothing needs repair by the engine's rules but the "
+         "judging provider still refuses the shape (a turn order, results split over messages).",
+         "would be rejected: 5 messages, 1 calls, every call answered once, ...", (),
+         group="Verdicts and statuses"),
+    Term("unchanged", "The verdict's word when the policy changes nothing but reports findings it leaves in "
+         "place; in brackets, how bad they are (accepted, lossy, would be rejected, malformed).",
+         "unchanged (would be rejected): 1 finding(s) the policy leaves in place", (),
+         group="Verdicts and statuses"),
+    Term("view rebuilt", "The verdict of a repair whose changes have no count of their own (a reused id "
+         "answered again by the reference): the view differs from the durable transcript.",
+         "repaired: view rebuilt; 1 finding(s) left", (), group="Verdicts and statuses"),
+    Term("severity", "How bad a kind, a reason or a whole transcript is, from nothing wrong to worst: info, "
+         "normalized, lossy, rejected, malformed. A transcript's severity is the worst of its rows; lossy, "
+         "rejected and malformed make `check` exit 1.", "severity: rejected (1 moved)", ("severities",),
+         group="Verdicts and statuses"),
+    Term("numbering", "How the pages number a message: `#n` is its position in the durable transcript "
+         "(from 0), `view #n` its position in the view, and `vN` in a link (`?msg=v3`) a message that exists "
+         "only in the view; `line n` (JSONL) and `messages[n]` (a JSON list) are its place in the file as the "
+         "file holds it; the Inspector's `row` counts the table's lines (a moved result has two); a provider's "
+         "own error names its request's positions (`messages.3`, `contents[2]`).",
+         "#4  ·  view #3  ·  ?msg=v3  ·  line 5  ·  messages[4]",
+         ("#n", "view #", "view position", "vN", "line n", "messages[n]"), group="Transcripts"),
+    Term("canonical form", "The one message shape the engine reads every format into (pi-ai messages), "
+         "keeping native fields aside so the file's own format is written back unchanged.",
+         '{"role": "toolResult", "toolCallId": "call_a", ...}  (read from an Anthropic tool_result block)',
+         ("canonical message", "canonical messages", "canonical"), group="Transcripts"),
+    Term("opaque", "A native entry or part the engine does not interpret (a system event, an image block "
+         "of a format it only carries): kept as is, written back only in its own format, left out of others.",
+         '{"role": "opaque", "format": "claude-code", "value": {...}}', ("opaque entry", "opaque part",
+                                                                          "opaque message"), group="Transcripts"),
+    Term("sidechain", "A side thread inside one file (a Claude Code subagent's conversation); it is read and "
+         "judged as a transcript of its own, named `sidechain:<id>`.", "session.jsonl#sidechain:agent-1",
+         ("sidechains",), group="Transcripts"),
+    Term("repair", "The command that writes the view in the file's own format (`python3 -m integrity repair`). "
+         "With --provider it writes the view planned for that provider; "
+         "what it writes with none is computed per format on the Glossary page (\"What repair writes when no "
+         "provider is named\").", "python3 -m integrity repair a.json -o fixed.json --provider anthropic",
+         ("repair command",), group="Policies and the engine"),
+)
 
 _WORDS: tuple[Term, ...] = (
     Term("tool call", "A request by the model to run a tool, with a call id, the tool's name and its arguments; "
@@ -68,16 +160,21 @@ _WORDS: tuple[Term, ...] = (
     Term("call id", "The id that ties a tool result to its tool call. Providers want each one used once "
          "in a request.", 'call: "id": "call_a"   ->   result: "toolCallId": "call_a"', ("call ids", "ids"),
          lesson="unique_ids"),
-    Term("frame", "An assistant message that makes one or more tool calls; its results must come right "
-         "after it.", "#1 assistant: read_file(a.txt) [call_a], read_file(b.txt) [call_b]",
-         ("frames", "assistant frame"), lesson="contiguous"),
-    Term("interrupted frame", "An assistant message without tool calls that stopped abnormally (aborted by "
-         "the user, cut by length, errored). Between a call and its result it splits them.",
+    Term("frame", "One assistant message (one model turn as recorded). A frame that makes tool calls must be "
+         "followed right away by their results; \"frame #1\" on a page is such a call frame. A frame without "
+         "calls that stopped abnormally is an interrupted frame.",
+         "#1 assistant: read_file(a.txt) [call_a], read_file(b.txt) [call_b]",
+         ("frames", "assistant frame", "call frame"), lesson="contiguous"),
+    Term("interrupted frame", "A frame (assistant message) without tool calls that stopped abnormally: "
+         "`stopReason` aborted (the user pressed stop), length or error, or a non-blank `errorMessage`. "
+         "Between a call and its result it splits them.",
          '{"role": "assistant", "content": [], "stopReason": "aborted"}', ("interrupted frames",),
          lesson="contiguous"),
     Term("receipt", "A tool result that stands in for a result nobody recorded: it says the call was "
-         "interrupted and its outcome is unknown. It is recognised by `isError: true` with `details` exactly "
-         '`{"ok": false, "error": "interrupted"}`, never by its text.', _RECEIPT_JSON,
+         "interrupted (strict's adds that the outcome is unknown). In pi-ai it is recognised by `isError: true` "
+         'with `details` exactly `{"ok": false, "error": "interrupted"}`, never by its text; formats that cannot '
+         "carry `details` recognise the engine's exact receipt texts (the lesson on receipts shows each format).",
+         _RECEIPT_JSON,
          ("receipts", "interrupted receipt", "interrupted receipts"), lesson="receipts"),
     Term("durable transcript", "What the store really holds: every message as it was written, append-only. "
          "A repair never changes it; it builds a view instead.",
@@ -123,13 +220,18 @@ _WORDS: tuple[Term, ...] = (
     Term("strict", "The default policy: it goes beyond the reference (prefers a real result over a receipt, "
          "drops stray results, renames reused ids, pairs by position, writes a receipt that says "
          "the outcome is unknown).", "--policy strict", ("strict policy",), group="Policies and the engine"),
-    Term("normalization", "A change the view makes that no provider needs (results put in call order inside "
-         "their run). A transcript whose view only normalizes is healthy.",
+    Term("normalization", "A change the view makes that the provider judging the transcript does not need: "
+         "results put in call order inside their run (no provider needs that), or ids renamed and turns "
+         "merged that only another provider needs. A transcript whose view only normalizes is healthy for "
+         "its judge; \"the view only normalizes\" in a verdict lists those changes.",
          "results (call_b, call_a) -> (call_a, call_b)", ("normalizes", "normalized change"),
          group="Policies and the engine", lesson="order"),
-    Term("verdict", "The one line that says what the engine found and did, and which providers accept the "
-         "transcript as recorded.", "repaired: 1 moved; rejected as recorded by anthropic",
+    Term("verdict", "The one line `check` prints for a transcript: its first words are the status (healthy, "
+         "healthy for a provider, repaired, would be rejected, unchanged), then what the engine found and did, "
+         "then what the providers asked say about it as recorded. The target provider decides it.",
+         "repaired: 1 moved; rejected as recorded by anthropic",
          group="Policies and the engine"),
+    *_HAND_WORDS,
     Term("session", "One conversation in the store: its durable transcript and who may write to it.",
          "session 'lab' · 7 entries · attempt 2", group="Runtime"),
     Term("lease", "A time-limited claim of a session by one worker. Each claim is a new attempt, and the "
@@ -149,56 +251,7 @@ _WORDS: tuple[Term, ...] = (
          ("winds down", "wind down"), group="Runtime", lesson="receipts"),
 )
 
-_KIND_EXAMPLES: dict[str, str] = {
-    RepairKind.KEPT: "#0 user 'hi'  ->  view: #0 user 'hi'",
-    RepairKind.MOVED: "#1 frame(call_a)  #2 user  #3 result(call_a)  ->  view: #1, #3, #2",
-    RepairKind.REORDERED: "#1 frame(call_a, call_b)  #2 result(call_b)  #3 result(call_a)  ->  view: #1, #3, #2",
-    RepairKind.RENAMED: "#3 frame(call_0) reuses call_0 of #1  ->  view sends it as call_0_2",
-    RepairKind.SHARED: "call_0 used twice  ->  the reference sends #2 (call_0's first result) for both",
-    RepairKind.MERGED: "#2 user(result a)  #3 user(result b)  ->  view: one user message with both",
-    RepairKind.DROPPED_DUPLICATE: "#2 result(call_a)  #3 result(call_a)  ->  view keeps one of them",
-    RepairKind.DROPPED_INTERRUPTED_FRAME: "#3 assistant [] stopReason 'aborted'  ->  not in the view",
-    RepairKind.DROPPED_STRAY: "#1 result(call_gone), no call_gone anywhere  ->  not in the view (strict)",
-    RepairKind.SYNTHESIZED: "#1 frame(call_a), no result  ->  view adds receipt(call_a) after #1",
-    RepairKind.SYNTHESIZED_TURN: "Bedrock: history starts with a result  ->  view adds a user turn first",
-    RepairKind.REPAIRED_ARGUMENTS: "#1 frame(call_a, arguments '{\"path\": \"src')  ->  view sends {} and adds "
-                                   "'not executed' after #1",
-    FindingCode.STRAY_RESULT: "#1 result(call_gone), and no call is call_gone",
-    FindingCode.MALFORMED_RESULT_ID: '{"role": "toolResult", "toolCallId": null, ...}',
-    FindingCode.REUSED_CALL_ID: "#1 frame(call_0)  #3 frame(call_0)",
-    FindingCode.RESULTS_OUT_OF_ORDER: "frame(call_a, call_b)  result(call_b)  result(call_a)",
-    FindingCode.EMPTY_ID: '{"type": "toolCall", "id": "", "name": "search", ...}',
-    FindingCode.DUPLICATE_RESULT: "result(call_a) 'timeout'  result(call_a) 'ok'",
-    FindingCode.REAL_RESULT_HIDDEN: "receipt(call_a)  result(call_a) 'deployed'  ->  the reference keeps "
-                                    "the receipt",
-    FindingCode.NOT_A_MESSAGE: '[{"role": "user", "content": "hi"}, 42]',
-    FindingCode.UNKNOWN_ROLE: '{"role": "Assistant", "content": "hi"}',
-    FindingCode.INVALID_CONTENT: '{"role": "user", "content": {"text": "hi"}}',
-    FindingCode.CALL_WITHOUT_ID: '{"type": "toolCall", "name": "search", "arguments": {}}',
-    FindingCode.CALL_WITHOUT_NAME: '{"type": "toolCall", "id": "call_a", "arguments": {}}',
-    FindingCode.NON_STRING_ID: '{"type": "toolCall", "id": 7, "name": "search", ...}',
-    FindingCode.RESULT_WITHOUT_CALL_ID: '{"role": "toolResult", "content": [...]}',
-    FindingCode.INVALID_ARGUMENTS: '{"type": "toolCall", "id": "call_a", "name": "search", "arguments": [1]}',
-    FindingCode.LONE_MESSAGE: '{"role": "user", "content": "hi"}   (a file of one message, not a list)',
-    FindingCode.INVALID_FIELD: '{"role": "user", "content": "hi", "timestamp": "yesterday"}',
-    FindingCode.TORN_LAST_LINE: 'line 9: {"role": "assistant", "cont',
-    FindingCode.SKIPPED_LINE: "line 4: not json  (read with --skip-bad-lines)",
-    FindingCode.DUPLICATE_KEY: '{"role": "user", "role": "assistant", "content": "hi"}',
-    Mark.ORPHANED_CALL: "#1 frame(call_a), and no result names call_a",
-    Mark.STRAY: "#1 result(call_gone), and no call is call_gone",
-    Mark.FINDING: "results out of order (the reference reports it and changes nothing)",
-}
-"""A tiny example for every kind of the registry (tests/test_glossary.py checks none is missing)."""
 
-_KIND_ALIASES: dict[str, tuple[str, ...]] = {
-    "orphaned call": ("orphan", "orphans", "orphaned calls", "orphaned"),
-    "stray result": ("stray", "strays", "stray results"),
-    "renamed ids": ("renamed", "renamed id", "rename"),
-    "finding": ("findings",),
-    "synthesized receipt": ("synthesized receipts",),
-    "dropped duplicate": ("duplicate", "duplicates"),
-    "reused call id": ("reused id", "reused ids", "reuse"),
-}
 def _kind_lessons() -> dict[str, str]:
     """kind name -> the first lesson that shows it (its example's kinds) or teaches it (its terms)."""
     from inspector.lessons import LESSONS
@@ -216,37 +269,34 @@ def _kind_lessons() -> dict[str, str]:
 _KIND_LESSONS = _kind_lessons()
 
 
-_SEVERITY_TEXT: dict[Severity, tuple[str, str]] = {
-    Severity.INFO: ("Nothing wrong: a message carried into the view as it is.", "kept"),
-    Severity.NORMALIZED: ("A change no provider needs; the transcript is still healthy.",
-                          "results put back in call order inside their run"),
-    Severity.LOSSY: ("A call or result is unanswered, duplicated, ambiguous or lost, even where a provider "
-                     "accepts the request; `check` exits 1.", "an interrupted frame the reference drops"),
-    Severity.REJECTED: ("A provider returns HTTP 400 for it (the chosen one, or any when none is chosen); "
-                        "`check` exits 1.", "a result split from its frame by a user message"),
-    Severity.MALFORMED: ("An entry breaks its format's schema; never healthy.",
-                         '{"role": "banana", "content": "hi"}'),
-}
-
-
 def _kind_terms() -> list[Term]:
-    """One entry per kind name of the registry (kinds that share a name share an entry)."""
+    """One entry per kind name of the registry (kinds that share a name share an entry): its description,
+    example and aliases are the registry row's (integrity.kinds KindFacts), so a new kind has its entry."""
     terms: dict[str, Term] = {}
     for table in (REPAIR_KINDS, FINDINGS, MARKS):
-        for kind, facts in table.items():
+        for facts in table.values():
             if facts.name in terms:
                 continue
-            terms[facts.name] = Term(facts.name, facts.description, _KIND_EXAMPLES[kind],
-                                     _KIND_ALIASES.get(facts.name, ()), "Kinds", _KIND_LESSONS.get(facts.name))
+            terms[facts.name] = Term(facts.name, facts.description, facts.example, facts.aliases, "Kinds",
+                                     _KIND_LESSONS.get(facts.name))
     return list(terms.values())
 
 
-def _severity_terms() -> list[Term]:
-    return [Term(severity.value, text, example, group="Severities")
-            for severity, (text, example) in _SEVERITY_TEXT.items()]
+def _generated(group: str, entries: list[glossary_registry.Entry]) -> list[Term]:
+    return [Term(name, text, example, aliases, group) for name, text, example, aliases in entries]
 
 
-TERMS: tuple[Term, ...] = (*_WORDS, *_kind_terms(), *_severity_terms())
+def _provider_terms() -> list[Term]:
+    """Providers: an alias that only differs in case from the name (Mistral) is the name itself."""
+    return [Term(name, text, example, tuple(a for a in aliases if a.lower() != name.lower()), "Providers")
+            for name, text, example, aliases in glossary_registry.provider_entries()]
+
+
+TERMS: tuple[Term, ...] = (*_WORDS, *_generated("Verdicts and statuses", glossary_registry.status_entries()),
+                           *_provider_terms(), *_kind_terms(),
+                           *_generated("Severities", glossary_registry.severity_entries()),
+                           *_generated("Reasons", glossary_registry.reason_entries()),
+                           *_generated("Command line", glossary_registry.exit_code_entries()))
 """Every glossary entry, grouped by GROUPS."""
 
 _BY_KEY: dict[str, Term] = {}
@@ -287,7 +337,9 @@ _GENERIC = frozenset({"call", "calls", "result", "results", "transcript", "durab
                       "duplicate", "duplicates", "orphaned", "the log", "attempt", "attempts", "session",
                       "verdict", "reference", "fenced", "tool calls", "tool results"})
 """Aliases too common to link automatically (`link` still links them on purpose)."""
-_LINKABLE = sorted({(name, term.slug) for term in TERMS if term.group != "Severities"
+_NOT_LINKED = ("Severities", "Providers", "Reasons", "Command line")
+"""Groups whose names are common words or ids on the pages (linked only on purpose, with `link`)."""
+_LINKABLE = sorted({(name, term.slug) for term in TERMS if term.group not in _NOT_LINKED
                     for name in (term.name, *term.aliases) if len(name) > 3 and name.lower() not in _GENERIC},
                    key=lambda pair: -len(pair[0]))
 _PATTERN = re.compile(r"(?<![\w/\-`\[])(" + "|".join(re.escape(name) for name, _ in _LINKABLE) + r")(?![\w\-`])",
@@ -314,3 +366,42 @@ def link_terms(text: str, only: tuple[str, ...] | None = None, linked: set[str] 
 
     parts = _PROTECTED.split(text)
     return "".join(part if index % 2 else _PATTERN.sub(replace, part) for index, part in enumerate(parts))
+
+
+PROJECT_TERMS: tuple[str, ...] = (
+    # the words of transcripts
+    "tool call", "tool result", "call id", "frame", "interrupted frame", "unfinished turn", "turn", "run",
+    "receipt", "durable transcript", "view", "hook message", "compaction", "pi-ai", "canonical form", "opaque",
+    "sidechain", "numbering", "view #", "in flight",
+    # policies, verdicts and statuses
+    "engine", "policy", "strict", "the reference", "openmaic", "normalization", "verdict", "repair",
+    "healthy", "healthy for", "repaired", "findings", "rejected as recorded", "unreadable", "abandoned branch",
+    "would be rejected", "unchanged", "view rebuilt", "as recorded", "after repair", "accepted as recorded",
+    "accepted after repair", "safe to send", "target provider", "judged by", "universal invariants", "severity",
+    "info", "normalized", "lossy", "rejected", "malformed", "provider",
+    # every kind of the registry, by its one name
+    *dict.fromkeys(facts.name for table in (REPAIR_KINDS, FINDINGS, MARKS) for facts in table.values()),
+    # the runtime
+    "session", "lease", "heartbeat", "attempt", "fence", "wind-down",
+    # the command line
+    "exit code 0", "exit code 1", "exit code 2",
+)
+"""The project's own terms: tests/test_words.py scans the text the pages render and fails when one of these
+appears there without a Glossary entry."""
+
+
+def glossary_markdown() -> str:
+    """docs/glossary.md: every entry, by group, as the Glossary page shows it (tests/test_words.py keeps the
+    file equal to this; regenerate with `python3 -c "from inspector.glossary import glossary_markdown as g;
+    open('docs/glossary.md', 'w').write(g())"`)."""
+    lines = ["# Glossary", "", "Every word the inspector's pages and the CLI use, one name each. Generated from "
+             "`inspector/glossary.py` and the engine's registries (kinds, severities, statuses, providers, note "
+             "reasons, exit codes): do not edit by hand.", ""]
+    for group in GROUPS:
+        lines += [f"## {group}", ""]
+        if group in GENERATED:
+            lines += [f"Generated: {GENERATED[group]}.", ""]
+        for term in (term for term in TERMS if term.group == group):
+            aliases = f" (also: {', '.join(term.aliases)})" if term.aliases else ""
+            lines += [f"### {term.name}", "", term.text + aliases, "", "```text", term.example, "```", ""]
+    return "\n".join(lines)

@@ -136,8 +136,8 @@ LESSONS: tuple[Lesson, ...] = (
         "Every tool call in a frame has a tool result in the request.",
         "A crash, a killed worker or a lost write can leave a call without its result (an orphaned call). "
         "Providers refuse the whole request.",
-        "Both policies add a receipt for the call, in the view only: the durable transcript keeps the orphan. "
-        "Their receipts differ in words. The reference's says the call was interrupted; strict's adds that "
+        "Both policies add a receipt for {strict_receipts_for}, in the view only: the durable transcript keeps "
+        "the orphan. Their receipts differ in words. The reference's says the call was interrupted; strict's adds that "
         "the outcome is unknown and that a tool with side effects should be checked before it is retried, "
         "because it may have run.",
         (Claim("openai-chat", "tool_calls_unanswered"), Claim("anthropic", "tool_use_unanswered"),
@@ -149,9 +149,9 @@ LESSONS: tuple[Lesson, ...] = (
         "once", "Every call is answered once",
         "A call id has exactly one tool result in the request.",
         "A tool that timed out and was retried can record two results for one call.",
-        "Here the policies agree: both keep the first result (#2, the timeout error) and drop the second "
-        "(#3). Neither result is a receipt, so nothing says which one is real, and the first is kept. When "
-        "the first result is a receipt they do not agree: see the lesson on receipts.",
+        "Here the policies agree: both keep {ref_kept} (the first result recorded) and drop {ref_dropped}; "
+        "{duplicate_receipts}, so nothing says which one is real, and the first is kept. "
+        "When the first result is a receipt they do not agree: see the lesson on receipts.",
         (Claim("openai-chat", "duplicate_tool_call_id"), Claim("anthropic", "duplicate_tool_result"),
          Claim("openai-responses")),
         {"openmaic": _kinds("dropped duplicate"), "strict": _kinds("dropped duplicate")},
@@ -162,9 +162,10 @@ LESSONS: tuple[Lesson, ...] = (
         "The results of a frame are the messages right after it, with nothing in between.",
         "An interrupted frame (the user pressed stop while a tool ran) or a hook message can land between "
         "a call and its result, when a tool finishes after it.",
-        "Here the policies make the same repair: both move the result #4 back next to its frame and drop the "
-        "interrupted frame #3. They differ on interrupted frames that split nothing: the reference drops every one "
-        "as soon as it repairs anything, strict only the ones it must.",
+        "Here the policies make the same repair: both move the result {strict_moved} back next to its frame "
+        "and drop the interrupted frame {strict_frames_dropped}. They differ on interrupted frames that split "
+        "nothing: the reference drops every one as soon as it repairs anything, strict only the ones it must "
+        "(below: exactly when).",
         (Claim("openai-chat", "tool_calls_unanswered"), Claim("anthropic", "tool_use_unanswered"),
          Claim("openai-responses")),
         {"openmaic": _kinds("moved", "dropped interrupted frame"),
@@ -176,10 +177,11 @@ LESSONS: tuple[Lesson, ...] = (
         "The results right after a frame come in the order of its calls.",
         "Parallel tools finish in any order. Every provider rule set here pairs results by call id, so "
         "the order alone is refused by none of them: putting results in call order is a normalization, not a "
-        "repair, and the transcript is healthy as it is. (Mistral refuses this example for another reason: "
-        "it takes only call ids of exactly nine letters or digits, which a view planned for it renames.)",
+        "repair. `check` judges this example by {judge} and calls it {healthy_or_not} as it is. As recorded "
+        "it is refused by {refusals}, for another rule than the order ({id_rule_mistral}; the view planned for "
+        "Mistral renames them).",
         "The reference reports the order as a finding and changes nothing; strict puts the results in call "
-        "order (reordered), a change no provider needs.",
+        "order ({kind_reordered}), a normalization: a change the order rule of no provider needs.",
         (*(Claim(provider) for provider in _ALL if provider != "mistral"), Claim("mistral", "invalid_tool_call_id")),
         {"openmaic": _kinds("results out of order"), "strict": _kinds("reordered")},
         sample="out_of_order.pi-ai.json",
@@ -188,8 +190,8 @@ LESSONS: tuple[Lesson, ...] = (
         "no_stray", "No result without a call",
         "Every tool result answers a call made earlier in the request.",
         "Compaction can summarize away the frame that made a call and keep its result: a stray result.",
-        "The reference leaves the stray result in place and reports it, so its view is still rejected; "
-        "strict drops it (dropped stray), since no call can own it.",
+        "The reference leaves the stray result ({stray_ids}) in place and reports it, so its view is still "
+        "rejected; strict drops it ({strict_strays_dropped}: dropped stray), since no call can own it.",
         (Claim("openai-chat", "tool_result_without_call"), Claim("anthropic", "unexpected_tool_result"),
          Claim("openai-responses", "function_call_output_without_call")),
         {"openmaic": _kinds("stray result"), "strict": _kinds("dropped stray")},
@@ -202,10 +204,11 @@ LESSONS: tuple[Lesson, ...] = (
         "turn reuses call_0, and that second call got no result. Anthropic accepts an id used again "
         "when each use is answered right after it, so what it rejects here is the second call left "
         "without a result (`tool_use` ids were found without `tool_result` blocks immediately after).",
-        "The reference pairs results by id only: the second call_0 looks answered by #2, so its view sends "
-        "#2 again as the second call's answer (a shared answer), and the model reads main.c's content as "
-        "util.c's. Strict pairs by position: it sends the second call as call_0_2 (renamed ids; the durable "
-        "message keeps call_0) and, since no result follows it, adds a receipt for call_0_2.",
+        "The reference pairs results by id only: the second call_0 looks answered by {ref_shared}, so its "
+        "view sends {ref_shared} again as the second call's answer (a shared answer), and the model reads "
+        "main.c's content as util.c's. Strict pairs by position: {unanswered} has no result; it sends "
+        "{reused_frame} with {strict_renamed} (renamed ids; the durable message keeps its id) and adds a "
+        "receipt for {strict_receipts_for}.",
         (Claim("anthropic", "tool_use_unanswered"),),
         {"openmaic": _kinds("shared answer", "reused call id"),
          "strict": _kinds("renamed ids", "synthesized receipt")},
@@ -213,9 +216,9 @@ LESSONS: tuple[Lesson, ...] = (
     ),
     Lesson(
         "provider", "Provider turn rules",
-        "Some providers add rules on the order of turns. Bedrock wants user and assistant turns to "
-        "alternate, and Mistral takes no user message right after a tool message; OpenAI Chat and "
-        "Anthropic accept the same history.",
+        "Some providers add rules on the order of turns: {turn_rule_bedrock}; {turn_rule_mistral}. This "
+        "history is refused "
+        "as recorded by {rejecting} and accepted by {accepting}.",
         "Every call here is answered right after its frame; what breaks is the user message right after "
         "the tool result. A history one provider accepts can be rejected by another.",
         "The reference knows no providers and changes nothing, so its view is rejected as before. Strict "
@@ -232,9 +235,9 @@ LESSONS: tuple[Lesson, ...] = (
         "has two results and one of them must go.",
         "At wind-down a runtime writes a receipt for every call still in flight; a tool that does not stop "
         "when asked finishes anyway, and its real result lands after the receipt.",
-        "The reference keeps the first result of a call, here the receipt #2, and drops the real result #3 "
-        "(real result hidden). Strict prefers a real result over a receipt: it keeps #3 in the receipt's "
-        "place and drops #2.",
+        "The reference keeps the first result of a call, here {ref_kept}, {ref_kept_is}, "
+        "and drops {ref_dropped}, {ref_dropped_is} (real result hidden). Strict prefers a real result over a "
+        "receipt: it keeps {strict_kept} in the receipt's place and drops {strict_dropped}.",
         (Claim("openai-chat", "duplicate_tool_call_id"), Claim("anthropic", "duplicate_tool_result"),
          Claim("openai-responses")),
         {"openmaic": _kinds("dropped duplicate", "real result hidden"),
@@ -271,13 +274,43 @@ def lesson_analyses(lesson: Lesson) -> dict[str, Any]:
     return _analyses(lesson.key)
 
 
+@lru_cache(maxsize=64)
+def _checked(key: str) -> Any:
+    lesson = find_lesson(key)
+    data = example_bytes(lesson) if lesson else None
+    if lesson is None or data is None:
+        return None
+    from integrity.pipeline import check
+
+    return check(load(data, lesson.example_name), provider=lesson.provider, now=lambda: NOW_MS)
+
+
+def lesson_check(lesson: Lesson) -> Any:
+    """`integrity.check` on the example (strict, the lesson's provider): the status and judge the page states."""
+    return _checked(lesson.key)
+
+
+def lesson_facts(lesson: Lesson) -> dict[str, str]:
+    """Every fact a lesson sentence may state about its example, computed by the engine (lesson_facts)."""
+    from .lesson_facts import example_facts
+
+    analyses = lesson_analyses(lesson)
+    return example_facts(analyses, lesson_check(lesson)) if analyses else {}
+
+
+def lesson_text(lesson: Lesson, part: str) -> str:
+    """A part of the lesson ("rule", "why", "policies") with its `{fields}` filled from the engine's facts."""
+    template = str(getattr(lesson, part))
+    return template.format(**lesson_facts(lesson)) if "{" in template else template
+
+
 def verdicts_as_recorded(lesson: Lesson) -> dict[str, list[tuple[str, str]]]:
     """provider -> [(rule, error text)] the provider's rule set returns for the example as recorded."""
     analyses = lesson_analyses(lesson)
     if not analyses:
         return {}
     verdicts = analyses[POLICIES[0]].verdicts
-    return {name: [(v.rule, v.error) for v in said["before"]] for name, said in verdicts.items()}
+    return {name: [(v.rule, v.error) for v in said.before] for name, said in verdicts.items()}
 
 
 def changes(report: RepairReport) -> frozenset[str]:
@@ -297,9 +330,9 @@ def provider_rows(analysis: Any) -> list[dict[str, str]]:
     """One row per provider error for the example as recorded, and one 'accepted' row per provider that takes it."""
     rows = []
     for name, said in analysis.verdicts.items():
-        if not said["before"]:
+        if not said.before:
             rows.append({"provider": name, "as recorded": "✔ accepted", "rule": "", "provider error": ""})
-        for violation in said["before"]:
+        for violation in said.before:
             rows.append({"provider": name, "as recorded": "✖ rejected", "rule": violation.rule,
                          "provider error": violation.error})
     return rows
@@ -307,7 +340,7 @@ def provider_rows(analysis: Any) -> list[dict[str, str]]:
 
 def still_rejecting(analysis: Any) -> list[str]:
     """The providers that reject this policy's view too."""
-    return [name for name, said in analysis.verdicts.items() if said["after"]]
+    return [name for name, said in analysis.verdicts.items() if said.after]
 
 
 def verdict_difference(analyses: dict[str, Any]) -> str:
@@ -320,10 +353,10 @@ def verdict_difference(analyses: dict[str, Any]) -> str:
     parts = []
     for policy, names in refused.items():
         said = analyses[policy].verdicts
-        who = ", ".join(f"{name} ({', '.join(sorted({v.rule for v in said[name]['after']}))})" for name in names)
+        who = ", ".join(f"{name} ({', '.join(sorted({v.rule for v in said[name].after}))})" for name in names)
         parts.append(f"{SHORT_TITLES[policy]}'s, {who or 'none'}")
-    return "Their verdicts differ. The providers that still refuse the view: " + "; ".join(parts) + "." \
-        + _planned_for_them(analyses, refused)
+    return ("Their verdicts differ. The providers that refuse the view they are sent: " + "; ".join(parts)
+            + "." + _planned_for_them(analyses, refused))
 
 
 def _planned_for_them(analyses: dict[str, Any], refused: dict[str, list[str]]) -> str:
@@ -381,7 +414,15 @@ _DROP_TEXT = {
     RepairKind.REORDERED: "put the results after frame #{frame} in call order: {order} (no provider needs this)",
     RepairKind.MERGED: "send #{index} inside #{kept}'s message (the provider wants one message per turn)",
 }
-"""The step text of every action kind (tests/test_kinds.py checks none is missing)."""
+"""The step text of the action kinds a lesson words itself; any other (a kind added to the registry since)
+is worded by its registry name (step_text)."""
+
+
+def step_text(kind: str) -> str:
+    """The step template of an action kind: its own sentence, else '<kind name> #{index}' from the registry."""
+    value = getattr(kind, "value", kind)
+    own = next((text for known, text in _DROP_TEXT.items() if known.value == value), None)
+    return own or f"{facts(kind).name} #{{index}}"
 
 
 def _frames(report: RepairReport) -> dict[int, int]:
@@ -437,8 +478,8 @@ def repair_steps(report: RepairReport) -> list[Step]:
         index = action.durable_index
         if action.kind not in (RepairKind.KEPT, RepairKind.REORDERED, RepairKind.MOVED):
             frame = frames.get(index)
-            text = _DROP_TEXT[action.kind].format(index=index, kept=action.kept_instead, call=action.call_id,
-                                                  frame=frame)
+            text = step_text(action.kind).format(index=index, kept=action.kept_instead, call=action.call_id,
+                                                 frame=frame)
             phase = 0 if action.kind.startswith("dropped") else 3 if action.kind == RepairKind.MERGED else 1
             keyed.append(((phase, index), Step(action.kind.value, index, None, text, frame, action.kept_instead)))
         if action.new_ids:

@@ -15,7 +15,7 @@ from typing import Any
 
 from inspector.report_view import NONE, action_rows, changed, or_none, view_only_rows, violation_text
 from inspector.safe_text import code_span
-from integrity import Analysis, RepairReport
+from integrity import Analysis, ProviderVerdict, RepairReport
 from integrity.kinds import facts, summary_counts
 
 
@@ -112,14 +112,13 @@ def _said(violations: Sequence[Any]) -> str:
     return "accepted" if not violations else f"rejected ({len(violations)})"
 
 
-def _verdicts(verdicts: Mapping[str, Any], max_rows: int) -> list[str]:
+def _verdicts(verdicts: Mapping[str, ProviderVerdict], max_rows: int) -> list[str]:
     """Per provider: accepted or rejected, as recorded and after repair, with each error the provider returns,
     word for word (one row per error)."""
     rows: list[list[str]] = []
     left_out = 0
     for provider, result in sorted(verdicts.items()):
-        before = list((result or {}).get("before") or [])
-        after = list((result or {}).get("after") or [])
+        before, after = result.before, result.after
         head = [code(provider), _said(before), _said(after)]
         errors = [("as recorded", v) for v in before] + [("after repair", v) for v in after]
         if not errors:
@@ -131,7 +130,9 @@ def _verdicts(verdicts: Mapping[str, Any], max_rows: int) -> list[str]:
             where, error = violation_text(violation)
             rows.append([*head, f"{when}, at {_cell(where)}" if where else when, _cell(error, 2000)])
     lines = ["", "#### Provider verdicts", "",
-             *_table(["provider", "as recorded", "after repair", "where", "provider error"], rows)]
+             "Each provider's answer after repair is about the view planned for that provider (the Report page "
+             "downloads each).", "",
+             *_table(["provider", "as recorded", "after repair (its view)", "where", "provider error"], rows)]
     if left_out:
         lines.append(f"\n… {left_out} more provider errors left out")
     return lines
@@ -139,7 +140,7 @@ def _verdicts(verdicts: Mapping[str, Any], max_rows: int) -> list[str]:
 
 def report_markdown(
     report: RepairReport,
-    verdicts: Mapping[str, Any] | None = None,
+    verdicts: Mapping[str, ProviderVerdict] | None = None,
     max_rows: int = 500,
     analysis: Analysis | None = None,
 ) -> str:

@@ -65,3 +65,43 @@ def file_line_note(transcript: Transcript, index: int) -> str:
         return ""
     line = line_of(transcript, index)
     return f"line {line} of the file" if line is not None else ""
+
+
+def row_place(transcript: Transcript, left: int | None, right: int | None) -> str:
+    """The one number a row shows first: where its message is in the user's file (`line 12`, `messages[3]`),
+    or, for a message only the repaired view has (a synthesized receipt), that it is not in the file."""
+    if left is not None:
+        return native_label(transcript, left)
+    return f"not in the file (view #{right})" if right is not None else "not in the file"
+
+
+def other_numbers(row: int, left: int | None, right: int | None) -> str:
+    """The other numbers of a row, shown on demand (a tooltip, the detail panel): row, durable #, view #."""
+    parts = [f"row {row}"]
+    if left is not None:
+        parts.append(f"durable #{left}")
+    parts.append(f"view #{right}" if right is not None else "not in the view")
+    return " · ".join(parts)
+
+
+def find_place(transcript: Transcript, typed: str) -> int | None:
+    """The durable index a typed position names: the file's own (`line 12`, `messages[3]`, `[3]`) or `#3`;
+    None when no message is there."""
+    text = typed.strip()
+    if not text:
+        return None
+    for index in range(len(transcript.messages)):
+        if native_label(transcript, index) == text:
+            return index
+    lowered = text.lower()
+    if lowered.startswith("line "):
+        number = lowered[5:].strip()
+        if number.isdigit():  # a line inside an entry: the message whose entry starts at or before it
+            wanted = int(number)
+            found = [i for i in range(len(transcript.messages)) if (line_of(transcript, i) or 0) <= wanted]
+            return found[-1] if found else None
+        return None
+    number = text.lstrip("#")
+    if number.isdigit() and int(number) < len(transcript.messages):
+        return int(number)
+    return None

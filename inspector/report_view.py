@@ -21,7 +21,9 @@ from urllib.parse import urlencode
 
 from inspector.rows import preview
 from inspector.safe_text import neutralize
-from integrity import Analysis, MergedView, ReceiptView, RepairKind, RepairReport, TurnView, facts
+from integrity import Analysis, MergedView, ProviderVerdict, ReceiptView, RepairKind, RepairReport, TurnView, facts
+from integrity.analysis import provider_view
+from integrity.download import RECHECK_UP_TO, Download
 
 NONE = "—"
 """The one way the Report page and its Markdown say that there is no value."""
@@ -272,3 +274,61 @@ def violation_text(violation: Any) -> tuple[str, str]:
     if isinstance(violation, Mapping):
         return str(violation.get("position") or ""), str(violation.get("error") or "")
     return str(getattr(violation, "position", "") or ""), str(getattr(violation, "error", "") or "")
+
+
+# ----------------------------------------------------------------------------- what each provider is sent
+
+
+def download_words(offered: Download | str | None, size: int) -> str:
+    """What `check` says of the bytes offered for download: 'safe to send' only when it passes them (read back,
+    the provider they were planned for as the target); otherwise what it still flags, in `repair`'s words."""
+    if isinstance(offered, str):
+        return offered
+    if offered is None or offered.recheck is None and not offered.left:
+        why = f" (above {RECHECK_UP_TO:,} messages; this one has {size:,})" if size > RECHECK_UP_TO else ""
+        return f"not re-checked{why}: run `check` on the download"
+    if offered.left:
+        return f"the download is not safe to send: `check` still flags it: {offered.left}"
+    return "safe to send (`check` passes the download)"
+
+
+def after_repair_words(result: ProviderVerdict, offered: Download | str | None, size: int) -> str:
+    """What a page says of the view planned for a provider: 'safe to send' only when that provider accepts it
+    and `check --provider` passes the very bytes offered for download (download_words)."""
+    if not result.accepted_after_repair:
+        return f"REJECTED with {len(result.after)} error(s)"
+    if isinstance(offered, str):
+        return f"accepted, but {offered}"
+    words = download_words(offered, size)
+    return f"accepted: {words}" if offered is not None and offered.safe_to_send else f"accepted, {words}"
+
+
+PROVIDER_COLUMNS = ["provider", "as recorded", "the view planned for it", "after repair (that view)"]
+
+
+def provider_rows(analysis: Analysis, offered: Mapping[str, Download | str | None]) -> list[dict[str, str]]:
+    """Per provider: its answer as recorded, which view it is sent (the page's, or one re-planned for it) and
+    its answer about that very view, with what `check` says of the bytes offered for it (offered[provider])."""
+    size = len(analysis.transcript.messages)
+    rows = []
+    for name, result in analysis.verdicts.items():
+        own = provider_view(analysis, name) is not analysis.view
+        rows.append({
+            "provider": name,
+            "as recorded": "accepted" if result.accepted_as_recorded else f"REJECTED ({len(result.before)})",
+            "the view planned for it": f"re-planned for {name}" if own else "this page's view",
+            "after repair (that view)": after_repair_words(result, offered.get(name), size),
+        })
+    return rows
+
+
+VIEW_ROWS_SHOWN = 2_000
+"""The Report page lists this many messages of a provider's view; the download has them all."""
+
+
+def provider_view_rows(analysis: Analysis, provider: str, limit: int = VIEW_ROWS_SHOWN) -> list[dict[str, Any]]:
+    """The view `provider` is sent, one row per message (its position and one line of it): what its download
+    holds and what its 'after repair' verdict is about."""
+    view = provider_view(analysis, provider)
+    return [{"view #": position, "message": preview(message) or NONE}
+            for position, message in enumerate(view[:limit])]

@@ -160,7 +160,7 @@ def _durable_notes(analysis: Analysis) -> dict[int, tuple[str, str]]:
         for pairing in report.pairings:
             if pairing.call_id in orphaned and not pairing.result_indices:
                 old = notes.get(pairing.frame_index, ("", ""))[1]
-                text = f"{pairing.tool_name}#{pairing.call_id} has no result anywhere"
+                text = f"no result answers {pairing.tool_name}#{pairing.call_id} of this frame"
                 notes[pairing.frame_index] = (Mark.ORPHANED_CALL.value, f"{old}; {text}" if old else text)
     for finding in report.findings:
         kind = Mark.STRAY.value if finding.kind == "stray_result" else Mark.FINDING.value
@@ -459,8 +459,7 @@ def verdict_rows(analysis: Analysis) -> list[dict[str, Any]]:
     """Per provider: would the request be accepted before and after repair (empty when no rule sets)."""
     rows = []
     for provider, result in sorted((analysis.verdicts or {}).items()):
-        before = list((result or {}).get("before") or [])
-        after = list((result or {}).get("after") or [])
+        before, after = result.before, result.after
         rows.append({
             "provider": str(provider),
             "before repair": "✔ accepted" if not before else f"✖ rejected ({len(before)})",

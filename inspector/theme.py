@@ -1,7 +1,8 @@
 """How each kind looks: an icon and a colour next to the registry's name, never colour alone.
 
-Names and meanings come from the kind registry (integrity.kinds); this module
-adds only what is visual.  tests/test_kinds.py fails when a kind has no style.
+Names, meanings, icons and colours come from the kind registry (integrity.kinds KindFacts); this
+module turns them into labels and cell styles.  A row kind (a repair kind or a mark) without an icon
+fails at import, naming the kind.
 """
 
 from __future__ import annotations
@@ -16,30 +17,21 @@ from integrity.kinds import summary_counts
 
 @dataclass(frozen=True)
 class Style:
-    """The look of one kind on a row, in the legend and in filters."""
+    """The look of one kind on a row, in the legend and in filters (read from its KindFacts)."""
 
     icon: str
     colour: str
 
 
-STYLES: dict[str, Style] = {
-    RepairKind.KEPT.value: Style("·", ""),
-    RepairKind.MOVED.value: Style("↪", "#dbeafe"),
-    RepairKind.REORDERED.value: Style("⇅", "#eff6ff"),
-    RepairKind.DROPPED_DUPLICATE.value: Style("⊘", "#fee2e2"),
-    RepairKind.DROPPED_INTERRUPTED_FRAME.value: Style("⊖", "#e5e7eb"),
-    RepairKind.DROPPED_STRAY.value: Style("✖", "#fecaca"),
-    RepairKind.SYNTHESIZED.value: Style("✚", "#dcfce7"),
-    RepairKind.MERGED.value: Style("⊕", "#cffafe"),
-    RepairKind.SYNTHESIZED_TURN.value: Style("✚", "#d1fae5"),
-    RepairKind.RENAMED.value: Style("✎", "#e0e7ff"),
-    RepairKind.SHARED.value: Style("⇉", "#ede9fe"),
-    RepairKind.REPAIRED_ARGUMENTS.value: Style("{}", "#fae8ff"),
-    Mark.ORPHANED_CALL.value: Style("☐", "#fef3c7"),
-    Mark.STRAY.value: Style("⚠", "#ffedd5"),
-    Mark.FINDING.value: Style("⚑", "#fef9c3"),
-}
-"""Every row kind: each RepairKind and each Mark, by its string value."""
+def _style(kind: str) -> Style:
+    found = facts(kind)
+    if not found.icon:
+        raise ValueError(f"row kind {kind!r} has no icon in the kind registry (integrity.kinds KindFacts.icon)")
+    return Style(found.icon, found.colour)
+
+
+STYLES: dict[str, Style] = {kind.value: _style(kind.value) for table in (REPAIR_KINDS, MARKS) for kind in table}
+"""Every row kind: each RepairKind and each Mark, by its string value, as its registry row says it looks."""
 
 ROW_KINDS: tuple[str, ...] = tuple(kind.value for kind in REPAIR_KINDS) + tuple(mark.value for mark in MARKS)
 PROBLEM_KINDS: tuple[str, ...] = tuple(kind for kind in ROW_KINDS if kind != RepairKind.KEPT.value)
@@ -64,7 +56,7 @@ def visible_prefix(text: str, limit: int) -> str:
 
 def label(kind: str) -> str:
     """'icon name' for a kind, the text every row and legend entry shows."""
-    return f"{STYLES[kind].icon} {facts(kind).name}"
+    return f"{_style(kind).icon} {facts(kind).name}"
 
 
 def meaning(kind: str) -> str:
@@ -73,18 +65,17 @@ def meaning(kind: str) -> str:
 
 
 def colour(kind: str) -> str:
-    return STYLES[kind].colour
+    """The kind's background colour ("" for none), from its registry row."""
+    return _style(kind).colour
 
+
+_HEADLINE = (Mark.ORPHANED_CALL, RepairKind.DROPPED_DUPLICATE, RepairKind.MOVED,
+             RepairKind.DROPPED_INTERRUPTED_FRAME, RepairKind.SYNTHESIZED, Mark.STRAY)
+"""The counts a header always shows, even at zero (any other count shows when it is not zero)."""
 
 SUMMARY_METRICS: tuple[tuple[str, str], ...] = (
-    ("messages", "messages"),
-    ("calls", "calls"),
-    ("orphaned_calls", facts(Mark.ORPHANED_CALL).name),
-    ("duplicates_dropped", facts(RepairKind.DROPPED_DUPLICATE).name),
-    ("moved", facts(RepairKind.MOVED).name),
-    ("frames_dropped", facts(RepairKind.DROPPED_INTERRUPTED_FRAME).name),
-    ("synthesized", facts(RepairKind.SYNTHESIZED).name),
-    ("strays", facts(Mark.STRAY).name),
+    ("messages", "messages"), ("calls", "calls"),
+    *((str(facts(kind).summary_field), facts(kind).name) for kind in _HEADLINE),
 )
 """(summary field, label) for the header metrics; labels are the registry's names."""
 

@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import gc
 import hashlib
+import threading
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from inspector.rows import (
     rows_by_side,
     verdict_rows,
 )
-from inspector.safe_text import has_hostile, neutralize, safe_filename, without_paths
+from inspector.safe_text import has_hostile, literal, neutralize, safe_filename, without_paths
 from inspector.theme import ROW_KINDS, colour, label, meaning, summary_metrics, visible_prefix
 from integrity import (
     DEFAULT_POLICY,
@@ -187,9 +188,9 @@ def _previewed_rows(digest: str, name: str, policy: str, provider: str | None, _
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _load_all(digest: str, name: str, _data: bytes) -> Any:
+def _load_all(digest: str, name: str, _data: bytes, format: str = "auto") -> Any:
     try:
-        return _settled(load_all(_data, name))
+        return _settled(load_all(_data, name, format))
     except Exception as error:  # a TranscriptError, or any other failure to read: this input's error, never a crash
         return error
 
@@ -201,6 +202,14 @@ def load_source(source: Source) -> Transcript | None:
     session's sidechains, abandoned branches) gets a picker in the sidebar.
     """
     result = _load_all(source.digest, source.name, source.data)
+    choices = format_choices(source.data, source.name, result) if isinstance(result, TranscriptError) else []
+    if choices:
+        picked = format_picker(source, choices, str(result))
+        if picked is None:
+            return None
+        result = _load_all(source.digest, source.name, source.data, picked)
+    else:
+        url_set("format", None)
     if isinstance(result, TranscriptError):
         show_error(str(result))
         return None
@@ -210,17 +219,77 @@ def load_source(source: Source) -> Transcript | None:
     return pick_transcript(source, result)
 
 
+def format_choices(data: bytes, name: str, error: TranscriptError) -> list[str]:
+    """The formats to offer when detection needs help: the candidates the engine saw signs of when it calls
+    the file ambiguous, every format it reads when none fits or the file has no messages; [] for other
+    errors (broken JSON, a bad entry: no format would read it)."""
+    from integrity.formats import READABLE, possible_formats
+    from integrity.formats.container import parse_document
+
+    problem = getattr(error, "problem", "")
+    if problem.startswith("ambiguous transcript format"):
+        try:
+            document = parse_document(data, name)
+            whole: Any = document.entries if document.container != "object" \
+                else {**document.envelope, document.key: document.entries}
+            found = [f for f in possible_formats(whole) if f in READABLE]
+        except Exception:  # noqa: BLE001 - the error names them anyway: offer every format
+            found = []
+        return found or list(READABLE)
+    if problem.startswith(("unknown transcript format", "the transcript has no messages")):
+        return list(READABLE)
+    return []
+
+
+def format_picker(source: Source, choices: Sequence[str], error: str) -> str | None:
+    """Detection needs help: the engine's error, then the formats to read the file as (the CLI's --format),
+    mirrored in ?format=; None until one is picked."""
+    st.warning("The format of this file cannot be told from its content alone: pick it below "
+               "(the command line's `--format`).")
+    st.code(neutralize(without_paths(error)), language=None, wrap_lines=True)
+    key = f"format_{source.digest}"
+    asked = url_get("format")
+    if asked is not None and asked in choices and st.session_state.get("_url_format") != asked:
+        st.session_state[key] = asked
+        st.session_state["_url_format"] = asked
+    elif asked is not None and asked not in choices and st.session_state.get("_url_format") != asked:
+        st.session_state["_url_format"] = asked
+        report_unknown("format", asked, list(choices), None)
+    picked: str | None = st.selectbox("Read it as", list(choices), key=key, index=None,
+                                      placeholder="pick the format", help="the formats the file shows signs of "
+                                      "(every format the engine reads when it fits none)")
+    url_set("format", picked)
+    if picked is not None:
+        st.session_state["_url_format"] = picked
+    return picked
+
+
 def pick_transcript(source: Source, transcripts: Sequence[Transcript]) -> Transcript:
     """The only transcript, or the one picked in the sidebar ("main" first; branches are marked)."""
     if len(transcripts) == 1:
+        url_set("thread", None)
         return transcripts[0]
     names = [t.name for t in transcripts]
     marks = {t.name: "" if t.checked else "  (abandoned branch)" for t in transcripts}
-    chosen = st.sidebar.selectbox(
-        f"Transcript ({len(names)} in this file)", names, index=names.index("main") if "main" in names else 0,
-        key=f"thread_{source.digest}", format_func=lambda name: neutralize(name) + marks[name],
+    key = f"thread_{source.digest}"
+    default = "main" if "main" in names else names[0]
+    asked = url_get("thread")  # a link carries the transcript it opens (?thread=sidechain:...)
+    if asked is not None and st.session_state.get("_url_thread") != asked:
+        st.session_state["_url_thread"] = asked
+        if asked in names:
+            st.session_state[key] = asked
+        else:
+            report_unknown("thread", asked, names, st.session_state.get(key, default))
+    if st.session_state.get(key) not in names:
+        st.session_state[key] = default
+    chosen: str | None = st.sidebar.selectbox(
+        f"Transcript ({len(names)} in this file)", names, key=key,
+        format_func=lambda name: neutralize(name) + marks[name],
         help="A file may hold several transcripts: a Claude Code session's sidechains, an eval log's samples, "
              "branches a rewind left behind. Each is checked on its own.")
+    url_set("thread", None if chosen in (None, default) else chosen)
+    if chosen not in (None, default):
+        st.session_state["_url_thread"] = chosen
     return transcripts[names.index(chosen) if chosen is not None else 0]  # None only without options
 
 
@@ -356,25 +425,108 @@ def safe_frame(data: Any, columns: Sequence[str] | None = None) -> pd.DataFrame:
 # ----------------------------------------------------------------------------- URL state
 
 
+PENDING = "_url_next"
+"""Session key of the query parameters this run wants in the address bar, written once when the run ends."""
+
+
+def url_get(param: str) -> str | None:
+    """A query parameter as this run sees it: what the run already asked to write, else the address bar's."""
+    pending = st.session_state.get(PENDING) or {}
+    if param in pending:
+        value: str | None = pending[param]
+        return value
+    return st.query_params.get(param)
+
+
+def url_set(param: str, value: str | None) -> None:
+    """Ask for ?param=value (None: no such parameter) in the address bar, written once at the end of the run.
+
+    Every write to st.query_params that changes the address pushes one browser history entry: a page
+    that mirrored five widgets one by one added five entries per load, and Back stepped through them.
+    Collected here and written by flush_url, a user action adds at most one.  A page run on its own
+    (not through app.py, which flushes: Streamlit's test harness switching pages) writes at once.
+    """
+    if not getattr(_RUN, "batching", False):
+        if value is None:
+            st.query_params.pop(param, None)
+        elif st.query_params.get(param) != value:
+            st.query_params[param] = value
+        return
+    pending = st.session_state.get(PENDING)
+    if pending is None:
+        pending = st.session_state[PENDING] = {}
+    pending[param] = value
+
+
+def url_now() -> dict[str, str]:
+    """The query parameters as they will be once this run's writes land (for links made during the run)."""
+    params = {key: st.query_params[key] for key in st.query_params}
+    for key, value in (st.session_state.get(PENDING) or {}).items():
+        if value is None:
+            params.pop(key, None)
+        else:
+            params[key] = value
+    return params
+
+
+_RUN = threading.local()
+"""`batching`: True while app.py runs a page (it calls flush_url when the run ends)."""
+
+
+def batch_url() -> None:
+    """Collect this run's query parameter writes until flush_url (app.py, before it runs the page)."""
+    _RUN.batching = True
+
+
+def hold_url() -> None:
+    """This run ends in a rerun of the same page: its writes wait for the end of that run."""
+    _RUN.batching = False
+
+
+def flush_url(write: bool = True) -> None:
+    """Write this run's query parameters in one message (one history entry at most); app.py calls it when a
+    page's run ends.  write=False drops them (a switch to another page brings its own)."""
+    _RUN.batching = False
+    wanted = url_now()
+    st.session_state.pop(PENDING, None)
+    if write and wanted != {key: st.query_params[key] for key in st.query_params}:
+        st.query_params.from_dict(wanted)
+
+
+def report_unknown(param: str, value: str, valid: Sequence[str], used: str | None) -> None:
+    """One visible line for a link value that names nothing here: what was asked, what exists, what is shown."""
+    known = ", ".join(valid[:12]) + (" …" if len(valid) > 12 else "")
+    shown = f"; showing {literal(used, 40)} instead" if used else ""
+    st.warning(f"The link's {param}={literal(value, 60)} is not known here (known: {literal(known, 300)}){shown}.")
+
+
 def from_url(key: str, param: str, valid: Sequence[str], default: Any) -> None:
-    """Seed a widget's state from ?param= when the link is new, else keep the last choice."""
-    value = st.query_params.get(param)
+    """Seed a widget's state from ?param= when the link is new, else keep the last choice.
+
+    A value that names nothing (a mistyped policy) is reported on the page, once per link, never
+    silently replaced.
+    """
+    value = url_get(param)
+    if value is not None and value not in valid and st.session_state.get(f"_url_{param}") != value:
+        st.session_state[f"_url_{param}"] = value
+        st.session_state[f"_bad_{param}"] = value
     if value is not None and value in valid and st.session_state.get(f"_url_{param}") != value:
         st.session_state[key] = value
         st.session_state[f"_url_{param}"] = value
     elif key not in st.session_state:
         kept = st.session_state.get(f"_keep_{key}", default)
         st.session_state[key] = kept if kept in valid else default
+    bad = st.session_state.pop(f"_bad_{param}", None)
+    if bad is not None:
+        report_unknown(param, bad, list(valid), st.session_state.get(key))
 
 
 def to_url(key: str, param: str, value: str | None) -> None:
     st.session_state[f"_keep_{key}"] = value
+    url_set(param, value)
     if value is None:
-        if param in st.query_params:
-            del st.query_params[param]
         st.session_state.pop(f"_url_{param}", None)
     else:
-        st.query_params[param] = value
         st.session_state[f"_url_{param}"] = value
 
 
@@ -406,7 +558,7 @@ def provider_picker(container: Any = None, transcript: Transcript | None = None)
     options = [NO_PROVIDER, *providers]
     own = target_provider(transcript.format) if transcript is not None else None
     default = own if own in providers else NO_PROVIDER
-    asked = st.query_params.get("provider")
+    asked = url_get("provider")
     if asked in options and st.session_state.get("_url_provider") != asked:
         # A link (or an edited URL) names the provider: the user's pick.  The value this picker
         # mirrored into the URL itself is not: it would pin the first page's default on every file.
@@ -434,9 +586,11 @@ def input_picker(multiple: bool = True) -> Source | None:
     """Sidebar: sample, upload (one or many files) or paste; the choice survives page switches."""
     side = st.sidebar
     side.subheader("Transcript")
+    if url_get("file") is not None:
+        return linked_file()
     names = sample_names()
     modes = ["Sample", "Upload", "Paste"]
-    if st.query_params.get("sample") in names and st.session_state.get("_url_sample") != st.query_params["sample"]:
+    if url_get("sample") in names and st.session_state.get("_url_sample") != url_get("sample"):
         st.session_state["source_mode"] = "Sample"
     from_url("source_mode", "_never", modes, "Sample")
     mode: str | None = side.radio("Source", modes, key="source_mode", horizontal=True, label_visibility="collapsed")
@@ -446,7 +600,7 @@ def input_picker(multiple: bool = True) -> Source | None:
         if not names:
             side.info("sample_transcripts/ is empty")
             return None
-        asked = st.query_params.get("sample")
+        asked = url_get("sample")
         bad_link = asked is not None and asked not in names
         if bad_link and st.session_state.get("_url_sample") != asked:
             st.session_state["_url_sample"] = asked  # a link to a sample that does not exist: say so, open nothing
@@ -503,6 +657,38 @@ def input_picker(multiple: bool = True) -> Source | None:
                 source = Source(PASTE_NAME, text.encode("utf-8"), "paste")
     if source is not None:
         st.session_state["_current"] = source
+    return source
+
+
+@st.cache_data(max_entries=8, ttl=60, show_spinner=False)
+def _read_linked(path: str, table: str | None) -> tuple[str, bytes] | str:
+    from inspector.data_root import LinkError, data_root, read_linked
+
+    try:
+        return read_linked(path, table, data_root())
+    except LinkError as error:
+        return str(error)
+
+
+def _close_link() -> None:
+    url_set("file", None)
+    url_set("table", None)
+
+
+def linked_file() -> Source | None:
+    """The file a `?file=` link names (in the data folder, or a URL a triage table there lists), or None with
+    one error line saying why it does not open; the sidebar says where it came from and closes it."""
+    path = url_get("file") or ""
+    found = _read_linked(path, url_get("table"))
+    side = st.sidebar
+    side.text(f"Opened by the link: {neutralize(path)}")  # untrusted: plain text
+    side.button("Close it (pick a sample, upload or paste)", key="close_link", on_click=_close_link)
+    if isinstance(found, str):
+        st.error(f"The link's file={literal(path, 120)} does not open: {found}.")
+        return None
+    name, data = found
+    source = Source(name, data, "file")
+    st.session_state["_current"] = source
     return source
 
 
@@ -600,23 +786,23 @@ def rows_frame(rows: Sequence[Row], paired: set[int] | None = None, selected: in
                transcript: Transcript | None = None) -> pd.DataFrame:
     """A page of aligned rows as a DataFrame (text cells only; no HTML anywhere).
 
-    With the transcript, the durable column's position is the native one first
-    (`line 12 · #4`, `messages[3] · #3`), as everywhere else.
+    With the transcript, "where" is the one number shown first everywhere: the message's place in the
+    user's file (`line 12`, `messages[3]`); the row, durable # and view # are in the detail panel.
     """
-    from inspector.positions import durable_label
+    from inspector.positions import row_place
 
     paired = paired or set()
 
-    def where(index: int | None) -> str:
-        if index is None:
-            return ""
-        return durable_label(transcript, index) if transcript is not None else str(index)
+    def where(row: Row) -> str:
+        if transcript is not None:
+            return row_place(transcript, row.left, row.right)
+        return f"view #{row.right}" if row.left is None else str(row.left)
 
     return pd.DataFrame({
         "row": [r.row for r in rows],
         "sel": ["▶ selected" if r.row == selected else ("↔ paired" if r.row in paired else "") for r in rows],
         "kind": [label(r.kind) for r in rows],
-        "#": [where(r.left) for r in rows],
+        "#": [where(r) for r in rows],
         "durable transcript": [r.left_text for r in rows],
         "view #": [_number(r.right) for r in rows],
         "repaired view": [r.right_text for r in rows],
@@ -640,10 +826,12 @@ ROW_CONFIG = {
     "row": None,
     "sel": st.column_config.TextColumn("", width=70, help="the selected row and the rows paired with it"),
     "kind": st.column_config.TextColumn("kind", width=140),
-    "#": st.column_config.TextColumn("where", width=104,
-                                     help="where the message is in your file (line or index), then its durable #"),
+    "#": st.column_config.TextColumn("where in your file", width=120,
+                                     help="where the message is in your file: `line n` (JSONL) or `messages[n]` "
+                                          "(JSON). The row's other numbers (row, durable #, view #) are in the "
+                                          "panel below when it is selected"),
     "durable transcript": st.column_config.TextColumn("durable transcript", width=230),
-    "view #": st.column_config.TextColumn("view", width=44, help="position in the repaired view"),
+    "view #": None,  # on demand: the selected row's panel names its view position
     "repaired view": st.column_config.TextColumn("repaired view (sent to the model)", width=230),
     "why": st.column_config.TextColumn("why (whole in the panel below)", width=250),
 }
@@ -655,20 +843,22 @@ WHY_IN_FULL = {"why": st.column_config.TextColumn("why", width=250)}
 def overview_frame(rows: Sequence[Row], analysis: Analysis | None = None) -> pd.DataFrame:
     """All rows, lean: what a 100,000-message overview table can afford to send to the browser.
 
-    Rows whose preview was not computed (huge transcripts) show their role instead.
+    Each row is named by its place in the user's file (`line 12`, `messages[3]`), as everywhere; the
+    row number stays, numeric, so sorting the overview keeps the file's order.  Rows whose preview was
+    not computed (huge transcripts) show their role instead.
     """
+    from inspector.positions import row_place
     from inspector.rows import role_of
 
     return pd.DataFrame({
         "row": [r.row for r in rows],
+        "where in your file": [row_place(analysis.transcript, r.left, r.right) if analysis is not None
+                               else ("" if r.left is None else str(r.left)) for r in rows],
         "kind": [label(r.kind) for r in rows],
-        "#": [r.left for r in rows],
-        "view #": [r.right for r in rows],
         "message": [visible_prefix(r.left_text or r.right_text, 90) if r.filled or analysis is None
                     else role_of(analysis, r)
                     for r in rows],
-    }).astype({"#": "Int64", "view #": "Int64",  # numeric, so sorting the overview works
-               "kind": "category"})  # a dictionary column: half the bytes sent for 100,000 rows
+    }).astype({"kind": "category"})  # a dictionary column: half the bytes sent for 100,000 rows
 
 
 def metrics(analysis: Analysis) -> None:
@@ -728,9 +918,9 @@ def verdict_panel(analysis: Analysis, provider: str | None) -> None:
     if not verdict_table(analysis, width="content"):
         return
     if provider and provider in (analysis.verdicts or {}):
-        result = analysis.verdicts[provider] or {}
+        result = analysis.verdicts[provider]
         for when in ("before", "after"):
-            found = violation_rows(result.get(when) or [])
+            found = violation_rows(result.before if when == "before" else result.after)
             title = f"{provider} {when} repair: " + (f"{len(found)} error(s)" if found else "accepted")
             with st.expander(title, expanded=bool(found) and when == "after"):
                 if found:

@@ -17,9 +17,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from integrity import PROVIDERS, Analysis, provider_verdict, with_verdicts
+from integrity import PROVIDERS, Analysis, Placement, ProviderVerdict, provider_verdict, view_placement, with_verdicts
+from integrity.download import RECHECK_UP_TO, Download, download
 
 from .diagnostics import curl_command, diagnostics, request_body
+from .positions import native_label, row_place
+from .report_view import after_repair_words
 from .safe_text import neutralize
 from .ui import show_failure, verdict_line
 
@@ -31,13 +34,17 @@ AUTO_CHOSEN_MESSAGES = 20_000
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _one_verdict(digest: str, name: str, policy: str, provider: str | None, judge: str,
-                 _analysis: Analysis, _requests: dict[Any, Any]) -> tuple[dict[str, Any], float]:
-    started = time.perf_counter()  # kept with the verdict: what it took is what the next estimate reads
-    verdict = provider_verdict(_analysis, judge, requests=_requests)
+                 _analysis: Analysis, _requests: dict[Any, Any]
+                 ) -> tuple[ProviderVerdict, list[Any] | None, float]:
+    """The judge's verdict, the view it judged when that view was re-planned for it (else None), and the
+    seconds it took (kept with the verdict: what the next estimate reads)."""
+    started = time.perf_counter()
+    views: dict[str, list[Any]] = {}
+    said = provider_verdict(_analysis, judge, requests=_requests, views=views)
     # tens of thousands of kept violations out of the cyclic GC's rescans (as inspector.ui._settled does for
     # the transcript): otherwise every later key press pays for a collection that walks them all
     gc.freeze()
-    return verdict, time.perf_counter() - started
+    return said, views.get(judge), time.perf_counter() - started
 
 
 def _cancel(flag: str) -> None:
@@ -70,7 +77,8 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
                   on_click=st.session_state.__setitem__, args=(flag, True))
     if not names:
         return analysis
-    verdicts: dict[str, dict[str, Any]] = {}
+    verdicts: dict[str, ProviderVerdict] = {}
+    views: dict[str, list[Any]] = {}
     requests: dict[Any, Any] = {}  # providers sharing a native format share its written requests
     slot = st.empty()
     failed: Exception | None = None
@@ -83,8 +91,10 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
                 left = estimate(timings, names[count:], "about {} s left")
                 bar.progress(count / len(names), text=f"Checking what the providers say: {judge} ({count + 1} "
                                                        f"of {len(names)}{'; ' + left if left else ''})")
-                verdicts[judge], timings[judge] = _one_verdict(digest, name, analysis.policy, provider, judge,
-                                                               analysis, requests)
+                verdicts[judge], view, timings[judge] = _one_verdict(digest, name, analysis.policy, provider,
+                                                                     judge, analysis, requests)
+                if view is not None:
+                    views[judge] = view
         except Exception as error:  # noqa: BLE001 - the rest of the page is still worth showing
             failed = error
     slot.empty()
@@ -92,7 +102,7 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
         show_failure(f"{name}: provider verdicts", failed,
                      headline="Provider verdicts could not be computed for this transcript; the rest is shown.")
         return analysis
-    return with_verdicts(analysis, verdicts)
+    return with_verdicts(analysis, verdicts, views)
 
 
 def estimate(timings: dict[str, float], names: Sequence[str] = tuple(PROVIDERS), said: str = ": about {} s") -> str:
@@ -107,22 +117,50 @@ def estimate(timings: dict[str, float], names: Sequence[str] = tuple(PROVIDERS),
 
 
 def headline(analysis: Analysis, provider: str | None, digest: str, name: str) -> None:
-    """The verdict and the chosen provider's answer in one block: as recorded, after repair, first error whole."""
+    """The verdict and the chosen provider's answer in one block: as recorded, after repair, first error whole;
+    "safe to send" only of the download `check` passes (offered_download)."""
     lines = [verdict_line(analysis), *unplaced_findings(analysis)]
     result = (analysis.verdicts or {}).get(provider or "")
     if provider and result is not None:
-        before, after = list(result.get("before") or []), list(result.get("after") or [])
-        lines.append(f"{provider}, the transcript as recorded: "
-                     + ("accepted" if not before else f"REJECTED with {len(before)} error(s), the first:"))
-        if before:
-            lines.append(f"  {before[0].error}")
-        lines.append(f"{provider}, the repaired view: " + ("accepted: safe to send" if not after
-                                                            else f"REJECTED with {len(after)} error(s), the first:"))
-        if after:
-            lines.append(f"  {after[0].error}")
-        elif before:
+        offered = offered_download(analysis, provider, digest, name) if result.accepted_after_repair else None
+        lines.extend(provider_lines(result, offered, len(analysis.transcript.messages)))
+        if result.accepted_after_repair and not result.accepted_as_recorded:
             lines.extend(regrouped(analysis, provider, digest, name))
     st.code(neutralize("\n".join(lines)), language=None, wrap_lines=True)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _download(digest: str, name: str, policy: str, planned_for: str | None, provider: str | None,
+              _analysis: Analysis, _written: dict[Any, Any] | None) -> Download:
+    return download(_analysis, provider, written=_written)
+
+
+def offered_download(analysis: Analysis, provider: str | None, digest: str, name: str,
+                     written: dict[Any, Any] | None = None) -> Download | str | None:
+    """The bytes the Report page offers for `provider`'s view, read back and checked (cached by content, policy
+    and provider); a string: why the view cannot be written (one line, never a traceback); None above
+    RECHECK_UP_TO messages: nothing is written until the download is asked for, and nothing is called safe.
+    written: shared over one page's providers (integrity.download.download)."""
+    if len(analysis.transcript.messages) > RECHECK_UP_TO:
+        return None
+    try:
+        return _download(digest, name, analysis.policy, analysis.provider, provider, analysis, written)
+    except Exception as error:  # noqa: BLE001 - the page says the download cannot be offered, and goes on
+        return f"the repaired view cannot be written ({type(error).__name__}: {error})"
+
+
+def provider_lines(result: ProviderVerdict, offered: Download | str | None, size: int) -> list[str]:
+    """The chosen provider's answer: as recorded and after repair, each first error whole."""
+    provider, before, after = result.provider, result.before, result.after
+    lines = [f"{provider}, the transcript as recorded: "
+             + ("accepted" if not before else f"REJECTED with {len(before)} error(s), the first:")]
+    if before:
+        lines.append(f"  {before[0].error}")
+    words = after_repair_words(result, offered, size)
+    lines.append(f"{provider}, the repaired view: {words}" + (", the first:" if after else ""))
+    if after:
+        lines.append(f"  {after[0].error}")
+    return lines
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -165,10 +203,14 @@ def unplaced_findings(analysis: Analysis) -> list[str]:
     return lines
 
 
-def _row_links(indices: Sequence[int], when: str, by_left: dict[int, int], by_right: dict[int, int]) -> str:
-    table = by_left if when == "before" else by_right
-    prefix = "#" if when == "before" else "view #"
-    return ", ".join(f"{prefix}{i} (row {table[i]})" for i in indices if i in table)
+def _row_links(indices: Sequence[int], when: str, analysis: Analysis, placement: Placement | None) -> str:
+    """The messages an error is about, by their place in the user's file (the one number shown first):
+    as recorded, the error's indices are durable; after repair they are view positions, placed through the
+    report's one durable-to-view mapping (a message only the view has is "not in the file")."""
+    if when == "before":
+        return ", ".join(native_label(analysis.transcript, i) for i in indices)
+    return ", ".join(row_place(analysis.transcript, (placement.sources(i) or (None,))[0] if placement else None, i)
+                     for i in indices)
 
 
 def compiler_panel(analysis: Analysis, provider: str | None, by_left: dict[int, int],
@@ -186,12 +228,13 @@ def compiler_panel(analysis: Analysis, provider: str | None, by_left: dict[int, 
     excerpts = st.toggle("Show the request around each error", value=size <= EXCERPT_UP_TO,
                          help="the provider's request entries around the failing path, one line each "
                               f"(on by default up to {EXCERPT_UP_TO:,} messages: it rebuilds the request)")
+    placement = view_placement(analysis.report) if analysis.report.view else None
     for when, title in (("before", "as recorded"), ("after", "after repair")):
         found = diagnostics(analysis, provider, when, excerpts)
         st.markdown(f"**{provider}, {title}:** " + (f"{len(found)} error(s)" if found else "accepted"))
         rest: list[dict[str, Any]] = []
         for number, said in enumerate(found, 1):
-            about = _row_links(said.canonical, when, by_left, by_right)
+            about = _row_links(said.canonical, when, analysis, placement)
             if number <= SHOWN_ERRORS:
                 head = f"error[{said.rule}] at {said.position}" + (f"  —  about {about}" if about else "")
                 st.code(f"{head}\n{said.error}", language=None, wrap_lines=True)  # the exact text, whole

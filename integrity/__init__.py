@@ -13,8 +13,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from ._gc import gc_paused
-from ._policies import DEFAULT_POLICY, POLICIES
+from ._bulk.gc_pause import gc_paused
 from .fence import LeaseLostError, append_interrupted_tool_call_results
 from .kinds import FINDINGS, MARKS, REPAIR_KINDS, FindingCode, KindFacts, Mark, RepairKind, Severity, facts
 from .reference import (
@@ -26,6 +25,7 @@ from .reference import (
     repair_orphaned_tool_calls,
     track_tool_call_message,
 )
+from .repair.policies import DEFAULT_POLICY, POLICIES
 from .transform import with_tool_call_integrity_repair
 
 _LAZY: dict[str, str] = {
@@ -45,12 +45,12 @@ _LAZY: dict[str, str] = {
     # the report
     "Action": "report", "DurableView": "report",
     "MergedView": "report", "Pairing": "report", "ReceiptView": "report", "RepairReport": "report",
-    "TurnView": "report", "build_report": "report", "view_from_report": "report",
+    "TurnView": "report", "build_report": "report", "read_report": "report", "view_from_report": "report",
     # the diagnosis (what check prints; integrity._diagnosis)
     "Diagnosis": "_diagnosis", "Finding": "_findings", "Summary": "_diagnosis", "diagnose": "_diagnosis",
     "own_provider": "_diagnosis",
     # durable <-> view mapping (what every "moved to", "not in the view" statement reads)
-    "Placement": "placement", "view_placement": "placement",
+    "Placement": "repair.placement", "view_placement": "repair.placement",
     "Note": "notes", "NoteCode": "notes", "render_note": "notes",
 }
 _RENAMED = {"render_note": "render"}
@@ -73,8 +73,8 @@ if TYPE_CHECKING:
     from .notes import Note, NoteCode
     from .notes import render as render_note
     from .pipeline import CheckResult, ProviderVerdict, Status, check, status_of, target_provider
-    from .placement import Placement, view_placement
     from .providers import PROVIDERS, SPECS, ProviderSpec, Violation, spec, validate, validate_native
+    from .repair.placement import Placement, view_placement
     from .repairing import repair_with_report
     from .report import (
         Action,
@@ -85,6 +85,7 @@ if TYPE_CHECKING:
         RepairReport,
         TurnView,
         build_report,
+        read_report,
         view_from_report,
     )
 
@@ -106,7 +107,7 @@ __all__ = [
     "ToolCallRepair", "Transcript", "TranscriptError", "TurnView", "Violation", "analyze",
     "append_interrupted_tool_call_results", "build_report", "check", "diagnose", "export_view", "facts",
     "gc_paused", "interrupted_tool_result", "is_interrupted_tool_result", "judged_by_providers", "load", "load_all",
-    "orphaned_tool_calls", "own_provider", "provider_verdict", "read_all", "read_bytes", "read_source",
+    "orphaned_tool_calls", "own_provider", "provider_verdict", "read_all", "read_bytes", "read_report", "read_source",
     "render_note", "repair_orphaned_tool_calls", "repair_with_report", "spec", "status_of", "target_provider",
     "track_tool_call_message", "validate", "validate_native", "view_from_report", "view_placement",
     "with_tool_call_integrity_repair", "with_verdicts", "write_bytes",

@@ -13,14 +13,16 @@ from collections.abc import Container, Iterable, Sequence
 from itertools import accumulate, compress, islice
 from typing import Any, Literal
 
-from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_index, unplain
+import msgspec
+
 from ._findings import Finding, Known, find_defects, paired
-from ._plan import Plan
-from ._policies import POLICY
-from ._records import FrozenRecord
-from ._views import LightTranscript, loose_results
+from ._records import FrozenRecord, replace
 from .kinds import FINDINGS, REPAIR_KINDS, VERDICT_ORDER, FindingCode, RepairKind, Severity, fails, rate, worst
 from .notes import Note, NoteCode
+from .repair.entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_index, unplain
+from .repair.plan import Plan
+from .repair.policies import POLICY
+from .repair.views import LightTranscript, loose_results
 
 AsRecorded = dict[str, Literal["accepted", "rejected"]]
 """provider -> what it says about the transcript as recorded (only the providers that were checked)."""
@@ -50,13 +52,6 @@ class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     turns_synthesized: int = 0
     findings: int
 
-    @classmethod
-    def _before(cls, data: Any) -> Any:
-        """A summary of an older report has no `renamed` count: none were."""
-        if isinstance(data, dict) and "renamed" not in data:
-            data = {**data, "renamed": 0}
-        return data
-
 
 Reason = tuple[RepairKind, tuple[NoteCode, ...]]
 """What a change is and why (its kind and note codes): all a severity is rated from."""
@@ -65,7 +60,7 @@ Reason = tuple[RepairKind, tuple[NoteCode, ...]]
 class Diagnosis(FrozenRecord, frozen=True, kw_only=True, dict=True, omit_defaults=True):
     """What `check` prints: the verdict, counts and findings, without per-message detail.
 
-    Its `_reasons` (set by diagnose, kept by model_copy) are every distinct change, to rate it again.
+    Its `_reasons` (set by diagnose, kept by _records.replace) are every distinct change, to rate it again.
     The last four fields are in its JSON only when set.
     """
 
@@ -412,20 +407,14 @@ def _malformed(findings: list[Finding]) -> int:
 
 def own_provider(format: str | None) -> str | None:
     """The provider a file in this format is sent to, or None for formats no single provider reads (pi-ai,
-    LangChain, ...): a provider's own request format (an Anthropic request: Anthropic), or what the format's
-    module declares as its `PROVIDER` (the session log of an agent that talks to one API: a Claude Code
-    session is sent as Anthropic Messages requests, a Codex CLI rollout as OpenAI Responses requests).
-    Judging those by another provider's turn rules would report errors their provider never returns."""
-    if format is None:
-        return None
-    from .formats import ADAPTERS
-    from .providers import SPECS
+    LangChain, ...): what the format's spec declares (integrity.formats.spec.FormatSpec.provider): a
+    provider's own request format (an Anthropic request: Anthropic), or the session log of an agent that
+    talks to one API (a Claude Code session is sent as Anthropic Messages requests, a Codex CLI rollout as
+    OpenAI Responses requests).  Judging those by another provider's turn rules would report errors their
+    provider never returns."""
+    from .formats import implied_provider
 
-    declared = getattr(ADAPTERS.get(format), "PROVIDER", None)
-    if declared is not None:
-        return str(declared)
-    found = SPECS.get(format)
-    return format if found is not None and found.native_format == format else None
+    return implied_provider(format)
 
 
 def target_provider(format: str | None, provider: str | None = None) -> str | None:
@@ -450,7 +439,7 @@ def _rated_findings(findings: Sequence[Finding], accepted: bool | None) -> list[
     for finding in findings:
         facts = FINDINGS.get(finding.kind)
         severity = facts.rated(accepted) if facts is not None else finding.severity
-        out.append(finding if severity == finding.severity else finding.model_copy(update={"severity": severity}))
+        out.append(finding if severity == finding.severity else msgspec.structs.replace(finding, severity=severity))
     return out
 
 
@@ -485,7 +474,7 @@ def diagnose(light: LightTranscript, plan: Plan, source: str | None = None,
     diagnosis = Diagnosis(source=source, policy=plan.policy, changed=plan.changed, healthy=not fails(severity),
                           verdict=_verdict(summary, plan.changed, severity, _malformed(findings)), summary=summary,
                           findings=findings, severity=severity, provider=plan.provider)
-    diagnosis.__dict__["_reasons"] = reasons  # not a field: never serialized, kept by model_copy
+    diagnosis.__dict__["_reasons"] = reasons  # not a field: never serialized, kept by _records.replace
     return diagnosis
 
 
@@ -607,7 +596,7 @@ def with_recorded(report: Any, recorded: dict[str, bool]) -> Any:
     update.update(findings=findings, severity=severity, healthy=not fails(severity),
                   verdict=_verdict(report.summary, report.changed, severity, _malformed(findings), said,
                                    report.provider, counting, fails(severity) and not fails(own)))
-    return report.model_copy(update=update)
+    return replace(report, **update)
 
 
 def recorded_acceptance(report: Any) -> bool | None:

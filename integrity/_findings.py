@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._plan import Plan
-from ._policies import POLICY
 from ._records import FrozenRecord
-from ._views import LightTranscript, loose_results
-from .kinds import FINDINGS, LEGACY_SEVERITY, FindingCode, Severity
+from .kinds import FINDINGS, FindingCode, Severity
 from .notes import NoteCode
+from .repair.plan import Plan
+from .repair.policies import POLICY
+from .repair.views import LightTranscript, loose_results
 
 Uses = dict[str, list[tuple[int, int]]]
 """call id -> (frame index, call position) of each call using it."""
@@ -44,20 +44,6 @@ class Finding(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     def said(self) -> str:
         """The finding in one line, as `check` and the Inspector's verdict print it."""
         return f"{self.severity.value}: {self.message}"
-
-    @classmethod
-    def _before(cls, data: Any) -> Any:
-        """Reports before version 3 said error/warning: the finding's kind gives its severity now.  A
-        finding without a call id has None (as pydantic defaulted it)."""
-        if isinstance(data, dict) and data.get("severity") in LEGACY_SEVERITY:
-            try:
-                severity = FINDINGS[FindingCode(data.get("kind"))].severity
-            except (ValueError, KeyError):
-                severity = LEGACY_SEVERITY[data["severity"]]
-            data = {**data, "severity": severity}
-        if isinstance(data, dict) and "call_id" not in data:
-            data = {**data, "call_id": None}
-        return data
 
 
 def paired(plan: Plan, index: int) -> bool:

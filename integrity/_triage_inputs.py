@@ -5,6 +5,13 @@ to it are one file, named once); a path or glob that names nothing is the user's
 mistake (TriageError), not an empty table.  A FIFO, a device or a socket is listed
 so that it gets its error row, but is never opened: reading one could block
 forever or never end.
+
+A runtime's session store addressed as a URL (`langgraph+postgresql://...`, `langgraph+sqlite:///x.db`,
+`agents+sqlite://`, `adk+sqlite://`; integrity.guards.stores) stands for each of its threads: its threads
+are listed in one read and each becomes one input named `STORE?thread=ID` (`?session=ID` for the
+Agents SDK and ADK), the URL `integrity check` takes for that thread.  A password in the store's URL is
+never part of a name (it would land in the table): names carry `***`, and `stores` maps the named store
+back to the URL that reaches it, for the workers.
 """
 
 from __future__ import annotations
@@ -40,7 +47,16 @@ def identity(url: str) -> str:
 
 
 def exists(url: str) -> bool:
-    """Whether the file is still there (for rows of files an earlier run saw)."""
+    """Whether the file (or the store's thread) is still there (for rows of files an earlier run saw); a
+    store that cannot be reached now counts its threads as missing."""
+    if is_store(url):
+        from .guards.stores import list_threads
+        from .loading import TranscriptError
+
+        try:
+            return bool(list_threads(url))
+        except (TranscriptError, ImportError):
+            return False
     if is_local(url):
         return os.path.lexists(url)
     from fsspec.core import url_to_fs
@@ -49,17 +65,48 @@ def exists(url: str) -> bool:
     return bool(fs.exists(path))
 
 
-def expand_inputs(patterns: Sequence[str], exclude: Callable[[str], bool] = lambda name: False) -> list[str]:
+def is_store(url: str) -> bool:
+    """Whether an input names one thread of a runtime's session store (see the module docstring)."""
+    from .guards.stores import is_store_url
+
+    return is_store_url(url)
+
+
+def _store_units(pattern: str, stores: dict[str, str]) -> list[str]:
+    """The input names of every thread of the store (or of the one its URL names): one listing read."""
+    from .guards.stores import list_threads, redacted, split_store_url, thread_url
+    from .loading import TranscriptError
+
+    try:
+        base, _ = split_store_url(pattern)
+        threads = list_threads(pattern)
+    except TranscriptError as error:
+        raise TriageError(str(error).replace(pattern, redacted(pattern))) from None
+    except ImportError as error:  # the runtime's reader (langgraph, psycopg) is an optional dependency
+        raise TriageError(f"{redacted(pattern)}: cannot read it: {error}") from None
+    if not threads:
+        raise TriageError(f"{redacted(pattern)}: the store holds no thread or session")
+    shown = redacted(base)
+    stores[shown] = base
+    return [thread_url(shown, thread) for thread in threads]
+
+
+def expand_inputs(patterns: Sequence[str], exclude: Callable[[str], bool] = lambda name: False,
+                  stores: dict[str, str] | None = None) -> list[str]:
     """Every file the patterns name, once each (by resolved path), as sorted names: absolute local paths or URLs.
 
     A folder stands for every file under it; a glob is expanded by its filesystem.
     `exclude(identity)` leaves out files a folder or glob finds (the run's own
-    tables); naming one of them outright, or naming nothing, is a TriageError.
+    tables); naming one of them outright, or naming nothing, is a TriageError.  A store URL gives one
+    name per thread, and `stores` (when given) is filled with the URL each named store is reached by.
     """
     from fsspec.core import url_to_fs
 
     names: dict[str, str] = {}  # identity -> the smallest name among its aliases
     for pattern in patterns:
+        if is_store(pattern):
+            names.update((unit, unit) for unit in _store_units(pattern, {} if stores is None else stores))
+            continue
         try:
             fs, base = url_to_fs(pattern)
         except (ValueError, ImportError) as error:  # an unknown protocol, or its package not installed

@@ -8,23 +8,27 @@ rules: the view a provider is sent (view_for_provider) and the rating by the tar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._arguments import require_transcript
-from ._entries import materialize
-from ._gc import without_gc
-from ._plan import Plan
-from ._policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_view
-from ._views import LightTranscript
+from ._bulk.gc_pause import without_gc
+from ._records import replace
 from .loading import Transcript
 from .reference import time_ms
+from .repair.entries import materialize
+from .repair.plan import Plan
+from .repair.policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_view
+from .repair.views import LightTranscript
 from .report import RepairReport, build_report
 from .schema import schema_findings
 
+if TYPE_CHECKING:
+    from .providers.verdict import ProviderVerdict
+
 __all__ = ["Analysis", "DEFAULT_POLICY", "PLANNERS", "POLICIES", "analyze", "export_view", "load", "load_all",
-           "reader_findings"]
+           "provider_view", "reader_findings"]
 
 
 @dataclass
@@ -37,8 +41,11 @@ class Analysis:
     plan: Plan
     view: list[Any]
     report: RepairReport
-    verdicts: dict[str, Any] = field(default_factory=dict)
+    verdicts: dict[str, ProviderVerdict] = field(default_factory=dict)
     provider: str | None = None  # the provider the view was planned for
+    views: dict[str, list[Any]] = field(default_factory=dict)
+    """The views re-planned for a provider (replans_for) while its verdict was made: the very view the verdict
+    is about, so the page offers for download exactly what the provider accepted (provider_view)."""
 
 
 @without_gc  # the parsed transcript is large: collections would rescan it for nothing
@@ -158,9 +165,9 @@ def analyze(
     report = build_report(light, plan, stamps, transcript.source,
                           [*reader_findings(transcript), *schema_findings(transcript)])
     if transcript.native or transcript.name != "main":  # read from a file: say what was read
-        report = report.model_copy(update={"format": transcript.format, "thread": transcript.name})
+        report = replace(report, format=transcript.format, thread=transcript.name)
     if provider and report.provider != provider:  # the reference's plan names none: the report is for it
-        report = report.model_copy(update={"provider": provider})
+        report = replace(report, provider=provider)
     analysis = Analysis(transcript, policy, light, plan, view, report, provider=provider)
     if verdicts:
         from .providers import PROVIDERS
@@ -175,13 +182,16 @@ def judged_by_providers(analysis: Analysis, providers: Sequence[str], now: Calla
     """A new Analysis with each provider's verdict, before and after repair, and its report rated by the target
     provider's verdict as recorded (with_verdicts: the same rating `check` gives; the input is not changed)."""
     requests: dict[Any, Any] = {}  # providers sharing a native format share its written requests
-    return with_verdicts(analysis, {name: provider_verdict(analysis, name, now, requests) for name in providers})
+    views: dict[str, list[Any]] = {}
+    verdicts = {name: provider_verdict(analysis, name, now, requests, views) for name in providers}
+    return with_verdicts(analysis, verdicts, views)
 
 
-def with_verdicts(analysis: Analysis, verdicts: dict[str, dict[str, Any]]) -> Analysis:
-    """A new Analysis carrying `provider_verdict` results, its report rated by the target provider's (the one
-    the view was planned for, else the one the format implies: integrity.pipeline.target_provider), as `check`
-    rates it; the others are information.
+def with_verdicts(analysis: Analysis, verdicts: Mapping[str, ProviderVerdict],
+                  views: Mapping[str, list[Any]] | None = None) -> Analysis:
+    """A new Analysis carrying `provider_verdict` results (and the views re-planned for them), its report rated by
+    the target provider's (the one the view was planned for, else the one the format implies:
+    integrity.pipeline.target_provider), as `check` rates it; the others are information.
 
     For front ends that compute the verdicts one provider at a time (to show progress
     and stop when asked) and still want the one rating `check` gives.
@@ -194,33 +204,52 @@ def with_verdicts(analysis: Analysis, verdicts: dict[str, dict[str, Any]]) -> An
     target = target_provider(analysis.transcript.format, analysis.provider)
     report = analysis.report
     if target is not None and target in verdicts:  # rated by the target alone, as `check` rates it
-        report = with_recorded(report, {target: not verdicts[target]["before"]})
-    return dataclasses.replace(analysis, verdicts=verdicts, report=report)
+        report = with_recorded(report, {target: verdicts[target].accepted_as_recorded})
+    return dataclasses.replace(analysis, verdicts=dict(verdicts), report=report,
+                               views={**analysis.views, **(views or {})})
 
 
 @without_gc  # the parsed transcript is large: collections would rescan it for nothing
 def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] = time_ms,
-                     requests: dict[Any, Any] | None = None) -> dict[str, Any]:
-    """What one provider would say about the durable transcript and about the view it would get.
+                     requests: dict[Any, Any] | None = None, views: dict[str, list[Any]] | None = None
+                     ) -> ProviderVerdict:
+    """What one provider would say about the durable transcript and about the view it would get (the
+    pipeline's ProviderVerdict: the same type `check` gives).
 
     The view is re-planned for that provider when its plan would differ (the
     strict policy names id-less calls only for providers that need ids, and
-    follows the chosen provider's role rules).  Both are validated as a stored
+    follows the chosen provider's role rules): provider_view.  Both are validated as a stored
     history (`history=True`): rules about the outgoing request itself, such as
     Mistral's "the last message may not be an assistant message", do not apply,
     since the next request appends a new turn.  requests: shared by the calls of one
-    round over every provider (see `validate`), so a native request is written once.
+    round over every provider (see `validate`), so a native request is written once.  views: where a
+    view re-planned for the provider is kept (with_verdicts puts it on the Analysis, so the download
+    offered for that provider is the very view judged here).
     """
     from .providers import validate
+    from .providers.verdict import ProviderVerdict
 
     transcript = analysis.transcript
-    view = view_for_provider(analysis.policy, analysis.light, analysis.plan, analysis.view, transcript.messages,
-                             provider, now)
-    return {
-        "before": validate(transcript.messages, provider, transcript, history=True, as_recorded=True,
-                           requests=requests),
-        "after": validate(view, provider, transcript, history=True, requests=requests),
-    }
+    view = provider_view(analysis, provider, now)
+    if views is not None and view is not analysis.view:
+        views[provider] = view
+    return ProviderVerdict(
+        provider,
+        validate(transcript.messages, provider, transcript, history=True, as_recorded=True, requests=requests),
+        validate(view, provider, transcript, history=True, requests=requests),
+    )
+
+
+def provider_view(analysis: Analysis, provider: str | None, now: Callable[[], int] = time_ms) -> list[Any]:
+    """The view `provider` is sent (None: the one the analysis planned): the analysis's own view, or the one
+    re-planned for it (view_for_provider), the one kept with its verdict when there is one."""
+    if provider is None:
+        return analysis.view
+    kept = analysis.views.get(provider)
+    if kept is not None:
+        return kept
+    return view_for_provider(analysis.policy, analysis.light, analysis.plan, analysis.view,
+                             analysis.transcript.messages, provider, now)
 
 
 def replans_for(policy: str, light: LightTranscript, plan: Plan, provider: str) -> bool:
@@ -242,8 +271,8 @@ def view_for_provider(policy: str, light: LightTranscript, plan: Plan, view: lis
 
 def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
     """Whether the strict plan for this provider may differ from another provider's."""
-    from ._legalize import has_role_rules
-    from ._strict import refuses_some_id
+    from .repair.legalize import has_role_rules
+    from .repair.strict import refuses_some_id
 
     return has_role_rules(provider) or any(call.id == "" for calls in light.frames.values() for call in calls) \
         or refuses_some_id(light, provider)
@@ -263,8 +292,9 @@ def rejected_by_own_provider(transcript: Transcript) -> list[Any]:
     return validate_recorded(transcript, [provider])[provider]
 
 
-def export_view(analysis: Analysis) -> bytes:
-    """The repaired view serialized in the transcript's own format and container."""
+def export_view(analysis: Analysis, provider: str | None = None) -> bytes:
+    """The view planned for `provider` (None: the analysis's own) serialized in the transcript's own format
+    and container: what a page offers for download for that provider."""
     from .formats import write_bytes
 
-    return write_bytes(analysis.transcript, analysis.view)
+    return write_bytes(analysis.transcript, provider_view(analysis, provider))

@@ -2,7 +2,7 @@
 
 Exit codes: see EXIT_CODES (also in `--help` and the README).  Bad input never
 prints a traceback: one line names the file, the position and the problem.  Output
-files are written by integrity._safe_write: never the input, never a special file,
+files are written by integrity._bulk.atomic_write: never the input, never a special file,
 all or nothing.  An unexpected exception is a bug: one line `internal error: ...`
 and EXIT_INTERNAL (`--debug` prints the traceback).  A closed standard output
 (`check ... | head -1`) stops the output quietly; the exit code is unchanged.
@@ -19,12 +19,12 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO, cast
 
-from ._safe_write import STDOUT, Target, Terminated, WriteError, signals_raise, write_all
-from ._safe_write import plan as plan_targets
+from ._bulk.atomic_write import STDOUT, Target, Terminated, WriteError, signals_raise, write_all
+from ._bulk.atomic_write import plan as plan_targets
 from .loading import TranscriptError, one_line, open_source, read_opened, read_source
 
 if TYPE_CHECKING:  # the report module is imported lazily, only by the commands that need it
-    from ._json_pieces import Piece
+    from ._bulk.pieces import Piece
     from .pipeline import CheckResult, ProviderVerdict
     from .pipeline import Loaded as _Loaded  # one transcript of a file: the pipeline's unit
 
@@ -46,7 +46,7 @@ EXIT_CODES = """exit codes:
 
 
 def _policies() -> Sequence[str]:
-    from ._policies import POLICIES
+    from .repair.policies import POLICIES
 
     return POLICIES
 
@@ -76,7 +76,7 @@ def _fast_allowed(args: argparse.Namespace) -> bool:
 
 
 def _clean(args: argparse.Namespace) -> bool:
-    from ._policies import DEFAULT_POLICY, reads_closely
+    from .repair.policies import DEFAULT_POLICY, reads_closely
 
     return reads_closely(getattr(args, "policy", DEFAULT_POLICY))
 
@@ -84,15 +84,15 @@ def _clean(args: argparse.Namespace) -> bool:
 def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
                writes: bool = False) -> tuple[list[_Loaded], bytes | None]:
     """Every transcript of the file at `path`, and its bytes (None: a large pi-ai file the fast path
-    reads a block at a time, never whole; see _fastpath.read_fast_file; writes: its view is written).
+    reads a block at a time, never whole; see fast_read.read_fast_file; writes: its view is written).
     The file is opened once, whichever way it is read."""
     if "+" in path.split("://", 1)[0] and "://" in path:  # a runtime's session store (langgraph+sqlite://...)
         return _load_store(path, args, writes), None
     if path == "-" or not (allow_fast and _fast_allowed(args)):
         data = read_source(path)
         return _load(path, data, args, allow_fast), data
-    from ._fastpath import read_fast_file
-    from ._stream import FileSource
+    from ._bulk.blocks import FileSource
+    from ._bulk.fast_read import read_fast_file
 
     handle, status = open_source(path)
     stream = FileSource(_source_name(path), handle, status)
@@ -112,7 +112,7 @@ def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
 def _load_store(url: str, args: argparse.Namespace, writes: bool) -> list[_Loaded]:
     """Every thread or session of a runtime's store (integrity.guards.stores: LangGraph checkpointers,
     Agents SDK and ADK session databases), read-only; `repair` writes files, so a store is refused there."""
-    from .guards.stores import is_store_url, read_store
+    from .guards.stores import is_store_url, read_store, redacted
 
     if not is_store_url(url):
         raise TranscriptError(url, "", "not a file, and not a store URL this tool reads (langgraph+sqlite://, "
@@ -127,7 +127,7 @@ def _load_store(url: str, args: argparse.Namespace, writes: bool) -> list[_Loade
         transcripts = [pick(transcripts, thread, url)]
     from .pipeline import Loaded
 
-    return [Loaded(url, transcript=transcript, count=len(transcripts)) for transcript in transcripts]
+    return [Loaded(redacted(url), transcript=transcript, count=len(transcripts)) for transcript in transcripts]
 
 
 def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) -> list[_Loaded]:
@@ -136,7 +136,7 @@ def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) ->
     thread = getattr(args, "thread", None)
     skip = bool(getattr(args, "skip_bad_lines", False))
     if allow_fast and _fast_allowed(args):
-        from ._fastpath import read_fast
+        from ._bulk.fast_read import read_fast
 
         fast = read_fast(data, source, clean=_clean(args))
         if fast is not None:
@@ -168,7 +168,7 @@ def _branch_line(loaded: _Loaded) -> str:
 
 
 def _plan(light: Any, policy: str, provider: str | None = None, stretches: bool = False) -> Any:
-    from ._policies import PLANNERS
+    from .repair.policies import PLANNERS
 
     return PLANNERS[policy](light, provider, stretches)
 
@@ -248,7 +248,7 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
     for loaded, result in judged:
         outcome.code = max(outcome.code, result.exit_code)
         if args.json:
-            from ._report_text import report_pieces
+            from .report.text import report_pieces
 
             loaded.fast = None  # the file's raw spans are not needed to write the report: free them
             outcome.reports.append(report_pieces(result.report, indent=not args.json_lines))
@@ -267,7 +267,7 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
 def _check_file_in_worker(path: str, args: argparse.Namespace) -> _Checked:
     """_check_file in a worker process: its reports written out, so the outcome is plain data the worker
     hands back to the parent, which prints every file's outcome in input order."""
-    from ._json_pieces import finished
+    from ._bulk.pieces import finished
 
     outcome = _check_file(path, args)
     outcome.reports = [[b"".join(map(finished, pieces))] for pieces in outcome.reports]
@@ -327,10 +327,10 @@ class _ReportWriter:
     """Writes reports as they come: with --json-lines one line each; with --json one indented document
     when there is a single report, else an indented array of them (json.dumps's layout, as before).
 
-    A report is the pieces of its text, made as they are written (_report_text.report_pieces).  Only
+    A report is the pieces of its text, made as they are written (integrity.report.text.report_pieces).  Only
     the first report is held back (not yet made), until a second one shows the output is an array.
     Once an indented report has passed INDENT_ELSEWHERE_AFTER bytes, the rest of it is indented by
-    a second process (integrity._indent_child) while this one makes its next pieces.
+    a second process (integrity._bulk.indent_process) while this one makes its next pieces.
     """
 
     def __init__(self, lines: bool) -> None:
@@ -359,7 +359,7 @@ class _ReportWriter:
 
     def _write(self, pieces: Iterable[Piece]) -> None:
         """Write pieces, gathered to about 1 MB a write (a report's first fields are a few bytes each)."""
-        from ._json_pieces import finished
+        from ._bulk.pieces import finished
 
         write, size, compact = self.write, 0, 0
         held: list[bytes] = []
@@ -389,7 +389,7 @@ class _ReportWriter:
         except (AttributeError, OSError, ValueError):
             self.elsewhere = False
             return False
-        from ._indent_child import Indenter
+        from ._bulk.indent_process import Indenter
 
         self.stream.flush()
         try:
@@ -425,7 +425,7 @@ about 0.1 s, which indenting 32 MB takes (measured: msgspec indents 307 MB in ab
 def pieces_in_array(pieces: Iterable[Piece]) -> Iterator[Piece]:
     """An indented report's pieces as an element of json.dumps's indented array (two more spaces a line):
     text shifted, a value still to indent one level deeper."""
-    from ._json_pieces import Compact
+    from ._bulk.pieces import Compact
 
     yield b"  "
     for piece in pieces:
@@ -485,14 +485,10 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
         if not (unit.checked or getattr(plain, "thread", None)):
             continue
         result = _judge(unit, plain, now)
-        report = result.report
         if result.exit_code:
-            from .analysis import rejected_by_own_provider
+            from .download import still_flagged
 
-            refused = rejected_by_own_provider(unit.transcript) if unit.transcript is not None else []
-            if refused:
-                return f"{refused[0].provider} would still reject it: {_said(refused[0])}"
-            return f"{len(report.findings)} finding(s) left"
+            return still_flagged(result, unit.transcript)  # the Report page says the same words
     return ""
 
 
@@ -510,9 +506,11 @@ def _still_failing(source: str, empty: bool, report: Any, payload: bytes, args: 
     a view check still fails: always when findings are left in place, and for every file of up to
     RECHECK_UP_TO messages (the written bytes are read back as check reads them).
     """
+    from .download import NOTHING_LEFT
+    from .repair.policies import POLICY
+
     if empty:
-        return "nothing is left after repair (every entry is dropped), and no provider accepts an empty conversation"
-    from ._policies import POLICY
+        return NOTHING_LEFT
 
     recheck = report is not None and POLICY[args.policy].rechecks_written_view and (
         report.summary.findings or report.summary.messages <= RECHECK_UP_TO)
@@ -535,14 +533,10 @@ def _repair_targets(args: argparse.Namespace) -> list[Target]:
 
 def _report_json(report: Any) -> bytes:
     """The report as JSON bytes; a lone surrogate (from an escape in the transcript) is written escaped."""
+    from ._records import json_text
     from .formats.container import json_bytes
 
-    try:
-        return json_bytes(report.model_dump_json(indent=2) + "\n")
-    except UnicodeEncodeError:  # msgspec cannot encode a lone surrogate; json can, escaped
-        import json
-
-        return json_bytes(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n")
+    return json_bytes(json_text(report, indent=2) + "\n")
 
 
 def _write_repair(targets: list[Target], produce: Callable[[BinaryIO], Any], report: Any) -> int:
@@ -641,7 +635,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     notes: list[str] = []
     still_rejected = False
     if loaded.fast is not None:
-        from ._fastpath import write_fast
+        from ._bulk.fast_read import write_fast
 
         plan = _plan(loaded.fast.light, args.policy, stretches=True)  # only write_fast reads its order
         empty = plan.changed and plan.order is not None and not plan.order
@@ -673,8 +667,9 @@ def cmd_repair(args: argparse.Namespace) -> int:
     if written != EXIT_HEALTHY:
         return written
     if left:
-        _error(f"note: {loaded.source}: the repaired view is written, but `check` still flags it: {left} "
-               "(`check` lists every finding)")
+        from .download import flagged_note
+
+        _error(flagged_note(loaded.source, left))
         return EXIT_NEEDS_REPAIR
     return EXIT_NEEDS_REPAIR if still_rejected else EXIT_HEALTHY
 
@@ -965,7 +960,7 @@ def _named_files(args: argparse.Namespace) -> str:
 _OUTPUT_ERRNOS = frozenset(code for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO")
                            if (code := getattr(errno, name, None)))
 """Errors of the device standard output (or standard error) writes to, which reach _run as they are: files
-this command writes itself report their own (integrity._safe_write)."""
+this command writes itself report their own (integrity._bulk.atomic_write)."""
 
 
 def _run(args: argparse.Namespace) -> int:

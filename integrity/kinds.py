@@ -3,8 +3,9 @@
 One table per family, one row per kind.  The report, the CLI, the batch table,
 the Markdown export and the inspector all read these tables (names, glossary
 text, severity, which summary count a kind feeds and how the verdict words it),
-so adding a kind means adding a row here, and `tests/test_kinds.py` fails for
-any consumer that does not know it.
+and the inspector its look (icon, colour) and example, so adding a kind means
+adding a row here, and `tests/test_kinds.py` fails for any consumer that does not
+know it (tests/test_extension_points.py registers a fake kind and finds it everywhere).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ class Severity(str, Enum):
     """How bad a kind is for the transcript as recorded, from nothing wrong to worst (declaration order).
 
     info: nothing wrong (a message carried as it is).
-    normalized: a change no provider needs (results put back in call order inside the run
-        right after their frame; a change the chosen provider does not need): still healthy.
+    normalized: a change the provider that judges the transcript does not need (results put
+        back in call order inside the run right after their frame, which no provider needs; ids
+        renamed or turns merged that only other providers need): still healthy for that judge.
     lossy: a call or result is unanswered, duplicated, ambiguous, or would be lost, even
         where a provider accepts the request.
     rejected: a provider that counts returns HTTP 400 for it, as recorded (even when the view
@@ -42,6 +44,25 @@ class Severity(str, Enum):
 
 SEVERITY_ORDER: tuple[Severity, ...] = tuple(Severity)
 """Every severity from nothing wrong to worst: `worst` picks the last one present."""
+
+SEVERITY_WORDS: dict[Severity, tuple[str, str]] = {
+    Severity.INFO: ("Nothing wrong: a message carried into the view as it is.", "kept"),
+    Severity.NORMALIZED: (
+        "A change the provider that judges the transcript (the target provider, else the universal invariants) "
+        "does not need; the transcript is healthy for that judge. Results put in call order are needed by no "
+        "provider; ids renamed or turns added for another provider are needed only by that provider.",
+        "results put back in call order inside their run"),
+    Severity.LOSSY: (
+        "A call or result is unanswered, duplicated, ambiguous or lost, even where a provider accepts the "
+        "request; `check` exits 1.", "an interrupted frame the reference drops"),
+    Severity.REJECTED: (
+        "The provider that judges the transcript (the target provider; with none, any provider asked) returns "
+        "HTTP 400 for it as recorded, or for what the view must change; `check` exits 1.",
+        "a result split from its frame by a user message"),
+    Severity.MALFORMED: ("An entry breaks its format's schema; never healthy; `check` exits 1.",
+                         '{"role": "banana", "content": "hi"}'),
+}
+"""Each severity's definition for the glossary, and a tiny example (tests/test_kinds.py: one per severity)."""
 
 FAILING: frozenset[Severity] = frozenset({Severity.LOSSY, Severity.REJECTED, Severity.MALFORMED})
 """The severities that make a transcript unhealthy (`check` exits 1)."""
@@ -128,6 +149,13 @@ class KindFacts:
     summary_field: the report summary count this kind feeds (None: not counted).
     verdict: how the one-line verdict words a count of it (None: not in the verdict).
     action: whether the report's per-message actions use it as their kind.
+    icon, colour: how a row of this kind looks (inspector.theme): an icon always (colour is never the only
+        cue), a background colour or "" for none; every repair kind and mark needs an icon (a row kind).
+    example: a tiny example, plain text (the glossary's entry, the legend's tooltip).
+    aliases: other spellings a reader meets, leading to the kind's glossary entry (not other names).
+
+    Everything a surface shows about a kind is here, so a new kind is one row of this file and every
+    surface (CLI counts, report, triage columns, Batch chart, glossary, legend) iterates the tables.
     """
 
     name: str
@@ -137,6 +165,10 @@ class KindFacts:
     verdict: str | None = None
     action: bool = False
     if_accepted: Severity | None = None
+    icon: str = ""
+    colour: str = ""
+    example: str = ""
+    aliases: tuple[str, ...] = ()
 
     def rated(self, accepted: bool | None = None) -> Severity:
         """The severity given what the provider(s) say about the transcript as recorded (None: not known)."""
@@ -146,128 +178,175 @@ class KindFacts:
 REPAIR_KINDS: dict[RepairKind, KindFacts] = {
     RepairKind.KEPT: KindFacts(
         "kept", "The durable message is carried into the view as it is, at the same place.",
-        Severity.INFO, action=True),
+        Severity.INFO, action=True,
+        icon='·', example="#0 user 'hi'  ->  view: #0 user 'hi'"),
     RepairKind.MOVED: KindFacts(
         "moved", "A result the view carries right after its frame, in call order, away from where it was recorded "
         "(another message split it from its frame, or it was recorded before its call).",
-        Severity.REJECTED, "moved", "moved", action=True, if_accepted=Severity.NORMALIZED),
+        Severity.REJECTED, "moved", "moved", action=True, if_accepted=Severity.NORMALIZED,
+        icon='↪', colour='#dbeafe', example='#1 frame(call_a)  #2 user  #3 result(call_a)  ->  view: #1, #3, #2'),
     RepairKind.REORDERED: KindFacts(
         "reordered", "A result the view puts in call order inside the run of results right after its frame, "
         "where it was recorded: no provider needs this.",
-        Severity.NORMALIZED, "reordered", "result(s) put in call order", action=True),
+        Severity.NORMALIZED, "reordered", "result(s) put in call order", action=True,
+        icon='⇅', colour='#eff6ff',
+        example='#1 frame(call_a, call_b)  #2 result(call_b)  #3 result(call_a)  ->  view: #1, #3, #2'),
     RepairKind.DROPPED_DUPLICATE: KindFacts(
-        "dropped duplicate", "A second result for a call that already has one; the view keeps one result per call.",
+        "dropped duplicate", "A result left out because its call has another result the view keeps: one result per "
+        "call (the first recorded; strict keeps a real result over a receipt recorded before it).",
         Severity.REJECTED, "duplicates_dropped", "duplicate result(s) dropped", action=True,
-        if_accepted=Severity.LOSSY),
+        if_accepted=Severity.LOSSY,
+        icon='⊘', colour='#fee2e2', example='#2 result(call_a)  #3 result(call_a)  ->  view keeps one of them',
+        aliases=('duplicate', 'duplicates')),
     RepairKind.DROPPED_INTERRUPTED_FRAME: KindFacts(
         "dropped interrupted frame",
         "An assistant frame without tool calls that stopped abnormally (aborted, cut by length, errored), "
         "left out of the view.",
-        Severity.LOSSY, "frames_dropped", "interrupted frame(s) dropped", action=True),
+        Severity.LOSSY, "frames_dropped", "interrupted frame(s) dropped", action=True,
+        icon='⊖', colour='#e5e7eb', example="#3 assistant [] stopReason 'aborted'  ->  not in the view"),
     RepairKind.DROPPED_STRAY: KindFacts(
         "dropped stray", "A result whose call id matches no call in the transcript, left out of the view.",
-        Severity.REJECTED, "strays_dropped", "stray result(s) dropped", action=True, if_accepted=Severity.LOSSY),
+        Severity.REJECTED, "strays_dropped", "stray result(s) dropped", action=True, if_accepted=Severity.LOSSY,
+        icon='✖', colour='#fecaca',
+        example='#1 result(call_gone), no call_gone anywhere  ->  not in the view (strict)'),
     RepairKind.SYNTHESIZED: KindFacts(
         "synthesized receipt",
-        "A result written by the engine for a call that has none: it tells the model the outcome is unknown. "
-        "It exists only in the view.",
-        Severity.REJECTED, "synthesized", "receipt(s) synthesized", if_accepted=Severity.LOSSY),
+        "A result written by the engine for a call that has none: it tells the model the call was interrupted "
+        "(strict's adds that the outcome is unknown). It exists only in the view.",
+        Severity.REJECTED, "synthesized", "receipt(s) synthesized", if_accepted=Severity.LOSSY,
+        icon='✚', colour='#dcfce7', example='#1 frame(call_a), no result  ->  view adds receipt(call_a) after #1',
+        aliases=('synthesized receipts',)),
     RepairKind.RENAMED: KindFacts(
         "renamed ids", "A message the view sends with new call ids (an id used twice, an empty id, or a "
         "numeric id sent as a string); the durable message keeps its ids.",
-        Severity.REJECTED, "renamed", "message(s) with renamed ids", if_accepted=Severity.NORMALIZED),
+        Severity.REJECTED, "renamed", "message(s) with renamed ids", if_accepted=Severity.NORMALIZED,
+        icon='✎', colour='#e0e7ff', example='#3 frame(call_0) reuses call_0 of #1  ->  view sends it as call_0_2',
+        aliases=('renamed', 'renamed id', 'rename')),
     RepairKind.MERGED: KindFacts(
         "merged", "A message sent inside the next message of the same role, because the provider wants one "
         "message per turn.",
         Severity.REJECTED, "merged", "message(s) merged into the next of the same role", action=True,
-        if_accepted=Severity.NORMALIZED),
+        if_accepted=Severity.NORMALIZED,
+        icon='⊕', colour='#cffafe',
+        example='#2 user(result a)  #3 user(result b)  ->  view: one user message with both'),
     RepairKind.SYNTHESIZED_TURN: KindFacts(
         "synthesized turn", "A user or assistant turn that exists only in the view, because the provider's "
         "order of turns needs it.",
         Severity.REJECTED, "turns_synthesized", "turn(s) synthesized for the provider's role order",
-        if_accepted=Severity.NORMALIZED),
+        if_accepted=Severity.NORMALIZED,
+        icon='✚', colour='#d1fae5', example='Bedrock: history starts with a result  ->  view adds a user turn first'),
     RepairKind.REPAIRED_ARGUMENTS: KindFacts(
         "repaired arguments", "A call whose arguments are not a JSON object (cut-off or invalid JSON text): the "
         "view sends {} instead (the report keeps the text as recorded) and, when the call has no result, "
         "answers it with an error saying it was not executed.",
         Severity.REJECTED, "arguments_repaired", "call(s) with invalid arguments repaired",
-        if_accepted=Severity.NORMALIZED),
+        if_accepted=Severity.NORMALIZED,
+        icon='{}', colour='#fae8ff',
+        example='#1 frame(call_a, arguments \'{"path": "src\')  ->  view sends {} and adds \'not executed\' after #1'),
     RepairKind.SHARED: KindFacts(
         "shared answer", "A reused call id answered again with the first result recorded for it "
         "(the reference's behaviour).",
-        Severity.LOSSY),
+        Severity.LOSSY,
+        icon='⇉', colour='#ede9fe',
+        example="call_0 used twice  ->  the reference sends #2 (call_0's first result) for both"),
 }
 
 FINDINGS: dict[FindingCode, KindFacts] = {
     FindingCode.STRAY_RESULT: KindFacts(
         "stray result", "A result whose call id matches no call; the policy left it in place.", Severity.REJECTED,
-        if_accepted=Severity.LOSSY),
+        if_accepted=Severity.LOSSY,
+        example='#1 result(call_gone), and no call is call_gone', aliases=('stray', 'strays', 'stray results')),
     FindingCode.MALFORMED_RESULT_ID: KindFacts(
         "malformed result id", "A result without a string call id: no call can own it.", Severity.REJECTED,
-        if_accepted=Severity.LOSSY),
+        if_accepted=Severity.LOSSY,
+        example='{"role": "toolResult", "toolCallId": null, ...}'),
     FindingCode.REUSED_CALL_ID: KindFacts(
         "reused call id", "One call id used by several calls; the reference answers every use with the first result.",
-        Severity.REJECTED, if_accepted=Severity.LOSSY),
+        Severity.REJECTED, if_accepted=Severity.LOSSY,
+        example='#1 frame(call_0)  #3 frame(call_0)', aliases=('reused id', 'reused ids', 'reuse')),
     FindingCode.RESULTS_OUT_OF_ORDER: KindFacts(
         "results out of order", "The results right after a frame, but not in the order of its calls; no provider "
-        "needs them in order (the strict view puts them in order).", Severity.NORMALIZED),
+        "needs them in order (the strict view puts them in order).", Severity.NORMALIZED,
+        example='frame(call_a, call_b)  result(call_b)  result(call_a)'),
     FindingCode.EMPTY_ID: KindFacts(
         "empty id", "A call or result with an empty id: which result answers which call is ambiguous.",
-        Severity.LOSSY),
+        Severity.LOSSY,
+        example='{"type": "toolCall", "id": "", "name": "search", ...}'),
     FindingCode.DUPLICATE_RESULT: KindFacts(
         "duplicate result", "A call with several results that the policy left in the view.", Severity.REJECTED,
-        if_accepted=Severity.LOSSY),
+        if_accepted=Severity.LOSSY,
+        example="result(call_a) 'timeout'  result(call_a) 'ok'"),
     FindingCode.REAL_RESULT_HIDDEN: KindFacts(
         "real result hidden", "The real result was dropped because an interrupted receipt for the same call came "
-        "first (the reference keeps the first).", Severity.LOSSY),
+        "first (the reference keeps the first).", Severity.LOSSY,
+        example="receipt(call_a)  result(call_a) 'deployed'  ->  the reference keeps the receipt"),
     FindingCode.NOT_A_MESSAGE: KindFacts(
         "not a message", "An entry of the message list that is not a message object (a number, a string, "
-        "an array, null).", Severity.MALFORMED),
+        "an array, null).", Severity.MALFORMED,
+        example='[{"role": "user", "content": "hi"}, 42]'),
     FindingCode.UNKNOWN_ROLE: KindFacts(
         "unknown role", "A message whose role is missing, not a string, miscased or not one its format "
-        "knows.", Severity.MALFORMED),
+        "knows.", Severity.MALFORMED,
+        example='{"role": "Assistant", "content": "hi"}'),
     FindingCode.INVALID_CONTENT: KindFacts(
         "invalid content", "A message whose content is missing or of the wrong type (an object where text or "
-        "a list of parts belongs, a part without its type or text).", Severity.MALFORMED),
+        "a list of parts belongs, a part without its type or text).", Severity.MALFORMED,
+        example='{"role": "user", "content": {"text": "hi"}}'),
     FindingCode.CALL_WITHOUT_ID: KindFacts(
-        "call without id", "A tool call with no id: no result can name it.", Severity.MALFORMED),
+        "call without id", "A tool call with no id: no result can name it.", Severity.MALFORMED,
+        example='{"type": "toolCall", "name": "search", "arguments": {}}'),
     FindingCode.CALL_WITHOUT_NAME: KindFacts(
-        "call without name", "A tool call with no string tool name.", Severity.MALFORMED),
+        "call without name", "A tool call with no string tool name.", Severity.MALFORMED,
+        example='{"type": "toolCall", "id": "call_a", "arguments": {}}'),
     FindingCode.NON_STRING_ID: KindFacts(
         "non-string id", "A call id or a result's call id that is not a string (null, a number); "
-        "providers require strings.", Severity.MALFORMED),
+        "providers require strings.", Severity.MALFORMED,
+        example='{"type": "toolCall", "id": 7, "name": "search", ...}'),
     FindingCode.RESULT_WITHOUT_CALL_ID: KindFacts(
-        "result without call id", "A tool result that names no call.", Severity.MALFORMED),
+        "result without call id", "A tool result that names no call.", Severity.MALFORMED,
+        example='{"role": "toolResult", "content": [...]}'),
     FindingCode.INVALID_ARGUMENTS: KindFacts(
         "invalid arguments", "Tool call arguments that are not a JSON object (or JSON text of one).",
-        Severity.MALFORMED),
+        Severity.MALFORMED,
+        example='{"type": "toolCall", "id": "call_a", "name": "search", "arguments": [1]}'),
     FindingCode.LONE_MESSAGE: KindFacts(
         "lone message", "A single message object where the format wants a list of messages.",
-        Severity.MALFORMED),
+        Severity.MALFORMED,
+        example='{"role": "user", "content": "hi"}   (a file of one message, not a list)'),
     FindingCode.INVALID_FIELD: KindFacts(
         "invalid field", "A field of the wrong type or value (a timestamp that is not a number, a stopReason "
-        "or isError pi-ai does not have).", Severity.MALFORMED),
+        "or isError pi-ai does not have).", Severity.MALFORMED,
+        example='{"role": "user", "content": "hi", "timestamp": "yesterday"}'),
     FindingCode.TORN_LAST_LINE: KindFacts(
         "torn last line", "The last line of a JSONL file is cut off, as a crash mid-write leaves it; the file is "
-        "read up to the line before, and a repair writes it without the torn line.", Severity.MALFORMED),
+        "read up to the line before, and a repair writes it without the torn line.", Severity.MALFORMED,
+        example='line 9: {"role": "assistant", "cont'),
     FindingCode.SKIPPED_LINE: KindFacts(
         "skipped line", "A line of a JSONL file that is not valid JSON, left out because --skip-bad-lines asked "
-        "for it.", Severity.MALFORMED),
+        "for it.", Severity.MALFORMED,
+        example='line 4: not json  (read with --skip-bad-lines)'),
     FindingCode.DUPLICATE_KEY: KindFacts(
         "duplicate key", "An object of the file names the same key twice. JSON readers disagree on which value "
         "counts (this one takes the last), so a provider may read another message than the one checked; a "
-        "repair writes the last value only.", Severity.MALFORMED),
+        "repair writes the last value only.", Severity.MALFORMED,
+        example='{"role": "user", "role": "assistant", "content": "hi"}'),
 }
 
 MARKS: dict[Mark, KindFacts] = {
     Mark.ORPHANED_CALL: KindFacts(
-        "orphaned call", "A call with no result anywhere in the transcript.", Severity.REJECTED, "orphaned_calls",
-        if_accepted=Severity.LOSSY),
+        "orphaned call", "A call that no result in the transcript answers (with a reused id, the result of an "
+        "earlier call with the same id does not answer a later one).", Severity.REJECTED, "orphaned_calls",
+        if_accepted=Severity.LOSSY,
+        icon='☐', colour='#fef3c7', example='#1 frame(call_a), and no result names call_a',
+        aliases=('orphan', 'orphans', 'orphaned calls', 'orphaned')),
     Mark.STRAY: KindFacts(
         "stray result", "A result whose call id matches no call; the policy left it in place.", Severity.REJECTED,
-        "strays", if_accepted=Severity.LOSSY),
+        "strays", if_accepted=Severity.LOSSY,
+        icon='⚠', colour='#ffedd5', example='#1 result(call_gone), and no call is call_gone'),
     Mark.FINDING: KindFacts(
-        "finding", "A defect the policy reports but does not change.", Severity.LOSSY, "findings"),
+        "finding", "A defect the policy reports but does not change.", Severity.LOSSY, "findings",
+        icon='⚑', colour='#fef9c3', example='results out of order (the reference reports it and changes nothing)',
+        aliases=('findings',)),
 }
 
 _R, _L, _N = Severity.REJECTED, Severity.LOSSY, Severity.NORMALIZED

@@ -233,7 +233,7 @@ def read_opened(path: str, handle: int, size: int) -> bytes:
 
 def _check_regular(path: str, status: Any) -> int:
     """The size of a regular file; anything else (a directory, FIFO, device, socket) is refused."""
-    from ._safe_write import file_kind
+    from ._bulk.atomic_write import file_kind
 
     kind = file_kind(status.st_mode)
     if kind == "a directory":

@@ -26,19 +26,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._bulk.gc_pause import without_gc
 from ._diagnosis import target_provider
-from ._gc import without_gc
-from ._policies import DEFAULT_POLICY, PLANNERS, light_view
+from ._records import replace
+from .providers.verdict import ProviderVerdict
 from .reference import time_ms
+from .repair.policies import DEFAULT_POLICY, PLANNERS, light_view
 
 if TYPE_CHECKING:
     from ._diagnosis import Diagnosis, Summary
     from ._findings import Finding
-    from ._plan import Plan
-    from ._views import LightTranscript
     from .kinds import Severity
     from .loading import Transcript
-    from .providers import Violation
+    from .repair.plan import Plan
+    from .repair.views import LightTranscript
     from .report import RepairReport
 
 __all__ = ["ALL_PROVIDERS", "CheckResult", "Depth", "Loaded", "ProviderVerdict", "Status", "check", "check_unit",
@@ -67,23 +68,6 @@ class Status(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderVerdict:
-    """What one provider says about the transcript as recorded and about the view planned for it."""
-
-    provider: str
-    before: list[Violation]
-    after: list[Violation]
-
-    @property
-    def accepted_as_recorded(self) -> bool:
-        return not self.before
-
-    @property
-    def accepted_after_repair(self) -> bool:
-        return not self.after
 
 
 @dataclass(frozen=True)
@@ -227,7 +211,8 @@ class Loaded:
     def light(self, policy: str) -> LightTranscript:
         """The light view the policy plans on (strict reads numeric ids; the fast path has its own)."""
         if self.fast is not None:
-            return self.fast.light
+            light: LightTranscript = self.fast.light
+            return light
         assert self.transcript is not None
         return light_view(self.transcript.messages, policy)
 
@@ -252,7 +237,7 @@ class Loaded:
 
     def named(self, report: Any) -> Any:
         """The report naming the format read and the transcript (thread or sample) it is about."""
-        return report.model_copy(update={"format": self.format, "thread": self.name})
+        return replace(report, format=self.format, thread=self.name)
 
 
 def _views(policy: str, light: LightTranscript, plan: Plan, transcript: Transcript, now: Callable[[], int],
@@ -304,12 +289,12 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     implies (if any).  also: providers asked for information beside it (ALL_PROVIDERS: every one).
     """
     if policy not in PLANNERS:
-        from ._policies import POLICIES
+        from .repair.policies import POLICIES
 
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     target = target_provider(loaded.format, provider)
     informative = informative_providers(also)
-    planned_for = provider or None
+    planned_for = target  # the view is planned for the provider the verdict is for (named, else implied)
     light = loaded.light(policy)
     asks = ([target] if target is not None else []) + [name for name in informative if name != target]
     # The cheap diagnosis reads a view with stretches (a million ints fewer); a report or a view lists each message.
@@ -319,7 +304,7 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     verdicts: dict[str, ProviderVerdict] = {}
     stamps: list[int] = []
     if transcript is not None:
-        from ._entries import materialize
+        from .repair.entries import materialize
 
         if plan.changed and plan.order is not None:
             view, stamps = materialize(plan.order, transcript.messages, plan.placeholder, now)
@@ -328,14 +313,14 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
         view_for = _views(policy, light, plan, transcript, now, {plan.provider: view})
         verdicts = provider_verdicts(transcript, view_for, asks)
     elif depth == "report":
-        from ._entries import is_stamped, unplain
+        from .repair.entries import is_stamped, unplain
 
         stamps = [now() for entry in unplain(plan.order or []) if is_stamped(entry)]
     report = _report(loaded, light, plan, depth, stamps, transcript)
     report = loaded.named(report) if loaded.transcript is None or loaded.transcript.native \
         or loaded.name != "main" or depth != "view" else report
-    if provider and report.provider != provider:  # the reference's plan names no provider: the report is for it
-        report = report.model_copy(update={"provider": provider})
+    if target and report.provider != target:  # the reference's plan names no provider: the report is for it
+        report = replace(report, provider=target)
     if target is not None:  # rated by the target alone: the verdict never depends on who else was asked
         from ._diagnosis import with_recorded
 

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._arguments import require_messages
-from ._entries import materialize
-from ._gc import without_gc
-from ._messages import INTERRUPTED_MESSAGE, INTERRUPTED_TEXT, receipt_message
-from ._plan import plan_openmaic
-from ._views import calls_in_content, is_receipt, light_transcript
+from ._bulk.gc_pause import without_gc
+from .repair.entries import materialize
+from .repair.messages import INTERRUPTED_MESSAGE, INTERRUPTED_TEXT, receipt_message
+from .repair.plan import plan_openmaic
+from .repair.views import calls_in_content, is_receipt, light_transcript
 
 Message = Any  # a pi-ai AgentMessage as loaded from JSON (normally a dict)
 
@@ -89,7 +89,7 @@ def orphaned_tool_calls(messages: Sequence[Message]) -> list[PendingToolCall]:
 def repair_orphaned_tool_calls(messages: list[Message], now: Callable[[], int] = time_ms) -> ToolCallRepair:
     """Build a provider-legal model view; a healthy transcript comes back by identity.
 
-    The cyclic GC is paused for the call (see integrity._gc) and restored after it.
+    The cyclic GC is paused for the call (see integrity._bulk.gc_pause) and restored after it.
     Raises TypeError unless `messages` is a list of message dicts (naming the first
     element that is not; a {"messages": [...]} envelope gets a hint to pass that list).
 

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._arguments import require_messages
-from ._gc import without_gc
-from ._policies import DEFAULT_POLICY
+from ._bulk.gc_pause import without_gc
 from .analysis import analyze
 from .loading import Transcript
 from .reference import ToolCallRepair, time_ms
+from .repair.policies import DEFAULT_POLICY
 
 if TYPE_CHECKING:
     from .report import RepairReport
@@ -34,7 +34,7 @@ def repair_with_report(
 ) -> tuple[ToolCallRepair, RepairReport]:
     """One pass: the repair result (ToolCallRepair) and the report that explains it (strict by default).
 
-    The cyclic GC is paused for the call (see integrity._gc) and restored after it.
+    The cyclic GC is paused for the call (see integrity._bulk.gc_pause) and restored after it.
     Raises TypeError unless `messages` is a list of message dicts (naming the first
     element that is not; a {"messages": [...]} envelope gets a hint to pass that list).
 

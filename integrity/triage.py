@@ -19,6 +19,12 @@ content hash) and keeps their rows; a kept row whose file is gone says so
 (`missing`).  The table is replaced whole or not at all: what is on disk at --out
 is always a complete table (docs/triage.md; the writing is in _triage_table, what
 is read and how in _triage_inputs).
+
+A runtime's session store given as a URL (a LangGraph checkpointer in SQLite or Postgres, an Agents
+SDK or ADK session database; integrity.guards.stores) gives one row per thread, whose path is the URL
+`integrity check` takes for that thread and whose verdict is the one `check` gives it.  Its threads are
+listed in one read and split into the same Dask partitions as files: each partition reads its threads
+on one read-only connection, one read per thread, so no lock outlives a read.
 """
 
 from __future__ import annotations
@@ -34,8 +40,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._policies import DEFAULT_POLICY
-from ._triage_inputs import TriageError, exists, expand_inputs, identity, read_file
+from ._triage_inputs import TriageError as TriageError
+from ._triage_inputs import exists, expand_inputs, identity, is_store, read_file
 from ._triage_table import (
     FINDING_FIELDS,
     TRANSCRIPT_FIELDS,
@@ -50,6 +56,7 @@ from ._triage_table import (
     transcript_schema,
 )
 from .kinds import summary_counts
+from .repair.policies import DEFAULT_POLICY
 
 if TYPE_CHECKING:
     from .pipeline import CheckResult
@@ -173,18 +180,72 @@ def _finding_rows(path: str, digest: str, thread: str, result: CheckResult) -> R
 
 
 def triage_batch(urls: Sequence[str], providers: Sequence[str], policy: str,
-                 known: dict[str, str]) -> tuple[Rows, Rows, int]:
-    """One Dask task: the rows of several files, and how many were skipped as already triaged."""
+                 known: dict[str, str], stores: dict[str, str] | None = None) -> tuple[Rows, Rows, int]:
+    """One Dask task: the rows of several files (or store threads: `stores` maps a named store to the URL
+    that reaches it), and how many were skipped as already triaged."""
     rows: Rows = []
     findings: Rows = []
     skipped = 0
+    threads: dict[str, list[str]] = {}  # store -> its threads' input names, read together
     for url in urls:
+        if is_store(url):
+            threads.setdefault(url.partition("?")[0], []).append(url)
+            continue
         result = triage_file(url, providers, policy, known.get(url))
         if result is None:
             skipped += 1
             continue
         rows.extend(result[0])
         findings.extend(result[1])
+    for store, units in threads.items():
+        more, found, passed = triage_threads((stores or {}).get(store, store), units, providers, policy, known)
+        rows.extend(more)
+        findings.extend(found)
+        skipped += passed
+    return rows, findings, skipped
+
+
+def triage_threads(store: str, units: Sequence[str], providers: Sequence[str], policy: str,
+                   known: dict[str, str]) -> tuple[Rows, Rows, int]:
+    """The rows of some threads of one store (their input names, `STORE?thread=ID`), read on one connection.
+
+    A thread's content hash is that of its stored messages, so a re-run skips a thread whose messages
+    did not change; a store that cannot be read gives each thread an error row, never a failed run.
+    """
+    import json
+    from urllib.parse import parse_qs, urlsplit
+
+    from .guards.stores import as_transcript, read_threads
+    from .loading import TranscriptError
+
+    ids = {unit: next(iter(parse_qs(urlsplit(unit).query, keep_blank_values=True).values()))[0] for unit in units}
+    try:
+        stored = {name.partition(":")[2]: (format, entries) for name, format, entries in
+                  read_threads(store, list(ids.values()))}
+    except TranscriptError as error:
+        return [_error_row(unit, "", str(error).replace(store, unit.partition("?")[0])) for unit in units], [], 0
+    except Exception as error:  # a reader that fails on odd rows is these threads' rows, never a failed run
+        return [_error_row(unit, "", f"internal error: {type(error).__name__}: {error}") for unit in units], [], 0
+    rows: Rows = []
+    findings: Rows = []
+    skipped = 0
+    for unit, thread in ids.items():
+        name = ("thread:" if unit.startswith("langgraph+") else "session:") + thread
+        if thread not in stored:
+            rows.append(_error_row(unit, "", f"{unit}: {name} is no longer in the store", name))
+            continue
+        format, entries = stored[thread]
+        digest = hashlib.sha256(json.dumps(entries, sort_keys=True, default=str).encode()).hexdigest()
+        if known.get(unit) == digest:
+            skipped += 1
+            continue
+        try:
+            result = _check(as_transcript(entries, format, unit, name), policy, providers)
+        except Exception as error:  # a thread the engine cannot handle is a row, never a failed run
+            rows.append(_error_row(unit, digest, f"internal error: {type(error).__name__}: {error}", name))
+            continue
+        rows.append(_transcript_row(unit, digest, name, result))
+        findings.extend(_finding_rows(unit, digest, name, result))
     return rows, findings, skipped
 
 
@@ -238,7 +299,8 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
     check_table(out, ("path", "content_hash", "status"))
     check_table(tables[1], ("path", "source", "code"), "--out (its findings table)")
     own = {identity(os.path.abspath(table)) for table in tables}
-    urls = expand_inputs(patterns, lambda key: key in own or any(is_temporary_of(key, t) for t in own))
+    stores: dict[str, str] = {}  # a store named in the rows -> the URL that reaches it (its password)
+    urls = expand_inputs(patterns, lambda key: key in own or any(is_temporary_of(key, t) for t in own), stores)
     remove_dead_temporaries(tables)
     # every provider's columns: a file's target provider (any of them) is known only once it is read
     order = list(PROVIDERS) + sorted(set(recorded_providers(out)) - set(PROVIDERS))
@@ -249,7 +311,7 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
         writers.append(TableWriter(tables[1], finding_schema()))
         writers.append(TableWriter(out, transcript_schema(order)))
         redone = _run_batches(urls, known, scheduler, workers, chosen, policy, batch_files, writers, counts,
-                              progress)
+                              progress, stores)
         keeper = _Keeper(urls, redone)
         carry_over(out, writers[1], keeper)
         counts["missing"] = keeper.missing
@@ -266,7 +328,7 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
 
 def _run_batches(urls: Sequence[str], known: dict[str, str], scheduler: str | None, workers: int | None,
                  chosen: Sequence[str], policy: str, batch_files: int, writers: Sequence[TableWriter],
-                 counts: dict[str, int], progress: Any) -> set[str]:
+                 counts: dict[str, int], progress: Any, stores: dict[str, str] | None = None) -> set[str]:
     """Send the files to Dask in batches and write their rows as batches finish; the paths given new rows."""
     from distributed import as_completed
 
@@ -274,7 +336,8 @@ def _run_batches(urls: Sequence[str], known: dict[str, str], scheduler: str | No
     with _client(scheduler, workers) as client:
         batches = list(_batches(urls, batch_files))
         futures = [client.submit(triage_batch, batch, chosen, policy, {u: known[u] for u in batch if u in known},
-                                 pure=False) for batch in batches]
+                                 {s: stores[s] for s in {u.partition("?")[0] for u in batch} if s in stores}
+                                 if stores else None, pure=False) for batch in batches]
         sizes = {future.key: len(batch) for future, batch in zip(futures, batches, strict=True)}
         for future in as_completed(futures):
             rows, findings, skipped = future.result()

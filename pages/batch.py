@@ -12,8 +12,6 @@ verdicts are neutralized for display.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -57,7 +55,8 @@ def _summary(digest: str, name: str, policy: str, provider: str | None, _data: b
 
 
 def _table_bytes() -> tuple[str, bytes] | None:
-    """The triage table to show: an upload, or a .parquet file in the data folder (nothing outside it)."""
+    """The triage table to show: an upload, or a .parquet file in the data folder (nothing outside it); its
+    name is the path in the data folder for the latter (session links name it)."""
     where: str | None = st.radio("Table from", ["Upload", "Data folder"], horizontal=True, key="fleet_from")
     if where == "Upload":
         upload = st.file_uploader("Triage table (.parquet)", type=["parquet"], key="fleet_upload",
@@ -99,32 +98,16 @@ def fleet_view(policy: str) -> None:
     st.subheader("Rejection rate per provider")
     st.dataframe(ui.safe_frame(fleet.rejection_rates(table).to_dict("records")), hide_index=True, width="stretch")
     st.subheader("Worst sessions")
-    worst = fleet.worst(table)
+    in_folder = st.session_state.get("fleet_from") == "Data folder"
+    worst = fleet.with_links(fleet.worst(table), data_root(), name if in_folder else None, policy)
     st.dataframe(ui.safe_frame(worst.to_dict("records")), hide_index=True, width="stretch",
-                 column_config={"verdict": st.column_config.TextColumn("verdict", width="large")})
-    openable = _openable(worst)
-    if not openable:
-        st.caption("Sessions open in the inspector when their files are in the data folder.")
-        return
-    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    picked: str | None = c1.selectbox("Session", list(openable), key="fleet_open_pick", format_func=neutralize)
-    if c2.button("Open in inspector ▶", width="stretch", key="fleet_open"):
-        assert picked is not None  # the options are never empty here, so one is always picked
-        path = openable[picked]
-        ui.set_current(ui.Source(path.name, path.read_bytes(), "upload"))
-        st.query_params.clear()
-        st.switch_page("pages/inspector_page.py", query_params={"policy": policy})
-
-
-def _openable(worst: pd.DataFrame) -> dict[str, Path]:
-    """The worst sessions whose files lie in the data folder (only those may be opened), by their path."""
-    root = data_root()
-    found: dict[str, Path] = {}
-    for path in worst["path"]:
-        resolved = resolve_in_root(os.path.relpath(path, root) if os.path.isabs(path) else path, root)
-        if resolved is not None:
-            found[path] = resolved
-    return found
+                 column_config={"verdict": st.column_config.TextColumn("verdict", width="large"),
+                                fleet.OPEN: st.column_config.LinkColumn(
+                                    "open", display_text=r"file=([^&]*)", width="medium",
+                                    help="opens the session in the Inspector (a new tab); the link names it")})
+    if worst[fleet.OPEN].isna().any():
+        st.caption("A session without a link cannot be opened from here: its file is outside the data folder, "
+                   "or it is a URL listed by an uploaded table (put the table in the data folder).")
 
 
 mode: str | None = st.radio("Files from", ["Upload files", "Upload a folder", "All samples", "Triage table"],

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from inspector import engine_facts, ui
 from inspector.entry import through_app
-from inspector.glossary import GROUPS, PARAM, TERMS, Term, find_term, link_terms
+from inspector.glossary import GENERATED, GROUPS, PARAM, TERMS, Term, find_term, link_terms
 from inspector.lessons import find_lesson, lesson_url
 from inspector.safe_text import literal
 
@@ -55,5 +56,35 @@ for group in GROUPS:
     if not terms:
         continue
     st.subheader(group)
+    if group in GENERATED:
+        st.caption(f"Generated: {GENERATED[group]}.")
     for term in terms:
         _entry(term)
+
+if not needle:
+    st.divider()
+    st.subheader("Which provider refuses what")
+    st.markdown("Each lesson's example as recorded, run through every provider's rule set "
+                "(`integrity/providers/`): ✔ accepts, or the rule ids it refuses it with.")
+    st.dataframe(ui.safe_frame(engine_facts.refusal_matrix()), hide_index=True, width="stretch")
+    st.markdown("Every rule of every rule set: its error text, which of those examples it refuses (by lesson "
+                "number), and its evidence (the rule tables of docs/providers.md, with the recorded answers).")
+    st.dataframe(ui.safe_frame(engine_facts.rule_rows()), hide_index=True, width="stretch",
+                 column_config={"error text": st.column_config.TextColumn(width="large"),
+                                "evidence": st.column_config.TextColumn(width="large")})
+
+    st.subheader("What makes a result a receipt")
+    st.markdown("In pi-ai, only `isError: true` with `details` exactly `{\"ok\": false, \"error\": "
+                "\"interrupted\"}` makes a receipt; its text never does. The engine's reading of look-alikes:")
+    st.dataframe(ui.safe_frame([{"message": row["message"], "read as": row["read as"]}
+                                for row in engine_facts.receipt_examples()]), hide_index=True, width="stretch")
+    st.caption("Per format (other formats cannot carry `details`), see the lesson "
+               "[Receipts, and a real result after one](/lessons?lesson=receipts).")
+
+    st.subheader("What repair writes when no provider is named")
+    st.markdown(engine_facts.repair_sentence())
+    st.dataframe(ui.safe_frame(engine_facts.repair_defaults()), hide_index=True, width="stretch")
+
+    st.subheader("When strict drops an aborted frame")
+    st.markdown(engine_facts.aborted_frame_sentence())
+    st.dataframe(ui.safe_frame(engine_facts.aborted_frame_table()), hide_index=True, width="stretch")

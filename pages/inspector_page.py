@@ -14,15 +14,24 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from inspector import row_cache, ui, verdict_ui
+from inspector import row_cache, stores_ui, ui, verdict_ui
 from inspector.conversation import message_text
 from inspector.conversation_ui import render_conversation, render_legend
+from inspector.data_root import data_root, save_upload
 from inspector.detail import row_detail
 from inspector.entry import through_app
 from inspector.glossary import link
-from inspector.positions import durable_label, file_line_note, native_message
-from inspector.rows import Pairs, call_arguments, filter_rows, next_problem, pairs_for, position_in, raw_json
-from inspector.safe_text import literal, neutralize
+from inspector.positions import (
+    file_line_note,
+    find_place,
+    native_label,
+    native_message,
+    other_numbers,
+    row_place,
+)
+from inspector.rows import Pairs, call_arguments, filter_rows, pairs_for, position_in, raw_json
+from inspector.safe_text import literal, neutralize, safe_filename
+from inspector.stops import Stop, next_stop, problem_stops
 from inspector.theme import PROBLEM_KINDS, ROW_KINDS, label
 from integrity import POLICIES
 
@@ -34,24 +43,25 @@ WORDS = "Words on this page: " + " · ".join(
                                   "orphaned call", "stray result", "policy", "provider"))
 OVERVIEW_UP_TO = 3_000  # above this many rows the paged table is the overview (no grid of every row)
 
-if "lesson" in st.query_params:  # the README's ?lesson= links work from the root URL too
-    st.switch_page("pages/lessons.py", query_params={"lesson": st.query_params["lesson"]})
+if ui.url_get("lesson") is not None:  # the README's ?lesson= links work from the root URL too
+    st.switch_page("pages/lessons.py", query_params={"lesson": ui.url_get("lesson") or ""})
 
 st.title("Inspector")
-picked_source = ui.input_picker()
+stored = stores_ui.store_source()  # a session store's thread (by URL), else a sample, upload or paste
+picked_source = stored[0] if stored else ui.input_picker()
 policy = ui.policy_picker()
 compare = st.sidebar.toggle("Compare policies", key="compare",
                             help="the reference policy next to the others, side by side")
 
 if picked_source is None:
     ui.provider_picker()  # always drawn: a picker that leaves the page and comes back may report a stale choice
-    if "sample" not in st.query_params:
+    if ui.url_get("sample") is None and ui.url_get("file") is None:
         st.info("Pick a sample, upload a transcript or paste one in the sidebar.")
     st.stop()
 source = picked_source  # never None from here on (the functions below rely on it)
 
 with st.spinner(f"Reading {literal(source.name)} ({len(source.data):,} bytes)…"):  # staged progress
-    loaded = ui.load_source(source)  # (a spinner holds no elements: a read error shows on the page)
+    loaded = stored[1] if stored else ui.load_source(source)  # (a read error shows on the page)
 if loaded is None:
     ui.provider_picker()
     st.stop()
@@ -81,12 +91,16 @@ def judge() -> None:
 
     Called after the rows are sent, so the browser draws the table while the providers judge.
     """
-    global analysis
+    global analysis, judged_already
     name = ui.cache_name(source, transcript)
     with judge_slot:
         analysis = verdict_ui.judged(source.digest, name, analysis, provider)
     with verdict_slot.container():
         verdict_ui.headline(analysis, provider, source.digest, name)
+    judged_already = True
+
+
+judged_already = False  # True once judge() ran in this page run; the side-by-side fragment's reruns see it
 
 # ----------------------------------------------------------------------------- selection state
 
@@ -100,15 +114,19 @@ def _select(row: int | None) -> None:
     st.session_state["sel_row"] = row
     st.session_state["_table_nonce"] = st.session_state.get("_table_nonce", 0) + 1  # no stale tick in the table
     if row is None:
-        st.query_params.pop("msg", None)
+        ui.url_set("msg", None)
         return
-    st.query_params["msg"] = _msg_of(row)
-    st.session_state["_url_msg"] = st.query_params["msg"]
+    ui.url_set("msg", _msg_of(row))
+    st.session_state["_url_msg"] = _msg_of(row)
 
 
 def _row_from_msg(value: str) -> int | None:
-    """The row a `?msg=` value names: `4` (durable #4) or `v3` (view #3); None when there is none."""
+    """The row a `?msg=` value names: `4` (durable #4), `v3` (view #3) or the file's own place (`line 12`,
+    `messages[3]`); None when there is none."""
     value = value.strip().lstrip("#")
+    if not value[:1].isdigit() and not value.startswith("v"):
+        index = find_place(transcript, value)
+        return sides()[0].get(index) if index is not None else None
     try:
         if value.startswith("v"):
             return sides()[1].get(int(value[1:]))
@@ -121,16 +139,18 @@ state_key = f"{source.digest}:{transcript.name}:{policy}:{provider}"
 if st.session_state.get("_rows_key") != state_key:
     st.session_state["_rows_key"] = state_key
     st.session_state["sel_row"] = None
-msg_link = st.query_params.get("msg")  # (not `link`: that is the glossary's link maker)
+msg_link = ui.url_get("msg")  # (not `link`: that is the glossary's link maker)
 if msg_link is not None and st.session_state.get("_url_msg") != msg_link:
     st.session_state["_url_msg"] = msg_link
     found_row = _row_from_msg(msg_link)
     st.session_state["sel_row"] = found_row
     st.session_state["_bad_msg"] = msg_link if found_row is None else None
 if st.session_state.get("_bad_msg"):
+    first, last = (native_label(transcript, 0), native_label(transcript, len(transcript.messages) - 1)) \
+        if transcript.messages else ("none", "none")
     st.error(f"The link asks for message {literal(st.session_state['_bad_msg'], 40)}: this transcript has "
-             f"durable #0–#{len(transcript.messages) - 1} and view #v0–#v{len(analysis.view) - 1}. "
-             "Nothing is selected.")
+             f"{literal(first)} to {literal(last)} (durable #0–#{len(transcript.messages) - 1}, view "
+             f"v0–v{len(analysis.view) - 1}). Nothing is selected.")
 
 # ----------------------------------------------------------------------------- compare mode
 
@@ -144,7 +164,7 @@ def compare_policies() -> None:
                                 ui.analysis_for(source, transcript, name, provider), provider, key=f"cmp_{name}")
               for name in policies}
     table: list[dict[str, Any]] = []
-    for field in type(others[policies[0]].report.summary).model_fields:
+    for field in type(others[policies[0]].report.summary).__struct_fields__:
         values = {name: getattr(other.report.summary, field) for name, other in others.items()}
         table.append({"": field.replace("_", " "), **values})
     for row in ui.verdict_rows(others[policies[0]]):
@@ -168,7 +188,7 @@ def compare_policies() -> None:
             ui.verdict_text(others[name])
             problems = filter_rows(ui.rows_for(source, others[name], provider), problems_only=True)[:500]
             other_rows = ui.previewed(others[name], problems)
-            st.dataframe(ui.styled_rows(ui.rows_frame(other_rows)), hide_index=True,
+            st.dataframe(ui.styled_rows(ui.rows_frame(other_rows, transcript=transcript)), hide_index=True,
                          width="stretch", column_config=ui.ROW_CONFIG,
                          column_order=["kind", "#", "durable transcript", "view #", "repaired view"])
     st.divider()
@@ -182,25 +202,43 @@ if compare:
 def _on_goto() -> None:
     """Runs before the rerun, so the table drawn next already shows the chosen message."""
     target = (st.session_state.get("goto") or "").strip()
-    found = _row_from_msg(target) if target else None
+    found = None
+    if target:  # the file's own position first (`line 12`, `messages[3]`), else #n / vN
+        index = find_place(transcript, target) if not target.lower().startswith("v") else None
+        found = sides()[0].get(index) if index is not None else _row_from_msg(target)
     st.session_state["_goto_missing"] = bool(target) and found is None
     if found is not None:
         _select(found)
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _cached_stops(digest: str, name: str, policy: str, provider: str | None, judged: tuple[str, ...],
+                  _analysis: Any, _rows: Any, _sides: Any) -> list[Stop]:
+    return problem_stops(_analysis, _rows, *_sides)
+
+
+def _stops() -> list[Stop]:
+    """The engine's findings, provider refusals and repairs, in row order (inspector.stops); made once per
+    transcript, policy, provider and set of providers judged (a 100,000-row walk on every key otherwise)."""
+    return _cached_stops(source.digest, ui.cache_name(source, transcript), analysis.policy, provider,
+                         tuple(sorted(analysis.verdicts or {})), analysis, rows, sides())
+
+
 def _step(problems: bool, forward: bool) -> None:
-    """Next/previous row or problem from the selection (wrapping); the table follows."""
+    """Next/previous stop (finding, refusal, repair) or row from the selection (wrapping); the table follows."""
     current = st.session_state.get("sel_row")
-    total = len(rows)
     if problems:
-        found = next_problem(rows, current if current is not None else (-1 if forward else 0),
-                             backwards=not forward)
-        if found is None:
-            st.toast("No problems in this transcript.")
+        stops = _stops()
+        if not stops:
+            st.session_state["_stop"] = None
+            st.toast("Nothing to visit: no finding, no provider refusal and no repair in this transcript.")
             return
-    else:
-        found = 0 if current is None else (current + (1 if forward else -1)) % total
-    _select(found)
+        found = next_stop(stops, st.session_state.get("_stop"), current, forward)
+        st.session_state["_stop"] = found
+        _select(stops[found].row)
+        return
+    st.session_state["_stop"] = None
+    _select(0 if current is None else (current + (1 if forward else -1)) % len(rows))
 
 
 def _on_pick() -> None:
@@ -221,22 +259,69 @@ def _on_pick() -> None:
 
 
 def navigation_bar() -> None:
-    """Previous/next row and problem (keys K/J and P/N), and the link to this view."""
+    """Previous/next stop (keys P/N) and row (K/J), where the current stop is, and the link to this view."""
     with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):  # wraps, never cuts a label
         st.button("◀ Problem", key="prev_problem", on_click=_step, args=(True, False), shortcut="P",
-                  help="previous problem row (key P)", width="content")
+                  help="previous finding, provider refusal or repair (key P)", width="content")
         st.button("Problem ▶", key="next_problem", on_click=_step, args=(True, True), shortcut="N",
-                  help="next problem row (key N)", width="content")
+                  help="next finding, provider refusal or repair, in the file's order; the first press lands on "
+                       "the first refusal of the provider the verdict is judged by (key N)", width="content")
         st.button("▲ Row", key="prev_row", on_click=_step, args=(False, False), shortcut="K",
                   help="previous row (key K)", width="content")
         st.button("Row ▼", key="next_row", on_click=_step, args=(False, True), shortcut="J",
                   help="next row (key J)", width="content")
-        base = str(getattr(st.context, "url", "") or "").split("?")[0]
-        query = urlencode(dict(st.query_params.items()))
-        with st.popover("Copy link to this view", width="content"):
-            st.code(f"{base}?{query}" if base else f"?{query}", language=None, wrap_lines=True)
-            st.caption("The link opens this transcript (samples; uploads are not on the server), policy, "
-                       "provider and selected message.")
+        copy_link()
+    slot = st.empty()
+    if judged_already:  # a rerun of the side-by-side fragment (or compare mode): the providers have judged
+        with slot.container():
+            stop_line()
+    else:
+        stop_slots.append(slot)  # filled once the providers have judged (their refusals are stops too)
+
+
+stop_slots: list[Any] = []
+
+
+def stop_line() -> None:
+    """Which stop the selection is, of how many, and what is there (engine text: plain text, never markdown)."""
+    stops = _stops()
+    index = st.session_state.get("_stop")
+    selected = st.session_state.get("sel_row")
+    if index is not None and 0 <= index < len(stops) and stops[index].row == selected:
+        stop = stops[index]
+        where = row_place(transcript, rows[stop.row].left, rows[stop.row].right)
+        st.text(f"Problem {index + 1} of {len(stops)} · {where} · {stop.text}")
+    elif stops:
+        st.caption(f"{len(stops)} problem(s) to visit with Problem ▶: findings, provider refusals and repairs.")
+
+
+def _save_upload() -> None:
+    """Keep the upload under the data folder and make the address name it (`?file=uploads/...`)."""
+    relative = save_upload(source.name, source.data, data_root())
+    st.session_state["_url_file"] = relative
+    ui.url_set("file", relative)
+    ui.url_set("sample", None)
+    ui.set_current(ui.Source(relative, source.data, "file"))
+
+
+def copy_link() -> None:
+    """The address of this view, or (an upload or a paste: its bytes are not on the server) why there is none."""
+    base = str(getattr(st.context, "url", "") or "").split("?")[0]
+    query = urlencode(ui.url_now())
+    with st.popover("Copy link to this view", width="content"):
+        if source.kind in ("upload", "paste"):
+            st.warning("This transcript was uploaded (or pasted) into your browser session: it is not on the "
+                       "server, so no link can open it. Download it to share it with the link's settings; "
+                       "whoever opens the link uploads it again.")
+            st.download_button("Download the transcript", source.data, file_name=safe_filename(source.name),
+                               key="link_download", on_click="ignore")
+            st.button("Save it in the server's data folder and link to it", key="link_save", on_click=_save_upload,
+                      help="writes the file under uploads/ in the data folder (INTEGRITY_STORE_ROOT), so the link "
+                           "opens it for anyone who can reach this server")
+            st.caption("The settings alone (policy, provider, message), for after the upload:")
+        st.code(f"{base}?{query}" if base else f"?{query}", language=None, wrap_lines=True)
+        if source.kind not in ("upload", "paste"):
+            st.caption("The link opens this transcript, policy, provider and selected message.")
 
 
 @st.fragment  # keys, clicks, paging and search rerun only this part: they slice rows built once (row_cache)
@@ -250,16 +335,21 @@ def side_by_side() -> None:
     st.caption(WORDS)  # our own markdown: links to the glossary, no transcript text
     small = len(rows) <= CONVERSATION_UP_TO
     shapes = {"conversation": "Conversation", "table": "Table"}
-    ui.from_url("shape", "view", list(shapes.values()), "Conversation" if small else "Table")
-    if st.query_params.get("view") in shapes and st.session_state.get("_url_view") != st.query_params["view"]:
-        st.session_state["shape"] = shapes[st.query_params["view"]]
-        st.session_state["_url_view"] = st.query_params["view"]
+    asked_view = ui.url_get("view")
+    if asked_view is not None and st.session_state.get("_url_view") != asked_view:
+        st.session_state["_url_view"] = asked_view
+        if asked_view in shapes:
+            st.session_state["shape"] = shapes[asked_view]
+        else:
+            ui.report_unknown("view", asked_view, list(shapes), None)
+    if st.session_state.get("shape") not in shapes.values():
+        st.session_state["shape"] = "Conversation" if small else "Table"
     shape: str | None = st.segmented_control(
         "Show as", list(shapes.values()), key="shape", label_visibility="collapsed",
         help="Conversation: whole messages side by side with call→result lanes (up to "
              f"{CONVERSATION_UP_TO:,} messages). Table: one line per row, filters and search, any size.")
     if shape is not None:
-        st.query_params["view"] = shape.lower()
+        ui.url_set("view", shape.lower())
         st.session_state["_url_view"] = shape.lower()
     if shape == "Conversation" and small:
         conversation(selected)
@@ -323,7 +413,9 @@ def conversation(selected: int | None) -> None:
     navigation_bar()
     start = (page - 1) * CONVERSATION_PAGE
     render_conversation(analysis, rows, start, min(len(rows), start + CONVERSATION_PAGE), selected,
-                        on_select=_select, durable_label=lambda index: durable_label(transcript, index))
+                        on_select=_select, durable_label=lambda index: native_label(transcript, index),
+                        place=lambda crow: (row_place(transcript, crow.left.position, crow.right.position),
+                                            other_numbers(crow.row, crow.left.position, crow.right.position)))
     with st.expander("Legend: the lanes and the row kinds", expanded=False):
         render_legend()
         ui.legend()
@@ -351,8 +443,10 @@ def detail_panel(selected: int | None, pairs: Pairs | None) -> None:
     """The selected row: where it went (from the report), each side as in the file, its pairing."""
     st.subheader("Selected message")
     go1, go2 = st.columns([2, 3], vertical_alignment="bottom")
-    go1.text_input("Open message (durable # or vN for view)", key="goto", placeholder="e.g. 3 or v4",
-                   on_change=_on_goto)
+    go1.text_input("Go to (where in your file, or #n / vN)", key="goto",
+                   placeholder=f"e.g. {native_label(transcript, 0) if transcript.messages else 'line 1'}",
+                   on_change=_on_goto, help="the place in your file as the table shows it (`line 12`, "
+                   "`messages[3]`), a durable #n, or vN for the repaired view's message N")
     if st.session_state.get("_goto_missing"):
         go2.caption("no such message in this transcript")
 
@@ -361,14 +455,15 @@ def detail_panel(selected: int | None, pairs: Pairs | None) -> None:
         return
     row = rows[selected]
     detail = row_detail(analysis, ui.placement_for(source, analysis, provider), row)
-    st.code("\n".join([f"{label(row.kind)} · row {row.row}" + (f" · {row.note}" if row.note else ""),
+    st.code("\n".join([f"{row_place(transcript, row.left, row.right)} · {label(row.kind)}"
+                       + (f" · {row.note}" if row.note else ""),
                        *(said.text for said in detail.statements)]), language=None, wrap_lines=True)
     left, right = st.columns(2)
     with left:
         if not detail.durable:
             st.caption("No durable entry: the engine wrote this message for the view.")
         for index in detail.durable:
-            _raw(f"**Durable {durable_label(transcript, index)}**: as in your file ({transcript.format})",
+            _raw(f"**{native_label(transcript, index)}**: as in your file ({transcript.format})",
                  native_message(transcript, index), file_line_note(transcript, index))
             if native_message(transcript, index) != transcript.messages[index]:
                 with st.expander("as the engine reads it (canonical form)"):
@@ -378,7 +473,11 @@ def detail_panel(selected: int | None, pairs: Pairs | None) -> None:
         if not detail.view:
             st.caption("Not sent to the model: the repaired view leaves it out (see above).")
         for position in detail.view:
-            _raw(f"**View #{position}**: what the model receives (canonical form)", analysis.view[position])
+            _raw("**Repaired view**: what the model receives (canonical form)", analysis.view[position])
+    with st.expander("Other numbers of this message"):
+        st.text(other_numbers(row.row, row.left, row.right)
+                + "  (row: the table's line; durable #: the engine's index in the transcript; view #: the position "
+                  "in the repaired view; a ?msg= link uses durable # or vN)")
     if pairs is not None and pairs.calls:
         st.markdown("**Pairing**")
         st.dataframe(pd.DataFrame(pairs.calls), hide_index=True, width="stretch")
@@ -401,6 +500,9 @@ def detail_panel(selected: int | None, pairs: Pairs | None) -> None:
 side_by_side()
 if not compare:
     judge()
+for slot in stop_slots:
+    with slot.container():
+        stop_line()
 
 # ----------------------------------------------------------------------------- what the providers say
 

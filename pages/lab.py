@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pandas as pd
 import streamlit as st
 
+from inspector import ui
 from inspector.entry import through_app
 from inspector.glossary import link, link_terms
 from integrity.lab import SCENARIOS, LabRun, Snapshot, describe, start_scenario
@@ -43,15 +45,13 @@ st.info(
 
 keys = list(SCENARIOS)
 if "lab_scenario" not in st.session_state:  # first visit, or back from another page
-    wanted = st.query_params.get("scenario")
     playing = st.session_state.get("lab_state")
-    st.session_state["lab_scenario"] = (
-        wanted if wanted in keys else playing["key"] if playing is not None else "late_parallel"
-    )
+    st.session_state["lab_scenario"] = playing["key"] if playing is not None else "late_parallel"
+ui.from_url("lab_scenario", "scenario", keys, "late_parallel")  # a link's scenario; an unknown one is reported
 key: str | None = st.selectbox("Scenario", keys, key="lab_scenario",
                                format_func=lambda k: f"{SCENARIOS[k].title}  ·  fault: {SCENARIOS[k].fault}")
 assert key is not None  # the options are never empty, so one is always picked
-st.query_params["scenario"] = key
+ui.to_url("lab_scenario", "scenario", key)
 scenario = SCENARIOS[key]
 st.caption(scenario.summary)
 
@@ -159,7 +159,8 @@ def view_frame(snap: Snapshot, running: dict[str, str]) -> Any:
 running = running_calls(snap)
 st.markdown("#### In flight")
 st.caption("Per worker: calls whose frame is durable but whose result is not (yet). "
-           "At wind-down each gets an interrupted receipt, written through the fence.")
+           "At wind-down the runtime writes an interrupted receipt for each, through the fence: a worker "
+           "whose attempt is no longer the session's has them refused.")
 for column, worker in zip(st.columns(max(len(snap.workers), 1)), snap.workers, strict=False):
     with column:
         if worker.attempt == 0:
@@ -215,4 +216,4 @@ with st.expander("Attempts (leases) and the full repair report"):
         "entries before": [a.base_seq for a in snap.attempts],
         "ended as": [a.outcome or "(holding)" for a in snap.attempts],
     }), hide_index=True, width="stretch", key=f"lab_attempts_{shown}")
-    st.json(snap.report.model_dump(mode="json"), expanded=False)
+    st.json(msgspec.to_builtins(snap.report, str_keys=True), expanded=False)

@@ -15,9 +15,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from inspector import ui
+from inspector import engine_facts, ui
 from inspector.entry import through_app
 from inspector.glossary import link, link_terms
+from inspector.lesson_facts import judged_by, view_sentence
 from inspector.lessons import (
     LESSON_PARAM,
     LESSONS,
@@ -27,11 +28,12 @@ from inspector.lessons import (
     example_bytes,
     find_lesson,
     lesson_analyses,
+    lesson_check,
+    lesson_text,
     provider_rows,
     receipt_recognition,
     repair_steps,
     step_view_rows,
-    still_rejecting,
     verdict_difference,
 )
 from inspector.rows import preview
@@ -62,8 +64,8 @@ assert lesson is not None
 
 linked: set[str] = set()
 st.subheader(lesson.title)
-st.markdown(link_terms(f"**Rule.** {lesson.rule}", linked=linked))
-st.markdown(link_terms(f"**Why it breaks.** {lesson.why}", linked=linked))
+st.markdown(link_terms(f"**Rule.** {lesson_text(lesson, 'rule')}", linked=linked))
+st.markdown(link_terms(f"**Why it breaks.** {lesson_text(lesson, 'why')}", linked=linked))
 
 data = example_bytes(lesson)
 analyses = lesson_analyses(lesson)
@@ -95,7 +97,7 @@ st.dataframe(ui.safe_frame({"#": list(range(len(recorded.transcript.messages))),
 
 st.markdown("#### What each provider says about it, as recorded")
 said = recorded.verdicts
-rejecting = [name for name, verdict in said.items() if verdict["before"]]
+rejecting = [name for name, verdict in said.items() if verdict.before]
 accepting = [name for name in said if name not in rejecting]
 if not rejecting:
     st.markdown(f"Every provider rule set ({len(said)}) accepts this example as recorded.")
@@ -105,6 +107,12 @@ else:
 st.dataframe(ui.safe_frame(provider_rows(recorded)), hide_index=True, width="stretch",
              column_config={"provider error": st.column_config.TextColumn(width="large")})
 
+checked = lesson_check(lesson)
+if checked is not None:
+    option = f" --provider {lesson.provider}" if lesson.provider else ""
+    st.markdown(link_terms(f"`check{option}` on this example (strict) says **{checked.status}**, exit code "
+                           f"{checked.exit_code}: it is judged by {judged_by(checked.target)}; what the other "
+                           "providers say above is information.", linked=linked))
 st.markdown("#### The two policies, side by side")
 for column, name in zip(st.columns(2), POLICIES, strict=True):
     analysis = analyses[name]
@@ -118,10 +126,11 @@ for column, name in zip(st.columns(2), POLICIES, strict=True):
         st.dataframe(_styled(rows), hide_index=True, width="stretch", key=f"side_{key}_{name}",
                      column_config={"view #": st.column_config.TextColumn(width="small"),
                                     "from": st.column_config.TextColumn(width="small"), "message": MESSAGE})
-        after = still_rejecting(analysis)
-        st.caption(("Its view is still rejected by: " + ", ".join(after)) if after
-                   else "Every provider rule set accepts its view.")
-st.markdown(link_terms(f"**Why they differ.** {lesson.policies}", linked=linked))
+        st.caption(view_sentence(analysis))
+st.markdown(link_terms(f"**Why they differ.** {lesson_text(lesson, 'policies')}", linked=linked))
+if lesson.key == "contiguous":
+    st.markdown(link_terms(engine_facts.aborted_frame_sentence(), linked=linked)
+                + " ([every case, per provider](/glossary#when-strict-drops-an-aborted-frame))")
 difference = verdict_difference(analyses)
 if difference:
     st.markdown(difference)  # engine facts: provider names and rule ids, no transcript text
@@ -136,13 +145,16 @@ if lesson.key == "receipts":
         with column:
             st.caption(POLICY_TITLES[name])
             st.code(json.dumps(receipts.get(name), indent=2, ensure_ascii=False), language="json", wrap_lines=True)
-    st.markdown("What makes a message a receipt is `isError: true` with `details` exactly "
+    st.markdown("In pi-ai, what makes a message a receipt is `isError: true` with `details` exactly "
                 '`{"ok": false, "error": "interrupted"}`, never its text: a receipt copied without those '
                 "fields is read as a real result, and then a real result after it is not preferred. "
                 "Other formats cannot carry `details`; there a result is read back as a receipt only when "
                 "its whole content is exactly one of the engine's receipt texts, the reference's or the strict "
-                "policy's (marked as an error where the format can). "
-                "Written in each format and read back by the engine:")
+                "policy's (marked as an error where the format can).")
+    st.markdown("The same receipt changed one field at a time, and what the engine reads each as (pi-ai):")
+    st.dataframe(ui.safe_frame([{"message": row["message"], "read as": row["read as"]}
+                                for row in engine_facts.receipt_examples()]), hide_index=True, width="stretch")
+    st.markdown("Written in each format and read back by the engine:")
     recognition = receipt_recognition()
     st.dataframe(ui.safe_frame([{
         "format": row["format"],
@@ -195,7 +207,8 @@ if sandbox_transcript is not None:
                                lesson.provider, "sandbox")
     ui.verdict_text(sandbox)
     ui.verdict_panel(sandbox, lesson.provider)
-    st.dataframe(ui.styled_rows(ui.rows_frame(ui.rows_for(box, sandbox, lesson.provider))), hide_index=True,
+    sandbox_rows = ui.rows_frame(ui.rows_for(box, sandbox, lesson.provider), transcript=sandbox_transcript)
+    st.dataframe(ui.styled_rows(sandbox_rows), hide_index=True,
                  width="stretch", column_config={**ui.ROW_CONFIG, **ui.WHY_IN_FULL},
                  column_order=["kind", "#", "durable transcript", "view #", "repaired view", "why"])
 

@@ -25,7 +25,9 @@ through_app()  # a page URL opened first on a fresh server still runs through ap
 st.title("Quiz")
 st.markdown(f"Five transcripts you have not seen, each broken the way one lesson teaches. For each, predict what "
             f"the providers say about it as recorded, and the {link('view', 'view')} the "
-            f"{link('strict', 'strict')} policy sends. Then check: the engine answers, and each miss points to "
+            f"{link('strict', 'strict')} policy plans (for the provider named, else for none: the "
+            f"{link('universal invariants', 'universal invariants')}). Then check: the engine answers, and each "
+            "miss points to "
             "the lesson that covers it.")
 
 raw_seed = st.query_params.get("seed")
@@ -65,7 +67,9 @@ for number, question in enumerate(questions, start=1):
 
     verdict: str | None = st.radio("As recorded, the providers:", VERDICT_OPTIONS, index=None,
                                    key=f"quiz_v_{seed}_{number}")
-    view: int | None = st.radio(f"The {POLICY} view sends:", list(range(len(question.views))), index=None,
+    planned = question.provider or "no provider (the universal invariants)"
+    view: int | None = st.radio(f"The {POLICY} view planned for {planned} sends:",
+                                list(range(len(question.views))), index=None,
                                 key=f"quiz_view_{seed}_{number}", format_func=view_label)
     if checked:
         result = mark(question, verdict, view)

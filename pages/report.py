@@ -13,19 +13,24 @@ transcript in its source format.  A report that cannot be read is one error line
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import streamlit as st
 
 from inspector import report_view as rv
-from inspector import ui
+from inspector import ui, verdict_ui
 from inspector.entry import through_app
 from inspector.glossary import link
 from inspector.markdown import report_markdown
 from inspector.safe_text import neutralize
 from inspector.theme import summary_metrics
-from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, export_view, facts
-from integrity._records import invalid_where
+from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, facts
+from integrity._records import invalid_where, json_text
+from integrity.analysis import export_view, provider_view
+from integrity.download import Download
+from integrity.formats.container import json_bytes
+from integrity.report import read_report
 
 through_app()  # a page URL opened first on a fresh server still runs through app.py
 
@@ -66,7 +71,7 @@ def _read_uploaded() -> tuple[str, RepairReport]:
                 payload = payload[0] if payload else {}
         if isinstance(payload, dict) and "report" in payload and "actions" not in payload:
             payload = payload["report"]
-        return name, RepairReport.model_validate(payload)
+        return name, read_report(payload)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         ui.show_error(f"{name}: not JSON ({error})")
     except ValueError as error:  # msgspec.ValidationError: the first field that does not fit, by its path
@@ -108,12 +113,9 @@ counts = st.container(horizontal=True, gap="medium")  # as wide as their names, 
 for title, value in shown:
     counts.metric(title, f"{value:,}", width="content")
 
-def _report_json(report: RepairReport) -> str:
-    """The report as JSON; text that is not valid UTF-8 (a lone surrogate in an id) is written escaped."""
-    try:
-        return report.model_dump_json(indent=2)
-    except UnicodeEncodeError:  # msgspec cannot encode a lone surrogate: escape non-ASCII instead (the same JSON)
-        return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=True)
+def _report_json(report: RepairReport) -> bytes:
+    """The report as JSON bytes, as the CLI writes it; a lone surrogate (in an id) is written as its escape."""
+    return json_bytes(json_text(report, indent=2))
 
 
 def _utf8(text: str) -> bytes:
@@ -121,27 +123,92 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", errors="backslashreplace")
 
 
+def _offer(where: Any, analysis: Analysis, judge: str | None, found: Download | str | None, label: str,
+           file_name: str, key: str) -> None:
+    """A download button for the view planned for `judge`: its checked bytes, or (a large transcript) bytes
+    written only when the button is clicked; a line saying why when the view cannot be written."""
+    if isinstance(found, str):
+        where.caption(neutralize(f"{label[2:]}: {found}"))
+    elif found is None:
+        where.download_button(label, partial(export_view, analysis, judge), file_name,
+                              mime="application/octet-stream", key=key, on_click="ignore")
+    else:
+        where.download_button(label, found.data, file_name, mime="application/octet-stream", key=key)
+
+
+def _errors_of(analysis: Analysis, provider: str | None) -> None:
+    """The chosen provider's errors, as recorded and about the view planned for it, word for word."""
+    from inspector.rows import violation_rows
+
+    if not provider or provider not in analysis.verdicts:
+        return
+    said = analysis.verdicts[provider]
+    for title, violations in (("as recorded", said.before), ("about the view planned for it", said.after)):
+        found = violation_rows(violations)
+        with st.expander(f"{provider} {title}: " + (f"{len(found)} error(s)" if found else "accepted"),
+                         expanded=bool(found) and violations is said.after):
+            if found:
+                st.dataframe(ui.safe_frame(found, columns=["rule", "position", "durable entries", "call ids",
+                                                           "provider error"]),
+                             hide_index=True, width="stretch",
+                             column_config={"provider error": st.column_config.TextColumn(width="large")})
+            else:
+                st.caption("No rule of this provider is broken.")
+
+
 markdown = report_markdown(report, analysis.verdicts if analysis is not None else None, analysis=analysis)
 downloads = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
 
-downloads.download_button("⬇ Report JSON", _report_json(report).encode("utf-8"), ui.download_name(name, "report.json"),
+downloads.download_button("⬇ Report JSON", _report_json(report), ui.download_name(name, "report.json"),
                    mime="application/json", key="dl_json")
 downloads.download_button("⬇ Report Markdown", _utf8(markdown), ui.download_name(name, "report.md"),
                    mime="text/markdown", key="dl_md")
-if analysis is not None:
-    try:
-        repaired = export_view(analysis)
-    except Exception as error:  # noqa: BLE001 - the page goes on without this download
-        downloads.caption(ui.failure_line("the repaired transcript could not be written", error))
-    else:
-        downloads.download_button("⬇ Repaired transcript", repaired, ui.download_name(name, "repaired"),
-                           mime="application/octet-stream", key="dl_view")
-else:
+if analysis is None:
     downloads.caption("The repaired transcript needs the transcript itself: open it under 'Current transcript'.")
-
-if analysis is not None:
-    st.subheader("Provider verdicts")
-    ui.verdict_panel(analysis, provider)
+else:
+    assert source is not None and transcript is not None
+    cache = ui.cache_name(source, transcript)
+    size = len(transcript.messages)
+    mine = verdict_ui.offered_download(analysis, provider, source.digest, cache)
+    _offer(downloads, analysis, provider, mine, "⬇ Repaired transcript", ui.download_name(name, "repaired"),
+           "dl_view")
+    planned = f"planned for {provider}" if provider else "planned with no target provider (the universal invariants)"
+    st.text(neutralize(f"⬇ Repaired transcript: the view {planned}: {rv.download_words(mine, size)}"))
+    if analysis.verdicts:
+        st.subheader("Provider verdicts")
+        st.caption("Each provider is sent the view planned for it (strict re-plans the view for a provider whose "
+                   "rules differ: ids it refuses, its role order). 'after repair' is that provider's answer about "
+                   "that very view, which its button below downloads; 'safe to send' only where `check "
+                   "--provider` passes the downloaded bytes.")
+        flag = f"_recheck_{source.digest}_{cache}_{analysis.policy}_{provider}"
+        every = size <= verdict_ui.AUTO_VERDICT_MESSAGES or st.session_state.get(flag)
+        if not every:
+            took = mine.seconds if isinstance(mine, Download) else 0.0  # measured on this page's own download
+            estimate = f"about {max(1, round(took * (len(analysis.verdicts) - 1)))} s" if took else "some time"
+            st.button(f"Re-check every provider's download ({size:,} messages: {estimate}, as this page's own "
+                      "took)", key="recheck_btn", on_click=st.session_state.__setitem__, args=(flag, True))
+        written: dict[Any, Any] = {}  # the providers sent the same view share its bytes and their reading
+        offered = {judge: verdict_ui.offered_download(analysis, judge, source.digest, cache, written)
+                   if every or judge == provider else None for judge in analysis.verdicts}
+        st.dataframe(ui.safe_frame(rv.provider_rows(analysis, offered), columns=rv.PROVIDER_COLUMNS),
+                     hide_index=True, width="stretch",
+                     column_config={"after repair (that view)": st.column_config.TextColumn(width="large")})
+        buttons = st.container(horizontal=True)
+        for judge, found in offered.items():
+            _offer(buttons, analysis, judge, found, f"⬇ view for {judge}",
+                   ui.download_name(name, f"repaired-for-{judge}"), f"dl_view_{judge}")
+        sent_to: str | None = st.selectbox("Show the view sent to", list(analysis.verdicts), key="report_view_of",
+                                          index=list(analysis.verdicts).index(provider)
+                                          if provider in analysis.verdicts else 0)
+        if sent_to is not None:
+            sent_rows = rv.provider_view_rows(analysis, sent_to)
+            total = len(provider_view(analysis, sent_to))
+            answer = "accepted" if analysis.verdicts[sent_to].accepted_after_repair else "REJECTED"
+            cut = f", the first {len(sent_rows):,} shown (its download has them all)" if total > len(sent_rows) else ""
+            st.caption(f"The view planned for {sent_to}: {total:,} message(s){cut}; {sent_to} after repair: {answer}.")
+            st.dataframe(ui.safe_frame(sent_rows, columns=["view #", "message"]), hide_index=True, width="stretch",
+                         column_config={"message": st.column_config.TextColumn(width="large")})
+        _errors_of(analysis, provider)
 
 
 def _link_target() -> rv.LinkTarget | None:

@@ -147,10 +147,20 @@ def _tabs(store: SQLiteSessionStore, picked: str, entries: list[Entry], repair: 
 def session_detail(store: SQLiteSessionStore, sessions: list[SessionInfo]) -> None:
     """One session: its verdict and counts, durable log, attempts, repaired view, download and inspector link."""
     ids = [info.session_id for info in sessions]
+    linked = st.session_state.get("sessions_mode") == "Store folder"  # only a store on the server has a link
+    asked = ui.url_get("session") if linked else None
+    if asked is not None and st.session_state.get("_url_session") != asked:
+        st.session_state["_url_session"] = asked
+        if asked in ids:
+            st.session_state["sessions_pick"] = asked
+        else:
+            ui.report_unknown("session", asked, ids, st.session_state.get("sessions_pick") or ids[0])
     if st.session_state.get("sessions_pick") not in ids:
         st.session_state["sessions_pick"] = ids[0]
     picked: str | None = st.selectbox("Session", ids, key="sessions_pick", format_func=neutralize)
     assert picked is not None  # the options are never empty here, so one is always picked
+    ui.url_set("session", picked if linked else None)
+    st.session_state["_url_session"] = picked
     info = next(row for row in sessions if row.session_id == picked)
     entries = store.entries(picked)
     messages = [entry.message for entry in entries]
@@ -211,6 +221,10 @@ def from_folder() -> tuple[Path, str]:
         st.stop()
     where = f"the folder named by {ROOT_VARIABLE}" if os.environ.get(ROOT_VARIABLE, "").strip() else \
         "data/ in the project folder"
+    asked = ui.url_get("store")  # a link names the store (a path in the folder) and the session
+    if asked is not None and st.session_state.get("_url_store") != asked:
+        st.session_state["_url_store"] = asked
+        st.session_state["sessions_store"] = asked
     left, right = st.columns([3, 2], vertical_alignment="bottom")
     typed = left.text_input("Store file, inside the store folder", key="sessions_store", placeholder="sessions.db",
                             help=f"a path inside {where}; opened read-only, never created")
@@ -222,6 +236,8 @@ def from_folder() -> tuple[Path, str]:
         st.info(f"Enter the path of a session store inside the store folder ({where}), upload one, "
                 "or create a demo store.")
         st.stop()
+    ui.url_set("store", typed.strip())
+    st.session_state["_url_store"] = typed.strip()
     path = resolve_in_root(typed, root)
     if path is None:
         st.error(REFUSED)
@@ -233,7 +249,12 @@ st.title("Sessions")
 st.markdown("Open a session store (an SQLite file written by `integrity.lab`'s store) to see its sessions, "
             "who holds each lease, and whether the stored history needs repair before a model can use it.")
 top = st.columns([4, 1], vertical_alignment="bottom")
+if ui.url_get("store") is not None and st.session_state.get("_url_store") != ui.url_get("store"):
+    st.session_state["sessions_mode"] = "Store folder"  # a link to a store in the folder opens it
 mode: str | None = top[0].radio("Open a store from", MODES, horizontal=True, key="sessions_mode")
+if mode != "Store folder":  # an upload or a demo store is not on the server: no link names it
+    ui.url_set("store", None)
+    ui.url_set("session", None)
 top[1].button("Create a demo store", on_click=_make_demo, key="sessions_demo",
               help="a temporary store with one session per lab scenario, plus a worker that died; "
                    "removed when your session ends")

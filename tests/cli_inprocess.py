@@ -76,8 +76,8 @@ def passes_check(path: Path) -> bool:
     view plans no provider's order of turns, so a user message right after a tool result stays, and the
     providers with role rules (Bedrock, Mistral) still refuse it; check says so (exit 1), and that must be
     all that is wrong (nothing left to change, no finding)."""
-    from integrity._legalize import has_role_rules
     from integrity.providers import PROVIDERS
+    from integrity.repair.legalize import has_role_rules
 
     checked = run("check", "--json", path)
     if checked.code == 0:

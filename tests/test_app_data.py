@@ -25,6 +25,7 @@ from inspector.rows import (
 )
 from inspector.theme import ROW_KINDS
 from integrity import POLICIES, analyze, load
+from integrity.pipeline import ProviderVerdict
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_transcripts").glob("*.pi-ai.json"))
@@ -152,7 +153,8 @@ def test_verdict_rows_accept_objects_or_dicts_and_an_empty_mapping() -> None:
     class Violation:
         provider, rule, position, native_indices, call_ids, error = "bedrock", "r", 2, [3], ["a"], "Expected toolResult"
 
-    analysis.verdicts = {"bedrock": {"before": [Violation()], "after": []}, "gemini": {"before": [], "after": []}}
+    analysis.verdicts = {"bedrock": ProviderVerdict("bedrock", [Violation()], []),  # type: ignore[list-item]
+                         "gemini": ProviderVerdict("gemini", [], [])}
     assert verdict_rows(analysis) == [
         {"provider": "bedrock", "before repair": "✖ rejected (1)", "after repair": "✔ accepted"},
         {"provider": "gemini", "before repair": "✔ accepted", "after repair": "✔ accepted"},
@@ -179,7 +181,7 @@ def test_markdown_keeps_transcript_strings_inside_code_spans() -> None:
 def test_markdown_lists_changes_findings_and_verdicts() -> None:
     analysis = analyze(load((ROOT / "sample_transcripts" / "crash_duplicate.pi-ai.json").read_bytes(), "c.json"),
                        "openmaic")
-    text = report_markdown(analysis.report, {"deepseek": {"before": [object()], "after": []}})
+    text = report_markdown(analysis.report, {"deepseek": ProviderVerdict("deepseek", [object()], [])})  # type: ignore[list-item]
     assert "### Actions (1 of 6 durable messages changed)" in text
     assert "| 3 | `toolResult` | dropped duplicate |" in text
     assert "| `deepseek` | rejected (1) | accepted |" in text

@@ -65,7 +65,9 @@ def test_by_default_each_file_is_judged_by_its_own_provider() -> None:
     assert refusing >= 1 and not verdicts["anthropic"].before
     assert (row["status"], row["accepted as recorded"], row["accepted after repair"]) == \
         ("healthy", "✔ accepted", "✔ accepted")
-    assert row["all providers"] == f"rejected by {refusing} of {len(PROVIDERS)} providers as recorded, 0 after repair"
+    assert row["all providers"] == (f"information, not the verdict (judged by anthropic): {refusing} of "
+                                    f"{len(PROVIDERS)} providers reject it as recorded, 0 reject the view planned "
+                                    "for them")
 
 
 def test_a_file_refused_by_its_own_provider_quotes_its_error() -> None:
@@ -116,8 +118,9 @@ def test_no_provider_is_the_judge_of_a_format_no_single_provider_reads() -> None
     refusing = [name for name, result in verdicts.items() if result.before]
     assert row["safe to send to"] == UNIVERSAL and row["status"] == "repaired"  # an unanswered call
     assert row["accepted as recorded"].startswith("no target provider")
-    assert row["all providers"] == \
-        f"rejected by {len(refusing)} of {len(verdicts)} providers as recorded, 0 after repair"
+    assert row["all providers"] == (f"information, not the verdict (judged by {UNIVERSAL}): {len(refusing)} of "
+                                    f"{len(verdicts)} providers reject it as recorded, 0 reject the view planned "
+                                    "for them")
     [healthy] = summarize_all("healthy.pi-ai.json", (SAMPLES / "healthy.pi-ai.json").read_bytes(), "strict")
     assert healthy["status"] == "healthy"
 

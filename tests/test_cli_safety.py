@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from integrity import _safe_write
-from integrity._fastpath import read_fast
+from integrity._bulk import atomic_write
+from integrity._bulk.fast_read import read_fast
 from integrity.cli import EXIT_INTERNAL
 from integrity.formats.container import MAX_DEPTH, parse_document
 from integrity.loading import TranscriptError
@@ -503,9 +503,9 @@ def test_a_full_disk_while_writing_the_report_is_a_report_failure_and_leaves_nei
     source = input_file(tmp_path)
     out = write(tmp_path / "out.json", b"old output")
     report = tmp_path / "report.json"
-    real = _safe_write._write_temporary
+    real = atomic_write._write_temporary
 
-    def full_for_the_report(target: _safe_write.Target, produce: Callable[..., Any]) -> None:
+    def full_for_the_report(target: atomic_write.Target, produce: Callable[..., Any]) -> None:
         if target.what == "report":
             def no_space(stream: Any) -> None:
                 stream.write(b"{")
@@ -513,7 +513,7 @@ def test_a_full_disk_while_writing_the_report_is_a_report_failure_and_leaves_nei
             produce = no_space
         real(target, produce)
 
-    monkeypatch.setattr(_safe_write, "_write_temporary", full_for_the_report)
+    monkeypatch.setattr(atomic_write, "_write_temporary", full_for_the_report)
     message = assert_clean_failure(run("repair", source, "-o", out, "--report", report))
     assert message.startswith(f"error: {report}: cannot write the report: No space left on device")
     assert "no file was written" in message and "integrity-tmp" not in message
@@ -549,7 +549,7 @@ def test_an_unwritable_output_is_named_by_the_users_path(tmp_path: Path, monkeyp
     def refused(*args: Any, **kwargs: Any) -> Any:
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(tmp_path / ".out.json.x.integrity-tmp"))
 
-    monkeypatch.setattr(_safe_write.tempfile, "mkstemp", refused)
+    monkeypatch.setattr(atomic_write.tempfile, "mkstemp", refused)
     message = assert_clean_failure(run("repair", source, "-o", target))
     assert message.startswith(f"error: {target}: cannot write the repaired transcript: Permission denied")
     assert "integrity-tmp" not in message
@@ -557,9 +557,9 @@ def test_an_unwritable_output_is_named_by_the_users_path(tmp_path: Path, monkeyp
 
 SLOW_WRITER = textwrap.dedent("""
     import sys, time
-    from integrity import _safe_write
+    from integrity._bulk import atomic_write
     from integrity.cli import main
-    real = _safe_write._write_temporary
+    real = atomic_write._write_temporary
     def slow(target, produce):
         def stalled(stream):
             produce(stream)
@@ -567,7 +567,7 @@ SLOW_WRITER = textwrap.dedent("""
             sys.stderr.write("writing\\n"); sys.stderr.flush()
             time.sleep(60)
         real(target, stalled)
-    _safe_write._write_temporary = slow
+    atomic_write._write_temporary = slow
     sys.exit(main(sys.argv[1:]))
 """)
 

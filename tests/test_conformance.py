@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from integrity import (
@@ -24,9 +25,10 @@ from integrity import (
     repair_with_report,
     view_from_report,
 )
-from integrity._fastpath import read_fast, write_fast
-from integrity._plan import Synthesized, plan_openmaic
-from integrity._views import light_transcript
+from integrity._bulk.fast_read import read_fast, write_fast
+from integrity.repair.plan import Synthesized, plan_openmaic
+from integrity.repair.views import light_transcript
+from integrity.report import read_report
 
 VECTORS = Path(__file__).resolve().parent / "data" / "openmaic_repair_vectors.json.gz"
 EXPECTED_CASES = 404
@@ -129,7 +131,7 @@ def check_report_view(vector: dict[str, Any]) -> None:
         if entry.source == "durable":
             assert message is messages[entry.index]
     # The report survives a JSON round trip and still rebuilds the same view.
-    again = type(report).model_validate_json(report.model_dump_json())
+    again = read_report(json.loads(msgspec.json.encode(report)))
     assert_exact(view_from_report(again, messages), result.messages)
 
 

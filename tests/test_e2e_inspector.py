@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -100,14 +101,14 @@ def test_upload_bad_input_shows_the_error_line_and_the_app_keeps_working(page: A
 def test_deep_link_and_row_selection_show_the_pairing(page: Any, server: str) -> None:
     page.goto(server + "/?sample=abort_race.pi-ai.json&msg=4&policy=openmaic&view=table")
     wait_idle(page)
-    page.get_by_text("Durable [4] · #4", exact=True).wait_for()
+    page.get_by_text("[4]: as in your file (pi-ai)", exact=True).wait_for()
     wait_for_cell(page, "▶ selected")
     assert "moved to view #3 (right after its frame)" in page.inner_text("body")
     texts = cell_texts(page)
     assert "▶ selected" in texts and texts.count("↔ paired") >= 2
-    page.get_by_role("button", name="Problem ▶").click()
+    page.get_by_role("button", name="Problem ▶").click()  # from durable #4 on: the next stop is on it (#4)
     wait_idle(page)
-    page.wait_for_function("() => location.search.includes('msg=v3')")
+    page.get_by_text(re.compile(r"^Problem \d+ of \d+ · \[4\] · ")).wait_for()
 
 
 def test_download_the_report_and_the_repaired_transcript(page: Any, server: str) -> None:
@@ -162,10 +163,10 @@ def test_hostile_transcript_stays_inert(page: Any, server: str) -> None:
     open_upload(page, server)
     upload(page, "hostile.json", hostile)
     page.get_by_text("Durable transcript ↔ repaired view").wait_for()
-    page.locator('input[aria-label="Open message (durable # or vN for view)"]').fill("2")
+    page.locator('input[aria-label="Go to (where in your file, or #n / vN)"]').fill("[2]")
     page.keyboard.press("Enter")
     wait_idle(page)
-    page.get_by_text("Durable [2] · #2", exact=True).wait_for()
+    page.get_by_text("[2]: as in your file (pi-ai)", exact=True).wait_for()
     page.get_by_text("Result content").wait_for()
     page.wait_for_timeout(1000)
     assert remote == []
@@ -191,7 +192,7 @@ def test_clicking_a_row_selects_it_and_shows_its_pairing(page: Any, server: str)
     # row 5 of the grid (0-based, after the header) is the moved result leaving #4
     page.mouse.click(box["x"] + 14, box["y"] + row_height * (1 + 5) + row_height / 2)
     wait_idle(page)
-    page.get_by_text("Durable [4] · #4", exact=True).wait_for()
+    page.get_by_text("[4]: as in your file (pi-ai)", exact=True).wait_for()
     wait_for_cell(page, "▶ selected")
     assert "moved to view #3" in page.inner_text("body")
     page.wait_for_function("() => location.search.includes('msg=4')")

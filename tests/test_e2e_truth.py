@@ -140,7 +140,7 @@ def test_the_raw_panel_shows_the_entry_as_in_the_users_file(browser: Any, server
     page.goto(server + "/?sample=split_results.anthropic.json&msg=1&view=table")
     settle(page, "as in your file (anthropic)", '"tool_use"', "line 9 of the file")
     text = body(page)
-    assert "Durable messages[1] · #1" in text
+    assert "messages[1]: as in your file (anthropic)" in text
     raw = next(c for c in page.eval_on_selector_all('[data-testid="stCode"]', "els => els.map(e => e.innerText)")
                if '"tool_use"' in c)
     assert '"toolCall"' not in raw and '"_native"' not in raw and '"stopReason"' not in raw
@@ -159,7 +159,7 @@ def test_the_provider_follows_the_file_and_its_400_is_visible_without_a_click(br
     exact = ("messages.2.content.1: each tool_use must have a single result. Found multiple `tool_result` blocks "
              "with id: toolu_01Suite")
     assert exact in " ".join(text.split("\n"))  # whole, in the headline
-    assert "error[duplicate_tool_result] at messages.2.content.1" in text and "about #1 (row 1)" in text
+    assert "error[duplicate_tool_result] at messages.2.content.1" in text and "about messages[1]" in text
     assert "→ messages[2]" in text  # the request around the failing path, marked
     page.get_by_text("Copy as curl", exact=False).click()
     settle(page, "https://api.anthropic.com/v1/messages")
@@ -217,14 +217,12 @@ def test_any_cell_or_the_keyboard_selects_a_row(browser: Any, server: str) -> No
     page.wait_for_function("() => location.search.includes('msg=5')")
     wait_idle(page)
     assert "▶ selected" in selected_cells(page)
-    page.locator("body").press("n")  # next problem: wraps to the first, view #3 (the moved result)
-    page.wait_for_function("() => location.search.includes('msg=v3')")
-    page.locator("body").press("n")
-    page.wait_for_function("() => location.search.includes('msg=3')")
-    page.locator("body").press("p")
-    page.wait_for_function("() => location.search.includes('msg=v3')")
+    page.locator("body").press("n")  # next problem after the last row: wraps to the first stop, on durable #1
+    page.wait_for_function("() => location.search.includes('msg=1')")
+    page.locator("body").press("p")  # and back round: the last stop, the result moved up from durable #4
+    page.wait_for_function("() => location.search.includes('msg=4')")
     page.locator("body").press("j")
-    page.wait_for_function("() => location.search.includes('msg=3')")
+    page.wait_for_function("() => location.search.includes('msg=5')")
     wait_idle(page)
     assert "▶ selected" in selected_cells(page)
     shot(page, "11-8-keyboard-selection")

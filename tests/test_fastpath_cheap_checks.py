@@ -1,4 +1,4 @@
-"""The fast path's cheap refusals decide exactly as a whole-file scan would (integrity._fastpath).
+"""The fast path's cheap refusals decide exactly as a whole-file scan would (integrity._bulk.fast_read).
 
 The number scan works in overlapping windows; these tests put every suspicious shape on and
 around a window's edge and compare with the one-pass scan it replaced.
@@ -13,18 +13,18 @@ from typing import Any
 import pytest
 from cli_inprocess import run
 
-from integrity import _fastpath
+from integrity._bulk import fast_read
 
 
 def _whole_file_scan(data: bytes) -> bool:
     """The original one-pass decision: map the whole file to shapes, then search."""
-    shapes = data.translate(_fastpath._NUMBER_SHAPES)
+    shapes = data.translate(fast_read._NUMBER_SHAPES)
     if b"0" * 200 in shapes:
         return True
     for pattern in (b"0e000", b"0ee000"):
         at = shapes.find(pattern)
         while at >= 0:
-            if _fastpath._number_token_at(data, at):
+            if fast_read._number_token_at(data, at):
                 return True
             at = shapes.find(pattern, at + 1)
     return False
@@ -36,17 +36,17 @@ SHAPES = [b'{"x":1e999}', b'[1E+400]', b'{"a": 2.5e308}', b'{"id":"call_2_2e189"
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_a_shape_across_every_window_edge_is_seen_as_in_one_pass(shape: bytes) -> None:
-    edge = _fastpath._SHAPES_CHUNK
+    edge = fast_read._SHAPES_CHUNK
     for offset in range(-len(shape) - 2, 3):
         data = b" " * (edge + offset) + shape + b" " * 50
-        assert _fastpath._numbers_need_general_reader(data) == _whole_file_scan(data), (shape, offset)
+        assert fast_read._numbers_need_general_reader(data) == _whole_file_scan(data), (shape, offset)
 
 
 def test_random_files_decide_as_in_one_pass() -> None:
     rng = random.Random(12)
     alphabet = b'0123456789eE+-.,:[]{}" _abcx'
     for _ in range(60):
-        size = rng.choice([10, 1000, _fastpath._SHAPES_CHUNK - 3, _fastpath._SHAPES_CHUNK + 500])
+        size = rng.choice([10, 1000, fast_read._SHAPES_CHUNK - 3, fast_read._SHAPES_CHUNK + 500])
         data = bytearray(rng.choice(b" abc,") for _ in range(size))
         for _ in range(rng.randint(0, 6)):
             piece = bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
@@ -55,13 +55,13 @@ def test_random_files_decide_as_in_one_pass() -> None:
         if rng.random() < 0.2:
             where = rng.randrange(0, max(1, size - 210))
             data[where:where + 201] = b":" + b"9" * 200
-        assert _fastpath._numbers_need_general_reader(bytes(data)) == _whole_file_scan(bytes(data))
+        assert fast_read._numbers_need_general_reader(bytes(data)) == _whole_file_scan(bytes(data))
 
 
 def test_the_nesting_limit_is_the_general_readers() -> None:
     from integrity.formats.container import MAX_DEPTH
 
-    assert _fastpath.MAX_DEPTH == MAX_DEPTH
+    assert fast_read.MAX_DEPTH == MAX_DEPTH
 
 
 @pytest.mark.parametrize("depth", [190, 198, 199, 200, 201, 260])
@@ -73,18 +73,18 @@ def test_deep_messages_are_refused_exactly_as_the_general_reader_would(depth: in
     for opener, closer in ((b"[", b"]"), (b"{\"a\":", b"}")):
         raw = b'{"role":"user","content":"x","extra":' + opener * depth + b"1" + closer * depth + b"}"
         expected = too_deep(raw, 0, len(raw), level)
-        assert _fastpath._nested_too_deep([raw], container) == expected
+        assert fast_read._nested_too_deep([raw], container) == expected
 
 
 def _plans_agree(messages: list[Any]) -> Any:
     """The strict plan with its clean-turn shortcuts equals the plan of the full walk, and the cheap
     diagnosis, skipping settled turns, finds the moves a diagnosis looking at every frame finds."""
-    from integrity import _strict
-    from integrity._views import light_transcript
+    from integrity.repair import strict
+    from integrity.repair.views import light_transcript
     from integrity.report import moves
 
     light = light_transcript(messages, numeric_ids=True)
-    plan = _strict.plan_strict(light)
+    plan = strict.plan_strict(light)
     walked = _full_walk_plan(light)
     assert (plan.order, plan.notes, plan.dropped_frames, plan.dropped_strays, plan.dropped_duplicates,
             plan.repaired_tool_calls, plan.changed) == \
@@ -97,14 +97,13 @@ def _plans_agree(messages: list[Any]) -> Any:
 
 def _full_walk_plan(light: Any) -> Any:
     """plan_strict with no turn taken for clean: every frame and result goes through the in-order walk."""
-    from integrity import _strict
-
-    original = _strict._clean_frames
-    _strict._clean_frames = lambda light, first: ([], None, [])
+    from integrity.repair import strict
+    original = strict._clean_frames
+    strict._clean_frames = lambda light, first: ([], None, [])
     try:
-        return _strict.plan_strict(light)
+        return strict.plan_strict(light)
     finally:
-        _strict._clean_frames = original
+        strict._clean_frames = original
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -153,7 +152,7 @@ def test_invalid_utf8_where_the_fast_reader_skips_is_refused_as_the_general_read
     target = json.dumps(messages[1 + position][key]) if key != "arguments" else json.dumps(call["arguments"])
     data = text.encode().replace(target.encode(), target.replace("MARK", "\udcff").encode("utf-8", "surrogateescape"))
     assert data != text.encode() and b"\xff" in data
-    assert not _fastpath._valid_utf8(data) and _fastpath.read_fast(data, "x.json") is None
+    assert not fast_read._valid_utf8(data) and fast_read.read_fast(data, "x.json") is None
     path = tmp_path / "bad.json"
     path.write_bytes(data)
     checked = run("check", path)
@@ -162,12 +161,12 @@ def test_invalid_utf8_where_the_fast_reader_skips_is_refused_as_the_general_read
 
 
 def test_utf8_is_checked_across_chunk_edges() -> None:
-    edge = _fastpath._UTF8_CHUNK
+    edge = fast_read._UTF8_CHUNK
     snowman = "\u2603".encode()  # three bytes
     for cut in range(1, 3):  # the character split over two chunks: still valid
         data = b"a" * (edge - cut) + snowman + b"b" * 10
-        assert _fastpath._valid_utf8(data)
-    assert not _fastpath._valid_utf8(b"a" * (edge - 1) + snowman[:2])  # cut off at the end of the file
-    assert not _fastpath._valid_utf8(b"a" * (edge - 1) + snowman[:1] + b"a" * edge)  # an ASCII chunk after a lead
-    assert not _fastpath._valid_utf8(b"a" * edge * 2 + b"\xc3\x28")
-    assert _fastpath._valid_utf8(("\u00e9" * edge).encode())
+        assert fast_read._valid_utf8(data)
+    assert not fast_read._valid_utf8(b"a" * (edge - 1) + snowman[:2])  # cut off at the end of the file
+    assert not fast_read._valid_utf8(b"a" * (edge - 1) + snowman[:1] + b"a" * edge)  # an ASCII chunk after a lead
+    assert not fast_read._valid_utf8(b"a" * edge * 2 + b"\xc3\x28")
+    assert fast_read._valid_utf8(("\u00e9" * edge).encode())

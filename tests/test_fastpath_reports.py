@@ -2,7 +2,7 @@
 
 The reference here is the general reader and the one pipeline at its fullest depth
 (`integrity.pipeline.check(..., depth="view")`: the whole report and the view, rated by the
-target provider) and `json.dumps(report.model_dump(mode="json"), indent=2)`.  Every sample transcript and
+target provider) and `json.dumps(msgspec.to_builtins(report, str_keys=True), indent=2)`.  Every sample transcript and
 generated broken files (pi-ai arrays and JSONL, one above the size at which every
 provider is asked about the file as recorded) are compared byte for byte.
 """
@@ -13,15 +13,17 @@ import json
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 from cli_inprocess import run, run_process
 
-from integrity._json_pieces import ascii_only, finished
-from integrity._report_text import report_bytes
+from integrity._bulk.pieces import ascii_only, finished
+from integrity._records import replace
 from integrity.analysis import load_all
 from integrity.cli import RECHECK_UP_TO, _summary_lines, _verdict_lines, pieces_in_array
 from integrity.pipeline import check
 from integrity.providers import PROVIDERS
+from integrity.report.text import report_bytes
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((REPO / "sample_transcripts").glob("*.json*"))
@@ -55,13 +57,13 @@ def _reference(path: Path, provider: str | None = None, policy: str = "strict") 
         if not transcript.checked:
             continue
         result = check(transcript, provider=provider, policy=policy, depth="view", now=_now)
-        report = result.report.model_copy(update={"format": transcript.format, "thread": transcript.name})
+        report = replace(result.report, format=transcript.format, thread=transcript.name)
         out.append((report, result.providers.get(provider) if provider else None))
     return out
 
 
 def _dumped(reports: list[object]) -> bytes:
-    data = [report.model_dump(mode="json") for report in reports]  # type: ignore[attr-defined]
+    data = [msgspec.to_builtins(report, str_keys=True) for report in reports]
     return (json.dumps(data if len(data) != 1 else data[0], indent=2) + "\n").encode()
 
 
@@ -171,7 +173,7 @@ def test_report_text_is_json_dumps(text: str) -> None:
     holder = Holder(messages=1, view_messages=1, calls=0, results=0, orphaned_calls=0, duplicates_dropped=0,
                     moved=0, frames_dropped=0, strays_dropped=0, synthesized=0, strays=0, findings=0, renamed=0,
                     note=text, table={-1: text, 3: "x"}, empty=[])
-    data = holder.model_dump(mode="json")
+    data = msgspec.to_builtins(holder, str_keys=True)
     assert report_bytes(holder).decode() == json.dumps(data, indent=2)
     assert report_bytes(holder, indent=False).decode() == json.dumps(data, separators=(",", ":"))
     assert ascii_only(json.dumps(text, ensure_ascii=False)) == json.dumps(text) or "\udc80" in text
@@ -191,14 +193,14 @@ def test_reports_hold_no_floats() -> None:
         return [annotation, *(found for arg in typing.get_args(annotation) for found in types_in(arg))]
 
     def floats(model: object) -> list[str]:
-        """Every float-typed field reachable from a model (pydantic, or a light record: integrity._records)."""
+        """Every float-typed field reachable from a record (a msgspec struct: integrity._records)."""
         found = []
         hints = typing.get_type_hints(model)
-        for name in getattr(model, "model_fields", {}):
+        for name in getattr(model, "__struct_fields__", ()):
             for candidate in types_in(hints[name]):
                 if candidate is float:
                     found.append(f"{model}.{name}")
-                if hasattr(candidate, "model_fields") and candidate not in seen:
+                if hasattr(candidate, "__struct_fields__") and candidate not in seen:
                     seen.add(candidate)
                     found += floats(candidate)
         return found

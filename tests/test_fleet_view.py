@@ -5,12 +5,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from inspector import fleet
+from inspector.data_root import LinkError, read_linked
 from integrity import PROVIDERS
 from integrity.triage import FINDING_COLUMNS, TRANSCRIPT_COLUMNS, _TableWriter, triage_file
 
@@ -71,7 +73,7 @@ def test_the_fleet_functions_read_what_triage_wrote(data_folder: Path) -> None:
         fleet.read_table(b"not parquet")
 
 
-def test_the_batch_page_shows_the_fleet_and_opens_a_session_from_the_data_folder(data_folder: Path) -> None:
+def test_the_batch_page_links_each_session_it_can_open_by_its_path(data_folder: Path) -> None:
     at = AppTest.from_file(APP, default_timeout=60)
     at.switch_page("pages/batch.py")
     at.run()
@@ -81,13 +83,56 @@ def test_the_batch_page_shows_the_fleet_and_opens_a_session_from_the_data_folder
     assert at.selectbox(key="fleet_pick").options == ["fleet.parquet"]  # the findings table is not offered
     headers = [h.value for h in at.subheader]
     assert {"Defect kinds over the fleet", "Rejection rate per provider", "Worst sessions"} <= set(headers)
-    openable = at.selectbox(key="fleet_open_pick").options
-    assert not any("elsewhere.json" in name for name in openable)  # outside the data folder: never opened
-    target = next(name for name in openable if name.endswith("orphaned_call.pi-ai.json"))
-    at.selectbox(key="fleet_open_pick").set_value(target).run()
-    at.button(key="fleet_open").click().run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert any(t.value == "Inspector" for t in at.title)
+    worst = next(frame.value for frame in at.dataframe if fleet.OPEN in frame.value.columns)
+    links = {path: link if isinstance(link, str) else None for path, link in zip(worst["path"], worst[fleet.OPEN],
+                                                                                strict=True)}
+    outside = [link for path, link in links.items() if path.endswith("elsewhere.json")]
+    assert outside == [None]  # outside the data folder: never opened, no link
+    target = next(link for path, link in links.items() if path.endswith("orphaned_call.pi-ai.json"))
+    assert target.startswith("inspector?file=orphaned_call.pi-ai.json")  # the link names the session
+    # The link, opened: the Inspector reads that file from the data folder.
+    opened = AppTest.from_file(APP, default_timeout=60)
+    for key, value in parse_qsl(target.split("?", 1)[1]):
+        opened.query_params[key] = value
+    opened.run()
+    assert not opened.exception, [e.value for e in opened.exception]
+    assert any("orphaned_call.pi-ai.json · format pi-ai" in t.value for t in opened.text)
+
+
+def test_a_session_link_names_a_file_in_the_data_folder_or_a_url_its_table_lists(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    (root / "runs").mkdir(parents=True)
+    (root / "runs" / "a.json").write_text("[]")
+    (tmp_path / "b.json").write_text("[]")
+    assert fleet.session_link(str(root / "runs" / "a.json"), root, None, "strict") == \
+        "inspector?file=runs/a.json&policy=strict"
+    assert fleet.session_link("runs/a.json", root, None, "strict") == "inspector?file=runs/a.json&policy=strict"
+    assert fleet.session_link(str(tmp_path / "b.json"), root, None, "strict") is None
+    assert fleet.session_link("../b.json", root, None, "strict") is None
+    assert fleet.session_link("s3://bucket/c.jsonl", root, None, "strict") is None  # an uploaded table's URL
+    assert fleet.session_link("s3://bucket/c.jsonl", root, "fleet.parquet", "strict") == \
+        "inspector?file=s3://bucket/c.jsonl&table=fleet.parquet&policy=strict"
+
+
+def test_a_url_opens_only_when_a_triage_table_in_the_data_folder_lists_it(tmp_path: Path) -> None:
+    import fsspec
+    import pandas as pd
+
+    root = tmp_path / "data"
+    root.mkdir()
+    url = f"memory://{tmp_path.name}/session.json"
+    with fsspec.open(url, "wb") as handle:
+        handle.write((ROOT / "sample_transcripts" / "orphaned_call.pi-ai.json").read_bytes())
+    pd.DataFrame({"path": [url]}).to_parquet(root / "fleet.parquet")
+    name, data = read_linked(url, "fleet.parquet", root)
+    assert name == "session.json" and data.startswith(b"[")
+    for table in (None, "missing.parquet", "../fleet.parquet"):
+        with pytest.raises(LinkError, match="triage table"):
+            read_linked(url, table, root)
+    with pytest.raises(LinkError, match="triage table"):
+        read_linked(f"memory://{tmp_path.name}/other.json", "fleet.parquet", root)  # not listed: never read
+    with pytest.raises(LinkError, match="no such file"):
+        read_linked("../outside.json", None, root)
 
 
 def test_a_file_that_is_not_a_triage_table_is_one_error_line(data_folder: Path) -> None:

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from integrity import repair_orphaned_tool_calls
-from integrity._plan import plan_openmaic
-from integrity._views import light_transcript
 from integrity.formats import FORMATS, read_bytes, write_bytes
+from integrity.repair.plan import plan_openmaic
+from integrity.repair.views import light_transcript
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
 FIXTURES = sorted(p for p in SAMPLES.iterdir() if p.name != "README.md")

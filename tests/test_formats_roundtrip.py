@@ -16,10 +16,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from integrity._plan import plan_openmaic
-from integrity._views import light_transcript
 from integrity.formats import FORMATS, read_bytes, to_native, write_bytes
 from integrity.formats.container import get_path
+from integrity.repair.plan import plan_openmaic
+from integrity.repair.views import light_transcript
 
 TOOLS = ["read_file", "web_search", "grep", "run_shell", "write_file", "list_dir"]
 WORDS = ["Let me check the config.", "Searching the docs now.", "Done: the port is 8080.",

@@ -202,3 +202,21 @@ def test_modes_report_and_raise_and_the_log_line(caplog: pytest.LogCaptureFixtur
     asyncio.run(ToolCallIntegrityPlugin().before_model_callback(callback_context=context([]), llm_request=request))
     assert request.contents is not kept and request.contents[1] is contents[1]
     assert kept == contents  # the list ADK built is not edited in place
+
+
+def test_the_session_events_are_read_once_across_model_calls() -> None:
+    """The plugin remembers the calls made and answered in the events it read (by identity): as the session
+    grows, what it restores is what a reading of every event restores."""
+    from integrity.guards.adk import _EventMemo, restore_dropped_calls
+
+    events = [Event(author=author, invocation_id="i", content=types.Content(
+        role="user" if author == "user" or any(p.function_response for p in parts) else "model", parts=parts))
+        for name in HISTORIES for author, parts in HISTORIES[name]]
+    memo = _EventMemo()
+    for end in range(len(events) + 1):
+        shown = [event.content for event in events[:end] if not any(p.function_call for p in event.content.parts)]
+        assert restore_dropped_calls(shown, events[:end], AGENT, memo) == restore_dropped_calls(
+            shown, events[:end], AGENT), end
+    assert memo.last is not None and len(memo.last[1]) == len(events)
+    other = [Event(author=AGENT, invocation_id="j", content=types.Content(role="model", parts=[call_part("z9")]))]
+    assert restore_dropped_calls([], other, AGENT, memo) == restore_dropped_calls([], other, AGENT)  # other events

@@ -83,3 +83,59 @@ def test_a_dangling_call_after_a_long_healthy_history_is_repaired_from_the_cut()
     assert reports[0].before == len(entries) and reports[0].after == len(entries) + 1
     assert reports[0].result.report.summary.messages < 10  # only the part after the last healthy exchange was read
     assert request_verdict(out, "openai-chat", "anthropic").legal
+
+
+MODEL_NAMES = {  # model name -> (provider for a chat call, for a Responses call)
+    "claude-sonnet-4-5": ("anthropic", "anthropic"), "anthropic/claude-sonnet-4-5": ("anthropic", "anthropic"),
+    "us.anthropic.claude-3": ("anthropic", "anthropic"), "models/gemini-2.0-flash": ("gemini", "gemini"),
+    "vertex_ai/gemini-1.5": ("gemini", "gemini"), "vertex_ai/claude-3-5-sonnet": ("anthropic", "anthropic"),
+    "gemma-3": ("gemini", "gemini"), "bedrock/anthropic.claude-3-5": ("bedrock", "bedrock"),
+    "codestral-latest": ("mistral", "mistral"), "azure_ai/mistral-large": ("mistral", "mistral"),
+    "deepseek/deepseek-reasoner": ("deepseek", "deepseek-responses"), "o3": ("openai-chat", "openai-responses"),
+    "azure/my-deployment": ("openai-chat", "openai-responses"),
+    "openrouter/anthropic/claude-3": ("anthropic", "anthropic"), "ollama/llama3": (None, None),
+}
+
+
+def test_the_provider_a_model_name_implies_comes_from_the_registry() -> None:
+    """Each provider's record lists its model names (ProviderSpec.model_prefixes); the guards read them."""
+    from integrity.guards import provider_for_model
+
+    for name, (chat, responses) in MODEL_NAMES.items():
+        assert (provider_for_model(name, "chat"), provider_for_model(name, "responses")) == (chat, responses), name
+    for spec in SPECS.values():
+        for prefix in spec.model_prefixes:
+            literal = prefix.rstrip("/")
+            if re.escape(literal) != literal:
+                continue  # a pattern, not a name
+            sample = f"{prefix}some-model" if prefix.endswith("/") else f"{prefix}-1"
+            api = "responses" if spec.native_format == "openai-responses" else "chat"
+            assert provider_for_model(sample, api) == spec.name, (spec.name, sample)
+    assert {spec.name for spec in SPECS.values() if spec.model_prefixes} == set(SPECS)
+
+
+@settings(max_examples=80, deadline=None)
+@given(history=turns(), format=st.sampled_from(FORMATS), target=st.sampled_from(TARGETS),
+       system=st.booleans(), trailing=st.booleans())
+def test_guarding_objects_sends_what_guarding_their_dumps_sends(history: list[Turn], format: str, target: Any,
+                                                               system: bool, trailing: bool) -> None:
+    """guard_objects dumps only the entries from the quick pass's cut (the LangChain and ADK guards hand it
+    their message objects): what it sends is what guarding the whole dumped request sends, and an
+    unchanged entry is the object passed in."""
+    import copy
+
+    entries = render(history_with_a_healthy_start(history), format, system, trailing)
+    dumped: list[int] = []
+
+    def dump(part: list[Any]) -> list[Any]:
+        dumped.append(len(part))
+        return copy.deepcopy(part)
+
+    guard = RequestGuard("test", logger=QUIET)
+    expected = guard.guard(copy.deepcopy(entries), format, target)
+    out = guard.guard_objects(entries, format, dump, format, target)
+    assert out == expected
+    if out is not None:
+        assert any(any(entry is original for original in entries) for entry in out) or not entries
+        assert dumped[0] < len(entries) or target not in ("openai-chat", "openai-responses", "anthropic", "gemini",
+                                                          None)

@@ -8,6 +8,7 @@ healthy too.  And it must actually say healthy for an ordinary agent loop, or it
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from hypothesis import given, settings
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from integrity import check
 from integrity.formats import read_document
 from integrity.formats.container import Document
-from integrity.guards._fast import FAST_TARGETS, plainly_healthy
+from integrity.guards._fast import FAST_TARGETS, HealthyMemo, plainly_healthy
 
 FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "langchain")
 
@@ -192,3 +193,54 @@ def test_a_request_the_engine_cannot_read_is_sent_as_it_is(caplog: Any) -> None:
     with caplog.at_level(logging.WARNING, logger="integrity.guards"):
         assert RequestGuard("test").guard(odd, "openai-chat", None) is None
     assert "request not checked" in caplog.records[0].getMessage()
+
+
+@settings(max_examples=80, deadline=None)
+@given(history=turns(), format=st.sampled_from(FORMATS), system=st.booleans(), trailing=st.booleans(),
+       edit=st.integers(min_value=0, max_value=40))
+def test_the_memo_answers_what_the_whole_pass_answers_as_a_conversation_grows(
+        history: list[Turn], format: str, system: bool, trailing: bool, edit: int) -> None:
+    """Requests sharing their first entries (the same objects), as a runtime sends them call after call,
+    and one whose entry was replaced by another object: the memo's answer is the whole pass's."""
+    entries = render(history, format, system, trailing)
+    memo = HealthyMemo()
+    for target in (None, "anthropic"):
+        for end in range(len(entries) + 1):
+            request = entries[:end]
+            assert memo.healthy(request, format, target) == plainly_healthy(request, format, target), (end, request)
+        if entries:
+            replaced = list(entries)
+            replaced[edit % len(entries)] = {"role": "tool", "tool_call_id": "stray"}  # a new object in place
+            assert memo.healthy(replaced, format, target) == plainly_healthy(replaced, format, target)
+
+
+def test_the_memo_reads_only_the_new_entries_of_a_grown_request() -> None:
+    entries = render(loop(50), "openai-chat", system=True, trailing_user=False)
+    memo = HealthyMemo()
+    assert memo.healthy(entries[:100], "openai-chat", "anthropic")
+    copied = copy.deepcopy(entries)  # new dicts of the same value, as an SDK builds them for each call
+    assert memo.healthy(copied, "openai-chat", "anthropic") and memo.resumed == 1
+    assert not memo.healthy(list(reversed(entries)), "openai-chat", "anthropic")  # other entries: read whole
+    assert memo.resumed == 1
+    changed = copy.deepcopy(entries)
+    changed[2]["tool_calls"] = "broken"  # a new object of another value is read as what it is
+    fresh = HealthyMemo()
+    assert fresh.healthy(entries[:100], "openai-chat", "anthropic")
+    assert not fresh.healthy(changed, "openai-chat", "anthropic") and fresh.resumed == 0
+    # The one assumption (HealthyMemo's docstring): an object already sent is not changed in place.
+    trusting = HealthyMemo()
+    assert trusting.healthy(entries[:100], "openai-chat", "anthropic")
+    entries[2]["tool_calls"] = "broken"
+    assert trusting.healthy(entries, "openai-chat", "anthropic") and not plainly_healthy(entries, "openai-chat",
+                                                                                          "anthropic")
+
+
+@settings(max_examples=80, deadline=None)
+@given(history=turns(), system=st.booleans(), trailing=st.booleans())
+def test_adk_content_objects_read_as_their_gemini_dicts(history: list[Turn], system: bool, trailing: bool) -> None:
+    from google.genai import types
+
+    entries = render(history, "gemini", system, trailing)
+    contents = [types.Content.model_validate(entry) for entry in entries]
+    for target in (None, "gemini"):
+        assert plainly_healthy(contents, "gemini-objects", target) == plainly_healthy(entries, "gemini", target)

@@ -217,3 +217,13 @@ def test_a_moved_result_is_the_same_message_object_with_its_artifact() -> None:
     assert [type(m).__name__ for m in sent] == ["HumanMessage", "AIMessage", "ToolMessage", "HumanMessage"]
     assert sent[2] is late and sent[2].artifact == {"rows": [1, 2]}
     assert request_verdict(dicts(sent), "langchain", TARGET).legal
+
+
+def test_a_run_of_several_model_calls_reads_only_the_new_messages() -> None:
+    """LangGraph hands every model call of a run the same message objects plus the new ones: the guard's
+    memo reads only those (the requests stay the very same objects, untouched)."""
+    middleware = guard()
+    agent, model = agent_for([middleware], [ai_call("c1"), ai_call("c2"), ai_call("c3"), AIMessage("done")])
+    agent.invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": "t"}})
+    assert len(model.seen) == 4 and middleware.memo.resumed == 3
+    assert all(request_verdict(dicts(seen), "langchain", TARGET).legal for seen in model.seen)

@@ -221,3 +221,96 @@ def test_a_response_message_object_in_the_history_is_read_and_kept(capture: Capt
     dumped = [m if isinstance(m, dict) else m.model_dump(exclude_none=True) for m in out["messages"]]
     verdict = request_verdict(dumped, "openai-chat", "anthropic")
     assert verdict.legal and verdict.receipts == 1, verdict.violations
+
+
+class SyncCapture(CustomLogger):
+    """Records what a sync call hands LiteLLM's pre-API-call log (the request about to be sent)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[Any] = []
+
+    def log_pre_api_call(self, model: Any, messages: Any, kwargs: Any) -> None:
+        self.seen.append(messages)
+
+
+@pytest.fixture
+def sync_capture() -> Any:
+    saved_callbacks, saved = list(litellm.callbacks), (litellm.completion, litellm.responses)
+    found = SyncCapture()
+    litellm.callbacks = [found]
+    yield found
+    litellm.callbacks = saved_callbacks
+    litellm.completion, litellm.responses = saved
+
+
+def sent_by_completion(messages: list[dict[str, Any]], capture: SyncCapture, positional: bool = False) -> list[Any]:
+    response = (litellm.completion(CLAUDE, messages, mock_response="fine") if positional else
+                litellm.completion(model=CLAUDE, messages=messages, mock_response="fine"))
+    assert response.choices[0].message.content == "fine"
+    return list(capture.seen[-1])
+
+
+@pytest.mark.parametrize("name", list(CHAT))
+def test_sync_completion_is_guarded_once_wrapped(name: str, sync_capture: SyncCapture) -> None:
+    """`litellm.completion` runs no hook that may change the request: alone it sends the broken history;
+    after `guard_sync_calls()` the request is legal for Anthropic and keeps every real result."""
+    history = CHAT[name]
+    snapshot = copy.deepcopy(history)
+    reports: list[GuardReport] = []
+    guard = ToolCallIntegrityGuard(on_report=reports.append)
+    litellm.callbacks = [guard, sync_capture]  # in the callbacks too, as for async calls: not enough alone
+    alone = request_verdict(sent_by_completion(history, sync_capture), "openai-chat", "anthropic")
+    assert alone.legal is ALONE_LEGAL[name] and not reports
+    undo = guard.guard_sync_calls()
+    for positional in (False, True):
+        guarded = request_verdict(sent_by_completion(history, sync_capture, positional), "openai-chat", "anthropic")
+        assert guarded.legal, (name, guarded.violations)
+        assert first_results(history) <= set(guarded.results)
+    assert len(reports) == 2 and reports[0].target == "anthropic"
+    assert history == snapshot  # the caller's list is never changed
+    undo()
+    assert not request_verdict(sent_by_completion(history, sync_capture), "openai-chat", "anthropic").legal
+
+
+def test_sync_wrapping_passes_a_healthy_history_on_and_never_stacks(sync_capture: SyncCapture) -> None:
+    healthy = [USER, call("c1"), result("c1", "x is 1")]
+    first, second = ToolCallIntegrityGuard(), ToolCallIntegrityGuard(mode="raise")
+    original = litellm.completion
+    first.guard_sync_calls()
+    undo = second.guard_sync_calls()  # replaces the first wrapping
+    assert litellm.completion.__wrapped__ is original  # type: ignore[attr-defined]
+    handed: list[Any] = []
+    passed_on = ToolCallIntegrityGuard().sync(lambda *args, **kwargs: handed.append(kwargs["messages"]), "completion")
+    passed_on(model=CLAUDE, messages=healthy)
+    assert handed[0] is healthy  # healthy: the very list, nothing copied
+    assert litellm.completion(model=CLAUDE, messages=healthy, mock_response="fine").choices[0].message.content
+    with pytest.raises(ToolCallIntegrityError):
+        litellm.completion(model=CLAUDE, messages=CHAT["dangling call"], mock_response="fine")
+    undo()
+    assert litellm.completion is original
+
+
+def test_sync_responses_is_guarded(sync_capture: SyncCapture) -> None:
+    sent: list[Any] = []
+
+    def recording(*args: Any, **kwargs: Any) -> Any:  # what the wrapped function is handed
+        sent.append(kwargs.get("input", args[0] if args else None))
+        return "sent"
+
+    guarded = ToolCallIntegrityGuard().sync(recording, "responses")
+    assert guarded(model="gpt-4.1", input=RESPONSES_INPUT) == "sent"
+    assert guarded(RESPONSES_INPUT, "gpt-4.1") == "sent"
+    for request in sent:
+        verdict = request_verdict(request, "openai-responses", "openai-responses")
+        assert verdict.legal and verdict.receipts == 1, verdict.violations
+    inner: list[Any] = []
+    real = litellm.responses
+    litellm.responses = lambda *args, **kwargs: inner.append(kwargs["input"]) or real(*args, **kwargs)
+    undo = ToolCallIntegrityGuard().guard_sync_calls()  # wraps what litellm.responses is now
+    response = litellm.responses(model="openai/gpt-4.1", input=RESPONSES_INPUT, mock_response="fine")
+    assert "fine" in str(response)  # the real call ran, with the repaired input
+    assert request_verdict(inner[0], "openai-responses", "openai-responses").legal
+    undo()
+    with pytest.raises(ValueError, match="cannot guard 'embedding'"):
+        ToolCallIntegrityGuard().sync(litellm.embedding)

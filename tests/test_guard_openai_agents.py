@@ -220,3 +220,26 @@ def test_pydantic_items_passed_back_are_read_and_kept() -> None:
     dumped = [i if isinstance(i, dict) else i.model_dump(exclude_unset=True, mode="json") for i in out.input]
     verdict = request_verdict(dumped, FORMAT, "openai-responses")
     assert verdict.legal and verdict.receipts == 1, verdict.violations
+
+
+def test_a_run_of_several_model_calls_reads_only_the_new_items() -> None:
+    """The SDK builds each model call's input anew (equal dicts): the guard's memo matches them by value
+    and reads only the new items."""
+    from agents import function_tool
+    from openai.types.responses import ResponseFunctionToolCall
+
+    @function_tool
+    def lookup(q: str) -> str:
+        """Look something up."""
+        return f"found {q}"
+
+    def tool_call(call_id: str) -> list[Any]:
+        return [ResponseFunctionToolCall(type="function_call", call_id=call_id, name="lookup", arguments='{"q":"x"}',
+                                         id=f"fc_{call_id}", status="completed")]
+
+    guard = ToolCallIntegrityFilter()
+    scripted = ScriptedModel([tool_call("c1"), tool_call("c2"), tool_call("c3"), reply("done")])
+    asyncio.run(Runner.run(Agent(name="a", model=scripted, tools=[lookup]), input="hi",
+                           run_config=RunConfig(call_model_input_filter=guard)))
+    assert len(scripted.calls) == 4 and guard.memo.resumed == 3
+    assert all(request_verdict(list(c.input), FORMAT, "openai-responses").legal for c in scripted.calls)

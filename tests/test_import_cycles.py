@@ -29,10 +29,11 @@ PACKAGE = "integrity"
 # Read from the code's imports (module-level and function-local), bottom up:
 LAYERS: list[tuple[str, list[str]]] = [
     # shared records and representations with no project imports: the light transcript, message
-    # building, records, GC pausing, safe file writes (loading asks it what a path names), report v1
+    # building, records, GC pausing, safe file writes (loading asks it what a path names); the faces of
+    # the repair and bulk packages, which import nothing
     ("primitives", [
-        "integrity._records", "integrity._gc", "integrity._views", "integrity._messages", "integrity._safe_write",
-        "integrity._report_v1",
+        "integrity._records", "integrity._bulk", "integrity._bulk.gc_pause", "integrity._bulk.atomic_write",
+        "integrity.repair", "integrity.repair.views", "integrity.repair.messages",
     ]),
     # a transcript in memory, and the checks on what a caller passes in
     ("loading", ["integrity.loading", "integrity._arguments"]),
@@ -45,24 +46,26 @@ LAYERS: list[tuple[str, list[str]]] = [
     # view entries, the plan and the policies' planners, the durable-to-view mapping, and the
     # reference runtime's primitives built on them (tracking, receipts, the fence, the transform)
     ("planners", [
-        "integrity._entries", "integrity._plan", "integrity._legalize", "integrity._strict", "integrity._policies",
-        "integrity.placement", "integrity.reference", "integrity.fence", "integrity.transform",
+        "integrity.repair.entries", "integrity.repair.plan", "integrity.repair.legalize", "integrity.repair.strict",
+        "integrity.repair.policies", "integrity.repair.placement",
+        "integrity.reference", "integrity.fence", "integrity.transform",
     ]),
     # bulk plumbing: the fast path and its streamed reading, JSON pieces indented elsewhere, child processes
     ("bulk", [
-        "integrity._fastpath", "integrity._stream", "integrity._json_pieces", "integrity._report_frames",
-        "integrity._report_fork", "integrity._indent_child", "integrity._children",
+        "integrity._bulk.fast_read", "integrity._bulk.blocks", "integrity._bulk.pieces", "integrity._bulk.frames",
+        "integrity._bulk.report_process", "integrity._bulk.indent_process", "integrity._bulk.children",
     ]),
     # what is wrong with a transcript: findings, schema checks, the diagnosis
     ("findings", ["integrity._findings", "integrity._diagnosis", "integrity.schema", "integrity.schema.*"]),
     # the report: its records, building it, writing it as JSON whatever its size
     ("report", [
-        "integrity._report_records", "integrity._report_sections", "integrity.report", "integrity._report_text",
+        "integrity.report.v1", "integrity.report.records", "integrity.report.sections", "integrity.report.build",
+        "integrity.report", "integrity.report.text",
     ]),
     # one call from a loaded transcript to its plan, view and report
     ("analysis", ["integrity.analysis"]),
     # the check pipeline and the one-call APIs over the analysis
-    ("check", ["integrity.pipeline", "integrity.repairing"]),
+    ("check", ["integrity.pipeline", "integrity.repairing", "integrity.download"]),
     # front ends: the CLI, fleet triage, the fault lab, the package face
     ("front", [
         "integrity.cli", "integrity.__main__", "integrity.triage", "integrity._triage_inputs",

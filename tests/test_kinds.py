@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from inspector import batch, lessons, markdown, theme
 from integrity import analyze, load
+from integrity._diagnosis import _verdict
 from integrity.kinds import (
     ACTION_KINDS,
     FAILING,
@@ -33,7 +35,7 @@ from integrity.kinds import (
     worst,
 )
 from integrity.notes import _TEMPLATES, NoteCode
-from integrity.report import Summary, _verdict
+from integrity.report import Summary
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
 ALL_KINDS = [*RepairKind, *FindingCode, *Mark]
@@ -68,13 +70,13 @@ def test_every_row_kind_has_a_style() -> None:
 def test_summary_counts_and_kinds_match() -> None:
     counted = {fact.summary_field for fact in [*REPAIR_KINDS.values(), *MARKS.values()] if fact.summary_field}
     base = {"messages", "view_messages", "calls", "results"}
-    assert counted | base == set(Summary.model_fields), "a Summary count has no kind, or a kind no count"
+    assert counted | base == set(Summary.__struct_fields__), "a Summary count has no kind, or a kind no count"
 
 
 def test_the_verdict_words_every_counted_repair() -> None:
     verdict_kinds = {kind for kind, fact in REPAIR_KINDS.items() if fact.verdict}
     assert set(VERDICT_ORDER) == verdict_kinds
-    zero = {name: 0 for name in Summary.model_fields}
+    zero = dict.fromkeys(Summary.__struct_fields__, 0)
     for kind in VERDICT_ORDER:
         fact = REPAIR_KINDS[kind]
         summary = Summary(**{**zero, fact.summary_field: 1})
@@ -85,14 +87,29 @@ def test_the_verdict_words_every_counted_repair() -> None:
 def test_batch_and_markdown_show_every_count() -> None:
     counted = [fact for fact in [*REPAIR_KINDS.values(), *MARKS.values()] if fact.summary_field]
     assert {field for field, _ in batch.DEFECT_COLUMNS} == {fact.summary_field for fact in counted}
-    summary = Summary(**{name: 0 for name in Summary.model_fields})
+    summary = Summary(**dict.fromkeys(Summary.__struct_fields__, 0))
     columns = markdown.summary_columns(summary)
     for fact in counted:
         assert any(fact.name in column for column in columns), fact.name
 
 
 def test_lessons_step_through_every_action_kind() -> None:
+    # each action kind the lessons show today has its own sentence; a new one is worded by its registry name
     assert set(lessons._DROP_TEXT) == set(ACTION_KINDS) - {RepairKind.KEPT}
+    for kind in ACTION_KINDS:
+        assert "#{index}" in lessons.step_text(kind) or kind in (RepairKind.MOVED, RepairKind.REORDERED)
+    assert lessons.step_text(RepairKind.DROPPED_STRAY) == lessons._DROP_TEXT[RepairKind.DROPPED_STRAY]
+    assert lessons.step_text("kept") == "kept #{index}"
+
+
+def test_every_kind_has_its_look_and_example_in_its_row() -> None:
+    for kind in ALL_KINDS:
+        assert facts(kind).example.strip(), kind
+    for kind in [*RepairKind, *Mark]:  # row kinds: an icon always, so colour is never the only cue
+        assert facts(kind).icon and theme.label(kind.value) == f"{facts(kind).icon} {facts(kind).name}"
+        assert theme.colour(kind.value) == facts(kind).colour
+    with pytest.raises(ValueError, match="has no icon"):
+        theme._style(FindingCode.EMPTY_ID.value)  # a finding is no row kind: it has no look
 
 
 def test_every_note_code_renders() -> None:
@@ -107,7 +124,7 @@ def test_reports_use_only_registered_kinds(path: Path) -> None:
         assert {finding.kind for finding in report.findings} <= set(FindingCode)
         for finding in report.findings:
             assert finding.severity == FINDINGS[finding.kind].severity
-        json.dumps(report.model_dump(mode="json"))  # plain JSON all the way down
+        json.dumps(msgspec.to_builtins(report, str_keys=True))  # plain JSON all the way down
 
 
 # --- severities -----------------------------------------------------------------------------------

@@ -28,10 +28,10 @@ from integrity import (
     repair_with_report,
     view_from_report,
 )
-from integrity._fastpath import read_fast, write_fast
-from integrity._plan import plan_openmaic
-from integrity._views import light_transcript
+from integrity._bulk.fast_read import read_fast, write_fast
 from integrity.kinds import worst
+from integrity.repair.plan import plan_openmaic
+from integrity.repair.views import light_transcript
 from integrity.schema.pi_ai import check_messages
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -16,7 +16,6 @@ from typing import Any, cast
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from integrity import _legalize as legalize
 from integrity.formats import read_bytes, to_native
 from integrity.providers import (
     PROVIDER_FORMAT,
@@ -37,6 +36,7 @@ from integrity.providers import (
     validate_native,
 )
 from integrity.providers.spec import MESSAGE_KINDS
+from integrity.repair import legalize as legalize
 from tests.test_providers_blocks import ANTHROPIC_ILLEGAL, BEDROCK_ILLEGAL
 from tests.test_providers_chat import ILLEGAL as CHAT_ILLEGAL
 from tests.test_providers_chat import A, T, U

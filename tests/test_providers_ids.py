@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from integrity.providers import PROVIDERS, spec, validate_native
-from tests.provider_cases import v
+from tests.provider_cases import v, without_canonical
 
 
 def found(request: list[dict[str, Any]], provider: str) -> list[dict[str, Any]]:
-    return [x.model_dump(exclude={"canonical_indices"}) for x in validate_native(request, provider, ids=True)]
+    return [without_canonical(x) for x in validate_native(request, provider, ids=True)]
 
 
 def anthropic(use_id: str, result_id: str | None = None) -> list[dict[str, Any]]:

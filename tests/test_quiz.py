@@ -22,7 +22,7 @@ def test_each_question_is_answered_by_the_engine(lesson: str, seed: int) -> None
     assert find_lesson(question.lesson) is not None
     analysis = analyze(Transcript(question.messages, "q.json"), "strict", provider=question.provider,
                        verdicts=True)
-    rejecting = tuple(name for name, said in analysis.verdicts.items() if said["before"])
+    rejecting = tuple(name for name, said in analysis.verdicts.items() if said.before)
     assert question.rejecting == rejecting
     assert question.verdict in VERDICT_OPTIONS
     assert (question.verdict == VERDICT_OPTIONS[0]) == (not rejecting)

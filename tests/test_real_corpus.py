@@ -201,7 +201,7 @@ def test_file_is_read_and_judged_as_written(name: str) -> None:
         assert (summary.calls, summary.orphaned_calls) == (want.calls, want.orphans), where
         assert analysis.report.severity == want.severity, where
         assert analysis.report.healthy == (want.severity not in FAILING), where
-        verdicts = {p: (REJECT if v["before"] else ACCEPT) for p, v in analysis.verdicts.items()}
+        verdicts = {p: (REJECT if v.before else ACCEPT) for p, v in analysis.verdicts.items()}
         assert verdicts == want.providers, where
 
 

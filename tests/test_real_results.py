@@ -100,7 +100,7 @@ def test_gemini_function_response_inside_the_model_turn_is_the_real_result(tmp_p
     data = json.dumps(GEMINI_IN_MODEL).encode()
     analysis = analyze(load(data, "g.json"), "strict", now, "gemini", ["gemini"])
     assert analysis.report.synthesized == [] and analysis.report.healthy
-    assert analysis.verdicts["gemini"] == {"before": [], "after": []}
+    assert (analysis.verdicts["gemini"].before, analysis.verdicts["gemini"].after) == ([], [])
     path = tmp_path / "g.json"
     path.write_bytes(data)
     out = tmp_path / "out.json"
@@ -121,8 +121,8 @@ def test_the_strict_anthropic_view_puts_tool_results_first(tmp_path: Path) -> No
     path = tmp_path / "a.json"
     path.write_text(json.dumps(ANTHROPIC_TEXT_FIRST))
     analysis = analyze(load(path.read_bytes(), "a.json"), "strict", now, "anthropic", ["anthropic"])
-    assert [v.rule for v in analysis.verdicts["anthropic"]["before"]] == ["tool_result_not_first"]
-    assert analysis.verdicts["anthropic"]["after"] == []
+    assert [v.rule for v in analysis.verdicts["anthropic"].before] == ["tool_result_not_first"]
+    assert analysis.verdicts["anthropic"].after == []
     assert [a.kind for a in analysis.report.actions if a.kind != "kept"] == ["moved"]
     assert main(["check", "--provider", "anthropic", str(path)]) == 1
     out = tmp_path / "out.json"

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from integrity import analyze, load
-from integrity._messages import STRICT_MESSAGE, receipt_texts
-from integrity._views import light_transcript
 from integrity.formats import FORMATS, read_bytes, write_bytes
 from integrity.loading import Transcript
 from integrity.notes import NoteCode
+from integrity.repair.messages import STRICT_MESSAGE, receipt_texts
+from integrity.repair.views import light_transcript
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
 ORPHAN = "orphaned_call.pi-ai.json"  # call_readme has no result: the view gets a receipt for it

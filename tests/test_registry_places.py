@@ -97,3 +97,14 @@ def test_a_provider_without_an_endpoint_is_refused() -> None:
 
     with pytest.raises(ValueError, match="names no endpoint"):
         dataclasses.replace(SPECS["anthropic"], endpoint=Endpoint(""))
+
+
+def test_docs_providers_table_lists_every_provider_and_its_native_shape() -> None:
+    """docs/providers.md's first table (provider, native shape) is checked against the registry."""
+    text = (REPO / "docs" / "providers.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`") and cells[1].startswith("`"):
+            rows[cells[0].strip("`")] = cells[1].strip("`")
+    assert rows == {name: found.native_format for name, found in SPECS.items()}

@@ -24,7 +24,7 @@ def judged(name: str, provider: str) -> Analysis:
 def test_results_split_in_the_file_are_said_to_be_sent_as_one(name: str, provider: str) -> None:
     analysis = judged(name, provider)
     said = analysis.verdicts[provider]
-    assert said["before"] and not said["after"] and not analysis.report.changed
+    assert said.before and not said.after and not analysis.report.changed
     lines = regrouped(analysis, provider, name, name)
     assert lines[0].startswith(f"No message changes: the request written for {provider} groups the messages")
     assert "(5 entries in the file, 4 in the request)" in lines[0]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+import msgspec
 import pandas as pd
 import pytest
 import streamlit as st
@@ -19,13 +20,14 @@ from streamlit.testing.v1 import AppTest
 from inspector import report_view as rv
 from inspector.markdown import report_markdown
 from integrity import PROVIDERS, Action, Finding, Pairing, ReceiptView, TurnView, analyze, judged_by_providers, load
+from integrity.pipeline import ProviderVerdict
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 SAMPLES = ROOT / "sample_transcripts"
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 RAW_FIELDS = {name for model in (Action, Pairing, ReceiptView, TurnView, Finding)
-              for name in model.model_fields if "_" in name or name == "timestamp"}
+              for name in model.__struct_fields__ if "_" in name or name == "timestamp"}
 
 
 @pytest.fixture(autouse=True)
@@ -163,7 +165,7 @@ def test_an_uploaded_report_json_says_excerpts_need_the_transcript() -> None:
     at = report_page()
     at.radio(key="report_origin").set_value("Uploaded report JSON").run()
     at.file_uploader(key="report_upload").set_value(
-        ("r.json", report.model_dump_json().encode(), "application/json")).run()
+        ("r.json", msgspec.json.encode(report), "application/json")).run()
     assert not at.exception
     actions = table_with(at, "action")
     assert len(actions) == 2 and set(actions["message"]) == {rv.NONE} and "open" not in actions.columns
@@ -181,7 +183,7 @@ def test_the_markdown_quotes_every_provider_error_word_for_word() -> None:
     analysis = analysis_of("orphaned_call.pi-ai.json")
     markdown = report_markdown(analysis.report, analysis.verdicts, analysis=analysis)
     spans = {_unescaped(span) for span in code_spans(markdown)}
-    errors = [v.error for result in analysis.verdicts.values() for v in [*result["before"], *result["after"]]]
+    errors = [v.error for result in analysis.verdicts.values() for v in [*result.before, *result.after]]
     assert len(errors) >= len(PROVIDERS)
     for error in errors:
         assert error in spans, error  # exact, each in its own code span
@@ -190,7 +192,7 @@ def test_the_markdown_quotes_every_provider_error_word_for_word() -> None:
 
 def test_a_provider_error_with_pipes_and_backticks_stays_one_exact_cell() -> None:
     error = "bad | worse `tool_use` || end"
-    verdicts = {"p": {"before": [{"position": "m[1]", "error": error}], "after": []}}
+    verdicts = {"p": ProviderVerdict("p", [{"position": "m[1]", "error": error}], [])}  # type: ignore[list-item]
     markdown = report_markdown(analysis_of("healthy.pi-ai.json").report, verdicts)
     row = next(line for line in markdown.splitlines() if line.startswith("| `p` |"))
     cells = re.split(r"(?<!\\)\|", row)[1:-1]  # a GFM table splits on unescaped pipes only
@@ -232,3 +234,63 @@ def test_the_preview_is_rendered_and_hostile_text_only_ever_sits_in_code_spans()
     at.toggle(key="md_source").set_value(True).run()
     assert any(c.value == markdown for c in at.code)  # the source, on request
     assert not any(m.value.startswith("### Tool-call repair report") for m in at.markdown)
+
+
+def test_the_report_offers_each_provider_the_view_planned_for_it() -> None:
+    """abort_race (issue 29): Bedrock and Mistral accept the views re-planned for them; the page's table says so
+    beside a download of that very view, and says 'safe to send' only of bytes `check --provider` passes."""
+    from integrity.analysis import export_view
+    from integrity.download import download
+
+    at = report_page("abort_race.pi-ai.json")
+    table = table_with(at, "after repair (that view)").set_index("provider")
+    assert list(table.index) == list(PROVIDERS)
+    analysis = analysis_of("abort_race.pi-ai.json")
+    for provider in ("bedrock", "mistral"):
+        assert table.loc[provider, "the view planned for it"] == f"re-planned for {provider}"
+        assert table.loc[provider, "after repair (that view)"] == \
+            "accepted: safe to send (`check` passes the download)"
+        [button] = [b for b in at.get("download_button") if b.label == f"⬇ view for {provider}"]
+        assert download(analysis, provider).safe_to_send and export_view(analysis, provider) != export_view(analysis)
+    headline = next(t.value for t in at.text if t.value.startswith("⬇ Repaired transcript"))
+    assert "planned with no target provider" in headline and "safe to send" in headline
+
+
+def test_above_the_recheck_limit_nothing_is_called_safe_to_send(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large transcript's downloads are written when clicked and not read back: no 'safe to send' anywhere."""
+    from inspector import verdict_ui
+
+    monkeypatch.setattr(verdict_ui, "RECHECK_UP_TO", 3)  # the 6-message sample now counts as large
+    at = report_page("abort_race.pi-ai.json")
+    said = list(table_with(at, "after repair (that view)")["after repair (that view)"])
+    assert said and all("safe to send" not in words and "not re-checked" in words for words in said), said
+    assert not any("safe to send" in t.value for t in at.text)
+    assert {f"⬇ view for {provider}" for provider in PROVIDERS} <= {b.label for b in at.get("download_button")}
+
+
+def test_a_larger_transcript_rechecks_every_providers_download_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    from inspector import verdict_ui
+
+    monkeypatch.setattr(verdict_ui, "AUTO_VERDICT_MESSAGES", 3)  # the 6-message sample: every download on a button
+    at = report_page("abort_race.pi-ai.json")
+    said = table_with(at, "after repair (that view)").set_index("provider")["after repair (that view)"]
+    assert all(words == "accepted, not re-checked: run `check` on the download" for words in said), said
+    button = next(b for b in at.button if b.label.startswith("Re-check every provider's download (6 messages: "))
+    assert " s, as this page's own took)" in button.label  # an estimate from this run's own re-check
+    button.click().run()
+    said = table_with(at, "after repair (that view)").set_index("provider")["after repair (that view)"]
+    assert all(words == "accepted: safe to send (`check` passes the download)" for words in said), said
+
+
+def test_the_report_shows_the_view_each_provider_is_sent() -> None:
+    from inspector.report_view import provider_view_rows
+
+    at = report_page("abort_race.pi-ai.json")
+    analysis = analysis_of("abort_race.pi-ai.json")
+    at.selectbox(key="report_view_of").set_value("mistral").run()
+    shown = next(frame for frame in tables(at) if list(frame.columns) == ["view #", "message"])
+    expected = provider_view_rows(analysis, "mistral")
+    assert list(shown["message"]) == [row["message"] for row in expected]
+    assert expected != provider_view_rows(analysis, "openai-chat")  # Mistral's ids are its own: another view
+    assert any(c.value.startswith("The view planned for mistral: ") and c.value.endswith("after repair: accepted.")
+               for c in at.caption)

@@ -18,6 +18,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from integrity import (
@@ -33,9 +34,9 @@ from integrity import (
     load,
     load_all,
 )
-from integrity._fastpath import read_fast
-from integrity._strict import plan_strict
+from integrity._bulk.fast_read import read_fast
 from integrity.loading import Transcript
+from integrity.repair.strict import plan_strict
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_transcripts").glob("*.json*"))
@@ -237,7 +238,7 @@ def test_a_reused_id_owns_the_results_of_its_own_turn_and_the_one_answering_it()
         own_turns = [{0, 3, 4}, {8}, set()]
         for pairing, own in zip(report.pairings, own_turns, strict=True):
             answer = {pairing.answered_by} if pairing.answered_by is not None else set()
-            assert set(pairing.result_indices) == own | answer, (policy, pairing.model_dump())
+            assert set(pairing.result_indices) == own | answer, (policy, msgspec.to_builtins(pairing))
         assert_pairings_agree_with_view(report, f"reused thrice, {policy}")
     turns = [m for _ in range(300) for m in (frame([("c1", "grep")]), result("c1", "grep", "ok"))]
     report = analyze(Transcript(turns, "<numbered per turn>"), "strict").report

@@ -1,6 +1,6 @@
 """A large `check --json` report is written by three processes: a forked child makes its pairings and
-view (integrity._report_fork) while this one makes its actions, and a second child indents the text
-(integrity._indent_child).
+view (integrity._bulk.report_process) while this one makes its actions, and a second child indents the text
+(integrity._bulk.indent_process).
 
 What a reader sees must not depend on them: the bytes are those one process writes, for one report
 and for an array of them, in both layouts; a child that fails leaves the work to this process; a
@@ -22,11 +22,11 @@ import msgspec
 import pytest
 
 from integrity import analyze, load
-from integrity._indent_child import Indenter
-from integrity._json_pieces import Compact, finished
-from integrity._report_text import report_pieces
+from integrity._bulk.indent_process import Indenter
+from integrity._bulk.pieces import Compact, finished
 from integrity.analysis import reader_findings, schema_findings
 from integrity.report import report_shell
+from integrity.report.text import report_pieces
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_transcripts"
@@ -81,7 +81,7 @@ def run_check(arguments: list[str], elsewhere_after: int | None, fork_from: int 
     in a forked child from fork_from messages on (None: never); `before` runs first."""
     limit = "1 << 62" if elsewhere_after is None else str(elsewhere_after)
     fork = "1 << 62" if fork_from is None else str(fork_from)
-    code = ("import sys; import integrity.cli as cli; import integrity._report_fork as fork; "
+    code = ("import sys; import integrity.cli as cli; import integrity._bulk.report_process as fork; "
             f"cli.INDENT_ELSEWHERE_AFTER = {limit}; fork.FORK_FROM = {fork}; {before or 'pass'}; "
             "sys.exit(cli.main(sys.argv[1:]))")
     streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **options}
@@ -173,7 +173,7 @@ def test_sections_made_by_a_forked_child_are_the_same_text(tmp_path: Path, layou
 
 
 FAILURES = {
-    "the child fails": "import integrity._report_fork as f; "
+    "the child fails": "import integrity._bulk.report_process as f; "
                        "f._spill_sections = lambda *_: (_ for _ in ()).throw(RuntimeError('child fails'))",
     "no temporary file": "import tempfile; "
                          "tempfile.TemporaryFile = lambda *_: (_ for _ in ()).throw(OSError(28, 'disk full'))",
@@ -194,9 +194,9 @@ def test_a_report_left_unwritten_stops_its_child(tmp_path: Path) -> None:
     closed, before the next report starts."""
     script = f"""
 import json, os, sys
-import integrity._report_fork as fork
+import integrity._bulk.report_process as fork
 from integrity import analyze, load
-from integrity._report_text import report_pieces
+from integrity.report.text import report_pieces
 from integrity.analysis import reader_findings, schema_findings
 from integrity.report import report_shell
 fork.FORK_FROM = 0

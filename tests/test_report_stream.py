@@ -1,7 +1,7 @@
 """`check --json` writes a report a chunk at a time, and the bytes are the whole report's.
 
 A report shell (integrity.report.report_shell) has every field of the report but its three long
-sections, which integrity._report_text.report_chunks makes, encodes and writes a chunk at a time.
+sections, which integrity.report.text.report_chunks makes, encodes and writes a chunk at a time.
 Everything a reader sees must be what `report_bytes(build_report(...))` gives, byte for byte, in both
 layouts, once rated by what the providers say (with_recorded) and named (format, thread): the
 samples, the real files, generated transcripts with every kind of defect under both policies and
@@ -20,12 +20,13 @@ from typing import Any
 import pytest
 
 from integrity import POLICIES, PROVIDERS, analyze, load_all
-from integrity import _report_sections as sections_module
 from integrity._diagnosis import recorded_acceptance
-from integrity._report_text import report_bytes, report_chunks
+from integrity._records import replace
 from integrity.analysis import reader_findings, schema_findings
 from integrity.loading import Transcript, TranscriptError
 from integrity.report import build_report, report_shell, sections_of, with_recorded
+from integrity.report import sections as sections_module
+from integrity.report.text import report_bytes, report_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted([*(ROOT / "sample_transcripts").glob("*.json*"), *(ROOT / "tests" / "real").glob("*.*")])
@@ -45,8 +46,7 @@ def shell_and_whole(transcript: Transcript, policy: str, provider: str | None) -
     schema = [*reader_findings(transcript), *schema_findings(transcript)]
     whole = build_report(analysis.light, analysis.plan, stamps, transcript.source, schema)
     # analyze names the provider the report is judged for even when the plan names none (the reference's)
-    assert whole == analysis.report.model_copy(update={"format": None, "thread": None,
-                                                       "provider": analysis.plan.provider})
+    assert whole == replace(analysis.report, format=None, thread=None, provider=analysis.plan.provider)
     return report_shell(analysis.light, analysis.plan, stamps, transcript.source, schema), whole
 
 
@@ -69,8 +69,8 @@ def check_every_rating(transcript: Transcript, policy: str, provider: str | None
     assert_same_text(shell, whole, where)
     for rating in RATINGS:
         for named in ({}, {"format": transcript.format, "thread": transcript.name}):
-            rated_shell = with_recorded(shell.model_copy(update=named), rating)
-            rated_whole = with_recorded(whole.model_copy(update=named), rating)
+            rated_shell = with_recorded(replace(shell, **named), rating)
+            rated_whole = with_recorded(replace(whole, **named), rating)
             assert sections_of(rated_shell) is not None, "with_recorded keeps the shell's sections"
             assert rated_shell.severity == rated_whole.severity and rated_shell.verdict == rated_whole.verdict
             assert_same_text(rated_shell, rated_whole, f"{where} rated {rating} {named}")
@@ -189,8 +189,8 @@ def test_a_reused_id_lists_the_results_of_each_use_s_own_turn(policy: str) -> No
                 frame("r"), {"role": "user", "content": "late"}, result("r")]
     for source in ("plain", "fast"):
         if source == "fast":
-            from integrity._fastpath import read_fast
-            from integrity._strict import plan_strict
+            from integrity._bulk.fast_read import read_fast
+            from integrity.repair.strict import plan_strict
 
             if policy != "strict":
                 continue

@@ -15,11 +15,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from cli_inprocess import run as run_in_process
 
 from integrity import Transcript, analyze, load, repair_orphaned_tool_calls, repair_with_report
-from integrity._fastpath import read_fast
+from integrity._bulk.fast_read import read_fast
 from integrity.kinds import FINDINGS, FindingCode, Severity
 from integrity.schema import schema_findings
 
@@ -136,7 +137,8 @@ def test_every_garbage_case_is_a_malformed_finding_of_the_api(name: str) -> None
 
 @pytest.mark.parametrize("name", sorted(PI_AI_GARBAGE))
 def test_the_fast_path_declines_what_the_schema_reports(name: str) -> None:
-    """_fastpath validates the same rules: it never reads a file that has a schema finding."""
+    """The fast reader (integrity._bulk.fast_read) validates the same rules: it never reads a file that has
+    a schema finding."""
     assert read_fast(PI_AI_GARBAGE[name][0].encode(), "g.json") is None
 
 
@@ -209,10 +211,10 @@ def test_positions_in_an_envelope_use_its_key() -> None:
 
 def test_schema_findings_come_first_and_serialize_their_positions() -> None:
     report = analyze(load(json.dumps(mutated(2, toolCallId=None)).encode(), "x.json")).report
-    first = report.findings[0].model_dump(mode="json")
+    first = msgspec.to_builtins(report.findings[0])
     assert first["kind"] == "non_string_id" and first["path"] == "[2].toolCallId" and first["line"] == 1
     # engine findings carry no position fields (reports stay as they were)
-    assert all("path" not in f.model_dump(mode="json") for f in report.findings if f.severity != "malformed")
+    assert all("path" not in msgspec.to_builtins(f) for f in report.findings if f.severity != "malformed")
 
 
 # ---- other formats: what their readers read on past ----------------------------------------------

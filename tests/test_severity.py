@@ -16,12 +16,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 
 from integrity import analyze, load, repair_with_report
-from integrity._fastpath import read_fast
-from integrity._policies import PLANNERS
-from integrity._views import light_transcript
+from integrity._bulk.fast_read import read_fast
 from integrity.cli import main
 from integrity.loading import Transcript
 from integrity.providers import PROVIDERS
+from integrity.repair.policies import PLANNERS
+from integrity.repair.views import light_transcript
 from integrity.report import build_report, diagnose
 from tests.test_strict_properties import broken_transcripts
 

@@ -1,4 +1,4 @@
-"""A large pi-ai file read a block at a time (integrity._stream) says and writes what it says read whole.
+"""A large pi-ai file read a block at a time (integrity._bulk.blocks) says and writes what it says read whole.
 
 The CLI reads files of STREAM_FROM bytes or more a block at a time, never whole, and writes the
 view by reading the blocks again.  Here the blocks are made tiny, so that every generated
@@ -18,18 +18,19 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from integrity import _fastpath, _stream
+from integrity._bulk import blocks, fast_read
+from integrity._bulk.atomic_write import WriteError
+from integrity._bulk.blocks import FileSource
+from integrity._bulk.fast_read import FastTranscript, read_fast, read_fast_file, write_fast
 from integrity._diagnosis import diagnose
-from integrity._fastpath import FastTranscript, read_fast, read_fast_file, write_fast
-from integrity._safe_write import WriteError
-from integrity._stream import FileSource
-from integrity._strict import plan_strict
-from integrity._views import LightTranscript, light_transcript
 from integrity.loading import open_source
+from integrity.repair.strict import plan_strict
+from integrity.repair.views import LightTranscript, light_transcript
 from tests.cli_inprocess import run
 from tests.test_strict_properties import broken_transcripts, frame, result, user
 
@@ -70,8 +71,8 @@ LAYOUTS: dict[str, Callable[[list[Any]], bytes]] = {
 @pytest.fixture
 def tiny_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Blocks of 48 bytes (grown until a cut is proved) and every file streamed, however small."""
-    monkeypatch.setattr(_stream, "BLOCK", 48)
-    monkeypatch.setattr(_fastpath, "STREAM_FROM", 0)
+    monkeypatch.setattr(blocks, "BLOCK", 48)
+    monkeypatch.setattr(fast_read, "STREAM_FROM", 0)
 
 
 def opened(path: str, name: str) -> FileSource:
@@ -123,8 +124,8 @@ def assert_same_reading(messages: list[Any], layout: str) -> None:
         assert flat(stretched.order) == plan.order
         assert written(fast, stretched) == written(whole, plan) == written(whole, plan_strict(whole.light,
                                                                                               stretches=True))
-        assert (diagnose(fast.light, stretched, "f.json").model_dump()
-                == diagnose(whole.light, plan, "f.json").model_dump())
+        assert (msgspec.to_builtins(diagnose(fast.light, stretched, "f.json"))
+                == msgspec.to_builtins(diagnose(whole.light, plan, "f.json")))
         # The names the fast path leaves out are never asked for: the plan of the full dict view is the same.
         full = plan_strict(light_transcript(messages, numeric_ids=True))
         for field in ("changed", "order", "repaired_tool_calls", "dropped_frames", "dropped_duplicates",
@@ -238,8 +239,8 @@ def test_repair_of_a_file_written_to_meanwhile_writes_nothing_and_says_so(tiny_b
 def test_the_cli_streams_a_large_file_and_repairs_it_as_read_whole(tmp_path: Any, monkeypatch: pytest.MonkeyPatch
                                                                    ) -> None:
     """End to end through the command line, blocks of 1 kB over a file of a few hundred messages."""
-    monkeypatch.setattr(_stream, "BLOCK", 1024)
-    monkeypatch.setattr(_fastpath, "STREAM_FROM", 0)
+    monkeypatch.setattr(blocks, "BLOCK", 1024)
+    monkeypatch.setattr(fast_read, "STREAM_FROM", 0)
     messages: list[Any] = []
     for k in range(120):
         messages += [user(f"step {k}", k), frame([(f"c{k}", "search"), (f"d{k}", "search")], k)]
@@ -248,15 +249,15 @@ def test_the_cli_streams_a_large_file_and_repairs_it_as_read_whole(tmp_path: Any
     path = tmp_path / "big.json"
     path.write_bytes(one_per_line(messages))
     sources: list[str] = []
-    real = _fastpath._read
+    real = fast_read._read
 
     def noted(*args: Any) -> Any:
         sources.append(type(args[0]).__name__)
         return real(*args)
 
-    monkeypatch.setattr(_fastpath, "_read", noted)
+    monkeypatch.setattr(fast_read, "_read", noted)
     streamed_out = run("repair", "--now", str(NOW), str(path))
-    monkeypatch.setattr(_fastpath, "STREAM_FROM", 1 << 40)
+    monkeypatch.setattr(fast_read, "STREAM_FROM", 1 << 40)
     whole_out = run("repair", "--now", str(NOW), str(path))
     assert sources == ["FileSource", "Source"]
     assert streamed_out.code == whole_out.code == 0
@@ -264,7 +265,7 @@ def test_the_cli_streams_a_large_file_and_repairs_it_as_read_whole(tmp_path: Any
     lost = sum(1 for k in range(120) if k % 7 == 0)  # 18
     assert len(json.loads(streamed_out.stdout)) == len(messages) + lost  # a receipt for each lost call
     whole_check = run("check", str(path))
-    monkeypatch.setattr(_fastpath, "STREAM_FROM", 0)
+    monkeypatch.setattr(fast_read, "STREAM_FROM", 0)
     streamed_check = run("check", str(path))
     assert sources[-2:] == ["Source", "FileSource"]
     assert (streamed_check.code, streamed_check.stdout) == (whole_check.code, whole_check.stdout)

@@ -9,17 +9,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
-from integrity._entries import Merged, SynthesizedTurn, materialize
-from integrity._fastpath import read_fast, write_fast
-from integrity._strict import STRICT_MESSAGE, plan_strict, strict_placeholder_text
-from integrity._views import light_transcript
+from integrity._bulk.fast_read import read_fast, write_fast
 from integrity.analysis import analyze, load
 from integrity.loading import Transcript
 from integrity.notes import NoteCode
 from integrity.providers import PROVIDER_FORMAT, PROVIDERS, validate, validate_native
-from integrity.report import RepairReport, view_from_report
+from integrity.repair.entries import Merged, SynthesizedTurn, materialize
+from integrity.repair.strict import STRICT_MESSAGE, plan_strict, strict_placeholder_text
+from integrity.repair.views import light_transcript
+from integrity.report import RepairReport, read_report, view_from_report
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from generate import idless  # noqa: E402
@@ -280,7 +281,7 @@ def test_mistral_last_role_rule_applies_to_outgoing_requests_only() -> None:
 def test_without_a_provider_the_strict_view_follows_no_role_rules() -> None:
     messages = [U("one"), U("two"), SAY()]
     _, report = strict(messages)
-    assert not report.changed and "turns" not in report.model_dump() and "merges" not in report.model_dump()
+    assert not report.changed and not report.turns and not report.merges
 
 
 def test_new_view_entries_survive_the_fast_path_and_a_json_report() -> None:
@@ -293,7 +294,7 @@ def test_new_view_entries_survive_the_fast_path_and_a_json_report() -> None:
     out = io.BytesIO()
     write_fast(fast, plan, now, out)
     assert json.loads(out.getvalue()) == view
-    again = RepairReport.model_validate_json(report.model_dump_json())
+    again = read_report(json.loads(msgspec.json.encode(report)))
     assert view_from_report(again, messages) == view
     assert validate(view, "bedrock") == []
     assert not plan_strict(light_transcript(view), "bedrock").changed
@@ -314,7 +315,7 @@ OWN_PROVIDERS = [(path, provider) for path in FIXTURES for provider in PROVIDERS
 def test_every_fixture_is_repaired_into_a_request_its_own_provider_accepts(path: Path, provider: str) -> None:
     transcript = load(path.read_bytes(), str(path))
     analysis = analyze(transcript, "strict", now, provider, [provider])
-    assert analysis.verdicts[provider]["after"] == []
+    assert analysis.verdicts[provider].after == []
     assert validate(analysis.view, provider, transcript, history=True) == []
 
 

@@ -26,14 +26,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from integrity._fastpath import read_fast, write_fast
-from integrity._strict import plan_strict
-from integrity._views import light_transcript
+from integrity._bulk.fast_read import read_fast, write_fast
 from integrity.analysis import analyze
 from integrity.formats import FORMATS, read_bytes, to_native
 from integrity.formats.container import serialize
 from integrity.loading import Transcript, TranscriptError
 from integrity.providers import PROVIDERS, validate
+from integrity.repair.strict import plan_strict
+from integrity.repair.views import light_transcript
 from integrity.report import view_from_report
 
 NOW = 1_700_000_000_000
@@ -275,8 +275,8 @@ def test_the_clean_turns_found_while_reading_are_the_planners_own(messages: list
     """LightBuilder classifies clean turns as messages stream in; the planner's own search over the
     finished view (used for a view built by hand) must find exactly the same turns and first frames,
     and the builder's loose messages must be every frame and result outside them, in order."""
-    from integrity._plan import Plan, index_results
-    from integrity._strict import _clean_frames
+    from integrity.repair.plan import Plan, index_results
+    from integrity.repair.strict import _clean_frames
 
     fast = read_fast(json.dumps(messages).encode(), "generated.json")  # None for numeric ids (a schema finding)
     for light in (light_transcript(messages, numeric_ids=numeric), *([fast.light] if fast else [])):

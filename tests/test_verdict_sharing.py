@@ -9,15 +9,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from integrity import POLICIES, PROVIDERS, analyze, judged_by_providers, load_all, provider_verdict
+from integrity.pipeline import ProviderVerdict
 
 SAMPLES = sorted((Path(__file__).resolve().parent.parent / "sample_transcripts").glob("*.json*"))
 
 
-def said(verdict: dict[str, Any]) -> dict[str, list[Any]]:
-    return {when: [v.model_dump() for v in verdict[when]] for when in ("before", "after")}
+def said(verdict: ProviderVerdict) -> dict[str, list[Any]]:
+    return {"before": [msgspec.to_builtins(v) for v in verdict.before],
+            "after": [msgspec.to_builtins(v) for v in verdict.after]}
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)

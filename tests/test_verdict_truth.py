@@ -105,23 +105,33 @@ def test_check_text_and_json_say_the_same_and_other_providers_never_change_the_e
     assert for_bedrock.stdout.decode().splitlines()[0] == f"{path}: {report['verdict']}"
 
 
-def test_a_view_that_only_normalizes_is_not_called_repaired_when_its_provider_still_rejects_it(
-        tmp_path: Path) -> None:
-    """A Bedrock request (Bedrock decides) whose view only puts results in call order: Bedrock still refuses
-    the user turn right after the results as recorded, which only a view planned for Bedrock fixes."""
+def test_a_native_request_is_repaired_for_the_provider_its_format_implies(tmp_path: Path) -> None:
+    """A Bedrock request (Bedrock decides) whose results are out of call order and followed by a user turn
+    Bedrock refuses: with no provider named, the view is planned for Bedrock (the provider the verdict is
+    for), so it is repaired, not "would be rejected", and the answer is the one `--provider bedrock` gives."""
     transcript = read_bytes(json.dumps(_user_after_results()).encode(), "in.json")
     bedrock = read_bytes(write_bytes(transcript, transcript.messages, "bedrock"), "in.bedrock.json")
     assert target_provider(bedrock.format) == "bedrock"
-    result = check(bedrock)
-    assert result.report.changed and not result.healthy and result.severity == Severity.REJECTED
-    assert result.verdict.startswith("would be rejected: ") and "repaired" not in result.verdict
-    assert "the view only normalizes: 2 result(s) put in call order" in result.verdict
-    assert fails_only_as_recorded(result.report) and str(result.status) == "rejected as recorded"
-    assert check(bedrock, provider="bedrock").providers["bedrock"].accepted_after_repair
+    implied, named = check(bedrock), check(bedrock, provider="bedrock")
+    assert (implied.verdict, implied.status, implied.exit_code) == (named.verdict, named.status, named.exit_code)
+    assert implied.report.provider == "bedrock" and str(implied.status) == "repaired"
+    assert implied.verdict.startswith("repaired: 2 result(s) put in call order, 1 turn(s) synthesized")
+    assert implied.providers["bedrock"].accepted_after_repair and not implied.providers["bedrock"].accepted_as_recorded
     orphaned = _user_after_results()
     del orphaned[2]  # b unanswered: the view's receipt is needed, the failure is not only the shape
     report = analyze(Transcript(orphaned, "<test>"), "strict", verdicts=True).report
     assert report.verdict.startswith("repaired: 1 receipt(s) synthesized") and not fails_only_as_recorded(report)
+
+
+def test_a_view_that_only_normalizes_is_not_called_repaired_when_its_provider_still_rejects_it() -> None:
+    """Under openmaic (which plans no provider's role order) the same Bedrock request's view leaves Bedrock's
+    refusal in place: the verdict says it would be rejected, never "repaired"."""
+    transcript = read_bytes(json.dumps(_user_after_results()).encode(), "in.json")
+    bedrock = read_bytes(write_bytes(transcript, transcript.messages, "bedrock"), "in.bedrock.json")
+    result = check(bedrock, policy="openmaic")
+    assert not result.healthy and result.severity == Severity.REJECTED and "repaired" not in result.verdict
+    assert "would be rejected" in result.verdict and "rejected as recorded by bedrock" in result.verdict
+    assert fails_only_as_recorded(result.report) and str(result.status) == "rejected as recorded"
 
 
 def test_a_claude_code_session_is_judged_by_anthropic_not_by_bedrocks_turn_rules(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ native entry and Transcript.lines[i] its 1-based line, for reports.
 Two readings matter to the engine in every format: an assistant turn with no
 content is an interrupted frame (stopReason "aborted"; no provider completes a turn
 with nothing in it), and a result whose whole content is exactly one of the engine's
-receipt texts (the reference's or the strict policy's, _messages.receipt_texts) is an
+receipt texts (the reference's or the strict policy's, integrity.repair.messages.receipt_texts) is an
 interrupted receipt (isError and details restored), so both survive any conversion.
 Formats without tool-call ids (Gemini) read a missing id as "" with
 "_native": {"idMissing": true} on the call part or result.
@@ -61,16 +61,19 @@ from .common import NATIVE, OPAQUE, SYSTEM_ROLES, EntryError, opaque_message, wr
 from .container import Document, parse_document, put_path, serialize  # noqa: F401 (parse_document: API)
 from .detection import by_envelope, candidates, choose_with_note, closest
 from .parts import split_file
+from .spec import FormatSpec
 
-_ADAPTERS: tuple[Any, ...] = (
-    pi_ai, openai_chat, openai_responses, anthropic, gemini, bedrock, langchain, claude_code,
-    pi_session.PI_SESSION, pi_session.OPENCLAW, codex.ADAPTER, swe_agent.SWE_ADAPTER, swe_agent.MINI_ADAPTER,
-    inspect_ai, openhands, openhands_v1, gemini_cli, pydantic_ai_messages, openai_agents.ADAPTER,
-    letta.ADAPTER, autogen, cline_sdk.ADAPTER, ai_sdk, ai_sdk_ui,
-    langgraph.ADAPTER,
-)
-ADAPTERS: dict[str, Any] = {adapter.NAME: adapter for adapter in _ADAPTERS}
-READ_ONLY: tuple[str, ...] = tuple(a.NAME for a in _ADAPTERS if getattr(a, "READ_ONLY", False))
+_MODULES = (pi_ai, openai_chat, openai_responses, anthropic, gemini, bedrock, langchain, claude_code, pi_session,
+            codex, swe_agent, inspect_ai, openhands, openhands_v1, gemini_cli, pydantic_ai_messages, openai_agents,
+            letta, autogen, cline_sdk, ai_sdk, ai_sdk_ui, langgraph)
+"""THE REGISTRY: every format module, in detection order (each declares its formats' SPECS).  A new format is
+its module plus its name here (and in the import above)."""
+
+FORMAT_SPECS: dict[str, FormatSpec] = {spec.name: spec for module in _MODULES for spec in module.SPECS}
+"""Every format's spec by name, in detection order (integrity.formats.spec)."""
+_ADAPTERS: tuple[Any, ...] = tuple(spec.adapter for spec in FORMAT_SPECS.values())
+ADAPTERS: dict[str, Any] = {name: spec.adapter for name, spec in FORMAT_SPECS.items()}
+READ_ONLY: tuple[str, ...] = tuple(name for name, spec in FORMAT_SPECS.items() if spec.read_only)
 """Formats read but never written: their views are written in the adapter's WRITES_AS format."""
 FORMATS: tuple[str, ...] = tuple(name for name in ADAPTERS if name not in READ_ONLY)
 """The formats read and written (conversion targets)."""
@@ -145,7 +148,7 @@ def _lone_message(doc: Document, adapter: Any) -> bool:
     """A file that is one message object (not a list of them): read as a transcript of one message, and
     said.  One entry of a format written as JSON lines (a session with one line) is no such thing."""
     return doc.container == "jsonl" and len(doc.entries) == 1 and isinstance(doc.whole, dict) \
-        and getattr(adapter, "CONTAINER", None) != "jsonl" and adapter.NAME != claude_code.NAME
+        and FORMAT_SPECS[adapter.NAME].container != "jsonl"
 
 
 def read_document(doc: Document, source: str, format: str = "auto") -> Transcript:
@@ -409,8 +412,7 @@ def _splice(transcript: Transcript, entries: list[Any]) -> list[Any]:
 def _container_of(transcript: Transcript, target: str, body: Any) -> str:
     if target == transcript.format:
         return transcript.container
-    declared = getattr(ADAPTERS[target], "CONTAINER", None)
-    if target == claude_code.NAME or declared == "jsonl":
+    if FORMAT_SPECS[target].container == "jsonl":
         return "jsonl"
     return "array" if isinstance(body, list) else "object"
 
@@ -455,16 +457,41 @@ def request_key(format: str) -> str:
     """The field of `format`'s request body that holds its messages ("messages", "contents", "input"): where
     a provider's error positions start.  Read from the adapter's own body, so it is never a second copy."""
     _check_target(format)
-    return next(key for key, value in ADAPTERS[format].body([], []).items() if isinstance(value, list))
+    body: dict[str, Any] = ADAPTERS[format].body([], [])
+    return next(key for key, value in body.items() if isinstance(value, list))
+
+
+def implied_provider(format: str | None) -> str | None:
+    """The provider a file in this format is sent to (its spec's `provider`), None for a format no single
+    provider reads (pi-ai, LangChain, ...) or an unknown one."""
+    found = FORMAT_SPECS.get(format or "")
+    return found.provider if found is not None else None
+
+
+def formats_for(filename: str) -> list[str]:
+    """The formats whose file suffixes `filename` ends in, the most specific suffix first (".traj.json"
+    before ".json"), in detection order among equals: a hint for pickers, never a detection."""
+    found = [(len(suffix), name) for name, spec in FORMAT_SPECS.items() if (suffix := spec.suffix_of(filename))]
+    longest = {name: length for length, name in found}
+    return sorted(longest, key=lambda name: -longest[name])
+
+
+SUFFIXES: tuple[str, ...] = tuple(dict.fromkeys(suffix for spec in FORMAT_SPECS.values() for suffix in spec.suffixes))
+"""Every file suffix a transcript is found under, from the specs."""
 
 
 __all__ = [
     "ADAPTERS",
     "FORMATS",
+    "FORMAT_SPECS",
+    "FormatSpec",
+    "SUFFIXES",
     "READABLE",
     "READ_ONLY",
     "NativeRequest",
     "detect",
+    "formats_for",
+    "implied_provider",
     "pick",
     "possible_formats",
     "read_all",

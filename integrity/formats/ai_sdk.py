@@ -31,6 +31,7 @@ from .common import (
     tool_result,
 )
 from .read_only import body, build, groups  # noqa: F401 - the adapter protocol
+from .spec import here
 
 NAME = "ai-sdk"
 READ_ONLY = True
@@ -146,3 +147,6 @@ def read(entries: list[Any]) -> list[Segment]:
         segments.append(Segment(index, index + 1, messages))
     return segments
 
+
+SPECS = (here(__name__, suffixes=(".json",)),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

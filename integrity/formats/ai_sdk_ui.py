@@ -22,6 +22,7 @@ from typing import Any
 from .base import Segment
 from .common import EntryError, assistant, describe, opaque_part, text_part, tool_call, tool_result
 from .read_only import body, build, groups  # noqa: F401 - the adapter protocol
+from .spec import here
 
 NAME = "ai-sdk-ui"
 READ_ONLY = True
@@ -139,3 +140,6 @@ def read(entries: list[Any]) -> list[Segment]:
         segments.append(Segment(index, index + 1, messages))
     return segments
 
+
+SPECS = (here(__name__, suffixes=(".json",)),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

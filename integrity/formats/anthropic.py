@@ -33,6 +33,7 @@ from .common import (
     tool_call,
     tool_result,
 )
+from .spec import here
 
 NAME = "anthropic"
 _SHARED_BLOCKS = ("text", "image", "thinking")  # block types pi-ai's parts have too
@@ -381,3 +382,7 @@ def reusable_block(native_entry: Any, part: int) -> Any:
     """The block at `part` of a native message's content (for BuildContext.reuse)."""
     content = native_entry.get("content") if isinstance(native_entry, dict) else None
     return content[part] if isinstance(content, list) and 0 <= part < len(content) else None
+
+
+SPECS = (here(__name__, provider="anthropic"),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

@@ -22,6 +22,7 @@ from typing import Any
 from .base import Segment
 from .common import EntryError, assistant, describe, parse_arguments, text_part, tool_call, tool_result
 from .read_only import body, build, groups  # noqa: F401 - the adapter protocol
+from .spec import here
 
 NAME = "autogen"
 READ_ONLY = True
@@ -138,3 +139,7 @@ def saved_states(whole: Any) -> list[tuple[str, list[Any]]] | None:
         if messages is not None:
             found.append((str(name), messages))
     return found or None
+
+
+SPECS = (here(__name__, suffixes=(".json",)),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

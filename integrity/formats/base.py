@@ -20,6 +20,8 @@ Code sidechains, a session tree's abandoned branches; None: just one); REFINES: 
 name of a more general format the entries also look like (detection prefers this one);
 CONTAINER: how a body converted into this format is written; READ_ONLY / WRITES_AS:
 no writer, a view is written in WRITES_AS instead.
+Each format module ends with SPECS: its formats' records (integrity.formats.spec.FormatSpec: the adapter,
+the provider a file in it is sent to, its file suffixes), which the registry (integrity.formats) lists.
 Keeping the contract this small lets the reading and writing pipelines be written
 once for all formats.
 """

@@ -30,6 +30,7 @@ from .common import (
     tool_call,
     tool_result,
 )
+from .spec import here
 
 NAME = "bedrock"
 _BLOCK_KEYS = ("text", "image", "document", "video", "toolUse", "toolResult", "guardContent",
@@ -208,3 +209,6 @@ def reusable_block(native_entry: Any, part: int) -> Any:
     content = native_entry.get("content") if isinstance(native_entry, dict) else None
     return content[part] if isinstance(content, list) and 0 <= part < len(content) else None
 
+
+SPECS = (here(__name__, provider="bedrock"),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

@@ -37,11 +37,9 @@ from .common import (
     native_of,
     opaque_message,
 )
+from .spec import here
 
 NAME = "claude-code"
-PROVIDER = "anthropic"
-"""The provider a file in this format is judged by (integrity._diagnosis.own_provider):
-Claude Code sends its history as Anthropic Messages requests."""
 _STOP = {"tool_use": "toolUse", "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
          "pause_turn": "stop", "refusal": "stop"}
 _STOP_OUT = {"toolUse": "tool_use", "stop": "end_turn", "length": "max_tokens"}
@@ -357,3 +355,8 @@ def reusable_block(native_entry: Any, part: int) -> Any:
     """The block at `part` of an entry's message content (for BuildContext.reuse)."""
     message = native_entry.get("message") if isinstance(native_entry, dict) else None
     return anthropic.reusable_block(message, part)
+
+
+SPECS = (here(__name__, provider="anthropic", container="jsonl"),)
+"""This module's format, as the registry (integrity.formats) lists it.  Its provider:
+Claude Code sends its history as Anthropic Messages requests."""

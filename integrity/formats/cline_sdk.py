@@ -21,6 +21,7 @@ from typing import Any
 from . import anthropic
 from .base import BuildContext
 from .common import EntryError
+from .spec import FormatSpec
 from .wrapped import Wrapped
 
 NAME = "cline-sdk"
@@ -114,3 +115,7 @@ class _ReadOnly(Wrapped):
 
 
 ADAPTER = _ReadOnly(NAME, anthropic, _unwrap, _wrap, evidence, fits, container="object", refines="anthropic")
+
+
+SPECS = (FormatSpec(NAME, ADAPTER, suffixes=(".json",)),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

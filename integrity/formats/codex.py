@@ -19,12 +19,10 @@ from typing import Any
 
 from . import openai_responses
 from .base import BuildContext
+from .spec import FormatSpec
 from .wrapped import Wrapped
 
 NAME = "codex"
-PROVIDER = "openai-responses"
-"""The provider a file in this format is judged by (integrity._diagnosis.own_provider):
-Codex CLI sends its history as OpenAI Responses requests."""
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 
 
@@ -85,3 +83,8 @@ def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
 
 
 ADAPTER = Wrapped(NAME, openai_responses, _unwrap, _wrap, evidence, fits, container="jsonl")
+
+
+SPECS = (FormatSpec(NAME, ADAPTER, provider="openai-responses", suffixes=(".jsonl",)),)
+"""This module's format, as the registry (integrity.formats) lists it: Codex CLI sends its history to the OpenAI
+Responses API, so a file in this format is judged by it when no provider is named (integrity.target_provider)."""

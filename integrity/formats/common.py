@@ -1,7 +1,7 @@
 """Canonical (pi-ai) building blocks shared by the format adapters.
 
 Every adapter turns native entries into pi-ai AgentMessage dicts, because that is
-the one shape the repair engine reads (integrity._views.view_of).  What pi-ai has no
+the one shape the repair engine reads (integrity.repair.views.view_of).  What pi-ai has no
 field for is kept under the namespaced key NATIVE ("_native") of the canonical
 message or part, so writing back to the same format loses nothing; that key is
 never written to any output.  Native content a canonical part cannot express is
@@ -16,8 +16,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .._messages import receipt_texts
 from ..loading import describe_value
+from ..repair.messages import receipt_texts
 
 NATIVE = "_native"
 OPAQUE = "opaque"
@@ -134,9 +134,9 @@ def parse_arguments(raw: Any) -> Any:
 def arguments_text(part: dict[str, Any], same_format: bool) -> str:
     """JSON-string arguments for a toolCall part: the original text when it still says the same."""
     native = part.get(NATIVE) if same_format else None
-    if isinstance(native, dict) and isinstance(native.get("arguments"), str) \
-            and parse_arguments(native["arguments"]) == part.get("arguments"):
-        return native["arguments"]
+    written = native.get("arguments") if isinstance(native, dict) else None
+    if isinstance(written, str) and parse_arguments(written) == part.get("arguments"):
+        return written
     return _ARGUMENTS.encode(part.get("arguments", {}))
 
 

@@ -34,6 +34,7 @@ from .common import (
     tool_call,
     tool_result,
 )
+from .spec import here
 
 NAME = "gemini"
 
@@ -298,3 +299,7 @@ def reusable_block(native_entry: Any, part: int) -> Any:
     """The part at `part` of a turn (for BuildContext.reuse)."""
     parts = native_entry.get("parts") if isinstance(native_entry, dict) else None
     return parts[part] if isinstance(parts, list) and 0 <= part < len(parts) else None
+
+
+SPECS = (here(__name__, provider="gemini"),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

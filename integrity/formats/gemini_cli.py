@@ -22,11 +22,9 @@ from typing import Any
 from .base import Segment
 from .common import EntryError, assistant, describe, text_part, tool_call, tool_result
 from .read_only import body, build, groups  # noqa: F401 - the adapter protocol
+from .spec import here
 
 NAME = "gemini-cli"
-PROVIDER = "gemini"
-"""The provider a file in this format is judged by (integrity._diagnosis.own_provider):
-Gemini CLI sends its history as Gemini generateContent requests."""
 READ_ONLY = True
 WRITES_AS = "gemini"
 _KINDS = ("user", "gemini", "info", "error", "warning")
@@ -133,3 +131,7 @@ def read(entries: list[Any]) -> list[Segment]:
         segments.append(Segment(index, index + 1, messages))
     return segments
 
+
+SPECS = (here(__name__, provider="gemini", suffixes=(".json",)),)
+"""This module's format, as the registry (integrity.formats) lists it.  Its provider:
+Gemini CLI sends its history as Gemini generateContent requests."""

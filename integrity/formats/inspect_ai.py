@@ -33,6 +33,7 @@ from .common import (
     text_part,
     tool_result,
 )
+from .spec import here
 
 NAME = "inspect"
 REFINES = "openai-chat"
@@ -227,3 +228,7 @@ def _tool_out(message: dict[str, Any], extra: dict[str, Any], shape: str, same: 
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
     """A bare message list (system messages stay in it, as Inspect keeps them)."""
     return native
+
+
+SPECS = (here(__name__, suffixes=(".json", ".eval")),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

@@ -29,6 +29,7 @@ from .common import (
     text_part,
     tool_result,
 )
+from .spec import here
 
 NAME = "langchain"
 _CLASSES = {"human": "HumanMessage", "ai": "AIMessage", "tool": "ToolMessage", "system": "SystemMessage",
@@ -244,3 +245,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
     """A bare list, as messages_to_dict returns it."""
     return native
+
+
+SPECS = (here(__name__),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from . import langchain
 from .base import BuildContext
+from .spec import FormatSpec
 from .wrapped import Wrapped
 
 NAME = "langgraph"
@@ -39,3 +40,7 @@ def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
 
 ADAPTER = Wrapped(NAME, langchain, _unwrap, _wrap, evidence, _flat, container="array", refines=langchain.NAME,
                   dialect="flat")
+
+
+SPECS = (FormatSpec(NAME, ADAPTER, suffixes=(".json",)),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

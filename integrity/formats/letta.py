@@ -19,6 +19,7 @@ from typing import Any
 
 from . import openai_chat
 from .base import BuildContext
+from .spec import FormatSpec
 from .wrapped import Wrapped
 
 NAME = "letta"
@@ -113,3 +114,7 @@ def agent_name(agent: dict[str, Any], position: int) -> str:
     """The agent's thread name: `agent:<name>`, else its position."""
     name = agent.get("name")
     return f"agent:{name}" if isinstance(name, str) and name else f"agent:{position + 1}"
+
+
+SPECS = (FormatSpec(NAME, ADAPTER, suffixes=(".af", ".json")),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

@@ -23,12 +23,10 @@ from typing import Any
 
 from . import openai_responses
 from .base import BuildContext
+from .spec import FormatSpec
 from .wrapped import Wrapped
 
 NAME = "openai-agents"
-PROVIDER = "openai-responses"
-"""The provider a file in this format is judged by (integrity._diagnosis.own_provider):
-the Agents SDK's default model sends its history as OpenAI Responses input items."""
 _JS_ITEMS = ("function_call", "function_call_result", "hosted_tool_call", "computer_call", "computer_call_result",
              "shell_call", "shell_call_output", "apply_patch_call", "apply_patch_call_output", "reasoning",
              "message", "unknown")
@@ -113,3 +111,8 @@ def run_state_items(whole: dict[str, Any]) -> list[Any]:
         raw = _key(run_item, "rawItem", "raw_item")
         items.append(run_item[raw] if raw in run_item else run_item)
     return items
+
+
+SPECS = (FormatSpec(NAME, ADAPTER, provider="openai-responses", suffixes=(".json",)),)
+"""This module's format, as the registry (integrity.formats) lists it: the Agents SDK sends its items to the OpenAI
+Responses API, so a file in this format is judged by it when no provider is named (integrity.target_provider)."""

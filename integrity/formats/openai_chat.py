@@ -33,6 +33,7 @@ from .common import (
     tool_call,
     tool_result,
 )
+from .spec import here
 
 NAME = "openai-chat"
 _ROLES = ("user", "assistant", "tool", "function") + SYSTEM_ROLES
@@ -239,3 +240,7 @@ def _empty_calls(entry: Any) -> bool:
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
     """A Chat request body: {"messages": [...]}."""
     return {"messages": native}
+
+
+SPECS = (here(__name__, provider="openai-chat"),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._views import frame_is_interrupted
+from ..repair.views import frame_is_interrupted
 from .base import BuildContext, Segment
 from .common import (
     NATIVE,
@@ -36,6 +36,7 @@ from .common import (
     text_part,
     tool_result,
 )
+from .spec import here
 
 NAME = "openai-responses"
 _TURN_ITEMS = ("reasoning", "function_call", "web_search_call", "file_search_call", "computer_call",
@@ -374,7 +375,9 @@ def _custom_calls(context: BuildContext) -> set[Any]:
             if isinstance(item, dict) and item.get("type") == _CUSTOM and isinstance(item.get("call_id"), str):
                 found.add(item["call_id"])
         context.state["native_custom_calls"] = found
-    return context.state["native_custom_calls"] | context.state.get("custom_calls", set())
+    native: set[Any] = context.state["native_custom_calls"]
+    built: set[Any] = context.state.get("custom_calls", set())
+    return native | built
 
 
 def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
@@ -418,3 +421,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
     """A Responses request body: {"input": [...]}."""
     return {"input": native}
+
+
+SPECS = (here(__name__, provider="openai-responses"),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

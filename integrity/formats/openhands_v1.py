@@ -28,6 +28,7 @@ from typing import Any
 from .base import Segment
 from .common import EntryError, assistant, describe, parse_arguments, text_part, tool_call, tool_result
 from .read_only import body, build, groups  # noqa: F401 - the adapter protocol
+from .spec import here
 
 NAME = "openhands-v1"
 READ_ONLY = True
@@ -159,3 +160,6 @@ def read(entries: list[Any]) -> list[Segment]:
         segments.append(Segment(index, index + 1, messages))
     return segments
 
+
+SPECS = (here(__name__),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

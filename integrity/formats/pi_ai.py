@@ -21,6 +21,7 @@ from .common import (
     joined_text,
     strip_native,
 )
+from .spec import here
 
 NAME = "pi-ai"
 
@@ -114,3 +115,7 @@ def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
     if hoisted:
         return {"systemPrompt": "\n\n".join(joined_text(m.get("content")) for m in hoisted), "messages": native}
     return native
+
+
+SPECS = (here(__name__),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

@@ -30,6 +30,7 @@ from typing import Any
 from . import pi_ai
 from .base import BuildContext, Thread
 from .common import OPAQUE, SYSTEM_ROLES, EntryError, describe, native_of
+from .spec import FormatSpec
 from .tree import abandoned_leaves, chain, index_by_id, relink, short_id
 from .wrapped import Wrapped
 
@@ -164,3 +165,8 @@ def _adapter(name: str, evidence: Any) -> Wrapped:
 
 PI_SESSION = _adapter("pi-session", _pi_evidence)
 OPENCLAW = _adapter("openclaw", _openclaw_evidence)
+
+
+SPECS = (FormatSpec(PI_SESSION.NAME, PI_SESSION, suffixes=(".jsonl",)),
+         FormatSpec(OPENCLAW.NAME, OPENCLAW, suffixes=(".jsonl",)))
+"""This module's format(s), as the registry (integrity.formats) lists them."""

@@ -35,6 +35,7 @@ from .common import (
     tool_result,
 )
 from .read_only import body, build, groups  # noqa: F401 - the adapter protocol
+from .spec import here
 
 NAME = "pydantic-ai"
 READ_ONLY = True
@@ -141,3 +142,6 @@ def read(entries: list[Any]) -> list[Segment]:
         segments.append(Segment(index, index + 1, messages))
     return segments
 
+
+SPECS = (here(__name__, suffixes=(".json",)),)
+"""This module's format(s), as the registry (integrity.formats) lists them."""

@@ -26,6 +26,7 @@ from typing import Any
 
 from . import openai_chat
 from .base import BuildContext
+from .spec import FormatSpec
 from .wrapped import Wrapped
 
 SWE_AGENT = "swe-agent"
@@ -91,3 +92,8 @@ SWE_ADAPTER = Wrapped(SWE_AGENT, openai_chat, _unwrap, _swe_wrap, _swe_evidence,
                       body=_swe_body, refines=openai_chat.NAME)
 MINI_ADAPTER = Wrapped(MINI, openai_chat, _unwrap, _mini_wrap, _mini_evidence, _fits, container="object",
                        body=_mini_body, refines=openai_chat.NAME)
+
+
+SPECS = (FormatSpec(SWE_ADAPTER.NAME, SWE_ADAPTER, suffixes=(".traj", ".json")),
+         FormatSpec(MINI_ADAPTER.NAME, MINI_ADAPTER, suffixes=(".traj.json",)))
+"""This module's format(s), as the registry (integrity.formats) lists them."""

@@ -67,19 +67,28 @@ def relink(native: list[Any], context: BuildContext, id_key: str, parent_key: st
 
     Entries the writer built (context.state["fresh"] holds their ids) always follow
     the previous entry; an entry kept verbatim keeps its parent unless that parent is
-    no longer written before it.
+    no longer written before it, or entries were inserted right after that parent (a
+    receipt written after its call): it then follows them, so what was inserted stays
+    on the branch that is sent instead of starting a branch of its own.
     """
     known = {e.get(id_key) for e in context.state.get("native") or []
              if isinstance(e, dict) and isinstance(e.get(id_key), str)}
     fresh = context.state.get("fresh", set())
     emitted: set[str] = set()
     last: Any = None
+    inserted_after: Any = None  # the entry a run of inserted entries follows, while that run is the last written
     out = []
     for entry in native:
         if isinstance(entry, dict) and isinstance(entry.get(id_key), str):
             parent = entry.get(parent_key)
-            if id(entry) in fresh or (isinstance(parent, str) and parent not in emitted and parent in known):
+            new = id(entry) in fresh
+            if new or (isinstance(parent, str) and parent not in emitted and parent in known) \
+                    or (inserted_after is not None and parent == inserted_after):
+                if new and (inserted_after is None or last is None):
+                    inserted_after = last
                 entry = {**entry, parent_key: last}
+            if not new:
+                inserted_after = None
             emitted.add(entry[id_key])
             last = entry[id_key]
         out.append(entry)

@@ -15,7 +15,7 @@ all, and the engine never sees them between a call and its result.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from .base import BuildContext, Segment
 from .common import NATIVE, OPAQUE, EntryError, is_from, native_of
@@ -110,8 +110,9 @@ class Wrapped:
     def groups(self, messages: list[dict[str, Any]]) -> list[list[int]]:
         """The inner format's grouping (other formats' opaque messages left out)."""
         if self._groups is not None:
-            return self._groups(messages)
-        return self.inner.groups([self._as_inner(m) for m in messages])
+            return cast("list[list[int]]", self._groups(messages))
+        inner: list[list[int]] = self.inner.groups([self._as_inner(m) for m in messages])
+        return inner
 
     def build(self, messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         """The inner format's entries for one group, each wrapped like the entry it was read from."""

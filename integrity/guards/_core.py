@@ -13,6 +13,7 @@ Nothing here imports a runtime library.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -80,56 +81,75 @@ class GuardReport:
                 f"{what} ({self.before} -> {self.after} messages; {counts})")
 
 
-_PREFIXES = {
-    "anthropic": "anthropic", "claude": "anthropic", "gemini": "gemini", "google": "gemini", "vertex_ai": "gemini",
-    "vertex_ai_beta": "gemini", "bedrock": "bedrock", "mistral": "mistral", "deepseek": "deepseek",
-    "openai": "openai", "azure": "openai", "azure_ai": "openai",
-}
-_OPENAI_NAME = re.compile(r"^(gpt-|chatgpt|o\d|text-davinci|codex-|computer-use)")
+@functools.cache
+def _model_table() -> tuple[dict[str, list[Any]], list[tuple[re.Pattern[str], Any]]]:
+    """Routing prefix -> the provider records it names, and (name pattern, record) in registry order: read
+    from each provider's `model_prefixes` (integrity.providers.spec), the one place that knows them."""
+    from ..providers import SPECS
+
+    routes: dict[str, list[Any]] = {}
+    names: list[tuple[re.Pattern[str], Any]] = []
+    for spec in SPECS.values():
+        for prefix in spec.model_prefixes:
+            if prefix.endswith("/"):
+                routes.setdefault(prefix[:-1], []).append(spec)
+            else:
+                names.append((re.compile(prefix), spec))
+    return routes, names
+
+
+def _for_api(specs: list[Any], api: Literal["chat", "responses"]) -> str:
+    """Of the records a name points to (OpenAI's Chat and Responses records share their names), the one
+    of the API the runtime calls; the first when none is of it."""
+    responses = api == "responses"
+    return str(next((spec.name for spec in specs if (spec.native_format == "openai-responses") == responses),
+                    specs[0].name))
 
 
 def provider_for_model(model: Any, api: Literal["chat", "responses"] = "chat") -> str | None:
-    """The provider whose rules a request for `model` must satisfy, from the model's name; None when the
-    name says nothing (then the universal invariants decide).
+    """The provider whose rules a request for `model` must satisfy, from the model's name and each provider's
+    `model_prefixes`; None when the name says nothing (then the universal invariants decide).
 
     "claude-..." and "anthropic/..." -> anthropic; "gemini-...", "gemini/...", "vertex_ai/gemini-..." ->
     gemini; "gpt-...", "o3", "openai/..." -> openai-chat, or openai-responses when the runtime calls the
     Responses API (api="responses"); "bedrock/..." -> bedrock; "mistral..." -> mistral; "deepseek..." ->
-    deepseek.  A non-string model (an object) is read by its `model`/`model_name` attribute.
+    deepseek.  A routing prefix decides, except one of a provider that `hosts_others` (OpenAI-compatible
+    endpoints, Azure, Vertex AI), where the model's own name decides first ("vertex_ai/claude-..." ->
+    anthropic, "openrouter/anthropic/claude-..." -> anthropic).  A non-string model (an object) is read
+    by its `model`/`model_name` attribute.
     """
     if not isinstance(model, str):
         model = next((value for attr in ("model", "model_name") if isinstance(value := getattr(model, attr, None),
                                                                               str)), None)
         if model is None:
             return None
+    return _provider_for_name(model, api)
+
+
+@functools.lru_cache(maxsize=256)
+def _provider_for_name(model: str, api: Literal["chat", "responses"]) -> str | None:
+    """provider_for_model for a name (remembered: a guard asks it before every model call)."""
+    routes, names = _model_table()
     name = model.strip().lower()
     if name.startswith("models/"):
         name = name[len("models/"):]
-    family: str | None = None
+    routed: list[Any] = []
     if "/" in name:
         prefix, _, rest = name.partition("/")
-        family = _PREFIXES.get(prefix)
-        if family in (None, "openai", "gemini") and "/" in rest:  # openrouter/anthropic/claude..., vertex_ai/x/y
-            inner = provider_for_model(rest, api)
+        routed = routes.get(prefix, [])
+        weak = not routed or any(spec.hosts_others for spec in routed)
+        if weak and "/" in rest:  # openrouter/anthropic/claude..., vertex_ai/x/y
+            inner = _provider_for_name(rest, api)
             if inner is not None:
                 return inner
+        if not weak:
+            return _for_api(routed, api)
         name = rest
-    if family is None or family in ("openai", "gemini"):
-        if "claude" in name:
-            family = "anthropic"
-        elif name.startswith("gemini") or name.startswith("gemma"):
-            family = "gemini"
-        elif name.startswith("mistral") or name.startswith("codestral") or name.startswith("magistral"):
-            family = "mistral"
-        elif name.startswith("deepseek"):
-            family = "deepseek"
-        elif _OPENAI_NAME.match(name):
-            family = "openai"
-    if family == "openai":
-        return "openai-responses" if api == "responses" else "openai-chat"
-    if family == "deepseek" and api == "responses":
-        return "deepseek-responses"
-    return family
+    matched = [spec for pattern, spec in names if pattern.match(name)]
+    if matched:
+        first = matched[0].model_prefixes
+        return _for_api([spec for spec in matched if spec.model_prefixes == first], api)
+    return _for_api(routed, api) if routed else None
 
 
 def _reuses(messages: list[Any], ids: set[str]) -> bool:
@@ -183,15 +203,49 @@ class RequestGuard:
         guard fails on (the error and its traceback logged): a guard never stops an agent over a shape it
         does not know.  Only mode="raise" stops a request, on purpose.
         """
-        from ..loading import TranscriptError
         from ._fast import scan
 
         healthy, cut, before_cut = scan(entries, format, target) if entries else (True, 0, [])
         if healthy:
             return None  # the common case: one pass, no copy
         listed = list(entries)
+        return self._guarded(listed, format, target, cut, before_cut, lambda: listed)
+
+    def guard_objects(self, objects: Sequence[Any], objects_format: str, dump: Callable[[list[Any]], list[Any]],
+                      format: str, target: str | None) -> list[Any] | None:
+        """`guard` for a runtime's message objects (LangChain messages, ADK Contents), which `dump` turns
+        into `format`'s dicts: the quick pass reads the objects themselves, and only the entries from its
+        cut on are dumped (the whole request only when the repair must see it whole, to rename ids).  In
+        the answer, unchanged entries are the objects passed in and new ones dicts in `format`."""
+        from ._fast import scan
+
+        healthy, cut, before_cut = scan(objects, objects_format, target) if objects else (True, 0, [])
+        if healthy:
+            return None
+        listed = list(objects)
+        back: dict[int, Any] = {}
+        dumps: list[list[Any]] = []  # every dump made, kept alive while `back` maps them by id
+
+        def dumped(start: int) -> list[Any]:
+            part = dump(listed[start:])
+            dumps.append(part)
+            back.update((id(entry), original) for entry, original in zip(part, listed[start:], strict=True))
+            return part
+
+        if not self.window:
+            cut, before_cut = 0, []
+        out = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
+        return None if out is None else [back.get(id(entry), entry) for entry in out]
+
+    def _guarded(self, listed: list[Any], format: str, target: str | None, cut: int, before_cut: list[str],
+                 whole: Callable[[], list[Any]]) -> list[Any] | None:
+        """guard's work once the quick pass found the request not plainly healthy: listed[cut:] are entries
+        in `format` (whole() gives every entry in it, when the repair must read the whole request)."""
+        from ..loading import TranscriptError
+
         try:
-            start, result, out = self._repaired(listed, format, target, cut if self.window else 0, before_cut)
+            start, result, out = self._repaired(listed, format, target, cut if self.window else 0, before_cut,
+                                                whole)
         except (TranscriptError, ValueError) as error:
             self.logger.warning("integrity guard [%s]: request not checked: %s", self.runtime, error)
             return None
@@ -212,15 +266,16 @@ class RequestGuard:
             raise ToolCallIntegrityError(report)
         return out if applied else None
 
-    def _repaired(self, listed: list[Any], format: str, target: str | None, start: int, before: list[str]
-                  ) -> tuple[int, CheckResult | None, list[Any] | None]:
+    def _repaired(self, listed: list[Any], format: str, target: str | None, start: int, before: list[str],
+                  whole: Callable[[], list[Any]]) -> tuple[int, CheckResult | None, list[Any] | None]:
         """(where the checked part starts, the check's result or None when healthy, the checked part
         repaired or None when it stays as it is).
 
         With start > 0 only listed[start:] is checked: everything before is plainly healthy and ends
         before a user turn, so a repair of the rest never touches it.  When ids are renamed (a call
         after the cut reuses an id from before it, or has an empty or odd one) the whole request is
-        checked instead: the strict policy numbers new ids by their place in the whole request.
+        checked instead: the strict policy numbers new ids by their place in the whole request (whole()
+        gives it in `format`: listed's entries before `start` may be the runtime's own objects).
         """
         from .. import check, target_provider
         from ..formats import read_document
@@ -229,12 +284,12 @@ class RequestGuard:
         part = listed[start:]
         transcript = read_document(Document(part, [0] * len(part), "array"), f"<{self.runtime} request>", format)
         if start and before and _reuses(transcript.messages, set(before)):
-            return self._repaired(listed, format, target, 0, [])
+            return self._repaired(whole(), format, target, 0, [], whole)
         # the view is planned for the provider the request is judged by: the one named, else the one its
         # format implies (an Anthropic-shaped request: Anthropic), as check decides (integrity.target_provider)
         result = check(transcript, provider=target_provider(transcript.format, target), policy=POLICY, depth="view")
         if start and result.report.summary.renamed:  # new ids are numbered by position in the whole request
-            return self._repaired(listed, format, target, 0, [])
+            return self._repaired(whole(), format, target, 0, [], whole)
         if result.healthy:
             return start, None, None
         view = result.view if result.view is not None else transcript.messages

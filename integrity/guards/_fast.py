@@ -2,7 +2,8 @@
 
 A guard runs before every model call, and almost every request is healthy.  Reading it into the
 engine's form and running the pipeline costs far more than the runtime's own work, so each guard first
-asks `plainly_healthy`: one pass over the runtime's messages that answers True only for the simplest
+asks `plainly_healthy` (through its `HealthyMemo`, which reads only what was added since the last
+healthy request): one pass over the runtime's messages that answers True only for the simplest
 legal shape, the one every provider accepts:
 
 - system messages only at the start, then turns alternating user / assistant, starting with a user
@@ -22,8 +23,10 @@ healthy.  Providers with id rules of their own (Mistral's nine-character ids, Be
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 FAST_TARGETS = frozenset({None, "openai-chat", "openai-responses", "anthropic", "gemini"})
@@ -39,6 +42,28 @@ def plainly_healthy(entries: Iterable[Any], format: str, target: str | None) -> 
     return scan(entries, format, target)[0]
 
 
+class _State:
+    """Where a pass over a request stands: the call ids seen (in order, and as a set), the last cut, the
+    calls still open and the role of the previous turn; a pass stopped at a healthy end can go on."""
+
+    __slots__ = ("cut", "cut_ids", "known", "last", "open_calls", "seen")
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.known: set[str] = set()
+        self.cut = 0
+        self.cut_ids = 0
+        self.open_calls: list[str] | None = None  # the calls of the last assistant turn still unanswered
+        self.last = "system"  # the role of the previous turn
+
+    def copy(self) -> _State:
+        other = _State()
+        other.seen, other.known = list(self.seen), set(self.known)
+        other.cut, other.cut_ids, other.last = self.cut, self.cut_ids, self.last
+        other.open_calls = list(self.open_calls) if self.open_calls else None
+        return other
+
+
 def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool, int, list[str]]:
     """(plainly healthy, cut, the call ids before the cut) in one pass.
 
@@ -46,57 +71,115 @@ def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool,
     open and at least one exchange before it (0 when none): the entries before it are a plainly
     healthy request on their own, and a repair that starts at a user turn may leave them alone.
     """
-    if target not in FAST_TARGETS:
+    if target not in FAST_TARGETS or format not in _READERS:
         return False, 0, []
-    read = _READERS.get(format)
-    if read is None:
-        return False, 0, []
-    seen: list[str] = []
-    known: set[str] = set()
-    cut, cut_ids = 0, 0
-    open_calls: list[str] | None = None  # the calls of the last assistant turn still unanswered, in order
-    last = "system"  # the role of the previous turn
+    state = _State()
+    healthy = _walk(entries, 0, format, state)
+    return healthy, state.cut, state.seen[:state.cut_ids]
+
+
+def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> bool:
+    """Go on with the pass from entry number `start` (the entries given are those from there on);
+    False as soon as a rule fails.  `state` is left where the pass stopped."""
+    read = _READERS[format]
+    seen, known = state.seen, state.known
+    open_calls, last = state.open_calls, state.last
     merge_assistant = format == "openai-responses"  # a Responses turn is several items (reasoning, message, calls)
-    for index, native in enumerate(entries):
-        entry = read(native)
-        if entry is None:
-            return False, cut, seen[:cut_ids]
-        role, calls, results, empty = entry
-        if role == "system":
-            if last != "system":
-                return False, cut, seen[:cut_ids]
-            continue
-        if role == "results":
-            if not results or open_calls is None or last not in ("assistant", "results"):
-                return False, cut, seen[:cut_ids]
-            for call_id in results:
-                if not open_calls or call_id != open_calls[0]:
-                    return False, cut, seen[:cut_ids]  # a stray, a duplicate, out of call order, or an earlier turn's
-                del open_calls[0]
-            last = "results"
-            if not open_calls:
-                open_calls = None
-            continue
-        if role == "assistant" and merge_assistant and last == "assistant":
-            if empty or not _new_ids(calls, known, seen):
-                return False, cut, seen[:cut_ids]
-            if calls:
-                open_calls = [*(open_calls or []), *calls]
-            continue
-        if open_calls:
-            return False, cut, seen[:cut_ids]  # something other than a result while calls are open
-        if role == "assistant":
-            if last not in ("user", "results") or empty or not _new_ids(calls, known, seen):
-                return False, cut, seen[:cut_ids]
-            open_calls = list(calls) if calls else None
-            last = "assistant"
-            continue
-        if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
-            cut, cut_ids = index, len(seen)
-        if last == "user" or empty:
-            return False, cut, seen[:cut_ids]
-        last = "user"
-    return not open_calls, cut, seen[:cut_ids]
+    healthy = False
+    try:
+        for index, native in enumerate(entries, start):
+            entry = read(native)
+            if entry is None:
+                return False
+            role, calls, results, empty = entry
+            if role == "system":
+                if last != "system":
+                    return False
+                continue
+            if role == "results":
+                if not results or open_calls is None or last not in ("assistant", "results"):
+                    return False
+                for call_id in results:
+                    if not open_calls or call_id != open_calls[0]:
+                        return False  # a stray, a duplicate, out of call order, or an earlier turn's
+                    del open_calls[0]
+                last = "results"
+                if not open_calls:
+                    open_calls = None
+                continue
+            if role == "assistant" and merge_assistant and last == "assistant":
+                if empty or not _new_ids(calls, known, seen):
+                    return False
+                if calls:
+                    open_calls = [*(open_calls or []), *calls]
+                continue
+            if open_calls:
+                return False  # something other than a result while calls are open
+            if role == "assistant":
+                if last not in ("user", "results") or empty or not _new_ids(calls, known, seen):
+                    return False
+                open_calls = list(calls) if calls else None
+                last = "assistant"
+                continue
+            if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
+                state.cut, state.cut_ids = index, len(seen)
+            if last == "user" or empty:
+                return False
+            last = "user"
+        healthy = not open_calls
+        return healthy
+    finally:
+        state.open_calls, state.last = open_calls, last
+
+
+_BY_VALUE = frozenset({"openai-chat", "openai-responses", "anthropic", "gemini", "langchain"})
+"""Formats of plain dicts: a remembered entry is matched by value (C's dict comparison, far cheaper than
+reading it); message objects (langchain-objects, gemini-objects) only by identity (comparing pydantic
+models costs more than reading them)."""
+
+
+class HealthyMemo:
+    """`plainly_healthy` for a guard that sees one conversation grow: the last request found healthy is
+    remembered (its entries, and where the pass stood after them), and a request that starts with the
+    same entries is read only from where they end.
+
+    Agent runtimes call the model again and again on the same history plus a few new messages, so a
+    healthy request then costs one comparison per old entry, in C (a tuple comparison: identity first,
+    then, for plain dicts, their values), and a pass over the new ones.  LangChain hands the same
+    message objects to every model call of a run; the OpenAI Agents SDK and LiteLLM's callers build
+    new but equal dicts, matched by value; ADK builds new Content objects, which are read whole (as
+    without the memo).  What is kept is a tuple of references to the last healthy request's entries (no
+    entry is copied) and its call ids.  The one assumption: an object the runtime already sent is not
+    changed in place afterwards (runtimes replace a message to change it: LangGraph's reducer, the
+    SDKs' item lists); an equal new object is always read as what it is.
+    """
+
+    __slots__ = ("_last", "resumed")
+
+    def __init__(self) -> None:
+        self._last: tuple[str, str | None, tuple[Any, ...], _State] | None = None
+        self.resumed = 0
+        """How many requests were read from the end of the remembered one (for tests and benchmarks)."""
+
+    def healthy(self, entries: Sequence[Any], format: str, target: str | None) -> bool:
+        """What plainly_healthy(entries, format, target) answers, reading only the entries after the
+        remembered healthy prefix when the request starts with it."""
+        if target not in FAST_TARGETS or format not in _READERS:
+            return False
+        last = self._last  # one read: another thread may replace it meanwhile
+        start, state = 0, None
+        if last is not None and last[0] == format and last[1] == target and len(entries) >= len(last[2]):
+            known = last[2]
+            if (known == tuple(entries[:len(known)]) if format in _BY_VALUE else
+                    all(map(operator.is_, known, entries))):
+                start, state = len(known), last[3].copy()
+                self.resumed += 1
+        if state is None:
+            state = _State()
+        if not _walk(itertools.islice(entries, start, None) if start else entries, start, format, state):
+            return False
+        self._last = (format, target, tuple(entries), state)
+        return True
 
 
 def _new_ids(calls: tuple[str, ...], known: set[str], seen: list[str]) -> bool:
@@ -301,5 +384,36 @@ def _langchain_dict(entry: Any) -> Entry | None:
     return None
 
 
+def _gemini_object(content: Any) -> Entry | None:
+    """A google.genai Content object, read by its attributes as `_gemini` reads its dict (no dict is built)."""
+    role = getattr(content, "role", None)
+    parts = getattr(content, "parts", None)
+    if not parts:
+        return None
+    calls: list[str] = []
+    results: list[str] = []
+    other = False
+    for part in parts:
+        call = getattr(part, "function_call", None)
+        if call is not None:
+            if role != "model" or not isinstance(call.id, str) or not call.id:
+                return None
+            calls.append(call.id)
+            continue
+        response = getattr(part, "function_response", None)
+        if response is not None:
+            if role != "user" or not isinstance(response.id, str):
+                return None
+            results.append(response.id)
+            continue
+        text = getattr(part, "text", None)
+        if isinstance(text, str) and text.strip() and not part.thought and part.inline_data is None:
+            other = True
+            continue
+        return None
+    return _turn(role == "model", role == "user", calls, results, other)
+
+
 _READERS["langchain-objects"] = _langchain
+_READERS["gemini-objects"] = _gemini_object
 _READERS["langchain"] = _langchain_dict

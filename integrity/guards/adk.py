@@ -18,7 +18,9 @@ A healthy request keeps its very contents list.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +28,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
 from ._core import GuardMode, GuardReport, RequestGuard
-from ._fast import plainly_healthy
+from ._fast import HealthyMemo
 
 FORMAT = "gemini"
 
@@ -37,23 +39,8 @@ def _dump(content: Any) -> dict[str, Any]:
     return dumped
 
 
-def _outline(contents: list[Any]) -> list[Any]:
-    """Contents as the Gemini dicts `plainly_healthy` reads (roles, call and response ids, whether a text
-    part has text; inline data and the rest as an unknown part), far cheaper than `_dump`, never kept."""
-    out: list[Any] = []
-    for content in contents:
-        parts: list[Any] = []
-        for part in content.parts or []:
-            if part.function_call is not None:
-                parts.append({"functionCall": {"id": part.function_call.id}})
-            elif part.function_response is not None:
-                parts.append({"functionResponse": {"id": part.function_response.id}})
-            elif part.text is not None and not part.thought and part.inline_data is None:
-                parts.append({"text": part.text})
-            else:
-                parts.append({})
-        out.append({"role": content.role, "parts": parts})
-    return out
+def _dumps(contents: list[Any]) -> list[Any]:
+    return [_dump(content) for content in contents]
 
 
 def _call_ids(contents: list[Any], kind: str) -> set[str]:
@@ -66,16 +53,29 @@ def _call_ids(contents: list[Any], kind: str) -> set[str]:
     return found
 
 
-def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | None) -> list[Any] | None:
-    """`contents` with the calls ADK dropped for want of a response put back where their event was
-    (None when none was dropped).
+class _EventMemo:
+    """The calls made and answered in the session's events read so far, remembered with those events (by
+    identity: the session keeps its Event objects and appends new ones), so the next model call reads
+    only the events added since.  Holds references to the events, never copies."""
 
-    A call is restored when the session's events made it (this agent's, with an id), no event answers
-    it, it is not a pending long-running call, and it is missing from `contents`.  Events are matched to
-    contents in order by equality; the event's own Content object is used (never modified).
-    """
-    answered: set[str] = set()
-    made: set[str] = set()  # this agent's calls with an id, pending long-running ones excepted
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last: tuple[str | None, tuple[Any, ...], set[str], set[str]] | None = None
+
+    def calls(self, events: list[Any], author: str | None) -> tuple[set[str], set[str]]:
+        """(the calls this agent made with an id, pending long-running ones excepted; the calls answered)."""
+        last = self.last
+        start, made, answered = 0, set(), set()
+        if last is not None and last[0] == author and len(events) >= len(last[1]) and all(
+                map(operator.is_, last[1], events)):
+            start, made, answered = len(last[1]), set(last[2]), set(last[3])
+        _read_calls(itertools.islice(events, start, None), author, made, answered)
+        self.last = (author, tuple(events), made, answered)
+        return made, answered
+
+
+def _read_calls(events: Any, author: str | None, made: set[str], answered: set[str]) -> None:
     for event in events:
         content = event.content
         if content is None or not content.parts:
@@ -87,6 +87,23 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
             elif mine and part.function_call is not None and part.function_call.id:
                 if part.function_call.id not in (event.long_running_tool_ids or ()):
                     made.add(part.function_call.id)
+
+
+def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | None,
+                          memo: _EventMemo | None = None) -> list[Any] | None:
+    """`contents` with the calls ADK dropped for want of a response put back where their event was
+    (None when none was dropped).
+
+    A call is restored when the session's events made it (this agent's, with an id), no event answers
+    it, it is not a pending long-running call, and it is missing from `contents`.  Events are matched to
+    contents in order by equality; the event's own Content object is used (never modified).  With a
+    memo, only the events added since its last call are read for the calls made and answered.
+    """
+    if memo is not None:
+        made, answered = memo.calls(events, author)
+    else:
+        made, answered = set(), set()
+        _read_calls(events, author, made, answered)
     dropped = made - answered
     if dropped:
         dropped -= _call_ids(contents, "function_call")
@@ -136,22 +153,23 @@ class ToolCallIntegrityPlugin(BasePlugin):
                  restore_calls: bool = True, logger: logging.Logger | None = None) -> None:
         super().__init__(name=name)
         self.guard = RequestGuard("adk", mode=mode, on_report=on_report, provider=provider, logger=logger)
+        self.memo = HealthyMemo()  # the last healthy request: the next one is read from where it ends
+        self.events_memo = _EventMemo()  # the session's calls made and answered, read once per event
         self.restore_calls = restore_calls
 
     def repaired_contents(self, contents: list[Any], model: Any, events: list[Any] | None = None,
                           author: str | None = None) -> list[Any] | None:
         """The contents to send instead of `contents`, or None to send them as they are."""
-        restored = restore_dropped_calls(contents, events, author) if self.restore_calls and events else None
+        restored = restore_dropped_calls(contents, events, author, self.events_memo) if self.restore_calls and events \
+            else None
         working = restored if restored is not None else contents
         target = self.guard.target(model)
-        if restored is None and plainly_healthy(_outline(contents), FORMAT, target):
+        if restored is None and self.memo.healthy(contents, "gemini-objects", target):
             return None
-        dumped = [_dump(content) for content in working]
-        repaired = self.guard.guard(dumped, FORMAT, target)
+        repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target)
         if repaired is None:
             return restored if self.guard.mode == "repair" else None
-        by_id = {id(entry): content for entry, content in zip(dumped, working, strict=True)}
-        return [by_id[id(entry)] if id(entry) in by_id else types.Content.model_validate(entry) for entry in repaired]
+        return [types.Content.model_validate(entry) if isinstance(entry, dict) else entry for entry in repaired]
 
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         """Replace llm_request.contents by a repaired list when it needs one; return None so the model runs."""

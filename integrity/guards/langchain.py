@@ -23,7 +23,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import messages_from_dict, messages_to_dict
 
 from ._core import GuardMode, GuardReport, RequestGuard, provider_for_model
-from ._fast import plainly_healthy
+from ._fast import HealthyMemo
 
 FORMAT = "langchain"
 _CLASSES = {"ChatAnthropic": "anthropic", "ChatAnthropicVertex": "anthropic", "ChatBedrock": "bedrock",
@@ -61,20 +61,18 @@ class ToolCallIntegrityMiddleware(AgentMiddleware):
                  provider: str | None = None, logger: logging.Logger | None = None) -> None:
         super().__init__()
         self.guard = RequestGuard("langchain", mode=mode, on_report=on_report, provider=provider, logger=logger)
+        self.memo = HealthyMemo()  # the last healthy request: the next one is read from where it ends
 
     def repaired_request(self, request: Any) -> Any:
         """The request to send: the same object when healthy, else one overriding `messages` with a copy."""
         messages = request.messages
         target = self.guard.provider if self.guard.provider is not None else provider_for_chat_model(request.model)
-        if plainly_healthy(messages, "langchain-objects", target):
+        if self.memo.healthy(messages, "langchain-objects", target):
             return request
-        messages = list(messages)
-        dumped = messages_to_dict(messages)
-        repaired = self.guard.guard(dumped, FORMAT, target)
+        repaired = self.guard.guard_objects(messages, "langchain-objects", messages_to_dict, FORMAT, target)
         if repaired is None:
             return request
-        by_id = {id(entry): message for entry, message in zip(dumped, messages, strict=True)}
-        rebuilt = [by_id[id(entry)] if id(entry) in by_id else messages_from_dict([entry])[0] for entry in repaired]
+        rebuilt = [messages_from_dict([entry])[0] if isinstance(entry, dict) else entry for entry in repaired]
         return request.override(messages=rebuilt)
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:

@@ -1,7 +1,9 @@
 """The LiteLLM guard: a `CustomLogger` that repairs a request's tool-call history before it is sent.
 
     from integrity.guards.litellm import ToolCallIntegrityGuard
-    litellm.callbacks = [ToolCallIntegrityGuard()]          # SDK: litellm.acompletion / aresponses / ...
+    guard = ToolCallIntegrityGuard()
+    litellm.callbacks = [guard]      # SDK async calls: litellm.acompletion / aresponses / anthropic.messages.acreate
+    guard.guard_sync_calls()         # SDK sync calls: litellm.completion / litellm.responses
     # proxy config.yaml:  litellm_settings: {callbacks: my_module.guard_instance}
 
 LiteLLM's own sanitizer (`sanitize_messages_for_tool_calling`) runs only with `modify_params=True`, only
@@ -14,10 +16,19 @@ Hooks: `async_pre_call_hook` (the proxy, before routing) and `async_pre_call_dep
 SDK's async calls and the router, once the deployment is chosen).  Both leave the caller's dict
 alone: a request needing repair continues as a shallow copy with a new message list; a healthy one
 continues as the very dict (the proxy hook returns it; the deployment hook returns None, "no change").
+
+The SDK's sync calls run no hook that may change the request (LiteLLM 1.110: the sync `client` wrapper
+calls neither deployment hook; `log_pre_api_call` only observes, and `get_chat_completion_prompt` runs
+only for prompt management).  So `guard_sync_calls()` wraps `litellm.completion` and
+`litellm.responses` (the module attributes every caller that writes `litellm.completion(...)` uses):
+the history is repaired the same way before LiteLLM sees it, and `undo()` puts the originals back.
+Code that imported the function itself (`from litellm import completion`) before the call keeps the
+unwrapped one; pass it through `guard.sync(completion)` instead.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any, Literal
@@ -25,7 +36,7 @@ from typing import Any, Literal
 from litellm.integrations.custom_logger import CustomLogger
 
 from ._core import GuardMode, GuardReport, RequestGuard
-from ._fast import plainly_healthy
+from ._fast import HealthyMemo
 
 # call type -> (native format, the request's key holding the messages, API family for the target)
 _SHAPES: dict[str, tuple[str, str, Literal["chat", "responses"]]] = {
@@ -62,6 +73,7 @@ class ToolCallIntegrityGuard(CustomLogger):
                  provider: str | None = None, logger: logging.Logger | None = None) -> None:
         super().__init__()
         self.guard = RequestGuard("litellm", mode=mode, on_report=on_report, provider=provider, logger=logger)
+        self.memo = HealthyMemo()  # the last healthy request: the next one is read from where it ends
 
     def repaired(self, data: dict[str, Any], call_type: Any) -> dict[str, Any] | None:
         """None when the request may go as it is; else a shallow copy with a repaired message list."""
@@ -73,7 +85,7 @@ class ToolCallIntegrityGuard(CustomLogger):
         if not isinstance(entries, list):
             return None  # a Responses `input` given as one string: no history
         target = self.guard.target(data.get("model"), api)
-        if plainly_healthy(entries, format, target):
+        if self.memo.healthy(entries, format, target):
             return None  # the common case: one pass over the messages, nothing copied
         dumped = [entry if isinstance(entry, dict) else _dump(entry) for entry in entries]
         repaired = self.guard.guard(dumped, format, target)
@@ -93,6 +105,55 @@ class ToolCallIntegrityGuard(CustomLogger):
     async def async_pre_call_deployment_hook(self, kwargs: dict[str, Any], call_type: Any) -> dict[str, Any] | None:
         """The SDK's and router's hook: the repaired kwargs, or None (LiteLLM keeps its own) when healthy."""
         return self.repaired(kwargs, call_type)
+
+
+    def sync(self, function: Callable[..., Any], call_type: str | None = None) -> Callable[..., Any]:
+        """`function` (litellm.completion or litellm.responses, or what a caller imported of them) with the
+        history it is given repaired first; the caller's list is never changed, a healthy one is passed on."""
+        call_type = call_type or getattr(function, "__name__", "completion")
+        if call_type not in _SYNC:
+            raise ValueError(f"cannot guard {call_type!r}: only {', '.join(_SYNC)} carry a tool-call history")
+        model_at, key, history_at = _SYNC[call_type]
+
+        @functools.wraps(function)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            positional = len(args) > history_at
+            model = args[model_at] if len(args) > model_at else kwargs.get("model")
+            history = args[history_at] if positional else kwargs.get(key)
+            found = self.repaired({"model": model, key: history}, call_type)
+            if found is not None:
+                if positional:
+                    args = (*args[:history_at], found[key], *args[history_at + 1:])
+                else:
+                    kwargs[key] = found[key]
+            return function(*args, **kwargs)
+
+        guarded.__integrity_guard__ = self  # type: ignore[attr-defined]
+        return guarded
+
+    def guard_sync_calls(self) -> Callable[[], None]:
+        """Wrap `litellm.completion` and `litellm.responses` (see the module docstring); returns `undo`.
+        Calling it again (this guard or another) replaces the earlier wrapping, never stacks a second."""
+        import litellm
+
+        originals = {}
+        for name in _SYNC:
+            current = getattr(litellm, name)
+            while getattr(current, "__integrity_guard__", None) is not None:
+                current = current.__wrapped__
+            originals[name] = current
+            setattr(litellm, name, self.sync(current, name))
+
+        def undo() -> None:
+            for name, original in originals.items():
+                setattr(litellm, name, original)
+
+        return undo
+
+
+# sync call -> (position of the model, the history's keyword, its position): completion(model, messages, ...),
+# responses(input, model, ...)
+_SYNC: dict[str, tuple[int, str, int]] = {"completion": (0, "messages", 1), "responses": (1, "input", 0)}
 
 
 def _dump(entry: Any) -> Any:

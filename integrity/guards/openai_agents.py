@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._core import GuardMode, GuardReport, RequestGuard
-from ._fast import plainly_healthy
+from ._fast import HealthyMemo
 
 FORMAT = "openai-responses"
 
@@ -61,6 +61,7 @@ class ToolCallIntegrityFilter:
     def __init__(self, *, mode: GuardMode = "repair", on_report: Callable[[GuardReport], Any] | None = None,
                  provider: str | None = None, session: Any = None, logger: logging.Logger | None = None) -> None:
         self.guard = RequestGuard("openai-agents", mode=mode, on_report=on_report, provider=provider, logger=logger)
+        self.memo = HealthyMemo()  # the last healthy request: the next one is read from where it ends
         self.session = session
 
     def __call__(self, data: Any) -> Any:
@@ -70,7 +71,7 @@ class ToolCallIntegrityFilter:
         agent = getattr(data, "agent", None)
         api = _api_of(agent)
         target = self.guard.target(_model_name(agent), "chat" if api == "chat" else "responses")
-        if plainly_healthy(items, FORMAT, target):
+        if self.memo.healthy(items, FORMAT, target):
             return model_data  # the common case: one pass over the items, nothing copied
         dumped = [item if isinstance(item, dict) else _dump(item) for item in items]
         repaired = self.guard.guard(dumped, FORMAT, target)

@@ -16,15 +16,15 @@ a write, never a lock held longer than one read.  LangGraph checkpoints are deco
 code (SqliteSaver's serializer; PostgresSaver itself, which needs langgraph-checkpoint-postgres and
 psycopg); the other two stores are plain JSON rows.
 
-Not wired into the CLI, triage or the inspector yet (their files belong to other work): this module
-is the reader they call.
+`integrity check`, `triage` (one row per thread; `list_threads` then `read_threads` per Dask partition)
+and the inspector (inspector/stores_ui.py) call this module; nothing else reads a store.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -45,43 +45,90 @@ def read_store(url: str) -> list[Transcript]:
     A URL of an unknown scheme, a missing file, a database without the runtime's tables or a thread
     that is not there is a TranscriptError naming the URL and the problem.
     """
-    parts = urlsplit(url)
-    if parts.scheme not in SCHEMES:
-        raise TranscriptError(url, "", f"unknown store {parts.scheme!r}; expected one of: {', '.join(SCHEMES)}")
-    if parts.scheme == "langgraph+postgresql":
-        return _langgraph_postgres(url)
-    path = parts.path
-    if not path:
-        raise TranscriptError(url, "", "the URL names no database file (expected scheme:///path/to/file.db)")
-    query = parse_qs(parts.query)
-    names = query.get("thread") or query.get("session")
-    named = names[0] if names else None
-    kind, _, _ = parts.scheme.partition("+")
-    reader = {"langgraph": _langgraph, "agents": _agents, "adk": _adk}[kind]
-    try:
-        with _read_only(path) as connection:
-            found = reader(connection, url, named)
-    except sqlite3.Error as error:
-        raise TranscriptError(url, "", f"cannot read the database: {error}") from None
+    base, named = split_store_url(url)
+    threads = [named] if named is not None else None
+    shown = redacted(url)  # a password never reaches a report or a label
+    found = [as_transcript(entries, format, shown, name) for name, format, entries in _read(base, threads)]
     if named is not None and not found:
         raise TranscriptError(url, "", f"no thread or session {named!r} in the database")
     return found
 
 
+def split_store_url(url: str) -> tuple[str, str | None]:
+    """The store's URL without its query, and the thread or session the URL names (None: all of them)."""
+    parts = urlsplit(url)
+    if parts.scheme not in SCHEMES:
+        raise TranscriptError(url, "", f"unknown store {parts.scheme!r}; expected one of: {', '.join(SCHEMES)}")
+    if parts.scheme != "langgraph+postgresql" and not parts.path:
+        raise TranscriptError(url, "", "the URL names no database file (expected scheme:///path/to/file.db)")
+    query = parse_qs(parts.query, keep_blank_values=True)
+    names = query.get("thread", query.get("session"))
+    return f"{parts.scheme}://{parts.netloc}{parts.path}", (names[0] if names else None)
+
+
+def thread_url(base: str, thread: str) -> str:
+    """The URL naming one thread (LangGraph) or session (Agents SDK, ADK) of the store at `base`:
+    what `integrity check` takes to judge that one thread."""
+    key = "thread" if base.startswith("langgraph+") else "session"
+    return f"{base}?{key}={quote(thread, safe='')}"
+
+
+def list_threads(url: str) -> list[str]:
+    """The ids of the store's threads or sessions, sorted, in one read (the one the URL names, if it names one
+    and it is there).  TranscriptError as read_store."""
+    base, named = split_store_url(url)
+    kind = base.split("+", 1)[0]
+    if base.startswith("langgraph+postgresql"):
+        sql = "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id"
+        with _postgres(base) as connection:
+            ids = [str(row["thread_id"]) for row in connection.execute(sql).fetchall()]
+    else:
+        sql = {"langgraph": "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''",
+               "agents": "SELECT DISTINCT session_id FROM agent_messages",
+               "adk": "SELECT DISTINCT session_id FROM events"}[kind]
+        with _sqlite(base) as connection:
+            ids = sorted(str(row[0]) for row in connection.execute(sql).fetchall())
+    if named is not None:
+        if named not in ids:
+            raise TranscriptError(url, "", f"no thread or session {named!r} in the database")
+        return [named]
+    return ids
+
+
+def read_threads(url: str, threads: Sequence[str]) -> list[tuple[str, str, list[Any]]]:
+    """(name, format, entries) of each named thread that is there, read on one connection (one Dask
+    partition of a triage run); the entries are what the runtime stored, as JSON-able dicts."""
+    base, _ = split_store_url(url)
+    return _read(base, list(threads))
+
+
+def _read(base: str, threads: list[str] | None) -> list[tuple[str, str, list[Any]]]:
+    if base.startswith("langgraph+postgresql"):
+        return _langgraph_postgres(base, threads)
+    reader = {"langgraph": _langgraph, "agents": _agents, "adk": _adk}[base.split("+", 1)[0]]
+    with _sqlite(base) as connection:
+        return reader(connection, threads)
+
+
 @contextmanager
-def _read_only(path: str) -> Iterator[sqlite3.Connection]:
+def _sqlite(url: str) -> Iterator[sqlite3.Connection]:
+    """The database at the URL's path, opened read-only and closed after; its errors are TranscriptErrors."""
     import os
 
+    path = urlsplit(url).path
     if not os.path.isfile(path):
         raise TranscriptError(path, "", "no such database file")
     connection = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
     try:
         yield connection
+    except sqlite3.Error as error:
+        raise TranscriptError(url, "", f"cannot read the database: {error}") from None
     finally:
         connection.close()
 
 
-def _transcript(entries: list[Any], format: str, url: str, name: str) -> Transcript:
+def as_transcript(entries: list[Any], format: str, url: str, name: str) -> Transcript:
+    """One thread's stored entries (as read_threads gives them) as the engine's Transcript named `name`."""
     from ..formats import read_document
     from ..formats.container import Document
 
@@ -91,45 +138,54 @@ def _transcript(entries: list[Any], format: str, url: str, name: str) -> Transcr
     return transcript
 
 
-def _langgraph(connection: sqlite3.Connection, url: str, thread: str | None) -> list[Transcript]:
+def _among(column: str, threads: list[str] | None, joiner: str) -> tuple[str, tuple[str, ...]]:
+    """The SQL limiting rows to the named threads (none: every thread), and its parameters."""
+    if threads is None:
+        return "", ()
+    return f" {joiner} {column} IN ({', '.join('?' * len(threads))})", tuple(threads)
+
+
+def _langgraph(connection: sqlite3.Connection, threads: list[str] | None) -> list[tuple[str, str, list[Any]]]:
     """The latest root checkpoint of each thread: its `messages` channel, decoded by LangGraph's serializer."""
-    from langchain_core.messages import messages_to_dict
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
     sql = ("SELECT thread_id, type, checkpoint FROM checkpoints AS c WHERE checkpoint_ns = '' AND checkpoint_id = "
            "(SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = c.thread_id AND checkpoint_ns = '')")
-    rows = connection.execute(sql + (" AND thread_id = ?" if thread is not None else "") + " ORDER BY thread_id",
-                              (thread,) if thread is not None else ()).fetchall()
+    where, parameters = _among("thread_id", threads, "AND")
+    rows = connection.execute(sql + where + " ORDER BY thread_id", parameters).fetchall()
     serde = JsonPlusSerializer()
-    out = []
-    for thread_id, kind, blob in rows:
-        checkpoint = serde.loads_typed((kind, blob))
-        messages = (checkpoint.get("channel_values") or {}).get("messages") or []
-        out.append(_transcript(messages_to_dict(list(messages)), "langchain", url, f"thread:{thread_id}"))
-    return out
+    return [(f"thread:{thread_id}", "langchain", _messages(serde.loads_typed((kind, blob))))
+            for thread_id, kind, blob in rows]
 
 
-def _agents(connection: sqlite3.Connection, url: str, session: str | None) -> list[Transcript]:
+def _messages(checkpoint: Any) -> list[Any]:
+    """A checkpoint's `messages` channel as LangChain's message dicts."""
+    from langchain_core.messages import messages_to_dict
+
+    return messages_to_dict(list((checkpoint.get("channel_values") or {}).get("messages") or []))
+
+
+def _agents(connection: sqlite3.Connection, sessions: list[str] | None) -> list[tuple[str, str, list[Any]]]:
     """Each session's items in the order they were added (SQLiteSession's `agent_messages` table)."""
-    sql = "SELECT session_id, message_data FROM agent_messages"
-    rows = connection.execute(sql + (" WHERE session_id = ?" if session is not None else "") +
-                              " ORDER BY session_id, id", (session,) if session is not None else ()).fetchall()
-    return [_transcript(items, "openai-responses", url, f"session:{key}") for key, items in
+    where, parameters = _among("session_id", sessions, "WHERE")
+    rows = connection.execute("SELECT session_id, message_data FROM agent_messages" + where +
+                              " ORDER BY session_id, id", parameters).fetchall()
+    return [(f"session:{key}", "openai-responses", items) for key, items in
             _grouped((key, json.loads(data)) for key, data in rows)]
 
 
-def _adk(connection: sqlite3.Connection, url: str, session: str | None) -> list[Transcript]:
+def _adk(connection: sqlite3.Connection, sessions: list[str] | None) -> list[tuple[str, str, list[Any]]]:
     """Each session's event contents in time order (ADK's `events` table, its JSON `event_data`)."""
-    sql = "SELECT session_id, event_data FROM events"
-    rows = connection.execute(sql + (" WHERE session_id = ?" if session is not None else "") +
-                              " ORDER BY session_id, timestamp", (session,) if session is not None else ()).fetchall()
+    where, parameters = _among("session_id", sessions, "WHERE")
+    rows = connection.execute("SELECT session_id, event_data FROM events" + where +
+                              " ORDER BY session_id, timestamp", parameters).fetchall()
     contents = []
     for key, data in rows:
         event = json.loads(data) if isinstance(data, (str, bytes)) else (data or {})
         content = event.get("content") if isinstance(event, dict) else None
         if isinstance(content, dict) and content.get("parts"):
             contents.append((key, content))
-    return [_transcript(items, "gemini", url, f"session:{key}") for key, items in _grouped(contents)]
+    return [(f"session:{key}", "gemini", items) for key, items in _grouped(contents)]
 
 
 def _grouped(rows: Any) -> list[tuple[str, list[Any]]]:
@@ -139,36 +195,46 @@ def _grouped(rows: Any) -> list[tuple[str, list[Any]]]:
     return list(groups.items())
 
 
-def _langgraph_postgres(url: str) -> list[Transcript]:
-    """The latest root checkpoint of each thread of a PostgresSaver database, read in read-only transactions."""
+@contextmanager
+def _postgres(url: str) -> Iterator[Any]:
+    """A psycopg connection in autocommit with every transaction read-only: each statement is its own
+    read-only transaction, so no lock outlives one read.  Its errors are TranscriptErrors."""
     import psycopg
-    from langchain_core.messages import messages_to_dict
-    from langgraph.checkpoint.postgres import PostgresSaver
     from psycopg.rows import dict_row
 
-    parts = urlsplit(url)
-    names = parse_qs(parts.query).get("thread")
-    named = names[0] if names else None
-    dsn = parts._replace(scheme="postgresql", query="").geturl()
+    dsn = urlsplit(url)._replace(scheme="postgresql", query="").geturl()
     try:
         with psycopg.connect(dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row,
                              options="-c default_transaction_read_only=on") as connection:
-            if named is None:
-                rows = connection.execute("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' "
-                                          "ORDER BY thread_id").fetchall()
-                threads = [str(row["thread_id"]) for row in rows]
-            else:
-                threads = [named]
-            saver = PostgresSaver(connection)
-            out: list[Transcript] = []
-            for thread in threads:
-                found = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
-                if found is None:
-                    continue
-                messages = (found.checkpoint.get("channel_values") or {}).get("messages") or []
-                out.append(_transcript(messages_to_dict(list(messages)), "langchain", url, f"thread:{thread}"))
+            yield connection
     except psycopg.Error as error:
-        raise TranscriptError(url, "", f"cannot read the database: {str(error).strip().splitlines()[0]}") from None
-    if named is not None and not out:
-        raise TranscriptError(url, "", f"no thread or session {named!r} in the database")
+        raise TranscriptError(redacted(url), "", f"cannot read the database: "
+                              f"{str(error).strip().splitlines()[0]}") from None
+
+
+def redacted(url: str) -> str:
+    """The URL with its password (if any) replaced by ***: what a row, a label or an error may show."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=f"{parts.username or ''}:***@{host}").geturl()
+
+
+def _langgraph_postgres(url: str, threads: list[str] | None) -> list[tuple[str, str, list[Any]]]:
+    """The latest root checkpoint of each thread of a PostgresSaver database, decoded by PostgresSaver itself,
+    one read-only read per thread (and one for the list when no thread is named)."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    out = []
+    with _postgres(url) as connection:
+        if threads is None:
+            rows = connection.execute("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' "
+                                      "ORDER BY thread_id").fetchall()
+            threads = [str(row["thread_id"]) for row in rows]
+        saver = PostgresSaver(connection)
+        for thread in threads:
+            found = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
+            if found is not None:
+                out.append((f"thread:{thread}", "langchain", _messages(found.checkpoint)))
     return out

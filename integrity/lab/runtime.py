@@ -37,7 +37,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .._views import frame_is_interrupted
 from ..fence import append_interrupted_tool_call_results, is_lease_lost
 from ..reference import (
     PendingToolCall,
@@ -47,6 +46,7 @@ from ..reference import (
     tool_calls,
     track_tool_call_message,
 )
+from ..repair.views import frame_is_interrupted
 from ..transform import with_tool_call_integrity_repair
 from .store import ABORTED, DONE, FAILED, IDLE, Lease, SessionStore
 
@@ -513,7 +513,8 @@ class Runtime:
 
     def model_view(self) -> list[Message]:
         """The repaired context the next model call would get (nothing is written)."""
-        return self.context(list(self.history))
+        view: list[Message] = self.context(list(self.history))
+        return view
 
     # -- phases ------------------------------------------------------------
 

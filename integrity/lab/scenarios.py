@@ -307,8 +307,8 @@ def _crash(run: LabRun) -> list[Action]:
         Action("Worker 1 claims the session", "Attempt 1 begins.", _claim(w1)),
         Action("Model turn: search and fetch in parallel", "Both calls are in flight.", _step(w1)),
         Action("search finishes", "fetch is still running.", _step(w1)),
-        Action("Worker 1 is killed (SIGKILL)", "No wind-down runs: fetch never gets a result or a receipt, and "
-               "the lease stays until it expires.", w1.crash),
+        Action("Worker 1 is killed (SIGKILL)", "No wind-down runs: nothing writes a result or a receipt for fetch to "
+               "the log, and the lease stays until it expires.", w1.crash),
         Action("Time passes: the lease expires", f"{LEASE_TTL_MS} ms later nobody holds the session.",
                _advance(run, LEASE_TTL_MS)),
         Action("Worker 2 claims the session", "Attempt 2 loads the log; fetch's call is an orphan, so the view "
@@ -365,7 +365,8 @@ def _late_parallel(run: LabRun) -> list[Action]:
         Action("The user presses stop", "The aborted assistant frame is recorded while fetch keeps running.",
                _cancel(w1, "the user pressed stop")),
         Action("fetch finishes anyway", "Its result lands after the abort frame: assistant(search, fetch), "
-               "result(search), assistant(aborted), result(fetch). Strict providers reject this order.",
+               "result(search), assistant(aborted), result(fetch). Most providers reject this order (the lesson "
+               "\"Results come right after their frame\" runs each rule set on it).",
                _step(w1)),
         Action("Worker 1 winds down", "Nothing is in flight any more, so no receipt is needed.",
                _until_stopped(w1)),
@@ -385,7 +386,7 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("abort_mid_tools", "Abort mid-tools", "abort mid-tools",
                  "The user stops the run while a tool is still running.",
                  "The abort left fetch without a result, so the runtime wrote an interrupted receipt for it "
-                 "through the fence. The abort frame sits between the call and that receipt, an order strict "
+                 "through the fence. The abort frame sits between the call and that receipt, an order most "
                  "providers reject; the repaired view moves the receipt next to its frame and drops the "
                  "unfinished abort frame. The durable log is never changed.", _abort_mid_tools),
         Scenario("crash", "Worker crash (SIGKILL)", "crash",

@@ -228,6 +228,7 @@ def _check_results(
 
 
 SPEC = ProviderSpec(
+    model_prefixes=("anthropic/", "claude/", r".*claude"),  # "claude" anywhere: us.anthropic.claude-...
     name=PROVIDER,
     title="Anthropic Messages",
     native_format="anthropic",

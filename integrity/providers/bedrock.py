@@ -106,6 +106,7 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
 
 
 SPEC = ProviderSpec(
+    model_prefixes=("bedrock/",),
     name=PROVIDER,
     title="AWS Bedrock Converse",
     native_format="bedrock",

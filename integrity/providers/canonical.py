@@ -9,7 +9,9 @@ messages became each native entry; given that grouping, this module fills in
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+
+import msgspec
 
 from .registry import PROVIDER_FORMAT, PROVIDERS, validate_native
 from .violation import Violation
@@ -32,7 +34,7 @@ def with_canonical_indices(violations: Sequence[Violation], groups: Sequence[Seq
         canonical = known.get(key)
         if canonical is None:
             canonical = known[key] = sorted({c for n in key if 0 <= n < len(groups) for c in groups[n]})
-        mapped.append(violation.model_copy(update={"canonical_indices": canonical}))
+        mapped.append(msgspec.structs.replace(violation, canonical_indices=canonical))
     return mapped
 
 
@@ -101,7 +103,7 @@ def judged_request(
         key = (id(messages), id(transcript), format, as_recorded)
         kept = requests.get(key)
         if kept is not None and kept[0] is messages:  # the list itself is kept, so its id cannot be reused
-            return kept[1]
+            return cast("tuple[list[Any], list[list[int]], Any]", kept[1])
         found = judged_request(messages, provider, transcript, as_recorded,
                                written=lambda: _writable_once(messages, requests))
         requests[key] = (messages, found)

@@ -57,6 +57,7 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
 
 
 SPEC = ProviderSpec(
+    model_prefixes=("deepseek/", "deepseek"),
     name=PROVIDER,
     title="DeepSeek",
     native_format="openai-chat",

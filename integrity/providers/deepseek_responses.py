@@ -72,6 +72,7 @@ def validate(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
 
 
 SPEC = ProviderSpec(
+    model_prefixes=("deepseek/", "deepseek"),  # the same names; the Responses API picks this one
     name=PROVIDER,
     title="DeepSeek Responses",
     native_format="openai-responses",

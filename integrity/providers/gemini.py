@@ -131,6 +131,8 @@ def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
 
 
 SPEC = ProviderSpec(
+    model_prefixes=("gemini/", "google/", "vertex_ai/", "vertex_ai_beta/", "gemini", "gemma"),
+    hosts_others=True,  # Vertex AI serves Claude and others
     name=PROVIDER,
     title="Google Gemini",
     native_format="gemini",

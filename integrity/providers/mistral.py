@@ -94,6 +94,7 @@ def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Viol
 
 
 SPEC = ProviderSpec(
+    model_prefixes=("mistral/", "mistral", "codestral", "magistral"),
     name=PROVIDER,
     title="Mistral",
     native_format="openai-chat",

@@ -120,7 +120,13 @@ def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Viol
     return found
 
 
+OPENAI_MODELS = ("openai/", "azure/", "azure_ai/", "gpt-", "chatgpt", r"o\d", "text-davinci", "codex-",
+                 "computer-use")
+"""OpenAI's model names and the routes that serve them (shared with the Responses API's record)."""
+
 SPEC = ProviderSpec(
+    model_prefixes=OPENAI_MODELS,
+    hosts_others=True,  # OpenAI-compatible and Azure endpoints serve other providers' models
     name=PROVIDER,
     title="OpenAI Chat Completions",
     native_format="openai-chat",

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .ids import length_rule
+from .openai_chat import OPENAI_MODELS
 from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
@@ -139,6 +140,8 @@ def _reasoning_alone(items: Sequence[Any], kinds: list[str | None], provider: st
 
 
 SPEC = ProviderSpec(
+    model_prefixes=OPENAI_MODELS,  # the same names; the Responses API picks this one
+    hosts_others=True,
     name=PROVIDER,
     title="OpenAI Responses",
     native_format="openai-responses",

@@ -8,14 +8,18 @@ imports).  Here both the face and `canonical` import it, and it imports neither.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import anthropic, bedrock, deepseek, deepseek_responses, gemini, mistral, openai_chat, openai_responses
 from .spec import ProviderSpec
 from .violation import Violation, sort_violations
 
-SPECS: dict[str, ProviderSpec] = {
-    module.SPEC.name: module.SPEC
-    for module in (openai_chat, openai_responses, anthropic, gemini, bedrock, mistral, deepseek, deepseek_responses)
-}
+_MODULES = (openai_chat, openai_responses, anthropic, gemini, bedrock, mistral, deepseek, deepseek_responses)
+"""THE REGISTRY: every provider module (each ends with its `SPEC`), in the order the CLI and the reports list
+them.  A new provider is its module plus its name here (and in the import above); every surface (the CLI's
+--provider, the pickers, the lessons, the glossary, "Copy as curl", triage's columns) iterates SPECS."""
+
+SPECS: dict[str, ProviderSpec] = {module.SPEC.name: module.SPEC for module in _MODULES}
 """Every supported provider's spec, by name, in the order the CLI and the reports list them."""
 
 PROVIDERS: tuple[str, ...] = tuple(SPECS)
@@ -31,7 +35,8 @@ def spec(name: str) -> ProviderSpec:
     return found
 
 
-def validate_native(request: list[dict], provider: str, history: bool = False, ids: bool = False) -> list[Violation]:
+def validate_native(request: list[dict[str, Any]], provider: str, history: bool = False,
+                    ids: bool = False) -> list[Violation]:
     """Check a native message list (OpenAI `messages`, Responses `input`, Anthropic `messages`
     without the top-level system, Gemini `contents`, Bedrock `messages`) against one provider.
 

@@ -2,14 +2,14 @@
 
 Each provider module ends with `SPEC = ProviderSpec(...)`: its name, the native
 format its requests use, its rule set, whether every tool call needs an id, its
-rules on the order of turns (read by `integrity._legalize` for the strict view)
+rules on the order of turns (read by `integrity.repair.legalize` for the strict view)
 and every error text its rule set can return, keyed by the violation's `rule`.
 The registry (`integrity.providers.SPECS`), the strict planner, the lessons and
 the docs read these records instead of keeping their own copies.
 
 This module imports nothing else from the engine, so importing it makes no cycle.
 Importing it does load the providers package (every rule set): engine code on
-the CLI's fast path (integrity._legalize) reads specs inside functions, only when
+the CLI's fast path (integrity.repair.legalize) reads specs inside functions, only when
 a provider is named.
 """
 
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from .violation import Violation
 
-# The kinds of message `integrity._legalize` tells apart when it orders turns, by name:
+# The kinds of message `integrity.repair.legalize` tells apart when it orders turns, by name:
 # a plain user message, a plain assistant message, an assistant frame with tool calls,
 # a tool result, a system/developer message, a message of an app's custom role, and an
 # opaque native entry.  Role rules name the kinds their provider's writer takes out of
@@ -37,7 +37,7 @@ RuleSet = Callable[[Sequence[Any], str], "list[Violation]"]
 
 @dataclass(frozen=True)
 class RoleRules:
-    """A provider's rules on the order of turns, as the strict view applies them (integrity._legalize).
+    """A provider's rules on the order of turns, as the strict view applies them (integrity.repair.legalize).
 
     transparent: message kinds (MESSAGE_KINDS names) the provider's writer takes out of
         the message list, so they do not separate turns.
@@ -69,7 +69,7 @@ class RoleRules:
 
 @dataclass(frozen=True)
 class IdRule:
-    """Which call ids a provider takes, and how the strict view makes one it takes (integrity._strict).
+    """Which call ids a provider takes, and how the strict view makes one it takes (integrity.repair.strict).
 
     accepts(id): whether the provider takes this id (its pattern and length).
     make(id, attempt): an id the provider takes, made from one it refuses; attempt 0, 1, ... until it is
@@ -120,6 +120,12 @@ class ProviderSpec:
         template whose `{placeholders}` the rule set fills in.
     endpoint: where and how its requests are sent (the inspector's "Copy as curl" and links).
     id_rule: which call ids it takes and how the strict view renames one it refuses (None: any string).
+    model_prefixes: the model names that mean this provider, read by the guards (integrity.guards) to
+        know whose rules a runtime's request must satisfy: an entry ending in "/" is a routing prefix
+        (LiteLLM's `anthropic/`, `bedrock/`, `vertex_ai/`), any other a regular expression matched at
+        the start of the model's own name (`claude`, `gpt-`, `o\\d`).  Empty: no name implies it.
+    hosts_others: its routing prefixes also serve other providers' models (OpenAI-compatible
+        endpoints, Azure, Vertex AI), so the model's own name decides before the prefix does.
     """
 
     name: str
@@ -133,6 +139,8 @@ class ProviderSpec:
     endpoint: Endpoint = field(default_factory=lambda: Endpoint(""), hash=False)
     validate_ids: RuleSet | None = None
     id_rule: IdRule | None = None
+    model_prefixes: tuple[str, ...] = ()
+    hosts_others: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "errors", MappingProxyType(dict(self.errors)))

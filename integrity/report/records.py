@@ -1,19 +1,19 @@
 """The records of a repair report's long sections: what happened to each durable message (Action),
 each entry of the view (DurableView, ReceiptView, TurnView, MergedView) and each call (Pairing).
 
-Kept apart from integrity.report so the section builder (integrity._report_sections), which makes a
+Kept apart from integrity.report so the section builder (integrity.report.sections), which makes a
 million of them, and the report itself can both use them.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import msgspec
 
-from ._records import Record
-from .kinds import REPAIR_KINDS, RepairKind, Severity, rate
-from .notes import NoteCode
+from .._records import Record
+from ..kinds import REPAIR_KINDS, RepairKind, Severity, rate
+from ..notes import NoteCode
 
 Outcome = Literal["answered", "moved", "synthesized", "shared"]
 
@@ -37,13 +37,6 @@ class Action(Record, kw_only=True):
     reason: str = ""
     severity: Severity = Severity.INFO
     """how bad the defect behind it is (integrity.kinds)"""
-
-    @classmethod
-    def _before(cls, data: Any) -> Any:
-        """An action of an older report has no severity: rate it from its kind and codes."""
-        if isinstance(data, dict) and "severity" not in data and "kind" in data:
-            data = {**data, "severity": rate(data["kind"], data.get("codes") or ())}
-        return data
 
 
 class DurableView(Record, kw_only=True, tag_field="source", tag="durable"):
@@ -78,7 +71,7 @@ class ReceiptView(Record, kw_only=True, tag_field="source", tag="synthesized"):
     @property
     def not_executed(self) -> bool:
         """The error result for a call whose arguments were invalid (no tool ran), not an interrupted receipt."""
-        from ._messages import NOT_EXECUTED_TEXT
+        from ..repair.messages import NOT_EXECUTED_TEXT
 
         return self.text == NOT_EXECUTED_TEXT
 

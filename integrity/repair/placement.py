@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._gc import without_gc
+from .._bulk.gc_pause import without_gc
 
 if TYPE_CHECKING:
-    from .report import RepairReport
+    from ..report import RepairReport
 
 _NOWHERE: tuple[int, ...] = ()
 

@@ -1,6 +1,6 @@
 """Provider role rules for the strict view: after pairing, make the turn order legal.
 
-Pairing (integrity._strict) puts every result right after its call.  Some
+Pairing (integrity.repair.strict) puts every result right after its call.  Some
 providers also constrain the order of turns around them:
 
 - Bedrock Converse: the conversation starts with a user turn, user and assistant
@@ -33,17 +33,17 @@ roles) are not considered by these rules.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._entries import Merged, Synthesized, SynthesizedTurn, ViewEntry, entry_index, member_index
-from ._messages import NO_REPLY_TEXT, USER_START_TEXT
-from .notes import Note, NoteCode
+from ..notes import Note, NoteCode
+from .entries import Merged, Synthesized, SynthesizedTurn, ViewEntry, entry_index, member_index
+from .messages import NO_REPLY_TEXT, USER_START_TEXT
 
 if TYPE_CHECKING:
-    from ._plan import Plan
-    from ._views import LightTranscript
-    from .providers.spec import RoleRules
+    from ..providers.spec import RoleRules
+    from .plan import Plan
+    from .views import LightTranscript
 
 # The kinds of message the role rules tell apart, numbered in the order of
 # integrity.providers.spec.MESSAGE_KINDS (a provider's RoleRules names them).
@@ -59,7 +59,7 @@ def _role_rules(provider: str | None) -> RoleRules | None:
     """
     if not provider:
         return None
-    from .providers import SPECS
+    from ..providers import SPECS
 
     found = SPECS.get(provider)
     return found.role_rules if found is not None else None
@@ -71,7 +71,7 @@ def has_role_rules(provider: str | None) -> bool:
 
 
 def _transparent(rules: RoleRules) -> set[int]:
-    from .providers.spec import MESSAGE_KINDS
+    from ..providers.spec import MESSAGE_KINDS
 
     return {MESSAGE_KINDS.index(name) for name in rules.transparent}
 
@@ -142,7 +142,8 @@ def legalize(light: LightTranscript, order: list[ViewEntry], provider: str | Non
     return order if changed else None
 
 
-def _runs(light: LightTranscript, order: Sequence[Any], transparent: set[int], kinds: tuple[int, ...]):
+def _runs(light: LightTranscript, order: Sequence[Any], transparent: set[int],
+          kinds: tuple[int, ...]) -> Iterator[list[int]]:
     """Runs (lists of positions) of consecutive entries of the given kinds, transparent ones skipped."""
     run: list[int] = []
     for position, entry in enumerate(order):

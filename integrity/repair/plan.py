@@ -14,18 +14,18 @@ from itertools import compress
 from operator import ne
 from typing import TYPE_CHECKING, Any
 
-from ._entries import Synthesized, ViewEntry
+from .entries import Synthesized, ViewEntry
 
 if TYPE_CHECKING:
-    from ._views import LightTranscript
-    from .notes import Note
+    from ..notes import Note
+    from .views import LightTranscript
 
 
 class Plan:
     """The outcome of planning one transcript.
 
     changed: False means the view is the durable transcript itself (identity).
-    order: the view, as view entries (integrity._entries; None when unchanged).
+    order: the view, as view entries (integrity.repair.entries; None when unchanged).
     repaired_tool_calls: ids that had no result anywhere, in frame order.
     first_result: call id -> durable index of its first result.
     more_results: call id -> indices of its later results (only ids with several).

@@ -3,7 +3,7 @@
 A 1,000,000-message transcript is ~230 MB.  Building a dict per message costs
 more than parsing it, so here msgspec decodes each message into a tiny struct
 (role, call ids and names, result id, stop fields), a block of the file at a
-time (integrity._stream): a large file is never held whole, only its light view
+time (integrity._bulk.blocks): a large file is never held whole, only its light view
 is, and the writer reads the blocks again to re-emit kept messages byte for byte
 (a stretch of them as one slice of the file).  The planner sees the same
 LightTranscript as the dict API.
@@ -35,8 +35,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 import msgspec
 
-from ._entries import entry_message
-from ._stream import (
+from ..loading import TranscriptError
+from ..repair.entries import entry_message
+from ..repair.views import LightBuilder, LightTranscript, is_receipt
+from .blocks import (
     BLOCK,
     JSON_SPACE,
     Block,
@@ -48,11 +50,9 @@ from ._stream import (
     plain_end,
     plain_lengths,
 )
-from ._views import LightBuilder, LightTranscript, is_receipt
-from .loading import TranscriptError
 
 if TYPE_CHECKING:
-    from ._plan import Plan
+    from ..repair.plan import Plan
 
 _NULL = msgspec.Raw(b"null")
 
@@ -139,7 +139,7 @@ _ANY = msgspec.json.Decoder()
 
 @dataclass
 class FastTranscript:
-    """A pi-ai file as its messages' raw bytes (by index, see _stream.Spans) plus its light view."""
+    """A pi-ai file as its messages' raw bytes (by index, see blocks.Spans) plus its light view."""
 
     source: str
     input: Source  # the file's bytes (in memory, or read again from the file)
@@ -204,11 +204,11 @@ STREAM_FROM = 2 * BLOCK
 
 
 def read_fast_file(stream: FileSource, clean: bool = True, writes: bool = False) -> FastTranscript | None:
-    """read_fast for a large regular file read a block at a time, never whole (see _stream): a
+    """read_fast for a large regular file read a block at a time, never whole (see integrity._bulk.blocks): a
     1,000,000-message file is then read in about the memory of its light view.  None when the file
     is smaller than STREAM_FROM or not sure to be pi-ai: the caller still owns `stream` and reads it
     whole.  writes: the view will be written (write_fast), so learn which blocks it can copy as
-    slices (_stream.plain_lengths)."""
+    slices (blocks.plain_lengths)."""
     if stream.size < STREAM_FROM:
         return None
     return _read(stream, stream.source, clean, writes)
@@ -295,7 +295,7 @@ _Read = tuple[LightTranscript, list[Block], list[Any], list["array[int] | None"]
 
 
 def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writes: bool) -> _Read | None:
-    """Build the light view a block at a time (see _stream): the blocks, and every raw span when the
+    """Build the light view a block at a time (see integrity._bulk.blocks): the blocks, and every raw span when the
     file is in memory; None when the file does not look like pi-ai or breaks the pi-ai schema.
 
     Each block is proved valid JSON (UTF-8, numbers Python reads alike, nesting the general reader
@@ -353,7 +353,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
 
 def _split(body: Source, container: str, low: int, high: int,
            structs: bool = False) -> Iterator[tuple[int, int, bytes, list[Any]]]:
-    """A body's blocks (_stream): JSON lines, or an array's values as raw spans (as message structs
+    """A body's blocks (integrity._bulk.blocks): JSON lines, or an array's values as raw spans (as message structs
     with structs: the caller's only decode of the block)."""
     if container == "jsonl":
         return line_blocks(body, low, high)
@@ -376,7 +376,7 @@ def _sound(document: bytes, raws: list[Any], container: str) -> bool:
 def _lost_keys(document: bytes) -> bool:
     """Whether decoding the block loses a key (an object names one twice), or that cannot be ruled out
     cheaply (a key spaced from its colon): the key tokens in the bytes against the keys decoded."""
-    from .formats.duplicates import count_keys, key_tokens_bound
+    from ..formats.duplicates import count_keys, key_tokens_bound
 
     bound = key_tokens_bound(document)
     if bound is None:
@@ -388,7 +388,7 @@ def _lost_keys(document: bytes) -> bool:
 
 
 _Lengths = tuple[int, int, "array[int]"]
-"""A plain block's offset, length and messages' lengths (_stream.plain_lengths)."""
+"""A plain block's offset, length and messages' lengths (blocks.plain_lengths)."""
 
 
 def _check_beside(body: Source, container: str, low: int, high: int, writes: bool) -> list[_Lengths | None] | None:
@@ -462,7 +462,7 @@ class _Beside:
     def stop(self) -> None:
         """Reap the child (stopping it first when the reader gave up before asking)."""
         if self._pid:
-            from ._children import kill_and_reap
+            from .children import kill_and_reap
 
             kill_and_reap(self._pid)
             os.close(self._pipe)
@@ -571,7 +571,7 @@ def _too_deep(raw: bytes, level: int) -> bool:
     """formats.container.too_deep, loaded only for a value with enough opening brackets to be that deep."""
     if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH - level:
         return False
-    from .formats.container import too_deep
+    from ..formats.container import too_deep
 
     return too_deep(raw, 0, len(raw), level)
 
@@ -607,7 +607,7 @@ def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Bi
     try:
         return _write(fast, plan, now, out)
     except TranscriptError as error:  # the file changed between the passes: nothing is written
-        from ._safe_write import WriteError
+        from .atomic_write import WriteError
 
         raise WriteError(error.source, error.problem) from None
 

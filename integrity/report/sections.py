@@ -2,7 +2,7 @@
 pairing per call, one entry per view message.
 
 `build_report` lists them whole.  `check --json` encodes each chunk and writes it before the next
-is made (integrity._report_text.report_chunks): a 1,000,000-message report is 307 MB of JSON
+is made (integrity.report.text.report_chunks): a 1,000,000-message report is 307 MB of JSON
 lines, and its records, held whole, were 900 MB.  Both go through these generators, so the
 sections are written by one set of rules.
 
@@ -21,16 +21,18 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ._diagnosis import Moves, _change, _renamed_ids, known_calls, moves, view_starts
-from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, entry_index, member_index
-from ._findings import Known
-from ._messages import NOT_EXECUTED_TEXT
-from ._plan import Plan
-from ._policies import POLICY
-from ._report_records import Action, DurableView, MergedView, Outcome, Pairing, ReceiptView, TurnView, ViewItem
-from ._views import LightTranscript
-from .kinds import RepairKind, Severity, rate
-from .notes import render, render_all
+import msgspec
+
+from .._diagnosis import Moves, _change, _renamed_ids, known_calls, moves, view_starts
+from .._findings import Known
+from ..kinds import RepairKind, Severity, rate
+from ..notes import render, render_all
+from ..repair.entries import Merged, Rewritten, Synthesized, SynthesizedTurn, entry_index, member_index
+from ..repair.messages import NOT_EXECUTED_TEXT
+from ..repair.plan import Plan
+from ..repair.policies import POLICY
+from ..repair.views import LightTranscript
+from .records import Action, DurableView, MergedView, Outcome, Pairing, ReceiptView, TurnView, ViewItem
 
 CHUNK = 16384
 """Records per chunk: large enough that encoding a chunk costs what encoding the list whole would,
@@ -377,4 +379,4 @@ def with_severity(item: Any, severity: Severity | None) -> Any:
     """A record (action or view entry) with this severity: itself when it has it already, or None is given."""
     if severity is None or getattr(item, "severity", None) == severity:
         return item
-    return item.model_copy(update={"severity": severity})
+    return msgspec.structs.replace(item, severity=severity)

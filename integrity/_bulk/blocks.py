@@ -25,7 +25,7 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from .loading import TranscriptError
+from ..loading import TranscriptError
 
 _RAWS = msgspec.json.Decoder(list[msgspec.Raw])
 

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any
 
-from ._messages import merge_messages, not_executed_message, receipt_message, rewrite_message, turn_message
+from .messages import merge_messages, not_executed_message, receipt_message, rewrite_message, turn_message
 
 if TYPE_CHECKING:
-    from .notes import Note
+    from ..notes import Note
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class Synthesized:
     """A result the view needs for a call that has none: the call it answers and where that call is.
 
     not_executed: the call's arguments were invalid, so no tool ran: the result is an error saying so
-    (integrity._messages.not_executed_message), not an interrupted receipt.
+    (integrity.repair.messages.not_executed_message), not an interrupted receipt.
     """
 
     call_id: str

@@ -2,13 +2,13 @@
 
 At 1,000,000 messages the indented report is 470 MB, and indenting it (msgspec's `format`,
 which holds the GIL, so a thread cannot take it) is about a fifth of the command's time.
-The report's pieces (integrity._report_text.report_pieces) are plain bytes or compact
+The report's pieces (integrity.report.text.report_pieces) are plain bytes or compact
 values; a child process reads them through a pipe, finishes them (`finished`: the same
 function the single-process path calls, so the bytes are the same) and writes them to the
 standard output both processes share.  The parent waits for the child at the end of the
 report, before it writes anything else, so the order of the output is the order of the pieces.
 
-The pieces go through the pipe as frames (integrity._report_frames).
+The pieces go through the pipe as frames (integrity._bulk.frames).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import threading
 from collections.abc import Iterable
 from typing import IO
 
-from ._json_pieces import Piece, finished
-from ._report_frames import BATCH, batched, framed, unframed, write_all
+from .frames import BATCH, batched, framed, unframed, write_all
+from .pieces import Piece, finished
 
 _QUEUED = 2  # batches waiting for the pipe (each about a chunk, a few MB)
 CRASHED = 125
@@ -40,7 +40,8 @@ class Indenter:
     def __init__(self, out: int) -> None:
         """Start the child, writing to file descriptor `out` (this process's standard output)."""
         package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        code = f"import sys; sys.path.insert(0, {package_root!r}); from integrity._indent_child import main; main()"
+        code = (f"import sys; sys.path.insert(0, {package_root!r}); "
+                "from integrity._bulk.indent_process import main; main()")
         self._process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=out, bufsize=0)
         assert self._process.stdin is not None
         self._pipe: IO[bytes] = self._process.stdin

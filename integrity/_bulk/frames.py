@@ -1,9 +1,9 @@
-"""A report's pieces (integrity._json_pieces.Piece) as frames of bytes, to hand them to another process.
+"""A report's pieces (integrity._bulk.pieces.Piece) as frames of bytes, to hand them to another process.
 
 A frame is a header (kind, flags, length) and its payload: kind 0 is text to write as it is, kind 1
 a Compact value (its depth in the flags' low bits, `body` in the top bit), kind 2 the end of a
-section (no payload).  Used by the process that indents a large report (integrity._indent_child) and
-by the one that makes its later sections (integrity._report_fork), which also share how they write.
+section (no payload).  Used by the process that indents a large report (integrity._bulk.indent_process) and
+by the one that makes its later sections (integrity._bulk.report_process), which also share how they write.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import os
 import struct
 from collections.abc import Callable, Iterable, Iterator
 
-from ._json_pieces import Compact, Piece
+from .pieces import Compact, Piece
 
 _HEADER = struct.Struct("<BBQ")
 _BODY = 0x80

@@ -5,9 +5,9 @@ msgspec encodes in C on one line; `finished` re-indents that text (msgspec's `fo
 to json.dumps's layout at the depth the value sits, and escapes every character
 json.dumps would escape under ensure_ascii, so the bytes are the same.  A `Piece` is
 either text to write as it is or a `Compact` value still to indent, so the indenting
-can be done by another process than the one encoding (integrity._indent_child, and
-the forked child of integrity._report_fork, which receive pieces as frames through
-integrity._report_frames).  Nothing here knows what a report is: integrity._report_text
+can be done by another process than the one encoding (integrity._bulk.indent_process, and
+the forked child of integrity._bulk.report_process, which receive pieces as frames through
+integrity._bulk.frames).  Nothing here knows what a report is: integrity.report.text
 writes a report with these pieces.
 """
 
@@ -41,7 +41,7 @@ class Compact(NamedTuple):
     """A value of indented JSON text as msgspec encodes it (one line), not yet indented: `finished`
     indents it as json.dumps would at `depth`, and for a section's chunk (`body`) leaves out the list's
     brackets.  Indenting is a third of what `check --json` costs on a large file, and it needs nothing
-    but this text, so another process can do it (integrity._indent_child) while this one makes the
+    but this text, so another process can do it (integrity._bulk.indent_process) while this one makes the
     next chunk."""
 
     text: bytes

@@ -10,9 +10,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._plan import Plan, plan_openmaic
-from ._strict import plan_strict
-from ._views import LightTranscript, light_transcript
+from .plan import Plan, plan_openmaic
+from .strict import plan_strict
+from .views import LightTranscript, light_transcript
 
 
 def _openmaic(light: LightTranscript, provider: str | None = None, stretches: bool = False) -> Plan:

@@ -15,7 +15,7 @@ interrupted frame once it repairs anything.  Strict instead:
   has no content at all;
 - synthesizes a receipt that tells the model the outcome is unknown;
 - for a provider with rules on the order of turns (Bedrock, Gemini, Mistral),
-  merges, drops or inserts turns so the view complies (integrity._legalize);
+  merges, drops or inserts turns so the view complies (integrity.repair.legalize);
 - reads a numeric call id by its text (light_transcript(..., numeric_ids=True)):
   its result pairs with its call by the same value, and the view sends both ids
   as that string, as every provider wants (the schema finding stays in the report).
@@ -28,15 +28,15 @@ from collections import deque
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
-from ._entries import Rewritten, Synthesized
-from ._legalize import has_role_rules, legalize
-from ._messages import STRICT_MESSAGE, strict_placeholder_text
-from ._plan import Plan, index_results
-from ._views import NON_STRING_ID, Clean, LightTranscript
-from .notes import Note, NoteCode
+from ..notes import Note, NoteCode
+from .entries import Rewritten, Synthesized
+from .legalize import has_role_rules, legalize
+from .messages import STRICT_MESSAGE, strict_placeholder_text
+from .plan import Plan, index_results
+from .views import NON_STRING_ID, Clean, LightTranscript
 
 if TYPE_CHECKING:
-    from .providers.spec import IdRule
+    from ..providers.spec import IdRule
 
 __all__ = ["STRICT_MESSAGE", "plan_strict", "strict_placeholder_text"]
 
@@ -377,7 +377,7 @@ def _needs_call_ids(provider: str | None) -> bool:
     """
     if provider is None:
         return False
-    from .providers import SPECS
+    from ..providers import SPECS
 
     found = SPECS.get(provider)
     return found is None or found.needs_call_ids
@@ -387,7 +387,7 @@ def id_rule(provider: str | None) -> IdRule | None:
     """The provider's rule on call ids (pattern and length), or None: any string."""
     if provider is None:
         return None
-    from .providers import SPECS
+    from ..providers import SPECS
 
     found = SPECS.get(provider)
     return found.id_rule if found is not None else None

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._views import is_call_part
+from .views import is_call_part
 
 INTERRUPTED_MESSAGE = "This tool call was interrupted before a result was recorded."
 # Compact JSON with the reference's key order: what JSON.stringify produces.

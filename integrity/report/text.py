@@ -1,9 +1,9 @@
 """A repair report as JSON text, written the way `check --json` always wrote it, at C speed.
 
-`check --json` prints `json.dumps(report.model_dump(mode="json"), indent=2)`.  With
+`check --json` prints `json.dumps(msgspec.to_builtins(report, str_keys=True), indent=2)`.  With
 an indent, the standard library encodes in pure Python: 94 MB of report for a
 200,000-message file took about 3 s.  Here msgspec encodes the report's records in C
-(`model_dump_json`), re-indents it (its layout is json.dumps's: two spaces,
+(`msgspec.json.encode`), re-indents it (its layout is json.dumps's: two spaces,
 `", "`-free line ends, `[]` and `{}` for empty containers) and every character json.dumps
 would escape under ensure_ascii (non-ASCII and DEL) is escaped the same way, so the
 text is the same, byte for byte (tests/test_fastpath_reports.py compares them).  Reports
@@ -11,9 +11,9 @@ hold no floats (whose spelling would differ); a lone surrogate, which msgspec do
 encode, takes the standard library's path.
 
 A large report is written as pieces (`report_pieces`): text, or a value encoded but not yet
-indented (`Compact`), which `finished` indents at its depth (integrity._json_pieces).  The indenting can then be done
+indented (`Compact`), which `finished` indents at its depth (integrity._bulk.pieces).  The indenting can then be done
 by another process than the one making the records: a forked child making the later sections
-(integrity._report_fork), or one the writer starts (integrity._indent_child).
+(integrity._bulk.report_process), or one the writer starts (integrity._bulk.indent_process).
 """
 
 from __future__ import annotations
@@ -22,15 +22,14 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ._diagnosis import recorded_acceptance
-from ._json_pieces import Compact, Piece, ascii_bytes, finished, without_brackets
-from ._records import _python
-from ._report_fork import Later
-from .report import sections_of
+from .._bulk.pieces import Compact, Piece, ascii_bytes, finished, without_brackets
+from .._bulk.report_process import Later
+from .._diagnosis import recorded_acceptance
+from . import sections_of
 
 
 def report_bytes(report: Any, indent: bool = True) -> bytes:
-    """The report as JSON: `json.dumps(report.model_dump(mode="json"), indent=2)` when indent, else
+    """The report as JSON: `json.dumps(msgspec.to_builtins(report, str_keys=True), indent=2)` when indent, else
     one line (`separators=(",", ":")`), in both cases ASCII only; no trailing newline.
 
     Bytes all the way (encoded, re-indented, written): a 1,000,000-message report is 470 MB of
@@ -49,7 +48,7 @@ def report_pieces(report: Any, indent: bool = True) -> Iterator[Piece]:
     """report_bytes(report, indent), a piece at a time, the indenting of its values left to `finished`.
 
     A report shell (integrity.report.report_shell) has its long sections made, encoded and
-    handed out a chunk at a time (integrity._report_sections), so `check --json` never holds a
+    handed out a chunk at a time (integrity.report.sections), so `check --json` never holds a
     whole report: its fields are encoded one by one, in the record's order, and the layout is the
     one report_bytes gives the whole (the same bytes: tests/test_report_stream.py).  Any other
     report is report_bytes in one piece.
@@ -109,7 +108,7 @@ def _piece(value: Any, indent: bool, depth: int, body: bool) -> Piece:
     try:
         encoded = msgspec.json.encode(value)
     except UnicodeEncodeError:  # a lone surrogate, which msgspec does not encode: json.dumps's path
-        data = _python(value, True)
+        data = msgspec.to_builtins(value, str_keys=True)
         if indent:
             text = json.dumps(data, indent=2).replace("\n", "\n" + "  " * depth).encode("ascii")
             return without_brackets(text, depth) if body else text

@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._arguments import require_messages
-from ._diagnosis import (
+import msgspec
+
+from .._arguments import require_messages
+from .._diagnosis import (
     AsRecorded,
     Diagnosis,
     Summary,
@@ -34,10 +36,12 @@ from ._diagnosis import (
     summarize,
     with_recorded,
 )
-from ._entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_message
-from ._findings import Finding
-from ._records import Record
-from ._report_records import (
+from .._findings import Finding
+from .._records import Record
+from ..kinds import Severity, fails, rate, worst
+from ..notes import Note
+from ..repair.entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_message
+from .records import (
     Action,
     DurableView,
     MergedView,
@@ -47,14 +51,12 @@ from ._report_records import (
     TurnView,
     ViewItem,
 )
-from ._report_sections import Sections, _entry_severity, _rerated, with_severity
-from ._report_v1 import upgrade
-from .kinds import Severity, fails, rate, worst
-from .notes import Note
+from .sections import Sections, _entry_severity, _rerated, with_severity
+from .v1 import current_shape
 
 if TYPE_CHECKING:
-    from ._plan import Plan
-    from ._views import LightTranscript
+    from ..repair.plan import Plan
+    from ..repair.views import LightTranscript
 
 REPORT_VERSION = 3
 """2: `view` holds typed entries (receipts, turns and merges inline); actions carry note codes.
@@ -67,7 +69,7 @@ __all__ = [
     "Summary", "TurnView", "ViewItem", "build_report", "diagnose", "view_from_report",
     # the diagnosis's rules, which the report shares (integrity._diagnosis), importable from here as before
     "fails_only_as_recorded", "moved_results", "moves", "own_provider", "summarize", "with_recorded",
-    "Outcome", "report_shell", "sections_of",
+    "Outcome", "read_report", "report_shell", "sections_of",
 ]
 
 
@@ -100,27 +102,6 @@ class RepairReport(Record, kw_only=True, dict=True, omit_defaults=True):
     """the format the file was read as (set when read from a file)"""
     thread: str | None = None
     """which transcript of the file: main, sidechain:<id>, sample:<id>... (set when read from a file)"""
-
-    @classmethod
-    def _before(cls, data: Any) -> Any:
-        """Read a version 1 report (receipts, turns and merges in side tables) or a version 2 one as
-        today's: the shape is upgraded, and severities are rated from each kind and its codes.  What
-        the nested records would fill in for older input (their own `_before`) is filled in here too."""
-        if not isinstance(data, dict):
-            return data
-        if data.get("report_version") in (1, 2):
-            if data["report_version"] == 1:
-                data = upgrade(data)
-            data = {**data, "report_version": REPORT_VERSION}
-        data = {"report_version": REPORT_VERSION, "source": None, "severity": None, **data}
-        if isinstance(data.get("summary"), dict):
-            data["summary"] = Summary._before(data["summary"])
-        if isinstance(data.get("findings"), list):
-            data["findings"] = [Finding._before(finding) for finding in data["findings"]]
-        actions = data.get("actions")
-        if isinstance(actions, list) and not all(type(a) is dict and "severity" in a for a in actions):
-            data["actions"] = [Action._before(action) for action in actions]
-        return data
 
     def __post_init__(self) -> None:
         """An older report has no severity: the worst of its parts."""
@@ -177,7 +158,7 @@ def build_report(
 def report_shell(light: LightTranscript, plan: Plan, stamps: Sequence[int] = (), source: str | None = None,
                  schema: Sequence[Finding] = ()) -> RepairReport:
     """build_report without its long sections (actions, pairings, view: empty lists), which
-    integrity._report_text.report_chunks makes and writes a chunk at a time (`check --json`).
+    integrity.report.text.report_chunks makes and writes a chunk at a time (`check --json`).
 
     The shell rates, re-rates (with_recorded) and words its verdict exactly as the whole report
     would: it asks its sections (kept beside its fields, never serialized) for their severities.
@@ -207,8 +188,18 @@ def _report(sections: Sections, schema: Sequence[Finding], source: str | None, w
         severity=severity,
     )
     if not whole:
-        report.__dict__["_sections"] = sections  # not a field: never serialized, kept by model_copy
+        report.__dict__["_sections"] = sections  # not a field: never serialized, kept by _records.replace
     return report
+
+
+def read_report(data: Any) -> RepairReport:
+    """A stored report (the JSON data `check --json` or `repair --report` wrote, any version) as a RepairReport.
+
+    Older shapes are read as today's (integrity.report.v1); then msgspec checks every field's type.
+    A ValueError (msgspec.ValidationError) names the first field that does not fit by its path
+    (integrity._records.invalid_where turns it into where and what, for a one-line error).
+    """
+    return msgspec.convert(current_shape(data, REPORT_VERSION), RepairReport, strict=False)
 
 
 def sections_of(report: RepairReport) -> Sections | None:
@@ -272,8 +263,8 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
 def _repaired_arguments(report: RepairReport, messages: Sequence[Any]) -> dict[int, frozenset[int]]:
     """frame -> the call positions whose invalid arguments the view sends as {}: the frames whose action says
     `arguments_replaced`, their positions found in the message itself (as the strict light view finds them)."""
-    from ._views import invalid_arguments, is_call_part
-    from .notes import NoteCode
+    from ..notes import NoteCode
+    from ..repair.views import invalid_arguments, is_call_part
 
     found: dict[int, frozenset[int]] = {}
     for action in report.actions:

@@ -3,9 +3,9 @@
 Making the three long sections is Python work on one core: at 1,000,000 messages about 1 s for
 the actions and as much for the pairings and the view.  The report writes the actions first, so
 a child forked with everything the sections need makes the pairings and the view meanwhile, and
-spills their pieces (integrity._report_frames) to an unlinked temporary file; this process reads
+spills their pieces (integrity._bulk.frames) to an unlinked temporary file; this process reads
 them back when it gets there, indented by the child when the report is (`finish`).  The child
-runs the same generators as this process would (integrity._report_sections), so the bytes are
+runs the same generators as this process would (integrity.report.sections), so the bytes are
 the same; if it fails for any reason, this process makes the sections itself.
 
 Memory: both processes write to pages they shared after the fork (reference counts, new
@@ -26,9 +26,9 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import IO
 
-from ._children import kill_and_reap
-from ._json_pieces import Piece, finished
-from ._report_frames import END, batched, framed, unframed, write_all
+from .children import kill_and_reap
+from .frames import END, batched, framed, unframed, write_all
+from .pieces import Piece, finished
 
 FORK_FROM = 100_000
 """Messages from which the later sections are made by a child: forking a process of a few hundred
@@ -41,7 +41,7 @@ class Later:
 
     def __init__(self, pairings: Callable[[], Iterator[Piece]], view: Callable[[], Iterator[Piece]],
                  messages: int, finish: bool = False) -> None:
-        """finish: the child indents its pieces (integrity._json_pieces.finished) before it spills them."""
+        """finish: the child indents its pieces (integrity._bulk.pieces.finished) before it spills them."""
         self._make = (pairings, view)
         self._finish = finish
         self._pid = 0

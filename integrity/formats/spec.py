@@ -1,0 +1,111 @@
+"""One record per format: everything the engine knows about it, declared by the format's own module.
+
+Each format module ends with `SPECS = (FormatSpec(...),)` (two records for a module that reads two
+formats, such as pi sessions and openclaw's), and `integrity.formats` builds its registry, the
+adapters by name, the read-only formats and the detection order from those records.  So a new format
+is its module plus one line in the registry (integrity/formats/__init__.py); nothing else lists formats
+(tests/test_registry_places.py, tests/test_extension_points.py).
+
+What a record says, and who reads it:
+  name: the format's name, as `--format` takes it (the adapter's NAME);
+  adapter: the module or object that implements the adapter contract (integrity.formats.base):
+      detection (`evidence`, `fits`), the reader (`read`) and the writer (`groups`, `build`, `body`);
+  provider: the provider a file in this format is sent to when its module is not that provider's own
+      request format (a Claude Code session is sent as Anthropic Messages requests), None when no single
+      provider reads it; integrity._diagnosis.own_provider and target_provider read it;
+  suffixes: the file suffixes the format is found under (".jsonl", ".af", ".traj"), longest first;
+  container: how a view converted into this format is written ("jsonl", "array", "object", "" for the
+      shape its body takes), hence its native positions: `line n` in JSON lines, `<key>[n]` in an
+      object (the key of the request's message list), `[n]` in a bare array;
+  writes_as: for a read-only format, the format its views are written in ("" for a format written in
+      its own shape); refines: the more general format its entries also look like (detection prefers
+      this one).  These two and `container` are the adapter's own attributes (READ_ONLY / WRITES_AS,
+      REFINES, CONTAINER), read from it so they are never declared twice.
+
+This module imports nothing else from the engine.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+_CONTRACT = ("evidence", "fits", "read", "groups", "build", "body")
+_CONTAINERS = ("", "jsonl", "array", "object")
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """Everything the engine knows about one format (see the module's docstring)."""
+
+    name: str
+    adapter: Any = field(repr=False)
+    provider: str | None = None
+    suffixes: tuple[str, ...] = (".json", ".jsonl")
+    container: str = ""
+
+    def __post_init__(self) -> None:
+        missing = [name for name in _CONTRACT if not callable(getattr(self.adapter, name, None))]
+        if missing:
+            raise ValueError(f"format {self.name!r}: its adapter lacks {', '.join(missing)} (integrity.formats.base)")
+        if getattr(self.adapter, "NAME", None) != self.name:
+            raise ValueError(f"format {self.name!r}: its adapter is named {getattr(self.adapter, 'NAME', None)!r}")
+        declared = str(getattr(self.adapter, "CONTAINER", None) or "")
+        if self.container and declared and self.container != declared:
+            raise ValueError(f"format {self.name!r}: container {self.container!r}, its adapter says {declared!r}")
+        if not self.container:
+            object.__setattr__(self, "container", declared)
+        if self.container not in _CONTAINERS:
+            raise ValueError(f"format {self.name!r}: unknown container {self.container!r}; expected one of "
+                             f"{', '.join(repr(c) for c in _CONTAINERS)}")
+        if self.read_only and not self.writes_as:
+            raise ValueError(f"format {self.name!r} is read-only and names no format to write its views in "
+                             "(WRITES_AS)")
+        if not self.suffixes or any(not suffix.startswith(".") for suffix in self.suffixes):
+            raise ValueError(f"format {self.name!r}: suffixes must be file suffixes ('.json'), got {self.suffixes}")
+
+    @property
+    def read_only(self) -> bool:
+        """Read but never written in its own shape: its views are written as `writes_as`."""
+        return bool(getattr(self.adapter, "READ_ONLY", False))
+
+    @property
+    def writes_as(self) -> str:
+        """The format a view read from this one is written in: its own, or WRITES_AS for a read-only one."""
+        return str(getattr(self.adapter, "WRITES_AS", "")) if self.read_only else self.name
+
+    @property
+    def refines(self) -> str | None:
+        """The more general format these entries also look like (detection prefers this one), if any."""
+        found = getattr(self.adapter, "REFINES", None)
+        return str(found) if found else None
+
+    @property
+    def detection(self) -> tuple[Callable[..., bool], Callable[[Any], bool]]:
+        """(evidence(entries, envelope), fits(entry)): what only this format writes, and what it could hold."""
+        return self.adapter.evidence, self.adapter.fits
+
+    @property
+    def reader(self) -> Callable[[list[Any]], list[Any]]:
+        """read(entries) -> segments of canonical messages."""
+        return self.adapter.read  # type: ignore[no-any-return]
+
+    @property
+    def writer(self) -> Callable[..., list[Any]] | None:
+        """build(messages, context) -> native entries for one group; None for a read-only format."""
+        return None if self.read_only else self.adapter.build
+
+    def suffix_of(self, filename: str) -> str | None:
+        """The suffix of this format `filename` ends in (the longest), or None."""
+        lowered = filename.lower()
+        return next((suffix for suffix in sorted(self.suffixes, key=len, reverse=True) if lowered.endswith(suffix)),
+                    None)
+
+
+def here(module: str, **facts: Any) -> FormatSpec:
+    """The spec of a format whose adapter is the calling module itself (`SPECS = (here(__name__, ...),)`):
+    the module is in sys.modules while it runs, so its functions are the adapter."""
+    adapter = sys.modules[module]
+    return FormatSpec(adapter.NAME, adapter, **facts)
