@@ -92,8 +92,13 @@ FINISHED = """([from, ready]) => {
   return runs.some(r => r[0] === 'running' || r[1] === 'running') && app
     && app.getAttribute('data-test-script-state') === 'notRunning' && eval(ready)();
 }"""
-SELECTED = r"""() => { const m = Array.from(document.querySelectorAll('[data-testid="stCode"]'))
-  .map(e => e.innerText.match(/ · row (\d+)/)).find(Boolean); return m ? Number(m[1]) : null; }"""
+SELECTED = r"""() => {  // the first line of the detail panel's code block (where the selected message is, its kind)
+  const heading = Array.from(document.querySelectorAll('h3')).find(e => e.innerText.startsWith('Selected message'));
+  if (!heading) return null;
+  const code = Array.from(document.querySelectorAll('[data-testid="stCode"]'))
+    .find(e => heading.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING);
+  return code ? code.innerText.split('\n')[0].slice(0, 60) : null;
+}"""
 MATCHES = r"""() => { const m = document.body.innerText.match(/([\d,]+) of ([\d,]+) rows match/);
   return m ? m[1] : null; }"""
 SPAN = """from => {  // from the first run's start to the last run's end after `from`, in ms (the server's share)
@@ -164,7 +169,7 @@ def interactions(page: Any, size: int, policy: str, other_policy: str) -> list[t
         before = page.evaluate(SELECTED)
         page.evaluate("document.activeElement && document.activeElement.blur()")  # keys to the page, not a box
         seconds = timed(page, lambda: page.keyboard.press(letter), changed(SELECTED, before))
-        note(name, seconds, KEY_TARGET, f"row {page.evaluate(SELECTED)}")
+        note(name, seconds, KEY_TARGET, f"{page.evaluate(SELECTED)}")
 
     for name, letter in (("key N (next problem)", "n"), ("key N again", "n"), ("key P (previous problem)", "p"),
                          ("key J (next row)", "j"), ("key J again", "j"), ("key K (previous row)", "k")):
@@ -172,11 +177,11 @@ def interactions(page: Any, size: int, policy: str, other_policy: str) -> list[t
 
     before = page.evaluate(SELECTED)
     seconds = timed(page, lambda: page.get_by_role("button", name="Problem ▶").click(), changed(SELECTED, before))
-    note("click Problem ▶", seconds, KEY_TARGET, f"row {page.evaluate(SELECTED)}")
+    note("click Problem ▶", seconds, KEY_TARGET, f"{page.evaluate(SELECTED)}")
 
     before = page.evaluate(SELECTED)
     seconds = timed(page, lambda: page.get_by_role("button", name="Row ▼").click(), changed(SELECTED, before))
-    note("click Row ▼", seconds, KEY_TARGET, f"row {page.evaluate(SELECTED)}")
+    note("click Row ▼", seconds, KEY_TARGET, f"{page.evaluate(SELECTED)}")
 
     grid = page.locator('[data-testid="stDataFrame"]').first
     grid.scroll_into_view_if_needed()
@@ -184,7 +189,7 @@ def interactions(page: Any, size: int, policy: str, other_policy: str) -> list[t
     before = page.evaluate(SELECTED)
     seconds = timed(page, lambda: page.mouse.click(box["x"] + 300, box["y"] + 35 * 3 + 17))
     note("click a row in the table", seconds, KEY_TARGET,
-                     f"row {page.evaluate(SELECTED)} (was {before})")
+                     f"{page.evaluate(SELECTED)}")
 
     pager = page.get_by_label(re.compile(r"^Page \(of [\d,]+\)$"))
     step_up = page.locator('[data-testid="stNumberInput"]').filter(has=pager).get_by_test_id("stNumberInputStepUp")
