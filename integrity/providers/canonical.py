@@ -61,7 +61,9 @@ def validate(
 
     checked = ("checked", id(messages))  # a round over every provider checks each message list once
     if requests is None or requests.get(checked, (None,))[0] is not messages:
-        require_messages(messages, "validate")
+        # a transcript's own messages decoded from JSON text hold JSON's types by construction
+        require_messages(messages, "validate", json_typed=transcript is not None and transcript.json_typed
+                         and messages is transcript.messages)
         if requests is not None:
             requests[checked] = (messages,)  # the list itself is kept, so its id cannot be reused
 
