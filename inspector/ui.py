@@ -14,6 +14,7 @@ paths) in an expander, never a traceback.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import hashlib
 import threading
@@ -67,8 +68,8 @@ class Source:
     data: bytes
     kind: str  # "sample", "upload" or "paste"
 
-    @property
-    def digest(self) -> str:
+    @functools.cached_property
+    def digest(self) -> str:  # once per Source: hashing 20 MB costs 25 ms, and a page run asks several times
         return digest_of(self.data)
 
 
@@ -166,7 +167,7 @@ def with_verdicts(source: Source, analysis: Analysis, provider: str | None, key:
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _rows(digest: str, name: str, policy: str, provider: str | None, _analysis: Analysis) -> list[Row]:
     with gc_paused():  # 100,000 new rows would make the collector rescan the whole transcript (1.2 s -> 0.26 s)
-        return aligned_rows(_analysis, previews=len(_analysis.transcript.messages) <= PREVIEW_ALL_UP_TO)
+        return _settled(aligned_rows(_analysis, previews=len(_analysis.transcript.messages) <= PREVIEW_ALL_UP_TO))
 
 
 PREVIEW_ALL_UP_TO = 3_000

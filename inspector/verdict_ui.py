@@ -9,6 +9,8 @@ the rows it is about.  Transcript-derived text is shown only in code blocks.
 
 from __future__ import annotations
 
+import gc
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,11 +34,17 @@ AUTO_CHOSEN_MESSAGES = 20_000
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _one_verdict(digest: str, name: str, policy: str, provider: str | None, judge: str,
-                 _analysis: Analysis, _requests: dict[Any, Any]) -> tuple[ProviderVerdict, list[Any] | None]:
-    """The judge's verdict and the view it judged when that view was re-planned for it (else None)."""
+                 _analysis: Analysis, _requests: dict[Any, Any]
+                 ) -> tuple[ProviderVerdict, list[Any] | None, float]:
+    """The judge's verdict, the view it judged when that view was re-planned for it (else None), and the
+    seconds it took (kept with the verdict: what the next estimate reads)."""
+    started = time.perf_counter()
     views: dict[str, list[Any]] = {}
     said = provider_verdict(_analysis, judge, requests=_requests, views=views)
-    return said, views.get(judge)
+    # tens of thousands of kept violations out of the cyclic GC's rescans (as inspector.ui._settled does for
+    # the transcript): otherwise every later key press pays for a collection that walks them all
+    gc.freeze()
+    return said, views.get(judge), time.perf_counter() - started
 
 
 def _cancel(flag: str) -> None:
@@ -61,8 +69,10 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
         names = list(PROVIDERS)
     elif asked is None and provider in PROVIDERS and size <= AUTO_CHOSEN_MESSAGES:
         names = [provider]
+    timings = st.session_state.setdefault(f"_verdict_seconds_{digest}_{name}", {})  # measured in this session
     if len(names) < len(PROVIDERS):
-        label = "cancelled: start again" if asked is False else f"{size:,} messages: about {size // 10_000 + 1} s"
+        label = "cancelled: start again" if asked is False else \
+            f"{size:,} messages" + (estimate(timings) or ": the time left shows as it runs")
         st.button(f"Check what every provider says ({label})", key=f"verdict_btn_{keys}",
                   on_click=st.session_state.__setitem__, args=(flag, True))
     if not names:
@@ -78,10 +88,11 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
             st.button("Cancel", key=f"verdict_cancel_{keys}", on_click=_cancel, args=(flag,))
         try:
             for count, judge in enumerate(names):
+                left = estimate(timings, names[count:], "about {} s left")
                 bar.progress(count / len(names), text=f"Checking what the providers say: {judge} ({count + 1} "
-                                                       f"of {len(names)})")
-                verdicts[judge], view = _one_verdict(digest, name, analysis.policy, provider, judge, analysis,
-                                                     requests)
+                                                       f"of {len(names)}{'; ' + left if left else ''})")
+                verdicts[judge], view, timings[judge] = _one_verdict(digest, name, analysis.policy, provider,
+                                                                     judge, analysis, requests)
                 if view is not None:
                     views[judge] = view
         except Exception as error:  # noqa: BLE001 - the rest of the page is still worth showing
@@ -92,6 +103,17 @@ def judged(digest: str, name: str, analysis: Analysis, provider: str | None, key
                      headline="Provider verdicts could not be computed for this transcript; the rest is shown.")
         return analysis
     return with_verdicts(analysis, verdicts, views)
+
+
+def estimate(timings: dict[str, float], names: Sequence[str] = tuple(PROVIDERS), said: str = ": about {} s") -> str:
+    """How long the providers `names` will take, from the verdicts measured on this transcript in this session
+    (each provider timed before at its own time, any other at the mean of those); "" before any was measured:
+    a constant per message was off by more than 2x (it promised 11 s for 25 s)."""
+    if not timings:
+        return ""
+    mean = sum(timings.values()) / len(timings)
+    seconds = sum(timings.get(judge, mean) for judge in names)
+    return said.format(f"{seconds:.0f}" if seconds >= 2 else f"{seconds:.1f}")
 
 
 def headline(analysis: Analysis, provider: str | None, digest: str, name: str) -> None:

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from inspector import stores_ui, ui, verdict_ui
+from inspector import row_cache, stores_ui, ui, verdict_ui
 from inspector.conversation import message_text
 from inspector.conversation_ui import render_conversation, render_legend
 from inspector.data_root import data_root, save_upload
@@ -29,7 +29,7 @@ from inspector.positions import (
     other_numbers,
     row_place,
 )
-from inspector.rows import Pairs, call_arguments, filter_rows, pairs_for, raw_json
+from inspector.rows import Pairs, call_arguments, filter_rows, pairs_for, position_in, raw_json
 from inspector.safe_text import literal, neutralize, safe_filename
 from inspector.stops import Stop, next_stop, problem_stops
 from inspector.theme import PROBLEM_KINDS, ROW_KINDS, label
@@ -91,12 +91,16 @@ def judge() -> None:
 
     Called after the rows are sent, so the browser draws the table while the providers judge.
     """
-    global analysis
+    global analysis, judged_already
     name = ui.cache_name(source, transcript)
     with judge_slot:
         analysis = verdict_ui.judged(source.digest, name, analysis, provider)
     with verdict_slot.container():
         verdict_ui.headline(analysis, provider, source.digest, name)
+    judged_already = True
+
+
+judged_already = False  # True once judge() ran in this page run; the side-by-side fragment's reruns see it
 
 # ----------------------------------------------------------------------------- selection state
 
@@ -267,7 +271,12 @@ def navigation_bar() -> None:
         st.button("Row ▼", key="next_row", on_click=_step, args=(False, True), shortcut="J",
                   help="next row (key J)", width="content")
         copy_link()
-    stop_slots.append(st.empty())  # filled once the providers have judged (their refusals are stops too)
+    slot = st.empty()
+    if judged_already:  # a rerun of the side-by-side fragment (or compare mode): the providers have judged
+        with slot.container():
+            stop_line()
+    else:
+        stop_slots.append(slot)  # filled once the providers have judged (their refusals are stops too)
 
 
 stop_slots: list[Any] = []
@@ -315,6 +324,7 @@ def copy_link() -> None:
             st.caption("The link opens this transcript, policy, provider and selected message.")
 
 
+@st.fragment  # keys, clicks, paging and search rerun only this part: they slice rows built once (row_cache)
 def side_by_side() -> None:
     """Filters, the paged table and the detail panel: clicks rerun only this part, not the overview."""
     selected: int | None = st.session_state.get("sel_row")
@@ -352,15 +362,11 @@ def side_by_side() -> None:
                                placeholder="all kinds", width=300)
         search = st.text_input("Search text or call id", key="search", width=260)
 
-    searched = rows
-    if search.strip() and not all(row.filled for row in rows):
-        with st.spinner("Reading every message for the search…"):
-            searched = ui.searchable_rows(source, analysis, provider)
-    shown = filter_rows(searched, problems_only=problems_only, kinds=kinds, search=search)
+    shown = row_cache.shown_rows(source, analysis, provider, problems_only, kinds, search)
     pages = max(1, (len(shown) + PAGE_SIZE - 1) // PAGE_SIZE)
-    position_of = {row.row: n for n, row in enumerate(shown)}
-    if selected is not None and selected in position_of:
-        st.session_state["page"] = position_of[selected] // PAGE_SIZE + 1
+    at = position_in(shown, selected)
+    if at is not None:
+        st.session_state["page"] = at // PAGE_SIZE + 1
     if st.session_state.get("page", 1) > pages:
         st.session_state["page"] = 1
     st.session_state.setdefault("page", 1)
@@ -420,8 +426,9 @@ def _pairs(selected: int | None) -> Pairs | None:
     if selected is None:
         return None
     chosen_row = rows[selected]
-    return pairs_for(analysis, durable=chosen_row.left, view_position=chosen_row.right) \
-        if chosen_row.left is not None else pairs_for(analysis, view_position=chosen_row.right)
+    index = row_cache.pairs_index(source, analysis, provider)
+    return pairs_for(analysis, durable=chosen_row.left, view_position=chosen_row.right, index=index) \
+        if chosen_row.left is not None else pairs_for(analysis, view_position=chosen_row.right, index=index)
 
 
 def _raw(title: str, message: Any, note: str = "") -> None:
@@ -521,3 +528,5 @@ if len(rows) <= OVERVIEW_UP_TO:
 else:  # a grid of every row costs seconds to send and draw; the paged table filters and searches them all
     st.caption(f"At {len(rows):,} rows the paged table above is the overview: 'Problems only', 'Kinds' and "
                "the search reach every row, the page number any of them.")
+if not compare:
+    row_cache.warm(source, analysis, provider)  # the first selection and search then find their indexes ready

@@ -8,7 +8,7 @@ messages became each native entry; given that grouping, this module fills in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
@@ -59,7 +59,13 @@ def validate(
     """
     from .._arguments import require_messages
 
-    require_messages(messages, "validate")
+    checked = ("checked", id(messages))  # a round over every provider checks each message list once
+    if requests is None or requests.get(checked, (None,))[0] is not messages:
+        # a transcript's own messages decoded from JSON text hold JSON's types by construction
+        require_messages(messages, "validate", json_typed=transcript is not None and transcript.json_typed
+                         and messages is transcript.messages)
+        if requests is not None:
+            requests[checked] = (messages,)  # the list itself is kept, so its id cannot be reused
     return judge(messages, provider, transcript, history, as_recorded, requests, ids)
 
 
@@ -92,13 +98,14 @@ def in_context(violations: list[Violation], transcript: Transcript | None) -> li
 
 def judged_request(
     messages: list[dict[str, Any]], provider: str, transcript: Transcript | None = None, as_recorded: bool = False,
-    requests: dict[Any, Any] | None = None,
+    requests: dict[Any, Any] | None = None, written: Callable[[], list[Any]] | None = None,
 ) -> tuple[list[Any], list[list[int]], Any]:
     """The native messages `validate` judges for these arguments, their canonical sources, and the request body.
 
     One place decides what a provider is shown, so a screen that quotes the failing
     part of a request quotes exactly what was judged (the file's own entries when
-    judged as recorded, else the request written afresh).
+    judged as recorded, else the request written afresh).  written: gives the messages already made
+    writable (`formats.common.writable`), when a round of checks shares that list among formats.
     """
     from ..formats import to_native
 
@@ -108,7 +115,8 @@ def judged_request(
         kept = requests.get(key)
         if kept is not None and kept[0] is messages:  # the list itself is kept, so its id cannot be reused
             return cast("tuple[list[Any], list[list[int]], Any]", kept[1])
-        found = judged_request(messages, provider, transcript, as_recorded)
+        found = judged_request(messages, provider, transcript, as_recorded,
+                               written=lambda: _writable_once(messages, requests))
         requests[key] = (messages, found)
         return found
     literal = recorded_entries(transcript, format) if as_recorded and transcript is not None \
@@ -120,8 +128,22 @@ def judged_request(
         body = put_path(transcript.envelope, transcript.key, literal[0]) if transcript.container == "object" \
             else literal[0]
         return literal[0], literal[1], body
-    native = to_native(messages, format, transcript)
+    native = to_native(written(), format, transcript, prepared=True) if written is not None \
+        else to_native(messages, format, transcript)
     return native.messages, native.sources, native.body
+
+
+def _writable_once(messages: list[Any], requests: dict[Any, Any]) -> list[Any]:
+    """The messages as every writer takes them (formats.common.writable), made once per list in a round of
+    checks: each native format's writer would otherwise make the same list again (five times for a pi-ai
+    transcript judged by every provider)."""
+    from ..formats.common import writable
+
+    key = ("writable", id(messages))
+    kept = requests.get(key)
+    if kept is None or kept[0] is not messages:  # the list itself is kept, so its id cannot be reused
+        kept = requests[key] = (messages, [writable(message) for message in messages])
+    return kept[1]
 
 
 def regrouped(transcript: Transcript, view: list[dict[str, Any]], provider: str
