@@ -99,7 +99,7 @@ SLOW: dict[str, float] = {
     "tests/test_properties.py::test_report_flags_a_duplicate_left_in_place": 1.1,
     "tests/test_report_stream.py::test_every_file_is_written_as_the_whole_report": 11.3,
     "tests/test_report_stream.py::test_generated_transcripts_are_written_as_the_whole_report": 8.0,
-    "tests/test_schema_validators.py::test_msgspec_and_the_pydantic_twin_agree_on_json_values": 33.3,
+    "tests/test_schema_validators.py::test_msgspec_and_the_walker_agree_on_json_values": 33.3,
     "tests/test_silent_drops.py::test_a_message_that_is_no_longer_read_is_never_dropped_unseen": 4.9,
     "tests/test_streamed_reading.py::test_a_file_read_a_block_at_a_time_is_read_as_a_whole_one": 3.3,
     "tests/test_strict_properties.py::test_strict_view_is_legal_idempotent_and_lossless": 4.3,
