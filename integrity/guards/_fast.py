@@ -385,31 +385,40 @@ def _langchain_dict(entry: Any) -> Entry | None:
 
 
 def _gemini_object(content: Any) -> Entry | None:
-    """A google.genai Content object, read by its attributes as `_gemini` reads its dict (no dict is built)."""
-    role = getattr(content, "role", None)
-    parts = getattr(content, "parts", None)
-    if not parts:
-        return None
-    calls: list[str] = []
-    results: list[str] = []
-    other = False
-    for part in parts:
-        call = getattr(part, "function_call", None)
-        if call is not None:
-            if role != "model" or not isinstance(call.id, str) or not call.id:
-                return None
-            calls.append(call.id)
-            continue
-        response = getattr(part, "function_response", None)
-        if response is not None:
-            if role != "user" or not isinstance(response.id, str):
-                return None
-            results.append(response.id)
-            continue
-        text = getattr(part, "text", None)
-        if isinstance(text, str) and text.strip() and not part.thought and part.inline_data is None:
-            other = True
-            continue
+    """A google.genai Content object, read by its attributes as `_gemini` reads its dict (no dict is built).
+
+    Attributes are read directly (a Content and its Parts always have them; anything else is not one, and
+    the full check decides): ADK hands the guard new Content objects on every call, so this read is the
+    guard's whole cost there."""
+    try:
+        role = content.role
+        parts = content.parts
+        if not parts:
+            return None
+        calls: list[str] = []
+        results: list[str] = []
+        other = False
+        for part in parts:
+            call = part.function_call
+            if call is not None:
+                call_id = call.id
+                if role != "model" or not isinstance(call_id, str) or not call_id:
+                    return None
+                calls.append(call_id)
+                continue
+            response = part.function_response
+            if response is not None:
+                response_id = response.id
+                if role != "user" or not isinstance(response_id, str):
+                    return None
+                results.append(response_id)
+                continue
+            text = part.text
+            if isinstance(text, str) and text.strip() and not part.thought and part.inline_data is None:
+                other = True
+                continue
+            return None
+    except AttributeError:
         return None
     return _turn(role == "model", role == "user", calls, results, other)
 
