@@ -87,13 +87,11 @@ class ToolCallIntegrityGuard(CustomLogger):
         target = self.guard.target(data.get("model"), api)
         if self.memo.healthy(entries, format, target):
             return None  # the common case: one pass over the messages, nothing copied
-        dumped = [entry if isinstance(entry, dict) else _dump(entry) for entry in entries]
-        repaired = self.guard.guard(dumped, format, target)
+        repaired = self.guard.guard_objects(entries, format, _dicts, format, target)
         if repaired is None:
             return None
-        by_id = {id(entry): original for entry, original in zip(dumped, entries, strict=True)}
         copy = dict(data)
-        copy[key] = [by_id.get(id(entry), entry) for entry in repaired]
+        copy[key] = repaired
         return copy
 
     async def async_pre_call_hook(self, user_api_key_dict: Any, cache: Any, data: dict[str, Any],
@@ -154,6 +152,11 @@ class ToolCallIntegrityGuard(CustomLogger):
 # sync call -> (position of the model, the history's keyword, its position): completion(model, messages, ...),
 # responses(input, model, ...)
 _SYNC: dict[str, tuple[int, str, int]] = {"completion": (0, "messages", 1), "responses": (1, "input", 0)}
+
+
+def _dicts(entries: list[Any]) -> list[Any]:
+    """The entries as the dicts they are sent as (guard_objects dumps only the part it repairs)."""
+    return [entry if isinstance(entry, dict) else _dump(entry) for entry in entries]
 
 
 def _dump(entry: Any) -> Any:

@@ -73,15 +73,12 @@ class ToolCallIntegrityFilter:
         target = self.guard.target(_model_name(agent), "chat" if api == "chat" else "responses")
         if self.memo.healthy(items, FORMAT, target):
             return model_data  # the common case: one pass over the items, nothing copied
-        dumped = [item if isinstance(item, dict) else _dump(item) for item in items]
-        repaired = self.guard.guard(dumped, FORMAT, target)
+        repaired = self.guard.guard_objects(items, FORMAT, _dicts, FORMAT, target)
         if repaired is None:
             return model_data
         from agents.run_config import ModelInputData
 
-        by_id = {id(entry): item for entry, item in zip(dumped, items, strict=True)}
-        return ModelInputData(input=[by_id.get(id(entry), entry) for entry in repaired],
-                              instructions=model_data.instructions)
+        return ModelInputData(input=repaired, instructions=model_data.instructions)
 
     async def async_filter(self, data: Any) -> Any:
         """The filter as a coroutine function; with a session, the calls the SDK dropped from it are restored
@@ -126,6 +123,11 @@ def restore_dropped_calls(items: list[Any], stored: list[Any]) -> list[Any] | No
         if found is not None:
             at = found + 1
     return out if changed else None
+
+
+def _dicts(entries: list[Any]) -> list[Any]:
+    """The entries as the dicts they are sent as (guard_objects dumps only the part it repairs)."""
+    return [entry if isinstance(entry, dict) else _dump(entry) for entry in entries]
 
 
 def _dump(item: Any) -> Any:
