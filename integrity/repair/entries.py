@@ -50,8 +50,46 @@ if TYPE_CHECKING:
     from ..notes import Note
 
 
+class CarriedAsIs:
+    """ViewPart for an entry that carries one durable message (its `index`) as it is, or as a copy with new
+    ids: made of that message, of no repair kind of its own (its Action says what happened to it).  Shared
+    by the plan's Rewritten and the report's DurableView."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:
+        index: int
+
+    @property
+    def members(self) -> tuple[int, ...]:
+        return (self.index,)
+
+    @property
+    def kind(self) -> RepairKind | None:
+        return None
+
+    @property
+    def written_by_engine(self) -> bool:
+        return False
+
+
+class EngineWritten:
+    """ViewPart for an entry the engine wrote (a receipt, a turn): made of no durable message.  Each such
+    entry says its own `kind`.  Shared by the plan's Synthesized/SynthesizedTurn and the report's
+    ReceiptView/TurnView."""
+
+    __slots__ = ()
+
+    @property
+    def members(self) -> tuple[int, ...]:
+        return ()
+
+    @property
+    def written_by_engine(self) -> bool:
+        return True
+
+
 @dataclass(frozen=True, slots=True)
-class Rewritten:
+class Rewritten(CarriedAsIs):
     """A durable message the view carries with new ids or repaired arguments (a copy; the durable one is
     untouched).
 
@@ -63,21 +101,9 @@ class Rewritten:
     ids: Mapping[int, str]
     arguments: frozenset[int] = frozenset()
 
-    @property
-    def members(self) -> tuple[int, ...]:
-        return (self.index,)
-
-    @property
-    def kind(self) -> RepairKind | None:
-        return None  # a durable message carried one-to-one: its Action says what happened to it
-
-    @property
-    def written_by_engine(self) -> bool:
-        return False
-
 
 @dataclass(frozen=True, slots=True)
-class Synthesized:
+class Synthesized(EngineWritten):
     """A result the view needs for a call that has none: the call it answers and where that call is.
 
     not_executed: the call's arguments were invalid, so no tool ran: the result is an error saying so
@@ -91,20 +117,12 @@ class Synthesized:
     not_executed: bool = False
 
     @property
-    def members(self) -> tuple[int, ...]:
-        return ()
-
-    @property
     def kind(self) -> RepairKind | None:
         return RepairKind.REPAIRED_ARGUMENTS if self.not_executed else RepairKind.SYNTHESIZED
 
-    @property
-    def written_by_engine(self) -> bool:
-        return True
-
 
 @dataclass(frozen=True, slots=True)
-class SynthesizedTurn:
+class SynthesizedTurn(EngineWritten):
     """A user or assistant turn that exists only in the view (strict policy, provider role rules).
 
     Inserted where the chosen provider's role order demands a turn the transcript
@@ -116,16 +134,8 @@ class SynthesizedTurn:
     reason: Note
 
     @property
-    def members(self) -> tuple[int, ...]:
-        return ()
-
-    @property
     def kind(self) -> RepairKind | None:
         return RepairKind.SYNTHESIZED_TURN
-
-    @property
-    def written_by_engine(self) -> bool:
-        return True
 
 
 Member = int | Rewritten

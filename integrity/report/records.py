@@ -19,6 +19,7 @@ import msgspec
 from .._records import Record
 from ..kinds import REPAIR_KINDS, RepairKind, Severity, rate
 from ..notes import NoteCode
+from ..repair.entries import CarriedAsIs, EngineWritten
 
 Outcome = Literal["answered", "moved", "synthesized", "shared"]
 
@@ -44,7 +45,7 @@ class Action(Record, kw_only=True):
     """how bad the defect behind it is (integrity.kinds)"""
 
 
-class DurableView(Record, kw_only=True, tag_field="source", tag="durable"):
+class DurableView(Record, CarriedAsIs, kw_only=True, tag_field="source", tag="durable"):
     """A durable message in the view; with `ids`, carried with new call ids (a copy).
 
     ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
@@ -56,20 +57,8 @@ class DurableView(Record, kw_only=True, tag_field="source", tag="durable"):
     index: int
     ids: dict[int, str] | None = None
 
-    @property
-    def members(self) -> tuple[int, ...]:
-        return (self.index,)
 
-    @property
-    def kind(self) -> RepairKind | None:
-        return None  # a durable message carried one-to-one: its Action says what happened to it
-
-    @property
-    def written_by_engine(self) -> bool:
-        return False
-
-
-class ReceiptView(Record, kw_only=True, tag_field="source", tag="synthesized"):
+class ReceiptView(Record, EngineWritten, kw_only=True, tag_field="source", tag="synthesized"):
     """A result that exists only in the view: an interrupted receipt, or (its text says so: not_executed) the
     error result for a call whose invalid arguments the view repaired."""
 
@@ -93,19 +82,11 @@ class ReceiptView(Record, kw_only=True, tag_field="source", tag="synthesized"):
         return self.text == NOT_EXECUTED_TEXT
 
     @property
-    def members(self) -> tuple[int, ...]:
-        return ()
-
-    @property
     def kind(self) -> RepairKind | None:
         return RepairKind.REPAIRED_ARGUMENTS if self.not_executed else RepairKind.SYNTHESIZED
 
-    @property
-    def written_by_engine(self) -> bool:
-        return True
 
-
-class TurnView(Record, kw_only=True, tag_field="source", tag="turn"):
+class TurnView(Record, EngineWritten, kw_only=True, tag_field="source", tag="turn"):
     """A user or assistant turn that exists only in the view (the provider's role order needs it)."""
 
     source: ClassVar[Literal["turn"]] = "turn"
@@ -123,16 +104,8 @@ class TurnView(Record, kw_only=True, tag_field="source", tag="turn"):
             self.severity = rate(RepairKind.SYNTHESIZED_TURN, [self.code])
 
     @property
-    def members(self) -> tuple[int, ...]:
-        return ()
-
-    @property
     def kind(self) -> RepairKind | None:
         return RepairKind.SYNTHESIZED_TURN
-
-    @property
-    def written_by_engine(self) -> bool:
-        return True
 
 
 class MergedView(Record, kw_only=True, tag_field="source", tag="merged"):
