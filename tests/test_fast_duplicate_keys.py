@@ -122,11 +122,8 @@ def test_arguments_or_usage_that_are_not_objects_leave_the_fast_path(text: str) 
 
 
 def test_the_bound_is_the_general_readers() -> None:
-    rng = random.Random(5)
-    pieces = ['"', ':', '\\', 'a', ' ', '\\"', '":', '\\\\":', '{', '}']
-    for _ in range(2000):
-        data = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))).encode()
-        assert fast_read._key_tokens_bound(data) == key_tokens_bound(data), data
+    """The fast path counts key tokens with the general reader's own function, never a copy of it."""
+    assert fast_read.key_tokens_bound is key_tokens_bound
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -50,6 +50,7 @@ from .blocks import (
     plain_end,
     plain_lengths,
 )
+from .key_tokens import key_tokens_bound
 
 if TYPE_CHECKING:
     from ..repair.plan import Plan
@@ -387,21 +388,6 @@ def _sound(document: bytes, raws: list[Any], container: str, keys: bool = True) 
             and not _nested_too_deep(raws, container) and not (keys and _lost_keys(document)))
 
 
-_SPACED_COLON = re.compile(rb'"[ \t\r\n]+:')
-
-
-def _key_tokens_bound(data: bytes) -> int | None:
-    """formats.duplicates.key_tokens_bound (a test holds them equal), kept here so that the fast path never
-    loads the formats package: at least as many as the keys written in the JSON text, None when a key is
-    spaced from its colon (then there is no cheap bound)."""
-    if _SPACED_COLON.search(data):
-        return None
-    bound = data.count(b'":')
-    if b'\\"' in data:  # an escaped quote somewhere (JSON text inside a string, say)
-        bound += data.count(b'\\\\":') - data.count(b'\\":')
-    return bound
-
-
 def _lost_keys(document: bytes, decoded: int | None = None) -> bool:
     """Whether decoding the block loses a key (an object names one twice), or that cannot be ruled out
     cheaply (a key spaced from its colon): the key tokens in the bytes against the keys decoded.
@@ -411,7 +397,7 @@ def _lost_keys(document: bytes, decoded: int | None = None) -> bool:
     is never decoded a second time; otherwise (a field the structs skip, or a duplicate) every key of
     a generic decode is counted.
     """
-    bound = _key_tokens_bound(document)
+    bound = key_tokens_bound(document)
     if bound is None:
         return True
     if decoded is not None and decoded == bound:

@@ -21,9 +21,8 @@ import json
 import re
 from typing import Any
 
+from .._bulk.key_tokens import key_tokens_bound as key_tokens_bound
 from ..loading import ReaderNote
-
-_SPACED_COLON = re.compile(rb'"[ \t\r\n]+:')
 
 
 class _Duplicate(Exception):
@@ -44,22 +43,6 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
-
-
-def key_tokens_bound(data: bytes) -> int | None:
-    """At least as many as the keys written in the JSON text (None: cannot bound it cheaply).
-
-    A key ends with a closing quote right before its colon: `":`.  Inside a string a quote
-    is escaped (`\\":`, not counted) unless the backslash is itself escaped (`\\\\":`, a key
-    ending in a backslash: counted again).  A key spaced from its colon is not counted, so
-    then there is no bound.
-    """
-    if _SPACED_COLON.search(data):
-        return None
-    bound = data.count(b'":')
-    if b'\\"' in data:  # an escaped quote somewhere (JSON text inside a string, say)
-        bound += data.count(b'\\\\":') - data.count(b'\\":')
-    return bound
 
 
 def count_keys(roots: list[Any]) -> int:

@@ -1,0 +1,29 @@
+"""A cheap upper bound on the keys written in JSON text, from its bytes alone.
+
+Shared by the general reader (integrity.formats.duplicates) and the fast path (integrity._bulk.fast_read),
+which compare it with the keys their parsed objects hold: fewer parsed keys than key tokens means a key
+was lost (a duplicate).  Kept here, importing nothing of the project, so that the fast path never loads
+the formats package.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SPACED_COLON = re.compile(rb'"[ \t\r\n]+:')
+
+
+def key_tokens_bound(data: bytes) -> int | None:
+    """At least as many as the keys written in the JSON text (None: cannot bound it cheaply).
+
+    A key ends with a closing quote right before its colon: `":`.  Inside a string a quote
+    is escaped (`\\":`, not counted) unless the backslash is itself escaped (`\\\\":`, a key
+    ending in a backslash: counted again).  A key spaced from its colon is not counted, so
+    then there is no bound.
+    """
+    if _SPACED_COLON.search(data):
+        return None
+    bound = data.count(b'":')
+    if b'\\"' in data:  # an escaped quote somewhere (JSON text inside a string, say)
+        bound += data.count(b'\\\\":') - data.count(b'\\":')
+    return bound
