@@ -225,6 +225,38 @@ class Loaded:
 
         return [*reader_findings(self.transcript), *schema_findings(self.transcript)]
 
+    def bones(self) -> tuple[list[Any], set[str]]:
+        """Every message's bones and the formats of the native hints they carry (formats.skeleton.all_bones;
+        a file the fast path read: straight from its raw bytes)."""
+        if self.transcript is not None:
+            from .formats.skeleton import all_bones
+
+            return all_bones(self.transcript.messages)
+        from ._bulk.fast_bones import fast_bones
+
+        return fast_bones(self.fast.raws, self.fast.light.size)
+
+    def view_bones(self, bones: list[Any], plan: Plan, stamp: Callable[[], int], hinted: set[str]) -> list[Any]:
+        """The bones of the view `plan` orders (the durable bones themselves when it changes nothing): each
+        message the view writes is made (entries.entry_message, with stamp) and read as the writers would."""
+        if not plan.changed or plan.order is None:
+            return bones
+        from .formats.skeleton import bones_of
+        from .repair.entries import entry_message
+
+        durable = self._durable()
+        return [bones[entry] if type(entry) is int else bones_of(entry_message(entry, durable, plan.placeholder, stamp),
+                                                                 hinted) for entry in plan.order]
+
+    def _durable(self) -> Callable[[int], Any]:
+        """durable(index): one durable message as a dict (decoded from its raw bytes on the fast path)."""
+        if self.transcript is not None:
+            return self.transcript.messages.__getitem__
+        import msgspec
+
+        raws = self.fast.raws
+        return lambda index: msgspec.json.decode(raws[index])
+
     def messages(self) -> Transcript:
         """The transcript as dicts (a file the fast path read: its messages decoded from their raw bytes)."""
         if self.transcript is not None:
@@ -279,6 +311,59 @@ def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any
     return said
 
 
+def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: Sequence[str], policy: str,
+                      now: Callable[[], int]) -> tuple[dict[str, ProviderVerdict], list[int]] | None:
+    """provider_verdicts judged on the requests' skeletons (integrity.formats.skeleton), with the timestamps the
+    view's synthesized messages got; None when a skeleton cannot stand for a request (a provider of the
+    file's own format judges its recorded entries; a message carries hints of a provider's format), and the
+    caller judges the full requests.
+
+    No message is decoded into a dict (only those the view rewrites), and no text is copied: the verdicts
+    and error texts are the full requests' (tests/test_skeleton.py), at a fraction of the time and memory."""
+    from .analysis import replans_for
+    from .formats.skeleton import SKELETONS
+    from .providers import PROVIDER_FORMAT
+    from .providers.canonical import judge_written
+
+    formats = {PROVIDER_FORMAT[name] for name in names}
+    if loaded.format in formats:
+        return None
+    bones, hinted = loaded.bones()
+    if hinted & formats or "" in hinted:
+        return None
+    stamps: list[int] = []
+
+    def stamp() -> int:
+        value = now()
+        stamps.append(value)
+        return value
+
+    views: dict[str | None, list[Any]] = {plan.provider: loaded.view_bones(bones, plan, stamp, hinted)}
+    written: dict[tuple[str, str | None], Any] = {}
+
+    def judge(format: str, key: str | None, name: str) -> list[Any]:
+        found = written.get((format, key))
+        if found is None:
+            found = written[(format, key)] = SKELETONS[format](bones if key == "durable" else views[key])
+        return judge_written(found, name)
+
+    said: dict[str, ProviderVerdict] = {}
+    for name in names:
+        format = PROVIDER_FORMAT[name]
+        key = plan.provider
+        if replans_for(policy, light, plan, name):
+            key = name
+            if key not in views:
+                own = PLANNERS[policy](light, name)
+                views[key] = loaded.view_bones(bones, own, lambda: now(), hinted)
+        if hinted & formats or "" in hinted:  # a message the view rewrote carries hints after all
+            return None
+        before = judge(format, "durable", name)
+        after = before if views[key] is bones else judge(format, key, name)
+        said[name] = ProviderVerdict(name, before, after)
+    return said, stamps
+
+
 @without_gc  # the parsed transcript is large: collections would rescan it for nothing
 def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Sequence[str] = (),
                policy: str = DEFAULT_POLICY, depth: Depth = "diagnosis", now: Callable[[], int] = time_ms
@@ -299,11 +384,14 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     asks = ([target] if target is not None else []) + [name for name in informative if name != target]
     # The cheap diagnosis reads a view with stretches (a million ints fewer); a report or a view lists each message.
     plan = PLANNERS[policy](light, planned_for, depth == "diagnosis" and not asks)
-    transcript = loaded.messages() if (asks or depth == "view") else None
+    judged = skeleton_verdicts(loaded, light, plan, asks, policy, now) if asks and depth != "view" else None
+    transcript = loaded.messages() if (asks and judged is None) or depth == "view" else None
     view: list[Any] | None = None
     verdicts: dict[str, ProviderVerdict] = {}
     stamps: list[int] = []
-    if transcript is not None:
+    if judged is not None:
+        verdicts, stamps = judged
+    elif transcript is not None:
         from .repair.entries import materialize
 
         if plan.changed and plan.order is not None:

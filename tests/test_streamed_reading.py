@@ -307,14 +307,14 @@ def test_check_says_in_one_line_that_a_file_changed_while_the_providers_were_ask
     path.write_bytes(one_per_line(messages * 5))
     from integrity.pipeline import Loaded
 
-    real = Loaded.messages
+    real = Loaded.bones  # the verdict reads the messages' bones again from the file (pipeline.skeleton_verdicts)
 
     def change_then_read(self: Loaded) -> Any:  # the file changes after the light view, before the re-read
         with open(path, "ab") as handle:
             handle.write(b"\n")
         return real(self)
 
-    monkeypatch.setattr(Loaded, "messages", change_then_read)
+    monkeypatch.setattr(Loaded, "bones", change_then_read)
     outcome = run("check", "--provider", "openai-chat", str(path))
     assert outcome.code == 2, outcome.stderr
     assert outcome.error_lines == [f"error: {path}: it changed while it was being read (is something writing to "

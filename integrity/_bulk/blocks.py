@@ -262,6 +262,10 @@ class Spans:
             yield from self.pieces(range(first, first + count))
         self._source.check()  # what was read again is what the light view was built from
 
+    def check(self) -> None:
+        """Raise when the file changed since the light view was built from it (bytes in memory never do)."""
+        self._source.check()
+
     def stretch(self, start: int, stop: int) -> Iterator[Any]:
         """The messages start..stop-1 as pieces to write with the separator between each two: a slice
         of the file per plain block (see plain_lengths), else one piece per message."""

@@ -82,6 +82,13 @@ def judge(
     return with_canonical_indices(in_context(validate_native(native, provider, history, ids=ids), transcript), sources)
 
 
+def judge_written(written: tuple[list[Any], list[list[int]]], provider: str) -> list[Violation]:
+    """`judge` (as a stored history, with the id rules) of a request already written: its native entries and,
+    per entry, its canonical messages (a skeleton: integrity.formats.skeleton)."""
+    native, sources = written
+    return with_canonical_indices(validate_native(native, provider, history=True, ids=True), sources)
+
+
 def in_context(violations: list[Violation], transcript: Transcript | None) -> list[Violation]:
     """The violations that stand for a request sent as its file says: a Responses request that draws on
     stored items (it continues a stored response or conversation, or refers to items by

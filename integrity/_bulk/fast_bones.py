@@ -1,0 +1,115 @@
+"""The bones of a pi-ai file read by the fast path, straight from its raw bytes (no dict per message).
+
+A provider verdict judges the skeleton of the request (integrity.formats.skeleton), which needs each
+message's bones only: role, part kinds, call ids and names, result id, whether an assistant turn stopped
+abnormally.  Decoding every message into a dict to get them was most of `check --provider`'s memory on a
+large file (11-16x the file).  Here msgspec decodes a chunk of messages at a time into structs holding
+those fields alone, and each becomes a bones tuple: the same tuple `formats.skeleton.bones_of` makes of
+the message as a dict (tests/test_skeleton.py holds the two equal).
+
+The fast path already proved each message pi-ai (roles, part types, string ids and names, string texts;
+see fast_read), so what is left to learn here is what the writers read: a message's own native hints
+(`_native`: `hinted` gets their format, as bones_of does) and whether an image has its data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+
+from ..formats.skeleton import MISSING, STRING, Bone, hint_format
+from ..repair.views import frame_is_interrupted
+
+_UNSET = msgspec.UNSET
+_HINT = msgspec.field(name="_native", default=_UNSET)
+CHUNK = 8192
+"""Messages decoded at once: large enough that msgspec's per-call cost vanishes, small enough to stay cheap."""
+
+
+class _Call(msgspec.Struct, tag_field="type", tag="toolCall", gc=False):
+    id: Any = _UNSET
+    name: Any = _UNSET
+
+
+class _Text(msgspec.Struct, tag_field="type", tag="text", gc=False):
+    pass
+
+
+class _Thinking(msgspec.Struct, tag_field="type", tag="thinking", gc=False):
+    pass
+
+
+class _Image(msgspec.Struct, tag_field="type", tag="image", gc=False):
+    data: msgspec.Raw | msgspec.UnsetType = _UNSET  # only whether it is there: writable drops an image without
+
+
+class _User(msgspec.Struct, tag_field="role", tag="user", gc=False):
+    content: str | list[_Text | _Image]
+    hint: Any = _HINT
+
+
+class _System(msgspec.Struct, tag_field="role", tag="system", gc=False):
+    content: str | list[_Text | _Image]
+    hint: Any = _HINT
+
+
+class _Assistant(msgspec.Struct, tag_field="role", tag="assistant", gc=False):
+    content: list[_Call | _Text | _Thinking | _Image]
+    stopReason: Any = None
+    errorMessage: Any = None
+    hint: Any = _HINT
+
+
+class _Result(msgspec.Struct, tag_field="role", tag="toolResult", gc=False):
+    toolCallId: Any = _UNSET
+    hint: Any = _HINT
+
+
+_DECODE = msgspec.json.Decoder(list[_User | _System | _Assistant | _Result]).decode
+_KIND = {_Text: "text", _Thinking: "thinking"}
+
+
+def _parts(content: Any) -> Any:
+    if type(content) is str:
+        return STRING
+    found: list[Any] = []
+    for part in content:
+        kind = type(part)
+        if kind is _Call:
+            found.append((part.id, part.name))
+        elif kind is _Image:
+            if part.data is not _UNSET:
+                found.append("image")
+        else:
+            found.append(_KIND[kind])
+    return tuple(found)
+
+
+def _bones(messages: list[Any], hinted: set[str]) -> Iterator[Bone]:
+    for message in messages:
+        if message.hint is not _UNSET:
+            hinted.add(hint_format(message.hint))
+        kind = type(message)
+        if kind is _Result:
+            call_id = message.toolCallId
+            yield ("toolResult", (), MISSING if call_id is _UNSET else call_id, False)
+        elif kind is _Assistant:
+            yield ("assistant", _parts(message.content), MISSING,
+                   frame_is_interrupted(message.stopReason, message.errorMessage))
+        else:
+            yield ("user" if kind is _User else "system", _parts(message.content), MISSING, False)
+
+
+def fast_bones(raws: Any, size: int) -> tuple[list[Bone], set[str]]:
+    """Every message's bones (raws: the fast path's Spans, `size` messages) and the formats of the native
+    hints they carry (see formats.skeleton.all_bones)."""
+    bones: list[Bone] = []
+    hinted: set[str] = set()
+    for start in range(0, size, CHUNK):
+        pieces = raws.pieces(range(start, min(size, start + CHUNK)))
+        bones.extend(_bones(_DECODE(b"".join((b"[", b",".join(pieces), b"]"))), hinted))
+    raws.check()  # what was read again is what the light view was built from
+    return bones, hinted
+

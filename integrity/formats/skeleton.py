@@ -1,0 +1,320 @@
+"""The skeleton of a native request: what the provider rules read, written without the text.
+
+The provider rule sets judge structure, never text: roles, how messages group into native
+entries and turns, block and part kinds, call and result ids, positions.  Writing the full
+native request (every text, argument and image copied into new dicts, twice: as recorded and
+as repaired) was most of `check --provider` on a large file, and every message held as a dict
+was most of its memory.  A *skeleton* request has the same entries, in the same order, with
+the same roles, block kinds and ids, built from each canonical message's *bones* (its role,
+its parts' kinds and call ids, its result id): the rule sets run on it unchanged, so there is
+one implementation of each rule, and its verdicts and error texts are the full request's.
+`tests/test_skeleton.py` holds that equality on every sample, every real and recorded file
+and a generated corpus with every defect kind, for every provider.
+
+A skeleton writer mirrors its format's writer (`integrity.formats.<format>.groups` and
+`build`) for canonical messages that carry no native hints of that format: a message read
+from the format itself may be written back from its recorded entries, which only the full
+writer knows, so `bones_of` answers None for such a message and the caller writes the
+full request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from ..repair.views import frame_is_interrupted
+from .common import NATIVE, OPAQUE, SYSTEM_ROLES, writable
+
+STRING = "string"
+"""A message whose content is one string (a user turn written as a plain string)."""
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+"""A toolResult without a toolCallId key (the writers then write no id at all); None is a recorded null."""
+
+Bone = tuple[str, Any, Any, bool]
+"""(role, content, result id, interrupted): content is STRING, a tuple of parts (none for a result), or for an
+opaque message
+(format, value); a part is "text", "thinking", "image", (call id, tool name) for a toolCall, or
+(OPAQUE, format, value); the result id is a toolResult's toolCallId as recorded (any JSON value), or
+MISSING; interrupted: an assistant turn that stopped abnormally (a Responses writer keeps an empty one
+visible)."""
+
+
+def bones_of(message: Any, hinted: set[str]) -> Bone:
+    """A canonical message's bones, as every writer sees it (after `writable`).  hinted: gets the format of the
+    message's native hints (`_native`; its parts' hints are read only with the message's): a writer of that
+    format may use them, so a skeleton of that format cannot stand for its request."""
+    message = writable(message)
+    _hints(message, hinted)
+    role = message["role"]
+    if role == OPAQUE:
+        return (OPAQUE, (message["format"], message["value"]), MISSING, False)
+    content = message.get("content")
+    if role == "toolResult":
+        parts: Any = ()  # no writer reads a result's parts into the skeleton
+    elif isinstance(content, str):
+        parts = STRING
+    else:
+        found: list[Any] = []
+        for part in content:  # a part's hints are read only by the writer of its message's format
+            kind = part["type"]
+            if kind == "toolCall":
+                found.append((part["id"], part["name"]))
+            elif kind == OPAQUE:
+                found.append((OPAQUE, part["format"], part["value"]))
+            else:
+                found.append(kind)
+        parts = tuple(found)
+    result = message.get("toolCallId", MISSING) if role == "toolResult" else MISSING
+    stopped = role == "assistant" and frame_is_interrupted(message.get("stopReason"), message.get("errorMessage"))
+    return (role, parts, result, stopped)
+
+
+def _hints(item: dict[str, Any], hinted: set[str]) -> None:
+    native = item.get(NATIVE)
+    if native is not None:
+        hinted.add(hint_format(native))
+
+
+def hint_format(native: Any) -> str:
+    """The format a message's native hints are for ("" when they name none: no skeleton stands for it)."""
+    found = native.get("format") if isinstance(native, dict) else None
+    return found if isinstance(found, str) else ""
+
+
+def all_bones(messages: Sequence[Any]) -> tuple[list[Bone], set[str]]:
+    """Every message's bones, and the formats whose hints they carry (see bones_of)."""
+    hinted: set[str] = set()
+    return [bones_of(message, hinted) for message in messages], hinted
+
+
+def skeleton(messages: Sequence[Any], format: str) -> Written | None:
+    """The skeleton of the request `integrity.formats.to_native(messages, format)` writes (no transcript: the
+    request written afresh), or None when a message carries hints of `format` (only the full writer reads them)."""
+    bones, hinted = all_bones(messages)
+    if format in hinted or "" in hinted:
+        return None
+    return SKELETONS[format](bones)
+
+
+Written = tuple[list[Any], list[list[int]]]
+"""(the skeleton's native entries, per entry the canonical messages written into it)."""
+
+# Shared blocks: the rules only read them, and a skeleton of a million messages allocates none of these.
+_TEXT = {"type": "text"}
+_BEDROCK_TEXT = {"text": ""}
+_GEMINI_TEXT = {"text": ""}
+_GEMINI_THOUGHT = {"thought": True, "text": ""}
+_REASONING = {"type": "reasoning"}
+_OUTPUT_MESSAGE = {"type": "message", "role": "assistant"}
+_INCOMPLETE = {"type": "message", "role": "assistant", "status": "incomplete", "content": []}
+
+
+def _result_runs(bones: Sequence[Bone], format: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each group `result_groups` makes for messages without hints: a run of results is one
+    group, every other message its own; system messages and other formats' opaque messages are left out."""
+    index, total = 0, len(bones)
+    while index < total:
+        role, content = bones[index][0], bones[index][1]
+        if role in SYSTEM_ROLES or (role == OPAQUE and content[0] != format):
+            index += 1
+            continue
+        start = index
+        index += 1
+        if role == "toolResult":
+            while index < total and bones[index][0] == "toolResult":
+                index += 1
+        yield start, index
+
+
+def _anthropic(bones: Sequence[Bone], format: str = "anthropic") -> Written:
+    """integrity.formats.anthropic's groups and build: results first in one user message, system hoisted."""
+    native: list[Any] = []
+    sources: list[list[int]] = []
+    for start, end in _result_runs(bones, format):
+        role, content, result_id, _ = bones[start]
+        if role == "toolResult":
+            native.append({"role": "user", "content": [
+                {"type": "tool_result"} if bone[2] is MISSING else {"type": "tool_result", "tool_use_id": bone[2]}
+                for bone in bones[start:end]]})
+            sources.append(list(range(start, end)))
+            continue
+        if role == OPAQUE:
+            native.append(content[1])
+        elif content is STRING:
+            native.append({"role": role, "content": ""})
+        else:
+            blocks = []
+            for part in content:
+                if type(part) is str:
+                    blocks.append(_TEXT)  # text, thinking, image: one block each (writable kept images with data)
+                elif part[0] == OPAQUE:
+                    if part[1] == format:
+                        blocks.append(part[2])
+                elif role == "assistant":  # a user's call part is not written
+                    blocks.append({"type": "tool_use", "id": part[0], "name": part[1]})
+            native.append({"role": role, "content": blocks})
+        sources.append([start])
+    return native, sources
+
+
+def _bedrock(bones: Sequence[Bone]) -> Written:
+    """integrity.formats.bedrock's groups and build: Converse blocks; thinking and images are not written."""
+    native: list[Any] = []
+    sources: list[list[int]] = []
+    for start, end in _result_runs(bones, "bedrock"):
+        role, content, _, _ = bones[start]
+        if role == OPAQUE:
+            native.append(content[1])
+            sources.append([start])
+            continue
+        if role == "toolResult":
+            native.append({"role": "user", "content": [
+                {"toolResult": {}} if bone[2] is MISSING else {"toolResult": {"toolUseId": bone[2]}}
+                for bone in bones[start:end]]})
+            sources.append(list(range(start, end)))
+            continue
+        blocks: list[Any] = []
+        if content is STRING:
+            blocks.append(_BEDROCK_TEXT)
+        else:
+            for part in content:
+                if part == "text":
+                    blocks.append(_BEDROCK_TEXT)
+                elif type(part) is str:
+                    continue
+                elif part[0] == OPAQUE:
+                    if part[1] == "bedrock":
+                        blocks.append(part[2])
+                elif role == "assistant":
+                    blocks.append({"toolUse": {"toolUseId": part[0], "name": part[1]}})
+        native.append({"role": "assistant" if role == "assistant" else "user", "content": blocks})
+        sources.append([start])
+    return native, sources
+
+
+def _gemini(bones: Sequence[Bone]) -> Written:
+    """integrity.formats.gemini's groups and build: a run of results is one user turn of responses."""
+    native: list[Any] = []
+    sources: list[list[int]] = []
+    for start, end in _result_runs(bones, "gemini"):
+        role, content, _, _ = bones[start]
+        if role == OPAQUE:
+            native.append(content[1])
+            sources.append([start])
+            continue
+        if role == "toolResult":
+            parts: list[Any] = []
+            for bone in bones[start:end]:
+                call_id = bone[2]
+                parts.append({"functionResponse": {"id": call_id} if type(call_id) is str and call_id else {}})
+            native.append({"role": "user", "parts": parts})
+            sources.append(list(range(start, end)))
+            continue
+        parts = []
+        if content is STRING:
+            parts.append(_GEMINI_TEXT)
+        else:
+            for part in content:
+                if part == "text":
+                    parts.append(_GEMINI_TEXT)
+                elif part == "thinking":
+                    parts.append(_GEMINI_THOUGHT)
+                elif type(part) is str:
+                    continue
+                elif part[0] == OPAQUE:
+                    if part[1] == "gemini":
+                        parts.append(part[2])
+                elif role == "assistant":
+                    call_id = part[0]
+                    parts.append({"functionCall": {"id": call_id} if type(call_id) is str and call_id else {}})
+        native.append({"role": "model" if role == "assistant" else "user", "parts": parts})
+        sources.append([start])
+    return native, sources
+
+
+def _chat(bones: Sequence[Bone]) -> Written:
+    """integrity.formats.openai_chat's groups, build and finish: one Chat message per canonical message."""
+    native: list[Any] = []
+    sources: list[list[int]] = []
+    for index, (role, content, result_id, _) in enumerate(bones):
+        if role == OPAQUE:
+            if content[0] != "openai-chat":
+                continue
+            value = content[1]
+            if isinstance(value, dict) and value.get("role") == "assistant" and value.get("tool_calls") == []:
+                value = {k: v for k, v in value.items() if k != "tool_calls"}  # finish: never `tool_calls: []`
+            native.append(value)
+        elif role == "assistant":
+            calls = [{"id": part[0]} for part in content if type(part) is tuple and part[0] != OPAQUE] \
+                if content is not STRING else []
+            native.append({"role": role, "tool_calls": calls} if calls else {"role": role})
+        elif role == "toolResult":
+            native.append({"role": "tool"} if result_id is MISSING else {"role": "tool", "tool_call_id": result_id})
+        else:
+            native.append({"role": role})
+        sources.append([index])
+    return native, sources
+
+
+def _responses(bones: Sequence[Bone]) -> Written:
+    """integrity.formats.openai_responses's groups and build: an assistant message is one item per run of
+    text and one per other part; an interrupted empty turn is an incomplete message item."""
+    native: list[Any] = []
+    sources: list[list[int]] = []
+    for index, (role, content, result_id, stopped) in enumerate(bones):
+        if role == OPAQUE:
+            if content[0] == "openai-responses":
+                native.append(content[1])
+                sources.append([index])
+            continue
+        if role == "toolResult":
+            native.append({"type": "function_call_output"} if result_id is MISSING else
+                          {"type": "function_call_output", "call_id": result_id})
+            sources.append([index])
+        elif role == "assistant":
+            items: list[Any] = []
+            in_text = False
+            for part in content if content is not STRING else ("text",):
+                if part == "text":
+                    if not in_text:
+                        items.append(_OUTPUT_MESSAGE)
+                        in_text = True
+                    continue
+                in_text = False
+                if part == "thinking":
+                    items.append(_REASONING)
+                elif type(part) is str:
+                    continue  # an image: no Responses item
+                elif part[0] == OPAQUE:
+                    if part[1] == "openai-responses":
+                        items.append(part[2])
+                else:
+                    items.append({"type": "function_call", "call_id": part[0]})
+            if not items and stopped:
+                items.append(_INCOMPLETE)
+            for item in items:
+                native.append(item)
+                sources.append([index])
+        else:
+            native.append({"role": role})
+            sources.append([index])
+    return native, sources
+
+
+SKELETONS: dict[str, Callable[[Sequence[Bone]], Written]] = {
+    "anthropic": _anthropic,
+    "bedrock": _bedrock,
+    "gemini": _gemini,
+    "openai-chat": _chat,
+    "openai-responses": _responses,
+}
+"""Each native format's skeleton writer (every provider's native format has one)."""
