@@ -234,7 +234,7 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
     view re-planned for the provider is kept (with_verdicts puts it on the Analysis, so the download
     offered for that provider is the very view judged here).
     """
-    from .providers import validate
+    from .providers.canonical import judge  # validate, without checking again what the engine read or made
     from .providers.verdict import ProviderVerdict
 
     transcript = analysis.transcript
@@ -243,8 +243,8 @@ def provider_verdict(analysis: Analysis, provider: str, now: Callable[[], int] =
         views[provider] = view
     return ProviderVerdict(
         provider,
-        validate(transcript.messages, provider, transcript, history=True, as_recorded=True, requests=requests),
-        validate(view, provider, transcript, history=True, requests=requests),
+        judge(transcript.messages, provider, transcript, history=True, as_recorded=True, requests=requests),
+        judge(view, provider, transcript, history=True, requests=requests),
     )
 
 

@@ -345,7 +345,7 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
         found = written.get((format, key))
         if found is None:
             found = written[(format, key)] = SKELETONS[format](bones if key == "durable" else views[key])
-        return judge_written(found, name)
+        return judge_written(found, name, history=True)
 
     said: dict[str, ProviderVerdict] = {}
     for name in names:

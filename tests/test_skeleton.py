@@ -22,10 +22,16 @@ from typing import Any
 import pytest
 
 from integrity.formats import read_all
-from integrity.formats.skeleton import all_bones, skeleton
+from integrity.formats.skeleton import all_bones
 from integrity.loading import Transcript, TranscriptError
-from integrity.providers import PROVIDER_FORMAT, PROVIDERS
-from integrity.providers.canonical import judge, judge_written
+from integrity.providers import PROVIDER_FORMAT, PROVIDERS, validate_native
+from integrity.providers.canonical import (
+    in_context,
+    judge_written,
+    judged_request,
+    skeleton_once,
+    with_canonical_indices,
+)
 from integrity.repair.entries import materialize
 from integrity.repair.policies import PLANNERS, light_view
 
@@ -87,10 +93,12 @@ def test_skeleton_verdicts_equal_the_full_requests(provider: str) -> None:
         if transcript.format == format:
             continue  # judged on its own recorded entries: never by a skeleton (pipeline.skeleton_verdicts)
         for messages in _views(transcript, provider):
-            written = skeleton(messages, format)
+            written = skeleton_once(messages, format, None)
             assert written is not None, f"{name}: carries hints of {format} without being read from it"
-            full = judge(messages, provider, transcript, history=True)
-            assert judge_written(written, provider) == full, f"{name} ({provider})"
+            native, sources, _ = judged_request(messages, provider, transcript)  # the full request, written
+            full = with_canonical_indices(in_context(validate_native(native, provider, history=True, ids=True),
+                                                     transcript), sources)
+            assert in_context(judge_written(written, provider), transcript) == full, f"{name} ({provider})"
             compared += 1
             refused += bool(full)
     assert compared > 400 and refused > 25, (compared, refused)  # broken files among them, not only healthy ones
@@ -102,7 +110,7 @@ def test_messages_with_hints_of_the_format_get_no_skeleton() -> None:
     for name, transcript in CORPUS:
         _, hinted = all_bones(transcript.messages)
         if transcript.format in PROVIDER_FORMAT.values() and transcript.format in hinted:
-            assert skeleton(transcript.messages, transcript.format) is None, name
+            assert skeleton_once(transcript.messages, transcript.format, None) is None, name
             return
     raise AssertionError("no transcript of a provider's own format in the corpus")
 
@@ -139,6 +147,7 @@ def test_fast_bones_equal_the_decoded_messages_bones() -> None:
 def _check_both(monkeypatch: pytest.MonkeyPatch, transcript_or_file: Any, **options: Any) -> tuple[Any, Any]:
     """check_unit's answer with the skeleton and with the full requests (timestamps from one counter each)."""
     import integrity.pipeline as pipeline
+    import integrity.providers.canonical as canonical
 
     answers = []
     real = pipeline.skeleton_verdicts
@@ -152,8 +161,9 @@ def _check_both(monkeypatch: pytest.MonkeyPatch, transcript_or_file: Any, **opti
                     return found
 
                 patch.setattr(pipeline, "skeleton_verdicts", counted)
-            else:
+            else:  # the full requests: neither the pipeline's bones nor judge's skeleton
                 patch.setattr(pipeline, "skeleton_verdicts", lambda *args, **kwargs: None)
+                patch.setattr(canonical, "skeleton_once", lambda *args, **kwargs: None)
             answers.append(pipeline.check_unit(transcript_or_file, now=ticks.__next__, **options))
     return answers[0], answers[1]
 
@@ -180,3 +190,22 @@ def test_check_says_the_same_with_and_without_the_skeleton(monkeypatch: pytest.M
             assert with_skeleton.report == without.report, (name, provider)
             checked += 1
     assert checked > 100 and USED.count(True) > 100 and USED.count(False) > 20, (checked, USED.count(True))
+
+
+def test_the_inspectors_verdicts_are_the_same_with_and_without_the_skeleton(monkeypatch: pytest.MonkeyPatch) -> None:
+    """judged_by_providers (the Inspector's provider table: every provider, each view re-planned for its
+    provider, the bones of each view reused from the transcript's) against the full requests."""
+    import integrity.providers.canonical as canonical
+    from integrity import analyze, judged_by_providers
+
+    compared = 0
+    for name, transcript in CORPUS[::3]:
+        analysis = analyze(transcript)
+        with_skeleton = judged_by_providers(analysis, PROVIDERS, now=lambda: 7)
+        with monkeypatch.context() as patch:
+            patch.setattr(canonical, "skeleton_once", lambda *args, **kwargs: None)
+            without = judged_by_providers(analysis, PROVIDERS, now=lambda: 7)
+        assert with_skeleton.verdicts == without.verdicts, name
+        assert with_skeleton.report == without.report, name
+        compared += 1
+    assert compared > 80

@@ -96,15 +96,6 @@ def all_bones(messages: Sequence[Any]) -> tuple[list[Bone], set[str]]:
     return [bones_of(message, hinted) for message in messages], hinted
 
 
-def skeleton(messages: Sequence[Any], format: str) -> Written | None:
-    """The skeleton of the request `integrity.formats.to_native(messages, format)` writes (no transcript: the
-    request written afresh), or None when a message carries hints of `format` (only the full writer reads them)."""
-    bones, hinted = all_bones(messages)
-    if format in hinted or "" in hinted:
-        return None
-    return SKELETONS[format](bones)
-
-
 Written = tuple[list[Any], list[list[int]]]
 """(the skeleton's native entries, per entry the canonical messages written into it)."""
 

@@ -78,15 +78,63 @@ def judge(
     `check --provider` on a large file)."""
     if provider not in PROVIDER_FORMAT:
         return validate_native([], provider)  # raises the registry's unknown-provider error
+    format = PROVIDER_FORMAT[provider]
+    if transcript is None or transcript.format != format:  # the request is written afresh: its skeleton will do
+        written = skeleton_once(messages, format, requests)
+        if written is not None:
+            return in_context(judge_written(written, provider, history, ids), transcript)
     native, sources, _ = judged_request(messages, provider, transcript, as_recorded, requests)
     return with_canonical_indices(in_context(validate_native(native, provider, history, ids=ids), transcript), sources)
 
 
-def judge_written(written: tuple[list[Any], list[list[int]]], provider: str) -> list[Violation]:
-    """`judge` (as a stored history, with the id rules) of a request already written: its native entries and,
-    per entry, its canonical messages (a skeleton: integrity.formats.skeleton)."""
+def judge_written(written: tuple[list[Any], list[list[int]]], provider: str, history: bool = True,
+                  ids: bool = True) -> list[Violation]:
+    """`judge` of a request already written: its native entries and, per entry, its canonical messages (a
+    skeleton: integrity.formats.skeleton)."""
     native, sources = written
-    return with_canonical_indices(validate_native(native, provider, history=True, ids=True), sources)
+    return with_canonical_indices(validate_native(native, provider, history, ids=ids), sources)
+
+
+def skeleton_once(messages: list[Any], format: str, requests: dict[Any, Any] | None
+                  ) -> tuple[list[Any], list[list[int]]] | None:
+    """The skeleton of the request `format` is written for these messages (None: only the full writer can
+    write it, see formats.skeleton), made once per list and format in a round of checks (`requests`): the
+    bones once for every format, each skeleton once for the providers that read it."""
+    from ..formats.skeleton import SKELETONS, all_bones
+
+    if requests is None:
+        bones, hinted = all_bones(messages)
+        return None if format in hinted or "" in hinted else SKELETONS[format](bones)
+    key = ("skeleton", id(messages), format)
+    kept = requests.get(key)
+    if kept is None or kept[0] is not messages:  # the list itself is kept, so its id cannot be reused
+        read = requests.get(("bones", id(messages)))
+        if read is None or read[0] is not messages:
+            read = requests[("bones", id(messages))] = (messages, _bones_reusing(messages, requests))
+        bones, hinted = read[1]
+        written = None if format in hinted or "" in hinted else SKELETONS[format](bones)
+        kept = requests[key] = (messages, written)
+    return cast("tuple[list[Any], list[list[int]]] | None", kept[1])
+
+
+def _bones_reusing(messages: list[Any], requests: dict[Any, Any]) -> tuple[list[Any], set[str]]:
+    """all_bones of a list, reading again only the messages the round's first boned list (the transcript's
+    own, kept in `requests`) does not hold: a view shares most of its message objects with the transcript,
+    so each provider's view costs its changed messages only."""
+    from ..formats.skeleton import all_bones, bones_of
+
+    first = requests.get("first bones")
+    if first is None:
+        found = all_bones(messages)
+        requests["first bones"] = (messages, {id(message): at for at, message in enumerate(messages)}, found)
+        return found
+    base, where, (known, hinted) = first
+    hinted = set(hinted)  # over the transcript's messages: at worst a skeleton refused, never a wrong one
+    bones = []
+    for message in messages:
+        at = where.get(id(message))
+        bones.append(known[at] if at is not None and base[at] is message else bones_of(message, hinted))
+    return bones, hinted
 
 
 def in_context(violations: list[Violation], transcript: Transcript | None) -> list[Violation]:
