@@ -241,12 +241,14 @@ class Loaded:
         message the view writes is made (entries.entry_message, with stamp) and read as the writers would."""
         if not plan.changed or plan.order is None:
             return bones
-        from .formats.skeleton import bones_of
-        from .repair.entries import entry_message
+        from .formats.skeleton import bones_of, renamed
+        from .repair.entries import Rewritten, entry_message
 
         durable = self._durable()
-        return [bones[entry] if type(entry) is int else bones_of(entry_message(entry, durable, plan.placeholder, stamp),
-                                                                 hinted) for entry in plan.order]
+        fast = self.transcript is None  # every call id a string: a rewritten message's bones are its ids renamed
+        return [bones[entry] if type(entry) is int else
+                renamed(bones[entry.index], entry.ids) if fast and type(entry) is Rewritten else
+                bones_of(entry_message(entry, durable, plan.placeholder, stamp), hinted) for entry in plan.order]
 
     def _durable(self) -> Callable[[int], Any]:
         """durable(index): one durable message as a dict (decoded from its raw bytes on the fast path)."""
@@ -340,11 +342,14 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
 
     views: dict[str | None, list[Any]] = {plan.provider: loaded.view_bones(bones, plan, stamp, hinted)}
     written: dict[tuple[str, str | None], Any] = {}
+    shared = {format for format in formats if sum(PROVIDER_FORMAT[name] == format for name in names) > 1}
 
     def judge(format: str, key: str | None, name: str) -> list[Any]:
         found = written.get((format, key))
         if found is None:
-            found = written[(format, key)] = SKELETONS[format](bones if key == "durable" else views[key])
+            found = SKELETONS[format](bones if key == "durable" else views[key])
+            if format in shared:  # kept for the next provider of the format; else freed once judged (memory)
+                written[(format, key)] = found
         return judge_written(found, name, history=True)
 
     said: dict[str, ProviderVerdict] = {}

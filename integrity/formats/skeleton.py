@@ -20,7 +20,7 @@ full request.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..repair.views import frame_is_interrupted
@@ -88,6 +88,25 @@ def hint_format(native: Any) -> str:
     """The format a message's native hints are for ("" when they name none: no skeleton stands for it)."""
     found = native.get("format") if isinstance(native, dict) else None
     return found if isinstance(found, str) else ""
+
+
+def renamed(bone: Bone, ids: Mapping[int, str]) -> Bone:
+    """The bones of `repair.messages.rewrite_message` of a message whose call ids are all strings (the fast path
+    holds no other): call position -> new id, or {-1: new toolCallId}; arguments are no bones."""
+    role, parts, result, stopped = bone
+    if -1 in ids:
+        return (role, parts, ids[-1], stopped)
+    if parts is STRING:
+        return bone
+    out = []
+    position = 0
+    for part in parts:
+        if type(part) is tuple and part[0] != OPAQUE:  # a call: (id, name)
+            if position in ids:
+                part = (ids[position], part[1])
+            position += 1
+        out.append(part)
+    return (role, tuple(out), result, stopped)
 
 
 def all_bones(messages: Sequence[Any]) -> tuple[list[Bone], set[str]]:
