@@ -110,3 +110,18 @@ def test_id_rules_are_off_by_default_and_only_where_known() -> None:
     assert validate_native(chat(LONG_41), "openai-chat") == []
     with_id_rules = [name for name in PROVIDERS if spec(name).validate_ids is not None]
     assert with_id_rules == ["openai-chat", "openai-responses", "anthropic", "mistral"]
+
+
+def test_all_anthropic_ids_says_what_checking_each_id_says() -> None:
+    """The one-match check over a request's ids (a newline joins them) agrees with checking each id, ids
+    holding a newline, a space, a colon, a non-ASCII letter or nothing at all among them."""
+    import random
+
+    from integrity.providers.ids import all_anthropic_ids, is_anthropic_id
+
+    rng = random.Random(11)
+    cases = [["a\nb"], ["a", "\nb"], ["a\n"], [""], [], ["x" * 5000], ["ok", "Bash:12"]]
+    cases += [["".join(rng.choice("ab_-\n :é") for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 4))]
+              for _ in range(5000)]
+    for values in cases:
+        assert all_anthropic_ids(values) == all(is_anthropic_id(value) for value in values), values

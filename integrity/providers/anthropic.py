@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .chat_shape import role_of
-from .ids import anthropic_ids, anthropic_rule, is_anthropic_id
+from .ids import all_anthropic_ids, anthropic_ids, anthropic_rule, is_anthropic_id
 from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
@@ -163,8 +163,11 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
 def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Ids outside `^[a-zA-Z0-9_-]+$` (the empty one included).  The request is validated before its
     turns are combined, so these positions are the request's own."""
-    found = []
-    for index, block, field, value in anthropic_ids(messages):
+    found: list[Violation] = []
+    listed = list(anthropic_ids(messages))
+    if all_anthropic_ids([value for _, _, _, value in listed]):
+        return found  # every id valid, proved by one match over them all
+    for index, block, field, value in listed:
         if not is_anthropic_id(value):
             rule = "invalid_tool_use_id" if field == "tool_use.id" else "invalid_tool_result_id"
             found.append(Violation(

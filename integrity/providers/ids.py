@@ -45,18 +45,37 @@ def anthropic_ids(messages: Sequence[Any]) -> Iterator[tuple[int, int, str, str]
     `tool_result.tool_use_id`, in request order (the positions are the request's own)."""
     for index, message in enumerate(messages):
         content = message.get("content") if isinstance(message, dict) else None
-        for block_index, block in enumerate(content if isinstance(content, list) else []):
+        if not isinstance(content, list):
+            continue
+        for block_index, block in enumerate(content):
             if not isinstance(block, dict):
                 continue
             kind = block.get("type")
-            field = "id" if kind == "tool_use" else "tool_use_id" if kind == "tool_result" else None
-            value = block.get(field) if field else None
-            if isinstance(value, str):
-                yield index, block_index, f"{kind}.{field}", value
+            if kind == "tool_use":
+                value = block.get("id")
+                if isinstance(value, str):
+                    yield index, block_index, "tool_use.id", value
+            elif kind == "tool_result":
+                value = block.get("tool_use_id")
+                if isinstance(value, str):
+                    yield index, block_index, "tool_result.tool_use_id", value
 
 
 def is_anthropic_id(value: str) -> bool:
     return ANTHROPIC_ID.fullmatch(value) is not None
+
+
+_ANTHROPIC_IDS = re.compile(r"[a-zA-Z0-9_-]+(?:\n[a-zA-Z0-9_-]+)*")
+
+
+def all_anthropic_ids(values: list[str]) -> bool:
+    """Whether every value is_anthropic_id, by one match over them all (a newline is in no valid id, so it
+    separates them, and an id holding one changes their count): a request's ids are checked at C speed, and
+    one by one only when one is refused."""
+    if not values:
+        return True
+    joined = "\n".join(values)  # an id holding a newline itself adds one: then the count tells
+    return joined.count("\n") == len(values) - 1 and _ANTHROPIC_IDS.fullmatch(joined) is not None
 
 
 def is_mistral_id(value: str) -> bool:
