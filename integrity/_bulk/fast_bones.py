@@ -71,23 +71,28 @@ _DECODE = msgspec.json.Decoder(list[_User | _System | _Assistant | _Result]).dec
 _KIND = {_Text: "text", _Thinking: "thinking"}
 
 
-def _parts(content: Any) -> Any:
+def _parts(content: Any, kinds: dict[Any, Any]) -> Any:
+    """The parts' bones; kinds: the tuples of part kinds without a call seen so far, one tuple for all alike
+    (most messages of a transcript are one of a few: a million of them then hold a few dozen tuples)."""
     if type(content) is str:
         return STRING
     found: list[Any] = []
+    plain = True
     for part in content:
         kind = type(part)
         if kind is _Call:
             found.append((part.id, part.name))
+            plain = False
         elif kind is _Image:
             if part.data is not _UNSET:
                 found.append("image")
         else:
             found.append(_KIND[kind])
-    return tuple(found)
+    parts = tuple(found)
+    return kinds.setdefault(parts, parts) if plain else parts
 
 
-def _bones(messages: list[Any], hinted: set[str]) -> Iterator[Bone]:
+def _bones(messages: list[Any], hinted: set[str], kinds: dict[Any, Any]) -> Iterator[Bone]:
     for message in messages:
         if message.hint is not _UNSET:
             hinted.add(hint_format(message.hint))
@@ -96,10 +101,10 @@ def _bones(messages: list[Any], hinted: set[str]) -> Iterator[Bone]:
             call_id = message.toolCallId
             yield ("toolResult", (), MISSING if call_id is _UNSET else call_id, False)
         elif kind is _Assistant:
-            yield ("assistant", _parts(message.content), MISSING,
+            yield ("assistant", _parts(message.content, kinds), MISSING,
                    frame_is_interrupted(message.stopReason, message.errorMessage))
         else:
-            yield ("user" if kind is _User else "system", _parts(message.content), MISSING, False)
+            yield ("user" if kind is _User else "system", _parts(message.content, kinds), MISSING, False)
 
 
 def fast_bones(raws: Any, size: int) -> tuple[list[Bone], set[str]]:
@@ -107,9 +112,10 @@ def fast_bones(raws: Any, size: int) -> tuple[list[Bone], set[str]]:
     hints they carry (see formats.skeleton.all_bones)."""
     bones: list[Bone] = []
     hinted: set[str] = set()
+    kinds: dict[Any, Any] = {}
     for start in range(0, size, CHUNK):
         pieces = raws.pieces(range(start, min(size, start + CHUNK)))
-        bones.extend(_bones(_DECODE(b"".join((b"[", b",".join(pieces), b"]"))), hinted))
+        bones.extend(_bones(_DECODE(b"".join((b"[", b",".join(pieces), b"]"))), hinted, kinds))
     raws.check()  # what was read again is what the light view was built from
     return bones, hinted
 

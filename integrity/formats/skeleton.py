@@ -125,6 +125,7 @@ _GEMINI_TEXT = {"text": ""}
 _GEMINI_THOUGHT = {"thought": True, "text": ""}
 _REASONING = {"type": "reasoning"}
 _OUTPUT_MESSAGE = {"type": "message", "role": "assistant"}
+_ROLE = {role: {"role": role} for role in ("user", "assistant", *SYSTEM_ROLES)}  # an entry without ids, shared
 _INCOMPLETE = {"type": "message", "role": "assistant", "status": "incomplete", "content": []}
 
 
@@ -149,6 +150,11 @@ def _anthropic(bones: Sequence[Bone], format: str = "anthropic") -> Written:
     """integrity.formats.anthropic's groups and build: results first in one user message, system hoisted."""
     native: list[Any] = []
     sources: list[list[int]] = []
+    shared: dict[Any, Any] = {}
+
+    def build(role: str, content: Any) -> Any:
+        return _anthropic_message(role, content, format)
+
     for start, end in _result_runs(bones, format):
         role, content, result_id, _ = bones[start]
         if role == "toolResult":
@@ -157,29 +163,44 @@ def _anthropic(bones: Sequence[Bone], format: str = "anthropic") -> Written:
                 for bone in bones[start:end]]})
             sources.append(list(range(start, end)))
             continue
-        if role == OPAQUE:
-            native.append(content[1])
-        elif content is STRING:
-            native.append({"role": role, "content": ""})
-        else:
-            blocks = []
-            for part in content:
-                if type(part) is str:
-                    blocks.append(_TEXT)  # text, thinking, image: one block each (writable kept images with data)
-                elif part[0] == OPAQUE:
-                    if part[1] == format:
-                        blocks.append(part[2])
-                elif role == "assistant":  # a user's call part is not written
-                    blocks.append({"type": "tool_use", "id": part[0], "name": part[1]})
-            native.append({"role": role, "content": blocks})
+        native.append(content[1] if role == OPAQUE else _shared(shared, role, content, build))
         sources.append([start])
     return native, sources
+
+
+def _anthropic_message(role: str, content: Any, format: str) -> Any:
+    if content is STRING:
+        return {"role": role, "content": ""}
+    blocks = []
+    for part in content:
+        if type(part) is str:
+            blocks.append(_TEXT)  # text, thinking, image: one block each (writable kept images with data)
+        elif part[0] == OPAQUE:
+            if part[1] == format:
+                blocks.append(part[2])
+        elif role == "assistant":  # a user's call part is not written
+            blocks.append({"type": "tool_use", "id": part[0], "name": part[1]})
+    return {"role": role, "content": blocks}
+
+
+def _shared(shared: dict[Any, Any], role: str, content: Any, build: Callable[[str, Any], Any]) -> Any:
+    """build(role, content), one entry for every message of the same role and part kinds when they hold no
+    id (most of a transcript: user turns, answers): the rules only read it, and a million messages then
+    allocate a few dozen entries instead of a million."""
+    if content is not STRING and not all(type(part) is str for part in content):
+        return build(role, content)
+    key = (role, content)
+    found = shared.get(key)
+    if found is None:
+        found = shared[key] = build(role, content)
+    return found
 
 
 def _bedrock(bones: Sequence[Bone]) -> Written:
     """integrity.formats.bedrock's groups and build: Converse blocks; thinking and images are not written."""
     native: list[Any] = []
     sources: list[list[int]] = []
+    shared: dict[Any, Any] = {}
     for start, end in _result_runs(bones, "bedrock"):
         role, content, _, _ = bones[start]
         if role == OPAQUE:
@@ -192,29 +213,34 @@ def _bedrock(bones: Sequence[Bone]) -> Written:
                 for bone in bones[start:end]]})
             sources.append(list(range(start, end)))
             continue
-        blocks: list[Any] = []
-        if content is STRING:
-            blocks.append(_BEDROCK_TEXT)
-        else:
-            for part in content:
-                if part == "text":
-                    blocks.append(_BEDROCK_TEXT)
-                elif type(part) is str:
-                    continue
-                elif part[0] == OPAQUE:
-                    if part[1] == "bedrock":
-                        blocks.append(part[2])
-                elif role == "assistant":
-                    blocks.append({"toolUse": {"toolUseId": part[0], "name": part[1]}})
-        native.append({"role": "assistant" if role == "assistant" else "user", "content": blocks})
+        native.append(_shared(shared, role, content, _bedrock_message))
         sources.append([start])
     return native, sources
+
+
+def _bedrock_message(role: str, content: Any) -> Any:
+    blocks: list[Any] = []
+    if content is STRING:
+        blocks.append(_BEDROCK_TEXT)
+    else:
+        for part in content:
+            if part == "text":
+                blocks.append(_BEDROCK_TEXT)
+            elif type(part) is str:
+                continue
+            elif part[0] == OPAQUE:
+                if part[1] == "bedrock":
+                    blocks.append(part[2])
+            elif role == "assistant":
+                blocks.append({"toolUse": {"toolUseId": part[0], "name": part[1]}})
+    return {"role": "assistant" if role == "assistant" else "user", "content": blocks}
 
 
 def _gemini(bones: Sequence[Bone]) -> Written:
     """integrity.formats.gemini's groups and build: a run of results is one user turn of responses."""
     native: list[Any] = []
     sources: list[list[int]] = []
+    shared: dict[Any, Any] = {}
     for start, end in _result_runs(bones, "gemini"):
         role, content, _, _ = bones[start]
         if role == OPAQUE:
@@ -229,26 +255,30 @@ def _gemini(bones: Sequence[Bone]) -> Written:
             native.append({"role": "user", "parts": parts})
             sources.append(list(range(start, end)))
             continue
-        parts = []
-        if content is STRING:
-            parts.append(_GEMINI_TEXT)
-        else:
-            for part in content:
-                if part == "text":
-                    parts.append(_GEMINI_TEXT)
-                elif part == "thinking":
-                    parts.append(_GEMINI_THOUGHT)
-                elif type(part) is str:
-                    continue
-                elif part[0] == OPAQUE:
-                    if part[1] == "gemini":
-                        parts.append(part[2])
-                elif role == "assistant":
-                    call_id = part[0]
-                    parts.append({"functionCall": {"id": call_id} if type(call_id) is str and call_id else {}})
-        native.append({"role": "model" if role == "assistant" else "user", "parts": parts})
+        native.append(_shared(shared, role, content, _gemini_message))
         sources.append([start])
     return native, sources
+
+
+def _gemini_message(role: str, content: Any) -> Any:
+    parts: list[Any] = []
+    if content is STRING:
+        parts.append(_GEMINI_TEXT)
+    else:
+        for part in content:
+            if part == "text":
+                parts.append(_GEMINI_TEXT)
+            elif part == "thinking":
+                parts.append(_GEMINI_THOUGHT)
+            elif type(part) is str:
+                continue
+            elif part[0] == OPAQUE:
+                if part[1] == "gemini":
+                    parts.append(part[2])
+            elif role == "assistant":
+                call_id = part[0]
+                parts.append({"functionCall": {"id": call_id} if type(call_id) is str and call_id else {}})
+    return {"role": "model" if role == "assistant" else "user", "parts": parts}
 
 
 def _chat(bones: Sequence[Bone]) -> Written:
@@ -266,11 +296,11 @@ def _chat(bones: Sequence[Bone]) -> Written:
         elif role == "assistant":
             calls = [{"id": part[0]} for part in content if type(part) is tuple and part[0] != OPAQUE] \
                 if content is not STRING else []
-            native.append({"role": role, "tool_calls": calls} if calls else {"role": role})
+            native.append({"role": role, "tool_calls": calls} if calls else _ROLE.get(role) or {"role": role})
         elif role == "toolResult":
             native.append({"role": "tool"} if result_id is MISSING else {"role": "tool", "tool_call_id": result_id})
         else:
-            native.append({"role": role})
+            native.append(_ROLE.get(role) or {"role": role})
         sources.append([index])
     return native, sources
 
@@ -315,7 +345,7 @@ def _responses(bones: Sequence[Bone]) -> Written:
                 native.append(item)
                 sources.append([index])
         else:
-            native.append({"role": role})
+            native.append(_ROLE.get(role) or {"role": role})
             sources.append([index])
     return native, sources
 
