@@ -328,7 +328,7 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
     from .providers.canonical import judge_written
 
     formats = {PROVIDER_FORMAT[name] for name in names}
-    if loaded.format in formats:
+    if loaded.format in formats or not formats <= SKELETONS.keys():
         return None
     bones, hinted = loaded.bones()
     if hinted & formats or "" in hinted:

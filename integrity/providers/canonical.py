@@ -102,9 +102,12 @@ def skeleton_once(messages: list[Any], format: str, requests: dict[Any, Any] | N
     bones once for every format, each skeleton once for the providers that read it."""
     from ..formats.skeleton import SKELETONS, all_bones
 
+    writer = SKELETONS.get(format)
+    if writer is None:  # a format with no skeleton writer: its requests are judged in full
+        return None
     if requests is None:
         bones, hinted = all_bones(messages)
-        return None if format in hinted or "" in hinted else SKELETONS[format](bones)
+        return None if format in hinted or "" in hinted else writer(bones)
     key = ("skeleton", id(messages), format)
     kept = requests.get(key)
     if kept is None or kept[0] is not messages:  # the list itself is kept, so its id cannot be reused
@@ -112,7 +115,7 @@ def skeleton_once(messages: list[Any], format: str, requests: dict[Any, Any] | N
         if read is None or read[0] is not messages:
             read = requests[("bones", id(messages))] = (messages, _bones_reusing(messages, requests))
         bones, hinted = read[1]
-        written = None if format in hinted or "" in hinted else SKELETONS[format](bones)
+        written = None if format in hinted or "" in hinted else writer(bones)
         kept = requests[key] = (messages, written)
     return cast("tuple[list[Any], list[list[int]]] | None", kept[1])
 
