@@ -126,8 +126,6 @@ def check_table(path: str, columns: Sequence[str], option: str = "--out") -> boo
     """
     import stat
 
-    import pyarrow.parquet as pq
-
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -138,6 +136,8 @@ def check_table(path: str, columns: Sequence[str], option: str = "--out") -> boo
         raise TriageError(f"{option} {path}: is a folder; give a file name such as {path.rstrip('/')}/fleet.parquet")
     if not stat.S_ISREG(info.st_mode):
         raise TriageError(f"{option} {path}: is not a regular file; refusing to replace it")
+    import pyarrow.parquet as pq  # (only here: no table, no pyarrow before the workers have their files)
+
     try:
         names = pq.read_schema(path).names
     except Exception:  # pyarrow raises several types for a file that is not Parquet
@@ -152,19 +152,19 @@ def check_table(path: str, columns: Sequence[str], option: str = "--out") -> boo
 
 def recorded_providers(table: str) -> list[str]:
     """The providers an existing transcript table records verdicts of (none when there is no table)."""
-    import pyarrow.parquet as pq
-
     if not os.path.exists(table):
         return []
+    import pyarrow.parquet as pq
+
     return [name[: -len(RECORDED)] for name in pq.read_schema(table).names if name.endswith(RECORDED)]
 
 
 def known_hashes(table: str) -> dict[str, str]:
     """path -> content hash of the files an earlier run triaged into this table (readable ones only)."""
-    import pyarrow.parquet as pq
-
     if not os.path.exists(table):
         return {}
+    import pyarrow.parquet as pq
+
     try:
         known = pq.read_table(table, columns=["path", "content_hash"]).to_pydict()
     except Exception as error:  # a damaged table: pyarrow raises several types

@@ -36,13 +36,13 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._triage_inputs import Identities, exists, expand_inputs, identity, is_store, read_file
 from ._triage_inputs import TriageError as TriageError
-from ._triage_inputs import exists, expand_inputs, identity, is_store, read_file
 from ._triage_table import (
     FINDING_FIELDS,
     TRANSCRIPT_FIELDS,
@@ -371,11 +371,14 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
     known = known_hashes(out)
     counts = {"transcripts": 0, "skipped": 0, "unreadable": 0, "done": 0, "missing": 0}
     writers: list[TableWriter] = []
-    try:
+
+    def open_tables() -> None:  # once the workers have their first files: pyarrow's import is not waited for
         writers.append(TableWriter(tables[1], finding_schema()))
         writers.append(TableWriter(out, transcript_schema(order)))
-        redone = _run_batches(urls, known, scheduler, workers, chosen, policy, batch_files, writers, counts,
-                              progress, stores)
+
+    try:
+        redone = _run_batches(urls, known, scheduler, workers, chosen, policy, batch_files, open_tables, writers,
+                              counts, progress, stores)
         keeper = _Keeper(urls, redone)
         carry_over(out, writers[1], keeper)
         counts["missing"] = keeper.missing
@@ -393,8 +396,9 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
 
 
 def _run_batches(urls: Sequence[str], known: dict[str, str], scheduler: str | None, workers: int | None,
-                 chosen: Sequence[str], policy: str, batch_files: int | None, writers: Sequence[TableWriter],
-                 counts: dict[str, int], progress: Any, stores: dict[str, str] | None = None) -> set[str]:
+                 chosen: Sequence[str], policy: str, batch_files: int | None, open_tables: Callable[[], None],
+                 writers: Sequence[TableWriter], counts: dict[str, int], progress: Any,
+                 stores: dict[str, str] | None = None) -> set[str]:
     """Send the files to Dask in batches and write their rows in input order; the paths given new rows.
 
     Batches finish in any order; each one's rows wait until every earlier batch's are written, so the
@@ -421,6 +425,8 @@ def _run_batches(urls: Sequence[str], known: dict[str, str], scheduler: str | No
                 index_of[future.key] = sent
                 running.add(future)
                 sent += 1
+            if not writers:
+                open_tables()
             future = next(running)
             done[index_of.pop(future.key)] = future.result()
             future.release()
@@ -433,6 +439,8 @@ def _run_batches(urls: Sequence[str], known: dict[str, str], scheduler: str | No
                 written += 1
                 if progress is not None:
                     _progress(counts["done"], len(urls), counts["unreadable"], progress)
+    if not writers:  # (no batch at all)
+        open_tables()
     return redone
 
 
@@ -440,7 +448,8 @@ class _Keeper:
     """Which of an earlier run's rows the new table keeps, remembered per path (a file has many rows)."""
 
     def __init__(self, urls: Sequence[str], redone: set[str]) -> None:
-        self.names = {identity(url): url for url in urls}
+        self.identity = Identities()
+        self.names = {self.identity(url): url for url in urls}
         self.redone = redone
         self.cache: dict[str, bool | None] = {}
 
@@ -450,7 +459,7 @@ class _Keeper:
         if path not in self.cache:
             if path in self.redone:
                 self.cache[path] = None
-            elif (key := identity(path)) in self.names:
+            elif (key := self.identity(path)) in self.names:
                 self.cache[path] = False if self.names[key] == path else None
             else:
                 self.cache[path] = not exists(path)
