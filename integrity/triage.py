@@ -402,44 +402,68 @@ def _run_batches(urls: Sequence[str], known: dict[str, str], scheduler: str | No
     """Send the files to Dask in batches and write their rows in input order; the paths given new rows.
 
     Batches finish in any order; each one's rows wait until every earlier batch's are written, so the
-    table is the same row for row (and byte for byte) whichever worker ran which batch, and however
-    the files were batched.  At most WINDOW_PER_THREAD batches per worker thread are out at once.
+    table is the same row for row (and byte for byte) whichever process ran which batch, and however
+    the files were batched.  At most WINDOW_PER_THREAD batches per worker thread are out at once.  A
+    local cluster's start-up is not waited for idle: a copy of this process triages the first batches
+    meanwhile (_triage_head).
     """
-    from distributed import as_completed
+    from ._triage_head import HeadStart, missing
+
+    def arguments(batch: list[str]) -> tuple[Any, ...]:
+        return (batch, chosen, policy, {u: known[u] for u in batch if u in known},
+                {s: stores[s] for s in {u.partition("?")[0] for u in batch} if s in stores} if stores else None)
 
     redone: set[str] = set()
-    with _client(scheduler, workers) as (client, threads):
-        batches = list(_batches(urls, batch_files or batch_size(len(urls), threads)))
-        window = WINDOW_PER_THREAD * threads
-        running = as_completed()
-        index_of: dict[str, int] = {}
-        done: dict[int, tuple[Rows, Rows, int]] = {}
-        sent = written = 0
-        while written < len(batches):
-            while sent < len(batches) and sent < written + window:
-                batch = batches[sent]
-                future = client.submit(triage_batch, batch, chosen, policy,
-                                       {u: known[u] for u in batch if u in known},
-                                       {s: stores[s] for s in {u.partition("?")[0] for u in batch} if s in stores}
-                                       if stores else None, pure=False)
-                index_of[future.key] = sent
-                running.add(future)
-                sent += 1
-            if not writers:
-                open_tables()
-            future = next(running)
-            done[index_of.pop(future.key)] = future.result()
-            future.release()
-            while written in done:
-                rows, findings, skipped = done.pop(written)
-                _account(rows, skipped, counts, redone)
-                writers[1].write(rows)
-                writers[0].write(findings)
-                counts["done"] += len(batches[written])
-                written += 1
-                if progress is not None:
-                    _progress(counts["done"], len(urls), counts["unreadable"], progress)
-    if not writers:  # (no batch at all)
+    local = workers or os.cpu_count() or 1
+    batches = list(_batches(urls, batch_files or batch_size(len(urls), local))) if not scheduler else []
+    head = HeadStart(len(batches), lambda index: triage_batch(*arguments(batches[index]))) \
+        if batches and not os.environ.get("INTEGRITY_TRIAGE_NO_HEAD_START") and HeadStart.possible() else None
+    try:
+        from distributed import as_completed
+
+        with _client(scheduler, workers) as (client, threads):
+            if scheduler:
+                batches = list(_batches(urls, batch_files or batch_size(len(urls), threads)))
+            taken = head.stop() if head else 0  # batches below `taken` are the head start's
+            pending = list(range(taken, len(batches)))[::-1]  # (a stack: the next to send is last)
+            window = WINDOW_PER_THREAD * threads
+            running = as_completed()
+            index_of: dict[str, int] = {}
+            done: dict[int, tuple[Rows, Rows, int]] = {}
+            written = 0
+
+            def send() -> None:
+                while pending and pending[-1] < written + window:
+                    index = pending.pop()
+                    future = client.submit(triage_batch, *arguments(batches[index]), pure=False)
+                    index_of[future.key] = index
+                    running.add(future)
+
+            send()
+            open_tables()
+            if head:
+                done.update(head.results())
+                pending.extend(reversed(missing(taken, done)))  # what the copy took and never delivered
+                send()
+            while written < len(batches):
+                while written in done:
+                    rows, findings, skipped = done.pop(written)
+                    _account(rows, skipped, counts, redone)
+                    writers[1].write(rows)
+                    writers[0].write(findings)
+                    counts["done"] += len(batches[written])
+                    written += 1
+                    if progress is not None:
+                        _progress(counts["done"], len(urls), counts["unreadable"], progress)
+                send()
+                if written < len(batches):
+                    future = next(running)
+                    done[index_of.pop(future.key)] = future.result()
+                    future.release()
+    finally:
+        if head:
+            head.close()
+    if not writers:
         open_tables()
     return redone
 
