@@ -86,6 +86,13 @@ class Writer(writer):
         note(f"{os.path.basename(self.path)}: writing its last rows, flushing it to disk")
         super().finish()
 triage.expand_inputs, triage._client, triage.TableWriter = listed, timed_client, Writer
+from integrity import _triage_head
+stop = _triage_head.HeadStart.stop
+def stopped(self):
+    taken = stop(self)
+    note(f"head start told to stop: it took {taken} of {self.count} batches")
+    return taken
+_triage_head.HeadStart.stop = stopped
 code = cli.main(sys.argv[1:])
 note("both on disk and renamed; command done")
 import gc; gc.freeze()  # as integrity/__main__.py

@@ -41,10 +41,11 @@ class HeadStart:
         self.stopped = context.RawValue("b", 0)
         self.count = count
         reading, writing = os.pipe()
+        parent = os.getpid()
         self.pid = os.fork()
         if self.pid == 0:  # the copy: it never returns
             os.close(reading)
-            self._run(task, writing)
+            self._run(task, writing, parent)
         os.close(writing)
         self.reading = reading
         self.taken: int | None = None
@@ -54,8 +55,9 @@ class HeadStart:
         """Whether a head start can be forked safely here (Linux, and no other thread in this process)."""
         return sys.platform.startswith("linux") and threading.active_count() == 1
 
-    def _run(self, task: Task, writing: int) -> None:
-        """The copy: take batches until stopped or none is left, then hand every result over and exit."""
+    def _run(self, task: Task, writing: int, parent: int) -> None:
+        """The copy: take batches until stopped, none is left or the parent is gone (killed outright: the
+        rest of a large fleet would be triaged for nobody), then hand every result over and exit."""
         code = 0
         try:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle (it kills this)
@@ -63,7 +65,7 @@ class HeadStart:
             done: dict[int, Any] = {}
             while True:
                 with self.lock:
-                    if self.stopped.value or self.next.value >= self.count:
+                    if self.stopped.value or self.next.value >= self.count or os.getppid() != parent:
                         break
                     index = self.next.value
                     self.next.value = index + 1

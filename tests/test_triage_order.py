@@ -135,3 +135,34 @@ def test_batches_a_dead_head_start_took_are_missing_so_the_cluster_gets_them() -
         head.close()
     assert taken == 4 and results == {}  # it died before handing anything over
     assert missing(taken, results) == [0, 1, 2, 3]
+
+
+ORPHANED = """
+import os, sys, time
+from integrity._triage_head import HeadStart
+def slow(index):
+    time.sleep(0.05)
+    return index
+head = HeadStart(100_000, slow)  # an hour and a half of batches
+print(head.pid, flush=True)
+time.sleep(0.3)
+os.kill(os.getpid(), 9)  # the run is killed outright: nobody will stop the copy or read what it did
+"""
+
+
+def test_a_head_start_whose_run_was_killed_stops_taking_batches() -> None:
+    run = subprocess.Popen([sys.executable, "-c", ORPHANED], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert run.stdout is not None
+    copy = int(run.stdout.readline())
+    run.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{copy}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):  # exited, not yet reaped by init
+                    break
+        except FileNotFoundError:  # exited and reaped
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the head start went on triaging for a run that no longer exists")
