@@ -88,10 +88,10 @@ class HeadStart:
         """What the copy triaged, by batch (after `stop`; it waits for the batch the copy is on).  A batch
         missing from it is one the copy did not deliver."""
         data = bytearray()
-        with os.fdopen(self.reading, "rb") as pipe:
+        reading, self.reading = self.reading, -1  # the file object below owns (and closes) it now
+        with os.fdopen(reading, "rb") as pipe:
             while chunk := pipe.read(1 << 20):
                 data += chunk
-        self.reading = -1
         self._reap()
         try:
             done = pickle.loads(data) if data else {}

@@ -288,9 +288,10 @@ LOCAL_SETTINGS: dict[str, Any] = {
     "distributed.admin.system-monitor.interval": "5s",  # the dashboard's CPU/memory graphs
 }
 """Dask settings of the local cluster triage starts (never of a --scheduler's): what a short run on a few
-cores does not need.  Workers are forked from this process where fork is safe (Linux), so they start with
-the engine already imported instead of a fresh interpreter importing Dask and the engine each (spawn:
-about a second of both cores per run); a worker the nanny restarts is forked the same way."""
+cores does not need.  On Linux the workers are forked from this process (while its own threads wait for
+them), so they start with the engine already imported instead of a fresh interpreter importing Dask and
+the engine each (spawn: about a second of both cores per run); a worker the nanny restarts later is
+started Dask's default way (the settings hold while the cluster starts)."""
 
 
 def _local_settings() -> dict[str, Any]:
@@ -416,6 +417,8 @@ def _run_batches(urls: Sequence[str], known: dict[str, str], scheduler: str | No
     redone: set[str] = set()
     local = workers or os.cpu_count() or 1
     batches = list(_batches(urls, batch_files or batch_size(len(urls), local))) if not scheduler else []
+    if batches:
+        _preload()  # once, here: the head start and the workers are forked with it
     head = HeadStart(len(batches), lambda index: triage_batch(*arguments(batches[index]))) \
         if batches and not os.environ.get("INTEGRITY_TRIAGE_NO_HEAD_START") and HeadStart.possible() else None
     try:
