@@ -13,7 +13,8 @@ measured per-file cost, of triaging 10 million sessions on N Dask workers.
 in a fresh process (as bench_cli.py --fleet does, with `check` over the same files alternated with
 it) with a few functions of integrity.triage wrapped to note the time since the process started and
 the CPU time of the process and of its reaped children (the workers) at each step, and prints each
-step of the fastest run.
+step of the fastest run; and, alternated with them, the same command without its head start
+(INTEGRITY_TRIAGE_NO_HEAD_START=1), unwrapped.
 """
 
 from __future__ import annotations
@@ -110,11 +111,18 @@ def phases(folder: Path, runs: int, workers: int) -> None:
     paths = sorted(str(path) for path in folder.iterdir())
     best: tuple[float, list[list[str]], float] | None = None
     checks: list[float] = []
+    without: list[float] = []  # triage without its head start (_triage_head), alternated with the rest
     for _ in range(runs):
         start = time.perf_counter()
         subprocess.run([sys.executable, "-m", "integrity", "check", *paths], cwd=root, env=env,
                        stdout=subprocess.DEVNULL, check=False)
         checks.append(time.perf_counter() - start)
+        with tempfile.TemporaryDirectory() as out:
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "integrity", "triage", "--workers", str(workers), "--out",
+                            os.path.join(out, "fleet.parquet"), str(folder)], cwd=root,
+                           env={**env, "INTEGRITY_TRIAGE_NO_HEAD_START": "1"}, capture_output=True, check=True)
+            without.append(time.perf_counter() - start)
         with tempfile.TemporaryDirectory() as out:
             start, began = time.perf_counter(), time.time()
             done = subprocess.run([sys.executable, "-c", PHASES, "triage", "--workers", str(workers), "--out",
@@ -132,7 +140,8 @@ def phases(folder: Path, runs: int, workers: int) -> None:
             best = (elapsed, steps, began)
     assert best is not None
     print(f"triage --workers {workers} over {len(paths):,} files, fastest of {runs} "
-          f"(check over them: best {min(checks):.2f} s; triage / check = {best[0] / min(checks):.2f}):")
+          f"(check over them: best {min(checks):.2f} s; triage / check = {best[0] / min(checks):.2f}; "
+          f"without the head start: best {min(without):.2f} s, {min(without) / min(checks):.2f}x):")
     print(f"  {'at (s)':>7} {'step (s)':>8} {'own CPU':>8} {'workers':>8}  step")
     previous = 0.0
     for at, own, kids, step in best[1]:
