@@ -166,3 +166,17 @@ def test_a_head_start_whose_run_was_killed_stops_taking_batches() -> None:
         time.sleep(0.05)
     else:
         raise AssertionError("the head start went on triaging for a run that no longer exists")
+
+
+def test_store_threads_and_files_from_the_command_line_are_the_scheduler_runs_table(
+        fleet: Path, langgraph_db: Path, cluster: str, tmp_path: Path) -> None:  # noqa: F811
+    inputs = [f"langgraph+sqlite://{langgraph_db}", str(fleet / "001.json"), str(fleet / "002.json")]
+    scheduled = tmp_path / "scheduled.parquet"
+    run_triage(inputs, str(scheduled), scheduler=cluster, batch_files=1, progress=None)
+    command = tmp_path / "command.parquet"  # the head start reads the store's threads in its copy
+    done = subprocess.run([sys.executable, "-m", "integrity", "triage", *inputs, "--out", str(command),
+                           "--workers", "1"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert _tables(command) == _tables(scheduled)
+    paths = [row["path"] for row in pq.read_table(command).to_pylist()]
+    assert len(paths) == 4 and paths == sorted(paths) and any("thread=broken" in path for path in paths)
