@@ -79,10 +79,23 @@ class HeadStart:
 
     def stop(self) -> int:
         """Stop the copy taking batches; how many it took (batches below that are its to deliver)."""
-        with self.lock:
+        held = self.lock.acquire(timeout=1)
+        while not held and self._alive():  # (a copy killed while it held the lock never gives it back)
+            held = self.lock.acquire(timeout=1)
+        try:
             self.stopped.value = 1
             self.taken = int(self.next.value)
+        finally:
+            if held:
+                self.lock.release()
         return self.taken
+
+    def _alive(self) -> bool:
+        """Whether the copy still runs (a copy that has ended is reaped here)."""
+        if self.pid and os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+            return True
+        self.pid = 0
+        return False
 
     def results(self) -> dict[int, Any]:
         """What the copy triaged, by batch (after `stop`; it waits for the batch the copy is on).  A batch

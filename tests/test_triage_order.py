@@ -180,3 +180,17 @@ def test_store_threads_and_files_from_the_command_line_are_the_scheduler_runs_ta
     assert _tables(command) == _tables(scheduled)
     paths = [row["path"] for row in pq.read_table(command).to_pylist()]
     assert len(paths) == 4 and paths == sorted(paths) and any("thread=broken" in path for path in paths)
+
+
+def test_stopping_a_copy_that_died_holding_the_lock_does_not_hang() -> None:
+    head = HeadStart(1000, _slow_double)
+    try:
+        time.sleep(0.2)
+        assert head.lock.acquire(timeout=5)  # as a copy killed inside its claim would leave it: never released
+        os.kill(head.pid, 9)
+        started = time.monotonic()
+        taken = head.stop()
+        assert time.monotonic() - started < 10 and taken > 0
+        assert head.results() == {}  # killed before handing anything over: the cluster gets them all
+    finally:
+        head.close()
