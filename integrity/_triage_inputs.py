@@ -46,6 +46,29 @@ def identity(url: str) -> str:
     return os.path.realpath(url) if is_local(url) else url
 
 
+class Identities:
+    """identity() of many names, resolving each folder once: a file that is not itself a link resolves
+    to its folder's resolved path joined with its name (realpath per file walked every folder of every
+    path again: three quarters of listing 2,000 files).  One per run, so a link changed between runs
+    is seen."""
+
+    def __init__(self) -> None:
+        self.folders: dict[str, str] = {}
+
+    def __call__(self, url: str, link: bool | None = None) -> str:
+        """The identity of `url`; `link` says whether it is a symbolic link, when the caller knows."""
+        if not is_local(url):
+            return url
+        if link is None:
+            link = os.path.islink(url)
+        folder, name = os.path.split(url)
+        if link or not name or name in (".", ".."):
+            return os.path.realpath(url)
+        if folder not in self.folders:
+            self.folders[folder] = os.path.realpath(folder)
+        return os.path.join(self.folders[folder], name)
+
+
 def exists(url: str) -> bool:
     """Whether the file (or the store's thread) is still there (for rows of files an earlier run saw); a
     store that cannot be reached now counts its threads as missing."""
@@ -103,6 +126,7 @@ def expand_inputs(patterns: Sequence[str], exclude: Callable[[str], bool] = lamb
     from fsspec.core import url_to_fs
 
     names: dict[str, str] = {}  # identity -> the smallest name among its aliases
+    identities = Identities()
     for pattern in patterns:
         if is_store(pattern):
             names.update((unit, unit) for unit in _store_units(pattern, {} if stores is None else stores))
@@ -117,15 +141,15 @@ def expand_inputs(patterns: Sequence[str], exclude: Callable[[str], bool] = lamb
         if fs.isdir(base):
             found, explicit = _files(fs.find(base, detail=True)), False
         elif fs.exists(base) if remote else os.path.lexists(base):  # a file named 'a[1].json' is that file
-            found, explicit = [base], True
+            found, explicit = [(base, None)], True
         elif any(char in base for char in "*?["):
             found, explicit = _files(fs.glob(base, detail=True)), False
         else:
             raise TriageError(f"{pattern}: no such file or folder")
         matched = 0
-        for item in found:
+        for item, link in found:
             name = fs.unstrip_protocol(item) if remote else os.path.normpath(item)
-            key = identity(name)
+            key = identities(name, link)
             if exclude(key):
                 if explicit:
                     raise TriageError(f"{pattern}: is this run's own output table (--out); it cannot be an input")
@@ -137,9 +161,10 @@ def expand_inputs(patterns: Sequence[str], exclude: Callable[[str], bool] = lamb
     return sorted(names.values())
 
 
-def _files(found: Any) -> list[str]:
-    """The names in a detailed listing that are not folders (files, links, FIFOs, devices: each gets a row)."""
-    return [name for name, info in dict(found).items() if info.get("type") != "directory"]
+def _files(found: Any) -> list[tuple[str, bool | None]]:
+    """The names in a detailed listing that are not folders (files, links, FIFOs, devices: each gets a row),
+    each with whether it is a symbolic link (None: the listing does not say)."""
+    return [(name, info.get("islink")) for name, info in dict(found).items() if info.get("type") != "directory"]
 
 
 def read_file(url: str) -> bytes:

@@ -11,9 +11,10 @@ on this machine (nothing to set up); with `--scheduler tcp://host:8786` the same
 run goes to an existing Dask cluster (Kubernetes, YARN, HPC, cloud; its workers
 need this package installed).  Inputs are read through fsspec, so local paths and
 globs work out of the box and `s3://` or `gs://` work once the user installs the
-filesystem package (s3fs, gcsfs).  Files are sent to workers in batches, results
-stream back in completion order and are written as they arrive, so memory stays
-flat however large the fleet; a bad file is an error row, never a failed run.
+filesystem package (s3fs, gcsfs).  Files are sent to workers in batches, a few
+per worker at a time, and their rows are written in input order as the batches
+finish, so memory stays flat however large the fleet and the table is the same
+whichever worker ran what; a bad file is an error row, never a failed run.
 Re-running with the same --out skips transcripts already there (same path and
 content hash) and keeps their rows; a kept row whose file is gone says so
 (`missing`).  The table is replaced whole or not at all: what is on disk at --out
@@ -35,13 +36,13 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._triage_inputs import Identities, exists, expand_inputs, identity, is_store, read_file
 from ._triage_inputs import TriageError as TriageError
-from ._triage_inputs import exists, expand_inputs, identity, is_store, read_file
 from ._triage_table import (
     FINDING_FIELDS,
     TRANSCRIPT_FIELDS,
@@ -65,8 +66,13 @@ TRANSCRIPT_COLUMNS = tuple(name for name, _ in TRANSCRIPT_FIELDS)
 FINDING_COLUMNS = tuple(name for name, _ in FINDING_FIELDS)
 CONNECT_SECONDS = 10
 """How long to try reaching a --scheduler before saying it cannot be reached."""
-BATCH_FILES = 32
-"""Files per Dask task: big enough that scheduling costs little, small enough to spread the work."""
+BATCH_FILES = 256
+"""The most files per Dask task (batch_size); each task costs Dask a few milliseconds of its own."""
+TASKS_PER_THREAD = 8
+"""Tasks per worker thread when the fleet is small enough (batch_size)."""
+WINDOW_PER_THREAD = 16
+"""Tasks per worker thread sent ahead of the oldest unwritten one: the rows waiting to be written in
+order are at most this many tasks' worth per thread, however large the fleet."""
 
 Rows = list[dict[str, Any]]
 
@@ -218,6 +224,10 @@ def triage_batch(urls: Sequence[str], providers: Sequence[str], policy: str,
         rows.extend(more)
         findings.extend(found)
         skipped += passed
+    if threads:  # a store's threads were read together: put every row back in input order
+        order = {url: index for index, url in enumerate(urls)}
+        rows.sort(key=lambda row: order[row["path"]])
+        findings.sort(key=lambda row: order[row["path"]])
     return rows, findings, skipped
 
 
@@ -271,10 +281,40 @@ def _batches(items: Sequence[str], size: int) -> Iterator[list[str]]:
         yield list(items[start:start + size])
 
 
+LOCAL_SETTINGS: dict[str, Any] = {
+    "distributed.worker.profile.enabled": False,  # a sampler of the running task every 10 ms: a tenth of a
+    # worker's time on small files, for a profile nobody looks at (the dashboard is off)
+    "distributed.admin.tick.interval": "1s",  # the event loop's health check, 50 times a second
+    "distributed.admin.system-monitor.interval": "5s",  # the dashboard's CPU/memory graphs
+}
+"""Dask settings of the local cluster triage starts (never of a --scheduler's): what a short run on a few
+cores does not need.  On Linux the workers are forked from this process (while its own threads wait for
+them), so they start with the engine already imported instead of a fresh interpreter importing Dask and
+the engine each (spawn: about a second of both cores per run); a worker the nanny restarts later is
+started Dask's default way (the settings hold while the cluster starts)."""
+
+
+def _local_settings() -> dict[str, Any]:
+    settings = dict(LOCAL_SETTINGS)
+    if sys.platform.startswith("linux"):  # (macOS: fork is unsafe once system frameworks start threads)
+        settings["distributed.worker.multiprocessing-method"] = "fork"
+    return settings
+
+
+def _preload() -> None:
+    """Import what a worker runs before the workers are forked, so each starts with it imported."""
+    from . import analysis, pipeline  # noqa: F401
+    from ._bulk import fast_read  # noqa: F401
+    from .guards import stores  # noqa: F401
+    from .repair import policies  # noqa: F401
+
+
 @contextmanager
-def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
+def _client(scheduler: str | None, workers: int | None) -> Iterator[tuple[Any, int]]:
     """A client of the named scheduler (TriageError when there is none to reach) or of a new local cluster,
-    which is closed with it (a `Client(cluster)` alone leaves the cluster's processes running)."""
+    which is closed with it (a `Client(cluster)` alone leaves the cluster's processes running); and how
+    many tasks its workers run at once."""
+    import dask
     from distributed import Client, LocalCluster
 
     if scheduler:
@@ -284,14 +324,22 @@ def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
             detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             raise TriageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there: {detail}") from None
         with client:
-            yield client
+            yield client, max(1, sum(client.nthreads().values()))
         return
-    with warnings.catch_warnings():  # "port 8787 is already in use": Dask's chatter, not the user's business
-        warnings.simplefilter("ignore", UserWarning)
-        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+    count = workers or os.cpu_count() or 1
+    _preload()
+    with warnings.catch_warnings(), dask.config.set(_local_settings()):
+        warnings.simplefilter("ignore", UserWarning)  # "port 8787 is already in use": Dask's chatter
+        cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
                                dashboard_address=None, silence_logs=logging.CRITICAL)  # workers log to our stderr
     with cluster, Client(cluster) as client:
-        yield client
+        yield client, count
+
+
+def batch_size(files: int, threads: int) -> int:
+    """Files per Dask task: TASKS_PER_THREAD tasks for each task the cluster runs at once (enough to even
+    out files of uneven cost), at most BATCH_FILES (so a large fleet still streams in small steps)."""
+    return max(1, min(BATCH_FILES, -(-files // (threads * TASKS_PER_THREAD))))
 
 
 def _progress(done: int, total: int, unreadable: int, stream: Any) -> None:
@@ -302,7 +350,7 @@ def _progress(done: int, total: int, unreadable: int, stream: Any) -> None:
 
 def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
                providers: Sequence[str] | None = None, policy: str = DEFAULT_POLICY, workers: int | None = None,
-               batch_files: int = BATCH_FILES, progress: Any = sys.stderr) -> TriageResult:
+               batch_files: int | None = None, progress: Any = sys.stderr) -> TriageResult:
     """Triage every transcript the patterns name into `out` (and its findings table); see the module docstring.
 
     TriageError (one line) for the user's mistakes and a disk that refuses the table; the table at `out`
@@ -324,15 +372,20 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
     known = known_hashes(out)
     counts = {"transcripts": 0, "skipped": 0, "unreadable": 0, "done": 0, "missing": 0}
     writers: list[TableWriter] = []
-    try:
+
+    def open_tables() -> None:  # once the workers have their first files: pyarrow's import is not waited for
         writers.append(TableWriter(tables[1], finding_schema()))
         writers.append(TableWriter(out, transcript_schema(order)))
-        redone = _run_batches(urls, known, scheduler, workers, chosen, policy, batch_files, writers, counts,
-                              progress, stores)
+
+    try:
+        redone = _run_batches(urls, known, scheduler, workers, chosen, policy, batch_files, open_tables, writers,
+                              counts, progress, stores)
         keeper = _Keeper(urls, redone)
         carry_over(out, writers[1], keeper)
         counts["missing"] = keeper.missing
         carry_over(tables[1], writers[0], keeper)
+        for writer in reversed(writers):  # every row on disk before either rename, so the renames follow
+            writer.finish()               # each other at once
         for writer in writers:  # the findings table first: a kill between the renames leaves a table whose
             writer.close()      # rows are older than its findings, and the next run redoes those files
     except BaseException:
@@ -344,27 +397,77 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
 
 
 def _run_batches(urls: Sequence[str], known: dict[str, str], scheduler: str | None, workers: int | None,
-                 chosen: Sequence[str], policy: str, batch_files: int, writers: Sequence[TableWriter],
-                 counts: dict[str, int], progress: Any, stores: dict[str, str] | None = None) -> set[str]:
-    """Send the files to Dask in batches and write their rows as batches finish; the paths given new rows."""
-    from distributed import as_completed
+                 chosen: Sequence[str], policy: str, batch_files: int | None, open_tables: Callable[[], None],
+                 writers: Sequence[TableWriter], counts: dict[str, int], progress: Any,
+                 stores: dict[str, str] | None = None) -> set[str]:
+    """Send the files to Dask in batches and write their rows in input order; the paths given new rows.
+
+    Batches finish in any order; each one's rows wait until every earlier batch's are written, so the
+    table is the same row for row (and byte for byte) whichever process ran which batch, and however
+    the files were batched.  At most WINDOW_PER_THREAD batches per worker thread are out at once.  A
+    local cluster's start-up is not waited for idle: a copy of this process triages the first batches
+    meanwhile (_triage_head).
+    """
+    from ._triage_head import HeadStart, missing
+
+    def arguments(batch: list[str]) -> tuple[Any, ...]:
+        return (batch, chosen, policy, {u: known[u] for u in batch if u in known},
+                {s: stores[s] for s in {u.partition("?")[0] for u in batch} if s in stores} if stores else None)
 
     redone: set[str] = set()
-    with _client(scheduler, workers) as client:
-        batches = list(_batches(urls, batch_files))
-        futures = [client.submit(triage_batch, batch, chosen, policy, {u: known[u] for u in batch if u in known},
-                                 {s: stores[s] for s in {u.partition("?")[0] for u in batch} if s in stores}
-                                 if stores else None, pure=False) for batch in batches]
-        sizes = {future.key: len(batch) for future, batch in zip(futures, batches, strict=True)}
-        for future in as_completed(futures):
-            rows, findings, skipped = future.result()
-            _account(rows, skipped, counts, redone)
-            writers[1].write(rows)
-            writers[0].write(findings)
-            counts["done"] += sizes[future.key]
-            if progress is not None:
-                _progress(counts["done"], len(urls), counts["unreadable"], progress)
-            future.release()
+    local = workers or os.cpu_count() or 1
+    batches = list(_batches(urls, batch_files or batch_size(len(urls), local))) if not scheduler else []
+    if batches:
+        _preload()  # once, here: the head start and the workers are forked with it
+    head = HeadStart(len(batches), lambda index: triage_batch(*arguments(batches[index]))) \
+        if batches and not os.environ.get("INTEGRITY_TRIAGE_NO_HEAD_START") and HeadStart.possible() else None
+    try:
+        from distributed import as_completed
+
+        with _client(scheduler, workers) as (client, threads):
+            if scheduler:
+                batches = list(_batches(urls, batch_files or batch_size(len(urls), threads)))
+            taken = head.stop() if head else 0  # batches below `taken` are the head start's
+            pending = list(range(taken, len(batches)))[::-1]  # (a stack: the next to send is last)
+            window = WINDOW_PER_THREAD * threads
+            running = as_completed()
+            index_of: dict[str, int] = {}
+            done: dict[int, tuple[Rows, Rows, int]] = {}
+            written = 0
+
+            def send() -> None:
+                while pending and pending[-1] < written + window:
+                    index = pending.pop()
+                    future = client.submit(triage_batch, *arguments(batches[index]), pure=False)
+                    index_of[future.key] = index
+                    running.add(future)
+
+            send()
+            open_tables()
+            if head:
+                done.update(head.results())
+                pending.extend(reversed(missing(taken, done)))  # what the copy took and never delivered
+                send()
+            while written < len(batches):
+                while written in done:
+                    rows, findings, skipped = done.pop(written)
+                    _account(rows, skipped, counts, redone)
+                    writers[1].write(rows)
+                    writers[0].write(findings)
+                    counts["done"] += len(batches[written])
+                    written += 1
+                    if progress is not None:
+                        _progress(counts["done"], len(urls), counts["unreadable"], progress)
+                send()
+                if written < len(batches):
+                    future = next(running)
+                    done[index_of.pop(future.key)] = future.result()
+                    future.release()
+    finally:
+        if head:
+            head.close()
+    if not writers:
+        open_tables()
     return redone
 
 
@@ -372,7 +475,8 @@ class _Keeper:
     """Which of an earlier run's rows the new table keeps, remembered per path (a file has many rows)."""
 
     def __init__(self, urls: Sequence[str], redone: set[str]) -> None:
-        self.names = {identity(url): url for url in urls}
+        self.identity = Identities()
+        self.names = {self.identity(url): url for url in urls}
         self.redone = redone
         self.cache: dict[str, bool | None] = {}
 
@@ -382,7 +486,7 @@ class _Keeper:
         if path not in self.cache:
             if path in self.redone:
                 self.cache[path] = None
-            elif (key := identity(path)) in self.names:
+            elif (key := self.identity(path)) in self.names:
                 self.cache[path] = False if self.names[key] == path else None
             else:
                 self.cache[path] = not exists(path)
