@@ -13,8 +13,8 @@ repeated), the best of `runs` timings of:
                 last turn (what every call of a running agent pays): the guard's memo reads only the
                 new turn.  The request is what the runtime hands the guard: LangChain the same message
                 objects, the Agents SDK new equal dicts (it rebuilds its input for every call), LiteLLM
-                the caller's list (the same dicts), ADK new Content objects (matched by identity only,
-                so ADK pays the first-sight cost on every call);
+                the caller's list (the same dicts), ADK new Content and Part objects (its own
+                `_get_contents` output: shallow copies around the session's calls, responses and texts);
   share         guard / building, for both (the target is at most 5%);
   repair        the guard on the same history broken near the end (a dangling call and a stray result);
   sanitizer     the runtime's own tool-history sanitizer on that broken history and on the healthy one,
@@ -239,10 +239,11 @@ def bench_adk(size: int, runs: int) -> dict[str, float]:
 
     contents, broken = contents_of(False), contents_of(True)
     events, broken_events = events_of(contents), events_of(broken)
-    copies = [content.model_copy(deep=True) for content in contents]  # ADK builds new Content objects per call
-    requests = {id(contents): events, id(contents[:-3]): events, id(copies): events, id(broken): broken_events}
-    prefix = contents[:-3]
-    requests[id(prefix)] = events[:-3]
+    # what ADK hands the plugin on each call: new Content and Part objects (shallow copies) built from the
+    # session's events; the ids kept (ADK keeps them for Anthropic / LiteLLM models, and ours are not "adk-")
+    copies = _get_contents(None, events, "assistant", preserve_function_call_ids=True)
+    prefix = _get_contents(None, events[:-3], "assistant", preserve_function_call_ids=True)
+    requests = {id(contents): events, id(copies): events, id(broken): broken_events, id(prefix): events[:-3]}
 
     def call(request: list[Any]) -> Any:
         return plugin.repaired_contents(request, "gemini-2.5-flash", requests[id(request)], "assistant")

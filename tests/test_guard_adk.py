@@ -220,3 +220,32 @@ def test_the_session_events_are_read_once_across_model_calls() -> None:
     assert memo.last is not None and len(memo.last[1]) == len(events)
     other = [Event(author=AGENT, invocation_id="j", content=types.Content(role="model", parts=[call_part("z9")]))]
     assert restore_dropped_calls([], other, AGENT, memo) == restore_dropped_calls([], other, AGENT)  # other events
+
+
+def test_a_gemini_run_without_ids_takes_the_quick_path_on_every_call() -> None:
+    """Toward a Gemini model ADK removes its own "adk-" call ids from each request: the calls and responses
+    the model sees carry none.  Such a healthy run is recognised by the quick test (paired by order and
+    name) on every model call, each read from where the previous one ended, and sent untouched."""
+    async def scenario(plugin: ToolCallIntegrityPlugin) -> list[list[Any]]:
+        ask = types.Part(function_call=types.FunctionCall(name="lookup", args={"q": "x"}))  # the model gives no id
+        llm = ScriptedLlm(script=[LlmResponse(content=types.Content(role="model", parts=[ask])), say("found"),
+                                  LlmResponse(content=types.Content(role="model", parts=[ask])), say("again")],
+                          seen=[])
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=llm, tools=[lookup]), plugins=[plugin])
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        session = await service.create_session(app_name="app", user_id="u")
+        for text in ("hi", "and again"):
+            async for _ in runner.run_async(user_id="u", session_id=session.id,
+                                            new_message=types.Content(role="user", parts=[types.Part(text=text)])):
+                pass
+        return llm.seen
+
+    reports: list[GuardReport] = []
+    plugin = ToolCallIntegrityPlugin(on_report=reports.append)
+    seen = asyncio.run(scenario(plugin))
+    assert len(seen) == 4 and not reports
+    sent = seen[-1]
+    assert [p.function_call.id for c in sent for p in c.parts if p.function_call] == [None, None]
+    assert request_verdict(dumped(sent), "gemini", "gemini").legal
+    assert plugin.memo.resumed == 3  # every call after the first read only what was new

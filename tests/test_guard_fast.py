@@ -52,19 +52,25 @@ def turns(draw: Any) -> list[Turn]:
     return out
 
 
-def render(history: list[Turn], format: str, system: bool, trailing_user: bool) -> list[dict[str, Any]]:
+def render(history: list[Turn], format: str, system: bool, trailing_user: bool, idless: bool = False
+           ) -> list[dict[str, Any]]:
+    """The history in `format`; idless (Gemini only): calls and responses without ids, named after the id
+    they would have had (so a stray or a swapped answer shows in the names), as ADK sends them to Gemini."""
     out: list[dict[str, Any]] = []
+
+    def gemini(kind: str, key: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {kind: {"name": f"t_{key}", **payload} if idless else {"id": key, "name": "lookup", **payload}}
+
     if system and format in ("openai-chat", "openai-responses", "langchain"):
         out.append({"role": "system", "content": "be brief"})
     for user, text, calls, results, answer in history:
         if format == "gemini":
             out.append({"role": "user", "parts": [{"text": user}]})
             parts: list[Any] = [{"text": text}] if text else []
-            parts += [{"functionCall": {"id": c, "name": "lookup", "args": {}}} for c in calls]
+            parts += [gemini("functionCall", c, {"args": {}}) for c in calls]
             out.append({"role": "model", "parts": parts})
             if results:
-                out.append({"role": "user", "parts": [{"functionResponse": {"id": r, "name": "lookup",
-                                                                            "response": {"result": "ok"}}}
+                out.append({"role": "user", "parts": [gemini("functionResponse", r, {"response": {"result": "ok"}})
                                                       for r in results]})
             if answer:
                 out.append({"role": "model", "parts": [{"text": answer}]})
@@ -127,10 +133,11 @@ def fully_healthy(entries: list[dict[str, Any]], format: str, target: str | None
 
 
 @settings(max_examples=120, deadline=None)
-@given(history=turns(), format=st.sampled_from(FORMATS), system=st.booleans(), trailing=st.booleans())
+@given(history=turns(), format=st.sampled_from(FORMATS), system=st.booleans(), trailing=st.booleans(),
+       idless=st.booleans())
 def test_quick_healthy_implies_the_full_check_healthy(history: list[Turn], format: str, system: bool,
-                                                      trailing: bool) -> None:
-    entries = render(history, format, system, trailing)
+                                                      trailing: bool, idless: bool) -> None:
+    entries = render(history, format, system, trailing, idless and format == "gemini")
     for target in FAST_TARGETS:
         if plainly_healthy(entries, format, target):
             assert fully_healthy(entries, format, target), (format, target, entries)
@@ -146,6 +153,19 @@ def test_an_ordinary_agent_loop_takes_the_quick_path_in_every_format() -> None:
         for target in FAST_TARGETS:
             assert plainly_healthy(entries, format, target), (format, target)
             assert fully_healthy(entries, format, target)
+
+
+def test_gemini_calls_without_ids_take_the_quick_path_toward_gemini_only() -> None:
+    """ADK removes its own ids before a request to a Gemini model: such a loop is healthy for Gemini (and
+    the universal invariants), paired by order and name; other providers need ids (the full check decides)."""
+    entries = render(loop(5), "gemini", system=False, trailing_user=True, idless=True)
+    for target in FAST_TARGETS:
+        assert plainly_healthy(entries, "gemini", target) is (target in (None, "gemini")), target
+        assert fully_healthy(entries, "gemini", target) or target not in (None, "gemini")
+    swapped = render([("q", "", ["a", "b"], ["b", "a"], "ok")], "gemini", False, True, idless=True)
+    mixed = render(loop(2), "gemini", False, True, idless=True) + render(loop(1), "gemini", False, True)
+    for broken in (swapped, mixed):
+        assert not plainly_healthy(broken, "gemini", "gemini")
 
 
 def test_broken_requests_never_take_the_quick_path() -> None:
@@ -236,11 +256,55 @@ def test_the_memo_reads_only_the_new_entries_of_a_grown_request() -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(history=turns(), system=st.booleans(), trailing=st.booleans())
-def test_adk_content_objects_read_as_their_gemini_dicts(history: list[Turn], system: bool, trailing: bool) -> None:
+@given(history=turns(), system=st.booleans(), trailing=st.booleans(), idless=st.booleans())
+def test_adk_content_objects_read_as_their_gemini_dicts(history: list[Turn], system: bool, trailing: bool,
+                                                        idless: bool) -> None:
     from google.genai import types
 
-    entries = render(history, "gemini", system, trailing)
+    entries = render(history, "gemini", system, trailing, idless)
     contents = [types.Content.model_validate(entry) for entry in entries]
     for target in (None, "gemini"):
         assert plainly_healthy(contents, "gemini-objects", target) == plainly_healthy(entries, "gemini", target)
+
+
+def adk_copy(content: Any) -> Any:
+    """A Content as ADK copies it into each request (`_copy_content_for_request`): a new Content and new
+    Parts, shallow copies sharing the session's calls, responses and texts."""
+    return content.model_copy(update={"parts": [part.model_copy() for part in content.parts or []]})
+
+
+@settings(max_examples=80, deadline=None)
+@given(history=turns(), system=st.booleans(), trailing=st.booleans(), idless=st.booleans(),
+       edit=st.integers(min_value=0, max_value=40), change=st.sampled_from(["thought", "text", "call", "role"]))
+def test_the_memo_answers_the_whole_pass_on_adk_copies(history: list[Turn], system: bool, trailing: bool,
+                                                       idless: bool, edit: int, change: str) -> None:
+    """ADK hands the plugin new copies of the session's contents on every call: the memo matches them by
+    what they share, and a copy whose part was changed (marked as a thought, another text, another call,
+    another role) is read as what it is."""
+    from google.genai import types
+
+    contents = [types.Content.model_validate(e) for e in render(history, "gemini", system, trailing, idless)]
+    memo = HealthyMemo()
+    for target in (None, "gemini"):
+        for end in range(len(contents) + 1):
+            request = [adk_copy(content) for content in contents[:end]]
+            assert memo.healthy(request, "gemini-objects", target) == plainly_healthy(request, "gemini-objects",
+                                                                                      target), end
+        request = [adk_copy(content) for content in contents]
+        changed = request[edit % len(request)] if request else None
+        if changed is not None and changed.parts:
+            part = changed.parts[0]
+            if change == "role":
+                changed.role = "model" if changed.role == "user" else "user"
+            elif change == "thought":
+                part.thought = True
+            elif change == "text":
+                part.text = " "
+            else:
+                part.function_call = types.FunctionCall(id="other", name="lookup", args={})
+            assert memo.healthy(request, "gemini-objects", target) == plainly_healthy(request, "gemini-objects",
+                                                                                      target)
+    if len(contents) > 3 and all(plainly_healthy(c, "gemini-objects", "gemini") for c in (contents, contents[:-1])):
+        grown = HealthyMemo()
+        assert grown.healthy([adk_copy(c) for c in contents[:-1]], "gemini-objects", "gemini")
+        assert grown.healthy([adk_copy(c) for c in contents], "gemini-objects", "gemini") and grown.resumed == 1

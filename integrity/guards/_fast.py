@@ -11,7 +11,10 @@ legal shape, the one every provider accepts:
   user turn (every provider here accepts both);
 - every assistant turn has content or calls; every call has a plain id ([A-Za-z0-9_-]+, unique in the
   request) and is answered exactly once by the results turn right after it, in call order, before
-  anything else;
+  anything else; or, in Gemini contents going to Gemini (or judged by the universal invariants), no
+  call and no response of the request has an id, and each call is answered by a response of its
+  name, in call order, in the turn right after it (ADK removes its own "adk-" ids before a request
+  to a Gemini model: the full check pairs such calls by order and name, and finds them healthy);
 - no result anywhere else, no call left open at the end, nothing the test does not know (an unknown
   item type, an empty text block, a Gemini call without an id...).
 
@@ -31,6 +34,9 @@ from typing import Any
 
 FAST_TARGETS = frozenset({None, "openai-chat", "openai-responses", "anthropic", "gemini"})
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]+\Z")
+IDLESS = "\0"
+"""What a reader puts before a call's (or a response's) name when it has no id: it then pairs by name, in order."""
+_IDLESS_TARGETS = frozenset({None, "gemini"})
 
 # One entry as the test sees it: (role, call ids, result ids, empty); role is "system", "user",
 # "assistant" or "results".  None: a shape the test does not know (the full check decides).
@@ -46,9 +52,11 @@ class _State:
     """Where a pass over a request stands: the call ids seen (in order, and as a set), the last cut, the
     calls still open and the role of the previous turn; a pass stopped at a healthy end can go on."""
 
-    __slots__ = ("cut", "cut_ids", "known", "last", "open_calls", "seen")
+    __slots__ = ("cut", "cut_ids", "idless", "kind", "known", "last", "open_calls", "seen")
 
-    def __init__(self) -> None:
+    def __init__(self, target: str | None) -> None:
+        self.idless = target in _IDLESS_TARGETS  # whether calls without ids may pass (see the module)
+        self.kind = ""  # what the request's calls carry so far: "" nothing yet, "id" ids, "name" no ids
         self.seen: list[str] = []
         self.known: set[str] = set()
         self.cut = 0
@@ -57,7 +65,8 @@ class _State:
         self.last = "system"  # the role of the previous turn
 
     def copy(self) -> _State:
-        other = _State()
+        other = _State(None)
+        other.idless, other.kind = self.idless, self.kind
         other.seen, other.known = list(self.seen), set(self.known)
         other.cut, other.cut_ids, other.last = self.cut, self.cut_ids, self.last
         other.open_calls = list(self.open_calls) if self.open_calls else None
@@ -73,7 +82,7 @@ def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool,
     """
     if target not in FAST_TARGETS or format not in _READERS:
         return False, 0, []
-    state = _State()
+    state = _State(target)
     healthy = _walk(entries, 0, format, state)
     return healthy, state.cut, state.seen[:state.cut_ids]
 
@@ -82,7 +91,6 @@ def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> boo
     """Go on with the pass from entry number `start` (the entries given are those from there on);
     False as soon as a rule fails.  `state` is left where the pass stopped."""
     read = _READERS[format]
-    seen, known = state.seen, state.known
     open_calls, last = state.open_calls, state.last
     merge_assistant = format == "openai-responses"  # a Responses turn is several items (reasoning, message, calls)
     healthy = False
@@ -108,7 +116,7 @@ def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> boo
                     open_calls = None
                 continue
             if role == "assistant" and merge_assistant and last == "assistant":
-                if empty or not _new_ids(calls, known, seen):
+                if empty or not _new_ids(calls, state):
                     return False
                 if calls:
                     open_calls = [*(open_calls or []), *calls]
@@ -116,13 +124,13 @@ def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> boo
             if open_calls:
                 return False  # something other than a result while calls are open
             if role == "assistant":
-                if last not in ("user", "results") or empty or not _new_ids(calls, known, seen):
+                if last not in ("user", "results") or empty or not _new_ids(calls, state):
                     return False
                 open_calls = list(calls) if calls else None
                 last = "assistant"
                 continue
             if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
-                state.cut, state.cut_ids = index, len(seen)
+                state.cut, state.cut_ids = index, len(state.seen)
             if last == "user" or empty:
                 return False
             last = "user"
@@ -134,30 +142,79 @@ def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> boo
 
 _BY_VALUE = frozenset({"openai-chat", "openai-responses", "anthropic", "gemini", "langchain"})
 """Formats of plain dicts: a remembered entry is matched by value (C's dict comparison, far cheaper than
-reading it); message objects (langchain-objects, gemini-objects) only by identity (comparing pydantic
-models costs more than reading them)."""
+reading it).  Message objects are matched by what `_KEYS` gives (LangChain's by identity: comparing
+pydantic models costs more than reading them)."""
+
+_ROLE, _PARTS = operator.attrgetter("role"), operator.attrgetter("parts")
+_PART_FIELDS = tuple(map(operator.attrgetter, ("function_call", "function_response", "text", "thought",
+                                               "inline_data")))
+
+
+def _content_key(contents: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
+    """What the quick test reads of google.genai Contents, gathered by C loops (attrgetter, map, chain):
+    their roles, their part counts, and each part's function_call, function_response, text, thought and
+    inline_data.  ADK hands the guard new Content and Part objects on every call (shallow copies made
+    by `_copy_content_for_request`), but the calls, responses and texts in them are the session's own
+    objects: two requests with equal keys read the same to the quick test, and comparing keys (identity
+    first, in C) costs a third of reading the contents.  AttributeError / TypeError: not Contents with
+    parts."""
+    parts = list(map(_PARTS, contents))
+    flat = list(itertools.chain.from_iterable(parts))
+    return (tuple(map(_ROLE, contents)), tuple(map(len, parts)), *(tuple(map(field, flat)) for field in _PART_FIELDS))
+
+
+def _entries_key(entries: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(entries)
+
+
+_KEYS: dict[str, Callable[[Sequence[Any]], tuple[Any, ...]]] = {"gemini-objects": _content_key}
+"""Format -> the key a request's entries are remembered by (default: the entries themselves)."""
+
+
+def _starts_with(format: str, known: tuple[Any, ...], count: int, entries: Sequence[Any]) -> bool:
+    """Whether `entries` starts with the `count` entries whose key is `known` (see HealthyMemo)."""
+    if format in _BY_VALUE:
+        return known == tuple(entries[:count])
+    key = _KEYS.get(format)
+    if key is None:
+        return all(map(operator.is_, known, entries))
+    try:
+        return key(entries[:count]) == known
+    except (AttributeError, TypeError):
+        return False
+
+
+def _extended(format: str, known: tuple[Any, ...], entries: Sequence[Any], start: int) -> tuple[Any, ...]:
+    """The key of `entries`, whose first `start` entries have the key `known` (only the rest is read)."""
+    key = _KEYS.get(format)
+    if key is None:
+        return tuple(entries)
+    if not start:
+        return key(entries)
+    return tuple(a + b for a, b in zip(known, key(entries[start:]), strict=True))
 
 
 class HealthyMemo:
     """`plainly_healthy` for a guard that sees one conversation grow: the last request found healthy is
-    remembered (its entries, and where the pass stood after them), and a request that starts with the
-    same entries is read only from where they end.
+    remembered (a key of its entries, and where the pass stood after them), and a request that starts
+    with the same entries is read only from where they end.
 
     Agent runtimes call the model again and again on the same history plus a few new messages, so a
-    healthy request then costs one comparison per old entry, in C (a tuple comparison: identity first,
-    then, for plain dicts, their values), and a pass over the new ones.  LangChain hands the same
-    message objects to every model call of a run; the OpenAI Agents SDK and LiteLLM's callers build
-    new but equal dicts, matched by value; ADK builds new Content objects, which are read whole (as
-    without the memo).  What is kept is a tuple of references to the last healthy request's entries (no
-    entry is copied) and its call ids.  The one assumption: an object the runtime already sent is not
-    changed in place afterwards (runtimes replace a message to change it: LangGraph's reducer, the
-    SDKs' item lists); an equal new object is always read as what it is.
+    healthy request then costs one comparison per old entry, in C, and a pass over the new ones.
+    LangChain hands the same message objects to every model call of a run (matched by identity); the
+    OpenAI Agents SDK and LiteLLM's callers build new but equal dicts (a tuple comparison: identity
+    first, then the dicts' values); ADK builds new Content and Part objects around the session's own
+    calls, responses and texts (matched by `_content_key`).  What is kept is a tuple of references (to
+    the entries, or for ADK to what `_content_key` gathers; nothing is copied) and the call ids.  The one
+    assumption: an object the runtime already sent is not changed in place afterwards (runtimes replace
+    a message to change it: LangGraph's reducer, the SDKs' item lists, ADK's copies); an equal new object
+    is always read as what it is.
     """
 
     __slots__ = ("_last", "resumed")
 
     def __init__(self) -> None:
-        self._last: tuple[str, str | None, tuple[Any, ...], _State] | None = None
+        self._last: tuple[str, str | None, int, tuple[Any, ...], _State] | None = None
         self.resumed = 0
         """How many requests were read from the end of the remembered one (for tests and benchmarks)."""
 
@@ -167,28 +224,34 @@ class HealthyMemo:
         if target not in FAST_TARGETS or format not in _READERS:
             return False
         last = self._last  # one read: another thread may replace it meanwhile
-        start, state = 0, None
-        if last is not None and last[0] == format and last[1] == target and len(entries) >= len(last[2]):
-            known = last[2]
-            if (known == tuple(entries[:len(known)]) if format in _BY_VALUE else
-                    all(map(operator.is_, known, entries))):
-                start, state = len(known), last[3].copy()
-                self.resumed += 1
+        start, state, known = 0, None, ()
+        if last is not None and last[0] == format and last[1] == target and len(entries) >= last[2] and \
+                _starts_with(format, last[3], last[2], entries):
+            start, known, state = last[2], last[3], last[4].copy()
+            self.resumed += 1
         if state is None:
-            state = _State()
+            state = _State(target)
         if not _walk(itertools.islice(entries, start, None) if start else entries, start, format, state):
             return False
-        self._last = (format, target, tuple(entries), state)
+        self._last = (format, target, len(entries), _extended(format, known, entries, start), state)
         return True
 
 
-def _new_ids(calls: tuple[str, ...], known: set[str], seen: list[str]) -> bool:
-    """True when every call id is plain and not used before in the request (and records them)."""
+def _new_ids(calls: tuple[str, ...], state: _State) -> bool:
+    """True when every call id is plain and not used before in the request (and records them), or every
+    call of the request so far has no id where that may pass (see the module)."""
+    known = state.known
     for call_id in calls:
-        if not _PLAIN_ID.match(call_id) or call_id in known:
+        if call_id[:1] == IDLESS:
+            if not state.idless or state.kind == "id":
+                return False
+            state.kind = "name"
+            continue
+        if state.kind == "name" or not _PLAIN_ID.match(call_id) or call_id in known:
             return False
+        state.kind = "id"
         known.add(call_id)
-        seen.append(call_id)
+        state.seen.append(call_id)
     return True
 
 
@@ -304,6 +367,11 @@ def _turn(assistant: bool, user: bool, calls: list[str], results: list[str], oth
     return None
 
 
+def _no_id(name: Any) -> str | None:
+    """The key of a Gemini call or response without an id: IDLESS and its name (None: no usable name)."""
+    return IDLESS + name if isinstance(name, str) and name else None
+
+
 def _gemini(content: Any) -> Entry | None:
     if not isinstance(content, dict):
         return None
@@ -319,14 +387,20 @@ def _gemini(content: Any) -> Entry | None:
             return None
         if "functionCall" in part:
             call = part["functionCall"]
-            if role != "model" or not isinstance(call, dict) or not isinstance(call.get("id"), str) or not call["id"]:
+            if role != "model" or not isinstance(call, dict):
                 return None
-            calls.append(call["id"])
+            call_id = call["id"] if "id" in call else _no_id(call.get("name"))
+            if not isinstance(call_id, str) or not call_id:
+                return None
+            calls.append(call_id)
         elif "functionResponse" in part:
             response = part["functionResponse"]
-            if role != "user" or not isinstance(response, dict) or not isinstance(response.get("id"), str):
+            if role != "user" or not isinstance(response, dict):
                 return None
-            results.append(response["id"])
+            response_id = response["id"] if "id" in response else _no_id(response.get("name"))
+            if not isinstance(response_id, str):
+                return None
+            results.append(response_id)
         elif isinstance(part.get("text"), str) and part["text"].strip():
             other = True
         else:
@@ -402,6 +476,8 @@ def _gemini_object(content: Any) -> Entry | None:
             call = part.function_call
             if call is not None:
                 call_id = call.id
+                if call_id is None:
+                    call_id = _no_id(call.name)
                 if role != "model" or not isinstance(call_id, str) or not call_id:
                     return None
                 calls.append(call_id)
@@ -409,6 +485,8 @@ def _gemini_object(content: Any) -> Entry | None:
             response = part.function_response
             if response is not None:
                 response_id = response.id
+                if response_id is None:
+                    response_id = _no_id(response.name)
                 if role != "user" or not isinstance(response_id, str):
                     return None
                 results.append(response_id)
