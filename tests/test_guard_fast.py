@@ -267,17 +267,25 @@ def test_adk_content_objects_read_as_their_gemini_dicts(history: list[Turn], sys
         assert plainly_healthy(contents, "gemini-objects", target) == plainly_healthy(entries, "gemini", target)
 
 
-def adk_copy(content: Any) -> Any:
+def adk_copy(content: Any, calls_too: bool = False) -> Any:
     """A Content as ADK copies it into each request (`_copy_content_for_request`): a new Content and new
-    Parts, shallow copies sharing the session's calls, responses and texts."""
-    return content.model_copy(update={"parts": [part.model_copy() for part in content.parts or []]})
+    Parts, shallow copies sharing the session's calls, responses and texts; calls_too: the calls and
+    responses copied as well (as ADK does when it strips its "adk-" ids)."""
+    def part_copy(part: Any) -> Any:
+        if not calls_too:
+            return part.model_copy()
+        return part.model_copy(update={field: getattr(part, field).model_copy() for field in (
+            "function_call", "function_response") if getattr(part, field) is not None})
+
+    return content.model_copy(update={"parts": [part_copy(part) for part in content.parts or []]})
 
 
 @settings(max_examples=80, deadline=None)
 @given(history=turns(), system=st.booleans(), trailing=st.booleans(), idless=st.booleans(),
-       edit=st.integers(min_value=0, max_value=40), change=st.sampled_from(["thought", "text", "call", "role"]))
+       edit=st.integers(min_value=0, max_value=40), change=st.sampled_from(["thought", "text", "call", "role"]),
+       calls_too=st.booleans())
 def test_the_memo_answers_the_whole_pass_on_adk_copies(history: list[Turn], system: bool, trailing: bool,
-                                                       idless: bool, edit: int, change: str) -> None:
+                                                       idless: bool, edit: int, change: str, calls_too: bool) -> None:
     """ADK hands the plugin new copies of the session's contents on every call: the memo matches them by
     what they share, and a copy whose part was changed (marked as a thought, another text, another call,
     another role) is read as what it is."""
@@ -287,10 +295,10 @@ def test_the_memo_answers_the_whole_pass_on_adk_copies(history: list[Turn], syst
     memo = HealthyMemo()
     for target in (None, "gemini"):
         for end in range(len(contents) + 1):
-            request = [adk_copy(content) for content in contents[:end]]
+            request = [adk_copy(content, calls_too) for content in contents[:end]]
             assert memo.healthy(request, "gemini-objects", target) == plainly_healthy(request, "gemini-objects",
                                                                                       target), end
-        request = [adk_copy(content) for content in contents]
+        request = [adk_copy(content, calls_too) for content in contents]
         changed = request[edit % len(request)] if request else None
         if changed is not None and changed.parts:
             part = changed.parts[0]
@@ -307,4 +315,5 @@ def test_the_memo_answers_the_whole_pass_on_adk_copies(history: list[Turn], syst
     if len(contents) > 3 and all(plainly_healthy(c, "gemini-objects", "gemini") for c in (contents, contents[:-1])):
         grown = HealthyMemo()
         assert grown.healthy([adk_copy(c) for c in contents[:-1]], "gemini-objects", "gemini")
-        assert grown.healthy([adk_copy(c) for c in contents], "gemini-objects", "gemini") and grown.resumed == 1
+        assert grown.healthy([adk_copy(c, calls_too) for c in contents], "gemini-objects", "gemini")
+        assert grown.resumed == 1

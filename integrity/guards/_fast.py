@@ -167,28 +167,53 @@ def _entries_key(entries: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(entries)
 
 
-_KEYS: dict[str, Callable[[Sequence[Any]], tuple[Any, ...]]] = {"gemini-objects": _content_key}
-"""Format -> the key a request's entries are remembered by (default: the entries themselves)."""
+_ID, _NAME = operator.attrgetter("id"), operator.attrgetter("name")
+
+
+def _same_contents(known: tuple[tuple[Any, ...], ...], key: tuple[tuple[Any, ...], ...]) -> bool:
+    """Whether two `_content_key`s read the same.  Calls and responses are compared by identity first; when
+    that fails (toward Gemini, ADK replaces each call and response whose "adk-" id it strips by a new
+    copy, on every request) by what the quick test reads of them: where they are, their ids and names."""
+    if known[0] != key[0] or known[1] != key[1] or known[4:] != key[4:]:
+        return False
+    for old, new in zip(known[2:4], key[2:4], strict=True):
+        if len(old) != len(new):
+            return False
+        if not all(map(operator.is_, old, new)):
+            old_items, new_items = list(filter(None, old)), list(filter(None, new))
+            if list(map(operator.not_, old)) != list(map(operator.not_, new)) or \
+                    list(map(_ID, old_items)) != list(map(_ID, new_items)) or \
+                    list(map(_NAME, old_items)) != list(map(_NAME, new_items)):
+                return False
+    return True
+
+
+_KEYS: dict[str, tuple[Callable[[Sequence[Any]], tuple[Any, ...]], Callable[[Any, Any], bool]]] = {
+    "gemini-objects": (_content_key, _same_contents)}
+"""Format -> the key a request's entries are remembered by, and how two keys are compared (default: the
+entries themselves, by identity)."""
 
 
 def _starts_with(format: str, known: tuple[Any, ...], count: int, entries: Sequence[Any]) -> bool:
     """Whether `entries` starts with the `count` entries whose key is `known` (see HealthyMemo)."""
     if format in _BY_VALUE:
         return known == tuple(entries[:count])
-    key = _KEYS.get(format)
-    if key is None:
+    keyed = _KEYS.get(format)
+    if keyed is None:
         return all(map(operator.is_, known, entries))
+    key, same = keyed
     try:
-        return key(entries[:count]) == known
+        return same(known, key(entries[:count]))
     except (AttributeError, TypeError):
         return False
 
 
 def _extended(format: str, known: tuple[Any, ...], entries: Sequence[Any], start: int) -> tuple[Any, ...]:
     """The key of `entries`, whose first `start` entries have the key `known` (only the rest is read)."""
-    key = _KEYS.get(format)
-    if key is None:
+    keyed = _KEYS.get(format)
+    if keyed is None:
         return tuple(entries)
+    key = keyed[0]
     if not start:
         return key(entries)
     return tuple(a + b for a, b in zip(known, key(entries[start:]), strict=True))
