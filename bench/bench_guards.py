@@ -1,6 +1,7 @@
 """The runtime guards' cost per model call, next to the runtimes' own request building and sanitizers.
 
-Usage: python bench/bench_guards.py [--sizes 100,1000,10000] [--runs 5] [--runtimes langchain,openai-agents,litellm,adk]
+Usage: python bench/bench_guards.py [--sizes 100,1000,10000] [--runs 5]
+                                   [--runtimes langchain,openai-agents,litellm,adk,pydantic-ai]
 
 For each runtime and history size (messages: user turn, assistant turn with one tool call, its result,
 repeated), the best of `runs` timings of:
@@ -21,8 +22,10 @@ repeated), the best of `runs` timings of:
                 where it has one: the Agents SDK's `drop_orphan_function_calls` then
                 `deduplicate_input_items_preferring_latest`, LiteLLM's
                 `sanitize_messages_for_tool_calling` (modify_params=True), ADK's
-                `drop_orphaned_function_calls` (on events); LangChain has none, and pydantic-ai's
-                `repair_messages` is timed only when pydantic-ai is installed (it is not here).
+                `drop_orphaned_function_calls` (on events); LangChain has none.  pydantic-ai (no guard
+                of ours): its `repair_messages` (pydantic_ai.messages, 2.68) on its own ModelMessages,
+                next to our full check of the same messages (dumped to its JSON form, read, repaired
+                view planned); timed only when pydantic-ai-slim is installed, else one line says so.
 Prints one table row per (runtime, size).  Nothing is written; no network (LiteLLM reads its local
 price map).
 """
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import copy
 import gc
+import importlib.util
 import logging
 import os
 import sys
@@ -255,9 +259,65 @@ def bench_adk(size: int, runs: int) -> dict[str, float]:
     return timings
 
 
+def pydantic_ai_history(size: int, broken: bool) -> list[Any]:
+    """chat_history as pydantic-ai's ModelMessages: requests (system / user prompts, tool returns) and
+    responses (tool calls)."""
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        SystemPromptPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    out: list[Any] = []
+    for message in chat_history(size, broken):
+        if message["role"] == "system":
+            out.append(ModelRequest(parts=[SystemPromptPart(content=message["content"])]))
+        elif message["role"] == "user":
+            out.append(ModelRequest(parts=[UserPromptPart(content=message["content"])]))
+        elif message["role"] == "assistant":
+            out.append(ModelResponse(parts=[ToolCallPart(tool_name=c["function"]["name"], args=c["function"][
+                "arguments"], tool_call_id=c["id"]) for c in message["tool_calls"]]))
+        else:
+            out.append(ModelRequest(parts=[ToolReturnPart(tool_name="lookup", content=message["content"],
+                                                          tool_call_id=message["tool_call_id"])]))
+    return out
+
+
+def bench_pydantic_ai(size: int, runs: int) -> dict[str, float]:
+    """pydantic-ai has no guard of ours: only our repair next to its `repair_messages`, on the same history.
+    Ours: the messages dumped to pydantic-ai's JSON form (ModelMessagesTypeAdapter), read, checked with the
+    strict policy (universal invariants) and the repaired view planned, as a guard's full check does."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter, repair_messages
+
+    from integrity import check
+    from integrity.formats import read_document
+    from integrity.formats.container import Document
+
+    messages, broken = pydantic_ai_history(size, False), pydantic_ai_history(size, True)
+
+    def ours(history: list[Any]) -> Any:
+        entries = ModelMessagesTypeAdapter.dump_python(history, mode="json")
+        transcript = read_document(Document(entries, [0] * len(entries), "array"), "<bench>", "pydantic-ai")
+        result = check(transcript, provider=None, policy="strict", depth="view")
+        assert result.view is not None or result.healthy
+        return result
+
+    assert not ours(broken).healthy and ours(messages).healthy
+    nan = float("nan")
+    return {"building": nan, "first": nan, "next": nan, "memo": 1.0, "repair": best(lambda: ours(broken), runs),
+            "sanitizer broken": best(lambda: repair_messages(broken), runs),
+            "sanitizer": best(lambda: repair_messages(messages), runs)}
+
+
 BENCHES: dict[str, Callable[[int, int], dict[str, float]]] = {
     "langchain": bench_langchain, "openai-agents": bench_openai_agents, "litellm": bench_litellm, "adk": bench_adk,
+    "pydantic-ai": bench_pydantic_ai,
 }
+OPTIONAL = {"pydantic-ai": "pydantic_ai"}
+"""Runtimes timed only when installed (requirements-dev.txt installs them; the bench says when one is absent)."""
 
 
 def main() -> None:
@@ -270,15 +330,21 @@ def main() -> None:
     print(f"{'runtime':<14} {'messages':>8} {'building':>11} {'first sight':>11} {'share':>6} {'next call':>10} "
           f"{'share':>6} {'repair':>10} {'sanitizer broken':>16} {'sanitizer':>10}")
 
+    def share(part: float, whole: float) -> str:
+        return "—" if part != part else f"{part / whole:.1%}"
+
     def ms(seconds: float) -> str:
         return "—" if seconds != seconds else f"{seconds * 1e3:.3f} ms" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
     for runtime in args.runtimes.split(","):
+        if runtime in OPTIONAL and importlib.util.find_spec(OPTIONAL[runtime]) is None:
+            print(f"{runtime:<14} not installed: not timed (pip install -r requirements-dev.txt)", flush=True)
+            continue
         for size in (int(s) for s in args.sizes.split(",")):
             t = BENCHES[runtime](size, args.runs)
             hit = "" if t["memo"] else " (memo not taken)"
             print(f"{runtime:<14} {size:>8} {ms(t['building']):>11} {ms(t['first']):>11} "
-                  f"{t['first'] / t['building']:>6.1%} {ms(t['next']):>10} {t['next'] / t['building']:>6.1%} "
+                  f"{share(t['first'], t['building']):>6} {ms(t['next']):>10} {share(t['next'], t['building']):>6} "
                   f"{ms(t['repair']):>10} {ms(t['sanitizer broken']):>16} {ms(t['sanitizer']):>10}{hit}", flush=True)
 
 
