@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from integrity import check
 from integrity.formats import read_document
 from integrity.formats.container import Document
-from integrity.guards._fast import FAST_TARGETS, HealthyMemo, plainly_healthy
+from integrity.guards._fast import FAST_TARGETS, HealthyMemo, _walk_general, plainly_healthy
 
 FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "langchain")
 
@@ -317,3 +317,43 @@ def test_the_memo_answers_the_whole_pass_on_adk_copies(history: list[Turn], syst
         assert grown.healthy([adk_copy(c) for c in contents[:-1]], "gemini-objects", "gemini")
         assert grown.healthy([adk_copy(c, calls_too) for c in contents], "gemini-objects", "gemini")
         assert grown.resumed == 1
+
+
+def walked(entries: list[Any], format: str, target: str | None, walk: Any) -> tuple[Any, ...]:
+    """A whole pass with `walk` (the written-out one, or the general one through the reader): its answer
+    and the state it leaves (the cut, the call ids, the calls open, the last role)."""
+    from integrity.guards._fast import _State
+
+    state = _State(target, format)
+    answer = walk(entries, 0, state) if walk is not None else _walk_general(entries, 0, format, state)
+    return answer, state.cut, state.cut_ids, state.seen, state.known, state.open_calls, state.last
+
+
+@settings(max_examples=120, deadline=None)
+@given(history=turns(), system=st.booleans(), trailing=st.booleans(), odd=st.integers(0, 12),
+       where=st.integers(0, 40))
+def test_the_written_out_passes_answer_as_the_general_one(history: list[Turn], system: bool, trailing: bool,
+                                                          odd: int, where: int) -> None:
+    """`_walk_responses` and `_walk_langchain` (what the Agents SDK, LiteLLM's Responses calls and LangChain
+    read) inline their reader: on the same requests, with an odd entry put in now and then, they answer
+    and leave the state exactly as `_walk_general` through the reader does."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, messages_from_dict
+
+    from integrity.guards._fast import _WALKERS
+
+    odd_items: list[Any] = [{"type": "reasoning", "summary": []}, {"type": "web_search_call"}, "text",
+                            {"role": "developer", "content": "x"}, {"type": "message", "role": "assistant",
+                                                                    "content": ""},
+                            {"type": "function_call", "call_id": 7}, {"type": "function_call_output"}]
+    odd_messages: list[Any] = [AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "bad id!"}]),
+                               AIMessage("x", invalid_tool_calls=[{"name": "f", "args": "{", "id": "c9",
+                                                                   "error": None, "type": "invalid_tool_call"}]),
+                               HumanMessage(""), ToolMessage("x", tool_call_id="stray"), object()]
+    responses = render(history, "openai-responses", system, trailing)
+    messages = list(messages_from_dict(render(history, "langchain", system, trailing)))
+    for entries, format, extra in ((responses, "openai-responses", odd_items),
+                                   (messages, "langchain-objects", odd_messages)):
+        if odd < len(extra):
+            entries.insert(where % (len(entries) + 1), extra[odd])
+        for target in FAST_TARGETS:
+            assert walked(entries, format, target, _WALKERS[format]) == walked(entries, format, target, None)

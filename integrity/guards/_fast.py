@@ -54,8 +54,9 @@ class _State:
 
     __slots__ = ("cut", "cut_ids", "idless", "kind", "known", "last", "open_calls", "seen")
 
-    def __init__(self, target: str | None) -> None:
-        self.idless = target in _IDLESS_TARGETS  # whether calls without ids may pass (see the module)
+    def __init__(self, target: str | None, format: str = "") -> None:
+        # whether calls without ids may pass (see the module)
+        self.idless = target in _IDLESS_TARGETS and format in ("gemini", "gemini-objects")
         self.kind = ""  # what the request's calls carry so far: "" nothing yet, "id" ids, "name" no ids
         self.seen: list[str] = []
         self.known: set[str] = set()
@@ -82,7 +83,7 @@ def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool,
     """
     if target not in FAST_TARGETS or format not in _READERS:
         return False, 0, []
-    state = _State(target)
+    state = _State(target, format)
     healthy = _walk(entries, 0, format, state)
     return healthy, state.cut, state.seen[:state.cut_ids]
 
@@ -90,6 +91,14 @@ def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool,
 def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> bool:
     """Go on with the pass from entry number `start` (the entries given are those from there on);
     False as soon as a rule fails.  `state` is left where the pass stopped."""
+    special = _WALKERS.get(format)
+    if special is not None:
+        return special(entries, start, state)
+    return _walk_general(entries, start, format, state)
+
+
+def _walk_general(entries: Iterable[Any], start: int, format: str, state: _State) -> bool:
+    """`_walk` through the format's reader (`_READERS`): one entry tuple per native entry."""
     read = _READERS[format]
     open_calls, last = state.open_calls, state.last
     merge_assistant = format == "openai-responses"  # a Responses turn is several items (reasoning, message, calls)
@@ -255,7 +264,7 @@ class HealthyMemo:
             start, known, state = last[2], last[3], last[4].copy()
             self.resumed += 1
         if state is None:
-            state = _State(target)
+            state = _State(target, format)
         if not _walk(itertools.islice(entries, start, None) if start else entries, start, format, state):
             return False
         self._last = (format, target, len(entries), _extended(format, known, entries, start), state)
@@ -415,7 +424,7 @@ def _gemini(content: Any) -> Entry | None:
             if role != "model" or not isinstance(call, dict):
                 return None
             call_id = call["id"] if "id" in call else _no_id(call.get("name"))
-            if not isinstance(call_id, str) or not call_id:
+            if not isinstance(call_id, str) or not call_id or (call_id[0] == IDLESS and "id" in call):
                 return None
             calls.append(call_id)
         elif "functionResponse" in part:
@@ -423,7 +432,7 @@ def _gemini(content: Any) -> Entry | None:
             if role != "user" or not isinstance(response, dict):
                 return None
             response_id = response["id"] if "id" in response else _no_id(response.get("name"))
-            if not isinstance(response_id, str):
+            if not isinstance(response_id, str) or (response_id[:1] == IDLESS and "id" in response):
                 return None
             results.append(response_id)
         elif isinstance(part.get("text"), str) and part["text"].strip():
@@ -503,6 +512,8 @@ def _gemini_object(content: Any) -> Entry | None:
                 call_id = call.id
                 if call_id is None:
                     call_id = _no_id(call.name)
+                elif isinstance(call_id, str) and call_id[:1] == IDLESS:
+                    return None  # an id that reads as no id: the full check decides
                 if role != "model" or not isinstance(call_id, str) or not call_id:
                     return None
                 calls.append(call_id)
@@ -512,6 +523,8 @@ def _gemini_object(content: Any) -> Entry | None:
                 response_id = response.id
                 if response_id is None:
                     response_id = _no_id(response.name)
+                elif isinstance(response_id, str) and response_id[:1] == IDLESS:
+                    return None
                 if role != "user" or not isinstance(response_id, str):
                     return None
                 results.append(response_id)
@@ -529,3 +542,126 @@ def _gemini_object(content: Any) -> Entry | None:
 _READERS["langchain-objects"] = _langchain
 _READERS["gemini-objects"] = _gemini_object
 _READERS["langchain"] = _langchain_dict
+
+
+
+def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
+    """`_walk` for OpenAI Responses items, with `_responses` and `_new_ids` written inline: the same rules,
+    answers and state (tests/test_guard_fast.py checks it against the general pass), at about half the cost,
+    because the OpenAI Agents SDK and LiteLLM's Responses calls read every item of a request never seen."""
+    open_calls, last = state.open_calls, state.last
+    known, seen, plain = state.known, state.seen, _PLAIN_ID.match
+    try:
+        for index, item in enumerate(entries, start):
+            if not isinstance(item, dict):
+                return False
+            kind = item.get("type")
+            if kind == "function_call":
+                call_id = item.get("call_id")
+                if not isinstance(call_id, str) or not plain(call_id) or call_id in known:
+                    return False
+                if last != "assistant":
+                    if open_calls or last not in ("user", "results"):
+                        return False
+                    last = "assistant"
+                known.add(call_id)
+                seen.append(call_id)
+                if open_calls is None:
+                    open_calls = [call_id]
+                else:
+                    open_calls.append(call_id)
+            elif kind == "function_call_output":
+                call_id = item.get("call_id")
+                if not isinstance(call_id, str) or open_calls is None or last not in ("assistant", "results") \
+                        or call_id != open_calls[0]:
+                    return False  # a stray, a duplicate, out of call order, or an earlier turn's
+                del open_calls[0]
+                last = "results"
+                if not open_calls:
+                    open_calls = None
+            elif kind == "reasoning":
+                if last != "assistant":
+                    if open_calls or last not in ("user", "results"):
+                        return False
+                    last = "assistant"
+            elif kind is None or kind == "message":
+                role = item.get("role")
+                if role == "user":
+                    if open_calls:
+                        return False
+                    if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
+                        state.cut, state.cut_ids = index, len(seen)
+                    if last == "user" or _text_empty(item.get("content")):
+                        return False
+                    last = "user"
+                elif role == "assistant":
+                    if _text_empty(item.get("content")):
+                        return False
+                    if last != "assistant":
+                        if open_calls or last not in ("user", "results"):
+                            return False
+                        last = "assistant"
+                elif role in ("system", "developer"):
+                    if last != "system":
+                        return False
+                else:
+                    return False
+            else:
+                return False
+        return not open_calls
+    finally:
+        state.open_calls, state.last = open_calls, last
+
+
+def _walk_langchain(entries: Iterable[Any], start: int, state: _State) -> bool:
+    """`_walk` for LangChain message objects, with `_langchain` and `_new_ids` written inline (the same
+    rules, answers and state; tests/test_guard_fast.py checks it against the general pass), because a
+    LangGraph thread the guard has not seen yet is read whole."""
+    open_calls, last = state.open_calls, state.last
+    known, seen, plain = state.known, state.seen, _PLAIN_ID.match
+    try:
+        for index, message in enumerate(entries, start):
+            kind = getattr(message, "type", None)
+            if kind == "tool":
+                call_id = getattr(message, "tool_call_id", None)
+                if not isinstance(call_id, str) or open_calls is None or last not in ("assistant", "results") \
+                        or call_id != open_calls[0]:
+                    return False  # a stray, a duplicate, out of call order, or an earlier turn's
+                del open_calls[0]
+                last = "results"
+                if not open_calls:
+                    open_calls = None
+            elif kind == "ai":
+                if getattr(message, "invalid_tool_calls", None):
+                    return False
+                ids = [call.get("id") for call in message.tool_calls]
+                if open_calls or last not in ("user", "results") or (not ids and _text_empty(message.content)):
+                    return False
+                for call_id in ids:
+                    if not isinstance(call_id, str) or not plain(call_id) or call_id in known:
+                        return False
+                    known.add(call_id)
+                    seen.append(call_id)
+                open_calls = ids or None
+                last = "assistant"
+            elif kind == "human":
+                if open_calls:
+                    return False
+                if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
+                    state.cut, state.cut_ids = index, len(seen)
+                if last == "user" or _text_empty(message.content):
+                    return False
+                last = "user"
+            elif kind == "system":
+                if last != "system":
+                    return False
+            else:
+                return False
+        return not open_calls
+    finally:
+        state.open_calls, state.last = open_calls, last
+
+
+_WALKERS: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {
+    "openai-responses": _walk_responses, "langchain-objects": _walk_langchain}
+"""Formats whose pass is written out (`_walk_general` reads every other format through its reader)."""
