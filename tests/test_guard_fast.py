@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from integrity import check
 from integrity.formats import read_document
 from integrity.formats.container import Document
-from integrity.guards._fast import FAST_TARGETS, HealthyMemo, _walk_general, plainly_healthy
+from integrity.guards._fast import FAST_TARGETS, HealthyMemo, _walk_general, plainly_healthy, scan
 
 FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "langchain")
 
@@ -220,18 +220,19 @@ def test_a_request_the_engine_cannot_read_is_sent_as_it_is(caplog: Any) -> None:
        edit=st.integers(min_value=0, max_value=40))
 def test_the_memo_answers_what_the_whole_pass_answers_as_a_conversation_grows(
         history: list[Turn], format: str, system: bool, trailing: bool, edit: int) -> None:
-    """Requests sharing their first entries (the same objects), as a runtime sends them call after call,
-    and one whose entry was replaced by another object: the memo's answer is the whole pass's."""
+    """Requests sharing their first entries (the same objects), as a runtime sends them call after call
+    (some not healthy: the memo then puts its state back for the next), and one whose entry was replaced
+    by another object: the memo's answer (and the cut it hands the repair) is the whole pass's."""
     entries = render(history, format, system, trailing)
     memo = HealthyMemo()
     for target in (None, "anthropic"):
         for end in range(len(entries) + 1):
             request = entries[:end]
-            assert memo.healthy(request, format, target) == plainly_healthy(request, format, target), (end, request)
+            assert memo.scan(request, format, target) == scan(request, format, target), (end, request)
         if entries:
             replaced = list(entries)
             replaced[edit % len(entries)] = {"role": "tool", "tool_call_id": "stray"}  # a new object in place
-            assert memo.healthy(replaced, format, target) == plainly_healthy(replaced, format, target)
+            assert memo.scan(replaced, format, target) == scan(replaced, format, target)
 
 
 def test_the_memo_reads_only_the_new_entries_of_a_grown_request() -> None:
@@ -357,3 +358,29 @@ def test_the_written_out_passes_answer_as_the_general_one(history: list[Turn], s
             entries.insert(where % (len(entries) + 1), extra[odd])
         for target in FAST_TARGETS:
             assert walked(entries, format, target, _WALKERS[format]) == walked(entries, format, target, None)
+
+
+def test_a_request_that_fails_after_the_memo_leaves_it_ready_for_the_next() -> None:
+    """The memo carries its state on in place: a grown request that fails (a new call, then a stray) puts
+    it back, so the next request, which makes the same call and answers it, is read from the old end."""
+    entries = render(loop(3), "openai-chat", system=True, trailing_user=True)
+    call = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c9", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]}
+    memo = HealthyMemo()
+    assert memo.healthy(entries, "openai-chat", "anthropic")
+    broken = [*entries, call, {"role": "tool", "tool_call_id": "stray", "content": "x"}]
+    assert memo.scan(broken, "openai-chat", "anthropic") == scan(broken, "openai-chat", "anthropic")
+    healed = [*entries, call, {"role": "tool", "tool_call_id": "c9", "content": "x"}]
+    assert memo.healthy(healed, "openai-chat", "anthropic") and memo.resumed == 2
+
+
+def test_threads_sharing_one_memo_get_the_whole_pass_answers() -> None:
+    """A guard object may serve several threads (a LiteLLM proxy): each answer is the whole pass's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    entries = render(loop(40), "openai-chat", system=True, trailing_user=False)
+    requests = [entries[:end] for end in range(1, len(entries) + 1)] * 3
+    memo = HealthyMemo()
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda r: memo.scan(r, "openai-chat", "anthropic"), requests))
+    assert answers == [scan(r, "openai-chat", "anthropic") for r in requests]

@@ -29,6 +29,7 @@ from __future__ import annotations
 import itertools
 import operator
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -50,7 +51,8 @@ def plainly_healthy(entries: Iterable[Any], format: str, target: str | None) -> 
 
 class _State:
     """Where a pass over a request stands: the call ids seen (in order, and as a set), the last cut, the
-    calls still open and the role of the previous turn; a pass stopped at a healthy end can go on."""
+    calls still open and the role of the previous turn; a pass stopped at a healthy end can go on (the
+    lists a pass makes are its own: a healthy end leaves no call open)."""
 
     __slots__ = ("cut", "cut_ids", "idless", "kind", "known", "last", "open_calls", "seen")
 
@@ -64,14 +66,6 @@ class _State:
         self.cut_ids = 0
         self.open_calls: list[str] | None = None  # the calls of the last assistant turn still unanswered
         self.last = "system"  # the role of the previous turn
-
-    def copy(self) -> _State:
-        other = _State(None)
-        other.idless, other.kind = self.idless, self.kind
-        other.seen, other.known = list(self.seen), set(self.known)
-        other.cut, other.cut_ids, other.last = self.cut, self.cut_ids, self.last
-        other.open_calls = list(self.open_calls) if self.open_calls else None
-        return other
 
 
 def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool, int, list[str]]:
@@ -245,30 +239,54 @@ class HealthyMemo:
     is always read as what it is.
     """
 
-    __slots__ = ("_last", "resumed")
+    __slots__ = ("_last", "_lock", "resumed")
 
     def __init__(self) -> None:
         self._last: tuple[str, str | None, int, tuple[Any, ...], _State] | None = None
+        self._lock = threading.Lock()
         self.resumed = 0
         """How many requests were read from the end of the remembered one (for tests and benchmarks)."""
 
     def healthy(self, entries: Sequence[Any], format: str, target: str | None) -> bool:
         """What plainly_healthy(entries, format, target) answers, reading only the entries after the
         remembered healthy prefix when the request starts with it."""
+        return self.scan(entries, format, target)[0]
+
+    def scan(self, entries: Sequence[Any], format: str, target: str | None) -> tuple[bool, int, list[str]]:
+        """What scan(entries, format, target) answers (a guard hands the cut to its repair, so a request
+        that is not plainly healthy is not read twice), reading only the entries after the remembered
+        healthy prefix when the request starts with it."""
         if target not in FAST_TARGETS or format not in _READERS:
-            return False
-        last = self._last  # one read: another thread may replace it meanwhile
-        start, state, known = 0, None, ()
-        if last is not None and last[0] == format and last[1] == target and len(entries) >= last[2] and \
-                _starts_with(format, last[3], last[2], entries):
-            start, known, state = last[2], last[3], last[4].copy()
-            self.resumed += 1
-        if state is None:
-            state = _State(target, format)
-        if not _walk(itertools.islice(entries, start, None) if start else entries, start, format, state):
-            return False
-        self._last = (format, target, len(entries), _extended(format, known, entries, start), state)
-        return True
+            return False, 0, []
+        with self._lock:  # the remembered state is carried on in place (no copy), one request at a time
+            last = self._last
+            if last is not None and last[0] == format and last[1] == target and len(entries) >= last[2] and \
+                    _starts_with(format, last[3], last[2], entries):
+                self.resumed += 1
+                return self._resumed(last, entries)
+        state = _State(target, format)  # a whole pass: a state of its own, outside the lock
+        if not _walk(entries, 0, format, state):
+            return False, state.cut, state.seen[:state.cut_ids]
+        self._last = (format, target, len(entries), _extended(format, (), entries, 0), state)
+        return True, state.cut, state.seen[:state.cut_ids]
+
+    def _resumed(self, last: tuple[str, str | None, int, tuple[Any, ...], _State], entries: Sequence[Any]
+                 ) -> tuple[bool, int, list[str]]:
+        """The pass carried on from the remembered state over the entries after its prefix (under the lock);
+        when it fails, the state is put back as it was (the ids it added removed), so the next request
+        may still start from it."""
+        format, target, count, known, state = last
+        mark = (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last, state.kind)
+        healthy = _walk(itertools.islice(entries, count, None), count, format, state)
+        answer = healthy, state.cut, state.seen[:state.cut_ids]
+        if healthy:
+            self._last = (format, target, len(entries), _extended(format, known, entries, count), state)
+        else:
+            seen = state.seen
+            state.known.difference_update(seen[mark[0]:])
+            del seen[mark[0]:]
+            state.cut, state.cut_ids, state.open_calls, state.last, state.kind = mark[1:]
+        return answer
 
 
 def _new_ids(calls: tuple[str, ...], state: _State) -> bool:

@@ -71,9 +71,10 @@ class ToolCallIntegrityFilter:
         agent = getattr(data, "agent", None)
         api = _api_of(agent)
         target = self.guard.target(_model_name(agent), "chat" if api == "chat" else "responses")
-        if self.memo.healthy(items, FORMAT, target):
+        scanned = self.memo.scan(items, FORMAT, target)
+        if scanned[0]:
             return model_data  # the common case: one pass over the items, nothing copied
-        repaired = self.guard.guard_objects(items, FORMAT, _dicts, FORMAT, target)
+        repaired = self.guard.guard_objects(items, FORMAT, _dicts, FORMAT, target, scanned)
         if repaired is None:
             return model_data
         from agents.run_config import ModelInputData
