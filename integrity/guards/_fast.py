@@ -74,12 +74,16 @@ def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool,
     cut: the index of the last user turn the pass reached with the rules holding up to it, no call
     open and at least one exchange before it (0 when none): the entries before it are a plainly
     healthy request on their own, and a repair that starts at a user turn may leave them alone.
+    A plainly healthy request needs no repair: (True, 0, []).
     """
     if target not in FAST_TARGETS or format not in _READERS:
         return False, 0, []
     state = _State(target, format)
-    healthy = _walk(entries, 0, format, state)
-    return healthy, state.cut, state.seen[:state.cut_ids]
+    return _answer(_walk(entries, 0, format, state), state)
+
+
+def _answer(healthy: bool, state: _State) -> tuple[bool, int, list[str]]:
+    return (True, 0, []) if healthy else (False, state.cut, state.seen[:state.cut_ids])
 
 
 def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> bool:
@@ -166,10 +170,6 @@ def _content_key(contents: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
     return (tuple(map(_ROLE, contents)), tuple(map(len, parts)), *(tuple(map(field, flat)) for field in _PART_FIELDS))
 
 
-def _entries_key(entries: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(entries)
-
-
 _ID, _NAME = operator.attrgetter("id"), operator.attrgetter("name")
 
 
@@ -197,10 +197,11 @@ _KEYS: dict[str, tuple[Callable[[Sequence[Any]], tuple[Any, ...]], Callable[[Any
 entries themselves, by identity)."""
 
 
-def _starts_with(format: str, known: tuple[Any, ...], count: int, entries: Sequence[Any]) -> bool:
+def _starts_with(format: str, known: Sequence[Any], count: int, entries: Sequence[Any]) -> bool:
     """Whether `entries` starts with the `count` entries whose key is `known` (see HealthyMemo)."""
     if format in _BY_VALUE:
-        return known == tuple(entries[:count])
+        prefix = entries[:count]
+        return (prefix if type(prefix) is list else list(prefix)) == known
     keyed = _KEYS.get(format)
     if keyed is None:
         return all(map(operator.is_, known, entries))
@@ -211,11 +212,11 @@ def _starts_with(format: str, known: tuple[Any, ...], count: int, entries: Seque
         return False
 
 
-def _extended(format: str, known: tuple[Any, ...], entries: Sequence[Any], start: int) -> tuple[Any, ...]:
+def _extended(format: str, known: Sequence[Any], entries: Sequence[Any], start: int) -> Sequence[Any]:
     """The key of `entries`, whose first `start` entries have the key `known` (only the rest is read)."""
     keyed = _KEYS.get(format)
     if keyed is None:
-        return tuple(entries)
+        return list(entries)  # a list: compared with a slice of the next request
     key = keyed[0]
     if not start:
         return key(entries)
@@ -242,7 +243,7 @@ class HealthyMemo:
     __slots__ = ("_last", "_lock", "resumed")
 
     def __init__(self) -> None:
-        self._last: tuple[str, str | None, int, tuple[Any, ...], _State] | None = None
+        self._last: tuple[str, str | None, int, Sequence[Any], _State] | None = None
         self._lock = threading.Lock()
         self.resumed = 0
         """How many requests were read from the end of the remembered one (for tests and benchmarks)."""
@@ -266,26 +267,25 @@ class HealthyMemo:
                 return self._resumed(last, entries)
         state = _State(target, format)  # a whole pass: a state of its own, outside the lock
         if not _walk(entries, 0, format, state):
-            return False, state.cut, state.seen[:state.cut_ids]
+            return _answer(False, state)
         self._last = (format, target, len(entries), _extended(format, (), entries, 0), state)
-        return True, state.cut, state.seen[:state.cut_ids]
+        return True, 0, []
 
-    def _resumed(self, last: tuple[str, str | None, int, tuple[Any, ...], _State], entries: Sequence[Any]
+    def _resumed(self, last: tuple[str, str | None, int, Sequence[Any], _State], entries: Sequence[Any]
                  ) -> tuple[bool, int, list[str]]:
         """The pass carried on from the remembered state over the entries after its prefix (under the lock);
         when it fails, the state is put back as it was (the ids it added removed), so the next request
         may still start from it."""
         format, target, count, known, state = last
         mark = (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last, state.kind)
-        healthy = _walk(itertools.islice(entries, count, None), count, format, state)
-        answer = healthy, state.cut, state.seen[:state.cut_ids]
-        if healthy:
+        if _walk(itertools.islice(entries, count, None), count, format, state):
             self._last = (format, target, len(entries), _extended(format, known, entries, count), state)
-        else:
-            seen = state.seen
-            state.known.difference_update(seen[mark[0]:])
-            del seen[mark[0]:]
-            state.cut, state.cut_ids, state.open_calls, state.last, state.kind = mark[1:]
+            return True, 0, []
+        answer = _answer(False, state)
+        seen = state.seen
+        state.known.difference_update(seen[mark[0]:])
+        del seen[mark[0]:]
+        state.cut, state.cut_ids, state.open_calls, state.last, state.kind = mark[1:]
         return answer
 
 
