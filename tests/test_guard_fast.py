@@ -327,37 +327,73 @@ def walked(entries: list[Any], format: str, target: str | None, walk: Any) -> tu
 
     state = _State(target, format)
     answer = walk(entries, 0, state) if walk is not None else _walk_general(entries, 0, format, state)
-    return answer, state.cut, state.cut_ids, state.seen, state.known, state.open_calls, state.last
+    kind = state.kind if format == "gemini-objects" else None  # whether calls carry ids: read for Gemini only
+    return answer, state.cut, state.cut_ids, state.seen, state.known, state.open_calls, state.last, kind
 
 
-@settings(max_examples=120, deadline=None)
+def odd_entries() -> dict[str, list[Any]]:
+    """Per written-out format, entries the quick pass refuses or reads in a special way."""
+    from google.genai import types
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    call = {"id": "c9", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    return {
+        "openai-responses": [{"type": "reasoning", "summary": []}, {"type": "web_search_call"}, "text",
+                             {"role": "developer", "content": "x"}, {"type": "message", "role": "assistant",
+                                                                     "content": ""},
+                             {"type": "function_call", "call_id": 7}, {"type": "function_call_output"},
+                             {"role": "user", "content": "again"}],
+        "langchain-objects": [AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "bad id!"}]),
+                              AIMessage("x", invalid_tool_calls=[{"name": "f", "args": "{", "id": "c9",
+                                                                  "error": None, "type": "invalid_tool_call"}]),
+                              HumanMessage(""), ToolMessage("x", tool_call_id="stray"), object(),
+                              HumanMessage("again")],
+        "openai-chat": [{"role": "developer", "content": "x"}, {"role": "assistant", "content": "x",
+                                                                 "function_call": {"name": "f"}},
+                        {"role": "assistant", "content": None, "tool_calls": [{**call, "function": "f"}]},
+                        {"role": "assistant", "content": None, "tool_calls": [call, call]},
+                        {"role": "tool"}, {"role": "user", "content": []}, 7, {"role": "user", "content": "again"}],
+        "gemini-objects": [types.Content(role="model", parts=[types.Part(text="x", thought=True)]),
+                           types.Content(role="user", parts=[types.Part(text="a"), types.Part(
+                               function_response=types.FunctionResponse(id="c9", name="f", response={}))]),
+                           types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(
+                               id="\0f", name="f"))]),
+                           types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(
+                               name="f"))]),
+                           types.Content(role="user", parts=[]), types.Content(role="system", parts=[
+                               types.Part(text="x")]), "text",
+                           types.Content(role="user", parts=[types.Part(text="again")]),
+                           types.Content(role="user", parts=[types.Part(
+                               function_response=types.FunctionResponse.model_construct(id=5, name="f"))])],
+    }
+
+
+@settings(max_examples=150, deadline=None)
 @given(history=turns(), system=st.booleans(), trailing=st.booleans(), odd=st.integers(0, 12),
-       where=st.integers(0, 40))
+       where=st.integers(0, 40), idless=st.booleans())
 def test_the_written_out_passes_answer_as_the_general_one(history: list[Turn], system: bool, trailing: bool,
-                                                          odd: int, where: int) -> None:
-    """`_walk_responses` and `_walk_langchain` (what the Agents SDK, LiteLLM's Responses calls and LangChain
-    read) inline their reader: on the same requests, with an odd entry put in now and then, they answer
-    and leave the state exactly as `_walk_general` through the reader does."""
-    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, messages_from_dict
+                                                          odd: int, where: int, idless: bool) -> None:
+    """The written-out passes (what the Agents SDK, LiteLLM, LangChain and ADK read) inline their reader:
+    on the same requests, with an odd entry put in now and then, they answer and leave the state exactly as
+    `_walk_general` through the reader does."""
+    from google.genai import types
+    from langchain_core.messages import messages_from_dict
 
     from integrity.guards._fast import _WALKERS
 
-    odd_items: list[Any] = [{"type": "reasoning", "summary": []}, {"type": "web_search_call"}, "text",
-                            {"role": "developer", "content": "x"}, {"type": "message", "role": "assistant",
-                                                                    "content": ""},
-                            {"type": "function_call", "call_id": 7}, {"type": "function_call_output"}]
-    odd_messages: list[Any] = [AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "bad id!"}]),
-                               AIMessage("x", invalid_tool_calls=[{"name": "f", "args": "{", "id": "c9",
-                                                                   "error": None, "type": "invalid_tool_call"}]),
-                               HumanMessage(""), ToolMessage("x", tool_call_id="stray"), object()]
-    responses = render(history, "openai-responses", system, trailing)
-    messages = list(messages_from_dict(render(history, "langchain", system, trailing)))
-    for entries, format, extra in ((responses, "openai-responses", odd_items),
-                                   (messages, "langchain-objects", odd_messages)):
+    requests = {"openai-responses": render(history, "openai-responses", system, trailing),
+                "langchain-objects": list(messages_from_dict(render(history, "langchain", system, trailing))),
+                "openai-chat": render(history, "openai-chat", system, trailing),
+                "gemini-objects": [types.Content.model_validate(e) for e in render(history, "gemini", system,
+                                                                                    trailing, idless)]}
+    assert set(requests) == set(_WALKERS)
+    for format, entries in requests.items():
+        extra = odd_entries()[format]
         if odd < len(extra):
             entries.insert(where % (len(entries) + 1), extra[odd])
         for target in FAST_TARGETS:
-            assert walked(entries, format, target, _WALKERS[format]) == walked(entries, format, target, None)
+            assert walked(entries, format, target, _WALKERS[format]) == walked(entries, format, target, None), \
+                (format, target)
 
 
 def test_a_request_that_fails_after_the_memo_leaves_it_ready_for_the_next() -> None:

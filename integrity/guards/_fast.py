@@ -680,6 +680,151 @@ def _walk_langchain(entries: Iterable[Any], start: int, state: _State) -> bool:
         state.open_calls, state.last = open_calls, last
 
 
+def _walk_chat(entries: Iterable[Any], start: int, state: _State) -> bool:
+    """`_walk` for OpenAI Chat messages, with `_chat` and `_new_ids` written inline (the same rules, answers
+    and state; tests/test_guard_fast.py checks it against the general pass): LiteLLM's chat requests."""
+    open_calls, last = state.open_calls, state.last
+    known, seen, plain = state.known, state.seen, _PLAIN_ID.match
+    try:
+        for index, message in enumerate(entries, start):
+            if not isinstance(message, dict):
+                return False
+            role = message.get("role")
+            if role == "tool":
+                call_id = message.get("tool_call_id")
+                if not isinstance(call_id, str) or open_calls is None or last not in ("assistant", "results") \
+                        or call_id != open_calls[0]:
+                    return False  # a stray, a duplicate, out of call order, or an earlier turn's
+                del open_calls[0]
+                last = "results"
+                if not open_calls:
+                    open_calls = None
+            elif role == "assistant":
+                calls = message.get("tool_calls") or []
+                if not isinstance(calls, list):
+                    return False
+                ids = []
+                for call in calls:
+                    if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not isinstance(
+                            call.get("function"), dict):
+                        return False
+                    ids.append(call["id"])
+                if message.get("function_call") or open_calls or last not in ("user", "results") or (
+                        not ids and _text_empty(message.get("content"))):
+                    return False
+                for call_id in ids:
+                    if not plain(call_id) or call_id in known:
+                        return False
+                    known.add(call_id)
+                    seen.append(call_id)
+                open_calls = ids or None
+                last = "assistant"
+            elif role == "user":
+                if open_calls:
+                    return False
+                if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
+                    state.cut, state.cut_ids = index, len(seen)
+                if last == "user" or _text_empty(message.get("content")):
+                    return False
+                last = "user"
+            elif role in ("system", "developer"):
+                if last != "system":
+                    return False
+            else:
+                return False
+        return not open_calls
+    finally:
+        state.open_calls, state.last = open_calls, last
+
+
+def _walk_gemini_objects(entries: Iterable[Any], start: int, state: _State) -> bool:
+    """`_walk` for google.genai Contents, with `_gemini_object`, `_turn` and `_new_ids` written inline (the
+    same rules, answers and state; tests/test_guard_fast.py checks it against the general pass): ADK's
+    requests, whose new tail is read on every model call and whole on the first."""
+    open_calls, last, kind = state.open_calls, state.last, state.kind
+    known, seen, plain, idless = state.known, state.seen, _PLAIN_ID.match, state.idless
+    try:
+        for index, content in enumerate(entries, start):
+            calls: list[str] = []
+            results: list[str] = []
+            other = False
+            try:
+                role = content.role
+                parts = content.parts
+                if not parts:
+                    return False
+                for part in parts:
+                    call = part.function_call
+                    if call is not None:
+                        call_id = call.id
+                        if call_id is None:
+                            call_id = _no_id(call.name)
+                        elif isinstance(call_id, str) and call_id[:1] == IDLESS:
+                            return False  # an id that reads as no id: the full check decides
+                        if role != "model" or not isinstance(call_id, str) or not call_id:
+                            return False
+                        calls.append(call_id)
+                        continue
+                    response = part.function_response
+                    if response is not None:
+                        response_id = response.id
+                        if response_id is None:
+                            response_id = _no_id(response.name)
+                        elif isinstance(response_id, str) and response_id[:1] == IDLESS:
+                            return False
+                        if role != "user" or not isinstance(response_id, str):
+                            return False
+                        results.append(response_id)
+                        continue
+                    text = part.text
+                    if isinstance(text, str) and text.strip() and not part.thought and part.inline_data is None:
+                        other = True
+                        continue
+                    return False
+            except AttributeError:
+                return False
+            if role == "model":
+                if open_calls or last not in ("user", "results"):
+                    return False
+                for call_id in calls:
+                    if call_id[0] == IDLESS:
+                        if not idless or kind == "id":
+                            return False
+                        kind = "name"
+                        continue
+                    if kind == "name" or not plain(call_id) or call_id in known:
+                        return False
+                    kind = "id"
+                    known.add(call_id)
+                    seen.append(call_id)
+                open_calls = calls or None
+                last = "assistant"
+            elif role != "user" or (results and other):
+                return False
+            elif results:
+                if open_calls is None or last not in ("assistant", "results"):
+                    return False
+                for call_id in results:
+                    if not open_calls or call_id != open_calls[0]:
+                        return False  # a stray, a duplicate, out of call order, or an earlier turn's
+                    del open_calls[0]
+                last = "results"
+                if not open_calls:
+                    open_calls = None
+            else:
+                if open_calls:
+                    return False
+                if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
+                    state.cut, state.cut_ids = index, len(seen)
+                if last == "user":
+                    return False
+                last = "user"
+        return not open_calls
+    finally:
+        state.open_calls, state.last, state.kind = open_calls, last, kind
+
+
 _WALKERS: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {
-    "openai-responses": _walk_responses, "langchain-objects": _walk_langchain}
+    "openai-responses": _walk_responses, "langchain-objects": _walk_langchain, "openai-chat": _walk_chat,
+    "gemini-objects": _walk_gemini_objects}
 """Formats whose pass is written out (`_walk_general` reads every other format through its reader)."""
