@@ -43,14 +43,18 @@ def _dumps(contents: list[Any]) -> list[Any]:
     return [_dump(content) for content in contents]
 
 
-def _call_ids(contents: list[Any], kind: str) -> set[str]:
-    found: set[str] = set()
-    for content in contents:
+def _not_called(contents: list[Any], ids: set[str]) -> set[str]:
+    """The ids of `ids` that no function call in `contents` carries.  Read from the end, and only until every
+    id is found: a call the session has not answered yet is almost always one of the last turns."""
+    missing = set(ids)
+    for content in reversed(contents):
         for part in (content.parts or []) if content is not None else []:
-            value = getattr(part, kind, None)
-            if value is not None and value.id:
-                found.add(value.id)
-    return found
+            call = getattr(part, "function_call", None)
+            if call is not None and call.id in missing:
+                missing.discard(call.id)
+                if not missing:
+                    return missing
+    return missing
 
 
 class _EventMemo:
@@ -106,7 +110,7 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
         _read_calls(events, author, made, answered)
     dropped = made - answered
     if dropped:
-        dropped -= _call_ids(contents, "function_call")
+        dropped = _not_called(contents, dropped)
     if not dropped:
         return None
     out = list(contents)
