@@ -174,14 +174,15 @@ _ID, _NAME = operator.attrgetter("id"), operator.attrgetter("name")
 
 
 def _same_contents(known: tuple[tuple[Any, ...], ...], key: tuple[tuple[Any, ...], ...]) -> bool:
-    """Whether two `_content_key`s read the same.  Calls and responses are compared by identity first; when
-    that fails (toward Gemini, ADK replaces each call and response whose "adk-" id it strips by a new
-    copy, on every request) by what the quick test reads of them: where they are, their ids and names."""
-    if known[0] != key[0] or known[1] != key[1] or known[4:] != key[4:]:
+    """Whether the contents whose `_content_key` is `key` start with those whose key is `known`: each part of
+    `key` begins with the matching part of `known`.  Calls and responses are compared by identity first;
+    when that fails (toward Gemini, ADK replaces each call and response whose "adk-" id it strips by a
+    new copy, on every request) by what the quick test reads of them: where they are, their ids and names."""
+    if any(old != new[:len(old)] for old, new in zip(known[:2], key[:2], strict=True)) or \
+            any(old != new[:len(old)] for old, new in zip(known[4:], key[4:], strict=True)):
         return False
-    for old, new in zip(known[2:4], key[2:4], strict=True):
-        if len(old) != len(new):
-            return False
+    for old, whole in zip(known[2:4], key[2:4], strict=True):
+        new = whole[:len(old)]
         if not all(map(operator.is_, old, new)):
             old_items, new_items = list(filter(None, old)), list(filter(None, new))
             if list(map(operator.not_, old)) != list(map(operator.not_, new)) or \
@@ -197,30 +198,29 @@ _KEYS: dict[str, tuple[Callable[[Sequence[Any]], tuple[Any, ...]], Callable[[Any
 entries themselves, by identity)."""
 
 
-def _starts_with(format: str, known: Sequence[Any], count: int, entries: Sequence[Any]) -> bool:
-    """Whether `entries` starts with the `count` entries whose key is `known` (see HealthyMemo)."""
+def _starts_with(format: str, known: Sequence[Any], count: int, entries: Sequence[Any]
+                 ) -> tuple[bool, Sequence[Any] | None]:
+    """Whether `entries` starts with the `count` entries whose key is `known` (see HealthyMemo), and the key
+    of `entries` when reading it took one (None: `_key` makes it)."""
     if format in _BY_VALUE:
         prefix = entries[:count]
-        return (prefix if type(prefix) is list else list(prefix)) == known
+        return (prefix if type(prefix) is list else list(prefix)) == known, None
     keyed = _KEYS.get(format)
     if keyed is None:
-        return all(map(operator.is_, known, entries))
+        return all(map(operator.is_, known, entries)), None
     key, same = keyed
     try:
-        return same(known, key(entries[:count]))
+        whole = key(entries)
     except (AttributeError, TypeError):
-        return False
+        return False, None
+    return same(known, whole), whole
 
 
-def _extended(format: str, known: Sequence[Any], entries: Sequence[Any], start: int) -> Sequence[Any]:
-    """The key of `entries`, whose first `start` entries have the key `known` (only the rest is read)."""
+def _key(format: str, entries: Sequence[Any]) -> Sequence[Any]:
+    """The key `entries` are remembered by: the format's `_KEYS`, else a list of the entries themselves
+    (compared with a slice of the next request)."""
     keyed = _KEYS.get(format)
-    if keyed is None:
-        return list(entries)  # a list: compared with a slice of the next request
-    key = keyed[0]
-    if not start:
-        return key(entries)
-    return tuple(a + b for a, b in zip(known, key(entries[start:]), strict=True))
+    return list(entries) if keyed is None else keyed[0](entries)
 
 
 class HealthyMemo:
@@ -259,27 +259,29 @@ class HealthyMemo:
         healthy prefix when the request starts with it."""
         if target not in FAST_TARGETS or format not in _READERS:
             return False, 0, []
+        key = None
         with self._lock:  # the remembered state is carried on in place (no copy), one request at a time
             last = self._last
-            if last is not None and last[0] == format and last[1] == target and len(entries) >= last[2] and \
-                    _starts_with(format, last[3], last[2], entries):
-                self.resumed += 1
-                return self._resumed(last, entries)
+            if last is not None and last[0] == format and last[1] == target and len(entries) >= last[2]:
+                matched, key = _starts_with(format, last[3], last[2], entries)
+                if matched:
+                    self.resumed += 1
+                    return self._resumed(last, entries, key)
         state = _State(target, format)  # a whole pass: a state of its own, outside the lock
         if not _walk(entries, 0, format, state):
             return _answer(False, state)
-        self._last = (format, target, len(entries), _extended(format, (), entries, 0), state)
+        self._last = (format, target, len(entries), key if key is not None else _key(format, entries), state)
         return True, 0, []
 
-    def _resumed(self, last: tuple[str, str | None, int, Sequence[Any], _State], entries: Sequence[Any]
-                 ) -> tuple[bool, int, list[str]]:
+    def _resumed(self, last: tuple[str, str | None, int, Sequence[Any], _State], entries: Sequence[Any],
+                 key: Sequence[Any] | None) -> tuple[bool, int, list[str]]:
         """The pass carried on from the remembered state over the entries after its prefix (under the lock);
         when it fails, the state is put back as it was (the ids it added removed), so the next request
-        may still start from it."""
-        format, target, count, known, state = last
+        may still start from it.  key: the key of `entries`, when comparing took one."""
+        format, target, count, _, state = last
         mark = (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last, state.kind)
         if _walk(itertools.islice(entries, count, None), count, format, state):
-            self._last = (format, target, len(entries), _extended(format, known, entries, count), state)
+            self._last = (format, target, len(entries), key if key is not None else _key(format, entries), state)
             return True, 0, []
         answer = _answer(False, state)
         seen = state.seen
