@@ -1,7 +1,7 @@
 """The runtime guards' cost per model call, next to the runtimes' own request building and sanitizers.
 
 Usage: python bench/bench_guards.py [--sizes 100,1000,10000] [--runs 5]
-                                   [--runtimes langchain,openai-agents,litellm,adk,pydantic-ai]
+                                   [--runtimes langchain,openai-agents,litellm,adk,adk-gemini,pydantic-ai]
 
 For each runtime and history size (messages: user turn, assistant turn with one tool call, its result,
 repeated), the best of `runs` timings of:
@@ -16,6 +16,8 @@ repeated), the best of `runs` timings of:
                 objects, the Agents SDK new equal dicts (it rebuilds its input for every call), LiteLLM
                 the caller's list (the same dicts), ADK new Content and Part objects (its own
                 `_get_contents` output: shallow copies around the session's calls, responses and texts);
+                adk-gemini: the same toward a Gemini model, where ADK strips its own "adk-" call ids
+                from every request (new call and response objects, without ids);
   share         guard / building, for both (the target is at most 5%);
   repair        the guard on the same history broken near the end (a dangling call and a stray result);
   sanitizer     the runtime's own tool-history sanitizer on that broken history and on the healthy one,
@@ -214,7 +216,9 @@ def bench_litellm(size: int, runs: int) -> dict[str, float]:
     return timings
 
 
-def bench_adk(size: int, runs: int) -> dict[str, float]:
+def bench_adk(size: int, runs: int, gemini: bool = False) -> dict[str, float]:
+    """ADK with call ids kept (toward Anthropic / LiteLLM models); gemini: toward a Gemini model, where ADK
+    strips its own "adk-" ids from each request (bench_adk_gemini)."""
     from google.adk.events import Event
     from google.adk.flows.llm_flows.context._contents import _get_contents
     from google.adk.flows.llm_flows.tools._rearranger import drop_orphaned_function_calls
@@ -224,6 +228,8 @@ def bench_adk(size: int, runs: int) -> dict[str, float]:
 
     plugin = ToolCallIntegrityPlugin()
 
+    mark = "adk-" if gemini else ""  # ADK's own ids (it makes them when the model gives none, as Gemini's do)
+
     def contents_of(broken: bool) -> list[Any]:
         contents: list[Any] = []
         for message in chat_history(size, broken)[1:]:
@@ -231,10 +237,10 @@ def bench_adk(size: int, runs: int) -> dict[str, float]:
                 contents.append(types.Content(role="user", parts=[types.Part(text=message["content"])]))
             elif message["role"] == "assistant":
                 contents.append(types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(
-                    id=c["id"], name="lookup", args={"q": 1})) for c in message["tool_calls"]]))
+                    id=mark + c["id"], name="lookup", args={"q": 1})) for c in message["tool_calls"]]))
             else:
                 contents.append(types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(
-                    id=message["tool_call_id"], name="lookup", response={"result": message["content"]}))]))
+                    id=mark + message["tool_call_id"], name="lookup", response={"result": message["content"]}))]))
         return contents
 
     def events_of(contents: list[Any]) -> list[Any]:  # the session's events: the plugin looks there for calls
@@ -244,9 +250,15 @@ def bench_adk(size: int, runs: int) -> dict[str, float]:
     contents, broken = contents_of(False), contents_of(True)
     events, broken_events = events_of(contents), events_of(broken)
     # what ADK hands the plugin on each call: new Content and Part objects (shallow copies) built from the
-    # session's events; the ids kept (ADK keeps them for Anthropic / LiteLLM models, and ours are not "adk-")
-    copies = _get_contents(None, events, "assistant", preserve_function_call_ids=True)
-    prefix = _get_contents(None, events[:-3], "assistant", preserve_function_call_ids=True)
+    # session's events; the ids kept (ADK keeps them for Anthropic / LiteLLM models), or toward Gemini its
+    # "adk-" ids stripped (new call and response objects without ids), and then ADK's own request is what
+    # the guard sees first too, and what it repairs (ADK has dropped the dangling call and the stray)
+    keep = not gemini
+    copies = _get_contents(None, events, "assistant", preserve_function_call_ids=keep)
+    prefix = _get_contents(None, events[:-3], "assistant", preserve_function_call_ids=keep)
+    if gemini:
+        contents = _get_contents(None, events, "assistant", preserve_function_call_ids=keep)
+        broken = _get_contents(None, broken_events, "assistant", preserve_function_call_ids=keep)
     requests = {id(contents): events, id(copies): events, id(broken): broken_events, id(prefix): events[:-3]}
 
     def call(request: list[Any]) -> Any:
@@ -312,9 +324,13 @@ def bench_pydantic_ai(size: int, runs: int) -> dict[str, float]:
             "sanitizer": best(lambda: repair_messages(messages), runs)}
 
 
+def bench_adk_gemini(size: int, runs: int) -> dict[str, float]:
+    return bench_adk(size, runs, gemini=True)
+
+
 BENCHES: dict[str, Callable[[int, int], dict[str, float]]] = {
     "langchain": bench_langchain, "openai-agents": bench_openai_agents, "litellm": bench_litellm, "adk": bench_adk,
-    "pydantic-ai": bench_pydantic_ai,
+    "adk-gemini": bench_adk_gemini, "pydantic-ai": bench_pydantic_ai,
 }
 OPTIONAL = {"pydantic-ai": "pydantic_ai"}
 """Runtimes timed only when installed (requirements-dev.txt installs them; the bench says when one is absent)."""

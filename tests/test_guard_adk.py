@@ -249,3 +249,46 @@ def test_a_gemini_run_without_ids_takes_the_quick_path_on_every_call() -> None:
     assert [p.function_call.id for c in sent for p in c.parts if p.function_call] == [None, None]
     assert request_verdict(dumped(sent), "gemini", "gemini").legal
     assert plugin.memo.resumed == 3  # every call after the first read only what was new
+
+
+def test_toward_gemini_a_raised_call_is_restored_in_its_turn_among_calls_without_ids() -> None:
+    """Toward a Gemini model ADK strips its "adk-" ids from the request, so the request's contents no longer
+    equal the session's.  The call of a tool that raised is still put back right after the user turn that
+    led to it (matched by what ADK's copies keep: texts, names, shared arguments), not at the start."""
+    async def scenario(plugins: list[Any]) -> list[Any]:
+        def ask(name: str) -> LlmResponse:  # the model gives no id: ADK makes an "adk-" one
+            return LlmResponse(content=types.Content(role="model", parts=[types.Part(
+                function_call=types.FunctionCall(name=name, args={"q": name}))]))
+
+        llm = ScriptedLlm(script=[ask("lookup"), say("found"), ask("lookup"), say("found again"), ask("explode"),
+                                  say("sorry")], seen=[])
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=llm, tools=[lookup, explode]), plugins=plugins)
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        session = await service.create_session(app_name="app", user_id="u")
+
+        async def say_to(text: str) -> None:
+            async for _ in runner.run_async(user_id="u", session_id=session.id,
+                                            new_message=types.Content(role="user", parts=[types.Part(text=text)])):
+                pass
+
+        await say_to("first")
+        await say_to("second")
+        with pytest.raises(RuntimeError, match="disk full"):
+            await say_to("third")
+        await say_to("fourth")
+        return llm.seen[-1]
+
+    alone = asyncio.run(scenario([]))
+    guarded = asyncio.run(scenario([ToolCallIntegrityPlugin()]))
+    texts = [p.text for c in guarded for p in c.parts if p.text]
+    assert texts[:4] == ["first", "found", "second", "found again"] and texts[-1] == "fourth"
+    calls = [(i, p.function_call) for i, c in enumerate(guarded) for p in c.parts if p.function_call]
+    assert [call.id for _, call in calls[:2]] == [None, None]  # ADK's own, stripped
+    restored = calls[-1]
+    assert restored[1].name == "explode" and restored[1].id and restored[1].id.startswith("adk-")
+    third = next(i for i, c in enumerate(guarded) if any(p.text == "third" for p in c.parts))
+    assert restored[0] == third + 1  # in its turn, right after the user turn that led to it
+    assert "explode" not in {p.function_call.name for c in alone for p in c.parts if p.function_call}
+    verdict = request_verdict(dumped(guarded), "gemini", "gemini")
+    assert verdict.legal and verdict.receipts == 1, verdict.violations

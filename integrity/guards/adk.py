@@ -18,12 +18,14 @@ A healthy request keeps its very contents list.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import logging
 import operator
 from collections.abc import Callable
 from typing import Any
 
+from google.adk.flows.llm_flows.functions import AF_FUNCTION_CALL_ID_PREFIX
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
@@ -100,8 +102,11 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
 
     A call is restored when the session's events made it (this agent's, with an id), no event answers
     it, it is not a pending long-running call, and it is missing from `contents`.  Events are matched to
-    contents in order by equality; the event's own Content object is used (never modified).  With a
-    memo, only the events added since its last call are read for the calls made and answered.
+    contents in order by `_match_key` (what ADK's copy of a content keeps of it, its "adk-" ids stripped
+    or not), each to the first content from the last one matched, through an index (one pass over the
+    contents, however many events have no content left in the request); the event's own Content object is
+    used (never modified).  With a memo, only the events added since its last call are read for the calls
+    made and answered.
     """
     if memo is not None:
         made, answered = memo.calls(events, author)
@@ -113,34 +118,65 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
         dropped = _not_called(contents, dropped)
     if not dropped:
         return None
-    out = list(contents)
-    at = 0
+    places: dict[Any, list[int]] = {}  # match key -> the indexes of the contents that have it, in order
+    for index, content in enumerate(contents):
+        places.setdefault(_match_key(content.role, content.parts), []).append(index)
+    at = 0  # the first content not matched yet
+    inserted: dict[int, list[Any]] = {}  # index -> the restored contents put before contents[index]
+    replaced: dict[int, Any] = {}
     for event in events:
         content = event.content
         if content is None or not content.parts:
             continue
         lost = [part for part in content.parts if part.function_call is not None and part.function_call.id in dropped]
         if not lost:
-            at = _find(out, content, at, after=True)
+            where = _first(places, _match_key(content.role, content.parts), at)
+            at = at if where < 0 else where + 1
             continue
         kept = [part for part in content.parts if part not in lost]
-        where = _find(out, types.Content(role=content.role, parts=kept), at, after=False) if kept else -1
+        where = _first(places, _match_key(content.role, kept), at) if kept else -1
         if where >= 0:
-            out[where] = content
+            replaced[where] = content  # the turn ADK kept without the call: the event's own content
             at = where + 1
         else:
-            out.insert(at, content)
-            at += 1
+            inserted.setdefault(at, []).append(content)
+    out: list[Any] = []
+    for index, content in enumerate(contents):
+        out += inserted.get(index, ())
+        out.append(replaced.get(index, content))
+    out += inserted.get(len(contents), ())
     return out
 
 
-def _find(contents: list[Any], content: Any, start: int, after: bool) -> int:
-    """The index of the first content equal to `content` from `start` (after=True: the index after it, or
-    `start` when absent; after=False: -1 when absent)."""
-    for index in range(start, len(contents)):
-        if contents[index] == content:
-            return index + 1 if after else index
-    return start if after else -1
+def _match_key(role: Any, parts: Any) -> tuple[Any, ...]:
+    """What ADK's request copy of a content keeps of it: the role and, per part, the text, or the call's or
+    response's name and id.  ADK strips its own "adk-" ids from a request to a model that does not pair
+    by id (Gemini): for such an id the arguments (or response) object stands in, which the copy shares."""
+    keys: list[Any] = []
+    for part in parts or ():
+        call, response = part.function_call, part.function_response
+        if call is not None:
+            keys.append(("call", call.name, _id_or_payload(call.id, call.args)))
+        elif response is not None:
+            keys.append(("response", response.name, _id_or_payload(response.id, response.response)))
+        elif part.text is not None:
+            keys.append(("text", part.text, bool(part.thought)))
+        else:
+            keys.append(("other",))  # inline data, files, code...: told apart by their order
+    return (role, tuple(keys))
+
+
+def _id_or_payload(given: Any, payload: Any) -> Any:
+    return given if given and not given.startswith(AF_FUNCTION_CALL_ID_PREFIX) else ("shared", id(payload))
+
+
+def _first(places: dict[Any, list[int]], key: Any, start: int) -> int:
+    """The first index from `start` of a content with this match key (-1: none)."""
+    indexes = places.get(key)
+    if not indexes:
+        return -1
+    found = bisect.bisect_left(indexes, start)
+    return indexes[found] if found < len(indexes) else -1
 
 
 class ToolCallIntegrityPlugin(BasePlugin):
