@@ -420,3 +420,16 @@ def test_threads_sharing_one_memo_get_the_whole_pass_answers() -> None:
     with ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(lambda r: memo.scan(r, "openai-chat", "anthropic"), requests))
     assert answers == [scan(r, "openai-chat", "anthropic") for r in requests]
+
+
+def test_a_guard_holding_a_memo_can_be_copied_and_pickled() -> None:
+    """Runtimes may deep-copy or pickle their configuration, callbacks included: the memo (its lock) allows
+    it, and the copy starts empty and answers as the whole pass does."""
+    import pickle
+
+    entries = render(loop(3), "openai-chat", system=True, trailing_user=False)
+    memo = HealthyMemo()
+    assert memo.healthy(entries, "openai-chat", "anthropic")
+    for other in (copy.deepcopy(memo), copy.copy(memo), pickle.loads(pickle.dumps(memo))):
+        assert other is not memo and other.resumed == 0
+        assert other.healthy(entries, "openai-chat", "anthropic") and other.resumed == 0

@@ -248,6 +248,11 @@ class HealthyMemo:
         self.resumed = 0
         """How many requests were read from the end of the remembered one (for tests and benchmarks)."""
 
+    def __reduce__(self) -> tuple[type[HealthyMemo], tuple[()]]:
+        """A copy or a pickle of a guard starts with an empty memo (what it remembers is a cache, and its
+        lock cannot be copied)."""
+        return HealthyMemo, ()
+
     def healthy(self, entries: Sequence[Any], format: str, target: str | None) -> bool:
         """What plainly_healthy(entries, format, target) answers, reading only the entries after the
         remembered healthy prefix when the request starts with it."""
