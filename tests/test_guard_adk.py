@@ -24,6 +24,8 @@ from google.adk.models.llm_response import LlmResponse  # noqa: E402
 from google.adk.runners import Runner  # noqa: E402
 from google.adk.sessions import InMemorySessionService  # noqa: E402
 from google.genai import types  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from integrity.guards import GuardReport, ToolCallIntegrityError, request_verdict  # noqa: E402
 from integrity.guards.adk import ToolCallIntegrityPlugin  # noqa: E402
@@ -292,3 +294,62 @@ def test_toward_gemini_a_raised_call_is_restored_in_its_turn_among_calls_without
     assert "explode" not in {p.function_call.name for c in alone for p in c.parts if p.function_call}
     verdict = request_verdict(dumped(guarded), "gemini", "gemini")
     assert verdict.legal and verdict.receipts == 1, verdict.violations
+
+
+@settings(max_examples=60, deadline=None)
+@given(turns=st.lists(st.tuples(st.booleans(), st.lists(st.booleans(), max_size=3), st.booleans()), min_size=1,
+                      max_size=6), strip=st.booleans())
+def test_each_dropped_call_goes_back_into_its_own_turn(turns: list[tuple[bool, list[bool], bool]],
+                                                       strip: bool) -> None:
+    """Sessions of turns (a user message; the model's text and calls, each answered or not; an answer):
+    ADK's request holds copies of the contents with the unanswered calls dropped (and, toward Gemini, its
+    "adk-" ids stripped).  Each dropped call comes back as its event's own content: in place of the turn
+    ADK kept without it, or right after the user message that led to it."""
+    from integrity.guards.adk import restore_dropped_calls
+
+    events: list[Any] = []
+    contents: list[Any] = []
+    expected: list[Any] = []
+
+    def copy(content: Any) -> Any:  # ADK's copy for the request (`_copy_content_for_request`)
+        def part_copy(part: Any) -> Any:
+            new = part.model_copy()
+            for field in ("function_call", "function_response"):
+                value = getattr(part, field)
+                if strip and value is not None:
+                    setattr(new, field, value.model_copy(update={"id": None}))
+            return new
+        return content.model_copy(update={"parts": [part_copy(p) for p in content.parts]})
+
+    def add(author: str, role: str, parts: list[Any], shown: list[Any] | None = None) -> None:
+        content = types.Content(role=role, parts=parts)
+        events.append(Event(author=author, invocation_id="i", content=content))
+        if shown is None:
+            shown = parts
+        if shown:
+            request = copy(types.Content(role=role, parts=shown))
+            contents.append(request)
+            expected.append(content if shown is not parts else request)
+
+    for turn, (text, answered, answer) in enumerate(turns):
+        add("user", "user", [types.Part(text=f"question {turn}")])
+        calls = [types.Part(function_call=types.FunctionCall(id=f"adk-{turn}-{n}", name="lookup", args={"n": n}))
+                 for n in range(len(answered))]
+        parts = ([types.Part(text=f"thinking {turn}")] if text else []) + calls
+        if not parts:
+            continue
+        kept = [p for p in parts if p.function_call is None or answered[calls.index(p)]]
+        add(AGENT, "model", parts, kept if len(kept) < len(parts) else None)
+        if len(kept) < len(parts) and not kept:
+            expected.append(events[-1].content)  # nothing of the turn is left: the call comes back after the user
+        for n, done in enumerate(answered):
+            if done:
+                add(AGENT, "user", [types.Part(function_response=types.FunctionResponse(
+                    id=f"adk-{turn}-{n}", name="lookup", response={"result": n}))])
+        if answer:
+            add(AGENT, "model", [types.Part(text=f"answer {turn}")])
+    restored = restore_dropped_calls(contents, events, AGENT)
+    if all(all(answered) for _, answered, _ in turns):
+        assert restored is None
+    else:
+        assert restored is not None and [id(c) for c in restored] == [id(c) for c in expected]

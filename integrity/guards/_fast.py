@@ -765,7 +765,8 @@ def _walk_gemini_objects(entries: Iterable[Any], start: int, state: _State) -> b
                     if call is not None:
                         call_id = call.id
                         if call_id is None:
-                            call_id = _no_id(call.name)
+                            name = call.name
+                            call_id = IDLESS + name if isinstance(name, str) and name else None
                         elif isinstance(call_id, str) and call_id[:1] == IDLESS:
                             return False  # an id that reads as no id: the full check decides
                         if role != "model" or not isinstance(call_id, str) or not call_id:
@@ -776,7 +777,8 @@ def _walk_gemini_objects(entries: Iterable[Any], start: int, state: _State) -> b
                     if response is not None:
                         response_id = response.id
                         if response_id is None:
-                            response_id = _no_id(response.name)
+                            name = response.name
+                            response_id = IDLESS + name if isinstance(name, str) and name else None
                         elif isinstance(response_id, str) and response_id[:1] == IDLESS:
                             return False
                         if role != "user" or not isinstance(response_id, str):

@@ -18,7 +18,7 @@ A healthy request keeps its very contents list.
 
 from __future__ import annotations
 
-import bisect
+import collections
 import itertools
 import logging
 import operator
@@ -67,21 +67,22 @@ class _EventMemo:
     __slots__ = ("last",)
 
     def __init__(self) -> None:
-        self.last: tuple[str | None, tuple[Any, ...], set[str], set[str]] | None = None
+        self.last: tuple[str | None, tuple[Any, ...], set[str], set[str], set[str]] | None = None
 
-    def calls(self, events: list[Any], author: str | None) -> tuple[set[str], set[str]]:
-        """(the calls this agent made with an id, pending long-running ones excepted; the calls answered)."""
+    def calls(self, events: list[Any], author: str | None) -> tuple[set[str], set[str], set[str]]:
+        """(the calls this agent made with an id, pending long-running ones excepted; the calls answered;
+        the ids of every call in the events)."""
         last = self.last
-        start, made, answered = 0, set(), set()
+        start, made, answered, called = 0, set(), set(), set()
         if last is not None and last[0] == author and len(events) >= len(last[1]) and all(
                 map(operator.is_, last[1], events)):
-            start, made, answered = len(last[1]), set(last[2]), set(last[3])
-        _read_calls(itertools.islice(events, start, None), author, made, answered)
-        self.last = (author, tuple(events), made, answered)
-        return made, answered
+            start, made, answered, called = len(last[1]), set(last[2]), set(last[3]), set(last[4])
+        _read_calls(itertools.islice(events, start, None), author, made, answered, called)
+        self.last = (author, tuple(events), made, answered, called)
+        return made, answered, called
 
 
-def _read_calls(events: Any, author: str | None, made: set[str], answered: set[str]) -> None:
+def _read_calls(events: Any, author: str | None, made: set[str], answered: set[str], called: set[str]) -> None:
     for event in events:
         content = event.content
         if content is None or not content.parts:
@@ -90,8 +91,9 @@ def _read_calls(events: Any, author: str | None, made: set[str], answered: set[s
         for part in content.parts:
             if part.function_response is not None and part.function_response.id:
                 answered.add(part.function_response.id)
-            elif mine and part.function_call is not None and part.function_call.id:
-                if part.function_call.id not in (event.long_running_tool_ids or ()):
+            elif part.function_call is not None and part.function_call.id:
+                called.add(part.function_call.id)
+                if mine and part.function_call.id not in (event.long_running_tool_ids or ()):
                     made.add(part.function_call.id)
 
 
@@ -103,48 +105,54 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
     A call is restored when the session's events made it (this agent's, with an id), no event answers
     it, it is not a pending long-running call, and it is missing from `contents`.  Events are matched to
     contents in order by `_match_key` (what ADK's copy of a content keeps of it, its "adk-" ids stripped
-    or not), each to the first content from the last one matched, through an index (one pass over the
-    contents, however many events have no content left in the request); the event's own Content object is
-    used (never modified).  With a memo, only the events added since its last call are read for the calls
-    made and answered.
+    or not), from the end: each event to the last content before the one matched after it, until every
+    dropped call is placed (a call is dropped for want of an answer, so it is almost always one of the
+    last turns, and only the contents from there on are keyed: `_Places`).  The event's own Content object
+    is used (never modified).  With a memo, only the events added since its last call are read for the
+    calls made and answered.
     """
     if memo is not None:
-        made, answered = memo.calls(events, author)
+        made, answered, called = memo.calls(events, author)
     else:
-        made, answered = set(), set()
-        _read_calls(events, author, made, answered)
+        made, answered, called = set(), set(), set()
+        _read_calls(events, author, made, answered, called)
     dropped = made - answered
     if dropped:
         dropped = _not_called(contents, dropped)
     if not dropped:
         return None
-    places: dict[Any, list[int]] = {}  # match key -> the indexes of the contents that have it, in order
-    for index, content in enumerate(contents):
-        places.setdefault(_match_key(content.role, content.parts), []).append(index)
-    at = 0  # the first content not matched yet
+    places = _Places(contents)
+    end = len(contents) - 1  # the last content not matched yet
     inserted: dict[int, list[Any]] = {}  # index -> the restored contents put before contents[index]
     replaced: dict[int, Any] = {}
-    for event in events:
+    unplaced = set(dropped)
+    for event in reversed(events):
+        if not unplaced:
+            break
         content = event.content
         if content is None or not content.parts:
             continue
         lost = [part for part in content.parts if part.function_call is not None and part.function_call.id in dropped]
         if not lost:
-            where = _first(places, _match_key(content.role, content.parts), at)
-            at = at if where < 0 else where + 1
+            if all(part.function_response is not None and part.function_response.id and
+                   part.function_response.id not in called for part in content.parts):
+                continue  # answers to no call at all: ADK drops them, so no copy is looked for
+            where = places.last(_match_key(content.role, content.parts), end)
+            end = end if where < 0 else where - 1
             continue
+        unplaced.difference_update(part.function_call.id for part in lost)
         kept = [part for part in content.parts if part not in lost]
-        where = _first(places, _match_key(content.role, kept), at) if kept else -1
+        where = places.last(_match_key(content.role, kept), end) if kept else -1
         if where >= 0:
             replaced[where] = content  # the turn ADK kept without the call: the event's own content
-            at = where + 1
+            end = where - 1
         else:
-            inserted.setdefault(at, []).append(content)
-    out: list[Any] = []
-    for index, content in enumerate(contents):
-        out += inserted.get(index, ())
-        out.append(replaced.get(index, content))
-    out += inserted.get(len(contents), ())
+            inserted.setdefault(end + 1, []).insert(0, content)  # after what the earlier events matched
+    out = list(contents)
+    for index, content in replaced.items():
+        out[index] = content
+    for index in sorted(inserted, reverse=True):  # from the end: the indexes before stay where they are
+        out[index:index] = inserted[index]
     return out
 
 
@@ -170,13 +178,32 @@ def _id_or_payload(given: Any, payload: Any) -> Any:
     return given if given and not given.startswith(AF_FUNCTION_CALL_ID_PREFIX) else ("shared", id(payload))
 
 
-def _first(places: dict[Any, list[int]], key: Any, start: int) -> int:
-    """The first index from `start` of a content with this match key (-1: none)."""
-    indexes = places.get(key)
-    if not indexes:
+class _Places:
+    """The contents' match keys, read from the end only as far as the lookups need (each key made once)."""
+
+    __slots__ = ("contents", "places", "read")
+
+    def __init__(self, contents: list[Any]) -> None:
+        self.contents = contents
+        self.read = len(contents)  # contents[read:] are keyed
+        self.places: dict[Any, collections.deque[int]] = {}  # match key -> the indexes keyed so far, last first
+
+    def last(self, key: Any, end: int) -> int:
+        """The last index up to `end` of a content with this match key (-1: none).  `end` never grows from
+        one lookup to the next, so the indexes past it are forgotten."""
+        found = self.places.get(key)
+        while found and found[0] > end:
+            found.popleft()
+        if found:
+            return found[0]
+        while self.read > 0:
+            self.read -= 1
+            content = self.contents[self.read]
+            other = _match_key(content.role, content.parts)
+            self.places.setdefault(other, collections.deque()).append(self.read)
+            if other == key and self.read <= end:
+                return self.read
         return -1
-    found = bisect.bisect_left(indexes, start)
-    return indexes[found] if found < len(indexes) else -1
 
 
 class ToolCallIntegrityPlugin(BasePlugin):
