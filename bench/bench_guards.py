@@ -10,9 +10,9 @@ repeated), the best of `runs` timings of:
                 `Converter.items_to_messages`, LiteLLM's `anthropic_messages_pt` (its Anthropic
                 translation), ADK's `_get_contents` (contents from the session events; private API);
   first sight   one guard call on the healthy history, the guard's memo empty: a whole pass;
-  next call     one guard call on the healthy history when the previous model call sent it minus the
-                last turn (what every call of a running agent pays): the guard's memo reads only the
-                new turn.  The request is what the runtime hands the guard: LangChain the same message
+  next call     one guard call on the healthy history when the two previous model calls sent it minus
+                its last two turns, then minus its last turn (what every call of a running agent pays):
+                the guard's memo reads only the new turn.  The request is what the runtime hands the guard: LangChain the same message
                 objects, the Agents SDK new equal dicts (it rebuilds its input for every call), LiteLLM
                 the caller's list (the same dicts), ADK new Content and Part objects (its own
                 `_get_contents` output: shallow copies around the session's calls, responses and texts);
@@ -64,11 +64,12 @@ def best(call: Callable[[], Any], runs: int, setup: Callable[[], Any] | None = N
     return found
 
 
-def guard_timings(call: Callable[[Any], Any], memo_of: Any, healthy: Any, prefix: Any, next_request: Any,
+def guard_timings(call: Callable[[Any], Any], memo_of: Any, healthy: Any, before: list[Any], next_request: Any,
                   broken: Any, runs: int) -> dict[str, float]:
     """first sight, next call and repair of one guard: call(request) runs it; memo_of is the object whose
-    `memo` is reset before each run (next call: then primed with the prefix, as the previous model call
-    left it).  Checks that a healthy request is passed on and that the next call took the memo."""
+    `memo` is reset before each run (next call: then primed with the requests of the model calls `before`,
+    as a running agent's earlier calls left it).  Checks that a healthy request is passed on and that the
+    next call took the memo."""
     from integrity.guards._fast import HealthyMemo
 
     fresh = {"memo": HealthyMemo, "events_memo": type(getattr(memo_of, "events_memo", None))}
@@ -80,7 +81,8 @@ def guard_timings(call: Callable[[Any], Any], memo_of: Any, healthy: Any, prefix
 
     def primed() -> None:
         reset()
-        call(prefix)
+        for request in before:
+            call(request)
 
     reset()
     assert call(healthy) in (None, healthy) or call(healthy) is getattr(healthy, "model_data", None)
@@ -143,7 +145,8 @@ def bench_openai_agents(size: int, runs: int) -> dict[str, float]:
         return CallModelData(model_data=ModelInputData(input=items, instructions=None), agent=agent, context=None)
 
     items, broken = responses_history(size, False), responses_history(size, True)
-    timings = guard_timings(guard, guard, data(items), data(items[:-3]), data(copy.deepcopy(items)), data(broken),
+    timings = guard_timings(guard, guard, data(items), [data(copy.deepcopy(items[:-6])), data(copy.deepcopy(
+        items[:-3]))], data(copy.deepcopy(items)), data(broken),
                             runs)  # the SDK builds each call's input anew: equal dicts, not the same ones
 
     def sanitize(history: list[Any]) -> Any:
@@ -178,7 +181,8 @@ def bench_langchain(size: int, runs: int) -> dict[str, float]:
 
     messages = messages_of(False)
     full = request(messages)  # LangGraph hands every model call of a run the same message objects
-    timings = guard_timings(guard.repaired_request, guard, full, request(messages[:-3]), full,
+    timings = guard_timings(guard.repaired_request, guard, full, [request(messages[:-6]), request(messages[:-3])],
+                            full,
                             request(messages_of(True)), runs)
     timings["building"] = best(lambda: convert_to_openai_messages(messages), runs)
     timings["sanitizer"] = timings["sanitizer broken"] = float("nan")
@@ -202,7 +206,8 @@ def bench_litellm(size: int, runs: int) -> dict[str, float]:
         return guard.repaired(data, "acompletion")  # what async_pre_call_deployment_hook returns
 
     timings = guard_timings(hook, guard, {"model": model, "messages": messages},
-                            {"model": model, "messages": messages[:-3]}, {"model": model, "messages": messages},
+                            [{"model": model, "messages": messages[:-6]}, {"model": model, "messages": messages[:-3]}],
+                            {"model": model, "messages": messages},
                             {"model": model, "messages": broken}, runs)  # the caller's list: the same dicts
     litellm.modify_params = True
     try:
@@ -256,15 +261,17 @@ def bench_adk(size: int, runs: int, gemini: bool = False) -> dict[str, float]:
     keep = not gemini
     copies = _get_contents(None, events, "assistant", preserve_function_call_ids=keep)
     prefix = _get_contents(None, events[:-3], "assistant", preserve_function_call_ids=keep)
+    earlier = _get_contents(None, events[:-6], "assistant", preserve_function_call_ids=keep)
     if gemini:
         contents = _get_contents(None, events, "assistant", preserve_function_call_ids=keep)
         broken = _get_contents(None, broken_events, "assistant", preserve_function_call_ids=keep)
-    requests = {id(contents): events, id(copies): events, id(broken): broken_events, id(prefix): events[:-3]}
+    requests = {id(contents): events, id(copies): events, id(broken): broken_events, id(prefix): events[:-3],
+                id(earlier): events[:-6]}
 
     def call(request: list[Any]) -> Any:
         return plugin.repaired_contents(request, "gemini-2.5-flash", requests[id(request)], "assistant")
 
-    timings = guard_timings(call, plugin, contents, prefix, copies, broken, runs)
+    timings = guard_timings(call, plugin, contents, [earlier, prefix], copies, broken, runs)
     timings["sanitizer broken"] = best(lambda: drop_orphaned_function_calls(broken_events), runs)
     timings["sanitizer"] = best(lambda: drop_orphaned_function_calls(events), runs)
     timings["building"] = best(lambda: _get_contents(None, events, "assistant"), runs)

@@ -157,7 +157,7 @@ _PART_FIELDS = tuple(map(operator.attrgetter, ("function_call", "function_respon
                                                "inline_data")))
 
 
-def _content_key(contents: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
+def _content_key(contents: Sequence[Any]) -> tuple[Any, ...]:
     """What the quick test reads of google.genai Contents, gathered by C loops (attrgetter, map, chain):
     their roles, their part counts, and each part's function_call, function_response, text, thought and
     inline_data.  ADK hands the guard new Content and Part objects on every call (shallow copies made
@@ -167,29 +167,41 @@ def _content_key(contents: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
     parts."""
     parts = list(map(_PARTS, contents))
     flat = list(itertools.chain.from_iterable(parts))
-    return (tuple(map(_ROLE, contents)), tuple(map(len, parts)), *(tuple(map(field, flat)) for field in _PART_FIELDS))
+    views: dict[int, tuple[list[Any], ...]] = {}  # filled by `_view` when identity does not match the calls
+    return (tuple(map(_ROLE, contents)), tuple(map(len, parts)), *(tuple(map(field, flat)) for field in _PART_FIELDS),
+            views)
 
 
 _ID, _NAME = operator.attrgetter("id"), operator.attrgetter("name")
 
 
-def _same_contents(known: tuple[tuple[Any, ...], ...], key: tuple[tuple[Any, ...], ...]) -> bool:
+def _same_contents(known: tuple[Any, ...], key: tuple[Any, ...]) -> bool:
     """Whether the contents whose `_content_key` is `key` start with those whose key is `known`: each part of
     `key` begins with the matching part of `known`.  Calls and responses are compared by identity first;
     when that fails (toward Gemini, ADK replaces each call and response whose "adk-" id it strips by a
     new copy, on every request) by what the quick test reads of them: where they are, their ids and names."""
     if any(old != new[:len(old)] for old, new in zip(known[:2], key[:2], strict=True)) or \
-            any(old != new[:len(old)] for old, new in zip(known[4:], key[4:], strict=True)):
+            any(old != new[:len(old)] for old, new in zip(known[4:7], key[4:7], strict=True)):
         return False
-    for old, whole in zip(known[2:4], key[2:4], strict=True):
-        new = whole[:len(old)]
-        if not all(map(operator.is_, old, new)):
-            old_items, new_items = list(filter(None, old)), list(filter(None, new))
-            if list(map(operator.not_, old)) != list(map(operator.not_, new)) or \
-                    list(map(_ID, old_items)) != list(map(_ID, new_items)) or \
-                    list(map(_NAME, old_items)) != list(map(_NAME, new_items)):
-                return False
+    for at in (2, 3):
+        old = known[at]
+        if all(map(operator.is_, old, key[at][:len(old)])):
+            continue
+        # the view of the known key was made when it was the new one (a running agent's previous call)
+        if any(a != b[:len(a)] for a, b in zip(_view(known, at), _view(key, at), strict=True)):
+            return False
     return True
+
+
+def _view(key: tuple[Any, ...], at: int) -> tuple[list[Any], ...]:
+    """What the quick test reads of the calls (at=2) or responses (at=3) of a `_content_key`: which parts
+    hold one, and their ids and names, in order; made once per key (kept in its last slot)."""
+    views: dict[int, tuple[list[Any], ...]] = key[-1]
+    view = views.get(at)
+    if view is None:
+        items = list(filter(None, key[at]))
+        view = views[at] = (list(map(operator.not_, key[at])), list(map(_ID, items)), list(map(_NAME, items)))
+    return view
 
 
 _KEYS: dict[str, tuple[Callable[[Sequence[Any]], tuple[Any, ...]], Callable[[Any, Any], bool]]] = {
