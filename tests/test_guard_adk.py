@@ -353,3 +353,16 @@ def test_each_dropped_call_goes_back_into_its_own_turn(turns: list[tuple[bool, l
         assert restored is None
     else:
         assert restored is not None and [id(c) for c in restored] == [id(c) for c in expected]
+
+
+def test_a_copied_plugin_starts_with_empty_memos() -> None:
+    """ADK or an app may copy its plugins: the memos (their locks) allow it, and the copy remembers nothing."""
+    import copy
+
+    plugin = ToolCallIntegrityPlugin()
+    contents = [types.Content(role="user", parts=[types.Part(text="q")])]
+    events = [Event(author="user", content=contents[0])]
+    assert plugin.repaired_contents(contents, "gemini-2.5-flash", events, AGENT) is None
+    other = copy.deepcopy(plugin)
+    assert other.events_memo.last is None and other.memo.resumed == 0
+    assert other.repaired_contents(contents, "gemini-2.5-flash", events, AGENT) is None

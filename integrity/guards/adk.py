@@ -22,6 +22,7 @@ import collections
 import itertools
 import logging
 import operator
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -62,24 +63,32 @@ def _not_called(contents: list[Any], ids: set[str]) -> set[str]:
 class _EventMemo:
     """The calls made and answered in the session's events read so far, remembered with those events (by
     identity: the session keeps its Event objects and appends new ones), so the next model call reads
-    only the events added since.  Holds references to the events, never copies."""
+    only the events added since.  Holds references to the events, never copies; the sets grow in place
+    (under a lock: a session's events only grow), and callers only read them."""
 
-    __slots__ = ("last",)
+    __slots__ = ("_lock", "last")
 
     def __init__(self) -> None:
         self.last: tuple[str | None, tuple[Any, ...], set[str], set[str], set[str]] | None = None
+        self._lock = threading.Lock()
+
+    def __reduce__(self) -> tuple[type[_EventMemo], tuple[()]]:
+        return _EventMemo, ()  # a copy of the plugin starts empty (the lock cannot be copied)
 
     def calls(self, events: list[Any], author: str | None) -> tuple[set[str], set[str], set[str]]:
         """(the calls this agent made with an id, pending long-running ones excepted; the calls answered;
         the ids of every call in the events)."""
-        last = self.last
-        start, made, answered, called = 0, set(), set(), set()
-        if last is not None and last[0] == author and len(events) >= len(last[1]) and all(
-                map(operator.is_, last[1], events)):
-            start, made, answered, called = len(last[1]), set(last[2]), set(last[3]), set(last[4])
-        _read_calls(itertools.islice(events, start, None), author, made, answered, called)
-        self.last = (author, tuple(events), made, answered, called)
-        return made, answered, called
+        with self._lock:
+            last = self.last
+            start, made, answered, called = 0, set(), set(), set()
+            if last is not None and last[0] == author and len(events) >= len(last[1]) and all(
+                    map(operator.is_, last[1], events)):
+                start, made, answered, called = len(last[1]), last[2], last[3], last[4]
+                if len(events) == start:
+                    return made, answered, called
+            _read_calls(itertools.islice(events, start, None), author, made, answered, called)
+            self.last = (author, tuple(events), made, answered, called)
+            return made, answered, called
 
 
 def _read_calls(events: Any, author: str | None, made: set[str], answered: set[str], called: set[str]) -> None:
