@@ -12,10 +12,11 @@ repeated), the best of `runs` timings of:
   first sight   one guard call on the healthy history, the guard's memo empty: a whole pass;
   next call     one guard call on the healthy history when the two previous model calls sent it minus
                 its last two turns, then minus its last turn (what every call of a running agent pays):
-                the guard's memo reads only the new turn.  The request is what the runtime hands the guard: LangChain the same message
-                objects, the Agents SDK new equal dicts (it rebuilds its input for every call), LiteLLM
-                the caller's list (the same dicts), ADK new Content and Part objects (its own
-                `_get_contents` output: shallow copies around the session's calls, responses and texts);
+                the guard's memo reads only the new turn.  The request is what the runtime hands the
+                guard: LangChain the same message objects, the Agents SDK new equal dicts (it rebuilds
+                its input for every call), LiteLLM the caller's list (the same dicts), ADK new Content
+                and Part objects (its own `_get_contents` output: shallow copies around the session's
+                calls, responses and texts);
                 adk-gemini: the same toward a Gemini model, where ADK strips its own "adk-" call ids
                 from every request (new call and response objects, without ids);
   share         guard / building, for both (the target is at most 5%);
