@@ -1,6 +1,7 @@
 """The runtime guards' cost per model call, next to the runtimes' own request building and sanitizers.
 
-Usage: python bench/bench_guards.py [--sizes 100,1000,10000] [--runs 5] [--runtimes langchain,openai-agents,litellm,adk]
+Usage: python bench/bench_guards.py [--sizes 100,1000,10000] [--runs 5]
+                                   [--runtimes langchain,openai-agents,litellm,adk,adk-gemini,pydantic-ai]
 
 For each runtime and history size (messages: user turn, assistant turn with one tool call, its result,
 repeated), the best of `runs` timings of:
@@ -9,20 +10,25 @@ repeated), the best of `runs` timings of:
                 `Converter.items_to_messages`, LiteLLM's `anthropic_messages_pt` (its Anthropic
                 translation), ADK's `_get_contents` (contents from the session events; private API);
   first sight   one guard call on the healthy history, the guard's memo empty: a whole pass;
-  next call     one guard call on the healthy history when the previous model call sent it minus the
-                last turn (what every call of a running agent pays): the guard's memo reads only the
-                new turn.  The request is what the runtime hands the guard: LangChain the same message
-                objects, the Agents SDK new equal dicts (it rebuilds its input for every call), LiteLLM
-                the caller's list (the same dicts), ADK new Content objects (matched by identity only,
-                so ADK pays the first-sight cost on every call);
+  next call     one guard call on the healthy history when the two previous model calls sent it minus
+                its last two turns, then minus its last turn (what every call of a running agent pays):
+                the guard's memo reads only the new turn.  The request is what the runtime hands the
+                guard: LangChain the same message objects, the Agents SDK new equal dicts (it rebuilds
+                its input for every call), LiteLLM the caller's list (the same dicts), ADK new Content
+                and Part objects (its own `_get_contents` output: shallow copies around the session's
+                calls, responses and texts);
+                adk-gemini: the same toward a Gemini model, where ADK strips its own "adk-" call ids
+                from every request (new call and response objects, without ids);
   share         guard / building, for both (the target is at most 5%);
   repair        the guard on the same history broken near the end (a dangling call and a stray result);
   sanitizer     the runtime's own tool-history sanitizer on that broken history and on the healthy one,
                 where it has one: the Agents SDK's `drop_orphan_function_calls` then
                 `deduplicate_input_items_preferring_latest`, LiteLLM's
                 `sanitize_messages_for_tool_calling` (modify_params=True), ADK's
-                `drop_orphaned_function_calls` (on events); LangChain has none, and pydantic-ai's
-                `repair_messages` is timed only when pydantic-ai is installed (it is not here).
+                `drop_orphaned_function_calls` (on events); LangChain has none.  pydantic-ai (no guard
+                of ours): its `repair_messages` (pydantic_ai.messages, 2.68) on its own ModelMessages,
+                next to our full check of the same messages (dumped to its JSON form, read, repaired
+                view planned); timed only when pydantic-ai-slim is installed, else one line says so.
 Prints one table row per (runtime, size).  Nothing is written; no network (LiteLLM reads its local
 price map).
 """
@@ -32,6 +38,7 @@ from __future__ import annotations
 import argparse
 import copy
 import gc
+import importlib.util
 import logging
 import os
 import sys
@@ -58,11 +65,12 @@ def best(call: Callable[[], Any], runs: int, setup: Callable[[], Any] | None = N
     return found
 
 
-def guard_timings(call: Callable[[Any], Any], memo_of: Any, healthy: Any, prefix: Any, next_request: Any,
+def guard_timings(call: Callable[[Any], Any], memo_of: Any, healthy: Any, before: list[Any], next_request: Any,
                   broken: Any, runs: int) -> dict[str, float]:
     """first sight, next call and repair of one guard: call(request) runs it; memo_of is the object whose
-    `memo` is reset before each run (next call: then primed with the prefix, as the previous model call
-    left it).  Checks that a healthy request is passed on and that the next call took the memo."""
+    `memo` is reset before each run (next call: then primed with the requests of the model calls `before`,
+    as a running agent's earlier calls left it).  Checks that a healthy request is passed on and that the
+    next call took the memo."""
     from integrity.guards._fast import HealthyMemo
 
     fresh = {"memo": HealthyMemo, "events_memo": type(getattr(memo_of, "events_memo", None))}
@@ -74,7 +82,8 @@ def guard_timings(call: Callable[[Any], Any], memo_of: Any, healthy: Any, prefix
 
     def primed() -> None:
         reset()
-        call(prefix)
+        for request in before:
+            call(request)
 
     reset()
     assert call(healthy) in (None, healthy) or call(healthy) is getattr(healthy, "model_data", None)
@@ -137,7 +146,8 @@ def bench_openai_agents(size: int, runs: int) -> dict[str, float]:
         return CallModelData(model_data=ModelInputData(input=items, instructions=None), agent=agent, context=None)
 
     items, broken = responses_history(size, False), responses_history(size, True)
-    timings = guard_timings(guard, guard, data(items), data(items[:-3]), data(copy.deepcopy(items)), data(broken),
+    timings = guard_timings(guard, guard, data(items), [data(copy.deepcopy(items[:-6])), data(copy.deepcopy(
+        items[:-3]))], data(copy.deepcopy(items)), data(broken),
                             runs)  # the SDK builds each call's input anew: equal dicts, not the same ones
 
     def sanitize(history: list[Any]) -> Any:
@@ -172,7 +182,8 @@ def bench_langchain(size: int, runs: int) -> dict[str, float]:
 
     messages = messages_of(False)
     full = request(messages)  # LangGraph hands every model call of a run the same message objects
-    timings = guard_timings(guard.repaired_request, guard, full, request(messages[:-3]), full,
+    timings = guard_timings(guard.repaired_request, guard, full, [request(messages[:-6]), request(messages[:-3])],
+                            full,
                             request(messages_of(True)), runs)
     timings["building"] = best(lambda: convert_to_openai_messages(messages), runs)
     timings["sanitizer"] = timings["sanitizer broken"] = float("nan")
@@ -196,7 +207,8 @@ def bench_litellm(size: int, runs: int) -> dict[str, float]:
         return guard.repaired(data, "acompletion")  # what async_pre_call_deployment_hook returns
 
     timings = guard_timings(hook, guard, {"model": model, "messages": messages},
-                            {"model": model, "messages": messages[:-3]}, {"model": model, "messages": messages},
+                            [{"model": model, "messages": messages[:-6]}, {"model": model, "messages": messages[:-3]}],
+                            {"model": model, "messages": messages},
                             {"model": model, "messages": broken}, runs)  # the caller's list: the same dicts
     litellm.modify_params = True
     try:
@@ -210,7 +222,9 @@ def bench_litellm(size: int, runs: int) -> dict[str, float]:
     return timings
 
 
-def bench_adk(size: int, runs: int) -> dict[str, float]:
+def bench_adk(size: int, runs: int, gemini: bool = False) -> dict[str, float]:
+    """ADK with call ids kept (toward Anthropic / LiteLLM models); gemini: toward a Gemini model, where ADK
+    strips its own "adk-" ids from each request (bench_adk_gemini)."""
     from google.adk.events import Event
     from google.adk.flows.llm_flows.context._contents import _get_contents
     from google.adk.flows.llm_flows.tools._rearranger import drop_orphaned_function_calls
@@ -220,6 +234,8 @@ def bench_adk(size: int, runs: int) -> dict[str, float]:
 
     plugin = ToolCallIntegrityPlugin()
 
+    mark = "adk-" if gemini else ""  # ADK's own ids (it makes them when the model gives none, as Gemini's do)
+
     def contents_of(broken: bool) -> list[Any]:
         contents: list[Any] = []
         for message in chat_history(size, broken)[1:]:
@@ -227,10 +243,10 @@ def bench_adk(size: int, runs: int) -> dict[str, float]:
                 contents.append(types.Content(role="user", parts=[types.Part(text=message["content"])]))
             elif message["role"] == "assistant":
                 contents.append(types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(
-                    id=c["id"], name="lookup", args={"q": 1})) for c in message["tool_calls"]]))
+                    id=mark + c["id"], name="lookup", args={"q": 1})) for c in message["tool_calls"]]))
             else:
                 contents.append(types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(
-                    id=message["tool_call_id"], name="lookup", response={"result": message["content"]}))]))
+                    id=mark + message["tool_call_id"], name="lookup", response={"result": message["content"]}))]))
         return contents
 
     def events_of(contents: list[Any]) -> list[Any]:  # the session's events: the plugin looks there for calls
@@ -239,24 +255,93 @@ def bench_adk(size: int, runs: int) -> dict[str, float]:
 
     contents, broken = contents_of(False), contents_of(True)
     events, broken_events = events_of(contents), events_of(broken)
-    copies = [content.model_copy(deep=True) for content in contents]  # ADK builds new Content objects per call
-    requests = {id(contents): events, id(contents[:-3]): events, id(copies): events, id(broken): broken_events}
-    prefix = contents[:-3]
-    requests[id(prefix)] = events[:-3]
+    # what ADK hands the plugin on each call: new Content and Part objects (shallow copies) built from the
+    # session's events; the ids kept (ADK keeps them for Anthropic / LiteLLM models), or toward Gemini its
+    # "adk-" ids stripped (new call and response objects without ids), and then ADK's own request is what
+    # the guard sees first too, and what it repairs (ADK has dropped the dangling call and the stray)
+    keep = not gemini
+    copies = _get_contents(None, events, "assistant", preserve_function_call_ids=keep)
+    prefix = _get_contents(None, events[:-3], "assistant", preserve_function_call_ids=keep)
+    earlier = _get_contents(None, events[:-6], "assistant", preserve_function_call_ids=keep)
+    if gemini:
+        contents = _get_contents(None, events, "assistant", preserve_function_call_ids=keep)
+        broken = _get_contents(None, broken_events, "assistant", preserve_function_call_ids=keep)
+    requests = {id(contents): events, id(copies): events, id(broken): broken_events, id(prefix): events[:-3],
+                id(earlier): events[:-6]}
 
     def call(request: list[Any]) -> Any:
         return plugin.repaired_contents(request, "gemini-2.5-flash", requests[id(request)], "assistant")
 
-    timings = guard_timings(call, plugin, contents, prefix, copies, broken, runs)
+    timings = guard_timings(call, plugin, contents, [earlier, prefix], copies, broken, runs)
     timings["sanitizer broken"] = best(lambda: drop_orphaned_function_calls(broken_events), runs)
     timings["sanitizer"] = best(lambda: drop_orphaned_function_calls(events), runs)
     timings["building"] = best(lambda: _get_contents(None, events, "assistant"), runs)
     return timings
 
 
+def pydantic_ai_history(size: int, broken: bool) -> list[Any]:
+    """chat_history as pydantic-ai's ModelMessages: requests (system / user prompts, tool returns) and
+    responses (tool calls)."""
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        SystemPromptPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    out: list[Any] = []
+    for message in chat_history(size, broken):
+        if message["role"] == "system":
+            out.append(ModelRequest(parts=[SystemPromptPart(content=message["content"])]))
+        elif message["role"] == "user":
+            out.append(ModelRequest(parts=[UserPromptPart(content=message["content"])]))
+        elif message["role"] == "assistant":
+            out.append(ModelResponse(parts=[ToolCallPart(tool_name=c["function"]["name"], args=c["function"][
+                "arguments"], tool_call_id=c["id"]) for c in message["tool_calls"]]))
+        else:
+            out.append(ModelRequest(parts=[ToolReturnPart(tool_name="lookup", content=message["content"],
+                                                          tool_call_id=message["tool_call_id"])]))
+    return out
+
+
+def bench_pydantic_ai(size: int, runs: int) -> dict[str, float]:
+    """pydantic-ai has no guard of ours: only our repair next to its `repair_messages`, on the same history.
+    Ours: the messages dumped to pydantic-ai's JSON form (ModelMessagesTypeAdapter), read, checked with the
+    strict policy (universal invariants) and the repaired view planned, as a guard's full check does."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter, repair_messages
+
+    from integrity import check
+    from integrity.formats import read_document
+    from integrity.formats.container import Document
+
+    messages, broken = pydantic_ai_history(size, False), pydantic_ai_history(size, True)
+
+    def ours(history: list[Any]) -> Any:
+        entries = ModelMessagesTypeAdapter.dump_python(history, mode="json")
+        transcript = read_document(Document(entries, [0] * len(entries), "array"), "<bench>", "pydantic-ai")
+        result = check(transcript, provider=None, policy="strict", depth="view")
+        assert result.view is not None or result.healthy
+        return result
+
+    assert not ours(broken).healthy and ours(messages).healthy
+    nan = float("nan")
+    return {"building": nan, "first": nan, "next": nan, "memo": 1.0, "repair": best(lambda: ours(broken), runs),
+            "sanitizer broken": best(lambda: repair_messages(broken), runs),
+            "sanitizer": best(lambda: repair_messages(messages), runs)}
+
+
+def bench_adk_gemini(size: int, runs: int) -> dict[str, float]:
+    return bench_adk(size, runs, gemini=True)
+
+
 BENCHES: dict[str, Callable[[int, int], dict[str, float]]] = {
     "langchain": bench_langchain, "openai-agents": bench_openai_agents, "litellm": bench_litellm, "adk": bench_adk,
+    "adk-gemini": bench_adk_gemini, "pydantic-ai": bench_pydantic_ai,
 }
+OPTIONAL = {"pydantic-ai": "pydantic_ai"}
+"""Runtimes timed only when installed (requirements-dev.txt installs them; the bench says when one is absent)."""
 
 
 def main() -> None:
@@ -269,15 +354,21 @@ def main() -> None:
     print(f"{'runtime':<14} {'messages':>8} {'building':>11} {'first sight':>11} {'share':>6} {'next call':>10} "
           f"{'share':>6} {'repair':>10} {'sanitizer broken':>16} {'sanitizer':>10}")
 
+    def share(part: float, whole: float) -> str:
+        return "—" if part != part else f"{part / whole:.1%}"
+
     def ms(seconds: float) -> str:
         return "—" if seconds != seconds else f"{seconds * 1e3:.3f} ms" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
     for runtime in args.runtimes.split(","):
+        if runtime in OPTIONAL and importlib.util.find_spec(OPTIONAL[runtime]) is None:
+            print(f"{runtime:<14} not installed: not timed (pip install -r requirements-dev.txt)", flush=True)
+            continue
         for size in (int(s) for s in args.sizes.split(",")):
             t = BENCHES[runtime](size, args.runs)
             hit = "" if t["memo"] else " (memo not taken)"
             print(f"{runtime:<14} {size:>8} {ms(t['building']):>11} {ms(t['first']):>11} "
-                  f"{t['first'] / t['building']:>6.1%} {ms(t['next']):>10} {t['next'] / t['building']:>6.1%} "
+                  f"{share(t['first'], t['building']):>6} {ms(t['next']):>10} {share(t['next'], t['building']):>6} "
                   f"{ms(t['repair']):>10} {ms(t['sanitizer broken']):>16} {ms(t['sanitizer']):>10}{hit}", flush=True)
 
 

@@ -24,6 +24,8 @@ from google.adk.models.llm_response import LlmResponse  # noqa: E402
 from google.adk.runners import Runner  # noqa: E402
 from google.adk.sessions import InMemorySessionService  # noqa: E402
 from google.genai import types  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from integrity.guards import GuardReport, ToolCallIntegrityError, request_verdict  # noqa: E402
 from integrity.guards.adk import ToolCallIntegrityPlugin  # noqa: E402
@@ -220,3 +222,147 @@ def test_the_session_events_are_read_once_across_model_calls() -> None:
     assert memo.last is not None and len(memo.last[1]) == len(events)
     other = [Event(author=AGENT, invocation_id="j", content=types.Content(role="model", parts=[call_part("z9")]))]
     assert restore_dropped_calls([], other, AGENT, memo) == restore_dropped_calls([], other, AGENT)  # other events
+
+
+def test_a_gemini_run_without_ids_takes_the_quick_path_on_every_call() -> None:
+    """Toward a Gemini model ADK removes its own "adk-" call ids from each request: the calls and responses
+    the model sees carry none.  Such a healthy run is recognised by the quick test (paired by order and
+    name) on every model call, each read from where the previous one ended, and sent untouched."""
+    async def scenario(plugin: ToolCallIntegrityPlugin) -> list[list[Any]]:
+        ask = types.Part(function_call=types.FunctionCall(name="lookup", args={"q": "x"}))  # the model gives no id
+        llm = ScriptedLlm(script=[LlmResponse(content=types.Content(role="model", parts=[ask])), say("found"),
+                                  LlmResponse(content=types.Content(role="model", parts=[ask])), say("again")],
+                          seen=[])
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=llm, tools=[lookup]), plugins=[plugin])
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        session = await service.create_session(app_name="app", user_id="u")
+        for text in ("hi", "and again"):
+            async for _ in runner.run_async(user_id="u", session_id=session.id,
+                                            new_message=types.Content(role="user", parts=[types.Part(text=text)])):
+                pass
+        return llm.seen
+
+    reports: list[GuardReport] = []
+    plugin = ToolCallIntegrityPlugin(on_report=reports.append)
+    seen = asyncio.run(scenario(plugin))
+    assert len(seen) == 4 and not reports
+    sent = seen[-1]
+    assert [p.function_call.id for c in sent for p in c.parts if p.function_call] == [None, None]
+    assert request_verdict(dumped(sent), "gemini", "gemini").legal
+    assert plugin.memo.resumed == 3  # every call after the first read only what was new
+
+
+def test_toward_gemini_a_raised_call_is_restored_in_its_turn_among_calls_without_ids() -> None:
+    """Toward a Gemini model ADK strips its "adk-" ids from the request, so the request's contents no longer
+    equal the session's.  The call of a tool that raised is still put back right after the user turn that
+    led to it (matched by what ADK's copies keep: texts, names, shared arguments), not at the start."""
+    async def scenario(plugins: list[Any]) -> list[Any]:
+        def ask(name: str) -> LlmResponse:  # the model gives no id: ADK makes an "adk-" one
+            return LlmResponse(content=types.Content(role="model", parts=[types.Part(
+                function_call=types.FunctionCall(name=name, args={"q": name}))]))
+
+        llm = ScriptedLlm(script=[ask("lookup"), say("found"), ask("lookup"), say("found again"), ask("explode"),
+                                  say("sorry")], seen=[])
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=llm, tools=[lookup, explode]), plugins=plugins)
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        session = await service.create_session(app_name="app", user_id="u")
+
+        async def say_to(text: str) -> None:
+            async for _ in runner.run_async(user_id="u", session_id=session.id,
+                                            new_message=types.Content(role="user", parts=[types.Part(text=text)])):
+                pass
+
+        await say_to("first")
+        await say_to("second")
+        with pytest.raises(RuntimeError, match="disk full"):
+            await say_to("third")
+        await say_to("fourth")
+        return llm.seen[-1]
+
+    alone = asyncio.run(scenario([]))
+    guarded = asyncio.run(scenario([ToolCallIntegrityPlugin()]))
+    texts = [p.text for c in guarded for p in c.parts if p.text]
+    assert texts[:4] == ["first", "found", "second", "found again"] and texts[-1] == "fourth"
+    calls = [(i, p.function_call) for i, c in enumerate(guarded) for p in c.parts if p.function_call]
+    assert [call.id for _, call in calls[:2]] == [None, None]  # ADK's own, stripped
+    restored = calls[-1]
+    assert restored[1].name == "explode" and restored[1].id and restored[1].id.startswith("adk-")
+    third = next(i for i, c in enumerate(guarded) if any(p.text == "third" for p in c.parts))
+    assert restored[0] == third + 1  # in its turn, right after the user turn that led to it
+    assert "explode" not in {p.function_call.name for c in alone for p in c.parts if p.function_call}
+    verdict = request_verdict(dumped(guarded), "gemini", "gemini")
+    assert verdict.legal and verdict.receipts == 1, verdict.violations
+
+
+@settings(max_examples=60, deadline=None)
+@given(turns=st.lists(st.tuples(st.booleans(), st.lists(st.booleans(), max_size=3), st.booleans()), min_size=1,
+                      max_size=6), strip=st.booleans())
+def test_each_dropped_call_goes_back_into_its_own_turn(turns: list[tuple[bool, list[bool], bool]],
+                                                       strip: bool) -> None:
+    """Sessions of turns (a user message; the model's text and calls, each answered or not; an answer):
+    ADK's request holds copies of the contents with the unanswered calls dropped (and, toward Gemini, its
+    "adk-" ids stripped).  Each dropped call comes back as its event's own content: in place of the turn
+    ADK kept without it, or right after the user message that led to it."""
+    from integrity.guards.adk import restore_dropped_calls
+
+    events: list[Any] = []
+    contents: list[Any] = []
+    expected: list[Any] = []
+
+    def copy(content: Any) -> Any:  # ADK's copy for the request (`_copy_content_for_request`)
+        def part_copy(part: Any) -> Any:
+            new = part.model_copy()
+            for field in ("function_call", "function_response"):
+                value = getattr(part, field)
+                if strip and value is not None:
+                    setattr(new, field, value.model_copy(update={"id": None}))
+            return new
+        return content.model_copy(update={"parts": [part_copy(p) for p in content.parts]})
+
+    def add(author: str, role: str, parts: list[Any], shown: list[Any] | None = None) -> None:
+        content = types.Content(role=role, parts=parts)
+        events.append(Event(author=author, invocation_id="i", content=content))
+        if shown is None:
+            shown = parts
+        if shown:
+            request = copy(types.Content(role=role, parts=shown))
+            contents.append(request)
+            expected.append(content if shown is not parts else request)
+
+    for turn, (text, answered, answer) in enumerate(turns):
+        add("user", "user", [types.Part(text=f"question {turn}")])
+        calls = [types.Part(function_call=types.FunctionCall(id=f"adk-{turn}-{n}", name="lookup", args={"n": n}))
+                 for n in range(len(answered))]
+        parts = ([types.Part(text=f"thinking {turn}")] if text else []) + calls
+        if not parts:
+            continue
+        kept = [p for p in parts if p.function_call is None or answered[calls.index(p)]]
+        add(AGENT, "model", parts, kept if len(kept) < len(parts) else None)
+        if len(kept) < len(parts) and not kept:
+            expected.append(events[-1].content)  # nothing of the turn is left: the call comes back after the user
+        for n, done in enumerate(answered):
+            if done:
+                add(AGENT, "user", [types.Part(function_response=types.FunctionResponse(
+                    id=f"adk-{turn}-{n}", name="lookup", response={"result": n}))])
+        if answer:
+            add(AGENT, "model", [types.Part(text=f"answer {turn}")])
+    restored = restore_dropped_calls(contents, events, AGENT)
+    if all(all(answered) for _, answered, _ in turns):
+        assert restored is None
+    else:
+        assert restored is not None and [id(c) for c in restored] == [id(c) for c in expected]
+
+
+def test_a_copied_plugin_starts_with_empty_memos() -> None:
+    """ADK or an app may copy its plugins: the memos (their locks) allow it, and the copy remembers nothing."""
+    import copy
+
+    plugin = ToolCallIntegrityPlugin()
+    contents = [types.Content(role="user", parts=[types.Part(text="q")])]
+    events = [Event(author="user", content=contents[0])]
+    assert plugin.repaired_contents(contents, "gemini-2.5-flash", events, AGENT) is None
+    other = copy.deepcopy(plugin)
+    assert other.events_memo.last is None and other.memo.resumed == 0
+    assert other.repaired_contents(contents, "gemini-2.5-flash", events, AGENT) is None

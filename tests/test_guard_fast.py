@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from integrity import check
 from integrity.formats import read_document
 from integrity.formats.container import Document
-from integrity.guards._fast import FAST_TARGETS, HealthyMemo, plainly_healthy
+from integrity.guards._fast import FAST_TARGETS, HealthyMemo, _walk_general, plainly_healthy, scan
 
 FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "langchain")
 
@@ -52,19 +52,25 @@ def turns(draw: Any) -> list[Turn]:
     return out
 
 
-def render(history: list[Turn], format: str, system: bool, trailing_user: bool) -> list[dict[str, Any]]:
+def render(history: list[Turn], format: str, system: bool, trailing_user: bool, idless: bool = False
+           ) -> list[dict[str, Any]]:
+    """The history in `format`; idless (Gemini only): calls and responses without ids, named after the id
+    they would have had (so a stray or a swapped answer shows in the names), as ADK sends them to Gemini."""
     out: list[dict[str, Any]] = []
+
+    def gemini(kind: str, key: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {kind: {"name": f"t_{key}", **payload} if idless else {"id": key, "name": "lookup", **payload}}
+
     if system and format in ("openai-chat", "openai-responses", "langchain"):
         out.append({"role": "system", "content": "be brief"})
     for user, text, calls, results, answer in history:
         if format == "gemini":
             out.append({"role": "user", "parts": [{"text": user}]})
             parts: list[Any] = [{"text": text}] if text else []
-            parts += [{"functionCall": {"id": c, "name": "lookup", "args": {}}} for c in calls]
+            parts += [gemini("functionCall", c, {"args": {}}) for c in calls]
             out.append({"role": "model", "parts": parts})
             if results:
-                out.append({"role": "user", "parts": [{"functionResponse": {"id": r, "name": "lookup",
-                                                                            "response": {"result": "ok"}}}
+                out.append({"role": "user", "parts": [gemini("functionResponse", r, {"response": {"result": "ok"}})
                                                       for r in results]})
             if answer:
                 out.append({"role": "model", "parts": [{"text": answer}]})
@@ -127,10 +133,11 @@ def fully_healthy(entries: list[dict[str, Any]], format: str, target: str | None
 
 
 @settings(max_examples=120, deadline=None)
-@given(history=turns(), format=st.sampled_from(FORMATS), system=st.booleans(), trailing=st.booleans())
+@given(history=turns(), format=st.sampled_from(FORMATS), system=st.booleans(), trailing=st.booleans(),
+       idless=st.booleans())
 def test_quick_healthy_implies_the_full_check_healthy(history: list[Turn], format: str, system: bool,
-                                                      trailing: bool) -> None:
-    entries = render(history, format, system, trailing)
+                                                      trailing: bool, idless: bool) -> None:
+    entries = render(history, format, system, trailing, idless and format == "gemini")
     for target in FAST_TARGETS:
         if plainly_healthy(entries, format, target):
             assert fully_healthy(entries, format, target), (format, target, entries)
@@ -146,6 +153,19 @@ def test_an_ordinary_agent_loop_takes_the_quick_path_in_every_format() -> None:
         for target in FAST_TARGETS:
             assert plainly_healthy(entries, format, target), (format, target)
             assert fully_healthy(entries, format, target)
+
+
+def test_gemini_calls_without_ids_take_the_quick_path_toward_gemini_only() -> None:
+    """ADK removes its own ids before a request to a Gemini model: such a loop is healthy for Gemini (and
+    the universal invariants), paired by order and name; other providers need ids (the full check decides)."""
+    entries = render(loop(5), "gemini", system=False, trailing_user=True, idless=True)
+    for target in FAST_TARGETS:
+        assert plainly_healthy(entries, "gemini", target) is (target in (None, "gemini")), target
+        assert fully_healthy(entries, "gemini", target) or target not in (None, "gemini")
+    swapped = render([("q", "", ["a", "b"], ["b", "a"], "ok")], "gemini", False, True, idless=True)
+    mixed = render(loop(2), "gemini", False, True, idless=True) + render(loop(1), "gemini", False, True)
+    for broken in (swapped, mixed):
+        assert not plainly_healthy(broken, "gemini", "gemini")
 
 
 def test_broken_requests_never_take_the_quick_path() -> None:
@@ -200,18 +220,19 @@ def test_a_request_the_engine_cannot_read_is_sent_as_it_is(caplog: Any) -> None:
        edit=st.integers(min_value=0, max_value=40))
 def test_the_memo_answers_what_the_whole_pass_answers_as_a_conversation_grows(
         history: list[Turn], format: str, system: bool, trailing: bool, edit: int) -> None:
-    """Requests sharing their first entries (the same objects), as a runtime sends them call after call,
-    and one whose entry was replaced by another object: the memo's answer is the whole pass's."""
+    """Requests sharing their first entries (the same objects), as a runtime sends them call after call
+    (some not healthy: the memo then puts its state back for the next), and one whose entry was replaced
+    by another object: the memo's answer (and the cut it hands the repair) is the whole pass's."""
     entries = render(history, format, system, trailing)
     memo = HealthyMemo()
     for target in (None, "anthropic"):
         for end in range(len(entries) + 1):
             request = entries[:end]
-            assert memo.healthy(request, format, target) == plainly_healthy(request, format, target), (end, request)
+            assert memo.scan(request, format, target) == scan(request, format, target), (end, request)
         if entries:
             replaced = list(entries)
             replaced[edit % len(entries)] = {"role": "tool", "tool_call_id": "stray"}  # a new object in place
-            assert memo.healthy(replaced, format, target) == plainly_healthy(replaced, format, target)
+            assert memo.scan(replaced, format, target) == scan(replaced, format, target)
 
 
 def test_the_memo_reads_only_the_new_entries_of_a_grown_request() -> None:
@@ -236,11 +257,179 @@ def test_the_memo_reads_only_the_new_entries_of_a_grown_request() -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(history=turns(), system=st.booleans(), trailing=st.booleans())
-def test_adk_content_objects_read_as_their_gemini_dicts(history: list[Turn], system: bool, trailing: bool) -> None:
+@given(history=turns(), system=st.booleans(), trailing=st.booleans(), idless=st.booleans())
+def test_adk_content_objects_read_as_their_gemini_dicts(history: list[Turn], system: bool, trailing: bool,
+                                                        idless: bool) -> None:
     from google.genai import types
 
-    entries = render(history, "gemini", system, trailing)
+    entries = render(history, "gemini", system, trailing, idless)
     contents = [types.Content.model_validate(entry) for entry in entries]
     for target in (None, "gemini"):
         assert plainly_healthy(contents, "gemini-objects", target) == plainly_healthy(entries, "gemini", target)
+
+
+def adk_copy(content: Any, calls_too: bool = False) -> Any:
+    """A Content as ADK copies it into each request (`_copy_content_for_request`): a new Content and new
+    Parts, shallow copies sharing the session's calls, responses and texts; calls_too: the calls and
+    responses copied as well (as ADK does when it strips its "adk-" ids)."""
+    def part_copy(part: Any) -> Any:
+        if not calls_too:
+            return part.model_copy()
+        return part.model_copy(update={field: getattr(part, field).model_copy() for field in (
+            "function_call", "function_response") if getattr(part, field) is not None})
+
+    return content.model_copy(update={"parts": [part_copy(part) for part in content.parts or []]})
+
+
+@settings(max_examples=80, deadline=None)
+@given(history=turns(), system=st.booleans(), trailing=st.booleans(), idless=st.booleans(),
+       edit=st.integers(min_value=0, max_value=40), change=st.sampled_from(["thought", "text", "call", "role"]),
+       calls_too=st.booleans())
+def test_the_memo_answers_the_whole_pass_on_adk_copies(history: list[Turn], system: bool, trailing: bool,
+                                                       idless: bool, edit: int, change: str, calls_too: bool) -> None:
+    """ADK hands the plugin new copies of the session's contents on every call: the memo matches them by
+    what they share, and a copy whose part was changed (marked as a thought, another text, another call,
+    another role) is read as what it is."""
+    from google.genai import types
+
+    contents = [types.Content.model_validate(e) for e in render(history, "gemini", system, trailing, idless)]
+    memo = HealthyMemo()
+    for target in (None, "gemini"):
+        for end in range(len(contents) + 1):
+            request = [adk_copy(content, calls_too) for content in contents[:end]]
+            assert memo.healthy(request, "gemini-objects", target) == plainly_healthy(request, "gemini-objects",
+                                                                                      target), end
+        request = [adk_copy(content, calls_too) for content in contents]
+        changed = request[edit % len(request)] if request else None
+        if changed is not None and changed.parts:
+            part = changed.parts[0]
+            if change == "role":
+                changed.role = "model" if changed.role == "user" else "user"
+            elif change == "thought":
+                part.thought = True
+            elif change == "text":
+                part.text = " "
+            else:
+                part.function_call = types.FunctionCall(id="other", name="lookup", args={})
+            assert memo.healthy(request, "gemini-objects", target) == plainly_healthy(request, "gemini-objects",
+                                                                                      target)
+    if len(contents) > 3 and all(plainly_healthy(c, "gemini-objects", "gemini") for c in (contents, contents[:-1])):
+        grown = HealthyMemo()
+        assert grown.healthy([adk_copy(c) for c in contents[:-1]], "gemini-objects", "gemini")
+        assert grown.healthy([adk_copy(c, calls_too) for c in contents], "gemini-objects", "gemini")
+        assert grown.resumed == 1
+
+
+def walked(entries: list[Any], format: str, target: str | None, walk: Any) -> tuple[Any, ...]:
+    """A whole pass with `walk` (the written-out one, or the general one through the reader): its answer
+    and the state it leaves (the cut, the call ids, the calls open, the last role)."""
+    from integrity.guards._fast import _State
+
+    state = _State(target, format)
+    answer = walk(entries, 0, state) if walk is not None else _walk_general(entries, 0, format, state)
+    kind = state.kind if format == "gemini-objects" else None  # whether calls carry ids: read for Gemini only
+    return answer, state.cut, state.cut_ids, state.seen, state.known, state.open_calls, state.last, kind
+
+
+def odd_entries() -> dict[str, list[Any]]:
+    """Per written-out format, entries the quick pass refuses or reads in a special way."""
+    from google.genai import types
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    call = {"id": "c9", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    return {
+        "openai-responses": [{"type": "reasoning", "summary": []}, {"type": "web_search_call"}, "text",
+                             {"role": "developer", "content": "x"}, {"type": "message", "role": "assistant",
+                                                                     "content": ""},
+                             {"type": "function_call", "call_id": 7}, {"type": "function_call_output"},
+                             {"role": "user", "content": "again"}],
+        "langchain-objects": [AIMessage("", tool_calls=[{"name": "f", "args": {}, "id": "bad id!"}]),
+                              AIMessage("x", invalid_tool_calls=[{"name": "f", "args": "{", "id": "c9",
+                                                                  "error": None, "type": "invalid_tool_call"}]),
+                              HumanMessage(""), ToolMessage("x", tool_call_id="stray"), object(),
+                              HumanMessage("again")],
+        "openai-chat": [{"role": "developer", "content": "x"}, {"role": "assistant", "content": "x",
+                                                                 "function_call": {"name": "f"}},
+                        {"role": "assistant", "content": None, "tool_calls": [{**call, "function": "f"}]},
+                        {"role": "assistant", "content": None, "tool_calls": [call, call]},
+                        {"role": "tool"}, {"role": "user", "content": []}, 7, {"role": "user", "content": "again"}],
+        "gemini-objects": [types.Content(role="model", parts=[types.Part(text="x", thought=True)]),
+                           types.Content(role="user", parts=[types.Part(text="a"), types.Part(
+                               function_response=types.FunctionResponse(id="c9", name="f", response={}))]),
+                           types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(
+                               id="\0f", name="f"))]),
+                           types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(
+                               name="f"))]),
+                           types.Content(role="user", parts=[]), types.Content(role="system", parts=[
+                               types.Part(text="x")]), "text",
+                           types.Content(role="user", parts=[types.Part(text="again")]),
+                           types.Content(role="user", parts=[types.Part(
+                               function_response=types.FunctionResponse.model_construct(id=5, name="f"))])],
+    }
+
+
+@settings(max_examples=150, deadline=None)
+@given(history=turns(), system=st.booleans(), trailing=st.booleans(), odd=st.integers(0, 12),
+       where=st.integers(0, 40), idless=st.booleans())
+def test_the_written_out_passes_answer_as_the_general_one(history: list[Turn], system: bool, trailing: bool,
+                                                          odd: int, where: int, idless: bool) -> None:
+    """The written-out passes (what the Agents SDK, LiteLLM, LangChain and ADK read) inline their reader:
+    on the same requests, with an odd entry put in now and then, they answer and leave the state exactly as
+    `_walk_general` through the reader does."""
+    from google.genai import types
+    from langchain_core.messages import messages_from_dict
+
+    from integrity.guards._fast import _WALKERS
+
+    requests = {"openai-responses": render(history, "openai-responses", system, trailing),
+                "langchain-objects": list(messages_from_dict(render(history, "langchain", system, trailing))),
+                "openai-chat": render(history, "openai-chat", system, trailing),
+                "gemini-objects": [types.Content.model_validate(e) for e in render(history, "gemini", system,
+                                                                                    trailing, idless)]}
+    assert set(requests) == set(_WALKERS)
+    for format, entries in requests.items():
+        extra = odd_entries()[format]
+        if odd < len(extra):
+            entries.insert(where % (len(entries) + 1), extra[odd])
+        for target in FAST_TARGETS:
+            assert walked(entries, format, target, _WALKERS[format]) == walked(entries, format, target, None), \
+                (format, target)
+
+
+def test_a_request_that_fails_after_the_memo_leaves_it_ready_for_the_next() -> None:
+    """The memo carries its state on in place: a grown request that fails (a new call, then a stray) puts
+    it back, so the next request, which makes the same call and answers it, is read from the old end."""
+    entries = render(loop(3), "openai-chat", system=True, trailing_user=True)
+    call = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c9", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]}
+    memo = HealthyMemo()
+    assert memo.healthy(entries, "openai-chat", "anthropic")
+    broken = [*entries, call, {"role": "tool", "tool_call_id": "stray", "content": "x"}]
+    assert memo.scan(broken, "openai-chat", "anthropic") == scan(broken, "openai-chat", "anthropic")
+    healed = [*entries, call, {"role": "tool", "tool_call_id": "c9", "content": "x"}]
+    assert memo.healthy(healed, "openai-chat", "anthropic") and memo.resumed == 2
+
+
+def test_threads_sharing_one_memo_get_the_whole_pass_answers() -> None:
+    """A guard object may serve several threads (a LiteLLM proxy): each answer is the whole pass's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    entries = render(loop(40), "openai-chat", system=True, trailing_user=False)
+    requests = [entries[:end] for end in range(1, len(entries) + 1)] * 3
+    memo = HealthyMemo()
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda r: memo.scan(r, "openai-chat", "anthropic"), requests))
+    assert answers == [scan(r, "openai-chat", "anthropic") for r in requests]
+
+
+def test_a_guard_holding_a_memo_can_be_copied_and_pickled() -> None:
+    """Runtimes may deep-copy or pickle their configuration, callbacks included: the memo (its lock) allows
+    it, and the copy starts empty and answers as the whole pass does."""
+    import pickle
+
+    entries = render(loop(3), "openai-chat", system=True, trailing_user=False)
+    memo = HealthyMemo()
+    assert memo.healthy(entries, "openai-chat", "anthropic")
+    for other in (copy.deepcopy(memo), copy.copy(memo), pickle.loads(pickle.dumps(memo))):
+        assert other is not memo and other.resumed == 0
+        assert other.healthy(entries, "openai-chat", "anthropic") and other.resumed == 0

@@ -212,14 +212,19 @@ class RequestGuard:
         return self._guarded(listed, format, target, cut, before_cut, lambda: listed)
 
     def guard_objects(self, objects: Sequence[Any], objects_format: str, dump: Callable[[list[Any]], list[Any]],
-                      format: str, target: str | None) -> list[Any] | None:
+                      format: str, target: str | None, scanned: tuple[bool, int, list[str]] | None = None
+                      ) -> list[Any] | None:
         """`guard` for a runtime's message objects (LangChain messages, ADK Contents), which `dump` turns
         into `format`'s dicts: the quick pass reads the objects themselves, and only the entries from its
         cut on are dumped (the whole request only when the repair must see it whole, to rename ids).  In
-        the answer, unchanged entries are the objects passed in and new ones dicts in `format`."""
+        the answer, unchanged entries are the objects passed in and new ones dicts in `format`.
+        scanned: what the quick pass (`_fast.scan`, or the guard's HealthyMemo.scan) already answered for
+        these objects, so they are not read again."""
         from ._fast import scan
 
-        healthy, cut, before_cut = scan(objects, objects_format, target) if objects else (True, 0, [])
+        if scanned is None:
+            scanned = scan(objects, objects_format, target) if objects else (True, 0, [])
+        healthy, cut, before_cut = scanned
         if healthy:
             return None
         listed = list(objects)

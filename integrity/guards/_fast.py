@@ -11,7 +11,10 @@ legal shape, the one every provider accepts:
   user turn (every provider here accepts both);
 - every assistant turn has content or calls; every call has a plain id ([A-Za-z0-9_-]+, unique in the
   request) and is answered exactly once by the results turn right after it, in call order, before
-  anything else;
+  anything else; or, in Gemini contents going to Gemini (or judged by the universal invariants), no
+  call and no response of the request has an id, and each call is answered by a response of its
+  name, in call order, in the turn right after it (ADK removes its own "adk-" ids before a request
+  to a Gemini model: the full check pairs such calls by order and name, and finds them healthy);
 - no result anywhere else, no call left open at the end, nothing the test does not know (an unknown
   item type, an empty text block, a Gemini call without an id...).
 
@@ -26,11 +29,15 @@ from __future__ import annotations
 import itertools
 import operator
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 FAST_TARGETS = frozenset({None, "openai-chat", "openai-responses", "anthropic", "gemini"})
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]+\Z")
+IDLESS = "\0"
+"""What a reader puts before a call's (or a response's) name when it has no id: it then pairs by name, in order."""
+_IDLESS_TARGETS = frozenset({None, "gemini"})
 
 # One entry as the test sees it: (role, call ids, result ids, empty); role is "system", "user",
 # "assistant" or "results".  None: a shape the test does not know (the full check decides).
@@ -44,24 +51,21 @@ def plainly_healthy(entries: Iterable[Any], format: str, target: str | None) -> 
 
 class _State:
     """Where a pass over a request stands: the call ids seen (in order, and as a set), the last cut, the
-    calls still open and the role of the previous turn; a pass stopped at a healthy end can go on."""
+    calls still open and the role of the previous turn; a pass stopped at a healthy end can go on (the
+    lists a pass makes are its own: a healthy end leaves no call open)."""
 
-    __slots__ = ("cut", "cut_ids", "known", "last", "open_calls", "seen")
+    __slots__ = ("cut", "cut_ids", "idless", "kind", "known", "last", "open_calls", "seen")
 
-    def __init__(self) -> None:
+    def __init__(self, target: str | None, format: str = "") -> None:
+        # whether calls without ids may pass (see the module)
+        self.idless = target in _IDLESS_TARGETS and format in ("gemini", "gemini-objects")
+        self.kind = ""  # what the request's calls carry so far: "" nothing yet, "id" ids, "name" no ids
         self.seen: list[str] = []
         self.known: set[str] = set()
         self.cut = 0
         self.cut_ids = 0
         self.open_calls: list[str] | None = None  # the calls of the last assistant turn still unanswered
         self.last = "system"  # the role of the previous turn
-
-    def copy(self) -> _State:
-        other = _State()
-        other.seen, other.known = list(self.seen), set(self.known)
-        other.cut, other.cut_ids, other.last = self.cut, self.cut_ids, self.last
-        other.open_calls = list(self.open_calls) if self.open_calls else None
-        return other
 
 
 def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool, int, list[str]]:
@@ -70,19 +74,30 @@ def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool,
     cut: the index of the last user turn the pass reached with the rules holding up to it, no call
     open and at least one exchange before it (0 when none): the entries before it are a plainly
     healthy request on their own, and a repair that starts at a user turn may leave them alone.
+    A plainly healthy request needs no repair: (True, 0, []).
     """
     if target not in FAST_TARGETS or format not in _READERS:
         return False, 0, []
-    state = _State()
-    healthy = _walk(entries, 0, format, state)
-    return healthy, state.cut, state.seen[:state.cut_ids]
+    state = _State(target, format)
+    return _answer(_walk(entries, 0, format, state), state)
+
+
+def _answer(healthy: bool, state: _State) -> tuple[bool, int, list[str]]:
+    return (True, 0, []) if healthy else (False, state.cut, state.seen[:state.cut_ids])
 
 
 def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> bool:
     """Go on with the pass from entry number `start` (the entries given are those from there on);
     False as soon as a rule fails.  `state` is left where the pass stopped."""
+    special = _WALKERS.get(format)
+    if special is not None:
+        return special(entries, start, state)
+    return _walk_general(entries, start, format, state)
+
+
+def _walk_general(entries: Iterable[Any], start: int, format: str, state: _State) -> bool:
+    """`_walk` through the format's reader (`_READERS`): one entry tuple per native entry."""
     read = _READERS[format]
-    seen, known = state.seen, state.known
     open_calls, last = state.open_calls, state.last
     merge_assistant = format == "openai-responses"  # a Responses turn is several items (reasoning, message, calls)
     healthy = False
@@ -108,7 +123,7 @@ def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> boo
                     open_calls = None
                 continue
             if role == "assistant" and merge_assistant and last == "assistant":
-                if empty or not _new_ids(calls, known, seen):
+                if empty or not _new_ids(calls, state):
                     return False
                 if calls:
                     open_calls = [*(open_calls or []), *calls]
@@ -116,13 +131,13 @@ def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> boo
             if open_calls:
                 return False  # something other than a result while calls are open
             if role == "assistant":
-                if last not in ("user", "results") or empty or not _new_ids(calls, known, seen):
+                if last not in ("user", "results") or empty or not _new_ids(calls, state):
                     return False
                 open_calls = list(calls) if calls else None
                 last = "assistant"
                 continue
             if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
-                state.cut, state.cut_ids = index, len(seen)
+                state.cut, state.cut_ids = index, len(state.seen)
             if last == "user" or empty:
                 return False
             last = "user"
@@ -134,61 +149,180 @@ def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> boo
 
 _BY_VALUE = frozenset({"openai-chat", "openai-responses", "anthropic", "gemini", "langchain"})
 """Formats of plain dicts: a remembered entry is matched by value (C's dict comparison, far cheaper than
-reading it); message objects (langchain-objects, gemini-objects) only by identity (comparing pydantic
-models costs more than reading them)."""
+reading it).  Message objects are matched by what `_KEYS` gives (LangChain's by identity: comparing
+pydantic models costs more than reading them)."""
+
+_ROLE, _PARTS = operator.attrgetter("role"), operator.attrgetter("parts")
+_PART_FIELDS = tuple(map(operator.attrgetter, ("function_call", "function_response", "text", "thought",
+                                               "inline_data")))
+
+
+def _content_key(contents: Sequence[Any]) -> tuple[Any, ...]:
+    """What the quick test reads of google.genai Contents, gathered by C loops (attrgetter, map, chain):
+    their roles, their part counts, and each part's function_call, function_response, text, thought and
+    inline_data.  ADK hands the guard new Content and Part objects on every call (shallow copies made
+    by `_copy_content_for_request`), but the calls, responses and texts in them are the session's own
+    objects: two requests with equal keys read the same to the quick test, and comparing keys (identity
+    first, in C) costs a third of reading the contents.  AttributeError / TypeError: not Contents with
+    parts."""
+    parts = list(map(_PARTS, contents))
+    flat = list(itertools.chain.from_iterable(parts))
+    views: dict[int, tuple[list[Any], ...]] = {}  # filled by `_view` when identity does not match the calls
+    return (tuple(map(_ROLE, contents)), tuple(map(len, parts)), *(tuple(map(field, flat)) for field in _PART_FIELDS),
+            views)
+
+
+_ID, _NAME = operator.attrgetter("id"), operator.attrgetter("name")
+
+
+def _same_contents(known: tuple[Any, ...], key: tuple[Any, ...]) -> bool:
+    """Whether the contents whose `_content_key` is `key` start with those whose key is `known`: each part of
+    `key` begins with the matching part of `known`.  Calls and responses are compared by identity first;
+    when that fails (toward Gemini, ADK replaces each call and response whose "adk-" id it strips by a
+    new copy, on every request) by what the quick test reads of them: where they are, their ids and names."""
+    if any(old != new[:len(old)] for old, new in zip(known[:2], key[:2], strict=True)) or \
+            any(old != new[:len(old)] for old, new in zip(known[4:7], key[4:7], strict=True)):
+        return False
+    for at in (2, 3):
+        old = known[at]
+        if all(map(operator.is_, old, key[at][:len(old)])):
+            continue
+        # the view of the known key was made when it was the new one (a running agent's previous call)
+        if any(a != b[:len(a)] for a, b in zip(_view(known, at), _view(key, at), strict=True)):
+            return False
+    return True
+
+
+def _view(key: tuple[Any, ...], at: int) -> tuple[list[Any], ...]:
+    """What the quick test reads of the calls (at=2) or responses (at=3) of a `_content_key`: which parts
+    hold one, and their ids and names, in order; made once per key (kept in its last slot)."""
+    views: dict[int, tuple[list[Any], ...]] = key[-1]
+    view = views.get(at)
+    if view is None:
+        items = list(filter(None, key[at]))
+        view = views[at] = (list(map(operator.not_, key[at])), list(map(_ID, items)), list(map(_NAME, items)))
+    return view
+
+
+_KEYS: dict[str, tuple[Callable[[Sequence[Any]], tuple[Any, ...]], Callable[[Any, Any], bool]]] = {
+    "gemini-objects": (_content_key, _same_contents)}
+"""Format -> the key a request's entries are remembered by, and how two keys are compared (default: the
+entries themselves, by identity)."""
+
+
+def _starts_with(format: str, known: Sequence[Any], count: int, entries: Sequence[Any]
+                 ) -> tuple[bool, Sequence[Any] | None]:
+    """Whether `entries` starts with the `count` entries whose key is `known` (see HealthyMemo), and the key
+    of `entries` when reading it took one (None: `_key` makes it)."""
+    if format in _BY_VALUE:
+        prefix = entries[:count]
+        return (prefix if type(prefix) is list else list(prefix)) == known, None
+    keyed = _KEYS.get(format)
+    if keyed is None:
+        return all(map(operator.is_, known, entries)), None
+    key, same = keyed
+    try:
+        whole = key(entries)
+    except (AttributeError, TypeError):
+        return False, None
+    return same(known, whole), whole
+
+
+def _key(format: str, entries: Sequence[Any]) -> Sequence[Any]:
+    """The key `entries` are remembered by: the format's `_KEYS`, else a list of the entries themselves
+    (compared with a slice of the next request)."""
+    keyed = _KEYS.get(format)
+    return list(entries) if keyed is None else keyed[0](entries)
 
 
 class HealthyMemo:
     """`plainly_healthy` for a guard that sees one conversation grow: the last request found healthy is
-    remembered (its entries, and where the pass stood after them), and a request that starts with the
-    same entries is read only from where they end.
+    remembered (a key of its entries, and where the pass stood after them), and a request that starts
+    with the same entries is read only from where they end.
 
     Agent runtimes call the model again and again on the same history plus a few new messages, so a
-    healthy request then costs one comparison per old entry, in C (a tuple comparison: identity first,
-    then, for plain dicts, their values), and a pass over the new ones.  LangChain hands the same
-    message objects to every model call of a run; the OpenAI Agents SDK and LiteLLM's callers build
-    new but equal dicts, matched by value; ADK builds new Content objects, which are read whole (as
-    without the memo).  What is kept is a tuple of references to the last healthy request's entries (no
-    entry is copied) and its call ids.  The one assumption: an object the runtime already sent is not
-    changed in place afterwards (runtimes replace a message to change it: LangGraph's reducer, the
-    SDKs' item lists); an equal new object is always read as what it is.
+    healthy request then costs one comparison per old entry, in C, and a pass over the new ones.
+    LangChain hands the same message objects to every model call of a run (matched by identity); the
+    OpenAI Agents SDK and LiteLLM's callers build new but equal dicts (a tuple comparison: identity
+    first, then the dicts' values); ADK builds new Content and Part objects around the session's own
+    calls, responses and texts (matched by `_content_key`).  What is kept is a tuple of references (to
+    the entries, or for ADK to what `_content_key` gathers; nothing is copied) and the call ids.  The one
+    assumption: an object the runtime already sent is not changed in place afterwards (runtimes replace
+    a message to change it: LangGraph's reducer, the SDKs' item lists, ADK's copies); an equal new object
+    is always read as what it is.
     """
 
-    __slots__ = ("_last", "resumed")
+    __slots__ = ("_last", "_lock", "resumed")
 
     def __init__(self) -> None:
-        self._last: tuple[str, str | None, tuple[Any, ...], _State] | None = None
+        self._last: tuple[str, str | None, int, Sequence[Any], _State] | None = None
+        self._lock = threading.Lock()
         self.resumed = 0
         """How many requests were read from the end of the remembered one (for tests and benchmarks)."""
+
+    def __reduce__(self) -> tuple[type[HealthyMemo], tuple[()]]:
+        """A copy or a pickle of a guard starts with an empty memo (what it remembers is a cache, and its
+        lock cannot be copied)."""
+        return HealthyMemo, ()
 
     def healthy(self, entries: Sequence[Any], format: str, target: str | None) -> bool:
         """What plainly_healthy(entries, format, target) answers, reading only the entries after the
         remembered healthy prefix when the request starts with it."""
+        return self.scan(entries, format, target)[0]
+
+    def scan(self, entries: Sequence[Any], format: str, target: str | None) -> tuple[bool, int, list[str]]:
+        """What scan(entries, format, target) answers (a guard hands the cut to its repair, so a request
+        that is not plainly healthy is not read twice), reading only the entries after the remembered
+        healthy prefix when the request starts with it."""
         if target not in FAST_TARGETS or format not in _READERS:
-            return False
-        last = self._last  # one read: another thread may replace it meanwhile
-        start, state = 0, None
-        if last is not None and last[0] == format and last[1] == target and len(entries) >= len(last[2]):
-            known = last[2]
-            if (known == tuple(entries[:len(known)]) if format in _BY_VALUE else
-                    all(map(operator.is_, known, entries))):
-                start, state = len(known), last[3].copy()
-                self.resumed += 1
-        if state is None:
-            state = _State()
-        if not _walk(itertools.islice(entries, start, None) if start else entries, start, format, state):
-            return False
-        self._last = (format, target, tuple(entries), state)
-        return True
+            return False, 0, []
+        key = None
+        with self._lock:  # the remembered state is carried on in place (no copy), one request at a time
+            last = self._last
+            if last is not None and last[0] == format and last[1] == target and len(entries) >= last[2]:
+                matched, key = _starts_with(format, last[3], last[2], entries)
+                if matched:
+                    self.resumed += 1
+                    return self._resumed(last, entries, key)
+        state = _State(target, format)  # a whole pass: a state of its own, outside the lock
+        if not _walk(entries, 0, format, state):
+            return _answer(False, state)
+        self._last = (format, target, len(entries), key if key is not None else _key(format, entries), state)
+        return True, 0, []
+
+    def _resumed(self, last: tuple[str, str | None, int, Sequence[Any], _State], entries: Sequence[Any],
+                 key: Sequence[Any] | None) -> tuple[bool, int, list[str]]:
+        """The pass carried on from the remembered state over the entries after its prefix (under the lock);
+        when it fails, the state is put back as it was (the ids it added removed), so the next request
+        may still start from it.  key: the key of `entries`, when comparing took one."""
+        format, target, count, _, state = last
+        mark = (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last, state.kind)
+        if _walk(itertools.islice(entries, count, None), count, format, state):
+            self._last = (format, target, len(entries), key if key is not None else _key(format, entries), state)
+            return True, 0, []
+        answer = _answer(False, state)
+        seen = state.seen
+        state.known.difference_update(seen[mark[0]:])
+        del seen[mark[0]:]
+        state.cut, state.cut_ids, state.open_calls, state.last, state.kind = mark[1:]
+        return answer
 
 
-def _new_ids(calls: tuple[str, ...], known: set[str], seen: list[str]) -> bool:
-    """True when every call id is plain and not used before in the request (and records them)."""
+def _new_ids(calls: tuple[str, ...], state: _State) -> bool:
+    """True when every call id is plain and not used before in the request (and records them), or every
+    call of the request so far has no id where that may pass (see the module)."""
+    known = state.known
     for call_id in calls:
-        if not _PLAIN_ID.match(call_id) or call_id in known:
+        if call_id[:1] == IDLESS:
+            if not state.idless or state.kind == "id":
+                return False
+            state.kind = "name"
+            continue
+        if state.kind == "name" or not _PLAIN_ID.match(call_id) or call_id in known:
             return False
+        state.kind = "id"
         known.add(call_id)
-        seen.append(call_id)
+        state.seen.append(call_id)
     return True
 
 
@@ -304,6 +438,11 @@ def _turn(assistant: bool, user: bool, calls: list[str], results: list[str], oth
     return None
 
 
+def _no_id(name: Any) -> str | None:
+    """The key of a Gemini call or response without an id: IDLESS and its name (None: no usable name)."""
+    return IDLESS + name if isinstance(name, str) and name else None
+
+
 def _gemini(content: Any) -> Entry | None:
     if not isinstance(content, dict):
         return None
@@ -319,14 +458,20 @@ def _gemini(content: Any) -> Entry | None:
             return None
         if "functionCall" in part:
             call = part["functionCall"]
-            if role != "model" or not isinstance(call, dict) or not isinstance(call.get("id"), str) or not call["id"]:
+            if role != "model" or not isinstance(call, dict):
                 return None
-            calls.append(call["id"])
+            call_id = call["id"] if "id" in call else _no_id(call.get("name"))
+            if not isinstance(call_id, str) or not call_id or (call_id[0] == IDLESS and "id" in call):
+                return None
+            calls.append(call_id)
         elif "functionResponse" in part:
             response = part["functionResponse"]
-            if role != "user" or not isinstance(response, dict) or not isinstance(response.get("id"), str):
+            if role != "user" or not isinstance(response, dict):
                 return None
-            results.append(response["id"])
+            response_id = response["id"] if "id" in response else _no_id(response.get("name"))
+            if not isinstance(response_id, str) or (response_id[:1] == IDLESS and "id" in response):
+                return None
+            results.append(response_id)
         elif isinstance(part.get("text"), str) and part["text"].strip():
             other = True
         else:
@@ -402,6 +547,10 @@ def _gemini_object(content: Any) -> Entry | None:
             call = part.function_call
             if call is not None:
                 call_id = call.id
+                if call_id is None:
+                    call_id = _no_id(call.name)
+                elif isinstance(call_id, str) and call_id[:1] == IDLESS:
+                    return None  # an id that reads as no id: the full check decides
                 if role != "model" or not isinstance(call_id, str) or not call_id:
                     return None
                 calls.append(call_id)
@@ -409,6 +558,10 @@ def _gemini_object(content: Any) -> Entry | None:
             response = part.function_response
             if response is not None:
                 response_id = response.id
+                if response_id is None:
+                    response_id = _no_id(response.name)
+                elif isinstance(response_id, str) and response_id[:1] == IDLESS:
+                    return None
                 if role != "user" or not isinstance(response_id, str):
                     return None
                 results.append(response_id)
@@ -426,3 +579,273 @@ def _gemini_object(content: Any) -> Entry | None:
 _READERS["langchain-objects"] = _langchain
 _READERS["gemini-objects"] = _gemini_object
 _READERS["langchain"] = _langchain_dict
+
+
+
+def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
+    """`_walk` for OpenAI Responses items, with `_responses` and `_new_ids` written inline: the same rules,
+    answers and state (tests/test_guard_fast.py checks it against the general pass), at about half the cost,
+    because the OpenAI Agents SDK and LiteLLM's Responses calls read every item of a request never seen."""
+    open_calls, last = state.open_calls, state.last
+    known, seen, plain = state.known, state.seen, _PLAIN_ID.match
+    try:
+        for index, item in enumerate(entries, start):
+            if not isinstance(item, dict):
+                return False
+            kind = item.get("type")
+            if kind == "function_call":
+                call_id = item.get("call_id")
+                if not isinstance(call_id, str) or not plain(call_id) or call_id in known:
+                    return False
+                if last != "assistant":
+                    if open_calls or last not in ("user", "results"):
+                        return False
+                    last = "assistant"
+                known.add(call_id)
+                seen.append(call_id)
+                if open_calls is None:
+                    open_calls = [call_id]
+                else:
+                    open_calls.append(call_id)
+            elif kind == "function_call_output":
+                call_id = item.get("call_id")
+                if not isinstance(call_id, str) or open_calls is None or last not in ("assistant", "results") \
+                        or call_id != open_calls[0]:
+                    return False  # a stray, a duplicate, out of call order, or an earlier turn's
+                del open_calls[0]
+                last = "results"
+                if not open_calls:
+                    open_calls = None
+            elif kind == "reasoning":
+                if last != "assistant":
+                    if open_calls or last not in ("user", "results"):
+                        return False
+                    last = "assistant"
+            elif kind is None or kind == "message":
+                role = item.get("role")
+                if role == "user":
+                    if open_calls:
+                        return False
+                    if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
+                        state.cut, state.cut_ids = index, len(seen)
+                    if last == "user" or _text_empty(item.get("content")):
+                        return False
+                    last = "user"
+                elif role == "assistant":
+                    if _text_empty(item.get("content")):
+                        return False
+                    if last != "assistant":
+                        if open_calls or last not in ("user", "results"):
+                            return False
+                        last = "assistant"
+                elif role in ("system", "developer"):
+                    if last != "system":
+                        return False
+                else:
+                    return False
+            else:
+                return False
+        return not open_calls
+    finally:
+        state.open_calls, state.last = open_calls, last
+
+
+def _walk_langchain(entries: Iterable[Any], start: int, state: _State) -> bool:
+    """`_walk` for LangChain message objects, with `_langchain` and `_new_ids` written inline (the same
+    rules, answers and state; tests/test_guard_fast.py checks it against the general pass), because a
+    LangGraph thread the guard has not seen yet is read whole."""
+    open_calls, last = state.open_calls, state.last
+    known, seen, plain = state.known, state.seen, _PLAIN_ID.match
+    try:
+        for index, message in enumerate(entries, start):
+            kind = getattr(message, "type", None)
+            if kind == "tool":
+                call_id = getattr(message, "tool_call_id", None)
+                if not isinstance(call_id, str) or open_calls is None or last not in ("assistant", "results") \
+                        or call_id != open_calls[0]:
+                    return False  # a stray, a duplicate, out of call order, or an earlier turn's
+                del open_calls[0]
+                last = "results"
+                if not open_calls:
+                    open_calls = None
+            elif kind == "ai":
+                if getattr(message, "invalid_tool_calls", None):
+                    return False
+                ids = [call.get("id") for call in message.tool_calls]
+                if open_calls or last not in ("user", "results") or (not ids and _text_empty(message.content)):
+                    return False
+                for call_id in ids:
+                    if not isinstance(call_id, str) or not plain(call_id) or call_id in known:
+                        return False
+                    known.add(call_id)
+                    seen.append(call_id)
+                open_calls = ids or None
+                last = "assistant"
+            elif kind == "human":
+                if open_calls:
+                    return False
+                if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
+                    state.cut, state.cut_ids = index, len(seen)
+                if last == "user" or _text_empty(message.content):
+                    return False
+                last = "user"
+            elif kind == "system":
+                if last != "system":
+                    return False
+            else:
+                return False
+        return not open_calls
+    finally:
+        state.open_calls, state.last = open_calls, last
+
+
+def _walk_chat(entries: Iterable[Any], start: int, state: _State) -> bool:
+    """`_walk` for OpenAI Chat messages, with `_chat` and `_new_ids` written inline (the same rules, answers
+    and state; tests/test_guard_fast.py checks it against the general pass): LiteLLM's chat requests."""
+    open_calls, last = state.open_calls, state.last
+    known, seen, plain = state.known, state.seen, _PLAIN_ID.match
+    try:
+        for index, message in enumerate(entries, start):
+            if not isinstance(message, dict):
+                return False
+            role = message.get("role")
+            if role == "tool":
+                call_id = message.get("tool_call_id")
+                if not isinstance(call_id, str) or open_calls is None or last not in ("assistant", "results") \
+                        or call_id != open_calls[0]:
+                    return False  # a stray, a duplicate, out of call order, or an earlier turn's
+                del open_calls[0]
+                last = "results"
+                if not open_calls:
+                    open_calls = None
+            elif role == "assistant":
+                calls = message.get("tool_calls") or []
+                if not isinstance(calls, list):
+                    return False
+                ids = []
+                for call in calls:
+                    if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not isinstance(
+                            call.get("function"), dict):
+                        return False
+                    ids.append(call["id"])
+                if message.get("function_call") or open_calls or last not in ("user", "results") or (
+                        not ids and _text_empty(message.get("content"))):
+                    return False
+                for call_id in ids:
+                    if not plain(call_id) or call_id in known:
+                        return False
+                    known.add(call_id)
+                    seen.append(call_id)
+                open_calls = ids or None
+                last = "assistant"
+            elif role == "user":
+                if open_calls:
+                    return False
+                if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
+                    state.cut, state.cut_ids = index, len(seen)
+                if last == "user" or _text_empty(message.get("content")):
+                    return False
+                last = "user"
+            elif role in ("system", "developer"):
+                if last != "system":
+                    return False
+            else:
+                return False
+        return not open_calls
+    finally:
+        state.open_calls, state.last = open_calls, last
+
+
+def _walk_gemini_objects(entries: Iterable[Any], start: int, state: _State) -> bool:
+    """`_walk` for google.genai Contents, with `_gemini_object`, `_turn` and `_new_ids` written inline (the
+    same rules, answers and state; tests/test_guard_fast.py checks it against the general pass): ADK's
+    requests, whose new tail is read on every model call and whole on the first."""
+    open_calls, last, kind = state.open_calls, state.last, state.kind
+    known, seen, plain, idless = state.known, state.seen, _PLAIN_ID.match, state.idless
+    try:
+        for index, content in enumerate(entries, start):
+            calls: list[str] = []
+            results: list[str] = []
+            other = False
+            try:
+                role = content.role
+                parts = content.parts
+                if not parts:
+                    return False
+                for part in parts:
+                    call = part.function_call
+                    if call is not None:
+                        call_id = call.id
+                        if call_id is None:
+                            name = call.name
+                            call_id = IDLESS + name if isinstance(name, str) and name else None
+                        elif isinstance(call_id, str) and call_id[:1] == IDLESS:
+                            return False  # an id that reads as no id: the full check decides
+                        if role != "model" or not isinstance(call_id, str) or not call_id:
+                            return False
+                        calls.append(call_id)
+                        continue
+                    response = part.function_response
+                    if response is not None:
+                        response_id = response.id
+                        if response_id is None:
+                            name = response.name
+                            response_id = IDLESS + name if isinstance(name, str) and name else None
+                        elif isinstance(response_id, str) and response_id[:1] == IDLESS:
+                            return False
+                        if role != "user" or not isinstance(response_id, str):
+                            return False
+                        results.append(response_id)
+                        continue
+                    text = part.text
+                    if isinstance(text, str) and text.strip() and not part.thought and part.inline_data is None:
+                        other = True
+                        continue
+                    return False
+            except AttributeError:
+                return False
+            if role == "model":
+                if open_calls or last not in ("user", "results"):
+                    return False
+                for call_id in calls:
+                    if call_id[0] == IDLESS:
+                        if not idless or kind == "id":
+                            return False
+                        kind = "name"
+                        continue
+                    if kind == "name" or not plain(call_id) or call_id in known:
+                        return False
+                    kind = "id"
+                    known.add(call_id)
+                    seen.append(call_id)
+                open_calls = calls or None
+                last = "assistant"
+            elif role != "user" or (results and other):
+                return False
+            elif results:
+                if open_calls is None or last not in ("assistant", "results"):
+                    return False
+                for call_id in results:
+                    if not open_calls or call_id != open_calls[0]:
+                        return False  # a stray, a duplicate, out of call order, or an earlier turn's
+                    del open_calls[0]
+                last = "results"
+                if not open_calls:
+                    open_calls = None
+            else:
+                if open_calls:
+                    return False
+                if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
+                    state.cut, state.cut_ids = index, len(seen)
+                if last == "user":
+                    return False
+                last = "user"
+        return not open_calls
+    finally:
+        state.open_calls, state.last, state.kind = open_calls, last, kind
+
+
+_WALKERS: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {
+    "openai-responses": _walk_responses, "langchain-objects": _walk_langchain, "openai-chat": _walk_chat,
+    "gemini-objects": _walk_gemini_objects}
+"""Formats whose pass is written out (`_walk_general` reads every other format through its reader)."""

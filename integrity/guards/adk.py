@@ -18,12 +18,15 @@ A healthy request keeps its very contents list.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import logging
 import operator
+import threading
 from collections.abc import Callable
 from typing import Any
 
+from google.adk.flows.llm_flows.functions import AF_FUNCTION_CALL_ID_PREFIX
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
@@ -43,39 +46,52 @@ def _dumps(contents: list[Any]) -> list[Any]:
     return [_dump(content) for content in contents]
 
 
-def _call_ids(contents: list[Any], kind: str) -> set[str]:
-    found: set[str] = set()
-    for content in contents:
+def _not_called(contents: list[Any], ids: set[str]) -> set[str]:
+    """The ids of `ids` that no function call in `contents` carries.  Read from the end, and only until every
+    id is found: a call the session has not answered yet is almost always one of the last turns."""
+    missing = set(ids)
+    for content in reversed(contents):
         for part in (content.parts or []) if content is not None else []:
-            value = getattr(part, kind, None)
-            if value is not None and value.id:
-                found.add(value.id)
-    return found
+            call = getattr(part, "function_call", None)
+            if call is not None and call.id in missing:
+                missing.discard(call.id)
+                if not missing:
+                    return missing
+    return missing
 
 
 class _EventMemo:
     """The calls made and answered in the session's events read so far, remembered with those events (by
     identity: the session keeps its Event objects and appends new ones), so the next model call reads
-    only the events added since.  Holds references to the events, never copies."""
+    only the events added since.  Holds references to the events, never copies; the sets grow in place
+    (under a lock: a session's events only grow), and callers only read them."""
 
-    __slots__ = ("last",)
+    __slots__ = ("_lock", "last")
 
     def __init__(self) -> None:
-        self.last: tuple[str | None, tuple[Any, ...], set[str], set[str]] | None = None
+        self.last: tuple[str | None, tuple[Any, ...], set[str], set[str], set[str]] | None = None
+        self._lock = threading.Lock()
 
-    def calls(self, events: list[Any], author: str | None) -> tuple[set[str], set[str]]:
-        """(the calls this agent made with an id, pending long-running ones excepted; the calls answered)."""
-        last = self.last
-        start, made, answered = 0, set(), set()
-        if last is not None and last[0] == author and len(events) >= len(last[1]) and all(
-                map(operator.is_, last[1], events)):
-            start, made, answered = len(last[1]), set(last[2]), set(last[3])
-        _read_calls(itertools.islice(events, start, None), author, made, answered)
-        self.last = (author, tuple(events), made, answered)
-        return made, answered
+    def __reduce__(self) -> tuple[type[_EventMemo], tuple[()]]:
+        return _EventMemo, ()  # a copy of the plugin starts empty (the lock cannot be copied)
+
+    def calls(self, events: list[Any], author: str | None) -> tuple[set[str], set[str], set[str]]:
+        """(the calls this agent made with an id, pending long-running ones excepted; the calls answered;
+        the ids of every call in the events)."""
+        with self._lock:
+            last = self.last
+            start, made, answered, called = 0, set(), set(), set()
+            if last is not None and last[0] == author and len(events) >= len(last[1]) and all(
+                    map(operator.is_, last[1], events)):
+                start, made, answered, called = len(last[1]), last[2], last[3], last[4]
+                if len(events) == start:
+                    return made, answered, called
+            _read_calls(itertools.islice(events, start, None), author, made, answered, called)
+            self.last = (author, tuple(events), made, answered, called)
+            return made, answered, called
 
 
-def _read_calls(events: Any, author: str | None, made: set[str], answered: set[str]) -> None:
+def _read_calls(events: Any, author: str | None, made: set[str], answered: set[str], called: set[str]) -> None:
     for event in events:
         content = event.content
         if content is None or not content.parts:
@@ -84,8 +100,9 @@ def _read_calls(events: Any, author: str | None, made: set[str], answered: set[s
         for part in content.parts:
             if part.function_response is not None and part.function_response.id:
                 answered.add(part.function_response.id)
-            elif mine and part.function_call is not None and part.function_call.id:
-                if part.function_call.id not in (event.long_running_tool_ids or ()):
+            elif part.function_call is not None and part.function_call.id:
+                called.add(part.function_call.id)
+                if mine and part.function_call.id not in (event.long_running_tool_ids or ()):
                     made.add(part.function_call.id)
 
 
@@ -96,47 +113,106 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
 
     A call is restored when the session's events made it (this agent's, with an id), no event answers
     it, it is not a pending long-running call, and it is missing from `contents`.  Events are matched to
-    contents in order by equality; the event's own Content object is used (never modified).  With a
-    memo, only the events added since its last call are read for the calls made and answered.
+    contents in order by `_match_key` (what ADK's copy of a content keeps of it, its "adk-" ids stripped
+    or not), from the end: each event to the last content before the one matched after it, until every
+    dropped call is placed (a call is dropped for want of an answer, so it is almost always one of the
+    last turns, and only the contents from there on are keyed: `_Places`).  The event's own Content object
+    is used (never modified).  With a memo, only the events added since its last call are read for the
+    calls made and answered.
     """
     if memo is not None:
-        made, answered = memo.calls(events, author)
+        made, answered, called = memo.calls(events, author)
     else:
-        made, answered = set(), set()
-        _read_calls(events, author, made, answered)
+        made, answered, called = set(), set(), set()
+        _read_calls(events, author, made, answered, called)
     dropped = made - answered
     if dropped:
-        dropped -= _call_ids(contents, "function_call")
+        dropped = _not_called(contents, dropped)
     if not dropped:
         return None
-    out = list(contents)
-    at = 0
-    for event in events:
+    places = _Places(contents)
+    end = len(contents) - 1  # the last content not matched yet
+    inserted: dict[int, list[Any]] = {}  # index -> the restored contents put before contents[index]
+    replaced: dict[int, Any] = {}
+    unplaced = set(dropped)
+    for event in reversed(events):
+        if not unplaced:
+            break
         content = event.content
         if content is None or not content.parts:
             continue
         lost = [part for part in content.parts if part.function_call is not None and part.function_call.id in dropped]
         if not lost:
-            at = _find(out, content, at, after=True)
+            if all(part.function_response is not None and part.function_response.id and
+                   part.function_response.id not in called for part in content.parts):
+                continue  # answers to no call at all: ADK drops them, so no copy is looked for
+            where = places.last(_match_key(content.role, content.parts), end)
+            end = end if where < 0 else where - 1
             continue
+        unplaced.difference_update(part.function_call.id for part in lost)
         kept = [part for part in content.parts if part not in lost]
-        where = _find(out, types.Content(role=content.role, parts=kept), at, after=False) if kept else -1
+        where = places.last(_match_key(content.role, kept), end) if kept else -1
         if where >= 0:
-            out[where] = content
-            at = where + 1
+            replaced[where] = content  # the turn ADK kept without the call: the event's own content
+            end = where - 1
         else:
-            out.insert(at, content)
-            at += 1
+            inserted.setdefault(end + 1, []).insert(0, content)  # after what the earlier events matched
+    out = list(contents)
+    for index, content in replaced.items():
+        out[index] = content
+    for index in sorted(inserted, reverse=True):  # from the end: the indexes before stay where they are
+        out[index:index] = inserted[index]
     return out
 
 
-def _find(contents: list[Any], content: Any, start: int, after: bool) -> int:
-    """The index of the first content equal to `content` from `start` (after=True: the index after it, or
-    `start` when absent; after=False: -1 when absent)."""
-    for index in range(start, len(contents)):
-        if contents[index] == content:
-            return index + 1 if after else index
-    return start if after else -1
+def _match_key(role: Any, parts: Any) -> tuple[Any, ...]:
+    """What ADK's request copy of a content keeps of it: the role and, per part, the text, or the call's or
+    response's name and id.  ADK strips its own "adk-" ids from a request to a model that does not pair
+    by id (Gemini): for such an id the arguments (or response) object stands in, which the copy shares."""
+    keys: list[Any] = []
+    for part in parts or ():
+        call, response = part.function_call, part.function_response
+        if call is not None:
+            keys.append(("call", call.name, _id_or_payload(call.id, call.args)))
+        elif response is not None:
+            keys.append(("response", response.name, _id_or_payload(response.id, response.response)))
+        elif part.text is not None:
+            keys.append(("text", part.text, bool(part.thought)))
+        else:
+            keys.append(("other",))  # inline data, files, code...: told apart by their order
+    return (role, tuple(keys))
+
+
+def _id_or_payload(given: Any, payload: Any) -> Any:
+    return given if given and not given.startswith(AF_FUNCTION_CALL_ID_PREFIX) else ("shared", id(payload))
+
+
+class _Places:
+    """The contents' match keys, read from the end only as far as the lookups need (each key made once)."""
+
+    __slots__ = ("contents", "places", "read")
+
+    def __init__(self, contents: list[Any]) -> None:
+        self.contents = contents
+        self.read = len(contents)  # contents[read:] are keyed
+        self.places: dict[Any, collections.deque[int]] = {}  # match key -> the indexes keyed so far, last first
+
+    def last(self, key: Any, end: int) -> int:
+        """The last index up to `end` of a content with this match key (-1: none).  `end` never grows from
+        one lookup to the next, so the indexes past it are forgotten."""
+        found = self.places.get(key)
+        while found and found[0] > end:
+            found.popleft()
+        if found:
+            return found[0]
+        while self.read > 0:
+            self.read -= 1
+            content = self.contents[self.read]
+            other = _match_key(content.role, content.parts)
+            self.places.setdefault(other, collections.deque()).append(self.read)
+            if other == key and self.read <= end:
+                return self.read
+        return -1
 
 
 class ToolCallIntegrityPlugin(BasePlugin):
@@ -164,9 +240,10 @@ class ToolCallIntegrityPlugin(BasePlugin):
             else None
         working = restored if restored is not None else contents
         target = self.guard.target(model)
-        if restored is None and self.memo.healthy(contents, "gemini-objects", target):
+        scanned = self.memo.scan(contents, "gemini-objects", target) if restored is None else None
+        if scanned is not None and scanned[0]:
             return None
-        repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target)
+        repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target, scanned)
         if repaired is None:
             return restored if self.guard.mode == "repair" else None
         return [types.Content.model_validate(entry) if isinstance(entry, dict) else entry for entry in repaired]

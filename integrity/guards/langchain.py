@@ -67,9 +67,10 @@ class ToolCallIntegrityMiddleware(AgentMiddleware):
         """The request to send: the same object when healthy, else one overriding `messages` with a copy."""
         messages = request.messages
         target = self.guard.provider if self.guard.provider is not None else provider_for_chat_model(request.model)
-        if self.memo.healthy(messages, "langchain-objects", target):
+        scanned = self.memo.scan(messages, "langchain-objects", target)
+        if scanned[0]:
             return request
-        repaired = self.guard.guard_objects(messages, "langchain-objects", messages_to_dict, FORMAT, target)
+        repaired = self.guard.guard_objects(messages, "langchain-objects", messages_to_dict, FORMAT, target, scanned)
         if repaired is None:
             return request
         rebuilt = [messages_from_dict([entry])[0] if isinstance(entry, dict) else entry for entry in repaired]

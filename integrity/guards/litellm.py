@@ -85,9 +85,10 @@ class ToolCallIntegrityGuard(CustomLogger):
         if not isinstance(entries, list):
             return None  # a Responses `input` given as one string: no history
         target = self.guard.target(data.get("model"), api)
-        if self.memo.healthy(entries, format, target):
+        scanned = self.memo.scan(entries, format, target)
+        if scanned[0]:
             return None  # the common case: one pass over the messages, nothing copied
-        repaired = self.guard.guard_objects(entries, format, _dicts, format, target)
+        repaired = self.guard.guard_objects(entries, format, _dicts, format, target, scanned)
         if repaired is None:
             return None
         copy = dict(data)

@@ -63,17 +63,28 @@ class ToolCallIntegrityFilter:
         self.guard = RequestGuard("openai-agents", mode=mode, on_report=on_report, provider=provider, logger=logger)
         self.memo = HealthyMemo()  # the last healthy request: the next one is read from where it ends
         self.session = session
+        self._targets: tuple[Any, Any, str | None] | None = None  # (agent, its model, the target) last seen
+
+    def target(self, agent: Any) -> str | None:
+        """The provider the agent's model call goes to (remembered for the last agent and model object:
+        the filter runs before every model call of a run, with the same agent)."""
+        model = getattr(agent, "model", None)
+        known = self._targets
+        if known is not None and known[0] is agent and known[1] is model and model is not None:
+            return known[2]
+        target = self.guard.target(_model_name(agent), "chat" if _api_of(agent) == "chat" else "responses")
+        self._targets = (agent, model, target)
+        return target
 
     def __call__(self, data: Any) -> Any:
         """The filter: CallModelData -> ModelInputData (the SDK awaits nothing when this is used sync)."""
         model_data = data.model_data
         items = model_data.input
-        agent = getattr(data, "agent", None)
-        api = _api_of(agent)
-        target = self.guard.target(_model_name(agent), "chat" if api == "chat" else "responses")
-        if self.memo.healthy(items, FORMAT, target):
+        target = self.target(getattr(data, "agent", None))
+        scanned = self.memo.scan(items, FORMAT, target)
+        if scanned[0]:
             return model_data  # the common case: one pass over the items, nothing copied
-        repaired = self.guard.guard_objects(items, FORMAT, _dicts, FORMAT, target)
+        repaired = self.guard.guard_objects(items, FORMAT, _dicts, FORMAT, target, scanned)
         if repaired is None:
             return model_data
         from agents.run_config import ModelInputData
