@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -106,14 +107,19 @@ def _slow_double(index: int) -> int:
     return index * 2
 
 
-def test_the_head_start_delivers_exactly_the_batches_it_took() -> None:
-    head = HeadStart(200, _slow_double)
+def _head_start_for_a_while(count: int, work: Any) -> tuple[int, dict[int, Any]]:
+    """Run a head start over `count` batches for 0.3 s, stop it: how many it took, and what it handed over."""
+    head = HeadStart(count, work)
     try:
         time.sleep(0.3)
         taken = head.stop()
-        results = head.results()
+        return taken, head.results()
     finally:
         head.close()
+
+
+def test_the_head_start_delivers_exactly_the_batches_it_took() -> None:
+    taken, results = _head_start_for_a_while(200, _slow_double)
     assert 0 < taken < 200  # it worked meanwhile, and left the rest
     assert results == {index: index * 2 for index in range(taken)}
     assert missing(taken, results) == []
@@ -126,13 +132,7 @@ def _dies_at_three(index: int) -> int:
 
 
 def test_batches_a_dead_head_start_took_are_missing_so_the_cluster_gets_them() -> None:
-    head = HeadStart(10, _dies_at_three)
-    try:
-        time.sleep(0.3)
-        taken = head.stop()
-        results = head.results()
-    finally:
-        head.close()
+    taken, results = _head_start_for_a_while(10, _dies_at_three)
     assert taken == 4 and results == {}  # it died before handing anything over
     assert missing(taken, results) == [0, 1, 2, 3]
 

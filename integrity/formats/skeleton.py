@@ -146,41 +146,47 @@ def _result_runs(bones: Sequence[Bone], format: str) -> Iterator[tuple[int, int]
         yield start, index
 
 
-def _anthropic(bones: Sequence[Bone], format: str = "anthropic") -> Written:
-    """integrity.formats.anthropic's groups and build: results first in one user message, system hoisted."""
-    native: list[Any] = []
-    sources: list[list[int]] = []
-    shared: dict[Any, Any] = {}
+class _Grouped:
+    """How one of the formats that send a run of results as one user entry (Anthropic, Bedrock, Gemini) writes
+    a skeleton: what each part kind becomes (None: left out), a call part, a run of results, and the entry
+    around a message's blocks.  `write` is their one grouping (each format's `result_groups` and `build`)."""
 
-    def build(role: str, content: Any) -> Any:
-        return _anthropic_message(role, content, format)
+    def __init__(self, format: str, kinds: Mapping[str, Any], call: Callable[[str, Any], Any],
+                 results: Callable[[Sequence[Bone]], Any], entry: Callable[[str, Any], Any],
+                 string: Callable[[str], Any]) -> None:
+        self.format, self.kinds, self.call, self.results, self.entry, self.string = \
+            format, kinds, call, results, entry, string
 
-    for start, end in _result_runs(bones, format):
-        role, content, result_id, _ = bones[start]
-        if role == "toolResult":
-            native.append({"role": "user", "content": [
-                {"type": "tool_result"} if bone[2] is MISSING else {"type": "tool_result", "tool_use_id": bone[2]}
-                for bone in bones[start:end]]})
-            sources.append(list(range(start, end)))
-            continue
-        native.append(content[1] if role == OPAQUE else _shared(shared, role, content, build))
-        sources.append([start])
-    return native, sources
+    def write(self, bones: Sequence[Bone]) -> Written:
+        native: list[Any] = []
+        sources: list[list[int]] = []
+        shared: dict[Any, Any] = {}
+        for start, end in _result_runs(bones, self.format):
+            role, content = bones[start][0], bones[start][1]
+            if role == "toolResult":
+                native.append(self.results(bones[start:end]))
+                sources.append(list(range(start, end)))
+                continue
+            native.append(content[1] if role == OPAQUE else _shared(shared, role, content, self.message))
+            sources.append([start])
+        return native, sources
 
-
-def _anthropic_message(role: str, content: Any, format: str) -> Any:
-    if content is STRING:
-        return {"role": role, "content": ""}
-    blocks = []
-    for part in content:
-        if type(part) is str:
-            blocks.append(_TEXT)  # text, thinking, image: one block each (writable kept images with data)
-        elif part[0] == OPAQUE:
-            if part[1] == format:
-                blocks.append(part[2])
-        elif role == "assistant":  # a user's call part is not written
-            blocks.append({"type": "tool_use", "id": part[0], "name": part[1]})
-    return {"role": role, "content": blocks}
+    def message(self, role: str, content: Any) -> Any:
+        """The entry of one message (not a result): a string content is one block of text."""
+        if content is STRING:
+            return self.string(role)
+        blocks = []
+        for part in content:
+            if type(part) is str:
+                block = self.kinds[part]
+                if block is not None:
+                    blocks.append(block)
+            elif part[0] == OPAQUE:
+                if part[1] == self.format:
+                    blocks.append(part[2])
+            elif role == "assistant":  # a user's call part is not written
+                blocks.append(self.call(part[0], part[1]))
+        return self.entry(role, blocks)
 
 
 def _shared(shared: dict[Any, Any], role: str, content: Any, build: Callable[[str, Any], Any]) -> Any:
@@ -196,89 +202,34 @@ def _shared(shared: dict[Any, Any], role: str, content: Any, build: Callable[[st
     return found
 
 
-def _bedrock(bones: Sequence[Bone]) -> Written:
-    """integrity.formats.bedrock's groups and build: Converse blocks; thinking and images are not written."""
-    native: list[Any] = []
-    sources: list[list[int]] = []
-    shared: dict[Any, Any] = {}
-    for start, end in _result_runs(bones, "bedrock"):
-        role, content, _, _ = bones[start]
-        if role == OPAQUE:
-            native.append(content[1])
-            sources.append([start])
-            continue
-        if role == "toolResult":
-            native.append({"role": "user", "content": [
-                {"toolResult": {}} if bone[2] is MISSING else {"toolResult": {"toolUseId": bone[2]}}
-                for bone in bones[start:end]]})
-            sources.append(list(range(start, end)))
-            continue
-        native.append(_shared(shared, role, content, _bedrock_message))
-        sources.append([start])
-    return native, sources
+def _gemini_id(call_id: Any) -> dict[str, Any]:
+    """Gemini's writer names a call or response by id only when the id is a non-empty string."""
+    return {"id": call_id} if type(call_id) is str and call_id else {}
 
 
-def _bedrock_message(role: str, content: Any) -> Any:
-    blocks: list[Any] = []
-    if content is STRING:
-        blocks.append(_BEDROCK_TEXT)
-    else:
-        for part in content:
-            if part == "text":
-                blocks.append(_BEDROCK_TEXT)
-            elif type(part) is str:
-                continue
-            elif part[0] == OPAQUE:
-                if part[1] == "bedrock":
-                    blocks.append(part[2])
-            elif role == "assistant":
-                blocks.append({"toolUse": {"toolUseId": part[0], "name": part[1]}})
-    return {"role": "assistant" if role == "assistant" else "user", "content": blocks}
+_ANTHROPIC = _Grouped(  # integrity.formats.anthropic: text, thinking and images one block each (writable
+    # kept images with data); results first in one user message, system hoisted
+    "anthropic", {"text": _TEXT, "thinking": _TEXT, "image": _TEXT},
+    lambda call_id, name: {"type": "tool_use", "id": call_id, "name": name},
+    lambda run: {"role": "user", "content": [{"type": "tool_result"} if bone[2] is MISSING else
+                                             {"type": "tool_result", "tool_use_id": bone[2]} for bone in run]},
+    lambda role, blocks: {"role": role, "content": blocks},
+    lambda role: {"role": role, "content": ""})
 
+_BEDROCK = _Grouped(  # integrity.formats.bedrock: Converse blocks; thinking and images are not written
+    "bedrock", {"text": _BEDROCK_TEXT, "thinking": None, "image": None},
+    lambda call_id, name: {"toolUse": {"toolUseId": call_id, "name": name}},
+    lambda run: {"role": "user", "content": [{"toolResult": {}} if bone[2] is MISSING else
+                                             {"toolResult": {"toolUseId": bone[2]}} for bone in run]},
+    lambda role, blocks: {"role": "assistant" if role == "assistant" else "user", "content": blocks},
+    lambda role: {"role": "assistant" if role == "assistant" else "user", "content": [_BEDROCK_TEXT]})
 
-def _gemini(bones: Sequence[Bone]) -> Written:
-    """integrity.formats.gemini's groups and build: a run of results is one user turn of responses."""
-    native: list[Any] = []
-    sources: list[list[int]] = []
-    shared: dict[Any, Any] = {}
-    for start, end in _result_runs(bones, "gemini"):
-        role, content, _, _ = bones[start]
-        if role == OPAQUE:
-            native.append(content[1])
-            sources.append([start])
-            continue
-        if role == "toolResult":
-            parts: list[Any] = []
-            for bone in bones[start:end]:
-                call_id = bone[2]
-                parts.append({"functionResponse": {"id": call_id} if type(call_id) is str and call_id else {}})
-            native.append({"role": "user", "parts": parts})
-            sources.append(list(range(start, end)))
-            continue
-        native.append(_shared(shared, role, content, _gemini_message))
-        sources.append([start])
-    return native, sources
-
-
-def _gemini_message(role: str, content: Any) -> Any:
-    parts: list[Any] = []
-    if content is STRING:
-        parts.append(_GEMINI_TEXT)
-    else:
-        for part in content:
-            if part == "text":
-                parts.append(_GEMINI_TEXT)
-            elif part == "thinking":
-                parts.append(_GEMINI_THOUGHT)
-            elif type(part) is str:
-                continue
-            elif part[0] == OPAQUE:
-                if part[1] == "gemini":
-                    parts.append(part[2])
-            elif role == "assistant":
-                call_id = part[0]
-                parts.append({"functionCall": {"id": call_id} if type(call_id) is str and call_id else {}})
-    return {"role": "model" if role == "assistant" else "user", "parts": parts}
+_GEMINI = _Grouped(  # integrity.formats.gemini: a run of results is one user turn of responses
+    "gemini", {"text": _GEMINI_TEXT, "thinking": _GEMINI_THOUGHT, "image": None},
+    lambda call_id, name: {"functionCall": _gemini_id(call_id)},
+    lambda run: {"role": "user", "parts": [{"functionResponse": _gemini_id(bone[2])} for bone in run]},
+    lambda role, parts: {"role": "model" if role == "assistant" else "user", "parts": parts},
+    lambda role: {"role": "model" if role == "assistant" else "user", "parts": [_GEMINI_TEXT]})
 
 
 def _chat(bones: Sequence[Bone]) -> Written:
@@ -351,9 +302,9 @@ def _responses(bones: Sequence[Bone]) -> Written:
 
 
 SKELETONS: dict[str, Callable[[Sequence[Bone]], Written]] = {
-    "anthropic": _anthropic,
-    "bedrock": _bedrock,
-    "gemini": _gemini,
+    "anthropic": _ANTHROPIC.write,
+    "bedrock": _BEDROCK.write,
+    "gemini": _GEMINI.write,
     "openai-chat": _chat,
     "openai-responses": _responses,
 }
