@@ -14,8 +14,8 @@ and a generated corpus with every defect kind, for every provider.
 A skeleton writer mirrors its format's writer (`integrity.formats.<format>.groups` and
 `build`) for canonical messages that carry no native hints of that format: a message read
 from the format itself may be written back from its recorded entries, which only the full
-writer knows, so `bones_of` answers None for such a message and the caller writes the
-full request.
+writer knows, so `bones_of` notes the format of every message's hints and no skeleton of that
+format is written (`providers.canonical.skeleton_once`): the caller writes the full request.
 """
 
 from __future__ import annotations
@@ -29,7 +29,10 @@ from .common import NATIVE, OPAQUE, SYSTEM_ROLES, writable
 STRING = "string"
 """A message whose content is one string (a user turn written as a plain string)."""
 
+
 class _Missing:
+    """The one MISSING value (a recorded null toolCallId is None, which the writers write)."""
+
     __slots__ = ()
 
     def __repr__(self) -> str:
@@ -40,9 +43,8 @@ MISSING: Any = _Missing()
 """A toolResult without a toolCallId key (the writers then write no id at all); None is a recorded null."""
 
 Bone = tuple[str, Any, Any, bool]
-"""(role, content, result id, interrupted): content is STRING, a tuple of parts (none for a result), or for an
-opaque message
-(format, value); a part is "text", "thinking", "image", (call id, tool name) for a toolCall, or
+"""(role, content, result id, interrupted): content is STRING, a tuple of parts (none for a result), or for
+an opaque message (format, value); a part is "text", "thinking", "image", (call id, tool name) for a toolCall, or
 (OPAQUE, format, value); the result id is a toolResult's toolCallId as recorded (any JSON value), or
 MISSING; interrupted: an assistant turn that stopped abnormally (a Responses writer keeps an empty one
 visible)."""
