@@ -274,19 +274,18 @@ class Loaded:
         return replace(report, format=self.format, thread=self.name)
 
 
-def _views(policy: str, light: LightTranscript, plan: Plan, transcript: Transcript, now: Callable[[], int],
-           made: dict[str | None, list[Any]]) -> Callable[[str], list[Any]]:
-    """view_for(provider): the view that provider is sent (analysis.view_for_provider), made once per
-    distinct plan: views are kept by the provider they were planned for (made: plan.provider's view),
-    never by object identity."""
-    from .analysis import replans_for, view_for_provider
+def _views(policy: str, light: LightTranscript, plan: Plan, made: dict[str | None, list[Any]],
+           make: Callable[[str], list[Any]]) -> Callable[[str], list[Any]]:
+    """view_for(provider): the view that provider is sent, made (make(provider)) once per distinct plan:
+    views are kept by the provider they were planned for (made: plan.provider's view), never by object
+    identity.  The one keying rule for the messages' views and for their bones (skeleton_verdicts)."""
+    from .analysis import replans_for
 
     def view_for(provider: str) -> list[Any]:
         key = provider if replans_for(policy, light, plan, provider) else plan.provider
         found = made.get(key)
         if found is None:
-            found = made[key] = view_for_provider(policy, light, plan, made[plan.provider], transcript.messages,
-                                                  provider, now)
+            found = made[key] = make(provider)
         return found
 
     return view_for
@@ -322,8 +321,7 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
 
     No message is decoded into a dict (only those the view rewrites), and no text is copied: the verdicts
     and error texts are the full requests' (tests/test_skeleton.py), at a fraction of the time and memory."""
-    from .analysis import replans_for
-    from .formats.skeleton import SKELETONS
+    from .formats.skeleton import SKELETONS, stands_for
     from .providers import PROVIDER_FORMAT
     from .providers.canonical import judge_written
 
@@ -331,7 +329,7 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
     if loaded.format in formats or not formats <= SKELETONS.keys():
         return None
     bones, hinted = loaded.bones()
-    if hinted & formats or "" in hinted:
+    if not stands_for(hinted, formats):
         return None
     stamps: list[int] = []
 
@@ -340,31 +338,26 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
         stamps.append(value)
         return value
 
-    views: dict[str | None, list[Any]] = {plan.provider: loaded.view_bones(bones, plan, stamp, hinted)}
-    written: dict[tuple[str, str | None], Any] = {}
+    view_for = _views(policy, light, plan, {plan.provider: loaded.view_bones(bones, plan, stamp, hinted)},
+                      lambda name: loaded.view_bones(bones, PLANNERS[policy](light, name), now, hinted))
+    written: dict[tuple[str, int], Any] = {}
     shared = {format for format in formats if sum(PROVIDER_FORMAT[name] == format for name in names) > 1}
 
-    def judge(format: str, key: str | None, name: str) -> list[Any]:
-        found = written.get((format, key))
+    def judge(format: str, listed: list[Any], name: str) -> list[Any]:
+        found = written.get((format, id(listed)))  # every list judged is kept alive by bones or view_for
         if found is None:
-            found = SKELETONS[format](bones if key == "durable" else views[key])
+            found = SKELETONS[format](listed)
             if format in shared:  # kept for the next provider of the format; else freed once judged (memory)
-                written[(format, key)] = found
+                written[(format, id(listed))] = found
         return judge_written(found, name, history=True)
 
     said: dict[str, ProviderVerdict] = {}
     for name in names:
-        format = PROVIDER_FORMAT[name]
-        key = plan.provider
-        if replans_for(policy, light, plan, name):
-            key = name
-            if key not in views:
-                own = PLANNERS[policy](light, name)
-                views[key] = loaded.view_bones(bones, own, lambda: now(), hinted)
-        if hinted & formats or "" in hinted:  # a message the view rewrote carries hints after all
+        view = view_for(name)
+        if not stands_for(hinted, formats):  # a message the view rewrote carries hints after all
             return None
-        before = judge(format, "durable", name)
-        after = before if views[key] is bones else judge(format, key, name)
+        before = judge(PROVIDER_FORMAT[name], bones, name)
+        after = before if view is bones else judge(PROVIDER_FORMAT[name], view, name)
         said[name] = ProviderVerdict(name, before, after)
     return said, stamps
 
@@ -403,7 +396,11 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
             view, stamps = materialize(plan.order, transcript.messages, plan.placeholder, now)
         else:
             view = transcript.messages
-        view_for = _views(policy, light, plan, transcript, now, {plan.provider: view})
+        from .analysis import view_for_provider
+
+        messages = transcript.messages
+        view_for = _views(policy, light, plan, {plan.provider: view},
+                          lambda name: view_for_provider(policy, light, plan, view, messages, name, now))
         verdicts = provider_verdicts(transcript, view_for, asks)
     elif depth == "report":
         from .repair.entries import is_stamped, unplain

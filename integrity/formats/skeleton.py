@@ -111,6 +111,12 @@ def renamed(bone: Bone, ids: Mapping[int, str]) -> Bone:
     return (role, tuple(out), result, stopped)
 
 
+def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
+    """Whether skeletons of these formats stand for the requests of messages whose hints are of `hinted`
+    (all_bones): not when a message carries hints of one of them, or hints naming no format."""
+    return "" not in hinted and (formats not in hinted if isinstance(formats, str) else not hinted & formats)
+
+
 def all_bones(messages: Sequence[Any]) -> tuple[list[Bone], set[str]]:
     """Every message's bones, and the formats whose hints they carry (see bones_of)."""
     hinted: set[str] = set()

@@ -100,14 +100,14 @@ def skeleton_once(messages: list[Any], format: str, requests: dict[Any, Any] | N
     """The skeleton of the request `format` is written for these messages (None: only the full writer can
     write it, see formats.skeleton), made once per list and format in a round of checks (`requests`): the
     bones once for every format, each skeleton once for the providers that read it."""
-    from ..formats.skeleton import SKELETONS, all_bones
+    from ..formats.skeleton import SKELETONS, all_bones, stands_for
 
     writer = SKELETONS.get(format)
     if writer is None:  # a format with no skeleton writer: its requests are judged in full
         return None
     if requests is None:
         bones, hinted = all_bones(messages)
-        return None if format in hinted or "" in hinted else writer(bones)
+        return writer(bones) if stands_for(hinted, format) else None
     key = ("skeleton", id(messages), format)
     kept = requests.get(key)
     if kept is None or kept[0] is not messages:  # the list itself is kept, so its id cannot be reused
@@ -115,7 +115,7 @@ def skeleton_once(messages: list[Any], format: str, requests: dict[Any, Any] | N
         if read is None or read[0] is not messages:
             read = requests[("bones", id(messages))] = (messages, _bones_reusing(messages, requests))
         bones, hinted = read[1]
-        written = None if format in hinted or "" in hinted else writer(bones)
+        written = writer(bones) if stands_for(hinted, format) else None
         kept = requests[key] = (messages, written)
     return cast("tuple[list[Any], list[list[int]]] | None", kept[1])
 
