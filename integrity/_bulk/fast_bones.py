@@ -45,14 +45,19 @@ class _Image(msgspec.Struct, tag_field="type", tag="image", gc=False):
     data: msgspec.Raw | msgspec.UnsetType = _UNSET  # only whether it is there: writable drops an image without
 
 
-class _User(msgspec.Struct, tag_field="role", tag="user", gc=False):
+class _Said(msgspec.Struct, tag_field="role", gc=False):
+    """What a user or system turn holds (the two differ only in their tag)."""
+
     content: str | list[_Text | _Image]
     hint: Any = _HINT
 
 
-class _System(msgspec.Struct, tag_field="role", tag="system", gc=False):
-    content: str | list[_Text | _Image]
-    hint: Any = _HINT
+class _User(_Said, tag="user"):
+    pass
+
+
+class _System(_Said, tag="system"):
+    pass
 
 
 class _Assistant(msgspec.Struct, tag_field="role", tag="assistant", gc=False):

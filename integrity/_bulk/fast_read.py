@@ -95,14 +95,19 @@ _UserContent = str | list[_Text | _Image]
 # does not read (a user turn decodes to an empty struct), and the role is the
 # struct's type, so no role string is allocated per message.  A role outside
 # this list raises ValidationError and the general reader takes over.
-class _User(msgspec.Struct, gc=False, tag_field="role", tag="user"):
+class _Said(msgspec.Struct, gc=False, tag_field="role"):
+    """What a user or system turn holds (the two differ only in their tag)."""
+
     content: _UserContent
     timestamp: _Number = _UNSET
 
 
-class _System(msgspec.Struct, gc=False, tag_field="role", tag="system"):
-    content: _UserContent
-    timestamp: _Number = _UNSET
+class _User(_Said, tag="user"):
+    pass
+
+
+class _System(_Said, tag="system"):
+    pass
 
 
 class _Assistant(msgspec.Struct, gc=False, tag_field="role", tag="assistant"):

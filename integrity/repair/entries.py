@@ -88,6 +88,22 @@ class EngineWritten:
         return True
 
 
+class MergedOf:
+    """ViewPart's kind and authorship for an entry that carries several durable messages as one (a copy): a
+    merge, written from the file's own messages.  Shared by the plan's Merged and the report's MergedView
+    (each says its `members`)."""
+
+    __slots__ = ()
+
+    @property
+    def kind(self) -> RepairKind | None:
+        return RepairKind.MERGED
+
+    @property
+    def written_by_engine(self) -> bool:
+        return False
+
+
 @dataclass(frozen=True, slots=True)
 class Rewritten(CarriedAsIs):
     """A durable message the view carries with new ids or repaired arguments (a copy; the durable one is
@@ -142,7 +158,7 @@ Member = int | Rewritten
 
 
 @dataclass(frozen=True, slots=True)
-class Merged:
+class Merged(MergedOf):
     """Consecutive durable messages of one role that the view carries as one message (a copy).
 
     The view message is the last member with every member's content, in order.
@@ -153,14 +169,6 @@ class Merged:
     @property
     def members(self) -> tuple[int, ...]:
         return tuple(member_index(member) for member in self.entries)
-
-    @property
-    def kind(self) -> RepairKind | None:
-        return RepairKind.MERGED
-
-    @property
-    def written_by_engine(self) -> bool:
-        return False
 
 
 ViewEntry = int | Rewritten | Synthesized | SynthesizedTurn | Merged

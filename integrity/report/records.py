@@ -19,7 +19,7 @@ import msgspec
 from .._records import Record
 from ..kinds import REPAIR_KINDS, RepairKind, Severity, rate
 from ..notes import NoteCode
-from ..repair.entries import CarriedAsIs, EngineWritten
+from ..repair.entries import CarriedAsIs, EngineWritten, MergedOf
 
 Outcome = Literal["answered", "moved", "synthesized", "shared"]
 
@@ -108,7 +108,7 @@ class TurnView(Record, EngineWritten, kw_only=True, tag_field="source", tag="tur
         return RepairKind.SYNTHESIZED_TURN
 
 
-class MergedView(Record, kw_only=True, tag_field="source", tag="merged"):
+class MergedView(Record, MergedOf, kw_only=True, tag_field="source", tag="merged"):
     """Consecutive durable messages of one role that the view sends as one message.
 
     The view message is the last member (with `ids` applied, as for a durable
@@ -121,14 +121,6 @@ class MergedView(Record, kw_only=True, tag_field="source", tag="merged"):
     """the durable messages it is made of, in order (ViewPart.members)"""
     ids: dict[int, str] | None = None
     role: str | None = None
-
-    @property
-    def kind(self) -> RepairKind | None:
-        return RepairKind.MERGED
-
-    @property
-    def written_by_engine(self) -> bool:
-        return False
 
 
 ViewItem = DurableView | ReceiptView | TurnView | MergedView
