@@ -66,11 +66,13 @@ def best(call: Callable[[], Any], runs: int, setup: Callable[[], Any] | None = N
 
 
 def guard_timings(call: Callable[[Any], Any], memo_of: Any, healthy: Any, before: list[Any], next_request: Any,
-                  broken: Any, runs: int) -> dict[str, float]:
+                  broken: Any, runs: int, grown: Any = None) -> dict[str, float]:
     """first sight, next call and repair of one guard: call(request) runs it; memo_of is the object whose
     `memo` is reset before each run (next call: then primed with the requests of the model calls `before`,
     as a running agent's earlier calls left it).  Checks that a healthy request is passed on and that the
-    next call took the memo."""
+    next call took the memo.  grown: the broken request with one more exchange (the agent's next model
+    call after the one that repaired `broken`): "repair next" times it after call(broken), and checks that
+    the guard took the repair it remembered."""
     from integrity.guards._fast import HealthyMemo
 
     fresh = {"memo": HealthyMemo, "events_memo": type(getattr(memo_of, "events_memo", None))}
@@ -94,10 +96,25 @@ def guard_timings(call: Callable[[Any], Any], memo_of: Any, healthy: Any, before
     resumed = memo_of.memo.resumed
     call(next_request)
     timings["memo"] = float(memo_of.memo.resumed - resumed)  # 1.0: the next call read only the new turn
+    timings["repair next"] = float("nan")
+    if grown is not None:
+        def after_repair() -> None:
+            reset()
+            call(broken)
+
+        assert call(grown) is not None  # the grown request still needs the repair
+        timings["repair next"] = best(lambda: call(grown), runs, after_repair)
+        after_repair()
+        repeated = memo_of.memo.repeated
+        call(grown)
+        timings["memo"] *= float(memo_of.memo.repeated - repeated)  # and the repair was taken from the memo
     return timings
 
 
-def chat_history(size: int, broken: bool) -> list[dict[str, Any]]:
+def chat_history(size: int, broken: bool, grown: bool = False) -> list[dict[str, Any]]:
+    """OpenAI Chat messages: a system message, then (user, assistant calling a tool, its result) repeated
+    up to `size`; broken: then a dangling call, a stray result and a user turn; grown: then one more
+    exchange (the agent's next model call on the broken history)."""
     out: list[dict[str, Any]] = [{"role": "system", "content": "be brief"}]
     index = 0
     while len(out) < size:
@@ -114,12 +131,16 @@ def chat_history(size: int, broken: bool) -> list[dict[str, Any]]:
         out[-1:] = [out[-1], {"role": "assistant", "content": None, "tool_calls": [
             {"id": "dangling", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]},
             {"role": "tool", "tool_call_id": "stray", "content": "x"}, {"role": "user", "content": "go on"}]
+        if grown:
+            out += [{"role": "assistant", "content": None, "tool_calls": [
+                {"id": "after", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "after", "content": "y"}]
     return out
 
 
-def responses_history(size: int, broken: bool) -> list[dict[str, Any]]:
+def responses_history(size: int, broken: bool, grown: bool = False) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for message in chat_history(size, broken):
+    for message in chat_history(size, broken, grown):
         if message["role"] == "assistant":
             out += [{"type": "function_call", "call_id": c["id"], "name": c["function"]["name"],
                      "arguments": c["function"]["arguments"]} for c in message["tool_calls"]]
@@ -147,8 +168,9 @@ def bench_openai_agents(size: int, runs: int) -> dict[str, float]:
 
     items, broken = responses_history(size, False), responses_history(size, True)
     timings = guard_timings(guard, guard, data(items), [data(copy.deepcopy(items[:-6])), data(copy.deepcopy(
-        items[:-3]))], data(copy.deepcopy(items)), data(broken),
-                            runs)  # the SDK builds each call's input anew: equal dicts, not the same ones
+        items[:-3]))], data(copy.deepcopy(items)), data(broken), runs,
+                            data(responses_history(size, True, grown=True)))  # the SDK builds each call's input
+    # anew: equal dicts, not the same ones
 
     def sanitize(history: list[Any]) -> Any:
         return deduplicate_input_items_preferring_latest(drop_orphan_function_calls(history))
@@ -171,8 +193,8 @@ def bench_langchain(size: int, runs: int) -> dict[str, float]:
     guard = ToolCallIntegrityMiddleware(provider="anthropic")
     model = FakeMessagesListChatModel(responses=[AIMessage("x")])
 
-    def messages_of(broken: bool) -> list[Any]:
-        chat = chat_history(size, broken)[1:]
+    def messages_of(broken: bool, grown: bool = False) -> list[Any]:
+        chat = chat_history(size, broken, grown)[1:]
         canonical = read_document(Document(chat, [0] * len(chat), "array"), "<bench>", "openai-chat").messages
         return list(messages_from_dict(to_native(canonical, "langchain").messages))
 
@@ -180,11 +202,11 @@ def bench_langchain(size: int, runs: int) -> dict[str, float]:
         return ModelRequest(model=model, messages=messages, system_message=None, tool_choice=None, tools=[],
                             response_format=None, state={"messages": messages}, runtime=None)
 
-    messages = messages_of(False)
+    messages, broken = messages_of(False), messages_of(True)
     full = request(messages)  # LangGraph hands every model call of a run the same message objects
+    grown = broken + messages_of(True, grown=True)[len(broken):]
     timings = guard_timings(guard.repaired_request, guard, full, [request(messages[:-6]), request(messages[:-3])],
-                            full,
-                            request(messages_of(True)), runs)
+                            full, request(broken), runs, request(grown))
     timings["building"] = best(lambda: convert_to_openai_messages(messages), runs)
     timings["sanitizer"] = timings["sanitizer broken"] = float("nan")
     return timings
@@ -209,7 +231,8 @@ def bench_litellm(size: int, runs: int) -> dict[str, float]:
     timings = guard_timings(hook, guard, {"model": model, "messages": messages},
                             [{"model": model, "messages": messages[:-6]}, {"model": model, "messages": messages[:-3]}],
                             {"model": model, "messages": messages},
-                            {"model": model, "messages": broken}, runs)  # the caller's list: the same dicts
+                            {"model": model, "messages": broken}, runs,  # the caller's list: the same dicts
+                            {"model": model, "messages": broken + chat_history(size, True, grown=True)[len(broken):]})
     litellm.modify_params = True
     try:
         for label, history in (("sanitizer broken", broken), ("sanitizer", messages)):
@@ -236,9 +259,9 @@ def bench_adk(size: int, runs: int, gemini: bool = False) -> dict[str, float]:
 
     mark = "adk-" if gemini else ""  # ADK's own ids (it makes them when the model gives none, as Gemini's do)
 
-    def contents_of(broken: bool) -> list[Any]:
+    def contents_of(broken: bool, grown: bool = False) -> list[Any]:
         contents: list[Any] = []
-        for message in chat_history(size, broken)[1:]:
+        for message in chat_history(size, broken, grown)[1:]:
             if message["role"] == "user":
                 contents.append(types.Content(role="user", parts=[types.Part(text=message["content"])]))
             elif message["role"] == "assistant":
@@ -255,6 +278,8 @@ def bench_adk(size: int, runs: int, gemini: bool = False) -> dict[str, float]:
 
     contents, broken = contents_of(False), contents_of(True)
     events, broken_events = events_of(contents), events_of(broken)
+    grown = broken + contents_of(True, grown=True)[len(broken):]  # the next model call: one more exchange
+    grown_events = broken_events + events_of(grown[len(broken):])
     # what ADK hands the plugin on each call: new Content and Part objects (shallow copies) built from the
     # session's events; the ids kept (ADK keeps them for Anthropic / LiteLLM models), or toward Gemini its
     # "adk-" ids stripped (new call and response objects without ids), and then ADK's own request is what
@@ -266,13 +291,15 @@ def bench_adk(size: int, runs: int, gemini: bool = False) -> dict[str, float]:
     if gemini:
         contents = _get_contents(None, events, "assistant", preserve_function_call_ids=keep)
         broken = _get_contents(None, broken_events, "assistant", preserve_function_call_ids=keep)
-    requests = {id(contents): events, id(copies): events, id(broken): broken_events, id(prefix): events[:-3],
+        grown = _get_contents(None, grown_events, "assistant", preserve_function_call_ids=keep)
+    requests = {id(contents): events, id(copies): events, id(broken): broken_events, id(grown): grown_events,
+                id(prefix): events[:-3],
                 id(earlier): events[:-6]}
 
     def call(request: list[Any]) -> Any:
         return plugin.repaired_contents(request, "gemini-2.5-flash", requests[id(request)], "assistant")
 
-    timings = guard_timings(call, plugin, contents, [earlier, prefix], copies, broken, runs)
+    timings = guard_timings(call, plugin, contents, [earlier, prefix], copies, broken, runs, grown)
     timings["sanitizer broken"] = best(lambda: drop_orphaned_function_calls(broken_events), runs)
     timings["sanitizer"] = best(lambda: drop_orphaned_function_calls(events), runs)
     timings["building"] = best(lambda: _get_contents(None, events, "assistant"), runs)
@@ -328,6 +355,7 @@ def bench_pydantic_ai(size: int, runs: int) -> dict[str, float]:
     assert not ours(broken).healthy and ours(messages).healthy
     nan = float("nan")
     return {"building": nan, "first": nan, "next": nan, "memo": 1.0, "repair": best(lambda: ours(broken), runs),
+            "repair next": nan,
             "sanitizer broken": best(lambda: repair_messages(broken), runs),
             "sanitizer": best(lambda: repair_messages(messages), runs)}
 
@@ -352,7 +380,7 @@ def main() -> None:
     args = parser.parse_args()
     logging.disable(logging.WARNING)  # ADK's sanitizer logs each call it drops; the guards log each repair
     print(f"{'runtime':<14} {'messages':>8} {'building':>11} {'first sight':>11} {'share':>6} {'next call':>10} "
-          f"{'share':>6} {'repair':>10} {'sanitizer broken':>16} {'sanitizer':>10}")
+          f"{'share':>6} {'repair':>10} {'repair next':>11} {'sanitizer broken':>16} {'sanitizer':>10}")
 
     def share(part: float, whole: float) -> str:
         return "—" if part != part else f"{part / whole:.1%}"
@@ -369,7 +397,8 @@ def main() -> None:
             hit = "" if t["memo"] else " (memo not taken)"
             print(f"{runtime:<14} {size:>8} {ms(t['building']):>11} {ms(t['first']):>11} "
                   f"{share(t['first'], t['building']):>6} {ms(t['next']):>10} {share(t['next'], t['building']):>6} "
-                  f"{ms(t['repair']):>10} {ms(t['sanitizer broken']):>16} {ms(t['sanitizer']):>10}{hit}", flush=True)
+                  f"{ms(t['repair']):>10} {ms(t['repair next']):>11} {ms(t['sanitizer broken']):>16} "
+                  f"{ms(t['sanitizer']):>10}{hit}", flush=True)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from ..pipeline import CheckResult
     from ..report import RepairReport
+    from ._fast import HealthyMemo
 
 GuardMode = Literal["repair", "report", "raise"]
 """repair: send the repaired copy; report: send the request as it is, only report; raise: refuse to send it."""
@@ -163,6 +164,29 @@ def _reuses(messages: list[Any], ids: set[str]) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """What the full check found in the part of a request it read: its result, and every call and result id
+    in that part (what HealthyMemo.remember must know of it, the ids the repair dropped too)."""
+
+    result: CheckResult
+    ids: frozenset[str]
+
+
+def _ids(messages: list[Any]) -> frozenset[str]:
+    """Every call id and result id of canonical messages."""
+    found: set[str] = set()
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") == "toolResult":
+            found.add(str(message.get("toolCallId")))
+        elif message.get("role") == "assistant" and isinstance(message.get("content"), list):
+            found.update(str(part.get("id")) for part in message["content"]
+                         if isinstance(part, dict) and part.get("type") == "toolCall")
+    return frozenset(found)
+
+
 def _check_mode(mode: str) -> None:
     if mode not in MODES:
         raise ValueError(f"unknown guard mode {mode!r}; choose one of {', '.join(MODES)}")
@@ -209,21 +233,29 @@ class RequestGuard:
         if healthy:
             return None  # the common case: one pass, no copy
         listed = list(entries)
-        return self._guarded(listed, format, target, cut, before_cut, lambda: listed)
+        return self._sent(len(listed), target, self._guarded(listed, format, target, cut, before_cut,
+                                                             lambda: listed))
 
     def guard_objects(self, objects: Sequence[Any], objects_format: str, dump: Callable[[list[Any]], list[Any]],
-                      format: str, target: str | None, scanned: tuple[bool, int, list[str]] | None = None
-                      ) -> list[Any] | None:
+                      format: str, target: str | None, scanned: tuple[bool, int, list[str]] | None = None,
+                      memo: HealthyMemo | None = None) -> list[Any] | None:
         """`guard` for a runtime's message objects (LangChain messages, ADK Contents), which `dump` turns
         into `format`'s dicts: the quick pass reads the objects themselves, and only the entries from its
         cut on are dumped (the whole request only when the repair must see it whole, to rename ids).  In
         the answer, unchanged entries are the objects passed in and new ones dicts in `format`.
         scanned: what the quick pass (`_fast.scan`, or the guard's HealthyMemo.scan) already answered for
-        these objects, so they are not read again."""
+        these objects, so they are not read again.  memo: the guard's HealthyMemo (its `scan` is the quick
+        pass when `scanned` is not given), which also remembers the last repair, so a history that broke once
+        is repaired again only from the turns added since (HealthyMemo.repeat: the same answer, reading the
+        new turns alone; tried before the quick pass, which would read the whole request up to the defect)."""
         from ._fast import scan
 
+        again = memo.repeat(objects, objects_format, target) if memo is not None and memo.repairs else None
+        if again is not None:  # a request that starts with the last one repaired (its scan, if made, said so)
+            return self._sent(len(objects), target, (0, again[1], again[0]))
         if scanned is None:
-            scanned = scan(objects, objects_format, target) if objects else (True, 0, [])
+            scanned = (True, 0, []) if not objects else memo.scan(objects, objects_format, target) \
+                if memo is not None else scan(objects, objects_format, target)
         healthy, cut, before_cut = scanned
         if healthy:
             return None
@@ -239,13 +271,23 @@ class RequestGuard:
 
         if not self.window:
             cut, before_cut = 0, []
-        out = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
-        return None if out is None else [back.get(id(entry), entry) for entry in out]
+        found = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
+        if found is not None and (written := found[2]) is not None:
+            start, checked, _ = found
+            out = [back.get(id(entry), entry) for entry in written]
+            found = start, checked, out
+            if memo is not None:  # the kept prefix is the runtime's objects; the rest is written in `format`
+                memo.remember(listed, objects_format, target, out,
+                              [(listed[:start], objects_format), (written[start:], format)], checked.ids, checked)
+        return self._sent(len(listed), target, found)
 
     def _guarded(self, listed: list[Any], format: str, target: str | None, cut: int, before_cut: list[str],
-                 whole: Callable[[], list[Any]]) -> list[Any] | None:
+                 whole: Callable[[], list[Any]]) -> tuple[int, Any, list[Any] | None] | None:
         """guard's work once the quick pass found the request not plainly healthy: listed[cut:] are entries
-        in `format` (whole() gives every entry in it, when the repair must read the whole request)."""
+        in `format` (whole() gives every entry in it, when the repair must read the whole request).
+        (where the part checked starts, what the check found, the whole request repaired or None when it
+        stays as it is); None when the request goes as it is (healthy for the full check, or not readable:
+        logged)."""
         from ..loading import TranscriptError
 
         try:
@@ -261,9 +303,20 @@ class RequestGuard:
             return None
         if out is not None and start:
             out = listed[:start] + out
+        return start, result, out
+
+    def _sent(self, count: int, target: str | None, found: tuple[int, Any, list[Any] | None] | None
+              ) -> list[Any] | None:
+        """What to send for a request of `count` entries the guard checked (`found`: see _guarded): the
+        repaired entries in mode "repair", else None; the log line and on_report, and in mode "raise" the
+        error, for every request that needs repair."""
+        if found is None:
+            return None
+        _, checked, out = found
+        result = checked.result
         applied = self.mode == "repair" and out is not None
-        report = GuardReport(self.runtime, target, str(result.status), result, len(listed),
-                             len(out) if out is not None else len(listed), applied)
+        report = GuardReport(self.runtime, target, str(result.status), result, count,
+                             len(out) if out is not None else count, applied)
         self.logger.log(logging.INFO if applied or out is None else logging.WARNING, report.line())
         if self.on_report is not None:
             self.on_report(report)
@@ -272,8 +325,8 @@ class RequestGuard:
         return out if applied else None
 
     def _repaired(self, listed: list[Any], format: str, target: str | None, start: int, before: list[str],
-                  whole: Callable[[], list[Any]]) -> tuple[int, CheckResult | None, list[Any] | None]:
-        """(where the checked part starts, the check's result or None when healthy, the checked part
+                  whole: Callable[[], list[Any]]) -> tuple[int, _Checked | None, list[Any] | None]:
+        """(where the checked part starts, what the check found or None when healthy, the checked part
         repaired or None when it stays as it is).
 
         With start > 0 only listed[start:] is checked: everything before is plainly healthy and ends
@@ -298,7 +351,7 @@ class RequestGuard:
         if result.healthy:
             return start, None, None
         view = result.view if result.view is not None else transcript.messages
-        return start, result, self._written(view, format, transcript, part)
+        return start, _Checked(result, _ids(transcript.messages)), self._written(view, format, transcript, part)
 
     @staticmethod
     def _written(view: list[Any], format: str, transcript: Any, listed: list[Any]) -> list[Any] | None:

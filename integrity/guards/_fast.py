@@ -252,13 +252,16 @@ class HealthyMemo:
     is always read as what it is.
     """
 
-    __slots__ = ("_last", "_lock", "resumed")
+    __slots__ = ("_last", "_lock", "_repaired", "repeated", "resumed")
 
     def __init__(self) -> None:
         self._last: tuple[str, str | None, int, Sequence[Any], _State] | None = None
+        self._repaired: tuple[str, str | None, int, Sequence[Any], _State, list[Any], Any] | None = None
         self._lock = threading.Lock()
         self.resumed = 0
         """How many requests were read from the end of the remembered one (for tests and benchmarks)."""
+        self.repeated = 0
+        """How many requests took the remembered repair (`repeat`), for tests and benchmarks."""
 
     def __reduce__(self) -> tuple[type[HealthyMemo], tuple[()]]:
         """A copy or a pickle of a guard starts with an empty memo (what it remembers is a cache, and its
@@ -306,6 +309,62 @@ class HealthyMemo:
         del seen[mark[0]:]
         state.cut, state.cut_ids, state.open_calls, state.last, state.kind = mark[1:]
         return answer
+
+
+    @property
+    def repairs(self) -> bool:
+        """Whether a repair is remembered (read without the lock: `repeat` decides under it)."""
+        return self._repaired is not None
+
+    def repeat(self, entries: Sequence[Any], format: str, target: str | None) -> tuple[list[Any], Any] | None:
+        """The answer sent for the last repaired request, carried on over the entries added since, and what
+        `remember` was given with it; None when `entries` does not start with that request, or what follows
+        it is not plainly healthy after the answer (then the guard checks the request again).
+
+        A durable history that broke once stays broken, so every later model call of the session would
+        repair the same defect again, reading every turn since: this reads only the new turns.  The answer
+        is the one the guard's full repair of the whole request gives: the strict policy plans each turn
+        from what comes before it and the turns it answers, the new turns answer nothing before them (their
+        ids are new: `remember` adds every id of the repaired part, the dropped ones too), and they are
+        plainly healthy after the answer (see the module)."""
+        with self._lock:
+            last = self._repaired
+            if last is None or last[0] != format or last[1] != target or len(entries) < last[2]:
+                return None
+            _, _, count, known, state, answer, said = last
+            matched, key = _starts_with(format, known, count, entries)
+            if not matched:
+                return None
+            if len(entries) > count:
+                mark = (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last, state.kind)
+                if not _walk(itertools.islice(entries, count, None), count, format, state):
+                    state.known.difference_update(state.seen[mark[0]:])  # put back as it was (see _resumed)
+                    del state.seen[mark[0]:]
+                    state.cut, state.cut_ids, state.open_calls, state.last, state.kind = mark[1:]
+                    return None
+                answer = [*answer, *itertools.islice(entries, count, None)]
+            self._repaired = (format, target, len(entries), key if key is not None else _key(format, entries),
+                              state, answer, said)
+            self.repeated += 1
+            return list(answer), said
+
+    def remember(self, entries: Sequence[Any], format: str, target: str | None, answer: list[Any],
+                 parts: Sequence[tuple[Sequence[Any], str]], ids: Iterable[str], said: Any) -> None:
+        """Remember `answer`, the repaired request sent for `entries` (in `format`), for `repeat`.  parts: the
+        answer as the quick pass reads it, in pieces of one format each ((entries, format), in order; a
+        piece ends where no call is open: a guard's kept prefix, then the repaired rest as written).
+        `ids`: every call and result id of the part the repair read, so a later turn reusing one is never
+        taken as plainly healthy.  Nothing is remembered when the answer is not plainly healthy itself
+        (the quick pass could not carry on from its end)."""
+        state = _State(target, format)
+        at = 0
+        for piece, piece_format in parts:
+            if piece and not _walk(piece, at, piece_format, state):
+                return
+            at += len(piece)
+        state.known.update(ids)  # after the pass: the answer's own calls are among them
+        with self._lock:
+            self._repaired = (format, target, len(entries), _key(format, entries), state, list(answer), said)
 
 
 def _new_ids(calls: tuple[str, ...], state: _State) -> bool:

@@ -240,10 +240,7 @@ class ToolCallIntegrityPlugin(BasePlugin):
             else None
         working = restored if restored is not None else contents
         target = self.guard.target(model)
-        scanned = self.memo.scan(contents, "gemini-objects", target) if restored is None else None
-        if scanned is not None and scanned[0]:
-            return None
-        repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target, scanned)
+        repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target, memo=self.memo)
         if repaired is None:
             return restored if self.guard.mode == "repair" else None
         return [types.Content.model_validate(entry) if isinstance(entry, dict) else entry for entry in repaired]

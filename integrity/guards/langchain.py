@@ -67,10 +67,8 @@ class ToolCallIntegrityMiddleware(AgentMiddleware):
         """The request to send: the same object when healthy, else one overriding `messages` with a copy."""
         messages = request.messages
         target = self.guard.provider if self.guard.provider is not None else provider_for_chat_model(request.model)
-        scanned = self.memo.scan(messages, "langchain-objects", target)
-        if scanned[0]:
-            return request
-        repaired = self.guard.guard_objects(messages, "langchain-objects", messages_to_dict, FORMAT, target, scanned)
+        repaired = self.guard.guard_objects(messages, "langchain-objects", messages_to_dict, FORMAT, target,
+                                            memo=self.memo)  # healthy: one quick pass (the memo's), no copy
         if repaired is None:
             return request
         rebuilt = [messages_from_dict([entry])[0] if isinstance(entry, dict) else entry for entry in repaired]

@@ -85,10 +85,7 @@ class ToolCallIntegrityGuard(CustomLogger):
         if not isinstance(entries, list):
             return None  # a Responses `input` given as one string: no history
         target = self.guard.target(data.get("model"), api)
-        scanned = self.memo.scan(entries, format, target)
-        if scanned[0]:
-            return None  # the common case: one pass over the messages, nothing copied
-        repaired = self.guard.guard_objects(entries, format, _dicts, format, target, scanned)
+        repaired = self.guard.guard_objects(entries, format, _dicts, format, target, memo=self.memo)
         if repaired is None:
             return None
         copy = dict(data)

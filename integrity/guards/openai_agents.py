@@ -81,10 +81,7 @@ class ToolCallIntegrityFilter:
         model_data = data.model_data
         items = model_data.input
         target = self.target(getattr(data, "agent", None))
-        scanned = self.memo.scan(items, FORMAT, target)
-        if scanned[0]:
-            return model_data  # the common case: one pass over the items, nothing copied
-        repaired = self.guard.guard_objects(items, FORMAT, _dicts, FORMAT, target, scanned)
+        repaired = self.guard.guard_objects(items, FORMAT, _dicts, FORMAT, target, memo=self.memo)
         if repaired is None:
             return model_data
         from agents.run_config import ModelInputData
