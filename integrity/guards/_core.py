@@ -238,11 +238,13 @@ class RequestGuard:
 
     def guard_objects(self, objects: Sequence[Any], objects_format: str, dump: Callable[[list[Any]], list[Any]],
                       format: str, target: str | None, scanned: tuple[bool, int, list[str]] | None = None,
-                      memo: HealthyMemo | None = None) -> list[Any] | None:
+                      memo: HealthyMemo | None = None, build: Callable[[Any], Any] | None = None
+                      ) -> list[Any] | None:
         """`guard` for a runtime's message objects (LangChain messages, ADK Contents), which `dump` turns
         into `format`'s dicts: the quick pass reads the objects themselves, and only the entries from its
         cut on are dumped (the whole request only when the repair must see it whole, to rename ids).  In
-        the answer, unchanged entries are the objects passed in and new ones dicts in `format`.
+        the answer, unchanged entries are the objects passed in and new ones dicts in `format`, or what
+        `build` makes of them (the runtime's objects: then a repeated answer reuses them).
         scanned: what the quick pass (`_fast.scan`, or the guard's HealthyMemo.scan) already answered for
         these objects, so they are not read again.  memo: the guard's HealthyMemo (its `scan` is the quick
         pass when `scanned` is not given), which also remembers the last repair, so a history that broke once
@@ -274,7 +276,9 @@ class RequestGuard:
         found = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
         if found is not None and (written := found[2]) is not None:
             start, checked, _ = found
-            out = [back.get(id(entry), entry) for entry in written]
+            out = [back.get(id(entry), entry) for entry in written] if build is None else \
+                [back[id(entry)] if id(entry) in back else build(entry) if type(entry) is dict else entry
+                 for entry in written]
             found = start, checked, out
             if memo is not None:  # the kept prefix is the runtime's objects; the rest is written in `format`
                 memo.remember(listed, objects_format, target, out,
@@ -317,7 +321,9 @@ class RequestGuard:
         applied = self.mode == "repair" and out is not None
         report = GuardReport(self.runtime, target, str(result.status), result, count,
                              len(out) if out is not None else count, applied)
-        self.logger.log(logging.INFO if applied or out is None else logging.WARNING, report.line())
+        level = logging.INFO if applied or out is None else logging.WARNING
+        if self.logger.isEnabledFor(level):
+            self.logger.log(level, report.line())
         if self.on_report is not None:
             self.on_report(report)
         if self.mode == "raise":

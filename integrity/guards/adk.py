@@ -240,10 +240,11 @@ class ToolCallIntegrityPlugin(BasePlugin):
             else None
         working = restored if restored is not None else contents
         target = self.guard.target(model)
-        repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target, memo=self.memo)
+        repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target, memo=self.memo,
+                                            build=types.Content.model_validate)
         if repaired is None:
             return restored if self.guard.mode == "repair" else None
-        return [types.Content.model_validate(entry) if isinstance(entry, dict) else entry for entry in repaired]
+        return repaired
 
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         """Replace llm_request.contents by a repaired list when it needs one; return None so the model runs."""

@@ -49,6 +49,11 @@ def provider_for_chat_model(model: Any) -> str | None:
     return provider_for_model(name) if isinstance(name, str) else None
 
 
+def _message(entry: dict[str, Any]) -> Any:
+    """A LangChain message from the dict `messages_to_dict` writes (what the repair writes for a new one)."""
+    return messages_from_dict([entry])[0]
+
+
 class ToolCallIntegrityMiddleware(AgentMiddleware):
     """Repair the request's messages before every model call (sync and async); never the state.
 
@@ -67,12 +72,16 @@ class ToolCallIntegrityMiddleware(AgentMiddleware):
         """The request to send: the same object when healthy, else one overriding `messages` with a copy."""
         messages = request.messages
         target = self.guard.provider if self.guard.provider is not None else provider_for_chat_model(request.model)
+        # the common case: a healthy request, one quick pass (the memo's) and no copy; once a repair is
+        # remembered, guard_objects tries it before the quick pass (which would read up to the defect)
+        scanned = None if self.memo.repairs else self.memo.scan(messages, "langchain-objects", target)
+        if scanned is not None and scanned[0]:
+            return request
         repaired = self.guard.guard_objects(messages, "langchain-objects", messages_to_dict, FORMAT, target,
-                                            memo=self.memo)  # healthy: one quick pass (the memo's), no copy
+                                            scanned, memo=self.memo, build=_message)
         if repaired is None:
             return request
-        rebuilt = [messages_from_dict([entry])[0] if isinstance(entry, dict) else entry for entry in repaired]
-        return request.override(messages=rebuilt)
+        return request.override(messages=repaired)
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         return handler(self.repaired_request(request))
