@@ -280,9 +280,9 @@ class RequestGuard:
                 [back[id(entry)] if id(entry) in back else build(entry) if type(entry) is dict else entry
                  for entry in written]
             found = start, checked, out
-            if memo is not None:  # the kept prefix is the runtime's objects; the rest is written in `format`
-                memo.remember(listed, objects_format, target, out,
-                              [(listed[:start], objects_format), (written[start:], format)], checked.ids, checked)
+            if memo is not None:  # the kept prefix is the runtime's objects, up to the quick pass's cut
+                memo.remember(listed, objects_format, target, out, (listed[:start], before_cut if start else []),
+                              (written[start:], format), checked.ids, checked)
         return self._sent(len(listed), target, found)
 
     def _guarded(self, listed: list[Any], format: str, target: str | None, cut: int, before_cut: list[str],

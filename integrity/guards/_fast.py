@@ -349,19 +349,25 @@ class HealthyMemo:
             return list(answer), said
 
     def remember(self, entries: Sequence[Any], format: str, target: str | None, answer: list[Any],
-                 parts: Sequence[tuple[Sequence[Any], str]], ids: Iterable[str], said: Any) -> None:
-        """Remember `answer`, the repaired request sent for `entries` (in `format`), for `repeat`.  parts: the
-        answer as the quick pass reads it, in pieces of one format each ((entries, format), in order; a
-        piece ends where no call is open: a guard's kept prefix, then the repaired rest as written).
+                 kept: tuple[Sequence[Any], list[str]], rest: tuple[Sequence[Any], str], ids: Iterable[str],
+                 said: Any) -> None:
+        """Remember `answer`, the repaired request sent for `entries` (in `format`), for `repeat`.  The answer
+        as the quick pass reads it: `kept`, the request's own entries before the part the repair read (a
+        plainly healthy prefix ending where no call is open: the quick pass's cut), with the call ids the
+        quick pass saw in them; then `rest` (the entries written for that part, and their format).
         `ids`: every call and result id of the part the repair read, so a later turn reusing one is never
         taken as plainly healthy.  Nothing is remembered when the answer is not plainly healthy itself
         (the quick pass could not carry on from its end)."""
         state = _State(target, format)
-        at = 0
-        for piece, piece_format in parts:
-            if piece and not _walk(piece, at, piece_format, state):
-                return
-            at += len(piece)
+        prefix, seen = kept
+        if prefix:  # the quick pass read it already: its state at the cut, rebuilt without reading it again
+            state.seen, state.known, state.last = list(seen), set(seen), "results"
+            # calls without ids leave no trace in `seen` (_new_ids): with none seen, the prefix is taken to
+            # have such calls, so a later call with an id fails the pass (the full check decides it)
+            state.kind = "id" if seen else "name" if state.idless else ""
+        piece, written = rest
+        if not _walk(piece, len(prefix), written, state):
+            return
         state.known.update(ids)  # after the pass: the answer's own calls are among them
         with self._lock:
             self._repaired = (format, target, len(entries), _key(format, entries), state, list(answer), said)
