@@ -298,9 +298,11 @@ class RequestGuard:
         found = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
         if found is not None and (written := found[2]) is not None:
             start, checked, _ = found
-            out = [back.get(id(entry), entry) for entry in written] if build is None else \
-                [back[id(entry)] if id(entry) in back else build(entry) if type(entry) is dict else entry
-                 for entry in written]
+            # written[:start] is listed[:start]: the runtime's objects, never dumped when start > 0
+            rest = written[start:]
+            out = written[:start] + ([back.get(id(entry), entry) for entry in rest] if build is None else
+                                     [back[id(entry)] if id(entry) in back else build(entry) if type(entry) is dict
+                                      else entry for entry in rest])
             found = start, checked, out
             if memo is not None:  # the kept prefix is the runtime's objects; the rest is written in `format`
                 memo.remember(listed, objects_format, target, out,

@@ -75,8 +75,10 @@ def _walk_pydantic_ai(entries: Iterable[Any], start: int, state: _State) -> bool
     known, seen, plain = state.known, state.seen, _PLAIN_ID.match
     try:
         for index, message in enumerate(entries, start):
-            kind = getattr(message, "kind", None)
-            parts = getattr(message, "parts", None)
+            try:
+                kind, parts = message.kind, message.parts
+            except AttributeError:
+                return False
             if not parts:
                 return False
             if kind == "response":
