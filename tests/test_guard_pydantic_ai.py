@@ -308,7 +308,7 @@ def test_a_run_of_several_model_calls_reads_only_the_new_messages() -> None:
 
 # ---- the quick pass over ModelMessage objects -------------------------------------------------------------
 
-def generated(seed: int) -> list[ModelMessage]:
+def generated(seed: int, prefix: str = "c") -> list[ModelMessage]:
     """A healthy pydantic-ai history: system prompt and question, then exchanges of calls (parallel or not),
     their returns in order, an answer (text, sometimes with thinking), and the next question."""
     rng = random.Random(seed)
@@ -319,7 +319,7 @@ def generated(seed: int) -> list[ModelMessage]:
     number = 0
     for turn in range(rng.randint(1, 5)):
         for _ in range(rng.randint(0, 2)):
-            ids = [f"c{number + k}" for k in range(rng.randint(1, 3))]
+            ids = [f"{prefix}{number + k}" for k in range(rng.randint(1, 3))]
             number += len(ids)
             parts: list[Any] = [ToolCallPart(tool_name="f", args="{}", tool_call_id=i) for i in ids]
             if rng.random() < 0.3:
@@ -377,7 +377,7 @@ def test_the_quick_pass_finds_healthy_only_what_the_full_check_finds_healthy(see
 
 @pytest.mark.parametrize("seed", range(12))
 def test_the_cut_leaves_a_healthy_prefix_and_the_memo_answers_as_the_whole_pass(seed: int) -> None:
-    history = generated(seed) + generated(seed + 100)[1:]
+    history = generated(seed) + generated(seed + 100, "d")[1:]
     damaged = broken(history, seed)
     healthy, cut, before = scan(damaged, OBJECTS, TARGET)
     if not healthy and cut:
@@ -389,3 +389,49 @@ def test_the_cut_leaves_a_healthy_prefix_and_the_memo_answers_as_the_whole_pass(
     for end in range(1, len(history) + 1):
         assert memo.scan(history[:end], OBJECTS, TARGET) == scan(history[:end], OBJECTS, TARGET)
     assert memo.scan(damaged, OBJECTS, TARGET) == scan(damaged, OBJECTS, TARGET)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai-chat", "gemini", "mistral", None])
+def test_multimodal_prompts_thinking_and_structured_returns_survive_a_repair(provider: str | None) -> None:
+    """What the engine does not read (an image in the prompt, a thinking signature, a return that is a
+    pydantic model, instructions, the provider's names) reaches the model as it was stored."""
+    from pydantic import BaseModel
+    from pydantic_ai.messages import ImageUrl
+
+    class Found(BaseModel):
+        value: int
+
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[SystemPromptPart(content="be brief"),
+                            UserPromptPart(content=["look", ImageUrl(url="https://example.com/x.png")])],
+                     instructions="be nice"),
+        ModelResponse(parts=[ThinkingPart(content="hmm", signature="sig"), TextPart(content="checking"),
+                             ToolCallPart(tool_name="lookup", args={"q": 1}, tool_call_id="c1"),
+                             ToolCallPart(tool_name="fetch", args='{"z": 2}', tool_call_id="c2")],
+                      model_name="claude-sonnet-4-5", provider_name="anthropic"),
+        ModelRequest(parts=[ToolReturnPart(tool_name="lookup", content=Found(value=1), tool_call_id="c1"),
+                            ToolReturnPart(tool_name="lookup", content={"again": True}, tool_call_id="c1")]),
+        say("found 1"), ask("next")]
+    out = ToolCallIntegrityProcessor(provider=provider).repaired_messages(history)
+    judged = verdict(out, provider)
+    assert judged.legal and judged.healthy, judged.violations
+    assert out[0] is history[0]
+    response = out[1]
+    assert response.parts[0] is history[1].parts[0] and response.model_name == "claude-sonnet-4-5"
+    returned = [p for m in out for p in m.parts if isinstance(p, ToolReturnPart)]
+    assert returned[0].content == Found(value=1) and returned[1].outcome == "interrupted"
+    assert [p.tool_call_id for p in returned] == [p.tool_call_id for p in response.parts[2:]]
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_repairing_from_the_cut_sends_what_repairing_the_whole_request_sends(seed: int) -> None:
+    history = generated(seed) + generated(seed + 50, "d")[1:]
+    damaged = broken(history, seed)
+    for target in ("anthropic", "openai-chat", None):
+        windowed, whole = ToolCallIntegrityProcessor(provider=target), ToolCallIntegrityProcessor(provider=target)
+        whole.guard.window = False
+        sent, expected = windowed.repaired_messages(damaged), whole.repaired_messages(damaged)
+        assert ModelMessagesTypeAdapter.dump_python(sent) == ModelMessagesTypeAdapter.dump_python(expected)
+        assert verdict(sent, target).legal, (seed, target, verdict(sent, target).violations)
+        # by text: where a call reuses an id, the repair renames one of them
+        assert {text for _, text in first_results(damaged)} <= {text for _, text in verdict(sent, target).results}
