@@ -373,8 +373,10 @@ def bench_pydantic_ai(size: int, runs: int) -> dict[str, float]:
     assert repaired is not broken and any(part.part_kind == "tool-return" and part.tool_call_id == "dangling"
                                           for message in repaired for part in message.parts)
     # pydantic-ai hands each model call a new list of the history's own message objects
+    grown = pydantic_ai_history(size, True, grown=True)
+    grown[:len(broken)] = broken  # the next model call: the same message objects, and the new exchange
     timings = guard_timings(call, guard, messages, [messages[:-8], messages[:-4]], list(messages), broken, runs,
-                            pydantic_ai_history(size, True, grown=True))
+                            grown)
     timings["sanitizer broken"] = best(lambda: repair_messages(broken), runs)
     timings["sanitizer"] = best(lambda: repair_messages(messages), runs)
     openai = OpenAIChatModel("gpt-4o", provider=OpenAIProvider(api_key="unused"))

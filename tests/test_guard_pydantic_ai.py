@@ -435,3 +435,22 @@ def test_repairing_from_the_cut_sends_what_repairing_the_whole_request_sends(see
         assert verdict(sent, target).legal, (seed, target, verdict(sent, target).violations)
         # by text: where a call reuses an id, the repair renames one of them
         assert {text for _, text in first_results(damaged)} <= {text for _, text in verdict(sent, target).results}
+
+
+def test_a_history_that_broke_once_is_repaired_again_from_the_new_turns_only() -> None:
+    """As a capability the guard leaves the run's history as stored, so every model call of the run sends
+    the broken history again: its memo carries the last repair on over the new turns (HealthyMemo.repeat),
+    and each request is still legal and still reported."""
+    def lookup(q: str) -> str:
+        return f"found {q}"
+
+    for sync in (True, False):
+        reports: list[GuardReport] = []
+        guard = ToolCallIntegrityProcessor(provider=TARGET, on_report=reports.append)
+        recorder = Recorder(*(ModelResponse(parts=[ToolCallPart(tool_name="lookup", args={"q": "x"},
+                                                                tool_call_id=f"n{i}")]) for i in range(2)), say("done"))
+        run(HISTORIES["duplicate result"], [guard], sync, recorder=recorder, tools=[lookup])
+        assert len(recorder.requests) == 3 and guard.memo.repeated == 2 and len(reports) == 3
+        for request in recorder.requests:
+            judged = verdict(request)
+            assert judged.legal and ("c1", "x is 1") in judged.results, judged.violations
