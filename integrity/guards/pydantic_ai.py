@@ -430,10 +430,16 @@ class ToolCallIntegrityProcessor(AbstractCapability[Any]):
         """The messages to send for `model` (a pydantic-ai Model or a model name): `messages` itself when
         healthy (or in mode "report"), else a new list of the same objects where nothing changed."""
         target = self.target(model)
+        # the common case: a healthy request, one quick pass (the memo's) and no copy; once a repair is
+        # remembered, guard_objects tries it before the quick pass (which would read up to the defect)
+        scanned = None if self.memo.repairs else self.memo.scan(messages, OBJECTS, target)
+        if scanned is not None and scanned[0]:
+            return messages
         conversion = _Conversion()
         token = _CONVERSION.set(conversion)
-        try:  # healthy: one quick pass (the memo's), no copy; a repair the memo remembers: the new turns read
-            repaired = self.guard.guard_objects(messages, OBJECTS, conversion.dump, FORMAT, target, memo=self.memo)
+        try:
+            repaired = self.guard.guard_objects(messages, OBJECTS, conversion.dump, FORMAT, target, scanned,
+                                                memo=self.memo)
         finally:
             _CONVERSION.reset(token)
         return messages if repaired is None else repaired
