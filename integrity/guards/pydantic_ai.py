@@ -90,14 +90,15 @@ def _walk_pydantic_ai(entries: Iterable[Any], start: int, state: _State) -> bool
                     part_kind = part.part_kind
                     if part_kind == "tool-call":
                         call_id = part.tool_call_id
-                        if not isinstance(call_id, str) or not plain(call_id) or call_id in known:
-                            return False
+                        if not isinstance(call_id, str) or call_id in known or not (
+                                call_id.isascii() and call_id.isidentifier() or plain(call_id)):
+                            return False  # (an ASCII identifier is plain: checked without the pattern)
                         known.add(call_id)
                         seen.append(call_id)
                         calls.append(call_id)
                     elif part_kind == "text":
                         content = part.content
-                        if not isinstance(content, str) or not content.strip():
+                        if not isinstance(content, str) or not content or content.isspace():
                             return False
                         said = True
                     elif part_kind != "thinking":
@@ -124,7 +125,7 @@ def _walk_pydantic_ai(entries: Iterable[Any], start: int, state: _State) -> bool
                         if first and last in ("assistant", "results"):  # a user turn after an exchange: a cut
                             state.cut, state.cut_ids = index, len(seen)
                         content = part.content
-                        if last == "user" or not isinstance(content, str) or not content.strip():
+                        if last == "user" or not isinstance(content, str) or not content or content.isspace():
                             return False
                         last = "user"
                     elif part_kind != "system-prompt" or last != "system":
