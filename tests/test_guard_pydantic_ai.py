@@ -454,3 +454,17 @@ def test_a_history_that_broke_once_is_repaired_again_from_the_new_turns_only() -
         for request in recorder.requests:
             judged = verdict(request)
             assert judged.legal and ("c1", "x is 1") in judged.results, judged.violations
+
+
+def test_a_renamed_result_keeps_its_own_content_beside_the_results_kept_as_they_were() -> None:
+    """A later turn reuses the id "c0": the strict policy renames it, so its result is a changed copy in a
+    request whose other result is kept as it was; the copy is written from its own part, not its
+    neighbour's."""
+    history = [ask("q"), calls("c0"), returns(("c0", "first")), say("a"), ask("q2"), calls("c1", "c0"),
+               returns(("c1", "one"), ("c0", "second")), say("b"), ask("q3")]
+    out = ToolCallIntegrityProcessor().repaired_messages(history)
+    judged = verdict(out, None)
+    assert judged.legal, judged.violations
+    renamed = out[5].parts[1].tool_call_id
+    assert renamed != "c0" and judged.results == [("c0", "first"), ("c1", "one"), (renamed, "second")]
+    assert out[6].parts[0] is history[6].parts[0]

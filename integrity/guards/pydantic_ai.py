@@ -21,9 +21,8 @@ messages, which pydantic-ai then keeps in the run's history (what a history proc
 
 A healthy request costs one quick pass over the ModelMessage objects (`_walk_pydantic_ai`; the guard's
 HealthyMemo reads only what was added since the last healthy request, or since the last repair) and keeps
-its very list.  A broken
-one is read into the engine's `pydantic-ai` form only from the quick pass's cut on (`_light`: the fields
-the reader reads, no model_dump); unchanged messages come back as the very objects passed in, and what
+its very list.  A broken one is read into the engine's `pydantic-ai` form only from the quick pass's cut
+on (`_light_part`: the fields the reader reads, no model_dump); unchanged messages come back as the very objects passed in, and what
 the repair makes (an interrupted receipt, a request without a duplicate) is built as pydantic-ai objects
 (`dataclasses.replace` of the originals, so their metadata, timestamps and run ids stay).
 """
@@ -225,7 +224,8 @@ class _Writer:
 
     def source(self, message: dict[str, Any]) -> tuple[int, int] | None:
         """(entry, part) the view message was read from: itself, or a copy the repair changed (renamed ids),
-        matched to the first part of its entry with its role not matched yet."""
+        matched to a part of its entry with its role that the view holds no other way: the first with the
+        same content, else the first."""
         found = self.where.get(id(message))
         if found is not None:
             return found
@@ -233,16 +233,21 @@ class _Writer:
         if not isinstance(native, dict) or native.get("format") != FORMAT or native.get("entry") not in self.by_entry:
             return None
         entry = native["entry"]
-        for part, read in enumerate(self.by_entry[entry]):
-            if read.get("role") == message.get("role") and (entry, part) not in self.copied:
-                self.copied.add((entry, part))
-                return entry, part
-        return None
+        free = [(part, read) for part, read in enumerate(self.by_entry[entry])
+                if read.get("role") == message.get("role") and (entry, part) not in self.copied]
+        chosen = next((part for part, read in free if read.get("content") == message.get("content")),
+                      free[0][0] if free else None)
+        if chosen is None:
+            return None
+        self.copied.add((entry, chosen))
+        return entry, chosen
 
     def original(self, entry: int) -> Any:
         return self.conversion.original(self.native[entry])
 
     def write(self, view: list[Any]) -> list[Any]:
+        # the parts the view keeps as they were read are nobody's copy
+        self.copied.update(self.where[id(message)] for message in view if id(message) in self.where)
         out: list[Any] = []
         pending: list[Any] = []
         for message in view:
