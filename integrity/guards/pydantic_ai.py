@@ -22,9 +22,10 @@ messages, which pydantic-ai then keeps in the run's history (what a history proc
 A healthy request costs one quick pass over the ModelMessage objects (`_walk_pydantic_ai`; the guard's
 HealthyMemo reads only what was added since the last healthy request, or since the last repair) and keeps
 its very list.  A broken one is read into the engine's `pydantic-ai` form only from the quick pass's cut
-on (`_light_part`: the fields the reader reads, no model_dump); unchanged messages come back as the very objects passed in, and what
-the repair makes (an interrupted receipt, a request without a duplicate) is built as pydantic-ai objects
-(`dataclasses.replace` of the originals, so their metadata, timestamps and run ids stay).
+on (`_light_part`: the fields the reader reads, no model_dump); unchanged messages come back as the very
+objects passed in, and what the repair makes (an interrupted receipt, a request without a duplicate) is
+built as pydantic-ai objects (`dataclasses.replace` of the originals, so their metadata, timestamps and
+run ids stay).
 """
 
 from __future__ import annotations
