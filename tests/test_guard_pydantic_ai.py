@@ -468,3 +468,16 @@ def test_a_renamed_result_keeps_its_own_content_beside_the_results_kept_as_they_
     renamed = out[5].parts[1].tool_call_id
     assert renamed != "c0" and judged.results == [("c0", "first"), ("c1", "one"), (renamed, "second")]
     assert out[6].parts[0] is history[6].parts[0]
+
+
+def test_pydantic_ai_2_takes_history_processors_only_as_capabilities() -> None:
+    """Why the guard is a capability: the installed pydantic-ai refuses `history_processors=` (removed in
+    v2); `ProcessHistory(guard)` is the history-processor form, and it sees the run's model through the
+    RunContext (a FunctionModel named like an Anthropic model: Anthropic's rules)."""
+    with pytest.raises(TypeError):
+        Agent(FunctionModel(lambda m, i: say("x")), history_processors=[ToolCallIntegrityProcessor()])  # type: ignore[call-arg]
+    reports: list[GuardReport] = []
+    sent, _ = run(HISTORIES["result after a later turn"],
+                  [ProcessHistory(ToolCallIntegrityProcessor(on_report=reports.append))],
+                  recorder=Recorder(model_name="claude-sonnet-4-5"))
+    assert verdict(sent).legal and [report.target for report in reports] == ["anthropic"]
