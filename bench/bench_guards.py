@@ -8,7 +8,8 @@ repeated), the best of `runs` timings of:
   building      the runtime's own cost of building the provider request from the history:
                 LangChain `convert_to_openai_messages`, the Agents SDK's Chat Completions
                 `Converter.items_to_messages`, LiteLLM's `anthropic_messages_pt` (its Anthropic
-                translation), ADK's `_get_contents` (contents from the session events; private API);
+                translation), ADK's `_get_contents` (contents from the session events; private API),
+                pydantic-ai's `OpenAIChatModel._map_messages` (private API);
   first sight   one guard call on the healthy history, the guard's memo empty: a whole pass;
   next call     one guard call on the healthy history when the two previous model calls sent it minus
                 its last two turns, then minus its last turn (what every call of a running agent pays):
@@ -16,7 +17,7 @@ repeated), the best of `runs` timings of:
                 guard: LangChain the same message objects, the Agents SDK new equal dicts (it rebuilds
                 its input for every call), LiteLLM the caller's list (the same dicts), ADK new Content
                 and Part objects (its own `_get_contents` output: shallow copies around the session's
-                calls, responses and texts);
+                calls, responses and texts), pydantic-ai a new list of the history's own messages;
                 adk-gemini: the same toward a Gemini model, where ADK strips its own "adk-" call ids
                 from every request (new call and response objects, without ids);
   share         guard / building, for both (the target is at most 5%);
@@ -25,10 +26,10 @@ repeated), the best of `runs` timings of:
                 where it has one: the Agents SDK's `drop_orphan_function_calls` then
                 `deduplicate_input_items_preferring_latest`, LiteLLM's
                 `sanitize_messages_for_tool_calling` (modify_params=True), ADK's
-                `drop_orphaned_function_calls` (on events); LangChain has none.  pydantic-ai (no guard
-                of ours): its `repair_messages` (pydantic_ai.messages, 2.68) on its own ModelMessages,
-                next to our full check of the same messages (dumped to its JSON form, read, repaired
-                view planned); timed only when pydantic-ai-slim is installed, else one line says so.
+                `drop_orphaned_function_calls` (on events), pydantic-ai's `repair_messages` (what it
+                runs on the history before every request; pydantic-ai's history is its own: a question,
+                the call, its return and the answer per exchange, and pydantic-ai is timed only when
+                pydantic-ai-slim is installed, else one line says so); LangChain has none.
 Prints one table row per (runtime, size).  Nothing is written; no network (LiteLLM reads its local
 price map).
 """
@@ -306,58 +307,86 @@ def bench_adk(size: int, runs: int, gemini: bool = False) -> dict[str, float]:
     return timings
 
 
-def pydantic_ai_history(size: int, broken: bool) -> list[Any]:
-    """chat_history as pydantic-ai's ModelMessages: requests (system / user prompts, tool returns) and
-    responses (tool calls)."""
+def pydantic_ai_history(size: int, broken: bool, grown: bool = False) -> list[Any]:
+    """A pydantic-ai agent's history as it records it (ModelMessages): the first request holds the system
+    prompt and the question, then each exchange is the tool call, its return, the answer, and the next
+    question (`size` messages).  broken: then a call left dangling, a return whose call is unknown, an
+    answer and a question (as chat_history breaks its history); grown: then one more exchange (the agent's
+    next model call on the broken history)."""
     from pydantic_ai.messages import (
         ModelRequest,
         ModelResponse,
         SystemPromptPart,
+        TextPart,
         ToolCallPart,
         ToolReturnPart,
         UserPromptPart,
     )
 
-    out: list[Any] = []
-    for message in chat_history(size, broken):
-        if message["role"] == "system":
-            out.append(ModelRequest(parts=[SystemPromptPart(content=message["content"])]))
-        elif message["role"] == "user":
-            out.append(ModelRequest(parts=[UserPromptPart(content=message["content"])]))
-        elif message["role"] == "assistant":
-            out.append(ModelResponse(parts=[ToolCallPart(tool_name=c["function"]["name"], args=c["function"][
-                "arguments"], tool_call_id=c["id"]) for c in message["tool_calls"]]))
-        else:
-            out.append(ModelRequest(parts=[ToolReturnPart(tool_name="lookup", content=message["content"],
-                                                          tool_call_id=message["tool_call_id"])]))
+    out: list[Any] = [ModelRequest(parts=[SystemPromptPart(content="be brief"), UserPromptPart(content="question 0")])]
+    index = 0
+    while len(out) < size:
+        call_id = f"call_{index}"
+        out += [ModelResponse(parts=[ToolCallPart(tool_name="lookup", args='{"q": 1}', tool_call_id=call_id)]),
+                ModelRequest(parts=[ToolReturnPart(tool_name="lookup", content=f"answer {index}",
+                                                   tool_call_id=call_id)]),
+                ModelResponse(parts=[TextPart(content=f"it is {index}")]),
+                ModelRequest(parts=[UserPromptPart(content=f"question {index + 1}")])]
+        index += 1
+    out = out[:size]
+    while not (isinstance(out[-1], ModelRequest) and out[-1].parts[0].part_kind == "user-prompt"):
+        out.pop()
+    if broken:
+        out += [ModelResponse(parts=[ToolCallPart(tool_name="lookup", args="{}", tool_call_id="dangling")]),
+                ModelRequest(parts=[ToolReturnPart(tool_name="lookup", content="x", tool_call_id="stray")]),
+                ModelResponse(parts=[TextPart(content="done")]), ModelRequest(parts=[UserPromptPart(content="go on")])]
+    if grown:
+        out += [ModelResponse(parts=[ToolCallPart(tool_name="lookup", args="{}", tool_call_id="later")]),
+                ModelRequest(parts=[ToolReturnPart(tool_name="lookup", content="y", tool_call_id="later")]),
+                ModelResponse(parts=[TextPart(content="y")]), ModelRequest(parts=[UserPromptPart(content="more")])]
     return out
 
 
 def bench_pydantic_ai(size: int, runs: int) -> dict[str, float]:
-    """pydantic-ai has no guard of ours: only our repair next to its `repair_messages`, on the same history.
-    Ours: the messages dumped to pydantic-ai's JSON form (ModelMessagesTypeAdapter), read, checked with the
-    strict policy (universal invariants) and the repaired view planned, as a guard's full check does."""
-    from pydantic_ai.messages import ModelMessagesTypeAdapter, repair_messages
+    """The pydantic-ai guard (`ToolCallIntegrityProcessor.repaired_messages`, what its prepare_model_request hook
+    runs) for an Anthropic model, next to pydantic-ai's own `repair_messages` on the same histories.
+    building: `OpenAIChatModel._map_messages` (its Chat Completions request from the history; openai is the
+    SDK installed here; Anthropic's would need the anthropic package)."""
+    import asyncio
 
-    from integrity import check
-    from integrity.formats import read_document
-    from integrity.formats.container import Document
+    from pydantic_ai.messages import repair_messages
+    from pydantic_ai.models import ModelRequestParameters
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
 
+    from integrity.guards.pydantic_ai import ToolCallIntegrityProcessor
+
+    guard = ToolCallIntegrityProcessor()
+    model = "anthropic:claude-sonnet-4-5"
     messages, broken = pydantic_ai_history(size, False), pydantic_ai_history(size, True)
 
-    def ours(history: list[Any]) -> Any:
-        entries = ModelMessagesTypeAdapter.dump_python(history, mode="json")
-        transcript = read_document(Document(entries, [0] * len(entries), "array"), "<bench>", "pydantic-ai")
-        result = check(transcript, provider=None, policy="strict", depth="view")
-        assert result.view is not None or result.healthy
-        return result
+    def call(history: list[Any]) -> Any:
+        sent = guard.repaired_messages(history, model)
+        return None if sent is history else sent
 
-    assert not ours(broken).healthy and ours(messages).healthy
-    nan = float("nan")
-    return {"building": nan, "first": nan, "next": nan, "memo": 1.0, "repair": best(lambda: ours(broken), runs),
-            "repair next": nan,
-            "sanitizer broken": best(lambda: repair_messages(broken), runs),
-            "sanitizer": best(lambda: repair_messages(messages), runs)}
+    repaired = call(broken)
+    assert repaired is not broken and any(part.part_kind == "tool-return" and part.tool_call_id == "dangling"
+                                          for message in repaired for part in message.parts)
+    # pydantic-ai hands each model call a new list of the history's own message objects
+    grown = pydantic_ai_history(size, True, grown=True)
+    grown[:len(broken)] = broken  # the next model call: the same message objects, and the new exchange
+    timings = guard_timings(call, guard, messages, [messages[:-8], messages[:-4]], list(messages), broken, runs,
+                            grown)
+    timings["sanitizer broken"] = best(lambda: repair_messages(broken), runs)
+    timings["sanitizer"] = best(lambda: repair_messages(messages), runs)
+    openai = OpenAIChatModel("gpt-4o", provider=OpenAIProvider(api_key="unused"))
+    loop = asyncio.new_event_loop()
+    try:
+        parameters = ModelRequestParameters()
+        timings["building"] = best(lambda: loop.run_until_complete(openai._map_messages(messages, parameters)), runs)
+    finally:
+        loop.close()
+    return timings
 
 
 def bench_adk_gemini(size: int, runs: int) -> dict[str, float]:

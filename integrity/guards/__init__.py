@@ -1,12 +1,13 @@
 """Guards for the agent runtimes people use: repair the request right before each model call.
 
 One module per runtime, each importing its runtime only inside itself, so `import integrity.guards`
-(and the engine) never needs LangChain, the OpenAI Agents SDK, LiteLLM or Google ADK:
+(and the engine) never needs LangChain, the OpenAI Agents SDK, LiteLLM, Google ADK or pydantic-ai:
 
     integrity.guards.langchain.ToolCallIntegrityMiddleware   create_agent(middleware=[...])
     integrity.guards.openai_agents.ToolCallIntegrityFilter   RunConfig(call_model_input_filter=...)
     integrity.guards.litellm.ToolCallIntegrityGuard          litellm.callbacks / the proxy's callbacks
     integrity.guards.adk.ToolCallIntegrityPlugin             App(plugins=[...]) / Runner(plugins=[...])
+    integrity.guards.pydantic_ai.ToolCallIntegrityProcessor  Agent(capabilities=[...]) / ProcessHistory(...)
 
 Every guard works on a copy of the request it is about to send, never on the stored thread,
 session or checkpoint, and passes a healthy request through as the very same objects.  The

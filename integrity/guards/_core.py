@@ -117,7 +117,8 @@ def provider_for_model(model: Any, api: Literal["chat", "responses"] = "chat") -
     deepseek.  A routing prefix decides, except one of a provider that `hosts_others` (OpenAI-compatible
     endpoints, Azure, Vertex AI), where the model's own name decides first ("vertex_ai/claude-..." ->
     anthropic, "openrouter/anthropic/claude-..." -> anthropic).  A non-string model (an object) is read
-    by its `model`/`model_name` attribute.
+    by its `model`/`model_name` attribute.  pydantic-ai's "provider:model" names are read too
+    ("anthropic:claude-...", "google-gla:gemini-...", "openai-chat:gpt-..."; "openai:" follows `api`).
     """
     if not isinstance(model, str):
         model = next((value for attr in ("model", "model_name") if isinstance(value := getattr(model, attr, None),
@@ -127,13 +128,34 @@ def provider_for_model(model: Any, api: Literal["chat", "responses"] = "chat") -
     return _provider_for_name(model, api)
 
 
+_COLON_ROUTES: dict[str, tuple[str, Literal["chat", "responses"] | None]] = {
+    "openai-chat": ("openai", "chat"), "openai-responses": ("openai", "responses"),
+    "azure-responses": ("azure", "responses"), "google-gla": ("gemini", None), "google-vertex": ("vertex_ai", None),
+    "google-cloud": ("vertex_ai", None)}
+"""pydantic-ai's "provider:model" names whose provider is not a routing prefix: the prefix it stands for, and
+the API it calls when the name says it ("openai-chat:" Chat, "openai-responses:" Responses)."""
+_COLON_PREFIX = re.compile(r"[a-z][a-z0-9-]*\Z")
+
+
 @functools.lru_cache(maxsize=256)
 def _provider_for_name(model: str, api: Literal["chat", "responses"]) -> str | None:
-    """provider_for_model for a name (remembered: a guard asks it before every model call)."""
+    """provider_for_model for a name (remembered: a guard asks it before every model call).
+
+    pydantic-ai's "provider:model" ("anthropic:claude-...", "google-gla:gemini-...", "bedrock:anthropic.claude-...",
+    "gateway/openai:gpt-...") is read as the routing prefix it names; when that says nothing, the name as
+    it is (Ollama's "deepseek-r1:14b" is a model and its tag)."""
     routes, names = _model_table()
     name = model.strip().lower()
     if name.startswith("models/"):
         name = name[len("models/"):]
+    if name.startswith("gateway/"):
+        name = name[len("gateway/"):]
+    prefix, colon, rest = name.partition(":")
+    if colon and rest and _COLON_PREFIX.match(prefix):
+        route, forced = _COLON_ROUTES.get(prefix, (prefix, None))
+        found = _provider_for_name(f"{route}/{rest}", forced or api)
+        if found is not None:
+            return found
     routed: list[Any] = []
     if "/" in name:
         prefix, _, rest = name.partition("/")
@@ -276,9 +298,11 @@ class RequestGuard:
         found = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
         if found is not None and (written := found[2]) is not None:
             start, checked, _ = found
-            out = [back.get(id(entry), entry) for entry in written] if build is None else \
-                [back[id(entry)] if id(entry) in back else build(entry) if type(entry) is dict else entry
-                 for entry in written]
+            # written[:start] is listed[:start]: the runtime's objects, never dumped when start > 0
+            rest = written[start:]
+            out = written[:start] + ([back.get(id(entry), entry) for entry in rest] if build is None else
+                                     [back[id(entry)] if id(entry) in back else build(entry) if type(entry) is dict
+                                      else entry for entry in rest])
             found = start, checked, out
             if memo is not None:  # the kept prefix is the runtime's objects, up to the quick pass's cut
                 memo.remember(listed, objects_format, target, out, (listed[:start], before_cut if start else []),

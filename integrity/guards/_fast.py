@@ -89,7 +89,7 @@ def _answer(healthy: bool, state: _State) -> tuple[bool, int, list[str]]:
 def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> bool:
     """Go on with the pass from entry number `start` (the entries given are those from there on);
     False as soon as a rule fails.  `state` is left where the pass stopped."""
-    special = _WALKERS.get(format)
+    special = _WALKERS.get(format) or _PASSES.get(format)
     if special is not None:
         return special(entries, start, state)
     return _walk_general(entries, start, format, state)
@@ -914,3 +914,5 @@ _WALKERS: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {
     "openai-responses": _walk_responses, "langchain-objects": _walk_langchain, "openai-chat": _walk_chat,
     "gemini-objects": _walk_gemini_objects}
 """Formats whose pass is written out (`_walk_general` reads every other format through its reader)."""
+_PASSES: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {}
+"""Passes a guard module registers for objects no per-entry reader reads (integrity.guards.pydantic_ai)."""

@@ -1,0 +1,483 @@
+"""The pydantic-ai guard against the real library (FunctionModel records what the model receives; no network).
+
+Each broken history is run as `message_history` twice: once as pydantic-ai sends it on its own (it cleans
+the history itself before every request: `_clean_message_history`, what `repair_messages` runs), once
+with `capabilities=[ToolCallIntegrityProcessor()]`; the messages the model received are dumped to
+pydantic-ai's JSON form and judged by the engine's rule sets for the target provider (`request_verdict`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import random
+from typing import Any
+
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import ProcessHistory
+from pydantic_ai.exceptions import UserError
+from pydantic_ai.messages import (
+    SYNTHESIZED_TOOL_RETURN_METADATA_KEY,
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+    repair_messages,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from integrity import check
+from integrity.formats import read_document
+from integrity.formats.container import Document
+from integrity.guards import GuardReport, ToolCallIntegrityError, provider_for_model, request_verdict
+from integrity.guards._fast import FAST_TARGETS, HealthyMemo, scan
+from integrity.guards.pydantic_ai import OBJECTS, ToolCallIntegrityProcessor, provider_for_pydantic_model
+
+FORMAT = "pydantic-ai"
+TARGET = "anthropic"
+
+
+def ask(text: str) -> ModelRequest:
+    return ModelRequest(parts=[UserPromptPart(content=text)])
+
+
+def calls(*ids: str) -> ModelResponse:
+    return ModelResponse(parts=[ToolCallPart(tool_name="lookup", args={"q": "x"}, tool_call_id=i) for i in ids])
+
+
+def returns(*pairs: tuple[str, str]) -> ModelRequest:
+    return ModelRequest(parts=[ToolReturnPart(tool_name="lookup", content=text, tool_call_id=i) for i, text in pairs])
+
+
+def say(text: str) -> ModelResponse:
+    return ModelResponse(parts=[TextPart(content=text)])
+
+
+# The reported failures, as the history a new run starts from ("next" is the new prompt).
+HISTORIES: dict[str, list[ModelMessage]] = {
+    # the same return recorded twice (a retry after a crash)
+    "duplicate result": [ask("what is x?"), calls("c1"), returns(("c1", "x is 1"), ("c1", "x is 1 again")),
+                         say("x is 1")],
+    # the duplicate in a later request (a resumed run re-recorded the return)
+    "duplicate in a later request": [ask("what is x?"), calls("c1"), returns(("c1", "x is 1")), say("x is 1"),
+                                     returns(("c1", "x is 1 again"))],
+    # a result recorded after the user went on (a slow tool, a UI that appended late)
+    "result after a later turn": [ask("what is x?"), calls("c1"), ask("hurry"), say("working"),
+                                  returns(("c1", "x is 1")), say("x is 1")],
+    # a return whose call is unknown (its response was evicted by a context trimmer)
+    "stray return": [ask("what is x?"), calls("c1"), returns(("c1", "x is 1"), ("c_gone", "done")), say("x is 1")],
+    # an interrupted run: two parallel calls, one answered, then the user went on
+    "interrupted run": [ask("what is x?"), calls("c1", "c2"), returns(("c1", "x is 1")), ask("and y?"), say("y?")],
+}
+
+# What pydantic-ai sends on its own (measured here; the table in docs/guards.md): legal for Anthropic or not.
+# It drops the stray and answers the interrupted call itself; it sends both returns of a duplicate, and a
+# result that follows a later turn where it stands.
+ALONE_LEGAL = {"duplicate result": False, "duplicate in a later request": False, "result after a later turn": False,
+               "stray return": True, "interrupted run": True}
+
+
+class Recorder:
+    """A FunctionModel that records the messages of every request it receives and answers `answers` in turn."""
+
+    def __init__(self, *answers: ModelResponse, model_name: str | None = None) -> None:
+        self.requests: list[list[ModelMessage]] = []
+        self.answers = list(answers) or [say("done")]
+        self.model = FunctionModel(self.answer, model_name=model_name)
+
+    def answer(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.requests.append(list(messages))
+        return self.answers[min(len(self.requests), len(self.answers)) - 1]
+
+
+def run(history: list[ModelMessage], capabilities: list[Any], sync: bool = True, prompt: str | None = "next",
+        recorder: Recorder | None = None, tools: list[Any] | None = None) -> tuple[list[ModelMessage], Any]:
+    """The messages the model received in the first request of a run from `history`, and the run's result."""
+    recorder = recorder or Recorder()
+    agent = Agent(recorder.model, capabilities=capabilities, tools=tools or [])
+    if sync:
+        result = agent.run_sync(prompt, message_history=history)
+    else:
+        result = asyncio.run(agent.run(prompt, message_history=history))
+    return recorder.requests[0], result
+
+
+def verdict(messages: list[ModelMessage], provider: str | None = TARGET) -> Any:
+    return request_verdict(ModelMessagesTypeAdapter.dump_python(messages, mode="json"), FORMAT, provider)
+
+
+def first_results(history: list[ModelMessage]) -> set[tuple[str, str]]:
+    """The first real return of each call made (what must reach the model; a later duplicate may be dropped)."""
+    made = {part.tool_call_id for m in history for part in m.parts if isinstance(part, ToolCallPart)}
+    first: dict[str, str] = {}
+    for message in history:
+        for part in message.parts:
+            if isinstance(part, ToolReturnPart) and part.tool_call_id in made:
+                first.setdefault(part.tool_call_id, str(part.content))
+    return set(first.items())
+
+
+@pytest.mark.parametrize("sync", [True, False], ids=["run_sync", "run"])
+@pytest.mark.parametrize("name", list(HISTORIES))
+def test_the_guarded_request_is_legal_and_keeps_every_real_result(name: str, sync: bool) -> None:
+    history = HISTORIES[name]
+    before, objects = copy.deepcopy(history), list(history)
+    alone, _ = run(history, [], sync)
+    guarded, _ = run(history, [ToolCallIntegrityProcessor(provider=TARGET)], sync)
+    assert verdict(alone).legal is ALONE_LEGAL[name], (name, verdict(alone).violations)
+    judged = verdict(guarded)
+    assert judged.legal, (name, judged.violations)
+    assert first_results(history) <= set(judged.results)
+    assert history == before and all(a is b for a, b in zip(history, objects, strict=True))  # never changed
+
+
+def test_pydantic_ai_repairs_on_its_own_what_it_can_and_the_guard_leaves_that_alone() -> None:
+    """pydantic-ai cleans the history before every request (it calls `_clean_message_history`, the work of
+    `repair_messages`): the interrupted call gets its own synthesized return and the stray is dropped,
+    before the guard's hook runs; the guard then finds those requests healthy and reports nothing."""
+    reports: list[GuardReport] = []
+    sent, _ = run(HISTORIES["interrupted run"], [ToolCallIntegrityProcessor(provider=TARGET,
+                                                                            on_report=reports.append)])
+    synthesized = [part for m in sent for part in m.parts
+                   if isinstance(part, ToolReturnPart) and part.tool_call_id == "c2"]
+    assert len(synthesized) == 1 and synthesized[0].outcome == "interrupted"
+    assert synthesized[0].metadata == {SYNTHESIZED_TOOL_RETURN_METADATA_KEY: True}
+    stray, _ = run(HISTORIES["stray return"], [ToolCallIntegrityProcessor(provider=TARGET, on_report=reports.append)])
+    assert not any(getattr(part, "tool_call_id", None) == "c_gone" for m in stray for part in m.parts)
+    assert reports == []
+    # what pydantic-ai leaves: both returns of a duplicate reach the model
+    alone, _ = run(HISTORIES["duplicate result"], [])
+    assert [part.tool_call_id for m in alone for part in m.parts if isinstance(part, ToolReturnPart)] == ["c1", "c1"]
+    assert repair_messages(HISTORIES["duplicate result"]) == HISTORIES["duplicate result"]  # its repair keeps both
+
+
+def test_on_a_duplicate_the_guard_sends_the_first_result_once() -> None:
+    reports: list[GuardReport] = []
+    guard = ToolCallIntegrityProcessor(provider=TARGET, on_report=reports.append)
+    sent, _ = run(HISTORIES["duplicate result"], [guard])
+    assert verdict(sent).results == [("c1", "x is 1")]
+    assert len(reports) == 1 and reports[0].applied and reports[0].counts == {"duplicates_dropped": 1}
+
+
+def test_the_run_history_keeps_what_was_stored_and_a_history_processor_keeps_the_repair() -> None:
+    """As a capability the guard repairs only the request (pydantic-ai does not persist
+    `prepare_model_request`'s messages); as a history processor (`ProcessHistory`) pydantic-ai keeps the
+    repaired messages in the run's history, as it does for every processor."""
+    history = HISTORIES["duplicate result"]
+    _, kept = run(history, [ToolCallIntegrityProcessor(provider=TARGET)])
+    returned = [p for m in kept.all_messages() for p in m.parts if isinstance(p, ToolReturnPart)]
+    assert len(returned) == 2
+    sent, processed = run(history, [ProcessHistory(ToolCallIntegrityProcessor(provider=TARGET))])
+    assert verdict(sent).legal
+    returned = [p for m in processed.all_messages() for p in m.parts if isinstance(p, ToolReturnPart)]
+    assert len(returned) == 1
+
+
+def test_an_interrupted_run_ending_in_calls_closed_with_the_interrupted_receipt() -> None:
+    """A run interrupted mid-call leaves a history ending in calls: pydantic-ai refuses a new prompt on it
+    (with or without the guard: before any model request) and names `repair_messages`; the guard's
+    `repaired_messages` closes the calls with the interrupted receipt instead, marked as pydantic-ai marks
+    its own, and the run goes on."""
+    history = [ask("what is x?"), calls("c1", "c2")]
+    with pytest.raises(UserError, match="repair_messages"):
+        run(history, [ToolCallIntegrityProcessor(provider=TARGET)])
+    closed = ToolCallIntegrityProcessor().repaired_messages(history, "anthropic:claude-sonnet-4-5")
+    assert closed[:2] == history and closed[0] is history[0] and closed[1] is history[1]
+    receipts = [part for part in closed[2].parts if isinstance(part, ToolReturnPart)]
+    assert [part.tool_call_id for part in receipts] == ["c1", "c2"]
+    assert all(part.outcome == "interrupted" and part.metadata == {SYNTHESIZED_TOOL_RETURN_METADATA_KEY: True}
+               for part in receipts)
+    assert verdict(closed).receipts == 0 and verdict(closed).healthy  # pydantic-ai's form: a return is a result
+    sent, _ = run(closed, [])
+    assert verdict(sent).legal
+
+
+def test_healthy_history_passes_through_as_the_very_same_objects() -> None:
+    history = [ModelRequest(parts=[SystemPromptPart(content="be brief"), UserPromptPart(content="what is x?")]),
+               calls("c1"), returns(("c1", "x is 1")), say("x is 1")]
+    guard = ToolCallIntegrityProcessor()
+    assert guard.repaired_messages(history, "openai:gpt-4o") is history
+    reports: list[GuardReport] = []
+    sent, _ = run(history, [ToolCallIntegrityProcessor(on_report=reports.append)])
+    assert all(a is b for a, b in zip(sent, history, strict=False)) and reports == []
+
+
+def test_repaired_messages_reuse_the_unchanged_objects_and_keep_the_requests_fields() -> None:
+    history = [ask("what is x?"), calls("c1"),
+               ModelRequest(parts=[ToolReturnPart(tool_name="lookup", content="x is 1", tool_call_id="c1"),
+                                   ToolReturnPart(tool_name="lookup", content="again", tool_call_id="c1")],
+                            instructions="be brief", metadata={"mine": 1}), say("x is 1"), ask("and y?")]
+    out = ToolCallIntegrityProcessor().repaired_messages(history, "claude-sonnet-4-5")
+    assert [m is h for m, h in zip(out, history, strict=True)] == [True, True, False, True, True]
+    assert out[2].instructions == "be brief" and out[2].metadata == {"mine": 1}
+    assert out[2].parts == [history[2].parts[0]] and out[2].parts[0] is history[2].parts[0]
+
+
+def test_ids_renamed_for_mistral_keep_the_parts_and_the_results() -> None:
+    history = [*HISTORIES["interrupted run"], ask("go on")]
+    out = ToolCallIntegrityProcessor(provider="mistral").repaired_messages(history)
+    judged = verdict(out, "mistral")
+    assert judged.legal, judged.violations
+    assert judged.results[0][1] == "x is 1"  # the real result, under its new id
+    receipt = out[2].parts[1]  # pydantic-ai's form has no receipt mark the reader knows: read as a result
+    assert receipt.outcome == "interrupted" and receipt.tool_call_id == judged.results[1][0] != "c2"
+    renamed = out[1].parts
+    assert [len(part.tool_call_id) for part in renamed] == [9, 9] and renamed[0].args == {"q": "x"}
+
+
+def test_modes_report_and_raise_and_the_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    history = HISTORIES["duplicate result"]
+    reports: list[GuardReport] = []
+    with caplog.at_level(logging.INFO, logger="integrity.guards"):
+        sent, _ = run(history, [ToolCallIntegrityProcessor(provider=TARGET, mode="report", on_report=reports.append)])
+    assert not verdict(sent).legal  # sent as it was
+    assert len(reports) == 1 and not reports[0].applied and reports[0].runtime == "pydantic-ai"
+    lines = [r.getMessage() for r in caplog.records if r.name == "integrity.guards"]
+    assert len(lines) == 1 and "duplicates_dropped=1" in lines[0] and "sent as it is" in lines[0]
+    with pytest.raises(ToolCallIntegrityError, match="pydantic-ai"):
+        run(history, [ToolCallIntegrityProcessor(provider=TARGET, mode="raise")])
+    with pytest.raises(ToolCallIntegrityError):
+        run(history, [ToolCallIntegrityProcessor(provider=TARGET, mode="raise")], sync=False)
+    with pytest.raises(ValueError, match="unknown guard mode"):
+        ToolCallIntegrityProcessor(mode="fix")  # type: ignore[arg-type]
+
+
+def test_target_provider_from_the_run_context_model() -> None:
+    """The guard reads the serving model from the request (RunContext / ModelRequestContext): its
+    "system:model_name" and, for OpenAI, which API its class calls."""
+    from pydantic_ai.models.google import GoogleModel
+    from pydantic_ai.models.instrumented import InstrumentedModel
+    from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
+    from pydantic_ai.providers.google import GoogleProvider
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    openai = OpenAIProvider(api_key="unused")
+    assert provider_for_pydantic_model(OpenAIChatModel("gpt-4o", provider=openai)) == "openai-chat"
+    assert provider_for_pydantic_model(OpenAIResponsesModel("gpt-4o", provider=openai)) == "openai-responses"
+    assert provider_for_pydantic_model(InstrumentedModel(OpenAIResponsesModel("gpt-4o", provider=openai))) == \
+        "openai-responses"
+    assert provider_for_pydantic_model(GoogleModel("gemini-2.5-flash", provider=GoogleProvider(api_key="unused"))) \
+        == "gemini"
+    assert provider_for_pydantic_model(FunctionModel(lambda m, i: say("x"))) is None
+    assert provider_for_pydantic_model("anthropic:claude-sonnet-4-5") == "anthropic"
+    reports: list[GuardReport] = []
+    for sync in (True, False):  # a model whose name says Anthropic: the guard judges by Anthropic's rules
+        run(HISTORIES["duplicate result"], [ToolCallIntegrityProcessor(on_report=reports.append)], sync,
+            recorder=Recorder(model_name="claude-sonnet-4-5"))
+    run(HISTORIES["duplicate result"], [ToolCallIntegrityProcessor(on_report=reports.append)])
+    assert [report.target for report in reports] == ["anthropic", "anthropic", None]
+
+
+@pytest.mark.parametrize(("name", "provider", "api"), [
+    ("anthropic:claude-sonnet-4-5", "anthropic", "chat"), ("openai:gpt-4o", "openai-chat", "chat"),
+    ("openai:gpt-4o", "openai-responses", "responses"), ("openai-chat:gpt-4o", "openai-chat", "responses"),
+    ("openai-responses:gpt-4o", "openai-responses", "chat"), ("google-gla:gemini-2.5-flash", "gemini", "chat"),
+    ("google-vertex:gemini-2.5-pro", "gemini", "chat"), ("google:gemini-2.5-flash", "gemini", "chat"),
+    ("bedrock:anthropic.claude-3-5-sonnet-20240620-v1:0", "bedrock", "chat"),
+    ("mistral:mistral-large-latest", "mistral", "chat"), ("gateway/anthropic:claude-sonnet-4-5", "anthropic", "chat"),
+    ("openrouter:anthropic/claude-3.5-sonnet", "anthropic", "chat"), ("groq:llama-3.3-70b", None, "chat"),
+    ("test:test", None, "chat"), ("deepseek-r1:14b", "deepseek", "chat"),  # Ollama's model:tag stays a name
+    ("anthropic.claude-3-5-sonnet-20240620-v1:0", "anthropic", "chat"),
+])
+def test_provider_for_model_reads_pydantic_ais_provider_prefix(name: str, provider: str | None, api: Any) -> None:
+    assert provider_for_model(name, api) == provider
+
+
+def test_a_run_of_several_model_calls_reads_only_the_new_messages() -> None:
+    """pydantic-ai hands each model call of a run a new list of the history's own message objects: the
+    guard's memo matches them by identity and reads only the new turn; sync and async."""
+    def lookup(q: str) -> str:
+        return f"found {q}"
+
+    for sync in (True, False):
+        guard = ToolCallIntegrityProcessor(provider=TARGET)
+        recorder = Recorder(*(ModelResponse(parts=[ToolCallPart(tool_name="lookup", args={"q": "x"},
+                                                                tool_call_id=f"c{i}")]) for i in range(3)), say("done"))
+        run([], [guard], sync, prompt="hi", recorder=recorder, tools=[lookup])
+        assert len(recorder.requests) == 4 and guard.memo.resumed == 3
+        assert all(verdict(request).legal for request in recorder.requests)
+
+
+# ---- the quick pass over ModelMessage objects -------------------------------------------------------------
+
+def generated(seed: int, prefix: str = "c") -> list[ModelMessage]:
+    """A healthy pydantic-ai history: system prompt and question, then exchanges of calls (parallel or not),
+    their returns in order, an answer (text, sometimes with thinking), and the next question."""
+    rng = random.Random(seed)
+    first: list[Any] = [UserPromptPart(content="q0")]
+    if rng.random() < 0.5:
+        first.insert(0, SystemPromptPart(content="be brief"))
+    out: list[ModelMessage] = [ModelRequest(parts=first)]
+    number = 0
+    for turn in range(rng.randint(1, 5)):
+        for _ in range(rng.randint(0, 2)):
+            ids = [f"{prefix}{number + k}" for k in range(rng.randint(1, 3))]
+            number += len(ids)
+            parts: list[Any] = [ToolCallPart(tool_name="f", args="{}", tool_call_id=i) for i in ids]
+            if rng.random() < 0.3:
+                parts.insert(0, TextPart(content="let me look"))
+            out += [ModelResponse(parts=parts), returns(*((i, f"r{i}") for i in ids))]
+        answer: list[Any] = [TextPart(content=f"answer {turn}")]
+        if rng.random() < 0.3:
+            answer.insert(0, ThinkingPart(content="hmm"))
+        out += [ModelResponse(parts=answer), ask(f"q{turn + 1}")]
+    return out
+
+
+def broken(history: list[ModelMessage], seed: int) -> list[ModelMessage]:
+    """`history` with one thing a provider may refuse: a return dropped, duplicated, moved or made stray, a
+    call reusing an id, an empty text, a system prompt late, two questions in a row."""
+    rng = random.Random(seed)
+    out = list(history)
+    spots = [i for i, m in enumerate(out) if isinstance(m, ModelRequest) and isinstance(m.parts[0], ToolReturnPart)]
+    kind = rng.randrange(7)
+    if kind == 0 and spots:
+        del out[rng.choice(spots)]
+    elif kind == 1 and spots:
+        at = rng.choice(spots)
+        out.insert(at + 1, out[at])
+    elif kind == 2 and spots:
+        at = rng.choice(spots)
+        out.append(out.pop(at))
+    elif kind == 3:
+        out.insert(rng.randrange(1, len(out) + 1), returns(("stray", "x")))
+    elif kind == 4:
+        out.insert(rng.randrange(1, len(out) + 1), calls("c0"))
+    elif kind == 5:
+        out.insert(rng.randrange(1, len(out) + 1), say(" "))
+    else:
+        out.insert(rng.randrange(1, len(out) + 1), ModelRequest(parts=[SystemPromptPart(content="late")]))
+    return out
+
+
+def full_check(history: list[ModelMessage], target: str | None) -> bool:
+    entries = ModelMessagesTypeAdapter.dump_python(history, mode="json")
+    transcript = read_document(Document(entries, [0] * len(entries), "array"), "<test>", FORMAT)
+    return check(transcript, provider=target, policy="strict", depth="diagnosis").healthy
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_quick_pass_finds_healthy_only_what_the_full_check_finds_healthy(seed: int) -> None:
+    history = generated(seed)
+    for target in FAST_TARGETS:
+        assert scan(history, OBJECTS, target)[0], (seed, target)  # the healthy shape takes the quick pass
+        assert full_check(history, target), (seed, target)
+        damaged = broken(history, seed)
+        if scan(damaged, OBJECTS, target)[0]:
+            assert full_check(damaged, target), (seed, target)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_cut_leaves_a_healthy_prefix_and_the_memo_answers_as_the_whole_pass(seed: int) -> None:
+    history = generated(seed) + generated(seed + 100, "d")[1:]
+    damaged = broken(history, seed)
+    healthy, cut, before = scan(damaged, OBJECTS, TARGET)
+    if not healthy and cut:
+        assert isinstance(damaged[cut], ModelRequest) and isinstance(damaged[cut].parts[0], UserPromptPart)
+        assert scan(damaged[:cut], OBJECTS, TARGET)[0]
+        made = [p.tool_call_id for m in damaged[:cut] for p in m.parts if isinstance(p, ToolCallPart)]
+        assert before == made
+    memo = HealthyMemo()
+    for end in range(1, len(history) + 1):
+        assert memo.scan(history[:end], OBJECTS, TARGET) == scan(history[:end], OBJECTS, TARGET)
+    assert memo.scan(damaged, OBJECTS, TARGET) == scan(damaged, OBJECTS, TARGET)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai-chat", "gemini", "mistral", None])
+def test_multimodal_prompts_thinking_and_structured_returns_survive_a_repair(provider: str | None) -> None:
+    """What the engine does not read (an image in the prompt, a thinking signature, a return that is a
+    pydantic model, instructions, the provider's names) reaches the model as it was stored."""
+    from pydantic import BaseModel
+    from pydantic_ai.messages import ImageUrl
+
+    class Found(BaseModel):
+        value: int
+
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[SystemPromptPart(content="be brief"),
+                            UserPromptPart(content=["look", ImageUrl(url="https://example.com/x.png")])],
+                     instructions="be nice"),
+        ModelResponse(parts=[ThinkingPart(content="hmm", signature="sig"), TextPart(content="checking"),
+                             ToolCallPart(tool_name="lookup", args={"q": 1}, tool_call_id="c1"),
+                             ToolCallPart(tool_name="fetch", args='{"z": 2}', tool_call_id="c2")],
+                      model_name="claude-sonnet-4-5", provider_name="anthropic"),
+        ModelRequest(parts=[ToolReturnPart(tool_name="lookup", content=Found(value=1), tool_call_id="c1"),
+                            ToolReturnPart(tool_name="lookup", content={"again": True}, tool_call_id="c1")]),
+        say("found 1"), ask("next")]
+    out = ToolCallIntegrityProcessor(provider=provider).repaired_messages(history)
+    judged = verdict(out, provider)
+    assert judged.legal and judged.healthy, judged.violations
+    assert out[0] is history[0]
+    response = out[1]
+    assert response.parts[0] is history[1].parts[0] and response.model_name == "claude-sonnet-4-5"
+    returned = [p for m in out for p in m.parts if isinstance(p, ToolReturnPart)]
+    assert returned[0].content == Found(value=1) and returned[1].outcome == "interrupted"
+    assert [p.tool_call_id for p in returned] == [p.tool_call_id for p in response.parts[2:]]
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_repairing_from_the_cut_sends_what_repairing_the_whole_request_sends(seed: int) -> None:
+    history = generated(seed) + generated(seed + 50, "d")[1:]
+    damaged = broken(history, seed)
+    for target in ("anthropic", "openai-chat", None):
+        windowed, whole = ToolCallIntegrityProcessor(provider=target), ToolCallIntegrityProcessor(provider=target)
+        whole.guard.window = False
+        sent, expected = windowed.repaired_messages(damaged), whole.repaired_messages(damaged)
+        assert ModelMessagesTypeAdapter.dump_python(sent) == ModelMessagesTypeAdapter.dump_python(expected)
+        assert verdict(sent, target).legal, (seed, target, verdict(sent, target).violations)
+        # by text: where a call reuses an id, the repair renames one of them
+        assert {text for _, text in first_results(damaged)} <= {text for _, text in verdict(sent, target).results}
+
+
+def test_a_history_that_broke_once_is_repaired_again_from_the_new_turns_only() -> None:
+    """As a capability the guard leaves the run's history as stored, so every model call of the run sends
+    the broken history again: its memo carries the last repair on over the new turns (HealthyMemo.repeat),
+    and each request is still legal and still reported."""
+    def lookup(q: str) -> str:
+        return f"found {q}"
+
+    for sync in (True, False):
+        reports: list[GuardReport] = []
+        guard = ToolCallIntegrityProcessor(provider=TARGET, on_report=reports.append)
+        recorder = Recorder(*(ModelResponse(parts=[ToolCallPart(tool_name="lookup", args={"q": "x"},
+                                                                tool_call_id=f"n{i}")]) for i in range(2)), say("done"))
+        run(HISTORIES["duplicate result"], [guard], sync, recorder=recorder, tools=[lookup])
+        assert len(recorder.requests) == 3 and guard.memo.repeated == 2 and len(reports) == 3
+        for request in recorder.requests:
+            judged = verdict(request)
+            assert judged.legal and ("c1", "x is 1") in judged.results, judged.violations
+
+
+def test_a_renamed_result_keeps_its_own_content_beside_the_results_kept_as_they_were() -> None:
+    """A later turn reuses the id "c0": the strict policy renames it, so its result is a changed copy in a
+    request whose other result is kept as it was; the copy is written from its own part, not its
+    neighbour's."""
+    history = [ask("q"), calls("c0"), returns(("c0", "first")), say("a"), ask("q2"), calls("c1", "c0"),
+               returns(("c1", "one"), ("c0", "second")), say("b"), ask("q3")]
+    out = ToolCallIntegrityProcessor().repaired_messages(history)
+    judged = verdict(out, None)
+    assert judged.legal, judged.violations
+    renamed = out[5].parts[1].tool_call_id
+    assert renamed != "c0" and judged.results == [("c0", "first"), ("c1", "one"), (renamed, "second")]
+    assert out[6].parts[0] is history[6].parts[0]
+
+
+def test_pydantic_ai_2_takes_history_processors_only_as_capabilities() -> None:
+    """Why the guard is a capability: the installed pydantic-ai refuses `history_processors=` (removed in
+    v2); `ProcessHistory(guard)` is the history-processor form, and it sees the run's model through the
+    RunContext (a FunctionModel named like an Anthropic model: Anthropic's rules)."""
+    with pytest.raises(TypeError):
+        Agent(FunctionModel(lambda m, i: say("x")), history_processors=[ToolCallIntegrityProcessor()])  # type: ignore[call-arg]
+    reports: list[GuardReport] = []
+    sent, _ = run(HISTORIES["result after a later turn"],
+                  [ProcessHistory(ToolCallIntegrityProcessor(on_report=reports.append))],
+                  recorder=Recorder(model_name="claude-sonnet-4-5"))
+    assert verdict(sent).legal and [report.target for report in reports] == ["anthropic"]
