@@ -430,13 +430,26 @@ def summary_counts() -> tuple[tuple[str, str], ...]:
     return tuple((field, label) for field, label in counted if field)
 
 
-def facts(kind: RepairKind | FindingCode | Mark | str) -> KindFacts:
-    """The facts of any kind, by enum member or by its string value."""
+def _facts_by_kind() -> dict[str, KindFacts]:
+    """Every kind's facts by its value (a member is a str equal to its value, so it finds them too): the
+    repair kinds first, then the findings, then the marks, as the first table naming a value wins."""
+    found: dict[str, KindFacts] = {}
     for table in (REPAIR_KINDS, FINDINGS, MARKS):
-        for member, found in table.items():
-            if kind is member or kind == member.value:
-                return found
-    raise KeyError(f"unknown kind {kind!r}")
+        for member, kind_facts in table.items():
+            found.setdefault(member.value, kind_facts)
+    return found
+
+
+_FACTS_BY_KIND = _facts_by_kind()
+
+
+def facts(kind: RepairKind | FindingCode | Mark | str) -> KindFacts:
+    """The facts of any kind, by enum member or by its string value (one dict lookup: a report rates
+    each of its entries by its kind)."""
+    try:
+        return _FACTS_BY_KIND[kind]
+    except (KeyError, TypeError):
+        raise KeyError(f"unknown kind {kind!r}") from None
 
 
 def name(kind: RepairKind | FindingCode | Mark | str) -> str:
