@@ -189,10 +189,16 @@ def _disguise(value: Any, draw: st.DrawFn) -> Any:
     return draw(st.sampled_from([object(), Point(), float("nan"), Word.TEXT, b"", (), Text("user")]))
 
 
+def _tricky() -> st.SearchStrategy[Any]:
+    """The values each rule is about, drawn often (a random draw meets a bool among numbers too rarely)."""
+    return st.sampled_from([True, False, 0, 1, -1, 2**70, 1.0, float("nan"), "", "user", "user\ud800", Text("user"),
+                            Word.USER, Number.ONE, None, b"", (), ("a",), [], {}, {"type": "text"}, {1: 1}, object()])
+
+
 def _hostile(kind: Any) -> st.SearchStrategy[Any]:
     @st.composite
     def build(draw: st.DrawFn) -> Any:
-        value = draw(st.one_of(_value(kind), _value(kind), JSON))
+        value = draw(st.one_of(_value(kind), _value(kind), JSON, _tricky()))
         return _disguise(value, draw) if draw(st.booleans()) else value
 
     return build()
@@ -249,6 +255,8 @@ def test_every_declared_kind_is_exercised() -> None:
     (typing.Literal["user"], Word.USER, [((), "literal_error")]),
     (typing.Literal["user"], "user\ud800", [((), "string_unicode")]),
     (int | float, "1", [((), "int_type"), ((), "float_type")]),
+    (int | float, True, [((), "int_type"), ((), "float_type")]),
+    (bool | int, True, []),
 ])
 def test_what_only_python_code_hands_in_is_judged_strictly(kind: Any, value: Any, errors: list[Error]) -> None:
     """The leniencies msgspec has on Python objects (why its C verdict is not used for them): refused here."""

@@ -92,6 +92,8 @@ _SCALARS: dict[Any, Checker] = {
     type(None): _scalar(_is_none, "none_required"),
 }
 """Strict types: no coercion (a bool is not an int, "1" is not a number); an int is a float."""
+_SCALAR_TYPES: dict[Any, tuple[type, ...]] = {str: (str,), int: (int,), float: (int, float), bool: (bool,)}
+"""What each scalar accepts by isinstance (a bool passes only where bool is declared)."""
 
 
 @functools.cache
@@ -128,6 +130,7 @@ def _struct(model: type[msgspec.Struct]) -> Checker:
     required = tuple(name for name, needed, _ in fields if needed)
     width = len(fields)
     tag_valid = tag.valid if tag is not None else None
+    text_tag = config.tag if type(config.tag) is str and _encodable(config.tag) else None  # str: checked inline
 
     def errors(value: Any, loc: Loc, out: list[Error]) -> None:
         if not isinstance(value, dict):
@@ -153,7 +156,11 @@ def _struct(model: type[msgspec.Struct]) -> Checker:
             found: list[Error] = []
             errors(value, (), found)
             return not found
-        if tag_valid is not None and (tag_field not in value or not tag_valid(value[tag_field])):
+        if text_tag is not None:
+            found_tag = value.get(tag_field)  # absent: None, not the tag
+            if type(found_tag) is not str or found_tag != text_tag:
+                return False
+        elif tag_valid is not None and (tag_field not in value or not tag_valid(value[tag_field])):
             return False
         for name in required:
             if name not in value:
@@ -292,7 +299,15 @@ def _union(members: tuple[Any, ...]) -> Checker:
     compiled = tuple(checker(member) for member in members)
     tests = tuple(found.valid for found in compiled)
 
-    if len(tests) == 2:
+    if all(member in _SCALAR_TYPES for member in members):  # int | float: one isinstance
+        kinds = tuple(kind for member in members for kind in _SCALAR_TYPES[member])
+        if bool in members:
+            def valid(value: Any) -> bool:
+                return isinstance(value, kinds)
+        else:
+            def valid(value: Any) -> bool:
+                return isinstance(value, kinds) and value is not True and value is not False
+    elif len(tests) == 2:
         first, second = tests
 
         def valid(value: Any) -> bool:
