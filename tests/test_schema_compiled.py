@@ -68,7 +68,7 @@ def _kinds() -> list[Any]:
     seen: list[Any] = []
     for model in MODELS:
         for kind in _inner(model):
-            if not any(kind == other and type(kind) is type(other) for other in seen):
+            if not any(kind == other and repr(kind) == repr(other) for other in seen):  # int | float is not float | int
                 seen.append(kind)
     return seen
 
@@ -280,6 +280,14 @@ def test_a_tagged_union_picks_the_part_by_its_tag() -> None:
     out = []
     part.errors(Mapping(type=Word.TOOL_CALL, id="a", name="b"), (), out)  # picked by the tag, refused by its type
     assert out == [(("type",), "literal_error")]
+
+
+def test_a_unions_errors_come_in_its_declared_order_whatever_was_compiled_before() -> None:
+    """typing takes int | float and float | int for one type: the checkers are cached by the declared order."""
+    assert _compiled_errors(float | int, "1") == [((), "float_type"), ((), "int_type")] == type_errors(float | int, "1")
+    assert _compiled_errors(int | float, "1") == [((), "int_type"), ((), "float_type")]
+    assert _compiled_errors(list[str | int], [None]) == [((0,), "string_type"), ((0,), "int_type")]
+    assert _compiled_errors(list[int | str], [None]) == [((0,), "int_type"), ((0,), "string_type")]
 
 
 def test_a_type_the_checker_has_no_rule_for_is_refused_when_compiled() -> None:

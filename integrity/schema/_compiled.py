@@ -96,17 +96,48 @@ _SCALAR_TYPES: dict[Any, tuple[type, ...]] = {str: (str,), int: (int,), float: (
 """What each scalar accepts by isinstance (a bool passes only where bool is declared)."""
 
 
-@functools.cache
 def checker(kind: Any) -> Checker:
-    """The compiled checker of a declared type (a model, a scalar, Any, a literal, a list, a dict or a union)."""
+    """The compiled checker of a declared type (a model, a scalar, Any, a literal, a list, a dict or a union).
+
+    Compiled once per type: a class (or Any) is cached as itself, any other type by its shape in
+    declared order (typing's own equality takes `int | float` for `float | int`, whose errors come in
+    the other order).
+    """
+    if typing.get_origin(kind) is None:
+        return model_checker(kind)
+    return _by_shape(_shape(kind), kind)
+
+
+@functools.cache
+def model_checker(model: Any) -> Checker:
+    """The checker of a model (any class, or Any): classes compare by identity, so they are their own key."""
+    return _compile(model)
+
+
+def _shape(kind: Any) -> Any:
+    """A key for a declared type that keeps the order of its arguments (and a literal option's type)."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is None:
+        return kind
+    if origin is Literal:
+        return Literal, tuple((type(option), option) for option in args)
+    return origin, tuple(_shape(arg) for arg in args)
+
+
+@functools.cache
+def _by_shape(shape: Any, kind: Any) -> Checker:
+    return _compile(kind)
+
+
+def _compile(kind: Any) -> Checker:
     if kind is Any:
         return _ANY
     scalar = _SCALARS.get(kind)
     if scalar is not None:
         return scalar
-    if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
-        return _struct(kind)
     origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is None and isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+        return _struct(kind)
     if origin is Literal:
         return _literal(args)
     if origin is list:
@@ -329,7 +360,8 @@ def _union(members: tuple[Any, ...]) -> Checker:
 
 
 def _tagged(kind: Any) -> bool:
-    return isinstance(kind, type) and issubclass(kind, msgspec.Struct) and kind.__struct_config__.tag_field is not None
+    return (typing.get_origin(kind) is None and isinstance(kind, type) and issubclass(kind, msgspec.Struct)
+            and kind.__struct_config__.tag_field is not None)
 
 
 def _tagged_union(members: tuple[Any, ...]) -> Checker:

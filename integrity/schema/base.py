@@ -33,7 +33,7 @@ from ..kinds import FindingCode
 from ..loading import describe_value
 from ._compiled import Error as Error  # the families import the location and error types from here
 from ._compiled import Loc as Loc
-from ._compiled import checker
+from ._compiled import model_checker
 
 
 class Open(msgspec.Struct):
@@ -80,7 +80,7 @@ def accepts(model: type[Open], entry: Any) -> bool:
 def model_errors(model: type[Open], entry: Any) -> list[Error]:
     """Every error of an entry against an input model, in field order (the rules: integrity.schema._compiled)."""
     out: list[Error] = []
-    checker(model).errors(entry, (), out)
+    model_checker(model).errors(entry, (), out)
     return out
 
 
@@ -176,7 +176,7 @@ def issues_of(errors: list[Error], entry: Any, index: int, classify: Classify, p
 def validate(model: type[Open], entry: Any, index: int, classify: Classify, prefix: Loc = (),
              expect: Expect | None = None) -> list[Issue]:
     """Validate one entry (or a part of it, at `prefix`) against an input model (see the module docstring)."""
-    compiled = checker(model)
+    compiled = model_checker(model)
     if accepts(model, entry) if _JSON_INPUT.get() else compiled.valid(entry):
         return []
     errors: list[Error] = []
