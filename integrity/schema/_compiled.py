@@ -172,12 +172,12 @@ def _struct(model: type[msgspec.Struct]) -> Checker:
                 out.append(((*loc, tag_field), "missing"))
             else:
                 tag.errors(value[tag_field], (*loc, tag_field), out)
-        for name, required, field in fields:
+        for name, needed, field in fields:
             if name in value:
                 item = value[name]
                 if not field.valid(item):
                     field.errors(item, (*loc, name), out)
-            elif required:
+            elif needed:
                 out.append(((*loc, name), "missing"))
 
     def valid(value: Any) -> bool:
