@@ -73,26 +73,25 @@ def _plain_json(messages: list[Any]) -> bool:
     """True when every value is of a JSON type exactly (float finite) and no container is met twice.
 
     Walks containers, not characters, so it costs about half of encoding the messages; anything else
-    (a subclass, a shared or cyclic container, a non-JSON value) is judged by the C encoder.
+    (a subclass, a shared or cyclic container, a non-JSON value) is judged by the C encoder.  Only
+    containers go on the stack: a scalar (most values) is judged where it is met.
     """
-    stack: list[Any] = list(messages)
+    stack: list[Any] = [messages]
     seen: set[int] = set()
-    pop, extend, add, finite = stack.pop, stack.extend, seen.add, math.isfinite
+    pop, push, add, finite = stack.pop, stack.append, seen.add, math.isfinite
     while stack:
-        value = pop()
-        kind = type(value)
-        if kind is str or kind is int or kind is bool or value is None:
-            continue
-        if kind is float:
-            if not finite(value):
+        container = pop()
+        if id(container) in seen:
+            return False
+        add(id(container))
+        for value in container.values() if type(container) is dict else container:
+            kind = type(value)
+            if kind is str or kind is int or kind is bool or value is None:
+                continue
+            if kind is dict or kind is list:
+                push(value)
+            elif kind is not float or not finite(value):
                 return False
-            continue
-        if kind is not dict and kind is not list:
-            return False
-        if id(value) in seen:
-            return False
-        add(id(value))
-        extend(value.values() if kind is dict else value)
     return True
 
 

@@ -1,7 +1,9 @@
-"""The schema models' two validators (integrity.schema.base): msgspec says "valid", a walker words the errors.
+"""The schema models' two validators (integrity.schema.base): msgspec says "valid", the checker words the errors.
 
-Each input model is declared once, as a msgspec struct; `model_errors` walks the same
-declaration to list every error.  These tests hold what makes the pair safe to use:
+Each input model is declared once, as a msgspec struct; `model_errors` lists every error
+with the checker compiled from the same declaration (integrity.schema._compiled, held to
+the old walker by tests/test_schema_compiled.py).  These tests hold what makes the pair
+safe to use:
 
 - on JSON values the two agree on every entry, valid or not (so msgspec's "valid"
   never hides a finding the walker would report);

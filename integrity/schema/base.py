@@ -7,32 +7,33 @@ and one sentence.  Mapping an error to a code is the family's business (its
 `classify`); dropping the noise unions produce and wording the sentence is done
 here once.
 
-Each model is declared once, as a msgspec struct (`Open`).  Most entries are
-valid, and msgspec answers "valid" in C; an entry msgspec refuses is walked again
-by `model_errors`, which reads the same declaration and lists every error (where,
-and what kind: "missing", "string_type", ...) with strict types and no coercion
-(pydantic strict mode's rules and error types: the findings read as they did when
-pydantic listed them).  msgspec is trusted only for entries decoded from JSON text
-(`json_input`): on Python objects it is more lenient (a tuple passes as a list),
-so a hand-built transcript is always walked.
+Each model is declared once, as a msgspec struct (`Open`), and compiled once
+into a checker (integrity.schema._compiled) that says "valid" without allocating
+and lists every error of an invalid entry (where, and what kind: "missing",
+"string_type", ...) with strict types and no coercion (pydantic strict mode's rules
+and error types: the findings read as they did when pydantic listed them).  Most
+entries are valid; for entries decoded from JSON text (`json_input`) msgspec says
+"valid" in C, faster still.  msgspec is not trusted for Python objects: on them it
+is more lenient (a tuple passes as a list, a mapping proxy as an object, a str
+Enum member as a literal), so a hand-built transcript is judged by the checker.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import types
-import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Literal, Union
+from typing import Any
 
 import msgspec
 
 from ..kinds import FindingCode
 from ..loading import describe_value
+from ._compiled import Error as Error  # the families import the location and error types from here
+from ._compiled import Loc as Loc
+from ._compiled import model_checker
 
 
 class Open(msgspec.Struct):
@@ -59,7 +60,7 @@ def json_input(trusted: bool) -> Iterator[None]:
 
 
 def accepts(model: type[Open], entry: Any) -> bool:
-    """msgspec's verdict on a JSON value: True only if `model_errors` finds nothing either.
+    """msgspec's verdict on a JSON value (decoded from JSON text): True only if `model_errors` finds nothing either.
 
     msgspec reads a tagged struct's tag only inside a union: on its own, a part
     without its tag would pass, so the tag is checked here (`model_errors` requires it).
@@ -76,147 +77,11 @@ def accepts(model: type[Open], entry: Any) -> bool:
     return True
 
 
-Loc = tuple[Any, ...]
-Error = tuple[Loc, str]
-"""(location inside the entry, error type): ("content", 0, "text"), "string_type"."""
-
-
 def model_errors(model: type[Open], entry: Any) -> list[Error]:
-    """Every error of an entry against an input model, in field order (see `_errors` for the rules)."""
+    """Every error of an entry against an input model, in field order (the rules: integrity.schema._compiled)."""
     out: list[Error] = []
-    _struct(model, entry, (), "model_type", out)
+    model_checker(model).errors(entry, (), out)
     return out
-
-
-def _struct(model: type[Open], value: Any, loc: Loc, wrong: str, out: list[Error]) -> None:
-    """A struct's fields: its tag first (if tagged), then each present field checked and each absent
-    required one missing, in declaration order; other keys are allowed.  wrong: the error for a value
-    that is not an object."""
-    if not isinstance(value, dict):
-        out.append((loc, wrong))
-        return
-    config = model.__struct_config__
-    if config.tag_field is not None:
-        if config.tag_field not in value:
-            out.append(((*loc, config.tag_field), "missing"))
-        else:
-            _errors(Literal[config.tag], value[config.tag_field], (*loc, config.tag_field), out)
-    for info in _fields(model):
-        if info.name in value:
-            _errors(info.type, value[info.name], (*loc, info.name), out)
-        elif info.required:
-            out.append(((*loc, info.name), "missing"))
-
-
-@functools.cache
-def _fields(model: type[Open]) -> tuple[msgspec.structs.FieldInfo, ...]:
-    return msgspec.structs.fields(model)
-
-
-_SCALARS: dict[Any, tuple[Callable[[Any], bool], str]] = {
-    str: (lambda value: isinstance(value, str), "string_type"),
-    int: (lambda value: isinstance(value, int) and not isinstance(value, bool), "int_type"),
-    float: (lambda value: isinstance(value, (int, float)) and not isinstance(value, bool), "float_type"),
-    bool: (lambda value: isinstance(value, bool), "bool_type"),
-    type(None): (lambda value: value is None, "none_required"),
-}
-"""Strict types: no coercion (a bool is not an int, "1" is not a number); an int is a float."""
-
-
-def _errors(kind: Any, value: Any, loc: Loc, out: list[Error]) -> None:
-    """The errors of a value against a declared type, strictly (JSON's types only, no coercion).
-
-    A list must be a list (not a tuple), an object a dict with string keys; a union
-    accepts what any alternative accepts, else every alternative's errors count (they
-    are one spot to the caller); None is allowed by an optional type before anything
-    else is tried; a union of tagged structs picks its member by the tag.
-    """
-    if kind is Any:
-        return
-    scalar = _SCALARS.get(kind)
-    if scalar is not None:
-        if not scalar[0](value):
-            out.append((loc, scalar[1]))
-        return
-    if isinstance(kind, type) and issubclass(kind, Open):
-        _struct(kind, value, loc, "model_type", out)
-        return
-    origin, args = typing.get_origin(kind), typing.get_args(kind)
-    if origin is Literal:
-        _literal(args, value, loc, out)
-    elif origin is list:
-        if not isinstance(value, list):
-            out.append((loc, "list_type"))
-            return
-        for position, item in enumerate(value):
-            _errors(args[0], item, (*loc, position), out)
-    elif origin is dict:
-        if not isinstance(value, dict):
-            out.append((loc, "dict_type"))
-            return
-        for key, item in value.items():
-            _errors(args[0], key, (*loc, key), out)
-            _errors(args[1], item, (*loc, key), out)
-    elif origin in (Union, types.UnionType):
-        _union(args, value, loc, out)
-    else:
-        raise TypeError(f"schema models cannot declare {kind!r}")  # a new type needs its rule here
-
-
-def _literal(allowed: tuple[Any, ...], value: Any, loc: Loc, out: list[Error]) -> None:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate cannot equal a declared literal
-            out.append((loc, "string_unicode"))
-            return
-    try:
-        found = any(type(value) is type(option) and value == option for option in allowed)
-    except TypeError:
-        found = False
-    if not found:
-        out.append((loc, "literal_error"))
-
-
-def _union(members: tuple[Any, ...], value: Any, loc: Loc, out: list[Error]) -> None:
-    if type(None) in members:
-        if value is None:
-            return
-        members = tuple(member for member in members if member is not type(None))
-        if len(members) == 1:
-            _errors(members[0], value, loc, out)
-            return
-    if all(_tagged(member) for member in members):
-        _tagged_union(members, value, loc, out)
-        return
-    found: list[Error] = []
-    for member in members:
-        errors: list[Error] = []
-        _errors(member, value, loc, errors)
-        if not errors:
-            return
-        found.extend(errors)
-    out.extend(found)
-
-
-def _tagged_union(members: tuple[type[Open], ...], value: Any, loc: Loc, out: list[Error]) -> None:
-    if not isinstance(value, dict):
-        out.append((loc, "model_attributes_type"))
-        return
-    tag_field = members[0].__struct_config__.tag_field
-    if tag_field not in value:
-        out.append((loc, "union_tag_not_found"))
-        return
-    tag = value[tag_field]
-    chosen = next((member for member in members if isinstance(tag, str) and member.__struct_config__.tag == tag), None)
-    if chosen is None:
-        out.append((loc, "union_tag_invalid"))
-        return
-    _struct(chosen, value, loc, "model_attributes_type", out)
-
-
-def _tagged(kind: Any) -> bool:
-    return isinstance(kind, type) and issubclass(kind, Open) and kind.__struct_config__.tag_field is not None
 
 
 @dataclass(frozen=True)
@@ -311,9 +176,11 @@ def issues_of(errors: list[Error], entry: Any, index: int, classify: Classify, p
 def validate(model: type[Open], entry: Any, index: int, classify: Classify, prefix: Loc = (),
              expect: Expect | None = None) -> list[Issue]:
     """Validate one entry (or a part of it, at `prefix`) against an input model (see the module docstring)."""
-    if _JSON_INPUT.get() and accepts(model, entry):
+    compiled = model_checker(model)
+    if accepts(model, entry) if _JSON_INPUT.get() else compiled.valid(entry):
         return []
-    errors = model_errors(model, entry)
+    errors: list[Error] = []
+    compiled.errors(entry, (), errors)
     return issues_of(errors, entry, index, classify, prefix, expect) if errors else []
 
 
