@@ -212,7 +212,7 @@ def _compiled_errors(kind: Any, value: Any) -> list[Error]:
 
 @pytest.mark.parametrize("kind", [kind for kind in KINDS if not isinstance(kind, type) or not issubclass(kind, Open)],
                          ids=repr)  # the models: in the next test
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_the_compiled_checker_lists_the_walkers_errors(kind: Any, data: st.DataObject) -> None:
     value = data.draw(_hostile(kind))
@@ -222,7 +222,7 @@ def test_the_compiled_checker_lists_the_walkers_errors(kind: Any, data: st.DataO
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: f"{m.__module__.rsplit('.', 1)[-1]}.{m.__name__}")
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_models_errors_and_issues_are_the_walkers(model: type[Open], data: st.DataObject) -> None:
     entry = data.draw(_hostile(model))
