@@ -46,18 +46,45 @@ def _dumps(contents: list[Any]) -> list[Any]:
     return [_dump(content) for content in contents]
 
 
-def _not_called(contents: list[Any], ids: set[str]) -> set[str]:
-    """The ids of `ids` that no function call in `contents` carries.  Read from the end, and only until every
-    id is found: a call the session has not answered yet is almost always one of the last turns."""
+def _not_called(contents: list[Any], ids: set[str]) -> tuple[set[str], bool]:
+    """The ids of `ids` that no function call in `contents` carries, and whether a call or response in
+    `contents` carries no id at all (read only when not every id is found: then every content is read).
+    ADK gives every call an id ("adk-..." when the model gave none), so a call without one in a request is
+    one whose "adk-" id ADK stripped (then it strips them all, and an "adk-" id is not looked for further).
+    Read from the end, and only until every id is found: a call the session has not answered yet is
+    almost always one of the last turns."""
     missing = set(ids)
+    stripped = False
     for content in reversed(contents):
         for part in (content.parts or []) if content is not None else []:
             call = getattr(part, "function_call", None)
             if call is not None and call.id in missing:
                 missing.discard(call.id)
                 if not missing:
-                    return missing
-    return missing
+                    return missing, False
+            if not stripped:
+                response = getattr(part, "function_response", None)
+                stripped = (call is not None and not call.id) or (response is not None and not response.id)
+                if stripped and all(found.startswith(AF_FUNCTION_CALL_ID_PREFIX) for found in missing):
+                    return missing, True  # ADK stripped every "adk-" id from the request: none of these is in it
+    return missing, stripped
+
+
+def _kept(content: Any) -> Any:
+    return content
+
+
+def _stripped(content: Any) -> Any:
+    """A copy of `content` whose calls and responses carry no "adk-" id, as ADK copies the contents of a
+    request to a model that does not pair calls by id (google.adk's remove_client_function_call_id): the
+    event's own content is never changed."""
+    parts = []
+    for part in content.parts or []:
+        update = {field: value.model_copy(update={"id": None}) for field in ("function_call", "function_response")
+                  if (value := getattr(part, field)) is not None and isinstance(value.id, str)
+                  and value.id.startswith(AF_FUNCTION_CALL_ID_PREFIX)}
+        parts.append(part.model_copy(update=update) if update else part)
+    return content.model_copy(update={"parts": parts})
 
 
 class _EventMemo:
@@ -117,8 +144,10 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
     or not), from the end: each event to the last content before the one matched after it, until every
     dropped call is placed (a call is dropped for want of an answer, so it is almost always one of the
     last turns, and only the contents from there on are keyed: `_Places`).  The event's own Content object
-    is used (never modified).  With a memo, only the events added since its last call are read for the
-    calls made and answered.
+    is used (never modified); when ADK stripped its own "adk-" ids from the request (a call or response in
+    it has no id: ADK does so toward a model that does not pair calls by id, Gemini), a copy of it without
+    its "adk-" ids, so ADK's internal ids never reach the model and the request's calls all go without one.
+    With a memo, only the events added since its last call are read for the calls made and answered.
     """
     if memo is not None:
         made, answered, called = memo.calls(events, author)
@@ -126,10 +155,14 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
         made, answered, called = set(), set(), set()
         _read_calls(events, author, made, answered, called)
     dropped = made - answered
+    stripped = False
     if dropped:
-        dropped = _not_called(contents, dropped)
+        dropped, stripped = _not_called(contents, dropped)
     if not dropped:
         return None
+    # ADK kept its "adk-" ids in this request (a model pairing calls by id) or stripped them all (Gemini):
+    # a restored call follows the request
+    own: Callable[[Any], Any] = _stripped if stripped else _kept
     places = _Places(contents)
     end = len(contents) - 1  # the last content not matched yet
     inserted: dict[int, list[Any]] = {}  # index -> the restored contents put before contents[index]
@@ -153,10 +186,10 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
         kept = [part for part in content.parts if part not in lost]
         where = places.last(_match_key(content.role, kept), end) if kept else -1
         if where >= 0:
-            replaced[where] = content  # the turn ADK kept without the call: the event's own content
+            replaced[where] = own(content)  # the turn ADK kept without the call: the event's own content
             end = where - 1
         else:
-            inserted.setdefault(end + 1, []).insert(0, content)  # after what the earlier events matched
+            inserted.setdefault(end + 1, []).insert(0, own(content))  # after what the earlier events matched
     out = list(contents)
     for index, content in replaced.items():
         out[index] = content
