@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import collections
 import enum
-import importlib
-import pkgutil
 import types
 import typing
 from typing import Any
@@ -31,26 +29,11 @@ from _schema_walker import model_errors as walker_model_errors
 from _schema_walker import type_errors
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_schema_validators import MODELS
 
-import integrity.schema
 from integrity.kinds import FindingCode
 from integrity.schema._compiled import Error, checker
 from integrity.schema.base import Open, model_errors, validate
-
-FAMILIES = tuple(sorted(module.name for module in pkgutil.iter_modules(integrity.schema.__path__)
-                        if not module.name.startswith("_") and module.name != "base"))
-
-
-def _models() -> list[type[Open]]:
-    found: list[type[Open]] = []
-    for family in FAMILIES:
-        module = importlib.import_module(f"integrity.schema.{family}")
-        found.extend(value for value in vars(module).values()
-                     if isinstance(value, type) and issubclass(value, Open) and value.__module__ == module.__name__)
-    return found
-
-
-MODELS = _models()
 
 
 def _inner(kind: Any) -> list[Any]:
