@@ -76,10 +76,16 @@ def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool,
     healthy request on their own, and a repair that starts at a user turn may leave them alone.
     A plainly healthy request needs no repair: (True, 0, []).
     """
-    if target not in FAST_TARGETS or format not in _READERS:
+    if target not in FAST_TARGETS or not _has_pass(format):
         return False, 0, []
     state = _State(target, format)
     return _answer(_walk(entries, 0, format, state), state)
+
+
+def _has_pass(format: str) -> bool:
+    """Whether the quick pass reads `format`: through its one-entry reader, or a pass a guard module
+    registered for objects no one-entry reader fits (`_PASSES`)."""
+    return format in _READERS or format in _PASSES
 
 
 def _answer(healthy: bool, state: _State) -> tuple[bool, int, list[str]]:
@@ -277,7 +283,7 @@ class HealthyMemo:
         """What scan(entries, format, target) answers (a guard hands the cut to its repair, so a request
         that is not plainly healthy is not read twice), reading only the entries after the remembered
         healthy prefix when the request starts with it."""
-        if target not in FAST_TARGETS or format not in _READERS:
+        if target not in FAST_TARGETS or not _has_pass(format):
             return False, 0, []
         key = None
         with self._lock:  # the remembered state is carried on in place (no copy), one request at a time

@@ -54,7 +54,7 @@ from pydantic_ai.messages import (
 from pydantic_core import to_jsonable_python
 
 from ._core import GuardMode, GuardReport, RequestGuard, provider_for_model
-from ._fast import _PASSES, _PLAIN_ID, _READERS, HealthyMemo, _State
+from ._fast import _PASSES, _PLAIN_ID, HealthyMemo, _State
 
 FORMAT = "pydantic-ai"
 OBJECTS = "pydantic-ai-objects"
@@ -138,12 +138,6 @@ def _walk_pydantic_ai(entries: Iterable[Any], start: int, state: _State) -> bool
         state.open_calls, state.last = open_calls, last
 
 
-def _no_entry(message: Any) -> None:
-    """ModelMessages have no one-entry reading (a request holds several turns): `_walk_pydantic_ai` reads them."""
-    return None
-
-
-_READERS[OBJECTS] = _no_entry
 _PASSES[OBJECTS] = _walk_pydantic_ai
 _PASSES[FORMAT] = _walk_pydantic_ai  # what the guard writes back (objects): the memo reads a repair it remembers
 
