@@ -196,16 +196,18 @@ class _Checked:
 
 
 def _ids(messages: list[Any]) -> frozenset[str]:
-    """Every call id and result id of canonical messages."""
+    """Every call id and result id of canonical messages (calls read as the strict policy reads them: a
+    numeric id by its text)."""
+    from ..repair.views import calls_in_content
+
     found: set[str] = set()
     for message in messages:
         if not isinstance(message, dict):
             continue
         if message.get("role") == "toolResult":
             found.add(str(message.get("toolCallId")))
-        elif message.get("role") == "assistant" and isinstance(message.get("content"), list):
-            found.update(str(part.get("id")) for part in message["content"]
-                         if isinstance(part, dict) and part.get("type") == "toolCall")
+        elif message.get("role") == "assistant":
+            found.update(call.id for call in calls_in_content(message.get("content"), numeric_ids=True))
     return frozenset(found)
 
 
