@@ -279,6 +279,13 @@ class HealthyMemo:
         remembered healthy prefix when the request starts with it."""
         return self.scan(entries, format, target)[0]
 
+    def first(self, entries: Sequence[Any], format: str, target: str | None) -> tuple[bool, int, list[str]] | None:
+        """A guard's first step on a request: the quick pass (`scan`), which answers a healthy request at
+        the cost of one pass and no copy; None while a repair is remembered, so the guard tries that first
+        (RequestGuard.guard_objects: `repeat`, then the pass), rather than a pass that would read the whole
+        request up to the defect only to find it broken again."""
+        return None if self._repaired is not None else self.scan(entries, format, target)
+
     def scan(self, entries: Sequence[Any], format: str, target: str | None) -> tuple[bool, int, list[str]]:
         """What scan(entries, format, target) answers (a guard hands the cut to its repair, so a request
         that is not plainly healthy is not read twice), reading only the entries after the remembered

@@ -273,10 +273,7 @@ class ToolCallIntegrityPlugin(BasePlugin):
             else None
         working = restored if restored is not None else contents
         target = self.guard.target(model)
-        # the common case: a healthy request, one quick pass (the memo's) and no copy; once a repair is
-        # remembered, guard_objects tries it before the quick pass (which would read up to the defect)
-        scanned = self.memo.scan(contents, "gemini-objects", target) if restored is None and not self.memo.repairs \
-            else None
+        scanned = self.memo.first(contents, "gemini-objects", target) if restored is None else None
         if scanned is not None and scanned[0]:
             return None
         repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target, scanned,

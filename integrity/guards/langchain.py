@@ -72,9 +72,7 @@ class ToolCallIntegrityMiddleware(AgentMiddleware):
         """The request to send: the same object when healthy, else one overriding `messages` with a copy."""
         messages = request.messages
         target = self.guard.provider if self.guard.provider is not None else provider_for_chat_model(request.model)
-        # the common case: a healthy request, one quick pass (the memo's) and no copy; once a repair is
-        # remembered, guard_objects tries it before the quick pass (which would read up to the defect)
-        scanned = None if self.memo.repairs else self.memo.scan(messages, "langchain-objects", target)
+        scanned = self.memo.first(messages, "langchain-objects", target)
         if scanned is not None and scanned[0]:
             return request
         repaired = self.guard.guard_objects(messages, "langchain-objects", messages_to_dict, FORMAT, target,

@@ -85,9 +85,7 @@ class ToolCallIntegrityGuard(CustomLogger):
         if not isinstance(entries, list):
             return None  # a Responses `input` given as one string: no history
         target = self.guard.target(data.get("model"), api)
-        # the common case: a healthy request, one quick pass (the memo's) and no copy; once a repair is
-        # remembered, guard_objects tries it before the quick pass (which would read up to the defect)
-        scanned = None if self.memo.repairs else self.memo.scan(entries, format, target)
+        scanned = self.memo.first(entries, format, target)
         if scanned is not None and scanned[0]:
             return None
         repaired = self.guard.guard_objects(entries, format, _dicts, format, target, scanned,

@@ -81,9 +81,7 @@ class ToolCallIntegrityFilter:
         model_data = data.model_data
         items = model_data.input
         target = self.target(getattr(data, "agent", None))
-        # the common case: a healthy request, one quick pass (the memo's) and no copy; once a repair is
-        # remembered, guard_objects tries it before the quick pass (which would read up to the defect)
-        scanned = None if self.memo.repairs else self.memo.scan(items, FORMAT, target)
+        scanned = self.memo.first(items, FORMAT, target)
         if scanned is not None and scanned[0]:
             return model_data
         repaired = self.guard.guard_objects(items, FORMAT, _dicts, FORMAT, target, scanned,

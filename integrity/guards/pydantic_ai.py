@@ -431,9 +431,7 @@ class ToolCallIntegrityProcessor(AbstractCapability[Any]):
         """The messages to send for `model` (a pydantic-ai Model or a model name): `messages` itself when
         healthy (or in mode "report"), else a new list of the same objects where nothing changed."""
         target = self.target(model)
-        # the common case: a healthy request, one quick pass (the memo's) and no copy; once a repair is
-        # remembered, guard_objects tries it before the quick pass (which would read up to the defect)
-        scanned = None if self.memo.repairs else self.memo.scan(messages, OBJECTS, target)
+        scanned = self.memo.first(messages, OBJECTS, target)
         if scanned is not None and scanned[0]:
             return messages
         conversion = _Conversion()
