@@ -324,6 +324,7 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
     from .formats.skeleton import SKELETONS, stands_for
     from .providers import PROVIDER_FORMAT
     from .providers.canonical import judge_written
+    from .providers.windowed import judge_windowed
 
     formats = {PROVIDER_FORMAT[name] for name in names}
     if loaded.format in formats or not formats <= SKELETONS.keys():
@@ -343,7 +344,13 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
     written: dict[tuple[str, int], Any] = {}
     shared = {format for format in formats if sum(PROVIDER_FORMAT[name] == format for name in names) > 1}
 
+    def whole(request: Any, name: str) -> list[Any]:
+        return judge_written(request, name, history=True)
+
     def judge(format: str, listed: list[Any], name: str) -> list[Any]:
+        windowed = judge_windowed(listed, name, whole)  # only around the turns not plainly legal
+        if windowed is not None:
+            return windowed
         found = written.get((format, id(listed)))  # every list judged is kept alive by bones or view_for
         if found is None:
             found = SKELETONS[format](listed)
