@@ -51,7 +51,10 @@ def test_windowed_verdicts_equal_the_whole_skeletons_on_the_corpus(provider: str
             judged += 1
             broken += bool(whole)
             assert windowed == whole, name
-    assert judged > 50 and broken > 10  # the proof applied to most of the corpus, broken requests included
+    assert judged > 50  # the proof applied to most of the corpus
+    # broken requests included (Mistral's ids in the corpus are not its nine characters: its broken requests
+    # are judged whole, and its windows are met on the random bones below)
+    assert broken > 10 or provider == "mistral"
 
 
 def test_a_dense_request_is_judged_whole_and_a_sparse_one_in_windows() -> None:
@@ -78,17 +81,20 @@ def test_providers_without_a_proof_are_judged_whole() -> None:
     assert all(judge_windowed(bones, provider, _whole) is None for provider in unserved)
 
 
-IDS = st.sampled_from(["a", "b", "c", "d", "e", "bad id", "", 5])
-"""Few ids (so they repeat), one Anthropic refuses, an empty one, a number."""
+GOOD = ["call00001", "call00002", "call00003", "call00004", "null"]
+"""Few ids, so they repeat, each one every provider here takes ("null" only as Mistral's call id)."""
+IDS = st.sampled_from([*GOOD, "bad id", "", "a" * 41, 5])
+"""And ids some provider refuses: a space, empty, too long, a number."""
 
 
 @st.composite
 def _unit(draw: st.DrawFn) -> list[Any]:
     """A plainly legal turn (the common case) or one odd bone."""
     if draw(st.booleans()):
-        calls = draw(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=1, max_size=3, unique=True))
+        calls = draw(st.lists(st.sampled_from(GOOD[:4]), min_size=1, max_size=3, unique=True))
         text = draw(st.sampled_from([(), ("text",), ("thinking", "text")]))
-        turn: list[Any] = [("user", draw(st.sampled_from([STRING, ("text",), ("image", "text")])), MISSING, False)]
+        turn: list[Any] = [("user", draw(st.sampled_from([STRING, ("text",), ("image", "text")])), MISSING, False)] \
+            if draw(st.booleans()) else []
         turn.append(("assistant", (*text, *((call, "f") for call in calls)), MISSING, False))
         turn.extend(("toolResult", (), call, False) for call in calls)
         if draw(st.booleans()):

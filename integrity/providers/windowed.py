@@ -153,28 +153,136 @@ def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
     return turns
 
 
+def _chat(provider: str) -> Callable[[Sequence[Any]], Turns | None]:
+    """The proof for a provider of OpenAI's Chat shape (`formats.skeleton._chat`: one message per canonical
+    message, system messages kept): every message is a turn of its own, and one is bad unless plainly legal:
+    an assistant message whose calls the tool messages right after it answer (`_answers`), and those; any
+    other message that is no tool message (Mistral: no user message right after a tool message).  None when
+    an id breaks the provider's id rule (OpenAI: over 40 characters; Mistral: not nine letters or digits), or
+    (DeepSeek, which refuses a tool_call_id met twice anywhere) when two results share an id."""
+    def proof(bones: Sequence[Any]) -> Turns | None:
+        turns = Turns()
+        starts, entries, flags = turns.bone, turns.entry, turns.flags
+        calls_ids: list[Any] = []
+        results: list[Any] = []
+        pending: list[Any] = _NONE  # the calls of the message before the run of tool messages (if any)
+        run: list[Any] | None = None
+        opened = -1  # the first tool message of that run
+        for index, bone in enumerate(bones):
+            kind = bone[0]
+            if kind == OPAQUE:
+                if bone[1][0] != "openai-chat":
+                    continue  # another format's: left out
+                return None  # a Chat message as recorded: anything may be in it
+            turn = len(flags)
+            starts.append(index)
+            entries.append(turn)
+            if kind == "toolResult":
+                value = bone[2]
+                results.append(value)
+                flags.append(_USES | _RESULTS)  # a tool message is read with the message after it
+                if run is None:
+                    run, opened = [value], turn
+                else:
+                    run.append(value)
+                continue
+            if run is not None:  # the run ends: does it answer the calls before it?
+                if not pending or not _answers(pending, run):
+                    for at in range(opened - (1 if pending else 0), turn):
+                        flags[at] |= _BAD
+                elif kind == "user" and provider == "mistral":  # Mistral: no user right after a tool message
+                    flags[turn - 1] |= _BAD
+                    flags.append(_BAD)
+                    pending, run = _NONE, None
+                    continue
+                pending, run = _NONE, None
+            elif pending:  # calls no tool message answers
+                flags[turn - 1] |= _BAD
+            calls: list[Any] = _NONE
+            content = bone[1]
+            if kind == "assistant" and content is not STRING:
+                for part in content:
+                    if type(part) is tuple and part[0] != OPAQUE:
+                        if calls is _NONE:
+                            calls = []
+                        calls.append(part[0])
+                if calls:
+                    calls_ids.extend(calls)
+            flags.append(_USES if calls else 0)
+            pending = calls
+        if run is not None:
+            if not pending or not _answers(pending, run):
+                for at in range(opened - (1 if pending else 0), len(flags)):
+                    flags[at] |= _BAD
+        elif pending:
+            flags[-1] |= _BAD
+        if not _ids_pass(provider, calls_ids, results):
+            return None
+        return turns
+
+    return proof
+
+
+_MISTRAL_IDS = re.compile(r"[a-zA-Z0-9]{9}(?:\n[a-zA-Z0-9]{9})*")
+
+
+def _ids_pass(provider: str, calls: list[Any], results: list[Any]) -> bool:
+    """Whether no id rule of the provider fires on these ids (only string ids are checked, as its rules do)."""
+    if provider == "openai-chat":
+        return all(len(value) <= 40 for value in calls + results if type(value) is str)
+    if provider == "mistral":  # an assistant's call id "null" is let through (see providers.mistral)
+        values = [value for value in calls if type(value) is str and value != "null"] + \
+            [value for value in results if type(value) is str]
+        joined = "\n".join(values)
+        return not values or (joined.count("\n") == len(values) - 1 and _MISTRAL_IDS.fullmatch(joined) is not None)
+    if provider == "deepseek":  # every result's id read as DeepSeek reads it ("" when not a string), once
+        read = [value if type(value) is str else "" for value in results]
+        return len(set(read)) == len(read)
+    return True
+
+
 def _moved(violation: Violation, turn: int, entry: int, bone: int) -> Violation:
-    """A violation found in a window, where the window sits: `messages.N` counts the request's turns
-    (the window opens at turn `turn`), its native entries start at `entry`, its messages at `bone`."""
+    """A violation found in a window, where the window sits: the window opens at turn `turn` (a position
+    counts turns), at native entry `entry` and at message `bone`.  A position's number is the provider's
+    syntax (`messages.N`, `messages.[N]`, `messages[N]`, `message[N]`); an error text that names an index
+    says it where the rule puts it, never inside an id (`_ERRORS`)."""
     position, error = violation.position, violation.error
+    native = [index + entry for index in violation.native_indices]
     if turn:
-        found = _TURN.match(position)
+        found = _POSITION.match(position)
         if found is not None:
-            at = f"messages.{int(found.group(1)) + turn}"
-            if error.startswith(found.group(0)):
+            at = f"{found.group(1)}{int(found.group(2)) + turn}"
+            if error.startswith(found.group(0)):  # Anthropic's texts open with the position
                 error = at + error[found.end():]
             position = at + position[found.end():]
+        fix = _ERRORS.get((violation.provider, violation.rule))
+        if fix is not None:
+            error = fix(violation, native)
     return msgspec.structs.replace(
-        violation, position=position, error=error,
-        native_indices=[index + entry for index in violation.native_indices],
+        violation, position=position, error=error, native_indices=native,
         canonical_indices=None if violation.canonical_indices is None else
         [index + bone for index in violation.canonical_indices])
 
 
-_TURN = re.compile(r"messages\.(\d+)")
+_POSITION = re.compile(r"(messages\.\[|messages\[|message\[|messages\.)(\d+)")
+
+
+def _openai_duplicate(violation: Violation, native: list[int]) -> str:
+    from .openai_chat import DUPLICATE
+
+    return DUPLICATE.format(id=violation.call_ids[0], first=native[0], second=native[1])
+
+
+_ERRORS: dict[tuple[str, str], Callable[[Violation, list[int]], str]] = {
+    ("openai-chat", "duplicate_tool_call_id"): _openai_duplicate,  # "... in messages[{first}] and messages[{second}]."
+}
+"""The error texts, of the rules a window can meet, that name an index after the position: written again."""
 
 PROOFS: dict[str, tuple[str, Callable[[Sequence[Any]], Turns | None]]] = {
     "anthropic": ("anthropic", anthropic_turns),
+    "openai-chat": ("openai-chat", _chat("openai-chat")),
+    "mistral": ("openai-chat", _chat("mistral")),
+    "deepseek": ("openai-chat", _chat("deepseek")),
 }
 """Each provider the windowed judgment serves: its native format and its proof."""
 
