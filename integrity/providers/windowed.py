@@ -241,6 +241,153 @@ def _ids_pass(provider: str, calls: list[Any], results: list[Any]) -> bool:
     return True
 
 
+def bedrock_turns(bones: Sequence[Any]) -> Turns | None:
+    """Bedrock's messages of the skeleton `formats.skeleton._BEDROCK` writes (a run of results one user message,
+    system messages hoisted; every message read on its own, with its neighbours), flagged bad unless plainly
+    legal: an assistant message whose calls the results right after it answer (`_answers`), and those; any
+    other message without calls or results; two messages of one role in a row are not.  None for an empty
+    request or a Bedrock entry or block as recorded (judged whole)."""
+    turns = Turns()
+    starts, entries, flags = turns.bone, turns.entry, turns.flags
+    last: Any = None  # the role of the last message ("user" or "assistant")
+    pending: list[Any] = _NONE
+    run: list[Any] | None = None
+    opened = -1
+    for index, bone in enumerate(bones):
+        kind = bone[0]
+        if kind == "toolResult":
+            value = bone[2]
+            if run is not None:
+                run.append(value)
+                continue
+            turn = len(flags)
+            starts.append(index)
+            entries.append(turn)
+            flags.append(_RESULTS)
+            if last == "user":  # two user messages in a row
+                flags[turn - 1] |= _USES | _BAD
+                flags[turn] |= _BAD
+            run, opened, last = [value], turn, "user"
+            continue
+        if run is not None:
+            if not pending or not _answers(pending, run):
+                flags[opened] |= _BAD
+                if pending:
+                    flags[opened - 1] |= _BAD
+            pending, run = _NONE, None
+        if kind in SYSTEM_ROLES:
+            continue
+        content = bone[1]
+        if kind == OPAQUE:
+            if content[0] != "bedrock":
+                continue
+            return None
+        calls: list[Any] = _NONE
+        if content is not STRING:
+            for part in content:
+                if type(part) is not str:
+                    if part[0] == OPAQUE:
+                        if part[1] == "bedrock":
+                            return None
+                    elif kind == "assistant":
+                        if calls is _NONE:
+                            calls = []
+                        calls.append(part[0])
+        role = "assistant" if kind == "assistant" else "user"
+        turn = len(flags)
+        starts.append(index)
+        entries.append(turn)
+        flag = _USES if calls else 0
+        if pending:  # calls no results answer right after them
+            flags[turn - 1] |= _BAD
+        if role == last:  # two messages of one role in a row
+            flags[turn - 1] |= _USES | _BAD
+            flag |= _RESULTS | _BAD
+        flags.append(flag)
+        pending, last = calls, role
+    if run is not None:
+        if not pending or not _answers(pending, run):
+            flags[opened] |= _BAD
+            if pending:
+                flags[opened - 1] |= _BAD
+    elif pending:
+        flags[-1] |= _BAD
+    return turns if flags else None
+
+
+def gemini_turns(bones: Sequence[Any]) -> Turns | None:
+    """Gemini's turns of the skeleton `formats.skeleton._GEMINI` writes (a run of results one user content,
+    system messages hoisted; consecutive contents of one role, `model` or `user`, one turn), flagged bad unless
+    plainly legal: a model turn with calls right after a user turn and followed by a turn of as many
+    responses, and that turn; any other turn without calls or responses.  Gemini pairs by count, so ids do
+    not matter.  None for a Gemini entry or part as recorded (judged whole)."""
+    turns = Turns()
+    starts, entries, flags = turns.bone, turns.entry, turns.flags
+    roles: list[str] = []
+    calls_of: list[int] = []  # per turn: how many calls, how many responses
+    responses_of: list[int] = []
+    entry = -1
+    in_run = False
+    for index, bone in enumerate(bones):
+        kind = bone[0]
+        if kind == "toolResult":
+            if in_run:
+                responses_of[-1] += 1
+                continue
+            in_run = True
+            entry += 1
+            if roles and roles[-1] == "user":
+                responses_of[-1] += 1
+                continue
+            starts.append(index)
+            entries.append(entry)
+            roles.append("user")
+            calls_of.append(0)
+            responses_of.append(1)
+            continue
+        in_run = False
+        if kind in SYSTEM_ROLES:
+            continue
+        content = bone[1]
+        if kind == OPAQUE:
+            if content[0] != "gemini":
+                continue
+            return None
+        calls = 0
+        if content is not STRING:
+            for part in content:
+                if type(part) is not str:
+                    if part[0] == OPAQUE:
+                        if part[1] == "gemini":
+                            return None
+                    elif kind == "assistant":
+                        calls += 1
+        entry += 1
+        role = "model" if kind == "assistant" else "user"
+        if roles and roles[-1] == role:
+            calls_of[-1] += calls
+            continue
+        starts.append(index)
+        entries.append(entry)
+        roles.append(role)
+        calls_of.append(calls)
+        responses_of.append(0)
+    count = len(roles)
+    for turn in range(count):
+        calls = calls_of[turn]
+        responses = responses_of[turn]
+        if calls:  # read with the turns before and after it
+            after = responses_of[turn + 1] if turn + 1 < count else 0
+            plain = turn > 0 and (roles[turn - 1] == "user" or responses_of[turn - 1] > 0) \
+                and responses + after == calls
+            flags.append(_USES | _RESULTS | (0 if plain else _BAD))
+        elif responses:  # read with the turn before it
+            flags.append(_RESULTS | (0 if turn > 0 and calls_of[turn - 1] else _BAD))
+        else:
+            flags.append(0)
+    return turns
+
+
 def _moved(violation: Violation, turn: int, entry: int, bone: int) -> Violation:
     """A violation found in a window, where the window sits: the window opens at turn `turn` (a position
     counts turns), at native entry `entry` and at message `bone`.  A position's number is the provider's
@@ -264,7 +411,7 @@ def _moved(violation: Violation, turn: int, entry: int, bone: int) -> Violation:
         [index + bone for index in violation.canonical_indices])
 
 
-_POSITION = re.compile(r"(messages\.\[|messages\[|message\[|messages\.)(\d+)")
+_POSITION = re.compile(r"(messages\.\[|messages\[|message\[|messages\.|contents\[)(\d+)")
 
 
 def _openai_duplicate(violation: Violation, native: list[int]) -> str:
@@ -273,18 +420,35 @@ def _openai_duplicate(violation: Violation, native: list[int]) -> str:
     return DUPLICATE.format(id=violation.call_ids[0], first=native[0], second=native[1])
 
 
+def _bedrock_expected(violation: Violation, native: list[int]) -> str:
+    from .bedrock import EXPECTED
+
+    return EXPECTED.format(index=native[0] + 1, ids=", ".join(violation.call_ids))
+
+
+def _bedrock_exceeds(violation: Violation, native: list[int]) -> str:
+    from .bedrock import EXCEEDS
+
+    return EXCEEDS.format(index=native[-1])
+
+
 _ERRORS: dict[tuple[str, str], Callable[[Violation, list[int]], str]] = {
     ("openai-chat", "duplicate_tool_call_id"): _openai_duplicate,  # "... in messages[{first}] and messages[{second}]."
+    ("bedrock", "tool_use_unanswered"): _bedrock_expected,  # "Expected toolResult blocks at messages.{index+1}..."
+    ("bedrock", "too_many_tool_results"): _bedrock_exceeds,  # "... at messages.{index}.content exceeds ..."
 }
 """The error texts, of the rules a window can meet, that name an index after the position: written again."""
 
-PROOFS: dict[str, tuple[str, Callable[[Sequence[Any]], Turns | None]]] = {
-    "anthropic": ("anthropic", anthropic_turns),
-    "openai-chat": ("openai-chat", _chat("openai-chat")),
-    "mistral": ("openai-chat", _chat("mistral")),
-    "deepseek": ("openai-chat", _chat("deepseek")),
+PROOFS: dict[str, tuple[str, Callable[[Sequence[Any]], Turns | None], bool]] = {
+    "anthropic": ("anthropic", anthropic_turns, True),
+    "openai-chat": ("openai-chat", _chat("openai-chat"), False),
+    "mistral": ("openai-chat", _chat("mistral"), False),
+    "deepseek": ("openai-chat", _chat("deepseek"), False),
+    "bedrock": ("bedrock", bedrock_turns, False),
+    "gemini": ("gemini", gemini_turns, False),
 }
-"""Each provider the windowed judgment serves: its native format and its proof."""
+"""Each provider the windowed judgment serves: its native format, its proof, and whether its positions count
+combined turns (Anthropic's `messages.N`) rather than native entries."""
 
 
 def judge_windowed(bones: Sequence[Any], provider: str, judge: Callable[[Any, str], list[Violation]]
@@ -295,7 +459,7 @@ def judge_windowed(bones: Sequence[Any], provider: str, judge: Callable[[Any, st
     served = PROOFS.get(provider)
     if served is None:
         return None
-    format, proof = served
+    format, proof, by_turn = served
     turns = proof(bones)
     if turns is None:
         return None
@@ -325,6 +489,6 @@ def judge_windowed(bones: Sequence[Any], provider: str, judge: Callable[[Any, st
         first = turns.bone[start]
         last = turns.bone[end] if end < count else len(bones)
         for violation in judge(write(bones[first:last]), provider):
-            found.append(_moved(violation, start, turns.entry[start], first))
+            found.append(_moved(violation, start if by_turn else turns.entry[start], turns.entry[start], first))
         turn = end
     return sort_violations(found)
