@@ -388,6 +388,63 @@ def gemini_turns(bones: Sequence[Any]) -> Turns | None:
     return turns
 
 
+def _responses(provider: str) -> Callable[[Sequence[Any]], Turns | None]:
+    """The proof for a Responses provider (`formats.skeleton._responses`: a message item per run of text, one
+    item per other part, an output per result).  Its rules pair calls and outputs across the whole request
+    (OpenAI: an output needs a call anywhere before it, a call an output anywhere after it), so no window
+    stands alone: the proof is whole or nothing.  Plain when every call is answered by the outputs right after
+    its message, exactly and in order, and (DeepSeek, whose outputs must follow the run of calls) the calls
+    close their message's items; then no rule fires and the verdict is empty.  Else None: judged whole."""
+    long = provider == "openai-responses"
+
+    def proof(bones: Sequence[Any]) -> Turns | None:
+        pending: list[Any] = _NONE
+        run: list[Any] | None = None
+        for bone in bones:
+            kind = bone[0]
+            if kind == "toolResult":
+                if run is None:
+                    if not pending:
+                        return None  # an output no call right before it answers
+                    run = []
+                run.append(bone[2])
+                continue
+            if run is not None:
+                if not _answers(pending, run) or (long and any(len(value) > 64 for value in run)):
+                    return None  # (OpenAI refuses a call_id over 64 characters)
+                pending, run = _NONE, None
+            elif pending:
+                return None  # calls no output answers right after them
+            content = bone[1]
+            if kind == OPAQUE:
+                if content[0] != "openai-responses":
+                    continue
+                return None
+            if kind != "assistant" or content is STRING:
+                continue
+            calls: list[Any] = _NONE
+            for part in content:
+                if type(part) is str:
+                    if calls is not _NONE and part != "image":  # an item after the calls (an image writes none)
+                        return None
+                elif part[0] == OPAQUE:
+                    if part[1] == "openai-responses":
+                        return None
+                else:
+                    if calls is _NONE:
+                        calls = []
+                    calls.append(part[0])
+            pending = calls
+        if run is not None:
+            if not _answers(pending, run) or (long and any(len(value) > 64 for value in run)):
+                return None
+        elif pending:
+            return None
+        return Turns()
+
+    return proof
+
+
 def _moved(violation: Violation, turn: int, entry: int, bone: int) -> Violation:
     """A violation found in a window, where the window sits: the window opens at turn `turn` (a position
     counts turns), at native entry `entry` and at message `bone`.  A position's number is the provider's
@@ -446,9 +503,14 @@ PROOFS: dict[str, tuple[str, Callable[[Sequence[Any]], Turns | None], bool]] = {
     "deepseek": ("openai-chat", _chat("deepseek"), False),
     "bedrock": ("bedrock", bedrock_turns, False),
     "gemini": ("gemini", gemini_turns, False),
+    "openai-responses": ("openai-responses", _responses("openai-responses"), False),
+    "deepseek-responses": ("openai-responses", _responses("deepseek-responses"), False),
 }
 """Each provider the windowed judgment serves: its native format, its proof, and whether its positions count
 combined turns (Anthropic's `messages.N`) rather than native entries."""
+
+WHOLE_OR_NOTHING = frozenset({"openai-responses", "deepseek-responses"})
+"""Providers whose proof shows a request plain whole or not at all (`_responses`): no window is judged."""
 
 
 def judge_windowed(bones: Sequence[Any], provider: str, judge: Callable[[Any, str], list[Violation]]
