@@ -128,6 +128,8 @@ def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
                         calls.append(part[0])
         entry += 1
         if calls:
+            if not ids and not all_anthropic_ids([value for value in calls if type(value) is str]):
+                return None  # the first calls' ids are refused already (ids from another provider)
             ids.extend(calls)
         if kind == role:  # combined into the last turn (user or assistant)
             if calls:
@@ -207,6 +209,8 @@ def _chat(provider: str) -> Callable[[Sequence[Any]], Turns | None]:
                             calls = []
                         calls.append(part[0])
                 if calls:
+                    if not calls_ids and not _ids_pass(provider, calls, []):
+                        return None  # the first calls' ids are refused already (ids from another provider)
                     calls_ids.extend(calls)
             flags.append(_USES if calls else 0)
             pending = calls
