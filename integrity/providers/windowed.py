@@ -63,7 +63,11 @@ DENSE = 4
 
 def _answers(calls: list[Any], run: list[Any]) -> bool:
     """Whether a run of results answers these calls plainly: exactly their ids, in order, each a string once."""
-    return run == calls and all(type(value) is str for value in calls) and len(set(calls)) == len(calls)
+    if run != calls:
+        return False
+    if len(calls) == 1:  # most turns make one call
+        return type(calls[0]) is str
+    return all(type(value) is str for value in calls) and len(set(calls)) == len(calls)
 
 
 def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
