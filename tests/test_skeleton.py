@@ -161,9 +161,10 @@ def _check_both(monkeypatch: pytest.MonkeyPatch, transcript_or_file: Any, **opti
                     return found
 
                 patch.setattr(pipeline, "skeleton_verdicts", counted)
-            else:  # the full requests: neither the pipeline's bones nor judge's skeleton
+            else:  # the full requests: neither the pipeline's bones nor judge's skeleton (whole or in windows)
                 patch.setattr(pipeline, "skeleton_verdicts", lambda *args, **kwargs: None)
                 patch.setattr(canonical, "skeleton_once", lambda *args, **kwargs: None)
+                patch.setattr(canonical, "_windowed", lambda *args, **kwargs: None)
             answers.append(pipeline.check_unit(transcript_or_file, now=ticks.__next__, **options))
     return answers[0], answers[1]
 
@@ -204,6 +205,7 @@ def test_the_inspectors_verdicts_are_the_same_with_and_without_the_skeleton(monk
         with_skeleton = judged_by_providers(analysis, PROVIDERS, now=lambda: 7)
         with monkeypatch.context() as patch:
             patch.setattr(canonical, "skeleton_once", lambda *args, **kwargs: None)
+            patch.setattr(canonical, "_windowed", lambda *args, **kwargs: None)
             without = judged_by_providers(analysis, PROVIDERS, now=lambda: 7)
         assert with_skeleton.verdicts == without.verdicts, name
         assert with_skeleton.report == without.report, name

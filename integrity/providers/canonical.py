@@ -80,6 +80,9 @@ def judge(
         return validate_native([], provider)  # raises the registry's unknown-provider error
     format = PROVIDER_FORMAT[provider]
     if transcript is None or transcript.format != format:  # the request is written afresh: its skeleton will do
+        windowed = _windowed(messages, provider, format, history, ids, requests)
+        if windowed is not None:
+            return in_context(windowed, transcript)
         written = skeleton_once(messages, format, requests)
         if written is not None:
             return in_context(judge_written(written, provider, history, ids), transcript)
@@ -93,6 +96,34 @@ def judge_written(written: tuple[list[Any], list[list[int]]], provider: str, his
     skeleton: integrity.formats.skeleton)."""
     native, sources = written
     return with_canonical_indices(validate_native(native, provider, history, ids=ids), sources)
+
+
+def _windowed(messages: list[Any], provider: str, format: str, history: bool, ids: bool,
+              requests: dict[Any, Any] | None) -> list[Violation] | None:
+    """The skeleton's verdict judged in windows (providers.windowed), or None (no proof serves the provider,
+    it does not apply, or no skeleton stands for the request).  Only for a stored history, with the id
+    rules: a request being sent is also judged on how it ends, which no window sees."""
+    from ..formats.skeleton import SKELETONS, stands_for
+    from .windowed import PROOFS, judge_windowed
+
+    if not (history and ids) or provider not in PROOFS or format not in SKELETONS:
+        return None
+    bones, hinted = _bones_once(messages, requests)
+    if not stands_for(hinted, format):
+        return None
+    return judge_windowed(bones, provider, lambda request, name: judge_written(request, name, True, True))
+
+
+def _bones_once(messages: list[Any], requests: dict[Any, Any] | None) -> tuple[list[Any], set[str]]:
+    """all_bones of the messages, read once per list in a round of checks (`requests`)."""
+    from ..formats.skeleton import all_bones
+
+    if requests is None:
+        return all_bones(messages)
+    read = requests.get(("bones", id(messages)))
+    if read is None or read[0] is not messages:  # the list itself is kept, so its id cannot be reused
+        read = requests[("bones", id(messages))] = (messages, _bones_reusing(messages, requests))
+    return cast("tuple[list[Any], set[str]]", read[1])
 
 
 def skeleton_once(messages: list[Any], format: str, requests: dict[Any, Any] | None
@@ -111,10 +142,7 @@ def skeleton_once(messages: list[Any], format: str, requests: dict[Any, Any] | N
     key = ("skeleton", id(messages), format)
     kept = requests.get(key)
     if kept is None or kept[0] is not messages:  # the list itself is kept, so its id cannot be reused
-        read = requests.get(("bones", id(messages)))
-        if read is None or read[0] is not messages:
-            read = requests[("bones", id(messages))] = (messages, _bones_reusing(messages, requests))
-        bones, hinted = read[1]
+        bones, hinted = _bones_once(messages, requests)
         written = writer(bones) if stands_for(hinted, format) else None
         kept = requests[key] = (messages, written)
     return cast("tuple[list[Any], list[list[int]]] | None", kept[1])
