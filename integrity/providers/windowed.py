@@ -325,33 +325,30 @@ def bedrock_turns(bones: Sequence[Any]) -> Turns | None:
 
 def gemini_turns(bones: Sequence[Any]) -> Turns | None:
     """Gemini's turns of the skeleton `formats.skeleton._GEMINI` writes (a run of results one user content,
-    system messages hoisted; consecutive contents of one role, `model` or `user`, one turn), flagged bad unless
-    plainly legal: a model turn with calls right after a user turn and followed by a turn of as many
-    responses, and that turn; any other turn without calls or responses.  Gemini pairs by count, so ids do
-    not matter.  None for a Gemini entry or part as recorded (judged whole)."""
+    system messages hoisted; consecutive contents of one role, `model` or `user`, one turn: so the turns
+    alternate), flagged bad unless plainly legal: a model turn with calls after a user turn and followed by a
+    turn of as many responses, and that turn; any other turn without calls or responses.  Gemini pairs by
+    count, so ids do not matter.  None for a Gemini entry or part as recorded (judged whole)."""
     turns = Turns()
     starts, entries, flags = turns.bone, turns.entry, turns.flags
-    roles: list[str] = []
-    calls_of: list[int] = []  # per turn: how many calls, how many responses
-    responses_of: list[int] = []
+    role: Any = None  # the role of the turn being read
+    count = 0  # its calls (a model turn) or responses (a user turn)
+    calls_before = 0  # the calls of the model turn before the user turn being read
     entry = -1
     in_run = False
     for index, bone in enumerate(bones):
         kind = bone[0]
         if kind == "toolResult":
-            if in_run:
-                responses_of[-1] += 1
-                continue
-            in_run = True
-            entry += 1
-            if roles and roles[-1] == "user":
-                responses_of[-1] += 1
-                continue
-            starts.append(index)
-            entries.append(entry)
-            roles.append("user")
-            calls_of.append(0)
-            responses_of.append(1)
+            if not in_run:
+                in_run = True
+                entry += 1
+                if role != "user":
+                    calls_before = _close_model(flags, role, count)
+                    starts.append(index)
+                    entries.append(entry)
+                    flags.append(0)
+                    role, count = "user", 0
+            count += 1
             continue
         in_run = False
         if kind in SYSTEM_ROLES:
@@ -371,29 +368,44 @@ def gemini_turns(bones: Sequence[Any]) -> Turns | None:
                     elif kind == "assistant":
                         calls += 1
         entry += 1
-        role = "model" if kind == "assistant" else "user"
-        if roles and roles[-1] == role:
-            calls_of[-1] += calls
+        turn_role = "model" if kind == "assistant" else "user"
+        if turn_role == role:
+            count += calls
             continue
+        if role == "user":
+            _close_user(flags, count, calls_before)
+        elif role == "model":
+            calls_before = _close_model(flags, role, count)
         starts.append(index)
         entries.append(entry)
-        roles.append(role)
-        calls_of.append(calls)
-        responses_of.append(0)
-    count = len(roles)
-    for turn in range(count):
-        calls = calls_of[turn]
-        responses = responses_of[turn]
-        if calls:  # read with the turns before and after it
-            after = responses_of[turn + 1] if turn + 1 < count else 0
-            plain = turn > 0 and (roles[turn - 1] == "user" or responses_of[turn - 1] > 0) \
-                and responses + after == calls
-            flags.append(_USES | _RESULTS | (0 if plain else _BAD))
-        elif responses:  # read with the turn before it
-            flags.append(_RESULTS | (0 if turn > 0 and calls_of[turn - 1] else _BAD))
-        else:
-            flags.append(0)
+        flags.append(0)
+        role, count = turn_role, calls
+    if role == "user":
+        _close_user(flags, count, calls_before)
+    elif role == "model" and count:
+        flags[-1] |= _USES | _RESULTS | _BAD  # calls the request ends on: no responses follow
     return turns
+
+
+def _close_model(flags: list[int], role: Any, calls: int) -> int:
+    """A model turn ends (role: the turn's, None before the first); its calls, read with the turns around it
+    (a model turn with calls opening the request is bad), are paired when the user turn after it ends."""
+    if role == "model" and calls:
+        flags[-1] |= _USES | _RESULTS | (_BAD if len(flags) == 1 else 0)
+        return calls
+    return 0
+
+
+def _close_user(flags: list[int], responses: int, calls: int) -> None:
+    """A user turn ends: as many responses as the model turn before it made calls is plain; responses after a
+    turn without calls, or a count that differs, are not (the call turn is then bad; it reads this one)."""
+    if calls:
+        if responses != calls:
+            flags[-2] |= _BAD
+        if responses:
+            flags[-1] |= _RESULTS
+    elif responses:
+        flags[-1] |= _RESULTS | _BAD
 
 
 def _responses(provider: str) -> Callable[[Sequence[Any]], Turns | None]:
