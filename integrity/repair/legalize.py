@@ -77,13 +77,16 @@ def _transparent(rules: RoleRules) -> set[int]:
 
 
 def _kind(light: LightTranscript, entry: ViewEntry) -> int:
-    if isinstance(entry, Synthesized):
+    if type(entry) is int:  # most of a view: a durable message as it is
+        index = entry
+    elif isinstance(entry, Synthesized):
         return RESULT
-    if isinstance(entry, SynthesizedTurn):
+    elif isinstance(entry, SynthesizedTurn):
         return USER if entry.role == "user" else ASSISTANT
-    if isinstance(entry, Merged):
+    elif isinstance(entry, Merged):
         return _kind(light, entry.entries[-1])
-    index = member_index(entry)
+    else:
+        index = member_index(entry)
     if index in light.result_keys:
         return RESULT
     if index in light.frames:
