@@ -83,8 +83,9 @@ def test_providers_without_a_proof_are_judged_whole() -> None:
 
 GOOD = ["call00001", "call00002", "call00003", "call00004", "null"]
 """Few ids, so they repeat, each one every provider here takes ("null" only as Mistral's call id)."""
-IDS = st.sampled_from([*GOOD, "bad id", "", "a" * 41, 5])
-"""And ids some provider refuses: a space, empty, too long, a number."""
+IDS = st.sampled_from([*GOOD, "bad id", "", "a" * 41, 5, "messages[1]", "input[2].call_id"])
+"""And ids some provider refuses (a space, empty, too long, a number), and ids that look like positions (an
+error text naming such an id must keep it as it is when its window moves)."""
 
 
 @st.composite
