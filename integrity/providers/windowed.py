@@ -174,6 +174,7 @@ def _chat(provider: str) -> Callable[[Sequence[Any]], Turns | None]:
         pending: list[Any] = _NONE  # the calls of the message before the run of tool messages (if any)
         run: list[Any] | None = None
         opened = -1  # the first tool message of that run
+        once: set[Any] | None = set() if provider == "deepseek" else None  # DeepSeek's ids, as it reads them
         for index, bone in enumerate(bones):
             kind = bone[0]
             if kind == OPAQUE:
@@ -186,6 +187,11 @@ def _chat(provider: str) -> Callable[[Sequence[Any]], Turns | None]:
             if kind == "toolResult":
                 value = bone[2]
                 results.append(value)
+                if once is not None:  # an id met twice anywhere is refused: judged whole, known at once
+                    read = value if type(value) is str else ""
+                    if read in once:
+                        return None
+                    once.add(read)
                 flags.append(_USES | _RESULTS)  # a tool message is read with the message after it
                 if run is None:
                     run, opened = [value], turn
@@ -243,10 +249,7 @@ def _ids_pass(provider: str, calls: list[Any], results: list[Any]) -> bool:
             [value for value in results if type(value) is str]
         joined = "\n".join(values)
         return not values or (joined.count("\n") == len(values) - 1 and _MISTRAL_IDS.fullmatch(joined) is not None)
-    if provider == "deepseek":  # every result's id read as DeepSeek reads it ("" when not a string), once
-        read = [value if type(value) is str else "" for value in results]
-        return len(set(read)) == len(read)
-    return True
+    return True  # (DeepSeek's one rule on ids, a result id met twice, is read as the proof goes)
 
 
 def bedrock_turns(bones: Sequence[Any]) -> Turns | None:
