@@ -266,3 +266,60 @@ def test_a_logged_repair_takes_the_pipeline(caplog: Any) -> None:
     assert out == RequestGuard("test", logger=QUIET).guard_objects(entries, "openai-responses", list,
                                                                     "openai-responses", None)
     assert "receipts_synthesized=1" in caplog.text or "synthesized" in caplog.text
+
+
+def pydantic_ai_messages(history: list[Item], system: bool) -> list[Any]:
+    """The abstract history as a pydantic-ai agent records it (ModelRequests and ModelResponses)."""
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        SystemPromptPart,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    out: list[Any] = []
+    names: dict[str, str] = {}
+    for item in history:
+        if item[0] == "user":
+            first = [SystemPromptPart(content="be brief")] if system and not out else []
+            out.append(ModelRequest(parts=[*first, UserPromptPart(content=item[1])]))
+        elif item[0] == "answer":
+            out.append(ModelResponse(parts=[TextPart(content=item[1])]))
+        elif item[0] == "assistant":
+            names.update(item[2])
+            out.append(ModelResponse(parts=[*([TextPart(content=item[1])] if item[1] else []), *(
+                ToolCallPart(tool_name=name, args='{"q": 1}', tool_call_id=call_id) for call_id, name in item[2])]))
+        else:
+            out.append(ModelRequest(parts=[ToolReturnPart(tool_name=names.get(r, "lookup"), content="ok",
+                                                          tool_call_id=r) for r in item[1]]))
+    return out
+
+
+@settings(max_examples=120, deadline=None)
+@given(history=histories(), target=st.sampled_from(TARGETS), system=st.booleans())
+def test_pydantic_ai_messages_repaired_directly_are_the_pipelines(history: list[Item], target: str | None,
+                                                                 system: bool) -> None:
+    from integrity.guards.pydantic_ai import ToolCallIntegrityProcessor
+
+    messages = pydantic_ai_messages(history, system)
+    reports: list[Any] = []
+    quiet = ToolCallIntegrityProcessor(provider=target, logger=QUIET).repaired_messages(messages)
+    full = ToolCallIntegrityProcessor(provider=target, logger=QUIET, on_report=reports.append).repaired_messages(
+        messages)
+    assert quiet == full
+    assert same_objects(quiet, messages) == same_objects(full, messages)
+
+
+def test_pydantic_ais_common_defects_take_the_direct_repair() -> None:
+    from integrity.guards._fast import HealthyMemo
+    from integrity.guards.pydantic_ai import OBJECTS, ToolCallIntegrityProcessor
+
+    messages = pydantic_ai_messages(BENCH_SHAPE, True)
+    healthy, cut, before = HealthyMemo().scan(messages, OBJECTS, "anthropic")
+    assert not healthy and native_repair(messages, cut, before, OBJECTS, "pydantic-ai", "anthropic", None)
+    quiet = ToolCallIntegrityProcessor(provider="anthropic", logger=QUIET).repaired_messages(messages)
+    assert quiet == ToolCallIntegrityProcessor(provider="anthropic", logger=QUIET, on_report=print).repaired_messages(
+        messages)

@@ -153,12 +153,12 @@ def _langchain_receipt(call: Call) -> Any:
                                      "artifact": None, "status": "error"}}
 
 
-def _anthropic_receipts(calls: list[Call]) -> Any:
+def _anthropic_receipts(calls: list[Call], turn: Any) -> Any:
     return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": _TEXT,
                                          "is_error": True} for call_id, _ in calls]}
 
 
-def _gemini_receipts(calls: list[Call]) -> Any:
+def _gemini_receipts(calls: list[Call], turn: Any) -> Any:
     return {"role": "user", "parts": [{"functionResponse": {"name": name, "response": {"error": _TEXT}}}
                                       if call_id[:1] == IDLESS else
                                       {"functionResponse": {"id": call_id, "name": name, "response": {"error": _TEXT}}}
@@ -168,18 +168,23 @@ def _gemini_receipts(calls: list[Call]) -> Any:
 _ONE_RECEIPT: dict[str, Callable[[Call], Any]] = {
     "openai-chat": _chat_receipt, "openai-responses": _responses_receipt, "langchain": _langchain_receipt}
 """Formats with one entry per result: the receipt entry for one call, in the written format."""
-_GROUPED_RECEIPTS: dict[str, Callable[[list[Call]], Any]] = {"anthropic": _anthropic_receipts,
-                                                              "gemini": _gemini_receipts}
-"""Formats grouping a turn's results in one message: the receipts message for a turn's calls."""
+_GROUPED_RECEIPTS: dict[str, Callable[[list[Call], Any], Any]] = {"anthropic": _anthropic_receipts,
+                                                                   "gemini": _gemini_receipts}
+"""Formats grouping a turn's results in one message: the receipts message for a turn's calls (and the
+assistant entry that made them), in the written format."""
+_ENTRIES: dict[str, Callable[[Any], Any]] = {}
+"""Readers of one entry a guard module registers for objects the quick pass reads with a pass of its own
+(integrity.guards.pydantic_ai), with `_CALLS` and `_GROUPED_RECEIPTS` entries beside them."""
 
 
 class _Turn:
     """An assistant turn being read: its calls in order, the results kept for them (per-result formats:
     call id -> the entry; grouped: the one results message), and the ids answered so far."""
 
-    __slots__ = ("answered", "at", "calls", "kept", "message")
+    __slots__ = ("answered", "at", "calls", "entry", "kept", "message")
 
-    def __init__(self) -> None:
+    def __init__(self, entry: Any) -> None:
+        self.entry = entry  # the assistant entry that made the calls
         self.calls: list[Call] = []
         self.kept: dict[str, Any] = {}
         self.message: Any = None
@@ -195,7 +200,7 @@ def native_repair(listed: Sequence[Any], cut: int, before: Sequence[str], object
     `before`), when the direct repair answers it (see the module); None when the full pipeline must.
     New entries are written in `format` (the format the runtime's entries are read as) and made the
     runtime's objects by `build`, as the guard makes those the engine writes."""
-    read, names = _READERS.get(objects_format), _CALLS.get(objects_format)
+    read, names = _READERS.get(objects_format) or _ENTRIES.get(objects_format), _CALLS.get(objects_format)
     one, grouped = _ONE_RECEIPT.get(format), _GROUPED_RECEIPTS.get(format)
     if read is None or names is None or (one is None and grouped is None) or target not in FAST_TARGETS:
         return None
@@ -211,7 +216,7 @@ def native_repair(listed: Sequence[Any], cut: int, before: Sequence[str], object
 
 def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_format: str, target: str | None,
             read: Callable[[Any], Any], names: Callable[[Any], list[str]], one: Callable[[Call], Any] | None,
-            grouped: Callable[[list[Call]], Any] | None, build: Callable[[Any], Any] | None
+            grouped: Callable[[list[Call], Any], Any] | None, build: Callable[[Any], Any] | None
             ) -> tuple[list[Any], frozenset[str]]:
     rows = []
     called: set[str] = set()  # every call id of the window (with ids)
@@ -259,7 +264,7 @@ def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_fo
             if turn.message is not None:
                 out.append(turn.message)
                 return False
-            out.append(new(grouped(turn.calls)))
+            out.append(new(grouped(turn.calls, turn.entry)))
             return True
         assert one is not None
         made = False
@@ -306,7 +311,7 @@ def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_fo
                 raise _Bail
             if calls:
                 if turn is None:
-                    turn = _Turn()
+                    turn = _Turn(entry)
                 turn.calls.extend(calls)
             out.append(entry)
             continue
@@ -324,7 +329,7 @@ def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_fo
             if last not in ("user", "results") or empty:
                 raise _Bail
             if calls:
-                turn = _Turn()
+                turn = _Turn(entry)
                 turn.calls.extend(calls)
             last = "assistant"
         elif role == "user":
