@@ -79,7 +79,27 @@ def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool,
     if target not in FAST_TARGETS or not _has_pass(format):
         return False, 0, []
     state = _State(target, format)
-    return _answer(_walk(entries, 0, format, state), state)
+    return _answer(_whole(entries, format, state)[0], state)
+
+
+def _whole(entries: Iterable[Any], format: str, state: _State, key: Sequence[Any] | None = None
+           ) -> tuple[bool, Sequence[Any] | None]:
+    """A whole pass from a fresh `state`, and the key of the entries when it took one: google.genai Contents
+    are read once, into their key (`_content_key`), and the pass answered from it (`_contents.scan_contents`)
+    when it can; key: the entries' key, when the caller has it."""
+    if format == "gemini-objects" and isinstance(entries, Sequence):
+        from ._contents import scan_contents
+
+        if key is None:
+            try:
+                key = _content_key(entries)
+            except (AttributeError, TypeError):
+                key = None
+        if key is not None:
+            answer = scan_contents(tuple(key), state)
+            if answer is not None:  # (None: the state is as it was given)
+                return answer, key
+    return _walk(entries, 0, format, state), key
 
 
 def _has_pass(format: str) -> bool:
@@ -258,10 +278,11 @@ class HealthyMemo:
     is always read as what it is.
     """
 
-    __slots__ = ("_last", "_lock", "_repaired", "repeated", "resumed")
+    __slots__ = ("_last", "_lock", "_repaired", "_scanned", "repeated", "resumed")
 
     def __init__(self) -> None:
         self._last: tuple[str, str | None, int, Sequence[Any], _State] | None = None
+        self._scanned: tuple[Sequence[Any], Sequence[Any]] | None = None  # the last request found broken, its key
         self._repaired: tuple[str, str | None, int, Sequence[Any], _State, list[Any], Any] | None = None
         self._lock = threading.Lock()
         self.resumed = 0
@@ -301,7 +322,9 @@ class HealthyMemo:
                     self.resumed += 1
                     return self._resumed(last, entries, key)
         state = _State(target, format)  # a whole pass: a state of its own, outside the lock
-        if not _walk(entries, 0, format, state):
+        healthy, key = _whole(entries, format, state, key)
+        if not healthy:
+            self._scanned = (entries, key) if key is not None else None  # for `remember`, if it is repaired
             return _answer(False, state)
         self._last = (format, target, len(entries), key if key is not None else _key(format, entries), state)
         return True, 0, []
@@ -382,8 +405,11 @@ class HealthyMemo:
         if not _walk(piece, len(prefix), written, state):
             return
         state.known.update(ids)  # after the pass: the answer's own calls are among them
+        scanned, self._scanned = self._scanned, None
+        key = scanned[1] if scanned is not None and len(scanned[0]) == len(entries) and all(
+            map(operator.is_, scanned[0], entries)) else _key(format, entries)  # the key the quick pass took
         with self._lock:
-            self._repaired = (format, target, len(entries), _key(format, entries), state, list(answer), said)
+            self._repaired = (format, target, len(entries), key, state, list(answer), said)
 
 
 def _new_ids(calls: tuple[str, ...], state: _State) -> bool:
