@@ -10,7 +10,8 @@ and texts are checked over columns (map, compress, set: C loops).  It answers ex
 answers and leaves the state the pass leaves (the cut, the call ids before it; when healthy, every call
 id and the last role), or None for what it does not read column-wise (a content of several parts, an
 id that is not a string, calls with ids and calls without in one request): the pass decides those.
-`tests/test_guard_fast.py` holds the two equal on generated contents, healthy and broken.
+`tests/test_guard_fast.py` holds the two equal on generated contents, healthy and broken.  Importing
+this module registers it with the quick pass (`_fast._COLUMNS`); the ADK guard does.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ._fast import _PLAIN_ID, IDLESS, _State
+from ._fast import _COLUMNS, _PLAIN_ID, IDLESS, _State
 
 _LETTERS: dict[tuple[Any, bool, bool], str] = {
     ("user", False, False): "U", ("model", False, False): "M", ("model", True, False): "C",
@@ -135,3 +136,6 @@ def _state(state: _State, letters: str, failed: int, ids: list[str], kind: str) 
     state.seen = list(ids) if failed == len(letters) else ids[:letters.count("C", 0, failed)]
     state.known = set(state.seen)
     state.kind = kind
+
+
+_COLUMNS["gemini-objects"] = scan_contents

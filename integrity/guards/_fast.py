@@ -85,18 +85,18 @@ def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool,
 def _whole(entries: Iterable[Any], format: str, state: _State, key: Sequence[Any] | None = None
            ) -> tuple[bool, Sequence[Any] | None]:
     """A whole pass from a fresh `state`, and the key of the entries when it took one: google.genai Contents
-    are read once, into their key (`_content_key`), and the pass answered from it (`_contents.scan_contents`)
-    when it can; key: the entries' key, when the caller has it."""
-    if format == "gemini-objects" and isinstance(entries, Sequence):
-        from ._contents import scan_contents
-
+    are read once, into their key (`_content_key`), and the pass answered from it by the column-wise pass
+    registered for the format (`_COLUMNS`: integrity.guards._contents, which the ADK guard imports) when it
+    can; key: the entries' key, when the caller has it."""
+    columns = _COLUMNS.get(format)
+    if columns is not None and isinstance(entries, Sequence):
         if key is None:
             try:
                 key = _content_key(entries)
             except (AttributeError, TypeError):
                 key = None
         if key is not None:
-            answer = scan_contents(tuple(key), state)
+            answer = columns(tuple(key), state)
             if answer is not None:  # (None: the state is as it was given)
                 return answer, key
     return _walk(entries, 0, format, state), key
@@ -956,5 +956,8 @@ _WALKERS: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {
     "openai-responses": _walk_responses, "langchain-objects": _walk_langchain, "openai-chat": _walk_chat,
     "gemini-objects": _walk_gemini_objects}
 """Formats whose pass is written out (`_walk_general` reads every other format through its reader)."""
+_COLUMNS: dict[str, Callable[[tuple[Any, ...], _State], bool | None]] = {}
+"""Passes answering from a request's key (`_KEYS`) instead of its entries, registered by the module that
+writes them (integrity.guards._contents); None: the written-out pass decides."""
 _PASSES: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {}
 """Passes a guard module registers for objects no per-entry reader reads (integrity.guards.pydantic_ai)."""

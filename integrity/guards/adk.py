@@ -30,6 +30,7 @@ from google.adk.flows.llm_flows.functions import AF_FUNCTION_CALL_ID_PREFIX
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
+from . import _contents  # noqa: F401 - registers the column-wise quick pass over Contents
 from ._core import GuardMode, GuardReport, RequestGuard
 from ._fast import HealthyMemo
 
