@@ -323,3 +323,30 @@ def test_pydantic_ais_common_defects_take_the_direct_repair() -> None:
     quiet = ToolCallIntegrityProcessor(provider="anthropic", logger=QUIET).repaired_messages(messages)
     assert quiet == ToolCallIntegrityProcessor(provider="anthropic", logger=QUIET, on_report=print).repaired_messages(
         messages)
+
+
+def test_an_adk_and_a_pydantic_ai_report_asked_later_are_the_pipelines() -> None:
+    """As test_a_report_asked_later_is_the_pipelines, through the ADK and pydantic-ai guards (their repairs are
+    remembered as the runtime's objects; the report, asked at the next call, is the pipeline's)."""
+    from google.genai import types
+
+    from integrity.guards.adk import ToolCallIntegrityPlugin
+    from integrity.guards.pydantic_ai import ToolCallIntegrityProcessor
+
+    contents = [types.Content.model_validate(entry) for entry in render(BENCH_SHAPE, "gemini", False)]
+    messages = pydantic_ai_messages(BENCH_SHAPE, True)
+    cases = [(ToolCallIntegrityPlugin, lambda guard, request: guard.repaired_contents(request, "gemini-2.5-flash"),
+              contents, contents + [types.Content(role="model", parts=[types.Part(text="fine")])]),
+             (lambda **options: ToolCallIntegrityProcessor(provider="anthropic", **options),
+              lambda guard, request: guard.repaired_messages(request), messages,
+              messages + pydantic_ai_messages([("answer", "fine")], False))]
+    for make, send, request, grown in cases:
+        guard = make(logger=QUIET)
+        assert send(guard, request) is not None
+        reports: list[Any] = []
+        guard.guard.on_report = reports.append
+        again = send(guard, grown)
+        assert guard.memo.repeated == 1
+        expected: list[Any] = []
+        assert again == send(make(logger=QUIET, on_report=expected.append), grown)
+        assert reports[0].line() == expected[0].line() and reports[0].counts == expected[0].counts
