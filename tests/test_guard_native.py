@@ -350,3 +350,35 @@ def test_an_adk_and_a_pydantic_ai_report_asked_later_are_the_pipelines() -> None
         expected: list[Any] = []
         assert again == send(make(logger=QUIET, on_report=expected.append), grown)
         assert reports[0].line() == expected[0].line() and reports[0].counts == expected[0].counts
+
+
+SHAPES = {
+    "a stray between a turn's results": [("user", "q"), ("assistant", "", [("a", "f"), ("b", "g")]), ("results", ["a"]),
+                                         ("results", ["stray"]), ("results", ["b"]), ("user", "go")],
+    "a stray before a turn's results": [("user", "q"), ("assistant", "", [("a", "f"), ("b", "g")]),
+                                        ("results", ["stray"]), ("results", ["a", "b"]), ("user", "go")],
+    "a repeat between a turn's results": [("user", "q"), ("assistant", "", [("a", "f"), ("b", "g")]),
+                                          ("results", ["a"]), ("results", ["a"]), ("results", ["b"]), ("user", "go")],
+    "a stray after the answer": [("user", "q"), ("assistant", "", [("a", "f")]), ("results", ["a"]),
+                                 ("answer", "x"), ("results", ["stray"]), ("user", "go")],
+    "a stray after a user turn": [("user", "q"), ("results", ["stray"]), ("assistant", "", [("a", "f")]),
+                                  ("results", ["a"]), ("user", "go")],
+    "a dangling call before the user's next turn": [
+        ("user", "q"), ("assistant", "", [("a", "f")]), ("user", "go"), ("assistant", "", [("b", "f")]),
+        ("results", ["b"]), ("answer", "k"), ("user", "go2")],
+    "the first of two calls answered, after a healthy exchange": [
+        ("user", "q"), ("assistant", "", [("a", "f")]), ("results", ["a"]), ("answer", "x"), ("user", "q2"),
+        ("assistant", "", [("b", "f"), ("c", "g")]), ("results", ["c"]), ("answer", "y"), ("user", "go")],
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("format", (*FORMATS, "gemini idless"))
+def test_hand_made_broken_shapes_are_sent_as_the_pipeline_sends_them(shape: str, format: str) -> None:
+    idless = format == "gemini idless"
+    format = "gemini" if idless else format
+    entries = render(SHAPES[shape], format, True, idless)
+    for target in TARGETS:
+        quiet, full, _ = both(entries, format, lambda part: list(part), format, target)
+        assert quiet == full, (target, entries)
+        assert same_objects(quiet, entries) == same_objects(full, entries)
