@@ -21,7 +21,10 @@ repeated), the best of `runs` timings of:
                 adk-gemini: the same toward a Gemini model, where ADK strips its own "adk-" call ids
                 from every request (new call and response objects, without ids);
   share         guard / building, for both (the target is at most 5%);
-  repair        the guard on the same history broken near the end (a dangling call and a stray result);
+  repair        the guard on the same history broken near the end (a dangling call and a stray result),
+                nothing remembered (the first model call on it); the guards run as by default (mode
+                "repair", no on_report, their INFO log line not logged), so the direct repair answers it
+                (integrity/guards/_native.py) and the engine's report is not built;
   sanitizer     the runtime's own tool-history sanitizer on that broken history and on the healthy one,
                 where it has one: the Agents SDK's `drop_orphan_function_calls` then
                 `deduplicate_input_items_preferring_latest`, LiteLLM's

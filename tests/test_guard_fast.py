@@ -433,3 +433,40 @@ def test_a_guard_holding_a_memo_can_be_copied_and_pickled() -> None:
     for other in (copy.deepcopy(memo), copy.copy(memo), pickle.loads(pickle.dumps(memo))):
         assert other is not memo and other.resumed == 0
         assert other.healthy(entries, "openai-chat", "anthropic") and other.resumed == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(history=turns(), system=st.booleans(), trailing=st.booleans(), odd=st.integers(0, 14),
+       where=st.integers(0, 40), idless=st.booleans(), mixed=st.booleans())
+def test_contents_read_column_wise_answer_as_the_pass(history: list[Turn], system: bool, trailing: bool, odd: int,
+                                                     where: int, idless: bool, mixed: bool) -> None:
+    """`_contents.scan_contents` (ADK's requests read whole, from their key) answers what the written-out pass
+    over the Contents answers, with the same cut and call ids before it, and when healthy leaves the same
+    state; with an odd content put in now and then, and calls with ids after calls without (mixed)."""
+    from google.genai import types
+
+    from integrity.guards._contents import scan_contents
+    from integrity.guards._fast import _content_key, _State, _walk_gemini_objects
+
+    entries = render(history, "gemini", system, trailing, idless)
+    if mixed:
+        entries += render(history[:1], "gemini", False, False, not idless)
+    contents = [types.Content.model_validate(e) for e in entries]
+    extra = [e for e in odd_entries()["gemini-objects"] if isinstance(e, types.Content)] + [
+        types.Content(role="model", parts=[types.Part(text="  ")]),
+        types.Content(role="user", parts=[types.Part(text="x", inline_data=types.Blob(data=b"1", mime_type="a"))])]
+    if odd < len(extra):
+        contents.insert(where % (len(contents) + 1), extra[odd])
+    if not contents:
+        return
+    for target in FAST_TARGETS:
+        fast, slow = _State(target, "gemini-objects"), _State(target, "gemini-objects")
+        answer = scan_contents(tuple(_content_key(contents)), fast)
+        walked_answer = _walk_gemini_objects(contents, 0, slow)
+        if answer is None:
+            assert fast.seen == [] and fast.cut == 0  # left as it was: the pass reads them
+            continue
+        assert (answer, fast.cut, fast.seen[:fast.cut_ids]) == (walked_answer, slow.cut, slow.seen[:slow.cut_ids])
+        if answer:
+            assert (fast.cut_ids, fast.seen, fast.known, fast.open_calls, fast.last, fast.kind) == (
+                slow.cut_ids, slow.seen, slow.known, slow.open_calls, slow.last, slow.kind)

@@ -186,13 +186,28 @@ def _reuses(messages: list[Any], ids: set[str]) -> bool:
     return False
 
 
-@dataclass(frozen=True)
 class _Checked:
     """What the full check found in the part of a request it read: its result, and every call and result id
-    in that part (what HealthyMemo.remember must know of it, the ids the repair dropped too)."""
+    in that part (what HealthyMemo.remember must know of it, the ids the repair dropped too).
 
-    result: CheckResult
-    ids: frozenset[str]
+    A repair made without the pipeline (`_native`, when nothing asks for the report) carries `full` instead
+    of the result: the pipeline's check of the same part, run the first time the result is asked for (a
+    later request answered from the memo whose report is logged or handed to on_report)."""
+
+    __slots__ = ("_full", "_result", "ids")
+
+    def __init__(self, result: CheckResult | None, ids: frozenset[str],
+                 full: Callable[[], CheckResult] | None = None) -> None:
+        self._result = result
+        self._full = full
+        self.ids = ids
+
+    @property
+    def result(self) -> CheckResult:
+        if self._result is None:
+            assert self._full is not None
+            self._result, self._full = self._full(), None
+        return self._result
 
 
 def _ids(messages: list[Any]) -> frozenset[str]:
@@ -297,6 +312,18 @@ class RequestGuard:
 
         if not self.window:
             cut, before_cut = 0, []
+        if self._quiet():  # nothing asks for the engine's report: the common defects are repaired directly
+            from ._native import native_repair
+
+            quick = native_repair(listed, cut, before_cut, objects_format, format, target, build)
+            if quick is not None:
+                out, rest, ids = quick
+                checked = _Checked(None, ids, functools.partial(self._result_of, listed, dump, format, target, cut,
+                                                                before_cut))
+                if memo is not None:
+                    memo.remember(listed, objects_format, target, out, (listed[:cut], before_cut if cut else []),
+                                  (rest, objects_format), ids, checked)
+                return self._sent(len(listed), target, (cut, checked, out))
         found = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
         if found is not None and (written := found[2]) is not None:
             start, checked, _ = found
@@ -343,11 +370,13 @@ class RequestGuard:
         if found is None:
             return None
         _, checked, out = found
-        result = checked.result
         applied = self.mode == "repair" and out is not None
+        level = logging.INFO if applied or out is None else logging.WARNING
+        if applied and self.on_report is None and not self.logger.isEnabledFor(level):
+            return out  # no one to report to, no error to raise: the report is not built
+        result = checked.result
         report = GuardReport(self.runtime, target, str(result.status), result, count,
                              len(out) if out is not None else count, applied)
-        level = logging.INFO if applied or out is None else logging.WARNING
         if self.logger.isEnabledFor(level):
             self.logger.log(level, report.line())
         if self.on_report is not None:
@@ -355,6 +384,18 @@ class RequestGuard:
         if self.mode == "raise":
             raise ToolCallIntegrityError(report)
         return out if applied else None
+
+    def _quiet(self) -> bool:
+        """Whether nothing asks for the engine's report of a repaired request: mode "repair" (nothing to raise),
+        no on_report, and the guard's log line (INFO) not logged."""
+        return self.mode == "repair" and self.on_report is None and not self.logger.isEnabledFor(logging.INFO)
+
+    def _result_of(self, listed: list[Any], dump: Callable[[list[Any]], list[Any]], format: str, target: str | None,
+                   cut: int, before_cut: list[str]) -> CheckResult:
+        """The pipeline's check of the request `listed` (the runtime's objects, `dump` turning them into
+        `format`), as guard_objects runs it: from the quick pass's cut on (see _repaired)."""
+        return self._checked(listed[:cut] + dump(listed[cut:]), format, target, cut, before_cut,
+                             lambda: dump(listed))[3]
 
     def _repaired(self, listed: list[Any], format: str, target: str | None, start: int, before: list[str],
                   whole: Callable[[], list[Any]]) -> tuple[int, _Checked | None, list[Any] | None]:
@@ -367,6 +408,15 @@ class RequestGuard:
         checked instead: the strict policy numbers new ids by their place in the whole request (whole()
         gives it in `format`: listed's entries before `start` may be the runtime's own objects).
         """
+        start, transcript, part, result = self._checked(listed, format, target, start, before, whole)
+        if result.healthy:
+            return start, None, None
+        view = result.view if result.view is not None else transcript.messages
+        return start, _Checked(result, _ids(transcript.messages)), self._written(view, format, transcript, part)
+
+    def _checked(self, listed: list[Any], format: str, target: str | None, start: int, before: list[str],
+                 whole: Callable[[], list[Any]]) -> tuple[int, Any, list[Any], CheckResult]:
+        """(where the checked part starts, its transcript, its entries, the pipeline's result): see _repaired."""
         from .. import check, target_provider
         from ..formats import read_document
         from ..formats.container import Document
@@ -374,16 +424,13 @@ class RequestGuard:
         part = listed[start:]
         transcript = read_document(Document(part, [0] * len(part), "array"), f"<{self.runtime} request>", format)
         if start and before and _reuses(transcript.messages, set(before)):
-            return self._repaired(whole(), format, target, 0, [], whole)
+            return self._checked(whole(), format, target, 0, [], whole)
         # the view is planned for the provider the request is judged by: the one named, else the one its
         # format implies (an Anthropic-shaped request: Anthropic), as check decides (integrity.target_provider)
         result = check(transcript, provider=target_provider(transcript.format, target), policy=POLICY, depth="view")
         if start and result.report.summary.renamed:  # new ids are numbered by position in the whole request
-            return self._repaired(whole(), format, target, 0, [], whole)
-        if result.healthy:
-            return start, None, None
-        view = result.view if result.view is not None else transcript.messages
-        return start, _Checked(result, _ids(transcript.messages)), self._written(view, format, transcript, part)
+            return self._checked(whole(), format, target, 0, [], whole)
+        return start, transcript, part, result
 
     @staticmethod
     def _written(view: list[Any], format: str, transcript: Any, listed: list[Any]) -> list[Any] | None:

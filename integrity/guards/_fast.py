@@ -79,7 +79,27 @@ def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool,
     if target not in FAST_TARGETS or not _has_pass(format):
         return False, 0, []
     state = _State(target, format)
-    return _answer(_walk(entries, 0, format, state), state)
+    return _answer(_whole(entries, format, state)[0], state)
+
+
+def _whole(entries: Iterable[Any], format: str, state: _State, key: Sequence[Any] | None = None
+           ) -> tuple[bool, Sequence[Any] | None]:
+    """A whole pass from a fresh `state`, and the key of the entries when it took one: google.genai Contents
+    are read once, into their key (`_content_key`), and the pass answered from it by the column-wise pass
+    registered for the format (`_COLUMNS`: integrity.guards._contents, which the ADK guard imports) when it
+    can; key: the entries' key, when the caller has it."""
+    columns = _COLUMNS.get(format)
+    if columns is not None and isinstance(entries, Sequence):
+        if key is None:
+            try:
+                key = _content_key(entries)
+            except (AttributeError, TypeError):
+                key = None
+        if key is not None:
+            answer = columns(tuple(key), state)
+            if answer is not None:  # (None: the state is as it was given)
+                return answer, key
+    return _walk(entries, 0, format, state), key
 
 
 def _has_pass(format: str) -> bool:
@@ -258,10 +278,11 @@ class HealthyMemo:
     is always read as what it is.
     """
 
-    __slots__ = ("_last", "_lock", "_repaired", "repeated", "resumed")
+    __slots__ = ("_last", "_lock", "_repaired", "_scanned", "repeated", "resumed")
 
     def __init__(self) -> None:
         self._last: tuple[str, str | None, int, Sequence[Any], _State] | None = None
+        self._scanned: tuple[Sequence[Any], Sequence[Any]] | None = None  # the last request found broken, its key
         self._repaired: tuple[str, str | None, int, Sequence[Any], _State, list[Any], Any] | None = None
         self._lock = threading.Lock()
         self.resumed = 0
@@ -301,7 +322,9 @@ class HealthyMemo:
                     self.resumed += 1
                     return self._resumed(last, entries, key)
         state = _State(target, format)  # a whole pass: a state of its own, outside the lock
-        if not _walk(entries, 0, format, state):
+        healthy, key = _whole(entries, format, state, key)
+        if not healthy:
+            self._scanned = (entries, key) if key is not None else None  # for `remember`, if it is repaired
             return _answer(False, state)
         self._last = (format, target, len(entries), key if key is not None else _key(format, entries), state)
         return True, 0, []
@@ -382,8 +405,11 @@ class HealthyMemo:
         if not _walk(piece, len(prefix), written, state):
             return
         state.known.update(ids)  # after the pass: the answer's own calls are among them
+        scanned, self._scanned = self._scanned, None
+        key = scanned[1] if scanned is not None and len(scanned[0]) == len(entries) and all(
+            map(operator.is_, scanned[0], entries)) else _key(format, entries)  # the key the quick pass took
         with self._lock:
-            self._repaired = (format, target, len(entries), _key(format, entries), state, list(answer), said)
+            self._repaired = (format, target, len(entries), key, state, list(answer), said)
 
 
 def _new_ids(calls: tuple[str, ...], state: _State) -> bool:
@@ -836,89 +862,92 @@ def _walk_chat(entries: Iterable[Any], start: int, state: _State) -> bool:
 
 def _walk_gemini_objects(entries: Iterable[Any], start: int, state: _State) -> bool:
     """`_walk` for google.genai Contents, with `_gemini_object`, `_turn` and `_new_ids` written inline (the
-    same rules, answers and state; tests/test_guard_fast.py checks it against the general pass): ADK's
-    requests, whose new tail is read on every model call and whole on the first."""
+    same rules and answers; tests/test_guard_fast.py checks it against the general pass): ADK's requests,
+    whose new tail is read on every model call and whole on the first.  Each attribute is read once and a
+    content's parts are judged as they are read, by its role (a content failing half-way may leave its ids
+    in the state: a pass that fails is put back or dropped by its caller, and its cut is never past it)."""
     open_calls, last, kind = state.open_calls, state.last, state.kind
     known, seen, plain, idless = state.known, state.seen, _PLAIN_ID.match, state.idless
     try:
         for index, content in enumerate(entries, start):
-            calls: list[str] = []
-            results: list[str] = []
-            other = False
-            try:
-                role = content.role
-                parts = content.parts
-                if not parts:
-                    return False
-                for part in parts:
-                    call = part.function_call
-                    if call is not None:
-                        call_id = call.id
-                        if call_id is None:
-                            name = call.name
-                            call_id = IDLESS + name if isinstance(name, str) and name else None
-                        elif isinstance(call_id, str) and call_id[:1] == IDLESS:
-                            return False  # an id that reads as no id: the full check decides
-                        if role != "model" or not isinstance(call_id, str) or not call_id:
-                            return False
-                        calls.append(call_id)
-                        continue
-                    response = part.function_response
-                    if response is not None:
-                        response_id = response.id
-                        if response_id is None:
-                            name = response.name
-                            response_id = IDLESS + name if isinstance(name, str) and name else None
-                        elif isinstance(response_id, str) and response_id[:1] == IDLESS:
-                            return False
-                        if role != "user" or not isinstance(response_id, str):
-                            return False
-                        results.append(response_id)
-                        continue
-                    text = part.text
-                    if isinstance(text, str) and text.strip() and not part.thought and part.inline_data is None:
-                        other = True
-                        continue
-                    return False
-            except AttributeError:
+            role = content.role
+            parts = content.parts
+            if not parts:
                 return False
             if role == "model":
                 if open_calls or last not in ("user", "results"):
                     return False
-                for call_id in calls:
-                    if call_id[0] == IDLESS:
-                        if not idless or kind == "id":
+                calls: list[str] = []
+                for part in parts:
+                    call = part.function_call
+                    if call is None:
+                        if part.function_response is not None:
+                            return False
+                        text = part.text
+                        if isinstance(text, str) and text.strip() and not part.thought and part.inline_data is None:
+                            continue
+                        return False
+                    call_id = call.id
+                    if call_id is None:
+                        name = call.name
+                        if not isinstance(name, str) or not name or not idless or kind == "id":
                             return False
                         kind = "name"
+                        calls.append(IDLESS + name)
                         continue
-                    if kind == "name" or not plain(call_id) or call_id in known:
-                        return False
+                    if not isinstance(call_id, str) or not call_id or call_id[0] == IDLESS or kind == "name" \
+                            or not plain(call_id) or call_id in known:
+                        return False  # (an id that reads as no id: the full check decides)
                     kind = "id"
                     known.add(call_id)
                     seen.append(call_id)
+                    calls.append(call_id)
                 open_calls = calls or None
                 last = "assistant"
-            elif role != "user" or (results and other):
+                continue
+            if role != "user":
                 return False
-            elif results:
-                if open_calls is None or last not in ("assistant", "results"):
+            answered = other = False
+            for part in parts:
+                if part.function_call is not None:
                     return False
-                for call_id in results:
-                    if not open_calls or call_id != open_calls[0]:
-                        return False  # a stray, a duplicate, out of call order, or an earlier turn's
-                    del open_calls[0]
+                response = part.function_response
+                if response is None:
+                    text = part.text
+                    if answered or not (isinstance(text, str) and text.strip() and not part.thought
+                                        and part.inline_data is None):
+                        return False
+                    other = True
+                    continue
+                response_id = response.id
+                if response_id is None:
+                    name = response.name
+                    response_id = IDLESS + name if isinstance(name, str) and name else None
+                elif isinstance(response_id, str) and response_id[:1] == IDLESS:
+                    return False
+                if other or not isinstance(response_id, str):
+                    return False
+                if not answered and (open_calls is None or last not in ("assistant", "results")):
+                    return False
+                if not open_calls or response_id != open_calls[0]:
+                    return False  # a stray, a duplicate, out of call order, or an earlier turn's
+                del open_calls[0]
+                answered = True
+            if answered:
                 last = "results"
                 if not open_calls:
                     open_calls = None
-            else:
-                if open_calls:
-                    return False
-                if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
-                    state.cut, state.cut_ids = index, len(seen)
-                if last == "user":
-                    return False
-                last = "user"
+                continue
+            if open_calls:
+                return False
+            if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
+                state.cut, state.cut_ids = index, len(seen)
+            if last == "user":
+                return False
+            last = "user"
         return not open_calls
+    except AttributeError:
+        return False
     finally:
         state.open_calls, state.last, state.kind = open_calls, last, kind
 
@@ -927,5 +956,8 @@ _WALKERS: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {
     "openai-responses": _walk_responses, "langchain-objects": _walk_langchain, "openai-chat": _walk_chat,
     "gemini-objects": _walk_gemini_objects}
 """Formats whose pass is written out (`_walk_general` reads every other format through its reader)."""
+_COLUMNS: dict[str, Callable[[tuple[Any, ...], _State], bool | None]] = {}
+"""Passes answering from a request's key (`_KEYS`) instead of its entries, registered by the module that
+writes them (integrity.guards._contents); None: the written-out pass decides."""
 _PASSES: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {}
 """Passes a guard module registers for objects no per-entry reader reads (integrity.guards.pydantic_ai)."""

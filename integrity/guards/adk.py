@@ -30,6 +30,7 @@ from google.adk.flows.llm_flows.functions import AF_FUNCTION_CALL_ID_PREFIX
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
+from . import _contents  # noqa: F401 - registers the column-wise quick pass over Contents
 from ._core import GuardMode, GuardReport, RequestGuard
 from ._fast import HealthyMemo
 
@@ -119,18 +120,31 @@ class _EventMemo:
 
 
 def _read_calls(events: Any, author: str | None, made: set[str], answered: set[str], called: set[str]) -> None:
+    """Add the events' calls made (see _EventMemo.calls), answered and called to the sets.  Every attribute is
+    read once (a guard's first model call reads the whole session this way)."""
+    answer, call = answered.add, called.add
     for event in events:
         content = event.content
-        if content is None or not content.parts:
+        if content is None:
             continue
-        mine = author is None or event.author == author
-        for part in content.parts:
-            if part.function_response is not None and part.function_response.id:
-                answered.add(part.function_response.id)
-            elif part.function_call is not None and part.function_call.id:
-                called.add(part.function_call.id)
-                if mine and part.function_call.id not in (event.long_running_tool_ids or ()):
-                    made.add(part.function_call.id)
+        parts = content.parts
+        if not parts:
+            continue
+        for part in parts:
+            response = part.function_response
+            if response is not None:
+                response_id = response.id
+                if response_id:
+                    answer(response_id)
+                    continue
+            function_call = part.function_call
+            if function_call is not None:
+                call_id = function_call.id
+                if call_id:
+                    call(call_id)
+                    if (author is None or event.author == author) and call_id not in (
+                            event.long_running_tool_ids or ()):
+                        made.add(call_id)
 
 
 def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | None,

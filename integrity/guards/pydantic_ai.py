@@ -55,6 +55,7 @@ from pydantic_core import to_jsonable_python
 
 from ._core import GuardMode, GuardReport, RequestGuard, provider_for_model
 from ._fast import _PASSES, _PLAIN_ID, HealthyMemo, _State
+from ._native import _CALLS, _ENTRIES, _GROUPED_RECEIPTS, _TEXT, _Bail, _text_arguments
 
 FORMAT = "pydantic-ai"
 OBJECTS = "pydantic-ai-objects"
@@ -140,6 +141,72 @@ def _walk_pydantic_ai(entries: Iterable[Any], start: int, state: _State) -> bool
 
 _PASSES[OBJECTS] = _walk_pydantic_ai
 _PASSES[FORMAT] = _walk_pydantic_ai  # what the guard writes back (objects): the memo reads a repair it remembers
+
+
+def _entry(message: Any) -> Any:
+    """One ModelMessage as the direct repair reads it (integrity.guards._native): a response is an assistant
+    turn (its calls; empty without a call or a non-blank text), a request of tool returns only a results
+    turn, a request of one user prompt a user turn; anything else None (the pipeline decides), by the quick
+    pass's rules (`_walk_pydantic_ai`)."""
+    kind, parts = message.kind, message.parts
+    if not parts:
+        return None
+    if kind == "response":
+        calls: list[str] = []
+        said = False
+        for part in parts:
+            part_kind = part.part_kind
+            if part_kind == "tool-call":
+                if not isinstance(part.tool_call_id, str):
+                    return None
+                calls.append(part.tool_call_id)
+            elif part_kind == "text":
+                content = part.content
+                if not isinstance(content, str) or not content or content.isspace():
+                    return None
+                said = True
+            elif part_kind != "thinking":
+                return None
+        return ("assistant", tuple(calls), (), not calls and not said)
+    if kind != "request":
+        return None
+    if all(part.part_kind == "tool-return" for part in parts):
+        return ("results", (), tuple(part.tool_call_id for part in parts), False)
+    if len(parts) == 1 and parts[0].part_kind == "user-prompt":
+        content = parts[0].content
+        return ("user", (), (), not isinstance(content, str) or not content or content.isspace())
+    return None
+
+
+def _call_names(message: Any) -> list[str]:
+    names = []
+    for part in message.parts:
+        if part.part_kind == "tool-call":
+            args = part.args
+            if isinstance(args, str):
+                _text_arguments(args)
+            elif args is not None and not isinstance(args, dict):
+                raise _Bail
+            if not isinstance(part.tool_name, str):
+                raise _Bail
+            names.append(part.tool_name)
+    return names
+
+
+def _receipts(calls: list[tuple[str, str]], turn: Any) -> Any:
+    """The request answering a turn's calls with the interrupted receipt, as `_Writer` writes it: one
+    ToolReturnPart per call (`_new_request_part`), in a new request stamped with the turn's time."""
+    timestamp = turn.timestamp
+    stamp = {"timestamp": timestamp} if timestamp is not None else {}
+    built = ModelRequest(parts=[ToolReturnPart(tool_name=name, content=_TEXT, tool_call_id=call_id,
+                                               metadata=dict(_RECEIPT_META), outcome="interrupted", **stamp)
+                                for call_id, name in calls])
+    return dataclasses.replace(built, timestamp=timestamp) if timestamp is not None else built
+
+
+_ENTRIES[OBJECTS] = _entry
+_CALLS[OBJECTS] = _call_names
+_GROUPED_RECEIPTS[FORMAT] = _receipts
 
 
 def _jsonable(value: Any) -> Any:
