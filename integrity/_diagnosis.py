@@ -496,9 +496,18 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
         elif isinstance(entry, SynthesizedTurn):
             reasons.add((RepairKind.SYNTHESIZED_TURN, (entry.reason.code,)))
     changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
-                                             moved[0], plan.notes, renames,
-                                             (frame for frame, _ in light.bad_arguments))
+                                             moved[0], plan.notes, (frame for frame, _ in light.bad_arguments))
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
+    # A message the view only renames (every one, for a provider whose id rule refuses the file's ids) has
+    # its reasons from what its renaming does alone: `_change` is asked for one message of each such shape.
+    shapes: set[tuple[bool, bool]] = set()
+    for index, ids in renames.items():
+        if index not in changed:
+            shape = (any(old != new for old, new in ids.items()), any(old == new for old, new in ids.items()))
+            if shape in shapes:
+                continue
+            shapes.add(shape)
+        changed.add(index)
     for index in changed:
         kind, notes, _fields = _change(light, plan, dropped, moved, renames, index)
         if kind is not RepairKind.KEPT or notes:
