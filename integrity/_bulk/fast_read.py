@@ -46,6 +46,7 @@ from .blocks import (
     Source,
     Spans,
     array_blocks,
+    block_raws,
     line_blocks,
     plain_end,
     plain_lengths,
@@ -323,6 +324,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
     kept: list[Any] = []
     builder = LightBuilder(clean, sparse_names=True)  # ids here are strings (else the general reader reads)
     names: dict[str, str] = {}
+    decoded: list[int] = []  # each block's keys its structs hold (_keys_decoded)
     pi_ai = False
     beside = None if keep else _Beside.start(body, container, low, high, writes)
     # With a child checking beside, an array's blocks are decoded once, into the structs (that proves each
@@ -347,9 +349,10 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
             found = _feed(messages, first, builder, names, objects)
             if found is None:
                 return None
-            keys = _keys_decoded(messages, objects, counted=beside is None)
+            keys = _keys_decoded(messages, objects)
             if keys is None or (beside is None and _lost_keys(document, keys)):
                 return None
+            decoded.append(keys)
             pi_ai = pi_ai or found
             blocks.append((offset, length, first, len(messages)))
         if not pi_ai and not builder.result_keys:
@@ -357,11 +360,12 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
         lengths: list[array[int] | None] = [None] * len(blocks)
         if beside is not None:
             answer = beside.answer()
-            if answer is None:
+            if answer is None or not _keys_kept(body, container, blocks, decoded, answer):
                 return None
-            for number, ((offset, length, _, count), plain) in enumerate(zip(blocks, answer, strict=False)):
-                if plain is not None and plain[:2] == (offset, length) and len(plain[2]) == count:
-                    lengths[number] = plain[2]  # the child cut the file where this process did
+            for number, ((offset, length, _, count), told) in enumerate(zip(blocks, answer, strict=False)):
+                plain = told[3]
+                if told[:2] == (offset, length) and plain is not None and len(plain) == count:
+                    lengths[number] = plain  # the child cut the file where this process did
     finally:
         if beside is not None:
             beside.stop()
@@ -419,15 +423,14 @@ _ASTUPLE = msgspec.structs.astuple
 _FREE_OBJECTS = msgspec.json.Decoder(list[dict[str, Any]])
 
 
-def _keys_decoded(messages: list[Any], objects: list[Any] | None = None, counted: bool = True) -> int | None:
+def _keys_decoded(messages: list[Any], objects: list[Any] | None = None) -> int | None:
     """How many keys a block's message structs hold, each object's distinct keys once: a field counts when
     it was in the JSON (every optional field defaults to UNSET), the tag ("role", "type") once per struct,
     and a free value's own keys (objects: the calls' arguments and the turns' usage, which _feed gathered
     before letting them go; and the results' details) by a generic decode of those values alone.  A field
     the structs skip (not in the pi-ai schema) is not counted.  None when some arguments or usage is not
     an object (a schema finding: the general reader reports it).  Counted by C-level maps: no Python step
-    per message.  counted=False: only check that those values are objects (0 when they are).  objects None:
-    the structs were not fed, so their free values are still on them (the child of _Beside)."""
+    per message.  objects None: the structs were not fed, so their free values are still on them."""
     fed = objects is not None
     if objects is None:
         contents = list(map(_CONTENT, messages))
@@ -441,10 +444,7 @@ def _keys_decoded(messages: list[Any], objects: list[Any] | None = None, counted
             decoded = _FREE_OBJECTS.decode(b"".join((b"[", b",".join(objects), b"]")))
         except msgspec.ValidationError:
             return None
-        if counted:
-            keys += sum(map(len, decoded)) + _inner_keys(chain.from_iterable(map(dict.values, decoded)))
-    if not counted:
-        return keys
+        keys += sum(map(len, decoded)) + _inner_keys(chain.from_iterable(map(dict.values, decoded)))
     contents = list(map(_CONTENT, messages))
     parts = list(chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
     fields = list(map(_ASTUPLE, messages))
@@ -463,46 +463,71 @@ def _keys_decoded(messages: list[Any], objects: list[Any] | None = None, counted
 
 def _inner_keys(values: Any) -> int:
     """The keys of every object nested in values (formats.duplicates.count_keys; only containers are walked),
-    here so that the fast path never loads the formats package."""
-    stack = [value for value in values if type(value) is dict or type(value) is list]
+    here so that the fast path never loads the formats package.  Walked a level at a time by C-level maps
+    (no Python step per object: a million messages' usage and arguments hold millions)."""
+    level = _containers(values)
     total = 0
-    pop, extend = stack.pop, stack.extend
-    while stack:
-        value = pop()
-        if type(value) is dict:
-            total += len(value)
-            extend(value.values())
-        elif type(value) is list:
-            extend(value)
+    while level:
+        kinds = list(map(type, level))
+        objects = list(compress(level, map(is_, kinds, repeat(dict))))
+        total += sum(map(len, objects))
+        inner = [*chain.from_iterable(map(dict.values, objects)),
+                 *chain.from_iterable(compress(level, map(is_, kinds, repeat(list))))]
+        level = _containers(inner)
     return total
 
 
-_Lengths = tuple[int, int, "array[int]"]
-"""A plain block's offset, length and messages' lengths (blocks.plain_lengths)."""
+def _containers(values: Any) -> list[Any]:
+    """The objects and arrays among values (decoded JSON)."""
+    values = list(values)
+    return list(compress(values, map(_CONTAINER.__contains__, map(type, values))))
 
 
-def _check_beside(body: Source, container: str, low: int, high: int, writes: bool) -> list[_Lengths | None] | None:
+_CONTAINER = frozenset((dict, list))
+
+
+_Told = tuple[int, int, "int | None", "array[int] | None"]
+"""What the child of _Beside says of each block it cut: its offset and length, the bound on its key tokens
+(key_tokens_bound; None: none cheaply) and its messages' plain lengths (None: not plain, or not asked)."""
+
+
+def _check_beside(body: Source, container: str, low: int, high: int, writes: bool) -> list[_Told] | None:
     """What the child of _Beside works out: None when some block is not _sound, else for each block
-    its plain lengths when the view will be written (writes) and the block is plain."""
-    found: list[_Lengths | None] = []
+    the bound on its key tokens, and its plain lengths when the view will be written (writes) and the
+    block is plain.  The keys the structs hold are counted by the reader, which decodes them anyway
+    (_keys_kept holds the two together): the child never decodes the structs a second time."""
+    found: list[_Told] = []
     for offset, length, chunk, raws in _split(body, container, low, high):
         document = _document(chunk, raws, container)
         if not _sound(document, raws, container, keys=False):
             return None
-        try:  # the keys its structs decode against the key tokens (a generic decode only when they differ)
-            if _lost_keys(document, _keys_decoded(_MESSAGES.decode(document))):
-                return None
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return None
         start, end = (0, plain_end(chunk, container)) if container == "jsonl" else (1, len(chunk) - 1)
         plain = plain_lengths(chunk, start, end, raws, container) if writes else None
-        found.append(None if plain is None else (offset, length, plain))
+        found.append((offset, length, key_tokens_bound(document), plain))
     return found
+
+
+def _keys_kept(body: Source, container: str, blocks: list[Block], decoded: list[int], told: list[_Told]) -> bool:
+    """Whether no block lost a key, from the keys each block's structs hold (decoded, counted by the
+    reader) and the bound on its key tokens the child worked out (told): when the two are equal no key
+    was lost (see _lost_keys).  A block where they differ, or that the child cut elsewhere, is read
+    again and checked exactly (_lost_keys: one generic decode of it)."""
+    for number, (offset, length, _, _) in enumerate(blocks):
+        said = told[number] if number < len(told) else None
+        if said is not None and said[:2] == (offset, length) and said[2] is not None and said[2] == decoded[number]:
+            continue
+        chunk = body.read(offset, length)
+        document = _document(chunk, block_raws(chunk, container), container) if container == "jsonl" else \
+            b"".join((b"[", chunk, b"]"))
+        if _lost_keys(document, decoded[number]):
+            return False
+    return True
 
 
 class _Beside:
     """_check_beside run by a forked child on another core while this process decodes the messages:
-    the checks (numbers, UTF-8, nesting; plain blocks) take about a fifth of a large file's read.
+    the checks (numbers, UTF-8, nesting; the key tokens; plain blocks) take about a fifth of a large
+    file's read.
     Where fork is missing the caller checks each block itself."""
 
     def __init__(self, pid: int, pipe: int) -> None:
@@ -538,7 +563,7 @@ class _Beside:
         os.close(write)
         return cls(pid, read)
 
-    def answer(self) -> list[_Lengths | None] | None:
+    def answer(self) -> list[_Told] | None:
         """The child's answer (None: some block is not sound, or the child failed)."""
         import pickle
 
