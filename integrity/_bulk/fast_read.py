@@ -703,6 +703,9 @@ def _encode(message: Any) -> bytes:
 _WRITE = 1 << 20
 """Bytes joined into one write (bounded extra memory, few system calls)."""
 
+_FEW = 16
+"""Kept messages between two other entries merged into stretches one by one (more: by C-level maps)."""
+
 _RUN = 4096
 """Kept messages joined into one piece at a time when writing (a few MB: bounded extra memory)."""
 
@@ -714,7 +717,11 @@ def _stretches(order: list[Any], start: int, stop: int, raws: Spans) -> Iterator
         run = order[low:min(stop, low + _RUN)]
         begin = 0
         for cut in [*compress(count(1), map(ne, run[1:], map(add, run, repeat(1)))), len(run)]:
-            yield from raws.stretch(run[begin], run[cut - 1] + 1)
+            got = raws.piece(run[begin], run[cut - 1] + 1)
+            if got is None:
+                yield from raws.stretch(run[begin], run[cut - 1] + 1)
+            else:
+                yield got
             begin = cut
 
 
@@ -754,21 +761,53 @@ def _write(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Binary
 
     placeholder = plan.placeholder
     order: list[Any] = plan.order
-    # Kept messages go out joined in runs of up to _RUN (one C-level join each, not two pieces per
-    # message); only the messages the view changes are decoded and re-encoded, in view order.  The
-    # order holds a kept message as its index, or a stretch of them as a range (see plan_strict).
+    # Kept messages go out as slices of their blocks, consecutive ones as one piece (pieces joined into
+    # writes of about _WRITE bytes); only the messages the view changes are written anew, in view order.
+    # The order holds a kept message as its index, or a stretch of them as a range (see plan_strict).
     changed = list(compress(count(), map(is_not, map(type, order), repeat(int))))
     changed.append(len(order))
 
-    def runs() -> Iterator[bytes]:
+    def runs() -> Iterator[Any]:
+        """Each piece: a kept message or stretch as a slice of its block where it is one (the usual case:
+        Spans.piece, no search), else by Spans.stretch; a message the view changes written anew."""
+        piece = raws.piece
         start = 0
         for at in changed:
-            if start < at:
+            if start + 1 == at:  # one kept message between two other entries (a moved result, say)
+                index = order[start]
+                got = piece(index, index + 1)
+                if got is None:
+                    yield from raws.stretch(index, index + 1)
+                else:
+                    yield got
+            elif start + _FEW >= at > start:  # a frame and its answers, say: merged by hand, no C-level setup
+                low = order[start]
+                high = low + 1
+                for index in order[start + 1:at]:
+                    if index == high:
+                        high += 1
+                        continue
+                    got = piece(low, high)
+                    if got is None:
+                        yield from raws.stretch(low, high)
+                    else:
+                        yield got
+                    low, high = index, index + 1
+                got = piece(low, high)
+                if got is None:
+                    yield from raws.stretch(low, high)
+                else:
+                    yield got
+            elif start < at:
                 yield from _stretches(order, start, at, raws)
             if at < len(order):
                 entry = order[at]
                 if type(entry) is range:  # a stretch kept as recorded (Plan.order with stretches)
-                    yield from raws.stretch(entry.start, entry.stop)
+                    got = piece(entry.start, entry.stop)
+                    if got is None:
+                        yield from raws.stretch(entry.start, entry.stop)
+                    else:
+                        yield got
                 else:
                     yield _encode(entry_message(entry, durable, placeholder, stamp)) + ending
             start = at + 1

@@ -602,12 +602,25 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
     order: list[Any] = []
     stretch = order.append if stretches else order.extend
     previous = 0
+    keys = light.result_keys
+    plain = not renamed and not bad and not light.numeric_results  # no id or arguments changes: the usual view
     for index in sorted(skip.union(frames.keys() - settled if settled else frames)):
         if previous < index:
             stretch(range(previous, index))
         previous = index + 1
         calls = frames.get(index)
         if calls is None or index in skip:
+            continue
+        if plain:  # what the loop below does when nothing is renamed, without its per-call lookups
+            order.append(index)
+            for position, call in enumerate(calls):
+                answer = answers.get((index, position))
+                if answer is None:
+                    order.append(Synthesized(call.id, call.name, index, position, False))
+                elif keys[answer] != call.id:
+                    order.append(Rewritten(answer, {-1: call.id}))
+                else:
+                    order.append(answer)
             continue
         ids = {position: renamed[(index, position)] for position in range(len(calls)) if (index, position) in renamed}
         invalid = frozenset(position for position in range(len(calls)) if (index, position) in bad)
