@@ -14,8 +14,9 @@ that many small files (generated under bench/data/fleet_FILESxMESSAGES/) on ever
 file's target provider; none for pi-ai), `check --provider gemini` (one target provider per file),
 `repair --out-dir` and `triage` on a LocalCluster of 2 workers (its start-up counted, and also without
 it: the time triage itself reports, less the cluster's start), in messages per second; --all-providers
-adds `check --provider all`; --repair-only times `repair --out-dir` alone.  --reports times `check --json`, `--json-lines` and `check --provider P`
-for each of --providers (default: every provider) with plain `check`, instead of check and repair.
+adds `check --provider all`; --repair-only times `repair --out-dir` alone.  --reports times `check
+--json`, `--json-lines` and `check --provider P` for each of --providers (default: every provider)
+with plain `check`, instead of check and repair.
 
 The input (about 230 MB for a million messages) is generated on demand under
 bench/data/ (never committed).  Every timing is a fresh process, so imports and
