@@ -163,17 +163,23 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
     stopReason skips the builder for the common completed turn.  names: each tool name seen so far,
     so that the calls kept in the light view share one string per name.  objects: gets every call's
     arguments and every turn's usage (raw values that must be objects: _keys_decoded checks them)."""
-    frame, result, no_calls, name_of = builder.frame, builder.result, builder.no_calls, names.setdefault
+    frame, result, plain, no_calls = builder.frame, builder.result, builder.plain_result, builder.no_calls
+    name_of = names.setdefault
     pi_ai = False
     for index, message in enumerate(messages, offset):
         kind = type(message)
         if kind is _ToolResult:
-            details = message.details
-            if type(message.toolCallId) is not str:
+            call_id = message.toolCallId
+            if type(call_id) is not str:
                 return None  # a schema finding: the general reader reports it
             name = message.toolName
-            result(index, message.toolCallId, None if name is _UNSET else name,
-                   message.isError is True and details is not _UNSET and is_receipt(True, _ANY.decode(details)))
+            if name is _UNSET:
+                name = None
+            details = message.details
+            if message.isError is True and details is not _UNSET and is_receipt(True, _ANY.decode(details)):
+                result(index, call_id, name, True)
+            else:
+                plain(index, call_id, name)
         elif kind is _Assistant:
             content = message.content
             if message.usage is not _UNSET:
