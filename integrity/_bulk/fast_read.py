@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 import msgspec
 
 from ..loading import TranscriptError
-from ..repair.entries import entry_message
+from ..repair.entries import Synthesized, entry_message
+from ..repair.messages import INTERRUPTED_TEXT, receipt_message
 from ..repair.views import LightBuilder, LightTranscript, is_receipt
 from .blocks import (
     BLOCK,
@@ -706,6 +707,23 @@ def _encode(message: Any) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+_TEXT = json.encoder.encode_basestring  # the string encoder json.dumps uses with ensure_ascii=False
+
+
+def _receipt(entry: Synthesized, placeholder: str | None, timestamp: Any) -> bytes | None:
+    """_encode(receipt_message(...)) for a synthesized receipt, written straight from its entry (no dict,
+    no encoder walk: a defect-dense file has thousands); None when the timestamp is not an int (then the
+    caller encodes the message).  The same text as json.dumps's, piece by piece: a test holds them equal."""
+    if type(timestamp) is not int:
+        return None
+    text = INTERRUPTED_TEXT if placeholder is None else placeholder
+    return "".join(('{"role":"toolResult","toolCallId":', _TEXT(entry.call_id),
+                    ',"toolName":', _TEXT(entry.tool_name),
+                    ',"content":[{"type":"text","text":', _TEXT(text),
+                    '}],"details":{"ok":false,"error":"interrupted"},"isError":true,"timestamp":',
+                    int.__repr__(timestamp), "}")).encode("utf-8")
+
+
 _WRITE = 1 << 20
 """Bytes joined into one write (bounded extra memory, few system calls)."""
 
@@ -814,6 +832,12 @@ def _write(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Binary
                         yield from raws.stretch(entry.start, entry.stop)
                     else:
                         yield got
+                elif type(entry) is Synthesized and not entry.not_executed and type(entry.call_id) is str \
+                        and type(entry.tool_name) is str:
+                    timestamp = stamp()
+                    written = _receipt(entry, placeholder, timestamp)
+                    yield (_encode(receipt_message(entry.call_id, entry.tool_name, timestamp, placeholder))
+                           if written is None else written) + ending
                 else:
                     yield _encode(entry_message(entry, durable, placeholder, stamp)) + ending
             start = at + 1
