@@ -1,7 +1,8 @@
 """Benchmark `check`, `repair` and `triage` end to end through the CLI against orjson.loads, beside issue 28's targets.
 
 Usage: python bench/bench_cli.py [--messages 1000000] [--runs 3] [--jsonl] [--dense] [--startup]
-                                [--fleet 2000x275] [--all-providers] [--reports] [--providers P...] [--only]
+                                [--fleet 2000x275] [--all-providers] [--repair-only] [--reports]
+                                [--providers P...] [--only]
 
 Every figure with a target is printed beside it (TARGETS), measured in the same run as what it is
 compared with.  --dense times a defect-dense transcript (bench/generate.py --dense: about a quarter of
@@ -13,8 +14,9 @@ that many small files (generated under bench/data/fleet_FILESxMESSAGES/) on ever
 file's target provider; none for pi-ai), `check --provider gemini` (one target provider per file),
 `repair --out-dir` and `triage` on a LocalCluster of 2 workers (its start-up counted, and also without
 it: the time triage itself reports, less the cluster's start), in messages per second; --all-providers
-adds `check --provider all`.  --reports times `check --json`, `--json-lines` and `check --provider P`
-for each of --providers (default: every provider) with plain `check`, instead of check and repair.
+adds `check --provider all`; --repair-only times `repair --out-dir` alone.  --reports times `check
+--json`, `--json-lines` and `check --provider P` for each of --providers (default: every provider)
+with plain `check`, instead of check and repair.
 
 The input (about 230 MB for a million messages) is generated on demand under
 bench/data/ (never committed).  Every timing is a fresh process, so imports and
@@ -195,9 +197,10 @@ def startup(python: str) -> None:
         print(f"  {name:<22} {elapsed:7.3f} s")
 
 
-def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2) -> None:
+def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2, repair_only: bool = False) -> None:
     """`check`, `check --provider gemini`, `repair --out-dir` and `triage` over many small files on every core,
-    each the best of `runs`, alternated (a busy moment hits every command alike), beside the targets."""
+    each the best of `runs`, alternated (a busy moment hits every command alike), beside the targets
+    (repair_only: `repair --out-dir` alone)."""
     files, messages = (int(part) for part in shape.split("x"))
     folder = HERE / "data" / f"fleet_{files}x{messages}"
     if not folder.is_dir() or len(list(folder.iterdir())) < files:
@@ -219,6 +222,8 @@ def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2) -
         ("triage, LocalCluster of 2 workers", [python, "-m", "integrity", "triage", "--workers", "2", "--out"],
          "table", None),
     ]
+    if repair_only:
+        runs_of = [run for run in runs_of if run[2] == "folder"]
     if all_providers:
         runs_of.append(("check --provider all", [python, "-m", "integrity", "check", "--provider", "all", *paths],
                         "", None))
@@ -242,6 +247,8 @@ def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2) -
         elapsed = best[label]
         rate = total / elapsed
         print(f"  {label:<44} {elapsed:7.2f} s  {rate:11,.0f} messages/s{_said(rate, target, at_most=False)}")
+    if repair_only:
+        return
     check = best[runs_of[0][0]]
     triage = best["triage, LocalCluster of 2 workers"]
     print(f"  triage / check = {triage / check:.2f}{_said(triage / check, 1.3)}"
@@ -266,6 +273,7 @@ def main() -> None:
     parser.add_argument("--startup", action="store_true", help="also time start-up on a tiny file")
     parser.add_argument("--fleet", metavar="FILESxMESSAGES", help="also time check over many small files")
     parser.add_argument("--all-providers", action="store_true", help="--fleet: also time check --provider all")
+    parser.add_argument("--repair-only", action="store_true", help="--fleet: time only repair --out-dir")
     parser.add_argument("--reports", action="store_true",
                         help="time check --json, --json-lines and --provider P instead of check and repair")
     parser.add_argument("--providers", nargs="+", default=None, metavar="P",
@@ -276,7 +284,7 @@ def main() -> None:
     if args.startup:
         startup(sys.executable)
     if args.fleet:
-        fleet(sys.executable, args.fleet, args.all_providers, max(1, min(args.runs, 3)))
+        fleet(sys.executable, args.fleet, args.all_providers, max(1, min(args.runs, 3)), args.repair_only)
     if args.only:
         return
 

@@ -127,21 +127,34 @@ def test_the_bound_is_the_general_readers() -> None:
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_the_child_that_checks_a_large_file_finds_the_same(seed: int, monkeypatch: Any) -> None:
-    """The checks of a file read a block at a time run in a forked child (fast_read._check_beside): it counts
-    the keys its own structs decode (never fed, so their arguments are still on them) the same way."""
-    from integrity._bulk.blocks import Source
+def test_a_file_read_a_block_at_a_time_finds_the_same(seed: int, monkeypatch: Any, tmp_path: Any) -> None:
+    """A file read a block at a time is checked by a forked child (fast_read._check_beside), which bounds each
+    block's key tokens, while the reader counts the keys its own structs hold (_keys_kept holds the two
+    together): a key named twice in any block sends the file to the general reader, and only that block is
+    decoded a second time."""
+    from integrity._bulk import blocks
+    from integrity._bulk.blocks import FileSource
+    from integrity.loading import open_source
 
     rng = random.Random(seed)
     items = _with_free_values(rng, list(messages(rng.randint(20, 300), seed=seed)))
-    clean = json.dumps(items, separators=(",", ":")).encode()
-    broken = _duplicate_one_key(rng, items).encode()
+    clean = json.dumps(items, separators=(",", ":"))
+    broken = _duplicate_one_key(rng, items)
+    if seed % 2:
+        clean, broken = ("\n".join(_split_array(text)) for text in (clean, broken))
+    monkeypatch.setattr(fast_read, "STREAM_FROM", 0)
+    monkeypatch.setattr(blocks, "BLOCK", rng.choice([512, 4096, 1 << 20]))
+    started: list[Any] = []
+    start = fast_read._Beside.start
+    monkeypatch.setattr(fast_read._Beside, "start", lambda *a: started.append(start(*a)) or started[-1])
     generic: list[bytes] = []
     real = fast_read.msgspec.json.decode
     monkeypatch.setattr(fast_read.msgspec.json, "decode",
                         lambda raw, *a, **k: generic.append(raw) or real(raw, *a, **k))
-    for data, sound in ((clean, True), (broken, False)):
-        low, high = fast_read._array_body(Source(data), 0, len(data)) or (0, 0)
-        found = fast_read._check_beside(Source(data), "array", low, high, False)
-        assert (found is not None) == sound
+    for text, sound in ((clean, True), (broken, False)):
+        path = tmp_path / f"{sound}.json"
+        path.write_text(text)
+        read = fast_read.read_fast_file(FileSource(path.name, *open_source(str(path))), True, True)
+        assert (read is not None) == sound
+    assert len(started) == 2 and all(child is not None for child in started)  # the child did check them
     assert len(generic) <= 1  # only the broken file's block was decoded generically

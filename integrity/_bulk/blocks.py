@@ -250,6 +250,7 @@ class Spans:
         self._lengths = lengths or [None] * len(blocks)
         self._decoded: dict[int, None] = {}  # blocks whose raws are in _all, least recently read first
         self._plain: dict[int, tuple[memoryview, list[int]]] = {}  # plain blocks read: bytes, message starts
+        self._hot: tuple[int, int, memoryview, list[int]] | None = None  # the plain block piece() used last
 
     def __len__(self) -> int:
         return self._count
@@ -282,6 +283,23 @@ class Spans:
                 view, starts = self._read_plain(number)
                 yield view[starts[start - first]:starts[end - first] - self._separator]
             start = end
+
+    def piece(self, start: int, stop: int) -> Any:
+        """The messages start..stop-1 as one piece (what stretch yields), or None when they are not one slice
+        of a plain block (the caller asks stretch then).  The writer asks this for every entry of a view
+        order, so the plain block used last is kept at hand (no search, no generator per message)."""
+        if not self._streamed:
+            return SEPARATORS[self._container].join(self._all[start:stop])
+        hot = self._hot
+        if hot is None or start < hot[0] or stop > hot[1]:
+            number = bisect_right(self._firsts, start) - 1
+            _, _, first, count = self._blocks[number]
+            if stop > first + count or self._lengths[number] is None:
+                return None
+            view, starts = self._read_plain(number)
+            hot = self._hot = (first, first + count, view, starts)
+        first, _, view, starts = hot
+        return view[starts[start - first]:starts[stop - first] - self._separator]
 
     def pieces(self, indices: Sequence[int]) -> list[Any]:
         """The raw bytes of the messages at these indices, in order."""

@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 import msgspec
 
 from ..loading import TranscriptError
-from ..repair.entries import entry_message
+from ..repair.entries import Synthesized, entry_message
+from ..repair.messages import INTERRUPTED_TEXT, receipt_message
 from ..repair.views import LightBuilder, LightTranscript, is_receipt
 from .blocks import (
     BLOCK,
@@ -46,6 +47,7 @@ from .blocks import (
     Source,
     Spans,
     array_blocks,
+    block_raws,
     line_blocks,
     plain_end,
     plain_lengths,
@@ -162,17 +164,23 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
     stopReason skips the builder for the common completed turn.  names: each tool name seen so far,
     so that the calls kept in the light view share one string per name.  objects: gets every call's
     arguments and every turn's usage (raw values that must be objects: _keys_decoded checks them)."""
-    frame, result, no_calls, name_of = builder.frame, builder.result, builder.no_calls, names.setdefault
+    frame, result, plain, no_calls = builder.frame, builder.result, builder.plain_result, builder.no_calls
+    name_of = names.setdefault
     pi_ai = False
     for index, message in enumerate(messages, offset):
         kind = type(message)
         if kind is _ToolResult:
-            details = message.details
-            if type(message.toolCallId) is not str:
+            call_id = message.toolCallId
+            if type(call_id) is not str:
                 return None  # a schema finding: the general reader reports it
             name = message.toolName
-            result(index, message.toolCallId, None if name is _UNSET else name,
-                   message.isError is True and details is not _UNSET and is_receipt(True, _ANY.decode(details)))
+            if name is _UNSET:
+                name = None
+            details = message.details
+            if message.isError is True and details is not _UNSET and is_receipt(True, _ANY.decode(details)):
+                result(index, call_id, name, True)
+            else:
+                plain(index, call_id, name)
         elif kind is _Assistant:
             content = message.content
             if message.usage is not _UNSET:
@@ -323,6 +331,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
     kept: list[Any] = []
     builder = LightBuilder(clean, sparse_names=True)  # ids here are strings (else the general reader reads)
     names: dict[str, str] = {}
+    decoded: list[int] = []  # each block's keys its structs hold (_keys_decoded)
     pi_ai = False
     beside = None if keep else _Beside.start(body, container, low, high, writes)
     # With a child checking beside, an array's blocks are decoded once, into the structs (that proves each
@@ -347,9 +356,10 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
             found = _feed(messages, first, builder, names, objects)
             if found is None:
                 return None
-            keys = _keys_decoded(messages, objects, counted=beside is None)
+            keys = _keys_decoded(messages, objects)
             if keys is None or (beside is None and _lost_keys(document, keys)):
                 return None
+            decoded.append(keys)
             pi_ai = pi_ai or found
             blocks.append((offset, length, first, len(messages)))
         if not pi_ai and not builder.result_keys:
@@ -357,11 +367,12 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
         lengths: list[array[int] | None] = [None] * len(blocks)
         if beside is not None:
             answer = beside.answer()
-            if answer is None:
+            if answer is None or not _keys_kept(body, container, blocks, decoded, answer):
                 return None
-            for number, ((offset, length, _, count), plain) in enumerate(zip(blocks, answer, strict=False)):
-                if plain is not None and plain[:2] == (offset, length) and len(plain[2]) == count:
-                    lengths[number] = plain[2]  # the child cut the file where this process did
+            for number, ((offset, length, _, count), told) in enumerate(zip(blocks, answer, strict=False)):
+                plain = told[3]
+                if told[:2] == (offset, length) and plain is not None and len(plain) == count:
+                    lengths[number] = plain  # the child cut the file where this process did
     finally:
         if beside is not None:
             beside.stop()
@@ -419,15 +430,14 @@ _ASTUPLE = msgspec.structs.astuple
 _FREE_OBJECTS = msgspec.json.Decoder(list[dict[str, Any]])
 
 
-def _keys_decoded(messages: list[Any], objects: list[Any] | None = None, counted: bool = True) -> int | None:
+def _keys_decoded(messages: list[Any], objects: list[Any] | None = None) -> int | None:
     """How many keys a block's message structs hold, each object's distinct keys once: a field counts when
     it was in the JSON (every optional field defaults to UNSET), the tag ("role", "type") once per struct,
     and a free value's own keys (objects: the calls' arguments and the turns' usage, which _feed gathered
     before letting them go; and the results' details) by a generic decode of those values alone.  A field
     the structs skip (not in the pi-ai schema) is not counted.  None when some arguments or usage is not
     an object (a schema finding: the general reader reports it).  Counted by C-level maps: no Python step
-    per message.  counted=False: only check that those values are objects (0 when they are).  objects None:
-    the structs were not fed, so their free values are still on them (the child of _Beside)."""
+    per message.  objects None: the structs were not fed, so their free values are still on them."""
     fed = objects is not None
     if objects is None:
         contents = list(map(_CONTENT, messages))
@@ -441,10 +451,7 @@ def _keys_decoded(messages: list[Any], objects: list[Any] | None = None, counted
             decoded = _FREE_OBJECTS.decode(b"".join((b"[", b",".join(objects), b"]")))
         except msgspec.ValidationError:
             return None
-        if counted:
-            keys += sum(map(len, decoded)) + _inner_keys(chain.from_iterable(map(dict.values, decoded)))
-    if not counted:
-        return keys
+        keys += sum(map(len, decoded)) + _inner_keys(chain.from_iterable(map(dict.values, decoded)))
     contents = list(map(_CONTENT, messages))
     parts = list(chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
     fields = list(map(_ASTUPLE, messages))
@@ -463,46 +470,71 @@ def _keys_decoded(messages: list[Any], objects: list[Any] | None = None, counted
 
 def _inner_keys(values: Any) -> int:
     """The keys of every object nested in values (formats.duplicates.count_keys; only containers are walked),
-    here so that the fast path never loads the formats package."""
-    stack = [value for value in values if type(value) is dict or type(value) is list]
+    here so that the fast path never loads the formats package.  Walked a level at a time by C-level maps
+    (no Python step per object: a million messages' usage and arguments hold millions)."""
+    level = _containers(values)
     total = 0
-    pop, extend = stack.pop, stack.extend
-    while stack:
-        value = pop()
-        if type(value) is dict:
-            total += len(value)
-            extend(value.values())
-        elif type(value) is list:
-            extend(value)
+    while level:
+        kinds = list(map(type, level))
+        objects = list(compress(level, map(is_, kinds, repeat(dict))))
+        total += sum(map(len, objects))
+        inner = [*chain.from_iterable(map(dict.values, objects)),
+                 *chain.from_iterable(compress(level, map(is_, kinds, repeat(list))))]
+        level = _containers(inner)
     return total
 
 
-_Lengths = tuple[int, int, "array[int]"]
-"""A plain block's offset, length and messages' lengths (blocks.plain_lengths)."""
+def _containers(values: Any) -> list[Any]:
+    """The objects and arrays among values (decoded JSON)."""
+    values = list(values)
+    return list(compress(values, map(_CONTAINER.__contains__, map(type, values))))
 
 
-def _check_beside(body: Source, container: str, low: int, high: int, writes: bool) -> list[_Lengths | None] | None:
+_CONTAINER = frozenset((dict, list))
+
+
+_Told = tuple[int, int, "int | None", "array[int] | None"]
+"""What the child of _Beside says of each block it cut: its offset and length, the bound on its key tokens
+(key_tokens_bound; None: none cheaply) and its messages' plain lengths (None: not plain, or not asked)."""
+
+
+def _check_beside(body: Source, container: str, low: int, high: int, writes: bool) -> list[_Told] | None:
     """What the child of _Beside works out: None when some block is not _sound, else for each block
-    its plain lengths when the view will be written (writes) and the block is plain."""
-    found: list[_Lengths | None] = []
+    the bound on its key tokens, and its plain lengths when the view will be written (writes) and the
+    block is plain.  The keys the structs hold are counted by the reader, which decodes them anyway
+    (_keys_kept holds the two together): the child never decodes the structs a second time."""
+    found: list[_Told] = []
     for offset, length, chunk, raws in _split(body, container, low, high):
         document = _document(chunk, raws, container)
         if not _sound(document, raws, container, keys=False):
             return None
-        try:  # the keys its structs decode against the key tokens (a generic decode only when they differ)
-            if _lost_keys(document, _keys_decoded(_MESSAGES.decode(document))):
-                return None
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return None
         start, end = (0, plain_end(chunk, container)) if container == "jsonl" else (1, len(chunk) - 1)
         plain = plain_lengths(chunk, start, end, raws, container) if writes else None
-        found.append(None if plain is None else (offset, length, plain))
+        found.append((offset, length, key_tokens_bound(document), plain))
     return found
+
+
+def _keys_kept(body: Source, container: str, blocks: list[Block], decoded: list[int], told: list[_Told]) -> bool:
+    """Whether no block lost a key, from the keys each block's structs hold (decoded, counted by the
+    reader) and the bound on its key tokens the child worked out (told): when the two are equal no key
+    was lost (see _lost_keys).  A block where they differ, or that the child cut elsewhere, is read
+    again and checked exactly (_lost_keys: one generic decode of it)."""
+    for number, (offset, length, _, _) in enumerate(blocks):
+        said = told[number] if number < len(told) else None
+        if said is not None and said[:2] == (offset, length) and said[2] is not None and said[2] == decoded[number]:
+            continue
+        chunk = body.read(offset, length)
+        document = _document(chunk, block_raws(chunk, container), container) if container == "jsonl" else \
+            b"".join((b"[", chunk, b"]"))
+        if _lost_keys(document, decoded[number]):
+            return False
+    return True
 
 
 class _Beside:
     """_check_beside run by a forked child on another core while this process decodes the messages:
-    the checks (numbers, UTF-8, nesting; plain blocks) take about a fifth of a large file's read.
+    the checks (numbers, UTF-8, nesting; the key tokens; plain blocks) take about a fifth of a large
+    file's read.
     Where fork is missing the caller checks each block itself."""
 
     def __init__(self, pid: int, pipe: int) -> None:
@@ -538,7 +570,7 @@ class _Beside:
         os.close(write)
         return cls(pid, read)
 
-    def answer(self) -> list[_Lengths | None] | None:
+    def answer(self) -> list[_Told] | None:
         """The child's answer (None: some block is not sound, or the child failed)."""
         import pickle
 
@@ -675,8 +707,28 @@ def _encode(message: Any) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+_TEXT = json.encoder.encode_basestring  # the string encoder json.dumps uses with ensure_ascii=False
+
+
+def _receipt(entry: Synthesized, placeholder: str | None, timestamp: Any) -> bytes | None:
+    """_encode(receipt_message(...)) for a synthesized receipt, written straight from its entry (no dict,
+    no encoder walk: a defect-dense file has thousands); None when the timestamp is not an int (then the
+    caller encodes the message).  The same text as json.dumps's, piece by piece: a test holds them equal."""
+    if type(timestamp) is not int:
+        return None
+    text = INTERRUPTED_TEXT if placeholder is None else placeholder
+    return "".join(('{"role":"toolResult","toolCallId":', _TEXT(entry.call_id),
+                    ',"toolName":', _TEXT(entry.tool_name),
+                    ',"content":[{"type":"text","text":', _TEXT(text),
+                    '}],"details":{"ok":false,"error":"interrupted"},"isError":true,"timestamp":',
+                    int.__repr__(timestamp), "}")).encode("utf-8")
+
+
 _WRITE = 1 << 20
 """Bytes joined into one write (bounded extra memory, few system calls)."""
+
+_FEW = 16
+"""Kept messages between two other entries merged into stretches one by one (more: by C-level maps)."""
 
 _RUN = 4096
 """Kept messages joined into one piece at a time when writing (a few MB: bounded extra memory)."""
@@ -689,7 +741,11 @@ def _stretches(order: list[Any], start: int, stop: int, raws: Spans) -> Iterator
         run = order[low:min(stop, low + _RUN)]
         begin = 0
         for cut in [*compress(count(1), map(ne, run[1:], map(add, run, repeat(1)))), len(run)]:
-            yield from raws.stretch(run[begin], run[cut - 1] + 1)
+            got = raws.piece(run[begin], run[cut - 1] + 1)
+            if got is None:
+                yield from raws.stretch(run[begin], run[cut - 1] + 1)
+            else:
+                yield got
             begin = cut
 
 
@@ -729,21 +785,59 @@ def _write(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Binary
 
     placeholder = plan.placeholder
     order: list[Any] = plan.order
-    # Kept messages go out joined in runs of up to _RUN (one C-level join each, not two pieces per
-    # message); only the messages the view changes are decoded and re-encoded, in view order.  The
-    # order holds a kept message as its index, or a stretch of them as a range (see plan_strict).
+    # Kept messages go out as slices of their blocks, consecutive ones as one piece (pieces joined into
+    # writes of about _WRITE bytes); only the messages the view changes are written anew, in view order.
+    # The order holds a kept message as its index, or a stretch of them as a range (see plan_strict).
     changed = list(compress(count(), map(is_not, map(type, order), repeat(int))))
     changed.append(len(order))
 
-    def runs() -> Iterator[bytes]:
+    def runs() -> Iterator[Any]:
+        """Each piece: a kept message or stretch as a slice of its block where it is one (the usual case:
+        Spans.piece, no search), else by Spans.stretch; a message the view changes written anew."""
+        piece = raws.piece
         start = 0
         for at in changed:
-            if start < at:
+            if start + 1 == at:  # one kept message between two other entries (a moved result, say)
+                index = order[start]
+                got = piece(index, index + 1)
+                if got is None:
+                    yield from raws.stretch(index, index + 1)
+                else:
+                    yield got
+            elif start + _FEW >= at > start:  # a frame and its answers, say: merged by hand, no C-level setup
+                low = order[start]
+                high = low + 1
+                for index in order[start + 1:at]:
+                    if index == high:
+                        high += 1
+                        continue
+                    got = piece(low, high)
+                    if got is None:
+                        yield from raws.stretch(low, high)
+                    else:
+                        yield got
+                    low, high = index, index + 1
+                got = piece(low, high)
+                if got is None:
+                    yield from raws.stretch(low, high)
+                else:
+                    yield got
+            elif start < at:
                 yield from _stretches(order, start, at, raws)
             if at < len(order):
                 entry = order[at]
                 if type(entry) is range:  # a stretch kept as recorded (Plan.order with stretches)
-                    yield from raws.stretch(entry.start, entry.stop)
+                    got = piece(entry.start, entry.stop)
+                    if got is None:
+                        yield from raws.stretch(entry.start, entry.stop)
+                    else:
+                        yield got
+                elif type(entry) is Synthesized and not entry.not_executed and type(entry.call_id) is str \
+                        and type(entry.tool_name) is str:
+                    timestamp = stamp()
+                    written = _receipt(entry, placeholder, timestamp)
+                    yield (_encode(receipt_message(entry.call_id, entry.tool_name, timestamp, placeholder))
+                           if written is None else written) + ending
                 else:
                     yield _encode(entry_message(entry, durable, placeholder, stamp)) + ending
             start = at + 1

@@ -128,10 +128,15 @@ def _pair(light: LightTranscript, plan: Plan, turns: _CleanTurns, loose: list[in
         calls = frames.get(index)
         if calls is not None:
             for position, call in enumerate(calls):
-                open_calls.setdefault(call.id, []).append((index, position))
-                last_use[call.id] = (index, position)
-                if call.id == "":
-                    last_idless[call.name] = (index, position)
+                call_id, slot = call.id, (index, position)
+                waiting = open_calls.get(call_id)
+                if waiting is None:
+                    open_calls[call_id] = [slot]
+                else:
+                    waiting.append(slot)
+                last_use[call_id] = slot
+                if call_id == "":
+                    last_idless[call.name] = slot
             continue
         key = keys[index]
         if key is NON_STRING_ID:
@@ -147,11 +152,12 @@ def _pair(light: LightTranscript, plan: Plan, turns: _CleanTurns, loose: list[in
             continue
         if key == "":  # no id-less call waits: a second result for the latest id-less call of its tool
             name = light.result_names.get(index)  # (a call of another tool is not the one it answers)
-            used, second = last_idless.get(name), Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name)
+            used = last_idless.get(name)
         else:
             used = last_use.get(key) or turns.slot_of(key)  # a reuse of a clean id always comes after it
-            second = Note.of(NoteCode.SECOND_RESULT, call_id=key)
         if used is not None and turns.answer(answers, used) is not None:
+            second = Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name) if key == "" else \
+                Note.of(NoteCode.SECOND_RESULT, call_id=key)
             _later_result(plan, answers, receipts, used, index, second, turns)
             continue
         early.append(index)
@@ -602,12 +608,25 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
     order: list[Any] = []
     stretch = order.append if stretches else order.extend
     previous = 0
+    keys = light.result_keys
+    plain = not renamed and not bad and not light.numeric_results  # no id or arguments changes: the usual view
     for index in sorted(skip.union(frames.keys() - settled if settled else frames)):
         if previous < index:
             stretch(range(previous, index))
         previous = index + 1
         calls = frames.get(index)
         if calls is None or index in skip:
+            continue
+        if plain:  # what the loop below does when nothing is renamed, without its per-call lookups
+            order.append(index)
+            for position, call in enumerate(calls):
+                answer = answers.get((index, position))
+                if answer is None:
+                    order.append(Synthesized(call.id, call.name, index, position, False))
+                elif keys[answer] != call.id:
+                    order.append(Rewritten(answer, {-1: call.id}))
+                else:
+                    order.append(answer)
             continue
         ids = {position: renamed[(index, position)] for position in range(len(calls)) if (index, position) in renamed}
         invalid = frozenset(position for position in range(len(calls)) if (index, position) in bad)
