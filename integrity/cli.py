@@ -75,6 +75,12 @@ def _fast_allowed(args: argparse.Namespace) -> bool:
             and not getattr(args, "skip_bad_lines", False))
 
 
+def _bones(args: argparse.Namespace) -> bool:
+    """Whether a provider verdict will judge the messages' bones: the fast path then makes them as it reads
+    (a pi-ai file has no provider of its own, so only a named one is asked)."""
+    return bool(getattr(args, "provider", None))
+
+
 def _clean(args: argparse.Namespace) -> bool:
     from .repair.policies import DEFAULT_POLICY, reads_closely
 
@@ -97,7 +103,7 @@ def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
     handle, status = open_source(path)
     stream = FileSource(_source_name(path), handle, status)
     try:
-        fast = read_fast_file(stream, _clean(args), writes)
+        fast = read_fast_file(stream, _clean(args), writes, _bones(args))
     except BaseException:
         stream.close()
         raise
@@ -138,7 +144,7 @@ def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) ->
     if allow_fast and _fast_allowed(args):
         from ._bulk.fast_read import read_fast
 
-        fast = read_fast(data, source, clean=_clean(args))
+        fast = read_fast(data, source, clean=_clean(args), bones=_bones(args))
         if fast is not None:
             from .pipeline import Loaded
 

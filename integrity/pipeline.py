@@ -232,6 +232,9 @@ class Loaded:
             from .formats.skeleton import all_bones
 
             return all_bones(self.transcript.messages)
+        made: tuple[list[Any], set[str]] | None = self.fast.bones
+        if made is not None:  # made while the file was read (read_fast's bones)
+            return made
         from ._bulk.fast_bones import fast_bones
 
         return fast_bones(self.fast.raws, self.fast.light.size)

@@ -117,7 +117,7 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
     if known_hash is not None and digest == known_hash:
         return None
     try:
-        units = _units(data, url, policy)
+        units = _units(data, url, policy, providers)
     except TranscriptError as error:
         return [_error_row(url, digest, str(error))], []
     except Exception as error:  # a reader that fails on odd input is this file's row, never a failed run
@@ -141,14 +141,15 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
     return rows, findings
 
 
-def _units(data: bytes, url: str, policy: str) -> list[Loaded]:
+def _units(data: bytes, url: str, policy: str, providers: Sequence[str] = ()) -> list[Loaded]:
     """Every transcript of a file, as `check` reads it: a pi-ai file by the fast path (its light view, no
-    dict per message: the same verdict, several times faster), any other by the general reader."""
+    dict per message: the same verdict, several times faster; with the bones the providers will judge),
+    any other by the general reader."""
     from ._bulk.fast_read import read_fast
     from .pipeline import Loaded
     from .repair.policies import reads_closely
 
-    fast = read_fast(data, url, clean=reads_closely(policy))
+    fast = read_fast(data, url, clean=reads_closely(policy), bones=bool(providers))
     if fast is not None:
         return [Loaded(url, fast=fast)]
     from .analysis import load_all

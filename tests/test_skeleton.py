@@ -140,6 +140,9 @@ def test_fast_bones_equal_the_decoded_messages_bones() -> None:
             continue
         messages = [json.loads(bytes(raw)) for raw in fast.raws]
         assert fast_bones(fast.raws, fast.light.size) == all_bones(messages), name
+        assert fast.bones is None  # made only when asked: a check without a provider never judges them
+        made = read_fast(data, name, bones=True)
+        assert made is not None and made.bones == all_bones(messages), name  # made while reading, the same
         read += 1
     assert read >= 14
 

@@ -38,7 +38,7 @@ import msgspec
 from ..loading import TranscriptError
 from ..repair.entries import Synthesized, entry_message
 from ..repair.messages import INTERRUPTED_TEXT, receipt_message
-from ..repair.views import LightBuilder, LightTranscript, is_receipt
+from ..repair.views import LightBuilder, LightTranscript, frame_is_interrupted, is_receipt
 from .blocks import (
     BLOCK,
     JSON_SPACE,
@@ -97,11 +97,16 @@ _UserContent = str | list[_Text | _Image]
 # does not read (a user turn decodes to an empty struct), and the role is the
 # struct's type, so no role string is allocated per message.  A role outside
 # this list raises ValidationError and the general reader takes over.
+_HINT = msgspec.field(name="_native", default=_UNSET)
+"""A message's native hints (formats.common.NATIVE): read only for its bones (which format they are for)."""
+
+
 class _Said(msgspec.Struct, gc=False, tag_field="role"):
     """What a user or system turn holds (the two differ only in their tag)."""
 
     content: _UserContent
     timestamp: _Number = _UNSET
+    hint: Any = _HINT
 
 
 class _User(_Said, tag="user"):
@@ -121,6 +126,7 @@ class _Assistant(msgspec.Struct, gc=False, tag_field="role", tag="assistant"):
     model: _Text_ = _UNSET
     usage: _Free = _UNSET  # an object (checked with the block's keys: _keys_decoded)
     timestamp: _Number = _UNSET
+    hint: Any = _HINT
 
 
 class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
@@ -130,6 +136,7 @@ class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
     isError: bool | msgspec.UnsetType = _UNSET
     timestamp: _Number = _UNSET
     details: _Free = _UNSET
+    hint: Any = _HINT
 
 
 _CONTENT = attrgetter("content")
@@ -155,6 +162,7 @@ class FastTranscript:
     light: LightTranscript
     envelope: dict[str, Any] | None = None  # object container: key -> raw value
     key: str = "messages"
+    bones: tuple[list[Any], set[str]] | None = None  # every message's bones, read with it (read_fast's bones)
 
 
 def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str],
@@ -214,19 +222,62 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
     return pi_ai
 
 
-def read_fast(data: bytes, source: str, clean: bool = True) -> FastTranscript | None:
+def _bones(messages: list[Any], hinted: set[str], kinds: dict[Any, Any]) -> Iterator[Any]:
+    """Each message's bones (formats.skeleton.bones_of of the message as a dict; fast_bones makes the same
+    from the raw bytes, and tests/test_skeleton.py holds the three equal), from the structs it was read
+    into; hinted gets the formats of their native hints.  kinds: as fast_bones' (one tuple per kind list)."""
+    from ..formats.skeleton import MISSING, STRING, hint_format  # only when a provider verdict is asked
+
+    for message in messages:
+        if message.hint is not _UNSET:
+            hinted.add(hint_format(message.hint))
+        kind = type(message)
+        if kind is _ToolResult:
+            yield ("toolResult", (), message.toolCallId, False)  # a string: _feed refused any other
+        elif kind is _Assistant:
+            stop, error = message.stopReason, message.errorMessage
+            yield ("assistant", _parts(message.content, kinds, STRING), MISSING,
+                   frame_is_interrupted(None if stop is _UNSET else stop, None if error is _UNSET else error))
+        else:
+            yield ("user" if kind is _User else "system", _parts(message.content, kinds, STRING), MISSING, False)
+
+
+def _parts(content: Any, kinds: dict[Any, Any], string: str) -> Any:
+    """A message's parts' bones (see fast_bones._parts; string: skeleton.STRING)."""
+    if type(content) is str:
+        return string
+    found: list[Any] = []
+    plain = True
+    for part in content:
+        kind = type(part)
+        if kind is _ToolCall:
+            found.append((part.id, part.name))
+            plain = False
+        elif kind is _Image:
+            if part.data is not _UNSET:
+                found.append("image")
+        else:
+            found.append("text" if kind is _Text else "thinking")
+    parts = tuple(found)
+    return kinds.setdefault(parts, parts) if plain else parts
+
+
+def read_fast(data: bytes, source: str, clean: bool = True, bones: bool = False) -> FastTranscript | None:
     """Read a pi-ai JSON array, {"messages": [...]} object or JSONL file held in memory; None when unsure.
 
     clean: classify clean turns while reading (LightBuilder; only the strict policy plans with them).
+    bones: also make every message's bones from the structs it is read into (a provider verdict judges
+    them: integrity.formats.skeleton), instead of decoding the messages again later (fast_bones).
     """
-    return _read(Source(data), source, clean)
+    return _read(Source(data), source, clean, bones=bones)
 
 
 STREAM_FROM = 2 * BLOCK
 """Files at least this large are read a block at a time (read_fast_file); smaller ones whole."""
 
 
-def read_fast_file(stream: FileSource, clean: bool = True, writes: bool = False) -> FastTranscript | None:
+def read_fast_file(stream: FileSource, clean: bool = True, writes: bool = False,
+                   bones: bool = False) -> FastTranscript | None:
     """read_fast for a large regular file read a block at a time, never whole (see integrity._bulk.blocks): a
     1,000,000-message file is then read in about the memory of its light view.  None when the file
     is smaller than STREAM_FROM or not sure to be pi-ai: the caller still owns `stream` and reads it
@@ -234,10 +285,11 @@ def read_fast_file(stream: FileSource, clean: bool = True, writes: bool = False)
     slices (blocks.plain_lengths)."""
     if stream.size < STREAM_FROM:
         return None
-    return _read(stream, stream.source, clean, writes)
+    return _read(stream, stream.source, clean, writes, bones)
 
 
-def _read(input: Source, source: str, clean: bool, writes: bool = False) -> FastTranscript | None:
+def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: bool = False
+          ) -> FastTranscript | None:
     head = input.read(0, 64).lstrip(JSON_SPACE)
     envelope = None
     body, low, high = input, 0, input.size
@@ -263,7 +315,8 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False) -> Fast
             if bounds is None:
                 return None
             low, high = bounds
-        read = _blocks(body, container, low, high, clean, writes)
+        made: tuple[list[Any], set[str]] | None = ([], set()) if bones else None
+        read = _blocks(body, container, low, high, clean, writes, made)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     if read is None:
@@ -271,7 +324,7 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False) -> Fast
     light, blocks, raws, lengths = read
     streamed = isinstance(body, FileSource)
     spans = Spans(body, source, container, blocks, light.size, None if streamed else raws, lengths)
-    return FastTranscript(source, input, container, spans, light, envelope)
+    return FastTranscript(source, input, container, spans, light, envelope, bones=made)
 
 
 def _object_or_lines(input: Source) -> tuple[str, dict[str, Any] | None]:
@@ -317,14 +370,17 @@ _Read = tuple[LightTranscript, list[Block], list[Any], list["array[int] | None"]
 """The light view, the blocks, every raw span (a file in memory) and each block's plain lengths."""
 
 
-def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writes: bool) -> _Read | None:
+def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writes: bool,
+            bones: tuple[list[Any], set[str]] | None = None) -> _Read | None:
     """Build the light view a block at a time (see integrity._bulk.blocks): the blocks, and every raw span when the
     file is in memory; None when the file does not look like pi-ai or breaks the pi-ai schema.
 
     Each block is proved valid JSON (UTF-8, numbers Python reads alike, nesting the general reader
     allows) before its messages are decoded into structs and fed to the shared LightBuilder
-    (views.py) by one plain loop (measured 3-4x faster than a chain of map/compress passes).
+    (views.py) by one plain loop (measured 3-4x faster than a chain of map/compress passes).  bones: gets
+    every message's bones and the formats of their hints, made from the same structs.
     """
+    kinds: dict[Any, Any] = {}
     keep = not isinstance(body, FileSource)
     roles: list[str] = []
     blocks: list[Block] = []
@@ -356,6 +412,8 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
             found = _feed(messages, first, builder, names, objects)
             if found is None:
                 return None
+            if bones is not None:
+                bones[0].extend(_bones(messages, bones[1], kinds))
             keys = _keys_decoded(messages, objects)
             if keys is None or (beside is None and _lost_keys(document, keys)):
                 return None
