@@ -55,7 +55,7 @@ class Turns:
 
 _NONE: list[Any] = []
 
-GAP = 16
+GAP = 4
 """Windows closer than this many turns are judged as one."""
 DENSE = 4
 """A request with more than one turn in DENSE the proof could not show legal is judged whole (0: never)."""
