@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from integrity.guards._core import RequestGuard
 from integrity.guards._fast import FAST_TARGETS, scan
-from integrity.guards._native import _TEXT, native_repair
+from integrity.guards._native import native_repair
 
 QUIET = logging.getLogger("integrity.guards.tests.native")
 QUIET.disabled = True
@@ -230,12 +230,6 @@ def test_the_common_defects_take_the_direct_repair(format: str, target: str | No
     assert native_repair(entries, cut, before, format, format, target, None) is not None
     quiet, full, reports = both(entries, format, lambda part: list(part), format, target)
     assert quiet == full and reports and reports[0].counts
-
-
-def test_the_receipt_text_is_the_engines() -> None:
-    from integrity.repair.messages import strict_placeholder_text
-
-    assert _TEXT == strict_placeholder_text()
 
 
 def test_a_report_asked_later_is_the_pipelines(caplog: Any) -> None:

@@ -27,13 +27,11 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..repair.messages import strict_placeholder_text
 from ._fast import _IDLESS_TARGETS, _PLAIN_ID, _READERS, FAST_TARGETS, IDLESS
 
-_TEXT = json.dumps({"ok": False, "error": "interrupted", "message": (
-    "The outcome of this tool call is unknown: it was interrupted before a result was recorded. "
-    "If the tool has side effects, check the current state before retrying it.")}, separators=(",", ":"))
-"""The strict receipt's text (integrity.repair.messages.strict_placeholder_text; the property test and
-`test_the_receipt_text_is_the_engines` hold them equal)."""
+_TEXT = strict_placeholder_text()
+"""The strict receipt's text: the engine's own (one fact, one place)."""
 
 Call = tuple[str, str]
 """(id, name) of one call; an id starting with IDLESS is a Gemini call without one (see _fast)."""
