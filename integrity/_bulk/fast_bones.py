@@ -73,43 +73,53 @@ class _Result(msgspec.Struct, tag_field="role", tag="toolResult", gc=False):
 
 
 _DECODE = msgspec.json.Decoder(list[_User | _System | _Assistant | _Result]).decode
-_KIND = {_Text: "text", _Thinking: "thinking"}
+Structs = tuple[type, type, type, type, type, dict[type, str]]
+"""The struct classes a reader decodes messages into: result, assistant, user, call part, image part, and
+the other parts' kinds by class."""
+
+_STRUCTS: Structs = (_Result, _Assistant, _User, _Call, _Image, {_Text: "text", _Thinking: "thinking"})
 
 
-def _parts(content: Any, kinds: dict[Any, Any]) -> Any:
+def _parts(content: Any, kinds: dict[Any, Any], structs: Structs) -> Any:
     """The parts' bones; kinds: the tuples of part kinds without a call seen so far, one tuple for all alike
     (most messages of a transcript are one of a few: a million of them then hold a few dozen tuples)."""
     if type(content) is str:
         return STRING
+    _, _, _, call, image, named = structs
     found: list[Any] = []
     plain = True
     for part in content:
         kind = type(part)
-        if kind is _Call:
+        if kind is call:
             found.append((part.id, part.name))
             plain = False
-        elif kind is _Image:
+        elif kind is image:
             if part.data is not _UNSET:
                 found.append("image")
         else:
-            found.append(_KIND[kind])
+            found.append(named[kind])
     parts = tuple(found)
     return kinds.setdefault(parts, parts) if plain else parts
 
 
-def _bones(messages: list[Any], hinted: set[str], kinds: dict[Any, Any]) -> Iterator[Bone]:
+def struct_bones(messages: list[Any], hinted: set[str], kinds: dict[Any, Any], structs: Structs = _STRUCTS
+                 ) -> Iterator[Bone]:
+    """Each message's bones from the structs it was decoded into (these, or the fast reader's own: it makes
+    them as it reads when a provider is asked); hinted gets the formats of their native hints."""
+    result, assistant, user = structs[:3]
     for message in messages:
         if message.hint is not _UNSET:
             hinted.add(hint_format(message.hint))
         kind = type(message)
-        if kind is _Result:
+        if kind is result:
             call_id = message.toolCallId
             yield ("toolResult", (), MISSING if call_id is _UNSET else call_id, False)
-        elif kind is _Assistant:
-            yield ("assistant", _parts(message.content, kinds), MISSING,
-                   frame_is_interrupted(message.stopReason, message.errorMessage))
+        elif kind is assistant:
+            stop, error = message.stopReason, message.errorMessage
+            yield ("assistant", _parts(message.content, kinds, structs), MISSING,
+                   frame_is_interrupted(None if stop is _UNSET else stop, None if error is _UNSET else error))
         else:
-            yield ("user" if kind is _User else "system", _parts(message.content, kinds), MISSING, False)
+            yield ("user" if kind is user else "system", _parts(message.content, kinds, structs), MISSING, False)
 
 
 def fast_bones(raws: Any, size: int) -> tuple[list[Bone], set[str]]:
@@ -120,7 +130,7 @@ def fast_bones(raws: Any, size: int) -> tuple[list[Bone], set[str]]:
     kinds: dict[Any, Any] = {}
     for start in range(0, size, CHUNK):
         pieces = raws.pieces(range(start, min(size, start + CHUNK)))
-        bones.extend(_bones(_DECODE(b"".join((b"[", b",".join(pieces), b"]"))), hinted, kinds))
+        bones.extend(struct_bones(_DECODE(b"".join((b"[", b",".join(pieces), b"]"))), hinted, kinds))
     raws.check()  # what was read again is what the light view was built from
     return bones, hinted
 

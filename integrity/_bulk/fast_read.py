@@ -38,7 +38,7 @@ import msgspec
 from ..loading import TranscriptError
 from ..repair.entries import Synthesized, entry_message
 from ..repair.messages import INTERRUPTED_TEXT, receipt_message
-from ..repair.views import LightBuilder, LightTranscript, frame_is_interrupted, is_receipt
+from ..repair.views import LightBuilder, LightTranscript, is_receipt
 from .blocks import (
     BLOCK,
     JSON_SPACE,
@@ -144,6 +144,10 @@ _ARGUMENTS = attrgetter("arguments")
 _USAGE = attrgetter("usage")
 _DETAILS = attrgetter("details")
 
+_STRUCTS: tuple[type, type, type, type, type, dict[type, str]] = (
+    _ToolResult, _Assistant, _User, _ToolCall, _Image, {_Text: "text", _Thinking: "thinking"})
+"""This reader's struct classes, as fast_bones.struct_bones reads them (Structs)."""
+
 _ROLE_OF: dict[type, str] = {_User: "user", _System: "system", _Assistant: "assistant", _ToolResult: "toolResult"}
 _MESSAGES = msgspec.json.Decoder(list[_User | _System | _Assistant | _ToolResult])
 _ENVELOPE = msgspec.json.Decoder(dict[str, msgspec.Raw])
@@ -220,46 +224,6 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
             if (stop is not None and stop != "toolUse" and stop != "stop") or error is not None:
                 no_calls(index, stop, error, not content)
     return pi_ai
-
-
-def _bones(messages: list[Any], hinted: set[str], kinds: dict[Any, Any]) -> Iterator[Any]:
-    """Each message's bones (formats.skeleton.bones_of of the message as a dict; fast_bones makes the same
-    from the raw bytes, and tests/test_skeleton.py holds the three equal), from the structs it was read
-    into; hinted gets the formats of their native hints.  kinds: as fast_bones' (one tuple per kind list)."""
-    from ..formats.skeleton import MISSING, STRING, hint_format  # only when a provider verdict is asked
-
-    for message in messages:
-        if message.hint is not _UNSET:
-            hinted.add(hint_format(message.hint))
-        kind = type(message)
-        if kind is _ToolResult:
-            yield ("toolResult", (), message.toolCallId, False)  # a string: _feed refused any other
-        elif kind is _Assistant:
-            stop, error = message.stopReason, message.errorMessage
-            yield ("assistant", _parts(message.content, kinds, STRING), MISSING,
-                   frame_is_interrupted(None if stop is _UNSET else stop, None if error is _UNSET else error))
-        else:
-            yield ("user" if kind is _User else "system", _parts(message.content, kinds, STRING), MISSING, False)
-
-
-def _parts(content: Any, kinds: dict[Any, Any], string: str) -> Any:
-    """A message's parts' bones (see fast_bones._parts; string: skeleton.STRING)."""
-    if type(content) is str:
-        return string
-    found: list[Any] = []
-    plain = True
-    for part in content:
-        kind = type(part)
-        if kind is _ToolCall:
-            found.append((part.id, part.name))
-            plain = False
-        elif kind is _Image:
-            if part.data is not _UNSET:
-                found.append("image")
-        else:
-            found.append("text" if kind is _Text else "thinking")
-    parts = tuple(found)
-    return kinds.setdefault(parts, parts) if plain else parts
 
 
 def read_fast(data: bytes, source: str, clean: bool = True, bones: bool = False) -> FastTranscript | None:
@@ -413,7 +377,9 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
             if found is None:
                 return None
             if bones is not None:
-                bones[0].extend(_bones(messages, bones[1], kinds))
+                from .fast_bones import struct_bones  # only when a provider verdict is asked
+
+                bones[0].extend(struct_bones(messages, bones[1], kinds, _STRUCTS))
             keys = _keys_decoded(messages, objects)
             if keys is None or (beside is None and _lost_keys(document, keys)):
                 return None

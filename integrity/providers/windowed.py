@@ -61,6 +61,25 @@ DENSE = 4
 """A request with more than one turn in DENSE the proof could not show legal is judged whole (0: never)."""
 
 
+def _calls(kind: str, content: Any, own: str | None) -> list[Any] | None:
+    """The call ids a writer writes for one message (an assistant's call parts; a user's are not written),
+    `_NONE` when none; None when a part is the format's own native block as recorded (`own`: anything may
+    be in it, so the request is judged whole; None for a writer that leaves such parts out)."""
+    if content is STRING:
+        return _NONE
+    calls: list[Any] = _NONE
+    for part in content:
+        if type(part) is not str:
+            if part[0] == OPAQUE:
+                if part[1] == own:
+                    return None
+            elif kind == "assistant":
+                if calls is _NONE:
+                    calls = []
+                calls.append(part[0])
+    return calls
+
+
 def _answers(calls: list[Any], run: list[Any]) -> bool:
     """Whether a run of results answers these calls plainly: exactly their ids, in order, each a string once."""
     if run != calls:
@@ -119,17 +138,9 @@ def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
             if content[0] != "anthropic":
                 continue  # another format's: left out
             return None
-        calls: list[Any] = _NONE
-        if content is not STRING:
-            for part in content:
-                if type(part) is not str:
-                    if part[0] == OPAQUE:
-                        if part[1] == "anthropic":
-                            return None
-                    elif kind == "assistant":
-                        if calls is _NONE:
-                            calls = []
-                        calls.append(part[0])
+        calls = _calls(kind, content, "anthropic")
+        if calls is None:
+            return None
         entry += 1
         if calls:
             if not ids and not all_anthropic_ids([value for value in calls if type(value) is str]):
@@ -210,18 +221,11 @@ def _chat(provider: str) -> Callable[[Sequence[Any]], Turns | None]:
                 pending, run = _NONE, None
             elif pending:  # calls no tool message answers
                 flags[turn - 1] |= _BAD
-            calls: list[Any] = _NONE
-            content = bone[1]
-            if kind == "assistant" and content is not STRING:
-                for part in content:
-                    if type(part) is tuple and part[0] != OPAQUE:
-                        if calls is _NONE:
-                            calls = []
-                        calls.append(part[0])
-                if calls:
-                    if not calls_ids and not _ids_pass(provider, calls, []):
-                        return None  # the first calls' ids are refused already (ids from another provider)
-                    calls_ids.extend(calls)
+            calls = _calls(kind, bone[1], None) or _NONE  # (the Chat writer leaves Chat blocks out)
+            if calls:
+                if not calls_ids and not _ids_pass(provider, calls, []):
+                    return None  # the first calls' ids are refused already (ids from another provider)
+                calls_ids.extend(calls)
             flags.append(_USES if calls else 0)
             pending = calls
         if run is not None:
@@ -293,17 +297,9 @@ def bedrock_turns(bones: Sequence[Any]) -> Turns | None:
             if content[0] != "bedrock":
                 continue
             return None
-        calls: list[Any] = _NONE
-        if content is not STRING:
-            for part in content:
-                if type(part) is not str:
-                    if part[0] == OPAQUE:
-                        if part[1] == "bedrock":
-                            return None
-                    elif kind == "assistant":
-                        if calls is _NONE:
-                            calls = []
-                        calls.append(part[0])
+        calls = _calls(kind, content, "bedrock")
+        if calls is None:
+            return None
         role = "assistant" if kind == "assistant" else "user"
         turn = len(flags)
         starts.append(index)
@@ -361,15 +357,10 @@ def gemini_turns(bones: Sequence[Any]) -> Turns | None:
             if content[0] != "gemini":
                 continue
             return None
-        calls = 0
-        if content is not STRING:
-            for part in content:
-                if type(part) is not str:
-                    if part[0] == OPAQUE:
-                        if part[1] == "gemini":
-                            return None
-                    elif kind == "assistant":
-                        calls += 1
+        made = _calls(kind, content, "gemini")
+        if made is None:
+            return None
+        calls = len(made)
         entry += 1
         turn_role = "model" if kind == "assistant" else "user"
         if turn_role == role:

@@ -330,14 +330,7 @@ class LightBuilder:
                 self._result_ids.add(call_id)
                 self._want_at = -1
                 return
-            turn = self._turn
-            answered = index - self._turn_frame
-            if answered == len(turn):
-                self._clean.append(self._turn_frame)
-                self._want_at = -1
-                self._pending.clear()
-            else:
-                self._want, self._want_at = turn[answered].id, index + 1
+            self._advance(index)
             return
         self._loosen_open_turn()  # another message came before this result
         self._loose.append(index)
@@ -355,6 +348,11 @@ class LightBuilder:
             self._pending.append((index, tool_name))  # kept only if its turn turns out not clean
         else:
             self.names[index] = tool_name
+        self._advance(index)
+
+    def _advance(self, index: int) -> None:
+        """The open turn's next call was answered at `index`: the turn is clean once its last call is; else it
+        waits for the next call's id right after."""
         turn = self._turn
         answered = index - self._turn_frame
         if answered == len(turn):
