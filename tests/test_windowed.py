@@ -75,10 +75,12 @@ def test_an_id_anthropic_refuses_sends_the_request_to_the_whole_judgment() -> No
                                                                                     "invalid_tool_result_id"]
 
 
-def test_providers_without_a_proof_are_judged_whole() -> None:
-    bones = [("user", STRING, MISSING, False)]
-    unserved = [provider for provider in PROVIDER_FORMAT if provider not in PROOFS]
-    assert all(judge_windowed(bones, provider, _whole) is None for provider in unserved)
+def test_a_provider_without_a_proof_is_judged_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    bones = [("user", STRING, MISSING, False), ("assistant", (("c1", "f"),), MISSING, False),
+             ("toolResult", (), "c1", False)]
+    assert judge_windowed(bones, "anthropic", _whole) == []  # served: plainly legal
+    monkeypatch.delitem(PROOFS, "anthropic")
+    assert judge_windowed(bones, "anthropic", _whole) is None  # a provider with no proof: the caller judges
 
 
 GOOD = ["call00001", "call00002", "call00003", "call00004", "null"]

@@ -11,10 +11,12 @@ then moved to where the window sits in the request.
 The proof is a sound under-approximation: a turn it cannot prove plain is judged by the rule set, so the
 verdict is the full skeleton's (tests/test_windowed.py holds the two equal on every sample, every real and
 recorded file, a generated corpus, and random bones, for every provider this module serves).  A request
-whose proof does not apply (an id the provider's id rule refuses) is judged whole by the caller.
+the proof does not apply to (an id the provider's id rule refuses, a native block of the provider's own
+format as recorded, more than a quarter of its turns broken) is judged whole by the caller.
 
-Anthropic first (the module's `PROOFS`): its rules read a turn and its neighbours only (see
-integrity.providers.anthropic), once consecutive user or assistant entries are combined into turns.
+`PROOFS` has one for each provider.  Anthropic, Bedrock, Gemini and the three of OpenAI's Chat shape read a
+turn with its neighbours only, so their requests are judged in windows; the two Responses providers pair
+calls and outputs across the whole request, so their proof is whole or nothing (`WHOLE_OR_NOTHING`).
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ from .ids import all_anthropic_ids
 from .violation import Violation, sort_violations
 
 _USES, _RESULTS, _BAD = 1, 2, 4
-"""A turn's flags: it holds tool_use blocks; it holds tool_result blocks; a rule may fire on it (the proof
-could not show it plainly legal)."""
+"""A turn's flags: a rule reads it with the turn after it (it makes calls); a rule reads it with the turn
+before it (it holds results); a rule may fire on it (the proof could not show it plainly legal)."""
 
 
 class Turns:
