@@ -80,10 +80,11 @@ def judge(
         return validate_native([], provider)  # raises the registry's unknown-provider error
     format = PROVIDER_FORMAT[provider]
     if transcript is None or transcript.format != format:  # the request is written afresh: its skeleton will do
-        windowed = _windowed(messages, provider, format, history, ids, requests)
+        round_ = requests if requests is not None else {}  # the bones read once, whichever way it is judged
+        windowed = _windowed(messages, provider, format, history, ids, round_)
         if windowed is not None:
             return in_context(windowed, transcript)
-        written = skeleton_once(messages, format, requests)
+        written = skeleton_once(messages, format, round_)
         if written is not None:
             return in_context(judge_written(written, provider, history, ids), transcript)
     native, sources, _ = judged_request(messages, provider, transcript, as_recorded, requests)
