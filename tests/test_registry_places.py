@@ -68,7 +68,10 @@ def test_no_file_lists_the_summary_counts_by_hand() -> None:
 
 
 def test_no_file_lists_the_formats_by_hand() -> None:
-    assert _relisted(set(FORMATS), {"integrity/formats/", "integrity/schema/", "integrity/guards/"}) == []
+    # windowed.PROOFS is keyed by provider (each provider's proof), and five providers share their name with
+    # their native format; its formats come from registry.PROVIDER_FORMAT
+    allowed = {"integrity/formats/", "integrity/schema/", "integrity/guards/", "integrity/providers/windowed.py"}
+    assert _relisted(set(FORMATS), allowed) == []
 
 
 def test_the_checker_sees_a_hand_made_list(tmp_path: Path) -> None:

@@ -233,7 +233,7 @@ def read_fast(data: bytes, source: str, clean: bool = True, bones: bool = False)
     bones: also make every message's bones from the structs it is read into (a provider verdict judges
     them: integrity.formats.skeleton), instead of decoding the messages again later (fast_bones).
     """
-    return _read(Source(data), source, clean, bones=bones)
+    return _read(Source(data), source, clean, False, bones)
 
 
 STREAM_FROM = 2 * BLOCK

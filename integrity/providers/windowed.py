@@ -30,6 +30,7 @@ import msgspec
 from ..formats.common import OPAQUE, SYSTEM_ROLES
 from ..formats.skeleton import SKELETONS, STRING
 from .ids import all_anthropic_ids
+from .registry import PROVIDER_FORMAT
 from .violation import Violation, sort_violations
 
 _USES, _RESULTS, _BAD = 1, 2, 4
@@ -512,18 +513,18 @@ _ERRORS: dict[tuple[str, str], Callable[[Violation, list[int]], str]] = {
 }
 """The error texts, of the rules a window can meet, that name an index after the position: written again."""
 
-PROOFS: dict[str, tuple[str, Callable[[Sequence[Any]], Turns | None], bool]] = {
-    "anthropic": ("anthropic", anthropic_turns, True),
-    "openai-chat": ("openai-chat", _chat("openai-chat"), False),
-    "mistral": ("openai-chat", _chat("mistral"), False),
-    "deepseek": ("openai-chat", _chat("deepseek"), False),
-    "bedrock": ("bedrock", bedrock_turns, False),
-    "gemini": ("gemini", gemini_turns, False),
-    "openai-responses": ("openai-responses", _responses("openai-responses"), False),
-    "deepseek-responses": ("openai-responses", _responses("deepseek-responses"), False),
+PROOFS: dict[str, tuple[Callable[[Sequence[Any]], Turns | None], bool]] = {
+    "anthropic": (anthropic_turns, True),
+    "openai-chat": (_chat("openai-chat"), False),
+    "mistral": (_chat("mistral"), False),
+    "deepseek": (_chat("deepseek"), False),
+    "bedrock": (bedrock_turns, False),
+    "gemini": (gemini_turns, False),
+    "openai-responses": (_responses("openai-responses"), False),
+    "deepseek-responses": (_responses("deepseek-responses"), False),
 }
-"""Each provider the windowed judgment serves: its native format, its proof, and whether its positions count
-combined turns (Anthropic's `messages.N`) rather than native entries."""
+"""Each provider's proof, and whether its positions count combined turns (Anthropic's `messages.N`) rather
+than native entries.  Its skeleton is its native format's (registry.PROVIDER_FORMAT)."""
 
 WHOLE_OR_NOTHING = frozenset({"openai-responses", "deepseek-responses"})
 """Providers whose proof shows a request plain whole or not at all (`_responses`): no window is judged."""
@@ -537,7 +538,8 @@ def judge_windowed(bones: Sequence[Any], provider: str, judge: Callable[[Any, st
     served = PROOFS.get(provider)
     if served is None:
         return None
-    format, proof, by_turn = served
+    proof, by_turn = served
+    format = PROVIDER_FORMAT[provider]
     turns = proof(bones)
     if turns is None:
         return None
