@@ -326,7 +326,7 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
     and error texts are the full requests' (tests/test_skeleton.py), at a fraction of the time and memory."""
     from .formats.skeleton import SKELETONS, stands_for
     from .providers import PROVIDER_FORMAT
-    from .providers.canonical import judge_written
+    from .providers.canonical import judge_history
     from .providers.windowed import judge_windowed
 
     formats = {PROVIDER_FORMAT[name] for name in names}
@@ -347,11 +347,8 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
     written: dict[tuple[str, int], Any] = {}
     shared = {format for format in formats if sum(PROVIDER_FORMAT[name] == format for name in names) > 1}
 
-    def whole(request: Any, name: str) -> list[Any]:
-        return judge_written(request, name, history=True)
-
     def judge(format: str, listed: list[Any], name: str) -> list[Any]:
-        windowed = judge_windowed(listed, name, whole)  # only around the turns not plainly legal
+        windowed = judge_windowed(listed, name, judge_history)  # only around the turns not plainly legal
         if windowed is not None:
             return windowed
         found = written.get((format, id(listed)))  # every list judged is kept alive by bones or view_for
@@ -359,7 +356,7 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
             found = SKELETONS[format](listed)
             if format in shared:  # kept for the next provider of the format; else freed once judged (memory)
                 written[(format, id(listed))] = found
-        return judge_written(found, name, history=True)
+        return judge_history(found, name)
 
     said: dict[str, ProviderVerdict] = {}
     for name in names:

@@ -23,20 +23,17 @@ from integrity.formats.common import OPAQUE
 from integrity.formats.skeleton import MISSING, SKELETONS, STRING, all_bones, stands_for
 from integrity.providers import PROVIDER_FORMAT
 from integrity.providers import windowed as windowed_module
-from integrity.providers.canonical import judge_written
+from integrity.providers.canonical import judge_history
 from integrity.providers.windowed import PROOFS, WHOLE_OR_NOTHING, judge_windowed
 
 
-def _whole(request: Any, provider: str) -> list[Any]:
-    return judge_written(request, provider, history=True)
-
-
 def _both(bones: list[Any], provider: str) -> tuple[Any, Any]:
-    return judge_windowed(bones, provider, _whole), _whole(SKELETONS[PROVIDER_FORMAT[provider]](bones), provider)
+    whole = judge_history(SKELETONS[PROVIDER_FORMAT[provider]](bones), provider)
+    return judge_windowed(bones, provider, judge_history), whole
 
 
 @pytest.mark.parametrize("provider", sorted(PROOFS))
-def test_windowed_verdicts_equal_the_whole_skeletons_on_the_corpus(provider: str,
+def test_windowed_verdicts_equal_thejudge_history_skeletons_on_the_corpus(provider: str,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(windowed_module, "DENSE", 0)  # windows however many turns are broken
     judged = broken = 0
@@ -57,30 +54,30 @@ def test_windowed_verdicts_equal_the_whole_skeletons_on_the_corpus(provider: str
     assert broken > 10 or provider == "mistral" or provider in WHOLE_OR_NOTHING
 
 
-def test_a_dense_request_is_judged_whole_and_a_sparse_one_in_windows() -> None:
+def test_a_dense_request_is_judgedjudge_history_and_a_sparse_one_in_windows() -> None:
     call = ("assistant", (("c1", "f"),), MISSING, False)
     plain = [("user", STRING, MISSING, False), call, ("toolResult", (), "c1", False)]
     sparse = plain * 40 + [("user", STRING, MISSING, False), call]  # the last call unanswered
     windowed, whole = _both(sparse, "anthropic")
     assert windowed == whole and len(whole) == 1 and whole[0].rule == "tool_use_unanswered"
     dense = [("user", STRING, MISSING, False), call] * 40  # every call unanswered
-    assert judge_windowed(dense, "anthropic", _whole) is None
+    assert judge_windowed(dense, "anthropic", judge_history) is None
 
 
-def test_an_id_anthropic_refuses_sends_the_request_to_the_whole_judgment() -> None:
+def test_an_id_anthropic_refuses_sends_the_request_to_thejudge_history_judgment() -> None:
     bones = [("user", STRING, MISSING, False), ("assistant", (("Bash:1", "f"),), MISSING, False),
              ("toolResult", (), "Bash:1", False)]
-    assert judge_windowed(bones, "anthropic", _whole) is None
-    assert [v.rule for v in _whole(SKELETONS["anthropic"](bones), "anthropic")] == ["invalid_tool_use_id",
+    assert judge_windowed(bones, "anthropic", judge_history) is None
+    assert [v.rule for v in judge_history(SKELETONS["anthropic"](bones), "anthropic")] == ["invalid_tool_use_id",
                                                                                     "invalid_tool_result_id"]
 
 
-def test_a_provider_without_a_proof_is_judged_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_provider_without_a_proof_is_judgedjudge_history(monkeypatch: pytest.MonkeyPatch) -> None:
     bones = [("user", STRING, MISSING, False), ("assistant", (("c1", "f"),), MISSING, False),
              ("toolResult", (), "c1", False)]
-    assert judge_windowed(bones, "anthropic", _whole) == []  # served: plainly legal
+    assert judge_windowed(bones, "anthropic", judge_history) == []  # served: plainly legal
     monkeypatch.delitem(PROOFS, "anthropic")
-    assert judge_windowed(bones, "anthropic", _whole) is None  # a provider with no proof: the caller judges
+    assert judge_windowed(bones, "anthropic", judge_history) is None  # a provider with no proof: the caller judges
 
 
 GOOD = ["call00001", "call00002", "call00003", "call00004", "null"]
@@ -119,7 +116,7 @@ def _unit(draw: st.DrawFn) -> list[Any]:
 @pytest.mark.parametrize("gap", [0, 16])
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(units=st.lists(_unit(), max_size=30))
-def test_windowed_verdicts_equal_the_whole_skeletons_on_random_bones(units: list[list[Any]], gap: int,
+def test_windowed_verdicts_equal_thejudge_history_skeletons_on_random_bones(units: list[list[Any]], gap: int,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(windowed_module, "DENSE", 0)
     monkeypatch.setattr(windowed_module, "GAP", gap)

@@ -99,6 +99,12 @@ def judge_written(written: tuple[list[Any], list[list[int]]], provider: str, his
     return with_canonical_indices(validate_native(native, provider, history, ids=ids), sources)
 
 
+def judge_history(written: tuple[list[Any], list[list[int]]], provider: str) -> list[Violation]:
+    """`judge_written` of a stored history with the id rules: what a window of one is judged by
+    (providers.windowed takes it as an argument: windowed is imported from here)."""
+    return judge_written(written, provider, True, True)
+
+
 def _windowed(messages: list[Any], provider: str, format: str, history: bool, ids: bool,
               requests: dict[Any, Any] | None) -> list[Violation] | None:
     """The skeleton's verdict judged in windows (providers.windowed), or None (no proof serves the provider,
@@ -112,7 +118,7 @@ def _windowed(messages: list[Any], provider: str, format: str, history: bool, id
     bones, hinted = _bones_once(messages, requests)
     if not stands_for(hinted, format):
         return None
-    return judge_windowed(bones, provider, lambda request, name: judge_written(request, name, True, True))
+    return judge_windowed(bones, provider, judge_history)
 
 
 def _bones_once(messages: list[Any], requests: dict[Any, Any] | None) -> tuple[list[Any], set[str]]:

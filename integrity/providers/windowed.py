@@ -532,7 +532,8 @@ WHOLE_OR_NOTHING = frozenset({"openai-responses", "deepseek-responses"})
 
 def judge_windowed(bones: Sequence[Any], provider: str, judge: Callable[[Any, str], list[Violation]]
                    ) -> list[Violation] | None:
-    """`judge(SKELETONS[format](bones), provider)`'s verdict (canonical indices set), judged only on the
+    """`judge(SKELETONS[format](bones), provider)`'s verdict (canonical indices set; judge: canonical's
+    judge_history, passed in since canonical imports this module), judged only on the
     windows around the turns the provider's proof could not show legal; None when no proof serves the
     provider or it does not apply (the caller judges the whole request)."""
     served = PROOFS.get(provider)
