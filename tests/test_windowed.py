@@ -33,7 +33,7 @@ def _both(bones: list[Any], provider: str) -> tuple[Any, Any]:
 
 
 @pytest.mark.parametrize("provider", sorted(PROOFS))
-def test_windowed_verdicts_equal_thejudge_history_skeletons_on_the_corpus(provider: str,
+def test_windowed_verdicts_equal_the_whole_skeletons_on_the_corpus(provider: str,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(windowed_module, "DENSE", 0)  # windows however many turns are broken
     judged = broken = 0
@@ -54,7 +54,7 @@ def test_windowed_verdicts_equal_thejudge_history_skeletons_on_the_corpus(provid
     assert broken > 10 or provider == "mistral" or provider in WHOLE_OR_NOTHING
 
 
-def test_a_dense_request_is_judgedjudge_history_and_a_sparse_one_in_windows() -> None:
+def test_a_dense_request_is_judged_whole_and_a_sparse_one_in_windows() -> None:
     call = ("assistant", (("c1", "f"),), MISSING, False)
     plain = [("user", STRING, MISSING, False), call, ("toolResult", (), "c1", False)]
     sparse = plain * 40 + [("user", STRING, MISSING, False), call]  # the last call unanswered
@@ -64,7 +64,7 @@ def test_a_dense_request_is_judgedjudge_history_and_a_sparse_one_in_windows() ->
     assert judge_windowed(dense, "anthropic", judge_history) is None
 
 
-def test_an_id_anthropic_refuses_sends_the_request_to_thejudge_history_judgment() -> None:
+def test_an_id_anthropic_refuses_sends_the_request_to_the_whole_judgment() -> None:
     bones = [("user", STRING, MISSING, False), ("assistant", (("Bash:1", "f"),), MISSING, False),
              ("toolResult", (), "Bash:1", False)]
     assert judge_windowed(bones, "anthropic", judge_history) is None
@@ -72,7 +72,7 @@ def test_an_id_anthropic_refuses_sends_the_request_to_thejudge_history_judgment(
                                                                                     "invalid_tool_result_id"]
 
 
-def test_a_provider_without_a_proof_is_judgedjudge_history(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_provider_without_a_proof_is_judged_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     bones = [("user", STRING, MISSING, False), ("assistant", (("c1", "f"),), MISSING, False),
              ("toolResult", (), "c1", False)]
     assert judge_windowed(bones, "anthropic", judge_history) == []  # served: plainly legal
@@ -116,7 +116,7 @@ def _unit(draw: st.DrawFn) -> list[Any]:
 @pytest.mark.parametrize("gap", [0, 16])
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(units=st.lists(_unit(), max_size=30))
-def test_windowed_verdicts_equal_thejudge_history_skeletons_on_random_bones(units: list[list[Any]], gap: int,
+def test_windowed_verdicts_equal_the_whole_skeletons_on_random_bones(units: list[list[Any]], gap: int,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(windowed_module, "DENSE", 0)
     monkeypatch.setattr(windowed_module, "GAP", gap)
