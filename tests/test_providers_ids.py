@@ -125,3 +125,23 @@ def test_all_anthropic_ids_says_what_checking_each_id_says() -> None:
               for _ in range(5000)]
     for values in cases:
         assert all_anthropic_ids(values) == all(is_anthropic_id(value) for value in values), values
+
+
+def test_mistral_ids_checked_at_once_say_what_checking_each_id_says() -> None:
+    """The windowed proof's check of Mistral's ids over a request (one C-level pass) agrees with checking each
+    id ("null" let through as a call id): nine letters or digits, not eight or ten, no newline, space or _."""
+    import random
+
+    from integrity.providers.ids import is_mistral_id
+    from integrity.providers.windowed import _ids_pass
+
+    rng = random.Random(12)
+    cases = [(["abcdefghi"], []), (["abcdefgh\n"], []), ([], ["abcdefghi", "abcdefgh"]), (["null"], []),
+             ([], ["null"]), ([""], [])]
+    cases += [([("".join(rng.choice("aZ9_ \né") for _ in range(rng.choice([8, 9, 9, 10]))))
+                for _ in range(rng.randint(0, 3))], ["".join(rng.choice("aZ9") for _ in range(rng.choice([9, 10])))
+                                                     for _ in range(rng.randint(0, 2))]) for _ in range(5000)]
+    for calls, results in cases:
+        expected = all(is_mistral_id(value) or value == "null" for value in calls) and \
+            all(is_mistral_id(value) for value in results)
+        assert _ids_pass("mistral", calls, results) == expected, (calls, results)
