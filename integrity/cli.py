@@ -75,10 +75,13 @@ def _fast_allowed(args: argparse.Namespace) -> bool:
             and not getattr(args, "skip_bad_lines", False))
 
 
-def _bones(args: argparse.Namespace) -> bool:
-    """Whether a provider verdict will judge the messages' bones: the fast path then makes them as it reads
-    (a pi-ai file has no provider of its own, so only a named one is asked)."""
-    return bool(getattr(args, "provider", None))
+def _bones(args: argparse.Namespace) -> bool | str:
+    """What the fast path reads for a provider verdict (pipeline.read_bones; a pi-ai file has no provider of
+    its own, so only a named one is asked)."""
+    from .pipeline import read_bones, split_provider_option
+
+    target, also = split_provider_option(getattr(args, "provider", None))
+    return read_bones([target, *also] if target else also)
 
 
 def _clean(args: argparse.Namespace) -> bool:

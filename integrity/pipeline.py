@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ._bulk.gc_pause import without_gc
 from ._diagnosis import target_provider
@@ -171,6 +171,17 @@ def split_provider_option(value: str | None) -> tuple[str | None, tuple[str, ...
     return value, ()
 
 
+def read_bones(names: Sequence[str]) -> bool | str:
+    """What the fast path reads for these providers' verdicts (read_fast's bones): nothing when none is asked;
+    only whether messages carry native hints when each is judged from the light view (providers.sparse
+    READ_LIGHT); else every message's bones, made as it reads."""
+    if not names:
+        return False
+    from .providers.sparse import READ_LIGHT
+
+    return "hints" if set(names) <= READ_LIGHT else True
+
+
 class Loaded:
     """One transcript of a file, read either by the fast path (pi-ai, raw bytes kept) or the general reader.
 
@@ -277,14 +288,17 @@ class Loaded:
         return replace(report, format=self.format, thread=self.name)
 
 
-def _views(policy: str, light: LightTranscript, plan: Plan, made: dict[str | None, list[Any]],
-           make: Callable[[str], list[Any]]) -> Callable[[str], list[Any]]:
+_View = TypeVar("_View")
+
+
+def _views(policy: str, light: LightTranscript, plan: Plan, made: dict[str | None, _View],
+           make: Callable[[str], _View]) -> Callable[[str], _View]:
     """view_for(provider): the view that provider is sent, made (make(provider)) once per distinct plan:
     views are kept by the provider they were planned for (made: plan.provider's view), never by object
     identity.  The one keying rule for the messages' views and for their bones (skeleton_verdicts)."""
     from .analysis import replans_for
 
-    def view_for(provider: str) -> list[Any]:
+    def view_for(provider: str) -> _View:
         key = provider if replans_for(policy, light, plan, provider) else plan.provider
         found = made.get(key)
         if found is None:
@@ -332,6 +346,9 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
     formats = {PROVIDER_FORMAT[name] for name in names}
     if loaded.format in formats or not formats <= SKELETONS.keys():
         return None
+    sparse = sparse_verdicts(loaded, light, plan, names, policy, now)
+    if sparse is not None:
+        return sparse
     bones, hinted = loaded.bones()
     if not stands_for(hinted, formats):
         return None
@@ -365,6 +382,56 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
             return None
         before = judge(PROVIDER_FORMAT[name], bones, name)
         after = before if view is bones else judge(PROVIDER_FORMAT[name], view, name)
+        said[name] = ProviderVerdict(name, before, after)
+    return said, stamps
+
+
+def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: Sequence[str], policy: str,
+                    now: Callable[[], int]) -> tuple[dict[str, ProviderVerdict], list[int]] | None:
+    """skeleton_verdicts for a file the fast path read without bones (read_bones: "hints"), judged from its
+    light view and the bones of the few messages around what may be broken (integrity.providers.sparse); None
+    when that cannot stand for it (a provider it does not serve, native hints, ids the provider refuses, no
+    clean turns classified), and the caller judges every message's bones."""
+    from ._bulk.sparse_view import Durable, SparseView
+    from .formats.skeleton import stands_for
+    from .providers import PROVIDER_FORMAT
+    from .providers.canonical import judge_history
+    from .providers.sparse import SERVED, ids_pass, judge_sparse, recorded_codes
+
+    fast = loaded.fast
+    if fast is None or fast.hinted is None or fast.bones is not None or light.clean is None \
+            or not set(names) <= SERVED or not stands_for(fast.hinted, {PROVIDER_FORMAT[name] for name in names}):
+        return None
+    codes = recorded_codes(light.roles, light.frames)
+    if codes is None:
+        return None
+    _, first_frame, loose = light.clean
+    calls = list(first_frame) if first_frame is not None else \
+        list({call.id: None for calls in light.frames.values() for call in calls})
+    results = list(light.result_keys.values())
+    if not all(ids_pass(name, calls, results) for name in names):
+        return None
+    durable = Durable(fast.raws)
+    stamps: list[int] = []
+
+    def stamp() -> int:
+        value = now()
+        stamps.append(value)
+        return value
+
+    hinted: set[str] = set()
+    views = _views(policy, light, plan, {plan.provider: SparseView.of(plan, codes, loose, durable, stamp, hinted)},
+                   lambda name: SparseView.of(PLANNERS[policy](light, name), codes, loose, durable, now, hinted))
+    said: dict[str, ProviderVerdict] = {}
+    for name in names:
+        view = views(name)
+        if not stands_for(hinted, {PROVIDER_FORMAT[other] for other in names}):
+            return None  # a message the view made carries hints after all
+        if view.made is not None and not view.ids_pass(name, light.result_keys):
+            return None
+        before = judge_sparse(codes, loose, name, durable.bones, judge_history)
+        after = before if view.made is None else \
+            judge_sparse(view.codes, view.seeds, name, view.bones, judge_history, plain=True)
         said[name] = ProviderVerdict(name, before, after)
     return said, stamps
 

@@ -300,30 +300,41 @@ def test_when_no_process_can_be_forked_the_reader_checks_each_block_itself(tiny_
 
 def test_check_says_in_one_line_that_a_file_changed_while_the_providers_were_asked(
         tiny_blocks: None, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A transcript the fast path read in blocks without its bones is read again for a provider's verdict (a
-    pi-ai file has no target provider of its own: --provider names one); a file that changed meanwhile is
-    one line.  The CLI makes the bones as it reads, so its verdict never reads the file twice."""
+    """A transcript the fast path read in blocks is read again for a provider's verdict (a pi-ai file has no
+    target provider of its own: --provider names one) unless its bones were made as it was read: every
+    message's bones (read without them), or those of the few messages the light view's judgment looks at
+    (providers.sparse); a file that changed meanwhile is one line.  DeepSeek's bones are made as the file is
+    read, so its verdict never reads the file twice."""
     messages: list[Any] = [user("hi", 1), frame([("c1", "search")], 2), result("c1", "search", "x" * 200, 3)]
     path = tmp_path / "live.json"
     path.write_bytes(one_per_line(messages * 5))
+    import integrity._bulk.fast_bones as fast_bones
     import integrity.cli as cli
     from integrity.pipeline import Loaded
 
-    quiet = run("check", "--provider", "openai-chat", str(path))
-    real = Loaded.bones  # without bones made while reading, the verdict reads them again from the file
+    def changing(read: Any) -> Any:  # the file changes after the light view, before it is read again
+        def change_then_read(*args: Any) -> Any:
+            with open(path, "ab") as handle:
+                handle.write(b"\n")
+            return read(*args)
 
-    def change_then_read(self: Loaded) -> Any:  # the file changes after the light view, before the re-read
-        with open(path, "ab") as handle:
-            handle.write(b"\n")
-        return real(self)
+        return change_then_read
 
-    monkeypatch.setattr(Loaded, "bones", change_then_read)
-    outcome = run("check", "--provider", "openai-chat", str(path))  # bones made as read: nothing read again
-    assert (outcome.code, outcome.stdout) == (quiet.code, quiet.stdout), outcome.stderr
-    monkeypatch.setattr(cli, "_bones", lambda args: False)
-    outcome = run("check", "--provider", "openai-chat", str(path))
-    assert outcome.code == 2, outcome.stderr
-    assert outcome.error_lines == [f"error: {path}: it changed while it was being read (is something writing to "
-                                   f"it?); try again when it is quiet"]
-
-
+    changed = [f"error: {path}: it changed while it was being read (is something writing to it?); try again when "
+               f"it is quiet"]
+    quiet = run("check", "--provider", "deepseek", str(path))
+    with monkeypatch.context() as patch:
+        patch.setattr(Loaded, "bones", changing(Loaded.bones))
+        outcome = run("check", "--provider", "deepseek", str(path))  # bones made as read: nothing read again
+        assert (outcome.code, outcome.stdout) == (quiet.code, quiet.stdout), outcome.stderr
+    path.write_bytes(one_per_line(messages * 5))
+    with monkeypatch.context() as patch:  # the light view's judgment reads the messages around the broken turn
+        patch.setattr(fast_bones, "bones_at", changing(fast_bones.bones_at))
+        outcome = run("check", "--provider", "openai-chat", str(path))
+        assert outcome.code == 2 and outcome.error_lines == changed, outcome.stderr
+    path.write_bytes(one_per_line(messages * 5))
+    with monkeypatch.context() as patch:  # read without bones: every message's are read again
+        patch.setattr(Loaded, "bones", changing(Loaded.bones))
+        patch.setattr(cli, "_bones", lambda args: False)
+        outcome = run("check", "--provider", "openai-chat", str(path))
+        assert outcome.code == 2 and outcome.error_lines == changed, outcome.stderr

@@ -263,6 +263,27 @@ class Spans:
             yield from self.pieces(range(first, first + count))
         self._source.check()  # what was read again is what the light view was built from
 
+    def documents(self, indices: Sequence[int]) -> Iterator[tuple[int, int, bytes]]:
+        """The messages at these indices (in order) as JSON arrays to decode, each with the index of its first
+        message and how many it holds: a file in memory, one array of those messages (first -1); a file read a
+        block at a time, each block that holds some of them whole, read again (nothing kept: a caller wanting a
+        few messages of a large file decodes what it needs and lets the block go, instead of holding every
+        message's raw span).  The caller raises `changed` when an array holds another count."""
+        if not self._streamed:
+            yield -1, len(indices), b"".join((b"[", b",".join(map(self._all.__getitem__, indices)), b"]"))
+            return
+        numbers = sorted({bisect_right(self._firsts, index) - 1 for index in indices})
+        for number in numbers:
+            chunk = self._read(number)
+            if self._container == "jsonl":
+                chunk = b",".join(line for line in chunk.split(b"\n") if line.strip())
+            _, _, first, count = self._blocks[number]
+            yield first, count, b"".join((b"[", chunk, b"]"))
+
+    def changed(self) -> Exception:
+        """The error a file changed since it was first read raises (blocks.changed)."""
+        return changed(self._name)
+
     def check(self) -> None:
         """Raise when the file changed since the light view was built from it (bytes in memory never do)."""
         self._source.check()

@@ -15,6 +15,7 @@ see fast_read), so what is left to learn here is what the writers read: a messag
 from __future__ import annotations
 
 from collections.abc import Iterator
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -120,6 +121,42 @@ def struct_bones(messages: list[Any], hinted: set[str], kinds: dict[Any, Any], s
                    frame_is_interrupted(None if stop is _UNSET else stop, None if error is _UNSET else error))
         else:
             yield ("user" if kind is user else "system", _parts(message.content, kinds, structs), MISSING, False)
+
+
+_HINT_OF = attrgetter("hint")
+
+
+def struct_hints(messages: list[Any], hinted: set[str]) -> None:
+    """hinted gets the formats of the native hints these structs carry (struct_bones' hinted, without bones):
+    one C-level pass when none carries any, as in almost every file."""
+    hints = list(map(_HINT_OF, messages))
+    if hints.count(_UNSET) != len(hints):
+        hinted.update(hint_format(hint) for hint in hints if hint is not _UNSET)
+
+
+def bones_at(raws: Any, indices: list[int]) -> list[Bone]:
+    """The bones of the messages at these indices, in order (raws: the fast path's Spans), decoded from their
+    raw bytes: what providers.sparse judges of a request, a few regions of it.  A file read a block at a time
+    has each block holding some of them decoded whole (into these small structs) and let go."""
+    hinted: set[str] = set()
+    kinds: dict[Any, Any] = {}
+    found: dict[int, Bone] = {}
+    wanted = set(indices)
+    for first, count, document in raws.documents(indices):
+        try:
+            messages = _DECODE(document)
+        except msgspec.DecodeError:
+            messages = []
+        if len(messages) != count:
+            raise raws.changed()
+        if first < 0:  # the messages asked, in order
+            raws.check()
+            return list(struct_bones(messages, hinted, kinds))
+        picked = [index - first for index in range(first, first + len(messages)) if index in wanted]
+        found.update(zip((first + at for at in picked), struct_bones([messages[at] for at in picked], hinted, kinds),
+                         strict=True))
+    raws.check()  # what was read again is what the light view was built from
+    return list(map(found.__getitem__, indices))
 
 
 def fast_bones(raws: Any, size: int) -> tuple[list[Bone], set[str]]:

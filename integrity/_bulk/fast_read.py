@@ -167,6 +167,7 @@ class FastTranscript:
     envelope: dict[str, Any] | None = None  # object container: key -> raw value
     key: str = "messages"
     bones: tuple[list[Any], set[str]] | None = None  # every message's bones, read with it (read_fast's bones)
+    hinted: set[str] | None = None  # the formats of the messages' native hints, when bones were asked (any way)
 
 
 def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str],
@@ -226,12 +227,14 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
     return pi_ai
 
 
-def read_fast(data: bytes, source: str, clean: bool = True, bones: bool = False) -> FastTranscript | None:
+def read_fast(data: bytes, source: str, clean: bool = True, bones: bool | str = False) -> FastTranscript | None:
     """Read a pi-ai JSON array, {"messages": [...]} object or JSONL file held in memory; None when unsure.
 
     clean: classify clean turns while reading (LightBuilder; only the strict policy plans with them).
     bones: also make every message's bones from the structs it is read into (a provider verdict judges
-    them: integrity.formats.skeleton), instead of decoding the messages again later (fast_bones).
+    them: integrity.formats.skeleton), instead of decoding the messages again later (fast_bones); "hints":
+    only learn which formats the messages' native hints are for (providers.sparse judges the light view and
+    the bones of a few messages).
     """
     return _read(Source(data), source, clean, False, bones)
 
@@ -241,7 +244,7 @@ STREAM_FROM = 2 * BLOCK
 
 
 def read_fast_file(stream: FileSource, clean: bool = True, writes: bool = False,
-                   bones: bool = False) -> FastTranscript | None:
+                   bones: bool | str = False) -> FastTranscript | None:
     """read_fast for a large regular file read a block at a time, never whole (see integrity._bulk.blocks): a
     1,000,000-message file is then read in about the memory of its light view.  None when the file
     is smaller than STREAM_FROM or not sure to be pi-ai: the caller still owns `stream` and reads it
@@ -252,7 +255,7 @@ def read_fast_file(stream: FileSource, clean: bool = True, writes: bool = False,
     return _read(stream, stream.source, clean, writes, bones)
 
 
-def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: bool = False
+def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: bool | str = False
           ) -> FastTranscript | None:
     head = input.read(0, 64).lstrip(JSON_SPACE)
     envelope = None
@@ -279,7 +282,7 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
             if bounds is None:
                 return None
             low, high = bounds
-        made: tuple[list[Any], set[str]] | None = ([], set()) if bones else None
+        made: tuple[list[Any] | None, set[str]] | None = (None if bones == "hints" else [], set()) if bones else None
         read = _blocks(body, container, low, high, clean, writes, made)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
@@ -288,7 +291,9 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
     light, blocks, raws, lengths = read
     streamed = isinstance(body, FileSource)
     spans = Spans(body, source, container, blocks, light.size, None if streamed else raws, lengths)
-    return FastTranscript(source, input, container, spans, light, envelope, bones=made)
+    return FastTranscript(source, input, container, spans, light, envelope,
+                          bones=None if made is None or made[0] is None else (made[0], made[1]),
+                          hinted=None if made is None else made[1])
 
 
 def _object_or_lines(input: Source) -> tuple[str, dict[str, Any] | None]:
@@ -335,14 +340,15 @@ _Read = tuple[LightTranscript, list[Block], list[Any], list["array[int] | None"]
 
 
 def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writes: bool,
-            bones: tuple[list[Any], set[str]] | None = None) -> _Read | None:
+            bones: tuple[list[Any] | None, set[str]] | None = None) -> _Read | None:
     """Build the light view a block at a time (see integrity._bulk.blocks): the blocks, and every raw span when the
     file is in memory; None when the file does not look like pi-ai or breaks the pi-ai schema.
 
     Each block is proved valid JSON (UTF-8, numbers Python reads alike, nesting the general reader
     allows) before its messages are decoded into structs and fed to the shared LightBuilder
     (views.py) by one plain loop (measured 3-4x faster than a chain of map/compress passes).  bones: gets
-    every message's bones and the formats of their hints, made from the same structs.
+    every message's bones and the formats of their hints, made from the same structs (no bones, only the
+    formats, when its list is None).
     """
     kinds: dict[Any, Any] = {}
     keep = not isinstance(body, FileSource)
@@ -377,9 +383,12 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
             if found is None:
                 return None
             if bones is not None:
-                from .fast_bones import struct_bones  # only when a provider verdict is asked
+                from .fast_bones import struct_bones, struct_hints  # only when a provider verdict is asked
 
-                bones[0].extend(struct_bones(messages, bones[1], kinds, _STRUCTS))
+                if bones[0] is None:
+                    struct_hints(messages, bones[1])
+                else:
+                    bones[0].extend(struct_bones(messages, bones[1], kinds, _STRUCTS))
             keys = _keys_decoded(messages, objects)
             if keys is None or (beside is None and _lost_keys(document, keys)):
                 return None

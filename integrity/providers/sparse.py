@@ -1,0 +1,165 @@
+"""A provider's verdict on a transcript the fast path read, judged without the bones of every message.
+
+`windowed` judges a request only around the turns its proof cannot show plainly legal, but the proof itself
+reads every message's bones (and the fast path makes a bones tuple for each): at a million messages, two
+proofs and the bones are most of what `check --provider` adds to `check`, and the bones most of its memory.
+The light view the reader built already knows what those proofs look for: each message's role, which
+assistant messages make calls, and which calls are answered plainly (LightBuilder's clean turns: a frame
+whose results follow it directly, in call order).  Here the request is read as one letter per message
+(`codes`): u user, a assistant without calls, c assistant with calls, r tool result, s system.
+
+The request is cut at *anchors*: a run of user messages right after an assistant message without calls that
+itself follows a user message or a result, and before an assistant message.  At an anchor no rule of any
+provider served here reads across (the turn before it makes no call, the turn it opens holds no result) and
+each proof starts afresh (what it carries is empty there), so the stretches between anchors can be judged
+apart.  A stretch is plainly legal for the provider when it holds no *seed*: a message outside the clean
+turns, a system message, the request's first or last stretch, or two neighbours the provider's own role rule
+reads (Bedrock: two messages of one role in a row; Mistral: a user message right after a tool message).
+Every other stretch, with its neighbours in one region, is judged by `windowed` on the bones of its messages
+alone, and its violations moved to where the region sits (its first message, native entry and turn).
+
+Ids are checked on the whole request first (the ids the provider's id rule refuses, DeepSeek's result id met
+twice): a request that fails is left to the caller (None), which judges it as before.  tests/test_sparse.py
+holds the verdicts equal to the windowed and whole ones on every sample, real and recorded file the fast path
+reads, generated files and random transcripts, for every provider served, as recorded and as repaired.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ..formats.common import OPAQUE
+from ..formats.skeleton import SKELETONS, STRING
+from .ids import all_anthropic_ids
+from .registry import PROVIDER_FORMAT
+from .violation import Violation, sort_violations
+from .windowed import PROOFS, _ids_pass, _moved, judge_windowed
+
+CODE = {"user": "u", "assistant": "a", "toolResult": "r", "system": "s"}
+"""A role's letter (an assistant message with calls is `c`)."""
+
+SERVED = frozenset({"anthropic", "openai-chat", "mistral", "deepseek", "bedrock", "gemini"})
+"""The providers judged here: those whose proof reads a turn with its neighbours only (not Responses)."""
+
+READ_LIGHT = frozenset({"anthropic", "openai-chat", "bedrock", "gemini"})
+"""The providers for which the fast path reads no bones, only whether a message carries native hints: their
+ids usually pass (Mistral's nine characters and DeepSeek's once-only result ids usually do not, and such a
+request is judged on every message's bones, which are then best made while reading)."""
+
+SMALL = 64
+"""A region of at most this many messages is judged whole: proving its plain turns first costs more."""
+
+_ANCHOR = re.compile(r"(?<=[ur]a)u+(?=[ac]|$)")
+_PAIRS = {  # neighbours a provider's role rule reads: both are seeds
+    "bedrock": re.compile(r"(?=ur|ru|uu|aa|ac|ca|cc)"),
+    "mistral": re.compile(r"(?=ru)"),
+}
+_RESULTS = str.maketrans({"u": "0", "a": "0", "c": "0", "s": "0", "r": "1"})
+_TURNS = str.maketrans({"u": "U", "r": "U", "a": "A", "c": "A", "s": None})
+
+
+def ids_pass(provider: str, calls: list[Any], results: list[Any]) -> bool:
+    """Whether no id rule of the provider fires on the request's call and result ids (each a list of every
+    one), and (DeepSeek) no result id is met twice: else its proof gives up and the request is judged whole."""
+    if provider == "anthropic":
+        return all_anthropic_ids([value for value in calls + results if type(value) is str])
+    if provider == "deepseek":
+        read = [value if type(value) is str else "" for value in results]
+        return len(set(read)) == len(read)
+    return _ids_pass(provider, calls, results)
+
+
+def judge_sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[[list[int]], list[Any]],
+                 judge: Callable[[Any, str], list[Violation]], plain: bool = False) -> list[Violation]:
+    """The provider's verdict on the request whose messages `codes` spells, judged only on the stretches
+    around the seeds (messages outside clean turns, or changed by the view); bones_at(indices) gives the
+    bones of those messages.  The caller has checked the ids (ids_pass).  plain: the regions are expected
+    legal (a repaired view): each is proved first (windowed), and the rule set runs only where the proof
+    fails; else (as recorded: its regions are there because something is broken) a region of at most SMALL
+    messages goes straight to the rule set."""
+    size = len(codes)
+    write = SKELETONS[PROVIDER_FORMAT[provider]]
+    if not size:
+        return judge(write([]), provider)  # (Bedrock refuses an empty conversation)
+    cuts = [0, *(anchor.start() for anchor in _ANCHOR.finditer(codes)), size]
+    marked = set(seeds)
+    marked.update((0, size - 1))
+    at = codes.find("s")
+    while at >= 0:
+        marked.add(at)
+        at = codes.find("s", at + 1)
+    pairs = _PAIRS.get(provider)
+    if pairs is not None:
+        for pair in pairs.finditer(codes):
+            marked.update((pair.start(), pair.start() + 1))
+    stretches = sorted({bisect_right(cuts, index) - 1 for index in marked if 0 <= index < size})
+    regions: list[list[int]] = []
+    for number in stretches:
+        if regions and regions[-1][1] == cuts[number]:
+            regions[-1][1] = cuts[number + 1]
+        else:
+            regions.append([cuts[number], cuts[number + 1]])
+    indices = [index for low, high in regions for index in range(low, high)]
+    bones = bones_at(indices)
+    by_turn = PROOFS[provider][1]
+    found: list[Violation] = []
+    entry = turn = counted = taken = 0
+    for low, high in regions:
+        if low > counted:  # the entries (and Anthropic's turns) of the plain stretches before this region
+            entry += _entries(provider, codes[counted:low])
+            if by_turn:
+                turn += _turns(codes[counted:low])
+        region = bones[taken:taken + high - low]
+        taken += high - low
+        said = judge_windowed(region, provider, judge) if plain or high - low > SMALL else None
+        if said is None:
+            said = judge(write(region), provider)
+        found.extend(_moved(violation, turn if by_turn else entry, entry, low) if low else violation
+                     for violation in said)
+        entry += _entries(provider, codes[low:high])
+        if by_turn:
+            turn += _turns(codes[low:high])
+        counted = high
+    return sort_violations(found)
+
+
+def _entries(provider: str, codes: str) -> int:
+    """The native entries of a stretch cut at anchors (so no run of results crosses its ends): one per message
+    for the Chat shape; else one per message but systems (hoisted) and one per run of results."""
+    if PROVIDER_FORMAT[provider] == "openai-chat":
+        return len(codes)
+    shapes = codes.translate(_RESULTS)
+    runs = shapes.count("01") + shapes.startswith("1")
+    return len(codes) - codes.count("s") - codes.count("r") + runs
+
+
+def _turns(codes: str) -> int:
+    """Anthropic's combined turns of a stretch cut at anchors: runs of user messages and results, and of
+    assistant messages (systems hoisted between them)."""
+    classes = codes.translate(_TURNS)
+    return classes.count("UA") + classes.count("AU") + (1 if classes else 0)
+
+
+def recorded_codes(roles: Sequence[Any], frames: Iterable[int]) -> str | None:
+    """The letters of a transcript the fast path read (roles, and the indices of its frames); None when a
+    role has no letter (the caller judges as before)."""
+    try:
+        letters = bytearray("".join(map(CODE.__getitem__, roles)), "ascii")
+    except (KeyError, TypeError):
+        return None
+    for index in frames:
+        letters[index] = 99  # "c"
+    return letters.decode("ascii")
+
+
+def bone_code(bone: Any) -> str | None:
+    """A made message's letter from its bones (None: one the letters do not spell)."""
+    role, content = bone[0], bone[1]
+    if role == "assistant":
+        if content is not STRING and any(type(part) is tuple and part[0] != OPAQUE for part in content):
+            return "c"
+        return "a"
+    return CODE.get(role) if role != OPAQUE else None

@@ -1,0 +1,209 @@
+"""A provider's verdict judged from the light view (integrity.providers.sparse) is the one judged on every
+message's bones: the same violations, field for field, as recorded and as repaired, and the same report.
+
+The sparse judgment reads a transcript the fast path read as one letter per message, cuts it at anchors where
+no rule reads across, and judges only the stretches around messages outside the clean turns (or made or moved
+by the view), on the bones of those messages alone.  That is sound only while every stretch it calls plain
+is one the provider's proof calls plain, and the anchors cut where the proofs start afresh: these tests hold
+`check_unit`'s answer equal with the sparse judgment and with the bones (windowed) one, for every provider it
+serves as the target and all of them asked beside, on every pi-ai sample, the generated transcripts of every
+defect kind and density, and random transcripts built to hit the edges (runs of user turns, system messages
+between a call and its results, results after a user turn, calls answered twice or never, ids a provider
+refuses, assistant turns in a row).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from integrity._bulk.fast_read import read_fast
+from integrity.pipeline import Loaded, check_unit, read_bones
+from integrity.providers.sparse import READ_LIGHT, SERVED
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+import generate  # noqa: E402  (bench/generate.py: every defect kind)
+
+USED: list[bool] = []
+
+
+def _both(data: bytes, name: str, provider: str | None, also: Any, depth: str,
+          monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any] | None:
+    """check_unit's answer read for the sparse judgment (hints only) and with every message's bones."""
+    import integrity.pipeline as pipeline
+
+    sparse_read = read_fast(data, name, bones="hints")
+    bones_read = read_fast(data, name, bones=True)
+    if sparse_read is None or bones_read is None:
+        return None
+    real = pipeline.sparse_verdicts
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        found = real(*args, **kwargs)
+        USED.append(found is not None)
+        return found
+
+    answers = []
+    for fast in (sparse_read, bones_read):
+        ticks = itertools.count(1_000)
+        with monkeypatch.context() as patch:
+            patch.setattr(pipeline, "sparse_verdicts", counted)
+            answers.append(check_unit(Loaded(name, fast=fast), provider=provider, also=also, depth=depth,
+                                      now=ticks.__next__))
+    return answers[0], answers[1]
+
+
+def _assert_same(data: bytes, name: str, monkeypatch: pytest.MonkeyPatch, depth: str = "diagnosis") -> int:
+    judged = 0
+    for provider, also in [*((name, ()) for name in sorted(SERVED)), (None, sorted(SERVED)), ("gemini", ["bedrock"])]:
+        both = _both(data, name, provider, also, depth, monkeypatch)
+        if both is None:
+            return 0
+        sparse, bones = both
+        assert sparse.providers == bones.providers, (name, provider)
+        assert sparse.report == bones.report, (name, provider)
+        judged += 1
+    return judged
+
+
+def _files() -> Iterator[tuple[str, bytes]]:
+    for path in sorted((ROOT / "sample_transcripts").glob("*.json*")) + sorted((ROOT / "tests" / "real").iterdir()):
+        yield path.name, path.read_bytes()
+    for seed, rate in itertools.product(range(4), (0.02, 0.08, 0.5, 1.0, generate.DENSE)):
+        yield f"generated-{seed}-{rate}", json.dumps(list(generate.messages(600, seed=seed, defect_rate=rate))).encode()
+
+
+@pytest.mark.parametrize("depth", ["diagnosis", "report"])
+def test_sparse_verdicts_equal_the_bones_verdicts_on_the_corpus(monkeypatch: pytest.MonkeyPatch, depth: str) -> None:
+    USED.clear()
+    judged = sum(_assert_same(data, name, monkeypatch, depth) for name, data in _files())
+    assert judged > 100 and USED.count(True) > 100, (judged, USED.count(True))
+
+
+def test_sparse_judges_only_around_what_may_be_broken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a long transcript with a few defects the sparse judgment decodes the bones of a few messages only."""
+    import integrity._bulk.fast_bones as fast_bones
+
+    data = json.dumps(list(generate.messages(5_000, seed=3, defect_rate=0.02))).encode()
+    decoded: list[int] = []
+    real = fast_bones.bones_at
+
+    def counting(raws: Any, indices: list[int]) -> Any:
+        decoded.extend(indices)
+        return real(raws, indices)
+
+    monkeypatch.setattr(fast_bones, "bones_at", counting)
+    USED.clear()
+    both = _both(data, "long", "anthropic", (), "diagnosis", monkeypatch)
+    assert both is not None and both[0].providers == both[1].providers and USED[0]
+    assert both[0].providers["anthropic"].before  # broken as recorded
+    assert 0 < len(set(decoded)) < 5_000 // 4, len(set(decoded))
+
+
+def test_the_fast_path_reads_bones_only_for_providers_the_light_view_does_not_serve() -> None:
+    assert read_bones([]) is False
+    assert read_bones(["anthropic", "gemini"]) == "hints"
+    assert read_bones(["anthropic", "mistral"]) is True  # Mistral's ids: usually refused, then judged on bones
+    assert read_bones(["openai-responses"]) is True
+    assert READ_LIGHT <= SERVED
+    data = json.dumps(list(generate.messages(50, seed=1))).encode()
+    read = read_fast(data, "x", bones="hints")
+    assert read is not None and read.bones is None and read.hinted == set()
+    hinted = json.loads(data)
+    hinted[0]["_native"] = {"format": "anthropic"}
+    read = read_fast(json.dumps(hinted).encode(), "x", bones="hints")
+    assert read is not None and read.hinted == {"anthropic"}
+
+
+IDS = ["call_1", "call_2", "call_3", "toolu_4", "Bash:5", "", "abcdefghi"]
+"""Few ids, so they repeat; one Anthropic refuses (a colon), an empty one, one Mistral takes."""
+
+
+@st.composite
+def _turns(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A plainly answered turn (the common case) or one odd message."""
+    kind = draw(st.sampled_from(["turn", "turn", "turn", "user", "assistant", "call", "result", "system"]))
+    if kind == "turn":
+        calls = draw(st.lists(st.sampled_from(IDS[:4]), min_size=1, max_size=3, unique=True))
+        out: list[dict[str, Any]] = []
+        if draw(st.booleans()):
+            out.append({"role": "user", "content": draw(st.sampled_from(["do it", [{"type": "text", "text": "x"}]]))})
+        out.append({"role": "assistant", "content": [{"type": "toolCall", "id": call, "name": "f", "arguments": {}}
+                                                     for call in calls], "stopReason": "toolUse"})
+        out.extend({"role": "toolResult", "toolCallId": call, "toolName": "f", "content": [], "isError": False}
+                   for call in calls)
+        if draw(st.booleans()):
+            out.append({"role": "assistant", "content": [{"type": "text", "text": "done"}], "stopReason": "stop"})
+        return out
+    if kind == "user":
+        return [{"role": "user", "content": "hi"}]
+    if kind == "system":
+        return [{"role": "system", "content": "be brief"}]
+    if kind == "assistant":
+        stop = draw(st.sampled_from(["stop", "aborted", "error"]))
+        content = [] if stop != "stop" and draw(st.booleans()) else [{"type": "text", "text": "hm"}]
+        return [{"role": "assistant", "content": content, "stopReason": stop}]
+    if kind == "call":
+        calls = draw(st.lists(st.sampled_from(IDS), min_size=1, max_size=2))
+        return [{"role": "assistant", "content": [{"type": "toolCall", "id": call, "name": "g", "arguments": {}}
+                                                  for call in calls], "stopReason": "toolUse"}]
+    call = draw(st.sampled_from(IDS))
+    receipt = draw(st.booleans()) and draw(st.booleans())
+    return [{"role": "toolResult", "toolCallId": call, "toolName": "g", "content": [{"type": "text", "text": "r"}],
+             "isError": receipt, **({"details": {"ok": False, "error": "interrupted"}} if receipt else {})}]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(turns=st.lists(_turns(), min_size=1, max_size=40))
+def test_sparse_verdicts_equal_the_bones_verdicts_on_random_transcripts(turns: list[list[dict[str, Any]]],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    messages = [message for turn in turns for message in turn]
+    _assert_same(json.dumps(messages).encode(), "random", monkeypatch)
+
+
+@pytest.mark.parametrize("jsonl", [False, True])
+def test_a_file_read_a_block_at_a_time_is_judged_alike(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                       jsonl: bool) -> None:
+    """A large file is read a block at a time and never held whole: the sparse judgment reads again only the
+    blocks holding the messages it judges, and says what the bones say (tiny blocks: many of them)."""
+    import integrity._bulk.blocks as blocks
+    import integrity._bulk.fast_read as fast_read
+    from integrity._bulk.blocks import FileSource
+    from integrity.loading import open_source
+
+    monkeypatch.setattr(blocks, "BLOCK", 2048)
+    monkeypatch.setattr(fast_read, "STREAM_FROM", 0)
+    messages = list(generate.messages(3_000, seed=5, defect_rate=0.05))
+    path = tmp_path / ("t.jsonl" if jsonl else "t.json")
+    path.write_bytes(b"\n".join(json.dumps(m).encode() for m in messages) if jsonl else json.dumps(messages).encode())
+    import integrity.pipeline as pipeline
+
+    real = pipeline.sparse_verdicts
+
+    def counted(*args: Any) -> Any:
+        found = real(*args)
+        USED.append(found is not None)
+        return found
+
+    USED.clear()
+    for provider in sorted(READ_LIGHT):
+        answers = []
+        for bones in ("hints", True):
+            fast = fast_read.read_fast_file(FileSource(str(path), *open_source(str(path))), True, False, bones)
+            assert fast is not None and (fast.bones is None) == (bones == "hints")
+            with monkeypatch.context() as patch:
+                patch.setattr(pipeline, "sparse_verdicts", counted)
+                answers.append(check_unit(Loaded(str(path), fast=fast), provider=provider,
+                                          now=itertools.count(1).__next__))
+        assert answers[0].providers == answers[1].providers and answers[0].report == answers[1].report, provider
+        assert answers[0].providers[provider].before, provider  # broken as recorded: judged, not waved through
+    assert USED.count(True) == len(READ_LIGHT)
