@@ -330,11 +330,13 @@ def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any
 
 
 def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: Sequence[str], policy: str,
-                      now: Callable[[], int]) -> tuple[dict[str, ProviderVerdict], list[int]] | None:
+                      now: Callable[[], int], letters: str | None = None
+                      ) -> tuple[dict[str, ProviderVerdict], list[int]] | None:
     """provider_verdicts judged on the requests' skeletons (integrity.formats.skeleton), with the timestamps the
     view's synthesized messages got; None when a skeleton cannot stand for a request (a provider of the
     file's own format judges its recorded entries; a message carries hints of a provider's format), and the
-    caller judges the full requests.
+    caller judges the full requests.  letters: the transcript's letters when sparse_letters spelled them
+    (judged from the light view first; plan may then hold stretches).
 
     No message is decoded into a dict (only those the view rewrites), and no text is copied: the verdicts
     and error texts are the full requests' (tests/test_skeleton.py), at a fraction of the time and memory."""
@@ -346,9 +348,12 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
     formats = {PROVIDER_FORMAT[name] for name in names}
     if loaded.format in formats or not formats <= SKELETONS.keys():
         return None
-    sparse = sparse_verdicts(loaded, light, plan, names, policy, now)
-    if sparse is not None:
-        return sparse
+    if letters is not None:
+        sparse = sparse_verdicts(loaded, light, plan, names, policy, now, letters)
+        if sparse is not None:
+            return sparse
+        if plan.order is not None and range in set(map(type, plan.order)):
+            plan = PLANNERS[policy](light, plan.provider)  # the views below list every message
     bones, hinted = loaded.bones()
     if not stands_for(hinted, formats):
         return None
@@ -386,32 +391,44 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
     return said, stamps
 
 
-def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: Sequence[str], policy: str,
-                    now: Callable[[], int]) -> tuple[dict[str, ProviderVerdict], list[int]] | None:
-    """skeleton_verdicts for a file the fast path read without bones (read_bones: "hints"), judged from its
-    light view and the bones of the few messages around what may be broken (integrity.providers.sparse); None
-    when that cannot stand for it (a provider it does not serve, native hints, ids the provider refuses, no
-    clean turns classified), and the caller judges every message's bones."""
-    from ._bulk.sparse_view import Durable, SparseView
+def sparse_letters(loaded: Loaded, light: LightTranscript, names: Sequence[str]) -> str | None:
+    """The letters of a transcript whose provider verdicts can be judged from its light view (sparse_verdicts):
+    a file the fast path read without bones (read_bones: "hints"), no native hints, clean turns classified,
+    every provider served, and ids every one of them takes; else None (judged on every message's bones)."""
+    fast = loaded.fast
+    if fast is None or fast.hinted is None or fast.bones is not None or light.clean is None or not names:
+        return None
     from .formats.skeleton import stands_for
     from .providers import PROVIDER_FORMAT
-    from .providers.canonical import judge_history
-    from .providers.sparse import SERVED, ids_pass, judge_sparse, recorded_codes
+    from .providers.sparse import SERVED, ids_pass, recorded_codes
 
-    fast = loaded.fast
-    if fast is None or fast.hinted is None or fast.bones is not None or light.clean is None \
-            or not set(names) <= SERVED or not stands_for(fast.hinted, {PROVIDER_FORMAT[name] for name in names}):
+    if not set(names) <= SERVED or not stands_for(fast.hinted, {PROVIDER_FORMAT[name] for name in names}):
         return None
     codes = recorded_codes(light.roles, light.frames)
     if codes is None:
         return None
-    _, first_frame, loose = light.clean
+    first_frame = light.clean[1]
     calls = list(first_frame) if first_frame is not None else \
         list({call.id: None for calls in light.frames.values() for call in calls})
     results = list(light.result_keys.values())
-    if not all(ids_pass(name, calls, results) for name in names):
-        return None
-    durable = Durable(fast.raws)
+    return codes if all(ids_pass(name, calls, results) for name in names) else None
+
+
+def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: Sequence[str], policy: str,
+                    now: Callable[[], int], codes: str) -> tuple[dict[str, ProviderVerdict], list[int]] | None:
+    """skeleton_verdicts judged from the light view and the bones of the few messages around what may be
+    broken (integrity.providers.sparse), for a transcript sparse_letters spelled as `codes`; None when a
+    view's made messages carry native hints or ids a provider refuses after all (the caller judges every
+    message's bones).  plan may hold stretches (ranges): the views are read without listing each message."""
+    from ._bulk.sparse_view import Durable, SparseView
+    from .formats.skeleton import stands_for
+    from .providers import PROVIDER_FORMAT
+    from .providers.canonical import judge_history
+    from .providers.sparse import judge_sparse
+
+    assert loaded.fast is not None and light.clean is not None
+    loose = light.clean[2]
+    durable = Durable(loaded.fast.raws)
     stamps: list[int] = []
 
     def stamp() -> int:
@@ -454,9 +471,13 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     planned_for = target  # the view is planned for the provider the verdict is for (named, else implied)
     light = loaded.light(policy)
     asks = ([target] if target is not None else []) + [name for name in informative if name != target]
-    # The cheap diagnosis reads a view with stretches (a million ints fewer); a report or a view lists each message.
-    plan = PLANNERS[policy](light, planned_for, depth == "diagnosis" and not asks)
-    judged = skeleton_verdicts(loaded, light, plan, asks, policy, now) if asks and depth != "view" else None
+    # The cheap diagnosis reads a view with stretches (a million ints fewer); a report or a view lists each message,
+    # and so do the providers' verdicts unless they are judged from the light view (sparse_letters).
+    letters = sparse_letters(loaded, light, asks) if asks and depth != "view" else None
+    plan = PLANNERS[policy](light, planned_for, depth == "diagnosis" and (not asks or letters is not None))
+    judged = skeleton_verdicts(loaded, light, plan, asks, policy, now, letters) if asks and depth != "view" else None
+    if judged is None and letters is not None:  # judged on the messages after all: their views list each one
+        plan = PLANNERS[policy](light, planned_for)
     transcript = loaded.messages() if (asks and judged is None) or depth == "view" else None
     view: list[Any] | None = None
     verdicts: dict[str, ProviderVerdict] = {}

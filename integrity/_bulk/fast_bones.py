@@ -14,6 +14,7 @@ see fast_read), so what is left to learn here is what the writers read: a messag
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
 from operator import attrgetter
 from typing import Any
@@ -141,7 +142,7 @@ def bones_at(raws: Any, indices: list[int]) -> list[Bone]:
     hinted: set[str] = set()
     kinds: dict[Any, Any] = {}
     found: dict[int, Bone] = {}
-    wanted = set(indices)
+    wanted = sorted(set(indices))
     for first, count, document in raws.documents(indices):
         try:
             messages = _DECODE(document)
@@ -152,9 +153,10 @@ def bones_at(raws: Any, indices: list[int]) -> list[Bone]:
         if first < 0:  # the messages asked, in order
             raws.check()
             return list(struct_bones(messages, hinted, kinds))
-        picked = [index - first for index in range(first, first + len(messages)) if index in wanted]
-        found.update(zip((first + at for at in picked), struct_bones([messages[at] for at in picked], hinted, kinds),
+        picked = wanted[bisect_left(wanted, first):bisect_left(wanted, first + count)]
+        found.update(zip(picked, struct_bones([messages[index - first] for index in picked], hinted, kinds),
                          strict=True))
+        del messages, document
     raws.check()  # what was read again is what the light view was built from
     return list(map(found.__getitem__, indices))
 

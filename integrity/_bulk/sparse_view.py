@@ -9,8 +9,9 @@ for a view the plan orders, from the order itself: every message it keeps where 
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from operator import ne, sub
 from typing import Any
 
@@ -46,70 +47,124 @@ class SparseView:
     """The view a plan orders, as providers.sparse reads it: its letters, its seeds (every message the view
     made, renamed or moved, and those outside the recorded clean turns) and what it made (view position ->
     the bones of a made message, or the Rewritten entry of a renamed one); made None when the view is the
-    durable transcript itself."""
+    durable transcript itself.  Each position's durable message is found in `order` (a plan listing every
+    message: its index, -1 where made) or, for a plan with stretches (ranges), in `runs` (where each run of
+    the view starts, and its first durable index, -1 for a made message), which never lists a million ints."""
 
-    __slots__ = ("codes", "seeds", "made", "order", "durable")
+    __slots__ = ("codes", "seeds", "made", "order", "runs", "durable")
 
     def __init__(self, durable: Durable) -> None:
         self.codes = ""
         self.seeds: list[int] = []
         self.made: dict[int, Any] | None = None
-        self.order: list[int] = []  # each position's durable index (-1: made)
+        self.order: list[int] | None = None
+        self.runs: tuple[list[int], list[int]] | None = None
         self.durable = durable
 
     @classmethod
     def of(cls, plan: Plan, codes: str, loose: list[int], durable: Durable, stamp: Callable[[], int],
            hinted: set[str]) -> SparseView:
         """The view of `plan`: each message it makes is made (entries.entry_message, with stamp) in order,
-        as Loaded.view_bones makes them, so that the stamps are the same.  The letters, the moves and the
-        kept messages outside the clean turns are found by C-level maps over the order (a view of a million
-        messages lists a million ints)."""
+        as Loaded.view_bones makes them, so that the stamps are the same."""
         view = cls(durable)
         if not plan.changed or plan.order is None:
             return view
-        listed: list[Any] = plan.order  # (an order planned with stretches holds ranges: spelled out here)
-        entries = [index for entry in listed for index in (entry if type(entry) is range else (entry,))] \
-            if range in map(type, listed) else listed
-        kinds = list(map(type, entries))
-        made_at = list(compress(range(len(entries)), map(ne, kinds, repeat(int))))
-        order = list(entries)
+        listed: list[Any] = plan.order
+        view.made = {}
+        if range in set(map(type, listed)):
+            view._runs(listed, codes, sorted(set(loose)), plan, stamp, hinted)
+        else:
+            view._listed(listed, codes, loose, plan, stamp, hinted)
+        return view
+
+    def _make(self, position: int, entry: Any, codes: str, plan: Plan, stamp: Callable[[], int],
+              hinted: set[str]) -> str:
+        """Make the view's message at `position` (a renamed one is made when its bones are asked) and give its
+        letter."""
+        assert self.made is not None
+        if type(entry) is Rewritten:
+            self.made[position] = entry
+            return codes[entry.index]
+        bone = bones_of(entry_message(entry, self.durable.message, plan.placeholder, stamp), hinted)
+        self.made[position] = bone
+        return bone_code(bone) or "?"
+
+    def _listed(self, listed: list[Any], codes: str, loose: list[int], plan: Plan, stamp: Callable[[], int],
+                hinted: set[str]) -> None:
+        """A plan listing every message: its letters, moves and kept messages outside the clean turns are
+        found by C-level maps over the order (a view of a million messages lists a million ints)."""
+        made_at = list(compress(range(len(listed)), map(ne, map(type, listed), repeat(int))))
+        order = list(listed)
         for position in made_at:
             order[position] = -1
-        made: dict[int, Any] = {}
         letters = bytearray("".join(map((codes + "?").__getitem__, order)), "ascii")  # (-1: the "?" after them)
         for position in made_at:
-            entry = entries[position]
-            if type(entry) is Rewritten:
-                letter = codes[entry.index]
-                made[position] = entry
-            else:
-                bone = bones_of(entry_message(entry, durable.message, plan.placeholder, stamp), hinted)
-                letter = bone_code(bone) or "?"
-                made[position] = bone
-            letters[position] = ord(letter)
-        moved = list(compress(range(len(order) - 1), map((1).__ne__, map(sub, order[1:], order[:-1]))))
+            letters[position] = ord(self._make(position, listed[position], codes, plan, stamp, hinted))
+        moved = list(compress(range(len(order) - 1), map((1).__ne__, map(sub, islice(order, 1, None), order))))
         outside = set(loose)
-        view.seeds = [*made_at, *moved, *(position + 1 for position in moved),
+        self.seeds = [*made_at, *moved, *(position + 1 for position in moved),
                       *compress(range(len(order)), map(outside.__contains__, order))]
-        view.codes = letters.decode("ascii")
-        view.made = made
-        view.order = order
-        return view
+        self.codes = letters.decode("ascii")
+        self.order = order
+
+    def _runs(self, listed: list[Any], codes: str, loose: list[int], plan: Plan, stamp: Callable[[], int],
+              hinted: set[str]) -> None:
+        """A plan with stretches: one step per entry (a stretch of kept messages is one), loose: sorted."""
+        letters: list[str] = []
+        seeds = self.seeds
+        starts: list[int] = []
+        firsts: list[int] = []
+        position = 0
+        previous = -2  # the durable index of the last kept message (-2: the last was made)
+        for entry in listed:
+            kind = type(entry)
+            if kind is int or kind is range:
+                low, high = (entry, entry + 1) if kind is int else (entry.start, entry.stop)
+                if low >= high:
+                    continue
+                letters.append(codes[low:high])
+                if low != previous + 1:
+                    seeds.extend((position - 1, position))
+                inside = loose[bisect_left(loose, low):bisect_left(loose, high)]
+                seeds.extend(position + index - low for index in inside)
+                starts.append(position)
+                firsts.append(low)
+                position += high - low
+                previous = high - 1
+                continue
+            letters.append(self._make(position, entry, codes, plan, stamp, hinted))
+            seeds.append(position)
+            starts.append(position)
+            firsts.append(-1)
+            position += 1
+            previous = -2
+        self.codes = "".join(letters)
+        self.runs = (starts, firsts)
+
+    def _at(self, position: int) -> int:
+        """The durable index of the view's message at `position` (-1: one the view made)."""
+        if self.order is not None:
+            return self.order[position]
+        assert self.runs is not None
+        starts, firsts = self.runs
+        run = bisect_right(starts, position) - 1
+        return -1 if firsts[run] < 0 else firsts[run] + position - starts[run]
 
     def bones(self, indices: list[int]) -> list[Any]:
         """The bones of the view's messages at these positions."""
         assert self.made is not None
-        made, order = self.made, self.order
-        wanted = [order[index] if order[index] >= 0 else made[index].index
-                  for index in indices if order[index] >= 0 or type(made[index]) is Rewritten]
+        made = self.made
+        at = list(map(self._at, indices))
+        wanted = [index if index >= 0 else made[position].index
+                  for position, index in zip(indices, at, strict=True)
+                  if index >= 0 or type(made[position]) is Rewritten]
         durable = dict(zip(wanted, self.durable.bones(wanted), strict=True))
         out = []
-        for index in indices:
-            entry = order[index]
-            if entry >= 0:
-                out.append(durable[entry])
+        for position, index in zip(indices, at, strict=True):
+            if index >= 0:
+                out.append(durable[index])
                 continue
-            bone = made[index]
+            bone = made[position]
             out.append(renamed(durable[bone.index], bone.ids) if type(bone) is Rewritten else bone)
         return out
 
@@ -129,5 +184,6 @@ class SparseView:
             elif bone[0] == "assistant" and type(bone[1]) is tuple:
                 calls.extend(part[0] for part in bone[1] if type(part) is tuple)
         if provider == "deepseek":  # every result id it sends, once
-            results += [result_keys[index] for index in self.order if index in result_keys]
+            kept = map(self._at, range(len(self.codes)))
+            results += [result_keys[index] for index in kept if index in result_keys]
         return ids_pass(provider, calls, results)
