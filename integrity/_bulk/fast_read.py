@@ -286,8 +286,7 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
     if read is None:
         return None
     light, blocks, raws, lengths = read
-    streamed = isinstance(body, FileSource)
-    spans = Spans(body, source, container, blocks, light.size, None if streamed else raws, lengths)
+    spans = Spans(body, source, container, blocks, light.size, raws, lengths)
     return FastTranscript(source, input, container, spans, light, envelope, bones=made)
 
 
@@ -330,8 +329,9 @@ def _array_body(body: Source, low: int, high: int) -> tuple[int, int] | None:
     return (first, last) if last > first else None
 
 
-_Read = tuple[LightTranscript, list[Block], list[Any], list["array[int] | None"]]
-"""The light view, the blocks, every raw span (a file in memory) and each block's plain lengths."""
+_Read = tuple[LightTranscript, list[Block], "list[Any] | None", list["array[int] | None"]]
+"""The light view, the blocks, every raw span (JSON lines in memory; None: decoded when asked, by Spans) and
+each block's plain lengths."""
 
 
 def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writes: bool,
@@ -354,13 +354,16 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
     decoded: list[int] = []  # each block's keys its structs hold (_keys_decoded)
     pi_ai = False
     beside = None if keep else _Beside.start(body, container, low, high, writes)
-    # With a child checking beside, an array's blocks are decoded once, into the structs (that proves each
-    # cut as well as the raw spans would); otherwise each block's raw spans are decoded too, for the checks.
-    structs = beside is not None and container == "array"
+    # An array's blocks are decoded once, into the structs (that proves each cut as well as the raw spans
+    # would), when a child checks beside or the file is in memory (its raw spans are then decoded only when
+    # asked for: Spans); otherwise each block's raw spans are decoded too, for the checks.
+    structs = container == "array" and (beside is not None or keep)
     try:
         for offset, length, document, values in _split(body, container, low, high, structs):
             if structs:
                 messages = values
+                if beside is None and not _sound(document, [], container, keys=False):
+                    return None  # the nesting is checked below, once the keys are known (_too_deep_in_memory)
             else:
                 document = _document(document, values, container)
                 if beside is None and not _sound(document, values, container, keys=False):
@@ -381,8 +384,14 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
 
                 bones[0].extend(struct_bones(messages, bones[1], kinds, _STRUCTS))
             keys = _keys_decoded(messages, objects)
-            if keys is None or (beside is None and _lost_keys(document, keys)):
+            if keys is None:
                 return None
+            if beside is None:
+                bound = key_tokens_bound(document)
+                if _lost_keys(document, keys, bound):
+                    return None
+                if structs and _too_deep_in_memory(document, messages, objects, container, keys == bound):
+                    return None
             decoded.append(keys)
             pi_ai = pi_ai or found
             blocks.append((offset, length, first, len(messages)))
@@ -402,7 +411,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
             beside.stop()
     if isinstance(body, FileSource):
         body.check()
-    return builder.build(roles), blocks, kept, lengths
+    return builder.build(roles), blocks, kept if keep and not structs else None, lengths
 
 
 def _split(body: Source, container: str, low: int, high: int,
@@ -428,16 +437,17 @@ def _sound(document: bytes, raws: list[Any], container: str, keys: bool = True) 
             and not _nested_too_deep(raws, container) and not (keys and _lost_keys(document)))
 
 
-def _lost_keys(document: bytes, decoded: int | None = None) -> bool:
+def _lost_keys(document: bytes, decoded: int | None = None, bound: int | None = -1) -> bool:
     """Whether decoding the block loses a key (an object names one twice), or that cannot be ruled out
     cheaply (a key spaced from its colon): the key tokens in the bytes against the keys decoded.
 
     decoded: the keys the block's structs hold (_keys_decoded).  When it equals the bound on the key
     tokens no key was lost (each object's distinct keys <= the keys written <= the bound), and the block
     is never decoded a second time; otherwise (a field the structs skip, or a duplicate) every key of
-    a generic decode is counted.
+    a generic decode is counted.  bound: key_tokens_bound(document) when the caller has it (-1: not given).
     """
-    bound = key_tokens_bound(document)
+    if bound == -1:
+        bound = key_tokens_bound(document)
     if bound is None:
         return True
     if decoded is not None and decoded == bound:
@@ -711,6 +721,38 @@ def _nested_too_deep(raws: list[Any], container: str) -> bool:
         suspects = compress(long_ones, map((MAX_DEPTH - level).__lt__, brackets))
         return any(_too_deep(raw, level) for raw in suspects)
     return False
+
+
+_HINT_OF = attrgetter("hint")
+_SPANS = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+def _too_deep_in_memory(document: bytes, messages: list[Any], objects: list[Any], container: str,
+                        exact: bool) -> bool:
+    """_nested_too_deep for a block decoded straight into its structs, without decoding its raw spans when
+    that can be ruled out.
+
+    exact: the keys the structs hold equal the bound on the block's key tokens, so every key written is
+    one the structs read (no field they skip).  A message then nests only as deep as its free values
+    (objects: the calls' arguments, three levels in, and the turns' usage; the results' details: one
+    level in) and its native hints: with no hint, and no free value long enough and holding enough
+    brackets to be that deep even three levels in, no message is.  Otherwise (a hint, a field the
+    structs skip, a suspect value) the raw spans are decoded and every message checked as before.
+    """
+    if exact:
+        hints = list(map(_HINT_OF, messages))
+        if hints.count(_UNSET) == len(hints):
+            details = list(map(_DETAILS, compress(messages, map(is_, map(type, messages), repeat(_ToolResult)))))
+            free = [*objects, *compress(details, map(is_not, details, repeat(_UNSET)))]
+            level = {"array": 1, "object": 2}.get(container, 0) + 3
+            shortest_deep = 2 * (MAX_DEPTH - level) + 1
+            long_ones = list(map(bytes, compress(free, map(shortest_deep.__le__, map(len, free)))))
+            if not long_ones:
+                return False
+            brackets = map(add, map(bytes.count, long_ones, repeat(b"[")), map(bytes.count, long_ones, repeat(b"{")))
+            if not any(map((MAX_DEPTH - level).__lt__, brackets)):
+                return False
+    return _nested_too_deep(_SPANS.decode(document), container)
 
 
 MAX_DEPTH = 200

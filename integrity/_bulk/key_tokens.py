@@ -11,6 +11,10 @@ from __future__ import annotations
 import re
 
 _SPACED_COLON = re.compile(rb'"[ \t\r\n]+:')
+_COLON_AFTER_SPACE = re.compile(rb":(?<=[ \t\r\n]:)")
+"""A colon right after JSON whitespace: every spaced colon ends with one.  Searched first because its literal
+first byte (a colon, rarer than a quote) lets the regex engine skip ahead: about twice as fast on a
+compact file, where it finds nothing and _SPACED_COLON is never run."""
 
 
 def key_tokens_bound(data: bytes) -> int | None:
@@ -21,7 +25,7 @@ def key_tokens_bound(data: bytes) -> int | None:
     ending in a backslash: counted again).  A key spaced from its colon is not counted, so
     then there is no bound.
     """
-    if _SPACED_COLON.search(data):
+    if _COLON_AFTER_SPACE.search(data) and _SPACED_COLON.search(data):
         return None
     bound = data.count(b'":')
     if b'\\"' in data:  # an escaped quote somewhere (JSON text inside a string, say)

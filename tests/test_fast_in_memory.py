@@ -1,0 +1,85 @@
+"""The fast path for a file held in memory (integrity._bulk.fast_read): its messages are decoded straight into
+structs, and their raw spans only when asked for (Spans), so the nesting check looks at the free values
+(arguments, usage, details) and falls back to every message's raw bytes when a hint or a field the structs
+skip could be deep.  These tests hold the result to the general reader's: a file nested one level past its
+limit anywhere is refused, one at the limit is read, and the raw spans are the messages' bytes."""
+
+from __future__ import annotations
+
+import json
+import pytest
+
+from integrity._bulk import fast_read
+from integrity._bulk.key_tokens import key_tokens_bound
+from integrity.formats.container import MAX_DEPTH, parse_document
+from integrity.loading import TranscriptError
+
+
+def _general_reads(data: bytes) -> bool:
+    try:
+        parse_document(data, "x")
+    except TranscriptError:
+        return False
+    return True
+
+
+def _nested(depth: int, opener: str) -> str:
+    """A value `depth` levels deep: arrays, or objects each with one key."""
+    if opener == "[":
+        return "[" * depth + "1" + "]" * depth
+    return '{"a":' * depth + "1" + "}" * depth
+
+
+def _messages(where: str, value: str) -> list[str]:
+    """A call and its result, with `value` as the call's arguments, the turn's usage, the result's details,
+    the turn's native hints or a field the structs skip."""
+    arguments = value if where == "arguments" else '{"path":"a"}'
+    extra = {"usage": f',"usage":{value}', "hint": f',"_native":{value}', "skipped": f',"extra":{value}'}
+    turn = ('{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":'
+            + arguments + '}],"stopReason":"toolUse"' + extra.get(where, "") + "}")
+    details = f',"details":{value}' if where == "details" else ""
+    result = '{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"ok"}]' \
+        + details + "}"
+    return ['{"role":"user","content":"hi"}', turn, result]
+
+
+def _file(messages: list[str], container: str) -> bytes:
+    body = "[\n" + ",\n".join(messages) + "\n]"
+    return (body if container == "array" else '{"messages":' + body + "}").encode()
+
+
+@pytest.mark.parametrize("where", ["arguments", "usage", "details", "hint", "skipped"])
+@pytest.mark.parametrize("container", ["array", "object"])
+@pytest.mark.parametrize("opener", ["[", "{"])
+def test_nesting_at_and_past_the_limit_is_read_as_the_general_reader_reads_it(where: str, container: str,
+                                                                             opener: str) -> None:
+    decided = []
+    for depth in range(MAX_DEPTH - 8, MAX_DEPTH + 2):
+        if where in ("arguments", "usage") and opener == "[":
+            continue  # not an object: a schema finding, never the fast path's
+        data = _file(_messages(where, _nested(depth, opener)), container)
+        general = _general_reads(data)
+        decided.append(general)
+        if not general:
+            assert fast_read.read_fast(data, "x") is None, (where, depth)
+        elif where not in ("hint", "skipped") or opener == "[":  # an object hint or skipped field: keys differ
+            assert fast_read.read_fast(data, "x") is not None, (where, depth)
+    assert not decided or (True in decided and False in decided)  # the limit lies inside the range tried
+
+
+def test_the_raw_spans_are_each_messages_bytes() -> None:
+    messages = _messages("details", '{"ok":true}') * 3
+    fast = fast_read.read_fast(_file(messages, "array"), "x")
+    assert fast is not None
+    assert [bytes(raw) for raw in fast.raws] == [message.encode() for message in messages]
+    assert [json.loads(bytes(fast.raws[index])) for index in (4, 0)] == [json.loads(messages[4]), json.loads(messages[0])]
+
+
+@pytest.mark.parametrize("text", [
+    '{"a" :1}', '{"a"\t:1}', '{"a"\r\n:1}', '{"a":1, "b" : 2}', 'x : y', '"\\" :', '": :', ' :"', '"a":1',
+])
+def test_a_key_spaced_from_its_colon_leaves_no_bound(text: str) -> None:
+    """key_tokens_bound looks for a colon after whitespace first (cheap), then for the spaced key itself."""
+    spaced = any(text[at] == '"' and text[at + 1:].lstrip(" \t\r\n").startswith(":")
+                 and text[at + 1] in " \t\r\n" for at in range(len(text) - 1))
+    assert (key_tokens_bound(text.encode()) is None) == spaced
