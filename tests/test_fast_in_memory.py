@@ -83,3 +83,40 @@ def test_a_key_spaced_from_its_colon_leaves_no_bound(text: str) -> None:
     spaced = any(text[at] == '"' and text[at + 1:].lstrip(" \t\r\n").startswith(":")
                  and text[at + 1] in " \t\r\n" for at in range(len(text) - 1))
     assert (key_tokens_bound(text.encode()) is None) == spaced
+
+
+_NUMBERS = ["1e999", "-1e999", "1e308", "1.7976931348623158e308", "1.7976931348623159e308", "1" * 4300, "1" * 4301,
+            "1" + "0" * 400 + ".0", "1" + "0" * 400, "0." + "0" * 500 + "1", "1e-999", "12345e-3", "-0"]
+
+
+@pytest.mark.parametrize("number", _NUMBERS)
+def test_msgspec_refuses_exactly_the_numbers_python_refuses(number: str) -> None:
+    """The fast path lets msgspec judge the numbers of a block whose every value it decoded (_sound_in_memory)."""
+    import msgspec
+
+    try:
+        expected: object = json.loads(number)
+        python_reads = expected not in (float("inf"), float("-inf"))
+    except ValueError:
+        python_reads = False
+    try:
+        msgspec.json.decode(number.encode())
+        msgspec_reads = True
+    except msgspec.DecodeError:
+        msgspec_reads = False
+    assert msgspec_reads == python_reads
+
+
+@pytest.mark.parametrize("where", ["timestamp", "arguments", "usage", "details", "hint", "skipped"])
+@pytest.mark.parametrize("number", _NUMBERS)
+def test_a_number_anywhere_is_read_as_the_general_reader_reads_it(where: str, number: str) -> None:
+    if where == "timestamp":
+        messages = _messages("none", "0")
+        messages[1] = messages[1][:-1] + f',"timestamp":{number}}}'
+    else:
+        messages = _messages(where, '{"n":' + number + "}")
+    data = _file(messages, "array")
+    if not _general_reads(data):
+        assert fast_read.read_fast(data, "x") is None
+    elif where not in ("hint", "skipped"):  # there the keys differ: the whole block's cautious checks decide
+        assert fast_read.read_fast(data, "x") is not None
