@@ -40,6 +40,5 @@ def key_tokens_bound(data: bytes) -> int | None:
 
 def escaped_key_tokens(data: bytes) -> int:
     """key_tokens_bound less key_tokens_rough (zero or less): the `":` whose quote is escaped, taken off."""
-    if b'\\"' in data:  # an escaped quote somewhere (JSON text inside a string, say)
-        return data.count(b'\\\\":') - data.count(b'\\":')
-    return 0
+    escaped = data.count(b'\\":')  # an escaped quote before a colon (JSON text inside a string, say)
+    return data.count(b'\\\\":') - escaped if escaped else 0
