@@ -7,6 +7,7 @@ limit anywhere is refused, one at the limit is read, and the raw spans are the m
 from __future__ import annotations
 
 import json
+
 import pytest
 
 from integrity._bulk import fast_read
@@ -72,7 +73,7 @@ def test_the_raw_spans_are_each_messages_bytes() -> None:
     fast = fast_read.read_fast(_file(messages, "array"), "x")
     assert fast is not None
     assert [bytes(raw) for raw in fast.raws] == [message.encode() for message in messages]
-    assert [json.loads(bytes(fast.raws[index])) for index in (4, 0)] == [json.loads(messages[4]), json.loads(messages[0])]
+    assert [json.loads(bytes(fast.raws[index])) for index in (4, 0)] == [json.loads(messages[i]) for i in (4, 0)]
 
 
 @pytest.mark.parametrize("text", [
@@ -120,3 +121,9 @@ def test_a_number_anywhere_is_read_as_the_general_reader_reads_it(where: str, nu
         assert fast_read.read_fast(data, "x") is None
     elif where not in ("hint", "skipped"):  # there the keys differ: the whole block's cautious checks decide
         assert fast_read.read_fast(data, "x") is not None
+
+
+def test_every_message_struct_holds_its_content_first() -> None:
+    """_keys_decoded finds each message's content as the first of its fields (msgspec.structs.astuple)."""
+    for struct in fast_read._ROLE_OF:
+        assert struct.__struct_fields__[0] == "content", struct
