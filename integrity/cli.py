@@ -101,9 +101,12 @@ def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
         data = read_source(path)
         return _load(path, data, args, allow_fast), data
     from ._bulk.blocks import FileSource
-    from ._bulk.fast_read import read_fast_file
+    from ._bulk.fast_read import STREAM_FROM, read_fast_file
 
     handle, status = open_source(path)
+    if status.st_size < STREAM_FROM:  # read whole (read_fast_file reads only larger files a block at a time)
+        data = read_opened(path, handle, int(status.st_size))
+        return _load(path, data, args, allow_fast), data
     stream = FileSource(_source_name(path), handle, status)
     try:
         fast = read_fast_file(stream, _clean(args), writes, _bones(args))

@@ -30,7 +30,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain, compress, count, repeat
-from operator import add, attrgetter, is_, is_not, ne
+from operator import add, attrgetter, is_, is_not, itemgetter, ne
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 import msgspec
@@ -52,7 +52,7 @@ from .blocks import (
     plain_end,
     plain_lengths,
 )
-from .key_tokens import key_tokens_bound
+from .key_tokens import escaped_key_tokens, key_tokens_bound, key_tokens_rough
 
 if TYPE_CHECKING:
     from ..repair.plan import Plan
@@ -289,8 +289,7 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
     if read is None:
         return None
     light, blocks, raws, lengths = read
-    streamed = isinstance(body, FileSource)
-    spans = Spans(body, source, container, blocks, light.size, None if streamed else raws, lengths)
+    spans = Spans(body, source, container, blocks, light.size, raws, lengths)
     return FastTranscript(source, input, container, spans, light, envelope,
                           bones=None if made is None or made[0] is None else (made[0], made[1]),
                           hinted=None if made is None else made[1])
@@ -335,8 +334,9 @@ def _array_body(body: Source, low: int, high: int) -> tuple[int, int] | None:
     return (first, last) if last > first else None
 
 
-_Read = tuple[LightTranscript, list[Block], list[Any], list["array[int] | None"]]
-"""The light view, the blocks, every raw span (a file in memory) and each block's plain lengths."""
+_Read = tuple[LightTranscript, list[Block], "list[Any] | None", list["array[int] | None"]]
+"""The light view, the blocks, every raw span (JSON lines in memory; None: decoded when asked, by Spans) and
+each block's plain lengths."""
 
 
 def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writes: bool,
@@ -360,9 +360,10 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
     decoded: list[int] = []  # each block's keys its structs hold (_keys_decoded)
     pi_ai = False
     beside = None if keep else _Beside.start(body, container, low, high, writes)
-    # With a child checking beside, an array's blocks are decoded once, into the structs (that proves each
-    # cut as well as the raw spans would); otherwise each block's raw spans are decoded too, for the checks.
-    structs = beside is not None and container == "array"
+    # An array's blocks are decoded once, into the structs (that proves each cut as well as the raw spans
+    # would), when a child checks beside or the file is in memory (its raw spans are then decoded only when
+    # asked for: Spans); otherwise each block's raw spans are decoded too, for the checks.
+    structs = container == "array" and (beside is not None or keep)
     try:
         for offset, length, document, values in _split(body, container, low, high, structs):
             if structs:
@@ -389,8 +390,12 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                     struct_hints(messages, bones[1])
                 else:
                     bones[0].extend(struct_bones(messages, bones[1], kinds, _STRUCTS))
-            keys = _keys_decoded(messages, objects)
-            if keys is None or (beside is None and _lost_keys(document, keys)):
+            details: list[Any] = []
+            keys = _keys_decoded(messages, objects, details)
+            if keys is None:
+                return None
+            if beside is None and not (_sound_in_memory(document, messages, objects + details, keys, container)
+                                       if structs else not _lost_keys(document, keys)):
                 return None
             decoded.append(keys)
             pi_ai = pi_ai or found
@@ -411,7 +416,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
             beside.stop()
     if isinstance(body, FileSource):
         body.check()
-    return builder.build(roles), blocks, kept, lengths
+    return builder.build(roles), blocks, kept if keep and not structs else None, lengths
 
 
 def _split(body: Source, container: str, low: int, high: int,
@@ -437,16 +442,17 @@ def _sound(document: bytes, raws: list[Any], container: str, keys: bool = True) 
             and not _nested_too_deep(raws, container) and not (keys and _lost_keys(document)))
 
 
-def _lost_keys(document: bytes, decoded: int | None = None) -> bool:
+def _lost_keys(document: bytes, decoded: int | None = None, bound: int | None = -1) -> bool:
     """Whether decoding the block loses a key (an object names one twice), or that cannot be ruled out
     cheaply (a key spaced from its colon): the key tokens in the bytes against the keys decoded.
 
     decoded: the keys the block's structs hold (_keys_decoded).  When it equals the bound on the key
     tokens no key was lost (each object's distinct keys <= the keys written <= the bound), and the block
     is never decoded a second time; otherwise (a field the structs skip, or a duplicate) every key of
-    a generic decode is counted.
+    a generic decode is counted.  bound: key_tokens_bound(document) when the caller has it (-1: not given).
     """
-    bound = key_tokens_bound(document)
+    if bound == -1:
+        bound = key_tokens_bound(document)
     if bound is None:
         return True
     if decoded is not None and decoded == bound:
@@ -460,17 +466,26 @@ def _lost_keys(document: bytes, decoded: int | None = None) -> bool:
 
 
 _ASTUPLE = msgspec.structs.astuple
+_FIRST = itemgetter(0)
+_USAGE_FIELD = itemgetter(_Assistant.__struct_fields__.index("usage"))
+_DETAILS_FIELD = itemgetter(_ToolResult.__struct_fields__.index("details"))
 _FREE_OBJECTS = msgspec.json.Decoder(list[dict[str, Any]])
 
 
-def _keys_decoded(messages: list[Any], objects: list[Any] | None = None) -> int | None:
+def _keys_decoded(messages: list[Any], objects: list[Any] | None = None, free: list[Any] | None = None
+                  ) -> int | None:
     """How many keys a block's message structs hold, each object's distinct keys once: a field counts when
     it was in the JSON (every optional field defaults to UNSET), the tag ("role", "type") once per struct,
     and a free value's own keys (objects: the calls' arguments and the turns' usage, which _feed gathered
     before letting them go; and the results' details) by a generic decode of those values alone.  A field
     the structs skip (not in the pi-ai schema) is not counted.  None when some arguments or usage is not
     an object (a schema finding: the general reader reports it).  Counted by C-level maps: no Python step
-    per message.  objects None: the structs were not fed, so their free values are still on them."""
+    per message.  objects None: the structs were not fed, so their free values are still on them.  free: gets
+    the results' details (raw), for _too_deep_in_memory.
+
+    Every free value is decoded here (by msgspec, which refuses a number Python reads as infinity or an
+    integer longer than Python reads, as the general reader does), so a block whose keys all count has no
+    value left unread: see _sound_in_memory."""
     fed = objects is not None
     if objects is None:
         contents = list(map(_CONTENT, messages))
@@ -485,17 +500,18 @@ def _keys_decoded(messages: list[Any], objects: list[Any] | None = None) -> int 
         except msgspec.ValidationError:
             return None
         keys += sum(map(len, decoded)) + _inner_keys(chain.from_iterable(map(dict.values, decoded)))
-    contents = list(map(_CONTENT, messages))
-    parts = list(chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
-    fields = list(map(_ASTUPLE, messages))
-    fields += map(_ASTUPLE, parts)
+    fields = list(map(_ASTUPLE, messages))  # each message's fields, content first (a test holds it)
+    kinds = list(map(type, messages))
+    contents = list(map(_FIRST, fields))
+    fields += map(_ASTUPLE, chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
     keys += sum(map(len, fields)) + len(fields) - sum(map(tuple.count, fields, repeat(_UNSET)))
     if fed:  # _feed let the calls' arguments go (UNSET): each counts its key here (objects less the usages kept)
-        usages = map(_USAGE, compress(messages, map(is_, map(type, messages), repeat(_Assistant))))
-        keys += len(objects) - sum(map(is_not, usages, repeat(_UNSET)))
-    results = compress(messages, map(is_, map(type, messages), repeat(_ToolResult)))
-    details = list(map(_DETAILS, results))
+        usages = list(map(_USAGE_FIELD, compress(fields, map(is_, kinds, repeat(_Assistant)))))
+        keys += len(objects) - len(usages) + usages.count(_UNSET)
+    details = list(map(_DETAILS_FIELD, compress(fields, map(is_, kinds, repeat(_ToolResult)))))
     details = list(compress(details, map(is_not, details, repeat(_UNSET))))
+    if free is not None:
+        free += details
     if details:
         keys += _inner_keys(_ANY.decode(b"".join((b"[", b",".join(details), b"]"))))
     return keys
@@ -720,6 +736,43 @@ def _nested_too_deep(raws: list[Any], container: str) -> bool:
         suspects = compress(long_ones, map((MAX_DEPTH - level).__lt__, brackets))
         return any(_too_deep(raw, level) for raw in suspects)
     return False
+
+
+_HINT_OF = attrgetter("hint")
+_SPANS = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+def _sound_in_memory(document: bytes, messages: list[Any], free: list[Any], keys: int, container: str) -> bool:
+    """_sound for a block decoded straight into its structs (a file in memory), its keys included: its raw spans
+    are decoded only when a check needs them.
+
+    When the keys the structs hold (_keys_decoded) equal the key tokens, every key written is one the
+    structs read: no field was skipped, so every value of the block was decoded by msgspec, typed or
+    generically (the free values: _keys_decoded), and msgspec refuses exactly the numbers the general
+    reader refuses (infinite floats, integers past Python's digit limit: a test holds them alike), so no
+    number needs looking for.  A message then nests only as deep as its free values (free: the calls'
+    arguments, three levels in, the turns' usage and the results' details, one level in) and its native
+    hints: with no hint, and no free value long enough and holding enough brackets to be that deep even
+    three levels in, no message is.  Otherwise every check runs on the whole block, as for any block.
+    """
+    if not _valid_utf8(document):
+        return False
+    rough = key_tokens_rough(document)
+    bound = rough if rough is None or rough == keys else rough + escaped_key_tokens(document)
+    if bound is not None and bound == keys:
+        hints = list(map(_HINT_OF, messages))
+        if hints.count(_UNSET) == len(hints):
+            level = {"array": 1, "object": 2}.get(container, 0) + 3
+            shortest_deep = 2 * (MAX_DEPTH - level) + 1
+            long_ones = list(map(bytes, compress(free, map(shortest_deep.__le__, map(len, free)))))
+            if not long_ones:
+                return True
+            brackets = map(add, map(bytes.count, long_ones, repeat(b"[")), map(bytes.count, long_ones, repeat(b"{")))
+            if not any(map((MAX_DEPTH - level).__lt__, brackets)):
+                return True
+        return not _nested_too_deep(_SPANS.decode(document), container)
+    return not (_numbers_need_general_reader(document) or _lost_keys(document, keys, bound)
+                or _nested_too_deep(_SPANS.decode(document), container))
 
 
 MAX_DEPTH = 200

@@ -11,6 +11,19 @@ from __future__ import annotations
 import re
 
 _SPACED_COLON = re.compile(rb'"[ \t\r\n]+:')
+_COLON_AFTER_SPACE = re.compile(rb":(?<=[ \t\r\n]:)")
+"""A colon right after JSON whitespace: every spaced colon ends with one.  Searched first because its literal
+first byte (a colon, rarer than a quote) lets the regex engine skip ahead: about twice as fast on a
+compact file, where it finds nothing and _SPACED_COLON is never run."""
+
+
+def key_tokens_rough(data: bytes) -> int | None:
+    """The key tokens `":` in the JSON text, escaped ones too: never fewer than key_tokens_bound, and one scan
+    less (None: a key spaced from its colon, see key_tokens_bound).  A reader that decoded this many keys
+    has lost none (its keys <= the keys written <= key_tokens_bound <= this) without asking for the bound."""
+    if _COLON_AFTER_SPACE.search(data) and _SPACED_COLON.search(data):
+        return None
+    return data.count(b'":')
 
 
 def key_tokens_bound(data: bytes) -> int | None:
@@ -21,9 +34,11 @@ def key_tokens_bound(data: bytes) -> int | None:
     ending in a backslash: counted again).  A key spaced from its colon is not counted, so
     then there is no bound.
     """
-    if _SPACED_COLON.search(data):
-        return None
-    bound = data.count(b'":')
-    if b'\\"' in data:  # an escaped quote somewhere (JSON text inside a string, say)
-        bound += data.count(b'\\\\":') - data.count(b'\\":')
-    return bound
+    bound = key_tokens_rough(data)
+    return None if bound is None else bound + escaped_key_tokens(data)
+
+
+def escaped_key_tokens(data: bytes) -> int:
+    """key_tokens_bound less key_tokens_rough (zero or less): the `":` whose quote is escaped, taken off."""
+    escaped = data.count(b'\\":')  # an escaped quote before a colon (JSON text inside a string, say)
+    return data.count(b'\\\\":') - escaped if escaped else 0

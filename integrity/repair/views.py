@@ -275,7 +275,8 @@ class LightBuilder:
         self.frames[index] = calls
         if not self._classifying:
             return
-        self._loosen_open_turn()  # a new frame: the open turn never got all its results
+        if self._want_at != -1:
+            self._loosen_open_turn()  # a new frame: the open turn never got all its results
         first, results = self._first_frame, self._result_ids
         if len(calls) == 1:  # the common frame, without the loop
             call_id = calls[0].id
