@@ -37,15 +37,15 @@ from ..formats.skeleton import SKELETONS, STRING
 from .ids import all_anthropic_ids
 from .registry import PROVIDER_FORMAT
 from .violation import Violation, sort_violations
-from .windowed import PROOFS, _ids_pass, _moved, judge_windowed
+from .windowed import PROOFS, WHOLE_OR_NOTHING, _ids_pass, _moved, judge_windowed
 
 CODE = {"user": "u", "assistant": "a", "toolResult": "r", "system": "s"}
 """A role's letter (an assistant message with calls is `c`)."""
 
-SERVED = frozenset({"anthropic", "openai-chat", "mistral", "deepseek", "bedrock", "gemini"})
+SERVED = frozenset(PROOFS) - WHOLE_OR_NOTHING
 """The providers judged here: those whose proof reads a turn with its neighbours only (not Responses)."""
 
-READ_LIGHT = frozenset({"anthropic", "openai-chat", "bedrock", "gemini"})
+READ_LIGHT = SERVED - {"mistral", "deepseek"}
 """The providers for which the fast path reads no bones, only whether a message carries native hints: their
 ids usually pass (Mistral's nine characters and DeepSeek's once-only result ids usually do not, and such a
 request is judged on every message's bones, which are then best made while reading)."""
