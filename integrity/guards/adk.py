@@ -154,7 +154,8 @@ def _copied(model: Any, update: dict[str, Any]) -> Any:
     (google.genai's; any other is copied by model_copy)."""
     if model.__pydantic_extra__ is not None or model.__pydantic_private__ is not None or not _COPIES_MADE:
         return model.model_copy(update=update)
-    copied = type(model).__new__(type(model))
+    kind: Any = type(model)
+    copied = kind.__new__(kind)
     _set(copied, "__dict__", {**model.__dict__, **update})
     _set(copied, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys())
     _set(copied, "__pydantic_extra__", None)
@@ -211,7 +212,8 @@ def _read_calls(events: Any, author: str | None, made: set[str], answered: set[s
     the calls left unanswered are read again, from the end, for their author and long-running ids (a call
     without an answer is almost always one of the last turns)."""
     events = events if isinstance(events, list) else list(events)
-    answer, new_calls = answered.add, set()
+    new_calls: set[str] = set()
+    answer = answered.add
     call = new_calls.add
     for event in events:
         content = event.content
