@@ -88,9 +88,13 @@ def scan_contents(key: tuple[Any, ...], state: _State) -> bool | None:
             if "" in names:
                 fails.append(_nth(is_call, names.index("")))
             call_keys = list(map(IDLESS.__add__, names))
-            response_keys = [IDLESS + name if response_id is None and isinstance(name, str) and name else None
-                             for response_id, name in zip(response_ids, map(_NAME, itertools.compress(
-                                 responses, is_response)), strict=True)]
+            response_names = list(map(_NAME, itertools.compress(responses, is_response)))
+            if response_ids.count(None) == len(response_ids) and "" not in response_names and set(map(
+                    type, response_names)) <= {str}:  # every response without an id, named (C loops)
+                response_keys = list(map(IDLESS.__add__, response_names))
+            else:
+                response_keys = [IDLESS + name if response_id is None and isinstance(name, str) and name else None
+                                 for response_id, name in zip(response_ids, response_names, strict=True)]
         else:
             if call_ids:
                 kind = "id"
