@@ -2,11 +2,12 @@
 
 ADK hands its plugin new Content and Part objects on every model call, and a guard's first call reads
 them all: the quick pass (`_fast._walk_gemini_objects`) and, to remember the request, its key
-(`_fast._content_key`: each content's role and part count, each part's call, response, text, thought and
-inline data, gathered by C loops).  `scan_contents` answers the quick pass from that key alone, so the
-contents are read once: each content becomes one letter (U a user text, M a model text, C a model
-call, R a user response, X anything else), a regular expression reads the turn order, and the ids, names
-and texts are checked over columns (map, compress, set: C loops).  It answers exactly what the pass
+(`_fast._content_key`: each content's role and part count, each part's call and response, and the text,
+thought and inline data of the parts holding neither, gathered by C loops).  `scan_contents` answers the
+quick pass from that key alone, so the contents are read once: each content becomes one letter (U a user
+text, M a model text, C a model call, R a user response, X anything else; made from byte columns), a
+regular expression reads the turn order, and the ids, names and texts are checked over columns (map,
+compress, set: C loops); a failure's position is looked up only when there is one.  It answers exactly what the pass
 answers and leaves the state the pass leaves (the cut, the call ids before it; when healthy, every call
 id and the last role), or None for what it does not read column-wise (a content of several parts, an
 id that is not a string, calls with ids and calls without in one request): the pass decides those.
