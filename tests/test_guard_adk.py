@@ -436,3 +436,27 @@ def test_the_events_calls_are_read_as_each_part_says(events: list[Any], author: 
     memo.calls(built[:split], author)
     made, answered, called = memo.calls(built, author)
     assert (made - answered, answered, called) == reference_calls(built, author)
+
+
+@settings(max_examples=80, deadline=None)
+@given(responses=st.lists(st.tuples(st.one_of(st.none(), st.text(max_size=4)), st.text(max_size=4),
+                                    st.dictionaries(st.text(max_size=3), st.one_of(st.text(max_size=3), st.integers()),
+                                                    max_size=2)), min_size=1, max_size=3),
+       role=st.sampled_from(["user", "model"]))
+def test_receipts_and_copies_are_built_as_the_library_builds_them(responses: list[Any], role: str) -> None:
+    """The plugin builds a results turn it wrote (the receipt) and the id-less copy of a restored call
+    without pydantic's Python loops: the same objects, field for field and in what was set, as
+    `model_validate` and `model_copy` make (and the installed libraries take that path)."""
+    from integrity.guards.adk import _COPIES_MADE, _RECEIPTS_MADE, _content, _same_model, _stripped
+
+    assert _RECEIPTS_MADE and _COPIES_MADE
+    native = {"role": role, "parts": [{"functionResponse": {**({} if call_id is None else {"id": call_id}),
+                                                            "name": name, "response": response}}
+                                      for call_id, name, response in responses]}
+    assert _same_model(_content(native), types.Content.model_validate(native))
+    content = types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(
+        id="adk-" + (call_id or ""), name=name or "f", args=response)) for call_id, name, response in responses])
+    expected = content.model_copy(update={"parts": [part.model_copy(update={
+        "function_call": part.function_call.model_copy(update={"id": None})}) for part in content.parts]})
+    assert _same_model(_stripped(content), expected)
+    assert all(part.function_call.id.startswith("adk-") for part in content.parts)  # the event's own: untouched

@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import pydantic
 from google.adk.flows.llm_flows.functions import AF_FUNCTION_CALL_ID_PREFIX
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
@@ -92,7 +93,7 @@ def _same_model(a: Any, b: Any) -> bool:
     """Two google.genai objects alike field for field and in what was set, at every level."""
     if isinstance(a, list):
         return isinstance(b, list) and len(a) == len(b) and all(map(_same_model, a, b))
-    if not isinstance(a, types._common.BaseModel):
+    if not isinstance(a, pydantic.BaseModel):
         return type(a) is type(b) and a == b
     return type(a) is type(b) and a.model_fields_set == b.model_fields_set and a.__pydantic_extra__ == \
         b.__pydantic_extra__ and a.__pydantic_private__ == b.__pydantic_private__ and a.__dict__.keys() == \
