@@ -387,3 +387,76 @@ def test_a_copied_plugin_starts_with_empty_memos() -> None:
     other = copy.deepcopy(plugin)
     assert other.events_memo.last is None and other.memo.resumed == 0
     assert other.repaired_contents(contents, "gemini-2.5-flash", events, AGENT) is None
+
+
+def reference_calls(events: list[Any], author: str | None) -> tuple[set[str], set[str], set[str]]:
+    """What every event says, read part by part: (this agent's calls with an id, pending long-running ones
+    excepted, that no event answers; the calls answered; every call id), a part's response with an id read
+    instead of its call."""
+    made, answered, called = set(), set(), set()
+    for event in events:
+        for part in (event.content.parts or []) if event.content is not None else []:
+            if part.function_response is not None and part.function_response.id:
+                answered.add(part.function_response.id)
+            elif part.function_call is not None and part.function_call.id:
+                called.add(part.function_call.id)
+                if (author is None or event.author == author) and part.function_call.id not in (
+                        event.long_running_tool_ids or ()):
+                    made.add(part.function_call.id)
+    return made - answered, answered, called
+
+
+@settings(max_examples=150, deadline=None)
+@given(events=st.lists(st.tuples(
+    st.sampled_from([AGENT, "user", "other"]),
+    st.lists(st.tuples(st.sampled_from(["call", "response", "both", "text"]),
+                       st.sampled_from(["c1", "c2", "c3", "", None])), max_size=3),
+    st.lists(st.sampled_from(["c1", "c2"]), max_size=1), st.booleans()), max_size=12),
+    author=st.sampled_from([AGENT, None]), split=st.integers(0, 12))
+def test_the_events_calls_are_read_as_each_part_says(events: list[Any], author: str | None, split: int) -> None:
+    """The plugin's reading of the session's events (what it restores from) finds, read whole or in two
+    steps as a session grows, what a part-by-part reading finds: the calls made and never answered (with
+    several calls of one id, other agents' calls, pending long-running calls, responses without an id
+    whose part also holds a call), the calls answered and every call id."""
+    from integrity.guards.adk import _EventMemo
+
+    built = []
+    for event_author, parts, long_running, empty in events:
+        made = []
+        for kind, call_id in parts:
+            call = types.FunctionCall(id=call_id, name="f", args={}) if kind in ("call", "both") else None
+            response = types.FunctionResponse(id=call_id, name="f", response={}) if kind in ("response", "both") \
+                else None
+            made.append(types.Part(function_call=call, function_response=response, text="t" if kind == "text"
+                                   else None))
+        content = None if empty and not parts else types.Content(role="model", parts=made)
+        built.append(Event(author=event_author, invocation_id="i", content=content,
+                           long_running_tool_ids=set(long_running) or None))
+    memo = _EventMemo()
+    memo.calls(built[:split], author)
+    made, answered, called = memo.calls(built, author)
+    assert (made - answered, answered, called) == reference_calls(built, author)
+
+
+@settings(max_examples=80, deadline=None)
+@given(responses=st.lists(st.tuples(st.one_of(st.none(), st.text(max_size=4)), st.text(max_size=4),
+                                    st.dictionaries(st.text(max_size=3), st.one_of(st.text(max_size=3), st.integers()),
+                                                    max_size=2)), min_size=1, max_size=3),
+       role=st.sampled_from(["user", "model"]))
+def test_receipts_and_copies_are_built_as_the_library_builds_them(responses: list[Any], role: str) -> None:
+    """The plugin builds a results turn it wrote (the receipt) and the id-less copy of a restored call
+    without pydantic's Python loops: the same objects, field for field and in what was set, as
+    `model_validate` and `model_copy` make (and the installed libraries take that path)."""
+    from integrity.guards.adk import _COPIES_MADE, _RECEIPTS_MADE, _content, _same_model, _stripped
+
+    assert _RECEIPTS_MADE and _COPIES_MADE
+    native = {"role": role, "parts": [{"functionResponse": {**({} if call_id is None else {"id": call_id}),
+                                                            "name": name, "response": response}}
+                                      for call_id, name, response in responses]}
+    assert _same_model(_content(native), types.Content.model_validate(native))
+    content = types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(
+        id="adk-" + (call_id or ""), name=name or "f", args=response)) for call_id, name, response in responses])
+    expected = content.model_copy(update={"parts": [part.model_copy(update={
+        "function_call": part.function_call.model_copy(update={"id": None})}) for part in content.parts]})
+    assert _same_model(_stripped(content), expected)
+    assert all(part.function_call.id.startswith("adk-") for part in content.parts)  # the event's own: untouched

@@ -195,7 +195,7 @@ def test_an_interrupted_run_ending_in_calls_closed_with_the_interrupted_receipt(
     assert [part.tool_call_id for part in receipts] == ["c1", "c2"]
     assert all(part.outcome == "interrupted" and part.metadata == {SYNTHESIZED_TOOL_RETURN_METADATA_KEY: True}
                for part in receipts)
-    assert verdict(closed).receipts == 0 and verdict(closed).healthy  # pydantic-ai's form: a return is a result
+    assert verdict(closed).receipts == 2 and verdict(closed).healthy  # read back as the receipts they are
     sent, _ = run(closed, [])
     assert verdict(sent).legal
 
@@ -227,10 +227,11 @@ def test_ids_renamed_for_mistral_keep_the_parts_and_the_results() -> None:
     judged = verdict(out, "mistral")
     assert judged.legal, judged.violations
     assert judged.results[0][1] == "x is 1"  # the real result, under its new id
-    receipt = out[2].parts[1]  # pydantic-ai's form has no receipt mark the reader knows: read as a result
-    assert receipt.outcome == "interrupted" and receipt.tool_call_id == judged.results[1][0] != "c2"
     renamed = out[1].parts
     assert [len(part.tool_call_id) for part in renamed] == [9, 9] and renamed[0].args == {"q": "x"}
+    receipt = out[2].parts[1]  # the receipt for c2, read back as the receipt it is, under c2's new id
+    assert receipt.outcome == "interrupted" and receipt.tool_call_id == renamed[1].tool_call_id != "c2"
+    assert judged.receipts == 1 and len(judged.results) == 1
 
 
 def test_modes_report_and_raise_and_the_log_line(caplog: pytest.LogCaptureFixture) -> None:
@@ -481,3 +482,52 @@ def test_pydantic_ai_2_takes_history_processors_only_as_capabilities() -> None:
                   [ProcessHistory(ToolCallIntegrityProcessor(on_report=reports.append))],
                   recorder=Recorder(model_name="claude-sonnet-4-5"))
     assert verdict(sent).legal and [report.target for report in reports] == ["anthropic"]
+
+
+def synthesized_then_real() -> list[ModelMessage]:
+    """A history a store kept after pydantic-ai's own repair closed an interrupted call (`repair_messages`
+    synthesizes its "interrupted" return), to which the call's real result was recorded later (a deferred
+    tool that finished after the run was cut)."""
+    stored = repair_messages([ask("what is x?"), calls("c1")])
+    assert any(isinstance(part, ToolReturnPart) and part.metadata == {SYNTHESIZED_TOOL_RETURN_METADATA_KEY: True}
+               for part in stored[-1].parts)  # pydantic-ai's own placeholder
+    return [*stored, returns(("c1", "x is 1")), say("x is 1")]
+
+
+@pytest.mark.parametrize("quiet", [True, False], ids=["direct", "pipeline"])
+def test_a_return_pydantic_ai_synthesized_gives_way_to_the_real_result_that_came_later(quiet: bool) -> None:
+    """pydantic-ai's synthesized return is the interrupted receipt: read as one (reader, guard, direct repair),
+    so the real result recorded later is the one sent, once, where the call is answered; pydantic-ai alone
+    sends both (a duplicate Anthropic refuses)."""
+    from integrity.formats.pydantic_ai_messages import SYNTHESIZED
+
+    assert SYNTHESIZED == SYNTHESIZED_TOOL_RETURN_METADATA_KEY  # the reader spells pydantic-ai's key
+    history = synthesized_then_real()
+    before = copy.deepcopy(history)
+    assert verdict(history).receipts == 1 and not verdict(history).healthy  # the reader: a receipt, then a result
+    alone, _ = run(history, [])
+    assert [part.tool_call_id for m in alone for part in m.parts if isinstance(part, ToolReturnPart)] == ["c1", "c1"]
+    assert not verdict(alone).legal
+    reports: list[GuardReport] = []
+    guard = ToolCallIntegrityProcessor(provider=TARGET, on_report=None if quiet else reports.append)
+    sent, _ = run(history, [guard])
+    judged = verdict(sent)
+    assert judged.legal and judged.results == [("c1", "x is 1")] and judged.receipts == 0, judged.violations
+    returned = [part for m in sent for part in m.parts if isinstance(part, ToolReturnPart)]
+    assert len(returned) == 1 and returned[0].content == "x is 1" and returned[0].outcome == "success"
+    assert quiet or reports[0].counts  # the pipeline's report says what it did
+    assert history == before
+    # the guard's own call on the stored history (not merged by pydantic-ai): the same answer
+    direct = ToolCallIntegrityProcessor().repaired_messages(history, "anthropic:claude-sonnet-4-5")
+    assert [(part.tool_call_id, part.content) for m in direct for part in m.parts
+            if isinstance(part, ToolReturnPart)] == [("c1", "x is 1")]
+    assert verdict(direct).legal
+
+
+def test_a_synthesized_return_with_no_real_result_is_kept_as_the_calls_answer() -> None:
+    """Without a later result, pydantic-ai's synthesized return stays the call's answer: the history is
+    healthy and passes through as the very same list (quick pass, full check and reader agree)."""
+    stored = [*repair_messages([ask("what is x?"), calls("c1")]), say("sorry"), ask("go on")]
+    assert verdict(stored).healthy and verdict(stored).receipts == 1
+    assert ToolCallIntegrityProcessor().repaired_messages(stored, "anthropic:claude-sonnet-4-5") is stored
+    assert full_check(stored, "anthropic")

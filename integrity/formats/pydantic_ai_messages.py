@@ -5,7 +5,11 @@ pydantic/pydantic-ai `pydantic_ai/messages.py`: a list of ModelRequest
 `parts` told apart by `part_kind`:
 
 - request parts: `system-prompt` and `user-prompt` (`content`), `tool-return`
-  (`tool_name`, `tool_call_id`, `content`: any JSON), and `retry-prompt` (the
+  (`tool_name`, `tool_call_id`, `content`: any JSON; one pydantic-ai synthesized
+  for a call that never got a result, `metadata` marked
+  `{"pydantic_ai_synthesized_tool_return": true}` and `outcome` "interrupted", is
+  read as the interrupted receipt it is, so a real result that comes later wins),
+  and `retry-prompt` (the
   validation error sent back: with a `tool_call_id`/`tool_name` it answers that
   call, as pydantic-ai sends it to the model; without a tool it is a user turn);
 - response parts: `text`, `thinking`, `tool-call` (`tool_name`, `tool_call_id`,
@@ -41,6 +45,11 @@ NAME = "pydantic-ai"
 READ_ONLY = True
 WRITES_AS = "openai-chat"
 _KINDS = ("request", "response")
+SYNTHESIZED = "pydantic_ai_synthesized_tool_return"
+"""pydantic_ai.messages.SYNTHESIZED_TOOL_RETURN_METADATA_KEY: the `metadata` key pydantic-ai sets to true on the
+ToolReturnPart it synthesizes for a call that never got a result (its history repair, its UI adapters'
+stream closeout; outcome "interrupted").  Spelled here: the engine never imports pydantic-ai."""
+_RECEIPT_DETAILS = {"ok": False, "error": "interrupted"}
 
 
 def _is_message(entry: Any) -> bool:
@@ -90,6 +99,10 @@ def _request(parts: list[Any]) -> list[dict[str, Any]]:
             out.append({"role": "system", "content": _text(part.get("content", ""))})
         elif kind == "user-prompt":
             out.append({"role": "user", "content": _user_text(part.get("content", ""))})
+        elif kind == "tool-return" and is_synthesized(part):
+            receipt = _result(part, _text(part.get("content")), True)
+            receipt["details"] = dict(_RECEIPT_DETAILS)  # the engine's receipt, as common.tool_result marks it
+            out.append(receipt)
         elif kind == "tool-return":
             out.append(_result(part, _text(part.get("content")), False))
         elif kind == "retry-prompt" and part.get("tool_name") is not None:
@@ -101,6 +114,14 @@ def _request(parts: list[Any]) -> list[dict[str, Any]]:
         else:
             raise EntryError(f"a request part needs a string 'part_kind', got {describe(kind)}")
     return out
+
+
+def is_synthesized(part: dict[str, Any]) -> bool:
+    """A tool-return pydantic-ai synthesized for a call without a result: its metadata marker set to true,
+    its outcome "interrupted" (or not written, as before pydantic-ai wrote outcomes)."""
+    metadata = part.get("metadata")
+    return isinstance(metadata, dict) and metadata.get(SYNTHESIZED) is True and \
+        part.get("outcome", "interrupted") == "interrupted"
 
 
 def _result(part: dict[str, Any], text: str, is_error: bool) -> dict[str, Any]:

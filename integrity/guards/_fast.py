@@ -179,23 +179,27 @@ reading it).  Message objects are matched by what `_KEYS` gives (LangChain's by 
 pydantic models costs more than reading them)."""
 
 _ROLE, _PARTS = operator.attrgetter("role"), operator.attrgetter("parts")
-_PART_FIELDS = tuple(map(operator.attrgetter, ("function_call", "function_response", "text", "thought",
-                                               "inline_data")))
+_CALL, _RESPONSE = operator.attrgetter("function_call"), operator.attrgetter("function_response")
+_TEXT_FIELDS = tuple(map(operator.attrgetter, ("text", "thought", "inline_data")))
 
 
 def _content_key(contents: Sequence[Any]) -> tuple[Any, ...]:
     """What the quick test reads of google.genai Contents, gathered by C loops (attrgetter, map, chain):
-    their roles, their part counts, and each part's function_call, function_response, text, thought and
-    inline_data.  ADK hands the guard new Content and Part objects on every call (shallow copies made
-    by `_copy_content_for_request`), but the calls, responses and texts in them are the session's own
+    their roles, their part counts, each part's function_call and function_response, and the text,
+    thought and inline_data of each part holding neither (the only parts whose text the test reads; a
+    part's call and response are never the same object, so `is` finds the parts whose both are None).
+    ADK hands the guard new Content and Part objects on every call (shallow copies made by
+    `_copy_content_for_request`), but the calls, responses and texts in them are the session's own
     objects: two requests with equal keys read the same to the quick test, and comparing keys (identity
     first, in C) costs a third of reading the contents.  AttributeError / TypeError: not Contents with
     parts."""
     parts = list(map(_PARTS, contents))
     flat = list(itertools.chain.from_iterable(parts))
+    calls, responses = tuple(map(_CALL, flat)), tuple(map(_RESPONSE, flat))
+    plain = list(itertools.compress(flat, map(operator.is_, calls, responses)))
     views: dict[int, tuple[list[Any], ...]] = {}  # filled by `_view` when identity does not match the calls
-    return (tuple(map(_ROLE, contents)), tuple(map(len, parts)), *(tuple(map(field, flat)) for field in _PART_FIELDS),
-            views)
+    return (tuple(map(_ROLE, contents)), tuple(map(len, parts)), calls, responses,
+            *(tuple(map(field, plain)) for field in _TEXT_FIELDS), views)
 
 
 _ID, _NAME = operator.attrgetter("id"), operator.attrgetter("name")
@@ -203,7 +207,9 @@ _ID, _NAME = operator.attrgetter("id"), operator.attrgetter("name")
 
 def _same_contents(known: tuple[Any, ...], key: tuple[Any, ...]) -> bool:
     """Whether the contents whose `_content_key` is `key` start with those whose key is `known`: each part of
-    `key` begins with the matching part of `known`.  Calls and responses are compared by identity first;
+    `key` begins with the matching part of `known` (the texts' columns too: the parts holding neither a call
+    nor a response are the same ones in both prefixes when their calls and responses match).  Calls and
+    responses are compared by identity first;
     when that fails (toward Gemini, ADK replaces each call and response whose "adk-" id it strips by a
     new copy, on every request) by what the quick test reads of them: where they are, their ids and names."""
     if any(old != new[:len(old)] for old, new in zip(known[:2], key[:2], strict=True)) or \

@@ -7,7 +7,8 @@ pydantic-ai 2 removed `Agent(history_processors=[...])` (it raises TypeError); h
 `capabilities=[ProcessHistory(processor)]`, and the processor is called sync or async, with or without a
 RunContext.  Before every request pydantic-ai cleans the history itself (`_clean_message_history`, what
 `repair_messages` runs): it drops a result whose call never appeared, answers a dangling call with its own
-"interrupted" return, and merges adjacent requests.  It leaves a duplicate result (the same call answered
+"interrupted" return (marked in its metadata: the engine reads it as the interrupted receipt, so a real
+result recorded later replaces it), and merges adjacent requests.  It leaves a duplicate result (the same call answered
 twice: Anthropic and OpenAI refuse it) and a result that comes after a later turn (the call is not
 answered where the provider needs it, and the result is a stray where it stands).
 
@@ -171,11 +172,21 @@ def _entry(message: Any) -> Any:
     if kind != "request":
         return None
     if all(part.part_kind == "tool-return" for part in parts):
+        if any(_synthesized(part) for part in parts):
+            return None  # an interrupted receipt, which a later real result replaces: the pipeline decides
         return ("results", (), tuple(part.tool_call_id for part in parts), False)
     if len(parts) == 1 and parts[0].part_kind == "user-prompt":
         content = parts[0].content
         return ("user", (), (), not isinstance(content, str) or not content or content.isspace())
     return None
+
+
+def _synthesized(part: Any) -> bool:
+    """A ToolReturnPart pydantic-ai (or this guard) synthesized for a call without a result: its metadata
+    marker set, outcome "interrupted" (the engine's reader reads it as the interrupted receipt)."""
+    metadata = part.metadata
+    return isinstance(metadata, dict) and metadata.get(SYNTHESIZED_TOOL_RETURN_METADATA_KEY) is True and \
+        part.outcome == "interrupted"
 
 
 def _call_names(message: Any) -> list[str]:
@@ -220,8 +231,11 @@ def _light_part(part: Any) -> dict[str, Any]:
     if kind in ("system-prompt", "user-prompt"):
         return {"part_kind": kind, "content": _jsonable(part.content)}
     if kind in ("tool-return", "retry-prompt"):
-        return {"part_kind": kind, "tool_name": part.tool_name, "tool_call_id": part.tool_call_id,
-                "content": _jsonable(part.content)}
+        light = {"part_kind": kind, "tool_name": part.tool_name, "tool_call_id": part.tool_call_id,
+                 "content": _jsonable(part.content)}
+        if kind == "tool-return" and _synthesized(part):  # the interrupted receipt, as the reader reads it
+            light.update(metadata=dict(_RECEIPT_META), outcome="interrupted")
+        return light
     if kind in ("text", "thinking"):
         return {"part_kind": kind, "content": part.content}
     if kind == "tool-call":
