@@ -33,7 +33,9 @@ roles) are not considered by these rules.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from ..notes import Note, NoteCode
@@ -103,6 +105,25 @@ def _kind(light: LightTranscript, entry: ViewEntry) -> int:
     return CUSTOM
 
 
+_ROLE_KINDS = {"user": USER, "assistant": ASSISTANT, "system": SYSTEM, "developer": SYSTEM, "opaque": OPAQUE}
+
+
+def _durable_kinds(light: LightTranscript) -> bytearray:
+    """Every durable message's kind (what _kind says of its index), made once by C-level maps: a view of a
+    million messages asks for every one's kind in each pass."""
+    kinds = bytearray(map(_ROLE_KINDS.get, light.roles, repeat(CUSTOM)))
+    for index in light.frames:
+        kinds[index] = FRAME
+    for index in light.result_keys:
+        kinds[index] = RESULT
+    return kinds
+
+
+def _kinds(light: LightTranscript, order: Sequence[Any], durable: bytearray) -> bytes:
+    """The kind of each entry of the order, one byte each (the durable ones read from `durable`)."""
+    return bytes([durable[entry] if type(entry) is int else _kind(light, entry) for entry in order])
+
+
 def _label(entry: ViewEntry) -> str:
     if isinstance(entry, Merged):
         return "+".join(f"#{member_index(e)}" for e in entry.entries)
@@ -122,16 +143,17 @@ def legalize(light: LightTranscript, order: list[ViewEntry], provider: str | Non
     if rules is None:
         return None
     transparent = _transparent(rules)
+    durable = _durable_kinds(light)
     changed = False
     if rules.merge_assistants:
-        changed |= _merge_runs(light, order, plan, transparent, (ASSISTANT, FRAME), provider or "",
+        changed |= _merge_runs(light, order, plan, transparent, (ASSISTANT, FRAME), provider or "", durable,
                                only_before_calls=rules.merge_assistants == "before_calls")
         order = [entry for entry in order if entry is not None]
     if rules.results_then_user:
-        order, inserted = _answer_results(light, order, transparent, provider or "")
+        order, inserted = _answer_results(light, order, transparent, provider or "", durable)
         changed |= inserted
     if rules.merge_users:
-        changed |= _merge_runs(light, order, plan, transparent, (USER,), provider or "")
+        changed |= _merge_runs(light, order, plan, transparent, (USER,), provider or "", durable)
         order = [entry for entry in order if entry is not None]
     if rules.start:
         first = next((p for p, entry in enumerate(order) if _kind(light, entry) not in transparent), None)
@@ -146,29 +168,29 @@ def legalize(light: LightTranscript, order: list[ViewEntry], provider: str | Non
 
 
 def _runs(light: LightTranscript, order: Sequence[Any], transparent: set[int],
-          kinds: tuple[int, ...]) -> Iterator[list[int]]:
-    """Runs (lists of positions) of consecutive entries of the given kinds, transparent ones skipped."""
-    run: list[int] = []
-    for position, entry in enumerate(order):
-        kind = _kind(light, entry)
-        if kind in transparent:
-            continue
-        if kind in kinds:
-            run.append(position)
-            continue
-        if len(run) > 1:
-            yield run
-        run = []
-    if len(run) > 1:
-        yield run
+          kinds: tuple[int, ...], durable: bytearray) -> Iterator[list[int]]:
+    """Runs (lists of positions) of consecutive entries of the given kinds, transparent ones skipped: found by
+    a regex over the entries' kinds (one byte each), so only the runs' own entries take a Python step."""
+    wanted = [kind for kind in kinds if kind not in transparent]
+    codes = _kinds(light, order, durable)
+    one, skipped = _class(wanted), _class(transparent)
+    for found in re.finditer(one + b"(?:" + skipped + b"*" + one + b")+", codes):
+        yield [position for position in range(found.start(), found.end()) if codes[position] in wanted]
+
+
+def _class(kinds: Iterable[int]) -> bytes:
+    """A regex class of these kinds (as _kinds writes them); one matching nothing when there are none."""
+    listed = sorted(kinds)
+    return b"[" + b"".join(re.escape(bytes([kind])) for kind in listed) + b"]" if listed else b"(?!)"
 
 
 def _merge_runs(light: LightTranscript, order: list[Any], plan: Plan, transparent: set[int],
-                kinds: tuple[int, ...], provider: str, only_before_calls: bool = False) -> bool:
-    """Merge runs of one role in place (merged-away positions become None); True when any changed."""
+                kinds: tuple[int, ...], provider: str, known: bytearray, only_before_calls: bool = False) -> bool:
+    """Merge runs of one role in place (merged-away positions become None); True when any changed.  known:
+    every durable message's kind (_durable_kinds)."""
     changed = False
     interrupted = set(light.interrupted_frames)
-    for run in list(_runs(light, order, transparent, kinds)):
+    for run in list(_runs(light, order, transparent, kinds, known)):
         if only_before_calls and _kind(light, order[run[-1]]) != FRAME:
             continue
         role = "user" if kinds == (USER,) else "assistant"
@@ -201,21 +223,24 @@ def _merge_runs(light: LightTranscript, order: list[Any], plan: Plan, transparen
     return changed
 
 
-def _answer_results(light: LightTranscript, order: list[Any], transparent: set[int], provider: str
-                    ) -> tuple[list[Any], bool]:
-    """Insert an assistant turn after each run of results that a user turn follows."""
+def _answer_results(light: LightTranscript, order: list[Any], transparent: set[int], provider: str,
+                    durable: bytearray) -> tuple[list[Any], bool]:
+    """Insert an assistant turn after each run of results that a user turn follows (found by a regex over the
+    entries' kinds: the last result of such a run, then any transparent entries, then a user turn)."""
+    codes = _kinds(light, order, durable)
+    skipped = _class(transparent - {USER})
+    found = list(re.finditer(_class([RESULT]) + b"(" + skipped + b"*)" + _class([USER] if USER not in transparent
+                                                                                  else []), codes))
+    if not found:
+        return order, False
     out: list[Any] = []
-    inserted = False
-    total = len(order)
-    for position, entry in enumerate(order):
-        out.append(entry)
-        if _kind(light, entry) != RESULT:
-            continue
-        following = position + 1
-        while following < total and _kind(light, order[following]) in transparent:
-            following += 1
-        if following < total and _kind(light, order[following]) == USER:
-            reason = Note.of(NoteCode.REPLY_AFTER_RESULTS, provider=provider, user=_label(order[following]))
-            out.append(SynthesizedTurn("assistant", NO_REPLY_TEXT, reason))
-            inserted = True
-    return out, inserted
+    taken = 0
+    for match in found:
+        position = match.start()
+        following = match.end() - 1
+        out.extend(order[taken:position + 1])
+        reason = Note.of(NoteCode.REPLY_AFTER_RESULTS, provider=provider, user=_label(order[following]))
+        out.append(SynthesizedTurn("assistant", NO_REPLY_TEXT, reason))
+        taken = position + 1
+    out.extend(order[taken:])
+    return out, True
