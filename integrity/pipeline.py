@@ -423,7 +423,7 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
     from ._bulk.sparse_view import Durable, SparseView
     from .formats.skeleton import stands_for
     from .providers import PROVIDER_FORMAT
-    from .providers.canonical import judge_history
+    from .providers.canonical import judge_turns
     from .providers.sparse import judge_sparse
 
     assert loaded.fast is not None and light.clean is not None
@@ -446,9 +446,9 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
             return None  # a message the view made carries hints after all
         if view.made is not None and not view.ids_pass(name, light.result_keys):
             return None
-        before = judge_sparse(codes, loose, name, durable.bones, judge_history)
+        before = judge_sparse(codes, loose, name, durable.bones, judge_turns)  # (the ids were checked whole)
         after = before if view.made is None else \
-            judge_sparse(view.codes, view.seeds, name, view.bones, judge_history, plain=True)
+            judge_sparse(view.codes, view.seeds, name, view.bones, judge_turns, plain=True)
         said[name] = ProviderVerdict(name, before, after)
     return said, stamps
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any, BinaryIO
@@ -251,6 +251,7 @@ class Spans:
         self._decoded: dict[int, None] = {}  # blocks whose raws are in _all, least recently read first
         self._plain: dict[int, tuple[memoryview, list[int]]] = {}  # plain blocks read: bytes, message starts
         self._hot: tuple[int, int, memoryview, list[int]] | None = None  # the plain block piece() used last
+        self._cut: tuple[int, list[Any]] | None = None  # the block documents() cut last, and its raw spans
 
     def __len__(self) -> int:
         return self._count
@@ -263,22 +264,31 @@ class Spans:
             yield from self.pieces(range(first, first + count))
         self._source.check()  # what was read again is what the light view was built from
 
-    def documents(self, indices: Sequence[int]) -> Iterator[tuple[int, int, bytes]]:
-        """The messages at these indices (in order) as JSON arrays to decode, each with the index of its first
-        message and how many it holds: a file in memory, one array of those messages (first -1); a file read a
-        block at a time, each block that holds some of them whole, read again (nothing kept: a caller wanting a
-        few messages of a large file decodes what it needs and lets the block go, instead of holding every
-        message's raw span).  The caller raises `changed` when an array holds another count."""
+    def documents(self, indices: Sequence[int]) -> Iterator[bytes]:
+        """The messages at these indices (in order) as JSON arrays to decode: a file in memory, one array of
+        them; a file read a block at a time, one per block holding some of them, that block read again and cut
+        into its messages' raw spans (msgspec's Raw: a third of decoding them), of which only these are joined
+        (nothing kept: a caller wanting a few messages of a large file decodes those and lets the block go,
+        instead of holding every message's raw span)."""
         if not self._streamed:
-            yield -1, len(indices), b"".join((b"[", b",".join(map(self._all.__getitem__, indices)), b"]"))
+            yield b"".join((b"[", b",".join(map(self._all.__getitem__, indices)), b"]"))
             return
-        numbers = sorted({bisect_right(self._firsts, index) - 1 for index in indices})
+        wanted = sorted(set(indices))
+        numbers = sorted({bisect_right(self._firsts, index) - 1 for index in wanted})
         for number in numbers:
-            chunk = self._read(number)
-            if self._container == "jsonl":
-                chunk = b",".join(line for line in chunk.split(b"\n") if line.strip())
             _, _, first, count = self._blocks[number]
-            yield first, count, b"".join((b"[", chunk, b"]"))
+            if self._cut is not None and self._cut[0] == number:  # (the last block of the batch before)
+                raws = self._cut[1]
+            else:
+                try:
+                    raws = block_raws(self._read(number), self._container)
+                except msgspec.DecodeError:
+                    raws = []
+                if len(raws) != count:
+                    raise changed(self._name)
+                self._cut = (number, raws)
+            picked = wanted[bisect_left(wanted, first):bisect_left(wanted, first + count)]
+            yield b"".join((b"[", b",".join([raws[index - first] for index in picked]), b"]"))
 
     def changed(self) -> Exception:
         """The error a file changed since it was first read raises (blocks.changed)."""

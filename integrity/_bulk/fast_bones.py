@@ -14,7 +14,6 @@ see fast_read), so what is left to learn here is what the writers read: a messag
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterator
 from operator import attrgetter
 from typing import Any
@@ -137,27 +136,20 @@ def struct_hints(messages: list[Any], hinted: set[str]) -> None:
 
 def bones_at(raws: Any, indices: list[int]) -> list[Bone]:
     """The bones of the messages at these indices, in order (raws: the fast path's Spans), decoded from their
-    raw bytes: what providers.sparse judges of a request, a few regions of it.  A file read a block at a time
-    has each block holding some of them decoded whole (into these small structs) and let go."""
+    raw bytes: what providers.sparse judges of a request, a few regions of it (Spans.documents: of a file
+    read a block at a time, each block holding some of them cut into raw spans again, only those decoded)."""
     hinted: set[str] = set()
     kinds: dict[Any, Any] = {}
-    found: dict[int, Bone] = {}
     wanted = sorted(set(indices))
-    for first, count, document in raws.documents(indices):
-        try:
-            messages = _DECODE(document)
-        except msgspec.DecodeError:
-            messages = []
-        if len(messages) != count:
-            raise raws.changed()
-        if first < 0:  # the messages asked, in order
-            raws.check()
-            return list(struct_bones(messages, hinted, kinds))
-        picked = wanted[bisect_left(wanted, first):bisect_left(wanted, first + count)]
-        found.update(zip(picked, struct_bones([messages[index - first] for index in picked], hinted, kinds),
-                         strict=True))
-        del messages, document
+    made: list[Bone] = []
+    for document in raws.documents(wanted):
+        made.extend(struct_bones(_DECODE(document), hinted, kinds))
     raws.check()  # what was read again is what the light view was built from
+    if len(made) != len(wanted):
+        raise raws.changed()
+    if wanted == indices:
+        return made
+    found = dict(zip(wanted, made, strict=True))
     return list(map(found.__getitem__, indices))
 
 

@@ -25,19 +25,14 @@ from . import fast_bones
 
 
 class Durable:
-    """The durable messages of a file the fast path read: their bones, each decoded once when first asked
-    (fast_bones.bones_at), and each as a dict (what a view entry is made of)."""
+    """The durable messages of a file the fast path read: the bones of some (fast_bones.bones_at: decoded
+    when asked, a batch at a time, never kept) and each as a dict (what a view entry is made of)."""
 
     def __init__(self, raws: Any) -> None:
         self.raws = raws
-        self.made: dict[int, Any] = {}
 
     def bones(self, indices: list[int]) -> list[Any]:
-        made = self.made
-        missing = [index for index in indices if index not in made]
-        if missing:
-            made.update(zip(missing, fast_bones.bones_at(self.raws, missing), strict=True))
-        return list(map(made.__getitem__, indices))
+        return fast_bones.bones_at(self.raws, indices)
 
     def message(self, index: int) -> Any:
         return msgspec.json.decode(self.raws[index])

@@ -105,6 +105,12 @@ def judge_history(written: tuple[list[Any], list[list[int]]], provider: str) -> 
     return judge_written(written, provider, True, True)
 
 
+def judge_turns(written: tuple[list[Any], list[list[int]]], provider: str) -> list[Violation]:
+    """`judge_written` of a stored history without the id rules: for a stretch of a request whose ids were
+    all checked at once first (providers.sparse.ids_pass), which no id rule can then fire on."""
+    return judge_written(written, provider, True, False)
+
+
 def _windowed(messages: list[Any], provider: str, format: str, history: bool, ids: bool,
               requests: dict[Any, Any] | None) -> list[Violation] | None:
     """The skeleton's verdict judged in windows (providers.windowed), or None (no proof serves the provider,

@@ -30,6 +30,7 @@ import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
+from operator import methodcaller
 from typing import Any
 
 from ..formats.common import OPAQUE
@@ -54,6 +55,7 @@ SMALL = 64
 """A region of at most this many messages is judged whole: proving its plain turns first costs more."""
 
 _ANCHOR = re.compile(r"(?<=[ur]a)u+(?=[ac]|$)")
+_START = methodcaller("start")
 _PAIRS = {  # neighbours a provider's role rule reads: both are seeds
     "bedrock": re.compile(r"(?=ur|ru|uu|aa|ac|ca|cc)"),
     "mistral": re.compile(r"(?=ru)"),
@@ -94,7 +96,7 @@ def judge_sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Call
     if not size:
         return judge(write([]), provider)  # (Bedrock refuses an empty conversation)
     cuts = array("q", [0])  # (an array: a million messages have some 200,000 anchors)
-    cuts.extend(anchor.start() for anchor in _ANCHOR.finditer(codes))
+    cuts.extend(map(_START, _ANCHOR.finditer(codes)))
     cuts.append(size)
     marked = set(seeds)
     marked.update((0, size - 1))
@@ -113,16 +115,18 @@ def judge_sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Call
             regions[-1][1] = cuts[number + 1]
         else:
             regions.append([cuts[number], cuts[number + 1]])
-    indices = [index for low, high in regions for index in range(low, high)]
-    bones = bones_at(indices)
     by_turn = PROOFS[provider][1]
     found: list[Violation] = []
     entry = turn = counted = taken = 0
-    for low, high in regions:
+    bones: list[Any] = []
+    for number, (low, high) in enumerate(regions):
         if low > counted:  # the entries (and Anthropic's turns) of the plain stretches before this region
             entry += _entries(provider, codes[counted:low])
             if by_turn:
                 turn += _turns(codes[counted:low])
+        if taken >= len(bones):  # the bones of the next regions, some BATCH messages at a time
+            bones = bones_at(_batch(regions, number))
+            taken = 0
         region = bones[taken:taken + high - low]
         taken += high - low
         said = judge_windowed(region, provider, judge) if plain or high - low > SMALL else None
@@ -135,6 +139,21 @@ def judge_sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Call
             turn += _turns(codes[low:high])
         counted = high
     return sort_violations(found)
+
+
+BATCH = 8192
+"""Messages whose bones are made at once: a large file's regions are judged a batch at a time, so that only
+a batch's bones are held (and a block of the file is read again about once)."""
+
+
+def _batch(regions: list[list[int]], number: int) -> list[int]:
+    """The indices of the messages of the regions from `number` on, whole regions, about BATCH of them."""
+    indices: list[int] = []
+    for low, high in regions[number:]:
+        if indices and len(indices) + high - low > BATCH:
+            break
+        indices.extend(range(low, high))
+    return indices
 
 
 def _entries(provider: str, codes: str) -> int:
