@@ -280,12 +280,7 @@ class Spans:
             if self._cut is not None and self._cut[0] == number:  # (the last block of the batch before)
                 raws = self._cut[1]
             else:
-                try:
-                    raws = block_raws(self._read(number), self._container)
-                except msgspec.DecodeError:
-                    raws = []
-                if len(raws) != count:
-                    raise changed(self._name)
+                raws = self._raws_of(number)
                 self._cut = (number, raws)
             picked = wanted[bisect_left(wanted, first):bisect_left(wanted, first + count)]
             yield b"".join((b"[", b",".join([raws[index - first] for index in picked]), b"]"))
@@ -354,15 +349,20 @@ class Spans:
         offset, length, _, _ = self._blocks[number]
         return self._source.read(offset, length)
 
-    def _decode(self, number: int) -> None:
-        _, _, first, count = self._blocks[number]
+    def _raws_of(self, number: int) -> list[Any]:
+        """A block read again and cut into its messages' raw spans; `changed` when they are not as many."""
+        _, _, _, count = self._blocks[number]
         try:
             raws = block_raws(self._read(number), self._container)
         except msgspec.DecodeError:
             raws = []
         if len(raws) != count:
             raise changed(self._name)
-        self._all[first:first + count] = raws
+        return raws
+
+    def _decode(self, number: int) -> None:
+        _, _, first, count = self._blocks[number]
+        self._all[first:first + count] = self._raws_of(number)
         self._decoded[number] = None
 
     def _read_plain(self, number: int) -> tuple[memoryview, list[int]]:
