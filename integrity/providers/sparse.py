@@ -18,10 +18,11 @@ reads (Bedrock: two messages of one role in a row; Mistral: a user message right
 Every other stretch, with its neighbours in one region, is judged by `windowed` on the bones of its messages
 alone, and its violations moved to where the region sits (its first message, native entry and turn).
 
-Ids are checked on the whole request first (the ids the provider's id rule refuses, DeepSeek's result id met
-twice): a request that fails is left to the caller (None), which judges it as before.  tests/test_sparse.py
-holds the verdicts equal to the windowed and whole ones on every sample, real and recorded file the fast path
-reads, generated files and random transcripts, for every provider served, as recorded and as repaired.
+Ids are checked on the whole request first (ids_pass: the ids the provider's id rule refuses, DeepSeek's
+result id met twice), and the regions are then judged without the id rules; a request that fails is judged as
+before, on every message's bones (pipeline.sparse_letters).  tests/test_sparse.py holds the verdicts equal to
+the bones' (windowed) on every pi-ai sample and real file, generated files, files read a block at a time and
+random transcripts, for every provider served, as recorded and as repaired.
 """
 
 from __future__ import annotations
