@@ -174,12 +174,14 @@ def split_provider_option(value: str | None) -> tuple[str | None, tuple[str, ...
 def read_bones(names: Sequence[str]) -> bool | str:
     """What the fast path reads for these providers' verdicts (read_fast's bones): nothing when none is asked;
     only whether messages carry native hints when each is judged from the light view (providers.sparse
-    READ_LIGHT); else every message's bones, made as it reads."""
-    if not names:
+    READ_LIGHT); else every message's bones, made as it reads.  names as `also` takes them (ALL_PROVIDERS,
+    comma lists)."""
+    asked = informative_providers(names)
+    if not asked:
         return False
     from .providers.sparse import READ_LIGHT
 
-    return "hints" if set(names) <= READ_LIGHT else True
+    return "hints" if set(asked) <= READ_LIGHT else True
 
 
 class Loaded:

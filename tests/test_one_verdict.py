@@ -118,3 +118,35 @@ def test_triage_is_deterministic_and_asks_each_provider_about_its_own_view(tmp_p
                 said = check(transcript, provider=provider).providers[provider]
                 assert row[f"{provider} after repair"] == ("accepted" if said.accepted_after_repair
                                                             else "rejected"), (path.name, provider)
+
+
+def test_triage_columns_judged_from_the_light_view_are_what_check_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Triage reads a pi-ai file without bones when every provider it asks is judged from the light view
+    (providers.sparse); each column is then what the one pipeline says of the transcript read in full."""
+    from integrity.pipeline import read_bones
+
+    light = ["anthropic", "bedrock", "gemini", "openai-chat"]
+    import integrity.pipeline as pipeline
+    from integrity._bulk.fast_read import read_fast
+
+    used: list[bool] = []
+    real = pipeline.sparse_verdicts
+    monkeypatch.setattr(pipeline, "sparse_verdicts", lambda *args: used.append(True) or real(*args))
+    assert read_bones(light) == "hints" and read_bones(["all"]) is True and read_bones([*light, "mistral"]) is True
+    checked = 0
+    for path in FILES:
+        if read_fast(path.read_bytes(), str(path)) is None:  # not read by the fast path: judged as ever
+            continue
+        found = triage_file(str(path), light, "strict")
+        assert found is not None
+        for row in found[0]:
+            if row["status"] in (str(Status.UNREADABLE), str(Status.ABANDONED)) or row["thread"]:
+                continue
+            [transcript] = [t for t in load_all(path.read_bytes(), str(path)) if t.checked]
+            for provider in light:
+                said = check(transcript, provider=provider).providers[provider]
+                assert (row[f"{provider} as recorded"], row[f"{provider} after repair"]) == (
+                    "accepted" if said.accepted_as_recorded else "rejected",
+                    "accepted" if said.accepted_after_repair else "rejected"), (path.name, provider)
+            checked += 1
+    assert checked >= 8 and len(used) >= 8  # (judged from the light view: check's own reading is the general one)
