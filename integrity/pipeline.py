@@ -430,7 +430,7 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
 
     assert loaded.fast is not None and light.clean is not None
     loose = light.clean[2]
-    durable = Durable(loaded.fast.raws)
+    durable = Durable(loaded.fast.raws, loaded._durable())
     stamps: list[int] = []
 
     def stamp() -> int:

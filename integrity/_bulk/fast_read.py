@@ -341,8 +341,9 @@ each block's plain lengths."""
 
 def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writes: bool,
             bones: tuple[list[Any] | None, set[str]] | None = None) -> _Read | None:
-    """Build the light view a block at a time (see integrity._bulk.blocks): the blocks, and every raw span when the
-    file is in memory; None when the file does not look like pi-ai or breaks the pi-ai schema.
+    """Build the light view a block at a time (see integrity._bulk.blocks): the blocks, and every raw span of
+    JSON lines in memory (an array's are decoded when asked for, by Spans); None when the file does not look
+    like pi-ai or breaks the pi-ai schema.
 
     Each block is proved valid JSON (UTF-8, numbers Python reads alike, nesting the general reader
     allows) before its messages are decoded into structs and fed to the shared LightBuilder

@@ -15,8 +15,6 @@ from itertools import compress, islice, repeat
 from operator import ne, sub
 from typing import Any
 
-import msgspec
-
 from ..formats.skeleton import bones_of, renamed
 from ..providers.sparse import bone_code, ids_pass
 from ..repair.entries import Rewritten, entry_message
@@ -26,16 +24,15 @@ from . import fast_bones
 
 class Durable:
     """The durable messages of a file the fast path read: the bones of some (fast_bones.bones_at: decoded
-    when asked, a batch at a time, never kept) and each as a dict (what a view entry is made of)."""
+    when asked, a batch at a time, never kept) and each as a dict (`message`: Loaded's own reading of one,
+    what a view entry is made of)."""
 
-    def __init__(self, raws: Any) -> None:
+    def __init__(self, raws: Any, message: Callable[[int], Any]) -> None:
         self.raws = raws
+        self.message = message
 
     def bones(self, indices: list[int]) -> list[Any]:
         return fast_bones.bones_at(self.raws, indices)
-
-    def message(self, index: int) -> Any:
-        return msgspec.json.decode(self.raws[index])
 
 
 class SparseView:
