@@ -396,13 +396,14 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
 def sparse_letters(loaded: Loaded, light: LightTranscript, names: Sequence[str]) -> str | None:
     """The letters of a transcript whose provider verdicts can be judged from its light view (sparse_verdicts):
     a file the fast path read without bones (read_bones: "hints"), no native hints, clean turns classified,
-    every provider served, and ids every one of them takes; else None (judged on every message's bones)."""
+    every provider served, and ids every one of them takes (but for the rules judged on every id apart: APART);
+    else None (judged on every message's bones)."""
     fast = loaded.fast
     if fast is None or fast.hinted is None or fast.bones is not None or light.clean is None or not names:
         return None
     from .formats.skeleton import stands_for
     from .providers import PROVIDER_FORMAT
-    from .providers.sparse import SERVED, ids_pass, recorded_codes
+    from .providers.sparse import APART, SERVED, ids_pass, recorded_codes
 
     if not set(names) <= SERVED or not stands_for(fast.hinted, {PROVIDER_FORMAT[name] for name in names}):
         return None
@@ -413,7 +414,7 @@ def sparse_letters(loaded: Loaded, light: LightTranscript, names: Sequence[str])
     calls = list(first_frame) if first_frame is not None else \
         list({call.id: None for calls in light.frames.values() for call in calls})
     results = list(light.result_keys.values())
-    return codes if all(ids_pass(name, calls, results) for name in names) else None
+    return codes if all(name in APART or ids_pass(name, calls, results) for name in names) else None
 
 
 def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: Sequence[str], policy: str,
@@ -448,7 +449,8 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
             return None  # a message the view made carries hints after all
         if view.made is not None and not view.ids_pass(name, light.result_keys):
             return None
-        before = judge_sparse(codes, loose, name, durable.bones, judge_turns)  # (the ids were checked whole)
+        before = judge_sparse(codes, loose, name, durable.bones, judge_turns,  # (the ids were checked whole)
+                              results=light.result_keys)
         after = before if view.made is None else \
             judge_sparse(view.codes, view.seeds, name, view.bones, judge_turns, plain=True)
         said[name] = ProviderVerdict(name, before, after)

@@ -113,6 +113,7 @@ def test_the_fast_path_reads_bones_only_for_providers_the_light_view_does_not_se
     assert read_bones([]) is False
     assert read_bones(["anthropic", "gemini"]) == "hints"
     assert read_bones(["anthropic", "mistral"]) is True  # Mistral's ids: usually refused, then judged on bones
+    assert read_bones(["deepseek"]) == "hints"  # its result ids met twice are judged apart (sparse.APART)
     assert read_bones(["openai-responses"]) is True
     assert READ_LIGHT <= SERVED
     data = json.dumps(list(generate.messages(50, seed=1))).encode()
@@ -122,6 +123,32 @@ def test_the_fast_path_reads_bones_only_for_providers_the_light_view_does_not_se
     hinted[0]["_native"] = {"format": "anthropic"}
     read = read_fast(json.dumps(hinted).encode(), "x", bones="hints")
     assert read is not None and read.hinted == {"anthropic"}
+
+
+def test_a_result_id_met_twice_far_apart_is_judged_on_the_whole_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DeepSeek refuses a result id met twice anywhere in the request: two plainly answered turns far apart
+    reusing one id are no region's seeds, yet the sparse judgment names the second one, as the bones do."""
+    messages = list(generate.messages(400, seed=5, defect_rate=0.0))
+    reused = [index for index, message in enumerate(messages) if message["role"] == "toolResult"]
+    first, last = reused[0], reused[-1]
+    old = messages[last]["toolCallId"]
+    messages[last] = {**messages[last], "toolCallId": messages[first]["toolCallId"]}
+    for message in messages:  # the call it answers takes the reused id too: the turn stays plainly answered
+        if message["role"] == "assistant":
+            for part in message["content"]:
+                if part.get("type") == "toolCall" and part["id"] == old:
+                    part["id"] = messages[first]["toolCallId"]
+    USED.clear()
+    both = _both(json.dumps(messages).encode(), "reused", "deepseek", (), "diagnosis", monkeypatch)
+    assert both is not None and USED[0], USED
+    sparse, bones = both
+    assert sparse.providers == bones.providers
+    repeated = [violation for violation in sparse.providers["deepseek"].before
+                if violation.rule == "duplicate_tool_call_id"]
+    assert [(violation.native_indices, violation.canonical_indices) for violation in repeated] == \
+        [([first, last], [first, last])]
+    reused_id = messages[first]["toolCallId"]
+    assert repeated[0].error == f"Duplicate value for 'tool_call_id' of {reused_id} in message[{last}]"
 
 
 IDS = ["call_1", "call_2", "call_3", "toolu_4", "Bash:5", "", "abcdefghi"]

@@ -8,7 +8,7 @@ the message as `message[N]`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .chat_shape import read_shape, result_id_of
@@ -24,6 +24,7 @@ UNANSWERED = (
 )
 STRAY = "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"
 DUPLICATE = "Duplicate value for 'tool_call_id' of {id} in message[{index}]"
+REPEATED = "duplicate_tool_call_id"  # the rule of DUPLICATE
 
 
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
@@ -41,18 +42,24 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
         found.append(Violation(
             provider=provider, rule="tool_result_without_call", position=f"message[{index}]",
             native_indices=[index], call_ids=[result_id] if result_id else [], error=STRAY))
+    found += repeated_results(((index, result_id_of(messages[index]) or "")
+                               for index, role in enumerate(shape.roles) if role == "tool"), provider)
+    return found
+
+
+def repeated_results(results: Iterable[tuple[int, str]], provider: str = PROVIDER) -> list[Violation]:
+    """DeepSeek's rule on a result id met twice, for the tool messages `results` lists ((index, id) in order):
+    one violation for each message whose id an earlier one sent.  It reads the whole request, so a request
+    judged a stretch at a time (providers.sparse) has it judged here on every result id at once."""
+    found: list[Violation] = []
     first_seen: dict[str, int] = {}
-    for index, role in enumerate(shape.roles):
-        if role != "tool":
-            continue
-        result_id = result_id_of(messages[index]) or ""
-        if result_id in first_seen:
+    for index, result_id in results:
+        first = first_seen.setdefault(result_id, index)
+        if first != index:
             found.append(Violation(
-                provider=provider, rule="duplicate_tool_call_id", position=f"message[{index}]",
-                native_indices=[first_seen[result_id], index], call_ids=[result_id],
+                provider=provider, rule=REPEATED, position=f"message[{index}]",
+                native_indices=[first, index], call_ids=[result_id],
                 error=DUPLICATE.format(id=result_id, index=index)))
-        else:
-            first_seen[result_id] = index
     return found
 
 
@@ -68,7 +75,7 @@ SPEC = ProviderSpec(
     errors={
         "tool_calls_unanswered": UNANSWERED,
         "tool_result_without_call": STRAY,
-        "duplicate_tool_call_id": DUPLICATE,
+        REPEATED: DUPLICATE,
     },
     endpoint=Endpoint(
         "https://api.deepseek.com/chat/completions",

@@ -30,12 +30,14 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import methodcaller
 from typing import Any
 
 from ..formats.common import OPAQUE
 from ..formats.skeleton import SKELETONS, STRING
+from . import deepseek
+from .canonical import with_canonical_indices
 from .ids import all_anthropic_ids
 from .registry import PROVIDER_FORMAT
 from .violation import Violation, sort_violations
@@ -47,10 +49,10 @@ CODE = {"user": "u", "assistant": "a", "toolResult": "r", "system": "s"}
 SERVED = frozenset(PROOFS) - WHOLE_OR_NOTHING
 """The providers judged here: those whose proof reads a turn with its neighbours only (not Responses)."""
 
-READ_LIGHT = SERVED - {"mistral", "deepseek"}
+READ_LIGHT = SERVED - {"mistral"}
 """The providers for which the fast path reads no bones, only whether a message carries native hints: their
-ids usually pass (Mistral's nine characters and DeepSeek's once-only result ids usually do not, and such a
-request is judged on every message's bones, which are then best made while reading)."""
+ids usually pass (Mistral's nine characters usually do not, and such a request is judged on every message's
+bones, which are then best made while reading; DeepSeek's once-only result ids are judged apart: APART)."""
 
 SMALL = 64
 """A region of at most this many messages is judged whole: proving its plain turns first costs more."""
@@ -85,13 +87,56 @@ _SLICE = 1 << 16
 
 
 def judge_sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[[list[int]], list[Any]],
-                 judge: Callable[[Any, str], list[Violation]], plain: bool = False) -> list[Violation]:
+                 judge: Callable[[Any, str], list[Violation]], plain: bool = False,
+                 results: Mapping[int, Any] | None = None) -> list[Violation]:
     """The provider's verdict on the request whose messages `codes` spells, judged only on the stretches
     around the seeds (messages outside clean turns, or changed by the view); bones_at(indices) gives the
-    bones of those messages.  The caller has checked the ids (ids_pass).  plain: the regions are expected
+    bones of those messages.  The caller has checked the ids (ids_pass), but for a rule in APART, judged
+    here on `results` (every result message's id, by index) when given.  plain: the regions are expected
     legal (a repaired view): each is proved first (windowed), and the rule set runs only where the proof
     fails; else (as recorded: its regions are there because something is broken) a region of at most SMALL
     messages goes straight to the rule set."""
+    found = _sparse(codes, seeds, provider, bones_at, judge, plain)
+    apart = APART.get(provider) if results is not None else None
+    if apart is None:
+        return found
+    assert results is not None
+    rule, judge_whole = apart
+    whole = judge_whole([(index, value if type(value) is str else "") for index, value in results.items()],
+                        provider)
+    return sort_violations([violation for violation in found if violation.rule != rule]
+                           + with_canonical_indices(whole, _Each(len(codes))))
+
+
+APART: dict[str, tuple[str, Callable[[list[tuple[int, str]], str], list[Violation]]]] = {
+    "deepseek": (deepseek.REPEATED, deepseek.repeated_results)}
+"""The rules that read a whole request's result ids (DeepSeek refuses a result id met twice anywhere in it):
+(the rule, its judgment on every result's index and id).  A stretch sees only its own ids, so the stretches'
+findings of the rule are dropped and the rule is judged on the whole request's ids instead.  The Chat shape
+writes one native entry per message, so a message's index is its entry's."""
+
+
+class _Each(Sequence[Sequence[int]]):
+    """The canonical messages of each native entry of a request written one entry per message (the Chat
+    shape): entry i is message i."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [(at,) for at in range(self.size)[index]]
+        if not -self.size <= index < self.size:
+            raise IndexError(index)
+        return (index % self.size,)
+
+
+def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[[list[int]], list[Any]],
+            judge: Callable[[Any, str], list[Violation]], plain: bool) -> list[Violation]:
+    """judge_sparse, every rule judged on the regions alone."""
     size = len(codes)
     write = SKELETONS[PROVIDER_FORMAT[provider]]
     if not size:
