@@ -145,3 +145,19 @@ def test_mistral_ids_checked_at_once_say_what_checking_each_id_says() -> None:
         expected = all(is_mistral_id(value) or value == "null" for value in calls) and \
             all(is_mistral_id(value) for value in results)
         assert _ids_pass("mistral", calls, results) == expected, (calls, results)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "mistral", "openai-chat", "openai-responses"])
+def test_an_id_rule_checking_every_id_at_once_says_what_checking_each_says(provider: str) -> None:
+    """IdRule.accepts_all (what the strict planner asks first: does the provider refuse some id?) agrees with
+    IdRule.accepts on each id, for ids of every length around the rules' limits and every kind of character."""
+    import random
+
+    rule = spec(provider).id_rule
+    assert rule is not None and rule.accepts_all is not None
+    rng = random.Random(13)
+    cases = [["a"], ["abcdefghi"], ["x" * 40, "y" * 41], ["x" * 64], ["x" * 65], ["a\nb"], ["Bash:1"], ["é" * 9], []]
+    cases += [["".join(rng.choice("aZ9_- :\né") for _ in range(rng.choice([1, 2, 8, 9, 10, 40, 41, 64, 65])))
+               for _ in range(rng.randint(0, 3))] for _ in range(4000)]
+    for values in cases:
+        assert rule.accepts_all(values) == all(map(rule.accepts, values)), values

@@ -100,13 +100,14 @@ def anthropic_rule() -> IdRule:
     def make(value: str, attempt: int) -> str:
         return _suffixed(re.sub(r"[^a-zA-Z0-9_-]", "_", value) or "call", attempt, 10_000)
 
-    return IdRule(is_anthropic_id, make, "Anthropic takes call ids of letters, digits, _ and - only")
+    return IdRule(is_anthropic_id, make, "Anthropic takes call ids of letters, digits, _ and - only", all_anthropic_ids)
 
 
 def length_rule(limit: int, provider: str) -> IdRule:
     """At most `limit` characters: a longer id is cut (and numbered when the cut one is taken)."""
     return IdRule(lambda value: len(value) <= limit, lambda value, attempt: _suffixed(value, attempt, limit),
-                  f"{provider} takes call ids of at most {limit} characters")
+                  f"{provider} takes call ids of at most {limit} characters",
+                  lambda values: max(map(len, values), default=0) <= limit)
 
 
 def mistral_rule() -> IdRule:
@@ -116,4 +117,5 @@ def mistral_rule() -> IdRule:
     def make(value: str, attempt: int) -> str:
         return hashlib.sha1(f"{value}\0{attempt}".encode()).hexdigest()[:9]
 
-    return IdRule(is_mistral_id, make, "Mistral takes call ids of exactly nine letters or digits")
+    return IdRule(is_mistral_id, make, "Mistral takes call ids of exactly nine letters or digits",
+                  lambda values: only_letters(values) and set(map(len, values)) <= {9})

@@ -414,6 +414,8 @@ def refuses_some_id(light: LightTranscript, provider: str | None, every_id: Coll
     if rule is None:
         return False
     ids = every_id if every_id is not None else {call.id for calls in light.frames.values() for call in calls}
+    if rule.accepts_all is not None:
+        return not rule.accepts_all([call_id for call_id in ids if call_id != ""])
     return not all(rule.accepts(call_id) for call_id in ids if call_id != "")
 
 
