@@ -180,8 +180,11 @@ def read_bones(names: Sequence[str]) -> bool | str:
     if not asked:
         return False
     from .providers.sparse import READ_LIGHT
+    from .providers.sparse_items import SERVED as BY_ITEMS
 
-    return "hints" if set(asked) <= READ_LIGHT else True
+    if not set(asked) <= READ_LIGHT | BY_ITEMS:
+        return True
+    return "items" if set(asked) & BY_ITEMS else "hints"
 
 
 class Loaded:
@@ -404,8 +407,10 @@ def sparse_letters(loaded: Loaded, light: LightTranscript, names: Sequence[str])
     from .formats.skeleton import stands_for
     from .providers import PROVIDER_FORMAT
     from .providers.sparse import APART, SERVED, ids_pass, recorded_codes
+    from .providers.sparse_items import SERVED as BY_ITEMS
 
-    if not set(names) <= SERVED or not stands_for(fast.hinted, {PROVIDER_FORMAT[name] for name in names}):
+    served = SERVED | BY_ITEMS if fast.items is not None else SERVED
+    if not set(names) <= served or not stands_for(fast.hinted, {PROVIDER_FORMAT[name] for name in names}):
         return None
     codes = recorded_codes(light.roles, light.frames)
     if codes is None:
@@ -428,8 +433,11 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
     from .providers import PROVIDER_FORMAT
     from .providers.canonical import judge_turns
     from .providers.sparse import judge_sparse
+    from .providers.sparse_items import SERVED as BY_ITEMS
+    from .providers.sparse_items import Places, judge_items
 
     assert loaded.fast is not None and light.clean is not None
+    places: Places | None = None
     loose = light.clean[2]
     durable = Durable(loaded.fast.raws, loaded._durable())
     stamps: list[int] = []
@@ -449,6 +457,14 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
             return None  # a message the view made carries hints after all
         if view.made is not None and not view.ids_pass(name, light.result_keys):
             return None
+        if name in BY_ITEMS:  # a Responses request: its calls and outputs, placed by the items of each message
+            if places is None:
+                places = Places(loaded.fast.items, light.frames, light.result_keys)
+            before = judge_items(name, places.items(light.frames, light.result_keys))
+            after = before if view.made is None else \
+                judge_items(name, view.responses_items(places, light.frames, light.result_keys))
+            said[name] = ProviderVerdict(name, before, after)
+            continue
         before = judge_sparse(codes, loose, name, durable.bones, judge_turns,  # (the ids were checked whole)
                               results=light.result_keys)
         after = before if view.made is None else \

@@ -28,6 +28,10 @@ from hypothesis import strategies as st
 from integrity._bulk.fast_read import read_fast
 from integrity.pipeline import Loaded, check_unit, read_bones
 from integrity.providers.sparse import READ_LIGHT, SERVED
+from integrity.providers.sparse_items import SERVED as BY_ITEMS
+
+JUDGED = SERVED | BY_ITEMS
+"""Every provider judged from the light view: by stretches (providers.sparse) or by items (sparse_items)."""
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -41,7 +45,7 @@ def _both(data: bytes, name: str, provider: str | None, also: Any, depth: str,
     """check_unit's answer read for the sparse judgment (hints only) and with every message's bones."""
     import integrity.pipeline as pipeline
 
-    sparse_read = read_fast(data, name, bones="hints")
+    sparse_read = read_fast(data, name, bones="items")  # (hints, and the Responses items)
     bones_read = read_fast(data, name, bones=True)
     if sparse_read is None or bones_read is None:
         return None
@@ -64,7 +68,8 @@ def _both(data: bytes, name: str, provider: str | None, also: Any, depth: str,
 
 def _assert_same(data: bytes, name: str, monkeypatch: pytest.MonkeyPatch, depth: str = "diagnosis") -> int:
     judged = 0
-    for provider, also in [*((name, ()) for name in sorted(SERVED)), (None, sorted(SERVED)), ("gemini", ["bedrock"])]:
+    for provider, also in [*((name, ()) for name in sorted(JUDGED)), (None, sorted(JUDGED)), ("gemini", ["bedrock"]),
+                           ("openai-responses", ["deepseek-responses", "anthropic"])]:
         both = _both(data, name, provider, also, depth, monkeypatch)
         if both is None:
             return 0
@@ -114,7 +119,8 @@ def test_the_fast_path_reads_bones_only_for_providers_the_light_view_does_not_se
     assert read_bones(["anthropic", "gemini"]) == "hints"
     assert read_bones(["anthropic", "mistral"]) is True  # Mistral's ids: usually refused, then judged on bones
     assert read_bones(["deepseek"]) == "hints"  # its result ids met twice are judged apart (sparse.APART)
-    assert read_bones(["openai-responses"]) is True
+    assert read_bones(["openai-responses"]) == read_bones(["anthropic", "deepseek-responses"]) == "items"
+    assert read_bones(["openai-responses", "mistral"]) is True
     assert READ_LIGHT <= SERVED
     data = json.dumps(list(generate.messages(50, seed=1))).encode()
     read = read_fast(data, "x", bones="hints")
@@ -151,6 +157,10 @@ def test_a_result_id_met_twice_far_apart_is_judged_on_the_whole_request(monkeypa
     assert repeated[0].error == f"Duplicate value for 'tool_call_id' of {reused_id} in message[{last}]"
 
 
+EXTRA_PARTS = [{"type": "text", "text": "t"}, {"type": "thinking", "thinking": "h"},
+               {"type": "image", "data": "AA==", "mimeType": "image/png"}]
+"""Parts beside an assistant's calls: text (runs of it are one Responses item), thinking (an item), an image (none)."""
+
 IDS = ["call_1", "call_2", "call_3", "toolu_4", "Bash:5", "", "abcdefghi"]
 """Few ids, so they repeat; one Anthropic refuses (a colon), an empty one, one Mistral takes."""
 
@@ -164,8 +174,10 @@ def _turns(draw: st.DrawFn) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if draw(st.booleans()):
             out.append({"role": "user", "content": draw(st.sampled_from(["do it", [{"type": "text", "text": "x"}]]))})
-        out.append({"role": "assistant", "content": [{"type": "toolCall", "id": call, "name": "f", "arguments": {}}
-                                                     for call in calls], "stopReason": "toolUse"})
+        parts: list[dict[str, Any]] = [{"type": "toolCall", "id": call, "name": "f", "arguments": {}} for call in calls]
+        for extra in draw(st.lists(st.sampled_from(EXTRA_PARTS), max_size=2)):  # parts a Responses item count reads
+            parts.insert(draw(st.integers(0, len(parts))), extra)
+        out.append({"role": "assistant", "content": parts, "stopReason": "toolUse"})
         out.extend({"role": "toolResult", "toolCallId": call, "toolName": "f", "content": [], "isError": False}
                    for call in calls)
         if draw(st.booleans()):
@@ -177,7 +189,8 @@ def _turns(draw: st.DrawFn) -> list[dict[str, Any]]:
         return [{"role": "system", "content": "be brief"}]
     if kind == "assistant":
         stop = draw(st.sampled_from(["stop", "aborted", "error"]))
-        content = [] if stop != "stop" and draw(st.booleans()) else [{"type": "text", "text": "hm"}]
+        content = [] if stop != "stop" and draw(st.booleans()) else \
+            draw(st.sampled_from([[{"type": "text", "text": "hm"}], [EXTRA_PARTS[2]], EXTRA_PARTS]))
         return [{"role": "assistant", "content": content, "stopReason": stop}]
     if kind == "call":
         calls = draw(st.lists(st.sampled_from(IDS), min_size=1, max_size=2))
@@ -222,15 +235,30 @@ def test_a_file_read_a_block_at_a_time_is_judged_alike(monkeypatch: pytest.Monke
         return found
 
     USED.clear()
-    for provider in sorted(READ_LIGHT):
+    for provider in sorted(READ_LIGHT | BY_ITEMS):
         answers = []
-        for bones in ("hints", True):
+        for bones in ("items", True):
             fast = fast_read.read_fast_file(FileSource(str(path), *open_source(str(path))), True, False, bones)
-            assert fast is not None and (fast.bones is None) == (bones == "hints")
+            assert fast is not None and (fast.bones is None) == (bones == "items")
             with monkeypatch.context() as patch:
                 patch.setattr(pipeline, "sparse_verdicts", counted)
                 answers.append(check_unit(Loaded(str(path), fast=fast), provider=provider,
                                           now=itertools.count(1).__next__))
         assert answers[0].providers == answers[1].providers and answers[0].report == answers[1].report, provider
         assert answers[0].providers[provider].before, provider  # broken as recorded: judged, not waved through
-    assert USED.count(True) == len(READ_LIGHT)
+    assert USED.count(True) == len(READ_LIGHT | BY_ITEMS)
+
+
+def test_a_view_is_read_as_runs_of_durable_messages_and_the_messages_it_made() -> None:
+    """SparseView's runs (what sparse_items places a view's items by): a made message is a run of its own, also
+    right before durable message 0, and a plan with stretches (ranges) gives the same runs as one listing them."""
+    from integrity._bulk.sparse_view import Durable, SparseView
+
+    listed = SparseView(Durable(None, None))
+    listed.codes, listed.order, listed.made = "a" * 7, [-1, 0, 1, 5, -1, 6, 7], {0: None, 4: None}
+    runs = [(0, -1, -1), (1, 0, 2), (3, 5, 6), (4, -1, -1), (5, 6, 8)]
+    assert list(listed._segments()) == runs
+    stretched = SparseView(Durable(None, None))
+    stretched.codes, stretched.made = "a" * 7, {0: None, 4: None}
+    stretched.runs = ([0, 1, 3, 4, 5], [-1, 0, 5, -1, 6])
+    assert list(stretched._segments()) == runs

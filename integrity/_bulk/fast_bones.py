@@ -14,13 +14,15 @@ see fast_read), so what is left to learn here is what the writers read: a messag
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_
 from typing import Any
 
 import msgspec
 
-from ..formats.skeleton import MISSING, STRING, Bone, hint_format
+from ..formats.skeleton import MISSING, STRING, Bone, hint_format, responses_items
 from ..repair.views import frame_is_interrupted
 
 _UNSET = msgspec.UNSET
@@ -124,6 +126,52 @@ def struct_bones(messages: list[Any], hinted: set[str], kinds: dict[Any, Any], s
 
 
 _HINT_OF = attrgetter("hint")
+
+
+class ItemShapes:
+    """The Responses items each message of a file is written as (formats.skeleton.responses_items), as the fast
+    reader learns them from its structs: a Responses verdict is then judged from the light view and these
+    (providers.sparse_items), without any message's bones.  `of[i]`: message i's shape, a number into `table`
+    of (items, the item offsets of its calls); shape 0 is one item and no call (every message but an
+    assistant's).  A transcript's assistant messages are of a few shapes: a million of them hold a few dozen."""
+
+    __slots__ = ("of", "table", "_known")
+
+    def __init__(self) -> None:
+        self.of = array("H")
+        self.table: list[tuple[int, tuple[int, ...]]] = [(1, ())]
+        self._known: dict[Any, int] = {}
+
+    def shape(self, kinds: tuple[type, ...], stopped: bool | None, structs: Structs) -> int:
+        """The number of the shape of an assistant message whose parts are of these struct classes (stopped: its
+        turn stopped abnormally; None: not read yet, as it matters only to a message written as no item)."""
+        key = (kinds, stopped)
+        found = self._known.get(key)
+        if found is None:
+            _, _, _, call, image, named = structs
+            parts = tuple(("", "") if kind is call else "image" if kind is image else named[kind] for kind in kinds)
+            found = self._known[key] = len(self.table)
+            self.table.append(responses_items(("assistant", parts, MISSING, bool(stopped))))
+            if found > 0xFFFF:
+                raise OverflowError("more message shapes than ItemShapes numbers")
+        return found
+
+
+def struct_items(messages: list[Any], shapes: ItemShapes, structs: Structs) -> None:
+    """Add these structs' shapes to `shapes` (ItemShapes): a step per assistant message only."""
+    assistant = structs[1]
+    first = len(shapes.of)
+    shapes.of.frombytes(bytes(2 * len(messages)))
+    of, table, shape = shapes.of, shapes.table, shapes.shape
+    for at in compress(range(len(messages)), map(is_, map(type, messages), repeat(assistant))):
+        message = messages[at]
+        kinds = tuple(map(type, message.content))
+        number = shape(kinds, None, structs)
+        if table[number][0] == 0:  # written as no item unless it stopped abnormally (an incomplete message)
+            stop, error = message.stopReason, message.errorMessage
+            number = shape(kinds, frame_is_interrupted(None if stop is _UNSET else stop,
+                                                       None if error is _UNSET else error), structs)
+        of[first + at] = number
 
 
 def struct_hints(messages: list[Any], hinted: set[str]) -> None:

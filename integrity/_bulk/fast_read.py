@@ -56,6 +56,7 @@ from .key_tokens import escaped_key_tokens, key_tokens_bound, key_tokens_rough
 
 if TYPE_CHECKING:
     from ..repair.plan import Plan
+    from .fast_bones import ItemShapes
 
 # Content parts are tagged on "type" too: text and thinking parts decode to
 # empty structs (their text is skipped, not copied), a toolCall keeps id and
@@ -168,6 +169,7 @@ class FastTranscript:
     key: str = "messages"
     bones: tuple[list[Any], set[str]] | None = None  # every message's bones, read with it (read_fast's bones)
     hinted: set[str] | None = None  # the formats of the messages' native hints, when bones were asked (any way)
+    items: ItemShapes | None = None  # the Responses items of each message (bones="items")
 
 
 def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str],
@@ -234,7 +236,8 @@ def read_fast(data: bytes, source: str, clean: bool = True, bones: bool | str = 
     bones: also make every message's bones from the structs it is read into (a provider verdict judges
     them: integrity.formats.skeleton), instead of decoding the messages again later (fast_bones); "hints":
     only learn which formats the messages' native hints are for (providers.sparse judges the light view and
-    the bones of a few messages).
+    the bones of a few messages); "items": those, and the Responses items each message is written as
+    (fast_bones.ItemShapes: providers.sparse_items judges a Responses request from them).
     """
     return _read(Source(data), source, clean, False, bones)
 
@@ -282,8 +285,10 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
             if bounds is None:
                 return None
             low, high = bounds
-        made: tuple[list[Any] | None, set[str]] | None = (None if bones == "hints" else [], set()) if bones else None
-        read = _blocks(body, container, low, high, clean, writes, made)
+        made: tuple[list[Any] | None, set[str]] | None = \
+            (None if bones in ("hints", "items") else [], set()) if bones else None
+        items = _item_shapes() if bones == "items" else None
+        read = _blocks(body, container, low, high, clean, writes, made, items)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     if read is None:
@@ -292,7 +297,13 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
     spans = Spans(body, source, container, blocks, light.size, raws, lengths)
     return FastTranscript(source, input, container, spans, light, envelope,
                           bones=None if made is None or made[0] is None else (made[0], made[1]),
-                          hinted=None if made is None else made[1])
+                          hinted=None if made is None else made[1], items=items)
+
+
+def _item_shapes() -> ItemShapes:
+    from .fast_bones import ItemShapes  # only when a Responses verdict is asked
+
+    return ItemShapes()
 
 
 def _object_or_lines(input: Source) -> tuple[str, dict[str, Any] | None]:
@@ -340,7 +351,8 @@ each block's plain lengths."""
 
 
 def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writes: bool,
-            bones: tuple[list[Any] | None, set[str]] | None = None) -> _Read | None:
+            bones: tuple[list[Any] | None, set[str]] | None = None, items: ItemShapes | None = None
+            ) -> _Read | None:
     """Build the light view a block at a time (see integrity._bulk.blocks): the blocks, and every raw span of
     JSON lines in memory (an array's are decoded when asked for, by Spans); None when the file does not look
     like pi-ai or breaks the pi-ai schema.
@@ -349,7 +361,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
     allows) before its messages are decoded into structs and fed to the shared LightBuilder
     (views.py) by one plain loop (measured 3-4x faster than a chain of map/compress passes).  bones: gets
     every message's bones and the formats of their hints, made from the same structs (no bones, only the
-    formats, when its list is None).
+    formats, when its list is None).  items: gets every message's Responses items (with bones only).
     """
     kinds: dict[Any, Any] = {}
     keep = not isinstance(body, FileSource)
@@ -391,6 +403,10 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                     struct_hints(messages, bones[1])
                 else:
                     bones[0].extend(struct_bones(messages, bones[1], kinds, _STRUCTS))
+            if items is not None:
+                from .fast_bones import struct_items
+
+                struct_items(messages, items, _STRUCTS)
             details: list[Any] = []
             keys = _keys_decoded(messages, objects, details)
             if keys is None:

@@ -10,13 +10,14 @@ for a view the plan orders, from the order itself: every message it keeps where 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from itertools import compress, islice, repeat
 from operator import ne, sub
 from typing import Any
 
-from ..formats.skeleton import bones_of, renamed
+from ..formats.skeleton import bones_of, renamed, responses_items
 from ..providers.sparse import bone_code, ids_pass
+from ..providers.sparse_items import Item, Places, made_items
 from ..repair.entries import Rewritten, entry_message
 from ..repair.plan import Plan
 from . import fast_bones
@@ -159,6 +160,43 @@ class SparseView:
             bone = made[position]
             out.append(renamed(durable[bone.index], bone.ids) if type(bone) is Rewritten else bone)
         return out
+
+    def responses_items(self, places: Places, frames: Mapping[int, Any], results: Mapping[int, Any]
+                        ) -> Iterator[Item]:
+        """The view's call and output items as a Responses request writes them (providers.sparse_items): the
+        durable messages' from `places` (frames and results: the light view's), the others' from their bones."""
+        assert self.made is not None
+        native = 0
+        for position, low, high in self._segments():
+            if low >= 0:
+                yield from places.items(frames, results, low, high, native, position)
+                native += places.count(low, high)
+                continue
+            entry = self.made[position]
+            if type(entry) is Rewritten:
+                count, found = places.renamed(entry.index, entry.ids, frames, results, native, position)
+            else:
+                count, found = made_items(entry, native, position, responses_items)
+            yield from found
+            native += count
+
+    def _segments(self) -> Iterator[tuple[int, int, int]]:
+        """The view's runs: (position, low, high) for the durable messages low..high-1 kept in order from
+        `position`, or (position, -1, -1) for a message the view made there."""
+        size = len(self.codes)
+        if self.runs is not None:
+            starts, firsts = self.runs
+            for start, end, first in zip(starts, [*starts[1:], size], firsts, strict=True):
+                yield (start, -1, -1) if first < 0 else (start, first, first + end - start)
+            return
+        order = self.order
+        assert order is not None
+        made = [position for position in self.made or () if position < size]
+        cuts = sorted({0, size, *compress(range(1, size), map(ne, islice(order, 1, None), map((1).__add__, order))),
+                       *(position + 1 for position in made)})
+        for start, end in zip(cuts, cuts[1:], strict=False):
+            first = order[start]
+            yield (start, -1, -1) if first < 0 else (start, first, first + end - start)
 
     def ids_pass(self, provider: str, result_keys: Mapping[int, Any]) -> bool:
         """Whether the view's ids pass the provider's id rules, the durable ones having passed (result_keys:

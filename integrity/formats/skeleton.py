@@ -309,6 +309,13 @@ def _responses(bones: Sequence[Bone]) -> Written:
     return native, sources
 
 
+def responses_items(bone: Bone) -> tuple[int, tuple[int, ...]]:
+    """How many Responses items a message (without hints) is written as, and where its calls' items sit among
+    them, in call order: a request's items are placed from these (providers.sparse_items) without writing it."""
+    native, _ = _responses([bone])
+    return len(native), tuple(at for at, item in enumerate(native) if item.get("type") == "function_call")
+
+
 SKELETONS: dict[str, Callable[[Sequence[Bone]], Written]] = {
     "anthropic": _ANTHROPIC.write,
     "bedrock": _BEDROCK.write,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .openai_responses import item_type
+from .openai_responses import columns
 from .spec import Endpoint, ProviderSpec
 from .violation import Violation
 
@@ -25,11 +25,6 @@ PROVIDER = "deepseek-responses"
 
 NO_OUTPUT = "No tool output found for tool call {id}."
 NO_CALL = "No tool call found for tool output with call_id {id}."
-
-
-def _call_id(item: Any) -> str:
-    value = item.get("call_id") if isinstance(item, dict) else None
-    return value if isinstance(value, str) else ""
 
 
 def _runs(kinds: list[str | None], kind: str, start: int) -> int:
@@ -42,18 +37,23 @@ def _runs(kinds: list[str | None], kind: str, start: int) -> int:
 
 def validate(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every DeepSeek Responses rule on tool calls the request breaks, in item order."""
+    kinds, call_ids, _ = columns(items)
+    return judge_columns(kinds, call_ids, provider)
+
+
+def judge_columns(kinds: list[str | None], call_ids: list[str], provider: str = PROVIDER) -> list[Violation]:
+    """`validate` of a request read into its columns (openai_responses.columns: each item's type and call_id)."""
     found: list[Violation] = []
-    kinds = [item_type(item) for item in items]
     called: set[str] = set()
     index = 0
-    while index < len(items):
+    while index < len(kinds):
         kind = kinds[index]
         if kind == "function_call":
             calls_end = _runs(kinds, "function_call", index)
             outputs_end = _runs(kinds, "function_call_output", calls_end)
-            answered = {_call_id(items[j]) for j in range(calls_end, outputs_end)}
+            answered = set(call_ids[calls_end:outputs_end])
             for position in range(index, calls_end):
-                call_id = _call_id(items[position])
+                call_id = call_ids[position]
                 called.add(call_id)
                 if call_id not in answered:
                     found.append(Violation(
@@ -62,8 +62,8 @@ def validate(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
                         error=NO_OUTPUT.format(id=call_id)))
             index = calls_end
             continue
-        if kind == "function_call_output" and _call_id(items[index]) not in called:
-            call_id = _call_id(items[index])
+        if kind == "function_call_output" and call_ids[index] not in called:
+            call_id = call_ids[index]
             found.append(Violation(
                 provider=provider, rule="function_call_output_without_call", position=f"input[{index}]",
                 native_indices=[index], call_ids=[call_id], error=NO_CALL.format(id=call_id)))

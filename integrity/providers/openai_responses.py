@@ -20,6 +20,8 @@ refused is not recorded.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import eq, methodcaller, not_
 from typing import Any
 
 from .ids import length_rule
@@ -50,62 +52,75 @@ def item_type(item: Any) -> str | None:
     return "message" if "role" in item else None
 
 
-def _is_call(kind: str | None) -> bool:
-    """An item that makes a call an output can answer: `function_call`, `tool_search_call`, `custom_tool_call`..."""
-    return kind is not None and kind.endswith("_call")
-
-
-def _item_id(item: Any) -> str:
-    value = item.get("id") if isinstance(item, dict) else None
+def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _call_id(item: Any) -> str:
-    value = item.get("call_id")
-    return value if isinstance(value, str) else ""
+def columns(items: Sequence[Any]) -> tuple[list[str | None], list[str], list[str]]:
+    """What the rules read of each item, read once: its type (item_type), its `call_id` and its `id` (each ""
+    when missing or not a string).  Read by C-level maps, and item by item only where a value is not a string
+    (an item of the easy input form, without a type, has none)."""
+    if set(map(type, items)) - {dict}:
+        return [item_type(item) for item in items], [_text(item.get("call_id")) if isinstance(item, dict) else ""
+                                                     for item in items], \
+            [_text(item.get("id")) if isinstance(item, dict) else "" for item in items]
+    kinds = list(map(_TYPE, items))
+    for index in compress(range(len(kinds)), map(not_, map(isinstance, kinds, repeat(str)))):
+        kinds[index] = item_type(items[index])
+    return kinds, _strings(list(map(_CALL_ID, items))), _strings(list(map(_ID, items)))
+
+
+_TYPE, _CALL_ID, _ID = methodcaller("get", "type"), methodcaller("get", "call_id", ""), methodcaller("get", "id", "")
+
+
+def _strings(values: list[Any]) -> list[str]:
+    """The values, each one that is not a string made ""."""
+    for index in compress(range(len(values)), map(not_, map(isinstance, values, repeat(str)))):
+        values[index] = ""
+    return values
 
 
 def validate(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every Responses input rule on tool calls the request breaks, in item order."""
+    return judge_columns(*columns(items), provider)
+
+
+def judge_columns(kinds: list[str | None], call_ids: list[str], item_ids: list[str],
+                  provider: str = PROVIDER) -> list[Violation]:
+    """`validate` of a request read into its columns (see `columns`): each rule over the columns with C-level
+    maps, and a step per item only where a rule fires (a request of a million items is read once)."""
     found: list[Violation] = []
-    kinds = [item_type(item) for item in items]
-    called: dict[str, int] = {}
-    for index, item in enumerate(items):
-        if _is_call(kinds[index]):
-            called.setdefault(_call_id(item), index)
-        elif kinds[index] == "function_call_output":
-            call_id = _call_id(item)
-            if call_id not in called:
-                found.append(Violation(
-                    provider=provider, rule="function_call_output_without_call", position=f"input[{index}]",
-                    native_indices=[index], call_ids=[call_id], error=NO_CALL.format(id=call_id)))
-    last_output: dict[str, int] = {}  # call id -> index of its last output: one pass, not one scan per call
-    for index, item in enumerate(items):
-        if kinds[index] == "function_call_output":
-            last_output[_call_id(item)] = index
-    for index, item in enumerate(items):
-        if kinds[index] != "function_call":
-            continue
-        call_id = _call_id(item)
+    indices = range(len(kinds))
+    called_kinds = {kind for kind in set(kinds) if _is_call(kind)}
+    calls = list(compress(indices, map(called_kinds.__contains__, kinds)))
+    outputs = list(compress(indices, map(eq, kinds, repeat("function_call_output"))))
+    first_call = dict(zip(map(call_ids.__getitem__, reversed(calls)), reversed(calls), strict=True))  # the first wins
+    for index in outputs:
+        call_id = call_ids[index]
+        if first_call.get(call_id, index) >= index:
+            found.append(Violation(
+                provider=provider, rule="function_call_output_without_call", position=f"input[{index}]",
+                native_indices=[index], call_ids=[call_id], error=NO_CALL.format(id=call_id)))
+    last_output = dict(zip(map(call_ids.__getitem__, outputs), outputs, strict=True))  # the last wins
+    for index in compress(indices, map(eq, kinds, repeat("function_call"))):
+        call_id = call_ids[index]
         if last_output.get(call_id, -1) < index:
             found.append(Violation(
                 provider=provider, rule="function_call_unanswered", position=f"input[{index}]",
                 native_indices=[index], call_ids=[call_id], error=NO_OUTPUT.format(id=call_id)))
-    found.extend(_reasoning_alone(items, kinds, provider))
-
-    first_seen: dict[str, int] = {}
-    for index, item in enumerate(items):
-        item_id = _item_id(item)
-        if not item_id:
-            continue
-        if item_id in first_seen:
-            found.append(Violation(
-                provider=provider, rule="duplicate_item_id", position=f"input[{index}]",
-                native_indices=[first_seen[item_id], index],
-                call_ids=[_call_id(item)] if kinds[index] in ("function_call", "function_call_output") else [],
-                error=DUPLICATE_ITEM.format(id=item_id)))
-        else:
-            first_seen[item_id] = index
+    with_id = list(compress(indices, item_ids))
+    if with_id:
+        found.extend(_reasoning_alone(kinds, item_ids, with_id, provider))
+        first_seen: dict[str, int] = {}
+        for index in with_id:
+            item_id = item_ids[index]
+            first = first_seen.setdefault(item_id, index)
+            if first != index:
+                found.append(Violation(
+                    provider=provider, rule="duplicate_item_id", position=f"input[{index}]",
+                    native_indices=[first, index],
+                    call_ids=[call_ids[index]] if kinds[index] in ("function_call", "function_call_output") else [],
+                    error=DUPLICATE_ITEM.format(id=item_id)))
     return found
 
 
@@ -122,20 +137,24 @@ def validate_ids(items: Sequence[Any], provider: str = PROVIDER) -> list[Violati
     return found
 
 
-def _reasoning_alone(items: Sequence[Any], kinds: list[str | None], provider: str) -> list[Violation]:
+def _is_call(kind: str | None) -> bool:
+    """An item that makes a call an output can answer: `function_call`, `tool_search_call`, `custom_tool_call`..."""
+    return kind is not None and kind.endswith("_call")
+
+
+def _reasoning_alone(kinds: list[str | None], item_ids: list[str], with_id: list[int],
+                     provider: str) -> list[Violation]:
     """A reasoning item with an id must be followed by the item it preceded in the response.  One
     followed by a message without an id is alone (recorded); other shapes (a call item without an
     id, the reasoning item ending `input`) are not flagged: no recording or documentation shows
-    how they are answered."""
+    how they are answered.  with_id: the items with an id, in order."""
     found = []
-    for index, kind in enumerate(kinds):
-        reasoning_id = _item_id(items[index]) if kind == "reasoning" else ""
-        if not reasoning_id:
-            continue
-        if index + 1 < len(items) and kinds[index + 1] == "message" and not _item_id(items[index + 1]):
+    for index in with_id:
+        if kinds[index] == "reasoning" and index + 1 < len(kinds) and kinds[index + 1] == "message" \
+                and not item_ids[index + 1]:
             found.append(Violation(
                 provider=provider, rule="reasoning_without_following_item", position=f"input[{index}]",
-                native_indices=[index, index + 1], error=REASONING_ALONE.format(id=reasoning_id)))
+                native_indices=[index, index + 1], error=REASONING_ALONE.format(id=item_ids[index])))
     return found
 
 

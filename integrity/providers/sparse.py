@@ -39,6 +39,7 @@ from ..formats.skeleton import SKELETONS, STRING
 from . import deepseek
 from .canonical import with_canonical_indices
 from .ids import all_anthropic_ids
+from .openai_responses import MAX_CALL_ID
 from .registry import PROVIDER_FORMAT
 from .violation import Violation, sort_violations
 from .windowed import PROOFS, WHOLE_OR_NOTHING, _ids_pass, _moved, judge_windowed
@@ -74,6 +75,8 @@ def ids_pass(provider: str, calls: list[Any], results: list[Any]) -> bool:
     if provider == "deepseek":
         read = [value if type(value) is str else "" for value in results]
         return len(set(read)) == len(read)
+    if provider == "openai-responses":  # every call_id, of calls and outputs alike
+        return max((len(value) for value in calls + results if type(value) is str), default=0) <= MAX_CALL_ID
     for values, calls_of in ((calls, True), (results, False)):
         for start in range(0, len(values), _SLICE):
             part = values[start:start + _SLICE]
