@@ -17,7 +17,7 @@ from typing import Any
 
 from ..formats.skeleton import bones_of, renamed, responses_items
 from ..providers.sparse import bone_code, ids_pass
-from ..providers.sparse_items import Item, Places, made_items
+from ..providers.sparse_items import Columns, Places, made_items
 from ..repair.entries import Rewritten, entry_message
 from ..repair.plan import Plan
 from . import fast_bones
@@ -161,24 +161,23 @@ class SparseView:
             out.append(renamed(durable[bone.index], bone.ids) if type(bone) is Rewritten else bone)
         return out
 
-    def responses_items(self, places: Places, frames: Mapping[int, Any], results: Mapping[int, Any]
-                        ) -> Iterator[Item]:
+    def responses_items(self, places: Places, frames: Mapping[int, Any], results: Mapping[int, Any]) -> Columns:
         """The view's call and output items as a Responses request writes them (providers.sparse_items): the
         durable messages' from `places` (frames and results: the light view's), the others' from their bones."""
         assert self.made is not None
+        found = Columns()
         native = 0
         for position, low, high in self._segments():
             if low >= 0:
-                yield from places.items(frames, results, low, high, native, position)
+                places.items(frames, results, low, high, native, position, found)
                 native += places.count(low, high)
                 continue
             entry = self.made[position]
             if type(entry) is Rewritten:
-                count, found = places.renamed(entry.index, entry.ids, frames, results, native, position)
+                native += places.renamed(entry.index, entry.ids, frames, results, native, position, found)
             else:
-                count, found = made_items(entry, native, position, responses_items)
-            yield from found
-            native += count
+                native += made_items(entry, native, position, responses_items, found)
+        return found
 
     def _segments(self) -> Iterator[tuple[int, int, int]]:
         """The view's runs: (position, low, high) for the durable messages low..high-1 kept in order from

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import eq, methodcaller, not_
+from operator import eq, ge, lt, methodcaller, not_
 from typing import Any
 
 from .ids import length_rule
@@ -95,19 +95,20 @@ def judge_columns(kinds: list[str | None], call_ids: list[str], item_ids: list[s
     calls = list(compress(indices, map(called_kinds.__contains__, kinds)))
     outputs = list(compress(indices, map(eq, kinds, repeat("function_call_output"))))
     first_call = dict(zip(map(call_ids.__getitem__, reversed(calls)), reversed(calls), strict=True))  # the first wins
-    for index in outputs:
+    output_ids = list(map(call_ids.__getitem__, outputs))
+    for index in compress(outputs, map(ge, map(first_call.get, output_ids, outputs), outputs)):  # none before it
         call_id = call_ids[index]
-        if first_call.get(call_id, index) >= index:
-            found.append(Violation(
-                provider=provider, rule="function_call_output_without_call", position=f"input[{index}]",
-                native_indices=[index], call_ids=[call_id], error=NO_CALL.format(id=call_id)))
-    last_output = dict(zip(map(call_ids.__getitem__, outputs), outputs, strict=True))  # the last wins
-    for index in compress(indices, map(eq, kinds, repeat("function_call"))):
+        found.append(Violation(
+            provider=provider, rule="function_call_output_without_call", position=f"input[{index}]",
+            native_indices=[index], call_ids=[call_id], error=NO_CALL.format(id=call_id)))
+    last_output = dict(zip(output_ids, outputs, strict=True))  # the last wins
+    functions = list(compress(indices, map(eq, kinds, repeat("function_call"))))
+    for index in compress(functions, map(lt, map(last_output.get, map(call_ids.__getitem__, functions), repeat(-1)),
+                                         functions)):  # no output after it
         call_id = call_ids[index]
-        if last_output.get(call_id, -1) < index:
-            found.append(Violation(
-                provider=provider, rule="function_call_unanswered", position=f"input[{index}]",
-                native_indices=[index], call_ids=[call_id], error=NO_OUTPUT.format(id=call_id)))
+        found.append(Violation(
+            provider=provider, rule="function_call_unanswered", position=f"input[{index}]",
+            native_indices=[index], call_ids=[call_id], error=NO_OUTPUT.format(id=call_id)))
     with_id = list(compress(indices, item_ids))
     if with_id:
         found.extend(_reasoning_alone(kinds, item_ids, with_id, provider))

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from itertools import accumulate
+from collections.abc import Callable, Iterable, Mapping
+from itertools import accumulate, chain, compress, repeat
+from operator import add, ne
 from typing import Any
 
 import msgspec
@@ -30,9 +31,24 @@ CALL, OUTPUT = "function_call", "function_call_output"
 _APART = "message"
 """The stand-in for the items that part two calls or outputs (a message item without an id: no rule reads it)."""
 
-Item = tuple[int, int, str, str]
-"""A call or output item of a request: (its index in the request, the index of the message it is written from,
-CALL or OUTPUT, its call id)."""
+class Columns:
+    """The call and output items of a request, in order, as four columns: each item's index in the request,
+    the index of the message it is written from, its kind (CALL or OUTPUT) and its call id."""
+
+    __slots__ = ("natives", "messages", "kinds", "ids")
+
+    def __init__(self) -> None:
+        self.natives: list[int] = []
+        self.messages: list[int] = []
+        self.kinds: list[str | None] = []
+        self.ids: list[str] = []
+
+    def extend(self, natives: Iterable[int], messages: Iterable[int], kinds: Iterable[str | None],
+               ids: Iterable[str]) -> None:
+        self.natives += natives
+        self.messages += messages
+        self.kinds += kinds
+        self.ids += ids
 
 
 def _openai(kinds: list[str | None], call_ids: list[str]) -> list[Violation]:
@@ -48,34 +64,30 @@ RULES: dict[str, Callable[[list[str | None], list[str]], list[Violation]]] = {
 SERVED = frozenset(RULES)
 
 
-def judge_items(provider: str, items: Iterable[Item]) -> list[Violation]:
-    """The provider's verdict on a request whose call and output items are `items` (in order), its other items
-    without ids: judged on those items with a stand-in wherever others part two of them, positions put back."""
-    kinds: list[str | None] = []
-    call_ids: list[str] = []
-    places: list[tuple[int, int]] = []  # each column's (index in the request, message); (-1, -1) a stand-in
-    last = -1
-    for native, message, kind, call_id in items:
-        if native != last + 1:
-            kinds.append(_APART)
-            call_ids.append("")
-            places.append((-1, -1))
-        kinds.append(kind)
-        call_ids.append(call_id)
-        places.append((native, message))
-        last = native
-    return sort_violations([_placed(violation, places) for violation in RULES[provider](kinds, call_ids)])
+def judge_items(provider: str, items: Columns) -> list[Violation]:
+    """The provider's verdict on a request whose call and output items are `items`, its other items without
+    ids: judged on those items with a stand-in wherever others part two of them, positions put back."""
+    natives = items.natives
+    parted = list(compress(range(len(natives)), map(ne, natives, map(add, chain((-1,), natives), repeat(1)))))
+    judged = Columns()  # (a stand-in's index in the request and message: -1)
+    last = 0
+    for at in parted:  # (a C-level copy of each stretch of adjacent items)
+        judged.extend(natives[last:at], items.messages[last:at], items.kinds[last:at], items.ids[last:at])
+        judged.extend((-1,), (-1,), (_APART,), ("",))
+        last = at
+    judged.extend(natives[last:], items.messages[last:], items.kinds[last:], items.ids[last:])
+    return sort_violations([_placed(violation, judged) for violation in RULES[provider](judged.kinds, judged.ids)])
 
 
-def _placed(violation: Violation, places: list[tuple[int, int]]) -> Violation:
+def _placed(violation: Violation, judged: Columns) -> Violation:
     """A violation found on the columns, where its items sit in the request (its position names the first)."""
-    natives = [places[index][0] for index in violation.native_indices]
+    natives = [judged.natives[index] for index in violation.native_indices]
     assert natives and min(natives) >= 0, "a rule fired on a stand-in item"
     prefix = f"input[{violation.native_indices[0]}]"
     assert violation.position.startswith(prefix)
     return msgspec.structs.replace(
         violation, position=f"input[{natives[0]}]{violation.position[len(prefix):]}", native_indices=natives,
-        canonical_indices=sorted({places[index][1] for index in violation.native_indices}))
+        canonical_indices=sorted({judged.messages[index] for index in violation.native_indices}))
 
 
 class Places:
@@ -83,7 +95,7 @@ class Places:
     as recorded (starts[len] the count of every item), and `shapes` says how many items each message is
     written as and where its calls' items are (fast_bones.ItemShapes)."""
 
-    __slots__ = ("shapes", "starts", "moving")
+    __slots__ = ("shapes", "starts", "moving", "offsets")
 
     def __init__(self, shapes: Any, frames: Mapping[int, Any], results: Mapping[int, Any]) -> None:
         self.shapes = shapes
@@ -91,51 +103,82 @@ class Places:
         counts = [count for count, _ in shapes.table]
         self.starts = array("q", accumulate(map(counts.__getitem__, shapes.of), initial=0))
         self.moving = sorted(frames.keys() | results.keys())  # the messages written as calls or outputs
+        # where the items the rules read sit in a message of each shape: a frame's calls (by its shape), a
+        # result's output (shape 0, the only shape of a message written as an output: its one item)
+        self.offsets = [(0,), *(offsets for _, offsets in shapes.table[1:])]
 
     def items(self, frames: Mapping[int, Any], results: Mapping[int, Any], low: int = 0, high: int | None = None,
-              native: int = 0, message: int = 0) -> Iterator[Item]:
-        """The call and output items of the durable messages low..high-1, the first of them written as item
-        `native` of a request and as its message `message`."""
+              native: int = 0, message: int = 0, into: Columns | None = None) -> Columns:
+        """The call and output items of the durable messages low..high-1 (added to `into`), the first of them
+        written as item `native` of a request and as its message `message`: a result's item is its message's
+        first, a frame's calls sit at its shape's offsets.  (One plain loop: measured faster than C-level maps
+        here, which make several objects per message.)"""
+        into = Columns() if into is None else into
         moving = self.moving
         high = len(self.starts) - 1 if high is None else high
-        starts, of, table = self.starts, self.shapes.of, self.shapes.table
-        shift = native - starts[low]
+        starts, of, offsets_of = self.starts, self.shapes.of, self.offsets
+        shift, moved = native - starts[low], message - low
+        add_native, add_message, add_kind, add_id = (into.natives.append, into.messages.append, into.kinds.append,
+                                                     into.ids.append)
+        result_of = results.get
         for index in moving[bisect_left(moving, low):bisect_left(moving, high)]:
             at = starts[index] + shift
-            if index in results:
-                yield at, index - low + message, OUTPUT, _id(results[index])
-            else:
-                for call, offset in zip(frames[index], table[of[index]][1], strict=True):
-                    yield at + offset, index - low + message, CALL, call.id
+            result = result_of(index, _FRAME)
+            if result is not _FRAME:
+                add_native(at)
+                add_message(index + moved)
+                add_kind(OUTPUT)
+                add_id(result if type(result) is str else "")
+                continue
+            calls, offsets = frames[index], offsets_of[of[index]]
+            if len(calls) != len(offsets):
+                raise ValueError("a frame's calls are not its shape's")
+            for call, offset in zip(calls, offsets, strict=True):
+                add_native(at + offset)
+                add_message(index + moved)
+                add_kind(CALL)
+                add_id(call.id)
+        return into
 
     def renamed(self, index: int, ids: Mapping[int, str], frames: Mapping[int, Any], results: Mapping[int, Any],
-                native: int, message: int) -> tuple[int, list[Item]]:
-        """(the items, the call and output items) of durable message `index` written with new ids (call position ->
-        id, -1 -> the result's) from item `native` as message `message`."""
-        count, offsets = self.shapes.table[self.shapes.of[index]]
+                native: int, message: int, into: Columns) -> int:
+        """Add to `into` the call and output items of durable message `index` written with new ids (call position
+        -> id, -1 -> the result's) from item `native` as message `message`; its count of items."""
+        shape: tuple[int, tuple[int, ...]] = self.shapes.table[self.shapes.of[index]]
+        count, offsets = shape
         if index in results:
-            return count, [(native, message, OUTPUT, _id(ids.get(-1, results[index])))]
+            into.extend((native,), (message,), (OUTPUT,), (_id(ids.get(-1, results[index])),))
+            return count
         calls = frames.get(index, ())
-        return count, [(native + offset, message, CALL, _id(ids.get(position, call.id)))
-                       for position, (offset, call) in enumerate(zip(offsets, calls, strict=True))]
+        if len(calls) != len(offsets):
+            raise ValueError("a frame's calls are not its shape's")
+        into.extend([native + offset for offset in offsets], repeat(message, len(offsets)), repeat(CALL, len(offsets)),
+                    [_id(ids.get(position, call.id)) for position, call in enumerate(calls)])
+        return count
 
     def count(self, low: int, high: int) -> int:
         """The items of the durable messages low..high-1."""
         return self.starts[high] - self.starts[low]
 
 
-def made_items(bone: Any, native: int, message: int, shape: Callable[[Any], tuple[int, tuple[int, ...]]]
-               ) -> tuple[int, list[Item]]:
-    """(the items a made message is written as, its call and output items) for its bones (formats.skeleton),
-    written from item `native` as message `message`; shape: formats.skeleton.responses_items."""
+def made_items(bone: Any, native: int, message: int, shape: Callable[[Any], tuple[int, tuple[int, ...]]],
+               into: Columns) -> int:
+    """Add to `into` the call and output items of a made message, from its bones (formats.skeleton), written from
+    item `native` as message `message` (shape: formats.skeleton.responses_items); its count of items."""
     count, offsets = shape(bone)
     if bone[0] == "toolResult":
-        return count, [(native, message, OUTPUT, _id(bone[2]))]
-    if bone[0] != "assistant" or not offsets:
-        return count, []
-    calls = [part[0] for part in bone[1] if type(part) is tuple]
-    return count, [(native + offset, message, CALL, _id(call_id))
-                   for offset, call_id in zip(offsets, calls, strict=True)]
+        into.extend((native,), (message,), (OUTPUT,), (_id(bone[2]),))
+    elif bone[0] == "assistant" and offsets:
+        calls = [part[0] for part in bone[1] if type(part) is tuple]
+        if len(calls) != len(offsets):
+            raise ValueError("a frame's calls are not its shape's")
+        into.extend([native + offset for offset in offsets], repeat(message, len(offsets)),
+                    repeat(CALL, len(offsets)), map(_id, calls))
+    return count
+
+
+_FRAME: Any = object()
+"""What results.get answers for a message that is no result (a frame)."""
 
 
 def _id(value: Any) -> str:
