@@ -76,7 +76,10 @@ def ids_pass(provider: str, calls: list[Any], results: list[Any]) -> bool:
         read = [value if type(value) is str else "" for value in results]
         return len(set(read)) == len(read)
     if provider == "openai-responses":  # every call_id, of calls and outputs alike
-        return max((len(value) for value in calls + results if type(value) is str), default=0) <= MAX_CALL_ID
+        values = calls + results
+        if not set(map(type, values)) <= {str}:
+            values = [value for value in values if type(value) is str]
+        return max(map(len, values), default=0) <= MAX_CALL_ID
     for values, calls_of in ((calls, True), (results, False)):
         for start in range(0, len(values), _SLICE):
             part = values[start:start + _SLICE]

@@ -18,7 +18,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping
-from itertools import accumulate, chain, compress, repeat
+from itertools import accumulate, chain, compress, count, repeat
 from operator import add, ne
 from typing import Any
 
@@ -69,25 +69,34 @@ def judge_items(provider: str, items: Columns) -> list[Violation]:
     ids: judged on those items with a stand-in wherever others part two of them, positions put back."""
     natives = items.natives
     parted = list(compress(range(len(natives)), map(ne, natives, map(add, chain((-1,), natives), repeat(1)))))
-    judged = Columns()  # (a stand-in's index in the request and message: -1)
+    kinds: list[str | None] = []
+    ids: list[str] = []
     last = 0
     for at in parted:  # (a C-level copy of each stretch of adjacent items)
-        judged.extend(natives[last:at], items.messages[last:at], items.kinds[last:at], items.ids[last:at])
-        judged.extend((-1,), (-1,), (_APART,), ("",))
+        kinds += items.kinds[last:at]
+        kinds.append(_APART)
+        ids += items.ids[last:at]
+        ids.append("")
         last = at
-    judged.extend(natives[last:], items.messages[last:], items.kinds[last:], items.ids[last:])
-    return sort_violations([_placed(violation, judged) for violation in RULES[provider](judged.kinds, judged.ids)])
+    kinds += items.kinds[last:]
+    ids += items.ids[last:]
+    stand_ins = list(map(add, parted, count()))  # where each stand-in is among the columns judged
+    return sort_violations([_placed(violation, items, stand_ins) for violation in RULES[provider](kinds, ids)])
 
 
-def _placed(violation: Violation, judged: Columns) -> Violation:
-    """A violation found on the columns, where its items sit in the request (its position names the first)."""
-    natives = [judged.natives[index] for index in violation.native_indices]
-    assert natives and min(natives) >= 0, "a rule fired on a stand-in item"
+def _placed(violation: Violation, items: Columns, stand_ins: list[int]) -> Violation:
+    """A violation found on the columns judged, where its items sit in the request (its position names the
+    first): column j is item j less the stand-ins before it."""
+    before = [bisect_left(stand_ins, index) for index in violation.native_indices]
+    assert all(at == len(stand_ins) or stand_ins[at] != index
+               for at, index in zip(before, violation.native_indices, strict=True)), "a rule fired on a stand-in"
+    found = [index - at for at, index in zip(before, violation.native_indices, strict=True)]
+    natives = [items.natives[index] for index in found]
     prefix = f"input[{violation.native_indices[0]}]"
     assert violation.position.startswith(prefix)
     return msgspec.structs.replace(
         violation, position=f"input[{natives[0]}]{violation.position[len(prefix):]}", native_indices=natives,
-        canonical_indices=sorted({judged.messages[index] for index in violation.native_indices}))
+        canonical_indices=sorted({items.messages[index] for index in found}))
 
 
 class Places:
