@@ -277,12 +277,18 @@ class Spans:
         numbers = sorted({bisect_right(self._firsts, index) - 1 for index in wanted})
         for number in numbers:
             _, _, first, count = self._blocks[number]
+            picked = wanted[bisect_left(wanted, first):bisect_left(wanted, first + count)]
+            if self._lengths[number] is not None:  # a plain block: its messages sliced out where they are
+                view, starts = self._read_plain(number)
+                separator = self._separator
+                yield b"".join((b"[", b",".join([view[starts[index - first]:starts[index - first + 1] - separator]
+                                                 for index in picked]), b"]"))
+                continue
             if self._cut is not None and self._cut[0] == number:  # (the last block of the batch before)
                 raws = self._cut[1]
             else:
                 raws = self._raws_of(number)
                 self._cut = (number, raws)
-            picked = wanted[bisect_left(wanted, first):bisect_left(wanted, first + count)]
             yield b"".join((b"[", b",".join([raws[index - first] for index in picked]), b"]"))
 
     def changed(self) -> Exception:

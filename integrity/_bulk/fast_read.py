@@ -288,7 +288,9 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
         made: tuple[list[Any] | None, set[str]] | None = \
             (None if bones in ("hints", "items") else [], set()) if bones else None
         items = _item_shapes() if bones == "items" else None
-        read = _blocks(body, container, low, high, clean, writes, made, items)
+        # a verdict judged from the light view reads a few messages again (fast_bones.bones_at): a plain block's
+        # lengths (learnt beside) let it slice them out instead of cutting the block into raw spans again
+        read = _blocks(body, container, low, high, clean, writes or bones in ("hints", "items"), made, items)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     if read is None:
