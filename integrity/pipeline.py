@@ -439,7 +439,7 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
     assert loaded.fast is not None and light.clean is not None
     places: Places | None = None
     loose = light.clean[2]
-    durable = Durable(loaded.fast.raws, loaded._durable())
+    durable = Durable(loaded.fast.raws, loaded._durable(), loaded.fast.structs)
     stamps: list[int] = []
 
     def stamp() -> int:

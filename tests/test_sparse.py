@@ -95,18 +95,20 @@ def test_sparse_verdicts_equal_the_bones_verdicts_on_the_corpus(monkeypatch: pyt
 
 
 def test_sparse_judges_only_around_what_may_be_broken(monkeypatch: pytest.MonkeyPatch) -> None:
-    """On a long transcript with a few defects the sparse judgment decodes the bones of a few messages only."""
-    import integrity._bulk.fast_bones as fast_bones
+    """On a long transcript with a few defects the sparse judgment makes the bones of a few messages only (of a
+    file in memory, from the structs its reader kept)."""
+    from integrity._bulk.sparse_view import Durable
 
     data = json.dumps(list(generate.messages(5_000, seed=3, defect_rate=0.02))).encode()
     decoded: list[int] = []
-    real = fast_bones.bones_at
+    real = Durable.bones
 
-    def counting(raws: Any, indices: list[int]) -> Any:
+    def counting(self: Durable, indices: list[int]) -> Any:
+        assert self.structs is not None  # (in memory: nothing decoded again)
         decoded.extend(indices)
-        return real(raws, indices)
+        return real(self, indices)
 
-    monkeypatch.setattr(fast_bones, "bones_at", counting)
+    monkeypatch.setattr(Durable, "bones", counting)
     USED.clear()
     both = _both(data, "long", "anthropic", (), "diagnosis", monkeypatch)
     assert both is not None and both[0].providers == both[1].providers and USED[0]

@@ -145,7 +145,7 @@ _ARGUMENTS = attrgetter("arguments")
 _USAGE = attrgetter("usage")
 _DETAILS = attrgetter("details")
 
-_STRUCTS: tuple[type, type, type, type, type, dict[type, str]] = (
+STRUCTS: tuple[type, type, type, type, type, dict[type, str]] = (
     _ToolResult, _Assistant, _User, _ToolCall, _Image, {_Text: "text", _Thinking: "thinking"})
 """This reader's struct classes, as fast_bones.struct_bones reads them (Structs)."""
 
@@ -170,6 +170,7 @@ class FastTranscript:
     bones: tuple[list[Any], set[str]] | None = None  # every message's bones, read with it (read_fast's bones)
     hinted: set[str] | None = None  # the formats of the messages' native hints, when bones were asked (any way)
     items: ItemShapes | None = None  # the Responses items of each message (bones="items")
+    structs: list[Any] | None = None  # a file in memory read for hints: every message's struct (Durable's bones)
 
 
 def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str],
@@ -288,9 +289,13 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
         made: tuple[list[Any] | None, set[str]] | None = \
             (None if bones in ("hints", "items") else [], set()) if bones else None
         items = _item_shapes() if bones == "items" else None
+        # a file in memory whose verdicts are judged from the light view keeps its messages' structs: the few
+        # messages judged take their bones from them (fast_bones.struct_bones), not from decoding them again
+        structs: list[Any] | None = [] if bones in ("hints", "items") and not isinstance(body, FileSource) else None
         # a verdict judged from the light view reads a few messages again (fast_bones.bones_at): a plain block's
         # lengths (learnt beside) let it slice them out instead of cutting the block into raw spans again
-        read = _blocks(body, container, low, high, clean, writes or bones in ("hints", "items"), made, items)
+        read = _blocks(body, container, low, high, clean, writes or bones in ("hints", "items"), made, items,
+                       structs)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     if read is None:
@@ -299,7 +304,7 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
     spans = Spans(body, source, container, blocks, light.size, raws, lengths)
     return FastTranscript(source, input, container, spans, light, envelope,
                           bones=None if made is None or made[0] is None else (made[0], made[1]),
-                          hinted=None if made is None else made[1], items=items)
+                          hinted=None if made is None else made[1], items=items, structs=structs)
 
 
 def _item_shapes() -> ItemShapes:
@@ -353,8 +358,8 @@ each block's plain lengths."""
 
 
 def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writes: bool,
-            bones: tuple[list[Any] | None, set[str]] | None = None, items: ItemShapes | None = None
-            ) -> _Read | None:
+            bones: tuple[list[Any] | None, set[str]] | None = None, items: ItemShapes | None = None,
+            structs_kept: list[Any] | None = None) -> _Read | None:
     """Build the light view a block at a time (see integrity._bulk.blocks): the blocks, and every raw span of
     JSON lines in memory (an array's are decoded when asked for, by Spans); None when the file does not look
     like pi-ai or breaks the pi-ai schema.
@@ -364,6 +369,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
     (views.py) by one plain loop (measured 3-4x faster than a chain of map/compress passes).  bones: gets
     every message's bones and the formats of their hints, made from the same structs (no bones, only the
     formats, when its list is None).  items: gets every message's Responses items (with bones only).
+    structs_kept: gets every message's struct.
     """
     kinds: dict[Any, Any] = {}
     keep = not isinstance(body, FileSource)
@@ -404,11 +410,13 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                 if bones[0] is None:
                     struct_hints(messages, bones[1])
                 else:
-                    bones[0].extend(struct_bones(messages, bones[1], kinds, _STRUCTS))
+                    bones[0].extend(struct_bones(messages, bones[1], kinds, STRUCTS))
             if items is not None:
                 from .fast_bones import struct_items
 
-                struct_items(messages, items, _STRUCTS)
+                struct_items(messages, items, STRUCTS)
+            if structs_kept is not None:
+                structs_kept += messages
             details: list[Any] = []
             keys = _keys_decoded(messages, objects, details)
             if keys is None:

@@ -25,15 +25,22 @@ from . import fast_bones
 
 class Durable:
     """The durable messages of a file the fast path read: the bones of some (fast_bones.bones_at: decoded
-    when asked, a batch at a time, never kept) and each as a dict (`message`: Loaded's own reading of one,
-    what a view entry is made of)."""
+    when asked, a batch at a time, never kept; of a file in memory, made from the structs the reader kept) and
+    each as a dict (`message`: Loaded's own reading of one, what a view entry is made of)."""
 
-    def __init__(self, raws: Any, message: Callable[[int], Any]) -> None:
+    def __init__(self, raws: Any, message: Callable[[int], Any], structs: list[Any] | None = None) -> None:
         self.raws = raws
         self.message = message
+        self.structs = structs
+        self._kinds: dict[Any, Any] = {}
 
     def bones(self, indices: list[int]) -> list[Any]:
-        return fast_bones.bones_at(self.raws, indices)
+        if self.structs is None:
+            return fast_bones.bones_at(self.raws, indices)
+        from .fast_read import STRUCTS
+
+        return list(fast_bones.struct_bones(list(map(self.structs.__getitem__, indices)), set(), self._kinds,
+                                            STRUCTS))
 
 
 class SparseView:
