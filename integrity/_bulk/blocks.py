@@ -251,7 +251,7 @@ class Spans:
         self._decoded: dict[int, None] = {}  # blocks whose raws are in _all, least recently read first
         self._plain: dict[int, tuple[memoryview, list[int]]] = {}  # plain blocks read: bytes, message starts
         self._hot: tuple[int, int, memoryview, list[int]] | None = None  # the plain block piece() used last
-        self._cut: tuple[int, list[Any]] | None = None  # the block documents() cut last, and its raw spans
+        self._cut: tuple[int, Any] | None = None  # the block documents() read last: its raw spans, or (bytes, starts)
 
     def __len__(self) -> int:
         return self._count
@@ -278,18 +278,18 @@ class Spans:
         for number in numbers:
             _, _, first, count = self._blocks[number]
             picked = wanted[bisect_left(wanted, first):bisect_left(wanted, first + count)]
-            if self._lengths[number] is not None:  # a plain block: its messages sliced out where they are
-                view, starts = self._read_plain(number)
+            if self._cut is not None and self._cut[0] == number:  # (the last block of the batch before)
+                cut = self._cut[1]
+            else:  # a plain block's messages are sliced out where they are (plain_lengths); others cut again
+                cut = self._plain_of(number) if self._lengths[number] is not None else self._raws_of(number)
+                self._cut = (number, cut)
+            if type(cut) is tuple:
+                view, starts = cut
                 separator = self._separator
                 yield b"".join((b"[", b",".join([view[starts[index - first]:starts[index - first + 1] - separator]
                                                  for index in picked]), b"]"))
-                continue
-            if self._cut is not None and self._cut[0] == number:  # (the last block of the batch before)
-                raws = self._cut[1]
             else:
-                raws = self._raws_of(number)
-                self._cut = (number, raws)
-            yield b"".join((b"[", b",".join([raws[index - first] for index in picked]), b"]"))
+                yield b"".join((b"[", b",".join([cut[index - first] for index in picked]), b"]"))
 
     def changed(self) -> Exception:
         """The error a file changed since it was first read raises (blocks.changed)."""
@@ -372,15 +372,20 @@ class Spans:
         self._decoded[number] = None
 
     def _read_plain(self, number: int) -> tuple[memoryview, list[int]]:
+        """_plain_of, the last KEEP blocks kept (the writer reads a block many times)."""
         found = self._plain.get(number)
         if found is None:
-            lengths = self._lengths[number]
-            assert lengths is not None
-            data = self._read(number)
-            starts = [0, *accumulate(map(self._separator.__add__, lengths))]
-            if starts[-1] - self._separator != plain_end(data, self._container):
-                raise changed(self._name)
-            found = self._plain[number] = (memoryview(data), starts)
+            found = self._plain[number] = self._plain_of(number)
             while len(self._plain) > KEEP:
                 del self._plain[next(iter(self._plain))]
         return found
+
+    def _plain_of(self, number: int) -> tuple[memoryview, list[int]]:
+        """A plain block read again: its bytes and where each message starts in them (plain_lengths)."""
+        lengths = self._lengths[number]
+        assert lengths is not None
+        data = self._read(number)
+        starts = [0, *accumulate(map(self._separator.__add__, lengths))]
+        if starts[-1] - self._separator != plain_end(data, self._container):
+            raise changed(self._name)
+        return memoryview(data), starts

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping
-from itertools import accumulate, chain, compress, count, repeat
-from operator import add, ne
+from collections.abc import Callable, Mapping
+from itertools import accumulate
 from typing import Any
 
 import msgspec
@@ -32,23 +31,32 @@ _APART = "message"
 """The stand-in for the items that part two calls or outputs (a message item without an id: no rule reads it)."""
 
 class Columns:
-    """The call and output items of a request, in order, as four columns: each item's index in the request,
-    the index of the message it is written from, its kind (CALL or OUTPUT) and its call id."""
+    """A request's call and output items, in order, with a stand-in wherever other items part two of them (the
+    columns its rules judge), as four columns: each one's index in the request and the index of the message it
+    is written from (arrays: a million messages' items hold no int object each; -1 for a stand-in), its kind
+    (CALL, OUTPUT, or the stand-in's) and its call id.  `last`: the index in the request of the last item."""
 
-    __slots__ = ("natives", "messages", "kinds", "ids")
+    __slots__ = ("natives", "messages", "kinds", "ids", "last")
 
     def __init__(self) -> None:
-        self.natives: list[int] = []
-        self.messages: list[int] = []
+        self.natives = array("q")
+        self.messages = array("q")
         self.kinds: list[str | None] = []
         self.ids: list[str] = []
+        self.last = -1
 
-    def extend(self, natives: Iterable[int], messages: Iterable[int], kinds: Iterable[str | None],
-               ids: Iterable[str]) -> None:
-        self.natives += natives
-        self.messages += messages
-        self.kinds += kinds
-        self.ids += ids
+    def add(self, native: int, message: int, kind: str, call_id: str) -> None:
+        """One item (the places gathering many at once do the same inline)."""
+        if native != self.last + 1:
+            self.natives.append(-1)
+            self.messages.append(-1)
+            self.kinds.append(_APART)
+            self.ids.append("")
+        self.natives.append(native)
+        self.messages.append(message)
+        self.kinds.append(kind)
+        self.ids.append(call_id)
+        self.last = native
 
 
 def _openai(kinds: list[str | None], call_ids: list[str]) -> list[Violation]:
@@ -65,38 +73,20 @@ SERVED = frozenset(RULES)
 
 
 def judge_items(provider: str, items: Columns) -> list[Violation]:
-    """The provider's verdict on a request whose call and output items are `items`, its other items without
-    ids: judged on those items with a stand-in wherever others part two of them, positions put back."""
-    natives = items.natives
-    parted = list(compress(range(len(natives)), map(ne, natives, map(add, chain((-1,), natives), repeat(1)))))
-    kinds: list[str | None] = []
-    ids: list[str] = []
-    last = 0
-    for at in parted:  # (a C-level copy of each stretch of adjacent items)
-        kinds += items.kinds[last:at]
-        kinds.append(_APART)
-        ids += items.ids[last:at]
-        ids.append("")
-        last = at
-    kinds += items.kinds[last:]
-    ids += items.ids[last:]
-    stand_ins = list(map(add, parted, count()))  # where each stand-in is among the columns judged
-    return sort_violations([_placed(violation, items, stand_ins) for violation in RULES[provider](kinds, ids)])
+    """The provider's verdict on a request whose call and output items are `items` (its other items without
+    ids), positions put back where the items sit in the request."""
+    return sort_violations([_placed(violation, items) for violation in RULES[provider](items.kinds, items.ids)])
 
 
-def _placed(violation: Violation, items: Columns, stand_ins: list[int]) -> Violation:
-    """A violation found on the columns judged, where its items sit in the request (its position names the
-    first): column j is item j less the stand-ins before it."""
-    before = [bisect_left(stand_ins, index) for index in violation.native_indices]
-    assert all(at == len(stand_ins) or stand_ins[at] != index
-               for at, index in zip(before, violation.native_indices, strict=True)), "a rule fired on a stand-in"
-    found = [index - at for at, index in zip(before, violation.native_indices, strict=True)]
-    natives = [items.natives[index] for index in found]
+def _placed(violation: Violation, items: Columns) -> Violation:
+    """A violation found on the columns, where its items sit in the request (its position names the first)."""
+    natives = [items.natives[index] for index in violation.native_indices]
+    assert natives and min(natives) >= 0, "a rule fired on a stand-in"
     prefix = f"input[{violation.native_indices[0]}]"
     assert violation.position.startswith(prefix)
     return msgspec.structs.replace(
         violation, position=f"input[{natives[0]}]{violation.position[len(prefix):]}", native_indices=natives,
-        canonical_indices=sorted({items.messages[index] for index in found}))
+        canonical_indices=sorted({items.messages[index] for index in violation.native_indices}))
 
 
 class Places:
@@ -130,23 +120,37 @@ class Places:
         add_native, add_message, add_kind, add_id = (into.natives.append, into.messages.append, into.kinds.append,
                                                      into.ids.append)
         result_of = results.get
+        last = into.last
         for index in moving[bisect_left(moving, low):bisect_left(moving, high)]:
             at = starts[index] + shift
             result = result_of(index, _FRAME)
             if result is not _FRAME:
+                if at != last + 1:  # other items part it from the last: a stand-in
+                    add_native(-1)
+                    add_message(-1)
+                    add_kind(_APART)
+                    add_id("")
                 add_native(at)
                 add_message(index + moved)
                 add_kind(OUTPUT)
                 add_id(result if type(result) is str else "")
+                last = at
                 continue
             calls, offsets = frames[index], offsets_of[of[index]]
             if len(calls) != len(offsets):
                 raise ValueError("a frame's calls are not its shape's")
             for call, offset in zip(calls, offsets, strict=True):
+                if at + offset != last + 1:
+                    add_native(-1)
+                    add_message(-1)
+                    add_kind(_APART)
+                    add_id("")
                 add_native(at + offset)
                 add_message(index + moved)
                 add_kind(CALL)
                 add_id(call.id)
+                last = at + offset
+        into.last = last
         return into
 
     def renamed(self, index: int, ids: Mapping[int, str], frames: Mapping[int, Any], results: Mapping[int, Any],
@@ -156,13 +160,13 @@ class Places:
         shape: tuple[int, tuple[int, ...]] = self.shapes.table[self.shapes.of[index]]
         count, offsets = shape
         if index in results:
-            into.extend((native,), (message,), (OUTPUT,), (_id(ids.get(-1, results[index])),))
+            into.add(native, message, OUTPUT, _id(ids.get(-1, results[index])))
             return count
         calls = frames.get(index, ())
         if len(calls) != len(offsets):
             raise ValueError("a frame's calls are not its shape's")
-        into.extend([native + offset for offset in offsets], repeat(message, len(offsets)), repeat(CALL, len(offsets)),
-                    [_id(ids.get(position, call.id)) for position, call in enumerate(calls)])
+        for position, (offset, call) in enumerate(zip(offsets, calls, strict=True)):
+            into.add(native + offset, message, CALL, _id(ids.get(position, call.id)))
         return count
 
     def count(self, low: int, high: int) -> int:
@@ -176,13 +180,13 @@ def made_items(bone: Any, native: int, message: int, shape: Callable[[Any], tupl
     item `native` as message `message` (shape: formats.skeleton.responses_items); its count of items."""
     count, offsets = shape(bone)
     if bone[0] == "toolResult":
-        into.extend((native,), (message,), (OUTPUT,), (_id(bone[2]),))
+        into.add(native, message, OUTPUT, _id(bone[2]))
     elif bone[0] == "assistant" and offsets:
         calls = [part[0] for part in bone[1] if type(part) is tuple]
         if len(calls) != len(offsets):
             raise ValueError("a frame's calls are not its shape's")
-        into.extend([native + offset for offset in offsets], repeat(message, len(offsets)),
-                    repeat(CALL, len(offsets)), map(_id, calls))
+        for offset, call_id in zip(offsets, calls, strict=True):
+            into.add(native + offset, message, CALL, _id(call_id))
     return count
 
 
