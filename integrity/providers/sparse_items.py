@@ -18,7 +18,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
-from itertools import accumulate
+from itertools import accumulate, chain
 from typing import Any
 
 import msgspec
@@ -101,7 +101,9 @@ class Places:
         self.starts: array[int]
         counts = [count for count, _ in shapes.table]
         self.starts = array("q", accumulate(map(counts.__getitem__, shapes.of), initial=0))
-        self.moving = sorted(frames.keys() | results.keys())  # the messages written as calls or outputs
+        # the messages written as calls or outputs: the frames and the results (each in order, never the same
+        # message) merged, without a set of a million keys
+        self.moving = sorted(chain(frames, results))
         # where the items the rules read sit in a message of each shape: a frame's calls (by its shape), a
         # result's output (shape 0, the only shape of a message written as an output: its one item)
         self.offsets = [(0,), *(offsets for _, offsets in shapes.table[1:])]
