@@ -79,26 +79,19 @@ def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool,
     if target not in FAST_TARGETS or not _has_pass(format):
         return False, 0, []
     state = _State(target, format)
-    return _answer(_whole(entries, format, state)[0], state)
+    return _answer(_whole(entries, format, state, keyed=False)[0], state)
 
 
-def _whole(entries: Iterable[Any], format: str, state: _State, key: Sequence[Any] | None = None
-           ) -> tuple[bool, Sequence[Any] | None]:
-    """A whole pass from a fresh `state`, and the key of the entries when it took one: google.genai Contents
-    are read once, into their key (`_content_key`), and the pass answered from it by the column-wise pass
-    registered for the format (`_COLUMNS`: integrity.guards._contents, which the ADK guard imports) when it
-    can; key: the entries' key, when the caller has it."""
-    columns = _COLUMNS.get(format)
-    if columns is not None and isinstance(entries, Sequence):
-        if key is None:
-            try:
-                key = _content_key(entries)
-            except (AttributeError, TypeError):
-                key = None
-        if key is not None:
-            answer = columns(tuple(key), state)
-            if answer is not None:  # (None: the state is as it was given)
-                return answer, key
+def _whole(entries: Iterable[Any], format: str, state: _State, key: Sequence[Any] | None = None,
+           keyed: bool = True) -> tuple[bool, Sequence[Any] | None]:
+    """A whole pass from a fresh `state`, and the key of the entries (`_KEYS`) when it took one: google.genai
+    Contents are read by the reading registered for the format (`_WHOLE`: integrity.guards._contents, which
+    the ADK guard imports), which makes their key in the same reading or answers from it.  key: the entries'
+    key, when the caller has it; keyed: whether the caller wants the key (a HealthyMemo does, to remember
+    the request)."""
+    whole = _WHOLE.get(format) if keyed or key is not None else None
+    if whole is not None and isinstance(entries, Sequence):
+        return whole(entries, state, key)
     return _walk(entries, 0, format, state), key
 
 
@@ -195,11 +188,11 @@ def _content_key(contents: Sequence[Any]) -> tuple[Any, ...]:
     parts."""
     parts = list(map(_PARTS, contents))
     flat = list(itertools.chain.from_iterable(parts))
-    calls, responses = tuple(map(_CALL, flat)), tuple(map(_RESPONSE, flat))
+    calls, responses = list(map(_CALL, flat)), list(map(_RESPONSE, flat))
     plain = list(itertools.compress(flat, map(operator.is_, calls, responses)))
     views: dict[int, tuple[list[Any], ...]] = {}  # filled by `_view` when identity does not match the calls
-    return (tuple(map(_ROLE, contents)), tuple(map(len, parts)), calls, responses,
-            *(tuple(map(field, plain)) for field in _TEXT_FIELDS), views)
+    return (list(map(_ROLE, contents)), list(map(len, parts)), calls, responses,
+            *(list(map(field, plain)) for field in _TEXT_FIELDS), views)
 
 
 _ID, _NAME = operator.attrgetter("id"), operator.attrgetter("name")
@@ -962,8 +955,9 @@ _WALKERS: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {
     "openai-responses": _walk_responses, "langchain-objects": _walk_langchain, "openai-chat": _walk_chat,
     "gemini-objects": _walk_gemini_objects}
 """Formats whose pass is written out (`_walk_general` reads every other format through its reader)."""
-_COLUMNS: dict[str, Callable[[tuple[Any, ...], _State], bool | None]] = {}
-"""Passes answering from a request's key (`_KEYS`) instead of its entries, registered by the module that
-writes them (integrity.guards._contents); None: the written-out pass decides."""
+_WHOLE: dict[str, Callable[[Sequence[Any], _State, Sequence[Any] | None], tuple[bool, Sequence[Any] | None]]] = {}
+"""Whole passes over a format's entries that make their key (`_KEYS`) as they read them, or answer from it
+when the caller has it, answering (the pass's answer, the key or None); registered by the module that
+writes them (integrity.guards._contents)."""
 _PASSES: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {}
 """Passes a guard module registers for objects no per-entry reader reads (integrity.guards.pydantic_ai)."""
