@@ -205,15 +205,18 @@ def _same_contents(known: tuple[Any, ...], key: tuple[Any, ...]) -> bool:
     responses are compared by identity first;
     when that fails (toward Gemini, ADK replaces each call and response whose "adk-" id it strips by a
     new copy, on every request) by what the quick test reads of them: where they are, their ids and names."""
-    if any(old != new[:len(old)] for old, new in zip(known[:2], key[:2], strict=True)) or \
-            any(old != new[:len(old)] for old, new in zip(known[4:7], key[4:7], strict=True)):
-        return False
+    for at in (0, 1, 4, 5, 6):  # roles, part counts, texts (a loop: any() over a generator costs as much)
+        old = known[at]
+        if old != key[at][:len(old)]:
+            return False
     for at in (2, 3):
         old = known[at]
         if all(map(operator.is_, old, key[at][:len(old)])):
             continue
         # the view of the known key was made when it was the new one (a running agent's previous call)
-        if any(a != b[:len(a)] for a, b in zip(_view(known, at), _view(key, at), strict=True)):
+        flags, ids, names = _view(known, at)
+        new_flags, new_ids, new_names = _view(key, at)
+        if flags != new_flags[:len(flags)] or ids != new_ids[:len(ids)] or names != new_names[:len(names)]:
             return False
     return True
 
