@@ -346,9 +346,7 @@ def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_fo
         changed = close(turn) or changed
     if not changed:
         raise _Bail  # not plainly healthy for another reason: the full check decides
-    if objects_format in ("gemini", "gemini-objects"):  # a Gemini call or response without an id: no id
-        return out, frozenset([found for found in ids if found[:1] != IDLESS])
-    return out, frozenset(ids)
+    return out, frozenset([found for found in ids if found[:1] != IDLESS])  # (a Gemini call without an id: none)
 
 
 def _stray(result: str, called: set[str], before: set[str]) -> bool:
