@@ -319,7 +319,7 @@ class RequestGuard:
                 checked = _Checked(None, ids, functools.partial(self._result_of, listed, dump, format, target, cut,
                                                                 before_cut))
                 if memo is not None:
-                    memo.remember(listed, objects_format, target, out, (listed[:cut], before_cut if cut else []),
+                    memo.remember(objects, objects_format, target, out, (cut, before_cut if cut else []),
                                   (rest, objects_format), ids, checked)
                 return self._sent(len(listed), target, (cut, checked, out))
         found = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
@@ -332,7 +332,7 @@ class RequestGuard:
                                       else entry for entry in rest])
             found = start, checked, out
             if memo is not None:  # the kept prefix is the runtime's objects, up to the quick pass's cut
-                memo.remember(listed, objects_format, target, out, (listed[:start], before_cut if start else []),
+                memo.remember(objects, objects_format, target, out, (start, before_cut if start else []),
                               (written[start:], format), checked.ids, checked)
         return self._sent(len(listed), target, found)
 

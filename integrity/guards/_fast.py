@@ -387,12 +387,12 @@ class HealthyMemo:
             return list(answer), said
 
     def remember(self, entries: Sequence[Any], format: str, target: str | None, answer: list[Any],
-                 kept: tuple[Sequence[Any], list[str]], rest: tuple[Sequence[Any], str], ids: Iterable[str],
+                 kept: tuple[int, list[str]], rest: tuple[Sequence[Any], str], ids: Iterable[str],
                  said: Any) -> None:
         """Remember `answer`, the repaired request sent for `entries` (in `format`), for `repeat`.  The answer
-        as the quick pass reads it: `kept`, the request's own entries before the part the repair read (a
-        plainly healthy prefix ending where no call is open: the quick pass's cut), with the call ids the
-        quick pass saw in them; then `rest` (the entries written for that part, and their format).
+        as the quick pass reads it: `kept`, how many of the request's own entries come before the part the
+        repair read (a plainly healthy prefix ending where no call is open: the quick pass's cut), with the
+        call ids the quick pass saw in them; then `rest` (the entries written for that part, and their format).
         `ids`: every call and result id of the part the repair read, so a later turn reusing one is never
         taken as plainly healthy.  Nothing is remembered when the answer is not plainly healthy itself
         (the quick pass could not carry on from its end)."""
@@ -404,12 +404,12 @@ class HealthyMemo:
             # have such calls, so a later call with an id fails the pass (the full check decides it)
             state.kind = "id" if seen else "name" if state.idless else ""
         piece, written = rest
-        if not _walk(piece, len(prefix), written, state):
+        if not _walk(piece, prefix, written, state):
             return
         state.known.update(ids)  # after the pass: the answer's own calls are among them
         scanned, self._scanned = self._scanned, None
-        key = scanned[1] if scanned is not None and len(scanned[0]) == len(entries) and all(
-            map(operator.is_, scanned[0], entries)) else _key(format, entries)  # the key the quick pass took
+        key = scanned[1] if scanned is not None and (scanned[0] is entries or len(scanned[0]) == len(entries) and all(
+            map(operator.is_, scanned[0], entries))) else _key(format, entries)  # the key the quick pass took
         with self._lock:
             self._repaired = (format, target, len(entries), key, state, list(answer), said)
 

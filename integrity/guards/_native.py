@@ -209,7 +209,9 @@ def native_repair(listed: Sequence[Any], cut: int, before: Sequence[str], object
         return None
     except (AttributeError, KeyError, TypeError, IndexError):  # a shape the readers let through, read further
         return None
-    return [*listed[:cut], *out], out, ids
+    whole = listed[:cut] if type(listed) is list else list(listed[:cut])
+    whole += out
+    return whole, out, ids
 
 
 def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_format: str, target: str | None,
