@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._fast import scan
+
 if TYPE_CHECKING:
     from ..pipeline import CheckResult
     from ..report import RepairReport
@@ -266,8 +268,6 @@ class RequestGuard:
         guard fails on (the error and its traceback logged): a guard never stops an agent over a shape it
         does not know.  Only mode="raise" stops a request, on purpose.
         """
-        from ._fast import scan
-
         healthy, cut, before_cut = scan(entries, format, target) if entries else (True, 0, [])
         if healthy:
             return None  # the common case: one pass, no copy
@@ -289,8 +289,6 @@ class RequestGuard:
         pass when `scanned` is not given), which also remembers the last repair, so a history that broke once
         is repaired again only from the turns added since (HealthyMemo.repeat: the same answer, reading the
         new turns alone; tried before the quick pass, which would read the whole request up to the defect)."""
-        from ._fast import scan
-
         again = memo.repeat(objects, objects_format, target) if memo is not None and memo.repairs else None
         if again is not None:  # a request that starts with the last one repaired (its scan, if made, said so)
             return self._sent(len(objects), target, (0, again[1], again[0]))
@@ -321,7 +319,7 @@ class RequestGuard:
                 checked = _Checked(None, ids, functools.partial(self._result_of, listed, dump, format, target, cut,
                                                                 before_cut))
                 if memo is not None:
-                    memo.remember(listed, objects_format, target, out, (listed[:cut], before_cut if cut else []),
+                    memo.remember(objects, objects_format, target, out, (cut, before_cut if cut else []),
                                   (rest, objects_format), ids, checked)
                 return self._sent(len(listed), target, (cut, checked, out))
         found = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
@@ -334,7 +332,7 @@ class RequestGuard:
                                       else entry for entry in rest])
             found = start, checked, out
             if memo is not None:  # the kept prefix is the runtime's objects, up to the quick pass's cut
-                memo.remember(listed, objects_format, target, out, (listed[:start], before_cut if start else []),
+                memo.remember(objects, objects_format, target, out, (start, before_cut if start else []),
                               (written[start:], format), checked.ids, checked)
         return self._sent(len(listed), target, found)
 

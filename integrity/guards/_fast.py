@@ -79,26 +79,19 @@ def scan(entries: Iterable[Any], format: str, target: str | None) -> tuple[bool,
     if target not in FAST_TARGETS or not _has_pass(format):
         return False, 0, []
     state = _State(target, format)
-    return _answer(_whole(entries, format, state)[0], state)
+    return _answer(_whole(entries, format, state, keyed=False)[0], state)
 
 
-def _whole(entries: Iterable[Any], format: str, state: _State, key: Sequence[Any] | None = None
-           ) -> tuple[bool, Sequence[Any] | None]:
-    """A whole pass from a fresh `state`, and the key of the entries when it took one: google.genai Contents
-    are read once, into their key (`_content_key`), and the pass answered from it by the column-wise pass
-    registered for the format (`_COLUMNS`: integrity.guards._contents, which the ADK guard imports) when it
-    can; key: the entries' key, when the caller has it."""
-    columns = _COLUMNS.get(format)
-    if columns is not None and isinstance(entries, Sequence):
-        if key is None:
-            try:
-                key = _content_key(entries)
-            except (AttributeError, TypeError):
-                key = None
-        if key is not None:
-            answer = columns(tuple(key), state)
-            if answer is not None:  # (None: the state is as it was given)
-                return answer, key
+def _whole(entries: Iterable[Any], format: str, state: _State, key: Sequence[Any] | None = None,
+           keyed: bool = True) -> tuple[bool, Sequence[Any] | None]:
+    """A whole pass from a fresh `state`, and the key of the entries (`_KEYS`) when it took one: google.genai
+    Contents are read by the reading registered for the format (`_WHOLE`: integrity.guards._contents, which
+    the ADK guard imports), which makes their key in the same reading or answers from it.  key: the entries'
+    key, when the caller has it; keyed: whether the caller wants the key (a HealthyMemo does, to remember
+    the request)."""
+    whole = _WHOLE.get(format) if keyed or key is not None else None
+    if whole is not None and isinstance(entries, Sequence):
+        return whole(entries, state, key)
     return _walk(entries, 0, format, state), key
 
 
@@ -195,11 +188,11 @@ def _content_key(contents: Sequence[Any]) -> tuple[Any, ...]:
     parts."""
     parts = list(map(_PARTS, contents))
     flat = list(itertools.chain.from_iterable(parts))
-    calls, responses = tuple(map(_CALL, flat)), tuple(map(_RESPONSE, flat))
+    calls, responses = list(map(_CALL, flat)), list(map(_RESPONSE, flat))
     plain = list(itertools.compress(flat, map(operator.is_, calls, responses)))
     views: dict[int, tuple[list[Any], ...]] = {}  # filled by `_view` when identity does not match the calls
-    return (tuple(map(_ROLE, contents)), tuple(map(len, parts)), calls, responses,
-            *(tuple(map(field, plain)) for field in _TEXT_FIELDS), views)
+    return (list(map(_ROLE, contents)), list(map(len, parts)), calls, responses,
+            *(list(map(field, plain)) for field in _TEXT_FIELDS), views)
 
 
 _ID, _NAME = operator.attrgetter("id"), operator.attrgetter("name")
@@ -212,15 +205,18 @@ def _same_contents(known: tuple[Any, ...], key: tuple[Any, ...]) -> bool:
     responses are compared by identity first;
     when that fails (toward Gemini, ADK replaces each call and response whose "adk-" id it strips by a
     new copy, on every request) by what the quick test reads of them: where they are, their ids and names."""
-    if any(old != new[:len(old)] for old, new in zip(known[:2], key[:2], strict=True)) or \
-            any(old != new[:len(old)] for old, new in zip(known[4:7], key[4:7], strict=True)):
-        return False
+    for at in (0, 1, 4, 5, 6):  # roles, part counts, texts (a loop: any() over a generator costs as much)
+        old = known[at]
+        if old != key[at][:len(old)]:
+            return False
     for at in (2, 3):
         old = known[at]
         if all(map(operator.is_, old, key[at][:len(old)])):
             continue
         # the view of the known key was made when it was the new one (a running agent's previous call)
-        if any(a != b[:len(a)] for a, b in zip(_view(known, at), _view(key, at), strict=True)):
+        flags, ids, names = _view(known, at)
+        new_flags, new_ids, new_names = _view(key, at)
+        if flags != new_flags[:len(flags)] or ids != new_ids[:len(ids)] or names != new_names[:len(names)]:
             return False
     return True
 
@@ -391,12 +387,12 @@ class HealthyMemo:
             return list(answer), said
 
     def remember(self, entries: Sequence[Any], format: str, target: str | None, answer: list[Any],
-                 kept: tuple[Sequence[Any], list[str]], rest: tuple[Sequence[Any], str], ids: Iterable[str],
+                 kept: tuple[int, list[str]], rest: tuple[Sequence[Any], str], ids: Iterable[str],
                  said: Any) -> None:
         """Remember `answer`, the repaired request sent for `entries` (in `format`), for `repeat`.  The answer
-        as the quick pass reads it: `kept`, the request's own entries before the part the repair read (a
-        plainly healthy prefix ending where no call is open: the quick pass's cut), with the call ids the
-        quick pass saw in them; then `rest` (the entries written for that part, and their format).
+        as the quick pass reads it: `kept`, how many of the request's own entries come before the part the
+        repair read (a plainly healthy prefix ending where no call is open: the quick pass's cut), with the
+        call ids the quick pass saw in them; then `rest` (the entries written for that part, and their format).
         `ids`: every call and result id of the part the repair read, so a later turn reusing one is never
         taken as plainly healthy.  Nothing is remembered when the answer is not plainly healthy itself
         (the quick pass could not carry on from its end)."""
@@ -408,12 +404,12 @@ class HealthyMemo:
             # have such calls, so a later call with an id fails the pass (the full check decides it)
             state.kind = "id" if seen else "name" if state.idless else ""
         piece, written = rest
-        if not _walk(piece, len(prefix), written, state):
+        if not _walk(piece, prefix, written, state):
             return
         state.known.update(ids)  # after the pass: the answer's own calls are among them
         scanned, self._scanned = self._scanned, None
-        key = scanned[1] if scanned is not None and len(scanned[0]) == len(entries) and all(
-            map(operator.is_, scanned[0], entries)) else _key(format, entries)  # the key the quick pass took
+        key = scanned[1] if scanned is not None and (scanned[0] is entries or len(scanned[0]) == len(entries) and all(
+            map(operator.is_, scanned[0], entries))) else _key(format, entries)  # the key the quick pass took
         with self._lock:
             self._repaired = (format, target, len(entries), key, state, list(answer), said)
 
@@ -962,8 +958,9 @@ _WALKERS: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {
     "openai-responses": _walk_responses, "langchain-objects": _walk_langchain, "openai-chat": _walk_chat,
     "gemini-objects": _walk_gemini_objects}
 """Formats whose pass is written out (`_walk_general` reads every other format through its reader)."""
-_COLUMNS: dict[str, Callable[[tuple[Any, ...], _State], bool | None]] = {}
-"""Passes answering from a request's key (`_KEYS`) instead of its entries, registered by the module that
-writes them (integrity.guards._contents); None: the written-out pass decides."""
+_WHOLE: dict[str, Callable[[Sequence[Any], _State, Sequence[Any] | None], tuple[bool, Sequence[Any] | None]]] = {}
+"""Whole passes over a format's entries that make their key (`_KEYS`) as they read them, or answer from it
+when the caller has it, answering (the pass's answer, the key or None); registered by the module that
+writes them (integrity.guards._contents)."""
 _PASSES: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {}
 """Passes a guard module registers for objects no per-entry reader reads (integrity.guards.pydantic_ai)."""

@@ -209,7 +209,9 @@ def native_repair(listed: Sequence[Any], cut: int, before: Sequence[str], object
         return None
     except (AttributeError, KeyError, TypeError, IndexError):  # a shape the readers let through, read further
         return None
-    return [*listed[:cut], *out], out, ids
+    whole = listed[:cut] if type(listed) is list else list(listed[:cut])
+    whole += out
+    return whole, out, ids
 
 
 def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_format: str, target: str | None,
@@ -242,11 +244,12 @@ def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_fo
                     raise _Bail
                 kind = "id"
                 called.add(call_id)
-            ids.update(call_id for call_id in calls if call_id[:1] != IDLESS)
+            ids.update(calls)
             rows.append((entry, role, list(zip(calls, called_names, strict=True)), results, row[3]))
         else:
             rows.append((entry, role, [], results, row[3]))
-        ids.update(result for result in results if result[:1] != IDLESS)
+        if results:
+            ids.update(results)
     out: list[Any] = []
     changed = False
     merge = objects_format == "openai-responses"  # a Responses turn is several items (reasoning, message, calls)
@@ -287,8 +290,10 @@ def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_fo
                 if result in turn.answered or _stray(result, called, before):
                     keep.append(False)
                     continue
-                position = next((at for at in range(turn.at, len(turn.calls)) if turn.calls[at][0] == result), None)
-                if position is None:
+                position = turn.at
+                while position < len(turn.calls) and turn.calls[position][0] != result:
+                    position += 1
+                if position == len(turn.calls):
                     raise _Bail  # an answer out of call order, or another turn's
                 turn.at = position + 1
                 turn.answered.add(result)
@@ -343,7 +348,7 @@ def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_fo
         changed = close(turn) or changed
     if not changed:
         raise _Bail  # not plainly healthy for another reason: the full check decides
-    return out, frozenset(ids)
+    return out, frozenset([found for found in ids if found[:1] != IDLESS])  # (a Gemini call without an id: none)
 
 
 def _stray(result: str, called: set[str], before: set[str]) -> bool:
