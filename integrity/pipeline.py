@@ -448,8 +448,9 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
         return value
 
     hinted: set[str] = set()
-    views = _views(policy, light, plan, {plan.provider: SparseView.of(plan, codes, loose, durable, stamp, hinted)},
-                   lambda name: SparseView.of(PLANNERS[policy](light, name), codes, loose, durable, now, hinted))
+    ids = (light.frames, light.result_keys)
+    views = _views(policy, light, plan, {plan.provider: SparseView.of(plan, codes, loose, durable, stamp, hinted, ids)},
+                   lambda name: SparseView.of(PLANNERS[policy](light, name), codes, loose, durable, now, hinted, ids))
     said: dict[str, ProviderVerdict] = {}
     for name in names:
         view = views(name)
@@ -466,7 +467,7 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
             said[name] = ProviderVerdict(name, before, after)
             continue
         before = judge_sparse(codes, loose, name, durable.bones, judge_turns,  # (the ids were checked whole)
-                              results=light.result_keys)
+                              frames=light.frames, results=light.result_keys)
         after = before if view.made is None else \
             judge_sparse(view.codes, view.seeds, name, view.bones, judge_turns, plain=True)
         said[name] = ProviderVerdict(name, before, after)

@@ -119,10 +119,10 @@ def test_sparse_judges_only_around_what_may_be_broken(monkeypatch: pytest.Monkey
 def test_the_fast_path_reads_bones_only_for_providers_the_light_view_does_not_serve() -> None:
     assert read_bones([]) is False
     assert read_bones(["anthropic", "gemini"]) == "hints"
-    assert read_bones(["anthropic", "mistral"]) is True  # Mistral's ids: usually refused, then judged on bones
-    assert read_bones(["deepseek"]) == "hints"  # its result ids met twice are judged apart (sparse.APART)
+    assert read_bones(["anthropic", "mistral"]) == "hints"  # Mistral's refused ids are judged apart (sparse.APART)
+    assert read_bones(["deepseek"]) == "hints"  # and DeepSeek's result ids met twice
     assert read_bones(["openai-responses"]) == read_bones(["anthropic", "deepseek-responses"]) == "items"
-    assert read_bones(["openai-responses", "mistral"]) is True
+    assert read_bones(["all"]) == "items"  # every provider is judged from the light view
     assert READ_LIGHT <= SERVED
     data = json.dumps(list(generate.messages(50, seed=1))).encode()
     read = read_fast(data, "x", bones="hints")
@@ -264,3 +264,26 @@ def test_a_view_is_read_as_runs_of_durable_messages_and_the_messages_it_made() -
     stretched.codes, stretched.made = "a" * 7, {0: None, 4: None}
     stretched.runs = ([0, 1, 3, 4, 5], [-1, 0, 5, -1, 6])
     assert list(stretched._segments()) == runs
+
+
+def test_a_clean_turn_renamed_alike_is_read_as_plain_and_nothing_else_renamed_is() -> None:
+    """_renamed_alike: a view's renamed messages need no judging only when they rename a clean turn kept whole,
+    its results answering the new call ids in order (a view for Mistral renames most ids); a turn renamed apart,
+    cut short, answered by a stretch, or outside the clean turns stays to be judged."""
+    from integrity._bulk.sparse_view import _renamed_alike
+    from integrity.repair.entries import Rewritten
+    from integrity.repair.views import Call
+
+    frames = {1: (Call("a", "f"), Call("b", "f")), 4: (Call("c", "f"),)}
+    results = {2: "a", 3: "b", 5: "c"}
+    frame = Rewritten(1, {0: "A", 1: "B"})
+    alike = [0, frame, Rewritten(2, {-1: "A"}), Rewritten(3, {-1: "B"}), Rewritten(4, {0: "C"}),
+             Rewritten(5, {-1: "C"})]
+    assert _renamed_alike(alike, frames, results, set()) == {1, 2, 3, 4, 5}
+    apart = [0, frame, Rewritten(2, {-1: "B"}), Rewritten(3, {-1: "A"}), 4, 5]
+    assert _renamed_alike(apart, frames, results, set()) == set()  # the answers swapped
+    assert _renamed_alike([0, frame, Rewritten(2, {-1: "A"})], frames, results, set()) == set()  # cut short
+    assert _renamed_alike([0, frame, range(2, 4)], frames, results, set()) == set()  # a stretch: not read here
+    assert _renamed_alike(alike, frames, results, {3}) == {4, 5}  # a result outside the clean turns
+    kept = [0, Rewritten(1, {}), 2, 3]  # renamed to nothing new: its results answer it still
+    assert _renamed_alike(kept, frames, results, set()) == {1}

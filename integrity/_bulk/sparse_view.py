@@ -43,6 +43,36 @@ class Durable:
                                             STRUCTS))
 
 
+def _renamed_alike(listed: list[Any], frames: Mapping[int, Any], results: Mapping[int, Any], outside: set[int]
+                   ) -> set[int]:
+    """The entries of a view order (repair.plan) that only rename the ids of a clean turn kept whole: a frame of a
+    clean turn (none of its messages in `outside`) and its results right after it, each entry renamed
+    (Rewritten) or kept (an index), where the turn's new call ids are its results' new ids, in order.  Such a
+    turn is still plainly answered, so its messages need not be judged (a view for Mistral renames most of a
+    transcript's ids).  Anything else renamed is judged as any message the view made."""
+    alike: set[int] = set()
+    size = len(listed)
+    for number, entry in enumerate(listed):
+        if type(entry) is not Rewritten or entry.index in outside or entry.index not in frames:
+            continue
+        frame, calls = entry.index, frames[entry.index]
+        if number + len(calls) >= size:
+            continue
+        new = [entry.ids.get(position, call.id) for position, call in enumerate(calls)]
+        turn = [number]
+        for position, call_id in enumerate(new, 1):
+            answer = listed[number + position]
+            kind = type(answer)
+            index = answer if kind is int else answer.index if kind is Rewritten else -1
+            if index != frame + position or index in outside or index not in results or call_id != (
+                    answer.ids.get(-1, results[index]) if kind is Rewritten else results[index]):
+                break
+            turn.append(number + position)
+        else:
+            alike.update(found for found in turn if type(listed[found]) is Rewritten)
+    return alike
+
+
 class SparseView:
     """The view a plan orders, as providers.sparse reads it: its letters, its seeds (every message the view
     made, renamed or moved, and those outside the recorded clean turns) and what it made (view position ->
@@ -63,18 +93,20 @@ class SparseView:
 
     @classmethod
     def of(cls, plan: Plan, codes: str, loose: list[int], durable: Durable, stamp: Callable[[], int],
-           hinted: set[str]) -> SparseView:
+           hinted: set[str], ids: tuple[Mapping[int, Any], Mapping[int, Any]] | None = None) -> SparseView:
         """The view of `plan`: each message it makes is made (entries.entry_message, with stamp) in order,
-        as Loaded.view_bones makes them, so that the stamps are the same."""
+        as Loaded.view_bones makes them, so that the stamps are the same.  ids: the light view's frames and
+        result ids, when the view's clean turns renamed alike may be read as plain (_renamed_alike)."""
         view = cls(durable)
         if not plan.changed or plan.order is None:
             return view
         listed: list[Any] = plan.order
         view.made = {}
+        alike = _renamed_alike(listed, ids[0], ids[1], set(loose)) if ids is not None else set()
         if range in set(map(type, listed)):
-            view._runs(listed, codes, sorted(set(loose)), plan, stamp, hinted)
+            view._runs(listed, codes, sorted(set(loose)), plan, stamp, hinted, alike)
         else:
-            view._listed(listed, codes, loose, plan, stamp, hinted)
+            view._listed(listed, codes, loose, plan, stamp, hinted, alike)
         return view
 
     def _make(self, position: int, entry: Any, codes: str, plan: Plan, stamp: Callable[[], int],
@@ -90,9 +122,10 @@ class SparseView:
         return bone_code(bone) or "?"
 
     def _listed(self, listed: list[Any], codes: str, loose: list[int], plan: Plan, stamp: Callable[[], int],
-                hinted: set[str]) -> None:
+                hinted: set[str], alike: set[int]) -> None:
         """A plan listing every message: its letters, moves and kept messages outside the clean turns are
-        found by C-level maps over the order (a view of a million messages lists a million ints)."""
+        found by C-level maps over the order (a view of a million messages lists a million ints).  alike: the
+        positions of renamed messages read as plain (_renamed_alike): no seeds, and in place where they were."""
         made_at = list(compress(range(len(listed)), map(ne, map(type, listed), repeat(int))))
         order = list(listed)
         for position in made_at:
@@ -100,23 +133,30 @@ class SparseView:
         letters = bytearray("".join(map((codes + "?").__getitem__, order)), "ascii")  # (-1: the "?" after them)
         for position in made_at:
             letters[position] = ord(self._make(position, listed[position], codes, plan, stamp, hinted))
-        moved = list(compress(range(len(order) - 1), map((1).__ne__, map(sub, islice(order, 1, None), order))))
+        placed = order
+        if alike:  # where the messages renamed alike were: in place (the view's bones still rename them)
+            placed = list(order)
+            for position in alike:
+                placed[position] = listed[position].index
+        moved = list(compress(range(len(placed) - 1), map((1).__ne__, map(sub, islice(placed, 1, None), placed))))
         outside = set(loose)
-        self.seeds = [*made_at, *moved, *(position + 1 for position in moved),
-                      *compress(range(len(order)), map(outside.__contains__, order))]
+        self.seeds = [*(position for position in made_at if position not in alike), *moved,
+                      *(position + 1 for position in moved),
+                      *compress(range(len(placed)), map(outside.__contains__, placed))]
         self.codes = letters.decode("ascii")
         self.order = order
 
     def _runs(self, listed: list[Any], codes: str, loose: list[int], plan: Plan, stamp: Callable[[], int],
-              hinted: set[str]) -> None:
-        """A plan with stretches: one step per entry (a stretch of kept messages is one), loose: sorted."""
+              hinted: set[str], alike: set[int]) -> None:
+        """A plan with stretches: one step per entry (a stretch of kept messages is one), loose: sorted; alike:
+        the entries renamed alike (_renamed_alike), each one kept where it was but for its ids."""
         letters: list[str] = []
         seeds = self.seeds
         starts: list[int] = []
         firsts: list[int] = []
         position = 0
         previous = -2  # the durable index of the last kept message (-2: the last was made)
-        for entry in listed:
+        for number, entry in enumerate(listed):
             kind = type(entry)
             if kind is int or kind is range:
                 low, high = (entry, entry + 1) if kind is int else (entry.start, entry.stop)
@@ -133,11 +173,16 @@ class SparseView:
                 previous = high - 1
                 continue
             letters.append(self._make(position, entry, codes, plan, stamp, hinted))
-            seeds.append(position)
             starts.append(position)
             firsts.append(-1)
+            if number in alike:
+                if entry.index != previous + 1:
+                    seeds.extend((position - 1, position))
+                previous = entry.index
+            else:
+                seeds.append(position)
+                previous = -2
             position += 1
-            previous = -2
         self.codes = "".join(letters)
         self.runs = (starts, firsts)
 

@@ -14,7 +14,7 @@ request and keeps it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .chat_shape import call_ids_of, read_shape
@@ -83,8 +83,15 @@ def validate_history(messages: Sequence[Any], provider: str = PROVIDER) -> list[
 
 def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Call ids that are not exactly nine letters or digits."""
+    return refused_ids(chat_ids(messages), provider)
+
+
+def refused_ids(ids: Iterable[tuple[int, int | None, str]], provider: str = PROVIDER) -> list[Violation]:
+    """validate_ids of a request's ids ((message index, call position or None for a result, id), in order, as
+    ids.chat_ids reads them): a request judged a stretch at a time (providers.sparse) has them judged here on
+    every id at once."""
     found: list[Violation] = []
-    for index, call, value in chat_ids(messages):
+    for index, call, value in ids:
         # an assistant's call id "null" is let through (mistral-common's validator, which the API runs)
         if not is_mistral_id(value) and not (call is not None and value == "null"):
             found.append(Violation(

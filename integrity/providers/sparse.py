@@ -30,13 +30,14 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from operator import methodcaller
 from typing import Any
 
 from ..formats.common import OPAQUE
 from ..formats.skeleton import SKELETONS, STRING
-from . import deepseek
+from . import deepseek, mistral
 from .canonical import with_canonical_indices
 from .ids import all_anthropic_ids
 from .openai_responses import MAX_CALL_ID
@@ -50,10 +51,9 @@ CODE = {"user": "u", "assistant": "a", "toolResult": "r", "system": "s"}
 SERVED = frozenset(PROOFS) - WHOLE_OR_NOTHING
 """The providers judged here: those whose proof reads a turn with its neighbours only (not Responses)."""
 
-READ_LIGHT = SERVED - {"mistral"}
-"""The providers for which the fast path reads no bones, only whether a message carries native hints: their
-ids usually pass (Mistral's nine characters usually do not, and such a request is judged on every message's
-bones, which are then best made while reading; DeepSeek's once-only result ids are judged apart: APART)."""
+READ_LIGHT = SERVED
+"""The providers for which the fast path reads no bones, only whether a message carries native hints (their ids
+pass, or are judged apart: APART)."""
 
 SMALL = 64
 """A region of at most this many messages is judged whole: proving its plain turns first costs more."""
@@ -94,32 +94,55 @@ _SLICE = 1 << 16
 
 def judge_sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[[list[int]], list[Any]],
                  judge: Callable[[Any, str], list[Violation]], plain: bool = False,
-                 results: Mapping[int, Any] | None = None) -> list[Violation]:
+                 frames: Mapping[int, Any] | None = None, results: Mapping[int, Any] | None = None
+                 ) -> list[Violation]:
     """The provider's verdict on the request whose messages `codes` spells, judged only on the stretches
     around the seeds (messages outside clean turns, or changed by the view); bones_at(indices) gives the
     bones of those messages.  The caller has checked the ids (ids_pass), but for a rule in APART, judged
-    here on `results` (every result message's id, by index) when given.  plain: the regions are expected
-    legal (a repaired view): each is proved first (windowed), and the rule set runs only where the proof
-    fails; else (as recorded: its regions are there because something is broken) a region of at most SMALL
-    messages goes straight to the rule set."""
+    here on `frames` and `results` (the light view's: every frame's calls, every result's id, by index).
+    plain: the regions are expected legal (a repaired view): each is proved first (windowed), and the rule
+    set runs only where the proof fails; else (as recorded: its regions are there because something is
+    broken) a region of at most SMALL messages goes straight to the rule set."""
     found = _sparse(codes, seeds, provider, bones_at, judge, plain)
-    apart = APART.get(provider) if results is not None else None
+    apart = APART.get(provider) if results is not None and frames is not None else None
     if apart is None:
         return found
-    assert results is not None
+    assert results is not None and frames is not None
     rule, judge_whole = apart
-    whole = judge_whole([(index, value if type(value) is str else "") for index, value in results.items()],
-                        provider)
+    whole = judge_whole(frames, results, provider)
     return sort_violations([violation for violation in found if violation.rule != rule]
                            + with_canonical_indices(whole, _Each(len(codes))))
 
 
-APART: dict[str, tuple[str, Callable[[list[tuple[int, str]], str], list[Violation]]]] = {
-    "deepseek": (deepseek.REPEATED, deepseek.repeated_results)}
-"""The rules that read a whole request's result ids (DeepSeek refuses a result id met twice anywhere in it):
-(the rule, its judgment on every result's index and id).  A stretch sees only its own ids, so the stretches'
-findings of the rule are dropped and the rule is judged on the whole request's ids instead.  The Chat shape
-writes one native entry per message, so a message's index is its entry's."""
+def _repeated(frames: Mapping[int, Any], results: Mapping[int, Any], provider: str) -> list[Violation]:
+    return deepseek.repeated_results([(index, value if type(value) is str else "") for index, value in results.items()],
+                                     provider)
+
+
+def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: str) -> list[Violation]:
+    """Mistral's refused ids, read as ids.chat_ids reads a request's: each message's call ids then its result id
+    (the fast path's ids are all strings)."""
+    def ids() -> Iterator[tuple[int, int | None, str]]:
+        for index in sorted(chain(frames, results)):  # (never both: a frame or a result)
+            calls = frames.get(index)
+            if calls is None:
+                yield index, None, results[index]
+            else:
+                for position, call in enumerate(calls):
+                    yield index, position, call.id
+
+    return mistral.refused_ids(ids(), provider)
+
+
+APART: dict[str, tuple[str | None, Callable[[Mapping[int, Any], Mapping[int, Any], str], list[Violation]]]] = {
+    "deepseek": (deepseek.REPEATED, _repeated),
+    "mistral": (None, _refused),
+}
+"""The rules judged on the whole request's ids at once, from the light view (each frame's calls, each result's
+id): (the rule of those a stretch's own judgment also finds, which is dropped there; its judgment of the
+request).  DeepSeek refuses a result id met twice anywhere, which a stretch alone cannot see; Mistral refuses
+ids (the stretches are judged without the id rules, as for every provider).  The Chat shape writes one native
+entry per message, so a message's index is its entry's."""
 
 
 class _Each(Sequence[Sequence[int]]):
