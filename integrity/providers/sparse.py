@@ -18,9 +18,10 @@ reads (Bedrock: two messages of one role in a row; Mistral: a user message right
 Every other stretch, with its neighbours in one region, is judged by `windowed` on the bones of its messages
 alone, and its violations moved to where the region sits (its first message, native entry and turn).
 
-Ids are checked on the whole request first (ids_pass: the ids the provider's id rule refuses, DeepSeek's
-result id met twice), and the regions are then judged without the id rules; a request that fails is judged as
-before, on every message's bones (pipeline.sparse_letters).  tests/test_sparse.py holds the verdicts equal to
+Ids are checked on the whole request first (ids_pass: the ids the provider's id rule refuses), and the regions
+are then judged without the id rules; a request that fails is judged as before, on every message's bones
+(pipeline.sparse_letters).  The rules that read the whole request's ids (DeepSeek's result id met twice,
+Mistral's refused ids: APART) are judged instead on every id at once, from the light view.  tests/test_sparse.py holds the verdicts equal to
 the bones' (windowed) on every pi-ai sample and real file, generated files, files read a block at a time and
 random transcripts, for every provider served, as recorded and as repaired.
 """
