@@ -64,13 +64,14 @@ if TYPE_CHECKING:
 _UNSET = msgspec.UNSET
 _Text_ = str | msgspec.UnsetType  # an optional string field: absent, or a string
 _Number = int | float | msgspec.UnsetType
-_Free = msgspec.Raw | msgspec.UnsetType  # a value whose members the planner never reads (keys counted)
+_Object = dict[str, Any] | msgspec.UnsetType  # an object whose members the planner never reads (keys counted)
+_Free = Any  # a value whose members the planner never reads (absent: UNSET; keys counted)
 
 
 class _ToolCall(msgspec.Struct, gc=False, tag_field="type", tag="toolCall"):
     id: Any = _UNSET
     name: Any = _UNSET
-    arguments: _Free = _UNSET  # an object (checked with the block's keys: _keys_decoded)
+    arguments: _Object = _UNSET  # its keys counted by _keys_decoded (gathered by _feed, which lets it go)
     thoughtSignature: _Text_ = _UNSET
 
 
@@ -124,7 +125,7 @@ class _Assistant(msgspec.Struct, gc=False, tag_field="role", tag="assistant"):
     api: _Text_ = _UNSET
     provider: _Text_ = _UNSET
     model: _Text_ = _UNSET
-    usage: _Free = _UNSET  # an object (checked with the block's keys: _keys_decoded)
+    usage: _Object = _UNSET  # its keys counted by _keys_decoded
     timestamp: _Number = _UNSET
     hint: Any = _HINT
 
@@ -139,10 +140,6 @@ class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
     hint: Any = _HINT
 
 
-_CONTENT = attrgetter("content")
-_ARGUMENTS = attrgetter("arguments")
-_USAGE = attrgetter("usage")
-_DETAILS = attrgetter("details")
 
 _STRUCTS: tuple[type, type, type, type, type, dict[type, str]] = (
     _ToolResult, _Assistant, _User, _ToolCall, _Image, {_Text: "text", _Thinking: "thinking"})
@@ -171,12 +168,12 @@ class FastTranscript:
 
 
 def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str],
-          objects: list[Any]) -> bool | None:
+          arguments: list[Any]) -> bool | None:
     """Feed one block of structs to the builder: whether it shows a toolCall part, None when a
     call id, tool name or toolCallId is not a string (a schema finding).  The cheap pre-check on
     stopReason skips the builder for the common completed turn.  names: each tool name seen so far,
-    so that the calls kept in the light view share one string per name.  objects: gets every call's
-    arguments and every turn's usage (raw values that must be objects: _keys_decoded checks them)."""
+    so that the calls kept in the light view share one string per name.  arguments: gets every call's
+    arguments, which the call lets go (_keys_decoded counts their keys)."""
     frame, result, plain, no_calls = builder.frame, builder.result, builder.plain_result, builder.no_calls
     name_of = names.setdefault
     pi_ai = False
@@ -189,15 +186,12 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
             name = message.toolName
             if name is _UNSET:
                 name = None
-            details = message.details
-            if message.isError is True and details is not _UNSET and is_receipt(True, _ANY.decode(details)):
+            if message.isError is True and is_receipt(True, message.details):
                 result(index, call_id, name, True)
             else:
                 plain(index, call_id, name)
         elif kind is _Assistant:
             content = message.content
-            if message.usage is not _UNSET:
-                objects.append(message.usage)
             if content:
                 calls = None
                 for part in content:
@@ -208,8 +202,8 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                             return None  # a schema finding: the general reader reports it
                         part.name = name_of(name, name)
                         if part.arguments is not _UNSET:
-                            objects.append(part.arguments)
-                            part.arguments = _UNSET  # checked by _keys_decoded; ~6 MB a million messages
+                            arguments.append(part.arguments)
+                            part.arguments = _UNSET  # counted by _keys_decoded; ~6 MB a million messages
                         if calls is None:
                             calls = [part]
                         else:
@@ -380,8 +374,8 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                     kept.extend(values)
             first = len(roles)
             roles.extend(map(_ROLE_OF.__getitem__, map(type, messages)))
-            objects: list[Any] = []
-            found = _feed(messages, first, builder, names, objects)
+            arguments: list[Any] = []
+            found = _feed(messages, first, builder, names, arguments)
             if found is None:
                 return None
             if bones is not None:
@@ -391,11 +385,8 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                     struct_hints(messages, bones[1])
                 else:
                     bones[0].extend(struct_bones(messages, bones[1], kinds, _STRUCTS))
-            details: list[Any] = []
-            keys = _keys_decoded(messages, objects, details)
-            if keys is None:
-                return None
-            if beside is None and not (_sound_in_memory(document, messages, objects + details, keys, container)
+            keys, depth = _keys_decoded(messages, arguments)
+            if beside is None and not (_sound_in_memory(document, messages, depth, keys, container)
                                        if structs else not _lost_keys(document, keys)):
                 return None
             decoded.append(keys)
@@ -470,73 +461,51 @@ _ASTUPLE = msgspec.structs.astuple
 _FIRST = itemgetter(0)
 _USAGE_FIELD = itemgetter(_Assistant.__struct_fields__.index("usage"))
 _DETAILS_FIELD = itemgetter(_ToolResult.__struct_fields__.index("details"))
-_FREE_OBJECTS = msgspec.json.Decoder(list[dict[str, Any]])
 
 
-def _keys_decoded(messages: list[Any], objects: list[Any] | None = None, free: list[Any] | None = None
-                  ) -> int | None:
-    """How many keys a block's message structs hold, each object's distinct keys once: a field counts when
-    it was in the JSON (every optional field defaults to UNSET), the tag ("role", "type") once per struct,
-    and a free value's own keys (objects: the calls' arguments and the turns' usage, which _feed gathered
-    before letting them go; and the results' details) by a generic decode of those values alone.  A field
-    the structs skip (not in the pi-ai schema) is not counted.  None when some arguments or usage is not
-    an object (a schema finding: the general reader reports it).  Counted by C-level maps: no Python step
-    per message.  objects None: the structs were not fed, so their free values are still on them.  free: gets
-    the results' details (raw), for _too_deep_in_memory.
+def _keys_decoded(messages: list[Any], arguments: list[Any]) -> tuple[int, int]:
+    """How many keys a block's message structs hold, each object's distinct keys once, and how deep their
+    free values nest (levels of arrays and objects: see _sound_in_memory).  A field counts when it was in
+    the JSON (every optional field defaults to UNSET), the tag ("role", "type") once per struct, and a
+    free value's own keys (the calls' arguments, which _feed gathered before letting them go, the turns'
+    usage and the results' details), walked a level at a time.  A field the structs skip (not in the pi-ai
+    schema) is not counted.  Counted by C-level maps: no Python step per message.
 
-    Every free value is decoded here (by msgspec, which refuses a number Python reads as infinity or an
-    integer longer than Python reads, as the general reader does), so a block whose keys all count has no
-    value left unread: see _sound_in_memory."""
-    fed = objects is not None
-    if objects is None:
-        contents = list(map(_CONTENT, messages))
-        parts = list(chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
-        objects = [*map(_ARGUMENTS, compress(parts, map(is_, map(type, parts), repeat(_ToolCall)))),
-                   *map(_USAGE, compress(messages, map(is_, map(type, messages), repeat(_Assistant))))]
-        objects = list(compress(objects, map(is_not, objects, repeat(_UNSET))))
-    keys = 0
-    if objects:
-        try:
-            decoded = _FREE_OBJECTS.decode(b"".join((b"[", b",".join(objects), b"]")))
-        except msgspec.ValidationError:
-            return None
-        keys += sum(map(len, decoded)) + _inner_keys(chain.from_iterable(map(dict.values, decoded)))
+    Every free value was decoded with its message (by msgspec, which refuses a number Python reads as
+    infinity or an integer longer than Python reads, as the general reader does), so a block whose keys
+    all count has no value left unread: see _sound_in_memory."""
     fields = list(map(_ASTUPLE, messages))  # each message's fields, content first (a test holds it)
     kinds = list(map(type, messages))
     contents = list(map(_FIRST, fields))
-    fields += map(_ASTUPLE, chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
-    keys += sum(map(len, fields)) + len(fields) - sum(map(tuple.count, fields, repeat(_UNSET)))
-    if fed:  # _feed let the calls' arguments go (UNSET): each counts its key here (objects less the usages kept)
-        usages = list(map(_USAGE_FIELD, compress(fields, map(is_, kinds, repeat(_Assistant)))))
-        keys += len(objects) - len(usages) + usages.count(_UNSET)
+    usages = list(map(_USAGE_FIELD, compress(fields, map(is_, kinds, repeat(_Assistant)))))
     details = list(map(_DETAILS_FIELD, compress(fields, map(is_, kinds, repeat(_ToolResult)))))
-    details = list(compress(details, map(is_not, details, repeat(_UNSET))))
-    if free is not None:
-        free += details
-    if details:
-        keys += _inner_keys(_ANY.decode(b"".join((b"[", b",".join(details), b"]"))))
-    return keys
+    fields += map(_ASTUPLE, chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
+    # each call's "arguments" key (_feed let the values go: UNSET on the structs), then every key inside the free values
+    keys = sum(map(len, fields)) + len(fields) - sum(map(tuple.count, fields, repeat(_UNSET))) + len(arguments)
+    inner, depth = _inner_keys([*arguments, *usages, *details])
+    return keys + inner, depth
 
 
-def _inner_keys(values: Any) -> int:
-    """The keys of every object nested in values (formats.duplicates.count_keys; only containers are walked),
-    here so that the fast path never loads the formats package.  Walked a level at a time by C-level maps
-    (no Python step per object: a million messages' usage and arguments hold millions)."""
+def _inner_keys(values: list[Any]) -> tuple[int, int]:
+    """The keys of every object among values and nested in them (formats.duplicates.count_keys; only containers
+    are walked), and how many levels of arrays and objects they nest (0: no container), here so that the fast
+    path never loads the formats package.  Walked a level at a time by C-level maps (no Python step per object:
+    a million messages' usage and arguments hold millions)."""
     level = _containers(values)
-    total = 0
+    total = depth = 0
     while level:
+        depth += 1
         kinds = list(map(type, level))
         objects = list(compress(level, map(is_, kinds, repeat(dict))))
         total += sum(map(len, objects))
         inner = [*chain.from_iterable(map(dict.values, objects)),
                  *chain.from_iterable(compress(level, map(is_, kinds, repeat(list))))]
         level = _containers(inner)
-    return total
+    return total, depth
 
 
-def _containers(values: Any) -> list[Any]:
+def _containers(values: list[Any]) -> list[Any]:
     """The objects and arrays among values (decoded JSON)."""
-    values = list(values)
     return list(compress(values, map(_CONTAINER.__contains__, map(type, values))))
 
 
@@ -743,7 +712,7 @@ _HINT_OF = attrgetter("hint")
 _SPANS = msgspec.json.Decoder(list[msgspec.Raw])
 
 
-def _sound_in_memory(document: bytes, messages: list[Any], free: list[Any], keys: int, container: str) -> bool:
+def _sound_in_memory(document: bytes, messages: list[Any], depth: int, keys: int, container: str) -> bool:
     """_sound for a block decoded straight into its structs (a file in memory), its keys included: its raw spans
     are decoded only when a check needs them.
 
@@ -751,25 +720,19 @@ def _sound_in_memory(document: bytes, messages: list[Any], free: list[Any], keys
     structs read: no field was skipped, so every value of the block was decoded by msgspec, typed or
     generically (the free values: _keys_decoded), and msgspec refuses exactly the numbers the general
     reader refuses (infinite floats, integers past Python's digit limit: a test holds them alike), so no
-    number needs looking for.  A message then nests only as deep as its free values (free: the calls'
-    arguments, three levels in, the turns' usage and the results' details, one level in) and its native
-    hints: with no hint, and no free value long enough and holding enough brackets to be that deep even
-    three levels in, no message is.  Otherwise every check runs on the whole block, as for any block.
+    number needs looking for.  A message then nests only as deep as its free values (the calls' arguments,
+    three levels in, the turns' usage and the results' details, one level in; depth: the deepest of them,
+    _keys_decoded) and its native hints: with no hint, and no free value that deep even three levels in, no
+    message is.  Otherwise every check runs on the whole block, as for any block.
     """
     if not _valid_utf8(document):
         return False
     rough = key_tokens_rough(document)
     bound = rough if rough is None or rough == keys else rough + escaped_key_tokens(document)
     if bound is not None and bound == keys:
-        hints = list(map(_HINT_OF, messages))
-        if hints.count(_UNSET) == len(hints):
-            level = {"array": 1, "object": 2}.get(container, 0) + 3
-            shortest_deep = 2 * (MAX_DEPTH - level) + 1
-            long_ones = list(map(bytes, compress(free, map(shortest_deep.__le__, map(len, free)))))
-            if not long_ones:
-                return True
-            brackets = map(add, map(bytes.count, long_ones, repeat(b"[")), map(bytes.count, long_ones, repeat(b"{")))
-            if not any(map((MAX_DEPTH - level).__lt__, brackets)):
+        if depth <= MAX_DEPTH - 3 - {"array": 1, "object": 2}.get(container, 0):
+            hints = list(map(_HINT_OF, messages))
+            if hints.count(_UNSET) == len(hints):
                 return True
         return not _nested_too_deep(_SPANS.decode(document), container)
     return not (_numbers_need_general_reader(document) or _lost_keys(document, keys, bound)
