@@ -57,10 +57,11 @@ from .key_tokens import escaped_key_tokens, key_tokens_bound, key_tokens_rough
 if TYPE_CHECKING:
     from ..repair.plan import Plan
 
-# Content parts are tagged on "type" too: text and thinking parts decode to
-# empty structs (their text is skipped, not copied), a toolCall keeps id and
-# name.  Any other part type (an Anthropic tool_use, say) fails validation and
-# the general reader, which knows every format, takes over.
+# Content parts are tagged on "type" too: a toolCall keeps id and name, text and thinking parts their text
+# (only to prove it a string).  Any other part type (an Anthropic tool_use, say) fails validation and
+# the general reader, which knows every format, takes over.  Each part's one optional string field (its
+# signature; an image's mimeType) is the attribute `sig` whatever its key, so that _keys_decoded counts
+# the set ones over every part with one C-level map, without telling the parts apart.
 _UNSET = msgspec.UNSET
 _Text_ = str | msgspec.UnsetType  # an optional string field: absent, or a string
 _Number = int | float | msgspec.UnsetType
@@ -72,22 +73,22 @@ class _ToolCall(msgspec.Struct, gc=False, tag_field="type", tag="toolCall"):
     id: Any = _UNSET
     name: Any = _UNSET
     arguments: _Object = _UNSET  # its keys counted by _keys_decoded (gathered by _feed, which lets it go)
-    thoughtSignature: _Text_ = _UNSET
+    sig: _Text_ = msgspec.field(name="thoughtSignature", default=_UNSET)
 
 
 class _Text(msgspec.Struct, gc=False, tag_field="type", tag="text"):
     text: str
-    textSignature: _Text_ = _UNSET
+    sig: _Text_ = msgspec.field(name="textSignature", default=_UNSET)
 
 
 class _Thinking(msgspec.Struct, gc=False, tag_field="type", tag="thinking"):
     thinking: str
-    thinkingSignature: _Text_ = _UNSET
+    sig: _Text_ = msgspec.field(name="thinkingSignature", default=_UNSET)
 
 
 class _Image(msgspec.Struct, gc=False, tag_field="type", tag="image"):
     data: _Text_ = _UNSET
-    mimeType: _Text_ = _UNSET
+    sig: _Text_ = msgspec.field(name="mimeType", default=_UNSET)
 
 
 _Part = _ToolCall | _Text | _Thinking | _Image
@@ -459,6 +460,8 @@ def _lost_keys(document: bytes, decoded: int | None = None, bound: int | None = 
 
 _ASTUPLE = msgspec.structs.astuple
 _FIRST = itemgetter(0)
+_SIG = attrgetter("sig")
+_DATA = attrgetter("data")
 _USAGE_FIELD = itemgetter(_Assistant.__struct_fields__.index("usage"))
 _DETAILS_FIELD = itemgetter(_ToolResult.__struct_fields__.index("details"))
 
@@ -477,39 +480,49 @@ def _keys_decoded(messages: list[Any], arguments: list[Any]) -> tuple[int, int]:
     fields = list(map(_ASTUPLE, messages))  # each message's fields, content first (a test holds it)
     kinds = list(map(type, messages))
     contents = list(map(_FIRST, fields))
-    usages = list(map(_USAGE_FIELD, compress(fields, map(is_, kinds, repeat(_Assistant)))))
-    details = list(map(_DETAILS_FIELD, compress(fields, map(is_, kinds, repeat(_ToolResult)))))
-    fields += map(_ASTUPLE, chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
-    # each call's "arguments" key (_feed let the values go: UNSET on the structs), then every key inside the free values
-    keys = sum(map(len, fields)) + len(fields) - sum(map(tuple.count, fields, repeat(_UNSET))) + len(arguments)
-    inner, depth = _inner_keys([*arguments, *usages, *details])
-    return keys + inner, depth
+    free = [*map(_USAGE_FIELD, compress(fields, map(is_, kinds, repeat(_Assistant)))),
+            *map(_DETAILS_FIELD, compress(fields, map(is_, kinds, repeat(_ToolResult))))]
+    keys = sum(map(len, fields)) + len(fields) - sum(map(tuple.count, fields, repeat(_UNSET)))
+    parts = list(chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
+    if parts:
+        # Three keys a part (its tag, a text's or thinking's text, its `sig`), a call's name besides (its id and
+        # name: _feed proved them strings), less each `sig` not set and each image's data not set (a call's
+        # arguments: below).
+        kinds = list(map(type, parts))
+        keys += 3 * len(parts) + kinds.count(_ToolCall) - list(map(_SIG, parts)).count(_UNSET)
+        if _Image in kinds:
+            keys -= list(map(_DATA, compress(parts, map(is_, kinds, repeat(_Image))))).count(_UNSET)
+    # each call's "arguments" key (_feed let the values go: UNSET on the structs) and the keys in them
+    keys += len(arguments) + sum(map(len, arguments))
+    inner, depth = _inner_keys([*chain.from_iterable(map(dict.values, arguments)), *free])
+    return keys + inner, max(depth + 1 if arguments else 0, depth)
 
 
 def _inner_keys(values: list[Any]) -> tuple[int, int]:
     """The keys of every object among values and nested in them (formats.duplicates.count_keys; only containers
     are walked), and how many levels of arrays and objects they nest (0: no container), here so that the fast
     path never loads the formats package.  Walked a level at a time by C-level maps (no Python step per object:
-    a million messages' usage and arguments hold millions)."""
-    level = _containers(values)
+    a million messages' usage and arguments hold millions); a level without containers (the values of most
+    arguments: strings and numbers) ends the walk after one pass over their types."""
     total = depth = 0
-    while level:
+    while values:
+        kinds = list(map(type, values))
+        objects = kinds.count(dict)
+        arrays = kinds.count(list)
+        if not objects and not arrays:
+            break
         depth += 1
-        kinds = list(map(type, level))
-        objects = list(compress(level, map(is_, kinds, repeat(dict))))
-        total += sum(map(len, objects))
-        inner = [*chain.from_iterable(map(dict.values, objects)),
-                 *chain.from_iterable(compress(level, map(is_, kinds, repeat(list))))]
-        level = _containers(inner)
+        inner: list[Any] = []
+        if objects:
+            found = list(compress(values, map(is_, kinds, repeat(dict))))
+            total += sum(map(len, found))
+            inner += chain.from_iterable(map(dict.values, found))
+        if arrays:
+            inner += chain.from_iterable(compress(values, map(is_, kinds, repeat(list))))
+        values = inner
     return total, depth
 
 
-def _containers(values: list[Any]) -> list[Any]:
-    """The objects and arrays among values (decoded JSON)."""
-    return list(compress(values, map(_CONTAINER.__contains__, map(type, values))))
-
-
-_CONTAINER = frozenset((dict, list))
 
 
 _Told = tuple[int, int, "int | None", "array[int] | None"]
