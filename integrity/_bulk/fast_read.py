@@ -386,8 +386,8 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                     struct_hints(messages, bones[1])
                 else:
                     bones[0].extend(struct_bones(messages, bones[1], kinds, _STRUCTS))
-            keys, depth = _keys_decoded(messages, arguments)
-            if beside is None and not (_sound_in_memory(document, messages, depth, keys, container)
+            keys, depth, hinted = _keys_decoded(messages, arguments)
+            if beside is None and not (_sound_in_memory(document, hinted, depth, keys, container)
                                        if structs else not _lost_keys(document, keys)):
                 return None
             decoded.append(keys)
@@ -460,15 +460,17 @@ def _lost_keys(document: bytes, decoded: int | None = None, bound: int | None = 
 
 _ASTUPLE = msgspec.structs.astuple
 _FIRST = itemgetter(0)
+_LAST = itemgetter(-1)
 _SIG = attrgetter("sig")
 _DATA = attrgetter("data")
 _USAGE_FIELD = itemgetter(_Assistant.__struct_fields__.index("usage"))
 _DETAILS_FIELD = itemgetter(_ToolResult.__struct_fields__.index("details"))
 
 
-def _keys_decoded(messages: list[Any], arguments: list[Any]) -> tuple[int, int]:
-    """How many keys a block's message structs hold, each object's distinct keys once, and how deep their
-    free values nest (levels of arrays and objects: see _sound_in_memory).  A field counts when it was in
+def _keys_decoded(messages: list[Any], arguments: list[Any]) -> tuple[int, int, bool]:
+    """How many keys a block's message structs hold, each object's distinct keys once, how deep their
+    free values nest (levels of arrays and objects: see _sound_in_memory) and whether any message carries
+    native hints.  A field counts when it was in
     the JSON (every optional field defaults to UNSET), the tag ("role", "type") once per struct, and a
     free value's own keys (the calls' arguments, which _feed gathered before letting them go, the turns'
     usage and the results' details), walked a level at a time.  A field the structs skip (not in the pi-ai
@@ -477,7 +479,8 @@ def _keys_decoded(messages: list[Any], arguments: list[Any]) -> tuple[int, int]:
     Every free value was decoded with its message (by msgspec, which refuses a number Python reads as
     infinity or an integer longer than Python reads, as the general reader does), so a block whose keys
     all count has no value left unread: see _sound_in_memory."""
-    fields = list(map(_ASTUPLE, messages))  # each message's fields, content first (a test holds it)
+    fields = list(map(_ASTUPLE, messages))  # each message's fields, content first, hint last (a test holds it)
+    hints = list(map(_LAST, fields))
     kinds = list(map(type, messages))
     contents = list(map(_FIRST, fields))
     free = [*map(_USAGE_FIELD, compress(fields, map(is_, kinds, repeat(_Assistant)))),
@@ -495,7 +498,7 @@ def _keys_decoded(messages: list[Any], arguments: list[Any]) -> tuple[int, int]:
     # each call's "arguments" key (_feed let the values go: UNSET on the structs) and the keys in them
     keys += len(arguments) + sum(map(len, arguments))
     inner, depth = _inner_keys([*chain.from_iterable(map(dict.values, arguments)), *free])
-    return keys + inner, max(depth + 1 if arguments else 0, depth)
+    return keys + inner, max(depth + 1 if arguments else 0, depth), hints.count(_UNSET) != len(hints)
 
 
 def _inner_keys(values: list[Any]) -> tuple[int, int]:
@@ -721,11 +724,10 @@ def _nested_too_deep(raws: list[Any], container: str) -> bool:
     return False
 
 
-_HINT_OF = attrgetter("hint")
 _SPANS = msgspec.json.Decoder(list[msgspec.Raw])
 
 
-def _sound_in_memory(document: bytes, messages: list[Any], depth: int, keys: int, container: str) -> bool:
+def _sound_in_memory(document: bytes, hinted: bool, depth: int, keys: int, container: str) -> bool:
     """_sound for a block decoded straight into its structs (a file in memory), its keys included: its raw spans
     are decoded only when a check needs them.
 
@@ -735,18 +737,16 @@ def _sound_in_memory(document: bytes, messages: list[Any], depth: int, keys: int
     reader refuses (infinite floats, integers past Python's digit limit: a test holds them alike), so no
     number needs looking for.  A message then nests only as deep as its free values (the calls' arguments,
     three levels in, the turns' usage and the results' details, one level in; depth: the deepest of them,
-    _keys_decoded) and its native hints: with no hint, and no free value that deep even three levels in, no
-    message is.  Otherwise every check runs on the whole block, as for any block.
+    _keys_decoded) and its native hints (hinted: some message has them): with no hint, and no free value that
+    deep even three levels in, no message is.  Otherwise every check runs on the whole block, as for any block.
     """
     if not _valid_utf8(document):
         return False
     rough = key_tokens_rough(document)
     bound = rough if rough is None or rough == keys else rough + escaped_key_tokens(document)
     if bound is not None and bound == keys:
-        if depth <= MAX_DEPTH - 3 - {"array": 1, "object": 2}.get(container, 0):
-            hints = list(map(_HINT_OF, messages))
-            if hints.count(_UNSET) == len(hints):
-                return True
+        if not hinted and depth <= MAX_DEPTH - 3 - {"array": 1, "object": 2}.get(container, 0):
+            return True
         return not _nested_too_deep(_SPANS.decode(document), container)
     return not (_numbers_need_general_reader(document) or _lost_keys(document, keys, bound)
                 or _nested_too_deep(_SPANS.decode(document), container))
