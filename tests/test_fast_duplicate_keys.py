@@ -1,4 +1,4 @@
-"""The fast path's duplicate-key check (integrity._bulk.fast_read._keys_decoded): the keys its structs
+"""The fast path's duplicate-key check (integrity._bulk.fast_read._feed and _inner_keys): the keys its structs
 decoded are held to the key tokens in the bytes, and a block is decoded generically only when they
 differ.  These tests hold it to the exact reader: a key named twice anywhere (a message, a content part,
 arguments, usage, details, nested deep) always sends the file to the general reader, which reports it,
@@ -184,7 +184,7 @@ def _with_part(kind: str, present: tuple[str, ...], twice: str | None = None) ->
 
 @pytest.mark.parametrize("kind", sorted(_PARTS))
 def test_every_part_kind_with_any_of_its_fields_counts_each_key_once(kind: str) -> None:
-    """_keys_decoded counts a part's keys from its kind and its set fields (the `sig` of each, an image's data):
+    """_feed counts a part's keys from its kind and its set fields (the `sig` of each, an image's data):
     whichever optional fields a part has, its keys equal the general reader's count and the file stays on the
     fast path; any of them named twice sends it to the general reader."""
     from itertools import combinations
@@ -197,9 +197,51 @@ def test_every_part_kind_with_any_of_its_fields_counts_each_key_once(kind: str) 
         for present in combinations(optional, size):
             text = _with_part(kind, present)
             messages = fast_read._MESSAGES.decode(text.encode())
-            arguments: list[Any] = []
-            assert fast_read._feed(messages, 0, LightBuilder(), {}, arguments) is not None
-            assert fast_read._keys_decoded(messages, arguments)[0] == count_keys([json.loads(text)]), present
+            free: list[Any] = []
+            fed = fast_read._feed(messages, 0, LightBuilder(), {}, free)
+            assert fed is not None
+            assert fed[1] + fast_read._inner_keys(free)[0] == count_keys([json.loads(text)]), present
             assert fast_read.read_fast(text.encode(), "ok.json") is not None, present
             for field in present:
                 assert fast_read.read_fast(_with_part(kind, present, field).encode(), "dup.json") is None, field
+
+
+_MESSAGE_FIELDS = {  # each message kind the fast reader decodes: its required fields, then each optional one
+    "user": ('"role":"user","content":"hi"', ['"timestamp":1', '"_native":{"format":"x"}']),
+    "system": ('"role":"system","content":[{"type":"text","text":"be brief"}]', ['"timestamp":1']),
+    "assistant": ('"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{}}]',
+                  ['"stopReason":"toolUse"', '"errorMessage":null', '"api":"a"', '"provider":"p"', '"model":"m"',
+                   '"usage":{"input":1,"cost":{"total":2}}', '"timestamp":2', '"_native":{"k":[1]}']),
+    "toolResult": ('"role":"toolResult","toolCallId":"c1","content":[]',
+                   ['"toolName":"read"', '"isError":false', '"timestamp":3', '"details":{"a":[{"b":1}]}',
+                    '"_native":{}']),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_MESSAGE_FIELDS))
+def test_every_message_kind_with_any_of_its_fields_counts_each_key_once(kind: str) -> None:
+    """_feed counts a message's keys from its kind and each optional field it has: whichever it has, its keys
+    equal the general reader's count and the file stays on the fast path; any of them named twice sends it to
+    the general reader."""
+    from itertools import combinations
+
+    from integrity.formats.duplicates import count_keys
+    from integrity.repair.views import LightBuilder
+
+    required, optional = _MESSAGE_FIELDS[kind]
+    call = '{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read"}],"stopReason":"toolUse"}'
+    for size in range(len(optional) + 1):
+        for present in combinations(optional, size):
+            def text(twice: str | None = None, present: tuple[str, ...] = present) -> str:
+                message = "{" + ",".join((required, *present, *((twice,) if twice else ()))) + "}"
+                return f"[{call},{message}]"
+            messages = fast_read._MESSAGES.decode(text().encode())
+            free: list[Any] = []
+            fed = fast_read._feed(messages, 0, LightBuilder(), {}, free)
+            assert fed is not None
+            assert fed[1] + fast_read._inner_keys(free)[0] == count_keys([json.loads(text())]), present
+            assert fed[2] == any(field.startswith('"_native"') for field in present)
+            if not fed[2]:  # (a hint sends the block to every check, the general reader's nesting included)
+                assert fast_read.read_fast(text().encode(), "ok.json") is not None, present
+            for field in present[:2]:
+                assert fast_read.read_fast(text(field).encode(), "dup.json") is None, field

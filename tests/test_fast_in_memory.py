@@ -124,14 +124,6 @@ def test_a_number_anywhere_is_read_as_the_general_reader_reads_it(where: str, nu
         assert fast_read.read_fast(data, "x") is not None
 
 
-def test_every_message_struct_holds_its_content_first_and_its_hints_last() -> None:
-    """_keys_decoded finds each message's content as the first of its fields (msgspec.structs.astuple), and its
-    native hints as the last."""
-    for struct in fast_read._ROLE_OF:
-        assert struct.__struct_fields__[0] == "content", struct
-        assert struct.__struct_fields__[-1] == "hint" and struct.__struct_encode_fields__[-1] == "_native", struct
-
-
 def test_a_format_answered_without_the_formats_package_names_the_provider_its_spec_does() -> None:
     """own_provider answers pi-ai without loading integrity.formats (_NO_OWN_PROVIDER): the specs agree."""
     from integrity._diagnosis import _NO_OWN_PROVIDER, own_provider

@@ -30,7 +30,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain, compress, count, repeat
-from operator import add, attrgetter, is_, is_not, itemgetter, ne
+from operator import add, is_, is_not, ne
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 import msgspec
@@ -60,8 +60,8 @@ if TYPE_CHECKING:
 # Content parts are tagged on "type" too: a toolCall keeps id and name, text and thinking parts their text
 # (only to prove it a string).  Any other part type (an Anthropic tool_use, say) fails validation and
 # the general reader, which knows every format, takes over.  Each part's one optional string field (its
-# signature; an image's mimeType) is the attribute `sig` whatever its key, so that _keys_decoded counts
-# the set ones over every part with one C-level map, without telling the parts apart.
+# signature; an image's mimeType) is the attribute `sig` whatever its key, so that _feed counts a part's keys
+# the same way whatever its kind.
 _UNSET = msgspec.UNSET
 _Text_ = str | msgspec.UnsetType  # an optional string field: absent, or a string
 _Number = int | float | msgspec.UnsetType
@@ -72,7 +72,7 @@ _Free = Any  # a value whose members the planner never reads (absent: UNSET; key
 class _ToolCall(msgspec.Struct, gc=False, tag_field="type", tag="toolCall"):
     id: Any = _UNSET
     name: Any = _UNSET
-    arguments: _Object = _UNSET  # its keys counted by _keys_decoded (gathered by _feed, which lets it go)
+    arguments: _Object = _UNSET  # its keys counted (_feed gathers it, then lets it go)
     sig: _Text_ = msgspec.field(name="thoughtSignature", default=_UNSET)
 
 
@@ -126,7 +126,7 @@ class _Assistant(msgspec.Struct, gc=False, tag_field="role", tag="assistant"):
     api: _Text_ = _UNSET
     provider: _Text_ = _UNSET
     model: _Text_ = _UNSET
-    usage: _Object = _UNSET  # its keys counted by _keys_decoded
+    usage: _Object = _UNSET  # its keys counted (_feed gathers it)
     timestamp: _Number = _UNSET
     hint: Any = _HINT
 
@@ -169,30 +169,63 @@ class FastTranscript:
 
 
 def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str],
-          arguments: list[Any]) -> bool | None:
-    """Feed one block of structs to the builder: whether it shows a toolCall part, None when a
-    call id, tool name or toolCallId is not a string (a schema finding).  The cheap pre-check on
-    stopReason skips the builder for the common completed turn.  names: each tool name seen so far,
-    so that the calls kept in the light view share one string per name.  arguments: gets every call's
-    arguments, which the call lets go (_keys_decoded counts their keys)."""
+          free: list[Any]) -> tuple[bool, int, bool] | None:
+    """Feed one block of structs to the builder and count the keys they hold, each object's distinct keys
+    once: whether it shows a toolCall part, the keys (the free values' own keys aside: _inner_keys counts
+    them) and whether some message carries native hints; None when a call id, tool name or toolCallId is
+    not a string (a schema finding).  The cheap pre-check on stopReason skips the builder for the common
+    completed turn.  names: each tool name seen so far, so that the calls kept in the light view share one
+    string per name.  free: gets every call's arguments (which the call lets go), every turn's usage, every
+    result's details and every message's native hints.
+
+    A key counts when its field was in the JSON (every optional field defaults to UNSET): each message's and
+    part's tag ("role", "type") and required fields, and each optional field set, tested where the loop
+    holds the struct anyway (a Python step per field is cheaper than a tuple of fields per struct, or a map
+    per field).  A field the structs skip (not in the pi-ai schema) is not counted.
+
+    Every free value was decoded with its message (by msgspec, which refuses a number Python reads as
+    infinity or an integer longer than Python reads, as the general reader does), so a block whose keys
+    all count has no value left unread: see _sound_in_memory."""
     frame, result, plain, no_calls = builder.frame, builder.result, builder.plain_result, builder.no_calls
     name_of = names.setdefault
+    unset = _UNSET
     pi_ai = False
+    keys = 0
+    hinted = False
     for index, message in enumerate(messages, offset):
         kind = type(message)
+        if message.hint is not unset:
+            hinted = True
+            keys += 1
+            free.append(message.hint)
         if kind is _ToolResult:
             call_id = message.toolCallId
             if type(call_id) is not str:
                 return None  # a schema finding: the general reader reports it
             name = message.toolName
-            if name is _UNSET:
+            details = message.details
+            # role, toolCallId and content, then the optional fields
+            keys += 3 + (name is not unset) + (message.isError is not unset) + (message.timestamp is not unset)
+            if name is unset:
                 name = None
-            if message.isError is True and is_receipt(True, message.details):
+            if details is not unset:
+                keys += 1
+                free.append(details)
+            for part in message.content:
+                keys += 3 - (part.sig is unset) - (type(part) is _Image and part.data is unset)
+            if message.isError is True and is_receipt(True, details):
                 result(index, call_id, name, True)
             else:
                 plain(index, call_id, name)
         elif kind is _Assistant:
             content = message.content
+            stop, error = message.stopReason, message.errorMessage
+            keys += (2 + (stop is not unset) + (error is not unset) + (message.api is not unset)
+                     + (message.provider is not unset) + (message.model is not unset)
+                     + (message.timestamp is not unset))
+            if message.usage is not unset:
+                keys += 1
+                free.append(message.usage)
             if content:
                 calls = None
                 for part in content:
@@ -202,24 +235,33 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                         if type(part.id) is not str or type(name) is not str:
                             return None  # a schema finding: the general reader reports it
                         part.name = name_of(name, name)
-                        if part.arguments is not _UNSET:
-                            arguments.append(part.arguments)
-                            part.arguments = _UNSET  # counted by _keys_decoded; ~6 MB a million messages
+                        keys += 4 - (part.sig is unset)  # type, id, name and sig
+                        if part.arguments is not unset:
+                            keys += 1
+                            free.append(part.arguments)
+                            part.arguments = unset  # counted here; ~6 MB a million messages
                         if calls is None:
                             calls = [part]
                         else:
                             calls.append(part)
+                    else:
+                        keys += 3 - (part.sig is unset) - (type(part) is _Image and part.data is unset)
                 if calls is not None:
                     frame(index, tuple(calls))
                     continue
-            stop, error = message.stopReason, message.errorMessage
-            if stop is _UNSET:
+            if stop is unset:
                 stop = None
-            if error is _UNSET:
+            if error is unset:
                 error = None
             if (stop is not None and stop != "toolUse" and stop != "stop") or error is not None:
                 no_calls(index, stop, error, not content)
-    return pi_ai
+        else:
+            content = message.content
+            keys += 2 + (message.timestamp is not unset)
+            if type(content) is list:
+                for part in content:
+                    keys += 3 - (part.sig is unset) - (type(part) is _Image and part.data is unset)
+    return pi_ai, keys, hinted
 
 
 def read_fast(data: bytes, source: str, clean: bool = True, bones: bool | str = False) -> FastTranscript | None:
@@ -353,7 +395,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
     kept: list[Any] = []
     builder = LightBuilder(clean, sparse_names=True)  # ids here are strings (else the general reader reads)
     names: dict[str, str] = {}
-    decoded: list[int] = []  # each block's keys its structs hold (_keys_decoded)
+    decoded: list[int] = []  # each block's keys its structs hold (_feed, _inner_keys)
     pi_ai = False
     beside = None if keep else _Beside.start(body, container, low, high, writes)
     # An array's blocks are decoded once, into the structs (that proves each cut as well as the raw spans
@@ -375,10 +417,13 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                     kept.extend(values)
             first = len(roles)
             roles.extend(map(_ROLE_OF.__getitem__, map(type, messages)))
-            arguments: list[Any] = []
-            found = _feed(messages, first, builder, names, arguments)
-            if found is None:
+            free: list[Any] = []
+            fed = _feed(messages, first, builder, names, free)
+            if fed is None:
                 return None
+            found, keys, hinted = fed
+            inner, depth = _inner_keys(free)
+            keys += inner
             if bones is not None:
                 from .fast_bones import struct_bones, struct_hints  # only when a provider verdict is asked
 
@@ -386,7 +431,6 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                     struct_hints(messages, bones[1])
                 else:
                     bones[0].extend(struct_bones(messages, bones[1], kinds, _STRUCTS))
-            keys, depth, hinted = _keys_decoded(messages, arguments)
             if beside is None and not (_sound_in_memory(document, hinted, depth, keys, container)
                                        if structs else not _lost_keys(document, keys)):
                 return None
@@ -439,7 +483,7 @@ def _lost_keys(document: bytes, decoded: int | None = None, bound: int | None = 
     """Whether decoding the block loses a key (an object names one twice), or that cannot be ruled out
     cheaply (a key spaced from its colon): the key tokens in the bytes against the keys decoded.
 
-    decoded: the keys the block's structs hold (_keys_decoded).  When it equals the bound on the key
+    decoded: the keys the block's structs hold (_feed).  When it equals the bound on the key
     tokens no key was lost (each object's distinct keys <= the keys written <= the bound), and the block
     is never decoded a second time; otherwise (a field the structs skip, or a duplicate) every key of
     a generic decode is counted.  bound: key_tokens_bound(document) when the caller has it (-1: not given).
@@ -456,49 +500,6 @@ def _lost_keys(document: bytes, decoded: int | None = None, bound: int | None = 
         return bound != count_keys([msgspec.json.decode(document)])
     except (msgspec.DecodeError, RecursionError):
         return True
-
-
-_ASTUPLE = msgspec.structs.astuple
-_FIRST = itemgetter(0)
-_LAST = itemgetter(-1)
-_SIG = attrgetter("sig")
-_DATA = attrgetter("data")
-_USAGE_FIELD = itemgetter(_Assistant.__struct_fields__.index("usage"))
-_DETAILS_FIELD = itemgetter(_ToolResult.__struct_fields__.index("details"))
-
-
-def _keys_decoded(messages: list[Any], arguments: list[Any]) -> tuple[int, int, bool]:
-    """How many keys a block's message structs hold, each object's distinct keys once, how deep their
-    free values nest (levels of arrays and objects: see _sound_in_memory) and whether any message carries
-    native hints.  A field counts when it was in
-    the JSON (every optional field defaults to UNSET), the tag ("role", "type") once per struct, and a
-    free value's own keys (the calls' arguments, which _feed gathered before letting them go, the turns'
-    usage and the results' details), walked a level at a time.  A field the structs skip (not in the pi-ai
-    schema) is not counted.  Counted by C-level maps: no Python step per message.
-
-    Every free value was decoded with its message (by msgspec, which refuses a number Python reads as
-    infinity or an integer longer than Python reads, as the general reader does), so a block whose keys
-    all count has no value left unread: see _sound_in_memory."""
-    fields = list(map(_ASTUPLE, messages))  # each message's fields, content first, hint last (a test holds it)
-    hints = list(map(_LAST, fields))
-    kinds = list(map(type, messages))
-    contents = list(map(_FIRST, fields))
-    free = [*map(_USAGE_FIELD, compress(fields, map(is_, kinds, repeat(_Assistant)))),
-            *map(_DETAILS_FIELD, compress(fields, map(is_, kinds, repeat(_ToolResult))))]
-    keys = sum(map(len, fields)) + len(fields) - sum(map(tuple.count, fields, repeat(_UNSET)))
-    parts = list(chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
-    if parts:
-        # Three keys a part (its tag, a text's or thinking's text, its `sig`), a call's name besides (its id and
-        # name: _feed proved them strings), less each `sig` not set and each image's data not set (a call's
-        # arguments: below).
-        kinds = list(map(type, parts))
-        keys += 3 * len(parts) + kinds.count(_ToolCall) - list(map(_SIG, parts)).count(_UNSET)
-        if _Image in kinds:
-            keys -= list(map(_DATA, compress(parts, map(is_, kinds, repeat(_Image))))).count(_UNSET)
-    # each call's "arguments" key (_feed let the values go: UNSET on the structs) and the keys in them
-    keys += len(arguments) + sum(map(len, arguments))
-    inner, depth = _inner_keys([*chain.from_iterable(map(dict.values, arguments)), *free])
-    return keys + inner, max(depth + 1 if arguments else 0, depth), hints.count(_UNSET) != len(hints)
 
 
 def _inner_keys(values: list[Any]) -> tuple[int, int]:
@@ -731,13 +732,13 @@ def _sound_in_memory(document: bytes, hinted: bool, depth: int, keys: int, conta
     """_sound for a block decoded straight into its structs (a file in memory), its keys included: its raw spans
     are decoded only when a check needs them.
 
-    When the keys the structs hold (_keys_decoded) equal the key tokens, every key written is one the
+    When the keys the structs hold (_feed) equal the key tokens, every key written is one the
     structs read: no field was skipped, so every value of the block was decoded by msgspec, typed or
-    generically (the free values: _keys_decoded), and msgspec refuses exactly the numbers the general
+    generically (the free values: _feed), and msgspec refuses exactly the numbers the general
     reader refuses (infinite floats, integers past Python's digit limit: a test holds them alike), so no
     number needs looking for.  A message then nests only as deep as its free values (the calls' arguments,
     three levels in, the turns' usage and the results' details, one level in; depth: the deepest of them,
-    _keys_decoded) and its native hints (hinted: some message has them): with no hint, and no free value that
+    _inner_keys) and its native hints (hinted: some message has them): with no hint, and no free value that
     deep even three levels in, no message is.  Otherwise every check runs on the whole block, as for any block.
     """
     if not _valid_utf8(document):
