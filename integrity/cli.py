@@ -346,8 +346,9 @@ def _each_file(work: Callable[..., Any], args: argparse.Namespace,
             from functools import partial
 
             context = multiprocessing.get_context("fork")
+            sent = argparse.Namespace(**{**vars(args), "files": []})  # each task carries it: not every file's name
             with context.Pool(jobs, initializer=_worker_signals) as pool:
-                yield from pool.imap(partial(in_worker or work, args=args), files,
+                yield from pool.imap(partial(in_worker or work, args=sent), files,
                                      chunksize=max(1, len(files) // (jobs * 16)))
             return
     yield from (work(path, args) for path in files)
