@@ -412,9 +412,16 @@ def own_provider(format: str | None) -> str | None:
     talks to one API (a Claude Code session is sent as Anthropic Messages requests, a Codex CLI rollout as
     OpenAI Responses requests).  Judging those by another provider's turn rules would report errors their
     provider never returns."""
+    if format in _NO_OWN_PROVIDER:
+        return None
     from .formats import implied_provider
 
     return implied_provider(format)
+
+
+_NO_OWN_PROVIDER = frozenset({"pi-ai"})
+"""Formats whose spec names no provider, answered without loading the formats package: `check` of a pi-ai
+file (the fast path) never loads it, about 70 ms of every process's start (a test holds these to the specs)."""
 
 
 def target_provider(format: str | None, provider: str | None = None) -> str | None:

@@ -17,6 +17,7 @@ import itertools
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO, cast
 
 from ._bulk.atomic_write import STDOUT, Target, Terminated, WriteError, signals_raise, write_all
@@ -78,16 +79,34 @@ def _fast_allowed(args: argparse.Namespace) -> bool:
 def _bones(args: argparse.Namespace) -> bool | str:
     """What the fast path reads for a provider verdict (pipeline.read_bones; a pi-ai file has no provider of
     its own, so only a named one is asked)."""
-    from .pipeline import read_bones, split_provider_option
+    return _bones_for(getattr(args, "provider", None))
 
-    target, also = split_provider_option(getattr(args, "provider", None))
+
+@cache  # asked once per file: worked out once per command
+def _bones_for(provider: str | None) -> bool | str:
+    from .pipeline import read_bones
+
+    target, also = _provider_option(provider)
     return read_bones([target, *also] if target else also)
 
 
+@cache
+def _provider_option(provider: str | None) -> tuple[str | None, tuple[str, ...]]:
+    """pipeline.split_provider_option, once per command (each file asks it)."""
+    from .pipeline import split_provider_option
+
+    return split_provider_option(provider)
+
+
 def _clean(args: argparse.Namespace) -> bool:
+    return _clean_for(getattr(args, "policy", None))
+
+
+@cache
+def _clean_for(policy: str | None) -> bool:
     from .repair.policies import DEFAULT_POLICY, reads_closely
 
-    return reads_closely(getattr(args, "policy", DEFAULT_POLICY))
+    return reads_closely(policy or DEFAULT_POLICY)
 
 
 def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
@@ -187,11 +206,19 @@ def _plan(light: Any, policy: str, provider: str | None = None, stretches: bool 
 
 def _counts(summary: Any) -> str:
     """Every nonzero count the kind registry lists, by the kind's one name ("no defects" when none)."""
+    fields, labels = _counted()
+    said = [f"{label} {count}" for label, count in zip(labels, map(getattr, itertools.repeat(summary), fields),
+                                                        strict=True) if count]
+    return ", ".join(said) or "no defects"
+
+
+@cache
+def _counted() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The summary fields the counts line says (kinds.summary_counts, findings aside) and their names, once."""
     from .kinds import summary_counts
 
-    said = [f"{label} {getattr(summary, field)}" for field, label in summary_counts()
-            if field != "findings" and getattr(summary, field)]
-    return ", ".join(said) or "no defects"
+    counted = [(field, label) for field, label in summary_counts() if field != "findings"]
+    return tuple(field for field, _ in counted), tuple(label for _, label in counted)
 
 
 def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> list[str]:
@@ -226,9 +253,9 @@ def _said(violation: Any) -> str:
 def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) -> CheckResult:
     """What `check` says about one transcript: the one pipeline (integrity.pipeline.check_unit), at the
     depth the output needs (the report's shell for --json, else the cheap diagnosis)."""
-    from .pipeline import check_unit, split_provider_option
+    from .pipeline import check_unit
 
-    target, also = split_provider_option(args.provider)
+    target, also = _provider_option(args.provider)
     return check_unit(loaded, provider=target, also=also, policy=args.policy,
                       depth="report" if args.json else "diagnosis", now=now)
 
@@ -319,8 +346,9 @@ def _each_file(work: Callable[..., Any], args: argparse.Namespace,
             from functools import partial
 
             context = multiprocessing.get_context("fork")
+            sent = argparse.Namespace(**{**vars(args), "files": []})  # each task carries it: not every file's name
             with context.Pool(jobs, initializer=_worker_signals) as pool:
-                yield from pool.imap(partial(in_worker or work, args=args), files,
+                yield from pool.imap(partial(in_worker or work, args=sent), files,
                                      chunksize=max(1, len(files) // (jobs * 16)))
             return
     yield from (work(path, args) for path in files)

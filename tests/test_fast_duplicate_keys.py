@@ -1,4 +1,4 @@
-"""The fast path's duplicate-key check (integrity._bulk.fast_read._keys_decoded): the keys its structs
+"""The fast path's duplicate-key check (integrity._bulk.fast_read._feed and _inner_keys): the keys its structs
 decoded are held to the key tokens in the bytes, and a block is decoded generically only when they
 differ.  These tests hold it to the exact reader: a key named twice anywhere (a message, a content part,
 arguments, usage, details, nested deep) always sends the file to the general reader, which reports it,
@@ -158,3 +158,90 @@ def test_a_file_read_a_block_at_a_time_finds_the_same(seed: int, monkeypatch: An
         assert (read is not None) == sound
     assert len(started) == 2 and all(child is not None for child in started)  # the child did check them
     assert len(generic) <= 1  # only the broken file's block was decoded generically
+
+
+_PARTS = {  # each content part the fast reader decodes: its required fields, then each optional one
+    "text": ('"type":"text","text":"a: \\"b\\""', ['"textSignature":"s"']),
+    "thinking": ('"type":"thinking","thinking":"t"', ['"thinkingSignature":"s"']),
+    "toolCall": ('"type":"toolCall","id":"c2","name":"read"',
+                 ['"arguments":{"p":{"q":[1,{"r":2}]},"s":"x"}', '"thoughtSignature":"s"']),
+    "image": ('"type":"image"', ['"data":"AAAA"', '"mimeType":"image/png"']),
+}
+
+
+def _with_part(kind: str, present: tuple[str, ...], twice: str | None = None) -> str:
+    """A pi-ai file whose assistant turn (and, for text and images, user turn and result) holds a part of this
+    kind with these optional fields; twice: one of them written a second time."""
+    required, _ = _PARTS[kind]
+    part = "{" + ",".join((required, *present, *((twice,) if twice else ()))) + "}"
+    call = '{"type":"toolCall","id":"c1","name":"read","arguments":{}}'
+    said = f"[{part}]" if kind in ("text", "image") else '"hi"'
+    results = f"[{part}]" if kind in ("text", "image") else "[]"
+    return (f'[{{"role":"user","content":{said}}},'
+            f'{{"role":"assistant","content":[{part},{call}],"stopReason":"toolUse","usage":{{"input":1}}}},'
+            f'{{"role":"toolResult","toolCallId":"c1","toolName":"read","content":{results},"isError":false}}]')
+
+
+@pytest.mark.parametrize("kind", sorted(_PARTS))
+def test_every_part_kind_with_any_of_its_fields_counts_each_key_once(kind: str) -> None:
+    """_feed counts a part's keys from its kind and its set fields (the `sig` of each, an image's data):
+    whichever optional fields a part has, its keys equal the general reader's count and the file stays on the
+    fast path; any of them named twice sends it to the general reader."""
+    from itertools import combinations
+
+    from integrity.formats.duplicates import count_keys
+    from integrity.repair.views import LightBuilder
+
+    _, optional = _PARTS[kind]
+    for size in range(len(optional) + 1):
+        for present in combinations(optional, size):
+            text = _with_part(kind, present)
+            messages = fast_read._MESSAGES.decode(text.encode())
+            free: list[Any] = []
+            fed = fast_read._feed(messages, 0, LightBuilder(), {}, free)
+            assert fed is not None
+            assert fed[1] + fast_read._inner_keys(free)[0] == count_keys([json.loads(text)]), present
+            assert fast_read.read_fast(text.encode(), "ok.json") is not None, present
+            for field in present:
+                assert fast_read.read_fast(_with_part(kind, present, field).encode(), "dup.json") is None, field
+
+
+_MESSAGE_FIELDS = {  # each message kind the fast reader decodes: its required fields, then each optional one
+    "user": ('"role":"user","content":"hi"', ['"timestamp":1', '"_native":{"format":"x"}']),
+    "system": ('"role":"system","content":[{"type":"text","text":"be brief"}]', ['"timestamp":1']),
+    "assistant": ('"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{}}]',
+                  ['"stopReason":"toolUse"', '"errorMessage":null', '"api":"a"', '"provider":"p"', '"model":"m"',
+                   '"usage":{"input":1,"cost":{"total":2}}', '"timestamp":2', '"_native":{"k":[1]}']),
+    "toolResult": ('"role":"toolResult","toolCallId":"c1","content":[]',
+                   ['"toolName":"read"', '"isError":false', '"timestamp":3', '"details":{"a":[{"b":1}]}',
+                    '"_native":{}']),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_MESSAGE_FIELDS))
+def test_every_message_kind_with_any_of_its_fields_counts_each_key_once(kind: str) -> None:
+    """_feed counts a message's keys from its kind and each optional field it has: whichever it has, its keys
+    equal the general reader's count and the file stays on the fast path; any of them named twice sends it to
+    the general reader."""
+    from itertools import combinations
+
+    from integrity.formats.duplicates import count_keys
+    from integrity.repair.views import LightBuilder
+
+    required, optional = _MESSAGE_FIELDS[kind]
+    call = '{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read"}],"stopReason":"toolUse"}'
+    for size in range(len(optional) + 1):
+        for present in combinations(optional, size):
+            def text(twice: str | None = None, present: tuple[str, ...] = present) -> str:
+                message = "{" + ",".join((required, *present, *((twice,) if twice else ()))) + "}"
+                return f"[{call},{message}]"
+            messages = fast_read._MESSAGES.decode(text().encode())
+            free: list[Any] = []
+            fed = fast_read._feed(messages, 0, LightBuilder(), {}, free)
+            assert fed is not None
+            assert fed[1] + fast_read._inner_keys(free)[0] == count_keys([json.loads(text())]), present
+            assert fed[2] == any(field.startswith('"_native"') for field in present)
+            if not fed[2]:  # (a hint sends the block to every check, the general reader's nesting included)
+                assert fast_read.read_fast(text().encode(), "ok.json") is not None, present
+            for field in present[:2]:
+                assert fast_read.read_fast(text(field).encode(), "dup.json") is None, field

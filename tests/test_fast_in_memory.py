@@ -7,6 +7,7 @@ limit anywhere is refused, one at the limit is read, and the raw spans are the m
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -123,7 +124,28 @@ def test_a_number_anywhere_is_read_as_the_general_reader_reads_it(where: str, nu
         assert fast_read.read_fast(data, "x") is not None
 
 
-def test_every_message_struct_holds_its_content_first() -> None:
-    """_keys_decoded finds each message's content as the first of its fields (msgspec.structs.astuple)."""
-    for struct in fast_read._ROLE_OF:
-        assert struct.__struct_fields__[0] == "content", struct
+def test_a_format_answered_without_the_formats_package_names_the_provider_its_spec_does() -> None:
+    """own_provider answers pi-ai without loading integrity.formats (_NO_OWN_PROVIDER): the specs agree."""
+    from integrity._diagnosis import _NO_OWN_PROVIDER, own_provider
+    from integrity.formats import FORMAT_SPECS, implied_provider
+
+    for name in _NO_OWN_PROVIDER:
+        assert name in FORMAT_SPECS and implied_provider(name) is None and own_provider(name) is None
+
+
+def test_checking_a_pi_ai_file_never_loads_the_formats_package(tmp_path: Path) -> None:
+    """The fast path's `check` of a pi-ai file runs without integrity.formats (about 70 ms of start-up): a file
+    that needs it (here, one in another format) loads it, as the control."""
+    import subprocess
+    import sys
+
+    pi_ai = tmp_path / "t.json"
+    pi_ai.write_bytes(_file(_messages("none", "0"), "array"))
+    other = tmp_path / "o.json"
+    other.write_text('{"messages": [{"role": "user", "content": "hi"}], "model": "gpt-4o"}')
+    probe = ("import sys; from integrity.cli import main; main(['check', sys.argv[1]]); "
+             "print('integrity.formats' in sys.modules, file=sys.stderr)")
+    root = Path(__file__).resolve().parents[1]
+    said = [subprocess.run([sys.executable, "-c", probe, str(path)], cwd=root, capture_output=True, text=True)
+            .stderr.split()[-1] for path in (pi_ai, other)]
+    assert said == ["False", "True"]

@@ -338,3 +338,21 @@ def test_check_says_in_one_line_that_a_file_changed_while_the_providers_were_ask
         patch.setattr(cli, "_bones", lambda args: False)
         outcome = run("check", "--provider", "openai-chat", str(path))
         assert outcome.code == 2 and outcome.error_lines == changed, outcome.stderr
+
+
+@pytest.mark.parametrize("around", [("[", "]"), (" \n[\r\n", "\n ]\n\t"), ('{"messages": [', "]}"), ("[", "] x")])
+def test_an_array_in_memory_in_one_block_is_decoded_as_it_lies_or_joined(around: tuple[str, str]) -> None:
+    """array_blocks hands over a whole array held in memory as its own bytes (no copy) when nothing but JSON
+    whitespace is around its brackets, else the joined document; either decodes to the same values and holds
+    the same key tokens."""
+    values = ['{"role":"user","content":"a: b"}', '{"role":"user","content":"c"}']
+    head, tail = around
+    data = (head + ",\n".join(values) + tail).encode()
+    low = len(head)
+    high = low + len(",\n".join(values))
+    (offset, length, document, decoded), = blocks.array_blocks(blocks.Source(data), low, high)
+    assert (offset, length) == (low, high - low)
+    assert [bytes(value) for value in decoded] == [value.encode() for value in values]
+    assert document.count(b'":') == sum(value.count('":') for value in values)
+    lies = head.strip() == "[" and tail.strip() == "]"
+    assert (document is data) == lies

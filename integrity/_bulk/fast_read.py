@@ -30,7 +30,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain, compress, count, repeat
-from operator import add, attrgetter, is_, is_not, itemgetter, ne
+from operator import add, is_, is_not, ne
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 import msgspec
@@ -58,36 +58,38 @@ if TYPE_CHECKING:
     from ..repair.plan import Plan
     from .fast_bones import ItemShapes
 
-# Content parts are tagged on "type" too: text and thinking parts decode to
-# empty structs (their text is skipped, not copied), a toolCall keeps id and
-# name.  Any other part type (an Anthropic tool_use, say) fails validation and
-# the general reader, which knows every format, takes over.
+# Content parts are tagged on "type" too: a toolCall keeps id and name, text and thinking parts their text
+# (only to prove it a string).  Any other part type (an Anthropic tool_use, say) fails validation and
+# the general reader, which knows every format, takes over.  Each part's one optional string field (its
+# signature; an image's mimeType) is the attribute `sig` whatever its key, so that _feed counts a part's keys
+# the same way whatever its kind.
 _UNSET = msgspec.UNSET
 _Text_ = str | msgspec.UnsetType  # an optional string field: absent, or a string
 _Number = int | float | msgspec.UnsetType
-_Free = msgspec.Raw | msgspec.UnsetType  # a value whose members the planner never reads (keys counted)
+_Object = dict[str, Any] | msgspec.UnsetType  # an object whose members the planner never reads (keys counted)
+_Free = Any  # a value whose members the planner never reads (absent: UNSET; keys counted)
 
 
 class _ToolCall(msgspec.Struct, gc=False, tag_field="type", tag="toolCall"):
     id: Any = _UNSET
     name: Any = _UNSET
-    arguments: _Free = _UNSET  # an object (checked with the block's keys: _keys_decoded)
-    thoughtSignature: _Text_ = _UNSET
+    arguments: _Object = _UNSET  # its keys counted (_feed gathers it, then lets it go)
+    sig: _Text_ = msgspec.field(name="thoughtSignature", default=_UNSET)
 
 
 class _Text(msgspec.Struct, gc=False, tag_field="type", tag="text"):
     text: str
-    textSignature: _Text_ = _UNSET
+    sig: _Text_ = msgspec.field(name="textSignature", default=_UNSET)
 
 
 class _Thinking(msgspec.Struct, gc=False, tag_field="type", tag="thinking"):
     thinking: str
-    thinkingSignature: _Text_ = _UNSET
+    sig: _Text_ = msgspec.field(name="thinkingSignature", default=_UNSET)
 
 
 class _Image(msgspec.Struct, gc=False, tag_field="type", tag="image"):
     data: _Text_ = _UNSET
-    mimeType: _Text_ = _UNSET
+    sig: _Text_ = msgspec.field(name="mimeType", default=_UNSET)
 
 
 _Part = _ToolCall | _Text | _Thinking | _Image
@@ -125,7 +127,7 @@ class _Assistant(msgspec.Struct, gc=False, tag_field="role", tag="assistant"):
     api: _Text_ = _UNSET
     provider: _Text_ = _UNSET
     model: _Text_ = _UNSET
-    usage: _Free = _UNSET  # an object (checked with the block's keys: _keys_decoded)
+    usage: _Object = _UNSET  # its keys counted (_feed gathers it)
     timestamp: _Number = _UNSET
     hint: Any = _HINT
 
@@ -140,10 +142,6 @@ class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
     hint: Any = _HINT
 
 
-_CONTENT = attrgetter("content")
-_ARGUMENTS = attrgetter("arguments")
-_USAGE = attrgetter("usage")
-_DETAILS = attrgetter("details")
 
 STRUCTS: tuple[type, type, type, type, type, dict[type, str]] = (
     _ToolResult, _Assistant, _User, _ToolCall, _Image, {_Text: "text", _Thinking: "thinking"})
@@ -174,33 +172,63 @@ class FastTranscript:
 
 
 def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str],
-          objects: list[Any]) -> bool | None:
-    """Feed one block of structs to the builder: whether it shows a toolCall part, None when a
-    call id, tool name or toolCallId is not a string (a schema finding).  The cheap pre-check on
-    stopReason skips the builder for the common completed turn.  names: each tool name seen so far,
-    so that the calls kept in the light view share one string per name.  objects: gets every call's
-    arguments and every turn's usage (raw values that must be objects: _keys_decoded checks them)."""
+          free: list[Any]) -> tuple[bool, int, bool] | None:
+    """Feed one block of structs to the builder and count the keys they hold, each object's distinct keys
+    once: whether it shows a toolCall part, the keys (the free values' own keys aside: _inner_keys counts
+    them) and whether some message carries native hints; None when a call id, tool name or toolCallId is
+    not a string (a schema finding).  The cheap pre-check on stopReason skips the builder for the common
+    completed turn.  names: each tool name seen so far, so that the calls kept in the light view share one
+    string per name.  free: gets every call's arguments (which the call lets go), every turn's usage, every
+    result's details and every message's native hints.
+
+    A key counts when its field was in the JSON (every optional field defaults to UNSET): each message's and
+    part's tag ("role", "type") and required fields, and each optional field set, tested where the loop
+    holds the struct anyway (a Python step per field is cheaper than a tuple of fields per struct, or a map
+    per field).  A field the structs skip (not in the pi-ai schema) is not counted.
+
+    Every free value was decoded with its message (by msgspec, which refuses a number Python reads as
+    infinity or an integer longer than Python reads, as the general reader does), so a block whose keys
+    all count has no value left unread: see _sound_in_memory."""
     frame, result, plain, no_calls = builder.frame, builder.result, builder.plain_result, builder.no_calls
     name_of = names.setdefault
+    unset = _UNSET
     pi_ai = False
+    keys = 0
+    hinted = False
     for index, message in enumerate(messages, offset):
         kind = type(message)
+        if message.hint is not unset:
+            hinted = True
+            keys += 1
+            free.append(message.hint)
         if kind is _ToolResult:
             call_id = message.toolCallId
             if type(call_id) is not str:
                 return None  # a schema finding: the general reader reports it
             name = message.toolName
-            if name is _UNSET:
-                name = None
             details = message.details
-            if message.isError is True and details is not _UNSET and is_receipt(True, _ANY.decode(details)):
+            # role, toolCallId and content, then the optional fields
+            keys += 3 + (name is not unset) + (message.isError is not unset) + (message.timestamp is not unset)
+            if name is unset:
+                name = None
+            if details is not unset:
+                keys += 1
+                free.append(details)
+            for part in message.content:
+                keys += 3 - (part.sig is unset) - (type(part) is _Image and part.data is unset)
+            if message.isError is True and is_receipt(True, details):
                 result(index, call_id, name, True)
             else:
                 plain(index, call_id, name)
         elif kind is _Assistant:
             content = message.content
-            if message.usage is not _UNSET:
-                objects.append(message.usage)
+            stop, error = message.stopReason, message.errorMessage
+            keys += (2 + (stop is not unset) + (error is not unset) + (message.api is not unset)
+                     + (message.provider is not unset) + (message.model is not unset)
+                     + (message.timestamp is not unset))
+            if message.usage is not unset:
+                keys += 1
+                free.append(message.usage)
             if content:
                 calls = None
                 for part in content:
@@ -210,24 +238,33 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                         if type(part.id) is not str or type(name) is not str:
                             return None  # a schema finding: the general reader reports it
                         part.name = name_of(name, name)
-                        if part.arguments is not _UNSET:
-                            objects.append(part.arguments)
-                            part.arguments = _UNSET  # checked by _keys_decoded; ~6 MB a million messages
+                        keys += 4 - (part.sig is unset)  # type, id, name and sig
+                        if part.arguments is not unset:
+                            keys += 1
+                            free.append(part.arguments)
+                            part.arguments = unset  # counted here; ~6 MB a million messages
                         if calls is None:
                             calls = [part]
                         else:
                             calls.append(part)
+                    else:
+                        keys += 3 - (part.sig is unset) - (type(part) is _Image and part.data is unset)
                 if calls is not None:
                     frame(index, tuple(calls))
                     continue
-            stop, error = message.stopReason, message.errorMessage
-            if stop is _UNSET:
+            if stop is unset:
                 stop = None
-            if error is _UNSET:
+            if error is unset:
                 error = None
             if (stop is not None and stop != "toolUse" and stop != "stop") or error is not None:
                 no_calls(index, stop, error, not content)
-    return pi_ai
+        else:
+            content = message.content
+            keys += 2 + (message.timestamp is not unset)
+            if type(content) is list:
+                for part in content:
+                    keys += 3 - (part.sig is unset) - (type(part) is _Image and part.data is unset)
+    return pi_ai, keys, hinted
 
 
 def read_fast(data: bytes, source: str, clean: bool = True, bones: bool | str = False) -> FastTranscript | None:
@@ -378,7 +415,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
     kept: list[Any] = []
     builder = LightBuilder(clean, sparse_names=True)  # ids here are strings (else the general reader reads)
     names: dict[str, str] = {}
-    decoded: list[int] = []  # each block's keys its structs hold (_keys_decoded)
+    decoded: list[int] = []  # each block's keys its structs hold (_feed, _inner_keys)
     pi_ai = False
     beside = None if keep else _Beside.start(body, container, low, high, writes)
     # An array's blocks are decoded once, into the structs (that proves each cut as well as the raw spans
@@ -400,10 +437,13 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                     kept.extend(values)
             first = len(roles)
             roles.extend(map(_ROLE_OF.__getitem__, map(type, messages)))
-            objects: list[Any] = []
-            found = _feed(messages, first, builder, names, objects)
-            if found is None:
+            free: list[Any] = []
+            fed = _feed(messages, first, builder, names, free)
+            if fed is None:
                 return None
+            found, keys, hinted = fed
+            inner, depth = _inner_keys(free)
+            keys += inner
             if bones is not None:
                 from .fast_bones import struct_bones, struct_hints  # only when a provider verdict is asked
 
@@ -417,11 +457,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                 struct_items(messages, items, STRUCTS)
             if structs_kept is not None:
                 structs_kept += messages
-            details: list[Any] = []
-            keys = _keys_decoded(messages, objects, details)
-            if keys is None:
-                return None
-            if beside is None and not (_sound_in_memory(document, messages, objects + details, keys, container)
+            if beside is None and not (_sound_in_memory(document, hinted, depth, keys, container)
                                        if structs else not _lost_keys(document, keys)):
                 return None
             decoded.append(keys)
@@ -473,7 +509,7 @@ def _lost_keys(document: bytes, decoded: int | None = None, bound: int | None = 
     """Whether decoding the block loses a key (an object names one twice), or that cannot be ruled out
     cheaply (a key spaced from its colon): the key tokens in the bytes against the keys decoded.
 
-    decoded: the keys the block's structs hold (_keys_decoded).  When it equals the bound on the key
+    decoded: the keys the block's structs hold (_feed).  When it equals the bound on the key
     tokens no key was lost (each object's distinct keys <= the keys written <= the bound), and the block
     is never decoded a second time; otherwise (a field the structs skip, or a duplicate) every key of
     a generic decode is counted.  bound: key_tokens_bound(document) when the caller has it (-1: not given).
@@ -492,81 +528,31 @@ def _lost_keys(document: bytes, decoded: int | None = None, bound: int | None = 
         return True
 
 
-_ASTUPLE = msgspec.structs.astuple
-_FIRST = itemgetter(0)
-_USAGE_FIELD = itemgetter(_Assistant.__struct_fields__.index("usage"))
-_DETAILS_FIELD = itemgetter(_ToolResult.__struct_fields__.index("details"))
-_FREE_OBJECTS = msgspec.json.Decoder(list[dict[str, Any]])
+def _inner_keys(values: list[Any]) -> tuple[int, int]:
+    """The keys of every object among values and nested in them (formats.duplicates.count_keys; only containers
+    are walked), and how many levels of arrays and objects they nest (0: no container), here so that the fast
+    path never loads the formats package.  Walked a level at a time by C-level maps (no Python step per object:
+    a million messages' usage and arguments hold millions); a level without containers (the values of most
+    arguments: strings and numbers) ends the walk after one pass over their types."""
+    total = depth = 0
+    while values:
+        kinds = list(map(type, values))
+        objects = kinds.count(dict)
+        arrays = kinds.count(list)
+        if not objects and not arrays:
+            break
+        depth += 1
+        inner: list[Any] = []
+        if objects:
+            found = list(compress(values, map(is_, kinds, repeat(dict))))
+            total += sum(map(len, found))
+            inner += chain.from_iterable(map(dict.values, found))
+        if arrays:
+            inner += chain.from_iterable(compress(values, map(is_, kinds, repeat(list))))
+        values = inner
+    return total, depth
 
 
-def _keys_decoded(messages: list[Any], objects: list[Any] | None = None, free: list[Any] | None = None
-                  ) -> int | None:
-    """How many keys a block's message structs hold, each object's distinct keys once: a field counts when
-    it was in the JSON (every optional field defaults to UNSET), the tag ("role", "type") once per struct,
-    and a free value's own keys (objects: the calls' arguments and the turns' usage, which _feed gathered
-    before letting them go; and the results' details) by a generic decode of those values alone.  A field
-    the structs skip (not in the pi-ai schema) is not counted.  None when some arguments or usage is not
-    an object (a schema finding: the general reader reports it).  Counted by C-level maps: no Python step
-    per message.  objects None: the structs were not fed, so their free values are still on them.  free: gets
-    the results' details (raw), for _too_deep_in_memory.
-
-    Every free value is decoded here (by msgspec, which refuses a number Python reads as infinity or an
-    integer longer than Python reads, as the general reader does), so a block whose keys all count has no
-    value left unread: see _sound_in_memory."""
-    fed = objects is not None
-    if objects is None:
-        contents = list(map(_CONTENT, messages))
-        parts = list(chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
-        objects = [*map(_ARGUMENTS, compress(parts, map(is_, map(type, parts), repeat(_ToolCall)))),
-                   *map(_USAGE, compress(messages, map(is_, map(type, messages), repeat(_Assistant))))]
-        objects = list(compress(objects, map(is_not, objects, repeat(_UNSET))))
-    keys = 0
-    if objects:
-        try:
-            decoded = _FREE_OBJECTS.decode(b"".join((b"[", b",".join(objects), b"]")))
-        except msgspec.ValidationError:
-            return None
-        keys += sum(map(len, decoded)) + _inner_keys(chain.from_iterable(map(dict.values, decoded)))
-    fields = list(map(_ASTUPLE, messages))  # each message's fields, content first (a test holds it)
-    kinds = list(map(type, messages))
-    contents = list(map(_FIRST, fields))
-    fields += map(_ASTUPLE, chain.from_iterable(compress(contents, map(is_, map(type, contents), repeat(list)))))
-    keys += sum(map(len, fields)) + len(fields) - sum(map(tuple.count, fields, repeat(_UNSET)))
-    if fed:  # _feed let the calls' arguments go (UNSET): each counts its key here (objects less the usages kept)
-        usages = list(map(_USAGE_FIELD, compress(fields, map(is_, kinds, repeat(_Assistant)))))
-        keys += len(objects) - len(usages) + usages.count(_UNSET)
-    details = list(map(_DETAILS_FIELD, compress(fields, map(is_, kinds, repeat(_ToolResult)))))
-    details = list(compress(details, map(is_not, details, repeat(_UNSET))))
-    if free is not None:
-        free += details
-    if details:
-        keys += _inner_keys(_ANY.decode(b"".join((b"[", b",".join(details), b"]"))))
-    return keys
-
-
-def _inner_keys(values: Any) -> int:
-    """The keys of every object nested in values (formats.duplicates.count_keys; only containers are walked),
-    here so that the fast path never loads the formats package.  Walked a level at a time by C-level maps
-    (no Python step per object: a million messages' usage and arguments hold millions)."""
-    level = _containers(values)
-    total = 0
-    while level:
-        kinds = list(map(type, level))
-        objects = list(compress(level, map(is_, kinds, repeat(dict))))
-        total += sum(map(len, objects))
-        inner = [*chain.from_iterable(map(dict.values, objects)),
-                 *chain.from_iterable(compress(level, map(is_, kinds, repeat(list))))]
-        level = _containers(inner)
-    return total
-
-
-def _containers(values: Any) -> list[Any]:
-    """The objects and arrays among values (decoded JSON)."""
-    values = list(values)
-    return list(compress(values, map(_CONTAINER.__contains__, map(type, values))))
-
-
-_CONTAINER = frozenset((dict, list))
 
 
 _Told = tuple[int, int, "int | None", "array[int] | None"]
@@ -765,38 +751,29 @@ def _nested_too_deep(raws: list[Any], container: str) -> bool:
     return False
 
 
-_HINT_OF = attrgetter("hint")
 _SPANS = msgspec.json.Decoder(list[msgspec.Raw])
 
 
-def _sound_in_memory(document: bytes, messages: list[Any], free: list[Any], keys: int, container: str) -> bool:
+def _sound_in_memory(document: bytes, hinted: bool, depth: int, keys: int, container: str) -> bool:
     """_sound for a block decoded straight into its structs (a file in memory), its keys included: its raw spans
     are decoded only when a check needs them.
 
-    When the keys the structs hold (_keys_decoded) equal the key tokens, every key written is one the
+    When the keys the structs hold (_feed) equal the key tokens, every key written is one the
     structs read: no field was skipped, so every value of the block was decoded by msgspec, typed or
-    generically (the free values: _keys_decoded), and msgspec refuses exactly the numbers the general
+    generically (the free values: _feed), and msgspec refuses exactly the numbers the general
     reader refuses (infinite floats, integers past Python's digit limit: a test holds them alike), so no
-    number needs looking for.  A message then nests only as deep as its free values (free: the calls'
-    arguments, three levels in, the turns' usage and the results' details, one level in) and its native
-    hints: with no hint, and no free value long enough and holding enough brackets to be that deep even
-    three levels in, no message is.  Otherwise every check runs on the whole block, as for any block.
+    number needs looking for.  A message then nests only as deep as its free values (the calls' arguments,
+    three levels in, the turns' usage and the results' details, one level in; depth: the deepest of them,
+    _inner_keys) and its native hints (hinted: some message has them): with no hint, and no free value that
+    deep even three levels in, no message is.  Otherwise every check runs on the whole block, as for any block.
     """
     if not _valid_utf8(document):
         return False
     rough = key_tokens_rough(document)
     bound = rough if rough is None or rough == keys else rough + escaped_key_tokens(document)
     if bound is not None and bound == keys:
-        hints = list(map(_HINT_OF, messages))
-        if hints.count(_UNSET) == len(hints):
-            level = {"array": 1, "object": 2}.get(container, 0) + 3
-            shortest_deep = 2 * (MAX_DEPTH - level) + 1
-            long_ones = list(map(bytes, compress(free, map(shortest_deep.__le__, map(len, free)))))
-            if not long_ones:
-                return True
-            brackets = map(add, map(bytes.count, long_ones, repeat(b"[")), map(bytes.count, long_ones, repeat(b"{")))
-            if not any(map((MAX_DEPTH - level).__lt__, brackets)):
-                return True
+        if not hinted and depth <= MAX_DEPTH - 3 - {"array": 1, "object": 2}.get(container, 0):
+            return True
         return not _nested_too_deep(_SPANS.decode(document), container)
     return not (_numbers_need_general_reader(document) or _lost_keys(document, keys, bound)
                 or _nested_too_deep(_SPANS.decode(document), container))

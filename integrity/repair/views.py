@@ -349,7 +349,14 @@ class LightBuilder:
             self._pending.append((index, tool_name))  # kept only if its turn turns out not clean
         else:
             self.names[index] = tool_name
-        self._advance(index)
+        turn = self._turn  # _advance, inlined: this runs for most results of a large file
+        answered = index - self._turn_frame
+        if answered == len(turn):
+            self._clean.append(self._turn_frame)
+            self._want_at = -1
+            self._pending.clear()
+        else:
+            self._want, self._want_at = turn[answered].id, index + 1
 
     def _advance(self, index: int) -> None:
         """The open turn's next call was answered at `index`: the turn is clean once its last call is; else it
