@@ -461,7 +461,7 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
         if name in BY_ITEMS:  # a Responses request: its calls and outputs, placed by the items of each message
             if places is None:
                 places = Places(loaded.fast.items, light.frames, light.result_keys)
-            before = judge_items(name, places.items(light.frames, light.result_keys))
+            before = judge_items(name, places.durable)
             after = before if view.made is None else \
                 judge_items(name, view.responses_items(places, light.frames, light.result_keys))
             said[name] = ProviderVerdict(name, before, after)

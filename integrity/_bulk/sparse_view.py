@@ -221,7 +221,7 @@ class SparseView:
         native = 0
         for position, low, high in self._segments():
             if low >= 0:
-                places.items(frames, results, low, high, native, position, found)
+                places.items(low, high, native, position, found)
                 native += places.count(low, high)
                 continue
             entry = self.made[position]

@@ -18,7 +18,8 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
+from operator import add
 from typing import Any
 
 import msgspec
@@ -33,8 +34,9 @@ _APART = "message"
 class Columns:
     """A request's call and output items, in order, with a stand-in wherever other items part two of them (the
     columns its rules judge), as four columns: each one's index in the request and the index of the message it
-    is written from (arrays: a million messages' items hold no int object each; -1 for a stand-in), its kind
-    (CALL, OUTPUT, or the stand-in's) and its call id.  `last`: the index in the request of the last item."""
+    is written from (arrays: a million messages' items hold no int object each; a stand-in's are the next
+    item's, less one for its index), its kind (CALL, OUTPUT, or the stand-in's) and its call id.  `last`: the
+    index in the request of the last item."""
 
     __slots__ = ("natives", "messages", "kinds", "ids", "last")
 
@@ -46,10 +48,10 @@ class Columns:
         self.last = -1
 
     def add(self, native: int, message: int, kind: str, call_id: str) -> None:
-        """One item (the places gathering many at once do the same inline)."""
+        """One item (Places.gather does the same inline)."""
         if native != self.last + 1:
-            self.natives.append(-1)
-            self.messages.append(-1)
+            self.natives.append(native - 1)
+            self.messages.append(message)
             self.kinds.append(_APART)
             self.ids.append("")
         self.natives.append(native)
@@ -80,8 +82,9 @@ def judge_items(provider: str, items: Columns) -> list[Violation]:
 
 def _placed(violation: Violation, items: Columns) -> Violation:
     """A violation found on the columns, where its items sit in the request (its position names the first)."""
+    assert violation.native_indices and not any(items.kinds[index] is _APART for index in violation.native_indices), \
+        "a rule fired on a stand-in"
     natives = [items.natives[index] for index in violation.native_indices]
-    assert natives and min(natives) >= 0, "a rule fired on a stand-in"
     prefix = f"input[{violation.native_indices[0]}]"
     assert violation.position.startswith(prefix)
     return msgspec.structs.replace(
@@ -94,46 +97,41 @@ class Places:
     as recorded (starts[len] the count of every item), and `shapes` says how many items each message is
     written as and where its calls' items are (fast_bones.ItemShapes)."""
 
-    __slots__ = ("shapes", "starts", "moving", "offsets")
+    __slots__ = ("shapes", "starts", "durable")
 
     def __init__(self, shapes: Any, frames: Mapping[int, Any], results: Mapping[int, Any]) -> None:
         self.shapes = shapes
         self.starts: array[int]
         counts = [count for count, _ in shapes.table]
         self.starts = array("q", accumulate(map(counts.__getitem__, shapes.of), initial=0))
-        # the messages written as calls or outputs: the frames and the results (each in order, never the same
-        # message) merged, without a set of a million keys
-        self.moving = sorted(chain(frames, results))
+        self.durable = self._gather(frames, results)
+
+    def _gather(self, frames: Mapping[int, Any], results: Mapping[int, Any]) -> Columns:
+        """The request as recorded, as its columns: a result's item is its message's first, a frame's calls sit at
+        its shape's offsets.  (One plain loop: measured faster than C-level maps here, which make several objects
+        per message.)"""
+        into = Columns()
+        starts, of = self.starts, self.shapes.of
         # where the items the rules read sit in a message of each shape: a frame's calls (by its shape), a
         # result's output (shape 0, the only shape of a message written as an output: its one item)
-        self.offsets = [(0,), *(offsets for _, offsets in shapes.table[1:])]
-
-    def items(self, frames: Mapping[int, Any], results: Mapping[int, Any], low: int = 0, high: int | None = None,
-              native: int = 0, message: int = 0, into: Columns | None = None) -> Columns:
-        """The call and output items of the durable messages low..high-1 (added to `into`), the first of them
-        written as item `native` of a request and as its message `message`: a result's item is its message's
-        first, a frame's calls sit at its shape's offsets.  (One plain loop: measured faster than C-level maps
-        here, which make several objects per message.)"""
-        into = Columns() if into is None else into
-        moving = self.moving
-        high = len(self.starts) - 1 if high is None else high
-        starts, of, offsets_of = self.starts, self.shapes.of, self.offsets
-        shift, moved = native - starts[low], message - low
+        offsets_of = [(0,), *(offsets for _, offsets in self.shapes.table[1:])]
         add_native, add_message, add_kind, add_id = (into.natives.append, into.messages.append, into.kinds.append,
                                                      into.ids.append)
         result_of = results.get
-        last = into.last
-        for index in moving[bisect_left(moving, low):bisect_left(moving, high)]:
-            at = starts[index] + shift
+        last = -1
+        # the messages written as calls or outputs: the frames and the results (each in order, never the same
+        # message) merged, without a set of a million keys
+        for index in sorted(chain(frames, results)):
+            at = starts[index]
             result = result_of(index, _FRAME)
             if result is not _FRAME:
                 if at != last + 1:  # other items part it from the last: a stand-in
-                    add_native(-1)
-                    add_message(-1)
+                    add_native(at - 1)
+                    add_message(index)
                     add_kind(_APART)
                     add_id("")
                 add_native(at)
-                add_message(index + moved)
+                add_message(index)
                 add_kind(OUTPUT)
                 add_id(result if type(result) is str else "")
                 last = at
@@ -143,17 +141,41 @@ class Places:
                 raise ValueError("a frame's calls are not its shape's")
             for call, offset in zip(calls, offsets, strict=True):
                 if at + offset != last + 1:
-                    add_native(-1)
-                    add_message(-1)
+                    add_native(at + offset - 1)
+                    add_message(index)
                     add_kind(_APART)
                     add_id("")
                 add_native(at + offset)
-                add_message(index + moved)
+                add_message(index)
                 add_kind(CALL)
                 add_id(call.id)
                 last = at + offset
         into.last = last
         return into
+
+    def items(self, low: int, high: int, native: int, message: int, into: Columns) -> None:
+        """Add to `into` the items of the durable messages low..high-1, kept in order as the messages `message`...
+        of a request whose item `native` is their first: their stretch of the recorded columns, moved (a stand-in
+        before its first only when the item before it in `into` is not next to it)."""
+        durable = self.durable
+        first = bisect_left(durable.messages, low)
+        end = bisect_left(durable.messages, high)
+        if first < end and durable.kinds[first] is _APART:  # the recorded stand-in before the stretch: see below
+            first += 1
+        if first >= end:
+            return
+        shift, moved = native - self.starts[low], message - low
+        natives, messages = durable.natives[first:end], durable.messages[first:end]
+        if natives[0] + shift != into.last + 1:
+            into.natives.append(natives[0] + shift - 1)
+            into.messages.append(messages[0] + moved)
+            into.kinds.append(_APART)
+            into.ids.append("")
+        into.natives.extend(map(add, natives, repeat(shift)) if shift else natives)
+        into.messages.extend(map(add, messages, repeat(moved)) if moved else messages)
+        into.kinds += durable.kinds[first:end]
+        into.ids += durable.ids[first:end]
+        into.last = natives[-1] + shift
 
     def renamed(self, index: int, ids: Mapping[int, str], frames: Mapping[int, Any], results: Mapping[int, Any],
                 native: int, message: int, into: Columns) -> int:
