@@ -434,7 +434,7 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
     from .providers.canonical import judge_turns
     from .providers.sparse import judge_sparse
     from .providers.sparse_items import SERVED as BY_ITEMS
-    from .providers.sparse_items import Places, judge_items
+    from .providers.sparse_items import Places, Unplaced, judge_items
 
     assert loaded.fast is not None and light.clean is not None
     places: Places | None = None
@@ -459,11 +459,14 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
         if view.made is not None and not view.ids_pass(name, light.result_keys):
             return None
         if name in BY_ITEMS:  # a Responses request: its calls and outputs, placed by the items of each message
-            if places is None:
-                places = Places(loaded.fast.items, light.frames, light.result_keys)
-            before = judge_items(name, places.durable)
-            after = before if view.made is None else \
-                judge_items(name, view.responses_items(places, light.frames, light.result_keys))
+            try:
+                if places is None:
+                    places = Places(loaded.fast.items, light.frames, light.result_keys)
+                before = judge_items(name, places.durable)
+                after = before if view.made is None else \
+                    judge_items(name, view.responses_items(places, light.frames, light.result_keys))
+            except Unplaced:
+                return None
             said[name] = ProviderVerdict(name, before, after)
             continue
         before = judge_sparse(codes, loose, name, durable.bones, judge_turns,  # (the ids were checked whole)

@@ -287,3 +287,28 @@ def test_a_clean_turn_renamed_alike_is_read_as_plain_and_nothing_else_renamed_is
     assert _renamed_alike(alike, frames, results, {3}) == {4, 5}  # a result outside the clean turns
     kept = [0, Rewritten(1, {}), 2, 3]  # renamed to nothing new: its results answer it still
     assert _renamed_alike(kept, frames, results, set()) == {1}
+
+
+def test_a_frame_its_shape_does_not_place_is_judged_on_the_bones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item shapes that do not place a frame's calls (never so when read with the light view from the same
+    structs) send the Responses verdict to every message's bones (sparse_items.Unplaced), with the same answer."""
+    data = json.dumps(list(generate.messages(300, seed=2, defect_rate=0.1))).encode()
+    fast = read_fast(data, "unplaced", bones="items")
+    assert fast is not None and fast.items is not None
+    fast.items.table = [(count, ()) for count, _ in fast.items.table]  # no call placed anywhere
+    USED.clear()
+    import integrity.pipeline as pipeline
+
+    real = pipeline.sparse_verdicts
+
+    def counted(*args: Any) -> Any:
+        found = real(*args)
+        USED.append(found is not None)
+        return found
+
+    monkeypatch.setattr(pipeline, "sparse_verdicts", counted)
+    answer = check_unit(Loaded("unplaced", fast=fast), provider="openai-responses", now=itertools.count(1).__next__)
+    bones = read_fast(data, "unplaced", bones=True)
+    assert bones is not None
+    expected = check_unit(Loaded("unplaced", fast=bones), provider="openai-responses", now=itertools.count(1).__next__)
+    assert USED == [False] and answer.providers == expected.providers and answer.providers["openai-responses"].before

@@ -24,10 +24,17 @@ from typing import Any
 
 import msgspec
 
+from ..formats.common import OPAQUE
 from . import deepseek_responses, openai_responses
 from .violation import Violation, sort_violations
 
 CALL, OUTPUT = "function_call", "function_call_output"
+
+
+class Unplaced(Exception):
+    """A frame's calls are not as many as its shape places (never so when the shapes and the light view were read
+    from the same structs): the caller judges the request on every message's bones instead."""
+
 _APART = "message"
 """The stand-in for the items that part two calls or outputs (a message item without an id: no rule reads it)."""
 
@@ -138,7 +145,7 @@ class Places:
                 continue
             calls, offsets = frames[index], offsets_of[of[index]]
             if len(calls) != len(offsets):
-                raise ValueError("a frame's calls are not its shape's")
+                raise Unplaced
             for call, offset in zip(calls, offsets, strict=True):
                 if at + offset != last + 1:
                     add_native(at + offset - 1)
@@ -188,7 +195,7 @@ class Places:
             return count
         calls = frames.get(index, ())
         if len(calls) != len(offsets):
-            raise ValueError("a frame's calls are not its shape's")
+            raise Unplaced
         for position, (offset, call) in enumerate(zip(offsets, calls, strict=True)):
             into.add(native + offset, message, CALL, _id(ids.get(position, call.id)))
         return count
@@ -206,9 +213,9 @@ def made_items(bone: Any, native: int, message: int, shape: Callable[[Any], tupl
     if bone[0] == "toolResult":
         into.add(native, message, OUTPUT, _id(bone[2]))
     elif bone[0] == "assistant" and offsets:
-        calls = [part[0] for part in bone[1] if type(part) is tuple]
+        calls = [part[0] for part in bone[1] if type(part) is tuple and part[0] != OPAQUE]  # as the writer reads
         if len(calls) != len(offsets):
-            raise ValueError("a frame's calls are not its shape's")
+            raise Unplaced
         for offset, call_id in zip(offsets, calls, strict=True):
             into.add(native + offset, message, CALL, _id(call_id))
     return count
