@@ -432,12 +432,19 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
     from .formats.skeleton import stands_for
     from .providers import PROVIDER_FORMAT
     from .providers.canonical import judge_turns
-    from .providers.sparse import judge_sparse
+    from .providers.sparse import APART, ids_pass, judge_sparse
     from .providers.sparse_items import SERVED as BY_ITEMS
     from .providers.sparse_items import Places, Unplaced, judge_items
 
     assert loaded.fast is not None and light.clean is not None
     places: Places | None = None
+    apart = APART.keys() & set(names)
+    calls = [call.id for calls in light.frames.values() for call in calls] if apart else []
+
+    def durable_pass(name: str) -> bool:
+        """Whether the durable ids pass the provider's id rules (an id rule judged apart may have let them by)."""
+        return ids_pass(name, calls, list(light.result_keys.values()))
+
     loose = light.clean[2]
     durable = Durable(loaded.fast.raws, loaded._durable(), loaded.fast.structs)
     stamps: list[int] = []
@@ -456,7 +463,8 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
         view = views(name)
         if not stands_for(hinted, {PROVIDER_FORMAT[other] for other in names}):
             return None  # a message the view made carries hints after all
-        if view.made is not None and not view.ids_pass(name, light.result_keys):
+        recorded_ids = None if name not in apart or durable_pass(name) else light.frames  # (then they count too)
+        if view.made is not None and not view.ids_pass(name, light.result_keys, recorded_ids):
             return None
         if name in BY_ITEMS:  # a Responses request: its calls and outputs, placed by the items of each message
             try:

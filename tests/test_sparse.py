@@ -29,6 +29,7 @@ from integrity._bulk.fast_read import read_fast
 from integrity.pipeline import Loaded, check_unit, read_bones
 from integrity.providers.sparse import READ_LIGHT, SERVED
 from integrity.providers.sparse_items import SERVED as BY_ITEMS
+from integrity.repair.policies import DEFAULT_POLICY, POLICIES
 
 JUDGED = SERVED | BY_ITEMS
 """Every provider judged from the light view: by stretches (providers.sparse) or by items (sparse_items)."""
@@ -41,7 +42,7 @@ USED: list[bool] = []
 
 
 def _both(data: bytes, name: str, provider: str | None, also: Any, depth: str,
-          monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any] | None:
+          monkeypatch: pytest.MonkeyPatch, policy: str = DEFAULT_POLICY) -> tuple[Any, Any] | None:
     """check_unit's answer read for the sparse judgment (hints only) and with every message's bones."""
     import integrity.pipeline as pipeline
 
@@ -62,15 +63,16 @@ def _both(data: bytes, name: str, provider: str | None, also: Any, depth: str,
         with monkeypatch.context() as patch:
             patch.setattr(pipeline, "sparse_verdicts", counted)
             answers.append(check_unit(Loaded(name, fast=fast), provider=provider, also=also, depth=depth,
-                                      now=ticks.__next__))
+                                      policy=policy, now=ticks.__next__))
     return answers[0], answers[1]
 
 
-def _assert_same(data: bytes, name: str, monkeypatch: pytest.MonkeyPatch, depth: str = "diagnosis") -> int:
+def _assert_same(data: bytes, name: str, monkeypatch: pytest.MonkeyPatch, depth: str = "diagnosis",
+                 policy: str = DEFAULT_POLICY) -> int:
     judged = 0
     for provider, also in [*((name, ()) for name in sorted(JUDGED)), (None, sorted(JUDGED)), ("gemini", ["bedrock"]),
                            ("openai-responses", ["deepseek-responses", "anthropic"])]:
-        both = _both(data, name, provider, also, depth, monkeypatch)
+        both = _both(data, name, provider, also, depth, monkeypatch, policy)
         if both is None:
             return 0
         sparse, bones = both
@@ -209,7 +211,8 @@ def _turns(draw: st.DrawFn) -> list[dict[str, Any]]:
 def test_sparse_verdicts_equal_the_bones_verdicts_on_random_transcripts(turns: list[list[dict[str, Any]]],
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     messages = [message for turn in turns for message in turn]
-    _assert_same(json.dumps(messages).encode(), "random", monkeypatch)
+    for policy in POLICIES:  # (a view another policy plans may keep ids a provider refuses: Mistral's)
+        _assert_same(json.dumps(messages).encode(), "random", monkeypatch, policy=policy)
 
 
 @pytest.mark.parametrize("jsonl", [False, True])

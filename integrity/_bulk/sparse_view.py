@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping
-from itertools import compress, islice, repeat
+from itertools import chain, compress, islice, repeat
 from operator import ne, sub
 from typing import Any
 
@@ -249,9 +249,12 @@ class SparseView:
             first = order[start]
             yield (start, -1, -1) if first < 0 else (start, first, first + end - start)
 
-    def ids_pass(self, provider: str, result_keys: Mapping[int, Any]) -> bool:
-        """Whether the view's ids pass the provider's id rules, the durable ones having passed (result_keys:
-        each durable result's id): those of the messages it made, and (DeepSeek) every result id it sends once."""
+    def ids_pass(self, provider: str, result_keys: Mapping[int, Any], frames: Mapping[int, Any] | None = None
+                 ) -> bool:
+        """Whether the view's ids pass the provider's id rules (result_keys: each durable result's id): those of
+        the messages it made, and (DeepSeek) every result id it sends once.  The ids it sends as recorded count
+        only when the durable ones did not all pass (an id rule judged apart, sparse.APART: Mistral's), and
+        then frames (the light view's) are given: a view that keeps a refused id is refused."""
         assert self.made is not None
         calls: list[Any] = []
         results: list[Any] = []
@@ -259,6 +262,11 @@ class SparseView:
             if type(bone) is Rewritten:
                 for key, value in bone.ids.items():
                     (results if key == -1 else calls).append(value)
+                if frames is not None:  # and the ids it keeps as recorded
+                    if bone.index in result_keys and -1 not in bone.ids:
+                        results.append(result_keys[bone.index])
+                    calls.extend(call.id for position, call in enumerate(frames.get(bone.index, ()))
+                                 if position not in bone.ids)
                 continue
             if bone[0] == "toolResult":
                 results.append(bone[2])
@@ -267,4 +275,12 @@ class SparseView:
         if provider == "deepseek":  # every result id it sends, once
             kept = map(self._at, range(len(self.codes)))
             results += [result_keys[index] for index in kept if index in result_keys]
+        elif frames is not None:  # every id of the durable messages it keeps as they are
+            moving = sorted(chain(frames, result_keys))
+            for _, low, high in self._segments():
+                for index in moving[bisect_left(moving, low):bisect_left(moving, high)] if low >= 0 else ():
+                    if index in result_keys:
+                        results.append(result_keys[index])
+                    else:
+                        calls.extend(call.id for call in frames[index])
         return ids_pass(provider, calls, results)
