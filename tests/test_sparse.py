@@ -125,6 +125,9 @@ def test_the_fast_path_reads_bones_only_for_providers_the_light_view_does_not_se
     assert read_bones(["deepseek"]) == "hints"  # and DeepSeek's result ids met twice
     assert read_bones(["openai-responses"]) == read_bones(["anthropic", "deepseek-responses"]) == "items"
     assert read_bones(["all"]) == "items"  # every provider is judged from the light view
+    from integrity.providers.sparse import ids_pass
+
+    assert ids_pass("openai-responses", ["x" * 64], ["y"]) and not ids_pass("openai-responses", [], ["x" * 65])
     assert READ_LIGHT <= SERVED
     data = json.dumps(list(generate.messages(50, seed=1))).encode()
     read = read_fast(data, "x", bones="hints")

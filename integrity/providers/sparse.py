@@ -43,8 +43,7 @@ from ..formats.skeleton import SKELETONS, STRING
 from . import deepseek, mistral
 from .canonical import with_canonical_indices
 from .ids import all_anthropic_ids
-from .openai_responses import MAX_CALL_ID
-from .registry import PROVIDER_FORMAT
+from .registry import PROVIDER_FORMAT, SPECS
 from .violation import Violation, sort_violations
 from .windowed import PROOFS, WHOLE_OR_NOTHING, _ids_pass, _moved, judge_windowed
 
@@ -78,11 +77,12 @@ def ids_pass(provider: str, calls: list[Any], results: list[Any]) -> bool:
     if provider == "deepseek":
         read = [value if type(value) is str else "" for value in results]
         return len(set(read)) == len(read)
-    if provider == "openai-responses":  # every call_id, of calls and outputs alike
+    if provider == "openai-responses":  # its id rule (IdRule.accepts_all) on every call_id, of calls and outputs
         values = calls + results
         if not set(map(type, values)) <= {str}:
             values = [value for value in values if type(value) is str]
-        return max(map(len, values), default=0) <= MAX_CALL_ID
+        rule = SPECS[provider].id_rule
+        return rule is None or rule.accepts_all is None or rule.accepts_all(values)
     for values, calls_of in ((calls, True), (results, False)):
         for start in range(0, len(values), _SLICE):
             part = values[start:start + _SLICE]
@@ -158,12 +158,8 @@ class _Each(Sequence[Sequence[int]]):
     def __len__(self) -> int:
         return self.size
 
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [(at,) for at in range(self.size)[index]]
-        if not -self.size <= index < self.size:
-            raise IndexError(index)
-        return (index % self.size,)
+    def __getitem__(self, index: Any) -> Any:  # (with_canonical_indices asks only for entries 0 <= i < len)
+        return (index,)
 
 
 def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[[list[int]], list[Any]],
