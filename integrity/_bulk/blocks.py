@@ -274,11 +274,11 @@ class Spans:
         self._source.check()  # what was read again is what the light view was built from
 
     def documents(self, indices: Sequence[int]) -> Iterator[bytes]:
-        """The messages at these indices (in order) as JSON arrays to decode: a file in memory, one array of
-        them; a file read a block at a time, one per block holding some of them, that block read again and cut
-        into its messages' raw spans (msgspec's Raw: a third of decoding them), of which only these are joined
-        (nothing kept: a caller wanting a few messages of a large file decodes those and lets the block go,
-        instead of holding every message's raw span)."""
+        """The messages at these indices (in order) as JSON arrays to decode: raw spans kept, one array of them;
+        else one per block holding some of them, that block read again and its messages sliced out where they
+        are (a plain block: plain_lengths) or cut into raw spans (msgspec's Raw: a third of decoding them), of
+        which only these are joined (only the last block read is kept: a caller wanting a few messages of a
+        large file decodes those and lets the block go, instead of holding every message's raw span)."""
         if not self._streamed:
             yield b"".join((b"[", b",".join(map(self._all.__getitem__, indices)), b"]"))
             return
