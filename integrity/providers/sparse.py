@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import re
 from array import array
-from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import chain
-from operator import methodcaller
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain, islice, repeat
+from operator import attrgetter, lt, methodcaller
 from typing import Any
 
 from ..formats.common import OPAQUE
@@ -112,29 +112,58 @@ def judge_sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Call
         return found
     assert results is not None and frames is not None
     rule, judge_whole = apart
-    whole = judge_whole(frames, results, provider)
-    return sort_violations([violation for violation in found if violation.rule != rule]
-                           + with_canonical_indices(whole, _Each(len(codes))))
+    return _merged([violation for violation in found if violation.rule != rule], judge_whole(frames, results, provider))
+
+
+def _merged(found: list[Violation], whole: list[Violation]) -> list[Violation]:
+    """sort_violations(found + whole), for `found` sorted and `whole` in message order, each violation of one rule
+    (what an APART judgment returns): the few found put in place among the whole request's many (a quarter of a
+    million refused ids) without sorting them again."""
+    if not whole or not found:
+        return whole or found
+    rules = {violation.rule for violation in whole}
+    if len(rules) > 1:
+        return sort_violations(found + whole)
+    rule = rules.pop()
+    at = [violation.native_indices[0] if violation.native_indices else -1 for violation in whole]
+    merged: list[Violation] = []
+    taken = 0
+    for violation in found:  # (sorted's order: by first index, then rule; found before whole when both tie)
+        first = violation.native_indices[0] if violation.native_indices else -1
+        cut = bisect_left(at, first) if violation.rule <= rule else bisect_right(at, first)
+        merged.extend(whole[taken:cut])
+        taken = max(taken, cut)
+        merged.append(violation)
+    merged.extend(whole[taken:])
+    return merged
 
 
 def _repeated(frames: Mapping[int, Any], results: Mapping[int, Any], provider: str) -> list[Violation]:
-    return deepseek.repeated_results([(index, value if type(value) is str else "") for index, value in results.items()],
-                                     provider)
+    found = deepseek.repeated_results([(index, value if type(value) is str else "") for index, value in results.items()],
+                                      provider)
+    return sort_violations(with_canonical_indices(found, _Each(max(chain(frames, results), default=-1) + 1)))
 
 
 def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: str) -> list[Violation]:
-    """Mistral's refused ids, read as ids.chat_ids reads a request's: each message's call ids then its result id
-    (the fast path's ids are all strings)."""
-    def ids() -> Iterator[tuple[int, int | None, str]]:
-        for index in sorted(chain(frames, results)):  # (never both: a frame or a result)
-            calls = frames.get(index)
-            if calls is None:
-                yield index, None, results[index]
-            else:
-                for position, call in enumerate(calls):
-                    yield index, position, call.id
+    """Mistral's refused ids, read as ids.chat_ids reads a request's (each message's call ids then its result id;
+    the fast path's ids are all strings), in message order with their canonical messages: each kind judged at
+    once (mistral.refused_at)."""
+    frame_at = list(frames)
+    if not all(map(lt, frame_at, islice(frame_at, 1, None))):
+        frame_at.sort()
+    calls = list(chain.from_iterable(map(frames.__getitem__, frame_at)))
+    on_calls = mistral.refused_at(list(chain.from_iterable(map(repeat, frame_at, map(len, map(frames.__getitem__,
+                                                                                              frame_at))))),
+                                  list(map(_ID, calls)), True, provider)
+    result_at = sorted(results)
+    on_results = mistral.refused_at(result_at, list(map(results.__getitem__, result_at)), False, provider)
+    if not on_calls or not on_results:
+        return on_calls or on_results
+    return sorted(on_calls + on_results, key=_NATIVE)  # (two runs, merged; a frame's calls keep their order)
 
-    return mistral.refused_ids(ids(), provider)
+
+_ID = attrgetter("id")
+_NATIVE = attrgetter("native_indices")
 
 
 APART: dict[str, tuple[str | None, Callable[[Mapping[int, Any], Mapping[int, Any], str], list[Violation]]]] = {
@@ -143,9 +172,10 @@ APART: dict[str, tuple[str | None, Callable[[Mapping[int, Any], Mapping[int, Any
 }
 """The rules judged on the whole request's ids at once, from the light view (each frame's calls, each result's
 id): (the rule of those a stretch's own judgment also finds, which is dropped there; its judgment of the
-request).  DeepSeek refuses a result id met twice anywhere, which a stretch alone cannot see; Mistral refuses
-ids (the stretches are judged without the id rules, as for every provider).  The Chat shape writes one native
-entry per message, so a message's index is its entry's."""
+request, its violations' canonical messages set, in message order).  DeepSeek refuses a result id met twice
+anywhere, which a stretch alone cannot see; Mistral refuses ids (the stretches are judged without the id rules,
+as for every provider).  The Chat shape writes one native entry per message, so a message's index is its
+entry's."""
 
 
 class _Each(Sequence[Sequence[int]]):
