@@ -25,8 +25,10 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from functools import lru_cache
+from itertools import chain, repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..notes import Note, NoteCode
@@ -423,8 +425,11 @@ def refuses_some_id(light: LightTranscript, provider: str | None, every_id: Coll
     return not all(rule.accepts(call_id) for call_id in ids if call_id != "")
 
 
-def _renames(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None
-             ) -> dict[Slot, str]:
+Renamed = dict[int, dict[int, str]]
+"""frame index -> call position -> the call's new id, positions in order (a frame's Rewritten ids)."""
+
+
+def _renames(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None) -> Renamed:
     """New ids for later uses of a reused id, for id-less calls when the provider needs ids, and for ids the
     provider refuses (its id rule: Anthropic's pattern, Mistral's nine characters, OpenAI's length).
 
@@ -441,11 +446,25 @@ def _renames(light: LightTranscript, provider: str | None, every_id: Collection[
     numeric = light.numeric_calls
     rule = id_rule(provider)
     refused = rule is not None and refuses_some_id(light, provider, known)
-    if len(known) == uses_count and ("" not in known or not name_empty) and not numeric and not refused:
+    once = len(known) == uses_count and ("" not in known or not name_empty) and not numeric
+    if once and not refused:
         return {}  # every id used once, and no id-less call needs a name: nothing to rename
     taken = set(known)  # new names are added to it
+    renamed: dict[Slot, str] = {} if once else _reused(light, name_empty, taken)
+    if rule is not None and (refused or not all(map(rule.accepts, renamed.values()))):
+        return _obey(light, rule, renamed, taken)  # the ids it refuses, and the names given above it would refuse
+    by_frame: Renamed = {}
+    for (index, position), new in renamed.items():
+        by_frame.setdefault(index, {})[position] = new
+    return by_frame
+
+
+def _reused(light: LightTranscript, name_empty: bool, taken: set[str]) -> dict[Slot, str]:
+    """New ids for later uses of a reused id, for id-less calls when the provider needs ids (name_empty), and
+    numeric ids as their text, in transcript order; the new names are added to `taken`."""
     renamed: dict[Slot, str] = {}
     uses: dict[str, int] = {}
+    numeric = light.numeric_calls
     for index, calls in light.frames.items():
         for position, call in enumerate(calls):
             if call.id == "":
@@ -466,29 +485,64 @@ def _renames(light: LightTranscript, provider: str | None, every_id: Collection[
                 renamed[(index, position)] = candidate
             elif (index, position) in numeric:
                 renamed[(index, position)] = call.id  # the number, sent as its text
-    if rule is not None and (refused or not all(map(rule.accepts, renamed.values()))):
-        _obey(light, rule, renamed, taken)  # the ids it refuses, and the names given above that it would refuse
     return renamed
 
 
-def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken: set[str]) -> None:
-    """Rename every id the provider's rule refuses (after the other renames) to one it takes, unused."""
-    made: dict[str, str] = {}  # a refused id -> its new id (every use of a reused id gets its own already)
-    for index, calls in light.frames.items():
-        for position, call in enumerate(calls):
-            current = renamed.get((index, position), call.id)
-            if current == "" or rule.accepts(current):
-                continue
-            new = made.get(current)
-            if new is None:
-                attempt = 0
-                new = rule.make(current, attempt)
-                while new in taken or not rule.accepts(new):
-                    attempt += 1
-                    new = rule.make(current, attempt)
-                taken.add(new)
-                made[current] = new
-            renamed[(index, position)] = new
+def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken: set[str]) -> Renamed:
+    """Rename every id the provider's rule refuses (after the other renames: `renamed`) to one it takes, unused;
+    returns every rename by frame.
+
+    Each refused id gets rule.make(id, 0), else the next attempt, the ids met in transcript order: when no
+    first attempt is taken, refused, or another's, that is what the walk would give, and the first attempts
+    are checked at once (the rule's accepts_all) instead of one by one.  A transcript whose every id Mistral
+    refuses has its ids judged at C speed (ids.refused_positions)."""
+    from ..providers.ids import refused_positions  # (a rule is a provider's: the providers are loaded)
+
+    frames = light.frames
+    sizes = list(map(len, frames.values()))
+    frame_of = list(chain.from_iterable(map(repeat, frames, sizes)))
+    position_of = list(chain.from_iterable(map(range, sizes)))
+    current = list(map(_ID, chain.from_iterable(frames.values())))
+    if renamed:
+        slots = list(zip(frame_of, position_of, strict=True))
+        current = list(map(renamed.get, slots, current))
+    refused = refused_positions(rule, current)
+    made = _made(rule, list(dict.fromkeys(map(current.__getitem__, refused))), taken)
+    changed: Iterable[int] = refused
+    if renamed:
+        at = {slot: number for number, slot in enumerate(slots)}
+        changed = sorted({*refused, *map(at.__getitem__, renamed)})
+    by_frame: Renamed = {}
+    for number in changed:
+        value = current[number]
+        frame = frame_of[number]
+        ids = by_frame.get(frame)
+        if ids is None:
+            ids = by_frame[frame] = {}
+        ids[position_of[number]] = made.get(value, value)
+    return by_frame
+
+
+def _made(rule: IdRule, refused: list[str], taken: set[str]) -> dict[str, str]:
+    """refused id -> its new id, for distinct refused ids in transcript order (see _obey); `taken` grows."""
+    from ..providers.ids import first_attempts
+
+    first = first_attempts(rule, refused)
+    accepted = rule.accepts_all is not None and rule.accepts_all(first)  # (then each is: none asked again)
+    made: dict[str, str] = {}
+    for value, new in zip(refused, first, strict=True):
+        if new in taken or not (accepted or rule.accepts(new)):
+            attempt = 1
+            new = rule.make(value, attempt)
+            while new in taken or not rule.accepts(new):
+                attempt += 1
+                new = rule.make(value, attempt)
+        taken.add(new)
+        made[value] = new
+    return made
+
+
+_ID = attrgetter("id")
 
 
 def _splitting_frames(light: LightTranscript, answers: dict[Slot, int]) -> list[tuple[int, int | None]]:
@@ -534,17 +588,15 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     frames = light.frames
     answers = _pair(light, plan, _CleanTurns(light, clean, first_frame), loose)
     renamed = _renames(light, provider, first_frame)
-    if renamed and clean:  # a clean turn whose ids the provider refuses is sent renamed: not kept as recorded
-        renamed_frames = {frame for frame, _ in renamed}
-        for index in renamed_frames.intersection(clean):
-            for position in range(len(frames[index])):
-                answers.setdefault((index, position), index + 1 + position)
-        clean = [index for index in clean if index not in renamed_frames]
     settled, others = _settled(light, plan, answers, clean)
+    alike: set[int] = set()
+    if renamed and settled:  # a clean turn whose ids the provider refuses is sent renamed: not kept as recorded,
+        alike = settled.intersection(renamed)  # though answered as recorded (_emit answers it without `others`)
+        settled -= alike
     plan.settled = settled
 
     plan.repaired_tool_calls = [
-        call.id for index, calls in frames.items() if index not in settled
+        call.id for index, calls in frames.items() if index not in settled and index not in alike
         for position, call in enumerate(calls) if (index, position) not in others
     ]
     # Interrupted frames: drop only those that split a frame from its results, or are empty.
@@ -574,7 +626,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
 
     plan.changed = True
     ranged = stretches and not has_role_rules(provider)
-    order = _emit(light, plan, others, renamed, settled, ranged)
+    order = _emit(light, plan, others, renamed, settled, ranged, alike)
     plan.order = order if ranged else legalize(light, order, provider, plan) or order
     return plan
 
@@ -600,13 +652,14 @@ def _settled(light: LightTranscript, plan: Plan, answers: dict[Slot, int], clean
     return settled, answers
 
 
-def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed: dict[Slot, str],
-          settled: set[int], stretches: bool = False) -> list[Any]:
+def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed: Renamed,
+          settled: set[int], stretches: bool = False, alike: Collection[int] = ()) -> list[Any]:
     """The view order: every kept message in place, each frame followed by its answers in call order.
 
     answers: those of every frame but the settled clean turns (_settled), which the view keeps
-    exactly as recorded.  Stretches without unsettled frames or skipped messages are copied as
-    ranges, which keeps a million-message repair fast (as one `range` entry each with stretches).
+    exactly as recorded, and those it renames alike (`alike`: clean turns whose ids it renames, each
+    answered by the results right after it).  Stretches without unsettled frames or skipped messages are
+    copied as ranges, which keeps a million-message repair fast (as one `range` entry each with stretches).
     """
     frames = light.frames
     bad = light.bad_arguments
@@ -615,7 +668,8 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
     stretch = order.append if stretches else order.extend
     previous = 0
     keys = light.result_keys
-    plain = not renamed and not bad and not light.numeric_results  # no id or arguments changes: the usual view
+    numeric = light.numeric_results
+    plain = not renamed and not bad and not numeric  # no id or arguments changes: the usual view
     for index in sorted(skip.union(frames.keys() - settled if settled else frames)):
         if previous < index:
             stretch(range(previous, index))
@@ -634,15 +688,25 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
                 else:
                     order.append(answer)
             continue
-        ids = {position: renamed[(index, position)] for position in range(len(calls)) if (index, position) in renamed}
-        invalid = frozenset(position for position in range(len(calls)) if (index, position) in bad)
+        ids = renamed.get(index) or {}
+        invalid = frozenset(position for position in range(len(calls)) if (index, position) in bad) if bad \
+            else frozenset()
         order.append(Rewritten(index, ids, invalid) if ids or invalid else index)
+        if index in alike:  # its results right after it, in call order
+            previous = index + 1 + len(calls)
+            for answer, call in enumerate(calls, index + 1):
+                new_id = ids.get(answer - index - 1)
+                if new_id is not None or keys[answer] != call.id or answer in numeric:
+                    order.append(Rewritten(answer, {-1: new_id or call.id}))
+                else:
+                    order.append(answer)
+            continue
         for position, call in enumerate(calls):
             answer = answers.get((index, position))
-            new_id = renamed.get((index, position))
+            new_id = ids.get(position)
             if answer is None:
                 order.append(Synthesized(new_id or call.id, call.name, index, position, position in invalid))
-            elif new_id is not None or light.result_keys[answer] != call.id or answer in light.numeric_results:
+            elif new_id is not None or keys[answer] != call.id or answer in numeric:
                 order.append(Rewritten(answer, {-1: new_id or call.id}))
             else:
                 order.append(answer)
