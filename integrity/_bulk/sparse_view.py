@@ -12,7 +12,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from itertools import chain, compress, islice, repeat
-from operator import ne, sub
+from functools import partial
+from operator import attrgetter, eq, methodcaller, ne, not_, sub
 from typing import Any
 
 from ..formats.skeleton import bones_of, renamed, responses_items
@@ -256,6 +257,10 @@ class SparseView:
         only when the durable ones did not all pass (an id rule judged apart, sparse.APART: Mistral's), and
         then frames (the light view's) are given: a view that keeps a refused id is refused."""
         assert self.made is not None
+        if frames is not None and self.order is not None and provider != "deepseek":
+            found = self._ids_at_once(result_keys, frames)
+            if found is not None and ids_pass(provider, [], found):
+                return True  # (else read below one by one: a call's id may be one only results are refused)
         calls: list[Any] = []
         results: list[Any] = []
         for bone in self.made.values():
@@ -284,3 +289,37 @@ class SparseView:
                     else:
                         calls.extend(call.id for call in frames[index])
         return ids_pass(provider, calls, results)
+
+    def _ids_at_once(self, result_keys: Mapping[int, Any], frames: Mapping[int, Any]) -> list[Any] | None:
+        """Every id a flat view sends (ids_pass with frames), calls' and results' alike, gathered at C speed;
+        None when a renamed message keeps some of its ids as recorded (they are then gathered one by one).
+        A view for Mistral renames most messages: visiting each cost more than judging it."""
+        assert self.made is not None and self.order is not None
+        made = list(self.made.values())
+        renamed = list(compress(made, map(Rewritten.__instancecheck__, made)))
+        ids = list(map(_IDS, renamed))
+        of_result = list(map(result_keys.__contains__, map(_INDEX, renamed)))
+        if not all(map(methodcaller("__contains__", -1), compress(ids, of_result))):
+            return None
+        framed = list(map(len, map(frames.get, map(_INDEX, compress(renamed, map(not_, of_result))), repeat(()))))
+        framed_ids = list(compress(ids, map(not_, of_result)))  # each must rename every call: positions 0..n-1
+        if not (all(map(eq, map(len, framed_ids), framed)) and not any(map(_FIRST, framed_ids))
+                and all(map(eq, map(_LAST, framed_ids), map((-1).__add__, framed)))):
+            return None
+        found = list(chain.from_iterable(map(methodcaller("values"), ids)))
+        for bone in compress(made, map(not_, map(Rewritten.__instancecheck__, made))):
+            if bone[0] == "toolResult":
+                found.append(bone[2])
+            elif bone[0] == "assistant" and type(bone[1]) is tuple:
+                found.extend(part[0] for part in bone[1] if type(part) is tuple)
+        order = self.order
+        found.extend(map(result_keys.__getitem__, filter(result_keys.__contains__, order)))
+        found.extend(map(_ID, chain.from_iterable(map(frames.__getitem__, filter(frames.__contains__, order)))))
+        return found
+
+
+_IDS = attrgetter("ids")
+_FIRST = partial(min, default=0)
+_LAST = partial(max, default=-1)
+_INDEX = attrgetter("index")
+_ID = attrgetter("id")
