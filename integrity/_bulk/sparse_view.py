@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping
-from itertools import chain, compress, islice, repeat
 from functools import partial
-from operator import attrgetter, eq, methodcaller, ne, not_, sub
+from itertools import chain, compress, filterfalse, islice, repeat
+from operator import attrgetter, eq, is_, methodcaller, ne, not_, sub
 from typing import Any
 
 from ..formats.skeleton import bones_of, renamed, responses_items
@@ -53,24 +53,28 @@ def _renamed_alike(listed: list[Any], frames: Mapping[int, Any], results: Mappin
     transcript's ids).  Anything else renamed is judged as any message the view made."""
     alike: set[int] = set()
     size = len(listed)
-    for number, entry in enumerate(listed):
-        if type(entry) is not Rewritten or entry.index in outside or entry.index not in frames:
+    for number in compress(range(size), map(is_, map(type, listed), repeat(Rewritten))):
+        entry = listed[number]
+        frame = entry.index
+        calls = frames.get(frame)
+        if calls is None or frame in outside or number + len(calls) >= size:
             continue
-        frame, calls = entry.index, frames[entry.index]
-        if number + len(calls) >= size:
-            continue
-        new = [entry.ids.get(position, call.id) for position, call in enumerate(calls)]
+        ids = entry.ids
         turn = [number]
-        for position, call_id in enumerate(new, 1):
-            answer = listed[number + position]
+        for position, call in enumerate(calls):
+            answer = listed[number + 1 + position]
+            index = frame + 1 + position
             kind = type(answer)
-            index = answer if kind is int else answer.index if kind is Rewritten else -1
-            if index != frame + position or index in outside or index not in results or call_id != (
-                    answer.ids.get(-1, results[index]) if kind is Rewritten else results[index]):
+            if kind is Rewritten:
+                if answer.index != index or index in outside or index not in results or \
+                        answer.ids.get(-1, results[index]) != ids.get(position, call.id):
+                    break
+                turn.append(number + 1 + position)
+            elif kind is not int or answer != index or index in outside or index not in results or \
+                    results[index] != ids.get(position, call.id):
                 break
-            turn.append(number + position)
         else:
-            alike.update(found for found in turn if type(listed[found]) is Rewritten)
+            alike.update(turn)
     return alike
 
 
@@ -127,21 +131,23 @@ class SparseView:
         """A plan listing every message: its letters, moves and kept messages outside the clean turns are
         found by C-level maps over the order (a view of a million messages lists a million ints).  alike: the
         positions of renamed messages read as plain (_renamed_alike): no seeds, and in place where they were."""
-        made_at = list(compress(range(len(listed)), map(ne, map(type, listed), repeat(int))))
-        order = list(listed)
-        for position in made_at:
-            order[position] = -1
-        letters = bytearray("".join(map((codes + "?").__getitem__, order)), "ascii")  # (-1: the "?" after them)
-        for position in made_at:
+        order = list(map(getattr, listed, repeat("real"), repeat(-1)))  # each durable index, -1 where made (an
+        durable = list(map(getattr, listed, repeat("index"), order))     # int's .real is itself), and a renamed one's
+        made_at = list(compress(range(len(listed)), map((-1).__eq__, order)))
+        letters = bytearray("".join(map((codes + "?").__getitem__, durable)), "ascii")  # (-1: the "?" after them)
+        assert self.made is not None
+        renamed = list(compress(made_at, map((0).__le__, map(durable.__getitem__, made_at))))
+        self.made.update(zip(renamed, map(listed.__getitem__, renamed)))  # (made when its bones are asked)
+        for position in compress(made_at, map((-1).__eq__, map(durable.__getitem__, made_at))):
             letters[position] = ord(self._make(position, listed[position], codes, plan, stamp, hinted))
         placed = order
         if alike:  # where the messages renamed alike were: in place (the view's bones still rename them)
             placed = list(order)
             for position in alike:
-                placed[position] = listed[position].index
+                placed[position] = durable[position]
         moved = list(compress(range(len(placed) - 1), map((1).__ne__, map(sub, islice(placed, 1, None), placed))))
         outside = set(loose)
-        self.seeds = [*(position for position in made_at if position not in alike), *moved,
+        self.seeds = [*filterfalse(alike.__contains__, made_at), *moved,
                       *(position + 1 for position in moved),
                       *compress(range(len(placed)), map(outside.__contains__, placed))]
         self.codes = letters.decode("ascii")
