@@ -12,8 +12,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
-from itertools import chain, compress, filterfalse, islice, repeat
-from operator import attrgetter, eq, is_, methodcaller, ne, not_, sub
+from itertools import accumulate, chain, compress, filterfalse, islice, repeat
+from operator import add, and_, attrgetter, eq, is_, lt, methodcaller, ne, not_, sub
 from typing import Any
 
 from ..formats.skeleton import bones_of, renamed, responses_items
@@ -78,6 +78,51 @@ def _renamed_alike(listed: list[Any], frames: Mapping[int, Any], results: Mappin
     return alike
 
 
+def _alike_at_once(listed: list[Any], order: list[int], durable: list[int], frames: Mapping[int, Any],
+                   results: Mapping[int, Any], outside: set[int]) -> set[int] | None:
+    """_renamed_alike of a flat order (order: each entry's durable index, -1 where made; durable: the same with a
+    renamed message's index), read by C-level maps over every turn's answers at once: a view for Mistral renames
+    some 40,000 turns of a 200,000-message transcript.  None when some new ids are not a dict (read one by one)."""
+    size = len(listed)
+    kinds = list(map(type, listed))
+    rewritten = list(compress(range(size), map(is_, kinds, repeat(Rewritten))))
+    if not set(map(type, map(_IDS, map(listed.__getitem__, rewritten)))) <= {dict}:
+        return None
+    framed = list(map(durable.__getitem__, rewritten))
+    keep = list(map(frames.__contains__, framed))
+    starts, framed = list(compress(rewritten, keep)), list(compress(framed, keep))
+    keep = list(map(not_, map(outside.__contains__, framed)))
+    starts, framed = list(compress(starts, keep)), list(compress(framed, keep))
+    sizes = list(map(len, map(frames.__getitem__, framed)))
+    keep = list(map(lt, map(add, starts, sizes), repeat(size)))  # its answers inside the view
+    starts, framed, sizes = list(compress(starts, keep)), list(compress(framed, keep)), list(compress(sizes, keep))
+    if not starts:
+        return set()
+    after = list(map((1).__add__, sizes))
+    positions = list(chain.from_iterable(map(range, map((1).__add__, starts), map(add, starts, after))))
+    expected = list(chain.from_iterable(map(range, map((1).__add__, framed), map(add, framed, after))))
+    answers = list(map(listed.__getitem__, positions))
+    recorded = list(map(results.get, expected))
+    sent = map(dict.get, map(getattr, answers, repeat("ids"), repeat(_NO_IDS)), repeat(-1), recorded)
+    frame_ids = map(_IDS, map(listed.__getitem__, starts))
+    asked = map(dict.get, chain.from_iterable(map(repeat, frame_ids, sizes)), chain.from_iterable(map(range, sizes)),
+                map(_ID, chain.from_iterable(map(frames.__getitem__, framed))))
+    ok = list(map(and_, map(and_, map(eq, map(durable.__getitem__, positions), expected),
+                            map(not_, map(outside.__contains__, expected))),
+                  map(and_, map(results.__contains__, expected), map(eq, sent, asked))))
+    good = [True] * len(starts)
+    ends = list(accumulate(sizes))
+    for failed in compress(range(len(ok)), map(not_, ok)):
+        good[bisect_right(ends, failed)] = False
+    alike = set(compress(starts, good))
+    alike.update(compress(positions, map(and_, chain.from_iterable(map(repeat, good, sizes)),
+                                         map(is_, map(kinds.__getitem__, positions), repeat(Rewritten)))))
+    return alike
+
+
+_NO_IDS: dict[int, str] = {}
+
+
 class SparseView:
     """The view a plan orders, as providers.sparse reads it: its letters, its seeds (every message the view
     made, renamed or moved, and those outside the recorded clean turns) and what it made (view position ->
@@ -107,11 +152,16 @@ class SparseView:
             return view
         listed: list[Any] = plan.order
         view.made = {}
-        alike = _renamed_alike(listed, ids[0], ids[1], set(loose)) if ids is not None else set()
         if range in set(map(type, listed)):
+            alike = _renamed_alike(listed, ids[0], ids[1], set(loose)) if ids is not None else set()
             view._runs(listed, codes, sorted(set(loose)), plan, stamp, hinted, alike)
-        else:
-            view._listed(listed, codes, loose, plan, stamp, hinted, alike)
+            return view
+        order = list(map(getattr, listed, repeat("real"), repeat(-1)))  # each durable index, -1 where made (an
+        durable = list(map(getattr, listed, repeat("index"), order))     # int's .real is itself), and a renamed one's
+        found = None if ids is None else _alike_at_once(listed, order, durable, ids[0], ids[1], set(loose))
+        alike = found if found is not None else \
+            _renamed_alike(listed, ids[0], ids[1], set(loose)) if ids is not None else set()
+        view._listed(listed, codes, loose, plan, stamp, hinted, alike, order, durable)
         return view
 
     def _make(self, position: int, entry: Any, codes: str, plan: Plan, stamp: Callable[[], int],
@@ -127,12 +177,11 @@ class SparseView:
         return bone_code(bone) or "?"
 
     def _listed(self, listed: list[Any], codes: str, loose: list[int], plan: Plan, stamp: Callable[[], int],
-                hinted: set[str], alike: set[int]) -> None:
+                hinted: set[str], alike: set[int], order: list[int], durable: list[int]) -> None:
         """A plan listing every message: its letters, moves and kept messages outside the clean turns are
         found by C-level maps over the order (a view of a million messages lists a million ints).  alike: the
-        positions of renamed messages read as plain (_renamed_alike): no seeds, and in place where they were."""
-        order = list(map(getattr, listed, repeat("real"), repeat(-1)))  # each durable index, -1 where made (an
-        durable = list(map(getattr, listed, repeat("index"), order))     # int's .real is itself), and a renamed one's
+        positions of renamed messages read as plain (_renamed_alike): no seeds, and in place where they were.
+        order: each entry's durable index (-1: made); durable: the same with a renamed message's index."""
         made_at = list(compress(range(len(listed)), map((-1).__eq__, order)))
         letters = bytearray("".join(map((codes + "?").__getitem__, durable)), "ascii")  # (-1: the "?" after them)
         assert self.made is not None
