@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Container, Iterable, Sequence
-from itertools import accumulate, chain, compress, filterfalse, islice, repeat
 from functools import partial
-from operator import attrgetter, methodcaller
+from itertools import accumulate, chain, compress, filterfalse, islice, repeat
+from operator import attrgetter
 from typing import Any, Literal
 
 import msgspec
@@ -533,15 +533,18 @@ def _shaped(light: LightTranscript, rewritten: dict[int, Any], changed: set[int]
     a view for Mistral renames in a 200,000-message transcript."""
     indices = list(filterfalse(changed.__contains__, rewritten))
     ids_of = list(map(rewritten.__getitem__, indices))
-    new = set(chain.from_iterable(map(methodcaller("values"), ids_of)))
+    if not set(map(type, ids_of)) <= {dict}:
+        return _shaped_each(light, indices, ids_of)
+    new = set(chain.from_iterable(map(dict.values, ids_of)))
     frames = light.frames
     if not new.isdisjoint(map(str, light.result_keys.values())) or not new.isdisjoint(
             map(_ID, chain.from_iterable(frames.values()))):
         return _shaped_each(light, indices, ids_of)
-    results = list(map(methodcaller("__contains__", -1), ids_of))
+    results = list(map(dict.__contains__, ids_of, repeat(-1)))
     framed = list(compress(indices, map(operator.not_, results)))
     framed_ids = list(compress(ids_of, map(operator.not_, results)))
-    if not all(map(operator.gt, map(len, map(frames.get, framed, repeat(()))), map(partial(max, default=0), framed_ids))):
+    sizes = map(len, map(frames.get, framed, repeat(())))
+    if not all(map(operator.gt, sizes, map(partial(max, default=0), framed_ids))):
         return _shaped_each(light, indices, ids_of)  # (a position past the frame's calls: read one by one)
     shaped: dict[tuple[bool, bool], int] = {}
     first_empty = next(compress(framed, map(operator.not_, framed_ids)), None)

@@ -293,40 +293,6 @@ def test_a_clean_turn_renamed_alike_is_read_as_plain_and_nothing_else_renamed_is
     assert _renamed_alike(alike, frames, results, {3}) == {4, 5}  # a result outside the clean turns
     kept = [0, Rewritten(1, {}), 2, 3]  # renamed to nothing new: its results answer it still
     assert _renamed_alike(kept, frames, results, set()) == {1}
-    for listed, outside in ((alike, set()), (apart, set()), ([0, frame, Rewritten(2, {-1: "A"})], set()),
-                            (alike, {3}), (kept, set())):  # read at C speed for a flat order: the same
-        assert _at_once(listed, frames, results, outside) == _renamed_alike(listed, frames, results, outside)
-
-
-def _at_once(listed: list[Any], frames: Any, results: Any, outside: set[int]) -> set[int] | None:
-    from integrity._bulk.sparse_view import _alike_at_once
-
-    order = [entry if type(entry) is int else -1 for entry in listed]
-    durable = [getattr(entry, "index", index) for entry, index in zip(listed, order, strict=True)]
-    return _alike_at_once(listed, order, durable, frames, results, outside)
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_turns_renamed_alike_read_at_once_are_those_read_one_by_one(seed: int) -> None:
-    """_alike_at_once (every turn's answers compared by C-level maps) finds what _renamed_alike finds turn by
-    turn, on the views planned for every provider of generated transcripts with every defect kind."""
-    from integrity._bulk.sparse_view import _renamed_alike
-    from integrity.providers import PROVIDERS
-    from integrity.repair.policies import PLANNERS
-
-    messages = list(generate.messages(1_500, seed=seed, defect_rate=0.2))
-    fast = read_fast(json.dumps(messages).encode(), "t.json", bones="items")
-    assert fast is not None
-    light = Loaded("t.json", fast=fast).light(DEFAULT_POLICY)
-    assert light.clean is not None
-    for provider in PROVIDERS:
-        for policy in POLICIES:
-            plan = PLANNERS[policy](light, provider)
-            if not plan.changed or plan.order is None:
-                continue
-            outside = set(light.clean[2])
-            one_by_one = _renamed_alike(plan.order, light.frames, light.result_keys, outside)
-            assert _at_once(plan.order, light.frames, light.result_keys, outside) == one_by_one, (provider, policy)
 
 
 def test_a_frame_its_shape_does_not_place_is_judged_on_the_bones(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
-from itertools import accumulate, chain, compress, filterfalse, islice, repeat
-from operator import add, and_, attrgetter, eq, is_, lt, methodcaller, ne, not_, sub
+from itertools import chain, compress, filterfalse, islice, repeat
+from operator import attrgetter, eq, is_, methodcaller, ne, not_, sub
 from typing import Any
 
 from ..formats.skeleton import bones_of, renamed, responses_items
@@ -78,51 +78,6 @@ def _renamed_alike(listed: list[Any], frames: Mapping[int, Any], results: Mappin
     return alike
 
 
-def _alike_at_once(listed: list[Any], order: list[int], durable: list[int], frames: Mapping[int, Any],
-                   results: Mapping[int, Any], outside: set[int]) -> set[int] | None:
-    """_renamed_alike of a flat order (order: each entry's durable index, -1 where made; durable: the same with a
-    renamed message's index), read by C-level maps over every turn's answers at once: a view for Mistral renames
-    some 40,000 turns of a 200,000-message transcript.  None when some new ids are not a dict (read one by one)."""
-    size = len(listed)
-    kinds = list(map(type, listed))
-    rewritten = list(compress(range(size), map(is_, kinds, repeat(Rewritten))))
-    if not set(map(type, map(_IDS, map(listed.__getitem__, rewritten)))) <= {dict}:
-        return None
-    framed = list(map(durable.__getitem__, rewritten))
-    keep = list(map(frames.__contains__, framed))
-    starts, framed = list(compress(rewritten, keep)), list(compress(framed, keep))
-    keep = list(map(not_, map(outside.__contains__, framed)))
-    starts, framed = list(compress(starts, keep)), list(compress(framed, keep))
-    sizes = list(map(len, map(frames.__getitem__, framed)))
-    keep = list(map(lt, map(add, starts, sizes), repeat(size)))  # its answers inside the view
-    starts, framed, sizes = list(compress(starts, keep)), list(compress(framed, keep)), list(compress(sizes, keep))
-    if not starts:
-        return set()
-    after = list(map((1).__add__, sizes))
-    positions = list(chain.from_iterable(map(range, map((1).__add__, starts), map(add, starts, after))))
-    expected = list(chain.from_iterable(map(range, map((1).__add__, framed), map(add, framed, after))))
-    answers = list(map(listed.__getitem__, positions))
-    recorded = list(map(results.get, expected))
-    sent = map(dict.get, map(getattr, answers, repeat("ids"), repeat(_NO_IDS)), repeat(-1), recorded)
-    frame_ids = map(_IDS, map(listed.__getitem__, starts))
-    asked = map(dict.get, chain.from_iterable(map(repeat, frame_ids, sizes)), chain.from_iterable(map(range, sizes)),
-                map(_ID, chain.from_iterable(map(frames.__getitem__, framed))))
-    ok = list(map(and_, map(and_, map(eq, map(durable.__getitem__, positions), expected),
-                            map(not_, map(outside.__contains__, expected))),
-                  map(and_, map(results.__contains__, expected), map(eq, sent, asked))))
-    good = [True] * len(starts)
-    ends = list(accumulate(sizes))
-    for failed in compress(range(len(ok)), map(not_, ok)):
-        good[bisect_right(ends, failed)] = False
-    alike = set(compress(starts, good))
-    alike.update(compress(positions, map(and_, chain.from_iterable(map(repeat, good, sizes)),
-                                         map(is_, map(kinds.__getitem__, positions), repeat(Rewritten)))))
-    return alike
-
-
-_NO_IDS: dict[int, str] = {}
-
-
 class SparseView:
     """The view a plan orders, as providers.sparse reads it: its letters, its seeds (every message the view
     made, renamed or moved, and those outside the recorded clean turns) and what it made (view position ->
@@ -157,11 +112,9 @@ class SparseView:
             view._runs(listed, codes, sorted(set(loose)), plan, stamp, hinted, alike)
             return view
         order = list(map(getattr, listed, repeat("real"), repeat(-1)))  # each durable index, -1 where made (an
-        durable = list(map(getattr, listed, repeat("index"), order))     # int's .real is itself), and a renamed one's
-        found = None if ids is None else _alike_at_once(listed, order, durable, ids[0], ids[1], set(loose))
-        alike = found if found is not None else \
-            _renamed_alike(listed, ids[0], ids[1], set(loose)) if ids is not None else set()
-        view._listed(listed, codes, loose, plan, stamp, hinted, alike, order, durable)
+        indices = list(map(getattr, listed, repeat("index"), order))     # int's .real is itself), and a renamed one's
+        alike = _renamed_alike(listed, ids[0], ids[1], set(loose)) if ids is not None else set()
+        view._listed(listed, codes, loose, plan, stamp, hinted, alike, order, indices)
         return view
 
     def _make(self, position: int, entry: Any, codes: str, plan: Plan, stamp: Callable[[], int],
@@ -186,7 +139,7 @@ class SparseView:
         letters = bytearray("".join(map((codes + "?").__getitem__, durable)), "ascii")  # (-1: the "?" after them)
         assert self.made is not None
         renamed = list(compress(made_at, map((0).__le__, map(durable.__getitem__, made_at))))
-        self.made.update(zip(renamed, map(listed.__getitem__, renamed)))  # (made when its bones are asked)
+        self.made.update(zip(renamed, map(listed.__getitem__, renamed), strict=True))  # (made when its bones are asked)
         for position in compress(made_at, map((-1).__eq__, map(durable.__getitem__, made_at))):
             letters[position] = ord(self._make(position, listed[position], codes, plan, stamp, hinted))
         placed = order

@@ -139,8 +139,8 @@ def _merged(found: list[Violation], whole: list[Violation]) -> list[Violation]:
 
 
 def _repeated(frames: Mapping[int, Any], results: Mapping[int, Any], provider: str) -> list[Violation]:
-    found = deepseek.repeated_results([(index, value if type(value) is str else "") for index, value in results.items()],
-                                      provider)
+    read = [(index, value if type(value) is str else "") for index, value in results.items()]
+    found = deepseek.repeated_results(read, provider)
     return sort_violations(with_canonical_indices(found, _Each(max(chain(frames, results), default=-1) + 1)))
 
 
