@@ -161,3 +161,76 @@ def test_an_id_rule_checking_every_id_at_once_says_what_checking_each_says(provi
                for _ in range(rng.randint(0, 3))] for _ in range(4000)]
     for values in cases:
         assert rule.accepts_all(values) == all(map(rule.accepts, values)), values
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "mistral", "openai-chat", "openai-responses"])
+def test_the_ids_a_rule_refuses_found_at_once_are_those_it_refuses_one_by_one(provider: str) -> None:
+    """ids.refused_positions (what the strict planner renames, Mistral's read at C speed) names exactly the ids
+    IdRule.accepts refuses, "" (no id) never, for ids of every length around the limits and every character."""
+    import random
+
+    from integrity.providers.ids import refused_positions
+
+    rule = spec(provider).id_rule
+    assert rule is not None
+    rng = random.Random(14)
+    cases = [[], [""], ["abcdefghi", "é" * 9, "abcdefgh\n", "null", "call_00000001", "ABCDEFGH9"]]
+    cases += [["".join(rng.choice("aZ9_- :\né") for _ in range(rng.choice([0, 1, 8, 9, 9, 10, 40, 41, 64, 65])))
+               for _ in range(rng.randint(0, 6))] for _ in range(3000)]
+    for values in cases:
+        assert refused_positions(rule, values) == [at for at, value in enumerate(values)
+                                                   if value != "" and not rule.accepts(value)], values
+
+
+def test_mistral_refused_ids_judged_a_kind_at_a_time_are_the_request_s() -> None:
+    """mistral.refused_at (the light view's judgment of every id at once) gives refused_ids' violations, field for
+    field, with each one's canonical message (the Chat shape: one native entry per message) set."""
+    import random
+
+    import msgspec
+
+    from integrity.providers.mistral import refused_at, refused_ids
+
+    rng = random.Random(15)
+    for _ in range(300):
+        values = ["".join(rng.choice("aZ9_{}é") for _ in range(rng.choice([0, 4, 9, 9, 10]))) or "null"
+                  for _ in range(rng.randint(0, 8))]
+        indices = sorted(rng.sample(range(50), len(values)))
+        for calls in (True, False):
+            expected = refused_ids([(index, 0 if calls else None, value) for index, value in zip(indices, values,
+                                                                                                  strict=True)])
+            expected = [msgspec.structs.replace(violation, canonical_indices=violation.native_indices)
+                        for violation in expected]
+            assert refused_at(indices, values, calls) == expected, values
+
+
+def test_new_ids_made_at_once_are_those_the_walk_gives_when_first_attempts_collide() -> None:
+    """repair.strict._made gives every refused id its first attempt at once, and walks the attempts only past
+    one that is taken, refused or another's: the same new ids as the walk, in order, whatever collides."""
+    from integrity.providers.spec import IdRule
+    from integrity.repair.strict import _made
+
+    def make(value: str, attempt: int) -> str:
+        return f"{value[:1]}{attempt}" if attempt != 2 else "x"  # (attempt 2 names an id in use: "x")
+
+    rule = IdRule(lambda value: len(value) <= 2, make, "at most two characters",
+                  lambda values: all(len(value) <= 2 for value in values))
+    refused = ["abc", "axe", "bcd", "aaa", "b00", "ccc"]
+    taken = {"c0", "x", "abc", "axe", "bcd", "aaa", "b00", "ccc"}
+
+    def walk(values: list[str], used: set[str]) -> dict[str, str]:
+        made = {}
+        for value in values:
+            attempt = 0
+            new = rule.make(value, attempt)
+            while new in used or not rule.accepts(new):
+                attempt += 1
+                new = rule.make(value, attempt)
+            used.add(new)
+            made[value] = new
+        return made
+
+    expected_taken = set(taken)
+    expected = walk(refused, expected_taken)
+    assert expected == {"abc": "a0", "axe": "a1", "bcd": "b0", "aaa": "a3", "b00": "b1", "ccc": "c1"}
+    assert _made(rule, refused, taken) == expected and taken == expected_taken
