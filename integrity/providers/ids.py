@@ -92,14 +92,20 @@ def is_mistral_id(value: str) -> bool:
     return MISTRAL_ID.fullmatch(value) is not None
 
 
+def mistral_taken(values: Sequence[str]) -> set[int]:
+    """The positions of the values is_mistral_id takes, read at C speed: the pattern is asked only of the values
+    of nine characters (a transcript whose every id Mistral refuses has none)."""
+    nine = compress(range(len(values)), map((9).__eq__, map(len, values)))
+    return {at for at in nine if is_mistral_id(values[at])}
+
+
 def refused_positions(rule: IdRule, values: list[str]) -> list[int]:
     """The positions of the values the rule refuses ("" is no id: never refused), in order.  Mistral's rule is
     read at C speed (a length first, the pattern only for ids of nine characters): a transcript whose every id
     it refuses has a quarter of a million of them at 200,000 messages."""
     if rule.accepts is is_mistral_id:
         size = len(values)
-        nine = compress(range(size), map((9).__eq__, map(len, values)))
-        taken = {at for at in nine if is_mistral_id(values[at])}
+        taken = mistral_taken(values)
         taken.update(compress(range(size), map("".__eq__, values)))
         return [at for at in range(size) if at not in taken] if taken else list(range(size))
     accepts = rule.accepts

@@ -19,7 +19,7 @@ from itertools import compress
 from typing import Any
 
 from .chat_shape import call_ids_of, read_shape
-from .ids import chat_ids, is_mistral_id, mistral_rule
+from .ids import chat_ids, is_mistral_id, mistral_rule, mistral_taken
 from .spec import OPAQUE, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
 
@@ -112,8 +112,7 @@ def refused_at(indices: Sequence[int], values: Sequence[str], calls: bool, provi
     then letters and digits only for those of nine characters), so a transcript whose every id Mistral refuses
     (a quarter of a million at 200,000 messages) costs its violations alone."""
     size = len(values)
-    nine = list(compress(range(size), map((9).__eq__, map(len, values))))
-    taken = {at for at in nine if is_mistral_id(values[at])}
+    taken = mistral_taken(values)
     if calls:  # an assistant's call id "null" is let through (mistral-common's validator, which the API runs)
         taken.update(compress(range(size), map("null".__eq__, values)))
     if len(taken) == size:
