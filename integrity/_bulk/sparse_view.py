@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping
-from functools import partial
 from itertools import chain, compress, filterfalse, islice, repeat
-from operator import attrgetter, eq, is_, methodcaller, ne, not_, sub
+from operator import attrgetter, eq, is_, ne, not_, sub
 from typing import Any
 
 from ..formats.skeleton import bones_of, renamed, responses_items
@@ -304,18 +303,20 @@ class SparseView:
         A view for Mistral renames most messages: visiting each cost more than judging it."""
         assert self.made is not None and self.order is not None
         made = list(self.made.values())
-        renamed = list(compress(made, map(Rewritten.__instancecheck__, made)))
+        is_renamed = list(map(is_, map(type, made), repeat(Rewritten)))
+        renamed = list(compress(made, is_renamed))
         ids = list(map(_IDS, renamed))
+        if not set(map(type, ids)) <= {dict}:
+            return None
         of_result = list(map(result_keys.__contains__, map(_INDEX, renamed)))
-        if not all(map(methodcaller("__contains__", -1), compress(ids, of_result))):
+        if not all(map(dict.__contains__, compress(ids, of_result), repeat(-1))):
             return None
         framed = list(map(len, map(frames.get, map(_INDEX, compress(renamed, map(not_, of_result))), repeat(()))))
-        framed_ids = list(compress(ids, map(not_, of_result)))  # each must rename every call: positions 0..n-1
-        if not (all(map(eq, map(len, framed_ids), framed)) and not any(map(_FIRST, framed_ids))
-                and all(map(eq, map(_LAST, framed_ids), map((-1).__add__, framed)))):
+        framed_ids = compress(ids, map(not_, of_result))  # each must rename every call: positions 0..n-1, in order
+        if not all(map(eq, map(tuple, framed_ids), map(_POSITIONS.get, framed))):
             return None
-        found = list(chain.from_iterable(map(methodcaller("values"), ids)))
-        for bone in compress(made, map(not_, map(Rewritten.__instancecheck__, made))):
+        found = list(chain.from_iterable(map(dict.values, ids)))
+        for bone in compress(made, map(not_, is_renamed)):
             if bone[0] == "toolResult":
                 found.append(bone[2])
             elif bone[0] == "assistant" and type(bone[1]) is tuple:
@@ -327,7 +328,7 @@ class SparseView:
 
 
 _IDS = attrgetter("ids")
-_FIRST = partial(min, default=0)
-_LAST = partial(max, default=-1)
+_POSITIONS = {size: tuple(range(size)) for size in range(64)}
+"""A frame's call positions, by its size (a frame of more calls is read one by one)."""
 _INDEX = attrgetter("index")
 _ID = attrgetter("id")
