@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Container, Iterable, Sequence
-from functools import partial
 from itertools import accumulate, chain, compress, filterfalse, islice, repeat
 from operator import attrgetter
 from typing import Any, Literal
@@ -525,37 +524,41 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
 
 
 def _shaped(light: LightTranscript, rewritten: dict[int, Any], changed: set[int]) -> dict[tuple[bool, bool], int]:
-    """The first message of each shape (_shape) among those the view only renames (rewritten, not in changed).
+    """A message of each shape (_shape) among those the view only renames (rewritten, not in changed): any one
+    will do, as a message's reasons are then its shape's alone.
 
-    When no new id is an old one (a call's or a result's: the strict view never gives an id in use, but a
-    numeric id keeps its text), every such message changes some id and keeps none, but a frame whose new ids
-    name none of its calls: the shapes are then read at C speed, without visiting each of the 113,000 messages
-    a view for Mistral renames in a 200,000-message transcript."""
+    When each frame's new ids are its every call's, in order, and none is the call's own (the strict view never
+    gives an id in use, but a numeric id keeps its text), the shapes are read at C speed, pair by pair, without
+    visiting each of the 113,000 messages a view for Mistral renames in a 200,000-message transcript: a result's
+    one id is kept or changed, a frame's all changed (or none, when it is no frame).  Else each message's shape
+    is read in turn."""
     indices = list(filterfalse(changed.__contains__, rewritten))
     ids_of = list(map(rewritten.__getitem__, indices))
     if not set(map(type, ids_of)) <= {dict}:
         return _shaped_each(light, indices, ids_of)
-    new = set(chain.from_iterable(map(dict.values, ids_of)))
-    frames = light.frames
-    if not new.isdisjoint(map(str, light.result_keys.values())) or not new.isdisjoint(
-            map(_ID, chain.from_iterable(frames.values()))):
-        return _shaped_each(light, indices, ids_of)
     results = list(map(dict.__contains__, ids_of, repeat(-1)))
     framed = list(compress(indices, map(operator.not_, results)))
     framed_ids = list(compress(ids_of, map(operator.not_, results)))
-    sizes = map(len, map(frames.get, framed, repeat(())))
-    if not all(map(operator.gt, sizes, map(partial(max, default=0), framed_ids))):
-        return _shaped_each(light, indices, ids_of)  # (a position past the frame's calls: read one by one)
-    shaped: dict[tuple[bool, bool], int] = {}
-    first_empty = next(compress(framed, map(operator.not_, framed_ids)), None)
-    first_renamed = next(compress(indices, map(operator.truth, ids_of)), None)
-    for shape, index in (((False, False), first_empty), ((True, False), first_renamed)):
-        if index is not None:
-            shaped[shape] = index
-    return shaped
+    calls_of = list(map(light.frames.get, framed, repeat(())))
+    if not all(map(operator.eq, map(tuple, framed_ids), map(_POSITIONS.get, map(len, calls_of)))) or \
+            any(map(operator.eq, map(_ID, chain.from_iterable(calls_of)), chain.from_iterable(map(dict.values,
+                                                                                                 framed_ids)))):
+        return _shaped_each(light, indices, ids_of)  # (a frame not renamed whole, or some call keeping its id)
+    answered = list(compress(indices, results))
+    kept = list(map(operator.eq, map(str, map(light.result_keys.get, answered)),
+                    map(operator.itemgetter(-1), compress(ids_of, results))))
+    shaped: dict[tuple[bool, bool], int | None] = {
+        (True, False): next(compress(framed, framed_ids), None),
+        (False, False): next(compress(framed, map(operator.not_, framed_ids)), None)}
+    if shaped[(True, False)] is None:
+        shaped[(True, False)] = next(compress(answered, map(operator.not_, kept)), None)
+    shaped[(False, True)] = next(compress(answered, kept), None)
+    return {shape: index for shape, index in shaped.items() if index is not None}
 
 
 _ID = attrgetter("id")
+_POSITIONS = {size: tuple(range(size)) for size in range(64)}
+"""A frame's call positions, by its size (a frame of more calls is read one by one)."""
 _INDEX = attrgetter("index")
 _IDS = attrgetter("ids")
 

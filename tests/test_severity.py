@@ -146,3 +146,49 @@ def test_every_sample_is_rated_the_same_by_check_and_check_json(capsys: Any) -> 
         assert (report["severity"] in ("lossy", "rejected", "malformed")) is (code == 1), path.name
         analysis = analyze(load(path.read_bytes(), path.name), verdicts=True)
         assert analysis.report.severity == report["severity"], path.name
+
+
+def _renamed_shapes(light: Any, plan: Any) -> tuple[set[Any], set[Any]]:
+    """The shapes of the messages a plan only renames, read at C speed (_shaped) and one by one (_shaped_each)."""
+    from integrity._diagnosis import _shaped, _shaped_each, moves
+    from integrity.repair.entries import Merged, Rewritten, unplain
+
+    rewritten: dict[int, Any] = {}
+    for entry in unplain(plan.order or []):
+        last = entry.entries[-1] if isinstance(entry, Merged) else entry
+        if isinstance(last, Rewritten):
+            rewritten[last.index] = last.ids
+    changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
+                                             moves(light, plan)[0], plan.notes)
+    indices = [index for index in rewritten if index not in changed]
+    return set(_shaped(light, rewritten, changed)), \
+        set(_shaped_each(light, indices, [rewritten[index] for index in indices]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(messages=broken_transcripts())
+def test_the_shapes_of_renamed_messages_read_at_once_are_those_read_one_by_one(messages: list[dict[str, Any]]) -> None:
+    """_diagnosis._shaped (the shapes of what a view only renames, read pair by pair at C speed) finds the shapes
+    _shape finds message by message, for every provider's view: reused, empty, refused and numeric ids."""
+    light = light_transcript(messages, numeric_ids=True)
+    for provider in PROVIDERS:
+        at_once, one_by_one = _renamed_shapes(light, PLANNERS["strict"](light, provider))
+        assert at_once == one_by_one, provider
+
+
+def test_a_numeric_id_renamed_to_its_text_has_its_own_shape() -> None:
+    """A call whose numeric id the view sends as its text keeps its id (NUMERIC_IDS_AS_TEXT), beside one renamed
+    (an id longer than OpenAI Chat takes): both shapes are found at once, as one by one."""
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "go", "timestamp": 1},
+        {"role": "assistant", "stopReason": "toolUse", "timestamp": 1,
+         "content": [{"type": "toolCall", "id": 7, "name": "t", "arguments": {}}]},
+        {"role": "toolResult", "toolCallId": 7, "toolName": "t", "content": [], "isError": False, "timestamp": 1},
+        {"role": "assistant", "stopReason": "toolUse", "timestamp": 1,
+         "content": [{"type": "toolCall", "id": "c" * 50, "name": "t", "arguments": {}}]},
+        {"role": "toolResult", "toolCallId": "c" * 50, "toolName": "t", "content": [], "isError": False,
+         "timestamp": 1},
+    ]
+    light = light_transcript(messages, numeric_ids=True)
+    at_once, one_by_one = _renamed_shapes(light, PLANNERS["strict"](light, "openai-chat"))
+    assert at_once == one_by_one == {(True, False), (False, True)}, one_by_one
