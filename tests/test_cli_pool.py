@@ -1,0 +1,114 @@
+"""integrity.cli_pool: work over forked worker processes, handed on in the items' order.
+
+The workers are forked, so the work and the items are whatever this process holds (closures too).  Each
+test checks what the caller sees: every outcome once, in order, whatever process made it; a bug raised
+again here; a worker that dies is an error, never a hang; stopping early leaves no worker behind.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from integrity import cli_pool
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the workers are forked")
+
+
+def _children() -> set[int]:
+    """This process's children, from /proc (Linux)."""
+    found = set()
+    me = str(os.getpid())
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1].decode() == me and fields[0] != b"Z":
+                found.add(int(entry))
+    return found
+
+
+@pytest.mark.parametrize("count, jobs", [(1, 2), (7, 2), (100, 3), (1000, 2), (300, 8)])
+def test_outcomes_come_in_the_items_order_each_once(count: int, jobs: int) -> None:
+    items = [f"item-{number}" for number in range(count)]
+
+    def work(item: str) -> tuple[str, int]:
+        time.sleep(0.001)  # long enough that every worker is up before the chunks run out
+        return item, os.getpid()
+
+    outcomes = list(cli_pool.in_order(work, items, jobs))
+    assert [item for item, _ in outcomes] == items
+    if count >= 100:  # enough chunks that more than one worker took some
+        assert len({pid for _, pid in outcomes}) > 1
+    assert os.getpid() not in {pid for _, pid in outcomes}
+
+
+def test_uneven_work_still_comes_in_order() -> None:
+    items = list(range(60))
+
+    def work(item: int) -> int:
+        time.sleep(0.02 if item % 7 == 0 else 0)  # some chunks take longer: later ones finish first
+        return item * item
+
+    assert list(cli_pool.in_order(work, items, 3)) == [item * item for item in items]
+
+
+def test_a_bug_in_the_work_is_raised_here() -> None:
+    def work(item: int) -> int:
+        if item == 41:
+            raise ValueError(f"no good: {item}")
+        return item
+
+    with pytest.raises(ValueError, match="no good: 41"):
+        list(cli_pool.in_order(work, list(range(100)), 2))
+    assert _children() == set()
+
+
+def test_an_exception_that_does_not_pickle_is_raised_as_its_text() -> None:
+    class Odd(Exception):
+        def __init__(self, held: object) -> None:
+            super().__init__("odd one")
+            self.held = held
+
+        def __reduce__(self) -> tuple[object, ...]:
+            raise TypeError("cannot pickle this")
+
+    def work(item: int) -> int:
+        raise Odd(lambda: item)
+
+    with pytest.raises(RuntimeError, match="Odd: odd one"):
+        list(cli_pool.in_order(work, [1, 2, 3], 2))
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
+    def work(item: int) -> int:
+        if item == 5:
+            os._exit(9)  # killed outright: its chunk never comes
+        return item
+
+    with pytest.raises(RuntimeError, match="ended before its files were done"):
+        list(cli_pool.in_order(work, list(range(40)), 2))
+    assert _children() == set()
+
+
+def test_stopping_early_stops_and_reaps_every_worker() -> None:
+    def work(item: int) -> int:
+        time.sleep(0.01)
+        return item
+
+    outcomes = cli_pool.in_order(work, list(range(2000)), 2)
+    assert next(outcomes) == 0
+    outcomes.close()  # the caller stops reading (an interrupt, a closed pipe)
+    assert _children() == set()
+
+
+def test_large_outcomes_cross_whole() -> None:
+    items = list(range(8))
+    outcomes = list(cli_pool.in_order(lambda item: bytes([item]) * (3 << 20), items, 2))
+    assert [len(outcome) for outcome in outcomes] == [3 << 20] * 8
+    assert [outcome[:1] for outcome in outcomes] == [bytes([item]) for item in items]
