@@ -25,7 +25,7 @@ import pickle
 import signal
 import struct
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Any
 
 CHUNKS_PER_WORKER = 64
@@ -40,7 +40,7 @@ _NUMBER = struct.Struct("=I")
 _SIZE = struct.Struct("=Q")
 
 
-def in_order(work: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> Iterator[Any]:
+def in_order(work: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> Generator[Any, None, None]:
     """work(item) for every item over `jobs` forked worker processes, in the items' order.
 
     The caller makes sure fork exists (os.fork) and that jobs > 1.  When no worker can be forked,
