@@ -7,8 +7,10 @@ again here; a worker that dies is an error, never a hang; stopping early leaves 
 
 from __future__ import annotations
 
+import argparse
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -112,3 +114,28 @@ def test_large_outcomes_cross_whole() -> None:
     outcomes = list(cli_pool.in_order(lambda item: bytes([item]) * (3 << 20), items, 2))
     assert [len(outcome) for outcome in outcomes] == [3 << 20] * 8
     assert [outcome[:1] for outcome in outcomes] == [bytes([item]) for item in items]
+
+
+def test_the_cli_works_a_small_first_file_here_and_the_rest_in_workers(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """check's _each_file(first_here=True): the first file, when small, in this process (its imports made once,
+    before the workers are forked), every other in a worker; a large first file goes to a worker too."""
+    from integrity import cli
+
+    files = []
+    for number in range(40):
+        path = tmp_path / f"f{number:02d}.json"
+        path.write_bytes(b"[]")
+        files.append(str(path))
+    args = argparse.Namespace(files=files, jobs=2)
+
+    def work(path: str, args: argparse.Namespace) -> tuple[str, int]:
+        time.sleep(0.001)
+        return path, os.getpid()
+
+    said = list(cli._each_file(work, args, first_here=True))
+    assert [path for path, _ in said] == files
+    assert said[0][1] == os.getpid() and os.getpid() not in {pid for _, pid in said[1:]}
+    monkeypatch.setattr(cli, "FIRST_HERE_BELOW", 2)  # every file here is 2 bytes: none is small now
+    said = list(cli._each_file(work, args, first_here=True))
+    assert [path for path, _ in said] == files and os.getpid() not in {pid for _, pid in said}
