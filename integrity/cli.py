@@ -562,10 +562,11 @@ def _still_failing(source: str, empty: bool, report: Any, payload: bytes, args: 
     a view check still fails: always when findings are left in place, and for every file of up to
     RECHECK_UP_TO messages (the written bytes are read back as check reads them).
     """
-    from .download import NOTHING_LEFT
     from .repair.policies import POLICY
 
     if empty:
+        from .download import NOTHING_LEFT  # (only here: the module loads the report's and formats' readers)
+
         return NOTHING_LEFT
 
     recheck = report is not None and POLICY[args.policy].rechecks_written_view and (
