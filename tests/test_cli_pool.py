@@ -139,3 +139,67 @@ def test_the_cli_works_a_small_first_file_here_and_the_rest_in_workers(tmp_path:
     monkeypatch.setattr(cli, "FIRST_HERE_BELOW", 2)  # every file here is 2 bytes: none is small now
     said = list(cli._each_file(work, args, first_here=True))
     assert [path for path, _ in said] == files and os.getpid() not in {pid for _, pid in said}
+
+
+def test_a_signal_as_the_temporary_file_is_made_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM (the pool being stopped) that lands just as mkstemp has made the temporary file, before its name is
+    known to the writer, still has the file removed: it waits until the name is (a stopped `repair --out-dir`
+    left one about every other run)."""
+    import signal
+    import tempfile
+
+    from integrity._bulk import atomic_write
+
+    real = tempfile.mkstemp
+
+    def made_then_signalled(*args: object, **kwargs: object) -> tuple[int, str]:
+        made = real(*args, **kwargs)  # type: ignore[call-overload]
+        os.kill(os.getpid(), signal.SIGTERM)  # delivered here, between the file and its name, when not held off
+        return made
+
+    monkeypatch.setattr(tempfile, "mkstemp", made_then_signalled)  # (the module atomic_write calls it in)
+    target = atomic_write.Target(str(tmp_path / "out.json"), "repaired transcript")
+    atomic_write.plan(str(tmp_path / "in.json"), [target])
+    with pytest.raises(atomic_write.Terminated), atomic_write.signals_raise():
+        atomic_write.write_all([(target, lambda out: out.write(b"[]"))], open(os.devnull, "wb"))
+    assert os.listdir(tmp_path) == []
+
+
+def test_stopping_repair_out_dir_leaves_no_temporary_file_and_never_hangs(tmp_path: Path) -> None:
+    """SIGTERM to `repair --out-dir` over many files while its workers write: exit 143 within seconds, every
+    output either whole under its name or absent, no temporary file left."""
+    import signal
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    sources = tmp_path / "in"
+    sources.mkdir()
+    sample = (repo / "sample_transcripts" / "orphaned_call.pi-ai.json").read_bytes()
+    for number in range(3000):
+        (sources / f"s{number:04d}.json").write_bytes(sample)
+    out = tmp_path / "out"
+    out.mkdir()
+    first = subprocess.run([sys.executable, "-m", "integrity", "repair", "--now", "1", str(sources / "s0000.json")],
+                           cwd=repo, capture_output=True, env={**os.environ, "PYTHONPATH": str(repo)})
+    written = first.stdout  # what repair writes for each of them (they are all the same file)
+    stopped = 0
+    for delay in (0.25, 0.4, 0.6):
+        child = subprocess.Popen([sys.executable, "-m", "integrity", "repair", "--now", "1", "--out-dir", str(out),
+                                  *sorted(map(str, sources.iterdir()))], cwd=repo, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(repo)})
+        time.sleep(delay)
+        child.send_signal(signal.SIGTERM)
+        try:
+            _, stderr = child.communicate(timeout=30)
+        finally:
+            child.kill()
+            child.wait()
+        if child.returncode != 143:  # (it finished before the signal: nothing to see)
+            assert child.returncode in (0, 1)
+            continue
+        stopped += 1
+        assert stderr.decode().strip() == "terminated"
+        assert not [name for name in os.listdir(out) if name.endswith(".integrity-tmp")]
+        assert all((out / name).read_bytes() == written for name in os.listdir(out))
+    assert stopped  # at least one run was stopped while it wrote
