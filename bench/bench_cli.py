@@ -231,10 +231,7 @@ def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2, r
     own: list[float] = []  # triage's own time (what it reports), less the cluster's start
     for _ in range(runs):
         for label, command, output, _target in runs_of:
-            # the outputs go under bench/data/, as the one-file repair's do: on this machine a file made in
-            # /tmp cost about 0.2 ms of the kernel's time (0.006 ms under bench/data/), 0.4 s of the cores
-            # per `repair --out-dir` run of 2,000 files that the command itself has no part in
-            with tempfile.TemporaryDirectory(dir=HERE / "data") as out:
+            with tempfile.TemporaryDirectory() as out:
                 if output == "folder":
                     command = [*command, out, *paths]
                 elif output == "table":
