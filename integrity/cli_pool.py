@@ -10,7 +10,9 @@ leaves.
 
 multiprocessing.Pool did the same with three threads in the parent; one of them (the worker handler)
 woke each time a result waited in the result pipe and spun until the result thread took it: about a
-tenth of a second of a core over 2,000 small files, taken from the workers on a 2-core machine.
+tenth of a second of a core over 2,000 small files, taken from the workers on a 2-core machine.  And a
+SIGTERM to `repair --out-dir` while its workers wrote left the Pool's parent waiting forever (5 of 5
+tries); here the parent stops and reaps its workers itself (_stop).
 
 A worker ignores Ctrl-C and dies by SIGTERM's default (the parent says `interrupted`); `repair`
 turns SIGTERM back into an exception while it writes (atomic_write.signals_raise) so its temporary
