@@ -71,7 +71,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("check", ["integrity.pipeline", "integrity.repairing", "integrity.download"]),
     # front ends: the CLI, fleet triage, the fault lab, the package face
     ("front", [
-        "integrity.cli", "integrity.__main__", "integrity.triage", "integrity._triage_inputs",
+        "integrity.cli", "integrity.cli_pool", "integrity.__main__", "integrity.triage", "integrity._triage_inputs",
         "integrity._triage_table", "integrity._triage_head", "integrity.lab", "integrity.lab.*", "integrity",
         "integrity.guards", "integrity.guards.*",
     ]),

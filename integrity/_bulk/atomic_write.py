@@ -164,7 +164,8 @@ def _open_temporary(target: Target) -> BinaryIO:
     """A temporary file beside the real target, with the target's permissions (and owner when allowed)."""
     folder = os.path.dirname(target.real) or "."
     name = os.path.basename(target.real)[:80]  # room for the rest within the longest name allowed
-    handle, target.temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".integrity-tmp", dir=folder)
+    with _signals_blocked():  # a signal that raises right after the file is made would leave it unnamed here
+        handle, target.temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".integrity-tmp", dir=folder)
     existing = target.existing
     os.fchmod(handle, stat.S_IMODE(existing.st_mode) if existing is not None else _new_file_mode())
     if existing is not None and hasattr(os, "fchown"):
