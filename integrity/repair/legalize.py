@@ -204,11 +204,12 @@ def _label(entry: ViewEntry) -> str:
     return f"#{index}" if index is not None else "a synthesized receipt"
 
 
-def legalize(light: LightTranscript, order: list[ViewEntry], provider: str | None,
-             plan: Plan) -> list[ViewEntry] | None:
+def legalize(light: LightTranscript, order: list[Any], provider: str | None,
+             plan: Plan) -> list[Any] | None:
     """The order with the provider's role rules applied, or None when it already complies.
 
-    Drops (superseded interrupted frames), merges and notes are recorded on the plan.
+    Drops (superseded interrupted frames), merges and notes are recorded on the plan.  The order may hold
+    stretches (`range` entries): one is cut only where a rule changes something (_matches).
     """
     rules = _role_rules(provider)
     if rules is None:
