@@ -272,9 +272,11 @@ class SparseView:
                 results.append(bone[2])
             elif bone[0] == "assistant" and type(bone[1]) is tuple:
                 calls.extend(part[0] for part in bone[1] if type(part) is tuple)
-        if provider == "deepseek":  # every result id it sends, once
-            kept = map(self._at, range(len(self.codes)))
-            results += [result_keys[index] for index in kept if index in result_keys]
+        if provider == "deepseek":  # every result id it sends, once: a run's results found by bisection
+            kept = sorted(result_keys)
+            for _, low, high in self._segments():
+                if low >= 0:
+                    results += map(result_keys.__getitem__, kept[bisect_left(kept, low):bisect_left(kept, high)])
         elif frames is not None:  # every id of the durable messages it keeps as they are
             moving = sorted(chain(frames, result_keys))
             for _, low, high in self._segments():
