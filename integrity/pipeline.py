@@ -301,10 +301,12 @@ def _views(policy: str, light: LightTranscript, plan: Plan, made: dict[str | Non
     """view_for(provider): the view that provider is sent, made (make(provider)) once per distinct plan:
     views are kept by the provider they were planned for (made: plan.provider's view), never by object
     identity.  The one keying rule for the messages' views and for their bones (skeleton_verdicts)."""
-    from .analysis import replans_for
-
     def view_for(provider: str) -> _View:
-        key = provider if replans_for(policy, light, plan, provider) else plan.provider
+        key = plan.provider
+        if provider != key:  # (the plan's own provider is never re-planned: the analysis is not loaded for it)
+            from .analysis import replans_for
+
+            key = provider if replans_for(policy, light, plan, provider) else plan.provider
         found = made.get(key)
         if found is None:
             found = made[key] = make(provider)
