@@ -193,13 +193,14 @@ def _answers(order: Sequence[Any], at: int, count: int) -> list[Any]:
     """The `count` view entries after the one at `at` in an order with stretches, a stretch read as its messages
     (the legal order of turns may cut a frame out of a stretch and leave its results in one)."""
     found: list[Any] = []
-    for entry in islice(order, at + 1, None):
+    size = len(order)
+    while len(found) < count and at + 1 < size:
+        at += 1
+        entry = order[at]
         if type(entry) is range:
             found.extend(entry[:count - len(found)])
         else:
             found.append(entry)
-        if len(found) >= count:
-            break
     return found
 
 
