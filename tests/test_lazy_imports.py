@@ -1,5 +1,5 @@
 """`check --provider P` of a pi-ai file loads only what judging it needs: not every format's adapter (the formats
-package's face, integrity.formats._face: some 50 ms of each process) nor the analysis (another 22 ms); and the
+package's registry, integrity.formats.registry: some 50 ms of each process) nor the analysis (another 22 ms); and the
 formats package's names still load on first use, from the package as before."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _loaded(code: str, *args: str) -> list[str]:
 
 def test_check_with_a_provider_loads_neither_every_format_nor_the_analysis(tmp_path: Path) -> None:
     probe = ("import sys; from integrity.cli import main; main(['check', '--provider', sys.argv[2], sys.argv[1]]); "
-             "print(*('integrity.formats._face' in sys.modules, 'integrity.formats.claude_code' in sys.modules,"
+             "print(*('integrity.formats.registry' in sys.modules, 'integrity.formats.claude_code' in sys.modules,"
              " 'integrity.analysis' in sys.modules, 'integrity.providers.sparse' in sys.modules), file=sys.stderr)")
     path = _pi_ai(tmp_path / "t.json")
     for provider in ("gemini", "bedrock", "deepseek", "openai-responses"):
@@ -41,8 +41,8 @@ def test_check_with_a_provider_loads_neither_every_format_nor_the_analysis(tmp_p
 
 def test_the_formats_package_loads_its_names_on_first_use() -> None:
     probe = ("import sys, integrity.formats.skeleton as s, integrity.formats as f; "
-             "print('integrity.formats._face' in sys.modules, file=sys.stderr); "
+             "print('integrity.formats.registry' in sys.modules, file=sys.stderr); "
              "from integrity.formats import FORMAT_SPECS, read_bytes; import integrity.formats.gemini as g; "
-             "print('integrity.formats._face' in sys.modules, 'gemini' in FORMAT_SPECS, callable(read_bytes), "
-             "f.gemini is g, f.ADAPTERS is f._face.ADAPTERS, hasattr(f, 'no_such_name'), file=sys.stderr)")
+             "print('integrity.formats.registry' in sys.modules, 'gemini' in FORMAT_SPECS, callable(read_bytes), "
+             "f.gemini is g, f.ADAPTERS is f.registry.ADAPTERS, hasattr(f, 'no_such_name'), file=sys.stderr)")
     assert _loaded(probe) == ["False", "True", "True", "True", "True", "True", "False"]

@@ -32,7 +32,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._face import (
+    from .registry import (
         ADAPTERS,
         FORMAT_SPECS,
         FORMATS,
@@ -56,13 +56,13 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    """The package's names (the format registry, reading and writing: integrity.formats._face), loaded on first
+    """The package's names (the format registry, reading and writing: integrity.formats.registry), loaded on first
     use: importing one format module or the skeletons (formats.skeleton) never loads every format."""
     if name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    face = import_module("._face", __name__)
+    registry = import_module(".registry", __name__)
     try:
-        value = getattr(face, name)
+        value = getattr(registry, name)
     except AttributeError:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
     globals()[name] = value

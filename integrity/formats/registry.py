@@ -1,7 +1,7 @@
-"""The formats package's face (integrity.formats): the registry of every format module, reading any of them
-and writing a view back.  It lives here, loaded on first use (integrity.formats.__getattr__), so that a module
-that needs only the skeletons or the shared helpers of the formats package (providers.sparse) does not load
-every format's adapter (some 50 ms of every `check --provider` process's start).
+"""The format registry (what integrity.formats offers): every format module, reading any of them and writing a
+view back.  It lives here, loaded on first use (integrity.formats.__getattr__), so that a module that needs only
+the skeletons or the shared helpers of the formats package (providers.sparse) does not load every format's
+adapter (some 50 ms of every `check --provider` process's start).
 """
 
 from __future__ import annotations
