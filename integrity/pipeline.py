@@ -479,10 +479,12 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
                 return None
             said[name] = ProviderVerdict(name, before, after)
             continue
+        regions = None if view.made is None else view.regions_kept(name)  # (their bones kept from the next pass)
         before = judge_sparse(codes, loose, name, durable.bones, judge_turns,  # (the ids were checked whole)
                               frames=light.frames, results=light.result_keys)
         after = before if view.made is None else \
-            judge_sparse(view.codes, view.seeds, name, view.bones, judge_turns, plain=True)
+            judge_sparse(view.codes, view.seeds, name, view.bones, judge_turns, plain=True, regions=regions)
+        durable.keep(())
         said[name] = ProviderVerdict(name, before, after)
     return said, stamps
 

@@ -10,17 +10,21 @@ for a view the plan orders, from the order itself: every message it keeps where 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain, compress, islice, repeat
-from operator import ne, sub
+from operator import add, is_, ne, sub
 from typing import Any
 
 from ..formats.skeleton import bones_of, renamed, responses_items
-from ..providers.sparse import bone_code, ids_pass
+from ..providers.sparse import bone_code, ids_pass, judged_regions
 from ..providers.sparse_items import Columns, Places, made_items
 from ..repair.entries import Rewritten, entry_message
 from ..repair.plan import Plan
 from . import fast_bones
+
+KEPT = 16384
+"""The view's messages whose durable bones are kept from the recorded judgment for the view's (SparseView.regions_kept):
+a batch's worth (providers.sparse.BATCH), some 2 MB of bones, whatever the transcript's size."""
 
 
 class Durable:
@@ -33,10 +37,32 @@ class Durable:
         self.message = message
         self.structs = structs
         self._kinds: dict[Any, Any] = {}
+        self._keep: set[int] = set()
+        self._kept: dict[int, Any] = {}
+
+    def keep(self, indices: Iterable[int]) -> None:
+        """Keep the bones of these messages when they are next decoded, until they are asked for again (each
+        once): the view's judgment reads again what the recorded one read (only the first KEPT are asked, so
+        that what is kept stays small).  None is kept from a file in memory (its bones are made from structs)."""
+        self._keep = set(indices) if self.structs is None else set()
+        self._kept = {}
 
     def bones(self, indices: list[int]) -> list[Any]:
         if self.structs is None:
-            return fast_bones.bones_at(self.raws, indices)
+            kept, keep = self._kept, self._keep
+            if not kept and not keep:
+                return fast_bones.bones_at(self.raws, indices)
+            found = list(map(kept.pop, indices, repeat(None)))  # those kept, each once; the others decoded
+            missing = list(compress(indices, map(is_, found, repeat(None))))
+            decoded = fast_bones.bones_at(self.raws, missing) if missing else []
+            if keep:  # (a message is kept once: never again when it is read again)
+                stored = [pair for pair in zip(missing, decoded, strict=True) if pair[0] in keep]
+                kept.update(stored)
+                keep.difference_update(index for index, _ in stored)
+            if len(missing) == len(indices):
+                return decoded
+            filled = iter(decoded)
+            return [next(filled) if bone is None else bone for bone in found]
         from .fast_read import STRUCTS
 
         return list(fast_bones.struct_bones(list(map(self.structs.__getitem__, indices)), set(), self._kinds,
@@ -195,14 +221,40 @@ class SparseView:
         run = bisect_right(starts, position) - 1
         return -1 if firsts[run] < 0 else firsts[run] + position - starts[run]
 
+    def _at_each(self, positions: list[int]) -> list[int]:
+        """_at of each of these positions, by C-level maps (a message the view made is a run of its own, whose first
+        durable index is -1: its position less the run's start is 0)."""
+        if self.order is not None:
+            return list(map(self.order.__getitem__, positions))
+        assert self.runs is not None
+        starts, firsts = self.runs
+        runs = list(map(sub, map(bisect_right, repeat(starts), positions), repeat(1)))
+        return list(map(add, map(firsts.__getitem__, runs), map(sub, positions, map(starts.__getitem__, runs))))
+
+    def _wanted(self, indices: list[int]) -> tuple[list[int], list[int]]:
+        """The durable index of the view's message at each of these positions (-1: made), and those of the durable
+        messages their bones are made of (a renamed one's too), in order."""
+        assert self.made is not None
+        made = self.made
+        at = self._at_each(indices)
+        return at, [index if index >= 0 else made[position].index
+                    for position, index in zip(indices, at, strict=True)
+                    if index >= 0 or type(made[position]) is Rewritten]
+
+    def regions_kept(self, provider: str) -> list[list[int]]:
+        """The regions providers.sparse judges of this view for the provider (judged_regions), the durable messages
+        of their first KEPT kept when the transcript as recorded is judged (Durable.keep): the view's regions are
+        mostly the recorded ones' again, so those are not read from the file twice."""
+        found = judged_regions(self.codes, self.seeds, provider)
+        positions = list(islice(chain.from_iterable(map(range, *zip(*found, strict=True))), KEPT)) if found else []
+        self.durable.keep(self._wanted(positions)[1])
+        return found
+
     def bones(self, indices: list[int]) -> list[Any]:
         """The bones of the view's messages at these positions."""
         assert self.made is not None
         made = self.made
-        at = list(map(self._at, indices))
-        wanted = [index if index >= 0 else made[position].index
-                  for position, index in zip(indices, at, strict=True)
-                  if index >= 0 or type(made[position]) is Rewritten]
+        at, wanted = self._wanted(indices)
         durable = dict(zip(wanted, self.durable.bones(wanted), strict=True))
         out = []
         for position, index in zip(indices, at, strict=True):
