@@ -146,10 +146,10 @@ def status_of(report: Diagnosis | RepairReport) -> Status:
 def informative_providers(names: str | Sequence[str] | None) -> tuple[str, ...]:
     """The providers to ask for information beside the target: ALL_PROVIDERS stands for every one;
     a string is a comma list.  Unknown names raise ValueError naming the known ones."""
+    if not names:
+        return ()  # (no provider asked: no rule set loaded)
     from .providers import PROVIDERS, spec
 
-    if not names:
-        return ()
     listed = names.split(",") if isinstance(names, str) else list(names)
     found: list[str] = []
     for name in (name.strip() for name in listed):

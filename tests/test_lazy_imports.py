@@ -1,6 +1,7 @@
 """`check --provider P` of a pi-ai file loads only what judging it needs: not every format's adapter (the formats
-package's registry, integrity.formats.registry: some 50 ms of each process) nor the analysis (another 22 ms); and the
-formats package's names still load on first use, from the package as before."""
+package's registry, integrity.formats.registry: some 50 ms of each process) nor the analysis (another 22 ms);
+`check` with no provider asked loads no provider's rule set (the providers' registry: some 20 ms); and the names
+of both packages still load on first use, from the package as before."""
 
 from __future__ import annotations
 
@@ -37,6 +38,15 @@ def test_check_with_a_provider_loads_neither_every_format_nor_the_analysis(tmp_p
     path = _pi_ai(tmp_path / "t.json")
     for provider in ("gemini", "bedrock", "deepseek", "openai-responses"):
         assert _loaded(probe, str(path), provider) == ["False", "False", "False", "True"], provider  # judged sparsely
+
+
+def test_check_with_no_provider_loads_no_rule_set(tmp_path: Path) -> None:
+    probe = ("import sys; from integrity.cli import main; main(['check', sys.argv[1]]); "
+             "print('integrity.providers.registry' in sys.modules, 'integrity.providers.gemini' in sys.modules, "
+             "file=sys.stderr); import integrity.providers as p; "
+             "print(p.spec('gemini') is p.SPECS['gemini'], 'integrity.providers.registry' in sys.modules, "
+             "p.PROVIDERS == tuple(p.SPECS), file=sys.stderr)")
+    assert _loaded(probe, str(_pi_ai(tmp_path / "t.json"))) == ["False", "False", "True", "True", "True"]
 
 
 def test_the_formats_package_loads_its_names_on_first_use() -> None:
