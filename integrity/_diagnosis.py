@@ -167,9 +167,12 @@ def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = Non
         places = frame_places(light, order, settled)
     elif settled:  # as frame_places would have skipped them: the settled frames' plain entries
         places = [place for place in places if not (place[2] in settled and type(order[place[1]]) is int)]
+    ranged = places and range in set(map(type, order))
     for frame_position, frame_at, frame in places:
-        for call_position in range(len(light.frames[frame])):  # a frame's answers are the entries after it
-            entry = entry_index(order[frame_at + 1 + call_position])
+        count = len(light.frames[frame])  # a frame's answers are the messages after it
+        answers = _answers(order, frame_at, count) if ranged else order[frame_at + 1:frame_at + 1 + count]
+        for call_position, answer in enumerate(answers):
+            entry = entry_index(answer)
             if entry is None or entry in seen:
                 continue
             seen.add(entry)
@@ -185,6 +188,21 @@ def moves(light: LightTranscript, plan: Plan, known: Container[Any] | None = Non
     if _has_unowned_results(light, known):
         moved.update(_reordered(order, moved))
     return moved, in_run
+
+
+def _answers(order: Sequence[Any], at: int, count: int) -> list[Any]:
+    """The `count` view entries after the one at `at` in an order with stretches, a stretch read as its messages
+    (the legal order of turns may cut a frame out of a stretch and leave its results in one)."""
+    found: list[Any] = []
+    size = len(order)
+    while len(found) < count and at + 1 < size:
+        at += 1
+        entry = order[at]
+        if type(entry) is range:
+            found.extend(entry[:count - len(found)])
+        else:
+            found.append(entry)
+    return found
 
 
 def _kept_rank(frame: int, length: int, dropped: Container[int], known: dict[int, dict[int, int]]

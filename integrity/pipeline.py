@@ -146,10 +146,10 @@ def status_of(report: Diagnosis | RepairReport) -> Status:
 def informative_providers(names: str | Sequence[str] | None) -> tuple[str, ...]:
     """The providers to ask for information beside the target: ALL_PROVIDERS stands for every one;
     a string is a comma list.  Unknown names raise ValueError naming the known ones."""
+    if not names:
+        return ()  # (no provider asked: no rule set loaded)
     from .providers import PROVIDERS, spec
 
-    if not names:
-        return ()
     listed = names.split(",") if isinstance(names, str) else list(names)
     found: list[str] = []
     for name in (name.strip() for name in listed):
@@ -301,10 +301,12 @@ def _views(policy: str, light: LightTranscript, plan: Plan, made: dict[str | Non
     """view_for(provider): the view that provider is sent, made (make(provider)) once per distinct plan:
     views are kept by the provider they were planned for (made: plan.provider's view), never by object
     identity.  The one keying rule for the messages' views and for their bones (skeleton_verdicts)."""
-    from .analysis import replans_for
-
     def view_for(provider: str) -> _View:
-        key = provider if replans_for(policy, light, plan, provider) else plan.provider
+        key = plan.provider
+        if provider != key:  # (the plan's own provider is never re-planned: the analysis is not loaded for it)
+            from .analysis import replans_for
+
+            key = provider if replans_for(policy, light, plan, provider) else plan.provider
         found = made.get(key)
         if found is None:
             found = made[key] = make(provider)
@@ -477,10 +479,12 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
                 return None
             said[name] = ProviderVerdict(name, before, after)
             continue
+        regions = None if view.made is None else view.regions_kept(name)  # (their bones kept from the next pass)
         before = judge_sparse(codes, loose, name, durable.bones, judge_turns,  # (the ids were checked whole)
                               frames=light.frames, results=light.result_keys)
         after = before if view.made is None else \
-            judge_sparse(view.codes, view.seeds, name, view.bones, judge_turns, plain=True)
+            judge_sparse(view.codes, view.seeds, name, view.bones, judge_turns, plain=True, regions=regions)
+        durable.keep(())
         said[name] = ProviderVerdict(name, before, after)
     return said, stamps
 

@@ -171,7 +171,7 @@ def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
 
 SPECS = (here(__name__, provider="anthropic", suffixes=(".fake.json",)),)
 '''},
-    edits={"integrity/formats/__init__.py": [
+    edits={"integrity/formats/registry.py": [
         ("from . import (\n", "from . import fake_fmt\nfrom . import (\n"),
         ("letta, autogen, cline_sdk, ai_sdk, ai_sdk_ui, langgraph)\n",
          "letta, autogen, cline_sdk, ai_sdk, ai_sdk_ui, langgraph, fake_fmt)\n"),

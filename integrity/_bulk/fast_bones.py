@@ -162,11 +162,13 @@ def struct_items(messages: list[Any], shapes: ItemShapes, structs: Structs) -> N
     assistant = structs[1]
     first = len(shapes.of)
     shapes.of.frombytes(bytes(2 * len(messages)))
-    of, table, shape = shapes.of, shapes.table, shapes.shape
+    of, table, shape, known = shapes.of, shapes.table, shapes.shape, shapes._known.get
     for at in compress(range(len(messages)), map(is_, map(type, messages), repeat(assistant))):
         message = messages[at]
         kinds = tuple(map(type, message.content))
-        number = shape(kinds, None, structs)
+        number = known((kinds, None))  # (a shape met before: shape's own lookup, without its call)
+        if number is None:
+            number = shape(kinds, None, structs)
         if table[number][0] == 0:  # written as no item unless it stopped abnormally (an incomplete message)
             stop, error = message.stopReason, message.errorMessage
             number = shape(kinds, frame_is_interrupted(None if stop is _UNSET else stop,

@@ -10,17 +10,22 @@ for a view the plan orders, from the order itself: every message it keeps where 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain, compress, filterfalse, islice, repeat
-from operator import attrgetter, eq, is_, ne, not_, sub
+from operator import add, attrgetter, eq, is_, ne, not_, sub
 from typing import Any
 
 from ..formats.skeleton import bones_of, renamed, responses_items
-from ..providers.sparse import bone_code, ids_pass
+from ..providers.sparse import bone_code, ids_pass, judged_regions
 from ..providers.sparse_items import Columns, Places, made_items
 from ..repair.entries import Rewritten, entry_message
 from ..repair.plan import Plan
 from . import fast_bones
+
+KEPT = 16384
+"""The view's messages whose durable bones are kept from the recorded judgment for the view's (SparseView.regions_kept):
+two batches' worth (providers.sparse.BATCH), some 4 MB of bones whatever the transcript's size (every one of a
+200,000-message file's; keeping every one of a million messages' cost 1.05x the file in memory)."""
 
 
 class Durable:
@@ -33,10 +38,32 @@ class Durable:
         self.message = message
         self.structs = structs
         self._kinds: dict[Any, Any] = {}
+        self._keep: set[int] = set()
+        self._kept: dict[int, Any] = {}
+
+    def keep(self, indices: Iterable[int]) -> None:
+        """Keep the bones of these messages when they are next decoded, until they are asked for again (each
+        once): the view's judgment reads again what the recorded one read (only the first KEPT are asked, so
+        that what is kept stays small).  None is kept from a file in memory (its bones are made from structs)."""
+        self._keep = set(indices) if self.structs is None else set()
+        self._kept = {}
 
     def bones(self, indices: list[int]) -> list[Any]:
         if self.structs is None:
-            return fast_bones.bones_at(self.raws, indices)
+            kept, keep = self._kept, self._keep
+            if not kept and not keep:
+                return fast_bones.bones_at(self.raws, indices)
+            found = list(map(kept.pop, indices, repeat(None)))  # those kept, each once; the others decoded
+            missing = list(compress(indices, map(is_, found, repeat(None))))
+            decoded = fast_bones.bones_at(self.raws, missing) if missing else []
+            if keep:  # (a message is kept once: never again when it is read again)
+                stored = [pair for pair in zip(missing, decoded, strict=True) if pair[0] in keep]
+                kept.update(stored)
+                keep.difference_update(index for index, _ in stored)
+            if len(missing) == len(indices):
+                return decoded
+            filled = iter(decoded)
+            return [next(filled) if bone is None else bone for bone in found]
         from .fast_read import STRUCTS
 
         return list(fast_bones.struct_bones(list(map(self.structs.__getitem__, indices)), set(), self._kinds,
@@ -194,23 +221,41 @@ class SparseView:
         self.codes = "".join(letters)
         self.runs = (starts, firsts)
 
-    def _at(self, position: int) -> int:
-        """The durable index of the view's message at `position` (-1: one the view made)."""
+    def _at_each(self, positions: list[int]) -> list[int]:
+        """The durable index of the view's message at each of these positions (-1: one the view made), by C-level
+        maps (a made message is a run of its own, whose first durable index is -1: its position less the run's
+        start is 0)."""
         if self.order is not None:
-            return self.order[position]
+            return list(map(self.order.__getitem__, positions))
         assert self.runs is not None
         starts, firsts = self.runs
-        run = bisect_right(starts, position) - 1
-        return -1 if firsts[run] < 0 else firsts[run] + position - starts[run]
+        runs = list(map(sub, map(bisect_right, repeat(starts), positions), repeat(1)))
+        return list(map(add, map(firsts.__getitem__, runs), map(sub, positions, map(starts.__getitem__, runs))))
+
+    def _wanted(self, indices: list[int]) -> tuple[list[int], list[int]]:
+        """The durable index of the view's message at each of these positions (-1: made), and those of the durable
+        messages their bones are made of (a renamed one's too), in order."""
+        assert self.made is not None
+        made = self.made
+        at = self._at_each(indices)
+        return at, [index if index >= 0 else made[position].index
+                    for position, index in zip(indices, at, strict=True)
+                    if index >= 0 or type(made[position]) is Rewritten]
+
+    def regions_kept(self, provider: str) -> list[list[int]]:
+        """The regions providers.sparse judges of this view for the provider (judged_regions), the durable messages
+        of their first KEPT kept when the transcript as recorded is judged (Durable.keep): the view's regions are
+        mostly the recorded ones' again, so those are not read from the file twice."""
+        found = judged_regions(self.codes, self.seeds, provider)
+        positions = list(islice(chain.from_iterable(map(range, *zip(*found, strict=True))), KEPT)) if found else []
+        self.durable.keep(self._wanted(positions)[1])
+        return found
 
     def bones(self, indices: list[int]) -> list[Any]:
         """The bones of the view's messages at these positions."""
         assert self.made is not None
         made = self.made
-        at = list(map(self._at, indices))
-        wanted = [index if index >= 0 else made[position].index
-                  for position, index in zip(indices, at, strict=True)
-                  if index >= 0 or type(made[position]) is Rewritten]
+        at, wanted = self._wanted(indices)
         durable = dict(zip(wanted, self.durable.bones(wanted), strict=True))
         out = []
         for position, index in zip(indices, at, strict=True):
@@ -284,9 +329,11 @@ class SparseView:
                 results.append(bone[2])
             elif bone[0] == "assistant" and type(bone[1]) is tuple:
                 calls.extend(part[0] for part in bone[1] if type(part) is tuple)
-        if provider == "deepseek":  # every result id it sends, once
-            kept = map(self._at, range(len(self.codes)))
-            results += [result_keys[index] for index in kept if index in result_keys]
+        if provider == "deepseek":  # every result id it sends, once: a run's results found by bisection
+            kept = sorted(result_keys)
+            for _, low, high in self._segments():
+                if low >= 0:
+                    results += map(result_keys.__getitem__, kept[bisect_left(kept, low):bisect_left(kept, high)])
         elif frames is not None:  # every id of the durable messages it keeps as they are
             moving = sorted(chain(frames, result_keys))
             for _, low, high in self._segments():

@@ -3,7 +3,7 @@
 Each format module ends with `SPECS = (FormatSpec(...),)` (two records for a module that reads two
 formats, such as pi sessions and openclaw's), and `integrity.formats` builds its registry, the
 adapters by name, the read-only formats and the detection order from those records.  So a new format
-is its module plus one line in the registry (integrity/formats/__init__.py); nothing else lists formats
+is its module plus one line in the registry (integrity/formats/registry.py); nothing else lists formats
 (tests/test_registry_places.py, tests/test_extension_points.py).
 
 What a record says, and who reads it:

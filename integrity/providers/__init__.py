@@ -16,10 +16,38 @@ looks one up (integrity.providers.registry).
 
 from __future__ import annotations
 
-from .canonical import validate, validate_recorded, with_canonical_indices
-from .registry import PROVIDER_FORMAT, PROVIDERS, SPECS, spec, validate_native
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .spec import ProviderSpec, RoleRules
 from .violation import Violation
+
+if TYPE_CHECKING:
+    from .canonical import validate, validate_recorded, with_canonical_indices
+    from .registry import PROVIDER_FORMAT, PROVIDERS, SPECS, validate_native
+
+_LAZY = {"validate": "canonical", "validate_recorded": "canonical", "with_canonical_indices": "canonical",
+         "PROVIDER_FORMAT": "registry", "PROVIDERS": "registry", "SPECS": "registry", "validate_native": "registry"}
+"""The names that load every provider's module (the registry) on first use: `check` with no provider asked reads
+only a verdict's types (providers.verdict), and never loads a rule set."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def spec(name: str) -> ProviderSpec:
+    """The spec of one provider (registry.spec); ValueError naming the known providers for any other name.  (The
+    package's `spec` is this function, never the module `providers.spec`, which is loaded above first.)"""
+    from .registry import spec as registered
+
+    return registered(name)
+
 
 __all__ = [
     "PROVIDERS",

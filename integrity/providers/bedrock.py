@@ -55,10 +55,16 @@ def _ids(message: Any, kind: str) -> list[str]:
 def tool_uses(message: Any) -> list[str]:
     """The toolUseIds an assistant message calls and leaves to the next message: a server tool's
     toolUse answered by a toolResult in the same message is not one of them."""
-    if role_of(message) != "assistant":
-        return []
+    return _uses(message) if role_of(message) == "assistant" else []
+
+
+def _uses(message: Any) -> list[str]:
+    """tool_uses of a message whose role is known to be the assistant's."""
+    uses = _ids(message, "toolUse")
+    if not uses:
+        return uses
     answered_here = set(_ids(message, "toolResult"))
-    return [use_id for use_id in _ids(message, "toolUse") if use_id not in answered_here]
+    return [use_id for use_id in uses if use_id not in answered_here] if answered_here else uses
 
 
 def tool_results(message: Any) -> list[str]:
@@ -73,8 +79,10 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     neighbours' from those lists."""
     found: list[Violation] = []
     roles = [role_of(message) for message in messages]
-    uses_of = [tool_uses(message) for message in messages]
-    results_of = [tool_results(message) for message in messages]
+    # (tool_uses and tool_results of each message, its role read once)
+    uses_of = [_uses(message) if role == "assistant" else [] for message, role in zip(messages, roles, strict=True)]
+    results_of = [_ids(message, "toolResult") if role == "user" else []
+                  for message, role in zip(messages, roles, strict=True)]
     size = len(messages)
     if not messages:  # an empty list (a prompt sent only as `system`): seen refused, whatever the model
         found.append(Violation(provider=provider, rule="first_message_not_user", position="messages",

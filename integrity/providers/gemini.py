@@ -54,6 +54,22 @@ def _parts(content: Any, keys: tuple[str, ...]) -> list[dict[str, Any]]:
     return found
 
 
+def _calls_and_responses(content: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """function_calls and function_responses of one content, its parts read once."""
+    parts = content.get("parts") if isinstance(content, dict) else None
+    calls: list[dict[str, Any]] = []
+    responses: list[dict[str, Any]] = []
+    for part in parts if isinstance(parts, list) else []:
+        if isinstance(part, dict):
+            for keys, found in ((CALL_KEYS, calls), (RESPONSE_KEYS, responses)):
+                for key in keys:
+                    inner = part.get(key)
+                    if isinstance(inner, dict):
+                        found.append(inner)
+                        break
+    return calls, responses
+
+
 def function_calls(content: Any) -> list[dict[str, Any]]:
     """The functionCall objects of one content."""
     return _parts(content, CALL_KEYS)
@@ -96,8 +112,9 @@ def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     content holding the parts the rule is about (its first content for a count)."""
     found: list[Violation] = []
     combined = turns(contents)
-    calls_each = [function_calls(content) for content in contents]
-    responses_each = [function_responses(content) for content in contents]
+    each = list(map(_calls_and_responses, contents))
+    calls_each = [calls for calls, _ in each]
+    responses_each = [responses for _, responses in each]
     calls_of = [calls_each[turn[0]] if len(turn) == 1 else [c for i in turn for c in calls_each[i]]
                 for turn in combined]
     responses_of = [responses_each[turn[0]] if len(turn) == 1 else [r for i in turn for r in responses_each[i]]

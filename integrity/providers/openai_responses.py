@@ -89,7 +89,8 @@ def validate(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
 def judge_columns(kinds: list[str | None], call_ids: list[str], item_ids: list[str],
                   provider: str = PROVIDER) -> list[Violation]:
     """`validate` of a request read into its columns (see `columns`): each rule over the columns with C-level
-    maps, and a step per item only where a rule fires (a request of a million items is read once)."""
+    maps, and a step per item only where a rule fires (a request of a million items is read once).  item_ids
+    may be empty when no item has an id (providers.sparse_items)."""
     found: list[Violation] = []
     indices = range(len(kinds))
     called_kinds = {kind for kind in set(kinds) if _is_call(kind)}
@@ -99,6 +100,8 @@ def judge_columns(kinds: list[str | None], call_ids: list[str], item_ids: list[s
     outputs = array("q", compress(indices, map(eq, kinds, repeat("function_call_output"))))
     output_ids = list(map(call_ids.__getitem__, outputs))
     first_call = dict(zip(map(call_ids.__getitem__, reversed(calls)), reversed(calls), strict=True))  # the first wins
+    # (the function calls are the calls, read once, when no other kind of call is in the request: almost always)
+    functions = calls if called_kinds == {"function_call"} else None
     del calls
     for index in compress(outputs, map(ge, map(first_call.get, output_ids, outputs), outputs)):  # none before it
         call_id = call_ids[index]
@@ -108,7 +111,8 @@ def judge_columns(kinds: list[str | None], call_ids: list[str], item_ids: list[s
     del first_call
     last_output = dict(zip(output_ids, outputs, strict=True))  # the last wins
     del output_ids, outputs
-    functions = array("q", compress(indices, map(eq, kinds, repeat("function_call"))))
+    if functions is None:
+        functions = array("q", compress(indices, map(eq, kinds, repeat("function_call"))))
     for index in compress(functions, map(lt, map(last_output.get, map(call_ids.__getitem__, functions), repeat(-1)),
                                          functions)):  # no output after it
         call_id = call_ids[index]

@@ -105,16 +105,17 @@ _SLICE = 1 << 16
 
 def judge_sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[[list[int]], list[Any]],
                  judge: Callable[[Any, str], list[Violation]], plain: bool = False,
-                 frames: Mapping[int, Any] | None = None, results: Mapping[int, Any] | None = None
-                 ) -> list[Violation]:
+                 frames: Mapping[int, Any] | None = None, results: Mapping[int, Any] | None = None,
+                 regions: list[list[int]] | None = None) -> list[Violation]:
     """The provider's verdict on the request whose messages `codes` spells, judged only on the stretches
     around the seeds (messages outside clean turns, or changed by the view); bones_at(indices) gives the
     bones of those messages.  The caller has checked the ids (ids_pass), but for a rule in APART, judged
     here on `frames` and `results` (the light view's: every frame's calls, every result's id, by index).
     plain: the regions are expected legal (a repaired view): each is proved first (windowed), and the rule
     set runs only where the proof fails; else (as recorded: its regions are there because something is
-    broken) a region of at most SMALL messages goes straight to the rule set."""
-    found = _sparse(codes, seeds, provider, bones_at, judge, plain)
+    broken) a region of at most SMALL messages goes straight to the rule set.  regions: judged_regions(codes,
+    seeds, provider), when the caller has them."""
+    found = _sparse(codes, seeds, provider, bones_at, judge, plain, regions)
     apart = APART.get(provider) if results is not None and frames is not None else None
     if apart is None:
         return found
@@ -147,7 +148,9 @@ def _merged(found: list[Violation], whole: list[Violation]) -> list[Violation]:
 
 
 def _repeated(frames: Mapping[int, Any], results: Mapping[int, Any], provider: str) -> list[Violation]:
-    read = [(index, value if type(value) is str else "") for index, value in results.items()]
+    """DeepSeek's repeated result ids, read from the light view one result at a time (a list of every (index, id)
+    pair was some 27 MB at a million messages)."""
+    read = ((index, value if type(value) is str else "") for index, value in results.items())
     found = deepseek.repeated_results(read, provider)
     return sort_violations(with_canonical_indices(found, _Each(max(chain(frames, results), default=-1) + 1)))
 
@@ -200,13 +203,12 @@ class _Each(Sequence[Sequence[int]]):
         return (index,)
 
 
-def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[[list[int]], list[Any]],
-            judge: Callable[[Any, str], list[Violation]], plain: bool) -> list[Violation]:
-    """judge_sparse, every rule judged on the regions alone."""
+def judged_regions(codes: str, seeds: Iterable[int], provider: str) -> list[list[int]]:
+    """The regions judge_sparse judges of the request `codes` spells, around these seeds: [low, high) each, in order
+    (none for an empty request)."""
     size = len(codes)
-    write = SKELETONS[PROVIDER_FORMAT[provider]]
     if not size:
-        return judge(write([]), provider)  # (Bedrock refuses an empty conversation)
+        return []
     cuts = array("q", [0])  # (an array: a million messages have some 200,000 anchors)
     cuts.extend(map(_START, _ANCHOR.finditer(codes)))
     cuts.append(size)
@@ -227,6 +229,18 @@ def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[
             regions[-1][1] = cuts[number + 1]
         else:
             regions.append([cuts[number], cuts[number + 1]])
+    return regions
+
+
+def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[[list[int]], list[Any]],
+            judge: Callable[[Any, str], list[Violation]], plain: bool, found_regions: list[list[int]] | None = None
+            ) -> list[Violation]:
+    """judge_sparse, every rule judged on the regions alone (found_regions: judged_regions', when the caller has
+    them)."""
+    write = SKELETONS[PROVIDER_FORMAT[provider]]
+    if not codes:
+        return judge(write([]), provider)  # (Bedrock refuses an empty conversation)
+    regions = found_regions if found_regions is not None else judged_regions(codes, seeds, provider)
     by_turn = PROOFS[provider][1]
     found: list[Violation] = []
     entry = turn = counted = taken = 0

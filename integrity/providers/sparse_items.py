@@ -69,7 +69,9 @@ class Columns:
 
 
 def _openai(kinds: list[str | None], call_ids: list[str]) -> list[Violation]:
-    return openai_responses.judge_columns(kinds, call_ids, [""] * len(kinds), "openai-responses")
+    """The OpenAI Responses rules on columns whose items have no id: their item-id column is empty (judge_columns
+    reads it only to pick the items that have one; a million empty ids were a list of their own)."""
+    return openai_responses.judge_columns(kinds, call_ids, [], "openai-responses")
 
 
 RULES: dict[str, Callable[[list[str | None], list[str]], list[Violation]]] = {

@@ -34,7 +34,7 @@ roles) are not considered by these rules.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -119,9 +119,80 @@ def _durable_kinds(light: LightTranscript) -> bytearray:
     return kinds
 
 
-def _kinds(light: LightTranscript, order: Sequence[Any], durable: bytearray) -> bytes:
-    """The kind of each entry of the order, one byte each (the durable ones read from `durable`)."""
-    return bytes([durable[entry] if type(entry) is int else _kind(light, entry) for entry in order])
+def _kinds(light: LightTranscript, order: Sequence[Any], durable: bytearray, ranged: bool = False) -> bytes:
+    """The kind of each message of the view, one byte each (the durable ones read from `durable`): an order
+    that lists every message has one per entry; a stretch (a `range` entry: plan_strict with stretches, when
+    `ranged`) gives its messages' kinds at once (a view of a million messages is a few thousand entries then)."""
+    if not ranged:
+        return bytes([durable[entry] if type(entry) is int else _kind(light, entry) for entry in order])
+    return b"".join([durable[entry.start:entry.stop] if type(entry) is range
+                     else bytes((durable[entry] if type(entry) is int else _kind(light, entry),)) for entry in order])
+
+
+def _cut(order: list[Any], wanted: list[int]) -> tuple[list[Any], list[int]]:
+    """The order with its stretches (ranges) cut so that each message at a view position in `wanted` (sorted,
+    each once) is an entry of its own; and the entry position of each of them, in the same order."""
+    out: list[Any] = []
+    where: list[int] = []
+    position = taken = 0
+    count = len(wanted)
+    for entry in order:
+        if type(entry) is not range:
+            if taken < count and wanted[taken] == position:
+                where.append(len(out))
+                taken += 1
+            out.append(entry)
+            position += 1
+            continue
+        end = position + len(entry)
+        if taken == count or wanted[taken] >= end:
+            out.append(entry)
+            position = end
+            continue
+        cursor = entry.start
+        while taken < count and wanted[taken] < end:
+            at = entry.start + wanted[taken] - position
+            if at > cursor:
+                out.append(range(cursor, at))
+            where.append(len(out))
+            out.append(at)
+            cursor = at + 1
+            taken += 1
+        if cursor < entry.stop:
+            out.append(range(cursor, entry.stop))
+        position = end
+    return out, where
+
+
+Found = list[tuple[list[int], bytes]]
+"""The matches of a pattern over a view's kinds (_matches): each one's entry positions (one message each) and
+those messages' kinds."""
+
+
+def _matches(light: LightTranscript, order: list[Any], durable: bytearray, pattern: re.Pattern[bytes],
+             first: bool = False) -> tuple[list[Any], Found]:
+    """Every match of `pattern` over the kinds of the view's messages (only the first: `first`), found by a
+    regex over one byte per message; and the order, its stretches cut where a match falls (_cut), so that
+    each matched message is an entry of its own that the rules may merge or insert a turn after."""
+    ranged = range in set(map(type, order))
+    codes = _kinds(light, order, durable, ranged)
+    if first:
+        one = pattern.search(codes)
+        spans = [] if one is None else [one.span()]
+    else:
+        spans = [found.span() for found in pattern.finditer(codes)]
+    if not spans:
+        return order, []
+    if not ranged:  # one entry per message: positions are entries
+        return order, [(list(range(start, end)), codes[start:end]) for start, end in spans]
+    wanted = [position for start, end in spans for position in range(start, end)]
+    order, where = _cut(order, wanted)
+    out: Found = []
+    taken = 0
+    for start, end in spans:
+        out.append((where[taken:taken + end - start], codes[start:end]))
+        taken += end - start
+    return order, out
 
 
 def _label(entry: ViewEntry) -> str:
@@ -133,11 +204,12 @@ def _label(entry: ViewEntry) -> str:
     return f"#{index}" if index is not None else "a synthesized receipt"
 
 
-def legalize(light: LightTranscript, order: list[ViewEntry], provider: str | None,
-             plan: Plan) -> list[ViewEntry] | None:
+def legalize(light: LightTranscript, order: list[Any], provider: str | None,
+             plan: Plan) -> list[Any] | None:
     """The order with the provider's role rules applied, or None when it already complies.
 
-    Drops (superseded interrupted frames), merges and notes are recorded on the plan.
+    Drops (superseded interrupted frames), merges and notes are recorded on the plan.  The order may hold
+    stretches (`range` entries): one is cut only where a rule changes something (_matches).
     """
     rules = _role_rules(provider)
     if rules is None:
@@ -146,19 +218,22 @@ def legalize(light: LightTranscript, order: list[ViewEntry], provider: str | Non
     durable = _durable_kinds(light)
     changed = False
     if rules.merge_assistants:
-        changed |= _merge_runs(light, order, plan, transparent, (ASSISTANT, FRAME), provider or "", durable,
-                               only_before_calls=rules.merge_assistants == "before_calls")
-        order = [entry for entry in order if entry is not None]
+        order, merged = _merge_runs(light, order, plan, transparent, (ASSISTANT, FRAME), provider or "", durable,
+                                    only_before_calls=rules.merge_assistants == "before_calls")
+        changed |= merged
     if rules.results_then_user:
         order, inserted = _answer_results(light, order, transparent, provider or "", durable)
         changed |= inserted
     if rules.merge_users:
-        changed |= _merge_runs(light, order, plan, transparent, (USER,), provider or "", durable)
-        order = [entry for entry in order if entry is not None]
+        order, merged = _merge_runs(light, order, plan, transparent, (USER,), provider or "", durable)
+        changed |= merged
     if rules.start:
-        first = next((p for p, entry in enumerate(order) if _kind(light, entry) not in transparent), None)
-        if first is not None:
-            kind = _kind(light, order[first])
+        skipped = sorted(transparent)
+        anything = re.compile(b"[^" + b"".join(re.escape(bytes([kind])) for kind in skipped) + b"]" if skipped
+                              else b"(?s:.)")
+        order, found = _matches(light, order, durable, anything, first=True)
+        if found:
+            (first,), (kind,) = found[0]
             if (rules.start == "user" and kind != USER) or (rules.start == "no_calls" and kind == FRAME):
                 code = NoteCode.START_WITH_USER if rules.start == "user" else NoteCode.START_NOT_WITH_CALL
                 reason = Note.of(code, provider=provider, first=_label(order[first]))
@@ -167,15 +242,16 @@ def legalize(light: LightTranscript, order: list[ViewEntry], provider: str | Non
     return order if changed else None
 
 
-def _runs(light: LightTranscript, order: Sequence[Any], transparent: set[int],
-          kinds: tuple[int, ...], durable: bytearray) -> Iterator[list[int]]:
-    """Runs (lists of positions) of consecutive entries of the given kinds, transparent ones skipped: found by
-    a regex over the entries' kinds (one byte each), so only the runs' own entries take a Python step."""
+def _runs(light: LightTranscript, order: list[Any], transparent: set[int],
+          kinds: tuple[int, ...], durable: bytearray) -> tuple[list[Any], list[list[int]]]:
+    """Runs (lists of entry positions) of consecutive messages of the given kinds, transparent ones skipped:
+    found by a regex over the messages' kinds (one byte each), so only the runs' own entries take a Python
+    step; and the order, cut so that each message of a run is an entry of its own (_matches)."""
     wanted = [kind for kind in kinds if kind not in transparent]
-    codes = _kinds(light, order, durable)
     one, skipped = _class(wanted), _class(transparent)
-    for found in re.finditer(one + b"(?:" + skipped + b"*" + one + b")+", codes):
-        yield [position for position in range(found.start(), found.end()) if codes[position] in wanted]
+    order, found = _matches(light, order, durable, re.compile(one + b"(?:" + skipped + b"*" + one + b")+"))
+    return order, [[position for position, kind in zip(positions, codes, strict=True) if kind in wanted]
+                   for positions, codes in found]
 
 
 def _class(kinds: Iterable[int]) -> bytes:
@@ -185,12 +261,14 @@ def _class(kinds: Iterable[int]) -> bytes:
 
 
 def _merge_runs(light: LightTranscript, order: list[Any], plan: Plan, transparent: set[int],
-                kinds: tuple[int, ...], provider: str, known: bytearray, only_before_calls: bool = False) -> bool:
-    """Merge runs of one role in place (merged-away positions become None); True when any changed.  known:
-    every durable message's kind (_durable_kinds)."""
+                kinds: tuple[int, ...], provider: str, known: bytearray, only_before_calls: bool = False
+                ) -> tuple[list[Any], bool]:
+    """The order with the runs of one role merged, and whether any changed.  known: every durable message's
+    kind (_durable_kinds)."""
     changed = False
     interrupted = set(light.interrupted_frames)
-    for run in list(_runs(light, order, transparent, kinds, known)):
+    order, runs = _runs(light, order, transparent, kinds, known)
+    for run in runs:
         if only_before_calls and _kind(light, order[run[-1]]) != FRAME:
             continue
         role = "user" if kinds == (USER,) else "assistant"
@@ -220,24 +298,23 @@ def _merge_runs(light: LightTranscript, order: list[Any], plan: Plan, transparen
         plan.notes.setdefault(carrier, Note.of(NoteCode.CARRIES_MERGED, provider=provider, members=indices[:-1]))
         order[keep[-1]] = Merged(tuple(members))
         changed = True
-    return changed
+    return ([entry for entry in order if entry is not None] if changed else order), changed
 
 
 def _answer_results(light: LightTranscript, order: list[Any], transparent: set[int], provider: str,
                     durable: bytearray) -> tuple[list[Any], bool]:
     """Insert an assistant turn after each run of results that a user turn follows (found by a regex over the
-    entries' kinds: the last result of such a run, then any transparent entries, then a user turn)."""
-    codes = _kinds(light, order, durable)
+    messages' kinds: the last result of such a run, then any transparent entries, then a user turn)."""
     skipped = _class(transparent - {USER})
-    found = list(re.finditer(_class([RESULT]) + b"(" + skipped + b"*)" + _class([USER] if USER not in transparent
-                                                                                  else []), codes))
+    order, found = _matches(light, order, durable, re.compile(
+        _class([RESULT]) + b"(" + skipped + b"*)" + _class([USER] if USER not in transparent else [])))
     if not found:
         return order, False
     out: list[Any] = []
     taken = 0
-    for match in found:
-        position = match.start()
-        following = match.end() - 1
+    for positions, _ in found:
+        position = positions[0]
+        following = positions[-1]
         out.extend(order[taken:position + 1])
         reason = Note.of(NoteCode.REPLY_AFTER_RESULTS, provider=provider, user=_label(order[following]))
         out.append(SynthesizedTurn("assistant", NO_REPLY_TEXT, reason))

@@ -577,7 +577,8 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     """Plan the strict view (see the module docstring); identity when nothing needs to change.
 
     stretches: the view's unchanged stretches are `range` entries instead of one int per message (the
-    fast path's writer reads them: a million ints cost ~36 MB); ignored for a provider with role rules.
+    fast path's writer reads them: a million ints cost ~36 MB); a provider's role rules cut them where they
+    change the order of turns (legalize).
     """
     plan = Plan("strict")
     plan.provider = provider
@@ -621,16 +622,15 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
                 )
     if in_place:
         if has_role_rules(provider):
-            legal = legalize(light, list(range(light.size)), provider, plan)
+            legal = legalize(light, [range(0, light.size)] if stretches else list(range(light.size)), provider, plan)
             if legal is not None:
                 plan.changed = True
                 plan.order = legal
         return plan
 
     plan.changed = True
-    ranged = stretches and not has_role_rules(provider)
-    order = _emit(light, plan, others, renamed, settled, ranged, alike)
-    plan.order = order if ranged else legalize(light, order, provider, plan) or order
+    order = _emit(light, plan, others, renamed, settled, stretches, alike)
+    plan.order = legalize(light, order, provider, plan) or order
     return plan
 
 
