@@ -113,9 +113,14 @@ def frame_places(light: LightTranscript, order: Sequence[Any], skip: Container[i
 def view_starts(order: Sequence[Any]) -> list[int] | None:
     """Each order entry's view position when the order holds stretches (range entries), else None (an
     entry's position is its index)."""
-    if range not in map(type, order):  # a flat order (one int per message): one C-level scan
+    kinds = list(map(type, order))
+    if range not in kinds:  # a flat order (one int per message): one C-level scan
         return None
-    return [0, *accumulate(len(entry) if type(entry) is range else 1 for entry in order)]
+    sizes = [1] * len(order)  # each entry's size, a stretch's set where one is (C-level maps, no step per entry)
+    stretches = list(compress(range(len(order)), map(operator.is_, kinds, repeat(range))))
+    for at, size in zip(stretches, map(len, map(order.__getitem__, stretches)), strict=True):
+        sizes[at] = size
+    return [0, *accumulate(sizes)]
 
 
 def view_size(order: Sequence[Any]) -> int:

@@ -10,7 +10,7 @@ for a view the plan orders, from the order itself: every message it keeps where 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, compress, filterfalse, islice, repeat
 from operator import add, attrgetter, eq, is_, ne, not_, sub
 from typing import Any
@@ -309,7 +309,7 @@ class SparseView:
         only when the durable ones did not all pass (an id rule judged apart, sparse.APART: Mistral's), and
         then frames (the light view's) are given: a view that keeps a refused id is refused."""
         assert self.made is not None
-        if frames is not None and self.order is not None and provider != "deepseek":
+        if frames is not None and provider != "deepseek":
             found = self._ids_at_once(result_keys, frames)
             if found is not None and ids_pass(provider, [], found):
                 return True  # (else read below one by one: a call's id may be one only results are refused)
@@ -345,10 +345,10 @@ class SparseView:
         return ids_pass(provider, calls, results)
 
     def _ids_at_once(self, result_keys: Mapping[int, Any], frames: Mapping[int, Any]) -> list[Any] | None:
-        """Every id a flat view sends (ids_pass with frames), calls' and results' alike, gathered at C speed;
+        """Every id the view sends (ids_pass with frames), calls' and results' alike, gathered at C speed;
         None when a renamed message keeps some of its ids as recorded (they are then gathered one by one).
         A view for Mistral renames most messages: visiting each cost more than judging it."""
-        assert self.made is not None and self.order is not None
+        assert self.made is not None
         made = list(self.made.values())
         is_renamed = list(map(is_, map(type, made), repeat(Rewritten)))
         renamed = list(compress(made, is_renamed))
@@ -368,10 +368,23 @@ class SparseView:
                 found.append(bone[2])
             elif bone[0] == "assistant" and type(bone[1]) is tuple:
                 found.extend(part[0] for part in bone[1] if type(part) is tuple)
-        order = self.order
-        found.extend(map(result_keys.__getitem__, filter(result_keys.__contains__, order)))
-        found.extend(map(_ID, chain.from_iterable(map(frames.__getitem__, filter(frames.__contains__, order)))))
+        kept = self._kept()
+        found.extend(map(result_keys.__getitem__, filter(result_keys.__contains__, kept)))
+        found.extend(map(_ID, chain.from_iterable(map(frames.__getitem__, filter(frames.__contains__, kept)))))
         return found
+
+    def _kept(self) -> Sequence[int]:
+        """The durable index of each message the view keeps as recorded, in view order (-1 where it made one, in
+        a flat view), by C-level maps: a plan with stretches has its runs expanded, never visited one by one."""
+        if self.order is not None:
+            return self.order
+        assert self.runs is not None
+        starts, firsts = self.runs
+        ends = [*islice(starts, 1, None), len(self.codes)]
+        durable = list(map((0).__le__, firsts))
+        lows = list(compress(firsts, durable))
+        highs = map(add, lows, map(sub, compress(ends, durable), compress(starts, durable)))
+        return list(chain.from_iterable(map(range, lows, highs)))
 
 
 _IDS = attrgetter("ids")
