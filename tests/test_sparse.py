@@ -270,6 +270,23 @@ def test_a_view_is_read_as_runs_of_durable_messages_and_the_messages_it_made() -
     stretched.codes, stretched.made = "a" * 7, {0: None, 4: None}
     stretched.runs = ([0, 1, 3, 4, 5], [-1, 0, 5, -1, 6])
     assert list(stretched._segments()) == runs
+    assert stretched._kept() == [0, 1, 5, 6, 7]  # the durable messages it keeps, in view order
+    assert listed._kept() == listed.order
+
+
+def test_a_view_with_stretches_that_keeps_a_refused_id_is_refused() -> None:
+    """SparseView.ids_pass reads every id a view keeps as recorded when an id rule is judged apart (Mistral's): a
+    view with stretches that keeps a refused id, its last message's, does not pass, and one whose ids all pass
+    does."""
+    from integrity._bulk.sparse_view import Durable, SparseView
+    from integrity.repair.views import Call
+
+    frames = {0: (Call("abcdefgh1", "f"),), 2: (Call("abcdefgh2", "f"),), 4: (Call("abcdefgh3", "f"),)}
+    for last, passes in (("abcdefgh3", True), ("call_3", False)):
+        results = {1: "abcdefgh1", 3: "abcdefgh2", 5: last}
+        view = SparseView(Durable(None, None))
+        view.codes, view.made, view.runs = "a" * 6, {}, ([0, 2, 3], [0, 2, 3])  # 0-1, 2, 3-5
+        assert view.ids_pass("mistral", results, frames) is passes, last
 
 
 def test_a_clean_turn_renamed_alike_is_read_as_plain_and_nothing_else_renamed_is() -> None:
