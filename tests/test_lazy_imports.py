@@ -56,3 +56,11 @@ def test_the_formats_package_loads_its_names_on_first_use() -> None:
              "print('integrity.formats.registry' in sys.modules, 'gemini' in FORMAT_SPECS, callable(read_bytes), "
              "f.gemini is g, f.ADAPTERS is f.registry.ADAPTERS, hasattr(f, 'no_such_name'), file=sys.stderr)")
     assert _loaded(probe) == ["False", "True", "True", "True", "True", "True", "False"]
+
+
+def test_the_formats_package_names_are_the_registry_s() -> None:
+    """The package's face lists its names once (__all__), and each is the registry's own object."""
+    import integrity.formats as formats
+    import integrity.formats.registry as registry
+
+    assert formats.__all__ and all(getattr(formats, name) is getattr(registry, name) for name in formats.__all__)

@@ -39,7 +39,6 @@ if TYPE_CHECKING:
         READ_ONLY,
         READABLE,
         SUFFIXES,
-        FormatSpec,
         NativeRequest,
         detect,
         formats_for,
@@ -53,6 +52,7 @@ if TYPE_CHECKING:
         to_native,
         write_bytes,
     )
+    from .spec import FormatSpec
 
 
 def __getattr__(name: str) -> Any:

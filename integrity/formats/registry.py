@@ -456,26 +456,3 @@ def formats_for(filename: str) -> list[str]:
 
 SUFFIXES: tuple[str, ...] = tuple(dict.fromkeys(suffix for spec in FORMAT_SPECS.values() for suffix in spec.suffixes))
 """Every file suffix a transcript is found under, from the specs."""
-
-
-__all__ = [
-    "ADAPTERS",
-    "FORMATS",
-    "FORMAT_SPECS",
-    "FormatSpec",
-    "SUFFIXES",
-    "READABLE",
-    "READ_ONLY",
-    "NativeRequest",
-    "detect",
-    "formats_for",
-    "implied_provider",
-    "pick",
-    "possible_formats",
-    "read_all",
-    "read_bytes",
-    "read_document",
-    "request_key",
-    "to_native",
-    "write_bytes",
-]
