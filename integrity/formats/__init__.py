@@ -28,8 +28,9 @@ Formats without tool-call ids (Gemini) read a missing id as "" with
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .registry import (
@@ -55,20 +56,6 @@ if TYPE_CHECKING:
     from .spec import FormatSpec
 
 
-def __getattr__(name: str) -> Any:
-    """The package's names (the format registry, reading and writing: integrity.formats.registry), loaded on first
-    use: importing one format module or the skeletons (formats.skeleton) never loads every format."""
-    if name.startswith("__"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    registry = import_module(".registry", __name__)
-    try:
-        value = getattr(registry, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    globals()[name] = value
-    return value
-
-
 __all__ = [
     "ADAPTERS",
     "FORMATS",
@@ -90,3 +77,7 @@ __all__ = [
     "to_native",
     "write_bytes",
 ]
+
+__getattr__ = lazy_names(__name__, dict.fromkeys(__all__, ".registry"))
+"""The package's names (the format registry, reading and writing: integrity.formats.registry), loaded on first
+use: importing one format module or the skeletons (formats.skeleton) never loads every format."""

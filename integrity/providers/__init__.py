@@ -16,9 +16,9 @@ looks one up (integrity.providers.registry).
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_names
 from .spec import ProviderSpec, RoleRules
 from .violation import Violation
 
@@ -26,19 +26,13 @@ if TYPE_CHECKING:
     from .canonical import validate, validate_recorded, with_canonical_indices
     from .registry import PROVIDER_FORMAT, PROVIDERS, SPECS, validate_native
 
-_LAZY = {"validate": "canonical", "validate_recorded": "canonical", "with_canonical_indices": "canonical",
-         "PROVIDER_FORMAT": "registry", "PROVIDERS": "registry", "SPECS": "registry", "validate_native": "registry"}
+_LAZY = {"validate": ".canonical", "validate_recorded": ".canonical", "with_canonical_indices": ".canonical",
+         "PROVIDER_FORMAT": ".registry", "PROVIDERS": ".registry", "SPECS": ".registry", "validate_native": ".registry"}
 """The names that load every provider's module (the registry) on first use: `check` with no provider asked reads
 only a verdict's types (providers.verdict), and never loads a rule set."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 def spec(name: str) -> ProviderSpec:
