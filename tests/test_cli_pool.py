@@ -142,27 +142,43 @@ def test_the_cli_works_a_small_first_file_here_and_the_rest_in_workers(tmp_path:
 
 
 def test_a_signal_as_the_temporary_file_is_made_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """SIGTERM (the pool being stopped) that lands just as mkstemp has made the temporary file, before its name is
-    known to the writer, still has the file removed: it waits until the name is (a stopped `repair --out-dir`
-    left one about every other run)."""
+    """SIGTERM (the pool being stopped) that lands just as the temporary file is made, before the call making it
+    returns, still has the file removed: its name was recorded before it existed (with mkstemp, a stopped
+    `repair --out-dir` left one about every other run)."""
     import signal
-    import tempfile
 
     from integrity._bulk import atomic_write
 
-    real = tempfile.mkstemp
+    real = atomic_write._create
 
-    def made_then_signalled(*args: object, **kwargs: object) -> tuple[int, str]:
-        made = real(*args, **kwargs)  # type: ignore[call-overload]
-        os.kill(os.getpid(), signal.SIGTERM)  # delivered here, between the file and its name, when not held off
+    def made_then_signalled(path: str) -> int:
+        made = real(path)
+        os.kill(os.getpid(), signal.SIGTERM)  # raises here, the file made and its handle not yet returned
         return made
 
-    monkeypatch.setattr(tempfile, "mkstemp", made_then_signalled)  # (the module atomic_write calls it in)
+    monkeypatch.setattr(atomic_write, "_create", made_then_signalled)
     target = atomic_write.Target(str(tmp_path / "out.json"), "repaired transcript")
     atomic_write.plan(str(tmp_path / "in.json"), [target])
     with pytest.raises(atomic_write.Terminated), atomic_write.signals_raise():
         atomic_write.write_all([(target, lambda out: out.write(b"[]"))], open(os.devnull, "wb"))
     assert os.listdir(tmp_path) == []
+
+
+def test_a_taken_temporary_name_is_never_removed_and_another_is_drawn(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A temporary name already in use (another writer's file) is left alone: the write draws another name, and
+    the other file is still there, unchanged, after the output is renamed into place."""
+    from integrity._bulk import atomic_write
+
+    taken = tmp_path / ".out.json.000000000000.integrity-tmp"
+    taken.write_bytes(b"someone else's")
+    draws = iter(["000000000000", "111111111111"])
+    monkeypatch.setattr(atomic_write.secrets, "token_hex", lambda size: next(draws))
+    target = atomic_write.Target(str(tmp_path / "out.json"), "repaired transcript")
+    atomic_write.plan(str(tmp_path / "in.json"), [target])
+    atomic_write.write_all([(target, lambda out: out.write(b"[]"))], open(os.devnull, "wb"))
+    assert sorted(os.listdir(tmp_path)) == [taken.name, "out.json"]
+    assert taken.read_bytes() == b"someone else's" and (tmp_path / "out.json").read_bytes() == b"[]"
 
 
 def test_stopping_repair_out_dir_leaves_no_temporary_file_and_never_hangs(tmp_path: Path) -> None:

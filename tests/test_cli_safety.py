@@ -546,10 +546,10 @@ def test_an_unwritable_output_is_named_by_the_users_path(tmp_path: Path, monkeyp
     source = input_file(tmp_path)
     target = tmp_path / "out.json"
 
-    def refused(*args: Any, **kwargs: Any) -> Any:
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(tmp_path / ".out.json.x.integrity-tmp"))
+    def refused(path: str) -> int:
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
 
-    monkeypatch.setattr(atomic_write.tempfile, "mkstemp", refused)
+    monkeypatch.setattr(atomic_write, "_create", refused)
     message = assert_clean_failure(run("repair", source, "-o", target))
     assert message.startswith(f"error: {target}: cannot write the repaired transcript: Permission denied")
     assert "integrity-tmp" not in message

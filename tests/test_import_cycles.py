@@ -32,7 +32,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     # building, records, GC pausing, safe file writes (loading asks it what a path names); the faces of
     # the repair and bulk packages, which import nothing
     ("primitives", [
-        "integrity._records", "integrity._lazy", "integrity._bulk", "integrity._bulk.gc_pause", "integrity._bulk.atomic_write",
+        "integrity._records", "integrity._lazy", "integrity._bulk", "integrity._bulk.gc_pause",
+        "integrity._bulk.atomic_write",
         "integrity._bulk.key_tokens",
         "integrity.repair", "integrity.repair.views", "integrity.repair.messages",
     ]),

@@ -23,10 +23,11 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import secrets
 import signal
 import stat
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -164,8 +165,7 @@ def _open_temporary(target: Target) -> BinaryIO:
     """A temporary file beside the real target, with the target's permissions (and owner when allowed)."""
     folder = os.path.dirname(target.real) or "."
     name = os.path.basename(target.real)[:80]  # room for the rest within the longest name allowed
-    with _signals_blocked():  # a signal that raises right after the file is made would leave it unnamed here
-        handle, target.temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".integrity-tmp", dir=folder)
+    handle = _named_then_made(target, folder, name)
     existing = target.existing
     os.fchmod(handle, stat.S_IMODE(existing.st_mode) if existing is not None else _new_file_mode())
     if existing is not None and hasattr(os, "fchown"):
@@ -174,6 +174,34 @@ def _open_temporary(target: Target) -> BinaryIO:
         except OSError:
             pass  # not ours to give away: the file becomes ours, its mode is kept
     return os.fdopen(handle, "wb")
+
+
+_TEMPORARY_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+"""A new file only (never one there already, nor through a link), readable and writable, as mkstemp opens it."""
+
+
+def _named_then_made(target: Target, folder: str, name: str) -> int:
+    """Name a new temporary file beside the target (target.temporary), then make it: a handle open on it.
+
+    The name is recorded before the file exists, so a signal that raises at any moment (SIGINT, or SIGTERM
+    under signals_raise) leaves nothing the cleanup does not know of: with mkstemp the file was made before its
+    name came back, and blocking the signals around it holds only in a process whose other threads block them
+    too.  A name already taken (48 random bits: all but never) is forgotten and another drawn."""
+    for _ in range(_NAME_ATTEMPTS):
+        target.temporary = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.integrity-tmp")
+        try:
+            return _create(target.temporary)
+        except FileExistsError:
+            target.temporary = ""
+    raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
+
+
+_NAME_ATTEMPTS = 100
+
+
+def _create(path: str) -> int:
+    """Make the new file (os.open with _TEMPORARY_FLAGS, private to its owner until its mode is set)."""
+    return os.open(path, _TEMPORARY_FLAGS, 0o600)
 
 
 def _remove(path: str) -> None:
