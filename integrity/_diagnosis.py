@@ -20,7 +20,16 @@ from ._findings import Finding, Known, find_defects, paired
 from ._records import FrozenRecord, replace
 from .kinds import FINDINGS, REPAIR_KINDS, VERDICT_ORDER, FindingCode, RepairKind, Severity, fails, rate, worst
 from .notes import Note, NoteCode
-from .repair.entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_index, unplain
+from .repair.entries import (
+    Merged,
+    Rewritten,
+    Synthesized,
+    SynthesizedTurn,
+    ViewEntry,
+    entry_index,
+    renames_every_call,
+    unplain,
+)
 from .repair.plan import Plan
 from .repair.policies import POLICY
 from .repair.views import LightTranscript, loose_results
@@ -563,7 +572,7 @@ def _shaped(light: LightTranscript, rewritten: dict[int, Any], changed: set[int]
     framed = list(compress(indices, map(operator.not_, results)))
     framed_ids = list(compress(ids_of, map(operator.not_, results)))
     calls_of = list(map(light.frames.get, framed, repeat(())))
-    if not all(map(operator.eq, map(tuple, framed_ids), map(_POSITIONS.get, map(len, calls_of)))) or \
+    if not renames_every_call(framed_ids, map(len, calls_of)) or \
             any(map(operator.eq, map(_ID, chain.from_iterable(calls_of)), chain.from_iterable(map(dict.values,
                                                                                                  framed_ids)))):
         return _shaped_each(light, indices, ids_of)  # (a frame not renamed whole, or some call keeping its id)
@@ -580,8 +589,6 @@ def _shaped(light: LightTranscript, rewritten: dict[int, Any], changed: set[int]
 
 
 _ID = attrgetter("id")
-_POSITIONS = {size: tuple(range(size)) for size in range(64)}
-"""A frame's call positions, by its size (a frame of more calls is read one by one)."""
 _INDEX = attrgetter("index")
 _IDS = attrgetter("ids")
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, compress, filterfalse, islice, repeat
-from operator import add, attrgetter, eq, is_, ne, not_, sub
+from operator import add, attrgetter, is_, ne, not_, sub
 from typing import Any
 
 from ..formats.skeleton import bones_of, renamed, responses_items
 from ..providers.sparse import bone_code, ids_pass, judged_regions
 from ..providers.sparse_items import Columns, Places, made_items
-from ..repair.entries import Rewritten, entry_message
+from ..repair.entries import Rewritten, entry_message, renames_every_call
 from ..repair.plan import Plan
 from . import fast_bones
 
@@ -360,7 +360,7 @@ class SparseView:
             return None
         framed = list(map(len, map(frames.get, map(_INDEX, compress(renamed, map(not_, of_result))), repeat(()))))
         framed_ids = compress(ids, map(not_, of_result))  # each must rename every call: positions 0..n-1, in order
-        if not all(map(eq, map(tuple, framed_ids), map(_POSITIONS.get, framed))):
+        if not renames_every_call(framed_ids, framed):
             return None
         found = list(chain.from_iterable(map(dict.values, ids)))
         for bone in compress(made, map(not_, is_renamed)):
@@ -388,7 +388,5 @@ class SparseView:
 
 
 _IDS = attrgetter("ids")
-_POSITIONS = {size: tuple(range(size)) for size in range(64)}
-"""A frame's call positions, by its size (a frame of more calls is read one by one)."""
 _INDEX = attrgetter("index")
 _ID = attrgetter("id")
