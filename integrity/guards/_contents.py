@@ -32,10 +32,10 @@ from __future__ import annotations
 import itertools
 import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._fast import _PLAIN_ID, _WHOLE, IDLESS, _content_key, _State, _walk_gemini_objects
+from ._fast import _IDLESS_TARGETS, _PLAIN_ID, _WHOLE, FAST_TARGETS, IDLESS, _content_key, _State, _walk_gemini_objects
 
 _LETTERS = bytes.maketrans(bytes(range(32)), bytes(ord({4: "U", 5: "M", 13: "C", 29: "C", 20: "R"}.get(code, "X"))
                                                     for code in range(32)))
@@ -370,3 +370,135 @@ def _pass(entries: Sequence[Any], state: _State, roles: list[Any], counts: list[
 
 
 _WHOLE["gemini-objects"] = read_whole
+
+
+def repair_window(listed: Sequence[Any], cut: int, before: Sequence[str], target: str | None,
+                  receipt: Callable[[str, str], Any]) -> tuple[list[Any], list[Any], frozenset[str]] | None:
+    """What `_native.native_repair` answers for google.genai Contents of one part each (ADK's requests: a text,
+    a call or a response per content), written for them: (the whole request repaired, its part from the cut
+    on, every call and response id of that part); None for anything else, or anything the direct repair
+    leaves to the pipeline (then the caller asks native_repair, which decides).  receipt(call id, name): the
+    results turn answering one call with the interrupted receipt (a call without an id: its id is IDLESS and
+    the name).  `native_repair` reads each entry through the general readers and plans turns of many calls
+    and results; a first repair of ADK's request paid 12-20 µs for it over a window of six contents, a
+    third of its fixed cost (`tests/test_guard_adk_first.py` holds the two equal on generated windows)."""
+    idless = target in _IDLESS_TARGETS
+    if target not in FAST_TARGETS:
+        return None
+    after_cut = bool(cut)
+    earlier = set(before)
+    kind = "id" if before else "?" if after_cut and idless else ""
+    rows: list[tuple[Any, int, str, str]] = []  # (content, letter, id, name): letter C a call, R a response,
+    called: set[str] = set()                    # A a model text, U a user text
+    ids: set[str] = set()
+    try:
+        for content in listed[cut:]:
+            parts = content.parts
+            if type(parts) is not list or len(parts) != 1:
+                return None
+            part = parts[0]
+            role = content.role
+            call = part.function_call
+            if call is not None:
+                call_id, name = call.id, call.name
+                args = call.args
+                if role != "model" or not isinstance(name, str) or not (args is None or isinstance(args, dict)):
+                    return None
+                if call_id is None:
+                    if not name or not idless or kind == "id":
+                        return None
+                    kind = "name"
+                    call_id = IDLESS + name
+                elif kind in ("name", "?") or type(call_id) is not str or not _PLAIN_ID.match(call_id) or \
+                        call_id in called or call_id in earlier:
+                    return None  # (a plain id never starts with IDLESS)
+                else:
+                    kind = "id"
+                    called.add(call_id)
+                ids.add(call_id)
+                rows.append((content, _C, call_id, name))
+                continue
+            response = part.function_response
+            if response is not None:
+                response_id = response.id
+                if response_id is None:
+                    name = response.name
+                    if type(name) is not str or not name:
+                        return None
+                    response_id = IDLESS + name
+                elif not isinstance(response_id, str) or response_id[:1] == IDLESS:
+                    return None
+                if role != "user":
+                    return None
+                ids.add(response_id)
+                rows.append((content, _R, response_id, ""))
+                continue
+            text = part.text
+            if not (isinstance(text, str) and text.strip() and not part.thought and part.inline_data is None):
+                return None
+            if role == "model":
+                rows.append((content, _A, "", ""))
+            elif role == "user":
+                rows.append((content, _U, "", ""))
+            else:
+                return None
+    except (AttributeError, TypeError):
+        return None
+    out: list[Any] = []
+    changed = False
+    last = _RESULTS if after_cut else _SYSTEM
+    turn: tuple[Any, str, str] | None = None  # the open call turn: (its content, call id, name)
+    message: Any = None  # the response kept for it
+    for content, letter, found, name in rows:
+        if letter == _R:
+            stray = found[:1] != IDLESS and found not in called and found not in earlier
+            if turn is None or last not in (_ASSISTANT, _RESULTS):
+                if not stray:
+                    return None
+                changed = True
+                if last == _ASSISTANT:
+                    last = _DROPPED  # the turn's text ended here: only a user turn may follow
+                continue
+            last = _RESULTS
+            if (message is not None and found == turn[1]) or stray:  # a repeated result, or a stray: dropped
+                changed = True
+                continue
+            if message is not None or found != turn[1]:
+                return None  # an answer out of call order, or another turn's
+            message = content
+            continue
+        if turn is not None:
+            if message is not None:
+                out.append(message)
+            else:
+                out.append(receipt(turn[1], turn[2]))
+                changed = True
+            turn = message = None
+            if last == _ASSISTANT:
+                last = _RESULTS
+        if letter == _U:
+            if last == _USER:
+                return None
+            last = _USER
+        else:
+            if last not in (_USER, _RESULTS):
+                return None
+            if letter == _C:
+                turn = (content, found, name)
+            last = _ASSISTANT
+        out.append(content)
+    if turn is not None:
+        if message is not None:
+            out.append(message)
+        else:
+            out.append(receipt(turn[1], turn[2]))
+            changed = True
+    if not changed:
+        return None  # not plainly healthy for another reason: the full check decides
+    whole = listed[:cut] if type(listed) is list else list(listed[:cut])
+    whole += out
+    return whole, out, frozenset([found for found in ids if found[:1] != IDLESS])
+
+
+_C, _R, _A, _U = 1, 2, 3, 4
+_SYSTEM, _USER, _ASSISTANT, _RESULTS, _DROPPED = 0, 1, 2, 3, 4

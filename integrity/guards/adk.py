@@ -19,6 +19,7 @@ A healthy request keeps its very contents list.
 from __future__ import annotations
 
 import collections
+import functools
 import logging
 import operator
 import threading
@@ -30,9 +31,10 @@ from google.adk.flows.llm_flows.functions import AF_FUNCTION_CALL_ID_PREFIX
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
-from . import _contents  # noqa: F401 - registers the column-wise quick pass over Contents
-from ._core import GuardMode, GuardReport, RequestGuard
-from ._fast import HealthyMemo
+from ._contents import repair_window  # (importing it registers the column-wise quick pass over Contents)
+from ._core import GuardMode, GuardReport, RequestGuard, _Checked
+from ._fast import IDLESS, HealthyMemo
+from ._native import _TEXT, _gemini_receipts
 
 FORMAT = "gemini"
 
@@ -87,6 +89,18 @@ def _content(native: Any) -> Any:
         parts.append(_made(types.Part, {"function_response": _made(types.FunctionResponse, {
             **response, "response": dict(response["response"])})}))
     return _made(types.Content, {"role": "user", "parts": parts})
+
+
+def _receipt(call_id: str, name: str) -> Any:
+    """The results turn answering one call with the interrupted receipt: what `_content` builds of the turn
+    the direct repair writes for it (`_native._gemini_receipts`), built directly (a call without an id: its
+    id is IDLESS and its name, and the receipt carries no id)."""
+    if not _RECEIPTS_MADE:
+        return _content(_gemini_receipts([(call_id, name)], None))
+    values = {"name": name, "response": {"error": _TEXT}} if call_id[:1] == IDLESS else \
+        {"id": call_id, "name": name, "response": {"error": _TEXT}}
+    return _made(types.Content, {"role": "user", "parts": [_made(types.Part, {
+        "function_response": _made(types.FunctionResponse, values)})]})
 
 
 def _same_model(a: Any, b: Any) -> bool:
@@ -401,14 +415,42 @@ class ToolCallIntegrityPlugin(BasePlugin):
             else None
         working = restored if restored is not None else contents
         target = self.guard.target(model)
-        scanned = self.memo.first(contents, "gemini-objects", target) if restored is None else None
-        if scanned is not None and scanned[0]:
-            return None
+        memo = self.memo
+        if restored is None:
+            scanned = memo.first(contents, "gemini-objects", target)
+        else:  # (a remembered repair is tried first, by guard_objects)
+            scanned = None if memo.repairs else memo.scan(working, "gemini-objects", target)
+        if scanned is not None:
+            if scanned[0]:
+                return None
+            direct = self._repaired_directly(working, target, scanned)
+            if direct is not None:
+                return direct
         repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target, scanned,
                                             memo=self.memo, build=_content)
         if repaired is None:
             return restored if self.guard.mode == "repair" else None
         return repaired
+
+    def _repaired_directly(self, contents: list[Any], target: str | None, scanned: tuple[bool, int, list[str]]
+                           ) -> list[Any] | None:
+        """What `RequestGuard.guard_objects` sends for `contents`, which the quick pass found not plainly healthy
+        (`scanned`), when nothing asks for the engine's report and the direct repair written for one-part
+        Contents answers them (`_contents.repair_window`: what `_native.native_repair` answers, without its
+        general readers); the repair remembered as guard_objects remembers it.  None: guard_objects decides."""
+        guard = self.guard
+        if not guard.window or not guard._quiet():
+            return None
+        _, cut, before = scanned
+        listed = list(contents)
+        quick = repair_window(listed, cut, before, target, _receipt)
+        if quick is None:
+            return None
+        out, rest, ids = quick
+        checked = _Checked(None, ids, functools.partial(guard._result_of, listed, _dumps, FORMAT, target, cut, before))
+        self.memo.remember(contents, "gemini-objects", target, out, (cut, before if cut else []),
+                           (rest, "gemini-objects"), ids, checked)
+        return out
 
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         """Replace llm_request.contents by a repaired list when it needs one; return None so the model runs."""
