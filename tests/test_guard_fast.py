@@ -475,15 +475,16 @@ def test_contents_read_column_wise_answer_as_the_pass(history: list[Turn], syste
 @settings(max_examples=200, deadline=None)
 @given(history=turns(), system=st.booleans(), trailing=st.booleans(), odd=st.integers(0, 14),
        where=st.integers(0, 40), idless=st.booleans(), mixed=st.booleans())
-def test_contents_read_with_their_key_answer_as_the_pass(history: list[Turn], system: bool, trailing: bool, odd: int,
-                                                         where: int, idless: bool, mixed: bool) -> None:
-    """`_contents.walk_keyed` (ADK's requests read whole, their key made in the same reading) answers what the
-    written-out pass over the Contents answers, leaves the same state (the cut, every call id seen, the last
-    role...), and gives the key `_content_key` gives; with an odd content put in now and then (one the pass
-    stops at, one whose reading raises), and calls with ids after calls without (mixed)."""
+def test_contents_read_whole_answer_as_the_pass(history: list[Turn], system: bool, trailing: bool, odd: int,
+                                                where: int, idless: bool, mixed: bool) -> None:
+    """`_contents.read_whole` (ADK's requests read whole: their key, and the pass answered from it or written
+    out) answers what the written-out pass over the Contents answers, leaves the same cut and call ids
+    before it (when healthy, the same state: every call id seen, the last role...), and gives the key
+    `_content_key` gives; with an odd content put in now and then (one the pass stops at, one whose reading
+    raises), and calls with ids after calls without (mixed)."""
     from google.genai import types
 
-    from integrity.guards._contents import read_whole, walk_keyed
+    from integrity.guards._contents import read_whole
     from integrity.guards._fast import _content_key, _State, _walk_gemini_objects
 
     entries = render(history, "gemini", system, trailing, idless)
@@ -494,32 +495,25 @@ def test_contents_read_with_their_key_answer_as_the_pass(history: list[Turn], sy
         types.Content(role="model", parts=[types.Part(text="  ")]),
         types.Content(role="user", parts=[types.Part(text="x", inline_data=types.Blob(data=b"1", mime_type="a"))]),
         types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(id="a b", name="f"))]),
+        types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(name=""))]),
+        types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(name="", response={}))]),
         "not a content"]
     if odd < len(extra):
         contents.insert(where % (len(contents) + 1), extra[odd])
     for target in FAST_TARGETS:
-        keyed, walked = _State(target, "gemini-objects"), _State(target, "gemini-objects")
-        answer, key = walk_keyed(contents, keyed)
+        whole, walked = _State(target, "gemini-objects"), _State(target, "gemini-objects")
         try:
             walked_answer = _walk_gemini_objects(contents, 0, walked)
         except TypeError:
-            walked_answer = False  # (the written-out pass lets a TypeError through: the keyed one stops there)
+            walked_answer = False  # (the written-out pass lets a TypeError through: read_whole stops there)
+        answer, key = read_whole(contents, whole, None)
         assert answer == walked_answer
-        assert (keyed.cut, keyed.cut_ids, keyed.seen, keyed.known, keyed.last, keyed.kind) == (
-            walked.cut, walked.cut_ids, walked.seen, walked.known, walked.last, walked.kind)
+        assert (whole.cut, whole.seen[:whole.cut_ids]) == (walked.cut, walked.seen[:walked.cut_ids])
         if answer:
-            assert keyed.open_calls == walked.open_calls
+            assert (whole.cut_ids, whole.seen, whole.known, whole.open_calls, whole.last, whole.kind) == (
+                walked.cut_ids, walked.seen, walked.known, walked.open_calls, walked.last, walked.kind)
         try:
             expected: Any = _content_key(contents)
         except (AttributeError, TypeError):
             expected = None
-        if expected is None:
-            assert key is None
-        else:
-            assert key is not None and key[:7] == expected[:7] and key[7] == {}
-        # read_whole (what a HealthyMemo asks) answers the same whichever way it reads them
-        whole = _State(target, "gemini-objects")
-        whole_answer, whole_key = read_whole(contents, whole, None)
-        assert whole_answer == walked_answer and (whole.cut, whole.seen[:whole.cut_ids]) == (
-            walked.cut, walked.seen[:walked.cut_ids])
-        assert (whole_key is None) == (expected is None) and (whole_key is None or whole_key[:7] == expected[:7])
+        assert (key is None) == (expected is None) and (key is None or key[:7] == expected[:7])

@@ -1,31 +1,30 @@
-"""How the quick pass reads google.genai Contents whole, making their key in the same reading.
+"""How the quick pass reads google.genai Contents whole, from their key; and the direct repair of ADK's
+one-part Contents.
 
 ADK hands its plugin new Content and Part objects on every model call, and a guard's first call reads
 them all: the quick pass and, to remember the request, its key (`_fast._content_key`: each content's
 role and part count, each part's call and response, and the text, thought and inline data of the parts
-holding neither).  Reading a pydantic model's attribute is most of the cost, so each is read once, in one
-of two ways (`read_whole`, registered with the quick pass as `_fast._WHOLE`; the ADK guard imports it):
+holding neither).  Reading a pydantic model's attribute is most of the cost, so each is read once
+(`read_whole`, registered with the quick pass as `_fast._WHOLE`; the ADK guard imports it): the key is
+made by C loops and the pass answered from it alone (`scan_contents`): each content becomes one letter
+(U a user text, M a model text, C a model call, R a user response, X anything else; made from byte
+columns), a regular expression reads the turn order, and the ids, names and texts are checked over
+columns (map, compress, set: C loops); calls without ids (ADK toward Gemini strips its own "adk-" ids)
+are paired with their responses by name, the two columns of names compared at once; a failure's
+position is looked up only when there is one.  It answers exactly what the pass answers and leaves the
+state the pass leaves (the cut, the call ids before it; when healthy, every call id and the last role),
+or None for what it does not read column-wise (a content of several parts, an id or a name that is not
+a string, calls with ids and calls without in one request): the written-out pass decides those.
 
-- calls with ids (ADK toward a model that pairs calls by id): the key is made by C loops and the pass
-  answered from it alone (`scan_contents`): each content becomes one letter (U a user text, M a model
-  text, C a model call, R a user response, X anything else; made from byte columns), a regular
-  expression reads the turn order, and the ids, names and texts are checked over columns (map, compress,
-  set: C loops); a failure's position is looked up only when there is one.  It answers exactly what the
-  pass answers and leaves the state the pass leaves (the cut, the call ids before it; when healthy,
-  every call id and the last role), or None for what it does not read column-wise (a content of several
-  parts, an id that is not a string, calls with ids and calls without in one request): the written-out
-  pass decides those;
-- calls without ids (ADK toward Gemini strips its own "adk-" ids, on new copies of the calls), where
-  the column pass must read names and key them, and a request without calls: the written-out pass with
-  each field the key holds appended as it is read (`walk_keyed`), ids checked plain and new all at once
-  at its end; where it stops, the contents left are read into the key alone.
+Until the fourth round, requests whose calls carry no id were read by a written-out pass that made the
+key as it went (`walk_keyed`): with the names compared as they are (not each made a key first) the
+column pass took 0.83 of its time at 1,000 contents and about the same at 100 and 10,000 (best of 9-25
+timings each, the bench's histories), so it reads every request now.
+`tests/test_guard_fast.py` holds it to the written-out pass (answer, state, key) on generated contents,
+healthy and broken.
 
-Which way is told by the request's first call.  Measured on the bench's histories (best of many, 100 /
-1,000 / 10,000 contents), the keyed walk took 0.78-0.85 of the key and column pass toward Gemini at every
-size, and with ids 0.88-0.98 at 100 and 10,000 but 1.12 at 1,000, where the column pass's few C loops over
-lists that fit the cache are at their best: with ids the column pass stays.
-`tests/test_guard_fast.py` holds both to the written-out pass (answer, state, key) on generated contents,
-healthy and broken."""
+`repair_window` is what `_native.native_repair` answers for Contents of one part each, written for them
+(see its docstring)."""
 
 from __future__ import annotations
 
@@ -99,14 +98,17 @@ def scan_contents(key: tuple[Any, ...], state: _State) -> bool | None:
                 return None
             kind = "name"
             names = list(map(_NAME, itertools.compress(calls, is_call)))
+            if not set(map(type, names)) <= {str}:
+                return None  # a call's name that is not a string: the pass reads them
             if "" in names:
                 fails.append(_nth(is_call, names.index("")))
-            call_keys = list(map(IDLESS.__add__, names))
             response_names = list(map(_NAME, itertools.compress(responses, is_response)))
             if response_ids.count(None) == len(response_ids) and "" not in response_names and set(map(
                     type, response_names)) <= {str}:  # every response without an id, named (C loops)
-                response_keys = list(map(IDLESS.__add__, response_names))
+                # keyed by their names alone: IDLESS + a == IDLESS + b exactly when a == b
+                call_keys, response_keys = names, response_names
             else:
+                call_keys = list(map(IDLESS.__add__, names))
                 response_keys = [IDLESS + name if response_id is None and isinstance(name, str) and name else None
                                  for response_id, name in zip(response_ids, response_names, strict=True)]
         else:
@@ -178,14 +180,12 @@ def _state(state: _State, letters: bytes, failed: int, ids: list[str], kind: str
 
 def read_whole(entries: Sequence[Any], state: _State, key: Sequence[Any] | None) -> tuple[bool, Sequence[Any] | None]:
     """The quick pass over `entries` from the fresh `state` (left as the pass leaves it), and their key
-    (None when it cannot be made), read one of the two ways (see the module); key: the entries' key,
-    when the caller has it (then the pass answers from it)."""
-    if key is None and _first_call_id(entries) is None:
-        return walk_keyed(entries, state)
+    (None when it cannot be made): the key made by C loops and the pass answered from it (`scan_contents`),
+    or where that does not answer, the written-out pass; key: the entries' key, when the caller has it."""
     if key is None:
         try:
             key = _content_key(entries)
-        except (AttributeError, TypeError):
+        except (AttributeError, TypeError):  # not Contents with parts
             key = None
     if key is not None:
         answer = scan_contents(tuple(key), state)
@@ -195,178 +195,6 @@ def read_whole(entries: Sequence[Any], state: _State, key: Sequence[Any] | None)
         return _walk_gemini_objects(entries, 0, state), key
     except TypeError:  # parts that are not a list: not plainly healthy
         return False, key
-
-
-def _first_call_id(entries: Sequence[Any]) -> Any:
-    """The id of the first call in `entries` (None: none, a call without one, or not Contents)."""
-    try:
-        for content in entries:
-            for part in content.parts or ():
-                call = part.function_call
-                if call is not None:
-                    return call.id
-    except (AttributeError, TypeError):
-        return None
-    return None
-
-
-def walk_keyed(entries: Sequence[Any], state: _State) -> tuple[bool, Key | None]:
-    """(what the quick pass answers for `entries` from the fresh `state`, left as it leaves it; their
-    `_content_key`, None when that cannot be made)."""
-    columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [])
-    stop = _pass(entries, state, *columns)
-    seen = state.seen
-    known = set(seen)
-    if len(known) == len(seen) and (not seen or _PLAIN_IDS.match("\n".join(seen))):
-        state.known = known
-        if stop < 0:
-            return True, (*columns, {})
-    else:  # an id not plain or used twice: the pass stops at the first, read again as the pass reads it
-        _fresh(state)
-        _walk_gemini_objects(entries, 0, state)
-        if stop < 0:
-            stop = len(entries)
-    roles, counts, calls, responses, texts, thoughts, inlines = columns
-    del roles[stop:], counts[stop:]  # what the contents before the one the pass stopped at gave
-    read = sum(counts)
-    del calls[read:], responses[read:]
-    plain = list(map(operator.is_, calls, responses)).count(True)
-    del texts[plain:], thoughts[plain:], inlines[plain:]
-    try:
-        _rest(entries, stop, *columns)
-    except (AttributeError, TypeError):  # not Contents with parts: `_content_key` fails too
-        return False, None
-    return False, (*columns, {})
-
-
-def _rest(entries: Sequence[Any], stop: int, roles: list[Any], counts: list[Any], calls: list[Any],
-          responses: list[Any], texts: list[Any], thoughts: list[Any], inlines: list[Any]) -> None:
-    """The key's columns of the contents from `stop` on appended, as `_content_key` reads them (a loop, not
-    its C loops: the pass stops near the end of a request, at what broke it, and a few contents cost less
-    read this way)."""
-    for content in entries[stop:]:
-        roles.append(content.role)
-        parts = content.parts
-        counts.append(len(parts))
-        for part in parts:
-            call, response = part.function_call, part.function_response
-            calls.append(call)
-            responses.append(response)
-            if call is response:
-                texts.append(part.text)
-                thoughts.append(part.thought)
-                inlines.append(part.inline_data)
-
-
-def _fresh(state: _State) -> None:
-    """`state` as a new one for the same target."""
-    state.kind, state.seen, state.known, state.cut, state.cut_ids = "", [], set(), 0, 0
-    state.open_calls, state.last = None, "system"
-
-
-def _pass(entries: Sequence[Any], state: _State, roles: list[Any], counts: list[Any], calls: list[Any],
-          responses: list[Any], texts: list[Any], thoughts: list[Any], inlines: list[Any]) -> int:
-    """The pass with the key's columns appended as it reads: -1 when healthy, else the index of the content
-    it stopped at (the columns may hold part of that content: the caller cuts them back)."""
-    open_calls, last, kind = state.open_calls, state.last, state.kind
-    seen, idless = state.seen, state.idless
-    add_seen = seen.append
-    add_role, add_count, add_call, add_response = roles.append, counts.append, calls.append, responses.append
-    add_text, add_thought, add_inline = texts.append, thoughts.append, inlines.append
-    index = 0
-    try:
-        for index, content in enumerate(entries):
-            role = content.role
-            parts = content.parts
-            if not parts:
-                return index
-            add_role(role)
-            add_count(len(parts))
-            if role == "model":
-                if open_calls or last not in ("user", "results"):
-                    return index
-                made: list[str] = []
-                for part in parts:
-                    call = part.function_call
-                    response = part.function_response
-                    add_call(call)
-                    add_response(response)
-                    if call is response:  # neither a call nor a response
-                        text, thought, inline = part.text, part.thought, part.inline_data
-                        add_text(text)
-                        add_thought(thought)
-                        add_inline(inline)
-                        if isinstance(text, str) and text.strip() and not thought and inline is None:
-                            continue
-                        return index
-                    if call is None:
-                        return index  # a response in a model turn
-                    call_id = call.id
-                    if call_id is None:
-                        name = call.name
-                        if not isinstance(name, str) or not name or not idless or kind == "id":
-                            return index
-                        kind = "name"
-                        made.append(IDLESS + name)
-                        continue
-                    if kind == "name" or not isinstance(call_id, str) or not call_id or call_id[0] == IDLESS:
-                        return index  # (an id that reads as no id: the full check decides)
-                    kind = "id"
-                    add_seen(call_id)  # plain and new: checked for every id at once, at the end
-                    made.append(call_id)
-                open_calls = made or None
-                last = "assistant"
-                continue
-            if role != "user":
-                return index
-            answered = other = False
-            for part in parts:
-                call = part.function_call
-                response = part.function_response
-                add_call(call)
-                add_response(response)
-                if call is response:
-                    text, thought, inline = part.text, part.thought, part.inline_data
-                    add_text(text)
-                    add_thought(thought)
-                    add_inline(inline)
-                    if answered or not (isinstance(text, str) and text.strip() and not thought and inline is None):
-                        return index
-                    other = True
-                    continue
-                if call is not None:
-                    return index
-                response_id = response.id
-                if response_id is None:
-                    name = response.name
-                    response_id = IDLESS + name if isinstance(name, str) and name else None
-                elif isinstance(response_id, str) and response_id[:1] == IDLESS:
-                    return index
-                if other or not isinstance(response_id, str):
-                    return index
-                if not answered and (open_calls is None or last not in ("assistant", "results")):
-                    return index
-                if not open_calls or response_id != open_calls[0]:
-                    return index  # a stray, a duplicate, out of call order, or an earlier turn's
-                del open_calls[0]
-                answered = True
-            if answered:
-                last = "results"
-                if not open_calls:
-                    open_calls = None
-                continue
-            if open_calls:
-                return index
-            if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
-                state.cut, state.cut_ids = index, len(seen)
-            if last == "user":
-                return index
-            last = "user"
-        return len(entries) if open_calls else -1  # (calls left open: not healthy, every content read)
-    except (AttributeError, TypeError):  # not a Content, or parts that are not a list of Parts
-        return index
-    finally:
-        state.open_calls, state.last, state.kind = open_calls, last, kind
 
 
 _WHOLE["gemini-objects"] = read_whole
