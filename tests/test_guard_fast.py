@@ -436,7 +436,7 @@ def test_a_guard_holding_a_memo_can_be_copied_and_pickled() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(history=turns(), system=st.booleans(), trailing=st.booleans(), odd=st.integers(0, 14),
+@given(history=turns(), system=st.booleans(), trailing=st.booleans(), odd=st.integers(0, 16),
        where=st.integers(0, 40), idless=st.booleans(), mixed=st.booleans())
 def test_contents_read_column_wise_answer_as_the_pass(history: list[Turn], system: bool, trailing: bool, odd: int,
                                                      where: int, idless: bool, mixed: bool) -> None:
@@ -454,7 +454,11 @@ def test_contents_read_column_wise_answer_as_the_pass(history: list[Turn], syste
     contents = [types.Content.model_validate(e) for e in entries]
     extra = [e for e in odd_entries()["gemini-objects"] if isinstance(e, types.Content)] + [
         types.Content(role="model", parts=[types.Part(text="  ")]),
-        types.Content(role="user", parts=[types.Part(text="x", inline_data=types.Blob(data=b"1", mime_type="a"))])]
+        types.Content(role="user", parts=[types.Part(text="x", inline_data=types.Blob(data=b"1", mime_type="a"))]),
+        *(types.Content(role=role, parts=[types.Part(  # a part holding a call and a response: read as its call
+            function_call=types.FunctionCall(id="both", name="f"),
+            function_response=types.FunctionResponse(id="both", name="f", response={}))])
+          for role in ("model", "user"))]
     if odd < len(extra):
         contents.insert(where % (len(contents) + 1), extra[odd])
     if not contents:
@@ -473,7 +477,7 @@ def test_contents_read_column_wise_answer_as_the_pass(history: list[Turn], syste
 
 
 @settings(max_examples=200, deadline=None)
-@given(history=turns(), system=st.booleans(), trailing=st.booleans(), odd=st.integers(0, 14),
+@given(history=turns(), system=st.booleans(), trailing=st.booleans(), odd=st.integers(0, 20),
        where=st.integers(0, 40), idless=st.booleans(), mixed=st.booleans())
 def test_contents_read_whole_answer_as_the_pass(history: list[Turn], system: bool, trailing: bool, odd: int,
                                                 where: int, idless: bool, mixed: bool) -> None:
@@ -496,6 +500,10 @@ def test_contents_read_whole_answer_as_the_pass(history: list[Turn], system: boo
         types.Content(role="user", parts=[types.Part(text="x", inline_data=types.Blob(data=b"1", mime_type="a"))]),
         types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(id="a b", name="f"))]),
         types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(name=""))]),
+        *(types.Content(role=role, parts=[types.Part(  # a part holding a call and a response: read as its call
+            function_call=types.FunctionCall(id="both", name="f"),
+            function_response=types.FunctionResponse(id="both", name="f", response={}))])
+          for role in ("model", "user")),
         types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(name="", response={}))]),
         "not a content"]
     if odd < len(extra):
