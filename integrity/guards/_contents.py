@@ -40,9 +40,9 @@ _LETTERS = bytes.maketrans(bytes(range(32)), bytes(ord({4: "U", 5: "M", 13: "C",
                                                     for code in range(32)))
 """One byte per one-part content -> its letter (X: the pass refuses it).  The byte is the length of its role
 (4 "user", 5 "model": any other role is read by the pass), plus 8 when its part holds a call and 16 when it
-holds a response and no call: a model part with a call is read as the call (C, 13), a user part with a
-response as the response (R, 20), a user part with neither as a user text (U, 4), a model part with neither
-as a model text (M, 5), whatever else the part holds."""
+holds a response: a model part with a call is read as the call (C, 13 and 29), a user part with a response
+as the response (R, 20), a user part with neither as a user text (U, 4), a model part with neither as a
+model text (M, 5), whatever else the part holds."""
 _ORDER = re.compile(rb"(?:U(?:M|(?:CR)++M?+))*+U?+")
 """The turn order the pass accepts for one-part contents: a user turn, then a model text or calls each
 answered right after it (then maybe a model text), ...; its match ends where the pass stops (each letter
@@ -57,29 +57,27 @@ Key = tuple[Any, ...]
 _ID, _NAME = operator.attrgetter("id"), operator.attrgetter("name")
 
 
-def _letters(roles: Sequence[Any], calls: Sequence[Any], neither: bytes) -> bytes | None:
+def _letters(roles: tuple[Any, ...], calls: tuple[Any, ...], responses: tuple[Any, ...]) -> bytes | None:
     """The contents' letters (see `_LETTERS`), made with C loops: each column as bytes, added as integers
     (no byte carries into the next), read through one table; None when a role is neither "user" nor
-    "model" (the pass reads those).  neither: 1 for each part holding neither a call nor a response (the
-    key's); a part holds a response alone where it holds neither that nor a call (read as 16): a part
-    holding both reads as its call, in a model turn (C) and in a user turn (X) alike, as the pass reads it."""
+    "model" (the pass reads those)."""
     size = len(roles)
     if roles.count("user") + roles.count("model") != size:
         return None
-    has_call = int.from_bytes(bytes(map(operator.is_not, calls, _NONES)), "big")
-    response_alone = int.from_bytes(b"\1" * size, "big") - int.from_bytes(neither, "big") - has_call
-    number = int.from_bytes(bytes(map(len, roles)), "big") + (has_call << 3) + (response_alone << 4)
+    number = int.from_bytes(bytes(map(len, roles)), "big") + (int.from_bytes(bytes(map(
+        operator.is_not, calls, _NONES)), "big") << 3) + (int.from_bytes(bytes(map(
+            operator.is_not, responses, _NONES)), "big") << 4)
     return number.to_bytes(size, "big").translate(_LETTERS)
 
 
 def scan_contents(key: tuple[Any, ...], state: _State) -> bool | None:
     """The quick pass's answer for the contents whose `_content_key` is `key`, from a fresh `state` (filled
     as the pass fills it); None when the pass must read them (see the module)."""
-    roles, counts, calls, responses, texts, thoughts, inlines, neither = key[:8]
+    roles, counts, calls, responses, texts, thoughts, inlines = key[:7]
     size = len(roles)
     if not size or counts.count(1) != size:
         return None
-    letters = _letters(roles, calls, neither)
+    letters = _letters(roles, calls, responses)
     if letters is None:
         return None
     stop = _ORDER.match(letters).end()  # type: ignore[union-attr]  # (it matches the empty string)

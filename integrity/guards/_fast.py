@@ -189,11 +189,10 @@ def _content_key(contents: Sequence[Any]) -> tuple[Any, ...]:
     parts = list(map(_PARTS, contents))
     flat = list(itertools.chain.from_iterable(parts))
     calls, responses = list(map(_CALL, flat)), list(map(_RESPONSE, flat))
-    neither = bytes(map(operator.is_, calls, responses))  # 1 for each part holding neither
-    plain = list(itertools.compress(flat, neither))
+    plain = list(itertools.compress(flat, map(operator.is_, calls, responses)))
     views: dict[int, tuple[list[Any], ...]] = {}  # filled by `_view` when identity does not match the calls
     return (list(map(_ROLE, contents)), list(map(len, parts)), calls, responses,
-            *(list(map(field, plain)) for field in _TEXT_FIELDS), neither, views)
+            *(list(map(field, plain)) for field in _TEXT_FIELDS), views)
 
 
 _ID, _NAME = operator.attrgetter("id"), operator.attrgetter("name")
