@@ -219,7 +219,7 @@ class _EventMemo:
             return made, answered, called
 
 
-_CONTENT, _PARTS = operator.attrgetter("content"), operator.attrgetter("parts")
+_CONTENT = operator.attrgetter("content")
 
 
 def _read_calls(events: Any, author: str | None, made: set[str], answered: set[str], called: set[str]) -> None:
@@ -233,19 +233,22 @@ def _read_calls(events: Any, author: str | None, made: set[str], answered: set[s
     new_calls: set[str] = set()
     answer = answered.add
     call = new_calls.add
-    # the contents' parts fetched by C loops first: a session's Event objects are large, and reading them in
-    # a tight loop lets their memory load side by side (a fifth to a quarter faster at 1,000-10,000 events;
-    # the parts too: a tenth at 100); each attribute read once (a pydantic model's reads are slow)
-    for parts in list(map(_PARTS, filter(None, map(_CONTENT, events)))):  # (a Content is never falsy)
-        if parts:
-            for part in parts:
-                response = part.function_response
-                if response is not None and (found := response.id):
-                    answer(found)
-                    continue
-                function_call = part.function_call
-                if function_call is not None and (found := function_call.id):
-                    call(found)
+    # the contents fetched by a C loop first: a session's Event objects are large, and reading them in a
+    # tight loop lets their memory load side by side (a fifth to a quarter faster at 1,000-10,000 events;
+    # their parts fetched the same way are a tenth faster at 100 events but slower from 1,000 on); each
+    # attribute read once (a pydantic model's attribute reads are slow)
+    for content in list(map(_CONTENT, events)):
+        if content is not None:
+            parts = content.parts
+            if parts:
+                for part in parts:
+                    response = part.function_response
+                    if response is not None and (found := response.id):
+                        answer(found)
+                        continue
+                    function_call = part.function_call
+                    if function_call is not None and (found := function_call.id):
+                        call(found)
     called |= new_calls
     new_calls -= answered
     if new_calls:
