@@ -97,7 +97,7 @@ def pair_unique(light: LightTranscript, plan: Plan, turns: CleanTurns, loose: li
     distinct = set(ids)
     if "" in distinct or NON_STRING_ID in distinct:
         return None
-    frame_of: list[Any] = list(map(first_frame.get, ids))  # the frame of the one call with the id (None: no call has it)
+    frame_of: list[Any] = list(map(first_frame.get, ids))  # the frame of the call with the id (None: none)
     owned = list(map(is_not, frame_of, repeat(None)))
     notes = plan.notes
 

@@ -568,8 +568,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
             plan.dropped_frames.append(frame)
             plan.notes[frame] = Note.of(NoteCode.FRAME_EMPTY)
 
-    by_name = any(note.code in (NoteCode.RESULT_PAIRED_BY_NAME, NoteCode.RESULT_PAIRED_BY_ORDER)
-                  for note in plan.notes.values())
+    by_name = any(map(_BY_NAME.__contains__, map(_CODE, plan.notes.values())))
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not renamed and not plan.repaired_tool_calls and not light.numeric_results and not by_name
                 and not light.bad_arguments
@@ -588,6 +587,10 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     order = _emit(light, plan, others, renamed, settled, stretches, alike)
     plan.order = legalize(light, order, provider, plan) or order
     return plan
+
+
+_BY_NAME = frozenset((NoteCode.RESULT_PAIRED_BY_NAME, NoteCode.RESULT_PAIRED_BY_ORDER))
+_CODE = attrgetter("code")
 
 
 def _settled(light: LightTranscript, plan: Plan, answers: dict[Slot, int], clean: list[int]
