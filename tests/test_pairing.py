@@ -71,6 +71,7 @@ def _assert_agree(messages: list[dict[str, Any]], expect_bulk: bool = True) -> N
             continue
         assert bulk == walked
         _same_plans(light)
+    _same_plans(light_transcript(messages, clean=False))  # the planner finds the clean turns itself (_clean_frames)
 
 
 def _fast_light(messages: list[dict[str, Any]]) -> LightTranscript:
