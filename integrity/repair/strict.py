@@ -35,6 +35,9 @@ from ..notes import Note, NoteCode
 from .entries import Rewritten, Synthesized
 from .legalize import has_role_rules, legalize
 from .messages import STRICT_MESSAGE, strict_placeholder_text
+from .pairing import CleanTurns as _CleanTurns
+from .pairing import later_result as _later_result
+from .pairing import pair_unique
 from .plan import Plan, index_results
 from .views import NON_STRING_ID, Clean, LightTranscript
 
@@ -80,39 +83,6 @@ def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> Clean
             clean.append(index)
     inside = {index + at for index in clean for at in range(len(frames[index]) + 1)}
     return clean, seen, sorted((frames.keys() | light.result_keys.keys()) - inside)
-
-
-class _CleanTurns:
-    """The clean turns, answered without an entry in the answers: call p of frame f by the result at
-    f + 1 + p.  A result that refers back to one (a second result, a late real result for a receipt)
-    finds it by its id's first frame, since a clean turn's ids are used there first."""
-
-    __slots__ = ("frames", "first_frame", "light")
-
-    def __init__(self, light: LightTranscript, frames: list[int], first_frame: dict[str, int] | None) -> None:
-        self.light = light
-        self.frames = frames
-        self.first_frame = first_frame or {}
-
-    def has(self, frame: int) -> bool:
-        at = bisect_left(self.frames, frame)
-        return at < len(self.frames) and self.frames[at] == frame
-
-    def slot_of(self, call_id: Any) -> Slot | None:
-        """The clean call with this id, if there is one."""
-        frame = self.first_frame.get(call_id)
-        if frame is None or not self.has(frame):
-            return None
-        calls = self.light.frames[frame]
-        position = 0 if len(calls) == 1 else next(p for p, call in enumerate(calls) if call.id == call_id)
-        return frame, position
-
-    def answer(self, answers: dict[Slot, int], slot: Slot) -> int | None:
-        """The result answering a call so far (a clean call's own, unless a real result replaced it)."""
-        found = answers.get(slot)
-        if found is None and self.has(slot[0]):
-            return slot[0] + 1 + slot[1]
-        return found
 
 
 def _pair(light: LightTranscript, plan: Plan, turns: _CleanTurns, loose: list[int]) -> dict[Slot, int]:
@@ -374,23 +344,6 @@ def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], 
     answers[waiting.pop(chosen)] = index
 
 
-def _later_result(plan: Plan, answers: dict[Slot, int], receipts: set[int], slot: Slot, index: int,
-                  call: Note, turns: _CleanTurns) -> None:
-    """A result for a call that already has one: the real result beats a receipt, else the first stays.
-
-    call: a SECOND_RESULT note naming the call (its id, and the tool for an id-less call).
-    """
-    kept = turns.answer(answers, slot)
-    assert kept is not None
-    if kept in receipts and index not in receipts:
-        answers[slot] = index
-        plan.dropped_duplicates[kept] = index
-        plan.notes[kept] = Note(NoteCode.RECEIPT_REPLACED_BY_REAL, {**call.params, "real": index})
-    else:
-        plan.dropped_duplicates[index] = kept
-        plan.notes[index] = Note(NoteCode.SECOND_RESULT, {**call.params, "kept": kept})
-
-
 def _needs_call_ids(provider: str | None) -> bool:
     """Whether the view's provider wants every call to carry an id (its spec; unknown names do).
 
@@ -590,7 +543,10 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         index_results(light, plan)
         clean, first_frame, loose = _clean_frames(light, plan.first_result)
     frames = light.frames
-    answers = _pair(light, plan, _CleanTurns(light, clean, first_frame), loose)
+    turns = _CleanTurns(light, clean, first_frame)
+    answers = pair_unique(light, plan, turns, loose)
+    if answers is None:
+        answers = _pair(light, plan, turns, loose)
     renamed = _renames(light, provider, first_frame)
     settled, others = _settled(light, plan, answers, clean)
     alike: set[int] = set()
@@ -612,8 +568,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
             plan.dropped_frames.append(frame)
             plan.notes[frame] = Note.of(NoteCode.FRAME_EMPTY)
 
-    by_name = any(note.code in (NoteCode.RESULT_PAIRED_BY_NAME, NoteCode.RESULT_PAIRED_BY_ORDER)
-                  for note in plan.notes.values())
+    by_name = any(map(_BY_NAME.__contains__, map(_CODE, plan.notes.values())))
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not renamed and not plan.repaired_tool_calls and not light.numeric_results and not by_name
                 and not light.bad_arguments
@@ -632,6 +587,10 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     order = _emit(light, plan, others, renamed, settled, stretches, alike)
     plan.order = legalize(light, order, provider, plan) or order
     return plan
+
+
+_BY_NAME = frozenset((NoteCode.RESULT_PAIRED_BY_NAME, NoteCode.RESULT_PAIRED_BY_ORDER))
+_CODE = attrgetter("code")
 
 
 def _settled(light: LightTranscript, plan: Plan, answers: dict[Slot, int], clean: list[int]
