@@ -71,8 +71,8 @@ _Free = Any  # a value whose members the planner never reads (absent: UNSET; key
 
 
 class _ToolCall(msgspec.Struct, gc=False, tag_field="type", tag="toolCall"):
-    id: Any = _UNSET
-    name: Any = _UNSET
+    id: str
+    name: str
     arguments: _Object = _UNSET  # its keys counted (_feed gathers it, then lets it go)
     sig: _Text_ = msgspec.field(name="thoughtSignature", default=_UNSET)
 
@@ -134,7 +134,7 @@ class _Assistant(msgspec.Struct, gc=False, tag_field="role", tag="assistant"):
 
 class _ToolResult(msgspec.Struct, gc=False, tag_field="role", tag="toolResult"):
     content: list[_Text | _Image]
-    toolCallId: Any = _UNSET
+    toolCallId: str
     toolName: _Text_ = _UNSET
     isError: bool | msgspec.UnsetType = _UNSET
     timestamp: _Number = _UNSET
@@ -175,96 +175,187 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
           free: list[Any]) -> tuple[bool, int, bool] | None:
     """Feed one block of structs to the builder and count the keys they hold, each object's distinct keys
     once: whether it shows a toolCall part, the keys (the free values' own keys aside: _inner_keys counts
-    them) and whether some message carries native hints; None when a call id, tool name or toolCallId is
-    not a string (a schema finding).  The cheap pre-check on stopReason skips the builder for the common
-    completed turn.  names: each tool name seen so far, so that the calls kept in the light view share one
-    string per name.  free: gets every call's arguments (which the call lets go), every turn's usage, every
-    result's details and every message's native hints.
+    them) and whether some message carries native hints.  names: each tool name seen so far, so that the
+    calls kept in the light view share one string per name.  free: gets every call's arguments (which the
+    call lets go), every turn's usage, every result's details and every message's native hints.  (A call id,
+    tool name or toolCallId that is not a string is a schema finding: the structs refuse it, and the general
+    reader reports it.)
+
+    Most messages belong to clean turns: a frame with fresh call ids opens a turn, and each of its results
+    right after it answers the call the turn waits for.  Those steps of LightBuilder (frame and result) are
+    taken here, on the builder's open turn held in local names, with no call per message; any other frame or
+    result goes to the builder's own method, the open turn handed over before and read back after (_Turn).
+    A turn whose results end a block hands the builder the tool names of the results it got so far
+    (LightBuilder.pending), so that a turn found not clean in the next block names them all.
 
     A key counts when its field was in the JSON (every optional field defaults to UNSET): each message's and
     part's tag ("role", "type") and required fields, and each optional field set, tested where the loop
-    holds the struct anyway (a Python step per field is cheaper than a tuple of fields per struct, or a map
-    per field).  A field the structs skip (not in the pi-ai schema) is not counted.
+    holds the struct anyway, on a struct of one kind at a time (a Python step per field is cheaper than a
+    tuple of fields per struct, or a map per field).  A field the structs skip (not in the pi-ai schema) is
+    not counted.
 
     Every free value was decoded with its message (by msgspec, which refuses a number Python reads as
     infinity or an integer longer than Python reads, as the general reader does), so a block whose keys
     all count has no value left unread: see _sound_in_memory."""
-    frame, result, plain, no_calls = builder.frame, builder.result, builder.plain_result, builder.no_calls
+    no_calls = builder.no_calls
     name_of = names.setdefault
+    keep = free.append
     unset = _UNSET
-    pi_ai = False
+    image = _Image
+    frames, result_keys, first, loose_ids = builder.frames, builder.result_keys, builder.first_frame, builder.loose_ids
+    clean, loose, pending, sparse = builder.clean_frames, builder.loose, builder.pending, builder.sparse
+    named = None if sparse else builder.names  # each result's tool name, kept here (else only loose results')
+    turns = builder.classifying
+    want_at, want, turn, turn_frame = builder.want_at, builder.want, builder.turn, builder.turn_frame
+    told = want_at  # the open turn's results before this index are in pending
+    pi_ai = hinted = False
     keys = 0
-    hinted = False
     for index, message in enumerate(messages, offset):
         kind = type(message)
-        if message.hint is not unset:
-            hinted = True
-            keys += 1
-            free.append(message.hint)
         if kind is _ToolResult:
             call_id = message.toolCallId
-            if type(call_id) is not str:
-                return None  # a schema finding: the general reader reports it
             name = message.toolName
+            error = message.isError
             details = message.details
-            # role, toolCallId and content, then the optional fields
-            keys += 3 + (name is not unset) + (message.isError is not unset) + (message.timestamp is not unset)
-            if name is unset:
+            if name is unset:  # role, toolCallId and content, then each optional field set
                 name = None
+                keys += 3 if error is unset else 4
+            else:
+                keys += 4 if error is unset else 5
+            if message.timestamp is not unset:
+                keys += 1
             if details is not unset:
                 keys += 1
-                free.append(details)
+                keep(details)
+            if message.hint is not unset:
+                hinted = True
+                keys += 1
+                keep(message.hint)
             for part in message.content:
-                keys += 3 - (part.sig is unset) - (type(part) is _Image and part.data is unset)
-            if message.isError is True and is_receipt(True, details):
-                result(index, call_id, name, True)
-            else:
-                plain(index, call_id, name)
+                keys += 3 if part.sig is not unset else 2
+                if type(part) is image and part.data is unset:
+                    keys -= 1
+            if index == want_at and call_id == want and (error is not True or not is_receipt(True, details)):
+                result_keys[index] = want  # the call's own string: each id of a clean turn is held once
+                if named is not None:
+                    named[index] = name
+                answered = index - turn_frame
+                if answered == len(turn):
+                    clean.append(turn_frame)
+                    want_at = -1
+                    if pending:
+                        pending.clear()
+                else:
+                    want = turn[answered].id
+                    want_at = index + 1
+                continue
+            if sparse and told < want_at:
+                _tell(messages, offset, told, want_at, pending)
+            builder.want_at, builder.want, builder.turn, builder.turn_frame = want_at, want, turn, turn_frame
+            builder.result(index, call_id, name, error is True and is_receipt(True, details))
+            want_at, want, turn, turn_frame = builder.want_at, builder.want, builder.turn, builder.turn_frame
+            told = want_at
         elif kind is _Assistant:
             content = message.content
             stop, error = message.stopReason, message.errorMessage
-            keys += (2 + (stop is not unset) + (error is not unset) + (message.api is not unset)
-                     + (message.provider is not unset) + (message.model is not unset)
-                     + (message.timestamp is not unset))
+            keys += 2 if stop is unset else 3  # role, content and stopReason, then each optional field set
+            if error is not unset:
+                keys += 1
+            if message.api is not unset:
+                keys += 1
+            if message.provider is not unset:
+                keys += 1
+            if message.model is not unset:
+                keys += 1
+            if message.timestamp is not unset:
+                keys += 1
             if message.usage is not unset:
                 keys += 1
-                free.append(message.usage)
-            if content:
-                calls = None
-                for part in content:
-                    if type(part) is _ToolCall:
-                        pi_ai = True
-                        name = part.name
-                        if type(part.id) is not str or type(name) is not str:
-                            return None  # a schema finding: the general reader reports it
-                        part.name = name_of(name, name)
-                        keys += 4 - (part.sig is unset)  # type, id, name and sig
-                        if part.arguments is not unset:
-                            keys += 1
-                            free.append(part.arguments)
-                            part.arguments = unset  # counted here; ~6 MB a million messages
-                        if calls is None:
-                            calls = [part]
-                        else:
-                            calls.append(part)
+                keep(message.usage)
+            if message.hint is not unset:
+                hinted = True
+                keys += 1
+                keep(message.hint)
+            calls = None
+            for part in content:
+                if type(part) is _ToolCall:
+                    name = part.name
+                    part.name = name_of(name, name)
+                    keys += 4 if part.sig is not unset else 3  # type, id, name and sig
+                    if part.arguments is not unset:
+                        keys += 1
+                        keep(part.arguments)
+                        part.arguments = unset  # counted here; ~6 MB a million messages
+                    if calls is None:
+                        calls = [part]
                     else:
-                        keys += 3 - (part.sig is unset) - (type(part) is _Image and part.data is unset)
-                if calls is not None:
-                    frame(index, tuple(calls))
+                        calls.append(part)
+                else:
+                    keys += 3 if part.sig is not unset else 2
+                    if type(part) is image and part.data is unset:
+                        keys -= 1
+            if calls is not None:
+                pi_ai = True
+                found = tuple(calls)
+                if want_at == -1 and turns:  # frame(), when no turn is open
+                    frames[index] = found
+                    if len(found) == 1:
+                        call_id = found[0].id
+                        if call_id in first:
+                            fresh = False
+                        else:
+                            first[call_id] = index
+                            fresh = call_id not in loose_ids and call_id != ""
+                    else:
+                        fresh = True
+                        for call in found:
+                            call_id = call.id
+                            if call_id in first:
+                                fresh = False
+                            else:
+                                first[call_id] = index
+                                if call_id in loose_ids or call_id == "":
+                                    fresh = False
+                    if fresh:
+                        turn, turn_frame, want_at, want = found, index, index + 1, found[0].id
+                        told = want_at
+                    else:
+                        loose.append(index)
                     continue
-            if stop is unset:
-                stop = None
-            if error is unset:
-                error = None
-            if (stop is not None and stop != "toolUse" and stop != "stop") or error is not None:
-                no_calls(index, stop, error, not content)
+                if sparse and told < want_at:
+                    _tell(messages, offset, told, want_at, pending)
+                builder.want_at, builder.want, builder.turn, builder.turn_frame = want_at, want, turn, turn_frame
+                builder.frame(index, found)
+                want_at, want, turn, turn_frame = builder.want_at, builder.want, builder.turn, builder.turn_frame
+                told = want_at
+                continue
+            if (stop is not unset and stop is not None and stop != "toolUse" and stop != "stop") \
+                    or (error is not unset and error is not None):
+                no_calls(index, None if stop is unset else stop, None if error is unset else error, not content)
         else:
             content = message.content
-            keys += 2 + (message.timestamp is not unset)
+            keys += 2 if message.timestamp is unset else 3  # role, content and timestamp
+            if message.hint is not unset:
+                hinted = True
+                keys += 1
+                keep(message.hint)
             if type(content) is list:
                 for part in content:
-                    keys += 3 - (part.sig is unset) - (type(part) is _Image and part.data is unset)
+                    keys += 3 if part.sig is not unset else 2
+                    if type(part) is image and part.data is unset:
+                        keys -= 1
+    if sparse and told < want_at:
+        _tell(messages, offset, told, want_at, pending)
+    builder.want_at, builder.want, builder.turn, builder.turn_frame = want_at, want, turn, turn_frame
     return pi_ai, keys, hinted
+
+
+def _tell(messages: list[Any], offset: int, start: int, stop: int, pending: list[tuple[int, Any]]) -> None:
+    """The open turn's results start..stop-1 (answered in _feed) into pending, with their tool names, as
+    LightBuilder.result puts each (the builder names them if the turn turns out not clean)."""
+    for index in range(start, stop):
+        name = messages[index - offset].toolName
+        pending.append((index, None if name is _UNSET else name))
 
 
 def read_fast(data: bytes, source: str, clean: bool = True, bones: bool | str = False) -> FastTranscript | None:

@@ -227,20 +227,29 @@ class LightBuilder:
     its own representation but classifies through these three methods, so the
     rules (what makes a frame interrupted, what makes a result a receipt, how a
     non-string id is kept) are written once.
+
+    The fast path (integrity._bulk.fast_read._feed) takes the two common steps itself, on this state, with no
+    call per message: a frame with fresh call ids opening a turn when none is open, and the open turn's next
+    result answering the call it waits for (each a Python step per message: measured cheaper than a method
+    call, and than C-level maps over columns, whose every step costs as much as a few bytecodes).  The state
+    it reads and writes, and hands back before calling frame() or result() for anything else: want_at (the
+    index the open turn's next result must have; -1: no turn open), want (the id that result must answer),
+    turn and turn_frame (the open turn's calls and frame), pending (with sparse names: (index, tool name)
+    of each of the open turn's results so far), first_frame, loose_ids, clean_frames and loose.
     """
 
     __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops", "numeric_calls",
-                 "numeric_results", "_classifying", "_sparse", "_pending", "_first_frame", "_result_ids", "_clean",
-                 "_loose", "_turn", "_turn_frame", "_want_at", "_want", "bad_arguments")
+                 "numeric_results", "classifying", "sparse", "pending", "first_frame", "loose_ids", "clean_frames",
+                 "loose", "turn", "turn_frame", "want_at", "want", "bad_arguments")
 
     def __init__(self, clean: bool = True, sparse_names: bool = False) -> None:
         """clean: classify clean turns as they come (the strict planner's input; other policies skip it).
         sparse_names: leave the tool names of clean turns' results out of result_names (only loose results
         are ever paired by name; a million-message file saves ~20 MB); a reader whose ids are all strings
         may ask it, since numeric ids make the planner walk every result (build drops the classification)."""
-        self._classifying = clean
-        self._sparse = sparse_names and clean
-        self._pending: list[tuple[int, Any]] = []  # (index, tool name) of the open turn's results so far
+        self.classifying = clean
+        self.sparse = sparse_names and clean
+        self.pending: list[tuple[int, Any]] = []  # (index, tool name) of the open turn's results so far
         self.frames: dict[int, tuple[Any, ...]] = {}
         self.result_keys: dict[int, Any] = {}
         self.names: dict[int, Any] = {}
@@ -255,16 +264,16 @@ class LightBuilder:
         # every call id, the ids of loose results so far, the clean turns found, the frames and
         # results outside them (loose), and the open turn: its frame and calls, the index its next
         # result must have (-1: none open) and the id that result must answer.  An earlier result
-        # with a call's id is loose or answered an earlier call with that id (in _first_frame), so
+        # with a call's id is loose or answered an earlier call with that id (in first_frame), so
         # the loose results' ids are the only result ids a frame needs to check.
-        self._first_frame: dict[str, int] = {}
-        self._result_ids: set[Any] = set()
-        self._clean: list[int] = []
-        self._loose: list[int] = []
-        self._turn: tuple[Any, ...] = ()
-        self._turn_frame = 0
-        self._want_at = -1
-        self._want: Any = None
+        self.first_frame: dict[str, int] = {}
+        self.loose_ids: set[Any] = set()
+        self.clean_frames: list[int] = []
+        self.loose: list[int] = []
+        self.turn: tuple[Any, ...] = ()
+        self.turn_frame = 0
+        self.want_at = -1
+        self.want: Any = None
 
     def frame(self, index: int, calls: tuple[Any, ...]) -> None:
         """An assistant message with at least one tool call (each has string .id and .name).
@@ -273,11 +282,11 @@ class LightBuilder:
         has it, none is ''); the turn is clean once its results follow directly, in call order.
         """
         self.frames[index] = calls
-        if not self._classifying:
+        if not self.classifying:
             return
-        if self._want_at != -1:
+        if self.want_at != -1:
             self._loosen_open_turn()  # a new frame: the open turn never got all its results
-        first, results = self._first_frame, self._result_ids
+        first, results = self.first_frame, self.loose_ids
         if len(calls) == 1:  # the common frame, without the loop
             call_id = calls[0].id
             if call_id in first:
@@ -296,17 +305,17 @@ class LightBuilder:
                     if call_id in results or call_id == "":
                         fresh = False
         if fresh:
-            self._turn, self._turn_frame, self._want_at, self._want = calls, index, index + 1, calls[0].id
+            self.turn, self.turn_frame, self.want_at, self.want = calls, index, index + 1, calls[0].id
         else:
-            self._want_at = -1
-            self._loose.append(index)
+            self.want_at = -1
+            self.loose.append(index)
 
     def result(self, index: int, call_id: Any, tool_name: Any, receipt: bool, numeric_ids: bool = False) -> None:
         """A toolResult; receipt: it is the runtime's interrupted placeholder; numeric_ids: a numeric
         toolCallId is read as its text (see numeric_id)."""
         if type(call_id) is str:
-            if index == self._want_at and call_id == self._want:
-                call_id = self._want  # the call's own string: each id of a clean turn is held once
+            if index == self.want_at and call_id == self.want:
+                call_id = self.want  # the call's own string: each id of a clean turn is held once
             self.result_keys[index] = call_id
         else:  # kept as NON_STRING_ID (an unhashable id too) or its numeric text, and matched as such
             text = numeric_id(call_id) if numeric_ids else None
@@ -314,73 +323,52 @@ class LightBuilder:
             self.result_keys[index] = call_id
             if text is not None:
                 self.numeric_results.add(index)
-        if self._sparse and index == self._want_at and call_id == self._want:
-            self._pending.append((index, tool_name))  # kept only if its turn turns out not clean
+        if self.sparse and index == self.want_at and call_id == self.want:
+            self.pending.append((index, tool_name))  # kept only if its turn turns out not clean
         else:
             self.names[index] = tool_name
         if receipt:
             self.receipts.add(index)
-        if not self._classifying:
+        if not self.classifying:
             return
-        if index == self._want_at:  # the open turn's next result: right after the last one
+        if index == self.want_at:  # the open turn's next result: right after the last one
             # It must answer the next call (results in between are the turn's own, with other ids, so
             # each is the first result with its id); the last one closes a clean turn.
-            if call_id != self._want:
-                self._loose.extend(range(self._turn_frame, index + 1))
+            if call_id != self.want:
+                self.loose.extend(range(self.turn_frame, index + 1))
                 self._keep_pending_names()
-                self._result_ids.add(call_id)
-                self._want_at = -1
+                self.loose_ids.add(call_id)
+                self.want_at = -1
                 return
             self._advance(index)
             return
         self._loosen_open_turn()  # another message came before this result
-        self._loose.append(index)
-        self._result_ids.add(call_id)
-
-    def plain_result(self, index: int, call_id: str, tool_name: Any) -> None:
-        """result() for a result with a string id that is no receipt (the fast path's usual result): the
-        same columns and classification, cheaper when it is the open turn's next result, as most are."""
-        if index != self._want_at or call_id != self._want:
-            self.result(index, call_id, tool_name, False)
-            return
-        call_id = self._want  # the call's own string: each id of a clean turn is held once
-        self.result_keys[index] = call_id
-        if self._sparse:
-            self._pending.append((index, tool_name))  # kept only if its turn turns out not clean
-        else:
-            self.names[index] = tool_name
-        turn = self._turn  # _advance, inlined: this runs for most results of a large file
-        answered = index - self._turn_frame
-        if answered == len(turn):
-            self._clean.append(self._turn_frame)
-            self._want_at = -1
-            self._pending.clear()
-        else:
-            self._want, self._want_at = turn[answered].id, index + 1
+        self.loose.append(index)
+        self.loose_ids.add(call_id)
 
     def _advance(self, index: int) -> None:
         """The open turn's next call was answered at `index`: the turn is clean once its last call is; else it
         waits for the next call's id right after."""
-        turn = self._turn
-        answered = index - self._turn_frame
+        turn = self.turn
+        answered = index - self.turn_frame
         if answered == len(turn):
-            self._clean.append(self._turn_frame)
-            self._want_at = -1
-            self._pending.clear()
+            self.clean_frames.append(self.turn_frame)
+            self.want_at = -1
+            self.pending.clear()
         else:
-            self._want, self._want_at = turn[answered].id, index + 1
+            self.want, self.want_at = turn[answered].id, index + 1
 
     def _loosen_open_turn(self) -> None:
         """The open turn (if any) will not be clean: its frame and the results it got so far are loose."""
-        if self._want_at != -1:
-            self._loose.extend(range(self._turn_frame, self._want_at))
-            self._want_at = -1
+        if self.want_at != -1:
+            self.loose.extend(range(self.turn_frame, self.want_at))
+            self.want_at = -1
             self._keep_pending_names()
 
     def _keep_pending_names(self) -> None:
-        if self._pending:
-            self.names.update(self._pending)
-            self._pending.clear()
+        if self.pending:
+            self.names.update(self.pending)
+            self.pending.clear()
 
     def no_calls(self, index: int, stop_reason: Any, error_message: Any, empty: bool) -> None:
         """An assistant message without tool calls: recorded when it did not finish its turn."""
@@ -392,7 +380,7 @@ class LightBuilder:
 
     def build(self, roles: list[Any]) -> LightTranscript:
         self._loosen_open_turn()  # the transcript ended before its last results
-        clean: Clean | None = (self._clean, self._first_frame, self._loose) if self._classifying else None
+        clean: Clean | None = (self.clean_frames, self.first_frame, self.loose) if self.classifying else None
         if self.numeric_calls or self.numeric_results or self.bad_arguments:
             clean = None  # numeric ids and invalid arguments are written rewritten: no turn is clean
         return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
