@@ -32,7 +32,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..notes import Note, NoteCode
-from .entries import Rewritten, Synthesized
+from .entries import RenamedAlike, Rewritten, Synthesized
 from .legalize import has_role_rules, legalize
 from .messages import STRICT_MESSAGE, strict_placeholder_text
 from .plan import Plan, index_results
@@ -429,9 +429,12 @@ Renamed = dict[int, dict[int, str]]
 """frame index -> call position -> the call's new id, positions in order (a frame's Rewritten ids)."""
 
 
-def _renames(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None) -> Renamed:
+def _renames(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None
+             ) -> tuple[Renamed, dict[str, str]]:
     """New ids for later uses of a reused id, for id-less calls when the provider needs ids, and for ids the
-    provider refuses (its id rule: Anthropic's pattern, Mistral's nine characters, OpenAI's length).
+    provider refuses (its id rule: Anthropic's pattern, Mistral's nine characters, OpenAI's length); and each
+    refused id -> its new id (_made: a call that is its id's first use and not renamed for another reason, as
+    a clean turn's, is renamed by it alone).
 
     every_id: every call id (a set, or a dict keyed by them), when the caller has it already (the
     light view's: never changed).
@@ -448,7 +451,7 @@ def _renames(light: LightTranscript, provider: str | None, every_id: Collection[
     refused = rule is not None and refuses_some_id(light, provider, known)
     once = len(known) == uses_count and ("" not in known or not name_empty) and not numeric
     if once and not refused:
-        return {}  # every id used once, and no id-less call needs a name: nothing to rename
+        return {}, {}  # every id used once, and no id-less call needs a name: nothing to rename
     taken = set(known)  # new names are added to it
     renamed: dict[Slot, str] = {} if once else _reused(light, name_empty, taken)
     if rule is not None and (refused or not all(map(rule.accepts, renamed.values()))):
@@ -456,7 +459,7 @@ def _renames(light: LightTranscript, provider: str | None, every_id: Collection[
     by_frame: Renamed = {}
     for (index, position), new in renamed.items():
         by_frame.setdefault(index, {})[position] = new
-    return by_frame
+    return by_frame, {}
 
 
 def _reused(light: LightTranscript, name_empty: bool, taken: set[str]) -> dict[Slot, str]:
@@ -488,9 +491,10 @@ def _reused(light: LightTranscript, name_empty: bool, taken: set[str]) -> dict[S
     return renamed
 
 
-def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken: set[str]) -> Renamed:
+def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken: set[str]
+          ) -> tuple[Renamed, dict[str, str]]:
     """Rename every id the provider's rule refuses (after the other renames: `renamed`) to one it takes, unused;
-    returns every rename by frame.
+    returns every rename by frame, and each refused id -> its new id.
 
     Each refused id gets rule.make(id, 0), else the next attempt, the ids met in transcript order: when no
     first attempt is taken, refused, or another's, that is what the walk would give, and the first attempts
@@ -510,7 +514,7 @@ def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken:
     made = _made(rule, list(dict.fromkeys(map(current.__getitem__, refused))), taken)
     if not renamed and len(refused) == len(current):  # every id refused (Mistral's of most transcripts): each
         sent = iter(list(map(made.__getitem__, current)))  # frame's new ids cut from them all in turn, at C speed
-        return dict(zip(frames, map(dict, map(zip, map(range, sizes), repeat(sent))), strict=True))
+        return dict(zip(frames, map(dict, map(zip, map(range, sizes), repeat(sent))), strict=True)), made
     changed: Iterable[int] = refused
     if renamed:
         at = {slot: number for number, slot in enumerate(slots)}
@@ -523,7 +527,7 @@ def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken:
         if ids is None:
             ids = by_frame[frame] = {}
         ids[position_of[number]] = made.get(value, value)
-    return by_frame
+    return by_frame, made
 
 
 def _made(rule: IdRule, refused: list[str], taken: set[str]) -> dict[str, str]:
@@ -591,7 +595,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         clean, first_frame, loose = _clean_frames(light, plan.first_result)
     frames = light.frames
     answers = _pair(light, plan, _CleanTurns(light, clean, first_frame), loose)
-    renamed = _renames(light, provider, first_frame)
+    renamed, made = _renames(light, provider, first_frame)
     settled, others = _settled(light, plan, answers, clean)
     alike: set[int] = set()
     if renamed and settled:  # a clean turn whose ids the provider refuses is sent renamed: not kept as recorded,
@@ -629,7 +633,13 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         return plan
 
     plan.changed = True
-    order = _emit(light, plan, others, renamed, settled, stretches, alike)
+    if stretches and alike and not light.bad_arguments and not light.numeric_results:
+        # the turns renamed alike stay in the stretches, as the settled ones do: one rename says what the full
+        # order would carry for each of their messages (entries.RenamedAlike), no entry per message
+        plan.renamed_alike = RenamedAlike(sorted(alike), frames, made)
+        order = _emit(light, plan, others, renamed, settled | alike, stretches)
+    else:
+        order = _emit(light, plan, others, renamed, settled, stretches, alike)
     plan.order = legalize(light, order, provider, plan) or order
     return plan
 
