@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import operator
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import attrgetter
@@ -169,8 +169,8 @@ class RenamedAlike:
             return None
         new = self.new
         calls = self.calls[frame]
-        if index == frame:
-            return {position: new[call.id] for position, call in enumerate(calls) if call.id in new}
+        if index == frame:  # (every turn here has a call renamed: strict.plan_strict keeps only those)
+            return {position: new[call.id] for position, call in enumerate(calls) if call.id in new} or None
         found = new.get(calls[index - frame - 1].id)
         return None if found is None else {-1: found}
 

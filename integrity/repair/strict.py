@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from functools import lru_cache
 from itertools import chain, repeat
 from operator import attrgetter
@@ -425,7 +425,7 @@ def refuses_some_id(light: LightTranscript, provider: str | None, every_id: Coll
     return not all(rule.accepts(call_id) for call_id in ids if call_id != "")
 
 
-Renamed = dict[int, dict[int, str]]
+Renamed = Mapping[int, dict[int, str]]
 """frame index -> call position -> the call's new id, positions in order (a frame's Rewritten ids)."""
 
 
@@ -456,7 +456,7 @@ def _renames(light: LightTranscript, provider: str | None, every_id: Collection[
     renamed: dict[Slot, str] = {} if once else _reused(light, name_empty, taken)
     if rule is not None and (refused or not all(map(rule.accepts, renamed.values()))):
         return _obey(light, rule, renamed, taken)  # the ids it refuses, and the names given above it would refuse
-    by_frame: Renamed = {}
+    by_frame: dict[int, dict[int, str]] = {}
     for (index, position), new in renamed.items():
         by_frame.setdefault(index, {})[position] = new
     return by_frame, {}
@@ -513,13 +513,12 @@ def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken:
     refused = refused_positions(rule, current)
     made = _made(rule, list(dict.fromkeys(map(current.__getitem__, refused))), taken)
     if not renamed and len(refused) == len(current):  # every id refused (Mistral's of most transcripts): each
-        sent = iter(list(map(made.__getitem__, current)))  # frame's new ids cut from them all in turn, at C speed
-        return dict(zip(frames, map(dict, map(zip, map(range, sizes), repeat(sent))), strict=True)), made
+        return _RenamedWhole(frames, made), made         # frame's new ids made when asked (few are)
     changed: Iterable[int] = refused
     if renamed:
         at = {slot: number for number, slot in enumerate(slots)}
         changed = sorted({*refused, *map(at.__getitem__, renamed)})
-    by_frame: Renamed = {}
+    by_frame: dict[int, dict[int, str]] = {}
     for number in changed:
         value = current[number]
         frame = frame_of[number]
@@ -536,6 +535,9 @@ def _made(rule: IdRule, refused: list[str], taken: set[str]) -> dict[str, str]:
 
     first = first_attempts(rule, refused)
     accepted = rule.accepts_all is not None and rule.accepts_all(first)  # (then each is: none asked again)
+    if accepted and taken.isdisjoint(first) and len(set(first)) == len(first):  # no first attempt taken, or
+        taken.update(first)                                                    # another's: the loop's answer
+        return dict(zip(refused, first, strict=True))
     made: dict[str, str] = {}
     for value, new in zip(refused, first, strict=True):
         if new in taken or not (accepted or rule.accepts(new)):
@@ -550,6 +552,30 @@ def _made(rule: IdRule, refused: list[str], taken: set[str]) -> dict[str, str]:
 
 
 _ID = attrgetter("id")
+
+
+class _RenamedWhole(Mapping[int, dict[int, str]]):
+    """Renamed for a transcript whose every call id the provider refuses (and none renamed for another reason):
+    each frame's every call renamed by `made` (refused id -> new id), its ids made when asked.  A view with
+    stretches asks only for the frames outside the clean turns (those are renamed alike: RenamedAlike)."""
+
+    __slots__ = ("_frames", "_made")
+
+    def __init__(self, frames: Mapping[int, Any], made: Mapping[str, str]) -> None:
+        self._frames = frames
+        self._made = made
+
+    def __getitem__(self, frame: int) -> dict[int, str]:
+        return dict(enumerate(map(self._made.__getitem__, map(_ID, self._frames[frame]))))
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._frames)
+
+    def __len__(self) -> int:
+        return len(self._frames)
+
+    def __contains__(self, frame: object) -> bool:
+        return frame in self._frames
 
 
 def _splitting_frames(light: LightTranscript, answers: dict[Slot, int]) -> list[tuple[int, int | None]]:
