@@ -503,17 +503,16 @@ def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken:
     from ..providers.ids import refused_positions  # (a rule is a provider's: the providers are loaded)
 
     frames = light.frames
-    sizes = list(map(len, frames.values()))
-    frame_of = list(chain.from_iterable(map(repeat, frames, sizes)))
-    position_of = list(chain.from_iterable(map(range, sizes)))
     current = list(map(_ID, chain.from_iterable(frames.values())))
     if renamed:
-        slots = list(zip(frame_of, position_of, strict=True))
+        slots = list(zip(*_slots(frames), strict=True))
         current = list(map(renamed.get, slots, current))
     refused = refused_positions(rule, current)
-    made = _made(rule, list(dict.fromkeys(map(current.__getitem__, refused))), taken)
     if not renamed and len(refused) == len(current):  # every id refused (Mistral's of most transcripts): each
-        return _RenamedWhole(frames, made), made         # frame's new ids made when asked (few are)
+        made = _made(rule, list(dict.fromkeys(current)), taken)  # frame's new ids made when asked (few are)
+        return _RenamedWhole(frames, made), made
+    made = _made(rule, list(dict.fromkeys(map(current.__getitem__, refused))), taken)
+    frame_of, position_of = _slots(frames)
     changed: Iterable[int] = refused
     if renamed:
         at = {slot: number for number, slot in enumerate(slots)}
@@ -527,6 +526,12 @@ def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken:
             ids = by_frame[frame] = {}
         ids[position_of[number]] = made.get(value, value)
     return by_frame, made
+
+
+def _slots(frames: Mapping[int, Any]) -> tuple[list[int], list[int]]:
+    """The frame and the call position of each call, in transcript order (C-level maps)."""
+    sizes = list(map(len, frames.values()))
+    return list(chain.from_iterable(map(repeat, frames, sizes))), list(chain.from_iterable(map(range, sizes)))
 
 
 def _made(rule: IdRule, refused: list[str], taken: set[str]) -> dict[str, str]:
