@@ -404,10 +404,14 @@ class SparseView:
                 found.append(bone[2])
             elif bone[0] == "assistant" and type(bone[1]) is tuple:
                 found.extend(part[0] for part in bone[1] if type(part) is tuple)
+        alike = self.alike
+        if alike is not None and alike.whole:  # every id it keeps is a turn's renamed (one kept as recorded would be
+            found.extend(alike.new.values())    # refused: renamed), one of the ids made: all asked, no step per message
+            return found
         kept = self._kept()
         sent = list(map(result_keys.__getitem__, filter(result_keys.__contains__, kept)))
         sent.extend(map(_ID, chain.from_iterable(map(frames.__getitem__, filter(frames.__contains__, kept)))))
-        found.extend(self.alike.sent(sent) if self.alike is not None else sent)
+        found.extend(alike.sent(sent) if alike is not None else sent)
         return found
 
     def _kept(self) -> Sequence[int]:

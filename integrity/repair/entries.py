@@ -145,14 +145,18 @@ class RenamedAlike:
     `ids_of` for the few messages they look at, count in bulk (`renamed_count`), or `expand` the order.
 
     frames: the turns' frame indices, sorted; calls: every frame's calls (the light view's frames).
+    whole: every call of the transcript is renamed by `new` (the rule refused every id, none was renamed for
+    another reason): then the turns' every message is renamed, and the view keeps no id as recorded.
     """
 
-    __slots__ = ("frames", "calls", "new", "_stops")
+    __slots__ = ("frames", "calls", "new", "whole", "_stops")
 
-    def __init__(self, frames: list[int], calls: Mapping[int, Sequence[Any]], new: Mapping[str, str]) -> None:
+    def __init__(self, frames: list[int], calls: Mapping[int, Sequence[Any]], new: Mapping[str, str],
+                 whole: bool = False) -> None:
         self.frames = frames
         self.calls = calls
         self.new = new
+        self.whole = whole
         self._stops = list(map(operator.add, frames, map(len, map(calls.__getitem__, frames))))
         """Each turn's last durable index (its last result)."""
 
@@ -197,6 +201,8 @@ class RenamedAlike:
     def renamed_count(self) -> int:
         """How many of the turns' messages the full order carries as Rewritten: every frame, and each result
         whose call is renamed (C-level maps)."""
+        if self.whole:
+            return int(sum(map(operator.sub, self._stops, self.frames))) + len(self.frames)
         ids = map(_ID, chain.from_iterable(map(self.calls.__getitem__, self.frames)))
         return len(self.frames) + sum(map(self.new.__contains__, ids))
 

@@ -667,7 +667,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     if stretches and alike and not light.bad_arguments and not light.numeric_results:
         # the turns renamed alike stay in the stretches, as the settled ones do: one rename says what the full
         # order would carry for each of their messages (entries.RenamedAlike), no entry per message
-        plan.renamed_alike = RenamedAlike(sorted(alike), frames, made)
+        plan.renamed_alike = RenamedAlike(sorted(alike), frames, made, isinstance(renamed, _RenamedWhole))
         order = _emit(light, plan, others, renamed, settled | alike, stretches)
     else:
         order = _emit(light, plan, others, renamed, settled, stretches, alike)
