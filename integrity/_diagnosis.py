@@ -421,9 +421,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         strays_dropped=len(plan.dropped_strays),
         synthesized=sum(1 for entry in others if isinstance(entry, Synthesized) and not entry.not_executed),
         strays=sum(1 for index in unknown if not paired(plan, index)),
-        renamed=sum(1 for entry in others if (isinstance(entry, Rewritten) and entry.ids)
-                    or (isinstance(entry, Merged) and isinstance(entry.entries[-1], Rewritten)
-                        and entry.entries[-1].ids)),
+        renamed=_renamed_count(plan, others),
         arguments_repaired=len(light.bad_arguments) if order is not None else 0,
         merged=len(plan.merged),
         turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
@@ -432,6 +430,20 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
 
 
 
+
+
+def _renamed_count(plan: Plan, others: list[Any]) -> int:
+    """How many view messages carry renamed ids: each Rewritten entry with new ids, and each merge whose carrier
+    is one; with the clean turns renamed alike (plan.renamed_alike) counted in bulk, less those merged into
+    another message (a merge counts once, by its carrier)."""
+    count = sum(1 for entry in others if (isinstance(entry, Rewritten) and entry.ids)
+                or (isinstance(entry, Merged) and isinstance(entry.entries[-1], Rewritten) and entry.entries[-1].ids))
+    alike = plan.renamed_alike
+    if alike is None:
+        return count
+    merged_away = sum(1 for entry in others if isinstance(entry, Merged) for member in entry.entries[:-1]
+                      if type(member) is int and alike.ids_of(member))
+    return count + alike.renamed_count() - merged_away
 
 
 def _malformed(findings: list[Finding]) -> int:
@@ -543,6 +555,16 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
     changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
                                              moved[0], plan.notes, (frame for frame, _ in light.bad_arguments))
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
+    alike = plan.renamed_alike
+    if alike is not None:  # the clean turns renamed alike: each changed message of them (unless merged into another)
+        for index in changed:
+            ids = None if index in plan.merged else alike.ids_of(index)
+            if ids is not None:
+                rewritten[index] = ids
+        for frame in alike.frames:  # and one only renamed: they all have the same shape (_shaped: each id changes)
+            if frame not in changed:
+                rewritten[frame] = alike.ids_of(frame)
+                break
     # A message the view only renames (every one, for a provider whose id rule refuses the file's ids) has
     # its reasons from what its renaming does alone: `_change` is asked for one message of each such shape
     # (whether some id changes, whether some keeps its text), read without making its renames (_shape).

@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from integrity.providers import PROVIDERS, spec, validate_native
 from tests.provider_cases import v, without_canonical
@@ -234,3 +236,39 @@ def test_new_ids_made_at_once_are_those_the_walk_gives_when_first_attempts_colli
     expected = walk(refused, expected_taken)
     assert expected == {"abc": "a0", "axe": "a1", "bcd": "b0", "aaa": "a3", "b00": "b1", "ccc": "c1"}
     assert _made(rule, refused, taken) == expected and taken == expected_taken
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.text("abcd", min_size=3, max_size=4), unique=True, max_size=30),
+       used=st.sets(st.text("abcdx0123", min_size=1, max_size=2), max_size=8), spread=st.integers(1, 6))
+def test_new_ids_made_with_clashes_are_those_the_walk_gives(values: list[str], used: set[str], spread: int) -> None:
+    """_made (its first attempts taken at once when none is taken or another's) gives the walk's new ids, whatever
+    the attempts meet: another's first attempt, an id in use, one the rule refuses."""
+    from integrity.providers.spec import IdRule
+    from integrity.repair.strict import _made
+
+    def make(value: str, attempt: int) -> str:  # a few values per first letter: clashes, and attempts that meet
+        return value[:1] + str((len(value) + attempt * 3) % spread) if attempt != 4 else "x"
+
+    rule = IdRule(lambda value: len(value) <= 2 and value != "a1", make, "at most two characters, not a1",
+                  lambda values: all(len(value) <= 2 and value != "a1" for value in values))
+
+    def walk(used: set[str]) -> dict[str, str]:
+        made = {}
+        for value in values:
+            attempt = 0
+            new = rule.make(value, attempt)
+            while new in used or not rule.accepts(new):
+                attempt += 1
+                new = rule.make(value, attempt)
+                if attempt > 50:
+                    return {}
+            used.add(new)
+            made[value] = new
+        return made
+
+    expected_taken = set(used)
+    expected = walk(expected_taken)
+    assume(expected or not values)  # (a walk that never ends is no case)
+    taken = set(used)
+    assert _made(rule, values, taken) == expected and taken == expected_taken

@@ -18,7 +18,7 @@ from typing import Any
 from ..formats.skeleton import bones_of, renamed, responses_items
 from ..providers.sparse import bone_code, ids_pass, judged_regions
 from ..providers.sparse_items import Columns, Places, made_items
-from ..repair.entries import Rewritten, entry_message, renames_every_call
+from ..repair.entries import RenamedAlike, Rewritten, entry_message, renames_every_call
 from ..repair.plan import Plan
 from . import fast_bones
 
@@ -112,7 +112,7 @@ class SparseView:
     message: its index, -1 where made) or, for a plan with stretches (ranges), in `runs` (where each run of
     the view starts, and its first durable index, -1 for a made message), which never lists a million ints."""
 
-    __slots__ = ("codes", "seeds", "made", "order", "runs", "durable")
+    __slots__ = ("codes", "seeds", "made", "order", "runs", "durable", "alike")
 
     def __init__(self, durable: Durable) -> None:
         self.codes = ""
@@ -121,6 +121,7 @@ class SparseView:
         self.order: list[int] | None = None
         self.runs: tuple[list[int], list[int]] | None = None
         self.durable = durable
+        self.alike: RenamedAlike | None = None
 
     @classmethod
     def of(cls, plan: Plan, codes: str, loose: list[int], durable: Durable, stamp: Callable[[], int],
@@ -133,6 +134,7 @@ class SparseView:
             return view
         listed: list[Any] = plan.order
         view.made = {}
+        view.alike = plan.renamed_alike  # (its turns are in the stretches: their bones and ids renamed when read)
         if range in set(map(type, listed)):
             alike = _renamed_alike(listed, ids[0], ids[1], set(loose)) if ids is not None else set()
             view._runs(listed, codes, sorted(set(loose)), plan, stamp, hinted, alike)
@@ -151,6 +153,8 @@ class SparseView:
         if type(entry) is Rewritten:
             self.made[position] = entry
             return codes[entry.index]
+        if self.alike is not None:  # a merge of a renamed turn's frame carries its new ids
+            entry = self.alike.expand_entry(entry)
         bone = bones_of(entry_message(entry, self.durable.message, plan.placeholder, stamp), hinted)
         self.made[position] = bone
         return bone_code(bone) or "?"
@@ -258,9 +262,11 @@ class SparseView:
         at, wanted = self._wanted(indices)
         durable = dict(zip(wanted, self.durable.bones(wanted), strict=True))
         out = []
+        alike = self.alike
         for position, index in zip(indices, at, strict=True):
             if index >= 0:
-                out.append(durable[index])
+                ids = alike.ids_of(index) if alike is not None else None
+                out.append(durable[index] if ids is None else renamed(durable[index], ids))
                 continue
             bone = made[position]
             out.append(renamed(durable[bone.index], bone.ids) if type(bone) is Rewritten else bone)
@@ -272,10 +278,16 @@ class SparseView:
         assert self.made is not None
         found = Columns()
         native = 0
-        for position, low, high in self._segments():
+        for position, low, high in self._pieces():
             if low >= 0:
                 places.items(low, high, native, position, found)
                 native += places.count(low, high)
+                continue
+            if low == -2:  # a message of a turn renamed alike, in place
+                assert self.alike is not None
+                index = high
+                native += places.renamed(index, self.alike.ids_of(index) or {}, frames, results, native, position,
+                                         found)
                 continue
             entry = self.made[position]
             if type(entry) is Rewritten:
@@ -283,6 +295,25 @@ class SparseView:
             else:
                 native += made_items(entry, native, position, responses_items, found)
         return found
+
+    def _pieces(self) -> Iterator[tuple[int, int, int]]:
+        """_segments, with each message of a turn renamed alike (RenamedAlike) apart, as (position, -2, index)."""
+        alike = self.alike
+        if alike is None:
+            yield from self._segments()
+            return
+        for position, low, high in self._segments():
+            if low < 0:
+                yield position, low, high
+                continue
+            cursor = low
+            for index in alike.members_in(low, high):
+                if cursor < index:
+                    yield position + cursor - low, cursor, index
+                yield position + index - low, -2, index
+                cursor = index + 1
+            if cursor < high:
+                yield position + cursor - low, cursor, high
 
     def _segments(self) -> Iterator[tuple[int, int, int]]:
         """The view's runs: (position, low, high) for the durable messages low..high-1 kept in order from
@@ -329,20 +360,25 @@ class SparseView:
                 results.append(bone[2])
             elif bone[0] == "assistant" and type(bone[1]) is tuple:
                 calls.extend(part[0] for part in bone[1] if type(part) is tuple)
+        kept_calls: list[Any] = []
+        kept_results: list[Any] = []
         if provider == "deepseek":  # every result id it sends, once: a run's results found by bisection
             kept = sorted(result_keys)
             for _, low, high in self._segments():
                 if low >= 0:
-                    results += map(result_keys.__getitem__, kept[bisect_left(kept, low):bisect_left(kept, high)])
+                    kept_results += map(result_keys.__getitem__,
+                                        kept[bisect_left(kept, low):bisect_left(kept, high)])
         elif frames is not None:  # every id of the durable messages it keeps as they are
             moving = sorted(chain(frames, result_keys))
             for _, low, high in self._segments():
                 for index in moving[bisect_left(moving, low):bisect_left(moving, high)] if low >= 0 else ():
                     if index in result_keys:
-                        results.append(result_keys[index])
+                        kept_results.append(result_keys[index])
                     else:
-                        calls.extend(call.id for call in frames[index])
-        return ids_pass(provider, calls, results)
+                        kept_calls.extend(call.id for call in frames[index])
+        if self.alike is not None:  # (a turn renamed alike sends its new ids)
+            kept_calls, kept_results = self.alike.sent(kept_calls), self.alike.sent(kept_results)
+        return ids_pass(provider, calls + kept_calls, results + kept_results)
 
     def _ids_at_once(self, result_keys: Mapping[int, Any], frames: Mapping[int, Any]) -> list[Any] | None:
         """Every id the view sends (ids_pass with frames), calls' and results' alike, gathered at C speed;
@@ -368,9 +404,14 @@ class SparseView:
                 found.append(bone[2])
             elif bone[0] == "assistant" and type(bone[1]) is tuple:
                 found.extend(part[0] for part in bone[1] if type(part) is tuple)
+        alike = self.alike
+        if alike is not None and alike.whole:  # every id it keeps is a turn's renamed (one kept as recorded would be
+            found.extend(alike.new.values())    # refused: renamed), one of the ids made: all asked, no step per message
+            return found
         kept = self._kept()
-        found.extend(map(result_keys.__getitem__, filter(result_keys.__contains__, kept)))
-        found.extend(map(_ID, chain.from_iterable(map(frames.__getitem__, filter(frames.__contains__, kept)))))
+        sent = list(map(result_keys.__getitem__, filter(result_keys.__contains__, kept)))
+        sent.extend(map(_ID, chain.from_iterable(map(frames.__getitem__, filter(frames.__contains__, kept)))))
+        found.extend(alike.sent(sent) if alike is not None else sent)
         return found
 
     def _kept(self) -> Sequence[int]:

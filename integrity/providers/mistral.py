@@ -120,10 +120,11 @@ def refused_at(indices: Sequence[int], values: Sequence[str], calls: bool, provi
     refused: Iterable[int] = [at for at in range(size) if at not in taken] if taken else range(size)
     rule, before, after = "invalid_tool_call_id", _BEFORE_ID, _AFTER_ID
     found = []
-    for at in refused:
+    for at in refused:  # (one list for both its native and canonical index: nothing changes a violation's lists)
         index, value = indices[at], values[at]
-        found.append(Violation(provider=provider, rule=rule, position=f"messages[{index}]", native_indices=[index],
-                               call_ids=[value], error=before + value + after, canonical_indices=[index]))
+        where = [index]
+        found.append(Violation(provider=provider, rule=rule, position=f"messages[{index}]", native_indices=where,
+                               call_ids=[value], error=before + value + after, canonical_indices=where))
     return found
 
 

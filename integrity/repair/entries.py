@@ -38,9 +38,11 @@ in the plan would make the fast path build a million objects it never needs.
 from __future__ import annotations
 
 import operator
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..kinds import RepairKind
@@ -129,6 +131,115 @@ def renames_every_call(ids: Iterable[Mapping[int, Any]], sizes: Iterable[int]) -
 
 _POSITIONS = {size: tuple(range(size)) for size in range(64)}
 """A frame's call positions, by its size."""
+
+
+class RenamedAlike:
+    """The clean turns a view sends whole and in place but with new call ids (a provider's id rule refuses
+    theirs: Mistral's, for most transcripts), held as one rename instead of an entry per message.
+
+    A plan with stretches (plan_strict's, for the cheap diagnosis) keeps such a turn inside its `range`
+    entries, as it keeps a settled one, and says here what the full order (one entry per message) would
+    carry: the frame as Rewritten with its calls' new ids, each result as Rewritten with its call's new id
+    (a plain index where its call keeps its id).  A clean turn's ids are used there first, so one map old id
+    -> new id (`new`: the one made for every id the rule refuses) names each call's new id.  Readers ask
+    `ids_of` for the few messages they look at, count in bulk (`renamed_count`), or `expand` the order.
+
+    frames: the turns' frame indices, sorted; calls: every frame's calls (the light view's frames).
+    whole: every call of the transcript is renamed by `new` (the rule refused every id, none was renamed for
+    another reason): then the turns' every message is renamed, and the view keeps no id as recorded.
+    """
+
+    __slots__ = ("frames", "calls", "new", "whole", "_stops")
+
+    def __init__(self, frames: list[int], calls: Mapping[int, Sequence[Any]], new: Mapping[str, str],
+                 whole: bool = False) -> None:
+        self.frames = frames
+        self.calls = calls
+        self.new = new
+        self.whole = whole
+        self._stops = list(map(operator.add, frames, map(len, map(calls.__getitem__, frames))))
+        """Each turn's last durable index (its last result)."""
+
+    def turn_of(self, index: int) -> int | None:
+        """The frame of the turn that holds durable message `index`, if one does."""
+        at = bisect_right(self.frames, index) - 1
+        return self.frames[at] if at >= 0 and index <= self._stops[at] else None
+
+    def ids_of(self, index: int) -> dict[int, str] | None:
+        """The ids the full order's Rewritten entry for durable message `index` carries (None: it holds the
+        plain index, or the message is in no such turn)."""
+        frame = self.turn_of(index)
+        if frame is None:
+            return None
+        new = self.new
+        calls = self.calls[frame]
+        if index == frame:  # (every turn here has a call renamed: strict.plan_strict keeps only those)
+            return {position: new[call.id] for position, call in enumerate(calls) if call.id in new} or None
+        found = new.get(calls[index - frame - 1].id)
+        return None if found is None else {-1: found}
+
+    def entry(self, index: int) -> Any:
+        """The full order's entry for durable message `index`."""
+        ids = self.ids_of(index)
+        return index if ids is None else Rewritten(index, ids)
+
+    def members(self) -> list[int]:
+        """Every durable message of the turns, in order (C-level maps)."""
+        return list(chain.from_iterable(map(range, self.frames, map((1).__add__, self._stops))))
+
+    def members_in(self, low: int, high: int) -> list[int]:
+        """The durable messages low..high-1 that the full order carries as Rewritten (ids_of), in order."""
+        frames, stops = self.frames, self._stops
+        found: list[int] = []
+        at = bisect_right(stops, low - 1)
+        while at < len(frames) and frames[at] < high:
+            found.extend(index for index in range(max(frames[at], low), min(stops[at] + 1, high))
+                         if self.ids_of(index) is not None)
+            at += 1
+        return found
+
+    def renamed_count(self) -> int:
+        """How many of the turns' messages the full order carries as Rewritten: every frame, and each result
+        whose call is renamed (C-level maps)."""
+        if self.whole:
+            return int(sum(map(operator.sub, self._stops, self.frames))) + len(self.frames)
+        ids = map(_ID, chain.from_iterable(map(self.calls.__getitem__, self.frames)))
+        return len(self.frames) + sum(map(self.new.__contains__, ids))
+
+    def sent(self, ids: Iterable[Any]) -> list[Any]:
+        """The ids a view sends for these recorded ids of its kept messages: a turn's renamed, any other as it is
+        (a kept message outside the turns never holds an id the rule refuses: it would be renamed)."""
+        values = list(ids)
+        return list(map(self.new.get, values, values))
+
+    def expand_entry(self, entry: Any) -> Any:
+        """A durable entry (an index or a Merged of them) as the full order holds it."""
+        if type(entry) is int:
+            return self.entry(entry)
+        if isinstance(entry, Merged):
+            return Merged(tuple(self.entry(member) if type(member) is int else member for member in entry.entries))
+        return entry
+
+    def expand(self, order: Iterable[Any]) -> list[Any]:
+        """The full order: every message of a turn an entry of its own (a stretch cut around the turns)."""
+        out: list[Any] = []
+        frames, stops = self.frames, self._stops
+        for entry in order:
+            if type(entry) is not range:
+                out.append(self.expand_entry(entry))
+                continue
+            cursor, stop = entry.start, entry.stop
+            at = bisect_right(stops, cursor - 1)  # the first turn that ends at or after the stretch's start
+            while at < len(frames) and frames[at] < stop:
+                low, high = max(frames[at], cursor), min(stops[at] + 1, stop)
+                if cursor < low:
+                    out.append(range(cursor, low))
+                out.extend(map(self.entry, range(low, high)))
+                cursor = high
+                at += 1
+            if cursor < stop:
+                out.append(range(cursor, stop))
+        return out
 
 @dataclass(frozen=True, slots=True)
 class Synthesized(EngineWritten):
@@ -298,3 +409,6 @@ def materialize(order: Iterable[ViewEntry], messages: Sequence[Any], placeholder
     for entry in order:
         append(messages[entry] if type(entry) is int else entry_message(entry, durable, placeholder, stamp))
     return out, stamps
+
+
+_ID = attrgetter("id")

@@ -14,7 +14,7 @@ from itertools import compress
 from operator import ne
 from typing import TYPE_CHECKING, Any
 
-from .entries import Synthesized, ViewEntry
+from .entries import RenamedAlike, Synthesized, ViewEntry
 
 if TYPE_CHECKING:
     from ..notes import Note
@@ -38,6 +38,8 @@ class Plan:
     provider: the provider the view was planned for (None: no provider's role rules).
     settled: frames of clean turns the strict view keeps exactly as recorded, each followed directly
         by its results (none moved, renamed or replaced): a cheap diagnosis need not look at them.
+    renamed_alike: the clean turns an order with stretches keeps in them though it renames their ids
+        (entries.RenamedAlike); None when it has none (an order listing every message never has).
     """
 
     __slots__ = (
@@ -56,6 +58,7 @@ class Plan:
         "merged",
         "provider",
         "settled",
+        "renamed_alike",
     )
 
     def __init__(self, policy: str) -> None:
@@ -74,6 +77,7 @@ class Plan:
         self.merged: dict[int, int] = {}
         self.provider: str | None = None
         self.settled: set[int] = set()
+        self.renamed_alike: RenamedAlike | None = None
 
     @property
     def first_result(self) -> dict[str, int]:

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from functools import lru_cache
 from itertools import chain, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..notes import Note, NoteCode
-from .entries import Rewritten, Synthesized
+from .entries import RenamedAlike, Rewritten, Synthesized
 from .legalize import has_role_rules, legalize
 from .messages import STRICT_MESSAGE, strict_placeholder_text
 from .pairing import CleanTurns as _CleanTurns
@@ -378,13 +378,16 @@ def refuses_some_id(light: LightTranscript, provider: str | None, every_id: Coll
     return not all(rule.accepts(call_id) for call_id in ids if call_id != "")
 
 
-Renamed = dict[int, dict[int, str]]
+Renamed = Mapping[int, dict[int, str]]
 """frame index -> call position -> the call's new id, positions in order (a frame's Rewritten ids)."""
 
 
-def _renames(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None) -> Renamed:
+def _renames(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None
+             ) -> tuple[Renamed, dict[str, str]]:
     """New ids for later uses of a reused id, for id-less calls when the provider needs ids, and for ids the
-    provider refuses (its id rule: Anthropic's pattern, Mistral's nine characters, OpenAI's length).
+    provider refuses (its id rule: Anthropic's pattern, Mistral's nine characters, OpenAI's length); and each
+    refused id -> its new id (_made: a call that is its id's first use and not renamed for another reason, as
+    a clean turn's, is renamed by it alone).
 
     every_id: every call id (a set, or a dict keyed by them), when the caller has it already (the
     light view's: never changed).
@@ -401,15 +404,15 @@ def _renames(light: LightTranscript, provider: str | None, every_id: Collection[
     refused = rule is not None and refuses_some_id(light, provider, known)
     once = len(known) == uses_count and ("" not in known or not name_empty) and not numeric
     if once and not refused:
-        return {}  # every id used once, and no id-less call needs a name: nothing to rename
+        return {}, {}  # every id used once, and no id-less call needs a name: nothing to rename
     taken = set(known)  # new names are added to it
     renamed: dict[Slot, str] = {} if once else _reused(light, name_empty, taken)
     if rule is not None and (refused or not all(map(rule.accepts, renamed.values()))):
         return _obey(light, rule, renamed, taken)  # the ids it refuses, and the names given above it would refuse
-    by_frame: Renamed = {}
+    by_frame: dict[int, dict[int, str]] = {}
     for (index, position), new in renamed.items():
         by_frame.setdefault(index, {})[position] = new
-    return by_frame
+    return by_frame, {}
 
 
 def _reused(light: LightTranscript, name_empty: bool, taken: set[str]) -> dict[Slot, str]:
@@ -441,9 +444,10 @@ def _reused(light: LightTranscript, name_empty: bool, taken: set[str]) -> dict[S
     return renamed
 
 
-def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken: set[str]) -> Renamed:
+def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken: set[str]
+          ) -> tuple[Renamed, dict[str, str]]:
     """Rename every id the provider's rule refuses (after the other renames: `renamed`) to one it takes, unused;
-    returns every rename by frame.
+    returns every rename by frame, and each refused id -> its new id.
 
     Each refused id gets rule.make(id, 0), else the next attempt, the ids met in transcript order: when no
     first attempt is taken, refused, or another's, that is what the walk would give, and the first attempts
@@ -452,23 +456,21 @@ def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken:
     from ..providers.ids import refused_positions  # (a rule is a provider's: the providers are loaded)
 
     frames = light.frames
-    sizes = list(map(len, frames.values()))
-    frame_of = list(chain.from_iterable(map(repeat, frames, sizes)))
-    position_of = list(chain.from_iterable(map(range, sizes)))
     current = list(map(_ID, chain.from_iterable(frames.values())))
     if renamed:
-        slots = list(zip(frame_of, position_of, strict=True))
+        slots = list(zip(*_slots(frames), strict=True))
         current = list(map(renamed.get, slots, current))
     refused = refused_positions(rule, current)
-    made = _made(rule, list(dict.fromkeys(map(current.__getitem__, refused))), taken)
     if not renamed and len(refused) == len(current):  # every id refused (Mistral's of most transcripts): each
-        sent = iter(list(map(made.__getitem__, current)))  # frame's new ids cut from them all in turn, at C speed
-        return dict(zip(frames, map(dict, map(zip, map(range, sizes), repeat(sent))), strict=True))
+        made = _made(rule, list(dict.fromkeys(current)), taken)  # frame's new ids made when asked (few are)
+        return _RenamedWhole(frames, made), made
+    made = _made(rule, list(dict.fromkeys(map(current.__getitem__, refused))), taken)
+    frame_of, position_of = _slots(frames)
     changed: Iterable[int] = refused
     if renamed:
         at = {slot: number for number, slot in enumerate(slots)}
         changed = sorted({*refused, *map(at.__getitem__, renamed)})
-    by_frame: Renamed = {}
+    by_frame: dict[int, dict[int, str]] = {}
     for number in changed:
         value = current[number]
         frame = frame_of[number]
@@ -476,7 +478,13 @@ def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken:
         if ids is None:
             ids = by_frame[frame] = {}
         ids[position_of[number]] = made.get(value, value)
-    return by_frame
+    return by_frame, made
+
+
+def _slots(frames: Mapping[int, Any]) -> tuple[list[int], list[int]]:
+    """The frame and the call position of each call, in transcript order (C-level maps)."""
+    sizes = list(map(len, frames.values()))
+    return list(chain.from_iterable(map(repeat, frames, sizes))), list(chain.from_iterable(map(range, sizes)))
 
 
 def _made(rule: IdRule, refused: list[str], taken: set[str]) -> dict[str, str]:
@@ -485,6 +493,9 @@ def _made(rule: IdRule, refused: list[str], taken: set[str]) -> dict[str, str]:
 
     first = first_attempts(rule, refused)
     accepted = rule.accepts_all is not None and rule.accepts_all(first)  # (then each is: none asked again)
+    if accepted and taken.isdisjoint(first) and len(set(first)) == len(first):  # no first attempt taken, or
+        taken.update(first)                                                    # another's: the loop's answer
+        return dict(zip(refused, first, strict=True))
     made: dict[str, str] = {}
     for value, new in zip(refused, first, strict=True):
         if new in taken or not (accepted or rule.accepts(new)):
@@ -499,6 +510,30 @@ def _made(rule: IdRule, refused: list[str], taken: set[str]) -> dict[str, str]:
 
 
 _ID = attrgetter("id")
+
+
+class _RenamedWhole(Mapping[int, dict[int, str]]):
+    """Renamed for a transcript whose every call id the provider refuses (and none renamed for another reason):
+    each frame's every call renamed by `made` (refused id -> new id), its ids made when asked.  A view with
+    stretches asks only for the frames outside the clean turns (those are renamed alike: RenamedAlike)."""
+
+    __slots__ = ("_frames", "_made")
+
+    def __init__(self, frames: Mapping[int, Any], made: Mapping[str, str]) -> None:
+        self._frames = frames
+        self._made = made
+
+    def __getitem__(self, frame: int) -> dict[int, str]:
+        return dict(enumerate(map(self._made.__getitem__, map(_ID, self._frames[frame]))))
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._frames)
+
+    def __len__(self) -> int:
+        return len(self._frames)
+
+    def __contains__(self, frame: object) -> bool:
+        return frame in self._frames
 
 
 def _splitting_frames(light: LightTranscript, answers: dict[Slot, int]) -> list[tuple[int, int | None]]:
@@ -547,7 +582,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     answers = pair_unique(light, plan, turns, loose)
     if answers is None:
         answers = _pair(light, plan, turns, loose)
-    renamed = _renames(light, provider, first_frame)
+    renamed, made = _renames(light, provider, first_frame)
     settled, others = _settled(light, plan, answers, clean)
     alike: set[int] = set()
     if renamed and settled:  # a clean turn whose ids the provider refuses is sent renamed: not kept as recorded,
@@ -584,7 +619,13 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         return plan
 
     plan.changed = True
-    order = _emit(light, plan, others, renamed, settled, stretches, alike)
+    if stretches and alike and not light.bad_arguments and not light.numeric_results:
+        # the turns renamed alike stay in the stretches, as the settled ones do: one rename says what the full
+        # order would carry for each of their messages (entries.RenamedAlike), no entry per message
+        plan.renamed_alike = RenamedAlike(sorted(alike), frames, made, isinstance(renamed, _RenamedWhole))
+        order = _emit(light, plan, others, renamed, settled | alike, stretches)
+    else:
+        order = _emit(light, plan, others, renamed, settled, stretches, alike)
     plan.order = legalize(light, order, provider, plan) or order
     return plan
 
