@@ -206,6 +206,23 @@ def test_mistral_refused_ids_judged_a_kind_at_a_time_are_the_request_s() -> None
             assert refused_at(indices, values, calls) == expected, values
 
 
+def _walk(rule: Any, values: list[str], used: set[str]) -> dict[str, str]:
+    """The new ids made the plain way, one refused value at a time: its attempts in order until one is neither in
+    use (`used`, which each new id joins) nor refused; {} when a value needs more than 50 attempts (no case)."""
+    made = {}
+    for value in values:
+        attempt = 0
+        new = rule.make(value, attempt)
+        while new in used or not rule.accepts(new):
+            attempt += 1
+            new = rule.make(value, attempt)
+            if attempt > 50:
+                return {}
+        used.add(new)
+        made[value] = new
+    return made
+
+
 def test_new_ids_made_at_once_are_those_the_walk_gives_when_first_attempts_collide() -> None:
     """repair.strict._made gives every refused id its first attempt at once, and walks the attempts only past
     one that is taken, refused or another's: the same new ids as the walk, in order, whatever collides."""
@@ -220,20 +237,8 @@ def test_new_ids_made_at_once_are_those_the_walk_gives_when_first_attempts_colli
     refused = ["abc", "axe", "bcd", "aaa", "b00", "ccc"]
     taken = {"c0", "x", "abc", "axe", "bcd", "aaa", "b00", "ccc"}
 
-    def walk(values: list[str], used: set[str]) -> dict[str, str]:
-        made = {}
-        for value in values:
-            attempt = 0
-            new = rule.make(value, attempt)
-            while new in used or not rule.accepts(new):
-                attempt += 1
-                new = rule.make(value, attempt)
-            used.add(new)
-            made[value] = new
-        return made
-
     expected_taken = set(taken)
-    expected = walk(refused, expected_taken)
+    expected = _walk(rule, refused, expected_taken)
     assert expected == {"abc": "a0", "axe": "a1", "bcd": "b0", "aaa": "a3", "b00": "b1", "ccc": "c1"}
     assert _made(rule, refused, taken) == expected and taken == expected_taken
 
@@ -253,22 +258,8 @@ def test_new_ids_made_with_clashes_are_those_the_walk_gives(values: list[str], u
     rule = IdRule(lambda value: len(value) <= 2 and value != "a1", make, "at most two characters, not a1",
                   lambda values: all(len(value) <= 2 and value != "a1" for value in values))
 
-    def walk(used: set[str]) -> dict[str, str]:
-        made = {}
-        for value in values:
-            attempt = 0
-            new = rule.make(value, attempt)
-            while new in used or not rule.accepts(new):
-                attempt += 1
-                new = rule.make(value, attempt)
-                if attempt > 50:
-                    return {}
-            used.add(new)
-            made[value] = new
-        return made
-
     expected_taken = set(used)
-    expected = walk(expected_taken)
+    expected = _walk(rule, values, expected_taken)
     assume(expected or not values)  # (a walk that never ends is no case)
     taken = set(used)
     assert _made(rule, values, taken) == expected and taken == expected_taken

@@ -38,7 +38,7 @@ import msgspec
 from ..loading import TranscriptError
 from ..repair.entries import Synthesized, entry_message
 from ..repair.messages import INTERRUPTED_TEXT, receipt_message
-from ..repair.views import LightBuilder, LightTranscript, is_receipt
+from ..repair.views import LightBuilder, LightTranscript, fresh_calls, is_receipt
 from .blocks import (
     BLOCK,
     JSON_SPACE,
@@ -307,15 +307,7 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                             first[call_id] = index
                             fresh = call_id not in loose_ids and call_id != ""
                     else:
-                        fresh = True
-                        for call in found:
-                            call_id = call.id
-                            if call_id in first:
-                                fresh = False
-                            else:
-                                first[call_id] = index
-                                if call_id in loose_ids or call_id == "":
-                                    fresh = False
+                        fresh = fresh_calls(found, index, first, loose_ids)
                     if fresh:
                         turn, turn_frame, want_at, want = found, index, index + 1, found[0].id
                         told = want_at

@@ -295,15 +295,7 @@ class LightBuilder:
                 first[call_id] = index
                 fresh = call_id not in results and call_id != ""
         else:
-            fresh = True
-            for call in calls:
-                call_id = call.id
-                if call_id in first:
-                    fresh = False
-                else:
-                    first[call_id] = index
-                    if call_id in results or call_id == "":
-                        fresh = False
+            fresh = fresh_calls(calls, index, first, results)
         if fresh:
             self.turn, self.turn_frame, self.want_at, self.want = calls, index, index + 1, calls[0].id
         else:
@@ -386,6 +378,23 @@ class LightBuilder:
         return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
                                self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results, clean,
                                self.bad_arguments)
+
+
+def fresh_calls(calls: tuple[Any, ...], index: int, first: dict[str, int], loose_ids: set[Any]) -> bool:
+    """Whether a frame of several calls at `index` may open a clean turn: each call id used here for the first
+    time (no earlier call has it: `first`, call id -> its first frame, which this records; no loose result has it;
+    none is '').  The one reading of LightBuilder.frame and of fast_read._feed's own frame step (each reads a
+    frame of one call inline: the common frame)."""
+    fresh = True
+    for call in calls:
+        call_id = call.id
+        if call_id in first:
+            fresh = False
+        else:
+            first[call_id] = index
+            if call_id in loose_ids or call_id == "":
+                fresh = False
+    return fresh
 
 
 def is_receipt(is_error: Any, details: Any) -> bool:
