@@ -315,12 +315,8 @@ class RequestGuard:
 
             quick = native_repair(listed, cut, before_cut, objects_format, format, target, build)
             if quick is not None:
-                out, rest, ids = quick
-                checked = _Checked(None, ids, functools.partial(self._result_of, listed, dump, format, target, cut,
-                                                                before_cut))
-                if memo is not None:
-                    memo.remember(objects, objects_format, target, out, (cut, before_cut if cut else []),
-                                  (rest, objects_format), ids, checked)
+                checked, out = self.repaired_directly(objects, objects_format, listed, dump, format, target, cut,
+                                                      before_cut, quick, memo)
                 return self._sent(len(listed), target, (cut, checked, out))
         found = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
         if found is not None and (written := found[2]) is not None:
@@ -382,6 +378,22 @@ class RequestGuard:
         if self.mode == "raise":
             raise ToolCallIntegrityError(report)
         return out if applied else None
+
+    def repaired_directly(self, objects: Sequence[Any], objects_format: str, listed: list[Any],
+                          dump: Callable[[list[Any]], list[Any]], format: str, target: str | None, cut: int,
+                          before_cut: list[str], quick: tuple[list[Any], list[Any], frozenset[str]],
+                          memo: HealthyMemo | None) -> tuple[_Checked, list[Any]]:
+        """A direct repair's answer (`quick`: what to send, the part after the cut, the ids it sends) made ready
+        to send: the engine's check of it left to be run when asked, and the answer remembered for the
+        session's next calls.  One place for every direct repair (`_native.native_repair`, and the ADK
+        plugin's own for one-part Contents), so each is remembered alike."""
+        out, rest, ids = quick
+        checked = _Checked(None, ids, functools.partial(self._result_of, listed, dump, format, target, cut,
+                                                        before_cut))
+        if memo is not None:
+            memo.remember(objects, objects_format, target, out, (cut, before_cut if cut else []),
+                          (rest, objects_format), ids, checked)
+        return checked, out
 
     def _quiet(self) -> bool:
         """Whether nothing asks for the engine's report of a repaired request: mode "repair" (nothing to raise),

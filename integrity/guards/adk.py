@@ -19,7 +19,6 @@ A healthy request keeps its very contents list.
 from __future__ import annotations
 
 import collections
-import functools
 import logging
 import operator
 import threading
@@ -32,7 +31,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
 from ._contents import repair_window  # (importing it registers the column-wise quick pass over Contents)
-from ._core import GuardMode, GuardReport, RequestGuard, _Checked
+from ._core import GuardMode, GuardReport, RequestGuard
 from ._fast import IDLESS, HealthyMemo
 from ._native import _TEXT, _gemini_receipts
 
@@ -448,11 +447,8 @@ class ToolCallIntegrityPlugin(BasePlugin):
         quick = repair_window(listed, cut, before, target, _receipt)
         if quick is None:
             return None
-        out, rest, ids = quick
-        checked = _Checked(None, ids, functools.partial(guard._result_of, listed, _dumps, FORMAT, target, cut, before))
-        self.memo.remember(contents, "gemini-objects", target, out, (cut, before if cut else []),
-                           (rest, "gemini-objects"), ids, checked)
-        return out
+        return guard.repaired_directly(contents, "gemini-objects", listed, _dumps, FORMAT, target, cut, before, quick,
+                                       self.memo)[1]
 
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         """Replace llm_request.contents by a repaired list when it needs one; return None so the model runs."""
