@@ -217,7 +217,7 @@ def repair_window(listed: Sequence[Any], cut: int, before: Sequence[str], target
     earlier = set(before)
     kind = "id" if before else "?" if after_cut and idless else ""
     rows: list[tuple[Any, int, str, str]] = []  # (content, letter, id, name): letter C a call, R a response,
-    called: set[str] = set()                    # A a model text, U a user text
+    called: set[str] = set()                    # A a model text, U a user text (and END last)
     ids: set[str] = set()
     try:
         for content in listed[cut:]:
@@ -277,6 +277,7 @@ def repair_window(listed: Sequence[Any], cut: int, before: Sequence[str], target
     last = _RESULTS if after_cut else _SYSTEM
     turn: tuple[Any, str, str] | None = None  # the open call turn: (its content, call id, name)
     message: Any = None  # the response kept for it
+    rows.append((None, _END, "", ""))  # the end closes the open turn, as any content but a response does
     for content, letter, found, name in rows:
         if letter == _R:
             stray = found[:1] != IDLESS and found not in called and found not in earlier
@@ -304,6 +305,8 @@ def repair_window(listed: Sequence[Any], cut: int, before: Sequence[str], target
             turn = message = None
             if last == _ASSISTANT:
                 last = _RESULTS
+        if letter == _END:
+            break
         if letter == _U:
             if last == _USER:
                 return None
@@ -315,12 +318,6 @@ def repair_window(listed: Sequence[Any], cut: int, before: Sequence[str], target
                 turn = (content, found, name)
             last = _ASSISTANT
         out.append(content)
-    if turn is not None:
-        if message is not None:
-            out.append(message)
-        else:
-            out.append(receipt(turn[1], turn[2]))
-            changed = True
     if not changed:
         return None  # not plainly healthy for another reason: the full check decides
     whole = listed[:cut] if type(listed) is list else list(listed[:cut])
@@ -328,5 +325,5 @@ def repair_window(listed: Sequence[Any], cut: int, before: Sequence[str], target
     return whole, out, frozenset([found for found in ids if found[:1] != IDLESS])
 
 
-_C, _R, _A, _U = 1, 2, 3, 4
+_C, _R, _A, _U, _END = 1, 2, 3, 4, 5
 _SYSTEM, _USER, _ASSISTANT, _RESULTS, _DROPPED = 0, 1, 2, 3, 4
