@@ -172,7 +172,7 @@ class FastTranscript:
 
 
 def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[str, str],
-          free: list[Any]) -> tuple[bool, int, bool] | None:
+          free: list[Any]) -> tuple[bool, int, bool]:
     """Feed one block of structs to the builder and count the keys they hold, each object's distinct keys
     once: whether it shows a toolCall part, the keys (the free values' own keys aside: _inner_keys counts
     them) and whether some message carries native hints.  names: each tool name seen so far, so that the
@@ -184,7 +184,7 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
     Most messages belong to clean turns: a frame with fresh call ids opens a turn, and each of its results
     right after it answers the call the turn waits for.  Those steps of LightBuilder (frame and result) are
     taken here, on the builder's open turn held in local names, with no call per message; any other frame or
-    result goes to the builder's own method, the open turn handed over before and read back after (_Turn).
+    result goes to the builder's own method, the open turn handed over before and read back after.
     A turn whose results end a block hands the builder the tool names of the results it got so far
     (LightBuilder.pending), so that a turn found not clean in the next block names them all.
 
@@ -521,10 +521,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
             first = len(roles)
             roles.extend(map(_ROLE_OF.__getitem__, map(type, messages)))
             free: list[Any] = []
-            fed = _feed(messages, first, builder, names, free)
-            if fed is None:
-                return None
-            found, keys, hinted = fed
+            found, keys, hinted = _feed(messages, first, builder, names, free)
             inner, depth = _inner_keys(free)
             keys += inner
             if bones is not None:
