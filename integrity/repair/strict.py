@@ -35,9 +35,7 @@ from ..notes import Note, NoteCode
 from .entries import RenamedAlike, Rewritten, Synthesized
 from .legalize import has_role_rules, legalize
 from .messages import STRICT_MESSAGE, strict_placeholder_text
-from .pairing import CleanTurns as _CleanTurns
-from .pairing import later_result as _later_result
-from .pairing import pair_unique
+from .pairing import CleanTurns, later_result, pair_unique
 from .plan import Plan, index_results
 from .views import NON_STRING_ID, Clean, LightTranscript
 
@@ -85,10 +83,10 @@ def _clean_frames(light: LightTranscript, first_result: dict[str, int]) -> Clean
     return clean, seen, sorted((frames.keys() | light.result_keys.keys()) - inside)
 
 
-def _pair(light: LightTranscript, plan: Plan, turns: _CleanTurns, loose: list[int]) -> dict[Slot, int]:
+def _pair(light: LightTranscript, plan: Plan, turns: CleanTurns, loose: list[int]) -> dict[Slot, int]:
     """Assign each durable result to the call it answers; record drops and notes.
 
-    turns: the clean turns, answered implicitly (_CleanTurns); loose: every other frame and result, in
+    turns: the clean turns, answered implicitly (CleanTurns); loose: every other frame and result, in
     order, which the in-order walk visits.  Returns the answers of every call but
     the clean ones, and of a clean call whose receipt a later real result replaced.
     """
@@ -134,7 +132,7 @@ def _pair(light: LightTranscript, plan: Plan, turns: _CleanTurns, loose: list[in
         if used is not None and turns.answer(answers, used) is not None:
             second = Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name) if key == "" else \
                 Note.of(NoteCode.SECOND_RESULT, call_id=key)
-            _later_result(plan, answers, receipts, used, index, second, turns)
+            later_result(plan, answers, receipts, used, index, second, turns)
             continue
         early.append(index)
     _pair_early(light, plan, answers, open_calls, last_use, early, turns)
@@ -142,7 +140,7 @@ def _pair(light: LightTranscript, plan: Plan, turns: _CleanTurns, loose: list[in
 
 
 def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], open_calls: dict[str, list[Slot]],
-                last_use: dict[str, Slot], early: list[int], turns: _CleanTurns) -> None:
+                last_use: dict[str, Slot], early: list[int], turns: CleanTurns) -> None:
     """Results no call was waiting for when they were recorded: never drop a real result a call can own.
 
     A result recorded before its call answers it; one whose call is answered already
@@ -175,7 +173,7 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
         if answered is not None:
             second = Note.of(NoteCode.SECOND_RESULT, call_id=key) if key != "" else \
                 Note.of(NoteCode.SECOND_RESULT, call_id="", tool=light.result_names.get(index))
-            _later_result(plan, answers, light.receipts, answered, index, second, turns)
+            later_result(plan, answers, light.receipts, answered, index, second, turns)
             continue
         if key == "" or "" in last_use:
             if unanswered is None:
@@ -186,7 +184,7 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
                 named = unanswered.in_order(light, answers, index)
                 answered = None if named is not None else unanswered.answered_in_order(light, answers, index)
                 if answered is not None:  # every call of the frame before it is answered: a later result
-                    _later_result(plan, answers, light.receipts, answered, index,
+                    later_result(plan, answers, light.receipts, answered, index,
                                   Note.of(NoteCode.SECOND_RESULT, call_id="",
                                           tool=light.frames[answered[0]][answered[1]].name), turns)
                     continue
@@ -239,7 +237,7 @@ class _IdlessCalls:
 
 
 def _answered_use(light: LightTranscript, answers: dict[Slot, int], last_use: dict[str, Slot],
-                  index: int, turns: _CleanTurns, idless: _IdlessCalls | None) -> Slot | None:
+                  index: int, turns: CleanTurns, idless: _IdlessCalls | None) -> Slot | None:
     """The answered call a result recorded before its call would be a second result for, if any:
     the latest use of its id, or for an id-less result the first answered id-less call of its tool
     (a clean call never has an empty id)."""
@@ -256,7 +254,7 @@ class _Unanswered:
     those of them without an id: an id-less result may pair with any of its tool's calls, a result
     with an id only with one without.  A call answered since is dropped when a search meets it."""
 
-    def __init__(self, light: LightTranscript, answers: dict[Slot, int], turns: _CleanTurns) -> None:
+    def __init__(self, light: LightTranscript, answers: dict[Slot, int], turns: CleanTurns) -> None:
         self.any: dict[Any, list[Slot]] = {}
         self.idless: dict[Any, list[Slot]] = {}
         self.open: set[Slot] = set()  # every call not answered when the search began (clean calls are)
@@ -314,7 +312,7 @@ class _Unanswered:
 
 
 def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], waiting: list[Slot],
-                  index: int, turns: _CleanTurns) -> None:
+                  index: int, turns: CleanTurns) -> None:
     """Pair a result with one of several calls waiting for its id: the latest frame's, first in order.
 
     Id-less calls pair by order and name: the first waiting call with this tool
@@ -336,7 +334,7 @@ def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], 
             answered = next(((latest, position) for position, call in enumerate(frames[latest])
                              if call.id == "" and call.name == name and (latest, position) in answers), None)
             if answered is not None:
-                _later_result(plan, answers, light.receipts, answered, index,
+                later_result(plan, answers, light.receipts, answered, index,
                               Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name), turns)
                 return
         else:
@@ -578,7 +576,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         index_results(light, plan)
         clean, first_frame, loose = _clean_frames(light, plan.first_result)
     frames = light.frames
-    turns = _CleanTurns(light, clean, first_frame)
+    turns = CleanTurns(light, clean, first_frame)
     answers = pair_unique(light, plan, turns, loose)
     if answers is None:
         answers = _pair(light, plan, turns, loose)
