@@ -236,18 +236,14 @@ def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> li
 
 
 def _verdict_lines(said: ProviderVerdict) -> list[str]:
+    from .providers.refused import said_lines
+
     lines = []
     for label, violations in (("as recorded", said.before), ("after repair", said.after)):
         if not violations:
             lines.append(f"  {said.provider} {label}: accepted")
-        lines.extend(f"  {said.provider} {label}: {_said(violation)}" for violation in violations)
+        lines.extend(said_lines(violations, f"  {said.provider} {label}: "))
     return lines
-
-
-def _said(violation: Any) -> str:
-    """A provider's error with its position; most texts open with the position already: never say it twice."""
-    error = violation.error
-    return error if error.startswith(violation.position) else f"{violation.position}: {error}"
 
 
 def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) -> CheckResult:

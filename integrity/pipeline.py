@@ -472,7 +472,7 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
             try:
                 if places is None:
                     places = Places(loaded.fast.items, light.frames, light.result_keys)
-                before = judge_items(name, places.durable)
+                before: Sequence[Any] = judge_items(name, places.durable)
                 after = before if view.made is None else \
                     judge_items(name, view.responses_items(places, light.frames, light.result_keys))
             except Unplaced:

@@ -15,11 +15,10 @@ request and keeps it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import compress
 from typing import Any
 
 from .chat_shape import call_ids_of, read_shape
-from .ids import chat_ids, is_mistral_id, mistral_rule, mistral_taken
+from .ids import chat_ids, is_mistral_id, mistral_rule
 from .spec import OPAQUE, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
 
@@ -98,33 +97,6 @@ def refused_ids(ids: Iterable[tuple[int, int | None, str]], provider: str = PROV
             found.append(Violation(
                 provider=provider, rule="invalid_tool_call_id", position=f"messages[{index}]",
                 native_indices=[index], call_ids=[value], error=INVALID_ID.format(id=value)))
-    return found
-
-
-_BEFORE_ID, _AFTER_ID = INVALID_ID.split("{id}")
-
-
-def refused_at(indices: Sequence[int], values: Sequence[str], calls: bool, provider: str = PROVIDER
-               ) -> list[Violation]:
-    """refused_ids of many ids of one kind (calls: an assistant's call ids, else results' ids), values[k] the id
-    of message indices[k], in request order: the same violations, each with its canonical message (a request
-    written one native entry per message: the Chat shape) already set.  An id is judged at C speed (its length,
-    then letters and digits only for those of nine characters), so a transcript whose every id Mistral refuses
-    (a quarter of a million at 200,000 messages) costs its violations alone."""
-    size = len(values)
-    taken = mistral_taken(values)
-    if calls:  # an assistant's call id "null" is let through (mistral-common's validator, which the API runs)
-        taken.update(compress(range(size), map("null".__eq__, values)))
-    if len(taken) == size:
-        return []
-    refused: Iterable[int] = [at for at in range(size) if at not in taken] if taken else range(size)
-    rule, before, after = "invalid_tool_call_id", _BEFORE_ID, _AFTER_ID
-    found = []
-    for at in refused:  # (one list for both its native and canonical index: nothing changes a violation's lists)
-        index, value = indices[at], values[at]
-        where = [index]
-        found.append(Violation(provider=provider, rule=rule, position=f"messages[{index}]", native_indices=where,
-                               call_ids=[value], error=before + value + after, canonical_indices=where))
     return found
 
 

@@ -40,9 +40,10 @@ from typing import Any
 
 from ..formats.common import OPAQUE
 from ..formats.skeleton import SKELETONS, STRING
-from . import deepseek, mistral
+from . import deepseek
 from .canonical import with_canonical_indices
 from .ids import all_anthropic_ids, only_letters
+from .refused import Refused, joined, refused_columns
 from .registry import PROVIDER_FORMAT, SPECS
 from .violation import Violation, sort_violations
 from .windowed import PROOFS, WHOLE_OR_NOTHING, _ids_pass, _moved, judge_windowed
@@ -106,7 +107,7 @@ _SLICE = 1 << 16
 def judge_sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[[list[int]], list[Any]],
                  judge: Callable[[Any, str], list[Violation]], plain: bool = False,
                  frames: Mapping[int, Any] | None = None, results: Mapping[int, Any] | None = None,
-                 regions: list[list[int]] | None = None) -> list[Violation]:
+                 regions: list[list[int]] | None = None) -> Sequence[Violation]:
     """The provider's verdict on the request whose messages `codes` spells, judged only on the stretches
     around the seeds (messages outside clean turns, or changed by the view); bones_at(indices) gives the
     bones of those messages.  The caller has checked the ids (ids_pass), but for a rule in APART, judged
@@ -124,12 +125,15 @@ def judge_sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Call
     return _merged([violation for violation in found if violation.rule != rule], judge_whole(frames, results, provider))
 
 
-def _merged(found: list[Violation], whole: list[Violation]) -> list[Violation]:
+def _merged(found: list[Violation], whole: Sequence[Violation]) -> Sequence[Violation]:
     """sort_violations(found + whole), for `found` sorted and `whole` in message order, each violation of one rule
     (what an APART judgment returns): the few found put in place among the whole request's many (a quarter of a
-    million refused ids) without sorting them again."""
+    million refused ids) without sorting them again (and without making them, when they are columns)."""
     if not whole or not found:
         return whole or found
+    if isinstance(whole, Refused):
+        return whole.merged(found)
+    whole = list(whole)
     rules = {violation.rule for violation in whole}
     if len(rules) > 1:
         return sort_violations(found + whole)
@@ -155,29 +159,25 @@ def _repeated(frames: Mapping[int, Any], results: Mapping[int, Any], provider: s
     return sort_violations(with_canonical_indices(found, _Each(max(chain(frames, results), default=-1) + 1)))
 
 
-def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: str) -> list[Violation]:
+def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: str) -> Refused:
     """Mistral's refused ids, read as ids.chat_ids reads a request's (each message's call ids then its result id;
     the fast path's ids are all strings), in message order with their canonical messages: each kind judged at
-    once (mistral.refused_at)."""
+    once, held as columns (providers.refused: a violation is made only when read)."""
     frame_at = list(frames)
     if not all(map(lt, frame_at, islice(frame_at, 1, None))):
         frame_at.sort()
     calls = list(chain.from_iterable(map(frames.__getitem__, frame_at)))
-    on_calls = mistral.refused_at(list(chain.from_iterable(map(repeat, frame_at, map(len, map(frames.__getitem__,
-                                                                                              frame_at))))),
-                                  list(map(_ID, calls)), True, provider)
+    at = array("q", chain.from_iterable(map(repeat, frame_at, map(len, map(frames.__getitem__, frame_at)))))
+    on_calls = refused_columns(at, list(map(_ID, calls)), True, provider)
     result_at = sorted(results)
-    on_results = mistral.refused_at(result_at, list(map(results.__getitem__, result_at)), False, provider)
-    if not on_calls or not on_results:
-        return on_calls or on_results
-    return sorted(on_calls + on_results, key=_NATIVE)  # (two runs, merged; a frame's calls keep their order)
+    on_results = refused_columns(result_at, list(map(results.__getitem__, result_at)), False, provider)
+    return joined(on_calls, on_results)  # (two runs, merged; a frame's calls keep their order)
 
 
 _ID = attrgetter("id")
-_NATIVE = attrgetter("native_indices")
 
 
-APART: dict[str, tuple[str | None, Callable[[Mapping[int, Any], Mapping[int, Any], str], list[Violation]]]] = {
+APART: dict[str, tuple[str | None, Callable[[Mapping[int, Any], Mapping[int, Any], str], Sequence[Violation]]]] = {
     "deepseek": (deepseek.REPEATED, _repeated),
     "mistral": (None, _refused),
 }

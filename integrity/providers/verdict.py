@@ -6,6 +6,7 @@ providers' violations so that the analysis, below the pipeline, can build it wit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .violation import Violation
@@ -18,8 +19,8 @@ class ProviderVerdict:
     """What one provider says about the transcript as recorded and about the view planned for it."""
 
     provider: str
-    before: list[Violation]
-    after: list[Violation]
+    before: Sequence[Violation]
+    after: Sequence[Violation]
 
     @property
     def accepted_as_recorded(self) -> bool:

@@ -1,0 +1,174 @@
+"""Mistral's refused ids held as columns until they are read: a verdict of a quarter of a million violations.
+
+Mistral refuses every call id that is not nine letters or digits, so a transcript recorded by another provider
+has one violation per call and per result (some 146,000 at 200,000 messages).  Each was a Violation with two
+lists and two strings of its own: most of what `check --provider mistral` held, and a fifth of its time.  Here
+they are two columns (each refused id's message index, in an array, and the id itself, the string the light
+view already holds) and the few violations the rest of the request breaks, put in place among them.  A
+Violation is made only when one is read (iterating, indexing), and `said_lines` writes `check`'s plain lines
+from the columns.  It reads as the list it stands for: the same length, items, order and equality
+(tests/test_refused.py holds it equal to the objects mistral.refused_at makes).
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, compress
+from typing import overload
+
+from .ids import mistral_taken
+from .mistral import INVALID_ID
+from .violation import Violation
+
+RULE = "invalid_tool_call_id"
+_BEFORE, _AFTER = INVALID_ID.split("{id}")
+_CHUNK = 8192
+"""Lines written at once by said_lines (one list of them at a time, not one per violation of the verdict)."""
+
+
+class Refused(Sequence[Violation]):
+    """The refused ids of a request written one native entry per message (the Chat shape), as columns: `at` (each
+    one's message index, in order) and `ids` (its id), merged with `others` (other violations, sorted), each of
+    which sits before the `cuts[k]`-th refused id (sort_violations' order: by first index, then rule)."""
+
+    __slots__ = ("provider", "at", "ids", "others", "cuts", "_placed")
+
+    def __init__(self, provider: str, at: array[int], ids: Sequence[str], others: Sequence[Violation] = (),
+                 cuts: Sequence[int] = ()) -> None:
+        assert len(at) == len(ids) and len(others) == len(cuts)
+        self.provider = provider
+        self.at = at
+        self.ids = ids
+        self.others = list(others)
+        self.cuts = list(cuts)
+        self._placed = [cut + number for number, cut in enumerate(self.cuts)]  # each other's place in the list
+
+    def merged(self, found: Sequence[Violation]) -> Refused:
+        """These refused ids with `found` (sorted, none of them here yet) put in place among them, as
+        sort_violations(found + list(self)) orders them: found before a refused id of the same first index when
+        its rule sorts first or ties (sorted is stable, found comes first)."""
+        assert not self.others
+        cuts: list[int] = []
+        for violation in found:
+            first = violation.native_indices[0] if violation.native_indices else -1
+            cut = bisect_left(self.at, first) if violation.rule <= RULE else bisect_right(self.at, first)
+            cuts.append(max(cut, cuts[-1]) if cuts else cut)
+        return Refused(self.provider, self.at, self.ids, found, cuts)
+
+    def __len__(self) -> int:
+        return len(self.at) + len(self.others)
+
+    def _made(self, row: int) -> Violation:
+        """The violation of refused id `row`, as mistral.refused_at makes it."""
+        index, value = self.at[row], self.ids[row]
+        where = [index]
+        return Violation(provider=self.provider, rule=RULE, position=f"messages[{index}]", native_indices=where,
+                         call_ids=[value], error=_BEFORE + value + _AFTER, canonical_indices=where)
+
+    def _item(self, place: int) -> Violation:
+        other = bisect_left(self._placed, place)
+        if other < len(self._placed) and self._placed[other] == place:
+            return self.others[other]
+        return self._made(place - other)
+
+    @overload
+    def __getitem__(self, place: int) -> Violation: ...
+
+    @overload
+    def __getitem__(self, place: slice) -> list[Violation]: ...
+
+    def __getitem__(self, place: int | slice) -> Violation | list[Violation]:
+        if isinstance(place, slice):
+            return [self._item(at) for at in range(*place.indices(len(self)))]
+        size = len(self)
+        if place < 0:
+            place += size
+        if not 0 <= place < size:
+            raise IndexError("violation index out of range")
+        return self._item(place)
+
+    def _runs(self) -> Iterator[tuple[int, int, Violation | None]]:
+        """The list in order, as runs: (low, high, None) for the refused ids low..high-1, (row, row, other) for an
+        other violation before refused id `row`."""
+        row = 0
+        for cut, other in zip(self.cuts, self.others, strict=True):
+            if cut > row:
+                yield row, cut, None
+                row = cut
+            yield row, row, other
+        if row < len(self.at):
+            yield row, len(self.at), None
+
+    def __iter__(self) -> Iterator[Violation]:
+        for low, high, other in self._runs():
+            if other is not None:
+                yield other
+            else:
+                yield from map(self._made, range(low, high))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(other) == len(self) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # (equal to a list: unhashable like one)
+
+    def __repr__(self) -> str:
+        return f"Refused({len(self.at)} refused ids, {len(self.others)} other violations)"
+
+    def said_lines(self, head: str) -> Iterator[str]:
+        """`check`'s line of each violation (head, then said(violation)), written from the columns a chunk at a
+        time: a refused id's error never opens with its position, so each says both."""
+        template = _escaped(head) + "messages[{}]: " + _escaped(_BEFORE) + "{}" + _escaped(_AFTER)
+        for low, high, other in self._runs():
+            if other is not None:
+                yield head + said(other)
+                continue
+            for start in range(low, high, _CHUNK):
+                end = min(start + _CHUNK, high)
+                yield from map(template.format, self.at[start:end], self.ids[start:end])
+
+
+def _escaped(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def said(violation: Violation) -> str:
+    """A provider's error with its position; most texts open with the position already: never say it twice."""
+    error = violation.error
+    return error if error.startswith(violation.position) else f"{violation.position}: {error}"
+
+
+def said_lines(violations: Sequence[Violation], head: str) -> Iterable[str]:
+    """`check`'s line of each violation: head, then its error with its position (said)."""
+    if isinstance(violations, Refused):
+        return violations.said_lines(head)
+    return (head + said(violation) for violation in violations)
+
+
+def refused_columns(indices: Sequence[int], values: Sequence[str], calls: bool, provider: str) -> Refused:
+    """mistral.refused_at's violations, as columns (values[k] the id of message indices[k], in request order)."""
+    size = len(values)
+    taken = mistral_taken(values)
+    if calls:  # an assistant's call id "null" is let through (mistral-common's validator, which the API runs)
+        taken.update(compress(range(size), map("null".__eq__, values)))
+    if not taken:
+        return Refused(provider, indices if isinstance(indices, array) else array("q", indices), values)
+    rows = [at for at in range(size) if at not in taken]
+    return Refused(provider, array("q", map(indices.__getitem__, rows)), list(map(values.__getitem__, rows)))
+
+
+def joined(first: Refused, second: Refused) -> Refused:
+    """Two columns of refused ids (neither with other violations), merged in message order; at one index, the
+    first's before the second's (sorted is stable)."""
+    assert not first.others and not second.others
+    if not len(second.at):
+        return first
+    if not len(first.at):
+        return second
+    at = first.at + second.at
+    ids = list(chain(first.ids, second.ids))
+    order = sorted(range(len(at)), key=at.__getitem__)  # (two sorted runs: one merge)
+    return Refused(first.provider, array("q", map(at.__getitem__, order)), list(map(ids.__getitem__, order)))

@@ -1,0 +1,111 @@
+"""providers.refused: Mistral's refused ids held as columns read as the list of Violations they stand for.
+
+The oracle is the object form: mistral.refused_ids on each id (as ids.chat_ids reads a request's), each
+violation's canonical message its own (the Chat shape: one native entry per message), merged with the other
+violations by sort_violations.  Its plain lines are held equal to the ones written from each object.
+"""
+
+from __future__ import annotations
+
+import random
+from array import array
+
+import msgspec
+import pytest
+
+from integrity.providers.mistral import refused_ids
+from integrity.providers.refused import Refused, joined, refused_columns, said, said_lines
+from integrity.providers.violation import Violation, sort_violations
+
+VALID = ["abcDEF123", "ZZZZZZZZZ", "000000000"]
+REFUSED = ["call_1", "toolu_01ABCDEFGHIJ", "abcdefgh_", "abc{}defg", "a" * 10, "", "null", "ünïcödé99"]
+
+
+def _request(seed: int, size: int) -> tuple[dict[int, list[str]], dict[int, str]]:
+    """Random frames (message index -> its call ids) and results (message index -> id), never one message both."""
+    rng = random.Random(seed)
+    frames: dict[int, list[str]] = {}
+    results: dict[int, str] = {}
+    for index in range(size):
+        kind = rng.random()
+        if kind < 0.3:
+            frames[index] = [rng.choice(VALID + REFUSED) for _ in range(rng.randint(1, 3))]
+        elif kind < 0.7:
+            results[index] = rng.choice(VALID + REFUSED)
+    return frames, results
+
+
+def _objects(frames: dict[int, list[str]], results: dict[int, str]) -> list[Violation]:
+    """The object form: refused_ids on each message's ids in order, with canonical messages."""
+    ids = sorted([(index, position, value) for index, calls in frames.items() for position, value in enumerate(calls)]
+                 + [(index, None, value) for index, value in results.items()],
+                 key=lambda triple: triple[0])
+    return [msgspec.structs.replace(violation, canonical_indices=list(violation.native_indices))
+            for violation in refused_ids(ids)]
+
+
+def _columns(frames: dict[int, list[str]], results: dict[int, str]) -> Refused:
+    calls_at = [index for index in sorted(frames) for _ in frames[index]]
+    calls = [value for index in sorted(frames) for value in frames[index]]
+    result_at = sorted(results)
+    return joined(refused_columns(array("q", calls_at), calls, True, "mistral"),
+                  refused_columns(result_at, [results[index] for index in result_at], False, "mistral"))
+
+
+def _others(seed: int, size: int) -> list[Violation]:
+    """A few violations of other rules, some at the same message as a refused id (rules sorting before and after
+    invalid_tool_call_id), and one without native indices."""
+    rng = random.Random(seed)
+    found = [Violation(provider="mistral", rule=rng.choice(["call_response_count_mismatch", "unexpected_role_order"]),
+                       position=f"messages[{index}]", native_indices=[index, index + 1], error="messages[x] broken")
+             for index in rng.sample(range(size), min(size, 6))]
+    found.append(Violation(provider="mistral", rule="last_role_assistant", position="messages[0]", error="last"))
+    return sort_violations(found)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_columns_read_as_the_objects(seed: int) -> None:
+    frames, results = _request(seed, 1 + seed * 7)
+    objects = _objects(frames, results)
+    columns = _columns(frames, results)
+    assert columns == objects and objects == columns
+    assert list(columns) == objects
+    assert len(columns) == len(objects) and bool(columns) == bool(objects)
+    assert [columns[at] for at in range(len(columns))] == objects
+    assert columns[1:-1:2] == objects[1:-1:2]
+    if objects:
+        assert columns[-1] == objects[-1]
+    with pytest.raises(IndexError):
+        columns[len(objects)]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_other_violations_are_put_where_sorting_puts_them(seed: int) -> None:
+    frames, results = _request(seed, 2 + seed * 5)
+    objects = _objects(frames, results)
+    others = _others(seed, 2 + seed * 5)
+    merged = _columns(frames, results).merged(others)
+    expected = sort_violations(others + objects)
+    assert list(merged) == expected
+    assert [merged[at] for at in range(-len(expected), 0)] == expected
+    assert merged == expected
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_plain_lines_are_those_of_each_violation(seed: int) -> None:
+    frames, results = _request(seed, 40 + seed * 300)
+    objects = _objects(frames, results)
+    others = _others(seed, 40 + seed * 300)
+    head = "  mistral as recorded: "
+    merged = _columns(frames, results).merged(others)
+    expected = [head + said(violation) for violation in sort_violations(others + objects)]
+    assert list(said_lines(merged, head)) == expected
+    assert list(said_lines(list(merged), head)) == expected
+
+
+def test_ids_mistral_takes_are_left_out_and_an_assistants_null_is_let_through() -> None:
+    columns = refused_columns(array("q", [0, 0, 2]), ["null", "abcDEF123", "bad"], True, "mistral")
+    assert [violation.call_ids for violation in columns] == [["bad"]]
+    results = refused_columns([1, 3], ["null", "abcDEF123"], False, "mistral")
+    assert [violation.native_indices for violation in results] == [[1]]
+    assert not refused_columns([4], ["abcDEF123"], False, "mistral")
