@@ -292,8 +292,11 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
                                                    + _aside_lines(loaded))))
             shown = [said for name, said in result.providers.items()
                      if name != result.target or args.provider]  # the target's lines when it was named
-            if shown:
-                outcome.lines.append((False, "\n".join(line for said in shown for line in _verdict_lines(said))))
+            if shown:  # (a block at a time: a verdict may have a quarter of a million lines)
+                from .providers.refused import in_blocks
+
+                outcome.lines.extend((False, block) for block in in_blocks(
+                    line for said in shown for line in _verdict_lines(said)))
     if not args.json and not args.thread:
         outcome.lines.extend((False, _branch_line(loaded)) for loaded in units if not loaded.checked)
     return outcome

@@ -13,6 +13,7 @@ from array import array
 import msgspec
 import pytest
 
+from integrity.providers import refused
 from integrity.providers.mistral import refused_ids
 from integrity.providers.refused import Refused, joined, refused_columns, said, said_lines
 from integrity.providers.violation import Violation, sort_violations
@@ -92,14 +93,16 @@ def test_other_violations_are_put_where_sorting_puts_them(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_the_plain_lines_are_those_of_each_violation(seed: int) -> None:
+@pytest.mark.parametrize("chunk", [7, 8192])
+def test_the_plain_lines_are_those_of_each_violation(seed: int, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(refused, "_CHUNK", chunk)
     frames, results = _request(seed, 40 + seed * 300)
     objects = _objects(frames, results)
     others = _others(seed, 40 + seed * 300)
     head = "  mistral as recorded: "
     merged = _columns(frames, results).merged(others)
     expected = [head + said(violation) for violation in sort_violations(others + objects)]
-    assert list(said_lines(merged, head)) == expected
+    assert "\n".join(said_lines(merged, head)) == "\n".join(expected)
     assert list(said_lines(list(merged), head)) == expected
 
 

@@ -119,20 +119,22 @@ class Refused(Sequence[Violation]):
         return f"Refused({len(self.at)} refused ids, {len(self.others)} other violations)"
 
     def said_lines(self, head: str) -> Iterator[str]:
-        """`check`'s line of each violation (head, then said(violation)), written from the columns a chunk at a
-        time: a refused id's error never opens with its position, so each says both."""
-        template = _escaped(head) + "messages[{}]: " + _escaped(_BEFORE) + "{}" + _escaped(_AFTER)
+        """`check`'s line of each violation (head, then said(violation)), written from the columns, in blocks of
+        lines joined by newlines (in_blocks: never a string per violation, nor held twice)."""
+        return in_blocks(self._said(head))
+
+    def _said(self, head: str) -> Iterator[str]:
+        """said_lines, each other violation's line alone and each run of refused ids' lines joined (a chunk at
+        a time): a refused id's error never opens with its position, so each says both."""
+        before, after = _BEFORE, _AFTER
         for low, high, other in self._runs():
             if other is not None:
                 yield head + said(other)
                 continue
             for start in range(low, high, _CHUNK):
                 end = min(start + _CHUNK, high)
-                yield from map(template.format, self.at[start:end], self.ids[start:end])
-
-
-def _escaped(text: str) -> str:
-    return text.replace("{", "{{").replace("}", "}}")
+                yield "\n".join([f"{head}messages[{index}]: {before}{value}{after}"
+                                 for index, value in zip(self.at[start:end], self.ids[start:end], strict=True)])
 
 
 def said(violation: Violation) -> str:
@@ -142,10 +144,34 @@ def said(violation: Violation) -> str:
 
 
 def said_lines(violations: Sequence[Violation], head: str) -> Iterable[str]:
-    """`check`'s line of each violation: head, then its error with its position (said)."""
+    """`check`'s line of each violation: head, then its error with its position (said); an item may hold several
+    lines joined by newlines (Refused.said_lines), so the caller joins them by newlines."""
     if isinstance(violations, Refused):
         return violations.said_lines(head)
     return (head + said(violation) for violation in violations)
+
+
+def in_blocks(texts: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
+    """The texts joined by newlines, cut into blocks of about `size` characters or more (each text whole; one of
+    `size` or more is a block of its own, never copied): what joining them all says, written a block at a time
+    (printed each on a line of its own), so that a verdict of many lines is never held twice (its lines and
+    their one text), nor encoded at once."""
+    block: list[str] = []
+    held = 0
+    for text in texts:
+        if len(text) >= size:
+            if block:
+                yield "\n".join(block)
+                block, held = [], 0
+            yield text
+            continue
+        block.append(text)
+        held += len(text) + 1
+        if held >= size:
+            yield "\n".join(block)
+            block, held = [], 0
+    if block:
+        yield "\n".join(block)
 
 
 def refused_columns(indices: Sequence[int], values: Sequence[str], calls: bool, provider: str) -> Refused:
