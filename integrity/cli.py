@@ -264,7 +264,7 @@ class _Checked:
     __slots__ = ("lines", "code", "reports")
 
     def __init__(self) -> None:
-        self.lines: list[tuple[bool, str]] = []  # (to standard error, text)
+        self.lines: list[tuple[bool, str | Iterator[str]]] = []  # (to standard error, text or its blocks: a line each)
         self.code = EXIT_HEALTHY
         self.reports: list[Iterable[Piece]] = []
 
@@ -292,11 +292,10 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
                                                    + _aside_lines(loaded))))
             shown = [said for name, said in result.providers.items()
                      if name != result.target or args.provider]  # the target's lines when it was named
-            if shown:  # (a block at a time: a verdict may have a quarter of a million lines)
+            if shown:  # (written a block at a time as it is printed: a verdict may have a million lines)
                 from .providers.refused import in_blocks
 
-                outcome.lines.extend((False, block) for block in in_blocks(
-                    line for said in shown for line in _verdict_lines(said)))
+                outcome.lines.append((False, in_blocks(line for said in shown for line in _verdict_lines(said))))
     if not args.json and not args.thread:
         outcome.lines.extend((False, _branch_line(loaded)) for loaded in units if not loaded.checked)
     return outcome
@@ -309,6 +308,7 @@ def _check_file_in_worker(path: str, args: argparse.Namespace) -> _Checked:
 
     outcome = _check_file(path, args)
     outcome.reports = [[b"".join(map(finished, pieces))] for pieces in outcome.reports]
+    outcome.lines = [(to_error, text if isinstance(text, str) else "\n".join(text)) for to_error, text in outcome.lines]
     return outcome
 
 
@@ -490,13 +490,24 @@ def pieces_in_array(pieces: Iterable[Piece]) -> Iterator[Piece]:
             yield Compact(piece.text, piece.depth + 1, piece.body)
 
 
+def _or_empty(blocks: Iterator[str]) -> Iterator[str]:
+    """The blocks of a text, or the empty text when there are none (what joining them says)."""
+    empty = True
+    for block in blocks:
+        empty = False
+        yield block
+    if empty:
+        yield ""
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     worst = EXIT_HEALTHY
     args.json = args.json or args.json_lines
     reports = _ReportWriter(args.json_lines) if args.json else None
     for outcome in _checked_files(args):
         for to_error, text in outcome.lines:
-            print(text, file=sys.stderr if to_error else sys.stdout)
+            for block in [text] if isinstance(text, str) else _or_empty(text):
+                print(block, file=sys.stderr if to_error else sys.stdout)
         if reports is not None:
             for report in outcome.reports:
                 reports.add(report)
