@@ -38,6 +38,7 @@ in the plan would make the fast path build a million objects it never needs.
 from __future__ import annotations
 
 import operator
+from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -151,13 +152,13 @@ class RenamedAlike:
 
     __slots__ = ("frames", "calls", "new", "whole", "_stops")
 
-    def __init__(self, frames: list[int], calls: Mapping[int, Sequence[Any]], new: Mapping[str, str],
+    def __init__(self, frames: Sequence[int], calls: Mapping[int, Sequence[Any]], new: Mapping[str, str],
                  whole: bool = False) -> None:
-        self.frames = frames
+        self.frames = array("q", frames)  # (arrays: a million messages have some 180,000 such turns)
         self.calls = calls
         self.new = new
         self.whole = whole
-        self._stops = list(map(operator.add, frames, map(len, map(calls.__getitem__, frames))))
+        self._stops = array("q", map(operator.add, frames, map(len, map(calls.__getitem__, frames))))
         """Each turn's last durable index (its last result)."""
 
     def turn_of(self, index: int) -> int | None:
