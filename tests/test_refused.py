@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import random
 from array import array
+from types import SimpleNamespace
 
 import msgspec
 import pytest
 
 from integrity.providers import refused
 from integrity.providers.mistral import refused_ids
-from integrity.providers.refused import Refused, joined, refused_columns, said, said_lines
+from integrity.providers.refused import Refused, refused_columns, said, said_lines
+from integrity.providers.sparse import _refused
 from integrity.providers.violation import Violation, sort_violations
 
 VALID = ["abcDEF123", "ZZZZZZZZZ", "000000000"]
@@ -46,11 +48,11 @@ def _objects(frames: dict[int, list[str]], results: dict[int, str]) -> list[Viol
 
 
 def _columns(frames: dict[int, list[str]], results: dict[int, str]) -> Refused:
-    calls_at = [index for index in sorted(frames) for _ in frames[index]]
-    calls = [value for index in sorted(frames) for value in frames[index]]
-    result_at = sorted(results)
-    return joined(refused_columns(array("q", calls_at), calls, True, "mistral"),
-                  refused_columns(result_at, [results[index] for index in result_at], False, "mistral"))
+    """The columns, as providers.sparse judges the light view's frames (each call with its id) and results."""
+    refused = _refused({index: [SimpleNamespace(id=value) for value in calls] for index, calls in frames.items()},
+                       results, "mistral")
+    assert isinstance(refused, Refused)
+    return refused
 
 
 def _others(seed: int, size: int) -> list[Violation]:
@@ -107,8 +109,10 @@ def test_the_plain_lines_are_those_of_each_violation(seed: int, chunk: int, monk
 
 
 def test_ids_mistral_takes_are_left_out_and_an_assistants_null_is_let_through() -> None:
-    columns = refused_columns(array("q", [0, 0, 2]), ["null", "abcDEF123", "bad"], True, "mistral")
+    columns = refused_columns(array("q", [0, 0, 2]), ["null", "abcDEF123", "bad"], "mistral", [0])
     assert [violation.call_ids for violation in columns] == [["bad"]]
-    results = refused_columns([1, 3], ["null", "abcDEF123"], False, "mistral")
-    assert [violation.native_indices for violation in results] == [[1]]
-    assert not refused_columns([4], ["abcDEF123"], False, "mistral")
+    assert not refused_columns(array("q", [4]), ["abcDEF123"], "mistral")
+    frames = {0: ["null", "bad"], 2: ["null"]}
+    results = {1: "null", 3: "abcDEF123"}
+    assert [(violation.native_indices, violation.call_ids) for violation in _columns(frames, results)] == \
+        [([0], ["bad"]), ([1], ["null"])]

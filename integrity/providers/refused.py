@@ -15,7 +15,6 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain, compress
 from typing import overload
 
 from .ids import mistral_taken
@@ -174,27 +173,15 @@ def in_blocks(texts: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
         yield "\n".join(block)
 
 
-def refused_columns(indices: Sequence[int], values: Sequence[str], calls: bool, provider: str) -> Refused:
-    """mistral.refused_at's violations, as columns (values[k] the id of message indices[k], in request order)."""
+def refused_columns(indices: array[int], values: list[str], provider: str, let_through: Iterable[int] = ()
+                    ) -> Refused:
+    """The ids Mistral refuses among `values` (values[k] the id of message indices[k], in request order), less
+    those at the positions `let_through` (an assistant's call id "null"), as columns: mistral.refused_ids's
+    violations, each with its canonical message (the Chat shape: its own)."""
     size = len(values)
     taken = mistral_taken(values)
-    if calls:  # an assistant's call id "null" is let through (mistral-common's validator, which the API runs)
-        taken.update(compress(range(size), map("null".__eq__, values)))
+    taken.update(let_through)
     if not taken:
-        return Refused(provider, indices if isinstance(indices, array) else array("q", indices), values)
+        return Refused(provider, indices, values)
     rows = [at for at in range(size) if at not in taken]
     return Refused(provider, array("q", map(indices.__getitem__, rows)), list(map(values.__getitem__, rows)))
-
-
-def joined(first: Refused, second: Refused) -> Refused:
-    """Two columns of refused ids (neither with other violations), merged in message order; at one index, the
-    first's before the second's (sorted is stable)."""
-    assert not first.others and not second.others
-    if not len(second.at):
-        return first
-    if not len(first.at):
-        return second
-    at = first.at + second.at
-    ids = list(chain(first.ids, second.ids))
-    order = sorted(range(len(at)), key=at.__getitem__)  # (two sorted runs: one merge)
-    return Refused(first.provider, array("q", map(at.__getitem__, order)), list(map(ids.__getitem__, order)))

@@ -34,8 +34,8 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import chain, islice, repeat
-from operator import attrgetter, lt, methodcaller
+from itertools import chain, compress, repeat
+from operator import attrgetter, methodcaller
 from typing import Any
 
 from ..formats.common import OPAQUE
@@ -43,7 +43,7 @@ from ..formats.skeleton import SKELETONS, STRING
 from . import deepseek
 from .canonical import with_canonical_indices
 from .ids import all_anthropic_ids, only_letters
-from .refused import Refused, joined, refused_columns
+from .refused import Refused, refused_columns
 from .registry import PROVIDER_FORMAT, SPECS
 from .violation import Violation, sort_violations
 from .windowed import PROOFS, WHOLE_OR_NOTHING, _ids_pass, _moved, judge_windowed
@@ -161,19 +161,29 @@ def _repeated(frames: Mapping[int, Any], results: Mapping[int, Any], provider: s
 
 def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: str) -> Refused:
     """Mistral's refused ids, read as ids.chat_ids reads a request's (each message's call ids then its result id;
-    the fast path's ids are all strings), in message order with their canonical messages: each kind judged at
-    once, held as columns (providers.refused: a violation is made only when read)."""
-    frame_at = list(frames)
-    if not all(map(lt, frame_at, islice(frame_at, 1, None))):
-        frame_at.sort()
-    calls = list(chain.from_iterable(map(frames.__getitem__, frame_at)))
-    at = array("q", chain.from_iterable(map(repeat, frame_at, map(len, map(frames.__getitem__, frame_at)))))
-    on_calls = refused_columns(at, list(map(_ID, calls)), True, provider)
-    result_at = sorted(results)
-    on_results = refused_columns(result_at, list(map(results.__getitem__, result_at)), False, provider)
-    return joined(on_calls, on_results)  # (two runs, merged; a frame's calls keep their order)
+    the fast path's ids are all strings), in message order, held as columns (providers.refused: a violation is
+    made only when read).  One walk of the messages that hold ids, in order (the frames and the results, each
+    sorted: one merge), gives both columns without a step per id, nor an int object per one."""
+    at = array("q")
+    ids: list[str] = []
+    add_at, add_id, add_ats, add_ids, result_of = at.append, ids.append, at.extend, ids.extend, results.get
+    for index in sorted(chain(frames, results)):
+        result = result_of(index, _NO_RESULT)
+        if result is _NO_RESULT:
+            calls = frames[index]
+            add_ids(map(_ID, calls))
+            add_ats(repeat(index, len(calls)))
+        else:
+            add_id(result)
+            add_at(index)
+    # an assistant's call id "null" is let through (mistral-common's validator, which the API runs); a result's is not
+    nulls = [place for place in compress(range(len(ids)), map("null".__eq__, ids)) if at[place] in frames] \
+        if "null" in ids else []
+    return refused_columns(at, ids, provider, nulls)
 
 
+_NO_RESULT: Any = object()
+"""What results.get answers for a message that is no result (a frame)."""
 _ID = attrgetter("id")
 
 
