@@ -185,13 +185,16 @@ def test_the_ids_a_rule_refuses_found_at_once_are_those_it_refuses_one_by_one(pr
 
 
 def test_mistral_refused_ids_judged_a_kind_at_a_time_are_the_request_s() -> None:
-    """mistral.refused_at (the light view's judgment of every id at once) gives refused_ids' violations, field for
-    field, with each one's canonical message (the Chat shape: one native entry per message) set."""
+    """refused.refused_columns (the light view's judgment of every id at once, as columns) reads as refused_ids'
+    violations, field for field, with each one's canonical message (the Chat shape: one native entry per message)
+    set; an assistant's "null" is let through (its position given), a result's is not."""
     import random
+    from array import array
 
     import msgspec
 
-    from integrity.providers.mistral import refused_at, refused_ids
+    from integrity.providers.mistral import refused_ids
+    from integrity.providers.refused import refused_columns
 
     rng = random.Random(15)
     for _ in range(300):
@@ -203,7 +206,8 @@ def test_mistral_refused_ids_judged_a_kind_at_a_time_are_the_request_s() -> None
                                                                                                   strict=True)])
             expected = [msgspec.structs.replace(violation, canonical_indices=violation.native_indices)
                         for violation in expected]
-            assert refused_at(indices, values, calls) == expected, values
+            nulls = [at for at, value in enumerate(values) if value == "null"] if calls else []
+            assert list(refused_columns(array("q", indices), values, "mistral", nulls)) == expected, values
 
 
 def _walk(rule: Any, values: list[str], used: set[str]) -> dict[str, str]:
