@@ -7,6 +7,7 @@ violations by sort_violations.  Its plain lines are held equal to the ones writt
 
 from __future__ import annotations
 
+import pickle
 import random
 from array import array
 from types import SimpleNamespace
@@ -80,6 +81,7 @@ def test_the_columns_read_as_the_objects(seed: int) -> None:
         assert columns[-1] == objects[-1]
     with pytest.raises(IndexError):
         columns[len(objects)]
+    assert pickle.loads(pickle.dumps(columns)) == objects  # (a verdict crosses processes: triage's workers)
 
 
 @pytest.mark.parametrize("seed", range(30))
