@@ -7,7 +7,7 @@ they are two columns (each refused id's message index, in an array, and the id i
 view already holds) and the few violations the rest of the request breaks, put in place among them.  A
 Violation is made only when one is read (iterating, indexing), and `said_lines` writes `check`'s plain lines
 from the columns.  It reads as the list it stands for: the same length, items, order and equality
-(tests/test_refused.py holds it equal to the objects mistral.refused_at makes).
+(tests/test_refused.py holds it equal to the objects mistral.refused_ids makes).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class Refused(Sequence[Violation]):
         return len(self.at) + len(self.others)
 
     def _made(self, row: int) -> Violation:
-        """The violation of refused id `row`, as mistral.refused_at makes it."""
+        """The violation of refused id `row`, as mistral.refused_ids makes it (its canonical message its own)."""
         index, value = self.at[row], self.ids[row]
         where = [index]
         return Violation(provider=self.provider, rule=RULE, position=f"messages[{index}]", native_indices=where,
