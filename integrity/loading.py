@@ -228,7 +228,7 @@ def read_opened(path: str, handle: int, size: int) -> bytes:
 
     if size < READ_DIRECTLY_BELOW:
         try:
-            return _read_to_end(handle, size)
+            return read_to_end(handle, size)
         except MemoryError:
             raise TranscriptError(path, "", f"too large to read into memory ({size:,} bytes)") from None
         except OSError as error:
@@ -249,7 +249,7 @@ READ_DIRECTLY_BELOW = 1 << 26
 instead of joining the pieces a read of more than 2 GB comes in (Linux reads at most that much at once)."""
 
 
-def _read_to_end(handle: int, size: int) -> bytes:
+def read_to_end(handle: int, size: int) -> bytes:
     """Every byte from the descriptor's position to the end of its file, `size` of them expected: one read of
     them and one that finds the end (a file grown since, or a read cut short, gets the reads it needs)."""
     import os
