@@ -22,6 +22,8 @@ import stat
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .loading import READ_DIRECTLY_BELOW, read_to_end
+
 
 class TriageError(ValueError):
     """The user's mistake or the machine's refusal (bad input, bad --out, no scheduler, a full disk): one line."""
@@ -180,8 +182,18 @@ def read_file(url: str) -> bytes:
             return _whole(handle.read)
     _regular(os.stat(url).st_mode)
     descriptor = os.open(url, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | os.O_CLOEXEC)
+    try:
+        status = os.fstat(descriptor)
+        _regular(status.st_mode)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    if status.st_size < READ_DIRECTLY_BELOW:  # straight from the descriptor, as `check` reads (no file object)
+        try:
+            return _whole(lambda: read_to_end(descriptor, int(status.st_size)))
+        finally:
+            os.close(descriptor)
     with os.fdopen(descriptor, "rb") as handle:
-        _regular(os.fstat(descriptor).st_mode)
         return _whole(handle.read)
 
 

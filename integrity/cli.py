@@ -504,10 +504,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     worst = EXIT_HEALTHY
     args.json = args.json or args.json_lines
     reports = _ReportWriter(args.json_lines) if args.json else None
+    # Unbuffered (python -u, PYTHONUNBUFFERED), print makes two writes a line, each a system call: a file's
+    # lines for standard output go in one (the same bytes, in the same order beside standard error).  A buffered
+    # stream gathers them itself, and is left to (its writes to the descriptor fall where they always did).
+    joined = bool(getattr(sys.stdout, "write_through", False))
     for outcome in _checked_files(args):
-        for to_error, text in outcome.lines:
-            for block in [text] if isinstance(text, str) else _or_empty(text):
-                print(block, file=sys.stderr if to_error else sys.stdout)
+        lines = outcome.lines
+        if joined and lines and not any(to_error or not isinstance(text, str) for to_error, text in lines):
+            sys.stdout.write("".join(f"{text}\n" for _, text in lines))
+        else:
+            for to_error, text in lines:
+                for block in [text] if isinstance(text, str) else _or_empty(text):
+                    print(block, file=sys.stderr if to_error else sys.stdout)
         if reports is not None:
             for report in outcome.reports:
                 reports.add(report)

@@ -143,3 +143,25 @@ def test_repair_out_dir_never_writes_over_an_input(tmp_path: Path) -> None:
     assert "is the input file" in result.stderr.decode()
     assert source.read_bytes() == before
     assert (tmp_path / SAMPLES[1].name).exists()
+
+
+def test_unbuffered_output_keeps_each_error_line_where_its_file_is(files: list[str]) -> None:
+    """Unbuffered (PYTHONUNBUFFERED), a file's lines for standard output are written at once (cmd_check), yet
+    with both outputs on one pipe each error line still comes between the lines of the files around it."""
+    import os
+
+    merged = subprocess.run([sys.executable, "-m", "integrity", "check", "--jobs", "2", *files], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"}).stdout.decode().splitlines()
+    apart = _check("--jobs", "1", *files)
+    said = apart.stdout.decode().splitlines()
+    errors = apart.stderr.decode().splitlines()
+    expected: list[str] = []
+    for path in files:
+        expected += [line for line in errors if path in line]
+        at = next((number for number, line in enumerate(said) if line.startswith(f"{path}:")), None)
+        while at is not None and at < len(said) and (said[at].startswith((f"{path}:", " "))):
+            expected.append(said[at])
+            at += 1
+    assert len(expected) == len(said) + len(errors)
+    assert merged == expected

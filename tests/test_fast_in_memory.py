@@ -149,3 +149,31 @@ def test_checking_a_pi_ai_file_never_loads_the_formats_package(tmp_path: Path) -
     said = [subprocess.run([sys.executable, "-c", probe, str(path)], cwd=root, capture_output=True, text=True)
             .stderr.split()[-1] for path in (pi_ai, other)]
     assert said == ["False", "True"]
+
+
+def _escaped_by_counting(data: bytes) -> int:
+    """escaped_key_tokens's definition: the `\\\\\\\\":` less the `\\\\":` (none when there is no `\\\\":`)."""
+    escaped = data.count(b'\\":')
+    return data.count(b'\\\\":') - escaped if escaped else 0
+
+
+@pytest.mark.parametrize("text", [
+    b'', b'\\":', b'\\\\":', b'\\\\\\":', b'"a":"\\":\\":"', b'{"a\\\\":1}', b'\\":' * 63 + b'\\\\":',
+    b'x\\":' * 64 + b'\\\\":' * 3, b'x\\":' * 200, b'"k":"{\\"ok\\":false,\\"error\\":\\"interrupted\\"}"',
+])
+def test_escaped_key_tokens_is_the_two_counts(text: bytes) -> None:
+    """escaped_key_tokens looks at the byte before each `\\\\":` (a few) instead of counting twice (many: it counts)."""
+    from integrity._bulk.key_tokens import escaped_key_tokens
+
+    assert escaped_key_tokens(text) == _escaped_by_counting(text)
+
+
+def test_escaped_key_tokens_on_every_mix_of_the_bytes_that_matter() -> None:
+    import itertools
+
+    from integrity._bulk.key_tokens import escaped_key_tokens
+
+    for length in range(9):
+        for letters in itertools.product(b'\\":a', repeat=length):
+            text = bytes(letters)
+            assert escaped_key_tokens(text) == _escaped_by_counting(text), text

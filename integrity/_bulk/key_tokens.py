@@ -39,6 +39,25 @@ def key_tokens_bound(data: bytes) -> int | None:
 
 
 def escaped_key_tokens(data: bytes) -> int:
-    """key_tokens_bound less key_tokens_rough (zero or less): the `":` whose quote is escaped, taken off."""
-    escaped = data.count(b'\\":')  # an escaped quote before a colon (JSON text inside a string, say)
-    return data.count(b'\\\\":') - escaped if escaped else 0
+    """key_tokens_bound less key_tokens_rough (zero or less): the `":` whose quote is escaped, taken off.
+
+    Those are `\\":` (an escaped quote before a colon: JSON text inside a string, say), less the `\\\\":` among
+    them (a key ending in a backslash).  Every `\\\\":` holds a `\\":` one byte on, so the few there usually are
+    are found in one pass and the byte before each is looked at, instead of a second pass counting `\\\\":`."""
+    find = data.find
+    at = find(b'\\":')
+    seen = taken = 0
+    while at >= 0:
+        if seen == _FEW_ESCAPED:  # many (a file of JSON text in strings): two counts beat a Python step each
+            return data.count(b'\\\\":') - data.count(b'\\":')
+        seen += 1
+        if at == 0 or data[at - 1] != _BACKSLASH:  # (an escaped backslash before it: a key, not taken off)
+            taken += 1
+        at = find(b'\\":', at + 3)
+    return -taken
+
+
+_FEW_ESCAPED = 64
+"""Escaped quotes before a colon looked at one by one (escaped_key_tokens); past this, both are counted."""
+
+_BACKSLASH = ord("\\")
