@@ -436,7 +436,8 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
     from .providers.canonical import judge_turns
     from .providers.sparse import APART, ids_pass, judge_sparse
     from .providers.sparse_items import SERVED as BY_ITEMS
-    from .providers.sparse_items import Places, Unplaced, judge_items
+    from ._bulk.item_groups import Places, judge, of_view, recorded
+    from .providers.sparse_items import Unplaced
 
     assert loaded.fast is not None and light.clean is not None
     places: Places | None = None
@@ -472,9 +473,9 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
             try:
                 if places is None:
                     places = Places(loaded.fast.items, light.frames, light.result_keys)
-                before = judge_items(name, places.durable)
-                after = before if view.made is None else \
-                    judge_items(name, view.responses_items(places, light.frames, light.result_keys))
+                walked = places  # (each walk of the request reads its items afresh: none is held)
+                before = judge(name, lambda: recorded(walked))
+                after = before if view.made is None else judge(name, lambda: of_view(walked, view))
             except Unplaced:
                 return None
             said[name] = ProviderVerdict(name, before, after)
