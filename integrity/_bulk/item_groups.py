@@ -15,7 +15,8 @@ item with the items of its id and its own group, all kept, so the verdict is the
 left out is in a group of sound ids, which no rule fires on.  Memory: the suspect groups and one int per
 message (where its items start).
 
-tests/test_item_groups.py holds the verdicts equal to the columns' on random requests and on the samples.
+tests/test_item_groups.py holds the verdicts equal to the whole columns' on random requests; tests/test_sparse.py
+holds the pipeline's equal to the bones' on samples, generated and random transcripts, as recorded and repaired.
 """
 
 from __future__ import annotations
