@@ -430,18 +430,22 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
     broken (integrity.providers.sparse), for a transcript sparse_letters spelled as `codes`; None when a
     view's made messages carry native hints or ids a provider refuses after all (the caller judges every
     message's bones).  plan may hold stretches (ranges): the views are read without listing each message."""
+    from functools import partial
+
+    from ._bulk.item_groups import Places, judge, of_view, recorded
     from ._bulk.sparse_view import Durable, SparseView
     from .formats.skeleton import stands_for
     from .providers import PROVIDER_FORMAT
     from .providers.canonical import judge_turns
     from .providers.sparse import APART, ids_pass, judge_sparse
     from .providers.sparse_items import SERVED as BY_ITEMS
-    from .providers.sparse_items import Places, Unplaced, judge_items
+    from .providers.sparse_items import Unplaced
 
     assert loaded.fast is not None and light.clean is not None
     places: Places | None = None
     apart = APART.keys() & set(names)
-    calls = [call.id for calls in light.frames.values() for call in calls] if apart else []
+    # (DeepSeek's check reads the result ids only)
+    calls = [call.id for calls in light.frames.values() for call in calls] if apart - {"deepseek"} else []
 
     def durable_pass(name: str) -> bool:
         """Whether the durable ids pass the provider's id rules (an id rule judged apart may have let them by)."""
@@ -472,9 +476,9 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
             try:
                 if places is None:
                     places = Places(loaded.fast.items, light.frames, light.result_keys)
-                before: Sequence[Any] = judge_items(name, places.durable)
-                after = before if view.made is None else \
-                    judge_items(name, view.responses_items(places, light.frames, light.result_keys))
+                # (each walk of the request reads its items afresh: none is held)
+                before: Sequence[Any] = judge(name, partial(recorded, places))
+                after = before if view.made is None else judge(name, partial(of_view, places, view))
             except Unplaced:
                 return None
             said[name] = ProviderVerdict(name, before, after)

@@ -56,7 +56,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     # bulk plumbing: the fast path and its streamed reading, JSON pieces indented elsewhere, child processes
     ("bulk", [
         "integrity._bulk.fast_read", "integrity._bulk.fast_bones", "integrity._bulk.blocks", "integrity._bulk.pieces",
-        "integrity._bulk.sparse_view",
+        "integrity._bulk.sparse_view", "integrity._bulk.item_groups",
         "integrity._bulk.frames",
         "integrity._bulk.report_process", "integrity._bulk.indent_process", "integrity._bulk.children",
     ]),

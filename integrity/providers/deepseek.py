@@ -8,7 +8,9 @@ the message as `message[N]`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress, repeat
+from operator import and_
 from typing import Any
 
 from .chat_shape import read_shape, result_id_of
@@ -61,6 +63,52 @@ def repeated_results(results: Iterable[tuple[int, str]], provider: str = PROVIDE
                 native_indices=[first, index], call_ids=[result_id],
                 error=DUPLICATE.format(id=result_id, index=index)))
     return found
+
+
+PARTS = 4
+"""The parts a million result ids are read in, by their hash (unique_ids, repeated_in): each part's set or map is a
+quarter of one of every id (21 MB at a million messages, the check's peak), for a pass over the ids per part."""
+_PART = [bytes((1 if byte == part else 0) for byte in range(256)) for part in range(PARTS)]
+
+
+def _parts(ids: Iterable[str]) -> bytes:
+    """Each id's part (its hash's low bits), one byte an id: every copy of an id is in the same part."""
+    return bytes(map(and_, map(hash, ids), repeat(PARTS - 1)))
+
+
+def _read(results: Iterable[Any]) -> Iterable[str]:
+    """The ids as the rule reads them: one that is not a string is "" (the values themselves when all are)."""
+    if set(map(type, results)) <= {str}:
+        return results
+    return [value if type(value) is str else "" for value in results]
+
+
+def unique_ids(results: Sequence[Any]) -> bool:
+    """Whether no result id is met twice (one not a string read as ""), checked a part of the ids at a time."""
+    read = _read(results)
+    parts = _parts(read)
+    for part in range(PARTS):
+        some = list(compress(read, parts.translate(_PART[part])))
+        if len(set(some)) != len(some):
+            return False
+    return True
+
+
+def repeated_in(results: Mapping[int, Any], provider: str = PROVIDER) -> list[Violation]:
+    """repeated_results of a request's results (message index -> id, in message order; one not a string read as
+    ""), a part of the ids at a time, in message order."""
+    read = _read(results.values())
+    parts = _parts(read)
+    found: list[Violation] = []
+    for part in range(PARTS):
+        found += repeated_results(compress(zip(results, read, strict=True), parts.translate(_PART[part])), provider)
+    found.sort(key=_later)  # (each part's in message order: merged)
+    return found
+
+
+def _later(violation: Violation) -> int:
+    """A repeated id's message (its violation's second native index)."""
+    return violation.native_indices[1]
 
 
 SPEC = ProviderSpec(
