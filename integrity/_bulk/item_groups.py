@@ -83,7 +83,7 @@ class Places:
 
     def renamed(self, index: int, ids: Mapping[int, str], native: int, message: int) -> Iterator[Item]:
         """The items of durable message `index` written with new ids (call position -> id, -1 -> the result's)
-        from item `native` as message `message` (sparse_items.Places.renamed)."""
+        from item `native` as message `message`."""
         _, offsets = self.shapes.table[self.shapes.of[index]]
         if index in self.results:
             yield native, message, False, _id(ids.get(-1, self.results[index]))
@@ -105,7 +105,7 @@ def recorded(places: Places) -> Iterator[Item]:
 
 
 def of_view(places: Places, view: Any) -> Iterator[Item]:
-    """The items of a SparseView's request (SparseView.responses_items, walked): its durable stretches, its
+    """The items of a SparseView's request, walked: its durable stretches, its
     messages renamed in place or rewritten, the messages it made."""
     native = 0
     starts = places.starts

@@ -15,9 +15,8 @@ from itertools import chain, compress, filterfalse, islice, repeat
 from operator import add, attrgetter, is_, ne, not_, sub
 from typing import Any
 
-from ..formats.skeleton import bones_of, renamed, responses_items
+from ..formats.skeleton import bones_of, renamed
 from ..providers.sparse import bone_code, ids_pass, judged_regions
-from ..providers.sparse_items import Columns, Places, made_items
 from ..repair.entries import RenamedAlike, Rewritten, entry_message, renames_every_call
 from ..repair.plan import Plan
 from . import fast_bones
@@ -271,30 +270,6 @@ class SparseView:
             bone = made[position]
             out.append(renamed(durable[bone.index], bone.ids) if type(bone) is Rewritten else bone)
         return out
-
-    def responses_items(self, places: Places, frames: Mapping[int, Any], results: Mapping[int, Any]) -> Columns:
-        """The view's call and output items as a Responses request writes them (providers.sparse_items): the
-        durable messages' from `places` (frames and results: the light view's), the others' from their bones."""
-        assert self.made is not None
-        found = Columns()
-        native = 0
-        for position, low, high in self._pieces():
-            if low >= 0:
-                places.items(low, high, native, position, found)
-                native += places.count(low, high)
-                continue
-            if low == -2:  # a message of a turn renamed alike, in place
-                assert self.alike is not None
-                index = high
-                native += places.renamed(index, self.alike.ids_of(index) or {}, frames, results, native, position,
-                                         found)
-                continue
-            entry = self.made[position]
-            if type(entry) is Rewritten:
-                native += places.renamed(entry.index, entry.ids, frames, results, native, position, found)
-            else:
-                native += made_items(entry, native, position, responses_items, found)
-        return found
 
     def _pieces(self) -> Iterator[tuple[int, int, int]]:
         """_segments, with each message of a turn renamed alike (RenamedAlike) apart, as (position, -2, index)."""
