@@ -27,8 +27,9 @@ import pickle
 import signal
 import struct
 import sys
-from collections.abc import Callable, Generator, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 CHUNKS_PER_WORKER = 64
 """Chunks per worker process: enough that the workers finish together (the last chunk of 2,000 small files
@@ -193,3 +194,136 @@ def _stop(workers: dict[int, int], finished: bool) -> None:
                 break
             except InterruptedError:
                 continue
+
+
+class Begun(Protocol):
+    """An item's work done and what it waits on begun (in_order_overlapped): end() waits and gives the outcome;
+    discard() drops what is begun (a stop, or a bug elsewhere) and gives nothing."""
+
+    def end(self) -> Any: ...
+
+    def discard(self) -> None: ...
+
+
+def overlapped(begin: Callable[[Any], Begun], items: Iterable[Any]) -> Iterator[Any]:
+    """begin(item).end() for every item, in order, in this process: each item ended after the next one is begun,
+    so what an item waits on (`repair --out-dir`: its batch's flush to disk) overlaps the next one's work."""
+    previous: Begun | None = None
+    try:
+        for item in items:
+            earlier, previous = previous, begin(item)
+            if earlier is not None:
+                yield earlier.end()
+        if previous is not None:
+            earlier, previous = previous, None
+            yield earlier.end()
+    finally:
+        if previous is not None:
+            previous.discard()
+
+
+def in_order_overlapped(begin: Callable[[Any], Begun], items: Sequence[Any], jobs: int,
+                        guard: Callable[[], AbstractContextManager[Any]]) -> Generator[Any, None, None]:
+    """in_order for work in two steps (`repair --out-dir`: a batch written, then flushed and renamed): each
+    worker ends an item (Begun.end) once it has begun its next, so the wait overlaps the next item's work.  A
+    worker runs inside guard() (repair's: SIGTERM raises, started batches are discarded on the way out), where
+    in_order's workers leave SIGTERM to its default between items: here something is begun between them.
+
+    The caller makes sure fork exists and that jobs > 1; without a worker, overlapped() here."""
+    chunks = min(len(items), jobs * CHUNKS_PER_WORKER, MOST_CHUNKS)
+    size = -(-len(items) // chunks) if chunks else 1
+    count = -(-len(items) // size) if items else 0
+    numbers, feed = os.pipe()
+    try:
+        _write_all(feed, b"".join(map(_NUMBER.pack, range(count))))
+    finally:
+        os.close(feed)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    workers: dict[int, int] = {}
+    finished = False
+    try:
+        for _ in range(jobs):
+            reading, writing = os.pipe()
+            try:
+                pid = os.fork()
+            except OSError:
+                os.close(reading)
+                os.close(writing)
+                break
+            if pid == 0:
+                os.close(reading)
+                for other in workers:
+                    os.close(other)
+                _overlapped_worker(begin, items, size, numbers, writing, guard)
+            os.close(writing)
+            workers[reading] = pid
+        os.close(numbers)
+        numbers = -1
+        if not workers:
+            yield from overlapped(begin, items)
+            finished = True
+            return
+        yield from _gathered(workers, count)
+        finished = True
+    finally:
+        if numbers >= 0:
+            os.close(numbers)
+        _stop(workers, finished)
+
+
+def _overlapped_worker(begin: Callable[[Any], Begun], items: Sequence[Any], size: int, numbers: int, out: int,
+                       guard: Callable[[], AbstractContextManager[Any]]) -> None:
+    """in_order_overlapped's worker: as _worker, each item ended after the next is begun; a chunk's outcomes
+    are written once its last item has ended (a bug: its chunk's error, and the worker leaves)."""
+    code = 0
+    previous: tuple[Begun, int, list[Any], bool] | None = None  # begun, its chunk, the chunk's outcomes, its last
+
+    def settle(entry: tuple[Begun, int, list[Any], bool]) -> None:
+        begun, number, outcomes, last = entry
+        outcomes.append(begun.end())
+        if last:
+            payload = pickle.dumps((number, True, outcomes), protocol=pickle.HIGHEST_PROTOCOL)
+            _write_all(out, _SIZE.pack(len(payload)) + payload)
+
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        with guard():
+            failed = False
+            while not failed:
+                got = os.read(numbers, _NUMBER.size)
+                if not got:
+                    break
+                while len(got) < _NUMBER.size:
+                    got += os.read(numbers, _NUMBER.size - len(got))
+                (number,) = _NUMBER.unpack(got)
+                chunk = items[number * size:(number + 1) * size]
+                outcomes: list[Any] = []
+                try:
+                    for index, item in enumerate(chunk):
+                        earlier, previous = previous, (begin(item), number, outcomes, index == len(chunk) - 1)
+                        if earlier is not None:
+                            settle(earlier)
+                except Exception as error:  # a bug: the parent raises it as soon as it reads it
+                    payload = _pickled_error(number, error)
+                    _write_all(out, _SIZE.pack(len(payload)) + payload)
+                    failed = True
+            if previous is not None and not failed:
+                earlier, previous = previous, None
+                try:
+                    settle(earlier)
+                except Exception as error:
+                    payload = _pickled_error(earlier[1], error)
+                    _write_all(out, _SIZE.pack(len(payload)) + payload)
+    except BaseException:  # noqa: BLE001 - the parent is gone or stops us: nothing to tell anyone
+        code = 1
+    finally:
+        try:
+            if previous is not None:
+                previous[0].discard()
+        finally:
+            os._exit(code)

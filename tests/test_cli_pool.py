@@ -219,3 +219,63 @@ def test_stopping_repair_out_dir_leaves_no_temporary_file_and_never_hangs(tmp_pa
         assert not [name for name in os.listdir(out) if name.endswith(".integrity-tmp")]
         assert all((out / name).read_bytes() == written for name in os.listdir(out))
     assert stopped  # at least one run was stopped while it wrote
+
+
+class _Begun:
+    """A cli_pool.Begun that says which process began and ended it, and in what order."""
+
+    def __init__(self, item: int, log: list[str] | None = None) -> None:
+        self.item = item
+        self.began = os.getpid()
+        self.log = log
+
+    def end(self) -> tuple[int, int, int]:
+        if self.item == 13 and self.log is None:
+            raise ValueError("item 13")
+        if self.log is not None:
+            self.log.append(f"end {self.item}")
+        return self.item, self.began, os.getpid()
+
+    def discard(self) -> None:
+        if self.log is not None:
+            self.log.append(f"discard {self.item}")
+
+
+@pytest.mark.parametrize("count, jobs", [(1, 2), (7, 2), (200, 3), (20000, 2)])
+def test_overlapped_outcomes_come_in_order_each_ended_where_it_began(count: int, jobs: int) -> None:
+    from contextlib import nullcontext
+
+    def begin(item: int) -> _Begun:
+        if count < 1000:
+            time.sleep(0.001)
+        return _Begun(item + 100)
+
+    outcomes = list(cli_pool.in_order_overlapped(begin, list(range(count)), jobs, nullcontext))
+    assert [item for item, _, _ in outcomes] == [item + 100 for item in range(count)]
+    assert all(began == ended != os.getpid() for _, began, ended in outcomes)
+    assert not _children()
+
+
+def test_overlapped_raises_a_bug_of_the_work_here() -> None:
+    from contextlib import nullcontext
+
+    with pytest.raises(ValueError, match="item 13"):
+        list(cli_pool.in_order_overlapped(_Begun, list(range(40)), 2, nullcontext))
+    assert not _children()
+
+
+def test_overlapped_here_ends_each_item_after_beginning_the_next() -> None:
+    log: list[str] = []
+
+    def begin(item: int) -> _Begun:
+        log.append(f"begin {item}")
+        return _Begun(item, log)
+
+    each = cli_pool.overlapped(begin, range(4))
+    assert [item for item, _, _ in each] == [0, 1, 2, 3]
+    assert log == ["begin 0", "begin 1", "end 0", "begin 2", "end 1", "begin 3", "end 2", "end 3"]
+    log.clear()
+    each = cli_pool.overlapped(begin, range(4))
+    next(each)
+    each.close()  # stopped: the one begun and not ended is discarded
+    assert log == ["begin 0", "begin 1", "end 0", "discard 1"]

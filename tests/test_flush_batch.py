@@ -138,3 +138,113 @@ def test_a_stop_between_two_files_of_a_batch_leaves_no_temporary_file(tmp_path: 
     outcomes = cli._repair_batch_into_folder([str(path) for path in inputs], args)
     assert done and all(code == cli.EXIT_TERMINATED for code, _ in outcomes)
     assert os.listdir(out) == []
+
+
+def test_a_batch_is_flushed_while_the_next_one_is_written(tmp_path: Path, monkeypatch: Any) -> None:
+    """The flush of one batch (its own thread) runs while the next batch's files are made: it waits here until a
+    temporary file of a later batch exists, which never happens if the files wait for the flush."""
+    import threading
+
+    inputs = _files(tmp_path / "in", 20)
+    out = tmp_path / "out"
+    out.mkdir()
+    later = threading.Event()
+    first: list[str] = []
+    seen: list[bool] = []
+    real_flush, real_create = atomic_write._flush_together, atomic_write._create
+
+    def create(path: str) -> int:
+        if first and first[0] not in path:
+            later.set()
+        return real_create(path)
+
+    def flush(targets: Any) -> dict[int, Any]:
+        if not first:
+            first.extend(os.path.basename(t.real) for t in targets)
+            seen.append(later.wait(20))
+        return real_flush(targets)
+
+    monkeypatch.setattr(atomic_write, "_create", create)
+    monkeypatch.setattr(atomic_write, "_flush_together", flush)
+    monkeypatch.setattr("integrity.cli._FLUSH_BATCH", 8)
+    done = run("repair", "--jobs", "1", "--now", "1", "--out-dir", out, *inputs)
+    assert done.code == 0, done.stderr
+    assert seen == [True] and 0 < len(first) < len(inputs)
+    assert sorted(os.listdir(out)) == sorted(path.name for path in inputs)
+
+
+def test_a_stop_while_a_batch_is_flushed_leaves_no_temporary_file(tmp_path: Path) -> None:
+    """Stopped after the first batch's outcomes (the second batch written, its flush started, its files not
+    renamed): the first batch's files are there whole, the second's are gone, no temporary file is left."""
+    from integrity import cli
+    from integrity.cli_pool import overlapped
+
+    inputs = _files(tmp_path / "in", 6)
+    out = tmp_path / "out"
+    out.mkdir()
+    args = cli.build_parser().parse_args(["repair", "--now", "1", "--out-dir", str(out), *map(str, inputs)])
+    each = overlapped(lambda paths: cli._begin_batch(paths, args), [list(map(str, inputs[:3])),
+                                                                   list(map(str, inputs[3:]))])
+    assert [code for code, _ in next(each)] == [0, 0, 0]
+    assert any(name.endswith(".integrity-tmp") for name in os.listdir(out))  # the second batch, being flushed
+    each.close()
+    assert sorted(os.listdir(out)) == [path.name for path in inputs[:3]]
+
+
+def test_a_started_batch_nobody_ends_is_discarded_by_the_guard(tmp_path: Path) -> None:
+    """A stop between a batch's start and whoever would end it (the batch then held by no one): the guard
+    `repair --out-dir` runs its batches in removes its files."""
+    from integrity import cli
+
+    inputs = _files(tmp_path / "in", 3)
+    out = tmp_path / "out"
+    out.mkdir()
+    args = cli.build_parser().parse_args(["repair", "--now", "1", "--out-dir", str(out), *map(str, inputs)])
+    with pytest.raises(atomic_write.Terminated), cli._batches_guarded():
+        cli._begin_batch(list(map(str, inputs)), args)  # begun, then dropped
+        assert len(os.listdir(out)) == 3
+        raise atomic_write.Terminated()
+    assert os.listdir(out) == []
+
+
+@pytest.mark.parametrize("count, jobs", [(1, 2), (9, 2), (130, 1), (2000, 2), (5000, 8)])
+def test_batches_cut_the_files_in_order_and_shrink_toward_the_end(count: int, jobs: int) -> None:
+    from integrity import cli
+
+    files = [f"f{number}" for number in range(count)]
+    batches = cli._batches(files, jobs)
+    assert [name for batch in batches for name in batch] == files
+    sizes = [len(batch) for batch in batches]
+    assert max(sizes) <= cli._FLUSH_BATCH and sizes == sorted(sizes[:-1], reverse=True) + sizes[-1:]
+    if count >= 100:
+        assert sizes[-2] == cli._SMALLEST_BATCH < sizes[0]
+
+
+def test_a_batch_plans_its_files_as_each_file_alone(tmp_path: Path) -> None:
+    """Inside a batch, plan() works a path's real name out from its folder's (once a batch) and one lstat: the
+    same real path, the same status and the same refusals as without a batch, links included."""
+    real_folder = tmp_path / "real"
+    real_folder.mkdir()
+    (tmp_path / "linked").symlink_to(real_folder)
+    (real_folder / "there.json").write_bytes(b"[]")
+    (real_folder / "input.json").write_bytes(b"[]")
+    (real_folder / "link.json").symlink_to(real_folder / "there.json")
+    (real_folder / "dangling.json").symlink_to(real_folder / "missing.json")
+    source = str(tmp_path / "linked" / "input.json")
+
+    def planned(name: str) -> tuple[str, Any, str]:
+        target = atomic_write.Target(str(tmp_path / "linked" / name), "repaired transcript")
+        try:
+            atomic_write.plan(source, [target])
+        except atomic_write.WriteError as error:
+            return "", None, str(error)
+        existing = target.existing
+        return target.real, existing and (existing.st_ino, existing.st_mode), ""
+
+    names = ["new.json", "there.json", "link.json", "dangling.json", "input.json", ".", "sub/"]
+    alone = [planned(name) for name in names]
+    with atomic_write.flushed_together():
+        batched = [planned(name) for name in names]
+    assert batched == alone
+    assert alone[0][0] == str(real_folder / "new.json") and alone[2][0] == str(real_folder / "there.json")
+    assert "symbolic link to a missing file" in alone[3][2] and "is the input file" in alone[4][2]
