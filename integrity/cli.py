@@ -17,7 +17,6 @@ import itertools
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO, cast
 
@@ -26,7 +25,6 @@ from ._bulk.atomic_write import plan as plan_targets
 from .loading import TranscriptError, one_line, open_source, read_opened, read_source
 
 if TYPE_CHECKING:  # the report module is imported lazily, only by the commands that need it
-    from ._bulk.atomic_write import FlushBatch
     from ._bulk.pieces import Piece
     from .pipeline import CheckResult, ProviderVerdict
     from .pipeline import Loaded as _Loaded  # one transcript of a file: the pipeline's unit
@@ -749,95 +747,25 @@ def cmd_repair_files(args: argparse.Namespace) -> int:
     if refused:
         _error(f"error: {refused}")
         return EXIT_UNREADABLE
-    from functools import partial
-
-    from .cli_pool import in_order_overlapped, overlapped
-
     worst = EXIT_HEALTHY
     files = list(args.files)
-    jobs = _jobs(args)
-    batches = _batches(files, jobs)
-    jobs = min(jobs, len(batches))
-    begin = partial(_begin_batch, args=args)
-    if jobs > 1 and hasattr(os, "fork"):  # (not on Windows: there, one process)
-        _preload()
-        each: Iterator[list[tuple[int, str]]] = in_order_overlapped(begin, batches, jobs, _batches_guarded)
-    else:
-        each = overlapped(begin, batches)
-    with _batches_guarded():
-        for outcomes in each:
-            for code, text in outcomes:
-                if text:
-                    sys.stderr.write(text)
-                worst = max(worst, code)
+    size = max(1, min(_FLUSH_BATCH, -(-len(files) // (2 * _jobs(args)))))
+    batches = argparse.Namespace(**{**vars(args), "files": [files[at:at + size] for at in range(0, len(files), size)]})
+    for outcomes in _each_file(_repair_batch_into_folder, batches):
+        for code, text in outcomes:
+            if text:
+                sys.stderr.write(text)
+            worst = max(worst, code)
     return worst
 
 
 _FLUSH_BATCH = 64
 """`repair --out-dir`: at most this many files are flushed to disk together (atomic_write.FlushBatch)."""
 
-_SMALLEST_BATCH = 8
-"""`repair --out-dir`: the batches shrink toward the end down to this many files (_batches)."""
 
-
-def _batches(files: list[str], jobs: int) -> list[list[str]]:
-    """The files cut into batches of consecutive files, each flushed to disk together: _FLUSH_BATCH files at
-    most, and a quarter of a worker's share of what is left, so the last batches are small (the workers take
-    them in order: whoever takes the last one keeps the others waiting a few files at most, not 64)."""
-    batches = []
-    at = 0
-    while at < len(files):
-        size = max(_SMALLEST_BATCH, min(_FLUSH_BATCH, -(-(len(files) - at) // (4 * jobs))))
-        batches.append(files[at:at + size])
-        at += size
-    return batches
-
-
-@contextmanager
-def _batches_guarded() -> Iterator[None]:
-    """Where `repair --out-dir`'s batches are begun and ended: SIGTERM raises (Terminated), and a batch begun
-    whose flush was started but not ended (a stop between the two) has its temporary files removed."""
-    from ._bulk.atomic_write import discard_started
-
-    try:
-        with signals_raise():
-            yield
-    finally:
-        discard_started()
-
-
-class _BatchBegun:
-    """A batch of `repair --out-dir` written to its temporary files and its flush to disk started
-    (atomic_write.FlushBatch.start); end() waits for the flush, renames the files into place and gives each
-    file's outcome (cli_pool.Begun)."""
-
-    def __init__(self, outcomes: list[tuple[int, str]], batch: FlushBatch | None) -> None:
-        self.outcomes = outcomes
-        self.batch = batch
-
-    def end(self) -> list[tuple[int, str]]:
-        batch, self.batch = self.batch, None
-        if batch is None:
-            return self.outcomes
-        try:
-            failed = batch.finish()
-        except Terminated:  # the pool is being stopped: nothing more is renamed
-            batch.discard()
-            return [(EXIT_TERMINATED, "")] * max(1, len(self.outcomes))
-        for number, error in failed.items():
-            self.outcomes[number] = (EXIT_UNREADABLE, f"error: {error} (no file was written)\n")
-        return self.outcomes
-
-    def discard(self) -> None:
-        batch, self.batch = self.batch, None
-        if batch is not None:
-            batch.discard()
-
-
-def _begin_batch(paths: list[str], args: argparse.Namespace) -> _BatchBegun:
-    """_repair_into_folder for each of `paths` (their temporary files written), then their flush to disk
-    started, all together (atomic_write.flushed_together: the promise of one file's write, one wait on the
-    disk); the renames are end()'s."""
+def _repair_batch_into_folder(paths: list[str], args: argparse.Namespace) -> list[tuple[int, str]]:
+    """_repair_into_folder for each of `paths`, their files flushed to disk together and then renamed into
+    place (atomic_write.flushed_together: the promise of one file's write, one wait on the disk)."""
     from ._bulk.atomic_write import flushed_together
 
     outcomes: list[tuple[int, str]] = []
@@ -848,18 +776,13 @@ def _begin_batch(paths: list[str], args: argparse.Namespace) -> _BatchBegun:
                 batch.key = number
                 outcomes.append(_repair_into_folder(path, one))
                 if outcomes[-1][0] == EXIT_TERMINATED:  # the pool is being stopped: nothing more is renamed
-                    return _BatchBegun(outcomes, None)
-            batch.start()
+                    return outcomes
+            failed = batch.finish()
     except Terminated:
-        return _BatchBegun([(EXIT_TERMINATED, "")] * max(1, len(outcomes)), None)
-    return _BatchBegun(outcomes, batch)
-
-
-def _repair_batch_into_folder(paths: list[str], args: argparse.Namespace) -> list[tuple[int, str]]:
-    """_repair_into_folder for each of `paths`, their files flushed to disk together and then renamed into
-    place: _begin_batch's, ended at once."""
-    with _batches_guarded():
-        return _begin_batch(paths, args).end()
+        return [(EXIT_TERMINATED, "")] * max(1, len(outcomes))
+    for number, error in failed.items():
+        outcomes[number] = (EXIT_UNREADABLE, f"error: {error} (no file was written)\n")
+    return outcomes
 
 
 def _out_dir_refusal(args: argparse.Namespace) -> str:

@@ -32,10 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, BinaryIO, cast
-
-if TYPE_CHECKING:
-    import threading
+from typing import Any, BinaryIO, cast
 
 STDOUT = "-"
 
@@ -279,10 +276,6 @@ class FlushBatch:
     one.  What changes is how often the disk is waited on: one flush of the folder's file system
     (syncfs, Linux) for the batch instead of one fsync per file, each of which waited for its own
     journal commit.  Where syncfs is missing each file is fsynced, just before the renames.
-
-    start() begins the flush in a thread of its own (syncfs waits on the disk without the GIL), so the
-    caller can write its next batch meanwhile; finish() waits for that flush, then renames.  The renames
-    are this thread's: in the flush's thread each would wait for the GIL, up to 5 ms, behind the caller.
     """
 
     def __init__(self) -> None:
@@ -290,42 +283,14 @@ class FlushBatch:
         self.key: Any = None
         self.folders: dict[str, str] = {}  # a folder as named -> its real path (_real_and_status)
         self.new_mode = -1  # a new file's permission bits (0666 less the umask), once asked
-        self.flushing: threading.Thread | None = None
-        self.flushed: dict[int, WriteError] | BaseException = {}  # what the started flush gave
-
-    def start(self) -> None:
-        """Begin flushing every pending file to disk in a thread of its own; finish() or discard() ends it."""
-        import threading
-
-        targets = [target for _, files in self.pending for target in files]
-        self.flushing = threading.Thread(target=self._flush, args=(targets,), name="integrity-flush", daemon=True)
-        _started.add(self)  # (until finish or discard: see discard_started)
-        self.flushing.start()
-
-    def _flush(self, targets: list[Target]) -> None:
-        try:
-            self.flushed = _flush_together(targets)
-        except BaseException as error:  # (raised again by finish, in the caller's thread)
-            self.flushed = error
-
-    def _flushed(self, targets: list[Target]) -> dict[int, WriteError]:
-        """The flush's errors: the started flush's, once its thread is done, else a flush made here now."""
-        if self.flushing is None:
-            return _flush_together(targets)
-        self.flushing.join()
-        self.flushing = None
-        if isinstance(self.flushed, BaseException):
-            raise self.flushed
-        return self.flushed
 
     def finish(self) -> dict[Any, WriteError]:
-        """Flush every pending file (or wait for start()'s flush), then rename each write_all's files into
-        place (all or nothing, as write_all does); the errors by key.  Nothing is pending afterwards."""
+        """Flush every pending file, then rename each write_all's files into place (all or nothing, as
+        write_all does); the errors by key.  Nothing is pending afterwards."""
         pending, self.pending = self.pending, []
         failed: dict[Any, WriteError] = {}
-        _started.discard(self)
         try:
-            flushed = self._flushed([target for _, files in pending for target in files])
+            flushed = _flush_together([target for _, files in pending for target in files])
             with _signals_blocked():  # once for the batch's renames, not twice a file
                 for key, files in pending:
                     problem = next((flushed[id(target)] for target in files if id(target) in flushed), None)
@@ -343,29 +308,11 @@ class FlushBatch:
         return failed
 
     def discard(self) -> None:
-        """Remove every pending temporary file (the batch stops: nothing more is renamed), once a started
-        flush is done with them."""
-        try:
-            if self.flushing is not None:
-                self.flushing.join()
-                self.flushing = None
-        finally:
-            _started.discard(self)
-            pending, self.pending = self.pending, []
-            for _, files in pending:
-                for target in files:
-                    _remove(target.temporary)
-
-
-_started: set[FlushBatch] = set()
-"""The batches started (FlushBatch.start) and not yet finished nor discarded."""
-
-
-def discard_started() -> None:
-    """Discard every batch started and not finished (a stop that came between a batch's start and whoever
-    would have finished it: its temporary files go all the same)."""
-    for batch in list(_started):
-        batch.discard()
+        """Remove every pending temporary file (the batch stops: nothing more is renamed)."""
+        pending, self.pending = self.pending, []
+        for _, files in pending:
+            for target in files:
+                _remove(target.temporary)
 
 
 @cache
@@ -421,9 +368,7 @@ _batch: FlushBatch | None = None
 @contextmanager
 def flushed_together() -> Iterator[FlushBatch]:
     """A FlushBatch for the write_all calls made inside (files only: a write that goes to standard output is
-    never deferred).  The caller calls finish() inside; leaving by an exception discards what is pending, and
-    so does leaving without finish(), unless the batch was started (start()): its files are then the caller's
-    to finish() or discard()."""
+    never deferred).  The caller calls finish(); leaving by an exception discards what is pending."""
     global _batch
     batch = _batch = FlushBatch()
     try:
@@ -433,8 +378,7 @@ def flushed_together() -> Iterator[FlushBatch]:
         raise
     finally:
         _batch = None
-        if batch.flushing is None:
-            batch.discard()
+        batch.discard()
 
 
 @contextmanager
