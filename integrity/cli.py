@@ -375,7 +375,10 @@ def _preload() -> None:
     engine imported, instead of importing it again (about 50 ms of a core per worker)."""
     from . import pipeline  # noqa: F401
     from ._bulk import fast_read  # noqa: F401
+    from ._bulk.atomic_write import syncfs_function
     from .repair import policies  # noqa: F401
+
+    syncfs_function()  # (ctypes: about 5 ms a process)
 
 
 class _ReportWriter:
@@ -784,11 +787,12 @@ def _repair_batch_into_folder(paths: list[str], args: argparse.Namespace) -> lis
     from ._bulk.atomic_write import flushed_together
 
     outcomes: list[tuple[int, str]] = []
+    one = argparse.Namespace(**vars(args))  # each file's arguments: its file and output set by _repair_into_folder
     try:  # SIGTERM raises anywhere in the batch (between two files too), so its temporary files are removed
         with signals_raise(), flushed_together() as batch:
             for number, path in enumerate(paths):
                 batch.key = number
-                outcomes.append(_repair_into_folder(path, args))
+                outcomes.append(_repair_into_folder(path, one))
                 if outcomes[-1][0] == EXIT_TERMINATED:  # the pool is being stopped: nothing more is renamed
                     return outcomes
             failed = batch.finish()
@@ -816,17 +820,19 @@ def _out_dir_refusal(args: argparse.Namespace) -> str:
     return ""
 
 
-def _repair_into_folder(path: str, args: argparse.Namespace) -> tuple[int, str]:
+def _repair_into_folder(path: str, one: argparse.Namespace) -> tuple[int, str]:
     """Repair one file into --out-dir; its exit code and what it says on standard error (handed back, so
-    the parent prints every file's lines in input order).  A bug in one file is that file's line."""
+    the parent prints every file's lines in input order).  A bug in one file is that file's line.
+
+    `one` is the batch's copy of the command's arguments: its file and output are set here.  SIGTERM raises
+    Terminated through the batch's signals_raise (_repair_batch_into_folder)."""
     import contextlib
     import io
 
-    one = argparse.Namespace(**{**vars(args), "file": path, "output": os.path.join(args.out_dir,
-                                                                                   os.path.basename(path))})
+    one.file, one.output = path, os.path.join(one.out_dir, os.path.basename(path))
     said = io.StringIO()
     try:
-        with contextlib.redirect_stderr(said), signals_raise():
+        with contextlib.redirect_stderr(said):
             code = cmd_repair(one)
     except Terminated:  # the pool is being stopped: the write cleaned up after itself
         return EXIT_TERMINATED, ""
