@@ -229,19 +229,24 @@ def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2, r
                         "", None))
     times: dict[str, list[float]] = {label: [] for label, *_ in runs_of}
     own: list[float] = []  # triage's own time (what it reports), less the cluster's start
-    for _ in range(runs):
-        for label, command, output, _target in runs_of:
-            with tempfile.TemporaryDirectory() as out:
+    # Every run's output is kept until all are timed, each in a new folder: on a file system without a journal
+    # (this machine's ext4) a file made soon after others were deleted costs the kernel a walk past each freed
+    # inode, so deleting one run's 2,000 outputs before the next would time the bench's own clean-up.
+    with tempfile.TemporaryDirectory() as kept:
+        for round_number in range(runs):
+            for number, (label, command, output, _target) in enumerate(runs_of):
+                out = os.path.join(kept, f"{round_number}-{number}")
+                os.mkdir(out)
                 if output == "folder":
                     command = [*command, out, *paths]
                 elif output == "table":
                     command = [*command, os.path.join(out, "fleet.parquet"), str(folder)]
                 elapsed, _, said = measure(command, stderr=output == "table")
-            times[label].append(elapsed)
-            if output == "table":
-                reported = _triage_seconds(said)
-                if reported is not None:
-                    own.append(reported)
+                times[label].append(elapsed)
+                if output == "table":
+                    reported = _triage_seconds(said)
+                    if reported is not None:
+                        own.append(reported)
     best = {label: min(values) for label, values in times.items()}
     for label, _, _, target in runs_of:
         elapsed = best[label]
