@@ -29,7 +29,7 @@ from ..loading import TranscriptError
 
 _RAWS = msgspec.json.Decoder(list[msgspec.Raw])
 
-BLOCK = 4 << 20
+BLOCK = 1 << 20
 """Bytes read at a time (about 18,000 generated messages): large enough that each block costs one
 C-level decode, small enough that a few of them are little beside the light view."""
 

@@ -363,7 +363,7 @@ def read_fast(data: bytes, source: str, clean: bool = True, bones: bool | str = 
     return _read(Source(data), source, clean, False, bones)
 
 
-STREAM_FROM = 2 * BLOCK
+STREAM_FROM = 8 << 20
 """Files at least this large are read a block at a time (read_fast_file); smaller ones whole."""
 
 
@@ -498,7 +498,8 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
     kept: list[Any] = []
     builder = LightBuilder(clean, sparse_names=True)  # ids here are strings (else the general reader reads)
     names: dict[str, str] = {}
-    decoded: list[int] = []  # each block's keys its structs hold (_feed, _inner_keys)
+    decoded: list[tuple[int, bool]] = []  # each block's keys its structs hold (_feed, _inner_keys), and whether
+    # some message of it may nest deeper than the general reader allows (see _sound_in_memory)
     pi_ai = False
     beside = None if keep else _Beside.start(body, container, low, high, writes)
     # An array's blocks are decoded once, into the structs (that proves each cut as well as the raw spans
@@ -540,7 +541,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
             if beside is None and not (_sound_in_memory(document, hinted, depth, keys, container)
                                        if structs else not _lost_keys(document, keys)):
                 return None
-            decoded.append(keys)
+            decoded.append((keys, hinted or depth > _SHALLOW - _LEVEL.get(container, 0)))
             pi_ai = pi_ai or found
             blocks.append((offset, length, first, len(messages)))
         if not pi_ai and not builder.result_keys:
@@ -641,14 +642,19 @@ _Told = tuple[int, int, "int | None", "array[int] | None"]
 
 
 def _check_beside(body: Source, container: str, low: int, high: int, writes: bool) -> list[_Told] | None:
-    """What the child of _Beside works out: None when some block is not _sound, else for each block
+    """What the child of _Beside works out: None when some block is not UTF-8, else for each block
     the bound on its key tokens, and its plain lengths when the view will be written (writes) and the
     block is plain.  The keys the structs hold are counted by the reader, which decodes them anyway
-    (_keys_kept holds the two together): the child never decodes the structs a second time."""
+    (_keys_kept holds the two together): the child never decodes the structs a second time.
+
+    The other checks of _sound (numbers, nesting) are the reader's, and only for a block whose keys do not
+    all count or that may nest deep (_keys_kept): a block whose every key its structs hold had every value
+    decoded by msgspec, which refuses the numbers the general reader refuses (see _sound_in_memory).  They
+    were two fifths of this child's work, which a large file's reading waits for."""
     found: list[_Told] = []
     for offset, length, chunk, raws in _split(body, container, low, high):
         document = _document(chunk, raws, container)
-        if not _sound(document, raws, container, keys=False):
+        if not _valid_utf8(document):
             return None
         start, end = (0, plain_end(chunk, container)) if container == "jsonl" else (1, len(chunk) - 1)
         plain = plain_lengths(chunk, start, end, raws, container) if writes else None
@@ -656,19 +662,25 @@ def _check_beside(body: Source, container: str, low: int, high: int, writes: boo
     return found
 
 
-def _keys_kept(body: Source, container: str, blocks: list[Block], decoded: list[int], told: list[_Told]) -> bool:
-    """Whether no block lost a key, from the keys each block's structs hold (decoded, counted by the
-    reader) and the bound on its key tokens the child worked out (told): when the two are equal no key
-    was lost (see _lost_keys).  A block where they differ, or that the child cut elsewhere, is read
-    again and checked exactly (_lost_keys: one generic decode of it)."""
+def _keys_kept(body: Source, container: str, blocks: list[Block], decoded: list[tuple[int, bool]],
+               told: list[_Told]) -> bool:
+    """Whether every block reads as the general reader reads it, from the keys each block's structs hold and
+    whether it may nest deep (decoded, by the reader) and the bound on its key tokens the child worked out
+    (told): when the keys equal the bound no key was lost and every value was decoded (see _lost_keys,
+    _sound_in_memory), and only a block that may nest deep is read again, for its nesting.  A block where
+    they differ, or that the child cut elsewhere, is read again and checked exactly (_sound, and _lost_keys:
+    one generic decode of it)."""
     for number, (offset, length, _, _) in enumerate(blocks):
         said = told[number] if number < len(told) else None
-        if said is not None and said[:2] == (offset, length) and said[2] is not None and said[2] == decoded[number]:
+        keys, deep = decoded[number]
+        if said is not None and said[:2] == (offset, length) and said[2] is not None and said[2] == keys:
+            if deep and _nested_too_deep(block_raws(body.read(offset, length), container), container):
+                return False
             continue
         chunk = body.read(offset, length)
-        document = _document(chunk, block_raws(chunk, container), container) if container == "jsonl" else \
-            b"".join((b"[", chunk, b"]"))
-        if _lost_keys(document, decoded[number]):
+        raws = block_raws(chunk, container)
+        document = _document(chunk, raws, container) if container == "jsonl" else b"".join((b"[", chunk, b"]"))
+        if not _sound(document, raws, container, keys=False) or _lost_keys(document, keys):
             return False
     return True
 
@@ -852,7 +864,7 @@ def _sound_in_memory(document: bytes, hinted: bool, depth: int, keys: int, conta
     rough = key_tokens_rough(document)
     bound = rough if rough is None or rough == keys else rough + escaped_key_tokens(document)
     if bound is not None and bound == keys:
-        if not hinted and depth <= MAX_DEPTH - 3 - {"array": 1, "object": 2}.get(container, 0):
+        if not hinted and depth <= _SHALLOW - _LEVEL.get(container, 0):
             return True
         return not _nested_too_deep(_SPANS.decode(document), container)
     return not (_numbers_need_general_reader(document) or _lost_keys(document, keys, bound)
@@ -862,6 +874,13 @@ def _sound_in_memory(document: bytes, hinted: bool, depth: int, keys: int, conta
 MAX_DEPTH = 200
 """The general reader's nesting limit (formats.container.MAX_DEPTH; a test holds them equal): kept
 here so that a file without bracket-heavy messages never loads the formats package."""
+
+_SHALLOW = MAX_DEPTH - 3
+"""The deepest free values (_inner_keys' depth) a message without native hints may hold, its container aside
+(_LEVEL), and not nest past MAX_DEPTH: a call's arguments lie three levels into its message."""
+
+_LEVEL = {"array": 1, "object": 2}
+"""The levels a container puts around each message."""
 
 
 def _too_deep(raw: bytes, level: int) -> bool:
