@@ -183,8 +183,9 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
 
     Most messages belong to clean turns: a frame with fresh call ids opens a turn, and each of its results
     right after it answers the call the turn waits for.  Those steps of LightBuilder (frame and result) are
-    taken here, on the builder's open turn held in local names, with no call per message; any other frame or
-    result goes to the builder's own method, the open turn handed over before and read back after.
+    taken here, on the builder's open turn held in local names, with no call per message, and so is a result
+    when no turn is open (a loose one: most of a defect-dense file's); any other frame or result goes to the
+    builder's own method, the open turn handed over before and read back after.
     A turn whose results end a block hands the builder the tool names of the results it got so far
     (LightBuilder.pending), so that a turn found not clean in the next block names them all.
 
@@ -205,6 +206,7 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
     frames, result_keys, first, loose_ids = builder.frames, builder.result_keys, builder.first_frame, builder.loose_ids
     clean, loose, pending, sparse = builder.clean_frames, builder.loose, builder.pending, builder.sparse
     named = None if sparse else builder.names  # each result's tool name, kept here (else only loose results')
+    loose_names, receipts = builder.names, builder.receipts
     turns = builder.classifying
     want_at, want, turn, turn_frame = builder.want_at, builder.want, builder.turn, builder.turn_frame
     told = want_at  # the open turn's results before this index are in pending
@@ -248,6 +250,14 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                 else:
                     want = turn[answered].id
                     want_at = index + 1
+                continue
+            if want_at == -1 and turns:  # no turn open: a loose result (LightBuilder.result's step for it)
+                result_keys[index] = call_id
+                loose_names[index] = name
+                if error is True and is_receipt(True, details):
+                    receipts.add(index)
+                loose.append(index)
+                loose_ids.add(call_id)
                 continue
             if sparse and told < want_at:
                 _tell(messages, offset, told, want_at, pending)
