@@ -177,14 +177,22 @@ def _bracketed(data: bytes, low: int, high: int) -> bool:
     return data[:low].strip(JSON_SPACE) == b"[" and data[high:].strip(JSON_SPACE) == b"]"
 
 
-def _last_separators(chunk: bytes) -> list[re.Match[bytes]]:
-    """The last few candidate cuts of a chunk, last first: before a '{"role"' first, then any (only the
-    chunk's tail is searched when that has any)."""
-    tail = max(0, len(chunk) - (1 << 16))
-    found: list[re.Match[bytes]] = []
+def _last_separators(chunk: bytes) -> Iterator[re.Match[bytes]]:
+    """The last few candidate cuts of a chunk, last first: before a '{"role"' first, then any.  Each kind is
+    looked for in the chunk's last 4 kB, else its last 64 kB, else all of it, and only when the cuts before
+    failed: the first cut tried almost always holds, so a block costs one search of a few kB (a search of
+    the last 64 kB for both kinds was ~8 ms of reading 200,000 messages in blocks of 1 MB)."""
     for pattern in (_MESSAGE_START, _SEPARATOR):
-        found += (list(pattern.finditer(chunk, tail)) or list(pattern.finditer(chunk)))[::-1][:_TRIES]
-    return found
+        for tail in _TAILS:
+            start = max(0, len(chunk) - tail)
+            found = list(pattern.finditer(chunk, start))
+            if found or start == 0:
+                break
+        yield from found[::-1][:_TRIES]
+
+
+_TAILS = (1 << 12, 1 << 16, 1 << 62)
+"""How much of a chunk's end _last_separators searches, widening until it finds a cut to try."""
 
 
 def line_blocks(source: Source, low: int, high: int,
