@@ -130,9 +130,8 @@ def _pair(light: LightTranscript, plan: Plan, turns: CleanTurns, loose: list[int
         else:
             used = last_use.get(key) or turns.slot_of(key)  # a reuse of a clean id always comes after it
         if used is not None and turns.answer(answers, used) is not None:
-            second = Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name) if key == "" else \
-                Note.of(NoteCode.SECOND_RESULT, call_id=key)
-            later_result(plan, answers, receipts, used, index, second, turns)
+            naming: dict[str, Any] = {"call_id": "", "tool": name} if key == "" else {"call_id": key}
+            later_result(plan, answers, receipts, used, index, naming, turns)
             continue
         early.append(index)
     _pair_early(light, plan, answers, open_calls, last_use, early, turns)
@@ -171,9 +170,8 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
             continue
         answered = _answered_use(light, answers, last_use, index, turns, idless)
         if answered is not None:
-            second = Note.of(NoteCode.SECOND_RESULT, call_id=key) if key != "" else \
-                Note.of(NoteCode.SECOND_RESULT, call_id="", tool=light.result_names.get(index))
-            later_result(plan, answers, light.receipts, answered, index, second, turns)
+            naming = {"call_id": key} if key != "" else {"call_id": "", "tool": light.result_names.get(index)}
+            later_result(plan, answers, light.receipts, answered, index, naming, turns)
             continue
         if key == "" or "" in last_use:
             if unanswered is None:
@@ -185,8 +183,7 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
                 answered = None if named is not None else unanswered.answered_in_order(light, answers, index)
                 if answered is not None:  # every call of the frame before it is answered: a later result
                     later_result(plan, answers, light.receipts, answered, index,
-                                  Note.of(NoteCode.SECOND_RESULT, call_id="",
-                                          tool=light.frames[answered[0]][answered[1]].name), turns)
+                                 {"call_id": "", "tool": light.frames[answered[0]][answered[1]].name}, turns)
                     continue
             if named is not None:
                 answers[named] = index
@@ -334,8 +331,7 @@ def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], 
             answered = next(((latest, position) for position, call in enumerate(frames[latest])
                              if call.id == "" and call.name == name and (latest, position) in answers), None)
             if answered is not None:
-                later_result(plan, answers, light.receipts, answered, index,
-                              Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name), turns)
+                later_result(plan, answers, light.receipts, answered, index, {"call_id": "", "tool": name}, turns)
                 return
         else:
             chosen = named
@@ -596,12 +592,12 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     for frame, splitting in _splitting_frames(light, others):
         if splitting is not None:
             plan.dropped_frames.append(frame)
-            plan.notes[frame] = Note.of(NoteCode.FRAME_SPLITS_RESULTS, frame=splitting)
+            plan.note_all(NoteCode.FRAME_SPLITS_RESULTS, (frame,), ("frame",), ((splitting,),))
         elif frame in light.empty_frames:
             plan.dropped_frames.append(frame)
-            plan.notes[frame] = Note.of(NoteCode.FRAME_EMPTY)
+            plan.note_all(NoteCode.FRAME_EMPTY, (frame,))
 
-    by_name = any(map(_BY_NAME.__contains__, map(_CODE, plan.notes.values())))
+    by_name = not _BY_NAME.isdisjoint(plan.note_codes())
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not renamed and not plan.repaired_tool_calls and not light.numeric_results and not by_name
                 and not light.bad_arguments
