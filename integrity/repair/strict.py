@@ -574,6 +574,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     frames = light.frames
     turns = CleanTurns(light, clean, first_frame)
     answers = pair_unique(light, plan, turns, loose)
+    by_id = answers is not None  # every result answers the call with its own id (none paired by name or order)
     if answers is None:
         answers = _pair(light, plan, turns, loose)
     renamed, made = _renames(light, provider, first_frame)
@@ -584,10 +585,6 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         settled -= alike
     plan.settled = settled
 
-    plan.repaired_tool_calls = [
-        call.id for index, calls in frames.items() if index not in settled and index not in alike
-        for position, call in enumerate(calls) if (index, position) not in others
-    ]
     # Interrupted frames: drop only those that split a frame from its results, or are empty.
     for frame, splitting in _splitting_frames(light, others):
         if splitting is not None:
@@ -598,9 +595,9 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
             plan.note_all(NoteCode.FRAME_EMPTY, (frame,))
 
     by_name = not _BY_NAME.isdisjoint(plan.note_codes())
+    # (every call answered where it is, so no call is repaired: plan.repaired_tool_calls stays empty)
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
-                and not renamed and not plan.repaired_tool_calls and not light.numeric_results and not by_name
-                and not light.bad_arguments
+                and not renamed and not light.numeric_results and not by_name and not light.bad_arguments
                 and all(others.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() if index not in settled for position in range(len(calls)))
                 )
@@ -617,9 +614,9 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         # the turns renamed alike stay in the stretches, as the settled ones do: one rename says what the full
         # order would carry for each of their messages (entries.RenamedAlike), no entry per message
         plan.renamed_alike = RenamedAlike(sorted(alike), frames, made, isinstance(renamed, _RenamedWhole))
-        order = _emit(light, plan, others, renamed, settled | alike, stretches)
+        order = _emit(light, plan, others, renamed, settled | alike, stretches, by_id=by_id)
     else:
-        order = _emit(light, plan, others, renamed, settled, stretches, alike)
+        order = _emit(light, plan, others, renamed, settled, stretches, alike, by_id)
     plan.order = legalize(light, order, provider, plan) or order
     return plan
 
@@ -650,14 +647,17 @@ def _settled(light: LightTranscript, plan: Plan, answers: dict[Slot, int], clean
 
 
 def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed: Renamed,
-          settled: set[int], stretches: bool = False, alike: Collection[int] = ()) -> list[Any]:
-    """The view order: every kept message in place, each frame followed by its answers in call order.
+          settled: set[int], stretches: bool = False, alike: Collection[int] = (), by_id: bool = False) -> list[Any]:
+    """The view order: every kept message in place, each frame followed by its answers in call order; and
+    plan.repaired_tool_calls, the ids of the calls it answers with a receipt (none answered), in frame order.
 
     answers: those of every frame but the settled clean turns (_settled), which the view keeps
     exactly as recorded, and those it renames alike (`alike`: clean turns whose ids it renames, each
     answered by the results right after it).  Stretches without unsettled frames or skipped messages are
     copied as ranges, which keeps a million-message repair fast (as one `range` entry each with stretches).
+    by_id: every answer carries its call's id (pair_unique paired them), so none is rewritten for its id.
     """
+    missing = plan.repaired_tool_calls
     frames = light.frames
     bad = light.bad_arguments
     skip = set(answers.values()).union(plan.dropped_strays, plan.dropped_duplicates, plan.dropped_frames)
@@ -680,10 +680,11 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
                 answer = answers.get((index, position))
                 if answer is None:
                     order.append(Synthesized(call.id, call.name, index, position, False))
-                elif keys[answer] != call.id:
-                    order.append(Rewritten(answer, {-1: call.id}))
-                else:
+                    missing.append(call.id)
+                elif by_id or keys[answer] == call.id:
                     order.append(answer)
+                else:
+                    order.append(Rewritten(answer, {-1: call.id}))
             continue
         ids = renamed.get(index) or {}
         invalid = frozenset(position for position in range(len(calls)) if (index, position) in bad) if bad \
@@ -703,6 +704,7 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
             new_id = ids.get(position)
             if answer is None:
                 order.append(Synthesized(new_id or call.id, call.name, index, position, position in invalid))
+                missing.append(call.id)
             elif new_id is not None or keys[answer] != call.id or answer in numeric:
                 order.append(Rewritten(answer, {-1: new_id or call.id}))
             else:
