@@ -260,12 +260,56 @@ def _remove(path: str) -> None:
 def _write_temporary(target: Target, produce: Callable[[BinaryIO], Any], flush: bool = True) -> None:
     try:
         with _open_temporary(target) as out:
-            produce(out)
+            produce(cast(BinaryIO, _WrittenBack(out)) if flush and _ADVISES else out)
             out.flush()
             if flush:
                 os.fsync(out.fileno())
     except OSError as error:
         raise WriteError(target.path, f"cannot write the {target.what}: {error.strerror or error}") from None
+
+
+_ADVISES = hasattr(os, "posix_fadvise")
+
+_WRITE_BACK = 2 << 20
+"""Bytes written between two hints to the kernel to start putting them on disk (_WrittenBack)."""
+
+
+class _WrittenBack:
+    """A temporary file that asks the kernel to start writing its bytes to disk as they come, every _WRITE_BACK
+    bytes, so that the fsync before the rename waits only for the last few (a 40 MB repair spent ~20 ms there,
+    waiting for all of them).  The promise is unchanged: the file is renamed only after that fsync.
+
+    The hint is POSIX_FADV_DONTNEED on the bytes just written: Linux starts their writeback (without waiting
+    for it) and drops only pages already clean, which these are not yet, so the file stays cached.  Only write,
+    writelines and flush are offered: what a repair's producers call."""
+
+    __slots__ = ("_out", "_handle", "_written", "_told")
+
+    def __init__(self, out: BinaryIO) -> None:
+        self._out = out
+        self._handle = out.fileno()
+        self._written = 0
+        self._told = 0
+
+    def write(self, data: Any) -> int:
+        count = self._out.write(data)
+        self._written += len(data)
+        if self._written - self._told >= _WRITE_BACK:
+            self._out.flush()
+            try:
+                os.posix_fadvise(self._handle, self._told, self._written - self._told, os.POSIX_FADV_DONTNEED)
+            except OSError:
+                pass  # only a hint: the fsync writes them anyway
+            self._told = self._written
+        return count
+
+    def writelines(self, lines: Any) -> None:
+        write = self.write
+        for line in lines:
+            write(line)
+
+    def flush(self) -> None:
+        self._out.flush()
 
 
 class FlushBatch:

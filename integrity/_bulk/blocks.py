@@ -29,7 +29,7 @@ from ..loading import TranscriptError
 
 _RAWS = msgspec.json.Decoder(list[msgspec.Raw])
 
-BLOCK = 4 << 20
+BLOCK = 1 << 20
 """Bytes read at a time (about 18,000 generated messages): large enough that each block costs one
 C-level decode, small enough that a few of them are little beside the light view."""
 
@@ -177,14 +177,22 @@ def _bracketed(data: bytes, low: int, high: int) -> bool:
     return data[:low].strip(JSON_SPACE) == b"[" and data[high:].strip(JSON_SPACE) == b"]"
 
 
-def _last_separators(chunk: bytes) -> list[re.Match[bytes]]:
-    """The last few candidate cuts of a chunk, last first: before a '{"role"' first, then any (only the
-    chunk's tail is searched when that has any)."""
-    tail = max(0, len(chunk) - (1 << 16))
-    found: list[re.Match[bytes]] = []
+def _last_separators(chunk: bytes) -> Iterator[re.Match[bytes]]:
+    """The last few candidate cuts of a chunk, last first: before a '{"role"' first, then any.  Each kind is
+    looked for in the chunk's last 4 kB, else its last 64 kB, else all of it, and only when the cuts before
+    failed: the first cut tried almost always holds, so a block costs one search of a few kB (a search of
+    the last 64 kB for both kinds was ~8 ms of reading 200,000 messages in blocks of 1 MB)."""
     for pattern in (_MESSAGE_START, _SEPARATOR):
-        found += (list(pattern.finditer(chunk, tail)) or list(pattern.finditer(chunk)))[::-1][:_TRIES]
-    return found
+        for tail in _TAILS:
+            start = max(0, len(chunk) - tail)
+            found = list(pattern.finditer(chunk, start))
+            if found or start == 0:
+                break
+        yield from found[::-1][:_TRIES]
+
+
+_TAILS = (1 << 12, 1 << 16, 1 << 62)
+"""How much of a chunk's end _last_separators searches, widening until it finds a cut to try."""
 
 
 def line_blocks(source: Source, low: int, high: int,
@@ -221,15 +229,16 @@ SEPARATORS = {"jsonl": b"\n", "array": b",\n", "object": b",\n"}
 """What the writer puts between two messages of each container."""
 
 
-def plain_lengths(chunk: bytes, start: int, end: int, raws: list[Any], container: str) -> array[int] | None:
-    """The messages' byte lengths when a block's messages, chunk[start:end], are exactly the messages
-    joined by the writer's separator (a file this tool wrote, or one message per line): the writer
-    then copies a stretch of them as one slice of the block, without decoding it again.  None for
-    any other block."""
-    joined = SEPARATORS[container].join(raws)
+def plain_starts(chunk: bytes, start: int, end: int, raws: list[Any], container: str) -> array[int] | None:
+    """Where each message starts, from chunk[start:end] (and where the one after the last would: one more
+    than the messages), when a block's messages are exactly the messages joined by the writer's separator
+    (a file this tool wrote, or one message per line): the writer then copies a stretch of them as one
+    slice of the block, without decoding it again.  None for any other block."""
+    separator = SEPARATORS[container]
+    joined = separator.join(raws)
     if len(joined) != end - start or not chunk.startswith(joined, start):
         return None
-    return array("I", map(len, raws))
+    return array("Q", [0, *accumulate(map(len(separator).__add__, map(len, raws)))])
 
 
 def plain_end(chunk: bytes, container: str) -> int:
@@ -241,12 +250,12 @@ class Spans:
     """Each message's raw bytes by index: all kept when the file is in memory, else read again a block
     at a time (at most KEEP blocks at once, the least recently read freed first).
 
-    lengths: for a file read a block at a time, each block's plain_lengths (None for a block that must
+    starts: for a file read a block at a time, each block's plain_starts (None for a block that must
     be decoded again to find its messages).
     """
 
     def __init__(self, source: Source, name: str, container: str, blocks: list[Block], count: int,
-                 raws: list[Any] | None = None, lengths: list[array[int] | None] | None = None) -> None:
+                 raws: list[Any] | None = None, starts: list[array[int] | None] | None = None) -> None:
         self._source = source
         self._name = name
         self._container = container
@@ -256,10 +265,11 @@ class Spans:
         self._count = count
         self._streamed = raws is None
         self._all: list[Any] = raws if raws is not None else []  # streamed: filled on first use
-        self._lengths = lengths or [None] * len(blocks)
+        self._starts = starts or [None] * len(blocks)
+        self.separator = len(SEPARATORS[container])  # its length: what a slice of a plain block leaves out
         self._decoded: dict[int, None] = {}  # blocks whose raws are in _all, least recently read first
-        self._plain: dict[int, tuple[memoryview, list[int]]] = {}  # plain blocks read: bytes, message starts
-        self._hot: tuple[int, int, memoryview, list[int]] | None = None  # the plain block piece() used last
+        self._plain: dict[int, tuple[memoryview, array[int]]] = {}  # plain blocks read: bytes, message starts
+        self._hot: tuple[int, int, memoryview, array[int]] | None = None  # the plain block piece() used last
         self._cut: tuple[int, Any] | None = None  # the block documents() read last: its raw spans, or (bytes, starts)
 
     def __len__(self) -> int:
@@ -276,7 +286,7 @@ class Spans:
     def documents(self, indices: Sequence[int]) -> Iterator[bytes]:
         """The messages at these indices (in order) as JSON arrays to decode: raw spans kept, one array of them;
         else one per block holding some of them, that block read again and its messages sliced out where they
-        are (a plain block: plain_lengths) or cut into raw spans (msgspec's Raw: a third of decoding them), of
+        are (a plain block: plain_starts) or cut into raw spans (msgspec's Raw: a third of decoding them), of
         which only these are joined (only the last block read is kept: a caller wanting a few messages of a
         large file decodes those and lets the block go, instead of holding every message's raw span)."""
         if not self._streamed:
@@ -289,8 +299,8 @@ class Spans:
             picked = wanted[bisect_left(wanted, first):bisect_left(wanted, first + count)]
             if self._cut is not None and self._cut[0] == number:  # (the last block of the batch before)
                 cut = self._cut[1]
-            else:  # a plain block's messages are sliced out where they are (plain_lengths); others cut again
-                cut = self._plain_of(number) if self._lengths[number] is not None else self._raws_of(number)
+            else:  # a plain block's messages are sliced out where they are (plain_starts); others cut again
+                cut = self._plain_of(number) if self._starts[number] is not None else self._raws_of(number)
                 self._cut = (number, cut)
             if type(cut) is tuple:
                 view, starts = cut
@@ -310,7 +320,7 @@ class Spans:
 
     def stretch(self, start: int, stop: int) -> Iterator[Any]:
         """The messages start..stop-1 as pieces to write with the separator between each two: a slice
-        of the file per plain block (see plain_lengths), else one piece per message."""
+        of the file per plain block (see plain_starts), else one piece per message."""
         if not self._streamed:
             yield SEPARATORS[self._container].join(self._all[start:stop])
             return
@@ -318,7 +328,7 @@ class Spans:
             number = bisect_right(self._firsts, start) - 1
             _, _, first, count = self._blocks[number]
             end = min(stop, first + count)
-            if self._lengths[number] is None:
+            if self._starts[number] is None:
                 yield SEPARATORS[self._container].join(self.pieces(range(start, end)))
             else:
                 view, starts = self._read_plain(number)
@@ -335,12 +345,25 @@ class Spans:
         if hot is None or start < hot[0] or stop > hot[1]:
             number = bisect_right(self._firsts, start) - 1
             _, _, first, count = self._blocks[number]
-            if stop > first + count or self._lengths[number] is None:
+            if stop > first + count or self._starts[number] is None:
                 return None
             view, starts = self._read_plain(number)
             hot = self._hot = (first, first + count, view, starts)
         first, _, view, starts = hot
         return view[starts[start - first]:starts[stop - first] - self._separator]
+
+    def plain_at(self, index: int) -> tuple[int, int, memoryview, array[int]] | None:
+        """The plain block holding message `index`, for a writer that slices it itself as piece() would: its
+        first message, the message after its last, its bytes and where each message starts in them; None when
+        the block is not plain (or the raw spans are in memory): piece() and stretch() are asked then."""
+        if not self._streamed:
+            return None
+        number = bisect_right(self._firsts, index) - 1
+        _, _, first, count = self._blocks[number]
+        if self._starts[number] is None:
+            return None
+        view, starts = self._read_plain(number)
+        return first, first + count, view, starts
 
     def pieces(self, indices: Sequence[int]) -> list[Any]:
         """The raw bytes of the messages at these indices, in order."""
@@ -380,7 +403,7 @@ class Spans:
         self._all[first:first + count] = self._raws_of(number)
         self._decoded[number] = None
 
-    def _read_plain(self, number: int) -> tuple[memoryview, list[int]]:
+    def _read_plain(self, number: int) -> tuple[memoryview, array[int]]:
         """_plain_of, the last KEEP blocks kept (the writer reads a block many times)."""
         found = self._plain.get(number)
         if found is None:
@@ -389,12 +412,11 @@ class Spans:
                 del self._plain[next(iter(self._plain))]
         return found
 
-    def _plain_of(self, number: int) -> tuple[memoryview, list[int]]:
-        """A plain block read again: its bytes and where each message starts in them (plain_lengths)."""
-        lengths = self._lengths[number]
-        assert lengths is not None
+    def _plain_of(self, number: int) -> tuple[memoryview, array[int]]:
+        """A plain block read again: its bytes and where each message starts in them (plain_starts)."""
+        starts = self._starts[number]
+        assert starts is not None
         data = self._read(number)
-        starts = [0, *accumulate(map(self._separator.__add__, lengths))]
         if starts[-1] - self._separator != plain_end(data, self._container):
             raise changed(self._name)
         return memoryview(data), starts

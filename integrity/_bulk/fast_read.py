@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import marshal
 import os
 import re
 from array import array
@@ -50,7 +51,7 @@ from .blocks import (
     block_raws,
     line_blocks,
     plain_end,
-    plain_lengths,
+    plain_starts,
 )
 from .key_tokens import escaped_key_tokens, key_tokens_bound, key_tokens_rough
 
@@ -183,8 +184,9 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
 
     Most messages belong to clean turns: a frame with fresh call ids opens a turn, and each of its results
     right after it answers the call the turn waits for.  Those steps of LightBuilder (frame and result) are
-    taken here, on the builder's open turn held in local names, with no call per message; any other frame or
-    result goes to the builder's own method, the open turn handed over before and read back after.
+    taken here, on the builder's open turn held in local names, with no call per message, and so is a result
+    when no turn is open (a loose one: most of a defect-dense file's); any other frame or result goes to the
+    builder's own method, the open turn handed over before and read back after.
     A turn whose results end a block hands the builder the tool names of the results it got so far
     (LightBuilder.pending), so that a turn found not clean in the next block names them all.
 
@@ -205,6 +207,7 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
     frames, result_keys, first, loose_ids = builder.frames, builder.result_keys, builder.first_frame, builder.loose_ids
     clean, loose, pending, sparse = builder.clean_frames, builder.loose, builder.pending, builder.sparse
     named = None if sparse else builder.names  # each result's tool name, kept here (else only loose results')
+    loose_names, receipts = builder.names, builder.receipts
     turns = builder.classifying
     want_at, want, turn, turn_frame = builder.want_at, builder.want, builder.turn, builder.turn_frame
     told = want_at  # the open turn's results before this index are in pending
@@ -248,6 +251,14 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                 else:
                     want = turn[answered].id
                     want_at = index + 1
+                continue
+            if want_at == -1 and turns:  # no turn open: a loose result (LightBuilder.result's step for it)
+                result_keys[index] = call_id
+                loose_names[index] = name
+                if error is True and is_receipt(True, details):
+                    receipts.add(index)
+                loose.append(index)
+                loose_ids.add(call_id)
                 continue
             if sparse and told < want_at:
                 _tell(messages, offset, told, want_at, pending)
@@ -363,7 +374,7 @@ def read_fast(data: bytes, source: str, clean: bool = True, bones: bool | str = 
     return _read(Source(data), source, clean, False, bones)
 
 
-STREAM_FROM = 2 * BLOCK
+STREAM_FROM = 8 << 20
 """Files at least this large are read a block at a time (read_fast_file); smaller ones whole."""
 
 
@@ -373,7 +384,7 @@ def read_fast_file(stream: FileSource, clean: bool = True, writes: bool = False,
     1,000,000-message file is then read in about the memory of its light view.  None when the file
     is smaller than STREAM_FROM or not sure to be pi-ai: the caller still owns `stream` and reads it
     whole.  writes: the view will be written (write_fast), so learn which blocks it can copy as
-    slices (blocks.plain_lengths)."""
+    slices (blocks.plain_starts)."""
     if stream.size < STREAM_FROM:
         return None
     return _read(stream, stream.source, clean, writes, bones)
@@ -413,15 +424,15 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
         # messages judged take their bones from them (fast_bones.struct_bones), not from decoding them again
         structs: list[Any] | None = [] if bones in ("hints", "items") and not isinstance(body, FileSource) else None
         # a verdict judged from the light view reads a few messages again (fast_bones.bones_at): a plain block's
-        # lengths (learnt beside) let it slice them out instead of cutting the block into raw spans again
+        # message starts (learnt beside) let it slice them out instead of cutting the block into raw spans again
         read = _blocks(body, container, low, high, clean, writes or bones in ("hints", "items"), made, items,
                        structs)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     if read is None:
         return None
-    light, blocks, raws, lengths = read
-    spans = Spans(body, source, container, blocks, light.size, raws, lengths)
+    light, blocks, raws, starts = read
+    spans = Spans(body, source, container, blocks, light.size, raws, starts)
     return FastTranscript(source, input, container, spans, light, envelope,
                           bones=None if made is None or made[0] is None else (made[0], made[1]),
                           hinted=None if made is None else made[1], items=items, structs=structs)
@@ -474,7 +485,7 @@ def _array_body(body: Source, low: int, high: int) -> tuple[int, int] | None:
 
 _Read = tuple[LightTranscript, list[Block], "list[Any] | None", list["array[int] | None"]]
 """The light view, the blocks, every raw span (JSON lines in memory; None: decoded when asked, by Spans) and
-each block's plain lengths."""
+each block's plain starts (blocks.plain_starts)."""
 
 
 def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writes: bool,
@@ -498,7 +509,8 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
     kept: list[Any] = []
     builder = LightBuilder(clean, sparse_names=True)  # ids here are strings (else the general reader reads)
     names: dict[str, str] = {}
-    decoded: list[int] = []  # each block's keys its structs hold (_feed, _inner_keys)
+    decoded: list[tuple[int, bool]] = []  # each block's keys its structs hold (_feed, _inner_keys), and whether
+    # some message of it may nest deeper than the general reader allows (see _sound_in_memory)
     pi_ai = False
     beside = None if keep else _Beside.start(body, container, low, high, writes)
     # An array's blocks are decoded once, into the structs (that proves each cut as well as the raw spans
@@ -540,26 +552,26 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
             if beside is None and not (_sound_in_memory(document, hinted, depth, keys, container)
                                        if structs else not _lost_keys(document, keys)):
                 return None
-            decoded.append(keys)
+            decoded.append((keys, hinted or depth > _SHALLOW - _LEVEL.get(container, 0)))
             pi_ai = pi_ai or found
             blocks.append((offset, length, first, len(messages)))
         if not pi_ai and not builder.result_keys:
             return None
-        lengths: list[array[int] | None] = [None] * len(blocks)
+        starts: list[array[int] | None] = [None] * len(blocks)
         if beside is not None:
             answer = beside.answer()
             if answer is None or not _keys_kept(body, container, blocks, decoded, answer):
                 return None
             for number, ((offset, length, _, count), told) in enumerate(zip(blocks, answer, strict=False)):
                 plain = told[3]
-                if told[:2] == (offset, length) and plain is not None and len(plain) == count:
-                    lengths[number] = plain  # the child cut the file where this process did
+                if told[:2] == (offset, length) and plain is not None and len(plain) == count + 1:
+                    starts[number] = plain  # the child cut the file where this process did
     finally:
         if beside is not None:
             beside.stop()
     if isinstance(body, FileSource):
         body.check()
-    return builder.build(roles), blocks, kept if keep and not structs else None, lengths
+    return builder.build(roles), blocks, kept if keep and not structs else None, starts
 
 
 def _split(body: Source, container: str, low: int, high: int,
@@ -637,46 +649,80 @@ def _inner_keys(values: list[Any]) -> tuple[int, int]:
 
 _Told = tuple[int, int, "int | None", "array[int] | None"]
 """What the child of _Beside says of each block it cut: its offset and length, the bound on its key tokens
-(key_tokens_bound; None: none cheaply) and its messages' plain lengths (None: not plain, or not asked)."""
+(key_tokens_bound; None: none cheaply) and where its messages start when it is plain (blocks.plain_starts; None:
+not plain, or not asked)."""
 
 
 def _check_beside(body: Source, container: str, low: int, high: int, writes: bool) -> list[_Told] | None:
-    """What the child of _Beside works out: None when some block is not _sound, else for each block
-    the bound on its key tokens, and its plain lengths when the view will be written (writes) and the
-    block is plain.  The keys the structs hold are counted by the reader, which decodes them anyway
-    (_keys_kept holds the two together): the child never decodes the structs a second time."""
+    """What the child of _Beside works out: None when some block is not UTF-8, else for each block
+    the bound on its key tokens, and where its messages start when the view will be written (writes) and
+    the block is plain (the parent would otherwise add up their lengths as it writes).  The keys the structs
+    hold are counted by the reader, which decodes them anyway (_keys_kept holds the two together): the child
+    never decodes the structs a second time.
+
+    The other checks of _sound (numbers, nesting) are the reader's, and only for a block whose keys do not
+    all count or that may nest deep (_keys_kept): a block whose every key its structs hold had every value
+    decoded by msgspec, which refuses the numbers the general reader refuses (see _sound_in_memory).  They
+    were two fifths of this child's work, which a large file's reading waits for."""
     found: list[_Told] = []
     for offset, length, chunk, raws in _split(body, container, low, high):
         document = _document(chunk, raws, container)
-        if not _sound(document, raws, container, keys=False):
+        if not _valid_utf8(document):
             return None
         start, end = (0, plain_end(chunk, container)) if container == "jsonl" else (1, len(chunk) - 1)
-        plain = plain_lengths(chunk, start, end, raws, container) if writes else None
+        plain = plain_starts(chunk, start, end, raws, container) if writes else None
         found.append((offset, length, key_tokens_bound(document), plain))
     return found
 
 
-def _keys_kept(body: Source, container: str, blocks: list[Block], decoded: list[int], told: list[_Told]) -> bool:
-    """Whether no block lost a key, from the keys each block's structs hold (decoded, counted by the
-    reader) and the bound on its key tokens the child worked out (told): when the two are equal no key
-    was lost (see _lost_keys).  A block where they differ, or that the child cut elsewhere, is read
-    again and checked exactly (_lost_keys: one generic decode of it)."""
+def _keys_kept(body: Source, container: str, blocks: list[Block], decoded: list[tuple[int, bool]],
+               told: list[_Told]) -> bool:
+    """Whether every block reads as the general reader reads it, from the keys each block's structs hold and
+    whether it may nest deep (decoded, by the reader) and the bound on its key tokens the child worked out
+    (told): when the keys equal the bound no key was lost and every value was decoded (see _lost_keys,
+    _sound_in_memory), and only a block that may nest deep is read again, for its nesting.  A block where
+    they differ, or that the child cut elsewhere, is read again and checked exactly (_sound, and _lost_keys:
+    one generic decode of it)."""
     for number, (offset, length, _, _) in enumerate(blocks):
         said = told[number] if number < len(told) else None
-        if said is not None and said[:2] == (offset, length) and said[2] is not None and said[2] == decoded[number]:
+        keys, deep = decoded[number]
+        if said is not None and said[:2] == (offset, length) and said[2] is not None and said[2] == keys:
+            if deep and _nested_too_deep(block_raws(body.read(offset, length), container), container):
+                return False
             continue
         chunk = body.read(offset, length)
-        document = _document(chunk, block_raws(chunk, container), container) if container == "jsonl" else \
-            b"".join((b"[", chunk, b"]"))
-        if _lost_keys(document, decoded[number]):
+        raws = block_raws(chunk, container)
+        document = _document(chunk, raws, container) if container == "jsonl" else b"".join((b"[", chunk, b"]"))
+        if not _sound(document, raws, container, keys=False) or _lost_keys(document, keys):
             return False
     return True
 
 
+def _sent(told: list[_Told] | None) -> Any:
+    """The child's answer as marshal writes it (each block's message starts as their bytes)."""
+    if told is None:
+        return None
+    return [(offset, length, bound, None if plain is None else plain.tobytes())
+            for offset, length, bound, plain in told]
+
+
+def _received(sent: Any) -> list[_Told] | None:
+    """_sent's answer back as the child worked it out (None for anything else)."""
+    if not isinstance(sent, list):
+        return None
+    told: list[_Told] = []
+    for offset, length, bound, plain in sent:
+        starts = None
+        if plain is not None:
+            starts = array("Q")
+            starts.frombytes(plain)
+        told.append((offset, length, bound, starts))
+    return told
+
+
 class _Beside:
     """_check_beside run by a forked child on another core while this process decodes the messages:
-    the checks (numbers, UTF-8, nesting; the key tokens; plain blocks) take about a fifth of a large
-    file's read.
+    its checks (UTF-8, the key tokens, plain blocks) cost about as much as cutting the file into blocks.
     Where fork is missing the caller checks each block itself."""
 
     def __init__(self, pid: int, pipe: int) -> None:
@@ -685,8 +731,6 @@ class _Beside:
 
     @classmethod
     def start(cls, body: Source, container: str, low: int, high: int, writes: bool) -> _Beside | None:
-        import pickle  # imported here: the child imports nothing (a lock another thread held at fork stays held)
-
         if not hasattr(os, "fork"):
             return None
         try:
@@ -699,12 +743,12 @@ class _Beside:
             os.close(read)
             os.close(write)
             return None
-        if pid == 0:  # the child: send its answer pickled, then leave without any cleanup
+        if pid == 0:  # the child: send its answer (marshal: built in, nothing to import), then leave without cleanup
             code = 0
             try:
                 os.close(read)
                 with os.fdopen(write, "wb") as out:
-                    out.write(pickle.dumps(_check_beside(body, container, low, high, writes), protocol=5))
+                    out.write(marshal.dumps(_sent(_check_beside(body, container, low, high, writes))))
             except BaseException:
                 code = 1  # no answer: the parent reads the file with the general reader
             finally:
@@ -714,8 +758,6 @@ class _Beside:
 
     def answer(self) -> list[_Told] | None:
         """The child's answer (None: some block is not sound, or the child failed)."""
-        import pickle
-
         parts = []
         while True:
             part = os.read(self._pipe, 1 << 20)
@@ -723,10 +765,9 @@ class _Beside:
                 break
             parts.append(part)
         try:
-            found = pickle.loads(b"".join(parts))
+            return _received(marshal.loads(b"".join(parts)))
         except Exception:
             return None
-        return found if isinstance(found, list) else None
 
     def stop(self) -> None:
         """Reap the child (stopping it first when the reader gave up before asking)."""
@@ -852,7 +893,7 @@ def _sound_in_memory(document: bytes, hinted: bool, depth: int, keys: int, conta
     rough = key_tokens_rough(document)
     bound = rough if rough is None or rough == keys else rough + escaped_key_tokens(document)
     if bound is not None and bound == keys:
-        if not hinted and depth <= MAX_DEPTH - 3 - {"array": 1, "object": 2}.get(container, 0):
+        if not hinted and depth <= _SHALLOW - _LEVEL.get(container, 0):
             return True
         return not _nested_too_deep(_SPANS.decode(document), container)
     return not (_numbers_need_general_reader(document) or _lost_keys(document, keys, bound)
@@ -862,6 +903,13 @@ def _sound_in_memory(document: bytes, hinted: bool, depth: int, keys: int, conta
 MAX_DEPTH = 200
 """The general reader's nesting limit (formats.container.MAX_DEPTH; a test holds them equal): kept
 here so that a file without bracket-heavy messages never loads the formats package."""
+
+_SHALLOW = MAX_DEPTH - 3
+"""The deepest free values (_inner_keys' depth) a message without native hints may hold, its container aside
+(_LEVEL), and not nest past MAX_DEPTH: a call's arguments lie three levels into its message."""
+
+_LEVEL = {"array": 1, "object": 2}
+"""The levels a container puts around each message."""
 
 
 def _too_deep(raw: bytes, level: int) -> bool:
@@ -950,94 +998,15 @@ def _write(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Binary
         stamps.append(value)
         return value
 
-    def durable(index: int) -> Any:
-        return _ANY.decode(raws[index])
+    def messages() -> None:
+        _write_order(plan, raws, _Pieces(raws, separator, out), ending, stamp)
 
-    placeholder = plan.placeholder
-    order: list[Any] = plan.order
-    # Kept messages go out as slices of their blocks, consecutive ones as one piece (pieces joined into
-    # writes of about _WRITE bytes); only the messages the view changes are written anew, in view order.
-    # The order holds a kept message as its index, or a stretch of them as a range (see plan_strict).
-    changed = list(compress(count(), map(is_not, map(type, order), repeat(int))))
-    changed.append(len(order))
-
-    def runs() -> Iterator[Any]:
-        """Each piece: a kept message or stretch as a slice of its block where it is one (the usual case:
-        Spans.piece, no search), else by Spans.stretch; a message the view changes written anew."""
-        piece = raws.piece
-        start = 0
-        for at in changed:
-            if start + 1 == at:  # one kept message between two other entries (a moved result, say)
-                index = order[start]
-                got = piece(index, index + 1)
-                if got is None:
-                    yield from raws.stretch(index, index + 1)
-                else:
-                    yield got
-            elif start + _FEW >= at > start:  # a frame and its answers, say: merged by hand, no C-level setup
-                low = order[start]
-                high = low + 1
-                for index in order[start + 1:at]:
-                    if index == high:
-                        high += 1
-                        continue
-                    got = piece(low, high)
-                    if got is None:
-                        yield from raws.stretch(low, high)
-                    else:
-                        yield got
-                    low, high = index, index + 1
-                got = piece(low, high)
-                if got is None:
-                    yield from raws.stretch(low, high)
-                else:
-                    yield got
-            elif start < at:
-                yield from _stretches(order, start, at, raws)
-            if at < len(order):
-                entry = order[at]
-                if type(entry) is range:  # a stretch kept as recorded (Plan.order with stretches)
-                    got = piece(entry.start, entry.stop)
-                    if got is None:
-                        yield from raws.stretch(entry.start, entry.stop)
-                    else:
-                        yield got
-                elif type(entry) is Synthesized and not entry.not_executed and type(entry.call_id) is str \
-                        and type(entry.tool_name) is str:
-                    timestamp = stamp()
-                    written = _receipt(entry, placeholder, timestamp)
-                    yield (_encode(receipt_message(entry.call_id, entry.tool_name, timestamp, placeholder))
-                           if written is None else written) + ending
-                else:
-                    yield _encode(entry_message(entry, durable, placeholder, stamp)) + ending
-            start = at + 1
-
-    def separated() -> Iterator[bytes]:
-        """The pieces with a separator between each two, joined into writes of about _WRITE bytes (a
-        stretch is often a few kB: one write each would cost a system call per 8 kB buffer)."""
-        batch: list[Any] = []
-        size = 0
-        written = False
-        for item in runs():
-            batch.append(item)
-            size += len(item)
-            if size >= _WRITE:
-                if written:
-                    yield separator
-                yield separator.join(batch)
-                written, batch, size = True, [], 0
-        if batch:
-            if written:
-                yield separator
-            yield separator.join(batch)
-
-    pieces = separated()
     if fast.container == "jsonl":
-        out.writelines(pieces)
+        messages()
         write(b"\n")
     elif fast.container == "array":
         write(b"[\n")
-        out.writelines(pieces)
+        messages()
         write(b"\n]\n")
     else:
         assert fast.envelope is not None
@@ -1051,10 +1020,128 @@ def _write(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Binary
         for part in parts:
             if part is None:
                 write(b"[\n")
-                out.writelines(pieces)
+                messages()
                 write(b"\n]")
             else:
                 write(part)
         write(b"}\n")
     fast.input.check()
     return stamps
+
+
+def _write_order(plan: Plan, raws: Spans, pieces: _Pieces, ending: bytes, stamp: Callable[[], int]) -> None:
+    """Write the view's messages, in view order, separated: kept ones as slices of their blocks, consecutive ones
+    (kept one by one or as a stretch) as one slice; only the messages the view changes are written anew.
+
+    The order holds a kept message as its index, or a stretch of them as a range (see plan_strict); the
+    indices between two other entries are merged by hand when they are few (a frame and its answers, say),
+    else by C-level maps (_stretches).  A defect-dense view has an entry every few messages: each costs a
+    few steps here, no call (a call per piece, and a generator per piece and per batch, were most of the
+    time this took)."""
+    placeholder = plan.placeholder
+    order: list[Any] = plan.order or []
+
+    def durable(index: int) -> Any:
+        return _ANY.decode(raws[index])
+
+    changed = list(compress(count(), map(is_not, map(type, order), repeat(int))))
+    end = len(order)
+    changed.append(end)
+    run = pieces.run
+    add = pieces.add
+    low = high = -1  # the kept messages low..high-1 not written yet (none: -1)
+    start = 0
+    for at in changed:
+        if at - start > _FEW:
+            if low != high:
+                run(low, high)
+            for piece in _stretches(order, start, at, raws):
+                add(piece)
+            low = high = -1
+        elif start < at:
+            for index in order[start:at]:
+                if index == high:
+                    high += 1
+                    continue
+                if low != high:
+                    run(low, high)
+                low, high = index, index + 1
+        if at < end:
+            entry = order[at]
+            if type(entry) is range:  # a stretch kept as recorded (Plan.order with stretches)
+                if entry.start == high:
+                    high = entry.stop
+                else:
+                    if low != high:
+                        run(low, high)
+                    low, high = entry.start, entry.stop
+            else:
+                if low != high:
+                    run(low, high)
+                    low = high = -1
+                if type(entry) is Synthesized and not entry.not_executed and type(entry.call_id) is str \
+                        and type(entry.tool_name) is str:
+                    timestamp = stamp()
+                    written = _receipt(entry, placeholder, timestamp)
+                    add((_encode(receipt_message(entry.call_id, entry.tool_name, timestamp, placeholder))
+                         if written is None else written) + ending)
+                else:
+                    add(_encode(entry_message(entry, durable, placeholder, stamp)) + ending)
+        start = at + 1
+    if low != high:
+        run(low, high)
+    pieces.flush()
+
+
+class _Pieces:
+    """The pieces of a view as written: joined with the separator into writes of about _WRITE bytes (a stretch
+    is often a few kB: one write each would cost a system call per 8 kB buffer), kept messages sliced out of
+    the plain block used last (Spans.plain_at) with no search."""
+
+    __slots__ = ("_raws", "_separator", "_out", "_batch", "_size", "_written", "_first", "_stop", "_view",
+                 "_starts", "_cut")
+
+    def __init__(self, raws: Spans, separator: bytes, out: BinaryIO) -> None:
+        self._raws = raws
+        self._separator = separator
+        self._out = out
+        self._batch: list[Any] = []
+        self._size = 0
+        self._written = False
+        self._first = self._stop = 0  # the plain block at hand: its messages first..stop-1
+        self._view: Any = None
+        self._starts: Any = None
+        self._cut = raws.separator
+
+    def run(self, low: int, high: int) -> None:
+        """The kept messages low..high-1: one slice of their block when it is plain (else Spans.stretch)."""
+        first = self._first
+        if not (first <= low and high <= self._stop):
+            found = self._raws.plain_at(low)
+            if found is None or high > found[1]:
+                for piece in self._raws.stretch(low, high):
+                    self.add(piece)
+                return
+            first, self._stop, self._view, self._starts = found
+            self._first = first
+        starts = self._starts
+        piece = self._view[starts[low - first]:starts[high - first] - self._cut]
+        self._batch.append(piece)
+        self._size += len(piece)
+        if self._size >= _WRITE:
+            self.flush()
+
+    def add(self, piece: Any) -> None:
+        self._batch.append(piece)
+        self._size += len(piece)
+        if self._size >= _WRITE:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._batch:
+            if self._written:
+                self._out.write(self._separator)
+            self._out.write(self._separator.join(self._batch))
+            self._written = True
+            self._batch = []
+            self._size = 0

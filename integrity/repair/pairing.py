@@ -23,7 +23,7 @@ from itertools import chain, compress, repeat
 from operator import add, and_, attrgetter, is_not, lt, ne, not_, or_
 from typing import Any
 
-from ..notes import Note, NoteCode
+from ..notes import NoteCode
 from .plan import Plan
 from .views import NON_STRING_ID, LightTranscript
 
@@ -66,20 +66,20 @@ class CleanTurns:
 
 
 def later_result(plan: Plan, answers: dict[Slot, int], receipts: set[int], slot: Slot, index: int,
-                 call: Note, turns: CleanTurns) -> None:
+                 call: dict[str, Any], turns: CleanTurns) -> None:
     """A result for a call that already has one: the real result beats a receipt, else the first stays.
 
-    call: a SECOND_RESULT note naming the call (its id, and the tool for an id-less call).
+    call: the params that name the call in its note (its id; for an id-less call "" and its tool).
     """
     kept = turns.answer(answers, slot)
     assert kept is not None
     if kept in receipts and index not in receipts:
         answers[slot] = index
         plan.dropped_duplicates[kept] = index
-        plan.notes[kept] = Note(NoteCode.RECEIPT_REPLACED_BY_REAL, {**call.params, "real": index})
+        plan.note_all(NoteCode.RECEIPT_REPLACED_BY_REAL, (kept,), (*call, "real"), ((*call.values(), index),))
     else:
         plan.dropped_duplicates[index] = kept
-        plan.notes[index] = Note(NoteCode.SECOND_RESULT, {**call.params, "kept": kept})
+        plan.note_all(NoteCode.SECOND_RESULT, (index,), (*call, "kept"), ((*call.values(), kept),))
 
 
 def pair_unique(light: LightTranscript, plan: Plan, turns: CleanTurns, loose: list[int]) -> dict[Slot, int] | None:
@@ -99,15 +99,13 @@ def pair_unique(light: LightTranscript, plan: Plan, turns: CleanTurns, loose: li
         return None
     frame_of: list[Any] = list(map(first_frame.get, ids))  # the frame of the call with the id (None: none)
     owned = list(map(is_not, frame_of, repeat(None)))
-    notes = plan.notes
 
     # Strays: no call has their id (the walk finds them left over, in order).
     if not all(owned):
         unowned = list(map(not_, owned))
         strays = list(compress(results, unowned))
         plan.dropped_strays.extend(strays)
-        code = NoteCode.RESULT_WITHOUT_CALL
-        notes.update(zip(strays, [Note(code, {"call_id": key}) for key in compress(ids, unowned)], strict=True))
+        plan.note_all(NoteCode.RESULT_WITHOUT_CALL, strays, ("call_id",), list(zip(compress(ids, unowned))))
         results = list(compress(results, owned))
         ids = list(compress(ids, owned))
         frame_of = list(compress(frame_of, owned))
@@ -126,9 +124,7 @@ def pair_unique(light: LightTranscript, plan: Plan, turns: CleanTurns, loose: li
     answered = list(compress(results, alone))
     answered_slots = list(compress(slots, alone))
     answers = dict(zip(answered_slots, answered, strict=True))
-    code = NoteCode.RESULT_BEFORE_CALL
-    notes.update(zip(compress(answered, map(lt, answered, compress(frame_of, alone))),
-                     iter(lambda: Note(code, {}), None), strict=False))
+    plan.note_all(NoteCode.RESULT_BEFORE_CALL, list(compress(answered, map(lt, answered, compress(frame_of, alone)))))
 
     # A result with a clean call's id is a later result for it: the real result replaces a receipt.
     clean = list(map(not_, map(in_loose.__contains__, frame_of)))
@@ -147,22 +143,19 @@ def pair_unique(light: LightTranscript, plan: Plan, turns: CleanTurns, loose: li
         for index, key, slot in zip(compress(results, rest), compress(ids, rest), compress(slots, rest),
                                     strict=True):
             if turns.has(slot[0]):  # a clean call's id: a later result for it
-                later_result(plan, answers, receipts, slot, index, Note.of(NoteCode.SECOND_RESULT, call_id=key),
-                             turns)
+                later_result(plan, answers, receipts, slot, index, {"call_id": key}, turns)
             elif index < slot[0]:  # recorded before its call
                 early.append((index, key, slot))
             elif slot in answers:
-                later_result(plan, answers, receipts, slot, index, Note.of(NoteCode.SECOND_RESULT, call_id=key),
-                             turns)
+                later_result(plan, answers, receipts, slot, index, {"call_id": key}, turns)
             else:
                 answers[slot] = index
         for index, key, slot in early:  # (the walk pairs these after every other)
             if slot in answers:
-                later_result(plan, answers, receipts, slot, index, Note.of(NoteCode.SECOND_RESULT, call_id=key),
-                             turns)
+                later_result(plan, answers, receipts, slot, index, {"call_id": key}, turns)
             else:
                 answers[slot] = index
-                notes[index] = Note.of(NoteCode.RESULT_BEFORE_CALL)
+                plan.note_all(NoteCode.RESULT_BEFORE_CALL, (index,))
     return answers
 
 
@@ -175,23 +168,20 @@ def _later_clean(light: LightTranscript, plan: Plan, answers: dict[Slot, int], r
     kept = list(map(add, map(sum, slots), repeat(1)))  # call p of clean frame f: answered by f + 1 + p
     replaced = list(map(and_, map(receipts.__contains__, kept), map(not_, map(receipts.__contains__, results))))
     duplicates = plan.dropped_duplicates
-    notes = plan.notes
     if any(replaced):
         real = list(compress(results, replaced))
         receipt = list(compress(kept, replaced))
         answers.update(zip(compress(slots, replaced), real, strict=True))
         duplicates.update(zip(receipt, real, strict=True))
-        code = NoteCode.RECEIPT_REPLACED_BY_REAL
-        notes.update(zip(receipt, [Note(code, {"call_id": key, "real": index})
-                                   for key, index in zip(compress(ids, replaced), real, strict=True)], strict=True))
+        plan.note_all(NoteCode.RECEIPT_REPLACED_BY_REAL, receipt, ("call_id", "real"),
+                      list(zip(compress(ids, replaced), real, strict=True)))
     if not all(replaced):
         stays = list(map(not_, replaced))
         second = list(compress(results, stays))
         first = list(compress(kept, stays))
         duplicates.update(zip(second, first, strict=True))
-        code = NoteCode.SECOND_RESULT
-        notes.update(zip(second, [Note(code, {"call_id": key, "kept": index})
-                                  for key, index in zip(compress(ids, stays), first, strict=True)], strict=True))
+        plan.note_all(NoteCode.SECOND_RESULT, second, ("call_id", "kept"),
+                      list(zip(compress(ids, stays), first, strict=True)))
 
 
 def _slots(frames: dict[int, tuple[Any, ...]], ids: list[str], frame_of: list[int]) -> list[Slot]:

@@ -10,14 +10,15 @@ is exactly one algorithm to trust.
 from __future__ import annotations
 
 from collections import deque
-from itertools import compress
+from collections.abc import Iterable, Sequence
+from itertools import compress, repeat
 from operator import ne
 from typing import TYPE_CHECKING, Any
 
 from .entries import RenamedAlike, Synthesized, ViewEntry
 
 if TYPE_CHECKING:
-    from ..notes import Note
+    from ..notes import Note, NoteCode
     from .views import LightTranscript
 
 
@@ -32,7 +33,8 @@ class Plan:
     dropped_frames: durable indices of interrupted assistant frames left out.
     dropped_duplicates: durable index of a dropped receipt -> the receipt kept instead.
     dropped_strays: durable indices of results dropped because no call owns them.
-    notes: durable index -> why the policy treated it as it did (a code; the report renders it).
+    notes: durable index -> why the policy treated it as it did (a code; the report renders it).  Those noted
+        in bulk (note_all) are made when the notes are first read.
     merged: durable index -> the durable index whose view message carries its content
         (strict policy, provider role rules).
     provider: the provider the view was planned for (None: no provider's role rules).
@@ -53,7 +55,8 @@ class Plan:
         "dropped_frames",
         "dropped_duplicates",
         "dropped_strays",
-        "notes",
+        "_notes",
+        "_unmade",
         "placeholder",
         "merged",
         "provider",
@@ -72,12 +75,46 @@ class Plan:
         self.dropped_frames: list[int] = []
         self.dropped_duplicates: dict[int, int] = {}
         self.dropped_strays: list[int] = []
-        self.notes: dict[int, Note] = {}
+        self._notes: dict[int, Note] = {}
+        self._unmade: list[tuple[NoteCode, Iterable[int], tuple[str, ...], Iterable[Sequence[Any]] | None]] = []
         self.placeholder: str | None = None  # receipt text; None means the reference text
         self.merged: dict[int, int] = {}
         self.provider: str | None = None
         self.settled: set[int] = set()
         self.renamed_alike: RenamedAlike | None = None
+
+    @property
+    def notes(self) -> dict[int, Note]:
+        if self._unmade:
+            self._make_notes()
+        return self._notes
+
+    def note_all(self, code: NoteCode, indices: Iterable[int], keys: tuple[str, ...] = (),
+                 rows: Iterable[Sequence[Any]] | None = None) -> None:
+        """Note each of `indices` with `code` and the params `keys` -> the values of its row (rows: one per index;
+        None: no params), as `notes[index] = Note(code, dict(zip(keys, row)))` in this order would, but made only
+        when the notes are first read: a repair that writes its view never reads them, and a defect-dense
+        transcript has tens of thousands (a microsecond each).  Every later read or write of `notes` makes them
+        first, so the notes and their order are what noting each at once gives."""
+        self._unmade.append((code, indices, keys, rows))
+
+    def note_codes(self) -> set[NoteCode]:
+        """The codes of every note, without making those noted in bulk."""
+        codes = {note.code for note in self._notes.values()}
+        codes.update(code for code, _, _, _ in self._unmade)
+        return codes
+
+    def _make_notes(self) -> None:
+        from ..notes import Note
+
+        unmade, self._unmade = self._unmade, []
+        notes = self._notes
+        for code, indices, keys, rows in unmade:
+            if rows is None:
+                notes.update(zip(indices, map(Note, repeat(code), map(dict, repeat(()))), strict=False))
+            else:
+                notes.update(zip(indices, map(Note, repeat(code), map(dict, map(zip, repeat(keys), rows))),
+                                 strict=True))
 
     @property
     def first_result(self) -> dict[str, int]:

@@ -130,9 +130,8 @@ def _pair(light: LightTranscript, plan: Plan, turns: CleanTurns, loose: list[int
         else:
             used = last_use.get(key) or turns.slot_of(key)  # a reuse of a clean id always comes after it
         if used is not None and turns.answer(answers, used) is not None:
-            second = Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name) if key == "" else \
-                Note.of(NoteCode.SECOND_RESULT, call_id=key)
-            later_result(plan, answers, receipts, used, index, second, turns)
+            naming: dict[str, Any] = {"call_id": "", "tool": name} if key == "" else {"call_id": key}
+            later_result(plan, answers, receipts, used, index, naming, turns)
             continue
         early.append(index)
     _pair_early(light, plan, answers, open_calls, last_use, early, turns)
@@ -171,9 +170,8 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
             continue
         answered = _answered_use(light, answers, last_use, index, turns, idless)
         if answered is not None:
-            second = Note.of(NoteCode.SECOND_RESULT, call_id=key) if key != "" else \
-                Note.of(NoteCode.SECOND_RESULT, call_id="", tool=light.result_names.get(index))
-            later_result(plan, answers, light.receipts, answered, index, second, turns)
+            naming = {"call_id": key} if key != "" else {"call_id": "", "tool": light.result_names.get(index)}
+            later_result(plan, answers, light.receipts, answered, index, naming, turns)
             continue
         if key == "" or "" in last_use:
             if unanswered is None:
@@ -185,8 +183,7 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
                 answered = None if named is not None else unanswered.answered_in_order(light, answers, index)
                 if answered is not None:  # every call of the frame before it is answered: a later result
                     later_result(plan, answers, light.receipts, answered, index,
-                                  Note.of(NoteCode.SECOND_RESULT, call_id="",
-                                          tool=light.frames[answered[0]][answered[1]].name), turns)
+                                 {"call_id": "", "tool": light.frames[answered[0]][answered[1]].name}, turns)
                     continue
             if named is not None:
                 answers[named] = index
@@ -334,8 +331,7 @@ def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], 
             answered = next(((latest, position) for position, call in enumerate(frames[latest])
                              if call.id == "" and call.name == name and (latest, position) in answers), None)
             if answered is not None:
-                later_result(plan, answers, light.receipts, answered, index,
-                              Note.of(NoteCode.SECOND_RESULT, call_id="", tool=name), turns)
+                later_result(plan, answers, light.receipts, answered, index, {"call_id": "", "tool": name}, turns)
                 return
         else:
             chosen = named
@@ -578,6 +574,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     frames = light.frames
     turns = CleanTurns(light, clean, first_frame)
     answers = pair_unique(light, plan, turns, loose)
+    by_id = answers is not None  # every result answers the call with its own id (none paired by name or order)
     if answers is None:
         answers = _pair(light, plan, turns, loose)
     renamed, made = _renames(light, provider, first_frame)
@@ -588,23 +585,19 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         settled -= alike
     plan.settled = settled
 
-    plan.repaired_tool_calls = [
-        call.id for index, calls in frames.items() if index not in settled and index not in alike
-        for position, call in enumerate(calls) if (index, position) not in others
-    ]
     # Interrupted frames: drop only those that split a frame from its results, or are empty.
     for frame, splitting in _splitting_frames(light, others):
         if splitting is not None:
             plan.dropped_frames.append(frame)
-            plan.notes[frame] = Note.of(NoteCode.FRAME_SPLITS_RESULTS, frame=splitting)
+            plan.note_all(NoteCode.FRAME_SPLITS_RESULTS, (frame,), ("frame",), ((splitting,),))
         elif frame in light.empty_frames:
             plan.dropped_frames.append(frame)
-            plan.notes[frame] = Note.of(NoteCode.FRAME_EMPTY)
+            plan.note_all(NoteCode.FRAME_EMPTY, (frame,))
 
-    by_name = any(map(_BY_NAME.__contains__, map(_CODE, plan.notes.values())))
+    by_name = not _BY_NAME.isdisjoint(plan.note_codes())
+    # (every call answered where it is, so no call is repaired: plan.repaired_tool_calls stays empty)
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
-                and not renamed and not plan.repaired_tool_calls and not light.numeric_results and not by_name
-                and not light.bad_arguments
+                and not renamed and not light.numeric_results and not by_name and not light.bad_arguments
                 and all(others.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() if index not in settled for position in range(len(calls)))
                 )
@@ -621,9 +614,9 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         # the turns renamed alike stay in the stretches, as the settled ones do: one rename says what the full
         # order would carry for each of their messages (entries.RenamedAlike), no entry per message
         plan.renamed_alike = RenamedAlike(sorted(alike), frames, made, isinstance(renamed, _RenamedWhole))
-        order = _emit(light, plan, others, renamed, settled | alike, stretches)
+        order = _emit(light, plan, others, renamed, settled | alike, stretches, by_id=by_id)
     else:
-        order = _emit(light, plan, others, renamed, settled, stretches, alike)
+        order = _emit(light, plan, others, renamed, settled, stretches, alike, by_id)
     plan.order = legalize(light, order, provider, plan) or order
     return plan
 
@@ -654,14 +647,17 @@ def _settled(light: LightTranscript, plan: Plan, answers: dict[Slot, int], clean
 
 
 def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed: Renamed,
-          settled: set[int], stretches: bool = False, alike: Collection[int] = ()) -> list[Any]:
-    """The view order: every kept message in place, each frame followed by its answers in call order.
+          settled: set[int], stretches: bool = False, alike: Collection[int] = (), by_id: bool = False) -> list[Any]:
+    """The view order: every kept message in place, each frame followed by its answers in call order; and
+    plan.repaired_tool_calls, the ids of the calls it answers with a receipt (none answered), in frame order.
 
     answers: those of every frame but the settled clean turns (_settled), which the view keeps
     exactly as recorded, and those it renames alike (`alike`: clean turns whose ids it renames, each
     answered by the results right after it).  Stretches without unsettled frames or skipped messages are
     copied as ranges, which keeps a million-message repair fast (as one `range` entry each with stretches).
+    by_id: every answer carries its call's id (pair_unique paired them), so none is rewritten for its id.
     """
+    missing = plan.repaired_tool_calls
     frames = light.frames
     bad = light.bad_arguments
     skip = set(answers.values()).union(plan.dropped_strays, plan.dropped_duplicates, plan.dropped_frames)
@@ -684,10 +680,11 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
                 answer = answers.get((index, position))
                 if answer is None:
                     order.append(Synthesized(call.id, call.name, index, position, False))
-                elif keys[answer] != call.id:
-                    order.append(Rewritten(answer, {-1: call.id}))
-                else:
+                    missing.append(call.id)
+                elif by_id or keys[answer] == call.id:
                     order.append(answer)
+                else:
+                    order.append(Rewritten(answer, {-1: call.id}))
             continue
         ids = renamed.get(index) or {}
         invalid = frozenset(position for position in range(len(calls)) if (index, position) in bad) if bad \
@@ -707,6 +704,7 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
             new_id = ids.get(position)
             if answer is None:
                 order.append(Synthesized(new_id or call.id, call.name, index, position, position in invalid))
+                missing.append(call.id)
             elif new_id is not None or keys[answer] != call.id or answer in numeric:
                 order.append(Rewritten(answer, {-1: new_id or call.id}))
             else:
