@@ -59,7 +59,6 @@ def fed_in_blocks(messages: list[Any], cuts: list[int], clean: bool) -> tuple[Li
         roles.extend(map(fast_read._ROLE_OF.__getitem__, map(type, block)))
         free: list[Any] = []
         fed = fast_read._feed(block, low, builder, names, free)
-        assert fed is not None
         keys += fed[1] + fast_read._inner_keys(free)[0]
     return builder.build(roles), keys
 
