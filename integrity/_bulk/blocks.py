@@ -266,7 +266,6 @@ class Spans:
         self._streamed = raws is None
         self._all: list[Any] = raws if raws is not None else []  # streamed: filled on first use
         self._starts = starts or [None] * len(blocks)
-        self.separator = len(SEPARATORS[container])  # its length: what a slice of a plain block leaves out
         self._decoded: dict[int, None] = {}  # blocks whose raws are in _all, least recently read first
         self._plain: dict[int, tuple[memoryview, array[int]]] = {}  # plain blocks read: bytes, message starts
         self._hot: tuple[int, int, memoryview, array[int]] | None = None  # the plain block piece() used last
@@ -351,19 +350,6 @@ class Spans:
             hot = self._hot = (first, first + count, view, starts)
         first, _, view, starts = hot
         return view[starts[start - first]:starts[stop - first] - self._separator]
-
-    def plain_at(self, index: int) -> tuple[int, int, memoryview, array[int]] | None:
-        """The plain block holding message `index`, for a writer that slices it itself as piece() would: its
-        first message, the message after its last, its bytes and where each message starts in them; None when
-        the block is not plain (or the raw spans are in memory): piece() and stretch() are asked then."""
-        if not self._streamed:
-            return None
-        number = bisect_right(self._firsts, index) - 1
-        _, _, first, count = self._blocks[number]
-        if self._starts[number] is None:
-            return None
-        view, starts = self._read_plain(number)
-        return first, first + count, view, starts
 
     def pieces(self, indices: Sequence[int]) -> list[Any]:
         """The raw bytes of the messages at these indices, in order."""

@@ -1096,10 +1096,9 @@ def _write_order(plan: Plan, raws: Spans, pieces: _Pieces, ending: bytes, stamp:
 class _Pieces:
     """The pieces of a view as written: joined with the separator into writes of about _WRITE bytes (a stretch
     is often a few kB: one write each would cost a system call per 8 kB buffer), kept messages sliced out of
-    the plain block used last (Spans.plain_at) with no search."""
+    their plain block (Spans.piece: the block used last kept at hand, no search)."""
 
-    __slots__ = ("_raws", "_separator", "_out", "_batch", "_size", "_written", "_first", "_stop", "_view",
-                 "_starts", "_cut")
+    __slots__ = ("_raws", "_separator", "_out", "_batch", "_size", "_written")
 
     def __init__(self, raws: Spans, separator: bytes, out: BinaryIO) -> None:
         self._raws = raws
@@ -1108,24 +1107,14 @@ class _Pieces:
         self._batch: list[Any] = []
         self._size = 0
         self._written = False
-        self._first = self._stop = 0  # the plain block at hand: its messages first..stop-1
-        self._view: Any = None
-        self._starts: Any = None
-        self._cut = raws.separator
 
     def run(self, low: int, high: int) -> None:
         """The kept messages low..high-1: one slice of their block when it is plain (else Spans.stretch)."""
-        first = self._first
-        if not (first <= low and high <= self._stop):
-            found = self._raws.plain_at(low)
-            if found is None or high > found[1]:
-                for piece in self._raws.stretch(low, high):
-                    self.add(piece)
-                return
-            first, self._stop, self._view, self._starts = found
-            self._first = first
-        starts = self._starts
-        piece = self._view[starts[low - first]:starts[high - first] - self._cut]
+        piece = self._raws.piece(low, high)
+        if piece is None:
+            for piece in self._raws.stretch(low, high):
+                self.add(piece)
+            return
         self._batch.append(piece)
         self._size += len(piece)
         if self._size >= _WRITE:
