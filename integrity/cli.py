@@ -493,16 +493,6 @@ def pieces_in_array(pieces: Iterable[Piece]) -> Iterator[Piece]:
             yield Compact(piece.text, piece.depth + 1, piece.body)
 
 
-def _or_empty(blocks: Iterator[str]) -> Iterator[str]:
-    """The blocks of a text, or the empty text when there are none (what joining them says)."""
-    empty = True
-    for block in blocks:
-        empty = False
-        yield block
-    if empty:
-        yield ""
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     worst = EXIT_HEALTHY
     args.json = args.json or args.json_lines
@@ -517,7 +507,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             sys.stdout.write("".join(f"{text}\n" for _, text in lines))
         else:
             for to_error, text in lines:
-                for block in [text] if isinstance(text, str) else _or_empty(text):
+                for block in [text] if isinstance(text, str) else text:  # (a verdict's blocks: never none)
                     print(block, file=sys.stderr if to_error else sys.stdout)
         if reports is not None:
             for report in outcome.reports:

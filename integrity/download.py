@@ -7,12 +7,14 @@ flagged_note); the analysis below the pipeline only plans and exports the view.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .analysis import Analysis, export_view, load_all, provider_view, rejected_by_own_provider, replans_for
 from .loading import Transcript
 from .pipeline import CheckResult
+from .providers.violation import said
 
 __all__ = ["NOTHING_LEFT", "RECHECK_UP_TO", "Download", "download", "flagged_note", "still_flagged"]
 
@@ -104,13 +106,12 @@ def still_flagged(result: CheckResult, transcript: Transcript | None, report: An
     report: the input's report; its first finding (malformed first) leads, named at the user's positions."""
     if result.healthy:
         return ""
-    refused = rejected_by_own_provider(transcript) if transcript is not None else []
+    refused: Sequence[Any] = rejected_by_own_provider(transcript) if transcript is not None else []
     if not refused and not result.findings and result.target_verdict is not None:
-        refused = list(result.target_verdict.before)  # the target refuses what no finding names
+        refused = result.target_verdict.before[:1]  # the target refuses what no finding names (its first)
     if refused:
         first = refused[0]
-        said = first.error if first.error.startswith(first.position) else f"{first.position}: {first.error}"
-        left = f"{first.provider} would still reject it: {said}"
+        left = f"{first.provider} would still reject it: {said(first)}"
     elif result.findings:
         left = f"{len(result.findings)} finding(s) left"
     else:

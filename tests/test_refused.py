@@ -17,9 +17,9 @@ import pytest
 
 from integrity.providers import refused
 from integrity.providers.mistral import refused_ids
-from integrity.providers.refused import Refused, refused_columns, said, said_lines
+from integrity.providers.refused import Refused, refused_columns, said_lines
 from integrity.providers.sparse import _refused
-from integrity.providers.violation import Violation, sort_violations
+from integrity.providers.violation import Violation, said, sort_violations
 
 VALID = ["abcDEF123", "ZZZZZZZZZ", "000000000"]
 REFUSED = ["call_1", "toolu_01ABCDEFGHIJ", "abcdefgh_", "abc{}defg", "a" * 10, "", "null", "ünïcödé99"]

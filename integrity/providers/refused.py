@@ -19,7 +19,7 @@ from typing import overload
 
 from .ids import mistral_taken
 from .mistral import INVALID_ID
-from .violation import Violation
+from .violation import Violation, said
 
 RULE = "invalid_tool_call_id"
 _BEFORE, _AFTER = INVALID_ID.split("{id}")
@@ -134,12 +134,6 @@ class Refused(Sequence[Violation]):
                 end = min(start + _CHUNK, high)
                 yield "\n".join([f"{head}messages[{index}]: {before}{value}{after}"
                                  for index, value in zip(self.at[start:end], self.ids[start:end], strict=True)])
-
-
-def said(violation: Violation) -> str:
-    """A provider's error with its position; most texts open with the position already: never say it twice."""
-    error = violation.error
-    return error if error.startswith(violation.position) else f"{violation.position}: {error}"
 
 
 def said_lines(violations: Sequence[Violation], head: str) -> Iterable[str]:

@@ -36,3 +36,10 @@ class Violation(FrozenRecord, frozen=True, kw_only=True):
 def sort_violations(violations: list[Violation]) -> list[Violation]:
     """Order by first native index, then rule id, so output is stable and reads top-down."""
     return sorted(violations, key=lambda v: (v.native_indices[0] if v.native_indices else -1, v.rule))
+
+
+def said(violation: Violation) -> str:
+    """A provider's error with its position, as `check` and `repair` say it; most texts open with the position
+    already: never say it twice."""
+    error = violation.error
+    return error if error.startswith(violation.position) else f"{violation.position}: {error}"
