@@ -200,11 +200,15 @@ def test_stopping_repair_out_dir_leaves_no_temporary_file_and_never_hangs(tmp_pa
                            cwd=repo, capture_output=True, env={**os.environ, "PYTHONPATH": str(repo)})
     written = first.stdout  # what repair writes for each of them (they are all the same file)
     stopped = 0
-    for delay in (0.25, 0.4, 0.6):
+    for written_before in (1, 300, 1000):  # stopped once its workers have written this many files, not after a delay
+        for name in os.listdir(out):
+            os.unlink(out / name)
         child = subprocess.Popen([sys.executable, "-m", "integrity", "repair", "--now", "1", "--out-dir", str(out),
                                   *sorted(map(str, sources.iterdir()))], cwd=repo, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(repo)})
-        time.sleep(delay)
+        deadline = time.monotonic() + 60
+        while child.poll() is None and len(os.listdir(out)) < written_before and time.monotonic() < deadline:
+            time.sleep(0.005)
         child.send_signal(signal.SIGTERM)
         try:
             _, stderr = child.communicate(timeout=30)

@@ -120,7 +120,11 @@ def test_one_numbering_the_files_own_positions_with_the_others_on_demand(page: A
     body = page.inner_text('[data-testid="stMain"]')
     assert not re.search(r"\brow \d+\b", body) and "durable #" not in body  # no second numbering shown first
     # The other numbers on demand: the selected message's panel.
-    page.get_by_role("button", name=re.compile(r"^line \d+$")).nth(1).click()
+    chosen = page.get_by_role("button", name=re.compile(r"^line \d+$")).nth(1)
+    chosen_text = chosen.inner_text().strip()
+    chosen.click()
+    # The rerun that draws the selection has finished when the chosen header is marked selected.
+    page.get_by_role("button", name=f"● {chosen_text}", exact=True).wait_for(timeout=30_000)
     settle(page)
     numbers = page.get_by_text(re.compile(r"^row 1 · durable #1 · view #1"))
     panel = page.locator("details", has_text="Other numbers of this message")
