@@ -26,6 +26,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from itertools import chain, repeat
 from operator import attrgetter
@@ -399,8 +400,15 @@ def _renames(light: LightTranscript, provider: str | None, every_id: Collection[
     once = len(known) == uses_count and ("" not in known or not name_empty) and not numeric
     if once and not refused:
         return {}, {}  # every id used once, and no id-less call needs a name: nothing to rename
-    taken = set(known)  # new names are added to it
-    renamed: dict[Slot, str] = {} if once else _reused(light, name_empty, taken)
+    # the ids in use, copied only to add the new names of reused ids: a copy of Mistral's million refused ids
+    # (~64 MB once _made's names joined it) is left to _made's rare walk past a colliding name
+    taken: AbstractSet[str]
+    renamed: dict[Slot, str] = {}
+    if not once:
+        taken = used = set(known)
+        renamed = _reused(light, name_empty, used)
+    else:
+        taken = known.keys() if isinstance(known, Mapping) else known if isinstance(known, AbstractSet) else set(known)
     if rule is not None and (refused or not all(map(rule.accepts, renamed.values()))):
         return _obey(light, rule, renamed, taken)  # the ids it refuses, and the names given above it would refuse
     by_frame: dict[int, dict[int, str]] = {}
@@ -438,7 +446,7 @@ def _reused(light: LightTranscript, name_empty: bool, taken: set[str]) -> dict[S
     return renamed
 
 
-def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken: set[str]
+def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken: AbstractSet[str]
           ) -> tuple[Renamed, dict[str, str]]:
     """Rename every id the provider's rule refuses (after the other renames: `renamed`) to one it takes, unused;
     returns every rename by frame, and each refused id -> its new id.
@@ -481,24 +489,26 @@ def _slots(frames: Mapping[int, Any]) -> tuple[list[int], list[int]]:
     return list(chain.from_iterable(map(repeat, frames, sizes))), list(chain.from_iterable(map(range, sizes)))
 
 
-def _made(rule: IdRule, refused: list[str], taken: set[str]) -> dict[str, str]:
-    """refused id -> its new id, for distinct refused ids in transcript order (see _obey); `taken` grows."""
+def _made(rule: IdRule, refused: list[str], taken: AbstractSet[str]) -> dict[str, str]:
+    """refused id -> its new id, for distinct refused ids in transcript order (see _obey); `taken` (the ids in
+    use) is left as it is: the walk past a colliding first attempt (a million sha1 prefixes of nine hex digits
+    meet about once) keeps its own names apart instead of adding them to a copy of every id (~64 MB)."""
     from ..providers.ids import first_attempts
 
     first = first_attempts(rule, refused)
     accepted = rule.accepts_all is not None and rule.accepts_all(first)  # (then each is: none asked again)
     if accepted and taken.isdisjoint(first) and len(set(first)) == len(first):  # no first attempt taken, or
-        taken.update(first)                                                    # another's: the loop's answer
-        return dict(zip(refused, first, strict=True))
+        return dict(zip(refused, first, strict=True))                          # another's: the loop's answer
+    used: set[str] = set()  # the names made so far
     made: dict[str, str] = {}
     for value, new in zip(refused, first, strict=True):
-        if new in taken or not (accepted or rule.accepts(new)):
+        if new in used or new in taken or not (accepted or rule.accepts(new)):
             attempt = 1
             new = rule.make(value, attempt)
-            while new in taken or not rule.accepts(new):
+            while new in used or new in taken or not rule.accepts(new):
                 attempt += 1
                 new = rule.make(value, attempt)
-        taken.add(new)
+        used.add(new)
         made[value] = new
     return made
 
