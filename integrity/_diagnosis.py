@@ -122,9 +122,9 @@ def frame_places(light: LightTranscript, order: Sequence[Any], skip: Container[i
 def view_starts(order: Sequence[Any]) -> list[int] | None:
     """Each order entry's view position when the order holds stretches (range entries), else None (an
     entry's position is its index)."""
-    kinds = list(map(type, order))
-    if range not in kinds:  # a flat order (one int per message): one C-level scan
+    if range not in set(map(type, order)):  # a flat order (one int per message): one C-level scan, no list
         return None
+    kinds = list(map(type, order))
     sizes = [1] * len(order)  # each entry's size, a stretch's set where one is (C-level maps, no step per entry)
     stretches = list(compress(range(len(order)), map(operator.is_, kinds, repeat(range))))
     for at, size in zip(stretches, map(len, map(order.__getitem__, stretches)), strict=True):

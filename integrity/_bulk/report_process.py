@@ -28,6 +28,7 @@ from typing import IO
 
 from .children import kill_and_reap
 from .frames import END, batched, framed, unframed, write_all
+from .freed_memory import release_free_pages
 from .pieces import Piece, finished
 
 FORK_FROM = 100_000
@@ -57,7 +58,7 @@ class Later:
 
     def _start(self) -> None:
         spill = self._spill = tempfile.TemporaryFile()
-        _trim()  # both processes would hold the pages C's allocator keeps free (tens of MB after a read)
+        release_free_pages()  # both processes would hold the pages C's allocator keeps free (tens of MB after a read)
         for stream in (sys.stdout, sys.stderr):
             stream.flush()  # nothing buffered here is written twice
         pid = os.fork()
@@ -106,16 +107,6 @@ class Later:
         if self._spill is not None:
             self._spill.close()
             self._spill = None
-
-
-def _trim() -> None:
-    """Give the C allocator's free pages back to the system (glibc's malloc_trim; elsewhere nothing)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).malloc_trim(0)
-    except (AttributeError, OSError, ImportError):
-        pass
 
 
 def _spill_sections(make: tuple[Callable[[], Iterator[Piece]], ...], fd: int, finish: bool) -> None:

@@ -593,7 +593,9 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     if renamed and settled:  # a clean turn whose ids the provider refuses is sent renamed: not kept as recorded,
         alike = settled.intersection(renamed)  # though answered as recorded (_emit answers it without `others`)
         settled -= alike
-    plan.settled = settled
+    # (only the diagnosis of a view shaped for no provider reads them: for a provider's the set, about 8 MB at a
+    # million messages, would outlive the plan for nothing)
+    plan.settled = settled if provider is None else set()
 
     # Interrupted frames: drop only those that split a frame from its results, or are empty.
     for frame, splitting in _splitting_frames(light, others):
