@@ -248,6 +248,9 @@ def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[
     write = SKELETONS[PROVIDER_FORMAT[provider]]
     if not codes:
         return judge(write([]), provider)  # (Bedrock refuses an empty conversation)
+    ordered: Sequence[int] = () if plain else sorted(seeds)  # (read twice: for the regions, and which hold one)
+    if not plain:
+        seeds = ordered
     regions = found_regions if found_regions is not None else judged_regions(codes, seeds, provider)
     by_turn = PROOFS[provider][1]
     found: list[Violation] = []
@@ -263,7 +266,11 @@ def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[
             taken = 0
         region = bones[taken:taken + high - low]
         taken += high - low
-        said = judge_windowed(region, provider, judge) if plain or high - low > SMALL else None
+        # As recorded, a small region is there because something in it is broken, and goes straight to the rule
+        # set; one there only for where it sits (the request's first or last stretch, a system message, a pair
+        # the role rule reads) is as likely legal as a repaired one: proved first
+        said = judge_windowed(region, provider, judge) \
+            if plain or high - low > SMALL or not _holds(ordered, low, high) else None
         if said is None:
             said = judge(write(region), provider)
         found.extend(_moved(violation, turn if by_turn else entry, entry, low) if low else violation
@@ -273,6 +280,12 @@ def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[
             turn += _turns(codes[low:high])
         counted = high
     return sort_violations(found)
+
+
+def _holds(seeds: Sequence[int], low: int, high: int) -> bool:
+    """Whether the sorted seeds hold one in [low, high)."""
+    at = bisect_left(seeds, low)
+    return at < len(seeds) and seeds[at] < high
 
 
 BATCH = 8192
