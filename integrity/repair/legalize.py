@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import cache
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -228,10 +229,7 @@ def legalize(light: LightTranscript, order: list[Any], provider: str | None,
         order, merged = _merge_runs(light, order, plan, transparent, (USER,), provider or "", durable)
         changed |= merged
     if rules.start:
-        skipped = sorted(transparent)
-        anything = re.compile(b"[^" + b"".join(re.escape(bytes([kind])) for kind in skipped) + b"]" if skipped
-                              else b"(?s:.)")
-        order, found = _matches(light, order, durable, anything, first=True)
+        order, found = _matches(light, order, durable, _anything_but(frozenset(transparent)), first=True)
         if found:
             (first,), (kind,) = found[0]
             if (rules.start == "user" and kind != USER) or (rules.start == "no_calls" and kind == FRAME):
@@ -248,10 +246,24 @@ def _runs(light: LightTranscript, order: list[Any], transparent: set[int],
     found by a regex over the messages' kinds (one byte each), so only the runs' own entries take a Python
     step; and the order, cut so that each message of a run is an entry of its own (_matches)."""
     wanted = [kind for kind in kinds if kind not in transparent]
-    one, skipped = _class(wanted), _class(transparent)
-    order, found = _matches(light, order, durable, re.compile(one + b"(?:" + skipped + b"*" + one + b")+"))
+    order, found = _matches(light, order, durable, _run_of(tuple(wanted), frozenset(transparent)))
     return order, [[position for position, kind in zip(positions, codes, strict=True) if kind in wanted]
                    for positions, codes in found]
+
+
+@cache  # (a handful of providers' rules: made once each, not once per transcript of a fleet)
+def _run_of(wanted: tuple[int, ...], transparent: frozenset[int]) -> re.Pattern[bytes]:
+    """Two or more messages of the wanted kinds, only transparent ones between them."""
+    one, skipped = _class(wanted), _class(transparent)
+    return re.compile(one + b"(?:" + skipped + b"*" + one + b")+")
+
+
+@cache
+def _anything_but(transparent: frozenset[int]) -> re.Pattern[bytes]:
+    """Any one message that is not transparent."""
+    skipped = sorted(transparent)
+    return re.compile(b"[^" + b"".join(re.escape(bytes([kind])) for kind in skipped) + b"]" if skipped
+                      else b"(?s:.)")
 
 
 def _class(kinds: Iterable[int]) -> bytes:
