@@ -122,11 +122,12 @@ def frame_places(light: LightTranscript, order: Sequence[Any], skip: Container[i
 def view_starts(order: Sequence[Any]) -> list[int] | None:
     """Each order entry's view position when the order holds stretches (range entries), else None (an
     entry's position is its index)."""
-    if range not in set(map(type, order)):  # a flat order (one int per message): one C-level scan, no list
+    # (C-level maps, no step per entry, and no list of every entry's type: a flat order of a million ints
+    # would have made one of 8 MB to find no stretch)
+    stretches = list(compress(range(len(order)), map(operator.is_, map(type, order), repeat(range))))
+    if not stretches:  # a flat order (one int per message)
         return None
-    kinds = list(map(type, order))
-    sizes = [1] * len(order)  # each entry's size, a stretch's set where one is (C-level maps, no step per entry)
-    stretches = list(compress(range(len(order)), map(operator.is_, kinds, repeat(range))))
+    sizes = [1] * len(order)  # each entry's size, a stretch's set where one is
     for at, size in zip(stretches, map(len, map(order.__getitem__, stretches)), strict=True):
         sizes[at] = size
     return [0, *accumulate(sizes)]
