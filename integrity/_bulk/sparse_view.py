@@ -37,6 +37,7 @@ class Durable:
         self.message = message
         self.structs = structs
         self._kinds: dict[Any, Any] = {}
+        self._made: dict[int, Any] = {}  # a file in memory: the bones made so far (a few regions' messages)
         self._keep: set[int] = set()
         self._kept: dict[int, Any] = {}
 
@@ -65,8 +66,12 @@ class Durable:
             return [next(filled) if bone is None else bone for bone in found]
         from .fast_read import STRUCTS
 
-        return list(fast_bones.struct_bones(list(map(self.structs.__getitem__, indices)), set(), self._kinds,
-                                            STRUCTS))
+        made = self._made  # (the view's judgment asks again for most of what the recorded one asked)
+        missing = list(filterfalse(made.__contains__, indices))
+        if missing:
+            made.update(zip(missing, fast_bones.struct_bones(list(map(self.structs.__getitem__, missing)), set(),
+                                                             self._kinds, STRUCTS), strict=True))
+        return list(map(made.__getitem__, indices))
 
 
 def _renamed_alike(listed: list[Any], frames: Mapping[int, Any], results: Mapping[int, Any], outside: set[int]
@@ -250,6 +255,9 @@ class SparseView:
         of their first KEPT kept when the transcript as recorded is judged (Durable.keep): the view's regions are
         mostly the recorded ones' again, so those are not read from the file twice."""
         found = judged_regions(self.codes, self.seeds, provider)
+        if self.durable.structs is not None:  # a file in memory: its bones are made from its structs, none kept
+            self.durable.keep(())
+            return found
         positions = list(islice(chain.from_iterable(map(range, *zip(*found, strict=True))), KEPT)) if found else []
         self.durable.keep(self._wanted(positions)[1])
         return found
