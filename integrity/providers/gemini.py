@@ -59,14 +59,16 @@ def _calls_and_responses(content: Any) -> tuple[list[dict[str, Any]], list[dict[
     parts = content.get("parts") if isinstance(content, dict) else None
     calls: list[dict[str, Any]] = []
     responses: list[dict[str, Any]] = []
-    for part in parts if isinstance(parts, list) else []:
+    # (CALL_KEYS and RESPONSE_KEYS spelled out, each in its order: the rule set reads every part of every
+    # content it judges, and a loop over the key tuples was most of its time)
+    for part in parts if isinstance(parts, list) else ():
         if isinstance(part, dict):
-            for keys, found in ((CALL_KEYS, calls), (RESPONSE_KEYS, responses)):
-                for key in keys:
-                    inner = part.get(key)
-                    if isinstance(inner, dict):
-                        found.append(inner)
-                        break
+            inner = part.get("functionCall")
+            if isinstance(inner, dict) or isinstance(inner := part.get("function_call"), dict):
+                calls.append(inner)
+            inner = part.get("functionResponse")
+            if isinstance(inner, dict) or isinstance(inner := part.get("function_response"), dict):
+                responses.append(inner)
     return calls, responses
 
 
