@@ -268,7 +268,9 @@ def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[
         taken += high - low
         # As recorded, a small region is there because something in it is broken, and goes straight to the rule
         # set; one there only for where it sits (the request's first or last stretch, a system message, a pair
-        # the role rule reads) is as likely legal as a repaired one: proved first
+        # the role rule reads) is usually legal, and is proved first (the rule set runs where the proof fails:
+        # 39 of the 744 proofs of both judgments over 100 fleet files toward Bedrock; none toward Gemini,
+        # Anthropic or OpenAI Chat)
         said = judge_windowed(region, provider, judge) \
             if plain or high - low > SMALL or not _holds(ordered, low, high) else None
         if said is None:
