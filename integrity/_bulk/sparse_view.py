@@ -37,7 +37,7 @@ class Durable:
         self.message = message
         self.structs = structs
         self._kinds: dict[Any, Any] = {}
-        self._made: dict[int, Any] = {}  # a file in memory: the bones made so far (a few regions' messages)
+        self._made: dict[int, Any] = {}  # a transcript in memory of at most KEPT messages: the bones made so far
         self._keep: set[int] = set()
         self._kept: dict[int, Any] = {}
 
@@ -66,6 +66,9 @@ class Durable:
             return [next(filled) if bone is None else bone for bone in found]
         from .fast_read import STRUCTS
 
+        if len(self.structs) > KEPT:  # (a large transcript in memory: bones made when asked, never held)
+            return list(fast_bones.struct_bones(list(map(self.structs.__getitem__, indices)), set(), self._kinds,
+                                                STRUCTS))
         made = self._made  # (the view's judgment asks again for most of what the recorded one asked)
         missing = list(filterfalse(made.__contains__, indices))
         if missing:
@@ -256,7 +259,6 @@ class SparseView:
         mostly the recorded ones' again, so those are not read from the file twice."""
         found = judged_regions(self.codes, self.seeds, provider)
         if self.durable.structs is not None:  # a file in memory: its bones are made from its structs, none kept
-            self.durable.keep(())
             return found
         positions = list(islice(chain.from_iterable(map(range, *zip(*found, strict=True))), KEPT)) if found else []
         self.durable.keep(self._wanted(positions)[1])

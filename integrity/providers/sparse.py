@@ -248,9 +248,9 @@ def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[
     write = SKELETONS[PROVIDER_FORMAT[provider]]
     if not codes:
         return judge(write([]), provider)  # (Bedrock refuses an empty conversation)
-    ordered: Sequence[int] = () if plain else sorted(seeds)  # (read twice: for the regions, and which hold one)
-    if not plain:
-        seeds = ordered
+    ordered: Sequence[int] = ()
+    if not plain:  # (read twice: for the regions, and for which regions hold one)
+        seeds = ordered = sorted(seeds)
     regions = found_regions if found_regions is not None else judged_regions(codes, seeds, provider)
     by_turn = PROOFS[provider][1]
     found: list[Violation] = []

@@ -39,7 +39,9 @@ class Plan:
         (strict policy, provider role rules).
     provider: the provider the view was planned for (None: no provider's role rules).
     settled: frames of clean turns the strict view keeps exactly as recorded, each followed directly
-        by its results (none moved, renamed or replaced): a cheap diagnosis need not look at them.
+        by its results (none moved, renamed or replaced): a cheap diagnosis need not look at them.  Left
+        empty for a view shaped for a provider, whose role rules may regroup turns: the diagnosis reads
+        every frame there, so the set (8 MB at a million messages) is not kept.
     renamed_alike: the clean turns an order with stretches keeps in them though it renames their ids
         (entries.RenamedAlike); None when it has none (an order listing every message never has).
     """
