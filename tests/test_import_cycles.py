@@ -50,7 +50,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     # reference runtime's primitives built on them (tracking, receipts, the fence, the transform)
     ("planners", [
         "integrity.repair.entries", "integrity.repair.plan", "integrity.repair.legalize", "integrity.repair.strict",
-        "integrity.repair.pairing",
+        "integrity.repair.pairing", "integrity.repair.new_ids",
         "integrity.repair.policies", "integrity.repair.placement",
         "integrity.reference", "integrity.fence", "integrity.transform",
     ]),

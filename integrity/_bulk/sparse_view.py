@@ -391,8 +391,8 @@ class SparseView:
                 found.extend(part[0] for part in bone[1] if type(part) is tuple)
         alike = self.alike
         if alike is not None and alike.whole:  # every id it keeps is a turn's renamed (one kept as recorded would be
-            found.extend(alike.new.values())    # refused: renamed), one of the ids made: all asked, no step per message
-            return found
+            return found  # refused: renamed), one of the ids made, each made until the rule took it (strict._made,
+            # new_ids): none to ask (Mistral's are made when asked, never listed)
         kept = self._kept()
         sent = list(map(result_keys.__getitem__, filter(result_keys.__contains__, kept)))
         sent.extend(map(_ID, chain.from_iterable(map(frames.__getitem__, filter(frames.__contains__, kept)))))

@@ -132,20 +132,21 @@ def length_rule(limit: int, provider: str) -> IdRule:
                   lambda values: max(map(len, values), default=0) <= limit)
 
 
-def _mistral_make(value: str, attempt: int) -> str:
+def mistral_make(value: str, attempt: int) -> str:
+    """Mistral's rule.make: nine hex digits of a hash of the id and the attempt (repair.new_ids remakes them)."""
     return sha1(f"{value}\0{attempt}".encode()).hexdigest()[:9]
 
 
 def mistral_rule() -> IdRule:
     """Exactly nine letters or digits: made from a hash of the refused id (the same id, the same new id)."""
-    return IdRule(is_mistral_id, _mistral_make, "Mistral takes call ids of exactly nine letters or digits",
+    return IdRule(is_mistral_id, mistral_make, "Mistral takes call ids of exactly nine letters or digits",
                   lambda values: only_letters(values) and set(map(len, values)) <= {9})
 
 
 def first_attempts(rule: IdRule, values: list[str]) -> list[str]:
     """rule.make(value, 0) of each value: Mistral's hashes made in one loop, without a call per id (the strict
     view renames every call of a transcript whose ids it refuses)."""
-    if rule.make is _mistral_make:
+    if rule.make is mistral_make:
         return [sha1(f"{value}\0{0}".encode()).hexdigest()[:9] for value in values]
     make = rule.make
     return [make(value, 0) for value in values]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, KeysView, Mapping
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from itertools import chain, repeat
@@ -377,15 +377,16 @@ Renamed = Mapping[int, dict[int, str]]
 """frame index -> call position -> the call's new id, positions in order (a frame's Rewritten ids)."""
 
 
-def _renames(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None
-             ) -> tuple[Renamed, dict[str, str]]:
+def _renames(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None,
+             asked: bool = False) -> tuple[Renamed, Mapping[str, str]]:
     """New ids for later uses of a reused id, for id-less calls when the provider needs ids, and for ids the
     provider refuses (its id rule: Anthropic's pattern, Mistral's nine characters, OpenAI's length); and each
     refused id -> its new id (_made: a call that is its id's first use and not renamed for another reason, as
     a clean turn's, is renamed by it alone).
 
     every_id: every call id (a set, or a dict keyed by them), when the caller has it already (the
-    light view's: never changed).
+    light view's: never changed).  asked: the plan reads few of the new ids (one with stretches: the
+    diagnosis), so Mistral's may be made when asked instead of held (new_ids.MadeWhenAsked).
     """
     known: Collection[str]
     if every_id is None:
@@ -410,7 +411,7 @@ def _renames(light: LightTranscript, provider: str | None, every_id: Collection[
     else:
         taken = known.keys() if isinstance(known, Mapping) else known if isinstance(known, AbstractSet) else set(known)
     if rule is not None and (refused or not all(map(rule.accepts, renamed.values()))):
-        return _obey(light, rule, renamed, taken)  # the ids it refuses, and the names given above it would refuse
+        return _obey(light, rule, renamed, taken, asked)  # the ids it refuses, and names given above it would refuse
     by_frame: dict[int, dict[int, str]] = {}
     for (index, position), new in renamed.items():
         by_frame.setdefault(index, {})[position] = new
@@ -446,16 +447,17 @@ def _reused(light: LightTranscript, name_empty: bool, taken: set[str]) -> dict[S
     return renamed
 
 
-def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken: AbstractSet[str]
-          ) -> tuple[Renamed, dict[str, str]]:
+def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken: AbstractSet[str],
+          asked: bool = False) -> tuple[Renamed, Mapping[str, str]]:
     """Rename every id the provider's rule refuses (after the other renames: `renamed`) to one it takes, unused;
     returns every rename by frame, and each refused id -> its new id.
 
     Each refused id gets rule.make(id, 0), else the next attempt, the ids met in transcript order: when no
     first attempt is taken, refused, or another's, that is what the walk would give, and the first attempts
     are checked at once (the rule's accepts_all) instead of one by one.  A transcript whose every id Mistral
-    refuses has its ids judged at C speed (ids.refused_positions)."""
-    from ..providers.ids import refused_positions  # (a rule is a provider's: the providers are loaded)
+    refuses has its ids judged at C speed (ids.refused_positions), and (asked) its new ids made when asked:
+    none of its ids is one Mistral takes, so no first attempt (one it takes) is among them."""
+    from ..providers.ids import mistral_make, refused_positions  # (a rule is a provider's: providers are loaded)
 
     frames = light.frames
     current = list(map(_ID, chain.from_iterable(frames.values())))
@@ -464,7 +466,15 @@ def _obey(light: LightTranscript, rule: IdRule, renamed: dict[Slot, str], taken:
         current = list(map(renamed.get, slots, current))
     refused = refused_positions(rule, current)
     if not renamed and len(refused) == len(current):  # every id refused (Mistral's of most transcripts): each
-        made = _made(rule, list(dict.fromkeys(current)), taken)  # frame's new ids made when asked (few are)
+        del refused                                      # frame's new ids made when asked (few are)
+        distinct = taken if isinstance(taken, KeysView) else dict.fromkeys(current).keys()  # (in transcript order)
+        made: Mapping[str, str] | None = None
+        if asked and rule.make is mistral_make:
+            from .new_ids import mistral_made
+
+            made = mistral_made(distinct)
+        if made is None:
+            made = _made(rule, list(distinct), taken)
         return _RenamedWhole(frames, made), made
     made = _made(rule, list(dict.fromkeys(map(current.__getitem__, refused))), taken)
     frame_of, position_of = _slots(frames)
@@ -587,7 +597,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     by_id = answers is not None  # every result answers the call with its own id (none paired by name or order)
     if answers is None:
         answers = _pair(light, plan, turns, loose)
-    renamed, made = _renames(light, provider, first_frame)
+    renamed, made = _renames(light, provider, first_frame, stretches)
     settled, others = _settled(light, plan, answers, clean)
     alike: set[int] = set()
     if renamed and settled:  # a clean turn whose ids the provider refuses is sent renamed: not kept as recorded,
