@@ -445,11 +445,12 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
     assert loaded.fast is not None and light.clean is not None
     places: Places | None = None
     apart = APART.keys() & set(names)
-    # (DeepSeek's check reads the result ids only)
-    calls = [call.id for calls in light.frames.values() for call in calls] if apart - {"deepseek"} else []
 
     def durable_pass(name: str) -> bool:
-        """Whether the durable ids pass the provider's id rules (an id rule judged apart may have let them by)."""
+        """Whether the durable ids pass the provider's id rules (an id rule judged apart may have let them by).
+        The lists of every id are made here and let go (held through the verdicts, Mistral's peaked 3 MB higher
+        at a million messages); DeepSeek's check reads the result ids only."""
+        calls = [call.id for calls in light.frames.values() for call in calls] if name != "deepseek" else []
         return ids_pass(name, calls, list(light.result_keys.values()))
 
     loose = light.clean[2]

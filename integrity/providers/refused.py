@@ -178,4 +178,5 @@ def refused_columns(indices: array[int], values: list[str], provider: str, let_t
     if not taken:
         return Refused(provider, indices, values)
     rows = [at for at in range(size) if at not in taken]
-    return Refused(provider, array("q", map(indices.__getitem__, rows)), list(map(values.__getitem__, rows)))
+    kept = array(indices.typecode, map(indices.__getitem__, rows))
+    return Refused(provider, kept, list(map(values.__getitem__, rows)))

@@ -162,7 +162,7 @@ def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: st
     the fast path's ids are all strings), in message order, held as columns (providers.refused: a violation is
     made only when read).  One walk of the messages that hold ids, in order (the frames and the results, each
     sorted: one merge), gives both columns without a step per id, nor an int object per one."""
-    at = array("q")
+    at = array("i")  # (4 bytes a message index: a transcript of 2**31 messages would not fit in memory)
     ids: list[str] = []
     add_at, add_id, add_ats, add_ids, result_of = at.append, ids.append, at.extend, ids.extend, results.get
     for index in sorted(chain(frames, results)):

@@ -475,10 +475,13 @@ def _moved(violation: Violation, turn: int, entry: int, bone: int) -> Violation:
         fix = _ERRORS.get((violation.provider, violation.rule))
         if fix is not None:
             error = fix(violation, native)
-    return msgspec.structs.replace(
-        violation, position=position, error=error, native_indices=native,
-        canonical_indices=None if violation.canonical_indices is None else
-        [index + bone for index in violation.canonical_indices])
+    canonical = violation.canonical_indices
+    if canonical is not None:  # one list for both when they are the same messages (the Chat shape's, as a rule:
+        # a list and its ints less for each of the 18,000 violations of Mistral's verdict at a million messages)
+        canonical = native if bone == entry and canonical == violation.native_indices else \
+            [index + bone for index in canonical]
+    return msgspec.structs.replace(violation, position=position, error=error, native_indices=native,
+                                   canonical_indices=canonical)
 
 
 _POSITION = re.compile(r"(messages\.\[|messages\[|message\[|messages\.|contents\[)(\d+)")
