@@ -235,15 +235,15 @@ def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> li
     return lines
 
 
-def _verdict_lines(said: ProviderVerdict) -> list[str]:
+def _verdict_lines(said: ProviderVerdict) -> Iterator[str]:
+    """The provider's lines (a block of them joined by newlines at a time, for a long verdict), made as they are
+    written: Mistral's verdict on a million-message file is about 90 MB of text."""
     from .providers.refused import said_lines
 
-    lines = []
     for label, violations in (("as recorded", said.before), ("after repair", said.after)):
         if not violations:
-            lines.append(f"  {said.provider} {label}: accepted")
-        lines.extend(said_lines(violations, f"  {said.provider} {label}: "))
-    return lines
+            yield f"  {said.provider} {label}: accepted"
+        yield from said_lines(violations, f"  {said.provider} {label}: ")
 
 
 def _judge(loaded: _Loaded, args: argparse.Namespace, now: Callable[[], int]) -> CheckResult:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ._bulk.freed_memory import FROM_MESSAGES, release_free_pages
@@ -418,11 +419,17 @@ def sparse_letters(loaded: Loaded, light: LightTranscript, names: Sequence[str])
     codes = recorded_codes(light.roles, light.frames)
     if codes is None:
         return None
+    if set(names) <= APART.keys():  # (their ids are judged apart: the lists of every id would go unread)
+        return codes
     first_frame = light.clean[1]
     calls = list(first_frame) if first_frame is not None else \
         list({call.id: None for calls in light.frames.values() for call in calls})
     results = list(light.result_keys.values())
     return codes if all(name in APART or ids_pass(name, calls, results) for name in names) else None
+
+
+_FIRST_IDS = 1024
+"""The call ids sparse_verdicts' durable_pass checks first (the rest are listed only when these pass)."""
 
 
 def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: Sequence[str], policy: str,
@@ -449,8 +456,16 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
     def durable_pass(name: str) -> bool:
         """Whether the durable ids pass the provider's id rules (an id rule judged apart may have let them by).
         The lists of every id are made here and let go (held through the verdicts, Mistral's peaked 3 MB higher
-        at a million messages); DeepSeek's check reads the result ids only."""
-        calls = [call.id for calls in light.frames.values() for call in calls] if name != "deepseek" else []
+        at a million messages), and only when the first calls' ids pass (a transcript Mistral refuses refuses
+        them all, as a rule: its lists of every id raised the peak by 6 MB); DeepSeek's check reads the result
+        ids only."""
+        calls: list[Any] = []
+        if name != "deepseek":
+            every = (call.id for calls in light.frames.values() for call in calls)
+            calls = list(islice(every, _FIRST_IDS))
+            if not ids_pass(name, calls, []):
+                return False
+            calls += every
         return ids_pass(name, calls, list(light.result_keys.values()))
 
     loose = light.clean[2]

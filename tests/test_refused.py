@@ -17,7 +17,7 @@ import pytest
 
 from integrity.providers import refused
 from integrity.providers.mistral import refused_ids
-from integrity.providers.refused import Refused, refused_columns, said_lines
+from integrity.providers.refused import Refused, RowIds, refused_columns, said_lines
 from integrity.providers.sparse import _refused
 from integrity.providers.violation import Violation, said, sort_violations
 
@@ -25,17 +25,20 @@ VALID = ["abcDEF123", "ZZZZZZZZZ", "000000000"]
 REFUSED = ["call_1", "toolu_01ABCDEFGHIJ", "abcdefgh_", "abc{}defg", "a" * 10, "", "null", "ünïcödé99"]
 
 
-def _request(seed: int, size: int) -> tuple[dict[int, list[str]], dict[int, str]]:
-    """Random frames (message index -> its call ids) and results (message index -> id), never one message both."""
+def _request(seed: int, size: int, only_refused: bool = False) -> tuple[dict[int, list[str]], dict[int, str]]:
+    """Random frames (message index -> its call ids) and results (message index -> id), never one message both;
+    only_refused: every id one Mistral refuses and no call's "null" (the columns then read ids from the light
+    view: refused.RowIds)."""
     rng = random.Random(seed)
+    choices = [value for value in REFUSED if value != "null"] if only_refused else VALID + REFUSED
     frames: dict[int, list[str]] = {}
     results: dict[int, str] = {}
     for index in range(size):
         kind = rng.random()
         if kind < 0.3:
-            frames[index] = [rng.choice(VALID + REFUSED) for _ in range(rng.randint(1, 3))]
+            frames[index] = [rng.choice(choices) for _ in range(rng.randint(1, 3))]
         elif kind < 0.7:
-            results[index] = rng.choice(VALID + REFUSED)
+            results[index] = rng.choice(choices + (["null"] if only_refused else []))
     return frames, results
 
 
@@ -67,11 +70,18 @@ def _others(seed: int, size: int) -> list[Violation]:
     return sort_violations(found)
 
 
+@pytest.mark.parametrize("only_refused", [False, True])
 @pytest.mark.parametrize("seed", range(30))
-def test_the_columns_read_as_the_objects(seed: int) -> None:
-    frames, results = _request(seed, 1 + seed * 7)
+def test_the_columns_read_as_the_objects(seed: int, only_refused: bool) -> None:
+    frames, results = _request(seed, 1 + seed * 7, only_refused)
     objects = _objects(frames, results)
     columns = _columns(frames, results)
+    assert isinstance(columns.ids, RowIds) or not only_refused
+    assert list(columns.ids) == [violation.call_ids[0] for violation in objects]
+    assert [columns.ids[row] for row in range(-len(objects), len(objects))] == [
+        violation.call_ids[0] for violation in objects + objects]
+    for start in range(len(objects)):  # a run opening inside a frame's rows
+        assert columns.ids[start:start + 3] == [violation.call_ids[0] for violation in objects[start:start + 3]]
     assert columns == objects and objects == columns
     assert list(columns) == objects
     assert len(columns) == len(objects) and bool(columns) == bool(objects)
@@ -84,9 +94,10 @@ def test_the_columns_read_as_the_objects(seed: int) -> None:
     assert pickle.loads(pickle.dumps(columns)) == objects  # (a verdict crosses processes: triage's workers)
 
 
+@pytest.mark.parametrize("only_refused", [False, True])
 @pytest.mark.parametrize("seed", range(30))
-def test_other_violations_are_put_where_sorting_puts_them(seed: int) -> None:
-    frames, results = _request(seed, 2 + seed * 5)
+def test_other_violations_are_put_where_sorting_puts_them(seed: int, only_refused: bool) -> None:
+    frames, results = _request(seed, 2 + seed * 5, only_refused)
     objects = _objects(frames, results)
     others = _others(seed, 2 + seed * 5)
     merged = _columns(frames, results).merged(others)
@@ -96,11 +107,13 @@ def test_other_violations_are_put_where_sorting_puts_them(seed: int) -> None:
     assert merged == expected
 
 
+@pytest.mark.parametrize("only_refused", [False, True])
 @pytest.mark.parametrize("seed", range(10))
 @pytest.mark.parametrize("chunk", [7, 8192])
-def test_the_plain_lines_are_those_of_each_violation(seed: int, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_plain_lines_are_those_of_each_violation(seed: int, chunk: int, only_refused: bool,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(refused, "_CHUNK", chunk)
-    frames, results = _request(seed, 40 + seed * 300)
+    frames, results = _request(seed, 40 + seed * 300, only_refused)
     objects = _objects(frames, results)
     others = _others(seed, 40 + seed * 300)
     head = "  mistral as recorded: "
@@ -118,3 +131,22 @@ def test_ids_mistral_takes_are_left_out_and_an_assistants_null_is_let_through() 
     results = {1: "null", 3: "abcDEF123"}
     assert [(violation.native_indices, violation.call_ids) for violation in _columns(frames, results)] == \
         [([0], ["bad"]), ([1], ["null"])]
+
+
+def test_row_ids_pickle_as_the_list_they_read_as() -> None:
+    frames, results = _request(3, 200, only_refused=True)
+    columns = _columns(frames, results)
+    assert isinstance(columns.ids, RowIds)
+    copied = pickle.loads(pickle.dumps(columns))
+    assert type(copied.ids) is list and copied.ids == list(columns.ids) and copied == columns
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_rows_are_in_message_order_whatever_order_the_light_view_holds(seed: int) -> None:
+    frames, results = _request(seed, 300, only_refused=True)
+    shuffled = random.Random(seed)
+    frame_items, result_items = list(frames.items()), list(results.items())
+    shuffled.shuffle(frame_items)
+    shuffled.shuffle(result_items)
+    columns = _columns(dict(frame_items), dict(result_items))
+    assert list(columns.at) == sorted(columns.at) and columns == _objects(frames, results)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
-from typing import overload
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from operator import attrgetter
+from typing import Any, overload
 
 from .ids import mistral_taken
 from .mistral import INVALID_ID
@@ -61,7 +62,10 @@ class Refused(Sequence[Violation]):
 
     def _made(self, row: int) -> Violation:
         """The violation of refused id `row`, as mistral.refused_ids makes it (its canonical message its own)."""
-        index, value = self.at[row], self.ids[row]
+        return self._made_of(row, self.ids[row])
+
+    def _made_of(self, row: int, value: str) -> Violation:
+        index = self.at[row]
         where = [index]
         return Violation(provider=self.provider, rule=RULE, position=f"messages[{index}]", native_indices=where,
                          call_ids=[value], error=_BEFORE + value + _AFTER, canonical_indices=where)
@@ -105,7 +109,9 @@ class Refused(Sequence[Violation]):
             if other is not None:
                 yield other
             else:
-                yield from map(self._made, range(low, high))
+                for start in range(low, high, _CHUNK):  # (the ids a run at a time: RowIds reads them in runs)
+                    end = min(start + _CHUNK, high)
+                    yield from map(self._made_of, range(start, end), self.ids[start:end])
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):
@@ -134,6 +140,71 @@ class Refused(Sequence[Violation]):
                 end = min(start + _CHUNK, high)
                 yield "\n".join([f"{head}messages[{index}]: {before}{value}{after}"
                                  for index, value in zip(self.at[start:end], self.ids[start:end], strict=True)])
+
+
+class RowIds(Sequence[str]):
+    """The id of each row of a Refused's columns, read from the light view when asked instead of held in a list
+    beside it (5.9 MB at a million messages, which kept `check --provider mistral` over the file's size): row r
+    is message at[r]'s result id, or the call of frame at[r] at r's place among that frame's rows.  Only for
+    columns where every call of a frame is a row (providers.sparse._refused: no id is one Mistral takes, no
+    call's is "null").  Pickled as the list it reads as (a verdict crosses processes without the light view)."""
+
+    __slots__ = ("_at", "_frames", "_results")
+
+    def __init__(self, at: array[int], frames: Mapping[int, Any], results: Mapping[int, Any]) -> None:
+        self._at = at
+        self._frames = frames
+        self._results = results
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    @overload
+    def __getitem__(self, row: int) -> str: ...
+
+    @overload
+    def __getitem__(self, row: slice) -> list[str]: ...
+
+    def __getitem__(self, row: int | slice) -> str | list[str]:
+        size = len(self._at)
+        if isinstance(row, slice):
+            start, stop, step = row.indices(size)
+            if step == 1:
+                return self._run(start, stop)
+            return [self._run(at, at + 1)[0] for at in range(start, stop, step)]
+        if row < 0:
+            row += size
+        if not 0 <= row < size:
+            raise IndexError("row index out of range")
+        return self._run(row, row + 1)[0]
+
+    def _run(self, start: int, stop: int) -> list[str]:
+        """The ids of rows start..stop-1: a frame's calls taken a run at a time (the first one found by bisection
+        when the rows open inside it)."""
+        at, frames, result_of = self._at, self._frames, self._results.get
+        out: list[str] = []
+        add, extend = out.append, out.extend
+        row = start
+        while row < stop:
+            message = at[row]
+            found = result_of(message, _NONE)
+            if found is not _NONE:
+                add(found)
+                row += 1
+                continue
+            calls = frames[message]
+            skip = row - bisect_left(at, message, max(0, row - len(calls) + 1), row) if row == start else 0
+            taken = calls[skip:skip + stop - row]
+            extend(map(_ID, taken))
+            row += len(taken)
+        return out
+
+    def __reduce__(self) -> tuple[type[list[str]], tuple[list[str]]]:
+        return list, (self._run(0, len(self._at)),)
+
+
+_NONE: Any = object()
+_ID = attrgetter("id")
 
 
 def said_lines(violations: Sequence[Violation], head: str) -> Iterable[str]:

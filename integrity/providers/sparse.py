@@ -30,20 +30,21 @@ and as repaired.
 
 from __future__ import annotations
 
+import heapq
 import re
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import chain, compress, repeat
-from operator import attrgetter, methodcaller
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import chain, compress, islice, repeat
+from operator import attrgetter, lt, methodcaller
 from typing import Any
 
 from ..formats.common import OPAQUE
 from ..formats.skeleton import SKELETONS, STRING
 from . import deepseek
 from .canonical import with_canonical_indices
-from .ids import all_anthropic_ids, only_letters
-from .refused import Refused, refused_columns
+from .ids import all_anthropic_ids, is_mistral_id, only_letters
+from .refused import Refused, RowIds, refused_columns
 from .registry import PROVIDER_FORMAT, SPECS
 from .violation import Violation, sort_violations
 from .windowed import PROOFS, WHOLE_OR_NOTHING, _ids_pass, _moved, judge_windowed
@@ -163,6 +164,18 @@ def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: st
     made only when read).  One walk of the messages that hold ids, in order (the frames and the results, each
     sorted: one merge), gives both columns without a step per id, nor an int object per one."""
     at = array("i")  # (4 bytes a message index: a transcript of 2**31 messages would not fit in memory)
+    def calls_of() -> Iterator[str]:
+        return map(_ID, chain.from_iterable(frames.values()))
+
+    if "null" not in calls_of() and not _takes_some(calls_of, results.values):
+        # no id Mistral takes, no call's "null" (let through): every id is a row, its id read from the light view
+        # when asked (refused.RowIds), not listed (a million-message transcript recorded for another provider)
+        rows = chain.from_iterable(map(repeat, frames, map(len, frames.values())))  # each call's frame
+        if _increasing(frames) and _increasing(results):  # (as the fast path reads them): merged without a list
+            at.extend(heapq.merge(rows, results))  # of every index (6 MB at a million messages)
+        else:
+            at.extend(sorted(chain(rows, results)))
+        return Refused(provider, at, RowIds(at, frames, results))
     ids: list[str] = []
     add_at, add_id, add_ats, add_ids, result_of = at.append, ids.append, at.extend, ids.extend, results.get
     for index in sorted(chain(frames, results)):
@@ -178,6 +191,17 @@ def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: st
     nulls = [place for place in compress(range(len(ids)), map("null".__eq__, ids)) if at[place] in frames] \
         if "null" in ids else []
     return refused_columns(at, ids, provider, nulls)
+
+
+def _increasing(values: Mapping[int, Any]) -> bool:
+    """Whether a dict's keys are in increasing order, read by a C-level map."""
+    return all(map(lt, values, islice(values, 1, None)))
+
+
+def _takes_some(*sources: Callable[[], Iterable[str]]) -> bool:
+    """Whether Mistral takes some id of the sources (each gives its ids afresh when called): the pattern is asked
+    only of those of nine characters, found by C-level maps (no list of the ids, no Python step per id)."""
+    return any(any(map(is_mistral_id, compress(source(), map((9).__eq__, map(len, source()))))) for source in sources)
 
 
 _NO_RESULT: Any = object()

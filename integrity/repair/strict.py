@@ -601,8 +601,11 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     settled, others = _settled(light, plan, answers, clean)
     alike: set[int] = set()
     if renamed and settled:  # a clean turn whose ids the provider refuses is sent renamed: not kept as recorded,
-        alike = settled.intersection(renamed)  # though answered as recorded (_emit answers it without `others`)
-        settled -= alike
+        if isinstance(renamed, _RenamedWhole):  # though answered as recorded (_emit answers it without `others`);
+            alike, settled = settled, set()     # every frame renamed: all of them (no copy of 180,000 frames)
+        else:
+            alike = settled.intersection(renamed)
+            settled -= alike
     # (only the diagnosis of a view shaped for no provider reads them: for a provider's the set, about 8 MB at a
     # million messages, would outlive the plan for nothing)
     plan.settled = settled if provider is None else set()
@@ -636,7 +639,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         # the turns renamed alike stay in the stretches, as the settled ones do: one rename says what the full
         # order would carry for each of their messages (entries.RenamedAlike), no entry per message
         plan.renamed_alike = RenamedAlike(sorted(alike), frames, made, isinstance(renamed, _RenamedWhole))
-        order = _emit(light, plan, others, renamed, settled | alike, stretches, by_id=by_id)
+        order = _emit(light, plan, others, renamed, settled | alike if settled else alike, stretches, by_id=by_id)
     else:
         order = _emit(light, plan, others, renamed, settled, stretches, alike, by_id)
     plan.order = legalize(light, order, provider, plan) or order
