@@ -10,6 +10,7 @@ million-message file names its ids).
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import sys
 from pathlib import Path
@@ -59,6 +60,8 @@ def test_made_when_asked_gives_each_id_the_name_the_held_walk_gives(reverse: boo
     assert all(made[value] != mistral_make(value, 0) for value in later)
     assert len(set(map(made.__getitem__, order))) == len(order)  # every new id its own
     assert "call_99999999" not in made and len(made) == len(order) and list(made) == order
+    copied = pickle.loads(pickle.dumps(made))  # (a plan may cross processes: the dict it reads as)
+    assert type(copied) is dict and copied == held
     with pytest.raises(KeyError):
         made["call_99999999"]
 
@@ -96,3 +99,4 @@ def test_a_plan_with_stretches_names_met_ids_as_the_listed_plan_does(rate: float
         assert [entry.ids for entry in expanded if type(entry) is Rewritten] == listed_ids
         every = [call.id for calls in fast.light.frames.values() for call in calls]
         assert {value: alike.new[value] for value in every} == _held(every)
+        assert pickle.loads(pickle.dumps(stretched)).renamed_alike.new == _held(every)

@@ -162,8 +162,11 @@ def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: st
     """Mistral's refused ids, read as ids.chat_ids reads a request's (each message's call ids then its result id;
     the fast path's ids are all strings), in message order, held as columns (providers.refused: a violation is
     made only when read).  One walk of the messages that hold ids, in order (the frames and the results, each
-    sorted: one merge), gives both columns without a step per id, nor an int object per one."""
+    sorted: one merge), gives both columns without a step per id, nor an int object per one; when no id is one
+    Mistral takes and no call's is "null" (a transcript recorded for another provider), the ids are not listed
+    but read from the light view when asked (refused.RowIds)."""
     at = array("i")  # (4 bytes a message index: a transcript of 2**31 messages would not fit in memory)
+
     def calls_of() -> Iterator[str]:
         return map(_ID, chain.from_iterable(frames.values()))
 

@@ -25,7 +25,8 @@ from ..providers import ids as _ids
 
 class MadeWhenAsked(Mapping[str, str]):
     """refused id -> its new id (what strict._made gives), for the ids of `keys`: the first attempt made each time
-    it is asked, but for the few ids that walk past a first attempt an earlier id took (`walked`)."""
+    it is asked, but for the few ids that walk past a first attempt an earlier id took (`walked`).  Pickled as
+    the dict it reads as."""
 
     __slots__ = ("_keys", "_walked")
 
@@ -49,6 +50,9 @@ class MadeWhenAsked(Mapping[str, str]):
 
     def __len__(self) -> int:
         return len(self._keys)
+
+    def __reduce__(self) -> tuple[type[dict[str, str]], tuple[dict[str, str]]]:
+        return dict, (dict(self.items()),)  # pickled as the dict it reads as (a plan may cross processes)
 
 
 def first_bits(value: str) -> int:
