@@ -20,10 +20,11 @@ import pytest
 
 from integrity._bulk.fast_read import read_fast
 from integrity.providers import ids
+from integrity.providers.ids import mistral_first_bits as first_bits
 from integrity.providers.ids import mistral_make, mistral_rule
 from integrity.repair import new_ids
 from integrity.repair.entries import Rewritten
-from integrity.repair.new_ids import MadeWhenAsked, first_bits, mistral_made
+from integrity.repair.new_ids import MadeWhenAsked, mistral_made
 from integrity.repair.strict import _made, plan_strict
 
 ROOT = Path(__file__).resolve().parents[1]

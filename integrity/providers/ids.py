@@ -13,7 +13,7 @@ non-string id is left to the rules that read it as "".
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from hashlib import sha1
 from itertools import compress
 from typing import Any
@@ -135,6 +135,18 @@ def length_rule(limit: int, provider: str) -> IdRule:
 def mistral_make(value: str, attempt: int) -> str:
     """Mistral's rule.make: nine hex digits of a hash of the id and the attempt (repair.new_ids remakes them)."""
     return sha1(f"{value}\0{attempt}".encode()).hexdigest()[:9]
+
+
+def mistral_first_bits(value: str) -> int:
+    """mistral_make(value, 0) as the integer its nine hex digits spell (the same hash's first 36 bits), without
+    the text: repair.new_ids sorts a transcript's first attempts as integers to find the ones that meet."""
+    return int.from_bytes(sha1(f"{value}\0{0}".encode()).digest()[:5], "big") >> 4
+
+
+def mistral_takes_some(values: Callable[[], Iterable[str]]) -> bool:
+    """Whether is_mistral_id takes some of the values (each call of `values` gives them afresh): mistral_taken's
+    reading, the pattern asked only of values of nine characters, without a list of them or a step per value."""
+    return any(map(is_mistral_id, compress(values(), map((9).__eq__, map(len, values())))))
 
 
 def mistral_rule() -> IdRule:

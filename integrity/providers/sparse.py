@@ -43,7 +43,7 @@ from ..formats.common import OPAQUE
 from ..formats.skeleton import SKELETONS, STRING
 from . import deepseek
 from .canonical import with_canonical_indices
-from .ids import all_anthropic_ids, is_mistral_id, only_letters
+from .ids import all_anthropic_ids, mistral_takes_some, only_letters
 from .refused import Refused, RowIds, refused_columns
 from .registry import PROVIDER_FORMAT, SPECS
 from .violation import Violation, sort_violations
@@ -170,7 +170,7 @@ def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: st
     def calls_of() -> Iterator[str]:
         return map(_ID, chain.from_iterable(frames.values()))
 
-    if "null" not in calls_of() and not _takes_some(calls_of, results.values):
+    if "null" not in calls_of() and not mistral_takes_some(calls_of) and not mistral_takes_some(results.values):
         # no id Mistral takes, no call's "null" (let through): every id is a row, its id read from the light view
         # when asked (refused.RowIds), not listed (a million-message transcript recorded for another provider)
         rows = chain.from_iterable(map(repeat, frames, map(len, frames.values())))  # each call's frame
@@ -199,12 +199,6 @@ def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: st
 def _increasing(values: Mapping[int, Any]) -> bool:
     """Whether a dict's keys are in increasing order, read by a C-level map."""
     return all(map(lt, values, islice(values, 1, None)))
-
-
-def _takes_some(*sources: Callable[[], Iterable[str]]) -> bool:
-    """Whether Mistral takes some id of the sources (each gives its ids afresh when called): the pattern is asked
-    only of those of nine characters, found by C-level maps (no list of the ids, no Python step per id)."""
-    return any(any(map(is_mistral_id, compress(source(), map((9).__eq__, map(len, source()))))) for source in sources)
 
 
 _NO_RESULT: Any = object()

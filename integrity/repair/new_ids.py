@@ -16,7 +16,6 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, KeysView, Mapping
-from hashlib import sha1
 from itertools import compress, islice
 from operator import eq
 
@@ -55,16 +54,11 @@ class MadeWhenAsked(Mapping[str, str]):
         return dict, (dict(self.items()),)  # pickled as the dict it reads as (a plan may cross processes)
 
 
-def first_bits(value: str) -> int:
-    """Mistral's first attempt for `value` (mistral_make(value, 0): nine hex digits) as the integer they spell."""
-    return int.from_bytes(sha1(f"{value}\0{0}".encode()).digest()[:5], "big") >> 4
-
-
 def mistral_made(keys: KeysView[str]) -> MadeWhenAsked | None:
     """The new ids strict._made gives Mistral's refused ids `keys` (every distinct call id, in transcript order,
     none of them one Mistral takes), made when asked; None in the case left to _made's own walk: a name walked
     to that is also some id's first attempt (one in about 2**36 / 360,000 walks)."""
-    firsts = array("q", map(first_bits, keys))
+    firsts = array("q", map(_ids.mistral_first_bits, keys))
     ordered = sorted(firsts)
     met = set(compress(ordered, map(eq, ordered, islice(ordered, 1, None))))  # first attempts of two ids or more
     walked: dict[str, str] = {}
