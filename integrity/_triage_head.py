@@ -21,9 +21,10 @@ import os
 import pickle
 import signal
 import sys
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from ._bulk.forking import fork_is_safe
 
 Task = Callable[[int], Any]
 """What triaging batch i is (triage_batch with its arguments): the copy runs it, the cluster may too."""
@@ -53,7 +54,7 @@ class HeadStart:
     @staticmethod
     def possible() -> bool:
         """Whether a head start can be forked safely here (Linux, and no other thread in this process)."""
-        return sys.platform.startswith("linux") and threading.active_count() == 1
+        return sys.platform.startswith("linux") and fork_is_safe()
 
     def _run(self, task: Task, writing: int, parent: int) -> None:
         """The copy: take batches until stopped, none is left or the parent is gone (killed outright: the

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO, cast
 
 from ._bulk.atomic_write import STDOUT, Target, Terminated, WriteError, signals_raise, write_all
 from ._bulk.atomic_write import plan as plan_targets
+from ._bulk.forking import fork_is_safe
 from .loading import TranscriptError, one_line, open_source, read_opened, read_source
 
 if TYPE_CHECKING:  # the report module is imported lazily, only by the commands that need it
@@ -341,7 +342,7 @@ def _each_file(work: Callable[..., Any], args: argparse.Namespace,
     """
     files = list(args.files)
     jobs = min(_jobs(args), len(files))
-    if jobs > 1 and "-" not in files and hasattr(os, "fork"):  # (not on Windows: there, one process)
+    if jobs > 1 and "-" not in files and fork_is_safe():  # (not on Windows, nor beside other threads: one process)
         from functools import partial
 
         from .cli_pool import in_order

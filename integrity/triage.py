@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._bulk.forking import fork_is_safe
 from ._triage_inputs import Identities, exists, expand_inputs, identity, is_store, read_file
 from ._triage_inputs import TriageError as TriageError
 from ._triage_table import (
@@ -296,8 +297,12 @@ started Dask's default way (the settings hold while the cluster starts)."""
 
 
 def _local_settings() -> dict[str, Any]:
+    """LOCAL_SETTINGS, and forked workers where that is safe: on Linux (macOS: fork is unsafe once system
+    frameworks start threads), from a process that runs no thread of its own yet (_bulk.forking; Dask's
+    threads, started with the cluster, wait for the forks).  A host with threads of its own gets spawned
+    workers: a forked one could wait forever for a lock one of those threads held."""
     settings = dict(LOCAL_SETTINGS)
-    if sys.platform.startswith("linux"):  # (macOS: fork is unsafe once system frameworks start threads)
+    if sys.platform.startswith("linux") and fork_is_safe():
         settings["distributed.worker.multiprocessing-method"] = "fork"
     return settings
 

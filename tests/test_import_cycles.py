@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     # the repair and bulk packages, which import nothing
     ("primitives", [
         "integrity._records", "integrity._lazy", "integrity._bulk", "integrity._bulk.gc_pause",
-        "integrity._bulk.freed_memory",
+        "integrity._bulk.freed_memory", "integrity._bulk.forking",
         "integrity._bulk.atomic_write",
         "integrity._bulk.key_tokens",
         "integrity.repair", "integrity.repair.views", "integrity.repair.messages",

@@ -22,11 +22,11 @@ import os
 import signal
 import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from typing import IO
 
 from .children import kill_and_reap
+from .forking import fork_is_safe
 from .frames import END, batched, framed, unframed, write_all
 from .freed_memory import release_free_pages
 from .pieces import Piece, finished
@@ -48,7 +48,7 @@ class Later:
         self._pid = 0
         self._spill: IO[bytes] | None = None
         self._read: Iterator[Piece | None] | None = None
-        if messages >= FORK_FROM and hasattr(os, "fork") and threading.active_count() == 1:
+        if messages >= FORK_FROM and fork_is_safe():
             try:
                 self._start()
             except OSError:  # no temporary file, or no process to be had: this process makes them
