@@ -334,12 +334,18 @@ def _client(scheduler: str | None, workers: int | None) -> Iterator[tuple[Any, i
         return
     count = workers or os.cpu_count() or 1
     _preload()
-    with warnings.catch_warnings(), dask.config.set(_local_settings()):
-        warnings.simplefilter("ignore", UserWarning)  # "port 8787 is already in use": Dask's chatter
-        cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.CRITICAL)  # workers log to our stderr
-    with cluster, Client(cluster) as client:
-        yield client, count
+    environment = dict(os.environ)  # Dask's nanny sets its workers' variables here and never takes them back
+    try:
+        with warnings.catch_warnings(), dask.config.set(_local_settings()):
+            warnings.simplefilter("ignore", UserWarning)  # "port 8787 is already in use": Dask's chatter
+            cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.CRITICAL)  # workers log to our stderr
+        with cluster, Client(cluster) as client:
+            yield client, count
+    finally:  # the caller's environment as it was (an inspector or an application runs triage in its process)
+        if dict(os.environ) != environment:
+            os.environ.clear()
+            os.environ.update(environment)
 
 
 def batch_size(files: int, threads: int) -> int:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import re
 import subprocess
 import types
@@ -111,6 +112,39 @@ SLOW_NAMES = re.compile("|".join(".*".join(map(re.escape, key.split("*"))) for k
 
 # Filled at collection, before `-m` deselects anything: the tiers of every collected test by node id.
 TIERS_FOUND = pytest.StashKey[dict[str, list[str]]]()
+
+
+_ENVIRONMENT: dict[str, str] = {}
+"""The environment once every test module is imported (some set a variable when imported)."""
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _ENVIRONMENT.update(os.environ)
+
+
+def _restore(environment: dict[str, str]) -> None:
+    if dict(os.environ) != environment:
+        os.environ.clear()
+        os.environ.update(environment)
+
+
+@pytest.fixture(autouse=True)
+def _environment_as_it_was() -> Iterator[None]:
+    """Each test leaves the environment as it found it, and each module leaves it as the session began
+    (pytest_runtest_teardown below): no later test's child process inherits what a test or a module's
+    fixture set.  Dask's nanny sets its workers' variables in this process's own environment and never
+    takes them back (MALLOC_TRIM_THRESHOLD_=65536 among them), and a later probe of the C allocator, run
+    as a child, measured an allocator that trims on every free."""
+    before = dict(os.environ)
+    yield
+    _restore(before)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    yield  # (the module's fixtures are finalized in here when this is its last test)
+    if _ENVIRONMENT and (nextitem is None or getattr(nextitem, "module", None) is not getattr(item, "module", None)):
+        _restore(_ENVIRONMENT)
 
 
 @pytest.fixture(scope="module")

@@ -131,3 +131,21 @@ def test_the_cli_runs_triage_with_a_glob_and_refuses_a_missing_output_folder(fle
     assert main(["triage", str(fleet), "--out", str(tmp_path / "missing" / "t.parquet")]) == 2
     assert "not a writable folder" in capsys.readouterr().err
     assert not (tmp_path / "missing").exists()
+
+
+def test_a_local_cluster_leaves_the_callers_environment_as_it_was(tmp_path: Path) -> None:
+    """Dask's nanny sets its workers' variables (MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS, ...) in the process
+    that starts the cluster and never takes them back; triage takes them back, so an inspector or an
+    application that runs triage in its own process keeps its environment (and its child processes theirs).
+    In a fresh process: this one's environment is already Dask's."""
+    import subprocess
+    import sys
+
+    probe = ("import os, sys; from integrity.triage import run_triage; before = dict(os.environ); "
+             "run_triage(sys.argv[1:2], sys.argv[2], workers=1, progress=None); "
+             "print(sorted(set(os.environ.items()) ^ set(before.items())))")
+    said = subprocess.run([sys.executable, "-c", probe, str(ROOT / "sample_transcripts"),
+                           str(tmp_path / "fleet.parquet")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert said.returncode == 0, said.stderr
+    assert said.stdout.strip() == "[]"
+    assert (tmp_path / "fleet.parquet").exists()
