@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -37,14 +38,18 @@ def streamlit_server(timeout: float = 60.0) -> Iterator[str]:
     command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
                "--server.port", str(port), "--server.address", "127.0.0.1",
                "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    # Its standard error goes to a file, not a pipe: a pipe nobody reads while the tests run stops the
+    # server at its first write past the pipe's 64 KiB.
+    errors = tempfile.TemporaryFile()
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=errors,
                                start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"streamlit exited early: {process.stderr.read().decode()[-2000:]}")
+                errors.seek(0)
+                raise RuntimeError(f"streamlit exited early: {errors.read().decode(errors='replace')[-2000:]}")
             try:
                 with urllib.request.urlopen(base + "/_stcore/health", timeout=2) as answer:
                     if answer.status == 200:
@@ -64,6 +69,7 @@ def streamlit_server(timeout: float = 60.0) -> Iterator[str]:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
+        errors.close()
 
 
 def settled_box(locator, tries: int = 50) -> dict:
