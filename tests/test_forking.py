@@ -1,5 +1,5 @@
-"""A process that runs other threads is never forked (integrity._bulk.forking): the command's pool, the
-report's child, triage's head start and its local cluster's workers all do their work another way there,
+"""A process that runs other threads is never forked (integrity._bulk.forking): the command's pool,
+triage's head start and its local cluster's workers all do their work another way there,
 and give the same answers.
 
 A forked copy keeps whatever lock another thread held at the fork, held by nobody, and waits for it
@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 
 from integrity._bulk.forking import fork_is_safe
-from integrity._bulk.report_process import Later
 from integrity._triage_head import HeadStart
 from integrity.triage import _local_settings
 from tests.cli_inprocess import REPO, run
@@ -77,14 +76,6 @@ def _stamped_now(report: bytes) -> Any:
         return [walk(item) for item in node] if isinstance(node, list) else node
 
     return walk(json.loads(report))
-
-
-def test_a_large_report_beside_another_thread_is_made_here(another_thread: None, no_fork: None) -> None:
-    later = Later(lambda: iter(()), lambda: iter(()), messages=10**7)
-    try:
-        assert not later.forked
-    finally:
-        later.close()
 
 
 def test_the_local_cluster_forks_its_workers_only_from_a_process_alone(another_thread: None) -> None:

@@ -59,7 +59,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "integrity._bulk.fast_read", "integrity._bulk.fast_bones", "integrity._bulk.blocks", "integrity._bulk.pieces",
         "integrity._bulk.sparse_view", "integrity._bulk.item_groups",
         "integrity._bulk.frames",
-        "integrity._bulk.report_process", "integrity._bulk.indent_process", "integrity._bulk.children",
+        "integrity._bulk.indent_process", "integrity._bulk.children",
     ]),
     # what is wrong with a transcript: findings, schema checks, the diagnosis
     ("findings", ["integrity._findings", "integrity._diagnosis", "integrity.schema", "integrity.schema.*"]),

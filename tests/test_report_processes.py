@@ -1,6 +1,5 @@
-"""A large `check --json` report is written by three processes: a forked child makes its pairings and
-view (integrity._bulk.report_process) while this one makes its actions, and a second child indents the text
-(integrity._bulk.indent_process).
+"""A large `check --json` report is written by two processes: this one makes its records, and a child
+indents the text (integrity._bulk.indent_process).
 
 What a reader sees must not depend on them: the bytes are those one process writes, for one report
 and for an array of them, in both layouts; a child that fails leaves the work to this process; a
@@ -74,15 +73,13 @@ def test_the_child_writes_what_this_process_would(path: Path) -> None:
     assert json.loads(written)["source"] == str(path)
 
 
-def run_check(arguments: list[str], elsewhere_after: int | None, fork_from: int | None = None,
-              before: str = "", **options: Any) -> subprocess.CompletedProcess[bytes]:
+def run_check(arguments: list[str], elsewhere_after: int | None, before: str = "",
+              **options: Any) -> subprocess.CompletedProcess[bytes]:
     """`python -m integrity check ARGUMENTS` in a fresh process, handing every report to the indenting
-    child from its first value on (elsewhere_after 0) or never (None), and making the later sections
-    in a forked child from fork_from messages on (None: never); `before` runs first."""
+    child from its first value on (elsewhere_after 0) or never (None); `before` runs first."""
     limit = "1 << 62" if elsewhere_after is None else str(elsewhere_after)
-    fork = "1 << 62" if fork_from is None else str(fork_from)
-    code = ("import sys; import integrity.cli as cli; import integrity._bulk.report_process as fork; "
-            f"cli.INDENT_ELSEWHERE_AFTER = {limit}; fork.FORK_FROM = {fork}; {before or 'pass'}; "
+    code = ("import sys; import integrity.cli as cli; "
+            f"cli.INDENT_ELSEWHERE_AFTER = {limit}; {before or 'pass'}; "
             "sys.exit(cli.main(sys.argv[1:]))")
     streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **options}
     return subprocess.run([sys.executable, "-c", code, "check", "--now", "0", *arguments], cwd=ROOT, **streams)
@@ -156,68 +153,17 @@ def generated_file(tmp_path: Path, count: int = 3000) -> Path:
 
 
 @pytest.mark.parametrize("layout", ["--json", "--json-lines"])
-def test_sections_made_by_a_forked_child_are_the_same_text(tmp_path: Path, layout: str) -> None:
+def test_every_defects_sections_through_the_child_are_the_same_text(tmp_path: Path, layout: str) -> None:
     files = [*map(str, BROKEN), str(generated_file(tmp_path))]
     arguments = [layout, "--jobs", "1", *files]
     alone = run_check(arguments, None)
-    probe = ("import os, atexit; forks = []; real = os.fork; os.fork = lambda: forks.append(1) or real(); "
-             "atexit.register(lambda: sys.stderr.write(f'forks {len(forks)}'))")
-    shared = run_check(arguments, 0 if layout == "--json" else None, fork_from=0, before=probe)
-    assert alone.returncode == shared.returncode == 1 and alone.stderr == b""
-    assert shared.stderr == f"forks {len(files)}".encode()  # one child per report, each used
+    shared = run_check(arguments, 0)
+    assert alone.returncode == shared.returncode == 1 and alone.stderr == shared.stderr == b""
     assert shared.stdout == alone.stdout
     reports = json.loads(shared.stdout) if layout == "--json" else [json.loads(line) for line in
                                                                        shared.stdout.splitlines()]
     assert [report["source"] for report in reports] == files
     assert all(report["pairings"] and report["view"] for report in reports)
-
-
-FAILURES = {
-    "the child fails": "import integrity._bulk.report_process as f; "
-                       "f._spill_sections = lambda *_: (_ for _ in ()).throw(RuntimeError('child fails'))",
-    "no temporary file": "import tempfile; "
-                         "tempfile.TemporaryFile = lambda *_: (_ for _ in ()).throw(OSError(28, 'disk full'))",
-    "no process": "import os; os.fork = lambda: (_ for _ in ()).throw(OSError(11, 'no process'))",
-}
-
-
-@pytest.mark.parametrize("failure", FAILURES)
-def test_a_failing_child_leaves_the_sections_to_this_process(tmp_path: Path, failure: str) -> None:
-    arguments = ["--json", str(generated_file(tmp_path))]
-    alone = run_check(arguments, None)
-    failing = run_check(arguments, None, fork_from=0, before=FAILURES[failure])
-    assert (failing.returncode, failing.stderr, failing.stdout) == (alone.returncode, alone.stderr, alone.stdout)
-
-
-def test_a_report_left_unwritten_stops_its_child(tmp_path: Path) -> None:
-    """Only the first pieces are taken (a reader that went away): the child is killed and reaped, its file
-    closed, before the next report starts."""
-    script = f"""
-import json, os, sys
-import integrity._bulk.report_process as fork
-from integrity import analyze, load
-from integrity.report.text import report_pieces
-from integrity.analysis import reader_findings, schema_findings
-from integrity.report import report_shell
-fork.FORK_FROM = 0
-transcript = load(open({str(generated_file(tmp_path))!r}, "rb").read(), "generated.json")
-analysis = analyze(transcript, "strict", now=lambda: 7)
-shell = report_shell(analysis.light, analysis.plan, [], "generated.json", [])
-pieces = report_pieces(shell, True)
-for _ in range(5):
-    next(pieces)
-def children():
-    try:
-        return "running" if os.waitpid(-1, os.WNOHANG) == (0, 0) else "ended"
-    except ChildProcessError:
-        return "none"
-print(children())
-pieces.close()
-print(children())
-"""
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
-    assert result.stderr == ""
-    assert result.stdout.split() == ["running", "none"]
 
 
 def test_no_process_to_indent_leaves_it_to_this_one() -> None:

@@ -1,5 +1,5 @@
-"""Child processes this package forks to use the other core (the fast reader's checks, a report's later
-sections): how one is stopped when its work is no longer wanted."""
+"""Child processes this package forks to use the other core (the fast reader's checks): how one is
+stopped when its work is no longer wanted."""
 
 from __future__ import annotations
 

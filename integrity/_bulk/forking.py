@@ -4,7 +4,7 @@ A fork copies only the calling thread.  Whatever another thread held at that mom
 standard streams' buffers, a module half imported, a lock of a library's own) stays held in the copy, by
 a thread that no longer exists, and the copy waits for it forever when it needs it; its parent, waiting
 for the copy's answer, waits with it.  The command line runs no other thread when it forks (its pool of
-workers, the report's child, triage's head start and its local cluster's workers), and gains the start-up
+workers, triage's head start and its local cluster's workers), and gains the start-up
 of a fresh interpreter each time.  A host that runs threads (a test runner with a Dask cluster of its own,
 the inspector's server, an application calling the engine) gets the same answers without a fork: the work
 is done in this process, or Dask starts its workers its default way (spawn).

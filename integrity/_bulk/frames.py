@@ -1,9 +1,8 @@
 """A report's pieces (integrity._bulk.pieces.Piece) as frames of bytes, to hand them to another process.
 
 A frame is a header (kind, flags, length) and its payload: kind 0 is text to write as it is, kind 1
-a Compact value (its depth in the flags' low bits, `body` in the top bit), kind 2 the end of a
-section (no payload).  Used by the process that indents a large report (integrity._bulk.indent_process) and
-by the one that makes its later sections (integrity._bulk.report_process), which also share how they write.
+a Compact value (its depth in the flags' low bits, `body` in the top bit).  Used by the process that
+indents a large report (integrity._bulk.indent_process).
 """
 
 from __future__ import annotations
@@ -16,8 +15,6 @@ from .pieces import Compact, Piece
 
 _HEADER = struct.Struct("<BBQ")
 _BODY = 0x80
-END = _HEADER.pack(2, 0, 0)
-"""The frame that ends a section."""
 BATCH = 1 << 20
 """Bytes gathered before a write: a report's first fields are a few bytes each, its chunks a few MB."""
 
@@ -35,17 +32,14 @@ def framed(pieces: Iterable[Piece]) -> Iterator[bytes]:
             yield text
 
 
-def unframed(read: Callable[[int], bytes]) -> Iterator[Piece | None]:
-    """The pieces read back, None for the end of a section, until the input ends."""
+def unframed(read: Callable[[int], bytes]) -> Iterator[Piece]:
+    """The pieces read back, until the input ends."""
     size, unpack = _HEADER.size, _HEADER.unpack
     while True:
         header = read(size)
         if len(header) < size:
             return
         kind, flags, length = unpack(header)
-        if kind == 2:
-            yield None
-            continue
         payload = read(length)
         if len(payload) < length:
             raise EOFError(f"a piece of report ends early ({len(payload)} of {length} bytes)")

@@ -114,7 +114,7 @@ def main() -> None:
     pieces = unframed(os.fdopen(0, "rb", buffering=BATCH).read)
     code = 0
     try:
-        for parts in batched(finished(piece) for piece in pieces if piece is not None):
+        for parts in batched(map(finished, pieces)):
             write_all(1, parts)
     except BrokenPipeError:  # the reader went away: not an error (nor is it for the parent: cli._QuietPipe)
         pass

@@ -5,9 +5,8 @@ msgspec encodes in C on one line; `finished` re-indents that text (msgspec's `fo
 to json.dumps's layout at the depth the value sits, and escapes every character
 json.dumps would escape under ensure_ascii, so the bytes are the same.  A `Piece` is
 either text to write as it is or a `Compact` value still to indent, so the indenting
-can be done by another process than the one encoding (integrity._bulk.indent_process, and
-the forked child of integrity._bulk.report_process, which receive pieces as frames through
-integrity._bulk.frames).  Nothing here knows what a report is: integrity.report.text
+can be done by another process than the one encoding (integrity._bulk.indent_process, which
+receives pieces as frames through integrity._bulk.frames).  Nothing here knows what a report is: integrity.report.text
 writes a report with these pieces.
 """
 
