@@ -67,7 +67,7 @@ def measure(command: list[str], tree: bool = False, stderr: bool = False) -> tup
 
     Peak memory is the child's own peak RSS (wait4: exact, not the max over all children); with
     `tree`, the larger of that and the peak, sampled every 0.1 s, of the memory of the child and
-    every process it starts together (`check --json` on a large file forks a child: see
+    every process it starts together (`check --json` on a large file starts a child to indent its text: see
     _sample_tree).  Sampling slows the child (by about 6% on `check --json`), so it is asked for
     in a run of its own, never in one whose time is kept.
     The child's output goes to a temporary file, never into this process: Linux starts a child's
