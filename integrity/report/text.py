@@ -61,7 +61,7 @@ def report_pieces(report: Any, indent: bool = True) -> Iterator[Piece]:
     # One process makes all three long sections, one after another.  A forked child made the pairings and
     # the view while this process made the actions until the tenth session: about a quarter faster at a
     # million messages, but the pages both wrote were copied (2.06x the file in all, over check --json's
-    # 2x; 1.53x in one process).  The indenting may be left to the writer (cli._ReportWriter).
+    # 2x; 1.53x-1.58x in one process).  The indenting may be left to the writer (cli._ReportWriter).
     long: dict[str, Callable[[], Iterator[Piece]]] = {
         "actions": lambda: _list(sections.actions(accepted), indent),
         "pairings": lambda: _list(sections.pairings(), indent),
