@@ -40,36 +40,35 @@ def streamlit_server(timeout: float = 60.0) -> Iterator[str]:
                "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     # Its standard error goes to a file, not a pipe: a pipe nobody reads while the tests run stops the
     # server at its first write past the pipe's 64 KiB.
-    errors = tempfile.TemporaryFile()
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=errors,
-                               start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if process.poll() is not None:
-                errors.seek(0)
-                raise RuntimeError(f"streamlit exited early: {errors.read().decode(errors='replace')[-2000:]}")
-            try:
-                with urllib.request.urlopen(base + "/_stcore/health", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("streamlit did not become healthy in time")
-            time.sleep(0.3)
-        yield base
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
+    with tempfile.TemporaryFile() as errors:  # closed however the run ends
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=errors,
+                                   start_new_session=True)
+        base = f"http://127.0.0.1:{port}"
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
+            deadline = time.monotonic() + timeout
+            while True:
+                if process.poll() is not None:
+                    errors.seek(0)
+                    raise RuntimeError(f"streamlit exited early: {errors.read().decode(errors='replace')[-2000:]}")
+                try:
+                    with urllib.request.urlopen(base + "/_stcore/health", timeout=2) as answer:
+                        if answer.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError("streamlit did not become healthy in time")
+                time.sleep(0.3)
+            yield base
+        finally:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
-        errors.close()
+                os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=10)
 
 
 def settled_box(locator, tries: int = 50) -> dict:

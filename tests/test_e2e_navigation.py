@@ -130,8 +130,8 @@ def test_one_numbering_the_files_own_positions_with_the_others_on_demand(page: A
     assert panel.count() == 1
     assert panel.first.get_attribute("open") is None  # on demand: not open until asked
     # The panel's own text, read from the page (drawn closed, as Streamlit sends an expander's content).
-    # Opening it is Streamlit's click, not ours: a late rerun on a loaded machine closed it again after
-    # the click (CI failed here once, in 3 tries of 15 s), so the figures are read whether it is open or not.
+    # Opening it is Streamlit's own click, not what this test is for: CI once did not see the text after
+    # that click (3 tries of 15 s; never reproduced here), so the figures are read from the closed panel.
     text = panel.first.locator('[data-testid="stText"]').text_content().strip()
     assert text.startswith("row 1 · durable #1 · view #1  (row: the table's line"), text
     assert "durable #" not in page.inner_text('[data-testid="stMain"]')  # still closed: nothing shown
