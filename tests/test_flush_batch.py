@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from cli_inprocess import run
 
+from integrity import cli
 from integrity._bulk import atomic_write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,7 +100,7 @@ def test_a_file_whose_flush_fails_is_its_own_error_and_the_others_are_written(tm
     assert sorted(os.listdir(out)) == sorted(path.name for path in inputs if path.name != "s002.json")
 
 
-@pytest.mark.parametrize("count", [1, 70, 130])
+@pytest.mark.parametrize("count", [1, 70, 2 * cli._FLUSH_BATCH + 10])
 def test_batches_cover_every_file_once_in_input_order(tmp_path: Path, count: int, monkeypatch: Any) -> None:
     inputs = _files(tmp_path / "in", count)
     out = tmp_path / "out"
@@ -111,7 +112,8 @@ def test_batches_cover_every_file_once_in_input_order(tmp_path: Path, count: int
     done = run("repair", "--jobs", "1", "--out-dir", out, *inputs)
     assert done.code == 0, done.stderr
     assert [name for batch in batches for name in batch] == [path.name for path in inputs]
-    assert all(len(batch) <= 64 for batch in batches)
+    assert all(len(batch) <= cli._FLUSH_BATCH for batch in batches)
+    assert len(batches) == -(-count // min(cli._FLUSH_BATCH, -(-count // 2)))  # (--jobs 1: two batches or more)
     assert sorted(os.listdir(out)) == sorted(path.name for path in inputs)
 
 
@@ -138,3 +140,22 @@ def test_a_stop_between_two_files_of_a_batch_leaves_no_temporary_file(tmp_path: 
     outcomes = cli._repair_batch_into_folder([str(path) for path in inputs], args)
     assert done and all(code == cli.EXIT_TERMINATED for code, _ in outcomes)
     assert os.listdir(out) == []
+
+
+def test_a_batch_is_flushed_sooner_once_its_files_hold_enough_bytes(tmp_path: Path, monkeypatch: Any) -> None:
+    """Large files do not wait for a whole batch: once the files repaired since the last flush hold
+    _FLUSH_BYTES, they are flushed and renamed, and the batch goes on (every file once, in order)."""
+    inputs = _files(tmp_path / "in", 9)
+    out = tmp_path / "out"
+    out.mkdir()
+    sizes = [path.stat().st_size for path in inputs]
+    monkeypatch.setattr(cli, "_FLUSH_BYTES", sizes[0] + sizes[1])  # about two files a flush
+    batches: list[list[str]] = []
+    real = atomic_write._flush_together
+    monkeypatch.setattr(atomic_write, "_flush_together",
+                        lambda targets: batches.append([os.path.basename(t.real) for t in targets]) or real(targets))
+    done = run("repair", "--jobs", "1", "--now", "1", "--out-dir", out, *inputs)
+    assert done.code == 0, done.stderr
+    assert [name for batch in batches for name in batch] == [path.name for path in inputs]
+    assert len(batches) >= 4 and all(1 <= len(batch) <= 3 for batch in batches)
+    assert sorted(os.listdir(out)) == sorted(path.name for path in inputs)

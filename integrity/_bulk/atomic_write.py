@@ -333,6 +333,8 @@ class FlushBatch:
         write_all does); the errors by key.  Nothing is pending afterwards."""
         pending, self.pending = self.pending, []
         failed: dict[Any, WriteError] = {}
+        if not pending:
+            return failed
         try:
             flushed = _flush_together([target for _, files in pending for target in files])
             with _signals_blocked():  # once for the batch's renames, not twice a file
