@@ -10,7 +10,8 @@ the messages moved, dropped, reordered or answered by a receipt) instead of the 
 `repair` is timed writing its file (-o FILE: the temporary file flushed to disk, then renamed; what the
 targets count) and writing to standard output.  --startup also times `check` and `repair` on a
 20-message file against a bare `python3 -c pass` (best of 10 each); --fleet FILESxMESSAGES times, over
-that many small files (generated under bench/data/fleet_FILESxMESSAGES/) on every core: `check` (each
+that many small files (generated under bench/data/fleet_FILESxMESSAGES/) on every core, beside orjson.loads of
+each file on every core (PARSE_FLEET: the machine's speed in the same run, as the ratios show): `check` (each
 file's target provider; none for pi-ai), `check --provider gemini` (one target provider per file),
 `repair --out-dir` and `triage` on a LocalCluster of 2 workers (its start-up counted, and also without
 it: the time triage itself reports, less the cluster's start), in messages per second; --all-providers
@@ -53,6 +54,26 @@ else:
     orjson.loads(data)
 print(time.perf_counter() - start)
 """
+
+
+PARSE_FLEET = """
+import os, sys, orjson
+paths = sys.argv[1:]
+cores = len(os.sched_getaffinity(0))
+children = []
+for share in range(cores):
+    pid = os.fork()
+    if pid == 0:
+        for path in paths[share::cores]:
+            with open(path, 'rb') as handle:
+                orjson.loads(handle.read())
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
+"""
+"""The fleet's baseline: a fresh process that forks one child per core, each reading and parsing its share of the
+files with orjson.loads (start-up counted, as for every command timed beside it)."""
 
 
 CHILD_ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
@@ -217,6 +238,7 @@ def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2, r
     cores = os.cpu_count()
     print(f"over {files:,} files of {messages} messages ({total:,} messages), every core ({cores}), best of {runs}:")
     runs_of: list[tuple[str, list[str], str, float | None]] = [  # label, command, output kind, messages/s target
+        ("orjson.loads of each file (the baseline)", [python, "-c", PARSE_FLEET, *paths], "", None),
         ("check (each file's target: none for pi-ai)", [python, "-m", "integrity", "check", *paths], "", 1_000_000),
         ("check --provider gemini (one target each)", [python, "-m", "integrity", "check", "--provider", "gemini",
                                                         *paths], "", 600_000),
@@ -225,7 +247,7 @@ def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2, r
          "table", None),
     ]
     if repair_only:
-        runs_of = [run for run in runs_of if run[2] == "folder"]
+        runs_of = [run for run in runs_of if run[2] == "folder" or run[0].startswith("orjson")]
     if all_providers:
         runs_of.append(("check --provider all", [python, "-m", "integrity", "check", "--provider", "all", *paths],
                         "", None))
@@ -250,13 +272,15 @@ def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2, r
                     if reported is not None:
                         own.append(reported)
     best = {label: min(values) for label, values in times.items()}
+    parse = best[runs_of[0][0]]
     for label, _, _, target in runs_of:
         elapsed = best[label]
         rate = total / elapsed
-        print(f"  {label:<44} {elapsed:7.2f} s  {rate:11,.0f} messages/s{_said(rate, target, at_most=False)}")
+        print(f"  {label:<44} {elapsed:7.2f} s  {rate:11,.0f} messages/s  {elapsed / parse:5.2f}x the baseline"
+              f"{_said(rate, target, at_most=False)}")
     if repair_only:
         return
-    check = best[runs_of[0][0]]
+    check = best[runs_of[1][0]]
     triage = best["triage, LocalCluster of 2 workers"]
     print(f"  triage / check = {triage / check:.2f}{_said(triage / check, 1.3)}"
           + (f"   (triage's own time, cluster start-up included: {min(own):.2f} s)" if own else ""))
