@@ -771,7 +771,8 @@ def cmd_repair_files(args: argparse.Namespace) -> int:
 _FLUSH_BATCH = 256
 """`repair --out-dir`: at most this many files are flushed to disk together (atomic_write.FlushBatch).  Each
 flush (one syncfs) waits for the disk whatever it holds: over 2,000 files of 59 kB on 2 cores, batches of 256
-took 0.94-1.06 s against 1.03-1.18 s for batches of 64, alternated (docs/performance.md, eleventh session)."""
+took 1.025 s on the median of 8 rounds against 1.075 s for batches of 64, alternated (docs/performance.md,
+eleventh session)."""
 
 _FLUSH_BYTES = 64 << 20
 """...and the batch is flushed sooner once the files repaired since its last flush held this many bytes: large
