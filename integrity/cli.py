@@ -775,7 +775,7 @@ took 1.025 s on the median of 8 rounds against 1.075 s for batches of 64, altern
 eleventh session)."""
 
 _FLUSH_BYTES = 64 << 20
-"""...and the batch is flushed sooner once the files repaired since its last flush held this many bytes: large
+"""...and the batch is flushed sooner once the files written since its last flush hold this many bytes: large
 files gain nothing from sharing a flush (the disk's time is their bytes'), and their outputs get their names
 as they would one at a time."""
 
@@ -787,33 +787,22 @@ def _repair_batch_into_folder(paths: list[str], args: argparse.Namespace) -> lis
 
     outcomes: list[tuple[int, str]] = []
     one = argparse.Namespace(**vars(args))  # each file's arguments: its file and output set by _repair_into_folder
+    failed: dict[int, WriteError] = {}
     try:  # SIGTERM raises anywhere in the batch (between two files too), so its temporary files are removed
         with signals_raise(), flushed_together() as batch:
-            failed: dict[int, WriteError] = {}
-            held = 0  # bytes of the files repaired since the last flush
             for number, path in enumerate(paths):
                 batch.key = number
                 outcomes.append(_repair_into_folder(path, one))
                 if outcomes[-1][0] == EXIT_TERMINATED:  # the pool is being stopped: nothing more is renamed
                     return outcomes
-                held += _size(path)
-                if held >= _FLUSH_BYTES:
+                if batch.held >= _FLUSH_BYTES:
                     failed.update(batch.finish())
-                    held = 0
             failed.update(batch.finish())
     except Terminated:
         return [(EXIT_TERMINATED, "")] * max(1, len(outcomes))
     for number, error in failed.items():
         outcomes[number] = (EXIT_UNREADABLE, f"error: {error} (no file was written)\n")
     return outcomes
-
-
-def _size(path: str) -> int:
-    """A file's size in bytes (0 when it cannot be asked: its repair said why)."""
-    try:
-        return os.stat(path).st_size
-    except (OSError, ValueError):
-        return 0
 
 
 def _out_dir_refusal(args: argparse.Namespace) -> str:

@@ -143,7 +143,7 @@ def test_a_stop_between_two_files_of_a_batch_leaves_no_temporary_file(tmp_path: 
 
 
 def test_a_batch_is_flushed_sooner_once_its_files_hold_enough_bytes(tmp_path: Path, monkeypatch: Any) -> None:
-    """Large files do not wait for a whole batch: once the files repaired since the last flush hold
+    """Large files do not wait for a whole batch: once the files written since the last flush hold
     _FLUSH_BYTES, they are flushed and renamed, and the batch goes on (every file once, in order)."""
     inputs = _files(tmp_path / "in", 9)
     out = tmp_path / "out"

@@ -257,13 +257,15 @@ def _remove(path: str) -> None:
             pass
 
 
-def _write_temporary(target: Target, produce: Callable[[BinaryIO], Any], flush: bool = True) -> None:
+def _write_temporary(target: Target, produce: Callable[[BinaryIO], Any], flush: bool = True) -> int:
+    """Write the target's temporary file (fsynced unless `flush` is False: a batch flushes it); its size."""
     try:
         with _open_temporary(target) as out:
             produce(cast(BinaryIO, _WrittenBack(out)) if flush and _ADVISES else out)
             out.flush()
             if flush:
                 os.fsync(out.fileno())
+            return out.tell()
     except OSError as error:
         raise WriteError(target.path, f"cannot write the {target.what}: {error.strerror or error}") from None
 
@@ -327,11 +329,13 @@ class FlushBatch:
         self.key: Any = None
         self.folders: dict[str, str] = {}  # a folder as named -> its real path (_real_and_status)
         self.new_mode = -1  # a new file's permission bits (0666 less the umask), once asked
+        self.held = 0  # bytes written to the pending files (what the next flush waits for)
 
     def finish(self) -> dict[Any, WriteError]:
         """Flush every pending file, then rename each write_all's files into place (all or nothing, as
         write_all does); the errors by key.  Nothing is pending afterwards."""
         pending, self.pending = self.pending, []
+        self.held = 0
         failed: dict[Any, WriteError] = {}
         if not pending:
             return failed
@@ -498,7 +502,7 @@ def write_all(jobs: Sequence[tuple[Target, Callable[[BinaryIO], Any]]], stdout: 
                 if batch is None:
                     _write_temporary(target, produce)
                 else:
-                    _write_temporary(target, produce, flush=False)
+                    batch.held += _write_temporary(target, produce, flush=False)
         if batch is not None:
             batch.pending.append((batch.key, files))
             files = []  # the batch renames them (FlushBatch.finish), or removes them
