@@ -118,6 +118,56 @@ def test_sparse_judges_only_around_what_may_be_broken(monkeypatch: pytest.Monkey
     assert 0 < len(set(decoded)) < 5_000 // 4, len(set(decoded))
 
 
+def _regions_by_every_anchor(codes: str, seeds: list[int], provider: str) -> list[list[int]]:
+    """The regions as the module's docstring defines them, from every anchor of the request (the way
+    judged_regions found them before it looked only around the marked messages)."""
+    import re
+    from bisect import bisect_right
+
+    if not codes:
+        return []
+    cuts = [0, *(found.start() for found in re.finditer(r"(?<=[ur]a)u+(?=[ac]|$)", codes)), len(codes)]
+    marked = {*seeds, 0, len(codes) - 1, *(at for at, letter in enumerate(codes) if letter == "s")}
+    pairs = {"bedrock": ("ur", "ru", "uu", "aa", "ac", "ca", "cc"), "mistral": ("ru",)}.get(provider, ())
+    marked.update(at + step for at in range(len(codes) - 1) if codes[at:at + 2] in pairs for step in (0, 1))
+    regions: list[list[int]] = []
+    for number in sorted({bisect_right(cuts, index) - 1 for index in marked if 0 <= index < len(codes)}):
+        if regions and regions[-1][1] == cuts[number]:
+            regions[-1][1] = cuts[number + 1]
+        else:
+            regions.append([cuts[number], cuts[number + 1]])
+    return regions
+
+
+@settings(max_examples=2_000, deadline=None)
+@given(codes=st.text(alphabet="uacrs", max_size=60), seeds=st.lists(st.integers(-2, 62), max_size=6),
+       provider=st.sampled_from(sorted(SERVED)))
+def test_the_regions_are_the_stretches_between_anchors_around_every_marked_message(codes: str, seeds: list[int],
+                                                                                   provider: str) -> None:
+    """judged_regions looks for the anchors around each marked message only; it finds the regions every anchor
+    cuts (seeds past either end included, as a caller may hand them)."""
+    from integrity.providers.sparse import judged_regions
+
+    assert judged_regions(codes, seeds, provider) == _regions_by_every_anchor(codes, seeds, provider)
+
+
+def test_the_regions_of_fleet_shaped_requests_are_the_stretches_between_anchors() -> None:
+    """The same on the letters of generated transcripts (long runs of clean turns, a few defects), for each
+    provider, seeded at every defect the generator made and at none."""
+    from integrity.providers.sparse import CODE, judged_regions
+
+    for seed in range(6):
+        messages = list(generate.messages(600, seed=seed, defect_rate=0.03))
+        codes = "".join("c" if message["role"] == "assistant" and any(part.get("type") == "toolCall"
+                                                                     for part in message["content"])
+                        else CODE[message["role"]] for message in messages)
+        assert "ucra" in codes and "c" in codes
+        seeds = [at for at in range(0, len(codes), 37)]
+        for provider in sorted(SERVED):
+            for chosen in ([], seeds):
+                assert judged_regions(codes, chosen, provider) == _regions_by_every_anchor(codes, chosen, provider)
+
+
 def test_the_fast_path_reads_bones_only_for_providers_the_light_view_does_not_serve() -> None:
     assert read_bones([]) is False
     assert read_bones(["anthropic", "gemini"]) == "hints"

@@ -36,7 +36,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, compress, islice, repeat
-from operator import attrgetter, lt, methodcaller
+from operator import attrgetter, lt
 from typing import Any
 
 from ..formats.common import OPAQUE
@@ -62,8 +62,11 @@ pass, or are judged apart: APART)."""
 SMALL = 64
 """A region of at most this many messages is judged whole: proving its plain turns first costs more."""
 
-_ANCHOR = re.compile(r"(?<=[ur]a)u+(?=[ac]|$)")
-_START = methodcaller("start")
+_NEXT_ANCHOR = re.compile(r"a(?<=[ur]a)u+(?=[ac]|$)")
+"""An anchor's assistant letter and its run of users: the anchor is where the match starts, plus one.  Led by a
+literal letter, which the regex engine skips ahead to, instead of trying its lookbehind at every letter."""
+_WHOLE_RUN = re.compile(r"u+(?=[ac]|$)")
+"""A run of users that ends before an assistant message or at the request's end, matched at the run's start."""
 _PAIRS = {  # neighbours a provider's role rule reads: both are seeds
     "bedrock": re.compile(r"(?=ur|ru|uu|aa|ac|ca|cc)"),
     "mistral": re.compile(r"(?=ru)"),
@@ -234,13 +237,15 @@ class _Each(Sequence[Sequence[int]]):
 
 def judged_regions(codes: str, seeds: Iterable[int], provider: str) -> list[list[int]]:
     """The regions judge_sparse judges of the request `codes` spells, around these seeds: [low, high) each, in order
-    (none for an empty request)."""
+    (none for an empty request).
+
+    Each marked message (a seed, a system message, the first and the last, the pairs the provider's role rule reads)
+    lies in the stretch from the last anchor at or before it to the first anchor after it; stretches that touch
+    are one region.  Only the anchors around marked messages are looked for: a file has an anchor every few
+    messages and a seed every hundred or so, and finding every anchor was most of this function's time."""
     size = len(codes)
     if not size:
         return []
-    cuts = array("q", [0])  # (an array: a million messages have some 200,000 anchors)
-    cuts.extend(map(_START, _ANCHOR.finditer(codes)))
-    cuts.append(size)
     marked = set(seeds)
     marked.update((0, size - 1))
     at = codes.find("s")
@@ -251,14 +256,30 @@ def judged_regions(codes: str, seeds: Iterable[int], provider: str) -> list[list
     if pairs is not None:
         for pair in pairs.finditer(codes):
             marked.update((pair.start(), pair.start() + 1))
-    stretches = sorted({bisect_right(cuts, index) - 1 for index in marked if 0 <= index < size})
     regions: list[list[int]] = []
-    for number in stretches:
-        if regions and regions[-1][1] == cuts[number]:
-            regions[-1][1] = cuts[number + 1]
+    high = -1
+    for index in sorted(marked):
+        if index < high or not 0 <= index < size:  # (in the stretch just found; or no message)
+            continue
+        low = _anchor_at_or_before(codes, index)
+        following = _NEXT_ANCHOR.search(codes, index)  # (an anchor after `index` has its assistant at or past it)
+        high = following.start() + 1 if following is not None else size
+        if regions and regions[-1][1] == low:
+            regions[-1][1] = high
         else:
-            regions.append([cuts[number], cuts[number + 1]])
+            regions.append([low, high])
     return regions
+
+
+def _anchor_at_or_before(codes: str, index: int) -> int:
+    """The last anchor at or before `index` (0: none, the request's start): a user after an assistant without calls
+    that follows a user or a result, whose run of users ends before an assistant message or at the end."""
+    at = codes.rfind("au", 0, index + 1)  # (the user at or before index)
+    while at >= 1:
+        if codes[at - 1] in "ur" and _WHOLE_RUN.match(codes, at + 1) is not None:
+            return at + 1
+        at = codes.rfind("au", 0, at + 1)
+    return 0
 
 
 def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[[list[int]], list[Any]],
