@@ -9,6 +9,8 @@ Transcript record, the pi-ai message check and reading a path.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -193,8 +195,6 @@ def read_source(path: str) -> bytes:
 def open_source(path: str) -> tuple[int, Any]:
     """An open descriptor of a regular file and its status (os.fstat); the caller closes it (read_opened
     does).  Unreadable paths, directories, FIFOs, devices and sockets become TranscriptErrors."""
-    import os
-
     # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below).
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -224,8 +224,6 @@ def read_opened(path: str, handle: int, size: int) -> bytes:
     A file of ordinary size is read by os.read straight from the descriptor: its whole size and the end after
     it, in two system calls.  A file object costs five more (two fstat, two lseek and an ioctl), and its
     making: about a fifth of reading a small file, which `check` over a folder of thousands pays for each."""
-    import os
-
     if size < READ_DIRECTLY_BELOW:
         try:
             return read_to_end(handle, size)
@@ -252,8 +250,6 @@ instead of joining the pieces a read of more than 2 GB comes in (Linux reads at 
 def read_to_end(handle: int, size: int) -> bytes:
     """Every byte from the descriptor's position to the end of its file, `size` of them expected: one read of
     them and one that finds the end (a file grown since, or a read cut short, gets the reads it needs)."""
-    import os
-
     data = os.read(handle, size + 1)
     if not data:
         return data
@@ -269,6 +265,8 @@ def read_to_end(handle: int, size: int) -> bytes:
 
 def _check_regular(path: str, status: Any) -> int:
     """The size of a regular file; anything else (a directory, FIFO, device, socket) is refused."""
+    if stat.S_ISREG(status.st_mode):
+        return int(status.st_size)
     from ._bulk.atomic_write import file_kind
 
     kind = file_kind(status.st_mode)

@@ -24,12 +24,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ._bulk.freed_memory import FROM_MESSAGES, release_free_pages
 from ._bulk.gc_pause import without_gc
-from ._diagnosis import target_provider
+from ._diagnosis import diagnose, target_provider, with_recorded
 from ._records import replace
 from .providers.verdict import ProviderVerdict
 from .reference import time_ms
@@ -298,11 +297,11 @@ class Loaded:
 _View = TypeVar("_View")
 
 
-def _views(policy: str, light: LightTranscript, plan: Plan, made: dict[str | None, _View],
+def views_by_plan(policy: str, light: LightTranscript, plan: Plan, made: dict[str | None, _View],
            make: Callable[[str], _View]) -> Callable[[str], _View]:
     """view_for(provider): the view that provider is sent, made (make(provider)) once per distinct plan:
     views are kept by the provider they were planned for (made: plan.provider's view), never by object
-    identity.  The one keying rule for the messages' views and for their bones (skeleton_verdicts)."""
+    identity.  The one keying rule for the messages' views and for their bones (integrity.skeleton_verdicts)."""
     def view_for(provider: str) -> _View:
         key = plan.provider
         if provider != key:  # (the plan's own provider is never re-planned: the analysis is not loaded for it)
@@ -338,178 +337,6 @@ def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any
     return said
 
 
-def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: Sequence[str], policy: str,
-                      now: Callable[[], int], letters: str | None = None
-                      ) -> tuple[dict[str, ProviderVerdict], list[int]] | None:
-    """provider_verdicts judged on the requests' skeletons (integrity.formats.skeleton), with the timestamps the
-    view's synthesized messages got; None when a skeleton cannot stand for a request (a provider of the
-    file's own format judges its recorded entries; a message carries hints of a provider's format), and the
-    caller judges the full requests.  letters: the transcript's letters when sparse_letters spelled them
-    (judged from the light view first; plan may then hold stretches).
-
-    No message is decoded into a dict (only those the view rewrites), and no text is copied: the verdicts
-    and error texts are the full requests' (tests/test_skeleton.py), at a fraction of the time and memory."""
-    from .formats.skeleton import SKELETONS, stands_for
-    from .providers import PROVIDER_FORMAT
-    from .providers.canonical import judge_history
-    from .providers.windowed import judge_windowed
-
-    formats = {PROVIDER_FORMAT[name] for name in names}
-    if loaded.format in formats or not formats <= SKELETONS.keys():
-        return None
-    if letters is not None:
-        sparse = sparse_verdicts(loaded, light, plan, names, policy, now, letters)
-        if sparse is not None:
-            return sparse
-        if plan.order is not None and range in set(map(type, plan.order)):
-            plan = PLANNERS[policy](light, plan.provider)  # the views below list every message
-    bones, hinted = loaded.bones()
-    if not stands_for(hinted, formats):
-        return None
-    stamps: list[int] = []
-
-    def stamp() -> int:
-        value = now()
-        stamps.append(value)
-        return value
-
-    view_for = _views(policy, light, plan, {plan.provider: loaded.view_bones(bones, plan, stamp, hinted)},
-                      lambda name: loaded.view_bones(bones, PLANNERS[policy](light, name), now, hinted))
-    written: dict[tuple[str, int], Any] = {}
-    shared = {format for format in formats if sum(PROVIDER_FORMAT[name] == format for name in names) > 1}
-
-    def judge(format: str, listed: list[Any], name: str) -> list[Any]:
-        windowed = judge_windowed(listed, name, judge_history)  # only around the turns not plainly legal
-        if windowed is not None:
-            return windowed
-        found = written.get((format, id(listed)))  # every list judged is kept alive by bones or view_for
-        if found is None:
-            found = SKELETONS[format](listed)
-            if format in shared:  # kept for the next provider of the format; else freed once judged (memory)
-                written[(format, id(listed))] = found
-        return judge_history(found, name)
-
-    said: dict[str, ProviderVerdict] = {}
-    for name in names:
-        view = view_for(name)
-        if not stands_for(hinted, formats):  # a message the view rewrote carries hints after all
-            return None
-        before = judge(PROVIDER_FORMAT[name], bones, name)
-        after = before if view is bones else judge(PROVIDER_FORMAT[name], view, name)
-        said[name] = ProviderVerdict(name, before, after)
-    return said, stamps
-
-
-def sparse_letters(loaded: Loaded, light: LightTranscript, names: Sequence[str]) -> str | None:
-    """The letters of a transcript whose provider verdicts can be judged from its light view (sparse_verdicts):
-    a file the fast path read without bones (read_bones: "hints"), no native hints, clean turns classified,
-    every provider served, and ids every one of them takes (but for the rules judged on every id apart: APART);
-    else None (judged on every message's bones)."""
-    fast = loaded.fast
-    if fast is None or fast.hinted is None or fast.bones is not None or light.clean is None or not names:
-        return None
-    from .formats.skeleton import stands_for
-    from .providers import PROVIDER_FORMAT
-    from .providers.sparse import APART, SERVED, ids_pass, recorded_codes
-    from .providers.sparse_items import SERVED as BY_ITEMS
-
-    served = SERVED | BY_ITEMS if fast.items is not None else SERVED
-    if not set(names) <= served or not stands_for(fast.hinted, {PROVIDER_FORMAT[name] for name in names}):
-        return None
-    codes = recorded_codes(light.roles, light.frames)
-    if codes is None:
-        return None
-    if set(names) <= APART.keys():  # (their ids are judged apart: the lists of every id would go unread)
-        return codes
-    first_frame = light.clean[1]
-    calls = list(first_frame) if first_frame is not None else \
-        list({call.id: None for calls in light.frames.values() for call in calls})
-    results = list(light.result_keys.values())
-    return codes if all(name in APART or ids_pass(name, calls, results) for name in names) else None
-
-
-_FIRST_IDS = 1024
-"""The call ids sparse_verdicts' durable_pass checks first (the rest are listed only when these pass)."""
-
-
-def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: Sequence[str], policy: str,
-                    now: Callable[[], int], codes: str) -> tuple[dict[str, ProviderVerdict], list[int]] | None:
-    """skeleton_verdicts judged from the light view and the bones of the few messages around what may be
-    broken (integrity.providers.sparse), for a transcript sparse_letters spelled as `codes`; None when a
-    view's made messages carry native hints or ids a provider refuses after all (the caller judges every
-    message's bones).  plan may hold stretches (ranges): the views are read without listing each message."""
-    from functools import partial
-
-    from ._bulk.item_groups import Places, judge, of_view, recorded
-    from ._bulk.sparse_view import Durable, SparseView
-    from .formats.skeleton import stands_for
-    from .providers import PROVIDER_FORMAT
-    from .providers.canonical import judge_turns
-    from .providers.sparse import APART, ids_pass, judge_sparse
-    from .providers.sparse_items import SERVED as BY_ITEMS
-    from .providers.sparse_items import Unplaced
-
-    assert loaded.fast is not None and light.clean is not None
-    places: Places | None = None
-    apart = APART.keys() & set(names)
-
-    def durable_pass(name: str) -> bool:
-        """Whether the durable ids pass the provider's id rules (an id rule judged apart may have let them by).
-        The lists of every id are made here and let go (held through the verdicts, Mistral's peaked 3 MB higher
-        at a million messages), and only when the first calls' ids pass (a transcript Mistral refuses refuses
-        them all, as a rule: its lists of every id raised the peak by 6 MB); DeepSeek's check reads the result
-        ids only."""
-        calls: list[Any] = []
-        if name != "deepseek":
-            every = (call.id for calls in light.frames.values() for call in calls)
-            calls = list(islice(every, _FIRST_IDS))
-            if not ids_pass(name, calls, []):
-                return False
-            calls += every
-        return ids_pass(name, calls, list(light.result_keys.values()))
-
-    loose = light.clean[2]
-    durable = Durable(loaded.fast.raws, loaded._durable(), loaded.fast.structs)
-    stamps: list[int] = []
-
-    def stamp() -> int:
-        value = now()
-        stamps.append(value)
-        return value
-
-    hinted: set[str] = set()
-    ids = (light.frames, light.result_keys)
-    views = _views(policy, light, plan, {plan.provider: SparseView.of(plan, codes, loose, durable, stamp, hinted, ids)},
-                   lambda name: SparseView.of(PLANNERS[policy](light, name), codes, loose, durable, now, hinted, ids))
-    said: dict[str, ProviderVerdict] = {}
-    for name in names:
-        view = views(name)
-        if not stands_for(hinted, {PROVIDER_FORMAT[other] for other in names}):
-            return None  # a message the view made carries hints after all
-        recorded_ids = None if name not in apart or durable_pass(name) else light.frames  # (then they count too)
-        if view.made is not None and not view.ids_pass(name, light.result_keys, recorded_ids):
-            return None
-        if name in BY_ITEMS:  # a Responses request: its calls and outputs, placed by the items of each message
-            try:
-                if places is None:
-                    places = Places(loaded.fast.items, light.frames, light.result_keys)
-                # (each walk of the request reads its items afresh: none is held)
-                before: Sequence[Any] = judge(name, partial(recorded, places))
-                after = before if view.made is None else judge(name, partial(of_view, places, view))
-            except Unplaced:
-                return None
-            said[name] = ProviderVerdict(name, before, after)
-            continue
-        regions = None if view.made is None else view.regions_kept(name)  # (their bones kept from the next pass)
-        before = judge_sparse(codes, loose, name, durable.bones, judge_turns,  # (the ids were checked whole)
-                              frames=light.frames, results=light.result_keys)
-        after = before if view.made is None else \
-            judge_sparse(view.codes, view.seeds, name, view.bones, judge_turns, plain=True, regions=regions)
-        durable.keep(())
-        said[name] = ProviderVerdict(name, before, after)
-    return said, stamps
-
-
 @without_gc  # the parsed transcript is large: collections would rescan it for nothing
 def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Sequence[str] = (),
                policy: str = DEFAULT_POLICY, depth: Depth = "diagnosis", now: Callable[[], int] = time_ms
@@ -530,7 +357,12 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     asks = ([target] if target is not None else []) + [name for name in informative if name != target]
     # The cheap diagnosis reads a view with stretches (a million ints fewer); a report or a view lists each message,
     # and so do the providers' verdicts unless they are judged from the light view (sparse_letters).
-    letters = sparse_letters(loaded, light, asks) if asks and depth != "view" else None
+    if asks and depth != "view":  # (the provider modules are loaded only when a provider is asked)
+        from .skeleton_verdicts import skeleton_verdicts, sparse_letters
+
+        letters = sparse_letters(loaded, light, asks)
+    else:
+        letters = None
     plan = PLANNERS[policy](light, planned_for, depth == "diagnosis" and (not asks or letters is not None))
     if asks and light.size >= FROM_MESSAGES:  # the reading's and planning's freed tables go before the verdicts fill
         release_free_pages()  # new arenas (integrity._bulk.freed_memory: 20 of Bedrock's 223 MiB at a million)
@@ -553,7 +385,7 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
         from .analysis import view_for_provider
 
         messages = transcript.messages
-        view_for = _views(policy, light, plan, {plan.provider: view},
+        view_for = views_by_plan(policy, light, plan, {plan.provider: view},
                           lambda name: view_for_provider(policy, light, plan, view, messages, name, now))
         verdicts = provider_verdicts(transcript, view_for, asks)
     elif depth == "report":
@@ -566,8 +398,6 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     if target and report.provider != target:  # the reference's plan names no provider: the report is for it
         report = replace(report, provider=target)
     if target is not None:  # rated by the target alone: the verdict never depends on who else was asked
-        from ._diagnosis import with_recorded
-
         report = with_recorded(report, {target: verdicts[target].accepted_as_recorded})
     return CheckResult(source=loaded.source, format=loaded.format, thread=loaded.name, policy=policy,
                        target=target, report=report, providers=verdicts, view=view if depth == "view" else None,
@@ -579,8 +409,6 @@ def _report(loaded: Loaded, light: LightTranscript, plan: Plan, depth: Depth, st
     """The report at the asked depth, the reading and schema findings first."""
     findings = loaded.findings()
     if depth == "diagnosis":
-        from ._diagnosis import diagnose
-
         return diagnose(light, plan, loaded.source, findings)
     if depth == "report":
         from .report import report_shell

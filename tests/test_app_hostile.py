@@ -221,8 +221,10 @@ def test_a_failing_provider_check_is_one_error_line_and_the_rest_of_the_page_is_
     monkeypatch.setattr(integrity.pipeline, "provider_verdicts",  # asking every provider fails; the target alone
                         lambda transcript, view_for, names: boom() if len(names) > 1 else real(transcript, view_for,
                                                                                               names))
-    on_skeleton = integrity.pipeline.skeleton_verdicts  # the same verdicts judged on the requests' skeletons
-    monkeypatch.setattr(integrity.pipeline, "skeleton_verdicts",
+    import integrity.skeleton_verdicts
+
+    on_skeleton = integrity.skeleton_verdicts.skeleton_verdicts  # the same verdicts judged on the requests' skeletons
+    monkeypatch.setattr(integrity.skeleton_verdicts, "skeleton_verdicts",
                         lambda loaded, light, plan, names, *rest: boom() if len(names) > 1 else
                         on_skeleton(loaded, light, plan, names, *rest))
     at = upload("pages/batch.py", "a.json", surrogate_transcript())

@@ -127,12 +127,12 @@ def test_triage_columns_judged_from_the_light_view_are_what_check_says(monkeypat
     from integrity.providers import PROVIDERS
 
     light = list(PROVIDERS)  # every provider: by stretches (providers.sparse) or by items (sparse_items)
-    import integrity.pipeline as pipeline
+    import integrity.skeleton_verdicts as on_skeletons
     from integrity._bulk.fast_read import read_fast
 
     used: list[bool] = []
-    real = pipeline.sparse_verdicts
-    monkeypatch.setattr(pipeline, "sparse_verdicts", lambda *args: used.append(True) or real(*args))
+    real = on_skeletons.sparse_verdicts
+    monkeypatch.setattr(on_skeletons, "sparse_verdicts", lambda *args: used.append(True) or real(*args))
     assert read_bones(light) == "items" and read_bones(["anthropic", "gemini"]) == "hints"
     checked = 0
     for path in FILES:

@@ -91,7 +91,7 @@ def test_skeleton_verdicts_equal_the_full_requests(provider: str) -> None:
     compared = refused = 0
     for name, transcript in CORPUS:
         if transcript.format == format:
-            continue  # judged on its own recorded entries: never by a skeleton (pipeline.skeleton_verdicts)
+            continue  # judged on its own recorded entries: never by a skeleton (integrity.skeleton_verdicts)
         for messages in _views(transcript, provider):
             written = skeleton_once(messages, format, None)
             assert written is not None, f"{name}: carries hints of {format} without being read from it"
@@ -151,9 +151,10 @@ def _check_both(monkeypatch: pytest.MonkeyPatch, transcript_or_file: Any, **opti
     """check_unit's answer with the skeleton and with the full requests (timestamps from one counter each)."""
     import integrity.pipeline as pipeline
     import integrity.providers.canonical as canonical
+    import integrity.skeleton_verdicts as on_skeletons
 
     answers = []
-    real = pipeline.skeleton_verdicts
+    real = on_skeletons.skeleton_verdicts
     for skeleton_on in (True, False):
         ticks = itertools.count(1_000)
         with monkeypatch.context() as patch:
@@ -163,9 +164,9 @@ def _check_both(monkeypatch: pytest.MonkeyPatch, transcript_or_file: Any, **opti
                     USED.append(found is not None)
                     return found
 
-                patch.setattr(pipeline, "skeleton_verdicts", counted)
+                patch.setattr(on_skeletons, "skeleton_verdicts", counted)
             else:  # the full requests: neither the pipeline's bones nor judge's skeleton (whole or in windows)
-                patch.setattr(pipeline, "skeleton_verdicts", lambda *args, **kwargs: None)
+                patch.setattr(on_skeletons, "skeleton_verdicts", lambda *args, **kwargs: None)
                 patch.setattr(canonical, "skeleton_once", lambda *args, **kwargs: None)
                 patch.setattr(canonical, "_windowed", lambda *args, **kwargs: None)
             answers.append(pipeline.check_unit(transcript_or_file, now=ticks.__next__, **options))

@@ -44,13 +44,13 @@ USED: list[bool] = []
 def _both(data: bytes, name: str, provider: str | None, also: Any, depth: str,
           monkeypatch: pytest.MonkeyPatch, policy: str = DEFAULT_POLICY) -> tuple[Any, Any] | None:
     """check_unit's answer read for the sparse judgment (hints only) and with every message's bones."""
-    import integrity.pipeline as pipeline
+    import integrity.skeleton_verdicts as on_skeletons
 
     sparse_read = read_fast(data, name, bones="items")  # (hints, and the Responses items)
     bones_read = read_fast(data, name, bones=True)
     if sparse_read is None or bones_read is None:
         return None
-    real = pipeline.sparse_verdicts
+    real = on_skeletons.sparse_verdicts
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         found = real(*args, **kwargs)
@@ -61,7 +61,7 @@ def _both(data: bytes, name: str, provider: str | None, also: Any, depth: str,
     for fast in (sparse_read, bones_read):
         ticks = itertools.count(1_000)
         with monkeypatch.context() as patch:
-            patch.setattr(pipeline, "sparse_verdicts", counted)
+            patch.setattr(on_skeletons, "sparse_verdicts", counted)
             answers.append(check_unit(Loaded(name, fast=fast), provider=provider, also=also, depth=depth,
                                       policy=policy, now=ticks.__next__))
     return answers[0], answers[1]
@@ -283,9 +283,9 @@ def test_a_file_read_a_block_at_a_time_is_judged_alike(monkeypatch: pytest.Monke
     messages = list(generate.messages(3_000, seed=5, defect_rate=0.05))
     path = tmp_path / ("t.jsonl" if jsonl else "t.json")
     path.write_bytes(b"\n".join(json.dumps(m).encode() for m in messages) if jsonl else json.dumps(messages).encode())
-    import integrity.pipeline as pipeline
+    import integrity.skeleton_verdicts as on_skeletons
 
-    real = pipeline.sparse_verdicts
+    real = on_skeletons.sparse_verdicts
 
     def counted(*args: Any) -> Any:
         found = real(*args)
@@ -299,7 +299,7 @@ def test_a_file_read_a_block_at_a_time_is_judged_alike(monkeypatch: pytest.Monke
             fast = fast_read.read_fast_file(FileSource(str(path), *open_source(str(path))), True, False, bones)
             assert fast is not None and (fast.bones is None) == (bones == "items")
             with monkeypatch.context() as patch:
-                patch.setattr(pipeline, "sparse_verdicts", counted)
+                patch.setattr(on_skeletons, "sparse_verdicts", counted)
                 answers.append(check_unit(Loaded(str(path), fast=fast), provider=provider,
                                           now=itertools.count(1).__next__))
         assert answers[0].providers == answers[1].providers and answers[0].report == answers[1].report, provider
@@ -370,16 +370,16 @@ def test_a_frame_its_shape_does_not_place_is_judged_on_the_bones(monkeypatch: py
     assert fast is not None and fast.items is not None
     fast.items.table = [(count, ()) for count, _ in fast.items.table]  # no call placed anywhere
     USED.clear()
-    import integrity.pipeline as pipeline
+    import integrity.skeleton_verdicts as on_skeletons
 
-    real = pipeline.sparse_verdicts
+    real = on_skeletons.sparse_verdicts
 
     def counted(*args: Any) -> Any:
         found = real(*args)
         USED.append(found is not None)
         return found
 
-    monkeypatch.setattr(pipeline, "sparse_verdicts", counted)
+    monkeypatch.setattr(on_skeletons, "sparse_verdicts", counted)
     answer = check_unit(Loaded("unplaced", fast=fast), provider="openai-responses", now=itertools.count(1).__next__)
     bones = read_fast(data, "unplaced", bones=True)
     assert bones is not None

@@ -78,9 +78,9 @@ def test_the_views_judgment_reads_nothing_again_when_all_is_kept(monkeypatch: py
 
     monkeypatch.setattr(fast_bones, "bones_at", counting)
     monkeypatch.setattr(sparse_view.fast_bones, "bones_at", counting)
-    import integrity.pipeline  # noqa: F401  (judge_sparse is imported inside sparse_verdicts)
+    import integrity.skeleton_verdicts as on_skeletons  # (sparse_verdicts calls the judge_sparse it imported)
 
-    monkeypatch.setattr(sparse, "judge_sparse", judge)
+    monkeypatch.setattr(on_skeletons, "judge_sparse", judge)
     for kept, provider in itertools.product((1 << 20, 0), CHAT):
         monkeypatch.setattr(sparse_view, "KEPT", kept)
         decoded.clear()

@@ -1,9 +1,9 @@
 """The durable messages and the views of a transcript the fast path read, as providers.sparse judges them.
 
-A provider's verdict judged from the light view (pipeline.sparse_verdicts) needs of each request its letters
-(one per message: providers.sparse.CODE), its seeds (the messages that may be broken) and the bones of the
-few messages around them.  For the transcript as recorded these come from the light view and the raw bytes;
-for a view the plan orders, from the order itself: every message it keeps where it was is the durable one
+A provider's verdict judged from the light view (integrity.skeleton_verdicts.sparse_verdicts) needs of each
+request its letters (one per message: providers.sparse.CODE), its seeds (the messages that may be broken) and
+the bones of the few messages around them.  For the transcript as recorded these come from the light view and
+the raw bytes; for a view the plan orders, from the order itself: every message it keeps where it was is the durable one
 (its letter and bones), and only the messages it makes, renames or moves are seeds.
 """
 
@@ -20,6 +20,7 @@ from ..providers.sparse import bone_code, ids_pass, judged_regions
 from ..repair.entries import RenamedAlike, Rewritten, entry_message, renames_every_call
 from ..repair.plan import Plan
 from . import fast_bones
+from .fast_read import STRUCTS
 
 KEPT = 16384
 """The view's messages whose durable bones are kept from the recorded judgment for the view's (SparseView.regions_kept):
@@ -64,8 +65,6 @@ class Durable:
                 return decoded
             filled = iter(decoded)
             return [next(filled) if bone is None else bone for bone in found]
-        from .fast_read import STRUCTS
-
         if len(self.structs) > KEPT:  # (a large transcript in memory: bones made when asked, never held)
             return list(fast_bones.struct_bones(list(map(self.structs.__getitem__, indices)), set(), self._kinds,
                                                 STRUCTS))

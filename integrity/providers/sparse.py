@@ -20,8 +20,8 @@ alone, and its violations moved to where the region sits (its first message, nat
 
 Ids are checked on the whole request first (ids_pass: the ids the provider's id rule refuses), and the regions
 are then judged without the id rules; a request that fails is judged as before, on every message's bones
-(pipeline.sparse_letters).  The rules that read the whole request's ids (DeepSeek's result id met twice,
-Mistral's refused ids: APART) are judged instead on every id at once, from the light view.
+(integrity.skeleton_verdicts.sparse_letters).  The rules that read the whole request's ids (DeepSeek's result
+id met twice, Mistral's refused ids: APART) are judged instead on every id at once, from the light view.
 
 tests/test_sparse.py holds the verdicts equal to the bones' (windowed) on every pi-ai sample and real file,
 generated files, files read a block at a time and random transcripts, for every provider served, as recorded

@@ -54,11 +54,12 @@ USER, ASSISTANT, FRAME, RESULT, SYSTEM, CUSTOM, OPAQUE = range(7)
 SYSTEM_ROLES = ("system", "developer")
 
 
+@cache
 def _role_rules(provider: str | None) -> RoleRules | None:
     """The provider's rules on the order of turns (its spec's `role_rules`); None for none or an unknown name.
 
     The providers package is imported here rather than at the top: the CLI's fast path
-    (no provider, no role rules) never needs its rule sets.
+    (no provider, no role rules) never needs its rule sets.  Kept per name: a plan asks for every file.
     """
     if not provider:
         return None
@@ -73,10 +74,11 @@ def has_role_rules(provider: str | None) -> bool:
     return _role_rules(provider) is not None
 
 
-def _transparent(rules: RoleRules) -> set[int]:
+@cache
+def _transparent(rules: RoleRules) -> frozenset[int]:
     from ..providers.spec import MESSAGE_KINDS
 
-    return {MESSAGE_KINDS.index(name) for name in rules.transparent}
+    return frozenset(MESSAGE_KINDS.index(name) for name in rules.transparent)
 
 
 def _kind(light: LightTranscript, entry: ViewEntry) -> int:
@@ -229,7 +231,7 @@ def legalize(light: LightTranscript, order: list[Any], provider: str | None,
         order, merged = _merge_runs(light, order, plan, transparent, (USER,), provider or "", durable)
         changed |= merged
     if rules.start:
-        order, found = _matches(light, order, durable, _anything_but(frozenset(transparent)), first=True)
+        order, found = _matches(light, order, durable, _anything_but(transparent), first=True)
         if found:
             (first,), (kind,) = found[0]
             if (rules.start == "user" and kind != USER) or (rules.start == "no_calls" and kind == FRAME):
@@ -240,13 +242,13 @@ def legalize(light: LightTranscript, order: list[Any], provider: str | None,
     return order if changed else None
 
 
-def _runs(light: LightTranscript, order: list[Any], transparent: set[int],
+def _runs(light: LightTranscript, order: list[Any], transparent: frozenset[int],
           kinds: tuple[int, ...], durable: bytearray) -> tuple[list[Any], list[list[int]]]:
     """Runs (lists of entry positions) of consecutive messages of the given kinds, transparent ones skipped:
     found by a regex over the messages' kinds (one byte each), so only the runs' own entries take a Python
     step; and the order, cut so that each message of a run is an entry of its own (_matches)."""
     wanted = [kind for kind in kinds if kind not in transparent]
-    order, found = _matches(light, order, durable, _run_of(tuple(wanted), frozenset(transparent)))
+    order, found = _matches(light, order, durable, _run_of(tuple(wanted), transparent))
     return order, [[position for position, kind in zip(positions, codes, strict=True) if kind in wanted]
                    for positions, codes in found]
 
@@ -272,7 +274,7 @@ def _class(kinds: Iterable[int]) -> bytes:
     return b"[" + b"".join(re.escape(bytes([kind])) for kind in listed) + b"]" if listed else b"(?!)"
 
 
-def _merge_runs(light: LightTranscript, order: list[Any], plan: Plan, transparent: set[int],
+def _merge_runs(light: LightTranscript, order: list[Any], plan: Plan, transparent: frozenset[int],
                 kinds: tuple[int, ...], provider: str, known: bytearray, only_before_calls: bool = False
                 ) -> tuple[list[Any], bool]:
     """The order with the runs of one role merged, and whether any changed.  known: every durable message's
@@ -313,7 +315,7 @@ def _merge_runs(light: LightTranscript, order: list[Any], plan: Plan, transparen
     return ([entry for entry in order if entry is not None] if changed else order), changed
 
 
-def _answer_results(light: LightTranscript, order: list[Any], transparent: set[int], provider: str,
+def _answer_results(light: LightTranscript, order: list[Any], transparent: frozenset[int], provider: str,
                     durable: bytearray) -> tuple[list[Any], bool]:
     """Insert an assistant turn after each run of results that a user turn follows (found by a regex over the
     messages' kinds: the last result of such a run, then any transparent entries, then a user turn)."""

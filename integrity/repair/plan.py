@@ -15,10 +15,11 @@ from itertools import compress, repeat
 from operator import ne
 from typing import TYPE_CHECKING, Any
 
+from ..notes import Note
 from .entries import RenamedAlike, Synthesized, ViewEntry
 
 if TYPE_CHECKING:
-    from ..notes import Note, NoteCode
+    from ..notes import NoteCode
     from .views import LightTranscript
 
 
@@ -107,8 +108,6 @@ class Plan:
         return codes
 
     def _make_notes(self) -> None:
-        from ..notes import Note
-
         unmade, self._unmade = self._unmade, []
         notes = self._notes
         for code, indices, keys, rows in unmade:

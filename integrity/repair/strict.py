@@ -27,7 +27,7 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator, KeysView, Mapping
 from collections.abc import Set as AbstractSet
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import chain, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -339,10 +339,12 @@ def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], 
     answers[waiting.pop(chosen)] = index
 
 
+@cache
 def _needs_call_ids(provider: str | None) -> bool:
     """Whether the view's provider wants every call to carry an id (its spec; unknown names do).
 
-    The providers package loads only when a provider is named: the CLI's fast path never needs it.
+    The providers package loads only when a provider is named: the CLI's fast path never needs it.  Kept per
+    name: a plan asks for every file.
     """
     if provider is None:
         return False
@@ -352,8 +354,10 @@ def _needs_call_ids(provider: str | None) -> bool:
     return found is None or found.needs_call_ids
 
 
+@cache
 def id_rule(provider: str | None) -> IdRule | None:
-    """The provider's rule on call ids (pattern and length), or None: any string."""
+    """The provider's rule on call ids (pattern and length), or None: any string.  Kept per name (a plan asks
+    for every file)."""
     if provider is None:
         return None
     from ..providers import SPECS
