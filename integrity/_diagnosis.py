@@ -587,6 +587,8 @@ def _shaped(light: LightTranscript, rewritten: dict[int, Any], changed: set[int]
     visiting each of the 113,000 messages a view for Mistral renames in a 200,000-message transcript: a result's
     one id is kept or changed, a frame's all changed (or none, when it is no frame).  Else each message's shape
     is read in turn."""
+    if not rewritten:  # (nothing renamed: most files, toward most providers)
+        return {}
     indices = list(filterfalse(changed.__contains__, rewritten))
     ids_of = list(map(rewritten.__getitem__, indices))
     if not set(map(type, ids_of)) <= {dict}:
