@@ -295,12 +295,13 @@ def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[
         seeds = ordered = sorted(seeds)
     regions = found_regions if found_regions is not None else judged_regions(codes, seeds, provider)
     by_turn = PROOFS[provider][1]
+    shapes = None if PROVIDER_FORMAT[provider] == "openai-chat" else codes.translate(_RESULTS)  # (read in slices)
     found: list[Violation] = []
     entry = turn = counted = taken = 0
     bones: list[Any] = []
     for number, (low, high) in enumerate(regions):
         if low > counted:  # the entries (and Anthropic's turns) of the plain stretches before this region
-            entry += _entries(provider, codes[counted:low])
+            entry += _entries(codes, shapes, counted, low)
             if by_turn:
                 turn += _turns(codes[counted:low])
         if taken >= len(bones):  # the bones of the next regions, some BATCH messages at a time
@@ -319,7 +320,7 @@ def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[
             said = judge(write(region), provider)
         found.extend(_moved(violation, turn if by_turn else entry, entry, low) if low else violation
                      for violation in said)
-        entry += _entries(provider, codes[low:high])
+        entry += _entries(codes, shapes, low, high)
         if by_turn:
             turn += _turns(codes[low:high])
         counted = high
@@ -347,14 +348,15 @@ def _batch(regions: list[list[int]], number: int) -> list[int]:
     return indices
 
 
-def _entries(provider: str, codes: str) -> int:
-    """The native entries of a stretch cut at anchors (so no run of results crosses its ends): one per message
-    for the Chat shape; else one per message but systems (hoisted) and one per run of results."""
-    if PROVIDER_FORMAT[provider] == "openai-chat":
-        return len(codes)
-    shapes = codes.translate(_RESULTS)
-    runs = shapes.count("01") + shapes.startswith("1")
-    return len(codes) - codes.count("s") - codes.count("r") + runs
+def _entries(codes: str, shapes: str | None, low: int, high: int) -> int:
+    """The native entries of the stretch codes[low:high], cut at anchors (so no run of results crosses its ends):
+    one per message for the Chat shape (shapes None); else one per message but systems (hoisted) and one per run
+    of results.  shapes: codes.translate(_RESULTS), made once per request; each stretch is read in place (the
+    counts take bounds), not sliced and translated again."""
+    if shapes is None:
+        return high - low
+    runs = shapes.count("01", low, high) + shapes.startswith("1", low, high)
+    return high - low - codes.count("s", low, high) - codes.count("r", low, high) + runs
 
 
 def _turns(codes: str) -> int:
