@@ -151,6 +151,22 @@ def test_the_regions_are_the_stretches_between_anchors_around_every_marked_messa
     assert judged_regions(codes, seeds, provider) == _regions_by_every_anchor(codes, seeds, provider)
 
 
+@settings(max_examples=2_000, deadline=None)
+@given(codes=st.text(alphabet="uacrs", max_size=40), bounds=st.tuples(st.integers(0, 40), st.integers(0, 40)))
+def test_a_stretchs_entries_are_counted_in_place_as_on_its_own_letters(codes: str, bounds: tuple[int, int]) -> None:
+    """_entries reads a stretch within the request's letters (translated once) and counts what the stretch's own
+    letters, sliced out and translated, give: a message each, less the systems (hoisted) and the results, plus
+    one per run of results."""
+    from integrity.providers.sparse import _RESULTS, _entries
+
+    low, high = sorted(min(bound, len(codes)) for bound in bounds)
+    alone = codes[low:high]
+    shapes = alone.translate(_RESULTS)
+    expected = len(alone) - alone.count("s") - alone.count("r") + shapes.count("01") + shapes.startswith("1")
+    assert _entries(codes, codes.translate(_RESULTS), low, high) == expected
+    assert _entries(codes, None, low, high) == high - low  # (the Chat shape: one entry per message)
+
+
 def test_the_regions_of_fleet_shaped_requests_are_the_stretches_between_anchors() -> None:
     """The same on the letters of generated transcripts (long runs of clean turns, a few defects), for each
     provider, seeded at every defect the generator made and at none."""
