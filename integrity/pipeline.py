@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._bulk.freed_memory import FROM_MESSAGES, release_free_pages
 from ._bulk.gc_pause import without_gc
@@ -294,28 +294,6 @@ class Loaded:
         return replace(report, format=self.format, thread=self.name)
 
 
-_View = TypeVar("_View")
-
-
-def views_by_plan(policy: str, light: LightTranscript, plan: Plan, made: dict[str | None, _View],
-           make: Callable[[str], _View]) -> Callable[[str], _View]:
-    """view_for(provider): the view that provider is sent, made (make(provider)) once per distinct plan:
-    views are kept by the provider they were planned for (made: plan.provider's view), never by object
-    identity.  The one keying rule for the messages' views and for their bones (integrity.skeleton_verdicts)."""
-    def view_for(provider: str) -> _View:
-        key = plan.provider
-        if provider != key:  # (the plan's own provider is never re-planned: the analysis is not loaded for it)
-            from .analysis import replans_for
-
-            key = provider if replans_for(policy, light, plan, provider) else plan.provider
-        found = made.get(key)
-        if found is None:
-            found = made[key] = make(provider)
-        return found
-
-    return view_for
-
-
 def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any]], names: Sequence[str]
                       ) -> dict[str, ProviderVerdict]:
     """Each provider's verdict on the transcript as recorded and on the view planned for it.
@@ -385,6 +363,8 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
         from .analysis import view_for_provider
 
         messages = transcript.messages
+        from .skeleton_verdicts import views_by_plan
+
         view_for = views_by_plan(policy, light, plan, {plan.provider: view},
                           lambda name: view_for_provider(policy, light, plan, view, messages, name, now))
         verdicts = provider_verdicts(transcript, view_for, asks)

@@ -1,7 +1,8 @@
 """The providers' verdicts judged on skeletons: each request written as the bones of its messages
 (integrity.formats.skeleton), or, for a file the fast path read, from its light view and the bones of the few
 messages around what may be broken (integrity.providers.sparse).  The verdicts and error texts are the full
-requests' (tests/test_skeleton.py, tests/test_sparse.py).
+requests' (tests/test_skeleton.py, tests/test_sparse.py).  views_by_plan, the one rule for which view each
+provider is sent, is here too: the pipeline's full requests read it when a provider is asked.
 
 The pipeline (integrity.pipeline.check_unit) loads this module only when a provider is asked: its imports are
 the provider modules, about 30 ms, which `check` alone never reads.  They are imported here once, at the top,
@@ -14,12 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._bulk import item_groups
 from ._bulk.sparse_view import Durable, SparseView
 from .formats.skeleton import SKELETONS, stands_for
-from .pipeline import views_by_plan
 from .providers import PROVIDER_FORMAT
 from .providers.canonical import judge_history, judge_turns
 from .providers.sparse import APART, SERVED, ids_pass, judge_sparse, recorded_codes
@@ -33,6 +33,29 @@ if TYPE_CHECKING:
     from .pipeline import Loaded
     from .repair.plan import Plan
     from .repair.views import LightTranscript
+
+
+_View = TypeVar("_View")
+
+
+def views_by_plan(policy: str, light: LightTranscript, plan: Plan, made: dict[str | None, _View],
+                  make: Callable[[str], _View]) -> Callable[[str], _View]:
+    """view_for(provider): the view that provider is sent, made (make(provider)) once per distinct plan:
+    views are kept by the provider they were planned for (made: plan.provider's view), never by object
+    identity.  The one keying rule for the messages' views (integrity.pipeline's full requests) and for their
+    bones (skeleton_verdicts, sparse_verdicts)."""
+    def view_for(provider: str) -> _View:
+        key = plan.provider
+        if provider != key:  # (the plan's own provider is never re-planned: the analysis is not loaded for it)
+            from .analysis import replans_for
+
+            key = provider if replans_for(policy, light, plan, provider) else plan.provider
+        found = made.get(key)
+        if found is None:
+            found = made[key] = make(provider)
+        return found
+
+    return view_for
 
 
 def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: Sequence[str], policy: str,

@@ -223,12 +223,12 @@ def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path: Path) -> None
 
 def test_an_unexpected_exception_is_one_line_and_its_own_exit_code(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    import integrity._diagnosis
+    import integrity.pipeline
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise KeyError("a bug\nover two lines")
 
-    monkeypatch.setattr(integrity._diagnosis, "diagnose", broken)
+    monkeypatch.setattr(integrity.pipeline, "diagnose", broken)  # (the diagnosis, where the pipeline calls it)
     path = write(tmp_path / "in.json", ORPHAN)
     result = run("check", path)
     message = assert_clean_failure(result, EXIT_INTERNAL)

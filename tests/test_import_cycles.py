@@ -69,7 +69,8 @@ LAYERS: list[tuple[str, list[str]]] = [
         "integrity.report", "integrity.report.text",
     ]),
     # one call from a loaded transcript to its plan, view and report
-    ("analysis", ["integrity.analysis"]),
+    # (and the providers' verdicts judged on skeletons, which the pipeline loads only when a provider is asked)
+    ("analysis", ["integrity.analysis", "integrity.skeleton_verdicts"]),
     # the check pipeline and the one-call APIs over the analysis
     ("check", ["integrity.pipeline", "integrity.repairing", "integrity.download"]),
     # front ends: the CLI, fleet triage, the fault lab, the package face
