@@ -10,6 +10,12 @@ the plan, the cheap diagnosis behind `check`, and the second pass writing the vi
 /dev/null.  The child's checks are also timed alone, in this process, to show what the
 first pass no longer waits for.  The cyclic GC is off, as the CLI has it.  Each figure
 is the best of --runs; the input is the one bench_cli.py generates (bench/data/broken_N.json).
+
+With --fleet FILESxMESSAGES (and --provider P), the files bench_cli.py --fleet generates are checked one after
+the other in this process, as a `check` worker checks them (integrity.cli's per-file work, each file's lines
+made), and each stage's time is summed over the files: reading, planning, the verdicts judged from the light
+view, the diagnosis, and the rest (the CLI's lines, the imports, freeing each file).  Each stage is timed around
+its call, which adds a little to the total; the total is also timed alone, best of --runs.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -68,7 +75,12 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--policy", default="strict", choices=sorted(PLANNERS))
+    parser.add_argument("--fleet", metavar="FILESxMESSAGES", help="the fleet's files, one process, by stage")
+    parser.add_argument("--provider", help="--fleet: check --provider P")
     args = parser.parse_args()
+    if args.fleet:
+        fleet_stages(args.fleet, args.provider, args.runs)
+        return
     source = HERE / "data" / f"broken_{args.messages}.json"
     if not source.exists():
         source.parent.mkdir(exist_ok=True)
@@ -83,6 +95,66 @@ def main() -> None:
     for stage, seconds in best.items():
         print(f"  {stage:<30} {seconds:6.3f} s")
     print(f"  {'sum (without the child)':<30} {sum(v for k, v in best.items() if not k.startswith('(')):6.3f} s")
+
+
+def fleet_stages(shape: str, provider: str | None, runs: int) -> None:
+    """The fleet's files checked in this process (integrity.cli's worker step for each), best of `runs`, then
+    the same with each stage timed around its call."""
+    from integrity import cli, pipeline
+    from integrity.repair import policies
+
+    files, messages = (int(part) for part in shape.split("x"))
+    folder = HERE / "data" / f"fleet_{files}x{messages}"
+    if not folder.is_dir() or len(list(folder.iterdir())) < files:
+        subprocess.run([sys.executable, str(HERE / "bench_cli.py"), "--fleet", shape, "--only", "--runs", "1"],
+                       check=True, stdout=subprocess.DEVNULL)
+    paths = sorted(str(path) for path in folder.iterdir())[:files]
+    args = cli.build_parser().parse_args(["check", *paths, *(["--provider", provider] if provider else [])])
+    gc.disable()
+
+    def run() -> float:
+        start = time.perf_counter()
+        for path in paths:
+            cli._check_file_in_worker(path, args)
+        return time.perf_counter() - start
+
+    run()  # (imports, first calls)
+    alone = min(run() for _ in range(runs))
+    spent: dict[str, float] = {}
+
+    def timed(label: str, real: Any) -> Any:
+        def call(*given: Any, **named: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return real(*given, **named)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.perf_counter() - start
+        return call
+
+    import integrity.skeleton_verdicts as on_skeletons
+
+    cli._load_file = timed("reading", cli._load_file)
+    pipeline._report = timed("diagnosis", pipeline._report)
+    pipeline.with_recorded = timed("rated by the target's verdict", pipeline.with_recorded)
+    on_skeletons.sparse_letters = timed("the letters (sparse_letters)", on_skeletons.sparse_letters)
+    on_skeletons.sparse_verdicts = timed("verdicts from the light view", on_skeletons.sparse_verdicts)
+    for name, planner in list(policies.PLANNERS.items()):
+        policies.PLANNERS[name] = timed("planning", planner)
+    best: dict[str, float] = {}
+    for _ in range(runs):
+        spent.clear()
+        total = run()
+        if not best or total < best["total"]:
+            best = {**spent, "total": total}
+    print(f"{files:,} files of {messages} messages, check{' --provider ' + provider if provider else ''}, "
+          f"one process, best of {runs}:")
+    print(f"  {'total, untimed':<32} {alone:6.3f} s")
+    for stage, seconds in sorted(best.items(), key=lambda item: -item[1]):
+        if stage != "total":
+            print(f"  {stage:<32} {seconds:6.3f} s")
+    rest = best["total"] - sum(seconds for stage, seconds in best.items() if stage != "total")
+    print(f"  {'the rest (lines, freeing, ...)':<32} {rest:6.3f} s")
+    print(f"  {'total, each stage timed':<32} {best['total']:6.3f} s")
 
 
 if __name__ == "__main__":
