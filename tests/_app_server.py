@@ -98,3 +98,21 @@ def wait_idle(page, timeout: float = 30_000) -> None:
     page.wait_for_function(
         """() => { const w = document.querySelector('[data-testid="stStatusWidget"]');
                    return !w || !w.innerText.match(/Running|Connecting/); }""", timeout=timeout)
+
+
+def open_expander(page, label: str, ready, tries: int = 3) -> None:
+    """Open the expander `label` and wait for ready(timeout_ms) to see its content: a rerun still drawing when
+    the click lands may close it again (a loaded machine), so it is opened again, up to `tries` times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    panel = page.locator("details", has_text=label).first
+    for attempt in range(tries):
+        if panel.get_attribute("open") is None:
+            page.get_by_text(label).click()
+        try:
+            ready(15_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
+            wait_idle(page)

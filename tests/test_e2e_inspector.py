@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _app_server import settled_box, wait_idle
+from _app_server import open_expander, settled_box, wait_idle
 
 from integrity import RepairKind, facts
 
@@ -60,11 +60,11 @@ def upload(page: Any, name: str, data: bytes) -> None:
     wait_idle(page)
 
 
-def wait_for_cell(page: Any, text: str) -> None:
+def wait_for_cell(page: Any, text: str, timeout: float | None = None) -> None:
     """Wait until some data-grid cell shows exactly this text (the grid renders after the page text)."""
     page.wait_for_function(
         """text => Array.from(document.querySelectorAll('[data-testid^="glide-cell-"]'))
-                     .some(c => c.innerText === text)""", arg=text)
+                     .some(c => c.innerText === text)""", arg=text, timeout=timeout)
 
 
 def cell_texts(page: Any) -> list[str]:
@@ -85,8 +85,8 @@ def test_upload_a_broken_transcript_and_see_every_highlight_kind(page: Any, serv
     assert any("\u0336" in t for t in texts)  # the dropped duplicate is struck through
     body = page.inner_text("body")
     assert "broken.json · format" in body
-    page.get_by_text("Legend: what each row kind means").click()
-    wait_for_cell(page, facts(RepairKind.SYNTHESIZED).description)  # the legend, from the kind registry
+    open_expander(page, "Legend: what each row kind means",  # the legend, from the kind registry
+                  lambda timeout: wait_for_cell(page, facts(RepairKind.SYNTHESIZED).description, timeout))
 
 
 def test_upload_bad_input_shows_the_error_line_and_the_app_keeps_working(page: Any, server: str) -> None:
