@@ -361,12 +361,11 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
         else:
             view = transcript.messages
         from .analysis import view_for_provider
-
-        messages = transcript.messages
         from .skeleton_verdicts import views_by_plan
 
+        messages = transcript.messages
         view_for = views_by_plan(policy, light, plan, {plan.provider: view},
-                          lambda name: view_for_provider(policy, light, plan, view, messages, name, now))
+                                 lambda name: view_for_provider(policy, light, plan, view, messages, name, now))
         verdicts = provider_verdicts(transcript, view_for, asks)
     elif depth == "report":
         from .repair.entries import is_stamped, unplain
