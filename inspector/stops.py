@@ -90,6 +90,23 @@ def problem_stops(analysis: Analysis, rows: Sequence[Row], by_left: Mapping[int,
     return sorted(stops, key=lambda s: (s.row, _ORDER[s.what], not s.target, s.when != "before", s.provider or ""))
 
 
+def stops_caption(stops: Sequence[Stop], analysis: Analysis) -> str:
+    """The line under the navigation bar before a stop is visited: how many stops there are, and how many of them
+    are refusals by providers the verdict is not judged by.  A file its target accepts may still hold a dozen of
+    those (calls without ids, which other providers refuse): said, so that "healthy" above and a dozen problems
+    here do not read as two answers."""
+    said = f"{len(stops)} problem(s) to visit with Problem ▶: findings, provider refusals and repairs"
+    others = sum(1 for stop in stops if stop.what == REFUSAL and not stop.target)
+    if not others:
+        return said + "."
+    target = target_provider(analysis.transcript.format, analysis.provider)
+    if target is None:
+        return (f"{said} ({others} of them refusals by providers, shown for information: no provider is the "
+                f"target, so the universal invariants decide the verdict).")
+    return (f"{said} ({others} of them refusals by providers other than {target}, shown for information: the "
+            f"verdict is {target}'s).")
+
+
 def first_stop(stops: Sequence[Stop]) -> int:
     """Where the first press lands: what the verdict is judged by first.  The target provider's first refusal
     of the file as recorded, else of the repaired view; without one (no target: the universal invariants

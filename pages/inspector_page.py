@@ -31,7 +31,7 @@ from inspector.positions import (
 )
 from inspector.rows import Pairs, call_arguments, filter_rows, pairs_for, position_in, raw_json
 from inspector.safe_text import literal, neutralize, safe_filename
-from inspector.stops import Stop, next_stop, problem_stops
+from inspector.stops import Stop, next_stop, problem_stops, stops_caption
 from inspector.theme import PROBLEM_KINDS, ROW_KINDS, label
 from integrity import POLICIES
 
@@ -292,7 +292,7 @@ def stop_line() -> None:
         where = row_place(transcript, rows[stop.row].left, rows[stop.row].right)
         st.text(f"Problem {index + 1} of {len(stops)} · {where} · {stop.text}")
     elif stops:
-        st.caption(f"{len(stops)} problem(s) to visit with Problem ▶: findings, provider refusals and repairs.")
+        st.caption(stops_caption(stops, analysis))
 
 
 def _save_upload() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from inspector.positions import find_place, native_label, other_numbers, row_place
 from inspector.rows import aligned_rows, rows_by_side
-from inspector.stops import FINDING, REFUSAL, REPAIR, Stop, first_stop, next_stop, problem_stops
+from inspector.stops import FINDING, REFUSAL, REPAIR, Stop, first_stop, next_stop, problem_stops, stops_caption
 from integrity import PROVIDERS, analyze, check, judged_by_providers, load
 from integrity.pipeline import ALL_PROVIDERS
 
@@ -58,6 +58,28 @@ def test_a_picked_provider_is_the_target() -> None:
     untargeted, _ = stops_of("abort_race.pi-ai.json")
     assert not any(s.target for s in untargeted)
     assert untargeted[first_stop(untargeted)].what == REPAIR and untargeted[0].what == REFUSAL
+
+
+def test_the_caption_says_how_many_stops_are_other_providers_refusals() -> None:
+    """A file its target accepts (Gemini takes calls without ids) still has the other providers' refusals to
+    visit: the caption counts them apart and names whose verdict it is, as check says it."""
+    stops, analysis = stops_of("no_ids.gemini.json")
+    engine = check(load((SAMPLES / "no_ids.gemini.json").read_bytes(), "x.json"))
+    assert engine.target == "gemini" and engine.target_verdict is not None \
+        and engine.target_verdict.accepted_as_recorded and engine.target_verdict.accepted_after_repair
+    others = [s for s in stops if s.what == REFUSAL and not s.target]
+    assert others and len(others) == len(stops)  # nothing else: no finding, no repair, no refusal by gemini
+    assert stops_caption(stops, analysis) == (
+        f"{len(stops)} problem(s) to visit with Problem ▶: findings, provider refusals and repairs ({len(others)} of "
+        "them refusals by providers other than gemini, shown for information: the verdict is gemini's).")
+    untargeted, pi_ai = stops_of("abort_race.pi-ai.json")  # no target: every refusal is for information
+    refused = sum(s.what == REFUSAL for s in untargeted)
+    assert refused and f"({refused} of them refusals by providers, shown for information: no provider is the " \
+        "target, so the universal invariants decide the verdict)." in stops_caption(untargeted, pi_ai)
+    judged, bedrock = stops_of("split_results.bedrock.json", provider="bedrock")
+    only_target = [s for s in judged if not (s.what == REFUSAL and not s.target)]
+    assert stops_caption(only_target, bedrock) == \
+        f"{len(only_target)} problem(s) to visit with Problem ▶: findings, provider refusals and repairs."
 
 
 def test_next_stop_walks_from_the_current_stop_or_the_selected_row_and_wraps() -> None:
