@@ -30,9 +30,10 @@ from ._bulk.freed_memory import FROM_MESSAGES, release_free_pages
 from ._bulk.gc_pause import without_gc
 from ._diagnosis import diagnose, target_provider, with_recorded
 from ._records import replace
+from .loaded import Loaded
 from .providers.verdict import ProviderVerdict
 from .reference import time_ms
-from .repair.policies import DEFAULT_POLICY, PLANNERS, light_view
+from .repair.policies import DEFAULT_POLICY, PLANNERS
 
 if TYPE_CHECKING:
     from ._diagnosis import Diagnosis, Summary
@@ -186,112 +187,6 @@ def read_bones(names: Sequence[str]) -> bool | str:
     if not set(asked) <= READ_LIGHT | BY_ITEMS:
         return True
     return "items" if set(asked) & BY_ITEMS else "hints"
-
-
-class Loaded:
-    """One transcript of a file, read either by the fast path (pi-ai, raw bytes kept) or the general reader.
-
-    The fast path is a representation, not a second pipeline: `check_unit` asks a Loaded for its
-    light view, its reading findings and (only when a provider is asked) its messages as dicts.
-    A file may hold several transcripts (an eval log's samples, a Claude Code session's sidechains,
-    a session tree's abandoned branches): one Loaded per transcript.
-    """
-
-    def __init__(self, source: str, fast: Any = None, transcript: Transcript | None = None, count: int = 1) -> None:
-        self.source = source
-        self.fast = fast
-        self.transcript = transcript
-        self.count = count  # how many transcripts the file holds
-
-    @classmethod
-    def of(cls, transcript: Transcript) -> Loaded:
-        return cls(transcript.source, transcript=transcript)
-
-    @property
-    def name(self) -> str:
-        return "main" if self.transcript is None else str(self.transcript.name)
-
-    @property
-    def format(self) -> str:
-        return "pi-ai" if self.transcript is None else str(self.transcript.format)
-
-    @property
-    def checked(self) -> bool:
-        """False for an abandoned branch: listed, never sent to the model again, so not judged."""
-        return self.transcript is None or bool(self.transcript.checked)
-
-    @property
-    def label(self) -> str:
-        """'file' for a file of one transcript, 'file#name' when it holds several."""
-        return self.source if self.count == 1 else f"{self.source}#{self.name}"
-
-    def light(self, policy: str) -> LightTranscript:
-        """The light view the policy plans on (strict reads numeric ids; the fast path has its own)."""
-        if self.fast is not None:
-            light: LightTranscript = self.fast.light
-            return light
-        assert self.transcript is not None
-        return light_view(self.transcript.messages, policy)
-
-    def findings(self) -> list[Finding]:
-        """What reading found besides messages (a torn line), then the schema findings."""
-        if self.transcript is None:
-            return []
-        from .analysis import reader_findings
-        from .schema import schema_findings
-
-        return [*reader_findings(self.transcript), *schema_findings(self.transcript)]
-
-    def bones(self) -> tuple[list[Any], set[str]]:
-        """Every message's bones and the formats of the native hints they carry (formats.skeleton.all_bones;
-        a file the fast path read: straight from its raw bytes)."""
-        if self.transcript is not None:
-            from .formats.skeleton import all_bones
-
-            return all_bones(self.transcript.messages)
-        made: tuple[list[Any], set[str]] | None = self.fast.bones
-        if made is not None:  # made while the file was read (read_fast's bones)
-            return made
-        from ._bulk.fast_bones import fast_bones
-
-        return fast_bones(self.fast.raws, self.fast.light.size)
-
-    def view_bones(self, bones: list[Any], plan: Plan, stamp: Callable[[], int], hinted: set[str]) -> list[Any]:
-        """The bones of the view `plan` orders (the durable bones themselves when it changes nothing): each
-        message the view writes is made (entries.entry_message, with stamp) and read as the writers would."""
-        if not plan.changed or plan.order is None:
-            return bones
-        from .formats.skeleton import bones_of, renamed
-        from .repair.entries import Rewritten, entry_message
-
-        durable = self._durable()
-        fast = self.transcript is None  # every call id a string: a rewritten message's bones are its ids renamed
-        return [bones[entry] if type(entry) is int else
-                renamed(bones[entry.index], entry.ids) if fast and type(entry) is Rewritten else
-                bones_of(entry_message(entry, durable, plan.placeholder, stamp), hinted) for entry in plan.order]
-
-    def _durable(self) -> Callable[[int], Any]:
-        """durable(index): one durable message as a dict (decoded from its raw bytes on the fast path)."""
-        if self.transcript is not None:
-            return self.transcript.messages.__getitem__
-        import msgspec
-
-        raws = self.fast.raws
-        return lambda index: msgspec.json.decode(raws[index])
-
-    def messages(self) -> Transcript:
-        """The transcript as dicts (a file the fast path read: its messages decoded from their raw bytes)."""
-        if self.transcript is not None:
-            return self.transcript
-        import msgspec
-
-        from .loading import Transcript
-
-        return Transcript(list(map(msgspec.json.decode, self.fast.raws)), self.source, json_typed=True)
-
-    def named(self, report: Any) -> Any:
-        """The report naming the format read and the transcript (thread or sample) it is about."""
-        return replace(report, format=self.format, thread=self.name)
 
 
 def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any]], names: Sequence[str]

@@ -30,7 +30,7 @@ from .providers.windowed import judge_windowed
 from .repair.policies import PLANNERS
 
 if TYPE_CHECKING:
-    from .pipeline import Loaded
+    from .loaded import Loaded
     from .repair.plan import Plan
     from .repair.views import LightTranscript
 
