@@ -69,7 +69,6 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
 
     No message is decoded into a dict (only those the view rewrites), and no text is copied: the verdicts
     and error texts are the full requests' (tests/test_skeleton.py), at a fraction of the time and memory."""
-
     formats = {PROVIDER_FORMAT[name] for name in names}
     if loaded.format in formats or not formats <= SKELETONS.keys():
         return None
@@ -124,7 +123,6 @@ def sparse_letters(loaded: Loaded, light: LightTranscript, names: Sequence[str])
     fast = loaded.fast
     if fast is None or fast.hinted is None or fast.bones is not None or light.clean is None or not names:
         return None
-
     served = SERVED | BY_ITEMS if fast.items is not None else SERVED
     if not set(names) <= served or not stands_for(fast.hinted, {PROVIDER_FORMAT[name] for name in names}):
         return None
@@ -150,8 +148,6 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
     broken (integrity.providers.sparse), for a transcript sparse_letters spelled as `codes`; None when a
     view's made messages carry native hints or ids a provider refuses after all (the caller judges every
     message's bones).  plan may hold stretches (ranges): the views are read without listing each message."""
-
-
     assert loaded.fast is not None and light.clean is not None
     places: item_groups.Places | None = None
     apart = APART.keys() & set(names)

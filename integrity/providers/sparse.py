@@ -295,7 +295,7 @@ def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[
         seeds = ordered = sorted(seeds)
     regions = found_regions if found_regions is not None else judged_regions(codes, seeds, provider)
     by_turn = PROOFS[provider][1]
-    shapes = None if PROVIDER_FORMAT[provider] == "openai-chat" else codes.translate(_RESULTS)  # (read in slices)
+    shapes = None if PROVIDER_FORMAT[provider] == "openai-chat" else codes.translate(_RESULTS)  # (read in place)
     found: list[Violation] = []
     entry = turn = counted = taken = 0
     bones: list[Any] = []
