@@ -460,3 +460,43 @@ def test_receipts_and_copies_are_built_as_the_library_builds_them(responses: lis
         "function_call": part.function_call.model_copy(update={"id": None})}) for part in content.parts]})
     assert _same_model(_stripped(content), expected)
     assert all(part.function_call.id.startswith("adk-") for part in content.parts)  # the event's own: untouched
+
+
+def test_one_plugin_never_sends_one_sessions_calls_in_anothers_request() -> None:
+    """One plugin serves every session of an App.  Two users ask the same question and the model calls the same
+    tool with their own account; toward a model ADK strips its "adk-" ids for (a BaseLlm named for Claude),
+    every request needs its calls renamed, so the plugin remembers its repair.  Bob's request must carry
+    Bob's call and result, never Alice's: the remembered repair is taken only by a request whose calls carry
+    the same arguments and results (found by an adversarial review: the memo compared texts, names and ids)."""
+    account: dict[str, str] = {}
+
+    class PolicyLlm(BaseLlm):
+        model: str = "claude-sonnet-4-5"
+        seen: list[list[Any]] = []
+
+        async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False) -> Any:
+            self.seen.append(list(llm_request.contents))
+            answered = any(p.function_response for p in llm_request.contents[-1].parts or [])
+            yield say("here you go") if answered else LlmResponse(content=types.Content(role="model", parts=[
+                types.Part(function_call=types.FunctionCall(name="lookup", args={"q": account["q"]}))]))
+
+    async def scenario() -> list[list[Any]]:
+        plugin = ToolCallIntegrityPlugin()
+        llm = PolicyLlm(seen=[])
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=llm, tools=[lookup]), plugins=[plugin])
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        sent = []
+        for user, number in (("alice", "ALICE-ACCT-123"), ("bob", "BOB-ACCT-9")):
+            session = await service.create_session(app_name="app", user_id=user)
+            account["q"] = number
+            async for _ in runner.run_async(user_id=user, session_id=session.id, new_message=types.Content(
+                    role="user", parts=[types.Part(text="what's my balance?")])):
+                pass
+            sent.append(llm.seen[-1])
+        return sent
+
+    alice, bob = asyncio.run(scenario())
+    assert "ALICE-ACCT-123" in str(dumped(alice))
+    assert "ALICE-ACCT-123" not in str(dumped(bob)) and "found BOB-ACCT-9" in str(dumped(bob))
+    assert request_verdict(dumped(bob), "gemini", "anthropic").legal

@@ -204,7 +204,11 @@ def _same_contents(known: tuple[Any, ...], key: tuple[Any, ...]) -> bool:
     nor a response are the same ones in both prefixes when their calls and responses match).  Calls and
     responses are compared by identity first;
     when that fails (toward Gemini, ADK replaces each call and response whose "adk-" id it strips by a
-    new copy, on every request) by what the quick test reads of them: where they are, their ids and names."""
+    new copy, on every request; and a session service may hand each invocation a deep copy of the session) by
+    what the quick test reads of them (where they are, their ids and names) and by the payload each carries
+    (the call's `args`, the response's `response`, equal by value): a request whose calls have the same
+    texts, names and stripped ids but other arguments or results (another session's, or this one's after a
+    rewind) never takes the remembered repair, which would send those of the request remembered."""
     for at in (0, 1, 4, 5, 6):  # roles, part counts, texts (a loop: any() over a generator costs as much)
         old = known[at]
         if old != key[at][:len(old)]:
@@ -214,21 +218,28 @@ def _same_contents(known: tuple[Any, ...], key: tuple[Any, ...]) -> bool:
         if all(map(operator.is_, old, key[at][:len(old)])):
             continue
         # the view of the known key was made when it was the new one (a running agent's previous call)
-        flags, ids, names = _view(known, at)
-        new_flags, new_ids, new_names = _view(key, at)
-        if flags != new_flags[:len(flags)] or ids != new_ids[:len(ids)] or names != new_names[:len(names)]:
+        flags, ids, names, payloads = _view(known, at)
+        new_flags, new_ids, new_names, new_payloads = _view(key, at)
+        if flags != new_flags[:len(flags)] or ids != new_ids[:len(ids)] or names != new_names[:len(names)] or \
+                payloads != new_payloads[:len(payloads)]:
             return False
     return True
 
 
+_PAYLOADS = (operator.attrgetter("args"), operator.attrgetter("response"))
+"""What a call (at=2) and a response (at=3) carry, read by `_view` (index at - 2)."""
+
+
 def _view(key: tuple[Any, ...], at: int) -> tuple[list[Any], ...]:
     """What the quick test reads of the calls (at=2) or responses (at=3) of a `_content_key`: which parts
-    hold one, and their ids and names, in order; made once per key (kept in its last slot)."""
+    hold one, their ids, names and payloads, in order; made once per key
+    (kept in its last slot)."""
     views: dict[int, tuple[list[Any], ...]] = key[-1]
     view = views.get(at)
     if view is None:
         items = list(filter(None, key[at]))
-        view = views[at] = (list(map(operator.not_, key[at])), list(map(_ID, items)), list(map(_NAME, items)))
+        view = views[at] = (list(map(operator.not_, key[at])), list(map(_ID, items)), list(map(_NAME, items)),
+                            list(map(_PAYLOADS[at - 2], items)))
     return view
 
 
