@@ -140,3 +140,42 @@ def test_guarding_objects_sends_what_guarding_their_dumps_sends(history: list[Tu
         # the direct repair (integrity.guards._native) dumps nothing; the pipeline only from the cut
         assert not dumped or dumped[0] < len(entries) or target not in (
             "openai-chat", "openai-responses", "anthropic", "gemini", None)
+
+
+OUTPUT = {"type": "function_call_output", "call_id": "call_abc", "output": "42"}
+
+
+def test_a_request_continuing_a_stored_response_keeps_its_outputs() -> None:
+    """With `previous_response_id` (or a `conversation`) the Responses API adds the stored response's items, so
+    an output here answers a call the request does not hold: the usual way to send a function's result back.
+    Told the request's envelope, the guard keeps it (never a stray, docs/providers.md) and still answers a call
+    of the request left dangling; without the envelope it cannot know, and drops it as a stray."""
+    guard = RequestGuard("test", logger=QUIET)
+    for envelope in ({"previous_response_id": "resp_0"}, {"conversation": "conv_1"}, {"conversation": {"id": "c"}}):
+        assert guard.guard([OUTPUT], "openai-responses", "openai-responses", envelope) is None
+        assert request_verdict([OUTPUT], "openai-responses", "openai-responses", envelope).legal
+        dangling = {"type": "function_call", "call_id": "c2", "name": "f", "arguments": "{}"}
+        sent = guard.guard([OUTPUT, dangling], "openai-responses", "openai-responses", envelope)
+        assert sent is not None and sent[:2] == [OUTPUT, dangling] and sent[2]["call_id"] == "c2"
+        assert request_verdict(sent, "openai-responses", "openai-responses", envelope).legal
+    assert guard.guard([OUTPUT], "openai-responses", "openai-responses") == []
+    assert guard.guard([OUTPUT], "openai-responses", "openai-responses", {"instructions": "be brief"}) == []
+    assert not request_verdict([OUTPUT], "openai-responses", "openai-responses").legal
+
+
+def test_objects_of_a_continued_request_come_back_as_they_were_given() -> None:
+    """guard_objects (what the LiteLLM and Agents SDK guards call, with a dump of their own) on a continued
+    request: what is sent keeps the runtime's own objects for the entries kept, the output included."""
+    guard = RequestGuard("test", logger=QUIET)
+    dangling = {"type": "function_call", "call_id": "c2", "name": "f", "arguments": "{}"}
+    given = [OUTPUT, dangling]
+
+    def dump(entries: list[Any]) -> list[Any]:
+        return [dict(entry) for entry in entries]  # new dicts, as a runtime's conversion makes
+
+    envelope = {"previous_response_id": "resp_0"}
+    sent = guard.guard_objects(given, "openai-responses", dump, "openai-responses", "openai-responses",
+                               envelope=envelope)
+    assert sent is not None and sent[0] is OUTPUT and sent[1] is dangling and sent[2]["call_id"] == "c2"
+    assert guard.guard_objects([OUTPUT], "openai-responses", dump, "openai-responses", "openai-responses",
+                               envelope=envelope) is None

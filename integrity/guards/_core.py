@@ -177,6 +177,16 @@ def _provider_for_name(model: str, api: Literal["chat", "responses"]) -> str | N
     return _for_api(routed, api) if routed else None
 
 
+def _draws_on_storage(format: str, envelope: dict[str, Any], entries: Sequence[Any]) -> bool:
+    """Whether a request in `format` with this envelope draws on items stored by the API (a Responses request
+    continuing a stored response or conversation: the engine's own test, which the reader applies too)."""
+    if format != "openai-responses":
+        return False
+    from ..formats.openai_responses import draws_on_storage
+
+    return draws_on_storage(envelope, entries if isinstance(entries, list) else list(entries))
+
+
 def _reuses(messages: list[Any], ids: set[str]) -> bool:
     """True when a canonical assistant message calls with one of `ids`."""
     for message in messages:
@@ -260,14 +270,19 @@ class RequestGuard:
         """The provider the request goes to: the one given to the guard, else the model's."""
         return self.provider if self.provider is not None else provider_for_model(model, api)
 
-    def guard(self, entries: Sequence[Any], format: str, target: str | None) -> list[Any] | None:
+    def guard(self, entries: Sequence[Any], format: str, target: str | None,
+              envelope: dict[str, Any] | None = None) -> list[Any] | None:
         """None when the request may be sent as it is; else the native entries to send instead.
 
         Unchanged entries are the very objects passed in; new ones are fresh dicts in `format`.
         A request the engine cannot read is sent as it is (with a warning in the log), and so is one the
         guard fails on (the error and its traceback logged): a guard never stops an agent over a shape it
         does not know.  Only mode="raise" stops a request, on purpose.
+        envelope: the request's other fields (a Responses request's `previous_response_id`, `conversation`):
+        a request that draws on stored items is judged whole with them (see `_stored`).
         """
+        if envelope and entries and _draws_on_storage(format, envelope, entries):
+            return self._stored(entries, format, target, envelope)
         healthy, cut, before_cut = scan(entries, format, target) if entries else (True, 0, [])
         if healthy:
             return None  # the common case: one pass, no copy
@@ -277,8 +292,8 @@ class RequestGuard:
 
     def guard_objects(self, objects: Sequence[Any], objects_format: str, dump: Callable[[list[Any]], list[Any]],
                       format: str, target: str | None, scanned: tuple[bool, int, list[str]] | None = None,
-                      memo: HealthyMemo | None = None, build: Callable[[Any], Any] | None = None
-                      ) -> list[Any] | None:
+                      memo: HealthyMemo | None = None, build: Callable[[Any], Any] | None = None,
+                      envelope: dict[str, Any] | None = None) -> list[Any] | None:
         """`guard` for a runtime's message objects (LangChain messages, ADK Contents), which `dump` turns
         into `format`'s dicts: the quick pass reads the objects themselves, and only the entries from its
         cut on are dumped (the whole request only when the repair must see it whole, to rename ids).  In
@@ -288,7 +303,18 @@ class RequestGuard:
         these objects, so they are not read again.  memo: the guard's HealthyMemo (its `scan` is the quick
         pass when `scanned` is not given), which also remembers the last repair, so a history that broke once
         is repaired again only from the turns added since (HealthyMemo.repeat: the same answer, reading the
-        new turns alone; tried before the quick pass, which would read the whole request up to the defect)."""
+        new turns alone; tried before the quick pass, which would read the whole request up to the defect).
+        envelope: as for `guard` (the objects then go to the full check whole, dumped, without the memo)."""
+        if envelope and objects and _draws_on_storage(format, envelope, objects):
+            listed = list(objects)
+            dumped = dump(listed)
+            back = {id(entry): original for entry, original in zip(dumped, listed, strict=True)}
+            found = self._guarded(dumped, format, target, 0, [], lambda: dumped, envelope)
+            if found is not None and found[2] is not None:
+                found = found[0], found[1], [back[id(entry)] if id(entry) in back else build(entry)
+                                             if build is not None and type(entry) is dict else entry
+                                             for entry in found[2]]
+            return self._sent(len(listed), target, found)
         again = memo.repeat(objects, objects_format, target) if memo is not None and memo.repairs else None
         if again is not None:  # a request that starts with the last one repaired (its scan, if made, said so)
             return self._sent(len(objects), target, (0, again[1], again[0]))
@@ -332,8 +358,20 @@ class RequestGuard:
                               (written[start:], format), checked.ids, checked)
         return self._sent(len(listed), target, found)
 
+    def _stored(self, entries: Sequence[Any], format: str, target: str | None, envelope: dict[str, Any]
+                ) -> list[Any] | None:
+        """`guard` for a request that draws on stored items (a Responses request continuing a stored response
+        or conversation, or naming an item by reference): the API adds the stored items, so an output here may
+        answer a call the request does not hold, and only the full check, told the request's envelope, keeps
+        it (never taken for a stray: docs/providers.md).  Judged whole, without the quick pass and the memo,
+        which read the entries alone; such a request holds only the turns since the stored response."""
+        listed = list(entries)
+        return self._sent(len(listed), target, self._guarded(listed, format, target, 0, [], lambda: listed,
+                                                             envelope))
+
     def _guarded(self, listed: list[Any], format: str, target: str | None, cut: int, before_cut: list[str],
-                 whole: Callable[[], list[Any]]) -> tuple[int, Any, list[Any] | None] | None:
+                 whole: Callable[[], list[Any]], envelope: dict[str, Any] | None = None
+                 ) -> tuple[int, Any, list[Any] | None] | None:
         """guard's work once the quick pass found the request not plainly healthy: listed[cut:] are entries
         in `format` (whole() gives every entry in it, when the repair must read the whole request).
         (where the part checked starts, what the check found, the whole request repaired or None when it
@@ -343,7 +381,7 @@ class RequestGuard:
 
         try:
             start, result, out = self._repaired(listed, format, target, cut if self.window else 0, before_cut,
-                                                whole)
+                                                whole, envelope)
         except (TranscriptError, ValueError) as error:
             self.logger.warning("integrity guard [%s]: request not checked: %s", self.runtime, error)
             return None
@@ -408,7 +446,8 @@ class RequestGuard:
                              lambda: dump(listed))[3]
 
     def _repaired(self, listed: list[Any], format: str, target: str | None, start: int, before: list[str],
-                  whole: Callable[[], list[Any]]) -> tuple[int, _Checked | None, list[Any] | None]:
+                  whole: Callable[[], list[Any]], envelope: dict[str, Any] | None = None
+                  ) -> tuple[int, _Checked | None, list[Any] | None]:
         """(where the checked part starts, what the check found or None when healthy, the checked part
         repaired or None when it stays as it is).
 
@@ -418,21 +457,24 @@ class RequestGuard:
         checked instead: the strict policy numbers new ids by their place in the whole request (whole()
         gives it in `format`: listed's entries before `start` may be the runtime's own objects).
         """
-        start, transcript, part, result = self._checked(listed, format, target, start, before, whole)
+        start, transcript, part, result = self._checked(listed, format, target, start, before, whole, envelope)
         if result.healthy:
             return start, None, None
         view = result.view if result.view is not None else transcript.messages
         return start, _Checked(result, _ids(transcript.messages)), self._written(view, format, transcript, part)
 
     def _checked(self, listed: list[Any], format: str, target: str | None, start: int, before: list[str],
-                 whole: Callable[[], list[Any]]) -> tuple[int, Any, list[Any], CheckResult]:
-        """(where the checked part starts, its transcript, its entries, the pipeline's result): see _repaired."""
+                 whole: Callable[[], list[Any]], envelope: dict[str, Any] | None = None
+                 ) -> tuple[int, Any, list[Any], CheckResult]:
+        """(where the checked part starts, its transcript, its entries, the pipeline's result): see _repaired.
+        envelope: the request's other fields, read with its entries (a continued Responses request)."""
         from .. import check, target_provider
         from ..formats import read_document
         from ..formats.container import Document
 
         part = listed[start:]
-        transcript = read_document(Document(part, [0] * len(part), "array"), f"<{self.runtime} request>", format)
+        transcript = read_document(Document(part, [0] * len(part), "array", envelope=dict(envelope or {})),
+                                   f"<{self.runtime} request>", format)
         if start and before and _reuses(transcript.messages, set(before)):
             return self._checked(whole(), format, target, 0, [], whole)
         # the view is planned for the provider the request is judged by: the one named, else the one its
@@ -470,18 +512,20 @@ class RequestVerdict:
         return not self.violations and self.healthy
 
 
-def request_verdict(entries: Sequence[Any], format: str, provider: str | None) -> RequestVerdict:
+def request_verdict(entries: Sequence[Any], format: str, provider: str | None,
+                    envelope: dict[str, Any] | None = None) -> RequestVerdict:
     """Judge a request as a runtime sends it (native dicts in `format`) by the engine's rule sets: the
     provider's (`integrity.providers.validate` on its canonical messages; none when provider is None) and
     the strict policy's check for that provider (the universal invariants when None).  What the guards'
-    tests assert."""
+    tests assert.  envelope: the request's other fields (a Responses request continuing a stored one)."""
     from .. import check, is_interrupted_tool_result
     from ..formats import read_document
     from ..formats.container import Document
     from ..providers import validate
 
     listed = list(entries)
-    transcript = read_document(Document(listed, [0] * len(listed), "array"), "<request>", format)
+    transcript = read_document(Document(listed, [0] * len(listed), "array", envelope=dict(envelope or {})),
+                               "<request>", format)
     messages = transcript.messages
     violations = validate(messages, provider, transcript) if provider is not None else []
     healthy = check(transcript, provider=provider, policy=POLICY, depth="diagnosis").healthy
