@@ -3,8 +3,9 @@
 A durable history that broke once stays broken, so each later model call would repair the same defect
 again.  `HealthyMemo.repeat` (integrity.guards._fast) carries the remembered answer on over the new
 turns when they are plainly healthy after it.  It may only make the guard faster: on generated
-histories in every native format, for every target the quick pass serves, a guard primed with an earlier
-request must send, for a later one, exactly what a fresh guard sends.
+histories in every native format, for every target the quick pass serves and two it does not (Bedrock's
+role rule and Mistral's ids refuse turns the quick pass takes: no repair is remembered for them), a guard
+primed with an earlier request must send, for a later one, exactly what a fresh guard sends.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def guarded(guard: RequestGuard, memo: HealthyMemo | None, entries: list[Any], f
 
 @settings(max_examples=150, deadline=None)
 @given(history=turns(), more=turns(), format=st.sampled_from(FORMATS), system=st.booleans(),
-       trailing=st.booleans(), target=st.sampled_from(sorted(FAST_TARGETS, key=str)), data=st.data())
+       trailing=st.booleans(), target=st.sampled_from(sorted(FAST_TARGETS | {"bedrock", "mistral"}, key=str)),
+       data=st.data())
 def test_a_primed_guard_sends_what_a_fresh_guard_sends(history: list[Turn], more: list[Turn], format: str,
                                                        system: bool, trailing: bool, target: str | None,
                                                        data: Any) -> None:
@@ -108,3 +110,23 @@ def test_mode_raise_raises_for_a_request_answered_from_the_memo() -> None:
     for request in (entries, entries + [{"role": "assistant", "content": "done"}]):
         with pytest.raises(ToolCallIntegrityError):
             guarded(guard, memo, request, "anthropic", "anthropic")
+
+
+@pytest.mark.parametrize("target", ["bedrock", "mistral"])
+@pytest.mark.parametrize("format", FORMATS)
+def test_no_repair_is_remembered_toward_a_target_the_quick_pass_does_not_serve(format: str, target: str) -> None:
+    """A tool raised after its call was stored, then the user wrote again: the second request's new turn is
+    plainly healthy by the quick pass's rules, but Bedrock refuses a results turn followed by a user turn
+    (the fresh repair puts an assistant turn between) and Mistral refuses the ids.  A guard that repaired the
+    first request must not carry its answer on over that turn (found by an adversarial review: it sent
+    requests Bedrock and Mistral reject)."""
+    history = loop(3)
+    history[-1] = (history[-1][0], history[-1][1], history[-1][2], [], "")  # the last call left dangling
+    whole = render(history, format, system=False, trailing_user=True)
+    first = whole[:-1]  # up to the dangling call
+    guard, memo = RequestGuard("test"), HealthyMemo()
+    guarded(guard, memo, copy.deepcopy(first), format, target)
+    assert memo.repeated == 0 and not memo.repairs
+    request = copy.deepcopy(whole)
+    assert guarded(guard, memo, request, format, target) == guarded(RequestGuard("test"), None, request, format,
+                                                                    target)

@@ -376,6 +376,8 @@ class HealthyMemo:
         from what comes before it and the turns it answers, the new turns answer nothing before them (their
         ids are new: `remember` adds every id of the repaired part, the dropped ones too), and they are
         plainly healthy after the answer (see the module)."""
+        if target not in FAST_TARGETS or not _has_pass(format):
+            return None  # the new turns are read by the quick pass's rules, which only its targets may take
         with self._lock:
             last = self._repaired
             if last is None or last[0] != format or last[1] != target or len(entries) < last[2]:
@@ -406,7 +408,10 @@ class HealthyMemo:
         call ids the quick pass saw in them; then `rest` (the entries written for that part, and their format).
         `ids`: every call and result id of the part the repair read, so a later turn reusing one is never
         taken as plainly healthy.  Nothing is remembered when the answer is not plainly healthy itself
-        (the quick pass could not carry on from its end)."""
+        (the quick pass could not carry on from its end), nor for a target the quick pass does not serve (its
+        rules would accept turns that target refuses: Bedrock's roles, Mistral's ids)."""
+        if target not in FAST_TARGETS or not _has_pass(format):
+            return
         state = _State(target, format)
         prefix, seen = kept
         if prefix:  # the quick pass read it already: its state at the cut, rebuilt without reading it again
