@@ -34,7 +34,8 @@ def turns(draw: Any) -> list[Turn]:
         text = draw(st.sampled_from(["", "let me look", ""]))
         calls = [f"call_{index}_{n}" for n in range(draw(st.integers(0, 2)))]
         if calls and draw(st.integers(0, 6)) == 0:
-            calls[0] = draw(st.sampled_from(["call_0_0", "bad id!", ""]))  # reused, odd or empty id
+            # reused, odd or empty, or longer than OpenAI Chat (40) or Responses (64) takes
+            calls[0] = draw(st.sampled_from(["call_0_0", "bad id!", "", "call_" + "a" * 40, "b" * 70]))
         results = list(calls)
         mutation = draw(st.integers(0, 7))
         if results and mutation == 1:
@@ -525,3 +526,43 @@ def test_contents_read_whole_answer_as_the_pass(history: list[Turn], system: boo
         except (AttributeError, TypeError):
             expected = None
         assert (key is None) == (expected is None) and (key is None or key[:7] == expected[:7])
+
+
+def test_an_id_longer_than_the_target_takes_never_takes_the_quick_path() -> None:
+    """OpenAI Chat takes call ids of at most 40 characters, Responses 64: a longer plain id fails the quick
+    pass toward them, and with no target in their formats (the full check judges by the provider the format
+    implies, and renames it), and passes otherwise (found by an adversarial review: the pass took any length,
+    so such a request was sent as it was)."""
+    from integrity import target_provider
+    from integrity.providers import SPECS
+
+    for length in (40, 41, 64, 65):
+        call_id = "c" * length
+        for format in FORMATS:
+            entries = render([("question", "", [call_id], [call_id], "x is 1")], format, False, True)
+            for target in FAST_TARGETS:
+                judge = target_provider(format, target)
+                rule = SPECS[judge].id_rule if judge is not None else None
+                takes = rule is None or rule.accepts(call_id)
+                assert plainly_healthy(entries, format, target) is takes, (length, format, target)
+                assert fully_healthy(entries, format, target) is takes, (length, format, target)
+
+
+def test_a_direct_repair_renames_an_id_longer_than_the_target_takes() -> None:
+    """A dangling call after a call whose id is too long for the target: the guard's direct repair (nothing asks
+    for the report) leaves the request to the pipeline, which renames the long id and answers the dangling
+    call; what is sent is legal for the target, and the long id's real result is kept under its new id."""
+    from integrity.guards import RequestGuard, request_verdict
+
+    long_id = "call_" + "a" * 72
+    for format in FORMATS:
+        if format == "langchain":
+            continue  # (dicts here; the LangChain guard's objects are tested in test_guard_langchain)
+        history = [("question", "", [long_id], [long_id], "x is 1"), ("question", "", ["c9"], [], "")]
+        entries = render(history, format, False, True)
+        for target in ("openai-chat", "openai-responses"):
+            sent = RequestGuard("test").guard(entries, format, target)
+            assert sent is not None, (format, target)
+            verdict = request_verdict(sent, format, target)
+            assert verdict.legal, (format, target, verdict.violations)
+            assert len(verdict.results) == 1 and "ok" in verdict.results[0][1], (format, target)

@@ -34,7 +34,17 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._fast import _IDLESS_TARGETS, _PLAIN_ID, _WHOLE, FAST_TARGETS, IDLESS, _content_key, _State, _walk_gemini_objects
+from ._fast import (
+    _IDLESS_TARGETS,
+    _WHOLE,
+    FAST_TARGETS,
+    IDLESS,
+    _content_key,
+    _State,
+    _walk_gemini_objects,
+    plain_id,
+    plain_ids,
+)
 
 _LETTERS = bytes.maketrans(bytes(range(32)), bytes(ord({4: "U", 5: "M", 13: "C", 29: "C", 20: "R"}.get(code, "X"))
                                                     for code in range(32)))
@@ -47,7 +57,6 @@ _ORDER = re.compile(rb"(?:U(?:M|(?:CR)++M?+))*+U?+")
 """The turn order the pass accepts for one-part contents: a user turn, then a model text or calls each
 answered right after it (then maybe a model text), ...; its match ends where the pass stops (each letter
 decides the branch, so the possessive quantifiers find the same end as backtracking ones, sooner)."""
-_PLAIN_IDS = re.compile(r"[A-Za-z0-9_-]+(?:\n[A-Za-z0-9_-]+)*\Z")
 _LAST = {ord("U"): "user", ord("M"): "assistant", ord("R"): "results"}
 _PICK = {"C": bytes.maketrans(b"UMCRX", b"\0\0\1\0\0"), "R": bytes.maketrans(b"UMCRX", b"\0\0\0\1\0"),
          "UM": bytes.maketrans(b"UMCRX", b"\1\1\0\0\0")}
@@ -114,8 +123,9 @@ def scan_contents(key: tuple[Any, ...], state: _State) -> bool | None:
         else:
             if call_ids:
                 kind = "id"
-                if not _PLAIN_IDS.match("\n".join(call_ids)):  # (TypeError: an id that is not a string)
-                    plain = list(map(operator.not_, map(_PLAIN_ID.match, call_ids)))
+                # (TypeError: an id that is not a string)
+                if not plain_ids(state.target, "gemini").match("\n".join(call_ids)):
+                    plain = list(map(operator.not_, map(state.plain, call_ids)))
                     fails.append(_nth(is_call, plain.index(True)))
             if len(set(call_ids)) != len(call_ids):
                 seen: set[str] = set()
@@ -213,6 +223,7 @@ def repair_window(listed: Sequence[Any], cut: int, before: Sequence[str], target
     idless = target in _IDLESS_TARGETS
     if target not in FAST_TARGETS:
         return None
+    plain = plain_id(target, "gemini").match  # an id the target refuses (too long): the pipeline renames it
     after_cut = bool(cut)
     earlier = set(before)
     kind = "id" if before else "?" if after_cut and idless else ""
@@ -237,7 +248,7 @@ def repair_window(listed: Sequence[Any], cut: int, before: Sequence[str], target
                         return None
                     kind = "name"
                     call_id = IDLESS + name
-                elif kind in ("name", "?") or type(call_id) is not str or not _PLAIN_ID.match(call_id) or \
+                elif kind in ("name", "?") or type(call_id) is not str or not plain(call_id) or \
                         call_id in called or call_id in earlier:
                     return None  # (a plain id never starts with IDLESS)
                 else:

@@ -10,7 +10,8 @@ legal shape, the one every provider accepts:
   turn; a results turn follows its assistant turn and may be followed by the next assistant turn or a
   user turn (every provider here accepts both);
 - every assistant turn has content or calls; every call has a plain id ([A-Za-z0-9_-]+, unique in the
-  request) and is answered exactly once by the results turn right after it, in call order, before
+  request, no longer than the target takes: `plain_id`) and is answered exactly once by the results
+  turn right after it, in call order, before
   anything else; or, in Gemini contents going to Gemini (or judged by the universal invariants), no
   call and no response of the request has an id, and each call is answered by a response of its
   name, in call order, in the turn right after it (ADK removes its own "adk-" ids before a request
@@ -26,6 +27,7 @@ healthy.  Providers with id rules of their own (Mistral's nine-character ids, Be
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 import re
@@ -35,6 +37,31 @@ from typing import Any
 
 FAST_TARGETS = frozenset({None, "openai-chat", "openai-responses", "anthropic", "gemini"})
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]+\Z")
+
+
+@functools.cache
+def plain_id(target: str | None, format: str = "") -> re.Pattern[str]:
+    """The plain ids the quick pass takes toward `target`: letters, digits, _ and -, and no longer than the
+    target's id rule allows (OpenAI Chat 40 characters, Responses 64: their modules' limits).  With no target
+    the full check judges by the provider the request's format implies (integrity.target_provider: an OpenAI
+    Chat request, OpenAI Chat), so its limit holds too.  A longer id fails the pass, and the full check
+    renames it: the quick pass must never take what the full check refuses."""
+    from ..providers.openai_chat import MAX_ID
+    from ..providers.openai_responses import MAX_CALL_ID
+
+    limits = {"openai-chat": MAX_ID, "openai-responses": MAX_CALL_ID}
+    limit = limits.get(target if target is not None else format)  # type: ignore[arg-type]
+    return _PLAIN_ID if limit is None else re.compile(rf"[A-Za-z0-9_-]{{1,{limit}}}\Z")
+
+
+def plain_ids(target: str | None, format: str = "") -> re.Pattern[str]:
+    """plain_id's test for many ids at once, joined by newlines (one regex run over a column of ids)."""
+    return _plain_ids(plain_id(target, format).pattern[:-2])
+
+
+@functools.cache
+def _plain_ids(one: str) -> re.Pattern[str]:
+    return re.compile(rf"{one}(?:\n{one})*\Z")
 IDLESS = "\0"
 """What a reader puts before a call's (or a response's) name when it has no id: it then pairs by name, in order."""
 _IDLESS_TARGETS = frozenset({None, "gemini"})
@@ -54,11 +81,13 @@ class _State:
     calls still open and the role of the previous turn; a pass stopped at a healthy end can go on (the
     lists a pass makes are its own: a healthy end leaves no call open)."""
 
-    __slots__ = ("cut", "cut_ids", "idless", "kind", "known", "last", "open_calls", "seen")
+    __slots__ = ("cut", "cut_ids", "idless", "kind", "known", "last", "open_calls", "plain", "seen", "target")
 
     def __init__(self, target: str | None, format: str = "") -> None:
         # whether calls without ids may pass (see the module)
         self.idless = target in _IDLESS_TARGETS and format in ("gemini", "gemini-objects")
+        self.target = target
+        self.plain = plain_id(target, format).match  # an id the target takes (its pattern and length)
         self.kind = ""  # what the request's calls carry so far: "" nothing yet, "id" ids, "name" no ids
         self.seen: list[str] = []
         self.known: set[str] = set()
@@ -440,7 +469,7 @@ def _new_ids(calls: tuple[str, ...], state: _State) -> bool:
                 return False
             state.kind = "name"
             continue
-        if state.kind == "name" or not _PLAIN_ID.match(call_id) or call_id in known:
+        if state.kind == "name" or not state.plain(call_id) or call_id in known:
             return False
         state.kind = "id"
         known.add(call_id)
@@ -709,7 +738,7 @@ def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
     answers and state (tests/test_guard_fast.py checks it against the general pass), at about half the cost,
     because the OpenAI Agents SDK and LiteLLM's Responses calls read every item of a request never seen."""
     open_calls, last = state.open_calls, state.last
-    known, seen, plain = state.known, state.seen, _PLAIN_ID.match
+    known, seen, plain = state.known, state.seen, state.plain
     try:
         for index, item in enumerate(entries, start):
             if not isinstance(item, dict):
@@ -777,7 +806,7 @@ def _walk_langchain(entries: Iterable[Any], start: int, state: _State) -> bool:
     rules, answers and state; tests/test_guard_fast.py checks it against the general pass), because a
     LangGraph thread the guard has not seen yet is read whole."""
     open_calls, last = state.open_calls, state.last
-    known, seen, plain = state.known, state.seen, _PLAIN_ID.match
+    known, seen, plain = state.known, state.seen, state.plain
     try:
         for index, message in enumerate(entries, start):
             kind = getattr(message, "type", None)
@@ -825,7 +854,7 @@ def _walk_chat(entries: Iterable[Any], start: int, state: _State) -> bool:
     """`_walk` for OpenAI Chat messages, with `_chat` and `_new_ids` written inline (the same rules, answers
     and state; tests/test_guard_fast.py checks it against the general pass): LiteLLM's chat requests."""
     open_calls, last = state.open_calls, state.last
-    known, seen, plain = state.known, state.seen, _PLAIN_ID.match
+    known, seen, plain = state.known, state.seen, state.plain
     try:
         for index, message in enumerate(entries, start):
             if not isinstance(message, dict):
@@ -885,7 +914,7 @@ def _walk_gemini_objects(entries: Iterable[Any], start: int, state: _State) -> b
     content's parts are judged as they are read, by its role (a content failing half-way may leave its ids
     in the state: a pass that fails is put back or dropped by its caller, and its cut is never past it)."""
     open_calls, last, kind = state.open_calls, state.last, state.kind
-    known, seen, plain, idless = state.known, state.seen, _PLAIN_ID.match, state.idless
+    known, seen, plain, idless = state.known, state.seen, state.plain, state.idless
     try:
         for index, content in enumerate(entries, start):
             role = content.role

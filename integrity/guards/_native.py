@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..repair.messages import strict_placeholder_text
-from ._fast import _IDLESS_TARGETS, _PLAIN_ID, _READERS, FAST_TARGETS, IDLESS
+from ._fast import _IDLESS_TARGETS, _READERS, FAST_TARGETS, IDLESS, plain_id
 
 _TEXT = strict_placeholder_text()
 """The strict receipt's text: the engine's own (one fact, one place)."""
@@ -222,6 +222,7 @@ def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_fo
     called: set[str] = set()  # every call id of the window (with ids)
     ids: set[str] = set()
     idless = target in _IDLESS_TARGETS and objects_format in ("gemini", "gemini-objects")
+    plain = plain_id(target, format).match  # an id the target refuses (too long): the pipeline renames it
     # what the request's calls carry: "id" ids, "name" none (Gemini toward Gemini), "?" not known (a prefix
     # without a call with an id may have calls without one: then a call with an id is left to the full check)
     kind = "id" if before else "?" if after_cut and idless else ""
@@ -240,7 +241,7 @@ def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_fo
                         raise _Bail
                     kind = "name"
                     continue
-                if kind in ("name", "?") or not _PLAIN_ID.match(call_id) or call_id in called or call_id in before:
+                if kind in ("name", "?") or not plain(call_id) or call_id in called or call_id in before:
                     raise _Bail
                 kind = "id"
                 called.add(call_id)

@@ -55,7 +55,8 @@ from pydantic_ai.messages import (
 from pydantic_core import to_jsonable_python
 
 from ._core import GuardMode, GuardReport, RequestGuard, provider_for_model
-from ._fast import _PASSES, _PLAIN_ID, HealthyMemo, _State
+from ..providers.openai_chat import MAX_ID as _SHORT  # the shortest id limit of a target the quick pass serves
+from ._fast import _PASSES, HealthyMemo, _State
 from ._native import _CALLS, _ENTRIES, _GROUPED_RECEIPTS, _TEXT, _Bail, _text_arguments
 
 FORMAT = "pydantic-ai"
@@ -74,7 +75,7 @@ def _walk_pydantic_ai(entries: Iterable[Any], start: int, state: _State) -> bool
     prompt) answers False and the full check decides.  A cut is a request that starts with a user prompt
     after an exchange."""
     open_calls, last = state.open_calls, state.last
-    known, seen, plain = state.known, state.seen, _PLAIN_ID.match
+    known, seen, plain = state.known, state.seen, state.plain
     try:
         for index, message in enumerate(entries, start):
             try:
@@ -93,8 +94,9 @@ def _walk_pydantic_ai(entries: Iterable[Any], start: int, state: _State) -> bool
                     if part_kind == "tool-call":
                         call_id = part.tool_call_id
                         if not isinstance(call_id, str) or call_id in known or not (
-                                call_id.isascii() and call_id.isidentifier() or plain(call_id)):
-                            return False  # (an ASCII identifier is plain: checked without the pattern)
+                                len(call_id) <= _SHORT and call_id.isascii() and call_id.isidentifier()
+                                or plain(call_id)):
+                            return False  # (a short ASCII identifier is plain: checked without the pattern)
                         known.add(call_id)
                         seen.append(call_id)
                         calls.append(call_id)
