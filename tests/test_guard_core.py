@@ -15,6 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_guard_fast import FORMATS, Turn, render, turns
 
+from integrity import target_provider
 from integrity.guards import RequestGuard, request_verdict
 from integrity.providers import SPECS
 
@@ -23,10 +24,12 @@ QUIET = logging.getLogger("integrity.guards.tests")
 QUIET.disabled = True
 
 
-def kept_results(history: list[Turn], target: str | None = None) -> set[str]:
+def kept_results(history: list[Turn], target: str | None = None, format: str = "") -> set[str]:
     """The call ids whose first real result must reach the model under its own id: plain ids used once,
-    answered, that the target's id rule takes (an id it refuses is sent renamed, its result with it)."""
-    rule = SPECS[target].id_rule if target in SPECS else None
+    answered, that the id rule of the provider judging the request takes (the target, else the one the
+    format implies: integrity.target_provider); an id it refuses is sent renamed, its result with it."""
+    judge = target_provider(format, target)
+    rule = SPECS[judge].id_rule if judge in SPECS else None
     counts: dict[str, int] = {}
     for _, _, calls, _, _ in history:
         for call_id in calls:
@@ -52,7 +55,7 @@ def test_the_guarded_request_is_legal_and_keeps_the_real_results(history: list[T
     verdict = request_verdict(sent, format, target)
     assert verdict.healthy, (format, target, sent)
     assert not [v for v in verdict.violations if v.call_ids], (format, target, verdict.violations)
-    assert kept_results(history, target) <= {call_id for call_id, _ in verdict.results}, (format, target, sent)
+    assert kept_results(history, target, format) <= {call_id for call_id, _ in verdict.results}, (format, target, sent)
 
 
 def history_with_a_healthy_start(draw_history: list[Turn]) -> list[Turn]:
@@ -179,3 +182,22 @@ def test_objects_of_a_continued_request_come_back_as_they_were_given() -> None:
     assert sent is not None and sent[0] is OUTPUT and sent[1] is dangling and sent[2]["call_id"] == "c2"
     assert guard.guard_objects([OUTPUT], "openai-responses", dump, "openai-responses", "openai-responses",
                                envelope=envelope) is None
+
+
+def test_a_refused_request_is_logged_as_not_sent() -> None:
+    """mode="raise" refuses to send a request that needs repair: its report and log line say so, not "sent as
+    it is" (found by an adversarial review)."""
+    import pytest
+
+    from integrity.guards import ToolCallIntegrityError
+
+    reports: list[Any] = []
+    dangling = [{"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}]
+    with pytest.raises(ToolCallIntegrityError) as raised:
+        RequestGuard("test", mode="raise", on_report=reports.append, logger=QUIET).guard(dangling, "openai-chat",
+                                                                                       "openai-chat")
+    assert reports[0].refused and "not sent (refused)" in raised.value.report.line()
+    RequestGuard("test", mode="report", on_report=reports.append, logger=QUIET).guard(dangling, "openai-chat",
+                                                                                     "openai-chat")
+    assert not reports[1].refused and "sent as it is" in reports[1].line()

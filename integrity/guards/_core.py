@@ -54,6 +54,7 @@ class GuardReport:
     canonical messages) for the part of the request checked: the whole request, or what follows the
     last plainly healthy exchange (see RequestGuard._repaired).  before/after: how many native
     messages the request had and has after repair.  applied: whether the repaired copy was sent.
+    refused: whether the guard refused to send the request (mode "raise": ToolCallIntegrityError).
     """
 
     runtime: str
@@ -63,6 +64,7 @@ class GuardReport:
     before: int
     after: int
     applied: bool
+    refused: bool = False
 
     @property
     def report(self) -> RepairReport:
@@ -79,7 +81,7 @@ class GuardReport:
     def line(self) -> str:
         """The one log line: runtime, target, status, message counts and what was repaired."""
         counts = ", ".join(f"{field}={value}" for field, value in self.counts.items()) or "no counts"
-        what = "sent repaired" if self.applied else "sent as it is"
+        what = "not sent (refused)" if self.refused else "sent repaired" if self.applied else "sent as it is"
         return (f"integrity guard [{self.runtime}] target={self.target or 'universal'}: {self.status}; "
                 f"{what} ({self.before} -> {self.after} messages; {counts})")
 
@@ -408,7 +410,7 @@ class RequestGuard:
             return out  # no one to report to, no error to raise: the report is not built
         result = checked.result
         report = GuardReport(self.runtime, target, str(result.status), result, count,
-                             len(out) if out is not None else count, applied)
+                             len(out) if out is not None else count, applied, self.mode == "raise")
         if self.logger.isEnabledFor(level):
             self.logger.log(level, report.line())
         if self.on_report is not None:
