@@ -560,8 +560,10 @@ def test_a_direct_repair_renames_an_id_longer_than_the_target_takes() -> None:
             continue  # (dicts here; the LangChain guard's objects are tested in test_guard_langchain)
         history = [("question", "", [long_id], [long_id], "x is 1"), ("question", "", ["c9"], [], "")]
         entries = render(history, format, False, True)
-        for target in ("openai-chat", "openai-responses"):
-            sent = RequestGuard("test").guard(entries, format, target)
+        for target in ("openai-chat", "openai-responses", None):  # (None: the provider the format implies)
+            # guard_objects, as the runtimes call it: with nothing asking for the report it tries the direct
+            # repair (integrity.guards._native) first
+            sent = RequestGuard("test").guard_objects(entries, format, copy.deepcopy, format, target)
             assert sent is not None, (format, target)
             verdict = request_verdict(sent, format, target)
             assert verdict.legal, (format, target, verdict.violations)

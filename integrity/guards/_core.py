@@ -308,15 +308,15 @@ class RequestGuard:
         new turns alone; tried before the quick pass, which would read the whole request up to the defect).
         envelope: as for `guard` (the objects then go to the full check whole, dumped, without the memo)."""
         if envelope and objects and _draws_on_storage(format, envelope, objects):
-            listed = list(objects)
-            dumped = dump(listed)
-            back = {id(entry): original for entry, original in zip(dumped, listed, strict=True)}
-            found = self._guarded(dumped, format, target, 0, [], lambda: dumped, envelope)
-            if found is not None and found[2] is not None:
-                found = found[0], found[1], [back[id(entry)] if id(entry) in back else build(entry)
-                                             if build is not None and type(entry) is dict else entry
-                                             for entry in found[2]]
-            return self._sent(len(listed), target, found)
+            given = list(objects)
+            native = dump(given)
+            originals = {id(entry): original for entry, original in zip(native, given, strict=True)}
+            stored = self._guarded(native, format, target, 0, [], lambda: native, envelope)
+            if stored is not None and stored[2] is not None:
+                stored = stored[0], stored[1], [originals[id(entry)] if id(entry) in originals else build(entry)
+                                                if build is not None and type(entry) is dict else entry
+                                                for entry in stored[2]]
+            return self._sent(len(given), target, stored)
         again = memo.repeat(objects, objects_format, target) if memo is not None and memo.repairs else None
         if again is not None:  # a request that starts with the last one repaired (its scan, if made, said so)
             return self._sent(len(objects), target, (0, again[1], again[0]))

@@ -50,7 +50,7 @@ def plain_id(target: str | None, format: str = "") -> re.Pattern[str]:
     from ..providers.openai_responses import MAX_CALL_ID
 
     limits = {"openai-chat": MAX_ID, "openai-responses": MAX_CALL_ID}
-    limit = limits.get(target if target is not None else format)  # type: ignore[arg-type]
+    limit = limits.get(target if target is not None else format)
     return _PLAIN_ID if limit is None else re.compile(rf"[A-Za-z0-9_-]{{1,{limit}}}\Z")
 
 

@@ -204,7 +204,7 @@ def native_repair(listed: Sequence[Any], cut: int, before: Sequence[str], object
         return None
     try:
         out, ids = _repair(listed[cut:], bool(cut), set(before), objects_format, target, read, names, one, grouped,
-                           build)
+                           build, plain_id(target, format).match)
     except _Bail:
         return None
     except (AttributeError, KeyError, TypeError, IndexError):  # a shape the readers let through, read further
@@ -216,13 +216,14 @@ def native_repair(listed: Sequence[Any], cut: int, before: Sequence[str], object
 
 def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_format: str, target: str | None,
             read: Callable[[Any], Any], names: Callable[[Any], list[str]], one: Callable[[Call], Any] | None,
-            grouped: Callable[[list[Call], Any], Any] | None, build: Callable[[Any], Any] | None
-            ) -> tuple[list[Any], frozenset[str]]:
+            grouped: Callable[[list[Call], Any], Any] | None, build: Callable[[Any], Any] | None,
+            plain: Callable[[str], Any]) -> tuple[list[Any], frozenset[str]]:
+    """native_repair's work on the window; plain(id): whether the provider judging the request takes the id
+    (`_fast.plain_id`: one it refuses, too long, is left to the pipeline, which renames it)."""
     rows = []
     called: set[str] = set()  # every call id of the window (with ids)
     ids: set[str] = set()
     idless = target in _IDLESS_TARGETS and objects_format in ("gemini", "gemini-objects")
-    plain = plain_id(target, format).match  # an id the target refuses (too long): the pipeline renames it
     # what the request's calls carry: "id" ids, "name" none (Gemini toward Gemini), "?" not known (a prefix
     # without a call with an id may have calls without one: then a call with an id is left to the full check)
     kind = "id" if before else "?" if after_cut and idless else ""

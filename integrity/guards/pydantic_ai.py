@@ -54,8 +54,8 @@ from pydantic_ai.messages import (
 )
 from pydantic_core import to_jsonable_python
 
-from ._core import GuardMode, GuardReport, RequestGuard, provider_for_model
 from ..providers.openai_chat import MAX_ID as _SHORT  # the shortest id limit of a target the quick pass serves
+from ._core import GuardMode, GuardReport, RequestGuard, provider_for_model
 from ._fast import _PASSES, HealthyMemo, _State
 from ._native import _CALLS, _ENTRIES, _GROUPED_RECEIPTS, _TEXT, _Bail, _text_arguments
 
