@@ -3,15 +3,37 @@
 messages_to_dict writes {"type": "ai", "data": {...fields}}; dumpd (LangGraph
 checkpoints, LangSmith runs) writes {"lc": 1, "type": "constructor", "id": [...,
 "AIMessage"], "kwargs": {...fields}}.  Either way the fields are the message's:
-`content` (string or blocks), AIMessage `tool_calls` [{name, args, id, type}],
-ToolMessage `tool_call_id` and `status`.  Calls come from `tool_calls` only (a
-provider's own tool_use blocks inside `content` stay opaque so nothing is counted
-twice).  The original fields are kept in NATIVE["fields"] and rebuilt from, so a
-message written back differs only where the canonical message changed.
+`content` (string or blocks), AIMessage `tool_calls` [{name, args, id, type}] and
+`invalid_tool_calls` [{name, args (the text as received), id, error, type}],
+ToolMessage `tool_call_id` and `status`.  Calls come from `tool_calls` and
+`invalid_tool_calls` (a provider's own tool_use blocks inside `content` stay opaque
+so nothing is counted twice).
+
+An invalid call is a call LangChain could not parse (arguments cut off by max_tokens,
+or not JSON).  It is still a call: ChatOpenAI sends it as a tool_call (its text as
+the arguments), ChatAnthropic as a tool_use block ({} as the input), and create_agent
+answers it with an error ToolMessage.  It is read after the parsed calls (where both
+partner models put it on the wire) with its text kept as NATIVE["arguments"], as the
+readers of JSON-text arguments keep it, so the engine sees unparseable arguments.  It
+is written back as the invalid call it was: only its id changes when the repair
+renames it, and its args become "{}" where the strict view sends {} for text that is
+no JSON object (a call it must answer; the report keeps the text: docs/glossary.md,
+"invalid arguments").  One without an id is read with id "": the repair names it, as
+it names a parsed call without one (LangChain cannot answer it; ChatOpenAI would send
+it with a null id).  One without a name is no call anyone can answer (ChatAnthropic
+does not send it; OpenAI refuses a null name): it stays as recorded, uncounted.
+
+The original fields are kept in NATIVE["fields"] and rebuilt from, so a message
+written back differs only where the canonical message changed: a renamed call id is
+also renamed in every block that names the call (Anthropic `tool_use`, v1
+`tool_call`, Responses `function_call` `call_id`, a chunk's `tool_call_chunks`),
+since the partner models send those blocks.  A chunk is written back with its class
+name as its type ("AIMessageChunk"), as messages_to_dict writes it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .base import BuildContext, Segment, per_entry
@@ -19,12 +41,14 @@ from .common import (
     NATIVE,
     OPAQUE,
     EntryError,
+    arguments_text,
     assistant,
     describe,
     is_from,
     native_of,
     opaque_message,
     opaque_part,
+    parse_arguments,
     require_object,
     text_part,
     tool_result,
@@ -117,6 +141,8 @@ def _read_one(entry: Any) -> dict[str, Any]:
         hints["envelope"] = {k: v for k, v in entry.items() if k != "kwargs"}
     elif fields is entry:
         hints["flat"] = True
+    elif entry.get("type") != kind:
+        hints["named"] = entry.get("type")  # a chunk: messages_to_dict wrote its class name
     if kind == "ai":
         parts = _parts(fields.get("content", ""))
         calls = fields.get("tool_calls") or []
@@ -131,6 +157,7 @@ def _read_one(entry: Any) -> dict[str, Any]:
             part: dict[str, Any] = {"type": "toolCall", "id": call_id if isinstance(call_id, str) else "",
                                     "name": name, "arguments": call.get("args", {}), NATIVE: {"call": call}}
             parts.append(part)
+        parts.extend(_invalid_calls(fields))
         extra = fields.get("additional_kwargs")
         legacy = isinstance(extra, dict) and isinstance(extra.get("function_call"), dict)
         # a legacy OpenAI function call lives in additional_kwargs: the turn completed (read as empty, it
@@ -149,6 +176,23 @@ def _read_one(entry: Any) -> dict[str, Any]:
         return opaque_message(NAME, entry)
     message[NATIVE] = hints
     return message
+
+
+def _invalid_calls(fields: dict[str, Any]) -> list[dict[str, Any]]:
+    """The toolCall parts of an AIMessage's `invalid_tool_calls` (see the module docstring): arguments
+    parsed where the text is JSON, else {} with the text in NATIVE["arguments"]; NATIVE["invalid"] is the
+    call's place in the list, where the writer puts it back.  Entries that are no call (not an object, no
+    name) are left out: the writer keeps them where they are."""
+    listed = fields.get("invalid_tool_calls")
+    parts = []
+    for position, call in enumerate(listed if isinstance(listed, list) else []):
+        if not isinstance(call, dict) or not isinstance(call.get("name"), str) or not call["name"]:
+            continue
+        call_id, raw = call.get("id"), call.get("args")
+        parts.append({"type": "toolCall", "id": call_id if isinstance(call_id, str) else "", "name": call["name"],
+                      "arguments": parse_arguments(raw) if isinstance(raw, str) else {},
+                      NATIVE: {"call": call, "invalid": position, "arguments": raw}})
+    return parts
 
 
 def read(entries: list[Any]) -> list[Segment]:
@@ -189,6 +233,85 @@ def _defaults(kind: str) -> dict[str, Any]:
     return fields
 
 
+# Content blocks that name a call the message's tool calls also hold, by the key naming it: the partner
+# models send these blocks (ChatAnthropic tool_use, the v1 standard blocks, ChatOpenAI's Responses items).
+_NAMING = {"tool_use": "id", "tool_call": "id", "tool_call_chunk": "id", "invalid_tool_call": "id",
+           "function_call": "call_id", "custom_tool_call": "call_id"}
+
+
+def _ai_fields(fields: dict[str, Any], parts: list[dict[str, Any]], same: bool) -> None:
+    """An AIMessage's content, tool_calls and invalid_tool_calls from its canonical parts (in `fields`, a
+    copy of the recorded ones); a call id the repair changed is changed wherever the message names it."""
+    fields["content"] = _content_out([p for p in parts if p.get("type") != "toolCall"], fields.get("content"))
+    calls: list[dict[str, Any]] = []
+    invalid: dict[int, dict[str, Any]] = {}
+    ids: list[tuple[Any, Any]] = []  # (recorded id, id written) of every call, in order
+    for part in parts:
+        if part.get("type") != "toolCall":
+            continue
+        hint = part.get(NATIVE)
+        native: dict[str, Any] = hint if same and isinstance(hint, dict) else {}
+        call_hint = native.get("call")
+        new_id = part.get("id")
+        if isinstance(call_hint, dict) and isinstance(native.get("invalid"), int):
+            call = dict(call_hint)  # as recorded: its error and arguments text stay (see the module docstring)
+            if new_id and new_id != call.get("id"):
+                call["id"] = new_id
+            if isinstance(call.get("args"), str):  # "{}" where the strict view sent {} for unparseable text
+                call["args"] = arguments_text(part, True)
+            invalid[native["invalid"]] = call
+            ids.append((call_hint.get("id"), call.get("id")))
+            continue
+        call = dict(call_hint) if isinstance(call_hint, dict) else {"type": "tool_call"}
+        call.update(name=part.get("name"), args=part.get("arguments", {}))
+        if new_id or "id" in call or not isinstance(call_hint, dict):
+            call["id"] = new_id or (call_hint or {}).get("id")
+        calls.append(call)
+        if isinstance(call_hint, dict):
+            ids.append((call_hint.get("id"), call.get("id")))
+    if calls or "tool_calls" in fields:
+        fields["tool_calls"] = calls
+    recorded = fields.get("invalid_tool_calls")
+    if isinstance(recorded, list) and same:
+        read = {part[NATIVE]["invalid"] for part in _invalid_calls(fields)}
+        # a call the repair dropped is left out; what was never read as a call stays where it was
+        fields["invalid_tool_calls"] = [invalid[at] if at in invalid else entry
+                                        for at, entry in enumerate(recorded) if at in invalid or at not in read]
+    if any(old != new for old, new in ids):
+        _rename_blocks(fields, ids)
+
+
+def _rename_blocks(fields: dict[str, Any], ids: list[tuple[Any, Any]]) -> None:
+    """Carry renamed call ids into the blocks naming the calls: content blocks, a chunk's tool_call_chunks
+    and raw OpenAI tool_calls in additional_kwargs.  A recorded id names the calls that had it in order
+    (two calls of one message may share one), so each block naming it takes the next call's new id (the
+    last one when the blocks outnumber the calls).  Blocks are copied, never changed in place."""
+
+    def renamed(blocks: Any, key_of: Callable[[dict[str, Any]], str | None]) -> Any:
+        if not isinstance(blocks, list):
+            return blocks
+        queues: dict[Any, list[Any]] = {}
+        for old, new in ids:
+            if isinstance(old, (str, type(None))):
+                queues.setdefault(old, []).append(new)
+        out = []
+        for block in blocks:
+            key = key_of(block) if isinstance(block, dict) else None
+            queue = queues.get(block.get(key)) if key is not None and key in block else None
+            if queue:
+                new = queue.pop(0) if len(queue) > 1 else queue[0]
+                block = {**block, key: new} if new != block[key] else block
+            out.append(block)
+        return out
+
+    fields["content"] = renamed(fields.get("content"), lambda block: _NAMING.get(str(block.get("type"))))
+    if isinstance(fields.get("tool_call_chunks"), list):
+        fields["tool_call_chunks"] = renamed(fields["tool_call_chunks"], lambda block: "id")
+    extra = fields.get("additional_kwargs")
+    if isinstance(extra, dict) and isinstance(extra.get("tool_calls"), list):
+        fields["additional_kwargs"] = {**extra, "tool_calls": renamed(extra["tool_calls"], lambda block: "id")}
+
+
 def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     """The serialized message (in the transcript's dialect; messages_to_dict by default)."""
     message = messages[0]
@@ -204,20 +327,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
                               else ({"type": kind} if dumpd else _defaults(kind)))
     content = message.get("content")
     if kind == "ai":
-        parts = [p for p in content or [] if isinstance(p, dict)]
-        fields["content"] = _content_out([p for p in parts if p.get("type") != "toolCall"], fields.get("content"))
-        calls = []
-        for part in parts:
-            if part.get("type") != "toolCall":
-                continue
-            call_hint = part.get(NATIVE, {}).get("call") if same and isinstance(part.get(NATIVE), dict) else None
-            call = dict(call_hint) if isinstance(call_hint, dict) else {"type": "tool_call"}
-            call.update(name=part.get("name"), args=part.get("arguments", {}))
-            if part.get("id") or "id" in call or not isinstance(call_hint, dict):
-                call["id"] = part.get("id") or (call_hint or {}).get("id")
-            calls.append(call)
-        if calls or "tool_calls" in fields:
-            fields["tool_calls"] = calls
+        _ai_fields(fields, [p for p in content or [] if isinstance(p, dict)], same)
     elif kind == "tool":
         fields["content"] = _content_out(content, fields.get("content"))
         if "toolCallId" in message:
@@ -235,7 +345,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     if (same and hints.get("flat")) or (not same and context.dialect == "flat"):
         return [fields]
     if same:
-        return [{"type": hints.get("kind", kind), "data": fields}]
+        return [{"type": hints.get("named") or hints.get("kind", kind), "data": fields}]
     if dumpd:
         return [{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", _CLASSES[kind]],
                  "kwargs": fields}]

@@ -11,6 +11,8 @@ strict policy of the provider the model goes to (ChatAnthropic/"claude-..." -> a
 ChatOpenAI -> openai-chat or openai-responses, ChatGoogleGenerativeAI/"gemini-..." -> gemini), and
 hand the model a request overriding only `messages`.  The graph state, and so the checkpoint, is
 never changed: the next turn starts from the durable history again and is repaired again.
+Calls LangChain could not parse (`invalid_tool_calls`) are calls here too, as the partner models send
+them (integrity/formats/langchain.py says how they are read and written back).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import messages_from_dict, messages_to_dict
 
-from ._core import GuardMode, GuardReport, RequestGuard, provider_for_model
+from ._core import GuardMode, GuardReport, RequestGuard, ToolCallIntegrityError, provider_for_model
 from ._fast import HealthyMemo
 
 FORMAT = "langchain"
@@ -69,7 +71,21 @@ class ToolCallIntegrityMiddleware(AgentMiddleware):
         self.memo = HealthyMemo()  # the last healthy request: the next one is read from where it ends
 
     def repaired_request(self, request: Any) -> Any:
-        """The request to send: the same object when healthy, else one overriding `messages` with a copy."""
+        """The request to send: the same object when healthy, else one overriding `messages` with a copy.
+
+        Fails open: an error in the guard (a repaired entry LangChain will not make a message of, say)
+        sends the request as it is, logged with its traceback; only mode "raise" stops a request.
+        """
+        try:
+            return self._repaired_request(request)
+        except ToolCallIntegrityError:
+            raise
+        except Exception:  # noqa: BLE001 - the guard must not become the reason a model call fails
+            self.guard.logger.exception("integrity guard [%s]: request sent as it is (an error in the guard)",
+                                        self.guard.runtime)
+            return request
+
+    def _repaired_request(self, request: Any) -> Any:
         messages = request.messages
         target = self.guard.provider if self.guard.provider is not None else provider_for_chat_model(request.model)
         scanned = self.memo.first(messages, "langchain-objects", target)
