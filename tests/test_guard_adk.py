@@ -250,7 +250,9 @@ def test_a_gemini_run_without_ids_takes_the_quick_path_on_every_call() -> None:
     sent = seen[-1]
     assert [p.function_call.id for c in sent for p in c.parts if p.function_call] == [None, None]
     assert request_verdict(dumped(sent), "gemini", "gemini").legal
-    assert plugin.memo.resumed == 3  # every call after the first read only what was new
+    assert len(plugin.sessions) == 1 and plugin.memo.resumed == 0  # the session's own memo, not the plugin's
+    session_memo = next(iter(plugin.sessions._memos.values()))[0]
+    assert session_memo.resumed == 3  # every call after the first read only what was new
 
 
 def test_toward_gemini_a_raised_call_is_restored_in_its_turn_among_calls_without_ids() -> None:
@@ -359,11 +361,17 @@ def test_each_dropped_call_goes_back_into_its_own_turn(turns: list[tuple[bool, l
     # the request says ADK stripped its ids when a call or response in it has none (else it cannot tell)
     stripped = strip and any(p.function_call or p.function_response for c in contents for p in c.parts)
     for got, want in zip(restored, expected, strict=True):
-        if stripped and id(want) in own:  # the restored turn goes without its ids, as the others do
-            assert got is not want and got.model_dump(exclude_none=True) == without_adk_ids(want)
+        if id(want) not in own:
+            assert got is want  # ADK's request copy, as ADK built it
+            continue
+        # a restored turn is a copy of the event's Content and Parts (ADK's `_copy_content_for_request`), so
+        # a model class that edits its request's parts never edits the session
+        assert got is not want and not {id(p) for p in got.parts} & {id(p) for p in want.parts}
+        if stripped:  # the restored turn goes without its ids, as the others do
+            assert got.model_dump(exclude_none=True) == without_adk_ids(want)
             assert any(p.function_call and p.function_call.id for p in want.parts)  # the event's own: untouched
         else:
-            assert got is want
+            assert got == want
 
 
 def without_adk_ids(content: Any) -> dict[str, Any]:
@@ -500,3 +508,385 @@ def test_one_plugin_never_sends_one_sessions_calls_in_anothers_request() -> None
     assert "ALICE-ACCT-123" in str(dumped(alice))
     assert "ALICE-ACCT-123" not in str(dumped(bob)) and "found BOB-ACCT-9" in str(dumped(bob))
     assert request_verdict(dumped(bob), "gemini", "anthropic").legal
+
+
+class PolicyLlm(BaseLlm):
+    """A model answering by a policy of the request (the request's contents recorded)."""
+
+    model: str = "gemini-2.5-flash"
+    policy: Any = None
+    seen: list[list[Any]] = []
+
+    async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False) -> Any:
+        self.seen.append(list(llm_request.contents))
+        yield self.policy(llm_request)
+
+
+def last_user_text(request: Any) -> str | None:
+    return next((p.text for c in reversed(request.contents) if c.role == "user" for p in c.parts or [] if p.text),
+                None)
+
+
+def asks(name: str, args: dict[str, Any], call_id: str | None = None) -> LlmResponse:
+    return LlmResponse(content=types.Content(role="model", parts=[types.Part(
+        function_call=types.FunctionCall(id=call_id, name=name, args=args))]))
+
+
+def transfer_money(amount: int) -> str:
+    """Transfers money (fails after its call was recorded)."""
+    raise RuntimeError("gateway timeout")
+
+
+async def say_to(runner: Runner, session_id: str, text: str, raises: bool = False) -> None:
+    message = types.Content(role="user", parts=[types.Part(text=text)])
+    if raises:
+        with pytest.raises(RuntimeError):
+            async for _ in runner.run_async(user_id="u", session_id=session_id, new_message=message):
+                pass
+        return
+    async for _ in runner.run_async(user_id="u", session_id=session_id, new_message=message):
+        pass
+
+
+def test_a_call_the_user_rewound_is_not_brought_back() -> None:
+    """The user rewinds the session to before the invocation whose tool raised (`Runner.rewind_async`): ADK
+    never shows the rewound events again, and the plugin restores only from the events ADK built the
+    request from, so the transfer stays undone (found by an adversarial review: it came back, answered)."""
+    async def scenario(plugins: list[Any]) -> list[Any]:
+        llm = PolicyLlm(policy=lambda request: asks("transfer_money", {"amount": 5000}, "call_1")
+                        if last_user_text(request) == "send 5000" else say("ok"), seen=[])
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=llm, tools=[transfer_money]), plugins=plugins)
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        session = await service.create_session(app_name="app", user_id="u")
+        await say_to(runner, session.id, "hello")
+        await say_to(runner, session.id, "send 5000", raises=True)
+        stored = await service.get_session(app_name="app", user_id="u", session_id=session.id)
+        assert stored is not None
+        await runner.rewind_async(user_id="u", session_id=session.id,
+                                  rewind_before_invocation_id=stored.events[-1].invocation_id)
+        await say_to(runner, session.id, "never mind")
+        await say_to(runner, session.id, "send 5000", raises=True)  # the same again, not rewound: restored
+        await say_to(runner, session.id, "and now?")
+        return llm.seen
+
+    alone, guarded = asyncio.run(scenario([])), asyncio.run(scenario([ToolCallIntegrityPlugin()]))
+    after_rewind = next(i for i, sent in enumerate(guarded) if any(p.text == "never mind" for c in sent
+                                                                   for p in c.parts))
+    assert [dumped(sent) for sent in guarded[:after_rewind + 1]] == [dumped(sent) for sent in alone[:after_rewind + 1]]
+    assert "transfer_money" not in str(dumped(guarded[after_rewind]))
+    last = guarded[-1]  # the call not rewound is restored, once, right after the message that led to it
+    assert calls_in(last) == {"call_1"} and "call_1" not in calls_in(alone[-1])
+    texts = [p.text for c in last for p in c.parts if p.text]
+    assert texts == ["hello", "ok", "never mind", "ok", "send 5000", "and now?"]
+    verdict = request_verdict(dumped(last), "gemini", "gemini")
+    assert verdict.legal and verdict.receipts == 1, verdict.violations
+
+
+def explode_once(q: str) -> str:
+    """Fails."""
+    raise RuntimeError("disk full")
+
+
+def test_a_call_outside_the_current_turn_stays_out_under_include_contents_none() -> None:
+    """An agent with include_contents='none' gets the current turn only: a call whose tool raised two turns
+    ago is not in the events ADK used, and is not pulled into the request (found by an adversarial review)."""
+    async def scenario(plugins: list[Any]) -> list[Any]:
+        llm = PolicyLlm(policy=lambda request: asks("explode_once", {"q": "old"}, "call_old")
+                        if last_user_text(request) == "turn one" else say("ok"), seen=[])
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=llm, tools=[explode_once],
+                                                  include_contents="none"), plugins=plugins)
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        session = await service.create_session(app_name="app", user_id="u")
+        await say_to(runner, session.id, "turn one", raises=True)
+        await say_to(runner, session.id, "turn two")
+        return llm.seen
+
+    alone, guarded = asyncio.run(scenario([])), asyncio.run(scenario([ToolCallIntegrityPlugin()]))
+    assert dumped(guarded[-1]) == dumped(alone[-1]) == [{"role": "user", "parts": [{"text": "turn two"}]}]
+
+
+def test_a_compacted_call_is_not_put_back_beside_its_summary() -> None:
+    """A compaction event stands for the early events (among them a call whose tool raised): ADK sends its
+    summary instead of them, and the plugin leaves the summarised call out (found by an adversarial review)."""
+    from google.adk.events.event_actions import EventActions, EventCompaction
+
+    history = [("user", [types.Part(text="book a flight")]), (AGENT, [call_part("call_b", "book_flight")]),
+               ("user", [types.Part(text="hello?")]), (AGENT, [types.Part(text="sorry, something failed")])]
+    summary = types.Content(role="model", parts=[types.Part(text="Summary: the booking failed.")])
+
+    async def scenario(plugins: list[Any]) -> list[Any]:
+        llm = ScriptedLlm(script=[say("done")], seen=[])
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=llm), plugins=plugins)
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        session = await service.create_session(app_name="app", user_id="u")
+        for stamp, (author, parts) in enumerate(history, start=1):
+            await service.append_event(session, Event(author=author, invocation_id="old", timestamp=float(stamp),
+                                                      content=types.Content(role="user" if author == "user" else
+                                                                            "model", parts=parts)))
+        compaction = EventCompaction(start_timestamp=1.0, end_timestamp=4.0, compacted_content=summary)
+        await service.append_event(session, Event(author="user", invocation_id="old", timestamp=5.0,
+                                                  actions=EventActions(compaction=compaction)))
+        await say_to(runner, session.id, "what now?")
+        return llm.seen[-1]
+
+    alone, guarded = asyncio.run(scenario([])), asyncio.run(scenario([ToolCallIntegrityPlugin()]))
+    assert "Summary" in str(dumped(alone)) and dumped(guarded) == dumped(alone)
+
+
+def charge_card(amount: int) -> str:
+    """Charges a card."""
+    raise RuntimeError("card declined")
+
+
+def test_a_single_turn_sub_agent_never_sees_its_earlier_runs_call() -> None:
+    """A mode='single_turn' sub-agent runs on a branch of its own for each task: ADK shows each run only its
+    own branch, so its tool that raised in the first run is not brought into the second run's request
+    (found by an adversarial review)."""
+    async def scenario(plugins: list[Any]) -> tuple[list[Any], list[Any]]:
+        def root(request: Any) -> LlmResponse:
+            if any(p.function_response for p in request.contents[-1].parts or []):
+                return say("done")
+            text = last_user_text(request)
+            return asks("helper", {"request": text}) if text in ("task one", "task two") else say("ok")
+
+        def helper(request: Any) -> LlmResponse:
+            if any(p.function_response for p in request.contents[-1].parts or []):
+                return say("helper done")
+            text = " ".join(p.text or "" for c in request.contents for p in c.parts or [])
+            return asks("charge_card", {"amount": 999}) if "task one" in text else say("helper says hi")
+
+        helper_llm = PolicyLlm(policy=helper, seen=[])
+        sub = LlmAgent(name="helper", model=helper_llm, tools=[charge_card], mode="single_turn", description="helper")
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=PolicyLlm(policy=root, seen=[]), sub_agents=[sub]),
+                  plugins=plugins)
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        session = await service.create_session(app_name="app", user_id="u")
+        for text in ("task one", "task two"):
+            try:
+                await say_to(runner, session.id, text)
+            except RuntimeError:
+                pass
+        stored = await service.get_session(app_name="app", user_id="u", session_id=session.id)
+        assert stored is not None
+        return helper_llm.seen, stored.events
+
+    (alone, _), (guarded, events) = asyncio.run(scenario([])), asyncio.run(scenario([ToolCallIntegrityPlugin()]))
+    assert any(p.function_call and p.function_call.name == "charge_card" and e.author == "helper"
+               for e in events if e.content for p in e.content.parts or [])  # the first run called it, unanswered
+    assert len(guarded) == 2 and [dumped(sent) for sent in guarded] == [dumped(sent) for sent in alone]
+    assert "charge_card" not in str(dumped(guarded[-1]))
+
+
+def test_without_adks_note_of_the_request_nothing_is_restored() -> None:
+    """The plugin restores only from the events ADK noted building this request: a callback run with no
+    such note (outside ADK's flow, another ADK release) sends ADK's request as it is, however the session
+    reads (when unsure, restore nothing: ADK's own request is legal)."""
+    import contextvars
+
+    contents = [types.Content(role="user", parts=[types.Part(text="q")])]
+    events = [Event(author="user", content=contents[0]), Event(author=AGENT, content=types.Content(
+        role="model", parts=[call_part("c1")])), Event(author="user", content=types.Content(
+            role="user", parts=[types.Part(text="again")]))]
+    contents.append(events[2].content)
+    request = LlmRequest(model="gemini-2.5-flash", contents=list(contents))
+    kept = request.contents
+    contextvars.Context().run(asyncio.run, ToolCallIntegrityPlugin().before_model_callback(
+        callback_context=context(events), llm_request=request))  # (a context of its own: no note in it)
+    assert request.contents is kept
+    # the same events as ADK's note: the call comes back, right after the message that led to it
+    from integrity.guards.adk import _BUILT
+
+    def noted() -> None:
+        _BUILT.set(events)
+        asyncio.run(ToolCallIntegrityPlugin().before_model_callback(callback_context=context(events),
+                                                                    llm_request=request))
+
+    contextvars.Context().run(noted)
+    assert calls_in(request.contents) == {"c1"} and request.contents[1].parts[0].function_call.id == "c1"
+
+
+def test_a_dropped_turn_whose_neighbour_is_not_in_the_request_is_not_restored() -> None:
+    """A turn ADK dropped whole goes back only after the content of the event before it: when that event is
+    not in the request (ADK left it out, another plugin trimmed it), the plugin cannot tell the turn was
+    meant to be there, and restores nothing."""
+    from integrity.guards.adk import restore_dropped_calls
+
+    events = [Event(author="user", content=types.Content(role="user", parts=[types.Part(text="old question")])),
+              Event(author=AGENT, content=types.Content(role="model", parts=[call_part("c1")])),
+              Event(author="user", content=types.Content(role="user", parts=[types.Part(text="new question")]))]
+    assert restore_dropped_calls([events[2].content], events, AGENT) is None
+    restored = restore_dropped_calls([events[0].content, events[2].content], events, AGENT)
+    assert restored is not None and [calls_in([c]) for c in restored] == [set(), {"c1"}, set()]
+
+
+def test_toward_a_model_adk_strips_ids_for_a_restored_call_never_carries_an_adk_id() -> None:
+    """ADK strips its own "adk-" ids toward every model type that does not pair calls by id (a Gemini model, a
+    BaseLlm of any name): the plugin asks the agent's model as ADK does, so the call of a tool that raised
+    goes without its "adk-" id on every later request, even when nothing else in the request shows ADK
+    stripped ids (found by an adversarial review: the first turn's call went with its "adk-" id)."""
+    from integrity.guards.adk import _keeps_ids
+
+    async def scenario(model: str) -> list[list[Any]]:
+        llm = PolicyLlm(model=model, policy=lambda request: asks("explode_once", {"q": "x"})
+                        if last_user_text(request) == "hi" else say("ok"), seen=[])
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=llm, tools=[explode_once]),
+                  plugins=[ToolCallIntegrityPlugin()])
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        session = await service.create_session(app_name="app", user_id="u")
+        await say_to(runner, session.id, "hi", raises=True)
+        await say_to(runner, session.id, "again")
+        await say_to(runner, session.id, "and again")
+        return llm.seen[1:]
+
+    for model, target in (("gemini-2.5-flash", "gemini"), ("anthropic/claude-sonnet-4-5", "anthropic")):
+        later = asyncio.run(scenario(model))
+        assert len(later) == 2
+        sent_ids = []
+        for sent in later:
+            ids = [(p.function_call or p.function_response).id for c in sent for p in c.parts
+                   if p.function_call or p.function_response]
+            assert len(ids) == 2 and not any(str(i).startswith("adk-") for i in ids), (model, ids)
+            assert request_verdict(dumped(sent), "gemini", target).legal
+            sent_ids.append(ids)
+        # toward Gemini the call and its receipt go without ids, as ADK sends its own; toward Anthropic the
+        # guard names them (its turn rules want ids): the same on every request
+        assert sent_ids[0] == sent_ids[1] and (target != "gemini" or sent_ids[0] == [None, None]), sent_ids
+    assert _keeps_ids(SimpleNamespace()) is None  # no agent to ask: the request decides
+
+    from google.adk.models.google_llm import Gemini
+
+    def asked(model: Any) -> bool | None:
+        return _keeps_ids(SimpleNamespace(_invocation_context=SimpleNamespace(agent=LlmAgent(name="a", model=model))))
+
+    assert asked(Gemini(model="gemini-2.5-flash")) is False
+    assert asked(Gemini(model="gemini-2.5-flash", use_interactions_api=True)) is True  # ADK keeps them there
+
+
+def test_a_model_that_edits_its_request_never_edits_the_session() -> None:
+    """ADK hands the model copies of the session's contents (`_copy_content_for_request`): a model class may set
+    a part's fields (the real Gemini class replaces inline data without its display name).  A restored turn
+    is a copy too, so the session's event is never changed (found by an adversarial review: the event's own
+    Content was sent, and lost its display name)."""
+    from google.adk.models.google_llm import Gemini
+
+    class Models:
+        def __init__(self) -> None:
+            self.seen: list[list[Any]] = []
+
+        async def generate_content(self, model: str, contents: list[Any], config: Any) -> Any:
+            self.seen.append(list(contents))
+            return types.GenerateContentResponse(candidates=[types.Candidate(content=types.Content(
+                role="model", parts=[types.Part(text="done")]), finish_reason="STOP")])
+
+    from google.adk.plugins.base_plugin import BasePlugin
+
+    class Peek(BasePlugin):
+        """Before the guard: keeps the session's events as the runner holds them during the model call."""
+
+        events: list[Any] = []
+
+        async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
+            Peek.events = callback_context.session.events
+
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        models = Models()
+        model = Gemini(model="gemini-2.5-flash")
+        model.client = SimpleNamespace(vertexai=False, aio=SimpleNamespace(models=models))  # no network
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=model), plugins=[Peek(name="peek"),
+                                                                                      ToolCallIntegrityPlugin()])
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        session = await service.create_session(app_name="app", user_id="u")
+        image = types.Part(inline_data=types.Blob(mime_type="image/png", data=b"\x89PNG", display_name="chart.png"))
+        for author, role, parts in (("user", "user", [types.Part(text="draw and save")]),
+                                    (AGENT, "model", [image, call_part("call_9", "save_chart")])):
+            await service.append_event(session, Event(author=author, invocation_id="i1",
+                                                      content=types.Content(role=role, parts=parts)))
+        await say_to(runner, session.id, "did it save?")
+        return models.seen[-1], Peek.events
+
+    sent, events = asyncio.run(scenario())
+    assert "call_9" in calls_in(sent)
+    assert events[1].content.parts[0].inline_data.display_name == "chart.png"
+    owned = {id(e.content) for e in events} | {id(p) for e in events if e.content for p in e.content.parts or []}
+    assert not owned & ({id(c) for c in sent} | {id(p) for c in sent for p in c.parts})
+
+
+def test_a_plugin_run_again_on_its_own_request_changes_nothing() -> None:
+    """Toward Gemini ADK strips its "adk-" ids, so the restored call goes without one: a plugin run again on that
+    request, with the same events, finds the call there (a copy sharing the event's arguments) and sends the
+    request as it is (found by an adversarial review: a second copy of the restored turn was added)."""
+    import contextvars
+
+    from google.adk.flows.llm_flows.context._contents import _get_contents
+
+    from integrity.guards.adk import _BUILT
+
+    events = [Event(author="user", content=types.Content(role="user", parts=[types.Part(text="u1")])),
+              Event(author=AGENT, content=types.Content(role="model", parts=[
+                  types.Part(text="t1"), call_part("adk-1", "f1"), call_part("adk-2", "f2")])),
+              Event(author=AGENT, content=types.Content(role="user", parts=[response_part("adk-1", "r1", "f1")])),
+              Event(author="user", content=types.Content(role="user", parts=[types.Part(text="now")]))]
+
+    def twice() -> tuple[list[Any], list[Any], list[GuardReport]]:
+        request = LlmRequest(model="gemini-2.5-flash", contents=_get_contents(None, events, AGENT))  # notes the events
+        reports: list[GuardReport] = []
+        asyncio.run(ToolCallIntegrityPlugin(on_report=reports.append).before_model_callback(
+            callback_context=context(events), llm_request=request))
+        first = request.contents
+        reports.clear()
+        again = LlmRequest(model="gemini-2.5-flash")
+        again.contents = first  # (as ADK sets it: the very list)
+        _BUILT.set(list(events))  # ADK's note of the same events, as a new request would carry
+        asyncio.run(ToolCallIntegrityPlugin(on_report=reports.append).before_model_callback(
+            callback_context=context(events), llm_request=again))
+        return first, again.contents, reports
+
+    first, second, reports = contextvars.Context().run(twice)
+    assert sorted(c.name for c in (p.function_call for c in first for p in c.parts) if c) == ["f1", "f2"]
+    assert second is first and not reports
+
+
+def test_each_session_is_remembered_on_its_own() -> None:
+    """One plugin serves every session of an App.  What it remembers (the last healthy request, the calls read
+    from the events) is kept per session (and agent): two sessions talking in turns each resume from their
+    own last request, never another's, and a copy of the plugin remembers nothing."""
+    import copy
+
+    from integrity.guards.adk import _SessionMemos
+
+    async def scenario(plugin: ToolCallIntegrityPlugin) -> list[str]:
+        llm = PolicyLlm(policy=lambda request: say("found") if any(
+            p.function_response for p in request.contents[-1].parts or []) else asks(
+                "lookup", {"q": last_user_text(request)}), seen=[])
+        app = App(name="app", root_agent=LlmAgent(name=AGENT, model=llm, tools=[lookup]), plugins=[plugin])
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        sessions = [(await service.create_session(app_name="app", user_id=user)).id for user in ("u", "u")]
+        for turn in range(3):
+            for number, session_id in enumerate(sessions):
+                await say_to(runner, session_id, f"question {turn} of {number}")
+        return sessions
+
+    plugin = ToolCallIntegrityPlugin()
+    sessions = asyncio.run(scenario(plugin))
+    assert len(plugin.sessions) == 2 and plugin.memo.resumed == 0 and plugin.events_memo.last is None
+    for number, session_id in enumerate(sessions):
+        memo, events_memo = plugin.sessions.get(("app", "u", session_id, AGENT))
+        assert memo.resumed == 5  # six model calls each: every one after the first read only what was new
+        assert events_memo.last is not None  # the events it read are this session's only
+        texts = {p.text for e in events_memo.last[1] if e.content for p in e.content.parts or [] if p.text}
+        assert {text for text in texts if text.startswith("question")} == {f"question {turn} of {number}"
+                                                                           for turn in range(3)}
+    assert len(copy.deepcopy(plugin).sessions) == 0
+    bounded = _SessionMemos(size=2)
+    first = bounded.get("a")
+    bounded.get("b")
+    assert bounded.get("a") is first
+    bounded.get("c")  # "b" was used least lately: forgotten
+    assert len(bounded) == 2 and bounded.get("a") is first and "b" not in bounded._memos

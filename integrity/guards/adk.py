@@ -8,17 +8,44 @@ that has no response (a tool that raised, a run interrupted mid-call) and a resp
 the model loses the record that it tried, and a later turn may repeat a side effect.  ADK will not
 synthesize an answer in core, because that makes two adjacent user turns (adk-python PR #6914).
 
-The plugin restores each call ADK dropped for want of a response (read from the session's own events,
-never written back), answers it with the interrupted receipt, and lets the strict policy of the model's
-provider keep the turns legal ("gemini-..." -> gemini, whose rules the engine applies; LiteLlm models
-"anthropic/claude-..." -> anthropic...).  It replaces `llm_request.contents` with a new list made of the
-same Content objects where nothing changed; the session, its events and their contents are untouched.
-A healthy request keeps its very contents list.
+The plugin restores each call ADK dropped for want of a response, answers it with the interrupted
+receipt, and lets the strict policy of the model's provider keep the turns legal ("gemini-..." ->
+gemini, whose rules the engine applies; LiteLlm models "anthropic/claude-..." -> anthropic...).
+
+Which calls, and from which events.  ADK leaves many events out of a request on purpose: a rewound
+invocation, another branch of a single-turn or task agent, everything before the current turn under
+`include_contents='none'`, what a compaction summarised.  A call in those events was not dropped for
+want of a response, and putting it back would undo the user's rewind or leak one branch into another.
+So the plugin restores only from the events ADK itself used for this request: importing this module
+wraps the `drop_orphaned_function_calls` that ADK's contents builder calls (the last step of
+`_get_contents`, after every filter above) in a recorder that notes, in a context variable of the
+running task, the events it was given and what it kept; `before_model_callback` takes that note
+(once) and restores a call only if it is in those events and ADK dropped it.  The wrapper returns what
+ADK returns and never raises; anything unsure restores nothing, and ADK's own request (legal) is
+sent: no note (another ADK release, a request built elsewhere), a call not in the noted events, an
+event whose neighbour in them is not in the request (another plugin trimmed it), the callback run
+outside an ADK flow.  `repaired_contents` called directly takes the events the caller says the
+request was built from.
+
+Ids.  ADK keeps its own "adk-" ids in a request only toward the model types that pair calls by id
+(its `_is_id_pairing_model`, or a Gemini model on the Interactions API); the plugin asks the same of
+the agent's model, so a call restored toward any other model goes without its "adk-" id as ADK's own
+calls do, on every request.  (Without an agent to ask: from the request, as before.)  A restored call
+is a copy of its event's Content and Parts (the payloads shared, as ADK's `_copy_content_for_request`
+copies them): a model class that edits its request's parts never reaches the session's events.  A
+call already in the request, by id or as a copy sharing its arguments, is not put back twice.
+
+The plugin replaces `llm_request.contents` with a new list made of the same Content objects where
+nothing changed; the session, its events and their contents are untouched.  A healthy request keeps
+its very contents list.  What it remembers (the last healthy request, the calls read from the events)
+is kept per session and agent, for the few hundred sessions used last.
 """
 
 from __future__ import annotations
 
 import collections
+import contextvars
+import functools
 import logging
 import operator
 import threading
@@ -121,45 +148,63 @@ _RECEIPTS_MADE = all(_same_model(_content(sample), types.Content.model_validate(
 google.genai or pydantic release that changes either makes every content go through model_validate)."""
 
 
-def _not_called(contents: list[Any], ids: set[str]) -> tuple[set[str], bool]:
-    """The ids of `ids` that no function call in `contents` carries, and whether a call or response in
-    `contents` carries no id at all (read only when not every id is found: then every content is read).
-    ADK gives every call an id ("adk-..." when the model gave none), so a call without one in a request is
-    one whose "adk-" id ADK stripped (then it strips them all, and an "adk-" id is not looked for further).
-    Read from the end, and only until every id is found: a call the session has not answered yet is
-    almost always one of the last turns."""
-    missing = set(ids)
-    stripped = False
+def _missing(contents: list[Any], calls: dict[str, Any]) -> tuple[set[str], bool | None]:
+    """The ids of `calls` (id -> the event's FunctionCall) that no function call in `contents` carries,
+    and what the request says of ADK's "adk-" ids (read only when not every call is found: then every
+    content is read): True, stripped (a call or response carries no id: ADK gives every call one, and
+    strips its own all at once); False, kept (one carries an "adk-" id); None, it does not say.
+    A call is found by its id, or as a copy sharing the event's arguments object under the same name:
+    ADK's request copy of a call whose "adk-" id it stripped, or the copy this plugin restored (so a
+    request the plugin already repaired is left as it is).  Read from the end, and only until every
+    call is found: a call the session has not answered yet is almost always one of the last turns."""
+    missing = set(calls)
+    shared = {id(call.args): (found, call.name) for found, call in calls.items() if call.args is not None}
+    stripped: bool | None = None
     for content in reversed(contents):
         for part in (content.parts or []) if content is not None else []:
             call = getattr(part, "function_call", None)
-            if call is not None and call.id in missing:
-                missing.discard(call.id)
+            if call is not None:
+                if call.id in missing:
+                    missing.discard(call.id)
+                elif call.args is not None and (copied := shared.get(id(call.args))) is not None and \
+                        copied[1] == call.name:
+                    missing.discard(copied[0])
                 if not missing:
-                    return missing, False
-            if not stripped:
+                    return missing, None
+            if stripped is not True:
                 response = getattr(part, "function_response", None)
-                stripped = (call is not None and not call.id) or (response is not None and not response.id)
-                if stripped and all(found.startswith(AF_FUNCTION_CALL_ID_PREFIX) for found in missing):
-                    return missing, True  # ADK stripped every "adk-" id from the request: none of these is in it
+                for given in (call, response):
+                    if given is not None:
+                        if not given.id:
+                            stripped = True
+                        elif stripped is None and given.id.startswith(AF_FUNCTION_CALL_ID_PREFIX):
+                            stripped = False
     return missing, stripped
 
 
-def _kept(content: Any) -> Any:
-    return content
-
-
-def _stripped(content: Any) -> Any:
-    """A copy of `content` whose calls and responses carry no "adk-" id, as ADK copies the contents of a
-    request to a model that does not pair calls by id (google.adk's remove_client_function_call_id): the
-    event's own content is never changed."""
+def _request_copy(content: Any, strip: bool) -> Any:
+    """The copy of a session event's `content` a request gets: the Content and each Part copied (shallow:
+    their payloads shared), as ADK copies the contents of a request (`_copy_content_for_request`), so a
+    model class that sets a part's fields on its request never edits the session's event; strip: its
+    calls and responses without their "adk-" ids, as ADK copies them toward a model that does not pair
+    calls by id.  The event's own content is never changed."""
     parts = []
     for part in content.parts or []:
         update = {field: _copied(value, {"id": None}) for field in ("function_call", "function_response")
                   if (value := getattr(part, field)) is not None and isinstance(value.id, str)
-                  and value.id.startswith(AF_FUNCTION_CALL_ID_PREFIX)}
-        parts.append(_copied(part, update) if update else part)
+                  and value.id.startswith(AF_FUNCTION_CALL_ID_PREFIX)} if strip else {}
+        parts.append(_copied(part, update))
     return _copied(content, {"parts": parts})
+
+
+def _stripped(content: Any) -> Any:
+    """`content`'s request copy toward a model ADK strips its "adk-" ids for."""
+    return _request_copy(content, True)
+
+
+def _kept(content: Any) -> Any:
+    """`content`'s request copy toward a model ADK keeps its ids for."""
+    return _request_copy(content, False)
 
 
 def _copied(model: Any, update: dict[str, Any]) -> Any:
@@ -277,20 +322,32 @@ def _made_calls(events: list[Any], author: str | None, open_ids: set[str], made:
 
 
 def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | None,
-                          memo: _EventMemo | None = None) -> list[Any] | None:
+                          memo: _EventMemo | None = None, *, built: list[Any] | None = None,
+                          keep_ids: bool | None = None, strip_unsaid: bool = False) -> list[Any] | None:
     """`contents` with the calls ADK dropped for want of a response put back where their event was
     (None when none was dropped).
 
-    A call is restored when the session's events made it (this agent's, with an id), no event answers
-    it, it is not a pending long-running call, and it is missing from `contents`.  Events are matched to
-    contents in order by `_match_key` (what ADK's copy of a content keeps of it, its "adk-" ids stripped
-    or not), from the end: each event to the last content before the one matched after it, until every
-    dropped call is placed (a call is dropped for want of an answer, so it is almost always one of the
-    last turns, and only the contents from there on are keyed: `_Places`).  The event's own Content object
-    is used (never modified); when ADK stripped its own "adk-" ids from the request (a call or response in
-    it has no id: ADK does so toward a model that does not pair calls by id, Gemini), a copy of it without
-    its "adk-" ids, so ADK's internal ids never reach the model and the request's calls all go without one.
-    With a memo, only the events added since its last call are read for the calls made and answered.
+    `events` are the session's (read for the calls made and answered; with a memo, only the events
+    added since its last call), `built` the events ADK built this request from (default: `events`):
+    the list its contents builder handed `drop_orphaned_function_calls`, after its rewinds, branch,
+    turn and compaction filters.  A call is restored when the session's events made it (this agent's,
+    with an id), no event answers it, it is not a pending long-running call, it is in `built`, and it
+    is missing from `contents` (by id, or as a copy sharing its arguments: `_missing`).
+
+    The events of `built` are matched to contents in order by `_match_key` (what ADK's copy of a content
+    keeps of it, its "adk-" ids stripped or not), from the end: each event to the last content before the
+    one matched after it, until every dropped call is placed (a call is dropped for want of an answer,
+    so it is almost always one of the last turns, and only the contents from there on are keyed:
+    `_Places`).  A turn ADK kept without its call is replaced; a turn ADK dropped whole goes right after
+    the content of the event before it, and only when that event is in `contents` (its neighbour is the
+    proof that ADK used this part of the session: when it is not, the call is not restored).
+
+    keep_ids: whether ADK kept its own "adk-" ids in this request (it does for the model types that pair
+    calls by id); None: read from the request (a call or response without an id says ADK stripped them;
+    one with an "adk-" id that it kept them; none of either: `strip_unsaid`, by default kept, as an id a
+    pairing model needs is never taken away on a guess).
+    A restored turn is a copy of its event's Content and Parts, without its "adk-" ids when ADK stripped
+    them, so ADK's internal ids never reach such a model and the request's calls all go without one.
     """
     if memo is not None:
         made, answered, called = memo.calls(events, author)
@@ -298,21 +355,24 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
         made, answered, called = set(), set(), set()
         _read_calls(events, author, made, answered, called)
     dropped = made - answered
-    stripped = False
-    if dropped:
-        dropped, stripped = _not_called(contents, dropped)
     if not dropped:
         return None
-    # ADK kept its "adk-" ids in this request (a model pairing calls by id) or stripped them all (Gemini):
-    # a restored call follows the request
-    own: Callable[[Any], Any] = _stripped if stripped else _kept
+    source = events if built is None else built
+    calls = _calls_in(source, dropped)
+    if not calls:
+        return None
+    dropped, stripped = _missing(contents, calls)
+    if not dropped:
+        return None
+    strip = (strip_unsaid if stripped is None else stripped) if keep_ids is None else not keep_ids
     places = _Places(contents)
     end = len(contents) - 1  # the last content not matched yet
     inserted: dict[int, list[Any]] = {}  # index -> the restored contents put before contents[index]
     replaced: dict[int, Any] = {}
+    pending: list[Any] = []  # restored turns waiting for the event before them to be found in contents
     unplaced = set(dropped)
-    for event in reversed(events):
-        if not unplaced:
+    for event in reversed(source):
+        if not unplaced and not pending:
             break
         content = event.content
         if content is None or not content.parts:
@@ -323,22 +383,52 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
                    part.function_response.id not in called for part in content.parts):
                 continue  # answers to no call at all: ADK drops them, so no copy is looked for
             where = places.last(_match_key(content.role, content.parts), end)
-            end = end if where < 0 else where - 1
+            if where >= 0:
+                if pending:  # the turns dropped whole go right after this one, in their order
+                    inserted.setdefault(where + 1, [])[:0] = pending
+                    pending = []
+                end = where - 1
+            else:
+                pending = []  # the event before them is not in the request: unsure, nothing restored
             continue
         unplaced.difference_update(part.function_call.id for part in lost)
-        kept = [part for part in content.parts if part not in lost]
+        lost_ids = {id(part) for part in lost}
+        kept = [part for part in content.parts if id(part) not in lost_ids]
         where = places.last(_match_key(content.role, kept), end) if kept else -1
         if where >= 0:
-            replaced[where] = own(content)  # the turn ADK kept without the call: the event's own content
+            replaced[where] = _request_copy(content, strip)  # the turn ADK kept without the call
+            if pending:
+                inserted.setdefault(where + 1, [])[:0] = pending
+                pending = []
             end = where - 1
         else:
-            inserted.setdefault(end + 1, []).insert(0, own(content))  # after what the earlier events matched
+            pending.insert(0, _request_copy(content, strip))
+    if pending:  # the first events: nothing before them to find
+        inserted.setdefault(end + 1, [])[:0] = pending
+    if not replaced and not inserted:
+        return None
     out = list(contents)
     for index, content in replaced.items():
         out[index] = content
     for index in sorted(inserted, reverse=True):  # from the end: the indexes before stay where they are
         out[index:index] = inserted[index]
     return out
+
+
+def _calls_in(events: list[Any], ids: set[str]) -> dict[str, Any]:
+    """The FunctionCalls of `events` carrying one of `ids` (the last of each), read from the end until
+    each is found."""
+    found: dict[str, Any] = {}
+    for event in reversed(events):
+        content = event.content
+        for part in (content.parts or []) if content is not None else []:
+            call = part.function_call
+            if call is not None and call.id in ids and call.id not in found and not (
+                    part.function_response is not None and part.function_response.id):
+                found[call.id] = call
+        if len(found) == len(ids):
+            break
+    return found
 
 
 def _match_key(role: Any, parts: Any) -> tuple[Any, ...]:
@@ -391,6 +481,109 @@ class _Places:
         return -1
 
 
+_BUILT: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("integrity_adk_built", default=None)
+"""The events ADK's contents builder last handed `drop_orphaned_function_calls` in this task (the request
+being built: set by the recorder, taken by `before_model_callback`)."""
+
+
+def _recording(drop: Callable[[list[Any]], list[Any]]) -> Callable[[list[Any]], list[Any]]:
+    """ADK's `drop_orphaned_function_calls`, noting the events it was given in `_BUILT` (a reference: no
+    copy, no reading); what ADK returns is returned, and the note never raises."""
+    @functools.wraps(drop)
+    def drop_orphaned_function_calls(events: list[Any]) -> list[Any]:
+        kept = drop(events)
+        try:
+            _BUILT.set(events if isinstance(events, list) else None)
+        except Exception:  # noqa: BLE001 - the note is a guard's: it never stops ADK
+            pass
+        return kept
+
+    drop_orphaned_function_calls.__integrity_recorder__ = True  # type: ignore[attr-defined]
+    return drop_orphaned_function_calls
+
+
+def _install_recorder() -> bool:
+    """Wrap the `drop_orphaned_function_calls` ADK's contents builder calls (a name of its module, looked up
+    at each call) in `_recording`, once per process.  False when this ADK has no such name: then no
+    request has a note, and the plugin restores nothing."""
+    try:
+        from google.adk.flows.llm_flows.context import _contents as adk_contents
+
+        current = adk_contents.drop_orphaned_function_calls
+    except Exception:  # noqa: BLE001 - another ADK release: restore nothing rather than guess
+        return False
+    if not getattr(current, "__integrity_recorder__", False):
+        adk_contents.drop_orphaned_function_calls = _recording(current)  # type: ignore[assignment]
+    return True
+
+
+RECORDING = _install_recorder()
+
+
+def _keeps_ids(callback_context: Any) -> bool | None:
+    """What ADK's contents builder decided for this request's agent: True when it keeps its "adk-" ids
+    (a Gemini model on the Interactions API, or a model type that pairs calls by id: its
+    `_is_id_pairing_model`), False when it strips them; None when the callback has no agent to ask."""
+    try:
+        from google.adk.flows.llm_flows.context._contents import _is_id_pairing_model
+        from google.adk.models.base_llm import BaseLlm
+        from google.adk.models.google_llm import Gemini
+
+        model = callback_context._invocation_context.agent.canonical_model
+        if not isinstance(model, BaseLlm):
+            return None
+        return bool((isinstance(model, Gemini) and model.use_interactions_api) or _is_id_pairing_model(model))
+    except Exception:  # noqa: BLE001 - no invocation, another ADK release: the request decides
+        return None
+
+
+def _gemini_named(model: Any) -> bool:
+    """Whether ADK makes a model of this name its Gemini class, for which it strips its "adk-" ids (unless
+    the model is on the Interactions API: then the request carries them, and says so)."""
+    return isinstance(model, str) and model.startswith("gemini-")
+
+
+def _session_key(callback_context: Any, session: Any) -> tuple[Any, ...] | None:
+    """(app name, user id, session id, agent name) of the request, or None when the session has no ids."""
+    try:
+        key = (session.app_name, session.user_id, session.id, getattr(callback_context, "agent_name", None))
+    except Exception:  # noqa: BLE001
+        return None
+    return key if all(type(part) is str for part in key[:3]) else None
+
+
+class _SessionMemos:
+    """The memos (the last healthy request, the calls read from the events) of the sessions used last,
+    one pair per session and agent: one session's requests never resume from another's, and a
+    session's growth is read where it left off however many others run in between."""
+
+    __slots__ = ("_lock", "_memos", "size")
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._memos: collections.OrderedDict[Any, tuple[HealthyMemo, _EventMemo]] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def __reduce__(self) -> tuple[type[_SessionMemos], tuple[int]]:
+        return _SessionMemos, (self.size,)  # a copy of the plugin starts empty (the lock cannot be copied)
+
+    def __len__(self) -> int:
+        return len(self._memos)
+
+    def get(self, key: Any) -> tuple[HealthyMemo, _EventMemo]:
+        """The session's memos (new ones for a session not seen lately; the one used least lately is
+        forgotten past `size`)."""
+        with self._lock:
+            found = self._memos.get(key)
+            if found is not None:
+                self._memos.move_to_end(key)
+                return found
+            found = self._memos[key] = (HealthyMemo(), _EventMemo())
+            if len(self._memos) > self.size:
+                self._memos.popitem(last=False)
+            return found
+
+
 class ToolCallIntegrityPlugin(BasePlugin):
     """Repair the contents of every model request an ADK runner makes; never the session.
 
@@ -405,18 +598,27 @@ class ToolCallIntegrityPlugin(BasePlugin):
                  restore_calls: bool = True, logger: logging.Logger | None = None) -> None:
         super().__init__(name=name)
         self.guard = RequestGuard("adk", mode=mode, on_report=on_report, provider=provider, logger=logger)
-        self.memo = HealthyMemo()  # the last healthy request: the next one is read from where it ends
-        self.events_memo = _EventMemo()  # the session's calls made and answered, read once per event
+        self.memo = HealthyMemo()  # without a session: the last healthy request, read from where it ends
+        self.events_memo = _EventMemo()  # without a session: its calls made and answered, read once per event
+        self.sessions = _SessionMemos()  # per session and agent, for the requests of an ADK runner
         self.restore_calls = restore_calls
 
     def repaired_contents(self, contents: list[Any], model: Any, events: list[Any] | None = None,
-                          author: str | None = None) -> list[Any] | None:
-        """The contents to send instead of `contents`, or None to send them as they are."""
-        restored = restore_dropped_calls(contents, events, author, self.events_memo) if self.restore_calls and events \
-            else None
+                          author: str | None = None, *, built: list[Any] | None = None,
+                          keep_ids: bool | None = None) -> list[Any] | None:
+        """The contents to send instead of `contents`, or None to send them as they are.  events: the
+        session's; built: those ADK built `contents` from (default: `events`); keep_ids: whether ADK kept
+        its "adk-" ids in them (None: the request says)."""
+        return self._repaired(contents, model, events, author, built, keep_ids, self.memo, self.events_memo)
+
+    def _repaired(self, contents: list[Any], model: Any, events: list[Any] | None, author: str | None,
+                  built: list[Any] | None, keep_ids: bool | None, memo: HealthyMemo, events_memo: _EventMemo
+                  ) -> list[Any] | None:
+        restored = restore_dropped_calls(contents, events, author, events_memo, built=built, keep_ids=keep_ids,
+                                         strip_unsaid=_gemini_named(model)) \
+            if self.restore_calls and events and (built is None or built) else None
         working = restored if restored is not None else contents
         target = self.guard.target(model)
-        memo = self.memo
         if restored is None:
             scanned = memo.first(contents, "gemini-objects", target)
         else:  # (a remembered repair is tried first, by guard_objects)
@@ -424,17 +626,17 @@ class ToolCallIntegrityPlugin(BasePlugin):
         if scanned is not None:
             if scanned[0]:
                 return None
-            direct = self._repaired_directly(working, target, scanned)
+            direct = self._repaired_directly(working, target, scanned, memo)
             if direct is not None:
                 return direct
         repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target, scanned,
-                                            memo=self.memo, build=_content)
+                                            memo=memo, build=_content)
         if repaired is None:
             return restored if self.guard.mode == "repair" else None
         return repaired
 
-    def _repaired_directly(self, contents: list[Any], target: str | None, scanned: tuple[bool, int, list[str]]
-                           ) -> list[Any] | None:
+    def _repaired_directly(self, contents: list[Any], target: str | None, scanned: tuple[bool, int, list[str]],
+                           memo: HealthyMemo | None = None) -> list[Any] | None:
         """What `RequestGuard.guard_objects` sends for `contents`, which the quick pass found not plainly healthy
         (`scanned`), when nothing asks for the engine's report and the direct repair written for one-part
         Contents answers them (`_contents.repair_window`: what `_native.native_repair` answers, without its
@@ -448,14 +650,23 @@ class ToolCallIntegrityPlugin(BasePlugin):
         if quick is None:
             return None
         return guard.repaired_directly(contents, "gemini-objects", listed, _dumps, FORMAT, target, cut, before, quick,
-                                       self.memo)[1]
+                                       self.memo if memo is None else memo)[1]
 
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
-        """Replace llm_request.contents by a repaired list when it needs one; return None so the model runs."""
+        """Replace llm_request.contents by a repaired list when it needs one; return None so the model runs.
+        Calls are restored only from the events ADK noted building this request (`_BUILT`, taken once):
+        without a note, none is."""
+        built = _BUILT.get()
+        if built is not None:
+            _BUILT.set(None)
         session = getattr(callback_context, "session", None)
         events = getattr(session, "events", None) or []
         author = getattr(callback_context, "agent_name", None)
-        found = self.repaired_contents(llm_request.contents or [], llm_request.model, events, author)
+        key = _session_key(callback_context, session)
+        memo, events_memo = (self.memo, self.events_memo) if key is None else self.sessions.get(key)
+        keep_ids = _keeps_ids(callback_context) if built else None
+        found = self._repaired(llm_request.contents or [], llm_request.model, events, author, built or [], keep_ids,
+                               memo, events_memo)
         if found is not None:
             llm_request.contents = found
         return None
