@@ -314,3 +314,214 @@ def test_sync_responses_is_guarded(sync_capture: SyncCapture) -> None:
     undo()
     with pytest.raises(ValueError, match="cannot guard 'embedding'"):
         ToolCallIntegrityGuard().sync(litellm.embedding)
+
+
+class Wire:
+    """A local HTTP server answering as OpenAI's Chat and Responses APIs and Anthropic's Messages API do, and
+    recording every request body LiteLLM sends (what goes on the wire, past every hook and translation)."""
+
+    ANSWERS: dict[str, dict[str, Any]] = {
+        "responses": {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed",
+                      "model": "gpt-4.1", "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+                      "output": [{"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+                                  "content": [{"type": "output_text", "text": "fine", "annotations": []}]}],
+                      "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2,
+                                "input_tokens_details": {"cached_tokens": 0},
+                                "output_tokens_details": {"reasoning_tokens": 0}}},
+        "messages": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                     "content": [{"type": "text", "text": "fine"}], "stop_reason": "end_turn",
+                     "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}},
+        "chat": {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+                 "choices": [{"index": 0, "message": {"role": "assistant", "content": "fine"},
+                              "finish_reason": "stop"}],
+                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}},
+    }
+
+    def __init__(self) -> None:
+        import json
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        bodies: list[tuple[str, dict[str, Any]]] = []
+        answers = self.ANSWERS
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                bodies.append((self.path, body))
+                kind = next((k for k in ("responses", "messages") if k in self.path), "chat")
+                data = json.dumps(answers[kind]).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.bodies = bodies
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def last(self) -> dict[str, Any]:
+        return self.bodies[-1][1]
+
+
+@pytest.fixture
+def wire() -> Any:
+    saved_callbacks, saved = list(litellm.callbacks), (litellm.completion, litellm.responses)
+    server = Wire()
+    yield server
+    server.server.shutdown()
+    litellm.callbacks = saved_callbacks
+    litellm.completion, litellm.responses = saved
+
+
+OUTPUT_ONLY = [{"type": "function_call_output", "call_id": "call_abc", "output": "42"}]
+# how a request continues a stored response or conversation (LiteLLM's SDK sends `conversation` from extra_body)
+STORED = [{"previous_response_id": "resp_0"}, {"conversation": "conv_0"}, {"conversation": {"id": "conv_0"}},
+          {"extra_body": {"conversation": "conv_0"}}]
+
+
+@pytest.mark.parametrize("envelope", STORED)
+@pytest.mark.parametrize("call_type", ["aresponses", "responses"])
+def test_the_proxy_hook_keeps_the_output_of_a_continued_response(envelope: dict[str, Any], call_type: str) -> None:
+    """The call a `function_call_output` answers lives in the stored response: the output is no stray."""
+    reports: list[GuardReport] = []
+    data = {"model": "openai/gpt-4.1", "input": OUTPUT_ONLY, **envelope}
+    out = asyncio.run(ToolCallIntegrityGuard(on_report=reports.append).async_pre_call_hook(None, None, data,
+                                                                                           call_type))
+    assert out is data and not reports
+    # the envelope does not excuse the request's own defects: a dangling call of its own is still answered
+    dangling = {**data, "input": [*OUTPUT_ONLY, {"type": "function_call", "call_id": "c2", "name": "lookup",
+                                                 "arguments": "{}"}, {"role": "user", "content": "and now?"}]}
+    out = asyncio.run(ToolCallIntegrityGuard().async_pre_call_hook(None, None, dangling, call_type))
+    verdict = request_verdict(out["input"], "openai-responses", "openai-responses",
+                              envelope.get("extra_body", envelope))
+    assert verdict.legal and verdict.receipts == 1, verdict
+    assert out["input"][0] is OUTPUT_ONLY[0]  # the stored call's output, kept as the caller's object
+
+
+@pytest.mark.parametrize("envelope", [STORED[0], *STORED[3:]])  # what LiteLLM's SDK sends
+def test_a_continued_response_sends_its_output_on_every_path(envelope: dict[str, Any], wire: Wire) -> None:
+    """aresponses (deployment hook), sync responses (its own deployment hook, and the wrapper), and a function
+    passed through `guard.sync`: the output goes on the wire with the stored response's id."""
+    sent = envelope.get("extra_body", envelope)
+    guard = ToolCallIntegrityGuard()
+    litellm.callbacks = [guard]
+    asyncio.run(litellm.aresponses(model="openai/gpt-4.1", input=OUTPUT_ONLY, api_base=wire.base, api_key="k",
+                                   **envelope))
+    assert wire.last()["input"] == OUTPUT_ONLY
+    if "extra_body" not in envelope:  # LiteLLM does not hand extra_body to sync responses' hook: see below
+        litellm.responses(model="openai/gpt-4.1", input=OUTPUT_ONLY, api_base=wire.base, api_key="k", **envelope)
+        assert wire.last()["input"] == OUTPUT_ONLY
+    undo = guard.guard_sync_calls()  # the wrapper reads the call's own keywords; the hook then leaves it be
+    litellm.responses(model="openai/gpt-4.1", input=OUTPUT_ONLY, api_base=wire.base, api_key="k", **envelope)
+    assert wire.last()["input"] == OUTPUT_ONLY and all(wire.last().get(k) == v for k, v in sent.items())
+    undo()
+    handed: list[Any] = []
+    guard.sync(lambda *args, **kwargs: handed.append(kwargs["input"]), "responses")(
+        model="gpt-4.1", input=OUTPUT_ONLY, **envelope)
+    assert handed == [OUTPUT_ONLY]
+
+
+RESPONSES_DANGLING = [{"role": "user", "content": "what is x?"},
+                      {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}"}]
+
+
+class Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@pytest.fixture
+def lines() -> Any:
+    found = Lines()
+    logger = logging.getLogger("integrity.guards")
+    saved = logger.level
+    logger.addHandler(found)
+    logger.setLevel(logging.INFO)
+    yield found
+    logger.removeHandler(found)
+    logger.setLevel(saved)
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+@pytest.mark.parametrize("model", ["openai/gpt-4.1", CLAUDE])  # CLAUDE: LiteLLM bridges it to litellm.completion
+def test_one_sync_responses_request_is_reported_once(wrapped: bool, model: str, wire: Wire, lines: Lines) -> None:
+    """Sync `litellm.responses` runs the deployment hook itself (for OpenAI's Responses API), and its bridge to
+    other providers calls `litellm.completion`: with the guard in the callbacks and the sync calls wrapped too,
+    one request still gives one report and one log line."""
+    reports: list[GuardReport] = []
+    guard = ToolCallIntegrityGuard(mode="report", on_report=reports.append)
+    litellm.callbacks = [guard]
+    undo = guard.guard_sync_calls() if wrapped else None
+    litellm.responses(model=model, input=RESPONSES_DANGLING, api_base=wire.base, api_key="k", max_output_tokens=16)
+    seen = 0 if model == CLAUDE and not wrapped else 1  # the bridge runs no hook: unwrapped, not seen at all
+    assert len(reports) == seen and len(lines.lines) == seen, lines.lines
+    assert not any(report.applied for report in reports)
+    if undo is not None:
+        undo()
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_one_sync_completion_sent_to_the_responses_api_is_reported_once(wrapped: bool, wire: Wire,
+                                                                         lines: Lines) -> None:
+    """Sync `completion` runs no hook itself, but LiteLLM sends an `openai/responses/...` model through its sync
+    Responses handler, which runs the deployment hook: wrapped or not, one report and one log line."""
+    reports: list[GuardReport] = []
+    guard = ToolCallIntegrityGuard(mode="report", on_report=reports.append)
+    litellm.callbacks = [guard]
+    undo = guard.guard_sync_calls() if wrapped else None
+    litellm.completion(model="openai/responses/gpt-4.1", messages=CHAT["dangling call"], api_base=wire.base,
+                       api_key="k")
+    assert wire.bodies[-1][0].endswith("/responses")
+    assert len(reports) == 1 and len(lines.lines) == 1, lines.lines
+    if undo is not None:
+        undo()
+
+
+def test_sync_responses_refused_by_the_hook_raises_the_guards_error(wire: Wire) -> None:
+    """Sync `litellm.responses` maps an error raised in its hook to its own APIConnectionError; the guard's
+    refusal is a guardrail's, which LiteLLM lets through."""
+    reports: list[GuardReport] = []
+    litellm.callbacks = [ToolCallIntegrityGuard(mode="raise", on_report=reports.append)]
+    with pytest.raises(ToolCallIntegrityError) as raised:
+        litellm.responses(model="openai/gpt-4.1", input=RESPONSES_DANGLING, api_base=wire.base, api_key="k")
+    assert raised.value.report is reports[0] and len(reports) == 1 and not wire.bodies
+
+
+def test_a_refusal_is_not_retried_by_the_router(capture: Capture) -> None:
+    """The router retries a failed deployment and falls back to others: a refused history is refused on each,
+    so it is refused once (LiteLLM's router does not retry a guardrail's refusal)."""
+    reports: list[GuardReport] = []
+    litellm.callbacks = [ToolCallIntegrityGuard(mode="raise", on_report=reports.append)]
+    router = litellm.Router(model_list=[
+        {"model_name": "main", "litellm_params": {"model": CLAUDE, "mock_response": "fine"}},
+        {"model_name": "other", "litellm_params": {"model": "openai/gpt-4o", "mock_response": "fine"}}],
+        num_retries=2, fallbacks=[{"main": ["other"]}])
+    with pytest.raises(ToolCallIntegrityError):
+        asyncio.run(router.acompletion(model="main", messages=CHAT["dangling call"]))
+    assert [report.target for report in reports] == ["anthropic"]
+
+
+def test_each_request_gets_its_own_receipt() -> None:
+    """The guard hands a growing session's next request the repair it remembered: the receipt it made is
+    a new object for each request, so a change one request's callbacks make to it stays in that request."""
+    guard = ToolCallIntegrityGuard(on_report=lambda report: None)
+    history = [USER, call("c1", "c2"), result("c1", "x is 1"), AGAIN]
+    first = asyncio.run(guard.async_pre_call_hook(None, None, {"model": CLAUDE, "messages": history}, "acompletion"))
+    receipt = next(m for m in first["messages"] if m.get("tool_call_id") == "c2")
+    receipt["cache_control"] = {"type": "ephemeral"}  # what a later callback may do to the request it is handed
+    longer = [*history, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "more"}]
+    second = asyncio.run(guard.async_pre_call_hook(None, None, {"model": CLAUDE, "messages": longer}, "acompletion"))
+    assert guard.memo.repeated == 1  # the remembered repair was taken
+    again = next(m for m in second["messages"] if m.get("tool_call_id") == "c2")
+    assert again is not receipt and "cache_control" not in again
+    assert second["messages"][0] is USER  # the caller's own entries are still passed on as they are

@@ -17,25 +17,41 @@ SDK's async calls and the router, once the deployment is chosen).  Both leave th
 alone: a request needing repair continues as a shallow copy with a new message list; a healthy one
 continues as the very dict (the proxy hook returns it; the deployment hook returns None, "no change").
 
-The SDK's sync calls run no hook that may change the request (LiteLLM 1.110: the sync `client` wrapper
-calls neither deployment hook; `log_pre_api_call` only observes, and `get_chat_completion_prompt` runs
-only for prompt management).  So `guard_sync_calls()` wraps `litellm.completion` and
-`litellm.responses` (the module attributes every caller that writes `litellm.completion(...)` uses):
-the history is repaired the same way before LiteLLM sees it, and `undo()` puts the originals back.
-Code that imported the function itself (`from litellm import completion`) before the call keeps the
-unwrapped one; pass it through `guard.sync(completion)` instead.
+LiteLLM 1.110's sync calls mostly run no hook that may change the request: sync `completion` (and
+`text_completion`) calls neither hook itself, nor does sync `responses` with `mock_response` or toward a provider
+it bridges to `litellm.completion` (Anthropic's, for one).  Only LiteLLM's sync handler of the Responses
+API runs the deployment hook (`_run_sync_responses_pre_call_deployment_hook`): sync `responses` sent to a
+Responses API, and sync `completion` that LiteLLM sends there (`o1-pro`, `openai/responses/...`).  So
+`guard_sync_calls()` wraps `litellm.completion` and `litellm.responses` (the module attributes every
+caller that writes `litellm.completion(...)` uses): the history is repaired the same way before LiteLLM
+sees it, and `undo()` puts the originals back.  A request the wrapper judged is judged once: the wrapper
+marks it by its `litellm_call_id` (the caller's, else a new one it passes on, as LiteLLM would make one),
+and this guard's hook and wrappers pass a marked request on unread (the sync handler's hook, the Responses
+bridge's `litellm.completion`).  Code that imported the function itself (`from litellm import
+completion`) before the call keeps the unwrapped one; pass it through `guard.sync(completion)` instead.
+
+A Responses request that continues a stored response or conversation (`previous_response_id`,
+`conversation`) is judged with them: the output of a call the stored response holds is kept.  In mode
+"raise" the guard raises `GuardRefusal`, a ToolCallIntegrityError that is also LiteLLM's
+`GuardrailRaisedException`: LiteLLM passes it on as it is (sync `responses` maps any other error to an
+APIConnectionError), the proxy answers it with status 400, and the router neither retries it nor falls back.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
+import itertools
 import logging
+import operator
+import uuid
 from collections.abc import Callable
 from typing import Any, Literal
 
+from litellm.exceptions import GuardrailRaisedException
 from litellm.integrations.custom_logger import CustomLogger
 
-from ._core import GuardMode, GuardReport, RequestGuard
+from ._core import GuardMode, GuardReport, RequestGuard, ToolCallIntegrityError
 from ._fast import HealthyMemo
 
 # call type -> (native format, the request's key holding the messages, API family for the target)
@@ -62,6 +78,21 @@ def shape_of(data: dict[str, Any], call_type: Any) -> tuple[str, str, Literal["c
     return _SHAPES["completion"] if isinstance(data.get("messages"), list) else None
 
 
+class GuardRefusal(ToolCallIntegrityError, GuardrailRaisedException):
+    """The guard's refusal (mode "raise"), raised inside LiteLLM by its hooks and its sync wrappers (which the
+    router's sync calls run): a ToolCallIntegrityError (its `report`) that LiteLLM also takes for a
+    guardrail's refusal.  Sync `responses` maps any other error its hook raises to an APIConnectionError,
+    and the router retries any other error on every deployment (one report each); a guardrail's refusal
+    is passed on as it is, and the proxy answers it with status 400."""
+
+    def __init__(self, error: ToolCallIntegrityError) -> None:
+        ToolCallIntegrityError.__init__(self, error.report)
+        self.guardrail_name = "tool-call integrity"
+        self.status_code = 400
+        self.blocked_content = True  # the guard judged the request (not a guard that failed to answer)
+        self.message = str(self)
+
+
 class ToolCallIntegrityGuard(CustomLogger):
     """Repair chat, `/v1/messages` and Responses requests before they reach the provider.
 
@@ -74,6 +105,8 @@ class ToolCallIntegrityGuard(CustomLogger):
         super().__init__()
         self.guard = RequestGuard("litellm", mode=mode, on_report=on_report, provider=provider, logger=logger)
         self.memo = HealthyMemo()  # the last healthy request: the next one is read from where it ends
+        self._judging: set[str] = set()  # the litellm_call_id of every sync call the wrapper judged, while it runs
+        self._made: tuple[tuple[int, Any], ...] = ()  # the entries the last repair made, and where (see _own)
 
     def repaired(self, data: dict[str, Any], call_type: Any) -> dict[str, Any] | None:
         """None when the request may go as it is; else a shallow copy with a repaired message list."""
@@ -85,16 +118,40 @@ class ToolCallIntegrityGuard(CustomLogger):
         if not isinstance(entries, list):
             return None  # a Responses `input` given as one string: no history
         target = self.guard.target(data.get("model"), api)
-        scanned = self.memo.first(entries, format, target)
+        envelope = _stored_envelope(data) if api == "responses" else None
+        # a continued request goes to the full check whole, with its envelope (the quick pass reads entries alone)
+        scanned = None if envelope else self.memo.first(entries, format, target)
         if scanned is not None and scanned[0]:
             return None
-        repaired = self.guard.guard_objects(entries, format, _dicts, format, target, scanned,
-                                            memo=self.memo)
+        try:
+            repaired = self.guard.guard_objects(entries, format, _dicts, format, target, scanned,
+                                                memo=self.memo, envelope=envelope)
+        except ToolCallIntegrityError as error:  # mode "raise"
+            raise GuardRefusal(error) from None
         if repaired is None:
             return None
-        copy = dict(data)
-        copy[key] = repaired
-        return copy
+        copied = dict(data)
+        copied[key] = self._own(repaired, entries)
+        return copied
+
+    def _own(self, repaired: list[Any], entries: list[Any]) -> list[Any]:
+        """The repaired list with the entries the guard made (receipts, regrouped turns) copied for this request.
+        The guard hands a session's next request the repair it remembered (HealthyMemo.repeat: the same
+        entries, where they were), so a receipt a callback or LiteLLM changed in place in one request would
+        otherwise travel into every later one.  Where the made entries are is found once per repair (the
+        caller's own entries are known by identity) and checked, by identity, on every repeat of it."""
+        made = self._made
+        if not made or not all(at < len(repaired) and repaired[at] is entry for at, entry in made):
+            # the repair keeps the caller's entries up to its first change: only what follows is read
+            start = next(itertools.compress(itertools.count(), map(operator.is_not, repaired, entries)),
+                         min(len(repaired), len(entries)))
+            own = set(map(id, entries[start:]))
+            made = self._made = tuple((at, entry) for at, entry in enumerate(repaired[start:], start)
+                                      if id(entry) not in own)
+        out = list(repaired)
+        for at, entry in made:
+            out[at] = _copied(entry)
+        return out
 
     async def async_pre_call_hook(self, user_api_key_dict: Any, cache: Any, data: dict[str, Any],
                                   call_type: Any) -> dict[str, Any]:
@@ -103,9 +160,15 @@ class ToolCallIntegrityGuard(CustomLogger):
         return data if found is None else found
 
     async def async_pre_call_deployment_hook(self, kwargs: dict[str, Any], call_type: Any) -> dict[str, Any] | None:
-        """The SDK's and router's hook: the repaired kwargs, or None (LiteLLM keeps its own) when healthy."""
+        """The SDK's and router's hook: the repaired kwargs, or None (LiteLLM keeps its own) when healthy or
+        when this guard's sync wrapper judged the request already (sync `responses` runs this hook too)."""
+        if self._judged(kwargs.get("litellm_call_id")):
+            return None
         return self.repaired(kwargs, call_type)
 
+    def _judged(self, call_id: Any) -> bool:
+        """Whether the request with this litellm_call_id is inside a sync call this guard's wrapper judged."""
+        return isinstance(call_id, str) and call_id in self._judging
 
     def sync(self, function: Callable[..., Any], call_type: str | None = None) -> Callable[..., Any]:
         """`function` (litellm.completion or litellm.responses, or what a caller imported of them) with the
@@ -117,16 +180,27 @@ class ToolCallIntegrityGuard(CustomLogger):
 
         @functools.wraps(function)
         def guarded(*args: Any, **kwargs: Any) -> Any:
+            call_id = kwargs.get("litellm_call_id")
+            if self._judged(call_id):  # LiteLLM's own call inside one judged here (its Responses bridge)
+                return function(*args, **kwargs)
             positional = len(args) > history_at
             model = args[model_at] if len(args) > model_at else kwargs.get("model")
             history = args[history_at] if positional else kwargs.get(key)
-            found = self.repaired({"model": model, key: history}, call_type)
+            request = {"model": model, key: history}
+            request.update((name, kwargs[name]) for name in (*_ENVELOPE, "extra_body") if name in kwargs)
+            found = self.repaired(request, call_type)
             if found is not None:
                 if positional:
                     args = (*args[:history_at], found[key], *args[history_at + 1:])
                 else:
                     kwargs[key] = found[key]
-            return function(*args, **kwargs)
+            if not isinstance(call_id, str):  # LiteLLM makes one when none is given: a mark it keeps to the hook
+                call_id = kwargs["litellm_call_id"] = str(uuid.uuid4())
+            self._judging.add(call_id)
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self._judging.discard(call_id)
 
         guarded.__integrity_guard__ = self  # type: ignore[attr-defined]
         return guarded
@@ -154,6 +228,29 @@ class ToolCallIntegrityGuard(CustomLogger):
 # sync call -> (position of the model, the history's keyword, its position): completion(model, messages, ...),
 # responses(input, model, ...)
 _SYNC: dict[str, tuple[int, str, int]] = {"completion": (0, "messages", 1), "responses": (1, "input", 0)}
+
+
+# a Responses request's fields that make it draw on stored items (the engine's `continued_from`)
+_ENVELOPE = ("previous_response_id", "conversation")
+
+
+def _stored_envelope(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The fields of a Responses request (the SDK's kwargs, the proxy's body) telling that it continues a
+    stored response or conversation, for the engine to judge it with; None when it has none.  Read in
+    `extra_body` too, which LiteLLM sends over the request's own fields: LiteLLM 1.110's SDK sends a
+    `conversation` only from there (a `conversation=` keyword is dropped)."""
+    extra = data.get("extra_body")
+    found = {name: value for source in (data, extra if isinstance(extra, dict) else {}) for name in _ENVELOPE
+             if (value := source.get(name)) is not None}
+    return found or None
+
+
+def _copied(entry: Any) -> Any:
+    """A deep copy of an entry the guard made (plain JSON dicts), or the entry itself when it cannot be copied."""
+    try:
+        return copy.deepcopy(entry)
+    except Exception:  # noqa: BLE001 - an entry that cannot be copied is sent as it is, never stops the call
+        return entry
 
 
 def _dicts(entries: list[Any]) -> list[Any]:
