@@ -137,6 +137,13 @@ def _other_call(item: dict[str, Any], index: int) -> dict[str, Any]:
             NATIVE: {"item": index, "shell": item}}
 
 
+def _answers_by_id(entry: dict[str, Any]) -> bool:
+    """A local_shell_call_output in the shape of openai's own type (`LocalShellCallOutput`): it names its
+    call by `id` (the call's call_id) and has no `call_id`; the Agents SDK writes `call_id` instead."""
+    return entry.get("type") == "local_shell_call_output" and "call_id" not in entry \
+        and isinstance(entry.get("id"), str) and bool(entry["id"])
+
+
 def _is_turn_item(entry: Any) -> bool:
     if not isinstance(entry, dict):
         return False
@@ -230,6 +237,9 @@ def read(entries: list[Any]) -> list[Segment]:
             kind = entry.get("type")
             if kind in _OUTPUTS:
                 call_id = entry.get("call_id")
+                by_id = _answers_by_id(entry)
+                if by_id:
+                    call_id = entry["id"]
                 output = entry.get("output")
                 if isinstance(output, str):
                     content, shape = [text_part(output)], "string"
@@ -238,11 +248,15 @@ def read(entries: list[Any]) -> list[Segment]:
                 else:
                     raise EntryError("a function_call_output's 'output' must be a string or an array, "
                                      f"got {describe(output)}")
-                message = tool_result(call_id, book.name(call_id), content, False, "call_id" in entry, flagless=True)
+                message = tool_result(call_id, book.name(call_id), content, False, "call_id" in entry or by_id,
+                                      flagless=True)
+                named = ("type", "id", "output") if by_id else ("type", "call_id", "output")
                 message[NATIVE] = {"format": NAME, "output": shape,
-                                   "extra": {k: v for k, v in entry.items() if k not in ("type", "call_id", "output")}}
+                                   "extra": {k: v for k, v in entry.items() if k not in named}}
                 if kind != "function_call_output":
                     message[NATIVE]["kind"] = kind
+                if by_id:
+                    message[NATIVE]["by_id"] = True
             elif kind in ("message", None) and entry.get("role") in ("user",) + SYSTEM_ROLES:
                 head = {k: v for k, v in entry.items() if k != "content"}
                 given = entry.get("content")
@@ -400,7 +414,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         kind = hints.get("kind") or ("custom_tool_call_output" if custom else "function_call_output")
         item: dict[str, Any] = {"type": kind}
         if "toolCallId" in message:
-            item["call_id"] = message["toolCallId"]
+            item["id" if hints.get("by_id") else "call_id"] = message["toolCallId"]
         content = message.get("content") or []
         if hints.get("output") == "list":
             item["output"] = _content_out(content, "input_text", same)
