@@ -132,7 +132,7 @@ def _other_call(item: dict[str, Any], index: int) -> dict[str, Any]:
         name = require_string(item.get("name"), "a custom_tool_call's 'name'")
         extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "name", "input")}
         return {"type": "toolCall", "id": call_id, "name": name, "arguments": {"input": item.get("input")},
-                NATIVE: {"item": index, "custom": True, "extra": extra}}
+                NATIVE: {"item": index, "custom": True, "extra": extra, "call_id": call_id}}
     return {"type": "toolCall", "id": call_id, "name": "local_shell", "arguments": item.get("action", {}),
             NATIVE: {"item": index, "shell": item}}
 
@@ -193,7 +193,8 @@ def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook) -> dict[
             extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "name", "arguments")}
             parts.append({"type": "toolCall", "id": call_id, "name": name,
                           "arguments": parse_arguments(item.get("arguments")),
-                          NATIVE: {"item": index, "arguments": item.get("arguments"), "extra": extra}})
+                          NATIVE: {"item": index, "arguments": item.get("arguments"), "extra": extra,
+                                   "call_id": call_id}})
         elif kind in (_CUSTOM, _SHELL) and isinstance(item.get("call_id"), str):
             parts.append(_other_call(item, index))
         elif kind == "reasoning":
@@ -339,16 +340,17 @@ def _single_item(part: dict[str, Any], same: bool) -> Any:
         text = arguments.get("input") if isinstance(arguments, dict) else None
         return {"type": _CUSTOM, "call_id": part.get("id"), "name": part.get("name"),
                 "input": text if isinstance(text, str) else json.dumps(arguments, ensure_ascii=False),
-                **hints.get("extra", {})}
+                **_kept_fields(hints.get("extra", {}), part, hints.get("call_id"))}
     if kind == "toolCall" and isinstance(hints.get("shell"), dict):
         original = hints["shell"]
         if part.get("arguments") == original.get("action", {}) and part.get("id") == original.get("call_id"):
             return original
-        return {**original, "call_id": part.get("id"), "action": part.get("arguments")}
+        return {**_kept_fields(original, part, original.get("call_id")), "call_id": part.get("id"),
+                "action": part.get("arguments")}
     if kind == "toolCall":
         item = {"type": "function_call", "call_id": part.get("id"), "name": part.get("name"),
                 "arguments": arguments_text(part, same)}
-        return {**item, **hints.get("extra", {})}
+        return {**item, **_kept_fields(hints.get("extra", {}), part, hints.get("call_id"))}
     if kind == "thinking":
         original = hints.get("reasoning")
         if isinstance(original, dict) and _summary_text(original) == part.get("thinking"):
@@ -357,6 +359,16 @@ def _single_item(part: dict[str, Any], same: bool) -> Any:
     if kind == OPAQUE and part.get("format") == NAME:
         return part["value"]
     return None
+
+
+def _kept_fields(fields: dict[str, Any], part: dict[str, Any], read_as: Any) -> dict[str, Any]:
+    """A call item's other fields as read, less its item `id` when the view renamed the call (its call_id is
+    not the one it was read with): the renamed call is no longer the item the API stored under that id, and
+    a turn stored twice would send that id twice ("Duplicate item found with id ...").  An input item's id
+    is optional."""
+    if "id" not in fields or read_as is None or part.get("id") == read_as:
+        return fields
+    return {key: value for key, value in fields.items() if key != "id"}
 
 
 def _summary_text(item: dict[str, Any]) -> str:
