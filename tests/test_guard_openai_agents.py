@@ -497,3 +497,18 @@ def test_restore_puts_a_call_back_only_where_the_window_it_came_from_is_certain(
     assert restore_dropped_calls([go, USER], [USER, call("c1"), go]) is None
     # a call answered in the session or the input is not the SDK's to drop
     assert restore_dropped_calls(items, [USER, call("c1"), output("c1", "r"), go]) is None
+
+
+def test_a_turn_stored_twice_stays_legal_with_the_guard() -> None:
+    """A retry re-appended the model's call and its output (same item id fc_c1, same call_id): the SDK's own
+    de-duplication by call_id sends a legal request; the guard renames the copy and sends it without the
+    repeated item id, so its request is legal too (it had turned it into 'Duplicate item found with id
+    fc_c1': found by an adversarial review)."""
+    history = [USER, call("c1"), output("c1", "one"), call("c1"), output("c1", "one"), AGAIN]
+    alone = run(history, None)
+    assert request_verdict(alone, FORMAT, FORMAT).legal
+    guarded = run(history, RunConfig(call_model_input_filter=ToolCallIntegrityFilter(provider=FORMAT)))
+    verdict = request_verdict(guarded, FORMAT, FORMAT)
+    assert verdict.legal, verdict.violations
+    ids = [item.get("id") for item in guarded if item.get("type") == "function_call"]
+    assert ids.count("fc_c1") == 1
