@@ -185,7 +185,7 @@ def responses_history(size: int, broken: bool, grown: bool = False) -> list[dict
 
 
 def bench_openai_agents(size: int, runs: int) -> dict[str, float]:
-    from agents import Agent
+    from agents import Agent, RunConfig
     from agents.models.chatcmpl_converter import Converter
     from agents.run_config import CallModelData, ModelInputData
     from agents.run_internal.items import deduplicate_input_items_preferring_latest, drop_orphan_function_calls
@@ -194,12 +194,25 @@ def bench_openai_agents(size: int, runs: int) -> dict[str, float]:
 
     guard = ToolCallIntegrityFilter()
     agent = Agent(name="a", model="gpt-4.1")
+    config = RunConfig(call_model_input_filter=guard)
 
     def data(items: list[Any]) -> Any:
         return CallModelData(model_data=ModelInputData(input=items, instructions=None), agent=agent, context=None)
 
+    # The filter is called as the SDK's run calls it: the filter reads the run's RunConfig and conversation
+    # state from its callers' locals (integrity.guards.openai_agents._find_run), so two frames stand for the
+    # SDK's, with the locals it reads (0.24: maybe_filter_model_input holds run_config; the run loop's model
+    # call holds run_config and server_conversation_tracker, None without server-managed state).  Called bare,
+    # the filter would walk its whole search depth on every call, which no run does.
+    def filtered(given: Any, run_config: Any) -> Any:  # as maybe_filter_model_input calls it
+        return run_config.call_model_input_filter(given)
+
+    def call(given: Any) -> Any:  # as the run loop's model call reaches it
+        run_config, server_conversation_tracker = config, None  # noqa: F841 - read by the filter on the stack
+        return filtered(given, run_config)
+
     items, broken = responses_history(size, False), responses_history(size, True)
-    timings = guard_timings(guard, guard, data(items), [data(copy.deepcopy(items[:-6])), data(copy.deepcopy(
+    timings = guard_timings(call, guard, data(items), [data(copy.deepcopy(items[:-6])), data(copy.deepcopy(
         items[:-3]))], data(copy.deepcopy(items)), data(broken), runs,
                             data(responses_history(size, True, grown=True)))  # the SDK builds each call's input
     # anew: equal dicts, not the same ones
