@@ -307,6 +307,23 @@ def test_pydantic_ai_a_newer_request_part_is_kept_and_a_part_without_kind_is_a_c
         _load([_preq({"content": "x"})])
 
 
+def test_pydantic_ai_retry_feedback_is_a_user_turn_and_each_request_part_keeps_its_place() -> None:
+    """pydantic-ai 2's `retry-feedback` (an output validator's ModelRetry, bound to no call) is sent as a prompt:
+    read as the user turn between the answer it criticises and the next (before: an opaque entry, which Bedrock's
+    rules skip, so the two answers were merged).  Each request part's canonical message records its place."""
+    feedback = {"content": "say something good", "retry": {"cause": "model_retry", "attempt": 1, "max_retries": 1},
+                "part_kind": "retry-feedback"}
+    answer = {"parts": [{"content": "bad", "part_kind": "text"}], "kind": "response"}
+    [transcript] = _load([_preq({"content": "go", "part_kind": "user-prompt"}), answer, _preq(feedback),
+                          {"parts": [{"content": "good", "part_kind": "text"}], "kind": "response"},
+                          _preq({"content": "s", "part_kind": "system-prompt"},
+                                {"content": "next", "part_kind": "user-prompt"})])
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant", "user", "assistant", "system", "user"]
+    assert transcript.messages[2]["content"] == "say something good"
+    assert [m["_native"].get("part") for m in transcript.messages] == [0, None, 0, None, 0, 1]
+    assert analyze(transcript, provider="bedrock").report.healthy
+
+
 # ---- OpenAI Agents SDK ---------------------------------------------------------------------------
 
 

@@ -531,3 +531,278 @@ def test_a_synthesized_return_with_no_real_result_is_kept_as_the_calls_answer() 
     assert verdict(stored).healthy and verdict(stored).receipts == 1
     assert ToolCallIntegrityProcessor().repaired_messages(stored, "anthropic:claude-sonnet-4-5") is stored
     assert full_check(stored, "anthropic")
+
+
+# ---- what each model class sends: Bedrock's one user turn, FallbackModel's candidates ------------------------
+
+
+def bedrock_model() -> tuple[Any, list[dict[str, Any]]]:
+    """pydantic-ai's BedrockConverseModel over a boto3 client whose `converse` records the request it is given
+    (no network): the Converse messages pydantic-ai builds are what the engine judges."""
+    pytest.importorskip("boto3")
+    import boto3
+    from pydantic_ai.models.bedrock import BedrockConverseModel
+    from pydantic_ai.providers.bedrock import BedrockProvider
+
+    sent: list[dict[str, Any]] = []
+
+    def converse(**request: Any) -> dict[str, Any]:
+        sent.append(request)
+        return {"output": {"message": {"role": "assistant", "content": [{"text": "done"}]}}, "stopReason": "end_turn",
+                "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 1},
+                "ResponseMetadata": {"RequestId": "r", "HTTPStatusCode": 200, "HTTPHeaders": {}}}
+
+    client = boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="unused",
+                          aws_secret_access_key="unused")
+    client.converse = converse
+    return BedrockConverseModel("anthropic.claude-3-5-sonnet-20240620-v1:0",
+                                provider=BedrockProvider(bedrock_client=client)), sent
+
+
+def structured_output_history() -> list[ModelMessage]:
+    """A run with a structured output: it ends with the output tool's return ("Final result processed."), so the
+    next run's prompt joins that return in one request."""
+    from pydantic import BaseModel
+
+    class Out(BaseModel):
+        x: int
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"x": 3}, tool_call_id="tooluse_o1")])
+
+    return Agent(FunctionModel(answer), output_type=Out).run_sync("give x").all_messages()
+
+
+def retried_output_history() -> list[ModelMessage]:
+    """A run whose output validator asked for another answer once: a RetryFeedbackPart between the answers."""
+    from pydantic_ai import ModelRetry
+
+    agent = Agent(FunctionModel(lambda m, i: say("bad" if sum(x.kind == "response" for x in m) == 0 else "good")))
+
+    @agent.output_validator
+    def check_output(output: str) -> str:
+        if output == "bad":
+            raise ModelRetry("say something good")
+        return output
+
+    history = agent.run_sync("go").all_messages()
+    assert [part.part_kind for part in history[2].parts] == ["retry-feedback"]
+    return history
+
+
+def healthy_shapes() -> dict[str, list[ModelMessage]]:
+    """Healthy histories in the shapes pydantic-ai records (it merges adjacent requests into one)."""
+    return {
+        "two prompts in a request": [ask("q"), say("a"), ModelRequest(parts=[UserPromptPart(content="first"),
+                                                                             UserPromptPart(content="second")])],
+        "a return and a prompt": [ask("q"), calls("c1"), ModelRequest(parts=[
+            ToolReturnPart("lookup", "r1", tool_call_id="c1"), UserPromptPart(content="next")])],
+        "retry feedback": [*retried_output_history(), ask("next")],
+        "after a structured output": [*structured_output_history(), ask("next")],
+        "a prompt never answered": [ask("q"), calls("c1"), returns(("c1", "r1")), say("a"), ask("never answered"),
+                                    ask("next")],
+    }
+
+
+# Mistral is left out: every id it is sent must be 9 letters and digits, so "c1" is renamed (a repair).
+@pytest.mark.parametrize("target", [None, "anthropic", "openai-chat", "openai-responses", "gemini", "bedrock",
+                                    "deepseek"])
+@pytest.mark.parametrize("name", list(healthy_shapes()))
+def test_a_healthy_request_in_pydantic_ais_own_shapes_passes_untouched(name: str, target: str | None) -> None:
+    """Each request part is read on its own, but BedrockConverseModel sends a turn's returns and prompts as one
+    user message (it merges consecutive user messages): the guard judges them so, and reports nothing."""
+    history = healthy_shapes()[name]
+    before, objects = copy.deepcopy(history), list(history)
+    reports: list[GuardReport] = []
+    assert ToolCallIntegrityProcessor(provider=target, on_report=reports.append).repaired_messages(history) \
+        is history
+    assert reports == [] and history == before and all(a is b for a, b in zip(history, objects, strict=True))
+
+
+@pytest.mark.parametrize("name", ["after a structured output", "a prompt never answered", "retry feedback"])
+def test_toward_bedrock_the_guard_sends_what_pydantic_ai_sends_for_a_healthy_history(name: str) -> None:
+    """On the wire (BedrockConverseModel's Converse messages): the same messages with the guard as without, legal
+    for Bedrock, no report; before, a structured output's return got an invented assistant turn, an earlier
+    prompt was dropped, and the retry feedback was moved before the answer it criticises."""
+    history = healthy_shapes()[name][:-1]
+    model, alone = bedrock_model()
+    Agent(model).run_sync("next question", message_history=history)
+    model, guarded = bedrock_model()
+    reports: list[GuardReport] = []
+    Agent(model, capabilities=[ToolCallIntegrityProcessor(on_report=reports.append)]).run_sync(
+        "next question", message_history=history)
+    assert reports == []
+    assert guarded[0]["messages"] == alone[0]["messages"]
+    judged = request_verdict(guarded[0]["messages"], "bedrock", "bedrock")
+    assert judged.legal, judged.violations
+
+
+def test_a_bedrock_repair_keeps_every_part_of_a_request_it_changes() -> None:
+    """A duplicate return is dropped; the two prompts of the last request are one user turn on Bedrock's wire
+    and both reach it (before, the repair merged them and wrote only the first back)."""
+    history = [ask("q"), calls("tooluse_1"), returns(("tooluse_1", "r1"), ("tooluse_1", "dup")), say("a"),
+               ModelRequest(parts=[UserPromptPart(content="first"), UserPromptPart(content="second")])]
+    reports: list[GuardReport] = []
+    out = ToolCallIntegrityProcessor(provider="bedrock", on_report=reports.append).repaired_messages(history)
+    assert [report.counts for report in reports] == [{"duplicates_dropped": 1}]
+    assert out[4] is history[4] and [part.content for part in out[2].parts] == ["r1"]
+    model, sent = bedrock_model()
+    Agent(model, capabilities=[ToolCallIntegrityProcessor()]).run_sync(message_history=history[:-1] + [
+        ModelRequest(parts=[UserPromptPart(content="first")])])
+    texts = [block.get("text") for message in sent[0]["messages"] for block in message["content"]]
+    assert texts.count("first") == 1 and "dup" not in str(sent[0]["messages"])
+    assert request_verdict(sent[0]["messages"], "bedrock", "bedrock").legal
+
+
+def test_a_response_bedrock_merges_is_written_as_the_parts_of_the_responses_it_joins() -> None:
+    """Bedrock takes no two assistant turns in a row: the repair joins a text answer and the call after it, and
+    the joined response holds the very parts of both (before, the text was rebuilt from the engine's copy, and
+    a call not in the last response took that response's arguments)."""
+    history = [ask("q"), ModelResponse(parts=[TextPart(content="let me look")]),
+               ModelResponse(parts=[ThinkingPart(content="hm"), ToolCallPart("fetch", {"q": "B"}, tool_call_id="b1")]),
+               returns(("b1", "rb")), say("done"), ask("next")]
+    reports: list[GuardReport] = []
+    out = ToolCallIntegrityProcessor(provider="bedrock", on_report=reports.append).repaired_messages(history)
+    assert [report.counts for report in reports] == [{"merged": 1}]
+    joined = [*history[1].parts, *history[2].parts]
+    assert len(out) == len(history) - 1 and len(out[1].parts) == 3
+    assert all(a is b for a, b in zip(out[1].parts, joined, strict=True))
+
+
+def test_a_merged_user_message_is_written_as_every_members_part() -> None:
+    """The writer's side of a merge of user turns (shown the engine part by part, as toward any other target):
+    every prompt the merged message carries is written back as its own part, none dropped."""
+    from integrity.guards import pydantic_ai as guard_module
+
+    history = [ask("q"), say("a"), ModelRequest(parts=[UserPromptPart(content="first"),
+                                                       UserPromptPart(content="second")])]
+    processor = ToolCallIntegrityProcessor()
+    conversion = guard_module._Conversion(None)  # the parts as separate user turns: Bedrock's rules merge them
+    token = guard_module._CONVERSION.set(conversion)
+    try:
+        out = processor.guard.guard_objects(history, OBJECTS, conversion.dump, FORMAT, "bedrock")
+    finally:
+        guard_module._CONVERSION.reset(token)
+    assert out is not None and out[:2] == history[:2]
+    assert [part for message in out[2:] for part in message.parts] == list(history[2].parts)
+    assert all(a is b for a, b in zip(out[2].parts, history[2].parts, strict=True))
+
+
+@pytest.mark.parametrize(("target", "first", "second"), [
+    ("anthropic", "run.1", "run.2"), ("mistral", "run.1", "run.2"),
+    ("openai-chat", "call_" + "1" * 45, "call_" + "2" * 45)])
+def test_renamed_results_with_equal_contents_keep_their_own_names_outcomes_and_metadata(
+        target: str, first: str, second: str) -> None:
+    """Ids renamed (a dot for Anthropic, every id toward Mistral, longer than 40 toward OpenAI Chat) and results
+    reordered into call order: each written return is the part it was read from (the reader's place of it),
+    never the first with the same content (before: "deploy" failed became "backup" failed)."""
+    history = [ask("q"), ModelResponse(parts=[ToolCallPart("deploy", {"q": 1}, tool_call_id=first),
+                                              ToolCallPart("backup", {"q": 2}, tool_call_id=second)]),
+               ModelRequest(parts=[ToolReturnPart("backup", "", tool_call_id=second, outcome="success",
+                                                  metadata={"job": "backup"}),
+                                   ToolReturnPart("deploy", "", tool_call_id=first, outcome="failed",
+                                                  metadata={"job": "deploy"})]),
+               say("deploy failed, backup ok"), ask("next")]
+    out = ToolCallIntegrityProcessor(provider=target).repaired_messages(history)
+    names = {part.tool_call_id: part.tool_name for part in out[1].parts}
+    written = sorted((names[part.tool_call_id], part.tool_name, part.outcome, part.metadata) for part in out[2].parts)
+    assert written == [("backup", "backup", "success", {"job": "backup"}),
+                       ("deploy", "deploy", "failed", {"job": "deploy"})]
+    assert verdict(out, target).legal
+
+
+def test_a_fallback_models_target_is_the_provider_of_its_candidates() -> None:
+    """FallbackModel's "system" joins its candidates' ("fallback:openai,openai"): the guard reads its `models`.
+    One provider for all: that one; several: each, in the order of the candidates."""
+    from pydantic_ai.models.fallback import FallbackModel
+    from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    from integrity.guards.pydantic_ai import providers_for_pydantic_model
+
+    openai = OpenAIProvider(api_key="unused")
+    chat, responses = OpenAIChatModel("gpt-4o", provider=openai), OpenAIResponsesModel("gpt-4.1", provider=openai)
+    assert provider_for_pydantic_model(FallbackModel(chat, OpenAIChatModel("gpt-4o-mini", provider=openai))) == \
+        "openai-chat"
+    mixed = FallbackModel(bedrock_model()[0], responses)
+    assert providers_for_pydantic_model(mixed) == ("bedrock", "openai-responses")
+    assert provider_for_pydantic_model(mixed) is None
+    assert providers_for_pydantic_model(FallbackModel(FunctionModel(lambda m, i: say("x")), chat)) == \
+        ("openai-chat",)
+
+
+def test_a_fallback_model_is_sent_what_each_candidates_provider_takes() -> None:
+    """FallbackModel(OpenAI Chat that fails, Bedrock): a call id of 46 characters (vLLM's) is renamed for Chat
+    Completions (40 at most) in the request each candidate is sent; before, the guard had no target and sent it
+    as it was."""
+    import json
+
+    import httpx
+    from openai import AsyncOpenAI
+    from pydantic_ai.models.fallback import FallbackModel
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    bodies: list[dict[str, Any]] = []
+
+    def failing(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        return httpx.Response(500, json={"error": {"message": "boom", "type": "server_error"}})
+
+    client = AsyncOpenAI(api_key="unused", base_url="http://mock.local/v1", max_retries=0,
+                         http_client=httpx.AsyncClient(transport=httpx.MockTransport(failing)))
+    bedrock, sent = bedrock_model()
+    model = FallbackModel(OpenAIChatModel("gpt-4o", provider=OpenAIProvider(openai_client=client)), bedrock)
+    long_id = "chatcmpl-tool-" + "0123456789abcdef" * 2
+    history = [ask("q"), calls(long_id), returns((long_id, "r1")), say("a")]
+    reports: list[GuardReport] = []
+    Agent(model, capabilities=[ToolCallIntegrityProcessor(on_report=reports.append)]).run_sync(
+        "next", message_history=history)
+    assert [report.target for report in reports] == ["openai-chat"]
+    judged = request_verdict(bodies[0]["messages"], "openai-chat", "openai-chat")
+    assert judged.legal and ("r1" in str(judged.results)), judged.violations
+    assert request_verdict(sent[0]["messages"], "bedrock", "bedrock").legal
+
+
+def test_a_history_a_raising_tool_left_is_closed_by_repaired_messages() -> None:
+    """`capture_run_messages()` after a tool raised holds the calls and an empty request (`state="interrupted"`):
+    the empty request is no turn, so the calls are answered with the interrupted receipt, as pydantic-ai's own
+    `repair_messages` answers them (before, the reader refused the request and the history went as it was)."""
+    from pydantic_ai import capture_run_messages
+
+    def boom(q: str) -> str:
+        raise RuntimeError("disk on fire")
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart("boom", {"q": "a"}, tool_call_id="b1"),
+                                    ToolCallPart("boom", {"q": "b"}, tool_call_id="b2")])
+
+    with capture_run_messages() as captured, pytest.raises(RuntimeError):
+        Agent(FunctionModel(answer), tools=[boom]).run_sync("go")
+    history = list(captured)
+    assert history[-1].kind == "request" and not history[-1].parts
+    out = ToolCallIntegrityProcessor().repaired_messages(history, "anthropic:claude-sonnet-4-5")
+    receipts = [part for message in out for part in message.parts if isinstance(part, ToolReturnPart)]
+    assert [(part.tool_call_id, part.outcome, part.metadata) for part in receipts] == [
+        (call_id, "interrupted", {SYNTHESIZED_TOOL_RETURN_METADATA_KEY: True}) for call_id in ("b1", "b2")]
+    assert out[:2] == history[:2] and out[-1] is history[-1]  # the empty request is kept; pydantic-ai merges it
+    judged = verdict([message for message in out if message.parts])
+    assert judged.legal and judged.receipts == 2, judged.violations
+    healthy = [ask("q"), say("a"), ModelRequest(parts=[]), say("b"), ask("next")]
+    assert ToolCallIntegrityProcessor(provider="anthropic").repaired_messages(healthy) is healthy
+
+
+@pytest.mark.parametrize("target", ["anthropic", "bedrock", None])
+def test_a_message_the_guard_cannot_read_sends_the_request_as_it_is(target: str | None,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    """A broken history holding something that is no ModelMessage (or a part of no known shape): the guard logs
+    that it did not check the request and sends it as it is; it never raises into the agent (before, turning
+    the objects into the engine's form raised outside the guard's safety net)."""
+
+    class Odd:
+        kind, parts = "request", [object()]
+
+    history: list[Any] = [ask("q"), calls("c1"), returns(("c1", "r"), ("c1", "dup")), Odd(), say("a")]
+    with caplog.at_level(logging.WARNING):
+        assert ToolCallIntegrityProcessor(provider=target).repaired_messages(history) is history
+    assert "request not checked" in caplog.text

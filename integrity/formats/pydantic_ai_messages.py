@@ -9,16 +9,26 @@ pydantic/pydantic-ai `pydantic_ai/messages.py`: a list of ModelRequest
   for a call that never got a result, `metadata` marked
   `{"pydantic_ai_synthesized_tool_return": true}` and `outcome` "interrupted", is
   read as the interrupted receipt it is, so a real result that comes later wins),
-  and `retry-prompt` (the
+  `retry-prompt` (the
   validation error sent back: with a `tool_call_id`/`tool_name` it answers that
-  call, as pydantic-ai sends it to the model; without a tool it is a user turn);
+  call, as pydantic-ai sends it to the model; without a tool it is a user turn),
+  and `retry-feedback` (pydantic-ai 2's feedback on a response it could not use,
+  bound to no call: every model class sends it as a prompt, fenced user text or
+  for the `no_output` cause its own system text where the API takes one, so it
+  is read as the user turn it stands in);
 - response parts: `text`, `thinking`, `tool-call` (`tool_name`, `tool_call_id`,
   `args` as an object or JSON text), and `builtin-tool-call` /
   `builtin-tool-return` (provider-side tools such as web search, answered inside
   the response itself, never by the client: kept as they are, not calls).
 
-A request reads as its parts in order (each its own canonical message), a response
-as one assistant message.  Read-only: a repaired view is written as OpenAI Chat.
+A request reads as its parts in order (each its own canonical message, its place
+in the request kept as the `part` of its native record, so a writer maps a copy
+back to the part it was read from), a response as one assistant message.  A
+request with no parts (what `capture_run_messages` holds when a tool raised before
+any return was collected: `state="interrupted"`) is refused: in a file it is a
+request whose parts were lost, which must not pass unseen (the pydantic-ai guard
+reads the runtime's own empty request as no turn itself).
+Read-only: a repaired view is written as OpenAI Chat.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from typing import Any
 
 from .base import Segment
 from .common import (
+    NATIVE,
     EntryError,
     assistant,
     describe,
@@ -90,30 +101,36 @@ def _retry_text(content: Any) -> str:
 
 
 def _request(parts: list[Any]) -> list[dict[str, Any]]:
+    """One canonical message per part, each marked with its place in the request."""
     if not parts:
-        raise EntryError("a request holds no parts (pydantic-ai always sends at least one)")
+        raise EntryError("a request holds no parts (a request pydantic-ai sends holds at least one)")
     out: list[dict[str, Any]] = []
-    for part in parts:
-        kind = part.get("part_kind") if isinstance(part, dict) else None
-        if kind == "system-prompt":
-            out.append({"role": "system", "content": _text(part.get("content", ""))})
-        elif kind == "user-prompt":
-            out.append({"role": "user", "content": _user_text(part.get("content", ""))})
-        elif kind == "tool-return" and is_synthesized(part):
-            receipt = _result(part, _text(part.get("content")), True)
-            receipt["details"] = dict(_RECEIPT_DETAILS)  # the engine's receipt, as common.tool_result marks it
-            out.append(receipt)
-        elif kind == "tool-return":
-            out.append(_result(part, _text(part.get("content")), False))
-        elif kind == "retry-prompt" and part.get("tool_name") is not None:
-            out.append(_result(part, _retry_text(part.get("content")), True))
-        elif kind == "retry-prompt":
-            out.append({"role": "user", "content": _retry_text(part.get("content"))})
-        elif isinstance(kind, str):
-            out.append(opaque_message(NAME, part))  # a part kind newer than this reader: kept, never a call
-        else:
-            raise EntryError(f"a request part needs a string 'part_kind', got {describe(kind)}")
+    for position, part in enumerate(parts):
+        out.append(_request_part(part))
+        out[-1][NATIVE] = {"part": position}
     return out
+
+
+def _request_part(part: Any) -> dict[str, Any]:
+    """The canonical message one request part reads as."""
+    kind = part.get("part_kind") if isinstance(part, dict) else None
+    if kind == "system-prompt":
+        return {"role": "system", "content": _text(part.get("content", ""))}
+    if kind == "user-prompt":
+        return {"role": "user", "content": _user_text(part.get("content", ""))}
+    if kind == "tool-return" and is_synthesized(part):
+        receipt = _result(part, _text(part.get("content")), True)
+        receipt["details"] = dict(_RECEIPT_DETAILS)  # the engine's receipt, as common.tool_result marks it
+        return receipt
+    if kind == "tool-return":
+        return _result(part, _text(part.get("content")), False)
+    if kind == "retry-prompt" and part.get("tool_name") is not None:
+        return _result(part, _retry_text(part.get("content")), True)
+    if kind in ("retry-prompt", "retry-feedback"):
+        return {"role": "user", "content": _retry_text(part.get("content"))}
+    if isinstance(kind, str):
+        return opaque_message(NAME, part)  # a part kind newer than this reader: kept, never a call
+    raise EntryError(f"a request part needs a string 'part_kind', got {describe(kind)}")
 
 
 def is_synthesized(part: dict[str, Any]) -> bool:
