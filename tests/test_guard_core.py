@@ -201,3 +201,27 @@ def test_a_refused_request_is_logged_as_not_sent() -> None:
     RequestGuard("test", mode="report", on_report=reports.append, logger=QUIET).guard(dangling, "openai-chat",
                                                                                      "openai-chat")
     assert not reports[1].refused and "sent as it is" in reports[1].line()
+
+
+def test_a_request_whose_entries_cannot_be_converted_is_sent_as_it_is(caplog: Any) -> None:
+    """Turning the runtime's objects into the engine's dicts (or its dicts back) is the guard's own step: if it
+    fails, the request goes as it is and the error is logged with its traceback (docs/guards.md, failing
+    open), in every mode: a guard never becomes the reason a model call fails."""
+    broken = [{"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "user", "content": "go on"}]
+
+    def dump(part: list[Any]) -> list[Any]:
+        raise TypeError("a message this runtime's converter does not know")
+
+    logger = logging.getLogger("integrity.guards.tests.convert")
+    reports: list[Any] = []
+    for mode in ("repair", "report", "raise"):
+        # an on_report: the engine's report is asked for, so the request goes to the pipeline, which is handed
+        # the dumped entries (the direct repair reads the dicts themselves)
+        guard = RequestGuard("test", mode=mode, on_report=reports.append, logger=logger)  # type: ignore[arg-type]
+        with caplog.at_level(logging.ERROR, logger=logger.name):
+            caplog.clear()
+            assert guard.guard_objects(broken, "openai-chat", dump, "openai-chat", "openai-chat") is None
+            assert "request not checked" in caplog.text and "TypeError" in caplog.text
+    assert not reports

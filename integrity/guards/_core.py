@@ -307,6 +307,20 @@ class RequestGuard:
         is repaired again only from the turns added since (HealthyMemo.repeat: the same answer, reading the
         new turns alone; tried before the quick pass, which would read the whole request up to the defect).
         envelope: as for `guard` (the objects then go to the full check whole, dumped, without the memo)."""
+        try:
+            count, found = self._objects_found(objects, objects_format, dump, format, target, scanned, memo, build,
+                                               envelope)
+        except Exception:  # noqa: BLE001 - turning the runtime's objects into dicts and back, or the memo: the
+            # guard must not become the reason a model call fails (the pipeline's own errors are _guarded's)
+            self.logger.exception("integrity guard [%s]: request not checked (an error in the guard)", self.runtime)
+            return None
+        return self._sent(count, target, found)
+
+    def _objects_found(self, objects: Sequence[Any], objects_format: str, dump: Callable[[list[Any]], list[Any]],
+                       format: str, target: str | None, scanned: tuple[bool, int, list[str]] | None,
+                       memo: HealthyMemo | None, build: Callable[[Any], Any] | None,
+                       envelope: dict[str, Any] | None) -> tuple[int, tuple[int, Any, list[Any] | None] | None]:
+        """guard_objects' work: (how many entries the request has, what `_sent` is given: see _guarded)."""
         if envelope and objects and _draws_on_storage(format, envelope, objects):
             given = list(objects)
             native = dump(given)
@@ -316,16 +330,16 @@ class RequestGuard:
                 stored = stored[0], stored[1], [originals[id(entry)] if id(entry) in originals else build(entry)
                                                 if build is not None and type(entry) is dict else entry
                                                 for entry in stored[2]]
-            return self._sent(len(given), target, stored)
+            return len(given), stored
         again = memo.repeat(objects, objects_format, target) if memo is not None and memo.repairs else None
         if again is not None:  # a request that starts with the last one repaired (its scan, if made, said so)
-            return self._sent(len(objects), target, (0, again[1], again[0]))
+            return len(objects), (0, again[1], again[0])
         if scanned is None:
             scanned = (True, 0, []) if not objects else memo.scan(objects, objects_format, target) \
                 if memo is not None else scan(objects, objects_format, target)
         healthy, cut, before_cut = scanned
         if healthy:
-            return None
+            return len(objects), None
         listed = list(objects)
         back: dict[int, Any] = {}
         dumps: list[list[Any]] = []  # every dump made, kept alive while `back` maps them by id
@@ -345,7 +359,7 @@ class RequestGuard:
             if quick is not None:
                 checked, out = self.repaired_directly(objects, objects_format, listed, dump, format, target, cut,
                                                       before_cut, quick, memo)
-                return self._sent(len(listed), target, (cut, checked, out))
+                return len(listed), (cut, checked, out)
         found = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
         if found is not None and (written := found[2]) is not None:
             start, checked, _ = found
@@ -358,7 +372,7 @@ class RequestGuard:
             if memo is not None:  # the kept prefix is the runtime's objects, up to the quick pass's cut
                 memo.remember(objects, objects_format, target, out, (start, before_cut if start else []),
                               (written[start:], format), checked.ids, checked)
-        return self._sent(len(listed), target, found)
+        return len(listed), found
 
     def _stored(self, entries: Sequence[Any], format: str, target: str | None, envelope: dict[str, Any]
                 ) -> list[Any] | None:
