@@ -890,3 +890,39 @@ def test_each_session_is_remembered_on_its_own() -> None:
     assert bounded.get("a") is first
     bounded.get("c")  # "b" was used least lately: forgotten
     assert len(bounded) == 2 and bounded.get("a") is first and "b" not in bounded._memos
+
+
+def test_a_turn_adk_kept_in_part_but_changed_since_is_not_put_back_whole() -> None:
+    """PlanReActPlanner's request processor clears the thought flag of the request's parts after ADK built the
+    contents, so the model turn ADK kept without its raised call ([plan, lookup]) no longer matches its event.
+    Put back whole, the turn sent lookup twice, the second answered "interrupted" beside its real result (found
+    by a second adversarial review).  Unsure where the turn is, the plugin restores nothing of it: lookup is
+    sent once with its real result, and the request is ADK's own, legal."""
+    from google.adk.planners import PlanReActPlanner
+
+    def run_once(text: str) -> Any:
+        return types.Content(role="user", parts=[types.Part(text=text)])
+
+    async def scenario() -> list[Any]:
+        plan = types.Part(text="/*PLANNING*/ 1. look up 2. explode")
+        calls = [types.Part(function_call=types.FunctionCall(name="lookup", args={"q": "L"})),
+                 types.Part(function_call=types.FunctionCall(name="explode", args={"q": "E"}))]
+        llm = ScriptedLlm(script=[LlmResponse(content=types.Content(role="model", parts=[plan, *calls])),
+                                  say("/*FINAL_ANSWER*/ ok")], seen=[])
+        agent = LlmAgent(name=AGENT, model=llm, tools=[lookup, explode], planner=PlanReActPlanner())
+        app = App(name="app", root_agent=agent, plugins=[ToolCallIntegrityPlugin()])
+        service = InMemorySessionService()
+        runner = Runner(app=app, session_service=service)
+        session = await service.create_session(app_name="app", user_id="u")
+        with pytest.raises(RuntimeError):
+            async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=run_once("do it")):
+                pass
+        async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=run_once("again")):
+            pass
+        return llm.seen[-1]
+
+    sent = asyncio.run(scenario())
+    names = [p.function_call.name for c in sent for p in c.parts or [] if p.function_call]
+    assert names.count("lookup") == 1
+    verdict = request_verdict(dumped(sent), "gemini", "gemini")
+    assert verdict.legal and verdict.receipts == 0 and len(verdict.results) == 1

@@ -401,6 +401,12 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
                 inserted.setdefault(where + 1, [])[:0] = pending
                 pending = []
             end = where - 1
+        elif kept:
+            # ADK kept part of this turn, but it is not in the request as ADK built it (a request processor or a
+            # plugin changed it since: PlanReActPlanner clears the parts' thought flags, a plugin may copy the
+            # calls' arguments): unsure where it is, nothing of it is restored (put back whole, the calls ADK
+            # kept would be sent twice, a real result beside an interrupted receipt)
+            pending = []
         else:
             pending.insert(0, _request_copy(content, strip))
     if pending:  # the first events: nothing before them to find
