@@ -655,3 +655,24 @@ def test_a_gemini_content_without_parts_is_malformed() -> None:
     [finding] = schema_findings(transcript)
     assert (finding.kind, finding.path) == (FindingCode.INVALID_CONTENT, "contents[1].parts")
     assert "contents.parts must not be empty" in finding.message and not analyze(transcript).report.healthy
+
+
+def test_gemini_snake_case_parts_are_judged_as_their_camel_case_spelling() -> None:
+    """The Python SDK's model_dump() (ADK's stored events) spells parts snake_case; the reader reads them,
+    so a healthy turn so spelled has no finding, and a bad one the same finding as camelCase."""
+    healthy = {"contents": [{"role": "user", "parts": [{"text": "hi"}, {"inline_data": {"mime_type": "image/png",
+                                                                                         "data": "AA=="}}]},
+                            {"role": "model", "parts": [{"text": "hm", "thought_signature": "c2ln"},
+                                                        {"function_call": {"id": "c1", "name": "f", "args": {}}}]},
+                            {"role": "user", "parts": [{"function_response": {"id": "c1", "name": "f",
+                                                                              "response": {"result": None}}}]}]}
+    transcript = load(json.dumps(healthy).encode(), "g.gemini.json")
+    assert schema_findings(transcript) == [] and analyze(transcript).report.healthy
+    for part, code, where in (({"function_call": {"id": "c1", "name": "f", "args": "x"}},
+                               FindingCode.INVALID_ARGUMENTS, "contents[1].parts[1].function_call.args"),
+                              ({"function_call": {"id": "c1", "name": "f", "args": {}}, "inline_data": 5},
+                               FindingCode.INVALID_CONTENT, "contents[1].parts[1].inline_data")):
+        document = json.loads(json.dumps(healthy))
+        document["contents"][1]["parts"][1] = part
+        found = schema_findings(load(json.dumps(document).encode(), "g.gemini.json"))
+        assert [(f.kind, f.path) for f in found] == [(code, where)]

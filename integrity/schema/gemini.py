@@ -4,7 +4,8 @@ Input models for a turn and each kind of part.  Reported: a role Gemini does not
 have, parts that are not a list of objects, a part with none of Gemini's data
 fields, a text that is not a string, functionCall args or functionResponse
 response that are not objects, a call or response without a string name, and a
-turn with no parts at all (Gemini refuses it; the reader reads no message from it).
+turn with no parts at all (Gemini refuses it; the reader reads no message from it).  The Python SDK's
+snake_case part fields (`function_call`, `inline_data`, ...) are judged as their camelCase spelling.
 """
 
 from __future__ import annotations
@@ -18,6 +19,13 @@ from .base import Issue, Loc, Open, by_field, json_path, not_a_message, role_iss
 ROLES = ("user", "model", "function")
 _DATA = ("text", "functionCall", "functionResponse", "inlineData", "fileData", "executableCode",
          "codeExecutionResult")
+_SNAKE = {"function_call": "functionCall", "function_response": "functionResponse", "inline_data": "inlineData",
+          "file_data": "fileData", "executable_code": "executableCode",
+          "code_execution_result": "codeExecutionResult", "thought_signature": "thoughtSignature"}
+"""The Python SDK's snake_case spelling of each part field (model_dump() without by_alias; ADK stores its
+events so): the reader takes `function_call` / `function_response` as the camelCase ones, the rest as
+opaque parts as it does their camelCase spelling, so the schema judges either spelling the same."""
+_SNAKE_OF = {camel: snake for snake, camel in _SNAKE.items()}
 
 
 class Turn(Open):
@@ -32,6 +40,11 @@ class Part(Open):
     fileData: dict[str, Any] | None = None
     executableCode: dict[str, Any] | None = None
     codeExecutionResult: dict[str, Any] | None = None
+    thought_signature: str = ""
+    inline_data: dict[str, Any] | None = None
+    file_data: dict[str, Any] | None = None
+    executable_code: dict[str, Any] | None = None
+    code_execution_result: dict[str, Any] | None = None
 
 
 class FunctionCall(Open):
@@ -76,12 +89,14 @@ def _part(part: Any, index: int, path: Loc) -> list[Issue]:
     if not isinstance(part, dict):
         return [Issue(FindingCode.INVALID_CONTENT, index, where,
                       f"'{where}' must be a part object, got {describe_value(part)}")]
-    if not any(key in part for key in _DATA):
+    if not any(key in part or _SNAKE_OF.get(key, key) in part for key in _DATA):
         return [Issue(FindingCode.INVALID_CONTENT, index, where, f"'{where}' has none of Gemini's part data fields")]
     issues = validate(Part, part, index, _CONTENT, path)
-    if "functionCall" in part:
-        issues += validate(FunctionCall, part["functionCall"], index, _CALL, (*path, "functionCall"))
-    if "functionResponse" in part:
-        issues += validate(FunctionResponse, part["functionResponse"], index, _RESPONSE,
-                           (*path, "functionResponse"))
+    for key in ("functionCall", "function_call"):
+        if key in part:
+            issues += validate(FunctionCall, part[key], index, _CALL, (*path, key))
+    for key in ("functionResponse", "function_response"):
+        if key in part:
+            issues += validate(FunctionResponse, part[key], index, _RESPONSE, (*path, key))
     return issues
+
