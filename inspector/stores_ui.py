@@ -32,6 +32,7 @@ def refused(url: str) -> str | None:
     from urllib.parse import urlsplit
 
     from inspector.data_root import ROOT_VARIABLE, data_root, resolve_in_root
+    from integrity.guards.stores import store_path
 
     parts = urlsplit(url)
     if parts.scheme.endswith("+postgresql"):
@@ -41,7 +42,7 @@ def refused(url: str) -> str | None:
             return f"the inspector opens Postgres stores on this machine only, or on the hosts named in " \
                    f"{HOSTS_VARIABLE} (check reads any: `python3 -m integrity check URL`)"
         return None
-    if resolve_in_root(parts.path, data_root()) is None:
+    if resolve_in_root(os.path.abspath(store_path(url)), data_root()) is None:  # the file the reader opens
         return f"the inspector opens store databases under its data folder only ({ROOT_VARIABLE} names it; " \
                "check reads any path: `python3 -m integrity check URL`)"
     return None
@@ -72,13 +73,15 @@ def _read(url: str) -> Stored | str:
 @st.cache_data(ttl=READ_SECONDS, max_entries=4, show_spinner=False)
 def _verdicts(url: str, _stored: Stored) -> list[dict[str, Any]]:
     """The list's rows: each thread's name, messages and `check`'s verdict (the first LISTED_VERDICTS)."""
-    from integrity.guards.stores import as_transcript
+    from integrity.guards.stores import UNREADABLE, as_transcript
     from integrity.pipeline import Loaded, check_unit
 
     rows = []
     for index, (name, format, entries) in enumerate(_stored):
         row: dict[str, Any] = {"thread": name, "format": format, "entries": len(entries), "verdict": ""}
-        if index < LISTED_VERDICTS:
+        if format == UNREADABLE:  # a thread the reader could not decode: opening it shows why
+            row["entries"], row["verdict"] = 0, "unreadable"
+        elif index < LISTED_VERDICTS:
             transcript = as_transcript(entries, format, url, name)
             row["verdict"] = check_unit(Loaded(url, transcript=transcript)).report.verdict
         rows.append(row)
@@ -121,5 +124,10 @@ def store_source() -> tuple[ui.Source, Transcript] | None:
     chosen = st.sidebar.selectbox("Thread", names, key=f"store_thread:{base}", format_func=neutralize)
     name, format, entries = stored[names.index(chosen) if chosen in names else 0]
     shown = thread_url(redacted(base), name.partition(":")[2])
+    try:
+        transcript = as_transcript(entries, format, shown, name)
+    except TranscriptError as error:  # this thread cannot be decoded: its one line (the others stay listed)
+        ui.show_error(str(error))
+        st.stop()
     data = json.dumps(entries, sort_keys=True, default=str).encode()
-    return ui.Source(shown, data, "store"), as_transcript(entries, format, shown, name)
+    return ui.Source(shown, data, "store"), transcript

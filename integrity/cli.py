@@ -115,8 +115,11 @@ def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
     """Every transcript of the file at `path`, and its bytes (None: a large pi-ai file the fast path
     reads a block at a time, never whole; see fast_read.read_fast_file; writes: its view is written).
     The file is opened once, whichever way it is read."""
-    if "+" in path.split("://", 1)[0] and "://" in path:  # a runtime's session store (langgraph+sqlite://...)
-        return _load_store(path, args, writes), None
+    if _is_store_path(path):  # a runtime's session store (langgraph+sqlite://...)
+        units, unreadable = _load_store(path, args, writes)
+        if unreadable:
+            raise unreadable[0]
+        return units, None
     if path == "-" or not (allow_fast and _fast_allowed(args)):
         data = read_source(path)
         return _load(path, data, args, allow_fast), data
@@ -141,25 +144,33 @@ def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
     return _load(path, data, args, allow_fast), data
 
 
-def _load_store(url: str, args: argparse.Namespace, writes: bool) -> list[_Loaded]:
+def _is_store_path(path: str) -> bool:
+    return "+" in path.split("://", 1)[0] and "://" in path
+
+
+def _load_store(url: str, args: argparse.Namespace, writes: bool) -> tuple[list[_Loaded], list[TranscriptError]]:
     """Every thread or session of a runtime's store (integrity.guards.stores: LangGraph checkpointers,
-    Agents SDK and ADK session databases), read-only; `repair` writes files, so a store is refused there."""
-    from .guards.stores import is_store_url, read_store, redacted
+    Agents SDK and ADK session databases), read-only, and the error of each thread that cannot be decoded;
+    `repair` writes files, so a store is refused there."""
+    from .guards.stores import is_store_url, read_store_each, redacted
 
     if not is_store_url(url):
         raise TranscriptError(url, "", "not a file, and not a store URL this tool reads (langgraph+sqlite://, "
                               "langgraph+postgresql://, agents+sqlite://, adk+sqlite://)")
     if writes:
         raise TranscriptError(url, "", "a session store is only read: `check` it; `repair` writes a file")
-    transcripts = read_store(url)
+    found = read_store_each(url)
+    transcripts = [item for item in found if not isinstance(item, TranscriptError)]
+    unreadable = [item for item in found if isinstance(item, TranscriptError)]
     thread = getattr(args, "thread", None)
     if thread is not None:
         from .formats import pick
 
-        transcripts = [pick(transcripts, thread, url)]
+        unreadable = [error for error in unreadable if error.position == thread]
+        transcripts = [] if unreadable else [pick(transcripts, thread, url)]
     from .pipeline import Loaded
 
-    return [Loaded(redacted(url), transcript=transcript, count=len(transcripts)) for transcript in transcripts]
+    return [Loaded(redacted(url), transcript=transcript, count=len(found)) for transcript in transcripts], unreadable
 
 
 def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) -> list[_Loaded]:
@@ -275,12 +286,18 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
     now = _clock(args.now)
     outcome = _Checked()
     try:
-        units, _ = _load_file(path, args, allow_fast=True)
+        if _is_store_path(path):  # a store thread that cannot be decoded is its error line; the others are judged
+            units, unreadable = _load_store(path, args, writes=False)
+        else:
+            units, unreadable = _load_file(path, args, allow_fast=True)[0], []
         judged = [(loaded, _judge(loaded, args, now)) for loaded in units if loaded.checked or args.thread]
     except TranscriptError as error:
         outcome.lines.append((True, f"error: {error}"))
         outcome.code = EXIT_UNREADABLE
         return outcome
+    for thread_error in unreadable:
+        outcome.lines.append((True, f"error: {thread_error}"))
+        outcome.code = EXIT_UNREADABLE
     for loaded, result in judged:
         outcome.code = max(outcome.code, result.exit_code)
         if args.json:

@@ -241,13 +241,12 @@ def triage_threads(store: str, units: Sequence[str], providers: Sequence[str], p
     did not change; a store that cannot be read gives each thread an error row, never a failed run.
     """
     import json
-    from urllib.parse import parse_qs, urlsplit
 
-    from .guards.stores import as_transcript, read_threads
+    from .guards.stores import as_transcript, read_threads, split_store_url
     from .loading import TranscriptError
     from .pipeline import Loaded
 
-    ids = {unit: next(iter(parse_qs(urlsplit(unit).query, keep_blank_values=True).values()))[0] for unit in units}
+    ids = {unit: str(split_store_url(unit)[1]) for unit in units}  # (an ADK session may be app, user and id)
     try:
         stored = {name.partition(":")[2]: (format, entries) for name, format, entries in
                   read_threads(store, list(ids.values()))}
@@ -270,6 +269,9 @@ def triage_threads(store: str, units: Sequence[str], providers: Sequence[str], p
             continue
         try:
             result = _check(Loaded(unit, transcript=as_transcript(entries, format, unit, name)), policy, providers)
+        except TranscriptError as error:  # a thread the store reader could not decode: this row alone
+            rows.append(_error_row(unit, "", str(error), name))
+            continue
         except Exception as error:  # a thread the engine cannot handle is a row, never a failed run
             rows.append(_error_row(unit, digest, f"internal error: {type(error).__name__}: {error}", name))
             continue

@@ -19,8 +19,8 @@ import langgraph.checkpoint.sqlite  # noqa: E402,F401
 import pytest
 
 from integrity import check  # noqa: E402
-from integrity.guards.stores import is_store_url, read_store  # noqa: E402
-from integrity.loading import TranscriptError  # noqa: E402
+from integrity.guards.stores import is_store_url, read_store, split_store_url, thread_url  # noqa: E402
+from integrity.loading import Transcript, TranscriptError  # noqa: E402
 
 
 def digest(path: Path) -> str:
@@ -208,12 +208,69 @@ def test_langgraph_postgres_threads(postgres: str) -> None:
     assert [t.name for t in read_store(url + "?thread=healthy")] == ["thread:healthy"]
     with pytest.raises(TranscriptError, match="no thread or session 'nope'"):
         read_store(url + "?thread=nope")
+    # libpq's connection parameters are the connection's (this server has no TLS: sslmode=require fails), in
+    # either order with the thread; `options` could turn the read-only session off and is refused
+    assert [t.name for t in read_store(url + "?sslmode=disable&thread=healthy")] == ["thread:healthy"]
+    assert [t.name for t in read_store(url + "?thread=healthy&application_name=audit")] == ["thread:healthy"]
+    with pytest.raises(TranscriptError, match="SSL|ssl"):
+        read_store(url + "?sslmode=require")
+    with pytest.raises(TranscriptError, match="unknown URL parameter 'options'"):
+        read_store(url + "?options=-c%20default_transaction_read_only%3Doff")
+    assert split_store_url(url + "?sslmode=disable&thread=t")[0] == url + "?sslmode=disable"
+    assert thread_url(url + "?sslmode=disable", "a b") == url + "?sslmode=disable&thread=a%20b"
     with psycopg.connect(f"postgresql://{postgres}") as connection:
         assert connection.execute("SELECT count(*) FROM checkpoints").fetchone() == before
         # nothing left holding a lock: an exclusive lock is granted at once
         connection.execute("SET lock_timeout = '1s'")
         connection.execute("LOCK TABLE checkpoints IN ACCESS EXCLUSIVE MODE")
         connection.rollback()
+
+
+def test_postgres_a_thread_that_cannot_be_decoded_and_a_held_lock(postgres: str) -> None:
+    """An encrypted checkpoint is its thread's error, the others are read; a lock another session holds is
+    waited on a few seconds, then one line (before: the read waited as long as the lock was held)."""
+    import time
+
+    import psycopg
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+    from test_guard_langchain import RecordingModel
+
+    from integrity.guards.stores import read_store_each
+
+    class Xor:
+        def encrypt(self, plaintext: bytes) -> tuple[str, bytes]:
+            return "xor", bytes(b ^ 0x5A for b in plaintext)
+
+        def decrypt(self, ciphername: str, ciphertext: bytes) -> bytes:
+            return bytes(b ^ 0x5A for b in ciphertext)
+
+    server, _, _ = postgres.rpartition("/")
+    with psycopg.connect(f"postgresql://{postgres}", autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS held")
+        admin.execute("CREATE DATABASE held")
+    dsn = f"{server}/held"
+    with psycopg.connect(f"postgresql://{dsn}", autocommit=True, prepare_threshold=0) as connection:
+        plain = PostgresSaver(connection)
+        plain.setup()
+        for thread, saver in (("plain", plain), ("secret", PostgresSaver(
+                connection, serde=EncryptedSerializer(Xor(), JsonPlusSerializer())))):
+            create_agent(RecordingModel(responses=[AIMessage("ok")], seen=[]), [], checkpointer=saver).invoke(
+                {"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": thread}})
+    url = f"langgraph+postgresql://{dsn}"
+    found = {getattr(item, "name", None) or item.position: item for item in read_store_each(url)}
+    assert isinstance(found["thread:plain"], Transcript)
+    assert isinstance(found["thread:secret"], TranscriptError) and "msgpack+xor" in str(found["thread:secret"])
+    with psycopg.connect(f"postgresql://{dsn}") as holder:
+        holder.execute("LOCK TABLE checkpoints IN ACCESS EXCLUSIVE MODE")
+        started = time.monotonic()
+        with pytest.raises(TranscriptError, match="lock timeout") as raised:
+            read_store(url)
+        assert time.monotonic() - started < 30 and "\n" not in str(raised.value)
+        holder.rollback()
 
 
 def test_check_reads_a_store_url_and_repair_refuses_to_write_one(langgraph_db: Path) -> None:
@@ -231,3 +288,466 @@ def test_check_reads_a_store_url_and_repair_refuses_to_write_one(langgraph_db: P
     refused = run("repair", url, "-o", str(langgraph_db) + ".out")
     assert refused.code == 2 and "a session store is only read" in refused.stderr
     assert digest(langgraph_db) == before
+
+
+# --- nothing beside the file (D1), read-only folders (D2) ----------------------------------------------------
+
+def listing(folder: Path) -> set[str]:
+    return {entry.name for entry in folder.iterdir()}
+
+
+def wal_mode(path: Path) -> bool:
+    return path.read_bytes()[18] == 2
+
+
+def _agents_store(path: Path) -> Path:
+    from agents import SQLiteSession
+
+    async def write() -> None:
+        for name, items in (("approval", [{"role": "user", "content": "hi"},
+                                          {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}]),
+                            ("fine", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])):
+            session = SQLiteSession(name, str(path))
+            await session.add_items(items)
+            session.close()
+
+    asyncio.run(write())
+    return path
+
+
+def _adk_store(path: Path, with_tools: bool = False) -> dict[str, str]:
+    """An ADK DatabaseSessionService store written by a real Runner: session 'broken' (a tool that raised),
+    'healthy' (a tool call answered); with_tools=False: two plain sessions named alike in two apps."""
+    from google.adk.agents import LlmAgent
+    from google.adk.apps import App
+    from google.adk.models import BaseLlm, LlmRequest, LlmResponse
+    from google.adk.runners import Runner
+    from google.adk.sessions import DatabaseSessionService
+    from google.genai import types
+
+    def say(text: str) -> LlmResponse:
+        return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
+
+    def call(call_id: str, name: str) -> LlmResponse:
+        return LlmResponse(content=types.Content(role="model", parts=[types.Part(
+            function_call=types.FunctionCall(id=call_id, name=name, args={"q": "x"}))]))
+
+    class Scripted(BaseLlm):
+        model: str = "gemini-2.5-flash"
+        script: list[Any] = []
+
+        async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False) -> Any:
+            yield self.script.pop(0) if self.script else say("done")
+
+    def explode(q: str) -> str:
+        """Fails."""
+        raise RuntimeError("disk full")
+
+    def lookup(q: str) -> str:
+        """Finds."""
+        return f"found {q}"
+
+    async def run(service: Any, app: str, user: str, session: str, script: list[Any]) -> None:
+        agent = LlmAgent(name="a", model=Scripted(script=script), tools=[explode, lookup])
+        runner = Runner(app=App(name=app, root_agent=agent), session_service=service)
+        await service.create_session(app_name=app, user_id=user, session_id=session)
+        try:
+            async for _ in runner.run_async(user_id=user, session_id=session, new_message=types.Content(
+                    role="user", parts=[types.Part(text="hi")])):
+                pass
+        except RuntimeError:
+            pass
+
+    async def write() -> None:
+        service = DatabaseSessionService(f"sqlite+aiosqlite:///{path}")
+        if with_tools:
+            await run(service, "app", "u", "broken", [call("c1", "explode")])
+            await run(service, "app", "u", "healthy", [call("c2", "lookup"), say("found it")])
+        else:
+            await run(service, "app1", "alice", "shared", [call("s1", "explode")])
+            await run(service, "app2", "bob", "shared", [call("s2", "lookup"), say("ok")])
+            await run(service, "app1", "alice", "alone", [say("plain")])
+        await service.close()
+
+    asyncio.run(write())
+    return {"broken": "broken", "healthy": "healthy"}
+
+
+@pytest.fixture(params=["langgraph", "agents", "adk"])
+def wal_store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Path]:
+    """A store of each SQLite scheme in WAL mode, written by its runtime (ADK writes a rollback-journal file:
+    it is switched to WAL, as an operator may), closed: nothing beside it."""
+    kind = request.param
+    if kind == "langgraph":
+        path = request.getfixturevalue("langgraph_db")
+    elif kind == "agents":
+        path = _agents_store(tmp_path / "sessions.db")
+    else:
+        path = tmp_path / "adk.db"
+        _adk_store(path)
+        with sqlite3.connect(str(path)) as connection:
+            connection.execute("PRAGMA journal_mode=WAL")
+        connection.close()
+    assert wal_mode(path) and listing(path.parent) == {path.name}
+    return kind, path
+
+
+OTHER = {"langgraph": "agents", "agents": "adk", "adk": "langgraph"}
+
+
+def test_a_wal_store_is_read_leaving_nothing_beside_it(wal_store: tuple[str, Path]) -> None:
+    """mode=ro alone leaves a WAL store's -wal and -shm behind, on a read that fails too."""
+    from integrity.guards.stores import list_threads, read_threads
+
+    kind, path = wal_store
+    before = digest(path)
+    url = f"{kind}+sqlite://{path}"
+    assert len(read_store(url)) >= 2
+    assert read_threads(url, list_threads(url))
+    key = "thread" if kind == "langgraph" else "session"
+    with pytest.raises(TranscriptError, match="no thread or session 'nope'"):
+        read_store(f"{url}?{key}=nope")
+    with pytest.raises(TranscriptError, match="no such table"):
+        read_store(f"{OTHER[kind]}+sqlite://{path}")
+    assert listing(path.parent) == {path.name}
+    assert digest(path) == before
+
+
+def test_a_store_open_in_its_runtime_is_read_with_its_wal_and_left_as_it_was(langgraph_db: Path) -> None:
+    """A writer holds the store open (its -wal and -shm exist, the last thread only in the -wal): the read
+    sees that thread and neither adds nor removes a file."""
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from test_guard_langchain import RecordingModel
+
+    writer = sqlite3.connect(str(langgraph_db), check_same_thread=False)
+    try:
+        writer.execute("PRAGMA wal_autocheckpoint=0")  # the new thread stays in the -wal
+        create_agent(RecordingModel(responses=[AIMessage("hello")], seen=[]), [], checkpointer=SqliteSaver(writer)
+                     ).invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": "late"}})
+        files = listing(langgraph_db.parent)
+        assert {f"{langgraph_db.name}-wal", f"{langgraph_db.name}-shm"} <= files
+        names = {t.name for t in read_store(f"langgraph+sqlite://{langgraph_db}")}
+        assert names == {"thread:broken", "thread:healthy", "thread:late"}
+        with pytest.raises(TranscriptError):
+            read_store(f"agents+sqlite://{langgraph_db}")
+        assert listing(langgraph_db.parent) == files
+    finally:
+        writer.close()
+
+
+def _store_with_frames_and_no_shm(langgraph_db: Path, folder: Path) -> Path:
+    """A copy of a store whose -wal holds a thread and which has no -shm (a writer that crashed, a backup)."""
+    import shutil
+
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from test_guard_langchain import RecordingModel
+
+    writer = sqlite3.connect(str(langgraph_db), check_same_thread=False)
+    try:
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        create_agent(RecordingModel(responses=[AIMessage("hello")], seen=[]), [], checkpointer=SqliteSaver(writer)
+                     ).invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": "late"}})
+        folder.mkdir(exist_ok=True)
+        shutil.copy(langgraph_db, folder / "copy.db")
+        shutil.copy(f"{langgraph_db}-wal", folder / "copy.db-wal")
+    finally:
+        writer.close()
+    assert (folder / "copy.db-wal").stat().st_size > 32
+    return folder / "copy.db"
+
+
+def test_a_wal_left_without_its_shm_is_read_and_the_shm_the_read_made_removed(langgraph_db: Path,
+                                                                              tmp_path: Path) -> None:
+    copy = _store_with_frames_and_no_shm(langgraph_db, tmp_path / "backup")
+    before = {name: digest(copy.parent / name) for name in listing(copy.parent)}
+    names = {t.name for t in read_store(f"langgraph+sqlite://{copy}")}
+    assert names == {"thread:broken", "thread:healthy", "thread:late"}  # the -wal's thread is read
+    with pytest.raises(TranscriptError, match="no such table"):
+        read_store(f"adk+sqlite://{copy}")
+    assert {name: digest(copy.parent / name) for name in listing(copy.parent)} == before
+
+
+def _as_a_reader_who_cannot_write(folder: Path, read: Any) -> tuple[str, Any]:
+    """read() run by a user who cannot write `folder` (the nobody user in a forked child when the tests run
+    as root, who may write anywhere; else the folder made read-only): ("ok", value) or ("error", message)."""
+    import multiprocessing
+    import os
+
+    def attempt() -> tuple[str, Any]:
+        try:
+            return "ok", read()
+        except TranscriptError as error:
+            return "error", str(error)
+
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            return attempt()
+        finally:
+            folder.chmod(0o755)
+    context = multiprocessing.get_context("fork")
+    receiving, sending = context.Pipe(duplex=False)
+
+    def child() -> None:
+        os.setgid(65534)
+        os.setuid(65534)
+        sending.send(attempt())
+
+    process = context.Process(target=child)
+    process.start()
+    try:
+        assert receiving.poll(60), "the reader did not answer"
+        return receiving.recv()  # type: ignore[no-any-return]
+    finally:
+        process.join(10)
+
+
+@pytest.fixture
+def shared_folder() -> Any:
+    """A folder under /tmp any user may read (pytest's tmp_path is its owner's only), removed after."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="integrity-ro-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_wal_store_in_a_folder_the_reader_cannot_write_is_read(langgraph_db: Path, shared_folder: Path) -> None:
+    """mode=ro must create the -wal and -shm of a WAL store, and cannot there ("unable to open database
+    file"); with no -wal (or one with no frame) the store is read as immutable."""
+    import shutil
+
+    store = shared_folder / "checkpoints.db"
+    shutil.copy(langgraph_db, store)
+    store.chmod(0o644)
+    url = f"langgraph+sqlite://{store}"
+    names = lambda: sorted(t.name for t in read_store(url))  # noqa: E731
+    assert _as_a_reader_who_cannot_write(shared_folder, names) == ("ok", ["thread:broken", "thread:healthy"])
+    (shared_folder / "checkpoints.db-wal").write_bytes(b"")  # a writer's empty -wal, and its -shm
+    (shared_folder / "checkpoints.db-shm").write_bytes(b"\0" * 32768)
+    assert _as_a_reader_who_cannot_write(shared_folder, names) == ("ok", ["thread:broken", "thread:healthy"])
+    assert listing(shared_folder) == {"checkpoints.db", "checkpoints.db-wal", "checkpoints.db-shm"}
+
+
+def test_a_wal_with_transactions_the_reader_cannot_open_is_one_clear_line(langgraph_db: Path,
+                                                                        shared_folder: Path) -> None:
+    copy = _store_with_frames_and_no_shm(langgraph_db, shared_folder)
+    for name in listing(shared_folder):
+        (shared_folder / name).chmod(0o644)
+    said, message = _as_a_reader_who_cannot_write(
+        shared_folder, lambda: [t.name for t in read_store(f"langgraph+sqlite://{copy}")])
+    assert said == "error" and "\n" not in message
+    assert "its -wal file holds transactions" in message and "copy the .db and its -wal" in message
+    assert listing(shared_folder) == {"copy.db", "copy.db-wal"}
+
+
+# --- one thread that cannot be decoded (D3) ------------------------------------------------------------------
+
+def _encrypted_thread(path: Path) -> None:
+    """A thread checkpointed through LangGraph's EncryptedSerializer (a toy cipher): type msgpack+xor."""
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from test_guard_langchain import RecordingModel
+
+    class Xor:
+        def encrypt(self, plaintext: bytes) -> tuple[str, bytes]:
+            return "xor", bytes(b ^ 0x5A for b in plaintext)
+
+        def decrypt(self, ciphername: str, ciphertext: bytes) -> bytes:
+            return bytes(b ^ 0x5A for b in ciphertext)
+
+    connection = sqlite3.connect(str(path), check_same_thread=False)
+    saver = SqliteSaver(connection, serde=EncryptedSerializer(Xor(), JsonPlusSerializer()))
+    create_agent(RecordingModel(responses=[AIMessage("ok")], seen=[]), [], checkpointer=saver).invoke(
+        {"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": "secret"}})
+    connection.close()
+
+
+def test_a_thread_that_cannot_be_decoded_is_its_own_one_line_error(langgraph_db: Path) -> None:
+    """An encrypted checkpoint and a corrupt one: check says so in one line each (exit 2) and still judges
+    the broken thread; before, the whole read was 'internal error' (exit 70)."""
+    from cli_inprocess import run
+
+    from integrity.guards.stores import read_store_each
+
+    _encrypted_thread(langgraph_db)
+    with sqlite3.connect(str(langgraph_db)) as connection:
+        connection.execute("UPDATE checkpoints SET checkpoint = x'c1c1c1' WHERE thread_id = 'healthy'")
+    connection.close()
+    url = f"langgraph+sqlite://{langgraph_db}"
+    found = {getattr(item, "name", None) or item.position: item for item in read_store_each(url)}
+    assert isinstance(found["thread:broken"], Transcript)
+    assert isinstance(found["thread:secret"], TranscriptError) and "msgpack+xor" in str(found["thread:secret"])
+    assert isinstance(found["thread:healthy"], TranscriptError)
+    checked = run("check", "--provider", "anthropic", url)
+    assert checked.code == 2
+    errors = checked.stderr.strip().splitlines()
+    assert len(errors) == 2 and all(line.startswith(f"error: {url}: thread:") for line in errors)
+    assert "Unknown serialization type: msgpack+xor" in checked.stderr
+    assert f"{url}#thread:broken: repaired: 1 receipt(s) synthesized" in checked.stdout.decode()
+    assert run("check", url + "?thread=broken").code == 1
+    named = run("check", url + "?thread=secret")
+    assert named.code == 2 and len(named.stderr.strip().splitlines()) == 1
+    with pytest.raises(TranscriptError, match="thread:healthy: LangGraph cannot decode"):
+        read_store(url)  # the strict reader: the first thread that cannot be decoded
+
+
+def test_triage_marks_only_the_thread_that_cannot_be_decoded(langgraph_db: Path) -> None:
+    from integrity.guards.stores import list_threads, thread_url
+    from integrity.triage import triage_threads
+
+    _encrypted_thread(langgraph_db)
+    url = f"langgraph+sqlite://{langgraph_db}"
+    units = [thread_url(url, thread) for thread in list_threads(url)]
+    rows, _, _ = triage_threads(url, units, ["anthropic"], "strict", {})
+    status = {row["thread"]: (row["status"], row["error"]) for row in rows}
+    assert status["thread:secret"][0] == "unreadable" and "msgpack+xor" in status["thread:secret"][1]
+    assert "internal error" not in status["thread:secret"][1]
+    assert status["thread:healthy"][0] != "unreadable" and status["thread:broken"][0] != "unreadable"
+
+
+def test_an_agents_row_that_is_not_json_makes_its_session_unreadable(tmp_path: Path) -> None:
+    """SQLiteSession.get_items() skips such a row; the session it sends lacks a stored item, so it is one
+    error line (exit 2), and the other sessions are judged."""
+    from cli_inprocess import run
+
+    path = _agents_store(tmp_path / "sessions.db")
+    with sqlite3.connect(str(path)) as connection:
+        connection.execute("INSERT INTO agent_messages (session_id, message_data) VALUES ('fine', '{not json')")
+    connection.close()
+    url = f"agents+sqlite://{path}"
+    checked = run("check", url)
+    assert checked.code == 2
+    assert checked.stderr.strip().splitlines() == [checked.stderr.strip()]
+    assert f"{url}: session:fine: agent_messages row" in checked.stderr and "get_items() skips it" in checked.stderr
+    assert f"{url}#session:approval: repaired" in checked.stdout.decode()
+
+
+def test_langgraph_not_installed_is_one_line(langgraph_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "langgraph.checkpoint.serde.jsonplus", None)
+    with pytest.raises(TranscriptError, match="checkpoint serializer is not installed") as raised:
+        read_store(f"langgraph+sqlite://{langgraph_db}")
+    assert "\n" not in str(raised.value)
+
+
+def test_the_inspector_lists_a_thread_that_cannot_be_decoded_and_shows_its_one_line(
+        langgraph_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from streamlit.testing.v1 import AppTest
+
+    _encrypted_thread(langgraph_db)
+    monkeypatch.setenv("INTEGRITY_STORE_ROOT", str(langgraph_db.parent))
+    # the page runs as __main__ and may stay there: a later test's spawned Dask worker would run it again
+    monkeypatch.setitem(sys.modules, "__main__", sys.modules["__main__"])
+    url = f"langgraph+sqlite://{langgraph_db}"
+    page = Path(__file__).resolve().parent.parent / "pages" / "inspector_page.py"
+    app = AppTest.from_file(str(page), default_timeout=120)
+    app.session_state["store_url"] = url
+    app.run()
+    assert not app.exception and not app.error  # the first thread (thread:broken) opens
+    table = app.dataframe[0].value.set_index("thread")["verdict"].to_dict()
+    assert table["thread:secret"] == "unreadable"
+    assert table["thread:broken"] not in ("", "unreadable") and table["thread:healthy"] not in ("", "unreadable")
+    app.selectbox(key=f"store_thread:{url}").set_value("thread:secret").run()
+    assert not app.exception
+    assert len(app.error) == 1  # ui.show_error: a fixed headline, then the one line as literal text
+    lines = [str(block.value) for block in app.code if "thread:secret" in str(block.value)]
+    assert len(lines) == 1 and "msgpack+xor" in lines[0] and "\n" not in lines[0]
+
+
+# --- URLs, ADK keys, an empty store (D4, D6) ------------------------------------------------------------------
+
+@pytest.mark.parametrize(("suffix", "problem"), [
+    ("?thread=broken&thread=healthy", "names 'thread' more than once"),
+    ("?thread=broken&session=healthy", "more than once"),
+    ("?threads=broken", "unknown URL parameter 'threads'"),
+    ("#thread:broken", "URL fragment"),
+])
+def test_a_url_naming_threads_ambiguously_is_an_error(langgraph_db: Path, suffix: str, problem: str) -> None:
+    with pytest.raises(TranscriptError, match=problem) as raised:
+        read_store(f"langgraph+sqlite://{langgraph_db}{suffix}")
+    assert "\n" not in str(raised.value)
+
+
+def test_a_url_path_is_percent_decoded_and_a_host_is_refused(langgraph_db: Path, tmp_path: Path) -> None:
+    import shutil
+
+    spaced = tmp_path / "with space"
+    spaced.mkdir()
+    shutil.copy(langgraph_db, spaced / "lg #1.db")
+    encoded = f"langgraph+sqlite://{tmp_path}/with%20space/lg%20%231.db?thread=broken"
+    assert [t.name for t in read_store(encoded)] == ["thread:broken"]
+    assert [t.name for t in read_store(f"langgraph+sqlite://localhost{langgraph_db}?thread=broken")] == [
+        "thread:broken"]
+    with pytest.raises(TranscriptError, match="names the host '.'"):
+        read_store(f"langgraph+sqlite://./{langgraph_db.name}")
+
+
+def test_a_store_with_no_thread_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    from cli_inprocess import run
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = tmp_path / "empty.db"
+    connection = sqlite3.connect(str(path), check_same_thread=False)
+    SqliteSaver(connection).setup()
+    connection.close()
+    for flags, out in (((), b""), (("--json",), b"[]")):  # (--json: as for a file that cannot be read)
+        checked = run("check", *flags, f"langgraph+sqlite://{path}")
+        assert checked.code == 2, flags
+        assert checked.stderr.strip() == f"error: langgraph+sqlite://{path}: the store holds no thread or session"
+        assert checked.stdout.strip() == out
+
+
+def test_adk_sessions_are_keyed_by_app_user_and_id(tmp_path: Path) -> None:
+    """Two apps each hold a session 'shared' (one broken, one healthy): read apart, named by app and user;
+    ?session=shared is ambiguous, ?app=&user=&session= names one, a unique id keeps ?session=ID."""
+    from cli_inprocess import run
+
+    from integrity.guards.stores import list_threads, thread_url
+
+    path = tmp_path / "adk.db"
+    _adk_store(path)
+    url = f"adk+sqlite://{path}"
+    sessions = {t.name: t for t in read_store(url)}
+    assert set(sessions) == {"session:alone", "session:app1/alice/shared", "session:app2/bob/shared"}
+    assert not check(sessions["session:app1/alice/shared"], provider="gemini", policy="strict").healthy
+    assert check(sessions["session:app2/bob/shared"], provider="gemini", policy="strict").healthy
+    with pytest.raises(TranscriptError, match=r"held by 2 apps or users \(app1/alice, app2/bob\)") as raised:
+        read_store(url + "?session=shared")
+    assert "\n" not in str(raised.value)
+    assert run("check", url + "?app=app2&user=bob&session=shared").code == 0
+    assert run("check", url + "?app=app1&user=alice&session=shared").code == 1
+    assert [t.name for t in read_store(url + "?session=alone")] == ["session:alone"]
+    assert [t.name for t in read_store(url + "?app=app1&user=alice&session=alone")] == ["session:alone"]
+    with pytest.raises(TranscriptError, match="give all three"):
+        read_store(url + "?app=app1&session=shared")
+    units = [thread_url(url, name) for name in list_threads(url)]  # what triage's rows name
+    assert units == [f"{url}?session=alone", f"{url}?app=app1&user=alice&session=shared",
+                     f"{url}?app=app2&user=bob&session=shared"]
+    assert [[t.name for t in read_store(unit)] for unit in units] == [[name] for name in sorted(sessions)]
+
+
+def test_a_healthy_adk_session_with_tool_calls_is_healthy(tmp_path: Path) -> None:
+    """ADK stores event_data with snake_case function_call / function_response; the schema takes them."""
+    from cli_inprocess import run
+
+    path = tmp_path / "adk.db"
+    _adk_store(path, with_tools=True)
+    url = f"adk+sqlite://{path}"
+    healthy = run("check", url + "?session=healthy")
+    assert healthy.code == 0, healthy.stdout.decode()
+    assert "malformed" not in healthy.stdout.decode()
+    broken = run("check", url + "?session=broken")
+    assert broken.code == 1 and "malformed" not in broken.stdout.decode()

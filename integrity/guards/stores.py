@@ -5,16 +5,33 @@
     langgraph+postgresql://user@host[:port]/db[?thread=ID] a LangGraph PostgresSaver database, the same
     agents+sqlite:///path/sessions.db[?session=ID]        an OpenAI Agents SDK SQLiteSession database
     adk+sqlite:///path/sessions.db[?session=ID]           a Google ADK DatabaseSessionService (or
-                                                          SqliteSessionService) database
+      [?app=APP&user=USER&session=ID]                     SqliteSessionService) database
 
 `read_store(url)` gives one engine Transcript per thread or session, named "thread:<id>" or
 "session:<id>", in the format the runtime's messages are read as (langchain, openai-responses, gemini),
-so `integrity.check` and the rest of the pipeline take them like any file.  A SQLite database is
-opened read-only (`mode=ro`), read with one query, and closed; a Postgres session is opened with
-`default_transaction_read_only=on` and autocommit, so each read is its own read-only transaction: never
-a write, never a lock held longer than one read.  LangGraph checkpoints are decoded by LangGraph's own
-code (SqliteSaver's serializer; PostgresSaver itself, which needs langgraph-checkpoint-postgres and
-psycopg); the other two stores are plain JSON rows.
+so `integrity.check` and the rest of the pipeline take them like any file.  A URL is a URL: its path is
+percent-decoded (`%20` is a space, `%23` a `#`), a SQLite URL names no host (`scheme:///abs/path.db`;
+`localhost` is allowed), and a parameter named twice or unknown is an error, never a silent pick.
+
+ADK keys a session by (app, user, session id), so two apps may each hold a session "s1": such a session
+is named "session:APP/USER/ID" (a `/` or `%` inside a part written %2F, %25), a session whose id is
+unique keeps "session:ID", and `?session=ID` naming an id several apps or users hold is an error that
+says to add `&app=APP&user=USER`.
+
+Nothing is written beside a SQLite store: integrity.guards.sqlite_read opens it (integrity.lab.store
+reasons the same way for its own file).  A Postgres session is opened with
+`default_transaction_read_only=on`, a 5 s lock_timeout (SQLite's busy timeout waits 5 s) and autocommit,
+so each read is its own read-only transaction: never a write, never a lock held longer than one read,
+never a wait without end on another session's lock; libpq's connection parameters (`?sslmode=require`)
+are passed to it, never `options`.  LangGraph checkpoints are decoded by LangGraph's own code
+(SqliteSaver's serializer; PostgresSaver itself); the other two stores are plain JSON rows.
+
+One thread that cannot be decoded (a checkpoint of an unknown serializer, a corrupt blob, a row that
+is not JSON) is that thread's error, never the store's: `read_threads` gives it the format UNREADABLE
+and the reason as its one entry, `as_transcript` raises it as a TranscriptError naming the store and
+the thread, and the other threads are read as usual.  An Agents SDK row that is not JSON makes its
+session unreadable even though SQLiteSession.get_items() skips such a row: what the SDK sends lacks
+a stored item, which is not a session to call healthy.
 
 `integrity check`, `triage` (one row per thread; `list_threads` then `read_threads` per Dask partition)
 and the inspector (inspector/stores_ui.py) call this module; nothing else reads a store.
@@ -22,16 +39,26 @@ and the inspector (inspector/stores_ui.py) call this module; nothing else reads 
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
-from urllib.parse import parse_qs, quote, urlsplit
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from ..loading import Transcript, TranscriptError
+from .sqlite_read import BUSY_SECONDS, read_only
 
 SCHEMES = ("langgraph+sqlite", "langgraph+postgresql", "agents+sqlite", "adk+sqlite")
+
+UNREADABLE = "unreadable"
+"""The format read_threads gives a thread it could not decode; its entries are [the one-line reason]."""
+
+# BUSY_SECONDS: how long a read waits for another connection's lock (SQLite's busy timeout, Postgres'
+# lock_timeout), one figure for both: sqlite_read's.
+
+Thread = tuple[str, str, list[Any]]
+_T = TypeVar("_T")
 
 
 def is_store_url(source: str) -> bool:
@@ -42,35 +69,113 @@ def is_store_url(source: str) -> bool:
 def read_store(url: str) -> list[Transcript]:
     """Every thread or session of the store (or the one the URL names), as Transcripts.
 
-    A URL of an unknown scheme, a missing file, a database without the runtime's tables or a thread
-    that is not there is a TranscriptError naming the URL and the problem.
+    A URL of an unknown scheme, a missing file, a database without the runtime's tables, a store with no
+    thread, a thread that is not there or one that cannot be decoded is a TranscriptError naming the URL
+    and the problem (read_store_each gives the other threads beside the ones that cannot be decoded).
     """
+    found = read_store_each(url)
+    for item in found:
+        if isinstance(item, TranscriptError):
+            raise item
+    return [item for item in found if isinstance(item, Transcript)]
+
+
+def read_store_each(url: str) -> list[Transcript | TranscriptError]:
+    """Every thread or session of the store (or the one the URL names): a Transcript each, or the
+    TranscriptError of one that cannot be decoded (its position is the thread's name), so a caller judges
+    the others.  A store that cannot be read at all, or holds no thread, raises TranscriptError."""
     base, named = split_store_url(url)
-    threads = [named] if named is not None else None
     shown = redacted(url)  # a password never reaches a report or a label
-    found = [as_transcript(entries, format, shown, name) for name, format, entries in _read(base, threads)]
-    if named is not None and not found:
-        raise TranscriptError(url, "", f"no thread or session {named!r} in the database")
-    return found
+    out: list[Transcript | TranscriptError] = []
+    for name, format, entries in _read(base, [named] if named is not None else None):
+        try:
+            out.append(as_transcript(entries, format, shown, name))
+        except TranscriptError as error:
+            out.append(error if format == UNREADABLE else TranscriptError(shown, name, error.problem))
+    if not out:
+        raise TranscriptError(shown, "", "the store holds no thread or session" if named is None
+                              else f"no thread or session {named!r} in the database")
+    return out
 
 
 def split_store_url(url: str) -> tuple[str, str | None]:
-    """The store's URL without its query, and the thread or session the URL names (None: all of them)."""
+    """The store's URL without its query, and the thread or session the URL names (None: all of them).
+
+    The name is what list_threads gives and thread_url takes (an ADK session of several apps or users:
+    "APP/USER/ID", see the module docstring)."""
     parts = urlsplit(url)
     if parts.scheme not in SCHEMES:
         raise TranscriptError(url, "", f"unknown store {parts.scheme!r}; expected one of: {', '.join(SCHEMES)}")
-    if parts.scheme != "langgraph+postgresql" and not parts.path:
-        raise TranscriptError(url, "", "the URL names no database file (expected scheme:///path/to/file.db)")
-    query = parse_qs(parts.query, keep_blank_values=True)
-    names = query.get("thread", query.get("session"))
-    return f"{parts.scheme}://{parts.netloc}{parts.path}", (names[0] if names else None)
+    shown = redacted(url)
+    if parts.fragment or url.endswith("#"):
+        raise TranscriptError(shown, "", "'#' starts a URL fragment, which a store URL has none of; "
+                              "write a '#' of a path or an id as %23")
+    if parts.scheme != "langgraph+postgresql":
+        if parts.netloc not in ("", "localhost"):
+            raise TranscriptError(shown, "", f"the URL names the host {parts.netloc!r}, but a SQLite store is a "
+                                  f"file: {parts.scheme}:///absolute/path.db (no host, or localhost)")
+        if not parts.path.startswith("/"):
+            raise TranscriptError(shown, "", "the URL names no database file "
+                                  "(expected scheme:///path/to/file.db)")
+    named = _named(shown, parts.scheme, parts.query)
+    connection = _libpq(parts.query) if parts.scheme == "langgraph+postgresql" else ""
+    return f"{parts.scheme}://{parts.netloc}{parts.path}" + (f"?{connection}" if connection else ""), named
+
+
+_LIBPQ = ("sslmode", "sslrootcert", "sslcert", "sslkey", "sslcrl", "channel_binding", "gssencmode",
+          "target_session_attrs", "application_name")
+"""libpq connection parameters a Postgres store URL may carry (`?sslmode=require`), handed to the connection
+as they are.  Not `options` (it could turn the read-only session off), nor a password (a URL's password is
+its netloc's, shown as ***), nor connect_timeout (the reader sets its own)."""
+
+
+def _libpq(query: str) -> str:
+    """The libpq parameters of a URL's query, in their order, as a query string."""
+    return urlencode([(key, value) for key, value in parse_qsl(query, keep_blank_values=True) if key in _LIBPQ])
+
+
+def _named(shown: str, scheme: str, query: str) -> str | None:
+    """The thread the query names: `thread` or `session` (either, in every store), and for ADK `app` and
+    `user` with it; a Postgres URL's libpq parameters (`_LIBPQ`) are the connection's; a parameter named
+    twice or unknown is an error."""
+    allowed: tuple[str, ...] = ("thread", "session", "app", "user") if scheme == "adk+sqlite" else \
+        ("thread", "session", *_LIBPQ) if scheme == "langgraph+postgresql" else ("thread", "session")
+    given: dict[str, str] = {}
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        if key not in allowed:
+            raise TranscriptError(shown, "", f"unknown URL parameter {key!r}; this store takes "
+                                  + ", ".join(f"?{k}=" for k in allowed))
+        if key in given or (key in ("thread", "session") and ({"thread", "session"} & set(given))):
+            raise TranscriptError(shown, "", f"the URL names {key!r} more than once; a URL names one thread "
+                                  "(or none: every thread)")
+        given[key] = value
+    thread = given.get("thread", given.get("session"))
+    if "app" in given or "user" in given:
+        if thread is None or "app" not in given or "user" not in given:
+            raise TranscriptError(shown, "", "?app= and ?user= name an ADK session together with ?session=: "
+                                  "give all three")
+        return "/".join(_escape(part) for part in (given["app"], given["user"], thread))
+    if thread is not None and scheme == "adk+sqlite":
+        return _escape(thread)
+    return thread
 
 
 def thread_url(base: str, thread: str) -> str:
     """The URL naming one thread (LangGraph) or session (Agents SDK, ADK) of the store at `base`:
     what `integrity check` takes to judge that one thread."""
+    if base.startswith("adk+"):
+        app, user, session = _adk_parts(base, thread)
+        if app is not None:
+            return f"{base}?app={quote(app, safe='')}&user={quote(str(user), safe='')}&session=" \
+                   f"{quote(session, safe='')}"
+        return f"{base}?session={quote(session, safe='')}"
     key = "thread" if base.startswith("langgraph+") else "session"
-    return f"{base}?{key}={quote(thread, safe='')}"
+    return f"{base}{'&' if '?' in base else '?'}{key}={quote(thread, safe='')}"  # (after a Postgres URL's libpq ones)
+
+
+def store_path(url: str) -> str:
+    """The file a SQLite store URL names (percent-decoded, as the reader opens it)."""
+    return unquote(urlsplit(url).path)
 
 
 def list_threads(url: str) -> list[str]:
@@ -82,53 +187,35 @@ def list_threads(url: str) -> list[str]:
         sql = "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' ORDER BY thread_id"
         with _postgres(base) as connection:
             ids = [str(row["thread_id"]) for row in connection.execute(sql).fetchall()]
+    elif kind == "adk":
+        keys = _sqlite(base, _adk_keys)
+        if named is not None:
+            return [_adk_resolve(redacted(url), named, keys)]
+        return sorted(keys)
     else:
         sql = {"langgraph": "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''",
-               "agents": "SELECT DISTINCT session_id FROM agent_messages",
-               "adk": "SELECT DISTINCT session_id FROM events"}[kind]
-        with _sqlite(base) as connection:
-            ids = sorted(str(row[0]) for row in connection.execute(sql).fetchall())
+               "agents": "SELECT DISTINCT session_id FROM agent_messages"}[kind]
+        ids = sorted(_sqlite(base, lambda connection: [str(row[0]) for row in connection.execute(sql)]))
     if named is not None:
         if named not in ids:
-            raise TranscriptError(url, "", f"no thread or session {named!r} in the database")
+            raise TranscriptError(redacted(url), "", f"no thread or session {named!r} in the database")
         return [named]
     return ids
 
 
-def read_threads(url: str, threads: Sequence[str]) -> list[tuple[str, str, list[Any]]]:
+def read_threads(url: str, threads: Sequence[str]) -> list[Thread]:
     """(name, format, entries) of each named thread that is there, read on one connection (one Dask
-    partition of a triage run); the entries are what the runtime stored, as JSON-able dicts."""
+    partition of a triage run); the entries are what the runtime stored, as JSON-able dicts (format
+    UNREADABLE, entries [reason]: a thread that cannot be decoded)."""
     base, _ = split_store_url(url)
     return _read(base, list(threads))
 
 
-def _read(base: str, threads: list[str] | None) -> list[tuple[str, str, list[Any]]]:
-    if base.startswith("langgraph+postgresql"):
-        return _langgraph_postgres(base, threads)
-    reader = {"langgraph": _langgraph, "agents": _agents, "adk": _adk}[base.split("+", 1)[0]]
-    with _sqlite(base) as connection:
-        return reader(connection, threads)
-
-
-@contextmanager
-def _sqlite(url: str) -> Iterator[sqlite3.Connection]:
-    """The database at the URL's path, opened read-only and closed after; its errors are TranscriptErrors."""
-    import os
-
-    path = urlsplit(url).path
-    if not os.path.isfile(path):
-        raise TranscriptError(path, "", "no such database file")
-    connection = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
-    try:
-        yield connection
-    except sqlite3.Error as error:
-        raise TranscriptError(url, "", f"cannot read the database: {error}") from None
-    finally:
-        connection.close()
-
-
 def as_transcript(entries: list[Any], format: str, url: str, name: str) -> Transcript:
-    """One thread's stored entries (as read_threads gives them) as the engine's Transcript named `name`."""
+    """One thread's stored entries (as read_threads gives them) as the engine's Transcript named `name`;
+    a thread read_threads could not decode is its TranscriptError (the store, the thread, the reason)."""
+    if format == UNREADABLE:
+        raise TranscriptError(url, name, str(entries[0]) if entries else "cannot be read")
     from ..formats import read_document
     from ..formats.container import Document
 
@@ -138,6 +225,44 @@ def as_transcript(entries: list[Any], format: str, url: str, name: str) -> Trans
     return transcript
 
 
+def redacted(url: str) -> str:
+    """The URL with its password (if any) replaced by ***: what a row, a label or an error may show."""
+    parts = urlsplit(url)
+    try:
+        password = parts.password
+    except ValueError:
+        return url
+    if password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=f"{parts.username or ''}:***@{host}").geturl()
+
+
+def _read(base: str, threads: list[str] | None) -> list[Thread]:
+    if base.startswith("langgraph+postgresql"):
+        return _langgraph_postgres(base, threads)
+    kind = base.split("+", 1)[0]
+    if kind == "adk":
+        return _sqlite(base, lambda connection: _adk(connection, redacted(base), threads))
+    if kind == "agents":
+        return _sqlite(base, lambda connection: _agents(connection, threads))
+    try:
+        from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+    except ImportError as error:
+        raise TranscriptError(redacted(base), "", "cannot read it: LangGraph's checkpoint serializer is not "
+                              f"installed (pip install langgraph-checkpoint-sqlite): {_one_line(error)}") from None
+    return _sqlite(base, lambda connection: _langgraph(connection, JsonPlusSerializer(), threads))
+
+
+# --- SQLite: read-only, nothing left beside the file (integrity.guards.sqlite_read) ---------------------------
+
+def _sqlite(url: str, read: Callable[[sqlite3.Connection], _T]) -> _T:
+    """`read` run on the database at the URL's path (sqlite_read.read_only); its errors are TranscriptErrors."""
+    return read_only(store_path(url), url, read)
+
+
+# --- the runtimes' tables ------------------------------------------------------------------------------------
+
 def _among(column: str, threads: list[str] | None, joiner: str) -> tuple[str, tuple[str, ...]]:
     """The SQL limiting rows to the named threads (none: every thread), and its parameters."""
     if threads is None:
@@ -145,17 +270,27 @@ def _among(column: str, threads: list[str] | None, joiner: str) -> tuple[str, tu
     return f" {joiner} {column} IN ({', '.join('?' * len(threads))})", tuple(threads)
 
 
-def _langgraph(connection: sqlite3.Connection, threads: list[str] | None) -> list[tuple[str, str, list[Any]]]:
-    """The latest root checkpoint of each thread: its `messages` channel, decoded by LangGraph's serializer."""
-    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
 
+
+def _langgraph(connection: sqlite3.Connection, serde: Any, threads: list[str] | None) -> list[Thread]:
+    """The latest root checkpoint of each thread: its `messages` channel, decoded by LangGraph's serializer
+    (a thread it cannot decode is that thread's UNREADABLE entry)."""
     sql = ("SELECT thread_id, type, checkpoint FROM checkpoints AS c WHERE checkpoint_ns = '' AND checkpoint_id = "
            "(SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = c.thread_id AND checkpoint_ns = '')")
     where, parameters = _among("thread_id", threads, "AND")
     rows = connection.execute(sql + where + " ORDER BY thread_id", parameters).fetchall()
-    serde = JsonPlusSerializer()
-    return [(f"thread:{thread_id}", "langchain", _messages(serde.loads_typed((kind, blob))))
-            for thread_id, kind, blob in rows]
+    out = []
+    for thread_id, kind, blob in rows:
+        name = f"thread:{thread_id}"
+        try:
+            out.append((name, "langchain", _messages(serde.loads_typed((kind, blob)))))
+        except Exception as error:  # a serializer it was not written with, a corrupt blob: this thread's error
+            out.append((name, UNREADABLE, [f"LangGraph cannot decode its latest checkpoint (type {kind!r}): "
+                                           f"{_one_line(error)}"]))
+    return out
 
 
 def _messages(checkpoint: Any) -> list[Any]:
@@ -165,68 +300,146 @@ def _messages(checkpoint: Any) -> list[Any]:
     return messages_to_dict(list((checkpoint.get("channel_values") or {}).get("messages") or []))
 
 
-def _agents(connection: sqlite3.Connection, sessions: list[str] | None) -> list[tuple[str, str, list[Any]]]:
-    """Each session's items in the order they were added (SQLiteSession's `agent_messages` table)."""
+def _agents(connection: sqlite3.Connection, sessions: list[str] | None) -> list[Thread]:
+    """Each session's items in the order they were added (SQLiteSession's `agent_messages` table); a session
+    with a row that is not JSON is UNREADABLE (get_items() would skip the row: see the module docstring)."""
+    import json
+
     where, parameters = _among("session_id", sessions, "WHERE")
-    rows = connection.execute("SELECT session_id, message_data FROM agent_messages" + where +
+    rows = connection.execute("SELECT session_id, id, message_data FROM agent_messages" + where +
                               " ORDER BY session_id, id", parameters).fetchall()
-    return [(f"session:{key}", "openai-responses", items) for key, items in
-            _grouped((key, json.loads(data)) for key, data in rows)]
-
-
-def _adk(connection: sqlite3.Connection, sessions: list[str] | None) -> list[tuple[str, str, list[Any]]]:
-    """Each session's event contents in time order (ADK's `events` table, its JSON `event_data`)."""
-    where, parameters = _among("session_id", sessions, "WHERE")
-    rows = connection.execute("SELECT session_id, event_data FROM events" + where +
-                              " ORDER BY session_id, timestamp", parameters).fetchall()
-    contents = []
-    for key, data in rows:
-        event = json.loads(data) if isinstance(data, (str, bytes)) else (data or {})
-        content = event.get("content") if isinstance(event, dict) else None
-        if isinstance(content, dict) and content.get("parts"):
-            contents.append((key, content))
-    return [(f"session:{key}", "gemini", items) for key, items in _grouped(contents)]
-
-
-def _grouped(rows: Any) -> list[tuple[str, list[Any]]]:
     groups: dict[str, list[Any]] = {}
-    for key, value in rows:
-        groups.setdefault(str(key), []).append(value)
-    return list(groups.items())
+    broken: dict[str, str] = {}
+    for key, row_id, data in rows:
+        items = groups.setdefault(str(key), [])
+        try:
+            items.append(json.loads(data))
+        except (ValueError, TypeError) as error:
+            broken.setdefault(str(key), f"agent_messages row {row_id} is not JSON ({_one_line(error)}); "
+                              "SQLiteSession.get_items() skips it, so the SDK sends the session without "
+                              "an item it stored")
+    return [(f"session:{key}", UNREADABLE, [broken[key]]) if key in broken else
+            (f"session:{key}", "openai-responses", items) for key, items in groups.items()]
 
+
+def _escape(part: str) -> str:
+    return part.replace("%", "%25").replace("/", "%2F")
+
+
+def _adk_parts(shown: str, name: str) -> tuple[str | None, str | None, str]:
+    """(app, user, session id) of an ADK session name: "ID" or "APP/USER/ID" (parts escaped)."""
+    parts = name.split("/")
+    if len(parts) == 1:
+        return None, None, unquote(parts[0])
+    if len(parts) == 3:
+        return unquote(parts[0]), unquote(parts[1]), unquote(parts[2])
+    raise TranscriptError(shown, "", f"{name!r} names no ADK session: ID, or APP/USER/ID with a '/' inside "
+                          "a part written %2F")
+
+
+def _adk_keys(connection: sqlite3.Connection) -> dict[str, tuple[str, str, str]]:
+    """Every session's name and (app, user, session id): "ID" when no other app or user has a session so
+    named, else "APP/USER/ID"."""
+    keys = [(str(a), str(u), str(s)) for a, u, s in
+            connection.execute("SELECT DISTINCT app_name, user_id, session_id FROM events")]
+    counts = Counter(session for _, _, session in keys)
+    return {(_escape(s) if counts[s] == 1 else "/".join(map(_escape, (a, u, s)))): (a, u, s) for a, u, s in keys}
+
+
+def _adk_resolve(shown: str, name: str, keys: dict[str, tuple[str, str, str]]) -> str:
+    """The name list_threads gives the session `name` stands for; an id several apps or users hold, or one
+    that is not there, is a TranscriptError."""
+    app, user, session = _adk_parts(shown, name)
+    found = [known for known, key in keys.items()
+             if key[2] == session and (app is None or (key[0], key[1]) == (app, user))]
+    if not found:
+        raise TranscriptError(shown, "", f"no thread or session {session!r}"
+                              + (f" of app {app!r} and user {user!r}" if app is not None else "")
+                              + " in the database")
+    if len(found) > 1:
+        owners = ", ".join(f"{keys[k][0]}/{keys[k][1]}" for k in sorted(found))
+        raise TranscriptError(shown, "", f"session {session!r} is held by {len(found)} apps or users ({owners}); "
+                              "name one: ?app=APP&user=USER&session=ID")
+    return found[0]
+
+
+def _adk(connection: sqlite3.Connection, shown: str, sessions: list[str] | None) -> list[Thread]:
+    """Each session's event contents in time order (ADK's `events` table, its JSON `event_data`), a session
+    being (app, user, session id) as ADK keys it; an event that is not JSON makes its session UNREADABLE."""
+    import json
+
+    keys = _adk_keys(connection)
+    if sessions is None:
+        wanted = sorted(keys)
+    else:
+        wanted = []
+        for session in sessions:
+            try:
+                wanted.append(_adk_resolve(shown, session, keys))
+            except TranscriptError:
+                if len(sessions) == 1:
+                    raise
+    out = []
+    sql = ("SELECT event_data FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? "
+           "ORDER BY timestamp, rowid")
+    for name in wanted:
+        contents: list[Any] = []
+        problem = ""
+        for position, (data,) in enumerate(connection.execute(sql, keys[name]), 1):
+            try:
+                event = json.loads(data) if isinstance(data, (str, bytes)) else (data or {})
+            except (ValueError, TypeError) as error:
+                problem = f"event {position} is not JSON ({_one_line(error)})"
+                break
+            content = event.get("content") if isinstance(event, dict) else None
+            if isinstance(content, dict) and content.get("parts"):
+                contents.append(content)
+        out.append((f"session:{name}", UNREADABLE, [problem]) if problem else (f"session:{name}", "gemini", contents))
+    return out
+
+
+# --- Postgres ----------------------------------------------------------------------------------------------
 
 @contextmanager
 def _postgres(url: str) -> Iterator[Any]:
     """A psycopg connection in autocommit with every transaction read-only: each statement is its own
-    read-only transaction, so no lock outlives one read.  Its errors are TranscriptErrors."""
-    import psycopg
-    from psycopg.rows import dict_row
+    read-only transaction, so no lock outlives one read, and a lock held by another session is waited on
+    BUSY_SECONDS at most.  Its errors are TranscriptErrors."""
+    try:
+        import psycopg
+        from psycopg.rows import dict_row
+    except ImportError as error:
+        raise TranscriptError(redacted(url), "", f"cannot read it: psycopg is not installed (pip install "
+                              f"langgraph-checkpoint-postgres): {_one_line(error)}") from None
 
-    dsn = urlsplit(url)._replace(scheme="postgresql", query="").geturl()
+    parts = urlsplit(url)
+    settings = _libpq(parts.query)  # (sslmode and the like; never the thread)
+    dsn = f"postgresql://{parts.netloc}{parts.path}" + (f"?{settings}" if settings else "")  # (geturl() drops
+    # the // of a URL without a host)
+    options = f"-c default_transaction_read_only=on -c lock_timeout={BUSY_SECONDS * 1000}"
     try:
         with psycopg.connect(dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row,
-                             options="-c default_transaction_read_only=on") as connection:
+                             options=options, connect_timeout=10) as connection:
             yield connection
     except psycopg.Error as error:
-        raise TranscriptError(redacted(url), "", f"cannot read the database: "
-                              f"{str(error).strip().splitlines()[0]}") from None
+        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        if "lock timeout" in detail:
+            detail += f" (another session held a lock on the table for {BUSY_SECONDS} s; try again)"
+        raise TranscriptError(redacted(url), "", f"cannot read the database: {detail}") from None
 
 
-def redacted(url: str) -> str:
-    """The URL with its password (if any) replaced by ***: what a row, a label or an error may show."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return parts._replace(netloc=f"{parts.username or ''}:***@{host}").geturl()
-
-
-def _langgraph_postgres(url: str, threads: list[str] | None) -> list[tuple[str, str, list[Any]]]:
+def _langgraph_postgres(url: str, threads: list[str] | None) -> list[Thread]:
     """The latest root checkpoint of each thread of a PostgresSaver database, decoded by PostgresSaver itself,
-    one read-only read per thread (and one for the list when no thread is named)."""
-    from langgraph.checkpoint.postgres import PostgresSaver
+    one read-only read per thread (and one for the list when no thread is named); a thread it cannot
+    decode is UNREADABLE."""
+    try:
+        from langgraph.checkpoint.postgres import PostgresSaver
+    except ImportError as error:
+        raise TranscriptError(redacted(url), "", f"cannot read it: PostgresSaver is not installed (pip install "
+                              f"langgraph-checkpoint-postgres): {_one_line(error)}") from None
+    import psycopg
 
-    out = []
+    out: list[Thread] = []
     with _postgres(url) as connection:
         if threads is None:
             rows = connection.execute("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' "
@@ -234,7 +447,13 @@ def _langgraph_postgres(url: str, threads: list[str] | None) -> list[tuple[str, 
             threads = [str(row["thread_id"]) for row in rows]
         saver = PostgresSaver(connection)
         for thread in threads:
-            found = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
-            if found is not None:
-                out.append((f"thread:{thread}", "langchain", _messages(found.checkpoint)))
+            try:
+                found = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
+                if found is not None:
+                    out.append((f"thread:{thread}", "langchain", _messages(found.checkpoint)))
+            except psycopg.Error:
+                raise  # the store's error (a lost connection, a lock timeout): _postgres makes it one line
+            except Exception as error:  # a serializer it was not written with, a corrupt blob: this thread's
+                out.append((f"thread:{thread}", UNREADABLE, [f"LangGraph cannot decode its latest checkpoint: "
+                                                             f"{_one_line(error)}"]))
     return out
