@@ -50,8 +50,6 @@ import logging
 import operator
 import threading
 from collections.abc import Callable
-from itertools import chain
-from operator import methodcaller
 from typing import Any
 
 import pydantic
@@ -152,38 +150,36 @@ google.genai or pydantic release that changes either makes every content go thro
 
 def _missing(contents: list[Any], calls: dict[str, Any]) -> tuple[set[str], bool | None]:
     """The ids of `calls` (id -> the event's FunctionCall) that no function call in `contents` carries,
-    and what the request says of ADK's "adk-" ids: True, stripped (a call or response carries no id: ADK
-    gives every call one, and strips its own all at once); False, kept (one carries an "adk-" id, none
-    lacks one); None, it does not say.
+    and what the request says of ADK's "adk-" ids (read only when not every call is found: then every
+    content is read): True, stripped (a call or response carries no id: ADK gives every call one, and
+    strips its own all at once); False, kept (one carries an "adk-" id); None, it does not say.
     A call is found by its id, or as a copy sharing the event's arguments object under the same name:
     ADK's request copy of a call whose "adk-" id it stripped, or the copy this plugin restored (so a
-    request the plugin already repaired is left as it is).  A dropped call is usually missing, so the
-    whole request is read: by C loops over its columns (the parts, their calls and responses, their ids
-    and arguments), a Python step only for a call whose arguments are one of `calls`' own."""
-    parts = list(chain.from_iterable(filter(None, map(_PARTS, filter(None, contents)))))
-    found_calls = list(filter(None, map(_FUNCTION_CALL, parts)))
-    ids = list(map(_ID, found_calls))
-    missing = set(calls).difference(ids)
-    if missing:
-        shared = {id(call.args): (found, call.name) for found, call in calls.items()
-                  if found in missing and call.args is not None}
-        if shared and not shared.keys().isdisjoint(map(id, map(_ARGS, found_calls))):
-            for call in found_calls:
-                copied = shared.get(id(call.args))
-                if copied is not None and copied[1] == call.name:
+    request the plugin already repaired is left as it is).  Read from the end, and only until every
+    call is found: a call the session has not answered yet is almost always one of the last turns."""
+    missing = set(calls)
+    shared = {id(call.args): (found, call.name) for found, call in calls.items() if call.args is not None}
+    stripped: bool | None = None
+    for content in reversed(contents):
+        for part in (content.parts or []) if content is not None else []:
+            call = getattr(part, "function_call", None)
+            if call is not None:
+                if call.id in missing:
+                    missing.discard(call.id)
+                elif call.args is not None and (copied := shared.get(id(call.args))) is not None and \
+                        copied[1] == call.name:
                     missing.discard(copied[0])
-    if not all(ids):  # (None or "": an id ADK stripped; the responses need no reading then)
-        return missing, True
-    given = ids + list(map(_ID, filter(None, map(_FUNCTION_RESPONSE, parts))))
-    if not all(given):
-        return missing, True
-    prefixed = AF_FUNCTION_CALL_ID_PREFIX
-    return missing, (False if any(map(methodcaller("startswith", prefixed), given)) else None)
-
-
-_PARTS, _ARGS = operator.attrgetter("parts"), operator.attrgetter("args")
-_FUNCTION_CALL, _FUNCTION_RESPONSE = operator.attrgetter("function_call"), operator.attrgetter("function_response")
-_ID = operator.attrgetter("id")
+                if not missing:
+                    return missing, None
+            if stripped is not True:
+                response = getattr(part, "function_response", None)
+                for given in (call, response):
+                    if given is not None:
+                        if not given.id:
+                            stripped = True
+                        elif stripped is None and given.id.startswith(AF_FUNCTION_CALL_ID_PREFIX):
+                            stripped = False
+    return missing, stripped
 
 
 def _request_copy(content: Any, strip: bool) -> Any:
