@@ -525,3 +525,37 @@ def test_each_request_gets_its_own_receipt() -> None:
     again = next(m for m in second["messages"] if m.get("tool_call_id") == "c2")
     assert again is not receipt and "cache_control" not in again
     assert second["messages"][0] is USER  # the caller's own entries are still passed on as they are
+
+
+def test_another_request_given_the_same_call_id_while_one_runs_is_judged() -> None:
+    """The sync wrapper marks the request it judged by its litellm_call_id while the call runs, so the same
+    request is not judged again by the hook or LiteLLM's Responses bridge.  Another request given the same id
+    meanwhile (a caller's fixed id in two threads, LiteLLM's batch_completion fan-out) must still be judged:
+    the mark was the id alone, and such a request went out unrepaired (found by a second adversarial review).
+    Deterministic: the first call starts the second in another thread from inside the call and waits for it."""
+    import threading
+
+    guard = ToolCallIntegrityGuard()
+    sent: list[tuple[str, list[Any]]] = []
+    healthy = [{"role": "user", "content": "q"}]
+    broken = [{"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "user", "content": "go on"}]
+
+    def completion(model: str, messages: list[Any], **kwargs: Any) -> None:  # stands for litellm.completion
+        sent.append((kwargs["litellm_call_id"], messages))
+        if messages is healthy:  # the first call, in flight: another thread sends with the same id
+            other = threading.Thread(target=lambda: guarded(model="openai/gpt-4o", messages=broken,
+                                                            litellm_call_id="fixed"))
+            other.start()
+            other.join()
+        else:  # in the same thread as its own wrapper, the hook's check passes it on as judged
+            assert guard._judged("fixed")
+
+    guarded = guard.sync(completion, call_type="completion")
+    guarded(model="openai/gpt-4o", messages=healthy, litellm_call_id="fixed")
+    assert [call_id for call_id, _ in sent] == ["fixed", "fixed"]
+    second = sent[1][1]
+    assert second is not broken and [m["role"] for m in second] == ["user", "assistant", "tool", "user"]
+    assert request_verdict(second, "openai-chat", "openai-chat").legal
+    assert not guard._judging  # every mark let go

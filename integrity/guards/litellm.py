@@ -44,6 +44,7 @@ import functools
 import itertools
 import logging
 import operator
+import threading
 import uuid
 from collections.abc import Callable
 from typing import Any, Literal
@@ -105,7 +106,9 @@ class ToolCallIntegrityGuard(CustomLogger):
         super().__init__()
         self.guard = RequestGuard("litellm", mode=mode, on_report=on_report, provider=provider, logger=logger)
         self.memo = HealthyMemo()  # the last healthy request: the next one is read from where it ends
-        self._judging: set[str] = set()  # the litellm_call_id of every sync call the wrapper judged, while it runs
+        # (litellm_call_id, thread) of every sync call the wrapper judged, while it runs: another request
+        # carrying the same id (a caller's fixed id, LiteLLM's batch fan-out) runs in another thread
+        self._judging: set[tuple[str, int]] = set()
         self._made: tuple[tuple[int, Any], ...] = ()  # the entries the last repair made, and where (see _own)
 
     def repaired(self, data: dict[str, Any], call_type: Any) -> dict[str, Any] | None:
@@ -167,8 +170,13 @@ class ToolCallIntegrityGuard(CustomLogger):
         return self.repaired(kwargs, call_type)
 
     def _judged(self, call_id: Any) -> bool:
-        """Whether the request with this litellm_call_id is inside a sync call this guard's wrapper judged."""
-        return isinstance(call_id, str) and call_id in self._judging
+        """Whether the request with this litellm_call_id is inside a sync call this guard's wrapper judged, in
+        this thread: a sync call runs its hook and LiteLLM's Responses bridge in its own thread, while another
+        request given the same id (a caller's fixed id, LiteLLM's batch_completion fan-out, an async call) runs
+        in another and is judged on its own (found by a second adversarial review: it was passed on unread).
+        Where LiteLLM runs the sync hook in another thread (an event loop already running), the request is
+        judged twice: reported twice, never sent unjudged."""
+        return isinstance(call_id, str) and (call_id, threading.get_ident()) in self._judging
 
     def sync(self, function: Callable[..., Any], call_type: str | None = None) -> Callable[..., Any]:
         """`function` (litellm.completion or litellm.responses, or what a caller imported of them) with the
@@ -196,11 +204,12 @@ class ToolCallIntegrityGuard(CustomLogger):
                     kwargs[key] = found[key]
             if not isinstance(call_id, str):  # LiteLLM makes one when none is given: a mark it keeps to the hook
                 call_id = kwargs["litellm_call_id"] = str(uuid.uuid4())
-            self._judging.add(call_id)
+            mark = (call_id, threading.get_ident())
+            self._judging.add(mark)
             try:
                 return function(*args, **kwargs)
             finally:
-                self._judging.discard(call_id)
+                self._judging.discard(mark)
 
         guarded.__integrity_guard__ = self  # type: ignore[attr-defined]
         return guarded
