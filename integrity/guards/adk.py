@@ -202,11 +202,6 @@ def _stripped(content: Any) -> Any:
     return _request_copy(content, True)
 
 
-def _kept(content: Any) -> Any:
-    """`content`'s request copy toward a model ADK keeps its ids for."""
-    return _request_copy(content, False)
-
-
 def _copied(model: Any, update: dict[str, Any]) -> Any:
     """`model.model_copy(update=update)` (a shallow copy, the updated fields set), made as pydantic makes it
     but without its Python-level copy protocol, for a model without extra fields or private attributes
