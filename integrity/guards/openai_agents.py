@@ -46,43 +46,18 @@ _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call
 _RESTORED = ("function_call", "custom_tool_call")  # the dropped calls put back (the engine answers both)
 
 
-class _Run:
-    """The SDK run calling the filter, read from the call stack (the SDK hands the filter neither its
-    RunConfig nor its server conversation state).  config: the run's RunConfig (None: not found), read for
-    every call (it decides the target); `state()`: the run's server conversation state, read only for a
-    request that is not plainly healthy, from the frame where the config was found up (kept until then,
-    and let go by `close()` when the filter returns)."""
-
-    __slots__ = ("_frame", "_state", "config")
-
-    def __init__(self, config: Any = None, frame: Any = None) -> None:
-        self.config = config
-        self._frame = frame
-        self._state: tuple[bool, dict[str, str]] | None = None
-
-    def state(self) -> tuple[bool, dict[str, str]]:
-        """(whether the run's server conversation state was read, the stored response or conversation this
-        model call continues: {} when none)."""
-        if self._state is None:
-            try:
-                self._state = _state_above(self._frame, self.config) if self._frame is not None else (False, {})
-            except Exception:  # noqa: BLE001 - reading the stack must never be why a model call fails
-                self._state = (False, {})
-            self._frame = None
-        return self._state
-
-    def close(self) -> None:
-        self._frame = None
-
-
 _RUN_CONFIG: list[type] = []  # the SDK's RunConfig class, imported once
+_NOT_FOUND: tuple[Any, Any] = (None, None)
 
 
-def _find_run() -> _Run:
-    """The run calling the filter: the nearest frame above the filter's caller that holds a `RunConfig` named
-    `run_config` (in 0.24, `maybe_filter_model_input`).  Version-tolerant by design: no function is looked
-    for by name, and whatever is not found, or any error, reads as not known (ToolCallIntegrityFilter says
-    what the filter then does)."""
+def _find_run() -> tuple[Any, Any]:
+    """The run calling the filter, read from the call stack (the SDK hands the filter neither its RunConfig
+    nor its server conversation state): (its RunConfig, the frame holding it), from the nearest frame above
+    the filter's caller that holds a `RunConfig` named `run_config` (in 0.24, `maybe_filter_model_input`);
+    (None, None) when none is.  The config is read for every call (it decides the target); the frame only
+    for a request that is not plainly healthy (`_run_state`), and the caller lets it go when it returns.
+    Version-tolerant by design: no function is looked for by name, and whatever is not found, or any error,
+    reads as not known (ToolCallIntegrityFilter says what the filter then does)."""
     try:
         if not _RUN_CONFIG:
             from agents.run_config import RunConfig
@@ -96,11 +71,22 @@ def _find_run() -> _Run:
             if "run_config" in frame.f_code.co_varnames:
                 found = frame.f_locals.get("run_config")
                 if isinstance(found, kind):
-                    return _Run(found, frame)
+                    return found, frame
             frame = frame.f_back
     except Exception:  # noqa: BLE001 - reading the stack must never be why a model call fails
         pass
-    return _Run()
+    return _NOT_FOUND
+
+
+def _run_state(frame: Any, config: Any) -> tuple[bool, dict[str, str]]:
+    """(whether the run's server conversation state was read, the stored response or conversation this model
+    call continues: {} when none), from the frame where `_find_run` found the config up."""
+    if frame is None:
+        return False, {}
+    try:
+        return _state_above(frame, config)
+    except Exception:  # noqa: BLE001 - reading the stack must never be why a model call fails
+        return False, {}
 
 
 def _state_above(frame: Any, config: Any) -> tuple[bool, dict[str, str]]:
@@ -255,7 +241,8 @@ class ToolCallIntegrityFilter:
     def _route(self, agent: Any, config: Any) -> tuple[str | None, Literal["chat", "responses"]]:
         """(the target, the API the SDK calls), remembered for the last agent, model, run and default API
         seen (the filter runs before every model call of a run, with the same ones)."""
-        model = _called_model(agent, config)
+        override = None if config is None else getattr(config, "model", None)  # _called_model, inline
+        model = override if override is not None else getattr(agent, "model", None)
         flag = _uses_responses(config) if model is None or isinstance(model, str) else None
         known = self._targets
         if known is not None:
@@ -272,33 +259,30 @@ class ToolCallIntegrityFilter:
 
     def __call__(self, data: Any) -> Any:
         """The filter: CallModelData -> ModelInputData (the SDK awaits nothing when this is used sync)."""
-        run = _find_run()
-        try:
-            return self._filter(data, run)
-        finally:
-            run.close()
+        return self._filter(data, *_find_run())
 
-    def _filter(self, data: Any, run: _Run) -> Any:
+    def _filter(self, data: Any, config: Any, frame: Any) -> Any:
         model_data = data.model_data
         items = model_data.input
-        target, api = self._route(getattr(data, "agent", None), run.config)
+        target, api = self._route(getattr(data, "agent", None), config)
         scanned = self.memo.first(items, FORMAT, target)
         if scanned is not None and scanned[0]:
             return model_data
+        envelope = self._envelope(items, config, frame) if api == "responses" else None
         repaired = self.guard.guard_objects(items, FORMAT, _dicts, FORMAT, target, scanned, memo=self.memo,
-                                            envelope=self._envelope(items, run) if api == "responses" else None)
+                                            envelope=envelope)
         if repaired is None:
             return model_data
         from agents.run_config import ModelInputData
 
         return ModelInputData(input=repaired, instructions=model_data.instructions)
 
-    def _envelope(self, items: Sequence[Any], run: _Run) -> dict[str, str] | None:
+    def _envelope(self, items: Sequence[Any], config: Any, frame: Any) -> dict[str, str] | None:
         """The stored state a Responses request that is not plainly healthy continues, told to the engine so
         an output of a stored call is kept (see server_state); None when it continues none."""
         if self.server_state is False:
             return None
-        known, envelope = run.state()
+        known, envelope = _run_state(frame, config)
         if envelope:
             return envelope
         if self.server_state is None and known:
@@ -316,11 +300,11 @@ class ToolCallIntegrityFilter:
     async def async_filter(self, data: Any) -> Any:
         """The filter as a coroutine function; with a session, the calls the SDK dropped from it are restored
         first (read with `session.get_items()`) and then answered like any dangling call."""
-        run = _find_run()  # before any await: the run's frames are above this one now
+        config, frame = _find_run()  # before any await: the run's frames are above this one now
         try:
             if self.session is not None and self.guard.mode == "repair":
                 stored = list(await self.session.get_items())
-                known, limit = _session_read(self.session, run.config)
+                known, limit = _session_read(self.session, config)
                 restored = restore_dropped_calls(list(data.model_data.input), stored,
                                                  whole=known and limit is None, limit=limit)
                 if restored is not None:
@@ -329,9 +313,9 @@ class ToolCallIntegrityFilter:
                     data = CallModelData(model_data=ModelInputData(input=restored,
                                                                    instructions=data.model_data.instructions),
                                          agent=data.agent, context=data.context)
-            return self._filter(data, run)
+            return self._filter(data, config, frame)
         finally:
-            run.close()
+            del frame  # the caller's frames are not kept by this coroutine's frame
 
 
 def _session_read(session: Any, config: Any) -> tuple[bool, int | None]:
