@@ -502,3 +502,57 @@ def test_a_file_with_invalid_calls_and_chunks_is_written_back_as_read(dialect: s
     assert [(p["id"], p["name"], p["arguments"]) for p in calls] == [("call_bad", "lookup", {}),
                                                                       ("c9", "lookup", {"q": "x"})]
     assert json.loads(write_bytes(transcript, transcript.messages, written_as)) == entries
+
+
+# --- what langchain-openai really sends (ChatOpenAI builds its payload without a network call) ---------------
+
+def chat_openai(responses: bool) -> Any:
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(model="gpt-4.1", api_key="unused", use_responses_api=responses)
+
+
+def reused_id_history() -> list[BaseMessage]:
+    """Two answered turns whose calls share one id (models that number their calls per turn: call_0 each time)."""
+    call = {"name": "lookup", "args": {"q": "x"}, "id": "call_0", "type": "tool_call"}
+    return [HumanMessage("q", id="h1"), AIMessage("", id="a1", tool_calls=[call]),
+            ToolMessage("first answer", tool_call_id="call_0", id="t1"), HumanMessage("and y?", id="h2"),
+            AIMessage("", id="a2", tool_calls=[{**call, "args": {"q": "y"}}]),
+            ToolMessage("second answer", tool_call_id="call_0", id="t2"), HumanMessage("thanks", id="h3")]
+
+
+def test_chatopenai_on_the_responses_api_gets_reused_ids_renamed_so_no_call_is_left_out() -> None:
+    """langchain-openai's Responses input skips a tool call whose id an earlier input item has: alone, the second
+    call never reaches the model and its result reads as the first call's.  The engine finds the history
+    healthy (the Responses API takes a reused id), so the guard sends the view with the reused id renamed
+    only for a model that drops reused calls."""
+    history = reused_id_history()
+    model = chat_openai(responses=True)
+    alone = model._get_request_payload(history)["input"]
+    assert [item["arguments"] for item in alone if item.get("type") == "function_call"] == ['{"q": "x"}']
+    received: list[Any] = []
+    ToolCallIntegrityMiddleware().wrap_model_call(request_of(list(history), model),
+                                                  lambda r: received.append(r) or AIMessage("ok"))
+    sent = received[0].messages
+    wire = model._get_request_payload(sent)["input"]
+    calls = [item for item in wire if item.get("type") == "function_call"]
+    outputs = [item for item in wire if item.get("type") == "function_call_output"]
+    assert [c["arguments"] for c in calls] == ['{"q": "x"}', '{"q": "y"}']  # both calls on the wire
+    assert len({c["call_id"] for c in calls}) == 2 and calls[0]["call_id"] == "call_0"
+    assert [(o["call_id"], o["output"]) for o in outputs] == [(calls[0]["call_id"], "first answer"),
+                                                              (calls[1]["call_id"], "second answer")]
+    assert [wire.index(o) for o in outputs] == [wire.index(c) + 1 for c in calls]  # each right after its call
+    assert request_verdict(dicts(sent), "langchain", "openai-responses").legal
+    assert history[4].tool_calls[0]["id"] == "call_0" and history[5].tool_call_id == "call_0"  # state unchanged
+
+
+def test_chatopenai_on_chat_completions_sends_reused_ids_as_they_are() -> None:
+    """Chat Completions sends every call of each turn (a reused id is legal there): the request goes as it is."""
+    history = reused_id_history()
+    model = chat_openai(responses=False)
+    request = request_of(list(history), model)
+    received: list[Any] = []
+    ToolCallIntegrityMiddleware().wrap_model_call(request, lambda r: received.append(r) or AIMessage("ok"))
+    assert received[0] is request
+    wire = model._get_request_payload(history)["messages"]
+    assert [call["id"] for m in wire for call in m.get("tool_calls", [])] == ["call_0", "call_0"]

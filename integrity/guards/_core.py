@@ -295,7 +295,7 @@ class RequestGuard:
     def guard_objects(self, objects: Sequence[Any], objects_format: str, dump: Callable[[list[Any]], list[Any]],
                       format: str, target: str | None, scanned: tuple[bool, int, list[str]] | None = None,
                       memo: HealthyMemo | None = None, build: Callable[[Any], Any] | None = None,
-                      envelope: dict[str, Any] | None = None) -> list[Any] | None:
+                      envelope: dict[str, Any] | None = None, distinct_ids: bool = False) -> list[Any] | None:
         """`guard` for a runtime's message objects (LangChain messages, ADK Contents), which `dump` turns
         into `format`'s dicts: the quick pass reads the objects themselves, and only the entries from its
         cut on are dumped (the whole request only when the repair must see it whole, to rename ids).  In
@@ -306,10 +306,13 @@ class RequestGuard:
         pass when `scanned` is not given), which also remembers the last repair, so a history that broke once
         is repaired again only from the turns added since (HealthyMemo.repeat: the same answer, reading the
         new turns alone; tried before the quick pass, which would read the whole request up to the defect).
-        envelope: as for `guard` (the objects then go to the full check whole, dumped, without the memo)."""
+        envelope: as for `guard` (the objects then go to the full check whole, dumped, without the memo).
+        distinct_ids: the runtime's client sends only the first of calls sharing an id (langchain-openai's
+        Responses input), so a request the engine finds healthy is still sent repaired when the repair renames
+        ids: the view's new ids keep every call on the wire (the quick pass never passes a reused id)."""
         try:
             count, found = self._objects_found(objects, objects_format, dump, format, target, scanned, memo, build,
-                                               envelope)
+                                               envelope, distinct_ids)
         except Exception:  # noqa: BLE001 - turning the runtime's objects into dicts and back, or the memo: the
             # guard must not become the reason a model call fails (the pipeline's own errors are _guarded's)
             self.logger.exception("integrity guard [%s]: request not checked (an error in the guard)", self.runtime)
@@ -319,13 +322,14 @@ class RequestGuard:
     def _objects_found(self, objects: Sequence[Any], objects_format: str, dump: Callable[[list[Any]], list[Any]],
                        format: str, target: str | None, scanned: tuple[bool, int, list[str]] | None,
                        memo: HealthyMemo | None, build: Callable[[Any], Any] | None,
-                       envelope: dict[str, Any] | None) -> tuple[int, tuple[int, Any, list[Any] | None] | None]:
+                       envelope: dict[str, Any] | None, distinct_ids: bool = False
+                       ) -> tuple[int, tuple[int, Any, list[Any] | None] | None]:
         """guard_objects' work: (how many entries the request has, what `_sent` is given: see _guarded)."""
         if envelope and objects and _draws_on_storage(format, envelope, objects):
             given = list(objects)
             native = dump(given)
             originals = {id(entry): original for entry, original in zip(native, given, strict=True)}
-            stored = self._guarded(native, format, target, 0, [], lambda: native, envelope)
+            stored = self._guarded(native, format, target, 0, [], lambda: native, envelope, distinct_ids)
             if stored is not None and stored[2] is not None:
                 stored = stored[0], stored[1], [originals[id(entry)] if id(entry) in originals else build(entry)
                                                 if build is not None and type(entry) is dict else entry
@@ -360,7 +364,8 @@ class RequestGuard:
                 checked, out = self.repaired_directly(objects, objects_format, listed, dump, format, target, cut,
                                                       before_cut, quick, memo)
                 return len(listed), (cut, checked, out)
-        found = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0))
+        found = self._guarded(listed[:cut] + dumped(cut), format, target, cut, before_cut, lambda: dumped(0),
+                              distinct_ids=distinct_ids)
         if found is not None and (written := found[2]) is not None:
             start, checked, _ = found
             # written[:start] is listed[:start]: the runtime's objects, never dumped when start > 0
@@ -386,7 +391,7 @@ class RequestGuard:
                                                              envelope))
 
     def _guarded(self, listed: list[Any], format: str, target: str | None, cut: int, before_cut: list[str],
-                 whole: Callable[[], list[Any]], envelope: dict[str, Any] | None = None
+                 whole: Callable[[], list[Any]], envelope: dict[str, Any] | None = None, distinct_ids: bool = False
                  ) -> tuple[int, Any, list[Any] | None] | None:
         """guard's work once the quick pass found the request not plainly healthy: listed[cut:] are entries
         in `format` (whole() gives every entry in it, when the repair must read the whole request).
@@ -397,7 +402,7 @@ class RequestGuard:
 
         try:
             start, result, out = self._repaired(listed, format, target, cut if self.window else 0, before_cut,
-                                                whole, envelope)
+                                                whole, envelope, distinct_ids)
         except (TranscriptError, ValueError) as error:
             self.logger.warning("integrity guard [%s]: request not checked: %s", self.runtime, error)
             return None
@@ -462,8 +467,8 @@ class RequestGuard:
                              lambda: dump(listed))[3]
 
     def _repaired(self, listed: list[Any], format: str, target: str | None, start: int, before: list[str],
-                  whole: Callable[[], list[Any]], envelope: dict[str, Any] | None = None
-                  ) -> tuple[int, _Checked | None, list[Any] | None]:
+                  whole: Callable[[], list[Any]], envelope: dict[str, Any] | None = None,
+                  distinct_ids: bool = False) -> tuple[int, _Checked | None, list[Any] | None]:
         """(where the checked part starts, what the check found or None when healthy, the checked part
         repaired or None when it stays as it is).
 
@@ -474,7 +479,7 @@ class RequestGuard:
         gives it in `format`: listed's entries before `start` may be the runtime's own objects).
         """
         start, transcript, part, result = self._checked(listed, format, target, start, before, whole, envelope)
-        if result.healthy:
+        if result.healthy and not (distinct_ids and result.report.summary.renamed):
             return start, None, None
         view = result.view if result.view is not None else transcript.messages
         return start, _Checked(result, _ids(transcript.messages)), self._written(view, format, transcript, part)

@@ -37,18 +37,33 @@ def provider_for_chat_model(model: Any) -> str | None:
     """The provider a LangChain chat model sends to: from its class (ChatAnthropic...), else its model
     name; ChatOpenAI with the Responses API (use_responses_api / output_version "responses/v1") ->
     openai-responses.  A fake or unknown model gives None (the universal invariants)."""
-    bound = getattr(model, "bound", None)  # a RunnableBinding from bind_tools
-    if bound is not None and not hasattr(model, "model_name") and not hasattr(model, "model"):
-        model = bound
+    model = _unbound(model)  # a RunnableBinding from bind_tools
     kind = type(model).__name__
     if kind in _CLASSES:
         return _CLASSES[kind]
     name = getattr(model, "model_name", None) or getattr(model, "model", None)
     if kind in ("ChatOpenAI", "AzureChatOpenAI"):
-        responses = getattr(model, "use_responses_api", None) or getattr(model, "output_version", "") == \
-            "responses/v1"
-        return "openai-responses" if responses else "openai-chat"
+        return "openai-responses" if _uses_responses(model) else "openai-chat"
     return provider_for_model(name) if isinstance(name, str) else None
+
+
+def _unbound(model: Any) -> Any:
+    """The chat model behind a RunnableBinding (bind_tools)."""
+    bound = getattr(model, "bound", None)
+    return bound if bound is not None and not hasattr(model, "model_name") and not hasattr(model, "model") else model
+
+
+def _uses_responses(model: Any) -> bool:
+    return bool(getattr(model, "use_responses_api", None)) or getattr(model, "output_version", "") == "responses/v1"
+
+
+def drops_reused_calls(model: Any) -> bool:
+    """Whether the chat model sends only the first of the request's calls that share an id: langchain-openai's
+    Responses input (ChatOpenAI or AzureChatOpenAI on the Responses API) leaves out a tool call whose id any
+    earlier item of the input already has, so a call id reused across turns loses the later call on the wire
+    and its result reads as the first call's.  The guard then sends the view with the reused ids renamed."""
+    model = _unbound(model)
+    return type(model).__name__ in ("ChatOpenAI", "AzureChatOpenAI") and _uses_responses(model)
 
 
 def _message(entry: dict[str, Any]) -> Any:
@@ -92,7 +107,8 @@ class ToolCallIntegrityMiddleware(AgentMiddleware):
         if scanned is not None and scanned[0]:
             return request
         repaired = self.guard.guard_objects(messages, "langchain-objects", messages_to_dict, FORMAT, target,
-                                            scanned, memo=self.memo, build=_message)
+                                            scanned, memo=self.memo, build=_message,
+                                            distinct_ids=drops_reused_calls(request.model))
         if repaired is None:
             return request
         return request.override(messages=repaired)
