@@ -203,6 +203,25 @@ def test_a_refused_request_is_logged_as_not_sent() -> None:
     assert not reports[1].refused and "sent as it is" in reports[1].line()
 
 
+def test_a_refusal_survives_pickling_with_its_report() -> None:
+    """A process pool (concurrent.futures, Dask) sends a worker's exception back pickled: the refusal arrives
+    whole, its report and message intact (Exception's own pickling called __init__ with the message)."""
+    import pickle
+
+    import pytest
+
+    from integrity.guards import ToolCallIntegrityError
+
+    dangling = [{"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}]
+    with pytest.raises(ToolCallIntegrityError) as raised:
+        RequestGuard("test", mode="raise", logger=QUIET).guard(dangling, "openai-chat", "openai-chat")
+    back = pickle.loads(pickle.dumps(raised.value))
+    assert type(back) is ToolCallIntegrityError and str(back) == str(raised.value)
+    assert back.report.refused and back.report.counts == raised.value.report.counts == {
+        "orphaned_calls": 1, "synthesized": 1}
+
+
 def test_a_request_whose_entries_cannot_be_converted_is_sent_as_it_is(caplog: Any) -> None:
     """Turning the runtime's objects into the engine's dicts (or its dicts back) is the guard's own step: if it
     fails, the request goes as it is and the error is logged with its traceback (docs/guards.md, failing

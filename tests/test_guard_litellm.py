@@ -497,6 +497,21 @@ def test_sync_responses_refused_by_the_hook_raises_the_guards_error(wire: Wire) 
     assert raised.value.report is reports[0] and len(reports) == 1 and not wire.bodies
 
 
+def test_a_refusal_raised_inside_litellm_survives_pickling(wire: Wire) -> None:
+    """GuardRefusal (the refusal LiteLLM's hooks raise) pickles whole: still LiteLLM's guardrail refusal, status
+    400, with the guard's report."""
+    import pickle
+
+    from integrity.guards.litellm import GuardRefusal
+
+    litellm.callbacks = [ToolCallIntegrityGuard(mode="raise")]
+    with pytest.raises(GuardRefusal) as raised:
+        litellm.responses(model="openai/gpt-4.1", input=RESPONSES_DANGLING, api_base=wire.base, api_key="k")
+    back = pickle.loads(pickle.dumps(raised.value))
+    assert type(back) is GuardRefusal and str(back) == str(raised.value) and back.status_code == 400
+    assert back.report.refused and back.report.counts == raised.value.report.counts
+
+
 def test_a_refusal_is_not_retried_by_the_router(capture: Capture) -> None:
     """The router retries a failed deployment and falls back to others: a refused history is refused on each,
     so it is refused once (LiteLLM's router does not retry a guardrail's refusal)."""

@@ -43,6 +43,11 @@ class ToolCallIntegrityError(RuntimeError):
         self.report = report
         super().__init__(report.line())
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its report (a process pool sends the error back whole; Exception's own reduce would
+        call __init__ with the message)."""
+        return type(self), (self.report,), self.__dict__
+
 
 @dataclass(frozen=True)
 class GuardReport:

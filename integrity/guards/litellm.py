@@ -93,6 +93,9 @@ class GuardRefusal(ToolCallIntegrityError, GuardrailRaisedException):
         self.blocked_content = True  # the guard judged the request (not a guard that failed to answer)
         self.message = str(self)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (ToolCallIntegrityError(self.report),), self.__dict__
+
 
 class ToolCallIntegrityGuard(CustomLogger):
     """Repair chat, `/v1/messages` and Responses requests before they reach the provider.
