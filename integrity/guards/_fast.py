@@ -353,13 +353,17 @@ class HealthyMemo:
         """What scan(entries, format, target) answers (a guard hands the cut to its repair, so a request
         that is not plainly healthy is not read twice), reading only the entries after the remembered
         healthy prefix when the request starts with it."""
-        if target not in FAST_TARGETS or not _has_pass(format):
+        if target not in FAST_TARGETS or (format not in _READERS and format not in _PASSES):  # (_has_pass)
             return False, 0, []
         key = None
         with self._lock:  # the remembered state is carried on in place (no copy), one request at a time
             last = self._last
             if last is not None and last[0] == format and last[1] == target and len(entries) >= last[2]:
-                matched, key = _starts_with(format, last[3], last[2], entries)
+                if format in _BY_VALUE:  # `_starts_with` for dicts, inline: the key is the entries' own list
+                    key = list(entries)
+                    matched = key[:last[2]] == last[3]
+                else:
+                    matched, key = _starts_with(format, last[3], last[2], entries)
                 if matched:
                     self.resumed += 1
                     return self._resumed(last, entries, key)
@@ -378,7 +382,8 @@ class HealthyMemo:
         may still start from it.  key: the key of `entries`, when comparing took one."""
         format, target, count, _, state = last
         mark = (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last, state.kind)
-        if _walk(itertools.islice(entries, count, None), count, format, state):
+        if _walk(entries[count:] if type(entries) is list else itertools.islice(entries, count, None), count, format,
+                 state):
             self._last = (format, target, len(entries), key if key is not None else _key(format, entries), state)
             return True, 0, []
         answer = _answer(False, state)

@@ -65,14 +65,14 @@ def _find_run() -> tuple[Any, Any]:
             _RUN_CONFIG.append(RunConfig)
         kind = _RUN_CONFIG[0]
         frame: Any = sys._getframe(2)
-        for _ in range(_DEPTH):
-            if frame is None:
-                break
+        depth = _DEPTH
+        while frame is not None and depth:
             if "run_config" in frame.f_code.co_varnames:
                 found = frame.f_locals.get("run_config")
                 if isinstance(found, kind):
                     return found, frame
             frame = frame.f_back
+            depth -= 1
     except Exception:  # noqa: BLE001 - reading the stack must never be why a model call fails
         pass
     return _NOT_FOUND
