@@ -355,13 +355,13 @@ class HealthyMemo:
         healthy prefix when the request starts with it."""
         if target not in FAST_TARGETS or (format not in _READERS and format not in _PASSES):  # (_has_pass)
             return False, 0, []
-        key = None
+        key: Sequence[Any] | None = None
         with self._lock:  # the remembered state is carried on in place (no copy), one request at a time
             last = self._last
             if last is not None and last[0] == format and last[1] == target and len(entries) >= last[2]:
                 if format in _BY_VALUE:  # `_starts_with` for dicts, inline: the key is the entries' own list
-                    key = list(entries)
-                    matched = key[:last[2]] == last[3]
+                    listed = list(entries)
+                    key, matched = listed, listed[:last[2]] == last[3]
                 else:
                     matched, key = _starts_with(format, last[3], last[2], entries)
                 if matched:
