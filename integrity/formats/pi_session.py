@@ -18,8 +18,13 @@ abandoned branch, listed as `branch:<leaf id>` and never mixed in.  Version 1 fi
 (no ids) are one linear transcript.
 
 A repaired branch is written back with the file's other entries in place: kept
-entries verbatim, rebuilt ones with new 8-hex ids, each pointing at the entry written
-before it.
+entries verbatim, rebuilt ones under the id of the entry they were read from (new
+ones with new 8-hex ids), each pointing at the entry written before it.  pi's own
+message roles (bashExecution, custom...) are pi-ai messages here and written as they
+are.  An entry that names another (a compaction's first kept entry, a branch
+summary's origin, a label's target) still names it, or the next entry written when
+the repair dropped it; a version 1 compaction's `firstKeptEntryIndex` (a position in
+the file) follows its entry to where it is written.
 """
 
 from __future__ import annotations
@@ -103,10 +108,12 @@ def _iso(ms: Any) -> str | None:
 
 
 def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
-    """A message entry: the template's fields (new id), or a fresh entry; parent links come in finish."""
+    """A message entry: the template's fields, or a fresh entry; a new id (`_finish` gives a rebuilt entry its
+    template's id back) and parent links come in finish."""
     entry: dict[str, Any] = {"type": "message"}
     if isinstance(template, dict):
         entry.update({k: v for k, v in template.items() if k not in ("message", "id")})
+        context.state.setdefault("origin", {})[id(entry)] = template
     stamp = _iso(item.get("timestamp")) if isinstance(item, dict) else None
     entry["id"] = short_id(context, "pi-session")
     entry.setdefault("parentId", None)
@@ -117,8 +124,72 @@ def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
     return entry
 
 
+_REFERENCES = (("compaction", "firstKeptEntryId"), ("branch_summary", "fromId"), ("label", "targetId"))
+"""The entries that name another entry by id besides their parent (pi's session-manager.ts): a compaction the
+first entry it keeps (pi sends that entry and the ones after it, none before), a branch summary where its
+branch left, a label the entry it labels."""
+
+
 def _finish(native: list[Any], context: BuildContext) -> list[Any]:
-    return relink(native, context, "id", "parentId")
+    """Ids and links of the written entries.  A rebuilt entry keeps the id of the entry it was read from (the
+    first one built from it, when that id is not also written verbatim), so what names it still does; a name
+    of an entry the repair dropped is moved to the next entry written after it, and a version 1 file's
+    compaction position (`firstKeptEntryIndex`, an index into the file's entries) to the same entry's new
+    place: pi starts the context it sends at that entry, and a dangling or shifted one would send none of
+    the kept turns, or start them at a tool result whose call was summarised away."""
+    origin: dict[int, Any] = context.state.get("origin", {})
+    fresh: set[int] = context.state.get("fresh", set())
+    verbatim = {e.get("id") for e in native if isinstance(e, dict) and id(e) not in fresh}
+    for entry in native:
+        template = origin.get(id(entry))
+        old = template.get("id") if isinstance(template, dict) else None
+        if isinstance(old, str) and old not in verbatim:
+            verbatim.add(old)
+            entry["id"] = old  # (a dict this writer built: never the file's own)
+    written = _rewritten_names(native, context)
+    return relink(written, context, "id", "parentId")
+
+
+def _rewritten_names(native: list[Any], context: BuildContext) -> list[Any]:
+    """`native` with each name of a dropped entry (`_REFERENCES`, v1 `firstKeptEntryIndex`) moved on to the next
+    entry written after it in the file (an entry naming one is copied, never changed in place)."""
+    original: list[Any] = context.state.get("native") or []
+    origin: dict[int, Any] = context.state.get("origin", {})
+    place = {id(entry): at for at, entry in enumerate(original)}
+    written_at: dict[int, int] = {}  # the file's entry number -> where it is written now
+    for at, entry in enumerate(native):
+        source = place.get(id(entry), place.get(id(origin.get(id(entry)))))
+        if source is not None:
+            written_at.setdefault(source, at)
+    ids = [entry.get("id") if isinstance(entry, dict) else None for entry in original]
+    kept_ids = {entry.get("id") for entry in native if isinstance(entry, dict)}
+
+    def next_written(number: int) -> int | None:
+        return next((at for at in range(number, len(original)) if at in written_at), None)
+
+    out = native
+    for at, entry in enumerate(native):
+        if not isinstance(entry, dict):
+            continue
+        changed: dict[str, Any] = {}
+        for kind, key in _REFERENCES:
+            named = entry.get(key)
+            if entry.get("type") == kind and isinstance(named, str) and named not in kept_ids and named in ids:
+                following = next_written(ids.index(named))
+                moved = native[written_at[following]].get("id") if following is not None else None
+                if isinstance(moved, str):
+                    changed[key] = moved
+        index = entry.get("firstKeptEntryIndex")
+        if entry.get("type") == "compaction" and isinstance(index, int) and not isinstance(index, bool) \
+                and 0 <= index < len(original):
+            following = next_written(index)
+            if following is not None and written_at[following] != index:
+                changed["firstKeptEntryIndex"] = written_at[following]
+        if changed:
+            if out is native:
+                out = list(native)
+            out[at] = {**entry, **changed}
+    return out
 
 
 def _groups(messages: list[dict[str, Any]]) -> list[list[int]]:

@@ -326,7 +326,9 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
                            transcript.dialect if transcript is not None and transcript.format == format else "")
     if transcript is not None and transcript.format == format:
         context.state["native"] = transcript.native
-    if format != pi_ai.NAME and not prepared:
+    if not prepared and format != pi_ai.NAME and getattr(adapter, "inner", None) is not pi_ai:
+        # (pi-ai's messages, and the pi sessions that wrap them, are the canonical form itself: an app's own
+        # roles, bashExecution or custom, are written as they are, never made opaque and left out)
         messages = [writable(m) for m in messages]
     grouped = adapter.groups(messages)
     system = [i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") in SYSTEM_ROLES]

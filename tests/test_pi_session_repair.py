@@ -1,0 +1,125 @@
+"""`repair` of pi sessions writes back what pi reads: its own message roles, and every entry that names another.
+
+Found by reviewing real pi-mono session files (packages/coding-agent/test/fixtures): a repaired file lost its
+`bashExecution` and `custom` messages (the writer took their roles for another format's and left them out), a
+version 1 file's compaction pointed at the wrong entry (`firstKeptEntryIndex` is a position in the file, and the
+repair deletes and inserts lines), and an id a compaction names could be replaced by the rebuilt entry's new one
+(pi then sends none of the kept turns: session-manager.ts buildSessionContext starts at that id).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import integrity
+from integrity import check
+from integrity.formats import write_bytes
+
+ASSISTANT = {"api": "anthropic-messages", "provider": "anthropic", "model": "claude-opus-4-5"}
+
+
+def user(text: str, stamp: int) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": stamp}
+
+
+def calling(call_id: str, stamp: int) -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"type": "toolCall", "id": call_id, "name": "bash",
+                                              "arguments": {"command": "ls"}}], **ASSISTANT,
+            "stopReason": "toolUse", "timestamp": stamp}
+
+
+def result(call_id: str, stamp: int) -> dict[str, Any]:
+    return {"role": "toolResult", "toolCallId": call_id, "toolName": "bash",
+            "content": [{"type": "text", "text": "a b"}], "isError": False, "timestamp": stamp}
+
+
+def aborted(stamp: int) -> dict[str, Any]:
+    return {"role": "assistant", "content": [], **ASSISTANT, "stopReason": "aborted",
+            "errorMessage": "Request was aborted.", "timestamp": stamp}
+
+
+def session(messages: list[Any], version: int = 3, extra: dict[int, dict[str, Any]] | None = None) -> list[Any]:
+    """A session file's entries: the header, then one entry per message (ids linked from version 2 on), with
+    `extra` entries put before the message of that number."""
+    entries: list[Any] = [{"type": "session", "version": version, "id": "s1",
+                           "timestamp": "2025-12-09T00:00:00.000Z", "cwd": "/w"}]
+    parent = None
+    for number, message in enumerate(messages):
+        for entry in [*([extra[number]] if extra and number in extra else []), {"type": "message", "message": message}]:
+            entry = {**entry, "timestamp": f"2025-12-09T00:00:{number:02d}.000Z"}
+            if version >= 2:
+                entry = {"id": entry.get("id", f"e{len(entries)}"), "parentId": parent, **entry}
+                parent = entry["id"]
+            entries.append(entry)
+    return entries
+
+
+def repaired(entries: list[Any]) -> list[Any]:
+    data = "".join(json.dumps(entry) + "\n" for entry in entries).encode()
+    transcript = integrity.load(data, "session.jsonl")
+    assert transcript.format == "pi-session"
+    view = check(transcript, policy="strict", depth="view").view
+    return [json.loads(line) for line in write_bytes(transcript, view).decode().splitlines()]
+
+
+def roles(entries: list[Any]) -> list[str]:
+    return [entry["message"]["role"] for entry in entries if entry.get("type") == "message"]
+
+
+def test_pis_own_roles_are_written_back_when_the_session_is_repaired() -> None:
+    bash = {"role": "bashExecution", "command": "ls", "output": "a\n", "exitCode": 0, "cancelled": False,
+            "truncated": False, "timestamp": 3}
+    custom = {"role": "custom", "customType": "note", "content": "remember", "display": True, "timestamp": 4}
+    entries = session([user("hi", 1), aborted(2), bash, custom, user("what did I run?", 5)])
+    out = repaired(entries)
+    assert roles(out) == ["user", "bashExecution", "custom", "user"]  # only the empty aborted frame is dropped
+    written = [e for e in out if e.get("type") == "message"]
+    assert [e["message"] for e in written[1:3]] == [bash, custom]
+    assert [e["id"] for e in written] == ["e1", "e3", "e4", "e5"]
+    assert [e["parentId"] for e in written] == [None, "e1", "e3", "e4"]  # one branch: what pi sends
+
+
+def test_a_version_1_compaction_still_starts_at_the_same_entry() -> None:
+    """pi's v1 -> v2 migration reads `firstKeptEntryIndex` as a position in the file's entries: the receipt
+    written for c1 moves every later entry down a line."""
+    messages = [user("one", 1), calling("c1", 2), user("two", 3), user("three", 4), calling("c2", 5),
+                result("c2", 6), user("four", 7)]
+    compaction = {"type": "compaction", "summary": "so far", "firstKeptEntryIndex": 4, "tokensBefore": 10}
+    entries = session(messages, version=1, extra={6: compaction})
+    assert entries[4]["message"] == user("three", 4)
+    out = repaired(entries)
+    assert len(out) == len(entries) + 1 and out[3]["message"]["role"] == "toolResult"  # the receipt
+    (written,) = [e for e in out if e.get("type") == "compaction"]
+    assert written["firstKeptEntryIndex"] == 5 and out[5]["message"] == user("three", 4)
+    assert compaction["firstKeptEntryIndex"] == 4  # the file's own entry is never changed
+
+
+def test_a_compaction_naming_a_rebuilt_entry_names_it_still() -> None:
+    """A call renamed by the repair (an id reused across turns) is a rebuilt entry: it keeps its entry id, so the
+    compaction that keeps the turns from it on still finds it."""
+    messages = [user("one", 1), calling("c1", 2), result("c1", 3), user("two", 4), calling("c1", 5),
+                result("c1", 6), user("three", 7)]
+    entries = session(messages, extra={6: {"type": "compaction", "id": "k1", "summary": "so far",
+                                            "firstKeptEntryId": "e5", "tokensBefore": 10}})
+    assert entries[5]["id"] == "e5" and entries[5]["message"] == calling("c1", 5)
+    out = repaired(entries)
+    rebuilt = next(e for e in out if e.get("id") == "e5")
+    assert rebuilt["message"]["content"][0]["id"] != "c1"  # renamed, in an entry rebuilt around it
+    (written,) = [e for e in out if e.get("type") == "compaction"]
+    assert written["firstKeptEntryId"] == "e5"
+    assert len({e["id"] for e in out[1:]}) == len(out) - 1  # no id written twice
+
+
+def test_a_compaction_naming_a_dropped_entry_names_the_next_one_written() -> None:
+    messages = [user("one", 1), calling("c1", 2), result("c1", 3), user("two", 4), aborted(5), user("three", 6),
+                calling("c2", 7), result("c2", 8), user("four", 9)]
+    entries = session(messages, extra={8: {"type": "compaction", "id": "k1", "summary": "so far",
+                                            "firstKeptEntryId": "e5", "tokensBefore": 10}})
+    assert entries[5]["message"] == aborted(5)
+    out = repaired(entries)
+    assert "e5" not in {e.get("id") for e in out}  # the empty aborted frame is dropped
+    (written,) = [e for e in out if e.get("type") == "compaction"]
+    kept = next(e for e in out if e.get("id") == written["firstKeptEntryId"])
+    assert kept["message"] == user("three", 6)
+    assert next(e for e in entries if e.get("type") == "compaction")["firstKeptEntryId"] == "e5"  # never changed
