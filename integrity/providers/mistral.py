@@ -1,7 +1,9 @@
 """Mistral chat completions: OpenAI's message shape with Mistral's stricter ordering.
 
-Mistral counts rather than matches: each assistant turn with tool calls must be
-followed by exactly as many tool messages.  It also enforces role order around
+Each assistant turn with tool calls must be followed by exactly as many tool
+messages, and (mistral-common's validator from tokenizer v13, which the API runs
+for its current models) each tool message must answer a call of that turn, once,
+and the turn's call ids must be distinct.  It also enforces role order around
 tool messages (no `user` straight after `tool`, no `tool` without a calling
 turn) and refuses to serve a request that ends on a plain assistant message.
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .chat_shape import call_ids_of, read_shape
+from .chat_shape import CallTurn, call_ids_of, read_shape, result_id_of
 from .ids import chat_ids, is_mistral_id, mistral_rule
 from .spec import OPAQUE, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
@@ -28,6 +30,9 @@ COUNT = "Not the same number of function calls and responses"
 ORDER = "Unexpected role '{role}' after role '{previous}'"
 INVALID_ID = "Tool call id was {id} but must be a-z, A-Z, 0-9, with a length of 9."
 LAST = "Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant"
+UNEXPECTED_RESULT = "Unexpected tool call id {id} in tool results"
+DUPLICATE_RESULT = "Duplicate tool call id {id} in tool results"
+DUPLICATE_CALL = "Duplicate tool call id {id} in assistant message"
 
 
 REQUEST_ONLY_RULES = ("last_role_assistant",)
@@ -43,7 +48,10 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER, history: bool = 
     shape = read_shape(messages)
     roles = shape.roles
     for turn in shape.turns:
-        if len(turn.run) != len(turn.call_ids):
+        unpaired = _unpaired(messages, turn, provider)
+        if unpaired:  # the validator stops at the first of these, before it counts
+            found.extend(unpaired)
+        elif len(turn.run) != len(turn.call_ids):
             found.append(Violation(
                 provider=provider, rule="call_response_count_mismatch", position=f"messages[{turn.index}]",
                 native_indices=[turn.index, *turn.run], call_ids=list(turn.call_ids), error=COUNT))
@@ -73,6 +81,37 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER, history: bool = 
             found.append(Violation(
                 provider=provider, rule="last_role_assistant", position=f"messages[{last}]",
                 native_indices=[last], call_ids=call_ids_of(message), error=LAST))
+    return found
+
+
+def _unpaired(messages: Sequence[Any], turn: CallTurn, provider: str) -> list[Violation]:
+    """The turn's ids mistral-common's v13 validator refuses: a call id the turn uses twice, and a tool message
+    whose id answers no call of the turn or one already answered (ids missing or not strings are left to the
+    count: the validator's own message for them is not recorded)."""
+    found: list[Violation] = []
+    called: set[str] = set()
+    for call_id in turn.call_ids:
+        if call_id and call_id in called:
+            found.append(Violation(
+                provider=provider, rule="duplicate_call_id", position=f"messages[{turn.index}]",
+                native_indices=[turn.index], call_ids=[call_id], error=DUPLICATE_CALL.format(id=call_id)))
+        called.add(call_id)
+    answered: set[str] = set()
+    for index in turn.run:
+        result_id = result_id_of(messages[index])
+        if not result_id:
+            continue
+        if result_id in answered:
+            found.append(Violation(
+                provider=provider, rule="duplicate_result_id", position=f"messages[{index}]",
+                native_indices=[turn.index, index], call_ids=[result_id],
+                error=DUPLICATE_RESULT.format(id=result_id)))
+        elif result_id not in called:
+            found.append(Violation(
+                provider=provider, rule="unexpected_tool_call_id", position=f"messages[{index}]",
+                native_indices=[turn.index, index], call_ids=[result_id],
+                error=UNEXPECTED_RESULT.format(id=result_id)))
+        answered.add(result_id)
     return found
 
 
@@ -124,6 +163,9 @@ SPEC = ProviderSpec(
         "unexpected_role_order": ORDER,
         "last_role_assistant": LAST,
         "invalid_tool_call_id": INVALID_ID,
+        "unexpected_tool_call_id": UNEXPECTED_RESULT,
+        "duplicate_result_id": DUPLICATE_RESULT,
+        "duplicate_call_id": DUPLICATE_CALL,
     },
     endpoint=Endpoint(
         "https://api.mistral.ai/v1/chat/completions",
