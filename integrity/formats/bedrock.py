@@ -5,6 +5,11 @@ results are `{"toolResult": {toolUseId, content: [{text}|{json}|...], status}}`
 blocks in the next user message.  Grouping is Anthropic's (all results of a turn
 first, in one user message).  `system` (a list of `{text}` blocks), `toolConfig`
 and the rest of a pasted request stay in the envelope.
+
+A server tool's `toolUse` (Nova's code interpreter, `"type": "server_tool_use"`) comes with
+its `toolResult` inside the same assistant message, and Bedrock takes it as answered there
+(recorded 200).  Both blocks are read as opaque parts, like Anthropic's `server_tool_use` and
+its result block: not a client call the next message must answer.
 """
 
 from __future__ import annotations
@@ -87,6 +92,20 @@ def _result_parts(content: Any) -> list[dict[str, Any]]:
     return parts
 
 
+def answered_in_place(blocks: list[Any]) -> set[str]:
+    """The toolUseIds an assistant message's own `toolResult` blocks answer (a server tool's use and result).
+
+    Bedrock counts such a `toolUse` as answered in that message, so neither the reader nor the rule set
+    waits for its result in the next one."""
+    answered = set()
+    for block in blocks:
+        result = block.get("toolResult") if isinstance(block, dict) else None
+        use_id = result.get("toolUseId") if isinstance(result, dict) else None
+        if isinstance(use_id, str):
+            answered.add(use_id)
+    return answered
+
+
 def _read_one(entry: dict[str, Any], book: NameBook) -> list[dict[str, Any]]:
     role = entry.get("role")
     content = entry.get("content")
@@ -99,9 +118,10 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> list[dict[str, Any]]:
         raise EntryError(f"'content' must be an array of content blocks, got {describe(content)}")
     if role == "assistant":
         parts: list[dict[str, Any]] = []
+        answered = answered_in_place(content)
         for block in content:
             use = block.get("toolUse") if isinstance(block, dict) else None
-            if isinstance(use, dict):
+            if isinstance(use, dict) and use.get("toolUseId") not in answered:
                 call_id = require_string(use.get("toolUseId"), "a toolUse block's 'toolUseId'")
                 name = require_string(use.get("name"), "a toolUse block's 'name'")
                 extra = {k: v for k, v in use.items() if k not in ("toolUseId", "name", "input")}

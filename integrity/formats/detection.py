@@ -75,6 +75,13 @@ def by_envelope(adapters: Sequence[Any], entries: list[Any], envelope: dict[str,
     how is 'evidence' when some of them show it (only those are returned), 'fit' when none
     does (most likely first).  ([], "", "") when the envelope is no request or no format it
     allows fits the entries: ordinary detection decides then.
+
+    As in `candidates`, evidence outweighs fit: when no allowed format both fits and shows
+    evidence, one that shows evidence (without fitting every entry) is taken before one that only
+    fits.  A Mistral request's assistant message holds Chat's `tool_calls` and a `thinking` chunk
+    Chat's part types do not list; Anthropic's blocks fit it, but read as Anthropic its chunk list
+    was malformed and Mistral's request judged as Anthropic's (recorded 200, pydantic-ai
+    `test_mistral_model_thinking_part`).
     """
     allowed, said = implied(envelope, key)
     if not allowed or not entries:
@@ -84,6 +91,10 @@ def by_envelope(adapters: Sequence[Any], entries: list[Any], envelope: dict[str,
     evident = _refined(adapters, [a.NAME for a in mine if _fits_with_evidence(a, entries, envelope)])
     if evident:
         return evident, "evidence", said
+    # a format's own evidence, where some entry does not fit it (a refinement must fit: see _fits_with_evidence)
+    shown = [a.NAME for a in mine if a.NAME in rank and a.evidence(entries, envelope)]
+    if shown:
+        return sorted(shown, key=rank.__getitem__), "evidence", said
     # a refinement without evidence is only its general format read again
     plain = [a.NAME for a in mine if a.NAME in rank and _all_fit(a, entries)]
     return sorted(plain, key=rank.__getitem__), "fit", said if plain else ""

@@ -40,11 +40,21 @@ _ROLES = ("user", "assistant", "tool", "function") + SYSTEM_ROLES
 
 
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
-    """A `tool` role or an assistant message carrying `tool_calls`."""
+    """A `tool` role, an assistant message carrying `tool_calls`, or one holding a Mistral `thinking` chunk
+    (its `thinking` a list of chunks: Anthropic's and pi-ai's thinking is text), which Mistral takes in
+    this shape."""
     return any(
-        isinstance(e, dict) and (e.get("role") == "tool" or (e.get("role") == "assistant" and "tool_calls" in e))
+        isinstance(e, dict) and (e.get("role") == "tool" or (e.get("role") == "assistant" and (
+            "tool_calls" in e or (isinstance(e.get("content"), list)
+                                  and any(mistral_thinking(p) for p in e["content"])))))
         for e in entries
     )
+
+
+def mistral_thinking(part: Any) -> bool:
+    """Whether a content part is a Mistral thinking chunk (`{"type": "thinking", "thinking": [chunks]}`): a
+    `thinking` part whose `thinking` is a list, which neither Anthropic's block nor pi-ai's part (text) is."""
+    return isinstance(part, dict) and part.get("type") == "thinking" and isinstance(part.get("thinking"), list)
 
 
 def fits(entry: Any) -> bool:

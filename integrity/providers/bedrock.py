@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..formats.bedrock import answered_in_place
 from .chat_shape import role_of
 from .spec import CUSTOM, OPAQUE, SYSTEM, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
@@ -63,7 +64,7 @@ def _uses(message: Any) -> list[str]:
     uses = _ids(message, "toolUse")
     if not uses:
         return uses
-    answered_here = set(_ids(message, "toolResult"))
+    answered_here = answered_in_place(_blocks(message))  # the reader's own reading of it (one fact, one place)
     return [use_id for use_id in uses if use_id not in answered_here] if answered_here else uses
 
 

@@ -6,6 +6,10 @@ fields, a text that is not a string, functionCall args or functionResponse
 response that are not objects, a call or response without a string name, and a
 turn with no parts at all (Gemini refuses it; the reader reads no message from it).  The Python SDK's
 snake_case part fields (`function_call`, `inline_data`, ...) are judged as their camelCase spelling.
+A built-in (server-side) tool's `toolCall` and `toolResponse` parts (Google Search...) are data
+parts too: the model returns them and the client sends them back together (google-genai's
+`types.Part`; recorded 200, pydantic-ai `test_function_tools_with_builtin_tools`); they are no
+client calls, so the reader keeps them as they are.
 """
 
 from __future__ import annotations
@@ -18,10 +22,11 @@ from .base import Issue, Loc, Open, by_field, json_path, not_a_message, role_iss
 
 ROLES = ("user", "model", "function")
 _DATA = ("text", "functionCall", "functionResponse", "inlineData", "fileData", "executableCode",
-         "codeExecutionResult")
+         "codeExecutionResult", "toolCall", "toolResponse")
 _SNAKE = {"function_call": "functionCall", "function_response": "functionResponse", "inline_data": "inlineData",
           "file_data": "fileData", "executable_code": "executableCode",
-          "code_execution_result": "codeExecutionResult", "thought_signature": "thoughtSignature"}
+          "code_execution_result": "codeExecutionResult", "thought_signature": "thoughtSignature",
+          "tool_call": "toolCall", "tool_response": "toolResponse"}
 """The Python SDK's snake_case spelling of each part field (model_dump() without by_alias; ADK stores its
 events so): the reader takes `function_call` / `function_response` as the camelCase ones, the rest as
 opaque parts as it does their camelCase spelling, so the schema judges either spelling the same."""
@@ -40,11 +45,15 @@ class Part(Open):
     fileData: dict[str, Any] | None = None
     executableCode: dict[str, Any] | None = None
     codeExecutionResult: dict[str, Any] | None = None
+    toolCall: dict[str, Any] | None = None
+    toolResponse: dict[str, Any] | None = None
     thought_signature: str = ""
     inline_data: dict[str, Any] | None = None
     file_data: dict[str, Any] | None = None
     executable_code: dict[str, Any] | None = None
     code_execution_result: dict[str, Any] | None = None
+    tool_call: dict[str, Any] | None = None
+    tool_response: dict[str, Any] | None = None
 
 
 class FunctionCall(Open):
