@@ -106,6 +106,15 @@ def FO(call_id: str) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call_id, "output": "ok"}
 
 
+def CUSTOM(call_id: str) -> dict[str, Any]:
+    return {"type": "custom_tool_call", "call_id": call_id, "name": "apply_patch", "input": "*** Begin Patch"}
+
+
+def SHELL(call_id: str) -> dict[str, Any]:
+    return {"type": "local_shell_call", "call_id": call_id, "status": "completed",
+            "action": {"type": "exec", "command": ["ls"], "env": {}}}
+
+
 def REASONING(item_id: str = "rs_1") -> dict[str, Any]:
     return {"type": "reasoning", "id": item_id, "summary": []}
 
@@ -119,6 +128,9 @@ RESPONSES_LEGAL = [
     [MSG(), {"type": "reasoning", "id": "rs_1", "summary": []}, FC("a", "fc_1"), FO("a"), FC("b", "fc_2"), FO("b")],
     # Responses pairs by call_id, not adjacency: a message between a call and its output is accepted.
     [MSG(), FC("a"), {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}, FO("a")],
+    # a custom tool call answered by its custom output; Codex answers its local shell call with a function_call_output
+    [MSG(), CUSTOM("c1"), {"type": "custom_tool_call_output", "call_id": "c1", "output": "ok"}, MSG()],
+    [MSG(), SHELL("s1"), FO("s1"), MSG()],
 ]
 
 RESPONSES_ILLEGAL = [
@@ -133,6 +145,18 @@ RESPONSES_ILLEGAL = [
     pytest.param([MSG(), FO("x")],
                  v("openai-responses", "function_call_output_without_call", "input[1]", [1], ["x"],
                    "No tool call found for function call output with call_id x."), id="output-without-call"),
+    # seen: diegosouzapw/OmniRoute#8946, Soju06/codex-lb#1168 (a custom tool call left without its output)
+    pytest.param([MSG(), CUSTOM("c1"), MSG()],
+                 v("openai-responses", "custom_tool_call_unanswered", "input[1]", [1], ["c1"],
+                   "No tool output found for custom tool call c1."), id="custom-unanswered"),
+    # seen: openai/openai-agents-python#1855 (the local shell command's output never sent back)
+    pytest.param([MSG(), SHELL("s1"), MSG()],
+                 v("openai-responses", "local_shell_call_unanswered", "input[1]", [1], ["s1"],
+                   "No tool output found for local shell call s1."), id="local-shell-unanswered"),
+    # seen in code quoting the API (Responses proxies' error classifiers)
+    pytest.param([MSG(), {"type": "custom_tool_call_output", "call_id": "x", "output": "ok"}],
+                 v("openai-responses", "custom_tool_call_output_without_call", "input[1]", [1], ["x"],
+                   "No tool call found for custom tool call output with call_id x."), id="custom-output-without-call"),
     pytest.param([MSG(), FC("a", "fc_1"), FO("a"), FC("b", "fc_1"), FO("b")],
                  v("openai-responses", "duplicate_item_id", "input[3]", [1, 3], ["b"],
                    "Duplicate item found with id fc_1. Remove duplicate items from your input and try again."),

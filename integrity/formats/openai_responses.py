@@ -26,7 +26,6 @@ from .common import (
     arguments_text,
     assistant,
     describe,
-    is_from,
     native_of,
     opaque_message,
     opaque_part,
@@ -124,6 +123,26 @@ def _is_item(entry: dict[str, Any]) -> bool:
 _CUSTOM, _SHELL = "custom_tool_call", "local_shell_call"
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
+OWN_HINTS = frozenset((NAME, "codex"))
+"""The formats whose messages carry this module's hints: its own, and a Codex rollout's (each line's payload is
+a Responses item this module read), so a Codex rollout sent as a Responses request keeps its items' kinds (a
+`custom_tool_call` stays one: the API names the kind in its refusal).  formats.skeleton writes no skeleton
+for such messages."""
+
+
+def is_call_item(kind: Any) -> bool:
+    """An item that makes a call an output can answer by its `call_id`: `function_call`, `custom_tool_call`,
+    `tool_search_call`...  The one test of it: the rule set pairs by it, and the reader keeps an output
+    answering a call it does not read as a tool call (recorded, HTTP 200: a `function_call_output` answering a
+    client-run `tool_search_call`)."""
+    return isinstance(kind, str) and kind.endswith("_call")
+
+
+def _own(message: Any) -> bool:
+    """Whether a canonical message carries this module's hints (OWN_HINTS), so they apply."""
+    native = message.get(NATIVE) if isinstance(message, dict) else None
+    return isinstance(native, dict) and native.get("format") in OWN_HINTS
+
 
 def _other_call(item: dict[str, Any], index: int) -> dict[str, Any]:
     """A custom tool call (free-text input, kept as {"input": text}) or a local shell call (its action)."""
@@ -182,7 +201,9 @@ def _message_parts(content: Any, head: dict[str, Any], item: int) -> list[dict[s
     return parts
 
 
-def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook) -> dict[str, Any]:
+def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook, others: set[str]) -> dict[str, Any]:
+    """One model turn as an assistant message.  others: gets the call_id of every call item read as an opaque
+    part (is_call_item, not a tool call the engine pairs), which an output may answer."""
     parts: list[dict[str, Any]] = []
     for offset, item in enumerate(items):
         index = first + offset
@@ -207,6 +228,8 @@ def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook) -> dict[
             part = opaque_part(NAME, item)
             part[NATIVE] = {"item": index}
             parts.append(part)
+            if is_call_item(kind) and isinstance(item.get("call_id"), str) and item["call_id"]:
+                others.add(item["call_id"])
     book.add_calls(parts)
     message = assistant(parts)
     if any(item.get("status") == "incomplete" for item in items):
@@ -217,6 +240,7 @@ def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook) -> dict[
 def read(entries: list[Any]) -> list[Segment]:
     """Canonical messages; a run of model-turn items is one assistant message (one segment)."""
     book = NameBook()
+    others: set[str] = set()  # call_ids of the call items read as opaque parts (_read_turn)
     segments: list[Segment] = []
     index = 0
     total = len(entries)
@@ -230,13 +254,17 @@ def read(entries: list[Any]) -> list[Segment]:
                 end = index
                 while end < total and _is_turn_item(entries[end]):
                     end += 1
-                message = _read_turn(entries[index:end], index, book)
+                message = _read_turn(entries[index:end], index, book, others)
                 message[NATIVE] = {"format": NAME}
                 segments.append(Segment(index, end, [message]))
                 index = end
                 continue
             kind = entry.get("type")
-            if kind in _OUTPUTS:
+            if kind in _OUTPUTS and entry.get("call_id") in others and not book.name(entry["call_id"]):
+                # An output answering a call item kept opaque (a client-run tool_search_call): kept as it is, in
+                # place, never taken for a stray (the API pairs them: recorded, HTTP 200).
+                message = opaque_message(NAME, entry)
+            elif kind in _OUTPUTS:
                 call_id = entry.get("call_id")
                 by_id = _answers_by_id(entry)
                 if by_id:
@@ -410,7 +438,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     """The input items for one canonical message."""
     message = messages[0]
     role = message.get("role")
-    same = is_from(message, NAME)
+    same = _own(message)
     hints = native_of(message) if same else {}
     if role == OPAQUE:
         return [message["value"]]

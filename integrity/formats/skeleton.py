@@ -25,6 +25,8 @@ from typing import Any
 
 from ..repair.views import frame_is_interrupted
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, writable
+from .openai_responses import NAME as RESPONSES
+from .openai_responses import OWN_HINTS as RESPONSES_HINTS
 
 STRING = "string"
 """A message whose content is one string (a user turn written as a plain string)."""
@@ -111,10 +113,19 @@ def renamed(bone: Bone, ids: Mapping[int, str]) -> Bone:
     return (role, tuple(out), result, stopped)
 
 
+_HINTS_OF: dict[str, str] = {hint: RESPONSES for hint in RESPONSES_HINTS if hint != RESPONSES}
+"""Formats whose messages carry another format's hints (a Codex rollout's are the Responses reader's)."""
+
+
 def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
     """Whether skeletons of these formats stand for the requests of messages whose hints are of `hinted`
-    (all_bones): not when a message carries hints of one of them, or hints naming no format."""
-    return "" not in hinted and (formats not in hinted if isinstance(formats, str) else not hinted & formats)
+    (all_bones): not when a message carries hints of one of them (or of a format that carries theirs:
+    _HINTS_OF), or hints naming no format."""
+    if "" in hinted:
+        return False
+    if not hinted.isdisjoint(_HINTS_OF):
+        hinted = hinted | {_HINTS_OF[hint] for hint in hinted if hint in _HINTS_OF}
+    return formats not in hinted if isinstance(formats, str) else not hinted & formats
 
 
 def all_bones(messages: Sequence[Any]) -> tuple[list[Bone], set[str]]:

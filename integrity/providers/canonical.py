@@ -189,10 +189,12 @@ def in_context(violations: list[Violation], transcript: Transcript | None) -> li
     if transcript is None or transcript.format != "openai-responses":
         return violations
     from ..formats.openai_responses import draws_on_storage
+    from .openai_responses import WITHOUT_CALL
 
     if not draws_on_storage(transcript.envelope, transcript.native):
         return violations
-    return [violation for violation in violations if violation.rule != "function_call_output_without_call"]
+    stored = {rule for rule, _ in WITHOUT_CALL.values()}  # an output without its call, of any kind
+    return [violation for violation in violations if violation.rule not in stored]
 
 
 def judged_request(

@@ -7,7 +7,13 @@ before it, and two items with the same `id`.  The API's `param` is just `input`;
 we point at the item as `input[i]`.
 
 An output may answer any call item with its `call_id`, not only a `function_call`
-(recorded, HTTP 200: a `function_call_output` answering a `tool_search_call`).  A
+(recorded, HTTP 200: a `function_call_output` answering a `tool_search_call`; Codex answers its
+`local_shell_call` with a `function_call_output`).  Each call item the API requires an answer for has its
+own text, naming its kind (`custom_tool_call`: "custom tool call", seen; `local_shell_call`: "local shell
+call", seen), and so has an orphaned `custom_tool_call_output` (seen); an orphaned `local_shell_call_output`
+is not flagged: no text for it has been seen.  A `local_shell_call_output` that names its call by `id`
+only (openai-python's own type) is read as answering it, as the reader pairs it (formats.openai_responses;
+openai/openai-agents-python#1855 reports the API refusing that shape: not followed yet).  A
 `reasoning` item with an `id` must be followed by the output item that came after
 it in the response, which has an `id` of its own: recorded, HTTP 400, a reasoning
 item followed by an assistant message without an `id` (the client had rewritten
@@ -25,6 +31,7 @@ from itertools import compress, repeat
 from operator import eq, ge, lt, methodcaller, not_
 from typing import Any
 
+from ..formats.openai_responses import is_call_item
 from .ids import length_rule
 from .openai_chat import OPENAI_MODELS
 from .spec import Endpoint, ProviderSpec
@@ -34,6 +41,9 @@ PROVIDER = "openai-responses"
 
 NO_OUTPUT = "No tool output found for function call {id}."
 NO_CALL = "No tool call found for function call output with call_id {id}."
+NO_CUSTOM_OUTPUT = "No tool output found for custom tool call {id}."
+NO_SHELL_OUTPUT = "No tool output found for local shell call {id}."
+NO_CUSTOM_CALL = "No tool call found for custom tool call output with call_id {id}."
 DUPLICATE_ITEM = "Duplicate item found with id {id}. Remove duplicate items from your input and try again."
 CALL_ID_LONG = (
     "Invalid 'input[{index}].call_id': string too long. Expected a string with maximum length 64, "
@@ -62,14 +72,44 @@ def columns(items: Sequence[Any]) -> tuple[list[str | None], list[str], list[str
     when missing or not a string).  Read by C-level maps, and item by item only where a value is not a string
     (an item of the easy input form, without a type, has none)."""
     if set(map(type, items)) - {dict}:
-        return [item_type(item) for item in items], [_text(item.get("call_id")) if isinstance(item, dict) else ""
-                                                     for item in items], \
+        kinds = [item_type(item) for item in items]
+        return kinds, [("" if not isinstance(item, dict) else _answered_id(item) if kind == "local_shell_call_output"
+                        else _text(item.get("call_id"))) for kind, item in zip(kinds, items, strict=True)], \
             [_text(item.get("id")) if isinstance(item, dict) else "" for item in items]
     kinds = list(map(_TYPE, items))
     for index in compress(range(len(kinds)), map(not_, map(isinstance, kinds, repeat(str)))):
         kinds[index] = item_type(items[index])
-    return kinds, _strings(list(map(_CALL_ID, items))), _strings(list(map(_ID, items)))
+    call_ids = _strings(list(map(_CALL_ID, items)))
+    if "local_shell_call_output" in kinds:
+        for index in compress(range(len(kinds)), map(eq, kinds, repeat("local_shell_call_output"))):
+            call_ids[index] = _answered_id(items[index])
+    return kinds, call_ids, _strings(list(map(_ID, items)))
 
+
+def _answered_id(item: dict[str, Any]) -> str:
+    """The call a `local_shell_call_output` answers: its `call_id`, else (openai-python's own type) its `id`,
+    as formats.openai_responses pairs it."""
+    if "call_id" in item:
+        return _text(item["call_id"])
+    return _text(item.get("id"))
+
+
+UNANSWERED: dict[str, tuple[str, str]] = {
+    "function_call": ("function_call_unanswered", NO_OUTPUT),
+    "custom_tool_call": ("custom_tool_call_unanswered", NO_CUSTOM_OUTPUT),
+    "local_shell_call": ("local_shell_call_unanswered", NO_SHELL_OUTPUT),
+}
+"""The call items the API refuses without an output after them: kind -> (rule, error text).  Other call items
+(a `tool_search_call` the server ran, say) may stand alone (recorded, HTTP 200)."""
+
+WITHOUT_CALL: dict[str, tuple[str, str]] = {
+    "function_call_output": ("function_call_output_without_call", NO_CALL),
+    "custom_tool_call_output": ("custom_tool_call_output_without_call", NO_CUSTOM_CALL),
+}
+"""The output items the API refuses without a call before them: kind -> (rule, error text)."""
+
+OUTPUT_KINDS = frozenset(("function_call_output", "custom_tool_call_output", "local_shell_call_output"))
+"""The output items that answer a call item by its `call_id` (any call item: the kinds need not match)."""
 
 _TYPE, _CALL_ID, _ID = methodcaller("get", "type"), methodcaller("get", "call_id", ""), methodcaller("get", "id", "")
 
@@ -93,33 +133,39 @@ def judge_columns(kinds: list[str | None], call_ids: list[str], item_ids: list[s
     may be empty when no item has an id (providers.sparse_items)."""
     found: list[Violation] = []
     indices = range(len(kinds))
-    called_kinds = {kind for kind in set(kinds) if _is_call(kind)}
+    present = set(kinds)
+    called_kinds = {kind for kind in present if is_call_item(kind)}
     # (indices held in arrays and each map freed once read: a million items' columns are judged in little more
     # memory than they take)
     calls = array("q", compress(indices, map(called_kinds.__contains__, kinds)))
-    outputs = array("q", compress(indices, map(eq, kinds, repeat("function_call_output"))))
+    outputs = array("q", compress(indices, map(eq, kinds, repeat("function_call_output")))) \
+        if not present & (OUTPUT_KINDS - {"function_call_output"}) \
+        else array("q", compress(indices, map(OUTPUT_KINDS.__contains__, kinds)))
     output_ids = list(map(call_ids.__getitem__, outputs))
     first_call = dict(zip(map(call_ids.__getitem__, reversed(calls)), reversed(calls), strict=True))  # the first wins
     # (the function calls are the calls, read once, when no other kind of call is in the request: almost always)
-    functions = calls if called_kinds == {"function_call"} else None
+    answered = calls if called_kinds <= {"function_call"} else None
     del calls
     for index in compress(outputs, map(ge, map(first_call.get, output_ids, outputs), outputs)):  # none before it
-        call_id = call_ids[index]
-        found.append(Violation(
-            provider=provider, rule="function_call_output_without_call", position=f"input[{index}]",
-            native_indices=[index], call_ids=[call_id], error=NO_CALL.format(id=call_id)))
+        known = WITHOUT_CALL.get(kinds[index])  # type: ignore[arg-type]
+        if known is not None:
+            call_id = call_ids[index]
+            found.append(Violation(
+                provider=provider, rule=known[0], position=f"input[{index}]",
+                native_indices=[index], call_ids=[call_id], error=known[1].format(id=call_id)))
     del first_call
     last_output = dict(zip(output_ids, outputs, strict=True))  # the last wins
     del output_ids, outputs
-    if functions is None:
-        functions = array("q", compress(indices, map(eq, kinds, repeat("function_call"))))
-    for index in compress(functions, map(lt, map(last_output.get, map(call_ids.__getitem__, functions), repeat(-1)),
-                                         functions)):  # no output after it
+    if answered is None:
+        answered = array("q", compress(indices, map(UNANSWERED.__contains__, kinds)))
+    for index in compress(answered, map(lt, map(last_output.get, map(call_ids.__getitem__, answered), repeat(-1)),
+                                        answered)):  # no output after it
         call_id = call_ids[index]
+        rule, text = UNANSWERED[kinds[index]]  # type: ignore[index]
         found.append(Violation(
-            provider=provider, rule="function_call_unanswered", position=f"input[{index}]",
-            native_indices=[index], call_ids=[call_id], error=NO_OUTPUT.format(id=call_id)))
-    del last_output, functions
+            provider=provider, rule=rule, position=f"input[{index}]",
+            native_indices=[index], call_ids=[call_id], error=text.format(id=call_id)))
+    del last_output, answered
     with_id = list(compress(indices, item_ids))
     if with_id:
         found.extend(_reasoning_alone(kinds, item_ids, with_id, provider))
@@ -147,11 +193,6 @@ def validate_ids(items: Sequence[Any], provider: str = PROVIDER) -> list[Violati
                 native_indices=[index], call_ids=[call_id],
                 error=CALL_ID_LONG.format(index=index, length=len(call_id))))
     return found
-
-
-def _is_call(kind: str | None) -> bool:
-    """An item that makes a call an output can answer: `function_call`, `tool_search_call`, `custom_tool_call`..."""
-    return kind is not None and kind.endswith("_call")
 
 
 def _reasoning_alone(kinds: list[str | None], item_ids: list[str], with_id: list[int],
@@ -185,6 +226,9 @@ SPEC = ProviderSpec(
     errors={
         "function_call_unanswered": NO_OUTPUT,
         "function_call_output_without_call": NO_CALL,
+        "custom_tool_call_unanswered": NO_CUSTOM_OUTPUT,
+        "local_shell_call_unanswered": NO_SHELL_OUTPUT,
+        "custom_tool_call_output_without_call": NO_CUSTOM_CALL,
         "duplicate_item_id": DUPLICATE_ITEM,
         "reasoning_without_following_item": REASONING_ALONE,
         "call_id_too_long": CALL_ID_LONG,

@@ -188,7 +188,7 @@ class FunctionCall(Open):
     name: str
     arguments: str
     id: str = ""
-    status: Status = "completed"
+    status: Status | None = None  # null as pydantic-ai sends it (recorded, HTTP 200)
 
 
 class FunctionCallOutput(Open):

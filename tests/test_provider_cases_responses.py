@@ -1,0 +1,126 @@
+"""OpenAI Responses requests (and Codex rollouts, which Codex sends as them) get the verdict the API gave.
+
+Each case in tests/provider_cases/openai-responses_*.json names its source: a request pydantic-ai recorded with
+the API's answer (HTTP 200), or a refusal whose exact text a public report quotes (HTTP 400; the report holds
+no body, so the request is the smallest one of its shape, with the report's call id).  A request the API
+accepted must be called healthy and written back with every item (no output taken for a stray, no item called
+malformed); a refused one must be refused as recorded with the API's own text, and accepted after repair.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_inprocess import run
+
+from integrity.providers import validate_native
+
+TESTS = Path(__file__).resolve().parent
+CASES = TESTS / "provider_cases"
+PROVIDER = "openai-responses"
+ACCEPTED = ["openai-responses_tool_search_client_output", "openai-responses_function_call_status_null"]
+REFUSED = ["openai-responses_custom_tool_call_unanswered", "openai-responses_local_shell_call_unanswered",
+           "openai-responses_custom_tool_call_output_orphan"]
+
+
+def _case(name: str) -> dict[str, Any]:
+    return json.loads((CASES / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _check(path: Path) -> tuple[int, list[str], dict[str, Any]]:
+    """check's exit code, its text lines and its JSON report, for one file judged by OpenAI Responses."""
+    text = run("check", "--provider", PROVIDER, path)
+    report = run("check", "--json", "--provider", PROVIDER, path)
+    assert text.code == report.code, (text.stdout, text.stderr)
+    return text.code, text.stdout.decode().splitlines(), json.loads(report.stdout)
+
+
+def _as_recorded(lines: list[str]) -> list[str]:
+    return [line.strip() for line in lines if line.strip().startswith(f"{PROVIDER} as recorded:")]
+
+
+@pytest.mark.parametrize("name", ACCEPTED)
+def test_a_request_the_api_accepted_is_healthy_and_written_back_whole(name: str, tmp_path: Path) -> None:
+    case = _case(name)
+    assert case["status"] == 200 and case["provider"] == PROVIDER
+    assert validate_native(case["request"]["input"], PROVIDER) == []
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(case["request"]), encoding="utf-8")
+    code, lines, _ = _check(path)
+    assert code == 0, lines
+    assert lines[0].startswith(f"{path}: healthy:") and "malformed" not in "\n".join(lines), lines
+    assert _as_recorded(lines) == [f"{PROVIDER} as recorded: accepted"]
+    out = tmp_path / "repaired.json"
+    repaired = run("repair", path, "-o", out)
+    assert repaired.code == 0, repaired.stderr
+    assert json.loads(out.read_text(encoding="utf-8"))["input"] == case["request"]["input"]
+
+
+def test_an_output_answering_a_client_tool_search_call_is_no_stray(tmp_path: Path) -> None:
+    """The recorded output answers a `tool_search_call` by its call_id (HTTP 200): kept, never dropped."""
+    case = _case("openai-responses_tool_search_client_output")
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(case["request"]), encoding="utf-8")
+    _, _, report = _check(path)
+    summary = report["summary"]
+    assert summary["strays"] == summary["strays_dropped"] == summary["view_messages"] - summary["messages"] == 0
+    assert report["healthy"] and not report["changed"] and not report["findings"], summary
+    kinds = [item.get("type") for item in case["request"]["input"]]
+    assert kinds.count("function_call_output") == 1 and "tool_search_call" in kinds
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_a_refused_request_is_refused_as_recorded_with_the_apis_text(name: str, tmp_path: Path) -> None:
+    case = _case(name)
+    assert case["status"] == 400 and case["provider"] == PROVIDER
+    assert [v.error for v in validate_native(case["request"]["input"], PROVIDER)] == [case["error"]]
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(case["request"]), encoding="utf-8")
+    code, lines, _ = _check(path)
+    assert code == 1, lines
+    assert _as_recorded(lines) == [f"{PROVIDER} as recorded: input[1]: {case['error']}"], lines
+    assert f"{PROVIDER} after repair: accepted" in [line.strip() for line in lines], lines
+
+
+def _cut_rollout(source: str, drop: str, tmp_path: Path) -> tuple[Path, str]:
+    """A real Codex rollout from tests/real with its one item of type `drop` cut: the call it answered is left
+    without an output.  Returns the file and that call's id."""
+    lines = (TESTS / "real" / source).read_text(encoding="utf-8").splitlines()
+    kept, cut = [], []
+    for line in lines:
+        payload = json.loads(line).get("payload") if line.strip() else None
+        (cut if isinstance(payload, dict) and payload.get("type") == drop else kept).append(line)
+    assert len(cut) == 1, source
+    path = tmp_path / source
+    path.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    return path, json.loads(cut[0])["payload"]["call_id"]
+
+
+@pytest.mark.parametrize("source,drop,kind", [
+    ("codex_rollout.codex.jsonl", "custom_tool_call_output", "custom tool call"),
+    ("codex_local_shell.codex.jsonl", "function_call_output", "local shell call"),
+])
+def test_a_codex_rollout_gets_the_apis_text_for_the_kind_of_call_left_unanswered(
+        source: str, drop: str, kind: str, tmp_path: Path) -> None:
+    """Codex sends its rollout's items as they are: an unanswered custom or local shell call is refused with
+    the text naming that kind (as in the request-body cases above), never as a function call."""
+    path, call_id = _cut_rollout(source, drop, tmp_path)
+    code, lines, _ = _check(path)
+    assert code == 1, lines
+    said = _as_recorded(lines)
+    assert len(said) == 1 and said[0].endswith(f": No tool output found for {kind} {call_id}."), lines
+    assert f"{PROVIDER} after repair: accepted" in [line.strip() for line in lines], lines
+
+
+def test_a_continued_request_may_send_a_custom_output_for_a_stored_call(tmp_path: Path) -> None:
+    """With `previous_response_id` the API adds the stored response's items: the call is there (the orphan rule
+    of every output kind is lifted, as for a function_call_output)."""
+    case = _case("openai-responses_custom_tool_call_output_orphan")
+    body = {**case["request"], "previous_response_id": "resp_stored"}
+    path = tmp_path / "continued.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    code, lines, _ = _check(path)
+    assert code == 0 and _as_recorded(lines) == [f"{PROVIDER} as recorded: accepted"], lines
