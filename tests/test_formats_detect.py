@@ -136,11 +136,37 @@ def test_bad_tool_call_id_names_the_message_and_its_line() -> None:
     data = json.dumps([
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": None,
-         "tool_calls": [{"id": 7, "type": "function", "function": {"name": "grep", "arguments": "{}"}}]},
+         "tool_calls": [{"id": [7], "type": "function", "function": {"name": "grep", "arguments": "{}"}}]},
     ], indent=1).encode()
     text = one_line_error(data, "chat.json", "openai-chat")
     assert text == ("chat.json: message 1 (line 6): not a valid openai-chat entry: "
-                    "a tool call's 'id' must be a string, got a number")
+                    "a tool call's 'id' must be a string, got an array")
+
+
+@pytest.mark.parametrize("value", [7, None])
+@pytest.mark.parametrize("name, build", [
+    ("chat.json", lambda v: [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"id": v, "type": "function", "function": {"name": "grep", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": v, "content": "x"}]),
+    ("messages.json", lambda v: {"model": "claude-sonnet-4-5", "max_tokens": 9, "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": v, "name": "grep", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": v, "content": "x"}]}]}),
+    ("input.json", lambda v: {"model": "gpt-4.1", "input": [
+        {"role": "user", "content": "hi"},
+        {"type": "function_call", "call_id": v, "name": "grep", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": v, "output": "x"}]}),
+])
+def test_a_call_id_that_is_a_number_or_null_is_a_malformed_finding_not_an_unreadable_file(
+        name: str, build: Any, value: Any) -> None:
+    """docs/report.md: a call or result id that is not a string (null, a number) is a malformed finding and the
+    readers read on, as in pi-ai's own messages; a provider-format file with one was unreadable (exit 2)."""
+    transcript = read_bytes(json.dumps(build(value)).encode(), name)
+    found = [f for f in analyze(transcript).report.findings if f.kind == "non_string_id"]
+    assert [f.durable_indices for f in found] == [[1], [2]]
+    assert all("must be a string, got" in f.message for f in found)
 
 
 def test_bad_claude_code_entry_is_read_past_and_reported_at_its_jsonl_line() -> None:

@@ -27,6 +27,7 @@ from .common import (
     native_of,
     opaque_message,
     opaque_part,
+    read_id,
     require_object,
     require_string,
     text_part,
@@ -120,7 +121,7 @@ def read_assistant(content: Any, format: str, book: NameBook) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
     for block in content:
         if isinstance(block, dict) and block.get("type") == "tool_use":
-            call_id = require_string(block.get("id"), "a tool_use block's 'id'")
+            call_id = read_id(block.get("id"), "a tool_use block's 'id'")
             name = require_string(block.get("name"), "a tool_use block's 'name'")
             extra = _extra(block, ("type", "id", "name", "input"))
             hints: dict[str, Any] | None = {"extra": extra} if extra else None

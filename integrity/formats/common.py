@@ -53,6 +53,15 @@ def require_string(value: Any, what: str) -> str:
     return value
 
 
+def read_id(value: Any, what: str) -> Any:
+    """A call id as recorded: a string, or a number or null read on as it is (the schema check reports it as
+    malformed, and the strict policy pairs and renames a numeric id, as it does in pi-ai's own messages:
+    docs/report.md); an object, an array or a boolean is no id any writer slipped into (an EntryError)."""
+    if isinstance(value, str) or value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+        return value
+    raise EntryError(f"{what} must be a string, got {describe(value)}")
+
+
 def text_part(text: str) -> dict[str, Any]:
     """A pi-ai TextContent part."""
     return {"type": "text", "text": text}

@@ -27,6 +27,7 @@ from .common import (
     opaque_message,
     opaque_part,
     parse_arguments,
+    read_id,
     require_object,
     require_string,
     text_part,
@@ -117,7 +118,7 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
         for raw in raw_calls or []:
             raw = require_object(raw, "tool call")
             function = require_object(raw.get("function"), "tool call 'function'")
-            call_id = require_string(raw.get("id"), "a tool call's 'id'")
+            call_id = read_id(raw.get("id"), "a tool call's 'id'")
             name = require_string(function.get("name"), "a tool call's function 'name'")
             hints: dict[str, Any] = {"arguments": function.get("arguments")}
             if set(raw) - {"id", "type", "function"} or set(function) - {"name", "arguments"}:

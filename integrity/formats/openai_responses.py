@@ -30,6 +30,7 @@ from .common import (
     opaque_message,
     opaque_part,
     parse_arguments,
+    read_id,
     require_object,
     require_string,
     text_part,
@@ -209,7 +210,7 @@ def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook, others: 
         index = first + offset
         kind = item.get("type")
         if kind == "function_call":
-            call_id = require_string(item.get("call_id"), "a function_call's 'call_id'")
+            call_id = read_id(item.get("call_id"), "a function_call's 'call_id'")
             name = require_string(item.get("name"), "a function_call's 'name'")
             extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "name", "arguments")}
             parts.append({"type": "toolCall", "id": call_id, "name": name,

@@ -207,7 +207,7 @@ class Reasoning(Open):
 
 
 _ITEMS: dict[str, tuple[type[Open], Classify]] = {
-    "function_call": (FunctionCall, _CALL),
+    "function_call": (FunctionCall, by_field(call_ids=("call_id", "id"), names=("name",), arguments=("arguments",))),
     "function_call_output": (FunctionCallOutput, by_field(result_ids=("call_id",))),
     "reasoning": (Reasoning, FIELDS),
 }
