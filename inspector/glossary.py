@@ -94,10 +94,13 @@ _HAND_WORDS: tuple[Term, ...] = (
          "session: anthropic), else none, and the universal invariants decide. Other providers asked are "
          "information: they never change the verdict.", "check a.anthropic.json  ->  target: anthropic",
          ("target", "judge", "judged by", "the judge"), group="Verdicts and statuses"),
-    Term("healthy for", "\"healthy for <provider>\": the target provider accepts the transcript (nothing fails "
-         "for it) while other providers asked refuse it. `check` exits 0; a view for one of the others may "
-         "need changes that provider alone needs.", "healthy for openai-chat: 5 messages, ...; rejected as "
-         "recorded by mistral", ("healthy for a provider",), group="Verdicts and statuses"),
+    Term("healthy for", "Healthy for its judge: nothing fails for the provider that judges the transcript (the "
+         "target provider, else the universal invariants), so `check` exits 0. The verdict says plain "
+         "\"healthy\" even when other providers asked refuse the file: it is rated by the target alone and "
+         "reads the same whoever else is asked; their answers are the lines below it, and a view for one of "
+         "them may need changes that provider alone needs.", "check --provider all a.anthropic.json  ->  "
+         "healthy: ...; accepted as recorded by anthropic  /  mistral as recorded: ...", ("healthy for a provider",),
+         group="Verdicts and statuses"),
     Term("as recorded", "About the durable transcript exactly as the file holds it, before any repair: "
          "\"rejected as recorded by X\" is what provider X answers if the file were sent unchanged.",
          "rejected as recorded by anthropic; accepted by openai-responses", ("accepted as recorded",),
@@ -227,8 +230,9 @@ _WORDS: tuple[Term, ...] = (
          "results (call_b, call_a) -> (call_a, call_b)", ("normalizes", "normalized change"),
          group="Policies and the engine", lesson="order"),
     Term("verdict", "The one line `check` prints for a transcript: its first words are the status (healthy, "
-         "healthy for a provider, repaired, would be rejected, unchanged), then what the engine found and did, "
-         "then what the providers asked say about it as recorded. The target provider decides it.",
+         "repaired, would be rejected, unchanged), then what the engine found and did, then what the target "
+         "provider says about it as recorded. The target provider decides it, alone: the line reads the same "
+         "whoever else is asked.",
          "repaired: 1 moved; rejected as recorded by anthropic",
          group="Policies and the engine"),
     *_HAND_WORDS,

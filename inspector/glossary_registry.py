@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from integrity.kinds import NOTE_SEVERITIES, SEVERITY_WORDS, Severity
+from integrity.kinds import NOTE_SEVERITIES, SEVERITY_WORDS, UNIVERSAL_NOTES, Severity
 from integrity.notes import Note, NoteCode, render
 from integrity.pipeline import Status
 
@@ -21,8 +21,8 @@ Entry = tuple[str, str, str, tuple[str, ...]]
 
 STATUS_TEXT: dict[Status, tuple[str, str]] = {
     Status.HEALTHY: ("Nothing fails for the provider that judges the transcript (the target provider, else the "
-                     "universal invariants): `check` exits 0. When other providers asked refuse it, the verdict "
-                     "says \"healthy for <provider>\" instead of plain healthy.", "healthy: 5 messages, 2 calls, "
+                     "universal invariants): `check` exits 0. The verdict is rated by the target alone: it reads "
+                     "the same whoever else is asked.", "healthy: 5 messages, 2 calls, "
                      "every call answered once, right after its frame"),
     Status.REPAIRED: ("Something fails, and the view changes it: `repair` writes the view; `check` exits 1 on "
                       "the file as recorded.", "repaired: 1 moved, 1 interrupted frame(s) dropped"),
@@ -41,6 +41,7 @@ STATUS_TEXT: dict[Status, tuple[str, str]] = {
 """What each status word means (the Status enum is the registry; tests fail for a status without text)."""
 
 NOTE_EXAMPLES: dict[NoteCode, dict[str, Any]] = {
+    NoteCode.ID_SHARED_IN_TURN: {"ids": ["call_0"]},
     NoteCode.RESULT_WITHOUT_STRING_ID: {},
     NoteCode.RESULT_BEFORE_CALL: {},
     NoteCode.RESULT_WITHOUT_CALL: {"call_id": "call_gone"},
@@ -110,7 +111,8 @@ def reason_entries() -> list[Entry]:
         rejected, otherwise = NOTE_SEVERITIES[code]
         rated = (f"Severity {rejected.value}" if rejected == otherwise else
                  f"Severity {rejected.value} when the judging provider refuses the transcript as recorded "
-                 f"(or that is not known), {otherwise.value} when it accepts it")
+                 f"(with no target, when a universal invariant demands it), {otherwise.value} when it accepts "
+                 f"it" + ("" if code in UNIVERSAL_NOTES else f" (and with no target: {otherwise.value})"))
         entries.append((reason_name(code), f"A reason the report gives for what happened to one message. {rated}.",
                         reason_example(code), ()))
     return entries

@@ -337,24 +337,38 @@ def _recorded_clause(recorded: AsRecorded | None, provider: str | None = None) -
 _STATES = {Severity.MALFORMED: "malformed", Severity.REJECTED: "would be rejected", Severity.LOSSY: "lossy"}
 
 
+def written_away(findings: Iterable[Finding]) -> dict[FindingCode, int]:
+    """How many findings of each kind a repair writes the file without: what the reader found besides messages
+    (a torn last line and a skipped line are left out, a key named twice is written once; their kinds have a
+    `verdict`).  `repair` writes the file again whenever the reader found one, so they are changes the
+    verdict names (and the report's `changed`), never findings it says are left in place."""
+    found: dict[FindingCode, int] = {}
+    for finding in findings:
+        kind_facts = FINDINGS.get(finding.kind)
+        if kind_facts is not None and kind_facts.verdict is not None:
+            found[FindingCode(finding.kind)] = found.get(FindingCode(finding.kind), 0) + 1
+    return found
+
+
 def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int = 0,
              recorded: AsRecorded | None = None, provider: str | None = None, counting: str | None = None,
-             as_recorded_only: bool = False) -> str:
+             as_recorded_only: bool = False, written: dict[FindingCode, int] | None = None) -> str:
     """The one-line verdict; what a repair changed is worded by the kind registry.
 
     severity: the worst of the report; a transcript whose view only normalizes is
     healthy and says so (never "repaired").  malformed: how many findings are schema
     findings.  recorded / provider: what the checked providers say as recorded.
     counting: the provider the transcript is rated for (the chosen one, or the file's
-    own); a transcript it accepts that other providers reject is "healthy for" it,
-    never plainly healthy.  as_recorded_only: it fails only because the provider(s)
+    own), whose answer alone the verdict words: it reads the same whoever else is asked.
+    as_recorded_only: it fails only because the provider(s)
     that count reject it as recorded, for nothing the view changes (the view only
-    normalizes): "would be rejected", never "repaired".
+    normalizes): "would be rejected", never "repaired".  written: written_away(findings): the findings a
+    repair writes the file without, named among the changes and not counted as left.
     """
     every = "the provider takes" if counting is not None else "every provider takes"
-    healthy = "healthy"
-    if recorded and "rejected" in recorded.values() and not fails(severity) and counting is not None:
-        healthy = f"healthy for {counting}"  # the target accepts what other providers refuse
+    healthy = "healthy"  # (never "healthy for": other providers' answers are information beside the verdict)
+    written = written or {}
+    left = summary.findings - sum(written.values())
     if not changed:
         if summary.findings == 0 and fails(severity):  # only the providers' own rules are broken
             text = (f"would be rejected: {summary.messages} messages, {summary.calls} calls, every call "
@@ -372,6 +386,7 @@ def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int
             count = getattr(summary, facts.summary_field or "")
             if count:
                 parts.append(f"{count} {facts.verdict}")
+        parts.extend(f"{count} {FINDINGS[code].verdict}" for code, count in written.items())
         normalizes = "the view only normalizes: " + (", ".join(parts) if parts else "nothing a provider needs")
         if fails(severity) and as_recorded_only:
             text = (f"would be rejected: {summary.messages} messages, {summary.calls} calls, every call answered "
@@ -381,8 +396,9 @@ def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int
         else:
             text = (f"{healthy}: {summary.messages} messages, {summary.calls} calls, every call answered once; "
                     + normalizes)
-        if summary.findings:
-            text += f"; {summary.findings} finding(s) left" + (f" ({malformed} malformed)" if malformed else "")
+        malformed -= sum(written.values())  # (every finding written away is malformed)
+        if left > 0:
+            text += f"; {left} finding(s) left" + (f" ({malformed} malformed)" if malformed > 0 else "")
     clause = _recorded_clause(recorded, provider)
     return f"{text}; {clause}" if clause else text
 
@@ -524,9 +540,11 @@ def diagnose(light: LightTranscript, plan: Plan, source: str | None = None,
     findings, summary = _judged(light, plan, schema, moved, uses)
     reasons = _plan_reasons(light, plan, moved)
     severity = worst([*(rate(kind, codes) for kind, codes in reasons), *(f.severity for f in findings)])
-    diagnosis = Diagnosis(source=source, policy=plan.policy, changed=plan.changed, healthy=not fails(severity),
-                          verdict=_verdict(summary, plan.changed, severity, _malformed(findings)), summary=summary,
-                          findings=findings, severity=severity, provider=plan.provider)
+    written = written_away(findings)
+    changed = plan.changed or bool(written)
+    diagnosis = Diagnosis(source=source, policy=plan.policy, changed=changed, healthy=not fails(severity),
+                          verdict=_verdict(summary, changed, severity, _malformed(findings), written=written),
+                          summary=summary, findings=findings, severity=severity, provider=plan.provider)
     diagnosis.__dict__["_reasons"] = reasons  # not a field: never serialized, kept by _records.replace
     return diagnosis
 
@@ -570,12 +588,29 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
     # its reasons from what its renaming does alone: `_change` is asked for one message of each such shape
     # (whether some id changes, whether some keeps its text), read without making its renames (_shape).
     changed.update(_shaped(light, rewritten, changed).values())
+    if rewritten:  # a frame whose calls share an id has a reason of its own (_change: ID_SHARED_IN_TURN)
+        changed.update(_sharing_frames(light, rewritten))
     renames = {index: _renamed_ids(light, index, rewritten[index]) for index in changed if index in rewritten}
     for index in changed:
         kind, notes, _fields = _change(light, plan, dropped, moved, renames, index)
         if kind is not RepairKind.KEPT or notes:
             reasons.add((kind, tuple(note.code for note in notes)))
     return sorted(reasons)
+
+
+def _sharing_frames(light: LightTranscript, rewritten: Container[int]) -> list[int]:
+    """The renamed frames two of whose calls share an id (read at C speed up to the frames of several calls)."""
+    frames = light.frames
+    several = compress(frames.keys(), map((1).__lt__, map(len, frames.values())))
+    return [index for index in several if index in rewritten and _shared_ids(frames[index])]
+
+
+def _shared_ids(calls: Sequence[Any], among: Iterable[str] | None = None) -> list[str]:
+    """The ids (of `among`, default all) that two of a frame's calls use."""
+    ids = [call.id for call in calls]
+    if len(set(ids)) == len(ids):
+        return []
+    return sorted({old for old in (ids if among is None else among) if ids.count(old) > 1})
 
 
 def _shaped(light: LightTranscript, rewritten: dict[int, Any], changed: set[int]) -> dict[tuple[bool, bool], int]:
@@ -693,6 +728,9 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
     renamed = {old: new for old, new in new_ids.items() if old != new}
     if renamed:
         notes.append(Note.of(NoteCode.RENAMED, ids=renamed))
+        shared = _shared_ids(light.frames.get(index, ()), renamed)
+        if shared:  # a universal invariant needs this one: no result names one of these calls alone
+            notes.append(Note.of(NoteCode.ID_SHARED_IN_TURN, ids=shared))
     if len(renamed) < len(new_ids):  # a numeric id keeps its text: only its JSON type changes
         notes.append(Note.of(NoteCode.NUMERIC_IDS_AS_TEXT, ids=[old for old in new_ids if old not in renamed]))
     recorded = [text for (frame, _), text in sorted(light.bad_arguments.items()) if frame == index]
@@ -723,7 +761,8 @@ def with_recorded(report: Any, recorded: dict[str, bool]) -> Any:
     severity = worst([own, Severity.REJECTED]) if accepted is False else own
     update.update(findings=findings, severity=severity, healthy=not fails(severity),
                   verdict=_verdict(report.summary, report.changed, severity, _malformed(findings), said,
-                                   report.provider, counting, fails(severity) and not fails(own)))
+                                   report.provider, counting, fails(severity) and not fails(own),
+                                   written_away(findings)))
     return replace(report, **update)
 
 

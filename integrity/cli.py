@@ -685,12 +685,38 @@ def _repaired_bytes(transcript: Any, changed: bool, view: Any, data: bytes, note
                          f"together and first; no empty tool_calls)")
             return write_bytes(transcript, list(transcript.messages))
         return data  # an unchanged view is the durable transcript: give back its exact bytes
+    lines = _lines_left_out(transcript)
+    if not changed and whole_file and lines and not rejected_by_own_provider(transcript):
+        return _without_lines(data, lines)  # every line but the torn (or skipped) ones, byte for byte
     if transcript.writes_as and changed:
         notes.append(f"note: {transcript.format} is read-only here: the repaired view is written as "
                      f"{transcript.writes_as}")
     if not changed:
         return write_bytes(transcript)
     return write_bytes(transcript, view)
+
+
+def _lines_left_out(transcript: Any) -> set[int]:
+    """The lines of a JSONL file its reader left out (a torn last line, skipped bad lines) when they are all it
+    found besides messages; empty otherwise (a key named twice: the file is written again, its last value)."""
+    notes = transcript.notes
+    if transcript.container != "jsonl" or not notes or any(note.code not in _LEFT_OUT for note in notes):
+        return set()
+    return {note.line for note in notes}
+
+
+_LEFT_OUT = frozenset({"torn_last_line", "skipped_line"})
+
+
+def _without_lines(data: bytes, numbers: set[int]) -> bytes:
+    """The file's bytes without some of its 1-based lines (split at "\n", as the JSONL reader splits them):
+    every other byte kept, its line endings and a byte order mark included, as an ordinary repair keeps the
+    lines it does not change."""
+    rows = data.split(b"\n")
+    kept = [row + b"\n" for number, row in enumerate(rows[:-1], start=1) if number not in numbers]
+    if len(rows) not in numbers:
+        kept.append(rows[-1])
+    return b"".join(kept)
 
 
 def cmd_repair(args: argparse.Namespace) -> int:

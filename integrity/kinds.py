@@ -26,9 +26,11 @@ class Severity(str, Enum):
         renamed or turns merged that only other providers need): still healthy for that judge.
     lossy: a call or result is unanswered, duplicated, ambiguous, or would be lost, even
         where a provider accepts the request.
-    rejected: a provider that counts returns HTTP 400 for it, as recorded (even when the view
+    rejected: the target provider returns HTTP 400 for it, as recorded (even when the view
         changes nothing) or for what the view must change: the chosen one, else the file's own
-        provider when its format is one provider's request, else any provider asked.
+        provider when its format is one provider's request; with no target, it breaks a universal
+        invariant (UNIVERSAL_NOTES, KindFacts.universal): a call unanswered, answered twice, used
+        twice in one turn or away from its frame, a result without its call, a real result lost.
     malformed: the entry breaks its format's schema (a wrong type, a missing id, an unknown
         role); the engine reads on, but no check calls such a transcript healthy.
 
@@ -56,8 +58,10 @@ SEVERITY_WORDS: dict[Severity, tuple[str, str]] = {
         "A call or result is unanswered, duplicated, ambiguous or lost, even where a provider accepts the "
         "request; `check` exits 1.", "an interrupted frame the reference drops"),
     Severity.REJECTED: (
-        "The provider that judges the transcript (the target provider; with none, any provider asked) returns "
-        "HTTP 400 for it as recorded, or for what the view must change; `check` exits 1.",
+        "The provider that judges the transcript (the target provider) returns HTTP 400 for it as recorded, or "
+        "for what the view must change; with no target, it breaks a universal invariant (a call unanswered, "
+        "answered twice, sharing its id with another call of its turn or not answered right after its frame, a "
+        "result without its call), or the view repairs an entry that breaks its format's schema. `check` exits 1.",
         "a result split from its frame by a user message"),
     Severity.MALFORMED: ("An entry breaks its format's schema; never healthy; `check` exits 1.",
                          '{"role": "banana", "content": "hi"}'),
@@ -142,12 +146,17 @@ class KindFacts:
     name: the one short name every screen, table and export uses.
     description: one or two sentences for the glossary.
     severity: see Severity; for a kind that a provider may or may not reject, its severity when
-        that provider (the chosen one, or any when none is chosen) rejects the transcript as
-        recorded, or when that is not known.
-    if_accepted: its severity when the provider(s) accept the transcript as recorded (the change
+        the target provider rejects the transcript as recorded.
+    if_accepted: its severity when the target provider accepts the transcript as recorded (the change
         was not needed: normalized; or something is still duplicated or lost: lossy); None: `severity`.
+    universal: whether what the kind changes or reports breaks a universal invariant (a call unanswered
+        or answered twice, a result without its call): with no target provider, such a kind keeps
+        `severity`, and any other is rated as a target that accepts the transcript rates it
+        (`if_accepted`): no universal invariant demands it, so only a provider could.
     summary_field: the report summary count this kind feeds (None: not counted).
-    verdict: how the one-line verdict words a count of it (None: not in the verdict).
+    verdict: how the one-line verdict words a count of it (None: not in the verdict); for a finding, set
+        only when a repair writes the file without it (what the reader found besides messages: a torn
+        last line, a skipped line, a key named twice), so the verdict names it among the changes.
     action: whether the report's per-message actions use it as their kind.
     icon, colour: how a row of this kind looks (inspector.theme): an icon always (colour is never the only
         cue), a background colour or "" for none; every repair kind and mark needs an icon (a row kind).
@@ -169,10 +178,13 @@ class KindFacts:
     colour: str = ""
     example: str = ""
     aliases: tuple[str, ...] = ()
+    universal: bool = True
 
     def rated(self, accepted: bool | None = None) -> Severity:
-        """The severity given what the provider(s) say about the transcript as recorded (None: not known)."""
-        return self.if_accepted if accepted and self.if_accepted is not None else self.severity
+        """The severity given what the target provider says about the transcript as recorded (None: no target
+        judges it, and the universal invariants decide: see `universal`)."""
+        relaxed = accepted if accepted is not None else not self.universal
+        return self.if_accepted if relaxed and self.if_accepted is not None else self.severity
 
 
 REPAIR_KINDS: dict[RepairKind, KindFacts] = {
@@ -221,20 +233,21 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         "numeric id sent as a string); the durable message keeps its ids.",
         Severity.REJECTED, "renamed", "message(s) with renamed ids", if_accepted=Severity.NORMALIZED,
         icon='✎', colour='#e0e7ff', example='#3 frame(call_0) reuses call_0 of #1  ->  view sends it as call_0_2',
-        aliases=('renamed', 'renamed id', 'rename')),
+        aliases=('renamed', 'renamed id', 'rename'), universal=False),
     RepairKind.MERGED: KindFacts(
         "merged", "A message sent inside the next message of the same role, because the provider wants one "
         "message per turn.",
         Severity.REJECTED, "merged", "message(s) merged into the next of the same role", action=True,
         if_accepted=Severity.NORMALIZED,
         icon='⊕', colour='#cffafe',
-        example='#2 user(result a)  #3 user(result b)  ->  view: one user message with both'),
+        example='#2 user(result a)  #3 user(result b)  ->  view: one user message with both', universal=False),
     RepairKind.SYNTHESIZED_TURN: KindFacts(
         "synthesized turn", "A user or assistant turn that exists only in the view, because the provider's "
         "order of turns needs it.",
         Severity.REJECTED, "turns_synthesized", "turn(s) synthesized for the provider's role order",
         if_accepted=Severity.NORMALIZED,
-        icon='✚', colour='#d1fae5', example='Bedrock: history starts with a result  ->  view adds a user turn first'),
+        icon='✚', colour='#d1fae5', example='Bedrock: history starts with a result  ->  view adds a user turn first',
+        universal=False),
     RepairKind.REPAIRED_ARGUMENTS: KindFacts(
         "repaired arguments", "A call whose arguments are not a JSON object (cut-off or invalid JSON text): the "
         "view sends {} instead (the report keeps the text as recorded) and, when the call has no result, "
@@ -263,7 +276,7 @@ FINDINGS: dict[FindingCode, KindFacts] = {
     FindingCode.REUSED_CALL_ID: KindFacts(
         "reused call id", "One call id used by several calls; the reference answers every use with the first result.",
         Severity.REJECTED, if_accepted=Severity.LOSSY,
-        example='#1 frame(call_0)  #3 frame(call_0)', aliases=('reused id', 'reused ids', 'reuse')),
+        example='#1 frame(call_0)  #3 frame(call_0)', aliases=('reused id', 'reused ids', 'reuse'), universal=False),
     FindingCode.RESULTS_OUT_OF_ORDER: KindFacts(
         "results out of order", "The results right after a frame, but not in the order of its calls; no provider "
         "needs them in order (the strict view puts them in order).", Severity.NORMALIZED,
@@ -320,15 +333,16 @@ FINDINGS: dict[FindingCode, KindFacts] = {
     FindingCode.TORN_LAST_LINE: KindFacts(
         "torn last line", "The last line of a JSONL file is cut off, as a crash mid-write leaves it; the file is "
         "read up to the line before, and a repair writes it without the torn line.", Severity.MALFORMED,
+        verdict="torn last line(s) left out",
         example='line 9: {"role": "assistant", "cont'),
     FindingCode.SKIPPED_LINE: KindFacts(
         "skipped line", "A line of a JSONL file that is not valid JSON, left out because --skip-bad-lines asked "
-        "for it.", Severity.MALFORMED,
+        "for it.", Severity.MALFORMED, verdict="skipped line(s) left out",
         example='line 4: not json  (read with --skip-bad-lines)'),
     FindingCode.DUPLICATE_KEY: KindFacts(
         "duplicate key", "An object of the file names the same key twice. JSON readers disagree on which value "
         "counts (this one takes the last), so a provider may read another message than the one checked; a "
-        "repair writes the last value only.", Severity.MALFORMED,
+        "repair writes the last value only.", Severity.MALFORMED, verdict="key(s) named twice written once",
         example='{"role": "user", "role": "assistant", "content": "hi"}'),
 }
 
@@ -374,6 +388,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.MOVED: (_R, _N),
     NoteCode.REORDERED: (_N, _N),
     NoteCode.RENAMED: (_R, _N),
+    NoteCode.ID_SHARED_IN_TURN: (_R, _N),
     NoteCode.NUMERIC_IDS_AS_TEXT: (_R, _N),
     NoteCode.ARGUMENTS_REPLACED: (_R, _N),
     NoteCode.MERGED: (_R, _N),
@@ -390,18 +405,36 @@ because it splits a call from its results is rejected, one the reference drops o
 repairs something is lossy."""
 
 
+UNIVERSAL_NOTES: frozenset[NoteCode] = frozenset({
+    NoteCode.RESULT_WITHOUT_STRING_ID, NoteCode.RESULT_BEFORE_CALL, NoteCode.RESULT_WITHOUT_CALL,
+    NoteCode.RESULT_PAIRED_BY_NAME, NoteCode.RESULT_PAIRED_BY_ORDER, NoteCode.RECEIPT_REPLACED_BY_REAL,
+    NoteCode.SECOND_RESULT, NoteCode.FRAME_SPLITS_RESULTS, NoteCode.FRAME_DROPPED_BY_REFERENCE,
+    NoteCode.REAL_RESULT_AFTER_RECEIPT, NoteCode.LATER_DUPLICATE, NoteCode.STRAY, NoteCode.MOVED,
+    NoteCode.ID_SHARED_IN_TURN, NoteCode.ARGUMENTS_REPLACED, NoteCode.NUMERIC_IDS_AS_TEXT,
+})
+"""The reasons a universal invariant demands (a call answered twice, or not right after its frame, or by a result
+that does not name it alone; a result without its call; a real result lost), and the repairs of an entry that
+breaks its format's schema (arguments that are not an object, a numeric id: no check calls such garbage healthy):
+with no target provider they keep their first severity.  Any other reason (an empty interrupted frame left out,
+ids renamed for a later turn that reuses one, a provider's turn rules) is then rated as a target that accepts the
+transcript rates it: only a provider could need it, and none judges."""
+
+
 def note_severity(code: NoteCode | str, accepted: bool | None = None) -> Severity:
-    """The severity of one reason (see NOTE_SEVERITIES); accepted: what the provider(s) say as recorded."""
-    rejected, otherwise = NOTE_SEVERITIES[NoteCode(code)]
-    return otherwise if accepted else rejected
+    """The severity of one reason (see NOTE_SEVERITIES); accepted: what the target provider says as recorded
+    (None: no target judges it: the universal invariants decide, UNIVERSAL_NOTES)."""
+    code = NoteCode(code)
+    rejected, otherwise = NOTE_SEVERITIES[code]
+    relaxed = accepted if accepted is not None else code not in UNIVERSAL_NOTES
+    return otherwise if relaxed else rejected
 
 
 def rate(kind: RepairKind | FindingCode | Mark | str, codes: Iterable[NoteCode | str] = (),
          accepted: bool | None = None) -> Severity:
     """The severity of one action, view entry or finding: the worst of its reasons, else its kind's.
 
-    A message kept as it is, with no reason, is info.  accepted: whether the provider(s) accept the
-    transcript as recorded (the chosen one, or every one when none is chosen); None: not known.
+    A message kept as it is, with no reason, is info.  accepted: whether the target provider accepts the
+    transcript as recorded; None: no target judges it (the universal invariants decide).
     """
     codes = list(codes)
     if codes:

@@ -37,6 +37,7 @@ class NoteCode(str, Enum):
     MOVED = "moved"
     REORDERED = "reordered"
     RENAMED = "renamed"
+    ID_SHARED_IN_TURN = "id_shared_in_turn"
     NUMERIC_IDS_AS_TEXT = "numeric_ids_as_text"
     ARGUMENTS_REPLACED = "arguments_replaced"
     MERGED = "merged"
@@ -92,8 +93,16 @@ def _why(provider: str, clause: str = "why") -> str:
 
 def _renamed(params: Mapping[str, Any]) -> str:
     pairs = ", ".join(f"{old!r} -> {new!r}" for old, new in params["ids"].items())
-    return (f"ids renamed in the view ({pairs}): providers reject an id used twice or an empty id, and some "
-            "refuse ids outside their pattern or length (Anthropic, Mistral, OpenAI)")
+    return (f"ids renamed in the view ({pairs}), so that each call has an id no other call uses, in a form the "
+            "provider takes: DeepSeek refuses an id a later turn uses again, a provider that needs ids refuses "
+            "an empty one, and Anthropic, Mistral and OpenAI refuse ids outside their pattern or length")
+
+
+def _shared_in_turn(params: Mapping[str, Any]) -> str:
+    ids = params["ids"]
+    named = ", ".join(map(repr, ids)) if isinstance(ids, (list, tuple)) else str(ids)
+    return (f"id(s) {named} used by two calls of this frame: no result names one of them alone, so each call "
+            "gets an id of its own")
 
 
 _TEMPLATES: dict[NoteCode, Any] = {
@@ -117,7 +126,7 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.FRAME_SPLITS_RESULTS: lambda p: (
         f"interrupted frame between frame #{p['frame']} and its results; once they move "
         "next to their calls it is an unfinished turn, so it is dropped"),
-    NoteCode.FRAME_EMPTY: lambda p: "interrupted frame with no content; providers reject an empty assistant message",
+    NoteCode.FRAME_EMPTY: lambda p: "interrupted frame with no content: it carries nothing, so the view leaves it out",
     NoteCode.FRAME_DROPPED_BY_REFERENCE: lambda p: (
         f"assistant frame without tool calls that did not finish its turn ({p['stop']}); "
         "the reference drops such frames once it repairs anything"),
@@ -137,6 +146,7 @@ _TEMPLATES: dict[NoteCode, Any] = {
         f"put in call order: from #{p['index']} to view position {p['view_index']}, inside the run of results "
         "right after its frame where it was recorded (no provider needs this)"),
     NoteCode.RENAMED: _renamed,
+    NoteCode.ID_SHARED_IN_TURN: _shared_in_turn,
     NoteCode.NUMERIC_IDS_AS_TEXT: lambda p: (
         "numeric id(s) " + ", ".join(p["ids"]) + " sent as strings: providers want string ids "
         "(the durable message keeps the numbers)"),

@@ -23,6 +23,7 @@ from integrity.kinds import (
     NOTE_SEVERITIES,
     REPAIR_KINDS,
     SEVERITY_ORDER,
+    UNIVERSAL_NOTES,
     VERDICT_ORDER,
     FindingCode,
     Mark,
@@ -123,7 +124,7 @@ def test_reports_use_only_registered_kinds(path: Path) -> None:
         assert {action.kind for action in report.actions} <= set(ACTION_KINDS)
         assert {finding.kind for finding in report.findings} <= set(FindingCode)
         for finding in report.findings:
-            assert finding.severity == FINDINGS[finding.kind].severity
+            assert finding.severity == FINDINGS[finding.kind].rated(None)  # no target asked: the invariants
         json.dumps(msgspec.to_builtins(report, str_keys=True))  # plain JSON all the way down
 
 
@@ -144,7 +145,9 @@ def test_every_note_code_has_a_severity_and_acceptance_never_makes_it_worse() ->
     for code, (rejected, accepted) in NOTE_SEVERITIES.items():
         assert rank(accepted) <= rank(rejected), code
         assert accepted is not Severity.INFO, code  # a change is never "nothing"
-        assert note_severity(code) is rejected and note_severity(code, None) is rejected
+        # with no target the universal invariants judge: what none of them demands is rated as accepted
+        unjudged = rejected if code in UNIVERSAL_NOTES else accepted
+        assert note_severity(code) is unjudged and note_severity(code, None) is unjudged
         assert note_severity(code, False) is rejected and note_severity(code, True) is accepted
     for kind in ALL_KINDS:
         fact = facts(kind)
@@ -159,7 +162,13 @@ def test_one_kind_can_mean_different_severities_and_the_worst_reason_wins() -> N
     assert rate(RepairKind.MOVED, [NoteCode.MOVED]) is Severity.REJECTED
     assert rate(RepairKind.REORDERED, [NoteCode.REORDERED]) is Severity.NORMALIZED
     assert rate(RepairKind.KEPT) is Severity.INFO
-    assert rate(RepairKind.KEPT, [NoteCode.REORDERED, NoteCode.RENAMED]) is Severity.REJECTED
+    assert rate(RepairKind.KEPT, [NoteCode.REORDERED, NoteCode.RENAMED], accepted=False) is Severity.REJECTED
+    # no target: an id renamed for a later turn's reuse is no universal invariant's; one two calls share is
+    assert rate(RepairKind.KEPT, [NoteCode.REORDERED, NoteCode.RENAMED]) is Severity.NORMALIZED
+    assert rate(RepairKind.KEPT, [NoteCode.RENAMED, NoteCode.ID_SHARED_IN_TURN]) is Severity.REJECTED
+    assert rate(RepairKind.DROPPED_INTERRUPTED_FRAME, [NoteCode.FRAME_EMPTY]) is Severity.NORMALIZED
+    assert rate(RepairKind.SYNTHESIZED) is Severity.REJECTED and rate(Mark.ORPHANED_CALL) is Severity.REJECTED
+    assert rate(FindingCode.REUSED_CALL_ID) is Severity.LOSSY
     # when the provider(s) that count accept the transcript as recorded, nothing is rejected
     assert rate(RepairKind.MOVED, [NoteCode.MOVED], accepted=True) is Severity.NORMALIZED
     assert rate(RepairKind.DROPPED_DUPLICATE, [NoteCode.SECOND_RESULT], accepted=True) is Severity.LOSSY

@@ -35,6 +35,7 @@ from .._diagnosis import (
     own_provider,
     summarize,
     with_recorded,
+    written_away,
 )
 from .._findings import Finding
 from .._records import Record
@@ -171,13 +172,15 @@ def _report(sections: Sections, schema: Sequence[Finding], source: str | None, w
     light, plan = sections.light, sections.plan
     findings, summary = _judged(light, plan, schema, sections.moved, sections.uses)
     severity = worst([*sections.severities(), *(f.severity for f in findings)])
+    written = written_away(findings)
+    changed = plan.changed or bool(written)  # a repair writes the file again without a torn line
     report = RepairReport(
         report_version=REPORT_VERSION,
         source=source,
         policy=plan.policy,
-        changed=plan.changed,
+        changed=changed,
         healthy=not fails(severity),
-        verdict=_verdict(summary, plan.changed, severity, _malformed(findings)),
+        verdict=_verdict(summary, changed, severity, _malformed(findings), written=written),
         summary=summary,
         repaired_tool_calls=list(plan.repaired_tool_calls),
         actions=[action for chunk in sections.actions() for action in chunk] if whole else [],
