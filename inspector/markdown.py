@@ -16,6 +16,7 @@ from typing import Any
 from inspector.report_view import NONE, action_rows, changed, or_none, view_only_rows, violation_text
 from inspector.safe_text import code_span
 from integrity import Analysis, ProviderVerdict, RepairReport
+from integrity.file_verdict import FileVerdict
 from integrity.kinds import facts, summary_counts
 
 
@@ -143,6 +144,7 @@ def report_markdown(
     verdicts: Mapping[str, ProviderVerdict] | None = None,
     max_rows: int = 500,
     analysis: Analysis | None = None,
+    whole: FileVerdict | None = None,
 ) -> str:
     """The whole report: verdict, summary, changed actions, messages only in the view, findings, pairings,
     and what each provider says (with its error texts).
@@ -150,13 +152,20 @@ def report_markdown(
     Kept messages are left out of the actions table (a review wants what changed);
     with the analysis, each action shows an excerpt of its message.  Tables stop at
     `max_rows` rows with a line saying how many were left out.  Empty values are "—".
+    whole: the file's verdict when the file holds several transcripts (integrity.file_verdict): said first,
+    and the report's verdict is labelled as its transcript's.
     """
-    lines = [
-        f"### Tool-call repair report: {code(report.source or 'transcript', in_table=False)}",
-        "",
-        f"**Verdict:** {code(report.verdict, 400, in_table=False)}  ",
+    lines = [f"### Tool-call repair report: {code(report.source or 'transcript', in_table=False)}", ""]
+    own, healthy = "", "healthy"
+    if whole is not None:
+        lines.append(f"**File:** {code(whole.said, 400, in_table=False)} · `check` exits {whole.exit_code} "
+                     "on it  ")
+        thread = code(report.thread or "main", in_table=False)
+        own, healthy = f" of transcript {thread}", f"transcript {thread} healthy"
+    lines += [
+        f"**Verdict{own}:** {code(report.verdict, 400, in_table=False)}  ",
         (f"**Policy:** {code(report.policy, in_table=False)} · changed: {'yes' if report.changed else 'no'} · "
-         f"healthy: {'yes' if report.healthy else 'no'}"),
+         f"{healthy}: {'yes' if report.healthy else 'no'}"),
         "",
     ]
     counts = summary_columns(report.summary)

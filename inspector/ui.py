@@ -194,11 +194,13 @@ def _load_all(digest: str, name: str, _data: bytes, format: str = "auto") -> Any
         return error
 
 
-def load_source(source: Source) -> Transcript | None:
+def load_source(source: Source, policy: str | None = None) -> Transcript | None:
     """Parse (cached by content); on bad input show the one-line error and return None.
 
     A file holding several transcripts (an eval log's samples, a Claude Code
-    session's sidechains, abandoned branches) gets a picker in the sidebar.
+    session's sidechains, abandoned branches) gets a picker in the sidebar; with the
+    page's policy, the file is checked whole as `check FILE` does (inspector.whole_file)
+    and the picker marks the transcripts that need repair.
     """
     result = _load_all(source.digest, source.name, source.data)
     choices = format_choices(source.data, source.name, result) if isinstance(result, TranscriptError) else []
@@ -215,7 +217,7 @@ def load_source(source: Source) -> Transcript | None:
     if isinstance(result, Exception):
         show_failure(f"{source.name}: could not be read", result, headline=_INPUT_HEADLINE)
         return None
-    return pick_transcript(source, result)
+    return pick_transcript(source, result, policy)
 
 
 def format_choices(data: bytes, name: str, error: TranscriptError) -> list[str]:
@@ -263,13 +265,23 @@ def format_picker(source: Source, choices: Sequence[str], error: str) -> str | N
     return picked
 
 
-def pick_transcript(source: Source, transcripts: Sequence[Transcript]) -> Transcript:
-    """The only transcript, or the one picked in the sidebar ("main" first; branches are marked)."""
+def pick_transcript(source: Source, transcripts: Sequence[Transcript], policy: str | None = None) -> Transcript:
+    """The only transcript, or the one picked in the sidebar ("main" first; branches are marked, and with a
+    policy the transcripts `check` says need repair, judged by the provider in effect)."""
+    from inspector import whole_file
+
+    whole_file.forget()
     if len(transcripts) == 1:
         url_set("thread", None)
         return transcripts[0]
     names = [t.name for t in transcripts]
-    marks = {t.name: "" if t.checked else "  (abandoned branch)" for t in transcripts}
+    needing: list[str] = []
+    if policy is not None:
+        with st.spinner(f"Checking the file's {len(transcripts):,} transcripts…"):
+            needing = whole_file.judge(source.digest, transcripts, policy,
+                                       provider_in_effect(transcripts[0])).needing
+    marks = {t.name: "  (abandoned branch)" if not t.checked else "  (needs repair)" if t.name in needing else ""
+             for t in transcripts}
     key = f"thread_{source.digest}"
     default = "main" if "main" in names else names[0]
     asked = url_get("thread")  # a link carries the transcript it opens (?thread=sidechain:...)
@@ -285,7 +297,8 @@ def pick_transcript(source: Source, transcripts: Sequence[Transcript]) -> Transc
         f"Transcript ({len(names)} in this file)", names, key=key,
         format_func=lambda name: neutralize(name) + marks[name],
         help="A file may hold several transcripts: a Claude Code session's sidechains, an eval log's samples, "
-             "branches a rewind left behind. Each is checked on its own.")
+             "branches a rewind left behind. Each is checked on its own; `check` on the file exits 1 when any "
+             "is marked 'needs repair'.")
     url_set("thread", None if chosen in (None, default) else chosen)
     if chosen not in (None, default):
         st.session_state["_url_thread"] = chosen
@@ -553,6 +566,21 @@ def provider_picker(container: Any = None, transcript: Transcript | None = None)
     none (the universal invariants), until the user picks one, in the picker or the link.
     """
     where = container or st.sidebar
+    options, default = _settle_provider(transcript)
+    picked = where.selectbox("Provider", options, key="provider", on_change=_picked_provider,
+                             format_func=lambda name: "none: the universal invariants" if name == NO_PROVIDER
+                             else name,
+                             help="the target provider, whose rules decide 'accepted' in the verdict panel: by "
+                                  "default the provider the file is a request to, as `check` judges it; none for "
+                                  "a format no single provider reads (then every call answered once, right after "
+                                  "its frame, no stray, decide)")
+    to_url("provider", "provider", None if picked == default and picked == NO_PROVIDER else picked)
+    return None if picked in (None, NO_PROVIDER) else picked
+
+
+def _settle_provider(transcript: Transcript | None) -> tuple[list[str], str]:
+    """The provider picker's options and default, its state settled from the link and the file (idempotent
+    within a run: the transcript picker asks it first, to mark the transcripts by the provider in effect)."""
     providers = provider_names()
     options = [NO_PROVIDER, *providers]
     own = target_provider(transcript.format) if transcript is not None else None
@@ -566,15 +594,15 @@ def provider_picker(container: Any = None, transcript: Transcript | None = None)
         # a file no single provider reads gets the default, not whatever the previous file's provider was
         st.session_state["provider"] = default
     from_url("provider", "provider", options, default)
-    picked = where.selectbox("Provider", options, key="provider", on_change=_picked_provider,
-                             format_func=lambda name: "none: the universal invariants" if name == NO_PROVIDER
-                             else name,
-                             help="the target provider, whose rules decide 'accepted' in the verdict panel: by "
-                                  "default the provider the file is a request to, as `check` judges it; none for "
-                                  "a format no single provider reads (then every call answered once, right after "
-                                  "its frame, no stray, decide)")
-    to_url("provider", "provider", None if picked == default and picked == NO_PROVIDER else picked)
-    return None if picked in (None, NO_PROVIDER) else picked
+    return options, default
+
+
+def provider_in_effect(transcript: Transcript) -> str | None:
+    """The provider the page's picker will return for this transcript (None: the universal invariants),
+    before the picker is drawn."""
+    _settle_provider(transcript)
+    picked = st.session_state.get("provider")
+    return None if picked in (None, NO_PROVIDER) else str(picked)
 
 
 def _picked_provider() -> None:

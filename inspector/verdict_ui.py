@@ -19,7 +19,9 @@ import streamlit as st
 
 from integrity import PROVIDERS, Analysis, Placement, ProviderVerdict, provider_verdict, with_verdicts
 from integrity.download import RECHECK_UP_TO, Download, download
+from integrity.file_verdict import FileVerdict
 
+from . import whole_file
 from .diagnostics import curl_command, diagnostics, request_body
 from .positions import native_label, row_place
 from .report_view import after_repair_words
@@ -116,14 +118,23 @@ def estimate(timings: dict[str, float], names: Sequence[str] = tuple(PROVIDERS),
     return said.format(f"{seconds:.0f}" if seconds >= 2 else f"{seconds:.1f}")
 
 
-def headline(analysis: Analysis, provider: str | None, digest: str, name: str) -> None:
+def headline(analysis: Analysis, provider: str | None, digest: str, name: str,
+             whole: FileVerdict | None = None) -> None:
     """The verdict and the chosen provider's answer in one block: as recorded, after repair, first error whole;
-    "safe to send" only of the download `check` passes (offered_download)."""
-    lines = [verdict_line(analysis), *unplaced_findings(analysis)]
+    "safe to send" only of the download `check` passes (offered_download).  whole: the file's verdict when it
+    holds several transcripts (inspector.whole_file): said first, and the rest labelled as this transcript's."""
+    transcript = analysis.transcript
+    prefix = whole_file.thread_prefix(transcript, whole)
+    lines = [*([whole_file.file_line(whole)] if whole is not None else []), prefix + verdict_line(analysis),
+             *unplaced_findings(analysis)]
     result = (analysis.verdicts or {}).get(provider or "")
     if provider and result is not None:
         offered = offered_download(analysis, provider, digest, name) if result.accepted_after_repair else None
-        lines.extend(provider_lines(result, offered, len(analysis.transcript.messages)))
+        lines.extend(provider_lines(result, offered, len(transcript.messages),
+                                    transcript.name if whole is not None else None))
+        holds = whole_file.holds_words(transcript, offered) if result.accepted_after_repair else ""
+        if holds:
+            lines.append(f"  ({holds})")
         if result.accepted_after_repair and not result.accepted_as_recorded:
             lines.extend(regrouped(analysis, provider, digest, name))
     st.code(neutralize("\n".join(lines)), language=None, wrap_lines=True)
@@ -149,15 +160,19 @@ def offered_download(analysis: Analysis, provider: str | None, digest: str, name
         return f"the repaired view cannot be written ({type(error).__name__}: {error})"
 
 
-def provider_lines(result: ProviderVerdict, offered: Download | str | None, size: int) -> list[str]:
-    """The chosen provider's answer: as recorded and after repair, each first error whole."""
+def provider_lines(result: ProviderVerdict, offered: Download | str | None, size: int,
+                   thread: str | None = None) -> list[str]:
+    """The chosen provider's answer: as recorded and after repair, each first error whole.  thread: the
+    transcript's name when the file holds several (the answer is that transcript's, not the file's)."""
     provider, before, after = result.provider, result.before, result.after
-    lines = [f"{provider}, the transcript as recorded: "
+    recorded, view = (f"transcript {thread}", f"the repaired view of transcript {thread}") if thread is not None \
+        else ("the transcript", "the repaired view")
+    lines = [f"{provider}, {recorded} as recorded: "
              + ("accepted" if not before else f"REJECTED with {len(before)} error(s), the first:")]
     if before:
         lines.append(f"  {before[0].error}")
     words = after_repair_words(result, offered, size)
-    lines.append(f"{provider}, the repaired view: {words}" + (", the first:" if after else ""))
+    lines.append(f"{provider}, {view}: {words}" + (", the first:" if after else ""))
     if after:
         lines.append(f"  {after[0].error}")
     return lines

@@ -32,13 +32,16 @@ class Download:
     """The bytes a page offers for one provider's view, and what `check` says when it reads them back.
 
     recheck: check's result on the bytes read back (None: not read back, above RECHECK_UP_TO messages).
-    left: what `check` still flags in them, in the words of `repair`'s note ('' when it passes them).
+    left: what `check` still flags in them, in the words of `repair`'s note ('' when it passes them): in
+    any transcript they hold (a thread written back into its whole file carries the file's other threads).
+    holds: the names of the transcripts read back from them (more than one: the whole file).
     """
 
     provider: str | None
     data: bytes
     recheck: CheckResult | None
     left: str
+    holds: tuple[str, ...] = ()
     seconds: float = 0.0
     """How long writing, reading back and checking took (a page's estimate for the other providers)."""
 
@@ -68,8 +71,8 @@ def download(analysis: Analysis, provider: str | None = None, recheck_up_to: int
 
 def _download(analysis: Analysis, provider: str | None, recheck_up_to: int,
               written: dict[str | None, tuple[bytes, Any]] | None) -> Download:
+    from .file_verdict import check_file
     from .loading import TranscriptError
-    from .pipeline import check
 
     transcript = analysis.transcript
     key = provider if provider is not None and replans_for(analysis.policy, analysis.light, analysis.plan,
@@ -92,10 +95,16 @@ def _download(analysis: Analysis, provider: str | None, recheck_up_to: int,
     if isinstance(read, TranscriptError):
         return Download(provider, data, None, read.problem)
     back = next((t for t in read if t.name == transcript.name), read[0] if len(read) == 1 else None)
+    holds = tuple(t.name for t in read)
     if back is None:  # a thread written into the whole file: the thread is read back under its own name
-        return Download(provider, data, None, f"no transcript named {transcript.name} in the written file")
-    result = check(back, provider=provider, policy=analysis.policy)
-    return Download(provider, data, result, still_flagged(result, back, analysis.report))
+        return Download(provider, data, None, f"no transcript named {transcript.name} in the written file", holds)
+    if sum(len(t.messages) for t in read) > recheck_up_to:  # the file's other threads make it too large
+        return Download(provider, data, None, "", holds)
+    # `check` on the downloaded file judges every transcript in it (exit 1 when any needs repair): so does this
+    whole = check_file(read, provider=provider, policy=analysis.policy)
+    result = whole.results[back.name]
+    left = still_flagged(result, back, analysis.report) or whole.flagged_besides(back.name)
+    return Download(provider, data, result, left, holds)
 
 
 def still_flagged(result: CheckResult, transcript: Transcript | None, report: Any = None) -> str:

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from inspector import row_cache, stores_ui, ui, verdict_ui
+from inspector import row_cache, stores_ui, ui, verdict_ui, whole_file
 from inspector.conversation import message_text
 from inspector.conversation_ui import render_conversation, render_legend
 from inspector.data_root import data_root, save_upload
@@ -61,7 +61,7 @@ if picked_source is None:
 source = picked_source  # never None from here on (the functions below rely on it)
 
 with st.spinner(f"Reading {literal(source.name)} ({len(source.data):,} bytes)…"):  # staged progress
-    loaded = stored[1] if stored else ui.load_source(source)  # (a read error shows on the page)
+    loaded = stored[1] if stored else ui.load_source(source, policy)  # (a read error shows on the page)
 if loaded is None:
     ui.provider_picker()
     st.stop()
@@ -96,7 +96,8 @@ def judge() -> None:
     with judge_slot:
         analysis = verdict_ui.judged(source.digest, name, analysis, provider)
     with verdict_slot.container():
-        verdict_ui.headline(analysis, provider, source.digest, name)
+        verdict_ui.headline(analysis, provider, source.digest, name,
+                            whole_file.current(source.digest, policy, provider))
     judged_already = True
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import streamlit as st
 
 from inspector import report_view as rv
-from inspector import ui, verdict_ui
+from inspector import ui, verdict_ui, whole_file
 from inspector.entry import through_app
 from inspector.glossary import link
 from inspector.markdown import report_markdown
@@ -29,6 +29,7 @@ from integrity import Analysis, Mark, RepairKind, RepairReport, Transcript, fact
 from integrity._records import invalid_where, json_text
 from integrity.analysis import export_view, provider_view
 from integrity.download import Download
+from integrity.file_verdict import FileVerdict
 from integrity.formats.container import json_bytes
 from integrity.report import read_report
 
@@ -46,6 +47,7 @@ analysis: Analysis | None = None
 source: ui.Source | None = None
 transcript: Transcript | None = None
 provider: str | None = None
+whole: FileVerdict | None = None
 
 
 def _read_uploaded() -> tuple[str, RepairReport]:
@@ -92,21 +94,24 @@ if origin == "Current transcript":
     if source is None:
         st.info("Pick a sample, upload a transcript or paste one in the sidebar.")
         st.stop()
-    transcript = ui.load_source(source)
+    transcript = ui.load_source(source, policy)
     if transcript is None:
         st.stop()
     provider = ui.provider_picker(transcript=transcript)  # follows the file, as in the Inspector
     analysis = ui.with_verdicts(source, ui.analysis_for(source, transcript, policy, provider), provider)
     report = analysis.report
     name = source.name
+    whole = whole_file.current(source.digest, policy, provider)  # the file's verdict, when it holds several
 else:
     name, report = _read_uploaded()
 
 assert report is not None
 s = report.summary
 st.text(neutralize(f"report of {report.source or name} · policy {report.policy} · version {report.report_version}"))
-st.code(neutralize(("✔ " if report.healthy else "⚒ " if report.changed else "⚠ ") + report.verdict), language=None,
-        wrap_lines=True)
+said = ("✔ " if report.healthy else "⚒ " if report.changed else "⚠ ") + report.verdict
+if whole is not None and transcript is not None:  # one transcript of several: the file's verdict first
+    said = f"{whole_file.file_line(whole)}\n{whole_file.thread_prefix(transcript, whole)}{said}"
+st.code(neutralize(said), language=None, wrap_lines=True)
 # the Inspector's counts (every one the verdict names), with the view's size and the findings beside them
 shown = summary_metrics(s, first=[("messages", "messages"), ("view_messages", "view")], last=[("findings", "findings")])
 counts = st.container(horizontal=True, gap="medium")  # as wide as their names, wrapping when narrow
@@ -156,7 +161,8 @@ def _errors_of(analysis: Analysis, provider: str | None) -> None:
                 st.caption("No rule of this provider is broken.")
 
 
-markdown = report_markdown(report, analysis.verdicts if analysis is not None else None, analysis=analysis)
+markdown = report_markdown(report, analysis.verdicts if analysis is not None else None, analysis=analysis,
+                           whole=whole)
 downloads = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
 
 downloads.download_button("⬇ Report JSON", _report_json(report), ui.download_name(name, "report.json"),
@@ -173,7 +179,9 @@ else:
     _offer(downloads, analysis, provider, mine, "⬇ Repaired transcript", ui.download_name(name, "repaired"),
            "dl_view")
     planned = f"planned for {provider}" if provider else "planned with no target provider (the universal invariants)"
-    st.text(neutralize(f"⬇ Repaired transcript: the view {planned}: {rv.download_words(mine, size)}"))
+    holds = whole_file.holds_words(transcript, mine)
+    st.text(neutralize(f"⬇ Repaired transcript: the view {planned}: {rv.download_words(mine, size)}"
+                       + (f" ({holds})" if holds else "")))
     if analysis.verdicts:
         st.subheader("Provider verdicts")
         st.caption("Each provider is sent the view planned for it (strict re-plans the view for a provider whose "

@@ -29,10 +29,11 @@ def test_a_file_of_several_transcripts_gets_a_picker_and_each_is_analysed_on_its
     at.text_area(key="paste").input(data.decode()).run()
     assert not at.exception, [e.value for e in at.exception]
     picker = at.selectbox(key=f"thread_{ui.digest_of(data)}")
-    assert picker.options == ["main", "sidechain:a3f9c2d1"] and picker.value == "main"
+    # the one `check` says needs repair is marked (the file's verdict heads the page: inspector.whole_file)
+    assert picker.options == ["main", "sidechain:a3f9c2d1  (needs repair)"] and picker.value == "main"
     codes = [c.value for c in at.code]
-    assert any(c.startswith("✔ healthy") for c in codes), codes  # the main thread, as recorded
+    assert any("\ntranscript main: ✔ healthy" in c for c in codes), codes  # the main thread, as recorded
     picker.set_value("sidechain:a3f9c2d1").run()
     assert not at.exception
     codes = [c.value for c in at.code]
-    assert not any(c.startswith("✔ healthy") for c in codes), codes  # the subagent's unanswered call
+    assert not any("✔ healthy" in c for c in codes), codes  # the subagent's unanswered call

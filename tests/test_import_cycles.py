@@ -72,7 +72,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     # (and the providers' verdicts judged on skeletons, which the pipeline loads only when a provider is asked)
     ("analysis", ["integrity.analysis", "integrity.loaded", "integrity.skeleton_verdicts"]),
     # the check pipeline and the one-call APIs over the analysis
-    ("check", ["integrity.pipeline", "integrity.repairing", "integrity.download"]),
+    ("check", ["integrity.pipeline", "integrity.repairing", "integrity.download", "integrity.file_verdict"]),
     # front ends: the CLI, fleet triage, the fault lab, the package face
     ("front", [
         "integrity.cli", "integrity.cli_pool", "integrity.__main__", "integrity.triage", "integrity._triage_inputs",
