@@ -119,6 +119,12 @@ ANTHROPIC_ILLEGAL = [
         v("anthropic", "tool_result_not_first", "messages.1", [1, 2, 3], ["a"],
           "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: a" + UNANSWERED_TAIL),
         id="result-after-a-user-message"),
+    pytest.param(  # recorded 400 (anomalyco/opencode): tests/provider_cases/anthropic_text_after_tool_use.json
+        [AU(), {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}},
+                                                 {"type": "text", "text": "checking"}]}, AR("a")],
+        v("anthropic", "tool_use_not_last", "messages.1", [1, 2], ["a"],
+          "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: a" + UNANSWERED_TAIL),
+        id="text-after-tool-use"),
     pytest.param(
         [{"role": "system", "content": "be brief"}, AU()],
         v("anthropic", "system_message_first", "messages.0", [0], [],

@@ -182,11 +182,12 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
     tool name or toolCallId that is not a string is a schema finding: the structs refuse it, and the general
     reader reports it.)
 
-    Most messages belong to clean turns: a frame with fresh call ids opens a turn, and each of its results
-    right after it answers the call the turn waits for.  Those steps of LightBuilder (frame and result) are
-    taken here, on the builder's open turn held in local names, with no call per message, and so is a result
-    when no turn is open (a loose one: most of a defect-dense file's); any other frame or result goes to the
-    builder's own method, the open turn handed over before and read back after.
+    Most messages belong to clean turns: a frame with fresh call ids (and no part after a call) opens a
+    turn, and each of its results right after it answers the call the turn waits for.  Those steps of
+    LightBuilder (frame and result) are taken here, on the builder's open turn held in local names, with no
+    call per message, and so is a result when no turn is open (a loose one: most of a defect-dense file's);
+    any other frame or result goes to the builder's own method, the open turn handed over before and read
+    back after.
     A turn whose results end a block hands the builder the tool names of the results it got so far
     (LightBuilder.pending), so that a turn found not clean in the next block names them all.
 
@@ -211,6 +212,7 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
     turns = builder.classifying
     want_at, want, turn, turn_frame = builder.want_at, builder.want, builder.turn, builder.turn_frame
     told = want_at  # the open turn's results before this index are in pending
+    late = -1  # the last assistant message with a part after a call (LightBuilder.frame's late)
     pi_ai = hinted = False
     keys = 0
     for index, message in enumerate(messages, offset):
@@ -305,6 +307,8 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                     keys += 3 if part.sig is not unset else 2
                     if type(part) is image and part.data is unset:
                         keys -= 1
+                    if calls is not None:  # a part after a call: no clean turn (LightBuilder.frame's late)
+                        late = index
             if calls is not None:
                 pi_ai = True
                 found = tuple(calls)
@@ -319,7 +323,7 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                             fresh = call_id not in loose_ids and call_id != ""
                     else:
                         fresh = fresh_calls(found, index, first, loose_ids)
-                    if fresh:
+                    if fresh and late != index:
                         turn, turn_frame, want_at, want = found, index, index + 1, found[0].id
                         told = want_at
                     else:
@@ -328,7 +332,7 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                 if sparse and told < want_at:
                     _tell(messages, offset, told, want_at, pending)
                 builder.want_at, builder.want, builder.turn, builder.turn_frame = want_at, want, turn, turn_frame
-                builder.frame(index, found)
+                builder.frame(index, found, late == index)
                 want_at, want, turn, turn_frame = builder.want_at, builder.want, builder.turn, builder.turn_frame
                 told = want_at
                 continue

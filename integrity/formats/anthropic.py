@@ -293,17 +293,20 @@ def assistant_out(message: dict[str, Any], format: str) -> dict[str, Any]:
     if same and native_of(message).get("content") == "string" and isinstance(content, list) \
             and all(p.get("type") == "text" for p in content) and len(content) <= 1:
         return {"role": "assistant", "content": content[0]["text"] if content else ""}
-    blocks = []
+    blocks, uses = [], []
     for part in content if isinstance(content, list) else []:
         if isinstance(part, dict) and part.get("type") == "toolCall":
             hints = part.get(NATIVE, {}) if same and isinstance(part.get(NATIVE), dict) else {}
             block = {"type": "tool_use", "id": part.get("id"), "name": part.get("name")}
             if not hints.get("noInput"):
                 block["input"] = part.get("arguments", {})
-            blocks.append({**block, **hints.get("extra", {})})
+            uses.append({**block, **hints.get("extra", {})})
         else:
             blocks.extend(parts_out([part], format, same))
-    return {"role": "assistant", "content": blocks}
+    # the calls close the message: Anthropic answers only the trailing run of tool_use blocks, and refuses one
+    # followed by text (providers.anthropic, tool_use_not_last); a message written anew (another format's, or
+    # one the repair changed) keeps its other blocks in their order, before its calls in theirs
+    return {"role": "assistant", "content": blocks + uses}
 
 
 def result_block(message: dict[str, Any], format: str, context: BuildContext) -> Any:

@@ -172,9 +172,10 @@ class _Grouped:
 
     def __init__(self, format: str, kinds: Mapping[str, Any], call: Callable[[str, Any], Any],
                  results: Callable[[Sequence[Bone]], Any], entry: Callable[[str, Any], Any],
-                 string: Callable[[str], Any]) -> None:
+                 string: Callable[[str], Any], calls_last: bool = False) -> None:
         self.format, self.kinds, self.call, self.results, self.entry, self.string = \
             format, kinds, call, results, entry, string
+        self.calls_last = calls_last  # the writer puts a message's calls after its other blocks (Anthropic's)
 
     def write(self, bones: Sequence[Bone]) -> Written:
         native: list[Any] = []
@@ -194,7 +195,8 @@ class _Grouped:
         """The entry of one message (not a result): a string content is one block of text."""
         if content is STRING:
             return self.string(role)
-        blocks = []
+        blocks: list[Any] = []
+        calls = [] if self.calls_last else blocks
         for part in content:
             if type(part) is str:
                 block = self.kinds[part]
@@ -204,8 +206,8 @@ class _Grouped:
                 if part[1] == self.format:
                     blocks.append(part[2])
             elif role == "assistant":  # a user's call part is not written
-                blocks.append(self.call(part[0], part[1]))
-        return self.entry(role, blocks)
+                calls.append(self.call(part[0], part[1]))
+        return self.entry(role, blocks + calls if self.calls_last else blocks)
 
 
 def _shared(shared: dict[Any, Any], role: str, content: Any, build: Callable[[str, Any], Any]) -> Any:
@@ -233,7 +235,7 @@ _ANTHROPIC = _Grouped(  # integrity.formats.anthropic: text, thinking and images
     lambda run: {"role": "user", "content": [{"type": "tool_result"} if bone[2] is MISSING else
                                              {"type": "tool_result", "tool_use_id": bone[2]} for bone in run]},
     lambda role, blocks: {"role": role, "content": blocks},
-    lambda role: {"role": role, "content": ""})
+    lambda role: {"role": role, "content": ""}, calls_last=True)  # (anthropic.assistant_out)
 
 _BEDROCK = _Grouped(  # integrity.formats.bedrock: Converse blocks; thinking and images are not written
     "bedrock", {"text": _BEDROCK_TEXT, "thinking": None, "image": None},

@@ -7,10 +7,19 @@ a `tool_use`, answered by one user message, HTTP 200).  On those turns it pairs
 strictly by position: every `tool_use` of an assistant turn is answered by a
 `tool_result` in the very next (user) turn, those results open that turn, each call
 gets one result, and a turn does not repeat a `tool_use` id.  An id may come back in
-a later turn when each use is answered right after it (recorded: HTTP 200).
+a later turn when each use is answered right after it (recorded: HTTP 200).  Only the
+trailing run of an assistant turn's `tool_use` blocks is answered by the next turn: a
+`tool_use` followed by any other block of its turn (text, thinking, a server tool's
+blocks) is reported unanswered although its result opens the next turn (recorded:
+anomalyco/opencode's `[tool_use, text]` got HTTP 400, the same request with the text
+first HTTP 200).
 Errors name the turn (`messages.N`) or the block (`messages.N.content.K`) counted in
 the combined turns (assumed: the API gives no other numbering once it has combined
-them; without consecutive same-role messages the two numberings are the same).
+them; without consecutive same-role messages the two numberings are the same).  A
+request that opens with an assistant turn is numbered as if a user turn came first:
+opencode's recording names its opening assistant turn `messages.1`, where a request
+opening with a user turn names its assistant turn by its own index (a Bedrock-relayed
+refusal of `[user, assistant [tool_use, text], user]` named `messages.1`, BerriAI/litellm#24361).
 The system prompt is a top-level `system` parameter and is not validated here.
 Since Claude Opus 4.8 (2026-05-28) a `system` role message may also sit inside
 `messages`, mid-conversation; only one that opens `messages` is rejected (with
@@ -87,13 +96,16 @@ class Turn:
 
     members: the request indices of the messages combined; size: their content blocks, counted
     together; uses / results: (block index in the combined turn, id) of its tool_use blocks (an
-    assistant turn) or tool_result blocks (a user turn)."""
+    assistant turn) or tool_result blocks (a user turn); other: the block index of the last block
+    of an assistant turn that is not a tool_use (-1: none), past which the tool_use blocks before it
+    are not answered."""
 
     role: str | None
     members: list[int]
     size: int
     uses: list[tuple[int, str]]
     results: list[tuple[int, str]]
+    other: int = -1
 
 
 def turns(messages: Sequence[Any]) -> list[Turn]:
@@ -107,6 +119,7 @@ def turns(messages: Sequence[Any]) -> list[Turn]:
         blocks = _blocks(message)
         uses = _typed(blocks, "tool_use", "id") if role == "assistant" else []
         results = _typed(blocks, "tool_result", "tool_use_id") if role == "user" else []
+        other = _last_other(blocks) if role == "assistant" else -1
         if combined and role in COMBINED_ROLES and combined[-1].role == role:
             turn = combined[-1]
             offset = turn.size
@@ -114,9 +127,28 @@ def turns(messages: Sequence[Any]) -> list[Turn]:
             turn.size += len(blocks)
             turn.uses.extend((block + offset, value) for block, value in uses)
             turn.results.extend((block + offset, value) for block, value in results)
+            if other >= 0:
+                turn.other = other + offset
         else:
-            combined.append(Turn(role, [index], len(blocks), uses, results))
+            combined.append(Turn(role, [index], len(blocks), uses, results, other))
     return combined
+
+
+def _last_other(blocks: list[Any]) -> int:
+    """The index of the last block that is not a tool_use (-1: none), read from the end: an assistant
+    message that ends with its calls costs one look per call and one more."""
+    for position in range(len(blocks) - 1, -1, -1):
+        block = blocks[position]
+        if not (isinstance(block, dict) and block.get("type") == "tool_use"):
+            return position
+    return -1
+
+
+def first_number(role: Any) -> int:
+    """The number the API's errors give a request's first turn, of this role: 1 for an assistant turn (numbered
+    as if a user turn came first: see the module's docstring), else 0.  The one reading of that numbering: the
+    judgments of a stretch apart (providers.windowed, providers.sparse) move its positions by it."""
+    return 1 if role == "assistant" else 0
 
 
 def _unique(ids: list[str]) -> list[str]:
@@ -138,7 +170,9 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     uses_of = [turn.uses for turn in combined]
     results_of = [turn.results for turn in combined]
     size = len(combined)
+    shift = first_number(combined[0].role) if combined else 0
     for index, turn in enumerate(combined):
+        number = index + shift
         uses = uses_of[index]
         if uses:
             seen_uses: set[str] = set()
@@ -146,17 +180,17 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
                 if use_id in seen_uses:
                     found.append(Violation(
                         provider=provider, rule="duplicate_tool_use_id",
-                        position=f"messages.{index}.content.{block}", native_indices=list(turn.members),
-                        call_ids=[use_id], error=DUPLICATE_USE.format(index=index, block=block)))
+                        position=f"messages.{number}.content.{block}", native_indices=list(turn.members),
+                        call_ids=[use_id], error=DUPLICATE_USE.format(index=number, block=block)))
                 seen_uses.add(use_id)
             following = combined[index + 1] if index + 1 < size else None
-            found.extend(_check_answer(index, turn, uses, results_of[index + 1] if following else [], following,
+            found.extend(_check_answer(number, turn, uses, results_of[index + 1] if following else [], following,
                                        provider))
         results = results_of[index]
         if results:
             before = combined[index - 1] if index > 0 else None
             previous = {use_id for _, use_id in uses_of[index - 1]} if index > 0 else set()
-            found.extend(_check_results(index, turn, results, before if previous else None, previous, provider))
+            found.extend(_check_results(number, turn, results, before if previous else None, previous, provider))
     return found
 
 
@@ -183,21 +217,31 @@ def _check_answer(
 ) -> list[Violation]:
     """The turn after a tool_use turn must open with tool_result blocks answering every id.
 
-    results: the next turn's tool_result blocks; following: the next turn, if any.
+    index: the turn's number in the API's errors; results: the next turn's tool_result blocks;
+    following: the next turn, if any.
     Only the leading run of tool_result blocks counts: a result placed after a text block
     is not seen, and the API reports its id as unanswered.  We name that case
-    tool_result_not_first so a reader knows the result exists but is misplaced.
+    tool_result_not_first so a reader knows the result exists but is misplaced.  Only the
+    trailing run of the turn's tool_use blocks is answered: one followed by another block of
+    its turn (turn.other) is reported too, even when its result leads the next turn; we name
+    that case tool_use_not_last.
     """
     leading = set()
     for at, (block, result_id) in enumerate(results):
         if block != at:  # some other block comes before this result: it and the ones after it are not seen
             break
         leading.add(result_id)
-    unseen = _unique([use_id for _, use_id in uses if use_id not in leading])
+    other = turn.other
+    unseen = _unique([use_id for block, use_id in uses if use_id not in leading or block < other])
     if not unseen:
         return []
     present = {result_id for _, result_id in results}
-    rule = "tool_result_not_first" if any(use_id in present for use_id in unseen) else "tool_use_unanswered"
+    if any(use_id in leading for block, use_id in uses if block < other):
+        rule = "tool_use_not_last"
+    elif any(use_id in present for use_id in unseen):
+        rule = "tool_result_not_first"
+    else:
+        rule = "tool_use_unanswered"
     return [Violation(
         provider=provider, rule=rule, position=f"messages.{index}",
         native_indices=turn.members + (following.members if following else []), call_ids=unseen,
@@ -208,7 +252,7 @@ def _check_results(
     index: int, turn: Turn, results: list[tuple[int, str]], before: Turn | None, previous: set[str], provider: str
 ) -> list[Violation]:
     """Each tool_result must answer a tool_use of the previous turn (previous: its ids; before: that
-    turn when it made calls), once."""
+    turn when it made calls), once.  index: the turn's number in the API's errors."""
     found: list[Violation] = []
     earlier = before.members if before else []
     unexpected = [(block, result_id) for block, result_id in results if result_id not in previous]
@@ -244,6 +288,7 @@ SPEC = ProviderSpec(
     errors={
         "tool_use_unanswered": UNANSWERED,
         "tool_result_not_first": UNANSWERED,  # the API does not tell the two apart; our rule id does
+        "tool_use_not_last": UNANSWERED,  # likewise: a tool_use followed by another block of its turn
         "unexpected_tool_result": UNEXPECTED,
         "duplicate_tool_result": DUPLICATE_RESULT,
         "duplicate_tool_use_id": DUPLICATE_USE,

@@ -5,8 +5,9 @@ reads every message's bones (and the fast path makes a bones tuple for each): at
 proofs and the bones are most of what `check --provider` adds to `check`, and the bones most of its memory.
 The light view the reader built already knows what those proofs look for: each message's role, which
 assistant messages make calls, and which calls are answered plainly (LightBuilder's clean turns: a frame
-whose results follow it directly, in call order).  Here the request is read as one letter per message
-(`codes`): u user, a assistant without calls, c assistant with calls, r tool result, s system.
+whose results follow it directly, in call order, with no other part after its calls, which Anthropic
+refuses).  Here the request is read as one letter per message (`codes`): u user, a assistant without calls,
+c assistant with calls, r tool result, s system.
 
 The request is cut at *anchors*: a run of user messages right after an assistant message without calls that
 itself follows a user message or a result, and before an assistant message.  At an anchor no rule of any
@@ -42,6 +43,7 @@ from typing import Any
 from ..formats.common import OPAQUE
 from ..formats.skeleton import SKELETONS, STRING
 from . import deepseek
+from .anthropic import first_number
 from .canonical import with_canonical_indices
 from .ids import all_anthropic_ids, mistral_takes_some, only_letters
 from .refused import Refused, RowIds, refused_columns
@@ -51,6 +53,9 @@ from .windowed import PROOFS, WHOLE_OR_NOTHING, _ids_pass, _moved, judge_windowe
 
 CODE = {"user": "u", "assistant": "a", "toolResult": "r", "system": "s"}
 """A role's letter (an assistant message with calls is `c`)."""
+_ROLE_OF = {**{letter: role for role, letter in CODE.items()}, "c": "assistant"}
+_FIRST_TURN = re.compile(r"[^s]")
+"""The letter of the first message that is no system message (systems are hoisted: Anthropic's first turn)."""
 
 SERVED = frozenset(PROOFS) - WHOLE_OR_NOTHING
 """The providers judged here: those whose proof reads a turn with its neighbours only (not Responses)."""
@@ -295,6 +300,10 @@ def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[
         seeds = ordered = sorted(seeds)
     regions = found_regions if found_regions is not None else judged_regions(codes, seeds, provider)
     by_turn = PROOFS[provider][1]
+    # a region past the first opens with a user (an anchor): numbered as the request's turns are (Anthropic
+    # numbers a request opening with an assistant turn from 1)
+    first = _FIRST_TURN.search(codes) if by_turn else None
+    opening = first_number(_ROLE_OF.get(first.group())) if first is not None else 0
     shapes = None if PROVIDER_FORMAT[provider] == "openai-chat" else codes.translate(_RESULTS)  # (read in place)
     found: list[Violation] = []
     entry = turn = counted = taken = 0
@@ -318,7 +327,7 @@ def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[
             if plain or high - low > SMALL or not _holds(ordered, low, high) else None
         if said is None:
             said = judge(write(region), provider)
-        found.extend(_moved(violation, turn if by_turn else entry, entry, low) if low else violation
+        found.extend(_moved(violation, turn + opening if by_turn else entry, entry, low) if low else violation
                      for violation in said)
         entry += _entries(codes, shapes, low, high)
         if by_turn:

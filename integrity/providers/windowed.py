@@ -29,6 +29,7 @@ import msgspec
 
 from ..formats.common import OPAQUE, SYSTEM_ROLES
 from ..formats.skeleton import SKELETONS, STRING
+from .anthropic import first_number
 from .ids import all_anthropic_ids, only_letters
 from .registry import PROVIDER_FORMAT
 from .violation import Violation, sort_violations
@@ -81,6 +82,20 @@ def _calls(kind: str, content: Any, own: str | None) -> list[Any] | None:
                     calls = []
                 calls.append(part[0])
     return calls
+
+
+def _block_after_call(content: Any, calling: bool) -> bool:
+    """Whether an assistant message's writer writes a block that is no call after a call of its turn
+    (calling: an earlier message of the turn made one; a string content is one text block)."""
+    if content is STRING:
+        return calling
+    for part in content:
+        if type(part) is str:
+            if calling:
+                return True
+        elif part[0] != OPAQUE:
+            calling = True
+    return False
 
 
 def _answers(calls: list[Any], run: list[Any]) -> bool:
@@ -145,6 +160,8 @@ def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
         if calls is None:
             return None
         entry += 1
+        # a block after a call in its assistant turn leaves that call unanswered (anthropic.py's rule)
+        late = kind == "assistant" and _block_after_call(content, kind == role and bool(pending))
         if calls:
             if not ids and not all_anthropic_ids([value for value in calls if type(value) is str]):
                 return None  # the first calls' ids are refused already (ids from another provider)
@@ -153,12 +170,14 @@ def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
             if calls:
                 pending = pending + calls
                 flags[-1] |= _USES
+            if late:
+                flags[-1] |= _BAD
             continue
         if pending:  # the last turn's calls are not answered by results right after it
             flags[-1] |= _BAD
         starts.append(index)
         entries.append(entry)
-        flags.append(_USES if calls else 0)
+        flags.append((_USES if calls else 0) | (_BAD if late else 0))
         pending = calls
         role = kind if kind in ("user", "assistant") else None
     if run is not None and opened >= 0:
@@ -568,7 +587,10 @@ def judge_windowed(bones: Sequence[Any], provider: str, judge: Callable[[Any, st
             end = ahead + 1
         first = turns.bone[start]
         last = turns.bone[end] if end < count else len(bones)
+        offset = start if by_turn else turns.entry[start]
+        if by_turn and start:  # the rule set numbers a request opening with an assistant turn from 1
+            offset += first_number(bones[turns.bone[0]][0]) - first_number(bones[first][0])
         for violation in judge(write(bones[first:last]), provider):
-            found.append(_moved(violation, start if by_turn else turns.entry[start], turns.entry[start], first))
+            found.append(_moved(violation, offset, turns.entry[start], first))
         turn = end
     return sort_violations(found)

@@ -275,11 +275,14 @@ class LightBuilder:
         self.want_at = -1
         self.want: Any = None
 
-    def frame(self, index: int, calls: tuple[Any, ...]) -> None:
+    def frame(self, index: int, calls: tuple[Any, ...], late: bool = False) -> None:
         """An assistant message with at least one tool call (each has string .id and .name).
 
         It may open a clean turn: each call id used here for the first time (no earlier call or result
-        has it, none is ''); the turn is clean once its results follow directly, in call order.
+        has it, none is ''), and no other part after a call (late: part_after_call); the turn is clean once
+        its results follow directly, in call order.  A late part leaves the turn unanswered for Anthropic
+        (providers.anthropic's tool_use_not_last), so its frame is no clean turn: the judgments that read
+        only what lies outside the clean turns (providers.sparse) judge it; the planner pairs it by its walk.
         """
         self.frames[index] = calls
         if not self.classifying:
@@ -296,7 +299,7 @@ class LightBuilder:
                 fresh = call_id not in results and call_id != ""
         else:
             fresh = fresh_calls(calls, index, first, results)
-        if fresh:
+        if fresh and not late:
             self.turn, self.turn_frame, self.want_at, self.want = calls, index, index + 1, calls[0].id
         else:
             self.want_at = -1
@@ -397,6 +400,21 @@ def fresh_calls(calls: tuple[Any, ...], index: int, first: dict[str, int], loose
     return fresh
 
 
+def part_after_call(content: Any) -> bool:
+    """Whether an assistant's content list holds a part that is no toolCall after a toolCall part (the fast
+    reader reads the same inline: fast_read._feed).  Any part counts, one a writer may leave out too: a frame
+    wrongly left out of the clean turns is only judged, one wrongly kept in would go unjudged."""
+    if not isinstance(content, list):
+        return False
+    calling = False
+    for part in content:
+        if isinstance(part, dict) and part.get("type") == "toolCall":
+            calling = True
+        elif calling:
+            return True
+    return False
+
+
 def is_receipt(is_error: Any, details: Any) -> bool:
     """A toolResult is the runtime's interrupted receipt: isError true and the exact details marker."""
     return is_error is True and details_mark_interrupted(details)
@@ -421,7 +439,7 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
             content = message.get("content")
             calls = calls_in_content(content, numeric_ids)
             if calls:
-                builder.frame(index, calls)
+                builder.frame(index, calls, part_after_call(content))
                 if numeric_ids:
                     _numeric_slots(builder, index, content)
                     _argument_slots(builder, index, content)

@@ -17,6 +17,10 @@ from ..loading import describe_value
 from .base import Classify, Issue, Loc, Open, by_field, check_part, json_path, not_a_message, role_issue, validate
 
 ROLES = ("user", "assistant")
+ANTHROPIC_ROLES = (*ROLES, "system")
+"""Anthropic's roles: since Claude Opus 4.8 a `system` message may sit inside `messages` (recorded HTTP 200,
+pydantic-ai's cassettes); the rule set, not the schema, says where (integrity.providers.anthropic).  Bedrock
+Converse has no such role."""
 CONTENT = by_field()
 
 
@@ -84,7 +88,8 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
             issues.append(not_a_message(entry, index))
             continue
         role = entry.get("role")
-        if role not in ROLES:
+        if role not in (ANTHROPIC_ROLES if format == "anthropic" else ROLES):
+            # (worded with the turn roles, as before: a system message is no turn, see ANTHROPIC_ROLES)
             issues.append(role_issue(role, ROLES, index))
             continue
         if format == "anthropic":
