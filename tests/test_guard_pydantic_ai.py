@@ -458,13 +458,15 @@ def test_a_history_that_broke_once_is_repaired_again_from_the_new_turns_only() -
 
 
 def test_a_renamed_result_keeps_its_own_content_beside_the_results_kept_as_they_were() -> None:
-    """A later turn reuses the id "c0": the strict policy renames it, so its result is a changed copy in a
-    request whose other result is kept as it was; the copy is written from its own part, not its
-    neighbour's."""
+    """A later turn reuses the id "c0": toward DeepSeek (which refuses a tool_call_id met twice in a request) the
+    strict policy renames it, so its result is a changed copy in a request whose other result is kept as it was;
+    the copy is written from its own part, not its neighbour's.  (With no target the reuse is legal: the
+    universal invariants let an id come back in a later turn, and the request goes as it is.)"""
     history = [ask("q"), calls("c0"), returns(("c0", "first")), say("a"), ask("q2"), calls("c1", "c0"),
                returns(("c1", "one"), ("c0", "second")), say("b"), ask("q3")]
-    out = ToolCallIntegrityProcessor().repaired_messages(history)
-    judged = verdict(out, None)
+    assert ToolCallIntegrityProcessor().repaired_messages(history) == history
+    out = ToolCallIntegrityProcessor(provider="deepseek").repaired_messages(history)
+    judged = verdict(out, "deepseek")
     assert judged.legal, judged.violations
     renamed = out[5].parts[1].tool_call_id
     assert renamed != "c0" and judged.results == [("c0", "first"), ("c1", "one"), (renamed, "second")]
