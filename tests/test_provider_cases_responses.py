@@ -124,3 +124,17 @@ def test_a_continued_request_may_send_a_custom_output_for_a_stored_call(tmp_path
     path.write_text(json.dumps(body), encoding="utf-8")
     code, lines, _ = _check(path)
     assert code == 0 and _as_recorded(lines) == [f"{PROVIDER} as recorded: accepted"], lines
+
+
+def test_an_output_whose_call_id_is_no_string_is_a_finding_not_an_internal_error(tmp_path: Path) -> None:
+    """Found by tests/test_fuzz.py in CI: the check for an output answering a call item kept opaque looked its
+    call_id up in a set, and an array there was an internal error (exit 70)."""
+    body = [{"role": "user", "content": "Fetch."},
+            {"type": "function_call", "call_id": "call_log", "name": "fetch_url", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_log", "output": "x"},
+            {"type": "function_call_output", "call_id": [], "output": "142"}, {"role": "user", "content": "Go on."}]
+    path = tmp_path / "input.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    result = run("check", path)
+    assert result.code == 1, result.stderr
+    assert "internal error" not in str(result.stderr) and "malformed" in result.stdout.decode()

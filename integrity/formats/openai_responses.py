@@ -261,7 +261,8 @@ def read(entries: list[Any]) -> list[Segment]:
                 index = end
                 continue
             kind = entry.get("type")
-            if kind in _OUTPUTS and entry.get("call_id") in others and not book.name(entry["call_id"]):
+            named = entry.get("call_id")
+            if kind in _OUTPUTS and isinstance(named, str) and named in others and not book.name(named):
                 # An output answering a call item kept opaque (a client-run tool_search_call): kept as it is, in
                 # place, never taken for a stray (the API pairs them: recorded, HTTP 200).
                 message = opaque_message(NAME, entry)
