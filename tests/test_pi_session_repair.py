@@ -123,3 +123,12 @@ def test_a_compaction_naming_a_dropped_entry_names_the_next_one_written() -> Non
     kept = next(e for e in out if e.get("id") == written["firstKeptEntryId"])
     assert kept["message"] == user("three", 6)
     assert next(e for e in entries if e.get("type") == "compaction")["firstKeptEntryId"] == "e5"  # never changed
+
+
+def test_an_entry_id_that_is_no_string_does_not_stop_the_write_back() -> None:
+    """An entry whose id is an array (a writer's slip) is read on; writing the repaired session back must not fail
+    on it (the id sets are of string ids only)."""
+    entries = session([user("hi", 1), calling("c1", 2), user("again", 3)])
+    entries[1] = {**entries[1], "id": []}
+    out = repaired(entries)
+    assert roles(out) == ["user", "assistant", "toolResult", "user"]

@@ -145,3 +145,16 @@ def test_a_mistral_thinking_chunk_is_chat_evidence_with_or_without_the_model_and
         del request["messages"][1][key]
     assert detect(request) == "openai-chat"
     assert detect(request["messages"]) == "openai-chat"
+
+
+def test_a_tool_use_id_that_is_an_array_is_an_entry_error_not_an_internal_error(tmp_path: Path) -> None:
+    """Found by tests/test_fuzz.py: the in-place answer check looked a toolUseId up in a set before knowing it is a
+    string, and an array there was an internal error (exit 70) instead of the reader's one-line error."""
+    body = {"modelId": "amazon.nova-lite-v1:0", "messages": [
+        {"role": "user", "content": [{"text": "q"}]},
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": [[]], "name": "f", "input": {}}}]}]}
+    path = tmp_path / "converse.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    result = run("check", path)
+    assert result.code == 2 and "internal error" not in str(result.stderr)
+    assert "'toolUseId' must be a string, got an array" in str(result.stderr)

@@ -121,7 +121,7 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> list[dict[str, Any]]:
         answered = answered_in_place(content)
         for block in content:
             use = block.get("toolUse") if isinstance(block, dict) else None
-            if isinstance(use, dict) and use.get("toolUseId") not in answered:
+            if isinstance(use, dict) and not (isinstance(use.get("toolUseId"), str) and use["toolUseId"] in answered):
                 call_id = require_string(use.get("toolUseId"), "a toolUse block's 'toolUseId'")
                 name = require_string(use.get("name"), "a toolUse block's 'name'")
                 extra = {k: v for k, v in use.items() if k not in ("toolUseId", "name", "input")}

@@ -139,7 +139,7 @@ def _finish(native: list[Any], context: BuildContext) -> list[Any]:
     the kept turns, or start them at a tool result whose call was summarised away."""
     origin: dict[int, Any] = context.state.get("origin", {})
     fresh: set[int] = context.state.get("fresh", set())
-    verbatim = {e.get("id") for e in native if isinstance(e, dict) and id(e) not in fresh}
+    verbatim = {e["id"] for e in native if isinstance(e, dict) and id(e) not in fresh and isinstance(e.get("id"), str)}
     for entry in native:
         template = origin.get(id(entry))
         old = template.get("id") if isinstance(template, dict) else None
@@ -162,7 +162,7 @@ def _rewritten_names(native: list[Any], context: BuildContext) -> list[Any]:
         if source is not None:
             written_at.setdefault(source, at)
     ids = [entry.get("id") if isinstance(entry, dict) else None for entry in original]
-    kept_ids = {entry.get("id") for entry in native if isinstance(entry, dict)}
+    kept_ids = {entry["id"] for entry in native if isinstance(entry, dict) and isinstance(entry.get("id"), str)}
 
     def next_written(number: int) -> int | None:
         return next((at for at in range(number, len(original)) if at in written_at), None)
