@@ -639,11 +639,14 @@ def _write_repair(targets: list[Target], produce: Callable[[BinaryIO], Any], rep
     return EXIT_HEALTHY
 
 
-def _needs_repair(loaded: _Loaded, policy: str) -> bool:
-    from ._diagnosis import diagnose
+def _needs_repair(loaded: _Loaded, args: argparse.Namespace) -> bool:
+    """Whether `check` calls this transcript not healthy: the same pipeline, for the same target (`check FILE
+    [--provider P]` exits 1 on it).  A diagnosis of its own, by the universal invariants alone, had called a
+    thread healthy that its format's provider refuses, and `repair` wrote the file back as it was, exit 0."""
+    from .pipeline import check_unit
 
-    light = loaded.light(policy)
-    return not diagnose(light, _plan(light, policy), loaded.source, loaded.findings()).healthy
+    target, _ = _provider_option(getattr(args, "provider", None))
+    return not check_unit(loaded, provider=target, policy=args.policy, depth="diagnosis").healthy
 
 
 def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | None:
@@ -655,7 +658,7 @@ def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | No
     """
     if len(units) == 1:
         return units[0]
-    broken = [u for u in units if u.checked and _needs_repair(u, args.policy)]
+    broken = [u for u in units if u.checked and _needs_repair(u, args)]
     if not broken:
         return None
     if len(broken) > 1:

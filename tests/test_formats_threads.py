@@ -350,3 +350,24 @@ def test_a_uuid_reused_with_another_message_is_still_read() -> None:
     entries.append(cc("user", "u2", "a2", result("t1", "again")))  # same uuid, another result
     [transcript] = load_all(jsonl(entries), "s.jsonl")
     assert [m["role"] for m in transcript.messages].count("toolResult") == 2
+
+
+def test_repair_picks_the_transcript_check_flags_even_when_only_its_provider_refuses_it(tmp_path: Path,
+                                                                                       capsys: Any) -> None:
+    """`check` judges each transcript by its target provider (a fine-tuning line: OpenAI Chat, which refuses a
+    call id over 40 characters); `repair` chose the transcript to write by the universal invariants alone,
+    found none needing repair and wrote the file back as it was, exit 0, while `check` exits 1 on it."""
+    long = "call_" + "x" * 50
+    lines = [{"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]},
+             {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [
+                 {"id": long, "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+                 {"role": "tool", "tool_call_id": long, "content": "r"}, {"role": "assistant", "content": "done"}]}]
+    path, out = tmp_path / "tune.openai-chat.jsonl", tmp_path / "out.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert main(["check", str(path)]) == 1
+    capsys.readouterr()
+    assert main(["repair", str(path), "-o", str(out)]) == 0
+    said = capsys.readouterr().err
+    assert "note: repairing" in said and "#line:2" in said
+    assert main(["check", str(out)]) == 0
+    assert out.read_bytes() != path.read_bytes()
