@@ -122,7 +122,9 @@ def _is_item(entry: dict[str, Any]) -> bool:
 # Items that call a tool and need an output item with the same call_id, besides function_call:
 # freeform custom tools (Codex's apply_patch) and the local shell tool.
 _CUSTOM, _SHELL = "custom_tool_call", "local_shell_call"
-_OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+OUTPUT_KINDS = frozenset(("function_call_output", "custom_tool_call_output", "local_shell_call_output"))
+"""The output items that answer a call item by its `call_id` (any call item: the kinds need not match); the rule
+set (providers.openai_responses) pairs by the same set."""
 
 OWN_HINTS = frozenset((NAME, "codex"))
 """The formats whose messages carry this module's hints: its own, and a Codex rollout's (each line's payload is
@@ -162,6 +164,12 @@ def _answers_by_id(entry: dict[str, Any]) -> bool:
     call by `id` (the call's call_id) and has no `call_id`; the Agents SDK writes `call_id` instead."""
     return entry.get("type") == "local_shell_call_output" and "call_id" not in entry \
         and isinstance(entry.get("id"), str) and bool(entry["id"])
+
+
+def answered_call_id(entry: dict[str, Any]) -> Any:
+    """The call an output item names: its `call_id`, or its `id` in openai's own local-shell shape
+    (_answers_by_id).  The reader pairs by it, and so does the rule set (providers.openai_responses)."""
+    return entry["id"] if _answers_by_id(entry) else entry.get("call_id")
 
 
 def _is_turn_item(entry: Any) -> bool:
@@ -262,11 +270,11 @@ def read(entries: list[Any]) -> list[Segment]:
                 continue
             kind = entry.get("type")
             named = entry.get("call_id")
-            if kind in _OUTPUTS and isinstance(named, str) and named in others and not book.name(named):
+            if kind in OUTPUT_KINDS and isinstance(named, str) and named in others and not book.name(named):
                 # An output answering a call item kept opaque (a client-run tool_search_call): kept as it is, in
                 # place, never taken for a stray (the API pairs them: recorded, HTTP 200).
                 message = opaque_message(NAME, entry)
-            elif kind in _OUTPUTS:
+            elif kind in OUTPUT_KINDS:
                 call_id = entry.get("call_id")
                 by_id = _answers_by_id(entry)
                 if by_id:

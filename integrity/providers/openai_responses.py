@@ -31,7 +31,7 @@ from itertools import compress, repeat
 from operator import eq, ge, lt, methodcaller, not_
 from typing import Any
 
-from ..formats.openai_responses import is_call_item
+from ..formats.openai_responses import OUTPUT_KINDS, answered_call_id, is_call_item
 from .ids import length_rule
 from .openai_chat import OPENAI_MODELS
 from .spec import Endpoint, ProviderSpec
@@ -87,11 +87,8 @@ def columns(items: Sequence[Any]) -> tuple[list[str | None], list[str], list[str
 
 
 def _answered_id(item: dict[str, Any]) -> str:
-    """The call a `local_shell_call_output` answers: its `call_id`, else (openai-python's own type) its `id`,
-    as formats.openai_responses pairs it."""
-    if "call_id" in item:
-        return _text(item["call_id"])
-    return _text(item.get("id"))
+    """The call a `local_shell_call_output` answers, as the reader pairs it (formats.openai_responses)."""
+    return _text(answered_call_id(item))
 
 
 UNANSWERED: dict[str, tuple[str, str]] = {
@@ -108,8 +105,6 @@ WITHOUT_CALL: dict[str, tuple[str, str]] = {
 }
 """The output items the API refuses without a call before them: kind -> (rule, error text)."""
 
-OUTPUT_KINDS = frozenset(("function_call_output", "custom_tool_call_output", "local_shell_call_output"))
-"""The output items that answer a call item by its `call_id` (any call item: the kinds need not match)."""
 
 _TYPE, _CALL_ID, _ID = methodcaller("get", "type"), methodcaller("get", "call_id", ""), methodcaller("get", "id", "")
 
