@@ -73,6 +73,7 @@ def _download(analysis: Analysis, provider: str | None, recheck_up_to: int,
               written: dict[str | None, tuple[bytes, Any]] | None) -> Download:
     from .file_verdict import check_file
     from .loading import TranscriptError
+    from .pipeline import check
 
     transcript = analysis.transcript
     key = provider if provider is not None and replans_for(analysis.policy, analysis.light, analysis.plan,
@@ -102,7 +103,7 @@ def _download(analysis: Analysis, provider: str | None, recheck_up_to: int,
         return Download(provider, data, None, "", holds)
     # `check` on the downloaded file judges every transcript in it (exit 1 when any needs repair): so does this
     whole = check_file(read, provider=provider, policy=analysis.policy)
-    result = whole.results[back.name]
+    result = whole.results.get(back.name) or check(back, provider=provider, policy=analysis.policy)  # (a branch)
     left = still_flagged(result, back, analysis.report) or whole.flagged_besides(back.name)
     return Download(provider, data, result, left, holds)
 
