@@ -270,11 +270,12 @@ def read(entries: list[Any]) -> list[Segment]:
                 continue
             kind = entry.get("type")
             named = entry.get("call_id")
-            if kind in OUTPUT_KINDS and isinstance(named, str) and named in others and not book.name(named):
+            answers = isinstance(kind, str) and kind in OUTPUT_KINDS  # (a type that is no string: no output)
+            if answers and isinstance(named, str) and named in others and not book.name(named):
                 # An output answering a call item kept opaque (a client-run tool_search_call): kept as it is, in
                 # place, never taken for a stray (the API pairs them: recorded, HTTP 200).
                 message = opaque_message(NAME, entry)
-            elif kind in OUTPUT_KINDS:
+            elif answers:
                 call_id = entry.get("call_id")
                 by_id = _answers_by_id(entry)
                 if by_id:
