@@ -61,6 +61,7 @@ NOTE_EXAMPLES: dict[NoteCode, dict[str, Any]] = {
     NoteCode.RENAMED: {"ids": {"call_0": "call_0_2"}},
     NoteCode.NUMERIC_IDS_AS_TEXT: {"ids": ["7"]},
     NoteCode.ARGUMENTS_REPLACED: {"recorded": ['{"path": "sr']},
+    NoteCode.CALLS_PUT_LAST: {"provider": "anthropic"},
     NoteCode.MERGED: {"carrier": 4},
     NoteCode.MERGED_INTO: {"provider": "bedrock", "role": "user", "members": [3, 4], "carrier": 4},
     NoteCode.CARRIES_MERGED: {"provider": "bedrock", "members": [3]},

@@ -316,6 +316,7 @@ def verdicts_as_recorded(lesson: Lesson) -> dict[str, list[tuple[str, str]]]:
 def changes(report: RepairReport) -> frozenset[str]:
     """The kinds (registry names) of everything the report changes or finds."""
     kinds = {facts(action.kind).name for action in report.actions if action.kind != RepairKind.KEPT}
+    kinds |= {facts(action.shown_kind).name for action in report.actions if action.shown_kind != RepairKind.KEPT}
     kinds |= {facts(RepairKind.RENAMED).name for action in report.actions if action.new_ids}
     kinds |= {facts(RepairKind.SHARED).name for action in report.actions if action.also_view_indices}
     kinds |= {facts(entry.kind).name for entry in report.view if entry.kind is not None}
@@ -483,6 +484,10 @@ def repair_steps(report: RepairReport) -> list[Step]:
             renames = ", ".join(f"{old} as {new}" for old, new in action.new_ids.items())
             keyed.append(((1, index + 0.1), Step(RepairKind.RENAMED.value, index, None,
                                             f"send #{index} with {renames} (the durable message keeps its ids)")))
+        if action.shown_kind is RepairKind.CALLS_LAST:
+            keyed.append(((1, index + 0.2), Step(RepairKind.CALLS_LAST.value, index, None,
+                                            f"send #{index} with its calls after its other parts (the durable "
+                                            "message keeps its order)")))
         if action.also_view_indices:
             keyed.append(((1, index + 0.25), Step(RepairKind.SHARED.value, index, None,
                                              f"answer the reused id {action.call_id or ''} again with #{index}"

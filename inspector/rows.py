@@ -214,8 +214,7 @@ def aligned_rows(analysis: Analysis, previews: bool = True) -> list[Row]:
         text = preview(messages[index]) if previews else ""
         if index in anchored:
             position = anchored[index]
-            default = RepairKind.RENAMED.value if action.new_ids else RepairKind.KEPT.value
-            kind, note = notes.get(index, (default, action.reason))
+            kind, note = notes.get(index, (action.shown_kind.value, action.reason))
             right_text = text if not previews or view[position] is messages[index] else preview(view[position])
             rows.append(Row(len(rows), index, position, kind, text, right_text, neutralize(note), ids + frame_ids,
                             previews))

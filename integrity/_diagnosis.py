@@ -58,6 +58,7 @@ class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     strays: int
     renamed: int  # always written: no default (omit_defaults)
     arguments_repaired: int = 0
+    calls_put_last: int = 0
     merged: int = 0
     turns_synthesized: int = 0
     findings: int
@@ -440,6 +441,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         strays=sum(1 for index in unknown if not paired(plan, index)),
         renamed=_renamed_count(plan, others),
         arguments_repaired=len(light.bad_arguments) if order is not None else 0,
+        calls_put_last=len(plan.calls_last) if order is not None else 0,
         merged=len(plan.merged),
         turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
         findings=findings,
@@ -572,7 +574,8 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
         elif isinstance(entry, SynthesizedTurn):
             reasons.add((RepairKind.SYNTHESIZED_TURN, (entry.reason.code,)))
     changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
-                                             moved[0], plan.notes, (frame for frame, _ in light.bad_arguments))
+                                             moved[0], plan.notes, (frame for frame, _ in light.bad_arguments),
+                                             plan.calls_last)
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
     alike = plan.renamed_alike
     if alike is not None:  # the clean turns renamed alike: each changed message of them (unless merged into another)
@@ -736,6 +739,8 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
     recorded = [text for (frame, _), text in sorted(light.bad_arguments.items()) if frame == index]
     if recorded:
         notes.append(Note.of(NoteCode.ARGUMENTS_REPLACED, recorded=recorded))
+    if index in plan.calls_last:
+        notes.append(Note.of(NoteCode.CALLS_PUT_LAST, provider=plan.provider))
     return kind, notes, dict(new_ids=new_ids, call_id=light.result_id(index))
 
 

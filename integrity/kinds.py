@@ -101,6 +101,7 @@ class RepairKind(str, Enum):
     SYNTHESIZED = "synthesized"
     SYNTHESIZED_TURN = "synthesized_turn"
     REPAIRED_ARGUMENTS = "repaired_arguments"
+    CALLS_LAST = "calls_last"
 
 
 class FindingCode(str, Enum):
@@ -256,6 +257,15 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         if_accepted=Severity.NORMALIZED,
         icon='{}', colour='#fae8ff',
         example='#1 frame(call_a, arguments \'{"path": "src\')  ->  view sends {} and adds \'not executed\' after #1'),
+    RepairKind.CALLS_LAST: KindFacts(
+        "calls put last", "A frame the view sends with its tool calls after its other parts (text, thinking), "
+        "because the provider answers only the calls that close an assistant turn (Anthropic, DeepSeek "
+        "Responses); the durable "
+        "message keeps its order.",
+        Severity.REJECTED, "calls_put_last", "frame(s) with their calls put last", if_accepted=Severity.NORMALIZED,
+        icon='⤓', colour='#fef9c3',
+        example="#1 assistant [tool_use(call_a), text]  ->  view sends [text, tool_use(call_a)]",
+        aliases=('calls last', 'tool_use not last'), universal=False),
     RepairKind.SHARED: KindFacts(
         "shared answer", "A reused call id answered again with the first result recorded for it "
         "(the reference's behaviour).",
@@ -391,6 +401,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.ID_SHARED_IN_TURN: (_R, _N),
     NoteCode.NUMERIC_IDS_AS_TEXT: (_R, _N),
     NoteCode.ARGUMENTS_REPLACED: (_R, _N),
+    NoteCode.CALLS_PUT_LAST: (_R, _N),
     NoteCode.MERGED: (_R, _N),
     NoteCode.MERGED_INTO: (_R, _N),
     NoteCode.CARRIES_MERGED: (_R, _N),
@@ -448,7 +459,7 @@ ACTION_KINDS: tuple[RepairKind, ...] = tuple(kind for kind, facts in REPAIR_KIND
 VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.MOVED, RepairKind.REORDERED, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_INTERRUPTED_FRAME,
     RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.REPAIRED_ARGUMENTS, RepairKind.RENAMED,
-    RepairKind.MERGED,
+    RepairKind.CALLS_LAST, RepairKind.MERGED,
     RepairKind.SYNTHESIZED_TURN,
 )
 """The order in which the verdict lists the counts of what a repair changed."""

@@ -40,6 +40,7 @@ class NoteCode(str, Enum):
     ID_SHARED_IN_TURN = "id_shared_in_turn"
     NUMERIC_IDS_AS_TEXT = "numeric_ids_as_text"
     ARGUMENTS_REPLACED = "arguments_replaced"
+    CALLS_PUT_LAST = "calls_put_last"
     MERGED = "merged"
     MERGED_INTO = "merged_into"
     CARRIES_MERGED = "carries_merged"
@@ -89,6 +90,14 @@ def _why(provider: str, clause: str = "why") -> str:
     if rules is None:
         return provider
     return str(getattr(rules, clause) or rules.why)
+
+
+def _title(provider: str) -> str:
+    """The provider's human name (its spec's title), or the name as given when no provider has it."""
+    from .providers import SPECS
+
+    found = SPECS.get(provider)
+    return found.title if found is not None else provider
 
 
 def _renamed(params: Mapping[str, Any]) -> str:
@@ -154,6 +163,10 @@ _TEMPLATES: dict[NoteCode, Any] = {
         "arguments that are not a JSON object sent as {} (as recorded: "
         + "; ".join(repr(text) for text in p["recorded"]) + "); a call without a result is answered as not "
         "executed"),
+    NoteCode.CALLS_PUT_LAST: lambda p: (
+        "the parts recorded after this frame's first tool call (text, thinking) are sent before its calls: "
+        f"{_title(p['provider'])} answers only the calls that close an assistant turn, and refuses a call followed "
+        "by another part of its turn"),
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "

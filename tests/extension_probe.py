@@ -300,6 +300,13 @@ class _FakeAction:
     call_id: str | None = None
     new_ids: dict[str, str] = field(default_factory=dict)
     also_view_indices: list[int] = field(default_factory=list)
+    codes: list[Any] = field(default_factory=list)
+
+    @property
+    def shown_kind(self) -> Any:
+        from integrity.report.records import Action
+
+        return Action.shown_kind.fget(self)  # type: ignore[attr-defined]
 
 
 @dataclass

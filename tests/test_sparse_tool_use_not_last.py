@@ -1,4 +1,4 @@
-"""Anthropic's `tool_use_not_last` gets one verdict on every path, and today's repair of it is pinned.
+"""Anthropic's `tool_use_not_last` gets one verdict on every path, and its repair puts the calls last.
 
 Anthropic refuses an assistant turn whose `tool_use` is followed by another block of the turn, even when its
 result opens the next turn (recorded, anomalyco/opencode: tests/provider_cases/anthropic_text_after_tool_use.json).
@@ -9,9 +9,8 @@ frame with a part after a call out of the clean turns (LightBuilder.frame's `lat
 
 Our Anthropic rendering of another format's message (a pi-ai transcript, a Responses turn read as one message)
 puts its calls after its other blocks, so such a frame is judged on both paths and found legal.  An Anthropic
-request as recorded is sent as it is: the strict view does not (yet) move a kept message's other blocks before
-its calls, so the recorded file stays rejected after repair, and every surface says so.  The last tests pin that,
-so that a later repair shows as a deliberate change.
+request as recorded is sent as it is, so the strict view planned for Anthropic puts such a frame's calls after
+its other blocks (a change of its own: "calls put last"), and every surface says so: the last tests.
 """
 
 from __future__ import annotations
@@ -103,7 +102,7 @@ def test_the_readers_leave_a_frame_with_a_part_after_a_call_out_of_the_clean_tur
         assert loose == [3, 4, 5, 6, 7, 8]
 
 
-# --- today's repair: the strict view keeps the parts where they are ---
+# --- the repair: the view planned for Anthropic puts the calls last ---
 
 
 def _recorded(tmp_path: Path) -> tuple[dict[str, Any], Path]:
@@ -113,40 +112,125 @@ def _recorded(tmp_path: Path) -> tuple[dict[str, Any], Path]:
     return case, path
 
 
-def test_check_says_the_recorded_file_stays_rejected_after_repair(tmp_path: Path) -> None:
+def _calls_last(message: dict[str, Any]) -> dict[str, Any]:
+    """The recorded Anthropic message with its tool_use blocks after its other blocks, each run in its order."""
+    blocks = message["content"]
+    return {**message, "content": [b for b in blocks if b["type"] != "tool_use"]
+            + [b for b in blocks if b["type"] == "tool_use"]}
+
+
+def test_check_says_the_recorded_refusal_and_a_repair_that_puts_the_calls_last(tmp_path: Path) -> None:
     case, path = _recorded(tmp_path)
     result = run("check", "--provider", "anthropic", path)
-    text = result.stdout.decode()
-    assert result.code == 1
-    assert text.splitlines()[0].endswith("rejected as recorded by anthropic")
-    assert f"  anthropic as recorded: {case['error']}" in text.splitlines()
-    assert f"  anthropic after repair: {case['error']}" in text.splitlines()
-    assert "safe to send" not in text and "accepted" not in text
+    lines = result.stdout.decode().splitlines()
+    assert result.code == 1  # rejected as recorded: the file as it is gets the recorded 400
+    assert lines[0].endswith(": repaired: 1 frame(s) with their calls put last; rejected as recorded by anthropic")
+    assert f"  anthropic as recorded: {case['error']}" in lines
+    assert "  anthropic after repair: accepted" in lines
     report = json.loads(run("check", "--json", "--provider", "anthropic", path).stdout)
-    assert (report["severity"], report["healthy"], report["changed"]) == ("rejected", False, False)
-    assert report["as_recorded"] == {"anthropic": "rejected"}
+    assert (report["severity"], report["healthy"], report["changed"]) == ("rejected", False, True)
+    assert report["summary"]["calls_put_last"] == 1
+    [frame] = [action for action in report["actions"] if action["codes"]]
+    assert (frame["durable_index"], frame["kind"], frame["codes"]) == (0, "kept", ["calls_put_last"])
+    assert "Anthropic Messages answers only the calls that close an assistant turn" in frame["reason"]
 
 
-def test_repair_writes_the_request_unchanged_and_says_the_provider_still_refuses_it(tmp_path: Path) -> None:
-    """Pinned: the strict view moves no part before a call yet (a repair that does changes this test)."""
+def test_repair_writes_the_text_before_the_call_and_the_written_file_is_accepted(tmp_path: Path) -> None:
     case, path = _recorded(tmp_path)
+    before = path.read_bytes()
     out = tmp_path / "out.json"
     result = run("repair", path, "-o", out, "--provider", "anthropic")
-    assert result.code == 1
-    assert json.loads(out.read_text(encoding="utf-8")) == case["request"]
-    assert "anthropic would still reject it: " + case["error"] in result.stderr
-    assert "safe to send" not in result.stderr
+    assert result.code == 0, result.stderr
+    written = json.loads(out.read_text(encoding="utf-8"))
+    request = case["request"]
+    assert written == {**request, "messages": [_calls_last(request["messages"][0]), *request["messages"][1:]]}
+    assert path.read_bytes() == before  # the durable record is never touched
+    again = run("check", "--provider", "anthropic", out)
+    assert again.code == 0 and "accepted as recorded by anthropic" in again.stdout.decode()
 
 
-def test_the_download_and_the_batch_do_not_call_it_safe_to_send() -> None:
+def test_the_order_written_is_the_one_anthropic_answered_200_for() -> None:
+    """The recorded 200 (opencode's patch) sends the text in an assistant message of its own before the call; ours
+    keeps one message, text first: the rule set that agrees with both recordings accepts it too."""
+    from integrity.providers import validate_native
+
+    accepted = json.loads((CASES / "anthropic_text_before_tool_use.json").read_text(encoding="utf-8"))
+    assert accepted["status"] == 200 and validate_native(accepted["request"]["messages"], "anthropic") == []
+    refused = json.loads((CASES / "anthropic_text_after_tool_use.json").read_text(encoding="utf-8"))["request"]
+    ours = [_calls_last(refused["messages"][0]), *refused["messages"][1:]]
+    assert validate_native(ours, "anthropic") == []
+
+
+def test_the_download_the_batch_the_rows_and_the_report_say_the_same(tmp_path: Path) -> None:
     from inspector.batch import summarize_all
+    from inspector.rows import aligned_rows
+    from integrity._records import json_text
     from integrity.analysis import analyze, load
     from integrity.download import download
+    from integrity.report.build import read_report, view_from_report
 
     case = json.loads((CASES / "anthropic_text_after_tool_use.json").read_text(encoding="utf-8"))
     data = json.dumps(case["request"]).encode()
-    found = download(analyze(load(data), provider="anthropic", verdicts=["anthropic"]), "anthropic")
-    assert not found.safe_to_send and case["error"] in found.left
+    analysis = analyze(load(data), provider="anthropic", verdicts=["anthropic"])
+    found = download(analysis, "anthropic")
+    assert found.safe_to_send and found.left == ""
+    assert json.loads(found.data)["messages"][0] == _calls_last(case["request"]["messages"][0])
     [row] = summarize_all("request.json", data, provider="anthropic")
-    assert row["safe to send to"] == "anthropic"
-    assert row["accepted as recorded"] == row["accepted after repair"] == f"✖ rejected: {case['error']}"
+    assert row["accepted as recorded"] == f"✖ rejected: {case['error']}"
+    assert row["accepted after repair"].startswith("✔") and row["safe to send to"] == "anthropic"
+    assert [r.kind for r in aligned_rows(analysis, previews=False)][:2] == ["calls_last", "kept"]
+    report = read_report(json.loads(json_text(analysis.report)))
+    messages = analysis.transcript.messages
+    assert view_from_report(report, messages) == analysis.view
+    assert [part["type"] for part in analysis.view[0]["content"]] == ["text", "toolCall"]
+    assert [part["type"] for part in messages[0]["content"]] == ["toolCall", "text"]  # the record keeps its order
+
+
+@pytest.mark.parametrize("provider", ["bedrock", "openai-chat", "openai-responses", None])
+def test_a_provider_that_answers_calls_anywhere_in_the_turn_gets_the_frame_as_recorded(
+        tmp_path: Path, provider: str | None) -> None:
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps([*_late("text"), USER]), encoding="utf-8")
+    options = ("--provider", provider) if provider else ()
+    assert run("check", path, *options).code == 0
+    report = json.loads(run("check", "--json", path, *options).stdout)
+    assert report["changed"] is False and "calls_put_last" not in report["summary"]
+
+
+def test_toward_anthropic_a_pi_ai_frame_is_put_in_order_in_the_view_and_that_only_normalizes(tmp_path: Path) -> None:
+    """Our Anthropic writer would write a pi-ai frame [text, call, text] calls last anyway (accepted as recorded);
+    the view says so itself, so the runtime that sends it gets a legal order too: a change Anthropic did not need
+    here (normalized), healthy."""
+    path = tmp_path / "session.json"
+    messages = [*_late("text"), USER]
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    result = run("check", "--provider", "anthropic", path)
+    assert result.code == 0
+    assert "the view only normalizes: 1 frame(s) with their calls put last" in result.stdout.decode()
+    out = tmp_path / "out.json"
+    assert run("repair", "--provider", "anthropic", path, "-o", out).code == 0
+    frame = json.loads(out.read_text(encoding="utf-8"))[1]
+    assert [part["type"] for part in frame["content"]] == ["text", "text", "toolCall"]
+    assert frame["content"][:2] == [PARTS["text"], PARTS["text"]] and frame["content"][2]["id"] == "call_1"
+
+
+def test_toward_deepseek_responses_a_call_followed_by_text_is_refused_and_repaired(tmp_path: Path) -> None:
+    """DeepSeek Responses reads a run of calls as a turn whose outputs must follow it (providers.deepseek_responses):
+    the frame written as items [message, function_call, message, function_call_output] is refused; its view sends
+    the calls last (the Known gap of docs/providers.md this closes)."""
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps([*_late("text"), USER]), encoding="utf-8")
+    result = run("check", "--provider", "deepseek-responses", path)
+    lines = result.stdout.decode().splitlines()
+    assert result.code == 1
+    assert "  deepseek-responses as recorded: input[2]: No tool output found for tool call call_1." in lines
+    assert "  deepseek-responses after repair: accepted" in lines
+
+
+def test_an_anthropic_frame_is_not_reordered_for_bedrock(tmp_path: Path) -> None:
+    """The recorded file toward Bedrock: its writer writes every Anthropic block anew (calls last), so the plan for
+    Bedrock puts no calls last, and Bedrock's own rules (roles alternating) decide."""
+    _, path = _recorded(tmp_path)
+    report = json.loads(run("check", "--json", "--provider", "bedrock", path).stdout)
+    assert "calls_put_last" not in report["summary"]
+    assert all("calls_put_last" not in action["codes"] for action in report["actions"])

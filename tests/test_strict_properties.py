@@ -157,20 +157,6 @@ def result_positions(report: Any) -> set[int]:
     return {entry.index for entry in report.view if entry.source == "durable"}
 
 
-def interleaved_frame_on_deepseek_responses(violation: Any, view: list[Any]) -> bool:
-    """The known gap (docs/providers.md): a frame whose calls are interleaved with its text or thinking
-    is written back in that order, and DeepSeek's Responses endpoint, pairing by position, rejects it."""
-    if violation.provider != "deepseek-responses" or violation.rule != "function_call_unanswered":
-        return False
-    for index in violation.canonical_indices or ():
-        content = view[index].get("content") if isinstance(view[index], dict) else None
-        kinds = [part.get("type") == "toolCall" for part in content if isinstance(part, dict)] \
-            if isinstance(content, list) else []
-        if any(call and not later for call, later in zip(kinds, kinds[1:], strict=False)):
-            return True
-    return False
-
-
 def check_strict_guarantee(transcript: Transcript, provider: str) -> None:
     messages = transcript.messages
     before = copy.deepcopy(messages)
@@ -179,8 +165,7 @@ def check_strict_guarantee(transcript: Transcript, provider: str) -> None:
     where = f"{transcript.format} -> {provider}"
 
     # 1. The provider accepts the view (as a history; see docs/providers.md on Mistral).
-    violations = [v for v in validate(view, provider, transcript, history=True)
-                  if not interleaved_frame_on_deepseek_responses(v, view)]
+    violations = validate(view, provider, transcript, history=True)
     assert violations == [], f"{where}: {[(v.rule, v.position, v.error) for v in violations]}"
 
     # 2. Idempotent: the view, planned again for the same provider, is left as it is.

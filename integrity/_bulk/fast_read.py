@@ -323,7 +323,10 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                             fresh = call_id not in loose_ids and call_id != ""
                     else:
                         fresh = fresh_calls(found, index, first, loose_ids)
-                    if fresh and late != index:
+                    if late == index:  # frame()'s late: never a clean turn
+                        builder.late.add(index)
+                        loose.append(index)
+                    elif fresh:
                         turn, turn_frame, want_at, want = found, index, index + 1, found[0].id
                         told = want_at
                     else:

@@ -120,6 +120,8 @@ def of_view(places: Places, view: Any) -> Iterator[Item]:
             continue
         entry = view.made[position]
         if type(entry) is Rewritten:
+            if entry.calls_last:  # its items are not where its durable shape places them
+                raise Unplaced
             yield from places.renamed(entry.index, entry.ids, native, position)
             native += places.count(entry.index)
             continue

@@ -277,7 +277,7 @@ class SparseView:
                 out.append(durable[index] if ids is None else renamed(durable[index], ids))
                 continue
             bone = made[position]
-            out.append(renamed(durable[bone.index], bone.ids) if type(bone) is Rewritten else bone)
+            out.append(renamed(durable[bone.index], bone.ids, bone.calls_last) if type(bone) is Rewritten else bone)
         return out
 
     def _pieces(self) -> Iterator[tuple[int, int, int]]:

@@ -94,23 +94,28 @@ def hint_format(native: Any) -> str:
     return found if isinstance(found, str) else ""
 
 
-def renamed(bone: Bone, ids: Mapping[int, str]) -> Bone:
+def renamed(bone: Bone, ids: Mapping[int, str], calls_last: bool = False) -> Bone:
     """The bones of `repair.messages.rewrite_message` of a message whose call ids are all strings (the fast path
-    holds no other): call position -> new id, or {-1: new toolCallId}; arguments are no bones."""
+    holds no other): call position -> new id, or {-1: new toolCallId}; calls_last: its calls after its other
+    parts; arguments are no bones."""
     role, parts, result, stopped = bone
     if -1 in ids:
         return (role, parts, ids[-1], stopped)
     if parts is STRING:
         return bone
     out = []
+    calls = []
     position = 0
     for part in parts:
         if type(part) is tuple and part[0] != OPAQUE:  # a call: (id, name)
             if position in ids:
                 part = (ids[position], part[1])
             position += 1
+            if calls_last:
+                calls.append(part)
+                continue
         out.append(part)
-    return (role, tuple(out), result, stopped)
+    return (role, tuple(out + calls), result, stopped)
 
 
 _HINTS_OF: dict[str, str] = {hint: RESPONSES for hint in RESPONSES_HINTS if hint != RESPONSES}

@@ -285,6 +285,7 @@ SPEC = ProviderSpec(
     id_rule=anthropic_rule(),
     needs_call_ids=True,
     role_rules=None,
+    calls_close_turn=True,
     errors={
         "tool_use_unanswered": UNANSWERED,
         "tool_result_not_first": UNANSWERED,  # the API does not tell the two apart; our rule id does

@@ -80,6 +80,7 @@ SPEC = ProviderSpec(
     validate_history=None,
     needs_call_ids=True,
     role_rules=None,
+    calls_close_turn=True,  # a call's outputs must come in the run right after its run of calls
     errors={
         "function_call_unanswered": NO_OUTPUT,
         "function_call_output_without_call": NO_CALL,

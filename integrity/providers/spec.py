@@ -129,6 +129,10 @@ class ProviderSpec:
         the start of the model's own name (`claude`, `gpt-`, `o\\d`).  Empty: no name implies it.
     hosts_others: its routing prefixes also serve other providers' models (OpenAI-compatible
         endpoints, Azure, Vertex AI), so the model's own name decides before the prefix does.
+    calls_close_turn: it answers only the calls that close an assistant turn and refuses a call followed by
+        another part of its turn (Anthropic's tool_use_not_last; DeepSeek Responses' function_call_unanswered for
+        a call followed by a reasoning or message item), so the strict view planned for it sends a frame's calls
+        after its other parts (LightTranscript.late_frames).
     """
 
     name: str
@@ -144,6 +148,7 @@ class ProviderSpec:
     id_rule: IdRule | None = None
     model_prefixes: tuple[str, ...] = ()
     hosts_others: bool = False
+    calls_close_turn: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "errors", MappingProxyType(dict(self.errors)))

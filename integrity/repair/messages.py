@@ -94,11 +94,13 @@ def turn_message(role: str, text: str, timestamp: int) -> dict[str, Any]:
 
 
 def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
-                    arguments: frozenset[int] = frozenset()) -> dict[str, Any]:
+                    arguments: frozenset[int] = frozenset(), calls_last: bool = False) -> dict[str, Any]:
     """A deep copy of a frame with some call ids replaced, or of a result with a new toolCallId.
 
     arguments: call positions whose invalid arguments the view sends as {} (the recorded text is left out
     of the copy's native fields, so no writer sends it again; the report keeps it).
+    calls_last: the frame's toolCall parts go after its other parts, each run in its order (a provider that
+    answers only the calls closing a turn refuses a call followed by text: Anthropic's tool_use_not_last).
     """
     copied = copy.deepcopy(message)
     if -1 in ids:
@@ -119,7 +121,15 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
                 if isinstance(native, dict):
                     native.pop("arguments", None)
             position += 1
+    if calls_last:
+        copied["content"] = [part for part in content if not _is_call(part)] + \
+            [part for part in content if _is_call(part)]
     return copied
+
+
+def _is_call(part: Any) -> bool:
+    """A toolCall part, as part_after_call (the light view's late_frames) sees one: any part typed toolCall."""
+    return isinstance(part, dict) and part.get("type") == "toolCall"
 
 
 def merge_messages(members: Sequence[Any]) -> dict[str, Any]:

@@ -45,6 +45,7 @@ class Plan:
         every frame there, so the set (8 MB at a million messages) is not kept.
     renamed_alike: the clean turns an order with stretches keeps in them though it renames their ids
         (entries.RenamedAlike); None when it has none (an order listing every message never has).
+    calls_last: frames the view sends with their calls after their other parts (strict.calls_put_last).
     """
 
     __slots__ = (
@@ -65,6 +66,7 @@ class Plan:
         "provider",
         "settled",
         "renamed_alike",
+        "calls_last",
     )
 
     def __init__(self, policy: str) -> None:
@@ -85,6 +87,7 @@ class Plan:
         self.provider: str | None = None
         self.settled: set[int] = set()
         self.renamed_alike: RenamedAlike | None = None
+        self.calls_last: set[int] = set()
 
     @property
     def notes(self) -> dict[int, Note]:

@@ -366,6 +366,26 @@ def id_rule(provider: str | None) -> IdRule | None:
     return found.id_rule if found is not None else None
 
 
+@cache
+def closes_turns_with_calls(provider: str | None) -> bool:
+    """Whether the provider answers only the calls that close an assistant turn (ProviderSpec.calls_close_turn).
+    Kept per name, as id_rule."""
+    if provider is None:
+        return False
+    from ..providers import SPECS
+
+    found = SPECS.get(provider)
+    return found is not None and found.calls_close_turn
+
+
+def calls_put_last(light: LightTranscript, provider: str | None) -> set[int]:
+    """The frames the view planned for `provider` sends with their calls after their other parts: every frame
+    with a part after a call (light.late_frames) when the provider refuses such a frame; else none.  The view
+    says so itself rather than leave it to a writer: Anthropic's writes a frame of another format calls last,
+    a Responses writer keeps the recorded order, and a runtime sending the view writes what it is given."""
+    return light.late_frames if light.late_frames and closes_turns_with_calls(provider) else set()
+
+
 def refuses_some_id(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None) -> bool:
     """Whether the provider refuses some call id of the transcript (the view renames those for it)."""
     rule = id_rule(provider)
@@ -603,6 +623,11 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         answers = _pair(light, plan, turns, loose)
     renamed, made = _renames(light, provider, first_frame, stretches)
     settled, others = _settled(light, plan, answers, clean)
+    late = plan.calls_last = calls_put_last(light, provider)
+    for index in late.intersection(settled):  # a view built by hand may call such a frame clean: it is rewritten
+        settled.discard(index)
+        for position in range(len(frames[index])):
+            others.setdefault((index, position), index + 1 + position)
     alike: set[int] = set()
     if renamed and settled:  # a clean turn whose ids the provider refuses is sent renamed: not kept as recorded,
         if isinstance(renamed, _RenamedWhole):  # though answered as recorded (_emit answers it without `others`);
@@ -626,7 +651,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     by_name = not _BY_NAME.isdisjoint(plan.note_codes())
     # (every call answered where it is, so no call is repaired: plan.repaired_tool_calls stays empty)
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
-                and not renamed and not light.numeric_results and not by_name and not light.bad_arguments
+                and not late and not renamed and not light.numeric_results and not by_name and not light.bad_arguments
                 and all(others.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() if index not in settled for position in range(len(calls)))
                 )
@@ -643,9 +668,10 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         # the turns renamed alike stay in the stretches, as the settled ones do: one rename says what the full
         # order would carry for each of their messages (entries.RenamedAlike), no entry per message
         plan.renamed_alike = RenamedAlike(sorted(alike), frames, made, isinstance(renamed, _RenamedWhole))
-        order = _emit(light, plan, others, renamed, settled | alike if settled else alike, stretches, by_id=by_id)
+        order = _emit(light, plan, others, renamed, settled | alike if settled else alike, stretches, by_id=by_id,
+                      late=late)
     else:
-        order = _emit(light, plan, others, renamed, settled, stretches, alike, by_id)
+        order = _emit(light, plan, others, renamed, settled, stretches, alike, by_id, late)
     plan.order = legalize(light, order, provider, plan) or order
     return plan
 
@@ -676,7 +702,8 @@ def _settled(light: LightTranscript, plan: Plan, answers: dict[Slot, int], clean
 
 
 def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed: Renamed,
-          settled: set[int], stretches: bool = False, alike: Collection[int] = (), by_id: bool = False) -> list[Any]:
+          settled: set[int], stretches: bool = False, alike: Collection[int] = (), by_id: bool = False,
+          late: AbstractSet[int] = frozenset()) -> list[Any]:
     """The view order: every kept message in place, each frame followed by its answers in call order; and
     plan.repaired_tool_calls, the ids of the calls it answers with a receipt (none answered), in frame order.
 
@@ -685,6 +712,7 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
     answered by the results right after it).  Stretches without unsettled frames or skipped messages are
     copied as ranges, which keeps a million-message repair fast (as one `range` entry each with stretches).
     by_id: every answer carries its call's id (pair_unique paired them), so none is rewritten for its id.
+    late: the frames sent with their calls after their other parts (calls_put_last).
     """
     missing = plan.repaired_tool_calls
     frames = light.frames
@@ -704,7 +732,7 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
         if calls is None or index in skip:
             continue
         if plain:  # what the loop below does when nothing is renamed, without its per-call lookups
-            order.append(index)
+            order.append(Rewritten(index, {}, frozenset(), True) if index in late else index)
             for position, call in enumerate(calls):
                 answer = answers.get((index, position))
                 if answer is None:
@@ -718,7 +746,8 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
         ids = renamed.get(index) or {}
         invalid = frozenset(position for position in range(len(calls)) if (index, position) in bad) if bad \
             else frozenset()
-        order.append(Rewritten(index, ids, invalid) if ids or invalid else index)
+        last = index in late
+        order.append(Rewritten(index, ids, invalid, last) if ids or invalid or last else index)
         if index in alike:  # its results right after it, in call order
             previous = index + 1 + len(calls)
             for answer, call in enumerate(calls, index + 1):

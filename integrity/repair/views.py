@@ -109,6 +109,9 @@ class LightTranscript:
     bad_arguments: (frame index, call position) -> the arguments as recorded (cut to 200 characters), for
         calls whose arguments are not a JSON object (strict policy only; see invalid_arguments): the strict
         view sends {} instead and answers such a call with a "not executed" error when it has no result.
+    late_frames: frames with a part that is no call after a call (part_after_call): a provider that answers only
+        the calls closing a turn (ProviderSpec.calls_close_turn: Anthropic, DeepSeek Responses) refuses such a
+        frame as recorded, so the strict view planned for it sends their calls after their other parts.
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
         them itself): the frames of clean turns, the first frame of every call id, and every frame and
@@ -120,7 +123,7 @@ class LightTranscript:
 
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
-                 "bad_arguments")
+                 "bad_arguments", "late_frames")
 
     def __init__(
         self,
@@ -137,6 +140,7 @@ class LightTranscript:
         numeric_results: set[int] | None = None,
         clean: Clean | None = None,
         bad_arguments: dict[tuple[int, int], str] | None = None,
+        late_frames: set[int] | None = None,
     ) -> None:
         self.size = size
         self.roles = roles
@@ -151,6 +155,7 @@ class LightTranscript:
         self.numeric_results = numeric_results if numeric_results is not None else set()
         self.clean = clean
         self.bad_arguments = bad_arguments if bad_arguments is not None else {}
+        self.late_frames = late_frames if late_frames is not None else set()
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
@@ -240,7 +245,7 @@ class LightBuilder:
 
     __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops", "numeric_calls",
                  "numeric_results", "classifying", "sparse", "pending", "first_frame", "loose_ids", "clean_frames",
-                 "loose", "turn", "turn_frame", "want_at", "want", "bad_arguments")
+                 "loose", "turn", "turn_frame", "want_at", "want", "bad_arguments", "late")
 
     def __init__(self, clean: bool = True, sparse_names: bool = False) -> None:
         """clean: classify clean turns as they come (the strict planner's input; other policies skip it).
@@ -260,6 +265,7 @@ class LightBuilder:
         self.numeric_calls: set[tuple[int, int]] = set()
         self.numeric_results: set[int] = set()
         self.bad_arguments: dict[tuple[int, int], str] = {}
+        self.late: set[int] = set()  # LightTranscript.late_frames
         # Clean turns, classified as the messages come (see LightTranscript.clean): the first frame of
         # every call id, the ids of loose results so far, the clean turns found, the frames and
         # results outside them (loose), and the open turn: its frame and calls, the index its next
@@ -285,6 +291,8 @@ class LightBuilder:
         only what lies outside the clean turns (providers.sparse) judge it; the planner pairs it by its walk.
         """
         self.frames[index] = calls
+        if late:
+            self.late.add(index)
         if not self.classifying:
             return
         if self.want_at != -1:
@@ -380,7 +388,7 @@ class LightBuilder:
             clean = None  # numeric ids and invalid arguments are written rewritten: no turn is clean
         return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
                                self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results, clean,
-                               self.bad_arguments)
+                               self.bad_arguments, self.late)
 
 
 def fresh_calls(calls: tuple[Any, ...], index: int, first: dict[str, int], loose_ids: set[Any]) -> bool:

@@ -15,6 +15,7 @@ Kinds, severities and the verdict's wording come from the registry
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -40,7 +41,7 @@ from .._diagnosis import (
 from .._findings import Finding
 from .._records import Record
 from ..kinds import Severity, fails, rate, worst
-from ..notes import Note
+from ..notes import Note, NoteCode
 from ..repair.entries import Merged, Rewritten, Synthesized, SynthesizedTurn, ViewEntry, entry_message
 from .records import (
     Action,
@@ -222,20 +223,24 @@ def _severities(report: RepairReport, accepted: bool | None = None) -> list[Seve
     return [*found, *(finding.severity for finding in _rated_findings(report.findings, accepted))]
 
 
-def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]]) -> ViewEntry:
+def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]], last: AbstractSet[int]) -> ViewEntry:
     """The plan entry a report view entry stands for (the inverse of _view_entry); repaired: frame -> the
-    call positions whose invalid arguments the view sends as {} (_repaired_arguments)."""
+    call positions whose invalid arguments the view sends as {} (_repaired_arguments); last: the frames it
+    sends with their calls after their other parts (their actions say `calls_put_last`)."""
     if isinstance(item, DurableView):
         arguments = repaired.get(item.index, frozenset())
-        return Rewritten(item.index, item.ids or {}, arguments) if item.ids or arguments else item.index
+        at_end = item.index in last
+        return Rewritten(item.index, item.ids or {}, arguments, at_end) if item.ids or arguments or at_end \
+            else item.index
     if isinstance(item, ReceiptView):
         return Synthesized(item.call_id, item.tool_name, item.frame_index, item.call_position, item.not_executed)
     if isinstance(item, TurnView):
         return SynthesizedTurn(item.role, item.text, Note(item.code))
     members: list[Any] = list(item.members)
     arguments = repaired.get(members[-1], frozenset())
-    if item.ids or arguments:
-        members[-1] = Rewritten(members[-1], item.ids or {}, arguments)
+    at_end = members[-1] in last
+    if item.ids or arguments or at_end:
+        members[-1] = Rewritten(members[-1], item.ids or {}, arguments, at_end)
     return Merged(tuple(members))
 
 
@@ -252,21 +257,21 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     require_messages(messages, "view_from_report")
     durable = messages.__getitem__
     repaired = _repaired_arguments(report, messages)
+    last = {action.durable_index for action in report.actions if NoteCode.CALLS_PUT_LAST in action.codes}
     out = []
     for item in report.view:
-        if isinstance(item, DurableView) and not item.ids and item.index not in repaired:
+        if isinstance(item, DurableView) and not item.ids and item.index not in repaired and item.index not in last:
             out.append(messages[item.index])
             continue
         stamp = item.timestamp if isinstance(item, (ReceiptView, TurnView)) else 0
         text = item.text if isinstance(item, ReceiptView) else None
-        out.append(entry_message(_plan_entry(item, repaired), durable, text, _constant(stamp)))
+        out.append(entry_message(_plan_entry(item, repaired, last), durable, text, _constant(stamp)))
     return out
 
 
 def _repaired_arguments(report: RepairReport, messages: Sequence[Any]) -> dict[int, frozenset[int]]:
     """frame -> the call positions whose invalid arguments the view sends as {}: the frames whose action says
     `arguments_replaced`, their positions found in the message itself (as the strict light view finds them)."""
-    from ..notes import NoteCode
     from ..repair.views import invalid_arguments, is_call_part
 
     found: dict[int, frozenset[int]] = {}

@@ -44,13 +44,24 @@ class Action(Record, kw_only=True):
     severity: Severity = Severity.INFO
     """how bad the defect behind it is (integrity.kinds)"""
 
+    @property
+    def shown_kind(self) -> RepairKind:
+        """The kind a row shows for this message: its own kind, or for a message the view keeps in place (kept),
+        what the view's copy of it still changes: its calls put last, else its ids renamed."""
+        if self.kind is not RepairKind.KEPT:
+            return self.kind
+        if NoteCode.CALLS_PUT_LAST in self.codes:
+            return RepairKind.CALLS_LAST
+        return RepairKind.RENAMED if self.new_ids else RepairKind.KEPT
+
 
 class DurableView(Record, CarriedAsIs, kw_only=True, tag_field="source", tag="durable"):
     """A durable message in the view; with `ids`, carried with new call ids (a copy).
 
     ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
     A frame whose action has the code `arguments_replaced` is carried with its invalid arguments sent as {}
-    (view_from_report finds which from the message itself).
+    (view_from_report finds which from the message itself), one whose action has `calls_put_last` with its
+    calls after its other parts.
     """
 
     source: ClassVar[Literal["durable"]] = "durable"
