@@ -51,10 +51,10 @@ def summarize_all(name: str, data: bytes, policy: str = DEFAULT_POLICY,
     return [_row(f"{name}#{t.name}", t, policy, verdicts_up_to, provider) for t in transcripts]
 
 
-def judge_of(format: str | None, provider: str | None) -> str:
-    """Whom a file is judged by: the picked provider, else the file's own (integrity.target_provider),
-    else the universal invariants."""
-    return target_provider(format, provider) or UNIVERSAL
+def judge_of(format: str | None, provider: str | None, model: Any = None) -> str:
+    """Whom a file is judged by: the picked provider, else the file's own (integrity.target_provider: its
+    format and the model it names), else the universal invariants."""
+    return target_provider(format, provider, model) or UNIVERSAL
 
 
 def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, provider: str | None,
@@ -88,7 +88,7 @@ def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, provider:
         row.update(status=str(Status.UNREADABLE),
                    verdict=f"{name}: {type(error).__name__}" + (f": {message}" if message else ""))
         return row
-    judge = judge_of(transcript.format, provider)
+    judge = judge_of(transcript.format, provider, transcript.model)
     row["safe to send to"] = judge
     summary = result.summary
     row["format"] = transcript.format

@@ -84,7 +84,7 @@ def problem_stops(analysis: Analysis, rows: Sequence[Row], by_left: Mapping[int,
                   by_right: Mapping[int, int]) -> list[Stop]:
     """Every finding, provider refusal and repair of the analysis as stops, in row order (refusals first on
     a row, the target provider's before the others)."""
-    target = target_provider(analysis.transcript.format, analysis.provider)
+    target = target_provider(analysis.transcript.format, analysis.provider, analysis.transcript.model)
     stops = [*refusal_stops(analysis.verdicts, target, by_left, by_right),
              *finding_stops(analysis.report.findings, by_left), *repair_stops(rows)]
     return sorted(stops, key=lambda s: (s.row, _ORDER[s.what], not s.target, s.when != "before", s.provider or ""))
@@ -99,7 +99,7 @@ def stops_caption(stops: Sequence[Stop], analysis: Analysis) -> str:
     others = sum(1 for stop in stops if stop.what == REFUSAL and not stop.target)
     if not others:
         return said + "."
-    target = target_provider(analysis.transcript.format, analysis.provider)
+    target = target_provider(analysis.transcript.format, analysis.provider, analysis.transcript.model)
     if target is None:
         return (f"{said} ({others} of them refusals by providers, shown for information: no provider is the "
                 f"target, so the universal invariants decide the verdict).")

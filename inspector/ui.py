@@ -583,7 +583,7 @@ def _settle_provider(transcript: Transcript | None) -> tuple[list[str], str]:
     within a run: the transcript picker asks it first, to mark the transcripts by the provider in effect)."""
     providers = provider_names()
     options = [NO_PROVIDER, *providers]
-    own = target_provider(transcript.format) if transcript is not None else None
+    own = target_provider(transcript.format, None, transcript.model) if transcript is not None else None
     default = own if own in providers else NO_PROVIDER
     asked = url_get("provider")
     if asked in options and st.session_state.get("_url_provider") != asked:

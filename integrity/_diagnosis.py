@@ -469,18 +469,24 @@ def _malformed(findings: list[Finding]) -> int:
     return sum(1 for finding in findings if finding.severity == Severity.MALFORMED)
 
 
-def own_provider(format: str | None) -> str | None:
+def own_provider(format: str | None, model: Any = None) -> str | None:
     """The provider a file in this format is sent to, or None for formats no single provider reads (pi-ai,
     LangChain, ...): what the format's spec declares (integrity.formats.spec.FormatSpec.provider): a
     provider's own request format (an Anthropic request: Anthropic), or the session log of an agent that
     talks to one API (a Claude Code session is sent as Anthropic Messages requests, a Codex CLI rollout as
     OpenAI Responses requests).  Judging those by another provider's turn rules would report errors their
-    provider never returns."""
+    provider never returns.  model: the model the request names (Transcript.model): a provider of the same
+    request format it means is the one (a Chat Completions request for `deepseek-chat` is DeepSeek's)."""
     if format in _NO_OWN_PROVIDER:
         return None
     from .formats import implied_provider
 
-    return implied_provider(format)
+    implied = implied_provider(format)
+    if implied is None or not isinstance(model, str):
+        return implied
+    from .providers.models import sent_to
+
+    return sent_to(implied, model)
 
 
 _NO_OWN_PROVIDER = frozenset({"pi-ai"})
@@ -488,10 +494,11 @@ _NO_OWN_PROVIDER = frozenset({"pi-ai"})
 file (the fast path) never loads it, about 70 ms of every process's start (a test holds these to the specs)."""
 
 
-def target_provider(format: str | None, provider: str | None = None) -> str | None:
-    """The provider whose verdict decides: the one named, else the one the format implies (own_provider),
-    else None (the universal invariants decide).  One rule for check, triage and every screen."""
-    return provider if provider else own_provider(format)
+def target_provider(format: str | None, provider: str | None = None, model: Any = None) -> str | None:
+    """The provider whose verdict decides: the one named, else the one the file implies (own_provider: its
+    format, and the model its request names), else None (the universal invariants decide).  One rule for
+    check, triage and every screen."""
+    return provider if provider else own_provider(format, model)
 
 
 def _accepted(recorded: AsRecorded | None, provider: str | None) -> bool | None:

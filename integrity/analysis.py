@@ -209,7 +209,7 @@ def with_verdicts(analysis: Analysis, verdicts: Mapping[str, ProviderVerdict],
     from ._diagnosis import target_provider
     from .report import with_recorded
 
-    target = target_provider(analysis.transcript.format, analysis.provider)
+    target = target_provider(analysis.transcript.format, analysis.provider, analysis.transcript.model)
     report = analysis.report
     if target is not None and target in verdicts:  # rated by the target alone, as `check` rates it
         report = with_recorded(report, {target: verdicts[target].accepted_as_recorded})
@@ -294,7 +294,7 @@ def rejected_by_own_provider(transcript: Transcript) -> list[Any]:
     from .providers import validate_recorded
     from .report import own_provider
 
-    provider = own_provider(transcript.format)
+    provider = own_provider(transcript.format, transcript.model)
     if provider is None or not transcript.native:
         return []
     return validate_recorded(transcript, [provider])[provider]

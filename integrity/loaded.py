@@ -45,6 +45,11 @@ class Loaded:
         return "pi-ai" if self.transcript is None else str(self.transcript.format)
 
     @property
+    def model(self) -> Any:
+        """The model the file's request names (Transcript.model); None for a file the fast path read (pi-ai)."""
+        return None if self.transcript is None else self.transcript.model
+
+    @property
     def checked(self) -> bool:
         """False for an abandoned branch: listed, never sent to the model again, so not judged."""
         return self.transcript is None or bool(self.transcript.checked)

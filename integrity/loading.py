@@ -94,6 +94,12 @@ class Transcript:
     # CRLF file never mixes CRLF and LF lines.
     newline: str = "\n"
 
+    @property
+    def model(self) -> Any:
+        """The model the file's request names (its envelope's `model`: a request body's), or None: with the
+        format it says which provider the request is sent to (integrity._diagnosis.own_provider)."""
+        return self.envelope.get("model") if isinstance(self.envelope, dict) else None
+
 
 @dataclass(frozen=True)
 class ReaderNote:

@@ -223,7 +223,7 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
         from .repair.policies import POLICIES
 
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
-    target = target_provider(loaded.format, provider)
+    target = target_provider(loaded.format, provider, loaded.model)
     informative = informative_providers(also)
     planned_for = target  # the view is planned for the provider the verdict is for (named, else implied)
     light = loaded.light(policy)
