@@ -99,6 +99,9 @@ def example_facts(analyses: dict[str, Any], check_result: Any) -> dict[str, str]
     orphaned = [p for p in strict.report.pairings if not p.result_indices and p.answered_by is None]
     found["unanswered"] = _names([f"the {p.call_id} of #{p.frame_index}" for p in orphaned])
     found["kind_reordered"] = facts(RepairKind.REORDERED).name
+    found["strict_calls_last"] = _numbers({a.durable_index for a in strict.report.actions
+                                           if a.shown_kind is RepairKind.CALLS_LAST})
+    found["kind_calls_last"] = facts(RepairKind.CALLS_LAST).name
     from integrity.providers import SPECS
 
     for name, spec in SPECS.items():  # each provider's turn rule in its spec's own words

@@ -230,6 +230,23 @@ LESSONS: tuple[Lesson, ...] = (
         inline=_TURNS, provider="bedrock", terms=("merged",),
     ),
     Lesson(
+        "calls_last", "A turn's calls close it",
+        "For some providers a tool call must be the last thing in its assistant turn: a call followed by text or "
+        "thinking in the same turn counts as unanswered, even when its result comes right after the turn. This "
+        "request is refused as recorded by {rejecting} and accepted by {accepting}.",
+        "A runtime that stores a turn's parts in the order they streamed in, or a writer that adds the model's "
+        "closing words after its calls, can record [call, text]. This example is a request Anthropic answered with "
+        "HTTP 400, recorded by the opencode project.",
+        "The reference knows no providers and sends the turn as it is, so its view is rejected as before. Strict, "
+        "planning the view for Anthropic, sends {strict_calls_last} with its text first and its call last "
+        "({kind_calls_last}); the durable message keeps its order. A provider that pairs by id anywhere in the "
+        "request (OpenAI) takes either order, so strict changes nothing for it.",
+        (Claim("anthropic", "tool_use_not_last"), Claim("deepseek-responses", "function_call_unanswered"),
+         Claim("openai-responses"), Claim("openai-chat")),
+        {"openmaic": _kinds(), "strict": _kinds("calls put last")},
+        sample="text_after_call.anthropic.json", provider="anthropic",
+    ),
+    Lesson(
         "receipts", "Receipts, and a real result after one",
         "A receipt stands in for a result nobody recorded; when the real result arrives later, the call "
         "has two results and one of them must go.",
@@ -607,7 +624,7 @@ def step_view_rows(analysis: Any, steps: list[Step], applied: int) -> list[dict[
     report = analysis.report
     last = steps[applied - 1] if applied else None
     done = steps[:applied]
-    renamed = {s.durable_index for s in done if s.kind == RepairKind.RENAMED}
+    rewritten = {s.durable_index: s.kind for s in done if s.kind in (RepairKind.RENAMED, RepairKind.CALLS_LAST)}
     travelled = {index: s.kind for s in done if s.kind in (RepairKind.MOVED, RepairKind.REORDERED)
                  for index in s.touches}
     drops = {s.durable_index: s.kind for s in done if s.kind.startswith("dropped")}
@@ -620,7 +637,7 @@ def step_view_rows(analysis: Any, steps: list[Step], applied: int) -> list[dict[
         touched = False
         if origin in ("durable", "dropped"):
             message = analysis.transcript.messages[index]
-            if origin == "durable" and index in renamed and where.in_view(index):
+            if origin == "durable" and index in rewritten and where.in_view(index):  # the view's copy
                 message = analysis.view[where.in_view(index)[-1]]
             tag = f"#{index}"
             touched = last is not None and index in last.touches and (
@@ -628,7 +645,7 @@ def step_view_rows(analysis: Any, steps: list[Step], applied: int) -> list[dict[
             state = (facts(drops[index]).name if origin == "dropped" else
                      facts(RepairKind.SHARED).name if index in counted and index in shared else
                      facts(travelled[index]).name if index in travelled else
-                     facts(RepairKind.RENAMED).name if index in renamed else "")
+                     facts(rewritten[index]).name if index in rewritten else "")
             counted.add(index)
         else:
             entry = report.view[index]

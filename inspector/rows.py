@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from integrity import Analysis, Mark, ReceiptView, RepairKind, TurnView
+from integrity.repair.views import part_after_call
 
 from .safe_text import escape_json, neutralize
 from .theme import id_text, strike
@@ -60,6 +61,12 @@ def _text_of(content: Any) -> str:
     return " ".join(pieces)
 
 
+def _in_order(content: list[Any]) -> list[str]:
+    """A frame's parts as preview pieces, in their order: a call as "→ name#id", any other part as _text_of."""
+    return [f"→ {part.get('name')}#{id_text(part.get('id'))}"
+            if isinstance(part, dict) and part.get("type") == "toolCall" else _text_of([part]) for part in content[:8]]
+
+
 def preview(message: Any) -> str:
     """One-line plain-text summary of a message: role, calls or answered id, start of the text."""
     if not isinstance(message, dict):
@@ -73,10 +80,11 @@ def preview(message: Any) -> str:
             for part in content:
                 if isinstance(part, dict) and part.get("type") == "toolCall":
                     calls.append(f"{part.get('name')}#{id_text(part.get('id'))}")
-        head = f"assistant → {', '.join(calls)}" if calls else "assistant"
         stop = message.get("stopReason")
-        if isinstance(stop, str) and stop not in ("toolUse", "stop"):
-            head += f" [{stop}]"
+        flag = f" [{stop}]" if isinstance(stop, str) and stop not in ("toolUse", "stop") else ""
+        if calls and part_after_call(content):  # in its order: a call before other parts is the defect to see
+            return _clip(f"assistant{flag}: " + " ".join(_in_order(content)))
+        head = (f"assistant → {', '.join(calls)}" if calls else "assistant") + flag
         body = _text_of(content)
         return _clip(f"{head}: {body}" if body else head)
     if role == "toolResult":

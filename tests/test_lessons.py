@@ -33,6 +33,7 @@ from inspector.lessons import (
     view_after,
 )
 from integrity import PROVIDERS, SPECS, analyze, is_interrupted_tool_result, load
+from integrity.repair.placement import view_placement
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_transcripts").glob("*.pi-ai.json"))
@@ -173,6 +174,14 @@ def check_step(analysis: Any, steps: list[Step], n: int) -> None:
     elif step.kind == "merged":
         assert ("durable", index) in before and ("durable", index) not in after, where
         assert any(e[0] == "merged" and index in report.view[e[1]].members for e in after), where
+    elif step.kind == "calls_last":  # the view's copy of the frame: its other parts first, its calls last
+        rows_before = step_view_rows(analysis, steps, n - 1)
+        changed = [row for row in step_view_rows(analysis, steps, n) if row["last step"]]
+        assert len(changed) == 1 and changed[0]["from"] == f"#{index}", where
+        assert changed[0]["message"] not in [row["message"] for row in rows_before if row["from"] == f"#{index}"]
+        content = analysis.view[view_placement(report).in_view(index)[-1]]["content"]
+        kinds = [part["type"] == "toolCall" for part in content]
+        assert kinds == sorted(kinds) and any(kinds), where
     elif step.kind == "renamed":
         rows_before = step_view_rows(analysis, steps, n - 1)
         rows_after = step_view_rows(analysis, steps, n)
