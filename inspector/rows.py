@@ -82,7 +82,8 @@ def preview(message: Any) -> str:
                     calls.append(f"{part.get('name')}#{id_text(part.get('id'))}")
         stop = message.get("stopReason")
         flag = f" [{stop}]" if isinstance(stop, str) and stop not in ("toolUse", "stop") else ""
-        if calls and part_after_call(content):  # in its order: a call before other parts is the defect to see
+        # in its order: a call before other parts is the defect to see
+        if calls and isinstance(content, list) and part_after_call(content):
             return _clip(f"assistant{flag}: " + " ".join(_in_order(content)))
         head = (f"assistant → {', '.join(calls)}" if calls else "assistant") + flag
         body = _text_of(content)
