@@ -301,6 +301,8 @@ def repair_window(listed: Sequence[Any], cut: int, before: Sequence[str], target
                 continue
             last = _RESULTS
             if (message is not None and found == turn[1]) or stray:  # a repeated result, or a stray: dropped
+                if found[:1] == IDLESS:
+                    return None  # a repeat paired by name: the pipeline may give it to an earlier call of that name
                 changed = True
                 continue
             if message is not None or found != turn[1]:

@@ -342,31 +342,59 @@ class HealthyMemo:
         remembered healthy prefix when the request starts with it."""
         return self.scan(entries, format, target)[0]
 
-    def first(self, entries: Sequence[Any], format: str, target: str | None) -> tuple[bool, int, list[str]] | None:
-        """A guard's first step on a request: the quick pass (`scan`), which answers a healthy request at
-        the cost of one pass and no copy; None while a repair is remembered, so the guard tries that first
-        (RequestGuard.guard_objects: `repeat`, then the pass), rather than a pass that would read the whole
-        request up to the defect only to find it broken again."""
-        return None if self._repaired is not None else self.scan(entries, format, target)
-
     def scan(self, entries: Sequence[Any], format: str, target: str | None) -> tuple[bool, int, list[str]]:
         """What scan(entries, format, target) answers (a guard hands the cut to its repair, so a request
         that is not plainly healthy is not read twice), reading only the entries after the remembered
         healthy prefix when the request starts with it."""
+        return self.first(entries, format, target, False)  # type: ignore[return-value]  # (never None so)
+
+    def first(self, entries: Sequence[Any], format: str, target: str | None, repeats: bool = True
+              ) -> tuple[bool, int, list[str]] | None:
+        """A guard's first step on a request: the quick pass (`scan`), which answers a healthy request at
+        the cost of one pass and no copy; None while a repair is remembered, so the guard tries that first
+        (RequestGuard.guard_objects: `repeat`, then the pass), rather than a pass that would read the whole
+        request up to the defect only to find it broken again.  repeats=False: the pass whatever is
+        remembered (`scan`).  (The pass is written here, not in `scan`: every model call of a running
+        agent comes through here, and this spares it a call.)"""
+        if repeats and self._repaired is not None:
+            return None
         if target not in FAST_TARGETS or (format not in _READERS and format not in _PASSES):  # (_has_pass)
             return False, 0, []
         key: Sequence[Any] | None = None
         with self._lock:  # the remembered state is carried on in place (no copy), one request at a time
             last = self._last
             if last is not None and last[0] == format and last[1] == target and len(entries) >= last[2]:
-                if format in _BY_VALUE:  # `_starts_with` for dicts, inline: the key is the entries' own list
-                    listed = list(entries)
-                    key, matched = listed, listed[:last[2]] == last[3]
+                count = last[2]
+                if format in _BY_VALUE:  # `_starts_with` for dicts, inline, without a copy of the request: the
+                    # remembered key (a list only `_last` holds) takes the new entries, and is compared whole with
+                    # the request (by value in C; the new entries are the same objects), then kept as its key
+                    listed = entries if type(entries) is list else list(entries)
+                    known: list[Any] = last[3]  # type: ignore[assignment]  # (a list: `_key` and this path make it)
+                    tail = listed[count:]
+                    known += tail
+                    kept = False
+                    try:
+                        if known == listed:
+                            self.resumed += 1
+                            state = last[4]  # `_resumed`, inline (a call fewer on every model call of an agent)
+                            mark = (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last,
+                                    state.kind)
+                            special = _WALKERS.get(format) or _PASSES.get(format)
+                            if special(tail, count, state) if special is not None else _walk_general(
+                                    tail, count, format, state):
+                                self._last = (format, target, len(known), known, state)
+                                kept = True
+                                return True, 0, []
+                            return _put_back(state, mark)
+                    finally:
+                        if not kept:  # the remembered request as it was (and an error raised as it was)
+                            del known[count:]
                 else:
-                    matched, key = _starts_with(format, last[3], last[2], entries)
-                if matched:
-                    self.resumed += 1
-                    return self._resumed(last, entries, key)
+                    matched, key = _starts_with(format, last[3], count, entries)
+                    if matched:
+                        self.resumed += 1
+                        return self._resumed(last, entries, entries[count:] if type(entries) is list else
+                                             itertools.islice(entries, count, None), key)
         state = _State(target, format)  # a whole pass: a state of its own, outside the lock
         healthy, key = _whole(entries, format, state, key)
         if not healthy:
@@ -376,22 +404,17 @@ class HealthyMemo:
         return True, 0, []
 
     def _resumed(self, last: tuple[str, str | None, int, Sequence[Any], _State], entries: Sequence[Any],
-                 key: Sequence[Any] | None) -> tuple[bool, int, list[str]]:
-        """The pass carried on from the remembered state over the entries after its prefix (under the lock);
-        when it fails, the state is put back as it was (the ids it added removed), so the next request
+                 tail: Iterable[Any], key: Sequence[Any] | None) -> tuple[bool, int, list[str]]:
+        """The pass carried on from the remembered state over `tail`, the entries after its prefix (under the
+        lock); when it fails, the state is put back as it was (the ids it added removed), so the next request
         may still start from it.  key: the key of `entries`, when comparing took one."""
         format, target, count, _, state = last
         mark = (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last, state.kind)
-        if _walk(entries[count:] if type(entries) is list else itertools.islice(entries, count, None), count, format,
-                 state):
+        special = _WALKERS.get(format) or _PASSES.get(format)  # (`_walk`, inline: a call fewer per request)
+        if special(tail, count, state) if special is not None else _walk_general(tail, count, format, state):
             self._last = (format, target, len(entries), key if key is not None else _key(format, entries), state)
             return True, 0, []
-        answer = _answer(False, state)
-        seen = state.seen
-        state.known.difference_update(seen[mark[0]:])
-        del seen[mark[0]:]
-        state.cut, state.cut_ids, state.open_calls, state.last, state.kind = mark[1:]
-        return answer
+        return _put_back(state, mark)
 
 
     @property
@@ -462,6 +485,17 @@ class HealthyMemo:
             map(operator.is_, scanned[0], entries))) else _key(format, entries)  # the key the quick pass took
         with self._lock:
             self._repaired = (format, target, len(entries), key, state, list(answer), said)
+
+
+def _put_back(state: _State, mark: tuple[int, int, int, list[str] | None, str, str]) -> tuple[bool, int, list[str]]:
+    """The answer of a pass carried on from a remembered `state` that failed, and the state put back as it was
+    at `mark` (the ids the pass added removed), so the next request may still start from it."""
+    answer = _answer(False, state)
+    seen = state.seen
+    state.known.difference_update(seen[mark[0]:])
+    del seen[mark[0]:]
+    state.cut, state.cut_ids, state.open_calls, state.last, state.kind = mark[1:]
+    return answer
 
 
 def _new_ids(calls: tuple[str, ...], state: _State) -> bool:
@@ -784,11 +818,13 @@ def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
                         return False
                     if last in ("assistant", "results"):  # a user turn after an exchange: a place to cut
                         state.cut, state.cut_ids = index, len(seen)
-                    if last == "user" or _text_empty(item.get("content")):
+                    content = item.get("content")  # (`_text_empty`, inline for a string: a call fewer per turn)
+                    if last == "user" or (not content.strip() if type(content) is str else _text_empty(content)):
                         return False
                     last = "user"
                 elif role == "assistant":
-                    if _text_empty(item.get("content")):
+                    content = item.get("content")
+                    if not content.strip() if type(content) is str else _text_empty(content):
                         return False
                     if last != "assistant":
                         if open_calls or last not in ("user", "results"):

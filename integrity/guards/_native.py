@@ -290,6 +290,9 @@ def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_fo
             keep = []
             for result in results:
                 if result in turn.answered or _stray(result, called, before):
+                    if result[:1] == IDLESS:
+                        raise _Bail  # a repeat paired by name: the pipeline may give it to an earlier call of
+                        # that name left unanswered
                     keep.append(False)
                     continue
                 position = turn.at
@@ -318,6 +321,9 @@ def _repair(window: Sequence[Any], after_cut: bool, before: set[str], objects_fo
                 if turn is None:
                     turn = _Turn(entry)
                 turn.calls.extend(calls)
+            elif turn is not None:
+                raise _Bail  # an item after the turn's calls (a text, a reasoning): the pipeline places it (toward
+                # Anthropic, before the calls)
             out.append(entry)
             continue
         if turn is not None:

@@ -243,7 +243,12 @@ class ToolCallIntegrityFilter:
         seen (the filter runs before every model call of a run, with the same ones)."""
         override = None if config is None else getattr(config, "model", None)  # _called_model, inline
         model = override if override is not None else getattr(agent, "model", None)
-        flag = _uses_responses(config) if model is None or isinstance(model, str) else None
+        flag = None
+        if model is None or isinstance(model, str):  # `_uses_responses`, inline for the run's provider's flag
+            provider = None if config is None else getattr(config, "model_provider", None)
+            flag = getattr(getattr(provider, "openai_provider", provider), "_use_responses", None)
+            if not isinstance(flag, bool):
+                flag = _uses_responses(config)
         known = self._targets
         if known is not None:
             seen = known[0]
@@ -258,8 +263,16 @@ class ToolCallIntegrityFilter:
         return route
 
     def __call__(self, data: Any) -> Any:
-        """The filter: CallModelData -> ModelInputData (the SDK awaits nothing when this is used sync)."""
-        return self._filter(data, *_find_run())
+        """The filter: CallModelData -> ModelInputData (the SDK awaits nothing when this is used sync).  The
+        healthy request's path of `_filter` is written here too: it is every model call's, and a call fewer."""
+        config, frame = _find_run()
+        model_data = data.model_data
+        items = model_data.input
+        target, api = self._route(getattr(data, "agent", None), config)
+        scanned = self.memo.first(items, FORMAT, target)
+        if scanned is not None and scanned[0]:
+            return model_data
+        return self._unhealthy(model_data, items, target, api, scanned, config, frame)
 
     def _filter(self, data: Any, config: Any, frame: Any) -> Any:
         model_data = data.model_data
@@ -268,6 +281,12 @@ class ToolCallIntegrityFilter:
         scanned = self.memo.first(items, FORMAT, target)
         if scanned is not None and scanned[0]:
             return model_data
+        return self._unhealthy(model_data, items, target, api, scanned, config, frame)
+
+    def _unhealthy(self, model_data: Any, items: Any, target: str | None, api: Literal["chat", "responses"],
+                   scanned: tuple[bool, int, list[str]] | None, config: Any, frame: Any) -> Any:
+        """`_filter` for a request the quick pass did not find plainly healthy (scanned: its answer, None while
+        a repair is remembered): the repaired input, or `model_data` as it is."""
         envelope = self._envelope(items, config, frame) if api == "responses" else None
         repaired = self.guard.guard_objects(items, FORMAT, _dicts, FORMAT, target, scanned, memo=self.memo,
                                             envelope=envelope)
