@@ -262,19 +262,11 @@ class ToolCallIntegrityFilter:
         self._targets = ((agent, model, config, flag), route)
         return route
 
-    def __call__(self, data: Any) -> Any:
-        """The filter: CallModelData -> ModelInputData (the SDK awaits nothing when this is used sync).  The
-        healthy request's path of `_filter` is written here too: it is every model call's, and a call fewer."""
-        config, frame = _find_run()
-        model_data = data.model_data
-        items = model_data.input
-        target, api = self._route(getattr(data, "agent", None), config)
-        scanned = self.memo.first(items, FORMAT, target)
-        if scanned is not None and scanned[0]:
-            return model_data
-        return self._unhealthy(model_data, items, target, api, scanned, config, frame)
-
-    def _filter(self, data: Any, config: Any, frame: Any) -> Any:
+    def __call__(self, data: Any, run: tuple[Any, Any] | None = None) -> Any:
+        """The filter: CallModelData -> ModelInputData (the SDK awaits nothing when this is used sync).  run: the
+        (RunConfig, frame) pair async_filter found before its awaits; else found here.  The healthy request's
+        path is this method's own (every model call's: a call fewer than handing it on)."""
+        config, frame = _find_run() if run is None else run
         model_data = data.model_data
         items = model_data.input
         target, api = self._route(getattr(data, "agent", None), config)
@@ -285,7 +277,7 @@ class ToolCallIntegrityFilter:
 
     def _unhealthy(self, model_data: Any, items: Any, target: str | None, api: Literal["chat", "responses"],
                    scanned: tuple[bool, int, list[str]] | None, config: Any, frame: Any) -> Any:
-        """`_filter` for a request the quick pass did not find plainly healthy (scanned: its answer, None while
+        """The filter for a request the quick pass did not find plainly healthy (scanned: its answer, None while
         a repair is remembered): the repaired input, or `model_data` as it is."""
         envelope = self._envelope(items, config, frame) if api == "responses" else None
         repaired = self.guard.guard_objects(items, FORMAT, _dicts, FORMAT, target, scanned, memo=self.memo,
@@ -332,7 +324,7 @@ class ToolCallIntegrityFilter:
                     data = CallModelData(model_data=ModelInputData(input=restored,
                                                                    instructions=data.model_data.instructions),
                                          agent=data.agent, context=data.context)
-            return self._filter(data, config, frame)
+            return self(data, (config, frame))
         finally:
             del frame  # the caller's frames are not kept by this coroutine's frame
 
