@@ -40,7 +40,16 @@ def responses(call_id: str) -> list[dict[str, Any]]:
             {"type": "function_call_output", "call_id": call_id, "output": "ok"}]
 
 
+def bedrock(use_id: str, result_id: str | None = None) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": [{"text": "hi"}]},
+            {"role": "assistant", "content": [{"toolUse": {"toolUseId": use_id, "name": "f", "input": {}}}]},
+            {"role": "user", "content": [{"toolResult": {"toolUseId": use_id if result_id is None else result_id,
+                                                          "content": []}}]}]
+
+
 PATTERN = "String should match pattern '^[a-zA-Z0-9_-]+$'"
+BEDROCK_LONG = ("Value at 'messages.{index}.member.content.1.member.{field}.toolUseId' failed to satisfy constraint: "
+                "Member must have length less than or equal to 64")
 LONG_41 = "c" * 41
 LONG_65 = "r" * 65
 
@@ -50,11 +59,10 @@ ID_LEGAL = [
     ("openai-chat", chat("Bash:12")),  # OpenAI Chat sets no pattern, only a length
     ("openai-responses", responses("r" * 64)),
     ("mistral", chat("a1B2c3D4e")),
-    # no id rule is known for these (Bedrock's documented pattern was contradicted by a recorded 200)
-    ("bedrock", [{"role": "user", "content": [{"text": "hi"}]},
-                 {"role": "assistant", "content": [{"toolUse": {"toolUseId": "functions.f:0", "name": "f"}}]},
-                 {"role": "user", "content": [{"toolResult": {"toolUseId": "functions.f:0", "content": []}}]}]),
-    ("deepseek", chat("call_0|x:" + "y" * 60)),
+    # Bedrock's documented pattern was contradicted by a recorded 200: only its length is checked
+    ("bedrock", bedrock("functions.f:0")),
+    ("bedrock", bedrock("t" * 64)),
+    ("deepseek", chat("call_0|x:" + "y" * 60)),  # no id rule is known for DeepSeek
 ]
 
 ID_ILLEGAL = [
@@ -79,6 +87,20 @@ ID_ILLEGAL = [
     pytest.param("mistral", chat("call_0", "a1B2c3D4e"),
                  v("mistral", "invalid_tool_call_id", "messages[1]", [1], ["call_0"],
                    "Tool call id was call_0 but must be a-z, A-Z, 0-9, with a length of 9."), id="mistral"),
+    pytest.param("mistral", [chat("ok")[0], {"role": "assistant", "content": None, "tool_calls": [
+        {"type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "null",
+                                                                              "content": "ok"}],
+                 v("mistral", "undefined_call_id", "messages[1]", [1], [],
+                   "Tool call id has to be defined in serving mode."), id="mistral-call-without-id"),
+    pytest.param("mistral", [*chat("a1B2c3D4e")[:2], {"role": "tool", "content": "ok"}],
+                 v("mistral", "undefined_result_id", "messages[2]", [2], [], "Tool call id has to be defined."),
+                 id="mistral-result-without-id"),
+    pytest.param("bedrock", bedrock(LONG_65, "ok"),
+                 v("bedrock", "tool_use_id_too_long", "messages.1.content.0", [1], [LONG_65],
+                   BEDROCK_LONG.format(index=2, field="toolUse")), id="bedrock-call"),
+    pytest.param("bedrock", bedrock("ok", LONG_65),
+                 v("bedrock", "tool_result_id_too_long", "messages.2.content.0", [2], [LONG_65],
+                   BEDROCK_LONG.format(index=3, field="toolResult")), id="bedrock-result"),
 ]
 
 
@@ -111,7 +133,7 @@ def test_the_ids_of_issue_30_are_refused_by_anthropic(bad: str) -> None:
 def test_id_rules_are_off_by_default_and_only_where_known() -> None:
     assert validate_native(chat(LONG_41), "openai-chat") == []
     with_id_rules = [name for name in PROVIDERS if spec(name).validate_ids is not None]
-    assert with_id_rules == ["openai-chat", "openai-responses", "anthropic", "mistral"]
+    assert with_id_rules == ["openai-chat", "openai-responses", "anthropic", "bedrock", "mistral"]
 
 
 def test_all_anthropic_ids_says_what_checking_each_id_says() -> None:
@@ -131,7 +153,7 @@ def test_all_anthropic_ids_says_what_checking_each_id_says() -> None:
 
 def test_mistral_ids_checked_at_once_say_what_checking_each_id_says() -> None:
     """The windowed proof's check of Mistral's ids over a request (one C-level pass) agrees with checking each
-    id ("null" let through as a call id): nine letters or digits, not eight or ten, no newline, space or _."""
+    id (a call's "null" refused too): nine letters or digits, not eight or ten, no newline, space or _."""
     import random
 
     from integrity.providers.ids import is_mistral_id
@@ -144,12 +166,11 @@ def test_mistral_ids_checked_at_once_say_what_checking_each_id_says() -> None:
                 for _ in range(rng.randint(0, 3))], ["".join(rng.choice("aZ9") for _ in range(rng.choice([9, 10])))
                                                      for _ in range(rng.randint(0, 2))]) for _ in range(5000)]
     for calls, results in cases:
-        expected = all(is_mistral_id(value) or value == "null" for value in calls) and \
-            all(is_mistral_id(value) for value in results)
+        expected = all(is_mistral_id(value) for value in calls + results)
         assert _ids_pass("mistral", calls, results) == expected, (calls, results)
 
 
-@pytest.mark.parametrize("provider", ["anthropic", "mistral", "openai-chat", "openai-responses"])
+@pytest.mark.parametrize("provider", ["anthropic", "bedrock", "mistral", "openai-chat", "openai-responses"])
 def test_an_id_rule_checking_every_id_at_once_says_what_checking_each_says(provider: str) -> None:
     """IdRule.accepts_all (what the strict planner asks first: does the provider refuse some id?) agrees with
     IdRule.accepts on each id, for ids of every length around the rules' limits and every kind of character."""
@@ -165,7 +186,7 @@ def test_an_id_rule_checking_every_id_at_once_says_what_checking_each_says(provi
         assert rule.accepts_all(values) == all(map(rule.accepts, values)), values
 
 
-@pytest.mark.parametrize("provider", ["anthropic", "mistral", "openai-chat", "openai-responses"])
+@pytest.mark.parametrize("provider", ["anthropic", "bedrock", "mistral", "openai-chat", "openai-responses"])
 def test_the_ids_a_rule_refuses_found_at_once_are_those_it_refuses_one_by_one(provider: str) -> None:
     """ids.refused_positions (what the strict planner renames, Mistral's read at C speed) names exactly the ids
     IdRule.accepts refuses, "" (no id) never, for ids of every length around the limits and every character."""
@@ -187,7 +208,8 @@ def test_the_ids_a_rule_refuses_found_at_once_are_those_it_refuses_one_by_one(pr
 def test_mistral_refused_ids_judged_a_kind_at_a_time_are_the_request_s() -> None:
     """refused.refused_columns (the light view's judgment of every id at once, as columns) reads as refused_ids'
     violations, field for field, with each one's canonical message (the Chat shape: one native entry per message)
-    set; an assistant's "null" is let through (its position given), a result's is not."""
+    set, for ids among which no call's is "null" (refused with another text: judged by refused_ids itself); a
+    result's "null" is a refused id like any other."""
     import random
     from array import array
 
@@ -202,12 +224,13 @@ def test_mistral_refused_ids_judged_a_kind_at_a_time_are_the_request_s() -> None
                   for _ in range(rng.randint(0, 8))]
         indices = sorted(rng.sample(range(50), len(values)))
         for calls in (True, False):
+            if calls and "null" in values:
+                continue
             expected = refused_ids([(index, 0 if calls else None, value) for index, value in zip(indices, values,
                                                                                                   strict=True)])
             expected = [msgspec.structs.replace(violation, canonical_indices=violation.native_indices)
                         for violation in expected]
-            nulls = [at for at, value in enumerate(values) if value == "null"] if calls else []
-            assert list(refused_columns(array("q", indices), values, "mistral", nulls)) == expected, values
+            assert list(refused_columns(array("q", indices), values, "mistral")) == expected, values
 
 
 def _walk(rule: Any, values: list[str], used: set[str]) -> dict[str, str]:

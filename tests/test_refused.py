@@ -26,11 +26,11 @@ REFUSED = ["call_1", "toolu_01ABCDEFGHIJ", "abcdefgh_", "abc{}defg", "a" * 10, "
 
 
 def _request(seed: int, size: int, only_refused: bool = False) -> tuple[dict[int, list[str]], dict[int, str]]:
-    """Random frames (message index -> its call ids) and results (message index -> id), never one message both;
-    only_refused: every id one Mistral refuses and no call's "null" (the columns then read ids from the light
-    view: refused.RowIds)."""
+    """Random frames (message index -> its call ids) and results (message index -> id), never one message both, no
+    call's id "null" (refused with another text: not judged as columns); only_refused: every id one Mistral
+    refuses (the columns then read ids from the light view: refused.RowIds)."""
     rng = random.Random(seed)
-    choices = [value for value in REFUSED if value != "null"] if only_refused else VALID + REFUSED
+    choices = [value for value in (REFUSED if only_refused else VALID + REFUSED) if value != "null"]
     frames: dict[int, list[str]] = {}
     results: dict[int, str] = {}
     for index in range(size):
@@ -38,7 +38,7 @@ def _request(seed: int, size: int, only_refused: bool = False) -> tuple[dict[int
         if kind < 0.3:
             frames[index] = [rng.choice(choices) for _ in range(rng.randint(1, 3))]
         elif kind < 0.7:
-            results[index] = rng.choice(choices + (["null"] if only_refused else []))
+            results[index] = rng.choice(choices + ["null"])
     return frames, results
 
 
@@ -123,14 +123,19 @@ def test_the_plain_lines_are_those_of_each_violation(seed: int, chunk: int, only
     assert list(said_lines(list(merged), head)) == expected
 
 
-def test_ids_mistral_takes_are_left_out_and_an_assistants_null_is_let_through() -> None:
-    columns = refused_columns(array("q", [0, 0, 2]), ["null", "abcDEF123", "bad"], "mistral", [0])
+def test_ids_mistral_takes_are_left_out_and_a_calls_null_is_refused_as_undefined() -> None:
+    columns = refused_columns(array("q", [0, 2]), ["abcDEF123", "bad"], "mistral")
     assert [violation.call_ids for violation in columns] == [["bad"]]
     assert not refused_columns(array("q", [4]), ["abcDEF123"], "mistral")
     frames = {0: ["null", "bad"], 2: ["null"]}
     results = {1: "null", 3: "abcDEF123"}
-    assert [(violation.native_indices, violation.call_ids) for violation in _columns(frames, results)] == \
-        [([0], ["bad"]), ([1], ["null"])]
+    judged = _refused({index: [SimpleNamespace(id=value) for value in calls] for index, calls in frames.items()},
+                      results, "mistral")
+    assert not isinstance(judged, Refused)  # (judged by refused_ids itself: a call's "null" has its own text)
+    assert list(judged) == _objects(frames, results)
+    assert [(violation.rule, violation.native_indices, violation.call_ids) for violation in judged] == [
+        ("undefined_call_id", [0], ["null"]), ("invalid_tool_call_id", [0], ["bad"]),
+        ("invalid_tool_call_id", [1], ["null"]), ("undefined_call_id", [2], ["null"])]
 
 
 def test_row_ids_pickle_as_the_list_they_read_as() -> None:

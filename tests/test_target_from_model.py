@@ -3,7 +3,8 @@
 A Chat Completions body for `deepseek-chat` goes to DeepSeek, whose rules are stricter than OpenAI's (an id a
 later turn reuses is refused); judging it by OpenAI Chat called a request DeepSeek answers 400 healthy.  The
 recorded case: pydantic-ai's DeepSeek Responses cassette, whose whole body names `deepseek-v4-flash` and got
-"No tool output found for tool call call-a." (tests/provider_cases/deepseek-responses_interleaved_calls_whole_body.json).
+"No tool output found for tool call call-a."
+(tests/provider_cases/deepseek-responses_interleaved_calls_whole_body.json).
 A model of another request format (a Claude model in a Chat Completions body: a proxy translates it) leaves the
 format to decide.  One reading of model names: integrity.providers.models, which the guards use too.
 """

@@ -12,6 +12,12 @@ with text, image, document or video blocks (Claude Sonnet 4.5, Nova Pro and Nova
 Lite accepted them; the refusal was reported for Claude 3 Opus and Llama 4).  A
 `toolUse` of a server tool (`"type": "server_tool_use"`) answered by a `toolResult`
 in the same assistant message is answered there (recorded, Nova 2 Lite, HTTP 200).
+
+Its id rule: a `toolUseId` (of a `toolUse` or a `toolResult`) of more than 64 characters is
+refused with AWS's own validation text, whose list positions count from 1 (seen:
+BerriAI/litellm#34239, RooCodeInc/Roo-Code#10902).  The pattern AWS documents is not checked:
+a recorded request with `functions.get_temperature:0` was answered 200, botocore's model has
+since widened it to `[a-zA-Z0-9_.:-]+`, and its refusal's text for this member was never seen.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Any
 
 from ..formats.bedrock import answered_in_place
 from .chat_shape import role_of
+from .ids import length_rule
 from .spec import CUSTOM, OPAQUE, SYSTEM, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
 
@@ -35,6 +42,16 @@ EXPECTED = "Expected toolResult blocks at messages.{index}.content for the follo
 EXCEEDS = (
     "The number of toolResult blocks at messages.{index}.content exceeds the number of toolUse blocks of previous turn."
 )
+
+ID_LIMIT = 64
+"""The longest toolUseId Converse takes (botocore's model, shape ToolUseId: max 64; seen refused above it)."""
+TOO_LONG = (
+    "Value at 'messages.{index}.member.content.{block}.member.{field}.toolUseId' failed to satisfy constraint: "
+    "Member must have length less than or equal to 64"
+)
+"""AWS's validation text (one clause of its message; several are joined by "; " after "N validation errors
+detected: "): `index` and `block` count from 1, `field` is toolUse or toolResult."""
+_ID_RULES = {"toolUse": "tool_use_id_too_long", "toolResult": "tool_result_id_too_long"}
 
 
 def _blocks(message: Any) -> list[Any]:
@@ -114,6 +131,25 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     return found
 
 
+def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """toolUseIds over ID_LIMIT characters, of `toolUse` and `toolResult` blocks alike, in request order (AWS checks
+    the request's shape before any rule on its turns, so the positions are the request's own)."""
+    found: list[Violation] = []
+    for index, message in enumerate(messages):
+        for block_index, block in enumerate(_blocks(message)):
+            if not isinstance(block, dict):
+                continue
+            for field, rule in _ID_RULES.items():
+                inner = block.get(field)
+                value = inner.get("toolUseId") if isinstance(inner, dict) else None
+                if isinstance(value, str) and len(value) > ID_LIMIT:
+                    found.append(Violation(
+                        provider=provider, rule=rule, position=f"messages.{index}.content.{block_index}",
+                        native_indices=[index], call_ids=[value],
+                        error=TOO_LONG.format(index=index + 1, block=block_index + 1, field=field)))
+    return found
+
+
 SPEC = ProviderSpec(
     model_prefixes=("bedrock/",),
     name=PROVIDER,
@@ -121,6 +157,8 @@ SPEC = ProviderSpec(
     native_format="bedrock",
     validate=validate,
     validate_history=None,
+    validate_ids=validate_ids,
+    id_rule=length_rule(ID_LIMIT, "Bedrock Converse"),
     needs_call_ids=True,
     role_rules=RoleRules(
         transparent=frozenset({SYSTEM, CUSTOM, OPAQUE}),  # the writer hoists system messages out of `messages`
@@ -138,6 +176,8 @@ SPEC = ProviderSpec(
         "roles_not_alternating": ALTERNATE,
         "tool_use_unanswered": EXPECTED,
         "too_many_tool_results": EXCEEDS,
+        "tool_use_id_too_long": TOO_LONG.replace("{field}", "toolUse"),
+        "tool_result_id_too_long": TOO_LONG.replace("{field}", "toolResult"),
     },
     endpoint=Endpoint(
         "https://bedrock-runtime.$AWS_REGION.amazonaws.com/model/$MODEL/converse",

@@ -3,11 +3,12 @@
 A call id is copied from one provider's transcript into another's request when a
 session changes model, and the providers disagree on what an id may be: Anthropic
 takes `^[a-zA-Z0-9_-]+$` (an id such as `Bash:12` or `call_1|fc_1` is refused),
-OpenAI Chat at most 40 characters, OpenAI Responses at most 64, Mistral exactly nine
-letters or digits.  Each rule here was seen refused with the text its provider
-module quotes; providers whose refusal has not been seen (or was contradicted by a
-recorded 200, as Bedrock's documented pattern was) have no id rule.  A missing or
-non-string id is left to the rules that read it as "".
+OpenAI Chat at most 40 characters, OpenAI Responses and Bedrock Converse at most 64,
+Mistral exactly nine letters or digits.  Each rule here was seen refused with the text
+its provider module quotes; a rule whose refusal has not been seen (or was contradicted
+by a recorded 200, as Bedrock's documented pattern was) is not one.  A missing or
+non-string id is left to the rules that read it as "" (Mistral reads a call without an
+`id` as "null" and refuses it: providers.mistral).
 """
 
 from __future__ import annotations

@@ -12,6 +12,10 @@ stored transcript normally ends on the assistant's reply, and the next request
 appends the new user turn.  `validate(..., history=True)` checks a transcript's
 history (the other rules only) and skips it; the default checks an outgoing
 request and keeps it.
+
+The validator reads a tool call without an `id` as the id "null" (mistral-common's
+ToolCall.id defaults to it), and in serving mode refuses that id, however it came
+(`served_call_id`; the id rules below).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .chat_shape import CallTurn, call_ids_of, read_shape, result_id_of
+from .chat_shape import CallTurn, call_ids_of, read_shape, result_id_of, role_of
 from .ids import chat_ids, is_mistral_id, mistral_rule
 from .spec import OPAQUE, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
@@ -33,6 +37,10 @@ LAST = "Expected last role User or Tool (or Assistant with prefix True) for serv
 UNEXPECTED_RESULT = "Unexpected tool call id {id} in tool results"
 DUPLICATE_RESULT = "Duplicate tool call id {id} in tool results"
 DUPLICATE_CALL = "Duplicate tool call id {id} in assistant message"
+UNDEFINED_CALL = "Tool call id has to be defined in serving mode."
+UNDEFINED_RESULT = "Tool call id has to be defined."
+NULL = "null"
+"""The id mistral-common's validator gives a tool call sent without one, and refuses in serving mode."""
 
 
 REQUEST_ONLY_RULES = ("last_role_assistant",)
@@ -86,11 +94,13 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER, history: bool = 
 
 def _unpaired(messages: Sequence[Any], turn: CallTurn, provider: str) -> list[Violation]:
     """The turn's ids mistral-common's v13 validator refuses: a call id the turn uses twice, and a tool message
-    whose id answers no call of the turn or one already answered (ids missing or not strings are left to the
-    count: the validator's own message for them is not recorded)."""
+    whose id answers no call of the turn or one already answered.  A call without `id` is read as the validator
+    reads it (served_call_id: "null", which a tool message's "null" answers); a result id missing or not a string
+    is left to the count (the API's recorded answer to a tool message without one is the undefined id's text,
+    an id rule: validate_ids)."""
     found: list[Violation] = []
     called: set[str] = set()
-    for call_id in turn.call_ids:
+    for call_id in _served_call_ids(messages[turn.index]):
         if call_id and call_id in called:
             found.append(Violation(
                 provider=provider, rule="duplicate_call_id", position=f"messages[{turn.index}]",
@@ -115,14 +125,51 @@ def _unpaired(messages: Sequence[Any], turn: CallTurn, provider: str) -> list[Vi
     return found
 
 
+def served_call_id(call: Any) -> str:
+    """A tool call's id as the validator reads it: NULL when the call has no `id` (its default), the id when it is a
+    string, else "" (a call that is no object, or an id of another type: not modelled)."""
+    if isinstance(call, dict):
+        value = call.get("id", NULL)
+        return value if isinstance(value, str) else ""
+    return ""
+
+
+def _served_call_ids(message: Any) -> list[str]:
+    """served_call_id of each of an assistant message's tool calls, in order."""
+    calls = message.get("tool_calls") if isinstance(message, dict) else None
+    return [served_call_id(call) for call in calls] if isinstance(calls, list) else []
+
+
 def validate_history(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """The rules that apply to a stored transcript's history (every rule but `last_role_assistant`)."""
     return validate(messages, provider, history=True)
 
 
 def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """Call ids that are not exactly nine letters or digits."""
-    return refused_ids(chat_ids(messages), provider)
+    """Call ids that are not exactly nine letters or digits, or that the validator reads as undefined: a call's
+    "null" (what it reads for a call without `id`) and a tool message without a `tool_call_id` (or a null one)."""
+    return refused_ids(chat_ids(messages), provider) + _undefined(messages, provider)
+
+
+def _undefined(messages: Sequence[Any], provider: str) -> list[Violation]:
+    """The ids chat_ids does not list that the validator refuses as undefined (MistralRequestValidatorV3's
+    _validate_tool_call and _validate_tool_message, serving mode): a call without `id`, and a tool message whose
+    `tool_call_id` is missing or null."""
+    found: list[Violation] = []
+    for index, message in enumerate(messages):
+        role = role_of(message)
+        if role == "assistant":
+            calls = message.get("tool_calls")
+            for call in calls if isinstance(calls, list) else ():
+                if isinstance(call, dict) and "id" not in call:
+                    found.append(Violation(
+                        provider=provider, rule="undefined_call_id", position=f"messages[{index}]",
+                        native_indices=[index], error=UNDEFINED_CALL))
+        elif role == "tool" and message.get("tool_call_id") is None:
+            found.append(Violation(
+                provider=provider, rule="undefined_result_id", position=f"messages[{index}]",
+                native_indices=[index], error=UNDEFINED_RESULT))
+    return found
 
 
 def refused_ids(ids: Iterable[tuple[int, int | None, str]], provider: str = PROVIDER) -> list[Violation]:
@@ -131,8 +178,11 @@ def refused_ids(ids: Iterable[tuple[int, int | None, str]], provider: str = PROV
     every id at once."""
     found: list[Violation] = []
     for index, call, value in ids:
-        # an assistant's call id "null" is let through (mistral-common's validator, which the API runs)
-        if not is_mistral_id(value) and not (call is not None and value == "null"):
+        if call is not None and value == NULL:  # the validator's own undefined id: refused as such in serving mode
+            found.append(Violation(
+                provider=provider, rule="undefined_call_id", position=f"messages[{index}]",
+                native_indices=[index], call_ids=[value], error=UNDEFINED_CALL))
+        elif not is_mistral_id(value):
             found.append(Violation(
                 provider=provider, rule="invalid_tool_call_id", position=f"messages[{index}]",
                 native_indices=[index], call_ids=[value], error=INVALID_ID.format(id=value)))
@@ -140,7 +190,8 @@ def refused_ids(ids: Iterable[tuple[int, int | None, str]], provider: str = PROV
 
 
 SPEC = ProviderSpec(
-    model_prefixes=("mistral/", "mistral", "codestral", "magistral"),
+    model_prefixes=("mistral/", "mistral", "codestral", "magistral", "devstral", "ministral", "pixtral", "voxtral",
+                    "open-mistral", "open-mixtral", "open-codestral"),  # Mistral's model names (docs.mistral.ai models)
     name=PROVIDER,
     title="Mistral",
     native_format="openai-chat",
@@ -166,6 +217,8 @@ SPEC = ProviderSpec(
         "unexpected_tool_call_id": UNEXPECTED_RESULT,
         "duplicate_result_id": DUPLICATE_RESULT,
         "duplicate_call_id": DUPLICATE_CALL,
+        "undefined_call_id": UNDEFINED_CALL,
+        "undefined_result_id": UNDEFINED_RESULT,
     },
     endpoint=Endpoint(
         "https://api.mistral.ai/v1/chat/completions",

@@ -238,14 +238,12 @@ def in_blocks(texts: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
         yield "\n".join(block)
 
 
-def refused_columns(indices: array[int], values: list[str], provider: str, let_through: Iterable[int] = ()
-                    ) -> Refused:
-    """The ids Mistral refuses among `values` (values[k] the id of message indices[k], in request order), less
-    those at the positions `let_through` (an assistant's call id "null"), as columns: mistral.refused_ids's
-    violations, each with its canonical message (the Chat shape: its own)."""
+def refused_columns(indices: array[int], values: list[str], provider: str) -> Refused:
+    """The ids Mistral refuses among `values` (values[k] the id of message indices[k], in request order), as
+    columns: mistral.refused_ids's violations, each with its canonical message (the Chat shape: its own).  Only for
+    ids among which no call's is "null" (refused with another text: the caller judges those by refused_ids)."""
     size = len(values)
     taken = mistral_taken(values)
-    taken.update(let_through)
     if not taken:
         return Refused(provider, indices, values)
     rows = [at for at in range(size) if at not in taken]

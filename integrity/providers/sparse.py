@@ -42,7 +42,7 @@ from typing import Any
 
 from ..formats.common import OPAQUE
 from ..formats.skeleton import SKELETONS, STRING
-from . import deepseek
+from . import deepseek, mistral
 from .anthropic import first_number
 from .canonical import with_canonical_indices
 from .ids import all_anthropic_ids, mistral_takes_some, only_letters
@@ -86,7 +86,7 @@ def ids_pass(provider: str, calls: list[Any], results: list[Any]) -> bool:
     Checked a slice at a time: joining a million ids at once doubled the check's memory for nothing."""
     if provider == "deepseek":
         return deepseek.unique_ids(results)
-    if provider == "openai-responses":  # its id rule (IdRule.accepts_all) on every call_id, of calls and outputs
+    if provider in ("openai-responses", "bedrock"):  # its id rule (IdRule.accepts_all) on every id, calls' and results'
         values = calls + results
         if not set(map(type, values)) <= {str}:
             values = [value for value in values if type(value) is str]
@@ -98,8 +98,6 @@ def ids_pass(provider: str, calls: list[Any], results: list[Any]) -> bool:
             if provider == "mistral":  # windowed._ids_pass's check, with no step per id when every one is a string
                 if not set(map(type, part)) <= {str}:
                     part = [value for value in part if type(value) is str]
-                if calls_of and "null" in part:  # (an assistant's call id "null" is let through)
-                    part = [value for value in part if value != "null"]
                 if not (only_letters(part) and set(map(len, part)) <= {9}):
                     return False
                 continue
@@ -166,20 +164,23 @@ def _repeated(frames: Mapping[int, Any], results: Mapping[int, Any], provider: s
     return sort_violations(with_canonical_indices(found, _Each(max(chain(frames, results), default=-1) + 1)))
 
 
-def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: str) -> Refused:
+def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: str) -> Sequence[Violation]:
     """Mistral's refused ids, read as ids.chat_ids reads a request's (each message's call ids then its result id;
     the fast path's ids are all strings), in message order, held as columns (providers.refused: a violation is
     made only when read).  One walk of the messages that hold ids, in order (the frames and the results, each
     sorted: one merge), gives both columns without a step per id, nor an int object per one; when no id is one
     Mistral takes and no call's is "null" (a transcript recorded for another provider), the ids are not listed
-    but read from the light view when asked (refused.RowIds)."""
+    but read from the light view when asked (refused.RowIds).  A call's "null" is refused with another text
+    (mistral.refused_ids: undefined in serving mode), so a request holding one is judged by mistral.refused_ids
+    itself, its violations a list (a rare request: the columns are for the many refused ids of another
+    provider's transcript)."""
     at = array("i")  # (4 bytes a message index: a transcript of 2**31 messages would not fit in memory)
 
     def calls_of() -> Iterator[str]:
         return map(_ID, chain.from_iterable(frames.values()))
 
     if "null" not in calls_of() and not mistral_takes_some(calls_of) and not mistral_takes_some(results.values):
-        # no id Mistral takes, no call's "null" (let through): every id is a row, its id read from the light view
+        # no id Mistral takes, no call's "null" (another text): every id is a row, its id read from the light view
         # when asked (refused.RowIds), not listed (a million-message transcript recorded for another provider)
         rows = chain.from_iterable(map(repeat, frames, map(len, frames.values())))  # each call's frame
         if _increasing(frames) and _increasing(results):  # (as the fast path reads them): merged without a list
@@ -198,10 +199,21 @@ def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: st
         else:
             add_id(result)
             add_at(index)
-    # an assistant's call id "null" is let through (mistral-common's validator, which the API runs); a result's is not
-    nulls = [place for place in compress(range(len(ids)), map("null".__eq__, ids)) if at[place] in frames] \
-        if "null" in ids else []
-    return refused_columns(at, ids, provider, nulls)
+    if "null" in ids and any(at[place] in frames for place in compress(range(len(ids)), map("null".__eq__, ids))):
+        found = mistral.refused_ids(_chat_ids(at, ids, frames), provider)  # (a call's "null": another text)
+        return with_canonical_indices(found, _Each(max(chain(frames, results), default=-1) + 1))
+    return refused_columns(at, ids, provider)
+
+
+def _chat_ids(at: Sequence[int], ids: Sequence[str], frames: Mapping[int, Any]
+              ) -> Iterator[tuple[int, int | None, str]]:
+    """The columns' ids as ids.chat_ids reads a request's: (message index, call position or None for a result,
+    id); a frame's calls are consecutive rows of its index, in order."""
+    previous, position = -1, 0
+    for index, value in zip(at, ids, strict=True):
+        position = position + 1 if index == previous else 0
+        previous = index
+        yield index, position if index in frames else None, value
 
 
 def _increasing(values: Mapping[int, Any]) -> bool:

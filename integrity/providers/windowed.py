@@ -30,6 +30,7 @@ import msgspec
 from ..formats.common import OPAQUE, SYSTEM_ROLES
 from ..formats.skeleton import SKELETONS, STRING
 from .anthropic import first_number
+from .bedrock import ID_LIMIT
 from .ids import all_anthropic_ids, only_letters
 from .registry import PROVIDER_FORMAT
 from .violation import Violation, sort_violations
@@ -267,9 +268,10 @@ def _ids_pass(provider: str, calls: list[Any], results: list[Any]) -> bool:
     """Whether no id rule of the provider fires on these ids (only string ids are checked, as its rules do)."""
     if provider == "openai-chat":
         return all(len(value) <= 40 for value in calls + results if type(value) is str)
-    if provider == "mistral":  # an assistant's call id "null" is let through (see providers.mistral)
-        values = [value for value in calls if type(value) is str and value != "null"] + \
-            [value for value in results if type(value) is str]
+    if provider == "bedrock":
+        return all(len(value) <= ID_LIMIT for value in calls + results if type(value) is str)
+    if provider == "mistral":  # (an assistant's "null" is refused too: not nine characters)
+        values = [value for value in calls + results if type(value) is str]
         return only_letters(values) and set(map(len, values)) <= {9}
     return True  # (DeepSeek's one rule on ids, a result id met twice, is read as the proof goes)
 
@@ -279,8 +281,9 @@ def bedrock_turns(bones: Sequence[Any]) -> Turns | None:
     system messages hoisted; every message read on its own, with its neighbours), flagged bad unless plainly
     legal: an assistant message whose calls the results right after it answer (`_answers`), and those; any
     other message without calls or results; two messages of one role in a row are not.  None for an empty
-    request or a Bedrock entry or block as recorded (judged whole)."""
+    request, a Bedrock entry or block as recorded, or an id its id rule refuses (judged whole)."""
     turns = Turns()
+    ids: list[Any] = []  # every call's and result's id, for the id rule
     starts, entries, flags = turns.bone, turns.entry, turns.flags
     last: Any = None  # the role of the last message ("user" or "assistant")
     pending: list[Any] = _NONE
@@ -290,6 +293,7 @@ def bedrock_turns(bones: Sequence[Any]) -> Turns | None:
         kind = bone[0]
         if kind == "toolResult":
             value = bone[2]
+            ids.append(value)
             if run is not None:
                 run.append(value)
                 continue
@@ -318,6 +322,7 @@ def bedrock_turns(bones: Sequence[Any]) -> Turns | None:
         calls = _calls(kind, content, "bedrock")
         if calls is None:
             return None
+        ids += calls
         role = "assistant" if kind == "assistant" else "user"
         turn = len(flags)
         starts.append(index)
@@ -337,7 +342,7 @@ def bedrock_turns(bones: Sequence[Any]) -> Turns | None:
                 flags[opened - 1] |= _BAD
     elif pending:
         flags[-1] |= _BAD
-    return turns if flags else None
+    return turns if flags and _ids_pass("bedrock", ids, []) else None
 
 
 def gemini_turns(bones: Sequence[Any]) -> Turns | None:

@@ -1,0 +1,251 @@
+"""Two id rules of real providers: Mistral's undefined call ids, Bedrock's toolUseId length.
+
+Mistral: mistral-common's request validator (mistralai/mistral-common,
+src/mistral_common/protocol/instruct/validator.py, read at bc022b9), which the API runs in serving mode, reads a
+tool call without an `id` as the id "null" (ToolCall.id defaults to "null") and refuses that id with "Tool call id
+has to be defined in serving mode." (MistralRequestValidatorV3._validate_tool_call; seen from the API:
+microsoft/autogen#2735, vercel/ai#2477); a tool message whose `tool_call_id` is missing or null gets "Tool call id
+has to be defined." (_validate_tool_message; seen: langflow-ai/langflow#5335, Gage-Technologies/mistral-go#8, the
+case in tests/provider_cases/mistral_tool_message_without_id.json, transcribed from the Go message structs the
+issue quotes: the tool message's ToolCallID was an unexported field, so no `tool_call_id` was sent).  A tool
+message's "null" is refused by the nine-character pattern (mistralai/client-js#69).
+
+Bedrock: the Converse API refuses a `toolUse.toolUseId` or `toolResult.toolUseId` over 64 characters with AWS's
+validation text, its list positions counted from 1 (BerriAI/litellm#34239, RooCodeInc/Roo-Code#10902).  The
+pattern botocore's model gives (`[a-zA-Z0-9_.:-]+`, boto/botocore
+botocore/data/bedrock-runtime/2023-09-30/service-2.json, shape ToolUseId) is not checked: its refusal's text for
+this member was never seen, and a recorded 200 took `functions.get_temperature:0` (tests/recorded/bedrock.jsonl).
+
+Every verdict is asserted on the full rules (validate_native), the CLI, and the pipeline's fast paths alike.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_inprocess import run
+
+from integrity import load
+from integrity._bulk.fast_read import read_fast
+from integrity.pipeline import Loaded, check, check_unit
+from integrity.providers import validate_native
+
+CASES = Path(__file__).resolve().parent / "provider_cases"
+
+SERVING = "Tool call id has to be defined in serving mode."
+DEFINED = "Tool call id has to be defined."
+NINE = "Tool call id was {id} but must be a-z, A-Z, 0-9, with a length of 9."
+
+
+def _case(name: str) -> dict[str, Any]:
+    return json.loads((CASES / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _file(tmp_path: Path, body: Any, name: str = "request.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def _said(found: Any) -> list[tuple[str, str, str]]:
+    return [(v.rule, v.position, v.error) for v in found]
+
+
+def _chat(*messages: dict[str, Any]) -> dict[str, Any]:
+    return {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "hi"}, *messages]}
+
+
+def _call(call_id: str | None) -> dict[str, Any]:
+    call: dict[str, Any] = {"type": "function", "function": {"name": "website", "arguments": "{}"}}
+    if call_id is not None:
+        call["id"] = call_id
+    return {"role": "assistant", "content": "", "tool_calls": [call]}
+
+
+def _tool(call_id: str | None, absent: bool = False) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "tool", "name": "website", "content": "ok"}
+    if not absent:
+        message["tool_call_id"] = call_id
+    return message
+
+
+# --- Mistral: the recorded refusal of a tool message without tool_call_id ---
+
+
+def test_the_recorded_tool_message_without_an_id_gets_the_recorded_text() -> None:
+    case = _case("mistral_tool_message_without_id")
+    assert case["status"] == 400
+    found = validate_native(case["request"]["messages"], "mistral", history=True, ids=True)
+    assert _said(found) == [("undefined_result_id", "messages[2]", case["error"])]
+
+
+def test_check_says_the_recorded_refusal_as_recorded(tmp_path: Path) -> None:
+    case = _case("mistral_tool_message_without_id")
+    result = run("check", "--provider", "mistral", _file(tmp_path, case["request"]))
+    lines = result.stdout.decode().splitlines()
+    assert f"  mistral as recorded: messages[2]: {case['error']}" in lines, lines
+    assert result.code == 1
+
+
+# --- Mistral: an assistant's call without an id, or with the id "null" ---
+
+UNDEFINED = [
+    # a call without `id` (read as "null"), answered by a tool message without tool_call_id: the validator's
+    # content check meets the assistant message first (the text vercel/ai#2477 got), then the tool message
+    pytest.param(_chat(_call(None), _tool(None, absent=True)),
+                 [("undefined_call_id", "messages[1]", SERVING), ("undefined_result_id", "messages[2]", DEFINED)],
+                 id="no-id-no-result-id"),
+    pytest.param(_chat(_call(None), _tool(None)),  # tool_call_id: null is no id either
+                 [("undefined_call_id", "messages[1]", SERVING), ("undefined_result_id", "messages[2]", DEFINED)],
+                 id="no-id-null-result-id"),
+    # the literal "null" is the validator's own reading of a missing id: refused alike; the result's "null" is
+    # refused by the pattern.  A call without `id` answered by "null" pairs (no "Unexpected tool call id").
+    pytest.param(_chat(_call("null"), _tool("null")),
+                 [("undefined_call_id", "messages[1]", SERVING),
+                  ("invalid_tool_call_id", "messages[2]", NINE.format(id="null"))], id="null-null"),
+    pytest.param(_chat(_call(None), _tool("null")),
+                 [("undefined_call_id", "messages[1]", SERVING),
+                  ("invalid_tool_call_id", "messages[2]", NINE.format(id="null"))], id="no-id-null"),
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), UNDEFINED)
+def test_mistral_refuses_a_call_id_it_reads_as_null(body: dict[str, Any], expected: list[tuple[str, str, str]],
+                                                      tmp_path: Path) -> None:
+    assert _said(validate_native(body["messages"], "mistral", history=True, ids=True)) == expected
+    result = run("check", "--provider", "mistral", _file(tmp_path, body))
+    said = [line for line in result.stdout.decode().splitlines() if line.startswith("  mistral as recorded: ")]
+    assert said == [f"  mistral as recorded: {position}: {error}" for _, position, error in expected]
+    assert result.code == 1
+
+
+def test_two_calls_without_ids_are_one_id_twice_to_the_validator() -> None:
+    body = _chat({"role": "assistant", "content": "", "tool_calls": [_call(None)["tool_calls"][0]] * 2},
+                 _tool("null"), _tool("null"))
+    found = _said(validate_native(body["messages"], "mistral", history=True, ids=True))
+    assert ("duplicate_call_id", "messages[1]", "Duplicate tool call id null in assistant message") in found
+    assert found.count(("undefined_call_id", "messages[1]", SERVING)) == 2
+
+
+def test_repair_renames_null_ids_for_mistral_and_the_repaired_file_is_accepted(tmp_path: Path) -> None:
+    source = _file(tmp_path, _chat(_call("null"), _tool("null"), {"role": "assistant", "content": "done"}))
+    out = tmp_path / "out.json"
+    assert run("repair", "--provider", "mistral", source, "-o", out, "--now", "0").code == 0
+    written = json.loads(out.read_text(encoding="utf-8"))["messages"]
+    new_id = written[1]["tool_calls"][0]["id"]
+    assert new_id != "null" and written[2]["tool_call_id"] == new_id
+    assert validate_native(written, "mistral", history=True, ids=True) == []
+    lines = run("check", "--provider", "mistral", out).stdout.decode().splitlines()
+    assert "  mistral as recorded: accepted" in lines, lines
+
+
+# --- the fast paths say what the full rules say (a pi-ai transcript judged toward a provider) ---
+
+
+def _turn(number: int, call_id: str) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": f"question {number}"},
+        {"role": "assistant", "content": [{"type": "toolCall", "id": call_id, "name": "f", "arguments": {}}],
+         "stopReason": "toolUse"},
+        {"role": "toolResult", "toolCallId": call_id, "toolName": "f", "content": [{"type": "text", "text": "ok"}],
+         "isError": False},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}], "stopReason": "stop"},
+    ]
+
+
+def _transcript(ids: list[str]) -> bytes:
+    return json.dumps([message for number, call_id in enumerate(ids) for message in _turn(number, call_id)]).encode()
+
+
+def _verdicts(data: bytes, provider: str) -> dict[str, tuple[list[Any], list[Any]]]:
+    """The provider's verdict (as recorded, after repair) by every path: the light view's (sparse), every message's
+    bones (windowed), and the general reader's."""
+    name = "transcript.pi-ai.json"
+    said: dict[str, tuple[list[Any], list[Any]]] = {}
+    for label, bones in (("sparse", "items"), ("bones", True)):
+        fast = read_fast(data, name, bones=bones)
+        assert fast is not None
+        verdict = check_unit(Loaded(name, fast=fast), provider=provider, now=itertools.count(1000).__next__)
+        said[label] = (_said(verdict.providers[provider].before), _said(verdict.providers[provider].after))
+    verdict = check(load(data, name), provider=provider)
+    said["general"] = (_said(verdict.providers[provider].before), _said(verdict.providers[provider].after))
+    return said
+
+
+@pytest.mark.parametrize("ids", [
+    ["null"],
+    [f"abc{n:06d}" if n != 100 else "null" for n in range(200)],  # one "null" among ids Mistral takes
+    [f"call_{n}" if n != 100 else "null" for n in range(200)],  # among ids it refuses (another provider's)
+], ids=["alone", "among-taken", "among-refused"])
+def test_every_path_refuses_a_null_call_id_toward_mistral(ids: list[str]) -> None:
+    said = _verdicts(_transcript(ids), "mistral")
+    at = 4 * ids.index("null")
+    before, after = said["general"]
+    assert ("undefined_call_id", f"messages[{at + 1}]", SERVING) in before
+    assert ("invalid_tool_call_id", f"messages[{at + 2}]", NINE.format(id="null")) in before
+    assert not any(error == NINE.format(id="null") and position == f"messages[{at + 1}]"
+                   for _, position, error in before)
+    assert after == []
+    assert said["sparse"] == said["bones"] == said["general"]
+
+
+# --- Bedrock: toolUseId over 64 characters ---
+
+LONG = "call_" + "x" * 60  # 65 characters
+
+
+def _converse(call_id: str) -> dict[str, Any]:
+    return {"messages": [
+        {"role": "user", "content": [{"text": "weather?"}]},
+        {"role": "assistant", "content": [{"text": "checking"},
+                                          {"toolUse": {"toolUseId": call_id, "name": "weather", "input": {}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": call_id, "content": [{"text": "sunny"}]}}]},
+        {"role": "assistant", "content": [{"text": "sunny"}]},
+    ]}
+
+
+def _too_long(index: int, block: int, field: str) -> str:
+    return (f"Value at 'messages.{index}.member.content.{block}.member.{field}.toolUseId' failed to satisfy "
+            "constraint: Member must have length less than or equal to 64")
+
+
+def test_bedrock_refuses_a_tool_use_id_over_64_characters_with_aws_text() -> None:
+    found = _said(validate_native(_converse(LONG)["messages"], "bedrock", ids=True))
+    assert found == [("tool_use_id_too_long", "messages.1.content.1", _too_long(2, 2, "toolUse")),
+                     ("tool_result_id_too_long", "messages.2.content.0", _too_long(3, 1, "toolResult"))]
+    assert validate_native(_converse("x" * 64)["messages"], "bedrock", ids=True) == []
+
+
+def test_bedrock_takes_the_recorded_ids_with_dots_and_colons() -> None:
+    assert validate_native(_converse("functions.get_temperature:0")["messages"], "bedrock", ids=True) == []
+
+
+def test_check_and_repair_toward_bedrock_rename_a_long_id(tmp_path: Path) -> None:
+    source = _file(tmp_path, _converse(LONG))
+    lines = run("check", "--provider", "bedrock", source).stdout.decode().splitlines()
+    assert f"  bedrock as recorded: messages.1.content.1: {_too_long(2, 2, 'toolUse')}" in lines, lines
+    assert "  bedrock after repair: accepted" in lines, lines
+    out = tmp_path / "out.json"
+    assert run("repair", "--provider", "bedrock", source, "-o", out, "--now", "0").code == 0
+    written = json.loads(out.read_text(encoding="utf-8"))["messages"]
+    use = written[1]["content"][1]["toolUse"]["toolUseId"]
+    assert len(use) <= 64 and written[2]["content"][0]["toolResult"]["toolUseId"] == use
+    assert validate_native(written, "bedrock", ids=True) == []
+    again = run("check", "--provider", "bedrock", out)
+    assert "  bedrock as recorded: accepted" in again.stdout.decode().splitlines()
+
+
+@pytest.mark.parametrize("ids", [
+    [LONG],
+    [f"tooluse_{n:06d}" if n != 100 else LONG for n in range(200)],
+], ids=["alone", "among-taken"])
+def test_every_path_refuses_a_long_id_toward_bedrock(ids: list[str]) -> None:
+    said = _verdicts(_transcript(ids), "bedrock")
+    before, after = said["general"]
+    assert [rule for rule, _, _ in before] == ["tool_use_id_too_long", "tool_result_id_too_long"]
+    assert after == []
+    assert said["sparse"] == said["bones"] == said["general"]
