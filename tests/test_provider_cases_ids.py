@@ -249,3 +249,43 @@ def test_every_path_refuses_a_long_id_toward_bedrock(ids: list[str]) -> None:
     assert [rule for rule, _, _ in before] == ["tool_use_id_too_long", "tool_result_id_too_long"]
     assert after == []
     assert said["sparse"] == said["bones"] == said["general"]
+
+
+# --- a tool message without an id keeps answering the call before it ---
+
+
+@pytest.mark.parametrize("provider", ["mistral", "openai-chat", "deepseek"])
+def test_the_recorded_real_result_without_an_id_is_kept_and_sent_with_its_calls_id(tmp_path: Path,
+                                                                                   provider: str) -> None:
+    """mistral-go#8's tool message has no tool_call_id: the strict view pairs it by order with the call right
+    before it (a Chat tool message names no tool) and sends it with that call's id, instead of dropping the
+    weather it reports and answering the call with an interrupted receipt."""
+    case = _case("mistral_tool_message_without_id")
+    recorded = case["request"]["messages"]
+    out = tmp_path / "out.json"
+    result = run("repair", "--provider", provider, _file(tmp_path, case["request"]), "-o", out)
+    assert result.code == 0, result.stderr
+    sent = json.loads(out.read_text(encoding="utf-8"))["messages"]
+    call_id = recorded[1]["tool_calls"][0]["id"]
+    assert sent[2] == {**recorded[2], "tool_call_id": call_id}  # the real result, with its call's id
+    assert len(sent) == len(recorded)  # no receipt added
+    report = json.loads(run("check", "--json", "--provider", provider, _file(tmp_path, case["request"])).stdout)
+    assert report["summary"]["synthesized"] == 0 and report["summary"]["strays_dropped"] == 0
+    assert [f["kind"] for f in report["findings"]] == ["result_without_call_id"]  # the schema finding stays
+
+
+@pytest.mark.parametrize("missing", [True, False], ids=["absent", "null"])
+def test_a_pi_ai_result_without_a_call_id_pairs_by_order_in_the_strict_view(missing: bool) -> None:
+    from integrity import analyze
+
+    result: dict[str, Any] = {"role": "toolResult", "toolName": "ls", "content": [], "isError": False}
+    if not missing:
+        result["toolCallId"] = None
+    messages = [{"role": "user", "content": "go"},
+                {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "ls", "arguments": {}}],
+                 "stopReason": "toolUse"}, result]
+    analysis = analyze(load(json.dumps(messages).encode(), "s.json"), "strict")
+    assert analysis.view[2]["toolCallId"] == "c1" and analysis.view[2]["toolName"] == "ls"
+    assert analysis.report.summary.synthesized == 0 and not analysis.report.synthesized
+    reference = analyze(load(json.dumps(messages).encode(), "s.json"), "openmaic")
+    assert reference.report.summary.synthesized == 1  # the reference's reading is unchanged (its vectors decide)

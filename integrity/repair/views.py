@@ -315,7 +315,11 @@ class LightBuilder:
 
     def result(self, index: int, call_id: Any, tool_name: Any, receipt: bool, numeric_ids: bool = False) -> None:
         """A toolResult; receipt: it is the runtime's interrupted placeholder; numeric_ids: a numeric
-        toolCallId is read as its text (see numeric_id)."""
+        toolCallId is read as its text (see numeric_id), and a missing or null one as "" (the strict reading:
+        a result naming no call pairs as one without an id does, by its tool, else by order, so a Chat tool
+        message a writer saved without `tool_call_id` keeps answering the call before it)."""
+        if call_id is None and numeric_ids:
+            call_id = ""
         if type(call_id) is str:
             if index == self.want_at and call_id == self.want:
                 call_id = self.want  # the call's own string: each id of a clean turn is held once
