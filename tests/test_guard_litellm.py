@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import logging
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -574,3 +576,25 @@ def test_another_request_given_the_same_call_id_while_one_runs_is_judged() -> No
     assert second is not broken and [m["role"] for m in second] == ["user", "assistant", "tool", "user"]
     assert request_verdict(second, "openai-chat", "openai-chat").legal
     assert not guard._judging  # every mark let go
+
+
+def test_v1_messages_with_a_text_after_its_tool_use_is_sent_calls_last(capture: Capture) -> None:
+    """The recorded refusal (tests/provider_cases/anthropic_text_after_tool_use.json, anomalyco/opencode): an
+    assistant turn [tool_use, text] answered right after.  Every call is answered, so a quick pass that only
+    pairs ids calls it healthy; Anthropic refuses it (tool_use_not_last).  The guard sends the text first."""
+    case = json.loads((Path(__file__).resolve().parent / "provider_cases" / "anthropic_text_after_tool_use.json")
+                      .read_text(encoding="utf-8"))
+    messages = [{"role": "user", "content": "What is the weather in Paris?"}, *case["request"]["messages"]]
+    snapshot = copy.deepcopy(messages)
+    sent: dict[str, list[Any]] = {}
+    for label, callbacks in (("alone", []), ("guarded", [ToolCallIntegrityGuard()])):
+        litellm.callbacks = [*callbacks, capture]
+        asyncio.run(litellm.anthropic.messages.acreate(model=CLAUDE, messages=messages, max_tokens=64,
+                                                       mock_response="fine"))
+        sent[label] = list(capture.seen[-1]["messages"])
+    alone = request_verdict(sent["alone"], "anthropic", "anthropic")
+    assert [v.error for v in alone.violations] == [case["error"]]  # the turn is messages.1 here too
+    guarded = request_verdict(sent["guarded"], "anthropic", "anthropic")
+    assert guarded.legal, guarded.violations
+    assert [block["type"] for block in sent["guarded"][1]["content"]] == ["text", "tool_use"]
+    assert sent["guarded"][0] == messages[0] and sent["guarded"][2:] == messages[2:] and messages == snapshot

@@ -605,10 +605,12 @@ def _anthropic(message: Any) -> Entry | None:
                 return None  # text before a result: the full check decides
             results.append(block["tool_use_id"])
         elif kind == "text":
-            if not isinstance(block.get("text"), str) or not block["text"].strip():
-                return None
+            if not isinstance(block.get("text"), str) or not block["text"].strip() or calls:
+                return None  # (a block after a call: Anthropic refuses it, tool_use_not_last; the full check decides)
             other = True
         elif kind in ("image", "document", "thinking", "redacted_thinking"):
+            if calls:
+                return None
             other = True
         else:
             return None
