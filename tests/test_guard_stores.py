@@ -751,3 +751,57 @@ def test_a_healthy_adk_session_with_tool_calls_is_healthy(tmp_path: Path) -> Non
     assert "malformed" not in healthy.stdout.decode()
     broken = run("check", url + "?session=broken")
     assert broken.code == 1 and "malformed" not in broken.stdout.decode()
+
+
+# --- a store is untrusted input: a checkpoint naming a function never runs it ---
+
+
+def _calling(marker: Path) -> Any:
+    """A msgpack value LangGraph's default serializer would construct by importing and calling os.mkdir(marker)."""
+    import ormsgpack
+    from langgraph.checkpoint.serde.jsonplus import EXT_CONSTRUCTOR_POS_ARGS
+
+    return ormsgpack.Ext(EXT_CONSTRUCTOR_POS_ARGS, ormsgpack.packb(["os", "mkdir", [str(marker)]]))
+
+
+def test_a_checkpoint_naming_a_function_is_read_without_calling_it(langgraph_db: Path, tmp_path: Path) -> None:
+    """The serializer's default (langgraph-checkpoint 4.x) imports and calls any module and function a msgpack
+    value names; the reader decodes in LangGraph's strict mode, so a store someone else wrote runs no code."""
+    import ormsgpack
+
+    marker = tmp_path / "ran"
+    with sqlite3.connect(str(langgraph_db)) as connection:
+        checkpoint_id, blob = connection.execute(
+            "SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = 'broken' "
+            "ORDER BY checkpoint_id DESC LIMIT 1").fetchone()
+        state = ormsgpack.unpackb(blob, ext_hook=ormsgpack.Ext)
+        state["channel_values"]["planted"] = _calling(marker)
+        connection.execute("UPDATE checkpoints SET checkpoint = ? WHERE thread_id = 'broken' AND checkpoint_id = ?",
+                           (ormsgpack.packb(state), checkpoint_id))
+    [thread] = read_store(f"langgraph+sqlite://{langgraph_db}?thread=broken")
+    assert not marker.exists()
+    assert check(thread, provider="anthropic").summary.orphaned_calls == 1  # the messages are read as before
+
+
+def test_a_postgres_checkpoint_naming_a_function_is_read_without_calling_it(postgres: str, tmp_path: Path) -> None:
+    import ormsgpack
+    import psycopg
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from test_guard_langchain import RecordingModel
+
+    marker = tmp_path / "ran"
+    with psycopg.connect(f"postgresql://{postgres}", autocommit=True, prepare_threshold=0) as connection:
+        saver = PostgresSaver(connection)
+        saver.setup()
+        create_agent(RecordingModel(responses=[AIMessage("hello")], seen=[]), [], checkpointer=saver).invoke(
+            {"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": "planted"}})
+        connection.execute("UPDATE checkpoint_blobs SET type = 'msgpack', blob = %s "
+                           "WHERE thread_id = 'planted' AND channel = 'messages'",
+                           (ormsgpack.packb([_calling(marker)]),))
+    try:
+        read_store(f"langgraph+postgresql://{postgres}?thread=planted")
+    except TranscriptError as error:
+        assert "\n" not in str(error)  # what it cannot read is one line
+    assert not marker.exists()

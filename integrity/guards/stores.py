@@ -251,7 +251,15 @@ def _read(base: str, threads: list[str] | None) -> list[Thread]:
     except ImportError as error:
         raise TranscriptError(redacted(base), "", "cannot read it: LangGraph's checkpoint serializer is not "
                               f"installed (pip install langgraph-checkpoint-sqlite): {_one_line(error)}") from None
-    return _sqlite(base, lambda connection: _langgraph(connection, JsonPlusSerializer(), threads))
+    return _sqlite(base, lambda connection: _langgraph(connection, safe_serializer(JsonPlusSerializer), threads))
+
+
+def safe_serializer(serializer: Callable[..., _T]) -> _T:
+    """LangGraph's checkpoint serializer in its strict mode: a msgpack value naming a type outside LangGraph's own
+    list of safe ones (its messages, datetimes, uuids, ...) is not constructed.  Its default imports and calls
+    whatever module and function a checkpoint names, so reading a store someone else wrote would run their code;
+    a store is untrusted input here (the strict mode is what LANGGRAPH_STRICT_MSGPACK=true turns on)."""
+    return serializer(allowed_msgpack_modules=None)
 
 
 # --- SQLite: read-only, nothing left beside the file (integrity.guards.sqlite_read) ---------------------------
@@ -445,7 +453,9 @@ def _langgraph_postgres(url: str, threads: list[str] | None) -> list[Thread]:
             rows = connection.execute("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = '' "
                                       "ORDER BY thread_id").fetchall()
             threads = [str(row["thread_id"]) for row in rows]
-        saver = PostgresSaver(connection)
+        from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+        saver = PostgresSaver(connection, serde=safe_serializer(JsonPlusSerializer))
         for thread in threads:
             try:
                 found = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
