@@ -201,13 +201,13 @@ def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) ->
 def _aside_lines(loaded: _Loaded) -> list[str]:
     """What check says besides the verdict: how an undecided format was chosen."""
     detection = getattr(loaded.transcript, "detection", "")
-    return [f"  format: {detection}"] if detection else []
+    return [one_line(f"  format: {detection}")] if detection else []
 
 
 def _branch_line(loaded: _Loaded) -> str:
     messages = len(loaded.transcript.messages) if loaded.transcript is not None else 0
-    return (f"{loaded.label}: abandoned branch, {messages} messages (a rewind left it: never sent to the model "
-            f"again, so not checked; --thread {loaded.name} checks it)")
+    return one_line(f"{loaded.label}: abandoned branch, {messages} messages (a rewind left it: never sent to the "
+                    f"model again, so not checked; --thread {loaded.name} checks it)")
 
 
 def _plan(light: Any, policy: str, provider: str | None = None, stretches: bool = False) -> Any:
@@ -237,11 +237,11 @@ def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> li
     s = report.summary
     verdict = report.verdict
     lines = [
-        f"{label or report.source}: {verdict}",
+        one_line(f"{label or report.source}: {verdict}"),  # (a name or an id from the file never drives the terminal)
         f"  messages {s.messages}, calls {s.calls}, results {s.results}; " + _counts(s),
     ]
     for finding in report.findings[:limit]:
-        lines.append(f"  {finding.said}")
+        lines.append(one_line(f"  {finding.said}"))
     if len(report.findings) > limit:
         lines.append(f"  ... and {len(report.findings) - limit} more finding(s); use --json for all")
     return lines

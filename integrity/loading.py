@@ -10,6 +10,7 @@ Transcript record, the pi-ai message check and reading a path.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,8 +33,15 @@ _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f, *range(0x80, 0xa0))}
 _CONTROLS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
 
 
+_NEEDS_ESCAPING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+"""What one_line changes: found in C, so the text that needs nothing (nearly all) is given back as it is."""
+
+
 def one_line(text: str) -> str:
-    """text with control characters escaped (so it prints as one line) and lone surrogates as \\udXXX."""
+    """text with control characters escaped (so it prints as one line) and lone surrogates as \\udXXX: what the CLI
+    prints of a file (its name, an id, a thread's name) never drives the terminal nor starts a line of its own."""
+    if _NEEDS_ESCAPING.search(text) is None:
+        return text
     text = text.translate(_CONTROLS)
     try:
         text.encode("utf-8")

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter
 from typing import Any, overload
 
+from ..loading import one_line
 from .ids import mistral_taken
 from .mistral import INVALID_ID
 from .violation import Violation, said
@@ -134,12 +135,15 @@ class Refused(Sequence[Violation]):
         before, after = _BEFORE, _AFTER
         for low, high, other in self._runs():
             if other is not None:
-                yield head + said(other)
+                yield one_line(head + said(other))
                 continue
             for start in range(low, high, _CHUNK):
                 end = min(start + _CHUNK, high)
+                values = self.ids[start:end]
+                if _needs_escaping("".join(values)):  # (one search a chunk: an id naming a control is rare)
+                    values = list(map(one_line, values))
                 yield "\n".join([f"{head}messages[{index}]: {before}{value}{after}"
-                                 for index, value in zip(self.at[start:end], self.ids[start:end], strict=True)])
+                                 for index, value in zip(self.at[start:end], values, strict=True)])
 
 
 class RowIds(Sequence[str]):
@@ -207,12 +211,16 @@ _NONE: Any = object()
 _ID = attrgetter("id")
 
 
+def _needs_escaping(text: str) -> bool:
+    return one_line(text) is not text
+
+
 def said_lines(violations: Sequence[Violation], head: str) -> Iterable[str]:
     """`check`'s line of each violation: head, then its error with its position (said); an item may hold several
     lines joined by newlines (Refused.said_lines), so the caller joins them by newlines."""
     if isinstance(violations, Refused):
         return violations.said_lines(head)
-    return (head + said(violation) for violation in violations)
+    return (one_line(head + said(violation)) for violation in violations)  # an id never drives the terminal
 
 
 def in_blocks(texts: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
