@@ -805,3 +805,39 @@ def test_a_postgres_checkpoint_naming_a_function_is_read_without_calling_it(post
     except TranscriptError as error:
         assert "\n" not in str(error)  # what it cannot read is one line
     assert not marker.exists()
+
+
+def test_an_adk_store_of_the_legacy_schema_is_read_as_adk_reads_it(tmp_path: Path) -> None:
+    """ADK still opens a database made with its schema v0 (a JSON column per event field, no `event_data`) and
+    warns; the reader takes each event's `content` column there."""
+    from google.adk.events import Event
+    from google.adk.sessions import DatabaseSessionService
+    from google.adk.sessions.schemas import v0
+    from google.genai import types
+    from sqlalchemy import create_engine
+
+    path = tmp_path / "legacy.db"
+    engine = create_engine(f"sqlite:///{path}")
+    v0.Base.metadata.create_all(engine)
+    engine.dispose()
+
+    async def write() -> int:
+        service = DatabaseSessionService(f"sqlite+aiosqlite:///{path}")
+        session = await service.create_session(app_name="app", user_id="u", session_id="s1")
+        for role, part in (("user", types.Part(text="hi")),
+                           ("model", types.Part(function_call=types.FunctionCall(id="c1", name="f", args={}))),
+                           ("user", types.Part(text="again"))):
+            await service.append_event(session, Event(author="user" if role == "user" else "agent",
+                                                      invocation_id="i",
+                                                      content=types.Content(role=role, parts=[part])))
+        got = await service.get_session(app_name="app", user_id="u", session_id="s1")
+        await service.close()
+        assert got is not None
+        return len(got.events)
+
+    assert asyncio.run(write()) == 3
+    before = digest(path)
+    [thread] = read_store(f"adk+sqlite://{path}")
+    assert thread.name == "session:s1" and len(thread.messages) == 3
+    assert check(thread).summary.orphaned_calls == 1
+    assert digest(path) == before

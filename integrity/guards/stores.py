@@ -372,8 +372,9 @@ def _adk_resolve(shown: str, name: str, keys: dict[str, tuple[str, str, str]]) -
 
 
 def _adk(connection: sqlite3.Connection, shown: str, sessions: list[str] | None) -> list[Thread]:
-    """Each session's event contents in time order (ADK's `events` table, its JSON `event_data`), a session
-    being (app, user, session id) as ADK keys it; an event that is not JSON makes its session UNREADABLE."""
+    """Each session's event contents in time order (ADK's `events` table: its JSON `event_data`, or in a store of
+    ADK's legacy schema, which ADK still reads, its JSON `content` column), a session being (app, user, session
+    id) as ADK keys it; an event that is not JSON makes its session UNREADABLE."""
     import json
 
     keys = _adk_keys(connection)
@@ -388,8 +389,10 @@ def _adk(connection: sqlite3.Connection, shown: str, sessions: list[str] | None)
                 if len(sessions) == 1:
                     raise
     out = []
-    sql = ("SELECT event_data FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? "
-           "ORDER BY timestamp, rowid")
+    columns = {str(row[1]) for row in connection.execute("PRAGMA table_info(events)")}
+    legacy = "event_data" not in columns and "content" in columns  # ADK's schema v0: a JSON column per field
+    sql = (f"SELECT {'content' if legacy else 'event_data'} FROM events WHERE app_name = ? AND user_id = ? "
+           "AND session_id = ? ORDER BY timestamp, rowid")
     for name in wanted:
         contents: list[Any] = []
         problem = ""
@@ -399,7 +402,7 @@ def _adk(connection: sqlite3.Connection, shown: str, sessions: list[str] | None)
             except (ValueError, TypeError) as error:
                 problem = f"event {position} is not JSON ({_one_line(error)})"
                 break
-            content = event.get("content") if isinstance(event, dict) else None
+            content = event if legacy else event.get("content") if isinstance(event, dict) else None
             if isinstance(content, dict) and content.get("parts"):
                 contents.append(content)
         out.append((f"session:{name}", UNREADABLE, [problem]) if problem else (f"session:{name}", "gemini", contents))
