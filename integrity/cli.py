@@ -401,7 +401,9 @@ def _preload() -> None:
 
 class _ReportWriter:
     """Writes reports as they come: with --json-lines one line each; with --json one indented document
-    when there is a single report, else an indented array of them (json.dumps's layout, as before).
+    when one file was given and it holds a single report, else an indented array of them (json.dumps's
+    layout, as before).  array: several files were given, so the output is an array whatever they hold (a
+    file that cannot be read is an error line, never a change of the output's shape).
 
     A report is the pieces of its text, made as they are written (integrity.report.text.report_pieces).  Only
     the first report is held back (not yet made), until a second one shows the output is an array.
@@ -409,8 +411,9 @@ class _ReportWriter:
     a second process (integrity._bulk.indent_process) while this one makes its next pieces.
     """
 
-    def __init__(self, lines: bool) -> None:
+    def __init__(self, lines: bool, array: bool = False) -> None:
         self.lines = lines
+        self.array = array
         self.count = 0
         self.first: Iterable[Piece] | None = None
         sys.stdout.flush()  # reports go to the byte stream beneath (no text copy of a 470 MB report)
@@ -422,14 +425,14 @@ class _ReportWriter:
         if self.lines:
             self._write(pieces)
             self.write(b"\n")
-        elif self.count == 0:
+        elif self.count == 0 and not self.array:
             self.first = pieces
         else:
             if self.first is not None:
                 self.write(b"[\n")
                 self._write(pieces_in_array(self.first))
                 self.first = None
-            self.write(b",\n")
+            self.write(b",\n" if self.count else b"[\n")
             self._write(pieces_in_array(pieces))
         self.count += 1
 
@@ -514,7 +517,7 @@ def pieces_in_array(pieces: Iterable[Piece]) -> Iterator[Piece]:
 def cmd_check(args: argparse.Namespace) -> int:
     worst = EXIT_HEALTHY
     args.json = args.json or args.json_lines
-    reports = _ReportWriter(args.json_lines) if args.json else None
+    reports = _ReportWriter(args.json_lines, array=len(args.files) > 1) if args.json else None
     # Unbuffered (python -u, PYTHONUNBUFFERED), print makes two writes a line, each a system call: a file's
     # lines for standard output go in one (the same bytes, in the same order beside standard error).  A buffered
     # stream gathers them itself, and is left to (its writes to the descriptor fall where they always did).
