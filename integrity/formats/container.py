@@ -298,6 +298,13 @@ def decode_text(data: bytes, source: str) -> str:
     return text
 
 
+def json_problem(error: json.JSONDecodeError) -> str:
+    """What the JSON decoder found, without the " at" it ends some of its messages with ("Unterminated string
+    starting at", "Invalid control character at"): it expects its own position after it, and an error here
+    names the line and column (where the string starts) before it."""
+    return error.msg.removesuffix(" at").removesuffix(" starting")
+
+
 def _parse_array(text: str, start: int, starts: list[int], source: str) -> tuple[list[Any], list[int], int]:
     """Parse the array opening at text[start] element by element, recording where each starts."""
     items: list[Any] = []
@@ -316,7 +323,7 @@ def _parse_array(text: str, start: int, starts: list[int], source: str) -> tuple
         except json.JSONDecodeError as error:
             line, col = _line_col(starts, error.pos)
             raise TranscriptError(source, f"line {line}, column {col}",
-                                  f"invalid JSON in message {len(items)}: {error.msg}") from None
+                                  f"invalid JSON in message {len(items)}: {json_problem(error)}") from None
         items.append(value)
         lines.append(_line_col(starts, position)[0])
         position = end
@@ -517,7 +524,7 @@ def _parse_jsonl(text: str, starts: list[int], source: str, skip_bad_lines: bool
                 notes.append(ReaderNote("skipped_line", number, size, error.msg))
                 continue
             raise TranscriptError(source, f"line {number}, column {error.colno}",
-                                  f"invalid JSON on this JSONL line: {error.msg}") from None
+                                  f"invalid JSON on this JSONL line: {json_problem(error)}") from None
         lines.append(number)
     return items, lines
 
@@ -626,7 +633,7 @@ def _parse_document(data: bytes, source: str, skip_bad_lines: bool) -> Document:
     except json.JSONDecodeError as error:
         if error.msg != "Extra data" and not _first_line_is_object(text):
             raise TranscriptError(source, f"line {error.lineno}, column {error.colno}",
-                                  f"invalid JSON: {error.msg}") from None
+                                  f"invalid JSON: {json_problem(error)}") from None
         notes: list[ReaderNote] = []
         entries, lines = _parse_jsonl(text, starts, source, skip_bad_lines, notes)
         return Document(entries, lines, "jsonl", notes=notes)

@@ -33,7 +33,7 @@ from typing import Any
 from ..loading import ReaderNote, TranscriptError, as_bytes, describe_value
 from . import autogen, letta, openai_agents
 from .archive import open_archive, read_members
-from .container import Document, envelope_without, loads, parse_document
+from .container import Document, envelope_without, json_problem, loads, parse_document
 from .duplicates import duplicate_note
 from .refusals import refuse_entries, refuse_text
 
@@ -150,7 +150,7 @@ def _member(name: str, data: bytes, source: str) -> tuple[Any, list[ReaderNote]]
         raise TranscriptError(source, f"member {name!r}, byte {error.start}", "not valid UTF-8 text") from None
     except json.JSONDecodeError as error:
         raise TranscriptError(source, f"member {name!r}, line {error.lineno}, column {error.colno}",
-                              f"invalid JSON: {error.msg}") from None
+                              f"invalid JSON: {json_problem(error)}") from None
     duplicate = duplicate_note(data, "object", [value])
     return value, [duplicate] if duplicate is not None else []
 
