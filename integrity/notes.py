@@ -135,7 +135,8 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.FRAME_SPLITS_RESULTS: lambda p: (
         f"interrupted frame between frame #{p['frame']} and its results; once they move "
         "next to their calls it is an unfinished turn, so it is dropped"),
-    NoteCode.FRAME_EMPTY: lambda p: "interrupted frame with no content: it carries nothing, so the view leaves it out",
+    NoteCode.FRAME_EMPTY: lambda p: (
+        "interrupted frame with no content (or blank text alone): it carries nothing, so the view leaves it out"),
     NoteCode.FRAME_DROPPED_BY_REFERENCE: lambda p: (
         f"assistant frame without tool calls that did not finish its turn ({p['stop']}); "
         "the reference drops such frames once it repairs anything"),

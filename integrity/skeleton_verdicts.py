@@ -22,10 +22,11 @@ from ._bulk.sparse_view import Durable, SparseView
 from .formats.skeleton import SKELETONS, stands_for
 from .providers import PROVIDER_FORMAT
 from .providers.canonical import judge_history, judge_turns
-from .providers.sparse import APART, SERVED, ids_pass, judge_sparse, recorded_codes
+from .providers.sparse import APART, SERVED, empty_frames_judged, ids_pass, judge_sparse, recorded_codes
 from .providers.sparse_items import SERVED as BY_ITEMS
 from .providers.sparse_items import Unplaced
 from .providers.verdict import ProviderVerdict
+from .providers.violation import Violation, sort_violations
 from .providers.windowed import judge_windowed
 from .repair.policies import PLANNERS
 
@@ -138,6 +139,16 @@ def sparse_letters(loaded: Loaded, light: LightTranscript, names: Sequence[str])
     return codes if all(name in APART or ids_pass(name, calls, results) for name in names) else None
 
 
+def _empty_frames(found: Sequence[Violation], codes: str, frames: set[int], provider: str) -> Sequence[Violation]:
+    """Anthropic's sparse verdict as recorded with its empty_message_content judged on the whole request
+    (providers.sparse.empty_frames_judged), not by the regions: they number it by turns and take a frame that
+    closes one for the request's last.  (The strict view drops every such frame: nothing to judge after it.)"""
+    if not frames and all(violation.rule != "empty_message_content" for violation in found):
+        return found
+    return sort_violations([violation for violation in found if violation.rule != "empty_message_content"] +
+                           empty_frames_judged(codes, frames, provider))
+
+
 _FIRST_IDS = 1024
 """The call ids sparse_verdicts' durable_pass checks first (the rest are listed only when these pass)."""
 
@@ -205,6 +216,8 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
         regions = None if view.made is None else view.regions_kept(name)  # (their bones kept from the next pass)
         before = judge_sparse(codes, loose, name, durable.bones, judge_turns,  # (the ids were checked whole)
                               frames=light.frames, results=light.result_keys)
+        if name == "anthropic":
+            before = _empty_frames(before, codes, light.empty_frames, name)
         after = before if view.made is None else \
             judge_sparse(view.codes, view.seeds, name, view.bones, judge_turns, plain=True, regions=regions)
         durable.keep(())

@@ -131,6 +131,21 @@ ANTHROPIC_ILLEGAL = [
           "messages.0: use the top-level 'system' parameter for the initial system prompt; "
           "the directive-only form (content: [] with output_config) is accepted at any position"),
         id="system-first"),
+    # empty content (tests/provider_cases/anthropic_empty_*.json, tests/test_provider_cases_empty.py)
+    pytest.param(
+        [AU(), {"role": "assistant", "content": []}, AU("again")],
+        v("anthropic", "empty_message_content", "messages.1", [1], [],
+          "messages.1: all messages must have non-empty content except for the optional final assistant message"),
+        id="empty-content"),
+    pytest.param(
+        [AU(), {"role": "assistant", "content": [{"type": "text", "text": ""}]}, AU("again")],
+        v("anthropic", "empty_text_block", "messages", [1], [], "messages: text content blocks must be non-empty"),
+        id="empty-text-block"),
+    pytest.param(
+        [AU(), ASAY(" "), AU("again")],
+        v("anthropic", "whitespace_text_block", "messages", [1], [],
+          "messages: text content blocks must contain non-whitespace text"),
+        id="whitespace-text-block"),
 ]
 
 

@@ -39,7 +39,7 @@ import msgspec
 from ..loading import TranscriptError
 from ..repair.entries import Synthesized, entry_message
 from ..repair.messages import INTERRUPTED_TEXT, receipt_message
-from ..repair.views import LightBuilder, LightTranscript, fresh_calls, is_receipt
+from ..repair.views import LightBuilder, LightTranscript, blank_text, fresh_calls, is_receipt
 from .blocks import (
     BLOCK,
     JSON_SPACE,
@@ -341,7 +341,8 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                 continue
             if (stop is not unset and stop is not None and stop != "toolUse" and stop != "stop") \
                     or (error is not unset and error is not None):
-                no_calls(index, None if stop is unset else stop, None if error is unset else error, not content)
+                no_calls(index, None if stop is unset else stop, None if error is unset else error, not content,
+                         bool(content) and all(type(part) is _Text and blank_text(part.text) for part in content))
         else:
             content = message.content
             keys += 2 if message.timestamp is unset else 3  # role, content and timestamp

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..repair.views import blank_text
 from .base import BuildContext, Segment
 from .common import (
     NATIVE,
@@ -37,6 +38,18 @@ from .common import (
 from .spec import here
 
 NAME = "anthropic"
+CONTENT_ROLES = ("user", "assistant")
+"""The roles whose content Anthropic's empty-content rules read (providers.anthropic.content_rules; a `system`
+message's `content: []` is its directive-only form, accepted anywhere)."""
+
+
+blank = blank_text
+"""Whether a text holds no character but whitespace: what Anthropic refuses in a text block
+(providers.anthropic.content_rules), and what a skeleton, which writes no text, cannot stand for (formats.skeleton,
+_bulk.fast_bones); the strict view drops an interrupted frame of such texts alone (repair.views.blank_text, the one
+definition)."""
+
+
 _SHARED_BLOCKS = ("text", "image", "thinking")  # block types pi-ai's parts have too
 _OWN_BLOCKS = ("tool_use", "tool_result", "redacted_thinking", "server_tool_use", "mcp_tool_use", "document",
                "search_result", "container_upload")

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..repair.views import frame_is_interrupted
+from .anthropic import CONTENT_ROLES, blank
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, writable
 from .openai_responses import NAME as RESPONSES
 from .openai_responses import OWN_HINTS as RESPONSES_HINTS
@@ -62,6 +63,8 @@ def bones_of(message: Any, hinted: set[str]) -> Bone:
     if role == OPAQUE:
         return (OPAQUE, (message["format"], message["value"]), MISSING, False)
     content = message.get("content")
+    if role in CONTENT_ROLES and _blank_text(content):
+        hinted.add(BLANK_TEXT)
     if role == "toolResult":
         parts: Any = ()  # no writer reads a result's parts into the skeleton
     elif isinstance(content, str):
@@ -80,6 +83,22 @@ def bones_of(message: Any, hinted: set[str]) -> Bone:
     result = message.get("toolCallId", MISSING) if role == "toolResult" else MISSING
     stopped = role == "assistant" and frame_is_interrupted(message.get("stopReason"), message.get("errorMessage"))
     return (role, parts, result, stopped)
+
+
+BLANK_TEXT = "anthropic"
+"""What `hinted` gets for a user or assistant message with a blank text (formats.anthropic.blank: a string
+content, or a text part): a skeleton writes no text, so none of Anthropic's format stands for the request, whose
+empty-content rules read it (the full request is judged).  The format's name, as a hint of that format would
+add: stands_for reads both alike."""
+
+
+def _blank_text(content: Any) -> bool:
+    """Whether a message's content is a blank string or holds a text part whose text is blank."""
+    if isinstance(content, str):
+        return blank(content)
+    return isinstance(content, list) and any(
+        isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        and blank(part["text"]) for part in content)
 
 
 def _hints(item: dict[str, Any], hinted: set[str]) -> None:
@@ -240,7 +259,8 @@ _ANTHROPIC = _Grouped(  # integrity.formats.anthropic: text, thinking and images
     lambda run: {"role": "user", "content": [{"type": "tool_result"} if bone[2] is MISSING else
                                              {"type": "tool_result", "tool_use_id": bone[2]} for bone in run]},
     lambda role, blocks: {"role": role, "content": blocks},
-    lambda role: {"role": role, "content": ""}, calls_last=True)  # (anthropic.assistant_out)
+    lambda role: {"role": role, "content": [_TEXT]}, calls_last=True)  # (anthropic.assistant_out; a string
+# content is one text block, of a text that is not blank: a blank one's request is not written as a skeleton)
 
 _BEDROCK = _Grouped(  # integrity.formats.bedrock: Converse blocks; thinking and images are not written
     "bedrock", {"text": _BEDROCK_TEXT, "thinking": None, "image": None},

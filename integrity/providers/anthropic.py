@@ -26,6 +26,19 @@ Since Claude Opus 4.8 (2026-05-28) a `system` role message may also sit inside
 the text below).  Its other placement rules (right after a user turn, followed
 by an assistant turn or last, never two in a row) are documented, but the text
 of the 400 that breaking them returns is not known, so they are not checked.
+
+Empty content is refused too, by three texts (`content_rules`): a user or assistant message whose content is
+`[]` or `""` gets ``messages.N: all messages must have non-empty content except for the optional final
+assistant message`` (lightclient/coop docs/bugs/001: an assistant `[]` at `messages.3`; microsoft/autogen#6083:
+a user `""` at `messages.0`), N the request's own index (a check of each message, as the id pattern's, which is
+counted in the request as sent: assumed, no recording tells the two apart); a text block whose text is `""`
+gets ``messages: text content blocks must be non-empty`` (anthropics/claude-code#62396: `[text "", tool_use]`;
+experientiallabs/experiential#683, verified live both ways); one whose text is only whitespace, or a string
+content that is, gets ``messages: text content blocks must contain non-whitespace text``
+(anomalyco/opencode#31260: `[{"type": "text", "text": " "}]`; anthropics/claude-code#23440).  The two block
+texts name no index: the API says `messages` alone.  The request's last message, when it is an assistant's, is
+left alone by all three (the text's own exception, the prefill; what the API answers for an empty text block
+there is not known).
 """
 
 from __future__ import annotations
@@ -34,6 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..formats.anthropic import CONTENT_ROLES, blank
 from .chat_shape import role_of
 from .ids import all_anthropic_ids, anthropic_ids, anthropic_rule, is_anthropic_id
 from .spec import Endpoint, ProviderSpec
@@ -60,6 +74,43 @@ SYSTEM_FIRST = (
     "messages.0: use the top-level 'system' parameter for the initial system prompt; "
     "the directive-only form (content: [] with output_config) is accepted at any position"
 )
+EMPTY_CONTENT = (
+    "messages.{index}: all messages must have non-empty content except for the optional final assistant message"
+)
+EMPTY_TEXT = "messages: text content blocks must be non-empty"
+BLANK_TEXT = "messages: text content blocks must contain non-whitespace text"
+
+
+def _block_rule(text: str) -> tuple[str, str]:
+    """The rule and text a blank text block gets: the empty text has its own."""
+    return ("empty_text_block", EMPTY_TEXT) if not text else ("whitespace_text_block", BLANK_TEXT)
+
+
+def content_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """The empty-content rules (see the module's docstring), on each user or assistant message but an assistant
+    message that ends the request; positions are the request's own (no turns are combined here)."""
+    found: list[Violation] = []
+    last = len(messages) - 1
+    for index, message in enumerate(messages):
+        role = role_of(message)
+        if role not in CONTENT_ROLES or (index == last and role == "assistant"):
+            continue
+        content = message.get("content")
+        if content == [] or content == "":
+            found.append(Violation(provider=provider, rule="empty_message_content", position=f"messages.{index}",
+                                   native_indices=[index], error=EMPTY_CONTENT.format(index=index)))
+        elif isinstance(content, str):
+            if content.isspace():
+                found.append(Violation(provider=provider, rule="whitespace_text_block", position="messages",
+                                       native_indices=[index], error=BLANK_TEXT))
+        elif isinstance(content, list):
+            for block in content:
+                text = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else None
+                if isinstance(text, str) and blank(text):
+                    rule, error = _block_rule(text)
+                    found.append(Violation(provider=provider, rule=rule, position="messages",
+                                           native_indices=[index], error=error))
+    return found
 
 
 def _blocks(message: Any) -> list[Any]:
@@ -161,7 +212,7 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     The messages are combined into turns first (see the module's docstring); each turn's
     tool_use and tool_result blocks are read once, and a rule reading its neighbours reads
     them from those lists."""
-    found: list[Violation] = []
+    found: list[Violation] = content_rules(messages, provider)
     if messages and role_of(messages[0]) == "system" and messages[0].get("content") != []:
         found.append(Violation(
             provider=provider, rule="system_message_first", position="messages.0",
@@ -294,6 +345,9 @@ SPEC = ProviderSpec(
         "duplicate_tool_result": DUPLICATE_RESULT,
         "duplicate_tool_use_id": DUPLICATE_USE,
         "system_message_first": SYSTEM_FIRST,
+        "empty_message_content": EMPTY_CONTENT,
+        "empty_text_block": EMPTY_TEXT,
+        "whitespace_text_block": BLANK_TEXT,
         "invalid_tool_use_id": INVALID_ID.replace("{field}", "tool_use.id"),
         "invalid_tool_result_id": INVALID_ID.replace("{field}", "tool_result.tool_use_id"),
     },

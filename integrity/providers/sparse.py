@@ -348,6 +348,27 @@ def _sparse(codes: str, seeds: Iterable[int], provider: str, bones_at: Callable[
     return sort_violations(found)
 
 
+def empty_frames_judged(codes: str, frames: Iterable[int], provider: str) -> list[Violation]:
+    """Anthropic's empty_message_content for the request `codes` spells, whose only messages written with no
+    block are these interrupted frames without parts (the light view's empty_frames: the fast path gives up
+    on any other, fast_bones.blank_or_empty): its positions count the request's entries, not its turns, and it
+    spares the request's last entry, which a region cannot tell, so it is judged here, on the whole request."""
+    from .anthropic import EMPTY_CONTENT
+
+    shapes = codes.translate(_RESULTS)
+    last = len(codes.rstrip("s")) - 1  # (the last message written: systems are hoisted)
+    found: list[Violation] = []
+    entry = previous = 0
+    for index in sorted(frames):
+        entry += _entries(codes, shapes, previous, index)  # (cut at assistant messages: no run of results crosses)
+        previous = index
+        if index != last:
+            found.append(Violation(provider=provider, rule="empty_message_content", position=f"messages.{entry}",
+                                   native_indices=[entry], error=EMPTY_CONTENT.format(index=entry),
+                                   canonical_indices=[index]))
+    return found
+
+
 def _holds(seeds: Sequence[int], low: int, high: int) -> bool:
     """Whether the sorted seeds hold one in [low, high)."""
     at = bisect_left(seeds, low)

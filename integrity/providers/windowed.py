@@ -99,6 +99,18 @@ def _block_after_call(content: Any, calling: bool) -> bool:
     return False
 
 
+def _writes_nothing(kind: str, content: Any) -> bool:
+    """Whether Anthropic's skeleton writes a user or assistant message with no block (content `[]`), which its
+    empty-content rule refuses unless it ends the request as an assistant's: no text, thinking or image part,
+    no Anthropic block as recorded, no call of an assistant's."""
+    if content is STRING:
+        return False
+    for part in content:
+        if type(part) is str or (part[1] == "anthropic" if part[0] == OPAQUE else kind == "assistant"):
+            return False
+    return True
+
+
 def _answers(calls: list[Any], run: list[Any]) -> bool:
     """Whether a run of results answers these calls plainly: exactly their ids, in order, each a string once."""
     if run != calls:
@@ -112,8 +124,9 @@ def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
     """Anthropic's turns of the skeleton `formats.skeleton._ANTHROPIC` writes of `bones`, flagged bad unless
     plainly legal: an assistant turn whose calls a run of results opening the next turn answers (`_answers`),
     and that turn; any other user or assistant turn without calls or results.  None when an id is one
-    Anthropic's id rule refuses, or an entry or block is Anthropic's own as recorded (anything may be in it):
-    the request is judged whole then."""
+    Anthropic's id rule refuses, an entry or block is Anthropic's own as recorded (anything may be in it), or a
+    message is written with no block but an assistant's ending the request (its rule numbers the request's
+    messages, not its turns, and reads whether anything follows): the request is judged whole then."""
     turns = Turns()
     starts, entries, flags = turns.bone, turns.entry, turns.flags
     ids: list[Any] = []
@@ -122,6 +135,7 @@ def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
     run: list[Any] | None = None  # the ids of the run of results being read (None: the last bone is no result)
     opened = -1  # the turn that run opened (-1: it joined a user turn, so its results are not leading)
     entry = -1
+    empty: tuple[int, str] | None = None  # (entry, role) of the last message written with no block
     for index, bone in enumerate(bones):
         kind = bone[0]
         if kind == "toolResult":  # a run of results is one user entry
@@ -131,6 +145,8 @@ def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
                 run.append(value)
                 continue
             entry += 1
+            if empty is not None:
+                return None  # a message written with no block that is not the request's last
             run = [value]
             if role == "user":  # joins a user turn: its results do not open it
                 flags[-1] |= _RESULTS | _BAD
@@ -161,6 +177,10 @@ def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
         if calls is None:
             return None
         entry += 1
+        if empty is not None:
+            return None  # a message written with no block that is not the request's last
+        if kind in ("user", "assistant") and _writes_nothing(kind, content):
+            empty = (entry, kind)
         # a block after a call in its assistant turn leaves that call unanswered (anthropic.py's rule)
         late = kind == "assistant" and _block_after_call(content, kind == role and bool(pending))
         if calls:
@@ -188,6 +208,8 @@ def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
                 flags[opened - 1] |= _BAD
     elif pending:
         flags[-1] |= _BAD
+    if empty is not None and empty[1] != "assistant":
+        return None  # a user message written with no block ends the request
     if not all_anthropic_ids([value for value in ids if type(value) is str]):
         return None
     return turns

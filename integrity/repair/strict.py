@@ -639,12 +639,13 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     # million messages, would outlive the plan for nothing)
     plan.settled = settled if provider is None else set()
 
-    # Interrupted frames: drop only those that split a frame from its results, or are empty.
+    # Interrupted frames: drop only those that split a frame from its results, or carry nothing (empty, or blank
+    # text alone).
     for frame, splitting in _splitting_frames(light, others):
         if splitting is not None:
             plan.dropped_frames.append(frame)
             plan.note_all(NoteCode.FRAME_SPLITS_RESULTS, (frame,), ("frame",), ((splitting,),))
-        elif frame in light.empty_frames:
+        elif frame in light.empty_frames or frame in light.blank_frames:
             plan.dropped_frames.append(frame)
             plan.note_all(NoteCode.FRAME_EMPTY, (frame,))
 

@@ -102,6 +102,8 @@ class LightTranscript:
         the clean turns may leave out their results (LightBuilder's sparse_names), which the strict
         planner never pairs by name.
     empty_frames: interrupted frames with no content at all (nothing to keep).
+    blank_frames: interrupted frames whose parts are all texts holding nothing but whitespace (blank_text):
+        nothing to keep either, and a provider may refuse the blank text (Anthropic's empty-content rules).
     frame_stops: why each interrupted frame counts as interrupted (for reports).
     numeric_calls: (frame index, call position) of calls whose id is a JSON number, read by
         its text (strict policy only; see numeric_id).
@@ -123,7 +125,7 @@ class LightTranscript:
 
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
-                 "bad_arguments", "late_frames")
+                 "bad_arguments", "late_frames", "blank_frames")
 
     def __init__(
         self,
@@ -141,6 +143,7 @@ class LightTranscript:
         clean: Clean | None = None,
         bad_arguments: dict[tuple[int, int], str] | None = None,
         late_frames: set[int] | None = None,
+        blank_frames: set[int] | None = None,
     ) -> None:
         self.size = size
         self.roles = roles
@@ -156,6 +159,7 @@ class LightTranscript:
         self.clean = clean
         self.bad_arguments = bad_arguments if bad_arguments is not None else {}
         self.late_frames = late_frames if late_frames is not None else set()
+        self.blank_frames = blank_frames if blank_frames is not None else set()
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
@@ -245,7 +249,7 @@ class LightBuilder:
 
     __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops", "numeric_calls",
                  "numeric_results", "classifying", "sparse", "pending", "first_frame", "loose_ids", "clean_frames",
-                 "loose", "turn", "turn_frame", "want_at", "want", "bad_arguments", "late")
+                 "loose", "turn", "turn_frame", "want_at", "want", "bad_arguments", "late", "blank")
 
     def __init__(self, clean: bool = True, sparse_names: bool = False) -> None:
         """clean: classify clean turns as they come (the strict planner's input; other policies skip it).
@@ -266,6 +270,7 @@ class LightBuilder:
         self.numeric_results: set[int] = set()
         self.bad_arguments: dict[tuple[int, int], str] = {}
         self.late: set[int] = set()  # LightTranscript.late_frames
+        self.blank: set[int] = set()  # LightTranscript.blank_frames
         # Clean turns, classified as the messages come (see LightTranscript.clean): the first frame of
         # every call id, the ids of loose results so far, the clean turns found, the frames and
         # results outside them (loose), and the open turn: its frame and calls, the index its next
@@ -377,13 +382,16 @@ class LightBuilder:
             self.names.update(self.pending)
             self.pending.clear()
 
-    def no_calls(self, index: int, stop_reason: Any, error_message: Any, empty: bool) -> None:
-        """An assistant message without tool calls: recorded when it did not finish its turn."""
+    def no_calls(self, index: int, stop_reason: Any, error_message: Any, empty: bool, blank: bool = False) -> None:
+        """An assistant message without tool calls: recorded when it did not finish its turn (empty: it has no
+        content; blank: its parts are all blank texts)."""
         if frame_is_interrupted(stop_reason, error_message):
             self.interrupted.append(index)
             self.stops[index] = stop_description(stop_reason, error_message)
             if empty:
                 self.empty.add(index)
+            elif blank:
+                self.blank.add(index)
 
     def build(self, roles: list[Any]) -> LightTranscript:
         self._loosen_open_turn()  # the transcript ended before its last results
@@ -392,7 +400,7 @@ class LightBuilder:
             clean = None  # numeric ids and invalid arguments are written rewritten: no turn is clean
         return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
                                self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results, clean,
-                               self.bad_arguments, self.late)
+                               self.bad_arguments, self.late, self.blank)
 
 
 def fresh_calls(calls: tuple[Any, ...], index: int, first: dict[str, int], loose_ids: set[Any]) -> bool:
@@ -427,6 +435,19 @@ def part_after_call(content: Any) -> bool:
     return False
 
 
+def blank_text(text: str) -> bool:
+    """Whether a text holds no character but whitespace (the empty one included): what Anthropic refuses in a text
+    block (providers.anthropic.content_rules), and what an interrupted frame of such texts alone carries."""
+    return not text or text.isspace()
+
+
+def only_blank_text(content: Any) -> bool:
+    """Whether a content list holds parts, each a text part whose text is blank (blank_text)."""
+    return isinstance(content, list) and bool(content) and all(
+        isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        and blank_text(part["text"]) for part in content)
+
+
 def is_receipt(is_error: Any, details: Any) -> bool:
     """A toolResult is the runtime's interrupted receipt: isError true and the exact details marker."""
     return is_error is True and details_mark_interrupted(details)
@@ -456,7 +477,8 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
                     _numeric_slots(builder, index, content)
                     _argument_slots(builder, index, content)
             else:
-                builder.no_calls(index, message.get("stopReason"), message.get("errorMessage"), not content)
+                builder.no_calls(index, message.get("stopReason"), message.get("errorMessage"), not content,
+                                 only_blank_text(content))
         elif role == "toolResult":
             builder.result(index, message.get("toolCallId"), message.get("toolName"),
                            is_receipt(message.get("isError"), message.get("details")), numeric_ids)
