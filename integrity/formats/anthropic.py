@@ -319,7 +319,21 @@ def assistant_out(message: dict[str, Any], format: str) -> dict[str, Any]:
     # the calls close the message: Anthropic answers only the trailing run of tool_use blocks, and refuses one
     # followed by text (providers.anthropic, tool_use_not_last); a message written anew (another format's, or
     # one the repair changed) keeps its other blocks in their order, before its calls in theirs
+    if native_of(message).get("in_order"):  # its runtime sends its parts in their order (LangChain's ChatAnthropic)
+        return {"role": "assistant", "content": _in_order(content, format, same)}
     return {"role": "assistant", "content": blocks + uses}
+
+
+def _in_order(content: Any, format: str, same: bool) -> list[Any]:
+    """A message's blocks in its parts' order, its calls where they are (see assistant_out)."""
+    out: list[Any] = []
+    for part in content if isinstance(content, list) else []:
+        if isinstance(part, dict) and part.get("type") == "toolCall":
+            out.append({"type": "tool_use", "id": part.get("id"), "name": part.get("name"),
+                        "input": part.get("arguments", {})})
+        else:
+            out.extend(parts_out([part], format, same))
+    return out
 
 
 def result_block(message: dict[str, Any], format: str, context: BuildContext) -> Any:

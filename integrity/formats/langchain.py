@@ -6,8 +6,13 @@ checkpoints, LangSmith runs) writes {"lc": 1, "type": "constructor", "id": [...,
 `content` (string or blocks), AIMessage `tool_calls` [{name, args, id, type}] and
 `invalid_tool_calls` [{name, args (the text as received), id, error, type}],
 ToolMessage `tool_call_id` and `status`.  Calls come from `tool_calls` and
-`invalid_tool_calls` (a provider's own tool_use blocks inside `content` stay opaque
-so nothing is counted twice).
+`invalid_tool_calls`, each counted once, in the order the partner models send them:
+a content block naming a call (ChatAnthropic's tool_use, a v1 tool_call, a Responses
+function_call) is that call, in its place; the calls no block names follow the
+content.  ChatAnthropic's `_format_messages` sends the content blocks in their order
+(a tool_use naming a call replaced by the call) and then the calls missing from them;
+ChatOpenAI's Responses input does the same with function_call items.  A block naming
+no call stays opaque.
 
 An invalid call is a call LangChain could not parse (arguments cut off by max_tokens,
 or not JSON).  It is still a call: ChatOpenAI sends it as a tool_call (its text as
@@ -27,8 +32,12 @@ The original fields are kept in NATIVE["fields"] and rebuilt from, so a message
 written back differs only where the canonical message changed: a renamed call id is
 also renamed in every block that names the call (Anthropic `tool_use`, v1
 `tool_call`, Responses `function_call` `call_id`, a chunk's `tool_call_chunks`),
-since the partner models send those blocks.  A chunk is written back with its class
-name as its type ("AIMessageChunk"), as messages_to_dict writes it.
+since the partner models send those blocks.  A call read from a block is written back
+as that block where the canonical message has it: a frame the strict view sends with
+its calls last is written with its call blocks after its other blocks (every block kept,
+thinking signatures and all), which is what the partner model then sends.  A chunk is
+written back with its class name as its type ("AIMessageChunk"), as messages_to_dict
+writes it.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..repair.views import part_after_call
 from .base import BuildContext, Segment, per_entry
 from .common import (
     NATIVE,
@@ -114,6 +124,12 @@ def dialect_of(entries: list[Any]) -> str:
     return "messages_to_dict"
 
 
+# Content blocks that name a call the message's tool calls also hold, by the key naming it: the partner
+# models send these blocks (ChatAnthropic tool_use, the v1 standard blocks, ChatOpenAI's Responses items).
+_NAMING = {"tool_use": "id", "tool_call": "id", "tool_call_chunk": "id", "invalid_tool_call": "id",
+           "function_call": "call_id", "custom_tool_call": "call_id"}
+
+
 def _parts(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [text_part(content)] if content else []
@@ -145,6 +161,7 @@ def _read_one(entry: Any) -> dict[str, Any]:
         hints["named"] = entry.get("type")  # a chunk: messages_to_dict wrote its class name
     if kind == "ai":
         parts = _parts(fields.get("content", ""))
+        listed: list[dict[str, Any]] = []
         calls = fields.get("tool_calls") or []
         if not isinstance(calls, list):
             raise EntryError(f"'tool_calls' must be an array, got {describe(calls)}")
@@ -154,15 +171,16 @@ def _read_one(entry: Any) -> dict[str, Any]:
             if not isinstance(name, str):
                 raise EntryError(f"a tool call's 'name' must be a string, got {describe(name)}")
             call_id = call.get("id")
-            part: dict[str, Any] = {"type": "toolCall", "id": call_id if isinstance(call_id, str) else "",
-                                    "name": name, "arguments": call.get("args", {}), NATIVE: {"call": call}}
-            parts.append(part)
-        parts.extend(_invalid_calls(fields))
+            listed.append({"type": "toolCall", "id": call_id if isinstance(call_id, str) else "", "name": name,
+                           "arguments": call.get("args", {}), NATIVE: {"call": call, "listed": len(listed)}})
+        parts = _calls_in_place(fields.get("content"), parts, [*listed, *_invalid_calls(fields)])
         extra = fields.get("additional_kwargs")
         legacy = isinstance(extra, dict) and isinstance(extra.get("function_call"), dict)
         # a legacy OpenAI function call lives in additional_kwargs: the turn completed (read as empty, it
         # would be taken for an interrupted frame and dropped, its `function` result left behind)
         message = assistant(parts, "stop" if legacy else None)
+        if part_after_call(parts):
+            hints["in_order"] = True  # (see _calls_in_place)
     elif kind == "tool":
         message = tool_result(fields.get("tool_call_id"), fields.get("name"), _parts(fields.get("content", "")),
                               fields.get("status") == "error", "tool_call_id" in fields)
@@ -176,6 +194,38 @@ def _read_one(entry: Any) -> dict[str, Any]:
         return opaque_message(NAME, entry)
     message[NATIVE] = hints
     return message
+
+
+def _calls_in_place(content: Any, parts: list[dict[str, Any]], calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The message's parts with its calls where the partner models send them: a content block naming one of
+    the calls (`_NAMING`: ChatAnthropic's tool_use, a v1 tool_call, a Responses function_call) is that call,
+    in its place (kept in the call's NATIVE["block"], which the writer puts back there); the calls no block
+    names follow the content, parsed ones first (ChatAnthropic's _format_messages and ChatOpenAI's Responses
+    input send them so).  So a turn recorded [tool_use, text] reads as the call before its text, as Anthropic
+    receives it (and refuses: providers.anthropic, tool_use_not_last); such a message's hints say
+    "in_order" (its runtime sends its parts in their order: the Anthropic writer of another format's message
+    otherwise puts its calls last, and would judge it accepted).  `parts` are _parts(content): one part per
+    block of a list."""
+    if not isinstance(content, list) or not calls:
+        return parts + calls
+    waiting: dict[str, list[dict[str, Any]]] = {}
+    for call in calls:
+        if call["id"]:
+            waiting.setdefault(call["id"], []).append(call)
+    out: list[dict[str, Any]] = []
+    placed: set[int] = set()
+    for block, part in zip(content, parts, strict=True):
+        key = _NAMING.get(str(block.get("type"))) if isinstance(block, dict) else None
+        named = block.get(key) if key is not None else None
+        queue = waiting.get(named) if isinstance(named, str) else None
+        if queue:
+            call = queue.pop(0)
+            call[NATIVE]["block"] = block
+            placed.add(id(call))
+            part = call
+        out.append(part)
+    out.extend(call for call in calls if id(call) not in placed)
+    return out
 
 
 def _invalid_calls(fields: dict[str, Any]) -> list[dict[str, Any]]:
@@ -233,17 +283,12 @@ def _defaults(kind: str) -> dict[str, Any]:
     return fields
 
 
-# Content blocks that name a call the message's tool calls also hold, by the key naming it: the partner
-# models send these blocks (ChatAnthropic tool_use, the v1 standard blocks, ChatOpenAI's Responses items).
-_NAMING = {"tool_use": "id", "tool_call": "id", "tool_call_chunk": "id", "invalid_tool_call": "id",
-           "function_call": "call_id", "custom_tool_call": "call_id"}
-
-
 def _ai_fields(fields: dict[str, Any], parts: list[dict[str, Any]], same: bool) -> None:
     """An AIMessage's content, tool_calls and invalid_tool_calls from its canonical parts (in `fields`, a
     copy of the recorded ones); a call id the repair changed is changed wherever the message names it."""
-    fields["content"] = _content_out([p for p in parts if p.get("type") != "toolCall"], fields.get("content"))
-    calls: list[dict[str, Any]] = []
+    blocks = [_block_of(p, same) if p.get("type") == "toolCall" else p for p in parts]
+    fields["content"] = _content_out([block for block in blocks if block is not None], fields.get("content"))
+    calls: list[tuple[int, dict[str, Any]]] = []  # (where the recorded tool_calls had it, the call)
     invalid: dict[int, dict[str, Any]] = {}
     ids: list[tuple[Any, Any]] = []  # (recorded id, id written) of every call, in order
     for part in parts:
@@ -266,11 +311,12 @@ def _ai_fields(fields: dict[str, Any], parts: list[dict[str, Any]], same: bool) 
         call.update(name=part.get("name"), args=part.get("arguments", {}))
         if new_id or "id" in call or not isinstance(call_hint, dict):
             call["id"] = new_id or (call_hint or {}).get("id")
-        calls.append(call)
+        listed = native.get("listed")
+        calls.append((listed if isinstance(listed, int) else len(parts) + len(calls), call))
         if isinstance(call_hint, dict):
             ids.append((call_hint.get("id"), call.get("id")))
-    if calls or "tool_calls" in fields:
-        fields["tool_calls"] = calls
+    if calls or "tool_calls" in fields:  # in their recorded order (the content holds the order they are sent in)
+        fields["tool_calls"] = [call for _, call in sorted(calls, key=lambda placed: placed[0])]
     recorded = fields.get("invalid_tool_calls")
     if isinstance(recorded, list) and same:
         read = {part[NATIVE]["invalid"] for part in _invalid_calls(fields)}
@@ -279,6 +325,14 @@ def _ai_fields(fields: dict[str, Any], parts: list[dict[str, Any]], same: bool) 
                                         for at, entry in enumerate(recorded) if at in invalid or at not in read]
     if any(old != new for old, new in ids):
         _rename_blocks(fields, ids)
+
+
+def _block_of(part: dict[str, Any], same: bool) -> dict[str, Any] | None:
+    """The content block a call was read from (`_calls_in_place`), as an opaque part written where the call
+    is (a frame the view sends calls last is so written calls last), or None (a call no block named)."""
+    hint = part.get(NATIVE)
+    block = hint.get("block") if same and isinstance(hint, dict) else None
+    return opaque_part(NAME, block) if block is not None else None
 
 
 def _rename_blocks(fields: dict[str, Any], ids: list[tuple[Any, Any]]) -> None:

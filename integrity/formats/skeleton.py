@@ -105,6 +105,8 @@ def _hints(item: dict[str, Any], hinted: set[str]) -> None:
     native = item.get(NATIVE)
     if native is not None:
         hinted.add(hint_format(native))
+        if isinstance(native, dict) and native.get("in_order"):  # Anthropic's writer keeps its order: no
+            hinted.add(BLANK_TEXT)  # Anthropic skeleton (its calls last) stands for it
 
 
 def hint_format(native: Any) -> str:

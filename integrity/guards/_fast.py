@@ -687,13 +687,32 @@ def _langchain(message: Any) -> Entry | None:
         if getattr(message, "invalid_tool_calls", None):
             return None
         ids = tuple(call.get("id") for call in message.tool_calls)
-        if not all(isinstance(call_id, str) for call_id in ids):
+        if not all(isinstance(call_id, str) for call_id in ids) or (ids and _block_after_call(message.content)):
             return None
         return ("assistant", ids, (), not ids and _text_empty(message.content))
     if kind == "tool":
         call_id = getattr(message, "tool_call_id", None)
         return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
     return None
+
+
+_CALL_BLOCKS = frozenset({"tool_use", "tool_call", "function_call", "custom_tool_call", "tool_call_chunk",
+                          "invalid_tool_call"})
+"""The content blocks naming a call that LangChain's partner models send (formats.langchain._NAMING)."""
+
+
+def _block_after_call(content: Any) -> bool:
+    """Whether a LangChain AIMessage's content holds a block after a block naming a call: ChatAnthropic sends
+    them in order and Anthropic refuses the call (tool_use_not_last), so the full check decides."""
+    if type(content) is not list:
+        return False
+    calling = False
+    for block in content:
+        if type(block) is dict and block.get("type") in _CALL_BLOCKS:
+            calling = True
+        elif calling:
+            return True
+    return False
 
 
 def _langchain_dict(entry: Any) -> Entry | None:
@@ -714,6 +733,8 @@ def _langchain_dict(entry: Any) -> Entry | None:
             if not isinstance(call, dict) or not isinstance(call.get("id"), str):
                 return None
             ids.append(call["id"])
+        if ids and _block_after_call(data.get("content")):
+            return None
         return ("assistant", tuple(ids), (), not ids and _text_empty(data.get("content")))
     if kind == "tool":
         call_id = data.get("tool_call_id")
@@ -866,7 +887,8 @@ def _walk_langchain(entries: Iterable[Any], start: int, state: _State) -> bool:
                 if getattr(message, "invalid_tool_calls", None):
                     return False
                 ids = [call.get("id") for call in message.tool_calls]
-                if open_calls or last not in ("user", "results") or (not ids and _text_empty(message.content)):
+                if open_calls or last not in ("user", "results") or (not ids and _text_empty(message.content)) \
+                        or (ids and _block_after_call(message.content)):
                     return False
                 for call_id in ids:
                     if not isinstance(call_id, str) or not plain(call_id) or call_id in known:
