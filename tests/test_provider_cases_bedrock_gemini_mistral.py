@@ -14,22 +14,12 @@ from typing import Any
 
 import pytest
 from cli_inprocess import run
+from provider_case_files import body_file as _body_file
+from provider_case_files import case as _case
 
 from integrity.formats import detect, read_bytes
 from integrity.formats.bedrock import answered_in_place
 from integrity.providers import validate_native
-
-CASES = Path(__file__).resolve().parent / "provider_cases"
-
-
-def _case(name: str) -> dict[str, Any]:
-    return json.loads((CASES / f"{name}.json").read_text(encoding="utf-8"))
-
-
-def _body_file(tmp_path: Path, request: Any, name: str = "request.json") -> Path:
-    path = tmp_path / name
-    path.write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
-    return path
 
 
 def _check(path: Path, provider: str) -> tuple[int, list[str], dict[str, Any]]:

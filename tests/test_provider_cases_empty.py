@@ -22,20 +22,19 @@ message's bones) and the general reader's full request.
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_inprocess import run
+from provider_case_files import body_file as _file
+from provider_case_files import case as _case
+from provider_case_files import every_path_verdict
+from provider_case_files import said as _said
 
-from integrity import load
-from integrity._bulk.fast_read import read_fast
-from integrity.pipeline import Loaded, check, check_unit
 from integrity.providers import validate_native
 
-CASES = Path(__file__).resolve().parent / "provider_cases"
 EMPTY = "messages.{index}: all messages must have non-empty content except for the optional final assistant message"
 EMPTY_TEXT = "messages: text content blocks must be non-empty"
 BLANK_TEXT = "messages: text content blocks must contain non-whitespace text"
@@ -48,18 +47,7 @@ RECORDED = [  # (case, rule, position)
 ]
 
 
-def _case(name: str) -> dict[str, Any]:
-    return json.loads((CASES / f"{name}.json").read_text(encoding="utf-8"))
 
-
-def _file(tmp_path: Path, body: Any, name: str = "request.json") -> Path:
-    path = tmp_path / name
-    path.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
-    return path
-
-
-def _said(found: Any) -> list[tuple[str, str, str]]:
-    return [(v.rule, v.position, v.error) for v in found]
 
 
 # --- the recorded refusals ---
@@ -178,18 +166,8 @@ def _transcript(count: int, odd: dict[int, list[dict[str, Any]]]) -> bytes:
 
 
 def _verdicts(data: bytes) -> dict[str, tuple[list[Any], list[Any]]]:
-    """Anthropic's verdict (as recorded, after repair) by every path: the light view's (sparse), every message's
-    bones (windowed), and the general reader's."""
-    name = "transcript.pi-ai.json"
-    said: dict[str, tuple[list[Any], list[Any]]] = {}
-    for label, bones in (("sparse", "items"), ("bones", True)):
-        fast = read_fast(data, name, bones=bones)
-        assert fast is not None
-        verdict = check_unit(Loaded(name, fast=fast), provider="anthropic", now=itertools.count(1000).__next__)
-        said[label] = (_said(verdict.providers["anthropic"].before), _said(verdict.providers["anthropic"].after))
-    verdict = check(load(data, name), provider="anthropic")
-    said["general"] = (_said(verdict.providers["anthropic"].before), _said(verdict.providers["anthropic"].after))
-    return said
+    """Anthropic's verdict by every path (provider_case_files.every_path_verdict)."""
+    return every_path_verdict(data, "anthropic")
 
 
 ABORTED = {"role": "assistant", "content": [], "stopReason": "aborted", "errorMessage": "Request was aborted"}

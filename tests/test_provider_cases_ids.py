@@ -21,38 +21,26 @@ Every verdict is asserted on the full rules (validate_native), the CLI, and the 
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_inprocess import run
+from provider_case_files import body_file as _file
+from provider_case_files import case as _case
+from provider_case_files import every_path_verdict
+from provider_case_files import said as _said
 
 from integrity import load
-from integrity._bulk.fast_read import read_fast
-from integrity.pipeline import Loaded, check, check_unit
 from integrity.providers import validate_native
-
-CASES = Path(__file__).resolve().parent / "provider_cases"
 
 SERVING = "Tool call id has to be defined in serving mode."
 DEFINED = "Tool call id has to be defined."
 NINE = "Tool call id was {id} but must be a-z, A-Z, 0-9, with a length of 9."
 
 
-def _case(name: str) -> dict[str, Any]:
-    return json.loads((CASES / f"{name}.json").read_text(encoding="utf-8"))
 
-
-def _file(tmp_path: Path, body: Any, name: str = "request.json") -> Path:
-    path = tmp_path / name
-    path.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
-    return path
-
-
-def _said(found: Any) -> list[tuple[str, str, str]]:
-    return [(v.rule, v.position, v.error) for v in found]
 
 
 def _chat(*messages: dict[str, Any]) -> dict[str, Any]:
@@ -161,19 +149,7 @@ def _transcript(ids: list[str]) -> bytes:
     return json.dumps([message for number, call_id in enumerate(ids) for message in _turn(number, call_id)]).encode()
 
 
-def _verdicts(data: bytes, provider: str) -> dict[str, tuple[list[Any], list[Any]]]:
-    """The provider's verdict (as recorded, after repair) by every path: the light view's (sparse), every message's
-    bones (windowed), and the general reader's."""
-    name = "transcript.pi-ai.json"
-    said: dict[str, tuple[list[Any], list[Any]]] = {}
-    for label, bones in (("sparse", "items"), ("bones", True)):
-        fast = read_fast(data, name, bones=bones)
-        assert fast is not None
-        verdict = check_unit(Loaded(name, fast=fast), provider=provider, now=itertools.count(1000).__next__)
-        said[label] = (_said(verdict.providers[provider].before), _said(verdict.providers[provider].after))
-    verdict = check(load(data, name), provider=provider)
-    said["general"] = (_said(verdict.providers[provider].before), _said(verdict.providers[provider].after))
-    return said
+_verdicts = every_path_verdict
 
 
 @pytest.mark.parametrize("ids", [
