@@ -203,6 +203,11 @@ def read_report(data: Any) -> RepairReport:
     A ValueError (msgspec.ValidationError) names the first field that does not fit by its path
     (integrity._records.invalid_where turns it into where and what, for a one-line error).
     """
+    version = data.get("report_version") if isinstance(data, dict) else None
+    if isinstance(version, int) and not isinstance(version, bool) and version > REPORT_VERSION:
+        raise msgspec.ValidationError(f"{version} is newer than this version of integrity reads (1 to "
+                                      f"{REPORT_VERSION}): read it with the version that wrote it"
+                                      " - at `$.report_version`")  # (where invalid_where finds it)
     return msgspec.convert(current_shape(data, REPORT_VERSION), RepairReport, strict=False)
 
 
