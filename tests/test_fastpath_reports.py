@@ -147,13 +147,14 @@ def test_json_lines_and_json_are_exclusive() -> None:
     assert result.code == 2 and "not allowed with" in result.stderr
 
 
-def test_one_unreadable_file_among_two_leaves_one_report_unwrapped(tmp_path: Path) -> None:
+def test_one_unreadable_file_among_two_leaves_an_array_of_one_report(tmp_path: Path) -> None:
+    """Several files give an array whatever they hold (tests/test_cli_json_shape.py), on the fast path too."""
     broken = tmp_path / "broken.json"
     broken.write_bytes(b"[{")
     healthy = REPO / "sample_transcripts" / "healthy.pi-ai.json"
     result = run("check", "--jobs", "1", "--json", "--now", NOW, healthy, broken)
     assert result.code == 2
-    assert json.loads(result.stdout)["source"] == str(healthy)
+    assert [report["source"] for report in json.loads(result.stdout)] == [str(healthy)]
     assert run("check", "--json", broken).stdout == b"[]\n"
 
 

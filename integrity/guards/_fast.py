@@ -517,13 +517,21 @@ def _new_ids(calls: tuple[str, ...], state: _State) -> bool:
 
 
 def _text_empty(content: Any) -> bool:
+    """Whether a message's content carries nothing: none, blank text, no blocks, or blocks of blank text alone
+    (the full check decides such a message: the strict view leaves out an interrupted frame of blank text, and
+    Anthropic refuses blank text)."""
     if content is None:
         return True
     if isinstance(content, str):
         return not content.strip()
     if isinstance(content, list):
-        return not content
+        return all(type(block) is dict and block.get("type") in _TEXT_BLOCKS and type(block.get("text")) is str
+                   and not block["text"].strip() for block in content)
     return False
+
+
+_TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
+"""The blocks of text alone (Chat, Anthropic, Responses)."""
 
 
 def _chat(message: Any) -> Entry | None:
