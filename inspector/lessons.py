@@ -231,9 +231,10 @@ LESSONS: tuple[Lesson, ...] = (
     ),
     Lesson(
         "calls_last", "A turn's calls close it",
-        "For some providers a tool call must be the last thing in its assistant turn: a call followed by text or "
-        "thinking in the same turn counts as unanswered, even when its result comes right after the turn. This "
-        "request is refused as recorded by {rejecting} and accepted by {accepting}.",
+        "For Anthropic and DeepSeek Responses a tool call must be the last thing in its assistant turn: a call "
+        "followed by text or thinking in the same turn counts as unanswered, even when its result comes right after "
+        "the turn. Both refuse this request for it. The other refusals below are for other rules: the recorded "
+        "request opens with the assistant's turn, and its ids are not Mistral's.",
         "A runtime that stores a turn's parts in the order they streamed in, or a writer that adds the model's "
         "closing words after its calls, can record [call, text]. This example is a request Anthropic answered with "
         "HTTP 400, recorded by the opencode project.",
@@ -242,7 +243,7 @@ LESSONS: tuple[Lesson, ...] = (
         "({kind_calls_last}); the durable message keeps its order. A provider that pairs by id anywhere in the "
         "request (OpenAI) takes either order, so strict changes nothing for it.",
         (Claim("anthropic", "tool_use_not_last"), Claim("deepseek-responses", "function_call_unanswered"),
-         Claim("openai-responses"), Claim("openai-chat")),
+         Claim("openai-responses"), Claim("openai-chat"), Claim("mistral", "invalid_tool_call_id")),
         {"openmaic": _kinds(), "strict": _kinds("calls put last")},
         sample="text_after_call.anthropic.json", provider="anthropic",
     ),
