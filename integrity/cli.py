@@ -92,6 +92,15 @@ def _bones_for(provider: str | None) -> bool | str:
 
 
 @cache
+def _blank_for(provider: str | None) -> bool:
+    """Whether the fast path looks for blank texts: a provider asked reads them (pipeline.reads_blank_text)."""
+    from .pipeline import reads_blank_text
+
+    target, also = _provider_option(provider)
+    return reads_blank_text([target, *also] if target else also)
+
+
+@cache
 def _provider_option(provider: str | None) -> tuple[str | None, tuple[str, ...]]:
     """pipeline.split_provider_option, once per command (each file asks it)."""
     from .pipeline import split_provider_option
@@ -132,7 +141,7 @@ def _load_file(path: str, args: argparse.Namespace, allow_fast: bool,
         return _load(path, data, args, allow_fast), data
     stream = FileSource(_source_name(path), handle, status)
     try:
-        fast = read_fast_file(stream, _clean(args), writes, _bones(args))
+        fast = read_fast_file(stream, _clean(args), writes, _bones(args), _blank_for(getattr(args, "provider", None)))
     except BaseException:
         stream.close()
         raise
@@ -181,7 +190,8 @@ def _load(path: str, data: bytes, args: argparse.Namespace, allow_fast: bool) ->
     if allow_fast and _fast_allowed(args):
         from ._bulk.fast_read import read_fast
 
-        fast = read_fast(data, source, clean=_clean(args), bones=_bones(args))
+        fast = read_fast(data, source, clean=_clean(args), bones=_bones(args),
+                         blank=_blank_for(getattr(args, "provider", None)))
         if fast is not None:
             from .pipeline import Loaded
 

@@ -189,6 +189,18 @@ def read_bones(names: Sequence[str]) -> bool | str:
     return "items" if set(asked) & BY_ITEMS else "hints"
 
 
+def reads_blank_text(names: Sequence[str]) -> bool:
+    """Whether one of these providers' rules reads blank texts (Anthropic's empty-content rules: a provider of the
+    request format formats.skeleton.BLANK_TEXT names), so the fast path looks for them (read_fast's blank)."""
+    asked = informative_providers(names)
+    if not asked:
+        return False
+    from .formats.skeleton import BLANK_TEXT
+    from .providers import SPECS
+
+    return any(SPECS[name].native_format == BLANK_TEXT for name in asked if name in SPECS)
+
+
 def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any]], names: Sequence[str]
                       ) -> dict[str, ProviderVerdict]:
     """Each provider's verdict on the transcript as recorded and on the view planned for it.

@@ -369,7 +369,8 @@ def _tell(messages: list[Any], offset: int, start: int, stop: int, pending: list
         pending.append((index, None if name is _UNSET else name))
 
 
-def read_fast(data: bytes, source: str, clean: bool = True, bones: bool | str = False) -> FastTranscript | None:
+def read_fast(data: bytes, source: str, clean: bool = True, bones: bool | str = False, blank: bool = True
+              ) -> FastTranscript | None:
     """Read a pi-ai JSON array, {"messages": [...]} object or JSONL file held in memory; None when unsure.
 
     clean: classify clean turns while reading (LightBuilder; only the strict policy plans with them).
@@ -378,8 +379,10 @@ def read_fast(data: bytes, source: str, clean: bool = True, bones: bool | str = 
     only learn which formats the messages' native hints are for (providers.sparse judges the light view and
     the bones of a few messages); "items": those, and the Responses items each message is written as
     (fast_bones.ItemShapes: providers.sparse_items judges a Responses request from them).
+    blank: look for blank texts and messages written with no block (fast_bones.blank_or_empty), which only a
+    provider with empty-content rules reads (Anthropic: pipeline.reads_blank_text); False skips the pass.
     """
-    return _read(Source(data), source, clean, False, bones)
+    return _read(Source(data), source, clean, False, bones, blank)
 
 
 STREAM_FROM = 8 << 20
@@ -387,7 +390,7 @@ STREAM_FROM = 8 << 20
 
 
 def read_fast_file(stream: FileSource, clean: bool = True, writes: bool = False,
-                   bones: bool | str = False) -> FastTranscript | None:
+                   bones: bool | str = False, blank: bool = True) -> FastTranscript | None:
     """read_fast for a large regular file read a block at a time, never whole (see integrity._bulk.blocks): a
     1,000,000-message file is then read in about the memory of its light view.  None when the file
     is smaller than STREAM_FROM or not sure to be pi-ai: the caller still owns `stream` and reads it
@@ -395,11 +398,19 @@ def read_fast_file(stream: FileSource, clean: bool = True, writes: bool = False,
     slices (blocks.plain_starts)."""
     if stream.size < STREAM_FROM:
         return None
-    return _read(stream, stream.source, clean, writes, bones)
+    return _read(stream, stream.source, clean, writes, bones, blank)
 
 
-def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: bool | str = False
-          ) -> FastTranscript | None:
+def _no_blank_check() -> set[str]:
+    """The hints a read starts with when no provider asked reads blank texts: fast_bones' mark for one already
+    there, so its pass over every chunk (blank_or_empty) is skipped."""
+    from ..formats.skeleton import BLANK_TEXT
+
+    return {BLANK_TEXT}
+
+
+def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: bool | str = False,
+          blank: bool = True) -> FastTranscript | None:
     head = input.read(0, 64).lstrip(JSON_SPACE)
     envelope = None
     body, low, high = input, 0, input.size
@@ -426,7 +437,7 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
                 return None
             low, high = bounds
         made: tuple[list[Any] | None, set[str]] | None = \
-            (None if bones in ("hints", "items") else [], set()) if bones else None
+            (None if bones in ("hints", "items") else [], set() if blank else _no_blank_check()) if bones else None
         items = _item_shapes() if bones == "items" else None
         # a file in memory whose verdicts are judged from the light view keeps its messages' structs: the few
         # messages judged take their bones from them (fast_bones.struct_bones), not from decoding them again
