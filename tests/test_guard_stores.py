@@ -841,3 +841,26 @@ def test_an_adk_store_of_the_legacy_schema_is_read_as_adk_reads_it(tmp_path: Pat
     assert thread.name == "session:s1" and len(thread.messages) == 3
     assert check(thread).summary.orphaned_calls == 1
     assert digest(path) == before
+
+
+def test_a_hot_rollback_journal_is_one_line_saying_what_to_do(tmp_path: Path) -> None:
+    """A writer killed mid-transaction leaves a hot -journal that a read-only open may not roll back: SQLite says
+    'attempt to write a readonly database'; the line says what happened and what to do, and both files stay."""
+    import subprocess
+    import sys
+
+    path = _agents_store(tmp_path / "sessions.db")
+    writer = ("import os, sqlite3, sys\n"
+              "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+              "c.execute('pragma journal_mode=delete'); c.execute('pragma cache_size=1'); c.execute('BEGIN')\n"
+              "c.execute('CREATE TABLE big(x)')\n"
+              "[c.execute('INSERT INTO big VALUES(?)', ('y' * 500,)) for _ in range(3000)]\n"
+              "os.kill(os.getpid(), 9)\n")
+    subprocess.run([sys.executable, "-c", writer, str(path)], check=False)
+    journal = Path(f"{path}-journal")
+    assert journal.exists()
+    before = (digest(path), digest(journal))
+    with pytest.raises(TranscriptError) as refused:
+        read_store(f"agents+sqlite://{path}")
+    assert "a writer stopped mid-write and left its rollback journal" in str(refused.value)
+    assert "\n" not in str(refused.value) and (digest(path), digest(journal)) == before

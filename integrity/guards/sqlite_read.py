@@ -55,6 +55,11 @@ def read_only(path: str, url: str, read: Callable[[sqlite3.Connection], _T]) -> 
         with _SHARED_READS:
             return _shared(path, uri, read)
     except sqlite3.Error as error:
+        if "readonly" in str(error) and os.path.exists(path + "-journal"):  # a hot journal: a writer was cut off
+            raise TranscriptError(url, "", "cannot read the database: a writer stopped mid-write and left its "
+                                  "rollback journal beside it (-journal), which a read-only open may not roll "
+                                  "back; open the store once with its runtime, or read a copy of both files"
+                                  ) from None
         raise TranscriptError(url, "", f"cannot read the database: {error}") from None
 
 
