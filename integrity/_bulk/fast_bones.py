@@ -127,14 +127,14 @@ def _of_tags(classes: set[Any], tags: tuple[str, ...]) -> set[Any]:
 
 
 def _blank_in(texts: list[str]) -> bool:
-    """Whether one of these texts is blank: formats.anthropic.blank (not text or text.isspace()) read over them
+    """Whether one of these texts is blank: repair.views.blank_text (not text or text.isspace()) read over them
     all by C-level passes, without a call of it per text."""
     return not all(texts) or any(map(str.isspace, texts))
 
 
 def blank_or_empty(messages: list[Any], empty: bool) -> bool:
     """Whether a user or assistant message among these structs holds a blank text (a string content, or a text
-    part: formats.anthropic.blank), or (empty) is written with no block at all (no part but an image without
+    part: repair.views.blank_text), or (empty) is written with no block at all (no part but an image without
     its data) and is no interrupted frame without parts (the light view's empty_frames, which the sparse
     judgment reads: skeleton_verdicts): what Anthropic's empty-content rules read, and what neither a skeleton
     (no text) nor the light view (no parts) shows.  Read by each struct's tag (its role, its part's type), so

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..repair.views import blank_text
 from .base import BuildContext, Segment
 from .common import (
     NATIVE,
@@ -41,13 +40,6 @@ NAME = "anthropic"
 CONTENT_ROLES = ("user", "assistant")
 """The roles whose content Anthropic's empty-content rules read (providers.anthropic.content_rules; a `system`
 message's `content: []` is its directive-only form, accepted anywhere)."""
-
-
-blank = blank_text
-"""Whether a text holds no character but whitespace: what Anthropic refuses in a text block
-(providers.anthropic.content_rules), and what a skeleton, which writes no text, cannot stand for (formats.skeleton,
-_bulk.fast_bones); the strict view drops an interrupted frame of such texts alone (repair.views.blank_text, the one
-definition)."""
 
 
 _SHARED_BLOCKS = ("text", "image", "thinking")  # block types pi-ai's parts have too
@@ -306,7 +298,7 @@ def assistant_out(message: dict[str, Any], format: str) -> dict[str, Any]:
     if same and native_of(message).get("content") == "string" and isinstance(content, list) \
             and all(p.get("type") == "text" for p in content) and len(content) <= 1:
         return {"role": "assistant", "content": content[0]["text"] if content else ""}
-    blocks, uses = [], []
+    blocks, uses, ordered = [], [], []  # (ordered: every block in its part's place)
     for part in content if isinstance(content, list) else []:
         if isinstance(part, dict) and part.get("type") == "toolCall":
             hints = part.get(NATIVE, {}) if same and isinstance(part.get(NATIVE), dict) else {}
@@ -314,26 +306,17 @@ def assistant_out(message: dict[str, Any], format: str) -> dict[str, Any]:
             if not hints.get("noInput"):
                 block["input"] = part.get("arguments", {})
             uses.append({**block, **hints.get("extra", {})})
+            ordered.append(uses[-1])
         else:
-            blocks.extend(parts_out([part], format, same))
+            written = parts_out([part], format, same)
+            blocks.extend(written)
+            ordered.extend(written)
     # the calls close the message: Anthropic answers only the trailing run of tool_use blocks, and refuses one
     # followed by text (providers.anthropic, tool_use_not_last); a message written anew (another format's, or
-    # one the repair changed) keeps its other blocks in their order, before its calls in theirs
-    if native_of(message).get("in_order"):  # its runtime sends its parts in their order (LangChain's ChatAnthropic)
-        return {"role": "assistant", "content": _in_order(content, format, same)}
-    return {"role": "assistant", "content": blocks + uses}
-
-
-def _in_order(content: Any, format: str, same: bool) -> list[Any]:
-    """A message's blocks in its parts' order, its calls where they are (see assistant_out)."""
-    out: list[Any] = []
-    for part in content if isinstance(content, list) else []:
-        if isinstance(part, dict) and part.get("type") == "toolCall":
-            out.append({"type": "tool_use", "id": part.get("id"), "name": part.get("name"),
-                        "input": part.get("arguments", {})})
-        else:
-            out.extend(parts_out([part], format, same))
-    return out
+    # one the repair changed) keeps its other blocks in their order, before its calls in theirs, unless its
+    # runtime sends its parts in their order (in_order: LangChain's ChatAnthropic), where they stay
+    in_order = native_of(message).get("in_order")
+    return {"role": "assistant", "content": ordered if in_order else blocks + uses}
 
 
 def result_block(message: dict[str, Any], format: str, context: BuildContext) -> Any:

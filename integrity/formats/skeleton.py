@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..repair.views import frame_is_interrupted
-from .anthropic import CONTENT_ROLES, blank
+from ..repair.views import blank_text, frame_is_interrupted
+from .anthropic import CONTENT_ROLES
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, writable
 from .openai_responses import NAME as RESPONSES
 from .openai_responses import OWN_HINTS as RESPONSES_HINTS
@@ -63,7 +63,7 @@ def bones_of(message: Any, hinted: set[str]) -> Bone:
     if role == OPAQUE:
         return (OPAQUE, (message["format"], message["value"]), MISSING, False)
     content = message.get("content")
-    if role in CONTENT_ROLES and _blank_text(content):
+    if role in CONTENT_ROLES and _holds_blank_text(content):
         hinted.add(BLANK_TEXT)
     if role == "toolResult":
         parts: Any = ()  # no writer reads a result's parts into the skeleton
@@ -86,19 +86,19 @@ def bones_of(message: Any, hinted: set[str]) -> Bone:
 
 
 BLANK_TEXT = "anthropic"
-"""What `hinted` gets for a user or assistant message with a blank text (formats.anthropic.blank: a string
+"""What `hinted` gets for a user or assistant message with a blank text (repair.views.blank_text: a string
 content, or a text part): a skeleton writes no text, so none of Anthropic's format stands for the request, whose
 empty-content rules read it (the full request is judged).  The format's name, as a hint of that format would
 add: stands_for reads both alike."""
 
 
-def _blank_text(content: Any) -> bool:
+def _holds_blank_text(content: Any) -> bool:
     """Whether a message's content is a blank string or holds a text part whose text is blank."""
     if isinstance(content, str):
-        return blank(content)
+        return blank_text(content)
     return isinstance(content, list) and any(
         isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
-        and blank(part["text"]) for part in content)
+        and blank_text(part["text"]) for part in content)
 
 
 def _hints(item: dict[str, Any], hinted: set[str]) -> None:

@@ -47,7 +47,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..formats.anthropic import CONTENT_ROLES, blank
+from ..formats.anthropic import CONTENT_ROLES
+from ..repair.views import blank_text
 from .chat_shape import role_of
 from .ids import all_anthropic_ids, anthropic_ids, anthropic_rule, is_anthropic_id
 from .spec import Endpoint, ProviderSpec
@@ -106,7 +107,7 @@ def content_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Vio
         elif isinstance(content, list):
             for block in content:
                 text = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else None
-                if isinstance(text, str) and blank(text):
+                if isinstance(text, str) and blank_text(text):
                     rule, error = _block_rule(text)
                     found.append(Violation(provider=provider, rule=rule, position="messages",
                                            native_indices=[index], error=error))
