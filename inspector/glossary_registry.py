@@ -62,6 +62,8 @@ NOTE_EXAMPLES: dict[NoteCode, dict[str, Any]] = {
     NoteCode.NUMERIC_IDS_AS_TEXT: {"ids": ["7"]},
     NoteCode.ARGUMENTS_REPLACED: {"recorded": ['{"path": "sr']},
     NoteCode.CALLS_PUT_LAST: {"provider": "anthropic"},
+    NoteCode.BLANK_TEXT_LEFT_OUT: {"provider": "anthropic"},
+    NoteCode.BLANK_MESSAGE_LEFT_OUT: {"provider": "anthropic"},
     NoteCode.MERGED: {"carrier": 4},
     NoteCode.MERGED_INTO: {"provider": "bedrock", "role": "user", "members": [3, 4], "carrier": 4},
     NoteCode.CARRIES_MERGED: {"provider": "bedrock", "members": [3]},

@@ -14,6 +14,7 @@ from typing import Any
 
 from integrity import RepairKind, is_interrupted_tool_result
 from integrity.kinds import facts
+from integrity.notes import NoteCode
 
 
 def _numbers(indices: list[int] | set[int]) -> str:
@@ -102,6 +103,10 @@ def example_facts(analyses: dict[str, Any], check_result: Any) -> dict[str, str]
     found["strict_calls_last"] = _numbers({a.durable_index for a in strict.report.actions
                                            if a.shown_kind is RepairKind.CALLS_LAST})
     found["kind_calls_last"] = facts(RepairKind.CALLS_LAST).name
+    found["strict_blank_text"] = _numbers({a.durable_index for a in strict.report.actions
+                                           if NoteCode.BLANK_TEXT_LEFT_OUT in a.codes})
+    found["kind_blank_text"] = facts(RepairKind.BLANK_TEXT).name
+    found["kind_dropped_blank"] = facts(RepairKind.DROPPED_BLANK).name
     from integrity.providers import SPECS
 
     for name, spec in SPECS.items():  # each provider's turn rule in its spec's own words

@@ -36,6 +36,7 @@ from integrity import (
 )
 from integrity.formats import FORMATS
 from integrity.kinds import facts
+from integrity.notes import NoteCode
 
 POLICIES: tuple[str, ...] = ("openmaic", "strict")
 """The policies every lesson shows side by side: the reference first, then strict."""
@@ -248,6 +249,23 @@ LESSONS: tuple[Lesson, ...] = (
         sample="text_after_call.anthropic.json", provider="anthropic",
     ),
     Lesson(
+        "blank_text", "An empty text is not nothing",
+        "Anthropic refuses a text block that is empty or holds only whitespace, and a message with no content, "
+        "anywhere but in the request's final assistant message. The other providers take them, though Bedrock "
+        "refuses this request for another rule (its two user messages in a row), and Mistral for its ids.",
+        "A client that saves the text it streamed before a tool call, even when the model wrote none, records "
+        "[text \"\", tool_use]; the next request refuses the whole history. This example is the request Claude Code "
+        "sent when it resumed such a session, which Anthropic answered with HTTP 400.",
+        "The reference knows no providers and sends the turn as it is, so its view is rejected as before. Strict, "
+        "planning the view for Anthropic, sends {strict_blank_text} without its empty text ({kind_blank_text}); "
+        "the durable message keeps it. A message holding nothing else is left out ({kind_dropped_blank}). The same "
+        "request without the empty block was accepted (experientiallabs/experiential, issue 683).",
+        (Claim("anthropic", "empty_text_block"), Claim("openai-chat"), Claim("openai-responses"), Claim("gemini"),
+         Claim("bedrock", "roles_not_alternating"), Claim("mistral", "invalid_tool_call_id")),
+        {"openmaic": _kinds(), "strict": _kinds("blank text left out")},
+        sample="empty_text_on_resume.anthropic.json", provider="anthropic",
+    ),
+    Lesson(
         "receipts", "Receipts, and a real result after one",
         "A receipt stands in for a result nobody recorded; when the real result arrives later, the call "
         "has two results and one of them must go.",
@@ -426,6 +444,7 @@ _DROP_TEXT = {
     RepairKind.DROPPED_DUPLICATE: "drop #{index}: a second result for {call}; #{kept} stays",
     RepairKind.DROPPED_INTERRUPTED_FRAME: "drop #{index}: an interrupted frame",
     RepairKind.DROPPED_STRAY: "drop #{index}: a result for {call}, which no call in the transcript has",
+    RepairKind.DROPPED_BLANK: "drop #{index}: it holds nothing but blank text, which the provider refuses",
     RepairKind.MOVED: "move {moved} next to {its} frame #{frame}{order}",
     RepairKind.REORDERED: "put the results after frame #{frame} in call order: {order} (no provider needs this)",
     RepairKind.MERGED: "send #{index} inside #{kept}'s message (the provider wants one message per turn)",
@@ -506,6 +525,10 @@ def repair_steps(report: RepairReport) -> list[Step]:
             keyed.append(((1, index + 0.2), Step(RepairKind.CALLS_LAST.value, index, None,
                                             f"send #{index} with its calls after its other parts (the durable "
                                             "message keeps its order)")))
+        if NoteCode.BLANK_TEXT_LEFT_OUT in action.codes:
+            keyed.append(((1, index + 0.22), Step(RepairKind.BLANK_TEXT.value, index, None,
+                                             f"send #{index} without its blank text (the durable message keeps "
+                                             "it)")))
         if action.also_view_indices:
             keyed.append(((1, index + 0.25), Step(RepairKind.SHARED.value, index, None,
                                              f"answer the reused id {action.call_id or ''} again with #{index}"
@@ -625,7 +648,8 @@ def step_view_rows(analysis: Any, steps: list[Step], applied: int) -> list[dict[
     report = analysis.report
     last = steps[applied - 1] if applied else None
     done = steps[:applied]
-    rewritten = {s.durable_index: s.kind for s in done if s.kind in (RepairKind.RENAMED, RepairKind.CALLS_LAST)}
+    rewritten = {s.durable_index: s.kind for s in done
+                 if s.kind in (RepairKind.RENAMED, RepairKind.CALLS_LAST, RepairKind.BLANK_TEXT)}
     travelled = {index: s.kind for s in done if s.kind in (RepairKind.MOVED, RepairKind.REORDERED)
                  for index in s.touches}
     drops = {s.durable_index: s.kind for s in done if s.kind.startswith("dropped")}

@@ -59,6 +59,8 @@ class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     renamed: int  # always written: no default (omit_defaults)
     arguments_repaired: int = 0
     calls_put_last: int = 0
+    blank_text_left_out: int = 0
+    blank_dropped: int = 0
     merged: int = 0
     turns_synthesized: int = 0
     findings: int
@@ -442,6 +444,8 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         renamed=_renamed_count(plan, others),
         arguments_repaired=len(light.bad_arguments) if order is not None else 0,
         calls_put_last=len(plan.calls_last) if order is not None else 0,
+        blank_text_left_out=len(plan.without_blank) if order is not None else 0,
+        blank_dropped=len(plan.dropped_blank) if order is not None else 0,
         merged=len(plan.merged),
         turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
         findings=findings,
@@ -582,7 +586,7 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
             reasons.add((RepairKind.SYNTHESIZED_TURN, (entry.reason.code,)))
     changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
                                              moved[0], plan.notes, (frame for frame, _ in light.bad_arguments),
-                                             plan.calls_last)
+                                             plan.calls_last, plan.dropped_blank, plan.without_blank)
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
     alike = plan.renamed_alike
     if alike is not None:  # the clean turns renamed alike: each changed message of them (unless merged into another)
@@ -710,6 +714,8 @@ def _dropped(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[in
         return RepairKind.DROPPED_DUPLICATE, [note], dict(kept_instead=kept, call_id=call_id)
     if index in strays:
         return RepairKind.DROPPED_STRAY, [note or Note.of(NoteCode.STRAY, call_id=call_id)], dict(call_id=call_id)
+    if plan.dropped_blank and index in plan.dropped_blank:
+        return RepairKind.DROPPED_BLANK, [note or Note.of(NoteCode.BLANK_MESSAGE_LEFT_OUT, provider=plan.provider)], {}
     return None
 
 
@@ -748,6 +754,8 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
         notes.append(Note.of(NoteCode.ARGUMENTS_REPLACED, recorded=recorded))
     if index in plan.calls_last:
         notes.append(Note.of(NoteCode.CALLS_PUT_LAST, provider=plan.provider))
+    if index in plan.without_blank:
+        notes.append(Note.of(NoteCode.BLANK_TEXT_LEFT_OUT, provider=plan.provider))
     return kind, notes, dict(new_ids=new_ids, call_id=light.result_id(index))
 
 

@@ -102,6 +102,8 @@ class RepairKind(str, Enum):
     SYNTHESIZED_TURN = "synthesized_turn"
     REPAIRED_ARGUMENTS = "repaired_arguments"
     CALLS_LAST = "calls_last"
+    BLANK_TEXT = "blank_text"
+    DROPPED_BLANK = "dropped_blank"
 
 
 class FindingCode(str, Enum):
@@ -266,6 +268,24 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         icon='⤓', colour='#fef9c3',
         example="#1 assistant [tool_use(call_a), text]  ->  view sends [text, tool_use(call_a)]",
         aliases=('calls last', 'tool_use not last'), universal=False),
+    RepairKind.BLANK_TEXT: KindFacts(
+        "blank text left out", "A message the view sends without its texts that are empty or only whitespace, "
+        "because the provider refuses a blank text block (Anthropic); the durable message keeps them.",
+        Severity.REJECTED, "blank_text_left_out", "message(s) sent without blank text",
+        if_accepted=Severity.NORMALIZED,
+        icon='␣', colour='#f3f4f6',
+        example="#1 assistant [text '', tool_use(call_a)]  ->  view sends [tool_use(call_a)]",
+        aliases=('blank text', 'empty text', 'text content blocks must be non-empty'),
+        universal=False),
+    RepairKind.DROPPED_BLANK: KindFacts(
+        "dropped blank message", "A user or assistant message holding nothing but blank text (or no content at "
+        "all), left out of the view, because the provider refuses an empty message but for the request's final "
+        "assistant message (Anthropic). It carried nothing.",
+        Severity.REJECTED, "blank_dropped", "blank message(s) dropped", action=True,
+        if_accepted=Severity.NORMALIZED,
+        icon='∅', colour='#f3f4f6',
+        example="#2 assistant [text ' '] between two user turns  ->  not in the view (Anthropic)",
+        aliases=('empty message', 'empty content', 'blank message'), universal=False),
     RepairKind.SHARED: KindFacts(
         "shared answer", "A reused call id answered again with the first result recorded for it "
         "(the reference's behaviour).",
@@ -402,6 +422,8 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.NUMERIC_IDS_AS_TEXT: (_R, _N),
     NoteCode.ARGUMENTS_REPLACED: (_R, _N),
     NoteCode.CALLS_PUT_LAST: (_R, _N),
+    NoteCode.BLANK_TEXT_LEFT_OUT: (_R, _N),
+    NoteCode.BLANK_MESSAGE_LEFT_OUT: (_R, _N),
     NoteCode.MERGED: (_R, _N),
     NoteCode.MERGED_INTO: (_R, _N),
     NoteCode.CARRIES_MERGED: (_R, _N),
@@ -459,7 +481,7 @@ ACTION_KINDS: tuple[RepairKind, ...] = tuple(kind for kind, facts in REPAIR_KIND
 VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.MOVED, RepairKind.REORDERED, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_INTERRUPTED_FRAME,
     RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.REPAIRED_ARGUMENTS, RepairKind.RENAMED,
-    RepairKind.CALLS_LAST, RepairKind.MERGED,
+    RepairKind.DROPPED_BLANK, RepairKind.CALLS_LAST, RepairKind.BLANK_TEXT, RepairKind.MERGED,
     RepairKind.SYNTHESIZED_TURN,
 )
 """The order in which the verdict lists the counts of what a repair changed."""

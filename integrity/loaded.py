@@ -5,6 +5,8 @@ can name it without importing the pipeline back."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress, count
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ._records import replace
@@ -15,6 +17,11 @@ if TYPE_CHECKING:
     from .loading import Transcript
     from .repair.plan import Plan
     from .repair.views import LightTranscript
+
+
+_ROLE_PARTS = itemgetter(0, 1)
+_NO_CONTENT = frozenset({("user", ()), ("assistant", ())})
+"""A user or assistant message's bones (role, parts) when it has no part (formats.skeleton.Bone)."""
 
 
 class Loaded:
@@ -59,13 +66,47 @@ class Loaded:
         """'file' for a file of one transcript, 'file#name' when it holds several."""
         return self.source if self.count == 1 else f"{self.source}#{self.name}"
 
-    def light(self, policy: str) -> LightTranscript:
-        """The light view the policy plans on (strict reads numeric ids; the fast path has its own)."""
+    def light(self, policy: str, blank: bool = False) -> LightTranscript:
+        """The light view the policy plans on (strict reads numeric ids; the fast path has its own).
+
+        blank: a provider asked refuses blank texts (pipeline.reads_blank_text), so the view holds them
+        (LightTranscript.blank_texts).  The general reader's view always does; the fast reader's learns them
+        here, from the messages of a file whose read found one (fast_bones.blank_or_empty), else none."""
         if self.fast is not None:
             light: LightTranscript = self.fast.light
+            if blank and light.blank_texts is None:
+                light.blank_texts = self._blank_texts()
             return light
         assert self.transcript is not None
         return light_view(self.transcript.messages, policy)
+
+    def _blank_texts(self) -> dict[int, bool]:
+        """LightTranscript.blank_texts of a file the fast path read.  When its read looked for blank texts and found
+        none (its hints lack formats.skeleton.BLANK_TEXT), only messages without content may be there: none when
+        the read looked for those too (a read for hints: fast_bones.blank_or_empty's empty), else those whose
+        bones have no part.  Otherwise read from its user and assistant messages, decoded from their raw bytes
+        (a file holding a blank text is judged on its full request anyway)."""
+        from .formats.skeleton import BLANK_TEXT
+
+        hinted = self.fast.hinted
+        if hinted is not None and BLANK_TEXT not in hinted:
+            made = self.fast.bones
+            if made is None:
+                return {}
+            bones = made[0]
+            return dict.fromkeys(compress(count(), map(_NO_CONTENT.__contains__, map(_ROLE_PARTS, bones))), True)
+        import msgspec
+
+        from .repair.views import blank_content
+
+        raws, roles = self.fast.raws, self.fast.light.roles
+        found: dict[int, bool] = {}
+        for index, role in enumerate(roles):
+            if role == "user" or role == "assistant":
+                blank = blank_content(msgspec.json.decode(raws[index]).get("content"))
+                if blank is not None:
+                    found[index] = blank
+        return found
 
     def findings(self) -> list[Finding]:
         """What reading found besides messages (a torn line), then the schema findings."""
@@ -101,7 +142,8 @@ class Loaded:
         durable = self._durable()
         fast = self.transcript is None  # every call id a string: a rewritten message's bones are its ids renamed
         return [bones[entry] if type(entry) is int else
-                renamed(bones[entry.index], entry.ids, entry.calls_last) if fast and type(entry) is Rewritten else
+                renamed(bones[entry.index], entry.ids, entry.calls_last) if fast and type(entry) is Rewritten
+                and not entry.blank else
                 bones_of(entry_message(entry, durable, plan.placeholder, stamp), hinted) for entry in plan.order]
 
     def _durable(self) -> Callable[[int], Any]:

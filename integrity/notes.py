@@ -41,6 +41,8 @@ class NoteCode(str, Enum):
     NUMERIC_IDS_AS_TEXT = "numeric_ids_as_text"
     ARGUMENTS_REPLACED = "arguments_replaced"
     CALLS_PUT_LAST = "calls_put_last"
+    BLANK_TEXT_LEFT_OUT = "blank_text_left_out"
+    BLANK_MESSAGE_LEFT_OUT = "blank_message_left_out"
     MERGED = "merged"
     MERGED_INTO = "merged_into"
     CARRIES_MERGED = "carries_merged"
@@ -168,6 +170,12 @@ _TEMPLATES: dict[NoteCode, Any] = {
         "the parts recorded after this frame's first tool call (text, thinking) are sent before its calls: "
         f"{_title(p['provider'])} answers only the calls that close an assistant turn, and refuses a call followed "
         "by another part of its turn"),
+    NoteCode.BLANK_TEXT_LEFT_OUT: lambda p: (
+        "its text(s) that are empty or only whitespace are left out of the view: "
+        f"{_title(p['provider'])} refuses a text block without a character that is not whitespace"),
+    NoteCode.BLANK_MESSAGE_LEFT_OUT: lambda p: (
+        "it holds nothing but blank text (or no content at all), so the view leaves it out: "
+        f"{_title(p['provider'])} refuses a message with empty content, but for a final assistant message"),
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "

@@ -190,15 +190,15 @@ def read_bones(names: Sequence[str]) -> bool | str:
 
 
 def reads_blank_text(names: Sequence[str]) -> bool:
-    """Whether one of these providers' rules reads blank texts (Anthropic's empty-content rules: a provider of the
-    request format formats.skeleton.BLANK_TEXT names), so the fast path looks for them (read_fast's blank)."""
+    """Whether one of these providers' rules reads blank texts (ProviderSpec.refuses_blank_text: Anthropic's
+    empty-content rules), so the fast path looks for them (read_fast's blank) and the light view holds them
+    (LightTranscript.blank_texts, which the strict view planned for such a provider leaves out)."""
     asked = informative_providers(names)
     if not asked:
         return False
-    from .formats.skeleton import BLANK_TEXT
     from .providers import SPECS
 
-    return any(SPECS[name].native_format == BLANK_TEXT for name in asked if name in SPECS)
+    return any(SPECS[name].refuses_blank_text for name in asked if name in SPECS)
 
 
 def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any]], names: Sequence[str]
@@ -238,8 +238,8 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     target = target_provider(loaded.format, provider, loaded.model)
     informative = informative_providers(also)
     planned_for = target  # the view is planned for the provider the verdict is for (named, else implied)
-    light = loaded.light(policy)
     asks = ([target] if target is not None else []) + [name for name in informative if name != target]
+    light = loaded.light(policy, reads_blank_text(asks))
     # The cheap diagnosis reads a view with stretches (a million ints fewer); a report or a view lists each message,
     # and so do the providers' verdicts unless they are judged from the light view (sparse_letters).
     if asks and depth != "view":  # (the provider modules are loaded only when a provider is asked)

@@ -39,10 +39,6 @@ def kept_results(history: list[Turn], target: str | None = None, format: str = "
     return {r for _, _, calls, results, _ in history for r in results if r in plain and r in calls}
 
 
-EMPTY_CONTENT = frozenset({"empty_message_content", "empty_text_block", "whitespace_text_block"})
-"""Anthropic's empty-content rules (providers.anthropic.content_rules)."""
-
-
 @settings(max_examples=60, deadline=None)
 @given(history=turns(), format=st.sampled_from(FORMATS), target=st.sampled_from(TARGETS),
        system=st.booleans(), trailing=st.booleans())
@@ -57,9 +53,7 @@ def test_the_guarded_request_is_legal_and_keeps_the_real_results(history: list[T
     out = RequestGuard("test", logger=QUIET).guard(entries, format, target)
     sent = entries if out is None else out
     verdict = request_verdict(sent, format, target)
-    # the known gap (docs/providers.md): a user turn of blank text is not repaired for Anthropic's empty-content rules
-    left = [v for v in verdict.violations if not (v.rule in EMPTY_CONTENT and any(not t[0].strip() for t in history))]
-    assert verdict.healthy or not left, (format, target, sent)
+    assert verdict.healthy, (format, target, sent, verdict.violations)
     assert not [v for v in verdict.violations if v.call_ids], (format, target, verdict.violations)
     assert kept_results(history, target, format) <= {call_id for call_id, _ in verdict.results}, (format, target, sent)
 

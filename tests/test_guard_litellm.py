@@ -598,3 +598,25 @@ def test_v1_messages_with_a_text_after_its_tool_use_is_sent_calls_last(capture: 
     assert guarded.legal, guarded.violations
     assert [block["type"] for block in sent["guarded"][1]["content"]] == ["text", "tool_use"]
     assert sent["guarded"][0] == messages[0] and sent["guarded"][2:] == messages[2:] and messages == snapshot
+
+
+def test_v1_messages_resumed_with_an_empty_text_block_is_sent_without_it(capture: Capture) -> None:
+    """The recorded refusal (tests/provider_cases/anthropic_empty_text_beside_tool_use.json, claude-code#62396):
+    a tool turn saved as [text "", tool_use], answered right after.  Every call is answered; Anthropic refuses the
+    empty block (empty_text_block).  The guard sends the turn without it, as experiential#683 did and got 200."""
+    case = json.loads((Path(__file__).resolve().parent / "provider_cases" / "anthropic_empty_text_beside_tool_use.json")
+                      .read_text(encoding="utf-8"))
+    messages = case["request"]["messages"]
+    snapshot = copy.deepcopy(messages)
+    sent: dict[str, list[Any]] = {}
+    for label, callbacks in (("alone", []), ("guarded", [ToolCallIntegrityGuard()])):
+        litellm.callbacks = [*callbacks, capture]
+        asyncio.run(litellm.anthropic.messages.acreate(model=CLAUDE, messages=messages, max_tokens=64,
+                                                       mock_response="fine"))
+        sent[label] = list(capture.seen[-1]["messages"])
+    alone = request_verdict(sent["alone"], "anthropic", "anthropic")
+    assert [v.error for v in alone.violations] == [case["error"]]
+    guarded = request_verdict(sent["guarded"], "anthropic", "anthropic")
+    assert guarded.legal, guarded.violations
+    assert sent["guarded"][1]["content"] == messages[1]["content"][1:]
+    assert sent["guarded"][0] == messages[0] and sent["guarded"][2:] == messages[2:] and messages == snapshot

@@ -182,6 +182,13 @@ def check_step(analysis: Any, steps: list[Step], n: int) -> None:
         content = analysis.view[view_placement(report).in_view(index)[-1]]["content"]
         kinds = [part["type"] == "toolCall" for part in content]
         assert kinds == sorted(kinds) and any(kinds), where
+    elif step.kind == "blank_text":  # the view's copy of the message: no text that is empty or only whitespace
+        rows_before = step_view_rows(analysis, steps, n - 1)
+        changed = [row for row in step_view_rows(analysis, steps, n) if row["last step"]]
+        assert len(changed) == 1 and changed[0]["from"] == f"#{index}", where
+        assert changed[0]["message"] not in [row["message"] for row in rows_before if row["from"] == f"#{index}"]
+        content = analysis.view[view_placement(report).in_view(index)[-1]]["content"]
+        assert content and not any(part["type"] == "text" and not part["text"].strip() for part in content), where
     elif step.kind == "renamed":
         rows_before = step_view_rows(analysis, steps, n - 1)
         rows_after = step_view_rows(analysis, steps, n)

@@ -101,16 +101,18 @@ def test_a_provider_that_rejects_what_the_plan_leaves_alone_still_fails_check(ca
     code, out = check(capsys, "--provider", "deepseek-responses", str(path))  # the view puts the calls last
     assert code == 1 and out.startswith(f"{path}: repaired: 1 frame(s) with their calls put last; rejected as recorded")
     assert "No tool output found for tool call call-a." in out and "deepseek-responses after repair: accepted" in out
-    # what the strict view leaves alone (a blank text beside a call: docs/providers.md, Known gaps) fails check
+    # what the strict view leaves alone (a system message opening Anthropic's message list, which the view does not
+    # hoist into the top-level `system` parameter) fails check, and says so after repair
     call = {"type": "tool_use", "id": "t1", "name": "f", "input": {}}
-    blank = {"messages": [{"role": "user", "content": "go"},
-                          {"role": "assistant", "content": [{"type": "text", "text": ""}, call]},
-                          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]},
-                          {"role": "user", "content": "more"}]}
-    path.write_text(json.dumps(blank))
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "x"}
+    opening = {"messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "go"},
+                            {"role": "assistant", "content": [call]}, {"role": "user", "content": [result]}]}
+    path.write_text(json.dumps(opening))
     code, out = check(capsys, "--provider", "anthropic", str(path))
     assert code == 1 and out.startswith(f"{path}: would be rejected:")
-    assert "  anthropic after repair: messages: text content blocks must be non-empty" in out.splitlines()
+    assert "  anthropic after repair: messages.0: use the top-level 'system' parameter for the initial system " \
+        "prompt; the directive-only form (content: [] with output_config) is accepted at any position" \
+        in out.splitlines()
 
 
 def test_the_target_is_asked_whatever_the_size(capsys: Any, tmp_path: Path) -> None:

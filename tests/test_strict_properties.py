@@ -33,7 +33,7 @@ from integrity.formats.container import serialize
 from integrity.loading import Transcript, TranscriptError
 from integrity.providers import PROVIDERS, validate
 from integrity.repair.strict import plan_strict
-from integrity.repair.views import blank_text, light_transcript
+from integrity.repair.views import light_transcript
 from integrity.report import view_from_report
 
 NOW = 1_700_000_000_000
@@ -157,27 +157,6 @@ def result_positions(report: Any) -> set[int]:
     return {entry.index for entry in report.view if entry.source == "durable"}
 
 
-BLANK_TEXT_RULES = frozenset({"empty_text_block", "whitespace_text_block", "empty_message_content"})
-"""Anthropic's empty-content rules (providers.anthropic.content_rules): the strict view does not leave out a
-blank text (docs/providers.md, Known gaps), so a view carrying one is refused for it, and `check` says so."""
-
-
-def left_blank(violation: Any, view: list[Any]) -> bool:
-    """The known gap: an Anthropic refusal of a blank text the view still carries (a message whose every text is
-    blank, or a blank text beside other parts: a Responses turn read as one message with its empty aborted item)."""
-    if violation.provider != "anthropic" or violation.rule not in BLANK_TEXT_RULES:
-        return False
-    for index in violation.canonical_indices or ():
-        content = view[index].get("content") if isinstance(view[index], dict) else None
-        if content == "" or content == [] or (isinstance(content, str) and content.isspace()):
-            return True
-        if isinstance(content, list) and any(isinstance(part, dict) and part.get("type") == "text"
-                                             and isinstance(part.get("text"), str) and blank_text(part["text"])
-                                             for part in content):
-            return True
-    return False
-
-
 def check_strict_guarantee(transcript: Transcript, provider: str) -> None:
     messages = transcript.messages
     before = copy.deepcopy(messages)
@@ -186,7 +165,7 @@ def check_strict_guarantee(transcript: Transcript, provider: str) -> None:
     where = f"{transcript.format} -> {provider}"
 
     # 1. The provider accepts the view (as a history; see docs/providers.md on Mistral).
-    violations = [v for v in validate(view, provider, transcript, history=True) if not left_blank(v, view)]
+    violations = validate(view, provider, transcript, history=True)
     assert violations == [], f"{where}: {[(v.rule, v.position, v.error) for v in violations]}"
 
     # 2. Idempotent: the view, planned again for the same provider, is left as it is.

@@ -156,7 +156,7 @@ class SparseView:
         """Make the view's message at `position` (a renamed one is made when its bones are asked) and give its
         letter."""
         assert self.made is not None
-        if type(entry) is Rewritten:
+        if type(entry) is Rewritten and not entry.blank:  # (bones hold no text: a blank one is made)
             self.made[position] = entry
             return codes[entry.index]
         if self.alike is not None:  # a merge of a renamed turn's frame carries its new ids

@@ -338,6 +338,7 @@ SPEC = ProviderSpec(
     needs_call_ids=True,
     role_rules=None,
     calls_close_turn=True,
+    refuses_blank_text=True,
     errors={
         "tool_use_unanswered": UNANSWERED,
         "tool_result_not_first": UNANSWERED,  # the API does not tell the two apart; our rule id does

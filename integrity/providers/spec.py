@@ -133,6 +133,11 @@ class ProviderSpec:
         another part of its turn (Anthropic's tool_use_not_last; DeepSeek Responses' function_call_unanswered for
         a call followed by a reasoning or message item), so the strict view planned for it sends a frame's calls
         after its other parts (LightTranscript.late_frames).
+    refuses_blank_text: its empty-content rules refuse a user or assistant message with no content, or a blank
+        text (Anthropic's content_rules, but for the request's last message when it is an assistant's), so the
+        strict view planned for it sends such messages without their blank texts, or leaves them out
+        (LightTranscript.blank_texts).  Only a provider of the request format formats.skeleton.BLANK_TEXT names
+        (a skeleton writes no text; tests/test_blank_text_repair.py holds it).
     """
 
     name: str
@@ -149,6 +154,7 @@ class ProviderSpec:
     model_prefixes: tuple[str, ...] = ()
     hosts_others: bool = False
     calls_close_turn: bool = False
+    refuses_blank_text: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "errors", MappingProxyType(dict(self.errors)))

@@ -115,12 +115,14 @@ class Rewritten(CarriedAsIs):
     ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
     arguments: call positions whose invalid arguments the view sends as {} (strict policy).
     calls_last: the frame's calls are sent after its other parts (LightTranscript.late_frames).
+    blank: the message is sent without its blank texts (LightTranscript.blank_texts).
     """
 
     index: int
     ids: Mapping[int, str]
     arguments: frozenset[int] = frozenset()
     calls_last: bool = False
+    blank: bool = False
 
 
 
@@ -378,7 +380,7 @@ def entry_message(entry: ViewEntry, durable: Callable[[int], Any], placeholder: 
     if type(entry) is int:
         return durable(entry)
     if isinstance(entry, Rewritten):
-        return rewrite_message(durable(entry.index), entry.ids, entry.arguments, entry.calls_last)
+        return rewrite_message(durable(entry.index), entry.ids, entry.arguments, entry.calls_last, entry.blank)
     if isinstance(entry, Synthesized):
         if entry.not_executed:
             return not_executed_message(entry.call_id, entry.tool_name, stamp())

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .views import is_call_part
+from .views import blank_text, is_call_part
 
 INTERRUPTED_MESSAGE = "This tool call was interrupted before a result was recorded."
 # Compact JSON with the reference's key order: what JSON.stringify produces.
@@ -94,13 +94,16 @@ def turn_message(role: str, text: str, timestamp: int) -> dict[str, Any]:
 
 
 def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
-                    arguments: frozenset[int] = frozenset(), calls_last: bool = False) -> dict[str, Any]:
+                    arguments: frozenset[int] = frozenset(), calls_last: bool = False, blank: bool = False
+                    ) -> dict[str, Any]:
     """A deep copy of a frame with some call ids replaced, or of a result with a new toolCallId.
 
     arguments: call positions whose invalid arguments the view sends as {} (the recorded text is left out
     of the copy's native fields, so no writer sends it again; the report keeps it).
     calls_last: the frame's toolCall parts go after its other parts, each run in its order (a provider that
     answers only the calls closing a turn refuses a call followed by text: Anthropic's tool_use_not_last).
+    blank: its blank text parts are left out (views.blank_text: a provider with empty-content rules refuses them;
+    LightTranscript.blank_texts).
     """
     copied = copy.deepcopy(message)
     if -1 in ids:
@@ -121,10 +124,18 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
                 if isinstance(native, dict):
                     native.pop("arguments", None)
             position += 1
+    if blank:
+        content = copied["content"] = [part for part in content if not _blank_part(part)]
     if calls_last:
         copied["content"] = [part for part in content if not _is_call(part)] + \
             [part for part in content if _is_call(part)]
     return copied
+
+
+def _blank_part(part: Any) -> bool:
+    """A text part whose text is blank (views.blank_content reads the same)."""
+    return isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str) \
+        and blank_text(part["text"])
 
 
 def _is_call(part: Any) -> bool:

@@ -46,6 +46,9 @@ class Plan:
     renamed_alike: the clean turns an order with stretches keeps in them though it renames their ids
         (entries.RenamedAlike); None when it has none (an order listing every message never has).
     calls_last: frames the view sends with their calls after their other parts (strict.calls_put_last).
+    dropped_blank: user and assistant messages left out because they hold nothing but blank text, or no content
+        (strict.blank_left_out: a provider with empty-content rules refuses them).
+    without_blank: messages the view sends without their blank texts (strict.blank_left_out).
     """
 
     __slots__ = (
@@ -67,6 +70,8 @@ class Plan:
         "settled",
         "renamed_alike",
         "calls_last",
+        "dropped_blank",
+        "without_blank",
     )
 
     def __init__(self, policy: str) -> None:
@@ -88,6 +93,8 @@ class Plan:
         self.settled: set[int] = set()
         self.renamed_alike: RenamedAlike | None = None
         self.calls_last: set[int] = set()
+        self.dropped_blank: list[int] = []
+        self.without_blank: set[int] = set()
 
     @property
     def notes(self) -> dict[int, Note]:

@@ -386,6 +386,40 @@ def calls_put_last(light: LightTranscript, provider: str | None) -> set[int]:
     return light.late_frames if light.late_frames and closes_turns_with_calls(provider) else set()
 
 
+def refuses_blank_text(provider: str | None) -> bool:
+    """Whether the provider's empty-content rules refuse blank text (ProviderSpec.refuses_blank_text).  Kept per
+    name, as id_rule."""
+    if provider is None:
+        return False
+    from ..providers import SPECS
+
+    found = SPECS.get(provider)
+    return found is not None and found.refuses_blank_text
+
+
+def blank_left_out(light: LightTranscript, provider: str | None) -> tuple[list[int], set[int]]:
+    """What the view planned for `provider` leaves out of the messages holding a blank text (light.blank_texts),
+    when the provider refuses blank text: (the messages left out, holding nothing else; the messages sent
+    without their blank texts).  The request's last message is spared when it is an assistant's without calls
+    (the empty-content rules spare the final assistant message, and the view ends with it too).  A blank text
+    carries nothing, so leaving it out loses nothing; a provider that combines consecutive messages of one role
+    (Anthropic) reads the messages on each side of one left out as one turn, as it would have."""
+    texts = light.blank_texts
+    if not texts or not refuses_blank_text(provider):
+        return [], set()
+    last = light.size - 1
+    whole: list[int] = []
+    parts: set[int] = set()
+    for index, nothing_else in sorted(texts.items()):
+        if index == last and light.roles[index] == "assistant" and index not in light.frames:
+            continue
+        if nothing_else:
+            whole.append(index)
+        else:
+            parts.add(index)
+    return whole, parts
+
+
 def refuses_some_id(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None) -> bool:
     """Whether the provider refuses some call id of the transcript (the view renames those for it)."""
     rule = id_rule(provider)
@@ -624,7 +658,10 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     renamed, made = _renames(light, provider, first_frame, stretches)
     settled, others = _settled(light, plan, answers, clean)
     late = plan.calls_last = calls_put_last(light, provider)
-    for index in late.intersection(settled):  # a view built by hand may call such a frame clean: it is rewritten
+    blank_out, without_blank = blank_left_out(light, provider)
+    # a frame sent otherwise than recorded is no settled turn: a view built by hand may call a late frame clean,
+    # and a clean turn's frame may hold a blank text
+    for index in settled & (late | without_blank) if late or without_blank else ():
         settled.discard(index)
         for position in range(len(frames[index])):
             others.setdefault((index, position), index + 1 + position)
@@ -648,11 +685,16 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         elif frame in light.empty_frames or frame in light.blank_frames:
             plan.dropped_frames.append(frame)
             plan.note_all(NoteCode.FRAME_EMPTY, (frame,))
+    if blank_out or without_blank:  # (an interrupted frame dropped above is not dropped again)
+        gone = set(plan.dropped_frames)
+        plan.dropped_blank = [index for index in blank_out if index not in gone]
+        plan.without_blank = without_blank - gone
 
     by_name = not _BY_NAME.isdisjoint(plan.note_codes())
     # (every call answered where it is, so no call is repaired: plan.repaired_tool_calls stays empty)
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
-                and not late and not renamed and not light.numeric_results and not by_name and not light.bad_arguments
+                and not plan.dropped_blank and not plan.without_blank and not late and not renamed
+                and not light.numeric_results and not by_name and not light.bad_arguments
                 and all(others.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() if index not in settled for position in range(len(calls)))
                 )
@@ -713,27 +755,33 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
     answered by the results right after it).  Stretches without unsettled frames or skipped messages are
     copied as ranges, which keeps a million-message repair fast (as one `range` entry each with stretches).
     by_id: every answer carries its call's id (pair_unique paired them), so none is rewritten for its id.
-    late: the frames sent with their calls after their other parts (calls_put_last).
+    late: the frames sent with their calls after their other parts (calls_put_last).  The messages the plan sends
+    without their blank texts (plan.without_blank) are rewritten, and those it leaves out for them skipped.
     """
     missing = plan.repaired_tool_calls
     frames = light.frames
     bad = light.bad_arguments
-    skip = set(answers.values()).union(plan.dropped_strays, plan.dropped_duplicates, plan.dropped_frames)
+    blank = plan.without_blank
+    skip = set(answers.values()).union(plan.dropped_strays, plan.dropped_duplicates, plan.dropped_frames,
+                                       plan.dropped_blank)
     order: list[Any] = []
     stretch = order.append if stretches else order.extend
     previous = 0
     keys = light.result_keys
     numeric = light.numeric_results
     plain = not renamed and not bad and not numeric  # no id or arguments changes: the usual view
-    for index in sorted(skip.union(frames.keys() - settled if settled else frames)):
+    for index in sorted(skip.union(frames.keys() - settled if settled else frames, blank)):
         if previous < index:
             stretch(range(previous, index))
         previous = index + 1
         calls = frames.get(index)
         if calls is None or index in skip:
+            if calls is None and index in blank and index not in skip:
+                order.append(Rewritten(index, {}, frozenset(), False, True))
             continue
         if plain:  # what the loop below does when nothing is renamed, without its per-call lookups
-            order.append(Rewritten(index, {}, frozenset(), True) if index in late else index)
+            order.append(Rewritten(index, {}, frozenset(), index in late, index in blank)
+                         if index in late or index in blank else index)
             for position, call in enumerate(calls):
                 answer = answers.get((index, position))
                 if answer is None:
@@ -747,8 +795,8 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
         ids = renamed.get(index) or {}
         invalid = frozenset(position for position in range(len(calls)) if (index, position) in bad) if bad \
             else frozenset()
-        last = index in late
-        order.append(Rewritten(index, ids, invalid, last) if ids or invalid or last else index)
+        last, cut = index in late, index in blank
+        order.append(Rewritten(index, ids, invalid, last, cut) if ids or invalid or last or cut else index)
         if index in alike:  # its results right after it, in call order
             previous = index + 1 + len(calls)
             for answer, call in enumerate(calls, index + 1):

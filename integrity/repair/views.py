@@ -114,6 +114,11 @@ class LightTranscript:
     late_frames: frames with a part that is no call after a call (part_after_call): a provider that answers only
         the calls closing a turn (ProviderSpec.calls_close_turn: Anthropic, DeepSeek Responses) refuses such a
         frame as recorded, so the strict view planned for it sends their calls after their other parts.
+    blank_texts: user and assistant messages holding a blank text (blank_content): index -> whether they hold
+        nothing else (no content at all, or blank texts alone).  A provider with empty-content rules
+        (ProviderSpec.refuses_blank_text: Anthropic) refuses them, so the strict view planned for it sends them
+        without their blank texts, or leaves them out.  None: not read (the fast reader leaves it to
+        pipeline.Loaded, which reads it only when such a provider is asked).
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
         them itself): the frames of clean turns, the first frame of every call id, and every frame and
@@ -125,7 +130,7 @@ class LightTranscript:
 
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
-                 "bad_arguments", "late_frames", "blank_frames")
+                 "bad_arguments", "late_frames", "blank_frames", "blank_texts")
 
     def __init__(
         self,
@@ -144,6 +149,7 @@ class LightTranscript:
         bad_arguments: dict[tuple[int, int], str] | None = None,
         late_frames: set[int] | None = None,
         blank_frames: set[int] | None = None,
+        blank_texts: dict[int, bool] | None = None,
     ) -> None:
         self.size = size
         self.roles = roles
@@ -160,6 +166,7 @@ class LightTranscript:
         self.bad_arguments = bad_arguments if bad_arguments is not None else {}
         self.late_frames = late_frames if late_frames is not None else set()
         self.blank_frames = blank_frames if blank_frames is not None else set()
+        self.blank_texts = blank_texts
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
@@ -249,7 +256,7 @@ class LightBuilder:
 
     __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops", "numeric_calls",
                  "numeric_results", "classifying", "sparse", "pending", "first_frame", "loose_ids", "clean_frames",
-                 "loose", "turn", "turn_frame", "want_at", "want", "bad_arguments", "late", "blank")
+                 "loose", "turn", "turn_frame", "want_at", "want", "bad_arguments", "late", "blank", "blank_texts")
 
     def __init__(self, clean: bool = True, sparse_names: bool = False) -> None:
         """clean: classify clean turns as they come (the strict planner's input; other policies skip it).
@@ -271,6 +278,7 @@ class LightBuilder:
         self.bad_arguments: dict[tuple[int, int], str] = {}
         self.late: set[int] = set()  # LightTranscript.late_frames
         self.blank: set[int] = set()  # LightTranscript.blank_frames
+        self.blank_texts: dict[int, bool] | None = None  # LightTranscript.blank_texts (None: not read)
         # Clean turns, classified as the messages come (see LightTranscript.clean): the first frame of
         # every call id, the ids of loose results so far, the clean turns found, the frames and
         # results outside them (loose), and the open turn: its frame and calls, the index its next
@@ -400,7 +408,7 @@ class LightBuilder:
             clean = None  # numeric ids and invalid arguments are written rewritten: no turn is clean
         return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
                                self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results, clean,
-                               self.bad_arguments, self.late, self.blank)
+                               self.bad_arguments, self.late, self.blank, self.blank_texts)
 
 
 def fresh_calls(calls: tuple[Any, ...], index: int, first: dict[str, int], loose_ids: set[Any]) -> bool:
@@ -448,6 +456,40 @@ def only_blank_text(content: Any) -> bool:
         and blank_text(part["text"]) for part in content)
 
 
+def blank_content(content: Any) -> bool | None:
+    """Whether a user or assistant message's content holds a blank text (blank_text: a string content, or a text
+    part): None when it does not; True when it holds nothing else, or no content at all ("" or []); False when
+    it holds other parts beside its blank texts.  What Anthropic's empty-content rules refuse
+    (providers.anthropic.content_rules), and what the strict view planned for it leaves out."""
+    if isinstance(content, str):
+        return True if not content or content.isspace() else None
+    if not isinstance(content, list):
+        return None
+    if not content:
+        return True
+    for part in content:  # (most messages: no blank text, one pass without a list made)
+        if type(part) is dict and part.get("type") == "text":
+            text = part.get("text")
+            if type(text) is str and (not text or text.isspace()):
+                break
+    else:
+        return None
+    return all(type(part) is dict and part.get("type") == "text" and type(part.get("text")) is str
+               and blank_text(part["text"]) for part in content)
+
+
+def blank_texts_of(messages: Sequence[Any]) -> dict[int, bool]:
+    """LightTranscript.blank_texts of some messages: index -> blank_content, for each user or assistant message
+    holding a blank text."""
+    found: dict[int, bool] = {}
+    for index, message in enumerate(messages):
+        if isinstance(message, dict) and message.get("role") in ("user", "assistant"):
+            blank = blank_content(message.get("content"))
+            if blank is not None:
+                found[index] = blank
+    return found
+
+
 def is_receipt(is_error: Any, details: Any) -> bool:
     """A toolResult is the runtime's interrupted receipt: isError true and the exact details marker."""
     return is_error is True and details_mark_interrupted(details)
@@ -462,14 +504,22 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
     """
     roles: list[Any] = []
     builder = LightBuilder(clean)
+    blank_texts = builder.blank_texts = {}
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             roles.append(None)
             continue
         role = message.get("role")
         roles.append(role if isinstance(role, str) else None)
-        if role == "assistant":
+        if role == "user":
+            blank = blank_content(message.get("content"))
+            if blank is not None:
+                blank_texts[index] = blank
+        elif role == "assistant":
             content = message.get("content")
+            blank = blank_content(content)
+            if blank is not None:
+                blank_texts[index] = blank
             calls = calls_in_content(content, numeric_ids)
             if calls:
                 builder.frame(index, calls, part_after_call(content))

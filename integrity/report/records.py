@@ -47,11 +47,14 @@ class Action(Record, kw_only=True):
     @property
     def shown_kind(self) -> RepairKind:
         """The kind a row shows for this message: its own kind, or for a message the view keeps in place (kept),
-        what the view's copy of it still changes: its calls put last, else its ids renamed."""
+        what the view's copy of it still changes: its calls put last, else its blank texts left out, else its ids
+        renamed."""
         if self.kind is not RepairKind.KEPT:
             return self.kind
         if NoteCode.CALLS_PUT_LAST in self.codes:
             return RepairKind.CALLS_LAST
+        if NoteCode.BLANK_TEXT_LEFT_OUT in self.codes:
+            return RepairKind.BLANK_TEXT
         return RepairKind.RENAMED if self.new_ids else RepairKind.KEPT
 
 
@@ -60,7 +63,8 @@ class DurableView(Record, CarriedAsIs, kw_only=True, tag_field="source", tag="du
 
     ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
     A frame whose action has the code `arguments_replaced` is carried with its invalid arguments sent as {}
-    (view_from_report finds which from the message itself), one whose action has `calls_put_last` with its
+    (view_from_report finds which from the message itself), one whose action has `blank_text_left_out` without its
+    blank texts, one whose action has `calls_put_last` with its
     calls after its other parts.
     """
 

@@ -38,7 +38,8 @@ CHUNK = 16384
 """Records per chunk: large enough that encoding a chunk costs what encoding the list whole would,
 small enough that a chunk's records are a few MB."""
 
-_DROPPED = (RepairKind.DROPPED_INTERRUPTED_FRAME, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_STRAY)
+_DROPPED = (RepairKind.DROPPED_INTERRUPTED_FRAME, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_STRAY,
+            RepairKind.DROPPED_BLANK)
 
 
 class Sections:
@@ -70,7 +71,8 @@ class Sections:
         self.moved: Moves = moves(light, plan, self.uses, places)
         dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
         special = {*plan.notes, *dropped[0], *dropped[1], *plan.dropped_duplicates, *plan.merged, *self.moved[0],
-                   *self.renames, *(frame for frame, _ in light.bad_arguments), *plan.calls_last}
+                   *self.renames, *(frame for frame, _ in light.bad_arguments), *plan.calls_last,
+                   *plan.dropped_blank, *plan.without_blank}
         # what the view does to each message it changes, and why (the messages kept in place with nothing
         # to say are all alike: their action is made without asking _change each time)
         self.changes = {index: _change(light, plan, dropped, self.moved, self.renames, index)
