@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from integrity import Analysis, Mark, ReceiptView, RepairKind, TurnView
-from integrity.repair.views import part_after_call
+from integrity.repair.views import blank_text, part_after_call
 
 from .safe_text import escape_json, neutralize
 from .theme import id_text, strike
@@ -36,10 +36,15 @@ def _clip(text: str, limit: int = PREVIEW_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+BLANK = "(blank text)"
+"""How a preview shows a text that is empty or only whitespace (integrity.repair.views.blank_text)."""
+
+
 def _text_of(content: Any) -> str:
-    """The human text of a message content (string or list of parts), for previews only."""
+    """The human text of a message content (string or list of parts), for previews only.  A text that is empty or
+    only whitespace shows as BLANK, so that the one a provider refuses (and the view leaves out) is seen."""
     if isinstance(content, str):
-        return content[: PREVIEW_CHARS * 4]
+        return BLANK if blank_text(content) else content[: PREVIEW_CHARS * 4]
     if not isinstance(content, list):
         return ""
     pieces = []
@@ -49,7 +54,7 @@ def _text_of(content: Any) -> str:
             if kind == "text":
                 text = part.get("text")
                 if type(text) is str:
-                    pieces.append(text[: PREVIEW_CHARS * 2])
+                    pieces.append(BLANK if blank_text(text) else text[: PREVIEW_CHARS * 2])
             elif kind == "thinking":
                 text = part.get("thinking")
                 if type(text) is str:

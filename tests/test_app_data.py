@@ -145,6 +145,21 @@ def test_previews_are_short_single_lines_even_for_huge_messages() -> None:
     assert preview(["not", "a", "dict"]).startswith("['not'")
 
 
+def test_a_blank_text_is_seen_in_a_preview_and_gone_from_the_view_sent_to_anthropic() -> None:
+    """A text that is empty or only whitespace would show as nothing: the preview names it, so the row of a
+    message the view sends without it (blank text left out) shows what changed."""
+    frame = {"role": "assistant", "stopReason": "toolUse", "content": [
+        {"type": "text", "text": ""}, {"type": "toolCall", "id": "c1", "name": "f", "arguments": {}}]}
+    assert preview(frame) == "assistant → f#c1: (blank text)"
+    assert preview({"role": "user", "content": " \n"}) == "user: (blank text)"
+    assert preview({"role": "user", "content": [{"type": "text", "text": " ok "}]}) == "user:  ok "
+    messages = [{"role": "user", "content": "go"}, frame,
+                {"role": "toolResult", "toolCallId": "c1", "toolName": "f", "content": [], "isError": False},
+                {"role": "user", "content": "next"}]
+    analysis = analyze(load(json.dumps(messages).encode(), "t.pi-ai.json"), "strict", provider="anthropic")
+    assert preview(analysis.view[1]) == "assistant → f#c1"
+
+
 def test_verdict_rows_accept_objects_or_dicts_and_an_empty_mapping() -> None:
     analysis = analyze(load((ROOT / "sample_transcripts" / "healthy.pi-ai.json").read_bytes()))
     analysis.verdicts = {}
