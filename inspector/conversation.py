@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from integrity import Analysis, ReceiptView, RepairKind, TurnView, facts
+from integrity.repair.views import blank_text
 
 from .rows import Row, rows_by_side
 from .safe_text import neutralize
@@ -146,6 +147,12 @@ def _arguments(arguments: Any) -> str:
     return _pretty(arguments)
 
 
+def _blank(text: str) -> str:
+    """A user's or assistant's text that is empty or only whitespace, shown as such (it would show as nothing):
+    what Anthropic refuses, and the view planned for it leaves out (blank text left out)."""
+    return f"(blank text {json.dumps(text)})"
+
+
 def _part_text(part: Any, result: bool) -> str:
     if isinstance(part, str):
         return readable_text(part) if result else part
@@ -153,7 +160,8 @@ def _part_text(part: Any, result: bool) -> str:
         return _pretty(part)
     kind = part.get("type")
     if kind == "text" and isinstance(part.get("text"), str):
-        return readable_text(part["text"]) if result else part["text"]
+        text = part["text"]
+        return readable_text(text) if result else _blank(text) if blank_text(text) else text
     if kind == "thinking" and isinstance(part.get("thinking"), str):
         return "(thinking)\n" + part["thinking"]
     if kind == "toolCall":
@@ -173,7 +181,7 @@ def message_text(message: Any) -> str:
     content = message.get("content")
     result = message.get("role") == "toolResult"
     if isinstance(content, str):
-        pieces = [readable_text(content) if result else content]
+        pieces = [readable_text(content) if result else _blank(content) if blank_text(content) else content]
     elif isinstance(content, list):
         pieces = [_part_text(part, result) for part in content]
     elif content is None:

@@ -381,3 +381,15 @@ def test_an_opaque_entry_shows_what_it_holds() -> None:
     output = {"type": "function_call_output", "call_id": "call_1", "output": "42"}
     body = body_of({"role": "opaque", "format": "openai-responses", "value": output})
     assert "function_call_output" in body.head and "call_1" in body.head and "(empty)" not in body.head
+
+
+def test_a_blank_text_is_shown_as_such_not_as_nothing() -> None:
+    """A user's or assistant's text that is empty or only whitespace (what Anthropic refuses, and the view planned
+    for it leaves out) is named with its exact characters; a tool result's text is shown as it is."""
+    from inspector.conversation import message_text
+
+    frame = {"role": "assistant", "content": [{"type": "text", "text": "\n\n"},
+                                              {"type": "toolCall", "id": "c1", "name": "f", "arguments": {}}]}
+    assert message_text(frame).startswith('(blank text "\\n\\n")\n\n→ call f (id c1)')
+    assert message_text({"role": "user", "content": ""}) == '(blank text "")'
+    assert message_text({"role": "toolResult", "content": [{"type": "text", "text": " "}]}) == " "
