@@ -744,8 +744,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
         _error(f"error: {error}")
         return EXIT_UNREADABLE
     try:
-        units, data = _load_file(args.file, args, allow_fast=args.report is None and args.provider is None,
-                                 writes=True)
+        units, data = _load_file(args.file, args, allow_fast=args.report is None, writes=True)
         chosen = _repair_unit(units, args)
     except TranscriptError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -762,10 +761,20 @@ def cmd_repair(args: argparse.Namespace) -> int:
     report: Any = None
     notes: list[str] = []
     still_rejected = False
-    if loaded.fast is not None:
+    if loaded.fast is not None:  # (a pi-ai file: every message the view keeps as it is keeps its bytes)
         from ._bulk.fast_read import write_fast
 
-        plan = _plan(loaded.fast.light, args.policy, stretches=True)  # only write_fast reads its order
+        if args.provider:  # the verdict check gives, and the view planned for the provider as check plans it
+            from .pipeline import check_unit
+
+            said = check_unit(loaded, provider=args.provider, policy=args.policy, now=now).providers[args.provider]
+            print("\n".join(_verdict_lines(said)), file=sys.stderr)
+            still_rejected = not said.accepted_after_repair
+        # only write_fast reads its order: stretches, but for a provider that renames ids (turns renamed alike
+        # ride in the stretches as the plan's renamed_alike, which write_fast does not read)
+        plan = _plan(loaded.fast.light, args.policy, args.provider, stretches=True)
+        if plan.renamed_alike is not None:
+            plan = _plan(loaded.fast.light, args.policy, args.provider)
         empty = plan.changed and plan.order is not None and not plan.order
 
         def produce(out: BinaryIO) -> None:

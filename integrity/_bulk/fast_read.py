@@ -990,8 +990,11 @@ def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Bi
     """Write the view in the file's own container; kept messages byte for byte.
 
     An unchanged transcript is written back exactly as read.  Returns the
-    timestamps given to synthesized receipts and turns, in view order (for the report).
+    timestamps given to synthesized receipts and turns, in view order (for the report).  A plan whose
+    stretches carry turns renamed alike (plan.renamed_alike) is refused: their new ids are not in its order.
     """
+    if plan.renamed_alike is not None:
+        raise ValueError("write_fast writes an order that lists its renamed messages: plan it without stretches")
     try:
         return _write(fast, plan, now, out)
     except TranscriptError as error:  # the file changed between the passes: nothing is written
