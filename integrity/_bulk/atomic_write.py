@@ -238,6 +238,9 @@ def _named_then_made(target: Target, folder: str, name: str) -> int:
             return _create(target.temporary)
         except FileExistsError:
             target.temporary = ""
+        except OSError as error:  # (a folder that takes no new file: /proc, a read-only mount) the error names
+            target.temporary = ""  # the folder, not the target, which may well exist
+            raise OSError(error.errno, f"cannot make a new file in {folder} ({error.strerror or error})") from None
     raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
 
 
