@@ -129,8 +129,10 @@ _TEMPLATES: dict[NoteCode, Any] = {
         "tool name (as Gemini pairs by order); the view sends it with the call's id"),
     NoteCode.RESULT_PAIRED_BY_ORDER: lambda p: (
         f"answers call {p['call_id']!r} of frame #{p['frame']}, the first call of the frame before it without an "
-        "answer: this result names neither a call id nor a tool (a Chat tool message names none), so it pairs by "
-        "order (as Gemini does); the view sends it with the call's id"),
+        + ("answer: this result names neither a call id nor a tool (a Chat tool message names none), so it pairs by "
+           "order (as Gemini does); the view sends it with the call's id" if not p.get("result_id") else
+           f"answer and without an id: no call has this result's id {p['result_id']!r} and it names no tool (a Chat "
+           "tool message names none), so it pairs by order; the view sends both with the call's new id")),
     NoteCode.RECEIPT_REPLACED_BY_REAL: lambda p: (
         f"interrupted receipt for call {_call_label(p)} replaced by the real result recorded later (#{p['real']})"),
     NoteCode.SECOND_RESULT: lambda p: f"a second result for call {_call_label(p)}; the first (#{p['kept']}) is kept",

@@ -304,3 +304,39 @@ def test_a_third_result_without_an_id_or_a_name_after_two_answered_calls_is_a_la
     [action] = [a for a in report.actions if a.durable_index == 4]
     assert action.kind == "dropped_duplicate" and action.kept_instead == 2
     check_every_real_result_kept(messages, report, "later result")
+
+
+CHAT_CALL_WITHOUT_ID = [  # a Chat request whose writer saved the call without an id (the result names one, or none)
+    {"role": "user", "content": "weather?"},
+    {"role": "assistant", "content": None,
+     "tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]},
+    {"role": "tool", "content": "72F"},
+    {"role": "assistant", "content": "72F"}]
+
+
+@pytest.mark.parametrize(("call_id", "result_id"), [(None, None), ("missing", "missing"), ("missing", "abcDEF123")],
+                         ids=["both-null", "both-missing", "call-missing-result-named"])
+@pytest.mark.parametrize("provider", ["openai-chat", "mistral", "deepseek"])
+def test_a_chat_call_saved_without_an_id_keeps_its_call_and_its_real_result(
+        call_id: Any, result_id: Any, provider: str, tmp_path: Path) -> None:
+    """Found by review: the call was read as no call at all, so its real result was dropped as a stray, repair
+    exited 0 and the written file held no call and no result.  The strict reading takes a null or missing call
+    id as an empty one: the view sends the call with a new id and its result (paired by order: a Chat tool
+    message names no tool) with the same one.  Both keep their schema findings."""
+    messages = json.loads(json.dumps(CHAT_CALL_WITHOUT_ID))
+    if call_id is None:
+        messages[1]["tool_calls"][0]["id"] = None
+    if result_id != "missing":
+        messages[2]["tool_call_id"] = result_id
+    path = tmp_path / "request.openai-chat.json"
+    path.write_text(json.dumps({"model": "x", "messages": messages}))
+    analysis = analyze(load(path.read_bytes(), str(path)), "strict", now, provider)
+    assert analysis.report.summary.calls == 1 and analysis.report.summary.strays_dropped == 0
+    [pairing] = analysis.report.pairings
+    assert pairing.answered_by == 2
+    out = tmp_path / "out.json"
+    assert main(["repair", "--provider", provider, str(path), "-o", str(out)]) == 0
+    written = json.loads(out.read_text())["messages"]
+    new_id = written[1]["tool_calls"][0]["id"]
+    assert new_id and written[2] == {"role": "tool", "tool_call_id": new_id, "content": "72F"}
+    assert validate(load(out.read_bytes(), str(out)).messages, provider, history=True) == []

@@ -178,8 +178,11 @@ def _pair_early(light: LightTranscript, plan: Plan, answers: dict[Slot, int], op
             if unanswered is None:
                 unanswered = _Unanswered(light, answers, turns)
             named = unanswered.nearest(light, answers, index)
-            by_order = named is None and key == "" and not light.result_names.get(index)
-            if by_order:  # no id and no tool name (a Chat tool message names none): the order is all there is
+            by_order = named is None and not light.result_names.get(index)
+            if by_order and key != "":  # an id no call has, and no tool name, after a frame whose call has no id
+                named = unanswered.in_order(light, answers, index, idless=True)  # (a Chat writer lost the call's)
+                by_order = named is not None
+            elif by_order:  # no id and no tool name (a Chat tool message names none): the order is all there is
                 named = unanswered.in_order(light, answers, index)
                 answered = None if named is not None else unanswered.answered_in_order(light, answers, index)
                 if answered is not None:  # every call of the frame before it is answered: a later result
@@ -266,14 +269,18 @@ class _Unanswered:
                     if call.id == "":
                         self.idless.setdefault(call.name, []).append((index, position))
 
-    def in_order(self, light: LightTranscript, answers: dict[Slot, int], index: int) -> Slot | None:
+    def in_order(self, light: LightTranscript, answers: dict[Slot, int], index: int, idless: bool = False
+                 ) -> Slot | None:
         """For a result with neither an id nor a tool name: the first unanswered call of the latest frame
-        before it (as Gemini pairs by order), or None when that frame has none."""
+        before it (as Gemini pairs by order), or None when that frame has none.  idless: only a call without an
+        id (for a result whose id no call has: the call's was lost, not the result's)."""
         frame = max((at for at in light.frames if at < index), default=None)
         if frame is None:
             return None
-        return next(((frame, position) for position in range(len(light.frames[frame]))
-                     if (frame, position) not in answers and (frame, position) in self.open), None)
+        calls = light.frames[frame]
+        return next(((frame, position) for position in range(len(calls))
+                     if (frame, position) not in answers and (frame, position) in self.open
+                     and (not idless or calls[position].id == "")), None)
 
     def answered_in_order(self, light: LightTranscript, answers: dict[Slot, int], index: int) -> Slot | None:
         """For a result with neither an id nor a tool name after every call of the latest frame before it is

@@ -56,11 +56,12 @@ def numeric_id(value: Any) -> str | None:
 
 def is_call_part(part: Any, numeric_ids: bool = False) -> bool:
     """A content part the engine counts as a tool call: typed toolCall with a string name and a
-    string id (or, numeric_ids, a numeric one).  Call positions count these parts only."""
+    string id (or, numeric_ids, the strict reading: a numeric one, or none at all: null or missing, read as an
+    empty id, as a result naming no call is).  Call positions count these parts only."""
     if not isinstance(part, dict) or part.get("type") != "toolCall" or not isinstance(part.get("name"), str):
         return False
     call_id = part.get("id")
-    return isinstance(call_id, str) or (numeric_ids and numeric_id(call_id) is not None)
+    return isinstance(call_id, str) or (numeric_ids and (call_id is None or numeric_id(call_id) is not None))
 
 
 class Call:
@@ -187,7 +188,9 @@ def loose_results(light: LightTranscript) -> Iterable[int]:
 
 def calls_in_content(content: Any, numeric_ids: bool = False) -> tuple[Call, ...]:
     """Tool calls in an assistant content list: parts typed toolCall with string id and name
-    (numeric_ids: a numeric id counts too, read as its text; see numeric_id)."""
+    (numeric_ids: a numeric id counts too, read as its text, see numeric_id; and a null or missing one, read as
+    "": a call without an id, which the strict view sends with a new one and pairs by its tool or by order, as a
+    Chat writer that saved no id still means its next tool message to answer it)."""
     if not isinstance(content, list):
         return ()
     calls = []
@@ -199,7 +202,7 @@ def calls_in_content(content: Any, numeric_ids: bool = False) -> tuple[Call, ...
                 if isinstance(call_id, str):
                     calls.append(Call(call_id, name))
                 elif numeric_ids:
-                    text = numeric_id(call_id)
+                    text = "" if call_id is None else numeric_id(call_id)
                     if text is not None:
                         calls.append(Call(text, name))
     return tuple(calls)
@@ -536,11 +539,11 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
 
 
 def _numeric_slots(builder: LightBuilder, index: int, content: Any) -> None:
-    """Record which call positions of a frame carry a numeric id."""
+    """Record which call positions of a frame carry a numeric id (not a null or missing one: an empty id)."""
     position = 0
     for part in content:
         if is_call_part(part, True):
-            if not isinstance(part["id"], str):
+            if numeric_id(part.get("id")) is not None:
                 builder.numeric_calls.add((index, position))
             position += 1
 
