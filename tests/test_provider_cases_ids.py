@@ -190,9 +190,17 @@ def _too_long(index: int, block: int, field: str) -> str:
 
 
 def test_bedrock_refuses_a_tool_use_id_over_64_characters_with_aws_text() -> None:
-    found = _said(validate_native(_converse(LONG)["messages"], "bedrock", ids=True))
-    assert found == [("tool_use_id_too_long", "messages.1.content.1", _too_long(2, 2, "toolUse")),
-                     ("tool_result_id_too_long", "messages.2.content.0", _too_long(3, 1, "toolResult"))]
+    """AWS answers a request's validation failures with one message: their count, then each clause joined by
+    "; " (BerriAI/litellm#34239 quotes "4 validation errors detected: Value at 'messages.4.member.content.2.
+    member.toolUse.toolUseId' ...; Value at ..."; one alone reads "1 validation error detected: ...")."""
+    found = validate_native(_converse(LONG)["messages"], "bedrock", ids=True)
+    assert _said(found) == [("tool_use_id_too_long", "messages.1.content.1",
+                             "2 validation errors detected: " + _too_long(2, 2, "toolUse") + "; "
+                             + _too_long(3, 1, "toolResult"))]
+    assert found[0].native_indices == [1, 2] and found[0].call_ids == [LONG, LONG]
+    one = [v for v in validate_native(_converse(LONG)["messages"][:2], "bedrock", ids=True) if v.rule.endswith("long")]
+    assert _said(one) == [
+        ("tool_use_id_too_long", "messages.1.content.1", "1 validation error detected: " + _too_long(2, 2, "toolUse"))]
     assert validate_native(_converse("x" * 64)["messages"], "bedrock", ids=True) == []
 
 
@@ -203,7 +211,8 @@ def test_bedrock_takes_the_recorded_ids_with_dots_and_colons() -> None:
 def test_check_and_repair_toward_bedrock_rename_a_long_id(tmp_path: Path) -> None:
     source = _file(tmp_path, _converse(LONG))
     lines = run("check", "--provider", "bedrock", source).stdout.decode().splitlines()
-    assert f"  bedrock as recorded: messages.1.content.1: {_too_long(2, 2, 'toolUse')}" in lines, lines
+    assert f"  bedrock as recorded: messages.1.content.1: 2 validation errors detected: {_too_long(2, 2, 'toolUse')}; "\
+        f"{_too_long(3, 1, 'toolResult')}" in lines, lines
     assert "  bedrock after repair: accepted" in lines, lines
     out = tmp_path / "out.json"
     assert run("repair", "--provider", "bedrock", source, "-o", out, "--now", "0").code == 0
@@ -222,7 +231,7 @@ def test_check_and_repair_toward_bedrock_rename_a_long_id(tmp_path: Path) -> Non
 def test_every_path_refuses_a_long_id_toward_bedrock(ids: list[str]) -> None:
     said = _verdicts(_transcript(ids), "bedrock")
     before, after = said["general"]
-    assert [rule for rule, _, _ in before] == ["tool_use_id_too_long", "tool_result_id_too_long"]
+    assert [rule for rule, _, _ in before] == ["tool_use_id_too_long"]
     assert after == []
     assert said["sparse"] == said["bones"] == said["general"]
 

@@ -48,7 +48,8 @@ def bedrock(use_id: str, result_id: str | None = None) -> list[dict[str, Any]]:
 
 
 PATTERN = "String should match pattern '^[a-zA-Z0-9_-]+$'"
-BEDROCK_LONG = ("Value at 'messages.{index}.member.content.1.member.{field}.toolUseId' failed to satisfy constraint: "
+BEDROCK_LONG = ("1 validation error detected: "
+                "Value at 'messages.{index}.member.content.1.member.{field}.toolUseId' failed to satisfy constraint: "
                 "Member must have length less than or equal to 64")
 LONG_41 = "c" * 41
 LONG_65 = "r" * 65

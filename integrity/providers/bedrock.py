@@ -45,12 +45,15 @@ EXCEEDS = (
 
 ID_LIMIT = 64
 """The longest toolUseId Converse takes (botocore's model, shape ToolUseId: max 64; seen refused above it)."""
-TOO_LONG = (
+TOO_LONG_CLAUSE = (
     "Value at 'messages.{index}.member.content.{block}.member.{field}.toolUseId' failed to satisfy constraint: "
     "Member must have length less than or equal to 64"
 )
-"""AWS's validation text (one clause of its message; several are joined by "; " after "N validation errors
-detected: "): `index` and `block` count from 1, `field` is toolUse or toolResult."""
+"""One clause of AWS's validation message: `index` and `block` count from 1, `field` is toolUse or toolResult."""
+TOO_LONG = "{count} validation {errors} detected: " + TOO_LONG_CLAUSE + "{others}"
+"""AWS's one message for a request's validation failures: "1 validation error detected: " and the clause, or
+"N validation errors detected: " and the N clauses joined by "; " (BerriAI/litellm#34239 quotes four;
+genkit-ai/aws-bedrock-js-plugin#43 one).  validate_ids gives it once, for every too long id of the request."""
 _ID_RULES = {"toolUse": "tool_use_id_too_long", "toolResult": "tool_result_id_too_long"}
 
 
@@ -133,8 +136,12 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
 
 def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """toolUseIds over ID_LIMIT characters, of `toolUse` and `toolResult` blocks alike, in request order (AWS checks
-    the request's shape before any rule on its turns, so the positions are the request's own)."""
-    found: list[Violation] = []
+    the request's shape before any rule on its turns, so the positions are the request's own): one violation,
+    as AWS answers with one message listing them all (TOO_LONG), named by the first (its rule and position)."""
+    clauses: list[str] = []
+    first: tuple[str, str] | None = None
+    indices: list[int] = []
+    ids: list[str] = []
     for index, message in enumerate(messages):
         for block_index, block in enumerate(_blocks(message)):
             if not isinstance(block, dict):
@@ -143,11 +150,17 @@ def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Viol
                 inner = block.get(field)
                 value = inner.get("toolUseId") if isinstance(inner, dict) else None
                 if isinstance(value, str) and len(value) > ID_LIMIT:
-                    found.append(Violation(
-                        provider=provider, rule=rule, position=f"messages.{index}.content.{block_index}",
-                        native_indices=[index], call_ids=[value],
-                        error=TOO_LONG.format(index=index + 1, block=block_index + 1, field=field)))
-    return found
+                    clauses.append(TOO_LONG_CLAUSE.format(index=index + 1, block=block_index + 1, field=field))
+                    first = first or (rule, f"messages.{index}.content.{block_index}")
+                    if not indices or indices[-1] != index:
+                        indices.append(index)
+                    ids.append(value)
+    if first is None:
+        return []
+    count = len(clauses)
+    error = f"{count} validation {'error' if count == 1 else 'errors'} detected: " + "; ".join(clauses)
+    return [Violation(provider=provider, rule=first[0], position=first[1], native_indices=indices, call_ids=ids,
+                      error=error)]
 
 
 SPEC = ProviderSpec(
