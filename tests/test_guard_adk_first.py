@@ -115,3 +115,62 @@ def test_a_plugin_sends_what_the_guard_sends_without_the_one_part_repair(history
         assert (sent is None) == (expected is None)
         if sent is not None:
             assert _same_model(sent, expected)
+
+
+def test_the_column_search_for_restored_calls_answers_what_reading_each_content_answers() -> None:
+    """The ADK plugin looks in its request for a copy of each call it restores (so a repaired request is never
+    repaired twice).  Toward Gemini (calls without ids) it answers from the request's Contents key
+    (adk_columns.missing_in_key), and makes the restored request's key from the one it has (spliced): both
+    must answer what reading every content answers, and what keying the new request makes, on random
+    requests of every id shape (none, empty, ADK's own, shared arguments, parts holding a call and a
+    response, replaced and inserted contents)."""
+    import random
+
+    from google.genai import types
+
+    from integrity.guards import _fast, adk_columns
+
+    rnd = random.Random(16)
+    arguments = [{"q": number} for number in range(5)]
+
+    def part() -> Any:
+        draw = rnd.random()
+        if draw < 0.35:
+            return types.Part(function_call=types.FunctionCall(
+                id=rnd.choice([None, "", "c1", "c2", "adk-c3", "c4"]), name=rnd.choice(["f", "g"]),
+                args=rnd.choice([*arguments, None])))
+        if draw < 0.7:
+            return types.Part(function_response=types.FunctionResponse(
+                id=rnd.choice([None, "", "c1", "adk-c3", "c5"]), name="f", response={"r": 1}))
+        if draw < 0.8:
+            return types.Part(function_call=types.FunctionCall(id="c2", name="f"),
+                              function_response=types.FunctionResponse(id="c9", name="f"))
+        return types.Part(text=rnd.choice(["a", " ", ""]), thought=rnd.choice([None, True]))
+
+    def content() -> Any:
+        parts = [part() for _ in range(rnd.choice([1, 1, 2, 3]))]
+        return types.Content(role=rnd.choice(["user", "model"]), parts=parts)
+
+    for _ in range(1500):
+        contents = [content() for _ in range(rnd.randint(1, 14))]
+        calls = {call_id: types.FunctionCall(id=call_id, name=rnd.choice(["f", "g"]),
+                                             args=rnd.choice([*arguments, None]))
+                 for call_id in rnd.sample(["c1", "c2", "adk-c3", "c4", "c7"], rnd.randint(1, 3))}
+        shared = {id(call.args): (call_id, call.name) for call_id, call in calls.items() if call.args is not None}
+        read = adk_columns._missing_read(contents, set(calls), shared)
+        found = adk_columns.missing_in_key(_fast._content_key(contents), set(calls), shared)
+        assert found is None or found == read
+        assert adk_columns.missing(contents, calls)[:2] == read
+        replaced = {at: content() for at in rnd.sample(range(len(contents)), rnd.randint(0, min(2, len(contents))))}
+        inserted = {at: [content() for _ in range(rnd.randint(1, 2))]
+                    for at in rnd.sample(range(len(contents) + 1), rnd.randint(0, 2))}
+        after = list(contents)
+        for at, made in replaced.items():
+            after[at] = made
+        for at in sorted(inserted, reverse=True):
+            after[at:at] = inserted[at]
+        made_key = adk_columns.spliced(_fast._content_key(contents), replaced, inserted)
+        keyed = _fast._content_key(after)
+        assert made_key is not None
+        assert all(len(got) == len(want) and all(a is b for a, b in zip(got, want, strict=True))
+                   for got, want in zip(made_key[:7], keyed[:7], strict=True))

@@ -207,7 +207,8 @@ class RequestGuard:
     def guard_objects(self, objects: Sequence[Any], objects_format: str, dump: Callable[[list[Any]], list[Any]],
                       format: str, target: str | None, scanned: tuple[bool, int, list[str]] | None = None,
                       memo: HealthyMemo | None = None, build: Callable[[Any], Any] | None = None,
-                      envelope: dict[str, Any] | None = None, distinct_ids: bool = False) -> list[Any] | None:
+                      envelope: dict[str, Any] | None = None, distinct_ids: bool = False,
+                      key: Sequence[Any] | None = None) -> list[Any] | None:
         """`guard` for a runtime's message objects (LangChain messages, ADK Contents), which `dump` turns
         into `format`'s dicts: the quick pass reads the objects themselves, and only the entries from its
         cut on are dumped (the whole request only when the repair must see it whole, to rename ids).  In
@@ -221,10 +222,12 @@ class RequestGuard:
         envelope: as for `guard` (the objects then go to the full check whole, dumped, without the memo).
         distinct_ids: the runtime's client sends only the first of calls sharing an id (langchain-openai's
         Responses input), so a request the engine finds healthy is still sent repaired when the repair renames
-        ids: the view's new ids keep every call on the wire (the quick pass never passes a reused id)."""
+        ids: the view's new ids keep every call on the wire (the quick pass never passes a reused id).
+        key: the objects' key for the memo (`_fast._KEYS`), when the guard made it reading them (see
+        HealthyMemo.first)."""
         try:
             count, found = self._objects_found(objects, objects_format, dump, format, target, scanned, memo, build,
-                                               envelope, distinct_ids)
+                                               envelope, distinct_ids, key)
         except Exception:  # noqa: BLE001 - turning the runtime's objects into dicts and back, or the memo: the
             # guard must not become the reason a model call fails (the pipeline's own errors are _guarded's)
             self.logger.exception("integrity guard [%s]: request not checked (an error in the guard)", self.runtime)
@@ -234,8 +237,8 @@ class RequestGuard:
     def _objects_found(self, objects: Sequence[Any], objects_format: str, dump: Callable[[list[Any]], list[Any]],
                        format: str, target: str | None, scanned: tuple[bool, int, list[str]] | None,
                        memo: HealthyMemo | None, build: Callable[[Any], Any] | None,
-                       envelope: dict[str, Any] | None, distinct_ids: bool = False
-                       ) -> tuple[int, tuple[int, Any, list[Any] | None] | None]:
+                       envelope: dict[str, Any] | None, distinct_ids: bool = False,
+                       key: Sequence[Any] | None = None) -> tuple[int, tuple[int, Any, list[Any] | None] | None]:
         """guard_objects' work: (how many entries the request has, what `_sent` is given: see _guarded)."""
         if envelope and objects and _draws_on_storage(format, envelope, objects):
             given = list(objects)
@@ -247,11 +250,11 @@ class RequestGuard:
                                                 if build is not None and type(entry) is dict else entry
                                                 for entry in stored[2]]
             return len(given), stored
-        again = memo.repeat(objects, objects_format, target) if memo is not None and memo.repairs else None
+        again = memo.repeat(objects, objects_format, target, key) if memo is not None and memo.repairs else None
         if again is not None:  # a request that starts with the last one repaired (its scan, if made, said so)
             return len(objects), (0, again[1], again[0])
         if scanned is None:
-            scanned = (True, 0, []) if not objects else memo.scan(objects, objects_format, target) \
+            scanned = (True, 0, []) if not objects else memo.scan(objects, objects_format, target, key) \
                 if memo is not None else scan(objects, objects_format, target)
         healthy, cut, before_cut = scanned
         if healthy:

@@ -278,10 +278,11 @@ _KEYS: dict[str, tuple[Callable[[Sequence[Any]], tuple[Any, ...]], Callable[[Any
 entries themselves, by identity)."""
 
 
-def _starts_with(format: str, known: Sequence[Any], count: int, entries: Sequence[Any]
-                 ) -> tuple[bool, Sequence[Any] | None]:
+def _starts_with(format: str, known: Sequence[Any], count: int, entries: Sequence[Any],
+                 whole: Sequence[Any] | None = None) -> tuple[bool, Sequence[Any] | None]:
     """Whether `entries` starts with the `count` entries whose key is `known` (see HealthyMemo), and the key
-    of `entries` when reading it took one (None: `_key` makes it)."""
+    of `entries` when reading it took one (None: `_key` makes it); whole: the key of `entries`, when the
+    caller has it."""
     if format in _BY_VALUE:
         prefix = entries[:count]
         return (prefix if type(prefix) is list else list(prefix)) == known, None
@@ -289,10 +290,11 @@ def _starts_with(format: str, known: Sequence[Any], count: int, entries: Sequenc
     if keyed is None:
         return all(map(operator.is_, known, entries)), None
     key, same = keyed
-    try:
-        whole = key(entries)
-    except (AttributeError, TypeError):
-        return False, None
+    if whole is None:
+        try:
+            whole = key(entries)
+        except (AttributeError, TypeError):
+            return False, None
     return same(known, whole), whole
 
 
@@ -342,25 +344,27 @@ class HealthyMemo:
         remembered healthy prefix when the request starts with it."""
         return self.scan(entries, format, target)[0]
 
-    def scan(self, entries: Sequence[Any], format: str, target: str | None) -> tuple[bool, int, list[str]]:
+    def scan(self, entries: Sequence[Any], format: str, target: str | None, key: Sequence[Any] | None = None
+             ) -> tuple[bool, int, list[str]]:
         """What scan(entries, format, target) answers (a guard hands the cut to its repair, so a request
         that is not plainly healthy is not read twice), reading only the entries after the remembered
-        healthy prefix when the request starts with it."""
-        return self.first(entries, format, target, False)  # type: ignore[return-value]  # (never None so)
+        healthy prefix when the request starts with it.  key: as for `first`."""
+        return self.first(entries, format, target, False, key)  # type: ignore[return-value]  # (never None so)
 
-    def first(self, entries: Sequence[Any], format: str, target: str | None, repeats: bool = True
-              ) -> tuple[bool, int, list[str]] | None:
+    def first(self, entries: Sequence[Any], format: str, target: str | None, repeats: bool = True,
+              key: Sequence[Any] | None = None) -> tuple[bool, int, list[str]] | None:
         """A guard's first step on a request: the quick pass (`scan`), which answers a healthy request at
         the cost of one pass and no copy; None while a repair is remembered, so the guard tries that first
         (RequestGuard.guard_objects: `repeat`, then the pass), rather than a pass that would read the whole
         request up to the defect only to find it broken again.  repeats=False: the pass whatever is
         remembered (`scan`).  (The pass is written here, not in `scan`: every model call of a running
-        agent comes through here, and this spares it a call.)"""
+        agent comes through here, and this spares it a call.)  key: the entries' key (`_KEYS`), when the guard
+        made it reading them for itself (the ADK plugin, looking in its request for the calls it restores), so
+        it is not made twice."""
         if repeats and self._repaired is not None:
             return None
         if target not in FAST_TARGETS or (format not in _READERS and format not in _PASSES):  # (_has_pass)
             return False, 0, []
-        key: Sequence[Any] | None = None
         with self._lock:  # the remembered state is carried on in place (no copy), one request at a time
             last = self._last
             if last is not None and last[0] == format and last[1] == target and len(entries) >= last[2]:
@@ -390,7 +394,7 @@ class HealthyMemo:
                         if not kept:  # the remembered request as it was (and an error raised as it was)
                             del known[count:]
                 else:
-                    matched, key = _starts_with(format, last[3], count, entries)
+                    matched, key = _starts_with(format, last[3], count, entries, key)
                     if matched:
                         self.resumed += 1
                         return self._resumed(last, entries, entries[count:] if type(entries) is list else
@@ -422,7 +426,8 @@ class HealthyMemo:
         """Whether a repair is remembered (read without the lock: `repeat` decides under it)."""
         return self._repaired is not None
 
-    def repeat(self, entries: Sequence[Any], format: str, target: str | None) -> tuple[list[Any], Any] | None:
+    def repeat(self, entries: Sequence[Any], format: str, target: str | None, key: Sequence[Any] | None = None
+               ) -> tuple[list[Any], Any] | None:
         """The answer sent for the last repaired request, carried on over the entries added since, and what
         `remember` was given with it; None when `entries` does not start with that request, or what follows
         it is not plainly healthy after the answer (then the guard checks the request again).
@@ -432,7 +437,8 @@ class HealthyMemo:
         is the one the guard's full repair of the whole request gives: the strict policy plans each turn
         from what comes before it and the turns it answers, the new turns answer nothing before them (their
         ids are new: `remember` adds every id of the repaired part, the dropped ones too), and they are
-        plainly healthy after the answer (see the module)."""
+        plainly healthy after the answer (see the module).  key: the entries' key, when the guard has it (see
+        `first`)."""
         if target not in FAST_TARGETS or not _has_pass(format):
             return None  # the new turns are read by the quick pass's rules, which only its targets may take
         with self._lock:
@@ -440,7 +446,7 @@ class HealthyMemo:
             if last is None or last[0] != format or last[1] != target or len(entries) < last[2]:
                 return None
             _, _, count, known, state, answer, said = last
-            matched, key = _starts_with(format, known, count, entries)
+            matched, key = _starts_with(format, known, count, entries, key)
             if not matched:
                 return None
             if len(entries) > count:

@@ -61,6 +61,8 @@ from ._contents import repair_window  # (importing it registers the column-wise 
 from ._core import GuardMode, GuardReport, RequestGuard
 from ._fast import IDLESS, HealthyMemo
 from ._native import _TEXT, _gemini_receipts
+from .adk_columns import missing as _missing
+from .adk_columns import spliced
 
 FORMAT = "gemini"
 
@@ -146,40 +148,6 @@ _RECEIPTS_MADE = all(_same_model(_content(sample), types.Content.model_validate(
                                {"functionResponse": {"name": "g", "response": {"error": "e"}}}]},))
 """Whether `_content` builds receipts directly: only when what it builds is what model_validate builds (a
 google.genai or pydantic release that changes either makes every content go through model_validate)."""
-
-
-def _missing(contents: list[Any], calls: dict[str, Any]) -> tuple[set[str], bool | None]:
-    """The ids of `calls` (id -> the event's FunctionCall) that no function call in `contents` carries,
-    and what the request says of ADK's "adk-" ids (read only when not every call is found: then every
-    content is read): True, stripped (a call or response carries no id: ADK gives every call one, and
-    strips its own all at once); False, kept (one carries an "adk-" id); None, it does not say.
-    A call is found by its id, or as a copy sharing the event's arguments object under the same name:
-    ADK's request copy of a call whose "adk-" id it stripped, or the copy this plugin restored (so a
-    request the plugin already repaired is left as it is).  Read from the end, and only until every
-    call is found: a call the session has not answered yet is almost always one of the last turns."""
-    missing = set(calls)
-    shared = {id(call.args): (found, call.name) for found, call in calls.items() if call.args is not None}
-    stripped: bool | None = None
-    for content in reversed(contents):
-        for part in (content.parts or []) if content is not None else []:
-            call = getattr(part, "function_call", None)
-            if call is not None:
-                if call.id in missing:
-                    missing.discard(call.id)
-                elif call.args is not None and (copied := shared.get(id(call.args))) is not None and \
-                        copied[1] == call.name:
-                    missing.discard(copied[0])
-                if not missing:
-                    return missing, None
-            if stripped is not True:
-                response = getattr(part, "function_response", None)
-                for given in (call, response):
-                    if given is not None:
-                        if not given.id:
-                            stripped = True
-                        elif stripped is None and given.id.startswith(AF_FUNCTION_CALL_ID_PREFIX):
-                            stripped = False
-    return missing, stripped
 
 
 def _request_copy(content: Any, strip: bool) -> Any:
@@ -320,7 +288,16 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
                           memo: _EventMemo | None = None, *, built: list[Any] | None = None,
                           keep_ids: bool | None = None, strip_unsaid: bool = False) -> list[Any] | None:
     """`contents` with the calls ADK dropped for want of a response put back where their event was
-    (None when none was dropped).
+    (None when none was dropped): see `_restored`."""
+    return _restored(contents, events, author, memo, built, keep_ids, strip_unsaid)[0]
+
+
+def _restored(contents: list[Any], events: list[Any], author: str | None, memo: _EventMemo | None,
+              built: list[Any] | None, keep_ids: bool | None, strip_unsaid: bool
+              ) -> tuple[list[Any] | None, tuple[Any, ...] | None]:
+    """(`contents` with the calls ADK dropped for want of a response put back where their event was, or None
+    when none was dropped; the key (`_fast._content_key`) of what is sent, `contents` or the restored request,
+    when reading the request made one, else None: the quick pass and the memo take it instead of making it).
 
     `events` are the session's (read for the calls made and answered; with a memo, only the events
     added since its last call), `built` the events ADK built this request from (default: `events`):
@@ -351,14 +328,14 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
         _read_calls(events, author, made, answered, called)
     dropped = made - answered
     if not dropped:
-        return None
+        return None, None
     source = events if built is None else built
     calls = _calls_in(source, dropped)
     if not calls:
-        return None
-    dropped, stripped = _missing(contents, calls)
+        return None, None
+    dropped, stripped, key = _missing(contents, calls)
     if not dropped:
-        return None
+        return None, key
     strip = (strip_unsaid if stripped is None else stripped) if keep_ids is None else not keep_ids
     places = _Places(contents)
     end = len(contents) - 1  # the last content not matched yet
@@ -407,13 +384,13 @@ def restore_dropped_calls(contents: list[Any], events: list[Any], author: str | 
     if pending:  # the first events: nothing before them to find
         inserted.setdefault(end + 1, [])[:0] = pending
     if not replaced and not inserted:
-        return None
+        return None, key
     out = list(contents)
     for index, content in replaced.items():
         out[index] = content
     for index in sorted(inserted, reverse=True):  # from the end: the indexes before stay where they are
         out[index:index] = inserted[index]
-    return out
+    return out, None if key is None else spliced(key, replaced, inserted)
 
 
 def _calls_in(events: list[Any], ids: set[str]) -> dict[str, Any]:
@@ -615,15 +592,14 @@ class ToolCallIntegrityPlugin(BasePlugin):
     def _repaired(self, contents: list[Any], model: Any, events: list[Any] | None, author: str | None,
                   built: list[Any] | None, keep_ids: bool | None, memo: HealthyMemo, events_memo: _EventMemo
                   ) -> list[Any] | None:
-        restored = restore_dropped_calls(contents, events, author, events_memo, built=built, keep_ids=keep_ids,
-                                         strip_unsaid=_gemini_named(model)) \
-            if self.restore_calls and events and (built is None or built) else None
+        restored, key = _restored(contents, events, author, events_memo, built, keep_ids, _gemini_named(model)) \
+            if self.restore_calls and events and (built is None or built) else (None, None)
         working = restored if restored is not None else contents
         target = self.guard.target(model)
         if restored is None:
-            scanned = memo.first(contents, "gemini-objects", target)
+            scanned = memo.first(contents, "gemini-objects", target, key=key)
         else:  # (a remembered repair is tried first, by guard_objects)
-            scanned = None if memo.repairs else memo.scan(working, "gemini-objects", target)
+            scanned = None if memo.repairs else memo.scan(working, "gemini-objects", target, key)
         if scanned is not None:
             if scanned[0]:
                 return None
@@ -631,7 +607,7 @@ class ToolCallIntegrityPlugin(BasePlugin):
             if direct is not None:
                 return direct
         repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target, scanned,
-                                            memo=memo, build=_content)
+                                            memo=memo, build=_content, key=key)
         if repaired is None:
             return restored if self.guard.mode == "repair" else None
         return repaired
