@@ -269,8 +269,8 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         example="#1 assistant [tool_use(call_a), text]  ->  view sends [text, tool_use(call_a)]",
         aliases=('calls last', 'tool_use not last'), universal=False),
     RepairKind.BLANK_TEXT: KindFacts(
-        "blank text left out", "A message the view sends without its texts that are empty or only whitespace, "
-        "because the provider refuses a blank text block (Anthropic); the durable message keeps them.",
+        "blank text left out", "A message the view sends without its empty texts, because the provider refuses an "
+        "empty text block (Anthropic); the durable message keeps them.",
         Severity.REJECTED, "blank_text_left_out", "message(s) sent without blank text",
         if_accepted=Severity.NORMALIZED,
         icon='␣', colour='#f3f4f6',

@@ -173,8 +173,8 @@ _TEMPLATES: dict[NoteCode, Any] = {
         f"{_title(p['provider'])} answers only the calls that close an assistant turn, and refuses a call followed "
         "by another part of its turn"),
     NoteCode.BLANK_TEXT_LEFT_OUT: lambda p: (
-        "its text(s) that are empty or only whitespace are left out of the view: "
-        f"{_title(p['provider'])} refuses a text block without a character that is not whitespace"),
+        "its empty text(s) are left out of the view: "
+        f"{_title(p['provider'])} refuses an empty text block"),
     NoteCode.BLANK_MESSAGE_LEFT_OUT: lambda p: (
         "it holds nothing but blank text (or no content at all), so the view leaves it out: "
         f"{_title(p['provider'])} refuses a message with empty content, but for a final assistant message"),

@@ -124,19 +124,21 @@ def test_no_other_judge_changes_a_blank_text(provider: str | None) -> None:
 
 
 def test_a_clean_turn_and_a_late_part_and_a_blank_user_turn_together() -> None:
+    image = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
     messages = [{"role": "user", "content": "hi"},
-                {"role": "assistant", "content": [_text("\n\n"), CALL, _text("after")], "stopReason": "toolUse"},
-                RESULT, {"role": "user", "content": [_text(" "), {"type": "image", "data": "AAAA",
-                                                                   "mimeType": "image/png"}]},
+                {"role": "assistant", "content": [_text(""), CALL, _text("after"), _text("\n\n")],
+                 "stopReason": "toolUse"},
+                RESULT, {"role": "user", "content": [_text(""), _text(" "), image]},
                 {"role": "user", "content": ""}, DONE]
     transcript = _pi(messages)
     verdict = check(transcript, provider="anthropic", depth="view")
     assert verdict.view is not None
+    # the empty texts go; a whitespace text beside another part stays (Anthropic takes it: llm-anthropic's 200)
     assert [message.get("content") for message in verdict.view] == [
-        "hi", [_text("after"), CALL], RESULT["content"], [messages[3]["content"][1]], [_text("done")]]
+        "hi", [_text("after"), _text("\n\n"), CALL], RESULT["content"], [_text(" "), image], [_text("done")]]
     assert verdict.providers["anthropic"].after == []
     assert (verdict.report.summary.blank_text_left_out, verdict.report.summary.blank_dropped) == (2, 1)
-    assert messages[1]["content"][0] == _text("\n\n")  # the durable record is untouched
+    assert messages[1]["content"][0] == _text("")  # the durable record is untouched
     # the report alone rebuilds the view
     assert view_from_report(verdict.report, transcript.messages) == verdict.view
 

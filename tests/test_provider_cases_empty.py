@@ -70,6 +70,21 @@ def test_check_says_the_recorded_refusal(name: str, rule: str, position: str, tm
     assert result.code == 1
 
 
+def test_the_recorded_whitespace_text_beside_tool_use_is_accepted_on_every_surface(tmp_path: Path) -> None:
+    """simonw/llm-anthropic's recorded 200: an assistant turn [text " ", tool_use, tool_use] (the client writes a
+    display-only space before its calls).  A whitespace text is refused only in a message holding nothing else
+    (opencode#31260); beside a call, Anthropic took it: the rules, `check` and `repair` all say so."""
+    case = _case("anthropic_whitespace_text_beside_tool_use_accepted")
+    assert case["status"] == 200
+    assert validate_native(case["request"]["messages"], "anthropic", history=True, ids=True) == []
+    source = _file(tmp_path, case["request"])
+    said = run("check", "--provider", "anthropic", source)
+    assert said.code == 0 and "accepted as recorded by anthropic" in said.stdout.decode().splitlines()[0]
+    out = tmp_path / "out.json"
+    assert run("repair", "--provider", "anthropic", source, "-o", out).code == 0
+    assert out.read_bytes() == source.read_bytes()  # nothing to change: the file as it was
+
+
 def test_the_request_without_the_empty_text_block_is_accepted() -> None:
     # experientiallabs/experiential#683: the same tool turn without its empty text block got HTTP 200
     messages = _case("anthropic_empty_text_beside_tool_use")["request"]["messages"]
@@ -93,8 +108,8 @@ def _text(text: str) -> dict[str, Any]:
     ({"role": "assistant", "content": [_text("")]}, [("empty_text_block", "messages", EMPTY_TEXT)]),
     ({"role": "assistant", "content": [_text(" \n\t")]}, [("whitespace_text_block", "messages", BLANK_TEXT)]),
     ({"role": "user", "content": "  "}, [("whitespace_text_block", "messages", BLANK_TEXT)]),
-    ({"role": "assistant", "content": [_text("ok"), _text(""), _text(" ")]},
-     [("empty_text_block", "messages", EMPTY_TEXT), ("whitespace_text_block", "messages", BLANK_TEXT)]),
+    ({"role": "assistant", "content": [_text("ok"), _text(""), _text(" ")]},  # whitespace beside text: read as taken
+     [("empty_text_block", "messages", EMPTY_TEXT)]),
     # not text blocks: other rules, or none known
     ({"role": "assistant", "content": [{"type": "thinking", "thinking": "", "signature": "s"}]}, []),
     ({"role": "assistant", "content": [_text(" ok ")]}, []),
@@ -174,12 +189,14 @@ ODD = [  # (turns, the odd turns, what the full request's rules say as recorded,
     pytest.param(200, {199: [*_turn(199), ABORTED]}, [], [], id="aborted-empty-frame-last"),
     pytest.param(200, {100: _turn(100, [_text("")])}, [("empty_text_block", "messages", EMPTY_TEXT)], [],
                  id="empty-text-beside-call"),
-    pytest.param(200, {100: _turn(100, [_text("\n\n")])}, [("whitespace_text_block", "messages", BLANK_TEXT)], [],
+    pytest.param(200, {100: _turn(100, [_text("\n\n")])}, [], [],  # accepted beside a call (llm-anthropic's 200)
                  id="whitespace-text-beside-call"),
     pytest.param(200, {100: [{"role": "user", "content": ""}, *_turn(100)[1:]]},
                  [("empty_message_content", "messages.400", EMPTY.format(index=400))], [], id="empty-user-string"),
-    pytest.param(200, {100: [{"role": "user", "content": [_text(" "), _text("q")]}, *_turn(100)[1:]]},
-                 [("whitespace_text_block", "messages", BLANK_TEXT)], [], id="blank-beside-user-text"),
+    pytest.param(200, {100: [{"role": "user", "content": [_text(""), _text("q")]}, *_turn(100)[1:]]},
+                 [("empty_text_block", "messages", EMPTY_TEXT)], [], id="empty-beside-user-text"),
+    pytest.param(200, {100: [{"role": "user", "content": [_text(" "), _text("\t")]}, *_turn(100)[1:]]},
+                 [("whitespace_text_block", "messages", BLANK_TEXT)] * 2, [], id="whitespace-texts-alone"),
     pytest.param(200, {199: [*_turn(199)[:3], {"role": "assistant", "content": [_text(" ")], "stopReason": "stop"}]},
                  [], [], id="blank-final-answer-spared"),
     pytest.param(3, {1: [*_turn(1)[:3], ABORTED, *_turn(1)[3:]]},  # (small: judged whole on every path)

@@ -33,9 +33,12 @@ assistant message`` (lightclient/coop docs/bugs/001: an assistant `[]` at `messa
 a user `""` at `messages.0`), N the request's own index (a check of each message, as the id pattern's, which is
 counted in the request as sent: assumed, no recording tells the two apart); a text block whose text is `""`
 gets ``messages: text content blocks must be non-empty`` (anthropics/claude-code#62396: `[text "", tool_use]`;
-experientiallabs/experiential#683, verified live both ways); one whose text is only whitespace, or a string
-content that is, gets ``messages: text content blocks must contain non-whitespace text``
-(anomalyco/opencode#31260: `[{"type": "text", "text": " "}]`; anthropics/claude-code#23440).  The two block
+experientiallabs/experiential#683, verified live both ways); a message holding nothing but text blocks of only
+whitespace (and empty ones), or a string content of whitespace, gets ``messages: text content blocks must contain
+non-whitespace text`` (anomalyco/opencode#31260: `[{"type": "text", "text": " "}]`), while a whitespace text
+beside another block is accepted (simonw/llm-anthropic's recorded 200 for `[text " ", tool_use, tool_use]`,
+claude-haiku-4-5, 2026-04-05: tests/provider_cases/anthropic_whitespace_text_beside_tool_use_accepted.json;
+what the API answers for one beside a text that is not blank is not known, and it is read as accepted).  The two block
 texts name no index: the API says `messages` alone.  The request's last message, when it is an assistant's, is
 left alone by all three (the text's own exception, the prefill; what the API answers for an empty text block
 there is not known).
@@ -48,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..formats.anthropic import CONTENT_ROLES
-from ..repair.views import blank_text
+from ..repair.views import only_blank_text
 from .chat_shape import role_of
 from .ids import all_anthropic_ids, anthropic_ids, anthropic_rule, is_anthropic_id
 from .spec import Endpoint, ProviderSpec
@@ -105,9 +108,10 @@ def content_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Vio
                 found.append(Violation(provider=provider, rule="whitespace_text_block", position="messages",
                                        native_indices=[index], error=BLANK_TEXT))
         elif isinstance(content, list):
+            alone = only_blank_text(content)  # a whitespace text is refused only with nothing else beside it
             for block in content:
                 text = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else None
-                if isinstance(text, str) and blank_text(text):
+                if isinstance(text, str) and (not text or (alone and text.isspace())):
                     rule, error = _block_rule(text)
                     found.append(Violation(provider=provider, rule=rule, position="messages",
                                            native_indices=[index], error=error))

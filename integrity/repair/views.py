@@ -460,25 +460,30 @@ def only_blank_text(content: Any) -> bool:
 
 
 def blank_content(content: Any) -> bool | None:
-    """Whether a user or assistant message's content holds a blank text (blank_text: a string content, or a text
-    part): None when it does not; True when it holds nothing else, or no content at all ("" or []); False when
-    it holds other parts beside its blank texts.  What Anthropic's empty-content rules refuse
-    (providers.anthropic.content_rules), and what the strict view planned for it leaves out."""
+    """What Anthropic's empty-content rules refuse in a user or assistant message's content
+    (providers.anthropic.content_rules), and the strict view planned for it leaves out: True when it holds no
+    content at all ("" or []) or nothing but blank texts (blank_text: a string content, or text parts); False
+    when it holds an empty text beside other parts (those texts are left out); None otherwise (a whitespace
+    text beside another part is accepted as it is)."""
     if isinstance(content, str):
         return True if not content or content.isspace() else None
     if not isinstance(content, list):
         return None
     if not content:
         return True
+    empty = False
     for part in content:  # (most messages: no blank text, one pass without a list made)
         if type(part) is dict and part.get("type") == "text":
             text = part.get("text")
             if type(text) is str and (not text or text.isspace()):
-                break
+                empty = empty or not text
+                continue
+        break  # a part that is no blank text: only an empty text is then refused
     else:
-        return None
-    return all(type(part) is dict and part.get("type") == "text" and type(part.get("text")) is str
-               and blank_text(part["text"]) for part in content)
+        return True  # nothing but blank texts
+    if not empty:
+        empty = any(type(part) is dict and part.get("type") == "text" and part.get("text") == "" for part in content)
+    return False if empty else None
 
 
 def blank_texts_of(messages: Sequence[Any]) -> dict[int, bool]:
