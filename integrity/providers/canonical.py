@@ -185,12 +185,19 @@ def in_context(violations: list[Violation], transcript: Transcript | None) -> li
     """The violations that stand for a request sent as its file says: a Responses request that draws on
     stored items (it continues a stored response or conversation, or refers to items by
     `item_reference`) may send outputs for calls the file does not hold, which the API adds, so an
-    output without a call in the file is no error there."""
+    output without a call in the file is no error there.  A request sent with `"store": false` carries
+    its reasoning items whole (their encrypted content), and the API does not look for the item that
+    followed each in a stored response: a reasoning item before a message without an id is taken
+    (tidyverse/ellmer's recorded 200s, gpt-5 and gpt-5-nano, 2025-10; the recorded refusal's request
+    sets no `store`)."""
     if transcript is None or transcript.format != "openai-responses":
         return violations
     from ..formats.openai_responses import draws_on_storage
     from .openai_responses import WITHOUT_CALL
 
+    if transcript.envelope.get("store") is False:
+        violations = [violation for violation in violations
+                      if violation.rule != "reasoning_without_following_item"]
     if not draws_on_storage(transcript.envelope, transcript.native):
         return violations
     stored = {rule for rule, _ in WITHOUT_CALL.values()}  # an output without its call, of any kind
