@@ -194,3 +194,24 @@ def test_every_recorded_request_is_read_as_its_providers_format() -> None:
         if transcript.format != expected and not transcript.detection.startswith("text-only"):
             wrong.append((where, expected, transcript.format))
     assert wrong == []
+
+
+@pytest.mark.parametrize("skip_bad_lines", [False, True], ids=["fast-container", "exact-parser"])
+def test_a_responses_request_with_a_string_input_is_one_user_message(skip_bad_lines: bool, tmp_path: Path) -> None:
+    """The Responses API's short form, `"input": "text"` (openllmetry's and openinference's cassettes record such
+    requests answered 200), was 'unknown transcript format' (exit 2).  It is one user message, read as the list
+    form writes it; it holds no call, so check calls it healthy and repair gives the file back as it is."""
+    from cli_inprocess import run
+
+    body = b'{"model":"gpt-5-mini","input":"What is 2 + 2?"}'
+    path = tmp_path / "request.json"
+    path.write_bytes(body)
+    [transcript] = load_all(body, str(path))
+    assert transcript.format == "openai-responses"
+    assert [(m["role"], m["content"]) for m in transcript.messages] == [("user", "What is 2 + 2?")]
+    options = ["--skip-bad-lines"] if skip_bad_lines else []
+    said = run("check", *options, path)
+    assert said.code == 0 and "accepted as recorded by openai-responses" in said.stdout.decode().splitlines()[0]
+    out = tmp_path / "out.json"
+    assert run("repair", *options, path, "-o", out).code == 0 and out.read_bytes() == body
+    assert detect({"model": "gpt-5-mini", "input": "hi"}) == "openai-responses"

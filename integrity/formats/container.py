@@ -382,7 +382,11 @@ def _fast_document(data: bytes) -> Document | None:
             return Document(found, lines, "object", key, envelope_without(whole, key), whole=whole)
     if _fast_members(body, first, None) is None:
         return None
-    return Document([whole], [body.count(b"\n", 0, first) + 1], "jsonl", whole=whole)
+    line = body.count(b"\n", 0, first) + 1
+    short = string_input(whole)
+    if short is not None:
+        return Document(short, [line], "object", "input", envelope_without(whole, "input"), whole=whole)
+    return Document([whole], [line], "jsonl", whole=whole)
 
 
 def _msgspec_value(body: bytes | memoryview) -> Any:
@@ -580,6 +584,16 @@ def put_path(envelope: dict[str, Any], key: str, entries: Any) -> dict[str, Any]
     return {**envelope, head: value}
 
 
+def string_input(whole: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The entries of a Responses request whose `input` is a string (the API's short form: one user message),
+    when no list of LIST_KEYS holds the entries: that one message, as the list form writes it.  Such a request
+    holds no tool call, so it is read (and left as it is) rather than refused as a format no reader fits."""
+    text = whole.get("input")
+    if not isinstance(text, str) or any(isinstance(get_path(whole, key), list) for key in LIST_KEYS):
+        return None
+    return [{"role": "user", "content": text}]
+
+
 def envelope_without(whole: dict[str, Any], key: str) -> dict[str, Any]:
     """The object without the list at `key` (put_path puts it back)."""
     head, _, rest = key.partition(".")
@@ -642,8 +656,12 @@ def _parse_document(data: bytes, source: str, skip_bad_lines: bool) -> Document:
         if isinstance(found, list):
             lines = _lines_in_object(text, starts, key, len(found), source) if "." not in key else [0] * len(found)
             return Document(found, lines, "object", key, envelope_without(whole, key), whole=whole)
+    line = _line_col(starts, first)[0]
+    short = string_input(whole)
+    if short is not None:  # a Responses request's short form: `input` as a string
+        return Document(short, [line], "object", "input", envelope_without(whole, "input"), whole=whole)
     # A single JSON object without a list: a one-line JSONL file (one entry).
-    return Document([whole], [_line_col(starts, first)[0]], "jsonl", whole=whole)
+    return Document([whole], [line], "jsonl", whole=whole)
 
 
 def _lines_in_object(text: str, starts: list[int], key: str, count: int, source: str) -> list[int]:

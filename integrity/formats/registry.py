@@ -95,6 +95,11 @@ def _document_of(document: Any) -> Document:
             if isinstance(document.get(key), list):
                 return Document(document[key], [0] * len(document[key]), "object", key,
                                 {k: v for k, v in document.items() if k != key})
+        from .container import string_input
+
+        short = string_input(document)
+        if short is not None:
+            return Document(short, [0], "object", "input", {k: v for k, v in document.items() if k != "input"})
         return Document([document], [0], "jsonl")
     raise TranscriptError("<input>", "top level", "expected a JSON array or object holding the transcript")
 
