@@ -578,13 +578,13 @@ def test_another_request_given_the_same_call_id_while_one_runs_is_judged() -> No
     assert not guard._judging  # every mark let go
 
 
-def test_v1_messages_with_a_text_after_its_tool_use_is_sent_calls_last(capture: Capture) -> None:
-    """The recorded refusal (tests/provider_cases/anthropic_text_after_tool_use.json, anomalyco/opencode): an
-    assistant turn [tool_use, text] answered right after.  Every call is answered, so a quick pass that only
-    pairs ids calls it healthy; Anthropic refuses it (tool_use_not_last).  The guard sends the text first."""
-    case = json.loads((Path(__file__).resolve().parent / "provider_cases" / "anthropic_text_after_tool_use.json")
+def _v1_messages_sent(capture: Capture, case_name: str, before: list[Any]
+                      ) -> tuple[dict[str, Any], list[Any], dict[str, list[Any]]]:
+    """A recorded Anthropic case's messages (after `before`) sent through LiteLLM's /v1/messages alone and with
+    the guard: (the case, the messages, what reached the model each way); the caller's messages never change."""
+    case = json.loads((Path(__file__).resolve().parent / "provider_cases" / f"{case_name}.json")
                       .read_text(encoding="utf-8"))
-    messages = [{"role": "user", "content": "What is the weather in Paris?"}, *case["request"]["messages"]]
+    messages = [*before, *case["request"]["messages"]]
     snapshot = copy.deepcopy(messages)
     sent: dict[str, list[Any]] = {}
     for label, callbacks in (("alone", []), ("guarded", [ToolCallIntegrityGuard()])):
@@ -592,31 +592,28 @@ def test_v1_messages_with_a_text_after_its_tool_use_is_sent_calls_last(capture: 
         asyncio.run(litellm.anthropic.messages.acreate(model=CLAUDE, messages=messages, max_tokens=64,
                                                        mock_response="fine"))
         sent[label] = list(capture.seen[-1]["messages"])
-    alone = request_verdict(sent["alone"], "anthropic", "anthropic")
-    assert [v.error for v in alone.violations] == [case["error"]]  # the turn is messages.1 here too
+    assert messages == snapshot
+    assert [v.error for v in request_verdict(sent["alone"], "anthropic", "anthropic").violations] == [case["error"]]
     guarded = request_verdict(sent["guarded"], "anthropic", "anthropic")
     assert guarded.legal, guarded.violations
+    return case, messages, sent
+
+
+def test_v1_messages_with_a_text_after_its_tool_use_is_sent_calls_last(capture: Capture) -> None:
+    """The recorded refusal (tests/provider_cases/anthropic_text_after_tool_use.json, anomalyco/opencode): an
+    assistant turn [tool_use, text] answered right after.  Every call is answered, so a quick pass that only
+    pairs ids calls it healthy; Anthropic refuses it (tool_use_not_last; the turn is messages.1 here too).  The
+    guard sends the text first."""
+    _, messages, sent = _v1_messages_sent(capture, "anthropic_text_after_tool_use",
+                                          [{"role": "user", "content": "What is the weather in Paris?"}])
     assert [block["type"] for block in sent["guarded"][1]["content"]] == ["text", "tool_use"]
-    assert sent["guarded"][0] == messages[0] and sent["guarded"][2:] == messages[2:] and messages == snapshot
+    assert sent["guarded"][0] == messages[0] and sent["guarded"][2:] == messages[2:]
 
 
 def test_v1_messages_resumed_with_an_empty_text_block_is_sent_without_it(capture: Capture) -> None:
     """The recorded refusal (tests/provider_cases/anthropic_empty_text_beside_tool_use.json, claude-code#62396):
     a tool turn saved as [text "", tool_use], answered right after.  Every call is answered; Anthropic refuses the
     empty block (empty_text_block).  The guard sends the turn without it, as experiential#683 did and got 200."""
-    case = json.loads((Path(__file__).resolve().parent / "provider_cases" / "anthropic_empty_text_beside_tool_use.json")
-                      .read_text(encoding="utf-8"))
-    messages = case["request"]["messages"]
-    snapshot = copy.deepcopy(messages)
-    sent: dict[str, list[Any]] = {}
-    for label, callbacks in (("alone", []), ("guarded", [ToolCallIntegrityGuard()])):
-        litellm.callbacks = [*callbacks, capture]
-        asyncio.run(litellm.anthropic.messages.acreate(model=CLAUDE, messages=messages, max_tokens=64,
-                                                       mock_response="fine"))
-        sent[label] = list(capture.seen[-1]["messages"])
-    alone = request_verdict(sent["alone"], "anthropic", "anthropic")
-    assert [v.error for v in alone.violations] == [case["error"]]
-    guarded = request_verdict(sent["guarded"], "anthropic", "anthropic")
-    assert guarded.legal, guarded.violations
+    _, messages, sent = _v1_messages_sent(capture, "anthropic_empty_text_beside_tool_use", [])
     assert sent["guarded"][1]["content"] == messages[1]["content"][1:]
-    assert sent["guarded"][0] == messages[0] and sent["guarded"][2:] == messages[2:] and messages == snapshot
+    assert sent["guarded"][0] == messages[0] and sent["guarded"][2:] == messages[2:]

@@ -43,18 +43,9 @@ def missing(contents: list[Any], calls: dict[str, Any]) -> tuple[set[str], bool 
     (`missing_in_key`: the same answer; the quick pass then takes the key instead of making it)."""
     shared = {id(call.args): (found, call.name) for found, call in calls.items() if call.args is not None}
     if type(contents) is list and len(contents) > _TAIL:
-        missing = set(calls)
-        for content in reversed(contents[-_TAIL:]):
-            for part in (content.parts or []) if content is not None else []:
-                call = getattr(part, "function_call", None)
-                if call is not None:
-                    if call.id in missing:
-                        missing.discard(call.id)
-                    elif call.args is not None and (copied := shared.get(id(call.args))) is not None and \
-                            copied[1] == call.name:
-                        missing.discard(copied[0])
-                    if not missing:
-                        return missing, None, None
+        missing, _ = _missing_read(contents[-_TAIL:], set(calls), shared)
+        if not missing:
+            return missing, None, None
         try:
             key = _content_key(contents)
         except (AttributeError, TypeError):  # not Contents with parts: read one by one
