@@ -67,14 +67,8 @@ def _missing_read(contents: list[Any], missing: set[str], shared: dict[int, tupl
     for content in reversed(contents):
         for part in (content.parts or []) if content is not None else []:
             call = getattr(part, "function_call", None)
-            if call is not None:
-                if call.id in missing:
-                    missing.discard(call.id)
-                elif call.args is not None and (copied := shared.get(id(call.args))) is not None and \
-                        copied[1] == call.name:
-                    missing.discard(copied[0])
-                if not missing:
-                    return missing, None
+            if call is not None and not _found(call, missing, shared):
+                return missing, None
             if stripped is not True:
                 response = getattr(part, "function_response", None)
                 for given in (call, response):
@@ -84,6 +78,16 @@ def _missing_read(contents: list[Any], missing: set[str], shared: dict[int, tupl
                         elif stripped is None and given.id.startswith(AF_FUNCTION_CALL_ID_PREFIX):
                             stripped = False
     return missing, stripped
+
+
+def _found(call: Any, missing: set[str], shared: dict[int, tuple[str, Any]]) -> bool:
+    """Take the call out of `missing` when it is one of them, by its id or as a copy sharing a missing call's
+    arguments under the same name (see `missing`); whether any is still missing."""
+    if call.id in missing:
+        missing.discard(call.id)
+    elif call.args is not None and (copied := shared.get(id(call.args))) is not None and copied[1] == call.name:
+        missing.discard(copied[0])
+    return bool(missing)
 
 
 def missing_in_key(key: Key, missing: set[str], shared: dict[int, tuple[str, Any]]
@@ -104,12 +108,7 @@ def missing_in_key(key: Key, missing: set[str], shared: dict[int, tuple[str, Any
         args = map(shared.__contains__, map(id, map(_ARGS, present)))
         for call in reversed(list(itertools.compress(present, map(operator.or_, map(missing.__contains__, ids),
                                                                   args)))):
-            if call.id in missing:
-                missing.discard(call.id)
-            elif call.args is not None and (copied := shared.get(id(call.args))) is not None and \
-                    copied[1] == call.name:
-                missing.discard(copied[0])
-            if not missing:
+            if not _found(call, missing, shared):
                 return missing, None
     if None in ids or "" in ids:
         return missing, True
