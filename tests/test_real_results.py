@@ -316,13 +316,14 @@ CHAT_CALL_WITHOUT_ID = [  # a Chat request whose writer saved the call without a
 
 @pytest.mark.parametrize(("call_id", "result_id"), [(None, None), ("missing", "missing"), ("missing", "abcDEF123")],
                          ids=["both-null", "both-missing", "call-missing-result-named"])
-@pytest.mark.parametrize("provider", ["openai-chat", "mistral", "deepseek"])
+@pytest.mark.parametrize("provider", ["openai-chat", "mistral", "deepseek", "gemini", "anthropic", "bedrock"])
 def test_a_chat_call_saved_without_an_id_keeps_its_call_and_its_real_result(
         call_id: Any, result_id: Any, provider: str, tmp_path: Path) -> None:
     """Found by review: the call was read as no call at all, so its real result was dropped as a stray, repair
     exited 0 and the written file held no call and no result.  The strict reading takes a null or missing call
     id as an empty one: the view sends the call with a new id and its result (paired by order: a Chat tool
-    message names no tool) with the same one.  Both keep their schema findings."""
+    message names no tool) with the same one, for every provider (Gemini's too, which needs no id: no writer
+    sends a call whose id is not a string).  Both keep their schema findings."""
     messages = json.loads(json.dumps(CHAT_CALL_WITHOUT_ID))
     if call_id is None:
         messages[1]["tool_calls"][0]["id"] = None

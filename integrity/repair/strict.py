@@ -492,7 +492,7 @@ def _reused(light: LightTranscript, name_empty: bool, taken: set[str]) -> dict[S
     for index, calls in light.frames.items():
         for position, call in enumerate(calls):
             if call.id == "":
-                if name_empty:
+                if name_empty or (index, position) in numeric:  # (an id that is null or missing: no writer sends it)
                     candidate = f"call_{index}_{position}"
                     while candidate in taken:
                         candidate += "_"

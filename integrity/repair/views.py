@@ -107,7 +107,7 @@ class LightTranscript:
         nothing to keep either, and a provider may refuse the blank text (Anthropic's empty-content rules).
     frame_stops: why each interrupted frame counts as interrupted (for reports).
     numeric_calls: (frame index, call position) of calls whose id is a JSON number, read by
-        its text (strict policy only; see numeric_id).
+        its text (strict policy only; see numeric_id), or null or missing, read as "" (sent with a new id).
     numeric_results: indices of results whose toolCallId is a JSON number, read by its text.
     bad_arguments: (frame index, call position) -> the arguments as recorded (cut to 200 characters), for
         calls whose arguments are not a JSON object (strict policy only; see invalid_arguments): the strict
@@ -544,11 +544,13 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
 
 
 def _numeric_slots(builder: LightBuilder, index: int, content: Any) -> None:
-    """Record which call positions of a frame carry a numeric id (not a null or missing one: an empty id)."""
+    """Record which call positions of a frame carry an id that is not a string: a numeric one (sent as its text),
+    or none at all, null or missing (read as "", and sent with a new id for every provider: no writer can send
+    a call without a string id, where an empty one is a provider's to refuse or take)."""
     position = 0
     for part in content:
         if is_call_part(part, True):
-            if numeric_id(part.get("id")) is not None:
+            if not isinstance(part.get("id"), str):
                 builder.numeric_calls.add((index, position))
             position += 1
 
