@@ -19,8 +19,11 @@ from .providers.violation import said
 __all__ = ["NOTHING_LEFT", "RECHECK_UP_TO", "Download", "download", "flagged_note", "still_flagged"]
 
 
-NOTHING_LEFT = "nothing is left after repair (every entry is dropped), and no provider accepts an empty conversation"
-"""What `repair` and the pages say of a view that drops every entry."""
+NOTHING_LEFT = ("nothing is left after repair (every entry is dropped): the file holds no message to send, and "
+               "`check` cannot read one")
+"""What `repair` and the pages say of a view that drops every entry.  (The providers' lines judge the view as a
+stored history, to which the next request adds its turn, and take an empty one: this line says what the written
+file is, not what a provider answers.)"""
 
 RECHECK_UP_TO = 10_000
 """Downloads of up to this many messages are read back and checked before a page calls them safe to send
