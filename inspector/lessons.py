@@ -251,8 +251,9 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "blank_text", "An empty text is not nothing",
         "Anthropic refuses an empty text block, a message holding nothing but whitespace, and a message with no "
-        "content, anywhere but in the request's final assistant message. The other providers take them, though Bedrock "
-        "refuses this request for another rule (its two user messages in a row), and Mistral for its ids.",
+        "content, anywhere but in the request's final assistant message. The other providers' rules as this project "
+        "models them take them (Bedrock's own refusal of a blank text is not modelled yet), though Bedrock refuses "
+        "this request for another rule (its two user messages in a row), and Mistral for its ids.",
         "A client that saves the text it streamed before a tool call, even when the model wrote none, records "
         "[text \"\", tool_use]; the next request refuses the whole history. This example is the request Claude Code "
         "sent when it resumed such a session, which Anthropic answered with HTTP 400.",
