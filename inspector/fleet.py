@@ -59,9 +59,14 @@ def defect_kinds(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+_NOT_JUDGED = ("unreadable", "abandoned branch")
+"""The statuses of rows no provider judged (a file that could not be read, a branch `check` lists but does not
+check: integrity.pipeline.Status)."""
+
+
 def rejection_rates(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per provider: the share of readable transcripts it rejects as recorded, and after repair."""
-    readable = frame[frame["status"] != "unreadable"]
+    """Per provider: the share of judged transcripts it rejects as recorded, and after repair."""
+    readable = frame[~frame["status"].isin(_NOT_JUDGED)]
     total = len(readable)
     rows = []
     for provider in providers(frame):
@@ -80,7 +85,7 @@ def worst(frame: pd.DataFrame, limit: int = 25) -> pd.DataFrame:
         if providers(frame) else pd.Series(0, index=frame.index)
     ranked = frame.assign(defects=counts.sum(axis=1).astype(int), rejecting=rejecting,
                           unreadable=(frame["status"] == "unreadable").astype(int))
-    ranked = ranked[(ranked["status"] != "healthy")]
+    ranked = ranked[~ranked["status"].isin(("healthy", "abandoned branch"))]  # (a branch is listed, not judged)
     ranked = ranked.sort_values(["unreadable", "rejecting", "defects"], ascending=[True, False, False])
     columns = [c for c in ("path", "thread", "status", "rejecting", "defects", "messages", "verdict", "error")
                if c in ranked.columns]
@@ -91,8 +96,9 @@ OPEN = "open"
 """The worst-sessions column holding each session's link to the Inspector (empty when none can open it)."""
 
 
-def session_link(path: str, root: Path, table: str | None, policy: str) -> str | None:
-    """The Inspector's address for one triaged session, naming it (`inspector?file=...`), or None.
+def session_link(path: str, root: Path, table: str | None, policy: str, thread: str = "") -> str | None:
+    """The Inspector's address for one triaged session, naming it (`inspector?file=...`, and `&thread=...` for a
+    transcript of a file that holds several: a sample of an eval log, a sidechain), or None.
 
     A local path opens when it lies in the data folder; an fsspec URL (what triage read) when the
     table that lists it lies there too (`table`: its path relative to the data folder), so the
@@ -111,10 +117,14 @@ def session_link(path: str, root: Path, table: str | None, policy: str) -> str |
         if relative is None:
             return None
         params = {"file": relative}
+    if thread:
+        params["thread"] = thread
     return "inspector?" + urlencode({**params, "policy": policy}, safe="/:")
 
 
 def with_links(worst: pd.DataFrame, root: Path, table: str | None, policy: str) -> pd.DataFrame:
     """The worst sessions with their Inspector links in the OPEN column (first), None where none opens."""
-    links = [session_link(str(path), root, table, policy) for path in worst["path"]]
+    threads = worst["thread"] if "thread" in worst.columns else [""] * len(worst)
+    links = [session_link(str(path), root, table, policy, thread if isinstance(thread, str) else "")
+             for path, thread in zip(worst["path"], threads, strict=True)]
     return worst.assign(**{OPEN: links})[[OPEN, *worst.columns]]

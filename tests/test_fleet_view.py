@@ -144,3 +144,31 @@ def test_a_file_that_is_not_a_triage_table_is_one_error_line(data_folder: Path) 
     assert not at.exception
     assert any("not a Parquet file" in e.value for e in at.error) or any(
         "not a Parquet file" in c.value for c in at.code)
+
+
+def test_a_transcript_of_a_file_of_several_is_linked_by_its_thread_and_a_branch_is_not_judged(tmp_path: Path
+                                                                                               ) -> None:
+    """Found by review: the worst sessions' link named only the file, so a repaired sample of an eval log (or a
+    sidechain) opened the file's first, healthy transcript; and an abandoned branch, which `check` lists but does
+    not judge, was a worst session and counted among each provider's transcripts."""
+    real = ROOT / "tests" / "real"
+    names = ["inspect_eval_log_epochs.inspect.json", "cc_rewind.claude-code.jsonl", "healthy.anthropic.json"]
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        source = real / name if (real / name).exists() else ROOT / "sample_transcripts" / name
+        shutil.copy(source, tmp_path / name)
+        result = triage_file(str(tmp_path / name), ["anthropic"], "strict")
+        assert result is not None
+        rows += result[0]
+    frame = fleet.pd.DataFrame(rows)
+    branches = frame[frame["status"] == "abandoned branch"]
+    assert len(branches) >= 1
+    worst = fleet.worst(frame)
+    assert "abandoned branch" not in set(worst["status"])
+    judged = len(frame) - len(branches)
+    assert fleet.rejection_rates(frame)["transcripts"].tolist() == [judged]
+    repaired = worst[worst["thread"].astype(str).str.startswith("sample:")]
+    assert len(repaired) >= 1
+    linked = fleet.with_links(repaired, tmp_path, None, "strict")
+    for link, thread in zip(linked[fleet.OPEN], repaired["thread"], strict=True):
+        assert dict(parse_qsl(link.split("?", 1)[1]))["thread"] == thread
