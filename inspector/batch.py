@@ -126,7 +126,7 @@ def _said(verdicts: Mapping[str, Any], judge: str, when: str) -> str:
         return "✔ accepted"
     first = violation_text(errors[0])[1]
     first = first if len(first) <= 200 else first[:199] + "…"
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    more = f" (and {len(errors) - 1} more error{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
     return f"✖ rejected: {first}{more}" if first else f"✖ rejected ({len(errors)}){more}"
 
 

@@ -303,3 +303,13 @@ def test_a_lesson_never_shows_differing_verdicts_without_saying_so() -> None:
     assert "Strict plans the view it sends bedrock for their own rules (turn order, ids)" in answered
     assert "Strict plans the view it sends mistral for their own rules (turn order, ids)" in answered
     assert "synthesized turn" in answered and "renamed ids" in answered
+
+
+def test_the_docs_list_every_lesson_the_page_opens_by_name() -> None:
+    """docs/inspector.md names the `?lesson=` values; a lesson added to the page is added there (review found two
+    missing)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "inspector.md").read_text(encoding="utf-8")
+    listed = text.split("`?lesson=", 1)[1].split("`", 1)[0].split("|")
+    assert listed == [lesson.key for lesson in LESSONS]
