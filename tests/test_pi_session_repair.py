@@ -132,3 +132,27 @@ def test_an_entry_id_that_is_no_string_does_not_stop_the_write_back() -> None:
     entries[1] = {**entries[1], "id": []}
     out = repaired(entries)
     assert roles(out) == ["user", "assistant", "toolResult", "user"]
+
+
+def test_a_call_rebuilt_with_new_ids_keeps_the_entries_after_it_on_the_sent_branch(tmp_path: Any) -> None:
+    """Found by review: repairing tests/real/openclaw_interrupted_call.openclaw.jsonl for Mistral renames the
+    call's id (the call entry is rebuilt, keeping its entry id) and inserts a receipt and a turn after it; the
+    entry that followed the call kept the call as its parent, so the receipt and the turn became an abandoned
+    branch and the written file was refused again.  Every provider's repair of the real tree files is read back
+    as a transcript its provider accepts, with no branch the file did not have."""
+    from pathlib import Path
+
+    from cli_inprocess import run
+
+    real = Path(__file__).resolve().parent / "real"
+    for name in ("openclaw_interrupted_call.openclaw.jsonl", *sorted(
+            p.name for p in real.glob("*.pi-session.jsonl"))):
+        for provider in ("mistral", "bedrock", "gemini", "anthropic", "openai-chat", "deepseek"):
+            out = tmp_path / f"{provider}-{name}"
+            repaired = run("repair", "--provider", provider, real / name, "-o", out)
+            if "after repair: accepted" not in repaired.stderr:
+                continue
+            said = run("check", "--provider", provider, out)
+            branches = run("check", "--provider", provider, real / name).stdout.decode().count("abandoned branch")
+            assert said.code == 0, (name, provider, said.stdout)
+            assert said.stdout.decode().count("abandoned branch") == branches, (name, provider, said.stdout)

@@ -69,7 +69,9 @@ def relink(native: list[Any], context: BuildContext, id_key: str, parent_key: st
     the previous entry; an entry kept verbatim keeps its parent unless that parent is
     no longer written before it, or entries were inserted right after that parent (a
     receipt written after its call): it then follows them, so what was inserted stays
-    on the branch that is sent instead of starting a branch of its own.
+    on the branch that is sent instead of starting a branch of its own.  An entry the writer
+    rebuilt from one of the file's (a call sent with new ids) keeps that entry's id, and is
+    the parent the entries after it named: inserted entries after it are inserted after it.
     """
     known = {e.get(id_key) for e in context.state.get("native") or []
              if isinstance(e, dict) and isinstance(e.get(id_key), str)}
@@ -82,12 +84,13 @@ def relink(native: list[Any], context: BuildContext, id_key: str, parent_key: st
         if isinstance(entry, dict) and isinstance(entry.get(id_key), str):
             parent = entry.get(parent_key)
             new = id(entry) in fresh
+            rebuilt = new and entry[id_key] in known  # (it stands where the file's entry of that id stood)
             if new or (isinstance(parent, str) and parent not in emitted and parent in known) \
                     or (inserted_after is not None and parent == inserted_after):
-                if new and (inserted_after is None or last is None):
+                if new and not rebuilt and (inserted_after is None or last is None):
                     inserted_after = last
                 entry = {**entry, parent_key: last}
-            if not new:
+            if not new or rebuilt:
                 inserted_after = None
             emitted.add(entry[id_key])
             last = entry[id_key]
