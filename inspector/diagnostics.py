@@ -97,11 +97,21 @@ def request_body(analysis: Analysis, provider: str, when: str) -> Any:
 
 def curl_command(provider: str, body: Any) -> str:
     """A shell command that sends `body` to the provider (keys as environment variables, never values);
-    where and how come from the provider's spec (ProviderSpec.endpoint)."""
+    where and how come from the provider's spec (ProviderSpec.endpoint).  The body is a quoted here-document
+    (nothing in the transcript is expanded by the shell), so a body whose model is the placeholder `$MODEL`
+    (the file names none) goes through sed, which puts the environment's $MODEL in its place, as the URL of a
+    provider that names the model there (Bedrock) reads it."""
     text = escape_json(json.dumps(body, ensure_ascii=False, indent=1, default=str))
     endpoint = spec(provider).endpoint
     signing = (f' \\\n  --aws-sigv4 "aws:amz:$AWS_REGION:{endpoint.signing.split(":", 1)[1]}"'
                ' --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY"') if endpoint.signing else ""
     header_text = "".join(f' \\\n  -H "{h}"' for h in [*endpoint.headers, "content-type: application/json"])
-    return (f"curl -sS \"{endpoint.url}\"{signing}{header_text} \\\n  --data-binary @- <<'END_OF_REQUEST'\n"
+    model = isinstance(body, dict) and body.get("model") == MODEL_PLACEHOLDER
+    fill = r"""sed "s|^ \"model\": \"\\\$MODEL\"|  \"model\": \"$MODEL\"|" <<'END_OF_REQUEST' | """ if model else ""
+    given = "-" if model else "- <<'END_OF_REQUEST'"
+    return (f"{fill}curl -sS \"{endpoint.url}\"{signing}{header_text} \\\n  --data-binary @{given}\n"
             f"{text}\nEND_OF_REQUEST")
+
+
+MODEL_PLACEHOLDER = "$MODEL"
+"""The model a request body names when its file names none (ProviderSpec.endpoint's fields)."""

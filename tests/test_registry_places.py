@@ -113,3 +113,30 @@ def test_docs_providers_table_lists_every_provider_and_its_native_shape() -> Non
         if len(cells) == 3 and cells[0].startswith("`") and cells[1].startswith("`"):
             rows[cells[0].strip("`")] = cells[1].strip("`")
     assert rows == {name: found.native_format for name, found in SPECS.items()}
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_copy_as_curl_sends_the_model_named_in_the_environment_and_the_transcript_as_written(
+        provider: str, tmp_path: Path) -> None:
+    """Found by review: the body's placeholder model "$MODEL" sat in a quoted here-document, so the shell never
+    filled it in (Bedrock's URL, in double quotes, was filled in).  Run by sh with a curl that prints what it is
+    sent: the model is the environment's, and the transcript's text (which names $HOME, `id` and "$MODEL") is
+    sent as written."""
+    import json
+    import os
+    import subprocess
+
+    from inspector.diagnostics import curl_command
+
+    hostile = 'hi $HOME `id` "$MODEL" $(id)'
+    body = {**spec(provider).endpoint.fields, "messages": [{"role": "user", "content": hostile}]}
+    fake = tmp_path / "curl"
+    fake.write_text("#!/bin/sh\ncat\n")
+    fake.chmod(0o755)
+    environment = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}", "MODEL": "the-model"}
+    sent = subprocess.run(["sh", "-c", curl_command(provider, body)], env=environment, capture_output=True,
+                          text=True, timeout=30, check=True).stdout
+    received = json.loads(sent)
+    assert received["messages"][0]["content"] == hostile
+    if "model" in body:
+        assert received["model"] == "the-model"
