@@ -75,7 +75,7 @@ def test_each_action_says_what_was_left_out_and_why(tmp_path: Path) -> None:
                                body_file(tmp_path, case(TOOL_TURN)["request"])).stdout)
     frame = tool_turn["actions"][1]
     assert (frame["kind"], frame["codes"], frame["view_index"]) == ("kept", ["blank_text_left_out"], 1)
-    assert "Anthropic Messages refuses a text block" in frame["reason"]
+    assert "Anthropic Messages refuses an empty text block" in frame["reason"]
     answer = json.loads(run("check", "--provider", "anthropic", "--json",
                             body_file(tmp_path, case(WHITESPACE)["request"], "b.json")).stdout)["actions"][1]
     assert (answer["kind"], answer["codes"], answer["view_index"]) == \
