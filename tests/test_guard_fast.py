@@ -568,3 +568,34 @@ def test_a_direct_repair_renames_an_id_longer_than_the_target_takes() -> None:
             verdict = request_verdict(sent, format, target)
             assert verdict.legal, (format, target, verdict.violations)
             assert len(verdict.results) == 1 and "ok" in verdict.results[0][1], (format, target)
+
+
+def _text(text: str, kind: str = "text") -> dict[str, Any]:
+    return {"type": kind, "text": text}
+
+
+EMPTY_TEXT_BESIDE = [  # (format, request): an empty text block beside another part, which Anthropic refuses
+    ("openai-chat", [{"role": "user", "content": [_text(""), _text("hi")]}, {"role": "assistant", "content": "yo"},
+                     {"role": "user", "content": "q"}]),
+    ("openai-chat", [{"role": "user", "content": "q"},
+                     {"role": "assistant", "content": [_text("")], "tool_calls": [
+                         {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+                     {"role": "tool", "tool_call_id": "c1", "content": "ok"}, {"role": "user", "content": "next"}]),
+    ("openai-responses", [{"role": "user", "content": [_text("", "input_text"), _text("hi", "input_text")]},
+                          {"role": "assistant", "content": [_text("yo", "output_text")]},
+                          {"role": "user", "content": "q"}]),
+]
+
+
+def test_an_empty_text_block_beside_other_parts_goes_to_the_full_check() -> None:
+    """Found by review: the quick pass asked only whether a message was blank as a whole (and never of a calling
+    turn), so [text "", text "hi"] or a calling turn's [text ""] passed as plainly healthy toward Anthropic while
+    the full check, `request_verdict` and `check --provider anthropic` refuse it (empty_text_block): mode="raise"
+    and the report stayed silent.  Such a message now goes to the full check, which leaves the empty text out."""
+    from integrity.guards._core import RequestGuard, request_verdict
+
+    for format, request in EMPTY_TEXT_BESIDE:
+        assert not request_verdict(request, format, "anthropic").legal
+        assert scan(request, format, "anthropic")[0] is False, (format, request)
+        sent = RequestGuard("test").guard(request, format, "anthropic")
+        assert sent is not None and request_verdict(sent, format, "anthropic").legal, (format, sent)

@@ -532,8 +532,21 @@ def _text_empty(content: Any) -> bool:
         return not content.strip()
     if isinstance(content, list):
         return all(type(block) is dict and block.get("type") in _TEXT_BLOCKS and type(block.get("text")) is str
-                   and not block["text"].strip() for block in content)
+                   and not block["text"].strip() for block in content) or _empty_block(content)
     return False
+
+
+def _empty_block(content: Any) -> bool:
+    """Whether a content list holds a text block whose text is empty, beside anything (Anthropic refuses it, and
+    the strict view planned for it leaves it out: the full check decides such a message, calls or none)."""
+    return isinstance(content, list) and any(
+        type(block) is dict and block.get("type") in _TEXT_BLOCKS and block.get("text") == "" for block in content)
+
+
+def _empty(content: Any, ids: Any) -> bool:
+    """What the full check decides of an assistant message: with calls, one holding an empty text block; without,
+    one carrying nothing (_text_empty)."""
+    return _empty_block(content) if ids else _text_empty(content)
 
 
 _TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
@@ -560,7 +573,8 @@ def _chat(message: Any) -> Entry | None:
             ids.append(call["id"])
         if message.get("function_call"):
             return None
-        return ("assistant", tuple(ids), (), not ids and _text_empty(message.get("content")))
+        content = message.get("content")
+        return ("assistant", tuple(ids), (), _empty_block(content) if ids else _text_empty(content))
     if role == "tool":
         call_id = message.get("tool_call_id")
         return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
@@ -703,7 +717,7 @@ def _langchain(message: Any) -> Entry | None:
         ids = tuple(call.get("id") for call in message.tool_calls)
         if not all(isinstance(call_id, str) for call_id in ids) or (ids and _block_after_call(message.content)):
             return None
-        return ("assistant", ids, (), not ids and _text_empty(message.content))
+        return ("assistant", ids, (), _empty_block(message.content) if ids else _text_empty(message.content))
     if kind == "tool":
         call_id = getattr(message, "tool_call_id", None)
         return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
@@ -749,7 +763,8 @@ def _langchain_dict(entry: Any) -> Entry | None:
             ids.append(call["id"])
         if ids and _block_after_call(data.get("content")):
             return None
-        return ("assistant", tuple(ids), (), not ids and _text_empty(data.get("content")))
+        content = data.get("content")
+        return ("assistant", tuple(ids), (), _empty_block(content) if ids else _text_empty(content))
     if kind == "tool":
         call_id = data.get("tool_call_id")
         return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
@@ -901,7 +916,7 @@ def _walk_langchain(entries: Iterable[Any], start: int, state: _State) -> bool:
                 if getattr(message, "invalid_tool_calls", None):
                     return False
                 ids = [call.get("id") for call in message.tool_calls]
-                if open_calls or last not in ("user", "results") or (not ids and _text_empty(message.content)) \
+                if open_calls or last not in ("user", "results") or _empty(message.content, ids) \
                         or (ids and _block_after_call(message.content)):
                     return False
                 for call_id in ids:
@@ -959,7 +974,7 @@ def _walk_chat(entries: Iterable[Any], start: int, state: _State) -> bool:
                         return False
                     ids.append(call["id"])
                 if message.get("function_call") or open_calls or last not in ("user", "results") or (
-                        not ids and _text_empty(message.get("content"))):
+                        _empty(message.get("content"), ids)):
                     return False
                 for call_id in ids:
                     if not plain(call_id) or call_id in known:
