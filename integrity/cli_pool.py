@@ -66,17 +66,25 @@ def in_order(work: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> Gen
     try:
         for _ in range(jobs):
             reading, writing = os.pipe()
+            # SIGINT and SIGTERM wait while the process forks: a worker stopped in its first instants (the parent
+            # stopping them all) would otherwise run the parent's handler inside Python's after-fork hooks, which
+            # prints "Exception ignored in: <function _after_fork>" and a traceback to the shared stderr
+            masked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
             try:
                 pid = os.fork()
             except OSError:  # no process to be had: the workers there are (or this process) do the rest
+                signal.pthread_sigmask(signal.SIG_SETMASK, masked)
                 os.close(reading)
                 os.close(writing)
                 break
             if pid == 0:  # the worker: it never returns
+                _worker_signals()
+                signal.pthread_sigmask(signal.SIG_SETMASK, masked)  # a stop sent meanwhile ends it now, quietly
                 os.close(reading)
                 for other in workers:
                     os.close(other)
                 _worker(work, items, size, numbers, writing)
+            signal.pthread_sigmask(signal.SIG_SETMASK, masked)
             os.close(writing)
             workers[reading] = pid
         os.close(numbers)
@@ -135,13 +143,22 @@ def _gathered(workers: dict[int, int], count: int) -> Iterator[Any]:
         selector.close()
 
 
+_STOPPING = {signal.SIGINT, signal.SIGTERM}
+"""The signals that stop the pool (held back while it forks a worker)."""
+
+
+def _worker_signals() -> None:
+    """A worker's signal handlers: Ctrl-C is the parent's to handle (it stops the workers); SIGTERM ends it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _worker(work: Callable[[Any], Any], items: Sequence[Any], size: int, numbers: int, out: int) -> None:
     """A worker: chunks until the pipe of numbers is empty, each one's outcomes written to `out`; then it
     leaves without the parent's exit handlers (nor a second flush of its buffered output)."""
     code = 0
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle (it stops the workers)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _worker_signals()
         while True:
             got = os.read(numbers, _NUMBER.size)
             if not got:
