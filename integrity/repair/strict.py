@@ -347,42 +347,32 @@ def _pair_waiting(light: LightTranscript, plan: Plan, answers: dict[Slot, int], 
 
 
 @cache
-def _needs_call_ids(provider: str | None) -> bool:
-    """Whether the view's provider wants every call to carry an id (its spec; unknown names do).
-
-    The providers package loads only when a provider is named: the CLI's fast path never needs it.  Kept per
-    name: a plan asks for every file.
-    """
-    if provider is None:
-        return False
-    from ..providers import SPECS
-
-    found = SPECS.get(provider)
-    return found is None or found.needs_call_ids
-
-
-@cache
-def id_rule(provider: str | None) -> IdRule | None:
-    """The provider's rule on call ids (pattern and length), or None: any string.  Kept per name (a plan asks
-    for every file)."""
+def _spec(provider: str | None) -> Any:
+    """The provider's spec (None: no provider, or a name no spec has).  The providers package loads only when a
+    provider is named: the CLI's fast path never needs it.  Kept per name: a plan asks for every file."""
     if provider is None:
         return None
     from ..providers import SPECS
 
-    found = SPECS.get(provider)
+    return SPECS.get(provider)
+
+
+def _needs_call_ids(provider: str | None) -> bool:
+    """Whether the view's provider wants every call to carry an id (its spec; unknown names do)."""
+    found = _spec(provider)
+    return provider is not None and (found is None or found.needs_call_ids)
+
+
+def id_rule(provider: str | None) -> IdRule | None:
+    """The provider's rule on call ids (pattern and length), or None: any string."""
+    found = _spec(provider)
     return found.id_rule if found is not None else None
 
 
-@cache
 def closes_turns_with_calls(provider: str | None) -> bool:
-    """Whether the provider answers only the calls that close an assistant turn (ProviderSpec.calls_close_turn).
-    Kept per name, as id_rule."""
-    if provider is None:
-        return False
-    from ..providers import SPECS
-
-    found = SPECS.get(provider)
-    return found is not None and found.calls_close_turn
+    """Whether the provider answers only the calls that close an assistant turn (ProviderSpec.calls_close_turn)."""
+    found = _spec(provider)
+    return found is not None and bool(found.calls_close_turn)
 
 
 def calls_put_last(light: LightTranscript, provider: str | None) -> set[int]:
@@ -394,14 +384,9 @@ def calls_put_last(light: LightTranscript, provider: str | None) -> set[int]:
 
 
 def refuses_blank_text(provider: str | None) -> bool:
-    """Whether the provider's empty-content rules refuse blank text (ProviderSpec.refuses_blank_text).  Kept per
-    name, as id_rule."""
-    if provider is None:
-        return False
-    from ..providers import SPECS
-
-    found = SPECS.get(provider)
-    return found is not None and found.refuses_blank_text
+    """Whether the provider's empty-content rules refuse blank text (ProviderSpec.refuses_blank_text)."""
+    found = _spec(provider)
+    return found is not None and bool(found.refuses_blank_text)
 
 
 def blank_left_out(light: LightTranscript, provider: str | None) -> tuple[list[int], set[int]]:
