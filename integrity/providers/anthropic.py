@@ -108,9 +108,11 @@ def content_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Vio
                 found.append(Violation(provider=provider, rule="whitespace_text_block", position="messages",
                                        native_indices=[index], error=BLANK_TEXT))
         elif isinstance(content, list):
-            alone = only_blank_text(content)  # a whitespace text is refused only with nothing else beside it
+            alone = None  # a whitespace text is refused only with nothing else beside it (read when one is met)
             for block in content:
                 text = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else None
+                if isinstance(text, str) and text.isspace() and alone is None:
+                    alone = only_blank_text(content)
                 if isinstance(text, str) and (not text or (alone and text.isspace())):
                     rule, error = _block_rule(text)
                     found.append(Violation(provider=provider, rule=rule, position="messages",
