@@ -573,8 +573,7 @@ def _chat(message: Any) -> Entry | None:
             ids.append(call["id"])
         if message.get("function_call"):
             return None
-        content = message.get("content")
-        return ("assistant", tuple(ids), (), _empty_block(content) if ids else _text_empty(content))
+        return ("assistant", tuple(ids), (), _empty(message.get("content"), ids))
     if role == "tool":
         call_id = message.get("tool_call_id")
         return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
@@ -717,7 +716,7 @@ def _langchain(message: Any) -> Entry | None:
         ids = tuple(call.get("id") for call in message.tool_calls)
         if not all(isinstance(call_id, str) for call_id in ids) or (ids and _block_after_call(message.content)):
             return None
-        return ("assistant", ids, (), _empty_block(message.content) if ids else _text_empty(message.content))
+        return ("assistant", ids, (), _empty(message.content, ids))
     if kind == "tool":
         call_id = getattr(message, "tool_call_id", None)
         return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
@@ -763,8 +762,7 @@ def _langchain_dict(entry: Any) -> Entry | None:
             ids.append(call["id"])
         if ids and _block_after_call(data.get("content")):
             return None
-        content = data.get("content")
-        return ("assistant", tuple(ids), (), _empty_block(content) if ids else _text_empty(content))
+        return ("assistant", tuple(ids), (), _empty(data.get("content"), ids))
     if kind == "tool":
         call_id = data.get("tool_call_id")
         return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
