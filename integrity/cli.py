@@ -764,16 +764,18 @@ def cmd_repair(args: argparse.Namespace) -> int:
     if loaded.fast is not None:  # (a pi-ai file: every message the view keeps as it is keeps its bytes)
         from ._bulk.fast_read import write_fast
 
-        if args.provider:  # the verdict check gives, and the view planned for the provider as check plans it
+        plan = None
+        if args.provider:  # the verdict check gives, and the view it judged (its plan, for the provider)
             from .pipeline import check_unit
 
-            said = check_unit(loaded, provider=args.provider, policy=args.policy, now=now).providers[args.provider]
+            checked = check_unit(loaded, provider=args.provider, policy=args.policy, now=now)
+            said = checked.providers[args.provider]
             print("\n".join(_verdict_lines(said)), file=sys.stderr)
             still_rejected = not said.accepted_after_repair
-        # only write_fast reads its order: stretches, but for a provider that renames ids (turns renamed alike
-        # ride in the stretches as the plan's renamed_alike, which write_fast does not read)
-        plan = _plan(loaded.fast.light, args.policy, args.provider, stretches=True)
-        if plan.renamed_alike is not None:
+            plan = checked.plan
+        if plan is None:  # only write_fast reads its order: with stretches
+            plan = _plan(loaded.fast.light, args.policy, args.provider, stretches=True)
+        if plan.renamed_alike is not None:  # (turns renamed alike ride in the stretches: write_fast needs them listed)
             plan = _plan(loaded.fast.light, args.policy, args.provider)
         empty = plan.changed and plan.order is not None and not plan.order
 
