@@ -486,18 +486,6 @@ def blank_content(content: Any) -> bool | None:
     return False if empty else None
 
 
-def blank_texts_of(messages: Sequence[Any]) -> dict[int, bool]:
-    """LightTranscript.blank_texts of some messages: index -> blank_content, for each user or assistant message
-    holding a blank text."""
-    found: dict[int, bool] = {}
-    for index, message in enumerate(messages):
-        if isinstance(message, dict) and message.get("role") in ("user", "assistant"):
-            blank = blank_content(message.get("content"))
-            if blank is not None:
-                found[index] = blank
-    return found
-
-
 def is_receipt(is_error: Any, details: Any) -> bool:
     """A toolResult is the runtime's interrupted receipt: isError true and the exact details marker."""
     return is_error is True and details_mark_interrupted(details)
