@@ -269,18 +269,18 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         example="#1 assistant [tool_use(call_a), text]  ->  view sends [text, tool_use(call_a)]",
         aliases=('calls last', 'tool_use not last'), universal=False),
     RepairKind.BLANK_TEXT: KindFacts(
-        "blank text left out", "A message the view sends without its empty texts, because the provider refuses an "
-        "empty text block (Anthropic); the durable message keeps them.",
+        "blank text left out", "A message the view sends without its blank texts, because the provider refuses an "
+        "empty text block (Anthropic), or one of whitespace only too (Bedrock); the durable message keeps them.",
         Severity.REJECTED, "blank_text_left_out", "message(s) sent without blank text",
         if_accepted=Severity.NORMALIZED,
         icon='␣', colour='#f3f4f6',
         example="#1 assistant [text '', tool_use(call_a)]  ->  view sends [tool_use(call_a)]",
-        aliases=('blank text', 'empty text', 'text content blocks must be non-empty'),
+        aliases=('blank text', 'empty text', 'text content blocks must be non-empty', 'text field is blank'),
         universal=False),
     RepairKind.DROPPED_BLANK: KindFacts(
         "dropped blank message", "A user or assistant message holding nothing but blank text (or no content at "
-        "all), left out of the view, because the provider refuses an empty message but for the request's final "
-        "assistant message (Anthropic). It carried nothing.",
+        "all), left out of the view, because the provider refuses an empty message (Anthropic: but for the "
+        "request's final assistant message; Bedrock). It carried nothing.",
         Severity.REJECTED, "blank_dropped", "blank message(s) dropped", action=True,
         if_accepted=Severity.NORMALIZED,
         icon='∅', colour='#f3f4f6',

@@ -80,13 +80,14 @@ class Loaded:
         assert self.transcript is not None
         return light_view(self.transcript.messages, policy)
 
-    def _blank_texts(self) -> dict[int, bool]:
+    def _blank_texts(self) -> dict[int, int]:
         """LightTranscript.blank_texts of a file the fast path read.  When its read looked for blank texts and found
         none (its hints lack formats.skeleton.BLANK_TEXT), only messages without content may be there: none when
         the read looked for those too (a read for hints: fast_bones.blank_or_empty's empty), else those whose
         bones have no part.  Otherwise read from its user and assistant messages, decoded from their raw bytes
         (a file holding a blank text is judged on its full request anyway)."""
         from .formats.skeleton import BLANK_TEXT
+        from .repair.views import BLANK_ALONE
 
         hinted = self.fast.hinted
         if hinted is not None and BLANK_TEXT not in hinted:
@@ -94,17 +95,18 @@ class Loaded:
             if made is None:
                 return {}
             bones = made[0]
-            return dict.fromkeys(compress(count(), map(_NO_CONTENT.__contains__, map(_ROLE_PARTS, bones))), True)
+            return dict.fromkeys(compress(count(), map(_NO_CONTENT.__contains__, map(_ROLE_PARTS, bones))),
+                                 BLANK_ALONE)
         import msgspec
 
         from .repair.views import blank_content
 
         raws, roles = self.fast.raws, self.fast.light.roles
-        found: dict[int, bool] = {}
+        found: dict[int, int] = {}
         for index, role in enumerate(roles):
             if role == "user" or role == "assistant":
                 blank = blank_content(msgspec.json.decode(raws[index]).get("content"))
-                if blank is not None:
+                if blank:
                     found[index] = blank
         return found
 

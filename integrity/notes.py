@@ -102,6 +102,18 @@ def _title(provider: str) -> str:
     return found.title if found is not None else provider
 
 
+def _blank(provider: str) -> tuple[str, str]:
+    """What the provider's empty-content rules refuse, in two clauses: (the text blocks, the empty message)."""
+    from .providers import SPECS
+
+    found = SPECS.get(provider)
+    rule = found.blank_text if found is not None else None
+    texts = "a text block that is empty or only whitespace" if rule is not None and rule.whitespace_beside \
+        else "an empty text block"
+    spared = ", but for a final assistant message" if rule is None or rule.spares_final_assistant else ""
+    return texts, f"a message with empty content{spared}"
+
+
 def _renamed(params: Mapping[str, Any]) -> str:
     pairs = ", ".join(f"{old!r} -> {new!r}" for old, new in params["ids"].items())
     return (f"ids renamed in the view ({pairs}), so that each call has an id no other call uses, in a form the "
@@ -173,11 +185,11 @@ _TEMPLATES: dict[NoteCode, Any] = {
         f"{_title(p['provider'])} answers only the calls that close an assistant turn, and refuses a call followed "
         "by another part of its turn"),
     NoteCode.BLANK_TEXT_LEFT_OUT: lambda p: (
-        "its empty text(s) are left out of the view: "
-        f"{_title(p['provider'])} refuses an empty text block"),
+        "its blank text(s) are left out of the view: "
+        f"{_title(p['provider'])} refuses {_blank(p['provider'])[0]}"),
     NoteCode.BLANK_MESSAGE_LEFT_OUT: lambda p: (
         "it holds nothing but blank text (or no content at all), so the view leaves it out: "
-        f"{_title(p['provider'])} refuses a message with empty content, but for a final assistant message"),
+        f"{_title(p['provider'])} refuses {_blank(p['provider'])[1]}"),
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "

@@ -75,7 +75,7 @@ def test_each_action_says_what_was_left_out_and_why(tmp_path: Path) -> None:
                                body_file(tmp_path, case(TOOL_TURN)["request"])).stdout)
     frame = tool_turn["actions"][1]
     assert (frame["kind"], frame["codes"], frame["view_index"]) == ("kept", ["blank_text_left_out"], 1)
-    assert "Anthropic Messages refuses an empty text block" in frame["reason"]
+    assert "Anthropic Messages refuses an empty text block" in frame["reason"], frame["reason"]
     answer = json.loads(run("check", "--provider", "anthropic", "--json",
                             body_file(tmp_path, case(WHITESPACE)["request"], "b.json")).stdout)["actions"][1]
     assert (answer["kind"], answer["codes"], answer["view_index"]) == \
@@ -112,7 +112,7 @@ def test_a_frame_ending_the_file_is_not_spared_its_receipt_follows_it() -> None:
     assert verdict.providers["anthropic"].after == []
 
 
-@pytest.mark.parametrize("provider", [None, "openai-chat", "gemini", "bedrock"])
+@pytest.mark.parametrize("provider", [None, "openai-chat", "gemini", "openai-responses"])
 def test_no_other_judge_changes_a_blank_text(provider: str | None) -> None:
     messages = [{"role": "user", "content": "hi"},
                 {"role": "assistant", "content": [_text(""), CALL], "stopReason": "toolUse"}, RESULT,
@@ -120,7 +120,7 @@ def test_no_other_judge_changes_a_blank_text(provider: str | None) -> None:
     verdict = check(_pi(messages), provider=provider, depth="view")
     assert verdict.report.summary.blank_text_left_out == verdict.report.summary.blank_dropped == 0
     assert verdict.view is not None and verdict.view[1]["content"] == [_text(""), CALL]
-    assert messages[3] in verdict.view  # (Bedrock's view adds a reply turn before it)
+    assert messages[3] in verdict.view
 
 
 def test_a_clean_turn_and_a_late_part_and_a_blank_user_turn_together() -> None:
@@ -133,9 +133,9 @@ def test_a_clean_turn_and_a_late_part_and_a_blank_user_turn_together() -> None:
     transcript = _pi(messages)
     verdict = check(transcript, provider="anthropic", depth="view")
     assert verdict.view is not None
-    # the empty texts go; a whitespace text beside another part stays (Anthropic takes it: llm-anthropic's 200)
+    # a message with an empty text is sent without its blank texts, the whitespace ones too (they carry nothing)
     assert [message.get("content") for message in verdict.view] == [
-        "hi", [_text("after"), _text("\n\n"), CALL], RESULT["content"], [_text(" "), image], [_text("done")]]
+        "hi", [_text("after"), CALL], RESULT["content"], [image], [_text("done")]]
     assert verdict.providers["anthropic"].after == []
     assert (verdict.report.summary.blank_text_left_out, verdict.report.summary.blank_dropped) == (2, 1)
     assert messages[1]["content"][0] == _text("")  # the durable record is untouched
@@ -152,3 +152,13 @@ def test_every_provider_asked_gets_the_same_view_for_anthropic() -> None:
     table = check(_pi(messages), also="all")
     assert alone.providers["anthropic"].after == table.providers["anthropic"].after == []
     assert table.providers["anthropic"].before == alone.providers["anthropic"].before != []
+
+
+def test_every_provider_with_empty_content_rules_has_its_format_read_for_blank_text() -> None:
+    """A skeleton writes no text: a provider whose rules read blank text is judged on its full request when one is
+    there, which holds only for the formats skeleton.BLANK_FORMATS names."""
+    from integrity.formats.skeleton import BLANK_FORMATS
+    from integrity.providers import SPECS
+
+    reading = {spec.native_format for spec in SPECS.values() if spec.blank_text is not None}
+    assert reading == BLANK_FORMATS == {"anthropic", "bedrock"}

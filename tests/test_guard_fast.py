@@ -599,3 +599,27 @@ def test_an_empty_text_block_beside_other_parts_goes_to_the_full_check() -> None
         assert scan(request, format, "anthropic")[0] is False, (format, request)
         sent = RequestGuard("test").guard(request, format, "anthropic")
         assert sent is not None and request_verdict(sent, format, "anthropic").legal, (format, sent)
+
+
+WHITESPACE_BESIDE = [  # (format, request): a whitespace text beside another part, which Bedrock refuses (vercel/ai#6254)
+    ("openai-chat", [{"role": "user", "content": "q"},
+                     {"role": "assistant", "content": [_text("\n\n")], "tool_calls": [
+                         {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+                     {"role": "tool", "tool_call_id": "c1", "content": "ok"}, {"role": "user", "content": "next"}]),
+    ("openai-chat", [{"role": "user", "content": [_text(" "), _text("hi")]}, {"role": "assistant", "content": "yo"},
+                     {"role": "user", "content": "q"}]),
+]
+
+
+def test_a_whitespace_text_beside_other_parts_goes_to_the_full_check_toward_bedrock() -> None:
+    """Bedrock refuses a text block of whitespace beside a tool call (Anthropic takes it): the quick pass sends
+    such a message to the full check, which sends it to Bedrock without the blank text and to Anthropic as it is."""
+    from integrity.guards._core import RequestGuard, request_verdict
+
+    for format, request in WHITESPACE_BESIDE:
+        assert not request_verdict(request, format, "bedrock").legal
+        assert scan(request, format, "bedrock")[0] is False, (format, request)
+        sent = RequestGuard("test").guard(request, format, "bedrock")
+        assert sent is not None and request_verdict(sent, format, "bedrock").legal, (format, sent)
+        assert request_verdict(request, format, "anthropic").legal
+        assert RequestGuard("test").guard(request, format, "anthropic") is None  # nothing to change

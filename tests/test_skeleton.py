@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from integrity.formats import read_all
-from integrity.formats.skeleton import BLANK_TEXT, all_bones, stands_for
+from integrity.formats.skeleton import BLANK_FORMATS, BLANK_TEXT, all_bones, stands_for
 from integrity.loading import Transcript, TranscriptError
 from integrity.providers import PROVIDER_FORMAT, PROVIDERS, validate_native
 from integrity.providers.canonical import (
@@ -94,8 +94,9 @@ def test_skeleton_verdicts_equal_the_full_requests(provider: str) -> None:
             continue  # judged on its own recorded entries, or written from its hints (a Codex rollout as Responses)
         for messages in _views(transcript, provider):
             written = skeleton_once(messages, format, None)
-            if written is None and format == BLANK_TEXT and BLANK_TEXT in all_bones(messages)[1]:
-                continue  # a blank text, which Anthropic's empty-content rules read and a skeleton does not carry
+            if written is None and format in BLANK_FORMATS and BLANK_TEXT in all_bones(messages)[1]:
+                continue  # a blank text, which Anthropic's and Bedrock's empty-content rules read and a skeleton
+                # does not carry
             assert written is not None, f"{name}: carries hints of {format} without being read from it"
             native, sources, _ = judged_request(messages, provider, transcript)  # the full request, written
             full = with_canonical_indices(in_context(validate_native(native, provider, history=True, ids=True),

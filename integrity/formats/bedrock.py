@@ -174,6 +174,15 @@ def _blocks_out(parts: Any, same: bool) -> list[Any]:
                 blocks.append({"json": hints["json"]})
             else:
                 blocks.append({"text": part["text"]})
+        elif part.get("type") == "thinking":
+            reasoning = {"text": part.get("thinking", "")}
+            if "thinkingSignature" in part:
+                reasoning["signature"] = part["thinkingSignature"]
+            blocks.append({"reasoningContent": {"reasoningText": reasoning}})
+        elif part.get("type") == "image" and isinstance(part.get("data"), str):
+            kind = part.get("mimeType")
+            blocks.append({"image": {"format": kind.rpartition("/")[2] if isinstance(kind, str) else "png",
+                                     "source": {"bytes": part["data"]}}})
         elif part.get("type") == OPAQUE and part.get("format") == NAME:
             blocks.append(part["value"])
     return blocks

@@ -85,11 +85,14 @@ def bones_of(message: Any, hinted: set[str]) -> Bone:
     return (role, parts, result, stopped)
 
 
-BLANK_TEXT = "anthropic"
+BLANK_TEXT = "blank text"
 """What `hinted` gets for a user or assistant message with a blank text (repair.views.blank_text: a string
-content, or a text part): a skeleton writes no text, so none of Anthropic's format stands for the request, whose
-empty-content rules read it (the full request is judged).  The format's name, as a hint of that format would
-add: stands_for reads both alike."""
+content, or a text part): a skeleton writes no text, so none of the formats whose providers' empty-content rules
+read it (BLANK_FORMATS) stands for the request (the full request is judged).  No format has this name."""
+
+BLANK_FORMATS = frozenset({"anthropic", "bedrock"})
+"""The request formats of the providers with empty-content rules (ProviderSpec.blank_text):
+tests/test_blank_text_repair.py holds that every such provider's format is here."""
 
 
 def _holds_blank_text(content: Any) -> bool:
@@ -106,7 +109,7 @@ def _hints(item: dict[str, Any], hinted: set[str]) -> None:
     if native is not None:
         hinted.add(hint_format(native))
         if isinstance(native, dict) and native.get("in_order"):  # Anthropic's writer keeps its order: no
-            hinted.add(BLANK_TEXT)  # Anthropic skeleton (its calls last) stands for it
+            hinted.add("anthropic")  # Anthropic skeleton (its calls last) stands for it
 
 
 def hint_format(native: Any) -> str:
@@ -149,6 +152,8 @@ def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
     _HINTS_OF), or hints naming no format."""
     if "" in hinted:
         return False
+    if BLANK_TEXT in hinted:
+        hinted = hinted | BLANK_FORMATS
     if not hinted.isdisjoint(_HINTS_OF):
         hinted = hinted | {_HINTS_OF[hint] for hint in hinted if hint in _HINTS_OF}
     return formats not in hinted if isinstance(formats, str) else not hinted & formats
@@ -165,7 +170,9 @@ Written = tuple[list[Any], list[list[int]]]
 
 # Shared blocks: the rules only read them, and a skeleton of a million messages allocates none of these.
 _TEXT = {"type": "text"}
-_BEDROCK_TEXT = {"text": ""}
+_BEDROCK_TEXT = {"text": "text"}  # (not blank: Bedrock refuses a blank one, and a skeleton stands only without any)
+_BEDROCK_THINKING = {"reasoningContent": {}}
+_BEDROCK_IMAGE = {"image": {}}
 _GEMINI_TEXT = {"text": ""}
 _GEMINI_THOUGHT = {"thought": True, "text": ""}
 _REASONING = {"type": "reasoning"}
@@ -264,8 +271,9 @@ _ANTHROPIC = _Grouped(  # integrity.formats.anthropic: text, thinking and images
     lambda role: {"role": role, "content": [_TEXT]}, calls_last=True)  # (anthropic.assistant_out; a string
 # content is one text block, of a text that is not blank: a blank one's request is not written as a skeleton)
 
-_BEDROCK = _Grouped(  # integrity.formats.bedrock: Converse blocks; thinking and images are not written
-    "bedrock", {"text": _BEDROCK_TEXT, "thinking": None, "image": None},
+_BEDROCK = _Grouped(  # integrity.formats.bedrock: Converse blocks, thinking as reasoningContent (images kept with
+    # their data, as bones hold them)
+    "bedrock", {"text": _BEDROCK_TEXT, "thinking": _BEDROCK_THINKING, "image": _BEDROCK_IMAGE},
     lambda call_id, name: {"toolUse": {"toolUseId": call_id, "name": name}},
     lambda run: {"role": "user", "content": [{"toolResult": {}} if bone[2] is MISSING else
                                              {"toolResult": {"toolUseId": bone[2]}} for bone in run]},

@@ -537,10 +537,12 @@ def _text_empty(content: Any) -> bool:
 
 
 def _empty_block(content: Any) -> bool:
-    """Whether a content list holds a text block whose text is empty, beside anything (Anthropic refuses it, and
-    the strict view planned for it leaves it out: the full check decides such a message, calls or none)."""
+    """Whether a content list holds a text block whose text is blank, beside anything (Anthropic refuses an empty
+    one, Bedrock a whitespace one too, and the strict view planned for them leaves it out: the full check decides
+    such a message, calls or none)."""
     return isinstance(content, list) and any(
-        type(block) is dict and block.get("type") in _TEXT_BLOCKS and block.get("text") == "" for block in content)
+        type(block) is dict and block.get("type") in _TEXT_BLOCKS and type(block.get("text")) is str
+        and not block["text"].strip() for block in content)
 
 
 def _empty(content: Any, ids: Any) -> bool:

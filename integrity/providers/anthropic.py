@@ -54,7 +54,7 @@ from ..formats.anthropic import CONTENT_ROLES
 from ..repair.views import only_blank_text
 from .chat_shape import role_of
 from .ids import all_anthropic_ids, anthropic_ids, anthropic_rule, is_anthropic_id
-from .spec import Endpoint, ProviderSpec
+from .spec import BlankRule, Endpoint, ProviderSpec
 from .violation import Violation
 
 PROVIDER = "anthropic"
@@ -344,7 +344,7 @@ SPEC = ProviderSpec(
     needs_call_ids=True,
     role_rules=None,
     calls_close_turn=True,
-    refuses_blank_text=True,
+    blank_text=BlankRule(whitespace_beside=False, spares_final_assistant=True),
     errors={
         "tool_use_unanswered": UNANSWERED,
         "tool_result_not_first": UNANSWERED,  # the API does not tell the two apart; our rule id does

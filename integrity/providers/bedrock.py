@@ -13,6 +13,16 @@ Lite accepted them; the refusal was reported for Claude 3 Opus and Llama 4).  A
 `toolUse` of a server tool (`"type": "server_tool_use"`) answered by a `toolResult`
 in the same assistant message is answered there (recorded, Nova 2 Lite, HTTP 200).
 
+Empty content is refused by two texts (`content_rules`), in any user or assistant message, the last one too (no
+exception is known; assumed): a message whose `content` is `[]` gets ``The content field in the Message object at
+messages.N is empty. ...`` (vercel/ai#15248: an assistant `content: []`), and a `text` block whose text is empty
+or only whitespace gets ``The text field in the ContentBlock object at messages.N.content.M is blank. ...``, beside
+other blocks too (vercel/ai#6254: an assistant `[{text: "\n\n"}, {toolUse}]` at messages.7.content.0;
+langchain-ai/langchain-aws#403: the AWS CLI's answer for an assistant `[{"text": "\n\n"}]` at
+messages.1.content.0; boto/botocore#3525).  Positions are the request's own.  Unlike Anthropic's, the rule takes no
+whitespace text beside a tool call.  Claude models behind Converse were seen answering Anthropic's own
+whitespace text instead (NousResearch/hermes-agent#39829): the verdict is the same, the text may differ.
+
 Its id rule: a `toolUseId` (of a `toolUse` or a `toolResult`) of more than 64 characters is
 refused with AWS's own validation text, whose list positions count from 1 (seen:
 BerriAI/litellm#34239, RooCodeInc/Roo-Code#10902).  The pattern AWS documents is not checked:
@@ -28,7 +38,7 @@ from typing import Any
 from ..formats.bedrock import answered_in_place
 from .chat_shape import role_of
 from .ids import length_rule
-from .spec import CUSTOM, OPAQUE, SYSTEM, Endpoint, ProviderSpec, RoleRules
+from .spec import CUSTOM, OPAQUE, SYSTEM, BlankRule, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
 
 PROVIDER = "bedrock"
@@ -41,6 +51,15 @@ ALTERNATE = (
 EXPECTED = "Expected toolResult blocks at messages.{index}.content for the following Ids: {ids}"
 EXCEEDS = (
     "The number of toolResult blocks at messages.{index}.content exceeds the number of toolUse blocks of previous turn."
+)
+
+EMPTY_CONTENT = (
+    "The content field in the Message object at messages.{index} is empty. "
+    "Add a ContentBlock object to the content field and try again."
+)
+BLANK_TEXT = (
+    "The text field in the ContentBlock object at messages.{index}.content.{block} is blank. "
+    "Add text to the text field, and try again."
 )
 
 ID_LIMIT = 64
@@ -93,12 +112,33 @@ def tool_results(message: Any) -> list[str]:
     return _ids(message, "toolResult") if role_of(message) == "user" else []
 
 
+def content_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """The empty-content rules (see the module's docstring): a user or assistant message with no block, and each
+    text block of whitespace only (the empty one included), wherever it is."""
+    found: list[Violation] = []
+    for index, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        if content == []:
+            found.append(Violation(provider=provider, rule="empty_message_content", position=f"messages.{index}",
+                                   native_indices=[index], error=EMPTY_CONTENT.format(index=index)))
+            continue
+        if not isinstance(content, list):
+            continue
+        for block, part in enumerate(content):
+            text = part.get("text") if type(part) is dict else None
+            if type(text) is str and (not text or text.isspace()):
+                found.append(Violation(provider=provider, rule="blank_text_block",
+                                       position=f"messages.{index}.content.{block}", native_indices=[index],
+                                       error=BLANK_TEXT.format(index=index, block=block)))
+    return found
+
+
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every Bedrock Converse rule on roles and tool history the request breaks, in message order.
 
     Each message's role, toolUse and toolResult ids are read once; the rules read their
     neighbours' from those lists."""
-    found: list[Violation] = []
+    found: list[Violation] = content_rules(messages, provider)
     roles = [role_of(message) for message in messages]
     # (tool_uses and tool_results of each message, its role read once)
     uses_of = [_uses(message) if role == "assistant" else [] for message, role in zip(messages, roles, strict=True)]
@@ -173,6 +213,7 @@ SPEC = ProviderSpec(
     validate_ids=validate_ids,
     id_rule=length_rule(ID_LIMIT, "Bedrock Converse"),
     needs_call_ids=True,
+    blank_text=BlankRule(whitespace_beside=True, spares_final_assistant=False),
     role_rules=RoleRules(
         transparent=frozenset({SYSTEM, CUSTOM, OPAQUE}),  # the writer hoists system messages out of `messages`
         merge_assistants="all",
@@ -189,6 +230,8 @@ SPEC = ProviderSpec(
         "roles_not_alternating": ALTERNATE,
         "tool_use_unanswered": EXPECTED,
         "too_many_tool_results": EXCEEDS,
+        "empty_message_content": EMPTY_CONTENT,
+        "blank_text_block": BLANK_TEXT,
         "tool_use_id_too_long": TOO_LONG.replace("{field}", "toolUse"),
         "tool_result_id_too_long": TOO_LONG.replace("{field}", "toolResult"),
     },

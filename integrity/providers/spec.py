@@ -104,6 +104,21 @@ class Endpoint:
 
 
 @dataclass(frozen=True)
+class BlankRule:
+    """How a provider's empty-content rules read blank text (repair.views.blank_text: a text of whitespace only, the
+    empty one included), which decides what the strict view planned for it leaves out.
+
+    whitespace_beside: a whitespace text beside other parts of a message is refused too (Bedrock Converse: "is
+        blank"), not only an empty one (Anthropic takes it beside a tool_use: recorded 200).
+    spares_final_assistant: the request's last message, when it is an assistant's without calls, is left alone
+        (Anthropic's text names that exception: the optional final assistant message).
+    """
+
+    whitespace_beside: bool
+    spares_final_assistant: bool
+
+
+@dataclass(frozen=True)
 class ProviderSpec:
     """Everything the engine knows about one provider.
 
@@ -133,11 +148,11 @@ class ProviderSpec:
         another part of its turn (Anthropic's tool_use_not_last; DeepSeek Responses' function_call_unanswered for
         a call followed by a reasoning or message item), so the strict view planned for it sends a frame's calls
         after its other parts (LightTranscript.late_frames).
-    refuses_blank_text: its empty-content rules refuse a user or assistant message with no content, or a blank
-        text (Anthropic's content_rules, but for the request's last message when it is an assistant's), so the
-        strict view planned for it sends such messages without their blank texts, or leaves them out
-        (LightTranscript.blank_texts).  Only a provider of the request format formats.skeleton.BLANK_TEXT names
-        (a skeleton writes no text; tests/test_blank_text_repair.py holds it).
+    blank_text: its empty-content rules (BlankRule), or None: they refuse a user or assistant message with no
+        content, or a blank text (Anthropic's content_rules, Bedrock's), so the strict view planned for it sends
+        such messages without their blank texts, or leaves them out (LightTranscript.blank_texts).  Only a
+        provider of a request format formats.skeleton.BLANK_FORMATS names (a skeleton writes no text;
+        tests/test_blank_text_repair.py holds it).
     """
 
     name: str
@@ -154,7 +169,12 @@ class ProviderSpec:
     model_prefixes: tuple[str, ...] = ()
     hosts_others: bool = False
     calls_close_turn: bool = False
-    refuses_blank_text: bool = False
+    blank_text: BlankRule | None = None
+
+    @property
+    def refuses_blank_text(self) -> bool:
+        """Whether its empty-content rules refuse blank text (blank_text)."""
+        return self.blank_text is not None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "errors", MappingProxyType(dict(self.errors)))

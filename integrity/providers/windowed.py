@@ -302,7 +302,8 @@ def bedrock_turns(bones: Sequence[Any]) -> Turns | None:
     """Bedrock's messages of the skeleton `formats.skeleton._BEDROCK` writes (a run of results one user message,
     system messages hoisted; every message read on its own, with its neighbours), flagged bad unless plainly
     legal: an assistant message whose calls the results right after it answer (`_answers`), and those; any
-    other message without calls or results; two messages of one role in a row are not.  None for an empty
+    other message without calls or results that is written with a block; two messages of one role in a row are
+    not.  None for an empty
     request, a Bedrock entry or block as recorded, or an id its id rule refuses (judged whole)."""
     turns = Turns()
     ids: list[Any] = []  # every call's and result's id, for the id rule
@@ -350,6 +351,9 @@ def bedrock_turns(bones: Sequence[Any]) -> Turns | None:
         starts.append(index)
         entries.append(turn)
         flag = _USES if calls else 0
+        if not calls and content is not STRING and "text" not in content and "thinking" not in content \
+                and "image" not in content:
+            flag |= _BAD  # written with no block: Bedrock's empty_message_content
         if pending:  # calls no results answer right after them
             flags[turn - 1] |= _BAD
         if role == last:  # two messages of one role in a row
@@ -551,10 +555,24 @@ def _bedrock_exceeds(violation: Violation, native: list[int]) -> str:
     return EXCEEDS.format(index=native[-1])
 
 
+def _bedrock_empty(violation: Violation, native: list[int]) -> str:
+    from .bedrock import EMPTY_CONTENT
+
+    return EMPTY_CONTENT.format(index=native[0])
+
+
+def _bedrock_blank(violation: Violation, native: list[int]) -> str:
+    from .bedrock import BLANK_TEXT
+
+    return BLANK_TEXT.format(index=native[0], block=violation.position.rsplit(".", 1)[1])
+
+
 _ERRORS: dict[tuple[str, str], Callable[[Violation, list[int]], str]] = {
     ("openai-chat", "duplicate_tool_call_id"): _openai_duplicate,  # "... in messages[{first}] and messages[{second}]."
     ("bedrock", "tool_use_unanswered"): _bedrock_expected,  # "Expected toolResult blocks at messages.{index+1}..."
     ("bedrock", "too_many_tool_results"): _bedrock_exceeds,  # "... at messages.{index}.content exceeds ..."
+    ("bedrock", "empty_message_content"): _bedrock_empty,  # "... in the Message object at messages.{index} is ..."
+    ("bedrock", "blank_text_block"): _bedrock_blank,  # "... in the ContentBlock object at messages.{index}.content.{block}"
 }
 """The error texts, of the rules a window can meet, that name an index after the position: written again."""
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .views import is_call_part
+from .views import blank_text, is_call_part
 
 INTERRUPTED_MESSAGE = "This tool call was interrupted before a result was recorded."
 # Compact JSON with the reference's key order: what JSON.stringify produces.
@@ -102,8 +102,10 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
     of the copy's native fields, so no writer sends it again; the report keeps it).
     calls_last: the frame's toolCall parts go after its other parts, each run in its order (a provider that
     answers only the calls closing a turn refuses a call followed by text: Anthropic's tool_use_not_last).
-    blank: its empty text parts are left out (a provider with empty-content rules refuses them beside other parts;
-    LightTranscript.blank_texts: a message of blank texts alone is left out whole, never rewritten).
+    blank: its blank text parts are left out (views.blank_text: empty, or whitespace only).  A provider with
+    empty-content rules refuses an empty one beside other parts, Bedrock a whitespace one too (views.blank_content);
+    a message rewritten for one is sent without all of them, which carry nothing (a message of blank texts alone
+    is left out whole, never rewritten).
     """
     copied = copy.deepcopy(message)
     if -1 in ids:
@@ -125,16 +127,17 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
                     native.pop("arguments", None)
             position += 1
     if blank:
-        content = copied["content"] = [part for part in content if not _empty_text(part)]
+        content = copied["content"] = [part for part in content if not _blank_text_part(part)]
     if calls_last:
         copied["content"] = [part for part in content if not _is_call(part)] + \
             [part for part in content if _is_call(part)]
     return copied
 
 
-def _empty_text(part: Any) -> bool:
-    """A text part whose text is empty (views.blank_content reads the same)."""
-    return isinstance(part, dict) and part.get("type") == "text" and part.get("text") == ""
+def _blank_text_part(part: Any) -> bool:
+    """A text part whose text is blank (views.blank_content reads the same)."""
+    return isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str) \
+        and blank_text(part["text"])
 
 
 def _is_call(part: Any) -> bool:

@@ -38,7 +38,7 @@ from .legalize import has_role_rules, legalize
 from .messages import STRICT_MESSAGE, strict_placeholder_text
 from .pairing import CleanTurns, later_result, pair_unique
 from .plan import Plan, index_results
-from .views import NON_STRING_ID, Clean, LightTranscript
+from .views import BLANK_ALONE, BLANK_EMPTY, NON_STRING_ID, Clean, LightTranscript
 
 if TYPE_CHECKING:
     from ..providers.spec import IdRule
@@ -384,30 +384,34 @@ def calls_put_last(light: LightTranscript, provider: str | None) -> set[int]:
 
 
 def refuses_blank_text(provider: str | None) -> bool:
-    """Whether the provider's empty-content rules refuse blank text (ProviderSpec.refuses_blank_text)."""
+    """Whether the provider's empty-content rules refuse blank text (ProviderSpec.blank_text)."""
     found = _spec(provider)
-    return found is not None and bool(found.refuses_blank_text)
+    return found is not None and found.blank_text is not None
 
 
 def blank_left_out(light: LightTranscript, provider: str | None) -> tuple[list[int], set[int]]:
     """What the view planned for `provider` leaves out of the messages holding a blank text (light.blank_texts),
     when the provider refuses blank text: (the messages left out, holding nothing else; the messages sent
-    without their blank texts).  The request's last message is spared when it is an assistant's without calls
-    (the empty-content rules spare the final assistant message, and the view ends with it too).  A blank text
-    carries nothing, so leaving it out loses nothing; a provider that combines consecutive messages of one role
-    (Anthropic) reads the messages on each side of one left out as one turn, as it would have."""
+    without their blank texts: those with an empty one, and for a provider refusing a whitespace text beside
+    other parts (BlankRule.whitespace_beside: Bedrock) those with one).  The request's last message is spared
+    when it is an assistant's without calls and the rules spare the final assistant message (Anthropic's), as
+    the view ends with it too.  A blank text carries nothing, so leaving it out loses nothing; a provider that
+    combines consecutive messages of one role reads the messages on each side of one left out as one turn, as it
+    would have (and Bedrock's view merges them: its role rules)."""
     texts = light.blank_texts
-    if not texts or not refuses_blank_text(provider):
+    found = _spec(provider) if texts else None
+    rule = found.blank_text if found is not None else None
+    if rule is None or not texts:
         return [], set()
-    last = light.size - 1
+    last = light.size - 1 if rule.spares_final_assistant else -1
     whole: list[int] = []
     parts: set[int] = set()
-    for index, nothing_else in sorted(texts.items()):
+    for index, held in sorted(texts.items()):
         if index == last and light.roles[index] == "assistant" and index not in light.frames:
             continue
-        if nothing_else:
+        if held == BLANK_ALONE:
             whole.append(index)
-        else:
+        elif held == BLANK_EMPTY or rule.whitespace_beside:
             parts.add(index)
     return whole, parts
 

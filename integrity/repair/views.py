@@ -115,10 +115,10 @@ class LightTranscript:
     late_frames: frames with a part that is no call after a call (part_after_call): a provider that answers only
         the calls closing a turn (ProviderSpec.calls_close_turn: Anthropic, DeepSeek Responses) refuses such a
         frame as recorded, so the strict view planned for it sends their calls after their other parts.
-    blank_texts: user and assistant messages holding a blank text (blank_content): index -> whether they hold
-        nothing else (no content at all, or blank texts alone).  A provider with empty-content rules
-        (ProviderSpec.refuses_blank_text: Anthropic) refuses them, so the strict view planned for it sends them
-        without their blank texts, or leaves them out.  None: not read (the fast reader leaves it to
+    blank_texts: user and assistant messages holding a blank text, or no content (blank_content): index -> what
+        they hold (BLANK_ALONE, BLANK_EMPTY, BLANK_SPACE).  A provider with empty-content rules
+        (ProviderSpec.blank_text: Anthropic, Bedrock) refuses some of them, so the strict view planned for it
+        sends them without their blank texts, or leaves them out.  None: not read (the fast reader leaves it to
         pipeline.Loaded, which reads it only when such a provider is asked).
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
@@ -150,7 +150,7 @@ class LightTranscript:
         bad_arguments: dict[tuple[int, int], str] | None = None,
         late_frames: set[int] | None = None,
         blank_frames: set[int] | None = None,
-        blank_texts: dict[int, bool] | None = None,
+        blank_texts: dict[int, int] | None = None,
     ) -> None:
         self.size = size
         self.roles = roles
@@ -281,7 +281,7 @@ class LightBuilder:
         self.bad_arguments: dict[tuple[int, int], str] = {}
         self.late: set[int] = set()  # LightTranscript.late_frames
         self.blank: set[int] = set()  # LightTranscript.blank_frames
-        self.blank_texts: dict[int, bool] | None = None  # LightTranscript.blank_texts (None: not read)
+        self.blank_texts: dict[int, int] | None = None  # LightTranscript.blank_texts (None: not read)
         # Clean turns, classified as the messages come (see LightTranscript.clean): the first frame of
         # every call id, the ids of loose results so far, the clean turns found, the frames and
         # results outside them (loose), and the open turn: its frame and calls, the index its next
@@ -459,31 +459,42 @@ def only_blank_text(content: Any) -> bool:
         and blank_text(part["text"]) for part in content)
 
 
-def blank_content(content: Any) -> bool | None:
-    """What Anthropic's empty-content rules refuse in a user or assistant message's content
-    (providers.anthropic.content_rules), and the strict view planned for it leaves out: True when it holds no
-    content at all ("" or []) or nothing but blank texts (blank_text: a string content, or text parts); False
-    when it holds an empty text beside other parts (those texts are left out); None otherwise (a whitespace
-    text beside another part is accepted as it is)."""
+BLANK_ALONE = 1
+"""blank_content: the message holds no content at all ("" or []) or nothing but blank texts."""
+BLANK_EMPTY = 2
+"""blank_content: an empty text beside other parts (a whitespace text may be there too)."""
+BLANK_SPACE = 3
+"""blank_content: whitespace texts beside other parts, none of them empty."""
+
+
+def blank_content(content: Any) -> int:
+    """What the empty-content rules of a provider (ProviderSpec.blank_text) read in a user or assistant message's
+    content, and the strict view planned for it leaves out: BLANK_ALONE, BLANK_EMPTY, BLANK_SPACE, or 0 when it
+    holds no blank text and some content.  Anthropic refuses the first two (a whitespace text beside another
+    part is accepted), Bedrock all three."""
     if isinstance(content, str):
-        return True if not content or content.isspace() else None
+        return BLANK_ALONE if not content or content.isspace() else 0
     if not isinstance(content, list):
-        return None
+        return 0
     if not content:
-        return True
-    empty = False
+        return BLANK_ALONE
     for part in content:  # (most messages: no blank text, one pass without a list made)
         if type(part) is dict and part.get("type") == "text":
             text = part.get("text")
             if type(text) is str and (not text or text.isspace()):
-                empty = empty or not text
                 continue
-        break  # a part that is no blank text: only an empty text is then refused
+        break  # a part that is no blank text: the blank texts beside it decide
     else:
-        return True  # nothing but blank texts
-    if not empty:
-        empty = any(type(part) is dict and part.get("type") == "text" and part.get("text") == "" for part in content)
-    return False if empty else None
+        return BLANK_ALONE  # nothing but blank texts
+    found = 0
+    for part in content:
+        if type(part) is dict and part.get("type") == "text":
+            text = part.get("text")
+            if type(text) is str and (not text or text.isspace()):
+                if not text:
+                    return BLANK_EMPTY
+                found = BLANK_SPACE
+    return found
 
 
 def is_receipt(is_error: Any, details: Any) -> bool:
@@ -509,12 +520,12 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
         roles.append(role if isinstance(role, str) else None)
         if role == "user":
             blank = blank_content(message.get("content"))
-            if blank is not None:
+            if blank:
                 blank_texts[index] = blank
         elif role == "assistant":
             content = message.get("content")
             blank = blank_content(content)
-            if blank is not None:
+            if blank:
                 blank_texts[index] = blank
             calls = calls_in_content(content, numeric_ids)
             if calls:
