@@ -251,9 +251,10 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "blank_text", "An empty text is not nothing",
         "Anthropic refuses an empty text block, a message holding nothing but whitespace, and a message with no "
-        "content, anywhere but in the request's final assistant message. The other providers' rules as this project "
-        "models them take them (Bedrock's own refusal of a blank text is not modelled yet), though Bedrock refuses "
-        "this request for another rule (its two user messages in a row), and Mistral for its ids.",
+        "content, anywhere but in the request's final assistant message. Bedrock refuses a text block that is "
+        "empty or only whitespace anywhere, beside a tool call too, and a message with no content (here also its "
+        "two user messages in a row). The other providers take them, though Mistral refuses this request for its "
+        "ids.",
         "A client that saves the text it streamed before a tool call, even when the model wrote none, records "
         "[text \"\", tool_use]; the next request refuses the whole history. This example is the request Claude Code "
         "sent when it resumed such a session, which Anthropic answered with HTTP 400.",
@@ -262,7 +263,8 @@ LESSONS: tuple[Lesson, ...] = (
         "the durable message keeps it. A message holding nothing else is left out ({kind_dropped_blank}). The same "
         "request without the empty block was accepted (experientiallabs/experiential, issue 683).",
         (Claim("anthropic", "empty_text_block"), Claim("openai-chat"), Claim("openai-responses"), Claim("gemini"),
-         Claim("bedrock", "roles_not_alternating"), Claim("mistral", "invalid_tool_call_id")),
+         Claim("bedrock", "blank_text_block"), Claim("bedrock", "roles_not_alternating"),
+         Claim("mistral", "invalid_tool_call_id")),
         {"openmaic": _kinds(), "strict": _kinds("blank text left out")},
         sample="empty_text_on_resume.anthropic.json", provider="anthropic",
     ),
