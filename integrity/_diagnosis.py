@@ -729,7 +729,10 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
         return left_out
     if index in plan.merged:
         carrier = plan.merged[index]
-        return RepairKind.MERGED, [note or Note.of(NoteCode.MERGED, carrier=carrier)], dict(kept_instead=carrier)
+        notes = [note or Note.of(NoteCode.MERGED, carrier=carrier)]
+        if index in plan.without_blank:  # (Bedrock merges a run of one role, and refuses blank text in it)
+            notes.append(Note.of(NoteCode.BLANK_TEXT_LEFT_OUT, provider=plan.provider))
+        return RepairKind.MERGED, notes, dict(kept_instead=carrier)
     moved_to, in_run = moved
     notes = [note] if note is not None else []
     kind = RepairKind.KEPT

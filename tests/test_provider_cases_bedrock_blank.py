@@ -161,6 +161,8 @@ ODD = [  # (the odd turns, the rules broken as recorded; after repair: none)
     pytest.param({199: [*_turn(199)[:3], {"role": "assistant", "content": [_pi_text("")], "stopReason": "stop"}]},
                  ["blank_text_block"], id="empty-last-answer"),
     pytest.param({100: [{"role": "user", "content": [IMAGE]}, *_turn(100)[1:]]}, [], id="image-alone"),
+    pytest.param({100: [{"role": "user", "content": "look"}, {"role": "user", "content": [_pi_text("\t"), IMAGE]},
+                        *_turn(100)[1:]]}, ["roles_not_alternating", "blank_text_block"], id="merged-user-turns"),
     pytest.param({100: [*_turn(100)[:3], {"role": "assistant", "content": [
         {"type": "thinking", "thinking": "hm", "thinkingSignature": "s"}], "stopReason": "stop"}]}, [],
                  id="thinking-alone"),
@@ -183,3 +185,31 @@ def test_every_path_gives_one_verdict_and_the_view_is_accepted(odd: dict[int, li
     recorded = data.decode()
     assert all(sent.count(kept) == recorded.count(kept) for kept in ('"72F"', '"done"', '"AAAA"', '"hm"'))
     assert all(f'"call_{number}"' in sent for number in range(200))
+
+
+MERGED = {  # a run of one role the view for Bedrock sends as one message, a member holding a blank text
+    "first-member": [{"role": "user", "content": [_pi_text(" "), IMAGE]}, {"role": "user", "content": "hi"},
+                     {"role": "assistant", "content": [_pi_text("yo")], "stopReason": "stop"}],
+    "last-member": [{"role": "user", "content": "hi"}, {"role": "user", "content": [_pi_text(" "), IMAGE]},
+                    {"role": "assistant", "content": [_pi_text("yo")], "stopReason": "stop"}],
+    "assistants": [{"role": "user", "content": "hi"},
+                   {"role": "assistant", "content": [_pi_text(""), _pi_text("a")], "stopReason": "stop"},
+                   {"role": "assistant", "content": [_pi_text("\n"), {"type": "toolCall", "id": "c1", "name": "f",
+                                                                      "arguments": {}}], "stopReason": "toolUse"},
+                   {"role": "toolResult", "toolCallId": "c1", "toolName": "f", "content": [_pi_text("ok")],
+                    "isError": False}],
+}
+
+
+@pytest.mark.parametrize("name", MERGED)
+def test_a_merged_member_without_its_blank_text_is_in_the_report_and_the_report_rebuilds_the_view(name: str) -> None:
+    """Found while building the rule: a member of a merged run sent without its blank text was reported as merged
+    alone, so view_from_report sent the blank text again."""
+    transcript = load(json.dumps(MERGED[name]).encode(), "t.pi-ai.json")
+    verdict = check(transcript, provider="bedrock", depth="view")
+    assert verdict.view is not None and verdict.providers["bedrock"].after == []
+    cut = {action.durable_index for action in verdict.report.actions
+           if "blank_text_left_out" in [code.value for code in action.codes]}
+    assert len(cut) == verdict.report.summary.blank_text_left_out > 0
+    assert view_from_report(verdict.report, transcript.messages) == verdict.view
+    assert '"AAAA"' in json.dumps(verdict.view) or name == "assistants"

@@ -243,12 +243,14 @@ def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]], last: Abstrac
         return Synthesized(item.call_id, item.tool_name, item.frame_index, item.call_position, item.not_executed)
     if isinstance(item, TurnView):
         return SynthesizedTurn(item.role, item.text, Note(item.code))
-    members: list[Any] = list(item.members)
-    arguments = repaired.get(members[-1], frozenset())
-    at_end = members[-1] in last
-    if item.ids or arguments or at_end:
-        members[-1] = Rewritten(members[-1], item.ids or {}, arguments, at_end)
-    return Merged(tuple(members))  # (no provider that merges turns refuses blank text: none is cut here)
+    members: list[Any] = [Rewritten(member, {}, frozenset(), False, True) if member in blank else member
+                           for member in item.members[:-1]]  # (Bedrock merges a run and leaves its blank text out)
+    carrier = item.members[-1]
+    arguments = repaired.get(carrier, frozenset())
+    at_end, cut = carrier in last, carrier in blank
+    members.append(Rewritten(carrier, item.ids or {}, arguments, at_end, cut)
+                   if item.ids or arguments or at_end or cut else carrier)
+    return Merged(tuple(members))
 
 
 def _constant(value: int) -> Callable[[], int]:
