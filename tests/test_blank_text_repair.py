@@ -2,10 +2,11 @@
 
 Anthropic refuses an empty message and a text block that is empty or only whitespace, but for the request's
 final assistant message (tests/test_provider_cases_empty.py holds the rules and the recorded texts).  A blank
-text carries nothing, so the view planned for a provider with these rules (ProviderSpec.refuses_blank_text)
+text carries nothing, so the view planned for a provider with these rules (ProviderSpec.blank_text)
 sends each message without its blank texts, and leaves out a user or assistant message holding nothing else
 ("blank text left out").  experientiallabs/experiential#683 verified the repair live: the recorded request
-without its empty text block got HTTP 200.  No other provider has the rules, so no other view changes.
+without its empty text block got HTTP 200.  Bedrock has such rules too (tests/test_provider_cases_bedrock_blank.py);
+no other provider has them, so no other view changes.
 """
 
 from __future__ import annotations

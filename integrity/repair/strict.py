@@ -383,12 +383,6 @@ def calls_put_last(light: LightTranscript, provider: str | None) -> set[int]:
     return light.late_frames if light.late_frames and closes_turns_with_calls(provider) else set()
 
 
-def refuses_blank_text(provider: str | None) -> bool:
-    """Whether the provider's empty-content rules refuse blank text (ProviderSpec.blank_text)."""
-    found = _spec(provider)
-    return found is not None and found.blank_text is not None
-
-
 def blank_left_out(light: LightTranscript, provider: str | None) -> tuple[list[int], set[int]]:
     """What the view planned for `provider` leaves out of the messages holding a blank text (light.blank_texts),
     when the provider refuses blank text: (the messages left out, holding nothing else; the messages sent
