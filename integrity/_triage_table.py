@@ -284,9 +284,36 @@ def arrow_table(rows: Sequence[dict[str, Any]], schema: Any, by_pyarrow: bool = 
     import pyarrow as pa
 
     columns = {field.name: [row.get(field.name, DEFAULTS.get(field.name)) for row in rows] for field in schema}
-    if by_pyarrow:
-        return pa.Table.from_pydict(columns, schema=schema)
-    return pa.Table.from_arrays([_array(columns[field.name], field.type) for field in schema], schema=schema)
+
+    def table() -> Any:
+        if by_pyarrow:
+            return pa.Table.from_pydict(columns, schema=schema)
+        return pa.Table.from_arrays([_array(columns[field.name], field.type) for field in schema], schema=schema)
+
+    try:
+        return table()
+    except UnicodeEncodeError:  # a lone surrogate: in a file's name that is no UTF-8, or an id read from `\udXXX`
+        columns = {name: _escaped(values) for name, values in columns.items()}
+        return table()
+
+
+def _escaped(values: list[Any]) -> list[Any]:
+    """A column's values with each lone surrogate of their text written as `\\udXXX`, as the CLI prints a file's
+    name or an id (loading.one_line, which also escapes control characters: a table keeps those): Parquet and
+    Arrow hold UTF-8 only."""
+
+    def escape(value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                value.encode()
+            except UnicodeEncodeError:
+                return value.encode("utf-8", "backslashreplace").decode("utf-8")
+            return value
+        if isinstance(value, list):
+            return [escape(item) for item in value]
+        return value
+
+    return [escape(value) for value in values]
 
 
 def _array(values: list[Any], kind: Any) -> Any:

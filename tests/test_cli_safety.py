@@ -209,6 +209,37 @@ def test_lone_surrogates_are_written_back_escaped_and_read_again(tmp_path: Path)
     assert run("check", "--json", path).code == 1
 
 
+@pytest.mark.parametrize("provider", ["mistral", "all"])
+def test_an_id_with_a_lone_surrogate_is_renamed_for_mistral(tmp_path: Path, provider: str) -> None:
+    """Found by review: Mistral's new ids hash the refused one, whose UTF-8 encoding refused the surrogate: exit 70
+    (an internal error) for `check --provider mistral` and `--provider all`, and every inspector page."""
+    path = write(tmp_path / "in.json", as_array(USER, call_turn('"ok"', call_id="call_\\ud800"), USER))
+    said = run("check", "--provider", provider, path)
+    assert said.code in (0, 1) and b"internal error" not in said.stdout + said.stderr.encode(), said.stderr
+    out = tmp_path / "out.json"
+    assert run("repair", "--provider", "mistral", path, "-o", out).code == 0
+    assert run("check", "--provider", "mistral", out).code == 0
+
+
+def test_triage_keeps_a_row_for_a_lone_surrogate_in_an_id_or_a_file_name(tmp_path: Path) -> None:
+    """Found by review: a lone surrogate (an id read from `\\udXXX`, or a file name that is not UTF-8) reached the
+    Parquet table, which holds UTF-8 only: exit 70 and no table, though "a bad file is a row, never a failed
+    run".  The table holds such text escaped, as the CLI prints it."""
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    write(folder / "id.json", as_array(USER, call_turn('"ok"', call_id="call_\\udc00"), USER))
+    write(Path(os.fsdecode(os.path.join(os.fsencode(folder), b"g\xff.json"))), ORPHAN)
+    table = tmp_path / "fleet.parquet"
+    done = run("triage", folder, "--out", table, "--workers", "1", "--provider", "mistral")
+    assert done.code == 0, done.stderr
+    paths = sorted(pq.read_table(table).column("path").to_pylist())
+    assert len(paths) == 2 and paths[0].endswith("g\\udcff.json"), paths
+    said = " ".join(pq.read_table(tmp_path / "fleet.findings.parquet").column("message").to_pylist())
+    assert "call_\\udc00" in said
+
+
 def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path: Path) -> None:
     name = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"in\xff.json"))  # '\udcff' stands for the byte
     write(Path(name), ORPHAN)

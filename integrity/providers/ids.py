@@ -133,15 +133,28 @@ def length_rule(limit: int, provider: str) -> IdRule:
                   lambda values: max(map(len, values), default=0) <= limit)
 
 
+def _utf8(text: str) -> bytes:
+    """The text's UTF-8 bytes, a lone surrogate (a JSON `\\udXXX` escape, read and kept as it is) written as
+    its three bytes rather than refused: an id holding one is hashed like any other."""
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
 def mistral_make(value: str, attempt: int) -> str:
     """Mistral's rule.make: nine hex digits of a hash of the id and the attempt (repair.new_ids remakes them)."""
-    return sha1(f"{value}\0{attempt}".encode()).hexdigest()[:9]
+    return sha1(_utf8(f"{value}\0{attempt}")).hexdigest()[:9]
 
 
 def mistral_first_bits(value: str) -> int:
     """mistral_make(value, 0) as the integer its nine hex digits spell (the same hash's first 36 bits), without
     the text: repair.new_ids sorts a transcript's first attempts as integers to find the ones that meet."""
-    return int.from_bytes(sha1(f"{value}\0{0}".encode()).digest()[:5], "big") >> 4
+    try:
+        data = f"{value}\0{0}".encode()
+    except UnicodeEncodeError:
+        data = _utf8(f"{value}\0{0}")
+    return int.from_bytes(sha1(data).digest()[:5], "big") >> 4
 
 
 def mistral_takes_some(values: Callable[[], Iterable[str]]) -> bool:
@@ -160,6 +173,9 @@ def first_attempts(rule: IdRule, values: list[str]) -> list[str]:
     """rule.make(value, 0) of each value: Mistral's hashes made in one loop, without a call per id (the strict
     view renames every call of a transcript whose ids it refuses)."""
     if rule.make is mistral_make:
-        return [sha1(f"{value}\0{0}".encode()).hexdigest()[:9] for value in values]
+        try:
+            return [sha1(f"{value}\0{0}".encode()).hexdigest()[:9] for value in values]
+        except UnicodeEncodeError:  # (an id holding a lone surrogate)
+            return [sha1(_utf8(f"{value}\0{0}")).hexdigest()[:9] for value in values]
     make = rule.make
     return [make(value, 0) for value in values]
