@@ -120,6 +120,21 @@ def test_a_file_that_is_not_utf8_says_what_it_looks_like(data: bytes, said: str)
     assert "\n" not in str(raised.value)
 
 
+def test_a_zip_that_is_no_inspect_log_says_so() -> None:
+    """Found by review: any zip was read as an Inspect .eval archive, and one holding a.json was "an Inspect eval
+    log without samples (a header-only log)"."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("a.json", '[{"role": "user", "content": "hi"}]')
+    with pytest.raises(TranscriptError) as raised:
+        load(buffer.getvalue(), "t.json")
+    said = str(raised.value)
+    assert "a zip archive, not an Inspect .eval log" in said and "unzip it" in said and "\n" not in said
+
+
 def test_random_bytes_are_only_not_utf8() -> None:
     with pytest.raises(TranscriptError) as raised:
         load(b"\x80\x81\x82 not text", "t.json")

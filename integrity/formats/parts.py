@@ -125,11 +125,19 @@ def _order(sample: dict[str, Any]) -> tuple[Any, ...]:
     return (1, 0, str(ident), epoch)
 
 
+_INSPECT_MEMBERS = frozenset({"header.json", "_journal/start.json"})
+"""The members every Inspect .eval log holds, a header-only one too (tests/real/inspect_header_only.inspect.eval)."""
+
+
 def _eval_archive(data: bytes, source: str) -> list[Part]:
     """The samples of an Inspect .eval archive (a zip of JSON members), read within formats.archive.LIMITS."""
     try:
         archive = open_archive(data, source)
-        names = [n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json")]
+        every = archive.namelist()
+        names = [n for n in every if n.startswith("samples/") and n.endswith(".json")]
+        if not names and not _INSPECT_MEMBERS.intersection(every):
+            raise TranscriptError(source, "", "a zip archive, not an Inspect .eval log (it holds no header.json, "
+                                  "_journal/ or samples/): unzip it and check the transcript inside")
         read = [_member(name, member, source) for name, member in read_members(archive, names, source)]
     except TranscriptError:
         raise  # a refusal by the archive limits, already one line naming the member
