@@ -119,9 +119,10 @@ def _extent(entries: list[Any], index: int) -> tuple[int, list[int], list[int]]:
     """Where one assistant message's entries end, which entries hold its blocks, and the
     result entries streamed in between (a parallel batch split by its own outputs).
 
-    Claude Code may write a result before the next block of the same message; the
-    model still produced one message, so its blocks are read as one frame and those
-    results after it.  Only results answering calls already seen are crossed.
+    Claude Code may write a result, or a bookkeeping line, before the next block of the
+    same message; the model still produced one message, so its blocks are read as one
+    frame and those results after it.  Only results answering calls already seen, and
+    lines that are no message, are crossed; the message ends at its last block.
     """
     message = entries[index]["message"]
     parts_of = [index]
@@ -142,8 +143,8 @@ def _extent(entries: list[Any], index: int) -> tuple[int, list[int], list[int]]:
         elif _answers_only(entry, calls):
             pending.append(scan)
             scan += 1
-        elif not _is_message_entry(entry) and pending:
-            scan += 1
+        elif not _is_message_entry(entry):  # a bookkeeping line (progress, queue-operation, summary) written
+            scan += 1  # while the message streamed: crossed, the message's own next block decides
         else:
             break
     return end, parts_of, [at for at in interleaved if at < end]
