@@ -601,7 +601,7 @@ def test_an_empty_text_block_beside_other_parts_goes_to_the_full_check() -> None
         assert sent is not None and request_verdict(sent, format, "anthropic").legal, (format, sent)
 
 
-WHITESPACE_BESIDE = [  # (format, request): a whitespace text beside another part, which Bedrock refuses (vercel/ai#6254)
+WHITESPACE_BESIDE = [  # (format, request): a whitespace text beside another part: Bedrock refuses it (vercel/ai#6254)
     ("openai-chat", [{"role": "user", "content": "q"},
                      {"role": "assistant", "content": [_text("\n\n")], "tool_calls": [
                          {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},

@@ -171,8 +171,8 @@ Written = tuple[list[Any], list[list[int]]]
 # Shared blocks: the rules only read them, and a skeleton of a million messages allocates none of these.
 _TEXT = {"type": "text"}
 _BEDROCK_TEXT = {"text": "text"}  # (not blank: Bedrock refuses a blank one, and a skeleton stands only without any)
-_BEDROCK_THINKING = {"reasoningContent": {}}
-_BEDROCK_IMAGE = {"image": {}}
+_BEDROCK_THINKING: dict[str, Any] = {"reasoningContent": {}}
+_BEDROCK_IMAGE: dict[str, Any] = {"image": {}}
 _GEMINI_TEXT = {"text": ""}
 _GEMINI_THOUGHT = {"thought": True, "text": ""}
 _REASONING = {"type": "reasoning"}

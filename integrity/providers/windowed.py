@@ -572,7 +572,7 @@ _ERRORS: dict[tuple[str, str], Callable[[Violation, list[int]], str]] = {
     ("bedrock", "tool_use_unanswered"): _bedrock_expected,  # "Expected toolResult blocks at messages.{index+1}..."
     ("bedrock", "too_many_tool_results"): _bedrock_exceeds,  # "... at messages.{index}.content exceeds ..."
     ("bedrock", "empty_message_content"): _bedrock_empty,  # "... in the Message object at messages.{index} is ..."
-    ("bedrock", "blank_text_block"): _bedrock_blank,  # "... in the ContentBlock object at messages.{index}.content.{block}"
+    ("bedrock", "blank_text_block"): _bedrock_blank,  # "... object at messages.{index}.content.{block} is blank"
 }
 """The error texts, of the rules a window can meet, that name an index after the position: written again."""
 
