@@ -127,6 +127,8 @@ def sparse_letters(loaded: Loaded, light: LightTranscript, names: Sequence[str])
     served = SERVED | BY_ITEMS if fast.items is not None else SERVED
     if not set(names) <= served or not stands_for(fast.hinted, {PROVIDER_FORMAT[name] for name in names}):
         return None
+    if light.empty_frames and "bedrock" in names:  # Bedrock refuses an interrupted frame written with no block,
+        return None  # which no region shows (Anthropic's is judged on the whole request: _empty_frames)
     codes = recorded_codes(light.roles, light.frames)
     if codes is None:
         return None
@@ -204,11 +206,13 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
         if name in BY_ITEMS:  # a Responses request: its calls and outputs, placed by the items of each message
             try:
                 if places is None:
-                    places = item_groups.Places(loaded.fast.items, light.frames, light.result_keys)
-                # (each walk of the request reads its items afresh: none is held)
-                before: Sequence[Any] = item_groups.judge(name, partial(item_groups.recorded, places))
-                after = before if view.made is None else \
-                    item_groups.judge(name, partial(item_groups.of_view, places, view))
+                    places = item_groups.Places(loaded.fast.items, light.frames, light.result_keys, light.clean)
+                # (each walk of the request reads its items afresh: none is held; the second walk keeps the
+                # groups holding a suspect id, the clean turns left out by the first among them)
+                recorded = partial(item_groups.recorded, places)
+                before: Sequence[Any] = item_groups.judge(name, recorded, recorded)
+                viewed = partial(item_groups.of_view, places, view)
+                after = before if view.made is None else item_groups.judge(name, viewed, viewed)
             except Unplaced:
                 return None
             said[name] = ProviderVerdict(name, before, after)

@@ -161,6 +161,10 @@ ODD = [  # (the odd turns, the rules broken as recorded; after repair: none)
     pytest.param({199: [*_turn(199)[:3], {"role": "assistant", "content": [_pi_text("")], "stopReason": "stop"}]},
                  ["blank_text_block"], id="empty-last-answer"),
     pytest.param({100: [{"role": "user", "content": [IMAGE]}, *_turn(100)[1:]]}, [], id="image-alone"),
+    pytest.param({100: [{"role": "user", "content": "hi"},
+                        {"role": "assistant", "content": [], "stopReason": "aborted"}, *_turn(100)]},
+                 ["empty_message_content"],
+                 id="aborted-empty-frame"),  # (found by Hypothesis: the light view's judgment did not see it)
     pytest.param({100: [{"role": "user", "content": "look"}, {"role": "user", "content": [_pi_text("\t"), IMAGE]},
                         *_turn(100)[1:]]}, ["roles_not_alternating", "blank_text_block"], id="merged-user-turns"),
     pytest.param({100: [*_turn(100)[:3], {"role": "assistant", "content": [
