@@ -150,4 +150,6 @@ def test_triage_columns_judged_from_the_light_view_are_what_check_says(monkeypat
                     "accepted" if said.accepted_as_recorded else "rejected",
                     "accepted" if said.accepted_after_repair else "rejected"), (path.name, provider)
             checked += 1
-    assert checked >= 8 and len(used) >= 8  # (judged from the light view: check's own reading is the general one)
+    # (judged from the light view: check's own reading is the general one; a file with an interrupted frame
+    # written with no block is judged on the bones when Bedrock is asked, skeleton_verdicts.sparse_letters)
+    assert checked >= 8 and len(used) >= 7

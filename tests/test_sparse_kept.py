@@ -31,7 +31,10 @@ def _file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(blocks, "BLOCK", 4096)
     monkeypatch.setattr(fast_read, "STREAM_FROM", 0)
     path = tmp_path / "t.json"
-    path.write_bytes(json.dumps(list(generate.messages(2_000, seed=11, defect_rate=0.05))).encode())
+    # (an interrupted frame with no part sends Bedrock's verdict to the bones, skeleton_verdicts.sparse_letters:
+    # left out here, so that every provider is judged from the light view)
+    path.write_bytes(json.dumps([message for message in generate.messages(2_000, seed=11, defect_rate=0.05)
+                                 if message.get("role") != "assistant" or message.get("content")]).encode())
     return path
 
 
