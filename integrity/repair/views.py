@@ -478,23 +478,20 @@ def blank_content(content: Any) -> int:
         return 0
     if not content:
         return BLANK_ALONE
-    for part in content:  # (most messages: no blank text, one pass without a list made)
+    empty = space = other = False
+    for part in content:  # (one pass, without a list made)
         if type(part) is dict and part.get("type") == "text":
             text = part.get("text")
             if type(text) is str and (not text or text.isspace()):
+                if text:
+                    space = True
+                else:
+                    empty = True
                 continue
-        break  # a part that is no blank text: the blank texts beside it decide
-    else:
+        other = True
+    if not other:
         return BLANK_ALONE  # nothing but blank texts
-    found = 0
-    for part in content:
-        if type(part) is dict and part.get("type") == "text":
-            text = part.get("text")
-            if type(text) is str and (not text or text.isspace()):
-                if not text:
-                    return BLANK_EMPTY
-                found = BLANK_SPACE
-    return found
+    return BLANK_EMPTY if empty else BLANK_SPACE if space else 0
 
 
 def is_receipt(is_error: Any, details: Any) -> bool:
