@@ -22,6 +22,24 @@ def body_file(tmp_path: Path, body: Any, name: str = "request.json") -> Path:
     return path
 
 
+def pi_turn(number: int, parts: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """One plain pi-ai turn (a question, a frame of one call after `parts`, its result "ok", an answer "done")."""
+    call_id = f"call_{number}"
+    frame = [*(parts or []), {"type": "toolCall", "id": call_id, "name": "f", "arguments": {}}]
+    return [
+        {"role": "user", "content": f"question {number}"},
+        {"role": "assistant", "content": frame, "stopReason": "toolUse"},
+        {"role": "toolResult", "toolCallId": call_id, "toolName": "f", "content": [{"type": "text", "text": "ok"}],
+         "isError": False},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}], "stopReason": "stop"},
+    ]
+
+
+def pi_transcript(odd: dict[int, list[dict[str, Any]]], count: int = 200) -> bytes:
+    """count plain turns (pi_turn; enough for the fast reader), turn n replaced by odd[n] when given."""
+    return json.dumps([message for number in range(count) for message in odd.get(number, pi_turn(number))]).encode()
+
+
 def said(found: Any) -> list[tuple[str, str, str]]:
     """Violations as (rule, position, error): what a test compares with a recorded answer."""
     return [(v.rule, v.position, v.error) for v in found]

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 from cli_inprocess import run
-from provider_case_files import body_file, case, every_path_verdict, said
+from provider_case_files import body_file, case, every_path_verdict, pi_transcript, said
+from provider_case_files import pi_turn as _turn
 
 from integrity import load
 from integrity.pipeline import check
@@ -131,23 +132,6 @@ def _pi_text(text: str) -> dict[str, str]:
     return {"type": "text", "text": text}
 
 
-def _turn(number: int, parts: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    call_id = f"call_{number}"
-    frame = [*(parts or []), {"type": "toolCall", "id": call_id, "name": "f", "arguments": {}}]
-    return [
-        {"role": "user", "content": f"question {number}"},
-        {"role": "assistant", "content": frame, "stopReason": "toolUse"},
-        {"role": "toolResult", "toolCallId": call_id, "toolName": "f", "content": [_pi_text("72F")],
-         "isError": False},
-        {"role": "assistant", "content": [_pi_text("done")], "stopReason": "stop"},
-    ]
-
-
-def _transcript(odd: dict[int, list[dict[str, Any]]], count: int = 200) -> bytes:
-    """count plain turns (large enough for the fast reader); turn n replaced by odd[n] when given."""
-    return json.dumps([message for number in range(count) for message in odd.get(number, _turn(number))]).encode()
-
-
 IMAGE = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
 ODD = [  # (the odd turns, the rules broken as recorded; after repair: none)
     pytest.param({100: _turn(100, [_pi_text("")])}, ["blank_text_block"], id="empty-text-beside-call"),
@@ -176,7 +160,7 @@ ODD = [  # (the odd turns, the rules broken as recorded; after repair: none)
 @pytest.mark.parametrize(("odd", "rules"), ODD)
 def test_every_path_gives_one_verdict_and_the_view_is_accepted(odd: dict[int, list[dict[str, Any]]],
                                                                rules: list[str]) -> None:
-    data = _transcript(odd)
+    data = pi_transcript(odd)
     found = every_path_verdict(data, "bedrock")
     assert found["sparse"] == found["bones"] == found["general"]
     before, after = found["general"]
@@ -187,7 +171,7 @@ def test_every_path_gives_one_verdict_and_the_view_is_accepted(odd: dict[int, li
     assert view_from_report(verdict.report, transcript.messages) == verdict.view
     sent = json.dumps(verdict.view)  # every real text, call, result and image is still sent
     recorded = data.decode()
-    assert all(sent.count(kept) == recorded.count(kept) for kept in ('"72F"', '"done"', '"AAAA"', '"hm"'))
+    assert all(sent.count(kept) == recorded.count(kept) for kept in ('"ok"', '"done"', '"AAAA"', '"hm"'))
     assert all(f'"call_{number}"' in sent for number in range(200))
 
 

@@ -30,7 +30,8 @@ import pytest
 from cli_inprocess import run
 from provider_case_files import body_file as _file
 from provider_case_files import case as _case
-from provider_case_files import every_path_verdict
+from provider_case_files import every_path_verdict, pi_transcript
+from provider_case_files import pi_turn as _turn
 from provider_case_files import said as _said
 
 from integrity.providers import validate_native
@@ -156,20 +157,9 @@ def test_repair_leaves_the_recorded_empty_assistant_out_and_the_result_is_accept
 # --- every path says what the full request's rules say (a pi-ai transcript judged toward Anthropic) ---
 
 
-def _turn(number: int, parts: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    call_id = f"call_{number}"
-    frame = [*(parts or []), {"type": "toolCall", "id": call_id, "name": "f", "arguments": {}}]
-    return [
-        {"role": "user", "content": f"question {number}"},
-        {"role": "assistant", "content": frame, "stopReason": "toolUse"},
-        {"role": "toolResult", "toolCallId": call_id, "toolName": "f", "content": [_text("ok")], "isError": False},
-        {"role": "assistant", "content": [_text("done")], "stopReason": "stop"},
-    ]
-
-
 def _transcript(count: int, odd: dict[int, list[dict[str, Any]]]) -> bytes:
     """count plain turns; turn n replaced by odd[n] when given."""
-    return json.dumps([message for number in range(count) for message in odd.get(number, _turn(number))]).encode()
+    return pi_transcript(odd, count)
 
 
 def _verdicts(data: bytes) -> dict[str, tuple[list[Any], list[Any]]]:
