@@ -24,7 +24,8 @@ reasons the same way for its own file).  A Postgres session is opened with
 so each read is its own read-only transaction: never a write, never a lock held longer than one read,
 never a wait without end on another session's lock; libpq's connection parameters (`?sslmode=require`)
 are passed to it, never `options`.  LangGraph checkpoints are decoded by LangGraph's own code
-(SqliteSaver's serializer; PostgresSaver itself); the other two stores are plain JSON rows.
+(SqliteSaver's serializer; PostgresSaver itself), a DeltaChannel's messages rebuilt as LangGraph rebuilds them
+(`_messages`); the other two stores are plain JSON rows.
 
 One thread that cannot be decoded (a checkpoint of an unknown serializer, a corrupt blob, a row that
 is not JSON) is that thread's error, never the store's: `read_threads` gives it the format UNREADABLE
@@ -286,26 +287,86 @@ def _one_line(error: BaseException) -> str:
 def _langgraph(connection: sqlite3.Connection, serde: Any, threads: list[str] | None) -> list[Thread]:
     """The latest root checkpoint of each thread: its `messages` channel, decoded by LangGraph's serializer
     (a thread it cannot decode is that thread's UNREADABLE entry)."""
-    sql = ("SELECT thread_id, type, checkpoint FROM checkpoints AS c WHERE checkpoint_ns = '' AND checkpoint_id = "
-           "(SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = c.thread_id AND checkpoint_ns = '')")
+    sql = ("SELECT thread_id, checkpoint_id, type, checkpoint FROM checkpoints AS c WHERE checkpoint_ns = '' AND "
+           "checkpoint_id = (SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = c.thread_id AND "
+           "checkpoint_ns = '')")
     where, parameters = _among("thread_id", threads, "AND")
     rows = connection.execute(sql + where + " ORDER BY thread_id", parameters).fetchall()
     out = []
-    for thread_id, kind, blob in rows:
+    for thread_id, checkpoint_id, kind, blob in rows:
         name = f"thread:{thread_id}"
+        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
         try:
-            out.append((name, "langchain", _messages(serde.loads_typed((kind, blob)))))
+            checkpoint = serde.loads_typed((kind, blob))
         except Exception as error:  # a serializer it was not written with, a corrupt blob: this thread's error
             out.append((name, UNREADABLE, [f"LangGraph cannot decode its latest checkpoint (type {kind!r}): "
                                            f"{_one_line(error)}"]))
+            continue
+        try:
+            out.append((name, "langchain", _messages(checkpoint, lambda: _sqlite_saver(connection, serde), config)))
+        except Exception as error:
+            out.append((name, UNREADABLE, [str(error) if isinstance(error, _NoMessages) else
+                                           f"LangGraph cannot rebuild its messages: {_one_line(error)}"]))
     return out
 
 
-def _messages(checkpoint: Any) -> list[Any]:
-    """A checkpoint's `messages` channel as LangChain's message dicts."""
+class _NoMessages(Exception):
+    """A thread whose latest checkpoint has no `messages` channel: nothing to judge, which is not healthy."""
+
+
+def _messages(checkpoint: Any, saver: Callable[[], Any], config: Any) -> list[Any]:
+    """A checkpoint's `messages` channel as LangChain's message dicts, rebuilt as LangGraph rebuilds it.
+
+    A channel declared as a DeltaChannel (langgraph 1.2, beta) stores no value in most checkpoints, only a
+    snapshot every so many updates: LangGraph's own load (pregel's channels_from_checkpoint) takes the nearest
+    seed and replays the writes since, with the saver's get_delta_channel_history.  This does the same with
+    LangGraph's messages reducer; reading channel_values alone would see no message and call the thread
+    healthy.  A checkpoint whose state never had a `messages` channel is _NoMessages."""
     from langchain_core.messages import messages_to_dict
 
-    return messages_to_dict(list((checkpoint.get("channel_values") or {}).get("messages") or []))
+    values = checkpoint.get("channel_values") or {}
+    if "messages" in values:
+        stored = values["messages"]
+    elif "messages" in (checkpoint.get("channel_versions") or {}):
+        stored = _replayed_messages(saver(), config)
+    else:
+        raise _NoMessages("its latest checkpoint has no 'messages' channel (the graph keeps no chat history "
+                          "under that key), so there is no request to judge")
+    try:
+        from langgraph.checkpoint.serde.types import _DeltaSnapshot
+    except ImportError:  # a LangGraph before DeltaChannel writes no snapshot
+        pass
+    else:
+        if isinstance(stored, _DeltaSnapshot):
+            stored = stored.value
+    return messages_to_dict(list(stored or []))
+
+
+def _replayed_messages(saver: Any, config: Any) -> Any:
+    """The `messages` value of the checkpoint `config` names, from its nearest seed and the writes since."""
+    try:
+        from langgraph.channels.delta import DeltaChannel
+        from langgraph.graph.message import _messages_delta_reducer
+    except ImportError as error:
+        raise RuntimeError("its messages were written as a DeltaChannel, which needs langgraph 1.2 or later to "
+                           f"rebuild ({_one_line(error)})") from None
+    history = saver.get_delta_channel_history(config=config, channels=["messages"])["messages"]
+    reducer: Any = _messages_delta_reducer  # (typed for message lists; DeltaChannel's is any sequence)
+    channel: Any = DeltaChannel(reducer).from_checkpoint(history.get("seed"))
+    channel.replay_writes(history["writes"])
+    return channel.get()
+
+
+def _sqlite_saver(connection: sqlite3.Connection, serde: Any) -> Any:
+    """LangGraph's SqliteSaver over the read-only connection, as the store is: its setup() would create tables
+    and switch the file to WAL, so it is marked done, and a store from before the writes' task_path column
+    is read without it (as SqliteSaver reads a read-only store)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    saver = SqliteSaver(connection, serde=serde)
+    saver.is_setup = True
+    saver._has_task_path = "task_path" in {str(row[1]) for row in connection.execute("PRAGMA table_info(writes)")}
+    return saver
 
 
 def _agents(connection: sqlite3.Connection, sessions: list[str] | None) -> list[Thread]:
@@ -463,9 +524,12 @@ def _langgraph_postgres(url: str, threads: list[str] | None) -> list[Thread]:
             try:
                 found = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
                 if found is not None:
-                    out.append((f"thread:{thread}", "langchain", _messages(found.checkpoint)))
+                    out.append((f"thread:{thread}", "langchain",
+                                _messages(found.checkpoint, lambda: saver, found.config)))
             except psycopg.Error:
                 raise  # the store's error (a lost connection, a lock timeout): _postgres makes it one line
+            except _NoMessages as error:
+                out.append((f"thread:{thread}", UNREADABLE, [str(error)]))
             except Exception as error:  # a serializer it was not written with, a corrupt blob: this thread's
                 out.append((f"thread:{thread}", UNREADABLE, [f"LangGraph cannot decode its latest checkpoint: "
                                                              f"{_one_line(error)}"]))
