@@ -433,9 +433,13 @@ def _adk_resolve(shown: str, name: str, keys: dict[str, tuple[str, str, str]]) -
 
 
 def _adk(connection: sqlite3.Connection, shown: str, sessions: list[str] | None) -> list[Thread]:
-    """Each session's event contents in time order (ADK's `events` table: its JSON `event_data`, or in a store of
-    ADK's legacy schema, which ADK still reads, its JSON `content` column), a session being (app, user, session
-    id) as ADK keys it; an event that is not JSON makes its session UNREADABLE."""
+    """Each session's live event contents in ADK's order, a session being (app, user, session id) as ADK keys it;
+    an event that is not JSON makes its session UNREADABLE.
+
+    The events table holds JSON `event_data` (DatabaseSessionService's schema v1, SqliteSessionService), or in a
+    store of ADK's legacy schema v0, which ADK still opens, a JSON column per field with the actions pickled.
+    Ties of timestamp are broken as the service that wrote the store breaks them (`_adk_order`), and events a
+    rewind annulled are left out (`_live_events`): what ADK builds its next request from."""
     import json
 
     keys = _adk_keys(connection)
@@ -449,25 +453,95 @@ def _adk(connection: sqlite3.Connection, shown: str, sessions: list[str] | None)
             except TranscriptError:
                 if len(sessions) == 1:
                     raise
-    out = []
+    out: list[Thread] = []
     columns = {str(row[1]) for row in connection.execute("PRAGMA table_info(events)")}
     legacy = "event_data" not in columns and "content" in columns  # ADK's schema v0: a JSON column per field
-    sql = (f"SELECT {'content' if legacy else 'event_data'} FROM events WHERE app_name = ? AND user_id = ? "
-           "AND session_id = ? ORDER BY timestamp, rowid")
+    fields = "invocation_id, content, actions" if legacy else "invocation_id, event_data, NULL"
+    sql = (f"SELECT {fields} FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? "
+           f"ORDER BY timestamp, {_adk_order(connection)}")
     for name in wanted:
-        contents: list[Any] = []
+        events: list[tuple[str, str | None, Any]] = []
         problem = ""
-        for position, (data,) in enumerate(connection.execute(sql, keys[name]), 1):
+        for position, (invocation, data, pickled) in enumerate(connection.execute(sql, keys[name]), 1):
             try:
                 event = json.loads(data) if isinstance(data, (str, bytes)) else (data or {})
+                rewind = _legacy_rewind(pickled) if legacy else _rewind(event)
             except (ValueError, TypeError) as error:
                 problem = f"event {position} is not JSON ({_one_line(error)})"
                 break
+            except _Unpickled as error:
+                problem = f"event {position}: {error}"
+                break
             content = event if legacy else event.get("content") if isinstance(event, dict) else None
-            if isinstance(content, dict) and content.get("parts"):
-                contents.append(content)
-        out.append((f"session:{name}", UNREADABLE, [problem]) if problem else (f"session:{name}", "gemini", contents))
+            events.append((str(invocation or ""), rewind, content))
+        if problem:
+            out.append((f"session:{name}", UNREADABLE, [problem]))
+            continue
+        contents = [content for content in _live_events(events)
+                    if isinstance(content, dict) and content.get("parts")]
+        out.append((f"session:{name}", "gemini", contents))
     return out
+
+
+def _adk_order(connection: sqlite3.Connection) -> str:
+    """How the service that wrote the store orders events of one timestamp: DatabaseSessionService (its
+    `adk_internal_metadata` table, or the legacy schema) by event id, SqliteSessionService by rowid."""
+    tables = {str(row[0]) for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    columns = {str(row[1]) for row in connection.execute("PRAGMA table_info(events)")}
+    return "id" if "adk_internal_metadata" in tables or "event_data" not in columns else "rowid"
+
+
+def _rewind(event: Any) -> str | None:
+    """The invocation an event's `actions.rewind_before_invocation_id` rewinds to (JSON event_data)."""
+    actions = event.get("actions") if isinstance(event, dict) else None
+    target = actions.get("rewind_before_invocation_id") if isinstance(actions, dict) else None
+    return str(target) if target else None
+
+
+class _Unpickled(Exception):
+    """A legacy event's actions that ADK's restricted unpickler refuses, or no ADK to read them with."""
+
+
+def _legacy_rewind(pickled: Any) -> str | None:
+    """The rewind of a legacy (schema v0) event, whose actions ADK pickled: read by ADK's own restricted
+    unpickler, which constructs its data types only (a store is untrusted input)."""
+    if not pickled:
+        return None
+    try:
+        from google.adk.sessions import _restricted_pickle
+    except ImportError as error:
+        raise _Unpickled("its actions are pickled (ADK's legacy schema); reading a rewind among them needs ADK's "
+                         f"restricted unpickler (pip install google-adk): {_one_line(error)}") from None
+    try:
+        actions = _restricted_pickle.loads(bytes(pickled))
+    except Exception as error:
+        raise _Unpickled(f"ADK cannot unpickle its actions: {_one_line(error)}") from None
+    target = getattr(actions, "rewind_before_invocation_id", None)
+    return str(target) if target else None
+
+
+def _live_events(events: list[tuple[str, str | None, Any]]) -> list[Any]:
+    """The contents of the (invocation, rewind, content) events no rewind annulled, in order.
+
+    ADK's rule (google.adk.events._rewind_events._apply_rewinds, the one its prompt building and compaction both
+    follow): walking back from the end, an event rewinding to invocation X is dropped with every event back to X's
+    first one; a rewind to an invocation not before it drops only itself."""
+    first: dict[str, int] = {}
+    for index, (invocation, _, _) in enumerate(events):
+        if invocation:
+            first.setdefault(invocation, index)
+    kept = []
+    index = len(events) - 1
+    while index >= 0:
+        _, rewind, content = events[index]
+        if rewind:
+            start = first.get(rewind)
+            if start is not None and start < index:
+                index = start
+        else:
+            kept.append(content)
+        index -= 1
+    return kept[::-1]
 
 
 # --- Postgres ----------------------------------------------------------------------------------------------
