@@ -3,7 +3,8 @@
     langgraph+sqlite:///path/checkpoints.db[?thread=ID]   a LangGraph SqliteSaver database: the latest
                                                           checkpoint of each thread (or the one named)
     langgraph+postgresql://user@host[:port]/db[?thread=ID] a LangGraph PostgresSaver database, the same
-    agents+sqlite:///path/sessions.db[?session=ID]        an OpenAI Agents SDK SQLiteSession database
+    agents+sqlite:///path/sessions.db[?session=ID]        an OpenAI Agents SDK SQLiteSession database (an
+      [?session=ID&branch=B]                            AdvancedSQLiteSession's: each branch a thread)
     adk+sqlite:///path/sessions.db[?session=ID]           a Google ADK DatabaseSessionService (or
       [?app=APP&user=USER&session=ID]                     SqliteSessionService) database
 
@@ -140,7 +141,8 @@ def _named(shown: str, scheme: str, query: str) -> str | None:
     `user` with it; a Postgres URL's libpq parameters (`_LIBPQ`) are the connection's; a parameter named
     twice or unknown is an error."""
     allowed: tuple[str, ...] = ("thread", "session", "app", "user") if scheme == "adk+sqlite" else \
-        ("thread", "session", *_LIBPQ) if scheme == "langgraph+postgresql" else ("thread", "session")
+        ("thread", "session", *_LIBPQ) if scheme == "langgraph+postgresql" else \
+        ("thread", "session", "branch") if scheme == "agents+sqlite" else ("thread", "session")
     given: dict[str, str] = {}
     for key, value in parse_qsl(query, keep_blank_values=True):
         if key not in allowed:
@@ -158,6 +160,12 @@ def _named(shown: str, scheme: str, query: str) -> str | None:
         return "/".join(_escape(part) for part in (given["app"], given["user"], thread))
     if thread is not None and scheme == "adk+sqlite":
         return _escape(thread)
+    if scheme == "agents+sqlite":
+        if thread is None:
+            if "branch" in given:
+                raise TranscriptError(shown, "", "?branch= names a branch of the session ?session= names: give both")
+            return None
+        return _agents_name(thread, given.get("branch", MAIN_BRANCH))
     return thread
 
 
@@ -170,6 +178,10 @@ def thread_url(base: str, thread: str) -> str:
             return f"{base}?app={quote(app, safe='')}&user={quote(str(user), safe='')}&session=" \
                    f"{quote(session, safe='')}"
         return f"{base}?session={quote(session, safe='')}"
+    if base.startswith("agents+"):
+        session, branch = _agents_parts(thread)
+        return f"{base}?session={quote(session, safe='')}" + \
+            ("" if branch == MAIN_BRANCH else f"&branch={quote(branch, safe='')}")
     key = "thread" if base.startswith("langgraph+") else "session"
     return f"{base}{'&' if '?' in base else '?'}{key}={quote(thread, safe='')}"  # (after a Postgres URL's libpq ones)
 
@@ -193,9 +205,10 @@ def list_threads(url: str) -> list[str]:
         if named is not None:
             return [_adk_resolve(redacted(url), named, keys)]
         return sorted(keys)
+    elif kind == "agents":
+        ids = sorted(_sqlite(base, _agents_names))
     else:
-        sql = {"langgraph": "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''",
-               "agents": "SELECT DISTINCT session_id FROM agent_messages"}[kind]
+        sql = "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''"
         ids = sorted(_sqlite(base, lambda connection: [str(row[0]) for row in connection.execute(sql)]))
     if named is not None:
         if named not in ids:
@@ -369,26 +382,81 @@ def _sqlite_saver(connection: sqlite3.Connection, serde: Any) -> Any:
     return saver
 
 
-def _agents(connection: sqlite3.Connection, sessions: list[str] | None) -> list[Thread]:
-    """Each session's items in the order they were added (SQLiteSession's `agent_messages` table); a session
-    with a row that is not JSON is UNREADABLE (get_items() would skip the row: see the module docstring)."""
+MAIN_BRANCH = "main"
+"""The branch an Agents SDK AdvancedSQLiteSession opens on (its branch pointer lives in memory only), and the one
+history of a plain SQLiteSession."""
+
+
+def _agents_name(session: str, branch: str) -> str:
+    """An Agents SDK thread's name: the session id for its main branch, "ID/BRANCH" for another branch of an
+    AdvancedSQLiteSession (a `/` or `%` inside a part written %2F, %25, as for ADK)."""
+    return _escape(session) if branch == MAIN_BRANCH else f"{_escape(session)}/{_escape(branch)}"
+
+
+def _agents_parts(name: str) -> tuple[str, str]:
+    """(session id, branch) of an Agents SDK thread name."""
+    session, _, branch = name.partition("/")
+    return unquote(session), unquote(branch) if branch else MAIN_BRANCH
+
+
+def _branched(connection: sqlite3.Connection) -> bool:
+    """True for a store an AdvancedSQLiteSession wrote (its `message_structure` table)."""
+    return connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'message_structure'"
+                              ).fetchone() is not None
+
+
+def _agents_names(connection: sqlite3.Connection) -> list[str]:
+    """Every thread of an Agents SDK store: a session, or each branch of an AdvancedSQLiteSession's session."""
+    plain = {str(row[0]) for row in connection.execute("SELECT DISTINCT session_id FROM agent_messages")}
+    branches: dict[str, list[str]] = {}
+    if _branched(connection):
+        for session, branch in connection.execute("SELECT DISTINCT session_id, branch_id FROM message_structure"):
+            branches.setdefault(str(session), []).append(str(branch))
+    return [_agents_name(session, branch) for session in plain | set(branches)
+            for branch in branches.get(session, [MAIN_BRANCH])]
+
+
+def _agents(connection: sqlite3.Connection, names: list[str] | None) -> list[Thread]:
+    """Each session's items as the SDK's get_items() gives them: a SQLiteSession's in the order they were added;
+    an AdvancedSQLiteSession's per branch, in the branch's sequence (`message_structure`), each branch its own
+    thread, since the SDK sends one branch and a store holds them all (reading every row of such a session gave
+    a history of two branches interleaved, which nothing sends).  A thread with a row that is not JSON is
+    UNREADABLE (get_items() would skip the row: see the module docstring)."""
     import json
 
-    where, parameters = _among("session_id", sessions, "WHERE")
-    rows = connection.execute("SELECT session_id, id, message_data FROM agent_messages" + where +
-                              " ORDER BY session_id, id", parameters).fetchall()
-    groups: dict[str, list[Any]] = {}
-    broken: dict[str, str] = {}
-    for key, row_id, data in rows:
-        items = groups.setdefault(str(key), [])
-        try:
-            items.append(json.loads(data))
-        except (ValueError, TypeError) as error:
-            broken.setdefault(str(key), f"agent_messages row {row_id} is not JSON ({_one_line(error)}); "
-                              "SQLiteSession.get_items() skips it, so the SDK sends the session without "
-                              "an item it stored")
-    return [(f"session:{key}", UNREADABLE, [broken[key]]) if key in broken else
-            (f"session:{key}", "openai-responses", items) for key, items in groups.items()]
+    wanted = None if names is None else [_agents_parts(name) for name in names]
+    where, parameters = _among("session_id", None if wanted is None else sorted({s for s, _ in wanted}), "WHERE")
+    groups: dict[tuple[str, str], list[tuple[int, Any]]] = {}
+    for key, row_id, data in connection.execute("SELECT session_id, id, message_data FROM agent_messages" + where +
+                                                " ORDER BY session_id, id", parameters):
+        groups.setdefault((str(key), MAIN_BRANCH), []).append((row_id, data))
+    if _branched(connection):
+        structured: dict[tuple[str, str], list[tuple[int, Any]]] = {}
+        for key, branch, row_id, data in connection.execute(
+                "SELECT s.session_id, s.branch_id, m.id, m.message_data FROM message_structure AS s JOIN "
+                "agent_messages AS m ON m.id = s.message_id AND m.session_id = s.session_id" +
+                where.replace("session_id", "s.session_id") + " ORDER BY s.session_id, s.branch_id, "
+                "s.sequence_number", parameters):
+            structured.setdefault((str(key), str(branch)), []).append((row_id, data))
+        sessions = {session for session, _ in structured}
+        groups = {key: rows for key, rows in groups.items() if key[0] not in sessions} | structured
+    out: list[Thread] = []
+    for (session, branch), rows in sorted(groups.items()):
+        if wanted is not None and (session, branch) not in wanted:
+            continue
+        name = f"session:{_agents_name(session, branch)}"
+        items = []
+        for row_id, data in rows:
+            try:
+                items.append(json.loads(data))
+            except (ValueError, TypeError) as error:
+                out.append((name, UNREADABLE, [f"agent_messages row {row_id} is not JSON ({_one_line(error)}); "
+                                               "SQLiteSession.get_items() skips it, so the SDK sends the session "
+                                               "without an item it stored"]))
+                break
+        else:
+            out.append((name, "openai-responses", items))
+    return out
 
 
 def _escape(part: str) -> str:
