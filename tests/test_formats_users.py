@@ -248,6 +248,46 @@ def test_gemini_cli_a_call_record_without_a_string_id_is_a_clear_error() -> None
         _load(record)
 
 
+def _jsonl(*lines: dict[str, Any]) -> bytes:
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+_META = {"sessionId": "s", "projectHash": "h", "startTime": "t", "lastUpdated": "t", "kind": "main"}
+
+
+def _ids(transcript: Any) -> list[str]:
+    return [part["id"] for m in transcript.messages if m["role"] == "assistant" for part in m["content"]
+            if part["type"] == "toolCall"]
+
+
+def test_a_gemini_cli_session_log_is_folded_as_gemini_cli_folds_it() -> None:
+    """The last line of an id is its record, in the place the id first took; `$rewindTo` drops the id and every
+    later record; `$set` with a `messages` list replaces them all (gemini-cli's loadConversationRecord)."""
+    user = {"id": "u1", "timestamp": "t", "type": "user", "content": [{"text": "go"}]}
+    call = {"id": "g1", "timestamp": "t", "type": "gemini", "content": "", "toolCalls": [_gcall("c1")]}
+    answered = {**call, "toolCalls": [_gcall("c1", _response("c1", output="a"))]}
+    later = {"id": "u2", "timestamp": "t", "type": "user", "content": "more"}
+    [transcript] = _load(_jsonl(_META, user, call, later, {"$set": {"lastUpdated": "t2"}}, answered), "s.jsonl")
+    assert transcript.format == "gemini-cli"
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant", "toolResult", "user"]
+    assert transcript.entries == [1, 5, 5, 3]  # each message at the line of its last version
+    assert _counts(transcript)[:2] == (1, 0)
+    dangling = {"id": "g2", "timestamp": "t", "type": "gemini", "content": "", "toolCalls": [_gcall("c2")]}
+    [rewound] = _load(_jsonl(_META, user, answered, later, dangling, {"$rewindTo": "u2"}), "s.jsonl")
+    assert _ids(rewound) == ["c1"] and _counts(rewound)[:2] == (1, 0)
+    [cleared] = _load(_jsonl(_META, user, answered, {"$rewindTo": "gone"}, later), "s.jsonl")
+    assert [m["role"] for m in cleared.messages] == ["user"]  # an id not there: gemini-cli clears every record
+    [replaced] = _load(_jsonl(_META, user, dangling, {"$set": {"messages": [user, answered]}}), "s.jsonl")
+    assert _ids(replaced) == ["c1"] and _counts(replaced)[:2] == (1, 0)
+
+
+def test_a_gemini_cli_session_log_line_that_is_no_record_is_a_clear_error() -> None:
+    with pytest.raises(TranscriptError, match=r"entry 2 \(line 3\): not a valid gemini-cli entry: expected a message "
+                                              r"record \(with an 'id'\), a metadata line, '\$set' or '\$rewindTo'"):
+        _load(_jsonl(_META, {"id": "u1", "timestamp": "t", "type": "user", "content": "go"}, {"$rewind": "u1"}),
+              "s.jsonl")
+
+
 def test_a_gemini_cli_checkpoint_is_gemini_contents() -> None:
     checkpoint = [{"role": "user", "parts": [{"text": "hi"}]},
                   {"role": "model", "parts": [{"functionCall": {"name": "ls", "args": {}}}]},

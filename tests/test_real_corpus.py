@@ -138,6 +138,8 @@ EXPECTED: dict[str, File | Refused] = {
         "claude-code", [healthy("main", 1, A), healthy("subagent:toolu_01JERPk9VitoHXcysvhY4t26", 1, A)], 0),
     "gemini_cli_session.gemini-cli.json": File("gemini-cli", [healthy("main", 2, G)], 0),
     "gemini_cli_session_interrupted.gemini-cli.json": File("gemini-cli", [broken("main", 2, 1, G)], 1),
+    "gemini_cli_session_log.gemini-cli.jsonl": File("gemini-cli", [healthy("main", 3, G)], 0),
+    "gemini_cli_session_log_interrupted.gemini-cli.jsonl": File("gemini-cli", [broken("main", 2, 1, G)], 1),
     "pydantic_ai_history.pydantic-ai.json": File("pydantic-ai", [healthy("main", 2, C)], 0),
     "pydantic_ai_history_cut.pydantic-ai.json": File("pydantic-ai", [broken("main", 2, 1, C)], 1),
     "openai_agents_history.openai-agents.json": File("openai-agents", [healthy("main", 1, R)], 0),

@@ -12,6 +12,14 @@ a record with calls reads as the model's turn followed by one result per call th
 has a result; a call recorded without one (the session stopped while it ran) is
 unanswered.  (`/chat save` checkpoints are lists of Gemini `contents` and read as
 gemini.)  Read-only: a repaired view is written as a Gemini request.
+
+Since April 2026 (gemini-cli #23749) a session is a JSON lines log, `session-*.jsonl`: a metadata line
+(sessionId, projectHash, ...), then each message record appended whenever it changes (a model record again
+as its calls run and their results arrive: the last line of an id is the record, kept where the id first
+appeared), `{"$set": {...}}` metadata updates (a `messages` array among them replaces every record), and
+`{"$rewindTo": ID}` when the user rewinds (the record ID and every later one are gone; an ID not there
+clears them all).  `_session` folds the log as gemini-cli's loadConversationRecord does; each message is
+placed at the line of its last version.
 """
 
 from __future__ import annotations
@@ -36,15 +44,28 @@ def _is_record(entry: Any) -> bool:
         and "role" not in entry and "message" not in entry
 
 
+def _is_metadata(entry: Any) -> bool:
+    """A JSON lines session's metadata line (or a whole legacy record on one line)."""
+    return isinstance(entry, dict) and all(isinstance(entry.get(key), str) for key in _ENVELOPE) \
+        and "type" not in entry
+
+
+def _is_log_line(entry: Any) -> bool:
+    """A line only a JSON lines session holds: its metadata, a `$set` update or a `$rewindTo`."""
+    return _is_metadata(entry) or (isinstance(entry, dict) and (
+        isinstance(entry.get("$set"), dict) or isinstance(entry.get("$rewindTo"), str)))
+
+
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
-    """A session envelope (sessionId and projectHash), or a model record ("gemini") among the records."""
+    """A session envelope (sessionId and projectHash), a JSON lines session's metadata line, or a model record
+    ("gemini") among the records."""
     return all(key in envelope for key in _ENVELOPE) or any(
-        _is_record(e) and e["type"] == "gemini" and "id" in e for e in entries)
+        _is_metadata(e) or (_is_record(e) and e["type"] == "gemini" and "id" in e) for e in entries)
 
 
 def fits(entry: Any) -> bool:
-    """A message record: a known type with content."""
-    return _is_record(entry)
+    """A message record (a known type with content), or a line of a JSON lines session's log."""
+    return _is_record(entry) or _is_log_line(entry)
 
 
 def _texts(content: Any) -> list[str]:
@@ -118,9 +139,11 @@ def _messages(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def read(entries: list[Any]) -> list[Segment]:
-    """Canonical messages per record: a model record gives its turn and then its calls' results."""
+    """Canonical messages per record: a model record gives its turn and then its calls' results.  A JSON lines
+    session's log is folded first (`_session`)."""
+    placed = _session(entries) if any(_is_log_line(entry) for entry in entries) else list(enumerate(entries))
     segments = []
-    for index, record in enumerate(entries):
+    for index, record in placed:
         if not _is_record(record):
             raise EntryError(f"expected a message record with 'type' and 'content', got {describe(record)}",
                              index)
@@ -132,6 +155,39 @@ def read(entries: list[Any]) -> list[Segment]:
     return segments
 
 
-SPECS = (here(__name__, provider="gemini", suffixes=(".json",)),)
+def _session(lines: list[Any]) -> list[tuple[int, Any]]:
+    """The records a JSON lines session holds at its end, in order, each with the line it was last written on:
+    gemini-cli's loadConversationRecord (packages/core/src/services/chatRecordingService.ts) rebuilds the
+    conversation it resumes this way."""
+    records: dict[str, tuple[int, Any]] = {}  # (a dict keeps an id where it first came, as a JS Map does)
+    for index, line in enumerate(lines):
+        if not isinstance(line, dict):
+            raise EntryError(f"expected a session line (an object), got {describe(line)}", index)
+        if isinstance(line.get("$rewindTo"), str):
+            target = line["$rewindTo"]
+            if target in records:
+                ids = list(records)
+                for gone in ids[ids.index(target):]:
+                    del records[gone]
+            else:
+                records.clear()
+        elif isinstance(line.get("id"), str):
+            records[line["id"]] = (index, line)
+        elif isinstance(line.get("$set"), dict) or _is_metadata(line):
+            update = line["$set"] if "$set" in line else line
+            listed = update.get("messages")
+            if isinstance(listed, list):
+                if "$set" in line:
+                    records.clear()  # a checkpoint: the list is the whole conversation
+                for record in listed:
+                    if isinstance(record, dict) and isinstance(record.get("id"), str):
+                        records[record["id"]] = (index, record)
+        else:
+            raise EntryError("expected a message record (with an 'id'), a metadata line, '$set' or '$rewindTo', "
+                             f"got {describe(line)}", index)
+    return list(records.values())
+
+
+SPECS = (here(__name__, provider="gemini", suffixes=(".jsonl", ".json")),)
 """This module's format, as the registry (integrity.formats) lists it.  Its provider:
 Gemini CLI sends its history as Gemini generateContent requests."""
