@@ -98,8 +98,8 @@ def store_source() -> tuple[ui.Source, Transcript] | None:
         url = st.text_input("Store URL", key="store_url", placeholder="langgraph+sqlite:///path/checkpoints.db",
                             help="a LangGraph checkpointer (langgraph+sqlite:///file.db, "
                                  "langgraph+postgresql://user@host/db), an Agents SDK (agents+sqlite:///file.db) "
-                                 "or ADK (adk+sqlite:///file.db) session database; read-only. Clear it to pick "
-                                 "a sample or an upload.").strip()
+                                 "or ADK (adk+sqlite:///file.db, adk+postgresql://user@host/db) session database; "
+                                 "read-only. Clear it to pick a sample or an upload.").strip()
     if not url:
         return None
     try:

@@ -315,9 +315,10 @@ def _agents_store(path: Path) -> Path:
     return path
 
 
-def _adk_store(path: Path, with_tools: bool = False) -> dict[str, str]:
+def _adk_store(path: Path | str, with_tools: bool = False) -> dict[str, str]:
     """An ADK DatabaseSessionService store written by a real Runner: session 'broken' (a tool that raised),
-    'healthy' (a tool call answered); with_tools=False: two plain sessions named alike in two apps."""
+    'healthy' (a tool call answered); with_tools=False: two plain sessions named alike in two apps.  `path`: a
+    SQLite file, or a SQLAlchemy URL (a Postgres database)."""
     from google.adk.agents import LlmAgent
     from google.adk.apps import App
     from google.adk.models import BaseLlm, LlmRequest, LlmResponse
@@ -359,7 +360,7 @@ def _adk_store(path: Path, with_tools: bool = False) -> dict[str, str]:
             pass
 
     async def write() -> None:
-        service = DatabaseSessionService(f"sqlite+aiosqlite:///{path}")
+        service = DatabaseSessionService(path if isinstance(path, str) else f"sqlite+aiosqlite:///{path}")
         if with_tools:
             await run(service, "app", "u", "broken", [call("c1", "explode")])
             await run(service, "app", "u", "healthy", [call("c2", "lookup"), say("found it")])

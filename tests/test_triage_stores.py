@@ -169,3 +169,20 @@ def test_a_store_that_cannot_be_read_is_a_one_line_error(tmp_path: Path, langgra
     sqlite3.connect(empty).execute("CREATE TABLE agent_messages (id, session_id, message_data)").connection.close()
     with pytest.raises(TriageError, match="holds no thread"):
         run_triage([f"agents+sqlite://{empty}"], out, progress=None)
+
+
+def test_an_adk_store_on_postgres_is_triaged_with_checks_verdict(postgres: str,  # noqa: F811
+                                                                  cluster: str, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """ADK's DatabaseSessionService on Postgres: one row per session, each with `check`'s verdict for it."""
+    from test_guard_stores import _adk_store
+
+    _adk_store(f"postgresql+psycopg://{postgres}", with_tools=True)
+    store = f"adk+postgresql://{postgres}"
+    table = tmp_path / "adk.parquet"
+    result = run_triage([store], str(table), scheduler=cluster, batch_files=1, progress=None)
+    rows = pq.read_table(table).to_pylist()
+    assert result.files == 2 == len(rows)
+    assert sorted(row["path"] for row in rows) == [f"{store}?session=broken", f"{store}?session=healthy"]
+    assert [row["thread"] for row in rows if row["orphaned_calls"]] == ["session:broken"]
+    assert_rows_match_check(rows, pq.read_table(findings_path(str(table))).to_pylist(), capsys)

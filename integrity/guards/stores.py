@@ -7,6 +7,7 @@
       [?session=ID&branch=B]                            AdvancedSQLiteSession's: each branch a thread)
     adk+sqlite:///path/sessions.db[?session=ID]           a Google ADK DatabaseSessionService (or
       [?app=APP&user=USER&session=ID]                     SqliteSessionService) database
+    adk+postgresql://user@host[:port]/db[?session=ID]     a DatabaseSessionService database on Postgres, the same
 
 `read_store(url)` gives one engine Transcript per thread or session, named "thread:<id>" or
 "session:<id>", in the format the runtime's messages are read as (langchain, openai-responses, gemini),
@@ -51,7 +52,9 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 from ..loading import Transcript, TranscriptError
 from .sqlite_read import BUSY_SECONDS, read_only
 
-SCHEMES = ("langgraph+sqlite", "langgraph+postgresql", "agents+sqlite", "adk+sqlite")
+SCHEMES = ("langgraph+sqlite", "langgraph+postgresql", "agents+sqlite", "adk+sqlite", "adk+postgresql")
+POSTGRES = ("langgraph+postgresql", "adk+postgresql")
+"""The schemes of stores on a Postgres server (the others are SQLite files)."""
 
 UNREADABLE = "unreadable"
 """The format read_threads gives a thread it could not decode; its entries are [the one-line reason]."""
@@ -112,7 +115,7 @@ def split_store_url(url: str) -> tuple[str, str | None]:
     if parts.fragment or url.endswith("#"):
         raise TranscriptError(shown, "", "'#' starts a URL fragment, which a store URL has none of; "
                               "write a '#' of a path or an id as %23")
-    if parts.scheme != "langgraph+postgresql":
+    if parts.scheme not in POSTGRES:
         if parts.netloc not in ("", "localhost"):
             raise TranscriptError(shown, "", f"the URL names the host {parts.netloc!r}, but a SQLite store is a "
                                   f"file: {parts.scheme}:///absolute/path.db (no host, or localhost)")
@@ -120,7 +123,7 @@ def split_store_url(url: str) -> tuple[str, str | None]:
             raise TranscriptError(shown, "", "the URL names no database file "
                                   "(expected scheme:///path/to/file.db)")
     named = _named(shown, parts.scheme, parts.query)
-    connection = _libpq(parts.query) if parts.scheme == "langgraph+postgresql" else ""
+    connection = _libpq(parts.query) if parts.scheme in POSTGRES else ""
     return f"{parts.scheme}://{parts.netloc}{parts.path}" + (f"?{connection}" if connection else ""), named
 
 
@@ -141,6 +144,7 @@ def _named(shown: str, scheme: str, query: str) -> str | None:
     `user` with it; a Postgres URL's libpq parameters (`_LIBPQ`) are the connection's; a parameter named
     twice or unknown is an error."""
     allowed: tuple[str, ...] = ("thread", "session", "app", "user") if scheme == "adk+sqlite" else \
+        ("thread", "session", "app", "user", *_LIBPQ) if scheme == "adk+postgresql" else \
         ("thread", "session", *_LIBPQ) if scheme == "langgraph+postgresql" else \
         ("thread", "session", "branch") if scheme == "agents+sqlite" else ("thread", "session")
     given: dict[str, str] = {}
@@ -158,7 +162,7 @@ def _named(shown: str, scheme: str, query: str) -> str | None:
             raise TranscriptError(shown, "", "?app= and ?user= name an ADK session together with ?session=: "
                                   "give all three")
         return "/".join(_escape(part) for part in (given["app"], given["user"], thread))
-    if thread is not None and scheme == "adk+sqlite":
+    if thread is not None and scheme.startswith("adk+"):
         return _escape(thread)
     if scheme == "agents+sqlite":
         if thread is None:
@@ -174,10 +178,11 @@ def thread_url(base: str, thread: str) -> str:
     what `integrity check` takes to judge that one thread."""
     if base.startswith("adk+"):
         app, user, session = _adk_parts(base, thread)
+        joiner = "&" if "?" in base else "?"  # (after a Postgres URL's libpq parameters)
         if app is not None:
-            return f"{base}?app={quote(app, safe='')}&user={quote(str(user), safe='')}&session=" \
+            return f"{base}{joiner}app={quote(app, safe='')}&user={quote(str(user), safe='')}&session=" \
                    f"{quote(session, safe='')}"
-        return f"{base}?session={quote(session, safe='')}"
+        return f"{base}{joiner}session={quote(session, safe='')}"
     if base.startswith("agents+"):
         session, branch = _agents_parts(thread)
         return f"{base}?session={quote(session, safe='')}" + \
@@ -201,7 +206,7 @@ def list_threads(url: str) -> list[str]:
         with _postgres(base) as connection:
             ids = [str(row["thread_id"]) for row in connection.execute(sql).fetchall()]
     elif kind == "adk":
-        keys = _sqlite(base, _adk_keys)
+        keys = _postgres_read(base, _adk_keys) if base.startswith("adk+postgresql") else _sqlite(base, _adk_keys)
         if named is not None:
             return [_adk_resolve(redacted(url), named, keys)]
         return sorted(keys)
@@ -256,6 +261,8 @@ def _read(base: str, threads: list[str] | None) -> list[Thread]:
     if base.startswith("langgraph+postgresql"):
         return _langgraph_postgres(base, threads)
     kind = base.split("+", 1)[0]
+    if base.startswith("adk+postgresql"):
+        return _postgres_read(base, lambda connection: _adk(connection, redacted(base), threads))
     if kind == "adk":
         return _sqlite(base, lambda connection: _adk(connection, redacted(base), threads))
     if kind == "agents":
@@ -474,7 +481,7 @@ def _adk_parts(shown: str, name: str) -> tuple[str | None, str | None, str]:
                           "a part written %2F")
 
 
-def _adk_keys(connection: sqlite3.Connection) -> dict[str, tuple[str, str, str]]:
+def _adk_keys(connection: Any) -> dict[str, tuple[str, str, str]]:
     """Every session's name and (app, user, session id): "ID" when no other app or user has a session so
     named, else "APP/USER/ID"."""
     keys = [(str(a), str(u), str(s)) for a, u, s in
@@ -500,7 +507,7 @@ def _adk_resolve(shown: str, name: str, keys: dict[str, tuple[str, str, str]]) -
     return found[0]
 
 
-def _adk(connection: sqlite3.Connection, shown: str, sessions: list[str] | None) -> list[Thread]:
+def _adk(connection: Any, shown: str, sessions: list[str] | None) -> list[Thread]:
     """Each session's live event contents in ADK's order, a session being (app, user, session id) as ADK keys it;
     an event that is not JSON makes its session UNREADABLE.
 
@@ -522,7 +529,7 @@ def _adk(connection: sqlite3.Connection, shown: str, sessions: list[str] | None)
                 if len(sessions) == 1:
                     raise
     out: list[Thread] = []
-    columns = {str(row[1]) for row in connection.execute("PRAGMA table_info(events)")}
+    columns = _columns(connection, "events")
     legacy = "event_data" not in columns and "content" in columns  # ADK's schema v0: a JSON column per field
     fields = "invocation_id, content, actions" if legacy else "invocation_id, event_data, NULL"
     sql = (f"SELECT {fields} FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? "
@@ -551,12 +558,22 @@ def _adk(connection: sqlite3.Connection, shown: str, sessions: list[str] | None)
     return out
 
 
-def _adk_order(connection: sqlite3.Connection) -> str:
+def _adk_order(connection: Any) -> str:
     """How the service that wrote the store orders events of one timestamp: DatabaseSessionService (its
     `adk_internal_metadata` table, or the legacy schema) by event id, SqliteSessionService by rowid."""
+    if isinstance(connection, _Postgres):
+        return "id"  # only DatabaseSessionService writes to Postgres
     tables = {str(row[0]) for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    columns = {str(row[1]) for row in connection.execute("PRAGMA table_info(events)")}
-    return "id" if "adk_internal_metadata" in tables or "event_data" not in columns else "rowid"
+    return "id" if "adk_internal_metadata" in tables or "event_data" not in _columns(connection, "events") else "rowid"
+
+
+def _columns(connection: Any, table: str) -> set[str]:
+    """The column names of a table, in either database."""
+    if isinstance(connection, _Postgres):
+        return {str(row[0]) for row in connection.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? AND table_schema = "
+            "current_schema()", (table,))}
+    return {str(row[1]) for row in connection.execute(f"PRAGMA table_info({table})")}
 
 
 def _rewind(event: Any) -> str | None:
@@ -624,7 +641,7 @@ def _postgres(url: str) -> Iterator[Any]:
         from psycopg.rows import dict_row
     except ImportError as error:
         raise TranscriptError(redacted(url), "", f"cannot read it: psycopg is not installed (pip install "
-                              f"langgraph-checkpoint-postgres): {_one_line(error)}") from None
+                              f"'psycopg[binary]'): {_one_line(error)}") from None
 
     parts = urlsplit(url)
     settings = _libpq(parts.query)  # (sslmode and the like; never the thread)
@@ -640,6 +657,26 @@ def _postgres(url: str) -> Iterator[Any]:
         if "lock timeout" in detail:
             detail += f" (another session held a lock on the table for {BUSY_SECONDS} s; try again)"
         raise TranscriptError(redacted(url), "", f"cannot read the database: {detail}") from None
+
+
+class _Postgres:
+    """A psycopg connection taking SQLite's `?` placeholders and giving rows as tuples, so the ADK reader's
+    queries run on either database."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Any:
+        from psycopg.rows import tuple_row
+
+        cursor = self.connection.cursor(row_factory=tuple_row)
+        return cursor.execute(sql.replace("?", "%s"), tuple(parameters))
+
+
+def _postgres_read(url: str, read: Callable[[Any], _T]) -> _T:
+    """`read` run on the Postgres store at `url` (read-only, as _postgres opens it)."""
+    with _postgres(url) as connection:
+        return read(_Postgres(connection))
 
 
 def _langgraph_postgres(url: str, threads: list[str] | None) -> list[Thread]:
