@@ -97,7 +97,8 @@ def store_source() -> tuple[ui.Source, Transcript] | None:
     with st.sidebar.expander("Session store", expanded=bool(st.session_state.get("store_url"))):
         url = st.text_input("Store URL", key="store_url", placeholder="langgraph+sqlite:///path/checkpoints.db",
                             help="a LangGraph checkpointer (langgraph+sqlite:///file.db, "
-                                 "langgraph+postgresql://user@host/db), an Agents SDK (agents+sqlite:///file.db) "
+                                 "langgraph+postgresql://user@host/db), an Agents SDK (agents+sqlite:///file.db, "
+                                 "agents+postgresql://user@host/db) "
                                  "or ADK (adk+sqlite:///file.db, adk+postgresql://user@host/db) session database; "
                                  "read-only. Clear it to pick a sample or an upload.").strip()
     if not url:

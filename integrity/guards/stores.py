@@ -5,6 +5,7 @@
     langgraph+postgresql://user@host[:port]/db[?thread=ID] a LangGraph PostgresSaver database, the same
     agents+sqlite:///path/sessions.db[?session=ID]        an OpenAI Agents SDK SQLiteSession database (an
       [?session=ID&branch=B]                            AdvancedSQLiteSession's: each branch a thread)
+    agents+postgresql://user@host[:port]/db[?session=ID]  an Agents SDK SQLAlchemySession database on Postgres
     adk+sqlite:///path/sessions.db[?session=ID]           a Google ADK DatabaseSessionService (or
       [?app=APP&user=USER&session=ID]                     SqliteSessionService) database
     adk+postgresql://user@host[:port]/db[?session=ID]     a DatabaseSessionService database on Postgres, the same
@@ -52,8 +53,9 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 from ..loading import Transcript, TranscriptError
 from .sqlite_read import BUSY_SECONDS, read_only
 
-SCHEMES = ("langgraph+sqlite", "langgraph+postgresql", "agents+sqlite", "adk+sqlite", "adk+postgresql")
-POSTGRES = ("langgraph+postgresql", "adk+postgresql")
+SCHEMES = ("langgraph+sqlite", "langgraph+postgresql", "agents+sqlite", "agents+postgresql", "adk+sqlite",
+           "adk+postgresql")
+POSTGRES = ("langgraph+postgresql", "agents+postgresql", "adk+postgresql")
 """The schemes of stores on a Postgres server (the others are SQLite files)."""
 
 UNREADABLE = "unreadable"
@@ -146,7 +148,8 @@ def _named(shown: str, scheme: str, query: str) -> str | None:
     allowed: tuple[str, ...] = ("thread", "session", "app", "user") if scheme == "adk+sqlite" else \
         ("thread", "session", "app", "user", *_LIBPQ) if scheme == "adk+postgresql" else \
         ("thread", "session", *_LIBPQ) if scheme == "langgraph+postgresql" else \
-        ("thread", "session", "branch") if scheme == "agents+sqlite" else ("thread", "session")
+        ("thread", "session", "branch") if scheme == "agents+sqlite" else \
+        ("thread", "session", *_LIBPQ) if scheme == "agents+postgresql" else ("thread", "session")
     given: dict[str, str] = {}
     for key, value in parse_qsl(query, keep_blank_values=True):
         if key not in allowed:
@@ -164,7 +167,7 @@ def _named(shown: str, scheme: str, query: str) -> str | None:
         return "/".join(_escape(part) for part in (given["app"], given["user"], thread))
     if thread is not None and scheme.startswith("adk+"):
         return _escape(thread)
-    if scheme == "agents+sqlite":
+    if scheme.startswith("agents+"):
         if thread is None:
             if "branch" in given:
                 raise TranscriptError(shown, "", "?branch= names a branch of the session ?session= names: give both")
@@ -185,7 +188,7 @@ def thread_url(base: str, thread: str) -> str:
         return f"{base}{joiner}session={quote(session, safe='')}"
     if base.startswith("agents+"):
         session, branch = _agents_parts(thread)
-        return f"{base}?session={quote(session, safe='')}" + \
+        return f"{base}{'&' if '?' in base else '?'}session={quote(session, safe='')}" + \
             ("" if branch == MAIN_BRANCH else f"&branch={quote(branch, safe='')}")
     key = "thread" if base.startswith("langgraph+") else "session"
     return f"{base}{'&' if '?' in base else '?'}{key}={quote(thread, safe='')}"  # (after a Postgres URL's libpq ones)
@@ -211,7 +214,8 @@ def list_threads(url: str) -> list[str]:
             return [_adk_resolve(redacted(url), named, keys)]
         return sorted(keys)
     elif kind == "agents":
-        ids = sorted(_sqlite(base, _agents_names))
+        ids = sorted(_postgres_read(base, _agents_names) if base.startswith("agents+postgresql")
+                     else _sqlite(base, _agents_names))
     else:
         sql = "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''"
         ids = sorted(_sqlite(base, lambda connection: [str(row[0]) for row in connection.execute(sql)]))
@@ -266,6 +270,8 @@ def _read(base: str, threads: list[str] | None) -> list[Thread]:
     if kind == "adk":
         return _sqlite(base, lambda connection: _adk(connection, redacted(base), threads))
     if kind == "agents":
+        if base.startswith("agents+postgresql"):
+            return _postgres_read(base, lambda connection: _agents(connection, threads))
         return _sqlite(base, lambda connection: _agents(connection, threads))
     try:
         from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
@@ -406,13 +412,15 @@ def _agents_parts(name: str) -> tuple[str, str]:
     return unquote(session), unquote(branch) if branch else MAIN_BRANCH
 
 
-def _branched(connection: sqlite3.Connection) -> bool:
-    """True for a store an AdvancedSQLiteSession wrote (its `message_structure` table)."""
-    return connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'message_structure'"
-                              ).fetchone() is not None
+def _branched(connection: Any) -> bool:
+    """True for a store an AdvancedSQLiteSession wrote (its `message_structure` table; SQLite only)."""
+    if isinstance(connection, _Postgres):
+        return False
+    sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'message_structure'"
+    return connection.execute(sql).fetchone() is not None
 
 
-def _agents_names(connection: sqlite3.Connection) -> list[str]:
+def _agents_names(connection: Any) -> list[str]:
     """Every thread of an Agents SDK store: a session, or each branch of an AdvancedSQLiteSession's session."""
     plain = {str(row[0]) for row in connection.execute("SELECT DISTINCT session_id FROM agent_messages")}
     branches: dict[str, list[str]] = {}
@@ -423,8 +431,9 @@ def _agents_names(connection: sqlite3.Connection) -> list[str]:
             for branch in branches.get(session, [MAIN_BRANCH])]
 
 
-def _agents(connection: sqlite3.Connection, names: list[str] | None) -> list[Thread]:
-    """Each session's items as the SDK's get_items() gives them: a SQLiteSession's in the order they were added;
+def _agents(connection: Any, names: list[str] | None) -> list[Thread]:
+    """Each session's items as the SDK's get_items() gives them: a SQLiteSession's in the order they were added
+    (a SQLAlchemySession's on Postgres by `created_at`, then id, as it orders them);
     an AdvancedSQLiteSession's per branch, in the branch's sequence (`message_structure`), each branch its own
     thread, since the SDK sends one branch and a store holds them all (reading every row of such a session gave
     a history of two branches interleaved, which nothing sends).  A thread with a row that is not JSON is
@@ -434,8 +443,9 @@ def _agents(connection: sqlite3.Connection, names: list[str] | None) -> list[Thr
     wanted = None if names is None else [_agents_parts(name) for name in names]
     where, parameters = _among("session_id", None if wanted is None else sorted({s for s, _ in wanted}), "WHERE")
     groups: dict[tuple[str, str], list[tuple[int, Any]]] = {}
+    order = "created_at, id" if isinstance(connection, _Postgres) else "id"
     for key, row_id, data in connection.execute("SELECT session_id, id, message_data FROM agent_messages" + where +
-                                                " ORDER BY session_id, id", parameters):
+                                                f" ORDER BY session_id, {order}", parameters):
         groups.setdefault((str(key), MAIN_BRANCH), []).append((row_id, data))
     if _branched(connection):
         structured: dict[tuple[str, str], list[tuple[int, Any]]] = {}

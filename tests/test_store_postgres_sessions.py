@@ -1,8 +1,8 @@
-"""An ADK DatabaseSessionService database on Postgres (how ADK is run in production) is read like the SQLite one.
+"""Session databases on Postgres (how ADK and the Agents SDK run in production) are read like the SQLite ones.
 
-The store is written by ADK's own Runner and DatabaseSessionService on a real PostgreSQL server on 127.0.0.1 (the
-`postgres` fixture), through SQLAlchemy's psycopg driver; what we read must be what ADK's get_session gives, and
-nothing may be written or left locked."""
+ADK's DatabaseSessionService (written by its own Runner) and the Agents SDK's SQLAlchemySession, on a real
+PostgreSQL server on 127.0.0.1 (the `postgres` fixture), through SQLAlchemy's psycopg driver: what we read must be
+what the runtime's get_session / get_items gives, and nothing may be written or left locked."""
 
 from __future__ import annotations
 
@@ -80,3 +80,38 @@ def test_check_and_a_database_without_adk_tables(postgres: str, capsys: pytest.C
     err = capsys.readouterr().err
     assert "empty_adk" in err and "events" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_an_agents_sqlalchemy_session_on_postgres_is_read_as_get_items_gives_it(postgres: str) -> None:  # noqa: F811
+    import psycopg
+    from agents.extensions.memory import SQLAlchemySession
+
+    database = f"postgresql+psycopg://{postgres}"
+    with psycopg.connect(f"postgresql://{postgres}", autocommit=True) as connection:
+        connection.execute("DROP TABLE IF EXISTS agent_messages, agent_sessions CASCADE")
+    call = {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}", "id": "fc_1"}
+    output = {"type": "function_call_output", "call_id": "c1", "output": "found"}
+
+    async def write() -> dict[str, list[Any]]:
+        seen = {}
+        for session_id, items in (("approval", [{"role": "user", "content": "find x"}, call,
+                                                {"role": "user", "content": "well?"}]),
+                                  ("fine", [{"role": "user", "content": "find x"}, call, output])):
+            session = SQLAlchemySession.from_url(session_id, url=database, create_tables=True)
+            await session.add_items(items)
+            seen[session_id] = await session.get_items()
+            await session.engine.dispose()
+        return seen
+
+    seen = asyncio.run(write())
+    url = f"agents+postgresql://{postgres}"
+    assert list_threads(url) == ["approval", "fine"]
+    stored = {name: (format, items) for name, format, items in read_threads(url, ["approval", "fine"])}
+    assert stored == {f"session:{key}": ("openai-responses", items) for key, items in seen.items()}
+    verdicts = {t.name: check(t, provider="openai-responses", policy="strict") for t in read_store(url)}
+    assert not verdicts["session:approval"].healthy and verdicts["session:approval"].summary.orphaned_calls == 1
+    assert verdicts["session:fine"].healthy
+    assert thread_url(url + "?sslmode=disable", "fine") == url + "?sslmode=disable&session=fine"
+    assert [t.name for t in read_store(url + "?sslmode=disable&session=fine")] == ["session:fine"]
+    with pytest.raises(TranscriptError, match=r"unknown URL parameter 'branch'"):
+        read_store(url + "?session=fine&branch=b")  # branches are AdvancedSQLiteSession's, a SQLite file's
