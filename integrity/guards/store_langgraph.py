@@ -5,7 +5,7 @@ DeltaChannel's from its snapshot and the writes since).  integrity.guards.stores
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..loading import TranscriptError
@@ -62,7 +62,9 @@ def langgraph_sqlite_threads(connection: sqlite3.Connection, serde: Any, threads
                                            f"{one_line(error)}"]))
             continue
         try:
-            out.append((name, "langchain", _messages(checkpoint, lambda: _sqlite_saver(connection, serde), config)))
+            pending = _pending_writes(connection, serde, thread_id, checkpoint_id)
+            out.append((name, "langchain", _messages(checkpoint, lambda: _sqlite_saver(connection, serde), config,
+                                                     pending)))
         except Exception as error:
             out.append((name, UNREADABLE, [str(error) if isinstance(error, _NoMessages) else
                                            f"LangGraph cannot rebuild its messages: {one_line(error)}"]))
@@ -73,21 +75,32 @@ class _NoMessages(Exception):
     """A thread whose latest checkpoint has no `messages` channel: nothing to judge, which is not healthy."""
 
 
-def _messages(checkpoint: Any, saver: Callable[[], Any], config: Any) -> list[Any]:
+def _messages(checkpoint: Any, saver: Callable[[], Any], config: Any, pending: Sequence[Any]) -> list[Any]:
     """A checkpoint's `messages` channel as LangChain's message dicts, rebuilt as LangGraph rebuilds it.
 
     A channel declared as a DeltaChannel (langgraph 1.2, beta) stores no value in most checkpoints, only a
     snapshot every so many updates: LangGraph's own load (pregel's channels_from_checkpoint) takes the nearest
     seed and replays the writes since, with the saver's get_delta_channel_history.  This does the same with
     LangGraph's messages reducer; reading channel_values alone would see no message and call the thread
-    healthy.  A checkpoint whose state never had a `messages` channel is _NoMessages."""
+    healthy.
+
+    Then the checkpoint's pending writes to `messages` (`pending`: (task id, channel, value), in the saver's
+    order), as LangGraph's get_state applies them (pregel's _prepare_state_snapshot): first those of the null
+    task (a `Command(update=...)` or update_state while the run waits: part of the checkpoint's own state),
+    then those of the tasks of the next step that already finished (what a resume sends without running them
+    again: a tool node's Send task that returned while another raised or waits on an interrupt).  Without
+    them a stored tool result was left out, and a repair made up a receipt for it.  A checkpoint whose state
+    never had a `messages` channel, and no write to one, is _NoMessages."""
     from langchain_core.messages import messages_to_dict
 
     values = checkpoint.get("channel_values") or {}
+    writes = [write for write in pending if write[1] == "messages"]
     if "messages" in values:
         stored = values["messages"]
     elif "messages" in (checkpoint.get("channel_versions") or {}):
         stored = _replayed_messages(saver(), config)
+    elif writes:
+        stored = []
     else:
         raise _NoMessages("its latest checkpoint has no 'messages' channel (the graph keeps no chat history "
                           "under that key), so there is no request to judge")
@@ -98,7 +111,46 @@ def _messages(checkpoint: Any, saver: Callable[[], Any], config: Any) -> list[An
     else:
         if isinstance(stored, _DeltaSnapshot):
             stored = stored.value
+    own = [value for task, _, value in writes if task == NULL_TASK_ID]
+    for batch in (own, [value for task, _, value in writes if task != NULL_TASK_ID]):
+        if batch:
+            stored = _updated(list(stored or []), batch)
     return messages_to_dict(list(stored or []))
+
+
+NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
+"""The task id LangGraph stores a checkpoint's own input writes under (langgraph._internal._constants)."""
+
+
+def _updated(messages: list[Any], values: list[Any]) -> Any:
+    """`messages` after one step's writes `values`, as the messages channel folds them: LangGraph's own channel
+    (an Overwrite among them resets it), else add_messages one value after the other."""
+    try:
+        from langgraph.channels.delta import DeltaChannel
+        from langgraph.graph.message import _messages_delta_reducer
+    except ImportError:
+        from langgraph.graph.message import add_messages
+
+        for value in values:
+            messages = add_messages(messages, value)  # type: ignore[assignment]
+        return messages
+    reducer: Any = _messages_delta_reducer
+    channel: Any = DeltaChannel(reducer).from_checkpoint(messages)
+    channel.update(values)
+    return channel.get()
+
+
+def _pending_writes(connection: sqlite3.Connection, serde: Any, thread_id: str, checkpoint_id: str) -> list[Any]:
+    """The checkpoint's pending writes to `messages`, decoded, in the order SqliteSaver's get_tuple gives them
+    (task_path, task_id, idx: LangGraph's writes_sort_key)."""
+    columns = {str(row[1]) for row in connection.execute("PRAGMA table_info(writes)")}
+    if not columns:
+        return []
+    order = "task_path, task_id, idx" if "task_path" in columns else "task_id, idx"
+    rows = connection.execute("SELECT task_id, channel, type, value FROM writes WHERE thread_id = ? AND "
+                              "checkpoint_ns = '' AND checkpoint_id = ? AND channel = 'messages' ORDER BY " + order,
+                              (thread_id, checkpoint_id)).fetchall()
+    return [(str(task), str(channel), serde.loads_typed((kind, value))) for task, channel, kind, value in rows]
 
 
 def _replayed_messages(saver: Any, config: Any) -> Any:
@@ -153,7 +205,8 @@ def langgraph_postgres_threads(url: str, threads: list[str] | None) -> list[Thre
                 found = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
                 if found is not None:
                     out.append((f"thread:{thread}", "langchain",
-                                _messages(found.checkpoint, lambda: saver, found.config)))
+                                _messages(found.checkpoint, lambda: saver, found.config,
+                                          found.pending_writes or [])))
             except psycopg.Error:
                 raise  # the store's error (a lost connection, a lock timeout): postgres_connection makes it one line
             except _NoMessages as error:
