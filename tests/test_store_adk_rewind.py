@@ -35,9 +35,13 @@ def _service(kind: str, path: Path) -> Any:
     return DatabaseSessionService(f"sqlite+aiosqlite:///{path}")
 
 
-def _runner(service: Any, script: list[Any]) -> Any:
+def _runner(service: Any, script: list[Any], summary: str | None = None) -> Any:
+    """An ADK Runner whose model follows `script`; summary: with ADK's event compaction every 2 invocations,
+    summarised by a model answering `summary`."""
     from google.adk.agents import LlmAgent
     from google.adk.apps import App
+    from google.adk.apps._configs import EventsCompactionConfig
+    from google.adk.apps.llm_event_summarizer import LlmEventSummarizer
     from google.adk.models import BaseLlm, LlmRequest, LlmResponse
     from google.adk.runners import Runner
     from google.genai import types
@@ -58,8 +62,16 @@ def _runner(service: Any, script: list[Any]) -> Any:
         """Finds."""
         return f"found {q}"
 
+    class Summarizer(BaseLlm):
+        model: str = "gemini-2.5-flash"
+
+        async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False) -> Any:
+            yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=summary)]))
+
     agent = LlmAgent(name="a", model=Scripted(steps=script), tools=[explode, lookup])
-    return Runner(app=App(name="app", root_agent=agent), session_service=service)
+    compaction = None if summary is None else EventsCompactionConfig(
+        summarizer=LlmEventSummarizer(llm=Summarizer()), compaction_interval=2, overlap_size=0)
+    return Runner(app=App(name="app", root_agent=agent, events_compaction_config=compaction), session_service=service)
 
 
 def _call(call_id: str, name: str) -> Any:
@@ -158,3 +170,41 @@ def test_events_of_one_timestamp_come_in_the_order_adk_gives_them(kind: str, tmp
     roles = [content["role"] for content in contents]
     # the database service (by id: e2 before e3) gives the answer before its call; SqliteSessionService the call
     assert roles == (["user", "model", "user"] if kind == "sqlite" else ["user", "user", "model"])
+
+
+@pytest.mark.parametrize("kind", SERVICES)
+def test_events_a_compaction_summarised_are_read_as_its_summary(kind: str, tmp_path: Path) -> None:
+    """ADK's event compaction replaces the events of a time range by a summary in what it sends next
+    (_get_contents). The first turn's tool raised (a dangling call), then four turns were compacted: ADK sends the
+    summaries only, so the session is healthy; reading every event judged the summarised dangling call. A legacy
+    store's compactions are not applied: one line says so, never a verdict on events ADK no longer sends."""
+    import warnings
+
+    from google.adk.flows.llm_flows.context._contents import _get_contents
+
+    path = tmp_path / "compacted.db"
+
+    async def write() -> list[dict[str, Any]]:
+        service = _service(kind, path)
+        await service.create_session(app_name="app", user_id="u", session_id="s")
+        runner = _runner(service, [_call("c1", "explode")], summary="SUMMARY: the tool failed; the user waved")
+        for text in ("break it", "hello again", "and again", "once more"):
+            await _turn(runner, text)
+        session = await service.get_session(app_name="app", user_id="u", session_id="s")
+        await service.close() if hasattr(service, "close") else None
+        assert any(event.actions and event.actions.compaction for event in session.events)
+        return [content.model_dump(exclude_none=True, mode="json")
+                for content in _get_contents(None, session.events, "a")]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ADK marks EventsCompactionConfig experimental
+        sent = asyncio.run(write())
+    url = f"adk+sqlite://{path}"
+    [(name, format, contents)] = read_threads(url, ["s"])
+    if kind == "legacy":
+        assert format == "unreadable" and "compaction" in contents[0] and "legacy schema" in contents[0]
+        return
+    assert format == "gemini" and contents == sent  # what ADK sends next: the summaries, not the dangling call
+    assert all("function_call" not in part for content in contents for part in content["parts"])
+    [thread] = read_store(url)
+    assert check(thread, provider="gemini", policy="strict").healthy

@@ -168,8 +168,9 @@ def adk_threads(connection: Any, shown: str, sessions: list[str] | None) -> list
 
     The events table holds JSON `event_data` (DatabaseSessionService's schema v1, SqliteSessionService), or in a
     store of ADK's legacy schema v0, which ADK still opens, a JSON column per field with the actions pickled.
-    Ties of timestamp are broken as the service that wrote the store breaks them (`_adk_order`), and events a
-    rewind annulled are left out (`_live_events`): what ADK builds its next request from."""
+    Ties of timestamp are broken as the service that wrote the store breaks them (`_adk_order`), events a
+    rewind annulled are left out (`_live_events`), and events a compaction summarised are replaced by its
+    summary (`_compacted`): what ADK builds its next request from."""
     import json
 
     keys = adk_keys(connection)
@@ -195,22 +196,69 @@ def adk_threads(connection: Any, shown: str, sessions: list[str] | None) -> list
         for position, (invocation, data, pickled) in enumerate(connection.execute(sql, keys[name]), 1):
             try:
                 event = json.loads(data) if isinstance(data, (str, bytes)) else (data or {})
-                rewind = _legacy_rewind(pickled) if legacy else _rewind(event)
+                actions = _legacy_actions(pickled) if legacy else None
             except (ValueError, TypeError) as error:
                 problem = f"event {position} is not JSON ({one_line(error)})"
                 break
-            except _Unpickled as error:
+            except _Unread as error:
                 problem = f"event {position}: {error}"
                 break
-            content = event if legacy else event.get("content") if isinstance(event, dict) else None
-            events.append((str(invocation or ""), rewind, content))
+            if getattr(actions, "compaction", None):
+                problem = (f"event {position} is a compaction (ADK summarised earlier events) in a store of ADK's "
+                           "legacy schema, whose compactions this reader does not apply; its verdict would judge "
+                           "events ADK no longer sends")
+                break
+            target = getattr(actions, "rewind_before_invocation_id", None) if legacy else _rewind(event)
+            rewind = str(target) if target else None
+            events.append((str(invocation or ""), rewind, event))
         if problem:
             out.append((f"session:{name}", UNREADABLE, [problem]))
             continue
-        contents = [content for content in _live_events(events)
-                    if isinstance(content, dict) and content.get("parts")]
-        out.append((f"session:{name}", "gemini", contents))
+        live = _live_events(events)
+        if not legacy and any(_compaction(event) for event in live):
+            try:
+                contents = _compacted(live)
+            except _Unread as error:
+                out.append((f"session:{name}", UNREADABLE, [str(error)]))
+                continue
+        else:
+            contents = [event if legacy else event.get("content") if isinstance(event, dict) else None
+                        for event in live]
+        out.append((f"session:{name}", "gemini",
+                    [content for content in contents if isinstance(content, dict) and content.get("parts")]))
     return out
+
+
+def _compaction(event: Any) -> bool:
+    """Whether an event (JSON event_data) is a compaction: a summary of the events in a time range."""
+    actions = event.get("actions") if isinstance(event, dict) else None
+    return isinstance(actions, dict) and bool(actions.get("compaction"))
+
+
+def _compacted(events: list[Any]) -> list[Any]:
+    """The contents ADK sends from these live events (JSON event_data) holding a compaction: each compaction's
+    summary in place of the events in its time range, and a call compaction removed put back before a
+    response that survived it; ADK's own functions do it (google.adk.flows.llm_flows.context: its
+    _process_compaction_events and _recover_compacted_function_calls, which _get_contents runs right after the
+    rewinds).  An event ADK keeps as it is gives its stored content."""
+    try:
+        from google.adk.events import Event
+        from google.adk.flows.llm_flows.context._compaction import (
+            _process_compaction_events,
+            _recover_compacted_function_calls,
+        )
+    except ImportError as error:
+        raise _Unread("it holds a compaction (ADK summarised earlier events), which is applied with ADK's own "
+                         f"code (pip install google-adk): {one_line(error)}") from None
+    try:
+        built = [Event.model_validate(event) for event in events]
+    except Exception as error:
+        raise _Unread(f"ADK cannot read one of its events: {one_line(error)}") from None
+    stored = {id(event): raw.get("content") for event, raw in zip(built, events, strict=True)}
+    kept = _recover_compacted_function_calls(_process_compaction_events(built, ""), built)
+    return [stored[id(event)] if id(event) in stored else
+            event.content.model_dump(exclude_none=True, mode="json") if event.content is not None else None
+            for event in kept]
 
 
 def _adk_order(connection: Any) -> str:
@@ -230,30 +278,28 @@ def _rewind(event: Any) -> str | None:
     return str(target) if target else None
 
 
-class _Unpickled(Exception):
-    """A legacy event's actions that ADK's restricted unpickler refuses, or no ADK to read them with."""
+class _Unread(Exception):
+    """What ADK's own code is needed for and refuses (a legacy event's pickled actions, a compacted session's
+    events), or no ADK to read them with: the session's one-line error."""
 
 
-def _legacy_rewind(pickled: Any) -> str | None:
-    """The rewind of a legacy (schema v0) event, whose actions ADK pickled: read by ADK's own restricted
-    unpickler, which constructs its data types only (a store is untrusted input)."""
+def _legacy_actions(pickled: Any) -> Any:
+    """A legacy event's actions, unpickled by ADK's restricted unpickler (None: none stored)."""
     if not pickled:
         return None
     try:
         from google.adk.sessions import _restricted_pickle
     except ImportError as error:
-        raise _Unpickled("its actions are pickled (ADK's legacy schema); reading a rewind among them needs ADK's "
+        raise _Unread("its actions are pickled (ADK's legacy schema); reading a rewind among them needs ADK's "
                          f"restricted unpickler (pip install google-adk): {one_line(error)}") from None
     try:
-        actions = _restricted_pickle.loads(bytes(pickled))
+        return _restricted_pickle.loads(bytes(pickled))
     except Exception as error:
-        raise _Unpickled(f"ADK cannot unpickle its actions: {one_line(error)}") from None
-    target = getattr(actions, "rewind_before_invocation_id", None)
-    return str(target) if target else None
+        raise _Unread(f"ADK cannot unpickle its actions: {one_line(error)}") from None
 
 
 def _live_events(events: list[tuple[str, str | None, Any]]) -> list[Any]:
-    """The contents of the (invocation, rewind, content) events no rewind annulled, in order.
+    """The events (the third of each (invocation, rewind, event)) no rewind annulled, in order.
 
     ADK's rule (google.adk.events._rewind_events._apply_rewinds, the one its prompt building and compaction both
     follow): walking back from the end, an event rewinding to invocation X is dropped with every event back to X's
