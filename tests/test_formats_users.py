@@ -281,6 +281,32 @@ def test_a_gemini_cli_session_log_is_folded_as_gemini_cli_folds_it() -> None:
     assert _ids(replaced) == ["c1"] and _counts(replaced)[:2] == (1, 0)
 
 
+def test_a_gemini_cli_record_is_read_as_gemini_cli_sends_it_on_resume() -> None:
+    """convertSessionToClientHistory: a user record's functionResponse parts are results (not a blank message); a
+    model record whose content holds its calls (written back by /compress) is read from its content; a user record
+    gemini-cli leaves out (a command) is left out; a call's recorded result holding every sibling's response (as
+    /compress writes it) sends each of them."""
+    first, second = _response("c1", output="a"), _response("c2", output="b")
+    compressed = {"id": "g1", "timestamp": "t", "type": "gemini",
+                  "content": [{"text": "Looking."}, {"functionCall": {"id": "c1", "name": "run_shell_command", "args": {}}},
+                              {"functionCall": {"id": "c2", "name": "run_shell_command", "args": {}}}],
+                  "toolCalls": [_gcall("c1", first + second), _gcall("c2", first + second)]}
+    user = {"id": "u1", "timestamp": "t", "type": "user", "content": [{"text": "go"}]}
+    command = {"id": "u2", "timestamp": "t", "type": "user", "content": [{"text": "/stats"}]}
+    [transcript] = _load(_jsonl(_META, user, compressed, command), "s.jsonl")
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant", "toolResult", "toolResult", "toolResult",
+                                                        "toolResult"]
+    assert [m["toolCallId"] for m in transcript.messages[2:]] == ["c1", "c2", "c1", "c2"]
+    assert _counts(transcript) == (2, 0, 2)  # each sibling's response sent twice: two duplicates
+    answered = {"id": "g2", "timestamp": "t", "type": "gemini", "content": "", "toolCalls": [_gcall("c3", _response(
+        "c3", output="x"))]}
+    response = {"id": "u3", "timestamp": "t", "type": "user", "content": _response("c3", output="x")}
+    [twice] = _load(_jsonl(_META, user, answered, response), "s.jsonl")
+    assert [(m["role"], m.get("toolCallId")) for m in twice.messages] == [
+        ("user", None), ("assistant", None), ("toolResult", "c3"), ("toolResult", "c3")]
+    assert all(m["role"] != "user" or m["content"] for m in twice.messages)  # never a blank user message
+
+
 def test_a_gemini_cli_session_log_line_that_is_no_record_is_a_clear_error() -> None:
     with pytest.raises(TranscriptError, match=r"entry 2 \(line 3\): not a valid gemini-cli entry: expected a message "
                                               r"record \(with an 'id'\), a metadata line, '\$set' or '\$rewindTo'"):

@@ -140,6 +140,7 @@ EXPECTED: dict[str, File | Refused] = {
     "gemini_cli_session_interrupted.gemini-cli.json": File("gemini-cli", [broken("main", 2, 1, G)], 1),
     "gemini_cli_session_log.gemini-cli.jsonl": File("gemini-cli", [healthy("main", 3, G)], 0),
     "gemini_cli_session_log_interrupted.gemini-cli.jsonl": File("gemini-cli", [broken("main", 2, 1, G)], 1),
+    "gemini_cli_session_log_response_twice.gemini-cli.jsonl": File("gemini-cli", [broken("main", 1, 0, G)], 1),
     "pydantic_ai_history.pydantic-ai.json": File("pydantic-ai", [healthy("main", 2, C)], 0),
     "pydantic_ai_history_cut.pydantic-ai.json": File("pydantic-ai", [broken("main", 2, 1, C)], 1),
     "openai_agents_history.openai-agents.json": File("openai-agents", [healthy("main", 1, R)], 0),

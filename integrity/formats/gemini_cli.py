@@ -85,28 +85,46 @@ def _texts(content: Any) -> list[str]:
     return out
 
 
-def _result(call: dict[str, Any]) -> dict[str, Any] | None:
-    """The result message of one recorded call (None when the call has no result)."""
+def _results(call: dict[str, Any]) -> list[dict[str, Any]]:
+    """The result messages gemini-cli sends for one recorded call (none when it has no result): a string result is
+    the call's output; a list of parts is sent as it is, one result per functionResponse part, under that part's
+    id (a `/compress` writes every sibling's response into each call's result, and gemini-cli sends them all)."""
     raw = call.get("result")
-    if raw is None:
-        return None
-    parts = raw if isinstance(raw, list) else [raw]
-    texts: list[str] = []
-    failed = call.get("status") in ("error", "cancelled")
+    if raw is None or raw == "":
+        return []
+    if isinstance(raw, str):
+        return [tool_result(call["id"], call["name"], [text_part(raw)], call.get("status") in ("error", "cancelled"))]
+    return _responses(raw if isinstance(raw, list) else [raw], call)
+
+
+def _responses(parts: list[Any], call: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One result per functionResponse part (a text part beside one joins its text); with `call`, a text before
+    any response is that call's result."""
+    out: list[tuple[str, str, list[str], bool]] = []
+    failed_call = call is not None and call.get("status") in ("error", "cancelled")
     for part in parts:
         response = part.get("functionResponse") if isinstance(part, dict) else None
         if isinstance(response, dict):
-            body = response.get("response")
-            if isinstance(body, dict) and isinstance(body.get("output"), str):
-                texts.append(body["output"])
-            elif isinstance(body, dict) and isinstance(body.get("error"), str):
-                texts.append(body["error"])
-                failed = True
-            elif body is not None:
-                texts.append(json.dumps(body, ensure_ascii=False))
-        else:
-            texts.extend(_texts(part))
-    return tool_result(call["id"], call["name"], [text_part("\n".join(texts))] if texts else [], failed)
+            text, failed = _response_text(response.get("response"))
+            own_id, own_name = response.get("id"), response.get("name")
+            call_id = own_id if isinstance(own_id, str) else str(call["id"]) if call is not None else ""
+            name = own_name if isinstance(own_name, str) else str(call["name"]) if call is not None else ""
+            out.append((call_id, name, [text] if text else [], failed or failed_call))
+        elif out:
+            out[-1][2].extend(_texts(part))
+        elif call is not None:
+            out.append((call["id"], call["name"], _texts(part), failed_call))
+    return [tool_result(call_id, name, [text_part("\n".join(texts))] if texts else [], failed)
+            for call_id, name, texts, failed in out]
+
+
+def _response_text(response: Any) -> tuple[str, bool]:
+    """A functionResponse's response as text, and whether it is an error."""
+    if isinstance(response, dict) and isinstance(response.get("output"), str):
+        return response["output"], False
+    if isinstance(response, dict) and isinstance(response.get("error"), str):
+        return response["error"], True
+    return ("" if response is None else json.dumps(response, ensure_ascii=False)), False
 
 
 def _call(raw: Any) -> dict[str, Any]:
@@ -121,21 +139,37 @@ def _call(raw: Any) -> dict[str, Any]:
     return tool_call(call_id, name, args if isinstance(args, dict) else {})
 
 
+_IGNORED = ("/", "?", "<session_context>", "<hook_context>")
+"""How a user record starts that gemini-cli leaves out when it resumes (isIgnoredUserContent: a command, a question
+for the CLI, its own context), besides an empty one."""
+
+
 def _messages(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """What gemini-cli sends for one record when it resumes the session (convertSessionToClientHistory,
+    packages/core/src/utils/sessionUtils.ts): a user record's parts, functionResponse parts as results; a model
+    record's parts (its content's own calls in a session written since v0.44, else its text and `toolCalls`),
+    then a result per part of each call's recorded result.  Since v0.44 a tool's response is also recorded as
+    a user record of its own, so gemini-cli sends it twice (google-gemini/gemini-cli#29365): read as it sends it,
+    the second is a duplicate, as the provider sees it."""
     kind = record["type"]
-    text = "\n".join(_texts(record.get("content")))
+    content = record.get("content")
+    parts = content if isinstance(content, list) else [content] if isinstance(content, dict) else []
+    text = "\n".join(_texts(content))
     if kind == "user":
-        return [{"role": "user", "content": text}]
+        responses = _responses([p for p in parts if isinstance(p, dict) and "functionResponse" in p])
+        if not responses and (not text.strip() or text.strip().startswith(_IGNORED)):
+            return []
+        return responses + ([{"role": "user", "content": text}] if text or not responses else [])
     if kind != "gemini":
         return []  # info, error and warning records are shown to the user, never sent to the model
     calls = record.get("toolCalls")
     if calls is not None and not isinstance(calls, list):
         raise EntryError(f"'toolCalls' must be an array, got {describe(calls)}")
     raws = list(calls or [])
-    parts = ([text_part(text)] if text else []) + [_call(raw) for raw in raws]
-    frame = assistant(parts, "toolUse" if raws else "stop")
-    results = [_result(raw) for raw in raws]
-    return [frame, *(r for r in results if r is not None)]
+    own = [p["functionCall"] for p in parts if isinstance(p, dict) and isinstance(p.get("functionCall"), dict)]
+    made = [_call(raw) for raw in own] if own else [_call(raw) for raw in raws]
+    frame = assistant(([text_part(text)] if text else []) + made, "toolUse" if made else "stop")
+    return [frame, *(result for raw in raws for result in _results(raw))]
 
 
 def read(entries: list[Any]) -> list[Segment]:
