@@ -288,7 +288,8 @@ def test_a_gemini_cli_record_is_read_as_gemini_cli_sends_it_on_resume() -> None:
     /compress writes it) sends each of them."""
     first, second = _response("c1", output="a"), _response("c2", output="b")
     compressed = {"id": "g1", "timestamp": "t", "type": "gemini",
-                  "content": [{"text": "Looking."}, {"functionCall": {"id": "c1", "name": "run_shell_command", "args": {}}},
+                  "content": [{"text": "Looking."},
+                              {"functionCall": {"id": "c1", "name": "run_shell_command", "args": {}}},
                               {"functionCall": {"id": "c2", "name": "run_shell_command", "args": {}}}],
                   "toolCalls": [_gcall("c1", first + second), _gcall("c2", first + second)]}
     user = {"id": "u1", "timestamp": "t", "type": "user", "content": [{"text": "go"}]}
