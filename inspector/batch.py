@@ -14,7 +14,7 @@ from inspector.report_view import violation_text
 from inspector.safe_text import without_paths
 from integrity import DEFAULT_POLICY, TranscriptError, load_all
 from integrity.kinds import summary_counts
-from integrity.pipeline import ALL_PROVIDERS, ProviderVerdict, Status, check, target_provider
+from integrity.pipeline import ALL_PROVIDERS, ProviderVerdict, Status, check, target_provider, unjudged
 
 DEFECT_COLUMNS: tuple[tuple[str, str], ...] = tuple(
     (field, label + "s" if field == "findings" else label) for field, label in summary_counts())
@@ -65,8 +65,8 @@ def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, provider:
     for _, column in DEFECT_COLUMNS:
         row[column] = 0
     if transcript is not None and not transcript.checked:
-        row.update(format=transcript.format, messages=len(transcript.messages), status=str(Status.ABANDONED),
-                   verdict="a rewind left it: never sent to the model again, so not checked")
+        status, reason = unjudged(transcript.kind)
+        row.update(format=transcript.format, messages=len(transcript.messages), status=str(status), verdict=reason)
         return row
     small = transcript is not None and len(transcript.messages) <= verdicts_up_to
     missing = ""  # why the other providers' verdicts are missing, when asking them failed

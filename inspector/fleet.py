@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from integrity.kinds import summary_counts
-from integrity.pipeline import Status
+from integrity.pipeline import UNJUDGED_STATUSES, Status
 
 COUNTS: tuple[tuple[str, str], ...] = tuple(
     (field, label + "s" if field == "findings" else label) for field, label in summary_counts())
@@ -60,7 +60,7 @@ def defect_kinds(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-_NOT_JUDGED = (Status.UNREADABLE.value, Status.ABANDONED.value)
+_NOT_JUDGED = (Status.UNREADABLE.value, *sorted(status.value for status in UNJUDGED_STATUSES))
 """The statuses of rows no provider judged (a file that could not be read, a branch `check` lists but does not
 check)."""
 
@@ -86,7 +86,7 @@ def worst(frame: pd.DataFrame, limit: int = 25) -> pd.DataFrame:
         if providers(frame) else pd.Series(0, index=frame.index)
     ranked = frame.assign(defects=counts.sum(axis=1).astype(int), rejecting=rejecting,
                           unreadable=(frame["status"] == "unreadable").astype(int))
-    ranked = ranked[~ranked["status"].isin((Status.HEALTHY.value, Status.ABANDONED.value))]  # (a branch: not judged)
+    ranked = ranked[~ranked["status"].isin((Status.HEALTHY.value, *(status.value for status in UNJUDGED_STATUSES)))]
     ranked = ranked.sort_values(["unreadable", "rejecting", "defects"], ascending=[True, False, False])
     columns = [c for c in ("path", "thread", "status", "rejecting", "defects", "messages", "verdict", "error")
                if c in ranked.columns]

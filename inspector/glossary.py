@@ -380,6 +380,7 @@ PROJECT_TERMS: tuple[str, ...] = (
     # policies, verdicts and statuses
     "engine", "policy", "strict", "the reference", "openmaic", "normalization", "verdict", "repair",
     "healthy", "healthy for", "repaired", "findings", "rejected as recorded", "unreadable", "abandoned branch",
+    "compacted away",
     "would be rejected", "unchanged", "view rebuilt", "as recorded", "after repair", "accepted as recorded",
     "accepted after repair", "safe to send", "target provider", "judged by", "universal invariants", "severity",
     "info", "normalized", "lossy", "rejected", "malformed", "provider",

@@ -51,6 +51,7 @@ from integrity import (
     load_all,
     target_provider,
 )
+from integrity.pipeline import unjudged
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_transcripts"
@@ -280,7 +281,7 @@ def pick_transcript(source: Source, transcripts: Sequence[Transcript], policy: s
         with st.spinner(f"Checking the file's {len(transcripts):,} transcripts…"):
             needing = whole_file.judge(source.digest, transcripts, policy,
                                        provider_in_effect(transcripts[0])).needing
-    marks = {t.name: "  (abandoned branch)" if not t.checked else "  (needs repair)" if t.name in needing else ""
+    marks = {t.name: f"  ({unjudged(t.kind)[0]})" if not t.checked else "  (needs repair)" if t.name in needing else ""
              for t in transcripts}
     key = f"thread_{source.digest}"
     default = "main" if "main" in names else names[0]

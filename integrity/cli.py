@@ -216,9 +216,11 @@ def _aside_lines(loaded: _Loaded) -> list[str]:
 
 
 def _branch_line(loaded: _Loaded) -> str:
+    from .pipeline import unjudged
+
     messages = len(loaded.transcript.messages) if loaded.transcript is not None else 0
-    return one_line(f"{loaded.label}: abandoned branch, {messages} messages (a rewind left it: never sent to the "
-                    f"model again, so not checked; --thread {loaded.name} checks it)")
+    status, reason = unjudged(getattr(loaded.transcript, "kind", ""))
+    return one_line(f"{loaded.label}: {status}, {messages} messages ({reason}; --thread {loaded.name} checks it)")
 
 
 def _plan(light: Any, policy: str, provider: str | None = None, stretches: bool = False) -> Any:

@@ -67,6 +67,7 @@ class Status(str, enum.Enum):
     REJECTED_AS_RECORDED = "rejected as recorded"
     UNREADABLE = "unreadable"
     ABANDONED = "abandoned branch"
+    COMPACTED = "compacted away"
 
     def __str__(self) -> str:
         return self.value
@@ -126,6 +127,23 @@ class CheckResult:
     @property
     def target_verdict(self) -> ProviderVerdict | None:
         return self.providers.get(self.target) if self.target is not None else None
+
+
+_UNJUDGED: dict[str, tuple[Status, str]] = {
+    "branch": (Status.ABANDONED, "a rewind left it: never sent to the model again, so not checked"),
+    "compacted": (Status.COMPACTED, "a compaction replaced it: never sent to the model again, so not checked"),
+}
+
+
+UNJUDGED_STATUSES = frozenset(status for status, _ in _UNJUDGED.values())
+"""The statuses of the transcripts listed and never judged."""
+
+
+def unjudged(kind: str) -> tuple[Status, str]:
+    """The status and the reason of a transcript listed but not judged (`checked` False), by its kind: an
+    abandoned branch (a rewind left it) or a compacted-away part (a compaction replaced it).  Every surface
+    (check, triage, Batch, the Inspector's picker) says it with these words."""
+    return _UNJUDGED.get(kind, _UNJUDGED["branch"])
 
 
 def status_of(report: Diagnosis | RepairReport) -> Status:

@@ -109,6 +109,7 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
     Never raises for a bad file: an unreadable file gives one row with its error.
     """
     from .loading import TranscriptError
+    from .pipeline import unjudged
 
     try:
         data = _read(url)
@@ -127,10 +128,11 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
     findings: Rows = []
     for unit in units:
         thread = unit.name if len(units) > 1 else ""
-        if not unit.checked:  # an abandoned branch: never sent to the model again, listed not judged
+        if not unit.checked:  # an abandoned branch or a compacted-away part: never sent again, listed not judged
             assert unit.transcript is not None
             rows.append({"path": url, "thread": thread, "content_hash": digest, "format": unit.format,
-                         "messages": len(unit.transcript.messages), "status": "abandoned branch"})
+                         "messages": len(unit.transcript.messages),
+                         "status": str(unjudged(unit.transcript.kind)[0])})
             continue
         try:
             result = _check(unit, policy, providers)

@@ -19,6 +19,7 @@ from integrity import analyze, load_all
 from integrity.cli import main
 from integrity.kinds import FAILING, Severity
 from integrity.loading import TranscriptError
+from integrity.pipeline import unjudged
 
 REAL = Path(__file__).resolve().parent / "real"
 FILES = sorted(p.name for p in REAL.iterdir() if p.name != "SOURCES.md")
@@ -98,6 +99,7 @@ EXPECTED: dict[str, File | Refused] = {
     # Codex
     "codex_rollout.codex.jsonl": File("codex", [healthy("main", 3, R)], 0),
     "codex_turn_aborted.codex.jsonl": File("codex", [broken("main", 2, 1, R)], 1),
+    "codex_compacted.codex.jsonl": File("codex", [healthy("main", 1, R), branch("compacted:1", 1, 1)], 0),
     "codex_legacy_rollout.codex.jsonl": File("codex", [healthy("main", 1, R)], 0),
     "codex_parallel_out_of_order.codex.jsonl": File("codex", [T("main", 2, 0, NORMALIZED, {R: ACCEPT, C: ACCEPT})], 0),
     "codex_local_shell.codex.jsonl": File("codex", [healthy("main", 1, R)], 0),
@@ -223,7 +225,7 @@ def test_check_exit_code(name: str, capsys: pytest.CaptureFixture[str]) -> None:
             assert f"{REAL / name}#{t.name}: " in out
         for t in expected.transcripts:
             if not t.checked:
-                assert f"#{t.name}: abandoned branch" in out
+                assert f"#{t.name}: {unjudged(t.name.partition(':')[0])[0]}, " in out
     assert "healthy: 0 messages" not in out
 
 

@@ -5,7 +5,8 @@ RolloutItem): `response_item` payloads are Responses API items (message, reasoni
 function_call / function_call_output, custom_tool_call / custom_tool_call_output,
 local_shell_call, web_search_call...), read exactly as the openai-responses format
 reads them; `session_meta`, `turn_context`, `event_msg` and `compacted` lines are kept
-in place but are not messages.  Older rollouts (before the typed lines) start with a
+in place but are not messages.  Codex never sends the items before a `compacted` line again: they are
+listed apart, not judged (`threads`).  Older rollouts (before the typed lines) start with a
 bare `{"id", "timestamp", "instructions"}` line and hold bare Responses items, with
 `{"record_type": "state"}` lines between: read the same way.
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import openai_responses
-from .base import BuildContext
+from .base import BuildContext, Thread
 from .spec import FormatSpec
 from .wrapped import Wrapped
 
@@ -82,7 +83,32 @@ def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
     return line
 
 
-ADAPTER = Wrapped(NAME, openai_responses, _unwrap, _wrap, evidence, fits, container="jsonl")
+def _compacted(entry: Any) -> bool:
+    return _typed_line(entry) and entry["type"] == "compacted"
+
+
+def threads(entries: list[Any]) -> list[Thread] | None:
+    """After a `compacted` line Codex sends the compaction's replacement history (or a history rebuilt from the
+    user messages and the summary) and the items after it, never the items before it again (codex-rs
+    replay_rollout_response_items).  So "main" is the items after the last compaction, with every line that
+    holds no item; the items before each compaction are "compacted:N", listed and not judged.  None: a rollout
+    without a compaction (one transcript)."""
+    cuts = [index for index, entry in enumerate(entries) if _compacted(entry)]
+    if not cuts:
+        return None
+    items = [index for index, entry in enumerate(entries) if _unwrap(entry) is not None]
+    loose = [index for index, entry in enumerate(entries) if _unwrap(entry) is None]
+    found = [Thread("main", "main", sorted(loose + [index for index in items if index > cuts[-1]]))]
+    start = 0
+    for number, cut in enumerate(cuts, 1):
+        span = [index for index in items if start <= index < cut]
+        if span:
+            found.append(Thread(f"compacted:{number}", "compacted", sorted(loose + span), checked=False))
+        start = cut
+    return found
+
+
+ADAPTER = Wrapped(NAME, openai_responses, _unwrap, _wrap, evidence, fits, container="jsonl", threads=threads)
 
 
 SPECS = (FormatSpec(NAME, ADAPTER, provider="openai-responses", suffixes=(".jsonl",)),)
