@@ -38,8 +38,9 @@ STATUS_TEXT: dict[Status, tuple[str, str]] = {
     Status.ABANDONED: ("A branch a rewind left in a session tree: it is never sent to the model again, so it "
                        "is listed and not judged.", "session.jsonl#branch:2 · abandoned branch"),
     Status.COMPACTED: ("The part of a session a compaction replaced by its summary (a Codex rollout's items "
-                       "before a `compacted` line): the runtime never sends it to the model again, so it is "
-                       "listed and not judged.", "rollout.jsonl#compacted:1 · compacted away"),
+                       "before a `compacted` line, a pi session's messages before the first entry its last "
+                       "compaction keeps): the runtime never sends it to the model again, so it is listed and "
+                       "not judged.", "rollout.jsonl#compacted:1 · compacted away"),
 }
 """What each status word means (the Status enum is the registry; tests fail for a status without text)."""
 

@@ -55,9 +55,11 @@ def session(messages: list[Any], version: int = 3, extra: dict[int, dict[str, An
     return entries
 
 
-def repaired(entries: list[Any]) -> list[Any]:
+def repaired(entries: list[Any], thread: str | None = None) -> list[Any]:
+    """The file written back after the strict repair of its transcript (the one `thread` names)."""
     data = "".join(json.dumps(entry) + "\n" for entry in entries).encode()
-    transcript = integrity.load(data, "session.jsonl")
+    transcript = integrity.load(data, "session.jsonl") if thread is None else \
+        next(t for t in integrity.load_all(data, "session.jsonl") if t.name == thread)
     assert transcript.format == "pi-session"
     view = check(transcript, policy="strict", depth="view").view
     return [json.loads(line) for line in write_bytes(transcript, view).decode().splitlines()]
@@ -82,32 +84,34 @@ def test_pis_own_roles_are_written_back_when_the_session_is_repaired() -> None:
 
 def test_a_version_1_compaction_still_starts_at_the_same_entry() -> None:
     """pi's v1 -> v2 migration reads `firstKeptEntryIndex` as a position in the file's entries: the receipt
-    written for c1 moves every later entry down a line."""
+    written for c1 moves every later entry down a line.  c1 is before the first kept entry, so pi never sends it
+    again: it is in the compacted-away part, repaired only when that part is named (`--thread compacted:1`)."""
     messages = [user("one", 1), calling("c1", 2), user("two", 3), user("three", 4), calling("c2", 5),
                 result("c2", 6), user("four", 7)]
     compaction = {"type": "compaction", "summary": "so far", "firstKeptEntryIndex": 4, "tokensBefore": 10}
     entries = session(messages, version=1, extra={6: compaction})
     assert entries[4]["message"] == user("three", 4)
-    out = repaired(entries)
+    assert repaired(entries) == entries  # the part pi sends is healthy: nothing is written differently
+    out = repaired(entries, "compacted:1")
     assert len(out) == len(entries) + 1 and out[3]["message"]["role"] == "toolResult"  # the receipt
     (written,) = [e for e in out if e.get("type") == "compaction"]
     assert written["firstKeptEntryIndex"] == 5 and out[5]["message"] == user("three", 4)
     assert compaction["firstKeptEntryIndex"] == 4  # the file's own entry is never changed
 
 
-def test_a_compaction_naming_a_rebuilt_entry_names_it_still() -> None:
+def test_a_label_naming_a_rebuilt_entry_names_it_still() -> None:
     """A call renamed by the repair (an id reused across turns) is a rebuilt entry: it keeps its entry id, so the
-    compaction that keeps the turns from it on still finds it."""
+    label naming it still finds it.  (A compaction naming it cannot: pi never sends the turns before the entry a
+    compaction keeps, so the first c1 would not be sent, and nothing would be renamed.)"""
     messages = [user("one", 1), calling("c1", 2), result("c1", 3), user("two", 4), calling("c1", 5),
                 result("c1", 6), user("three", 7)]
-    entries = session(messages, extra={6: {"type": "compaction", "id": "k1", "summary": "so far",
-                                            "firstKeptEntryId": "e5", "tokensBefore": 10}})
+    entries = session(messages, extra={6: {"type": "label", "id": "k1", "targetId": "e5", "label": "retry"}})
     assert entries[5]["id"] == "e5" and entries[5]["message"] == calling("c1", 5)
     out = repaired(entries)
     rebuilt = next(e for e in out if e.get("id") == "e5")
     assert rebuilt["message"]["content"][0]["id"] != "c1"  # renamed, in an entry rebuilt around it
-    (written,) = [e for e in out if e.get("type") == "compaction"]
-    assert written["firstKeptEntryId"] == "e5"
+    (written,) = [e for e in out if e.get("type") == "label"]
+    assert written["targetId"] == "e5"
     assert len({e["id"] for e in out[1:]}) == len(out) - 1  # no id written twice
 
 

@@ -92,7 +92,7 @@ EXPECTED: dict[str, File | Refused] = {
     "pi_tree_branch.pi-session.jsonl": File("pi-session", [healthy("main", 2, A), branch("branch:538453d7", 2, 1)], 0),
     "pi_v1_linear.pi-session.jsonl": File("pi-session", [healthy("main", 1, A)], 0),
     "pi_torn_last_line.pi-session.jsonl": File("pi-session", [T("main", 1, 0, MALFORMED, {A: ACCEPT})], 1),
-    "pi_compaction.pi-session.jsonl": File("pi-session", [healthy("main", 2, A)], 0),
+    "pi_compaction.pi-session.jsonl": File("pi-session", [healthy("main", 1, A), branch("compacted:1", 1, 0)], 0),
     # its ids ("call_oc1|fc_...") are OpenAI Responses' call|item pairs: Anthropic refuses the "|" (issue 30)
     "openclaw_healthy.openclaw.jsonl": File("openclaw", [T("main", 2, 0, OK, {R: ACCEPT, A: REJECT})], 0),
     "openclaw_interrupted_call.openclaw.jsonl": File("openclaw", [broken("main", 1, 1, R, A)], 1),

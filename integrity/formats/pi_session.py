@@ -36,7 +36,7 @@ from . import pi_ai
 from .base import BuildContext, Thread
 from .common import OPAQUE, SYSTEM_ROLES, EntryError, describe, native_of
 from .spec import FormatSpec
-from .tree import abandoned_leaves, chain, index_by_id, relink, short_id
+from .tree import abandoned_leaves, chain, index_by_id, lookup, relink, short_id
 from .wrapped import Wrapped
 
 _NAMES = ("pi-session", "openclaw")
@@ -211,27 +211,83 @@ def _id(entry: Any) -> Any:
 
 
 def threads(entries: list[Any]) -> list[Thread] | None:
-    """The active branch as "main" and each abandoned branch as "branch:<leaf id>" (None: a linear file)."""
+    """The active branch as "main" and each abandoned branch as "branch:<leaf id>"; the messages a compaction on
+    the active branch left behind as "compacted:1" (None: a linear file without a compaction).
+
+    pi sends the latest compaction's summary, then the branch from its first kept entry on (buildSessionContext
+    in its session-manager.ts): the messages before that entry are never sent again, so they are listed and not
+    judged, like an abandoned branch."""
     members = [i for i, e in enumerate(entries) if isinstance(_id(e), str)]
-    if not members:
-        return None
+    if not members:  # a version 1 file: one linear list, a compaction naming its first kept entry by index
+        everything = list(range(len(entries)))
+        cut = _compacted(entries, everything, {})
+        if not cut:
+            return None
+        header = [i for i in everything if _is_entry(entries[i]) and entries[i]["type"] == "session"]
+        return [Thread("main", "main", [i for i in everything if i not in cut]),
+                Thread("compacted:1", "compacted", sorted(header + sorted(cut)), checked=False)]
     by_id = index_by_id(entries, members, _id)
     active = chain(entries, members[-1], by_id, _parent)
     active_set = set(active)
     loose = [i for i in range(len(entries)) if i not in set(members)]  # the header: every thread's
     leaves = abandoned_leaves(entries, members, active_set, by_id, _parent)
-    if not leaves and len(active) == len(members):
+    cut = _compacted(entries, active, by_id)
+    if not leaves and not cut and len(active) == len(members):
         return None
-    found = [Thread("main", "main", sorted(loose + active))]
+    found = [Thread("main", "main", sorted(loose + [i for i in active if i not in cut]))]
+    if cut:
+        found.append(Thread("compacted:1", "compacted", sorted(loose + sorted(cut)), checked=False))
     for leaf in leaves:
         branch = chain(entries, leaf, by_id, _parent)
         found.append(Thread(f"branch:{_id(entries[leaf])}", "branch", sorted(loose + branch), checked=False))
     return found
 
 
+def _compacted(entries: list[Any], path: list[int], by_id: dict[Any, int]) -> set[int]:
+    """The message entries of `path` before the first entry the last compaction on it keeps (none without one)."""
+    last = next((i for i in reversed(path) if _is_entry(entries[i]) and entries[i]["type"] == "compaction"), None)
+    if last is None:
+        return set()
+    compaction = entries[last]
+    kept = lookup(by_id, compaction.get("firstKeptEntryId"))
+    index = compaction.get("firstKeptEntryIndex")
+    if kept is None and isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(entries):
+        kept = index
+    if kept is None or kept not in path or path.index(kept) > path.index(last):
+        return set()
+    return {i for i in path[:path.index(kept)] if _unwrap_safe(entries[i]) is not None}
+
+
+def _unwrap_safe(entry: Any) -> Any:
+    """The message an entry holds, None for any other entry (a broken message entry is read, and reported, later)."""
+    return entry.get("message") if _is_entry(entry) and entry["type"] == "message" else None
+
+
+def spliced(before: list[Any], after: list[Any]) -> list[Any]:
+    """The whole file after one thread's entries were written back into it (registry._splice): a version 1
+    compaction outside that thread still names, by `firstKeptEntryIndex`, the entry it named before (the same
+    object, which a thread written back leaves in place), though entries written before it moved it down."""
+    at = {id(entry): position for position, entry in enumerate(after)}
+    unchanged = {id(entry) for entry in before}
+    out = after
+    for position, entry in enumerate(after):
+        index = entry.get("firstKeptEntryIndex") if isinstance(entry, dict) and entry.get("type") == "compaction" \
+            else None
+        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(before) \
+                and id(entry) in unchanged:
+            moved = at.get(id(before[index]))
+            if moved is not None and moved != index:
+                if out is after:
+                    out = list(after)
+                out[position] = {**entry, "firstKeptEntryIndex": moved}
+    return out
+
+
 def _adapter(name: str, evidence: Any) -> Wrapped:
-    return Wrapped(name, pi_ai, _unwrap, _wrap, evidence, _fits, container="jsonl", finish=_finish,
-                   groups=_groups, threads=threads)
+    adapter = Wrapped(name, pi_ai, _unwrap, _wrap, evidence, _fits, container="jsonl", finish=_finish,
+                      groups=_groups, threads=threads)
+    adapter.spliced = spliced  # type: ignore[attr-defined]
+    return adapter
 
 
 PI_SESSION = _adapter("pi-session", _pi_evidence)

@@ -391,7 +391,8 @@ def _splice(transcript: Transcript, entries: list[Any]) -> list[Any]:
         else:
             out.append(entry)
     out.extend(entry for _, entry in keyed[at:])
-    return out
+    fix = getattr(ADAPTERS[transcript.format], "spliced", None)  # a format whose entries name others by position
+    return fix(whole, out) if fix is not None else out
 
 
 def _container_of(transcript: Transcript, target: str, body: Any) -> str:
