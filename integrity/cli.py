@@ -567,29 +567,30 @@ def _still_flagged(payload: bytes, source: str, args: argparse.Namespace) -> str
 
     Only asked when the report leaves findings in place (a malformed entry the
     strict view keeps as it is): repair writes nothing `check` would not pass.
-    The decision is check's own (_judge: the one pipeline), without --provider:
-    a view that provider still rejects is written, and exit 1 says so.
+    The decision is check's own (_judge: the one pipeline), by the same target provider
+    (`--provider`, else the one each transcript implies), over the whole file written: a thread
+    written back into its file is not all `check` judges there, so every transcript `check`
+    would judge is read back, and the one --thread names.  What still fails is written, and
+    exit 1 says so.
     """
-    plain = argparse.Namespace(**{**vars(args), "provider": None, "json": False})
+    named = getattr(args, "thread", None)
+    plain = argparse.Namespace(**{**vars(args), "json": False, "thread": None})
     now = _clock(args.now)
     try:
         units = _load(source, payload, plain, allow_fast=True)
     except TranscriptError as error:
-        if getattr(plain, "thread", None) is None:
-            return error.problem
-        plain.thread = None  # the thread was written alone (a sample of an eval log): read it as that file
-        try:
-            units = _load(source, payload, plain, allow_fast=True)
-        except TranscriptError as again:
-            return again.problem
+        return error.problem
+    if named is not None and named not in {unit.name for unit in units}:
+        named = None  # the thread was written alone (a sample of an eval log): the file is that transcript
     for unit in units:
-        if not (unit.checked or getattr(plain, "thread", None)):
+        if not (unit.checked or unit.name == named):
             continue
         result = _judge(unit, plain, now)
         if result.exit_code:
             from .download import still_flagged
 
-            return still_flagged(result, unit.transcript)  # the Report page says the same words
+            left = still_flagged(result, unit.transcript)  # the Report page says the same words
+            return f"its transcript {unit.name}: {left}" if len(units) > 1 else left
     return ""
 
 
@@ -672,6 +673,11 @@ def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | No
     written back as it is).  Several that need repair, without --thread, is an error
     naming them: repairing one silently would drop the others' fixes.
     """
+    if getattr(args, "thread", None) is not None and len(units) == 1 \
+            and getattr(units[0].transcript, "kind", "") == "compacted":
+        raise TranscriptError(units[0].source, f"--thread {units[0].name}", "a compaction replaced this part: the "
+                              "runtime never sends it again, so there is nothing to repair, and a result written "
+                              "for it would land in the part that is sent (repair the file without --thread)")
     if len(units) == 1:
         return units[0]
     broken = [u for u in units if u.checked and _needs_repair(u, args)]

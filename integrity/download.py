@@ -89,7 +89,7 @@ def _download(analysis: Analysis, provider: str | None, recheck_up_to: int,
         if len(transcript.messages) > recheck_up_to:
             return Download(provider, data, None, "")
         try:
-            read: Any = [t for t in load_all(data, transcript.source) if t.checked]
+            read: Any = load_all(data, transcript.source)  # every transcript: the page's may be a branch
         except TranscriptError as error:
             read = error
         kept = (data, read)
