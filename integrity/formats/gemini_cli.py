@@ -141,7 +141,8 @@ def _call(raw: Any) -> dict[str, Any]:
 
 _IGNORED = ("/", "?", "<session_context>", "<hook_context>")
 """How a user record starts that gemini-cli leaves out when it resumes (isIgnoredUserContent: a command, a question
-for the CLI, its own context), besides an empty one."""
+for the CLI, its own context).  It leaves out an empty one too; that one is read here, so that its blank message is
+reported and left out by the repair, never dropped without a word."""
 
 
 def _messages(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -155,10 +156,12 @@ def _messages(record: dict[str, Any]) -> list[dict[str, Any]]:
     content = record.get("content")
     parts = content if isinstance(content, list) else [content] if isinstance(content, dict) else []
     text = "\n".join(_texts(content))
+    if content is not None and not isinstance(content, (str, list, dict)):
+        raise EntryError(f"a record's 'content' must be text or parts, got {describe(content)}")
     if kind == "user":
         responses = _responses([p for p in parts if isinstance(p, dict) and "functionResponse" in p])
-        if not responses and (not text.strip() or text.strip().startswith(_IGNORED)):
-            return []
+        if not responses and text.strip().startswith(_IGNORED):
+            return []  # (an empty one is read, and the blank message reported, rather than dropped unseen)
         return responses + ([{"role": "user", "content": text}] if text or not responses else [])
     if kind != "gemini":
         return []  # info, error and warning records are shown to the user, never sent to the model
