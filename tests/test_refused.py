@@ -155,3 +155,32 @@ def test_the_rows_are_in_message_order_whatever_order_the_light_view_holds(seed:
     shuffled.shuffle(result_items)
     columns = _columns(dict(frame_items), dict(result_items))
     assert list(columns.at) == sorted(columns.at) and columns == _objects(frames, results)
+
+
+def test_rows_made_and_read_in_order_are_rowids_own() -> None:
+    """sparse_rows: the rows merged a part at a time are heapq.merge's, and RowIdsInOrder reads every run as
+    RowIds does, in turn (from the two streams) or out of turn (RowIds' own steps), mid-frame included."""
+    import heapq
+    from itertools import chain, repeat
+
+    from integrity.providers.sparse_rows import RowIdsInOrder, merged_rows
+
+    rng = random.Random(7)
+    for size in (1, 5, 300, 9000):  # (more results than one part of 4,096)
+        frames: dict[int, list[SimpleNamespace]] = {}
+        results: dict[int, str] = {}
+        for index in range(size):
+            if rng.random() < 0.4:
+                frames[index] = [SimpleNamespace(id=f"f{index}_{n}") for n in range(rng.randint(1, 3))]
+            else:
+                results[index] = f"r{index}"
+        at = merged_rows(frames, results)
+        rows = chain.from_iterable(map(repeat, frames, map(len, frames.values())))
+        assert list(at) == list(heapq.merge(rows, results))
+        plain, in_order = RowIds(at, frames, results), RowIdsInOrder(at, frames, results)
+        assert list(in_order) == list(plain)  # in turn, from the first row
+        cuts = sorted(rng.sample(range(len(at) + 1), min(6, len(at) + 1)))
+        for start, stop in zip(cuts, cuts[1:], strict=False):  # out of turn, mid-frame, then in turn again
+            assert in_order[start:stop] == plain[start:stop]
+            assert in_order[stop:] == plain[stop:]
+        assert in_order[::2] == plain[::2] and in_order[-1] == plain[-1]

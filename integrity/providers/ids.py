@@ -106,6 +106,8 @@ def refused_positions(rule: IdRule, values: list[str]) -> list[int]:
     it refuses has a quarter of a million of them at 200,000 messages."""
     if rule.accepts is is_mistral_id:
         size = len(values)
+        if not {0, 9} & set(map(len, values)):  # (one pass: no id of nine characters, no "": every one refused)
+            return list(range(size))
         taken = mistral_taken(values)
         taken.update(compress(range(size), map("".__eq__, values)))
         return [at for at in range(size) if at not in taken] if taken else list(range(size))
@@ -150,11 +152,13 @@ def mistral_make(value: str, attempt: int) -> str:
 def mistral_first_bits(value: str) -> int:
     """mistral_make(value, 0) as the integer its nine hex digits spell (the same hash's first 36 bits), without
     the text: repair.new_ids sorts a transcript's first attempts as integers to find the ones that meet."""
-    try:
-        data = f"{value}\0{0}".encode()
-    except UnicodeEncodeError:
-        data = _utf8(f"{value}\0{0}")
-    return int.from_bytes(sha1(data).digest()[:5], "big") >> 4
+    try:  # (value + "\0" "0" is the f-string mistral_make hashes, made without formatting: one step per id)
+        return _FROM_BYTES(sha1((value + "\x000").encode()).digest()[:5], "big") >> 4
+    except (TypeError, UnicodeEncodeError):
+        return _FROM_BYTES(sha1(_utf8(f"{value}\0{0}")).digest()[:5], "big") >> 4
+
+
+_FROM_BYTES = int.from_bytes
 
 
 def mistral_takes_some(values: Callable[[], Iterable[str]]) -> bool:
@@ -166,7 +170,13 @@ def mistral_takes_some(values: Callable[[], Iterable[str]]) -> bool:
 def mistral_rule() -> IdRule:
     """Exactly nine letters or digits: made from a hash of the refused id (the same id, the same new id)."""
     return IdRule(is_mistral_id, mistral_make, "Mistral takes call ids of exactly nine letters or digits",
-                  lambda values: only_letters(values) and set(map(len, values)) <= {9})
+                  _all_mistral_ids)
+
+
+def _all_mistral_ids(values: list[str]) -> bool:
+    """Whether is_mistral_id takes every value: the lengths first (one C-level pass, and what refuses the ids of a
+    transcript recorded for another provider), the letters (only_letters: a join and a translate) only then."""
+    return set(map(len, values)) <= {9} and only_letters(values)
 
 
 def first_attempts(rule: IdRule, values: list[str]) -> list[str]:

@@ -31,7 +31,6 @@ and as repaired.
 
 from __future__ import annotations
 
-import heapq
 import re
 from array import array
 from bisect import bisect_left, bisect_right
@@ -48,6 +47,7 @@ from .canonical import with_canonical_indices
 from .ids import all_anthropic_ids, mistral_takes_some, only_letters
 from .refused import Refused, RowIds, refused_columns
 from .registry import PROVIDER_FORMAT, SPECS
+from .sparse_rows import RowIdsInOrder, merged_rows
 from .violation import Violation, sort_violations
 from .windowed import PROOFS, WHOLE_OR_NOTHING, _ids_pass, _moved, judge_windowed
 
@@ -170,23 +170,28 @@ def _refused(frames: Mapping[int, Any], results: Mapping[int, Any], provider: st
     made only when read).  One walk of the messages that hold ids, in order (the frames and the results, each
     sorted: one merge), gives both columns without a step per id, nor an int object per one; when no id is one
     Mistral takes and no call's is "null" (a transcript recorded for another provider), the ids are not listed
-    but read from the light view when asked (refused.RowIds).  A call's "null" is refused with another text
-    (mistral.refused_ids: undefined in serving mode), so a request holding one is judged by mistral.refused_ids
-    itself, its violations a list (a rare request: the columns are for the many refused ids of another
-    provider's transcript)."""
+    but read from the light view when asked (refused.RowIds; for frames and results in order, as the fast path
+    reads them, sparse_rows makes the rows and reads their ids back at C speed).  A call's "null" is refused with
+    another text (mistral.refused_ids: undefined in serving mode), so a request holding one is judged by
+    mistral.refused_ids itself, its violations a list (a rare request: the columns are for the many refused ids
+    of another provider's transcript)."""
     at = array("i")  # (4 bytes a message index: a transcript of 2**31 messages would not fit in memory)
 
     def calls_of() -> Iterator[str]:
         return map(_ID, chain.from_iterable(frames.values()))
 
-    if "null" not in calls_of() and not mistral_takes_some(calls_of) and not mistral_takes_some(results.values):
+    # the ids' lengths first, one C-level pass over each (a call id of no 4 characters is no "null", one of no 9 no id
+    # Mistral takes): the ids are read again (for "null", then the pattern) only when some have those lengths
+    if (not {4, 9} & set(map(len, calls_of())) or "null" not in calls_of() and not mistral_takes_some(calls_of)) \
+            and (9 not in set(map(len, results.values())) or not mistral_takes_some(results.values)):
         # no id Mistral takes, no call's "null" (another text): every id is a row, its id read from the light view
         # when asked (refused.RowIds), not listed (a million-message transcript recorded for another provider)
-        rows = chain.from_iterable(map(repeat, frames, map(len, frames.values())))  # each call's frame
         if _increasing(frames) and _increasing(results):  # (as the fast path reads them): merged without a list
-            at.extend(heapq.merge(rows, results))  # of every index (6 MB at a million messages)
+            at = merged_rows(frames, results)  # of every index (6 MB at a million messages), at C speed
+            if frames.keys().isdisjoint(results):  # (a message both a frame and a result: no reader makes one)
+                return Refused(provider, at, RowIdsInOrder(at, frames, results))
         else:
-            at.extend(sorted(chain(rows, results)))
+            at.extend(sorted(chain(chain.from_iterable(map(repeat, frames, map(len, frames.values()))), results)))
         return Refused(provider, at, RowIds(at, frames, results))
     ids: list[str] = []
     add_at, add_id, add_ats, add_ids, result_of = at.append, ids.append, at.extend, ids.extend, results.get
