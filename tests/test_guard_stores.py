@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +180,21 @@ def postgres() -> Any:
     finally:
         subprocess.run(_as_postgres(["pg_ctl", "-D", str(data), "-m", "fast", "-w", "stop"]), capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
+
+
+@contextmanager
+def fresh_saver(postgres: str) -> Iterator[Any]:
+    """A PostgresSaver on the test server, its tables made anew (a test's threads alone in them), on an
+    autocommit connection closed after."""
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    with psycopg.connect(f"postgresql://{postgres}", autocommit=True, prepare_threshold=0) as connection:
+        connection.execute("DROP TABLE IF EXISTS checkpoints, checkpoint_blobs, checkpoint_writes, "
+                           "checkpoint_migrations")
+        saver = PostgresSaver(connection)
+        saver.setup()
+        yield saver
 
 
 def test_langgraph_postgres_threads(postgres: str) -> None:

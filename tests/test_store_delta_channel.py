@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMes
 from langgraph.channels.delta import DeltaChannel
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import _messages_delta_reducer
-from test_guard_stores import postgres  # noqa: F401 - the fixture: a real PostgreSQL server on 127.0.0.1
+from test_guard_stores import fresh_saver, postgres  # noqa: F401 - the fixture: a real PostgreSQL server
 from typing_extensions import TypedDict
 
 from integrity import check
@@ -165,16 +165,11 @@ def test_check_says_a_delta_channel_thread_is_broken(sqlite_store: tuple[Path, A
 
 def test_a_delta_channel_thread_in_postgres_is_rebuilt_as_langgraph_rebuilds_it(postgres: str) -> None:  # noqa: F811
     import psycopg
-    from langgraph.checkpoint.postgres import PostgresSaver
 
-    with psycopg.connect(f"postgresql://{postgres}", autocommit=True, prepare_threshold=0) as connection:
-        connection.execute("DROP TABLE IF EXISTS checkpoints, checkpoint_blobs, checkpoint_writes, "
-                           "checkpoint_migrations")
-        saver = PostgresSaver(connection)
-        saver.setup()
+    with fresh_saver(postgres) as saver:
         seen = _write_threads(saver)
         assert _snapshot_checkpoints(saver, "snapshots") >= 2
-        before = connection.execute("SELECT count(*) FROM checkpoint_writes").fetchone()
+        before = saver.conn.execute("SELECT count(*) FROM checkpoint_writes").fetchone()
     _assert_read_as_langgraph_reads(f"langgraph+postgresql://{postgres}", seen)
     with psycopg.connect(f"postgresql://{postgres}") as connection:
         assert connection.execute("SELECT count(*) FROM checkpoint_writes").fetchone() == before

@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMes
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.types import Command, Send, interrupt
-from test_guard_stores import postgres  # noqa: F401 - the fixture: a real PostgreSQL server on 127.0.0.1
+from test_guard_stores import fresh_saver, postgres  # noqa: F401 - the fixture: a real PostgreSQL server
 from typing_extensions import TypedDict
 
 from integrity import check
@@ -122,13 +122,6 @@ def test_pending_writes_are_read_from_sqlite(tmp_path: Path) -> None:
 
 
 def test_pending_writes_are_read_from_postgres(postgres: str) -> None:  # noqa: F811
-    import psycopg
-    from langgraph.checkpoint.postgres import PostgresSaver
-
-    with psycopg.connect(f"postgresql://{postgres}", autocommit=True, prepare_threshold=0) as connection:
-        connection.execute("DROP TABLE IF EXISTS checkpoints, checkpoint_blobs, checkpoint_writes, "
-                           "checkpoint_migrations")
-        saver = PostgresSaver(connection)
-        saver.setup()
+    with fresh_saver(postgres) as saver:
         seen = _write(saver)
     _assert_read_as_get_state(f"langgraph+postgresql://{postgres}", seen)

@@ -35,6 +35,19 @@ def _given(database: str) -> dict[str, list[dict[str, Any]]]:
     return asyncio.run(read())
 
 
+def _assert_read_as_the_runtime_reads(url: str, format: str, given: dict[str, list[Any]], broken: str) -> None:
+    """The store's sessions are what the runtime gave (`given`, by session id), each judged by `format`'s own
+    provider: the one named `broken` (a call left unanswered) is, the others are healthy."""
+    assert list_threads(url) == sorted(given)
+    stored = {name: (kind, entries) for name, kind, entries in read_threads(url, sorted(given))}
+    assert stored == {f"session:{key}": (format, entries) for key, entries in given.items()}
+    verdicts = {t.name: check(t, provider=format, policy="strict")
+                for t in read_store(url)}
+    for key in given:
+        result = verdicts[f"session:{key}"]
+        assert (result.healthy, result.summary.orphaned_calls) == ((False, 1) if key == broken else (True, 0)), key
+
+
 def test_an_adk_store_on_postgres_is_read_as_adk_reads_it(postgres: str) -> None:  # noqa: F811
     import psycopg
 
@@ -48,12 +61,7 @@ def test_an_adk_store_on_postgres_is_read_as_adk_reads_it(postgres: str) -> None
         before = connection.execute("SELECT count(*), max(timestamp) FROM events").fetchone()
 
     url = f"adk+postgresql://{postgres}"
-    assert list_threads(url) == ["broken", "healthy"]
-    stored = {name: (format, contents) for name, format, contents in read_threads(url, ["broken", "healthy"])}
-    assert stored == {f"session:{key}": ("gemini", contents) for key, contents in given.items()}
-    verdicts = {t.name: check(t, provider="gemini", policy="strict") for t in read_store(url)}
-    assert not verdicts["session:broken"].healthy and verdicts["session:broken"].summary.orphaned_calls == 1
-    assert verdicts["session:healthy"].healthy
+    _assert_read_as_the_runtime_reads(url, "gemini", given, broken="broken")
     # the URL forms the SQLite store takes, libpq's parameters beside them
     assert [t.name for t in read_store(url + "?sslmode=disable&session=healthy")] == ["session:healthy"]
     assert [t.name for t in read_store(url + "?app=app&user=u&session=broken")] == ["session:broken"]
@@ -105,12 +113,7 @@ def test_an_agents_sqlalchemy_session_on_postgres_is_read_as_get_items_gives_it(
 
     seen = asyncio.run(write())
     url = f"agents+postgresql://{postgres}"
-    assert list_threads(url) == ["approval", "fine"]
-    stored = {name: (format, items) for name, format, items in read_threads(url, ["approval", "fine"])}
-    assert stored == {f"session:{key}": ("openai-responses", items) for key, items in seen.items()}
-    verdicts = {t.name: check(t, provider="openai-responses", policy="strict") for t in read_store(url)}
-    assert not verdicts["session:approval"].healthy and verdicts["session:approval"].summary.orphaned_calls == 1
-    assert verdicts["session:fine"].healthy
+    _assert_read_as_the_runtime_reads(url, "openai-responses", seen, broken="approval")
     assert thread_url(url + "?sslmode=disable", "fine") == url + "?sslmode=disable&session=fine"
     assert [t.name for t in read_store(url + "?sslmode=disable&session=fine")] == ["session:fine"]
     with pytest.raises(TranscriptError, match=r"unknown URL parameter 'branch'"):
