@@ -182,6 +182,20 @@ def postgres() -> Any:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def model_tool_loop(schema: Any, model: Any, tool: Any, route: Any, saver: Any, tool_name: str = "tools") -> Any:
+    """The usual LangGraph agent, compiled on `saver`: START -> model; model -> the tool node or END as `route`
+    says; the tool node -> model."""
+    from langgraph.graph import END, START, StateGraph
+
+    graph = StateGraph(schema)
+    graph.add_node("model", model)
+    graph.add_node(tool_name, tool)
+    graph.add_edge(START, "model")
+    graph.add_conditional_edges("model", route, [tool_name, END])
+    graph.add_edge(tool_name, "model")
+    return graph.compile(checkpointer=saver)
+
+
 @contextmanager
 def fresh_saver(postgres: str) -> Iterator[Any]:
     """A PostgresSaver on the test server, its tables made anew (a test's threads alone in them), on an

@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMes
 from langgraph.channels.delta import DeltaChannel
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import _messages_delta_reducer
-from test_guard_stores import fresh_saver, postgres  # noqa: F401 - the fixture: a real PostgreSQL server
+from test_guard_stores import fresh_saver, model_tool_loop, postgres  # noqa: F401 - the fixture: a real PostgreSQL server
 from typing_extensions import TypedDict
 
 from integrity import check
@@ -61,13 +61,7 @@ def _graph(saver: Any, every: int, raising: bool, turns: int) -> Any:
     def route(state: dict[str, Any]) -> str:
         return "tools" if state["messages"][-1].tool_calls else END
 
-    graph = StateGraph(Snapshotted if every == 2 else Delta)
-    graph.add_node("model", model)
-    graph.add_node("tools", tools)
-    graph.add_edge(START, "model")
-    graph.add_conditional_edges("model", route, ["tools", END])
-    graph.add_edge("tools", "model")
-    return graph.compile(checkpointer=saver)
+    return model_tool_loop(Snapshotted if every == 2 else Delta, model, tools, route, saver)
 
 
 def _plain_graph(saver: Any) -> Any:

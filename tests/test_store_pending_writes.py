@@ -15,10 +15,10 @@ from typing import Annotated, Any
 
 import pytest
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage, messages_to_dict
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END
 from langgraph.graph.message import add_messages
 from langgraph.types import Command, Send, interrupt
-from test_guard_stores import fresh_saver, postgres  # noqa: F401 - the fixture: a real PostgreSQL server
+from test_guard_stores import fresh_saver, model_tool_loop, postgres  # noqa: F401 - the fixture: a real PostgreSQL server
 from typing_extensions import TypedDict
 
 from integrity import check
@@ -74,13 +74,7 @@ def _waiting(saver: Any) -> Any:
         last = state["messages"][-1]
         return [Send("tool", call) for call in last.tool_calls] if last.tool_calls else END
 
-    graph = StateGraph(State)
-    graph.add_node("model", model)
-    graph.add_node("tool", tool)
-    graph.add_edge(START, "model")
-    graph.add_conditional_edges("model", route, ["tool", END])
-    graph.add_edge("tool", "model")
-    return graph.compile(checkpointer=saver)
+    return model_tool_loop(State, model, tool, route, saver, tool_name="tool")
 
 
 def _write(saver: Any) -> dict[str, list[dict[str, Any]]]:
