@@ -160,3 +160,18 @@ def test_a_call_rebuilt_with_new_ids_keeps_the_entries_after_it_on_the_sent_bran
             branches = run("check", "--provider", provider, real / name).stdout.decode().count("abandoned branch")
             assert said.code == 0, (name, provider, said.stdout)
             assert said.stdout.decode().count("abandoned branch") == branches, (name, provider, said.stdout)
+
+
+def test_a_compaction_keeping_an_entry_not_on_the_path_keeps_none_before_it() -> None:
+    """pi sends the entries before a compaction only from its first kept entry on (buildSessionContext); an id that
+    names no entry on the path keeps none of them: the unanswered c1 before it is compacted away, not judged."""
+    messages = [user("one", 1), calling("c1", 2), user("two", 3), user("three", 4), calling("c2", 5),
+                result("c2", 6), user("four", 7)]
+    entries = session(messages, extra={6: {"type": "compaction", "id": "k1", "summary": "so far",
+                                            "firstKeptEntryId": "deadbeef", "tokensBefore": 10}})
+    data = "".join(json.dumps(entry) + "\n" for entry in entries).encode()
+    found = {t.name: t for t in integrity.load_all(data, "session.jsonl")}
+    assert set(found) == {"main", "compacted:1"} and not found["compacted:1"].checked
+    assert roles(found["compacted:1"].native) == ["user", "assistant", "user", "user", "assistant", "toolResult"]
+    assert roles(found["main"].native) == ["user"]  # "four": pi sends the summary and what follows it
+    assert check(found["main"], policy="strict").healthy

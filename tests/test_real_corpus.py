@@ -100,6 +100,7 @@ EXPECTED: dict[str, File | Refused] = {
     "codex_rollout.codex.jsonl": File("codex", [healthy("main", 3, R)], 0),
     "codex_turn_aborted.codex.jsonl": File("codex", [broken("main", 2, 1, R)], 1),
     "codex_compacted.codex.jsonl": File("codex", [healthy("main", 1, R), branch("compacted:1", 1, 1)], 0),
+    "codex_rolled_back.codex.jsonl": File("codex", [healthy("main", 1, R), branch("branch:rollback-1", 1, 1)], 0),
     "codex_legacy_rollout.codex.jsonl": File("codex", [healthy("main", 1, R)], 0),
     "codex_parallel_out_of_order.codex.jsonl": File("codex", [T("main", 2, 0, NORMALIZED, {R: ACCEPT, C: ACCEPT})], 0),
     "codex_local_shell.codex.jsonl": File("codex", [healthy("main", 1, R)], 0),

@@ -5,9 +5,10 @@ RolloutItem): `response_item` payloads are Responses API items (message, reasoni
 function_call / function_call_output, custom_tool_call / custom_tool_call_output,
 local_shell_call, web_search_call...), read exactly as the openai-responses format
 reads them; `session_meta`, `turn_context`, `event_msg` and `compacted` lines are kept
-in place but are not messages.  Codex never sends the items before a `compacted` line again: they are
-listed apart, not judged (`threads`).  Older rollouts (before the typed lines) start with a
-bare `{"id", "timestamp", "instructions"}` line and hold bare Responses items, with
+in place but are not messages.  Codex never sends the items before a `compacted` line
+again, nor the turns a `thread_rolled_back` event dropped: they are listed apart, not
+judged (`threads`).  Older rollouts (before the typed lines) start with a bare
+`{"id", "timestamp", "instructions"}` line and hold bare Responses items, with
 `{"record_type": "state"}` lines between: read the same way.
 
 Written back, a kept line is re-emitted verbatim; a rebuilt item is wrapped like the
@@ -87,24 +88,66 @@ def _compacted(entry: Any) -> bool:
     return _typed_line(entry) and entry["type"] == "compacted"
 
 
+def _rolled_back(entry: Any) -> int:
+    """The number of user turns a `thread_rolled_back` event drops (0: no such event)."""
+    if not (_typed_line(entry) and entry["type"] == "event_msg" and isinstance(entry["payload"], dict)):
+        return 0
+    payload = entry["payload"]
+    turns = payload.get("num_turns")
+    return turns if payload.get("type") == "thread_rolled_back" and isinstance(turns, int) and turns > 0 else 0
+
+
+_CONTEXTUAL = ("<environment_context>", "<user_instructions>", "# agents.md instructions", "<skill>",
+               "<skills_instructions>", "<user_shell_command>", "<turn_aborted>", "<hook_prompt")
+"""How the user messages Codex writes for itself begin (its environment, the AGENTS.md instructions, a skill, a
+shell command the user ran, an interrupted turn, a hook's prompt): no user turn starts there
+(codex-rs is_contextual_user_message_content)."""
+
+
+def _user_turn(item: Any) -> bool:
+    """Whether an item starts a user turn, as a rollback counts them (codex-rs is_user_turn_boundary): a user
+    message none of whose texts is one of Codex's own."""
+    if not (isinstance(item, dict) and item.get("type", "message") == "message" and item.get("role") == "user"):
+        return False
+    content = item.get("content")
+    texts = [content] if isinstance(content, str) else [
+        part.get("text") for part in content if isinstance(part, dict)] if isinstance(content, list) else []
+    return not any(isinstance(text, str) and text.lstrip().lower().startswith(_CONTEXTUAL) for text in texts)
+
+
 def threads(entries: list[Any]) -> list[Thread] | None:
-    """After a `compacted` line Codex sends the compaction's replacement history (or a history rebuilt from the
-    user messages and the summary) and the items after it, never the items before it again (codex-rs
-    replay_rollout_response_items).  So "main" is the items after the last compaction, with every line that
-    holds no item; the items before each compaction are "compacted:N", listed and not judged.  None: a rollout
-    without a compaction (one transcript)."""
-    cuts = [index for index, entry in enumerate(entries) if _compacted(entry)]
-    if not cuts:
+    """What Codex sends when it resumes a rollout (codex-rs replay_rollout_response_items) as "main", with every
+    line that holds no item; the items it never sends again listed apart and not judged:
+    - before a `compacted` line, "compacted:N": Codex starts over from the compaction's replacement history (or
+      a history rebuilt from the user messages and the summary);
+    - dropped by a `thread_rolled_back` event (the user went back N turns), "branch:rollback-N", an abandoned
+      branch: Codex cuts its history at the N-th user turn from the end.
+    None: a rollout with neither (one transcript)."""
+    if not any(_compacted(entry) or _rolled_back(entry) for entry in entries):
         return None
-    items = [index for index, entry in enumerate(entries) if _unwrap(entry) is not None]
+    history: list[int] = []  # the items Codex holds so far, by entry index
+    fate: dict[int, tuple[str, str]] = {}  # an item Codex dropped: (kind, name)
+    compactions = rollbacks = 0
+    for index, entry in enumerate(entries):
+        if _unwrap(entry) is not None:
+            history.append(index)
+        elif _compacted(entry):
+            compactions += 1
+            fate.update((at, ("compacted", f"compacted:{compactions}")) for at in history)
+            history = []
+        elif turns := _rolled_back(entry):
+            starts = [place for place, at in enumerate(history) if _user_turn(_unwrap(entries[at]))]
+            if starts:
+                rollbacks += 1
+                cut = starts[0] if turns >= len(starts) else starts[-turns]
+                fate.update((at, ("branch", f"branch:rollback-{rollbacks}")) for at in history[cut:])
+                history = history[:cut]
     loose = [index for index, entry in enumerate(entries) if _unwrap(entry) is None]
-    found = [Thread("main", "main", sorted(loose + [index for index in items if index > cuts[-1]]))]
-    start = 0
-    for number, cut in enumerate(cuts, 1):
-        span = [index for index in items if start <= index < cut]
-        if span:
-            found.append(Thread(f"compacted:{number}", "compacted", sorted(loose + span), checked=False))
-        start = cut
+    found = [Thread("main", "main", sorted(loose + history))]
+    names: dict[str, tuple[str, list[int]]] = {}
+    for at, (kind, name) in sorted(fate.items()):
+        names.setdefault(name, (kind, []))[1].append(at)
+    found.extend(Thread(name, kind, sorted(loose + items), checked=False) for name, (kind, items) in names.items())
     return found
 
 

@@ -244,18 +244,22 @@ def threads(entries: list[Any]) -> list[Thread] | None:
 
 
 def _compacted(entries: list[Any], path: list[int], by_id: dict[Any, int]) -> set[int]:
-    """The message entries of `path` before the first entry the last compaction on it keeps (none without one)."""
+    """The message entries of `path` before the first entry the last compaction on it keeps (none without a
+    compaction).  pi sends the entries before the compaction only from its first kept entry on: one it cannot
+    find on the path (a dangling `firstKeptEntryId`, a version 1 `firstKeptEntryIndex` naming the header, which
+    pi's migration leaves without an id) keeps none of them."""
     last = next((i for i in reversed(path) if _is_entry(entries[i]) and entries[i]["type"] == "compaction"), None)
     if last is None:
         return set()
     compaction = entries[last]
     kept = lookup(by_id, compaction.get("firstKeptEntryId"))
     index = compaction.get("firstKeptEntryIndex")
-    if kept is None and isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(entries):
+    if kept is None and isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(entries) \
+            and not (_is_entry(entries[index]) and entries[index]["type"] == "session"):
         kept = index
-    if kept is None or kept not in path or path.index(kept) > path.index(last):
-        return set()
-    return {i for i in path[:path.index(kept)] if _unwrap_safe(entries[i]) is not None}
+    before = path[:path.index(last)]
+    start = before.index(kept) if kept in before else len(before)
+    return {i for i in before[:start] if _unwrap_safe(entries[i]) is not None}
 
 
 def _unwrap_safe(entry: Any) -> Any:
