@@ -78,7 +78,9 @@ EXPECTED: dict[str, File | Refused] = {
     "agent-5e8d1b2c.claude-code.jsonl": File("claude-code", [healthy("sidechain:5e8d1b2c", 1, A)], 0),
     "cc_rewind.claude-code.jsonl": File(
         "claude-code", [healthy("main", 2, A), branch("branch:aaac19ec-70e5-5b15-9f95-24f7ca862d16", 2, 1)], 0),
-    "cc_compacted.claude-code.jsonl": File("claude-code", [healthy("main", 2, A)], 0),
+    "cc_compacted.claude-code.jsonl": File("claude-code", [healthy("main", 1, A), branch("compacted:1", 1, 0)], 0),
+    "cc_compacted_interrupted.claude-code.jsonl": File(
+        "claude-code", [healthy("main", 1, A), branch("compacted:1", 1, 1)], 0),
     "cc_torn_last_line.claude-code.jsonl": File("claude-code", [T("main", 1, 0, MALFORMED, {A: ACCEPT})], 1),
     "cc_bad_middle_line.claude-code.jsonl": Refused(("line 3", "invalid JSON")),
     "cc_summaries_only.claude-code.jsonl": Refused(("no conversation messages", "closest", "claude-code")),

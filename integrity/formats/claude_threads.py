@@ -8,7 +8,8 @@
   Task call they serve: each such stream is `subagent:<tool_use_id>`.
 - After a rewind (Esc Esc, edit an earlier prompt) Claude Code appends the new prompt
   as a child of an earlier entry.  The main thread is the chain from the last entry
-  back to the root (following `logicalParentUuid` across a compaction boundary).  An
+  back to the root (following `logicalParentUuid` across a compaction boundary; the
+  messages before the last boundary are `compacted:1`, never sent again).  An
   entry off that chain is only taken for an abandoned branch when its subtree starts
   where a rewind starts one: at a prompt (a user entry that is no tool result) or at
   a response of its own (an assistant `message.id` the chain does not have).  Tool
@@ -132,6 +133,17 @@ def _branches(entries: list[Any], members: list[int]) -> tuple[list[int], list[T
     return main, branches
 
 
+def _compacted(entries: list[Any], main: list[int]) -> list[int]:
+    """The main thread's messages before its last compaction boundary (a `compact_boundary` system entry): Claude
+    Code sends the messages after the boundary only (its summary, then what follows), so these are never sent
+    again: listed apart, not judged."""
+    boundary = next((i for i in reversed(main) if isinstance(entries[i], dict) and entries[i].get("type") == "system"
+                     and entries[i].get("subtype") == "compact_boundary"), None)
+    if boundary is None:
+        return []
+    return [i for i in main if i < boundary and _message(entries[i]) is not None]
+
+
 def threads(entries: list[Any]) -> list[Thread] | None:
     """Main, sidechain, subagent and abandoned-branch threads (None when the file is one plain thread)."""
     side = [i for i, e in enumerate(entries) if isinstance(e, dict) and e.get("isSidechain") is True]
@@ -142,9 +154,13 @@ def threads(entries: list[Any]) -> list[Thread] | None:
             streams.setdefault(f"subagent:{tool_use}", []).append(index)
     taken = set(side) | {i for found in streams.values() for i in found}
     main, branches = _branches(entries, [i for i in range(len(entries)) if i not in taken])
-    if not side and not streams and not branches:
+    compacted = _compacted(entries, main)
+    if not side and not streams and not branches and not compacted:
         return None
+    main = [i for i in main if i not in set(compacted)]
     found: list[Thread] = [Thread("main", "main", main)] if any(_message(entries[i]) for i in main) else []
+    if compacted:
+        found.append(Thread("compacted:1", "compacted", compacted, checked=False))
     names = _sidechain_names(entries, side)
     for name in dict.fromkeys(names.values()):
         found.append(Thread(name, "sidechain", [i for i in side if names[i] == name]))
