@@ -303,7 +303,12 @@ def pick_transcript(source: Source, transcripts: Sequence[Transcript], policy: s
     url_set("thread", None if chosen in (None, default) else chosen)
     if chosen not in (None, default):
         st.session_state["_url_thread"] = chosen
-    return transcripts[names.index(chosen) if chosen is not None else 0]  # None only without options
+    picked = transcripts[names.index(chosen) if chosen is not None else 0]  # None only without options
+    if not picked.checked:  # listed, never judged: what the page shows is how it would be judged if it were sent
+        status, reason = unjudged(picked.kind)
+        st.sidebar.info(f"{literal(picked.name)}: {status}: {reason}. `check` lists it without judging it; the "
+                        f"page shows how it would be judged if it were sent (`check --thread {literal(picked.name)}`).")
+    return picked
 
 
 def _cache_name(source: Source, transcript: Transcript) -> str:

@@ -151,3 +151,19 @@ def test_the_files_verdict_is_checks(name: str, data_folder: Path) -> None:
     assert verdict.exit_code == result.code == 1
     for thread, said in verdict.results.items():
         assert f"{path}#{thread}: {said.verdict}" in result.stdout.decode()
+
+
+def test_a_compacted_away_part_says_it_is_never_sent(data_folder: Path) -> None:
+    """Picked in the sidebar, a part a compaction replaced is shown judged as if it were sent, with the status and
+    the reason `check` lists it with beside the picker (the same words, pipeline.unjudged)."""
+    name = "codex_compacted.codex.jsonl"
+    shutil.copy(ROOT / "tests" / "real" / name, data_folder / name)
+    data = (data_folder / name).read_bytes()
+    at = opened("pages/inspector_page.py", file=name)
+    picker = at.selectbox(key=f"thread_{ui.digest_of(data)}")
+    assert picker.options == ["main", "compacted:1  (compacted away)"], picker.options
+    assert not [i for i in at.sidebar.info if "compacted away" in i.value]
+    picker.set_value("compacted:1").run()
+    [said] = [i.value for i in at.sidebar.info if "compacted away" in i.value]
+    assert "a compaction replaced it: never sent to the model again, so not checked" in said
+    assert "`check --thread" in said
