@@ -656,3 +656,14 @@ def test_a_gemini_turn_is_still_gemini_beside_ui_messages_rules() -> None:
              {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"output": "x"}}}]}]
     [transcript] = _load(turns)
     assert transcript.format == "gemini" and _counts(transcript) == (1, 0, 0)
+
+
+def test_a_gemini_cli_command_is_left_out_only_when_the_record_is_its_text_alone() -> None:
+    """gemini-cli leaves a user record out on resume when its text starts with '/' or '?' (a command); a record
+    that holds an image first is sent (its text starts with the image's marker), so it is read."""
+    command = {"id": "u1", "timestamp": "t", "type": "user", "content": [{"text": "/stats"}]}
+    pictured = {"id": "u2", "timestamp": "t", "type": "user",
+                "content": [{"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}},
+                            {"text": "/x is the path"}]}
+    [transcript] = _load(_jsonl(_META, command, pictured), "s.jsonl")
+    assert [(m["role"], m["content"]) for m in transcript.messages] == [("user", "/x is the path")]

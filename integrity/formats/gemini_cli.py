@@ -160,7 +160,10 @@ def _messages(record: dict[str, Any]) -> list[dict[str, Any]]:
         raise EntryError(f"a record's 'content' must be text or parts, got {describe(content)}")
     if kind == "user":
         responses = _responses([p for p in parts if isinstance(p, dict) and "functionResponse" in p])
-        if not responses and text.strip().startswith(_IGNORED):
+        only_text = isinstance(content, str) or all(isinstance(part, str) or (isinstance(part, dict) and set(part)
+                                                                               <= {"text"}) for part in parts)
+        if not responses and only_text and text.strip().startswith(_IGNORED):  # (an image first: gemini-cli's
+            # text of the record starts with the image's marker, and it sends the record)
             return []  # (an empty one is read, and the blank message reported, rather than dropped unseen)
         return responses + ([{"role": "user", "content": text}] if text or not responses else [])
     if kind != "gemini":
