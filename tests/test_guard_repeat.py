@@ -130,3 +130,20 @@ def test_no_repair_is_remembered_toward_a_target_the_quick_pass_does_not_serve(f
     request = copy.deepcopy(whole)
     assert guarded(guard, memo, request, format, target) == guarded(RequestGuard("test"), None, request, format,
                                                                     target)
+
+
+def test_a_request_cut_between_two_calls_of_one_turn_is_not_carried_on() -> None:
+    """Found by Hypothesis: a Responses request cut after the first of a turn's two calls was repaired (a receipt
+    after that call) and remembered; the next request went on with the turn's second call and its output. Carried
+    on from the answer, the second call started a turn of its own after the receipt; read whole, the two calls are
+    one turn and the receipt comes after both. The guard reads such a request whole, as a fresh guard does."""
+    question = {"type": "message", "role": "user", "content": "go"}
+    first, second = ({"type": "function_call", "call_id": c, "name": "lookup", "arguments": "{}"}
+                     for c in ("call_a", "call_b"))
+    output = {"type": "function_call_output", "call_id": "call_b", "output": "x"}
+    guard, memo = RequestGuard("test"), HealthyMemo()
+    guarded(guard, memo, [question, first], "openai-responses", None)
+    later = [question, first, second, output]
+    sent = guarded(guard, memo, copy.deepcopy(later), "openai-responses", None)
+    assert sent == guarded(RequestGuard("test"), None, copy.deepcopy(later), "openai-responses", None)
+    assert sent is not None and [item["type"] for item in sent][:3] == ["message", "function_call", "function_call"]

@@ -450,6 +450,9 @@ class HealthyMemo:
             if not matched:
                 return None
             if len(entries) > count:
+                if format == "openai-responses" and _turn_item(entries[count - 1]) and _turn_item(entries[count]):
+                    return None  # the new items carry on the remembered request's last turn (a call among its
+                    # calls): read whole, they are one turn, which the answer, closed by its receipts, is not
                 mark = (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last, state.kind)
                 if not _walk(itertools.islice(entries, count, None), count, format, state):
                     state.known.difference_update(state.seen[mark[0]:])  # put back as it was (see _resumed)
@@ -491,6 +494,15 @@ class HealthyMemo:
             map(operator.is_, scanned[0], entries))) else _key(format, entries)  # the key the quick pass took
         with self._lock:
             self._repaired = (format, target, len(entries), key, state, list(answer), said)
+
+
+def _turn_item(item: Any) -> bool:
+    """Whether a Responses item belongs to an assistant turn (a call, reasoning, an assistant message): items of
+    one turn follow one another, so a request cut after one may go on with more of the same turn."""
+    if not isinstance(item, dict):
+        return False
+    kind = item.get("type")
+    return kind in ("function_call", "reasoning") or (kind in (None, "message") and item.get("role") == "assistant")
 
 
 def _put_back(state: _State, mark: tuple[int, int, int, list[str] | None, str, str]) -> tuple[bool, int, list[str]]:
