@@ -9,7 +9,7 @@ moves, findings and verdict from here: one rule for both.
 from __future__ import annotations
 
 import operator
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Collection, Container, Iterable, Sequence
 from itertools import accumulate, chain, compress, filterfalse, islice, repeat
 from operator import attrgetter
 from typing import Any, Literal
@@ -612,9 +612,14 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
     return sorted(reasons)
 
 
-def _sharing_frames(light: LightTranscript, rewritten: Container[int]) -> list[int]:
-    """The renamed frames two of whose calls share an id (read at C speed up to the frames of several calls)."""
+def _sharing_frames(light: LightTranscript, rewritten: Collection[int]) -> list[int]:
+    """The renamed frames two of whose calls share an id (read at C speed up to the frames of several calls; or,
+    when fewer messages are renamed than there are frames (a view for Mistral renames a few thousand besides its
+    clean turns), from the renamed ones)."""
     frames = light.frames
+    if len(rewritten) < len(frames):
+        several: Iterable[int] = filter(frames.__contains__, rewritten)
+        return [index for index in several if len(frames[index]) > 1 and _shared_ids(frames[index])]
     several = compress(frames.keys(), map((1).__lt__, map(len, frames.values())))
     return [index for index in several if index in rewritten and _shared_ids(frames[index])]
 

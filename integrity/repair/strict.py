@@ -416,8 +416,8 @@ def refuses_some_id(light: LightTranscript, provider: str | None, every_id: Coll
     if rule is None:
         return False
     ids = every_id if every_id is not None else {call.id for calls in light.frames.values() for call in calls}
-    if rule.accepts_all is not None:
-        return not rule.accepts_all([call_id for call_id in ids if call_id != ""])
+    if rule.accepts_all is not None:  # (no "" among them, as usual: the ids copied at C speed)
+        return not rule.accepts_all(list(ids) if "" not in ids else [call_id for call_id in ids if call_id != ""])
     return not all(rule.accepts(call_id) for call_id in ids if call_id != "")
 
 
@@ -700,7 +700,8 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     if stretches and alike and not light.bad_arguments and not light.numeric_results:
         # the turns renamed alike stay in the stretches, as the settled ones do: one rename says what the full
         # order would carry for each of their messages (entries.RenamedAlike), no entry per message
-        plan.renamed_alike = RenamedAlike(sorted(alike), frames, made, isinstance(renamed, _RenamedWhole))
+        ordered = clean if len(alike) == len(clean) else sorted(alike)  # (every clean turn: clean is sorted)
+        plan.renamed_alike = RenamedAlike(ordered, frames, made, isinstance(renamed, _RenamedWhole))
         order = _emit(light, plan, others, renamed, settled | alike if settled else alike, stretches, by_id=by_id,
                       late=late)
     else:
