@@ -673,11 +673,11 @@ def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | No
     written back as it is).  Several that need repair, without --thread, is an error
     naming them: repairing one silently would drop the others' fixes.
     """
-    if getattr(args, "thread", None) is not None and len(units) == 1 \
-            and getattr(units[0].transcript, "kind", "") == "compacted":
-        raise TranscriptError(units[0].source, f"--thread {units[0].name}", "a compaction replaced this part: the "
-                              "runtime never sends it again, so there is nothing to repair, and a result written "
-                              "for it would land in the part that is sent (repair the file without --thread)")
+    from .pipeline import not_repaired
+
+    refused = not_repaired(getattr(units[0].transcript, "kind", "")) if len(units) == 1 else ""
+    if refused and getattr(args, "thread", None) is not None:
+        raise TranscriptError(units[0].source, f"--thread {units[0].name}", refused)
     if len(units) == 1:
         return units[0]
     broken = [u for u in units if u.checked and _needs_repair(u, args)]

@@ -146,6 +146,16 @@ def unjudged(kind: str) -> tuple[Status, str]:
     return _UNJUDGED.get(kind, _UNJUDGED["branch"])
 
 
+def not_repaired(kind: str) -> str:
+    """Why a transcript of this kind is never repaired ('' when it may be): a compacted-away part is never sent
+    again, and a result written for one of its calls would land in the part that is sent (its file's entries after
+    the compaction).  `repair --thread` refuses it with these words."""
+    if kind != "compacted":
+        return ""
+    return ("a compaction replaced this part: the runtime never sends it again, so there is nothing to repair, and "
+            "a result written for it would land in the part that is sent (repair the file without --thread)")
+
+
 def status_of(report: Diagnosis | RepairReport) -> Status:
     """The one status rule, from a report rated by its target provider (`with_recorded`).
 
