@@ -17,7 +17,7 @@ from cli_inprocess import run
 
 from inspector.batch import DEFECT_COLUMNS, summarize_all
 from integrity import load_all
-from integrity.pipeline import UNJUDGED_STATUSES, Status, check, status_of
+from integrity.pipeline import UNJUDGED_STATUSES, Status, check, status_of, unjudged
 from integrity.triage import triage_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -78,6 +78,12 @@ def test_cli_triage_batch_and_the_api_agree(path: Path, policy: str, provider: s
     if provider is None:  # triage's worker: the same rows (its target is each file's own)
         found = triage_file(str(path), [], policy)
         assert found is not None
+        unjudged_rows = {row["thread"] or "main": row["status"] for row in found[0]
+                         if row["status"] in {str(status) for status in UNJUDGED_STATUSES}}
+        listed = [t for t in load_all(data, str(path)) if not t.checked]  # listed, never judged: said alike
+        assert unjudged_rows == {t.name: str(unjudged(t.kind)[0]) for t in listed}
+        assert {row["file"].partition("#")[2]: row["status"] for row in batch if row["status"] in
+                {str(status) for status in UNJUDGED_STATUSES}} == unjudged_rows
         rows = [row for row in found[0] if row["status"] not in {str(status) for status in UNJUDGED_STATUSES}]
         assert [(row["status"], row["severity"], row["verdict"]) for row in rows] == \
             [(str(status), cli[t.name]["severity"], cli[t.name]["verdict"])
