@@ -154,17 +154,19 @@ def _messages(record: dict[str, Any]) -> list[dict[str, Any]]:
     the second is a duplicate, as the provider sees it."""
     kind = record["type"]
     content = record.get("content")
-    parts = content if isinstance(content, list) else [content] if isinstance(content, dict) else []
-    text = "\n".join(_texts(content))
     if content is not None and not isinstance(content, (str, list, dict)):
         raise EntryError(f"a record's 'content' must be text or parts, got {describe(content)}")
+    parts = content if isinstance(content, list) else [content] if isinstance(content, dict) else []
+    text = "\n".join(_texts(content))
     if kind == "user":
         responses = _responses([p for p in parts if isinstance(p, dict) and "functionResponse" in p])
-        only_text = isinstance(content, str) or all(isinstance(part, str) or (isinstance(part, dict) and set(part)
-                                                                               <= {"text"}) for part in parts)
-        if not responses and only_text and text.strip().startswith(_IGNORED):  # (an image first: gemini-cli's
-            # text of the record starts with the image's marker, and it sends the record)
-            return []  # (an empty one is read, and the blank message reported, rather than dropped unseen)
+        # a command is left out only when the record is its text alone (an image first: gemini-cli's text of the
+        # record starts with the image's marker, and it sends the record); an empty one is read, and its blank
+        # message reported, rather than dropped unseen
+        only_text = all(isinstance(part, str) or (isinstance(part, dict) and part.keys() <= {"text"})
+                        for part in parts)
+        if not responses and only_text and text.strip().startswith(_IGNORED):
+            return []
         return responses + ([{"role": "user", "content": text}] if text or not responses else [])
     if kind != "gemini":
         return []  # info, error and warning records are shown to the user, never sent to the model
