@@ -19,6 +19,17 @@ from .sqlite_read import BUSY_SECONDS, read_only
 # BUSY_SECONDS: how long a read waits for another connection's lock (SQLite's busy timeout, Postgres'
 # lock_timeout), one figure for both: sqlite_read's.
 
+SCHEMES = ("langgraph+sqlite", "langgraph+postgresql", "agents+sqlite", "agents+postgresql", "adk+sqlite",
+           "adk+postgresql")
+POSTGRES = ("langgraph+postgresql", "agents+postgresql", "adk+postgresql")
+"""The schemes of stores on a Postgres server (the others are SQLite files)."""
+
+
+def on_postgres(url: str) -> bool:
+    """Whether a store URL names a Postgres database (else a SQLite file)."""
+    return url.split(":", 1)[0] in POSTGRES
+
+
 UNREADABLE = "unreadable"
 """The format read_threads gives a thread it could not decode; its entries are [the one-line reason]."""
 

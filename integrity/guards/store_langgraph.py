@@ -9,14 +9,14 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..loading import TranscriptError
-from .store_db import UNREADABLE, Thread, among, one_line, postgres_connection, read_sqlite, redacted
+from .store_db import UNREADABLE, Thread, among, on_postgres, one_line, postgres_connection, read_sqlite, redacted
 
 _T = TypeVar("_T")
 
 
 def read_langgraph(base: str, threads: list[str] | None) -> list[Thread]:
     """The threads (all, or the named ones) of the LangGraph checkpointer at `base`, on SQLite or Postgres."""
-    if base.startswith("langgraph+postgresql"):
+    if on_postgres(base):
         return langgraph_postgres_threads(base, threads)
     try:
         from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
@@ -30,7 +30,7 @@ def read_langgraph(base: str, threads: list[str] | None) -> list[Thread]:
 def langgraph_thread_ids(base: str) -> list[str]:
     """The ids of the checkpointer's threads (their root checkpoints), in one read."""
     sql = "SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''"
-    if base.startswith("langgraph+postgresql"):
+    if on_postgres(base):
         with postgres_connection(base) as connection:
             return [str(row["thread_id"]) for row in connection.execute(sql).fetchall()]
     return read_sqlite(base, lambda connection: [str(row[0]) for row in connection.execute(sql)])

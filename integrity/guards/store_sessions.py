@@ -11,9 +11,20 @@ from typing import Any, TypeVar
 from urllib.parse import unquote
 
 from ..loading import TranscriptError
-from .store_db import UNREADABLE, PostgresRows, Thread, among, columns_of, one_line, read_postgres, read_sqlite
+from .store_db import (
+    UNREADABLE,
+    PostgresRows,
+    Thread,
+    among,
+    columns_of,
+    on_postgres,
+    one_line,
+    read_postgres,
+    read_sqlite,
+)
 
 _T = TypeVar("_T")
+
 
 def read_agents(base: str, threads: list[str] | None) -> list[Thread]:
     """The threads (all, or the named ones) of the Agents SDK store at `base`, on SQLite or Postgres."""
@@ -36,7 +47,7 @@ def adk_keys_of(base: str) -> dict[str, tuple[str, str, str]]:
 
 
 def _on(base: str, read: Callable[[Any], _T]) -> _T:
-    return read_postgres(base, read) if base.split(":", 1)[0].endswith("+postgresql") else read_sqlite(base, read)
+    return read_postgres(base, read) if on_postgres(base) else read_sqlite(base, read)
 
 
 MAIN_BRANCH = "main"

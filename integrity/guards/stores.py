@@ -48,7 +48,7 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
 from ..loading import Transcript, TranscriptError
-from .store_db import LIBPQ, UNREADABLE, Thread, libpq, redacted, store_path
+from .store_db import LIBPQ, POSTGRES, SCHEMES, UNREADABLE, Thread, libpq, redacted, store_path
 from .store_langgraph import langgraph_thread_ids, read_langgraph, safe_serializer
 from .store_sessions import (
     MAIN_BRANCH,
@@ -67,10 +67,6 @@ __all__ = ["POSTGRES", "SCHEMES", "UNREADABLE", "Thread", "as_transcript", "is_s
            "read_store", "read_store_each", "read_threads", "redacted", "safe_serializer", "split_store_url",
            "store_path", "thread_url"]
 
-SCHEMES = ("langgraph+sqlite", "langgraph+postgresql", "agents+sqlite", "agents+postgresql", "adk+sqlite",
-           "adk+postgresql")
-POSTGRES = ("langgraph+postgresql", "agents+postgresql", "adk+postgresql")
-"""The schemes of stores on a Postgres server (the others are SQLite files)."""
 
 
 def is_store_url(source: str) -> bool:
@@ -138,11 +134,8 @@ def _named(shown: str, scheme: str, query: str) -> str | None:
     """The thread the query names: `thread` or `session` (either, in every store), and for ADK `app` and
     `user` with it; a Postgres URL's libpq parameters (`LIBPQ`) are the connection's; a parameter named
     twice or unknown is an error."""
-    allowed: tuple[str, ...] = ("thread", "session", "app", "user") if scheme == "adk+sqlite" else \
-        ("thread", "session", "app", "user", *LIBPQ) if scheme == "adk+postgresql" else \
-        ("thread", "session", *LIBPQ) if scheme == "langgraph+postgresql" else \
-        ("thread", "session", "branch") if scheme == "agents+sqlite" else \
-        ("thread", "session", *LIBPQ) if scheme == "agents+postgresql" else ("thread", "session")
+    own = {"adk+sqlite": ("app", "user"), "adk+postgresql": ("app", "user"), "agents+sqlite": ("branch",)}
+    allowed = ("thread", "session", *own.get(scheme, ()), *(LIBPQ if scheme in POSTGRES else ()))
     given: dict[str, str] = {}
     for key, value in parse_qsl(query, keep_blank_values=True):
         if key not in allowed:
