@@ -127,8 +127,6 @@ def sparse_letters(loaded: Loaded, light: LightTranscript, names: Sequence[str])
     served = SERVED | BY_ITEMS if fast.items is not None else SERVED
     if not set(names) <= served or not stands_for(fast.hinted, {PROVIDER_FORMAT[name] for name in names}):
         return None
-    if light.empty_frames and "bedrock" in names:  # Bedrock refuses an interrupted frame written with no block,
-        return None  # which no region shows (Anthropic's is judged on the whole request: _empty_frames)
     codes = recorded_codes(light.roles, light.frames)
     if codes is None:
         return None
@@ -218,7 +216,11 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
             said[name] = ProviderVerdict(name, before, after)
             continue
         regions = None if view.made is None else view.regions_kept(name)  # (their bones kept from the next pass)
-        before = judge_sparse(codes, loose, name, durable.bones, judge_turns,  # (the ids were checked whole)
+        # An interrupted frame written with no block is no loose message, yet Bedrock refuses it: it is a seed
+        # there, so that its stretch is judged (Bedrock numbers it by entries, as the regions are moved, and
+        # spares no last message; Anthropic's is judged on the whole request: _empty_frames)
+        seeds = loose if name != "bedrock" or not light.empty_frames else sorted({*loose, *light.empty_frames})
+        before = judge_sparse(codes, seeds, name, durable.bones, judge_turns,  # (the ids were checked whole)
                               frames=light.frames, results=light.result_keys)
         if name == "anthropic":
             before = _empty_frames(before, codes, light.empty_frames, name)
