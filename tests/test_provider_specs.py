@@ -153,7 +153,9 @@ def code_span(cell: str) -> str | None:
     """The error text a cell opens with (a `code` or ``code`` span), or None when it opens with prose."""
     for fence in ("``", "`"):
         if cell.startswith(fence):
-            return cell[len(fence):cell.index(fence, len(fence))]
+            text = cell[len(fence):cell.index(fence, len(fence))]
+            # (a space on both sides is stripped, as CommonMark does: a text opening with a backtick needs it)
+            return text[1:-1] if len(text) > 2 and text.startswith(" ") and text.endswith(" ") else text
     return None
 
 

@@ -35,10 +35,37 @@ def ASAY(text: str = "done") -> dict[str, Any]:
     return {"role": "assistant", "content": [{"type": "text", "text": text}]}
 
 
+def ASRV(*ids: str, text: str | None = None, name: str = "web_fetch", answered: bool = False) -> dict[str, Any]:
+    """An assistant turn calling a server tool (id srvtoolu_1), then the client's tools `ids`: the server tools page's
+    mixed turn; answered: the server tool's result block follows its call in the turn (a turn of server tools
+    alone)."""
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    blocks.append({"type": "server_tool_use", "id": "srvtoolu_1", "name": name, "input": {"url": "https://a.example"}})
+    if answered:
+        blocks.append({"type": f"{name}_tool_result", "tool_use_id": "srvtoolu_1", "content": {"type": "x"}})
+    blocks += [{"type": "tool_use", "id": i, "name": "f", "input": {}} for i in ids]
+    return {"role": "assistant", "content": blocks}
+
+
+def ARESUMED(name: str = "web_fetch") -> dict[str, Any]:
+    """The assistant turn after a mixed turn's results: it opens with the server tool's result."""
+    return {"role": "assistant", "content": [{"type": f"{name}_tool_result", "tool_use_id": "srvtoolu_1",
+                                              "content": {"type": "x"}}, {"type": "text", "text": "done"}]}
+
+
 UNANSWERED_TAIL = ". Each `tool_use` block must have a corresponding `tool_result` block in the next message."
 UNEXPECTED_TAIL = ". Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
 
 ANTHROPIC_LEGAL = [
+    # the server tools page: a mixed turn's follow-up holds only the client's results, and the next response opens
+    # with the server tool's result; a turn of server tools alone carries their results itself
+    [AU(), ASRV("a", text="I'll fetch it and check"), AR("a")],
+    [AU(), ASRV("a"), AR("a"), ARESUMED(), AU("thanks")],
+    [AU(), ASRV(answered=True), AU("thanks"), ASAY()],
+    [AU(), ASRV("a", answered=True), AR("a", after="also, hurry"), ASAY()],
+    # not judged (no answer known): a user turn after a paused server tool, a next turn without its result
+    [AU(), ASRV(), AU("go on")],
+    [AU(), ASRV("a"), AR("a"), ASAY(), AU("thanks")],
     [AU(), AA("a", "b", text="let me look"), AR("b", "a"), ASAY()],
     [AU(), AA("a"), AR("a", after="also, hurry"), ASAY()],
     # The API merges consecutive same-role messages, so no alternation rule applies.
@@ -137,6 +164,22 @@ ANTHROPIC_ILLEGAL = [
         v("anthropic", "empty_message_content", "messages.1", [1], [],
           "messages.1: all messages must have non-empty content except for the optional final assistant message"),
         id="empty-content"),
+    pytest.param(  # documented, request and text: platform.claude.com/docs/en/agents-and-tools/tool-use/server-tools
+        [AU(), ASRV("a", text="I'll fetch it and check"), AR("a", after="also, be brief")],
+        v("anthropic", "server_tool_use_unresolved", "messages.1", [1, 2], ["srvtoolu_1"],
+          "`web_fetch` tool use with id `srvtoolu_1` was found without a corresponding `web_fetch_tool_result` block"),
+        id="server-tool-unresolved-by-text-after-results"),
+    pytest.param(  # the text in a user message of its own: combined into the results' turn
+        [AU(), ASRV("a", name="web_search"), AR("a"), AU("be brief")],
+        v("anthropic", "server_tool_use_unresolved", "messages.1", [1, 2, 3], ["srvtoolu_1"],
+          "`web_search` tool use with id `srvtoolu_1` was found without a corresponding `web_search_tool_result` "
+          "block"),
+        id="server-tool-unresolved-by-a-user-message-after-results"),
+    pytest.param(  # content before the results fails earlier, with the client-tool text alone (the same page)
+        [AU(), ASRV("a"), AR("a", before="first this")],
+        v("anthropic", "tool_result_not_first", "messages.1", [1, 2], ["a"],
+          "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: a" + UNANSWERED_TAIL),
+        id="server-tool-turn-refused-by-the-client-rule-first"),
     pytest.param(
         [AU(), {"role": "assistant", "content": [{"type": "text", "text": ""}]}, AU("again")],
         v("anthropic", "empty_text_block", "messages", [1], [], "messages: text content blocks must be non-empty"),

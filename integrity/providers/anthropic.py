@@ -20,6 +20,18 @@ request that opens with an assistant turn is numbered as if a user turn came fir
 opencode's recording names its opening assistant turn `messages.1`, where a request
 opening with a user turn names its assistant turn by its own index (a Bedrock-relayed
 refusal of `[user, assistant [tool_use, text], user]` named `messages.1`, BerriAI/litellm#24361).
+A server tool Claude calls directly (`server_tool_use`, `srvtoolu_` ids: web search, web fetch, code
+execution) is answered by its result block (`web_fetch_tool_result`, ...) in the same assistant turn.  When
+Claude calls one of the client's tools in that turn too, the server tool is left without its result and runs
+when the client sends the turn's `tool_result` blocks: the next user turn must hold nothing else, and the next
+assistant turn opens with the server tool's result.  A user turn with anything besides the results (text after
+them) ends the assistant turn with the server tool unresolved, and the API answers `` `web_fetch` tool use with
+id `srvtoolu_...` was found without a corresponding `web_fetch_tool_result` block `` (Anthropic's server
+tools page, platform.claude.com/docs/en/agents-and-tools/tool-use/server-tools, "mixed" turns: this text and
+request verbatim; the other tools' texts are assumed by analogy, named by their result block).  A turn the
+client-tool rule already refuses is refused by that rule first (the same page), so this one is not judged
+there.  Not judged, for want of a known answer: a user turn right after a paused server tool (`pause_turn`,
+which is re-sent as it is), and a continued turn whose next assistant turn lacks the server tool's result.
 The system prompt is a top-level `system` parameter and is not validated here.
 Since Claude Opus 4.8 (2026-05-28) a `system` role message may also sit inside
 `messages`, mid-conversation; only one that opens `messages` is rejected (with
@@ -74,6 +86,11 @@ DUPLICATE_RESULT = (
 )
 DUPLICATE_USE = "messages.{index}.content.{block}: `tool_use` ids must be unique"
 INVALID_ID = "messages.{index}.content.{block}.{field}: String should match pattern '^[a-zA-Z0-9_-]+$'"
+SERVER_UNRESOLVED = "`{name}` tool use with id `{id}` was found without a corresponding `{result}` block"
+"""The server tools page's text (no position: the API names the block by its id)."""
+SERVER_RESULTS = {"tool_search_tool_regex": "tool_search_tool_result",
+                  "tool_search_tool_bm25": "tool_search_tool_result"}
+"""A server tool's result block type, where it is not the tool's name and `_tool_result`."""
 SYSTEM_FIRST = (
     "messages.0: use the top-level 'system' parameter for the initial system prompt; "
     "the directive-only form (content: [] with output_config) is accepted at any position"
@@ -164,6 +181,7 @@ class Turn:
     uses: list[tuple[int, str]]
     results: list[tuple[int, str]]
     other: int = -1
+    servers: bool = False  # it holds a `server_tool_use` block (an assistant turn)
 
 
 def turns(messages: Sequence[Any]) -> list[Turn]:
@@ -178,8 +196,10 @@ def turns(messages: Sequence[Any]) -> list[Turn]:
         uses = _typed(blocks, "tool_use", "id") if role == "assistant" else []
         results = _typed(blocks, "tool_result", "tool_use_id") if role == "user" else []
         other = _last_other(blocks) if role == "assistant" else -1
+        servers = role == "assistant" and other >= 0 and _holds_server(blocks)
         if combined and role in COMBINED_ROLES and combined[-1].role == role:
             turn = combined[-1]
+            turn.servers = turn.servers or servers
             offset = turn.size
             turn.members.append(index)
             turn.size += len(blocks)
@@ -188,8 +208,13 @@ def turns(messages: Sequence[Any]) -> list[Turn]:
             if other >= 0:
                 turn.other = other + offset
         else:
-            combined.append(Turn(role, [index], len(blocks), uses, results, other))
+            combined.append(Turn(role, [index], len(blocks), uses, results, other, servers))
     return combined
+
+
+def _holds_server(blocks: list[Any]) -> bool:
+    """Whether a message's blocks hold a `server_tool_use` block."""
+    return any(isinstance(block, dict) and block.get("type") == "server_tool_use" for block in blocks)
 
 
 def _last_other(blocks: list[Any]) -> int:
@@ -229,6 +254,7 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     results_of = [turn.results for turn in combined]
     size = len(combined)
     shift = first_number(combined[0].role) if combined else 0
+    refused: set[int] = set()  # the turns the client-tool rule refuses (it is judged first)
     for index, turn in enumerate(combined):
         number = index + shift
         uses = uses_of[index]
@@ -242,13 +268,62 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
                         call_ids=[use_id], error=DUPLICATE_USE.format(index=number, block=block)))
                 seen_uses.add(use_id)
             following = combined[index + 1] if index + 1 < size else None
-            found.extend(_check_answer(number, turn, uses, results_of[index + 1] if following else [], following,
-                                       provider))
+            answer = _check_answer(number, turn, uses, results_of[index + 1] if following else [], following,
+                                   provider)
+            found.extend(answer)
+            if answer:
+                refused.add(index)
         results = results_of[index]
         if results:
             before = combined[index - 1] if index > 0 else None
             previous = {use_id for _, use_id in uses_of[index - 1]} if index > 0 else set()
             found.extend(_check_results(number, turn, results, before if previous else None, previous, provider))
+    if any(turn.servers for turn in combined):
+        found.extend(_check_servers(messages, combined, refused, shift, provider))
+    return found
+
+
+def _server_blocks(messages: Sequence[Any], turn: Turn) -> tuple[list[tuple[str, str]], set[str]]:
+    """(id, name) of each `server_tool_use` block of an assistant turn, and the `tool_use_id` of each server
+    tool result block in it (any block type ending in `_tool_result`: a client `tool_result` is a user's)."""
+    uses: list[tuple[str, str]] = []
+    answered: set[str] = set()
+    for member in turn.members:
+        for block in _blocks(messages[member]):
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "server_tool_use":
+                use_id, name = block.get("id"), block.get("name")
+                uses.append((use_id if isinstance(use_id, str) else "", name if isinstance(name, str) else ""))
+            elif isinstance(kind, str) and kind.endswith("_tool_result") and isinstance(block.get("tool_use_id"), str):
+                answered.add(block["tool_use_id"])
+    return uses, answered
+
+
+def _check_servers(messages: Sequence[Any], combined: list[Turn], refused: set[int], shift: int, provider: str
+                   ) -> list[Violation]:
+    """A server tool left without its result by an assistant turn that also calls the client's tools, whose
+    results the next user turn sends with something else after them (see the module's docstring: the case the
+    server tools page gives, text and request).  The next user turn is known to open with every result: the
+    turns the client-tool rule refuses (`refused`) are not read."""
+    found: list[Violation] = []
+    size = len(combined)
+    for index, turn in enumerate(combined):
+        if not turn.servers or not turn.uses or index in refused or index + 1 >= size:
+            continue
+        following = combined[index + 1]
+        if len(following.results) == following.size:
+            continue  # results only: the turn goes on (and the API runs the server tool)
+        uses, answered = _server_blocks(messages, turn)
+        for use_id, name in uses:
+            if use_id in answered:
+                continue
+            found.append(Violation(
+                provider=provider, rule="server_tool_use_unresolved", position=f"messages.{index + shift}",
+                native_indices=turn.members + following.members, call_ids=[use_id],
+                error=SERVER_UNRESOLVED.format(name=name, id=use_id,
+                                               result=SERVER_RESULTS.get(name, f"{name}_tool_result"))))
     return found
 
 
@@ -352,6 +427,7 @@ SPEC = ProviderSpec(
         "unexpected_tool_result": UNEXPECTED,
         "duplicate_tool_result": DUPLICATE_RESULT,
         "duplicate_tool_use_id": DUPLICATE_USE,
+        "server_tool_use_unresolved": SERVER_UNRESOLVED.replace("{result}", "{name}_tool_result"),
         "system_message_first": SYSTEM_FIRST,
         "empty_message_content": EMPTY_CONTENT,
         "empty_text_block": EMPTY_TEXT,
