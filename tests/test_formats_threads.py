@@ -179,6 +179,25 @@ def test_a_torn_last_line_is_read_up_to_reported_and_left_out_of_a_repair(tmp_pa
     assert main(["check", str(out)]) == 0
 
 
+@pytest.mark.parametrize("tail", ["\0" * 4096, json.dumps(pmsg("d", "c", CALL))[:40] + "\0" * 512 + "\n",
+                                  "\0" * 100 + "\n\n"], ids=["nul-bytes", "cut-then-nul-bytes", "nul-line"])
+def test_a_last_line_of_nul_bytes_is_a_torn_line(tmp_path: Path, tail: str) -> None:
+    """A crash can leave a file's length written before its data (many file systems): the tail reads as NUL
+    bytes, alone or after a record cut mid-write.  Read up to it and left out, as any torn last line; NUL bytes
+    before the last line are still an error."""
+    entries = [pmsg("a", None, {"role": "user", "content": "hi"}), pmsg("b", "a", CALL), pmsg("c", "b", RESULT)]
+    data = jsonl(entries, tail=tail)
+    transcript = read_bytes(data, "crashed.jsonl")
+    assert [(n.code, n.line) for n in transcript.notes] == [("torn_last_line", 4)]
+    path = tmp_path / "crashed.jsonl"
+    path.write_bytes(data)
+    out = tmp_path / "out.jsonl"
+    assert main(["repair", str(path), "-o", str(out)]) == 0
+    assert lines_of(out.read_bytes()) == entries and path.read_bytes() == data
+    with pytest.raises(TranscriptError, match="line 2"):
+        read_bytes(jsonl(entries[:1], tail="\0" * 64 + "\n") + jsonl(entries[1:]), "nul-inside.jsonl")
+
+
 def test_a_bad_line_in_the_middle_is_an_error_unless_skipped() -> None:
     good = [pmsg("a", None, {"role": "user", "content": "hi"}), pmsg("b", "a", CALL), pmsg("c", "b", RESULT)]
     text = jsonl(good[:1]) + b'{"type": "mess\n' + jsonl(good[1:])

@@ -496,8 +496,12 @@ def _fast_jsonl(body: bytes) -> Document | None:
 
 
 def _is_cut(line: str, error: json.JSONDecodeError) -> bool:
-    """The line is valid JSON up to its end, then stops: what a crash mid-write leaves."""
-    body = line.rstrip()
+    """The line is valid JSON up to its end, then stops: what a crash mid-write leaves.  NUL bytes at its end
+    (or nothing else) are the crash's too: many file systems write a file's new length before its data, and a
+    crash between the two leaves the tail zeroed."""
+    body = line.rstrip().rstrip("\0").rstrip()
+    if not body:
+        return True
     return body.lstrip()[:1] in ("{", "[") and (
         error.pos >= len(body) or error.msg.startswith("Unterminated string"))
 
