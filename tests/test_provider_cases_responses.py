@@ -21,7 +21,8 @@ from integrity.providers import validate_native
 TESTS = Path(__file__).resolve().parent
 CASES = TESTS / "provider_cases"
 PROVIDER = "openai-responses"
-ACCEPTED = ["openai-responses_tool_search_client_output", "openai-responses_function_call_status_null"]
+ACCEPTED = ["openai-responses_tool_search_client_output", "openai-responses_function_call_status_null",
+            "openai-responses_compaction_item"]
 REFUSED = ["openai-responses_custom_tool_call_unanswered", "openai-responses_local_shell_call_unanswered",
            "openai-responses_custom_tool_call_output_orphan"]
 

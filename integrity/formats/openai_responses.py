@@ -44,7 +44,7 @@ _TURN_ITEMS = ("reasoning", "function_call", "web_search_call", "file_search_cal
                "mcp_approval_request", "custom_tool_call", "tool_search_call")
 _ITEM_TYPES = _TURN_ITEMS + ("message", "function_call_output", "item_reference", "computer_call_output",
                              "local_shell_call_output", "mcp_approval_response", "custom_tool_call_output",
-                             "tool_search_output", "additional_tools")
+                             "tool_search_output", "additional_tools", "compaction")
 
 
 def continued_from(envelope: dict[str, Any]) -> str | None:
