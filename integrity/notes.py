@@ -108,8 +108,8 @@ def _blank(provider: str) -> tuple[str, str]:
 
     found = SPECS.get(provider)
     rule = found.blank_text if found is not None else None
-    texts = "a text block that is empty or only whitespace" if rule is not None and rule.whitespace_beside \
-        else "an empty text block"
+    texts = "an empty text block, or one of only whitespace (in a user message: alone)" \
+        if rule is not None and rule.whitespace_beside else "an empty text block"
     spared = ", but for a final assistant message" if rule is None or rule.spares_final_assistant else ""
     return texts, f"a message with empty content{spared}"
 

@@ -4,9 +4,11 @@ Two texts, two rules (integrity/providers/bedrock.py, `content_rules`), in any u
 
 - a message whose `content` is `[]`: ``The content field in the Message object at messages.N is empty. ...``
   (Portkey-AI/gateway#995, vercel/ai#15248);
-- a `text` block that is empty or only whitespace, beside other blocks too: ``The text field in the ContentBlock
-  object at messages.N.content.M is blank. ...`` (langchain-ai/langchain-aws#403: the AWS CLI's answer for an
-  assistant `[{"text": "\\n\\n"}]`; vercel/ai#6254: `[{text: "\\n\\n"}, {toolUse}]` at messages.7.content.0).
+- a `text` block that is empty or only whitespace, beside other blocks of an assistant message too: ``The text
+  field in the ContentBlock object at messages.N.content.M is blank. ...`` (langchain-ai/langchain-aws#403: the
+  AWS CLI's answer for an assistant `[{"text": "\\n\\n"}]`; vercel/ai#6254: `[{text: "\\n\\n"}, {toolUse}]` at
+  messages.7.content.0).  In a user message a whitespace text beside other blocks is taken (pydantic-ai's
+  recorded 200: tests/provider_cases/bedrock_whitespace_text_beside_document_accepted.json).
 
 Unlike Anthropic's rules, a whitespace text beside a tool call is refused, and the last message is not spared.
 The strict view planned for Bedrock sends a message without its blank texts, and leaves out one holding nothing
@@ -94,6 +96,21 @@ def test_the_whitespace_text_beside_a_call_is_left_out_and_the_call_kept(tmp_pat
     assert verdict.providers["bedrock"].after == []
 
 
+def test_the_recorded_whitespace_text_beside_a_users_document_is_accepted_on_every_surface(tmp_path: Path) -> None:
+    """pydantic-ai's recorded 200 (Claude Sonnet 4.5 behind Converse): a user message [text, document, text "\\n",
+    cachePoint, text, cachePoint].  Every refusal seen is an assistant message's; in a user message a whitespace
+    text beside other blocks was taken: the rules, `check` and `repair` all say so."""
+    recorded = case("bedrock_whitespace_text_beside_document_accepted")
+    assert recorded["status"] == 200 and {"text": "\n"} in recorded["request"]["messages"][0]["content"]
+    assert validate_native(recorded["request"]["messages"], "bedrock", history=True, ids=True) == []
+    source = body_file(tmp_path, recorded["request"])
+    said_now = run("check", "--provider", "bedrock", source)
+    assert said_now.code == 0 and "accepted as recorded by bedrock" in said_now.stdout.decode().splitlines()[0]
+    out = tmp_path / "out.json"
+    assert run("repair", "--provider", "bedrock", source, "-o", out).code == 0
+    assert json.loads(out.read_bytes())["messages"] == recorded["request"]["messages"]
+
+
 # --- what counts as blank, and where ---
 
 USER = {"role": "user", "content": [_text("hi")]}
@@ -137,7 +154,11 @@ ODD = [  # (the odd turns, the rules broken as recorded; after repair: none)
     pytest.param({100: _turn(100, [_pi_text("")])}, ["blank_text_block"], id="empty-text-beside-call"),
     pytest.param({100: _turn(100, [_pi_text("\n\n")])}, ["blank_text_block"], id="whitespace-text-beside-call"),
     pytest.param({100: [{"role": "user", "content": [_pi_text(" "), IMAGE]}, *_turn(100)[1:]]},
-                 ["blank_text_block"], id="whitespace-beside-image"),
+                 [], id="user-whitespace-beside-image"),  # (a user's: taken, recorded 200)
+    pytest.param({100: [{"role": "user", "content": [_pi_text(""), IMAGE]}, *_turn(100)[1:]]},
+                 ["blank_text_block"], id="user-empty-text-beside-image"),
+    pytest.param({100: [{"role": "user", "content": [_pi_text(" "), _pi_text("\t")]}, *_turn(100)[1:]]},
+                 ["blank_text_block", "blank_text_block"], id="user-blank-texts-alone"),
     pytest.param({100: [{"role": "user", "content": ""}, *_turn(100)[1:]]}, ["blank_text_block"],
                  id="empty-user-string"),
     pytest.param({100: [*_turn(100)[:3], {"role": "assistant", "content": [_pi_text(" ")], "stopReason": "stop"}]},
@@ -150,7 +171,7 @@ ODD = [  # (the odd turns, the rules broken as recorded; after repair: none)
                  ["empty_message_content"],
                  id="aborted-empty-frame"),  # (found by Hypothesis: the light view's judgment did not see it)
     pytest.param({100: [{"role": "user", "content": "look"}, {"role": "user", "content": [_pi_text("\t"), IMAGE]},
-                        *_turn(100)[1:]]}, ["roles_not_alternating", "blank_text_block"], id="merged-user-turns"),
+                        *_turn(100)[1:]]}, ["roles_not_alternating"], id="merged-user-turns"),
     pytest.param({100: [*_turn(100)[:3], {"role": "assistant", "content": [
         {"type": "thinking", "thinking": "hm", "thinkingSignature": "s"}], "stopReason": "stop"}]}, [],
                  id="thinking-alone"),
@@ -176,9 +197,9 @@ def test_every_path_gives_one_verdict_and_the_view_is_accepted(odd: dict[int, li
 
 
 MERGED = {  # a run of one role the view for Bedrock sends as one message, a member holding a blank text
-    "first-member": [{"role": "user", "content": [_pi_text(" "), IMAGE]}, {"role": "user", "content": "hi"},
+    "first-member": [{"role": "user", "content": [_pi_text(""), IMAGE]}, {"role": "user", "content": "hi"},
                      {"role": "assistant", "content": [_pi_text("yo")], "stopReason": "stop"}],
-    "last-member": [{"role": "user", "content": "hi"}, {"role": "user", "content": [_pi_text(" "), IMAGE]},
+    "last-member": [{"role": "user", "content": "hi"}, {"role": "user", "content": [_pi_text(""), IMAGE]},
                     {"role": "assistant", "content": [_pi_text("yo")], "stopReason": "stop"}],
     "assistants": [{"role": "user", "content": "hi"},
                    {"role": "assistant", "content": [_pi_text(""), _pi_text("a")], "stopReason": "stop"},

@@ -419,7 +419,7 @@ SPEC = ProviderSpec(
     needs_call_ids=True,
     role_rules=None,
     calls_close_turn=True,
-    blank_text=BlankRule(whitespace_beside=False, spares_final_assistant=True),
+    blank_text=BlankRule(whitespace_beside=frozenset(), spares_final_assistant=True),
     errors={
         "tool_use_unanswered": UNANSWERED,
         "tool_result_not_first": UNANSWERED,  # the API does not tell the two apart; our rule id does

@@ -17,11 +17,15 @@ Empty content is refused by two texts (`content_rules`), in any user or assistan
 exception is known; assumed): a message whose `content` is `[]` gets ``The content field in the Message object at
 messages.N is empty. ...`` (vercel/ai#15248: an assistant `content: []`), and a `text` block whose text is empty
 or only whitespace gets ``The text field in the ContentBlock object at messages.N.content.M is blank. ...``, beside
-other blocks too (vercel/ai#6254: an assistant `[{text: "\n\n"}, {toolUse}]` at messages.7.content.0;
-langchain-ai/langchain-aws#403: the AWS CLI's answer for an assistant `[{"text": "\n\n"}]` at
-messages.1.content.0; boto/botocore#3525).  Positions are the request's own.  Unlike Anthropic's, the rule takes no
-whitespace text beside a tool call.  Claude models behind Converse were seen answering Anthropic's own
-whitespace text instead (NousResearch/hermes-agent#39829): the verdict is the same, the text may differ.
+other blocks of an assistant message too (vercel/ai#6254: an assistant `[{text: "\n\n"}, {toolUse}]` at
+messages.7.content.0; langchain-ai/langchain-aws#403: the AWS CLI's answer for an assistant `[{"text": "\n\n"}]`
+at messages.1.content.0; boto/botocore#3525).  Positions are the request's own.  Unlike Anthropic's, the rule
+takes no whitespace text beside a tool call.  A user message's whitespace text beside other blocks is taken
+(recorded 200: pydantic-ai's `[text, document, {"text": "\n"}, cachePoint, text, cachePoint]` to Claude Sonnet 4.5,
+test_bedrock_cache_write_and_read); one with nothing but blank texts beside it, and an empty one, are refused
+(every refusal seen is an assistant message's: assumed alike).  Claude models behind Converse were seen
+answering Anthropic's own whitespace text instead (NousResearch/hermes-agent#39829): the verdict is the same,
+the text may differ.
 
 Its id rule: a `toolUseId` (of a `toolUse` or a `toolResult`) of more than 64 characters is
 refused with AWS's own validation text, whose list positions count from 1 (seen:
@@ -124,13 +128,25 @@ def content_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Vio
             continue
         if not isinstance(content, list):
             continue
+        alone = None  # a user's whitespace text is refused only with nothing but blank texts beside it (read once)
         for block, part in enumerate(content):
             text = part.get("text") if type(part) is dict else None
             if type(text) is str and (not text or text.isspace()):
+                if text and message.get("role") == "user":
+                    if alone is None:
+                        alone = _only_blank(content)
+                    if not alone:
+                        continue
                 found.append(Violation(provider=provider, rule="blank_text_block",
                                        position=f"messages.{index}.content.{block}", native_indices=[index],
                                        error=BLANK_TEXT.format(index=index, block=block)))
     return found
+
+
+def _only_blank(content: list[Any]) -> bool:
+    """Whether every block of a content list is a text block whose text is blank (empty or only whitespace)."""
+    return all(type(part) is dict and type(part.get("text")) is str and (not part["text"] or part["text"].isspace())
+               for part in content)
 
 
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
@@ -213,7 +229,7 @@ SPEC = ProviderSpec(
     validate_ids=validate_ids,
     id_rule=length_rule(ID_LIMIT, "Bedrock Converse"),
     needs_call_ids=True,
-    blank_text=BlankRule(whitespace_beside=True, spares_final_assistant=False),
+    blank_text=BlankRule(whitespace_beside=frozenset({"assistant"}), spares_final_assistant=False),
     role_rules=RoleRules(
         transparent=frozenset({SYSTEM, CUSTOM, OPAQUE}),  # the writer hoists system messages out of `messages`
         merge_assistants="all",

@@ -108,13 +108,14 @@ class BlankRule:
     """How a provider's empty-content rules read blank text (repair.views.blank_text: a text of whitespace only, the
     empty one included), which decides what the strict view planned for it leaves out.
 
-    whitespace_beside: a whitespace text beside other parts of a message is refused too (Bedrock Converse: "is
-        blank"), not only an empty one (Anthropic takes it beside a tool_use: recorded 200).
+    whitespace_beside: the roles whose messages have a whitespace text beside other parts refused too (Bedrock
+        Converse: an assistant's, "is blank"), not only an empty one (Anthropic takes it beside a tool_use, and
+        Bedrock in a user message: recorded 200).
     spares_final_assistant: the request's last message, when it is an assistant's without calls, is left alone
         (Anthropic's text names that exception: the optional final assistant message).
     """
 
-    whitespace_beside: bool
+    whitespace_beside: frozenset[str]
     spares_final_assistant: bool
 
 

@@ -386,12 +386,12 @@ def calls_put_last(light: LightTranscript, provider: str | None) -> set[int]:
 def blank_left_out(light: LightTranscript, provider: str | None) -> tuple[list[int], set[int]]:
     """What the view planned for `provider` leaves out of the messages holding a blank text (light.blank_texts),
     when the provider refuses blank text: (the messages left out, holding nothing else; the messages sent
-    without their blank texts: those with an empty one, and for a provider refusing a whitespace text beside
-    other parts (BlankRule.whitespace_beside: Bedrock) those with one).  The request's last message is spared
-    when it is an assistant's without calls and the rules spare the final assistant message (Anthropic's), as
-    the view ends with it too.  A blank text carries nothing, so leaving it out loses nothing; a provider that
-    combines consecutive messages of one role reads the messages on each side of one left out as one turn, as it
-    would have (and Bedrock's view merges them: its role rules)."""
+    without their blank texts: those with an empty one, and those with a whitespace one beside other parts where
+    the provider refuses it (BlankRule.whitespace_beside: Bedrock's assistant messages)).  The request's last
+    message is spared when it is an assistant's without calls and the rules spare the final assistant message
+    (Anthropic's), as the view ends with it too.  A blank text carries nothing, so leaving it out loses nothing;
+    a provider that combines consecutive messages of one role reads the messages on each side of one left out as
+    one turn, as it would have (and Bedrock's view merges them: its role rules)."""
     texts = light.blank_texts
     found = _spec(provider) if texts else None
     rule = found.blank_text if found is not None else None
@@ -405,7 +405,7 @@ def blank_left_out(light: LightTranscript, provider: str | None) -> tuple[list[i
             continue
         if held == BLANK_ALONE:
             whole.append(index)
-        elif held == BLANK_EMPTY or rule.whitespace_beside:
+        elif held == BLANK_EMPTY or light.roles[index] in rule.whitespace_beside:
             parts.add(index)
     return whole, parts
 
