@@ -88,6 +88,14 @@ ILLEGAL = [
           "but got an empty array instead."),
         id="openai-empty-tool-calls"),
     pytest.param(
+        "openai-chat", [U(), {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]},
+            {"role": "tool", "tool_call_id": "a", "content": "ok"}],
+        v("openai-chat", "arguments_not_text", "messages[1].tool_calls[0].function.arguments", [1], ["a"],
+          "Invalid type for 'messages[1].tool_calls[0].function.arguments': expected a string, "
+          "but got an object instead."),
+        id="openai-arguments-object"),
+    pytest.param(
         "deepseek", [U(), A("a"), U()],
         v("deepseek", "tool_calls_unanswered", "message[1]", [1], ["a"],
           "An assistant message with 'tool_calls' must be followed by tool messages responding to each "

@@ -10,6 +10,7 @@ in this format comes back field for field.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .base import BuildContext, Segment, per_entry
@@ -238,14 +239,38 @@ def _call_out(part: dict[str, Any], same: bool) -> dict[str, Any]:
 
 
 def finish(native: list[Any], context: BuildContext) -> list[Any]:
-    """The request without `tool_calls: []`: OpenAI refuses an empty array (\"Invalid 'messages[1].tool_calls':
-    empty array\"), and an entry kept verbatim from the file would carry it into the repaired view."""
-    return [{k: v for k, v in entry.items() if k != "tool_calls"} if _empty_calls(entry) else entry
-            for entry in native]
+    """The request as OpenAI takes it, where an entry kept verbatim from the file would carry into the repaired
+    view what it refuses: no `tool_calls: []` (\"Invalid 'messages[1].tool_calls': empty array\"), and a call's
+    `function.arguments` that a writer stored as the parsed object sent as its JSON text (\"Invalid type for
+    'messages[1].tool_calls[0].function.arguments': expected a string, but got an object instead.\"); the same
+    arguments, so nothing is lost."""
+    return [_finished(entry) if _needs_finish(entry) else entry for entry in native]
 
 
-def _empty_calls(entry: Any) -> bool:
-    return isinstance(entry, dict) and entry.get("role") == "assistant" and entry.get("tool_calls") == []
+def _needs_finish(entry: Any) -> bool:
+    if not isinstance(entry, dict) or entry.get("role") != "assistant":
+        return False
+    calls = entry.get("tool_calls")
+    return calls == [] or (isinstance(calls, list) and any(map(_object_arguments, calls)))
+
+
+def _object_arguments(call: Any) -> bool:
+    function = call.get("function") if isinstance(call, dict) else None
+    return isinstance(function, dict) and isinstance(function.get("arguments"), dict)
+
+
+def _finished(entry: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the entry as OpenAI takes it (the file's entry is left as it is)."""
+    calls = entry["tool_calls"]
+    if calls == []:
+        return {k: v for k, v in entry.items() if k != "tool_calls"}
+    return {**entry, "tool_calls": [
+        {**call, "function": {**call["function"], "arguments": _TEXT.encode(call["function"]["arguments"])}}
+        if _object_arguments(call) else call for call in calls]}
+
+
+_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""Arguments written as OpenAI writes them: compact JSON, text as it is."""
 
 
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:

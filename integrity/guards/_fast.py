@@ -581,8 +581,7 @@ def _chat(message: Any) -> Entry | None:
             return None
         ids = []
         for call in calls:
-            if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not isinstance(
-                    call.get("function"), dict):
+            if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not _text_arguments(call):
                 return None
             ids.append(call["id"])
         if message.get("function_call"):
@@ -592,6 +591,13 @@ def _chat(message: Any) -> Entry | None:
         call_id = message.get("tool_call_id")
         return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
     return None
+
+
+def _text_arguments(call: dict[str, Any]) -> bool:
+    """A Chat call whose arguments are text, as OpenAI takes them: one a writer stored as the parsed object (OpenAI
+    Chat refuses it: arguments_not_text) is left to the full check."""
+    function = call.get("function")
+    return isinstance(function, dict) and isinstance(function.get("arguments"), str)
 
 
 _RESPONSES_ASSISTANT = frozenset({"reasoning"})
@@ -981,8 +987,7 @@ def _walk_chat(entries: Iterable[Any], start: int, state: _State) -> bool:
                     return False
                 ids = []
                 for call in calls:
-                    if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not isinstance(
-                            call.get("function"), dict):
+                    if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not _text_arguments(call):
                         return False
                     ids.append(call["id"])
                 if message.get("function_call") or open_calls or last not in ("user", "results") or (

@@ -41,6 +41,10 @@ EMPTY_CALLS = (
     "Invalid 'messages[{index}].tool_calls': empty array. Expected an array with minimum length 1, "
     "but got an empty array instead."
 )
+ARGUMENTS_OBJECT = (
+    "Invalid type for 'messages[{index}].tool_calls[{call}].function.arguments': expected a string, "
+    "but got an object instead."
+)
 
 
 def unanswered_ids(call_ids: Sequence[str], answered: Sequence[str]) -> list[str]:
@@ -101,6 +105,25 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
             found.append(Violation(
                 provider=provider, rule="tool_calls_empty", position=f"messages[{index}].tool_calls",
                 native_indices=[index], error=EMPTY_CALLS.format(index=index)))
+    for turn in shape.turns:
+        found += _object_arguments(messages[turn.index], turn.index, provider)
+    return found
+
+
+def _object_arguments(message: Any, index: int, provider: str) -> list[Violation]:
+    """A call whose `function.arguments` is a JSON object where the API takes only its text (a writer that
+    stored the parsed arguments: the recorded 400 names the call, code `invalid_type`).  Only an object is
+    judged: no answer to another type is on record."""
+    found: list[Violation] = []
+    calls = message.get("tool_calls") if isinstance(message, dict) else None
+    for position, call in enumerate(calls if isinstance(calls, list) else ()):
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("arguments"), dict):
+            found.append(Violation(
+                provider=provider, rule="arguments_not_text",
+                position=f"messages[{index}].tool_calls[{position}].function.arguments",
+                native_indices=[index], call_ids=[call["id"]] if isinstance(call.get("id"), str) else [],
+                error=ARGUMENTS_OBJECT.format(index=index, call=position)))
     return found
 
 
@@ -143,6 +166,7 @@ SPEC = ProviderSpec(
         "duplicate_tool_call_id": DUPLICATE,
         "tool_call_id_missing": MISSING_ID,
         "tool_calls_empty": EMPTY_CALLS,
+        "arguments_not_text": ARGUMENTS_OBJECT,
         "call_id_too_long": CALL_ID_LONG,
         "result_id_too_long": RESULT_ID_LONG,
     },

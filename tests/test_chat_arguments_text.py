@@ -1,0 +1,99 @@
+"""OpenAI Chat takes a call's `function.arguments` only as text: a writer that stored the parsed object left a
+history OpenAI refuses ("Invalid type for 'messages[2].tool_calls[0].function.arguments': expected a string, but got
+an object instead.", tests/provider_cases/openai-chat_arguments_object.json).  We said "accepted" and repair wrote
+the object back.  Now the rule refuses it with the recorded text, every surface says so, and the repaired view (the
+CLI's and a guard's) sends the same arguments as their JSON text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from cli_inprocess import run
+from provider_case_files import body_file, case
+from provider_cases import found
+from test_provider_cases_verdict import _agree, _surfaces
+
+from integrity.guards import GuardReport, request_verdict
+
+CASE = case("openai-chat_arguments_object")
+
+
+def test_the_rule_says_what_openai_answered() -> None:
+    [said] = found(CASE["request"]["messages"], "openai-chat")
+    assert (said["rule"], said["position"], said["error"]) == ("arguments_not_text", CASE["param"], CASE["error"])
+    assert said["native_indices"] == [2] and said["call_ids"] == ["call_9hZ2qX1bT0"]
+
+
+def test_only_an_object_is_judged_and_only_toward_openai_chat() -> None:
+    messages = copy.deepcopy(CASE["request"]["messages"])
+    messages[2]["tool_calls"][0]["function"]["arguments"] = '{"appName":"Calculator"}'
+    assert found(messages, "openai-chat") == []
+    for provider in ("deepseek", "mistral"):  # Chat-shaped too; no answer to an object is on record for them
+        assert [v["rule"] for v in found(CASE["request"]["messages"], provider)
+                if v["rule"] == "arguments_not_text"] == []
+
+
+def test_check_refuses_it_and_repair_sends_the_same_arguments_as_text(tmp_path: Path) -> None:
+    source = body_file(tmp_path, CASE["request"], "gosling.openai-chat.json")
+    recorded = source.read_bytes()
+    asked = run("check", "--provider", "openai-chat", source)
+    assert asked.code == 1
+    assert f"openai-chat as recorded: {CASE['param']}: {CASE['error']}" in asked.stdout.decode()
+    assert "openai-chat after repair: accepted" in asked.stdout.decode()
+    out = tmp_path / "repaired.openai-chat.json"
+    repaired = run("repair", source, "-o", out)
+    assert repaired.code == 0, repaired.stderr
+    assert source.read_bytes() == recorded  # the input is never touched
+    written = json.loads(out.read_bytes())
+    call = written["messages"][2]["tool_calls"][0]
+    assert call["function"]["arguments"] == '{"appName":"Calculator"}'
+    expected = copy.deepcopy(CASE["request"])
+    expected["messages"][2]["tool_calls"][0]["function"]["arguments"] = '{"appName":"Calculator"}'
+    assert written == expected  # nothing else changed
+    assert run("check", "--provider", "openai-chat", out).code == 0
+
+
+def test_every_surface_says_the_same(tmp_path: Path) -> None:
+    source = body_file(tmp_path, CASE["request"], "gosling.openai-chat.json")
+    verdict, severity, healthy, code = _agree(_surfaces(source))
+    assert (severity, healthy, code) == ("rejected", False, 1)
+    assert verdict.endswith("rejected as recorded by openai-chat")
+
+
+def test_one_object_deep_in_a_long_history_is_found(tmp_path: Path) -> None:
+    """A long file is judged by the windowed proof: a turn that is otherwise plainly legal still holds the call."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "s"}]
+    for number in range(3000):
+        arguments: Any = {"n": number} if number == 1500 else json.dumps({"n": number})
+        messages += [{"role": "user", "content": f"q{number}"},
+                     {"role": "assistant", "content": None, "tool_calls": [
+                         {"id": f"call_{number}", "type": "function",
+                          "function": {"name": "f", "arguments": arguments}}]},
+                     {"role": "tool", "tool_call_id": f"call_{number}", "content": "ok"},
+                     {"role": "assistant", "content": "done"}]
+    source = body_file(tmp_path, {"model": "gpt-4o", "messages": messages}, "long.openai-chat.json")
+    asked = run("check", "--provider", "openai-chat", source).stdout.decode()
+    index = 1 + 1500 * 4 + 1
+    assert f"as recorded: messages[{index}].tool_calls[0].function.arguments: Invalid type for " in asked
+    assert asked.count("Invalid type for") == 1 and "openai-chat after repair: accepted" in asked
+
+
+def test_the_litellm_guard_sends_the_arguments_as_text() -> None:
+    from integrity.guards.litellm import ToolCallIntegrityGuard
+
+    data = {"model": "gpt-4o", "messages": CASE["request"]["messages"]}
+    snapshot = copy.deepcopy(data)
+    reports: list[GuardReport] = []
+    out = asyncio.run(ToolCallIntegrityGuard(on_report=reports.append).async_pre_call_hook(None, None, data,
+                                                                                           "completion"))
+    assert data == snapshot  # the caller's history is left as it is
+    assert out["messages"][2]["tool_calls"][0]["function"]["arguments"] == '{"appName":"Calculator"}'
+    assert out["messages"][3] is data["messages"][3]  # unchanged messages are the caller's objects
+    assert reports and reports[0].target == "openai-chat"
+    assert request_verdict(out["messages"], "openai-chat", "openai-chat").legal
+    assert not request_verdict(data["messages"], "openai-chat", "openai-chat").legal
