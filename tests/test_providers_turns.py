@@ -161,6 +161,12 @@ RESPONSES_ILLEGAL = [
                  v("openai-responses", "duplicate_item_id", "input[3]", [1, 3], ["b"],
                    "Duplicate item found with id fc_1. Remove duplicate items from your input and try again."),
                  id="duplicate-item-id"),
+    # seen (an adapter's notes on a replayed call, and a Responses emulator's table of the API's answers: param
+    # input[1].arguments, code invalid_type): arguments a writer stored as the parsed object
+    pytest.param([MSG(), {**FC("a"), "arguments": {"path": "a.pipe"}}, FO("a")],
+                 v("openai-responses", "arguments_not_text", "input[1].arguments", [1], ["a"],
+                   "Invalid type for 'input[1].arguments': expected a string, but got an object instead."),
+                 id="arguments-object"),
 ]
 
 

@@ -10,7 +10,6 @@ in this format comes back field for field.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .base import BuildContext, Segment, per_entry
@@ -25,6 +24,7 @@ from .common import (
     describe,
     is_from,
     native_of,
+    object_arguments_text,
     opaque_message,
     opaque_part,
     parse_arguments,
@@ -265,12 +265,8 @@ def _finished(entry: dict[str, Any]) -> dict[str, Any]:
     if calls == []:
         return {k: v for k, v in entry.items() if k != "tool_calls"}
     return {**entry, "tool_calls": [
-        {**call, "function": {**call["function"], "arguments": _TEXT.encode(call["function"]["arguments"])}}
+        {**call, "function": {**call["function"], "arguments": object_arguments_text(call["function"]["arguments"])}}
         if _object_arguments(call) else call for call in calls]}
-
-
-_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-"""Arguments written as OpenAI writes them: compact JSON, text as it is."""
 
 
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:

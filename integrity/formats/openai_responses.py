@@ -27,6 +27,7 @@ from .common import (
     assistant,
     describe,
     native_of,
+    object_arguments_text,
     opaque_message,
     opaque_part,
     parse_arguments,
@@ -481,6 +482,20 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         return [{**head, "content": [{"type": "input_text", "text": p["text"]} for p in content or []
                                       if isinstance(p, dict) and p.get("type") == "text"]}]
     return [{**head, "content": _content_out(content or [], "input_text", same)}]
+
+
+def finish(native: list[Any], context: BuildContext) -> list[Any]:
+    """The input as the API takes it, where an item kept verbatim from the file would carry into the repaired view
+    what it refuses: a `function_call`'s `arguments` that a writer stored as the parsed object is sent as its JSON
+    text (\"Invalid type for 'input[1].arguments': expected a string, but got an object instead.\"); the same
+    arguments, so nothing is lost."""
+    return [{**item, "arguments": object_arguments_text(item["arguments"])} if object_arguments(item) else item
+            for item in native]
+
+
+def object_arguments(item: Any) -> bool:
+    """A `function_call` item whose arguments are a JSON object (the API takes only their text)."""
+    return isinstance(item, dict) and item.get("type") == "function_call" and isinstance(item.get("arguments"), dict)
 
 
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:

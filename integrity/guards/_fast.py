@@ -609,7 +609,9 @@ def _responses(item: Any) -> Entry | None:
     kind = item.get("type")
     if kind == "function_call":
         call_id = item.get("call_id")
-        return ("assistant", (call_id,), (), False) if isinstance(call_id, str) else None
+        # (arguments stored as the parsed object: the API refuses them, arguments_not_text; the full check decides)
+        return ("assistant", (call_id,), (), False) if isinstance(call_id, str) and not isinstance(
+            item.get("arguments"), dict) else None
     if kind == "function_call_output":
         call_id = item.get("call_id")
         return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
@@ -855,7 +857,8 @@ def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
             kind = item.get("type")
             if kind == "function_call":
                 call_id = item.get("call_id")
-                if not isinstance(call_id, str) or not plain(call_id) or call_id in known:
+                if not isinstance(call_id, str) or not plain(call_id) or call_id in known or isinstance(
+                        item.get("arguments"), dict):
                     return False
                 if last != "assistant":
                     if open_calls or last not in ("user", "results"):

@@ -31,7 +31,7 @@ from itertools import compress, repeat
 from operator import eq, ge, lt, methodcaller, not_
 from typing import Any
 
-from ..formats.openai_responses import OUTPUT_KINDS, answered_call_id, is_call_item
+from ..formats.openai_responses import OUTPUT_KINDS, answered_call_id, is_call_item, object_arguments
 from .ids import length_rule
 from .openai_chat import OPENAI_MODELS
 from .spec import Endpoint, ProviderSpec
@@ -51,6 +51,7 @@ CALL_ID_LONG = (
 )
 MAX_CALL_ID = 64
 REASONING_ALONE = "Item '{id}' of type 'reasoning' was provided without its required following item."
+ARGUMENTS_OBJECT = "Invalid type for 'input[{index}].arguments': expected a string, but got an object instead."
 
 
 def item_type(item: Any) -> str | None:
@@ -118,7 +119,22 @@ def _strings(values: list[Any]) -> list[str]:
 
 def validate(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every Responses input rule on tool calls the request breaks, in item order."""
-    return judge_columns(*columns(items), provider)
+    kinds, call_ids, item_ids = columns(items)
+    found = judge_columns(kinds, call_ids, item_ids, provider)
+    if "function_call" in kinds:
+        found += object_arguments_found(items, kinds, provider)
+    return found
+
+
+def object_arguments_found(items: Sequence[Any], kinds: list[str | None], provider: str = PROVIDER
+                           ) -> list[Violation]:
+    """A `function_call` whose `arguments` a writer stored as the parsed object: the API takes only their text (seen,
+    code `invalid_type`).  Only an object is judged: no answer to another type is on record."""
+    return [Violation(provider=provider, rule="arguments_not_text", position=f"input[{index}].arguments",
+                      native_indices=[index], call_ids=[_text(items[index].get("call_id"))],
+                      error=ARGUMENTS_OBJECT.format(index=index))
+            for index in compress(range(len(kinds)), map(eq, kinds, repeat("function_call")))
+            if object_arguments(items[index])]
 
 
 def judge_columns(kinds: list[str | None], call_ids: list[str], item_ids: list[str],
@@ -226,6 +242,7 @@ SPEC = ProviderSpec(
         "custom_tool_call_output_without_call": NO_CUSTOM_CALL,
         "duplicate_item_id": DUPLICATE_ITEM,
         "reasoning_without_following_item": REASONING_ALONE,
+        "arguments_not_text": ARGUMENTS_OBJECT,
         "call_id_too_long": CALL_ID_LONG,
     },
     endpoint=Endpoint(

@@ -230,6 +230,11 @@ def _responses(entry: dict[str, Any], index: int, prefix: Loc = ()) -> list[Issu
     out: list[Issue | None] = list(validate(found[0], entry, index, found[1], prefix))
     if kind == "function_call" and isinstance(entry.get("arguments"), str):
         out.append(arguments_issue(entry["arguments"], index, json_path((*prefix, "arguments")), text=True))
+    elif kind == "function_call" and isinstance(entry.get("arguments"), dict):
+        # arguments stored as the parsed object are read as they are, as Chat's are: the API refuses them
+        # (providers.openai_responses, arguments_not_text) and the repaired view sends their text
+        where = json_path((*prefix, "arguments"))
+        out = [issue for issue in out if issue is None or issue.path != where]
     if kind == "reasoning":
         for key in ("summary", "content"):
             parts = entry.get(key)

@@ -1,8 +1,9 @@
-"""OpenAI Chat takes a call's `function.arguments` only as text: a writer that stored the parsed object left a
-history OpenAI refuses ("Invalid type for 'messages[2].tool_calls[0].function.arguments': expected a string, but got
-an object instead.", tests/provider_cases/openai-chat_arguments_object.json).  We said "accepted" and repair wrote
-the object back.  Now the rule refuses it with the recorded text, every surface says so, and the repaired view (the
-CLI's and a guard's) sends the same arguments as their JSON text.
+"""OpenAI takes a call's arguments only as text: a writer that stored the parsed object left a history OpenAI
+refuses (Chat: "Invalid type for 'messages[2].tool_calls[0].function.arguments': expected a string, but got an object
+instead.", tests/provider_cases/openai-chat_arguments_object.json; Responses: "Invalid type for 'input[1].arguments':
+...", seen).  We said "accepted" (Responses: a malformed finding that contradicted itself) and repair wrote the
+object back.  Now the rule refuses it with the API's text, every surface says so, and the repaired view (the CLI's
+and a guard's) sends the same arguments as their JSON text.
 """
 
 from __future__ import annotations
@@ -97,3 +98,53 @@ def test_the_litellm_guard_sends_the_arguments_as_text() -> None:
     assert reports and reports[0].target == "openai-chat"
     assert request_verdict(out["messages"], "openai-chat", "openai-chat").legal
     assert not request_verdict(data["messages"], "openai-chat", "openai-chat").legal
+
+
+RESPONSES = {"model": "gpt-4.1", "input": [
+    {"role": "user", "content": "read it"},
+    {"type": "function_call", "call_id": "call_1", "name": "read", "arguments": {"path": "a.pipe"}},
+    {"type": "function_call_output", "call_id": "call_1", "output": "3 rows"}]}
+RESPONSES_ERROR = "Invalid type for 'input[1].arguments': expected a string, but got an object instead."
+
+
+def test_responses_check_refuses_it_and_repair_sends_the_same_arguments_as_text(tmp_path: Path) -> None:
+    source = body_file(tmp_path, RESPONSES, "replayed.openai-responses.json")
+    asked = run("check", "--provider", "openai-responses", source)
+    assert asked.code == 1
+    shown = asked.stdout.decode()
+    assert f"openai-responses as recorded: input[1].arguments: {RESPONSES_ERROR}" in shown
+    assert "openai-responses after repair: accepted" in shown
+    assert "malformed" not in shown  # it was "'arguments' must be a JSON object, got an object"
+    out = tmp_path / "repaired.openai-responses.json"
+    assert run("repair", source, "-o", out).code == 0
+    expected = copy.deepcopy(RESPONSES)
+    expected["input"][1]["arguments"] = '{"path":"a.pipe"}'
+    assert json.loads(out.read_bytes()) == expected
+    verdict, severity, healthy, code = _agree(_surfaces(source))
+    assert (severity, healthy, code) == ("rejected", False, 1)
+    assert verdict.endswith("rejected as recorded by openai-responses")
+
+
+def test_responses_one_object_deep_in_a_long_input_is_found(tmp_path: Path) -> None:
+    items: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    for number in range(3000):
+        arguments: Any = {"n": number} if number == 1500 else json.dumps({"n": number})
+        items += [{"type": "function_call", "call_id": f"call_{number}", "name": "f", "arguments": arguments},
+                  {"type": "function_call_output", "call_id": f"call_{number}", "output": "ok"},
+                  {"role": "assistant", "content": "done"}, {"role": "user", "content": f"q{number}"}]
+    source = body_file(tmp_path, {"model": "gpt-4.1", "input": items}, "long.openai-responses.json")
+    asked = run("check", "--provider", "openai-responses", source).stdout.decode()
+    index = 1 + 1500 * 4
+    assert f"as recorded: input[{index}].arguments: Invalid type for 'input[{index}].arguments'" in asked
+    assert asked.count("Invalid type for") == 1 and "openai-responses after repair: accepted" in asked
+
+
+def test_the_litellm_guard_sends_responses_arguments_as_text() -> None:
+    from integrity.guards.litellm import ToolCallIntegrityGuard
+
+    data = copy.deepcopy(RESPONSES)
+    snapshot = copy.deepcopy(data)
+    out = asyncio.run(ToolCallIntegrityGuard().async_pre_call_hook(None, None, data, "aresponses"))
+    assert data == snapshot
+    assert out["input"][1]["arguments"] == '{"path":"a.pipe"}' and out["input"][2] is data["input"][2]
+    assert request_verdict(out["input"], "openai-responses", "openai-responses").legal
