@@ -86,6 +86,13 @@ ANTHROPIC_LEGAL = [
 ]
 
 ANTHROPIC_ILLEGAL = [
+    # seen: anthropics/claude-code#6695 (messages.1.content.0), anthropic-sdk-typescript#648: the arguments' JSON text
+    pytest.param(
+        [AU(), {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": '{"x": 1}'}]},
+         AR("a")],
+        v("anthropic", "tool_use_input_not_object", "messages.1.content.0.tool_use.input", [1], ["a"],
+          "messages.1.content.0.tool_use.input: Input should be a valid dictionary"),
+        id="input-not-object"),
     pytest.param(
         [AU(), AA("a", "b"), AR("a")],
         v("anthropic", "tool_use_unanswered", "messages.1", [1, 2], ["b"],

@@ -75,6 +75,8 @@ def bones_of(message: Any, hinted: set[str]) -> Bone:
             kind = part["type"]
             if kind == "toolCall":
                 found.append((part["id"], part["name"]))
+                if not isinstance(part.get("arguments", {}), dict):
+                    hinted.add(ARGUMENTS_NOT_OBJECT)
             elif kind == OPAQUE:
                 found.append((OPAQUE, part["format"], part["value"]))
             else:
@@ -93,6 +95,16 @@ read it (BLANK_FORMATS) stands for the request (the full request is judged).  No
 BLANK_FORMATS = frozenset({"anthropic", "bedrock"})
 """The request formats of the providers with empty-content rules (ProviderSpec.blank_text):
 tests/test_blank_text_repair.py holds that every such provider's format is here."""
+
+
+ARGUMENTS_NOT_OBJECT = "arguments not an object"
+"""What `hinted` gets for a message with a call whose arguments are not a JSON object: a skeleton carries no
+arguments, so none of the formats whose providers judge them (ARGUMENTS_FORMATS) stands for the request (the full
+request is judged).  No format has this name."""
+
+ARGUMENTS_FORMATS = frozenset({"anthropic"})
+"""The request formats whose providers refuse a call's arguments that are not an object (Anthropic's
+tool_use_input_not_object: its writer sends the arguments as they are)."""
 
 
 def _holds_blank_text(content: Any) -> bool:
@@ -154,6 +166,8 @@ def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
         return False
     if BLANK_TEXT in hinted:
         hinted = hinted | BLANK_FORMATS
+    if ARGUMENTS_NOT_OBJECT in hinted:
+        hinted = hinted | ARGUMENTS_FORMATS
     if not hinted.isdisjoint(_HINTS_OF):
         hinted = hinted | {_HINTS_OF[hint] for hint in hinted if hint in _HINTS_OF}
     return formats not in hinted if isinstance(formats, str) else not hinted & formats

@@ -99,7 +99,30 @@ EMPTY_CONTENT = (
     "messages.{index}: all messages must have non-empty content except for the optional final assistant message"
 )
 EMPTY_TEXT = "messages: text content blocks must be non-empty"
+INPUT_NOT_OBJECT = "messages.{index}.content.{block}.tool_use.input: Input should be a valid dictionary"
 BLANK_TEXT = "messages: text content blocks must contain non-whitespace text"
+
+
+def input_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """A `tool_use` block whose `input` is not a JSON object (a writer that stored the arguments' JSON text, or
+    nothing): the API's request schema refuses it, at the request's own position (seen: the text quoted in
+    anthropics/claude-code#6695, #6696, #6697 and anthropics/anthropic-sdk-typescript#648).  A block without
+    `input` is not judged (no answer to it is on record)."""
+    found: list[Violation] = []
+    for index, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list) or role_of(message) != "assistant":
+            continue
+        for block, part in enumerate(content):
+            if isinstance(part, dict) and part.get("type") == "tool_use" and "input" in part \
+                    and not isinstance(part["input"], dict):
+                use_id = part.get("id")
+                found.append(Violation(
+                    provider=provider, rule="tool_use_input_not_object",
+                    position=f"messages.{index}.content.{block}.tool_use.input", native_indices=[index],
+                    call_ids=[use_id] if isinstance(use_id, str) else [],
+                    error=INPUT_NOT_OBJECT.format(index=index, block=block)))
+    return found
 
 
 def _block_rule(text: str) -> tuple[str, str]:
@@ -245,6 +268,7 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     tool_use and tool_result blocks are read once, and a rule reading its neighbours reads
     them from those lists."""
     found: list[Violation] = content_rules(messages, provider)
+    found += input_rules(messages, provider)
     if messages and role_of(messages[0]) == "system" and messages[0].get("content") != []:
         found.append(Violation(
             provider=provider, rule="system_message_first", position="messages.0",
@@ -432,6 +456,7 @@ SPEC = ProviderSpec(
         "empty_message_content": EMPTY_CONTENT,
         "empty_text_block": EMPTY_TEXT,
         "whitespace_text_block": BLANK_TEXT,
+        "tool_use_input_not_object": INPUT_NOT_OBJECT,
         "invalid_tool_use_id": INVALID_ID.replace("{field}", "tool_use.id"),
         "invalid_tool_result_id": INVALID_ID.replace("{field}", "tool_result.tool_use_id"),
     },
