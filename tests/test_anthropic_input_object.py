@@ -80,3 +80,20 @@ def test_one_text_deep_in_a_long_history_is_found(tmp_path: Path) -> None:
     shown = run("check", "--provider", "anthropic", source).stdout.decode()
     assert "as recorded: messages.3001.content.1.tool_use.input: Input should be a valid dictionary" in shown
     assert shown.count("Input should be a valid dictionary") == 1 and "anthropic after repair: accepted" in shown
+
+
+def test_the_litellm_guard_on_v1_messages_repairs_it_too() -> None:
+    """The guards' quick test passed such a request as healthy; it now leaves it to the full check."""
+    import asyncio
+    import copy
+
+    from integrity.guards import request_verdict
+    from integrity.guards.litellm import ToolCallIntegrityGuard
+
+    data = copy.deepcopy({"model": REQUEST["model"], "messages": REQUEST["messages"]})
+    snapshot = copy.deepcopy(data)
+    out = asyncio.run(ToolCallIntegrityGuard().async_pre_call_hook(None, None, data, "anthropic_messages"))
+    assert data == snapshot and out is not data
+    assert out["messages"][1]["content"][0]["input"] == {} and out["messages"][2] is data["messages"][2]
+    assert request_verdict(out["messages"], "anthropic", "anthropic").legal
+    assert not request_verdict(data["messages"], "anthropic", "anthropic").legal
