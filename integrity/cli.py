@@ -707,7 +707,7 @@ def _repaired_bytes(transcript: Any, changed: bool, view: Any, data: bytes, note
         if rejected_by_own_provider(transcript):  # sound messages in a shape their provider refuses
             notes.append(f"note: {transcript.format} rejects this file's shape as recorded, not its messages: "
                          f"the same messages are written in the shape the provider takes (a turn's results "
-                         f"together and first; no empty tool_calls; a call's arguments as their JSON text)")
+                         f"together and first; no empty tool_calls; each call typed, its arguments as their JSON text)")
             return write_bytes(transcript, list(transcript.messages))
         return data  # an unchanged view is the durable transcript: give back its exact bytes
     lines = _lines_left_out(transcript)

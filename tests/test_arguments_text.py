@@ -1,9 +1,11 @@
-"""OpenAI takes a call's arguments only as text: a writer that stored the parsed object left a history OpenAI
-refuses (Chat: "Invalid type for 'messages[2].tool_calls[0].function.arguments': expected a string, but got an object
-instead.", tests/provider_cases/openai-chat_arguments_object.json; Responses: "Invalid type for 'input[1].arguments':
-...", seen).  We said "accepted" (Responses: a malformed finding that contradicted itself) and repair wrote the
-object back.  Now the rule refuses it with the API's text, every surface says so, and the repaired view (the CLI's
-and a guard's) sends the same arguments as their JSON text.
+"""OpenAI takes a call only typed and with its arguments as text: a writer that stored the parsed object left a
+history OpenAI refuses (Chat: "Invalid type for 'messages[2].tool_calls[0].function.arguments': expected a string,
+but got an object instead.", tests/provider_cases/openai-chat_arguments_object.json; Responses: "Invalid type for
+'input[1].arguments': ...", seen).  We said "accepted" (Responses: a malformed finding that contradicted itself) and
+repair wrote the object back.  Now the rule refuses it with the API's text, every surface says so, and the repaired
+view (the CLI's and a guard's) sends the same arguments as their JSON text.  A Chat call written without its `type`
+("Missing required parameter: 'messages[2].tool_calls[0].type'.", langchain-ai/langchain-azure#35) is refused and
+sent typed.
 """
 
 from __future__ import annotations
@@ -148,3 +150,30 @@ def test_the_litellm_guard_sends_responses_arguments_as_text() -> None:
     assert data == snapshot
     assert out["input"][1]["arguments"] == '{"path":"a.pipe"}' and out["input"][2] is data["input"][2]
     assert request_verdict(out["input"], "openai-responses", "openai-responses").legal
+
+
+def test_a_chat_call_without_its_type_is_refused_and_sent_typed(tmp_path: Path) -> None:
+    request = copy.deepcopy(CASE["request"])
+    call = request["messages"][2]["tool_calls"][0]
+    del call["type"]
+    call["function"]["arguments"] = '{"appName": "Calculator"}'
+    source = body_file(tmp_path, request, "untyped.openai-chat.json")
+    asked = run("check", "--provider", "openai-chat", source)
+    shown = asked.stdout.decode()
+    assert asked.code == 1 and "openai-chat as recorded: messages[2].tool_calls[0].type: Missing required " \
+        "parameter: 'messages[2].tool_calls[0].type'." in shown and "openai-chat after repair: accepted" in shown
+    out = tmp_path / "typed.openai-chat.json"
+    assert run("repair", source, "-o", out).code == 0
+    written = json.loads(out.read_bytes())
+    expected = copy.deepcopy(request)
+    expected["messages"][2]["tool_calls"][0] = {"id": "call_9hZ2qX1bT0", "type": "function",
+                                                "function": call["function"]}
+    assert written == expected and list(written["messages"][2]["tool_calls"][0]) == ["id", "type", "function"]
+    verdict, severity, healthy, code = _agree(_surfaces(source))
+    assert (severity, healthy, code) == ("rejected", False, 1)
+    from integrity.guards.litellm import ToolCallIntegrityGuard
+
+    data = {"model": "gpt-4o", "messages": request["messages"]}
+    out_data = asyncio.run(ToolCallIntegrityGuard().async_pre_call_hook(None, None, data, "completion"))
+    assert out_data["messages"][2]["tool_calls"][0]["type"] == "function" and "type" not in call
+    assert request_verdict(out_data["messages"], "openai-chat", "openai-chat").legal

@@ -95,6 +95,13 @@ ILLEGAL = [
           "Invalid type for 'messages[1].tool_calls[0].function.arguments': expected a string, "
           "but got an object instead."),
         id="openai-arguments-object"),
+    pytest.param(  # seen: langchain-ai/langchain-azure#35 (Azure OpenAI, tool calls written without their type)
+        "openai-chat", [U(), {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "a", "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "a", "content": "ok"}],
+        v("openai-chat", "tool_call_type_missing", "messages[1].tool_calls[0].type", [1], ["a"],
+          "Missing required parameter: 'messages[1].tool_calls[0].type'."),
+        id="openai-call-type-missing"),
     pytest.param(
         "deepseek", [U(), A("a"), U()],
         v("deepseek", "tool_calls_unanswered", "message[1]", [1], ["a"],

@@ -240,22 +240,33 @@ def _call_out(part: dict[str, Any], same: bool) -> dict[str, Any]:
 
 def finish(native: list[Any], context: BuildContext) -> list[Any]:
     """The request as OpenAI takes it, where an entry kept verbatim from the file would carry into the repaired
-    view what it refuses: no `tool_calls: []` (\"Invalid 'messages[1].tool_calls': empty array\"), and a call's
-    `function.arguments` that a writer stored as the parsed object sent as its JSON text (\"Invalid type for
-    'messages[1].tool_calls[0].function.arguments': expected a string, but got an object instead.\"); the same
-    arguments, so nothing is lost."""
-    return [_finished(entry) if _needs_finish(entry) else entry for entry in native]
+    view what it refuses: no `tool_calls: []` (\"Invalid 'messages[1].tool_calls': empty array\"); a call
+    without its `type` given `"function"`, the only one a call can have (\"Missing required parameter:
+    'messages[2].tool_calls[0].type'.\"); and a call's `function.arguments` that a writer stored as the parsed
+    object sent as its JSON text (\"Invalid type for 'messages[1].tool_calls[0].function.arguments': expected a
+    string, but got an object instead.\").  The same calls and arguments, so nothing is lost."""
+    return list(map(finish_entry, native))
+
+
+def finish_entry(entry: Any) -> Any:
+    """One entry as `finish` sends it: the entry itself when OpenAI takes it as it is, else a copy."""
+    return _finished(entry) if _needs_finish(entry) else entry
 
 
 def _needs_finish(entry: Any) -> bool:
     if not isinstance(entry, dict) or entry.get("role") != "assistant":
         return False
     calls = entry.get("tool_calls")
-    return calls == [] or (isinstance(calls, list) and any(map(_object_arguments, calls)))
+    return calls == [] or (isinstance(calls, list) and any(map(_unfinished, calls)))
 
 
-def _object_arguments(call: Any) -> bool:
-    function = call.get("function") if isinstance(call, dict) else None
+def _unfinished(call: Any) -> bool:
+    """A call the API refuses as a writer left it: no `type`, or arguments stored as an object."""
+    return isinstance(call, dict) and ("type" not in call or _object_arguments(call))
+
+
+def _object_arguments(call: dict[str, Any]) -> bool:
+    function = call.get("function")
     return isinstance(function, dict) and isinstance(function.get("arguments"), dict)
 
 
@@ -264,9 +275,15 @@ def _finished(entry: dict[str, Any]) -> dict[str, Any]:
     calls = entry["tool_calls"]
     if calls == []:
         return {k: v for k, v in entry.items() if k != "tool_calls"}
-    return {**entry, "tool_calls": [
-        {**call, "function": {**call["function"], "arguments": object_arguments_text(call["function"]["arguments"])}}
-        if _object_arguments(call) else call for call in calls]}
+    return {**entry, "tool_calls": [_finished_call(call) if _unfinished(call) else call for call in calls]}
+
+
+def _finished_call(call: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": call["id"], "type": "function"} if "id" in call else {"type": "function"}
+    out.update(call)
+    if _object_arguments(call):
+        out["function"] = {**call["function"], "arguments": object_arguments_text(call["function"]["arguments"])}
+    return out
 
 
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:

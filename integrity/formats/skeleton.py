@@ -26,6 +26,7 @@ from typing import Any
 from ..repair.views import blank_text, frame_is_interrupted
 from .anthropic import CONTENT_ROLES
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, writable
+from .openai_chat import finish_entry
 from .openai_responses import NAME as RESPONSES
 from .openai_responses import OWN_HINTS as RESPONSES_HINTS
 
@@ -310,13 +311,10 @@ def _chat(bones: Sequence[Bone]) -> Written:
         if role == OPAQUE:
             if content[0] != "openai-chat":
                 continue
-            value = content[1]
-            if isinstance(value, dict) and value.get("role") == "assistant" and value.get("tool_calls") == []:
-                value = {k: v for k, v in value.items() if k != "tool_calls"}  # finish: never `tool_calls: []`
-            native.append(value)
+            native.append(finish_entry(content[1]))  # as the writer's finish sends it (never `tool_calls: []`)
         elif role == "assistant":
-            calls = [{"id": part[0]} for part in content if type(part) is tuple and part[0] != OPAQUE] \
-                if content is not STRING else []
+            calls = [{"id": part[0], "type": "function"} for part in content
+                     if type(part) is tuple and part[0] != OPAQUE] if content is not STRING else []
             native.append({"role": role, "tool_calls": calls} if calls else _ROLE.get(role) or {"role": role})
         elif role == "toolResult":
             native.append({"role": "tool"} if result_id is MISSING else {"role": "tool", "tool_call_id": result_id})

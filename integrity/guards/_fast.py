@@ -594,10 +594,11 @@ def _chat(message: Any) -> Entry | None:
 
 
 def _text_arguments(call: dict[str, Any]) -> bool:
-    """A Chat call whose arguments are text, as OpenAI takes them: one a writer stored as the parsed object (OpenAI
-    Chat refuses it: arguments_not_text) is left to the full check."""
+    """A Chat call typed and with its arguments as text, as OpenAI takes it: one without `type` or whose arguments
+    a writer stored as the parsed object (OpenAI Chat refuses them: tool_call_type_missing, arguments_not_text) is
+    left to the full check."""
     function = call.get("function")
-    return isinstance(function, dict) and isinstance(function.get("arguments"), str)
+    return isinstance(function, dict) and isinstance(function.get("arguments"), str) and "type" in call
 
 
 _RESPONSES_ASSISTANT = frozenset({"reasoning"})

@@ -45,6 +45,7 @@ ARGUMENTS_OBJECT = (
     "Invalid type for 'messages[{index}].tool_calls[{call}].function.arguments': expected a string, "
     "but got an object instead."
 )
+TYPE_MISSING = "Missing required parameter: 'messages[{index}].tool_calls[{call}].type'."
 
 
 def unanswered_ids(call_ids: Sequence[str], answered: Sequence[str]) -> list[str]:
@@ -106,24 +107,32 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
                 provider=provider, rule="tool_calls_empty", position=f"messages[{index}].tool_calls",
                 native_indices=[index], error=EMPTY_CALLS.format(index=index)))
     for turn in shape.turns:
-        found += _object_arguments(messages[turn.index], turn.index, provider)
+        found += _call_fields(messages[turn.index], turn.index, provider)
     return found
 
 
-def _object_arguments(message: Any, index: int, provider: str) -> list[Violation]:
-    """A call whose `function.arguments` is a JSON object where the API takes only its text (a writer that
-    stored the parsed arguments: the recorded 400 names the call, code `invalid_type`).  Only an object is
-    judged: no answer to another type is on record."""
+def _call_fields(message: Any, index: int, provider: str) -> list[Violation]:
+    """The fields of a call the API's request schema refuses, as a writer left them: no `type` (the recorded 400,
+    code `missing_required_parameter`: langchain-ai/langchain-azure#35, whose tool calls lacked it), and a
+    `function.arguments` that is a JSON object where the API takes only its text (code `invalid_type`).  Only a
+    missing type and an object are judged: no answer to another value is on record."""
     found: list[Violation] = []
     calls = message.get("tool_calls") if isinstance(message, dict) else None
     for position, call in enumerate(calls if isinstance(calls, list) else ()):
-        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(call, dict):
+            continue
+        ids = [call["id"]] if isinstance(call.get("id"), str) else []
+        if "type" not in call:
+            found.append(Violation(
+                provider=provider, rule="tool_call_type_missing",
+                position=f"messages[{index}].tool_calls[{position}].type", native_indices=[index], call_ids=ids,
+                error=TYPE_MISSING.format(index=index, call=position)))
+        function = call.get("function")
         if isinstance(function, dict) and isinstance(function.get("arguments"), dict):
             found.append(Violation(
                 provider=provider, rule="arguments_not_text",
                 position=f"messages[{index}].tool_calls[{position}].function.arguments",
-                native_indices=[index], call_ids=[call["id"]] if isinstance(call.get("id"), str) else [],
-                error=ARGUMENTS_OBJECT.format(index=index, call=position)))
+                native_indices=[index], call_ids=ids, error=ARGUMENTS_OBJECT.format(index=index, call=position)))
     return found
 
 
@@ -167,6 +176,7 @@ SPEC = ProviderSpec(
         "tool_call_id_missing": MISSING_ID,
         "tool_calls_empty": EMPTY_CALLS,
         "arguments_not_text": ARGUMENTS_OBJECT,
+        "tool_call_type_missing": TYPE_MISSING,
         "call_id_too_long": CALL_ID_LONG,
         "result_id_too_long": RESULT_ID_LONG,
     },
