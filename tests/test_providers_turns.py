@@ -167,6 +167,15 @@ RESPONSES_ILLEGAL = [
                  v("openai-responses", "arguments_not_text", "input[1].arguments", [1], ["a"],
                    "Invalid type for 'input[1].arguments': expected a string, but got an object instead."),
                  id="arguments-object"),
+    # seen: microsoft/agent-framework#8663 (the shell tool's call left without its output)
+    pytest.param([MSG(), {"type": "shell_call", "call_id": "sh", "action": {"commands": ["ls"]}}, MSG()],
+                 v("openai-responses", "shell_call_unanswered", "input[1]", [1], ["sh"],
+                   "No tool output found for shell call sh."), id="shell-call-unanswered"),
+    # seen in code quoting the API (Responses proxies' error classifiers)
+    pytest.param([MSG(), {"type": "apply_patch_call", "call_id": "ap", "operation": {"type": "delete_file",
+                                                                                     "path": "a"}}, MSG()],
+                 v("openai-responses", "apply_patch_call_unanswered", "input[1]", [1], ["ap"],
+                   "No tool output found for apply patch call ap."), id="apply-patch-call-unanswered"),
 ]
 
 

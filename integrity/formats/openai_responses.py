@@ -42,10 +42,11 @@ from .spec import here
 NAME = "openai-responses"
 _TURN_ITEMS = ("reasoning", "function_call", "web_search_call", "file_search_call", "computer_call",
                "code_interpreter_call", "image_generation_call", "local_shell_call", "mcp_call", "mcp_list_tools",
-               "mcp_approval_request", "custom_tool_call", "tool_search_call")
+               "mcp_approval_request", "custom_tool_call", "tool_search_call", "shell_call", "apply_patch_call")
 _ITEM_TYPES = _TURN_ITEMS + ("message", "function_call_output", "item_reference", "computer_call_output",
                              "local_shell_call_output", "mcp_approval_response", "custom_tool_call_output",
-                             "tool_search_output", "additional_tools", "compaction")
+                             "tool_search_output", "additional_tools", "compaction", "shell_call_output",
+                             "apply_patch_call_output")
 
 
 def continued_from(envelope: dict[str, Any]) -> str | None:
@@ -121,9 +122,15 @@ def _is_item(entry: dict[str, Any]) -> bool:
 
 
 # Items that call a tool and need an output item with the same call_id, besides function_call:
-# freeform custom tools (Codex's apply_patch) and the local shell tool.
+# freeform custom tools (Codex's apply_patch), the local shell tool, and the shell and apply_patch tools (GPT-5.1).
 _CUSTOM, _SHELL = "custom_tool_call", "local_shell_call"
-OUTPUT_KINDS = frozenset(("function_call_output", "custom_tool_call_output", "local_shell_call_output"))
+TOOL_ITEMS: dict[str, tuple[str, str]] = {_SHELL: ("local_shell", "action"), "shell_call": ("shell", "action"),
+                                          "apply_patch_call": ("apply_patch", "operation")}
+"""The call items read whole as a tool call of a built-in tool: kind -> (the tool's name, the field holding what
+it is asked to do, read as the call's arguments).  The item is written back as it was read unless the view
+renamed the call or changed its arguments."""
+OUTPUT_KINDS = frozenset(("function_call_output", "custom_tool_call_output", "local_shell_call_output",
+                          "shell_call_output", "apply_patch_call_output"))
 """The output items that answer a call item by its `call_id` (any call item: the kinds need not match); the rule
 set (providers.openai_responses) pairs by the same set."""
 
@@ -156,7 +163,8 @@ def _other_call(item: dict[str, Any], index: int) -> dict[str, Any]:
         extra = {k: v for k, v in item.items() if k not in ("type", "call_id", "name", "input")}
         return {"type": "toolCall", "id": call_id, "name": name, "arguments": {"input": item.get("input")},
                 NATIVE: {"item": index, "custom": True, "extra": extra, "call_id": call_id}}
-    return {"type": "toolCall", "id": call_id, "name": "local_shell", "arguments": item.get("action", {}),
+    name, field = TOOL_ITEMS[item["type"]]
+    return {"type": "toolCall", "id": call_id, "name": name, "arguments": item.get(field, {}),
             NATIVE: {"item": index, "shell": item}}
 
 
@@ -226,7 +234,7 @@ def _read_turn(items: list[dict[str, Any]], first: int, book: NameBook, others: 
                           "arguments": parse_arguments(item.get("arguments")),
                           NATIVE: {"item": index, "arguments": item.get("arguments"), "extra": extra,
                                    "call_id": call_id}})
-        elif kind in (_CUSTOM, _SHELL) and isinstance(item.get("call_id"), str):
+        elif (kind == _CUSTOM or kind in TOOL_ITEMS) and isinstance(item.get("call_id"), str):
             parts.append(_other_call(item, index))
         elif kind == "reasoning":
             parts.append({"type": "thinking", "thinking": _summary_text(item),
@@ -383,10 +391,11 @@ def _single_item(part: dict[str, Any], same: bool) -> Any:
                 **_kept_fields(hints.get("extra", {}), part, hints.get("call_id"))}
     if kind == "toolCall" and isinstance(hints.get("shell"), dict):
         original = hints["shell"]
-        if part.get("arguments") == original.get("action", {}) and part.get("id") == original.get("call_id"):
+        field = TOOL_ITEMS.get(original.get("type"), ("", "action"))[1]
+        if part.get("arguments") == original.get(field, {}) and part.get("id") == original.get("call_id"):
             return original
         return {**_kept_fields(original, part, original.get("call_id")), "call_id": part.get("id"),
-                "action": part.get("arguments")}
+                field: part.get("arguments")}
     if kind == "toolCall":
         item = {"type": "function_call", "call_id": part.get("id"), "name": part.get("name"),
                 "arguments": arguments_text(part, same)}

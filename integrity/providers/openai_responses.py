@@ -43,6 +43,8 @@ NO_OUTPUT = "No tool output found for function call {id}."
 NO_CALL = "No tool call found for function call output with call_id {id}."
 NO_CUSTOM_OUTPUT = "No tool output found for custom tool call {id}."
 NO_SHELL_OUTPUT = "No tool output found for local shell call {id}."
+NO_SHELL_CALL_OUTPUT = "No tool output found for shell call {id}."
+NO_PATCH_OUTPUT = "No tool output found for apply patch call {id}."
 NO_CUSTOM_CALL = "No tool call found for custom tool call output with call_id {id}."
 DUPLICATE_ITEM = "Duplicate item found with id {id}. Remove duplicate items from your input and try again."
 CALL_ID_LONG = (
@@ -96,6 +98,8 @@ UNANSWERED: dict[str, tuple[str, str]] = {
     "function_call": ("function_call_unanswered", NO_OUTPUT),
     "custom_tool_call": ("custom_tool_call_unanswered", NO_CUSTOM_OUTPUT),
     "local_shell_call": ("local_shell_call_unanswered", NO_SHELL_OUTPUT),
+    "shell_call": ("shell_call_unanswered", NO_SHELL_CALL_OUTPUT),
+    "apply_patch_call": ("apply_patch_call_unanswered", NO_PATCH_OUTPUT),
 }
 """The call items the API refuses without an output after them: kind -> (rule, error text).  Other call items
 (a `tool_search_call` the server ran, say) may stand alone (recorded, HTTP 200)."""
@@ -239,6 +243,8 @@ SPEC = ProviderSpec(
         "function_call_output_without_call": NO_CALL,
         "custom_tool_call_unanswered": NO_CUSTOM_OUTPUT,
         "local_shell_call_unanswered": NO_SHELL_OUTPUT,
+        "shell_call_unanswered": NO_SHELL_CALL_OUTPUT,
+        "apply_patch_call_unanswered": NO_PATCH_OUTPUT,
         "custom_tool_call_output_without_call": NO_CUSTOM_CALL,
         "duplicate_item_id": DUPLICATE_ITEM,
         "reasoning_without_following_item": REASONING_ALONE,
