@@ -691,6 +691,20 @@ def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | No
     return broken[0]
 
 
+SHAPE_FIXES = {"tool_calls_empty": "no empty tool_calls", "tool_call_type_missing": "each call typed",
+               "arguments_not_text": "a call's arguments as their JSON text",
+               "function_response_not_object": "each function response an object, its value under \"output\""}
+"""What the writer does for a rule its provider refuses a file's shape by (the writers' `finish` steps); any
+other rule of the kind: the writer groups a turn's results together, first."""
+
+
+def _shape_fixes(refused: list[Any]) -> str:
+    """What writing the same messages in the provider's shape changes, for the rules it refused the file by."""
+    said = dict.fromkeys(SHAPE_FIXES.get(violation.rule, "a turn's results together and first")
+                         for violation in refused)
+    return "; ".join(said)
+
+
 def _repaired_bytes(transcript: Any, changed: bool, view: Any, data: bytes, notes: list[str]) -> bytes:
     """What repair writes: the file's exact bytes when the view is the whole file unchanged, else the view.
 
@@ -704,10 +718,10 @@ def _repaired_bytes(transcript: Any, changed: bool, view: Any, data: bytes, note
 
     whole_file = transcript.whole is not None or not transcript.siblings
     if not changed and not transcript.notes and whole_file:
-        if rejected_by_own_provider(transcript):  # sound messages in a shape their provider refuses
+        refused = rejected_by_own_provider(transcript)
+        if refused:  # sound messages in a shape their provider refuses
             notes.append(f"note: {transcript.format} rejects this file's shape as recorded, not its messages: "
-                         f"the same messages are written in the shape the provider takes (a turn's results "
-                         f"together and first; no empty tool_calls; each call typed, its arguments as their JSON text)")
+                         f"the same messages are written in the shape the provider takes ({_shape_fixes(refused)})")
             return write_bytes(transcript, list(transcript.messages))
         return data  # an unchanged view is the durable transcript: give back its exact bytes
     lines = _lines_left_out(transcript)

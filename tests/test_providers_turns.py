@@ -76,6 +76,12 @@ GEMINI_ILLEGAL = [
     pytest.param([GU(), GR("f")],
                  v("gemini", "function_response_turn_position", "contents[1]", [0, 1], [], RESPONSE_POSITION),
                  id="response-without-call"),
+    # seen in reports quoting the API's fieldViolations: a tool's text stored as the response itself
+    pytest.param([GU(), GC("f"), {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": "sunny"}}]}],
+                 v("gemini", "function_response_not_object", "contents[2].parts[0].function_response.response", [2],
+                   [], "Invalid value at 'contents[2].parts[0].function_response.response' "
+                       "(type.googleapis.com/google.protobuf.Struct), \"sunny\""),
+                 id="response-not-object"),
 ]
 
 

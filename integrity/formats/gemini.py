@@ -286,6 +286,39 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     return [turn]
 
 
+def finish(native: list[Any], context: BuildContext) -> list[Any]:
+    """The contents as Gemini takes them, where an entry kept verbatim from the file (or a response written back
+    as it was read) would carry into the repaired view what it refuses: a function response whose `response` is
+    not a JSON object (a tool's text or list stored as it came: \"Invalid value at
+    'contents[2].parts[0].function_response.response' (type.googleapis.com/google.protobuf.Struct), ...\") is
+    sent as `{"output": value}`, the key Gemini's documentation gives a function's output: the same value, so
+    nothing is lost."""
+    return [_finished(entry) if _loose_response(entry) else entry for entry in native]
+
+
+def _loose_response(entry: Any) -> bool:
+    parts = entry.get("parts") if isinstance(entry, dict) else None
+    return isinstance(parts, list) and any(map(_loose_part, parts))
+
+
+def _loose_part(part: Any) -> bool:
+    key = _response_key(part)
+    response = part[key] if key is not None else None
+    return isinstance(response, dict) and "response" in response and not isinstance(response["response"], dict)
+
+
+def _finished(entry: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the content with each such response wrapped (the file's entry is left as it is)."""
+    parts = []
+    for part in entry["parts"]:
+        if _loose_part(part):
+            key = _response_key(part)
+            assert key is not None
+            part = {**part, key: {**part[key], "response": {"output": part[key]["response"]}}}
+        parts.append(part)
+    return {**entry, "parts": parts}
+
+
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:
     """A generateContent request: {"contents": [...]} plus systemInstruction when there was one."""
     out: dict[str, Any] = {}

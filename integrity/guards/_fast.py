@@ -708,8 +708,8 @@ def _gemini(content: Any) -> Entry | None:
             calls.append(call_id)
         elif "functionResponse" in part:
             response = part["functionResponse"]
-            if role != "user" or not isinstance(response, dict):
-                return None
+            if role != "user" or not isinstance(response, dict) or not isinstance(response.get("response", {}), dict):
+                return None  # (a response that is no object: Gemini refuses it; the full check decides)
             response_id = response["id"] if "id" in response else _no_id(response.get("name"))
             if not isinstance(response_id, str) or (response_id[:1] == IDLESS and "id" in response):
                 return None

@@ -18,6 +18,7 @@ content with three calls answered by three user contents of one response each.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +36,8 @@ CALL_POSITION = (
     "Please ensure that function call turn comes immediately after a user turn or after a function response turn."
 )
 RESPONSE_POSITION = "Please ensure that function response turn comes immediately after a function call turn."
+RESPONSE_NOT_OBJECT = ("Invalid value at 'contents[{index}].parts[{part}].function_response.response' "
+                       "(type.googleapis.com/google.protobuf.Struct), {value}")
 
 CALL_KEYS = ("functionCall", "function_call")
 RESPONSE_KEYS = ("functionResponse", "function_response")
@@ -106,13 +109,40 @@ def _first_with(contents: Sequence[Any], turn: list[int], parts: Any) -> int:
     return next((index for index in turn if parts(contents[index])), turn[0])
 
 
+def response_values(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """A function response whose `response` is not a JSON object (a writer that stored the tool's text, or its list,
+    as it came): the API's request parser refuses it, naming the part and appending the value as JSON (seen in
+    several reports quoting the API's fieldViolations).  A response without `response` is not judged."""
+    found: list[Violation] = []
+    for index, content in enumerate(contents):
+        parts = content.get("parts") if isinstance(content, dict) else None
+        for position, part in enumerate(parts if isinstance(parts, list) else ()):
+            key = _response_key(part)
+            response = part[key] if key is not None else None
+            if isinstance(response, dict) and "response" in response and not isinstance(response["response"], dict):
+                value = json.dumps(response["response"], ensure_ascii=False)
+                found.append(Violation(
+                    provider=provider, rule="function_response_not_object",
+                    position=f"contents[{index}].parts[{position}].function_response.response",
+                    native_indices=[index], call_ids=[response["id"]] if isinstance(response.get("id"), str) else [],
+                    error=RESPONSE_NOT_OBJECT.format(index=index, part=position, value=value)))
+    return found
+
+
+def _response_key(part: Any) -> str | None:
+    """The key a part holds its function response under (camelCase or the Python SDK's snake_case), if any."""
+    if not isinstance(part, dict):
+        return None
+    return RESPONSE_KEYS[0] if RESPONSE_KEYS[0] in part else RESPONSE_KEYS[1] if RESPONSE_KEYS[1] in part else None
+
+
 def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every Gemini function-calling turn rule the request breaks, in content order.
 
     The contents are combined into turns first; each turn's calls and responses are read once,
     and the rules read their neighbours' from those lists.  A position names the turn's first
     content holding the parts the rule is about (its first content for a count)."""
-    found: list[Violation] = []
+    found: list[Violation] = response_values(contents, provider)
     combined = turns(contents)
     each = list(map(_calls_and_responses, contents))
     calls_each = [calls for calls, _ in each]
@@ -170,6 +200,7 @@ SPEC = ProviderSpec(
         "function_response_count_mismatch": COUNT,
         "function_call_turn_position": CALL_POSITION,
         "function_response_turn_position": RESPONSE_POSITION,
+        "function_response_not_object": RESPONSE_NOT_OBJECT,
     },
     endpoint=Endpoint(
         "https://generativelanguage.googleapis.com/v1beta/models/$GEMINI_MODEL:generateContent",
