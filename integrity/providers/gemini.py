@@ -109,23 +109,22 @@ def _first_with(contents: Sequence[Any], turn: list[int], parts: Any) -> int:
     return next((index for index in turn if parts(contents[index])), turn[0])
 
 
-def response_values(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """A function response whose `response` is not a JSON object (a writer that stored the tool's text, or its list,
+def _response_values(content: Any, index: int, provider: str) -> list[Violation]:
+    """Each function response of the content at `index` whose `response` is not a JSON object (a writer that stored the tool's text, or its list,
     as it came): the API's request parser refuses it, naming the part and appending the value as JSON (seen in
     several reports quoting the API's fieldViolations).  A response without `response` is not judged."""
     found: list[Violation] = []
-    for index, content in enumerate(contents):
-        parts = content.get("parts") if isinstance(content, dict) else None
-        for position, part in enumerate(parts if isinstance(parts, list) else ()):
-            key = _response_key(part)
-            response = part[key] if key is not None else None
-            if isinstance(response, dict) and "response" in response and not isinstance(response["response"], dict):
-                value = json.dumps(response["response"], ensure_ascii=False)
-                found.append(Violation(
-                    provider=provider, rule="function_response_not_object",
-                    position=f"contents[{index}].parts[{position}].function_response.response",
-                    native_indices=[index], call_ids=[response["id"]] if isinstance(response.get("id"), str) else [],
-                    error=RESPONSE_NOT_OBJECT.format(index=index, part=position, value=value)))
+    parts = content.get("parts") if isinstance(content, dict) else None
+    for position, part in enumerate(parts if isinstance(parts, list) else ()):
+        key = _response_key(part)
+        response = part[key] if key is not None else None
+        if isinstance(response, dict) and "response" in response and not isinstance(response["response"], dict):
+            value = json.dumps(response["response"], ensure_ascii=False)
+            found.append(Violation(
+                provider=provider, rule="function_response_not_object",
+                position=f"contents[{index}].parts[{position}].function_response.response",
+                native_indices=[index], call_ids=[response["id"]] if isinstance(response.get("id"), str) else [],
+                error=RESPONSE_NOT_OBJECT.format(index=index, part=position, value=value)))
     return found
 
 
@@ -142,9 +141,12 @@ def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     The contents are combined into turns first; each turn's calls and responses are read once,
     and the rules read their neighbours' from those lists.  A position names the turn's first
     content holding the parts the rule is about (its first content for a count)."""
-    found: list[Violation] = response_values(contents, provider)
     combined = turns(contents)
     each = list(map(_calls_and_responses, contents))
+    found: list[Violation] = []
+    for index, (_, responses) in enumerate(each):  # (only a content holding responses is read again)
+        if responses and any("response" in inner and not isinstance(inner["response"], dict) for inner in responses):
+            found += _response_values(contents[index], index, provider)
     calls_each = [calls for calls, _ in each]
     responses_each = [responses for _, responses in each]
     calls_of = [calls_each[turn[0]] if len(turn) == 1 else [c for i in turn for c in calls_each[i]]
