@@ -110,9 +110,10 @@ def _first_with(contents: Sequence[Any], turn: list[int], parts: Any) -> int:
 
 
 def _response_values(content: Any, index: int, provider: str) -> list[Violation]:
-    """Each function response of the content at `index` whose `response` is not a JSON object (a writer that stored the tool's text, or its list,
-    as it came): the API's request parser refuses it, naming the part and appending the value as JSON (seen in
-    several reports quoting the API's fieldViolations).  A response without `response` is not judged."""
+    """Each function response of the content at `index` whose `response` is not a JSON object (a writer that
+    stored the tool's text, or its list, as it came): the API's request parser refuses it, naming the part and
+    appending the value as JSON (seen in several reports quoting the API's fieldViolations).  A response without
+    `response` is not judged."""
     found: list[Violation] = []
     parts = content.get("parts") if isinstance(content, dict) else None
     for position, part in enumerate(parts if isinstance(parts, list) else ()):
