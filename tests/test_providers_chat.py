@@ -102,6 +102,12 @@ ILLEGAL = [
         v("openai-chat", "tool_call_type_missing", "messages[1].tool_calls[0].type", [1], ["a"],
           "Missing required parameter: 'messages[1].tool_calls[0].type'."),
         id="openai-call-type-missing"),
+    pytest.param(  # seen: QwenLM/qwen-code#879 (messages.[4] after a history compression: a result as an object)
+        "openai-chat", [U(), A("a"), {"role": "tool", "tool_call_id": "a", "content": {"rows": 3}}],
+        v("openai-chat", "content_not_text", "messages[2].content", [2], [],
+          "Invalid type for 'messages[2].content': expected one of a string or array of objects, "
+          "but got an object instead."),
+        id="openai-content-object"),
     pytest.param(
         "deepseek", [U(), A("a"), U()],
         v("deepseek", "tool_calls_unanswered", "message[1]", [1], ["a"],

@@ -15,7 +15,10 @@ twins were removed, from seeded random data:
 The walker must give the same errors in the same order, and the same findings, but where a finding was moved
 on purpose since: a Gemini function response whose `response` is not an object is no schema finding any more
 (Gemini's rule function_response_not_object refuses it and the repaired view wraps it), so the one corpus entry
-that expected it (entries[97]) no longer does.
+that expected it (entries[97]) no longer does; and a Chat message (OpenAI Chat's shape, mini-swe-agent's too) whose
+`content` is an object is read as its JSON text and refused by OpenAI Chat's rule content_not_text (the repaired view
+sends the text), so the four corpus entries that expected "'content' is an object" for it (entries[378], [408],
+[418], [502]) no longer do.
 """
 
 from __future__ import annotations

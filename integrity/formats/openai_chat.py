@@ -60,13 +60,14 @@ def mistral_thinking(part: Any) -> bool:
 
 
 def fits(entry: Any) -> bool:
-    """A message with a Chat role and string, null or part-list content."""
+    """A message with a Chat role and string, null or part-list content, or an object a writer stored as the
+    content (OpenAI refuses it, content_not_text, but the file is a Chat history all the same)."""
     if not isinstance(entry, dict) or entry.get("role") not in _ROLES or "type" in entry:
         return False
     content = entry.get("content")
     if isinstance(content, list):
         return all(isinstance(p, dict) and isinstance(p.get("type"), str) and p["type"] in _PART_TYPES for p in content)
-    return content is None or isinstance(content, str)
+    return content is None or isinstance(content, (str, dict))
 
 
 _PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")
@@ -82,6 +83,8 @@ def _content_parts(content: Any) -> tuple[list[dict[str, Any]], bool]:
         return [], False
     if isinstance(content, str):
         return ([text_part(content)] if content else []), False
+    if isinstance(content, dict):  # (an object OpenAI refuses: read as the JSON text the repaired view sends)
+        return [text_part(object_arguments_text(content))], False
     if isinstance(content, list):
         parts = []
         for part in content:
@@ -153,6 +156,8 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
         content = entry.get("content")
         if isinstance(content, list):
             content, _ = _content_parts(content)
+        elif isinstance(content, dict):  # (as for a result: the JSON text the repaired view sends)
+            content = object_arguments_text(content)
         message = {"role": role, "content": content}
         message[NATIVE] = {"format": NAME, "extra": _extra(entry, ("role", "content"))}
         return message
@@ -244,7 +249,9 @@ def finish(native: list[Any], context: BuildContext) -> list[Any]:
     without its `type` given `"function"`, the only one a call can have (\"Missing required parameter:
     'messages[2].tool_calls[0].type'.\"); and a call's `function.arguments` that a writer stored as the parsed
     object sent as its JSON text (\"Invalid type for 'messages[1].tool_calls[0].function.arguments': expected a
-    string, but got an object instead.\").  The same calls and arguments, so nothing is lost."""
+    string, but got an object instead.\"); and a message's `content` a writer stored as an object sent as its
+    JSON text (\"Invalid type for 'messages[1].content': expected one of a string or array of objects, but got an
+    object instead.\").  The same calls, arguments and content, so nothing is lost."""
     return list(map(finish_entry, native))
 
 
@@ -254,7 +261,11 @@ def finish_entry(entry: Any) -> Any:
 
 
 def _needs_finish(entry: Any) -> bool:
-    if not isinstance(entry, dict) or entry.get("role") != "assistant":
+    if not isinstance(entry, dict):
+        return False
+    if isinstance(entry.get("content"), dict):
+        return True
+    if entry.get("role") != "assistant":
         return False
     calls = entry.get("tool_calls")
     return calls == [] or (isinstance(calls, list) and any(map(_unfinished, calls)))
@@ -272,9 +283,13 @@ def _object_arguments(call: dict[str, Any]) -> bool:
 
 def _finished(entry: dict[str, Any]) -> dict[str, Any]:
     """A copy of the entry as OpenAI takes it (the file's entry is left as it is)."""
-    calls = entry["tool_calls"]
+    if isinstance(entry.get("content"), dict):
+        entry = {**entry, "content": object_arguments_text(entry["content"])}
+    calls = entry.get("tool_calls") if entry.get("role") == "assistant" else None
     if calls == []:
         return {k: v for k, v in entry.items() if k != "tool_calls"}
+    if not isinstance(calls, list) or not any(map(_unfinished, calls)):
+        return entry
     return {**entry, "tool_calls": [_finished_call(call) if _unfinished(call) else call for call in calls]}
 
 

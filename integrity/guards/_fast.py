@@ -537,7 +537,8 @@ def _new_ids(calls: tuple[str, ...], state: _State) -> bool:
 def _text_empty(content: Any) -> bool:
     """Whether a message's content carries nothing: none, blank text, no blocks, or blocks of blank text alone
     (the full check decides such a message: the strict view leaves out an interrupted frame of blank text, and
-    Anthropic refuses blank text)."""
+    Anthropic refuses blank text); or is an object, which no provider takes as content (OpenAI Chat refuses
+    it: content_not_text), so the full check decides that one too."""
     if content is None:
         return True
     if isinstance(content, str):
@@ -545,7 +546,7 @@ def _text_empty(content: Any) -> bool:
     if isinstance(content, list):
         return all(type(block) is dict and block.get("type") in _TEXT_BLOCKS and type(block.get("text")) is str
                    and not block["text"].strip() for block in content) or _empty_block(content)
-    return False
+    return type(content) is dict
 
 
 def _empty_block(content: Any) -> bool:
@@ -558,9 +559,9 @@ def _empty_block(content: Any) -> bool:
 
 
 def _empty(content: Any, ids: Any) -> bool:
-    """What the full check decides of an assistant message: with calls, one holding an empty text block; without,
-    one carrying nothing (_text_empty)."""
-    return _empty_block(content) if ids else _text_empty(content)
+    """What the full check decides of an assistant message: with calls, one holding an empty text block or content
+    that is an object (content_not_text); without, one carrying nothing (_text_empty)."""
+    return (_empty_block(content) or type(content) is dict) if ids else _text_empty(content)
 
 
 _TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
@@ -589,7 +590,8 @@ def _chat(message: Any) -> Entry | None:
         return ("assistant", tuple(ids), (), _empty(message.get("content"), ids))
     if role == "tool":
         call_id = message.get("tool_call_id")
-        return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
+        return ("results", (), (call_id,), False) if isinstance(call_id, str) and type(
+            message.get("content")) is not dict else None
     return None
 
 
@@ -979,8 +981,8 @@ def _walk_chat(entries: Iterable[Any], start: int, state: _State) -> bool:
             if role == "tool":
                 call_id = message.get("tool_call_id")
                 if not isinstance(call_id, str) or open_calls is None or last not in ("assistant", "results") \
-                        or call_id != open_calls[0]:
-                    return False  # a stray, a duplicate, out of call order, or an earlier turn's
+                        or call_id != open_calls[0] or type(message.get("content")) is dict:
+                    return False  # a stray, a duplicate, out of call order, an earlier turn's, or content_not_text
                 del open_calls[0]
                 last = "results"
                 if not open_calls:

@@ -46,6 +46,10 @@ ARGUMENTS_OBJECT = (
     "but got an object instead."
 )
 TYPE_MISSING = "Missing required parameter: 'messages[{index}].tool_calls[{call}].type'."
+CONTENT_OBJECT = (
+    "Invalid type for 'messages[{index}].content': expected one of a string or array of objects, "
+    "but got an object instead."
+)
 
 
 def unanswered_ids(call_ids: Sequence[str], answered: Sequence[str]) -> list[str]:
@@ -108,7 +112,18 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
                 native_indices=[index], error=EMPTY_CALLS.format(index=index)))
     for turn in shape.turns:
         found += _call_fields(messages[turn.index], turn.index, provider)
+    found += _object_contents(messages, provider)
     return found
+
+
+def _object_contents(messages: Sequence[Any], provider: str) -> list[Violation]:
+    """Messages whose `content` a writer stored as an object (a tool's result as returned, a user turn as a
+    dict): OpenAI takes a string or an array of parts and answers 400 invalid_type with this text, whatever the
+    role (pydantic/pydantic-ai#2653, clusterzx/paperless-ai#748; param `messages[1].content`)."""
+    return [Violation(provider=provider, rule="content_not_text", position=f"messages[{index}].content",
+                      native_indices=[index], error=CONTENT_OBJECT.format(index=index))
+            for index, message in enumerate(messages)
+            if isinstance(message, dict) and isinstance(message.get("content"), dict)]
 
 
 def _call_fields(message: Any, index: int, provider: str) -> list[Violation]:
@@ -177,6 +192,7 @@ SPEC = ProviderSpec(
         "tool_calls_empty": EMPTY_CALLS,
         "arguments_not_text": ARGUMENTS_OBJECT,
         "tool_call_type_missing": TYPE_MISSING,
+        "content_not_text": CONTENT_OBJECT,
         "call_id_too_long": CALL_ID_LONG,
         "result_id_too_long": RESULT_ID_LONG,
     },

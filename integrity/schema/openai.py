@@ -151,6 +151,8 @@ def _chat(entry: dict[str, Any], index: int) -> list[Issue | None]:
     model, classify = _CHAT.get(role, (ChatMessage, CONTENT))
     out: list[Issue | None] = [*validate(model, entry, index, classify),
                                *_parts(entry.get("content"), index, CHAT_PARTS)]
+    if isinstance(entry.get("content"), dict):  # an object is read as its JSON text: OpenAI refuses it
+        out = [issue for issue in out if issue is None or issue.path != "content"]  # (content_not_text)
     calls = entry.get("tool_calls") if role == "assistant" else None
     for position, call in enumerate(calls if isinstance(calls, list) else []):
         path: Loc = ("tool_calls", position)
