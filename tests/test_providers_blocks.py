@@ -93,6 +93,13 @@ ANTHROPIC_ILLEGAL = [
         v("anthropic", "tool_use_input_not_object", "messages.1.content.0.tool_use.input", [1], ["a"],
           "messages.1.content.0.tool_use.input: Input should be a valid dictionary"),
         id="input-not-object"),
+    # seen: OpenClaw's FAQ ("LLM request rejected: messages.N.content.X.tool_use.input: Field required"), an AI SDK
+    # app's and a Gemini-to-Claude gateway's code: a call that took no arguments written without input
+    pytest.param(
+        [AU(), {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f"}]}, AR("a")],
+        v("anthropic", "tool_use_input_missing", "messages.1.content.0.tool_use.input", [1], ["a"],
+          "messages.1.content.0.tool_use.input: Field required"),
+        id="input-missing"),
     pytest.param(
         [AU(), AA("a", "b"), AR("a")],
         v("anthropic", "tool_use_unanswered", "messages.1", [1, 2], ["b"],

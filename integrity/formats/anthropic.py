@@ -378,6 +378,34 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     return [{"role": role, "content": first.get("content")}]
 
 
+def finish(native: list[Any], context: BuildContext) -> list[Any]:
+    """The request as Anthropic takes it, where an entry kept verbatim from the file would carry into the repaired
+    view what it refuses: a `tool_use` block without `input` (\"messages.1.content.0.tool_use.input: Field
+    required\", a writer that left out the arguments of a call that took none) sent with `"input": {}`, the
+    arguments it stands for; the file's entry is left as it is."""
+    return [_with_inputs(entry) if _lacks_input(entry) else entry for entry in native]
+
+
+def _lacks_input(entry: Any) -> bool:
+    content = entry.get("content") if isinstance(entry, dict) and entry.get("role") == "assistant" else None
+    return isinstance(content, list) and any(map(_use_without_input, content))
+
+
+def _use_without_input(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") == "tool_use" and "input" not in block
+
+
+def _with_inputs(entry: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the message whose tool_use blocks all have an input (put after the name, where the API writes it)."""
+    blocks = []
+    for block in entry["content"]:
+        if _use_without_input(block):
+            block = {**{key: value for key, value in block.items() if key in ("type", "id", "name")}, "input": {},
+                     **{key: value for key, value in block.items() if key not in ("type", "id", "name")}}
+        blocks.append(block)
+    return {**entry, "content": blocks}
+
+
 def system_text(hoisted: list[dict[str, Any]]) -> str:
     """One system prompt from canonical system/developer messages."""
     return "\n\n".join(joined_text(m.get("content")) for m in hoisted)

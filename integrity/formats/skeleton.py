@@ -189,6 +189,7 @@ _BEDROCK_TEXT = {"text": "text"}  # (not blank: Bedrock refuses a blank one, and
 _BEDROCK_THINKING: dict[str, Any] = {"reasoningContent": {}}
 _BEDROCK_IMAGE: dict[str, Any] = {"image": {}}
 _GEMINI_TEXT = {"text": ""}
+_INPUT: dict[str, Any] = {}  # (a call's input: the writer always writes one, an object unless ARGUMENTS_NOT_OBJECT)
 _GEMINI_THOUGHT = {"thought": True, "text": ""}
 _REASONING = {"type": "reasoning"}
 _OUTPUT_MESSAGE = {"type": "message", "role": "assistant"}
@@ -279,7 +280,7 @@ def _gemini_id(call_id: Any) -> dict[str, Any]:
 _ANTHROPIC = _Grouped(  # integrity.formats.anthropic: text, thinking and images one block each (writable
     # kept images with data); results first in one user message, system hoisted
     "anthropic", {"text": _TEXT, "thinking": _TEXT, "image": _TEXT},
-    lambda call_id, name: {"type": "tool_use", "id": call_id, "name": name},
+    lambda call_id, name: {"type": "tool_use", "id": call_id, "name": name, "input": _INPUT},
     lambda run: {"role": "user", "content": [{"type": "tool_result"} if bone[2] is MISSING else
                                              {"type": "tool_result", "tool_use_id": bone[2]} for bone in run]},
     lambda role, blocks: {"role": role, "content": blocks},

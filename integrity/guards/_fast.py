@@ -649,8 +649,8 @@ def _anthropic(message: Any) -> Entry | None:
             return None
         kind = block.get("type")
         if kind == "tool_use" and role == "assistant":
-            if not isinstance(block.get("id"), str) or not isinstance(block.get("input", {}), dict):
-                return None  # (input that is not an object: Anthropic refuses it; the full check decides)
+            if not isinstance(block.get("id"), str) or not isinstance(block.get("input"), dict):
+                return None  # (input missing or not an object: Anthropic refuses it; the full check decides)
             calls.append(block["id"])
         elif kind == "tool_result" and role == "user":
             if other or not isinstance(block.get("tool_use_id"), str):

@@ -100,28 +100,33 @@ EMPTY_CONTENT = (
 )
 EMPTY_TEXT = "messages: text content blocks must be non-empty"
 INPUT_NOT_OBJECT = "messages.{index}.content.{block}.tool_use.input: Input should be a valid dictionary"
+INPUT_MISSING = "messages.{index}.content.{block}.tool_use.input: Field required"
 BLANK_TEXT = "messages: text content blocks must contain non-whitespace text"
 
 
 def input_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """A `tool_use` block whose `input` is not a JSON object (a writer that stored the arguments' JSON text, or
-    nothing): the API's request schema refuses it, at the request's own position (seen: the text quoted in
-    anthropics/claude-code#6695, #6696, #6697 and anthropics/anthropic-sdk-typescript#648).  A block without
-    `input` is not judged (no answer to it is on record)."""
+    null), or that has no `input` at all (a writer that left out the arguments of a call that took none: the AI
+    SDK's `input: undefined`, the Gemini SDK's omitted `args` replayed to Claude): the API's request schema
+    refuses it, at the request's own position (seen: "Input should be a valid dictionary" quoted in
+    anthropics/claude-code#6695, #6696, #6697 and anthropics/anthropic-sdk-typescript#648; "Field required" in
+    OpenClaw's FAQ, "LLM request rejected: messages.N.content.X.tool_use.input: Field required", and in the code
+    of an AI SDK app and of a Gemini-to-Claude gateway that fill the missing input in)."""
     found: list[Violation] = []
     for index, message in enumerate(messages):
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, list) or role_of(message) != "assistant":
             continue
         for block, part in enumerate(content):
-            if isinstance(part, dict) and part.get("type") == "tool_use" and "input" in part \
-                    and not isinstance(part["input"], dict):
-                use_id = part.get("id")
-                found.append(Violation(
-                    provider=provider, rule="tool_use_input_not_object",
-                    position=f"messages.{index}.content.{block}.tool_use.input", native_indices=[index],
-                    call_ids=[use_id] if isinstance(use_id, str) else [],
-                    error=INPUT_NOT_OBJECT.format(index=index, block=block)))
+            if not isinstance(part, dict) or part.get("type") != "tool_use" or isinstance(part.get("input"), dict):
+                continue
+            rule, error = ("tool_use_input_not_object", INPUT_NOT_OBJECT) if "input" in part else (
+                "tool_use_input_missing", INPUT_MISSING)
+            use_id = part.get("id")
+            found.append(Violation(
+                provider=provider, rule=rule, position=f"messages.{index}.content.{block}.tool_use.input",
+                native_indices=[index], call_ids=[use_id] if isinstance(use_id, str) else [],
+                error=error.format(index=index, block=block)))
     return found
 
 
@@ -457,6 +462,7 @@ SPEC = ProviderSpec(
         "empty_text_block": EMPTY_TEXT,
         "whitespace_text_block": BLANK_TEXT,
         "tool_use_input_not_object": INPUT_NOT_OBJECT,
+        "tool_use_input_missing": INPUT_MISSING,
         "invalid_tool_use_id": INVALID_ID.replace("{field}", "tool_use.id"),
         "invalid_tool_result_id": INVALID_ID.replace("{field}", "tool_result.tool_use_id"),
     },
