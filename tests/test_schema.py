@@ -155,12 +155,13 @@ def test_schema_codes_are_registered_as_malformed() -> None:
         assert FINDINGS[code].severity is Severity.MALFORMED
 
 
-def test_content_as_an_object_in_a_file_with_nothing_else_is_unreadable_not_healthy(tmp_path: Path) -> None:
-    """With no other entry to tell the format by, the file cannot be read: exit 2, one line."""
+def test_content_as_an_object_in_a_file_with_nothing_else_is_refused_not_healthy(tmp_path: Path) -> None:
+    """Only OpenAI Chat's shape takes an object where the content goes (read as its JSON text), and OpenAI refuses
+    it (content_not_text, tests/test_content_object.py): rejected, exit 1, never healthy."""
     path = tmp_path / "one.json"
     path.write_text(json.dumps([{"role": "user", "content": {"x": 1}}]), encoding="utf-8")
     run = check(path)
-    assert run.returncode == 2 and len(run.stderr.splitlines()) == 1
+    assert run.returncode == 1 and run.stdout.splitlines()[0].endswith("rejected as recorded by openai-chat")
 
 
 def test_absent_bookkeeping_fields_and_null_stop_fields_are_fine() -> None:
@@ -237,9 +238,8 @@ NATIVE_GARBAGE: dict[str, tuple[Any, FindingCode, str]] = {
                                   FindingCode.INVALID_ARGUMENTS, "[1].tool_calls[0].function.arguments"),
     "chat-tool-without-id": ([{"role": "user", "content": "hi"}, chat_call(), {"role": "tool", "content": "ok"}],
                              FindingCode.RESULT_WITHOUT_CALL_ID, "[2].tool_call_id"),
-    "chat-user-content-object": ([{"role": "user", "content": {"x": 1}}, chat_call(),
-                                  {"role": "tool", "tool_call_id": "a", "content": "ok"}],
-                                 FindingCode.INVALID_CONTENT, "[0].content"),
+    # (a Chat content that is an object is read as its JSON text and refused by OpenAI Chat's content_not_text, no
+    # finding: tests/test_content_object.py)
     "chat-part-text-number": ([{"role": "user", "content": [{"type": "text", "text": 5}]}, chat_call(),
                                {"role": "tool", "tool_call_id": "a", "content": "ok"}],
                               FindingCode.INVALID_CONTENT, "[0].content[0].text"),
