@@ -694,6 +694,7 @@ def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | No
 SHAPE_FIXES = {"tool_calls_empty": "no empty tool_calls", "tool_call_type_missing": "each call typed",
                "arguments_not_text": "a call's arguments as their JSON text",
                "content_not_text": "each message's content as text (an object as its JSON text)",
+               "output_not_text": "each function output as text (an object as its JSON text)",
                "tool_use_input_missing": "each tool_use with its input ({} where the file has none)",
                "function_response_not_object": "each function response an object, its value under \"output\""}
 """What the writer does for a rule its provider refuses a file's shape by (the writers' `finish` steps); any

@@ -173,6 +173,13 @@ RESPONSES_ILLEGAL = [
                  v("openai-responses", "arguments_not_text", "input[1].arguments", [1], ["a"],
                    "Invalid type for 'input[1].arguments': expected a string, but got an object instead."),
                  id="arguments-object"),
+    # seen: an app's recorded chat log and a plugin's fix notes (param input[0].output, code invalid_type): a
+    # function's return value stored as the object it was
+    pytest.param([MSG(), FC("a"), {**FO("a"), "output": {"uri": "file:///w"}}],
+                 v("openai-responses", "output_not_text", "input[2].output", [2], ["a"],
+                   "Invalid type for 'input[2].output': expected one of a string or array of objects, "
+                   "but got an object instead."),
+                 id="output-object"),
     # seen: microsoft/agent-framework#8663 (the shell tool's call left without its output)
     pytest.param([MSG(), {"type": "shell_call", "call_id": "sh", "action": {"commands": ["ls"]}}, MSG()],
                  v("openai-responses", "shell_call_unanswered", "input[1]", [1], ["sh"],

@@ -294,6 +294,9 @@ def read(entries: list[Any]) -> list[Segment]:
                     content, shape = [text_part(output)], "string"
                 elif isinstance(output, list):
                     content, shape = _message_parts(output, {}, index), "list"
+                elif isinstance(output, dict) and kind == "function_call_output":
+                    # (an object the API refuses, output_not_text: read as the JSON text the repaired view sends)
+                    content, shape = [text_part(object_arguments_text(output))], "string"
                 else:
                     raise EntryError("a function_call_output's 'output' must be a string or an array, "
                                      f"got {describe(output)}")
@@ -496,10 +499,18 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
 def finish(native: list[Any], context: BuildContext) -> list[Any]:
     """The input as the API takes it, where an item kept verbatim from the file would carry into the repaired view
     what it refuses: a `function_call`'s `arguments` that a writer stored as the parsed object is sent as its JSON
-    text (\"Invalid type for 'input[1].arguments': expected a string, but got an object instead.\"); the same
-    arguments, so nothing is lost."""
-    return [{**item, "arguments": object_arguments_text(item["arguments"])} if object_arguments(item) else item
+    text (\"Invalid type for 'input[1].arguments': expected a string, but got an object instead.\"), and so is a
+    `function_call_output`'s `output` stored as an object (\"Invalid type for 'input[0].output': expected one of a
+    string or array of objects, but got an object instead.\"); the same arguments and output, so nothing is lost."""
+    return [{**item, "arguments": object_arguments_text(item["arguments"])} if object_arguments(item) else
+            {**item, "output": object_arguments_text(item["output"])} if object_output(item) else item
             for item in native]
+
+
+def object_output(item: Any) -> bool:
+    """A `function_call_output` item whose output is a JSON object (the API takes a string or an array of parts)."""
+    return isinstance(item, dict) and item.get("type") == "function_call_output" and isinstance(item.get("output"),
+                                                                                                  dict)
 
 
 def object_arguments(item: Any) -> bool:

@@ -617,7 +617,9 @@ def _responses(item: Any) -> Entry | None:
             item.get("arguments"), dict) else None
     if kind == "function_call_output":
         call_id = item.get("call_id")
-        return ("results", (), (call_id,), False) if isinstance(call_id, str) else None
+        # (an output stored as an object: the API refuses it, output_not_text; the full check decides)
+        return ("results", (), (call_id,), False) if isinstance(call_id, str) and type(
+            item.get("output")) is not dict else None
     if kind in _RESPONSES_ASSISTANT:
         return ("assistant", (), (), False)
     if kind not in (None, "message"):
@@ -876,8 +878,8 @@ def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
             elif kind == "function_call_output":
                 call_id = item.get("call_id")
                 if not isinstance(call_id, str) or open_calls is None or last not in ("assistant", "results") \
-                        or call_id != open_calls[0]:
-                    return False  # a stray, a duplicate, out of call order, or an earlier turn's
+                        or call_id != open_calls[0] or type(item.get("output")) is dict:
+                    return False  # a stray, a duplicate, out of call order, an earlier turn's, or output_not_text
                 del open_calls[0]
                 last = "results"
                 if not open_calls:

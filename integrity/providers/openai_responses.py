@@ -31,7 +31,7 @@ from itertools import compress, repeat
 from operator import eq, ge, lt, methodcaller, not_
 from typing import Any
 
-from ..formats.openai_responses import OUTPUT_KINDS, answered_call_id, is_call_item, object_arguments
+from ..formats.openai_responses import OUTPUT_KINDS, answered_call_id, is_call_item, object_arguments, object_output
 from .ids import length_rule
 from .openai_chat import OPENAI_MODELS
 from .spec import Endpoint, ProviderSpec
@@ -54,6 +54,9 @@ CALL_ID_LONG = (
 MAX_CALL_ID = 64
 REASONING_ALONE = "Item '{id}' of type 'reasoning' was provided without its required following item."
 ARGUMENTS_OBJECT = "Invalid type for 'input[{index}].arguments': expected a string, but got an object instead."
+OUTPUT_OBJECT = (
+    "Invalid type for 'input[{index}].output': expected one of a string or array of objects, but got an object instead."
+)
 
 
 def item_type(item: Any) -> str | None:
@@ -127,7 +130,22 @@ def validate(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     found = judge_columns(kinds, call_ids, item_ids, provider)
     if "function_call" in kinds:
         found += object_arguments_found(items, kinds, provider)
+    if "function_call_output" in kinds:
+        found += object_outputs_found(items, kinds, provider)
     return found
+
+
+def object_outputs_found(items: Sequence[Any], kinds: list[str | None], provider: str = PROVIDER
+                         ) -> list[Violation]:
+    """A `function_call_output` whose `output` a writer stored as an object (the tool's return value as it came): the
+    API takes a string or an array of content parts, and answers 400 invalid_type with this text (seen: an app's
+    recorded chat log and a plugin's fix notes, "Invalid type for 'input[0].output': ...").  Only an object is
+    judged."""
+    return [Violation(provider=provider, rule="output_not_text", position=f"input[{index}].output",
+                      native_indices=[index], call_ids=[_text(items[index].get("call_id"))],
+                      error=OUTPUT_OBJECT.format(index=index))
+            for index in compress(range(len(kinds)), map(eq, kinds, repeat("function_call_output")))
+            if object_output(items[index])]
 
 
 def object_arguments_found(items: Sequence[Any], kinds: list[str | None], provider: str = PROVIDER
@@ -249,6 +267,7 @@ SPEC = ProviderSpec(
         "duplicate_item_id": DUPLICATE_ITEM,
         "reasoning_without_following_item": REASONING_ALONE,
         "arguments_not_text": ARGUMENTS_OBJECT,
+        "output_not_text": OUTPUT_OBJECT,
         "call_id_too_long": CALL_ID_LONG,
     },
     endpoint=Endpoint(

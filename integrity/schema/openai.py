@@ -237,6 +237,11 @@ def _responses(entry: dict[str, Any], index: int, prefix: Loc = ()) -> list[Issu
         # (providers.openai_responses, arguments_not_text) and the repaired view sends their text
         where = json_path((*prefix, "arguments"))
         out = [issue for issue in out if issue is None or issue.path != where]
+    elif kind == "function_call_output" and isinstance(entry.get("output"), dict):
+        # an output stored as an object is read as its JSON text: the API refuses it (providers.openai_responses,
+        # output_not_text) and the repaired view sends its text
+        where = json_path((*prefix, "output"))
+        out = [issue for issue in out if issue is None or issue.path != where]
     if kind == "reasoning":
         for key in ("summary", "content"):
             parts = entry.get(key)
