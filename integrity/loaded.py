@@ -87,7 +87,7 @@ class Loaded:
         bones have no part.  Otherwise read from its user and assistant messages, decoded from their raw bytes
         (a file holding a blank text is judged on its full request anyway)."""
         from .formats.skeleton import BLANK_TEXT
-        from .repair.views import BLANK_ALONE
+        from .repair.views import BLANK_NONE
 
         hinted = self.fast.hinted
         if hinted is not None and BLANK_TEXT not in hinted:
@@ -96,7 +96,7 @@ class Loaded:
                 return {}
             bones = made[0]
             return dict.fromkeys(compress(count(), map(_NO_CONTENT.__contains__, map(_ROLE_PARTS, bones))),
-                                 BLANK_ALONE)
+                                 BLANK_NONE)
         import msgspec
 
         from .repair.views import blank_content

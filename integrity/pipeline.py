@@ -218,9 +218,10 @@ def read_bones(names: Sequence[str]) -> bool | str:
 
 
 def reads_blank_text(names: Sequence[str]) -> bool:
-    """Whether one of these providers' rules reads blank texts (ProviderSpec.blank_text: Anthropic's and Bedrock's
-    empty-content rules), so the fast path looks for them (read_fast's blank) and the light view holds them
-    (LightTranscript.blank_texts, which the strict view planned for such a provider leaves out)."""
+    """Whether one of these providers' rules reads blank texts or empty contents (ProviderSpec.blank_text:
+    Anthropic's and Bedrock's empty-content rules, Gemini's parts_empty), so the fast path looks for them
+    (read_fast's blank) and the light view holds them (LightTranscript.blank_texts, which the strict view planned
+    for such a provider leaves out)."""
     asked = informative_providers(names)
     if not asked:
         return False

@@ -29,6 +29,7 @@ from .providers.verdict import ProviderVerdict
 from .providers.violation import Violation, sort_violations
 from .providers.windowed import judge_windowed
 from .repair.policies import PLANNERS
+from .repair.views import BLANK_NONE
 
 if TYPE_CHECKING:
     from .loaded import Loaded
@@ -149,6 +150,20 @@ def _empty_frames(found: Sequence[Violation], codes: str, frames: set[int], prov
                            empty_frames_judged(codes, frames, provider))
 
 
+_EMPTY_SEEDS = frozenset({"bedrock", "gemini"})
+"""The providers served by the sparse judgment that refuse a message written with no block and number it by
+native entries, as the regions are moved (Anthropic's is judged on the whole request: _empty_frames)."""
+
+
+def _with_empty(loose: Sequence[int], light: LightTranscript, name: str) -> Sequence[int]:
+    """The loose messages and those written with no block: the interrupted frames without parts, and for Gemini
+    every user or assistant message without content (light.blank_texts' BLANK_NONE; a blank text is a part)."""
+    empty: set[int] = set(light.empty_frames)
+    if name == "gemini" and light.blank_texts:
+        empty.update(index for index, held in light.blank_texts.items() if held == BLANK_NONE)
+    return sorted(empty.union(loose)) if empty else loose
+
+
 _FIRST_IDS = 1024
 """The call ids sparse_verdicts' durable_pass checks first (the rest are listed only when these pass)."""
 
@@ -218,8 +233,9 @@ def sparse_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names: S
         regions = None if view.made is None else view.regions_kept(name)  # (their bones kept from the next pass)
         # An interrupted frame written with no block is no loose message, yet Bedrock refuses it: it is a seed
         # there, so that its stretch is judged (Bedrock numbers it by entries, as the regions are moved, and
-        # spares no last message; Anthropic's is judged on the whole request: _empty_frames)
-        seeds = loose if name != "bedrock" or not light.empty_frames else sorted({*loose, *light.empty_frames})
+        # spares no last message; Anthropic's is judged on the whole request: _empty_frames); Gemini refuses
+        # any message written without parts (parts_empty), a user's too: each is a seed
+        seeds = loose if name not in _EMPTY_SEEDS else _with_empty(loose, light, name)
         before = judge_sparse(codes, seeds, name, durable.bones, judge_turns,  # (the ids were checked whole)
                               frames=light.frames, results=light.result_keys)
         if name == "anthropic":

@@ -6,7 +6,8 @@ text carries nothing, so the view planned for a provider with these rules (Provi
 sends each message without its blank texts, and leaves out a user or assistant message holding nothing else
 ("blank text left out").  experientiallabs/experiential#683 verified the repair live: the recorded request
 without its empty text block got HTTP 200.  Bedrock has such rules too (tests/test_provider_cases_bedrock_blank.py);
-no other provider has them, so no other view changes.
+Gemini refuses only a content without parts, whatever its texts (tests/test_gemini_parts_empty.py), so its view
+sends every text as it is; no other provider has such rules, so no other view changes.
 """
 
 from __future__ import annotations
@@ -161,5 +162,8 @@ def test_every_provider_with_empty_content_rules_has_its_format_read_for_blank_t
     from integrity.formats.skeleton import BLANK_FORMATS
     from integrity.providers import SPECS
 
-    reading = {spec.native_format for spec in SPECS.values() if spec.blank_text is not None}
+    reading = {spec.native_format for spec in SPECS.values() if spec.blank_text is not None and spec.blank_text.texts}
     assert reading == BLANK_FORMATS == {"anthropic", "bedrock"}
+    # Gemini's rule reads no text (a content without parts): its skeleton writes the same parts, text or none
+    assert {name for name, spec in SPECS.items() if spec.blank_text is not None and not spec.blank_text.texts} \
+        == {"gemini"}

@@ -26,7 +26,7 @@ from integrity import load
 from integrity.analysis import analyze
 from integrity.kinds import Severity
 from integrity.notes import Note, NoteCode, render
-from integrity.pipeline import check
+from integrity.pipeline import check, target_provider
 from integrity.triage import triage_file
 
 
@@ -89,7 +89,9 @@ def _surfaces(path: Path) -> list[tuple[str, str, str, bool, int]]:
     transcript = load(path.read_bytes(), path.name)
     api = check(transcript)
     said.append(("api", api.verdict, api.severity.value, api.healthy, api.exit_code))
-    shown = analyze(transcript, "strict", verdicts=True).report
+    # (the Inspector plans the view for the provider the file implies, as check does: inspector.ui._settle_provider)
+    shown = analyze(transcript, "strict", verdicts=True,
+                    provider=target_provider(transcript.format, None, transcript.model)).report
     said.append(("inspector", shown.verdict, (shown.severity or Severity.NORMALIZED).value, shown.healthy,
                  0 if shown.healthy else 1))
     return said

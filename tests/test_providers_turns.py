@@ -59,6 +59,11 @@ GEMINI_LEGAL = [
 ]
 
 GEMINI_ILLEGAL = [
+    # seen: egoist/chatwise-releases#250 quotes the whole answer ("* GenerateContentRequest.contents[1].parts: ...")
+    pytest.param([GU(), {"role": "model", "parts": []}, GU("again")],
+                 v("gemini", "parts_empty", "contents[1].parts", [1], [],
+                   "* GenerateContentRequest.contents[1].parts: contents.parts must not be empty."),
+                 id="parts-empty"),
     pytest.param([GU(), GC("f", "g"), GR("f")],
                  v("gemini", "function_response_count_mismatch", "contents[2]", [1, 2], [], COUNT), id="count"),
     pytest.param([GU(), GC("f", ids=True), GU("never mind")],

@@ -220,6 +220,10 @@ def _parts_out(parts: Any) -> list[Any]:
             if "thinkingSignature" in part:
                 thought["thoughtSignature"] = part["thinkingSignature"]
             out.append(thought)
+        elif part.get("type") == "image" and isinstance(part.get("data"), str):
+            # (an image another format carried: Gemini's inline data, as the Anthropic and Bedrock writers send it
+            # in their blocks; left out, a turn of an image alone was written without parts, which Gemini refuses)
+            out.append({"inlineData": {"mimeType": part.get("mimeType", "image/png"), "data": part["data"]}})
         elif part.get("type") == OPAQUE and part.get("format") == NAME:
             out.append(part["value"])
     return out

@@ -191,6 +191,7 @@ _BEDROCK_IMAGE: dict[str, Any] = {"image": {}}
 _GEMINI_TEXT = {"text": ""}
 _INPUT: dict[str, Any] = {}  # (a call's input: the writer always writes one, an object unless ARGUMENTS_NOT_OBJECT)
 _GEMINI_THOUGHT = {"thought": True, "text": ""}
+_GEMINI_IMAGE: dict[str, Any] = {"inlineData": {}}
 _REASONING = {"type": "reasoning"}
 _OUTPUT_MESSAGE = {"type": "message", "role": "assistant"}
 _ROLE = {role: {"role": role} for role in ("user", "assistant", *SYSTEM_ROLES)}  # an entry without ids, shared
@@ -297,7 +298,7 @@ _BEDROCK = _Grouped(  # integrity.formats.bedrock: Converse blocks, thinking as 
     lambda role: {"role": "assistant" if role == "assistant" else "user", "content": [_BEDROCK_TEXT]})
 
 _GEMINI = _Grouped(  # integrity.formats.gemini: a run of results is one user turn of responses
-    "gemini", {"text": _GEMINI_TEXT, "thinking": _GEMINI_THOUGHT, "image": None},
+    "gemini", {"text": _GEMINI_TEXT, "thinking": _GEMINI_THOUGHT, "image": _GEMINI_IMAGE},
     lambda call_id, name: {"functionCall": _gemini_id(call_id)},
     lambda run: {"role": "user", "parts": [{"functionResponse": _gemini_id(bone[2])} for bone in run]},
     lambda role, parts: {"role": "model" if role == "assistant" else "user", "parts": parts},

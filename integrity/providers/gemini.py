@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .chat_shape import role_of
-from .spec import CUSTOM, OPAQUE, SYSTEM, Endpoint, ProviderSpec, RoleRules
+from .spec import CUSTOM, OPAQUE, SYSTEM, BlankRule, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
 
 PROVIDER = "gemini"
@@ -38,6 +38,7 @@ CALL_POSITION = (
 RESPONSE_POSITION = "Please ensure that function response turn comes immediately after a function call turn."
 RESPONSE_NOT_OBJECT = ("Invalid value at 'contents[{index}].parts[{part}].function_response.response' "
                        "(type.googleapis.com/google.protobuf.Struct), {value}")
+PARTS_EMPTY = "* GenerateContentRequest.contents[{index}].parts: contents.parts must not be empty."
 
 CALL_KEYS = ("functionCall", "function_call")
 RESPONSE_KEYS = ("functionResponse", "function_response")
@@ -141,10 +142,16 @@ def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
 
     The contents are combined into turns first; each turn's calls and responses are read once,
     and the rules read their neighbours' from those lists.  A position names the turn's first
-    content holding the parts the rule is about (its first content for a count)."""
+    content holding the parts the rule is about (its first content for a count).  A content without parts is
+    refused whatever its turn (parts_empty: the API's request parser answers "* GenerateContentRequest.contents[1]
+    .parts: contents.parts must not be empty.", quoted whole in egoist/chatwise-releases#250 and in reports of
+    AI SDK, agno and new-api users)."""
     combined = turns(contents)
     each = list(map(_calls_and_responses, contents))
-    found: list[Violation] = []
+    found: list[Violation] = [
+        Violation(provider=provider, rule="parts_empty", position=f"contents[{index}].parts", native_indices=[index],
+                  error=PARTS_EMPTY.format(index=index))
+        for index, content in enumerate(contents) if isinstance(content, dict) and content.get("parts") == []]
     for index, (_, responses) in enumerate(each):  # (only a content holding responses is read again)
         if responses and any("response" in inner and not isinstance(inner["response"], dict) for inner in responses):
             found += _response_values(contents[index], index, provider)
@@ -204,7 +211,10 @@ SPEC = ProviderSpec(
         "function_call_turn_position": CALL_POSITION,
         "function_response_turn_position": RESPONSE_POSITION,
         "function_response_not_object": RESPONSE_NOT_OBJECT,
+        "parts_empty": PARTS_EMPTY,
     },
+    # (a content without parts: "contents.parts must not be empty"; a text, blank or not, is a part)
+    blank_text=BlankRule(whitespace_beside=frozenset(), spares_final_assistant=False, texts=False),
     endpoint=Endpoint(
         "https://generativelanguage.googleapis.com/v1beta/models/$GEMINI_MODEL:generateContent",
         ("x-goog-api-key: $GEMINI_API_KEY",),

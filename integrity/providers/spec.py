@@ -113,10 +113,14 @@ class BlankRule:
         Bedrock in a user message: recorded 200).
     spares_final_assistant: the request's last message, when it is an assistant's without calls, is left alone
         (Anthropic's text names that exception: the optional final assistant message).
+    texts: whether blank texts count at all; False for a provider that refuses only a message with no content
+        (Gemini: "contents.parts must not be empty"; a text part, blank or not, is a part), whose strict view
+        leaves out only such messages (repair.views.BLANK_NONE) and sends every text as it is.
     """
 
     whitespace_beside: frozenset[str]
     spares_final_assistant: bool
+    texts: bool = True
 
 
 @dataclass(frozen=True)

@@ -414,6 +414,8 @@ def gemini_turns(bones: Sequence[Any]) -> Turns | None:
         turn_role = "model" if kind == "assistant" else "user"
         if turn_role == role:
             count += calls
+            if not calls and _gemini_writes_nothing(content):
+                flags[-1] |= _BAD
             continue
         if role == "user":
             _close_user(flags, count, calls_before)
@@ -421,13 +423,20 @@ def gemini_turns(bones: Sequence[Any]) -> Turns | None:
             calls_before = _close_model(flags, role, count)
         starts.append(index)
         entries.append(entry)
-        flags.append(0)
+        flags.append(_BAD if not calls and _gemini_writes_nothing(content) else 0)
         role, count = turn_role, calls
     if role == "user":
         _close_user(flags, count, calls_before)
     elif role == "model" and count:
         flags[-1] |= _USES | _RESULTS | _BAD  # calls the request ends on: no responses follow
     return turns
+
+
+def _gemini_writes_nothing(content: Any) -> bool:
+    """Whether Gemini's skeleton writes a message without calls with no part (content `[]`), which the rule
+    parts_empty refuses: no text, thinking or image part (an opaque part of another format is left out; a Gemini
+    one as recorded has the request judged whole)."""
+    return content is not STRING and "text" not in content and "thinking" not in content and "image" not in content
 
 
 def _close_model(flags: list[int], role: Any, calls: int) -> int:
@@ -567,12 +576,19 @@ def _bedrock_blank(violation: Violation, native: list[int]) -> str:
     return BLANK_TEXT.format(index=native[0], block=violation.position.rsplit(".", 1)[1])
 
 
+def _gemini_empty(violation: Violation, native: list[int]) -> str:
+    from .gemini import PARTS_EMPTY
+
+    return PARTS_EMPTY.format(index=native[0])
+
+
 _ERRORS: dict[tuple[str, str], Callable[[Violation, list[int]], str]] = {
     ("openai-chat", "duplicate_tool_call_id"): _openai_duplicate,  # "... in messages[{first}] and messages[{second}]."
     ("bedrock", "tool_use_unanswered"): _bedrock_expected,  # "Expected toolResult blocks at messages.{index+1}..."
     ("bedrock", "too_many_tool_results"): _bedrock_exceeds,  # "... at messages.{index}.content exceeds ..."
     ("bedrock", "empty_message_content"): _bedrock_empty,  # "... in the Message object at messages.{index} is ..."
     ("bedrock", "blank_text_block"): _bedrock_blank,  # "... object at messages.{index}.content.{block} is blank"
+    ("gemini", "parts_empty"): _gemini_empty,  # "* GenerateContentRequest.contents[{index}].parts: ..."
 }
 """The error texts, of the rules a window can meet, that name an index after the position: written again."""
 

@@ -38,7 +38,7 @@ from .legalize import has_role_rules, legalize
 from .messages import STRICT_MESSAGE, strict_placeholder_text
 from .pairing import CleanTurns, later_result, pair_unique
 from .plan import Plan, index_results
-from .views import BLANK_ALONE, BLANK_EMPTY, NON_STRING_ID, Clean, LightTranscript
+from .views import BLANK_ALONE, BLANK_EMPTY, BLANK_NONE, NON_STRING_ID, Clean, LightTranscript
 
 if TYPE_CHECKING:
     from ..providers.spec import IdRule
@@ -391,7 +391,9 @@ def blank_left_out(light: LightTranscript, provider: str | None) -> tuple[list[i
     message is spared when it is an assistant's without calls and the rules spare the final assistant message
     (Anthropic's), as the view ends with it too.  A blank text carries nothing, so leaving it out loses nothing;
     a provider that combines consecutive messages of one role reads the messages on each side of one left out as
-    one turn, as it would have (and Bedrock's view merges them: its role rules)."""
+    one turn, as it would have (and Bedrock's view merges them: its role rules).  A provider whose rule reads no
+    text (BlankRule.texts: Gemini's "contents.parts must not be empty") has only the messages without any content
+    left out (BLANK_NONE), and every text sent as it is."""
     texts = light.blank_texts
     found = _spec(provider) if texts else None
     rule = found.blank_text if found is not None else None
@@ -403,9 +405,9 @@ def blank_left_out(light: LightTranscript, provider: str | None) -> tuple[list[i
     for index, held in sorted(texts.items()):
         if index == last and light.roles[index] == "assistant" and index not in light.frames:
             continue
-        if held == BLANK_ALONE:
+        if held == BLANK_NONE or (held == BLANK_ALONE and rule.texts):
             whole.append(index)
-        elif held == BLANK_EMPTY or light.roles[index] in rule.whitespace_beside:
+        elif rule.texts and (held == BLANK_EMPTY or light.roles[index] in rule.whitespace_beside):
             parts.add(index)
     return whole, parts
 

@@ -460,24 +460,27 @@ def only_blank_text(content: Any) -> bool:
 
 
 BLANK_ALONE = 1
-"""blank_content: the message holds no content at all ("" or []) or nothing but blank texts."""
+"""blank_content: the message holds an empty string or nothing but blank texts."""
 BLANK_EMPTY = 2
 """blank_content: an empty text beside other parts (a whitespace text may be there too)."""
 BLANK_SPACE = 3
 """blank_content: whitespace texts beside other parts, none of them empty."""
+BLANK_NONE = 4
+"""blank_content: the message's content is a list without any part (`[]`): no provider with empty-content rules
+takes it (as BLANK_ALONE for Anthropic and Bedrock), and Gemini, whose rule reads no text, refuses only this one."""
 
 
 def blank_content(content: Any) -> int:
     """What the empty-content rules of a provider (ProviderSpec.blank_text) read in a user or assistant message's
-    content, and the strict view planned for it leaves out: BLANK_ALONE, BLANK_EMPTY, BLANK_SPACE, or 0 when it
-    holds no blank text and some content.  Anthropic refuses the first two (a whitespace text beside another
-    part is accepted), Bedrock all three."""
+    content, and the strict view planned for it leaves out: BLANK_NONE, BLANK_ALONE, BLANK_EMPTY, BLANK_SPACE, or
+    0 when it holds no blank text and some content.  Anthropic refuses the first three (a whitespace text beside
+    another part is accepted), Bedrock all four, Gemini only the first (BlankRule.texts)."""
     if isinstance(content, str):
         return BLANK_ALONE if not content or content.isspace() else 0
     if not isinstance(content, list):
         return 0
     if not content:
-        return BLANK_ALONE
+        return BLANK_NONE
     empty = space = other = False
     for part in content:  # (one pass, without a list made)
         if type(part) is dict and part.get("type") == "text":
