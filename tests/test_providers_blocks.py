@@ -100,6 +100,14 @@ ANTHROPIC_ILLEGAL = [
         v("anthropic", "tool_use_input_missing", "messages.1.content.0.tool_use.input", [1], ["a"],
           "messages.1.content.0.tool_use.input: Field required"),
         id="input-missing"),
+    # seen: an agent project's regression test quoting the API ("tool_result.content: Input should be a valid
+    # string") for a tool's JSON object echoed into the block
+    pytest.param(
+        [AU(), AA("a"),
+         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": {"n": 1}}]}],
+        v("anthropic", "tool_result_content_not_text", "messages.2.content.0.tool_result.content", [2], ["a"],
+          "messages.2.content.0.tool_result.content: Input should be a valid string"),
+        id="result-content-object"),
     pytest.param(
         [AU(), AA("a", "b"), AR("a")],
         v("anthropic", "tool_use_unanswered", "messages.1", [1, 2], ["b"],

@@ -25,6 +25,7 @@ from .common import (
     is_from,
     joined_text,
     native_of,
+    object_arguments_text,
     opaque_message,
     opaque_part,
     read_id,
@@ -169,6 +170,8 @@ def _read_result(block: dict[str, Any], position: int, format: str, book: NameBo
         parts, shape = _parts_in(content, format), "list"
     elif content is None:
         parts, shape = [], "absent" if "content" not in block else "null"
+    elif isinstance(content, dict):  # (an object Anthropic refuses, tool_result_content_not_text: read as the JSON
+        parts, shape = [text_part(object_arguments_text(content))], "string"  # text the repaired view sends)
     else:
         raise EntryError(f"a tool_result block's 'content' must be a string or an array, got {describe(content)}")
     message = tool_result(call_id, book.name(call_id), parts, block.get("is_error") is True, "tool_use_id" in block)
@@ -382,13 +385,32 @@ def finish(native: list[Any], context: BuildContext) -> list[Any]:
     """The request as Anthropic takes it, where an entry kept verbatim from the file would carry into the repaired
     view what it refuses: a `tool_use` block without `input` (\"messages.1.content.0.tool_use.input: Field
     required\", a writer that left out the arguments of a call that took none) sent with `"input": {}`, the
-    arguments it stands for; the file's entry is left as it is."""
-    return [_with_inputs(entry) if _lacks_input(entry) else entry for entry in native]
+    arguments it stands for; a `tool_result` whose `content` a writer stored as an object (the tool's return value
+    as it came: \"messages.2.content.0.tool_result.content: Input should be a valid string\") sent with its JSON text.
+    The file's entry is left as it is."""
+    return [_with_inputs(entry) if _lacks_input(entry) else _with_texts(entry) if _object_result(entry) else entry
+            for entry in native]
 
 
 def _lacks_input(entry: Any) -> bool:
     content = entry.get("content") if isinstance(entry, dict) and entry.get("role") == "assistant" else None
     return isinstance(content, list) and any(map(_use_without_input, content))
+
+
+def _object_result(entry: Any) -> bool:
+    content = entry.get("content") if isinstance(entry, dict) and entry.get("role") == "user" else None
+    return isinstance(content, list) and any(map(result_content_object, content))
+
+
+def result_content_object(block: Any) -> bool:
+    """A `tool_result` block whose content is a JSON object (Anthropic takes a string or a list of blocks)."""
+    return isinstance(block, dict) and block.get("type") == "tool_result" and isinstance(block.get("content"), dict)
+
+
+def _with_texts(entry: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the user message whose tool_result blocks hold their object content as its JSON text."""
+    return {**entry, "content": [{**block, "content": object_arguments_text(block["content"])}
+                                 if result_content_object(block) else block for block in entry["content"]]}
 
 
 def _use_without_input(block: Any) -> bool:

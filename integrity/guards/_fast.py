@@ -655,8 +655,8 @@ def _anthropic(message: Any) -> Entry | None:
                 return None  # (input missing or not an object: Anthropic refuses it; the full check decides)
             calls.append(block["id"])
         elif kind == "tool_result" and role == "user":
-            if other or not isinstance(block.get("tool_use_id"), str):
-                return None  # text before a result: the full check decides
+            if other or not isinstance(block.get("tool_use_id"), str) or type(block.get("content")) is dict:
+                return None  # text before a result, or content an object Anthropic refuses: the full check decides
             results.append(block["tool_use_id"])
         elif kind == "text":
             if not isinstance(block.get("text"), str) or not block["text"].strip() or calls:

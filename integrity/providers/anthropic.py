@@ -101,6 +101,7 @@ EMPTY_CONTENT = (
 EMPTY_TEXT = "messages: text content blocks must be non-empty"
 INPUT_NOT_OBJECT = "messages.{index}.content.{block}.tool_use.input: Input should be a valid dictionary"
 INPUT_MISSING = "messages.{index}.content.{block}.tool_use.input: Field required"
+RESULT_CONTENT_OBJECT = "messages.{index}.content.{block}.tool_result.content: Input should be a valid string"
 BLANK_TEXT = "messages: text content blocks must contain non-whitespace text"
 
 
@@ -115,7 +116,12 @@ def input_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Viola
     found: list[Violation] = []
     for index, message in enumerate(messages):
         content = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(content, list) or role_of(message) != "assistant":
+        if not isinstance(content, list):
+            continue
+        if role_of(message) == "user":
+            found += _result_contents(content, index, provider)
+            continue
+        if role_of(message) != "assistant":
             continue
         for block, part in enumerate(content):
             if not isinstance(part, dict) or part.get("type") != "tool_use" or isinstance(part.get("input"), dict):
@@ -128,6 +134,19 @@ def input_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Viola
                 native_indices=[index], call_ids=[use_id] if isinstance(use_id, str) else [],
                 error=error.format(index=index, block=block)))
     return found
+
+
+def _result_contents(content: list[Any], index: int, provider: str) -> list[Violation]:
+    """A `tool_result` block whose `content` a writer stored as an object (the tool's return value as it came): the
+    API takes a string or a list of blocks, and its request schema answers with the first of the union's errors
+    (seen: quoted in an agent project's regression test, "tool_result.content: Input should be a valid string",
+    for tools returning JSON objects echoed into the block)."""
+    return [Violation(provider=provider, rule="tool_result_content_not_text",
+                      position=f"messages.{index}.content.{block}.tool_result.content", native_indices=[index],
+                      call_ids=[part["tool_use_id"]] if isinstance(part.get("tool_use_id"), str) else [],
+                      error=RESULT_CONTENT_OBJECT.format(index=index, block=block))
+            for block, part in enumerate(content)
+            if isinstance(part, dict) and part.get("type") == "tool_result" and isinstance(part.get("content"), dict)]
 
 
 def _block_rule(text: str) -> tuple[str, str]:
@@ -463,6 +482,7 @@ SPEC = ProviderSpec(
         "whitespace_text_block": BLANK_TEXT,
         "tool_use_input_not_object": INPUT_NOT_OBJECT,
         "tool_use_input_missing": INPUT_MISSING,
+        "tool_result_content_not_text": RESULT_CONTENT_OBJECT,
         "invalid_tool_use_id": INVALID_ID.replace("{field}", "tool_use.id"),
         "invalid_tool_result_id": INVALID_ID.replace("{field}", "tool_result.tool_use_id"),
     },

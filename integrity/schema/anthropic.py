@@ -105,14 +105,17 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
 
 
 def _without_missing_inputs(issues: list[Issue], message: dict[str, Any]) -> list[Issue]:
-    """The message's issues but a tool_use block's missing `input`: Anthropic refuses the block
-    (providers.anthropic, tool_use_input_missing) and the repaired view sends it `{}`, so it is the rule's verdict,
-    not a finding of the file's."""
+    """The message's issues but a tool_use block's missing `input` and a tool_result's content that is an object:
+    Anthropic refuses the block (providers.anthropic, tool_use_input_missing, tool_result_content_not_text) and the
+    repaired view sends `{}` or the object's JSON text, so it is the rule's verdict, not a finding of the file's."""
     content = message.get("content")
     if not isinstance(content, list):
         return issues
     missing = {f"content[{position}].input" for position, block in enumerate(content)
                if isinstance(block, dict) and block.get("type") == "tool_use" and "input" not in block}
+    missing.update(f"content[{position}].content" for position, block in enumerate(content)  # (an object result:
+                   if isinstance(block, dict) and block.get("type") == "tool_result"  # tool_result_content_not_text)
+                   and isinstance(block.get("content"), dict))
     return [issue for issue in issues if issue.path not in missing] if missing else issues
 
 
