@@ -16,7 +16,7 @@ from typing import Any
 
 from cli_inprocess import run
 from provider_case_files import body_file
-from test_provider_cases_verdict import _agree, _surfaces
+from test_provider_cases_verdict import refused_on_every_surface
 
 from integrity import load
 from integrity.guards import request_verdict
@@ -51,9 +51,7 @@ def test_an_anthropic_request_is_refused_with_the_apis_text_and_repaired(tmp_pat
 
 
 def test_every_surface_says_the_same(tmp_path: Path) -> None:
-    verdict, severity, healthy, code = _agree(_surfaces(body_file(tmp_path, REQUEST, "no_input.anthropic.json")))
-    assert (severity, healthy, code) == ("rejected", False, 1)
-    assert verdict.endswith("rejected as recorded by anthropic")
+    refused_on_every_surface(body_file(tmp_path, REQUEST, "no_input.anthropic.json"), "anthropic")
 
 
 def test_a_call_without_arguments_from_another_format_is_written_with_an_input(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from cli_inprocess import run
 from provider_case_files import body_file
-from test_provider_cases_verdict import _agree, _surfaces
+from test_provider_cases_verdict import refused_on_every_surface
 
 from integrity import load
 from integrity.pipeline import check
@@ -45,9 +45,7 @@ def test_an_anthropic_request_is_refused_with_the_apis_text_and_repaired(tmp_pat
     assert source.read_bytes() == recorded
     assert json.loads(out.read_bytes())["messages"][1]["content"][0]["input"] == {}
     assert run("check", "--provider", "anthropic", out).code == 0
-    verdict, severity, healthy, code = _agree(_surfaces(source))
-    assert (severity, healthy, code) == ("rejected", False, 1)
-    assert verdict.endswith("rejected as recorded by anthropic")
+    refused_on_every_surface(source, "anthropic")
 
 
 def test_another_format_toward_anthropic_says_what_the_request_it_writes_gets(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from cli_inprocess import run
 from provider_case_files import body_file
 from provider_cases import found
-from test_provider_cases_verdict import _agree, _surfaces
+from test_provider_cases_verdict import refused_on_every_surface
 
 from integrity.guards import request_verdict
 
@@ -61,9 +61,7 @@ def test_check_refuses_it_and_repair_sends_the_same_content_as_text(tmp_path: Pa
 
 
 def test_every_surface_says_the_same(tmp_path: Path) -> None:
-    verdict, severity, healthy, code = _agree(_surfaces(body_file(tmp_path, REQUEST, "echoed.anthropic.json")))
-    assert (severity, healthy, code) == ("rejected", False, 1)
-    assert verdict.endswith("rejected as recorded by anthropic")
+    refused_on_every_surface(body_file(tmp_path, REQUEST, "echoed.anthropic.json"), "anthropic")
 
 
 def test_one_object_deep_in_a_long_history_is_found(tmp_path: Path) -> None:

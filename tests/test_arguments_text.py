@@ -19,18 +19,11 @@ from typing import Any
 from cli_inprocess import run
 from provider_case_files import body_file, case
 from provider_cases import found
-from test_provider_cases_verdict import _agree, _surfaces
+from test_provider_cases_verdict import refused_on_every_surface
 
 from integrity.guards import GuardReport, request_verdict
 
 CASE = case("openai-chat_arguments_object")
-
-
-def _refused_on_every_surface(source: Path, provider: str) -> None:
-    """check, --json, --json-lines, triage, the API and the inspector all say: rejected as recorded by provider."""
-    verdict, severity, healthy, code = _agree(_surfaces(source))
-    assert (severity, healthy, code) == ("rejected", False, 1)
-    assert verdict.endswith(f"rejected as recorded by {provider}")
 
 
 def test_the_rule_says_what_openai_answered() -> None:
@@ -69,7 +62,7 @@ def test_check_refuses_it_and_repair_sends_the_same_arguments_as_text(tmp_path: 
 
 
 def test_every_surface_says_the_same(tmp_path: Path) -> None:
-    _refused_on_every_surface(body_file(tmp_path, CASE["request"], "gosling.openai-chat.json"), "openai-chat")
+    refused_on_every_surface(body_file(tmp_path, CASE["request"], "gosling.openai-chat.json"), "openai-chat")
 
 
 def test_one_object_deep_in_a_long_history_is_found(tmp_path: Path) -> None:
@@ -126,7 +119,7 @@ def test_responses_check_refuses_it_and_repair_sends_the_same_arguments_as_text(
     expected = copy.deepcopy(RESPONSES)
     expected["input"][1]["arguments"] = '{"path":"a.pipe"}'
     assert json.loads(out.read_bytes()) == expected
-    _refused_on_every_surface(source, "openai-responses")
+    refused_on_every_surface(source, "openai-responses")
 
 
 def test_responses_one_object_deep_in_a_long_input_is_found(tmp_path: Path) -> None:
@@ -171,7 +164,7 @@ def test_a_chat_call_without_its_type_is_refused_and_sent_typed(tmp_path: Path) 
     expected["messages"][2]["tool_calls"][0] = {"id": "call_9hZ2qX1bT0", "type": "function",
                                                 "function": call["function"]}
     assert written == expected and list(written["messages"][2]["tool_calls"][0]) == ["id", "type", "function"]
-    _refused_on_every_surface(source, "openai-chat")
+    refused_on_every_surface(source, "openai-chat")
     from integrity.guards.litellm import ToolCallIntegrityGuard
 
     data = {"model": "gpt-4o", "messages": request["messages"]}

@@ -19,7 +19,7 @@ from typing import Any
 from cli_inprocess import run
 from provider_case_files import body_file, case
 from provider_cases import found
-from test_provider_cases_verdict import _agree, _surfaces
+from test_provider_cases_verdict import refused_on_every_surface
 
 from integrity.guards import request_verdict
 
@@ -81,9 +81,7 @@ def test_repair_sends_the_same_content_as_its_json_text(tmp_path: Path) -> None:
 
 def test_every_surface_says_the_same(tmp_path: Path) -> None:
     for name, body in (("prompt", CASE["request"]), ("result", RESULT)):
-        verdict, severity, healthy, code = _agree(_surfaces(body_file(tmp_path, body, f"{name}.openai-chat.json")))
-        assert (severity, healthy, code) == ("rejected", False, 1)
-        assert verdict.endswith("rejected as recorded by openai-chat")
+        refused_on_every_surface(body_file(tmp_path, body, f"{name}.openai-chat.json"), "openai-chat")
 
 
 def test_one_object_deep_in_a_long_history_is_found(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from cli_inprocess import run
 from provider_case_files import body_file
-from test_provider_cases_verdict import _agree, _surfaces
+from test_provider_cases_verdict import refused_on_every_surface
 
 from integrity import load
 from integrity.pipeline import check
@@ -80,9 +80,7 @@ def test_an_empty_user_turn_is_refused_and_the_view_leaves_it_out(tmp_path: Path
 
 def test_every_surface_says_the_same(tmp_path: Path) -> None:
     for name, body in (("model", MODEL_EMPTY), ("user", USER_EMPTY)):
-        verdict, severity, healthy, code = _agree(_surfaces(body_file(tmp_path, body, f"{name}.gemini.json")))
-        assert (severity, healthy, code) == ("rejected", False, 1)
-        assert verdict.endswith("rejected as recorded by gemini")
+        refused_on_every_surface(body_file(tmp_path, body, f"{name}.gemini.json"), "gemini")
 
 
 def test_a_blank_text_is_a_part_gemini_takes_and_its_view_keeps_it(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from cli_inprocess import run
 from provider_case_files import body_file
-from test_provider_cases_verdict import _agree, _surfaces
+from test_provider_cases_verdict import refused_on_every_surface
 
 STRUCT = "(type.googleapis.com/google.protobuf.Struct)"
 
@@ -49,9 +49,7 @@ def test_a_response_that_is_no_object_is_refused_and_sent_under_output(tmp_path:
     expected["contents"][2]["parts"][0]["functionResponse"]["response"] = {"output": response}
     assert json.loads(out.read_bytes()) == expected
     assert run("check", "--provider", "gemini", out).code == 0
-    verdict, severity, healthy, code = _agree(_surfaces(source))
-    assert (severity, healthy, code) == ("rejected", False, 1)
-    assert verdict.endswith("rejected as recorded by gemini")
+    refused_on_every_surface(source, "gemini")
 
 
 def test_the_python_sdks_snake_case_is_wrapped_too(tmp_path: Path) -> None:

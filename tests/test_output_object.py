@@ -18,7 +18,7 @@ from typing import Any
 from cli_inprocess import run
 from provider_case_files import body_file
 from provider_cases import found
-from test_provider_cases_verdict import _agree, _surfaces
+from test_provider_cases_verdict import refused_on_every_surface
 
 from integrity.guards import request_verdict
 
@@ -59,9 +59,7 @@ def test_check_refuses_it_and_repair_sends_the_same_output_as_text(tmp_path: Pat
 
 
 def test_every_surface_says_the_same(tmp_path: Path) -> None:
-    verdict, severity, healthy, code = _agree(_surfaces(body_file(tmp_path, REQUEST, "log.openai-responses.json")))
-    assert (severity, healthy, code) == ("rejected", False, 1)
-    assert verdict.endswith("rejected as recorded by openai-responses")
+    refused_on_every_surface(body_file(tmp_path, REQUEST, "log.openai-responses.json"), "openai-responses")
 
 
 def test_one_object_deep_in_a_long_input_is_found(tmp_path: Path) -> None:

@@ -106,6 +106,14 @@ def _agree(said: list[tuple[str, str, str, bool, int]]) -> tuple[str, str, bool,
     return verdicts.pop(), severities.pop(), healthy, code
 
 
+def refused_on_every_surface(source: Path, provider: str) -> None:
+    """check, --json, --json-lines, triage, the API and the Inspector all say: rejected as recorded by provider
+    (severity "rejected", exit 1): the one verdict of a file whose shape the provider refuses."""
+    verdict, severity, healthy, code = _agree(_surfaces(source))
+    assert (severity, healthy, code) == ("rejected", False, 1)
+    assert verdict.endswith(f"rejected as recorded by {provider}")
+
+
 @pytest.mark.parametrize(("name", "messages"), [("p05_reused.pi-ai.json", REUSED_LATER),
                                                 ("p18_empty_assistant.pi-ai.json", EMPTY_ABORTED)])
 def test_no_target_a_change_no_universal_invariant_demands_only_normalizes(
