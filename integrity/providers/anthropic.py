@@ -62,7 +62,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..formats.anthropic import CONTENT_ROLES
+from ..formats.anthropic import CONTENT_ROLES, result_content_object
 from ..repair.views import only_blank_text
 from .chat_shape import role_of
 from .ids import all_anthropic_ids, anthropic_ids, anthropic_rule, is_anthropic_id
@@ -145,8 +145,7 @@ def _result_contents(content: list[Any], index: int, provider: str) -> list[Viol
                       position=f"messages.{index}.content.{block}.tool_result.content", native_indices=[index],
                       call_ids=[part["tool_use_id"]] if isinstance(part.get("tool_use_id"), str) else [],
                       error=RESULT_CONTENT_OBJECT.format(index=index, block=block))
-            for block, part in enumerate(content)
-            if isinstance(part, dict) and part.get("type") == "tool_result" and isinstance(part.get("content"), dict)]
+            for block, part in enumerate(content) if result_content_object(part)]
 
 
 def _block_rule(text: str) -> tuple[str, str]:

@@ -93,7 +93,7 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
             issues.append(role_issue(role, ROLES, index))
             continue
         if format == "anthropic":
-            issues.extend(_without_missing_inputs(check_message(entry, index), entry))
+            issues.extend(_left_to_the_rules(check_message(entry, index), entry))
             if role == "user" and entry.get("content") == []:
                 # Anthropic refuses it ("all messages must have non-empty content"), and the reader has
                 # nothing to read in it: a results turn emptied by a writer is said, not dropped unseen
@@ -104,19 +104,20 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
     return issues
 
 
-def _without_missing_inputs(issues: list[Issue], message: dict[str, Any]) -> list[Issue]:
+def _left_to_the_rules(issues: list[Issue], message: dict[str, Any]) -> list[Issue]:
     """The message's issues but a tool_use block's missing `input` and a tool_result's content that is an object:
     Anthropic refuses the block (providers.anthropic, tool_use_input_missing, tool_result_content_not_text) and the
     repaired view sends `{}` or the object's JSON text, so it is the rule's verdict, not a finding of the file's."""
+    from ..formats.anthropic import result_content_object  # the reader's own test of such a block
+
     content = message.get("content")
     if not isinstance(content, list):
         return issues
-    missing = {f"content[{position}].input" for position, block in enumerate(content)
-               if isinstance(block, dict) and block.get("type") == "tool_use" and "input" not in block}
-    missing.update(f"content[{position}].content" for position, block in enumerate(content)  # (an object result:
-                   if isinstance(block, dict) and block.get("type") == "tool_result"  # tool_result_content_not_text)
-                   and isinstance(block.get("content"), dict))
-    return [issue for issue in issues if issue.path not in missing] if missing else issues
+    ruled = {f"content[{position}].input" for position, block in enumerate(content)
+             if isinstance(block, dict) and block.get("type") == "tool_use" and "input" not in block}
+    ruled.update(f"content[{position}].content" for position, block in enumerate(content)
+                 if result_content_object(block))
+    return [issue for issue in issues if issue.path not in ruled] if ruled else issues
 
 
 class BedrockMessage(Open):
