@@ -216,11 +216,18 @@ def _aside_lines(loaded: _Loaded) -> list[str]:
 
 
 def _branch_line(loaded: _Loaded) -> str:
-    from .pipeline import unjudged
+    from .pipeline import unjudged_record
 
-    messages = len(loaded.transcript.messages) if loaded.transcript is not None else 0
-    status, reason = unjudged(getattr(loaded.transcript, "kind", ""))
-    return one_line(f"{loaded.label}: {status}, {messages} messages ({reason}; --thread {loaded.name} checks it)")
+    said = unjudged_record(loaded)["verdict"]
+    return one_line(f"{loaded.label}: {said[:-1]}; --thread {loaded.name} checks it)")
+
+
+def _unjudged_pieces(loaded: _Loaded, indent: bool) -> list[bytes]:
+    """--json's entry for a transcript listed and never judged (pipeline.unjudged_record), laid out as a report is."""
+    from .pipeline import unjudged_record
+    from .report.text import report_bytes
+
+    return [report_bytes(unjudged_record(loaded), indent)]
 
 
 def _plan(light: Any, policy: str, provider: str | None = None, stretches: bool = False) -> Any:
@@ -327,8 +334,14 @@ def _check_file(path: str, args: argparse.Namespace) -> _Checked:
                 from .providers.refused import in_blocks
 
                 outcome.lines.append((False, in_blocks(line for said in shown for line in _verdict_lines(said))))
-    if not args.json and not args.thread:
-        outcome.lines.extend((False, _branch_line(loaded)) for loaded in units if not loaded.checked)
+    if not args.thread:
+        for loaded in units:
+            if loaded.checked:
+                continue
+            if args.json:  # (in file order after the judged ones, as the text output lists them)
+                outcome.reports.append(_unjudged_pieces(loaded, indent=not args.json_lines))
+            else:
+                outcome.lines.append((False, _branch_line(loaded)))
     return outcome
 
 

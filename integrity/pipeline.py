@@ -45,7 +45,8 @@ if TYPE_CHECKING:
     from .report import RepairReport
 
 __all__ = ["ALL_PROVIDERS", "CheckResult", "Depth", "Loaded", "ProviderVerdict", "Status", "check", "check_unit",
-           "informative_providers", "split_provider_option", "status_of", "target_provider"]
+           "informative_providers", "split_provider_option", "status_of", "target_provider", "unjudged",
+           "unjudged_record"]
 
 Depth = Literal["diagnosis", "report", "view"]
 """How much `check` builds: the cheap diagnosis (`check`), the report's shell whose long sections are
@@ -144,6 +145,17 @@ def unjudged(kind: str) -> tuple[Status, str]:
     abandoned branch (a rewind left it) or a compacted-away part (a compaction replaced it).  Every surface
     (check, triage, Batch, the Inspector's picker) says it with these words."""
     return _UNJUDGED.get(kind, _UNJUDGED["branch"])
+
+
+def unjudged_record(loaded: Loaded) -> dict[str, Any]:
+    """What `check --json` and `--json-lines` write for a transcript listed and never judged, in the place of its
+    report: a reader of the JSON learns of it as the text output, triage's table and the Inspector's picker say
+    it (same status, same reason), and tells it from a report by `checked: false` (it has no summary,
+    actions or view: nothing judged it, and nothing about it changes the exit status)."""
+    status, reason = unjudged(getattr(loaded.transcript, "kind", ""))
+    messages = len(loaded.transcript.messages) if loaded.transcript is not None else 0
+    return {"source": loaded.source, "format": loaded.format, "thread": loaded.name, "checked": False,
+            "status": str(status), "messages": messages, "verdict": f"{status}, {messages} messages ({reason})"}
 
 
 def not_repaired(kind: str) -> str:

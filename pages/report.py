@@ -50,6 +50,16 @@ provider: str | None = None
 whole: FileVerdict | None = None
 
 
+def _entry_label(number: int, item: Any) -> str:
+    """An entry of `check --json`'s array in the picker: its file, its transcript when it names one, and whether
+    check judged it (an abandoned branch or a compacted-away part is listed, never judged)."""
+    if not isinstance(item, dict):
+        return f"{number}: ?"
+    thread = item.get("thread")
+    label = f"{number}: {item.get('source')}" + (f"#{thread}" if thread and thread != "main" else "")
+    return label + (f" ({item.get('status')}, not judged)" if item.get("checked") is False else "")
+
+
 def _read_uploaded() -> tuple[str, RepairReport]:
     """The uploaded report (one of `check --json`'s, when it holds several); stops the page on bad input."""
     uploaded = st.file_uploader("Report JSON (from this page or the CLI's --report)", type=["json"],
@@ -64,8 +74,7 @@ def _read_uploaded() -> tuple[str, RepairReport]:
         payload = json.loads(uploaded.getvalue().decode("utf-8"))
         if isinstance(payload, list):  # `check --json` with several files: pick one
             if len(payload) > 1:
-                labels = [f"{n}: {item.get('source') if isinstance(item, dict) else '?'}"
-                          for n, item in enumerate(payload)]
+                labels = [_entry_label(n, item) for n, item in enumerate(payload)]
                 picked: str | None = st.selectbox("Report", labels, key="report_pick")
                 assert picked is not None  # the options are never empty here, so one is always picked
                 payload = payload[labels.index(picked)]
@@ -78,7 +87,11 @@ def _read_uploaded() -> tuple[str, RepairReport]:
         ui.show_error(f"{name}: not JSON ({error})")
     except ValueError as error:  # msgspec.ValidationError: the first field that does not fit, by its path
         where, what = invalid_where(error)
-        ui.show_error(f"{name}: {where}: {what} (is this a repair report?)")
+        if where == "checked":  # check --json's entry for a transcript it lists and never judges: read_report's words
+            st.info("This entry of check's output is no report.")
+            st.code(neutralize(f"{name}: {what}"), language=None, wrap_lines=True)  # (the file's text: never markdown)
+        else:
+            ui.show_error(f"{name}: {where}: {what} (is this a repair report?)")
     except RecursionError as error:
         ui.show_error(f"{name}: nested too deeply to read ({type(error).__name__})")
     except Exception as error:  # noqa: BLE001 - huge numbers, odd shapes: one line, never a traceback

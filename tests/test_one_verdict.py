@@ -3,7 +3,9 @@
 Every sample and every file under tests/real/ goes through `integrity check --json` (a
 subprocess-free run of the real CLI), triage's per-file worker function and the Batch page's
 row builder; each transcript's status, severity, verdict, exit status and counts must agree,
-and agree with `integrity.check` (the one pipeline), for the default target and for a named one.
+and agree with `integrity.check` (the one pipeline), for the default target and for a named one;
+a transcript listed and never judged (an abandoned branch, a compacted-away part) is listed by
+each with one status.
 """
 
 from __future__ import annotations
@@ -54,8 +56,12 @@ def test_cli_triage_batch_and_the_api_agree(path: Path, policy: str, provider: s
             rows, _ = triage_file(str(path), [], policy) or ([], [])
             assert [row["status"] for row in rows] == [str(Status.UNREADABLE)]
         return
-    transcripts = [t for t in load_all(data, str(path)) if t.checked]
-    cli = _by_thread(reports)
+    every = load_all(data, str(path))
+    transcripts = [t for t in every if t.checked]
+    entries = [report for report in reports if report.get("checked") is False]  # listed, never judged
+    assert [(entry["thread"], entry["status"], entry["messages"]) for entry in entries] == \
+        [(t.name, str(unjudged(t.kind)[0]), len(t.messages)) for t in every if not t.checked]
+    cli = _by_thread([report for report in reports if report.get("checked") is not False])
     assert len(cli) == len(transcripts)
     statuses = []
     for transcript in transcripts:
@@ -80,8 +86,9 @@ def test_cli_triage_batch_and_the_api_agree(path: Path, policy: str, provider: s
         assert found is not None
         unjudged_rows = {row["thread"] or "main": row["status"] for row in found[0]
                          if row["status"] in {str(status) for status in UNJUDGED_STATUSES}}
-        listed = [t for t in load_all(data, str(path)) if not t.checked]  # listed, never judged: said alike
-        assert unjudged_rows == {t.name: str(unjudged(t.kind)[0]) for t in listed}
+        listed = [t for t in every if not t.checked]  # listed, never judged: said alike
+        assert unjudged_rows == {t.name: str(unjudged(t.kind)[0]) for t in listed} == \
+            {entry["thread"]: entry["status"] for entry in entries}
         assert {row["file"].partition("#")[2]: row["status"] for row in batch if row["status"] in
                 {str(status) for status in UNJUDGED_STATUSES}} == unjudged_rows
         rows = [row for row in found[0] if row["status"] not in {str(status) for status in UNJUDGED_STATUSES}]

@@ -239,8 +239,10 @@ def test_check_json_names_the_format_and_the_transcript(name: str, capsys: pytes
     code, out, _ = run_check(capsys, "--json", str(REAL / name))
     payload = json.loads(out)
     reports = payload if isinstance(payload, list) else [payload]
-    assert [(r["format"], r["thread"]) for r in reports] == [
-        (expected.format, t.name) for t in expected.transcripts if t.checked]
+    # the judged transcripts' reports, then an entry for each listed and never judged (checked: false)
+    assert [(r["format"], r["thread"], r.get("checked", True)) for r in reports] == [
+        (expected.format, t.name, True) for t in expected.transcripts if t.checked] + [
+        (expected.format, t.name, False) for t in expected.transcripts if not t.checked]
     assert code == expected.exit
 
 

@@ -294,3 +294,21 @@ def test_the_report_shows_the_view_each_provider_is_sent() -> None:
     assert expected != provider_view_rows(analysis, "openai-chat")  # Mistral's ids are its own: another view
     assert any(c.value.startswith("The view planned for mistral: ") and c.value.endswith("after repair: accepted.")
                for c in at.caption)
+
+
+def test_an_entry_check_lists_and_never_judges_is_named_in_the_picker_and_read_as_no_report() -> None:
+    """`check --json` on a file with an abandoned branch: the picker names each entry by its transcript, the
+    branch as not judged; picked, the page says it has no report in read_report's words, never a traceback."""
+    from cli_inprocess import run
+
+    branched = ROOT / "tests" / "real" / "pi_tree_branch.pi-session.jsonl"
+    output = run("check", "--json", branched).stdout
+    at = report_page()
+    at.radio(key="report_origin").set_value("Uploaded report JSON").run()
+    at.file_uploader(key="report_upload").set_value(("check.json", output, "application/json")).run()
+    assert not at.exception
+    assert at.selectbox(key="report_pick").options == [
+        f"0: {branched}", f"1: {branched}#branch:538453d7 (abandoned branch, not judged)"]
+    at.selectbox(key="report_pick").set_value(f"1: {branched}#branch:538453d7 (abandoned branch, not judged)").run()
+    assert not at.exception and not at.error
+    assert any("never judges (abandoned branch)" in block.value for block in at.code)

@@ -39,14 +39,15 @@ SAFE = "safe to send"
 
 
 def _check_json(path: Path, policy: str, provider: str | None = None) -> tuple[int, dict[str, dict[str, Any]]]:
-    """check --json's reports by thread (exit code 2: unreadable, no reports)."""
+    """check --json's reports by thread (exit code 2: unreadable, no reports); the entries of transcripts listed and
+    never judged left out (tests/test_one_verdict.py compares them)."""
     result = run("check", "--json", "--now", "0", "--policy", policy,
                  *(["--provider", provider] if provider else []), path)
     if result.code == 2:
         return 2, {}
     payload = json.loads(result.stdout)
     reports = payload if isinstance(payload, list) else [payload]
-    return result.code, {report.get("thread") or "main": report for report in reports}
+    return result.code, {report.get("thread") or "main": report for report in reports if report.get("checked", True)}
 
 
 @cache

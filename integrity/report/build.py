@@ -201,8 +201,12 @@ def read_report(data: Any) -> RepairReport:
 
     Older shapes are read as today's (integrity.report.v1); then msgspec checks every field's type.
     A ValueError (msgspec.ValidationError) names the first field that does not fit by its path
-    (integrity._records.invalid_where turns it into where and what, for a one-line error).
+    (integrity._records.invalid_where turns it into where and what, for a one-line error); `check --json`'s entry
+    for a transcript it lists and never judges (`checked: false`, pipeline.unjudged_record) is one too.
     """
+    if isinstance(data, dict) and data.get("checked") is False:  # check --json's entry for a transcript not judged
+        raise msgspec.ValidationError(f"this entry is a transcript check lists and never judges ({data.get('status')}"
+                                      "): nothing judged it, so it has no report - at `$.checked`")
     version = data.get("report_version") if isinstance(data, dict) else None
     if isinstance(version, int) and not isinstance(version, bool) and version > REPORT_VERSION:
         raise msgspec.ValidationError(f"{version} is newer than this version of integrity reads (1 to "
