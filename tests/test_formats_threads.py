@@ -324,6 +324,21 @@ def test_a_codex_custom_tool_call_is_a_call_and_its_receipt_is_a_custom_output()
     assert receipt["payload"]["type"] == "custom_tool_call_output" and receipt["payload"]["call_id"] == "p1"
 
 
+@pytest.mark.parametrize("name", ["codex_turn_aborted.codex.jsonl"])
+def test_a_codex_receipt_line_takes_the_time_of_the_line_written_before_it(name: str) -> None:
+    """An aborted turn's call answered by a receipt: the new line goes right after the call's line and takes its
+    timestamp (the module's promise), so the rollout's lines stay in time order; it took the file's last line's."""
+    path = Path(__file__).parent / "real" / name
+    transcript = read_bytes(path.read_bytes(), name)
+    written = lines_of(export_view(analyze(transcript, now=lambda: NOW)))
+    [at] = [n for n, line in enumerate(written) if line.get("payload", {}).get("type") == "function_call_output"
+            and "interrupted" in line["payload"]["output"]]
+    assert written[at - 1]["payload"]["type"] == "function_call"
+    assert written[at]["timestamp"] == written[at - 1]["timestamp"]
+    stamps = [line["timestamp"] for line in written]
+    assert stamps == sorted(stamps)
+
+
 def test_openhands_is_read_only_and_its_view_is_written_as_chat() -> None:
     meta = {"function_name": "execute_bash", "tool_call_id": "t1", "total_calls_in_response": 1,
             "model_response": {"id": "r1", "choices": [{"message": {"role": "assistant", "content": "", "tool_calls": [

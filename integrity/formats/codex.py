@@ -66,16 +66,20 @@ def _unwrap(entry: Any) -> Any:
 
 def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
     """A rebuilt item on a rollout line like its template; a new one on a fresh response_item line."""
+    written = context.state.get("written") or []
     if isinstance(template, dict) and _typed_line(template):
-        context.state["codex_stamp"] = template.get("timestamp")
+        context.state["codex_stamp"] = (len(written), template.get("timestamp"))
         return {**template, "payload": item}
     native = context.state.get("native") or []
     if isinstance(template, dict) or (native and not any(_typed_line(e) for e in native)):
         return item  # an old rollout holds bare items
     line: dict[str, Any] = {}
-    stamp = context.state.get("codex_stamp")
+    # the timestamp of the line written right before it: a line rebuilt in this group, else the last line
+    # written so far (else the file's last): a receipt written after its call keeps the file's lines in time order
+    held = context.state.get("codex_stamp")
+    stamp = held[1] if held is not None and held[0] == len(written) else None
     if stamp is None:
-        stamp = next((e.get("timestamp") for e in reversed(native)
+        stamp = next((e.get("timestamp") for source in (written, native) for e in reversed(source)
                       if isinstance(e, dict) and "timestamp" in e), None)
     if stamp is not None:
         line["timestamp"] = stamp

@@ -343,6 +343,7 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
     else:
         hoisted = []
     native: list[Any] = []
+    context.state["written"] = native  # the entries written so far (a new entry may take after the last of them)
     sources: list[list[int]] = []
     build = adapter.build
     for group in grouped:
