@@ -87,3 +87,23 @@ def test_every_recording_the_docs_cite_is_there_with_that_answer() -> None:
     for name, tail, number, status in cited:
         assert any(r["_at"].startswith(name + ":") and r["path"].endswith(tail) and r["interaction"] == int(number)
                    and r["status"] == int(status) for r in RECORDS), (name, tail, number, status)
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=[r["_at"] for r in RECORDS])
+def test_the_request_read_as_a_file_and_checked_gets_the_recorded_answer(record: dict[str, Any]) -> None:
+    """The whole pipeline, as `check --provider P FILE` runs it: the request body read by the format reader (whatever
+    format it is detected as) and judged as recorded by the provider that answered.  The rule set alone agreeing is
+    not enough: a reader that carries a block as opaque leaves it out of the request written for another format
+    (a Chat-shaped text part with cache_control, answered 200 by Anthropic, was judged an empty message)."""
+    from integrity import load
+    from integrity.pipeline import check
+
+    transcript = load(json.dumps(record["request"]).encode(), f"{record['_at']}.json")
+    said = check(transcript, provider=record["provider"]).providers[record["provider"]]
+    errors = [violation.error for violation in said.before]
+    where = (f"{record['_at']} ({record['source']} {record['path']} #{record['interaction']}, "
+             f"read as {transcript.format})")
+    if record["status"] == 200:
+        assert errors == [], f"{where}: answered 200, but check says {errors}"
+    else:
+        assert record["error"] in errors, f"{where}: answered {record['error']!r}, check says {errors}"

@@ -88,9 +88,11 @@ def _content_parts(content: Any) -> tuple[list[dict[str, Any]], bool]:
     if isinstance(content, list):
         parts = []
         for part in content:
-            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str) \
-                    and len(part) == 2:
-                parts.append(text_part(part["text"]))
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                text = text_part(part["text"])
+                if len(part) > 2:  # (a text part's own fields, say cache_control: written back with it, as read)
+                    text[NATIVE] = {"extra": _extra(part, ("type", "text"))}
+                parts.append(text)
             else:
                 parts.append(opaque_part(NAME, part))
         return parts, True
@@ -172,18 +174,23 @@ def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
     return [[i] for i, m in enumerate(messages) if not (m.get("role") == OPAQUE and m.get("format") != NAME)]
 
 
-def _content_out(parts: Any, as_list: bool) -> Any:
+def _content_out(parts: Any, as_list: bool, same: bool) -> Any:
+    """Chat content for canonical parts: a list when the message had one, else a string when only texts are left.
+    same: the message was read from a Chat file, so its text parts' own fields are written back with them."""
     if isinstance(parts, str):
         return parts
     out = []
     for part in parts if isinstance(parts, list) else []:
         if part.get("type") == "text":  # a text part without its text (malformed) is carried as it is
-            out.append({"type": "text", "text": part["text"]} if "text" in part else {"type": "text"})
+            native = part.get(NATIVE) if same else None
+            extra = native.get("extra", {}) if isinstance(native, dict) else {}
+            out.append({"type": "text", "text": part["text"], **extra} if "text" in part else {"type": "text"})
         elif part.get("type") == OPAQUE and part.get("format") == NAME:
             out.append(part["value"])
     if as_list:
         return out
-    if all(isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str) for p in out):
+    if all(isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str) and len(p) == 2
+           for p in out):
         return "".join(p["text"] for p in out) if len(out) <= 1 else "\n".join(p["text"] for p in out)
     return out
 
@@ -204,7 +211,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         out: dict[str, Any] = {"role": "assistant"}
         shape = hints.get("content")
         if shape != "absent":
-            value = _content_out(other, shape == "list")
+            value = _content_out(other, shape == "list", same)
             if value == "" and calls and shape != "string":
                 value = None
             out["content"] = value
@@ -217,7 +224,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         listed = hints.get("idsList")
         if "toolCallId" in message and not listed:
             out["tool_call_id"] = message["toolCallId"]
-        out["content"] = _content_out(message.get("content"), hints.get("content") == "list")
+        out["content"] = _content_out(message.get("content"), hints.get("content") == "list", same)
         out.update(extra)
         if listed and "toolCallId" in message:
             given = extra.get("tool_call_ids")
@@ -225,7 +232,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
             out["tool_call_ids"] = [message["toolCallId"], *rest]
         return [out]
     content = message.get("content")
-    out = {"role": role, "content": _content_out(content, True) if isinstance(content, list) else content}
+    out = {"role": role, "content": _content_out(content, True, same) if isinstance(content, list) else content}
     out.update(extra)
     return [out]
 
