@@ -2,8 +2,8 @@
 
 Input models for a turn and each kind of part.  Reported: a role Gemini does not
 have, parts that are not a list of objects, a part with none of Gemini's data
-fields, a text that is not a string, functionCall args or functionResponse
-response that are not objects, a call or response without a string name, and a
+fields (a part of `videoMetadata` alone aside: recorded 200), a text that is not a string,
+functionCall args or functionResponse response that are not objects, a call or response without a string name, and a
 turn with no parts at all (Gemini refuses it; the reader reads no message from it).  The Python SDK's
 snake_case part fields (`function_call`, `inline_data`, ...) are judged as their camelCase spelling.
 A built-in (server-side) tool's `toolCall` and `toolResponse` parts (Google Search...) are data
@@ -23,7 +23,11 @@ from .base import Issue, Loc, Open, by_field, json_path, not_a_message, role_iss
 ROLES = ("user", "model", "function")
 _DATA = ("text", "functionCall", "functionResponse", "inlineData", "fileData", "executableCode",
          "codeExecutionResult", "toolCall", "toolResponse")
-_SNAKE = {"function_call": "functionCall", "function_response": "functionResponse", "inline_data": "inlineData",
+_ALONE = ("videoMetadata",)
+"""Fields no data field has to come with: a part holding only `videoMetadata` (the clip of the video part before it)
+was answered 200 (recorded: pydantic-ai `test_google_model_video_as_binary_content_input_with_vendor_metadata`)."""
+_SNAKE = {"video_metadata": "videoMetadata", "function_call": "functionCall", "function_response": "functionResponse",
+          "inline_data": "inlineData",
           "file_data": "fileData", "executable_code": "executableCode",
           "code_execution_result": "codeExecutionResult", "thought_signature": "thoughtSignature",
           "tool_call": "toolCall", "tool_response": "toolResponse"}
@@ -94,7 +98,7 @@ def _part(part: Any, index: int, path: Loc) -> list[Issue]:
     if not isinstance(part, dict):
         return [Issue(FindingCode.INVALID_CONTENT, index, where,
                       f"'{where}' must be a part object, got {describe_value(part)}")]
-    if not any(key in part or _SNAKE_OF.get(key, key) in part for key in _DATA):
+    if not any(key in part or _SNAKE_OF.get(key, key) in part for key in (*_DATA, *_ALONE)):
         return [Issue(FindingCode.INVALID_CONTENT, index, where, f"'{where}' has none of Gemini's part data fields")]
     issues = validate(Part, part, index, _CONTENT, path)
     for key in ("functionCall", "function_call"):
