@@ -148,12 +148,19 @@ def _walk_general(entries: Iterable[Any], start: int, format: str, state: _State
     read = _READERS[format]
     open_calls, last = state.open_calls, state.last
     merge_assistant = format == "openai-responses"  # a Responses turn is several items (reasoning, message, calls)
+    stored = -2  # Responses: the index of the last reasoning item with an id (as _walk_responses)
     healthy = False
     try:
         for index, native in enumerate(entries, start):
             entry = read(native)
             if entry is None:
                 return False
+            if merge_assistant:
+                if stored == index - 1 and native.get("type") in (None, "message") and _without_id(native):
+                    return False
+                given = native.get("id")
+                if native.get("type") == "reasoning" and type(given) is str and given:
+                    stored = index
             role, calls, results, empty = entry
             if role == "system":
                 if last != "system":
@@ -849,12 +856,21 @@ _READERS["langchain"] = _langchain_dict
 
 
 
+def _without_id(item: dict[str, Any]) -> bool:
+    """A Responses item sent without an id of its own: after a reasoning item with one, the API refuses such a
+    message (reasoning_without_following_item), unless the request is sent with `"store": false`; the quick
+    pass leaves it to the full check, which knows the request's envelope."""
+    given = item.get("id")
+    return not (type(given) is str and given)
+
+
 def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
     """`_walk` for OpenAI Responses items, with `_responses` and `_new_ids` written inline: the same rules,
     answers and state (tests/test_guard_fast.py checks it against the general pass), at about half the cost,
     because the OpenAI Agents SDK and LiteLLM's Responses calls read every item of a request never seen."""
     open_calls, last = state.open_calls, state.last
     known, seen, plain = state.known, state.seen, state.plain
+    stored = -2  # the index of the last reasoning item with an id (the API looks for the item that followed it)
     try:
         for index, item in enumerate(entries, start):
             if not isinstance(item, dict):
@@ -889,7 +905,12 @@ def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
                     if open_calls or last not in ("user", "results"):
                         return False
                     last = "assistant"
+                given = item.get("id")
+                if type(given) is str and given:
+                    stored = index
             elif kind is None or kind == "message":
+                if stored == index - 1 and _without_id(item):
+                    return False  # a stored reasoning item's message sent without its id: the full check judges it
                 role = item.get("role")
                 if role == "user":
                     if open_calls:
