@@ -1,10 +1,11 @@
-"""The LiteLLM guard on every recorded request it could be handed: it says what check and the provider say.
+"""The guards on every recorded request they could be handed: each says what check and the provider say.
 
 Each request body in tests/recorded/ for a format LiteLLM takes (chat completions, `/v1/messages`, Responses) goes
 through `ToolCallIntegrityGuard.repaired` toward the provider that answered.  One answered 200 passes untouched and
 unreported; one answered 400 is reported with check's status (mode "report") and refused (mode "raise").  The guard's
 quick pass once called a stored reasoning item followed by a message without its id plainly healthy, so a request
-the API refused (and check refused) went out unreported.
+the API refused (and check refused) went out unreported.  The Agents SDK's filter gets each Responses request, and
+ADK's plugin each Gemini request as google-genai Contents.
 """
 
 from __future__ import annotations
@@ -55,3 +56,54 @@ def test_the_guard_says_what_check_and_the_provider_say(record: dict[str, Any]) 
 
 def test_a_refusal_is_among_them() -> None:
     assert sum(record["status"] == 400 for record in TAKEN) >= 2
+
+
+RESPONSES = [record for record in RECORDS if record["provider"] in ("openai-responses", "deepseek-responses")]
+
+
+@pytest.mark.parametrize("record", RESPONSES, ids=[record["_at"] for record in RESPONSES])
+def test_the_agents_sdk_filter_says_what_the_provider_says(record: dict[str, Any]) -> None:
+    """The Agents SDK's model input, as its run loop hands it to the filter: answered 200, the same list goes on
+    and nothing is reported; answered 400, a report."""
+    from agents import Agent
+    from agents.run_config import CallModelData, ModelInputData
+
+    from integrity.guards.openai_agents import ToolCallIntegrityFilter
+
+    items = record["request"]["input"]
+    reports: list[Any] = []
+    guard = ToolCallIntegrityFilter(mode="report", on_report=reports.append, provider=record["provider"])
+    sent = guard(CallModelData(model_data=ModelInputData(input=items, instructions=None),
+                               agent=Agent(name="a", model="gpt-4.1"), context=None))
+    assert sent.input is items
+    assert len(reports) == (0 if record["status"] == 200 else 1), record["_at"]
+
+
+GEMINI = [record for record in RECORDS if record["provider"] == "gemini"]
+
+
+def _decodable(value: Any) -> Any:
+    """The recorded request with its shortened bytes fields (thought signatures, inline data: cut by build.py) made
+    valid base64 again, so google-genai's types take it; nothing a rule reads is changed."""
+    if isinstance(value, dict):
+        return {key: "QUFBQQ==" if key in ("thoughtSignature", "thought_signature", "data") and isinstance(item, str)
+                else _decodable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_decodable(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize("record", GEMINI, ids=[record["_at"] for record in GEMINI])
+def test_the_adk_plugin_passes_every_request_gemini_took(record: dict[str, Any]) -> None:
+    """ADK's request contents as google-genai Contents, toward a Gemini model: each request Gemini answered 200
+    goes as it is, unreported."""
+    from google.genai import types
+
+    from integrity.guards.adk import ToolCallIntegrityPlugin
+
+    assert record["status"] == 200  # (no Gemini refusal is recorded: the others' tests hold the refusals)
+    contents = [types.Content.model_validate(_decodable(content)) for content in record["request"]["contents"]]
+    reports: list[Any] = []
+    plugin = ToolCallIntegrityPlugin(mode="report", on_report=reports.append)
+    assert plugin.repaired_contents(contents, "gemini-2.5-flash") is None
+    assert reports == []
