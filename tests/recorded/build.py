@@ -1,6 +1,9 @@
 """Rebuild tests/recorded/*.jsonl from VCR cassettes in git mirrors of public repositories (run by hand).
 
     python3 tests/recorded/build.py OWNER/NAME=GITDIR [OWNER/NAME=GITDIR ...]
+    python3 tests/recorded/build.py --all DIR OWNER/NAME=GITDIR [...]   # every exchange, no cap, into DIR
+
+(`--all` writes the whole set elsewhere, about 2 MB, for `tests/recorded/agree.py DIR`: never committed.)
 
 Not run by the tests: they read only the JSONL files this writes.  Every interaction
 whose URI is a provider endpoint we model is read from the cassette at the mirror's
@@ -216,7 +219,16 @@ def pinned() -> set[tuple[str, int]]:
     return found
 
 
+OUT = HERE
+"""Where the JSONL files, commits.json and SOURCES.md are written (`--all DIR`: DIR)."""
+
+
 def main(arguments: list[str]) -> None:
+    global OUT, PER_PROVIDER, PLAIN_PER_PROVIDER
+    if arguments[:1] == ["--all"]:  # every exchange, into another folder: the caps lifted
+        OUT, arguments = Path(arguments[1]), arguments[2:]
+        OUT.mkdir(parents=True, exist_ok=True)
+        PER_PROVIDER = PLAIN_PER_PROVIDER = 1 << 30
     always = pinned()
     commits: dict[str, str] = {}
     licences: dict[str, str] = {}
@@ -272,7 +284,7 @@ def main(arguments: list[str]) -> None:
         picked = must + spread[: max(0, PER_PROVIDER - len(must))] + plain[provider][:PLAIN_PER_PROVIDER]
         picked.sort(key=lambda r: (r["source"], r["path"], r["interaction"]))
         written.extend(picked)
-        target = HERE / f"{provider}.jsonl"
+        target = OUT / f"{provider}.jsonl"
         if not picked:
             target.unlink(missing_ok=True)
             continue
@@ -280,7 +292,7 @@ def main(arguments: list[str]) -> None:
             for record in picked:
                 record.pop("_pinned", None)
                 out.write(json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n")
-    (HERE / "commits.json").write_text(json.dumps(commits, indent=1) + "\n", encoding="utf-8")
+    (OUT / "commits.json").write_text(json.dumps(commits, indent=1) + "\n", encoding="utf-8")
     kept = sum(len(records) for records in chosen.values()) + sum(len(records) for records in plain.values())
     reasons["over the per-provider cap"] = kept - len(written)
     write_sources(written, commits, licences, reasons, refusals)
@@ -320,7 +332,7 @@ def write_sources(records: list[dict[str, Any]], commits: dict[str, str], licenc
             f"{record['interaction']} ({record['status']})")
     for (repo, path, provider), taken in sorted(files.items()):
         lines.append(f"| {repo} | `{path}` | {provider} | {', '.join(taken)} |")
-    (HERE / "SOURCES.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (OUT / "SOURCES.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
