@@ -67,9 +67,17 @@ def fits(entry: Any) -> bool:
         content = entry.get("content")
         return isinstance(content, str) or (
             isinstance(content, list)
-            and all(isinstance(p, dict) and p.get("type") in ("text", "image") for p in content)
+            and all(isinstance(p, dict) and (p.get("type") == "text" or (p.get("type") == "image" and _own_image(p)))
+                    for p in content)
         )
     return entry["role"] in ("toolResult",) or entry["role"] not in ("tool", "model", "system", "developer", "function")
+
+
+def _own_image(part: dict[str, Any]) -> bool:
+    """An image part as pi-ai writes it (`data` and `mimeType`), not Anthropic's image block (its bytes under
+    `source`): a user message of such blocks alone is no pi-ai message (read as pi-ai, its image had no data, and
+    the request written for Anthropic left it out: an empty message)."""
+    return not ("source" in part and "data" not in part)
 
 
 def read(entries: list[Any]) -> list[Segment]:
