@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network fetch of the model price map
+from recorded.agree import CALL_TYPES, decodable  # noqa: E402 - the hand-run script's own map and helper
 from test_recorded import RECORDS  # noqa: E402
 
 from integrity import load  # noqa: E402
@@ -24,8 +25,6 @@ from integrity.guards import ToolCallIntegrityError  # noqa: E402
 from integrity.guards.litellm import ToolCallIntegrityGuard  # noqa: E402
 from integrity.pipeline import check  # noqa: E402
 
-CALL_TYPES = {"openai-chat": "completion", "mistral": "completion", "deepseek": "completion",
-              "anthropic": "anthropic_messages", "openai-responses": "responses", "deepseek-responses": "responses"}
 TAKEN = [record for record in RECORDS if record["provider"] in CALL_TYPES]
 
 
@@ -82,17 +81,6 @@ def test_the_agents_sdk_filter_says_what_the_provider_says(record: dict[str, Any
 GEMINI = [record for record in RECORDS if record["provider"] == "gemini"]
 
 
-def _decodable(value: Any) -> Any:
-    """The recorded request with its shortened bytes fields (thought signatures, inline data: cut by build.py) made
-    valid base64 again, so google-genai's types take it; nothing a rule reads is changed."""
-    if isinstance(value, dict):
-        return {key: "QUFBQQ==" if key in ("thoughtSignature", "thought_signature", "data") and isinstance(item, str)
-                else _decodable(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_decodable(item) for item in value]
-    return value
-
-
 @pytest.mark.parametrize("record", GEMINI, ids=[record["_at"] for record in GEMINI])
 def test_the_adk_plugin_passes_every_request_gemini_took(record: dict[str, Any]) -> None:
     """ADK's request contents as google-genai Contents, toward a Gemini model: each request Gemini answered 200
@@ -102,7 +90,7 @@ def test_the_adk_plugin_passes_every_request_gemini_took(record: dict[str, Any])
     from integrity.guards.adk import ToolCallIntegrityPlugin
 
     assert record["status"] == 200  # (no Gemini refusal is recorded: the others' tests hold the refusals)
-    contents = [types.Content.model_validate(_decodable(content)) for content in record["request"]["contents"]]
+    contents = [types.Content.model_validate(decodable(content)) for content in record["request"]["contents"]]
     reports: list[Any] = []
     plugin = ToolCallIntegrityPlugin(mode="report", on_report=reports.append)
     assert plugin.repaired_contents(contents, "gemini-2.5-flash") is None

@@ -33,13 +33,13 @@ CALL_TYPES = {"openai-chat": "completion", "mistral": "completion", "deepseek": 
               "anthropic": "anthropic_messages", "openai-responses": "responses", "deepseek-responses": "responses"}
 
 
-def _decodable(value: Any) -> Any:
+def decodable(value: Any) -> Any:
     """Shortened bytes fields made valid base64 again (build.py cuts long strings; no rule reads them)."""
     if isinstance(value, dict):
         return {key: "QUFBQQ==" if key in ("thoughtSignature", "thought_signature", "data") and isinstance(item, str)
-                else _decodable(item) for key, item in value.items()}
+                else decodable(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_decodable(item) for item in value]
+        return [decodable(item) for item in value]
     return value
 
 
@@ -82,7 +82,7 @@ def _guards(record: dict[str, Any]) -> dict[str, str]:
 
         from integrity.guards.adk import ToolCallIntegrityPlugin
 
-        contents = [types.Content.model_validate(_decodable(content)) for content in request["contents"]]
+        contents = [types.Content.model_validate(decodable(content)) for content in request["contents"]]
         reports = []
         sent = ToolCallIntegrityPlugin(mode="report", on_report=reports.append).repaired_contents(
             contents, "gemini-2.5-flash")
