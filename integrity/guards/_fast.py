@@ -158,8 +158,7 @@ def _walk_general(entries: Iterable[Any], start: int, format: str, state: _State
             if merge_assistant:
                 if stored == index - 1 and native.get("type") in (None, "message") and _without_id(native):
                     return False
-                given = native.get("id")
-                if native.get("type") == "reasoning" and type(given) is str and given:
+                if native.get("type") == "reasoning" and not _without_id(native):
                     stored = index
             role, calls, results, empty = entry
             if role == "system":
@@ -905,8 +904,7 @@ def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
                     if open_calls or last not in ("user", "results"):
                         return False
                     last = "assistant"
-                given = item.get("id")
-                if type(given) is str and given:
+                if not _without_id(item):
                     stored = index
             elif kind is None or kind == "message":
                 if stored == index - 1 and _without_id(item):

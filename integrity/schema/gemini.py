@@ -26,6 +26,8 @@ _DATA = ("text", "functionCall", "functionResponse", "inlineData", "fileData", "
 _ALONE = ("videoMetadata",)
 """Fields no data field has to come with: a part holding only `videoMetadata` (the clip of the video part before it)
 was answered 200 (recorded: pydantic-ai `test_google_model_video_as_binary_content_input_with_vendor_metadata`)."""
+_PART_FIELDS = (*_DATA, *_ALONE)
+"""The fields one of which a part must hold (made once: every part is tested)."""
 _SNAKE = {"video_metadata": "videoMetadata", "function_call": "functionCall", "function_response": "functionResponse",
           "inline_data": "inlineData",
           "file_data": "fileData", "executable_code": "executableCode",
@@ -98,7 +100,7 @@ def _part(part: Any, index: int, path: Loc) -> list[Issue]:
     if not isinstance(part, dict):
         return [Issue(FindingCode.INVALID_CONTENT, index, where,
                       f"'{where}' must be a part object, got {describe_value(part)}")]
-    if not any(key in part or _SNAKE_OF.get(key, key) in part for key in (*_DATA, *_ALONE)):
+    if not any(key in part or _SNAKE_OF.get(key, key) in part for key in _PART_FIELDS):
         return [Issue(FindingCode.INVALID_CONTENT, index, where, f"'{where}' has none of Gemini's part data fields")]
     issues = validate(Part, part, index, _CONTENT, path)
     for key in ("functionCall", "function_call"):
