@@ -367,7 +367,8 @@ FINDINGS: dict[FindingCode, KindFacts] = {
         example='line 9: {"role": "assistant", "cont'),
     FindingCode.SKIPPED_LINE: KindFacts(
         "skipped line", "A line of a JSONL file that is not valid JSON, left out because --skip-bad-lines asked "
-        "for it.", Severity.MALFORMED, verdict="skipped line(s) left out",
+        "for it, or because the runtime that wrote the file leaves it out when it resumes the session (Claude "
+        "Code, since 2.1.121).", Severity.MALFORMED, verdict="skipped line(s) left out",
         example='line 4: not json  (read with --skip-bad-lines)'),
     FindingCode.DUPLICATE_KEY: KindFacts(
         "duplicate key", "An object of the file names the same key twice. JSON readers disagree on which value "

@@ -27,6 +27,11 @@ class TranscriptError(ValueError):
         super().__init__(one_line(where + problem))
 
 
+class BadLineError(TranscriptError):
+    """A JSONL line in the middle of a file that is not JSON: the file is refused, unless its format's runtime
+    leaves such a line out when it resumes the session (integrity.formats.registry.read_all reads it so then)."""
+
+
 # Control characters (a newline in a file name, an escape sequence in a role) are shown
 # escaped, so an error is always one line and never drives the terminal.
 _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f, *range(0x80, 0xa0))}
@@ -115,13 +120,15 @@ class ReaderNote:
 
     code: a FindingCode value (torn_last_line, skipped_line, duplicate_key); line: the 1-based line (0: the
     file's envelope object); size: bytes not parsed; problem: what the JSON decoder said (the key, for
-    duplicate_key).
+    duplicate_key); by: for a skipped line nobody asked to skip, the runtime that leaves it out when it
+    resumes the session (the file's format's `skips_bad_lines`), so the line is left out as it is there.
     """
 
     code: str
     line: int
     size: int
     problem: str
+    by: str = ""
 
     def message(self) -> str:
         """The sentence a report shows for it."""
@@ -133,6 +140,9 @@ class ReaderNote:
         if self.code == "torn_last_line":
             return (f"line {self.line}: the last line is cut off mid-write ({self.size} bytes not parsed), as a "
                     "crash leaves it; read up to the line before, and a repair writes the transcript without it")
+        if self.by:
+            return (f"line {self.line}: not valid JSON ({self.problem}); left out ({self.size} bytes), as {self.by} "
+                    "leaves it out when it resumes the session")
         return f"line {self.line}: not valid JSON ({self.problem}); skipped ({self.size} bytes), as asked"
 
 

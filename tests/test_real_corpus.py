@@ -82,7 +82,11 @@ EXPECTED: dict[str, File | Refused] = {
     "cc_compacted_interrupted.claude-code.jsonl": File(
         "claude-code", [healthy("main", 1, A), branch("compacted:1", 1, 1)], 0),
     "cc_torn_last_line.claude-code.jsonl": File("claude-code", [T("main", 1, 0, MALFORMED, {A: ACCEPT})], 1),
-    "cc_bad_middle_line.claude-code.jsonl": Refused(("line 3", "invalid JSON")),
+    # a half-written line in the middle: Claude Code (since 2.1.121) leaves it out when it resumes, and so do we
+    "cc_bad_middle_line.claude-code.jsonl": File("claude-code", [T("main", 1, 0, MALFORMED, {A: ACCEPT})], 1),
+    "cc_spliced_line.claude-code.jsonl": File("claude-code", [T("main", 2, 0, MALFORMED, {A: ACCEPT})], 1),
+    # a pasted screenshot alone in a user message: Claude Code sends it to Anthropic, so the message is not empty
+    "cc_pasted_image.claude-code.jsonl": File("claude-code", [healthy("main", 1, A)], 0),
     "cc_summaries_only.claude-code.jsonl": Refused(("no conversation messages", "closest", "claude-code")),
     "cc_web_loglines.claude-code.json": File("claude-code", [healthy("main", 2, A)], 0),
     "cc_web_loglines_interrupted.claude-code.json": File("claude-code", [broken("main", 2, 1, A)], 1),
@@ -259,6 +263,46 @@ def test_skip_bad_lines_reads_on_and_reports_each_skipped_line(capsys: pytest.Ca
     assert "line 3: not valid JSON" in out and "skipped" in out
     transcripts = load_all((REAL / "cc_bad_middle_line.claude-code.jsonl").read_bytes(), "bad", skip_bad_lines=True)
     assert [(n.code, n.line) for n in transcripts[0].notes] == [("skipped_line", 3)]
+
+
+def test_a_bad_middle_line_is_left_out_as_claude_code_leaves_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --skip-bad-lines: Claude Code leaves a line that is not JSON out when it resumes the session (since
+    2.1.121), so its session is read the same way, the line reported as left out by it, not as asked."""
+    for name, line in (("cc_bad_middle_line.claude-code.jsonl", 3), ("cc_spliced_line.claude-code.jsonl", 5)):
+        code, out, _ = run_check(capsys, str(REAL / name))
+        assert code == 1, name
+        assert f"line {line}: not valid JSON" in out and "as Claude Code (since 2.1.121) leaves it out" in out, out
+        notes = load_all((REAL / name).read_bytes(), name)[0].notes
+        assert [(n.code, n.line, n.by) for n in notes] == [("skipped_line", line, "Claude Code (since 2.1.121)")]
+
+
+def test_a_bad_middle_line_of_another_format_is_still_refused(capsys: pytest.CaptureFixture[str],
+                                                              tmp_path: Path) -> None:
+    """No runtime of a plain chat's format is known to leave such a line out: the file is refused, in one line
+    that says what the line holds (two records without the newline between them) and how to read on."""
+    path = tmp_path / "chat.jsonl"
+    path.write_text('{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "x"}{"role": "user", '
+                    '"content": "y"}\n{"role": "user", "content": "again"}\n', encoding="utf-8")
+    code, _, err = run_check(capsys, str(path))
+    assert code == 2 and err.count("\n") == 1
+    assert "line 2, column 38: invalid JSON on this JSONL line: Extra data (a record and the next on one line" in err
+    assert "--skip-bad-lines reads the other lines" in err
+    with pytest.raises(TranscriptError, match="line 2"):
+        load_all(path.read_bytes(), "chat.jsonl")
+    assert load_all(path.read_bytes(), "chat.jsonl", skip_bad_lines=True)[0].notes[0].by == ""
+
+
+def test_a_pasted_image_is_in_the_request_written_for_anthropic() -> None:
+    """A Claude Code entry's message is an Anthropic message: its image block (read as an opaque block) is in the
+    request the verdict judges and the Inspector shows, as recorded and repaired (it was left out, and the
+    message of the image alone judged empty: a public session of entireio/cli's checkpoints showed it)."""
+    from integrity.providers.canonical import judged_request
+
+    transcript = load_all((REAL / "cc_pasted_image.claude-code.jsonl").read_bytes(), "image")[0]
+    for as_recorded in (True, False):
+        native = judged_request(transcript.messages, A, transcript, as_recorded=as_recorded)[0]
+        assert [block["type"] for block in native[4]["content"]] == ["image"], native[4]
+        assert native[4]["content"][0]["source"]["media_type"] == "image/png"
 
 
 def test_a_text_only_chat_says_how_it_was_read(capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,10 +22,9 @@ from integrity.loading import TranscriptError
 from integrity.pipeline import check
 
 REAL = Path(__file__).resolve().parent / "real"
-REFUSED = ("cc_bad_middle_line.claude-code.jsonl", "cc_summaries_only.claude-code.jsonl", "unknown_shape.json",
-           "cline_ui_messages.json")
-"""Real files kept because they are refused whole (a bad middle line, no message, no known shape, a log
-recognised as having no tool calls to check)."""
+REFUSED = ("cc_summaries_only.claude-code.jsonl", "unknown_shape.json", "cline_ui_messages.json")
+"""Real files kept because they are refused whole (no message, no known shape, a log recognised as having no
+tool calls to check)."""
 FILES = sorted(path for path in REAL.iterdir()
                if path.suffix in (".json", ".jsonl", ".traj") and path.name not in REFUSED)
 KEYS = ("role", "type", "content", "message", "payload", "parts", "tool_calls", "action", "observation")

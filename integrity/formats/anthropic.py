@@ -21,6 +21,7 @@ from .common import (
     EntryError,
     NameBook,
     assistant,
+    carries_block,
     describe,
     is_from,
     joined_text,
@@ -289,7 +290,7 @@ def parts_out(parts: Any, format: str, same: bool) -> list[Any]:
             blocks.append({"type": "image", "source": {"type": "base64",
                                                        "media_type": part.get("mimeType", "image/png"),
                                                        "data": part["data"]}})
-        elif kind == OPAQUE and part.get("format") == format:
+        elif kind == OPAQUE and carries_block(part.get("format"), format):
             blocks.append(part["value"])
     return blocks
 

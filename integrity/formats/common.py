@@ -68,8 +68,22 @@ def text_part(text: str) -> dict[str, Any]:
 
 
 def opaque_part(format: str, value: Any) -> dict[str, Any]:
-    """A native block with no canonical equivalent, carried for its own format only."""
+    """A native block with no canonical equivalent, carried for its own format only (and the formats whose
+    blocks are the same: `carries_block`)."""
     return {"type": OPAQUE, "format": format, "value": value}
+
+
+_BLOCKS_OF = {"claude-code": "anthropic"}
+"""A format whose content blocks are another's as they stand -> that format: a Claude Code entry's `message`
+is an Anthropic message, and Claude Code sends its blocks to Anthropic unchanged."""
+
+
+def carries_block(block_format: Any, format: str) -> bool:
+    """Whether an opaque block read from `block_format` is written as it is in `format`: its own, or one whose
+    blocks are the same (a Claude Code session's pasted image is sent to Anthropic: the request written for the
+    verdict keeps it, where a message of the image alone was once judged empty).  The writers and the skeleton
+    the provider rules judge both ask this, so they write the same blocks."""
+    return bool(block_format == format or _BLOCKS_OF.get(block_format, block_format) == _BLOCKS_OF.get(format, format))
 
 
 def opaque_message(format: str, value: Any) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..loading import ReaderNote, TranscriptError, as_bytes
+from ..loading import BadLineError, ReaderNote, TranscriptError, as_bytes
 from .duplicates import duplicate_note
 
 # Keys under which a request envelope holds its list, in the order we look for them: request
@@ -506,6 +506,15 @@ def _is_cut(line: str, error: json.JSONDecodeError) -> bool:
         error.pos >= len(body) or error.msg.startswith("Unterminated string"))
 
 
+def _spliced(line: str, error: json.JSONDecodeError) -> str:
+    """What a line holding a whole JSON object and then another is, said after the decoder's "Extra data": a
+    record written without its newline, the next appended on the same line (anthropics/claude-code#81843 counts
+    such splices in Claude Code sessions), else ""."""
+    if error.msg != "Extra data" or line[error.pos:error.pos + 1] != "{":
+        return ""
+    return " (a record and the next on one line, without the newline between them, as a crash or two writers leave)"
+
+
 def _parse_jsonl(text: str, starts: list[int], source: str, skip_bad_lines: bool = False,
                  notes: list[ReaderNote] | None = None) -> tuple[list[Any], list[int]]:
     """One entry per non-blank line.
@@ -531,8 +540,9 @@ def _parse_jsonl(text: str, starts: list[int], source: str, skip_bad_lines: bool
             if notes is not None and skip_bad_lines:
                 notes.append(ReaderNote("skipped_line", number, size, error.msg))
                 continue
-            raise TranscriptError(source, f"line {number}, column {error.colno}",
-                                  f"invalid JSON on this JSONL line: {json_problem(error)}") from None
+            raise BadLineError(source, f"line {number}, column {error.colno}",
+                               f"invalid JSON on this JSONL line: {json_problem(error)}{_spliced(line, error)}; "
+                               "--skip-bad-lines reads the other lines and reports this one") from None
         lines.append(number)
     return items, lines
 

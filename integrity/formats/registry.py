@@ -6,9 +6,10 @@ adapter (some 50 ms of every `check --provider` process's start).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, NamedTuple
 
-from ..loading import Transcript, TranscriptError
+from ..loading import BadLineError, ReaderNote, Transcript, TranscriptError
 from . import (
     ai_sdk,
     ai_sdk_ui,
@@ -213,17 +214,31 @@ def read_all(data: bytes, source: str, format: str = "auto", skip_bad_lines: boo
 
     skip_bad_lines: leave out JSONL lines that are not JSON (each one becomes a note on
     the first transcript) instead of refusing the file; a cut last line is always
-    left out and noted.  A file that yields no conversation message is an error (it
+    left out and noted.  Without it, a file whose format's runtime leaves such a line out
+    when it resumes the session (a Claude Code session: FormatSpec.skips_bad_lines) is read
+    as that runtime reads it, each line left out noted with the runtime's name; any other
+    file with such a line is refused (BadLineError).  A file that yields no conversation message is an error (it
     is never healthy), unless allow_empty (an empty list read with a named format).
     """
     if format != "auto":
         _check_format(format, source)
-    parts = split_file(data, source, skip_bad_lines)
+    refused: BadLineError | None = None
+    try:
+        parts = split_file(data, source, skip_bad_lines)
+    except BadLineError as error:  # read as the runtime that wrote it reads it, if it leaves such lines out
+        parts, refused = split_file(data, source, True), error
     out: list[Transcript] = []
     for part in parts:
         chosen = format if format != "auto" else part.format
-        transcript = read_document(part.document, source, chosen)
+        try:
+            transcript = read_document(part.document, source, chosen)
+        except TranscriptError:
+            if refused is not None:  # the lines left do not read as any format: the bad line is the news
+                raise refused from None
+            raise
         for read in _threads(transcript, part.document, source):
+            if refused is not None:
+                read.notes = _left_out_by_runtime(read, refused)
             if part.kind != "main":
                 read.name, read.kind = part.name, part.kind
             out.append(read)
@@ -232,8 +247,20 @@ def read_all(data: bytes, source: str, format: str = "auto", skip_bad_lines: boo
         transcript.siblings = [name for name in names if name != transcript.name]
         transcript.json_typed = True
     if not allow_empty and not any(_conversation(t) for t in out):
+        if refused is not None:
+            raise refused
         raise _no_messages(parts[0].document, out[0] if out else None, source)
     return out
+
+
+def _left_out_by_runtime(transcript: Transcript, refused: BadLineError) -> list[ReaderNote]:
+    """The transcript's notes, each line nobody asked to skip marked with the runtime that leaves it out when it
+    resumes the session (its format's `skips_bad_lines`); `refused`, the file's error, when no runtime of its
+    format is known to (then the file is refused, as without this reading)."""
+    runtime = FORMAT_SPECS[transcript.format].skips_bad_lines
+    if not runtime:
+        raise refused
+    return [replace(note, by=runtime) if note.code == "skipped_line" else note for note in transcript.notes]
 
 
 def _no_messages(doc: Document, read: Transcript | None, source: str) -> TranscriptError:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..repair.views import blank_text, frame_is_interrupted
 from .anthropic import CONTENT_ROLES
-from .common import NATIVE, OPAQUE, SYSTEM_ROLES, writable
+from .common import NATIVE, OPAQUE, SYSTEM_ROLES, carries_block, writable
 from .openai_chat import finish_entry
 from .openai_responses import NAME as RESPONSES
 from .openai_responses import OWN_HINTS as RESPONSES_HINTS
@@ -253,7 +253,7 @@ class _Grouped:
                 if block is not None:
                     blocks.append(block)
             elif part[0] == OPAQUE:
-                if part[1] == self.format:
+                if carries_block(part[1], self.format):
                     blocks.append(part[2])
             elif role == "assistant":  # a user's call part is not written
                 calls.append(self.call(part[0], part[1]))

@@ -14,6 +14,9 @@ What a record says, and who reads it:
       request format (a Claude Code session is sent as Anthropic Messages requests), None when no single
       provider reads it; integrity._diagnosis.own_provider and target_provider read it;
   suffixes: the file suffixes the format is found under (".jsonl", ".af", ".traj"), longest first;
+  skips_bad_lines: the runtime that writes the format and leaves out a JSONL line that is not JSON when it
+      resumes a session ("" when none is known to): such a file is read as that runtime reads it, each line
+      left out reported (integrity.formats.registry.read_all), instead of refused;
   container: how a view converted into this format is written ("jsonl", "array", "object", "" for the
       shape its body takes), hence its native positions: `line n` in JSON lines, `<key>[n]` in an
       object (the key of the request's message list), `[n]` in a bare array;
@@ -45,6 +48,7 @@ class FormatSpec:
     provider: str | None = None
     suffixes: tuple[str, ...] = (".json", ".jsonl")
     container: str = ""
+    skips_bad_lines: str = ""
 
     def __post_init__(self) -> None:
         missing = [name for name in _CONTRACT if not callable(getattr(self.adapter, name, None))]

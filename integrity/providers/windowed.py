@@ -27,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from ..formats.common import OPAQUE, SYSTEM_ROLES
+from ..formats.common import OPAQUE, SYSTEM_ROLES, carries_block
 from ..formats.skeleton import SKELETONS, STRING
 from .anthropic import first_number
 from .bedrock import ID_LIMIT
@@ -76,7 +76,7 @@ def _calls(kind: str, content: Any, own: str | None) -> list[Any] | None:
     for part in content:
         if type(part) is not str:
             if part[0] == OPAQUE:
-                if part[1] == own:
+                if own is not None and carries_block(part[1], own):
                     return None
             elif kind == "assistant":
                 if calls is _NONE:
