@@ -133,6 +133,9 @@ EXPECTED: dict[str, File | Refused] = {
     # OpenHands
     "openhands_trajectory.openhands.json": File("openhands", [healthy("main", 2, C)], 0),
     "openhands_events_stopped.openhands.jsonl": File("openhands", [broken("main", 2, 1, C)], 1),
+    # an evaluation's output.jsonl: one transcript per instance, named by its id
+    "openhands_eval_output.openhands.jsonl": File(
+        "openhands", [healthy("instance:acme__parser-101", 2, C), broken("instance:acme__parser-102", 2, 1, C)], 1),
     # Gemini, a plain chat, not a transcript
     # Gemini answered a request of this shape with HTTP 200: the functionResponse inside the model turn pairs
     "gemini_response_in_model_turn.gemini.json": File("gemini", [healthy("main", 1, G)], 0),

@@ -60,6 +60,8 @@ def split_file(data: bytes, source: str, skip_bad_lines: bool = False) -> list[P
     refuse_entries(document.entries, source)
     if _is_examples(document):
         return _examples(document, source)
+    if _is_instances(document):
+        return _instances(document)
     whole = document.whole
     states = autogen.saved_states(whole)
     if states is not None:
@@ -168,6 +170,29 @@ def _is_examples(document: Document) -> bool:
     return document.container == "jsonl" and len(document.entries) > 0 and all(
         isinstance(e, dict) and "messages" in e and "role" not in e and "type" not in e
         for e in document.entries) and any(isinstance(e["messages"], list) for e in document.entries)
+
+
+def _is_instances(document: Document) -> bool:
+    """JSON lines each an evaluation instance holding its agent's event history: OpenHands' evaluation
+    `output.jsonl` (`{"instance_id", "instruction", "history": [events...], "metrics", "test_result", ...}` per
+    line, evaluation/benchmarks/*/run_infer.py), the file a benchmark run leaves to debug."""
+    return document.container == "jsonl" and len(document.entries) > 0 and all(
+        isinstance(e, dict) and isinstance(e.get("history"), list) and "instance_id" in e and "role" not in e
+        for e in document.entries)
+
+
+def _instances(document: Document) -> list[Part]:
+    """One part per instance, named by its id (`instance:<id>`), read as OpenHands events when they fit."""
+    from . import openhands
+
+    parts: list[Part] = []
+    for entry, line in zip(document.entries, document.lines, strict=False):
+        history = entry["history"]
+        doc = Document(history, [line] * len(history), "object", "history", envelope_without(entry, "history"),
+                       notes=document.notes if not parts else [])
+        fits = all(openhands.fits(event) for event in history)
+        parts.append(Part(doc, f"instance:{entry['instance_id']}", "instance", openhands.NAME if fits else "auto"))
+    return parts
 
 
 def _examples(document: Document, source: str) -> list[Part]:
