@@ -51,6 +51,7 @@ from integrity import (
     load_all,
     target_provider,
 )
+from integrity.loading import BadLineError
 from integrity.pipeline import unjudged
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,9 +189,9 @@ def _previewed_rows(digest: str, name: str, policy: str, provider: str | None, _
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _load_all(digest: str, name: str, _data: bytes, format: str = "auto") -> Any:
+def _load_all(digest: str, name: str, _data: bytes, format: str = "auto", skip_bad_lines: bool = False) -> Any:
     try:
-        return _settled(load_all(_data, name, format))
+        return _settled(load_all(_data, name, format, skip_bad_lines))
     except Exception as error:  # a TranscriptError, or any other failure to read: this input's error, never a crash
         return error
 
@@ -212,6 +213,15 @@ def load_source(source: Source, policy: str | None = None) -> Transcript | None:
         result = _load_all(source.digest, source.name, source.data, picked)
     else:
         url_set("format", None)
+    if isinstance(result, BadLineError):
+        skip_key = f"skip_bad_lines:{source.digest}"
+        if not st.session_state.get(skip_key):
+            show_error(str(result))
+        if not st.checkbox("Read the other lines (`--skip-bad-lines`)", key=skip_key,
+                           help="Leave out every JSONL line that is not JSON, each one reported as a finding, and "
+                                "check the rest, as `integrity check --skip-bad-lines` does."):
+            return None
+        result = _load_all(source.digest, source.name, source.data, skip_bad_lines=True)
     if isinstance(result, TranscriptError):
         show_error(str(result))
         return None

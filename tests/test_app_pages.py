@@ -149,6 +149,22 @@ def test_inspector_bad_paste_shows_the_error_line_and_keeps_working() -> None:
     assert not at.error and any(c.startswith("✔ healthy") for c in codes(at))
 
 
+def test_a_bad_jsonl_line_can_be_skipped_as_the_cli_skips_it() -> None:
+    """A JSONL line that is not JSON refuses the file (one line), as `check` does; the checkbox reads on past it as
+    `check --skip-bad-lines` does, the line reported as a finding and the rest checked."""
+    at = app()
+    at.radio(key="source_mode").set_value("Upload").run()
+    bad = (b'{"role": "user", "content": "hi", "timestamp": 1}\n{"role": "assistant", "content": [{"type": "text", '
+           b'"text": "x"}], "timestamp": 2}{"oops": 1}\n{"role": "user", "content": "again", "timestamp": 3}\n')
+    at.file_uploader(key="uploads").set_value([("spliced.jsonl", bad, "application/json")]).run()
+    assert not at.exception and at.error
+    assert any("spliced.jsonl: line 2" in c and "a record and the next on one line" in c for c in codes(at))
+    box = next(c for c in at.checkbox if c.key.startswith("skip_bad_lines:"))
+    box.check().run()
+    assert not at.exception and not at.error
+    assert any("line 2: not valid JSON (Extra data); skipped" in c for c in codes(at)), codes(at)[:3]
+
+
 def test_inspector_upload_of_a_broken_and_a_good_file() -> None:
     at = app()
     at.radio(key="source_mode").set_value("Upload").run()
