@@ -510,8 +510,12 @@ def test_a_cline_sdk_session_is_read_as_sent_and_its_structured_results_are_not_
     [transcript] = _load(data, "s.messages.json")
     assert transcript.format == "cline-sdk"
     assert analyze(transcript).report.findings == []
-    image = transcript.messages[0]["content"][1]["value"]  # kept as the Anthropic block it is sent as
-    assert image["source"]["media_type"] == "image/png" and image["source"]["type"] == "base64"
+    image = transcript.messages[0]["content"][1]  # read as the Anthropic base64 block it is sent as: an image part
+    assert image["type"] == "image" and image["mimeType"] == "image/png" and image["data"]
+    from integrity.providers.canonical import judged_request
+
+    sent = judged_request(transcript.messages, "anthropic", transcript, as_recorded=True)[0][0]["content"][1]
+    assert sent == {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": image["data"]}}
     files = transcript.messages[2]["content"]
     assert [p["text"].split(":")[0] for p in files] == ["/work/site/src/header.css", "/work/site/public/logo.svg"]
     assert _counts(transcript) == (2, 0, 0)

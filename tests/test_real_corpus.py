@@ -308,6 +308,22 @@ def test_a_pasted_image_is_in_the_request_written_for_anthropic() -> None:
         assert native[4]["content"][0]["source"]["media_type"] == "image/png"
 
 
+def test_a_pasted_image_is_sent_to_every_provider_in_its_own_shape() -> None:
+    """Read as an image part (Anthropic's base64 block), the screenshot is written by each provider's writer in its
+    shape: a Claude Code session judged toward Bedrock (Claude Code on Bedrock) or Gemini keeps it, and its message
+    of the image alone is not judged empty (it was: "The content field ... is empty", "parts must not be empty")."""
+    from integrity.pipeline import check
+    from integrity.providers.canonical import judged_request
+
+    transcript = load_all((REAL / "cc_pasted_image.claude-code.jsonl").read_bytes(), "image")[0]
+    for provider, shape in (("bedrock", lambda m: m["content"][0]["image"]["format"] == "png"),
+                            ("gemini", lambda m: m["parts"][0]["inlineData"]["mimeType"] == "image/png")):
+        result = check(transcript, provider=provider)
+        assert result.exit_code == 0 and result.providers[provider].before == [], provider
+        native = judged_request(transcript.messages, provider, transcript, as_recorded=True)[0]
+        assert shape(native[4]), (provider, native[4])
+
+
 def test_a_text_only_chat_says_how_it_was_read(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_check(capsys, str(REAL / "plain_text_chat.openai-chat.json"))
     assert code == 0 and "format: text-only chat, read as openai-chat" in out

@@ -95,7 +95,7 @@ def _extra(block: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _parts_in(blocks: list[Any], format: str) -> list[dict[str, Any]]:
-    """Canonical parts of non-call, non-result blocks (text and thinking; the rest opaque)."""
+    """Canonical parts of non-call, non-result blocks (text, thinking and base64 images; the rest opaque)."""
     parts = []
     for block in blocks:
         if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
@@ -112,9 +112,29 @@ def _parts_in(blocks: list[Any], format: str) -> list[dict[str, Any]]:
             if extra or "signature" in block and not isinstance(block["signature"], str):
                 part[NATIVE] = {"extra": _extra(block, ("type", "thinking"))}
             parts.append(part)
+        elif _base64_image(block):
+            source = block["source"]
+            part = {"type": "image", "data": source["data"], "mimeType": source["media_type"]}
+            extra = _extra(block, ("type", "source"))
+            if extra:
+                part[NATIVE] = {"extra": extra}
+            parts.append(part)
         else:
             parts.append(opaque_part(format, block))
     return parts
+
+
+def _base64_image(block: Any) -> bool:
+    """An image block holding its bytes (`source` of type base64, its media type and data, nothing else): read as
+    a canonical image part, which every format writes in its own shape.  A Claude Code session's pasted
+    screenshot judged toward Bedrock or Gemini (Claude Code on Bedrock, a request file checked across providers)
+    was an opaque block those writers left out, and its message of the image alone was judged empty.  An image
+    by URL or file id stays an opaque Anthropic block."""
+    if not isinstance(block, dict) or block.get("type") != "image":
+        return False
+    source = block.get("source")
+    return isinstance(source, dict) and source.get("type") == "base64" and len(source) == 3 \
+        and isinstance(source.get("media_type"), str) and isinstance(source.get("data"), str)
 
 
 def read_assistant(content: Any, format: str, book: NameBook) -> dict[str, Any]:
@@ -289,7 +309,7 @@ def parts_out(parts: Any, format: str, same: bool) -> list[Any]:
         elif kind == "image" and isinstance(part.get("data"), str):
             blocks.append({"type": "image", "source": {"type": "base64",
                                                        "media_type": part.get("mimeType", "image/png"),
-                                                       "data": part["data"]}})
+                                                       "data": part["data"]}, **extra})
         elif kind == OPAQUE and carries_block(part.get("format"), format):
             blocks.append(part["value"])
     return blocks
