@@ -226,7 +226,11 @@ def read_all(data: bytes, source: str, format: str = "auto", skip_bad_lines: boo
     try:
         parts = split_file(data, source, skip_bad_lines)
     except BadLineError as error:  # read as the runtime that wrote it reads it, if it leaves such lines out
-        parts, refused = split_file(data, source, True), error
+        refused = error
+        try:
+            parts = split_file(data, source, True)
+        except TranscriptError:  # nothing readable is left: the bad line is the news
+            raise error from None
     out: list[Transcript] = []
     for part in parts:
         chosen = format if format != "auto" else part.format
