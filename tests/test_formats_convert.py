@@ -297,3 +297,48 @@ def test_an_empty_frame_interrupted_only_by_its_error_message_is_kept_as_an_inco
     assert items[-1] == {"type": "message", "role": "assistant", "status": "incomplete", "content": []}
     messages[1]["errorMessage"] = " \u3000 "  # blank by JavaScript's trim(): not interrupted, nothing to keep
     assert [item.get("role") for item in to_native(messages, "openai-responses").messages] == ["user"]
+
+
+PNG = "iVBORw0KGgo="
+GEMINI_IMAGE = {"contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": PNG}}]},
+                             {"role": "model", "parts": [{"text": "a cat"}]},
+                             {"role": "user", "parts": [{"text": "thanks"}]}]}
+BEDROCK_IMAGE = {"messages": [{"role": "user", "content": [{"image": {"format": "png",
+                                                                      "source": {"bytes": "iVBORw0KGgo="}}}]},
+                              {"role": "assistant", "content": [{"text": "a cat"}]},
+                              {"role": "user", "content": [{"text": "thanks"}]}]}
+IMAGE_SHAPES = {"anthropic": lambda m: m["content"][0]["source"] == {"type": "base64", "media_type": "image/png",
+                                                                    "data": "iVBORw0KGgo="},
+                "bedrock": lambda m: m["content"][0] == {"image": {"format": "png", "source": {"bytes": PNG}}},
+                "gemini": lambda m: m["parts"][0] == {"inlineData": {"mimeType": "image/png", "data": PNG}}}
+
+
+@pytest.mark.parametrize("request_body", [GEMINI_IMAGE, BEDROCK_IMAGE], ids=["gemini", "bedrock"])
+def test_an_image_alone_in_a_turn_is_sent_to_every_provider_in_its_shape(request_body: dict[str, Any]) -> None:
+    """An inline image (Gemini's inlineData, Converse's image bytes) is read as an image part: the request written for
+    each provider carries it in that provider's shape, so a turn of the image alone is not judged empty toward
+    another provider (it was an opaque block the other writers left out: "all messages must have non-empty
+    content", "parts must not be empty")."""
+    from integrity.pipeline import check
+    from integrity.providers.canonical import judged_request
+
+    data = json.dumps(request_body).encode()
+    transcript = read_bytes(data, "request.json")
+    assert transcript.messages[0]["content"] == [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]
+    for provider, shape in IMAGE_SHAPES.items():
+        result = check(transcript, provider=provider)
+        assert result.exit_code == 0 and result.providers[provider].before == [], provider
+        assert shape(judged_request(transcript.messages, provider, transcript, as_recorded=True)[0][0]), provider
+
+
+def test_an_inline_pdf_or_an_image_with_more_fields_stays_opaque() -> None:
+    """Only an image holding its bytes and nothing else is an image part; a PDF, or a part with a field of its own,
+    stays the format's own block (written for that format only)."""
+    pdf = {"contents": [{"role": "user", "parts": [{"text": "read"}, {"inlineData": {"mimeType": "application/pdf",
+                                                                                     "data": "JVBERi0="}}]}]}
+    more = {"contents": [{"role": "user", "parts": [{"text": "see"}, {"inlineData": {"mimeType": "image/png",
+                                                                                    "data": "iVBORw0KGgo="},
+                                                                     "mediaResolution": "high"}]}]}
+    for body in (pdf, more):
+        transcript = read_bytes(json.dumps(body).encode(), "request.json")
+        assert transcript.messages[0]["content"][1]["type"] == "opaque", body

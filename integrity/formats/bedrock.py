@@ -75,8 +75,22 @@ def _parts_in(blocks: list[Any]) -> list[dict[str, Any]]:
         if isinstance(block, dict) and set(block) == {"text"} and isinstance(block["text"], str):
             parts.append(text_part(block["text"]))
         else:
-            parts.append(opaque_part(NAME, block))
+            parts.append(_image_part(block) or opaque_part(NAME, block))
     return parts
+
+
+def _image_part(block: Any) -> dict[str, Any] | None:
+    """An image block holding its bytes (`{"image": {"format", "source": {"bytes"}}}`, nothing else) as an image
+    part, which every format writes in its own shape (an opaque Converse block was left out of the request written
+    for Anthropic or Gemini, and a message of the image alone judged empty); None for any other block (an image
+    in S3, a document, a video: kept opaque)."""
+    image = block.get("image") if isinstance(block, dict) and set(block) == {"image"} else None
+    if not isinstance(image, dict) or set(image) != {"format", "source"} or not isinstance(image["format"], str):
+        return None
+    source = image["source"]
+    if not isinstance(source, dict) or set(source) != {"bytes"} or not isinstance(source["bytes"], str):
+        return None
+    return {"type": "image", "data": source["bytes"], "mimeType": f"image/{image['format']}"}
 
 
 def _result_parts(content: Any) -> list[dict[str, Any]]:

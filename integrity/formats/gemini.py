@@ -104,7 +104,21 @@ def _model_part(part: Any) -> dict[str, Any]:
         if "thoughtSignature" in part:
             thinking["thinkingSignature"] = part["thoughtSignature"]
         return thinking
-    return opaque_part(NAME, part)
+    return _image_part(part) or opaque_part(NAME, part)
+
+
+def _image_part(part: Any) -> dict[str, Any] | None:
+    """A part of an inline image alone (`{"inlineData": {"mimeType": "image/...", "data"}}`) as an image part, which
+    every format writes in its own shape (an opaque Gemini part was left out of the request written for Anthropic
+    or Bedrock, and a turn of the image alone judged empty); None for any other part (a PDF, audio, a file
+    reference, a part with other fields: kept opaque)."""
+    if not isinstance(part, dict) or set(part) != {"inlineData"}:
+        return None
+    inline = part["inlineData"]
+    if not isinstance(inline, dict) or set(inline) != {"mimeType", "data"} or not isinstance(inline["data"], str) \
+            or not isinstance(inline["mimeType"], str) or not inline["mimeType"].startswith("image/"):
+        return None
+    return {"type": "image", "data": inline["data"], "mimeType": inline["mimeType"]}
 
 
 def _user_parts(parts: list[Any], role: Any, extra: dict[str, Any]) -> list[dict[str, Any]]:
@@ -130,7 +144,7 @@ def _user_parts(parts: list[Any], role: Any, extra: dict[str, Any]) -> list[dict
     if rest or not results:
         canonical_rest = [text_part(p["text"])
                           if isinstance(p, dict) and set(p) == {"text"} and isinstance(p["text"], str)
-                          else opaque_part(NAME, p) for p in rest]
+                          else _image_part(p) or opaque_part(NAME, p) for p in rest]
         results.append({"role": "user", "content": canonical_rest, NATIVE: {"format": NAME}})
     for message in results:
         message[NATIVE]["role"] = role
