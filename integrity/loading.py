@@ -29,7 +29,13 @@ class TranscriptError(ValueError):
 
 class BadLineError(TranscriptError):
     """A JSONL line in the middle of a file that is not JSON: the file is refused, unless its format's runtime
-    leaves such a line out when it resumes the session (integrity.formats.registry.read_all reads it so then)."""
+    leaves such a line out when it resumes the session (integrity.formats.registry.read_all reads it so then).
+    grammar: the line is not JSON by its grammar (what such a runtime's JSON.parse refuses too); False for a line
+    that is JSON this reader does not read back faithfully (a number overflowing, nesting past its limit)."""
+
+    def __init__(self, source: str, position: str, problem: str, grammar: bool = True) -> None:
+        super().__init__(source, position, problem)
+        self.grammar = grammar
 
 
 # Control characters (a newline in a file name, an escape sequence in a role) are shown

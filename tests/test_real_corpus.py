@@ -279,6 +279,24 @@ def test_a_bad_middle_line_is_left_out_as_claude_code_leaves_it(capsys: pytest.C
         assert [(n.code, n.line, n.by) for n in notes] == [("skipped_line", line, "Claude Code (since 2.1.121)")]
 
 
+@pytest.mark.parametrize(("token", "left_out"), [("NaN", True), ("-Infinity", True), ("1e999", False),
+                                                 ("9" * 4400, False), ("[" * 300 + "]" * 300, False)])
+def test_only_a_line_json_parse_refuses_is_left_out_as_claude_code_leaves_it(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, token: str, left_out: bool) -> None:
+    """Claude Code skips a line its JSON.parse refuses: NaN and Infinity are no JSON there either, so the line is left
+    out; a number that overflows, a 4,400-digit integer or nesting past 200 levels is JSON that JSON.parse reads and
+    this reader does not read back faithfully: the file is refused (exit 2), as any other format's."""
+    lines = (REAL / "cc_pasted_image.claude-code.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[3] = lines[3].replace('"usage":{', f'"odd":{token},"usage":{{', 1)
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run_check(capsys, str(path))
+    if left_out:
+        assert code == 1 and "line 4: not valid JSON" in out and "as Claude Code (since 2.1.121) leaves it out" in out
+    else:
+        assert code == 2 and "line 4, column" in err and "--skip-bad-lines" in err, err
+
+
 def test_a_bad_middle_line_of_another_format_is_still_refused(capsys: pytest.CaptureFixture[str],
                                                               tmp_path: Path) -> None:
     """No runtime of a plain chat's format is known to leave such a line out: the file is refused, in one line

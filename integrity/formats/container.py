@@ -43,8 +43,23 @@ class _NotJSON(ValueError):
     """Raised by the decoder hooks for a value JSON cannot hold (NaN, Infinity, 1e999)."""
 
 
+class _Constant(_NotJSON):
+    """NaN or Infinity: not JSON by its grammar (JavaScript's JSON.parse refuses them too)."""
+
+
+class Beyond(json.JSONDecodeError):
+    """JSON by its grammar that this reader does not read back faithfully: a number that overflows to infinity,
+    an integer past Python's digit limit, nesting past MAX_DEPTH.  JavaScript's JSON.parse reads such a line, so a
+    runtime that skips the lines it cannot parse (Claude Code) does not skip it: the file is refused here."""
+
+
+GRAMMAR = "grammar"
+"""skip_bad_lines's third value: leave out only the lines that are not JSON by its grammar (as a runtime that
+skips what JSON.parse refuses does), and refuse a file with a line that is JSON but Beyond this reader."""
+
+
 def _no_constant(name: str) -> Any:
-    raise _NotJSON(name)
+    raise _Constant(name)
 
 
 def _finite_float(text: str) -> float:
@@ -171,14 +186,14 @@ class _StrictDecoder(json.JSONDecoder):
             value, end = super().raw_decode(s, idx)
         except json.JSONDecodeError:
             raise
-        except (ValueError, RecursionError):  # _NotJSON, an integer too long, nesting too deep
+        except (ValueError, RecursionError) as error:  # _NotJSON, an integer too long, nesting too deep
             found = locate_problem(s, idx, self.level)
             position, problem = found if found else (idx, "a value JSON cannot hold")
-            raise json.JSONDecodeError(problem, s, position) from None
+            raise (json.JSONDecodeError if isinstance(error, _Constant) else Beyond)(problem, s, position) from None
         if too_deep(s, idx, end, self.level):
             found = locate_problem(s, idx, self.level)
             position, problem = found if found else (idx, f"nested deeper than {MAX_DEPTH} levels")
-            raise json.JSONDecodeError(problem, s, position)
+            raise Beyond(problem, s, position)
         return value, end
 
 
@@ -515,13 +530,13 @@ def _spliced(line: str, error: json.JSONDecodeError) -> str:
     return " (a record and the next on one line, without the newline between them, as a crash or two writers leave)"
 
 
-def _parse_jsonl(text: str, starts: list[int], source: str, skip_bad_lines: bool = False,
+def _parse_jsonl(text: str, starts: list[int], source: str, skip_bad_lines: bool | str = False,
                  notes: list[ReaderNote] | None = None) -> tuple[list[Any], list[int]]:
     """One entry per non-blank line.
 
     A last line cut off mid-write is left out and recorded in `notes` (the rest of the
     session is what a user wants to debug); any other bad line is an error, or, with
-    skip_bad_lines, left out and recorded.
+    skip_bad_lines, left out and recorded (with GRAMMAR: only a line that is not JSON by its grammar).
     """
     items: list[Any] = []
     lines: list[int] = []
@@ -537,12 +552,14 @@ def _parse_jsonl(text: str, starts: list[int], source: str, skip_bad_lines: bool
             if notes is not None and number == last and items and _is_cut(line, error):
                 notes.append(ReaderNote("torn_last_line", number, size, error.msg))
                 continue
-            if notes is not None and skip_bad_lines:
+            beyond = isinstance(error, Beyond)
+            if notes is not None and (skip_bad_lines is True or (skip_bad_lines == GRAMMAR and not beyond)):
                 notes.append(ReaderNote("skipped_line", number, size, error.msg))
                 continue
             raise BadLineError(source, f"line {number}, column {error.colno}",
                                f"invalid JSON on this JSONL line: {json_problem(error)}{_spliced(line, error)}; "
-                               "--skip-bad-lines reads the other lines and reports this one") from None
+                               "--skip-bad-lines reads the other lines and reports this one", grammar=not beyond) \
+                from None
         lines.append(number)
     return items, lines
 
@@ -617,7 +634,7 @@ def envelope_without(whole: dict[str, Any], key: str) -> dict[str, Any]:
     return {**whole, head: envelope_without(inner, rest) if isinstance(inner, dict) else inner}
 
 
-def parse_document(data: bytes, source: str, skip_bad_lines: bool = False) -> Document:
+def parse_document(data: bytes, source: str, skip_bad_lines: bool | str = False) -> Document:
     """Locate the entry list of a JSON array, an envelope object or JSONL.
 
     skip_bad_lines: JSONL lines that are not JSON are left out (each one recorded in
@@ -636,7 +653,7 @@ def parse_document(data: bytes, source: str, skip_bad_lines: bool = False) -> Do
     return document
 
 
-def _parse_document(data: bytes, source: str, skip_bad_lines: bool) -> Document:
+def _parse_document(data: bytes, source: str, skip_bad_lines: bool | str) -> Document:
     check_memory(len(data), source)
     fast = _fast_document(data)
     if fast is not None:

@@ -74,7 +74,7 @@ def first_duplicate(text: str, container: str) -> tuple[int, str] | None:
                     _DECODER.decode(line)
                 except _Duplicate as found:
                     return number, found.key
-                except ValueError:  # a torn or skipped line: the reader noted it already
+                except (ValueError, RecursionError):  # a torn or skipped line: the reader noted it already
                     continue
         return None
     starts = [0] + [match.end() for match in re.finditer("\n", text)]

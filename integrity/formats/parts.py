@@ -50,7 +50,7 @@ class Part:
     format: str = "auto"
 
 
-def split_file(data: bytes, source: str, skip_bad_lines: bool = False) -> list[Part]:
+def split_file(data: bytes, source: str, skip_bad_lines: bool | str = False) -> list[Part]:
     """The documents of a file, in a stable order (data: bytes or any bytes-like object)."""
     data = as_bytes(data)
     if data[:4] == _ZIP_MAGIC:

@@ -37,7 +37,7 @@ from . import (
 )
 from .base import BuildContext
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, EntryError, opaque_message, writable
-from .container import Document, parse_document, put_path, serialize  # noqa: F401 (parse_document: API)
+from .container import GRAMMAR, Document, parse_document, put_path, serialize  # noqa: F401 (parse_document: API)
 from .detection import by_envelope, candidates, choose_with_note, closest
 from .parts import split_file
 from .spec import FormatSpec
@@ -226,11 +226,13 @@ def read_all(data: bytes, source: str, format: str = "auto", skip_bad_lines: boo
     try:
         parts = split_file(data, source, skip_bad_lines)
     except BadLineError as error:  # read as the runtime that wrote it reads it, if it leaves such lines out
+        if not error.grammar:  # JSON that JSON.parse reads: no runtime skips it
+            raise
         refused = error
         try:
-            parts = split_file(data, source, True)
-        except TranscriptError:  # nothing readable is left: the bad line is the news
-            raise error from None
+            parts = split_file(data, source, GRAMMAR)
+        except TranscriptError as later:  # a later line no runtime skips, or nothing readable left
+            raise (later if isinstance(later, BadLineError) else error) from None
     out: list[Transcript] = []
     for part in parts:
         chosen = format if format != "auto" else part.format
