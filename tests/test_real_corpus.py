@@ -280,7 +280,8 @@ def test_a_bad_middle_line_is_left_out_as_claude_code_leaves_it(capsys: pytest.C
 
 
 @pytest.mark.parametrize(("token", "left_out"), [("NaN", True), ("-Infinity", True), ("1e999", False),
-                                                 ("9" * 4400, False), ("[" * 300 + "]" * 300, False)])
+                                                 ("9" * 4400, False), ("[" * 300 + "]" * 300, False)],
+                         ids=["nan", "minus-infinity", "overflow", "long-integer", "deep"])
 def test_only_a_line_json_parse_refuses_is_left_out_as_claude_code_leaves_it(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, token: str, left_out: bool) -> None:
     """Claude Code skips a line its JSON.parse refuses: NaN and Infinity are no JSON there either, so the line is left
