@@ -112,29 +112,28 @@ def _parts_in(blocks: list[Any], format: str) -> list[dict[str, Any]]:
             if extra or "signature" in block and not isinstance(block["signature"], str):
                 part[NATIVE] = {"extra": _extra(block, ("type", "thinking"))}
             parts.append(part)
-        elif _base64_image(block):
-            source = block["source"]
-            part = {"type": "image", "data": source["data"], "mimeType": source["media_type"]}
-            extra = _extra(block, ("type", "source"))
-            if extra:
-                part[NATIVE] = {"extra": extra}
-            parts.append(part)
         else:
-            parts.append(opaque_part(format, block))
+            parts.append(_image_part(block) or opaque_part(format, block))
     return parts
 
 
-def _base64_image(block: Any) -> bool:
-    """An image block holding its bytes (`source` of type base64, its media type and data, nothing else): read as
-    a canonical image part, which every format writes in its own shape.  A Claude Code session's pasted
-    screenshot judged toward Bedrock or Gemini (Claude Code on Bedrock, a request file checked across providers)
-    was an opaque block those writers left out, and its message of the image alone was judged empty.  An image
-    by URL or file id stays an opaque Anthropic block."""
+def _image_part(block: Any) -> dict[str, Any] | None:
+    """An image block holding its bytes (`source` of type base64, its media type and data, nothing else) as an
+    image part, its other fields (cache_control) kept for writing it back, which every format writes in its own
+    shape (as gemini's and bedrock's `_image_part`).  A Claude Code session's pasted screenshot judged toward
+    Bedrock or Gemini was an opaque block those writers left out, and its message of the image alone was judged
+    empty.  None for an image by URL or file id (kept an opaque Anthropic block) and any other block."""
     if not isinstance(block, dict) or block.get("type") != "image":
-        return False
+        return None
     source = block.get("source")
-    return isinstance(source, dict) and source.get("type") == "base64" and len(source) == 3 \
-        and isinstance(source.get("media_type"), str) and isinstance(source.get("data"), str)
+    if not (isinstance(source, dict) and source.get("type") == "base64" and len(source) == 3
+            and isinstance(source.get("media_type"), str) and isinstance(source.get("data"), str)):
+        return None
+    part: dict[str, Any] = {"type": "image", "data": source["data"], "mimeType": source["media_type"]}
+    extra = _extra(block, ("type", "source"))
+    if extra:
+        part[NATIVE] = {"extra": extra}
+    return part
 
 
 def read_assistant(content: Any, format: str, book: NameBook) -> dict[str, Any]:
