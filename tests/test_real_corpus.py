@@ -87,6 +87,9 @@ EXPECTED: dict[str, File | Refused] = {
     "cc_spliced_line.claude-code.jsonl": File("claude-code", [T("main", 2, 0, MALFORMED, {A: ACCEPT})], 1),
     # a pasted screenshot alone in a user message: Claude Code sends it to Anthropic, so the message is not empty
     "cc_pasted_image.claude-code.jsonl": File("claude-code", [healthy("main", 1, A)], 0),
+    # a prompt typed while parallel tools ran, recorded between their results: Claude Code merges the user entries,
+    # results first, before each request (the model answered it)
+    "cc_queued_prompt_parallel.claude-code.jsonl": File("claude-code", [T("main", 3, 0, NORMALIZED, {A: ACCEPT})], 0),
     "cc_summaries_only.claude-code.jsonl": Refused(("no conversation messages", "closest", "claude-code")),
     "cc_web_loglines.claude-code.json": File("claude-code", [healthy("main", 2, A)], 0),
     "cc_web_loglines_interrupted.claude-code.json": File("claude-code", [broken("main", 2, 1, A)], 1),
@@ -341,6 +344,73 @@ def test_a_pasted_image_is_sent_to_every_provider_in_its_own_shape() -> None:
         assert result.exit_code == 0 and result.providers[provider].before == [], provider
         native = judged_request(transcript.messages, provider, transcript, as_recorded=True)[0]
         assert shape(native[4]), (provider, native[4])
+
+
+def test_claude_code_sends_consecutive_user_entries_as_one_message_results_first() -> None:
+    """Claude Code merges each run of user entries into one message before every request, its tool_result blocks
+    first (normalizeMessagesForAPI): the request judged for its session is written so, as recorded and repaired.
+    The prompt queued between two parallel results then follows all three, and Anthropic accepts the history (it
+    was judged "tool_use ids were found without tool_result blocks immediately after")."""
+    from integrity.providers.canonical import judged_request
+
+    transcript = load_all((REAL / "cc_queued_prompt_parallel.claude-code.jsonl").read_bytes(), "queued")[0]
+    assert [m["role"] for m in transcript.messages] == ["user", "assistant", "toolResult", "toolResult", "user",
+                                                        "toolResult", "assistant"]  # (read as the file lists it)
+    for as_recorded in (True, False):
+        native, sources, _ = judged_request(transcript.messages, A, transcript, as_recorded=as_recorded)
+        assert [m["role"] for m in native] == ["user", "assistant", "user", "assistant"]
+        assert [block["type"] for block in native[2]["content"]] == ["tool_result"] * 3 + ["text"]
+        assert [block.get("tool_use_id") for block in native[2]["content"][:3]] == [
+            "toolu_01QpA1aaaaaaaaaaaaaaaaaa", "toolu_01QpB2bbbbbbbbbbbbbbbbbb", "toolu_01QpC3cccccccccccccccccc"]
+        assert sorted(sources[2]) == [2, 3, 4, 5]
+
+
+def test_positions_in_a_claude_code_error_count_the_merged_messages(tmp_path: Path) -> None:
+    """An error's `messages.N` is the position in the request Claude Code sends, where each run of user entries is
+    one message: a call left unanswered after the queued prompt is at messages.5, not at the position it would have
+    with the three results and the prompt sent as messages of their own."""
+    from integrity.pipeline import check
+
+    lines = (REAL / "cc_queued_prompt_parallel.claude-code.jsonl").read_text(encoding="utf-8").splitlines()
+    last = json.loads(lines[-1])
+
+    def entry(kind: str, uuid: str, parent: str, content: object) -> str:
+        message = {"role": kind, "content": content} if kind == "user" else {**last["message"], "id": f"msg_{uuid}",
+                                                                              "content": content}
+        return json.dumps({**last, "type": kind, "uuid": uuid, "parentUuid": parent, "message": message})
+
+    lines += [entry("user", "u-add-test", last["uuid"], "go ahead"),
+              entry("assistant", "a-run-test", "u-add-test",
+                    [{"type": "tool_use", "id": "toolu_01QpD4dddddddddddddddddd", "name": "Bash",
+                      "input": {"command": "go test ./..."}}]),
+              entry("user", "u-stop", "a-run-test", "stop, use make test")]
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = check(load_all(path.read_bytes(), str(path))[0])
+    errors = [v.error for v in result.providers[A].before]
+    assert errors == ["messages.5: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                      "toolu_01QpD4dddddddddddddddddd. Each `tool_use` block must have a corresponding `tool_result` "
+                      "block in the next message."], errors
+    assert result.providers[A].after == [] and result.exit_code == 1
+
+
+def test_an_anthropic_file_is_judged_as_its_messages_are_listed() -> None:
+    """Only a runtime known to merge user entries (FormatSpec.merges_user_turns: Claude Code) has its requests
+    merged: an Anthropic Messages file is the request itself, so a prompt recorded between two results of one
+    frame is refused there, as Anthropic refuses it."""
+    from integrity.formats.registry import FORMAT_SPECS
+    from integrity.pipeline import check
+
+    assert [name for name, spec in FORMAT_SPECS.items() if spec.merges_user_turns] == ["claude-code"]
+    calls = [{"type": "tool_use", "id": f"toolu_0{n}", "name": "Edit", "input": {}} for n in (1, 2)]
+    messages = [{"role": "user", "content": "fix both"}, {"role": "assistant", "content": calls},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "ok"},
+                                             {"type": "text", "text": "and test it"}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_02", "content": "ok"}]}]
+    transcript = load_all(json.dumps(messages).encode(), "request.json")[0]
+    assert transcript.format == A
+    before = check(transcript).providers[A].before
+    assert [v.rule for v in before] == ["tool_result_not_first"], before
 
 
 def test_a_text_only_chat_says_how_it_was_read(capsys: pytest.CaptureFixture[str]) -> None:

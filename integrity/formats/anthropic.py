@@ -290,6 +290,43 @@ def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
     return result_groups(messages, NAME)
 
 
+def merged_user_turns(native: list[Any], sources: list[list[int]]) -> tuple[list[Any], list[list[int]]]:
+    """The request as a runtime that merges consecutive user messages sends it (FormatSpec.merges_user_turns):
+    each run of user entries one message, its `tool_result` blocks first, the other blocks after them in order.
+
+    Claude Code records a queued prompt, a hook's text or a parallel call's late result as user entries of their
+    own and merges them before every request (its normalizeMessagesForAPI: mergeUserMessages, hoistToolResults),
+    so a prompt typed while parallel tools ran, recorded between two of their results, is sent after all of them
+    and accepted; judged as the file lists it, it was a false rejection, and every later position in an error
+    text was off by the user entries merged before it.  Entries not merged are kept as they are (the same
+    objects); a merged one is a new dict (the written entries may be shared)."""
+    out: list[Any] = []
+    out_sources: list[list[int]] = []
+    run = False  # (out[-1] is a merge this pass made: its content list is its own)
+    for entry, source in zip(native, sources, strict=True):
+        last = out[-1] if out else None
+        if isinstance(entry, dict) and isinstance(last, dict) and entry.get("role") == "user" \
+                and last.get("role") == "user":
+            blocks = [*_as_blocks(last.get("content")), *_as_blocks(entry.get("content"))]
+            results = [block for block in blocks if isinstance(block, dict) and block.get("type") == "tool_result"]
+            others = [block for block in blocks if not (isinstance(block, dict) and block.get("type") == "tool_result")]
+            out[-1] = {**last, "content": results + others}
+            out_sources[-1] = out_sources[-1] + source if run else [*out_sources[-1], *source]
+            run = True
+            continue
+        out.append(entry)
+        out_sources.append(source)
+        run = False
+    return out, out_sources
+
+
+def _as_blocks(content: Any) -> list[Any]:
+    """A user message's content as blocks (a string is one text block, as the API reads it)."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(content) if isinstance(content, list) else []
+
+
 def parts_out(parts: Any, format: str, same: bool) -> list[Any]:
     """Anthropic blocks for canonical text/thinking/opaque parts (calls excluded)."""
     blocks = []

@@ -358,9 +358,13 @@ def reusable_block(native_entry: Any, part: int) -> Any:
     return anthropic.reusable_block(message, part)
 
 
-SPECS = (here(__name__, provider="anthropic", container="jsonl", skips_bad_lines="Claude Code (since 2.1.121)"),)
+SPECS = (here(__name__, provider="anthropic", container="jsonl", skips_bad_lines="Claude Code (since 2.1.121)",
+              merges_user_turns="Claude Code"),)
 """This module's format, as the registry (integrity.formats) lists it.  Its provider:
 Claude Code sends its history as Anthropic Messages requests.  A line that is not JSON (a record cut off and
 the next appended on the same line, or two records without the newline between them: anthropics/claude-code
 #81843, #52387) is left out when Claude Code resumes the session, since 2.1.121 ("the corrupt line is now
-skipped", its release notes); older versions refused the file or stopped at the line (#50347)."""
+skipped", its release notes); older versions refused the file or stopped at the line (#50347).  Before every
+request Claude Code merges each run of consecutive user entries into one message, its tool_result blocks
+first (normalizeMessagesForAPI: mergeUserMessages, hoistToolResults), so a prompt queued while parallel tools
+ran, recorded between two of their results, is sent after them all (merges_user_turns)."""

@@ -389,6 +389,8 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
             sources.append(list(group))
     if hasattr(adapter, "finish"):
         native = adapter.finish(native, context)
+    if format == anthropic.NAME and transcript is not None and FORMAT_SPECS[transcript.format].merges_user_turns:
+        native, sources = anthropic.merged_user_turns(native, sources)  # (as its runtime sends it)
     if transcript is not None and transcript.format == format and (transcript.native or format == pi_ai.NAME):
         if transcript.container == "object":
             body: Any = put_path(transcript.envelope, transcript.key, native)

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..repair.views import blank_text, frame_is_interrupted
 from .anthropic import CONTENT_ROLES
+from .anthropic import NAME as ANTHROPIC
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, carries_block, writable
 from .openai_chat import finish_entry
 from .openai_responses import NAME as RESPONSES
@@ -159,6 +160,20 @@ _HINTS_OF: dict[str, str] = {hint: RESPONSES for hint in RESPONSES_HINTS if hint
 """Formats whose messages carry another format's hints (a Codex rollout's are the Responses reader's)."""
 
 
+def _merging() -> frozenset[str]:
+    """The formats whose runtime merges consecutive user entries before each Anthropic request
+    (FormatSpec.merges_user_turns; read from the registry on first use, which imports every format)."""
+    global _MERGING
+    if _MERGING is None:
+        from .registry import FORMAT_SPECS
+
+        _MERGING = frozenset(name for name, spec in FORMAT_SPECS.items() if spec.merges_user_turns)
+    return _MERGING
+
+
+_MERGING: frozenset[str] | None = None
+
+
 def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
     """Whether skeletons of these formats stand for the requests of messages whose hints are of `hinted`
     (all_bones): not when a message carries hints of one of them (or of a format that carries theirs:
@@ -171,6 +186,8 @@ def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
         hinted = hinted | ARGUMENTS_FORMATS
     if not hinted.isdisjoint(_HINTS_OF):
         hinted = hinted | {_HINTS_OF[hint] for hint in hinted if hint in _HINTS_OF}
+    if not hinted.isdisjoint(_merging()):  # (its runtime's request merges user entries: only to_native writes it)
+        hinted = hinted | {ANTHROPIC}
     return formats not in hinted if isinstance(formats, str) else not hinted & formats
 
 

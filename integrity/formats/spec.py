@@ -17,6 +17,10 @@ What a record says, and who reads it:
   skips_bad_lines: the runtime that writes the format and leaves out a JSONL line that is not JSON when it
       resumes a session ("" when none is known to): such a file is read as that runtime reads it, each line
       left out reported (integrity.formats.registry.read_all), instead of refused;
+  merges_user_turns: the runtime that writes the format and sends its sessions as Anthropic Messages requests
+      with each run of consecutive user entries merged into one message, its tool_result blocks first ("" when
+      none is known to): the request judged for such a file is written so (integrity.formats.registry.to_native,
+      anthropic.merged_user_turns), and no skeleton stands for it (skeleton.stands_for);
   container: how a view converted into this format is written ("jsonl", "array", "object", "" for the
       shape its body takes), hence its native positions: `line n` in JSON lines, `<key>[n]` in an
       object (the key of the request's message list), `[n]` in a bare array;
@@ -49,6 +53,7 @@ class FormatSpec:
     suffixes: tuple[str, ...] = (".json", ".jsonl")
     container: str = ""
     skips_bad_lines: str = ""
+    merges_user_turns: str = ""
 
     def __post_init__(self) -> None:
         missing = [name for name in _CONTRACT if not callable(getattr(self.adapter, name, None))]
