@@ -79,6 +79,35 @@ def test_a_rewind_leaves_an_abandoned_branch_listed_apart() -> None:
     assert analyze(branch).report.summary.orphaned_calls == 1  # the abandoned call, never mixed into main
 
 
+def test_a_long_abandoned_branch_is_one_branch_of_every_entry_it_holds() -> None:
+    """A rewind that leaves a long conversation behind: every entry of it is found under the one root where it
+    forks (each walk up to the fork is shared, so the branch costs one walk, not one per entry)."""
+    entries = [cc("user", "u1", None, "first"), cc("assistant", "a1", "u1", TEXT, "m1"),
+               cc("user", "b0", "a1", "the long way")]
+    for n in range(1, 1500):
+        kind = "assistant" if n % 2 else "user"
+        entries.append(cc(kind, f"b{n}", f"b{n - 1}", TEXT if kind == "assistant" else "more", f"mb{n}"))
+    entries += [cc("user", "u2", "a1", "the short way"), cc("assistant", "a2", "u2", TEXT, "m2")]
+    main_thread, branch = load_all(jsonl(entries), "long.jsonl")
+    assert (main_thread.name, branch.name) == ("main", "branch:b0")
+    assert len(main_thread.messages) == 4 and len(branch.messages) == 2 + 1500
+
+
+def test_entries_whose_parents_form_a_cycle_off_the_chain_are_read() -> None:
+    """Parent ids that loop (a hand-edited or corrupt file) end each walk where it meets itself: the file is read,
+    nothing loops forever, and the cycle, which forks from no entry of the chain, is no rewind: its entries stay
+    in the main thread in file order, as any entry off the chain that no rewind left."""
+    entries = [cc("user", "u1", None, "first"), cc("assistant", "a1", "u1", TEXT, "m1"),
+               cc("user", "c1", "c3", "one"), cc("assistant", "c2", "c1", TEXT, "mc2"),
+               cc("user", "c3", "c2", "three"),
+               cc("user", "u2", "a1", "go on"), cc("assistant", "a2", "u2", TEXT, "m2")]
+    transcripts = load_all(jsonl(entries), "cycle.jsonl")
+    assert transcripts[0].name == "main"
+    assert [t.name for t in transcripts] == ["main"]
+    assert [m["content"][0]["text"] if isinstance(m["content"], list) else m["content"]
+            for m in transcripts[0].messages] == ["first", "done", "one", "done", "three", "go on", "done"]
+
+
 def test_sidechains_and_subagent_streams_are_threads_of_their_own() -> None:
     side = dict(isSidechain=True, agentId="ag1")
     entries = [cc("user", "u1", None, "audit"), cc("assistant", "a1", "u1", [use("task", "Task")], "m1"),
