@@ -90,6 +90,9 @@ EXPECTED: dict[str, File | Refused] = {
     # a prompt typed while parallel tools ran, recorded between their results: Claude Code merges the user entries,
     # results first, before each request (the model answered it)
     "cc_queued_prompt_parallel.claude-code.jsonl": File("claude-code", [T("main", 3, 0, NORMALIZED, {A: ACCEPT})], 0),
+    # Esc after a response streamed "\n\n" and nothing else: Claude Code leaves such an answer out of every request
+    # (the blank answer is no defect by the universal invariants; the view for Anthropic leaves it out, as Claude Code)
+    "cc_interrupted_blank_answer.claude-code.jsonl": File("claude-code", [healthy("main", 1, A)], 0),
     "cc_summaries_only.claude-code.jsonl": Refused(("no conversation messages", "closest", "claude-code")),
     "cc_web_loglines.claude-code.json": File("claude-code", [healthy("main", 2, A)], 0),
     "cc_web_loglines_interrupted.claude-code.json": File("claude-code", [broken("main", 2, 1, A)], 1),
@@ -395,13 +398,13 @@ def test_positions_in_a_claude_code_error_count_the_merged_messages(tmp_path: Pa
 
 
 def test_an_anthropic_file_is_judged_as_its_messages_are_listed() -> None:
-    """Only a runtime known to merge user entries (FormatSpec.merges_user_turns: Claude Code) has its requests
-    merged: an Anthropic Messages file is the request itself, so a prompt recorded between two results of one
+    """Only a runtime known to build its own requests (FormatSpec.sends_as: Claude Code) has them written as it
+    sends them: an Anthropic Messages file is the request itself, so a prompt recorded between two results of one
     frame is refused there, as Anthropic refuses it."""
     from integrity.formats.registry import FORMAT_SPECS
     from integrity.pipeline import check
 
-    assert [name for name, spec in FORMAT_SPECS.items() if spec.merges_user_turns] == ["claude-code"]
+    assert [name for name, spec in FORMAT_SPECS.items() if spec.sends_as is not None] == ["claude-code"]
     calls = [{"type": "tool_use", "id": f"toolu_0{n}", "name": "Edit", "input": {}} for n in (1, 2)]
     messages = [{"role": "user", "content": "fix both"}, {"role": "assistant", "content": calls},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "ok"},
@@ -411,6 +414,36 @@ def test_an_anthropic_file_is_judged_as_its_messages_are_listed() -> None:
     assert transcript.format == A
     before = check(transcript).providers[A].before
     assert [v.rule for v in before] == ["tool_result_not_first"], before
+
+
+def test_claude_code_leaves_an_answer_of_whitespace_alone_out_of_its_request() -> None:
+    """Esc pressed after a response streamed "\\n\\n": Claude Code records that answer and leaves it out of every
+    request after (filterWhitespaceOnlyAssistantMessages), merging the user entries it separated, so Anthropic never
+    sees it ("text content blocks must contain non-whitespace text" was a false rejection). A blank text block in an
+    answer that holds more is sent with it, and so is a blank answer with a call."""
+    from integrity.formats.claude_code import sent_request
+    from integrity.pipeline import check
+    from integrity.providers.canonical import judged_request
+
+    transcript = load_all((REAL / "cc_interrupted_blank_answer.claude-code.jsonl").read_bytes(), "blank")[0]
+    native, sources, _ = judged_request(transcript.messages, A, transcript, as_recorded=True)
+    assert [m["role"] for m in native] == ["user", "assistant", "user", "assistant", "user", "assistant"]
+    assert [block["text"] for block in native[4]["content"]] == [
+        "Fetching entire/checkpoints/v1 from fork...\nNo matching commits found. Nothing to sync.",
+        "[Request interrupted by user]", 'also: the trailer there is just "Checkpoint:", not "Entire-Checkpoint:"']
+    assert sources[4] == [4, 6, 7] and all(5 not in group for group in sources)  # (5: the blank answer)
+    assert [block["type"] for block in native[5]["content"]] == ["text", "text"]  # (its "\n\n" then the answer)
+    result = check(transcript)  # (its target provider, Anthropic: the view leaves the blank answer out too)
+    assert (result.exit_code, result.severity) == (0, NORMALIZED) and result.providers[A].before == []
+
+    blank = {"role": "assistant", "content": [{"type": "text", "text": " \n\u00a0\ufeff"}]}
+    with_call = {"role": "assistant", "content": [{"type": "text", "text": "\n"},
+                                                  {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]}
+    odd = {"role": "assistant", "content": [{"type": "text", "text": "\x1c"}]}  # (no whitespace to JavaScript's trim)
+    user = {"role": "user", "content": "go"}
+    kept, groups = sent_request([user, blank, user, with_call, odd], [[0], [1], [2], [3], [4]])
+    assert kept[1:] == [with_call, odd] and groups == [[0, 2], [3], [4]]
+    assert kept[0]["content"] == [{"type": "text", "text": "go"}, {"type": "text", "text": "go"}]
 
 
 def test_a_text_only_chat_says_how_it_was_read(capsys: pytest.CaptureFixture[str]) -> None:

@@ -291,8 +291,8 @@ def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
 
 
 def merged_user_turns(native: list[Any], sources: list[list[int]]) -> tuple[list[Any], list[list[int]]]:
-    """The request as a runtime that merges consecutive user messages sends it (FormatSpec.merges_user_turns):
-    each run of user entries one message, its `tool_result` blocks first, the other blocks after them in order.
+    """The request as a runtime that merges consecutive user messages sends it (claude_code.sent_request): each
+    run of user entries one message, its `tool_result` blocks first, the other blocks after them in order.
 
     Claude Code records a queued prompt, a hook's text or a parallel call's late result as user entries of their
     own and merges them before every request (its normalizeMessagesForAPI: mergeUserMessages, hoistToolResults),

@@ -358,13 +358,43 @@ def reusable_block(native_entry: Any, part: int) -> Any:
     return anthropic.reusable_block(message, part)
 
 
+_JS_WHITESPACE = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+                 "\u2028\u2029\u202f\u205f\u3000\ufeff"
+"""What JavaScript's String.prototype.trim removes (Python's str.strip() also removes \\x1c-\\x1f, keeps \\ufeff)."""
+
+
+def sent_request(native: list[Any], sources: list[list[int]]) -> tuple[list[Any], list[list[int]]]:
+    """The Anthropic request Claude Code sends for the messages written from its session (FormatSpec.sends_as).
+
+    Before every request its normalizeMessagesForAPI leaves out each assistant message whose blocks are all text
+    of whitespace alone (filterWhitespaceOnlyAssistantMessages: what remains when Esc stops a response after
+    "\\n\\n" was streamed) and merges each run of user entries into one message, tool_result blocks first
+    (mergeUserMessages, hoistToolResults: anthropic.merged_user_turns).  Those sessions went on, the model
+    answering the next prompt: judged as the file lists them, they were false rejections ("text content blocks
+    must contain non-whitespace text"; a prompt queued between two parallel results).  What Claude Code repairs
+    when a pair is broken (a call without its result) is not modelled: that is a defect, reported as one."""
+    kept = [(entry, source) for entry, source in zip(native, sources, strict=True) if not _whitespace_only(entry)]
+    if len(kept) < len(native):
+        native, sources = [entry for entry, _ in kept], [source for _, source in kept]
+    return anthropic.merged_user_turns(native, sources)
+
+
+def _whitespace_only(entry: Any) -> bool:
+    """An assistant message of one or more text blocks, each of whitespace alone, as JavaScript's trim sees it."""
+    if not isinstance(entry, dict) or entry.get("role") != "assistant":
+        return False
+    content = entry.get("content")
+    return isinstance(content, list) and bool(content) and all(
+        isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+        and not block["text"].strip(_JS_WHITESPACE) for block in content)
+
+
 SPECS = (here(__name__, provider="anthropic", container="jsonl", skips_bad_lines="Claude Code (since 2.1.121)",
-              merges_user_turns="Claude Code"),)
+              sends_as=sent_request),)
 """This module's format, as the registry (integrity.formats) lists it.  Its provider:
 Claude Code sends its history as Anthropic Messages requests.  A line that is not JSON (a record cut off and
 the next appended on the same line, or two records without the newline between them: anthropics/claude-code
 #81843, #52387) is left out when Claude Code resumes the session, since 2.1.121 ("the corrupt line is now
-skipped", its release notes); older versions refused the file or stopped at the line (#50347).  Before every
-request Claude Code merges each run of consecutive user entries into one message, its tool_result blocks
-first (normalizeMessagesForAPI: mergeUserMessages, hoistToolResults), so a prompt queued while parallel tools
-ran, recorded between two of their results, is sent after them all (merges_user_turns)."""
+skipped", its release notes); older versions refused the file or stopped at the line (#50347).  Claude Code
+builds each request from the session itself (sends_as: sent_request), so the request judged is the one it
+sends."""

@@ -389,8 +389,10 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
             sources.append(list(group))
     if hasattr(adapter, "finish"):
         native = adapter.finish(native, context)
-    if format == anthropic.NAME and transcript is not None and FORMAT_SPECS[transcript.format].merges_user_turns:
-        native, sources = anthropic.merged_user_turns(native, sources)  # (as its runtime sends it)
+    if transcript is not None and transcript.format != format:
+        spec = FORMAT_SPECS[transcript.format]
+        if spec.sends_as is not None and format == spec.provider:  # (as its runtime sends it)
+            native, sources = spec.sends_as(native, sources)
     if transcript is not None and transcript.format == format and (transcript.native or format == pi_ai.NAME):
         if transcript.container == "object":
             body: Any = put_path(transcript.envelope, transcript.key, native)

@@ -25,7 +25,6 @@ from typing import Any
 
 from ..repair.views import blank_text, frame_is_interrupted
 from .anthropic import CONTENT_ROLES
-from .anthropic import NAME as ANTHROPIC
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, carries_block, writable
 from .openai_chat import finish_entry
 from .openai_responses import NAME as RESPONSES
@@ -160,18 +159,19 @@ _HINTS_OF: dict[str, str] = {hint: RESPONSES for hint in RESPONSES_HINTS if hint
 """Formats whose messages carry another format's hints (a Codex rollout's are the Responses reader's)."""
 
 
-def _merging() -> frozenset[str]:
-    """The formats whose runtime merges consecutive user entries before each Anthropic request
-    (FormatSpec.merges_user_turns; read from the registry on first use, which imports every format)."""
-    global _MERGING
-    if _MERGING is None:
+def _runtimes() -> dict[str, str]:
+    """Session format -> its provider's format, for each format whose runtime builds the request it sends
+    (FormatSpec.sends_as; read from the registry on first use, which imports every format)."""
+    global _RUNTIMES
+    if _RUNTIMES is None:
         from .registry import FORMAT_SPECS
 
-        _MERGING = frozenset(name for name, spec in FORMAT_SPECS.items() if spec.merges_user_turns)
-    return _MERGING
+        _RUNTIMES = {name: spec.provider for name, spec in FORMAT_SPECS.items()
+                     if spec.sends_as is not None and spec.provider is not None}
+    return _RUNTIMES
 
 
-_MERGING: frozenset[str] | None = None
+_RUNTIMES: dict[str, str] | None = None
 
 
 def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
@@ -186,8 +186,9 @@ def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
         hinted = hinted | ARGUMENTS_FORMATS
     if not hinted.isdisjoint(_HINTS_OF):
         hinted = hinted | {_HINTS_OF[hint] for hint in hinted if hint in _HINTS_OF}
-    if not hinted.isdisjoint(_merging()):  # (its runtime's request merges user entries: only to_native writes it)
-        hinted = hinted | {ANTHROPIC}
+    runtimes = _runtimes()
+    if not hinted.isdisjoint(runtimes):  # (a runtime's session: only to_native writes the request it sends)
+        hinted = hinted | {runtimes[hint] for hint in hinted if hint in runtimes}
     return formats not in hinted if isinstance(formats, str) else not hinted & formats
 
 

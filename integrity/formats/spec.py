@@ -17,10 +17,12 @@ What a record says, and who reads it:
   skips_bad_lines: the runtime that writes the format and leaves out a JSONL line that is not JSON when it
       resumes a session ("" when none is known to): such a file is read as that runtime reads it, each line
       left out reported (integrity.formats.registry.read_all), instead of refused;
-  merges_user_turns: the runtime that writes the format and sends its sessions as Anthropic Messages requests
-      with each run of consecutive user entries merged into one message, its tool_result blocks first ("" when
-      none is known to): the request judged for such a file is written so (integrity.formats.registry.to_native,
-      anthropic.merged_user_turns), and no skeleton stands for it (skeleton.stands_for);
+  sends_as: for a session format whose runtime builds each request from the session itself, the function that
+      turns the request written for its provider (the provider's own format) into the one the runtime sends
+      (None: sent as written).  Claude Code merges each run of user entries into one message, results first, and
+      leaves out assistant messages of whitespace text only (claude_code.sent_request).  The request every verdict
+      judges is written so (integrity.formats.registry.to_native), and no skeleton stands for it
+      (skeleton.stands_for);
   container: how a view converted into this format is written ("jsonl", "array", "object", "" for the
       shape its body takes), hence its native positions: `line n` in JSON lines, `<key>[n]` in an
       object (the key of the request's message list), `[n]` in a bare array;
@@ -53,7 +55,8 @@ class FormatSpec:
     suffixes: tuple[str, ...] = (".json", ".jsonl")
     container: str = ""
     skips_bad_lines: str = ""
-    merges_user_turns: str = ""
+    sends_as: Callable[[list[Any], list[list[int]]], tuple[list[Any], list[list[int]]]] | None = \
+        field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         missing = [name for name in _CONTRACT if not callable(getattr(self.adapter, name, None))]
