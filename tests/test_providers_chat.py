@@ -42,6 +42,9 @@ LEGAL = [
     # OpenAI matches results to the calls of the turn they follow, so an id reused in a later turn is accepted.
     ("openai-chat", [U(), A("a"), T("a"), U(), A("a"), T("a")]),
     ("deepseek", [U(), A("a", "b"), T("a"), T("b"), SAY(), U()]),
+    ("deepseek", [{"role": "user", "content": [{"type": "text", "text": "hi"}]}, SAY()]),  # (text parts are read)
+    # OpenAI and Mistral read an image part
+    ("openai-chat", [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/a.png"}}]}]),
     ("mistral", [U(), A("a", "b"), T("a"), T("b"), SAY(), U()]),
     ("mistral", [U(), A("a"), T("a")]),
     ("mistral", [U(), SAY("Sure,", prefix=True)]),
@@ -124,6 +127,15 @@ ILLEGAL = [
         v("deepseek", "duplicate_tool_call_id", "message[5]", [2, 5], ["a"],
           "Duplicate value for 'tool_call_id' of a in message[5]"),
         id="deepseek-duplicate-across-turns"),
+    pytest.param(  # a screenshot in the history: DeepSeek reads text parts only (esengine/DeepSeek-Reasonix#7859);
+        # only the first part it cannot read is reported (the body is refused there)
+        "deepseek", [U(), A("a"), T("a"), {"role": "user", "content": [
+            {"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA=="}},
+            {"type": "input_audio", "input_audio": {"data": "AA==", "format": "wav"}}]}, U(), SAY()],
+        v("deepseek", "content_part_not_text", "messages[3]", [3], [],
+          "Failed to deserialize the JSON body into the target type: messages[3]: unknown variant `image_url`, "
+          "expected `text`"),
+        id="deepseek-image-part"),
     pytest.param(  # parallel calls stored as one assistant message each (NousResearch/hermes-agent#29148)
         "deepseek", [U(), A("a"), A("b"), T("a"), T("b")],
         v("deepseek", "tool_calls_unanswered", "message[1]", [1], ["a"],
@@ -196,3 +208,28 @@ def test_openai_tool_message_without_a_string_id_is_a_missing_parameter(bad_id: 
 def test_a_call_without_an_id_reads_as_the_empty_id_and_pairs_with_an_empty_tool_call_id() -> None:
     request = [U(), {"role": "assistant", "tool_calls": [{"type": "function"}]}, T("")]
     assert found(request, "openai-chat") == []
+
+
+def test_a_screenshot_in_a_chat_history_is_refused_by_deepseek_alone(tmp_path: Any,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A Chat history with an image part: OpenAI reads it (exit 0), DeepSeek refuses the body at the part, and a
+    repair keeps what the user sent, so the view is written and `repair --provider deepseek` says DeepSeek still
+    refuses it (exit 1)."""
+    import json
+
+    from integrity.cli import main
+
+    path = tmp_path / "screenshot.json"
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    path.write_text(json.dumps([
+        {"role": "user", "content": [{"type": "text", "text": "what is on this screen?"}, image]},
+        A("call_1"), T("call_1"), SAY("A login form.")]), encoding="utf-8")
+    assert main(["check", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["check", "--provider", "deepseek", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "deepseek as recorded: messages[0]: Failed to deserialize the JSON body into the target type: " \
+           "messages[0]: unknown variant `image_url`, expected `text`" in out
+    view = tmp_path / "view.json"
+    assert main(["repair", "--provider", "deepseek", "-o", str(view), str(path)]) == 1
+    assert json.loads(view.read_text(encoding="utf-8"))[0]["content"][1]["type"] == "image_url"

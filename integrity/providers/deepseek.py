@@ -27,11 +27,15 @@ UNANSWERED = (
 STRAY = "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"
 DUPLICATE = "Duplicate value for 'tool_call_id' of {id} in message[{index}]"
 REPEATED = "duplicate_tool_call_id"  # the rule of DUPLICATE
+NOT_TEXT = ("Failed to deserialize the JSON body into the target type: messages[{index}]: unknown variant "
+            "`{variant}`, expected `text`")
+NOT_TEXT_RULE = "content_part_not_text"  # the rule of NOT_TEXT
 
 
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """Every DeepSeek tool-history rule the request breaks, in message order."""
-    found: list[Violation] = []
+    """Every DeepSeek tool-history rule the request breaks, in message order, and the body's first content part
+    DeepSeek cannot read (which DeepSeek names alone: it refuses the body as it reads it)."""
+    found: list[Violation] = not_text_parts(messages, provider)
     shape = read_shape(messages)
     for turn in shape.turns:
         missing = unanswered_ids(turn.call_ids, turn.answered_ids(messages))
@@ -47,6 +51,27 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     found += repeated_results(((index, result_id_of(messages[index]) or "")
                                for index, role in enumerate(shape.roles) if role == "tool"), provider)
     return found
+
+
+def not_text_parts(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """The first content part of another type than `text` (an `image_url`, an `input_audio`, a `file`, a
+    `refusal`), which DeepSeek's chat endpoint refuses as it reads the body, naming it alone: its messages
+    take text parts only ("unknown variant `image_url`, expected `text`", every DeepSeek model through V4).  A
+    Chat history with a pasted screenshot was judged accepted; DeepSeek answers 400 to every request after.
+    Only the first: the body is refused at the first part it cannot read.  The error's `at line 1 column N`
+    (where the part sits in the JSON text the client sent) is left out: it depends on how the body is
+    serialized."""
+    for index, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        for part in content:
+            variant = part.get("type") if isinstance(part, dict) else None
+            if isinstance(variant, str) and variant != "text":
+                return [Violation(provider=provider, rule=NOT_TEXT_RULE, position=f"messages[{index}]",
+                                  native_indices=[index], call_ids=[],
+                                  error=NOT_TEXT.format(index=index, variant=variant))]
+    return []
 
 
 def repeated_results(results: Iterable[tuple[int, str]], provider: str = PROVIDER) -> list[Violation]:
@@ -124,6 +149,7 @@ SPEC = ProviderSpec(
         "tool_calls_unanswered": UNANSWERED,
         "tool_result_without_call": STRAY,
         REPEATED: DUPLICATE,
+        NOT_TEXT_RULE: NOT_TEXT,
     },
     endpoint=Endpoint(
         "https://api.deepseek.com/chat/completions",
