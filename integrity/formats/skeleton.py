@@ -159,16 +159,21 @@ _HINTS_OF: dict[str, str] = {hint: RESPONSES for hint in RESPONSES_HINTS if hint
 """Formats whose messages carry another format's hints (a Codex rollout's are the Responses reader's)."""
 
 
-def _runtimes() -> dict[str, str]:
-    """Session format -> its provider's format, for each format whose runtime builds the request it sends
-    (FormatSpec.sends_as; read from the registry on first use, which imports every format)."""
+def _sent_by_runtime(hinted: set[str]) -> set[str]:
+    """The provider formats whose requests a runtime builds for messages with hints of these formats
+    (FormatSpec.sends_as: Claude Code's session toward Anthropic).  The registry, which imports every format, is
+    read only when a hint names a format that is no provider's request format (a session format's reader, which
+    the registry ran): a pi-ai file judged on the fast path imports neither (tests/test_lazy_imports.py)."""
     global _RUNTIMES
+    names = hinted.difference(SKELETONS, (BLANK_TEXT, ARGUMENTS_NOT_OBJECT))
+    if not names:
+        return set()
     if _RUNTIMES is None:
         from .registry import FORMAT_SPECS
 
         _RUNTIMES = {name: spec.provider for name, spec in FORMAT_SPECS.items()
                      if spec.sends_as is not None and spec.provider is not None}
-    return _RUNTIMES
+    return {_RUNTIMES[name] for name in names if name in _RUNTIMES}
 
 
 _RUNTIMES: dict[str, str] | None = None
@@ -186,9 +191,9 @@ def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
         hinted = hinted | ARGUMENTS_FORMATS
     if not hinted.isdisjoint(_HINTS_OF):
         hinted = hinted | {_HINTS_OF[hint] for hint in hinted if hint in _HINTS_OF}
-    runtimes = _runtimes()
-    if not hinted.isdisjoint(runtimes):  # (a runtime's session: only to_native writes the request it sends)
-        hinted = hinted | {runtimes[hint] for hint in hinted if hint in runtimes}
+    sent = _sent_by_runtime(hinted)  # (a runtime's session: only to_native writes the request it sends)
+    if sent:
+        hinted = hinted | sent
     return formats not in hinted if isinstance(formats, str) else not hinted & formats
 
 
