@@ -302,29 +302,36 @@ def merged_user_turns(native: list[Any], sources: list[list[int]]) -> tuple[list
     objects); a merged one is a new dict (the written entries may be shared)."""
     out: list[Any] = []
     out_sources: list[list[int]] = []
-    run = False  # (out[-1] is a merge this pass made: its content list is its own)
-    for entry, source in zip(native, sources, strict=True):
-        last = out[-1] if out else None
-        if isinstance(entry, dict) and isinstance(last, dict) and entry.get("role") == "user" \
-                and last.get("role") == "user":
-            blocks = [*_as_blocks(last.get("content")), *_as_blocks(entry.get("content"))]
-            results = [block for block in blocks if isinstance(block, dict) and block.get("type") == "tool_result"]
-            others = [block for block in blocks if not (isinstance(block, dict) and block.get("type") == "tool_result")]
-            out[-1] = {**last, "content": results + others}
-            out_sources[-1] = out_sources[-1] + source if run else [*out_sources[-1], *source]
-            run = True
-            continue
-        out.append(entry)
-        out_sources.append(source)
-        run = False
+    at, total = 0, len(native)
+    while at < total:
+        end = at + 1
+        while end < total and _is_user(native[at]) and _is_user(native[end]):
+            end += 1
+        if end - at == 1:
+            out.append(native[at])
+            out_sources.append(sources[at])
+        else:  # (each run merged once: its blocks read once, whatever its length)
+            blocks = [block for entry in native[at:end] for block in _as_blocks(entry.get("content"))]
+            blocks.sort(key=_not_result)  # (stable: results first, each side in order)
+            out.append({**native[at], "content": blocks})
+            out_sources.append([index for source in sources[at:end] for index in source])
+        at = end
     return out, out_sources
+
+
+def _is_user(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("role") == "user"
+
+
+def _not_result(block: Any) -> bool:
+    return not (isinstance(block, dict) and block.get("type") == "tool_result")
 
 
 def _as_blocks(content: Any) -> list[Any]:
     """A user message's content as blocks (a string is one text block, as the API reads it)."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
-    return list(content) if isinstance(content, list) else []
+    return content if isinstance(content, list) else []
 
 
 def parts_out(parts: Any, format: str, same: bool) -> list[Any]:

@@ -176,7 +176,7 @@ def threads(entries: list[Any]) -> list[Thread] | None:
         tool_use = entry.get("parent_tool_use_id") if isinstance(entry, dict) else None
         if isinstance(tool_use, str) and tool_use and index not in sidechain:
             streams.setdefault(f"subagent:{tool_use}", []).append(index)
-    taken = set(side) | {i for found in streams.values() for i in found}
+    taken = sidechain | {i for found in streams.values() for i in found}
     main, branches = _branches(entries, [i for i in range(len(entries)) if i not in taken])
     compacted = _compacted(entries, main)
     if not side and not streams and not branches and not compacted:
