@@ -68,6 +68,7 @@ NOTE_EXAMPLES: dict[NoteCode, dict[str, Any]] = {
     NoteCode.CALLS_PUT_LAST: {"provider": "anthropic"},
     NoteCode.BLANK_TEXT_LEFT_OUT: {"provider": "anthropic"},
     NoteCode.BLANK_MESSAGE_LEFT_OUT: {"provider": "anthropic"},
+    NoteCode.ERROR_SENT_AS_TEXT: {"provider": "anthropic"},
     NoteCode.MERGED: {"carrier": 4},
     NoteCode.MERGED_INTO: {"provider": "bedrock", "role": "user", "members": [3, 4], "carrier": 4},
     NoteCode.CARRIES_MERGED: {"provider": "bedrock", "members": [3]},

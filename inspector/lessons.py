@@ -532,6 +532,10 @@ def repair_steps(report: RepairReport) -> list[Step]:
             keyed.append(((1, index + 0.22), Step(RepairKind.BLANK_TEXT.value, index, None,
                                              f"send #{index} without its blank text (the durable message keeps "
                                              "it)")))
+        if NoteCode.ERROR_SENT_AS_TEXT in action.codes:
+            keyed.append(((1, index + 0.23), Step(RepairKind.ERROR_AS_TEXT.value, index, None,
+                                             f"send the error result #{index} with its text alone (the durable "
+                                             "message keeps its other parts)")))
         if action.also_view_indices:
             keyed.append(((1, index + 0.25), Step(RepairKind.SHARED.value, index, None,
                                              f"answer the reused id {action.call_id or ''} again with #{index}"

@@ -280,11 +280,11 @@ def view_for_provider(policy: str, light: LightTranscript, plan: Plan, view: lis
 def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
     """Whether the strict plan for this provider may differ from another provider's."""
     from .repair.legalize import has_role_rules
-    from .repair.strict import blank_left_out, calls_put_last, refuses_some_id
+    from .repair.strict import blank_left_out, calls_put_last, errors_as_text, refuses_some_id
 
     return has_role_rules(provider) or any(call.id == "" for calls in light.frames.values() for call in calls) \
         or refuses_some_id(light, provider) or bool(calls_put_last(light, provider)) \
-        or any(blank_left_out(light, provider))
+        or any(blank_left_out(light, provider)) or bool(errors_as_text(light, provider))
 
 
 def rejected_by_own_provider(transcript: Transcript) -> list[Any]:

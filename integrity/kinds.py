@@ -104,6 +104,7 @@ class RepairKind(str, Enum):
     CALLS_LAST = "calls_last"
     BLANK_TEXT = "blank_text"
     DROPPED_BLANK = "dropped_blank"
+    ERROR_AS_TEXT = "error_as_text"
 
 
 class FindingCode(str, Enum):
@@ -277,6 +278,17 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         example="#1 assistant [text '', tool_use(call_a)]  ->  view sends [tool_use(call_a)]",
         aliases=('blank text', 'empty text', 'text content blocks must be non-empty', 'text field is blank'),
         universal=False),
+    RepairKind.ERROR_AS_TEXT: KindFacts(
+        "error sent as text", "An error result (a tool that failed) the view sends with its text alone, because the "
+        "provider takes text alone in an error result and refuses one with no content (Anthropic: \"all content "
+        "must be type `text` if `is_error` is true\"); a part that is not text (a screenshot of the failure) is left "
+        "out of the view, and a result with no text says \"(no text content)\". The durable message keeps its "
+        "parts.",
+        Severity.REJECTED, "errors_as_text", "error result(s) sent as text", if_accepted=Severity.NORMALIZED,
+        icon='⚠', colour='#fee2e2',
+        example="#2 toolResult(call_a, isError, [text 'timeout', image])  ->  view sends [text 'timeout']",
+        aliases=('error result', 'is_error', 'all content must be type text', 'content cannot be empty'),
+        universal=False),
     RepairKind.DROPPED_BLANK: KindFacts(
         "dropped blank message", "A user or assistant message holding nothing but blank text (or no content at "
         "all), left out of the view, because the provider refuses an empty message (Anthropic: but for the "
@@ -425,6 +437,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.CALLS_PUT_LAST: (_R, _N),
     NoteCode.BLANK_TEXT_LEFT_OUT: (_R, _N),
     NoteCode.BLANK_MESSAGE_LEFT_OUT: (_R, _N),
+    NoteCode.ERROR_SENT_AS_TEXT: (_R, _N),
     NoteCode.MERGED: (_R, _N),
     NoteCode.MERGED_INTO: (_R, _N),
     NoteCode.CARRIES_MERGED: (_R, _N),
@@ -482,7 +495,8 @@ ACTION_KINDS: tuple[RepairKind, ...] = tuple(kind for kind, facts in REPAIR_KIND
 VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.MOVED, RepairKind.REORDERED, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_INTERRUPTED_FRAME,
     RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.REPAIRED_ARGUMENTS, RepairKind.RENAMED,
-    RepairKind.DROPPED_BLANK, RepairKind.CALLS_LAST, RepairKind.BLANK_TEXT, RepairKind.MERGED,
+    RepairKind.DROPPED_BLANK, RepairKind.CALLS_LAST, RepairKind.BLANK_TEXT, RepairKind.ERROR_AS_TEXT,
+    RepairKind.MERGED,
     RepairKind.SYNTHESIZED_TURN,
 )
 """The order in which the verdict lists the counts of what a repair changed."""

@@ -43,6 +43,7 @@ class NoteCode(str, Enum):
     CALLS_PUT_LAST = "calls_put_last"
     BLANK_TEXT_LEFT_OUT = "blank_text_left_out"
     BLANK_MESSAGE_LEFT_OUT = "blank_message_left_out"
+    ERROR_SENT_AS_TEXT = "error_sent_as_text"
     MERGED = "merged"
     MERGED_INTO = "merged_into"
     CARRIES_MERGED = "carries_merged"
@@ -190,6 +191,10 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.BLANK_MESSAGE_LEFT_OUT: lambda p: (
         "it holds nothing but blank text (or no content at all), so the view leaves it out: "
         f"{_title(p['provider'])} refuses {_blank(p['provider'])[1]}"),
+    NoteCode.ERROR_SENT_AS_TEXT: lambda p: (
+        "an error result sent with its text alone (a part that is not text, such as a screenshot, is left out of "
+        "the view; with no text, it says \"(no text content)\"): "
+        f"{_title(p['provider'])} takes text alone in an error result, and refuses one with no content"),
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "

@@ -83,6 +83,16 @@ ANTHROPIC_LEGAL = [
     # the API combines consecutive user messages too (its reference), so results may be split over them
     [AU(), AA("a", "b"), AR("a"), AR("b"), ASAY()],
     [AU(), AA("a"), AR("a"), AU("and then?"), ASAY()],
+    # an error result of text alone (a string, or text blocks), and a result that is no error holding an image, or
+    # nothing
+    [AU(), AA("a", "b"), {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "a", "is_error": True, "content": "Error: timeout"},
+        {"type": "tool_result", "tool_use_id": "b", "is_error": True,
+         "content": [{"type": "text", "text": "Error"}, {"type": "text", "text": "exit 1"}]}]}, ASAY()],
+    [AU(), AA("a", "b"), {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "a", "is_error": False, "content": [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]},
+        {"type": "tool_result", "tool_use_id": "b", "content": ""}]}, ASAY()],
 ]
 
 ANTHROPIC_ILLEGAL = [
@@ -108,6 +118,30 @@ ANTHROPIC_ILLEGAL = [
         v("anthropic", "tool_result_content_not_text", "messages.2.content.0.tool_result.content", [2], ["a"],
           "messages.2.content.0.tool_result.content: Input should be a valid string"),
         id="result-content-object"),
+    # seen: vellum-ai/vellum-assistant#18387, caozhiyuan/copilot-api#196, two agents' tests quoting the position:
+    # an error result holding the screenshot taken when the tool failed
+    pytest.param(
+        [AU(), AA("a"),
+         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "is_error": True, "content": [
+             {"type": "text", "text": "Error: timeout"},
+             {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]}]}],
+        v("anthropic", "error_result_not_text", "messages.2.content.0.tool_result", [2], ["a"],
+          "messages.2.content.0.tool_result: all content must be type `text` if `is_error` is true"),
+        id="error-result-image"),
+    # seen: anthropics/claude-agent-sdk-python#248 (messages.2.content.0.tool_result, a content of "")
+    pytest.param(
+        [AU(), AA("a", "b"),
+         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "ok"},
+                                      {"type": "tool_result", "tool_use_id": "b", "is_error": True, "content": ""}]}],
+        v("anthropic", "error_result_empty", "messages.2.content.1.tool_result", [2], ["b"],
+          "messages.2.content.1.tool_result: content cannot be empty if `is_error` is true"),
+        id="error-result-empty"),
+    pytest.param(
+        [AU(), AA("a"), {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "is_error": True,
+                                                      "content": []}]}],
+        v("anthropic", "error_result_empty", "messages.2.content.0.tool_result", [2], ["a"],
+          "messages.2.content.0.tool_result: content cannot be empty if `is_error` is true"),
+        id="error-result-empty-list"),
     pytest.param(
         [AU(), AA("a", "b"), AR("a")],
         v("anthropic", "tool_use_unanswered", "messages.1", [1, 2], ["b"],

@@ -22,7 +22,14 @@ from typing import Any
 import pytest
 
 from integrity.formats import read_all
-from integrity.formats.skeleton import BLANK_FORMATS, BLANK_TEXT, all_bones, stands_for
+from integrity.formats.skeleton import (
+    BLANK_FORMATS,
+    BLANK_TEXT,
+    ERROR_CONTENT,
+    ERROR_CONTENT_FORMATS,
+    all_bones,
+    stands_for,
+)
 from integrity.loading import Transcript, TranscriptError
 from integrity.providers import PROVIDER_FORMAT, PROVIDERS, validate_native
 from integrity.providers.canonical import (
@@ -94,9 +101,11 @@ def test_skeleton_verdicts_equal_the_full_requests(provider: str) -> None:
             continue  # judged on its own recorded entries, or written from its hints (a Codex rollout as Responses)
         for messages in _views(transcript, provider):
             written = skeleton_once(messages, format, None)
-            if written is None and format in BLANK_FORMATS and BLANK_TEXT in all_bones(messages)[1]:
-                continue  # a blank text, which Anthropic's and Bedrock's empty-content rules read and a skeleton
-                # does not carry
+            marks = all_bones(messages)[1] if written is None else set()
+            if format in BLANK_FORMATS and BLANK_TEXT in marks or format in ERROR_CONTENT_FORMATS \
+                    and ERROR_CONTENT in marks:
+                continue  # a blank text, which Anthropic's and Bedrock's empty-content rules read, or an error
+                # result's content Anthropic refuses: a skeleton carries neither
             assert written is not None, f"{name}: carries hints of {format} without being read from it"
             native, sources, _ = judged_request(messages, provider, transcript)  # the full request, written
             full = with_canonical_indices(in_context(validate_native(native, provider, history=True, ids=True),
@@ -130,6 +139,16 @@ def _pi_ai_files() -> Iterator[tuple[str, bytes]]:
                                              {"type": "toolCall", "id": "a", "name": "t", "arguments": {}}]},
            {"role": "toolResult", "toolCallId": "a", "toolName": "t", "content": [], "isError": False}]
     yield "odd", json.dumps(odd).encode()
+    # an error result holding an image (Anthropic refuses it, a skeleton cannot show it), one of text alone
+    failed = [{"role": "user", "content": "look"},
+              {"role": "assistant", "content": [{"type": "toolCall", "id": "b", "name": "shot", "arguments": {}},
+                                                {"type": "toolCall", "id": "c", "name": "shot", "arguments": {}}]},
+              {"role": "toolResult", "toolCallId": "b", "toolName": "shot", "isError": True, "content": [
+                  {"type": "text", "text": "Error: timeout"},
+                  {"type": "image", "data": "iVBO", "mimeType": "image/png"}]},
+              {"role": "toolResult", "toolCallId": "c", "toolName": "shot", "isError": True,
+               "content": [{"type": "text", "text": "Error"}]}]
+    yield "failed-with-image", json.dumps(failed).encode()
 
 
 def test_fast_bones_equal_the_decoded_messages_bones() -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from ..formats.skeleton import BLANK_TEXT, MISSING, STRING, Bone, hint_format, responses_items
+from ..formats.skeleton import BLANK_TEXT, ERROR_CONTENT, MISSING, STRING, Bone, hint_format, responses_items
 from ..repair.views import frame_is_interrupted
 
 _UNSET = msgspec.UNSET
@@ -72,8 +72,16 @@ class _Assistant(msgspec.Struct, tag_field="role", tag="assistant", gc=False):
     hint: Any = _HINT
 
 
+class _Kind(msgspec.Struct, gc=False):
+    """A result's part: its type alone (an error result's parts are read for one that is not text)."""
+
+    type: str = ""
+
+
 class _Result(msgspec.Struct, tag_field="role", tag="toolResult", gc=False):
     toolCallId: Any = _UNSET
+    isError: Any = _UNSET
+    content: list[_Kind] = []
     hint: Any = _HINT
 
 
@@ -165,6 +173,37 @@ def blank_or_empty(messages: list[Any], empty: bool) -> bool:
                                       repeat(images)))
 
 
+_IS_ERROR = attrgetter("isError")
+
+
+def error_content(messages: list[Any], result: type) -> bool:
+    """Whether an error result among these structs (of class `result`) has no part, or a part that is not text
+    (formats.skeleton.error_content_refused, which Anthropic refuses and a skeleton cannot show).  Results are
+    picked and their flags read by C-level passes; only the error results' parts are looked at."""
+    picked = list(compress(messages, map(is_, map(type, messages), repeat(result))))
+    if not picked:
+        return False
+    flags = list(map(_IS_ERROR, picked))
+    if True not in flags:
+        return False
+    for message in compress(picked, map(is_, flags, repeat(True))):
+        content = message.content
+        if not content or any(_part_tag(part) != "text" for part in content):
+            return True
+    return False
+
+
+def _part_tag(part: Any) -> str:
+    """A result part's type: _Kind's field, or the tag of a fast reader's part struct."""
+    if type(part) is _Kind:
+        return part.type
+    kind = type(part)
+    tag = _TAGS.get(kind)
+    if tag is None:
+        tag = _TAGS[kind] = kind.__struct_config__.tag
+    return str(tag)
+
+
 def _written_empty(message: Any, images: set[type]) -> bool:
     """Whether a user or assistant struct is written with no block (no part but images without their data) and
     is no interrupted frame without parts (the light view's empty_frames)."""
@@ -184,6 +223,8 @@ def struct_bones(messages: list[Any], hinted: set[str], kinds: dict[Any, Any], s
     if BLANK_TEXT not in hinted and blank_or_empty(messages, False):
         hinted.add(BLANK_TEXT)
     result, assistant, user = structs[:3]
+    if ERROR_CONTENT not in hinted and error_content(messages, result):
+        hinted.add(ERROR_CONTENT)
     for message in messages:
         if message.hint is not _UNSET:
             hinted.add(hint_format(message.hint))
@@ -250,13 +291,17 @@ def struct_items(messages: list[Any], shapes: ItemShapes, structs: Structs) -> N
         of[first + at] = number
 
 
-def struct_hints(messages: list[Any], hinted: set[str]) -> None:
+def struct_hints(messages: list[Any], hinted: set[str], result: type = _Result) -> None:
     """hinted gets the formats of the native hints these structs carry (struct_bones' hinted, without bones):
     one C-level pass when none carries any, as in almost every file.  It gets BLANK_TEXT too for a blank text
-    or a message written with no block (blank_or_empty): the light view, which the sparse judgment reads, shows
-    neither, so the verdict is judged on every message's bones (or the full request) instead."""
+    or a message written with no block (blank_or_empty), and ERROR_CONTENT for an error result's content Anthropic
+    refuses (error_content; result: the class of the reader's result structs): the light view, which the sparse
+    judgment reads, shows none of them, so the verdict is judged on every message's bones (or the full request)
+    instead."""
     if BLANK_TEXT not in hinted and blank_or_empty(messages, True):
         hinted.add(BLANK_TEXT)
+    if ERROR_CONTENT not in hinted and error_content(messages, result):
+        hinted.add(ERROR_CONTENT)
     hints = list(map(_HINT_OF, messages))
     if hints.count(_UNSET) != len(hints):
         hinted.update(hint_format(hint) for hint in hints if hint is not _UNSET)

@@ -559,7 +559,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                 from .fast_bones import struct_bones, struct_hints  # only when a provider verdict is asked
 
                 if bones[0] is None:
-                    struct_hints(messages, bones[1])
+                    struct_hints(messages, bones[1], _ToolResult)
                 else:
                     bones[0].extend(struct_bones(messages, bones[1], kinds, STRUCTS))
             if items is not None:

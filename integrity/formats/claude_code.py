@@ -371,12 +371,44 @@ def sent_request(native: list[Any], sources: list[list[int]]) -> tuple[list[Any]
     "\\n\\n" was streamed) and merges each run of user entries into one message, tool_result blocks first
     (mergeUserMessages, hoistToolResults: anthropic.merged_user_turns).  Those sessions went on, the model
     answering the next prompt: judged as the file lists them, they were false rejections ("text content blocks
-    must contain non-whitespace text"; a prompt queued between two parallel results).  What Claude Code repairs
-    when a pair is broken (a call without its result) is not modelled: that is a defect, reported as one."""
+    must contain non-whitespace text"; a prompt queued between two parallel results).  An error result
+    (`is_error`) holding a block that is not text (a screenshot of the failure, written by versions before its
+    writer learned to leave them out) is sent with its texts alone, joined by a blank line into one block, or
+    with no content when it has none (sanitizeErrorToolResultContent: Anthropic refuses such a block, "all content
+    must be type `text` if `is_error` is true"; the empty content it may leave is refused too, and judged so).
+    What Claude Code repairs when a pair is broken (a call without its result) is not modelled: that is a
+    defect, reported as one."""
     kept = [(entry, source) for entry, source in zip(native, sources, strict=True) if not _whitespace_only(entry)]
     if len(kept) < len(native):
         native, sources = [entry for entry, _ in kept], [source for _, source in kept]
+    native = [_text_only_errors(entry) if _holds_error_media(entry) else entry for entry in native]
     return anthropic.merged_user_turns(native, sources)
+
+
+def _error_media(block: Any) -> bool:
+    """A tool_result block marked as an error whose list content holds a block that is not text."""
+    content = block.get("content") if isinstance(block, dict) and block.get("type") == "tool_result" \
+        and block.get("is_error") else None
+    return isinstance(content, list) and not all(
+        isinstance(item, dict) and item.get("type") == "text" for item in content)
+
+
+def _holds_error_media(entry: Any) -> bool:
+    content = entry.get("content") if isinstance(entry, dict) and entry.get("role") == "user" else None
+    return isinstance(content, list) and any(map(_error_media, content))
+
+
+def _text_only_errors(entry: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the user message whose error results hold their texts alone (sent_request); the file's entry is
+    left as it is."""
+    blocks = []
+    for block in entry["content"]:
+        if _error_media(block):
+            texts = [item.get("text") for item in block["content"]
+                     if isinstance(item, dict) and item.get("type") == "text"]
+            block = {**block, "content": [{"type": "text", "text": "\n\n".join(map(str, texts))}] if texts else []}
+        blocks.append(block)
+    return {**entry, "content": blocks}
 
 
 def _whitespace_only(entry: Any) -> bool:

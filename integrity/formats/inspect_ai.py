@@ -123,6 +123,10 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
         if isinstance(call_id, int) and not isinstance(call_id, bool):
             call_id = str(call_id)
         name = entry.get("function")
+        sent = _error_sent(entry.get("error"), parts)
+        if sent is not None:  # the model is sent the error's text in place of the content
+            hints["sent"], hints["recorded"] = sent, entry.get("content", "")
+            parts = [{"type": "text", "text": sent}]
         message = tool_result(call_id, name if isinstance(name, str) else book.name(call_id), parts,
                               entry.get("error") is not None, has_id)
         hints["extra"] = {k: v for k, v in entry.items() if k not in ("role", "content")}
@@ -132,6 +136,24 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
         hints["extra"] = {k: v for k, v in entry.items() if k not in ("role", "content")}
     message[NATIVE] = hints
     return message
+
+
+def _error_sent(error: Any, parts: list[dict[str, Any]]) -> str | None:
+    """The text Inspect sends for a tool message with an error, when it is not the content as read (None).
+
+    Inspect's providers send a failed call's error message as its result, not the content (Anthropic's
+    `message_param`: the error's message, else the message's text, else "error", since Anthropic refuses an
+    error result with empty content; OpenAI's likewise sends the error).  Read so, a tool error recorded with
+    an empty content (its message in `error`) is judged as the request Inspect sends, not as an empty error
+    result."""
+    if not isinstance(error, dict):
+        return None
+    message = error.get("message")
+    if isinstance(message, str) and message:
+        sent = message
+    else:
+        sent = "\n".join(part["text"] for part in parts if part.get("type") == "text") or "error"
+    return None if parts == [{"type": "text", "text": sent}] else sent
 
 
 def read(entries: list[Any]) -> list[Segment]:
@@ -200,7 +222,10 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
             out["tool_calls"] = [_call_out(p, same) for p in calls]
         return [{**extra, **out}]
     if role == "toolResult":
-        return [_tool_out(message, extra, shape, same)]
+        out = _tool_out(message, extra, shape, same)
+        if "sent" in hints and message.get("content") == [{"type": "text", "text": hints["sent"]}]:
+            out["content"] = hints["recorded"]  # (read as the error's text: the file's own content written back)
+        return [out]
     text = message.get("content")
     turn = {"role": "system" if role in ("system", "developer") else "user",
             "content": text if isinstance(text, str) else _content_out(text, "list", same)}

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..repair.views import blank_text, frame_is_interrupted
+from ..repair.views import blank_text, error_content_refused, frame_is_interrupted
 from .anthropic import CONTENT_ROLES
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, carries_block, writable
 from .openai_chat import finish_entry
@@ -68,6 +68,8 @@ def bones_of(message: Any, hinted: set[str]) -> Bone:
         hinted.add(BLANK_TEXT)
     if role == "toolResult":
         parts: Any = ()  # no writer reads a result's parts into the skeleton
+        if message.get("isError") is True and error_content_refused(content):
+            hinted.add(ERROR_CONTENT)
     elif isinstance(content, str):
         parts = STRING
     else:
@@ -106,6 +108,16 @@ request is judged).  No format has this name."""
 ARGUMENTS_FORMATS = frozenset({"anthropic"})
 """The request formats whose providers refuse a call's arguments that are not an object (Anthropic's
 tool_use_input_not_object: its writer sends the arguments as they are)."""
+
+
+ERROR_CONTENT = "error result content"
+"""What `hinted` gets for an error result (isError) whose content is empty or holds a part that is not text: a
+skeleton carries no result content, so none of the formats whose providers judge it (ERROR_CONTENT_FORMATS)
+stands for the request (the full request is judged).  No format has this name."""
+
+ERROR_CONTENT_FORMATS = frozenset({"anthropic"})
+"""The request formats whose providers refuse an error result's content that is empty or not all text
+(Anthropic's error_result_empty and error_result_not_text)."""
 
 
 def _holds_blank_text(content: Any) -> bool:
@@ -165,7 +177,7 @@ def _sent_by_runtime(hinted: set[str]) -> set[str]:
     read only when a hint names a format that is no provider's request format (a session format's reader, which
     the registry ran): a pi-ai file judged on the fast path imports neither (tests/test_lazy_imports.py)."""
     global _RUNTIMES
-    names = hinted.difference(SKELETONS, (BLANK_TEXT, ARGUMENTS_NOT_OBJECT))
+    names = hinted.difference(SKELETONS, MARKS)
     if not names:
         return set()
     if _RUNTIMES is None:
@@ -177,6 +189,8 @@ def _sent_by_runtime(hinted: set[str]) -> set[str]:
 
 
 _RUNTIMES: dict[str, str] | None = None
+MARKS = (BLANK_TEXT, ARGUMENTS_NOT_OBJECT, ERROR_CONTENT)
+"""The marks `hinted` may hold besides formats' names."""
 
 
 def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
@@ -189,6 +203,8 @@ def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
         hinted = hinted | BLANK_FORMATS
     if ARGUMENTS_NOT_OBJECT in hinted:
         hinted = hinted | ARGUMENTS_FORMATS
+    if ERROR_CONTENT in hinted:
+        hinted = hinted | ERROR_CONTENT_FORMATS
     if not hinted.isdisjoint(_HINTS_OF):
         hinted = hinted | {_HINTS_OF[hint] for hint in hinted if hint in _HINTS_OF}
     sent = _sent_by_runtime(hinted)  # (a runtime's session: only to_native writes the request it sends)

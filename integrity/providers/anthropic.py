@@ -103,6 +103,8 @@ INPUT_NOT_OBJECT = "messages.{index}.content.{block}.tool_use.input: Input shoul
 INPUT_MISSING = "messages.{index}.content.{block}.tool_use.input: Field required"
 RESULT_CONTENT_OBJECT = "messages.{index}.content.{block}.tool_result.content: Input should be a valid string"
 BLANK_TEXT = "messages: text content blocks must contain non-whitespace text"
+ERROR_NOT_TEXT = "messages.{index}.content.{block}.tool_result: all content must be type `text` if `is_error` is true"
+ERROR_EMPTY = "messages.{index}.content.{block}.tool_result: content cannot be empty if `is_error` is true"
 
 
 def input_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
@@ -137,15 +139,48 @@ def input_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Viola
 
 
 def _result_contents(content: list[Any], index: int, provider: str) -> list[Violation]:
-    """A `tool_result` block whose `content` a writer stored as an object (the tool's return value as it came): the
-    API takes a string or a list of blocks, and its request schema answers with the first of the union's errors
-    (seen: quoted in an agent project's regression test, "tool_result.content: Input should be a valid string",
-    for tools returning JSON objects echoed into the block)."""
-    return [Violation(provider=provider, rule="tool_result_content_not_text",
-                      position=f"messages.{index}.content.{block}.tool_result.content", native_indices=[index],
-                      call_ids=[part["tool_use_id"]] if isinstance(part.get("tool_use_id"), str) else [],
-                      error=RESULT_CONTENT_OBJECT.format(index=index, block=block))
-            for block, part in enumerate(content) if result_content_object(part)]
+    """The `tool_result` blocks of a user message whose content the API's request schema refuses.
+
+    A content a writer stored as an object (the tool's return value as it came): the API takes a string or a list
+    of blocks, and answers with the first of the union's errors (seen: quoted in an agent project's regression
+    test, "tool_result.content: Input should be a valid string", for tools returning JSON objects echoed into the
+    block).  An error result (`is_error: true`) holding a block that is not text, a screenshot taken when the tool
+    failed: "all content must be type `text` if `is_error` is true" (seen: vellum-ai/vellum-assistant#18387,
+    caozhiyuan/copilot-api#196, and the tests of two agents that quote it with its position,
+    `messages.N.content.0.tool_result`; pi sessions that replay such a result get it on every later request).  An
+    error result whose content is empty: "content cannot be empty if `is_error` is true" (seen:
+    anthropics/claude-agent-sdk-python#248, `messages.2.content.0.tool_result`, a content of ""; a content of
+    `[]` is read as empty too, assumed from the text).  Positions are the request's own index, as for the other
+    per-block schema rules."""
+    found: list[Violation] = []
+    for block, part in enumerate(content):
+        if not isinstance(part, dict) or part.get("type") != "tool_result":
+            continue
+        found_rule = error_content_rule(part)
+        if found_rule is None:
+            continue
+        rule, text, where = found_rule
+        found.append(Violation(provider=provider, rule=rule, position=f"messages.{index}.content.{block}.{where}",
+                               native_indices=[index],
+                               call_ids=[part["tool_use_id"]] if isinstance(part.get("tool_use_id"), str) else [],
+                               error=text.format(index=index, block=block)))
+    return found
+
+
+def error_content_rule(part: dict[str, Any]) -> tuple[str, str, str] | None:
+    """The schema rule a `tool_result` block breaks by its content, if one: (rule, error text, the position's
+    tail).  An object content is refused whatever `is_error` says; an error result's content must be text, and
+    not empty."""
+    if result_content_object(part):
+        return "tool_result_content_not_text", RESULT_CONTENT_OBJECT, "tool_result.content"
+    if part.get("is_error") is not True:
+        return None
+    inner = part.get("content")
+    if inner == "" or inner == []:
+        return "error_result_empty", ERROR_EMPTY, "tool_result"
+    if isinstance(inner, list) and any(not isinstance(item, dict) or item.get("type") != "text" for item in inner):
+        return "error_result_not_text", ERROR_NOT_TEXT, "tool_result"
+    return None
 
 
 def _block_rule(text: str) -> tuple[str, str]:
@@ -466,6 +501,7 @@ SPEC = ProviderSpec(
     needs_call_ids=True,
     role_rules=None,
     calls_close_turn=True,
+    error_text_only=True,
     blank_text=BlankRule(whitespace_beside=frozenset(), spares_final_assistant=True),
     errors={
         "tool_use_unanswered": UNANSWERED,
@@ -482,6 +518,8 @@ SPEC = ProviderSpec(
         "tool_use_input_not_object": INPUT_NOT_OBJECT,
         "tool_use_input_missing": INPUT_MISSING,
         "tool_result_content_not_text": RESULT_CONTENT_OBJECT,
+        "error_result_not_text": ERROR_NOT_TEXT,
+        "error_result_empty": ERROR_EMPTY,
         "invalid_tool_use_id": INVALID_ID.replace("{field}", "tool_use.id"),
         "invalid_tool_result_id": INVALID_ID.replace("{field}", "tool_result.tool_use_id"),
     },

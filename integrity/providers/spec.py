@@ -158,6 +158,10 @@ class ProviderSpec:
         such messages without their blank texts, or leaves them out (LightTranscript.blank_texts).  Only a
         provider of a request format formats.skeleton.BLANK_FORMATS names (a skeleton writes no text;
         tests/test_blank_text_repair.py holds it).
+    error_text_only: it refuses an error result (isError) whose content is empty or holds a part that is not text
+        (Anthropic's error_result_empty, error_result_not_text), so the strict view planned for it sends such a
+        result with its texts alone (LightTranscript.error_contents).  Only a provider of a request format
+        formats.skeleton.ERROR_CONTENT_FORMATS names (a skeleton carries no result content).
     """
 
     name: str
@@ -175,6 +179,7 @@ class ProviderSpec:
     hosts_others: bool = False
     calls_close_turn: bool = False
     blank_text: BlankRule | None = None
+    error_text_only: bool = False
 
     @property
     def refuses_blank_text(self) -> bool:

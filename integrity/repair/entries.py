@@ -116,6 +116,7 @@ class Rewritten(CarriedAsIs):
     arguments: call positions whose invalid arguments the view sends as {} (strict policy).
     calls_last: the frame's calls are sent after its other parts (LightTranscript.late_frames).
     blank: the message is sent without its blank texts (LightTranscript.blank_texts).
+    text_only: the error result is sent with its texts alone (LightTranscript.error_contents).
     """
 
     index: int
@@ -123,6 +124,7 @@ class Rewritten(CarriedAsIs):
     arguments: frozenset[int] = frozenset()
     calls_last: bool = False
     blank: bool = False
+    text_only: bool = False
 
 
 
@@ -380,7 +382,8 @@ def entry_message(entry: ViewEntry, durable: Callable[[int], Any], placeholder: 
     if type(entry) is int:
         return durable(entry)
     if isinstance(entry, Rewritten):
-        return rewrite_message(durable(entry.index), entry.ids, entry.arguments, entry.calls_last, entry.blank)
+        return rewrite_message(durable(entry.index), entry.ids, entry.arguments, entry.calls_last, entry.blank,
+                               entry.text_only)
     if isinstance(entry, Synthesized):
         if entry.not_executed:
             return not_executed_message(entry.call_id, entry.tool_name, stamp())

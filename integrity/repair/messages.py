@@ -93,9 +93,14 @@ def turn_message(role: str, text: str, timestamp: int) -> dict[str, Any]:
     return message
 
 
+NO_TEXT_CONTENT = "(no text content)"
+"""The text an error result is sent with when it holds no text (rewrite_message's text_only): a provider that
+takes text alone in an error result refuses one with no content too."""
+
+
 def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
-                    arguments: frozenset[int] = frozenset(), calls_last: bool = False, blank: bool = False
-                    ) -> dict[str, Any]:
+                    arguments: frozenset[int] = frozenset(), calls_last: bool = False, blank: bool = False,
+                    text_only: bool = False) -> dict[str, Any]:
     """A deep copy of a frame with some call ids replaced, or of a result with a new toolCallId.
 
     arguments: call positions whose invalid arguments the view sends as {} (the recorded text is left out
@@ -106,8 +111,16 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
     empty-content rules refuses an empty one beside other parts, Bedrock a whitespace one too (views.blank_content);
     a message rewritten for one is sent without all of them, which carry nothing (a message of blank texts alone
     is left out whole, never rewritten).
+    text_only: an error result sent with its text parts alone, or with NO_TEXT_CONTENT when it has none (a
+    provider that takes text alone in an error result, and refuses one with no content: Anthropic); the parts
+    left out are the durable message's still, and the report names them.
     """
     copied = copy.deepcopy(message)
+    if text_only:
+        content = copied.get("content")
+        texts = [part for part in content if isinstance(part, dict) and part.get("type") == "text"] \
+            if isinstance(content, list) else []
+        copied["content"] = texts or [{"type": "text", "text": NO_TEXT_CONTENT}]
     if -1 in ids:
         copied["toolCallId"] = ids[-1]
         return copied

@@ -49,6 +49,7 @@ class Plan:
     dropped_blank: user and assistant messages left out because they hold nothing but blank text, or no content
         (strict.blank_left_out: a provider with empty-content rules refuses them).
     without_blank: messages the view sends without their blank texts (strict.blank_left_out).
+    text_only: error results the view sends with their texts alone (strict.errors_as_text).
     """
 
     __slots__ = (
@@ -72,6 +73,7 @@ class Plan:
         "calls_last",
         "dropped_blank",
         "without_blank",
+        "text_only",
     )
 
     def __init__(self, policy: str) -> None:
@@ -95,6 +97,7 @@ class Plan:
         self.calls_last: set[int] = set()
         self.dropped_blank: list[int] = []
         self.without_blank: set[int] = set()
+        self.text_only: set[int] = set()
 
     @property
     def notes(self) -> dict[int, Note]:

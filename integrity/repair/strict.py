@@ -412,6 +412,18 @@ def blank_left_out(light: LightTranscript, provider: str | None) -> tuple[list[i
     return whole, parts
 
 
+def errors_as_text(light: LightTranscript, provider: str | None) -> set[int]:
+    """The error results the view planned for `provider` sends with their texts alone (light.error_contents), when
+    the provider takes text alone in an error result and refuses one with no content (ProviderSpec.error_text_only:
+    Anthropic).  Claude Code sends such results so (its sanitizeErrorToolResultContent); a pi session replaying an
+    error result that holds a screenshot is refused on every later request without it."""
+    found = light.error_contents
+    if not found:
+        return set()
+    spec = _spec(provider)
+    return set(found) if spec is not None and spec.error_text_only else set()
+
+
 def refuses_some_id(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None) -> bool:
     """Whether the provider refuses some call id of the transcript (the view renames those for it)."""
     rule = id_rule(provider)
@@ -651,9 +663,13 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     settled, others = _settled(light, plan, answers, clean)
     late = plan.calls_last = calls_put_last(light, provider)
     blank_out, without_blank = blank_left_out(light, provider)
+    text_only = plan.text_only = errors_as_text(light, provider)
     # a frame sent otherwise than recorded is no settled turn: a view built by hand may call a late frame clean,
-    # and a clean turn's frame may hold a blank text
-    for index in settled & (late | without_blank) if late or without_blank else ():
+    # and a clean turn's frame may hold a blank text, or a clean turn a result sent with its texts alone
+    unsettled = late | without_blank if late or without_blank else set()
+    if text_only and settled:
+        unsettled |= _owners(clean, frames, text_only)
+    for index in settled & unsettled if unsettled else ():
         settled.discard(index)
         for position in range(len(frames[index])):
             others.setdefault((index, position), index + 1 + position)
@@ -685,7 +701,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     by_name = not _BY_NAME.isdisjoint(plan.note_codes())
     # (every call answered where it is, so no call is repaired: plan.repaired_tool_calls stays empty)
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
-                and not plan.dropped_blank and not plan.without_blank and not late and not renamed
+                and not plan.dropped_blank and not plan.without_blank and not late and not renamed and not text_only
                 and not light.numeric_results and not by_name and not light.bad_arguments
                 and all(others.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() if index not in settled for position in range(len(calls)))
@@ -710,6 +726,16 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         order = _emit(light, plan, others, renamed, settled, stretches, alike, by_id, late)
     plan.order = legalize(light, order, provider, plan) or order
     return plan
+
+
+def _owners(clean: list[int], frames: Mapping[int, Any], results: Iterable[int]) -> set[int]:
+    """The clean frames (sorted) whose turns hold these results (each answered right after its frame)."""
+    found = set()
+    for result in results:
+        at = bisect_right(clean, result - 1) - 1
+        if at >= 0 and result - clean[at] <= len(frames[clean[at]]):
+            found.add(clean[at])
+    return found
 
 
 _BY_NAME = frozenset((NoteCode.RESULT_PAIRED_BY_NAME, NoteCode.RESULT_PAIRED_BY_ORDER))
@@ -755,6 +781,7 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
     frames = light.frames
     bad = light.bad_arguments
     blank = plan.without_blank
+    text = plan.text_only
     skip = set(answers.values()).union(plan.dropped_strays, plan.dropped_duplicates, plan.dropped_frames,
                                        plan.dropped_blank)
     order: list[Any] = []
@@ -763,14 +790,14 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
     keys = light.result_keys
     numeric = light.numeric_results
     plain = not renamed and not bad and not numeric  # no id or arguments changes: the usual view
-    for index in sorted(skip.union(frames.keys() - settled if settled else frames, blank)):
+    for index in sorted(skip.union(frames.keys() - settled if settled else frames, blank, text)):
         if previous < index:
             stretch(range(previous, index))
         previous = index + 1
         calls = frames.get(index)
         if calls is None or index in skip:
-            if calls is None and index in blank and index not in skip:
-                order.append(Rewritten(index, {}, frozenset(), False, True))
+            if calls is None and index not in skip and (index in blank or index in text):
+                order.append(Rewritten(index, {}, frozenset(), False, index in blank, index in text))
             continue
         if plain:  # what the loop below does when nothing is renamed, without its per-call lookups
             order.append(Rewritten(index, {}, frozenset(), index in late, index in blank)
@@ -780,6 +807,8 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
                 if answer is None:
                     order.append(Synthesized(call.id, call.name, index, position, False))
                     missing.append(call.id)
+                elif answer in text:
+                    order.append(_text_only(answer, None if by_id or keys[answer] == call.id else call.id))
                 elif by_id or keys[answer] == call.id:
                     order.append(answer)
                 else:
@@ -794,7 +823,9 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
             previous = index + 1 + len(calls)
             for answer, call in enumerate(calls, index + 1):
                 new_id = ids.get(answer - index - 1)
-                if new_id is not None or keys[answer] != call.id or answer in numeric:
+                if answer in text:
+                    order.append(_text_only(answer, new_id or call.id))
+                elif new_id is not None or keys[answer] != call.id or answer in numeric:
                     order.append(Rewritten(answer, {-1: new_id or call.id}))
                 else:
                     order.append(answer)
@@ -805,6 +836,8 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
             if answer is None:
                 order.append(Synthesized(new_id or call.id, call.name, index, position, position in invalid))
                 missing.append(call.id)
+            elif answer in text:
+                order.append(_text_only(answer, new_id or call.id))
             elif new_id is not None or keys[answer] != call.id or answer in numeric:
                 order.append(Rewritten(answer, {-1: new_id or call.id}))
             else:
@@ -812,3 +845,8 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
     if previous < light.size:
         stretch(range(previous, light.size))
     return order
+
+
+def _text_only(result: int, call_id: str | None) -> Rewritten:
+    """An error result sent with its texts alone (plan.text_only), with its call's id when given (None: its own)."""
+    return Rewritten(result, {-1: call_id} if call_id is not None else {}, frozenset(), False, False, True)

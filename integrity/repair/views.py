@@ -120,6 +120,10 @@ class LightTranscript:
         (ProviderSpec.blank_text: Anthropic, Bedrock) refuses some of them, so the strict view planned for it
         sends them without their blank texts, or leaves them out.  None: not read (the fast reader leaves it to
         pipeline.Loaded, which reads it only when such a provider is asked).
+    error_contents: results marked as errors (isError) whose content is empty or holds a part that is not text
+        (error_content_refused).  A provider that takes text alone in an error result (ProviderSpec.error_text_only:
+        Anthropic) refuses them, so the strict view planned for it sends them with their texts alone.  None: not
+        read (the fast reader leaves it to pipeline.Loaded, as blank_texts).
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
         them itself): the frames of clean turns, the first frame of every call id, and every frame and
@@ -131,7 +135,7 @@ class LightTranscript:
 
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
-                 "bad_arguments", "late_frames", "blank_frames", "blank_texts")
+                 "bad_arguments", "late_frames", "blank_frames", "blank_texts", "error_contents")
 
     def __init__(
         self,
@@ -151,6 +155,7 @@ class LightTranscript:
         late_frames: set[int] | None = None,
         blank_frames: set[int] | None = None,
         blank_texts: dict[int, int] | None = None,
+        error_contents: set[int] | None = None,
     ) -> None:
         self.size = size
         self.roles = roles
@@ -168,6 +173,7 @@ class LightTranscript:
         self.late_frames = late_frames if late_frames is not None else set()
         self.blank_frames = blank_frames if blank_frames is not None else set()
         self.blank_texts = blank_texts
+        self.error_contents = error_contents
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
@@ -452,6 +458,16 @@ def blank_text(text: str) -> bool:
     return not text or text.isspace()
 
 
+def error_content_refused(content: Any) -> bool:
+    """Whether an error result's content (pi-ai parts, or a string) is one a provider that takes text alone in an
+    error result refuses (ProviderSpec.error_text_only): none, or a part that is not text (an image the tool
+    returned when it failed)."""
+    if isinstance(content, str):
+        return not content
+    return not content or not isinstance(content, list) or any(
+        not isinstance(part, dict) or part.get("type") != "text" for part in content)
+
+
 def only_blank_text(content: Any) -> bool:
     """Whether a content list holds parts, each a text part whose text is blank (blank_text)."""
     return isinstance(content, list) and bool(content) and all(
@@ -512,6 +528,7 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
     roles: list[Any] = []
     builder = LightBuilder(clean)
     blank_texts = builder.blank_texts = {}
+    errors: set[int] = set()
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             roles.append(None)
@@ -537,9 +554,14 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
                 builder.no_calls(index, message.get("stopReason"), message.get("errorMessage"), not content,
                                  only_blank_text(content))
         elif role == "toolResult":
+            is_error = message.get("isError")
             builder.result(index, message.get("toolCallId"), message.get("toolName"),
-                           is_receipt(message.get("isError"), message.get("details")), numeric_ids)
-    return builder.build(roles)
+                           is_receipt(is_error, message.get("details")), numeric_ids)
+            if is_error is True and error_content_refused(message.get("content")):
+                errors.add(index)
+    light = builder.build(roles)
+    light.error_contents = errors
+    return light
 
 
 def _numeric_slots(builder: LightBuilder, index: int, content: Any) -> None:

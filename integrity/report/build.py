@@ -233,16 +233,17 @@ def _severities(report: RepairReport, accepted: bool | None = None) -> list[Seve
 
 
 def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]], last: AbstractSet[int],
-                blank: AbstractSet[int] = frozenset()) -> ViewEntry:
+                blank: AbstractSet[int] = frozenset(), text: AbstractSet[int] = frozenset()) -> ViewEntry:
     """The plan entry a report view entry stands for (the inverse of _view_entry); repaired: frame -> the
     call positions whose invalid arguments the view sends as {} (_repaired_arguments); last: the frames it
     sends with their calls after their other parts (their actions say `calls_put_last`); blank: the messages it
-    sends without their blank texts (`blank_text_left_out`)."""
+    sends without their blank texts (`blank_text_left_out`); text: the error results it sends with their texts
+    alone (`error_sent_as_text`)."""
     if isinstance(item, DurableView):
         arguments = repaired.get(item.index, frozenset())
-        at_end, cut = item.index in last, item.index in blank
-        return Rewritten(item.index, item.ids or {}, arguments, at_end, cut) if item.ids or arguments or at_end \
-            or cut else item.index
+        at_end, cut, texts = item.index in last, item.index in blank, item.index in text
+        return Rewritten(item.index, item.ids or {}, arguments, at_end, cut, texts) \
+            if item.ids or arguments or at_end or cut or texts else item.index
     if isinstance(item, ReceiptView):
         return Synthesized(item.call_id, item.tool_name, item.frame_index, item.call_position, item.not_executed)
     if isinstance(item, TurnView):
@@ -272,15 +273,16 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     repaired = _repaired_arguments(report, messages)
     last = {action.durable_index for action in report.actions if NoteCode.CALLS_PUT_LAST in action.codes}
     blank = {action.durable_index for action in report.actions if NoteCode.BLANK_TEXT_LEFT_OUT in action.codes}
+    texts = {action.durable_index for action in report.actions if NoteCode.ERROR_SENT_AS_TEXT in action.codes}
     out = []
     for item in report.view:
         if isinstance(item, DurableView) and not item.ids and item.index not in repaired and item.index not in last \
-                and item.index not in blank:
+                and item.index not in blank and item.index not in texts:
             out.append(messages[item.index])
             continue
         stamp = item.timestamp if isinstance(item, (ReceiptView, TurnView)) else 0
         text = item.text if isinstance(item, ReceiptView) else None
-        out.append(entry_message(_plan_entry(item, repaired, last, blank), durable, text, _constant(stamp)))
+        out.append(entry_message(_plan_entry(item, repaired, last, blank, texts), durable, text, _constant(stamp)))
     return out
 
 

@@ -55,6 +55,8 @@ class Action(Record, kw_only=True):
             return RepairKind.CALLS_LAST
         if NoteCode.BLANK_TEXT_LEFT_OUT in self.codes:
             return RepairKind.BLANK_TEXT
+        if NoteCode.ERROR_SENT_AS_TEXT in self.codes:
+            return RepairKind.ERROR_AS_TEXT
         return RepairKind.RENAMED if self.new_ids else RepairKind.KEPT
 
 
@@ -64,7 +66,8 @@ class DurableView(Record, CarriedAsIs, kw_only=True, tag_field="source", tag="du
     ids: for a frame, call position -> new id; for a result, {-1: new toolCallId}.
     A frame whose action has the code `arguments_replaced` is carried with its invalid arguments sent as {}
     (view_from_report finds which from the message itself), one whose action has `blank_text_left_out` without its
-    blank texts, one whose action has `calls_put_last` with its
+    blank texts, one whose action has `error_sent_as_text` with its texts alone, one whose action has
+    `calls_put_last` with its
     calls after its other parts.
     """
 
