@@ -173,3 +173,23 @@ def test_an_inspect_tool_error_is_judged_as_inspect_sends_it() -> None:
     assert transcript.messages[2]["content"] == [{"type": "text", "text": "Permission denied"}]
     assert check(transcript, provider=A).providers[A].before == []
     assert json.loads(write_bytes(transcript, list(transcript.messages))) == messages
+
+
+def test_each_result_sent_as_text_is_counted_once_and_says_only_that() -> None:
+    """A dropped duplicate is not sent, so not counted; a result in a view that renames another turn's ids keeps
+    its own id and says only that it is sent as text (no rename, no numeric id)."""
+    failed = [{"type": "text", "text": "Error: timeout"}, IMAGE]
+    messages = _pi(failed)
+    messages.insert(3, {**messages[2], "timestamp": 3})  # the same error result recorded twice
+    messages += [{"role": "user", "content": [{"type": "text", "text": "again"}], "timestamp": 5},
+                 {"role": "assistant", "content": [{"type": "toolCall", "id": "call.2", "name": "browser",
+                                                    "arguments": {}}], "stopReason": "toolUse", "timestamp": 6},
+                 {"role": "toolResult", "toolCallId": "call.2", "toolName": "browser",
+                  "content": [{"type": "text", "text": "ok"}], "isError": False, "timestamp": 7}]
+    result = check(Transcript(messages), provider=A, depth="view")
+    assert result.providers[A].after == []
+    summary = result.report.summary
+    assert (summary.errors_as_text, summary.duplicates_dropped, summary.renamed) == (1, 1, 2)
+    codes = {a.durable_index: [c.value for c in a.codes] for a in result.report.actions}
+    assert codes[2] == ["error_sent_as_text"] and codes[3] == ["second_result"], codes
+    assert codes[6] == ["renamed"] and codes[7] == ["renamed"], codes

@@ -663,7 +663,10 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     settled, others = _settled(light, plan, answers, clean)
     late = plan.calls_last = calls_put_last(light, provider)
     blank_out, without_blank = blank_left_out(light, provider)
-    text_only = plan.text_only = errors_as_text(light, provider)
+    text_only = errors_as_text(light, provider)
+    if text_only:  # (a result the view leaves out is not sent at all)
+        text_only -= plan.dropped_duplicates.keys() | set(plan.dropped_strays)
+    plan.text_only = text_only
     # a frame sent otherwise than recorded is no settled turn: a view built by hand may call a late frame clean,
     # and a clean turn's frame may hold a blank text, or a clean turn a result sent with its texts alone
     unsettled = late | without_blank if late or without_blank else set()
@@ -823,12 +826,10 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
             previous = index + 1 + len(calls)
             for answer, call in enumerate(calls, index + 1):
                 new_id = ids.get(answer - index - 1)
-                if answer in text:
-                    order.append(_text_only(answer, new_id or call.id))
-                elif new_id is not None or keys[answer] != call.id or answer in numeric:
-                    order.append(Rewritten(answer, {-1: new_id or call.id}))
+                if new_id is not None or keys[answer] != call.id or answer in numeric:
+                    order.append(Rewritten(answer, {-1: new_id or call.id}, text_only=answer in text))
                 else:
-                    order.append(answer)
+                    order.append(_text_only(answer, None) if answer in text else answer)
             continue
         for position, call in enumerate(calls):
             answer = answers.get((index, position))
@@ -836,12 +837,10 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
             if answer is None:
                 order.append(Synthesized(new_id or call.id, call.name, index, position, position in invalid))
                 missing.append(call.id)
-            elif answer in text:
-                order.append(_text_only(answer, new_id or call.id))
             elif new_id is not None or keys[answer] != call.id or answer in numeric:
-                order.append(Rewritten(answer, {-1: new_id or call.id}))
+                order.append(Rewritten(answer, {-1: new_id or call.id}, text_only=answer in text))
             else:
-                order.append(answer)
+                order.append(_text_only(answer, None) if answer in text else answer)
     if previous < light.size:
         stretch(range(previous, light.size))
     return order
