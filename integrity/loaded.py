@@ -85,8 +85,8 @@ class Loaded:
     def _error_contents(self) -> set[int]:
         """LightTranscript.error_contents of a file the fast path read: none when its read looked for them and found
         none (its hints lack formats.skeleton.ERROR_CONTENT: fast_bones.error_content), else read from the results
-        whose raw bytes name isError, decoded (a file holding one is judged on its full request anyway).  Read
-        with blank texts: the providers that refuse such a result (Anthropic) refuse blank texts too."""
+        whose raw bytes name isError, decoded (a file holding one is judged on its full request anyway).  Read when
+        `blank` is asked (pipeline.reads_blank_text: a provider asked reads blank texts or error results)."""
         from .formats.skeleton import ERROR_CONTENT
         from .repair.views import error_content_refused
 

@@ -124,14 +124,15 @@ _DATA_OF = attrgetter("data")
 
 def _of_tags(classes: set[Any], tags: tuple[str, ...]) -> set[Any]:
     """Those struct classes whose tag is one of these (a message's role, a part's type)."""
-    found = set()
-    for kind in classes:
-        tag = _TAGS.get(kind)
-        if tag is None:
-            tag = _TAGS[kind] = kind.__struct_config__.tag
-        if tag in tags:
-            found.add(kind)
-    return found
+    return {kind for kind in classes if _tag_of(kind) in tags}
+
+
+def _tag_of(kind: Any) -> Any:
+    """A struct class's tag, read once (_TAGS)."""
+    tag = _TAGS.get(kind)
+    if tag is None:
+        tag = _TAGS[kind] = kind.__struct_config__.tag
+    return tag
 
 
 def _blank_in(texts: list[str]) -> bool:
@@ -193,15 +194,9 @@ def error_content(messages: list[Any], result: type) -> bool:
     return False
 
 
-def _part_tag(part: Any) -> str:
+def _part_tag(part: Any) -> Any:
     """A result part's type: _Kind's field, or the tag of a fast reader's part struct."""
-    if type(part) is _Kind:
-        return part.type
-    kind = type(part)
-    tag = _TAGS.get(kind)
-    if tag is None:
-        tag = _TAGS[kind] = kind.__struct_config__.tag
-    return str(tag)
+    return part.type if type(part) is _Kind else _tag_of(type(part))
 
 
 def _written_empty(message: Any, images: set[type]) -> bool:

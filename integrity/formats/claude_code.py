@@ -22,6 +22,7 @@ import datetime
 import uuid
 from typing import Any
 
+from ..repair.views import holds_non_text
 from . import anthropic
 from .base import BuildContext, Segment
 from .claude_threads import replays
@@ -389,8 +390,7 @@ def _error_media(block: Any) -> bool:
     """A tool_result block marked as an error whose list content holds a block that is not text."""
     content = block.get("content") if isinstance(block, dict) and block.get("type") == "tool_result" \
         and block.get("is_error") else None
-    return isinstance(content, list) and not all(
-        isinstance(item, dict) and item.get("type") == "text" for item in content)
+    return isinstance(content, list) and holds_non_text(content)
 
 
 def _holds_error_media(entry: Any) -> bool:

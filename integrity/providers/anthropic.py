@@ -63,7 +63,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..formats.anthropic import CONTENT_ROLES, result_content_object
-from ..repair.views import only_blank_text
+from ..repair.views import holds_non_text, only_blank_text
 from .chat_shape import role_of
 from .ids import all_anthropic_ids, anthropic_ids, anthropic_rule, is_anthropic_id
 from .spec import BlankRule, Endpoint, ProviderSpec
@@ -178,7 +178,7 @@ def error_content_rule(part: dict[str, Any]) -> tuple[str, str, str] | None:
     inner = part.get("content")
     if inner == "" or inner == []:
         return "error_result_empty", ERROR_EMPTY, "tool_result"
-    if isinstance(inner, list) and any(not isinstance(item, dict) or item.get("type") != "text" for item in inner):
+    if isinstance(inner, list) and holds_non_text(inner):
         return "error_result_not_text", ERROR_NOT_TEXT, "tool_result"
     return None
 

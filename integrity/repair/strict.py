@@ -731,14 +731,15 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     return plan
 
 
+def _owner(clean: list[int], frames: Mapping[int, Any], result: int) -> int | None:
+    """The clean frame (of `clean`, sorted) whose turn holds this result, answered right after it; None: none."""
+    at = bisect_right(clean, result - 1) - 1  # the clean frame before it, if it is one of its results
+    return clean[at] if at >= 0 and result - clean[at] <= len(frames[clean[at]]) else None
+
+
 def _owners(clean: list[int], frames: Mapping[int, Any], results: Iterable[int]) -> set[int]:
-    """The clean frames (sorted) whose turns hold these results (each answered right after its frame)."""
-    found = set()
-    for result in results:
-        at = bisect_right(clean, result - 1) - 1
-        if at >= 0 and result - clean[at] <= len(frames[clean[at]]):
-            found.add(clean[at])
-    return found
+    """The clean frames whose turns hold these results (_owner)."""
+    return {owner for owner in (_owner(clean, frames, result) for result in results) if owner is not None}
 
 
 _BY_NAME = frozenset((NoteCode.RESULT_PAIRED_BY_NAME, NoteCode.RESULT_PAIRED_BY_ORDER))
@@ -757,12 +758,11 @@ def _settled(light: LightTranscript, plan: Plan, answers: dict[Slot, int], clean
     frames = light.frames
     settled = set(clean)
     for result in plan.dropped_duplicates:
-        owner = bisect_right(clean, result - 1) - 1  # the clean frame before it, if it is one of its results
-        if owner >= 0 and clean[owner] in settled and result - clean[owner] <= len(frames[clean[owner]]):
-            index = clean[owner]
-            settled.discard(index)
-            for position in range(len(frames[index])):
-                answers.setdefault((index, position), index + 1 + position)
+        owner = _owner(clean, frames, result)
+        if owner is not None and owner in settled:
+            settled.discard(owner)
+            for position in range(len(frames[owner])):
+                answers.setdefault((owner, position), owner + 1 + position)
     return settled, answers
 
 

@@ -464,8 +464,13 @@ def error_content_refused(content: Any) -> bool:
     returned when it failed)."""
     if isinstance(content, str):
         return not content
-    return not content or not isinstance(content, list) or any(
-        not isinstance(part, dict) or part.get("type") != "text" for part in content)
+    return not content or not isinstance(content, list) or holds_non_text(content)
+
+
+def holds_non_text(parts: list[Any]) -> bool:
+    """Whether a list of parts holds one that is not a text part: pi-ai parts and Anthropic blocks alike (both
+    say `"type": "text"`), read by the light view, Anthropic's error_result_not_text and Claude Code's request."""
+    return any(not isinstance(part, dict) or part.get("type") != "text" for part in parts)
 
 
 def only_blank_text(content: Any) -> bool:
