@@ -93,6 +93,7 @@ EXPECTED: dict[str, File | Refused] = {
     # Esc after a response streamed "\n\n" and nothing else: Claude Code leaves such an answer out of every request
     # (the blank answer is no defect by the universal invariants; the view for Anthropic leaves it out, as Claude Code)
     "cc_interrupted_blank_answer.claude-code.jsonl": File("claude-code", [healthy("main", 1, A)], 0),
+    "cc_error_screenshot.claude-code.jsonl": File("claude-code", [T("main", 1, 0, REJECTED, {A: REJECT})], 1),
     "cc_summaries_only.claude-code.jsonl": Refused(("no conversation messages", "closest", "claude-code")),
     "cc_web_loglines.claude-code.json": File("claude-code", [healthy("main", 2, A)], 0),
     "cc_web_loglines_interrupted.claude-code.json": File("claude-code", [broken("main", 2, 1, A)], 1),
