@@ -536,6 +536,10 @@ def repair_steps(report: RepairReport) -> list[Step]:
             keyed.append(((1, index + 0.23), Step(RepairKind.ERROR_AS_TEXT.value, index, None,
                                              f"send the error result #{index} with its text alone (the durable "
                                              "message keeps its other parts)")))
+        if NoteCode.TOOL_NAME_FIXED in action.codes:
+            keyed.append(((1, index + 0.24), Step(RepairKind.TOOL_NAME.value, index, None,
+                                             f"send #{index} with a tool name the provider takes (the durable "
+                                             "message keeps the recorded one)")))
         if action.also_view_indices:
             keyed.append(((1, index + 0.25), Step(RepairKind.SHARED.value, index, None,
                                              f"answer the reused id {action.call_id or ''} again with #{index}"

@@ -61,6 +61,7 @@ class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     calls_put_last: int = 0
     blank_text_left_out: int = 0
     errors_as_text: int = 0
+    tool_names_cut: int = 0
     blank_dropped: int = 0
     merged: int = 0
     turns_synthesized: int = 0
@@ -447,6 +448,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         calls_put_last=len(plan.calls_last) if order is not None else 0,
         blank_text_left_out=len(plan.without_blank) if order is not None else 0,
         errors_as_text=len(plan.text_only) if order is not None else 0,
+        tool_names_cut=sum(map(len, plan.tool_names.values())) if order is not None else 0,
         blank_dropped=len(plan.dropped_blank) if order is not None else 0,
         merged=len(plan.merged),
         turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
@@ -588,7 +590,8 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
             reasons.add((RepairKind.SYNTHESIZED_TURN, (entry.reason.code,)))
     changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
                                              moved[0], plan.notes, (frame for frame, _ in light.bad_arguments),
-                                             plan.calls_last, plan.dropped_blank, plan.without_blank, plan.text_only)
+                                             plan.calls_last, plan.dropped_blank, plan.without_blank, plan.text_only,
+                                             plan.tool_names)
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
     alike = plan.renamed_alike
     if alike is not None:  # the clean turns renamed alike: each changed message of them (unless merged into another)
@@ -768,6 +771,13 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
         notes.append(Note.of(NoteCode.BLANK_TEXT_LEFT_OUT, provider=plan.provider))
     if index in plan.text_only:
         notes.append(Note.of(NoteCode.ERROR_SENT_AS_TEXT, provider=plan.provider))
+    names = plan.tool_names.get(index)
+    if names:
+        from .repair.strict import tool_name_limit as _name_limit
+
+        calls = light.frames[index]
+        notes.append(Note.of(NoteCode.TOOL_NAME_FIXED, provider=plan.provider, limit=_name_limit(plan.provider),
+                             lengths=[len(calls[position].name) for position in sorted(names)]))
     return kind, notes, dict(new_ids=new_ids, call_id=light.result_id(index))
 
 

@@ -105,6 +105,7 @@ class RepairKind(str, Enum):
     BLANK_TEXT = "blank_text"
     DROPPED_BLANK = "dropped_blank"
     ERROR_AS_TEXT = "error_as_text"
+    TOOL_NAME = "tool_name"
 
 
 class FindingCode(str, Enum):
@@ -289,6 +290,17 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         example="#2 toolResult(call_a, isError, [text 'timeout', image])  ->  view sends [text 'timeout']",
         aliases=('error result', 'is_error', 'all content must be type text', 'content cannot be empty'),
         universal=False),
+    RepairKind.TOOL_NAME: KindFacts(
+        "tool name cut", "A call whose tool name the provider refuses in history, sent with a legal one: a name "
+        "longer than the limit (Anthropic: 200 characters, \"tool_use.name: String should have at most 200 "
+        "characters\") cut to it, an empty one sent as \"unnamed_tool\". A model that named a tool by a whole shell "
+        "command was answered \"No such tool available\", and the view keeps the call and that answer. The durable "
+        "message keeps the recorded name.",
+        Severity.REJECTED, "tool_names_cut", "tool name(s) cut", if_accepted=Severity.NORMALIZED,
+        icon='✂', colour='#fef3c7',
+        example="#1 assistant [tool_use(call_a, 'find . -name … (201 characters)')]  ->  view sends its first 200",
+        aliases=('tool name', 'tool_use.name', 'at most 200 characters', 'at least 1 character', 'name too long'),
+        universal=False),
     RepairKind.DROPPED_BLANK: KindFacts(
         "dropped blank message", "A user or assistant message holding nothing but blank text (or no content at "
         "all), left out of the view, because the provider refuses an empty message (Anthropic: but for the "
@@ -438,6 +450,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.BLANK_TEXT_LEFT_OUT: (_R, _N),
     NoteCode.BLANK_MESSAGE_LEFT_OUT: (_R, _N),
     NoteCode.ERROR_SENT_AS_TEXT: (_R, _N),
+    NoteCode.TOOL_NAME_FIXED: (_R, _N),
     NoteCode.MERGED: (_R, _N),
     NoteCode.MERGED_INTO: (_R, _N),
     NoteCode.CARRIES_MERGED: (_R, _N),
@@ -496,6 +509,7 @@ VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.MOVED, RepairKind.REORDERED, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_INTERRUPTED_FRAME,
     RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.REPAIRED_ARGUMENTS, RepairKind.RENAMED,
     RepairKind.DROPPED_BLANK, RepairKind.CALLS_LAST, RepairKind.BLANK_TEXT, RepairKind.ERROR_AS_TEXT,
+    RepairKind.TOOL_NAME,
     RepairKind.MERGED,
     RepairKind.SYNTHESIZED_TURN,
 )

@@ -170,8 +170,8 @@ class Loaded:
         durable = self._durable()
         fast = self.transcript is None  # every call id a string: a rewritten message's bones are its ids renamed
         return [bones[entry] if type(entry) is int else
-                renamed(bones[entry.index], entry.ids, entry.calls_last) if fast and type(entry) is Rewritten
-                and not entry.blank else
+                renamed(bones[entry.index], entry.ids, entry.calls_last, entry.names)
+                if fast and type(entry) is Rewritten and not entry.blank else
                 bones_of(entry_message(entry, durable, plan.placeholder, stamp), hinted) for entry in plan.order]
 
     def _durable(self) -> Callable[[int], Any]:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from .repair.views import UNNAMED_TOOL
+
 
 class NoteCode(str, Enum):
     """Every reason a planner or the report can give for what happened to one message."""
@@ -44,6 +46,7 @@ class NoteCode(str, Enum):
     BLANK_TEXT_LEFT_OUT = "blank_text_left_out"
     BLANK_MESSAGE_LEFT_OUT = "blank_message_left_out"
     ERROR_SENT_AS_TEXT = "error_sent_as_text"
+    TOOL_NAME_FIXED = "tool_name_fixed"
     MERGED = "merged"
     MERGED_INTO = "merged_into"
     CARRIES_MERGED = "carries_merged"
@@ -195,6 +198,11 @@ _TEMPLATES: dict[NoteCode, Any] = {
         "an error result sent with its text alone (a part that is not text, such as a screenshot, is left out of "
         "the view; with no text, it says \"(no text content)\"): "
         f"{_title(p['provider'])} takes text alone in an error result, and refuses one with no content"),
+    NoteCode.TOOL_NAME_FIXED: lambda p: (
+        "; ".join(f"the tool name of {length} characters sent as its first {p['limit']}" if length else
+                  f"the empty tool name sent as {UNNAMED_TOOL!r}" for length in p["lengths"])
+        + f" (the durable message keeps it): {_title(p['provider'])} refuses a tool name in history that is empty "
+        f"or longer than {p['limit']} characters"),
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "

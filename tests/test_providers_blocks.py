@@ -93,6 +93,11 @@ ANTHROPIC_LEGAL = [
         {"type": "tool_result", "tool_use_id": "a", "is_error": False, "content": [
             {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]},
         {"type": "tool_result", "tool_use_id": "b", "content": ""}]}, ASAY()],
+    # a tool name of 200 characters, one with a dot and spaces (no pattern is judged in history: the texts of 2024
+    # that quote one are older than the limit of 200)
+    [AU(), {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "x" * 200, "input": {}},
+                                             {"type": "tool_use", "id": "b", "name": "files.read all", "input": {}}]},
+     AR("a", "b"), ASAY()],
 ]
 
 ANTHROPIC_ILLEGAL = [
@@ -142,6 +147,20 @@ ANTHROPIC_ILLEGAL = [
         v("anthropic", "error_result_empty", "messages.2.content.0.tool_result", [2], ["a"],
           "messages.2.content.0.tool_result: content cannot be empty if `is_error` is true"),
         id="error-result-empty-list"),
+    # seen: anthropics/claude-code#94799 (a whole shell command as the name, 201 characters), #7370
+    # (messages.75.content.1.tool_use.name), #15695, #23681
+    pytest.param(
+        [AU(), {"role": "assistant", "content": [{"type": "text", "text": "on it"}, {
+            "type": "tool_use", "id": "a", "name": "x" * 201, "input": {}}]}, AR("a")],
+        v("anthropic", "tool_use_name_too_long", "messages.1.content.1.tool_use.name", [1], ["a"],
+          "messages.1.content.1.tool_use.name: String should have at most 200 characters"),
+        id="tool-name-too-long"),
+    # seen: an agent project's notes on calls stored without their names ("at least 1 character")
+    pytest.param(
+        [AU(), {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "", "input": {}}]}, AR("a")],
+        v("anthropic", "tool_use_name_empty", "messages.1.content.0.tool_use.name", [1], ["a"],
+          "messages.1.content.0.tool_use.name: String should have at least 1 character"),
+        id="tool-name-empty"),
     pytest.param(
         [AU(), AA("a", "b"), AR("a")],
         v("anthropic", "tool_use_unanswered", "messages.1", [1, 2], ["b"],

@@ -94,6 +94,9 @@ EXPECTED: dict[str, File | Refused] = {
     # (the blank answer is no defect by the universal invariants; the view for Anthropic leaves it out, as Claude Code)
     "cc_interrupted_blank_answer.claude-code.jsonl": File("claude-code", [healthy("main", 1, A)], 0),
     "cc_error_screenshot.claude-code.jsonl": File("claude-code", [T("main", 1, 0, REJECTED, {A: REJECT})], 1),
+    # a tool named by a whole shell command (201 characters), answered "No such tool available": Anthropic refuses
+    # the name in every later request; the view cuts it to 200
+    "cc_tool_name_too_long.claude-code.jsonl": File("claude-code", [T("main", 2, 0, REJECTED, {A: REJECT})], 1),
     "cc_summaries_only.claude-code.jsonl": Refused(("no conversation messages", "closest", "claude-code")),
     "cc_web_loglines.claude-code.json": File("claude-code", [healthy("main", 2, A)], 0),
     "cc_web_loglines_interrupted.claude-code.json": File("claude-code", [broken("main", 2, 1, A)], 1),

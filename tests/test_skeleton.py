@@ -149,6 +149,16 @@ def _pi_ai_files() -> Iterator[tuple[str, bytes]]:
               {"role": "toolResult", "toolCallId": "c", "toolName": "shot", "isError": True,
                "content": [{"type": "text", "text": "Error"}]}]
     yield "failed-with-image", json.dumps(failed).encode()
+    # a tool named by a whole shell command, over Anthropic's 200 characters, and one with no name: the sparse
+    # judgment's light view holds no rule on names, the skeleton does
+    named = [{"role": "user", "content": "go"},
+             {"role": "assistant", "content": [{"type": "toolCall", "id": "d", "name": "ls -la " * 29, "arguments": {}},
+                                               {"type": "toolCall", "id": "e", "name": "", "arguments": {}}]},
+             {"role": "toolResult", "toolCallId": "d", "toolName": "ls", "isError": True,
+              "content": [{"type": "text", "text": "No such tool available"}]},
+             {"role": "toolResult", "toolCallId": "e", "toolName": "", "isError": True,
+              "content": [{"type": "text", "text": "No such tool available"}]}]
+    yield "tool-named-by-a-command", json.dumps(named).encode()
 
 
 def test_fast_bones_equal_the_decoded_messages_bones() -> None:

@@ -11,7 +11,8 @@ The fast path already proved each message pi-ai (roles, part types, string ids a
 see fast_read), so what is left to learn here is what the writers read: a message's own native hints
 (`_native`: `hinted` gets their format, as bones_of does), whether an image has its data, and whether a user or
 assistant text is blank (Anthropic refuses it, and bones carry no text: `hinted` gets skeleton.BLANK_TEXT, as
-bones_of gives it).
+bones_of gives it).  A read for hints alone (struct_hints) leaves names to the fast reader, which marks them
+from its light view (repair.views.holds_refused_name).
 """
 
 from __future__ import annotations
@@ -24,8 +25,17 @@ from typing import Any
 
 import msgspec
 
-from ..formats.skeleton import BLANK_TEXT, ERROR_CONTENT, MISSING, STRING, Bone, hint_format, responses_items
-from ..repair.views import frame_is_interrupted
+from ..formats.skeleton import (
+    BLANK_TEXT,
+    ERROR_CONTENT,
+    MISSING,
+    STRING,
+    TOOL_NAME,
+    Bone,
+    hint_format,
+    responses_items,
+)
+from ..repair.views import NAME_MARK_LIMIT, frame_is_interrupted
 
 _UNSET = msgspec.UNSET
 _HINT = msgspec.field(name="_native", default=_UNSET)
@@ -93,9 +103,11 @@ the other parts' kinds by class."""
 _STRUCTS: Structs = (_Result, _Assistant, _User, _Call, _Image, {_Text: "text", _Thinking: "thinking"})
 
 
-def _parts(content: Any, kinds: dict[Any, Any], structs: Structs) -> Any:
+def _parts(content: Any, kinds: dict[Any, Any], structs: Structs, hinted: set[str]) -> Any:
     """The parts' bones; kinds: the tuples of part kinds without a call seen so far, one tuple for all alike
-    (most messages of a transcript are one of a few: a million of them then hold a few dozen tuples)."""
+    (most messages of a transcript are one of a few: a million of them then hold a few dozen tuples).  hinted
+    gets formats.skeleton.TOOL_NAME for a call whose name a provider refuses by its length, as bones_of gives it
+    (repair.views.name_refused)."""
     if type(content) is str:
         return STRING
     _, _, _, call, image, named = structs
@@ -104,8 +116,11 @@ def _parts(content: Any, kinds: dict[Any, Any], structs: Structs) -> Any:
     for part in content:
         kind = type(part)
         if kind is call:
-            found.append((part.id, part.name))
+            name = part.name
+            found.append((part.id, name))
             plain = False
+            if not name or len(name) > NAME_MARK_LIMIT:
+                hinted.add(TOOL_NAME)
         elif kind is image:
             if part.data is not _UNSET:
                 found.append("image")
@@ -229,10 +244,11 @@ def struct_bones(messages: list[Any], hinted: set[str], kinds: dict[Any, Any], s
             yield ("toolResult", (), MISSING if call_id is _UNSET else call_id, False)
         elif kind is assistant:
             stop, error = message.stopReason, message.errorMessage
-            yield ("assistant", _parts(message.content, kinds, structs), MISSING,
+            yield ("assistant", _parts(message.content, kinds, structs, hinted), MISSING,
                    frame_is_interrupted(None if stop is _UNSET else stop, None if error is _UNSET else error))
         else:
-            yield ("user" if kind is user else "system", _parts(message.content, kinds, structs), MISSING, False)
+            yield ("user" if kind is user else "system", _parts(message.content, kinds, structs, hinted), MISSING,
+                   False)
 
 
 _HINT_OF = attrgetter("hint")

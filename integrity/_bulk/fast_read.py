@@ -39,7 +39,7 @@ import msgspec
 from ..loading import TranscriptError
 from ..repair.entries import Synthesized, entry_message
 from ..repair.messages import INTERRUPTED_TEXT, receipt_message
-from ..repair.views import LightBuilder, LightTranscript, blank_text, fresh_calls, is_receipt
+from ..repair.views import LightBuilder, LightTranscript, blank_text, fresh_calls, holds_refused_name, is_receipt
 from .blocks import (
     BLOCK,
     JSON_SPACE,
@@ -451,6 +451,11 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
     if read is None:
         return None
     light, blocks, raws, starts = read
+    if made is not None and holds_refused_name(light):  # a skeleton of the formats whose providers judge names
+        from ..formats.skeleton import TOOL_NAME  # cannot stand: the light view the sparse judgment reads holds no
+        # rule on them (only when a provider verdict is asked)
+
+        made[1].add(TOOL_NAME)
     spans = Spans(body, source, container, blocks, light.size, raws, starts)
     return FastTranscript(source, input, container, spans, light, envelope,
                           bones=None if made is None or made[0] is None else (made[0], made[1]),

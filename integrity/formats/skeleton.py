@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..repair.views import blank_text, error_content_refused, frame_is_interrupted
+from ..repair.views import blank_text, error_content_refused, frame_is_interrupted, name_refused
 from .anthropic import CONTENT_ROLES
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, carries_block, writable
 from .openai_chat import finish_entry
@@ -80,6 +80,8 @@ def bones_of(message: Any, hinted: set[str]) -> Bone:
                 found.append((part["id"], part["name"]))
                 if not isinstance(part.get("arguments", {}), dict):
                     hinted.add(ARGUMENTS_NOT_OBJECT)
+                if name_refused(part["name"]):
+                    hinted.add(TOOL_NAME)
             elif kind == OPAQUE:
                 found.append((OPAQUE, part["format"], part["value"]))
             else:
@@ -120,6 +122,17 @@ ERROR_CONTENT_FORMATS = frozenset({"anthropic"})
 (Anthropic's error_result_empty and error_result_not_text)."""
 
 
+TOOL_NAME = "tool name refused"
+"""What `hinted` gets for a message with a call whose name is empty or longer than a provider takes
+(repair.views.name_refused): the light view, which the sparse judgment reads, carries no rule on names, so none of
+the formats whose providers judge them (NAME_FORMATS) stands for the request (the full request is judged).  No
+format has this name."""
+
+NAME_FORMATS = frozenset({"anthropic"})
+"""The request formats whose providers refuse a history call's name by its length (ProviderSpec.tool_name_limit:
+Anthropic's tool_use_name_too_long and tool_use_name_empty)."""
+
+
 def _holds_blank_text(content: Any) -> bool:
     """Whether a message's content is a blank string or holds a text part whose text is blank."""
     if isinstance(content, str):
@@ -143,10 +156,11 @@ def hint_format(native: Any) -> str:
     return found if isinstance(found, str) else ""
 
 
-def renamed(bone: Bone, ids: Mapping[int, str], calls_last: bool = False) -> Bone:
+def renamed(bone: Bone, ids: Mapping[int, str], calls_last: bool = False,
+            names: Mapping[int, str] | None = None) -> Bone:
     """The bones of `repair.messages.rewrite_message` of a message whose call ids are all strings (the fast path
     holds no other): call position -> new id, or {-1: new toolCallId}; calls_last: its calls after its other
-    parts; arguments are no bones."""
+    parts; names: call position -> new tool name; arguments are no bones."""
     role, parts, result, stopped = bone
     if -1 in ids:
         return (role, parts, ids[-1], stopped)
@@ -159,6 +173,8 @@ def renamed(bone: Bone, ids: Mapping[int, str], calls_last: bool = False) -> Bon
         if type(part) is tuple and part[0] != OPAQUE:  # a call: (id, name)
             if position in ids:
                 part = (ids[position], part[1])
+            if names and position in names:
+                part = (part[0], names[position])
             position += 1
             if calls_last:
                 calls.append(part)
@@ -189,7 +205,7 @@ def _sent_by_runtime(hinted: set[str]) -> set[str]:
 
 
 _RUNTIMES: dict[str, str] | None = None
-MARKS = (BLANK_TEXT, ARGUMENTS_NOT_OBJECT, ERROR_CONTENT)
+MARKS = (BLANK_TEXT, ARGUMENTS_NOT_OBJECT, ERROR_CONTENT, TOOL_NAME)
 """The marks `hinted` may hold besides formats' names."""
 
 
@@ -205,6 +221,8 @@ def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
         hinted = hinted | ARGUMENTS_FORMATS
     if ERROR_CONTENT in hinted:
         hinted = hinted | ERROR_CONTENT_FORMATS
+    if TOOL_NAME in hinted:
+        hinted = hinted | NAME_FORMATS
     if not hinted.isdisjoint(_HINTS_OF):
         hinted = hinted | {_HINTS_OF[hint] for hint in hinted if hint in _HINTS_OF}
     sent = _sent_by_runtime(hinted)  # (a runtime's session: only to_native writes the request it sends)

@@ -105,16 +105,39 @@ RESULT_CONTENT_OBJECT = "messages.{index}.content.{block}.tool_result.content: I
 BLANK_TEXT = "messages: text content blocks must contain non-whitespace text"
 ERROR_NOT_TEXT = "messages.{index}.content.{block}.tool_result: all content must be type `text` if `is_error` is true"
 ERROR_EMPTY = "messages.{index}.content.{block}.tool_result: content cannot be empty if `is_error` is true"
+NAME_LIMIT = 200
+"""The longest tool name Anthropic takes in a history's `tool_use` block (its request schema's, in characters)."""
+NAME_TOO_LONG = (f"messages.{{index}}.content.{{block}}.tool_use.name: String should have at most {NAME_LIMIT} "
+                 "characters")
+NAME_EMPTY = "messages.{index}.content.{block}.tool_use.name: String should have at least 1 character"
 
 
-def input_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """A `tool_use` block whose `input` is not a JSON object (a writer that stored the arguments' JSON text, or
-    null), or that has no `input` at all (a writer that left out the arguments of a call that took none: the AI
-    SDK's `input: undefined`, the Gemini SDK's omitted `args` replayed to Claude): the API's request schema
-    refuses it, at the request's own position (seen: "Input should be a valid dictionary" quoted in
-    anthropics/claude-code#6695, #6696, #6697 and anthropics/anthropic-sdk-typescript#648; "Field required" in
-    OpenClaw's FAQ, "LLM request rejected: messages.N.content.X.tool_use.input: Field required", and in the code
-    of an AI SDK app and of a Gemini-to-Claude gateway that fill the missing input in)."""
+def tool_name_rule(name: Any) -> tuple[str, str] | None:
+    """The schema rule a history `tool_use` block's string name breaks, if one: (rule, error text).  A model
+    that emits a whole shell command as a tool name (201 characters) gets the call written to the session and
+    answered "No such tool available", and every later request is refused (seen: anthropics/claude-code#94799,
+    #7370 `messages.75.content.1.tool_use.name`, #15695, #23681; the limit is 200 for a history block, 64 for a
+    tool definition).  An empty name breaks the schema's lower bound ("at least 1 character", quoted in an agent
+    project's notes on calls stored without their names).  An older text, "String should match pattern
+    '^[a-zA-Z0-9_-]{1,64}$'", is quoted in docs of 2024 only: no pattern is judged."""
+    if not isinstance(name, str):
+        return None
+    if not name:
+        return "tool_use_name_empty", NAME_EMPTY
+    if len(name) > NAME_LIMIT:
+        return "tool_use_name_too_long", NAME_TOO_LONG
+    return None
+
+
+def block_schema_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """The blocks the API's request schema refuses, at the request's own positions: a `tool_use` block whose name
+    breaks its bounds (tool_name_rule), a `tool_result` block whose content does (_result_contents), and a
+    `tool_use` block whose `input` is not a JSON object (a writer that stored the arguments' JSON text, or null), or
+    that has no `input` at all (a writer that left out the arguments of a call that took none: the AI SDK's
+    `input: undefined`, the Gemini SDK's omitted `args` replayed to Claude).  Seen: "Input should be a valid
+    dictionary" quoted in anthropics/claude-code#6695, #6696, #6697 and anthropics/anthropic-sdk-typescript#648;
+    "Field required" in OpenClaw's FAQ, "LLM request rejected: messages.N.content.X.tool_use.input: Field
+    required", and in the code of an AI SDK app and of a Gemini-to-Claude gateway that fill the missing input in."""
     found: list[Violation] = []
     for index, message in enumerate(messages):
         content = message.get("content") if isinstance(message, dict) else None
@@ -126,11 +149,19 @@ def input_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Viola
         if role_of(message) != "assistant":
             continue
         for block, part in enumerate(content):
-            if not isinstance(part, dict) or part.get("type") != "tool_use" or isinstance(part.get("input"), dict):
+            if not isinstance(part, dict) or part.get("type") != "tool_use":
+                continue
+            use_id = part.get("id")
+            named = tool_name_rule(part.get("name"))
+            if named is not None:
+                found.append(Violation(
+                    provider=provider, rule=named[0], position=f"messages.{index}.content.{block}.tool_use.name",
+                    native_indices=[index], call_ids=[use_id] if isinstance(use_id, str) else [],
+                    error=named[1].format(index=index, block=block)))
+            if isinstance(part.get("input"), dict):
                 continue
             rule, error = ("tool_use_input_not_object", INPUT_NOT_OBJECT) if "input" in part else (
                 "tool_use_input_missing", INPUT_MISSING)
-            use_id = part.get("id")
             found.append(Violation(
                 provider=provider, rule=rule, position=f"messages.{index}.content.{block}.tool_use.input",
                 native_indices=[index], call_ids=[use_id] if isinstance(use_id, str) else [],
@@ -326,7 +357,7 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     tool_use and tool_result blocks are read once, and a rule reading its neighbours reads
     them from those lists."""
     found: list[Violation] = content_rules(messages, provider)
-    found += input_rules(messages, provider)
+    found += block_schema_rules(messages, provider)
     if messages and role_of(messages[0]) == "system" and messages[0].get("content") != []:
         found.append(Violation(
             provider=provider, rule="system_message_first", position="messages.0",
@@ -502,6 +533,7 @@ SPEC = ProviderSpec(
     role_rules=None,
     calls_close_turn=True,
     error_text_only=True,
+    tool_name_limit=NAME_LIMIT,
     blank_text=BlankRule(whitespace_beside=frozenset(), spares_final_assistant=True),
     errors={
         "tool_use_unanswered": UNANSWERED,
@@ -520,6 +552,8 @@ SPEC = ProviderSpec(
         "tool_result_content_not_text": RESULT_CONTENT_OBJECT,
         "error_result_not_text": ERROR_NOT_TEXT,
         "error_result_empty": ERROR_EMPTY,
+        "tool_use_name_too_long": NAME_TOO_LONG,
+        "tool_use_name_empty": NAME_EMPTY,
         "invalid_tool_use_id": INVALID_ID.replace("{field}", "tool_use.id"),
         "invalid_tool_result_id": INVALID_ID.replace("{field}", "tool_result.tool_use_id"),
     },

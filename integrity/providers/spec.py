@@ -162,6 +162,11 @@ class ProviderSpec:
         (Anthropic's error_result_empty, error_result_not_text), so the strict view planned for it sends such a
         result with its texts alone (LightTranscript.error_contents).  Only a provider of a request format
         formats.skeleton.ERROR_CONTENT_FORMATS names (a skeleton carries no result content).
+    tool_name_limit: the longest tool name it takes in a history's call, or None; it refuses an empty one too
+        (Anthropic's tool_use_name_too_long, tool_use_name_empty), so the strict view planned for it sends such a
+        call's name cut to the limit, or UNNAMED_TOOL (repair.views.legal_tool_name).  Only a provider of a
+        request format formats.skeleton.NAME_FORMATS names (a file holding such a name is judged on its full
+        request).
     """
 
     name: str
@@ -180,6 +185,7 @@ class ProviderSpec:
     calls_close_turn: bool = False
     blank_text: BlankRule | None = None
     error_text_only: bool = False
+    tool_name_limit: int | None = None
 
     @property
     def refuses_blank_text(self) -> bool:

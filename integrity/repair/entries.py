@@ -117,6 +117,7 @@ class Rewritten(CarriedAsIs):
     calls_last: the frame's calls are sent after its other parts (LightTranscript.late_frames).
     blank: the message is sent without its blank texts (LightTranscript.blank_texts).
     text_only: the error result is sent with its texts alone (LightTranscript.error_contents).
+    names: call position -> the tool name the view sends for a name the provider refuses (strict.tool_names_fixed).
     """
 
     index: int
@@ -125,6 +126,7 @@ class Rewritten(CarriedAsIs):
     calls_last: bool = False
     blank: bool = False
     text_only: bool = False
+    names: Mapping[int, str] | None = None
 
 
 
@@ -383,7 +385,7 @@ def entry_message(entry: ViewEntry, durable: Callable[[int], Any], placeholder: 
         return durable(entry)
     if isinstance(entry, Rewritten):
         return rewrite_message(durable(entry.index), entry.ids, entry.arguments, entry.calls_last, entry.blank,
-                               entry.text_only)
+                               entry.text_only, entry.names)
     if isinstance(entry, Synthesized):
         if entry.not_executed:
             return not_executed_message(entry.call_id, entry.tool_name, stamp())

@@ -100,7 +100,7 @@ takes text alone in an error result refuses one with no content too."""
 
 def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
                     arguments: frozenset[int] = frozenset(), calls_last: bool = False, blank: bool = False,
-                    text_only: bool = False) -> dict[str, Any]:
+                    text_only: bool = False, names: Mapping[int, str] | None = None) -> dict[str, Any]:
     """A deep copy of a frame with some call ids replaced, or of a result with a new toolCallId.
 
     arguments: call positions whose invalid arguments the view sends as {} (the recorded text is left out
@@ -114,6 +114,8 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
     text_only: an error result sent with its text parts alone, or with NO_TEXT_CONTENT when it has none (a
     provider that takes text alone in an error result, and refuses one with no content: Anthropic); the parts
     left out are the durable message's still, and the report names them.
+    names: call position -> the tool name sent for a recorded one the provider refuses (repair.views.legal_tool_name;
+    the copy's native hints lose the recorded name, so no writer sends it again).
     """
     copied = copy.deepcopy(message)
     if text_only:
@@ -133,6 +135,11 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
         if is_call_part(part, numeric_ids=True):
             if position in ids:
                 part["id"] = ids[position]
+            if names and position in names:
+                part["name"] = names[position]
+                native = part.get("_native")
+                if isinstance(native, dict):
+                    native.pop("name", None)
             if position in arguments:
                 part["arguments"] = {}
                 native = part.get("_native")

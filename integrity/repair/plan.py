@@ -50,6 +50,8 @@ class Plan:
         (strict.blank_left_out: a provider with empty-content rules refuses them).
     without_blank: messages the view sends without their blank texts (strict.blank_left_out).
     text_only: error results the view sends with their texts alone (strict.errors_as_text).
+    tool_names: frame -> call position -> the tool name the view sends for a name the provider refuses
+        (strict.tool_names_fixed).
     """
 
     __slots__ = (
@@ -74,6 +76,7 @@ class Plan:
         "dropped_blank",
         "without_blank",
         "text_only",
+        "tool_names",
     )
 
     def __init__(self, policy: str) -> None:
@@ -98,6 +101,7 @@ class Plan:
         self.dropped_blank: list[int] = []
         self.without_blank: set[int] = set()
         self.text_only: set[int] = set()
+        self.tool_names: dict[int, dict[int, str]] = {}
 
     @property
     def notes(self) -> dict[int, Note]:

@@ -38,7 +38,16 @@ from .legalize import has_role_rules, legalize
 from .messages import STRICT_MESSAGE, strict_placeholder_text
 from .pairing import CleanTurns, later_result, pair_unique
 from .plan import Plan, index_results
-from .views import BLANK_ALONE, BLANK_EMPTY, BLANK_NONE, NON_STRING_ID, Clean, LightTranscript
+from .views import (
+    BLANK_ALONE,
+    BLANK_EMPTY,
+    BLANK_NONE,
+    NON_STRING_ID,
+    Clean,
+    LightTranscript,
+    holds_refused_name,
+    legal_tool_name,
+)
 
 if TYPE_CHECKING:
     from ..providers.spec import IdRule
@@ -424,6 +433,31 @@ def errors_as_text(light: LightTranscript, provider: str | None) -> set[int]:
     return set(found) if spec is not None and spec.error_text_only else set()
 
 
+def tool_name_limit(provider: str | None) -> int | None:
+    """The longest tool name the provider takes in a history call (ProviderSpec.tool_name_limit), or None."""
+    spec = _spec(provider)
+    return spec.tool_name_limit if spec is not None else None
+
+
+def tool_names_fixed(light: LightTranscript, provider: str | None) -> dict[int, dict[int, str]]:
+    """The tool names the view planned for `provider` sends in place of recorded ones it refuses (frame -> call
+    position -> name), when it limits a history call's name (ProviderSpec.tool_name_limit: Anthropic's 200, and
+    no empty one): a long name cut to the limit, an empty one UNNAMED_TOOL (views.legal_tool_name).  The call and
+    its result stay: a model that named a tool by a whole shell command was answered "No such tool available",
+    and the view keeps that record of its try (Claude Code replays the name on every later request, and on
+    resume: anthropics/claude-code#94799)."""
+    limit = tool_name_limit(provider)
+    if limit is None or not holds_refused_name(light):  # (no name refused by the shortest limit: none by any)
+        return {}
+    found: dict[int, dict[int, str]] = {}
+    for index, calls in light.frames.items():
+        for position, call in enumerate(calls):
+            name = legal_tool_name(call.name, limit)
+            if name is not None:
+                found.setdefault(index, {})[position] = name
+    return found
+
+
 def refuses_some_id(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None) -> bool:
     """Whether the provider refuses some call id of the transcript (the view renames those for it)."""
     rule = id_rule(provider)
@@ -667,9 +701,13 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     if text_only:  # (a result the view leaves out is not sent at all)
         text_only -= plan.dropped_duplicates.keys() | set(plan.dropped_strays)
     plan.text_only = text_only
+    names = plan.tool_names = tool_names_fixed(light, provider)
     # a frame sent otherwise than recorded is no settled turn: a view built by hand may call a late frame clean,
-    # and a clean turn's frame may hold a blank text, or a clean turn a result sent with its texts alone
+    # and a clean turn's frame may hold a blank text or a name the provider refuses, or a clean turn a result sent
+    # with its texts alone
     unsettled = late | without_blank if late or without_blank else set()
+    if names:
+        unsettled |= names.keys()
     if text_only and settled:
         unsettled |= _owners(clean, frames, text_only)
     for index in settled & unsettled if unsettled else ():
@@ -705,6 +743,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     # (every call answered where it is, so no call is repaired: plan.repaired_tool_calls stays empty)
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not plan.dropped_blank and not plan.without_blank and not late and not renamed and not text_only
+                and not names
                 and not light.numeric_results and not by_name and not light.bad_arguments
                 and all(others.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() if index not in settled for position in range(len(calls)))
@@ -785,6 +824,7 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
     bad = light.bad_arguments
     blank = plan.without_blank
     text = plan.text_only
+    names = plan.tool_names
     skip = set(answers.values()).union(plan.dropped_strays, plan.dropped_duplicates, plan.dropped_frames,
                                        plan.dropped_blank)
     order: list[Any] = []
@@ -803,8 +843,8 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
                 order.append(Rewritten(index, {}, frozenset(), False, index in blank, index in text))
             continue
         if plain:  # what the loop below does when nothing is renamed, without its per-call lookups
-            order.append(Rewritten(index, {}, frozenset(), index in late, index in blank)
-                         if index in late or index in blank else index)
+            order.append(Rewritten(index, {}, frozenset(), index in late, index in blank, False, names.get(index))
+                         if index in late or index in blank or index in names else index)
             for position, call in enumerate(calls):
                 answer = answers.get((index, position))
                 if answer is None:
@@ -820,8 +860,9 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
         ids = renamed.get(index) or {}
         invalid = frozenset(position for position in range(len(calls)) if (index, position) in bad) if bad \
             else frozenset()
-        last, cut = index in late, index in blank
-        order.append(Rewritten(index, ids, invalid, last, cut) if ids or invalid or last or cut else index)
+        last, cut, named = index in late, index in blank, names.get(index)
+        order.append(Rewritten(index, ids, invalid, last, cut, False, named) if ids or invalid or last or cut or named
+                     else index)
         if index in alike:  # its results right after it, in call order
             previous = index + 1 + len(calls)
             for answer, call in enumerate(calls, index + 1):

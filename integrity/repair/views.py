@@ -9,6 +9,8 @@ algorithm is written once and runs on 1,000,000 messages without decoding them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 # Characters that JavaScript's String.prototype.trim() removes.  Python's
@@ -135,7 +137,8 @@ class LightTranscript:
 
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
-                 "bad_arguments", "late_frames", "blank_frames", "blank_texts", "error_contents")
+                 "bad_arguments", "late_frames", "blank_frames", "blank_texts", "error_contents",
+                 "names_refused")
 
     def __init__(
         self,
@@ -174,6 +177,7 @@ class LightTranscript:
         self.blank_frames = blank_frames if blank_frames is not None else set()
         self.blank_texts = blank_texts
         self.error_contents = error_contents
+        self.names_refused: bool | None = None  # holds_refused_name's answer, once asked
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
@@ -456,6 +460,43 @@ def blank_text(text: str) -> bool:
     """Whether a text holds no character but whitespace (the empty one included): what Anthropic refuses in a text
     block (providers.anthropic.content_rules), and what an interrupted frame of such texts alone carries."""
     return not text or text.isspace()
+
+
+NAME_MARK_LIMIT = 200
+"""The shortest limit a provider sets on a history call's tool name (ProviderSpec.tool_name_limit: Anthropic's
+200); tests/test_tool_name_limit.py holds it equal to the providers' own."""
+
+UNNAMED_TOOL = "unnamed_tool"
+"""The name a view sends for a call recorded with an empty one, toward a provider that refuses it."""
+
+
+def name_refused(name: str, limit: int = NAME_MARK_LIMIT) -> bool:
+    """Whether a provider with this limit refuses a history call's tool name: empty, or longer (in characters)."""
+    return not name or len(name) > limit
+
+
+def holds_refused_name(light: LightTranscript) -> bool:
+    """Whether a call of the light view has a name some provider refuses (name_refused with NAME_MARK_LIMIT, the
+    shortest limit: no other provider's then refuses one), read by C-level passes over every call's name, once
+    per light view (its frames are never changed): what the fast path marks (formats.skeleton.TOOL_NAME), and
+    what the strict planner looks at before each call."""
+    found = light.names_refused
+    if found is None:
+        lengths = list(map(len, map(_NAME, chain.from_iterable(light.frames.values()))))
+        found = light.names_refused = bool(lengths) and (min(lengths) == 0 or max(lengths) > NAME_MARK_LIMIT)
+    return found
+
+
+_NAME = attrgetter("name")
+
+
+def legal_tool_name(name: str, limit: int) -> str | None:
+    """The name a view sends for a call whose recorded name a provider with this limit refuses (name_refused),
+    else None: an empty name becomes UNNAMED_TOOL, a long one is cut to the limit (a model that named a tool by a
+    whole shell command keeps the command's start, and its result, "No such tool available", still answers it)."""
+    if not name:
+        return UNNAMED_TOOL
+    return name[:limit] if len(name) > limit else None
 
 
 def error_content_refused(content: Any) -> bool:

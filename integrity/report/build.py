@@ -233,17 +233,21 @@ def _severities(report: RepairReport, accepted: bool | None = None) -> list[Seve
 
 
 def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]], last: AbstractSet[int],
-                blank: AbstractSet[int] = frozenset(), text: AbstractSet[int] = frozenset()) -> ViewEntry:
+                blank: AbstractSet[int] = frozenset(), text: AbstractSet[int] = frozenset(),
+                names: Mapping[int, Mapping[int, str]] | None = None) -> ViewEntry:
     """The plan entry a report view entry stands for (the inverse of _view_entry); repaired: frame -> the
     call positions whose invalid arguments the view sends as {} (_repaired_arguments); last: the frames it
     sends with their calls after their other parts (their actions say `calls_put_last`); blank: the messages it
     sends without their blank texts (`blank_text_left_out`); text: the error results it sends with their texts
-    alone (`error_sent_as_text`)."""
+    alone (`error_sent_as_text`); names: frame -> call position -> the tool name it sends (`tool_name_fixed`:
+    _fixed_names)."""
+    names = names or {}
     if isinstance(item, DurableView):
         arguments = repaired.get(item.index, frozenset())
         at_end, cut, texts = item.index in last, item.index in blank, item.index in text
-        return Rewritten(item.index, item.ids or {}, arguments, at_end, cut, texts) \
-            if item.ids or arguments or at_end or cut or texts else item.index
+        named = names.get(item.index)
+        return Rewritten(item.index, item.ids or {}, arguments, at_end, cut, texts, named) \
+            if item.ids or arguments or at_end or cut or texts or named else item.index
     if isinstance(item, ReceiptView):
         return Synthesized(item.call_id, item.tool_name, item.frame_index, item.call_position, item.not_executed)
     if isinstance(item, TurnView):
@@ -252,9 +256,9 @@ def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]], last: Abstrac
                            for member in item.members[:-1]]  # (Bedrock merges a run and leaves its blank text out)
     carrier = item.members[-1]
     arguments = repaired.get(carrier, frozenset())
-    at_end, cut = carrier in last, carrier in blank
-    members.append(Rewritten(carrier, item.ids or {}, arguments, at_end, cut)
-                   if item.ids or arguments or at_end or cut else carrier)
+    at_end, cut, named = carrier in last, carrier in blank, names.get(carrier)
+    members.append(Rewritten(carrier, item.ids or {}, arguments, at_end, cut, False, named)
+                   if item.ids or arguments or at_end or cut or named else carrier)
     return Merged(tuple(members))
 
 
@@ -274,16 +278,40 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     last = {action.durable_index for action in report.actions if NoteCode.CALLS_PUT_LAST in action.codes}
     blank = {action.durable_index for action in report.actions if NoteCode.BLANK_TEXT_LEFT_OUT in action.codes}
     texts = {action.durable_index for action in report.actions if NoteCode.ERROR_SENT_AS_TEXT in action.codes}
+    names = _fixed_names(report, messages)
     out = []
     for item in report.view:
         if isinstance(item, DurableView) and not item.ids and item.index not in repaired and item.index not in last \
-                and item.index not in blank and item.index not in texts:
+                and item.index not in blank and item.index not in texts and item.index not in names:
             out.append(messages[item.index])
             continue
         stamp = item.timestamp if isinstance(item, (ReceiptView, TurnView)) else 0
         text = item.text if isinstance(item, ReceiptView) else None
-        out.append(entry_message(_plan_entry(item, repaired, last, blank, texts), durable, text, _constant(stamp)))
+        out.append(entry_message(_plan_entry(item, repaired, last, blank, texts, names), durable, text,
+                                 _constant(stamp)))
     return out
+
+
+def _fixed_names(report: RepairReport, messages: Sequence[Any]) -> dict[int, dict[int, str]]:
+    """frame -> call position -> the tool name the view sends: the frames whose action says `tool_name_fixed`,
+    their names found in the message itself and made legal for the report's provider (repair.strict's
+    tool_names_fixed, by the same views.legal_tool_name)."""
+    from ..repair.strict import tool_name_limit
+    from ..repair.views import is_call_part, legal_tool_name
+
+    limit = tool_name_limit(report.provider)
+    found: dict[int, dict[int, str]] = {}
+    for action in report.actions:
+        if limit is None or NoteCode.TOOL_NAME_FIXED not in action.codes or \
+                not 0 <= action.durable_index < len(messages):
+            continue
+        content = messages[action.durable_index].get("content")
+        parts = [part for part in content if is_call_part(part, True)] if isinstance(content, list) else []
+        fixed = {position: name for position, part in enumerate(parts)
+                 if (name := legal_tool_name(part["name"], limit)) is not None}
+        if fixed:
+            found[action.durable_index] = fixed
+    return found
 
 
 def _repaired_arguments(report: RepairReport, messages: Sequence[Any]) -> dict[int, frozenset[int]]:

@@ -57,6 +57,8 @@ class Action(Record, kw_only=True):
             return RepairKind.BLANK_TEXT
         if NoteCode.ERROR_SENT_AS_TEXT in self.codes:
             return RepairKind.ERROR_AS_TEXT
+        if NoteCode.TOOL_NAME_FIXED in self.codes:
+            return RepairKind.TOOL_NAME
         return RepairKind.RENAMED if self.new_ids else RepairKind.KEPT
 
 
