@@ -69,7 +69,7 @@ NOTE_EXAMPLES: dict[NoteCode, dict[str, Any]] = {
     NoteCode.BLANK_TEXT_LEFT_OUT: {"provider": "anthropic"},
     NoteCode.BLANK_MESSAGE_LEFT_OUT: {"provider": "anthropic"},
     NoteCode.ERROR_SENT_AS_TEXT: {"provider": "anthropic"},
-    NoteCode.TOOL_NAME_FIXED: {"provider": "anthropic", "limit": 200, "lengths": [201]},
+    NoteCode.TOOL_NAME_FIXED: {"provider": "openai-chat", "limit": 64, "chars": "a-zA-Z0-9_-", "names": [[201, 38]]},
     NoteCode.MERGED: {"carrier": 4},
     NoteCode.MERGED_INTO: {"provider": "bedrock", "role": "user", "members": [3, 4], "carrier": 4},
     NoteCode.CARRIES_MERGED: {"provider": "bedrock", "members": [3]},

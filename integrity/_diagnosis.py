@@ -61,7 +61,7 @@ class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     calls_put_last: int = 0
     blank_text_left_out: int = 0
     errors_as_text: int = 0
-    tool_names_cut: int = 0
+    tool_names_fixed: int = 0
     blank_dropped: int = 0
     merged: int = 0
     turns_synthesized: int = 0
@@ -448,7 +448,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         calls_put_last=len(plan.calls_last) if order is not None else 0,
         blank_text_left_out=len(plan.without_blank) if order is not None else 0,
         errors_as_text=len(plan.text_only) if order is not None else 0,
-        tool_names_cut=sum(map(len, plan.tool_names.values())) if order is not None else 0,
+        tool_names_fixed=sum(map(len, plan.tool_names.values())) if order is not None else 0,
         blank_dropped=len(plan.dropped_blank) if order is not None else 0,
         merged=len(plan.merged),
         turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
@@ -773,11 +773,14 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
         notes.append(Note.of(NoteCode.ERROR_SENT_AS_TEXT, provider=plan.provider))
     names = plan.tool_names.get(index)
     if names:
-        from .repair.strict import tool_name_limit as _name_limit
+        from .repair.strict import tool_name_rule
+        from .repair.views import outside_count
 
-        calls = light.frames[index]
-        notes.append(Note.of(NoteCode.TOOL_NAME_FIXED, provider=plan.provider, limit=_name_limit(plan.provider),
-                             lengths=[len(calls[position].name) for position in sorted(names)]))
+        rule = tool_name_rule(plan.provider)
+        assert rule is not None  # (a plan fixes names only for a provider with a rule)
+        recorded = [light.frames[index][position].name for position in sorted(names)]
+        notes.append(Note.of(NoteCode.TOOL_NAME_FIXED, provider=plan.provider, limit=rule.limit, chars=rule.chars or "",
+                             names=[[len(name), outside_count(name, rule.chars)] for name in recorded]))
     return kind, notes, dict(new_ids=new_ids, call_id=light.result_id(index))
 
 

@@ -291,15 +291,17 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         aliases=('error result', 'is_error', 'all content must be type text', 'content cannot be empty'),
         universal=False),
     RepairKind.TOOL_NAME: KindFacts(
-        "tool name cut", "A call whose tool name the provider refuses in history, sent with a legal one: a name "
-        "longer than the limit (Anthropic: 200 characters, \"tool_use.name: String should have at most 200 "
-        "characters\") cut to it, an empty one sent as \"unnamed_tool\". A model that named a tool by a whole shell "
-        "command was answered \"No such tool available\", and the view keeps the call and that answer. The durable "
-        "message keeps the recorded name.",
-        Severity.REJECTED, "tool_names_cut", "tool name(s) cut", if_accepted=Severity.NORMALIZED,
+        "tool name made legal", "A call whose tool name the provider refuses in history, sent with a legal one: a "
+        "name longer than the limit (Anthropic: 200 characters, \"tool_use.name: String should have at most 200 "
+        "characters\"; OpenAI Chat: 64) cut to it, a character the provider does not take (OpenAI Chat takes "
+        "a-zA-Z0-9_-) sent as \"_\", an empty name sent as \"unnamed_tool\". A model that named a tool by a whole "
+        "shell command was answered \"No such tool available\", and the view keeps the call and that answer. The "
+        "durable message keeps the recorded name.",
+        Severity.REJECTED, "tool_names_fixed", "tool name(s) made legal", if_accepted=Severity.NORMALIZED,
         icon='✂', colour='#fef3c7',
         example="#1 assistant [tool_use(call_a, 'find . -name … (201 characters)')]  ->  view sends its first 200",
-        aliases=('tool name', 'tool_use.name', 'at most 200 characters', 'at least 1 character', 'name too long'),
+        aliases=('tool name', 'tool_use.name', 'function.name', 'at most 200 characters', 'at least 1 character',
+                 'name too long', 'string does not match pattern'),
         universal=False),
     RepairKind.DROPPED_BLANK: KindFacts(
         "dropped blank message", "A user or assistant message holding nothing but blank text (or no content at "

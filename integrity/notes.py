@@ -132,6 +132,17 @@ def _shared_in_turn(params: Mapping[str, Any]) -> str:
             "gets an id of its own")
 
 
+def _name_fixed(length: int, outside: int, p: Mapping[str, Any]) -> str:
+    """What the view did to one tool name (NoteCode.TOOL_NAME_FIXED): of `length` characters, `outside` of them
+    not taken by the provider."""
+    if not length:
+        return f"the empty tool name sent as {UNNAMED_TOOL!r}"
+    done = [f"with its {outside} character(s) outside [{p['chars']}] as '_'"] if outside else []
+    if length > p["limit"]:
+        done.append(f"cut to its first {p['limit']}")
+    return f"the tool name of {length} characters sent " + " and ".join(done)
+
+
 _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.RESULT_WITHOUT_STRING_ID: lambda p: "this result has no string call id, so no call can own it; dropped",
     NoteCode.RESULT_BEFORE_CALL: lambda p: "result recorded before its call; moved after it",
@@ -199,10 +210,10 @@ _TEMPLATES: dict[NoteCode, Any] = {
         "the view; with no text, it says \"(no text content)\"): "
         f"{_title(p['provider'])} takes text alone in an error result, and refuses one with no content"),
     NoteCode.TOOL_NAME_FIXED: lambda p: (
-        "; ".join(f"the tool name of {length} characters sent as its first {p['limit']}" if length else
-                  f"the empty tool name sent as {UNNAMED_TOOL!r}" for length in p["lengths"])
-        + f" (the durable message keeps it): {_title(p['provider'])} refuses a tool name in history that is empty "
-        f"or longer than {p['limit']} characters"),
+        "; ".join(_name_fixed(length, outside, p) for length, outside in p["names"])
+        + f" (the durable message keeps it): {_title(p['provider'])} refuses a tool name in history that is empty, "
+        f"longer than {p['limit']} characters" + (f" or holds a character outside [{p['chars']}]" if p["chars"]
+                                                  else "")),
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "

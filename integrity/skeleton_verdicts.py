@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._bulk import item_groups
 from ._bulk.sparse_view import Durable, SparseView
-from .formats.skeleton import SKELETONS, stands_for
+from .formats.skeleton import SKELETONS, TOOL_NAME, stands_for
 from .providers import PROVIDER_FORMAT
 from .providers.canonical import judge_history, judge_turns
 from .providers.sparse import APART, SERVED, empty_frames_judged, ids_pass, judge_sparse, recorded_codes
@@ -29,6 +29,7 @@ from .providers.verdict import ProviderVerdict
 from .providers.violation import Violation, sort_violations
 from .providers.windowed import judge_windowed
 from .repair.policies import PLANNERS
+from .repair.strict import refuses_names
 from .repair.views import BLANK_NONE
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
     bones, hinted = loaded.bones()
     if not stands_for(hinted, formats):
         return None
+    named = TOOL_NAME in hinted  # (a name a provider refuses: no proof reads names)
     stamps: list[int] = []
 
     def stamp() -> int:
@@ -96,7 +98,7 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
     shared = {format for format in formats if sum(PROVIDER_FORMAT[name] == format for name in names) > 1}
 
     def judge(format: str, listed: list[Any], name: str) -> list[Any]:
-        windowed = judge_windowed(listed, name, judge_history)  # only around the turns not plainly legal
+        windowed = judge_windowed(listed, name, judge_history, named)  # only around the turns not plainly legal
         if windowed is not None:
             return windowed
         found = written.get((format, id(listed)))  # every list judged is kept alive by bones or view_for
@@ -126,8 +128,9 @@ def sparse_letters(loaded: Loaded, light: LightTranscript, names: Sequence[str])
     if fast is None or fast.hinted is None or fast.bones is not None or light.clean is None or not names:
         return None
     served = SERVED | BY_ITEMS if fast.items is not None else SERVED
-    if not set(names) <= served or not stands_for(fast.hinted, {PROVIDER_FORMAT[name] for name in names}):
-        return None
+    if not set(names) <= served or not stands_for(fast.hinted, {PROVIDER_FORMAT[name] for name in names}) \
+            or (TOOL_NAME in fast.hinted and any(refuses_names(light, name) for name in names)):
+        return None  # (the light view holds no rule on names: a name one of them refuses is judged on the bones)
     codes = recorded_codes(light.roles, light.frames)
     if codes is None:
         return None

@@ -105,6 +105,22 @@ ILLEGAL = [
         v("openai-chat", "tool_call_type_missing", "messages[1].tool_calls[0].type", [1], ["a"],
           "Missing required parameter: 'messages[1].tool_calls[0].type'."),
         id="openai-call-type-missing"),
+    pytest.param(  # seen: mcp-use/mcp-use#90 (param messages[9].tool_calls[0].function.name, code invalid_value)
+        "openai-chat", [U(), {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "search.web", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "a", "content": "ok"}],
+        v("openai-chat", "function_name_pattern", "messages[1].tool_calls[0].function.name", [1], ["a"],
+          "Invalid 'messages[1].tool_calls[0].function.name': string does not match pattern. Expected a string "
+          "that matches the pattern '^[a-zA-Z0-9_-]+$'."),
+        id="openai-function-name-pattern"),
+    pytest.param(  # seen: a workshop's notes on a 79-character MCP name, a project's regression test (70)
+        "openai-chat", [U(), {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "n" * 79, "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "a", "content": "ok"}],
+        v("openai-chat", "function_name_too_long", "messages[1].tool_calls[0].function.name", [1], ["a"],
+          "Invalid 'messages[1].tool_calls[0].function.name': string too long. Expected a string with maximum "
+          "length 64, but got a string with length 79 instead."),
+        id="openai-function-name-too-long"),
     pytest.param(  # seen: QwenLM/qwen-code#879 (messages.[4] after a history compression: a result as an object)
         "openai-chat", [U(), A("a"), {"role": "tool", "tool_call_id": "a", "content": {"rows": 3}}],
         v("openai-chat", "content_not_text", "messages[2].content", [2], [],

@@ -159,6 +159,28 @@ def _pi_ai_files() -> Iterator[tuple[str, bytes]]:
              {"role": "toolResult", "toolCallId": "e", "toolName": "", "isError": True,
               "content": [{"type": "text", "text": "No such tool available"}]}]
     yield "tool-named-by-a-command", json.dumps(named).encode()
+    # the same deep in a long request whose turns combine messages (a system message, two user messages in a
+    # row): judged in windows, its positions moved by entries (Anthropic's per-block rules) or turns
+    turn = [{"role": "user", "content": "and?"}, {"role": "user", "content": "go on"},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "f", "name": "files.read", "arguments": {}}]},
+            {"role": "toolResult", "toolCallId": "f", "toolName": "files.read",
+             "content": [{"type": "text", "text": "x"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}]
+    plain = [{"role": "user", "content": "next"},
+             {"role": "assistant", "content": [{"type": "toolCall", "id": "g", "name": "ls", "arguments": {}}]},
+             {"role": "toolResult", "toolCallId": "g", "toolName": "ls", "content": [{"type": "text", "text": "y"}]},
+             {"role": "assistant", "content": [{"type": "text", "text": "done"}]}]
+    deep = json.loads(json.dumps([{"role": "system", "content": "be brief"}] + plain * 12 + turn + plain * 12 + named
+                                 + plain * 3))
+    latest: dict[str, str] = {}
+    for at, message in enumerate(deep):  # ids unique in the request: each call's at its message, each result its
+        for part in message["content"] if isinstance(message["content"], list) else ():  # call's
+            if part.get("type") == "toolCall":
+                latest[part["id"]] = f"{part['id']}{at}"
+                part["id"] = latest[part["id"]]
+        if message["role"] == "toolResult":
+            message["toolCallId"] = latest[message["toolCallId"]]
+    yield "tool-names-deep", json.dumps(deep).encode()
 
 
 def test_fast_bones_equal_the_decoded_messages_bones() -> None:

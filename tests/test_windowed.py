@@ -20,16 +20,17 @@ from hypothesis import strategies as st
 from test_skeleton import CORPUS, _views
 
 from integrity.formats.common import OPAQUE
-from integrity.formats.skeleton import MISSING, SKELETONS, STRING, all_bones, stands_for
+from integrity.formats.skeleton import MISSING, SKELETONS, STRING, TOOL_NAME, all_bones, stands_for
 from integrity.providers import PROVIDER_FORMAT
 from integrity.providers import windowed as windowed_module
 from integrity.providers.canonical import judge_history
 from integrity.providers.windowed import PROOFS, WHOLE_OR_NOTHING, judge_windowed
 
 
-def _both(bones: list[Any], provider: str) -> tuple[Any, Any]:
+def _both(bones: list[Any], provider: str, names: bool = False) -> tuple[Any, Any]:
+    """The windowed verdict (names: the bones' hints hold formats.skeleton.TOOL_NAME) and the whole skeleton's."""
     whole = judge_history(SKELETONS[PROVIDER_FORMAT[provider]](bones), provider)
-    return judge_windowed(bones, provider, judge_history), whole
+    return judge_windowed(bones, provider, judge_history, names), whole
 
 
 @pytest.mark.parametrize("provider", sorted(PROOFS))
@@ -42,7 +43,7 @@ def test_windowed_verdicts_equal_the_whole_skeletons_on_the_corpus(provider: str
             bones, hinted = all_bones(messages)
             if not stands_for(hinted, PROVIDER_FORMAT[provider]):
                 continue
-            windowed, whole = _both(bones, provider)
+            windowed, whole = _both(bones, provider, TOOL_NAME in hinted)
             if windowed is None:
                 continue
             judged += 1

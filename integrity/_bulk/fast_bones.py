@@ -35,7 +35,7 @@ from ..formats.skeleton import (
     hint_format,
     responses_items,
 )
-from ..repair.views import NAME_MARK_LIMIT, frame_is_interrupted
+from ..repair.views import frame_is_interrupted, name_refused
 
 _UNSET = msgspec.UNSET
 _HINT = msgspec.field(name="_native", default=_UNSET)
@@ -119,8 +119,11 @@ def _parts(content: Any, kinds: dict[Any, Any], structs: Structs, hinted: set[st
             name = part.name
             found.append((part.id, name))
             plain = False
-            if not name or len(name) > NAME_MARK_LIMIT:
-                hinted.add(TOOL_NAME)
+            if name not in _LEGAL_NAMES:
+                if name_refused(name):
+                    hinted.add(TOOL_NAME)
+                elif len(_LEGAL_NAMES) < 4096:
+                    _LEGAL_NAMES.add(name)
         elif kind is image:
             if part.data is not _UNSET:
                 found.append("image")
@@ -129,6 +132,10 @@ def _parts(content: Any, kinds: dict[Any, Any], structs: Structs, hinted: set[st
     parts = tuple(found)
     return kinds.setdefault(parts, parts) if plain else parts
 
+
+_LEGAL_NAMES: set[str] = set()
+"""Tool names seen and taken by every provider (repair.views.name_refused), up to a few thousand: a transcript calls
+a few tools many times."""
 
 _TAGS: dict[Any, Any] = {}
 """The tag of each struct class blank_or_empty met (a message's role, a part's type)."""

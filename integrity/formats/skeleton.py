@@ -123,14 +123,11 @@ ERROR_CONTENT_FORMATS = frozenset({"anthropic"})
 
 
 TOOL_NAME = "tool name refused"
-"""What `hinted` gets for a message with a call whose name is empty or longer than a provider takes
-(repair.views.name_refused): the light view, which the sparse judgment reads, carries no rule on names, so none of
-the formats whose providers judge them (NAME_FORMATS) stands for the request (the full request is judged).  No
-format has this name."""
-
-NAME_FORMATS = frozenset({"anthropic"})
-"""The request formats whose providers refuse a history call's name by its length (ProviderSpec.tool_name_limit:
-Anthropic's tool_use_name_too_long and tool_use_name_empty)."""
+"""What `hinted` gets for a message with a call whose name a provider refuses (repair.views.name_refused): a
+skeleton carries every call's name (its writers write them where the providers' rules read them: Anthropic's and
+Chat's), but the light view, which the sparse judgment reads, holds no rule on names, and the windowed proofs do
+not read them: the request is judged on its bones, and the turns holding such a name in windows
+(providers.windowed.judge_windowed's names).  No format has this name."""
 
 
 def _holds_blank_text(content: Any) -> bool:
@@ -221,8 +218,6 @@ def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
         hinted = hinted | ARGUMENTS_FORMATS
     if ERROR_CONTENT in hinted:
         hinted = hinted | ERROR_CONTENT_FORMATS
-    if TOOL_NAME in hinted:
-        hinted = hinted | NAME_FORMATS
     if not hinted.isdisjoint(_HINTS_OF):
         hinted = hinted | {_HINTS_OF[hint] for hint in hinted if hint in _HINTS_OF}
     sent = _sent_by_runtime(hinted)  # (a runtime's session: only to_native writes the request it sends)
@@ -372,7 +367,7 @@ def _chat(bones: Sequence[Bone]) -> Written:
                 continue
             native.append(finish_entry(content[1]))  # as the writer's finish sends it (never `tool_calls: []`)
         elif role == "assistant":
-            calls = [{"id": part[0], "type": "function"} for part in content
+            calls = [{"id": part[0], "type": "function", "function": {"name": part[1]}} for part in content
                      if type(part) is tuple and part[0] != OPAQUE] if content is not STRING else []
             native.append({"role": role, "tool_calls": calls} if calls else _ROLE.get(role) or {"role": role})
         elif role == "toolResult":

@@ -66,7 +66,7 @@ from ..formats.anthropic import CONTENT_ROLES, result_content_object
 from ..repair.views import holds_non_text, only_blank_text
 from .chat_shape import role_of
 from .ids import all_anthropic_ids, anthropic_ids, anthropic_rule, is_anthropic_id
-from .spec import BlankRule, Endpoint, ProviderSpec
+from .spec import BlankRule, Endpoint, NameRule, ProviderSpec
 from .violation import Violation
 
 PROVIDER = "anthropic"
@@ -533,7 +533,7 @@ SPEC = ProviderSpec(
     role_rules=None,
     calls_close_turn=True,
     error_text_only=True,
-    tool_name_limit=NAME_LIMIT,
+    tool_names=NameRule(NAME_LIMIT),
     blank_text=BlankRule(whitespace_beside=frozenset(), spares_final_assistant=True),
     errors={
         "tool_use_unanswered": UNANSWERED,

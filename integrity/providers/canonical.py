@@ -116,7 +116,7 @@ def _windowed(messages: list[Any], provider: str, format: str, history: bool, id
     """The skeleton's verdict judged in windows (providers.windowed), or None (no proof serves the provider,
     it does not apply, or no skeleton stands for the request).  Only for a stored history, with the id
     rules: a request being sent is also judged on how it ends, which no window sees."""
-    from ..formats.skeleton import SKELETONS, stands_for
+    from ..formats.skeleton import SKELETONS, TOOL_NAME, stands_for
     from .windowed import PROOFS, judge_windowed
 
     if not (history and ids) or provider not in PROOFS or format not in SKELETONS:
@@ -124,7 +124,7 @@ def _windowed(messages: list[Any], provider: str, format: str, history: bool, id
     bones, hinted = _bones_once(messages, requests)
     if not stands_for(hinted, format):
         return None
-    return judge_windowed(bones, provider, judge_history)
+    return judge_windowed(bones, provider, judge_history, TOOL_NAME in hinted)
 
 
 def _bones_once(messages: list[Any], requests: dict[Any, Any] | None) -> tuple[list[Any], set[str]]:

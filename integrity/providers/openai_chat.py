@@ -8,12 +8,13 @@ match our finding to the 400 they got.  Error texts are the ones the API returns
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from .chat_shape import read_shape
 from .ids import chat_ids, length_rule
-from .spec import Endpoint, ProviderSpec
+from .spec import Endpoint, NameRule, ProviderSpec
 from .violation import Violation
 
 PROVIDER = "openai-chat"
@@ -46,6 +47,18 @@ ARGUMENTS_OBJECT = (
     "but got an object instead."
 )
 TYPE_MISSING = "Missing required parameter: 'messages[{index}].tool_calls[{call}].type'."
+NAME_LIMIT = 64
+NAME_CHARS = "a-zA-Z0-9_-"
+"""A history call's function name: at most 64 characters of these (the API's request schema)."""
+NAME_LONG = (
+    "Invalid 'messages[{index}].tool_calls[{call}].function.name': string too long. Expected a string with maximum "
+    f"length {NAME_LIMIT}, but got a string with length {{length}} instead."
+)
+NAME_PATTERN = (
+    "Invalid 'messages[{index}].tool_calls[{call}].function.name': string does not match pattern. Expected a string "
+    f"that matches the pattern '^[{NAME_CHARS}]+$'."
+)
+_NOT_NAME = re.compile(f"[^{NAME_CHARS}]")
 CONTENT_OBJECT = (
     "Invalid type for 'messages[{index}].content': expected one of a string or array of objects, "
     "but got an object instead."
@@ -128,9 +141,15 @@ def _object_contents(messages: Sequence[Any], provider: str) -> list[Violation]:
 
 def _call_fields(message: Any, index: int, provider: str) -> list[Violation]:
     """The fields of a call the API's request schema refuses, as a writer left them: no `type` (the recorded 400,
-    code `missing_required_parameter`: langchain-ai/langchain-azure#35, whose tool calls lacked it), and a
-    `function.arguments` that is a JSON object where the API takes only its text (code `invalid_type`).  Only a
-    missing type and an object are judged: no answer to another value is on record."""
+    code `missing_required_parameter`: langchain-ai/langchain-azure#35, whose tool calls lacked it), a
+    `function.arguments` that is a JSON object where the API takes only its text (code `invalid_type`), and a
+    `function.name` longer than 64 characters or holding others than a-zA-Z0-9_- (a tool named by a whole command, a
+    dotted MCP name another provider took: "string does not match pattern", mcp-use/mcp-use#90,
+    `messages[9].tool_calls[0].function.name`, code `invalid_value`; "string too long", quoted in a workshop's notes
+    on a 79-character MCP name and in a project's regression test).  A name both too long and of other characters
+    gets the length's text (assumed: one error is answered, which first is not on record); an empty name the
+    pattern's (assumed).  Only a missing type and an object are judged of the other fields: no answer to another
+    value is on record."""
     found: list[Violation] = []
     calls = message.get("tool_calls") if isinstance(message, dict) else None
     for position, call in enumerate(calls if isinstance(calls, list) else ()):
@@ -143,6 +162,14 @@ def _call_fields(message: Any, index: int, provider: str) -> list[Violation]:
                 position=f"messages[{index}].tool_calls[{position}].type", native_indices=[index], call_ids=ids,
                 error=TYPE_MISSING.format(index=index, call=position)))
         function = call.get("function")
+        name = function.get("name") if isinstance(function, dict) else None
+        if isinstance(name, str) and (not name or len(name) > NAME_LIMIT or _NOT_NAME.search(name)):
+            long = len(name) > NAME_LIMIT
+            found.append(Violation(
+                provider=provider, rule="function_name_too_long" if long else "function_name_pattern",
+                position=f"messages[{index}].tool_calls[{position}].function.name", native_indices=[index],
+                call_ids=ids, error=(NAME_LONG if long else NAME_PATTERN).format(index=index, call=position,
+                                                                                   length=len(name))))
         if isinstance(function, dict) and isinstance(function.get("arguments"), dict):
             found.append(Violation(
                 provider=provider, rule="arguments_not_text",
@@ -183,6 +210,7 @@ SPEC = ProviderSpec(
     id_rule=length_rule(MAX_ID, "OpenAI Chat"),
     needs_call_ids=True,
     role_rules=None,
+    tool_names=NameRule(NAME_LIMIT, NAME_CHARS),
     errors={
         "tool_calls_unanswered": UNANSWERED,
         "tool_result_without_call": STRAY,
@@ -193,6 +221,8 @@ SPEC = ProviderSpec(
         "arguments_not_text": ARGUMENTS_OBJECT,
         "tool_call_type_missing": TYPE_MISSING,
         "content_not_text": CONTENT_OBJECT,
+        "function_name_too_long": NAME_LONG,
+        "function_name_pattern": NAME_PATTERN,
         "call_id_too_long": CALL_ID_LONG,
         "result_id_too_long": RESULT_ID_LONG,
     },

@@ -124,6 +124,16 @@ class BlankRule:
 
 
 @dataclass(frozen=True)
+class NameRule:
+    """What a provider takes as a history call's tool name: not empty, at most `limit` characters, and (chars) only
+    the characters of this regular-expression class, or any (None).  The strict view planned for it sends a refused
+    name made legal (repair.views.legal_tool_name)."""
+
+    limit: int
+    chars: str | None = None
+
+
+@dataclass(frozen=True)
 class ProviderSpec:
     """Everything the engine knows about one provider.
 
@@ -162,11 +172,11 @@ class ProviderSpec:
         (Anthropic's error_result_empty, error_result_not_text), so the strict view planned for it sends such a
         result with its texts alone (LightTranscript.error_contents).  Only a provider of a request format
         formats.skeleton.ERROR_CONTENT_FORMATS names (a skeleton carries no result content).
-    tool_name_limit: the longest tool name it takes in a history's call, or None; it refuses an empty one too
-        (Anthropic's tool_use_name_too_long, tool_use_name_empty), so the strict view planned for it sends such a
-        call's name cut to the limit, or UNNAMED_TOOL (repair.views.legal_tool_name).  Only a provider of a
-        request format formats.skeleton.NAME_FORMATS names (a file holding such a name is judged on its full
-        request).
+    tool_names: what it takes as a history call's tool name (NameRule), or None: it refuses an empty one, a longer
+        one (Anthropic: 200 characters; OpenAI Chat: 64) and one of other characters (OpenAI Chat), so the strict
+        view planned for it sends such a call's name made legal (repair.views.legal_tool_name).  Its format's
+        skeleton writes every call's name, and repair.views.name_refused refuses every name it refuses (the mark
+        that has the turns holding one judged: formats.skeleton.TOOL_NAME; tests/test_tool_names.py).
     """
 
     name: str
@@ -185,7 +195,7 @@ class ProviderSpec:
     calls_close_turn: bool = False
     blank_text: BlankRule | None = None
     error_text_only: bool = False
-    tool_name_limit: int | None = None
+    tool_names: NameRule | None = None
 
     @property
     def refuses_blank_text(self) -> bool:

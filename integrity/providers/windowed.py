@@ -22,6 +22,7 @@ calls and outputs across the whole request, so their proof is whole or nothing (
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,6 +30,7 @@ import msgspec
 
 from ..formats.common import OPAQUE, SYSTEM_ROLES, carries_block
 from ..formats.skeleton import SKELETONS, STRING
+from ..repair.views import name_refused
 from .anthropic import first_number
 from .bedrock import ID_LIMIT
 from .ids import all_anthropic_ids, only_letters
@@ -543,6 +545,13 @@ def _moved(violation: Violation, turn: int, entry: int, bone: int) -> Violation:
                                    canonical_indices=canonical)
 
 
+_BY_ENTRY = frozenset((("anthropic", "tool_use_name_too_long"), ("anthropic", "tool_use_name_empty"),
+                       ("anthropic", "tool_use_input_not_object"), ("anthropic", "tool_use_input_missing"),
+                       ("anthropic", "tool_result_content_not_text"), ("anthropic", "error_result_not_text"),
+                       ("anthropic", "error_result_empty")))
+"""Rules whose positions count a request's own entries though the provider's others count combined turns
+(Anthropic's per-block schema rules, anthropic.block_schema_rules): moved by the window's first entry."""
+
 _POSITION = re.compile(r"(messages\.\[|messages\[|message\[|messages\.|contents\[)(\d+)")
 
 
@@ -550,6 +559,13 @@ def _openai_duplicate(violation: Violation, native: list[int]) -> str:
     from .openai_chat import DUPLICATE
 
     return DUPLICATE.format(id=violation.call_ids[0], first=native[0], second=native[1])
+
+
+def _openai_quoted(violation: Violation, native: list[int]) -> str:
+    """An OpenAI text that quotes its param, "Invalid 'messages[N]...": the param's index moved (the text names no
+    id or name that could hold the same characters)."""
+    before = f"Invalid 'messages[{violation.native_indices[0]}]"
+    return violation.error.replace(before, f"Invalid 'messages[{native[0]}]", 1)
 
 
 def _bedrock_expected(violation: Violation, native: list[int]) -> str:
@@ -584,6 +600,8 @@ def _gemini_empty(violation: Violation, native: list[int]) -> str:
 
 _ERRORS: dict[tuple[str, str], Callable[[Violation, list[int]], str]] = {
     ("openai-chat", "duplicate_tool_call_id"): _openai_duplicate,  # "... in messages[{first}] and messages[{second}]."
+    ("openai-chat", "function_name_too_long"): _openai_quoted,  # "Invalid 'messages[{index}].tool_calls[{call}]..."
+    ("openai-chat", "function_name_pattern"): _openai_quoted,
     ("bedrock", "tool_use_unanswered"): _bedrock_expected,  # "Expected toolResult blocks at messages.{index+1}..."
     ("bedrock", "too_many_tool_results"): _bedrock_exceeds,  # "... at messages.{index}.content exceeds ..."
     ("bedrock", "empty_message_content"): _bedrock_empty,  # "... in the Message object at messages.{index} is ..."
@@ -609,12 +627,26 @@ WHOLE_OR_NOTHING = frozenset({"openai-responses", "deepseek-responses"})
 """Providers whose proof shows a request plain whole or not at all (`_responses`): no window is judged."""
 
 
-def judge_windowed(bones: Sequence[Any], provider: str, judge: Callable[[Any, str], list[Violation]]
-                   ) -> list[Violation] | None:
+def _judge_refused_names(bones: Sequence[Any], turns: Turns) -> None:
+    """Flag bad the turns holding a call whose name some provider refuses (repair.views.name_refused)."""
+    starts, flags = turns.bone, turns.flags
+    for index, bone in enumerate(bones):
+        content = bone[1]
+        if bone[0] == "assistant" and content is not STRING and any(
+                type(part) is tuple and part[0] != OPAQUE and name_refused(part[1]) for part in content):
+            turn = bisect_right(starts, index) - 1
+            if turn >= 0:
+                flags[turn] |= _BAD
+
+
+def judge_windowed(bones: Sequence[Any], provider: str, judge: Callable[[Any, str], list[Violation]],
+                   names: bool = False) -> list[Violation] | None:
     """`judge(SKELETONS[format](bones), provider)`'s verdict (canonical indices set; judge: canonical's
     judge_history, passed in since canonical imports this module), judged only on the
     windows around the turns the provider's proof could not show legal; None when no proof serves the
-    provider or it does not apply (the caller judges the whole request)."""
+    provider or it does not apply (the caller judges the whole request).  names: a call's name may be one a
+    provider refuses (formats.skeleton.TOOL_NAME among the bones' hints), which no proof reads: the turns holding
+    one are judged too."""
     served = PROOFS.get(provider)
     if served is None:
         return None
@@ -623,6 +655,8 @@ def judge_windowed(bones: Sequence[Any], provider: str, judge: Callable[[Any, st
     turns = proof(bones)
     if turns is None:
         return None
+    if names:
+        _judge_refused_names(bones, turns)
     write = SKELETONS[format]
     count = len(turns.bone)
     bad = [flag & _BAD for flag in turns.flags]
@@ -652,6 +686,7 @@ def judge_windowed(bones: Sequence[Any], provider: str, judge: Callable[[Any, st
         if by_turn and start:  # the rule set numbers a request opening with an assistant turn from 1
             offset += first_number(bones[turns.bone[0]][0]) - first_number(bones[first][0])
         for violation in judge(write(bones[first:last]), provider):
-            found.append(_moved(violation, offset, turns.entry[start], first))
+            shift = turns.entry[start] if (provider, violation.rule) in _BY_ENTRY else offset
+            found.append(_moved(violation, shift, turns.entry[start], first))
         turn = end
     return sort_violations(found)

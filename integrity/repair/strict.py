@@ -45,12 +45,12 @@ from .views import (
     NON_STRING_ID,
     Clean,
     LightTranscript,
-    holds_refused_name,
     legal_tool_name,
+    refused_names,
 )
 
 if TYPE_CHECKING:
-    from ..providers.spec import IdRule
+    from ..providers.spec import IdRule, NameRule
 
 __all__ = ["STRICT_MESSAGE", "plan_strict", "strict_placeholder_text"]
 
@@ -433,26 +433,36 @@ def errors_as_text(light: LightTranscript, provider: str | None) -> set[int]:
     return set(found) if spec is not None and spec.error_text_only else set()
 
 
-def tool_name_limit(provider: str | None) -> int | None:
-    """The longest tool name the provider takes in a history call (ProviderSpec.tool_name_limit), or None."""
+def tool_name_rule(provider: str | None) -> NameRule | None:
+    """What the provider takes as a history call's tool name (ProviderSpec.tool_names), or None."""
     spec = _spec(provider)
-    return spec.tool_name_limit if spec is not None else None
+    return spec.tool_names if spec is not None else None
+
+
+def refuses_names(light: LightTranscript, provider: str | None) -> bool:
+    """Whether the provider refuses the tool name of some call of the light view (ProviderSpec.tool_names), read
+    from the few names some provider refuses (views.refused_names)."""
+    rule = tool_name_rule(provider)
+    return rule is not None and any(legal_tool_name(name, rule.limit, rule.chars) is not None
+                                    for name in refused_names(light))
 
 
 def tool_names_fixed(light: LightTranscript, provider: str | None) -> dict[int, dict[int, str]]:
     """The tool names the view planned for `provider` sends in place of recorded ones it refuses (frame -> call
-    position -> name), when it limits a history call's name (ProviderSpec.tool_name_limit: Anthropic's 200, and
-    no empty one): a long name cut to the limit, an empty one UNNAMED_TOOL (views.legal_tool_name).  The call and
+    position -> name), when it limits a history call's name (ProviderSpec.tool_names: Anthropic's 200 characters,
+    OpenAI Chat's 64 of a-zA-Z0-9_-; no empty one): a long name cut to the limit, a character it does not take
+    sent as "_", an empty name UNNAMED_TOOL (views.legal_tool_name).  The call and
     its result stay: a model that named a tool by a whole shell command was answered "No such tool available",
     and the view keeps that record of its try (Claude Code replays the name on every later request, and on
     resume: anthropics/claude-code#94799)."""
-    limit = tool_name_limit(provider)
-    if limit is None or not holds_refused_name(light):  # (no name refused by the shortest limit: none by any)
+    if not refuses_names(light, provider):
         return {}
+    rule = tool_name_rule(provider)
+    assert rule is not None
     found: dict[int, dict[int, str]] = {}
     for index, calls in light.frames.items():
         for position, call in enumerate(calls):
-            name = legal_tool_name(call.name, limit)
+            name = legal_tool_name(call.name, rule.limit, rule.chars)
             if name is not None:
                 found.setdefault(index, {})[position] = name
     return found

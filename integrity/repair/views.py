@@ -8,6 +8,7 @@ algorithm is written once and runs on 1,000,000 messages without decoding them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from itertools import chain
 from operator import attrgetter
@@ -177,7 +178,7 @@ class LightTranscript:
         self.blank_frames = blank_frames if blank_frames is not None else set()
         self.blank_texts = blank_texts
         self.error_contents = error_contents
-        self.names_refused: bool | None = None  # holds_refused_name's answer, once asked
+        self.names_refused: frozenset[str] | None = None  # refused_names' answer, once asked
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
@@ -462,41 +463,67 @@ def blank_text(text: str) -> bool:
     return not text or text.isspace()
 
 
-NAME_MARK_LIMIT = 200
-"""The shortest limit a provider sets on a history call's tool name (ProviderSpec.tool_name_limit: Anthropic's
-200); tests/test_tool_name_limit.py holds it equal to the providers' own."""
+NAME_MARK_LIMIT = 64
+"""The shortest limit a provider sets on a history call's tool name (ProviderSpec.tool_names: OpenAI Chat's 64,
+Anthropic's 200)."""
+NAME_MARK_CHARS = "a-zA-Z0-9_-"
+"""The fewest characters a provider takes in a history call's tool name (OpenAI Chat's; Anthropic takes any)."""
 
 UNNAMED_TOOL = "unnamed_tool"
 """The name a view sends for a call recorded with an empty one, toward a provider that refuses it."""
 
+_OUTSIDE: dict[str, re.Pattern[str]] = {}
+"""A character class -> the pattern of one character outside it."""
 
-def name_refused(name: str, limit: int = NAME_MARK_LIMIT) -> bool:
-    """Whether a provider with this limit refuses a history call's tool name: empty, or longer (in characters)."""
-    return not name or len(name) > limit
+
+def _outside(chars: str) -> re.Pattern[str]:
+    found = _OUTSIDE.get(chars)
+    if found is None:
+        found = _OUTSIDE[chars] = re.compile(f"[^{chars}]")
+    return found
+
+
+def name_refused(name: str) -> bool:
+    """Whether some provider refuses a history call's tool name (its ProviderSpec.tool_names): empty, longer than
+    the shortest limit, or holding a character outside the fewest taken; tests/test_tool_name_limit.py holds every
+    name a provider refuses refused here.  A file holding one is judged on its full request."""
+    return not name or len(name) > NAME_MARK_LIMIT or _outside(NAME_MARK_CHARS).search(name) is not None
+
+
+def refused_names(light: LightTranscript) -> frozenset[str]:
+    """The tool names of the light view's calls some provider refuses (name_refused), read by C-level passes over
+    every call's name, once per light view (its frames are never changed): what the fast path marks
+    (formats.skeleton.TOOL_NAME), and the only names the strict planner and the sparse judgment look at."""
+    found = light.names_refused
+    if found is None:
+        found = light.names_refused = frozenset(filter(name_refused, set(map(_NAME, chain.from_iterable(
+            light.frames.values())))))
+    return found
 
 
 def holds_refused_name(light: LightTranscript) -> bool:
-    """Whether a call of the light view has a name some provider refuses (name_refused with NAME_MARK_LIMIT, the
-    shortest limit: no other provider's then refuses one), read by C-level passes over every call's name, once
-    per light view (its frames are never changed): what the fast path marks (formats.skeleton.TOOL_NAME), and
-    what the strict planner looks at before each call."""
-    found = light.names_refused
-    if found is None:
-        lengths = list(map(len, map(_NAME, chain.from_iterable(light.frames.values()))))
-        found = light.names_refused = bool(lengths) and (min(lengths) == 0 or max(lengths) > NAME_MARK_LIMIT)
-    return found
+    """Whether a call of the light view has a name some provider refuses (refused_names)."""
+    return bool(refused_names(light))
 
 
 _NAME = attrgetter("name")
 
 
-def legal_tool_name(name: str, limit: int) -> str | None:
-    """The name a view sends for a call whose recorded name a provider with this limit refuses (name_refused),
-    else None: an empty name becomes UNNAMED_TOOL, a long one is cut to the limit (a model that named a tool by a
+def outside_count(name: str, chars: str | None) -> int:
+    """How many characters of a tool name are outside the class `chars` (none when None)."""
+    return 0 if chars is None else len(_outside(chars).findall(name))
+
+
+def legal_tool_name(name: str, limit: int, chars: str | None = None) -> str | None:
+    """The name a view sends for a call whose recorded name a provider refuses (at most `limit` characters, only
+    those of the class `chars` when given: ProviderSpec.tool_names), else None: an empty name becomes UNNAMED_TOOL,
+    every character outside the class "_", and a long name is cut to the limit (a model that named a tool by a
     whole shell command keeps the command's start, and its result, "No such tool available", still answers it)."""
     if not name:
         return UNNAMED_TOOL
-    return name[:limit] if len(name) > limit else None
+    legal = _outside(chars).sub("_", name) if chars is not None else name
+    legal = legal[:limit]
+    return legal if legal != name else None
 
 
 def error_content_refused(content: Any) -> bool:

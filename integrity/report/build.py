@@ -296,19 +296,19 @@ def _fixed_names(report: RepairReport, messages: Sequence[Any]) -> dict[int, dic
     """frame -> call position -> the tool name the view sends: the frames whose action says `tool_name_fixed`,
     their names found in the message itself and made legal for the report's provider (repair.strict's
     tool_names_fixed, by the same views.legal_tool_name)."""
-    from ..repair.strict import tool_name_limit
+    from ..repair.strict import tool_name_rule
     from ..repair.views import is_call_part, legal_tool_name
 
-    limit = tool_name_limit(report.provider)
+    rule = tool_name_rule(report.provider)
     found: dict[int, dict[int, str]] = {}
     for action in report.actions:
-        if limit is None or NoteCode.TOOL_NAME_FIXED not in action.codes or \
+        if rule is None or NoteCode.TOOL_NAME_FIXED not in action.codes or \
                 not 0 <= action.durable_index < len(messages):
             continue
         content = messages[action.durable_index].get("content")
         parts = [part for part in content if is_call_part(part, True)] if isinstance(content, list) else []
         fixed = {position: name for position, part in enumerate(parts)
-                 if (name := legal_tool_name(part["name"], limit)) is not None}
+                 if (name := legal_tool_name(part["name"], rule.limit, rule.chars)) is not None}
         if fixed:
             found[action.durable_index] = fixed
     return found

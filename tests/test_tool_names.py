@@ -1,12 +1,14 @@
-"""A history call's tool name, as Anthropic judges it: at least 1 character, at most 200.
+"""A history call's tool name, as the providers judge it: Anthropic at least 1 character and at most 200, OpenAI
+Chat at most 64 of a-zA-Z0-9_-.
 
 A model that emits a whole shell command as a tool name gets the call written to the session, answered "No such
 tool available", and every later request refused: "messages.N.content.K.tool_use.name: String should have at most
 200 characters" (anthropics/claude-code#94799, #7370, #15695, #23681); resuming replays it.  An empty name breaks
 the lower bound.  A skeleton carries names, but the sparse judgment reads the light view, which holds no rule on
 them: a file holding such a name is judged on its full request, by every path alike.  The view planned for
-Anthropic sends the name cut to 200 characters (an empty one as "unnamed_tool"), keeps the call and its answer,
-and the report names the change (tool_name); the durable record keeps the recorded name.
+Anthropic sends the name cut to 200 characters (an empty one as "unnamed_tool"), the view planned for OpenAI Chat
+its characters outside a-zA-Z0-9_- as "_" and cut to 64; each keeps the call and its answer, and the report names
+the change (tool_name); the durable record keeps the recorded name.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import pytest
 from integrity import SPECS, Transcript, analyze, load_all, view_from_report
 from integrity.cli import main
 from integrity.pipeline import check
-from integrity.repair.views import NAME_MARK_LIMIT, UNNAMED_TOOL, legal_tool_name
+from integrity.repair.views import NAME_MARK_CHARS, NAME_MARK_LIMIT, UNNAMED_TOOL, legal_tool_name, name_refused
 
 A = "anthropic"
 COMMAND = ("cd /srv/apps && grep -rn 'import requests' --include=*.py . | cut -d: -f1 | sort -u | xargs wc -l | "
@@ -54,7 +56,7 @@ def test_a_refused_name_is_refused_on_every_path(tmp_path: Path, capsys: pytest.
     assert main(["check", str(path), "--provider", A]) == 1
     out = capsys.readouterr().out
     assert f"anthropic as recorded: {error}" in out and "anthropic after repair: accepted" in out, out
-    assert "repaired: 1 tool name(s) cut; rejected as recorded by anthropic" in out, out
+    assert "repaired: 1 tool name(s) made legal; rejected as recorded by anthropic" in out, out
     result = check(load_all(path.read_bytes(), str(path))[0], provider=A)
     assert [(v.rule, v.error) for v in result.providers[A].before] == [
         ("tool_use_name_too_long" if name else "tool_use_name_empty", error)]
@@ -71,7 +73,7 @@ def test_a_name_within_the_limit_is_accepted(tmp_path: Path, name: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "sent", "note"), [
-    (COMMAND, COMMAND[:200], "the tool name of 201 characters sent as its first 200"),
+    (COMMAND, COMMAND[:200], "the tool name of 201 characters sent cut to its first 200"),
     ("", UNNAMED_TOOL, "the empty tool name sent as 'unnamed_tool'"),
 ], ids=["too-long", "empty"])
 def test_repair_sends_a_legal_name_and_keeps_the_call_and_its_answer(
@@ -90,7 +92,7 @@ def test_repair_sends_a_legal_name_and_keeps_the_call_and_its_answer(
     assert view == messages
     assert path.read_bytes() == before
     written = json.loads(report.read_bytes())
-    assert written["summary"]["tool_names_cut"] == 1
+    assert written["summary"]["tool_names_fixed"] == 1
     action = written["actions"][1]
     assert (action["codes"], action["severity"]) == (["tool_name_fixed"], "rejected")
     assert action["reason"].startswith(note), action["reason"]
@@ -103,12 +105,12 @@ def test_repair_sends_a_legal_name_and_keeps_the_call_and_its_answer(
 
 
 def test_a_name_is_cut_only_for_a_provider_that_limits_it() -> None:
-    """No provider but Anthropic sets a limit here: the view planned for another sends the name as recorded."""
+    """Only Anthropic and OpenAI Chat judge names here: the view planned for another sends the name as recorded."""
     messages = _pi(COMMAND)
-    for provider in ("openai-responses", "gemini", "bedrock"):
+    for provider in ("openai-responses", "gemini", "bedrock", "deepseek", "mistral"):
         result = check(Transcript(messages), provider=provider, depth="view")
         assert not any("tool_name_fixed" in [c.value for c in a.codes] for a in result.report.actions), provider
-        assert result.report.summary.tool_names_cut == 0
+        assert result.report.summary.tool_names_fixed == 0
 
 
 def test_two_names_in_one_frame_are_each_cut_and_the_rest_of_the_frame_is_kept() -> None:
@@ -120,24 +122,103 @@ def test_two_names_in_one_frame_are_each_cut_and_the_rest_of_the_frame_is_kept()
     view = view_from_report(analysis.report, messages)
     assert [part.get("name") for part in view[1]["content"]] == [None, COMMAND[:200], UNNAMED_TOOL]
     assert view[1]["content"][2]["arguments"] == {"a": 1} and view[2:] == messages[2:]
-    assert analysis.report.summary.tool_names_cut == 2
+    assert analysis.report.summary.tool_names_fixed == 2
     assert check(Transcript(messages), provider=A).providers[A].after == []
 
 
-def test_the_mark_limit_is_the_shortest_a_provider_sets() -> None:
-    """The fast path marks a file holding a name some provider refuses (repair.views.name_refused): its limit is
-    the providers' own, so no refused name goes unmarked (and so unjudged by the sparse path)."""
-    limits = [spec.tool_name_limit for spec in SPECS.values() if spec.tool_name_limit is not None]
-    assert limits and min(limits) == NAME_MARK_LIMIT
-    from integrity.formats.skeleton import NAME_FORMATS
+NAMES = ["Bash", "", "x" * 64, "x" * 65, "x" * 200, "x" * 201, "files.read", "mcp:server/tool", "a b", "é",
+         "mcp__playwright__browser_click", "é" * 201, COMMAND]
 
-    assert {spec.native_format for spec in SPECS.values() if spec.tool_name_limit is not None} <= NAME_FORMATS
+
+def test_the_mark_refuses_every_name_a_provider_refuses() -> None:
+    """The fast path marks a file holding a name some provider refuses (repair.views.name_refused), which is then
+    judged on its full request: no name a provider refuses may go unmarked (and so unjudged by the sparse path),
+    and the mark's bounds are the providers' own."""
+    rules = {name: spec.tool_names for name, spec in SPECS.items() if spec.tool_names is not None}
+    assert set(rules) == {"anthropic", "openai-chat"}
+    assert min(rule.limit for rule in rules.values()) == NAME_MARK_LIMIT
+    assert {rule.chars for rule in rules.values()} <= {None, NAME_MARK_CHARS}
+    for provider, rule in rules.items():
+        for name in NAMES:
+            legal = legal_tool_name(name, rule.limit, rule.chars)
+            if legal is not None:
+                assert name_refused(name), (provider, name)
+                assert legal_tool_name(legal, rule.limit, rule.chars) is None, (provider, name)
+    from integrity.formats.skeleton import MISSING, SKELETONS
+
+    for name in rules:  # the skeleton the rules judge carries the name
+        written, _ = SKELETONS[SPECS[name].native_format]([("assistant", (("c1", "files.read"),), MISSING, False)])
+        assert "files.read" in json.dumps(written), name
 
 
 def test_legal_tool_name() -> None:
     assert legal_tool_name("Bash", 200) is None and legal_tool_name("x" * 200, 200) is None
     assert legal_tool_name("x" * 201, 200) == "x" * 200 and legal_tool_name("", 200) == UNNAMED_TOOL
     assert legal_tool_name("é" * 201, 200) == "é" * 200  # characters, not bytes
+    assert legal_tool_name("files.read", 200) is None  # Anthropic takes any character
+    assert legal_tool_name("files.read", 64, NAME_MARK_CHARS) == "files_read"
+    assert legal_tool_name("mcp:server/tool x", 64, NAME_MARK_CHARS) == "mcp_server_tool_x"
+    assert legal_tool_name("é" * 65, 64, NAME_MARK_CHARS) == "_" * 64
+
+
+CHAT_LONG = ("Invalid 'messages[1].tool_calls[0].function.name': string too long. Expected a string with maximum "
+             "length 64, but got a string with length {} instead.")
+CHAT_PATTERN = ("Invalid 'messages[1].tool_calls[0].function.name': string does not match pattern. Expected a string "
+                "that matches the pattern '^[a-zA-Z0-9_-]+$'.")
+
+
+def _chat(name: str) -> dict[str, Any]:
+    return {"model": "gpt-4o", "messages": [
+        {"role": "user", "content": "read the notes"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": name, "arguments": '{"path": "notes.md"}'}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "buy milk"},
+        {"role": "assistant", "content": "It says: buy milk."},
+        {"role": "user", "content": "thanks"}]}
+
+
+@pytest.mark.parametrize(("name", "rule", "error", "sent"), [
+    ("files.read", "function_name_pattern", CHAT_PATTERN, "files_read"),
+    ("", "function_name_pattern", CHAT_PATTERN, UNNAMED_TOOL),
+    ("x" * 65, "function_name_too_long", CHAT_LONG.format(65), "x" * 64),
+    (COMMAND, "function_name_too_long", CHAT_LONG.format(201), None),
+], ids=["dotted", "empty", "too-long", "command"])
+def test_openai_chat_refuses_a_name_of_other_characters_or_over_64(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, rule: str, error: str, sent: str | None) -> None:
+    """A Chat request (its own format: OpenAI Chat is the provider it talks to) is refused as recorded at the call's
+    position (mcp-use/mcp-use#90's text); `repair` writes the Chat request with the name made legal (exit 0), which
+    `check` then accepts; the input is untouched."""
+    path, out = tmp_path / "request.json", tmp_path / "view.json"
+    path.write_text(json.dumps(_chat(name)), encoding="utf-8")
+    before = path.read_bytes()
+    assert main(["check", str(path)]) == 1
+    said = capsys.readouterr().out
+    assert f"openai-chat as recorded: messages[1].tool_calls[0].function.name: {error}" in main_detail(path, capsys)
+    assert "repaired: 1 tool name(s) made legal; rejected as recorded by openai-chat" in said, said
+    transcript = load_all(before, str(path))[0]
+    assert [(v.rule, v.error) for v in check(transcript).providers["openai-chat"].before] == [(rule, error)]
+    assert main(["repair", str(path), "-o", str(out)]) == 0
+    capsys.readouterr()
+    view = json.loads(out.read_bytes())
+    written = view["messages"][1]["tool_calls"][0]["function"]
+    assert written["name"] == (sent if sent is not None else legal_tool_name(COMMAND, 64, NAME_MARK_CHARS))
+    assert written["arguments"] == '{"path": "notes.md"}' and view["messages"][2:] == _chat(name)["messages"][2:]
+    assert path.read_bytes() == before
+    assert main(["check", str(out)]) == 0
+    capsys.readouterr()
+
+
+def main_detail(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """`check --provider all` on the file: every provider's verdict, one line each."""
+    main(["check", str(path), "--provider", "all"])
+    return capsys.readouterr().out
+
+
+def test_a_name_of_64_legal_characters_is_accepted_by_openai_chat(tmp_path: Path) -> None:
+    for name in ("x" * 64, "mcp__playwright__browser_click", "get-weather_2"):
+        path = tmp_path / "request.json"
+        path.write_text(json.dumps(_chat(name)), encoding="utf-8")
+        assert main(["check", str(path)]) == 0, name
 
 
 def test_a_claude_code_session_is_judged_as_it_resumes() -> None:
