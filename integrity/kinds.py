@@ -293,10 +293,10 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
     RepairKind.TOOL_NAME: KindFacts(
         "tool name made legal", "A call whose tool name the provider refuses in history, sent with a legal one: a "
         "name longer than the limit (Anthropic: 200 characters, \"tool_use.name: String should have at most 200 "
-        "characters\"; OpenAI Chat: 64) cut to it, a character the provider does not take (OpenAI Chat takes "
-        "a-zA-Z0-9_-) sent as \"_\", an empty name sent as \"unnamed_tool\". A model that named a tool by a whole "
-        "shell command was answered \"No such tool available\", and the view keeps the call and that answer. The "
-        "durable message keeps the recorded name.",
+        "characters\"; OpenAI Chat and Bedrock: 64) cut to it, a character the provider does not take (OpenAI "
+        "Chat and Bedrock take a-zA-Z0-9_-) sent as \"_\", an empty name sent as \"unnamed_tool\". A model that "
+        "named a tool by a whole shell command was answered \"No such tool available\", and the view keeps the "
+        "call and that answer. The durable message keeps the recorded name.",
         Severity.REJECTED, "tool_names_fixed", "tool name(s) made legal", if_accepted=Severity.NORMALIZED,
         icon='✂', colour='#fef3c7',
         example="#1 assistant [tool_use(call_a, 'find . -name … (201 characters)')]  ->  view sends its first 200",

@@ -47,6 +47,13 @@ def bedrock(use_id: str, result_id: str | None = None) -> list[dict[str, Any]]:
                                                           "content": []}}]}]
 
 
+def bedrock_named(name: str) -> list[dict[str, Any]]:
+    request = bedrock("t1")
+    request[1]["content"][0]["toolUse"]["name"] = name
+    return request
+
+
+BEDROCK_NAME = "Value at 'messages.2.member.content.1.member.toolUse.name' failed to satisfy constraint: Member must "
 PATTERN = "String should match pattern '^[a-zA-Z0-9_-]+$'"
 BEDROCK_LONG = ("1 validation error detected: "
                 "Value at 'messages.{index}.member.content.1.member.{field}.toolUseId' failed to satisfy constraint: "
@@ -102,6 +109,15 @@ ID_ILLEGAL = [
     pytest.param("bedrock", bedrock("ok", LONG_65),
                  v("bedrock", "tool_result_id_too_long", "messages.2.content.0", [2], [LONG_65],
                    BEDROCK_LONG.format(index=3, field="toolResult")), id="bedrock-result"),
+    # seen: openclaw/openclaw#12892 (a long dotted name: both clauses), vercel/ai#17781 (`$READFILE` replayed)
+    pytest.param("bedrock", bedrock_named("$READFILE"),
+                 v("bedrock", "tool_use_name_pattern", "messages.1.content.0.toolUse.name", [1], ["t1"],
+                   "1 validation error detected: " + BEDROCK_NAME + "satisfy regular expression pattern: "
+                   "[a-zA-Z0-9_-]+"), id="bedrock-name-pattern"),
+    pytest.param("bedrock", bedrock_named("n" * 65),
+                 v("bedrock", "tool_use_name_too_long", "messages.1.content.0.toolUse.name", [1], ["t1"],
+                   "1 validation error detected: " + BEDROCK_NAME + "have length less than or equal to 64"),
+                 id="bedrock-name-too-long"),
 ]
 
 

@@ -105,9 +105,10 @@ def test_repair_sends_a_legal_name_and_keeps_the_call_and_its_answer(
 
 
 def test_a_name_is_cut_only_for_a_provider_that_limits_it() -> None:
-    """Only Anthropic and OpenAI Chat judge names here: the view planned for another sends the name as recorded."""
+    """Only Anthropic, OpenAI Chat and Bedrock judge names here: the view planned for another sends the name as
+    recorded."""
     messages = _pi(COMMAND)
-    for provider in ("openai-responses", "gemini", "bedrock", "deepseek", "mistral"):
+    for provider in ("openai-responses", "gemini", "deepseek", "mistral"):
         result = check(Transcript(messages), provider=provider, depth="view")
         assert not any("tool_name_fixed" in [c.value for c in a.codes] for a in result.report.actions), provider
         assert result.report.summary.tool_names_fixed == 0
@@ -135,7 +136,7 @@ def test_the_mark_refuses_every_name_a_provider_refuses() -> None:
     judged on its full request: no name a provider refuses may go unmarked (and so unjudged by the sparse path),
     and the mark's bounds are the providers' own."""
     rules = {name: spec.tool_names for name, spec in SPECS.items() if spec.tool_names is not None}
-    assert set(rules) == {"anthropic", "openai-chat"}
+    assert set(rules) == {"anthropic", "openai-chat", "bedrock"}
     assert min(rule.limit for rule in rules.values()) == NAME_MARK_LIMIT
     assert {rule.chars for rule in rules.values()} <= {None, NAME_MARK_CHARS}
     for provider, rule in rules.items():
@@ -230,3 +231,60 @@ def test_a_claude_code_session_is_judged_as_it_resumes() -> None:
     result = check(transcript)
     assert [v.error for v in result.providers[A].before] == [TOO_LONG] and result.providers[A].after == []
     assert result.exit_code == 1
+
+
+def _converse(name: str, use_id: str = "tooluse_1") -> list[dict[str, Any]]:
+    return [{"role": "user", "content": [{"text": "read it"}]},
+            {"role": "assistant", "content": [{"text": "reading"},
+                                              {"toolUse": {"toolUseId": use_id, "name": name, "input": {}}}]},
+            {"role": "user", "content": [{"toolResult": {"toolUseId": use_id, "content": [{"text": "ok"}]}}]}]
+
+
+CLAUSE = "Value at 'messages.2.member.content.2.member.toolUse.name' failed to satisfy constraint: Member must "
+
+
+@pytest.mark.parametrize(("name", "rule", "clauses"), [
+    ("$READFILE", "tool_use_name_pattern", ["satisfy regular expression pattern: [a-zA-Z0-9_-]+"]),
+    ("n" * 65, "tool_use_name_too_long", ["have length less than or equal to 64"]),
+    ("files.read " * 7, "tool_use_name_too_long",
+     ["have length less than or equal to 64", "satisfy regular expression pattern: [a-zA-Z0-9_-]+"]),
+    ("", "tool_use_name_pattern",  # (named by its first clause)
+     ["satisfy regular expression pattern: [a-zA-Z0-9_-]+", "have length greater than or equal to 1"]),
+], ids=["pattern", "too-long", "both", "empty"])
+def test_bedrock_answers_every_refused_name_in_one_validation_message(name: str, rule: str,
+                                                                       clauses: list[str]) -> None:
+    """AWS's one message ("N validation errors detected: ..."; openclaw/openclaw#12892 quotes the two clauses of a
+    long dotted name), its positions counting from 1, named by the first clause's rule."""
+    from integrity.providers import validate_native
+
+    said = [v for v in validate_native(_converse(name), "bedrock", ids=True) if v.rule.startswith("tool_use_name")]
+    count = len(clauses)
+    assert [(v.rule, v.position, v.error) for v in said] == [(
+        rule, "messages.1.content.1.toolUse.name",
+        f"{count} validation {'error' if count == 1 else 'errors'} detected: "
+        + "; ".join(CLAUSE + clause for clause in clauses))]
+
+
+def test_bedrock_lists_a_long_id_and_a_refused_name_in_the_same_message() -> None:
+    from integrity.providers import validate_native
+
+    said = [v for v in validate_native(_converse("a.b", "t" * 65), "bedrock", ids=True)
+            if v.error.startswith("3 validation")]
+    assert len(said) == 1 and said[0].rule == "tool_use_id_too_long", said
+    assert said[0].error.count("toolUse.name") == 1 and said[0].error.count("toolUseId") == 2
+
+
+def test_a_bedrock_session_with_a_hallucinated_name_is_repaired(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """vercel/ai#17781: a `$READFILE` call in history; the view sends "_READFILE", Bedrock then accepts it."""
+    path, out = tmp_path / "converse.json", tmp_path / "view.json"
+    path.write_text(json.dumps({"modelId": "anthropic.claude-sonnet-4-5", "messages": _converse("$READFILE")}),
+                    encoding="utf-8")
+    assert main(["check", str(path)]) == 1
+    assert "repaired: 1 tool name(s) made legal; rejected as recorded by bedrock" in capsys.readouterr().out
+    assert main(["repair", str(path), "-o", str(out)]) == 0
+    capsys.readouterr()
+    view = json.loads(out.read_bytes())
+    assert view["messages"][1]["content"][1]["toolUse"]["name"] == "_READFILE"
+    assert main(["check", str(out)]) == 0
+    capsys.readouterr()

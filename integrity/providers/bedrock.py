@@ -36,13 +36,14 @@ since widened it to `[a-zA-Z0-9_.:-]+`, and its refusal's text for this member w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..formats.bedrock import answered_in_place
 from .chat_shape import role_of
 from .ids import length_rule
-from .spec import CUSTOM, OPAQUE, SYSTEM, BlankRule, Endpoint, ProviderSpec, RoleRules
+from .spec import CUSTOM, OPAQUE, SYSTEM, BlankRule, Endpoint, NameRule, ProviderSpec, RoleRules
 from .violation import Violation
 
 PROVIDER = "bedrock"
@@ -78,6 +79,33 @@ TOO_LONG = "{count} validation {errors} detected: " + TOO_LONG_CLAUSE + "{others
 "N validation errors detected: " and the N clauses joined by "; " (BerriAI/litellm#34239 quotes four;
 genkit-ai/aws-bedrock-js-plugin#43 one).  validate_ids gives it once, for every too long id of the request."""
 _ID_RULES = {"toolUse": "tool_use_id_too_long", "toolResult": "tool_result_id_too_long"}
+NAME_CHARS = "a-zA-Z0-9_-"
+"""The characters of a toolUse block's name (botocore's model, shape ToolName: pattern [a-zA-Z0-9_-]+, 1 to 64)."""
+_NOT_NAME = re.compile(f"[^{NAME_CHARS}]")
+NAME_LONG_CLAUSE = ("Value at 'messages.{index}.member.content.{block}.member.toolUse.name' failed to satisfy "
+                    "constraint: Member must have length less than or equal to 64")
+NAME_PATTERN_CLAUSE = ("Value at 'messages.{index}.member.content.{block}.member.toolUse.name' failed to satisfy "
+                       f"constraint: Member must satisfy regular expression pattern: [{NAME_CHARS}]+")
+NAME_EMPTY_CLAUSE = ("Value at 'messages.{index}.member.content.{block}.member.toolUse.name' failed to satisfy "
+                     "constraint: Member must have length greater than or equal to 1")
+"""The clauses of AWS's validation message for a history call's name (seen: openclaw/openclaw#12892, "2 validation
+errors detected: Value at 'messages.73.member.content.2.member.toolUse.name' failed to satisfy constraint: Member
+must have length less than or equal to 64; Value at ... Member must satisfy regular expression pattern:
+[a-zA-Z0-9_-]+"; vercel/ai#17781, a hallucinated `$READFILE` replayed).  An empty name's clauses, the pattern's then
+the length's, as AWS words them for a tool definition's empty name (BerriAI/litellm#24668)."""
+
+
+def name_clauses(name: str) -> list[tuple[str, str]]:
+    """The (rule, clause template) AWS's validation gives a toolUse block's name, in AWS's order: the length over
+    64, the pattern, the length under 1."""
+    found = []
+    if len(name) > ID_LIMIT:
+        found.append(("tool_use_name_too_long", NAME_LONG_CLAUSE))
+    if not name or _NOT_NAME.search(name):
+        found.append(("tool_use_name_pattern", NAME_PATTERN_CLAUSE))
+    if not name:  # (after the pattern's: a violation is named by its first clause, so this one by the pattern's)
+        found.append(("tool_use_name_pattern", NAME_EMPTY_CLAUSE))
+    return found
 
 
 def _blocks(message: Any) -> list[Any]:
@@ -191,9 +219,10 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
 
 
 def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """toolUseIds over ID_LIMIT characters, of `toolUse` and `toolResult` blocks alike, in request order (AWS checks
-    the request's shape before any rule on its turns, so the positions are the request's own): one violation,
-    as AWS answers with one message listing them all (TOO_LONG), named by the first (its rule and position)."""
+    """toolUseIds over ID_LIMIT characters, of `toolUse` and `toolResult` blocks alike, and toolUse names AWS's
+    validation refuses (name_clauses), in request order (AWS checks the request's shape before any rule on its
+    turns, so the positions are the request's own): one violation, as AWS answers with one message listing them
+    all (TOO_LONG), named by the first (its rule and position)."""
     clauses: list[str] = []
     first: tuple[str, str] | None = None
     indices: list[int] = []
@@ -211,6 +240,15 @@ def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Viol
                     if not indices or indices[-1] != index:
                         indices.append(index)
                     ids.append(value)
+                name = inner.get("name") if field == "toolUse" and isinstance(inner, dict) else None
+                if isinstance(name, str) and (not name or len(name) > ID_LIMIT or _NOT_NAME.search(name)):
+                    for name_rule, clause in name_clauses(name):
+                        clauses.append(clause.format(index=index + 1, block=block_index + 1))
+                        first = first or (name_rule, f"messages.{index}.content.{block_index}.toolUse.name")
+                    if not indices or indices[-1] != index:
+                        indices.append(index)
+                    if isinstance(value, str) and value not in ids:
+                        ids.append(value)
     if first is None:
         return []
     count = len(clauses)
@@ -228,6 +266,7 @@ SPEC = ProviderSpec(
     validate_history=None,
     validate_ids=validate_ids,
     id_rule=length_rule(ID_LIMIT, "Bedrock Converse"),
+    tool_names=NameRule(ID_LIMIT, NAME_CHARS),
     needs_call_ids=True,
     blank_text=BlankRule(whitespace_beside=frozenset({"assistant"}), spares_final_assistant=False),
     role_rules=RoleRules(
@@ -250,6 +289,8 @@ SPEC = ProviderSpec(
         "blank_text_block": BLANK_TEXT,
         "tool_use_id_too_long": TOO_LONG.replace("{field}", "toolUse"),
         "tool_result_id_too_long": TOO_LONG.replace("{field}", "toolResult"),
+        "tool_use_name_too_long": "{count} validation {errors} detected: " + NAME_LONG_CLAUSE + "{others}",
+        "tool_use_name_pattern": "{count} validation {errors} detected: " + NAME_PATTERN_CLAUSE + "{others}",
     },
     endpoint=Endpoint(
         "https://bedrock-runtime.$AWS_REGION.amazonaws.com/model/$MODEL/converse",

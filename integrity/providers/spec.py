@@ -173,7 +173,8 @@ class ProviderSpec:
         result with its texts alone (LightTranscript.error_contents).  Only a provider of a request format
         formats.skeleton.ERROR_CONTENT_FORMATS names (a skeleton carries no result content).
     tool_names: what it takes as a history call's tool name (NameRule), or None: it refuses an empty one, a longer
-        one (Anthropic: 200 characters; OpenAI Chat: 64) and one of other characters (OpenAI Chat), so the strict
+        one (Anthropic: 200 characters; OpenAI Chat, Bedrock: 64) and one of other characters (OpenAI Chat,
+        Bedrock), so the strict
         view planned for it sends such a call's name made legal (repair.views.legal_tool_name).  Its format's
         skeleton writes every call's name, and repair.views.name_refused refuses every name it refuses (the mark
         that has the turns holding one judged: formats.skeleton.TOOL_NAME; tests/test_tool_names.py).

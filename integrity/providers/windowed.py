@@ -627,6 +627,11 @@ WHOLE_OR_NOTHING = frozenset({"openai-responses", "deepseek-responses"})
 """Providers whose proof shows a request plain whole or not at all (`_responses`): no window is judged."""
 
 
+_NAMES_AT_ONCE = frozenset({"bedrock"})
+"""Providers whose validation answers every refused name of a request in one message (bedrock.validate_ids, with
+the ids too long): a request holding a name one may refuse is judged whole, as one with a refused id is."""
+
+
 def _judge_refused_names(bones: Sequence[Any], turns: Turns) -> None:
     """Flag bad the turns holding a call whose name some provider refuses (repair.views.name_refused)."""
     starts, flags = turns.bone, turns.flags
@@ -656,6 +661,8 @@ def judge_windowed(bones: Sequence[Any], provider: str, judge: Callable[[Any, st
     if turns is None:
         return None
     if names:
+        if provider in _NAMES_AT_ONCE:
+            return None
         _judge_refused_names(bones, turns)
     write = SKELETONS[format]
     count = len(turns.bone)

@@ -450,11 +450,11 @@ def refuses_names(light: LightTranscript, provider: str | None) -> bool:
 def tool_names_fixed(light: LightTranscript, provider: str | None) -> dict[int, dict[int, str]]:
     """The tool names the view planned for `provider` sends in place of recorded ones it refuses (frame -> call
     position -> name), when it limits a history call's name (ProviderSpec.tool_names: Anthropic's 200 characters,
-    OpenAI Chat's 64 of a-zA-Z0-9_-; no empty one): a long name cut to the limit, a character it does not take
-    sent as "_", an empty name UNNAMED_TOOL (views.legal_tool_name).  The call and
-    its result stay: a model that named a tool by a whole shell command was answered "No such tool available",
-    and the view keeps that record of its try (Claude Code replays the name on every later request, and on
-    resume: anthropics/claude-code#94799)."""
+    OpenAI Chat's and Bedrock's 64 of a-zA-Z0-9_-; no empty one): a long name cut to the limit, a character it
+    does not take sent as "_", an empty name UNNAMED_TOOL (views.legal_tool_name).  The call and its result stay:
+    a model that named a tool by a whole shell command was answered "No such tool available", and the view keeps
+    that record of its try (Claude Code replays the name on every later request, and on resume:
+    anthropics/claude-code#94799)."""
     if not refuses_names(light, provider):
         return {}
     rule = tool_name_rule(provider)

@@ -464,10 +464,11 @@ def blank_text(text: str) -> bool:
 
 
 NAME_MARK_LIMIT = 64
-"""The shortest limit a provider sets on a history call's tool name (ProviderSpec.tool_names: OpenAI Chat's 64,
-Anthropic's 200)."""
+"""The shortest limit a provider sets on a history call's tool name (ProviderSpec.tool_names: OpenAI Chat's and
+Bedrock's 64, Anthropic's 200)."""
 NAME_MARK_CHARS = "a-zA-Z0-9_-"
-"""The fewest characters a provider takes in a history call's tool name (OpenAI Chat's; Anthropic takes any)."""
+"""The fewest characters a provider takes in a history call's tool name (OpenAI Chat's and Bedrock's; Anthropic
+takes any)."""
 
 UNNAMED_TOOL = "unnamed_tool"
 """The name a view sends for a call recorded with an empty one, toward a provider that refuses it."""
