@@ -87,3 +87,15 @@ def passes_check(path: Path) -> bool:
     return (checked.code == 1 and not report["changed"] and not report["findings"]
             and 0 < len(rejected) < len(PROVIDERS) and all(has_role_rules(name) for name in rejected)
             and report["verdict"].startswith("would be rejected: "))
+
+
+def repaired_with_report(folder: Path, messages: list[Any], provider: str) -> tuple[Any, dict[str, Any]]:
+    """`repair --provider P -o view --report report` on these messages written as a file in `folder`: exit 0 and
+    the input file untouched (asserted); the view written, and the report."""
+    path, out, report = folder / "session.json", folder / "view.json", folder / "report.json"
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    before = path.read_bytes()
+    result = run("repair", path, "--provider", provider, "-o", out, "--report", report)
+    assert result.code == 0, result.stderr
+    assert path.read_bytes() == before
+    return json.loads(out.read_bytes()), json.loads(report.read_bytes())

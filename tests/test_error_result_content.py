@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_inprocess import repaired_with_report
 
 from integrity import Transcript, load_all
 from integrity.cli import main
@@ -73,22 +74,15 @@ def test_repair_sends_the_result_with_its_texts_alone(tmp_path: Path, capsys: py
     from integrity import analyze, view_from_report
 
     messages = _pi(content)
-    path, out, report = tmp_path / "session.json", tmp_path / "view.json", tmp_path / "report.json"
-    path.write_text(json.dumps(messages), encoding="utf-8")
-    before = path.read_bytes()
-    assert main(["repair", str(path), "--provider", A, "-o", str(out), "--report", str(report)]) == 0
-    capsys.readouterr()
-    view = json.loads(out.read_bytes())
+    view, written = repaired_with_report(tmp_path, messages, A)
     assert view[2]["content"] == sent and view[2]["isError"] is True and view[:2] + view[3:] == messages[:2] + \
         messages[3:]
-    assert path.read_bytes() == before
-    written = json.loads(report.read_bytes())
     assert written["summary"]["errors_as_text"] == 1
     action = written["actions"][2]
     assert (action["kind"], action["codes"], action["severity"]) == ("kept", ["error_sent_as_text"], "rejected")
     analysis = analyze(Transcript(messages), provider=A)
     assert view_from_report(analysis.report, messages) == view
-    assert main(["check", str(out), "--provider", A]) == 0  # the view itself is healthy for Anthropic
+    assert main(["check", str(tmp_path / "view.json"), "--provider", A]) == 0  # the view is healthy for Anthropic
     capsys.readouterr()
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_inprocess import repaired_with_report
 
 from integrity import SPECS, Transcript, analyze, load_all, view_from_report
 from integrity.cli import main
@@ -81,17 +82,10 @@ def test_repair_sends_a_legal_name_and_keeps_the_call_and_its_answer(
     """`repair --provider anthropic` writes the view (exit 0); only the call's name differs from the durable
     messages; the report names the change and rebuilds the same view; the input file is untouched."""
     messages = _pi(name)
-    path, out, report = tmp_path / "session.json", tmp_path / "view.json", tmp_path / "report.json"
-    path.write_text(json.dumps(messages), encoding="utf-8")
-    before = path.read_bytes()
-    assert main(["repair", str(path), "--provider", A, "-o", str(out), "--report", str(report)]) == 0
-    capsys.readouterr()
-    view = json.loads(out.read_bytes())
+    view, written = repaired_with_report(tmp_path, messages, A)
     assert view[1]["content"][1]["name"] == sent
     view[1]["content"][1]["name"] = name
     assert view == messages
-    assert path.read_bytes() == before
-    written = json.loads(report.read_bytes())
     assert written["summary"]["tool_names_fixed"] == 1
     action = written["actions"][1]
     assert (action["codes"], action["severity"]) == (["tool_name_fixed"], "rejected")
@@ -100,7 +94,7 @@ def test_repair_sends_a_legal_name_and_keeps_the_call_and_its_answer(
     assert [a.shown_kind.value for a in analysis.report.actions if a.codes] == ["tool_name"]
     rebuilt = view_from_report(analysis.report, messages)
     assert rebuilt[1]["content"][1]["name"] == sent and rebuilt[2:] == messages[2:]
-    assert main(["check", str(out), "--provider", A]) == 0  # the view itself is healthy for Anthropic
+    assert main(["check", str(tmp_path / "view.json"), "--provider", A]) == 0  # the view is healthy for Anthropic
     capsys.readouterr()
 
 

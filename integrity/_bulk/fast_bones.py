@@ -106,7 +106,7 @@ _STRUCTS: Structs = (_Result, _Assistant, _User, _Call, _Image, {_Text: "text", 
 def _parts(content: Any, kinds: dict[Any, Any], structs: Structs, hinted: set[str]) -> Any:
     """The parts' bones; kinds: the tuples of part kinds without a call seen so far, one tuple for all alike
     (most messages of a transcript are one of a few: a million of them then hold a few dozen tuples).  hinted
-    gets formats.skeleton.TOOL_NAME for a call whose name a provider refuses by its length, as bones_of gives it
+    gets formats.skeleton.TOOL_NAME for a call whose name a provider may refuse, as bones_of gives it
     (repair.views.name_refused)."""
     if type(content) is str:
         return STRING

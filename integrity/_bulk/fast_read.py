@@ -451,9 +451,9 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
     if read is None:
         return None
     light, blocks, raws, starts = read
-    if made is not None and holds_refused_name(light):  # a skeleton of the formats whose providers judge names
-        from ..formats.skeleton import TOOL_NAME  # cannot stand: the light view the sparse judgment reads holds no
-        # rule on them (only when a provider verdict is asked)
+    if made is not None and holds_refused_name(light):  # the light view the sparse judgment reads holds no rule on
+        from ..formats.skeleton import TOOL_NAME  # names: marked, a provider that refuses one of them judges the
+        # bones, and the turns holding it in windows (only when a provider verdict is asked)
 
         made[1].add(TOOL_NAME)
     spans = Spans(body, source, container, blocks, light.size, raws, starts)

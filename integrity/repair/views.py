@@ -485,10 +485,14 @@ def _outside(chars: str) -> re.Pattern[str]:
 
 
 def name_refused(name: str) -> bool:
-    """Whether some provider refuses a history call's tool name (its ProviderSpec.tool_names): empty, longer than
-    the shortest limit, or holding a character outside the fewest taken; tests/test_tool_name_limit.py holds every
-    name a provider refuses refused here.  A file holding one is judged on its full request."""
+    """Whether some provider may refuse a history call's tool name (its ProviderSpec.tool_names): empty, longer
+    than the shortest limit, or holding a character outside the fewest taken; tests/test_tool_names.py holds every
+    name a provider refuses refused here.  A file holding one is judged on its bones, and the turns holding such a
+    name in windows (formats.skeleton.TOOL_NAME)."""
     return not name or len(name) > NAME_MARK_LIMIT or _outside(NAME_MARK_CHARS).search(name) is not None
+
+
+_NAME = attrgetter("name")
 
 
 def refused_names(light: LightTranscript) -> frozenset[str]:
@@ -505,9 +509,6 @@ def refused_names(light: LightTranscript) -> frozenset[str]:
 def holds_refused_name(light: LightTranscript) -> bool:
     """Whether a call of the light view has a name some provider refuses (refused_names)."""
     return bool(refused_names(light))
-
-
-_NAME = attrgetter("name")
 
 
 def outside_count(name: str, chars: str | None) -> int:
