@@ -241,8 +241,9 @@ def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Viol
                         indices.append(index)
                     ids.append(value)
                 name = inner.get("name") if field == "toolUse" and isinstance(inner, dict) else None
-                if isinstance(name, str) and (not name or len(name) > ID_LIMIT or _NOT_NAME.search(name)):
-                    for name_rule, clause in name_clauses(name):
+                named = name_clauses(name) if isinstance(name, str) else []
+                if named:
+                    for name_rule, clause in named:
                         clauses.append(clause.format(index=index + 1, block=block_index + 1))
                         first = first or (name_rule, f"messages.{index}.content.{block_index}.toolUse.name")
                     if not indices or indices[-1] != index:

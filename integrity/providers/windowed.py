@@ -635,10 +635,18 @@ the ids too long): a request holding a name one may refuse is judged whole, as o
 def _judge_refused_names(bones: Sequence[Any], turns: Turns) -> None:
     """Flag bad the turns holding a call whose name some provider refuses (repair.views.name_refused)."""
     starts, flags = turns.bone, turns.flags
+    refused: dict[str, bool] = {}  # each distinct name read once (a transcript calls a few tools many times)
+
+    def _refused(name: str) -> bool:
+        found = refused.get(name)
+        if found is None:
+            found = refused[name] = name_refused(name)
+        return found
+
     for index, bone in enumerate(bones):
         content = bone[1]
         if bone[0] == "assistant" and content is not STRING and any(
-                type(part) is tuple and part[0] != OPAQUE and name_refused(part[1]) for part in content):
+                type(part) is tuple and part[0] != OPAQUE and _refused(part[1]) for part in content):
             turn = bisect_right(starts, index) - 1
             if turn >= 0:
                 flags[turn] |= _BAD

@@ -439,12 +439,19 @@ def tool_name_rule(provider: str | None) -> NameRule | None:
     return spec.tool_names if spec is not None else None
 
 
-def refuses_names(light: LightTranscript, provider: str | None) -> bool:
-    """Whether the provider refuses the tool name of some call of the light view (ProviderSpec.tool_names), read
-    from the few names some provider refuses (views.refused_names)."""
+def _legal_names(light: LightTranscript, provider: str | None) -> dict[str, str]:
+    """Each tool name of the light view the provider refuses (ProviderSpec.tool_names) -> the name its view sends,
+    made from the few names some provider refuses (views.refused_names: every name one refuses is among them)."""
     rule = tool_name_rule(provider)
-    return rule is not None and any(legal_tool_name(name, rule.limit, rule.chars) is not None
-                                    for name in refused_names(light))
+    if rule is None:
+        return {}
+    return {name: legal for name in refused_names(light)
+            if (legal := legal_tool_name(name, rule.limit, rule.chars)) is not None}
+
+
+def refuses_names(light: LightTranscript, provider: str | None) -> bool:
+    """Whether the provider refuses the tool name of some call of the light view (ProviderSpec.tool_names)."""
+    return bool(_legal_names(light, provider))
 
 
 def tool_names_fixed(light: LightTranscript, provider: str | None) -> dict[int, dict[int, str]]:
@@ -455,14 +462,13 @@ def tool_names_fixed(light: LightTranscript, provider: str | None) -> dict[int, 
     a model that named a tool by a whole shell command was answered "No such tool available", and the view keeps
     that record of its try (Claude Code replays the name on every later request, and on resume:
     anthropics/claude-code#94799)."""
-    if not refuses_names(light, provider):
+    legal = _legal_names(light, provider)
+    if not legal:
         return {}
-    rule = tool_name_rule(provider)
-    assert rule is not None
     found: dict[int, dict[int, str]] = {}
     for index, calls in light.frames.items():
         for position, call in enumerate(calls):
-            name = legal_tool_name(call.name, rule.limit, rule.chars)
+            name = legal.get(call.name)
             if name is not None:
                 found.setdefault(index, {})[position] = name
     return found
