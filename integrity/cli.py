@@ -683,8 +683,10 @@ def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | No
     """Which transcript `repair` writes: the only one, the one --thread names, or the only one that needs repair.
 
     None: the file holds several transcripts and none needs repair (the file is
-    written back as it is).  Several that need repair, without --thread, is an error
-    naming them: repairing one silently would drop the others' fixes.
+    written back as it is); with --report, the one transcript `check` judges when the others are abandoned
+    branches (a session tree rewound: `check` says they are never sent), so the report describes what is sent.
+    Several that need repair, without --thread, is an error naming them: repairing one silently would drop the
+    others' fixes.
     """
     from .pipeline import not_repaired
 
@@ -695,6 +697,11 @@ def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | No
         return units[0]
     broken = [u for u in units if u.checked and _needs_repair(u, args)]
     if not broken:
+        checked = [u for u in units if u.checked]
+        if getattr(args, "report", None) and len(checked) == 1:  # the others are abandoned branches, never sent
+            print(f"note: reporting on {checked[0].label}, the one transcript of {len(units)} in the file that is "
+                  "checked (the others are abandoned branches)", file=sys.stderr)
+            return checked[0]
         return None
     if len(broken) > 1:
         raise TranscriptError(units[0].source, "", f"{len(broken)} of its {len(units)} transcripts need repair ("

@@ -7,6 +7,7 @@ branch judged its download by the main thread's verdict alone, under the branch'
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from cli_inprocess import run
@@ -37,6 +38,22 @@ def test_repair_of_one_thread_exits_1_when_check_still_flags_another_in_the_file
     result = run("repair", "--now", "0", "--thread", "main", source, "-o", out)
     assert run("check", out).code == 1  # the sidechain is written as it was: still unanswered
     assert result.code == 1 and "its transcript sidechain:a3f9c2d1: anthropic would still reject it" in result.stderr
+
+
+def test_a_report_of_a_file_whose_other_transcripts_are_abandoned_branches_describes_the_one_sent(
+        tmp_path: Path) -> None:
+    """A rewound pi session: check judges main and lists the abandoned branch as never sent. `repair --report`
+    describes main, as `--thread main` does, and gives the file back byte for byte (it asked for --thread)."""
+    source = REAL / "pi_tree_branch.pi-session.jsonl"
+    out, report = tmp_path / "out.jsonl", tmp_path / "report.json"
+    result = run("repair", "--now", "0", source, "-o", out, "--report", report)
+    assert result.code == 0 and "reporting on" in result.stderr and "#main" in result.stderr, result.stderr
+    assert out.read_bytes() == source.read_bytes()
+    said = json.loads(report.read_text(encoding="utf-8"))
+    threaded = tmp_path / "threaded.json"
+    assert run("repair", "--now", "0", "--thread", "main", source, "-o", tmp_path / "t.jsonl",
+               "--report", threaded).code == 0
+    assert said == json.loads(threaded.read_text(encoding="utf-8")) and said["healthy"] and not said["changed"]
 
 
 def test_a_compacted_away_part_is_not_repaired(tmp_path: Path) -> None:
