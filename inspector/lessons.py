@@ -534,8 +534,8 @@ def repair_steps(report: RepairReport) -> list[Step]:
                                              "it)")))
         if NoteCode.ERROR_SENT_AS_TEXT in action.codes:
             keyed.append(((1, index + 0.23), Step(RepairKind.ERROR_AS_TEXT.value, index, None,
-                                             f"send the error result #{index} with its text alone (the durable "
-                                             "message keeps its other parts)")))
+                                             f"send the error result #{index} with its text alone, \"(no text "
+                                             "content)\" when it has none (the durable message keeps its parts)")))
         if NoteCode.TOOL_NAME_FIXED in action.codes:
             keyed.append(((1, index + 0.24), Step(RepairKind.TOOL_NAME.value, index, None,
                                              f"send #{index} with a tool name the provider takes (the durable "

@@ -187,3 +187,42 @@ def test_each_result_sent_as_text_is_counted_once_and_says_only_that() -> None:
     codes = {a.durable_index: [c.value for c in a.codes] for a in result.report.actions}
     assert codes[2] == ["error_sent_as_text"] and codes[3] == ["second_result"], codes
     assert codes[6] == ["renamed"] and codes[7] == ["renamed"], codes
+
+
+BEDROCK_EMPTY = "messages.2.content.0.toolResult: The content field at messages.2.content.0.toolResult cannot be " \
+    "empty when status value is error."
+
+
+def test_bedrock_refuses_an_error_result_with_no_content_and_only_that(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Bedrock Converse refuses an error toolResult whose content is empty (aws-samples/...#15), on every path (the
+    fast path of a pi session, the general reader of a Bedrock request); an error result holding an image is sent
+    as it is (no refusal known): the view planned for Bedrock changes only the empty one, with the text
+    "(no text content)", and says so in its own words."""
+    from integrity import analyze, view_from_report
+
+    for content, refused in (([], True), ([IMAGE], False),
+                             ([{"type": "text", "text": "Error: timeout"}, IMAGE], False)):
+        path = tmp_path / "session.json"
+        messages = _pi(content)
+        path.write_text(json.dumps(messages), encoding="utf-8")
+        assert main(["check", str(path), "--provider", "bedrock"]) == (1 if refused else 0)
+        out = capsys.readouterr().out
+        assert (f"bedrock as recorded: {BEDROCK_EMPTY}" in out) is refused, out
+        result = check(load_all(path.read_bytes(), str(path))[0], provider="bedrock", depth="view")
+        assert result.providers["bedrock"].after == [] and result.report.summary.errors_as_text == int(refused)
+        if refused:
+            view, written = repaired_with_report(tmp_path, messages, "bedrock")
+            assert view[2]["content"] == [{"type": "text", "text": "(no text content)"}] and view[2]["isError"]
+            assert written["actions"][2]["reason"].startswith(
+                "an error result with no content sent with the text \"(no text content)\": AWS Bedrock Converse "
+                "refuses an error result with no content"), written["actions"][2]
+            assert view_from_report(analyze(Transcript(messages), provider="bedrock").report, messages) == view
+    request = [{"role": "user", "content": [{"text": "run it"}]},
+               {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "run", "input": {}}}]},
+               {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "status": "error", "content": []}}]}]
+    path = tmp_path / "request.bedrock.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    said = check(load_all(path.read_bytes(), str(path))[0], provider="bedrock")
+    assert [v.error for v in said.providers["bedrock"].before] == [BEDROCK_EMPTY.split(": ", 1)[1]]
+    capsys.readouterr()

@@ -306,6 +306,12 @@ def BR(*ids: str, text: str | None = None) -> dict[str, Any]:
 
 
 BEDROCK_LEGAL = [
+    # an error result holding an image, and a successful one with no content: no refusal known (only an error
+    # result with no content is refused: error_result_empty)
+    [BU(), BA("a", "b"), {"role": "user", "content": [
+        {"toolResult": {"toolUseId": "a", "status": "error", "content": [
+            {"image": {"format": "png", "source": {"bytes": "AAAA"}}}]}},
+        {"toolResult": {"toolUseId": "b", "status": "success", "content": []}}]}, BA(text="done")],
     [BU(), BA("a", "b", text="checking"), BR("b", "a"), BA(text="done")],
     # recorded (HTTP 200; Claude Sonnet 4.5, Nova): results and text or media in one user message
     [BU(), BA("a"), BR("a", text="and a note")],
@@ -355,6 +361,12 @@ BEDROCK_ILLEGAL = [
           "The number of toolResult blocks at messages.0.content exceeds the number of toolUse blocks of "
           "previous turn."),
         id="result-at-head"),
+    pytest.param(
+        [BU(), BA("a"), {"role": "user", "content": [{"toolResult": {"toolUseId": "a", "content": [],
+                                                                       "status": "error"}}]}],
+        v("bedrock", "error_result_empty", "messages.2.content.0.toolResult", [2], ["a"],
+          "The content field at messages.2.content.0.toolResult cannot be empty when status value is error."),
+        id="error-result-empty"),
 ]
 
 

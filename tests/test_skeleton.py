@@ -181,6 +181,21 @@ def _pi_ai_files() -> Iterator[tuple[str, bytes]]:
         if message["role"] == "toolResult":
             message["toolCallId"] = latest[message["toolCallId"]]
     yield "tool-names-deep", json.dumps(deep).encode()
+    # an error result with no content (Anthropic and Bedrock refuse it) deep in a long request: judged on its full
+    # request by every path, its positions the request's own
+    empty = [{"role": "user", "content": "run it"},
+             {"role": "assistant", "content": [{"type": "toolCall", "id": "h", "name": "run", "arguments": {}}]},
+             {"role": "toolResult", "toolCallId": "h", "toolName": "run", "isError": True, "content": []},
+             {"role": "assistant", "content": [{"type": "text", "text": "it failed"}]}]
+    failed_deep = json.loads(json.dumps(plain * 12 + empty + plain * 12))
+    for at, message in enumerate(failed_deep):  # (ids unique in the request, as above)
+        for part in message["content"] if isinstance(message["content"], list) else ():
+            if part.get("type") == "toolCall":
+                latest[part["id"]] = f"{part['id']}{at}"
+                part["id"] = latest[part["id"]]
+        if message["role"] == "toolResult":
+            message["toolCallId"] = latest[message["toolCallId"]]
+    yield "error-result-empty-deep", json.dumps(failed_deep).encode()
 
 
 def test_fast_bones_equal_the_decoded_messages_bones() -> None:

@@ -117,9 +117,9 @@ ERROR_CONTENT = "error result content"
 skeleton carries no result content, so none of the formats whose providers judge it (ERROR_CONTENT_FORMATS)
 stands for the request (the full request is judged).  No format has this name."""
 
-ERROR_CONTENT_FORMATS = frozenset({"anthropic"})
+ERROR_CONTENT_FORMATS = frozenset({"anthropic", "bedrock"})
 """The request formats whose providers refuse an error result's content that is empty or not all text
-(Anthropic's error_result_empty and error_result_not_text)."""
+(Anthropic's error_result_empty and error_result_not_text; Bedrock's error_result_empty)."""
 
 
 TOOL_NAME = "tool name refused"

@@ -67,6 +67,12 @@ BLANK_TEXT = (
     "Add text to the text field, and try again."
 )
 
+ERROR_EMPTY = ("The content field at messages.{index}.content.{block}.toolResult cannot be empty when status value is "
+               "error.")
+"""An error toolResult (`"status": "error"`) whose content is `[]` (seen:
+aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15, an agent that wrote the failed tool's result so and
+persisted it: every later request of the session refused; positions the request's own, as the other texts above)."""
+
 ID_LIMIT = 64
 """The longest toolUseId Converse takes (botocore's model, shape ToolUseId: max 64; seen refused above it)."""
 TOO_LONG_CLAUSE = (
@@ -145,8 +151,9 @@ def tool_results(message: Any) -> list[str]:
 
 
 def content_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """The empty-content rules (see the module's docstring): a user or assistant message with no block, and each
-    text block of whitespace only (the empty one included), wherever it is."""
+    """The empty-content rules (see the module's docstring): a user or assistant message with no block, each
+    text block of whitespace only (the empty one included), wherever it is, and an error toolResult with no block
+    (ERROR_EMPTY)."""
     found: list[Violation] = []
     for index, message in enumerate(messages):
         content = message.get("content") if isinstance(message, dict) else None
@@ -158,6 +165,13 @@ def content_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Vio
             continue
         alone = None  # a user's whitespace text is refused only with nothing but blank texts beside it (read once)
         for block, part in enumerate(content):
+            result = part.get("toolResult") if type(part) is dict else None
+            if type(result) is dict and result.get("status") == "error" and result.get("content") == []:
+                found.append(Violation(provider=provider, rule="error_result_empty",
+                                       position=f"messages.{index}.content.{block}.toolResult", native_indices=[index],
+                                       call_ids=[result["toolUseId"]] if isinstance(result.get("toolUseId"), str)
+                                       else [], error=ERROR_EMPTY.format(index=index, block=block)))
+                continue
             text = part.get("text") if type(part) is dict else None
             if type(text) is str and (not text or text.isspace()):
                 if text and message.get("role") == "user":
@@ -270,6 +284,7 @@ SPEC = ProviderSpec(
     tool_names=NameRule(ID_LIMIT, NAME_CHARS),
     needs_call_ids=True,
     blank_text=BlankRule(whitespace_beside=frozenset({"assistant"}), spares_final_assistant=False),
+    error_not_empty=True,
     role_rules=RoleRules(
         transparent=frozenset({SYSTEM, CUSTOM, OPAQUE}),  # the writer hoists system messages out of `messages`
         merge_assistants="all",
@@ -288,6 +303,7 @@ SPEC = ProviderSpec(
         "too_many_tool_results": EXCEEDS,
         "empty_message_content": EMPTY_CONTENT,
         "blank_text_block": BLANK_TEXT,
+        "error_result_empty": ERROR_EMPTY,
         "tool_use_id_too_long": TOO_LONG.replace("{field}", "toolUse"),
         "tool_result_id_too_long": TOO_LONG.replace("{field}", "toolResult"),
         "tool_use_name_too_long": "{count} validation {errors} detected: " + NAME_LONG_CLAUSE + "{others}",
