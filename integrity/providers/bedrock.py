@@ -165,14 +165,15 @@ def content_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Vio
             continue
         alone = None  # a user's whitespace text is refused only with nothing but blank texts beside it (read once)
         for block, part in enumerate(content):
-            result = part.get("toolResult") if type(part) is dict else None
-            if type(result) is dict and result.get("status") == "error" and result.get("content") == []:
-                found.append(Violation(provider=provider, rule="error_result_empty",
-                                       position=f"messages.{index}.content.{block}.toolResult", native_indices=[index],
-                                       call_ids=[result["toolUseId"]] if isinstance(result.get("toolUseId"), str)
-                                       else [], error=ERROR_EMPTY.format(index=index, block=block)))
-                continue
             text = part.get("text") if type(part) is dict else None
+            if text is None and type(part) is dict:  # (a block of another kind: read only then)
+                result = part.get("toolResult")
+                if type(result) is dict and result.get("status") == "error" and result.get("content") == []:
+                    found.append(Violation(
+                        provider=provider, rule="error_result_empty", position=f"messages.{index}.content.{block}"
+                        ".toolResult", native_indices=[index], error=ERROR_EMPTY.format(index=index, block=block),
+                        call_ids=[result["toolUseId"]] if isinstance(result.get("toolUseId"), str) else []))
+                continue
             if type(text) is str and (not text or text.isspace()):
                 if text and message.get("role") == "user":
                     if alone is None:
