@@ -170,16 +170,7 @@ def _pi_ai_files() -> Iterator[tuple[str, bytes]]:
              {"role": "assistant", "content": [{"type": "toolCall", "id": "g", "name": "ls", "arguments": {}}]},
              {"role": "toolResult", "toolCallId": "g", "toolName": "ls", "content": [{"type": "text", "text": "y"}]},
              {"role": "assistant", "content": [{"type": "text", "text": "done"}]}]
-    deep = json.loads(json.dumps([{"role": "system", "content": "be brief"}] + plain * 12 + turn + plain * 12 + named
-                                 + plain * 3))
-    latest: dict[str, str] = {}
-    for at, message in enumerate(deep):  # ids unique in the request: each call's at its message, each result its
-        for part in message["content"] if isinstance(message["content"], list) else ():  # call's
-            if part.get("type") == "toolCall":
-                latest[part["id"]] = f"{part['id']}{at}"
-                part["id"] = latest[part["id"]]
-        if message["role"] == "toolResult":
-            message["toolCallId"] = latest[message["toolCallId"]]
+    deep = _unique_ids([{"role": "system", "content": "be brief"}] + plain * 12 + turn + plain * 12 + named + plain * 3)
     yield "tool-names-deep", json.dumps(deep).encode()
     # an error result with no content (Anthropic and Bedrock refuse it) deep in a long request: judged on its full
     # request by every path, its positions the request's own
@@ -187,15 +178,22 @@ def _pi_ai_files() -> Iterator[tuple[str, bytes]]:
              {"role": "assistant", "content": [{"type": "toolCall", "id": "h", "name": "run", "arguments": {}}]},
              {"role": "toolResult", "toolCallId": "h", "toolName": "run", "isError": True, "content": []},
              {"role": "assistant", "content": [{"type": "text", "text": "it failed"}]}]
-    failed_deep = json.loads(json.dumps(plain * 12 + empty + plain * 12))
-    for at, message in enumerate(failed_deep):  # (ids unique in the request, as above)
+    yield "error-result-empty-deep", json.dumps(_unique_ids(plain * 12 + empty + plain * 12)).encode()
+
+
+def _unique_ids(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy of the messages whose ids are unique in the request: each call's id gets its message's index, and
+    each result the id of the latest call it answered."""
+    copied = json.loads(json.dumps(messages))
+    latest: dict[str, str] = {}
+    for at, message in enumerate(copied):
         for part in message["content"] if isinstance(message["content"], list) else ():
             if part.get("type") == "toolCall":
                 latest[part["id"]] = f"{part['id']}{at}"
                 part["id"] = latest[part["id"]]
         if message["role"] == "toolResult":
             message["toolCallId"] = latest[message["toolCallId"]]
-    yield "error-result-empty-deep", json.dumps(failed_deep).encode()
+    return copied
 
 
 def test_fast_bones_equal_the_decoded_messages_bones() -> None:
