@@ -283,8 +283,8 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         "error sent as text", "An error result (a tool that failed) the view sends with its text alone, because the "
         "provider takes text alone in an error result and refuses one with no content (Anthropic: \"all content "
         "must be type `text` if `is_error` is true\"); a part that is not text (a screenshot of the failure) is left "
-        "out of the view, and a result with no text says \"(no text content)\". Bedrock refuses only an error result "
-        "with no content: its view gives such a result that text. The durable message keeps its parts.",
+        "out of the view, and a result with no text says \"(no text content)\". Bedrock refuses the same (Claude's "
+        "text, relayed; its own for a result with no content). The durable message keeps its parts.",
         Severity.REJECTED, "errors_as_text", "error result(s) sent as text", if_accepted=Severity.NORMALIZED,
         icon='⚠', colour='#fee2e2',
         example="#2 toolResult(call_a, isError, [text 'timeout', image])  ->  view sends [text 'timeout']",

@@ -77,38 +77,34 @@ class Loaded:
             if blank and light.blank_texts is None:
                 light.blank_texts = self._blank_texts()
             if blank and light.error_contents is None:
-                light.error_contents, light.error_empty = self._error_contents()
+                light.error_contents = self._error_contents()
             return light
         assert self.transcript is not None
         return light_view(self.transcript.messages, policy)
 
-    def _error_contents(self) -> tuple[set[int], set[int]]:
+    def _error_contents(self) -> set[int]:
         """LightTranscript.error_contents of a file the fast path read: none when its read looked for them and found
         none (its hints lack formats.skeleton.ERROR_CONTENT: fast_bones.error_content), else read from the results
         whose raw bytes name isError, decoded (a file holding one is judged on its full request anyway).  Read when
-        `blank` is asked (pipeline.reads_blank_text: a provider asked reads blank texts or error results).  With
-        them, those whose content is empty (LightTranscript.error_empty)."""
+        `blank` is asked (pipeline.reads_blank_text: a provider asked reads blank texts or error results)."""
         from .formats.skeleton import ERROR_CONTENT
         from .repair.views import error_content_refused
 
         hinted = self.fast.hinted
         if hinted is not None and ERROR_CONTENT not in hinted:
-            return set(), set()
+            return set()
         import msgspec
 
         raws, roles = self.fast.raws, self.fast.light.roles
-        found, empty = set(), set()
+        found = set()
         for index in compress(count(), map("toolResult".__eq__, roles)):
             raw = raws[index]
             if b"isError" not in bytes(raw):
                 continue
             message = msgspec.json.decode(raw)
-            content = message.get("content")
-            if message.get("isError") is True and error_content_refused(content):
+            if message.get("isError") is True and error_content_refused(message.get("content")):
                 found.add(index)
-                if not content:
-                    empty.add(index)
-        return found, empty
+        return found
 
     def _blank_texts(self) -> dict[int, int]:
         """LightTranscript.blank_texts of a file the fast path read.  When its read looked for blank texts and found

@@ -98,14 +98,6 @@ def _why(provider: str, clause: str = "why") -> str:
     return str(getattr(rules, clause) or rules.why)
 
 
-def _refuses_only_empty(provider: str) -> bool:
-    """Whether the provider refuses an error result only when it has no content (ProviderSpec.error_not_empty)."""
-    from .providers import SPECS
-
-    spec = SPECS.get(provider)
-    return spec is not None and spec.error_not_empty
-
-
 def _title(provider: str) -> str:
     """The provider's human name (its spec's title), or the name as given when no provider has it."""
     from .providers import SPECS
@@ -214,8 +206,6 @@ _TEMPLATES: dict[NoteCode, Any] = {
         "it holds nothing but blank text (or no content at all), so the view leaves it out: "
         f"{_title(p['provider'])} refuses {_blank(p['provider'])[1]}"),
     NoteCode.ERROR_SENT_AS_TEXT: lambda p: (
-        "an error result with no content sent with the text \"(no text content)\": "
-        f"{_title(p['provider'])} refuses an error result with no content") if _refuses_only_empty(p["provider"]) else (
         "an error result sent with its text alone (a part that is not text, such as a screenshot, is left out of "
         "the view; with no text, it says \"(no text content)\"): "
         f"{_title(p['provider'])} takes text alone in an error result, and refuses one with no content"),

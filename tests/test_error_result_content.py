@@ -193,36 +193,40 @@ BEDROCK_EMPTY = "messages.2.content.0.toolResult: The content field at messages.
     "empty when status value is error."
 
 
-def test_bedrock_refuses_an_error_result_with_no_content_and_only_that(tmp_path: Path,
-                                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    """Bedrock Converse refuses an error toolResult whose content is empty (aws-samples/...#15), on every path (the
-    fast path of a pi session, the general reader of a Bedrock request); an error result holding an image is sent
-    as it is (no refusal known): the view planned for Bedrock changes only the empty one, with the text
-    "(no text content)", and says so in its own words."""
+@pytest.mark.parametrize(("content", "error", "sent"), [
+    ([], BEDROCK_EMPTY, [{"type": "text", "text": "(no text content)"}]),
+    ([IMAGE], NOT_TEXT, [{"type": "text", "text": "(no text content)"}]),
+    ([{"type": "text", "text": "Error: timeout"}, IMAGE], NOT_TEXT, [{"type": "text", "text": "Error: timeout"}]),
+])
+def test_bedrock_refuses_such_a_result_as_claude_behind_it_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], content: list[dict[str, Any]], error: str,
+        sent: list[Any]) -> None:
+    """Bedrock Converse refuses an error toolResult with no content in its own words (aws-samples/...#15), and one
+    holding an image in Claude's, relayed (can1357/oh-my-pi#12809), on every path (the fast path of a pi session,
+    the general reader of a Bedrock request); the view planned for Bedrock sends such a result with its texts
+    alone, as for Anthropic, and the report rebuilds it."""
     from integrity import analyze, view_from_report
 
-    for content, refused in (([], True), ([IMAGE], False),
-                             ([{"type": "text", "text": "Error: timeout"}, IMAGE], False)):
-        path = tmp_path / "session.json"
-        messages = _pi(content)
-        path.write_text(json.dumps(messages), encoding="utf-8")
-        assert main(["check", str(path), "--provider", "bedrock"]) == (1 if refused else 0)
-        out = capsys.readouterr().out
-        assert (f"bedrock as recorded: {BEDROCK_EMPTY}" in out) is refused, out
-        result = check(load_all(path.read_bytes(), str(path))[0], provider="bedrock", depth="view")
-        assert result.providers["bedrock"].after == [] and result.report.summary.errors_as_text == int(refused)
-        if refused:
-            view, written = repaired_with_report(tmp_path, messages, "bedrock")
-            assert view[2]["content"] == [{"type": "text", "text": "(no text content)"}] and view[2]["isError"]
-            assert written["actions"][2]["reason"].startswith(
-                "an error result with no content sent with the text \"(no text content)\": AWS Bedrock Converse "
-                "refuses an error result with no content"), written["actions"][2]
-            assert view_from_report(analyze(Transcript(messages), provider="bedrock").report, messages) == view
-    request = [{"role": "user", "content": [{"text": "run it"}]},
-               {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "run", "input": {}}}]},
-               {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "status": "error", "content": []}}]}]
-    path = tmp_path / "request.bedrock.json"
-    path.write_text(json.dumps(request), encoding="utf-8")
-    said = check(load_all(path.read_bytes(), str(path))[0], provider="bedrock")
-    assert [v.error for v in said.providers["bedrock"].before] == [BEDROCK_EMPTY.split(": ", 1)[1]]
+    path = tmp_path / "session.json"
+    messages = _pi(content)
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    assert main(["check", str(path), "--provider", "bedrock"]) == 1
+    out = capsys.readouterr().out
+    assert f"bedrock as recorded: {error}" in out and "bedrock after repair: accepted" in out, out
+    result = check(load_all(path.read_bytes(), str(path))[0], provider="bedrock", depth="view")
+    assert result.providers["bedrock"].after == [] and result.report.summary.errors_as_text == 1
+    view, written = repaired_with_report(tmp_path, messages, "bedrock")
+    assert view[2]["content"] == sent and view[2]["isError"], view[2]
+    assert written["actions"][2]["codes"] == ["error_sent_as_text"], written["actions"][2]
+    assert view_from_report(analyze(Transcript(messages), provider="bedrock").report, messages) == view
+    request = [{"role": "user", "content": [{"text": "screenshot the login page"}]},
+               {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "browser", "input": {}}}]},
+               {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "status": "error", "content": [
+                   {"text": part["text"]} if part["type"] == "text" else
+                   {"image": {"format": "png", "source": {"bytes": part["data"]}}} for part in content]}}]}]
+    native = tmp_path / "request.bedrock.json"
+    native.write_text(json.dumps(request), encoding="utf-8")
+    said = check(load_all(native.read_bytes(), str(native))[0], provider="bedrock")
+    assert [v.error for v in said.providers["bedrock"].before] == [error.split(": ", 1)[1] if error == BEDROCK_EMPTY
+                                                                   else error]
     capsys.readouterr()

@@ -306,11 +306,9 @@ def BR(*ids: str, text: str | None = None) -> dict[str, Any]:
 
 
 BEDROCK_LEGAL = [
-    # an error result holding an image, and a successful one with no content: no refusal known (only an error
-    # result with no content is refused: error_result_empty)
+    # a successful result with no content, an error one of text and json blocks: no refusal known
     [BU(), BA("a", "b"), {"role": "user", "content": [
-        {"toolResult": {"toolUseId": "a", "status": "error", "content": [
-            {"image": {"format": "png", "source": {"bytes": "AAAA"}}}]}},
+        {"toolResult": {"toolUseId": "a", "status": "error", "content": [{"text": "failed"}, {"json": {"code": 2}}]}},
         {"toolResult": {"toolUseId": "b", "status": "success", "content": []}}]}, BA(text="done")],
     [BU(), BA("a", "b", text="checking"), BR("b", "a"), BA(text="done")],
     # recorded (HTTP 200; Claude Sonnet 4.5, Nova): results and text or media in one user message
@@ -367,6 +365,12 @@ BEDROCK_ILLEGAL = [
         v("bedrock", "error_result_empty", "messages.2.content.0.toolResult", [2], ["a"],
           "The content field at messages.2.content.0.toolResult cannot be empty when status value is error."),
         id="error-result-empty"),
+    pytest.param(
+        [BU(), BA("a"), {"role": "user", "content": [{"toolResult": {"toolUseId": "a", "status": "error", "content": [
+            {"text": "timeout"}, {"image": {"format": "png", "source": {"bytes": "AAAA"}}}]}}]}],
+        v("bedrock", "error_result_not_text", "messages.2.content.0.tool_result", [2], ["a"],
+          "messages.2.content.0.tool_result: all content must be type `text` if `is_error` is true"),
+        id="error-result-not-text"),
 ]
 
 

@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..formats.bedrock import answered_in_place
+from .anthropic import ERROR_NOT_TEXT as ANTHROPIC_ERROR_NOT_TEXT
 from .chat_shape import role_of
 from .ids import length_rule
 from .spec import CUSTOM, OPAQUE, SYSTEM, BlankRule, Endpoint, NameRule, ProviderSpec, RoleRules
@@ -72,6 +73,13 @@ ERROR_EMPTY = ("The content field at messages.{index}.content.{block}.toolResult
 """An error toolResult (`"status": "error"`) whose content is `[]` (seen:
 aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15, an agent that wrote the failed tool's result so and
 persisted it: every later request of the session refused; positions the request's own, as the other texts above)."""
+ERROR_NOT_TEXT = ANTHROPIC_ERROR_NOT_TEXT
+"""An error toolResult holding a block that is not text (an image, a document, a video; a `json` block is text to
+the model): Converse passes the request on, and a Claude model refuses it with Anthropic's own text (seen:
+can1357/oh-my-pi#12809, a screenshot in the result of a cell that then threw; the session re-sent it on every later
+request and after a restart).  Converse's blocks map one to one onto Anthropic's here, so the position is the
+request's own; judged as Claude answers it, as the alternation rule is (the verdict names no model)."""
+_TEXT_BLOCKS = frozenset({"text", "json"})
 
 ID_LIMIT = 64
 """The longest toolUseId Converse takes (botocore's model, shape ToolUseId: max 64; seen refused above it)."""
@@ -152,8 +160,8 @@ def tool_results(message: Any) -> list[str]:
 
 def content_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """The empty-content rules (see the module's docstring): a user or assistant message with no block, each
-    text block of whitespace only (the empty one included), wherever it is, and an error toolResult with no block
-    (ERROR_EMPTY)."""
+    text block of whitespace only (the empty one included), wherever it is, and an error toolResult with no block or
+    with a block that is not text (_error_content)."""
     found: list[Violation] = []
     for index, message in enumerate(messages):
         content = message.get("content") if isinstance(message, dict) else None
@@ -168,11 +176,8 @@ def content_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Vio
             text = part.get("text") if type(part) is dict else None
             if text is None and type(part) is dict:  # (a block of another kind: read only then)
                 result = part.get("toolResult")
-                if type(result) is dict and result.get("status") == "error" and result.get("content") == []:
-                    found.append(Violation(
-                        provider=provider, rule="error_result_empty", position=f"messages.{index}.content.{block}"
-                        ".toolResult", native_indices=[index], error=ERROR_EMPTY.format(index=index, block=block),
-                        call_ids=[result["toolUseId"]] if isinstance(result.get("toolUseId"), str) else []))
+                if type(result) is dict and result.get("status") == "error":
+                    found += _error_content(result, index, block, provider)
                 continue
             if type(text) is str and (not text or text.isspace()):
                 if text and message.get("role") == "user":
@@ -184,6 +189,23 @@ def content_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Vio
                                        position=f"messages.{index}.content.{block}", native_indices=[index],
                                        error=BLANK_TEXT.format(index=index, block=block)))
     return found
+
+
+def _error_content(result: dict[str, Any], index: int, block: int, provider: str) -> list[Violation]:
+    """What an error toolResult's content breaks: none (ERROR_EMPTY), or a block that is not text (ERROR_NOT_TEXT,
+    with Anthropic's position: `tool_result`)."""
+    inner = result.get("content")
+    if inner == []:
+        rule, error, where = "error_result_empty", ERROR_EMPTY, "toolResult"
+    elif isinstance(inner, list) and any(not isinstance(item, dict) or item.keys().isdisjoint(_TEXT_BLOCKS)
+                                         for item in inner):
+        rule, error, where = "error_result_not_text", ERROR_NOT_TEXT, "tool_result"
+    else:
+        return []
+    use_id = result.get("toolUseId")
+    return [Violation(provider=provider, rule=rule, position=f"messages.{index}.content.{block}.{where}",
+                      native_indices=[index], call_ids=[use_id] if isinstance(use_id, str) else [],
+                      error=error.format(index=index, block=block))]
 
 
 def _only_blank(content: list[Any]) -> bool:
@@ -285,7 +307,7 @@ SPEC = ProviderSpec(
     tool_names=NameRule(ID_LIMIT, NAME_CHARS),
     needs_call_ids=True,
     blank_text=BlankRule(whitespace_beside=frozenset({"assistant"}), spares_final_assistant=False),
-    error_not_empty=True,
+    error_text_only=True,
     role_rules=RoleRules(
         transparent=frozenset({SYSTEM, CUSTOM, OPAQUE}),  # the writer hoists system messages out of `messages`
         merge_assistants="all",
@@ -305,6 +327,7 @@ SPEC = ProviderSpec(
         "empty_message_content": EMPTY_CONTENT,
         "blank_text_block": BLANK_TEXT,
         "error_result_empty": ERROR_EMPTY,
+        "error_result_not_text": ERROR_NOT_TEXT,
         "tool_use_id_too_long": TOO_LONG.replace("{field}", "toolUse"),
         "tool_result_id_too_long": TOO_LONG.replace("{field}", "toolResult"),
         "tool_use_name_too_long": "{count} validation {errors} detected: " + NAME_LONG_CLAUSE + "{others}",

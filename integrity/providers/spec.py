@@ -169,12 +169,9 @@ class ProviderSpec:
         provider of a request format formats.skeleton.BLANK_FORMATS names (a skeleton writes no text;
         tests/test_blank_text_repair.py holds it).
     error_text_only: it refuses an error result (isError) whose content is empty or holds a part that is not text
-        (Anthropic's error_result_empty, error_result_not_text), so the strict view planned for it sends such a
-        result with its texts alone (LightTranscript.error_contents).  Only a provider of a request format
+        (Anthropic's error_result_empty, error_result_not_text; Bedrock's), so the strict view planned for it sends
+        such a result with its texts alone (LightTranscript.error_contents).  Only a provider of a request format
         formats.skeleton.ERROR_CONTENT_FORMATS names (a skeleton carries no result content).
-    error_not_empty: it refuses an error result whose content is empty, and takes any other (Bedrock's
-        error_result_empty), so the strict view planned for it sends such a result with the text "(no text content)"
-        (LightTranscript.error_empty).  The same condition on its request format as error_text_only.
     tool_names: what it takes as a history call's tool name (NameRule), or None: it refuses an empty one, a longer
         one (Anthropic: 200 characters; OpenAI Chat, Bedrock: 64) and one of other characters (OpenAI Chat,
         Bedrock), so the strict
@@ -199,7 +196,6 @@ class ProviderSpec:
     calls_close_turn: bool = False
     blank_text: BlankRule | None = None
     error_text_only: bool = False
-    error_not_empty: bool = False
     tool_names: NameRule | None = None
 
     @property

@@ -424,15 +424,12 @@ def blank_left_out(light: LightTranscript, provider: str | None) -> tuple[list[i
 def errors_as_text(light: LightTranscript, provider: str | None) -> set[int]:
     """The error results the view planned for `provider` sends with their texts alone (light.error_contents), when
     the provider takes text alone in an error result and refuses one with no content (ProviderSpec.error_text_only:
-    Anthropic), or those of them with no content when it refuses only those (ProviderSpec.error_not_empty:
-    Bedrock).  Claude Code sends such results so (its sanitizeErrorToolResultContent); a pi session replaying an
+    Anthropic).  Claude Code sends such results so (its sanitizeErrorToolResultContent); a pi session replaying an
     error result that holds a screenshot is refused on every later request without it."""
     found = light.error_contents
     if not found:
         return set()
     spec = _spec(provider)
-    if spec is not None and spec.error_not_empty:  # (Bedrock: only those with no content, sent with a text)
-        return set(found) & (light.error_empty or set())
     return set(found) if spec is not None and spec.error_text_only else set()
 
 

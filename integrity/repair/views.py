@@ -127,8 +127,6 @@ class LightTranscript:
         (error_content_refused).  A provider that takes text alone in an error result (ProviderSpec.error_text_only:
         Anthropic) refuses them, so the strict view planned for it sends them with their texts alone.  None: not
         read (the fast reader leaves it to pipeline.Loaded, as blank_texts).
-    error_empty: those of error_contents whose content is empty: a provider that refuses only those
-        (ProviderSpec.error_not_empty: Bedrock) has the view send them with a text.  None: not read, as error_contents.
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
         them itself): the frames of clean turns, the first frame of every call id, and every frame and
@@ -141,7 +139,7 @@ class LightTranscript:
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
                  "bad_arguments", "late_frames", "blank_frames", "blank_texts", "error_contents",
-                 "error_empty", "names_refused")
+                 "names_refused")
 
     def __init__(
         self,
@@ -162,7 +160,6 @@ class LightTranscript:
         blank_frames: set[int] | None = None,
         blank_texts: dict[int, int] | None = None,
         error_contents: set[int] | None = None,
-        error_empty: set[int] | None = None,
     ) -> None:
         self.size = size
         self.roles = roles
@@ -181,7 +178,6 @@ class LightTranscript:
         self.blank_frames = blank_frames if blank_frames is not None else set()
         self.blank_texts = blank_texts
         self.error_contents = error_contents
-        self.error_empty = error_empty
         self.names_refused: frozenset[str] | None = None  # refused_names' answer, once asked
 
     def result_id(self, index: int) -> str | None:
@@ -608,7 +604,6 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
     builder = LightBuilder(clean)
     blank_texts = builder.blank_texts = {}
     errors: set[int] = set()
-    empty: set[int] = set()  # (of errors: those with no content)
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             roles.append(None)
@@ -637,15 +632,10 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
             is_error = message.get("isError")
             builder.result(index, message.get("toolCallId"), message.get("toolName"),
                            is_receipt(is_error, message.get("details")), numeric_ids)
-            if is_error is True:
-                content = message.get("content")
-                if error_content_refused(content):
-                    errors.add(index)
-                    if not content:
-                        empty.add(index)
+            if is_error is True and error_content_refused(message.get("content")):
+                errors.add(index)
     light = builder.build(roles)
     light.error_contents = errors
-    light.error_empty = empty
     return light
 
 
