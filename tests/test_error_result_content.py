@@ -1,4 +1,5 @@
-"""An error result's content, as Anthropic judges it: text alone, and never empty.
+"""An error result's content, as Anthropic judges it (and Bedrock, for the Claude models behind it): text alone,
+and never empty.
 
 Anthropic refuses a `tool_result` marked `is_error` that holds a block that is not text ("all content must be
 type `text` if `is_error` is true": a tool that failed and returned a screenshot) or holds nothing ("content cannot

@@ -119,7 +119,7 @@ stands for the request (the full request is judged).  No format has this name.""
 
 ERROR_CONTENT_FORMATS = frozenset({"anthropic", "bedrock"})
 """The request formats whose providers refuse an error result's content that is empty or not all text
-(Anthropic's error_result_empty and error_result_not_text; Bedrock's error_result_empty)."""
+(Anthropic's error_result_empty and error_result_not_text, and Bedrock's)."""
 
 
 TOOL_NAME = "tool name refused"

@@ -25,7 +25,8 @@ takes no whitespace text beside a tool call.  A user message's whitespace text b
 test_bedrock_cache_write_and_read); one with nothing but blank texts beside it, and an empty one, are refused
 (every refusal seen is an assistant message's: assumed alike).  Claude models behind Converse were seen
 answering Anthropic's own whitespace text instead (NousResearch/hermes-agent#39829): the verdict is the same,
-the text may differ.
+the text may differ.  An error `toolResult` (`"status": "error"`) is refused with no content (Converse's own
+text) or with a block that is not text (Claude's, relayed): `_error_content`.
 
 Its id rule: a `toolUseId` (of a `toolUse` or a `toolResult`) of more than 64 characters is
 refused with AWS's own validation text, whose list positions count from 1 (seen:

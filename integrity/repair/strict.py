@@ -424,8 +424,8 @@ def blank_left_out(light: LightTranscript, provider: str | None) -> tuple[list[i
 def errors_as_text(light: LightTranscript, provider: str | None) -> set[int]:
     """The error results the view planned for `provider` sends with their texts alone (light.error_contents), when
     the provider takes text alone in an error result and refuses one with no content (ProviderSpec.error_text_only:
-    Anthropic).  Claude Code sends such results so (its sanitizeErrorToolResultContent); a pi session replaying an
-    error result that holds a screenshot is refused on every later request without it."""
+    Anthropic, Bedrock).  Claude Code sends such results so (its sanitizeErrorToolResultContent); a pi session
+    replaying an error result that holds a screenshot is refused on every later request without it."""
     found = light.error_contents
     if not found:
         return set()

@@ -125,8 +125,8 @@ class LightTranscript:
         pipeline.Loaded, which reads it only when such a provider is asked).
     error_contents: results marked as errors (isError) whose content is empty or holds a part that is not text
         (error_content_refused).  A provider that takes text alone in an error result (ProviderSpec.error_text_only:
-        Anthropic) refuses them, so the strict view planned for it sends them with their texts alone.  None: not
-        read (the fast reader leaves it to pipeline.Loaded, as blank_texts).
+        Anthropic, Bedrock) refuses them, so the strict view planned for it sends them with their texts alone.  None:
+        not read (the fast reader leaves it to pipeline.Loaded, as blank_texts).
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
         them itself): the frames of clean turns, the first frame of every call id, and every frame and
