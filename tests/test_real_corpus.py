@@ -109,6 +109,10 @@ EXPECTED: dict[str, File | Refused] = {
     "pi_v1_linear.pi-session.jsonl": File("pi-session", [healthy("main", 1, A)], 0),
     "pi_torn_last_line.pi-session.jsonl": File("pi-session", [T("main", 1, 0, MALFORMED, {A: ACCEPT})], 1),
     "pi_compaction.pi-session.jsonl": File("pi-session", [healthy("main", 1, A), branch("compacted:1", 1, 0)], 0),
+    # a failed cell's error result holding its screenshot, on Bedrock: Claude behind Converse refuses it as Anthropic
+    # does; a pi session names no provider, so check alone judges it by the universal invariants (healthy)
+    "pi_bedrock_error_screenshot.pi-session.jsonl": File(
+        "pi-session", [T("main", 1, 0, OK, {"bedrock": REJECT, A: REJECT, C: ACCEPT})], 0),
     # its ids ("call_oc1|fc_...") are OpenAI Responses' call|item pairs: Anthropic refuses the "|" (issue 30)
     "openclaw_healthy.openclaw.jsonl": File("openclaw", [T("main", 2, 0, OK, {R: ACCEPT, A: REJECT})], 0),
     "openclaw_interrupted_call.openclaw.jsonl": File("openclaw", [broken("main", 1, 1, R, A)], 1),
