@@ -76,8 +76,9 @@ def rule_rows() -> list[dict[str, str]]:
     for name, spec in SPECS.items():
         for rule, template in spec.errors.items():
             refused = [titles[key] for key, said in table.items() if rule in said.get(name, [])]
+            found = evidence.get((name, rule)) or evidence.get((spec.variant_of or name, rule), "not documented")
             rows.append({"provider": name, "rule": rule, "refuses these lesson examples": ", ".join(refused) or "—",
-                         "error text": template, "evidence": evidence.get((name, rule), "not documented")})
+                         "error text": template, "evidence": found})  # (a variant's rules: its provider's evidence)
     return rows
 
 

@@ -70,6 +70,7 @@ NOTE_EXAMPLES: dict[NoteCode, dict[str, Any]] = {
     NoteCode.BLANK_MESSAGE_LEFT_OUT: {"provider": "anthropic"},
     NoteCode.ERROR_SENT_AS_TEXT: {"provider": "anthropic"},
     NoteCode.TOOL_NAME_FIXED: {"provider": "openai-chat", "limit": 64, "chars": "a-zA-Z0-9_-", "names": [[201, 38]]},
+    NoteCode.CALL_SIGNED: {"provider": "gemini", "signature": "skip_thought_signature_validator"},
     NoteCode.MERGED: {"carrier": 4},
     NoteCode.MERGED_INTO: {"provider": "bedrock", "role": "user", "members": [3, 4], "carrier": 4},
     NoteCode.CARRIES_MERGED: {"provider": "bedrock", "members": [3]},
@@ -135,6 +136,10 @@ def provider_entries() -> list[Entry]:
     entries: list[Entry] = []
     for name, spec in SPECS.items():
         parts = [f"{spec.title}: reads requests in the {spec.native_format} shape."]
+        if spec.variant_of is not None:
+            parts.append(f"A variant of {spec.variant_of}: its rules for the models named "
+                         + ", ".join(f"`{pattern}`" for pattern in spec.model_prefixes)
+                         + " (chosen by the model a request names, or asked by name; `all` does not ask it).")
         if spec.role_rules is not None:
             parts.append(f"Turn rule: {spec.role_rules.why}.")
         if spec.id_rule is not None:

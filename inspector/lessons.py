@@ -540,6 +540,10 @@ def repair_steps(report: RepairReport) -> list[Step]:
             keyed.append(((1, index + 0.24), Step(RepairKind.TOOL_NAME.value, index, None,
                                              f"send #{index} with a tool name the provider takes (the durable "
                                              "message keeps the recorded one)")))
+        if NoteCode.CALL_SIGNED in action.codes:
+            keyed.append(((1, index + 0.245), Step(RepairKind.SIGNED.value, index, None,
+                                              f"send #{index} with its first call signed \"skip_thought_signature_"
+                                              "validator\" (the durable message keeps it unsigned)")))
         if action.also_view_indices:
             keyed.append(((1, index + 0.25), Step(RepairKind.SHARED.value, index, None,
                                              f"answer the reused id {action.call_id or ''} again with #{index}"

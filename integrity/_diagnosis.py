@@ -62,6 +62,7 @@ class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     blank_text_left_out: int = 0
     errors_as_text: int = 0
     tool_names_fixed: int = 0
+    calls_signed: int = 0
     blank_dropped: int = 0
     merged: int = 0
     turns_synthesized: int = 0
@@ -325,11 +326,11 @@ def _recorded_clause(recorded: AsRecorded | None, provider: str | None = None) -
     """What the providers say about the transcript as recorded, in words ("" when none was checked)."""
     if not recorded:
         return ""
-    from .providers import PROVIDERS
+    from .providers import PROVIDERS, SPECS
 
-    accepted = [name for name in PROVIDERS if recorded.get(name) == "accepted"]
-    rejected = [name for name in PROVIDERS if recorded.get(name) == "rejected"]
-    every = len(recorded) == len(PROVIDERS) and provider is None
+    accepted = [name for name in SPECS if recorded.get(name) == "accepted"]  # (a variant too: `gemini-2`)
+    rejected = [name for name in SPECS if recorded.get(name) == "rejected"]
+    every = len(recorded) == len(PROVIDERS) and set(recorded) == set(PROVIDERS) and provider is None
     if not rejected:
         return f"accepted as recorded by all {len(accepted)} providers" if every and len(accepted) > 1 \
             else "accepted as recorded by " + ", ".join(accepted)
@@ -449,6 +450,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         blank_text_left_out=len(plan.without_blank) if order is not None else 0,
         errors_as_text=len(plan.text_only) if order is not None else 0,
         tool_names_fixed=sum(map(len, plan.tool_names.values())) if order is not None else 0,
+        calls_signed=len(plan.signed) if order is not None else 0,
         blank_dropped=len(plan.dropped_blank) if order is not None else 0,
         merged=len(plan.merged),
         turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
@@ -591,7 +593,7 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
     changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
                                              moved[0], plan.notes, (frame for frame, _ in light.bad_arguments),
                                              plan.calls_last, plan.dropped_blank, plan.without_blank, plan.text_only,
-                                             plan.tool_names)
+                                             plan.tool_names, plan.signed)
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
     alike = plan.renamed_alike
     if alike is not None:  # the clean turns renamed alike: each changed message of them (unless merged into another)
@@ -771,6 +773,10 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
         notes.append(Note.of(NoteCode.BLANK_TEXT_LEFT_OUT, provider=plan.provider))
     if index in plan.text_only:
         notes.append(Note.of(NoteCode.ERROR_SENT_AS_TEXT, provider=plan.provider))
+    if index in plan.signed:
+        from .repair.messages import SKIP_SIGNATURE
+
+        notes.append(Note.of(NoteCode.CALL_SIGNED, provider=plan.provider, signature=SKIP_SIGNATURE))
     names = plan.tool_names.get(index)
     if names:
         from .repair.strict import tool_name_rule

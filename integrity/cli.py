@@ -54,9 +54,10 @@ def _policies() -> Sequence[str]:
 
 
 def _providers() -> Sequence[str]:
-    from .providers import PROVIDERS
+    """The names --provider takes: every provider, then the variants (`gemini-2`), which "all" does not ask."""
+    from .providers.registry import PROVIDERS, VARIANTS
 
-    return PROVIDERS
+    return PROVIDERS + VARIANTS
 
 
 def _clock(fixed: int | None) -> Callable[[], int]:

@@ -106,6 +106,7 @@ class RepairKind(str, Enum):
     DROPPED_BLANK = "dropped_blank"
     ERROR_AS_TEXT = "error_as_text"
     TOOL_NAME = "tool_name"
+    SIGNED = "call_signed"
 
 
 class FindingCode(str, Enum):
@@ -304,6 +305,20 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         aliases=('tool name', 'tool_use.name', 'function.name', 'at most 200 characters', 'at least 1 character',
                  'name too long', 'string does not match pattern'),
         universal=False),
+    RepairKind.SIGNED: KindFacts(
+        "call signed", "A call of the current turn (after the last user message) the view sends with the thought "
+        "signature Google documents for calls its model did not make, \"skip_thought_signature_validator\", because "
+        "it has none and a Gemini 3 model refuses it (\"Function call is missing a thought_signature in "
+        "functionCall parts\"): a session carried over from another model, or whose store dropped the signatures. "
+        "Only the first call of a step needs one. Gemini 2.x takes it too. The durable message keeps the call as "
+        "recorded.",
+        Severity.REJECTED, "calls_signed", "call(s) sent with a thought signature", if_accepted=Severity.NORMALIZED,
+        icon='✍', colour='#e0e7ff',
+        example="#3 model [functionCall(search)]  ->  view sends it with thoughtSignature "
+                "'skip_thought_signature_validator'",
+        aliases=('thought signature', 'thought_signature', 'thoughtSignature', 'missing a thought_signature',
+                 'skip_thought_signature_validator'),
+        universal=False),
     RepairKind.DROPPED_BLANK: KindFacts(
         "dropped blank message", "A user or assistant message holding nothing but blank text (or no content at "
         "all), left out of the view, because the provider refuses an empty message (Anthropic: but for the "
@@ -454,6 +469,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.BLANK_MESSAGE_LEFT_OUT: (_R, _N),
     NoteCode.ERROR_SENT_AS_TEXT: (_R, _N),
     NoteCode.TOOL_NAME_FIXED: (_R, _N),
+    NoteCode.CALL_SIGNED: (_R, _N),
     NoteCode.MERGED: (_R, _N),
     NoteCode.MERGED_INTO: (_R, _N),
     NoteCode.CARRIES_MERGED: (_R, _N),
@@ -512,7 +528,7 @@ VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.MOVED, RepairKind.REORDERED, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_INTERRUPTED_FRAME,
     RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.REPAIRED_ARGUMENTS, RepairKind.RENAMED,
     RepairKind.DROPPED_BLANK, RepairKind.CALLS_LAST, RepairKind.BLANK_TEXT, RepairKind.ERROR_AS_TEXT,
-    RepairKind.TOOL_NAME,
+    RepairKind.TOOL_NAME, RepairKind.SIGNED,
     RepairKind.MERGED,
     RepairKind.SYNTHESIZED_TURN,
 )

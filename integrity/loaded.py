@@ -78,6 +78,8 @@ class Loaded:
                 light.blank_texts = self._blank_texts()
             if blank and light.error_contents is None:
                 light.error_contents = self._error_contents()
+            if blank and light.unsigned_frames is None:
+                light.unsigned_frames = self._unsigned_frames(light)
             return light
         assert self.transcript is not None
         return light_view(self.transcript.messages, policy)
@@ -105,6 +107,21 @@ class Loaded:
             if message.get("isError") is True and error_content_refused(message.get("content")):
                 found.add(index)
         return found
+
+    def _unsigned_frames(self, light: LightTranscript) -> set[int]:
+        """LightTranscript.unsigned_frames of a file the fast path read: none unless a message carries a Gemini
+        request's hints (repair.views.first_call_unsigned: a pi-ai call is written for Gemini signed); else the
+        current turn's messages alone are decoded from their raw bytes (repair.views.unsigned_frames reads from the
+        end)."""
+        hinted = self.fast.hinted
+        if hinted is not None and "gemini" not in hinted:
+            return set()
+        import msgspec
+
+        from .repair.views import unsigned_frames
+
+        raws = self.fast.raws
+        return unsigned_frames(light, lambda index: msgspec.json.decode(raws[index]))
 
     def _blank_texts(self) -> dict[int, int]:
         """LightTranscript.blank_texts of a file the fast path read.  When its read looked for blank texts and found

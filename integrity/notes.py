@@ -47,6 +47,7 @@ class NoteCode(str, Enum):
     BLANK_MESSAGE_LEFT_OUT = "blank_message_left_out"
     ERROR_SENT_AS_TEXT = "error_sent_as_text"
     TOOL_NAME_FIXED = "tool_name_fixed"
+    CALL_SIGNED = "call_signed"
     MERGED = "merged"
     MERGED_INTO = "merged_into"
     CARRIES_MERGED = "carries_merged"
@@ -214,6 +215,10 @@ _TEMPLATES: dict[NoteCode, Any] = {
         + f" (the durable message keeps it): {_title(p['provider'])} refuses a tool name in history that is empty, "
         f"longer than {p['limit']} characters" + (f" or holds a character outside [{p['chars']}]" if p["chars"]
                                                   else "")),
+    NoteCode.CALL_SIGNED: lambda p: (
+        f"its first call sent with the thought signature {p['signature']!r} (it has none; the durable message keeps it "
+        f"so): {_title(p['provider'])} refuses a call of the current turn without its model's signature, and takes "
+        "this one, documented for calls its model did not make"),
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "

@@ -234,13 +234,15 @@ def reads_blank_text(names: Sequence[str]) -> bool:
     Anthropic's and Bedrock's empty-content rules, Gemini's parts_empty), so the fast path looks for them
     (read_fast's blank) and the light view holds them (LightTranscript.blank_texts, which the strict view planned
     for such a provider leaves out), or reads an error result's content (ProviderSpec.error_text_only: the light
-    view holds LightTranscript.error_contents, which that view sends as text)."""
+    view holds LightTranscript.error_contents, which that view sends as text), or a call's thought signature
+    (ProviderSpec.signs_calls: LightTranscript.unsigned_frames, which that view sends signed)."""
     asked = informative_providers(names)
     if not asked:
         return False
     from .providers import SPECS
 
-    return any(SPECS[name].refuses_blank_text or SPECS[name].error_text_only for name in asked if name in SPECS)
+    return any(SPECS[name].refuses_blank_text or SPECS[name].error_text_only or SPECS[name].signs_calls
+               for name in asked if name in SPECS)
 
 
 def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any]], names: Sequence[str]

@@ -153,7 +153,7 @@ def _empty_frames(found: Sequence[Violation], codes: str, frames: set[int], prov
                            empty_frames_judged(codes, frames, provider))
 
 
-_EMPTY_SEEDS = frozenset({"bedrock", "gemini"})
+_EMPTY_SEEDS = frozenset({"bedrock", "gemini", "gemini-2"})
 """The providers served by the sparse judgment that refuse a message written with no block and number it by
 native entries, as the regions are moved (Anthropic's is judged on the whole request: _empty_frames)."""
 
@@ -162,7 +162,7 @@ def _with_empty(loose: Sequence[int], light: LightTranscript, name: str) -> Sequ
     """The loose messages and those written with no block: the interrupted frames without parts, and for Gemini
     every user or assistant message without content (light.blank_texts' BLANK_NONE; a blank text is a part)."""
     empty: set[int] = set(light.empty_frames)
-    if name == "gemini" and light.blank_texts:
+    if PROVIDER_FORMAT[name] == "gemini" and light.blank_texts:
         empty.update(index for index, held in light.blank_texts.items() if held == BLANK_NONE)
     return sorted(empty.union(loose)) if empty else loose
 

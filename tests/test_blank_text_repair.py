@@ -166,4 +166,4 @@ def test_every_provider_with_empty_content_rules_has_its_format_read_for_blank_t
     assert reading == BLANK_FORMATS == {"anthropic", "bedrock"}
     # Gemini's rule reads no text (a content without parts): its skeleton writes the same parts, text or none
     assert {name for name, spec in SPECS.items() if spec.blank_text is not None and not spec.blank_text.texts} \
-        == {"gemini"}
+        == {"gemini", "gemini-2"}

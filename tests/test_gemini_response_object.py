@@ -24,7 +24,8 @@ STRUCT = "(type.googleapis.com/google.protobuf.Struct)"
 def _request(response: Any, key: str = "functionResponse") -> dict[str, Any]:
     return {"contents": [
         {"role": "user", "parts": [{"text": "convert 10 EUR"}]},
-        {"role": "model", "parts": [{"functionCall": {"name": "convert_currency", "args": {"amount": 10}}}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "convert_currency", "args": {"amount": 10}},
+                                     "thoughtSignature": "c2ln"}]},  # (signed, as Gemini 3 writes a step's first call)
         {"role": "user", "parts": [{key: {"name": "convert_currency", "response": response}}]},
         {"role": "model", "parts": [{"text": "About 11 USD."}]}]}
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network fetch of the model price map
-from recorded.agree import CALL_TYPES, decodable  # noqa: E402 - the hand-run script's own map and helper
+from recorded.agree import CALL_TYPES, decodable, model_of  # noqa: E402 - the hand-run script's own map and helpers
 from test_recorded import RECORDS  # noqa: E402
 
 from integrity import load  # noqa: E402
@@ -93,5 +93,5 @@ def test_the_adk_plugin_passes_every_request_gemini_took(record: dict[str, Any])
     contents = [types.Content.model_validate(decodable(content)) for content in record["request"]["contents"]]
     reports: list[Any] = []
     plugin = ToolCallIntegrityPlugin(mode="report", on_report=reports.append)
-    assert plugin.repaired_contents(contents, "gemini-2.5-flash") is None
+    assert plugin.repaired_contents(contents, model_of(record)) is None
     assert reports == []

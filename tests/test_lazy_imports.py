@@ -45,7 +45,7 @@ def test_check_with_no_provider_loads_no_rule_set(tmp_path: Path) -> None:
              "print('integrity.providers.registry' in sys.modules, 'integrity.providers.gemini' in sys.modules, "
              "file=sys.stderr); import integrity.providers as p; "
              "print(p.spec('gemini') is p.SPECS['gemini'], 'integrity.providers.registry' in sys.modules, "
-             "p.PROVIDERS == tuple(p.SPECS), file=sys.stderr)")
+             "p.PROVIDERS + p.registry.VARIANTS == tuple(p.SPECS), file=sys.stderr)")
     assert _loaded(probe, str(_pi_ai(tmp_path / "t.json"))) == ["False", "False", "True", "True", "True"]
 
 

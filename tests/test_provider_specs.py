@@ -35,6 +35,7 @@ from integrity.providers import (
     validate,
     validate_native,
 )
+from integrity.providers.registry import VARIANTS
 from integrity.providers.spec import MESSAGE_KINDS
 from integrity.repair import legalize as legalize
 from tests.test_providers_blocks import ANTHROPIC_ILLEGAL, BEDROCK_ILLEGAL
@@ -75,7 +76,12 @@ def matches_spec(violation: Violation) -> bool:
 # --- the registry -------------------------------------------------------------------------------
 
 def test_every_provider_has_a_spec_named_after_it_in_its_module() -> None:
-    assert tuple(SPECS) == PROVIDERS == tuple(MODULES)
+    assert tuple(SPECS) == PROVIDERS + VARIANTS and PROVIDERS == tuple(MODULES)
+    for name in VARIANTS:  # a variant: some models' rules of one provider, in its module, listed last
+        variant = SPECS[name]
+        assert variant.variant_of in PROVIDERS and spec(name) is variant and variant.model_prefixes
+        assert variant.native_format == SPECS[variant.variant_of].native_format
+        assert set(variant.errors) < set(SPECS[variant.variant_of].errors)
     for name, module in MODULES.items():
         assert isinstance(module.SPEC, ProviderSpec)
         assert module.SPEC.name == name == module.PROVIDER
@@ -86,7 +92,7 @@ def test_every_provider_has_a_spec_named_after_it_in_its_module() -> None:
 
 
 def test_unknown_provider_is_refused_with_the_known_names() -> None:
-    message = "unknown provider 'nope'; expected one of: " + ", ".join(PROVIDERS)
+    message = "unknown provider 'nope'; expected one of: " + ", ".join(PROVIDERS + VARIANTS)
     with pytest.raises(ValueError) as raised:
         spec("nope")
     assert str(raised.value) == message

@@ -14,13 +14,14 @@ from integrity.providers import (
     validate_native,
     with_canonical_indices,
 )
+from integrity.providers.registry import VARIANTS
 
 NATIVE_FORMATS = {"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock"}
 
 
 def test_every_provider_reads_one_known_native_format() -> None:
     assert set(PROVIDERS) == NATIVE_FORMATS | {"mistral", "deepseek", "deepseek-responses"}
-    assert set(PROVIDER_FORMAT) == set(PROVIDERS)
+    assert set(PROVIDER_FORMAT) == set(PROVIDERS + VARIANTS)  # (a variant reads its provider's format)
     assert set(PROVIDER_FORMAT.values()) == NATIVE_FORMATS
     assert PROVIDER_FORMAT["mistral"] == PROVIDER_FORMAT["deepseek"] == "openai-chat"
     assert PROVIDER_FORMAT["deepseek-responses"] == "openai-responses"

@@ -22,8 +22,12 @@ def GM(text: str = "done") -> dict[str, Any]:
     return {"role": "model", "parts": [{"text": text}]}
 
 
-def GC(*names: str, ids: bool = False) -> dict[str, Any]:
-    parts = [{"functionCall": {"name": n, "args": {}, **({"id": f"id-{n}"} if ids else {})}} for n in names]
+def GC(*names: str, ids: bool = False, signed: bool = True) -> dict[str, Any]:
+    """A model step of calls, its first carrying a thought signature as Gemini 3 writes it (signed=False: none)."""
+    parts: list[dict[str, Any]] = [{"functionCall": {"name": n, "args": {}, **({"id": f"id-{n}"} if ids else {})}}
+                                   for n in names]
+    if signed and parts:
+        parts[0]["thoughtSignature"] = "c2ln"
     return {"role": "model", "parts": parts}
 
 
@@ -42,15 +46,17 @@ GEMINI_LEGAL = [
     [GU(), GC("f"), GR("f"), GC("g"), GR("g"), GM()],
     [GU(), GC("f"), GR("f", role="function"), GM()],
     # snake_case parts, as the Python SDK serializes them
-    [GU(), {"role": "model", "parts": [{"function_call": {"name": "f"}}]},
+    [GU(), {"role": "model", "parts": [{"function_call": {"name": "f"}, "thought_signature": "c2ln"}]},
      {"role": "user", "parts": [{"function_response": {"name": "f", "response": {}}}]}],
     # a recorded request with the real functionResponse in the model turn that made the call (HTTP 200)
     [GU(), {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}},
                                        {"functionResponse": {"name": "f", "response": {"output": "ok"}}}]},
      GU("thanks"), GM()],
-    [GU(), {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}},
+    [GU(), {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}, "thoughtSignature": "c2ln"},
                                        {"functionResponse": {"name": "f", "response": {}}}]},
      GC("g"), GR("g"), GM()],
+    # Gemini 3 judges the signatures of the current turn alone: an unsigned call before the last user text is taken
+    [GU(), GC("f", signed=False), GR("f"), GM(), GU("go on"), GC("g"), GR("g")],
     # Consecutive contents of one role are one turn (recorded, HTTP 200): a model text then a call,
     # two call contents answered by one response content, three responses in three user contents.
     [GU(), GM("thinking"), GC("f"), GR("f")],
@@ -64,6 +70,14 @@ GEMINI_ILLEGAL = [
                  v("gemini", "parts_empty", "contents[1].parts", [1], [],
                    "* GenerateContentRequest.contents[1].parts: contents.parts must not be empty."),
                  id="parts-empty"),
+    # seen: many reports quote it whole with Gemini 3 models ("position 2": the content's 1-based index)
+    pytest.param([GU(), GC("f", "g", ids=True, signed=False), GR("f", "g")],
+                 v("gemini", "thought_signature_missing", "contents[1].parts[0]", [1], ["id-f"],
+                   "Function call is missing a thought_signature in functionCall parts. This is required for tools to "
+                   "work correctly, and missing thought_signature may lead to degraded model performance. Additional "
+                   "data, function call `default_api:f` , position 2. Please refer to "
+                   "https://ai.google.dev/gemini-api/docs/thought-signatures for more details."),
+                 id="thought-signature-missing"),
     pytest.param([GU(), GC("f", "g"), GR("f")],
                  v("gemini", "function_response_count_mismatch", "contents[2]", [1, 2], [], COUNT), id="count"),
     pytest.param([GU(), GC("f", ids=True), GU("never mind")],

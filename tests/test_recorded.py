@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from recorded.agree import known
+from recorded.agree import answered_by, known
 
 from integrity.providers import PROVIDER_FORMAT, PROVIDERS, validate_native
 
@@ -47,7 +47,7 @@ def request_of(record: dict[str, Any]) -> list[Any]:
 
 @pytest.mark.parametrize("record", RECORDS, ids=[r["_at"] for r in RECORDS])
 def test_verdict_agrees_with_the_recorded_answer(record: dict[str, Any]) -> None:
-    violations = validate_native(request_of(record), record["provider"], ids=True)
+    violations = validate_native(request_of(record), answered_by(record), ids=True)
     where = f"{record['_at']} ({record['source']} {record['path']} #{record['interaction']})"
     if (documented := known(record)) is not None:  # a divergence docs/providers.md states: exactly that one
         assert [v.error for v in violations] == [documented], where
@@ -103,8 +103,8 @@ def test_the_request_read_as_a_file_and_checked_gets_the_recorded_answer(record:
     from integrity.pipeline import check
 
     transcript = load(json.dumps(record["request"]).encode(), f"{record['_at']}.json")
-    result = check(transcript, provider=record["provider"])
-    said = result.providers[record["provider"]]
+    result = check(transcript, provider=answered_by(record))
+    said = result.providers[answered_by(record)]
     errors = [violation.error for violation in said.before]
     where = (f"{record['_at']} ({record['source']} {record['path']} #{record['interaction']}, "
              f"read as {transcript.format})")

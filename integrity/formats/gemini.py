@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..repair.messages import SKIP_SIGNATURE
 from .anthropic import result_groups, system_text
 from .base import BuildContext, Segment, per_entry
 from .common import (
@@ -37,6 +38,13 @@ from .common import (
 from .spec import here
 
 NAME = "gemini"
+SIGNATURE_KEYS = ("thoughtSignature", "thought_signature")
+"""A part's thought signature, camelCase or the Python SDK's snake_case."""
+# A call of another format written for Gemini is sent with its own signature (pi-ai's `thoughtSignature`), else its
+# message's first call with SKIP_SIGNATURE, the one Google documents for a call its model did not make, as the
+# runtimes that convert a history for Gemini send it (pi-ai's google-shared convertMessages, Gemini CLI's active
+# loop, the AI SDK since vercel/ai#15560): Gemini 3 refuses an unsigned call of the current turn, so only a Gemini
+# request's own calls reach it unsigned (providers.gemini.unsigned_calls judges them, and the view signs them).
 
 
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
@@ -275,6 +283,7 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         return build(messages[:1], context) + build(messages[1:], context)
     if role == "assistant":
         parts: list[Any] = []
+        unsigned = not same  # (another format's call: its first is sent signed, below)
         for part in first.get("content") or []:
             if isinstance(part, dict) and part.get("type") == "toolCall":
                 native = part.get(NATIVE)
@@ -287,7 +296,15 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
                     call["args"] = part.get("arguments", {})
                 call.update(hints.get("callExtra", {}))
                 key = "function_call" if hints.get("snake") else "functionCall"
-                parts.append({key: call, **hints.get("extra", {})})
+                written = {key: call, **hints.get("extra", {})}
+                signature = part.get("thoughtSignature")
+                if not (isinstance(signature, str) and signature) and unsigned:
+                    signature = SKIP_SIGNATURE
+                if isinstance(signature, str) and signature and not any(k in written for k in SIGNATURE_KEYS):
+                    # (pi-ai's field, or the one the view gives a call without: SKIP_SIGNATURE)
+                    written["thought_signature" if hints.get("snake") else "thoughtSignature"] = signature
+                unsigned = False
+                parts.append(written)
             else:
                 parts.extend(_parts_out([part]))
         return [{"role": "model", "parts": parts, **extra}]

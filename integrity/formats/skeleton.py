@@ -244,6 +244,7 @@ _GEMINI_TEXT = {"text": ""}
 _INPUT: dict[str, Any] = {}  # (a call's input: the writer always writes one, an object unless ARGUMENTS_NOT_OBJECT)
 _GEMINI_THOUGHT = {"thought": True, "text": ""}
 _GEMINI_IMAGE: dict[str, Any] = {"inlineData": {}}
+_SIGNED = "signed"  # (a call's thought signature, as the Gemini writer gives one of another format)
 _REASONING = {"type": "reasoning"}
 _OUTPUT_MESSAGE = {"type": "message", "role": "assistant"}
 _ROLE = {role: {"role": role} for role in ("user", "assistant", *SYSTEM_ROLES)}  # an entry without ids, shared
@@ -351,7 +352,8 @@ _BEDROCK = _Grouped(  # integrity.formats.bedrock: Converse blocks, thinking as 
 
 _GEMINI = _Grouped(  # integrity.formats.gemini: a run of results is one user turn of responses
     "gemini", {"text": _GEMINI_TEXT, "thinking": _GEMINI_THOUGHT, "image": _GEMINI_IMAGE},
-    lambda call_id, name: {"functionCall": _gemini_id(call_id)},
+    lambda call_id, name: {"functionCall": _gemini_id(call_id), "thoughtSignature": _SIGNED},  # (a call of another
+    # format is written signed: formats.gemini.build; a skeleton never stands for a Gemini request's own)
     lambda run: {"role": "user", "parts": [{"functionResponse": _gemini_id(bone[2])} for bone in run]},
     lambda role, parts: {"role": "model" if role == "assistant" else "user", "parts": parts},
     lambda role: {"role": "model" if role == "assistant" else "user", "parts": [_GEMINI_TEXT]})

@@ -18,6 +18,7 @@ content with three calls answered by three user contents of one response each.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -39,6 +40,12 @@ RESPONSE_POSITION = "Please ensure that function response turn comes immediately
 RESPONSE_NOT_OBJECT = ("Invalid value at 'contents[{index}].parts[{part}].function_response.response' "
                        "(type.googleapis.com/google.protobuf.Struct), {value}")
 PARTS_EMPTY = "* GenerateContentRequest.contents[{index}].parts: contents.parts must not be empty."
+SIGNATURE_MISSING = (
+    "Function call is missing a thought_signature in functionCall parts. This is required for tools to work "
+    "correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call "
+    "`default_api:{name}` , position {position}. Please refer to "
+    "https://ai.google.dev/gemini-api/docs/thought-signatures for more details.")
+SIGNATURE_KEYS = ("thoughtSignature", "thought_signature")
 
 CALL_KEYS = ("functionCall", "function_call")
 RESPONSE_KEYS = ("functionResponse", "function_response")
@@ -138,6 +145,67 @@ def _response_key(part: Any) -> str | None:
 
 
 def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """Every rule a Gemini 3 model holds the request to (validate_turns' turn rules, then unsigned_calls')."""
+    return validate_turns(contents, provider) + unsigned_calls(contents, provider)
+
+
+def current_turn(contents: Sequence[Any]) -> int:
+    """The index of the content that opens the current turn: the last one not the model's holding a part that is no
+    function response (a user's text, an image); 0 when none does.  Gemini 3 validates the signatures of the calls
+    after it ("the current turn": ai.google.dev/gemini-api/docs/thought-signatures)."""
+    for index in range(len(contents) - 1, -1, -1):
+        content = contents[index]
+        if isinstance(content, dict) and content.get("role") != "model":
+            parts = content.get("parts")
+            if isinstance(parts, list) and any(isinstance(part, dict) and _response_key(part) is None
+                                               for part in parts):
+                return index
+    return 0
+
+
+def signed(part: dict[str, Any]) -> bool:
+    """Whether a part carries a thought signature (camelCase, or the Python SDK's snake_case dump)."""
+    return any(isinstance(part.get(key), str) and part[key] for key in SIGNATURE_KEYS)
+
+
+def unsigned_calls(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """Each model content of the current turn (current_turn) whose first function call carries no thought signature:
+    a Gemini 3 model refuses it ("Function call is missing a thought_signature in functionCall parts. ...", the
+    content's 1-based index as its position: "position 2" for a first step, quoted in many reports, e.g.
+    nanbingxyz/5ire#405 with gemini-3-pro-preview, which "does not happen with gemini-2.5").  Only the first call
+    of a step carries one (parallel calls share it); calls before the current turn are not checked.  Gemini 2.x
+    and Gemini 3 Pro Image take such a history (the `gemini-2` rule set: validate_turns alone)."""
+    found: list[Violation] = []
+    for index in range(current_turn(contents) + 1, len(contents)):
+        content = contents[index]
+        parts = content.get("parts") if isinstance(content, dict) and content.get("role") == "model" else None
+        for position, part in enumerate(parts if isinstance(parts, list) else ()):
+            call = _call_of(part)
+            if call is None:
+                continue
+            if not signed(part):
+                name = call.get("name")
+                found.append(Violation(
+                    provider=provider, rule="thought_signature_missing",
+                    position=f"contents[{index}].parts[{position}]",
+                    native_indices=[index], call_ids=[call["id"]] if isinstance(call.get("id"), str) else [],
+                    error=SIGNATURE_MISSING.format(name=name if isinstance(name, str) else "", position=index + 1)))
+            break
+    return found
+
+
+def _call_of(part: Any) -> dict[str, Any] | None:
+    """The functionCall object of a part (either spelling), or None."""
+    if not isinstance(part, dict):
+        return None
+    for key in CALL_KEYS:
+        inner = part.get(key)
+        if isinstance(inner, dict):
+            return inner
+    return None
+
+
+def validate_turns(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every Gemini function-calling turn rule the request breaks, in content order.
 
     The contents are combined into turns first; each turn's calls and responses are read once,
@@ -190,7 +258,8 @@ def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
 
 
 SPEC = ProviderSpec(
-    model_prefixes=("gemini/", "google/", "vertex_ai/", "vertex_ai_beta/", "gemini", "gemma"),
+    signs_calls=True,
+    model_prefixes=("gemini/", "google/", "vertex_ai/", "vertex_ai_beta/", "gemini"),  # (Gemma: OLDER_SPEC's)
     hosts_others=True,  # Vertex AI serves Claude and others
     name=PROVIDER,
     title="Google Gemini",
@@ -212,6 +281,7 @@ SPEC = ProviderSpec(
         "function_response_turn_position": RESPONSE_POSITION,
         "function_response_not_object": RESPONSE_NOT_OBJECT,
         "parts_empty": PARTS_EMPTY,
+        "thought_signature_missing": SIGNATURE_MISSING,
     },
     # (a content without parts: "contents.parts must not be empty"; a text, blank or not, is a part)
     blank_text=BlankRule(whitespace_beside=frozenset(), spares_final_assistant=False, texts=False),
@@ -222,3 +292,17 @@ SPEC = ProviderSpec(
         docs="https://ai.google.dev/api/generate-content",
     ),
 )
+
+
+OLDER = "gemini-2"
+"""The rules of the Gemini models that take a call without its thought signature: Gemini 1.x and 2.x, Gemma, and
+Gemini 3 Pro Image ("doesn't return a 400 error if a thought signature isn't returned": Vertex AI's thought
+signatures page).  A variant of `gemini` (ProviderSpec.variant_of), chosen by a model's name where a request names
+one (providers.models): a guard for `gemini-2.5-flash`, a recorded exchange's endpoint; `--provider gemini-2` asks
+it by name.  Gemini alone means the current models."""
+
+OLDER_SPEC = dataclasses.replace(
+    SPEC, name=OLDER, title="Google Gemini 2.x", validate=validate_turns, variant_of=PROVIDER, signs_calls=False,
+    model_prefixes=(r"gemini-(1|2)(\.\d+)?(-|\Z)", r"gemini-(pro|ultra)(-vision)?(-\d+)?\Z", r"gemma",
+                    r"gemini-3(\.\d+)?-pro-image"),
+    errors={rule: text for rule, text in SPEC.errors.items() if rule != "thought_signature_missing"})

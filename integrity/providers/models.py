@@ -14,13 +14,14 @@ from typing import Any, Literal
 
 @functools.cache
 def _model_table() -> tuple[dict[str, list[Any]], list[tuple[re.Pattern[str], Any]]]:
-    """Routing prefix -> the provider records it names, and (name pattern, record) in registry order: read
-    from each provider's `model_prefixes` (integrity.providers.spec), the one place that knows them."""
+    """Routing prefix -> the provider records it names, and (name pattern, record) in registry order, the variants'
+    first (ProviderSpec.variant_of: "gemini-2.5-flash" is `gemini-2`'s before it is `gemini`'s): read from each
+    provider's `model_prefixes` (integrity.providers.spec), the one place that knows them."""
     from . import SPECS
 
     routes: dict[str, list[Any]] = {}
     names: list[tuple[re.Pattern[str], Any]] = []
-    for spec in SPECS.values():
+    for spec in sorted(SPECS.values(), key=lambda spec: spec.variant_of is None):
         for prefix in spec.model_prefixes:
             if prefix.endswith("/"):
                 routes.setdefault(prefix[:-1], []).append(spec)
@@ -43,9 +44,10 @@ def provider_for_model(model: Any, api: Literal["chat", "responses"] = "chat") -
 
     "claude-..." and "anthropic/..." -> anthropic; "gemini-...", "gemini/...", "vertex_ai/gemini-..." ->
     gemini; "gpt-...", "o3", "openai/..." -> openai-chat, or openai-responses when the runtime calls the
-    Responses API (api="responses"); "bedrock/..." -> bedrock; "mistral..." -> mistral; "deepseek..." ->
-    deepseek.  A routing prefix decides, except one of a provider that `hosts_others` (OpenAI-compatible
-    endpoints, Azure, Vertex AI), where the model's own name decides first ("vertex_ai/claude-..." ->
+    Responses API (api="responses"); "gemini-2.5-flash", "gemma-3-27b-it" -> gemini-2 (the models that take
+    calls without thought signatures: ProviderSpec.variant_of); "bedrock/..." -> bedrock; "mistral..." ->
+    mistral; "deepseek..." -> deepseek.  A routing prefix decides, except one of a provider that `hosts_others`
+    (OpenAI-compatible endpoints, Azure, Vertex AI), where the model's own name decides first ("vertex_ai/claude-..." ->
     anthropic, "openrouter/anthropic/claude-..." -> anthropic).  A non-string model (an object) is read
     by its `model`/`model_name` attribute.  pydantic-ai's "provider:model" names are read too
     ("anthropic:claude-...", "google-gla:gemini-...", "openai-chat:gpt-..."; "openai:" follows `api`).

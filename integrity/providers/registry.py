@@ -19,10 +19,16 @@ _MODULES = (openai_chat, openai_responses, anthropic, gemini, bedrock, mistral, 
 them.  A new provider is its module plus its name here (and in the import above); every surface (the CLI's
 --provider, the pickers, the lessons, the glossary, "Copy as curl", triage's columns) iterates SPECS."""
 
-SPECS: dict[str, ProviderSpec] = {module.SPEC.name: module.SPEC for module in _MODULES}
-"""Every supported provider's spec, by name, in the order the CLI and the reports list them."""
+SPECS: dict[str, ProviderSpec] = {
+    **{module.SPEC.name: module.SPEC for module in _MODULES}, gemini.OLDER: gemini.OLDER_SPEC}
+"""Every supported provider's spec, by name, in the order the CLI and the reports list them; the variants
+(ProviderSpec.variant_of: some models' rules of one of them) last."""
 
-PROVIDERS: tuple[str, ...] = tuple(SPECS)
+PROVIDERS: tuple[str, ...] = tuple(name for name, found in SPECS.items() if found.variant_of is None)
+"""The providers every surface lists and "all" asks."""
+
+VARIANTS: tuple[str, ...] = tuple(name for name, found in SPECS.items() if found.variant_of is not None)
+"""The variants: asked by name (`--provider gemini-2`) or chosen by a model's name (providers.models)."""
 
 PROVIDER_FORMAT: dict[str, str] = {name: provider.native_format for name, provider in SPECS.items()}
 
@@ -31,7 +37,7 @@ def spec(name: str) -> ProviderSpec:
     """The spec of one provider; ValueError naming the known providers for any other name."""
     found = SPECS.get(name)
     if found is None:
-        raise ValueError(f"unknown provider {name!r}; expected one of: {', '.join(PROVIDERS)}")
+        raise ValueError(f"unknown provider {name!r}; expected one of: {', '.join(PROVIDERS + VARIANTS)}")
     return found
 
 

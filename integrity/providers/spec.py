@@ -178,6 +178,12 @@ class ProviderSpec:
         view planned for it sends such a call's name made legal (repair.views.legal_tool_name).  Its format's
         skeleton writes every call's name, and repair.views.name_refused refuses every name it refuses (the mark
         that has the turns holding one judged: formats.skeleton.TOOL_NAME; tests/test_tool_names.py).
+    signs_calls: it refuses a call of the current turn that comes without its model's thought signature (Gemini 3's
+        thought_signature_missing), so the strict view planned for it sends such a call with the signature its
+        provider documents for calls it did not make (LightTranscript.unsigned_frames).
+    variant_of: the provider whose rules these are for some of its models (Gemini 2.x: `gemini-2`), chosen by the
+        model a request names (providers.models); None for one of PROVIDERS, which every surface lists.  A variant
+        is asked by name or by model, never by "all".
     """
 
     name: str
@@ -197,6 +203,8 @@ class ProviderSpec:
     blank_text: BlankRule | None = None
     error_text_only: bool = False
     tool_names: NameRule | None = None
+    signs_calls: bool = False
+    variant_of: str | None = None
 
     @property
     def refuses_blank_text(self) -> bool:

@@ -607,6 +607,7 @@ _ERRORS: dict[tuple[str, str], Callable[[Violation, list[int]], str]] = {
     ("bedrock", "empty_message_content"): _bedrock_empty,  # "... in the Message object at messages.{index} is ..."
     ("bedrock", "blank_text_block"): _bedrock_blank,  # "... object at messages.{index}.content.{block} is blank"
     ("gemini", "parts_empty"): _gemini_empty,  # "* GenerateContentRequest.contents[{index}].parts: ..."
+    ("gemini-2", "parts_empty"): _gemini_empty,
 }
 """The error texts, of the rules a window can meet, that name an index after the position: written again."""
 
@@ -616,7 +617,8 @@ PROOFS: dict[str, tuple[Callable[[Sequence[Any]], Turns | None], bool]] = {
     "mistral": (_chat("mistral"), False),
     "deepseek": (_chat("deepseek"), False),
     "bedrock": (bedrock_turns, False),
-    "gemini": (gemini_turns, False),
+    "gemini": (gemini_turns, False),  # (a skeleton stands only with every call of the current turn signed)
+    "gemini-2": (gemini_turns, False),
     "openai-responses": (_responses("openai-responses"), False),
     "deepseek-responses": (_responses("deepseek-responses"), False),
 }

@@ -118,6 +118,8 @@ class Rewritten(CarriedAsIs):
     blank: the message is sent without its blank texts (LightTranscript.blank_texts).
     text_only: the error result is sent with its texts alone (LightTranscript.error_contents).
     names: call position -> the tool name the view sends for a name the provider refuses (strict.tool_names_fixed).
+    signed: the frame's first call is sent with the signature a provider that signs calls documents for calls it did
+        not make (LightTranscript.unsigned_frames).
     """
 
     index: int
@@ -127,6 +129,7 @@ class Rewritten(CarriedAsIs):
     blank: bool = False
     text_only: bool = False
     names: Mapping[int, str] | None = None
+    signed: bool = False
 
 
 
@@ -385,7 +388,7 @@ def entry_message(entry: ViewEntry, durable: Callable[[int], Any], placeholder: 
         return durable(entry)
     if isinstance(entry, Rewritten):
         return rewrite_message(durable(entry.index), entry.ids, entry.arguments, entry.calls_last, entry.blank,
-                               entry.text_only, entry.names)
+                               entry.text_only, entry.names, entry.signed)
     if isinstance(entry, Synthesized):
         if entry.not_executed:
             return not_executed_message(entry.call_id, entry.tool_name, stamp())

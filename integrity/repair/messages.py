@@ -98,9 +98,16 @@ NO_TEXT_CONTENT = "(no text content)"
 takes text alone in an error result refuses one with no content too."""
 
 
+SKIP_SIGNATURE = "skip_thought_signature_validator"
+"""The thought signature Google documents for a call its model did not make (another model's, or one whose
+signature was lost): Gemini 3 takes it in place of the model's own (rewrite_message's signed; vercel/ai#15560: a
+replay refused 400 without a signature answered 200 with it)."""
+
+
 def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
                     arguments: frozenset[int] = frozenset(), calls_last: bool = False, blank: bool = False,
-                    text_only: bool = False, names: Mapping[int, str] | None = None) -> dict[str, Any]:
+                    text_only: bool = False, names: Mapping[int, str] | None = None, signed: bool = False
+                    ) -> dict[str, Any]:
     """A deep copy of a frame with some call ids replaced, or of a result with a new toolCallId.
 
     arguments: call positions whose invalid arguments the view sends as {} (the recorded text is left out
@@ -116,6 +123,9 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
     left out are the durable message's still, and the report names them.
     names: call position -> the tool name sent for a recorded one the provider refuses (repair.views.legal_tool_name;
     the copy's native hints lose the recorded name, so no writer sends it again).
+    signed: the frame's first call is sent with SKIP_SIGNATURE as its thought signature (pi-ai's toolCall field,
+    which the Gemini writer sends): it has none, and a provider that signs calls refuses it unsigned in the current
+    turn (Gemini 3's thought_signature_missing).
     """
     copied = copy.deepcopy(message)
     if text_only:
@@ -129,6 +139,10 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
     content = copied.get("content")
     if not isinstance(content, list):
         return copied
+    if signed:
+        first = next((part for part in content if isinstance(part, dict) and part.get("type") == "toolCall"), None)
+        if first is not None:
+            first["thoughtSignature"] = SKIP_SIGNATURE
     position = 0
     for part in content:
         # positions count what the strict light view counts: calls with a string or a numeric id

@@ -52,6 +52,7 @@ class Plan:
     text_only: error results the view sends with their texts alone (strict.errors_as_text).
     tool_names: frame -> call position -> the tool name the view sends for a name the provider refuses
         (strict.tool_names_fixed).
+    signed: frames whose first call the view sends with a thought signature (strict.calls_signed).
     """
 
     __slots__ = (
@@ -77,6 +78,7 @@ class Plan:
         "without_blank",
         "text_only",
         "tool_names",
+        "signed",
     )
 
     def __init__(self, policy: str) -> None:
@@ -102,6 +104,7 @@ class Plan:
         self.without_blank: set[int] = set()
         self.text_only: set[int] = set()
         self.tool_names: dict[int, dict[int, str]] = {}
+        self.signed: set[int] = set()
 
     @property
     def notes(self) -> dict[int, Note]:

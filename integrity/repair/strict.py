@@ -433,6 +433,19 @@ def errors_as_text(light: LightTranscript, provider: str | None) -> set[int]:
     return set(found) if spec is not None and spec.error_text_only else set()
 
 
+def calls_signed(light: LightTranscript, provider: str | None) -> set[int]:
+    """The frames whose first call the view planned for `provider` sends with the thought signature Google documents
+    for calls its model did not make (repair.messages.SKIP_SIGNATURE): the current turn's frames whose first call
+    has none (light.unsigned_frames), when the provider refuses them so (ProviderSpec.signs_calls: Gemini 3's
+    thought_signature_missing).  A session carried over from another model, or whose store dropped the signatures,
+    is refused on every later request of the turn without it; Gemini 2.x takes the signature too."""
+    found = light.unsigned_frames
+    if not found:
+        return set()
+    spec = _spec(provider)
+    return set(found) if spec is not None and spec.signs_calls else set()
+
+
 def tool_name_rule(provider: str | None) -> NameRule | None:
     """What the provider takes as a history call's tool name (ProviderSpec.tool_names), or None."""
     spec = _spec(provider)
@@ -718,12 +731,15 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         text_only -= plan.dropped_duplicates.keys() | set(plan.dropped_strays)
     plan.text_only = text_only
     names = plan.tool_names = tool_names_fixed(light, provider)
+    signed = plan.signed = calls_signed(light, provider)
     # a frame sent otherwise than recorded is no settled turn: a view built by hand may call a late frame clean,
     # and a clean turn's frame may hold a blank text or a name the provider refuses, or a clean turn a result sent
     # with its texts alone
     unsettled = late | without_blank if late or without_blank else set()
     if names:
         unsettled |= names.keys()
+    if signed:
+        unsettled |= signed
     if text_only and settled:
         unsettled |= _owners(clean, frames, text_only)
     for index in settled & unsettled if unsettled else ():
@@ -759,7 +775,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     # (every call answered where it is, so no call is repaired: plan.repaired_tool_calls stays empty)
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not plan.dropped_blank and not plan.without_blank and not late and not renamed and not text_only
-                and not names
+                and not names and not signed
                 and not light.numeric_results and not by_name and not light.bad_arguments
                 and all(others.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() if index not in settled for position in range(len(calls)))
@@ -841,6 +857,7 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
     blank = plan.without_blank
     text = plan.text_only
     names = plan.tool_names
+    signed = plan.signed
     skip = set(answers.values()).union(plan.dropped_strays, plan.dropped_duplicates, plan.dropped_frames,
                                        plan.dropped_blank)
     order: list[Any] = []
@@ -859,8 +876,9 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
                 order.append(Rewritten(index, {}, frozenset(), False, index in blank, index in text))
             continue
         if plain:  # what the loop below does when nothing is renamed, without its per-call lookups
-            order.append(Rewritten(index, {}, frozenset(), index in late, index in blank, False, names.get(index))
-                         if index in late or index in blank or index in names else index)
+            order.append(Rewritten(index, {}, frozenset(), index in late, index in blank, False, names.get(index),
+                                   index in signed)
+                         if index in late or index in blank or index in names or index in signed else index)
             for position, call in enumerate(calls):
                 answer = answers.get((index, position))
                 if answer is None:
@@ -876,9 +894,9 @@ def _emit(light: LightTranscript, plan: Plan, answers: dict[Slot, int], renamed:
         ids = renamed.get(index) or {}
         invalid = frozenset(position for position in range(len(calls)) if (index, position) in bad) if bad \
             else frozenset()
-        last, cut, named = index in late, index in blank, names.get(index)
-        order.append(Rewritten(index, ids, invalid, last, cut, False, named) if ids or invalid or last or cut or named
-                     else index)
+        last, cut, named, sign = index in late, index in blank, names.get(index), index in signed
+        order.append(Rewritten(index, ids, invalid, last, cut, False, named, sign)
+                     if ids or invalid or last or cut or named or sign else index)
         if index in alike:  # its results right after it, in call order
             previous = index + 1 + len(calls)
             for answer, call in enumerate(calls, index + 1):

@@ -9,7 +9,7 @@ algorithm is written once and runs on 1,000,000 messages without decoding them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from operator import attrgetter
 from typing import Any
@@ -127,6 +127,10 @@ class LightTranscript:
         (error_content_refused).  A provider that takes text alone in an error result (ProviderSpec.error_text_only:
         Anthropic, Bedrock) refuses them, so the strict view planned for it sends them with their texts alone.  None:
         not read (the fast reader leaves it to pipeline.Loaded, as blank_texts).
+    unsigned_frames: the frames after the last user message (current_turn_start: the current turn) whose first call
+        carries no thought signature (first_call_unsigned).  A provider that refuses such a call (ProviderSpec.
+        signs_calls: Gemini 3) is sent it with the signature it documents for calls it did not make.  None: not
+        read (the fast reader leaves it to pipeline.Loaded, as blank_texts).
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
         them itself): the frames of clean turns, the first frame of every call id, and every frame and
@@ -139,7 +143,7 @@ class LightTranscript:
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
                  "bad_arguments", "late_frames", "blank_frames", "blank_texts", "error_contents",
-                 "names_refused")
+                 "names_refused", "unsigned_frames")
 
     def __init__(
         self,
@@ -179,6 +183,7 @@ class LightTranscript:
         self.blank_texts = blank_texts
         self.error_contents = error_contents
         self.names_refused: frozenset[str] | None = None  # refused_names' answer, once asked
+        self.unsigned_frames: set[int] | None = None
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
@@ -636,7 +641,68 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
                 errors.add(index)
     light = builder.build(roles)
     light.error_contents = errors
+    light.unsigned_frames = unsigned_frames(light, messages.__getitem__)
     return light
+
+
+SIGNATURE_KEYS = ("thoughtSignature", "thought_signature")
+"""Where a call carries its model's thought signature: pi-ai's toolCall field, or the Gemini part's key a Gemini
+reader kept in the call's native hints (camelCase, or the Python SDK's snake_case)."""
+
+
+def first_call_unsigned(message: Any) -> bool:
+    """Whether an assistant message read from a Gemini request has a first toolCall part without a thought signature
+    (SIGNATURE_KEYS: the Gemini part's own, kept in its hints, or the one a view gave it).  A call of any other
+    format is written for Gemini signed, as its runtime converts it (formats.gemini.build: pi-ai, Gemini CLI and the
+    AI SDK send a call without one with the signature Google documents for calls its model did not make): only a
+    Gemini request holds a call that reaches the model unsigned."""
+    native = message.get("_native") if isinstance(message, dict) else None
+    if not isinstance(native, dict) or native.get("format") != "gemini":
+        return False
+    content = message.get("content")
+    for part in content if isinstance(content, list) else ():
+        if isinstance(part, dict) and part.get("type") == "toolCall":
+            native = part.get("_native")
+            extra = native.get("extra") if isinstance(native, dict) else None
+            return not any(isinstance(value, str) and value for value in (
+                part.get("thoughtSignature"), *(extra.get(key) for key in SIGNATURE_KEYS if isinstance(extra, dict))))
+    return False
+
+
+def opens_turn(message: Any) -> bool:
+    """Whether a user message opens a turn of its own as the Gemini writer sends it: it holds a part (a string, or a
+    text, a thought, an image with its data, a Gemini part), so its content is not function responses alone."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and any(
+        isinstance(part, dict) and (part.get("type") in ("text", "thinking")
+                                    or (part.get("type") == "image" and isinstance(part.get("data"), str))
+                                    or (part.get("type") == "opaque" and part.get("format") == "gemini"))
+        for part in content)
+
+
+def current_turn_start(roles: Sequence[Any], message_at: Callable[[int], Any]) -> int:
+    """The index of the last user message that opens a turn (opens_turn; -1: none): the messages after it are the
+    current turn, whose calls a provider that signs calls (ProviderSpec.signs_calls) validates.  Read from the end:
+    only the current turn's messages are looked at."""
+    for index in range(len(roles) - 1, -1, -1):
+        if roles[index] == "user" and opens_turn(message_at(index)):
+            return index
+    return -1
+
+
+def unsigned_frames(light: LightTranscript, message_at: Callable[[int], Any]) -> set[int]:
+    """LightTranscript.unsigned_frames: the frames of the current turn (current_turn_start) whose first call carries
+    no thought signature; message_at(index) gives a message (a dict)."""
+    start = current_turn_start(light.roles, message_at)
+    found = set()
+    for index in reversed(light.frames):  # (in index order: the current turn's frames are the last ones)
+        if index <= start:
+            break
+        if first_call_unsigned(message_at(index)):
+            found.add(index)
+    return found
 
 
 def _numeric_slots(builder: LightBuilder, index: int, content: Any) -> None:

@@ -234,20 +234,21 @@ def _severities(report: RepairReport, accepted: bool | None = None) -> list[Seve
 
 def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]], last: AbstractSet[int],
                 blank: AbstractSet[int] = frozenset(), text: AbstractSet[int] = frozenset(),
-                names: Mapping[int, Mapping[int, str]] | None = None) -> ViewEntry:
+                names: Mapping[int, Mapping[int, str]] | None = None, signed: AbstractSet[int] = frozenset()
+                ) -> ViewEntry:
     """The plan entry a report view entry stands for (the inverse of _view_entry); repaired: frame -> the
     call positions whose invalid arguments the view sends as {} (_repaired_arguments); last: the frames it
     sends with their calls after their other parts (their actions say `calls_put_last`); blank: the messages it
     sends without their blank texts (`blank_text_left_out`); text: the error results it sends with their texts
     alone (`error_sent_as_text`); names: frame -> call position -> the tool name it sends (`tool_name_fixed`:
-    _fixed_names)."""
+    _fixed_names); signed: the frames whose first call it sends with a thought signature (`call_signed`)."""
     names = names or {}
     if isinstance(item, DurableView):
         arguments = repaired.get(item.index, frozenset())
         at_end, cut, texts = item.index in last, item.index in blank, item.index in text
-        named = names.get(item.index)
-        return Rewritten(item.index, item.ids or {}, arguments, at_end, cut, texts, named) \
-            if item.ids or arguments or at_end or cut or texts or named else item.index
+        named, sign = names.get(item.index), item.index in signed
+        return Rewritten(item.index, item.ids or {}, arguments, at_end, cut, texts, named, sign) \
+            if item.ids or arguments or at_end or cut or texts or named or sign else item.index
     if isinstance(item, ReceiptView):
         return Synthesized(item.call_id, item.tool_name, item.frame_index, item.call_position, item.not_executed)
     if isinstance(item, TurnView):
@@ -256,9 +257,9 @@ def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]], last: Abstrac
                            for member in item.members[:-1]]  # (Bedrock merges a run and leaves its blank text out)
     carrier = item.members[-1]
     arguments = repaired.get(carrier, frozenset())
-    at_end, cut, named = carrier in last, carrier in blank, names.get(carrier)
-    members.append(Rewritten(carrier, item.ids or {}, arguments, at_end, cut, False, named)
-                   if item.ids or arguments or at_end or cut or named else carrier)
+    at_end, cut, named, sign = carrier in last, carrier in blank, names.get(carrier), carrier in signed
+    members.append(Rewritten(carrier, item.ids or {}, arguments, at_end, cut, False, named, sign)
+                   if item.ids or arguments or at_end or cut or named or sign else carrier)
     return Merged(tuple(members))
 
 
@@ -279,15 +280,17 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     blank = {action.durable_index for action in report.actions if NoteCode.BLANK_TEXT_LEFT_OUT in action.codes}
     texts = {action.durable_index for action in report.actions if NoteCode.ERROR_SENT_AS_TEXT in action.codes}
     names = _fixed_names(report, messages)
+    signed = {action.durable_index for action in report.actions if NoteCode.CALL_SIGNED in action.codes}
     out = []
     for item in report.view:
         if isinstance(item, DurableView) and not item.ids and item.index not in repaired and item.index not in last \
-                and item.index not in blank and item.index not in texts and item.index not in names:
+                and item.index not in blank and item.index not in texts and item.index not in names \
+                and item.index not in signed:
             out.append(messages[item.index])
             continue
         stamp = item.timestamp if isinstance(item, (ReceiptView, TurnView)) else 0
         text = item.text if isinstance(item, ReceiptView) else None
-        out.append(entry_message(_plan_entry(item, repaired, last, blank, texts, names), durable, text,
+        out.append(entry_message(_plan_entry(item, repaired, last, blank, texts, names, signed), durable, text,
                                  _constant(stamp)))
     return out
 

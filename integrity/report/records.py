@@ -59,6 +59,8 @@ class Action(Record, kw_only=True):
             return RepairKind.ERROR_AS_TEXT
         if NoteCode.TOOL_NAME_FIXED in self.codes:
             return RepairKind.TOOL_NAME
+        if NoteCode.CALL_SIGNED in self.codes:
+            return RepairKind.SIGNED
         return RepairKind.RENAMED if self.new_ids else RepairKind.KEPT
 
 
@@ -69,8 +71,8 @@ class DurableView(Record, CarriedAsIs, kw_only=True, tag_field="source", tag="du
     A frame whose action has the code `arguments_replaced` is carried with its invalid arguments sent as {}
     (view_from_report finds which from the message itself), one whose action has `blank_text_left_out` without its
     blank texts, one whose action has `error_sent_as_text` with its texts alone, one whose action has
-    `calls_put_last` with its
-    calls after its other parts.
+    `calls_put_last` with its calls after its other parts, one whose action has `call_signed` with its first call
+    signed.
     """
 
     source: ClassVar[Literal["durable"]] = "durable"

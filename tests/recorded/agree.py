@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -50,6 +51,22 @@ def known(record: dict[str, Any]) -> str | None:
     return KNOWN.get((record["source"], record["path"], record["interaction"]))
 
 
+def model_of(record: dict[str, Any]) -> str | None:
+    """The model an exchange's endpoint names (Gemini's URL does: `.../models/gemini-2.5-flash:generateContent`), or
+    None (the others name it in the body)."""
+    found = re.search(r"/models/([^/:]+):", record.get("endpoint", ""))
+    return found.group(1) if found else None
+
+
+def answered_by(record: dict[str, Any]) -> str:
+    """The rules the exchange was answered by: its provider's, or the variant its endpoint's model means
+    (providers.models.sent_to: Gemini 2.5 takes a call without a thought signature, Gemini 3 does not)."""
+    from integrity.providers.models import sent_to
+
+    model = model_of(record)
+    return sent_to(record["provider"], model) if model is not None else record["provider"]
+
+
 def decodable(value: Any) -> Any:
     """Shortened bytes fields made valid base64 again (build.py cuts long strings; no rule reads them)."""
     if isinstance(value, dict):
@@ -62,7 +79,7 @@ def decodable(value: Any) -> Any:
 
 def _check(record: dict[str, Any]) -> str:
     """'' when check says what the provider answered, else what it says instead."""
-    provider = record["provider"]
+    provider = answered_by(record)
     result = check(load(json.dumps(record["request"]).encode(), "request.json"), provider=provider)
     said = result.providers[provider]
     before, after = [v.error for v in said.before], [v.error for v in said.after]
@@ -102,7 +119,7 @@ def _guards(record: dict[str, Any]) -> dict[str, str]:
         contents = [types.Content.model_validate(decodable(content)) for content in request["contents"]]
         reports = []
         sent = ToolCallIntegrityPlugin(mode="report", on_report=reports.append).repaired_contents(
-            contents, "gemini-2.5-flash")
+            contents, model_of(record) or "gemini-3-flash-preview")
         out["adk"] = "" if sent is None and bool(reports) != answered else "changed or misreported"
     return out
 
