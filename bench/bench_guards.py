@@ -1,7 +1,7 @@
 """The runtime guards' cost per model call, next to the runtimes' own request building and sanitizers.
 
 Usage: python bench/bench_guards.py [--sizes 100,1000,10000] [--runs 5] [--pairs N]
-                                   [--runtimes langchain,openai-agents,litellm,adk,adk-gemini,pydantic-ai]
+                                   [--runtimes langchain,openai-agents,litellm,adk,adk-gemini,adk-gemini3,pydantic-ai]
 
 For each runtime and history size (messages: user turn, assistant turn with one tool call, its result,
 repeated), the best of `runs` timings of:
@@ -18,8 +18,10 @@ repeated), the best of `runs` timings of:
                 its input for every call), LiteLLM the caller's list (the same dicts), ADK new Content
                 and Part objects (its own `_get_contents` output: shallow copies around the session's
                 calls, responses and texts), pydantic-ai a new list of the history's own messages;
-                adk-gemini: the same toward a Gemini model, where ADK strips its own "adk-" call ids
-                from every request (new call and response objects, without ids);
+                adk-gemini: the same toward a Gemini model (gemini-2.5-flash), where ADK strips its own "adk-"
+                call ids from every request (new call and response objects, without ids); adk-gemini3: toward
+                gemini-3-flash-preview, each step's first call signed as Gemini 3 signs it (the guard reads the
+                current turn's signatures too);
   share         guard / building, for both (the target is at most 5%);
   repair        the guard on the same history broken near the end (a dangling call and a stray result),
                 nothing remembered (the first model call on it); the guards run as by default (mode
@@ -290,9 +292,10 @@ def bench_litellm(size: int, runs: int) -> dict[str, float]:
     return timings
 
 
-def bench_adk(size: int, runs: int, gemini: bool = False) -> dict[str, float]:
+def bench_adk(size: int, runs: int, gemini: bool = False, model: str = "gemini-2.5-flash") -> dict[str, float]:
     """ADK with call ids kept (toward Anthropic / LiteLLM models); gemini: toward a Gemini model, where ADK
-    strips its own "adk-" ids from each request (bench_adk_gemini)."""
+    strips its own "adk-" ids from each request (bench_adk_gemini); model: the one the plugin is told (a Gemini 3
+    model: each step's first call carries a thought signature, as Gemini 3 gives it)."""
     from google.adk.events import Event
     from google.adk.flows.llm_flows.context._contents import _get_contents
     from google.adk.flows.llm_flows.tools._rearranger import drop_orphaned_function_calls
@@ -303,6 +306,7 @@ def bench_adk(size: int, runs: int, gemini: bool = False) -> dict[str, float]:
     plugin = ToolCallIntegrityPlugin()
 
     mark = "adk-" if gemini else ""  # ADK's own ids (it makes them when the model gives none, as Gemini's do)
+    signature = b"\x0a\x22\x01" * 12 if model.startswith("gemini-3") else None
 
     def contents_of(broken: bool, grown: bool = False) -> list[Any]:
         contents: list[Any] = []
@@ -311,7 +315,8 @@ def bench_adk(size: int, runs: int, gemini: bool = False) -> dict[str, float]:
                 contents.append(types.Content(role="user", parts=[types.Part(text=message["content"])]))
             elif message["role"] == "assistant":
                 contents.append(types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(
-                    id=mark + c["id"], name="lookup", args={"q": 1})) for c in message["tool_calls"]]))
+                    id=mark + c["id"], name="lookup", args={"q": 1}), thought_signature=signature if not at else None)
+                    for at, c in enumerate(message["tool_calls"])]))
             else:
                 contents.append(types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(
                     id=mark + message["tool_call_id"], name="lookup", response={"result": message["content"]}))]))
@@ -342,7 +347,7 @@ def bench_adk(size: int, runs: int, gemini: bool = False) -> dict[str, float]:
                 id(earlier): events[:-6]}
 
     def call(request: list[Any]) -> Any:
-        return plugin.repaired_contents(request, "gemini-2.5-flash", requests[id(request)], "assistant")
+        return plugin.repaired_contents(request, model, requests[id(request)], "assistant")
 
     timings = guard_timings(call, plugin, contents, [earlier, prefix], copies, broken, runs, grown)
     if PAIRS[0]:  # the first repair and ADK's sanitizer on the same broken history, timed call after call
@@ -440,9 +445,13 @@ def bench_adk_gemini(size: int, runs: int) -> dict[str, float]:
     return bench_adk(size, runs, gemini=True)
 
 
+def bench_adk_gemini3(size: int, runs: int) -> dict[str, float]:
+    return bench_adk(size, runs, gemini=True, model="gemini-3-flash-preview")
+
+
 BENCHES: dict[str, Callable[[int, int], dict[str, float]]] = {
     "langchain": bench_langchain, "openai-agents": bench_openai_agents, "litellm": bench_litellm, "adk": bench_adk,
-    "adk-gemini": bench_adk_gemini, "pydantic-ai": bench_pydantic_ai,
+    "adk-gemini": bench_adk_gemini, "adk-gemini3": bench_adk_gemini3, "pydantic-ai": bench_pydantic_ai,
 }
 OPTIONAL = {"pydantic-ai": "pydantic_ai"}
 """Runtimes timed only when installed (requirements-dev.txt installs them; the bench says when one is absent)."""

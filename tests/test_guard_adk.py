@@ -229,7 +229,8 @@ def test_a_gemini_run_without_ids_takes_the_quick_path_on_every_call() -> None:
     the model sees carry none.  Such a healthy run is recognised by the quick test (paired by order and
     name) on every model call, each read from where the previous one ended, and sent untouched."""
     async def scenario(plugin: ToolCallIntegrityPlugin) -> list[list[Any]]:
-        ask = types.Part(function_call=types.FunctionCall(name="lookup", args={"q": "x"}))  # the model gives no id
+        ask = types.Part(function_call=types.FunctionCall(name="lookup", args={"q": "x"}),  # the model gives no id,
+                         thought_signature=b"sig")  # and signs its step's first call
         llm = ScriptedLlm(script=[LlmResponse(content=types.Content(role="model", parts=[ask])), say("found"),
                                   LlmResponse(content=types.Content(role="model", parts=[ask])), say("again")],
                           seen=[])

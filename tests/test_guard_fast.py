@@ -18,6 +18,7 @@ from integrity import check
 from integrity.formats import read_document
 from integrity.formats.container import Document
 from integrity.guards._fast import FAST_TARGETS, HealthyMemo, _walk_general, plainly_healthy, scan
+from integrity.guards._signatures import signs, unsigned_tail
 
 FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "langchain")
 
@@ -53,10 +54,11 @@ def turns(draw: Any) -> list[Turn]:
     return out
 
 
-def render(history: list[Turn], format: str, system: bool, trailing_user: bool, idless: bool = False
-           ) -> list[dict[str, Any]]:
+def render(history: list[Turn], format: str, system: bool, trailing_user: bool, idless: bool = False,
+           signed: bool = True) -> list[dict[str, Any]]:
     """The history in `format`; idless (Gemini only): calls and responses without ids, named after the id
-    they would have had (so a stray or a swapped answer shows in the names), as ADK sends them to Gemini."""
+    they would have had (so a stray or a swapped answer shows in the names), as ADK sends them to Gemini; signed
+    (Gemini only): each step's first call carries a thought signature, as Gemini 3 writes it."""
     out: list[dict[str, Any]] = []
 
     def gemini(kind: str, key: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -69,6 +71,8 @@ def render(history: list[Turn], format: str, system: bool, trailing_user: bool, 
             out.append({"role": "user", "parts": [{"text": user}]})
             parts: list[Any] = [{"text": text}] if text else []
             parts += [gemini("functionCall", c, {"args": {}}) for c in calls]
+            if signed and calls:
+                parts[-len(calls)]["thoughtSignature"] = "c2ln"
             out.append({"role": "model", "parts": parts})
             if results:
                 out.append({"role": "user", "parts": [gemini("functionResponse", r, {"response": {"result": "ok"}})
@@ -133,14 +137,20 @@ def fully_healthy(entries: list[dict[str, Any]], format: str, target: str | None
     return check(transcript, provider=target, policy="strict", depth="diagnosis").healthy
 
 
+def sent_as_it_is(entries: list[dict[str, Any]], format: str, target: str | None) -> bool:
+    """What a guard sends untouched: plainly healthy, and no call of the current turn without the thought signature
+    its target refuses it without (the quick pass reads no signature)."""
+    return plainly_healthy(entries, format, target) and not (signs(target, format) and unsigned_tail(entries, format))
+
+
 @settings(max_examples=120, deadline=None)
 @given(history=turns(), format=st.sampled_from(FORMATS), system=st.booleans(), trailing=st.booleans(),
-       idless=st.booleans())
+       idless=st.booleans(), signed=st.booleans())
 def test_quick_healthy_implies_the_full_check_healthy(history: list[Turn], format: str, system: bool,
-                                                      trailing: bool, idless: bool) -> None:
-    entries = render(history, format, system, trailing, idless and format == "gemini")
+                                                      trailing: bool, idless: bool, signed: bool) -> None:
+    entries = render(history, format, system, trailing, idless and format == "gemini", signed)
     for target in FAST_TARGETS:
-        if plainly_healthy(entries, format, target):
+        if sent_as_it_is(entries, format, target):
             assert fully_healthy(entries, format, target), (format, target, entries)
 
 
@@ -161,8 +171,8 @@ def test_gemini_calls_without_ids_take_the_quick_path_toward_gemini_only() -> No
     the universal invariants), paired by order and name; other providers need ids (the full check decides)."""
     entries = render(loop(5), "gemini", system=False, trailing_user=True, idless=True)
     for target in FAST_TARGETS:
-        assert plainly_healthy(entries, "gemini", target) is (target in (None, "gemini")), target
-        assert fully_healthy(entries, "gemini", target) or target not in (None, "gemini")
+        assert plainly_healthy(entries, "gemini", target) is (target in (None, "gemini", "gemini-2")), target
+        assert fully_healthy(entries, "gemini", target) or target not in (None, "gemini", "gemini-2")
     swapped = render([("q", "", ["a", "b"], ["b", "a"], "ok")], "gemini", False, True, idless=True)
     mixed = render(loop(2), "gemini", False, True, idless=True) + render(loop(1), "gemini", False, True)
     for broken in (swapped, mixed):

@@ -266,7 +266,7 @@ def test_target_provider_from_the_run_context_model() -> None:
     assert provider_for_pydantic_model(InstrumentedModel(OpenAIResponsesModel("gpt-4o", provider=openai))) == \
         "openai-responses"
     assert provider_for_pydantic_model(GoogleModel("gemini-2.5-flash", provider=GoogleProvider(api_key="unused"))) \
-        == "gemini"
+        == "gemini-2"  # (Gemini 2.x's rules: the variant that takes calls without thought signatures)
     assert provider_for_pydantic_model(FunctionModel(lambda m, i: say("x"))) is None
     assert provider_for_pydantic_model("anthropic:claude-sonnet-4-5") == "anthropic"
     reports: list[GuardReport] = []
@@ -280,8 +280,9 @@ def test_target_provider_from_the_run_context_model() -> None:
 @pytest.mark.parametrize(("name", "provider", "api"), [
     ("anthropic:claude-sonnet-4-5", "anthropic", "chat"), ("openai:gpt-4o", "openai-chat", "chat"),
     ("openai:gpt-4o", "openai-responses", "responses"), ("openai-chat:gpt-4o", "openai-chat", "responses"),
-    ("openai-responses:gpt-4o", "openai-responses", "chat"), ("google-gla:gemini-2.5-flash", "gemini", "chat"),
-    ("google-vertex:gemini-2.5-pro", "gemini", "chat"), ("google:gemini-2.5-flash", "gemini", "chat"),
+    ("openai-responses:gpt-4o", "openai-responses", "chat"), ("google-gla:gemini-2.5-flash", "gemini-2", "chat"),
+    ("google-vertex:gemini-2.5-pro", "gemini-2", "chat"), ("google:gemini-2.5-flash", "gemini-2", "chat"),
+    ("google-gla:gemini-3-flash-preview", "gemini", "chat"),
     ("bedrock:anthropic.claude-3-5-sonnet-20240620-v1:0", "bedrock", "chat"),
     ("mistral:mistral-large-latest", "mistral", "chat"), ("gateway/anthropic:claude-sonnet-4-5", "anthropic", "chat"),
     ("openrouter:anthropic/claude-3.5-sonnet", "anthropic", "chat"), ("groq:llama-3.3-70b", None, "chat"),

@@ -362,7 +362,8 @@ def _adk_store(path: Path | str, with_tools: bool = False) -> dict[str, str]:
 
     def call(call_id: str, name: str) -> LlmResponse:
         return LlmResponse(content=types.Content(role="model", parts=[types.Part(
-            function_call=types.FunctionCall(id=call_id, name=name, args={"q": "x"}))]))
+            function_call=types.FunctionCall(id=call_id, name=name, args={"q": "x"}),
+            thought_signature=b"sig")]))  # (a Gemini model signs a step's first call: Gemini 3 refuses it unsigned)
 
     class Scripted(BaseLlm):
         model: str = "gemini-2.5-flash"

@@ -79,7 +79,8 @@ def _call(call_id: str, name: str) -> Any:
     from google.genai import types
 
     return LlmResponse(content=types.Content(role="model", parts=[types.Part(
-        function_call=types.FunctionCall(id=call_id, name=name, args={"q": "x"}))]))
+        function_call=types.FunctionCall(id=call_id, name=name, args={"q": "x"}),
+        thought_signature=b"sig")]))  # (a Gemini model signs a step's first call: Gemini 3 refuses it unsigned)
 
 
 async def _turn(runner: Any, text: str) -> None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..providers.models import provider_for_model as provider_for_model  # (re-exported: the guards read it here)
 from ._fast import scan
+from ._signatures import signs, unsigned_tail
 
 if TYPE_CHECKING:
     from ..pipeline import CheckResult
@@ -198,7 +199,7 @@ class RequestGuard:
         if envelope and entries and _draws_on_storage(format, envelope, entries):
             return self._stored(entries, format, target, envelope)
         healthy, cut, before_cut = scan(entries, format, target) if entries else (True, 0, [])
-        if healthy:
+        if healthy and not (signs(target, format) and unsigned_tail(entries, format)):
             return None  # the common case: one pass, no copy
         listed = list(entries)
         return self._sent(len(listed), target, self._guarded(listed, format, target, cut, before_cut,
@@ -239,7 +240,10 @@ class RequestGuard:
                        memo: HealthyMemo | None, build: Callable[[Any], Any] | None,
                        envelope: dict[str, Any] | None, distinct_ids: bool = False,
                        key: Sequence[Any] | None = None) -> tuple[int, tuple[int, Any, list[Any] | None] | None]:
-        """guard_objects' work: (how many entries the request has, what `_sent` is given: see _guarded)."""
+        """guard_objects' work: (how many entries the request has, what `_sent` is given: see _guarded).  A request the
+        quick pass finds plainly healthy is sent as it is unless its current turn holds a call without the thought
+        signature its target refuses it without (_signatures.unsigned_tail): the engine's check then decides, and
+        no direct repair (which signs nothing) is made."""
         if envelope and objects and _draws_on_storage(format, envelope, objects):
             given = list(objects)
             native = dump(given)
@@ -251,14 +255,18 @@ class RequestGuard:
                                                 for entry in stored[2]]
             return len(given), stored
         again = memo.repeat(objects, objects_format, target, key) if memo is not None and memo.repairs else None
-        if again is not None:  # a request that starts with the last one repaired (its scan, if made, said so)
-            return len(objects), (0, again[1], again[0])
+        if again is not None and not (signs(target, objects_format) and unsigned_tail(again[0], objects_format)):
+            return len(objects), (0, again[1], again[0])  # a request that starts with the last one repaired (its
+            # scan, if made, said so), its new turns signed where its target needs it
         if scanned is None:
             scanned = (True, 0, []) if not objects else memo.scan(objects, objects_format, target, key) \
                 if memo is not None else scan(objects, objects_format, target)
         healthy, cut, before_cut = scanned
-        if healthy:
+        unsigned = signs(target, objects_format) and unsigned_tail(objects, objects_format)
+        if healthy and not unsigned:
             return len(objects), None
+        if healthy:
+            cut, before_cut = 0, []
         listed = list(objects)
         back: dict[int, Any] = {}
         dumps: list[list[Any]] = []  # every dump made, kept alive while `back` maps them by id
@@ -271,7 +279,8 @@ class RequestGuard:
 
         if not self.window:
             cut, before_cut = 0, []
-        if self._quiet():  # nothing asks for the engine's report: the common defects are repaired directly
+        if self._quiet() and not unsigned:  # nothing asks for the engine's report: the common defects are repaired
+            # directly
             from ._native import native_repair
 
             quick = native_repair(listed, cut, before_cut, objects_format, format, target, build)
@@ -453,7 +462,7 @@ def request_verdict(entries: Sequence[Any], format: str, provider: str | None,
     """Judge a request as a runtime sends it (native dicts in `format`) by the engine's rule sets: the
     provider's (`integrity.providers.validate` on its canonical messages; none when provider is None) and
     the strict policy's check for that provider (the universal invariants when None).  What the guards'
-    tests assert.  envelope: the request's other fields (a Responses request continuing a stored one)."""
+    tests assert.  envelope: the request's other fields (a Responses request continuing a stored one). """
     from .. import check, is_interrupted_tool_result
     from ..formats import read_document
     from ..formats.container import Document

@@ -35,7 +35,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-FAST_TARGETS = frozenset({None, "openai-chat", "openai-responses", "anthropic", "gemini"})
+FAST_TARGETS = frozenset({None, "openai-chat", "openai-responses", "anthropic", "gemini", "gemini-2"})
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]+\Z")
 
 
@@ -64,7 +64,7 @@ def _plain_ids(one: str) -> re.Pattern[str]:
     return re.compile(rf"{one}(?:\n{one})*\Z")
 IDLESS = "\0"
 """What a reader puts before a call's (or a response's) name when it has no id: it then pairs by name, in order."""
-_IDLESS_TARGETS = frozenset({None, "gemini"})
+_IDLESS_TARGETS = frozenset({None, "gemini", "gemini-2"})
 
 # One entry as the test sees it: (role, call ids, result ids, empty); role is "system", "user",
 # "assistant" or "results".  None: a shape the test does not know (the full check decides).

@@ -61,6 +61,7 @@ from ._contents import repair_window  # (importing it registers the column-wise 
 from ._core import GuardMode, GuardReport, RequestGuard
 from ._fast import IDLESS, HealthyMemo
 from ._native import _TEXT, _gemini_receipts
+from ._signatures import signs, unsigned_tail
 from .adk_columns import missing as _missing
 from .adk_columns import spliced
 
@@ -601,9 +602,9 @@ class ToolCallIntegrityPlugin(BasePlugin):
         else:  # (a remembered repair is tried first, by guard_objects)
             scanned = None if memo.repairs else memo.scan(working, "gemini-objects", target, key)
         if scanned is not None:
-            if scanned[0]:
+            if scanned[0] and not (signs(target, "gemini-objects") and unsigned_tail(working, "gemini-objects")):
                 return None
-            direct = self._repaired_directly(working, target, scanned, memo)
+            direct = None if scanned[0] else self._repaired_directly(working, target, scanned, memo)
             if direct is not None:
                 return direct
         repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target, scanned,
