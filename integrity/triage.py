@@ -373,7 +373,7 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
     TriageError (one line) for the user's mistakes and a disk that refuses the table; the table at `out`
     is then as it was.
     """
-    from .providers import PROVIDERS
+    from .providers import PROVIDERS, SPECS
 
     started = time.perf_counter()
     chosen = list(providers or ())  # each file's target provider is always asked; these are asked beside it
@@ -384,8 +384,9 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
     stores: dict[str, str] = {}  # a store named in the rows -> the URL that reaches it (its password)
     urls = expand_inputs(patterns, lambda key: key in own or any(is_temporary_of(key, t) for t in own), stores)
     remove_dead_temporaries(tables)
-    # every provider's columns: a file's target provider (any of them) is known only once it is read
-    order = list(PROVIDERS) + sorted(set(recorded_providers(out)) - set(PROVIDERS))
+    # every provider's columns: a file's target provider (any of them) is known only once it is read; and a variant
+    # asked by name (gemini-2), or recorded by an earlier run
+    order = list(PROVIDERS) + sorted((set(recorded_providers(out)) | (set(chosen) & SPECS.keys())) - set(PROVIDERS))
     known = known_hashes(out)
     counts = {"transcripts": 0, "skipped": 0, "unreadable": 0, "done": 0, "missing": 0}
     writers: list[TableWriter] = []

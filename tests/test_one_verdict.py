@@ -44,7 +44,8 @@ def _by_thread(reports: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
-@pytest.mark.parametrize(("policy", "provider"), [("strict", None), ("strict", "anthropic"), ("openmaic", None),
+@pytest.mark.parametrize(("policy", "provider"), [("strict", None), ("strict", "anthropic"), ("strict", "bedrock"),
+                                                  ("strict", "gemini"), ("strict", "gemini-2"), ("openmaic", None),
                                                   ("openmaic", "openai-chat")])
 def test_cli_triage_batch_and_the_api_agree(path: Path, policy: str, provider: str | None) -> None:
     data = path.read_bytes()
