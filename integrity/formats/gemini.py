@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from ..repair.messages import SKIP_SIGNATURE
+from ..repair.views import SIGNATURE_KEYS
 from .anthropic import result_groups, system_text
 from .base import BuildContext, Segment, per_entry
 from .common import (
@@ -38,8 +39,6 @@ from .common import (
 from .spec import here
 
 NAME = "gemini"
-SIGNATURE_KEYS = ("thoughtSignature", "thought_signature")
-"""A part's thought signature, camelCase or the Python SDK's snake_case."""
 # A call of another format written for Gemini is sent with its own signature (pi-ai's `thoughtSignature`), else its
 # message's first call with SKIP_SIGNATURE, the one Google documents for a call its model did not make, as the
 # runtimes that convert a history for Gemini send it (pi-ai's google-shared convertMessages, Gemini CLI's active

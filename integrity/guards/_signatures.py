@@ -38,42 +38,24 @@ def _signs_calls(target: str | None) -> bool:
 
 def unsigned_tail(entries: Sequence[Any], format: str) -> bool:
     """Whether a model content of the current turn has a first call without a thought signature: Gemini REST dicts
-    (camelCase or snake_case) or google.genai Content objects, read from the end until a content not the model's
-    holding a part that is no function response (providers.gemini.current_turn)."""
-    objects = format == "gemini-objects"
+    by the rule itself (providers.gemini.unsigned_calls), google.genai Content objects read as it reads them, from
+    the end until a content not the model's holding a part that is no function response."""
+    if format != "gemini-objects":
+        from ..providers.gemini import unsigned_calls
+
+        return bool(unsigned_calls(entries))
     for index in range(len(entries) - 1, -1, -1):
         content = entries[index]
-        role, parts = (getattr(content, "role", None), getattr(content, "parts", None)) if objects else \
-            (content.get("role"), content.get("parts")) if isinstance(content, dict) else (None, None)
+        parts = getattr(content, "parts", None)
         if not parts:
             continue
-        if role != "model":
-            if any(not _is_response(part, objects) for part in parts):
+        if getattr(content, "role", None) != "model":
+            if any(getattr(part, "function_response", None) is None for part in parts):
                 return False
             continue
         for part in parts:
-            if _is_call(part, objects):
-                if not _signed(part, objects):
+            if getattr(part, "function_call", None) is not None:
+                if not getattr(part, "thought_signature", None):
                     return True
                 break
     return False
-
-
-def _is_call(part: Any, objects: bool) -> bool:
-    if objects:
-        return getattr(part, "function_call", None) is not None
-    return isinstance(part, dict) and (isinstance(part.get("functionCall"), dict)
-                                       or isinstance(part.get("function_call"), dict))
-
-
-def _is_response(part: Any, objects: bool) -> bool:
-    if objects:
-        return getattr(part, "function_response", None) is not None
-    return isinstance(part, dict) and (isinstance(part.get("functionResponse"), dict)
-                                       or isinstance(part.get("function_response"), dict))
-
-
-def _signed(part: Any, objects: bool) -> bool:
-    if objects:
-        return bool(getattr(part, "thought_signature", None))
-    return any(isinstance(part.get(key), str) and part[key] for key in ("thoughtSignature", "thought_signature"))

@@ -23,6 +23,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ..repair.views import SIGNATURE_KEYS
 from .chat_shape import role_of
 from .spec import CUSTOM, OPAQUE, SYSTEM, BlankRule, Endpoint, ProviderSpec, RoleRules
 from .violation import Violation
@@ -45,7 +46,6 @@ SIGNATURE_MISSING = (
     "correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call "
     "`default_api:{name}` , position {position}. Please refer to "
     "https://ai.google.dev/gemini-api/docs/thought-signatures for more details.")
-SIGNATURE_KEYS = ("thoughtSignature", "thought_signature")
 
 CALL_KEYS = ("functionCall", "function_call")
 RESPONSE_KEYS = ("functionResponse", "function_response")
