@@ -306,12 +306,13 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
                  'name too long', 'string does not match pattern'),
         universal=False),
     RepairKind.SIGNED: KindFacts(
-        "call signed", "A call of the current turn (after the last user message) the view sends with the thought "
-        "signature Google documents for calls its model did not make, \"skip_thought_signature_validator\", because "
-        "it has none and a Gemini 3 model refuses it (\"Function call is missing a thought_signature in "
-        "functionCall parts\"): a session carried over from another model, or whose store dropped the signatures. "
-        "Only the first call of a step needs one. Gemini 2.x takes it too. The durable message keeps the call as "
-        "recorded.",
+        "call signed", "A call of a Gemini request's current turn (after the last user text) the view sends with the "
+        "thought signature Google documents for calls its model did not make, \"skip_thought_signature_validator\", "
+        "because it has none and a Gemini 3 model refuses it (\"Function call is missing a thought_signature in "
+        "functionCall parts\"): a history carried over from another model, or whose store dropped the signatures. "
+        "Only the first call of a step needs one; Gemini 2.x takes it too; a history of another format is written "
+        "for Gemini with its calls signed already, as the runtimes that convert one send it. The durable message "
+        "keeps the call as recorded.",
         Severity.REJECTED, "calls_signed", "call(s) sent with a thought signature", if_accepted=Severity.NORMALIZED,
         icon='✍', colour='#e0e7ff',
         example="#3 model [functionCall(search)]  ->  view sends it with thoughtSignature "
