@@ -601,10 +601,12 @@ class ToolCallIntegrityPlugin(BasePlugin):
             scanned = memo.first(contents, "gemini-objects", target, key=key)
         else:  # (a remembered repair is tried first, by guard_objects)
             scanned = None if memo.repairs else memo.scan(working, "gemini-objects", target, key)
-        if scanned is not None:
-            if scanned[0] and not (signs(target, "gemini-objects") and unsigned_tail(working, "gemini-objects")):
+        if scanned is not None:  # (a request whose current turn holds an unsigned call its target refuses goes to
+            # the engine, whose view signs it: the direct repair signs nothing)
+            unsigned = signs(target, "gemini-objects") and unsigned_tail(working, "gemini-objects")
+            if scanned[0] and not unsigned:
                 return None
-            direct = None if scanned[0] else self._repaired_directly(working, target, scanned, memo)
+            direct = None if scanned[0] or unsigned else self._repaired_directly(working, target, scanned, memo)
             if direct is not None:
                 return direct
         repaired = self.guard.guard_objects(working, "gemini-objects", _dumps, FORMAT, target, scanned,
