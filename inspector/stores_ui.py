@@ -9,14 +9,16 @@ plain text and dataframe cells only.
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from inspector import ui
 from inspector.safe_text import literal, neutralize
 from integrity.loading import Transcript, TranscriptError
+
+if TYPE_CHECKING:
+    from integrity.guards.stores import Thread
 
 HOSTS_VARIABLE = "INTEGRITY_STORE_HOSTS"
 """Comma-separated database hosts a Postgres store URL may name (default: this machine only)."""
@@ -53,12 +55,12 @@ LISTED_VERDICTS = 200
 READ_SECONDS = 30
 """How long a store's reading is reused across reruns before it is read again."""
 
-Stored = list[tuple[str, str, list[Any]]]
+Stored = list["Thread"]
 
 
 @st.cache_data(ttl=READ_SECONDS, max_entries=4, show_spinner=False)
 def _read(url: str) -> Stored | str:
-    """Every thread of the store as (name, format, entries), or the one-line error (cached briefly: a
+    """Every thread of the store (integrity.guards.stores.Thread), or the one-line error (cached briefly: a
     rerun of the page does not read the store again, a later visit sees new turns)."""
     from integrity.guards.stores import list_threads, read_threads
 
@@ -77,12 +79,12 @@ def _verdicts(url: str, _stored: Stored) -> list[dict[str, Any]]:
     from integrity.pipeline import Loaded, check_unit
 
     rows = []
-    for index, (name, format, entries) in enumerate(_stored):
+    for index, (name, format, entries, model) in enumerate(_stored):
         row: dict[str, Any] = {"thread": name, "format": format, "entries": len(entries), "verdict": ""}
         if format == UNREADABLE:  # a thread the reader could not decode: opening it shows why
             row["entries"], row["verdict"] = 0, "unreadable"
         elif index < LISTED_VERDICTS:
-            transcript = as_transcript(entries, format, url, name)
+            transcript = as_transcript(entries, format, url, name, model)
             row["verdict"] = check_unit(Loaded(url, transcript=transcript)).report.verdict
         rows.append(row)
     return rows
@@ -92,7 +94,7 @@ def store_source() -> tuple[ui.Source, Transcript] | None:
     """Sidebar: a store URL field; with a URL, the store's threads listed on the page and the one picked in
     the sidebar as (its Source, its Transcript).  None when the field is empty (the page's other pickers
     apply); a store that cannot be read shows its one-line error and stops the page."""
-    from integrity.guards.stores import as_transcript, redacted, split_store_url, thread_url
+    from integrity.guards.stores import as_transcript, redacted, split_store_url, thread_bytes, thread_url
 
     with st.sidebar.expander("Session store", expanded=bool(st.session_state.get("store_url"))):
         url = st.text_input("Store URL", key="store_url", placeholder="langgraph+sqlite:///path/checkpoints.db",
@@ -119,16 +121,16 @@ def store_source() -> tuple[ui.Source, Transcript] | None:
     if not stored:
         ui.show_error(f"{redacted(url)}: the store holds no thread or session")
         st.stop()
-    names = [name for name, _, _ in stored]
+    names = [thread.name for thread in stored]
     with st.expander(f"{len(names):,} thread(s) in {literal(redacted(base), 200)}", expanded=named is None):
         st.dataframe(_verdicts(url, stored), hide_index=True, use_container_width=True)
     chosen = st.sidebar.selectbox("Thread", names, key=f"store_thread:{base}", format_func=neutralize)
-    name, format, entries = stored[names.index(chosen) if chosen in names else 0]
+    thread = stored[names.index(chosen) if chosen in names else 0]
+    name, format, entries, model = thread
     shown = thread_url(redacted(base), name.partition(":")[2])
     try:
-        transcript = as_transcript(entries, format, shown, name)
+        transcript = as_transcript(entries, format, shown, name, model)
     except TranscriptError as error:  # this thread cannot be decoded: its one line (the others stay listed)
         ui.show_error(str(error))
         st.stop()
-    data = json.dumps(entries, sort_keys=True, default=str).encode()
-    return ui.Source(shown, data, "store"), transcript
+    return ui.Source(shown, thread_bytes(thread), "store"), transcript

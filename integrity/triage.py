@@ -251,8 +251,7 @@ def triage_threads(store: str, units: Sequence[str], providers: Sequence[str], p
 
     ids = {unit: str(split_store_url(unit)[1]) for unit in units}  # (an ADK session may be app, user and id)
     try:
-        stored = {name.partition(":")[2]: (format, entries) for name, format, entries in
-                  read_threads(store, list(ids.values()))}
+        stored = {thread.name.partition(":")[2]: thread for thread in read_threads(store, list(ids.values()))}
     except TranscriptError as error:
         return [_error_row(unit, "", str(error).replace(store, unit.partition("?")[0])) for unit in units], [], 0
     except Exception as error:  # a reader that fails on odd rows is these threads' rows, never a failed run
@@ -265,13 +264,15 @@ def triage_threads(store: str, units: Sequence[str], providers: Sequence[str], p
         if thread not in stored:
             rows.append(_error_row(unit, "", f"{unit}: {name} is no longer in the store", name))
             continue
-        format, entries = stored[thread]
-        digest = hashlib.sha256(json.dumps(entries, sort_keys=True, default=str).encode()).hexdigest()
+        _, format, entries, model = stored[thread]
+        hashed = entries if model is None else [model, entries]  # (a model changes the verdict as messages do)
+        digest = hashlib.sha256(json.dumps(hashed, sort_keys=True, default=str).encode()).hexdigest()
         if known.get(unit) == digest:
             skipped += 1
             continue
         try:
-            result = _check(Loaded(unit, transcript=as_transcript(entries, format, unit, name)), policy, providers)
+            transcript = as_transcript(entries, format, unit, name, model)
+            result = _check(Loaded(unit, transcript=transcript), policy, providers)
         except TranscriptError as error:  # a thread the store reader could not decode: this row alone
             rows.append(_error_row(unit, "", str(error), name))
             continue

@@ -125,7 +125,7 @@ def test_a_rewound_broken_invocation_is_not_judged(kind: str, tmp_path: Path) ->
 
     live = asyncio.run(write())
     url = f"adk+sqlite://{path}"
-    [(name, format, contents)] = read_threads(url, ["s"])
+    [(name, format, contents, _)] = read_threads(url, ["s"])
     assert (name, format) == ("session:s", "gemini")
     assert contents == live  # ADK's live events, in ADK's order
     assert [part.get("function_call", {}).get("id") for content in contents for part in content["parts"]
@@ -166,7 +166,7 @@ def test_events_of_one_timestamp_come_in_the_order_adk_gives_them(kind: str, tmp
         return _live_contents(got)
 
     given = asyncio.run(write())
-    [(_, _, contents)] = read_threads(f"adk+sqlite://{path}", ["s"])
+    [(_, _, contents, _)] = read_threads(f"adk+sqlite://{path}", ["s"])
     assert contents == given
     roles = [content["role"] for content in contents]
     # the database service (by id: e2 before e3) gives the answer before its call; SqliteSessionService the call
@@ -201,7 +201,7 @@ def test_events_a_compaction_summarised_are_read_as_its_summary(kind: str, tmp_p
         warnings.simplefilter("ignore")  # ADK marks EventsCompactionConfig experimental
         sent = asyncio.run(write())
     url = f"adk+sqlite://{path}"
-    [(name, format, contents)] = read_threads(url, ["s"])
+    [(name, format, contents, _)] = read_threads(url, ["s"])
     if kind == "legacy":
         assert format == "unreadable" and "compaction" in contents[0] and "legacy schema" in contents[0]
         return

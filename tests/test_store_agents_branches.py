@@ -66,7 +66,7 @@ def test_each_branch_is_read_as_get_items_gives_it(tmp_path: Path) -> None:
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     url = f"agents+sqlite://{path}"
     assert list_threads(url) == ["plain", "s%2F1", "s%2F1/retry"]
-    stored = {name: (format, items) for name, format, items in read_threads(url, list_threads(url))}
+    stored = {name: (format, items) for name, format, items, _ in read_threads(url, list_threads(url))}
     assert stored == {"session:s%2F1": ("openai-responses", seen["main"]),
                       "session:s%2F1/retry": ("openai-responses", seen["retry"]),
                       "session:plain": ("openai-responses", seen["plain"])}

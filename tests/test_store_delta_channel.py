@@ -95,7 +95,7 @@ def _checked(transcript: Transcript) -> Any:
 def _assert_read_as_langgraph_reads(url: str, seen: dict[str, list[dict[str, Any]]]) -> None:
     found = {item.name if isinstance(item, Transcript) else item.position: item for item in read_store_each(url)}
     assert set(found) == {"thread:broken", "thread:healthy", "thread:snapshots", "thread:no_messages"}
-    stored = {name: (format, entries) for name, format, entries in read_threads(url, sorted(seen))}
+    stored = {name: (format, entries) for name, format, entries, _ in read_threads(url, sorted(seen))}
     # the runtime's own view, message for message
     assert stored == {f"thread:{thread}": ("langchain", messages) for thread, messages in seen.items()}
     assert len(seen["broken"]) == 8 and len(seen["snapshots"]) == 8 and len(seen["healthy"]) == 10
@@ -107,7 +107,7 @@ def _assert_read_as_langgraph_reads(url: str, seen: dict[str, list[dict[str, Any
     missing = found["thread:no_messages"]
     assert isinstance(missing, TranscriptError)  # nothing to judge is not "healthy: 0 messages"
     assert "no 'messages' channel" in missing.problem
-    rows = {name: format for name, format, _ in read_threads(url, ["broken", "no_messages"])}
+    rows = {name: format for name, format, _, _ in read_threads(url, ["broken", "no_messages"])}
     assert rows == {"thread:broken": "langchain", "thread:no_messages": UNREADABLE}
     with pytest.raises(TranscriptError, match="no 'messages' channel"):
         read_store(url + "?thread=no_messages")

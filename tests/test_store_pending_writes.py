@@ -97,7 +97,7 @@ def _write(saver: Any) -> dict[str, list[dict[str, Any]]]:
 def _assert_read_as_get_state(url: str, seen: dict[str, list[dict[str, Any]]]) -> None:
     assert [m["data"].get("tool_call_id") for m in seen["raised"] if m["type"] == "tool"] == ["c1"]
     assert "hx" in [m["data"]["id"] for m in seen["waiting"]]
-    stored = {name: entries for name, _, entries in read_threads(url, sorted(seen))}
+    stored = {name: entries for name, _, entries, _ in read_threads(url, sorted(seen))}
     assert stored == {f"thread:{thread}": messages for thread, messages in seen.items()}
     [raised] = read_store(url + "?thread=raised")
     result = check(raised, provider="anthropic", policy="strict")

@@ -39,7 +39,7 @@ def _assert_read_as_the_runtime_reads(url: str, format: str, given: dict[str, li
     """The store's sessions are what the runtime gave (`given`, by session id), each judged by `format`'s own
     provider: the one named `broken` (a call left unanswered) is, the others are healthy."""
     assert list_threads(url) == sorted(given)
-    stored = {name: (kind, entries) for name, kind, entries in read_threads(url, sorted(given))}
+    stored = {name: (kind, entries) for name, kind, entries, _ in read_threads(url, sorted(given))}
     assert stored == {f"session:{key}": (format, entries) for key, entries in given.items()}
     verdicts = {t.name: check(t, provider=format, policy="strict")
                 for t in read_store(url)}

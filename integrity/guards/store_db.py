@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 from ..loading import TranscriptError
@@ -34,8 +34,15 @@ UNREADABLE = "unreadable"
 """The format read_threads gives a thread it could not decode; its entries are [the one-line reason]."""
 
 
-Thread = tuple[str, str, list[Any]]
-"""(name, format, entries) of one thread or session as read_threads gives it."""
+class Thread(NamedTuple):
+    """One thread or session as read_threads gives it: its name, its format (UNREADABLE: entries is [the reason]),
+    the entries the runtime stored, and the model the store says the session talks to (None: it does not say,
+    and the format's provider judges it as its current models)."""
+
+    name: str
+    format: str
+    entries: list[Any]
+    model: str | None = None
 
 _T = TypeVar("_T")
 

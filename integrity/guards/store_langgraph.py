@@ -58,16 +58,16 @@ def langgraph_sqlite_threads(connection: sqlite3.Connection, serde: Any, threads
         try:
             checkpoint = serde.loads_typed((kind, blob))
         except Exception as error:  # a serializer it was not written with, a corrupt blob: this thread's error
-            out.append((name, UNREADABLE, [f"LangGraph cannot decode its latest checkpoint (type {kind!r}): "
-                                           f"{one_line(error)}"]))
+            out.append(Thread(name, UNREADABLE, [f"LangGraph cannot decode its latest checkpoint (type {kind!r}): "
+                                                 f"{one_line(error)}"]))
             continue
         try:
             pending = _pending_writes(connection, serde, thread_id, checkpoint_id)
-            out.append((name, "langchain", _messages(checkpoint, lambda: _sqlite_saver(connection, serde), config,
-                                                     pending)))
+            out.append(Thread(name, "langchain", _messages(checkpoint, lambda: _sqlite_saver(connection, serde), config,
+                                                           pending)))
         except Exception as error:
-            out.append((name, UNREADABLE, [str(error) if isinstance(error, _NoMessages) else
-                                           f"LangGraph cannot rebuild its messages: {one_line(error)}"]))
+            out.append(Thread(name, UNREADABLE, [str(error) if isinstance(error, _NoMessages) else
+                                                 f"LangGraph cannot rebuild its messages: {one_line(error)}"]))
     return out
 
 
@@ -204,14 +204,14 @@ def langgraph_postgres_threads(url: str, threads: list[str] | None) -> list[Thre
             try:
                 found = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
                 if found is not None:
-                    out.append((f"thread:{thread}", "langchain",
-                                _messages(found.checkpoint, lambda: saver, found.config,
-                                          found.pending_writes or [])))
+                    out.append(Thread(f"thread:{thread}", "langchain",
+                                      _messages(found.checkpoint, lambda: saver, found.config,
+                                                found.pending_writes or [])))
             except psycopg.Error:
                 raise  # the store's error (a lost connection, a lock timeout): postgres_connection makes it one line
             except _NoMessages as error:
-                out.append((f"thread:{thread}", UNREADABLE, [str(error)]))
+                out.append(Thread(f"thread:{thread}", UNREADABLE, [str(error)]))
             except Exception as error:  # a serializer it was not written with, a corrupt blob: this thread's
-                out.append((f"thread:{thread}", UNREADABLE, [f"LangGraph cannot decode its latest checkpoint: "
-                                                             f"{one_line(error)}"]))
+                out.append(Thread(f"thread:{thread}", UNREADABLE, [f"LangGraph cannot decode its latest checkpoint: "
+                                                                   f"{one_line(error)}"]))
     return out

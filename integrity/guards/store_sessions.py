@@ -122,12 +122,12 @@ def agents_threads(connection: Any, names: list[str] | None) -> list[Thread]:
             try:
                 items.append(json.loads(data))
             except (ValueError, TypeError) as error:
-                out.append((name, UNREADABLE, [f"agent_messages row {row_id} is not JSON ({one_line(error)}); "
-                                               "SQLiteSession.get_items() skips it, so the SDK sends the session "
-                                               "without an item it stored"]))
+                out.append(Thread(name, UNREADABLE, [f"agent_messages row {row_id} is not JSON ({one_line(error)}); "
+                                                     "SQLiteSession.get_items() skips it, so the SDK sends the session "
+                                                     "without an item it stored"]))
                 break
         else:
-            out.append((name, "openai-responses", items))
+            out.append(Thread(name, "openai-responses", items))
     return out
 
 
@@ -223,21 +223,33 @@ def adk_threads(connection: Any, shown: str, sessions: list[str] | None) -> list
             rewind = str(target) if target else None
             events.append((str(invocation or ""), rewind, event))
         if problem:
-            out.append((f"session:{name}", UNREADABLE, [problem]))
+            out.append(Thread(f"session:{name}", UNREADABLE, [problem]))
             continue
         live = _live_events(events)
         if not legacy and any(_compaction(event) for event in live):
             try:
                 contents = _compacted(live)
             except _Unread as error:
-                out.append((f"session:{name}", UNREADABLE, [str(error)]))
+                out.append(Thread(f"session:{name}", UNREADABLE, [str(error)]))
                 continue
         else:
             contents = [event if legacy else event.get("content") if isinstance(event, dict) else None
                         for event in live]
-        out.append((f"session:{name}", "gemini",
-                    [content for content in contents if isinstance(content, dict) and content.get("parts")]))
+        out.append(Thread(f"session:{name}", "gemini",
+                          [content for content in contents if isinstance(content, dict) and content.get("parts")],
+                          None if legacy else _model_of(live)))
     return out
+
+
+def _model_of(events: list[Any]) -> str | None:
+    """The model the session talks to: the `model_version` of its last live event that names one (ADK stores
+    the model's answer with the model that gave it; schema v0 has no such column).  It decides between Gemini's
+    current models and the older ones that take a call without its thought signature (providers.models)."""
+    for event in reversed(events):
+        model = event.get("model_version") if isinstance(event, dict) else None
+        if isinstance(model, str) and model.strip():
+            return model
+    return None
 
 
 def _compaction(event: Any) -> bool:

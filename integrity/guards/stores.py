@@ -65,6 +65,7 @@ from .store_sessions import (
 
 __all__ = ["POSTGRES", "SCHEMES", "UNREADABLE", "Thread", "as_transcript", "is_store_url", "list_threads",
            "read_store", "read_store_each", "read_threads", "redacted", "safe_serializer", "split_store_url",
+           "thread_bytes",
            "store_path", "thread_url"]
 
 
@@ -95,9 +96,9 @@ def read_store_each(url: str) -> list[Transcript | TranscriptError]:
     base, named = split_store_url(url)
     shown = redacted(url)  # a password never reaches a report or a label
     out: list[Transcript | TranscriptError] = []
-    for name, format, entries in _read(base, [named] if named is not None else None):
+    for name, format, entries, model in _read(base, [named] if named is not None else None):
         try:
-            out.append(as_transcript(entries, format, shown, name))
+            out.append(as_transcript(entries, format, shown, name, model))
         except TranscriptError as error:
             out.append(error if format == UNREADABLE else TranscriptError(shown, name, error.problem))
     if not out:
@@ -205,9 +206,11 @@ def read_threads(url: str, threads: Sequence[str]) -> list[Thread]:
     return _read(base, list(threads))
 
 
-def as_transcript(entries: list[Any], format: str, url: str, name: str) -> Transcript:
+def as_transcript(entries: list[Any], format: str, url: str, name: str, model: str | None = None) -> Transcript:
     """One thread's stored entries (as read_threads gives them) as the engine's Transcript named `name`;
-    a thread read_threads could not decode is its TranscriptError (the store, the thread, the reason)."""
+    a thread read_threads could not decode is its TranscriptError (the store, the thread, the reason).
+    model: the model the store says the thread talks to (Thread.model), kept as the Transcript's `model`, so the
+    provider it means judges it as a request body naming it would be judged (an ADK session of Gemini 2.5)."""
     if format == UNREADABLE:
         raise TranscriptError(url, name, str(entries[0]) if entries else "cannot be read")
     from ..formats import read_document
@@ -216,7 +219,22 @@ def as_transcript(entries: list[Any], format: str, url: str, name: str) -> Trans
     transcript = read_document(Document(entries, [0] * len(entries), "array"), url, format)
     transcript.name = name
     transcript.kind = name.partition(":")[0]
+    if model is not None:
+        transcript.envelope["model"] = model  # an array's envelope is never written: it only says the model
     return transcript
+
+
+def thread_bytes(thread: Thread) -> bytes:
+    """One readable thread as the bytes of a file `check` judges as the store's thread is judged: its entries as
+    a JSON list, or, when the store names the thread's model, a request body naming it ({"model": ..., "contents":
+    [...]}: a request body's `model` picks the provider the same way).  The inspector's cache key and download."""
+    import json
+
+    from ..formats import request_key
+
+    body: Any = thread.entries if thread.model is None else \
+        {"model": thread.model, request_key(thread.format): thread.entries}
+    return json.dumps(body, sort_keys=True, default=str).encode()
 
 
 def _read(base: str, threads: list[str] | None) -> list[Thread]:
