@@ -9,6 +9,7 @@ triage's row, the inspector's list, and `check` of the file the inspector downlo
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,7 @@ def test_a_session_is_judged_by_the_model_it_talks_to(kind: str, model: str, pro
     from cli_inprocess import run
 
     from integrity import check
+    from integrity.formats import write_bytes
     from integrity.triage import triage_threads
 
     path = tmp_path / "adk.db"
@@ -92,6 +94,11 @@ def test_a_session_is_judged_by_the_model_it_talks_to(kind: str, model: str, pro
     again = run("check", str(downloaded))
     assert again.code == code
     assert said.split(": ", 1)[1] == again.stdout.decode().split(": ", 1)[1]  # the same verdict line
+
+    view = tmp_path / "view.gemini.json"  # the store's view as the inspector's download writes it: naming the model
+    view.write_bytes(write_bytes(transcript, check(transcript, depth="view").view))
+    assert json.loads(view.read_bytes())["model"] == model
+    assert run("check", str(view)).code == 0  # (an array would be judged by the current models: gemini-2.5 refused)
 
 
 def test_a_legacy_store_names_no_model_and_the_current_models_judge_it(tmp_path: Path) -> None:

@@ -209,18 +209,20 @@ def read_threads(url: str, threads: Sequence[str]) -> list[Thread]:
 def as_transcript(entries: list[Any], format: str, url: str, name: str, model: str | None = None) -> Transcript:
     """One thread's stored entries (as read_threads gives them) as the engine's Transcript named `name`;
     a thread read_threads could not decode is its TranscriptError (the store, the thread, the reason).
-    model: the model the store says the thread talks to (Thread.model), kept as the Transcript's `model`, so the
-    provider it means judges it as a request body naming it would be judged (an ADK session of Gemini 2.5)."""
+    model: the model the store says the thread talks to (Thread.model): the thread is then read as a request body
+    naming it (thread_bytes), so the provider it means judges it (an ADK session of Gemini 2.5), and its view
+    is written as such a body, which `check` of the written file judges the same."""
     if format == UNREADABLE:
         raise TranscriptError(url, name, str(entries[0]) if entries else "cannot be read")
-    from ..formats import read_document
+    from ..formats import read_document, request_key
     from ..formats.container import Document
 
-    transcript = read_document(Document(entries, [0] * len(entries), "array"), url, format)
+    lines = [0] * len(entries)
+    document = Document(entries, lines, "array") if model is None else \
+        Document(entries, lines, "object", request_key(format), {"model": model})
+    transcript = read_document(document, url, format)
     transcript.name = name
     transcript.kind = name.partition(":")[0]
-    if model is not None:
-        transcript.envelope["model"] = model  # an array's envelope is never written: it only says the model
     return transcript
 
 
