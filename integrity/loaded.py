@@ -173,8 +173,12 @@ class Loaded:
         if made is not None:  # made while the file was read (read_fast's bones)
             return made
         from ._bulk.fast_bones import fast_bones
+        from .formats.skeleton import LONG_STRING
 
-        return fast_bones(self.fast.raws, self.fast.light.size)
+        bones, hinted = fast_bones(self.fast.raws, self.fast.light.size)
+        if self.fast.hinted is not None and LONG_STRING in self.fast.hinted:  # (marked by its read: fast_read)
+            hinted.add(LONG_STRING)
+        return bones, hinted
 
     def view_bones(self, bones: list[Any], plan: Plan, stamp: Callable[[], int], hinted: set[str]) -> list[Any]:
         """The bones of the view `plan` orders (the durable bones themselves when it changes nothing): each

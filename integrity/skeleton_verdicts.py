@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._bulk import item_groups
 from ._bulk.sparse_view import Durable, SparseView
-from .formats.skeleton import SKELETONS, TOOL_NAME, stands_for
+from .formats.skeleton import SKELETONS, TOOL_NAME, read_long_strings, stands_for
 from .providers import PROVIDER_FORMAT
 from .providers.canonical import judge_history, judge_turns
 from .providers.sparse import APART, SERVED, empty_frames_judged, ids_pass, judge_sparse, recorded_codes
@@ -82,6 +82,8 @@ def skeleton_verdicts(loaded: Loaded, light: LightTranscript, plan: Plan, names:
         if plan.order is not None and range in set(map(type, plan.order)):
             plan = PLANNERS[policy](light, plan.provider)  # the views below list every message
     bones, hinted = loaded.bones()
+    if loaded.transcript is not None:  # (the fast path's read marks a message long enough: fast_read)
+        read_long_strings(loaded.transcript.messages, hinted, formats)
     if not stands_for(hinted, formats):
         return None
     named = TOOL_NAME in hinted  # (a name a provider refuses: no proof reads names)

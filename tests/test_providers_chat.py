@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from integrity.providers.strings import LIMIT as STRING_LIMIT
 from tests.provider_cases import found, v
 
 
@@ -195,6 +196,29 @@ ILLEGAL = [
         v("mistral", "last_role_assistant", "messages[1]", [1], [],
           "Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant"),
         id="mistral-last-assistant"),
+    # seen: "Invalid 'messages[1].content': string too long. ... length 11818940" (a tool's output of a large file)
+    pytest.param(
+        "openai-chat", [U(), A("a"), {"role": "tool", "tool_call_id": "a", "content": "x" * (STRING_LIMIT + 1)}],
+        v("openai-chat", "string_too_long", "messages[2].content", [2], [],
+          "Invalid 'messages[2].content': string too long. Expected a string with maximum length 10485760, "
+          "but got a string with length 10485761 instead."),
+        id="openai-string-too-long"),
+    pytest.param(
+        "openai-chat", [{"role": "user", "content": [{"type": "text", "text": "hi"},
+                                                     {"type": "text", "text": "y" * (STRING_LIMIT + 7)}]}],
+        v("openai-chat", "string_too_long", "messages[0].content[1].text", [0], [],
+          "Invalid 'messages[0].content[1].text': string too long. Expected a string with maximum length 10485760, "
+          "but got a string with length 10485767 instead."),
+        id="openai-text-part-too-long"),
+    pytest.param(
+        "openai-chat", [U(), {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+            {"id": "b", "type": "function", "function": {"name": "write", "arguments": "z" * (STRING_LIMIT + 1)}}]},
+            T("a"), T("b")],
+        v("openai-chat", "string_too_long", "messages[1].tool_calls[1].function.arguments", [1], [],
+          "Invalid 'messages[1].tool_calls[1].function.arguments': string too long. Expected a string with maximum "
+          "length 10485760, but got a string with length 10485761 instead."),
+        id="openai-arguments-too-long"),
 ]
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from integrity.providers.strings import LIMIT as STRING_LIMIT
 from tests.provider_cases import found, v
 
 # --- Gemini ------------------------------------------------------------------
@@ -208,6 +209,17 @@ RESPONSES_ILLEGAL = [
                                                                                      "path": "a"}}, MSG()],
                  v("openai-responses", "apply_patch_call_unanswered", "input[1]", [1], ["ap"],
                    "No tool output found for apply patch call ap."), id="apply-patch-call-unanswered"),
+    # seen: "Invalid 'input[4].output': string too long. Expected a string with maximum length 10485760" (Codex)
+    pytest.param([MSG(), FC("c"), {"type": "function_call_output", "call_id": "c", "output": "x" * (STRING_LIMIT + 1)}],
+                 v("openai-responses", "string_too_long", "input[2].output", [2], [],
+                   "Invalid 'input[2].output': string too long. Expected a string with maximum length 10485760, "
+                   "but got a string with length 10485761 instead."), id="output-too-long"),
+    # seen: "Invalid 'input[0].content[1].text': string too long. ... length 12912575"
+    pytest.param([{"role": "user", "content": [{"type": "input_text", "text": "a"},
+                                               {"type": "input_text", "text": "b" * (STRING_LIMIT + 2)}]}],
+                 v("openai-responses", "string_too_long", "input[0].content[1].text", [0], [],
+                   "Invalid 'input[0].content[1].text': string too long. Expected a string with maximum length "
+                   "10485760, but got a string with length 10485762 instead."), id="text-too-long"),
 ]
 
 

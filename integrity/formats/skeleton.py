@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from ..providers.strings import LIMIT
 from ..repair.views import blank_text, error_content_refused, frame_is_interrupted, name_refused
 from .anthropic import CONTENT_ROLES
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, carries_block, writable
@@ -92,6 +93,30 @@ def bones_of(message: Any, hinted: set[str]) -> Bone:
     return (role, parts, result, stopped)
 
 
+def _arguments_size(value: Any) -> int:
+    """The length of `value` written as compact JSON (formats.common.object_arguments_text), or 0 when it cannot be
+    above the limit: each string, key or number takes at most 6 characters per character (an escape) and 4 more
+    (quotes, a colon, a comma), so the text is at most 10 per unit _strings_length counts, and encoded only past
+    that bound."""
+    if _strings_length(value) * 10 + 2 <= STRING_LIMIT:
+        return 0
+    from .common import object_arguments_text
+
+    return len(object_arguments_text(value))
+
+
+def _strings_length(value: Any) -> int:
+    """The characters of every string (keys too) and number in a JSON value, plus one per element: at least half of
+    its compact JSON text's length, at most all of it but escapes (_arguments_size)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(len(key) + 1 + _strings_length(item) for key, item in value.items())
+    if isinstance(value, list):
+        return sum(1 + _strings_length(item) for item in value)
+    return len(str(value))
+
+
 BLANK_TEXT = "blank text"
 """What `hinted` gets for a user or assistant message with a blank text (repair.views.blank_text: a string
 content, or a text part): a skeleton writes no text, so none of the formats whose providers' empty-content rules
@@ -120,6 +145,23 @@ stands for the request (the full request is judged).  No format has this name.""
 ERROR_CONTENT_FORMATS = frozenset({"anthropic", "bedrock"})
 """The request formats whose providers refuse an error result's content that is empty or not all text
 (Anthropic's error_result_empty and error_result_not_text, and Bedrock's)."""
+
+
+LONG_STRING = "string above a limit"
+"""What `hinted` gets for a message whose content may be written with a string above a provider's limit
+(providers.strings: OpenAI's 10,485,760 characters): a skeleton writes no text, so none of the formats whose
+providers judge it (STRING_LIMIT_FORMATS) stands for the request (the full request is judged).  No format has
+this name."""
+
+LONG_READ = "strings read"
+"""What `hinted` gets once read_long_strings has read its messages' texts (whether or not it found LONG_STRING).
+No format has this name."""
+
+STRING_LIMIT_FORMATS = frozenset({"openai-chat", "openai-responses"})
+"""The request formats of the providers that refuse a string above a limit (providers.strings)."""
+
+STRING_LIMIT = LIMIT
+"""providers.strings.LIMIT: the longest string a provider of STRING_LIMIT_FORMATS takes."""
 
 
 TOOL_NAME = "tool name refused"
@@ -202,7 +244,7 @@ def _sent_by_runtime(hinted: set[str]) -> set[str]:
 
 
 _RUNTIMES: dict[str, str] | None = None
-MARKS = (BLANK_TEXT, ARGUMENTS_NOT_OBJECT, ERROR_CONTENT, TOOL_NAME)
+MARKS = (BLANK_TEXT, ARGUMENTS_NOT_OBJECT, ERROR_CONTENT, TOOL_NAME, LONG_STRING, LONG_READ)
 """The marks `hinted` may hold besides formats' names."""
 
 
@@ -218,6 +260,8 @@ def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
         hinted = hinted | ARGUMENTS_FORMATS
     if ERROR_CONTENT in hinted:
         hinted = hinted | ERROR_CONTENT_FORMATS
+    if LONG_STRING in hinted:
+        hinted = hinted | STRING_LIMIT_FORMATS
     if not hinted.isdisjoint(_HINTS_OF):
         hinted = hinted | {_HINTS_OF[hint] for hint in hinted if hint in _HINTS_OF}
     sent = _sent_by_runtime(hinted)  # (a runtime's session: only to_native writes the request it sends)
@@ -230,6 +274,47 @@ def all_bones(messages: Sequence[Any]) -> tuple[list[Bone], set[str]]:
     """Every message's bones, and the formats whose hints they carry (see bones_of)."""
     hinted: set[str] = set()
     return [bones_of(message, hinted) for message in messages], hinted
+
+
+def read_long_strings(messages: Sequence[Any], hinted: set[str], formats: str | set[str]) -> None:
+    """hinted gets LONG_STRING when a message may be written with a string above a provider's limit
+    (may_hold_long_string): asked only when one of `formats` is of such a provider (STRING_LIMIT_FORMATS), once
+    per hinted set (LONG_READ), since reading every text costs some 20% of the bones' time."""
+    wanted = {formats} if isinstance(formats, str) else formats
+    if LONG_READ in hinted or wanted.isdisjoint(STRING_LIMIT_FORMATS):
+        return
+    hinted.add(LONG_READ)
+    if may_hold_long_string(messages):
+        hinted.add(LONG_STRING)
+
+
+def may_hold_long_string(messages: Sequence[Any]) -> bool:
+    """Whether a canonical message may be written with a string above a provider's limit (STRING_LIMIT), message
+    by message (_may_be_long: C-level passes over every message's texts cost twice as much here)."""
+    return any(isinstance(message, dict) and _may_be_long(message.get("content")) for message in messages)
+
+
+def _may_be_long(content: Any) -> bool:
+    """Whether one message's content may be written with a string above the limit: its texts together, or one
+    call's arguments as the compact JSON its writers send (formats.common.object_arguments_text), above it.  A
+    writer joins a message's texts at most (a Chat tool message), so their sum bounds each string written; an
+    image's data is no text the limit is judged on."""
+    if isinstance(content, str):
+        return len(content) > STRING_LIMIT
+    if not isinstance(content, list):
+        return False
+    total = 0
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        for key in ("text", "thinking"):
+            value = part.get(key)
+            if isinstance(value, str):
+                total += len(value)
+        arguments = part.get("arguments")
+        if arguments and (len(arguments) if isinstance(arguments, str) else _arguments_size(arguments)) > STRING_LIMIT:
+            return True
+    return total > STRING_LIMIT
 
 
 Written = tuple[list[Any], list[list[int]]]

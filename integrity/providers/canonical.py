@@ -116,12 +116,13 @@ def _windowed(messages: list[Any], provider: str, format: str, history: bool, id
     """The skeleton's verdict judged in windows (providers.windowed), or None (no proof serves the provider,
     it does not apply, or no skeleton stands for the request).  Only for a stored history, with the id
     rules: a request being sent is also judged on how it ends, which no window sees."""
-    from ..formats.skeleton import SKELETONS, TOOL_NAME, stands_for
+    from ..formats.skeleton import SKELETONS, TOOL_NAME, read_long_strings, stands_for
     from .windowed import PROOFS, judge_windowed
 
     if not (history and ids) or provider not in PROOFS or format not in SKELETONS:
         return None
     bones, hinted = _bones_once(messages, requests)
+    read_long_strings(messages, hinted, format)
     if not stands_for(hinted, format):
         return None
     return judge_windowed(bones, provider, judge_history, TOOL_NAME in hinted)
@@ -144,18 +145,20 @@ def skeleton_once(messages: list[Any], format: str, requests: dict[Any, Any] | N
     """The skeleton of the request `format` is written for these messages (None: only the full writer can
     write it, see formats.skeleton), made once per list and format in a round of checks (`requests`): the
     bones once for every format, each skeleton once for the providers that read it."""
-    from ..formats.skeleton import SKELETONS, all_bones, stands_for
+    from ..formats.skeleton import SKELETONS, all_bones, read_long_strings, stands_for
 
     writer = SKELETONS.get(format)
     if writer is None:  # a format with no skeleton writer: its requests are judged in full
         return None
     if requests is None:
         bones, hinted = all_bones(messages)
+        read_long_strings(messages, hinted, format)
         return writer(bones) if stands_for(hinted, format) else None
     key = ("skeleton", id(messages), format)
     kept = requests.get(key)
     if kept is None or kept[0] is not messages:  # the list itself is kept, so its id cannot be reused
         bones, hinted = _bones_once(messages, requests)
+        read_long_strings(messages, hinted, format)
         written = writer(bones) if stands_for(hinted, format) else None
         kept = requests[key] = (messages, written)
     return cast("tuple[list[Any], list[list[int]]] | None", kept[1])

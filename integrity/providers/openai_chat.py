@@ -15,6 +15,7 @@ from typing import Any
 from .chat_shape import read_shape
 from .ids import chat_ids, length_rule
 from .spec import Endpoint, NameRule, ProviderSpec
+from .strings import TOO_LONG, long_strings
 from .violation import Violation
 
 PROVIDER = "openai-chat"
@@ -126,6 +127,7 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     for turn in shape.turns:
         found += _call_fields(messages[turn.index], turn.index, provider)
     found += _object_contents(messages, provider)
+    found += long_strings(messages, provider, "messages")
     return found
 
 
@@ -225,6 +227,7 @@ SPEC = ProviderSpec(
         "function_name_pattern": NAME_PATTERN,
         "call_id_too_long": CALL_ID_LONG,
         "result_id_too_long": RESULT_ID_LONG,
+        "string_too_long": TOO_LONG,
     },
     endpoint=Endpoint(
         "https://api.openai.com/v1/chat/completions",

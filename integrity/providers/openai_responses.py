@@ -35,6 +35,7 @@ from ..formats.openai_responses import OUTPUT_KINDS, answered_call_id, is_call_i
 from .ids import length_rule
 from .openai_chat import OPENAI_MODELS
 from .spec import Endpoint, ProviderSpec
+from .strings import TOO_LONG, long_strings
 from .violation import Violation
 
 PROVIDER = "openai-responses"
@@ -132,6 +133,7 @@ def validate(items: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
         found += object_arguments_found(items, kinds, provider)
     if "function_call_output" in kinds:
         found += object_outputs_found(items, kinds, provider)
+    found += long_strings(items, provider, "input")
     return found
 
 
@@ -269,6 +271,7 @@ SPEC = ProviderSpec(
         "arguments_not_text": ARGUMENTS_OBJECT,
         "output_not_text": OUTPUT_OBJECT,
         "call_id_too_long": CALL_ID_LONG,
+        "string_too_long": TOO_LONG,
     },
     endpoint=Endpoint(
         "https://api.openai.com/v1/responses",
