@@ -94,11 +94,11 @@ def _bones_for(provider: str | None) -> bool | str:
 
 @cache
 def _blank_for(provider: str | None) -> bool:
-    """Whether the fast path looks for blank texts: a provider asked reads them (pipeline.reads_blank_text)."""
-    from .pipeline import reads_blank_text
+    """Whether the fast path looks for blank texts: a provider asked reads them (pipeline.reads_contents)."""
+    from .pipeline import reads_contents
 
     target, also = _provider_option(provider)
-    return reads_blank_text([target, *also] if target else also)
+    return reads_contents([target, *also] if target else also)
 
 
 @cache

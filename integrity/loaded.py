@@ -69,7 +69,7 @@ class Loaded:
     def light(self, policy: str, blank: bool = False) -> LightTranscript:
         """The light view the policy plans on (strict reads numeric ids; the fast path has its own).
 
-        blank: a provider asked refuses blank texts (pipeline.reads_blank_text), so the view holds them
+        blank: a provider asked refuses blank texts (pipeline.reads_contents), so the view holds them
         (LightTranscript.blank_texts).  The general reader's view always does; the fast reader's learns them
         here, from the messages of a file whose read found one (fast_bones.blank_or_empty), else none."""
         if self.fast is not None:
@@ -88,7 +88,7 @@ class Loaded:
         """LightTranscript.error_contents of a file the fast path read: none when its read looked for them and found
         none (its hints lack formats.skeleton.ERROR_CONTENT: fast_bones.error_content), else read from the results
         whose raw bytes name isError, decoded (a file holding one is judged on its full request anyway).  Read when
-        `blank` is asked (pipeline.reads_blank_text: a provider asked reads blank texts or error results)."""
+        `blank` is asked (pipeline.reads_contents: a provider asked reads blank texts or error results)."""
         from .formats.skeleton import ERROR_CONTENT
         from .repair.views import error_content_refused
 

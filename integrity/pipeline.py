@@ -229,9 +229,10 @@ def read_bones(names: Sequence[str]) -> bool | str:
     return "items" if set(asked) & BY_ITEMS else "hints"
 
 
-def reads_blank_text(names: Sequence[str]) -> bool:
-    """Whether one of these providers' rules reads blank texts or empty contents (ProviderSpec.blank_text:
-    Anthropic's and Bedrock's empty-content rules, Gemini's parts_empty), so the fast path looks for them
+def reads_contents(names: Sequence[str]) -> bool:
+    """Whether one of these providers' rules reads what the light view leaves out of messages unless asked: blank
+    texts or empty contents (ProviderSpec.blank_text: Anthropic's and Bedrock's empty-content rules, Gemini's
+    parts_empty), so the fast path looks for them
     (read_fast's blank) and the light view holds them (LightTranscript.blank_texts, which the strict view planned
     for such a provider leaves out), or reads an error result's content (ProviderSpec.error_text_only: the light
     view holds LightTranscript.error_contents, which that view sends as text), or a call's thought signature
@@ -283,7 +284,7 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     informative = informative_providers(also)
     planned_for = target  # the view is planned for the provider the verdict is for (named, else implied)
     asks = ([target] if target is not None else []) + [name for name in informative if name != target]
-    light = loaded.light(policy, reads_blank_text(asks))
+    light = loaded.light(policy, reads_contents(asks))
     # The cheap diagnosis reads a view with stretches (a million ints fewer); a report or a view lists each message,
     # and so do the providers' verdicts unless they are judged from the light view (sparse_letters).
     if asks and depth != "view":  # (the provider modules are loaded only when a provider is asked)

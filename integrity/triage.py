@@ -149,11 +149,11 @@ def _units(data: bytes, url: str, policy: str, providers: Sequence[str] = ()) ->
     dict per message: the same verdict, several times faster; with the bones the providers will judge),
     any other by the general reader."""
     from ._bulk.fast_read import read_fast
-    from .pipeline import Loaded, read_bones, reads_blank_text
+    from .pipeline import Loaded, read_bones, reads_contents
     from .repair.policies import reads_closely
 
     fast = read_fast(data, url, clean=reads_closely(policy), bones=read_bones(providers),
-                     blank=reads_blank_text(providers))
+                     blank=reads_contents(providers))
     if fast is not None:
         return [Loaded(url, fast=fast)]
     from .analysis import load_all

@@ -380,7 +380,7 @@ def read_fast(data: bytes, source: str, clean: bool = True, bones: bool | str = 
     the bones of a few messages); "items": those, and the Responses items each message is written as
     (fast_bones.ItemShapes: providers.sparse_items judges a Responses request from them).
     blank: look for blank texts and messages written with no block (fast_bones.blank_or_empty), which only a
-    provider with empty-content rules reads (Anthropic: pipeline.reads_blank_text); False skips the pass.
+    provider with empty-content rules reads (Anthropic: pipeline.reads_contents); False skips the pass.
     """
     return _read(Source(data), source, clean, False, bones, blank)
 
