@@ -544,6 +544,11 @@ def repair_steps(report: RepairReport) -> list[Step]:
             keyed.append(((1, index + 0.245), Step(RepairKind.SIGNED.value, index, None,
                                               f"send #{index} with its first call signed \"skip_thought_signature_"
                                               "validator\" (the durable message keeps it unsigned)")))
+        if NoteCode.TEXT_CUT in action.codes:
+            keyed.append(((1, index + 0.246), Step(RepairKind.TEXT_CUT.value, index, None,
+                                              f"send #{index} with its texts cut to the provider's limit, ending "
+                                              "with a note of how many characters are gone (the durable message "
+                                              "keeps them)")))
         if action.also_view_indices:
             keyed.append(((1, index + 0.25), Step(RepairKind.SHARED.value, index, None,
                                              f"answer the reused id {action.call_id or ''} again with #{index}"

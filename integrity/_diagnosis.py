@@ -63,6 +63,7 @@ class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     errors_as_text: int = 0
     tool_names_fixed: int = 0
     calls_signed: int = 0
+    texts_cut: int = 0
     blank_dropped: int = 0
     merged: int = 0
     turns_synthesized: int = 0
@@ -451,6 +452,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         errors_as_text=len(plan.text_only) if order is not None else 0,
         tool_names_fixed=sum(map(len, plan.tool_names.values())) if order is not None else 0,
         calls_signed=len(plan.signed) if order is not None else 0,
+        texts_cut=len(plan.cut_texts) if order is not None else 0,
         blank_dropped=len(plan.dropped_blank) if order is not None else 0,
         merged=len(plan.merged),
         turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
@@ -593,7 +595,7 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
     changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
                                              moved[0], plan.notes, (frame for frame, _ in light.bad_arguments),
                                              plan.calls_last, plan.dropped_blank, plan.without_blank, plan.text_only,
-                                             plan.tool_names, plan.signed)
+                                             plan.tool_names, plan.signed, plan.cut_texts)
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
     alike = plan.renamed_alike
     if alike is not None:  # the clean turns renamed alike: each changed message of them (unless merged into another)
@@ -777,6 +779,9 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
         from .repair.messages import SKIP_SIGNATURE
 
         notes.append(Note.of(NoteCode.CALL_SIGNED, provider=plan.provider, signature=SKIP_SIGNATURE))
+    limit = plan.cut_texts.get(index)
+    if limit:
+        notes.append(Note.of(NoteCode.TEXT_CUT, provider=plan.provider, limit=limit))
     names = plan.tool_names.get(index)
     if names:
         from .repair.strict import tool_name_rule

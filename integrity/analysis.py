@@ -280,12 +280,20 @@ def view_for_provider(policy: str, light: LightTranscript, plan: Plan, view: lis
 def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
     """Whether the strict plan for this provider may differ from another provider's."""
     from .repair.legalize import has_role_rules
-    from .repair.strict import blank_left_out, calls_put_last, errors_as_text, refuses_names, refuses_some_id
+    from .repair.strict import (
+        blank_left_out,
+        calls_put_last,
+        calls_signed,
+        errors_as_text,
+        refuses_names,
+        refuses_some_id,
+        texts_cut,
+    )
 
     return has_role_rules(provider) or any(call.id == "" for calls in light.frames.values() for call in calls) \
         or refuses_some_id(light, provider) or bool(calls_put_last(light, provider)) \
         or any(blank_left_out(light, provider)) or bool(errors_as_text(light, provider)) \
-        or refuses_names(light, provider)
+        or refuses_names(light, provider) or bool(calls_signed(light, provider)) or bool(texts_cut(light, provider))
 
 
 def rejected_by_own_provider(transcript: Transcript) -> list[Any]:

@@ -107,6 +107,7 @@ class RepairKind(str, Enum):
     ERROR_AS_TEXT = "error_as_text"
     TOOL_NAME = "tool_name"
     SIGNED = "call_signed"
+    TEXT_CUT = "text_cut"
 
 
 class FindingCode(str, Enum):
@@ -320,6 +321,17 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         aliases=('thought signature', 'thought_signature', 'thoughtSignature', 'missing a thought_signature',
                  'skip_thought_signature_validator'),
         universal=False),
+    RepairKind.TEXT_CUT: KindFacts(
+        "text cut", "A message whose texts, joined as they are sent, are longer than the provider takes in one "
+        "string (OpenAI: 10,485,760 characters, \"string too long\"), which the view sends cut to fit: the texts up "
+        "to the limit are kept, the rest left out, and the cut text ends with a note saying how many characters are "
+        "gone. A tool output of a large file or log leaves such a message, and every later request of the session is "
+        "refused without the cut. The durable message keeps the whole text.",
+        Severity.REJECTED, "texts_cut", "message(s) with texts cut to the provider's limit",
+        if_accepted=Severity.NORMALIZED, icon='✄', colour='#fde2e4',
+        example="#2 toolResult [text: 12,000,000 characters]  ->  view sends its first 10,485,639 and a note",
+        aliases=('string too long', 'string_above_max_length', 'maximum length 10485760', 'string_too_long'),
+        universal=False),
     RepairKind.DROPPED_BLANK: KindFacts(
         "dropped blank message", "A user or assistant message holding nothing but blank text (or no content at "
         "all), left out of the view, because the provider refuses an empty message (Anthropic: but for the "
@@ -471,6 +483,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.ERROR_SENT_AS_TEXT: (_R, _N),
     NoteCode.TOOL_NAME_FIXED: (_R, _N),
     NoteCode.CALL_SIGNED: (_R, _N),
+    NoteCode.TEXT_CUT: (_R, _N),
     NoteCode.MERGED: (_R, _N),
     NoteCode.MERGED_INTO: (_R, _N),
     NoteCode.CARRIES_MERGED: (_R, _N),
@@ -529,7 +542,7 @@ VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.MOVED, RepairKind.REORDERED, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_INTERRUPTED_FRAME,
     RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.REPAIRED_ARGUMENTS, RepairKind.RENAMED,
     RepairKind.DROPPED_BLANK, RepairKind.CALLS_LAST, RepairKind.BLANK_TEXT, RepairKind.ERROR_AS_TEXT,
-    RepairKind.TOOL_NAME, RepairKind.SIGNED,
+    RepairKind.TOOL_NAME, RepairKind.SIGNED, RepairKind.TEXT_CUT,
     RepairKind.MERGED,
     RepairKind.SYNTHESIZED_TURN,
 )

@@ -80,6 +80,8 @@ class Loaded:
                 light.error_contents = self._error_contents()
             if blank and light.unsigned_frames is None:
                 light.unsigned_frames = self._unsigned_frames(light)
+            if light.long_texts is None:
+                light.long_texts = self._long_texts()
             return light
         assert self.transcript is not None
         return light_view(self.transcript.messages, policy)
@@ -106,6 +108,28 @@ class Loaded:
             message = msgspec.json.decode(raw)
             if message.get("isError") is True and error_content_refused(message.get("content")):
                 found.add(index)
+        return found
+
+    def _long_texts(self) -> set[int]:
+        """LightTranscript.long_texts of a file the fast path read: none unless its read found a block longer than
+        the limit (formats.skeleton.LONG_STRING, marked only when a provider is asked: fast_read); else the messages
+        whose raw bytes are that long (their bytes bound their texts' characters) are decoded and measured."""
+        from .formats.skeleton import LONG_STRING
+
+        hinted = self.fast.hinted
+        if hinted is None or LONG_STRING not in hinted:
+            return set()
+        import msgspec
+
+        from .repair.views import STRING_LIMIT, texts_length
+
+        found = set()
+        for index, raw in enumerate(self.fast.raws):
+            if len(raw) > STRING_LIMIT:
+                message = msgspec.json.decode(raw)
+                if isinstance(message, dict) and message.get("role") in ("user", "assistant", "toolResult") \
+                        and texts_length(message.get("content")) > STRING_LIMIT:
+                    found.add(index)
         return found
 
     def _unsigned_frames(self, light: LightTranscript) -> set[int]:

@@ -48,6 +48,7 @@ class NoteCode(str, Enum):
     ERROR_SENT_AS_TEXT = "error_sent_as_text"
     TOOL_NAME_FIXED = "tool_name_fixed"
     CALL_SIGNED = "call_signed"
+    TEXT_CUT = "text_cut"
     MERGED = "merged"
     MERGED_INTO = "merged_into"
     CARRIES_MERGED = "carries_merged"
@@ -219,6 +220,9 @@ _TEMPLATES: dict[NoteCode, Any] = {
         f"its first call sent with the thought signature {p['signature']!r} (it has none; the durable message keeps it "
         f"so): {_title(p['provider'])} refuses a call of the current turn without its model's signature, and takes "
         "this one, documented for calls its model did not make"),
+    NoteCode.TEXT_CUT: lambda p: (
+        f"its texts sent cut to {p['limit']:,} characters, ending with a note of how many are gone (the durable "
+        f"message keeps them whole): {_title(p['provider'])} refuses a longer string"),
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "

@@ -4,7 +4,8 @@ that read a large file leaves such an output in the history, and every later req
 The verdict is the full request's on every path that stands for it: a pi-ai file read by the fast path (its read
 marks a message that long: fast_read), a file of another format judged on skeletons (skeleton.read_long_strings),
 and a request of the provider's own format judged as recorded; the three agree with the rule set on the written
-request.  Anthropic has no such rule on record and takes the same file."""
+request.  Anthropic has no such rule on record and takes the same file.  The view planned for OpenAI sends such a
+message's texts cut to fit, ending with a note of what is gone (kind text_cut); a call's arguments are not cut."""
 
 from __future__ import annotations
 
@@ -50,11 +51,14 @@ def test_a_tool_output_above_the_limit_is_refused_on_every_path(provider: str, t
     said = run("check", str(path), "--provider", provider)
     assert said.code == 1, said.stdout.decode()
     error = TOO_LONG.format(param=POSITION[provider], length=LIMIT + 1)
-    assert said.stdout.decode().count(error) == 2  # refused as recorded, and the view does not cut it
-    [transcript] = [read_bytes(path.read_bytes(), path.name)]
+    out = said.stdout.decode()
+    assert out.count(error) == 1 and f"{provider} after repair: accepted" in out  # refused as recorded; cut, taken
+    assert "repaired: 1 message(s) with texts cut to the provider's limit" in out
+    transcript = read_bytes(path.read_bytes(), path.name)
     fast = check(transcript, provider=provider)  # the general reader's transcript, judged on skeletons
     full = check(transcript, provider=provider, depth="view")  # and on the full requests
-    assert _said(fast, provider) == _said(full, provider) == [error, "|", error]
+    assert _said(fast, provider) == _said(full, provider) == [error, "|"]
+    assert fast.report.verdict == full.report.verdict
     native = to_native(transcript.messages, provider).messages  # (each provider's format has its name)
     assert [v.error for v in validate_native(native, provider)] == [error]
     assert run("check", str(path), "--provider", "anthropic").code == 0
@@ -75,8 +79,9 @@ def test_arguments_above_the_limit_once_escaped_are_found_by_every_path(tmp_path
     arguments = {"data": "\x01" * 1_800_000}
     path = _pi(tmp_path / "args.json", "ok", arguments)
     said = run("check", str(path), "--provider", "openai-chat")
-    assert said.code == 1 and "'messages[1].tool_calls[0].function.arguments': string too long" in said.stdout.decode()
-    transcript = read_bytes(path.read_bytes(), path.name)
+    out = said.stdout.decode()
+    assert said.code == 1 and out.count("'messages[1].tool_calls[0].function.arguments': string too long") == 2
+    transcript = read_bytes(path.read_bytes(), path.name)  # (arguments are not cut: still refused after repair)
     assert may_hold_long_string(transcript.messages)
     assert _said(check(transcript, provider="openai-chat"), "openai-chat") == \
         _said(check(transcript, provider="openai-chat", depth="view"), "openai-chat")
@@ -107,3 +112,64 @@ def test_the_mark_is_read_only_for_a_provider_with_the_limit() -> None:
         assert LONG_STRING not in hinted
         read_long_strings(messages, hinted, {"openai-chat", "gemini"})
         assert (LONG_STRING in hinted) == long
+
+
+def test_the_view_cuts_the_texts_keeps_the_head_and_says_what_is_gone(tmp_path: Path) -> None:
+    """A result of two texts, each under the limit, joined above it (the writers join a tool output's texts with
+    newlines): the first is kept whole, the second cut where the limit falls and ended with the note."""
+    from cli_inprocess import run
+
+    from integrity.kinds import RepairKind
+    from integrity.notes import NoteCode
+    from integrity.repair.messages import CUT_NOTE
+    from integrity.report import view_from_report
+
+    first, second = "a" * 6_000_000, "b" * 6_000_000
+    path = _pi(tmp_path / "two.json", "")
+    messages = json.loads(path.read_text())
+    messages[2]["content"] = [{"type": "text", "text": first}, {"type": "image", "data": "iVBORw0KGgo=",
+                                                                  "mimeType": "image/png"},
+                              {"type": "text", "text": second}, {"type": "text", "text": "tail"}]
+    path.write_text(json.dumps(messages))
+    before = path.read_bytes()
+    for provider in OPENAI:
+        transcript = read_bytes(before, path.name)
+        result = check(transcript, provider=provider, depth="view")
+        assert result.providers[provider].before and not result.providers[provider].after
+        assert result.report.summary.texts_cut == 1
+        [action] = [a for a in result.report.actions if NoteCode.TEXT_CUT in a.codes]
+        assert action.durable_index == 2 and action.shown_kind is RepairKind.TEXT_CUT
+        sent = result.view[2]["content"]
+        assert [part["type"] for part in sent] == ["text", "image", "text"]  # the image stays, "tail" is left out
+        assert sent[0]["text"] == first and sent[2]["text"].startswith("b" * 1000)
+        kept = len(sent[2]["text"]) - len(sent[2]["text"].lstrip("b"))
+        assert sent[2]["text"] == "b" * kept + CUT_NOTE.format(count=len(second) - kept + len("tail"), limit=LIMIT)
+        assert kept > 4_000_000
+        assert len(first) + 1 + len(sent[2]["text"]) <= LIMIT
+        assert view_from_report(result.report, transcript.messages) == result.view
+        assert check(transcript, provider="anthropic", depth="view").view[2] is transcript.messages[2]
+    out = tmp_path / "repaired.json"  # `repair` writes the view planned for the provider: OpenAI takes it
+    assert run("repair", str(path), "-o", str(out), "--provider", "openai-responses").code == 0
+    assert run("check", str(out), "--provider", "openai-responses").code == 0
+    assert path.read_bytes() == before  # the durable record is never touched
+
+
+def test_a_cut_text_is_at_most_the_limit_whatever_it_is() -> None:
+    from integrity.repair.messages import cut_texts
+    from integrity.repair.views import texts_length
+
+    for content in ("x" * 400, [{"type": "text", "text": "a" * 30}, {"type": "text", "text": "b" * 300}],
+                    [{"type": "text", "text": "a" * 159}, {"type": "text", "text": "b" * 5}],
+                    [{"type": "toolCall", "id": "c"}, {"type": "text", "text": "c" * 161}]):
+        cut = cut_texts(content, 160)
+        assert texts_length(cut) <= 160 and cut != content
+    assert cut_texts("x" * 160, 160) == "x" * 160
+
+
+def test_the_light_view_and_the_provider_rule_use_one_limit() -> None:
+    from integrity.formats.skeleton import STRING_LIMIT as SKELETON_LIMIT
+    from integrity.providers import SPECS
+    from integrity.repair.views import STRING_LIMIT as LIGHT_LIMIT
+
+    limits = {spec.string_limit for spec in SPECS.values() if spec.string_limit}
+    assert limits == {LIMIT} == {LIGHT_LIMIT} == {SKELETON_LIMIT}

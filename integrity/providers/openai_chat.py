@@ -15,7 +15,7 @@ from typing import Any
 from .chat_shape import read_shape
 from .ids import chat_ids, length_rule
 from .spec import Endpoint, NameRule, ProviderSpec
-from .strings import TOO_LONG, long_strings
+from .strings import LIMIT, TOO_LONG, long_strings
 from .violation import Violation
 
 PROVIDER = "openai-chat"
@@ -213,6 +213,7 @@ SPEC = ProviderSpec(
     needs_call_ids=True,
     role_rules=None,
     tool_names=NameRule(NAME_LIMIT, NAME_CHARS),
+    string_limit=LIMIT,
     errors={
         "tool_calls_unanswered": UNANSWERED,
         "tool_result_without_call": STRAY,

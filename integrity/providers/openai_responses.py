@@ -35,7 +35,7 @@ from ..formats.openai_responses import OUTPUT_KINDS, answered_call_id, is_call_i
 from .ids import length_rule
 from .openai_chat import OPENAI_MODELS
 from .spec import Endpoint, ProviderSpec
-from .strings import TOO_LONG, long_strings
+from .strings import LIMIT, TOO_LONG, long_strings
 from .violation import Violation
 
 PROVIDER = "openai-responses"
@@ -258,6 +258,7 @@ SPEC = ProviderSpec(
     id_rule=length_rule(MAX_CALL_ID, "OpenAI Responses"),
     needs_call_ids=True,
     role_rules=None,
+    string_limit=LIMIT,
     errors={
         "function_call_unanswered": NO_OUTPUT,
         "function_call_output_without_call": NO_CALL,

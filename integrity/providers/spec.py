@@ -181,6 +181,9 @@ class ProviderSpec:
     signs_calls: it refuses a call of the current turn that comes without its model's thought signature (Gemini 3's
         thought_signature_missing), so the strict view planned for it sends such a call with the signature its
         provider documents for calls it did not make (LightTranscript.unsigned_frames).
+    string_limit: the most characters it takes in one string of a request (OpenAI's 10,485,760: string_too_long), or
+        None: none is on record.  The strict view planned for it sends a message whose texts, joined as a writer
+        joins them, are longer cut to fit (LightTranscript.long_texts).
     variant_of: the provider whose rules these are for some of its models (Gemini 2.x: `gemini-2`), chosen by the
         model a request names (providers.models); None for one of PROVIDERS, which every surface lists.  A variant
         is asked by name or by model, never by "all".
@@ -204,6 +207,7 @@ class ProviderSpec:
     error_text_only: bool = False
     tool_names: NameRule | None = None
     signs_calls: bool = False
+    string_limit: int | None = None
     variant_of: str | None = None
 
     @property

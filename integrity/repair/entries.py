@@ -120,6 +120,8 @@ class Rewritten(CarriedAsIs):
     names: call position -> the tool name the view sends for a name the provider refuses (strict.tool_names_fixed).
     signed: the frame's first call is sent with the signature a provider that signs calls documents for calls it did
         not make (LightTranscript.unsigned_frames).
+    cut: the limit the message's texts are cut to (LightTranscript.long_texts; 0: not cut), the most characters its
+        provider takes in one string (ProviderSpec.string_limit).
     """
 
     index: int
@@ -130,6 +132,7 @@ class Rewritten(CarriedAsIs):
     text_only: bool = False
     names: Mapping[int, str] | None = None
     signed: bool = False
+    cut: int = 0
 
 
 
@@ -388,7 +391,7 @@ def entry_message(entry: ViewEntry, durable: Callable[[int], Any], placeholder: 
         return durable(entry)
     if isinstance(entry, Rewritten):
         return rewrite_message(durable(entry.index), entry.ids, entry.arguments, entry.calls_last, entry.blank,
-                               entry.text_only, entry.names, entry.signed)
+                               entry.text_only, entry.names, entry.signed, entry.cut)
     if isinstance(entry, Synthesized):
         if entry.not_executed:
             return not_executed_message(entry.call_id, entry.tool_name, stamp())

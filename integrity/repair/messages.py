@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .views import blank_text, is_call_part
+from .views import blank_text, is_call_part, texts_length
 
 INTERRUPTED_MESSAGE = "This tool call was interrupted before a result was recorded."
 # Compact JSON with the reference's key order: what JSON.stringify produces.
@@ -104,10 +104,52 @@ signature was lost): Gemini 3 takes it in place of the model's own (rewrite_mess
 replay refused 400 without a signature answered 200 with it)."""
 
 
+CUT_NOTE = "\n[{count:,} characters cut here: the provider takes at most {limit:,} in one string; the durable " \
+    "transcript keeps them]"
+"""What ends a text the view cut (cut_texts): how much is gone, why, and where it still is."""
+
+
+def cut_texts(content: Any, limit: int) -> Any:
+    """A message's content with its texts cut so that, joined as a writer joins them (views.texts_length), they are
+    at most `limit` characters: the texts up to the limit are kept, the text the limit falls in is cut there and
+    ends with CUT_NOTE, the texts after it are left out; other parts (images, calls, thoughts) stay in place.  The
+    head is what is kept: what a tool printed first, a document's beginning."""
+    total = texts_length(content)
+    if total <= limit:
+        return content
+    room = limit - len(CUT_NOTE.format(count=total, limit=limit))  # (the note said for fewer is no longer)
+    if isinstance(content, str):
+        return content[:room] + CUT_NOTE.format(count=len(content) - room, limit=limit)
+    out: list[Any] = []
+    at = -1  # the joined texts' length so far (the first text has no newline before it)
+    cut = None
+    gone = 0
+    for part in content:
+        text = part.get("text") if isinstance(part, dict) and part.get("type") == "text" else None
+        if not isinstance(text, str):
+            out.append(part)
+            continue
+        if cut is not None:  # after the cut: left out, and counted
+            gone += len(text)
+            continue
+        start = at + 1
+        if start + len(text) <= room:
+            out.append(part)
+            at = start + len(text)
+            continue
+        kept = max(0, room - start)
+        gone += len(text) - kept
+        cut = len(out)
+        out.append({**part, "text": text[:kept]})
+    if cut is not None:
+        out[cut] = {**out[cut], "text": out[cut]["text"] + CUT_NOTE.format(count=gone, limit=limit)}
+    return out
+
+
 def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
                     arguments: frozenset[int] = frozenset(), calls_last: bool = False, blank: bool = False,
-                    text_only: bool = False, names: Mapping[int, str] | None = None, signed: bool = False
-                    ) -> dict[str, Any]:
+                    text_only: bool = False, names: Mapping[int, str] | None = None, signed: bool = False,
+                    cut: int = 0) -> dict[str, Any]:
     """A deep copy of a frame with some call ids replaced, or of a result with a new toolCallId.
 
     arguments: call positions whose invalid arguments the view sends as {} (the recorded text is left out
@@ -126,7 +168,11 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
     signed: the frame's first call is sent with SKIP_SIGNATURE as its thought signature (pi-ai's toolCall field,
     which the Gemini writer sends): it has none, and a provider that signs calls refuses it unsigned in the current
     turn (Gemini 3's thought_signature_missing).
+    cut: the limit its texts are cut to (cut_texts; 0: none): a provider with a limit on one string
+    (ProviderSpec.string_limit) refuses them longer.  Only the kept head is copied, never the whole text first.
     """
+    if cut:
+        message = {**message, "content": cut_texts(message.get("content"), cut)}
     copied = copy.deepcopy(message)
     if text_only:
         content = copied.get("content")

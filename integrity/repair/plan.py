@@ -53,6 +53,7 @@ class Plan:
     tool_names: frame -> call position -> the tool name the view sends for a name the provider refuses
         (strict.tool_names_fixed).
     signed: frames whose first call the view sends with a thought signature (strict.calls_signed).
+    cut_texts: message -> the limit the view cuts its texts to (strict.texts_cut).
     """
 
     __slots__ = (
@@ -79,6 +80,7 @@ class Plan:
         "text_only",
         "tool_names",
         "signed",
+        "cut_texts",
     )
 
     def __init__(self, policy: str) -> None:
@@ -105,6 +107,7 @@ class Plan:
         self.text_only: set[int] = set()
         self.tool_names: dict[int, dict[int, str]] = {}
         self.signed: set[int] = set()
+        self.cut_texts: dict[int, int] = {}
 
     @property
     def notes(self) -> dict[int, Note]:

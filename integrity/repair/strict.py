@@ -27,6 +27,7 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator, KeysView, Mapping
 from collections.abc import Set as AbstractSet
+from dataclasses import replace
 from functools import cache, lru_cache
 from itertools import chain, repeat
 from operator import attrgetter
@@ -446,6 +447,43 @@ def calls_signed(light: LightTranscript, provider: str | None) -> set[int]:
     return set(found) if spec is not None and spec.signs_calls else set()
 
 
+def texts_cut(light: LightTranscript, provider: str | None) -> dict[int, int]:
+    """The messages whose texts the view planned for `provider` cuts, and the limit each is cut to: those whose
+    texts joined are longer than the most characters the provider takes in one string (light.long_texts;
+    ProviderSpec.string_limit: OpenAI's 10,485,760).  A tool that read a large file leaves such an output, and every
+    later request of the session is refused without the cut."""
+    found = light.long_texts
+    if not found:
+        return {}
+    spec = _spec(provider)
+    limit = spec.string_limit if spec is not None else None
+    return dict.fromkeys(sorted(found), limit) if limit else {}
+
+
+def with_cuts(order: list[Any], cuts: Mapping[int, int]) -> list[Any]:
+    """The view order with each message of `cuts` sent cut (Rewritten.cut), wherever the order carries it: kept as
+    an index or in a stretch (split around it), or already rewritten."""
+    out: list[Any] = []
+    for entry in order:
+        kind = type(entry)
+        if kind is int:
+            out.append(Rewritten(entry, {}, cut=cuts[entry]) if entry in cuts else entry)
+        elif kind is range:
+            start = entry.start
+            for index in sorted(index for index in cuts if entry.start <= index < entry.stop):
+                if start < index:
+                    out.append(range(start, index))
+                out.append(Rewritten(index, {}, cut=cuts[index]))
+                start = index + 1
+            if start < entry.stop:
+                out.append(range(start, entry.stop) if start != entry.start else entry)
+        elif kind is Rewritten and entry.index in cuts:
+            out.append(replace(entry, cut=cuts[entry.index]))
+        else:
+            out.append(entry)
+    return out
+
+
 def tool_name_rule(provider: str | None) -> NameRule | None:
     """What the provider takes as a history call's tool name (ProviderSpec.tool_names), or None."""
     spec = _spec(provider)
@@ -732,6 +770,11 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     plan.text_only = text_only
     names = plan.tool_names = tool_names_fixed(light, provider)
     signed = plan.signed = calls_signed(light, provider)
+    cuts = texts_cut(light, provider)
+    if cuts:  # (a message the view leaves out is not sent at all)
+        for left_out in chain(plan.dropped_duplicates, plan.dropped_strays):
+            cuts.pop(left_out, None)
+    plan.cut_texts = cuts
     # a frame sent otherwise than recorded is no settled turn: a view built by hand may call a late frame clean,
     # and a clean turn's frame may hold a blank text or a name the provider refuses, or a clean turn a result sent
     # with its texts alone
@@ -742,6 +785,8 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         unsettled |= signed
     if text_only and settled:
         unsettled |= _owners(clean, frames, text_only)
+    if cuts and settled:  # a clean turn whose frame or result is cut is written entry by entry
+        unsettled |= cuts.keys() & frames.keys() | _owners(clean, frames, cuts)
     for index in settled & unsettled if unsettled else ():
         settled.discard(index)
         for position in range(len(frames[index])):
@@ -775,7 +820,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     # (every call answered where it is, so no call is repaired: plan.repaired_tool_calls stays empty)
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not plan.dropped_blank and not plan.without_blank and not late and not renamed and not text_only
-                and not names and not signed
+                and not names and not signed and not cuts
                 and not light.numeric_results and not by_name and not light.bad_arguments
                 and all(others.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() if index not in settled for position in range(len(calls)))
@@ -798,6 +843,10 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
                       late=late)
     else:
         order = _emit(light, plan, others, renamed, settled, stretches, alike, by_id, late)
+    if cuts:  # (an interrupted frame or a blank message the view leaves out is not sent either)
+        dropped = set(plan.dropped_frames).union(plan.dropped_blank)
+        plan.cut_texts = {index: limit for index, limit in cuts.items() if index not in dropped}
+        order = with_cuts(order, plan.cut_texts)
     plan.order = legalize(light, order, provider, plan) or order
     return plan
 

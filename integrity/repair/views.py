@@ -131,6 +131,10 @@ class LightTranscript:
         carries no thought signature (first_call_unsigned).  A provider that refuses such a call (ProviderSpec.
         signs_calls: Gemini 3) is sent it with the signature it documents for calls it did not make.  None: not
         read (the fast reader leaves it to pipeline.Loaded, as blank_texts).
+    long_texts: user, assistant and result messages whose texts, joined as a writer joins them (texts_length), are
+        longer than the most characters a provider takes in one string (providers.strings.LIMIT).  A provider with
+        that limit (ProviderSpec.string_limit: OpenAI's) refuses the request, so the strict view planned for it sends
+        them cut to fit.  None: not read (the fast reader leaves it to pipeline.Loaded, as blank_texts).
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
         them itself): the frames of clean turns, the first frame of every call id, and every frame and
@@ -143,7 +147,7 @@ class LightTranscript:
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
                  "bad_arguments", "late_frames", "blank_frames", "blank_texts", "error_contents",
-                 "names_refused", "unsigned_frames")
+                 "names_refused", "unsigned_frames", "long_texts")
 
     def __init__(
         self,
@@ -184,6 +188,7 @@ class LightTranscript:
         self.error_contents = error_contents
         self.names_refused: frozenset[str] | None = None  # refused_names' answer, once asked
         self.unsigned_frames: set[int] | None = None
+        self.long_texts: set[int] | None = None
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
@@ -609,6 +614,7 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
     builder = LightBuilder(clean)
     blank_texts = builder.blank_texts = {}
     errors: set[int] = set()
+    long: set[int] = set()
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             roles.append(None)
@@ -616,11 +622,16 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
         role = message.get("role")
         roles.append(role if isinstance(role, str) else None)
         if role == "user":
-            blank = blank_content(message.get("content"))
+            content = message.get("content")
+            blank = blank_content(content)
             if blank:
                 blank_texts[index] = blank
+            if texts_length(content) > STRING_LIMIT:
+                long.add(index)
         elif role == "assistant":
             content = message.get("content")
+            if texts_length(content) > STRING_LIMIT:
+                long.add(index)
             blank = blank_content(content)
             if blank:
                 blank_texts[index] = blank
@@ -639,10 +650,35 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
                            is_receipt(is_error, message.get("details")), numeric_ids)
             if is_error is True and error_content_refused(message.get("content")):
                 errors.add(index)
+            if texts_length(message.get("content")) > STRING_LIMIT:
+                long.add(index)
     light = builder.build(roles)
     light.error_contents = errors
+    light.long_texts = long
     light.unsigned_frames = unsigned_frames(light, messages.__getitem__)
     return light
+
+
+STRING_LIMIT = 10_485_760
+"""providers.strings.LIMIT, the most characters OpenAI takes in one string (tests/test_string_limit.py holds them
+equal): the light view reads no provider module."""
+
+
+def texts_length(content: Any) -> int:
+    """The characters of a message's texts as a writer that joins them sends them: a string content, or its text parts
+    joined by newlines (the Chat and Responses writers' tool output, a Chat message written as one string).  An
+    image's data, a thought and a call's arguments are not counted."""
+    if type(content) is str:
+        return len(content)
+    if type(content) is not list:
+        return 0
+    total = -1
+    for part in content:
+        if type(part) is dict and part.get("type") == "text":
+            text = part.get("text")
+            if type(text) is str:
+                total += len(text) + 1
+    return max(total, 0)
 
 
 SIGNATURE_KEYS = ("thoughtSignature", "thought_signature")

@@ -234,21 +234,23 @@ def _severities(report: RepairReport, accepted: bool | None = None) -> list[Seve
 
 def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]], last: AbstractSet[int],
                 blank: AbstractSet[int] = frozenset(), text: AbstractSet[int] = frozenset(),
-                names: Mapping[int, Mapping[int, str]] | None = None, signed: AbstractSet[int] = frozenset()
-                ) -> ViewEntry:
+                names: Mapping[int, Mapping[int, str]] | None = None, signed: AbstractSet[int] = frozenset(),
+                cuts: Mapping[int, int] | None = None) -> ViewEntry:
     """The plan entry a report view entry stands for (the inverse of _view_entry); repaired: frame -> the
     call positions whose invalid arguments the view sends as {} (_repaired_arguments); last: the frames it
     sends with their calls after their other parts (their actions say `calls_put_last`); blank: the messages it
     sends without their blank texts (`blank_text_left_out`); text: the error results it sends with their texts
     alone (`error_sent_as_text`); names: frame -> call position -> the tool name it sends (`tool_name_fixed`:
-    _fixed_names); signed: the frames whose first call it sends with a thought signature (`call_signed`)."""
+    _fixed_names); signed: the frames whose first call it sends with a thought signature (`call_signed`); cuts:
+    message -> the limit it sends its texts cut to (`text_cut`)."""
     names = names or {}
+    cuts = cuts or {}
     if isinstance(item, DurableView):
         arguments = repaired.get(item.index, frozenset())
         at_end, cut, texts = item.index in last, item.index in blank, item.index in text
-        named, sign = names.get(item.index), item.index in signed
-        return Rewritten(item.index, item.ids or {}, arguments, at_end, cut, texts, named, sign) \
-            if item.ids or arguments or at_end or cut or texts or named or sign else item.index
+        named, sign, limit = names.get(item.index), item.index in signed, cuts.get(item.index, 0)
+        return Rewritten(item.index, item.ids or {}, arguments, at_end, cut, texts, named, sign, limit) \
+            if item.ids or arguments or at_end or cut or texts or named or sign or limit else item.index
     if isinstance(item, ReceiptView):
         return Synthesized(item.call_id, item.tool_name, item.frame_index, item.call_position, item.not_executed)
     if isinstance(item, TurnView):
@@ -281,18 +283,32 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     texts = {action.durable_index for action in report.actions if NoteCode.ERROR_SENT_AS_TEXT in action.codes}
     names = _fixed_names(report, messages)
     signed = {action.durable_index for action in report.actions if NoteCode.CALL_SIGNED in action.codes}
+    cuts = _cuts(report)
     out = []
     for item in report.view:
         if isinstance(item, DurableView) and not item.ids and item.index not in repaired and item.index not in last \
                 and item.index not in blank and item.index not in texts and item.index not in names \
-                and item.index not in signed:
+                and item.index not in signed and item.index not in cuts:
             out.append(messages[item.index])
             continue
         stamp = item.timestamp if isinstance(item, (ReceiptView, TurnView)) else 0
         text = item.text if isinstance(item, ReceiptView) else None
-        out.append(entry_message(_plan_entry(item, repaired, last, blank, texts, names, signed), durable, text,
+        out.append(entry_message(_plan_entry(item, repaired, last, blank, texts, names, signed, cuts), durable, text,
                                  _constant(stamp)))
     return out
+
+
+def _cuts(report: RepairReport) -> dict[int, int]:
+    """message -> the limit the view cuts its texts to: the messages whose action says `text_cut`, cut to the most
+    characters the report's provider takes in one string (ProviderSpec.string_limit, as repair.strict.texts_cut)."""
+    found = [action.durable_index for action in report.actions if NoteCode.TEXT_CUT in action.codes]
+    if not found:
+        return {}
+    from ..providers import SPECS
+
+    spec = SPECS.get(report.provider or "")
+    limit = spec.string_limit if spec is not None else None
+    return dict.fromkeys(found, limit) if limit else {}
 
 
 def _fixed_names(report: RepairReport, messages: Sequence[Any]) -> dict[int, dict[int, str]]:

@@ -61,6 +61,8 @@ class Action(Record, kw_only=True):
             return RepairKind.TOOL_NAME
         if NoteCode.CALL_SIGNED in self.codes:
             return RepairKind.SIGNED
+        if NoteCode.TEXT_CUT in self.codes:
+            return RepairKind.TEXT_CUT
         return RepairKind.RENAMED if self.new_ids else RepairKind.KEPT
 
 
