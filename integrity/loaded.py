@@ -114,10 +114,12 @@ class Loaded:
         """LightTranscript.long_texts of a file the fast path read: none unless its read found a block longer than
         the limit (formats.skeleton.LONG_STRING, marked only when a provider is asked: fast_read); else the messages
         whose raw bytes are that long (their bytes bound their texts' characters) are decoded and measured."""
+        hinted = self.fast.hinted
+        if hinted is None:  # (no provider asked: the formats package is never loaded for a pi-ai file)
+            return set()
         from .formats.skeleton import LONG_STRING
 
-        hinted = self.fast.hinted
-        if hinted is None or LONG_STRING not in hinted:
+        if LONG_STRING not in hinted:
             return set()
         import msgspec
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..providers.strings import LIMIT
+from ..repair.views import STRING_LIMIT as LIMIT
 from ..repair.views import blank_text, error_content_refused, frame_is_interrupted, name_refused
 from .anthropic import CONTENT_ROLES
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, carries_block, writable
@@ -161,7 +161,8 @@ STRING_LIMIT_FORMATS = frozenset({"openai-chat", "openai-responses"})
 """The request formats of the providers that refuse a string above a limit (providers.strings)."""
 
 STRING_LIMIT = LIMIT
-"""providers.strings.LIMIT: the longest string a provider of STRING_LIMIT_FORMATS takes."""
+"""repair.views.STRING_LIMIT (providers.strings.LIMIT): the longest string a provider of STRING_LIMIT_FORMATS
+takes."""
 
 
 TOOL_NAME = "tool name refused"

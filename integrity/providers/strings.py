@@ -18,10 +18,12 @@ from itertools import chain, compress, repeat
 from operator import is_
 from typing import Any
 
+from ..repair.views import STRING_LIMIT
 from .violation import Violation
 
-LIMIT = 10_485_760
-"""The longest string the API takes in a request (characters)."""
+LIMIT = STRING_LIMIT
+"""The longest string the API takes in a request (characters): the light view's (repair.views.STRING_LIMIT), which
+the layers below the providers read too."""
 
 TOO_LONG = (
     "Invalid '{param}': string too long. Expected a string with maximum length 10485760, "

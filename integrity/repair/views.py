@@ -660,8 +660,8 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
 
 
 STRING_LIMIT = 10_485_760
-"""providers.strings.LIMIT, the most characters OpenAI takes in one string (tests/test_string_limit.py holds them
-equal): the light view reads no provider module."""
+"""The most characters OpenAI takes in one string (providers.strings: string_too_long; ProviderSpec.string_limit):
+here, in the lowest layer, so the light view, the skeleton and the providers read one number."""
 
 
 def texts_length(content: Any) -> int:
