@@ -501,6 +501,25 @@ def _travel_step(frame: int | None, group: list[Any]) -> Step:
     return Step(RepairKind.MOVED.value, min(members), None, text, frame, members=members)
 
 
+_COPY_STEPS: tuple[tuple[NoteCode, RepairKind, str], ...] = (
+    (NoteCode.BLANK_TEXT_LEFT_OUT, RepairKind.BLANK_TEXT,
+     "send #{index} without its blank text (the durable message keeps it)"),
+    (NoteCode.ERROR_SENT_AS_TEXT, RepairKind.ERROR_AS_TEXT,
+     "send the error result #{index} with its text alone, \"(no text content)\" when it has none (the durable "
+     "message keeps its parts)"),
+    (NoteCode.TOOL_NAME_FIXED, RepairKind.TOOL_NAME,
+     "send #{index} with a tool name the provider takes (the durable message keeps the recorded one)"),
+    (NoteCode.CALL_SIGNED, RepairKind.SIGNED,
+     "send #{index} with its first call signed \"skip_thought_signature_validator\" (the durable message keeps it "
+     "unsigned)"),
+    (NoteCode.TEXT_CUT, RepairKind.TEXT_CUT,
+     "send #{index} with its texts cut to the provider's limit, ending with a note of how many characters are gone "
+     "(the durable message keeps them)"),
+)
+"""The steps of a message the view sends as a changed copy, each said when its action carries the note, in this
+order (after its calls put last, before a reused id answered again)."""
+
+
 def repair_steps(report: RepairReport) -> list[Step]:
     """Every change the report makes: drops first, then what travels (moves, call order), renames and
     shared answers, then receipts, then merges and turns, each in transcript order.
@@ -528,27 +547,10 @@ def repair_steps(report: RepairReport) -> list[Step]:
             keyed.append(((1, index + 0.2), Step(RepairKind.CALLS_LAST.value, index, None,
                                             f"send #{index} with its calls after its other parts (the durable "
                                             "message keeps its order)")))
-        if NoteCode.BLANK_TEXT_LEFT_OUT in action.codes:
-            keyed.append(((1, index + 0.22), Step(RepairKind.BLANK_TEXT.value, index, None,
-                                             f"send #{index} without its blank text (the durable message keeps "
-                                             "it)")))
-        if NoteCode.ERROR_SENT_AS_TEXT in action.codes:
-            keyed.append(((1, index + 0.23), Step(RepairKind.ERROR_AS_TEXT.value, index, None,
-                                             f"send the error result #{index} with its text alone, \"(no text "
-                                             "content)\" when it has none (the durable message keeps its parts)")))
-        if NoteCode.TOOL_NAME_FIXED in action.codes:
-            keyed.append(((1, index + 0.24), Step(RepairKind.TOOL_NAME.value, index, None,
-                                             f"send #{index} with a tool name the provider takes (the durable "
-                                             "message keeps the recorded one)")))
-        if NoteCode.CALL_SIGNED in action.codes:
-            keyed.append(((1, index + 0.245), Step(RepairKind.SIGNED.value, index, None,
-                                              f"send #{index} with its first call signed \"skip_thought_signature_"
-                                              "validator\" (the durable message keeps it unsigned)")))
-        if NoteCode.TEXT_CUT in action.codes:
-            keyed.append(((1, index + 0.246), Step(RepairKind.TEXT_CUT.value, index, None,
-                                              f"send #{index} with its texts cut to the provider's limit, ending "
-                                              "with a note of how many characters are gone (the durable message "
-                                              "keeps them)")))
+        for offset, (code, kind, sentence) in enumerate(_COPY_STEPS):  # what the view's copy of it changes
+            if code in action.codes:
+                keyed.append(((1, index + 0.22 + offset * 0.005), Step(kind.value, index, None,
+                                                                      sentence.format(index=index))))
         if action.also_view_indices:
             keyed.append(((1, index + 0.25), Step(RepairKind.SHARED.value, index, None,
                                              f"answer the reused id {action.call_id or ''} again with #{index}"

@@ -456,11 +456,14 @@ def _read(input: Source, source: str, clean: bool, writes: bool = False, bones: 
         # bones, and the turns holding it in windows (only when a provider verdict is asked)
 
         made[1].add(TOOL_NAME)
-    if made is not None:  # (a provider is asked) a message may be written with a string above a provider's limit:
-        from ..formats.skeleton import LONG_STRING, STRING_LIMIT  # its bytes bound its strings' characters (its
+    if made is not None:
+        # (a provider is asked) a message may be written with a string above a provider's limit when a block is longer:
+        # a message's bytes bound the characters of its texts joined and of its arguments as compact JSON, and a
+        # block's bytes are its messages'.  Marked, the full request judges it.
+        from ..formats.skeleton import LONG_STRING, STRING_LIMIT
 
-        if any(length > STRING_LIMIT for _, length, _, _ in blocks):  # texts joined, its arguments as compact JSON),
-            made[1].add(LONG_STRING)  # and a block's bytes are its messages'; the full request judges them
+        if any(length > STRING_LIMIT for _, length, _, _ in blocks):
+            made[1].add(LONG_STRING)
     spans = Spans(body, source, container, blocks, light.size, raws, starts)
     return FastTranscript(source, input, container, spans, light, envelope,
                           bones=None if made is None or made[0] is None else (made[0], made[1]),

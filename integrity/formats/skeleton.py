@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..repair.views import STRING_LIMIT as LIMIT
-from ..repair.views import blank_text, error_content_refused, frame_is_interrupted, name_refused
+from ..repair.views import blank_text, error_content_refused, frame_is_interrupted, name_refused, texts_length
 from .anthropic import CONTENT_ROLES
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, carries_block, writable
 from .openai_chat import finish_entry
@@ -296,26 +296,17 @@ def may_hold_long_string(messages: Sequence[Any]) -> bool:
 
 
 def _may_be_long(content: Any) -> bool:
-    """Whether one message's content may be written with a string above the limit: its texts together, or one
-    call's arguments as the compact JSON its writers send (formats.common.object_arguments_text), above it.  A
-    writer joins a message's texts at most (a Chat tool message), so their sum bounds each string written; an
-    image's data is no text the limit is judged on."""
-    if isinstance(content, str):
-        return len(content) > STRING_LIMIT
-    if not isinstance(content, list):
-        return False
-    total = 0
-    for part in content:
-        if not isinstance(part, dict):
-            continue
-        for key in ("text", "thinking"):
-            value = part.get(key)
-            if isinstance(value, str):
-                total += len(value)
-        arguments = part.get("arguments")
+    """Whether one message's content may be written with a string above the limit: its texts as the joining writers
+    send them (views.texts_length, what the view's cut measures too), or one call's arguments as the compact JSON
+    its writers send (formats.common.object_arguments_text).  An image's data and a thought are no string the
+    limit is judged on."""
+    if texts_length(content) > STRING_LIMIT:
+        return True
+    for part in content if isinstance(content, list) else ():
+        arguments = part.get("arguments") if isinstance(part, dict) else None
         if arguments and (len(arguments) if isinstance(arguments, str) else _arguments_size(arguments)) > STRING_LIMIT:
             return True
-    return total > STRING_LIMIT
+    return False
 
 
 Written = tuple[list[Any], list[list[int]]]
