@@ -167,3 +167,13 @@ def test_triage_columns_judged_from_the_light_view_are_what_check_says(monkeypat
     # (judged from the light view: check's own reading is the general one; a file with an interrupted frame
     # written with no block is judged on the bones when Bedrock is asked, skeleton_verdicts.sparse_letters)
     assert checked >= 8 and len(used) >= 7
+
+
+@pytest.mark.parametrize("provider", [None, "openai-responses", "anthropic"])
+def test_cli_triage_batch_and_the_api_agree_on_a_string_above_the_limit(provider: str | None, tmp_path: Path) -> None:
+    """The same comparison as for the committed files, on a generated file holding one string above OpenAI's limit
+    (its target, openai-chat, and openai-responses cut it; Anthropic takes it as it is)."""
+    from test_screens_agree import _long_output_request
+
+    test_cli_triage_batch_and_the_api_agree(_long_output_request(tmp_path / "long.openai-chat.json"), "strict",
+                                            provider)

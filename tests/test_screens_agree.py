@@ -244,3 +244,22 @@ def test_a_view_that_drops_every_entry_is_never_safe_to_send(tmp_path: Path) -> 
         assert not found.safe_to_send and found.left == NOTHING_LEFT, provider
     repaired = run("repair", "--now", "0", path, "-o", tmp_path / "out.json")
     assert repaired.code == 1 and f"`check` still flags it: {NOTHING_LEFT}" in repaired.stderr
+
+
+def _long_output_request(path: Path) -> Path:
+    """A Chat request whose tool message holds one string above OpenAI's limit (generated: 10 MB is never committed),
+    which the view planned for OpenAI cuts (tests/test_string_limit.py)."""
+    from integrity.providers.strings import LIMIT
+
+    path.write_text(json.dumps({"model": "gpt-4.1", "messages": [
+        {"role": "user", "content": "read the log"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "x" * (LIMIT + 1)},
+        {"role": "assistant", "content": "done"}]}))
+    return path
+
+
+def test_every_page_says_what_check_says_of_a_string_above_the_limit(tmp_path: Path) -> None:
+    """The same comparison as for the committed files, on a file the view changes by cutting a text."""
+    test_every_page_says_what_check_says(_long_output_request(tmp_path / "long.openai-chat.json"), "strict", tmp_path)
