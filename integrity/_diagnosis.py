@@ -488,17 +488,38 @@ def own_provider(format: str | None, model: Any = None) -> str | None:
     talks to one API (a Claude Code session is sent as Anthropic Messages requests, a Codex CLI rollout as
     OpenAI Responses requests).  Judging those by another provider's turn rules would report errors their
     provider never returns.  model: the model the request names (Transcript.model): a provider of the same
-    request format it means is the one (a Chat Completions request for `deepseek-chat` is DeepSeek's)."""
+    request format it means is the one (a Chat Completions request for `deepseek-chat` is DeepSeek's).  A session
+    that names the model it talks to (FormatSpec.model_decides: a pi session's Transcript.session_model) is judged
+    by that model's provider where how its runtime sends to it is modelled (formats.judged_by_model), else by the
+    universal invariants: a runtime that rewrites its history for a provider in ways not modelled here would be
+    judged refused for what it never sends."""
     if format in _NO_OWN_PROVIDER:
         return None
     from .formats import implied_provider
 
     implied = implied_provider(format)
-    if implied is None or not isinstance(model, str):
+    if not isinstance(model, str):
         return implied
+    if implied is None:
+        return _named_provider(format, model)
     from .providers.models import sent_to
 
     return sent_to(implied, model)
+
+
+def _named_provider(format: str | None, model: str) -> str | None:
+    """own_provider of a session format whose entries name its model: that model's provider, when it is one of
+    the providers the runtime's requests are modelled for (formats.judged_by_model), else None."""
+    from .formats import judged_by_model
+
+    modelled = judged_by_model(format)
+    if not modelled:
+        return None
+    from .providers import SPECS
+    from .providers.models import provider_for_model
+
+    named = provider_for_model(model)
+    return named if named is not None and SPECS[named].native_format in modelled else None
 
 
 _NO_OWN_PROVIDER = frozenset({"pi-ai"})
@@ -800,14 +821,15 @@ def with_recorded(report: Any, recorded: dict[str, bool]) -> Any:
     """The report (or diagnosis) once some providers were asked about the transcript as recorded.
 
     recorded: provider -> whether it accepts the transcript as recorded.  Every
-    severity is rated again: `rejected` needs a provider that rejects (the view's
-    provider when one was chosen, else the file's own provider when its format is one
-    provider's request, else any); when the one(s) that count accept,
+    severity is rated again: `rejected` needs the provider that counts to reject (_counting:
+    the only one asked, as check, triage, the inspector and the API ask the target provider
+    alone; else the view's provider when one was chosen, else the file's own provider when
+    its format is one provider's request); when the one(s) that count accept,
     what the view changes is `normalized`, or `lossy` where something is still
     duplicated or lost.  The verdict then says which providers accept it.
     """
     said: AsRecorded = {name: "accepted" if ok else "rejected" for name, ok in recorded.items()}
-    counting = report.provider or own_provider(report.format)
+    counting = _counting(report, said)
     accepted = _accepted(said, counting)
     update: dict[str, Any] = {"as_recorded": said or None, **report._rerated_parts(accepted)}  # none asked: None
     findings = _rated_findings(report.findings, accepted)
@@ -825,7 +847,17 @@ def with_recorded(report: Any, recorded: dict[str, bool]) -> Any:
 def recorded_acceptance(report: Any) -> bool | None:
     """Whether the provider(s) that count accept the transcript as recorded, as the report (or diagnosis)
     was last rated by with_recorded (None: not known, or never asked)."""
-    return _accepted(report.as_recorded, report.provider or own_provider(report.format))
+    return _accepted(report.as_recorded, _counting(report, report.as_recorded))
+
+
+def _counting(report: Any, said: AsRecorded | None) -> str | None:
+    """The provider whose answer as recorded rates a report: the one answer it was rated by, when it was given one
+    (check, triage, the inspector and the API each give with_recorded the target provider's answer alone:
+    target_provider, which reads the model a file names as well as its format), else the provider its view was
+    planned for, else the one its format implies."""
+    if said and len(said) == 1:
+        return next(iter(said))
+    return report.provider or own_provider(report.format)
 
 
 def _own_severity(report: Any, accepted: bool | None) -> Severity:
@@ -841,5 +873,5 @@ def fails_only_as_recorded(report: Any) -> bool:
     to plan the order of turns for)."""
     if not report.as_recorded or not fails(report.severity):
         return False
-    accepted = _accepted(report.as_recorded, report.provider or own_provider(report.format))
+    accepted = _accepted(report.as_recorded, _counting(report, report.as_recorded))
     return accepted is False and not fails(_own_severity(report, accepted))

@@ -112,12 +112,18 @@ class Transcript:
     # A JSONL file's line ending ("\r\n" when its first line ends so): written back the same, so a repaired
     # CRLF file never mixes CRLF and LF lines.
     newline: str = "\n"
+    # The model a session log's runtime sends this thread to next, as its format reads it from the entries (a pi
+    # session's current model, in integrity.providers.models' words: "anthropic:claude-sonnet-4-5"); None when
+    # the entries name none.  A request body names its own model in its envelope instead.
+    session_model: str | None = None
 
     @property
     def model(self) -> Any:
-        """The model the file's request names (its envelope's `model`: a request body's), or None: with the
-        format it says which provider the request is sent to (integrity._diagnosis.own_provider)."""
-        return self.envelope.get("model") if isinstance(self.envelope, dict) else None
+        """The model the file's request names (its envelope's `model`: a request body's), else the one the session
+        names (session_model), or None: with the format it says which provider the request is sent to
+        (integrity._diagnosis.own_provider)."""
+        named = self.envelope.get("model") if isinstance(self.envelope, dict) else None
+        return named if named is not None else self.session_model
 
 
 @dataclass(frozen=True)

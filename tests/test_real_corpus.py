@@ -110,10 +110,12 @@ EXPECTED: dict[str, File | Refused] = {
     "pi_torn_last_line.pi-session.jsonl": File("pi-session", [T("main", 1, 0, MALFORMED, {A: ACCEPT})], 1),
     "pi_compaction.pi-session.jsonl": File("pi-session", [healthy("main", 1, A), branch("compacted:1", 1, 0)], 0),
     # a failed cell's error result holding its screenshot, on Bedrock: Claude behind Converse refuses it as Anthropic
-    # does; a pi session names no provider, so check alone judges it by the universal invariants (healthy)
+    # does; the session names its model (amazon-bedrock, bedrock-converse-stream), so check alone judges it by
+    # Bedrock's rules, as pi sends it: rejected as recorded, exit 1 (it was "healthy" while no provider was read)
     "pi_bedrock_error_screenshot.pi-session.jsonl": File(
-        "pi-session", [T("main", 1, 0, OK, {"bedrock": REJECT, A: REJECT, C: ACCEPT})], 0),
-    # its ids ("call_oc1|fc_...") are OpenAI Responses' call|item pairs: Anthropic refuses the "|" (issue 30)
+        "pi-session", [T("main", 1, 0, REJECTED, {"bedrock": REJECT, A: REJECT, C: ACCEPT})], 1),
+    # its ids ("call_oc1|fc_...") are OpenAI Responses' call|item pairs: Anthropic refuses the "|" (issue 30); its
+    # answers are openai-codex's, whose requests pi's model is not modelled for: the universal invariants judge it
     "openclaw_healthy.openclaw.jsonl": File("openclaw", [T("main", 2, 0, OK, {R: ACCEPT, A: REJECT})], 0),
     "openclaw_interrupted_call.openclaw.jsonl": File("openclaw", [broken("main", 1, 1, R, A)], 1),
     # Codex
@@ -406,13 +408,14 @@ def test_positions_in_a_claude_code_error_count_the_merged_messages(tmp_path: Pa
 
 
 def test_an_anthropic_file_is_judged_as_its_messages_are_listed() -> None:
-    """Only a runtime known to build its own requests (FormatSpec.sends_as: Claude Code) has them written as it
-    sends them: an Anthropic Messages file is the request itself, so a prompt recorded between two results of one
-    frame is refused there, as Anthropic refuses it."""
+    """Only a runtime known to build its own requests (FormatSpec.sends_as: Claude Code, and pi toward Anthropic and
+    Bedrock) has them written as it sends them: an Anthropic Messages file is the request itself, so a prompt
+    recorded between two results of one frame is refused there, as Anthropic refuses it."""
     from integrity.formats.registry import FORMAT_SPECS
     from integrity.pipeline import check
 
-    assert [name for name, spec in FORMAT_SPECS.items() if spec.sends_as is not None] == ["claude-code"]
+    assert {name: sorted(spec.sends_as) for name, spec in FORMAT_SPECS.items() if spec.sends_as} == {
+        "claude-code": [A], "pi-session": [A, "bedrock"], "openclaw": [A, "bedrock"]}
     calls = [{"type": "tool_use", "id": f"toolu_0{n}", "name": "Edit", "input": {}} for n in (1, 2)]
     messages = [{"role": "user", "content": "fix both"}, {"role": "assistant", "content": calls},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "ok"},

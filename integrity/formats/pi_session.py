@@ -35,6 +35,7 @@ from typing import Any
 from . import pi_ai
 from .base import BuildContext, Thread
 from .common import OPAQUE, SYSTEM_ROLES, EntryError, describe, native_of
+from .pi_requests import SENDS_AS, as_pi_sends, model_of
 from .spec import FormatSpec
 from .tree import abandoned_leaves, chain, index_by_id, lookup, relink, short_id
 from .wrapped import Wrapped
@@ -97,7 +98,7 @@ def _unwrap(entry: Any) -> Any:
     message = entry["message"]
     if not isinstance(message, dict):
         raise EntryError(f"a message entry's 'message' must be a message object, got {describe(message)}")
-    return message
+    return as_pi_sends(message)
 
 
 def _iso(ms: Any) -> str | None:
@@ -147,7 +148,7 @@ def _finish(native: list[Any], context: BuildContext) -> list[Any]:
             verbatim.add(old)
             entry["id"] = old  # (a dict this writer built: never the file's own)
     written = _rewritten_names(native, context)
-    return relink(written, context, "id", "parentId")
+    return relink(written, context, "id", "parentId", node=lambda entry: _id(entry) is not None)
 
 
 def _rewritten_names(native: list[Any], context: BuildContext) -> list[Any]:
@@ -291,6 +292,8 @@ def _adapter(name: str, evidence: Any) -> Wrapped:
     adapter = Wrapped(name, pi_ai, _unwrap, _wrap, evidence, _fits, container="jsonl", finish=_finish,
                       groups=_groups, threads=threads)
     adapter.spliced = spliced  # type: ignore[attr-defined]
+    adapter.model_of = model_of  # type: ignore[attr-defined]
+    adapter.KEEPS_ENTRIES = True  # type: ignore[attr-defined]  # (registry._with_entries_kept)
     return adapter
 
 
@@ -298,6 +301,7 @@ PI_SESSION = _adapter("pi-session", _pi_evidence)
 OPENCLAW = _adapter("openclaw", _openclaw_evidence)
 
 
-SPECS = (FormatSpec(PI_SESSION.NAME, PI_SESSION, suffixes=(".jsonl",)),
-         FormatSpec(OPENCLAW.NAME, OPENCLAW, suffixes=(".jsonl",)))
-"""This module's format(s), as the registry (integrity.formats) lists them."""
+SPECS = tuple(FormatSpec(adapter.NAME, adapter, suffixes=(".jsonl",), sends_as=SENDS_AS, model_decides=True)
+              for adapter in (PI_SESSION, OPENCLAW))
+"""This module's format(s), as the registry (integrity.formats) lists them.  pi sends a session to the model it
+names, as pi_requests models it (model_of, SENDS_AS): no single provider reads the format, the model decides."""

@@ -36,7 +36,7 @@ from . import (
     swe_agent,
 )
 from .base import BuildContext
-from .common import NATIVE, OPAQUE, SYSTEM_ROLES, EntryError, opaque_message, writable
+from .common import NATIVE, OPAQUE, SYSTEM_ROLES, EntryError, native_of, opaque_message, writable
 from .container import GRAMMAR, Document, parse_document, put_path, serialize  # noqa: F401 (parse_document: API)
 from .detection import by_envelope, candidates, choose_with_note, closest
 from .parts import split_file
@@ -168,10 +168,12 @@ def read_document(doc: Document, source: str, format: str = "auto") -> Transcrip
                                             detection]))
     dialect_of = getattr(adapter, "dialect_of", None)
     dialect = dialect_of(doc.entries) if dialect_of is not None else ""
+    model_of = getattr(adapter, "model_of", None)  # (a thread's entries: each thread names its own)
     return Transcript(messages, source, doc.container, doc.key, dict(doc.envelope), lines, format,
                       native=list(doc.entries), native_lines=list(doc.lines), entries=entries, dialect=dialect,
                       detection=detection, notes=list(doc.notes), newline=doc.newline,
-                      writes_as=getattr(adapter, "WRITES_AS", "") if getattr(adapter, "READ_ONLY", False) else "")
+                      writes_as=getattr(adapter, "WRITES_AS", "") if getattr(adapter, "READ_ONLY", False) else "",
+                      session_model=model_of(doc.entries) if model_of is not None else None)
 
 
 def _threads(transcript: Transcript, doc: Document, source: str) -> list[Transcript]:
@@ -387,12 +389,14 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
         for entry in built:
             native.append(entry)
             sources.append(list(group))
+    if originals is not None and getattr(adapter, "KEEPS_ENTRIES", False):
+        native, sources = _with_entries_kept(native, sources, messages, originals)
     if hasattr(adapter, "finish"):
         native = adapter.finish(native, context)
     if transcript is not None and transcript.format != format:
-        spec = FORMAT_SPECS[transcript.format]
-        if spec.sends_as is not None and format == spec.provider:  # (as its runtime sends it)
-            native, sources = spec.sends_as(native, sources)
+        sends = FORMAT_SPECS[transcript.format].sends_as.get(format)
+        if sends is not None:  # (as its runtime sends it)
+            native, sources = sends(native, sources, messages)
     if transcript is not None and transcript.format == format and (transcript.native or format == pi_ai.NAME):
         if transcript.container == "object":
             body: Any = put_path(transcript.envelope, transcript.key, native)
@@ -401,6 +405,52 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
     else:
         body = adapter.body(native, hoisted)
     return NativeRequest(body, sources, native)
+
+
+def _with_entries_kept(native: list[Any], sources: list[list[int]], messages: list[Any],
+                       originals: _Originals) -> tuple[list[Any], list[list[int]]]:
+    """The entries written back into a session file, with every entry of the file that holds no message (a pi
+    session's header, a model or thinking-level change, a compaction, a label) kept in its place.
+
+    Such an entry is read with the message after it and written back verbatim with it; when that message is
+    rebuilt (merged into another) or left out of the view (an interrupted frame), the entry went with it, and
+    the repaired session lost its header (pi cannot open it) or its model change (the next request went to the
+    model before it).  Each such entry goes back before the first written entry read from a later entry of the
+    file (an entry built for no message of the file, a receipt, stays after the one before it), with that
+    entry's sources."""
+    entries = originals.native
+    written = {id(entry) for entry in native}
+    unwrap = originals.adapter.unwrap
+    lost = [at for at, entry in enumerate(entries) if id(entry) not in written and unwrap(entry) is None]
+    if not lost:
+        return native, sources
+    place = {id(entry): at for at, entry in enumerate(entries)}
+    anchors: list[int] = []
+    last = -1
+    for entry, source in zip(native, sources, strict=True):
+        at = place.get(id(entry))
+        if at is None:
+            read_from = [native_of(messages[index]).get("entry") for index in source if index < len(messages)]
+            found = [entry_at for entry_at in read_from if isinstance(entry_at, int)]
+            at = min(found) if found else last
+        last = max(last, at)
+        anchors.append(last)
+    out: list[Any] = []
+    out_sources: list[list[int]] = []
+    pending = iter(lost)
+    next_lost = next(pending, None)
+    for entry, source, anchor in zip(native, sources, anchors, strict=True):
+        while next_lost is not None and next_lost < anchor:
+            out.append(entries[next_lost])
+            out_sources.append(list(source))
+            next_lost = next(pending, None)
+        out.append(entry)
+        out_sources.append(source)
+    while next_lost is not None:
+        out.append(entries[next_lost])
+        out_sources.append(list(sources[-1]) if sources else [])
+        next_lost = next(pending, None)
+    return out, out_sources
 
 
 def _splice(transcript: Transcript, entries: list[Any]) -> list[Any]:
@@ -490,6 +540,14 @@ def implied_provider(format: str | None) -> str | None:
     provider reads (pi-ai, LangChain, ...) or an unknown one."""
     found = FORMAT_SPECS.get(format or "")
     return found.provider if found is not None else None
+
+
+def judged_by_model(format: str | None) -> frozenset[str]:
+    """The provider formats a file of this format is judged toward when the model its entries name is of their
+    provider (its spec's `model_decides`: a pi session names the model it talks to), those whose requests its
+    runtime is known to build (`sends_as`); empty for every other format."""
+    found = FORMAT_SPECS.get(format or "")
+    return frozenset(found.sends_as) if found is not None and found.model_decides else frozenset()
 
 
 def formats_for(filename: str) -> list[str]:

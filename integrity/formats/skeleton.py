@@ -229,9 +229,10 @@ _HINTS_OF: dict[str, str] = {hint: RESPONSES for hint in RESPONSES_HINTS if hint
 
 def _sent_by_runtime(hinted: set[str]) -> set[str]:
     """The provider formats whose requests a runtime builds for messages with hints of these formats
-    (FormatSpec.sends_as: Claude Code's session toward Anthropic).  The registry, which imports every format, is
-    read only when a hint names a format that is no provider's request format (a session format's reader, which
-    the registry ran): a pi-ai file judged on the fast path imports neither (tests/test_lazy_imports.py)."""
+    (FormatSpec.sends_as: Claude Code's session toward Anthropic, a pi session's toward Anthropic and Bedrock).
+    The registry, which imports every format, is read only when a hint names a format that is no provider's
+    request format (a session format's reader, which the registry ran): a pi-ai file judged on the fast path
+    imports neither (tests/test_lazy_imports.py)."""
     global _RUNTIMES
     names = hinted.difference(SKELETONS, MARKS)
     if not names:
@@ -239,12 +240,11 @@ def _sent_by_runtime(hinted: set[str]) -> set[str]:
     if _RUNTIMES is None:
         from .registry import FORMAT_SPECS
 
-        _RUNTIMES = {name: spec.provider for name, spec in FORMAT_SPECS.items()
-                     if spec.sends_as is not None and spec.provider is not None}
-    return {_RUNTIMES[name] for name in names if name in _RUNTIMES}
+        _RUNTIMES = {name: frozenset(spec.sends_as) for name, spec in FORMAT_SPECS.items() if spec.sends_as}
+    return {sent for name in names for sent in _RUNTIMES.get(name, ())}
 
 
-_RUNTIMES: dict[str, str] | None = None
+_RUNTIMES: dict[str, frozenset[str]] | None = None
 MARKS = (BLANK_TEXT, ARGUMENTS_NOT_OBJECT, ERROR_CONTENT, TOOL_NAME, LONG_STRING, LONG_READ)
 """The marks `hinted` may hold besides formats' names."""
 

@@ -17,12 +17,17 @@ What a record says, and who reads it:
   skips_bad_lines: the runtime that writes the format and leaves out a JSONL line that is not JSON when it
       resumes a session ("" when none is known to): such a file is read as that runtime reads it, each line
       left out reported (integrity.formats.registry.read_all), instead of refused;
-  sends_as: for a session format whose runtime builds each request from the session itself, the function that
-      turns the request written for its provider (the provider's own format) into the one the runtime sends
-      (None: sent as written).  Claude Code merges each run of user entries into one message, results first, and
-      leaves out assistant messages of whitespace text only (claude_code.sent_request).  The request every verdict
-      judges is written so (integrity.formats.registry.to_native), and no skeleton stands for it
-      (skeleton.stands_for);
+  sends_as: for a session format whose runtime builds each request from the session itself, by provider format,
+      the function that turns the request written for that provider (native entries, their sources, the
+      canonical messages written) into the one the runtime sends (empty: sent as written).  Claude Code merges
+      each run of user entries into one message, results first, and leaves out assistant messages of whitespace
+      text only (claude_code.sent_request); pi leaves out the answers that ended in an error or were aborted and
+      blank texts (pi_requests).  The request every verdict judges is written so
+      (integrity.formats.registry.to_native), and no skeleton stands for it (skeleton.stands_for);
+  model_decides: a session format no single provider reads whose entries name the model the runtime talks to (a
+      pi session's `model_change` entries and answers): it is judged by that model's provider, when how the runtime
+      sends to it is modelled (a format of `sends_as`), else by the universal invariants
+      (integrity._diagnosis.own_provider);
   container: how a view converted into this format is written ("jsonl", "array", "object", "" for the
       shape its body takes), hence its native positions: `line n` in JSON lines, `<key>[n]` in an
       object (the key of the request's message list), `[n]` in a bare array;
@@ -37,7 +42,7 @@ This module imports nothing else from the engine.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,8 +60,9 @@ class FormatSpec:
     suffixes: tuple[str, ...] = (".json", ".jsonl")
     container: str = ""
     skips_bad_lines: str = ""
-    sends_as: Callable[[list[Any], list[list[int]]], tuple[list[Any], list[list[int]]]] | None = \
-        field(default=None, repr=False)
+    sends_as: Mapping[str, Callable[[list[Any], list[list[int]], Sequence[Any]], tuple[list[Any], list[list[int]]]]] \
+        = field(default_factory=dict, repr=False)
+    model_decides: bool = False
 
     def __post_init__(self) -> None:
         missing = [name for name in _CONTRACT if not callable(getattr(self.adapter, name, None))]

@@ -62,7 +62,8 @@ def short_id(context: BuildContext, prefix: str, length: int = 8) -> str:
     return uuid.uuid5(uuid.NAMESPACE_URL, f"integrity:{prefix}:{counter}").hex[:length]
 
 
-def relink(native: list[Any], context: BuildContext, id_key: str, parent_key: str) -> list[Any]:
+def relink(native: list[Any], context: BuildContext, id_key: str, parent_key: str,
+           node: Callable[[Any], bool] | None = None) -> list[Any]:
     """Point each entry at the entry written before it when its parent was dropped or moved, or it is new.
 
     Entries the writer built (context.state["fresh"] holds their ids) always follow
@@ -71,7 +72,8 @@ def relink(native: list[Any], context: BuildContext, id_key: str, parent_key: st
     receipt written after its call): it then follows them, so what was inserted stays
     on the branch that is sent instead of starting a branch of its own.  An entry the writer
     rebuilt from one of the file's (a call sent with new ids) keeps that entry's id, and is
-    the parent the entries after it named: inserted entries after it are inserted after it.
+    the parent the entries after it named: inserted entries after it are inserted after it.  node: whether an
+    entry is in the tree at all (a pi session's header has an id and is none); others are written as they are.
     """
     known = {e.get(id_key) for e in context.state.get("native") or []
              if isinstance(e, dict) and isinstance(e.get(id_key), str)}
@@ -81,7 +83,7 @@ def relink(native: list[Any], context: BuildContext, id_key: str, parent_key: st
     inserted_after: Any = None  # the entry a run of inserted entries follows, while that run is the last written
     out = []
     for entry in native:
-        if isinstance(entry, dict) and isinstance(entry.get(id_key), str):
+        if isinstance(entry, dict) and isinstance(entry.get(id_key), str) and (node is None or node(entry)):
             parent = entry.get(parent_key)
             new = id(entry) in fresh
             rebuilt = new and entry[id_key] in known  # (it stands where the file's entry of that id stood)

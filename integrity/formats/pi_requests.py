@@ -1,0 +1,196 @@
+"""How pi turns one of its sessions into the request it sends: the model it talks to, and what its request
+builders leave out.
+
+pi (badlogic/pi-mono) sends a session to the session's current model: the last `model_change` entry or answer on
+the branch (its session-manager's buildSessionContext reads the model so; openclaw records the one it runs with in
+a `model-snapshot` custom entry), through that model's API.  Before it builds a provider's request it drops every
+answer that ended in an error or was aborted (pi-ai's transformMessages); the Anthropic and Bedrock builders then
+leave out blank text and thinking blocks and the messages left empty (their convertMessages; the Anthropic one also
+a user's blank texts, and it sends a thinking block without its signature as text).  A session judged as the file
+lists it would be refused for those, which pi never sends: `sends_as` writes the request as pi sends it, and the
+reader reads an answer pi drops as what pi sends of it, nothing (as_pi_sends), so no repair relies on it.
+
+What pi does to another model's answers (their tool call ids rewritten, their thinking sent as text:
+transformMessages for a model that is not the one that wrote them) is not modelled, so a session whose answers
+were written through another provider or API names no model (model_of: None), and the universal invariants judge
+it.  Nor is pi's answer to a call left without its result (an error result "No result provided", added as it
+sends): that is a defect, reported as one, as for every runtime.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..repair.views import is_blank_js
+
+_ROUTES: dict[tuple[str, str], str] = {
+    ("anthropic", "anthropic-messages"): "anthropic",
+    ("amazon-bedrock", "bedrock-converse-stream"): "bedrock",
+    ("openai", "openai-responses"): "openai-responses",
+    ("openai", "openai-completions"): "openai-chat",
+    ("openai-codex", "openai-codex-responses"): "openai-responses",
+    ("azure-openai-responses", "azure-openai-responses"): "azure-responses",
+    ("google", "google-generative-ai"): "google-gla",
+    ("google-vertex", "google-vertex"): "google-vertex",
+    ("mistral", "openai-completions"): "mistral",
+    ("deepseek", "openai-completions"): "deepseek",
+}
+"""(pi's provider, the API pi calls it through) -> the prefix naming such a model in integrity.providers.models'
+words ("anthropic:claude-sonnet-4-5", "openai-responses:gpt-5").  A provider pi reaches through a proxy or a
+gateway (OpenRouter, GitHub Copilot, Vercel's gateway, Gemini CLI's and Antigravity's endpoints), or an API pi was
+told to use for a provider otherwise, names no provider whose rules we know."""
+
+_DEFAULT_API = {"anthropic": "anthropic-messages", "amazon-bedrock": "bedrock-converse-stream",
+                "openai": "openai-responses", "openai-codex": "openai-codex-responses",
+                "azure-openai-responses": "azure-openai-responses", "google": "google-generative-ai",
+                "google-vertex": "google-vertex", "mistral": "openai-completions", "deepseek": "openai-completions"}
+"""The API pi's model registry gives each provider's models, for a `model_change` naming a model no answer of the
+branch was written by (a model_change names no API)."""
+
+LEFT_OUT = frozenset({"error", "aborted"})
+"""The stop reasons of the answers pi's transformMessages drops before every request."""
+
+
+def model_of(entries: Sequence[Any]) -> str | None:
+    """The model pi sends a branch of a session to (the branch's entries), as "route:model", or None when the
+    branch names none, or its answers were written through another provider or API than that model's (pi rewrites
+    those for it: not modelled), or the model is reached through a provider whose rules we do not know."""
+    current: tuple[Any, Any, Any] | None = None
+    writers: set[tuple[Any, Any]] = set()
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        kind = entry.get("type")
+        if kind == "model_change":
+            current = (entry.get("provider"), entry.get("modelId"), None)
+        elif kind == "custom" and entry.get("customType") == "model-snapshot" and isinstance(entry.get("data"), dict):
+            data = entry["data"]
+            current = (data.get("provider"), data.get("modelId"), data.get("modelApi"))
+        elif kind == "message" and isinstance(message := entry.get("message"), dict) \
+                and message.get("role") == "assistant" and message.get("provider") and message.get("model"):
+            current = (message["provider"], message["model"], message.get("api"))
+            if message.get("stopReason") not in LEFT_OUT:
+                writers.add((message["provider"], message.get("api")))
+    if current is None:
+        return None
+    provider, model, api = current
+    if api is None:
+        api = next((written for by, written in writers if by == provider), _DEFAULT_API.get(provider))
+    if any(writer != (provider, api) for writer in writers):
+        return None
+    route = _ROUTES.get((provider, api)) if isinstance(provider, str) and isinstance(api, str) else None
+    return f"{route}:{model}" if route is not None and isinstance(model, str) else None
+
+
+def as_pi_sends(message: dict[str, Any]) -> dict[str, Any]:
+    """A message of a session as the engine reads it: an answer pi never sends again (it ended in an error or was
+    aborted, perhaps while a call streamed) with nothing in it, which is what pi sends of it.  pi runs no tool of
+    such an answer and drops it before every request, so a call in it is never answered and never needs to be, and
+    its partial text never sits between two turns.  Read as they were, the repair answered such calls and kept such
+    texts, and pi, dropping the answer, sent the answers without their calls ("unexpected `tool_use_id`") or two
+    user turns in a row (Bedrock: "must alternate").  Read so, the answer is an interrupted frame, which the view
+    leaves out as pi does.  The entry is written back as it was whenever the message is (the reader reads it the
+    same way again); the durable file keeps what it holds."""
+    if message.get("role") != "assistant" or message.get("stopReason") not in LEFT_OUT \
+            or message.get("content") == []:
+        return message
+    return {**message, "content": []}
+
+
+def _left_out(message: Any) -> bool:
+    """An answer pi never sends again (transformMessages): it ended in an error or was aborted."""
+    return isinstance(message, dict) and message.get("role") == "assistant" \
+        and message.get("stopReason") in LEFT_OUT
+
+
+def _sent(native: list[Any], sources: list[list[int]], messages: Sequence[Any],
+          shaped: Callable[[Any], Any]) -> tuple[list[Any], list[list[int]]]:
+    """The entries pi sends of a request written for a session: each written only from answers it drops left
+    out, the others as `shaped` sends them (None: left out; the entry itself when it sends it as written)."""
+    out: list[Any] = []
+    out_sources: list[list[int]] = []
+    for entry, source in zip(native, sources, strict=True):
+        if source and all(_left_out(messages[index]) for index in source if index < len(messages)):
+            continue
+        sent = shaped(entry)
+        if sent is not None:
+            out.append(sent)
+            out_sources.append(source)
+    return out, out_sources
+
+
+def _kept(entry: dict[str, Any], dropped: Callable[[Any], bool], swapped: Callable[[Any], Any]) -> Any:
+    """The entry with the blocks `dropped` picks left out and each other block as `swapped` sends it; None when
+    no block is left, the entry itself when nothing changes."""
+    content = entry.get("content")
+    if isinstance(content, str):
+        return None if is_blank_js(content) else entry
+    if not isinstance(content, list):
+        return entry
+    blocks = [swapped(block) for block in content if not dropped(block)]
+    if not blocks:
+        return None
+    same = len(blocks) == len(content) and all(new is old for new, old in zip(blocks, content, strict=True))
+    return entry if same else {**entry, "content": blocks}
+
+
+def _blank_anthropic(block: Any) -> bool:
+    """A text or thinking block pi's Anthropic builder leaves out: its text of whitespace alone."""
+    if not isinstance(block, dict):
+        return False
+    kind = block.get("type")
+    text = block.get("text") if kind == "text" else block.get("thinking") if kind == "thinking" else None
+    return isinstance(text, str) and is_blank_js(text)
+
+
+def _unsigned_as_text(block: Any) -> Any:
+    """A thinking block without a signature, as pi's Anthropic builder sends it: as text."""
+    if isinstance(block, dict) and block.get("type") == "thinking" and isinstance(block.get("thinking"), str) \
+            and not (isinstance(block.get("signature"), str) and not is_blank_js(block["signature"])):
+        return {"type": "text", "text": block["thinking"]}
+    return block
+
+
+def _anthropic_entry(entry: Any) -> Any:
+    if not isinstance(entry, dict):
+        return entry
+    if entry.get("role") == "assistant":
+        return _kept(entry, _blank_anthropic, _unsigned_as_text)
+    if entry.get("role") == "user":
+        return _kept(entry, lambda block: isinstance(block, dict) and block.get("type") == "text"
+                     and _blank_anthropic(block), lambda block: block)
+    return entry
+
+
+def _blank_converse(block: Any) -> bool:
+    """A text or reasoning block pi's Bedrock builder leaves out: its text of whitespace alone."""
+    if not isinstance(block, dict):
+        return False
+    if isinstance(block.get("text"), str):
+        return is_blank_js(block["text"])
+    reasoning = block.get("reasoningContent")
+    text = reasoning.get("reasoningText") if isinstance(reasoning, dict) else None
+    return isinstance(text, dict) and isinstance(text.get("text"), str) and is_blank_js(text["text"])
+
+
+def _bedrock_entry(entry: Any) -> Any:
+    if isinstance(entry, dict) and entry.get("role") == "assistant":
+        return _kept(entry, _blank_converse, lambda block: block)
+    return entry
+
+
+def anthropic_request(native: list[Any], sources: list[list[int]], messages: Sequence[Any] = ()) \
+        -> tuple[list[Any], list[list[int]]]:
+    """The Anthropic Messages request pi sends for the messages written from a session (FormatSpec.sends_as)."""
+    return _sent(native, sources, messages, _anthropic_entry)
+
+
+def bedrock_request(native: list[Any], sources: list[list[int]], messages: Sequence[Any] = ()) \
+        -> tuple[list[Any], list[list[int]]]:
+    """The Bedrock Converse request pi sends for the messages written from a session (FormatSpec.sends_as)."""
+    return _sent(native, sources, messages, _bedrock_entry)
+
+
+SENDS_AS = {"anthropic": anthropic_request, "bedrock": bedrock_request}
+"""The providers whose requests pi builds as modelled here, by their request format."""
