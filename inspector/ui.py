@@ -578,8 +578,9 @@ def provider_picker(container: Any = None, transcript: Transcript | None = None)
     """Provider selector over the engine's rule sets, mirrored in ?provider=; None: no target provider.
 
     The provider follows the file, as `check` does (integrity.target_provider): an Anthropic request or a
-    Claude Code session is judged by Anthropic, a format no single provider reads (pi-ai, LangChain) by
-    none (the universal invariants), until the user picks one, in the picker or the link.
+    Claude Code session is judged by Anthropic, a pi session on Claude through Bedrock by Bedrock (the model it
+    names), a format no single provider reads (pi-ai, LangChain) by none (the universal invariants), until the
+    user picks one, in the picker or the link.
     """
     where = container or st.sidebar
     options, default = _settle_provider(transcript)
@@ -587,9 +588,10 @@ def provider_picker(container: Any = None, transcript: Transcript | None = None)
                              format_func=lambda name: "none: the universal invariants" if name == NO_PROVIDER
                              else name,
                              help="the target provider, whose rules decide 'accepted' in the verdict panel: by "
-                                  "default the provider the file is a request to, as `check` judges it; none for "
-                                  "a format no single provider reads (then every call answered once, right after "
-                                  "its frame, no stray, decide)")
+                                  "default the provider the file is a request to, or the provider of the model a "
+                                  "session names (a pi session), as `check` judges it; none for a format no single "
+                                  "provider reads (then every call answered once, right after its frame, no "
+                                  "stray, decide)")
     to_url("provider", "provider", None if picked == default and picked == NO_PROVIDER else picked)
     return None if picked in (None, NO_PROVIDER) else picked
 

@@ -175,3 +175,52 @@ def test_a_compaction_keeping_an_entry_not_on_the_path_keeps_none_before_it() ->
     assert roles(found["compacted:1"].native) == ["user", "assistant", "user", "user", "assistant", "toolResult"]
     assert roles(found["main"].native) == ["user"]  # "four": pi sends the summary and what follows it
     assert check(found["main"], policy="strict").healthy
+
+
+def _entries(data: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in data.decode().splitlines()]
+
+
+def _session_file(*items: dict[str, Any]) -> bytes:
+    """A version 3 session: its header, then each item as an entry after the one before it (a `model_change`
+    when it has a `modelId`)."""
+    lines = [{"type": "session", "version": 3, "id": "sess-1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}]
+    parent = None
+    for number, item in enumerate(items, 1):
+        base = {"id": f"e{number:07d}", "parentId": parent, "timestamp": "2026-01-01T00:00:00.000Z"}
+        lines.append({"type": "model_change", **base, **item} if "modelId" in item
+                     else {"type": "message", **base, "message": item})
+        parent = base["id"]
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def test_a_repair_keeps_the_header_when_it_rebuilds_the_first_message() -> None:
+    """Two prompts in a row, sent to Bedrock: the view joins them into one message, and the header, read with the
+    first of them, went with it: pi cannot open a session file without its header."""
+    data = _session_file(user("look at the logs", 1), user("and the config", 2),
+                         {**calling("c1", 3), **ASSISTANT}, result("c1", 4))
+    [transcript] = integrity.load_all(data, "s.jsonl")
+    analysis = integrity.analyze(transcript, "strict", provider="bedrock")
+    assert analysis.report.summary.view_messages == 3
+    written = _entries(write_bytes(transcript, analysis.view))
+    assert written[0] == _entries(data)[0]  # the header, first and unchanged
+    assert [entry["type"] for entry in written] == ["session", "message", "message", "message"]
+    assert written[1]["parentId"] is None and written[2]["parentId"] == written[1]["id"]
+    again = integrity.load_all(write_bytes(transcript, analysis.view), "s.jsonl")[0]
+    assert [m["role"] for m in again.messages] == ["user", "assistant", "toolResult"]
+
+
+def test_a_repair_keeps_a_model_change_before_an_answer_it_leaves_out() -> None:
+    """The user switched models and pressed Esc before the new model answered: the view leaves the empty answer
+    out, and the model change read with it went too, so the repaired session went on with the old model."""
+    on_bedrock = {"api": "bedrock-converse-stream", "provider": "amazon-bedrock", "model": "us.anthropic.claude-opus"}
+    data = _session_file(user("hi", 1), {"provider": "amazon-bedrock", "modelId": "us.anthropic.claude-opus"},
+                         {**aborted(2), **on_bedrock}, user("again", 3))
+    [transcript] = integrity.load_all(data, "s.jsonl")
+    result_ = check(transcript, depth="view")  # (Bedrock's view: the two prompts joined, as pi sends them)
+    assert result_.target == "bedrock" and result_.report.summary.view_messages == 1
+    written = _entries(write_bytes(transcript, result_.view))
+    assert [entry["type"] for entry in written] == ["session", "model_change", "message"]
+    assert written[1]["parentId"] is None and written[2]["parentId"] == written[1]["id"]
+    [again] = integrity.load_all(write_bytes(transcript, result_.view), "s.jsonl")
+    assert again.model == transcript.model == "bedrock:us.anthropic.claude-opus"
