@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from collections.abc import Sequence
 from typing import Any
 
 from ..repair.views import holds_non_text
@@ -365,8 +364,7 @@ _JS_WHITESPACE = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2
 """What JavaScript's String.prototype.trim removes (Python's str.strip() also removes \\x1c-\\x1f, keeps \\ufeff)."""
 
 
-def sent_request(native: list[Any], sources: list[list[int]], messages: Sequence[Any] = ()) \
-        -> tuple[list[Any], list[list[int]]]:
+def sent_request(native: list[Any], sources: list[list[int]]) -> tuple[list[Any], list[list[int]]]:
     """The Anthropic request Claude Code sends for the messages written from its session (FormatSpec.sends_as).
 
     Before every request its normalizeMessagesForAPI leaves out each assistant message whose blocks are all text

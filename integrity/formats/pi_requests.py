@@ -98,21 +98,14 @@ def as_pi_sends(message: dict[str, Any]) -> dict[str, Any]:
     return {**message, "content": []}
 
 
-def _left_out(message: Any) -> bool:
-    """An answer pi never sends again (transformMessages): it ended in an error or was aborted."""
-    return isinstance(message, dict) and message.get("role") == "assistant" \
-        and message.get("stopReason") in LEFT_OUT
-
-
-def _sent(native: list[Any], sources: list[list[int]], messages: Sequence[Any],
-          shaped: Callable[[Any], Any]) -> tuple[list[Any], list[list[int]]]:
-    """The entries pi sends of a request written for a session: each written only from answers it drops left
-    out, the others as `shaped` sends them (None: left out; the entry itself when it sends it as written)."""
+def _sent(native: list[Any], sources: list[list[int]], shaped: Callable[[Any], Any]) \
+        -> tuple[list[Any], list[list[int]]]:
+    """The entries pi sends of a request written for a session, each as `shaped` sends it (None: left out; the
+    entry itself when it sends it as written).  An answer pi drops is read empty (as_pi_sends), so its entry, with
+    no block, is left out here as pi's builders leave out every empty answer."""
     out: list[Any] = []
     out_sources: list[list[int]] = []
     for entry, source in zip(native, sources, strict=True):
-        if source and all(_left_out(messages[index]) for index in source if index < len(messages)):
-            continue
         sent = shaped(entry)
         if sent is not None:
             out.append(sent)
@@ -180,16 +173,14 @@ def _bedrock_entry(entry: Any) -> Any:
     return entry
 
 
-def anthropic_request(native: list[Any], sources: list[list[int]], messages: Sequence[Any] = ()) \
-        -> tuple[list[Any], list[list[int]]]:
+def anthropic_request(native: list[Any], sources: list[list[int]]) -> tuple[list[Any], list[list[int]]]:
     """The Anthropic Messages request pi sends for the messages written from a session (FormatSpec.sends_as)."""
-    return _sent(native, sources, messages, _anthropic_entry)
+    return _sent(native, sources, _anthropic_entry)
 
 
-def bedrock_request(native: list[Any], sources: list[list[int]], messages: Sequence[Any] = ()) \
-        -> tuple[list[Any], list[list[int]]]:
+def bedrock_request(native: list[Any], sources: list[list[int]]) -> tuple[list[Any], list[list[int]]]:
     """The Bedrock Converse request pi sends for the messages written from a session (FormatSpec.sends_as)."""
-    return _sent(native, sources, messages, _bedrock_entry)
+    return _sent(native, sources, _bedrock_entry)
 
 
 SENDS_AS = {"anthropic": anthropic_request, "bedrock": bedrock_request}

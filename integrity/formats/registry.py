@@ -396,7 +396,7 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
     if transcript is not None and transcript.format != format:
         sends = FORMAT_SPECS[transcript.format].sends_as.get(format)
         if sends is not None:  # (as its runtime sends it)
-            native, sources = sends(native, sources, messages)
+            native, sources = sends(native, sources)
     if transcript is not None and transcript.format == format and (transcript.native or format == pi_ai.NAME):
         if transcript.container == "object":
             body: Any = put_path(transcript.envelope, transcript.key, native)

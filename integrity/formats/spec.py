@@ -18,8 +18,8 @@ What a record says, and who reads it:
       resumes a session ("" when none is known to): such a file is read as that runtime reads it, each line
       left out reported (integrity.formats.registry.read_all), instead of refused;
   sends_as: for a session format whose runtime builds each request from the session itself, by provider format,
-      the function that turns the request written for that provider (native entries, their sources, the
-      canonical messages written) into the one the runtime sends (empty: sent as written).  Claude Code merges
+      the function that turns the request written for that provider (native entries and their sources) into the
+      one the runtime sends (empty: sent as written).  Claude Code merges
       each run of user entries into one message, results first, and leaves out assistant messages of whitespace
       text only (claude_code.sent_request); pi leaves out the answers that ended in an error or were aborted and
       blank texts (pi_requests).  The request every verdict judges is written so
@@ -42,7 +42,7 @@ This module imports nothing else from the engine.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,8 +60,8 @@ class FormatSpec:
     suffixes: tuple[str, ...] = (".json", ".jsonl")
     container: str = ""
     skips_bad_lines: str = ""
-    sends_as: Mapping[str, Callable[[list[Any], list[list[int]], Sequence[Any]], tuple[list[Any], list[list[int]]]]] \
-        = field(default_factory=dict, repr=False)
+    sends_as: Mapping[str, Callable[[list[Any], list[list[int]]], tuple[list[Any], list[list[int]]]]] = \
+        field(default_factory=dict, repr=False)
     model_decides: bool = False
 
     def __post_init__(self) -> None:
