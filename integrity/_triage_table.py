@@ -28,12 +28,12 @@ TRANSCRIPT_FIELDS: tuple[tuple[str, str], ...] = (
     ("path", _STRING), ("thread", _STRING), ("content_hash", _STRING), ("format", _STRING),
     ("messages", _INT), ("calls", _INT), *((field, _INT) for field, _ in summary_counts()),
     ("healthy", _BOOL), ("changed", _BOOL), ("status", _STRING), ("severity", _STRING), ("verdict", _STRING),
-    ("target", _STRING), ("error", _STRING), ("missing", _BOOL),
+    ("target", _STRING), ("error", _STRING), ("missing", _BOOL), ("judged_by", _STRING),
 )
 """Every transcript row's columns and types (every count of the kind registry: kinds.summary_counts),
 then one string column '<provider> as recorded' and one
 '<provider> after repair' per provider the table records.  `missing` is true on a row kept from an earlier
-run whose file was not found by this one."""
+run whose file was not found by this one; `judged_by` says what judged the row (judged_by)."""
 FINDING_FIELDS: tuple[tuple[str, str], ...] = (
     ("path", _STRING), ("thread", _STRING), ("content_hash", _STRING), ("source", _STRING), ("code", _STRING),
     ("severity", _STRING), ("provider", _STRING), ("position", _STRING), ("durable_indices", _INTS),
@@ -150,6 +150,34 @@ def check_table(path: str, columns: Sequence[str], option: str = "--out") -> boo
     return True
 
 
+def engine_fingerprint() -> str:
+    """The first 12 hex digits of the SHA-256 of the engine's source (every .py file of this package).
+
+    Any change to the engine may change a verdict, and a version number does not change with every
+    commit; the source does.  About 150 small files: a few milliseconds, once per run.
+    """
+    import hashlib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+def judged_by(policy: str, asked: Iterable[str]) -> str:
+    """What judges a run's rows: `engine <fingerprint>, <policy>[, <asked providers>]`.
+
+    A row is kept unjudged on a later run only when this is the same (known_hashes): a table written by
+    another version of the engine, with another policy, or asking other providers beside each file's
+    target would otherwise keep answers this run would not give (a provider's columns left empty, the
+    other policy's repair).
+    """
+    providers = ",".join(sorted(set(asked)))
+    return f"engine {engine_fingerprint()}, {policy}" + (f", {providers}" if providers else "")
+
+
 def recorded_providers(table: str) -> list[str]:
     """The providers an existing transcript table records verdicts of (none when there is no table)."""
     if not os.path.exists(table):
@@ -159,17 +187,30 @@ def recorded_providers(table: str) -> list[str]:
     return [name[: -len(RECORDED)] for name in pq.read_schema(table).names if name.endswith(RECORDED)]
 
 
-def known_hashes(table: str) -> dict[str, str]:
-    """path -> content hash of the files an earlier run triaged into this table (readable ones only)."""
+def known_hashes(table: str, judge: str) -> tuple[dict[str, str], int]:
+    """path -> content hash of the files an earlier run triaged into this table as `judge` judges (readable ones
+    only), and how many other files it holds rows of that something else judged (a table of a version
+    before `judged_by`: all of them).  Only the first are skipped when unchanged; the others are judged again.
+    """
     if not os.path.exists(table):
-        return {}
+        return {}, 0
     import pyarrow.parquet as pq
 
     try:
-        known = pq.read_table(table, columns=["path", "content_hash"]).to_pydict()
+        names = pq.read_schema(table).names
+        columns = ["path", "content_hash", *(["judged_by"] if "judged_by" in names else [])]
+        known = pq.read_table(table, columns=columns).to_pydict()
     except Exception as error:  # a damaged table: pyarrow raises several types
         raise _unreadable(table, error) from None
-    return {path: digest for path, digest in zip(known["path"], known["content_hash"], strict=True) if digest}
+    judges = known.get("judged_by") or [None] * len(known["path"])
+    same: dict[str, str] = {}
+    other: set[str] = set()
+    for path, digest, by in zip(known["path"], known["content_hash"], judges, strict=True):
+        if digest and by == judge:
+            same[path] = digest
+        elif digest:
+            other.add(path)
+    return same, len(other - same.keys())
 
 
 class TableWriter:

@@ -1004,6 +1004,9 @@ def cmd_triage(args: argparse.Namespace) -> int:
         for logger, level in quiet:
             logger.setLevel(level)
     missing = f", {result.missing:,} no longer there (rows kept, marked missing)" if result.missing else ""
+    if result.rejudged:
+        missing += (f"; {result.rejudged:,} judged again, unchanged or not: another version of integrity, "
+                    "--policy or --provider judged them before")
     print(f"triaged {result.files:,} files ({result.transcripts:,} transcripts, {result.skipped:,} already in "
           f"the table, {result.unreadable:,} unreadable{missing}) in {result.seconds:.1f} s -> {result.table}, "
           f"{result.findings_table}")

@@ -52,6 +52,7 @@ from ._triage_table import (
     check_table,
     finding_schema,
     is_temporary_of,
+    judged_by,
     known_hashes,
     recorded_providers,
     remove_dead_temporaries,
@@ -91,6 +92,9 @@ class TriageResult:
     findings_table: str
     missing: int = 0
     """Files of rows kept from an earlier run that are no longer there (their rows say `missing`)."""
+    rejudged: int = 0
+    """Files of the earlier table judged again whatever their content, since another version of the engine,
+    another policy or other asked providers judged them (the rows' `judged_by`)."""
 
 
 def findings_path(table: str) -> str:
@@ -388,7 +392,8 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
     # every provider's columns: a file's target provider (any of them) is known only once it is read; and a variant
     # asked by name (gemini-2), or recorded by an earlier run
     order = list(PROVIDERS) + sorted((set(recorded_providers(out)) | (set(chosen) & SPECS.keys())) - set(PROVIDERS))
-    known = known_hashes(out)
+    judge = judged_by(policy, chosen)
+    known, rejudged = known_hashes(out, judge)
     counts = {"transcripts": 0, "skipped": 0, "unreadable": 0, "done": 0, "missing": 0}
     writers: list[TableWriter] = []
 
@@ -398,7 +403,7 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
 
     try:
         redone = _run_batches(urls, known, scheduler, workers, chosen, policy, batch_files, open_tables, writers,
-                              counts, progress, stores)
+                              counts, progress, stores, judge)
         keeper = _Keeper(urls, redone)
         carry_over(out, writers[1], keeper)
         counts["missing"] = keeper.missing
@@ -412,13 +417,13 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
             writer.abandon()
         raise
     return TriageResult(len(urls), counts["transcripts"], counts["skipped"], counts["unreadable"],
-                        time.perf_counter() - started, out, tables[1], counts["missing"])
+                        time.perf_counter() - started, out, tables[1], counts["missing"], rejudged)
 
 
 def _run_batches(urls: Sequence[str], known: dict[str, str], scheduler: str | None, workers: int | None,
                  chosen: Sequence[str], policy: str, batch_files: int | None, open_tables: Callable[[], None],
                  writers: Sequence[TableWriter], counts: dict[str, int], progress: Any,
-                 stores: dict[str, str] | None = None) -> set[str]:
+                 stores: dict[str, str] | None = None, judge: str | None = None) -> set[str]:
     """Send the files to Dask in batches and write their rows in input order; the paths given new rows.
 
     Batches finish in any order; each one's rows wait until every earlier batch's are written, so the
@@ -470,7 +475,7 @@ def _run_batches(urls: Sequence[str], known: dict[str, str], scheduler: str | No
             while written < len(batches):
                 while written in done:
                     rows, findings, skipped = done.pop(written)
-                    _account(rows, skipped, counts, redone)
+                    _account(rows, skipped, counts, redone, judge)
                     writers[1].write(rows)
                     writers[0].write(findings)
                     counts["done"] += len(batches[written])
@@ -517,9 +522,11 @@ class _Keeper:
         return sum(1 for missing in self.cache.values() if missing)
 
 
-def _account(rows: Iterable[dict[str, Any]], skipped: int, counts: dict[str, int], redone: set[str]) -> None:
+def _account(rows: Iterable[dict[str, Any]], skipped: int, counts: dict[str, int], redone: set[str],
+             judge: str | None) -> None:
     for row in rows:
         redone.add(row["path"])
+        row["judged_by"] = judge
         if row.get("status") == "unreadable":
             counts["unreadable"] += 1
         else:

@@ -117,6 +117,68 @@ def test_a_rerun_skips_what_is_already_in_the_table_and_redoes_changed_files(fle
     assert next(r for r in rows if r["path"] == str(changed))["messages"] == 1
 
 
+def _some(fleet: Path, folder: Path, count: int = 12) -> Path:
+    """A copy of the first `count` files of the fleet (samples of every format, then generated sessions)."""
+    folder.mkdir()
+    for path in sorted(fleet.glob("*.json*"))[:count]:
+        shutil.copy(path, folder / path.name)
+    return folder
+
+
+def test_a_rerun_asking_another_provider_judges_every_file_again_and_fills_its_columns(
+        fleet: Path, cluster: str, tmp_path: Path) -> None:
+    copy = _some(fleet, tmp_path / "some")
+    table = tmp_path / "t.parquet"
+    run_triage([str(copy)], str(table), scheduler=cluster, progress=None)
+    again = run_triage([str(copy)], str(table), scheduler=cluster, progress=None)
+    assert again.skipped == again.files and again.rejudged == 0  # the same question: nothing to judge again
+    asked = run_triage([str(copy)], str(table), scheduler=cluster, providers=["gemini"], progress=None)
+    assert asked.skipped == 0 and asked.rejudged == asked.files == asked.transcripts
+    rows = pq.read_table(table).to_pylist()
+    assert len(rows) == asked.files
+    assert all(row["gemini as recorded"] in ("accepted", "rejected") for row in rows)
+    assert {row["judged_by"] for row in rows} == {next(iter({row["judged_by"] for row in rows}))}
+    assert rows[0]["judged_by"].endswith(", strict, gemini")
+    # asking the same again skips them all, and keeps Gemini's verdicts
+    same = run_triage([str(copy)], str(table), scheduler=cluster, providers=["gemini"], progress=None)
+    assert same.skipped == same.files and same.rejudged == 0
+    assert pq.read_table(table).to_pylist() == rows
+
+
+def test_a_rerun_with_another_policy_or_engine_judges_every_file_again(fleet: Path, cluster: str, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import integrity._triage_table as table_module
+
+    copy = _some(fleet, tmp_path / "some")
+    table = tmp_path / "t.parquet"
+    first = run_triage([str(copy)], str(table), scheduler=cluster, progress=None)
+    other = run_triage([str(copy)], str(table), scheduler=cluster, policy="openmaic", progress=None)
+    assert other.skipped == 0 and other.rejudged == first.files
+    assert {row["judged_by"].split(", ")[1] for row in pq.read_table(table).to_pylist()} == {"openmaic"}
+    engine = table_module.engine_fingerprint()
+    assert len(engine) == 12 and engine == table_module.engine_fingerprint()  # the same source, the same mark
+    monkeypatch.setattr(table_module, "engine_fingerprint", lambda: "0123456789ab")  # a newer engine
+    newer = run_triage([str(copy)], str(table), scheduler=cluster, policy="openmaic", progress=None)
+    assert newer.skipped == 0 and newer.rejudged == first.files
+    assert {row["judged_by"] for row in pq.read_table(table).to_pylist()} == {"engine 0123456789ab, openmaic"}
+
+
+def test_a_table_written_before_judged_by_has_every_file_judged_again(fleet: Path, cluster: str, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    copy = _some(fleet, tmp_path / "some")
+    table = tmp_path / "t.parquet"
+    first = run_triage([str(copy)], str(table), scheduler=cluster, progress=None)
+    pq.write_table(pq.read_table(table).drop_columns(["judged_by"]), table)  # as an earlier version wrote it
+    capsys.readouterr()
+    assert main(["triage", str(copy), "--out", str(table), "--scheduler", cluster]) == 0
+    out = capsys.readouterr().out
+    assert f"({first.files} transcripts, 0 already in the table" in out
+    assert f"{first.files} judged again, unchanged or not: another version of integrity, --policy or --provider" \
+        in out
+    rows = pq.read_table(table).to_pylist()
+    assert len(rows) == first.files and all(row["judged_by"].endswith(", strict") for row in rows)
+
+
 def test_the_cli_runs_triage_with_a_glob_and_refuses_a_missing_output_folder(fleet: Path, cluster: str,
                                                                              tmp_path: Path,
                                                                              capsys: pytest.CaptureFixture[str]
