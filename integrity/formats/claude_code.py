@@ -22,7 +22,7 @@ import datetime
 import uuid
 from typing import Any
 
-from ..repair.views import holds_non_text
+from ..repair.views import JS_WHITESPACE, holds_non_text
 from . import anthropic
 from .base import BuildContext, Segment
 from .claude_threads import replays
@@ -359,11 +359,6 @@ def reusable_block(native_entry: Any, part: int) -> Any:
     return anthropic.reusable_block(message, part)
 
 
-_JS_WHITESPACE = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
-                 "\u2028\u2029\u202f\u205f\u3000\ufeff"
-"""What JavaScript's String.prototype.trim removes (Python's str.strip() also removes \\x1c-\\x1f, keeps \\ufeff)."""
-
-
 def sent_request(native: list[Any], sources: list[list[int]]) -> tuple[list[Any], list[list[int]]]:
     """The Anthropic request Claude Code sends for the messages written from its session (FormatSpec.sends_as).
 
@@ -418,7 +413,7 @@ def _whitespace_only(entry: Any) -> bool:
     content = entry.get("content")
     return isinstance(content, list) and bool(content) and all(
         isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-        and not block["text"].strip(_JS_WHITESPACE) for block in content)
+        and not block["text"].strip(JS_WHITESPACE) for block in content)
 
 
 SPECS = (here(__name__, provider="anthropic", container="jsonl", skips_bad_lines="Claude Code (since 2.1.121)",
