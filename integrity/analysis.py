@@ -165,6 +165,10 @@ def analyze(
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     messages = transcript.messages
     light = light_view(messages, policy)
+    if transcript.native:  # read from a file of some runtime: the ids it sends (LightTranscript.sent_ids)
+        from .formats import sent_ids
+
+        light.sent_ids = sent_ids(transcript.format)
     plan = PLANNERS[policy](light, provider)
     if plan.changed and plan.order is not None:
         view, stamps = materialize(plan.order, messages, plan.placeholder, now)

@@ -84,7 +84,12 @@ class Loaded:
                 light.long_texts = self._long_texts()
             return light
         assert self.transcript is not None
-        return light_view(self.transcript.messages, policy)
+        light = light_view(self.transcript.messages, policy)
+        if self.transcript.native:  # read from a file of some runtime: the ids it sends (LightTranscript.sent_ids)
+            from .formats import sent_ids
+
+            light.sent_ids = sent_ids(self.transcript.format)
+        return light
 
     def _error_contents(self) -> set[int]:
         """LightTranscript.error_contents of a file the fast path read: none when its read looked for them and found

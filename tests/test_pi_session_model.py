@@ -106,11 +106,16 @@ def test_openclaws_model_snapshot_names_the_model_and_its_api() -> None:
 
 
 @pytest.mark.parametrize(("by", "target"), [(CLAUDE, "anthropic"), (CONVERSE, "bedrock"),
-                                            (("openai", "openai-responses", "gpt-5"), None),
-                                            (("google", "google-generative-ai", "gemini-3-pro-preview"), None)])
+                                            (("openai", "openai-responses", "gpt-5"), "openai-responses"),
+                                            (("openai-codex", "openai-codex-responses", "gpt-5.2"), "openai-responses"),
+                                            (("azure-openai-responses", "azure-openai-responses", "gpt-5"),
+                                             "openai-responses"),
+                                            (("google", "google-generative-ai", "gemini-3-pro-preview"), None),
+                                            (("openai", "openai-completions", "gpt-4o"), None)])
 def test_judged_by_the_models_provider_where_pi_is_modelled(by: tuple[str, str, str], target: str | None) -> None:
-    """Anthropic and Bedrock, whose requests pi builds as integrity.formats.pi_requests models them; another
-    provider's session keeps the universal invariants (what pi rewrites for it is not modelled)."""
+    """Anthropic, Bedrock and OpenAI Responses (OpenAI's, Codex's, Azure's), whose requests pi builds as
+    integrity.formats.pi_requests and pi_responses model them; another provider's session keeps the universal
+    invariants (what pi rewrites for it is not modelled)."""
     [transcript] = load_all(as_bytes(session(user("hi"), answer([{"type": "text", "text": "ok"}], by))), "s.jsonl")
     assert target_provider(transcript.format, None, transcript.model) == target
     assert check(transcript).target == target

@@ -408,14 +408,15 @@ def test_positions_in_a_claude_code_error_count_the_merged_messages(tmp_path: Pa
 
 
 def test_an_anthropic_file_is_judged_as_its_messages_are_listed() -> None:
-    """Only a runtime known to build its own requests (FormatSpec.sends_as: Claude Code, and pi toward Anthropic and
-    Bedrock) has them written as it sends them: an Anthropic Messages file is the request itself, so a prompt
-    recorded between two results of one frame is refused there, as Anthropic refuses it."""
+    """Only a runtime known to build its own requests (FormatSpec.sends_as: Claude Code, and pi toward Anthropic,
+    Bedrock and OpenAI Responses) has them written as it sends them: an Anthropic Messages file is the request
+    itself, so a prompt recorded between two results of one frame is refused there, as Anthropic refuses it."""
     from integrity.formats.registry import FORMAT_SPECS
     from integrity.pipeline import check
 
     assert {name: sorted(spec.sends_as) for name, spec in FORMAT_SPECS.items() if spec.sends_as} == {
-        "claude-code": [A], "pi-session": [A, "bedrock"], "openclaw": [A, "bedrock"]}
+        "claude-code": [A], "pi-session": [A, "bedrock", "openai-responses"],
+        "openclaw": [A, "bedrock", "openai-responses"]}
     calls = [{"type": "tool_use", "id": f"toolu_0{n}", "name": "Edit", "input": {}} for n in (1, 2)]
     messages = [{"role": "user", "content": "fix both"}, {"role": "assistant", "content": calls},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "ok"},

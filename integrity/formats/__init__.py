@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         read_bytes,
         read_document,
         request_key,
+        sent_ids,
         to_native,
         write_bytes,
     )
@@ -76,6 +77,7 @@ __all__ = [
     "read_bytes",
     "read_document",
     "request_key",
+    "sent_ids",
     "to_native",
     "write_bytes",
 ]

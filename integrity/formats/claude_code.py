@@ -38,7 +38,7 @@ from .common import (
     native_of,
     opaque_message,
 )
-from .spec import here
+from .spec import from_entries, here
 
 NAME = "claude-code"
 _STOP = {"tool_use": "toolUse", "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
@@ -417,7 +417,7 @@ def _whitespace_only(entry: Any) -> bool:
 
 
 SPECS = (here(__name__, provider="anthropic", container="jsonl", skips_bad_lines="Claude Code (since 2.1.121)",
-              sends_as={"anthropic": sent_request}),)
+              sends_as={"anthropic": from_entries(sent_request)}),)
 """This module's format, as the registry (integrity.formats) lists it.  Its provider:
 Claude Code sends its history as Anthropic Messages requests.  A line that is not JSON (a record cut off and
 the next appended on the same line, or two records without the newline between them: anthropics/claude-code

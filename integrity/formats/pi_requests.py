@@ -10,11 +10,13 @@ a user's blank texts, and it sends a thinking block without its signature as tex
 lists it would be refused for those, which pi never sends: `sends_as` writes the request as pi sends it, and the
 reader reads an answer pi drops as what pi sends of it, nothing (as_pi_sends), so no repair relies on it.
 
-What pi does to another model's answers (their tool call ids rewritten, their thinking sent as text:
-transformMessages for a model that is not the one that wrote them) is not modelled, so a session whose answers
-were written through another provider or API names no model (model_of: None), and the universal invariants judge
-it.  Nor is pi's answer to a call left without its result (an error result "No result provided", added as it
-sends): that is a defect, reported as one, as for every runtime.
+Toward OpenAI Responses (OpenAI's, Codex's and Azure's), pi's request is modelled in pi_responses: the joined
+`call_…|fc_…` id of an OpenAI call sent apart, and the items OpenAI gave.  What pi does to the answers of another
+provider or API (their tool call ids rewritten, their thinking sent as text: transformMessages for a model that is
+not the one that wrote them) is not modelled, so a session whose answers were written through another provider or
+API names no model (model_of: None), and the universal invariants judge it; another model of the same provider and
+API is modelled toward Responses only.  Nor is pi's answer to a call left without its result (an error result
+"No result provided", added as it sends): that is a defect, reported as one, as for every runtime.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..repair.views import is_blank_js
+from .pi_responses import responses_request, sent_call_id
+from .spec import SendsAs, from_entries
 
 _ROUTES: dict[tuple[str, str], str] = {
     ("anthropic", "anthropic-messages"): "anthropic",
@@ -183,5 +187,8 @@ def bedrock_request(native: list[Any], sources: list[list[int]]) -> tuple[list[A
     return _sent(native, sources, _bedrock_entry)
 
 
-SENDS_AS = {"anthropic": anthropic_request, "bedrock": bedrock_request}
-"""The providers whose requests pi builds as modelled here, by their request format."""
+SENDS_AS: dict[str, SendsAs] = {"anthropic": from_entries(anthropic_request), "bedrock": from_entries(bedrock_request),
+                                 "openai-responses": responses_request}
+"""The providers whose requests pi builds as modelled here (and in pi_responses), by their request format."""
+SENDS_IDS = {"openai-responses": sent_call_id}
+"""The call ids pi sends where they are not its session's (FormatSpec.sends_ids)."""

@@ -6,6 +6,7 @@ adapter (some 50 ms of every `check --provider` process's start).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -396,7 +397,7 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
     if transcript is not None and transcript.format != format:
         sends = FORMAT_SPECS[transcript.format].sends_as.get(format)
         if sends is not None:  # (as its runtime sends it)
-            native, sources = sends(native, sources)
+            native, sources = sends(native, sources, messages, transcript.model)
     if transcript is not None and transcript.format == format and (transcript.native or format == pi_ai.NAME):
         if transcript.container == "object":
             body: Any = put_path(transcript.envelope, transcript.key, native)
@@ -540,6 +541,13 @@ def implied_provider(format: str | None) -> str | None:
     provider reads (pi-ai, LangChain, ...) or an unknown one."""
     found = FORMAT_SPECS.get(format or "")
     return found.provider if found is not None else None
+
+
+def sent_ids(format: str | None) -> Mapping[str, Callable[[str], str]]:
+    """By provider format, the call id the runtime of this format sends for a call id of its file, where that is
+    not the id itself (FormatSpec.sends_ids); empty for every format whose ids are sent as written."""
+    found = FORMAT_SPECS.get(format or "")
+    return found.sends_ids if found is not None else {}
 
 
 def judged_by_model(format: str | None) -> frozenset[str]:

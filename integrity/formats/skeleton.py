@@ -229,7 +229,8 @@ _HINTS_OF: dict[str, str] = {hint: RESPONSES for hint in RESPONSES_HINTS if hint
 
 def _sent_by_runtime(hinted: set[str]) -> set[str]:
     """The provider formats whose requests a runtime builds for messages with hints of these formats
-    (FormatSpec.sends_as: Claude Code's session toward Anthropic, a pi session's toward Anthropic and Bedrock).
+    (FormatSpec.sends_as: Claude Code's session toward Anthropic, a pi session's toward Anthropic, Bedrock and
+    OpenAI Responses).
     The registry, which imports every format, is read only when a hint names a format that is no provider's
     request format (a session format's reader, which the registry ran): a pi-ai file judged on the fast path
     imports neither (tests/test_lazy_imports.py)."""

@@ -22,12 +22,17 @@ What a record says, and who reads it:
       one the runtime sends (empty: sent as written).  Claude Code merges
       each run of user entries into one message, results first, and leaves out assistant messages of whitespace
       text only (claude_code.sent_request); pi leaves out the answers that ended in an error or were aborted and
-      blank texts (pi_requests).  The request every verdict judges is written so
-      (integrity.formats.registry.to_native), and no skeleton stands for it (skeleton.stands_for);
+      blank texts (pi_requests), and sends an OpenAI answer's joined `call_…|fc_…` id as its two parts
+      (pi_responses).  The request every verdict judges is written so (integrity.formats.registry.to_native), from
+      the written entries, the messages and the model the session names (SendsAs), and no skeleton stands for it
+      (skeleton.stands_for);
   model_decides: a session format no single provider reads whose entries name the model the runtime talks to (a
       pi session's `model_change` entries and answers): it is judged by that model's provider, when how the runtime
       sends to it is modelled (a format of `sends_as`), else by the universal invariants
       (integrity._diagnosis.own_provider);
+  sends_ids: by provider format, the call id the runtime sends for a call id of its session (a pi session's
+      `call_…|fc_…` goes to OpenAI Responses as `call_…`), where it differs: the strict view renames only the ids
+      the provider refuses as sent (integrity.repair.strict.id_rule, LightTranscript.sent_ids);
   container: how a view converted into this format is written ("jsonl", "array", "object", "" for the
       shape its body takes), hence its native positions: `line n` in JSON lines, `<key>[n]` in an
       object (the key of the request's message list), `[n]` in a bare array;
@@ -42,9 +47,23 @@ This module imports nothing else from the engine.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+SendsAs = Callable[[list[Any], list[list[int]], Sequence[Any], "str | None"], tuple[list[Any], list[list[int]]]]
+"""A runtime's request builder (FormatSpec.sends_as): (the native entries written for a provider format, each one's
+messages, the messages, the model the session names) -> the entries the runtime sends and their messages."""
+
+
+def from_entries(sends: Callable[[list[Any], list[list[int]]], tuple[list[Any], list[list[int]]]]) -> SendsAs:
+    """A SendsAs of a builder that reads the written entries alone (neither the messages nor the model)."""
+    def built(native: list[Any], sources: list[list[int]], messages: Sequence[Any], model: str | None
+              ) -> tuple[list[Any], list[list[int]]]:
+        return sends(native, sources)
+
+    return built
+
 
 _CONTRACT = ("evidence", "fits", "read", "groups", "build", "body")
 _CONTAINERS = ("", "jsonl", "array", "object")
@@ -60,9 +79,9 @@ class FormatSpec:
     suffixes: tuple[str, ...] = (".json", ".jsonl")
     container: str = ""
     skips_bad_lines: str = ""
-    sends_as: Mapping[str, Callable[[list[Any], list[list[int]]], tuple[list[Any], list[list[int]]]]] = \
-        field(default_factory=dict, repr=False)
+    sends_as: Mapping[str, SendsAs] = field(default_factory=dict, repr=False)
     model_decides: bool = False
+    sends_ids: Mapping[str, Callable[[str], str]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         missing = [name for name in _CONTRACT if not callable(getattr(self.adapter, name, None))]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Collection, Iterable, Iterator, KeysView, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, KeysView, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from functools import cache, lru_cache
@@ -373,10 +373,26 @@ def _needs_call_ids(provider: str | None) -> bool:
     return provider is not None and (found is None or found.needs_call_ids)
 
 
-def id_rule(provider: str | None) -> IdRule | None:
-    """The provider's rule on call ids (pattern and length), or None: any string."""
+def id_rule(provider: str | None, light: LightTranscript | None = None) -> IdRule | None:
+    """The provider's rule on call ids (pattern and length), or None: any string.  With the light view of a
+    transcript whose runtime sends its ids otherwise to that provider (LightTranscript.sent_ids), the rule on the
+    ids as sent: a pi session's `call_…|fc_…` is long, but OpenAI Responses is sent `call_…`, which it takes."""
     found = _spec(provider)
-    return found.id_rule if found is not None else None
+    rule: IdRule | None = found.id_rule if found is not None else None
+    if rule is None or light is None or not light.sent_ids:
+        return rule
+    sent = light.sent_ids.get(found.native_format)
+    if sent is None:
+        return rule
+    return _as_sent(rule, sent)
+
+
+@cache
+def _as_sent(rule: IdRule, sent: Callable[[str], str]) -> IdRule:
+    """The rule on ids as a runtime sends them; an id it refuses is made anew as the rule makes it."""
+    takes_all = rule.accepts_all
+    return replace(rule, accepts=lambda call_id: rule.accepts(sent(call_id)),
+                    accepts_all=None if takes_all is None else lambda ids: takes_all(list(map(sent, ids))))
 
 
 def closes_turns_with_calls(provider: str | None) -> bool:
@@ -527,7 +543,7 @@ def tool_names_fixed(light: LightTranscript, provider: str | None) -> dict[int, 
 
 def refuses_some_id(light: LightTranscript, provider: str | None, every_id: Collection[str] | None = None) -> bool:
     """Whether the provider refuses some call id of the transcript (the view renames those for it)."""
-    rule = id_rule(provider)
+    rule = id_rule(provider, light)
     if rule is None:
         return False
     ids = every_id if every_id is not None else {call.id for calls in light.frames.values() for call in calls}
@@ -559,7 +575,7 @@ def _renames(light: LightTranscript, provider: str | None, every_id: Collection[
         known, uses_count = every_id, sum(map(len, light.frames.values()))
     name_empty = _needs_call_ids(provider)
     numeric = light.numeric_calls
-    rule = id_rule(provider)
+    rule = id_rule(provider, light)
     refused = rule is not None and refuses_some_id(light, provider, known)
     once = len(known) == uses_count and ("" not in known or not name_empty) and not numeric
     if once and not refused:
@@ -599,8 +615,9 @@ def _reused(light: LightTranscript, name_empty: bool, taken: set[str]) -> dict[S
                 continue
             count = uses.get(call.id, 0) + 1
             uses[call.id] = count
-            if count > 1:
-                candidate = f"{call.id}_{count}"
+            if count > 1:  # (each part of a joined id, `call_…|fc_…`: pi sends the parts apart, pi_responses)
+                candidate = "|".join(f"{part}_{count}" for part in call.id.split("|")) if "|" in call.id \
+                    else f"{call.id}_{count}"
                 while candidate in taken:
                     candidate += "_"
                 taken.add(candidate)

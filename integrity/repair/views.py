@@ -9,7 +9,7 @@ algorithm is written once and runs on 1,000,000 messages without decoding them.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from operator import attrgetter
 from typing import Any
@@ -135,6 +135,9 @@ class LightTranscript:
         longer than the most characters a provider takes in one string (providers.strings.LIMIT).  A provider with
         that limit (ProviderSpec.string_limit: OpenAI's) refuses the request, so the strict view planned for it sends
         them cut to fit.  None: not read (the fast reader leaves it to pipeline.Loaded, as blank_texts).
+    sent_ids: by provider format, the call id the transcript's runtime sends for a call id of it, where it is not
+        the id itself (FormatSpec.sends_ids: a pi session's `call_…|fc_…` goes to OpenAI Responses as `call_…`):
+        the strict view renames an id only when the provider refuses it as sent.  Empty unless the pipeline sets it.
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
         them itself): the frames of clean turns, the first frame of every call id, and every frame and
@@ -147,7 +150,7 @@ class LightTranscript:
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
                  "bad_arguments", "late_frames", "blank_frames", "blank_texts", "error_contents",
-                 "names_refused", "unsigned_frames", "long_texts")
+                 "names_refused", "unsigned_frames", "long_texts", "sent_ids")
 
     def __init__(
         self,
@@ -189,6 +192,7 @@ class LightTranscript:
         self.names_refused: frozenset[str] | None = None  # refused_names' answer, once asked
         self.unsigned_frames: set[int] | None = None
         self.long_texts: set[int] | None = None
+        self.sent_ids: Mapping[str, Callable[[str], str]] = {}
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
