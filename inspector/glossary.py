@@ -91,8 +91,8 @@ _HAND_WORDS: tuple[Term, ...] = (
          group="Verdicts and statuses"),
     Term("target provider", "The provider whose verdict decides a file's status and exit code: the one named "
          "(`--provider`, the sidebar), else the file's own (an Anthropic request: anthropic; a Claude Code "
-         "session: anthropic; a pi session on Claude through Bedrock: bedrock, the provider of the model it "
-         "names), else none, and the universal invariants decide. Other providers asked are "
+         "session: anthropic; a pi session on Claude through Bedrock: bedrock, on Codex: openai-responses, the "
+         "provider of the model it names), else none, and the universal invariants decide. Other providers asked are "
          "information: they never change the verdict.", "check a.anthropic.json  ->  target: anthropic",
          ("target", "judge", "judged by", "the judge"), group="Verdicts and statuses"),
     Term("healthy for", "Healthy for its judge: nothing fails for the provider that judges the transcript (the "
