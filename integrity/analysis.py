@@ -139,6 +139,17 @@ def reader_findings(transcript: Transcript) -> list[Any]:
     return found
 
 
+def transcript_light(transcript: Transcript, policy: str) -> LightTranscript:
+    """The light view of a transcript the policy plans on, knowing the ids its runtime sends (LightTranscript.sent_ids:
+    a file read from some runtime's format); the one light view of `check` and of `analyze`."""
+    light = light_view(transcript.messages, policy)
+    if transcript.native:
+        from .formats import sent_ids
+
+        light.sent_ids = sent_ids(transcript.format)
+    return light
+
+
 @without_gc  # the parsed transcript is large: collections would rescan it for nothing
 def analyze(
     transcript: Transcript,
@@ -164,11 +175,7 @@ def analyze(
     if policy not in PLANNERS:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     messages = transcript.messages
-    light = light_view(messages, policy)
-    if transcript.native:  # read from a file of some runtime: the ids it sends (LightTranscript.sent_ids)
-        from .formats import sent_ids
-
-        light.sent_ids = sent_ids(transcript.format)
+    light = transcript_light(transcript, policy)
     plan = PLANNERS[policy](light, provider)
     if plan.changed and plan.order is not None:
         view, stamps = materialize(plan.order, messages, plan.placeholder, now)

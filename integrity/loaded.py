@@ -10,7 +10,6 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ._records import replace
-from .repair.policies import light_view
 
 if TYPE_CHECKING:
     from ._findings import Finding
@@ -84,12 +83,9 @@ class Loaded:
                 light.long_texts = self._long_texts()
             return light
         assert self.transcript is not None
-        light = light_view(self.transcript.messages, policy)
-        if self.transcript.native:  # read from a file of some runtime: the ids it sends (LightTranscript.sent_ids)
-            from .formats import sent_ids
+        from .analysis import transcript_light
 
-            light.sent_ids = sent_ids(self.transcript.format)
-        return light
+        return transcript_light(self.transcript, policy)
 
     def _error_contents(self) -> set[int]:
         """LightTranscript.error_contents of a file the fast path read: none when its read looked for them and found
