@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from integrity import Analysis, ReceiptView, RepairKind, TurnView, facts
+from integrity.formats import read_otherwise
 from integrity.repair.views import blank_text
 
 from .rows import Row, rows_by_side
@@ -629,19 +630,25 @@ def conversation_rows(
     built = []
     for offset, row in enumerate(rows[start:stop]):
         left = Side(None, "", None, left_gutters[offset], _left_placeholder(analysis, index, row, name))
+        note = row.note
+        held = None
         if row.left is not None:
             message = messages[row.left]
+            held = read_otherwise(analysis.transcript, row.left)
+            if held is not None:  # the file holds what the reader reads otherwise: show the file, say why
+                note = f"{note}; {held[1]}" if note else held[1]
+                message = held[0]
             left = Side(row.left, f"{name(row.left)} · {title_of(message)}", body_of(message), left_gutters[offset])
         right = Side(None, "", None, right_gutters[offset], _right_placeholder(analysis, index, row))
         if row.right is not None:
-            same = row.left is not None and analysis.view[row.right] is messages[row.left]
+            same = row.left is not None and held is None and analysis.view[row.right] is messages[row.left]
             body = left.body if same else body_of(analysis.view[row.right])
             right = Side(row.right, _view_title(analysis, row.right), body, right_gutters[offset])
         comparison = None
         if row.kind == RepairKind.DROPPED_DUPLICATE.value and row.left is not None:
             comparison = compare_duplicate(analysis, row.left)
         badges = () if row.kind == RepairKind.KEPT.value else (badge(row.kind),)
-        built.append(ConversationRow(row.row, row.kind, badges, neutralize(row.note), left, right, comparison))
+        built.append(ConversationRow(row.row, row.kind, badges, neutralize(note), left, right, comparison))
     return built
 
 

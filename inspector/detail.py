@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from integrity import Analysis, Placement, RepairKind, facts
+from integrity.formats import read_otherwise
 
 from .positions import durable_label
 from .rows import Row
@@ -26,8 +27,9 @@ class Statement:
 
     what: "sent" (durable -> view positions), "not_sent" (durable message absent
     from the view), "made_of" (view position <- durable messages), "only_in_view"
-    (view position with no durable source) or "kept_instead" (the result kept in
-    place of a dropped duplicate).
+    (view position with no durable source), "kept_instead" (the result kept in
+    place of a dropped duplicate) or "read_otherwise" (the file holds more than the
+    engine reads: an answer the runtime never sends, integrity.formats.read_otherwise).
     """
 
     what: str
@@ -81,7 +83,12 @@ def row_detail(analysis: Analysis, where: Placement, row: Row) -> Detail:
     """What to show and say for one row (both ends of a moved message, whichever row was picked)."""
     if row.left is not None:
         view = where.in_view(row.left)
-        return Detail((row.left,), view, tuple(_durable_statements(analysis, where, row, row.left)))
+        said = _durable_statements(analysis, where, row, row.left)
+        held = read_otherwise(analysis.transcript, row.left)
+        if held is not None:  # the reader reads it as its runtime sends it: say so beside the file's entry
+            said.append(Statement("read_otherwise", f"{durable_label(analysis.transcript, row.left)}: "
+                                  f"{neutralize(held[1])}.", (row.left,)))
+        return Detail((row.left,), view, tuple(said))
     position = row.right if row.right is not None else -1
     sources = where.sources(position)
     if not sources:

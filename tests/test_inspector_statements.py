@@ -73,6 +73,8 @@ def test_every_statement_on_every_row_matches_the_report(path: Path, policy: str
                 elif said.what == "kept_instead":
                     (kept,) = said.durable
                     assert set(said.view) == sent_at(report, kept), said
+                elif said.what == "read_otherwise":
+                    assert said.durable == (row.left,) and "read empty" in said.text, said
                 else:
                     pytest.fail(f"unknown statement {said.what}")
             # the row's own note: "view #N" on a durable-only row and "durable #N" on a view-only row
@@ -97,3 +99,31 @@ def test_a_moved_result_tells_the_same_truth_from_both_of_its_rows() -> None:
     assert from_left.view == from_right.view == (3,)
     assert [s.what for s in from_left.statements] == ["sent"]
     assert [s.what for s in from_right.statements] == ["made_of"]
+
+
+def test_an_answer_pi_never_sends_shows_what_the_file_holds_and_why_it_is_read_empty() -> None:
+    """A pi answer that was aborted is read empty (pi leaves it out of every request); the screens show the text the
+    file holds beside the reason, never an empty answer the file does not have."""
+    import json
+
+    from inspector.conversation import conversation_rows
+
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
+    said = {"role": "assistant", "content": [{"type": "text", "text": "Half an answer"}], "api": "anthropic-messages",
+            "provider": "anthropic", "model": "claude-sonnet-4-5", "stopReason": "aborted", "timestamp": 2}
+    messages = [{"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1}, said,
+                {"role": "user", "content": [{"type": "text", "text": "again"}], "timestamp": 3}]
+    entries = [header] + [{"type": "message", "id": f"e{n}", "parentId": f"e{n - 1}" if n else None,
+                           "timestamp": "2026-01-01T00:00:00Z", "message": message}
+                          for n, message in enumerate(messages)]
+    [transcript] = load_all("\n".join(map(json.dumps, entries)).encode(), "s.jsonl")
+    assert transcript.messages[1]["content"] == []  # read as pi sends it
+    analysis = analyze(transcript, "strict")
+    rows = aligned_rows(analysis)
+    by_left, _ = rows_by_side(rows)
+    shown = conversation_rows(analysis, rows, 0, len(rows))[by_left[1]]
+    assert "Half an answer" in shown.left.body.text
+    assert "pi leaves an answer that was aborted out of every request, so it is read empty" in shown.note
+    detail = row_detail(analysis, view_placement(analysis.report), rows[by_left[1]])
+    assert [s.what for s in detail.statements][-1] == "read_otherwise"
+    assert "the file holds 1 block(s) that no model is ever sent" in detail.statements[-1].text

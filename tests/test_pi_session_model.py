@@ -202,3 +202,22 @@ def test_a_call_in_an_answer_pi_drops_is_no_orphan() -> None:
     result = check(transcript)
     assert [v.rule for v in result.providers["bedrock"].before] == ["roles_not_alternating"]
     assert result.providers["bedrock"].after == [] and result.exit_code == 1
+
+
+def test_what_the_file_holds_of_an_answer_pi_never_sends() -> None:
+    """integrity.formats.read_otherwise: the one fact every screen reads when the message it shows is read otherwise
+    than the file holds it (an answer pi drops, read empty)."""
+    from integrity.formats import read_otherwise
+
+    held = [{"type": "text", "text": "half"}, {"type": "toolCall", "id": "t1", "name": "read", "arguments": {}}]
+    entries = session(user("hi"), answer(held, stop="aborted"), user("again"), answer(held, stop="error"),
+                      user("more"), answer([], stop="aborted"), answer([{"type": "text", "text": "ok"}]))
+    [transcript] = load_all(as_bytes(entries), "s.jsonl")
+    said = [read_otherwise(transcript, index) for index in range(len(transcript.messages))]
+    assert [index for index, found in enumerate(said) if found] == [1, 3]
+    assert said[1] is not None and said[1][0]["content"] == held and transcript.messages[1]["content"] == []
+    assert said[1][1] == ("pi leaves an answer that was aborted out of every request, so it is read empty: the file "
+                          "holds 2 block(s) that no model is ever sent")
+    assert said[3] is not None and "an answer that ended in an error" in said[3][1]
+    [other] = load_all(json.dumps([{"role": "user", "content": "hi"}]).encode(), "a.anthropic.json")
+    assert read_otherwise(other, 0) is None

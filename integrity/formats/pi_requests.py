@@ -102,6 +102,20 @@ def as_pi_sends(message: dict[str, Any]) -> dict[str, Any]:
     return {**message, "content": []}
 
 
+def held_otherwise(entry: Any) -> tuple[Any, str] | None:
+    """(the message as the file holds it, why it is read otherwise) for a session entry whose answer pi leaves out
+    of every request and the reader reads empty (as_pi_sends); None for every other entry.  A screen shows what the
+    file holds with the reason, where the message read would show an empty answer."""
+    message = entry.get("message") if isinstance(entry, dict) and entry.get("type") == "message" else None
+    if not isinstance(message, dict) or as_pi_sends(message) is message:
+        return None
+    content = message.get("content")
+    count = len(content) if isinstance(content, list) else 1
+    how = "was aborted" if message.get("stopReason") == "aborted" else "ended in an error"
+    return message, (f"pi leaves an answer that {how} out of every request, so it is read empty: the file holds "
+                     f"{count} block(s) that no model is ever sent")
+
+
 def _sent(native: list[Any], sources: list[list[int]], shaped: Callable[[Any], Any]) \
         -> tuple[list[Any], list[list[int]]]:
     """The entries pi sends of a request written for a session, each as `shaped` sends it (None: left out; the

@@ -35,7 +35,7 @@ from typing import Any
 from . import pi_ai
 from .base import BuildContext, Thread
 from .common import OPAQUE, SYSTEM_ROLES, EntryError, describe, native_of
-from .pi_requests import SENDS_AS, SENDS_IDS, as_pi_sends, model_of
+from .pi_requests import SENDS_AS, SENDS_IDS, as_pi_sends, held_otherwise, model_of
 from .spec import FormatSpec
 from .tree import abandoned_leaves, chain, index_by_id, lookup, relink, short_id
 from .wrapped import Wrapped
@@ -293,6 +293,7 @@ def _adapter(name: str, evidence: Any) -> Wrapped:
                       groups=_groups, threads=threads)
     adapter.spliced = spliced  # type: ignore[attr-defined]
     adapter.model_of = model_of  # type: ignore[attr-defined]
+    adapter.held_otherwise = held_otherwise  # type: ignore[attr-defined]  # (registry.read_otherwise)
     adapter.KEEPS_ENTRIES = True  # type: ignore[attr-defined]  # (registry._with_entries_kept)
     return adapter
 

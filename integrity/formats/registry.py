@@ -543,6 +543,18 @@ def implied_provider(format: str | None) -> str | None:
     return found.provider if found is not None else None
 
 
+def read_otherwise(transcript: Transcript, index: int) -> tuple[Any, str] | None:
+    """(the message as the file holds it, why the reader reads it otherwise) for message `index` of a transcript
+    whose format's reader reads some entries as their runtime sends them (its adapter's `held_otherwise`: a pi
+    answer that was aborted is read empty, as pi sends nothing of it); None for every other message."""
+    adapter = ADAPTERS.get(transcript.format)
+    held = getattr(adapter, "held_otherwise", None)
+    if held is None or not 0 <= index < len(transcript.entries):
+        return None
+    entry = transcript.entries[index]
+    return held(transcript.native[entry]) if 0 <= entry < len(transcript.native) else None
+
+
 def sent_ids(format: str | None) -> Mapping[str, Callable[[str], str]]:
     """By provider format, the call id the runtime of this format sends for a call id of its file, where that is
     not the id itself (FormatSpec.sends_ids); empty for every format whose ids are sent as written."""
