@@ -115,8 +115,12 @@ EXPECTED: dict[str, File | Refused] = {
     "pi_bedrock_error_screenshot.pi-session.jsonl": File(
         "pi-session", [T("main", 1, 0, REJECTED, {"bedrock": REJECT, A: REJECT, C: ACCEPT})], 1),
     # its ids ("call_oc1|fc_...") are OpenAI Responses' call|item pairs: Anthropic refuses the "|" (issue 30); its
-    # answers are openai-codex's, whose requests pi's model is not modelled for: the universal invariants judge it
+    # answers are openai-codex's, so OpenAI Responses judges it, as pi sends it (the two ids apart: pi_responses)
     "openclaw_healthy.openclaw.jsonl": File("openclaw", [T("main", 2, 0, OK, {R: ACCEPT, A: REJECT})], 0),
+    # real-length joined ids (83 characters): refused as "string too long" while our writer sent them joined
+    "pi_codex_joined_ids.pi-session.jsonl": File(
+        "pi-session", [T("main", 2, 0, NORMALIZED, {R: ACCEPT, A: REJECT, C: REJECT})], 0),
+    "pi_codex_unanswered_call.pi-session.jsonl": File("pi-session", [broken("main", 1, 1, R, A, C)], 1),
     "openclaw_interrupted_call.openclaw.jsonl": File("openclaw", [broken("main", 1, 1, R, A)], 1),
     # Codex
     "codex_rollout.codex.jsonl": File("codex", [healthy("main", 3, R)], 0),
