@@ -187,13 +187,13 @@ def recorded_providers(table: str) -> list[str]:
     return [name[: -len(RECORDED)] for name in pq.read_schema(table).names if name.endswith(RECORDED)]
 
 
-def known_hashes(table: str, judge: str) -> tuple[dict[str, str], int]:
+def known_hashes(table: str, judge: str) -> tuple[dict[str, str], set[str]]:
     """path -> content hash of the files an earlier run triaged into this table as `judge` judges (readable ones
-    only), and how many other files it holds rows of that something else judged (a table of a version
+    only), and the paths of the other files it holds rows of, which something else judged (a table of a version
     before `judged_by`: all of them).  Only the first are skipped when unchanged; the others are judged again.
     """
     if not os.path.exists(table):
-        return {}, 0
+        return {}, set()
     import pyarrow.parquet as pq
 
     try:
@@ -210,7 +210,7 @@ def known_hashes(table: str, judge: str) -> tuple[dict[str, str], int]:
             same[path] = digest
         elif digest:
             other.add(path)
-    return same, len(other - same.keys())
+    return same, other - same.keys()
 
 
 class TableWriter:

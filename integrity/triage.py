@@ -93,8 +93,8 @@ class TriageResult:
     missing: int = 0
     """Files of rows kept from an earlier run that are no longer there (their rows say `missing`)."""
     rejudged: int = 0
-    """Files of the earlier table judged again whatever their content, since another version of the engine,
-    another policy or other asked providers judged them (the rows' `judged_by`)."""
+    """Files of this run that the earlier table held and that are judged again whatever their content, since
+    another version of the engine, another policy or other asked providers judged them (the rows' `judged_by`)."""
 
 
 def findings_path(table: str) -> str:
@@ -393,7 +393,7 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
     # asked by name (gemini-2), or recorded by an earlier run
     order = list(PROVIDERS) + sorted((set(recorded_providers(out)) | (set(chosen) & SPECS.keys())) - set(PROVIDERS))
     judge = judged_by(policy, chosen)
-    known, rejudged = known_hashes(out, judge)
+    known, judged_otherwise = known_hashes(out, judge)
     counts = {"transcripts": 0, "skipped": 0, "unreadable": 0, "done": 0, "missing": 0}
     writers: list[TableWriter] = []
 
@@ -403,7 +403,7 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
 
     try:
         redone = _run_batches(urls, known, scheduler, workers, chosen, policy, batch_files, open_tables, writers,
-                              counts, progress, stores, judge)
+                              counts, progress, judge, stores)
         keeper = _Keeper(urls, redone)
         carry_over(out, writers[1], keeper)
         counts["missing"] = keeper.missing
@@ -417,13 +417,14 @@ def run_triage(patterns: Sequence[str], out: str, scheduler: str | None = None,
             writer.abandon()
         raise
     return TriageResult(len(urls), counts["transcripts"], counts["skipped"], counts["unreadable"],
-                        time.perf_counter() - started, out, tables[1], counts["missing"], rejudged)
+                        time.perf_counter() - started, out, tables[1], counts["missing"],
+                        len(judged_otherwise.intersection(urls)))
 
 
 def _run_batches(urls: Sequence[str], known: dict[str, str], scheduler: str | None, workers: int | None,
                  chosen: Sequence[str], policy: str, batch_files: int | None, open_tables: Callable[[], None],
-                 writers: Sequence[TableWriter], counts: dict[str, int], progress: Any,
-                 stores: dict[str, str] | None = None, judge: str | None = None) -> set[str]:
+                 writers: Sequence[TableWriter], counts: dict[str, int], progress: Any, judge: str,
+                 stores: dict[str, str] | None = None) -> set[str]:
     """Send the files to Dask in batches and write their rows in input order; the paths given new rows.
 
     Batches finish in any order; each one's rows wait until every earlier batch's are written, so the
@@ -523,7 +524,7 @@ class _Keeper:
 
 
 def _account(rows: Iterable[dict[str, Any]], skipped: int, counts: dict[str, int], redone: set[str],
-             judge: str | None) -> None:
+             judge: str) -> None:
     for row in rows:
         redone.add(row["path"])
         row["judged_by"] = judge

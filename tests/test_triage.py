@@ -163,6 +163,21 @@ def test_a_rerun_with_another_policy_or_engine_judges_every_file_again(fleet: Pa
     assert {row["judged_by"] for row in pq.read_table(table).to_pylist()} == {"engine 0123456789ab, openmaic"}
 
 
+def test_only_this_runs_files_are_counted_as_judged_again(fleet: Path, cluster: str, tmp_path: Path) -> None:
+    """A run over some of the table's files, with another policy, judges those again and counts them; the rest
+    stay as they were (kept, not judged, not counted)."""
+    copy = _some(fleet, tmp_path / "some")
+    table = tmp_path / "t.parquet"
+    first = run_triage([str(copy)], str(table), scheduler=cluster, progress=None)
+    some = sorted(copy.iterdir())[:3]
+    other = run_triage([str(path) for path in some], str(table), scheduler=cluster, policy="openmaic", progress=None)
+    assert other.files == other.rejudged == 3 and other.skipped == 0
+    rows = pq.read_table(table).to_pylist()
+    assert len(rows) == first.files
+    policies = {row["path"]: row["judged_by"].split(", ")[1] for row in rows}
+    assert sorted(path for path, policy in policies.items() if policy == "openmaic") == sorted(map(str, some))
+
+
 def test_a_table_written_before_judged_by_has_every_file_judged_again(fleet: Path, cluster: str, tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     copy = _some(fleet, tmp_path / "some")
