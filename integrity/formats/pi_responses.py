@@ -133,17 +133,15 @@ def _answer_items(message: dict[str, Any], same: bool, ids: _Ids, renamed: dict[
                 text_id = "msg_" + _short_hash(text_id)
             items.append(_message(block.get("text"), text_id if text_id is not None else ids.new()))
         elif kind == "toolCall":
-            call_id = block.get("id")
-            if not isinstance(call_id, str):
-                items.append({"type": "function_call", "call_id": call_id, "name": block.get("name"),
-                              "arguments": _stringified(block.get("arguments"))})
-                continue
-            if not same:
-                renamed[call_id] = call_id = _normalized(call_id)
-            call, _, item_id = call_id.partition("|")
+            call: Any = block.get("id")
+            item_id = ""
+            if isinstance(call, str):
+                if not same:
+                    renamed[call] = call = _normalized(call)
+                call, _, item_id = call.partition("|")
             item: dict[str, Any] = {"type": "function_call", "call_id": call, "name": block.get("name"),
                                     "arguments": _stringified(block.get("arguments"))}
-            if item_id and not (not same and item_id.startswith("fc_")):
+            if item_id and (same or not item_id.startswith("fc_")):  # (another model's fc_ id: left out)
                 item["id"] = item_id.split("|", 1)[0]
             items.append(item)
     return items
