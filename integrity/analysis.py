@@ -146,7 +146,7 @@ def transcript_light(transcript: Transcript, policy: str) -> LightTranscript:
     if transcript.native:
         from .formats import sent_ids
 
-        light.sent_ids = sent_ids(transcript.format)
+        light.sent_ids = sent_ids(transcript)
     return light
 
 

@@ -18,7 +18,8 @@ from test_pi_session_model import answer, as_bytes, session, user
 
 from integrity import check, load_all
 from integrity.cli import main
-from integrity.formats.pi_responses import _short_hash, sent_call_id
+from integrity.formats.pi_js import short_hash
+from integrity.formats.pi_responses import sent_call_id
 from integrity.providers.canonical import judged_request
 
 CODEX = ("openai-codex", "openai-codex-responses", "gpt-5.6-luna")
@@ -167,7 +168,7 @@ def test_a_text_id_longer_than_openai_takes_is_sent_as_pi_shortens_it() -> None:
     ("", "k4n83c7h0j2b"), ("h\u00e9llo \U0001f600 w\u00f6rld", "zpm4hl1o2ak9i"), ("a" * 100, "1jlqf2piizwxq")])
 def test_short_hash_is_pis(value: str, digest: str) -> None:
     """Vectors computed by pi's own shortHash (packages/ai/src/utils/hash.ts, run on Node 18)."""
-    assert _short_hash(value) == digest
+    assert short_hash(value) == digest
 
 
 def test_an_id_without_a_bar_is_sent_whole_and_renamed_when_too_long(capsys: pytest.CaptureFixture[str],

@@ -114,12 +114,14 @@ EXPECTED: dict[str, File | Refused] = {
     # Bedrock's rules, as pi sends it: rejected as recorded, exit 1 (it was "healthy" while no provider was read)
     "pi_bedrock_error_screenshot.pi-session.jsonl": File(
         "pi-session", [T("main", 1, 0, REJECTED, {"bedrock": REJECT, A: REJECT, C: ACCEPT})], 1),
-    # its ids ("call_oc1|fc_...") are OpenAI Responses' call|item pairs: Anthropic refuses the "|" (issue 30); its
-    # answers are openai-codex's, so OpenAI Responses judges it, as pi sends it (the two ids apart: pi_responses)
-    "openclaw_healthy.openclaw.jsonl": File("openclaw", [T("main", 2, 0, OK, {R: ACCEPT, A: REJECT})], 0),
-    # real-length joined ids (83 characters): refused as "string too long" while our writer sent them joined
+    # its ids ("call_oc1|fc_...") are OpenAI Responses' call|item pairs; its answers are openai-codex's, so OpenAI
+    # Responses judges it, as pi sends it (the two ids apart: pi_responses).  Asked, Anthropic takes it as pi sends
+    # it another model's calls, the "|" made "_" (pi_foreign); it was refused for the "|" our writer sent
+    "openclaw_healthy.openclaw.jsonl": File("openclaw", [T("main", 2, 0, OK, {R: ACCEPT, A: ACCEPT})], 0),
+    # real-length joined ids (83 characters): refused as "string too long" while our writer sent them joined, and
+    # by Anthropic and OpenAI Chat while we sent them the ids pi makes anew for another model's calls
     "pi_codex_joined_ids.pi-session.jsonl": File(
-        "pi-session", [T("main", 2, 0, NORMALIZED, {R: ACCEPT, A: REJECT, C: REJECT})], 0),
+        "pi-session", [T("main", 2, 0, NORMALIZED, {R: ACCEPT, A: ACCEPT, C: ACCEPT})], 0),
     "pi_codex_unanswered_call.pi-session.jsonl": File("pi-session", [broken("main", 1, 1, R, A, C)], 1),
     "openclaw_interrupted_call.openclaw.jsonl": File("openclaw", [broken("main", 1, 1, R, A)], 1),
     # Codex
@@ -413,14 +415,17 @@ def test_positions_in_a_claude_code_error_count_the_merged_messages(tmp_path: Pa
 
 def test_an_anthropic_file_is_judged_as_its_messages_are_listed() -> None:
     """Only a runtime known to build its own requests (FormatSpec.sends_as: Claude Code, and pi toward Anthropic,
-    Bedrock and OpenAI Responses) has them written as it sends them: an Anthropic Messages file is the request
-    itself, so a prompt recorded between two results of one frame is refused there, as Anthropic refuses it."""
+    Bedrock, OpenAI Responses and, asked, OpenAI Chat and Gemini) has them written as it sends them: an Anthropic
+    Messages file is the request itself, so a prompt recorded between two results of one frame is refused there,
+    as Anthropic refuses it."""
     from integrity.formats.registry import FORMAT_SPECS
     from integrity.pipeline import check
 
+    pi = [A, "bedrock", "gemini", "openai-chat", "openai-responses"]
     assert {name: sorted(spec.sends_as) for name, spec in FORMAT_SPECS.items() if spec.sends_as} == {
-        "claude-code": [A], "pi-session": [A, "bedrock", "openai-responses"],
-        "openclaw": [A, "bedrock", "openai-responses"]}
+        "claude-code": [A], "pi-session": pi, "openclaw": pi}
+    assert {name: sorted(spec.model_decides) for name, spec in FORMAT_SPECS.items() if spec.model_decides} == {
+        "pi-session": [A, "bedrock", "openai-responses"], "openclaw": [A, "bedrock", "openai-responses"]}
     calls = [{"type": "tool_use", "id": f"toolu_0{n}", "name": "Edit", "input": {}} for n in (1, 2)]
     messages = [{"role": "user", "content": "fix both"}, {"role": "assistant", "content": calls},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "ok"},

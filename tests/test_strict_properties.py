@@ -173,7 +173,7 @@ def check_strict_guarantee(transcript: Transcript, provider: str) -> None:
 
     # 2. Idempotent: the view, planned again for the same provider, is left as it is.
     light_again = light_transcript(view)
-    light_again.sent_ids = sent_ids(transcript.format)  # (the same runtime sends the view: pi's joined ids apart)
+    light_again.sent_ids = sent_ids(transcript)  # (the same runtime sends the view: pi's joined ids apart)
     again = plan_strict(light_again, provider)
     assert not again.changed, f"{where}: re-planning the view changed it ({again.order})"
 

@@ -25,8 +25,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..repair.views import is_blank_js
+from .pi_foreign import SENT_IDS, with_sent_ids, without_empty_answers
 from .pi_responses import responses_request, sent_call_id
-from .spec import SendsAs, from_entries
+from .spec import SendsAs, SentIds
 
 _ROUTES: dict[tuple[str, str], str] = {
     ("anthropic", "anthropic-messages"): "anthropic",
@@ -201,8 +202,38 @@ def bedrock_request(native: list[Any], sources: list[list[int]]) -> tuple[list[A
     return _sent(native, sources, _bedrock_entry)
 
 
-SENDS_AS: dict[str, SendsAs] = {"anthropic": from_entries(anthropic_request), "bedrock": from_entries(bedrock_request),
-                                 "openai-responses": responses_request}
-"""The providers whose requests pi builds as modelled here (and in pi_responses), by their request format."""
-SENDS_IDS = {"openai-responses": sent_call_id}
-"""The call ids pi sends where they are not its session's (FormatSpec.sends_ids)."""
+def _with_ids(shaped: Callable[[list[Any], list[list[int]]], tuple[list[Any], list[list[int]]]], format: str
+              ) -> SendsAs:
+    """The request pi sends a provider of `format`: `shaped`'s, with the ids pi gives another model's calls
+    (pi_foreign.with_sent_ids)."""
+    def sends(native: list[Any], sources: list[list[int]], messages: Sequence[Any], model: str | None,
+              provider: str) -> tuple[list[Any], list[list[int]]]:
+        native, sources = shaped(native, sources)
+        return with_sent_ids(native, sources, messages, model, provider, format)
+
+    return sends
+
+
+def _chat_request(native: list[Any], sources: list[list[int]]) -> tuple[list[Any], list[list[int]]]:
+    return without_empty_answers(native, sources, "openai-chat")
+
+
+def _gemini_request(native: list[Any], sources: list[list[int]], messages: Sequence[Any], model: str | None,
+                    provider: str) -> tuple[list[Any], list[list[int]]]:
+    return without_empty_answers(native, sources, "gemini")
+
+
+SENDS_AS: dict[str, SendsAs] = {"anthropic": _with_ids(anthropic_request, "anthropic"),
+                                 "bedrock": _with_ids(bedrock_request, "bedrock"),
+                                 "openai-responses": responses_request,
+                                 "openai-chat": _with_ids(_chat_request, "openai-chat"),
+                                 "gemini": _gemini_request}
+"""The provider formats whose requests pi builds as modelled here (and in pi_responses, pi_foreign)."""
+JUDGED = frozenset({"anthropic", "bedrock", "openai-responses"})
+"""The provider formats a session on a model of theirs is judged toward by default (FormatSpec.model_decides): pi's
+builders toward OpenAI Chat (its compat switches per model: a user turn after results, a result's name, thinking
+as text) and Gemini (thought signatures per model) are not all modelled, so a session on such a model is judged
+by the universal invariants unless that provider is asked."""
+SENDS_IDS: dict[str, SentIds] = {"openai-responses": lambda messages, model: sent_call_id,
+                                  "deepseek-responses": lambda messages, model: sent_call_id, **SENT_IDS}
+"""By provider, the call ids pi sends where they are not its session's (FormatSpec.sends_ids)."""

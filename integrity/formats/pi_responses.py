@@ -24,11 +24,11 @@ earendil-works/pi#5151); since 0.76 no two items share one, and here such a text
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
-_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+from .pi_js import made_safe, short_hash
+
 _ROUTES = frozenset({"openai-responses", "azure-responses"})
 """The routes (pi_requests.model_of's prefixes) of the models pi sends Responses requests to."""
 
@@ -38,38 +38,13 @@ def sent_call_id(call_id: str) -> str:
     return call_id.split("|", 1)[0]
 
 
-def _short_hash(text: str) -> str:
-    """pi's shortHash (packages/ai/src/utils/hash.ts): two 32-bit multiplicative hashes over UTF-16 code units."""
-    def imul(a: int, b: int) -> int:
-        return (a * b) & 0xFFFFFFFF
-
-    h1, h2 = 0xDEADBEEF, 0x41C6CE57
-    units = text.encode("utf-16-le", "surrogatepass")
-    for index in range(0, len(units), 2):
-        unit = units[index] | units[index + 1] << 8
-        h1 = imul(h1 ^ unit, 2654435761)
-        h2 = imul(h2 ^ unit, 1597334677)
-    h1 = imul(h1 ^ (h1 >> 16), 2246822507) ^ imul(h2 ^ (h2 >> 13), 3266489909)
-    h2 = imul(h2 ^ (h2 >> 16), 2246822507) ^ imul(h1 ^ (h1 >> 13), 3266489909)
-    return _base36(h2 & 0xFFFFFFFF) + _base36(h1 & 0xFFFFFFFF)
-
-
-def _base36(number: int) -> str:
-    digits = ""
-    while True:
-        number, rest = divmod(number, 36)
-        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[rest] + digits
-        if not number:
-            return digits
-
-
 def _normalized(call_id: str) -> str:
     """normalizeToolCallId: the id pi gives another model's call when it sends it to an OpenAI Responses model."""
     if "|" not in call_id:
         return call_id
     call, item = call_id.split("|", 1)
     item = item.split("|", 1)[0]
-    call, item = _UNSAFE.sub("_", call), _UNSAFE.sub("_", item)
+    call, item = made_safe(call), made_safe(item)
     if not item.startswith("fc"):
         item = "fc_" + item
     return call[:64].rstrip("_") + "|" + item[:64].rstrip("_")
@@ -130,7 +105,7 @@ def _answer_items(message: dict[str, Any], same: bool, ids: _Ids, renamed: dict[
         elif kind == "text":
             text_id = _text_id(block.get("textSignature")) if same else None
             if text_id is not None and len(text_id) > 64:
-                text_id = "msg_" + _short_hash(text_id)
+                text_id = "msg_" + short_hash(text_id)
             items.append(_message(block.get("text"), text_id if text_id is not None else ids.new()))
         elif kind == "toolCall":
             call: Any = block.get("id")
@@ -165,8 +140,8 @@ def _reasoning(signature: Any) -> Any:
         return {"type": "reasoning", "summary": []}
 
 
-def responses_request(native: list[Any], sources: list[list[int]], messages: Sequence[Any], model: str | None
-                      ) -> tuple[list[Any], list[list[int]]]:
+def responses_request(native: list[Any], sources: list[list[int]], messages: Sequence[Any], model: str | None,
+                      provider: str = "openai-responses") -> tuple[list[Any], list[list[int]]]:
     """The Responses input pi sends for the messages written from a session (FormatSpec.sends_as): each answer's
     items and each result's `call_id` as pi writes them; an answer or a user message left with nothing to send
     (an answer pi drops, read empty: pi_requests.as_pi_sends) is left out, as pi's builder leaves it out.  Other

@@ -6,7 +6,7 @@ adapter (some 50 ms of every `check --provider` process's start).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -350,13 +350,15 @@ class _Originals:
 
 
 def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcript | None = None,
-              prepared: bool = False) -> NativeRequest:
+              prepared: bool = False, provider: str | None = None) -> NativeRequest:
     """Canonical messages as `format`'s native request, with a map back to canonical indices.
 
     Pass the transcript the messages were read from to reuse its native entries and
     envelope (lossless when the format is the transcript's own); without it the
     request is built from the canonical messages alone.  prepared: the messages are
     already `writable` (a caller writing one transcript in several formats makes them once).
+    provider: the provider the request goes to, where the transcript's runtime sends the format's providers
+    different requests (FormatSpec.sends_as); None: the provider named as the format.
     """
     _check_target(format)
     adapter = ADAPTERS[format]
@@ -397,7 +399,7 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
     if transcript is not None and transcript.format != format:
         sends = FORMAT_SPECS[transcript.format].sends_as.get(format)
         if sends is not None:  # (as its runtime sends it)
-            native, sources = sends(native, sources, messages, transcript.model)
+            native, sources = sends(native, sources, messages, transcript.model, provider or format)
     if transcript is not None and transcript.format == format and (transcript.native or format == pi_ai.NAME):
         if transcript.container == "object":
             body: Any = put_path(transcript.envelope, transcript.key, native)
@@ -555,19 +557,22 @@ def read_otherwise(transcript: Transcript, index: int) -> tuple[Any, str] | None
     return held(transcript.native[entry]) if 0 <= entry < len(transcript.native) else None
 
 
-def sent_ids(format: str | None) -> Mapping[str, Callable[[str], str]]:
-    """By provider format, the call id the runtime of this format sends for a call id of its file, where that is
-    not the id itself (FormatSpec.sends_ids); empty for every format whose ids are sent as written."""
-    found = FORMAT_SPECS.get(format or "")
-    return found.sends_ids if found is not None else {}
+def sent_ids(transcript: Transcript) -> dict[str, Callable[[str], str]]:
+    """By provider, the call id the runtime of a transcript's format sends for a call id of it, where that is not
+    the id itself (FormatSpec.sends_ids, made for the transcript's messages and model); empty for every format
+    whose ids are sent as written."""
+    found = FORMAT_SPECS.get(transcript.format)
+    if found is None or not found.sends_ids:
+        return {}
+    return {provider: made(transcript.messages, transcript.model) for provider, made in found.sends_ids.items()}
 
 
 def judged_by_model(format: str | None) -> frozenset[str]:
     """The provider formats a file of this format is judged toward when the model its entries name is of their
-    provider (its spec's `model_decides`: a pi session names the model it talks to), those whose requests its
-    runtime is known to build (`sends_as`); empty for every other format."""
+    provider (its spec's `model_decides`: a pi session names the model it talks to, and its runtime's requests to
+    these are modelled); empty for every other format."""
     found = FORMAT_SPECS.get(format or "")
-    return frozenset(found.sends_as) if found is not None and found.model_decides else frozenset()
+    return found.model_decides if found is not None else frozenset()
 
 
 def formats_for(filename: str) -> list[str]:

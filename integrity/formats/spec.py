@@ -22,17 +22,21 @@ What a record says, and who reads it:
       one the runtime sends (empty: sent as written).  Claude Code merges
       each run of user entries into one message, results first, and leaves out assistant messages of whitespace
       text only (claude_code.sent_request); pi leaves out the answers that ended in an error or were aborted and
-      blank texts (pi_requests), and sends an OpenAI answer's joined `call_…|fc_…` id as its two parts
-      (pi_responses).  The request every verdict judges is written so (integrity.formats.registry.to_native), from
-      the written entries, the messages and the model the session names (SendsAs), and no skeleton stands for it
-      (skeleton.stands_for);
-  model_decides: a session format no single provider reads whose entries name the model the runtime talks to (a
-      pi session's `model_change` entries and answers): it is judged by that model's provider, when how the runtime
-      sends to it is modelled (a format of `sends_as`), else by the universal invariants
-      (integrity._diagnosis.own_provider);
-  sends_ids: by provider format, the call id the runtime sends for a call id of its session (a pi session's
-      `call_…|fc_…` goes to OpenAI Responses as `call_…`), where it differs: the strict view renames only the ids
-      the provider refuses as sent (integrity.repair.strict.id_rule, LightTranscript.sent_ids);
+      blank texts (pi_requests), sends an OpenAI answer's joined `call_…|fc_…` id as its two parts
+      (pi_responses), and another model's call ids as each provider takes them (pi_foreign).  The request every
+      verdict judges is written so (integrity.formats.registry.to_native), from the written entries, the messages,
+      the model the session names and the provider the request goes to (SendsAs: OpenAI, Mistral and DeepSeek
+      share the Chat format, and pi gives each its own ids), and no skeleton stands for it (skeleton.stands_for);
+  model_decides: for a session format no single provider reads whose entries name the model the runtime talks to
+      (a pi session's `model_change` entries and answers), the provider formats whose requests the runtime is
+      modelled for well enough to judge by default: such a file is judged by its model's provider when that
+      provider's format is one of them, else by the universal invariants (integrity._diagnosis.own_provider).
+      A format of `sends_as` left out of it is judged so only when a provider of it is asked (pi toward OpenAI
+      Chat or Gemini, whose builders' switches per model are not all modelled);
+  sends_ids: by provider, given a session's messages and the model it names (SentIds), the call id the runtime
+      sends for a call id of that session (a pi session's `call_…|fc_…` goes to OpenAI Responses as `call_…`, to
+      Anthropic with `|` made `_` where another model wrote it), where it differs: the strict view renames only
+      the ids the provider refuses as sent (integrity.repair.strict.id_rule, LightTranscript.sent_ids);
   container: how a view converted into this format is written ("jsonl", "array", "object", "" for the
       shape its body takes), hence its native positions: `line n` in JSON lines, `<key>[n]` in an
       object (the key of the request's message list), `[n]` in a bare array;
@@ -51,15 +55,22 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-SendsAs = Callable[[list[Any], list[list[int]], Sequence[Any], "str | None"], tuple[list[Any], list[list[int]]]]
+SendsAs = Callable[[list[Any], list[list[int]], Sequence[Any], "str | None", str],
+                   tuple[list[Any], list[list[int]]]]
 """A runtime's request builder (FormatSpec.sends_as): (the native entries written for a provider format, each one's
-messages, the messages, the model the session names) -> the entries the runtime sends and their messages."""
+messages, the messages, the model the session names, the provider the request goes to) -> the entries the runtime
+sends and their messages."""
+
+
+SentIds = Callable[[Sequence[Any], "str | None"], Callable[[str], str]]
+"""A runtime's call ids toward one provider (FormatSpec.sends_ids): (a session's messages, the model it names) -> the
+id sent for each call id of it."""
 
 
 def from_entries(sends: Callable[[list[Any], list[list[int]]], tuple[list[Any], list[list[int]]]]) -> SendsAs:
     """A SendsAs of a builder that reads the written entries alone (neither the messages nor the model)."""
-    def built(native: list[Any], sources: list[list[int]], messages: Sequence[Any], model: str | None
-              ) -> tuple[list[Any], list[list[int]]]:
+    def built(native: list[Any], sources: list[list[int]], messages: Sequence[Any], model: str | None,
+              provider: str) -> tuple[list[Any], list[list[int]]]:
         return sends(native, sources)
 
     return built
@@ -80,8 +91,8 @@ class FormatSpec:
     container: str = ""
     skips_bad_lines: str = ""
     sends_as: Mapping[str, SendsAs] = field(default_factory=dict, repr=False)
-    model_decides: bool = False
-    sends_ids: Mapping[str, Callable[[str], str]] = field(default_factory=dict, repr=False)
+    model_decides: frozenset[str] = frozenset()
+    sends_ids: Mapping[str, SentIds] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         missing = [name for name in _CONTRACT if not callable(getattr(self.adapter, name, None))]

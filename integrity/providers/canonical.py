@@ -222,7 +222,7 @@ def judged_request(
 
     format = PROVIDER_FORMAT[provider]
     if requests is not None:  # one written request per (messages, format) in this round of checks
-        key = (id(messages), id(transcript), format, as_recorded)
+        key = (id(messages), id(transcript), _request_of(transcript, provider), as_recorded)
         kept = requests.get(key)
         if kept is not None and kept[0] is messages:  # the list itself is kept, so its id cannot be reused
             return cast("tuple[list[Any], list[list[int]], Any]", kept[1])
@@ -239,9 +239,22 @@ def judged_request(
         body = put_path(transcript.envelope, transcript.key, literal[0]) if transcript.container == "object" \
             else literal[0]
         return literal[0], literal[1], body
-    native = to_native(written(), format, transcript, prepared=True) if written is not None \
-        else to_native(messages, format, transcript)
+    native = to_native(written(), format, transcript, prepared=True, provider=provider) if written is not None \
+        else to_native(messages, format, transcript, provider=provider)
     return native.messages, native.sources, native.body
+
+
+def _request_of(transcript: Transcript | None, provider: str) -> str:
+    """What the request written for `provider` is shared by: its format, or the provider itself where the
+    transcript's runtime sends that format's providers requests of their own (FormatSpec.sends_as: pi gives
+    OpenAI's, Mistral's and DeepSeek's Chat requests each its own call ids)."""
+    format = PROVIDER_FORMAT[provider]
+    if transcript is None:
+        return format
+    from ..formats import FORMAT_SPECS
+
+    found = FORMAT_SPECS.get(transcript.format)
+    return provider if found is not None and format in found.sends_as else format
 
 
 def _writable_once(messages: list[Any], requests: dict[Any, Any]) -> list[Any]:
@@ -310,15 +323,16 @@ def validate_recorded(transcript: Transcript, providers: Sequence[str] | None = 
     with sharing():  # OpenAI, Mistral and DeepSeek read the one Chat request's shape once
         for provider in providers if providers is not None else PROVIDERS:
             format = PROVIDER_FORMAT[provider]
-            native = natives.get(format)
+            shared = _request_of(transcript, provider)
+            native = natives.get(shared)
             if native is None:
                 literal = recorded_entries(transcript, format)
                 if literal is None:
                     if prepared is None:
                         prepared = [writable(message) for message in transcript.messages]
-                    built = to_native(prepared, format, transcript, prepared=True)
+                    built = to_native(prepared, format, transcript, prepared=True, provider=provider)
                     literal = (built.messages, built.sources)
-                native = natives[format] = literal
+                native = natives[shared] = literal
             judged = in_context(validate_native(native[0], provider, history=True, ids=True), transcript)
             found[provider] = with_canonical_indices(judged, native[1])
     return found

@@ -379,15 +379,15 @@ def id_rule(provider: str | None, light: LightTranscript | None = None) -> IdRul
     ids as sent: a pi session's `call_…|fc_…` is long, but OpenAI Responses is sent `call_…`, which it takes."""
     found = _spec(provider)
     rule: IdRule | None = found.id_rule if found is not None else None
-    if rule is None or light is None or not light.sent_ids:
+    if rule is None or light is None or not light.sent_ids or provider is None:
         return rule
-    sent = light.sent_ids.get(found.native_format)
+    sent = light.sent_ids.get(provider)
     if sent is None:
         return rule
     return _as_sent(rule, sent)
 
 
-@cache
+@lru_cache(maxsize=16)  # (a file's own: a fleet of pi sessions must not keep one per file)
 def _as_sent(rule: IdRule, sent: Callable[[str], str]) -> IdRule:
     """The rule on ids as a runtime sends them; an id it refuses is made anew as the rule makes it."""
     takes_all = rule.accepts_all

@@ -135,7 +135,7 @@ class LightTranscript:
         longer than the most characters a provider takes in one string (providers.strings.LIMIT).  A provider with
         that limit (ProviderSpec.string_limit: OpenAI's) refuses the request, so the strict view planned for it sends
         them cut to fit.  None: not read (the fast reader leaves it to pipeline.Loaded, as blank_texts).
-    sent_ids: by provider format, the call id the transcript's runtime sends for a call id of it, where it is not
+    sent_ids: by provider, the call id the transcript's runtime sends for a call id of it, where it is not
         the id itself (FormatSpec.sends_ids: a pi session's `call_…|fc_…` goes to OpenAI Responses as `call_…`):
         the strict view renames an id only when the provider refuses it as sent.  Empty unless the pipeline sets it.
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
