@@ -515,6 +515,8 @@ _COPY_STEPS: tuple[tuple[NoteCode, RepairKind, str], ...] = (
     (NoteCode.TEXT_CUT, RepairKind.TEXT_CUT,
      "send #{index} with its texts cut to the provider's limit, ending with a note of how many characters are gone "
      "(the durable message keeps them)"),
+    (NoteCode.REASONING_SENT_ONCE, RepairKind.REASONING_ONCE,
+     "send #{index} without the reasoning item an earlier message sends already (the durable message keeps it)"),
 )
 """The steps of a message the view sends as a changed copy, each said when its action carries the note, in this
 order (after its calls put last, before a reused id answered again)."""

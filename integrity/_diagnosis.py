@@ -64,6 +64,7 @@ class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     tool_names_fixed: int = 0
     calls_signed: int = 0
     texts_cut: int = 0
+    reasoning_once: int = 0
     blank_dropped: int = 0
     merged: int = 0
     turns_synthesized: int = 0
@@ -453,6 +454,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         tool_names_fixed=sum(map(len, plan.tool_names.values())) if order is not None else 0,
         calls_signed=len(plan.signed) if order is not None else 0,
         texts_cut=len(plan.cut_texts) if order is not None else 0,
+        reasoning_once=sum(map(len, plan.reasoning_once.values())) if order is not None else 0,
         blank_dropped=len(plan.dropped_blank) if order is not None else 0,
         merged=len(plan.merged),
         turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
@@ -803,6 +805,11 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
     limit = plan.cut_texts.get(index)
     if limit:
         notes.append(Note.of(NoteCode.TEXT_CUT, provider=plan.provider, limit=limit))
+    repeated = plan.reasoning_once.get(index)
+    if repeated:
+        items = light.reasoning_of().get(index, ())
+        notes.append(Note.of(NoteCode.REASONING_SENT_ONCE, provider=plan.provider,
+                             ids=[item for position, item in items if position in repeated]))
     names = plan.tool_names.get(index)
     if names:
         from .repair.strict import tool_name_rule

@@ -296,6 +296,7 @@ def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
         calls_put_last,
         calls_signed,
         errors_as_text,
+        reasoning_sent_once,
         refuses_names,
         refuses_some_id,
         texts_cut,
@@ -304,7 +305,8 @@ def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
     return has_role_rules(provider) or any(call.id == "" for calls in light.frames.values() for call in calls) \
         or refuses_some_id(light, provider) or bool(calls_put_last(light, provider)) \
         or any(blank_left_out(light, provider)) or bool(errors_as_text(light, provider)) \
-        or refuses_names(light, provider) or bool(calls_signed(light, provider)) or bool(texts_cut(light, provider))
+        or refuses_names(light, provider) or bool(calls_signed(light, provider)) or bool(texts_cut(light, provider)) \
+        or bool(reasoning_sent_once(light, provider))
 
 
 def rejected_by_own_provider(transcript: Transcript) -> list[Any]:

@@ -108,6 +108,7 @@ class RepairKind(str, Enum):
     TOOL_NAME = "tool_name"
     SIGNED = "call_signed"
     TEXT_CUT = "text_cut"
+    REASONING_ONCE = "reasoning_once"
 
 
 class FindingCode(str, Enum):
@@ -332,6 +333,17 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         example="#2 toolResult [text: 12,000,000 characters]  ->  view sends its first 10,485,639 and a note",
         aliases=('string too long', 'string_above_max_length', 'maximum length 10485760', 'string_too_long'),
         universal=False),
+    RepairKind.REASONING_ONCE: KindFacts(
+        "reasoning sent once", "An answer whose reasoning item (rs_…) an earlier message of the request holds too, "
+        "which the view sends without it: OpenAI Responses refuses an item id twice (\"Duplicate item found with id "
+        "rs_…\"). A turn stored twice (a retried write, a resumed run replaying its items) leaves such a message, "
+        "and every later request of the session is refused without the change. The first of the id is sent; the "
+        "durable message keeps its copy.",
+        Severity.REJECTED, "reasoning_once", "repeated reasoning item(s) sent once",
+        if_accepted=Severity.NORMALIZED, icon='⧉', colour='#ede9fe',
+        example="#4 assistant [reasoning rs_1, function_call]  ->  view sends it without rs_1, sent with #1",
+        aliases=('Duplicate item found with id', 'duplicate_item_id', 'duplicate reasoning item', 'rs_'),
+        universal=False),
     RepairKind.DROPPED_BLANK: KindFacts(
         "dropped blank message", "A user or assistant message holding nothing but blank text (or no content at "
         "all), left out of the view, because the provider refuses an empty message (Anthropic: but for the "
@@ -484,6 +496,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.TOOL_NAME_FIXED: (_R, _N),
     NoteCode.CALL_SIGNED: (_R, _N),
     NoteCode.TEXT_CUT: (_R, _N),
+    NoteCode.REASONING_SENT_ONCE: (_R, _N),
     NoteCode.MERGED: (_R, _N),
     NoteCode.MERGED_INTO: (_R, _N),
     NoteCode.CARRIES_MERGED: (_R, _N),
@@ -542,7 +555,7 @@ VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.MOVED, RepairKind.REORDERED, RepairKind.DROPPED_DUPLICATE, RepairKind.DROPPED_INTERRUPTED_FRAME,
     RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.REPAIRED_ARGUMENTS, RepairKind.RENAMED,
     RepairKind.DROPPED_BLANK, RepairKind.CALLS_LAST, RepairKind.BLANK_TEXT, RepairKind.ERROR_AS_TEXT,
-    RepairKind.TOOL_NAME, RepairKind.SIGNED, RepairKind.TEXT_CUT,
+    RepairKind.TOOL_NAME, RepairKind.SIGNED, RepairKind.TEXT_CUT, RepairKind.REASONING_ONCE,
     RepairKind.MERGED,
     RepairKind.SYNTHESIZED_TURN,
 )

@@ -49,6 +49,7 @@ class NoteCode(str, Enum):
     TOOL_NAME_FIXED = "tool_name_fixed"
     CALL_SIGNED = "call_signed"
     TEXT_CUT = "text_cut"
+    REASONING_SENT_ONCE = "reasoning_sent_once"
     MERGED = "merged"
     MERGED_INTO = "merged_into"
     CARRIES_MERGED = "carries_merged"
@@ -223,6 +224,9 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.TEXT_CUT: lambda p: (
         f"its texts sent cut to {p['limit']:,} characters, ending with a note of how many are gone (the durable "
         f"message keeps them whole): {_title(p['provider'])} refuses a longer string"),
+    NoteCode.REASONING_SENT_ONCE: lambda p: (
+        f"sent without its reasoning item(s) {', '.join(p['ids'])}, which an earlier message of the request sends (the "
+        f"durable message keeps them): {_title(p['provider'])} refuses an item id twice"),
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "

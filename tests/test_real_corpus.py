@@ -181,6 +181,9 @@ EXPECTED: dict[str, File | Refused] = {
     "openai_agents_run_state_awaiting_approval.openai-agents.json": File(
         "openai-agents", [broken("main", 2, 1, R)], 1),
     "openai_agents_to_input_list.openai-responses.json": File("openai-responses", [healthy("main", 1, R)], 0),
+    # a turn stored twice: its reasoning item and call item repeated ("Duplicate item found with id rs_…")
+    "responses_turn_stored_twice.openai-responses.json": File(
+        "openai-responses", [T("main", 2, 0, REJECTED, {R: REJECT})], 1),
     # Letta's loop agent: system prompt, then the agent's send_message call and its return (no user turn).
     # No single provider reads Letta's files, so the universal invariants decide (healthy, exit 0); Gemini's
     # refusal (a user turn first) is information

@@ -280,4 +280,5 @@ SPEC = ProviderSpec(
         {"model": "$MODEL"},
         docs="https://platform.openai.com/docs/api-reference/responses/create",
     ),
+    reasoning_once=True,
 )

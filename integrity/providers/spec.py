@@ -184,6 +184,8 @@ class ProviderSpec:
     string_limit: the most characters it takes in one string of a request (OpenAI's 10,485,760: string_too_long), or
         None: none is on record.  The strict view planned for it sends a message whose texts, joined as a writer
         joins them, are longer cut to fit (LightTranscript.long_texts).
+    reasoning_once: it refuses two input items with one id (OpenAI Responses' duplicate_item_id), so the strict view
+        planned for it sends a reasoning item a turn stored twice repeats once (LightTranscript.reasoning).
     variant_of: the provider whose rules these are for some of its models (Gemini 2.x: `gemini-2`), chosen by the
         model a request names (providers.models); None for one of PROVIDERS, which every surface lists.  A variant
         is asked by name or by model, never by "all".
@@ -208,6 +210,7 @@ class ProviderSpec:
     tool_names: NameRule | None = None
     signs_calls: bool = False
     string_limit: int | None = None
+    reasoning_once: bool = False
     variant_of: str | None = None
 
     @property

@@ -122,6 +122,8 @@ class Rewritten(CarriedAsIs):
         not make (LightTranscript.unsigned_frames).
     cut: the limit the message's texts are cut to (LightTranscript.long_texts; 0: not cut), the most characters its
         provider takes in one string (ProviderSpec.string_limit).
+    left_out: content positions of thinking parts the message is sent without, each a reasoning item sent already
+        earlier in the request (LightTranscript.reasoning; views.repeated_reasoning).
     """
 
     index: int
@@ -133,6 +135,7 @@ class Rewritten(CarriedAsIs):
     names: Mapping[int, str] | None = None
     signed: bool = False
     cut: int = 0
+    left_out: tuple[int, ...] = ()
 
 
 
@@ -391,7 +394,7 @@ def entry_message(entry: ViewEntry, durable: Callable[[int], Any], placeholder: 
         return durable(entry)
     if isinstance(entry, Rewritten):
         return rewrite_message(durable(entry.index), entry.ids, entry.arguments, entry.calls_last, entry.blank,
-                               entry.text_only, entry.names, entry.signed, entry.cut)
+                               entry.text_only, entry.names, entry.signed, entry.cut, entry.left_out)
     if isinstance(entry, Synthesized):
         if entry.not_executed:
             return not_executed_message(entry.call_id, entry.tool_name, stamp())

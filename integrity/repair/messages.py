@@ -149,7 +149,7 @@ def cut_texts(content: Any, limit: int) -> Any:
 def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
                     arguments: frozenset[int] = frozenset(), calls_last: bool = False, blank: bool = False,
                     text_only: bool = False, names: Mapping[int, str] | None = None, signed: bool = False,
-                    cut: int = 0) -> dict[str, Any]:
+                    cut: int = 0, left_out: tuple[int, ...] = ()) -> dict[str, Any]:
     """A deep copy of a frame with some call ids replaced, or of a result with a new toolCallId.
 
     arguments: call positions whose invalid arguments the view sends as {} (the recorded text is left out
@@ -170,7 +170,14 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
     turn (Gemini 3's thought_signature_missing).
     cut: the limit its texts are cut to (cut_texts; 0: none): a provider with a limit on one string
     (ProviderSpec.string_limit) refuses them longer.  Only the kept head is copied, never the whole text first.
+    left_out: content positions of the durable message's parts it is sent without (thinking parts, each a reasoning
+    item sent already earlier in the request: views.repeated_reasoning), left out before anything else reads the
+    content.
     """
+    if left_out:
+        gone = set(left_out)
+        message = {**message, "content": [part for at, part in enumerate(message.get("content") or [])
+                                          if at not in gone]}
     if cut:
         message = {**message, "content": cut_texts(message.get("content"), cut)}
     copied = copy.deepcopy(message)

@@ -54,6 +54,8 @@ class Plan:
         (strict.tool_names_fixed).
     signed: frames whose first call the view sends with a thought signature (strict.calls_signed).
     cut_texts: message -> the limit the view cuts its texts to (strict.texts_cut).
+    reasoning_once: message -> the content positions of the thinking parts the view leaves out, each a reasoning
+        item sent already earlier in the request (strict.reasoning_sent_once).
     """
 
     __slots__ = (
@@ -81,6 +83,7 @@ class Plan:
         "tool_names",
         "signed",
         "cut_texts",
+        "reasoning_once",
     )
 
     def __init__(self, policy: str) -> None:
@@ -108,6 +111,7 @@ class Plan:
         self.tool_names: dict[int, dict[int, str]] = {}
         self.signed: set[int] = set()
         self.cut_texts: dict[int, int] = {}
+        self.reasoning_once: dict[int, tuple[int, ...]] = {}
 
     @property
     def notes(self) -> dict[int, Note]:

@@ -48,6 +48,7 @@ from .views import (
     LightTranscript,
     legal_tool_name,
     refused_names,
+    repeated_reasoning,
 )
 
 if TYPE_CHECKING:
@@ -476,25 +477,46 @@ def texts_cut(light: LightTranscript, provider: str | None) -> dict[int, int]:
     return dict.fromkeys(sorted(found), limit) if limit else {}
 
 
+def reasoning_sent_once(light: LightTranscript, provider: str | None, left_out: Collection[int] = ()
+                        ) -> dict[int, tuple[int, ...]]:
+    """The thinking parts the view planned for `provider` leaves out, message -> content positions: each a reasoning
+    item that an earlier part the view sends holds too (light.reasoning; views.repeated_reasoning), when the provider
+    refuses an item id twice (ProviderSpec.reasoning_once: OpenAI Responses).  A turn stored twice (a retried write,
+    a resumed run replaying its items) is refused on every later request without it.  left_out: the messages the
+    view does not send (their reasoning is not sent before anything)."""
+    spec = _spec(provider)
+    if spec is None or not spec.reasoning_once:
+        return {}
+    found = light.reasoning_of()
+    if not found:
+        return {}
+    return repeated_reasoning((index for index in sorted(found) if index not in left_out), found.__getitem__)
+
+
 def with_cuts(order: list[Any], cuts: Mapping[int, int]) -> list[Any]:
-    """The view order with each message of `cuts` sent cut (Rewritten.cut), wherever the order carries it: kept as
-    an index or in a stretch (split around it), or already rewritten."""
+    """The view order with each message of `cuts` sent cut (Rewritten.cut), wherever the order carries it."""
+    return with_rewritten(order, cuts, "cut")
+
+
+def with_rewritten(order: list[Any], changes: Mapping[int, Any], field: str) -> list[Any]:
+    """The view order with each message of `changes` sent with its value as Rewritten's `field`, wherever the order
+    carries it: kept as an index or in a stretch (split around it), or already rewritten."""
     out: list[Any] = []
     for entry in order:
         kind = type(entry)
         if kind is int:
-            out.append(Rewritten(entry, {}, cut=cuts[entry]) if entry in cuts else entry)
+            out.append(Rewritten(entry, {}, **{field: changes[entry]}) if entry in changes else entry)
         elif kind is range:
             start = entry.start
-            for index in sorted(index for index in cuts if entry.start <= index < entry.stop):
+            for index in sorted(index for index in changes if entry.start <= index < entry.stop):
                 if start < index:
                     out.append(range(start, index))
-                out.append(Rewritten(index, {}, cut=cuts[index]))
+                out.append(Rewritten(index, {}, **{field: changes[index]}))
                 start = index + 1
             if start < entry.stop:
                 out.append(range(start, entry.stop) if start != entry.start else entry)
-        elif kind is Rewritten and entry.index in cuts:
-            out.append(replace(entry, cut=cuts[entry.index]))
+        elif kind is Rewritten and entry.index in changes:
+            out.append(replace(entry, **{field: changes[entry.index]}))
         else:
             out.append(entry)
     return out
@@ -792,6 +814,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         for left_out in chain(plan.dropped_duplicates, plan.dropped_strays):
             cuts.pop(left_out, None)
     plan.cut_texts = cuts
+    once = reasoning_sent_once(light, provider)  # (found again once the messages left out are known)
     # a frame sent otherwise than recorded is no settled turn: a view built by hand may call a late frame clean,
     # and a clean turn's frame may hold a blank text or a name the provider refuses, or a clean turn a result sent
     # with its texts alone
@@ -804,6 +827,8 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         unsettled |= _owners(clean, frames, text_only)
     if cuts and settled:  # a clean turn whose frame or result is cut is written entry by entry
         unsettled |= cuts.keys() & frames.keys() | _owners(clean, frames, cuts)
+    if once and settled:  # (a frame sent without a repeated reasoning item is written by itself)
+        unsettled |= once.keys() & frames.keys()
     for index in settled & unsettled if unsettled else ():
         settled.discard(index)
         for position in range(len(frames[index])):
@@ -837,7 +862,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     # (every call answered where it is, so no call is repaired: plan.repaired_tool_calls stays empty)
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not plan.dropped_blank and not plan.without_blank and not late and not renamed and not text_only
-                and not names and not signed and not cuts
+                and not names and not signed and not cuts and not once
                 and not light.numeric_results and not by_name and not light.bad_arguments
                 and all(others.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() if index not in settled for position in range(len(calls)))
@@ -864,6 +889,9 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         dropped = set(plan.dropped_frames).union(plan.dropped_blank)
         plan.cut_texts = {index: limit for index, limit in cuts.items() if index not in dropped}
         order = with_cuts(order, plan.cut_texts)
+    if once:  # (the first item of an id the view leaves out with its message is not sent: a later one is)
+        plan.reasoning_once = reasoning_sent_once(light, provider, set(plan.dropped_frames).union(plan.dropped_blank))
+        order = with_rewritten(order, plan.reasoning_once, "left_out")
     plan.order = legalize(light, order, provider, plan) or order
     return plan
 

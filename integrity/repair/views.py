@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from itertools import chain
 from operator import attrgetter
 from typing import Any
@@ -135,6 +136,12 @@ class LightTranscript:
         longer than the most characters a provider takes in one string (providers.strings.LIMIT).  A provider with
         that limit (ProviderSpec.string_limit: OpenAI's) refuses the request, so the strict view planned for it sends
         them cut to fit.  None: not read (the fast reader leaves it to pipeline.Loaded, as blank_texts).
+    reasoning: assistant messages holding a thinking part written as a reasoning item with an id (reasoning_items:
+        read from an OpenAI Responses file or Codex rollout): index -> (content position, item id) of each.  A
+        provider that refuses an item id twice in one request (ProviderSpec.reasoning_once: OpenAI Responses'
+        "Duplicate item found with id rs_…") is sent a repeated one once (repeated_reasoning).  Read when first
+        asked (reasoning_of: light_transcript leaves the reading to it); empty for a file read otherwise (the fast
+        reader's pi-ai files hold none).
     sent_ids: by provider, the call id the transcript's runtime sends for a call id of it, where it is not
         the id itself (FormatSpec.sends_ids: a pi session's `call_…|fc_…` goes to OpenAI Responses as `call_…`):
         the strict view renames an id only when the provider refuses it as sent.  Empty unless the pipeline sets it.
@@ -150,7 +157,7 @@ class LightTranscript:
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
                  "bad_arguments", "late_frames", "blank_frames", "blank_texts", "error_contents",
-                 "names_refused", "unsigned_frames", "long_texts", "sent_ids")
+                 "names_refused", "unsigned_frames", "long_texts", "sent_ids", "reasoning")
 
     def __init__(
         self,
@@ -193,6 +200,16 @@ class LightTranscript:
         self.unsigned_frames: set[int] | None = None
         self.long_texts: set[int] | None = None
         self.sent_ids: Mapping[str, Callable[[str], str]] = {}
+        self.reasoning: dict[int, tuple[tuple[int, str], ...]] | Callable[[], dict[int, tuple[tuple[int, str], ...]]] \
+            = {}
+
+    def reasoning_of(self) -> dict[int, tuple[tuple[int, str], ...]]:
+        """`reasoning`, read from the messages the first time it is asked (a view planned for no provider that
+        refuses an item id twice never reads it)."""
+        found = self.reasoning
+        if callable(found):
+            found = self.reasoning = found()
+        return found
 
     def result_id(self, index: int) -> str | None:
         """The string call id of a result message, else None."""
@@ -659,8 +676,60 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
     light = builder.build(roles)
     light.error_contents = errors
     light.long_texts = long
+    light.reasoning = partial(_reasoning_in, messages)  # (read only for a provider that needs it: reasoning_of)
     light.unsigned_frames = unsigned_frames(light, messages.__getitem__)
     return light
+
+
+def _reasoning_in(messages: Sequence[Any]) -> dict[int, tuple[tuple[int, str], ...]]:
+    """LightTranscript.reasoning of these messages: each assistant message's reasoning_items, where it has any."""
+    found = {}
+    for index, message in enumerate(messages):
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            items = reasoning_items(message.get("content"))
+            if items:
+                found[index] = items
+    return found
+
+
+def reasoning_items(content: Any) -> tuple[tuple[int, str], ...]:
+    """(content position, item id) of each thinking part a message's content holds that is written as the reasoning
+    item it was read from, with that item's id (an OpenAI Responses `reasoning` item, kept in the part's native hints
+    by the Responses reader: a Responses file, a Codex rollout).  The Responses writer sends such a part as that item,
+    id and all, so a part read twice is an item sent twice."""
+    if not isinstance(content, list):
+        return ()
+    found = []
+    for position, part in enumerate(content):
+        if isinstance(part, dict) and part.get("type") == "thinking":
+            native = part.get("_native")
+            item = native.get("reasoning") if isinstance(native, dict) else None
+            if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
+                found.append((position, item["id"]))
+    return tuple(found)
+
+
+def repeated_reasoning(order: Iterable[int], items: Callable[[int], tuple[tuple[int, str], ...]]
+                       ) -> dict[int, tuple[int, ...]]:
+    """The thinking parts a request would send a second time as the same reasoning item: message -> the content
+    positions of its parts whose item id a part before it holds (an earlier message of `order`, the assistant
+    messages the view sends in view order, or earlier in the same message).  items(message) gives its parts'
+    (position, id) (reasoning_items).  The first of each id is sent; the later ones are left out (the durable
+    message keeps them), as a client that dedupes its replayed reasoning sends them: OpenAI Responses refuses the
+    same item twice ("Duplicate item found with id rs_…": a turn stored twice, a reasoning item replayed with
+    every message of an incomplete turn)."""
+    seen: set[str] = set()
+    found: dict[int, tuple[int, ...]] = {}
+    for index in order:
+        left_out = []
+        for position, item_id in items(index):
+            if item_id in seen:
+                left_out.append(position)
+            else:
+                seen.add(item_id)
+        if left_out:
+            found[index] = tuple(left_out)
+    return found
 
 
 STRING_LIMIT = 10_485_760

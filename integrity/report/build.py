@@ -235,22 +235,26 @@ def _severities(report: RepairReport, accepted: bool | None = None) -> list[Seve
 def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]], last: AbstractSet[int],
                 blank: AbstractSet[int] = frozenset(), text: AbstractSet[int] = frozenset(),
                 names: Mapping[int, Mapping[int, str]] | None = None, signed: AbstractSet[int] = frozenset(),
-                cuts: Mapping[int, int] | None = None) -> ViewEntry:
+                cuts: Mapping[int, int] | None = None, left: Mapping[int, tuple[int, ...]] | None = None
+                ) -> ViewEntry:
     """The plan entry a report view entry stands for (the inverse of _view_entry); repaired: frame -> the
     call positions whose invalid arguments the view sends as {} (_repaired_arguments); last: the frames it
     sends with their calls after their other parts (their actions say `calls_put_last`); blank: the messages it
     sends without their blank texts (`blank_text_left_out`); text: the error results it sends with their texts
     alone (`error_sent_as_text`); names: frame -> call position -> the tool name it sends (`tool_name_fixed`:
     _fixed_names); signed: the frames whose first call it sends with a thought signature (`call_signed`); cuts:
-    message -> the limit it sends its texts cut to (`text_cut`)."""
+    message -> the limit it sends its texts cut to (`text_cut`); left: message -> the content positions of the
+    reasoning items it sends without (`reasoning_sent_once`: _left_out)."""
     names = names or {}
     cuts = cuts or {}
+    left = left or {}
     if isinstance(item, DurableView):
         arguments = repaired.get(item.index, frozenset())
         at_end, cut, texts = item.index in last, item.index in blank, item.index in text
         named, sign, limit = names.get(item.index), item.index in signed, cuts.get(item.index, 0)
-        return Rewritten(item.index, item.ids or {}, arguments, at_end, cut, texts, named, sign, limit) \
-            if item.ids or arguments or at_end or cut or texts or named or sign or limit else item.index
+        gone = left.get(item.index, ())
+        return Rewritten(item.index, item.ids or {}, arguments, at_end, cut, texts, named, sign, limit, gone) \
+            if item.ids or arguments or at_end or cut or texts or named or sign or limit or gone else item.index
     if isinstance(item, ReceiptView):
         return Synthesized(item.call_id, item.tool_name, item.frame_index, item.call_position, item.not_executed)
     if isinstance(item, TurnView):
@@ -284,18 +288,35 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     names = _fixed_names(report, messages)
     signed = {action.durable_index for action in report.actions if NoteCode.CALL_SIGNED in action.codes}
     cuts = _cuts(report)
+    left = _left_out(report, messages)
     out = []
     for item in report.view:
         if isinstance(item, DurableView) and not item.ids and item.index not in repaired and item.index not in last \
                 and item.index not in blank and item.index not in texts and item.index not in names \
-                and item.index not in signed and item.index not in cuts:
+                and item.index not in signed and item.index not in cuts and item.index not in left:
             out.append(messages[item.index])
             continue
         stamp = item.timestamp if isinstance(item, (ReceiptView, TurnView)) else 0
         text = item.text if isinstance(item, ReceiptView) else None
-        out.append(entry_message(_plan_entry(item, repaired, last, blank, texts, names, signed, cuts), durable, text,
-                                 _constant(stamp)))
+        out.append(entry_message(_plan_entry(item, repaired, last, blank, texts, names, signed, cuts, left), durable,
+                                 text, _constant(stamp)))
     return out
+
+
+def _left_out(report: RepairReport, messages: Sequence[Any]) -> dict[int, tuple[int, ...]]:
+    """message -> the content positions of the reasoning items the view sends it without: the messages whose action
+    says `reasoning_sent_once`, their repeated items found as repair.strict.reasoning_sent_once finds them
+    (views.repeated_reasoning over the durable messages the view sends, in its order)."""
+    marked = {action.durable_index for action in report.actions if NoteCode.REASONING_SENT_ONCE in action.codes}
+    if not marked:
+        return {}
+    from ..repair.views import reasoning_items, repeated_reasoning
+
+    sent = [index for item in report.view
+            for index in ((item.index,) if isinstance(item, DurableView) else
+                          item.members if isinstance(item, MergedView) else ())]
+    found = repeated_reasoning(sent, lambda index: reasoning_items(messages[index].get("content")))
+    return {index: positions for index, positions in found.items() if index in marked}
 
 
 def _cuts(report: RepairReport) -> dict[int, int]:

@@ -63,6 +63,8 @@ class Action(Record, kw_only=True):
             return RepairKind.SIGNED
         if NoteCode.TEXT_CUT in self.codes:
             return RepairKind.TEXT_CUT
+        if NoteCode.REASONING_SENT_ONCE in self.codes:
+            return RepairKind.REASONING_ONCE
         return RepairKind.RENAMED if self.new_ids else RepairKind.KEPT
 
 
