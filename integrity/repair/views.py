@@ -137,11 +137,11 @@ class LightTranscript:
         that limit (ProviderSpec.string_limit: OpenAI's) refuses the request, so the strict view planned for it sends
         them cut to fit.  None: not read (the fast reader leaves it to pipeline.Loaded, as blank_texts).
     reasoning: assistant messages holding a thinking part written as a reasoning item with an id (reasoning_items:
-        read from an OpenAI Responses file or Codex rollout): index -> (content position, item id) of each.  A
-        provider that refuses an item id twice in one request (ProviderSpec.reasoning_once: OpenAI Responses'
-        "Duplicate item found with id rs_…") is sent a repeated one once (repeated_reasoning).  Read when first
-        asked (reasoning_of: light_transcript leaves the reading to it); empty for a file read otherwise (the fast
-        reader's pi-ai files hold none).
+        read from an OpenAI Responses request or the Agents SDK's input list): index -> (content position, item id)
+        of each.  A provider that refuses an item id twice in one request (ProviderSpec.reasoning_once: OpenAI
+        Responses' "Duplicate item found with id rs_…") is sent a repeated one once (repeated_reasoning).  Read when
+        first asked (reasoning_of: light_transcript leaves the reading to it); empty for a file read otherwise (the
+        fast reader's pi-ai files hold none).
     sent_ids: by provider, the call id the transcript's runtime sends for a call id of it, where it is not
         the id itself (FormatSpec.sends_ids: a pi session's `call_…|fc_…` goes to OpenAI Responses as `call_…`):
         the strict view renames an id only when the provider refuses it as sent.  Empty unless the pipeline sets it.
@@ -695,8 +695,8 @@ def _reasoning_in(messages: Sequence[Any]) -> dict[int, tuple[tuple[int, str], .
 def reasoning_items(content: Any) -> tuple[tuple[int, str], ...]:
     """(content position, item id) of each thinking part a message's content holds that is written as the reasoning
     item it was read from, with that item's id (an OpenAI Responses `reasoning` item, kept in the part's native hints
-    by the Responses reader: a Responses file, a Codex rollout).  The Responses writer sends such a part as that item,
-    id and all, so a part read twice is an item sent twice."""
+    by the Responses reader: a Responses request, the Agents SDK's input list; a Codex rollout stores none).  The
+    Responses writer sends such a part as that item, id and all, so a part read twice is an item sent twice."""
     if not isinstance(content, list):
         return ()
     found = []
