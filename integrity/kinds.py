@@ -340,7 +340,7 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         "and every later request of the session is refused without the change. The first of the id is sent; the "
         "durable message keeps its copy.",
         Severity.REJECTED, "reasoning_once", "repeated reasoning item(s) sent once",
-        if_accepted=Severity.NORMALIZED, icon='⧉', colour='#ede9fe',
+        if_accepted=Severity.NORMALIZED, icon='❐', colour='#ede9fe',
         example="#4 assistant [reasoning rs_1, function_call]  ->  view sends it without rs_1, sent with #1",
         aliases=('Duplicate item found with id', 'duplicate_item_id', 'duplicate reasoning item', 'rs_'),
         universal=False),
