@@ -125,35 +125,26 @@ def _own(message: Any, model: str | None, provider: str) -> bool:
     return PROVIDER_OF_ROUTE.get(route) == provider and isinstance(message, dict) and message.get("model") == model_id
 
 
-def _calls(entry: Any, format: str) -> list[dict[str, Any]]:
-    """The objects of an answer's entry that hold a call's id (under `_CALL_KEY[format]`)."""
+def _holders(entry: Any, format: str, calls: bool) -> list[dict[str, Any]]:
+    """The objects of an entry that hold a call's id (calls: under _CALL_KEY[format], in an answer) or a result's
+    (under _RESULT_KEY[format]): a Chat answer's tool_calls or a tool message, else the tool_use / tool_result
+    blocks (Bedrock: the toolUse / toolResult objects) of an assistant / user message's content."""
     if not isinstance(entry, dict):
         return []
+    role = entry.get("role")
     if format == "openai-chat":
-        calls = entry.get("tool_calls") if entry.get("role") == "assistant" else None
-        return [call for call in calls if isinstance(call, dict)] if isinstance(calls, list) else []
-    content = entry.get("content") if entry.get("role") == "assistant" else None
+        if not calls:
+            return [entry] if role == "tool" else []
+        found = entry.get("tool_calls") if role == "assistant" else None
+        return [call for call in found if isinstance(call, dict)] if isinstance(found, list) else []
+    content = entry.get("content") if role == ("assistant" if calls else "user") else None
     if not isinstance(content, list):
         return []
     if format == "bedrock":
-        return [block["toolUse"] for block in content
-                if isinstance(block, dict) and isinstance(block.get("toolUse"), dict)]
-    return [block for block in content if isinstance(block, dict) and block.get("type") == "tool_use"]
-
-
-def _results(entry: Any, format: str) -> list[dict[str, Any]]:
-    """The objects of an entry that hold a result's call id (under `_RESULT_KEY[format]`)."""
-    if not isinstance(entry, dict):
-        return []
-    if format == "openai-chat":
-        return [entry] if entry.get("role") == "tool" else []
-    content = entry.get("content") if entry.get("role") == "user" else None
-    if not isinstance(content, list):
-        return []
-    if format == "bedrock":
-        return [block["toolResult"] for block in content
-                if isinstance(block, dict) and isinstance(block.get("toolResult"), dict)]
-    return [block for block in content if isinstance(block, dict) and block.get("type") == "tool_result"]
+        key = "toolUse" if calls else "toolResult"
+        return [block[key] for block in content if isinstance(block, dict) and isinstance(block.get(key), dict)]
+    kind = "tool_use" if calls else "tool_result"
+    return [block for block in content if isinstance(block, dict) and block.get("type") == kind]
 
 
 _CALL_KEY = {"anthropic": "id", "bedrock": "toolUseId", "openai-chat": "id"}
@@ -193,7 +184,7 @@ def with_sent_ids(native: list[Any], sources: list[list[int]], messages: Sequenc
     new: dict[str, str] = {}
     out = []
     for entry, source in zip(native, sources, strict=True):
-        calls = _calls(entry, format)
+        calls = _holders(entry, format, True)
         if calls and not all(_own(messages[index], model, provider) for index in source
                              if 0 <= index < len(messages) and isinstance(messages[index], dict)
                              and messages[index].get("role") == "assistant"):
@@ -202,7 +193,7 @@ def with_sent_ids(native: list[Any], sources: list[list[int]], messages: Sequenc
                     new[call[_CALL_KEY[format]]] = make(call[_CALL_KEY[format]])
             entry = _renamed_objects(entry, format, calls, _CALL_KEY[format], new)
         elif new:
-            results = _results(entry, format)
+            results = _holders(entry, format, False)
             if results:
                 entry = _renamed_objects(entry, format, results, _RESULT_KEY[format], new)
         out.append(entry)

@@ -12,11 +12,12 @@ reader reads an answer pi drops as what pi sends of it, nothing (as_pi_sends), s
 
 Toward OpenAI Responses (OpenAI's, Codex's and Azure's), pi's request is modelled in pi_responses: the joined
 `call_…|fc_…` id of an OpenAI call sent apart, and the items OpenAI gave.  What pi does to the answers of another
-provider or API (their tool call ids rewritten, their thinking sent as text: transformMessages for a model that is
-not the one that wrote them) is not modelled, so a session whose answers were written through another provider or
-API names no model (model_of: None), and the universal invariants judge it; another model of the same provider and
-API is modelled toward Responses only.  Nor is pi's answer to a call left without its result (an error result
-"No result provided", added as it sends): that is a defect, reported as one, as for every runtime.
+model is modelled for their call ids (pi_foreign: the ids each provider's builder makes; pi_responses toward
+Responses) and the answers it drops, not for their thinking (sent as text: transformMessages for a model that is
+not the one that wrote them); so a session whose answers were written through another provider or API names no
+model (model_of: None), and the universal invariants judge it unless a provider is asked.  Nor is pi's answer to
+a call left without its result (an error result "No result provided", added as it sends): that is a defect,
+reported as one, as for every runtime.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any
 from ..repair.views import is_blank_js
 from .pi_foreign import SENT_IDS, with_sent_ids, without_empty_answers
 from .pi_responses import responses_request, sent_call_id
-from .spec import SendsAs, SentIds
+from .spec import SendsAs, SentIds, from_entries
 
 _ROUTES: dict[tuple[str, str], str] = {
     ("anthropic", "anthropic-messages"): "anthropic",
@@ -218,8 +219,7 @@ def _chat_request(native: list[Any], sources: list[list[int]]) -> tuple[list[Any
     return without_empty_answers(native, sources, "openai-chat")
 
 
-def _gemini_request(native: list[Any], sources: list[list[int]], messages: Sequence[Any], model: str | None,
-                    provider: str) -> tuple[list[Any], list[list[int]]]:
+def _gemini_request(native: list[Any], sources: list[list[int]]) -> tuple[list[Any], list[list[int]]]:
     return without_empty_answers(native, sources, "gemini")
 
 
@@ -227,7 +227,7 @@ SENDS_AS: dict[str, SendsAs] = {"anthropic": _with_ids(anthropic_request, "anthr
                                  "bedrock": _with_ids(bedrock_request, "bedrock"),
                                  "openai-responses": responses_request,
                                  "openai-chat": _with_ids(_chat_request, "openai-chat"),
-                                 "gemini": _gemini_request}
+                                 "gemini": from_entries(_gemini_request)}
 """The provider formats whose requests pi builds as modelled here (and in pi_responses, pi_foreign)."""
 JUDGED = frozenset({"anthropic", "bedrock", "openai-responses"})
 """The provider formats a session on a model of theirs is judged toward by default (FormatSpec.model_decides): pi's
