@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -188,6 +189,45 @@ def test_a_message_whose_content_is_a_list_of_strings_is_judged_not_a_crash() ->
     assert isinstance(_at(document, path), str)
     checked, repaired = exercise(dump(replaced(document, path, ["x"]), "json"), "in.traj")
     assert checked.code in (0, 1) and repaired.code in (0, 1)
+
+
+def test_a_pi_answer_naming_its_api_or_stop_reason_with_a_list_is_judged_not_a_crash() -> None:
+    """Found by the test above in a fresh clone: a pi session whose answer has `"api": []` (or a stopReason that is
+    an object) crashed choosing the model pi sends the session to (a list put in a set: internal error, exit 70)."""
+    document = parsed("pi_codex_unanswered_call.pi-session.jsonl")
+    answer = (4, "message")
+    assert _at(document, (*answer, "role")) == "assistant" and isinstance(_at(document, (*answer, "api")), str)
+    for field, value in (("api", []), ("api", {}), ("stopReason", []), ("stopReason", {}), ("provider", ["x"])):
+        data = dump(replaced(document, (*answer, field), value), "jsonl")
+        checked, repaired = exercise(data, "in.pi-session.jsonl")
+        assert checked.code in (0, 1) and repaired.code in (0, 1), (field, value, checked.stderr)
+
+
+def _shapes(document: Any) -> list[tuple[Any, ...]]:
+    """One path to a scalar for each place a document holds one (indices of lists folded): every field a reader
+    may read, once."""
+    first: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    for path in paths(document):
+        if not isinstance(_at(document, path), (dict, list)):
+            first.setdefault(tuple("#" if isinstance(step, int) else step for step in path), path)
+    return list(first.values())
+
+
+@pytest.mark.parametrize("name", sorted({**REAL, **SAMPLES}))
+def test_every_field_given_a_list_or_an_object_is_judged_not_a_crash(name: str) -> None:
+    """Every field of every real file and sample, one at a time, given a list or an object where the writer put a
+    string or a number: a reader that puts such a value in a set or a dict key (pi's `"api": []` did) crashes.
+    Sampling one field at random found that crash only now and then; this asks each field, for every provider."""
+    corpus = SAMPLES if name in SAMPLES else REAL
+    document = parsed(name)
+    for index, path in enumerate(_shapes(document)):
+        value: Any = [] if index % 2 == 0 else {}
+        with tempfile.TemporaryDirectory() as folder:
+            target = Path(folder) / ("in" + Path(name).suffix)
+            target.write_bytes(dump(replaced(document, path, value), container_of(name, corpus[name])))
+            for argv in (("check", target), ("check", target, "--provider", "all")):
+                result = run(*argv)
+                assert result.code in CODES and "internal error" not in result.stderr, (path, value, result.stderr)
 
 
 @FUZZ

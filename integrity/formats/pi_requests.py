@@ -61,32 +61,44 @@ LEFT_OUT = frozenset({"error", "aborted"})
 def model_of(entries: Sequence[Any]) -> str | None:
     """The model pi sends a branch of a session to (the branch's entries), as "route:model", or None when the
     branch names none, or its answers were written through another provider or API than that model's (pi rewrites
-    those for it: not modelled), or the model is reached through a provider whose rules we do not know."""
-    current: tuple[Any, Any, Any] | None = None
-    writers: set[tuple[Any, Any]] = set()
+    those for it: not modelled), or the model is reached through a provider whose rules we do not know.  A name
+    that is not a string names nothing (pi writes strings; a damaged file must get a verdict, not a crash)."""
+    current: tuple[str | None, str | None, str | None] | None = None
+    writers: set[tuple[str, str | None]] = set()
     for entry in entries:
         if not isinstance(entry, dict):
             continue
         kind = entry.get("type")
         if kind == "model_change":
-            current = (entry.get("provider"), entry.get("modelId"), None)
+            current = (_text(entry.get("provider")), _text(entry.get("modelId")), None)
         elif kind == "custom" and entry.get("customType") == "model-snapshot" and isinstance(entry.get("data"), dict):
             data = entry["data"]
-            current = (data.get("provider"), data.get("modelId"), data.get("modelApi"))
+            current = (_text(data.get("provider")), _text(data.get("modelId")), _text(data.get("modelApi")))
         elif kind == "message" and isinstance(message := entry.get("message"), dict) \
-                and message.get("role") == "assistant" and message.get("provider") and message.get("model"):
-            current = (message["provider"], message["model"], message.get("api"))
-            if message.get("stopReason") not in LEFT_OUT:
-                writers.add((message["provider"], message.get("api")))
+                and message.get("role") == "assistant" and (by := _text(message.get("provider"))) \
+                and (model := _text(message.get("model"))):
+            current = (by, model, _text(message.get("api")))
+            if not left_out(message):
+                writers.add((by, current[2]))
     if current is None:
         return None
     provider, model, api = current
-    if api is None:
+    if api is None and provider is not None:
         api = next((written for by, written in writers if by == provider), _DEFAULT_API.get(provider))
     if any(writer != (provider, api) for writer in writers):
         return None
-    route = _ROUTES.get((provider, api)) if isinstance(provider, str) and isinstance(api, str) else None
-    return f"{route}:{model}" if route is not None and isinstance(model, str) else None
+    route = _ROUTES.get((provider, api)) if provider is not None and api is not None else None
+    return f"{route}:{model}" if route is not None and model is not None else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def left_out(message: dict[str, Any]) -> bool:
+    """Whether pi's transformMessages drops this answer before every request (it ended in an error or was
+    aborted); a stop reason that is not a string is no such reason."""
+    return _text(message.get("stopReason")) in LEFT_OUT
 
 
 def as_pi_sends(message: dict[str, Any]) -> dict[str, Any]:
@@ -98,7 +110,7 @@ def as_pi_sends(message: dict[str, Any]) -> dict[str, Any]:
     user turns in a row (Bedrock: "must alternate").  Read so, the answer is an interrupted frame, which the view
     leaves out as pi does.  The entry is written back as it was whenever the message is (the reader reads it the
     same way again); the durable file keeps what it holds."""
-    if message.get("role") != "assistant" or message.get("stopReason") not in LEFT_OUT \
+    if message.get("role") != "assistant" or not left_out(message) \
             or message.get("content") == []:
         return message
     return {**message, "content": []}
