@@ -88,8 +88,8 @@ def test_a_codex_session_asked_about_other_providers_is_judged_as_pi_would_send_
 
 def test_an_unanswered_call_is_refused_under_the_id_pi_sends(tmp_path: Path) -> None:
     path = write(tmp_path, session({"provider": "openai-codex", "modelId": "gpt-5.6-luna"}, user("go"),
-                                   answer([call(FIRST), call(SECOND, "bash")], CODEX, "toolUse"), result(FIRST),
-                                   user("next")))
+                                   answer([call(FIRST), call(SECOND, "bash")], CODEX, "toolUse"), result(FIRST)))
+    # (the session ends there: a message after it would have pi answer SECOND "No result provided", test_pi_no_result)
     [transcript] = load_all(path.read_bytes(), str(path))
     errors = [v.error for v in check(transcript, provider="anthropic").providers["anthropic"].before]
     assert errors == ["messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "

@@ -15,9 +15,9 @@ Toward OpenAI Responses (OpenAI's, Codex's and Azure's), pi's request is modelle
 model is modelled for their call ids (pi_foreign: the ids each provider's builder makes; pi_responses toward
 Responses) and the answers it drops, not for their thinking (sent as text: transformMessages for a model that is
 not the one that wrote them); so a session whose answers were written through another provider or API names no
-model (model_of: None), and the universal invariants judge it unless a provider is asked.  Nor is pi's answer to
-a call left without its result (an error result "No result provided", added as it sends): that is a defect,
-reported as one, as for every runtime.
+model (model_of: None), and the universal invariants judge it unless a provider is asked.  A call left without
+its result pi answers as it sends with an error result "No result provided" when a message follows it
+(sent_messages): the request is judged with it, and the call is still reported as having no result of its own.
 """
 
 from __future__ import annotations
@@ -99,6 +99,58 @@ def left_out(message: dict[str, Any]) -> bool:
     """Whether pi's transformMessages drops this answer before every request (it ended in an error or was
     aborted); a stop reason that is not a string is no such reason."""
     return _text(message.get("stopReason")) in LEFT_OUT
+
+
+NO_RESULT = "No result provided"
+"""The text of the error result pi sends for a call left without its result (transformMessages)."""
+
+
+def sent_messages(messages: Sequence[Any]) -> tuple[list[Any], list[int]] | None:
+    """The messages pi sends of a session (FormatSpec.sends_messages), each with the index of the message it stands
+    for; None when it sends them as they are.
+
+    Before every request pi's transformMessages answers each call of an answer that no result after it answers by
+    the time the next answer or user message comes: an error result "No result provided" right there (a result
+    that comes later is sent too, after that message, as it stands).  A call at the end of the session is not
+    answered so (its request ends with the call: the runtime is still running it).  An answer pi drops (read
+    empty: as_pi_sends) still ends the calls before it and has none of its own.  A session whose call was left
+    alone (the user typed on, or the answer after it was aborted) was judged refused, which pi never sends; its
+    call is still reported as having no result of its own, which is what the view answers."""
+    pending: list[dict[str, Any]] = []
+    answered: set[str] = set()
+    out: list[Any] | None = None
+    origin: list[int] = []
+    at = -1
+    for index, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role in ("assistant", "user") and pending:
+            missing = [call for call in pending if call["id"] not in answered]
+            if missing:
+                if out is None:
+                    out, origin = list(messages[:index]), list(range(index))
+                out.extend(_no_result(call, messages[at]) for call in missing)
+                origin.extend([at] * len(missing))
+            pending = []
+        if role == "assistant" and not left_out(message):
+            content = message.get("content")
+            calls = [block for block in content if isinstance(block, dict) and block.get("type") == "toolCall"
+                     and isinstance(block.get("id"), str)] if isinstance(content, list) else []
+            if calls:
+                pending, answered, at = calls, set(), index
+        elif role == "toolResult" and isinstance(message.get("toolCallId"), str):
+            answered.add(message["toolCallId"])
+        if out is not None:
+            out.append(message)
+            origin.append(index)
+    return (out, origin) if out is not None else None
+
+
+def _no_result(call: dict[str, Any], answer: Any) -> dict[str, Any]:
+    made: dict[str, Any] = {"role": "toolResult", "toolCallId": call["id"], "toolName": call.get("name"),
+                            "content": [{"type": "text", "text": NO_RESULT}], "isError": True}
+    if isinstance(answer, dict) and isinstance(answer.get("timestamp"), (int, float)):
+        made["timestamp"] = answer["timestamp"]
+    return made
 
 
 def as_pi_sends(message: dict[str, Any]) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from typing import Any
 from . import pi_ai
 from .base import BuildContext, Thread
 from .common import OPAQUE, SYSTEM_ROLES, EntryError, describe, native_of
-from .pi_requests import JUDGED, SENDS_AS, SENDS_IDS, as_pi_sends, held_otherwise, model_of
+from .pi_requests import JUDGED, SENDS_AS, SENDS_IDS, as_pi_sends, held_otherwise, model_of, sent_messages
 from .spec import FormatSpec
 from .tree import abandoned_leaves, chain, index_by_id, lookup, relink, short_id
 from .wrapped import Wrapped
@@ -303,7 +303,7 @@ OPENCLAW = _adapter("openclaw", _openclaw_evidence)
 
 
 SPECS = tuple(FormatSpec(adapter.NAME, adapter, suffixes=(".jsonl",), sends_as=SENDS_AS, model_decides=JUDGED,
-                         sends_ids=SENDS_IDS)
+                         sends_ids=SENDS_IDS, sends_messages=sent_messages)
               for adapter in (PI_SESSION, OPENCLAW))
 """This module's format(s), as the registry (integrity.formats) lists them.  pi sends a session to the model it
 names, as pi_requests models it (model_of, SENDS_AS): no single provider reads the format, the model decides."""

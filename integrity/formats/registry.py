@@ -369,6 +369,12 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
                            transcript.dialect if transcript is not None and transcript.format == format else "")
     if transcript is not None and transcript.format == format:
         context.state["native"] = transcript.native
+    origin: list[int] | None = None
+    runtime = FORMAT_SPECS[transcript.format] if transcript is not None and transcript.format != format else None
+    if runtime is not None and runtime.sends_messages is not None and format in runtime.sends_as:
+        answered = runtime.sends_messages(messages)  # (as its runtime sends them: pi answers a call left alone)
+        if answered is not None:
+            messages, origin = answered
     if not prepared and format != pi_ai.NAME and getattr(adapter, "inner", None) is not pi_ai:
         # (pi-ai's messages, and the pi sessions that wrap them, are the canonical form itself: an app's own
         # roles, bashExecution or custom, are written as they are, never made opaque and left out)
@@ -396,10 +402,12 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
         native, sources = _with_entries_kept(native, sources, messages, originals)
     if hasattr(adapter, "finish"):
         native = adapter.finish(native, context)
-    if transcript is not None and transcript.format != format:
-        sends = FORMAT_SPECS[transcript.format].sends_as.get(format)
+    if runtime is not None and transcript is not None:
+        sends = runtime.sends_as.get(format)
         if sends is not None:  # (as its runtime sends it)
             native, sources = sends(native, sources, messages, transcript.model, provider or format)
+        if origin is not None:  # (each entry's sources: the session's messages it stands for)
+            sources = [list(dict.fromkeys(origin[index] for index in source)) for source in sources]
     if transcript is not None and transcript.format == format and (transcript.native or format == pi_ai.NAME):
         if transcript.container == "object":
             body: Any = put_path(transcript.envelope, transcript.key, native)

@@ -33,6 +33,10 @@ What a record says, and who reads it:
       provider's format is one of them, else by the universal invariants (integrity._diagnosis.own_provider).
       A format of `sends_as` left out of it is judged so only when a provider of it is asked (pi toward OpenAI
       Chat or Gemini, whose builders' switches per model are not all modelled);
+  sends_messages: for a session format of `sends_as`, the pass its runtime makes over the session's messages before
+      it writes a request for any provider (SendsMessages: pi answers a call left without its result with an error
+      result "No result provided" when a message follows it, pi_requests.sent_messages); to_native writes the
+      request from what it returns, each entry's sources the messages of the session it stands for;
   sends_ids: by provider, given a session's messages and the model it names (SentIds), the call id the runtime
       sends for a call id of that session (a pi session's `call_…|fc_…` goes to OpenAI Responses as `call_…`, to
       Anthropic with `|` made `_` where another model wrote it), where it differs: the strict view renames only
@@ -60,6 +64,12 @@ SendsAs = Callable[[list[Any], list[list[int]], Sequence[Any], "str | None", str
 """A runtime's request builder (FormatSpec.sends_as): (the native entries written for a provider format, each one's
 messages, the messages, the model the session names, the provider the request goes to) -> the entries the runtime
 sends and their messages."""
+
+
+SendsMessages = Callable[[Sequence[Any]], "tuple[list[Any], list[int]] | None"]
+"""A runtime's pass over a session's messages before it writes any provider's request (FormatSpec.sends_messages):
+(the messages) -> the messages it sends and, for each, the index of the message it stands for; None when it sends
+them as they are."""
 
 
 SentIds = Callable[[Sequence[Any], "str | None"], Callable[[str], str]]
@@ -93,6 +103,7 @@ class FormatSpec:
     sends_as: Mapping[str, SendsAs] = field(default_factory=dict, repr=False)
     model_decides: frozenset[str] = frozenset()
     sends_ids: Mapping[str, SentIds] = field(default_factory=dict, repr=False)
+    sends_messages: SendsMessages | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         missing = [name for name in _CONTRACT if not callable(getattr(self.adapter, name, None))]
