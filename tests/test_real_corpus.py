@@ -134,7 +134,8 @@ EXPECTED: dict[str, File | Refused] = {
     "openclaw_interrupted_call.openclaw.jsonl": File("openclaw", [answered_as_sent("main", 1, 1, R, A)], 1),
     # Codex
     "codex_rollout.codex.jsonl": File("codex", [healthy("main", 3, R)], 0),
-    "codex_turn_aborted.codex.jsonl": File("codex", [broken("main", 2, 1, R)], 1),
+    # codex-rs answers a call without an output "aborted" before every request (normalize.rs): Responses takes it
+    "codex_turn_aborted.codex.jsonl": File("codex", [answered_as_sent("main", 2, 1, R)], 1),
     "codex_compacted.codex.jsonl": File("codex", [healthy("main", 1, R), branch("compacted:1", 1, 1)], 0),
     "codex_rolled_back.codex.jsonl": File("codex", [healthy("main", 1, R), branch("branch:rollback-1", 1, 1)], 0),
     "codex_legacy_rollout.codex.jsonl": File("codex", [healthy("main", 1, R)], 0),
@@ -425,16 +426,17 @@ def test_positions_in_a_claude_code_error_count_the_merged_messages(tmp_path: Pa
 
 
 def test_an_anthropic_file_is_judged_as_its_messages_are_listed() -> None:
-    """Only a runtime known to build its own requests (FormatSpec.sends_as: Claude Code, and pi toward Anthropic,
-    Bedrock, OpenAI Responses and, asked, OpenAI Chat and Gemini) has them written as it sends them: an Anthropic
-    Messages file is the request itself, so a prompt recorded between two results of one frame is refused there,
-    as Anthropic refuses it."""
+    """Only a runtime known to build its own requests (FormatSpec.sends_as: Claude Code, pi toward Anthropic,
+    Bedrock, OpenAI Responses and, asked, OpenAI Chat and Gemini, and Codex) has them written as it sends them: an
+    Anthropic Messages file is the request itself, so a prompt recorded between two results of one frame is refused
+    there, as Anthropic refuses it."""
     from integrity.formats.registry import FORMAT_SPECS
     from integrity.pipeline import check
 
     pi = [A, "bedrock", "gemini", "openai-chat", "openai-responses"]
     assert {name: sorted(spec.sends_as) for name, spec in FORMAT_SPECS.items() if spec.sends_as} == {
-        "claude-code": [A], "pi-session": pi, "openclaw": pi}
+        "claude-code": [A], "pi-session": pi, "openclaw": pi, "codex": [R]}
+    assert {name for name, spec in FORMAT_SPECS.items() if spec.sends_messages} == {"pi-session", "openclaw", "codex"}
     assert {name: sorted(spec.model_decides) for name, spec in FORMAT_SPECS.items() if spec.model_decides} == {
         "pi-session": [A, "bedrock", "openai-responses"], "openclaw": [A, "bedrock", "openai-responses"]}
     calls = [{"type": "tool_use", "id": f"toolu_0{n}", "name": "Edit", "input": {}} for n in (1, 2)]

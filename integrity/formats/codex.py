@@ -21,6 +21,7 @@ from typing import Any
 
 from . import openai_responses
 from .base import BuildContext, Thread
+from .codex_requests import SENDS_AS, sent_messages
 from .spec import FormatSpec
 from .wrapped import Wrapped
 
@@ -158,6 +159,8 @@ def threads(entries: list[Any]) -> list[Thread] | None:
 ADAPTER = Wrapped(NAME, openai_responses, _unwrap, _wrap, evidence, fits, container="jsonl", threads=threads)
 
 
-SPECS = (FormatSpec(NAME, ADAPTER, provider="openai-responses", suffixes=(".jsonl",)),)
+SPECS = (FormatSpec(NAME, ADAPTER, provider="openai-responses", suffixes=(".jsonl",), sends_as=SENDS_AS,
+                    sends_messages=sent_messages),)
 """This module's format, as the registry (integrity.formats) lists it: Codex CLI sends its history to the OpenAI
-Responses API, so a file in this format is judged by it when no provider is named (integrity.target_provider)."""
+Responses API, so a file in this format is judged by it when no provider is named (integrity.target_provider), on
+the request Codex sends (codex_requests: a call left without its output answered "aborted")."""
