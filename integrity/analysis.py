@@ -22,7 +22,7 @@ from .repair.entries import materialize
 from .repair.placement import Placement, view_placement
 from .repair.plan import Plan
 from .repair.policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_view
-from .repair.views import LightTranscript
+from .repair.views import LightTranscript, signed_reasoning
 from .report import RepairReport, build_report
 from .schema import schema_findings
 
@@ -144,9 +144,11 @@ def transcript_light(transcript: Transcript, policy: str) -> LightTranscript:
     a file read from some runtime's format); the one light view of `check` and of `analyze`."""
     light = light_view(transcript.messages, policy)
     if transcript.native:
-        from .formats import sent_ids
+        from .formats import sends_signed_reasoning, sent_ids
 
         light.sent_ids = sent_ids(transcript)
+        if sends_signed_reasoning(transcript.format):
+            signed_reasoning(light, transcript.messages)
     return light
 
 

@@ -104,3 +104,31 @@ def test_the_first_copy_the_view_sends_is_the_one_kept() -> None:
     assert repeated_reasoning([1, 3, 5], items.__getitem__) == {3: (0,), 5: (1, 3)}
     # the first holder left out of the view (an interrupted frame dropped): the next one is sent
     assert repeated_reasoning([3, 5], items.__getitem__) == {5: (1, 3)}
+
+
+def test_a_pi_codex_turn_stored_twice_is_repaired_into_a_request_openai_takes(tmp_path: Path) -> None:
+    """pi keeps an OpenAI answer's reasoning item as JSON in its thinking block's `thinkingSignature` and sends it as
+    that item: a turn stored twice sent the item twice.  The repair renamed the call and sent the reasoning again,
+    so `check` of the written session still said "Duplicate item found with id rs_…" (exit 1)."""
+    from test_pi_responses import CODEX, FIRST, THINKING, call, result, text
+    from test_pi_session_model import answer, session, user
+
+    entries = session({"provider": "openai-codex", "modelId": "gpt-5.6-luna"}, user("Read notes.txt."),
+                      answer([THINKING, call(FIRST)], CODEX, "toolUse"),
+                      answer([THINKING, call(FIRST)], CODEX, "toolUse"), result(FIRST),
+                      answer([text("done", "msg_01")], CODEX))
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    before = path.read_bytes()
+    [transcript] = load_all(before, path.name)
+    refused = [v.error for v in check(transcript).providers["openai-responses"].before]
+    assert any("Duplicate item found with id rs_0188afd38a9406af016aa8ae7f9c" in error for error in refused), refused
+    fixed = tmp_path / "fixed.jsonl"
+    assert main(["repair", str(path), "-o", str(fixed)]) == 0
+    assert path.read_bytes() == before
+    assert main(["check", str(fixed)]) == 0
+    written = [json.loads(line) for line in fixed.read_text().splitlines()]
+    thinking = [block for entry in written if entry.get("type") == "message"
+                for block in entry["message"].get("content") or [] if isinstance(block, dict)
+                and block.get("type") == "thinking"]
+    assert len(thinking) == 1  # the first copy sent, the later one left out of the view

@@ -303,7 +303,7 @@ OPENCLAW = _adapter("openclaw", _openclaw_evidence)
 
 
 SPECS = tuple(FormatSpec(adapter.NAME, adapter, suffixes=(".jsonl",), sends_as=SENDS_AS, model_decides=JUDGED,
-                         sends_ids=SENDS_IDS, sends_messages=sent_messages)
+                         sends_ids=SENDS_IDS, sends_messages=sent_messages, sends_signed_reasoning=True)
               for adapter in (PI_SESSION, OPENCLAW))
 """This module's format(s), as the registry (integrity.formats) lists them.  pi sends a session to the model it
 names, as pi_requests models it (model_of, SENDS_AS): no single provider reads the format, the model decides."""

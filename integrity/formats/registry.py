@@ -575,6 +575,13 @@ def sent_ids(transcript: Transcript) -> dict[str, Callable[[str], str]]:
     return {provider: made(transcript.messages, transcript.model) for provider, made in found.sends_ids.items()}
 
 
+def sends_signed_reasoning(format: str | None) -> bool:
+    """Whether the runtime of this format sends a thinking block's JSON signature as the reasoning item it holds
+    (FormatSpec.sends_signed_reasoning: pi)."""
+    found = FORMAT_SPECS.get(format) if format is not None else None
+    return found is not None and found.sends_signed_reasoning
+
+
 def judged_by_model(format: str | None) -> frozenset[str]:
     """The provider formats a file of this format is judged toward when the model its entries name is of their
     provider (its spec's `model_decides`: a pi session names the model it talks to, and its runtime's requests to

@@ -37,6 +37,9 @@ What a record says, and who reads it:
       it writes a request for any provider (SendsMessages: pi answers a call left without its result with an error
       result "No result provided" when a message follows it, pi_requests.sent_messages); to_native writes the
       request from what it returns, each entry's sources the messages of the session it stands for;
+  sends_signed_reasoning: the runtime sends a thinking block whose `thinkingSignature` holds an OpenAI Responses
+      reasoning item as JSON as that item, id and all (pi: pi_responses), so a block held twice is an item sent
+      twice, which the view planned for OpenAI Responses sends once (integrity.repair.views.reasoning_items);
   sends_ids: by provider, given a session's messages and the model it names (SentIds), the call id the runtime
       sends for a call id of that session (a pi session's `call_…|fc_…` goes to OpenAI Responses as `call_…`, to
       Anthropic with `|` made `_` where another model wrote it), where it differs: the strict view renames only
@@ -104,6 +107,7 @@ class FormatSpec:
     model_decides: frozenset[str] = frozenset()
     sends_ids: Mapping[str, SentIds] = field(default_factory=dict, repr=False)
     sends_messages: SendsMessages | None = field(default=None, repr=False)
+    sends_signed_reasoning: bool = False
 
     def __post_init__(self) -> None:
         missing = [name for name in _CONTRACT if not callable(getattr(self.adapter, name, None))]

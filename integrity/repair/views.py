@@ -8,6 +8,7 @@ algorithm is written once and runs on 1,000,000 messages without decoding them.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
@@ -676,37 +677,58 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
     light = builder.build(roles)
     light.error_contents = errors
     light.long_texts = long
-    light.reasoning = partial(_reasoning_in, messages)  # (read only for a provider that needs it: reasoning_of)
+    light.reasoning = partial(_reasoning_in, messages, False)  # (read only for a provider that needs it: reasoning_of)
     light.unsigned_frames = unsigned_frames(light, messages.__getitem__)
     return light
 
 
-def _reasoning_in(messages: Sequence[Any]) -> dict[int, tuple[tuple[int, str], ...]]:
+def signed_reasoning(light: LightTranscript, messages: Sequence[Any]) -> None:
+    """Have the light view read the reasoning items held as JSON in thinking signatures too (reasoning_items'
+    `signed`), for a transcript whose runtime sends them as items (FormatSpec.sends_signed_reasoning)."""
+    light.reasoning = partial(_reasoning_in, messages, True)
+
+
+def _reasoning_in(messages: Sequence[Any], signed: bool) -> dict[int, tuple[tuple[int, str], ...]]:
     """LightTranscript.reasoning of these messages: each assistant message's reasoning_items, where it has any."""
     found = {}
     for index, message in enumerate(messages):
         if isinstance(message, dict) and message.get("role") == "assistant":
-            items = reasoning_items(message.get("content"))
+            items = reasoning_items(message.get("content"), signed)
             if items:
                 found[index] = items
     return found
 
 
-def reasoning_items(content: Any) -> tuple[tuple[int, str], ...]:
+def reasoning_items(content: Any, signed: bool = False) -> tuple[tuple[int, str], ...]:
     """(content position, item id) of each thinking part a message's content holds that is written as the reasoning
     item it was read from, with that item's id (an OpenAI Responses `reasoning` item, kept in the part's native hints
-    by the Responses reader: a Responses request, the Agents SDK's input list; a Codex rollout stores none).  The
-    Responses writer sends such a part as that item, id and all, so a part read twice is an item sent twice."""
+    by the Responses reader: a Responses request, the Agents SDK's input list; a Codex rollout stores none; or, signed,
+    held as JSON in a pi-ai thinking part's `thinkingSignature`, which pi sends as the item, JSON.parse'd, to the
+    model that wrote it: FormatSpec.sends_signed_reasoning).  The Responses writer, and pi, send such a part as that
+    item, id and all, so a part read twice is an item sent twice."""
     if not isinstance(content, list):
         return ()
     found = []
     for position, part in enumerate(content):
         if isinstance(part, dict) and part.get("type") == "thinking":
             native = part.get("_native")
-            item = native.get("reasoning") if isinstance(native, dict) else None
+            item = native.get("reasoning") if isinstance(native, dict) else \
+                _signed_item(part.get("thinkingSignature")) if signed else None
             if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
                 found.append((position, item["id"]))
     return tuple(found)
+
+
+def _signed_item(signature: Any) -> Any:
+    """The Responses reasoning item a pi-ai thinking part's signature holds as JSON (None for any other signature:
+    Anthropic's and Gemini's are opaque strings)."""
+    if not isinstance(signature, str) or not signature.startswith("{") or '"reasoning"' not in signature:
+        return None
+    try:
+        item = json.loads(signature)
+    except ValueError:
+        return None
+    return item if isinstance(item, dict) and item.get("type") == "reasoning" else None
 
 
 def repeated_reasoning(order: Iterable[int], items: Callable[[int], tuple[tuple[int, str], ...]]

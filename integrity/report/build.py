@@ -315,7 +315,9 @@ def _left_out(report: RepairReport, messages: Sequence[Any]) -> dict[int, tuple[
     sent = [index for item in report.view
             for index in ((item.index,) if isinstance(item, DurableView) else
                           item.members if isinstance(item, MergedView) else ())]
-    found = repeated_reasoning(sent, lambda index: reasoning_items(messages[index].get("content")))
+    # (signed too: only a runtime that sends a signature as its item has its repeats marked: FormatSpec's
+    # sends_signed_reasoning; a part read from a Responses item is read from its hints first either way)
+    found = repeated_reasoning(sent, lambda index: reasoning_items(messages[index].get("content"), True))
     return {index: positions for index, positions in found.items() if index in marked}
 
 
