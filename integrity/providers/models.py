@@ -107,13 +107,20 @@ def _provider_for_name(model: str, api: Literal["chat", "responses"]) -> str | N
     return _for_api(routed, api) if routed else None
 
 
-def sent_to(own: str, model: str) -> str:
+def sent_to(own: str, model: str) -> str | None:
     """The provider a request in the format of provider `own` is sent to when it names `model`: the one the name
     means (provider_for_model) when that provider reads the same request format (a DeepSeek or Mistral model in
-    a Chat Completions request; DeepSeek's in a Responses request), else `own` (a Claude model named in a Chat
-    Completions request goes through a proxy that translates it: what reaches Anthropic is not this file)."""
+    a Chat Completions request; DeepSeek's in a Responses request; Gemini 2.5 in a Gemini history), else `own` (a
+    Claude model named in a Chat Completions request goes through a proxy that translates it: what reaches
+    Anthropic is not this file).  None for a Gemini history naming a model that is not Gemini's (an ADK session
+    on `LiteLlm("anthropic/…")` stores the answering model's `model_version`, `claude-sonnet-4-5-…`): ADK converts
+    it for LiteLLM, which sends that provider a request of its own, not modelled here; Gemini's rules (a thought
+    signature on each call of the current turn, Gemini 3's) would refuse what that model is never sent, so the
+    universal invariants judge it."""
     from . import SPECS
 
     format = SPECS[own].native_format
     named = provider_for_model(model, "responses" if format == "openai-responses" else "chat")
-    return named if named is not None and SPECS[named].native_format == format else own
+    if named is not None and SPECS[named].native_format == format:
+        return named
+    return None if format == "gemini" else own
