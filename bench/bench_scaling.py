@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -29,7 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from generate import IDLESS  # noqa: E402
 from generate import messages as generated  # noqa: E402
 
-from integrity import PROVIDERS, analyze, validate  # noqa: E402
+from integrity import PROVIDERS, analyze, load_all, validate  # noqa: E402
 from integrity.loading import Transcript  # noqa: E402
 from integrity.repair.entries import materialize  # noqa: E402
 from integrity.repair.plan import plan_openmaic  # noqa: E402
@@ -66,6 +67,8 @@ def stages(data: list[Any]) -> dict[str, Callable[[], Any]]:
     for shape, make in IDLESS.items():
         shaped = make(len(data))
         out[f"analyze strict (no ids: {shape})"] = lambda m=shaped: analyze(Transcript(m, "bench"), "strict", lambda: 0)
+    session = pi_session(data)
+    out["read a pi session tree (load_all)"] = lambda: load_all(session, "bench.pi-session.jsonl")
     out["validate anthropic (one call answered again and again)"] = \
         lambda: validate(wide[:2] + [wide[2]] * (len(data) - 2), "anthropic", history=True)
     for provider in PROVIDERS:
@@ -73,6 +76,19 @@ def stages(data: list[Any]) -> dict[str, Callable[[], Any]]:
         out[f"validate {provider} (view)"] = lambda p=provider: validate(view, p, history=True)
         out[f"validate {provider} (one wide turn)"] = lambda p=provider: validate(wide, p, history=True)
     return out
+
+
+def pi_session(data: list[Any]) -> bytes:
+    """The messages as a pi session file (version 3: a tree of entries, each naming its parent), as pi writes
+    one: reading its tree once grew with the square of its entries (a 200,000-entry session took minutes)."""
+    entries: list[Any] = [{"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z",
+                           "cwd": "/w"}]
+    parent = None
+    for number, message in enumerate(data):
+        entries.append({"type": "message", "id": f"{number:08x}", "parentId": parent,
+                        "timestamp": "2026-01-01T00:00:00Z", "message": message})
+        parent = f"{number:08x}"
+    return "".join(json.dumps(entry) + "\n" for entry in entries).encode()
 
 
 def reused_id_turns(size: int) -> list[dict[str, Any]]:
