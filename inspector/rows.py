@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from integrity import Analysis, Mark, ReceiptView, RepairKind, TurnView
+from integrity.formats import answered_as_sent
 from integrity.repair.views import blank_text, part_after_call
 
 from .safe_text import escape_json, neutralize
@@ -173,10 +174,14 @@ def _durable_notes(analysis: Analysis) -> dict[int, tuple[str, str]]:
     report = analysis.report
     orphaned = set(report.repaired_tool_calls)
     if orphaned:
+        added = answered_as_sent(analysis.transcript)
         for pairing in report.pairings:
             if pairing.call_id in orphaned and not pairing.result_indices:
                 old = notes.get(pairing.frame_index, ("", ""))[1]
                 text = f"no result answers {pairing.tool_name}#{pairing.call_id} of this frame"
+                if pairing.call_id in added:
+                    text += (f" (its runtime, {analysis.transcript.format}, sends it a result of its own as it sends "
+                             f"the session, {json.dumps(added[pairing.call_id])}, which is the request judged)")
                 notes[pairing.frame_index] = (Mark.ORPHANED_CALL.value, f"{old}; {text}" if old else text)
     for finding in report.findings:
         kind = Mark.STRAY.value if finding.kind == "stray_result" else Mark.FINDING.value

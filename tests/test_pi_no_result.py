@@ -110,3 +110,23 @@ def test_messages_pi_sends_as_they_are_are_not_copied() -> None:
     healthy = [user("go"), answer([call(FIRST)], CODEX, "toolUse"), result(FIRST), answer([], CODEX)]
     assert sent_messages([entry["message"] for entry in session(*healthy)[1:]]) is None
     assert sent_messages([]) is None
+
+
+@pytest.mark.parametrize(("name", "call_id", "text"), [
+    ("pi_codex_unanswered_call.pi-session.jsonl", FIRST_OF_REAL, NO_RESULT),
+    ("codex_turn_aborted.codex.jsonl", "call_Lk1Zx2Cv3Bn4Mm5Qw6Er7Ty8U", "aborted")])
+def test_the_inspector_says_why_the_provider_takes_a_call_without_its_result(name: str, call_id: str,
+                                                                             text: str) -> None:
+    """The orphaned call's row names the result its runtime sends of its own (formats.answered_as_sent: the same
+    pass that writes the request judged), so "accepted as recorded" next to an orphaned call is explained."""
+    from inspector.rows import aligned_rows
+
+    from integrity import analyze
+    from integrity.formats import answered_as_sent
+
+    [transcript] = [t for t in load_all((REAL / name).read_bytes(), name) if t.checked]
+    assert answered_as_sent(transcript) == {call_id: text}
+    [row] = [row for row in aligned_rows(analyze(transcript)) if row.kind == "orphaned_call"]
+    assert f"sends it a result of its own as it sends the session, {json.dumps(text)}" in row.note, row.note
+    healthy = load_all((REAL / "pi_healthy.pi-session.jsonl").read_bytes(), "pi_healthy.pi-session.jsonl")
+    assert answered_as_sent(healthy[0]) == {}

@@ -575,6 +575,29 @@ def sent_ids(transcript: Transcript) -> dict[str, Callable[[str], str]]:
     return {provider: made(transcript.messages, transcript.model) for provider, made in found.sends_ids.items()}
 
 
+def answered_as_sent(transcript: Transcript) -> dict[str, str]:
+    """call id -> the text of the result a transcript's runtime sends of its own for a call of it that has none, as
+    it sends the session (FormatSpec.sends_messages: pi's error result "No result provided", Codex's output
+    "aborted"); empty for a runtime that sends none, or when no call needs one.  The request judged holds them, so
+    the provider may take a session whose call has no result of its own; a screen says why with this."""
+    found = FORMAT_SPECS.get(transcript.format)
+    if found is None or found.sends_messages is None:
+        return {}
+    sent = found.sends_messages(transcript.messages)
+    if sent is None:
+        return {}
+    added: dict[str, str] = {}
+    for message, source in zip(*sent, strict=True):
+        if message is transcript.messages[source] or not isinstance(message, dict) \
+                or message.get("role") != "toolResult" or not isinstance(message.get("toolCallId"), str):
+            continue
+        content = message.get("content")
+        text = content[0].get("text") if isinstance(content, list) and content and isinstance(content[0], dict) \
+            else None
+        added[message["toolCallId"]] = text if isinstance(text, str) else ""
+    return added
+
+
 def sends_signed_reasoning(format: str | None) -> bool:
     """Whether the runtime of this format sends a thinking block's JSON signature as the reasoning item it holds
     (FormatSpec.sends_signed_reasoning: pi)."""
