@@ -120,7 +120,6 @@ def test_the_inspector_says_why_the_provider_takes_a_call_without_its_result(nam
     """The orphaned call's row names the result its runtime sends of its own (formats.answered_as_sent: the same
     pass that writes the request judged), so "accepted as recorded" next to an orphaned call is explained."""
     from inspector.rows import aligned_rows
-
     from integrity import analyze
     from integrity.formats import answered_as_sent
 
