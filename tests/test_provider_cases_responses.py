@@ -101,19 +101,28 @@ def _cut_rollout(source: str, drop: str, tmp_path: Path) -> tuple[Path, str]:
 
 
 @pytest.mark.parametrize("source,drop,kind", [
-    ("codex_rollout.codex.jsonl", "custom_tool_call_output", "custom tool call"),
-    ("codex_local_shell.codex.jsonl", "function_call_output", "local shell call"),
+    ("codex_rollout.codex.jsonl", "custom_tool_call_output", "custom_tool_call_output"),
+    ("codex_local_shell.codex.jsonl", "function_call_output", "function_call_output"),
 ])
-def test_a_codex_rollout_gets_the_apis_text_for_the_kind_of_call_left_unanswered(
+def test_a_codex_rollout_sends_an_unanswered_call_the_output_of_its_kind(
         source: str, drop: str, kind: str, tmp_path: Path) -> None:
-    """Codex sends its rollout's items as they are: an unanswered custom or local shell call is refused with
-    the text naming that kind (as in the request-body cases above), never as a function call."""
+    """Codex answers a call left without its output before every request (codex-rs normalize.rs,
+    ensure_call_outputs_present): a custom call with a `custom_tool_call_output` "aborted", a local shell call with
+    a `function_call_output`, so the API takes what Codex sends (the text it refuses each kind with, sent so, is
+    judged on the request bodies above).  The call still has no output of its own: exit 1, and the repair answers
+    it."""
+    from integrity import load_all
+    from integrity.providers.canonical import judged_request
+
     path, call_id = _cut_rollout(source, drop, tmp_path)
     code, lines, _ = _check(path)
     assert code == 1, lines
-    said = _as_recorded(lines)
-    assert len(said) == 1 and said[0].endswith(f": No tool output found for {kind} {call_id}."), lines
+    assert _as_recorded(lines) == [f"{PROVIDER} as recorded: accepted"], lines
     assert f"{PROVIDER} after repair: accepted" in [line.strip() for line in lines], lines
+    [transcript] = [t for t in load_all(path.read_bytes(), path.name) if t.checked]
+    native, _, _ = judged_request(transcript.messages, PROVIDER, transcript, as_recorded=True)
+    assert [item for item in native if item.get("call_id") == call_id and item.get("type", "").endswith("_output")] \
+        == [{"type": kind, "call_id": call_id, "output": "aborted"}], native
 
 
 def test_a_continued_request_may_send_a_custom_output_for_a_stored_call(tmp_path: Path) -> None:
