@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .common import call_parts, text_part, tool_result
 from .spec import SendsAs, from_entries
 
 ABORTED = "aborted"
@@ -23,12 +24,9 @@ ABORTED = "aborted"
 def sent_messages(messages: Sequence[Any]) -> tuple[list[Any], list[int]] | None:
     """The messages Codex sends of a rollout (FormatSpec.sends_messages), each with the index of the message it
     stands for; None when it sends them as they are."""
-    calls: dict[str, Any] = {}
-    for message in messages:
-        for call in _calls(message):
-            calls.setdefault(call["id"], call)
-    outputs = {message["toolCallId"] for message in messages if _output_id(message) is not None}
-    if set(calls) <= outputs and outputs <= set(calls):
+    calls = {call["id"] for message in messages for call in call_parts(message)}
+    outputs = {answered for answered in map(_output_id, messages) if answered is not None}
+    if calls == outputs:
         return None
     out: list[Any] = []
     origin: list[int] = []
@@ -38,21 +36,12 @@ def sent_messages(messages: Sequence[Any]) -> tuple[list[Any], list[int]] | None
             continue  # (remove_orphan_outputs)
         out.append(message)
         origin.append(index)
-        for call in _calls(message):
+        for call in call_parts(message):
             if call["id"] not in outputs:  # (ensure_call_outputs_present: Codex puts it right after its call
                 # item; a turn's calls are one message here, so it follows them, as a turn's outputs do)
-                out.append({"role": "toolResult", "toolCallId": call["id"], "toolName": call.get("name"),
-                            "content": [{"type": "text", "text": ABORTED}], "isError": False})
+                out.append(tool_result(call["id"], call.get("name"), [text_part(ABORTED)], False))
                 origin.append(index)
     return out, origin
-
-
-def _calls(message: Any) -> list[dict[str, Any]]:
-    content = message.get("content") if isinstance(message, dict) and message.get("role") == "assistant" else None
-    if not isinstance(content, list):
-        return []
-    return [block for block in content if isinstance(block, dict) and block.get("type") == "toolCall"
-            and isinstance(block.get("id"), str)]
 
 
 def _output_id(message: Any) -> str | None:

@@ -99,6 +99,16 @@ def tool_call(call_id: str, name: str, arguments: Any, native: dict[str, Any] | 
     return part
 
 
+def call_parts(message: Any) -> list[dict[str, Any]]:
+    """The toolCall parts with a string id of an assistant message: the calls a runtime that answers a call left
+    without its result as it sends looks for (pi_requests.sent_messages, codex_requests.sent_messages)."""
+    content = message.get("content") if isinstance(message, dict) and message.get("role") == "assistant" else None
+    if not isinstance(content, list):
+        return []
+    return [part for part in content if isinstance(part, dict) and part.get("type") == "toolCall"
+            and isinstance(part.get("id"), str)]
+
+
 def assistant(parts: list[dict[str, Any]], stop_reason: str | None = None) -> dict[str, Any]:
     """A pi-ai AssistantMessage; stopReason is derived when the format does not record one.
 

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..repair.views import is_blank_js
+from .common import call_parts, text_part, tool_result
 from .pi_foreign import SENT_IDS, with_sent_ids, without_empty_answers
 from .pi_responses import responses_request, sent_call_id
 from .spec import SendsAs, SentIds, from_entries
@@ -132,9 +133,7 @@ def sent_messages(messages: Sequence[Any]) -> tuple[list[Any], list[int]] | None
                 origin.extend([at] * len(missing))
             pending = []
         if role == "assistant" and not left_out(message):
-            content = message.get("content")
-            calls = [block for block in content if isinstance(block, dict) and block.get("type") == "toolCall"
-                     and isinstance(block.get("id"), str)] if isinstance(content, list) else []
+            calls = call_parts(message)
             if calls:
                 pending, answered, at = calls, set(), index
         elif role == "toolResult" and isinstance(message.get("toolCallId"), str):
@@ -146,8 +145,7 @@ def sent_messages(messages: Sequence[Any]) -> tuple[list[Any], list[int]] | None
 
 
 def _no_result(call: dict[str, Any], answer: Any) -> dict[str, Any]:
-    made: dict[str, Any] = {"role": "toolResult", "toolCallId": call["id"], "toolName": call.get("name"),
-                            "content": [{"type": "text", "text": NO_RESULT}], "isError": True}
+    made = tool_result(call["id"], call.get("name"), [text_part(NO_RESULT)], True)
     if isinstance(answer, dict) and isinstance(answer.get("timestamp"), (int, float)):
         made["timestamp"] = answer["timestamp"]
     return made
