@@ -236,15 +236,27 @@ def finding_rows(report: RepairReport, analysis: Analysis | None, link: LinkTarg
 
 PAIRING_COLUMNS = ["call id", "open", "tool", "frame (durable #)", "call no. in its frame", "results (durable #)",
                    "answered by (durable #)", "view #", "outcome"]
+RUNTIME_SENDS = "its runtime sends"
+"""The pairing table's column for the result a call's runtime sends of its own (RepairReport.runtime_results),
+shown only for a report that has one."""
+
+
+def pairing_columns(report: RepairReport) -> list[str]:
+    """The pairing table's columns for this report: RUNTIME_SENDS after the outcome when its runtime answers a call
+    as it sends the session, which is why a provider may take a call with no result of its own."""
+    return [*PAIRING_COLUMNS, RUNTIME_SENDS] if report.runtime_results else PAIRING_COLUMNS
 
 
 def pairing_rows(report: RepairReport, link: LinkTarget | None, limit: int = 20_000) -> list[dict[str, Any]]:
-    """One row per call: its frame, its results, which one answers it in the view, and where."""
+    """One row per call: its frame, its results, which one answers it in the view, and where (and the result its
+    runtime sends of its own, when the report names one)."""
+    added = report.runtime_results or {}
     return [{
         "call id": or_none(p.call_id), "tool": or_none(p.tool_name), "frame (durable #)": p.frame_index,
         "call no. in its frame": p.call_position, "results (durable #)": or_none(p.result_indices),
         "answered by (durable #)": or_none(p.answered_by), "view #": or_none(p.view_index), "outcome": p.outcome,
         "open": link.url(str(p.frame_index)) if link is not None else None,
+        **({RUNTIME_SENDS: or_none(added.get(p.call_id or ""))} if added else {}),
     } for p in report.pairings[:limit]]
 
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from integrity import Analysis, Mark, ReceiptView, RepairKind, TurnView
-from integrity.formats import answered_as_sent
 from integrity.repair.views import blank_text, part_after_call
 
 from .safe_text import escape_json, neutralize
@@ -174,7 +173,7 @@ def _durable_notes(analysis: Analysis) -> dict[int, tuple[str, str]]:
     report = analysis.report
     orphaned = set(report.repaired_tool_calls)
     if orphaned:
-        added = answered_as_sent(analysis.transcript)
+        added = report.runtime_results or {}
         for pairing in report.pairings:
             if pairing.call_id in orphaned and not pairing.result_indices:
                 old = notes.get(pairing.frame_index, ("", ""))[1]

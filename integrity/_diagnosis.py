@@ -79,7 +79,7 @@ class Diagnosis(FrozenRecord, frozen=True, kw_only=True, dict=True, omit_default
     """What `check` prints: the verdict, counts and findings, without per-message detail.
 
     Its `_reasons` (set by diagnose, kept by _records.replace) are every distinct change, to rate it again.
-    The last four fields are in its JSON only when set.
+    The last five fields are in its JSON only when set.
     """
 
     source: str | None
@@ -94,6 +94,8 @@ class Diagnosis(FrozenRecord, frozen=True, kw_only=True, dict=True, omit_default
     provider: str | None = None
     format: str | None = None
     thread: str | None = None
+    runtime_results: dict[str, str] | None = None
+    """as RepairReport.runtime_results: the results the file's runtime adds as it sends the session"""
 
     def _rerated_parts(self, accepted: bool | None) -> dict[str, Any]:
         """What with_recorded rates again besides the findings and the verdict: nothing, for a diagnosis."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ._arguments import require_transcript
 from ._bulk.gc_pause import without_gc
 from ._records import replace
+from .loaded import named_report
 from .loading import Transcript
 from .reference import time_ms
 from .repair.entries import materialize
@@ -186,7 +187,7 @@ def analyze(
     report = build_report(light, plan, stamps, transcript.source,
                           [*reader_findings(transcript), *schema_findings(transcript)])
     if transcript.native or transcript.name != "main":  # read from a file: say what was read
-        report = replace(report, format=transcript.format, thread=transcript.name)
+        report = named_report(report, transcript, transcript.format, transcript.name)
     if provider and report.provider != provider:  # the reference's plan names none: the report is for it
         report = replace(report, provider=provider)
     analysis = Analysis(transcript, policy, light, plan, view, report, provider=provider)

@@ -261,6 +261,13 @@ def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> li
         one_line(f"{label or report.source}: {verdict}"),  # (a name or an id from the file never drives the terminal)
         f"  messages {s.messages}, calls {s.calls}, results {s.results}; " + _counts(s),
     ]
+    added = getattr(report, "runtime_results", None)  # (a report stored before the field has none)
+    if added:
+        import json
+
+        texts = ", ".join(json.dumps(text) for text in dict.fromkeys(added.values()))
+        lines.append(one_line(f"  its runtime ({report.format}) sends {len(added)} call(s) a result of its own as it "
+                              f"sends the session ({texts}): the request judged holds it"))
     for finding in report.findings[:limit]:
         lines.append(one_line(f"  {finding.said}"))
     if len(report.findings) > limit:

@@ -289,7 +289,7 @@ else:
 
 st.subheader(f"Pairings ({len(report.pairings):,} call(s))")
 if report.pairings:
-    _table(rv.pairing_rows(report, link_target), rv.PAIRING_COLUMNS, link_target)
+    _table(rv.pairing_rows(report, link_target), rv.pairing_columns(report), link_target)
 else:
     st.caption("No tool calls in this transcript.")
 

@@ -115,17 +115,42 @@ def test_messages_pi_sends_as_they_are_are_not_copied() -> None:
 @pytest.mark.parametrize(("name", "call_id", "text"), [
     ("pi_codex_unanswered_call.pi-session.jsonl", FIRST_OF_REAL, NO_RESULT),
     ("codex_turn_aborted.codex.jsonl", "call_Lk1Zx2Cv3Bn4Mm5Qw6Er7Ty8U", "aborted")])
-def test_the_inspector_says_why_the_provider_takes_a_call_without_its_result(name: str, call_id: str,
-                                                                             text: str) -> None:
-    """The orphaned call's row names the result its runtime sends of its own (formats.answered_as_sent: the same
-    pass that writes the request judged), so "accepted as recorded" next to an orphaned call is explained."""
+def test_every_edge_says_why_the_provider_takes_a_call_without_its_result(
+        name: str, call_id: str, text: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """"Accepted as recorded" next to an orphaned call is explained by the result the runtime sends of its own
+    (formats.answered_as_sent, the same pass that writes the request judged), carried once by the report
+    (`runtime_results`) and said alike by `check`'s text, its JSON, the API and the Inspector's row."""
     from inspector.rows import aligned_rows
     from integrity import analyze
     from integrity.formats import answered_as_sent
 
     [transcript] = [t for t in load_all((REAL / name).read_bytes(), name) if t.checked]
     assert answered_as_sent(transcript) == {call_id: text}
-    [row] = [row for row in aligned_rows(analyze(transcript)) if row.kind == "orphaned_call"]
+    assert check(transcript).report.runtime_results == {call_id: text}
+    analysis = analyze(transcript)
+    assert analysis.report.runtime_results == {call_id: text}
+    [row] = [row for row in aligned_rows(analysis) if row.kind == "orphaned_call"]
     assert f"sends it a result of its own as it sends the session, {json.dumps(text)}" in row.note, row.note
-    healthy = load_all((REAL / "pi_healthy.pi-session.jsonl").read_bytes(), "pi_healthy.pi-session.jsonl")
+    assert main(["check", str(REAL / name)]) == 1
+    said = f"its runtime ({transcript.format}) sends 1 call(s) a result of its own as it sends the session " \
+           f"({json.dumps(text)}): the request judged holds it"
+    assert said in capsys.readouterr().out.splitlines()[2]
+    assert main(["check", "--json", str(REAL / name)]) == 1
+    stored = json.loads(capsys.readouterr().out)
+    assert stored["runtime_results"] == {call_id: text}
+    from inspector.report_view import RUNTIME_SENDS, pairing_columns, pairing_rows
+    from integrity import read_report
+
+    reviewed = read_report(stored)  # the report page, reviewing the stored report
+    assert RUNTIME_SENDS in pairing_columns(reviewed)
+    assert [row[RUNTIME_SENDS] for row in pairing_rows(reviewed, None) if row["call id"] == call_id] == [text]
+    healthy_path = REAL / "pi_healthy.pi-session.jsonl"
+    healthy = load_all(healthy_path.read_bytes(), healthy_path.name)
     assert answered_as_sent(healthy[0]) == {}
+    assert check(healthy[0]).report.runtime_results is None
+    assert main(["check", "--json", str(healthy_path)]) == 0
+    stored = json.loads(capsys.readouterr().out)
+    assert "runtime_results" not in stored
+    assert RUNTIME_SENDS not in pairing_columns(read_report(stored))
+    assert main(["check", str(healthy_path)]) == 0
+    assert "its runtime" not in capsys.readouterr().out

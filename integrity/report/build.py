@@ -78,7 +78,7 @@ __all__ = [
 class RepairReport(Record, kw_only=True, dict=True, omit_defaults=True):
     """Everything one repair pass did to one transcript.
 
-    Fields without a default always appear in its JSON; the last four (None by
+    Fields without a default always appear in its JSON; the last five (None by
     default) only when set, as before they existed.
     """
 
@@ -104,6 +104,10 @@ class RepairReport(Record, kw_only=True, dict=True, omit_defaults=True):
     """the format the file was read as (set when read from a file)"""
     thread: str | None = None
     """which transcript of the file: main, sidechain:<id>, sample:<id>... (set when read from a file)"""
+    runtime_results: dict[str, str] | None = None
+    """call id -> the text of the result the file's runtime sends of its own for a call of it that no result
+    answers when the next turn comes, as it sends the session (pi's "No result provided", Codex's "aborted"):
+    the request a provider is judged on holds them (set when read from a file and its runtime adds one)"""
 
     def __post_init__(self) -> None:
         """An older report has no severity: the worst of its parts."""
