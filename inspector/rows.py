@@ -179,8 +179,9 @@ def _durable_notes(analysis: Analysis) -> dict[int, tuple[str, str]]:
                 old = notes.get(pairing.frame_index, ("", ""))[1]
                 text = f"no result answers {pairing.tool_name}#{pairing.call_id} of this frame"
                 if pairing.call_id in added:
-                    text += (f" (its runtime, {analysis.transcript.format}, sends it a result of its own as it sends "
-                             f"the session, {json.dumps(added[pairing.call_id])}, which is the request judged)")
+                    text += (f" (its runtime, {analysis.transcript.format}, sends it a result of its own as it "
+                             f"sends the session, {json.dumps(added[pairing.call_id])}: providers are judged on that "
+                             "request)")
                 notes[pairing.frame_index] = (Mark.ORPHANED_CALL.value, f"{old}; {text}" if old else text)
     for finding in report.findings:
         kind = Mark.STRAY.value if finding.kind == "stray_result" else Mark.FINDING.value

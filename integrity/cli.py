@@ -266,8 +266,9 @@ def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> li
         import json
 
         texts = ", ".join(json.dumps(text) for text in dict.fromkeys(added.values()))
+        judged = ": the request judged holds it" if report.as_recorded else ""  # (no provider asked: none judged)
         lines.append(one_line(f"  its runtime ({report.format}) sends {len(added)} call(s) a result of its own as it "
-                              f"sends the session ({texts}): the request judged holds it"))
+                              f"sends the session ({texts}){judged}"))
     for finding in report.findings[:limit]:
         lines.append(one_line(f"  {finding.said}"))
     if len(report.findings) > limit:

@@ -154,3 +154,24 @@ def test_every_edge_says_why_the_provider_takes_a_call_without_its_result(
     assert RUNTIME_SENDS not in pairing_columns(read_report(stored))
     assert main(["check", str(healthy_path)]) == 0
     assert "its runtime" not in capsys.readouterr().out
+
+
+def test_a_session_no_provider_judges_names_the_results_without_a_request_judged(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A pi session naming no model is judged by the universal invariants: no request is judged, so `check` says
+    what pi sends without saying a provider took it."""
+    lines = [json.loads(line) for line in (REAL / "pi_codex_unanswered_call.pi-session.jsonl").read_text().splitlines()]
+    for entry in lines:
+        for key in ("api", "provider", "model"):
+            entry.get("message", {}).pop(key, None)
+    lines = [entry for entry in lines if entry["type"] != "model_change"]
+    for parent, entry in zip([None, *(entry["id"] for entry in lines[1:])], lines[1:], strict=False):
+        entry["parentId"] = parent  # the chain again, without the model's entry
+    path = tmp_path / "nameless.pi-session.jsonl"
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in lines))
+    assert main(["check", "--json", str(path)]) == 1
+    stored = json.loads(capsys.readouterr().out)
+    assert stored["runtime_results"] == {FIRST_OF_REAL: NO_RESULT} and "as_recorded" not in stored
+    assert main(["check", str(path)]) == 1
+    said = capsys.readouterr().out.splitlines()
+    assert said[2].endswith(f"sends the session ({json.dumps(NO_RESULT)})"), said
