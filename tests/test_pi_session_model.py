@@ -80,10 +80,11 @@ def change(provider: str, model: str) -> dict[str, Any]:
     # an aborted answer of another model is never sent again: it writes nothing pi would rewrite
     ([user("hi"), answer([], ("openai", "openai-responses", "gpt-5"), "aborted"), change("anthropic", "claude-x"),
       user("again"), answer([{"type": "text", "text": "ok"}])], "anthropic:claude-sonnet-4-5"),
-    # a handoff: pi rewrites the other model's answers for the new one (not modelled), so no model is named
-    ([user("hi"), answer([{"type": "text", "text": "ok"}]), change("openai", "gpt-5"), user("go on")], None),
+    # a handoff: pi sends the other model's answers to the new one as it rewrites them (pi_foreign, pi_responses)
+    ([user("hi"), answer([{"type": "text", "text": "ok"}]), change("openai", "gpt-5"), user("go on")],
+     "openai-responses:gpt-5"),
     ([user("hi"), answer([{"type": "text", "text": "ok"}], ("openai", "openai-responses", "gpt-5")),
-      user("go on"), answer([{"type": "text", "text": "ok"}])], None),
+      user("go on"), answer([{"type": "text", "text": "ok"}])], "anthropic:claude-sonnet-4-5"),
     # a gateway or proxy, and a provider reached through another API, name no provider whose rules we know
     ([change("openrouter", "anthropic/claude-sonnet-4.5"), user("hi")], None),
     ([user("hi"), answer([{"type": "text", "text": "ok"}], ("anthropic", "openai-completions", "claude-x"))], None),

@@ -1,6 +1,7 @@
 """What pi sends a provider of the answers another model wrote: their call ids as that provider's builder makes
-them, and no answer it drops.  What a pi session is judged on when asked about a provider it does not talk to
-(`check --provider anthropic` of a Codex session, the Inspector's provider table).
+them, their thinking as text (toward Anthropic and Bedrock), and no answer it drops.  What a pi session is judged
+on when asked about a provider it does not talk to (`check --provider anthropic` of a Codex session, the
+Inspector's provider table), and what a session whose user switched models sends the model it talks to now.
 
 pi (badlogic/pi-mono; pi-ai's transformMessages with each builder's normalizeToolCallId) gives a call of an answer
 that is not the request's model's own a new id, and its results that id (a result only after its call):
@@ -185,9 +186,7 @@ def with_sent_ids(native: list[Any], sources: list[list[int]], messages: Sequenc
     out = []
     for entry, source in zip(native, sources, strict=True):
         calls = _holders(entry, format, True)
-        if calls and not all(_own(messages[index], model, provider) for index in source
-                             if 0 <= index < len(messages) and isinstance(messages[index], dict)
-                             and messages[index].get("role") == "assistant"):
+        if calls and _foreign(source, messages, model, provider):
             for call in calls:
                 if isinstance(call.get(_CALL_KEY[format]), str):
                     new[call[_CALL_KEY[format]]] = make(call[_CALL_KEY[format]])
@@ -198,6 +197,54 @@ def with_sent_ids(native: list[Any], sources: list[list[int]], messages: Sequenc
                 entry = _renamed_objects(entry, format, results, _RESULT_KEY[format], new)
         out.append(entry)
     return out, sources
+
+
+def _foreign(source: list[int], messages: Sequence[Any], model: str | None, provider: str) -> bool:
+    """Whether a request entry stands for an answer that is not the request's model's own (_own)."""
+    return any(0 <= index < len(messages) and isinstance(messages[index], dict)
+               and messages[index].get("role") == "assistant" and not _own(messages[index], model, provider)
+               for index in source)
+
+
+def _thinking_as_text(block: Any, format: str) -> Any:
+    """A thinking block of another model's answer as pi sends it (transformMessages: its thinking as a text; a
+    redacted one left out: None); any other block as it is."""
+    if not isinstance(block, dict):
+        return block
+    if format == "bedrock":
+        reasoning = block.get("reasoningContent")
+        if not isinstance(reasoning, dict):
+            return block
+        text = reasoning.get("reasoningText")
+        if isinstance(text, dict) and isinstance(text.get("text"), str):
+            return {"text": text["text"]}
+        return None if "redactedContent" in reasoning else block
+    if block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
+        return {"type": "text", "text": block["thinking"]}
+    return None if block.get("type") == "redacted_thinking" else block
+
+
+def with_foreign_thinking_as_text(native: list[Any], sources: list[list[int]], messages: Sequence[Any],
+                                  model: str | None, provider: str, format: str
+                                  ) -> tuple[list[Any], list[list[int]]]:
+    """The request with the thinking of each answer that is not its model's own sent as pi sends it: as text, a
+    redacted one left out, an answer left with nothing left out (format: anthropic or bedrock).  pi's
+    transformMessages does so before its builders run, so another model's signature (a Claude signature, or the
+    JSON of an OpenAI reasoning item) never reaches the provider as a thinking block's; its blank thinking the
+    builders leave out (pi_requests), so no text here is blank."""
+    out: list[Any] = []
+    out_sources: list[list[int]] = []
+    for entry, source in zip(native, sources, strict=True):
+        content = entry.get("content") if isinstance(entry, dict) and entry.get("role") == "assistant" else None
+        if isinstance(content, list) and _foreign(source, messages, model, provider):
+            blocks = [sent for sent in (_thinking_as_text(block, format) for block in content) if sent is not None]
+            if not blocks:
+                continue
+            if len(blocks) != len(content) or any(new is not old for new, old in zip(blocks, content, strict=True)):
+                entry = {**entry, "content": blocks}
+        out.append(entry)
+        out_sources.append(source)
+    return out, out_sources
 
 
 def _empty_answer(entry: Any, format: str) -> bool:

@@ -12,10 +12,10 @@ reader reads an answer pi drops as what pi sends of it, nothing (as_pi_sends), s
 
 Toward OpenAI Responses (OpenAI's, Codex's and Azure's), pi's request is modelled in pi_responses: the joined
 `call_…|fc_…` id of an OpenAI call sent apart, and the items OpenAI gave.  What pi does to the answers of another
-model is modelled for their call ids (pi_foreign: the ids each provider's builder makes; pi_responses toward
-Responses) and the answers it drops, not for their thinking (sent as text: transformMessages for a model that is
-not the one that wrote them); so a session whose answers were written through another provider or API names no
-model (model_of: None), and the universal invariants judge it unless a provider is asked.  A call left without
+model is modelled toward Anthropic, Bedrock and Responses: their call ids (pi_foreign: the ids each provider's
+builder makes; pi_responses toward Responses), their thinking sent as text and a redacted one left out
+(pi_foreign.with_foreign_thinking_as_text; pi_responses), and the answers it drops; so a session whose user switched
+models is judged by the model it talks to now (model_of), as pi sends it the other models' answers.  A call left without
 its result pi answers as it sends with an error result "No result provided" when a message follows it
 (sent_messages): the request is judged with it, and the call is still reported as having no result of its own.
 """
@@ -27,7 +27,7 @@ from typing import Any
 
 from ..repair.views import is_blank_js
 from .common import call_parts, text_part, tool_result
-from .pi_foreign import SENT_IDS, with_sent_ids, without_empty_answers
+from .pi_foreign import SENT_IDS, with_foreign_thinking_as_text, with_sent_ids, without_empty_answers
 from .pi_responses import responses_request, sent_call_id
 from .spec import SendsAs, SentIds, from_entries
 
@@ -61,11 +61,12 @@ LEFT_OUT = frozenset({"error", "aborted"})
 
 def model_of(entries: Sequence[Any]) -> str | None:
     """The model pi sends a branch of a session to (the branch's entries), as "route:model", or None when the
-    branch names none, or its answers were written through another provider or API than that model's (pi rewrites
-    those for it: not modelled), or the model is reached through a provider whose rules we do not know.  A name
-    that is not a string names nothing (pi writes strings; a damaged file must get a verdict, not a crash)."""
+    branch names none, or the model is reached through a provider whose rules we do not know.  Answers another
+    model wrote (the user switched models) are sent to it as pi rewrites them (pi_foreign, pi_responses: their
+    call ids, their thinking as text), so they name no other model.  A name that is not a string names nothing (pi
+    writes strings; a damaged file must get a verdict, not a crash)."""
     current: tuple[str | None, str | None, str | None] | None = None
-    writers: set[tuple[str, str | None]] = set()
+    writers: dict[str, str | None] = {}  # provider -> the API its last answer kept went through
     for entry in entries:
         if not isinstance(entry, dict):
             continue
@@ -80,14 +81,12 @@ def model_of(entries: Sequence[Any]) -> str | None:
                 and (model := _text(message.get("model"))):
             current = (by, model, _text(message.get("api")))
             if not left_out(message):
-                writers.add((by, current[2]))
+                writers[by] = current[2]
     if current is None:
         return None
     provider, model, api = current
     if api is None and provider is not None:
-        api = next((written for by, written in writers if by == provider), _DEFAULT_API.get(provider))
-    if any(writer != (provider, api) for writer in writers):
-        return None
+        api = writers.get(provider) or _DEFAULT_API.get(provider)
     route = _ROUTES.get((provider, api)) if provider is not None and api is not None else None
     return f"{route}:{model}" if route is not None and model is not None else None
 
@@ -272,6 +271,8 @@ def _with_ids(shaped: Callable[[list[Any], list[list[int]]], tuple[list[Any], li
     def sends(native: list[Any], sources: list[list[int]], messages: Sequence[Any], model: str | None,
               provider: str) -> tuple[list[Any], list[list[int]]]:
         native, sources = shaped(native, sources)
+        if format in ("anthropic", "bedrock"):
+            native, sources = with_foreign_thinking_as_text(native, sources, messages, model, provider, format)
         return with_sent_ids(native, sources, messages, model, provider, format)
 
     return sends
