@@ -639,3 +639,31 @@ def test_a_whitespace_text_beside_other_parts_goes_to_the_full_check_toward_bedr
                {"role": "user", "content": "q"}]
     assert request_verdict(request, "openai-chat", "bedrock").legal
     assert RequestGuard("test").guard(request, "openai-chat", "bedrock") is None
+
+
+def test_a_string_above_the_targets_limit_never_takes_the_quick_path() -> None:
+    """OpenAI refuses a request holding one string above 10,485,760 characters, and the full check cuts such a text
+    (`text_cut`).  The quick pass read no text, so a guard sent such a request as healthy while `check` called it
+    rejected: toward OpenAI Chat and Responses (and with no target in their formats) it fails the pass now, and the
+    guard sends the request cut, legal for the target; toward a provider without the limit it passes as before.  A
+    long text under the pass's bound (integrity.guards._limit: a twelfth of the limit) still takes it."""
+    from integrity import target_provider
+    from integrity.guards import RequestGuard, request_verdict
+    from integrity.providers import SPECS
+    from integrity.repair.views import STRING_LIMIT
+
+    for length, judged in ((STRING_LIMIT + 1, True), (800_000, False)):
+        for format in FORMATS:
+            entries = render([("x" * length, "", ["c1"], ["c1"], "x is 1")], format, False, True)
+            for target in FAST_TARGETS:
+                judge = target_provider(format, target)
+                limited = judge is not None and SPECS[judge].string_limit is not None
+                refused = judged and limited
+                assert plainly_healthy(entries, format, target) is not refused, (length, format, target)
+                assert fully_healthy(entries, format, target) is not refused, (length, format, target)
+                if not refused or format == "langchain":
+                    continue  # (the LangChain guard's objects are sent by test_guard_langchain's guard)
+                sent = RequestGuard("test").guard_objects(entries, format, copy.deepcopy, format, target)
+                assert sent is not None, (format, target)
+                verdict = request_verdict(sent, format, target)
+                assert verdict.legal, (format, target, verdict.violations)

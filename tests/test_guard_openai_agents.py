@@ -512,3 +512,23 @@ def test_a_turn_stored_twice_stays_legal_with_the_guard() -> None:
     assert verdict.legal, verdict.violations
     ids = [item.get("id") for item in guarded if item.get("type") == "function_call"]
     assert ids.count("fc_c1") == 1
+
+
+def test_a_tool_output_above_openais_string_limit_is_sent_cut() -> None:
+    """A tool that read a large file returned 10,485,761 characters: OpenAI refuses every later request of the
+    session ("string too long"), and `check` calls the history rejected.  The filter passed it as healthy (its quick
+    pass read no text); now it sends the output cut to the limit, and the request is legal for the model's provider,
+    sync and async, the SDK's own list unchanged."""
+    from integrity.repair.views import STRING_LIMIT
+
+    items = [USER, call("c1"), output("c1", "x" * (STRING_LIMIT + 1)), AGAIN]
+    data = ModelInputData(input=list(items), instructions=None)
+    payload = CallModelData(model_data=data, agent=Agent(name="a", model="gpt-4.1"), context=None)
+    assert not request_verdict(items, FORMAT, "openai-responses").legal
+    for out in (ToolCallIntegrityFilter()(payload), asyncio.run(ToolCallIntegrityFilter().async_filter(payload))):
+        assert out is not data
+        verdict = request_verdict(out.input, FORMAT, "openai-responses")
+        assert verdict.legal, verdict.violations
+        [sent] = [item for item in out.input if isinstance(item, dict) and item.get("type") == "function_call_output"]
+        assert len(sent["output"]) <= STRING_LIMIT and sent["output"].startswith("x" * 1000)
+    assert data.input == items and len(items[2]["output"]) == STRING_LIMIT + 1
