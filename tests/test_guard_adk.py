@@ -186,6 +186,28 @@ def test_a_healthy_request_keeps_its_very_contents_list() -> None:
     assert request.contents is kept and all(a is b for a, b in zip(request.contents, contents, strict=True))
 
 
+def test_a_gemini_tool_name_sent_to_gpt_is_made_legal() -> None:
+    """Gemini takes a tool named `web.search`; OpenAI Chat refuses it in a history an ADK agent on
+    `LiteLlm("openai/gpt-4o")` sends.  The request is otherwise healthy: the plugin's quick pass took it as it was
+    (it read no name) while `check` called it rejected; now the plugin sends the name made legal, the session's
+    events unchanged."""
+    contents = [types.Content(role="user", parts=[types.Part(text="q")]),
+                types.Content(role="model", parts=[call_part("c1", "web.search")]),
+                types.Content(role="user", parts=[response_part("c1", "found", "web.search")]),
+                types.Content(role="model", parts=[types.Part(text="x is 1")]),
+                types.Content(role="user", parts=[types.Part(text="and now?")])]
+    assert not request_verdict(dumped(contents), "gemini", "openai-chat").legal
+    request = LlmRequest(model="openai/gpt-4o", contents=list(contents))
+    events = [Event(author=AGENT, content=c) for c in contents]
+    reports: list[GuardReport] = []
+    asyncio.run(ToolCallIntegrityPlugin(on_report=reports.append).before_model_callback(
+        callback_context=context(events), llm_request=request))
+    assert reports and reports[0].target == "openai-chat"
+    verdict = request_verdict(dumped(request.contents), "gemini", "openai-chat")
+    assert verdict.legal, verdict.violations
+    assert events[1].content.parts[0].function_call.name == "web.search"
+
+
 def test_modes_report_and_raise_and_the_log_line(caplog: pytest.LogCaptureFixture) -> None:
     contents = [types.Content(role="user", parts=[types.Part(text="q")]),
                 types.Content(role="model", parts=[call_part("c1"), call_part("c2")]),

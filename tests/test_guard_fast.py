@@ -196,7 +196,7 @@ def test_unknown_targets_and_formats_take_the_full_check() -> None:
 def test_langchain_message_objects_are_read_by_the_quick_test() -> None:
     from types import SimpleNamespace as NS
 
-    messages = [NS(type="human", content="q"), NS(type="ai", content="", tool_calls=[{"id": "c1"}],
+    messages = [NS(type="human", content="q"), NS(type="ai", content="", tool_calls=[{"id": "c1", "name": "lookup"}],
                                                  invalid_tool_calls=[]), NS(type="tool", tool_call_id="c1")]
     assert plainly_healthy(messages, "langchain-objects", "anthropic")
     assert not plainly_healthy([*messages, NS(type="remove")], "langchain-objects", None)
@@ -667,3 +667,27 @@ def test_a_string_above_the_targets_limit_never_takes_the_quick_path() -> None:
                 assert sent is not None, (format, target)
                 verdict = request_verdict(sent, format, target)
                 assert verdict.legal, (format, target, verdict.violations)
+
+
+def test_a_tool_name_the_target_refuses_never_takes_the_quick_path() -> None:
+    """OpenAI Chat refuses a history call's tool name with a character outside a-zA-Z0-9_- or longer than 64,
+    Anthropic one longer than 200, both an empty one; the full check sends it made legal (`tool_name`).  The quick
+    pass read no name, so a guard sent a Gemini tool `web.search` to GPT as it was: now the pass answers what the
+    full check answers for every format and target, and the guard sends a request legal for the target."""
+    import json
+
+    from integrity.guards import RequestGuard, request_verdict
+
+    for name in ("web.search", "a" * 64, "a" * 65, "b" * 201, "", "lookup_2"):
+        for format in FORMATS:
+            rendered = render([("question", "", ["c1"], ["c1"], "x is 1")], format, False, True)
+            entries = json.loads(json.dumps(rendered).replace('"lookup"', json.dumps(name)))
+            for target in FAST_TARGETS:
+                full = fully_healthy(entries, format, target)
+                assert plainly_healthy(entries, format, target) is full, (name, format, target)
+                if full or format == "langchain":
+                    continue
+                sent = RequestGuard("test").guard_objects(entries, format, copy.deepcopy, format, target)
+                assert sent is not None, (name, format, target)
+                verdict = request_verdict(sent, format, target)
+                assert verdict.legal, (name, format, target, verdict.violations)

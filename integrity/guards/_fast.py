@@ -35,8 +35,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ._limit import any_oversized
-from ._limit import limit_for as _limit_for
+from ._bounds import bound_for
 
 FAST_TARGETS = frozenset({None, "openai-chat", "openai-responses", "anthropic", "gemini", "gemini-2"})
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]+\Z")
@@ -84,7 +83,7 @@ class _State:
     calls still open and the role of the previous turn; a pass stopped at a healthy end can go on (the
     lists a pass makes are its own: a healthy end leaves no call open)."""
 
-    __slots__ = ("cut", "cut_ids", "idless", "kind", "known", "last", "limit", "open_calls", "plain", "seen",
+    __slots__ = ("bound", "cut", "cut_ids", "idless", "kind", "known", "last", "open_calls", "plain", "seen",
                  "target")
 
     def __init__(self, target: str | None, format: str = "") -> None:
@@ -92,7 +91,7 @@ class _State:
         self.idless = target in _IDLESS_TARGETS and format in ("gemini", "gemini-objects")
         self.target = target
         self.plain = plain_id(target, format).match  # an id the target takes (its pattern and length)
-        self.limit = _limit_for(target, format)  # the longest string the target takes (None: no limit)
+        self.bound = bound_for(target, format)  # its string limit and tool name rule (integrity.guards._bounds)
         self.kind = ""  # what the request's calls carry so far: "" nothing yet, "id" ids, "name" no ids
         self.seen: list[str] = []
         self.known: set[str] = set()
@@ -125,7 +124,7 @@ def _whole(entries: Iterable[Any], format: str, state: _State, key: Sequence[Any
     the request)."""
     whole = _WHOLE.get(format) if keyed or key is not None else None
     if whole is not None and isinstance(entries, Sequence):
-        if state.limit is not None and any_oversized(entries, state.limit):
+        if state.bound is not None and state.bound(entries):
             return False, None
         return whole(entries, state, key)
     return _walk(entries, 0, format, state), key
@@ -152,9 +151,9 @@ def _walk(entries: Iterable[Any], start: int, format: str, state: _State) -> boo
 
 def _walk_general(entries: Iterable[Any], start: int, format: str, state: _State) -> bool:
     """`_walk` through the format's reader (`_READERS`): one entry tuple per native entry."""
-    if state.limit is not None:
+    if state.bound is not None:
         entries = entries if type(entries) is list else list(entries)
-        if any_oversized(entries, state.limit):
+        if state.bound(entries):
             return False
     read = _READERS[format]
     open_calls, last = state.open_calls, state.last
@@ -1148,15 +1147,15 @@ def _walk_gemini_objects(entries: Iterable[Any], start: int, state: _State) -> b
         state.open_calls, state.last, state.kind = open_calls, last, kind
 
 
-def within_limit(walk: Callable[[Iterable[Any], int, _State], bool]) -> Callable[[Iterable[Any], int, _State], bool]:
-    """A written-out pass that first holds the entries to the target's string limit (`_State.limit`: an entry that
-    may hold a string the target refuses is not plainly healthy; integrity.guards._limit), once per pass, not per
-    entry, and not at all toward a target without one."""
+def within_bounds(walk: Callable[[Iterable[Any], int, _State], bool]) -> Callable[[Iterable[Any], int, _State], bool]:
+    """A written-out pass that first holds the entries to the target's bounds (`_State.bound`: an entry that may
+    hold a string or a tool name the target refuses is not plainly healthy; integrity.guards._bounds), once per
+    pass, not per entry, and not at all toward a target without them."""
     @functools.wraps(walk)
     def walked(entries: Iterable[Any], start: int, state: _State) -> bool:
-        if state.limit is not None:
+        if state.bound is not None:
             entries = entries if type(entries) is list else list(entries)
-            if any_oversized(entries, state.limit):
+            if state.bound(entries):
                 return False
         return walk(entries, start, state)
 
@@ -1164,7 +1163,7 @@ def within_limit(walk: Callable[[Iterable[Any], int, _State], bool]) -> Callable
 
 
 _WALKERS: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {
-    name: within_limit(walk) for name, walk in (
+    name: within_bounds(walk) for name, walk in (
         ("openai-responses", _walk_responses), ("langchain-objects", _walk_langchain), ("openai-chat", _walk_chat),
         ("gemini-objects", _walk_gemini_objects))}
 """Formats whose pass is written out (`_walk_general` reads every other format through its reader)."""
@@ -1174,4 +1173,4 @@ when the caller has it, answering (the pass's answer, the key or None); register
 writes them (integrity.guards._contents)."""
 _PASSES: dict[str, Callable[[Iterable[Any], int, _State], bool]] = {}
 """Passes a guard module registers for objects no per-entry reader reads (integrity.guards.pydantic_ai), each
-through `within_limit`."""
+through `within_bounds`."""

@@ -67,7 +67,7 @@ from pydantic_core import to_jsonable_python
 
 from ..providers.openai_chat import MAX_ID as _SHORT  # the shortest id limit of a target the quick pass serves
 from ._core import GuardMode, GuardReport, RequestGuard, provider_for_model
-from ._fast import _PASSES, HealthyMemo, _State, within_limit
+from ._fast import _PASSES, HealthyMemo, _State, within_bounds
 from ._native import _CALLS, _ENTRIES, _GROUPED_RECEIPTS, _TEXT, _Bail, _text_arguments
 
 FORMAT = "pydantic-ai"
@@ -153,7 +153,7 @@ def _walk_pydantic_ai(entries: Iterable[Any], start: int, state: _State) -> bool
         state.open_calls, state.last = open_calls, last
 
 
-_PASSES[OBJECTS] = _PASSES[FORMAT] = within_limit(_walk_pydantic_ai)  # (FORMAT: what the guard writes back, objects:
+_PASSES[OBJECTS] = _PASSES[FORMAT] = within_bounds(_walk_pydantic_ai)  # (FORMAT: what the guard writes back, objects:
 # the memo reads a repair it remembers)
 
 
