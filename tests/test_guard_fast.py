@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -691,3 +692,64 @@ def test_a_tool_name_the_target_refuses_never_takes_the_quick_path() -> None:
                 assert sent is not None, (name, format, target)
                 verdict = request_verdict(sent, format, target)
                 assert verdict.legal, (name, format, target, verdict.violations)
+
+
+def _chat_call(arguments: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": arguments}}]}
+
+
+_IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
+SHAPES_THE_PASS_READ_NOT = {  # (format, request): what the full check refuses for some target, the pass took
+    "Chat arguments of JSON that is no object (Anthropic's input must be one)": (
+        "openai-chat", [{"role": "user", "content": "q"}, _chat_call("[1, 2]"),
+                        {"role": "tool", "tool_call_id": "call_1", "content": "ok"}, {"role": "user", "content": "n"}]),
+    "a Chat tool message whose content is null": (
+        "openai-chat", [{"role": "user", "content": "q"}, _chat_call("{}"),
+                        {"role": "tool", "tool_call_id": "call_1", "content": None}, {"role": "user", "content": "n"}]),
+    "an Anthropic error result holding a screenshot": (
+        "anthropic", [{"role": "user", "content": [_text("q")]},
+                      {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "shot",
+                                                         "input": {}}]},
+                      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True,
+                                                    "content": [_IMAGE]}]},
+                      {"role": "assistant", "content": "ok"}, {"role": "user", "content": [_text("n")]}]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES_THE_PASS_READ_NOT))
+def test_what_the_full_check_refuses_the_quick_pass_never_takes(name: str) -> None:
+    """Found by probing the pass against the full check with shapes the generated histories never hold: for every
+    target the pass takes such a request only when the full check finds it healthy; otherwise a guard reports it,
+    and what it sends is legal for the target (a null tool content is a malformed entry no repair writes anew: it
+    is reported and sent as it is, as `check` calls it malformed)."""
+    from integrity.guards import GuardReport, RequestGuard, request_verdict
+
+    format, entries = SHAPES_THE_PASS_READ_NOT[name]
+    refused = 0
+    for target in FAST_TARGETS:
+        full = fully_healthy(entries, format, target)
+        refused += not full
+        assert full or not plainly_healthy(entries, format, target), (name, target)  # taken: healthy
+        if not full:
+            reports: list[GuardReport] = []
+            guard = RequestGuard("test", on_report=reports.append)
+            sent = guard.guard_objects(entries, format, copy.deepcopy, format, target)
+            assert reports, (name, target)
+            if sent is not None:
+                assert request_verdict(sent, format, target).legal, (name, target)
+    assert refused  # (the shape is one some target refuses)
+
+
+def test_a_langchain_error_result_holding_an_image_goes_to_the_full_check() -> None:
+    """A LangChain tool that failed with a screenshot (a ToolMessage of status "error" holding an image): Anthropic
+    refuses it ("content cannot be empty if `is_error` is true", once the image is left out of the error), so the
+    pass leaves it to the full check toward Anthropic, and takes it toward OpenAI Chat, which the full check does."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    messages = [HumanMessage("q"), AIMessage(content="", tool_calls=[{"id": "toolu_1", "name": "shot", "args": {}}]),
+                ToolMessage(tool_call_id="toolu_1", status="error", content=[
+                    {"type": "image", "source_type": "base64", "data": "AAAA", "mime_type": "image/png"}]),
+                AIMessage("ok"), HumanMessage("n")]
+    assert not plainly_healthy(messages, "langchain-objects", "anthropic")
+    assert plainly_healthy(messages, "langchain-objects", "openai-chat")

@@ -7,7 +7,10 @@ tool name of characters outside a-zA-Z0-9_- or longer than 64, Anthropic one lon
 (ProviderSpec.tool_names), and the full check sends such a name made legal (`tool_name`).  The quick pass
 (integrity.guards._fast) reads ids and roles, not text or names, so before these bounds it let such requests through
 as healthy: the guard sent what `check` calls rejected, and the provider answered 400 on every later call of the
-session (a Gemini tool `web.search` in a history an ADK agent then sends to GPT through LiteLLM).
+session (a Gemini tool `web.search` in a history an ADK agent then sends to GPT through LiteLLM).  So were two more
+the quick pass did not read: toward Anthropic (and Bedrock) an error result holding no text (a tool that failed
+with a screenshot: "all content must be type `text` if `is_error` is true"), and a Chat or Responses call whose
+arguments are JSON text that is no object (Anthropic's `input` must be one).
 
 The string bound is on what the full check could write, whatever the runtime's shape: every string of an entry
 (keys too), every scalar and every container, walked through dicts, lists, tuples and objects' fields (a LangChain
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 WIDEST = 12
@@ -37,38 +40,80 @@ MOST_NODES = 100_000
 
 Bound = Callable[[Sequence[Any]], bool]
 """A request's entries -> whether one of them may break a bound of the target (then the full check decides)."""
+OBJECT_INPUT = frozenset({"anthropic", "bedrock"})
+"""The native formats whose calls carry their arguments as an object (`input`): a call recorded with arguments of
+JSON text that is no object (`[1, 2]`) is refused there, and the strict view sends {} (views.invalid_arguments)."""
 
 
 @functools.cache
 def bound_for(target: str | None, format: str) -> Bound | None:
-    """What the quick pass holds a request to for `target` (its ProviderSpec.string_limit and tool_names), or with
-    no target for the provider the request's format implies, as the full check judges it (plain_id's rule); None
-    when neither applies, so a target without them pays nothing."""
+    """What the quick pass holds a request to for `target` (its ProviderSpec.tool_names, error_text_only and
+    string_limit, and the object its native format's calls carry), or with no target for the provider the
+    request's format implies, as the full check judges it (plain_id's rule); None when none applies, so a target
+    without them pays nothing."""
     from ..providers import SPECS
 
     spec = SPECS.get(target if target is not None else format)
-    limit = spec.string_limit if spec is not None else None
-    rule = spec.tool_names if spec is not None else None
-    if rule is None:
-        return None if limit is None else functools.partial(any_oversized, limit=limit)
-    chars = f"[{rule.chars}]" if rule.chars is not None else "."
-    legal = re.compile(rf"{chars}{{1,{rule.limit}}}\Z", re.DOTALL).match
-    if limit is None:
-        return functools.partial(any_refused_name, legal=legal)
-    return lambda entries: any_refused_name(entries, legal) or any_oversized(entries, limit)
+    if spec is None:
+        return None
+    rule = spec.tool_names
+    legal = None
+    if rule is not None:
+        chars = f"[{rule.chars}]" if rule.chars is not None else "."
+        legal = re.compile(rf"{chars}{{1,{rule.limit}}}\Z", re.DOTALL).match
+    objects = spec.native_format in OBJECT_INPUT and format in ("openai-chat", "openai-responses")
+    checks: list[Callable[[Any], bool]] = []
+    if legal is not None or objects:
+        checks.append(functools.partial(refused_call, legal=legal, objects=objects))
+    if spec.error_text_only:
+        checks.append(refused_error)
+    if spec.string_limit is not None:
+        checks.append(functools.partial(oversized, budget=spec.string_limit // WIDEST))
+    if not checks:
+        return None
+    if len(checks) == 1:
+        [check] = checks
+        return lambda entries: any(map(check, entries))
+    return lambda entries: any(check(entry) for entry in entries for check in checks)
 
 
-def any_refused_name(entries: Iterable[Any], legal: Callable[[str], Any]) -> bool:
-    """Whether a call of one of the entries has a tool name `legal` does not match (or no name at all)."""
-    for entry in entries:
-        for name in call_names(entry):
-            if type(name) is not str or legal(name) is None:
-                return True
+def refused_call(entry: Any, legal: Callable[[str], Any] | None, objects: bool) -> bool:
+    """Whether a call of the entry has a tool name `legal` does not match (or no name), or (objects) arguments of
+    text that does not start an object."""
+    for name, arguments in calls_of(entry):
+        if legal is not None and (type(name) is not str or legal(name) is None):
+            return True
+        if objects and type(arguments) is str and not arguments.lstrip().startswith("{"):
+            return True
     return False
 
 
-def call_names(entry: Any) -> Iterator[Any]:
-    """The tool names of the calls an entry holds, in any format the quick pass reads (see the module)."""
+def refused_error(entry: Any) -> bool:
+    """Whether the entry holds an error result whose content a provider taking text alone there refuses (none, or a
+    part that is not text: views.error_content_refused): an Anthropic tool_result with is_error, a LangChain
+    ToolMessage whose status is "error"."""
+    if type(entry) is dict:
+        data = entry.get("data")
+        if type(data) is dict and entry.get("type") == "tool":  # a LangChain message as messages_to_dict writes it
+            return data.get("status") == "error" and _not_text(data.get("content"))
+        content = entry.get("content")
+        return type(content) is list and any(
+            type(block) is dict and block.get("type") == "tool_result" and block.get("is_error") is True
+            and _not_text(block.get("content")) for block in content)
+    return getattr(entry, "type", None) == "tool" and getattr(entry, "status", None) == "error" \
+        and _not_text(getattr(entry, "content", None))
+
+
+def _not_text(content: Any) -> bool:
+    """Content that is no text, or none (a list of anything but text blocks, or an empty one)."""
+    if type(content) is str:
+        return not content
+    return type(content) is not list or not content or any(
+        type(part) is not dict or part.get("type") != "text" for part in content)
+
+
+def calls_of(entry: Any) -> Iterator[tuple[Any, Any]]:
+    """(tool name, arguments) of each call an entry holds, in any format the quick pass reads (see the module)."""
     if type(entry) is dict:
         data = entry.get("data")
         if type(data) is dict and entry.get("type") == "ai":  # a LangChain message as messages_to_dict writes it
@@ -78,38 +123,38 @@ def call_names(entry: Any) -> Iterator[Any]:
             for call in calls:
                 if type(call) is dict:
                     function = call.get("function")
-                    yield function.get("name") if type(function) is dict else call.get("name")
+                    if type(function) is dict:
+                        yield function.get("name"), function.get("arguments")
+                    else:
+                        yield call.get("name"), call.get("args")
         if entry.get("type") == "function_call":
-            yield entry.get("name")
+            yield entry.get("name"), entry.get("arguments")
         content = entry.get("content")
         if type(content) is list:
             for block in content:
                 if type(block) is dict and block.get("type") == "tool_use":
-                    yield block.get("name")
+                    yield block.get("name"), block.get("input")
         parts = entry.get("parts")
         if type(parts) is list:
             for part in parts:
                 call = part.get("functionCall") if type(part) is dict else None
                 if type(call) is dict:
-                    yield call.get("name")
+                    yield call.get("name"), call.get("args")
         return
     parts = getattr(entry, "parts", None)  # a google.genai Content, a pydantic-ai ModelResponse
     if parts is None:
         for call in getattr(entry, "tool_calls", None) or ():  # a LangChain AIMessage: its calls are dicts
-            yield call.get("name") if isinstance(call, dict) else getattr(call, "name", None)
+            if isinstance(call, dict):
+                yield call.get("name"), call.get("args")
+            else:
+                yield getattr(call, "name", None), getattr(call, "args", None)
     else:
         for part in parts:
             call = getattr(part, "function_call", None)
             if call is not None:
-                yield getattr(call, "name", None)
+                yield getattr(call, "name", None), getattr(call, "args", None)
             elif getattr(part, "part_kind", None) == "tool-call":
-                yield getattr(part, "tool_name", None)
-
-
-def any_oversized(entries: Iterable[Any], limit: int) -> bool:
-    """Whether one of the entries may hold a string above `limit` as the full check writes it (see the module)."""
-    budget = limit // WIDEST
-    return any(oversized(entry, budget) for entry in entries)
+                yield getattr(part, "tool_name", None), getattr(part, "args", None)
 
 
 def oversized(entry: Any, budget: int) -> bool:

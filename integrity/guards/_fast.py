@@ -607,7 +607,7 @@ def _chat(message: Any) -> Entry | None:
     if role == "tool":
         call_id = message.get("tool_call_id")
         return ("results", (), (call_id,), False) if isinstance(call_id, str) and type(
-            message.get("content")) is not dict else None
+            message.get("content")) in (str, list) else None  # (an object, none or null: the full check decides)
     return None
 
 
@@ -633,9 +633,9 @@ def _responses(item: Any) -> Entry | None:
             item.get("arguments"), dict) else None
     if kind == "function_call_output":
         call_id = item.get("call_id")
-        # (an output stored as an object: the API refuses it, output_not_text; the full check decides)
+        # (an output stored as an object, or none: the API refuses it, output_not_text; the full check decides)
         return ("results", (), (call_id,), False) if isinstance(call_id, str) and type(
-            item.get("output")) is not dict else None
+            item.get("output")) in (str, list) else None
     if kind in _RESPONSES_ASSISTANT:
         return ("assistant", (), (), False)
     if kind not in (None, "message"):
@@ -903,7 +903,7 @@ def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
             elif kind == "function_call_output":
                 call_id = item.get("call_id")
                 if not isinstance(call_id, str) or open_calls is None or last not in ("assistant", "results") \
-                        or call_id != open_calls[0] or type(item.get("output")) is dict:
+                        or call_id != open_calls[0] or type(item.get("output")) not in (str, list):
                     return False  # a stray, a duplicate, out of call order, an earlier turn's, or output_not_text
                 del open_calls[0]
                 last = "results"
@@ -1012,8 +1012,9 @@ def _walk_chat(entries: Iterable[Any], start: int, state: _State) -> bool:
             if role == "tool":
                 call_id = message.get("tool_call_id")
                 if not isinstance(call_id, str) or open_calls is None or last not in ("assistant", "results") \
-                        or call_id != open_calls[0] or type(message.get("content")) is dict:
+                        or call_id != open_calls[0] or type(message.get("content")) not in (str, list):
                     return False  # a stray, a duplicate, out of call order, an earlier turn's, or content_not_text
+                    # (an object, none or null)
                 del open_calls[0]
                 last = "results"
                 if not open_calls:
