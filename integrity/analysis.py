@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from ._arguments import require_transcript
 from ._bulk.gc_pause import without_gc
 from ._records import replace
-from .loaded import named_report
 from .loading import Transcript
+from .naming import named_report
 from .reference import time_ms
 from .repair.entries import materialize
 from .repair.placement import Placement, view_placement

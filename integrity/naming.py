@@ -1,0 +1,24 @@
+"""How a report of a transcript read from a file names what it is about: one function for `check`, the API and the
+inspector (integrity.loaded.Loaded.named, integrity.analysis.analyze), so each says the same."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._records import replace
+
+if TYPE_CHECKING:
+    from .loading import Transcript
+
+
+def named_report(report: Any, transcript: Transcript | None, format: str | None, name: str) -> Any:
+    """A report (or diagnosis) of a transcript read from a file, naming the format read, the transcript (thread or
+    sample) it is about and the results its runtime adds as it sends the session (formats.answered_as_sent:
+    `runtime_results`, why a provider takes a call no result of the file answers).  The one naming `check`, the
+    API and the inspector give a report.  transcript: None when read by the fast path (whose formats add none)."""
+    added: dict[str, str] | None = None
+    if transcript is not None:
+        from .formats import answered_as_sent
+
+        added = answered_as_sent(transcript) or None
+    return replace(report, format=format, thread=name, runtime_results=added)
