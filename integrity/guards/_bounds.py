@@ -1,168 +1,317 @@
-"""What the quick pass holds a request to besides its shape: the target's limit on one string and its rule on tool
-names.  A request that may break either is not plainly healthy, and the full check decides it.
+"""What the quick pass holds a request to besides its shape: the target's limit on one string, its rule on tool
+names, the object its calls' arguments must be, and the text its error results must hold.  A request that may
+break one is not plainly healthy, and the full check decides it.
 
 OpenAI refuses a request holding one string above 10,485,760 characters (providers.strings: string_too_long), and
 the full check cuts such a text in the view it sends (a `text_cut` repair).  OpenAI Chat refuses a history call's
 tool name of characters outside a-zA-Z0-9_- or longer than 64, Anthropic one longer than 200, both an empty one
-(ProviderSpec.tool_names), and the full check sends such a name made legal (`tool_name`).  The quick pass
-(integrity.guards._fast) reads ids and roles, not text or names, so before these bounds it let such requests through
-as healthy: the guard sent what `check` calls rejected, and the provider answered 400 on every later call of the
-session (a Gemini tool `web.search` in a history an ADK agent then sends to GPT through LiteLLM).  So were two more
-the quick pass did not read: toward Anthropic (and Bedrock) an error result holding no text (a tool that failed
-with a screenshot: "all content must be type `text` if `is_error` is true"), and a Chat or Responses call whose
-arguments are JSON text that is no object (Anthropic's `input` must be one).
+(ProviderSpec.tool_names), and the full check sends such a name made legal (`tool_name`).  Anthropic refuses an
+error result holding no text (a tool that failed with a screenshot: ProviderSpec.error_text_only) and a call whose
+`input` is no object (Chat or Responses arguments of JSON text such as `[1, 2]`).  The quick pass
+(integrity.guards._fast) reads ids and roles, so before these bounds it let such requests through as healthy: the
+guard sent what `check` calls rejected, and the provider answered 400 on every later call of the session (a Gemini
+tool `web.search` in a history an ADK agent then sends to GPT through LiteLLM).
 
-The string bound is on what the full check could write, whatever the runtime's shape: every string of an entry
-(keys too), every scalar and every container, walked through dicts, lists, tuples and objects' fields (a LangChain
-message, a google.genai Content, a pydantic-ai part).  A writer may join an entry's texts into one string or write
-a structured value as JSON, whose escapes make a character at most 12 (an astral character with ASCII escapes:
-\\ud83d\\ude00); so an entry whose measure, times 12, stays within the limit cannot hold a string the target
-refuses, and any other entry (about 870,000 characters and more) is left to the full check, which decides exactly.
-The names are read where each format the quick pass reads keeps a call's: a Chat call's function, a Responses
-function_call item, an Anthropic tool_use block, a Gemini functionCall part, a LangChain call, a google.genai
-FunctionCall, a pydantic-ai ToolCallPart.
+Each format the quick pass reads has its reading here, of the fields a writer sends as those strings: a message's
+text content and text parts (joined, as a writer may join them), a call's name and arguments, a result's content.
+A structured value a writer sends as JSON text (a Gemini call's args, an Anthropic `input`, a LangChain call's
+args, a non-text tool return) is measured whole (its strings, keys, scalars and containers) times 12, JSON's widest
+escape (an astral character as \\ud83d\\ude00): within the limit so, it cannot write a string the target refuses;
+past it (about 870,000 characters) the full check decides exactly.  Images are not measured (the full check judges
+no image data against the limit).  The reading runs once per pass, over the entries the pass reads, and not at all
+toward a target with no such rule.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 WIDEST = 12
 """The most characters JSON writes for one character of a string (an astral character as two \\u escapes)."""
 SCALAR = 32
 """What a number, a boolean or null may take written (a float's repr is at most 24 characters)."""
 MOST_NODES = 100_000
-"""Values read in one entry before it is left to the full check (an object graph no message has)."""
-
+"""Values read in one structured value before it is left to the full check (an object graph no message has)."""
+OBJECT_INPUT = frozenset({"anthropic", "bedrock"})
+"""The native formats whose calls carry their arguments as an object (`input`): a call recorded with arguments of
+JSON text that is no object is refused there, and the strict view sends {} (views.invalid_arguments)."""
 
 Bound = Callable[[Sequence[Any]], bool]
 """A request's entries -> whether one of them may break a bound of the target (then the full check decides)."""
-OBJECT_INPUT = frozenset({"anthropic", "bedrock"})
-"""The native formats whose calls carry their arguments as an object (`input`): a call recorded with arguments of
-JSON text that is no object (`[1, 2]`) is refused there, and the strict view sends {} (views.invalid_arguments)."""
+
+
+class Rules(NamedTuple):
+    """A target's bounds: `legal` matches a tool name it takes (None: any); `objects`: string arguments must start
+    an object; `errors`: an error result must hold text; `limit`: the longest string (None: no limit)."""
+
+    legal: Callable[[str], Any] | None
+    objects: bool
+    errors: bool
+    limit: int | None
 
 
 @functools.cache
 def bound_for(target: str | None, format: str) -> Bound | None:
-    """What the quick pass holds a request to for `target` (its ProviderSpec.tool_names, error_text_only and
-    string_limit, and the object its native format's calls carry), or with no target for the provider the
-    request's format implies, as the full check judges it (plain_id's rule); None when none applies, so a target
-    without them pays nothing."""
+    """What the quick pass holds a request of `format` to for `target`, or with no target for the provider the
+    request's format implies, as the full check judges it (plain_id's rule); None when no rule applies (so such a
+    target pays nothing) or the format has no reading here."""
     from ..providers import SPECS
 
     spec = SPECS.get(target if target is not None else format)
-    if spec is None:
+    read = _READINGS.get(format)
+    if spec is None or read is None:
         return None
-    rule = spec.tool_names
     legal = None
-    if rule is not None:
-        chars = f"[{rule.chars}]" if rule.chars is not None else "."
-        legal = re.compile(rf"{chars}{{1,{rule.limit}}}\Z", re.DOTALL).match
-    objects = spec.native_format in OBJECT_INPUT and format in ("openai-chat", "openai-responses")
-    checks: list[Callable[[Any], bool]] = []
-    if legal is not None or objects:
-        checks.append(functools.partial(refused_call, legal=legal, objects=objects))
-    if spec.error_text_only:
-        checks.append(refused_error)
-    if spec.string_limit is not None:
-        checks.append(functools.partial(oversized, budget=spec.string_limit // WIDEST))
-    if not checks:
+    if spec.tool_names is not None:
+        chars = f"[{spec.tool_names.chars}]" if spec.tool_names.chars is not None else "."
+        legal = re.compile(rf"{chars}{{1,{spec.tool_names.limit}}}\Z", re.DOTALL).match
+    rules = Rules(legal, spec.native_format in OBJECT_INPUT and format in ("openai-chat", "openai-responses"),
+                  spec.error_text_only, spec.string_limit)
+    if rules.legal is None and not rules.objects and not rules.errors and rules.limit is None:
         return None
-    if len(checks) == 1:
-        [check] = checks
-        return lambda entries: any(map(check, entries))
-    return lambda entries: any(check(entry) for entry in entries for check in checks)
+    return functools.partial(read, rules=rules)
 
 
-def refused_call(entry: Any, legal: Callable[[str], Any] | None, objects: bool) -> bool:
-    """Whether a call of the entry has a tool name `legal` does not match (or no name), or (objects) arguments of
-    text that does not start an object."""
-    for name, arguments in calls_of(entry):
-        if legal is not None and (type(name) is not str or legal(name) is None):
-            return True
-        if objects and type(arguments) is str and not arguments.lstrip().startswith("{"):
-            return True
-    return False
+def _name_refused(name: Any, rules: Rules) -> bool:
+    return rules.legal is not None and (type(name) is not str or rules.legal(name) is None)
 
 
-def refused_error(entry: Any) -> bool:
-    """Whether the entry holds an error result whose content a provider taking text alone there refuses (none, or a
-    part that is not text: views.error_content_refused): an Anthropic tool_result with is_error, a LangChain
-    ToolMessage whose status is "error"."""
-    if type(entry) is dict:
-        data = entry.get("data")
-        if type(data) is dict and entry.get("type") == "tool":  # a LangChain message as messages_to_dict writes it
-            return data.get("status") == "error" and _not_text(data.get("content"))
-        content = entry.get("content")
-        return type(content) is list and any(
-            type(block) is dict and block.get("type") == "tool_result" and block.get("is_error") is True
-            and _not_text(block.get("content")) for block in content)
-    return getattr(entry, "type", None) == "tool" and getattr(entry, "status", None) == "error" \
-        and _not_text(getattr(entry, "content", None))
+def _arguments_refused(arguments: Any, rules: Rules) -> bool:
+    """Arguments the target may refuse: text above the limit, or (objects) text that does not start an object; a
+    structured value whose JSON may pass the limit."""
+    if type(arguments) is str:
+        if rules.limit is None and not rules.objects:
+            return False
+        return (rules.limit is not None and len(arguments) > rules.limit) or (
+            rules.objects and not arguments.lstrip().startswith("{"))
+    return rules.limit is not None and arguments is not None and oversized(arguments, rules.limit // WIDEST)
 
 
-def _not_text(content: Any) -> bool:
-    """Content that is no text, or none (a list of anything but text blocks, or an empty one)."""
+def _text_over(content: Any, limit: int | None) -> bool:
+    """Whether a content's text may pass the limit as a writer sends it: a string, or its text parts joined (each
+    part's `text`, or the part itself when a string); another value is measured as JSON."""
+    if limit is None or content is None:
+        return False
+    if type(content) is str:
+        return len(content) > limit
+    if type(content) is list:
+        total = len(content)
+        for part in content:
+            if type(part) is dict:
+                text = part.get("text")
+                if type(text) is str:
+                    total += len(text)
+            elif type(part) is str:
+                total += len(part)
+        return total > limit
+    return oversized(content, limit // WIDEST)
+
+
+def _error_without_text(content: Any) -> bool:
+    """An error result's content a provider taking text alone there refuses (views.error_content_refused): none,
+    an empty text, or a part that is not a text block."""
     if type(content) is str:
         return not content
     return type(content) is not list or not content or any(
         type(part) is not dict or part.get("type") != "text" for part in content)
 
 
-def calls_of(entry: Any) -> Iterator[tuple[Any, Any]]:
-    """(tool name, arguments) of each call an entry holds, in any format the quick pass reads (see the module)."""
-    if type(entry) is dict:
-        data = entry.get("data")
-        if type(data) is dict and entry.get("type") == "ai":  # a LangChain message as messages_to_dict writes it
-            entry = data
-        calls = entry.get("tool_calls")
-        if type(calls) is list:
+def _chat(entries: Sequence[Any], rules: Rules) -> bool:
+    limit = rules.limit
+    for message in entries:
+        if type(message) is not dict:
+            continue  # (the pass refuses it)
+        if limit is not None:
+            content = message.get("content")
+            if (len(content) > limit) if type(content) is str else _text_over(content, limit):
+                return True
+        calls = message.get("tool_calls")
+        if calls and type(calls) is list:
             for call in calls:
-                if type(call) is dict:
-                    function = call.get("function")
-                    if type(function) is dict:
-                        yield function.get("name"), function.get("arguments")
-                    else:
-                        yield call.get("name"), call.get("args")
-        if entry.get("type") == "function_call":
-            yield entry.get("name"), entry.get("arguments")
-        content = entry.get("content")
-        if type(content) is list:
-            for block in content:
-                if type(block) is dict and block.get("type") == "tool_use":
-                    yield block.get("name"), block.get("input")
-        parts = entry.get("parts")
-        if type(parts) is list:
-            for part in parts:
-                call = part.get("functionCall") if type(part) is dict else None
-                if type(call) is dict:
-                    yield call.get("name"), call.get("args")
-        return
-    parts = getattr(entry, "parts", None)  # a google.genai Content, a pydantic-ai ModelResponse
-    if parts is None:
-        for call in getattr(entry, "tool_calls", None) or ():  # a LangChain AIMessage: its calls are dicts
-            if isinstance(call, dict):
-                yield call.get("name"), call.get("args")
-            else:
-                yield getattr(call, "name", None), getattr(call, "args", None)
-    else:
+                function = call.get("function") if type(call) is dict else None
+                if type(function) is dict and (_name_refused(function.get("name"), rules)
+                                               or _arguments_refused(function.get("arguments"), rules)):
+                    return True
+    return False
+
+
+def _responses(entries: Sequence[Any], rules: Rules) -> bool:
+    limit = rules.limit
+    for item in entries:
+        if type(item) is not dict:
+            continue
+        kind = item.get("type")
+        if kind == "function_call":
+            if _name_refused(item.get("name"), rules) or _arguments_refused(item.get("arguments"), rules):
+                return True
+        elif limit is not None:
+            text = item.get("output") if kind == "function_call_output" else item.get("content")
+            if (len(text) > limit) if type(text) is str else _text_over(text, limit):
+                return True
+    return False
+
+
+def _anthropic(entries: Sequence[Any], rules: Rules) -> bool:
+    limit = rules.limit
+    for message in entries:
+        content = message.get("content") if type(message) is dict else None
+        if type(content) is str:
+            if limit is not None and len(content) > limit:
+                return True
+            continue
+        if type(content) is not list:
+            continue
+        total = len(content)
+        for block in content:
+            if type(block) is not dict:
+                continue
+            kind = block.get("type")
+            if kind == "tool_use":
+                if _name_refused(block.get("name"), rules) or _arguments_refused(block.get("input"), rules):
+                    return True
+            elif kind == "tool_result":
+                result = block.get("content")
+                if (rules.errors and block.get("is_error") is True and _error_without_text(result)) \
+                        or _text_over(result, limit):
+                    return True
+            elif limit is not None:
+                text = block.get("text") if kind == "text" else block.get("thinking") if kind == "thinking" else None
+                if type(text) is str:
+                    total += len(text)
+        if limit is not None and total > limit:
+            return True
+    return False
+
+
+def _gemini(entries: Sequence[Any], rules: Rules) -> bool:
+    limit = rules.limit
+    for content in entries:
+        parts = content.get("parts") if type(content) is dict else None
+        if type(parts) is not list:
+            continue
+        total = len(parts)
         for part in parts:
-            call = getattr(part, "function_call", None)
-            if call is not None:
-                yield getattr(call, "name", None), getattr(call, "args", None)
-            elif getattr(part, "part_kind", None) == "tool-call":
-                yield getattr(part, "tool_name", None), getattr(part, "args", None)
+            if type(part) is not dict:
+                continue
+            call = part.get("functionCall")
+            if type(call) is dict:
+                if _name_refused(call.get("name"), rules) or _arguments_refused(call.get("args"), rules):
+                    return True
+                continue
+            response = part.get("functionResponse")
+            if type(response) is dict:
+                if limit is not None and oversized(response.get("response"), limit // WIDEST):
+                    return True
+                continue
+            text = part.get("text")
+            if type(text) is str:
+                total += len(text)
+        if limit is not None and total > limit:
+            return True
+    return False
 
 
-def oversized(entry: Any, budget: int) -> bool:
-    """Whether the entry's measure (its strings' characters, with SCALAR per other value and two per container
-    and string) passes `budget`; it stops reading as soon as it does."""
+def _langchain_dicts(entries: Sequence[Any], rules: Rules) -> bool:
+    """LangChain messages as messages_to_dict writes them ({"type": ..., "data": {...}})."""
+    limit = rules.limit
+    for entry in entries:
+        data = entry.get("data") if type(entry) is dict else None
+        if type(data) is not dict:
+            continue
+        kind, content = entry.get("type"), data.get("content")
+        if limit is not None and _text_over(content, limit):
+            return True
+        if kind == "ai" and _calls_refused(data.get("tool_calls"), rules):
+            return True
+        if kind == "tool" and rules.errors and data.get("status") == "error" and _error_without_text(content):
+            return True
+    return False
+
+
+def _langchain_objects(entries: Sequence[Any], rules: Rules) -> bool:
+    """LangChain message objects, each read by the attributes its kind has (a missing one costs a pydantic error)."""
+    limit = rules.limit
+    try:
+        for message in entries:
+            kind, content = message.type, message.content
+            if limit is not None and _text_over(content, limit):
+                return True
+            if kind == "ai" and _calls_refused(message.tool_calls, rules):
+                return True
+            if kind == "tool" and rules.errors and message.status == "error" and _error_without_text(content):
+                return True
+    except AttributeError:
+        return False  # (not LangChain messages: the pass refuses them)
+    return False
+
+
+def _calls_refused(calls: Any, rules: Rules) -> bool:
+    """Whether a LangChain call (a dict of name, args and id) has a name or arguments the target refuses."""
+    for call in calls or ():
+        if type(call) is dict and (_name_refused(call.get("name"), rules)
+                                   or _arguments_refused(call.get("args"), rules)):
+            return True
+    return False
+
+
+def _gemini_objects(entries: Sequence[Any], rules: Rules) -> bool:
+    """google.genai Contents (ADK's requests), read by their attributes."""
+    limit = rules.limit
+    try:
+        for content in entries:
+            parts = content.parts or ()
+            total = len(parts)
+            for part in parts:
+                call = part.function_call
+                if call is not None:
+                    if _name_refused(call.name, rules) or _arguments_refused(call.args, rules):
+                        return True
+                    continue
+                response = part.function_response
+                if response is not None:
+                    if limit is not None and oversized(response.response, limit // WIDEST):
+                        return True
+                    continue
+                text = part.text
+                if type(text) is str:
+                    total += len(text)
+            if limit is not None and total > limit:
+                return True
+    except AttributeError:
+        return False  # (not Contents: the pass refuses them)
+    return False
+
+
+def _pydantic_ai(entries: Sequence[Any], rules: Rules) -> bool:
+    """pydantic-ai ModelMessages, read by their parts' kinds."""
+    limit = rules.limit
+    for message in entries:
+        for part in getattr(message, "parts", None) or ():
+            kind = getattr(part, "part_kind", None)
+            if kind == "tool-call":
+                if _name_refused(part.tool_name, rules) or _arguments_refused(part.args, rules):
+                    return True
+            elif limit is not None and _text_over(getattr(part, "content", None), limit):
+                return True
+    return False
+
+
+_READINGS: dict[str, Callable[..., bool]] = {
+    "openai-chat": _chat, "openai-responses": _responses, "anthropic": _anthropic, "gemini": _gemini,
+    "langchain": _langchain_dicts, "langchain-objects": _langchain_objects, "gemini-objects": _gemini_objects,
+    "pydantic-ai": _pydantic_ai, "pydantic-ai-objects": _pydantic_ai}
+"""Each format the quick pass reads -> its reading of the bounds (bound_for)."""
+
+
+def oversized(value: Any, budget: int) -> bool:
+    """Whether a structured value's measure (its strings' characters, with SCALAR per other value and two per
+    container and string) passes `budget`; it stops reading as soon as it does."""
     total = 0
     nodes = 0
-    stack = [entry]
+    stack = [value]
     pop, extend = stack.pop, stack.extend
     while stack:
         value = pop()
@@ -178,9 +327,9 @@ def oversized(entry: Any, budget: int) -> bool:
             extend(value)
         elif value is None or kind is bool or kind is int or kind is float:
             total += SCALAR
-        elif isinstance(value, str):  # a str Enum (a role), a str subclass
+        elif isinstance(value, str):  # a str Enum, a str subclass
             total += len(value) + 2
-        elif isinstance(value, (bytes, bytearray)):  # inline data, written as base64 (4 characters for 3 bytes)
+        elif isinstance(value, (bytes, bytearray)):  # written as base64 (4 characters for 3 bytes)
             total += 2 * len(value) + 2
         elif isinstance(value, (int, float)):
             total += SCALAR
