@@ -753,3 +753,38 @@ def test_a_langchain_error_result_holding_an_image_goes_to_the_full_check() -> N
                 AIMessage("ok"), HumanMessage("n")]
     assert not plainly_healthy(messages, "langchain-objects", "anthropic")
     assert plainly_healthy(messages, "langchain-objects", "openai-chat")
+
+
+def _item(kind: str, item_id: str, call: str = "") -> dict[str, Any]:
+    if kind == "reasoning":
+        return {"type": "reasoning", "id": item_id, "summary": [], "encrypted_content": "x"}
+    if kind == "message":
+        return {"type": "message", "role": "assistant", "id": item_id, "status": "completed",
+                "content": [{"type": "output_text", "text": "a", "annotations": []}]}
+    return {"type": "function_call", "id": item_id, "call_id": call, "name": "f", "arguments": "{}"}
+
+
+def _turn(reasoning: str, call: str, item: str) -> list[dict[str, Any]]:
+    return [_item("reasoning", reasoning), _item("function_call", item, call),
+            {"type": "function_call_output", "call_id": call, "output": "ok"},
+            _item("message", f"msg_{call}"), {"role": "user", "content": "go on"}]
+
+
+@pytest.mark.parametrize("repeated", ["reasoning", "function_call", "message"])
+def test_a_responses_item_id_used_twice_never_takes_the_quick_path(repeated: str) -> None:
+    """The Responses API refuses an input holding one item id twice ("Duplicate item found with id rs_…": a turn
+    stored twice), and the full check finds such a request broken; the quick pass read no item id.  It fails the
+    pass now, whole and when the memo reads only the new turn, and the memo stays ready for a healthy next one."""
+    first = [{"role": "user", "content": "q"}, *_turn("rs_1", "c1", "fc_1")]
+    again = {"reasoning": _turn("rs_1", "c2", "fc_2"), "function_call": _turn("rs_2", "c2", "fc_1"),
+             "message": [*_turn("rs_2", "c2", "fc_2")[:3], _item("message", "msg_c1"),
+                         {"role": "user", "content": "go on"}]}[repeated]
+    broken = [*first, *again]
+    for target in (None, "openai-responses"):
+        assert not fully_healthy(broken, "openai-responses", target)
+        assert not plainly_healthy(broken, "openai-responses", target), target
+        memo = HealthyMemo()
+        assert memo.healthy(first, "openai-responses", target)
+        assert not memo.healthy(broken, "openai-responses", target)  # read from the remembered state
+        healthy = [*first, *_turn("rs_3", "c3", "fc_3")]
+        assert memo.healthy(healthy, "openai-responses", target) and memo.resumed == 2  # (put back as it was)

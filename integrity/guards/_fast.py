@@ -17,7 +17,10 @@ legal shape, the one every provider accepts:
   name, in call order, in the turn right after it (ADK removes its own "adk-" ids before a request
   to a Gemini model: the full check pairs such calls by order and name, and finds them healthy);
 - no result anywhere else, no call left open at the end, nothing the test does not know (an unknown
-  item type, an empty text block, a Gemini call without an id...).
+  item type, an empty text block, a Gemini call without an id...);
+- no Responses item id twice, and nothing the target's bounds refuse (integrity.guards._bounds: its limit
+  on one string, its rule on tool names, the object its calls' arguments must be, the text its error
+  results must hold).
 
 Anything else answers False and the guard runs the full check, which decides.  So this test can only
 make the guard faster, never change what it sends: `tests/test_guard_fast.py` checks on generated
@@ -83,8 +86,8 @@ class _State:
     calls still open and the role of the previous turn; a pass stopped at a healthy end can go on (the
     lists a pass makes are its own: a healthy end leaves no call open)."""
 
-    __slots__ = ("bound", "cut", "cut_ids", "idless", "kind", "known", "last", "open_calls", "plain", "seen",
-                 "target")
+    __slots__ = ("bound", "cut", "cut_ids", "idless", "item_ids", "items", "kind", "known", "last", "open_calls",
+                 "plain", "seen", "target")
 
     def __init__(self, target: str | None, format: str = "") -> None:
         # whether calls without ids may pass (see the module)
@@ -95,6 +98,8 @@ class _State:
         self.kind = ""  # what the request's calls carry so far: "" nothing yet, "id" ids, "name" no ids
         self.seen: list[str] = []
         self.known: set[str] = set()
+        self.items: list[str] = []  # Responses: the item ids read, in order (no two items may share one)
+        self.item_ids: set[str] = set()
         self.cut = 0
         self.cut_ids = 0
         self.open_calls: list[str] | None = None  # the calls of the last assistant turn still unanswered
@@ -167,6 +172,8 @@ def _walk_general(entries: Iterable[Any], start: int, format: str, state: _State
                 return False
             if merge_assistant:
                 if stored == index - 1 and native.get("type") in (None, "message") and _without_id(native):
+                    return False
+                if not _new_item(native, state):
                     return False
                 if native.get("type") == "reasoning" and not _without_id(native):
                     stored = index
@@ -397,8 +404,7 @@ class HealthyMemo:
                         if known == listed:
                             self.resumed += 1
                             state = last[4]  # `_resumed`, inline (a call fewer on every model call of an agent)
-                            mark = (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last,
-                                    state.kind)
+                            mark = _mark(state)
                             special = _WALKERS.get(format) or _PASSES.get(format)
                             if special(tail, count, state) if special is not None else _walk_general(
                                     tail, count, format, state):
@@ -429,7 +435,7 @@ class HealthyMemo:
         lock); when it fails, the state is put back as it was (the ids it added removed), so the next request
         may still start from it.  key: the key of `entries`, when comparing took one."""
         format, target, count, _, state = last
-        mark = (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last, state.kind)
+        mark = _mark(state)
         special = _WALKERS.get(format) or _PASSES.get(format)  # (`_walk`, inline: a call fewer per request)
         if special(tail, count, state) if special is not None else _walk_general(tail, count, format, state):
             self._last = (format, target, len(entries), key if key is not None else _key(format, entries), state)
@@ -469,11 +475,9 @@ class HealthyMemo:
                 if format == "openai-responses" and _turn_item(entries[count - 1]) and _turn_item(entries[count]):
                     return None  # the new items carry on the remembered request's last turn (a call among its
                     # calls): read whole, they are one turn, which the answer, closed by its receipts, is not
-                mark = (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last, state.kind)
+                mark = _mark(state)
                 if not _walk(itertools.islice(entries, count, None), count, format, state):
-                    state.known.difference_update(state.seen[mark[0]:])  # put back as it was (see _resumed)
-                    del state.seen[mark[0]:]
-                    state.cut, state.cut_ids, state.open_calls, state.last, state.kind = mark[1:]
+                    _restore(state, mark)  # put back as it was (see _resumed)
                     return None
                 answer = [*answer, *itertools.islice(entries, count, None)]
             self._repaired = (format, target, len(entries), key if key is not None else _key(format, entries),
@@ -521,14 +525,29 @@ def _turn_item(item: Any) -> bool:
     return kind in ("function_call", "reasoning") or (kind in (None, "message") and item.get("role") == "assistant")
 
 
-def _put_back(state: _State, mark: tuple[int, int, int, list[str] | None, str, str]) -> tuple[bool, int, list[str]]:
+Mark = tuple[int, int, int, "list[str] | None", str, str, int]
+
+
+def _mark(state: _State) -> Mark:
+    """Where a remembered state stands, to put it back there (`_restore`) when a pass carried on from it fails."""
+    return (len(state.seen), state.cut, state.cut_ids, state.open_calls, state.last, state.kind, len(state.items))
+
+
+def _restore(state: _State, mark: Mark) -> None:
+    """The state put back as it was at `mark`: the call ids and item ids the pass added removed."""
+    seen, items = state.seen, state.items
+    state.known.difference_update(seen[mark[0]:])
+    del seen[mark[0]:]
+    state.item_ids.difference_update(items[mark[6]:])
+    del items[mark[6]:]
+    state.cut, state.cut_ids, state.open_calls, state.last, state.kind = mark[1:6]
+
+
+def _put_back(state: _State, mark: Mark) -> tuple[bool, int, list[str]]:
     """The answer of a pass carried on from a remembered `state` that failed, and the state put back as it was
     at `mark` (the ids the pass added removed), so the next request may still start from it."""
     answer = _answer(False, state)
-    seen = state.seen
-    state.known.difference_update(seen[mark[0]:])
-    del seen[mark[0]:]
-    state.cut, state.cut_ids, state.open_calls, state.last, state.kind = mark[1:]
+    _restore(state, mark)
     return answer
 
 
@@ -865,6 +884,21 @@ _READERS["langchain"] = _langchain_dict
 
 
 
+def _new_item(item: dict[str, Any], state: _State) -> bool:
+    """Whether a Responses item's id, if it has one, is a string no item before it in the request has (and records
+    it): the API refuses an input holding one id twice ("Duplicate item found with id rs_…", a turn stored twice),
+    and the full check sends the later copy without it or leaves it out, so such a request is not plainly
+    healthy."""
+    item_id = item.get("id")
+    if item_id is None:
+        return True
+    if type(item_id) is not str or item_id in state.item_ids:
+        return False
+    state.item_ids.add(item_id)
+    state.items.append(item_id)
+    return True
+
+
 def _without_id(item: dict[str, Any]) -> bool:
     """A Responses item sent without an id of its own: after a reasoning item with one, the API refuses such a
     message (reasoning_without_following_item), unless the request is sent with `"store": false`; the quick
@@ -879,11 +913,18 @@ def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
     because the OpenAI Agents SDK and LiteLLM's Responses calls read every item of a request never seen."""
     open_calls, last = state.open_calls, state.last
     known, seen, plain = state.known, state.seen, state.plain
+    item_ids, items = state.item_ids, state.items
     stored = -2  # the index of the last reasoning item with an id (the API looks for the item that followed it)
     try:
         for index, item in enumerate(entries, start):
             if not isinstance(item, dict):
                 return False
+            item_id = item.get("id")
+            if item_id is not None:  # (`_new_item`, inline)
+                if type(item_id) is not str or item_id in item_ids:
+                    return False
+                item_ids.add(item_id)
+                items.append(item_id)
             kind = item.get("type")
             if kind == "function_call":
                 call_id = item.get("call_id")
