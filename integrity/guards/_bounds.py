@@ -120,7 +120,8 @@ def _error_without_text(content: Any) -> bool:
 
 
 def _chat(entries: Sequence[Any], rules: Rules) -> bool:
-    limit = rules.limit
+    limit, legal = rules.limit, rules.legal
+    arguments = limit is not None or rules.objects
     for message in entries:
         if type(message) is not dict:
             continue  # (the pass refuses it)
@@ -132,8 +133,13 @@ def _chat(entries: Sequence[Any], rules: Rules) -> bool:
         if calls and type(calls) is list:
             for call in calls:
                 function = call.get("function") if type(call) is dict else None
-                if type(function) is dict and (_name_refused(function.get("name"), rules)
-                                               or _arguments_refused(function.get("arguments"), rules)):
+                if type(function) is not dict:
+                    continue
+                if legal is not None:
+                    name = function.get("name")
+                    if type(name) is not str or legal(name) is None:
+                        return True
+                if arguments and _arguments_refused(function.get("arguments"), rules):
                     return True
     return False
 
@@ -232,16 +238,20 @@ def _langchain_dicts(entries: Sequence[Any], rules: Rules) -> bool:
 
 
 def _langchain_objects(entries: Sequence[Any], rules: Rules) -> bool:
-    """LangChain message objects, each read by the attributes its kind has (a missing one costs a pydantic error)."""
+    """LangChain message objects, each read by the attributes its kind has and the rules need (an attribute of a
+    pydantic model costs about 0.1 us, a missing one a pydantic error)."""
     limit = rules.limit
+    calls = rules.legal is not None or rules.objects or limit is not None
     try:
         for message in entries:
-            kind, content = message.type, message.content
-            if limit is not None and _text_over(content, limit):
+            kind = message.type
+            if limit is not None and _text_over(message.content, limit):
                 return True
-            if kind == "ai" and _calls_refused(message.tool_calls, rules):
-                return True
-            if kind == "tool" and rules.errors and message.status == "error" and _error_without_text(content):
+            if kind == "ai":
+                if calls and _calls_refused(message.tool_calls, rules):
+                    return True
+            elif kind == "tool" and rules.errors and message.status == "error" \
+                    and _error_without_text(message.content):
                 return True
     except AttributeError:
         return False  # (not LangChain messages: the pass refuses them)
@@ -250,9 +260,17 @@ def _langchain_objects(entries: Sequence[Any], rules: Rules) -> bool:
 
 def _calls_refused(calls: Any, rules: Rules) -> bool:
     """Whether a LangChain call (a dict of name, args and id) has a name or arguments the target refuses."""
-    for call in calls or ():
-        if type(call) is dict and (_name_refused(call.get("name"), rules)
-                                   or _arguments_refused(call.get("args"), rules)):
+    if not calls:
+        return False
+    legal, limit = rules.legal, rules.limit
+    for call in calls:
+        if type(call) is not dict:
+            continue
+        if legal is not None:
+            name = call.get("name")
+            if type(name) is not str or legal(name) is None:
+                return True
+        if (limit is not None or rules.objects) and _arguments_refused(call.get("args"), rules):
             return True
     return False
 
