@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from inspector.report_view import NONE, action_rows, changed, or_none, view_only_rows, violation_text
+from inspector.report_view import NONE, RUNTIME_SENDS, action_rows, changed, or_none, view_only_rows, violation_text
 from inspector.safe_text import code_span
 from integrity import Analysis, ProviderVerdict, RepairReport
 from integrity.file_verdict import FileVerdict
@@ -100,11 +100,13 @@ def _pairings(report: RepairReport, max_rows: int) -> list[str]:
     lines = ["", f"#### Pairings not answered in place ({len(problems)} of {len(report.pairings)} calls)", ""]
     if not problems:
         return [*lines, "Every call is answered where it was recorded."]
+    added = report.runtime_results or {}  # (its runtime's own results: the column the report page shows too)
     return lines + _table(
         ["call id", "tool", "frame (durable #)", "results (durable #)", "answered by (durable #)", "view #",
-         "outcome"],
+         "outcome", *([RUNTIME_SENDS] if added else [])],
         [[_cell(p.call_id), _cell(p.tool_name), str(p.frame_index), or_none(p.result_indices),
-          or_none(p.answered_by), or_none(p.view_index), p.outcome]
+          or_none(p.answered_by), or_none(p.view_index), p.outcome,
+          *([_cell(added.get(p.call_id or ""))] if added else [])]
          for p in problems[:max_rows]],
     )
 

@@ -144,6 +144,12 @@ def test_every_edge_says_why_the_provider_takes_a_call_without_its_result(
     reviewed = read_report(stored)  # the report page, reviewing the stored report
     assert RUNTIME_SENDS in pairing_columns(reviewed)
     assert [row[RUNTIME_SENDS] for row in pairing_rows(reviewed, None) if row["call id"] == call_id] == [text]
+    from inspector.markdown import report_markdown
+
+    review = report_markdown(reviewed).splitlines()  # the Markdown a reviewer pastes: the same column
+    header = next(line for line in review if line.startswith("| call id"))
+    assert header.endswith(f"| {RUNTIME_SENDS} |")
+    assert review[review.index(header) + 2].endswith(f"| `{text}` |"), review
     healthy_path = REAL / "pi_healthy.pi-session.jsonl"
     healthy = load_all(healthy_path.read_bytes(), healthy_path.name)
     assert answered_as_sent(healthy[0]) == {}
