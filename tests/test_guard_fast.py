@@ -707,6 +707,16 @@ SHAPES_THE_PASS_READ_NOT = {  # (format, request): what the full check refuses f
     "a Chat tool message whose content is null": (
         "openai-chat", [{"role": "user", "content": "q"}, _chat_call("{}"),
                         {"role": "tool", "tool_call_id": "call_1", "content": None}, {"role": "user", "content": "n"}]),
+    "a Responses call whose arguments are null": (
+        "openai-responses", [{"role": "user", "content": "q"},
+                             {"type": "function_call", "call_id": "c1", "name": "f", "arguments": None},
+                             {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+                             {"role": "user", "content": "n"}]),
+    "a Gemini call whose args are null": (
+        "gemini", [{"role": "user", "parts": [{"text": "q"}]},
+                   {"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "f", "args": None}}]},
+                   {"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "f", "response": {"r": 1}}}]},
+                   {"role": "model", "parts": [{"text": "x is 1"}]}, {"role": "user", "parts": [{"text": "n"}]}]),
     "an Anthropic error result holding a screenshot": (
         "anthropic", [{"role": "user", "content": [_text("q")]},
                       {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "shot",

@@ -648,8 +648,8 @@ def _responses(item: Any) -> Entry | None:
     if kind == "function_call":
         call_id = item.get("call_id")
         # (arguments stored as the parsed object: the API refuses them, arguments_not_text; the full check decides)
-        return ("assistant", (call_id,), (), False) if isinstance(call_id, str) and not isinstance(
-            item.get("arguments"), dict) else None
+        return ("assistant", (call_id,), (), False) if isinstance(call_id, str) and type(
+            item.get("arguments")) is str else None
     if kind == "function_call_output":
         call_id = item.get("call_id")
         # (an output stored as an object, or none: the API refuses it, output_not_text; the full check decides)
@@ -739,8 +739,8 @@ def _gemini(content: Any) -> Entry | None:
             return None
         if "functionCall" in part:
             call = part["functionCall"]
-            if role != "model" or not isinstance(call, dict):
-                return None
+            if role != "model" or not isinstance(call, dict) or not isinstance(call.get("args", {}), dict):
+                return None  # (args that are no object: Gemini refuses them; the full check decides)
             call_id = call["id"] if "id" in call else _no_id(call.get("name"))
             if not isinstance(call_id, str) or not call_id or (call_id[0] == IDLESS and "id" in call):
                 return None
@@ -819,8 +819,9 @@ def _langchain_dict(entry: Any) -> Entry | None:
             return None
         ids: list[str] = []
         for call in calls:
-            if not isinstance(call, dict) or not isinstance(call.get("id"), str):
-                return None
+            if not isinstance(call, dict) or not isinstance(call.get("id"), str) \
+                    or not isinstance(call.get("args", {}), dict):
+                return None  # (args that are no object: the full check decides)
             ids.append(call["id"])
         if ids and _block_after_call(data.get("content")):
             return None
@@ -928,9 +929,9 @@ def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
             kind = item.get("type")
             if kind == "function_call":
                 call_id = item.get("call_id")
-                if not isinstance(call_id, str) or not plain(call_id) or call_id in known or isinstance(
-                        item.get("arguments"), dict):
-                    return False
+                if not isinstance(call_id, str) or not plain(call_id) or call_id in known or type(
+                        item.get("arguments")) is not str:
+                    return False  # (arguments as an object or null: the API refuses them; the full check decides)
                 if last != "assistant":
                     if open_calls or last not in ("user", "results"):
                         return False
