@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 WIDEST = 12
@@ -192,34 +192,6 @@ def _anthropic(entries: Sequence[Any], rules: Rules) -> bool:
     return False
 
 
-def _gemini(entries: Sequence[Any], rules: Rules) -> bool:
-    limit = rules.limit
-    for content in entries:
-        parts = content.get("parts") if type(content) is dict else None
-        if type(parts) is not list:
-            continue
-        total = len(parts)
-        for part in parts:
-            if type(part) is not dict:
-                continue
-            call = part.get("functionCall")
-            if type(call) is dict:
-                if _name_refused(call.get("name"), rules) or _arguments_refused(call.get("args"), rules):
-                    return True
-                continue
-            response = part.get("functionResponse")
-            if type(response) is dict:
-                if limit is not None and oversized(response.get("response"), limit // WIDEST):
-                    return True
-                continue
-            text = part.get("text")
-            if type(text) is str:
-                total += len(text)
-        if limit is not None and total > limit:
-            return True
-    return False
-
-
 def _langchain_dicts(entries: Sequence[Any], rules: Rules) -> bool:
     """LangChain messages as messages_to_dict writes them ({"type": ..., "data": {...}})."""
     limit = rules.limit
@@ -275,32 +247,59 @@ def _calls_refused(calls: Any, rules: Rules) -> bool:
     return False
 
 
-def _gemini_objects(entries: Sequence[Any], rules: Rules) -> bool:
-    """google.genai Contents (ADK's requests), read by their attributes."""
-    limit = rules.limit
-    try:
-        for content in entries:
-            parts = content.parts or ()
-            total = len(parts)
-            for part in parts:
-                call = part.function_call
-                if call is not None:
-                    if _name_refused(call.name, rules) or _arguments_refused(call.args, rules):
-                        return True
-                    continue
-                response = part.function_response
-                if response is not None:
-                    if limit is not None and oversized(response.response, limit // WIDEST):
-                        return True
-                    continue
-                text = part.text
-                if type(text) is str:
-                    total += len(text)
-            if limit is not None and total > limit:
-                return True
-    except AttributeError:
-        return False  # (not Contents: the pass refuses them)
-    return False
+def _gemini_dict_parts(content: Any) -> Iterator[tuple[str, Any, Any]]:
+    """A Gemini content's parts as dicts, each as ("call", name, args), ("response", payload, None) or ("text", text,
+    None); nothing for what is not a content of parts (the pass refuses it)."""
+    parts = content.get("parts") if type(content) is dict else None
+    for part in parts if type(parts) is list else ():
+        if type(part) is not dict:
+            continue
+        call, response = part.get("functionCall"), part.get("functionResponse")
+        if type(call) is dict:
+            yield "call", call.get("name"), call.get("args")
+        elif type(response) is dict:
+            yield "response", response.get("response"), None
+        else:
+            yield "text", part.get("text"), None
+
+
+def _gemini_object_parts(content: Any) -> Iterator[tuple[str, Any, Any]]:
+    """_gemini_dict_parts of a google.genai Content (ADK's requests), read by its parts' attributes."""
+    for part in content.parts or ():
+        call, response = part.function_call, part.function_response
+        if call is not None:
+            yield "call", call.name, call.args
+        elif response is not None:
+            yield "response", response.response, None
+        else:
+            yield "text", part.text, None
+
+
+def _gemini_reading(parts_of: Callable[[Any], Iterator[tuple[str, Any, Any]]]) -> Callable[..., bool]:
+    """The reading of Gemini contents whose parts `parts_of` lists: each call's name and args, each response's
+    payload, and a content's texts joined."""
+    def read(entries: Sequence[Any], rules: Rules) -> bool:
+        limit = rules.limit
+        try:
+            for content in entries:
+                total = 0
+                for kind, value, args in parts_of(content):
+                    total += 1
+                    if kind == "call":
+                        if _name_refused(value, rules) or _arguments_refused(args, rules):
+                            return True
+                    elif kind == "response":
+                        if limit is not None and oversized(value, limit // WIDEST):
+                            return True
+                    elif type(value) is str:
+                        total += len(value)
+                if limit is not None and total > limit:
+                    return True
+        except AttributeError:
+            return False  # (not Contents: the pass refuses them)
+        return False
+
+    return read
 
 
 def _pydantic_ai(entries: Sequence[Any], rules: Rules) -> bool:
@@ -318,8 +317,9 @@ def _pydantic_ai(entries: Sequence[Any], rules: Rules) -> bool:
 
 
 _READINGS: dict[str, Callable[..., bool]] = {
-    "openai-chat": _chat, "openai-responses": _responses, "anthropic": _anthropic, "gemini": _gemini,
-    "langchain": _langchain_dicts, "langchain-objects": _langchain_objects, "gemini-objects": _gemini_objects,
+    "openai-chat": _chat, "openai-responses": _responses, "anthropic": _anthropic,
+    "gemini": _gemini_reading(_gemini_dict_parts), "gemini-objects": _gemini_reading(_gemini_object_parts),
+    "langchain": _langchain_dicts, "langchain-objects": _langchain_objects,
     "pydantic-ai": _pydantic_ai, "pydantic-ai-objects": _pydantic_ai}
 """Each format the quick pass reads -> its reading of the bounds (bound_for)."""
 
