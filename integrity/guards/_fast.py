@@ -94,7 +94,7 @@ class _State:
         self.idless = target in _IDLESS_TARGETS and format in ("gemini", "gemini-objects")
         self.target = target
         self.plain = plain_id(target, format).match  # an id the target takes (its pattern and length)
-        self.bound = bound_for(target, format)  # its string limit and tool name rule (integrity.guards._bounds)
+        self.bound = bound_for(target, format)  # what its rules bound besides shape (integrity.guards._bounds)
         self.kind = ""  # what the request's calls carry so far: "" nothing yet, "id" ids, "name" no ids
         self.seen: list[str] = []
         self.known: set[str] = set()
