@@ -798,3 +798,15 @@ def test_a_responses_item_id_used_twice_never_takes_the_quick_path(repeated: str
         assert not memo.healthy(broken, "openai-responses", target)  # read from the remembered state
         healthy = [*first, *_turn("rs_3", "c3", "fc_3")]
         assert memo.healthy(healthy, "openai-responses", target) and memo.resumed == 2  # (put back as it was)
+
+
+def test_every_format_the_quick_pass_reads_has_a_reading_of_the_bounds() -> None:
+    """bound_for answers None for a format it has no reading of, so a format the pass learns to read later would
+    pass requests the bounds refuse, silently: each one the pass reads (its readers, and the passes the guard
+    modules register) is read by integrity.guards._bounds too."""
+    import integrity.guards.adk  # noqa: F401  (registers the column-wise pass over Contents)
+    import integrity.guards.pydantic_ai  # noqa: F401  (registers its pass over ModelMessages)
+    from integrity.guards._bounds import _READINGS
+    from integrity.guards._fast import _PASSES, _READERS, _WHOLE
+
+    assert {*_READERS, *_PASSES, *_WHOLE} <= set(_READINGS)
