@@ -73,6 +73,8 @@ def test_cli_triage_batch_and_the_api_agree(path: Path, policy: str, provider: s
             (result.healthy, result.severity.value, result.verdict), transcript.name
         assert {key: report["summary"].get(key, 0) for key in COUNTS} == \
             {key: getattr(result.summary, key) for key in COUNTS}
+        # the results its runtime sends of its own (pi's "No result provided", Codex's "aborted"): one field
+        assert report.get("runtime_results") == result.report.runtime_results, transcript.name
         statuses.append(result.status)
         # the Batch page's row
         name = path.name if len(batch) == 1 else f"{path.name}#{transcript.name}"
