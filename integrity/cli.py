@@ -261,7 +261,7 @@ def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> li
         one_line(f"{label or report.source}: {verdict}"),  # (a name or an id from the file never drives the terminal)
         f"  messages {s.messages}, calls {s.calls}, results {s.results}; " + _counts(s),
     ]
-    added = getattr(report, "runtime_results", None)  # (a report stored before the field has none)
+    added = report.runtime_results
     if added:
         import json
 
