@@ -841,7 +841,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
         from .pipeline import check_unit
 
         result = check_unit(loaded, provider=args.provider, policy=args.policy, depth="view", now=now)
-        report = loaded.named(result.report)
+        report = result.report if result.report.format is not None else loaded.named(result.report)  # (named
+        # by the pipeline already when read natively: naming again would run the runtime's pass for nothing)
         assert data is not None and result.plan is not None  # the general reader read the file whole
         changed = result.plan.changed
         payload = _repaired_bytes(loaded.transcript, changed, result.view, data, notes)
