@@ -14,6 +14,7 @@ from inspector.report_view import violation_text
 from inspector.safe_text import without_paths
 from integrity import DEFAULT_POLICY, TranscriptError, load_all
 from integrity.kinds import summary_counts
+from integrity.naming import runtime_results_said
 from integrity.pipeline import ALL_PROVIDERS, ProviderVerdict, Status, check, target_provider, unjudged
 
 DEFECT_COLUMNS: tuple[tuple[str, str], ...] = tuple(
@@ -28,6 +29,10 @@ UNIVERSAL = "the universal invariants"
 """What 'safe to send to' says for a file no single provider reads (pi-ai, LangChain, ...) when none is picked:
 no provider is the target (integrity.target_provider), so the invariants every provider shares decide; what
 the providers say is information (the 'all providers' column)."""
+
+RUNTIME_SENDS = "its runtime sends"
+"""The column saying what `check` says on its third line: the results the file's runtime adds as it sends the
+session (integrity.naming.runtime_results_said), why a provider takes a call no result of the file answers."""
 
 REJECTED_STATUS = str(Status.REJECTED_AS_RECORDED)
 """The status of a file the repair finds nothing to change in, which the provider it is judged by refuses."""
@@ -98,6 +103,7 @@ def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, provider:
         row[column] = getattr(summary, field)
     row["status"] = str(result.status)
     row["verdict"] = result.verdict
+    row[RUNTIME_SENDS] = runtime_results_said(result.report) or ""
     if missing:
         row["accepted as recorded"] = row["accepted after repair"] = row["all providers"] = missing
     elif small:

@@ -29,6 +29,7 @@ TRANSCRIPT_FIELDS: tuple[tuple[str, str], ...] = (
     ("messages", _INT), ("calls", _INT), *((field, _INT) for field, _ in summary_counts()),
     ("healthy", _BOOL), ("changed", _BOOL), ("status", _STRING), ("severity", _STRING), ("verdict", _STRING),
     ("target", _STRING), ("error", _STRING), ("missing", _BOOL), ("judged_by", _STRING),
+    ("runtime_results", _INT),
 )
 """Every transcript row's columns and types (every count of the kind registry: kinds.summary_counts),
 then one string column '<provider> as recorded' and one

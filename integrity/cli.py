@@ -24,6 +24,7 @@ from ._bulk.atomic_write import STDOUT, Target, Terminated, WriteError, signals_
 from ._bulk.atomic_write import plan as plan_targets
 from ._bulk.forking import fork_is_safe
 from .loading import TranscriptError, one_line, open_source, read_opened, read_source
+from .naming import runtime_results_said
 
 if TYPE_CHECKING:  # the report module is imported lazily, only by the commands that need it
     from ._bulk.pieces import Piece
@@ -261,14 +262,9 @@ def _summary_lines(report: Any, limit: int = 20, label: str | None = None) -> li
         one_line(f"{label or report.source}: {verdict}"),  # (a name or an id from the file never drives the terminal)
         f"  messages {s.messages}, calls {s.calls}, results {s.results}; " + _counts(s),
     ]
-    added = report.runtime_results
-    if added:
-        import json
-
-        texts = ", ".join(json.dumps(text) for text in dict.fromkeys(added.values()))
-        judged = ": the request judged holds it" if report.as_recorded else ""  # (no provider asked: none judged)
-        lines.append(one_line(f"  its runtime ({report.format}) sends {len(added)} call(s) a result of its own as it "
-                              f"sends the session ({texts}){judged}"))
+    runtime = runtime_results_said(report)
+    if runtime:
+        lines.append(one_line(f"  {runtime}"))
     for finding in report.findings[:limit]:
         lines.append(one_line(f"  {finding.said}"))
     if len(report.findings) > limit:

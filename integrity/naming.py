@@ -22,3 +22,19 @@ def named_report(report: Any, transcript: Transcript | None, format: str | None,
 
         added = answered_as_sent(transcript) or None
     return replace(report, format=format, thread=name, runtime_results=added)
+
+
+def runtime_results_said(report: Any) -> str | None:
+    """The one sentence every edge says about the results a transcript's runtime adds as it sends the session (the
+    report's `runtime_results`), or None when it adds none: `check`'s third line, the batch table's column and
+    the triage table's count say the same thing, so a reader never wonders why a provider took an orphaned call.
+    The last clause only when a provider judged a request (no provider asked: none judged)."""
+    added = report.runtime_results
+    if not added:
+        return None
+    import json
+
+    texts = ", ".join(json.dumps(text) for text in dict.fromkeys(added.values()))
+    judged = ": the request judged holds it" if report.as_recorded else ""
+    return (f"its runtime ({report.format}) sends {len(added)} call(s) a result of its own as it sends the session "
+            f"({texts}){judged}")

@@ -187,6 +187,7 @@ def _transcript_row(path: str, digest: str, thread: str, result: CheckResult) ->
         **{field: getattr(summary, field) for field, _ in summary_counts()},
         "healthy": report.healthy, "changed": report.changed, "status": result.status.value,
         "severity": result.severity.value, "verdict": report.verdict, "target": result.target, "error": None,
+        "runtime_results": len(report.runtime_results or ()),
     }
     for provider, said in result.providers.items():
         row[f"{provider} as recorded"] = "accepted" if said.accepted_as_recorded else "rejected"
@@ -201,6 +202,9 @@ def _finding_rows(path: str, digest: str, thread: str, result: CheckResult) -> R
         rows.append({**base, "source": "finding", "code": finding.kind.value, "severity": finding.severity.value,
                      "provider": None, "position": None, "durable_indices": list(finding.durable_indices),
                      "call_id": finding.call_id, "message": finding.message})
+    for call_id, text in (result.report.runtime_results or {}).items():  # what its runtime sends in the call's stead
+        rows.append({**base, "source": "runtime", "code": "runtime_result", "severity": None, "provider": None,
+                     "position": None, "durable_indices": [], "call_id": call_id, "message": text})
     for provider, said in result.providers.items():
         for violation in said.before:
             rows.append({**base, "source": "provider", "code": violation.rule, "severity": "rejected",

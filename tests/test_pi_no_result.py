@@ -150,7 +150,19 @@ def test_every_edge_says_why_the_provider_takes_a_call_without_its_result(
     header = next(line for line in review if line.startswith("| call id"))
     assert header.endswith(f"| {RUNTIME_SENDS} |")
     assert review[review.index(header) + 2].endswith(f"| `{text}` |"), review
+    from inspector.batch import RUNTIME_SENDS as BATCH_SENDS
+    from inspector.batch import summarize_all
+    from integrity.triage import triage_batch
+
+    [batch] = [row for row in summarize_all(name, (REAL / name).read_bytes()) if row["status"] != "abandoned branch"]
+    assert batch[BATCH_SENDS] == said  # the Batch page's row: `check`'s third line, word for word
+    [table_row], findings, _ = triage_batch([str(REAL / name)], (), "strict", {})  # the fleet's table
+    assert table_row["runtime_results"] == 1 and table_row["verdict"] == stored["verdict"]
+    assert [(f["call_id"], f["message"]) for f in findings if f["source"] == "runtime"] == [(call_id, text)]
     healthy_path = REAL / "pi_healthy.pi-session.jsonl"
+    [table_row], findings, _ = triage_batch([str(healthy_path)], (), "strict", {})
+    assert table_row["runtime_results"] == 0 and not [f for f in findings if f["source"] == "runtime"]
+    assert summarize_all(healthy_path.name, healthy_path.read_bytes())[0][BATCH_SENDS] == ""
     healthy = load_all(healthy_path.read_bytes(), healthy_path.name)
     assert answered_as_sent(healthy[0]) == {}
     assert check(healthy[0]).report.runtime_results is None

@@ -114,3 +114,16 @@ def test_writing_a_table_never_imports_pandas(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
     assert pq.read_table(tmp_path / "t.parquet").to_pylist()[0]["messages"] == 3
+
+
+def test_the_docs_name_every_column_of_the_transcript_table() -> None:
+    """docs/triage.md's table of columns is how a user reads a triage table: a column the schema gained (a count
+    of a new kind, runtime_results) and the docs did not is a column nobody can read."""
+    import re
+
+    from integrity._triage_table import TRANSCRIPT_FIELDS
+
+    docs = (ROOT / "docs" / "triage.md").read_text(encoding="utf-8")
+    section = docs[docs.index("Transcript table (`TABLE.parquet`)"):docs.index("Findings table")]
+    named = set(re.findall(r"[a-z][a-z_]+", section))
+    assert [name for name, _ in TRANSCRIPT_FIELDS if name not in named] == []
