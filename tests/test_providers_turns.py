@@ -45,7 +45,6 @@ RESPONSE_POSITION = "Please ensure that function response turn comes immediately
 GEMINI_LEGAL = [
     [GU(), GC("f", "g"), GR("g", "f"), GM()],
     [GU(), GC("f"), GR("f"), GC("g"), GR("g"), GM()],
-    [GU(), GC("f"), GR("f", role="function"), GM()],
     # snake_case parts, as the Python SDK serializes them
     [GU(), {"role": "model", "parts": [{"function_call": {"name": "f"}, "thought_signature": "c2ln"}]},
      {"role": "user", "parts": [{"function_response": {"name": "f", "response": {}}}]}],
@@ -102,6 +101,12 @@ GEMINI_ILLEGAL = [
                    [], "Invalid value at 'contents[2].parts[0].function_response.response' "
                        "(type.googleapis.com/google.protobuf.Struct), \"sunny\""),
                  id="response-not-object"),
+    # seen: blakeblackshear/frigate#24013 quotes it whole (Gemini Flash 3.7); Gemini 2.x takes it (test_gemini_roles)
+    pytest.param([GU(), GC("f"), GR("f", role="function"), GM()],
+                 v("gemini", "role_invalid", "contents[2].role", [2], [],
+                   "Role 'function' is not supported. Please use a valid role: SYSTEM, SYSTEM_1, USER, ASSISTANT, "
+                   "DEVELOPER, CONTEXT, USER_CONTEXT, MODEL, USER."),
+                 id="role-function"),
 ]
 
 

@@ -18,7 +18,9 @@ on purpose since: a Gemini function response whose `response` is not an object i
 that expected it (entries[97]) no longer does; and a Chat message (OpenAI Chat's shape, mini-swe-agent's too) whose
 `content` is an object is read as its JSON text and refused by OpenAI Chat's rule content_not_text (the repaired view
 sends the text), so the four corpus entries that expected "'content' is an object" for it (entries[378], [408],
-[418], [502]) no longer do.
+[418], [502]) no longer do; and a Gemini content's roles the reader knows include `tool` (Genkit's role of a turn of
+function responses, read as `function` is: the provider's rule role_invalid judges it), so the one sentence listing
+them says so.
 """
 
 from __future__ import annotations

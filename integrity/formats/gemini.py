@@ -193,7 +193,7 @@ def _read_one(entry: dict[str, Any]) -> list[dict[str, Any]]:
     extra = {k: v for k, v in entry.items() if k not in ("role", "parts")}
     if role == "model":
         return _model_turn(parts, extra)
-    if role in ("user", "function", None):
+    if role in ("user", None) or role in RESPONSE_ROLES:
         return _user_parts(parts, role, extra)
     if not isinstance(role, str):
         raise EntryError(f"'role' must be a string, got {describe(role)}")
@@ -326,8 +326,19 @@ def finish(native: list[Any], context: BuildContext) -> list[Any]:
     not a JSON object (a tool's text or list stored as it came: \"Invalid value at
     'contents[2].parts[0].function_response.response' (type.googleapis.com/google.protobuf.Struct), ...\") is
     sent as `{"output": value}`, the key Gemini's documentation gives a function's output: the same value, so
-    nothing is lost."""
-    return [_finished(entry) if _loose_response(entry) else entry for entry in native]
+    nothing is lost; and a turn of the role `function` or `tool` (RESPONSE_ROLES) is sent with the role `user`,
+    which every model takes and the current ones require ("Role 'function' is not supported. ...":
+    providers.gemini.roles_refused)."""
+    return [_finished(entry) if _loose_response(entry) or _response_role(entry) else entry for entry in native]
+
+
+RESPONSE_ROLES = ("function", "tool")
+"""The roles a writer gives a turn of function responses other than `user`: `function` (the Gemini docs' example
+of 2024 and the code that followed it), `tool` (Genkit).  Read as a user turn; written as one (finish)."""
+
+
+def _response_role(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("role") in RESPONSE_ROLES
 
 
 def _loose_response(entry: Any) -> bool:
@@ -342,15 +353,19 @@ def _loose_part(part: Any) -> bool:
 
 
 def _finished(entry: dict[str, Any]) -> dict[str, Any]:
-    """A copy of the content with each such response wrapped (the file's entry is left as it is)."""
+    """A copy of the content with each such response wrapped and the role `user` for a role of RESPONSE_ROLES (the
+    file's entry is left as it is)."""
     parts = []
-    for part in entry["parts"]:
+    for part in entry["parts"] if isinstance(entry.get("parts"), list) else ():
         if _loose_part(part):
             key = _response_key(part)
             assert key is not None
             part = {**part, key: {**part[key], "response": {"output": part[key]["response"]}}}
         parts.append(part)
-    return {**entry, "parts": parts}
+    out = {**entry, "parts": parts} if isinstance(entry.get("parts"), list) else dict(entry)
+    if _response_role(entry):
+        out["role"] = "user"
+    return out
 
 
 def body(native: list[Any], hoisted: list[dict[str, Any]]) -> Any:

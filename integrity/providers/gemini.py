@@ -47,6 +47,22 @@ SIGNATURE_MISSING = (
     "`default_api:{name}` , position {position}. Please refer to "
     "https://ai.google.dev/gemini-api/docs/thought-signatures for more details.")
 
+ROLE_NOT_SUPPORTED = ("Role '{role}' is not supported. Please use a valid role: SYSTEM, SYSTEM_1, USER, ASSISTANT, "
+                      "DEVELOPER, CONTEXT, USER_CONTEXT, MODEL, USER.")
+"""What the current models answer a content whose role is none they take: `function`, which older code (the
+Gemini docs' first function-calling example, inspect_ai before 2025-08, Spring AI, Firebase's quickstart) gives a
+turn of function responses, and `tool` (Genkit): "Role 'function' is not supported. ..." from Gemini Flash 3.7
+(blakeblackshear/frigate#24013, 2026-08), the same refusal from Gemini 3.5 (firebase/quickstart-ios#1871) and the
+Gemini API's generateContent (sashiko-dev/sashiko#500).  The roles it lists are taken (case aside); what the models
+do with the ones besides user and model is not known, so no rule refuses them."""
+TAKEN_ROLES = frozenset({"system", "system_1", "user", "assistant", "developer", "context", "user_context", "model"})
+ROLE_INVALID_OLDER = "Please use a valid role: user, model."
+"""What Gemini 1.x and 2.x answer a content whose role is not user, model or function (the Vertex AI batch
+prediction page's failed row, role `tester`, on gemini-2.0-flash; reports of `system` and `assistant` roles sent by
+agents, google.genai ClientError 400).  They take `function`: the Gemini API's own curl example of 2024 sent a
+function response so (spring-projects/spring-ai#866), and Inspect sent it so until inspect_ai#2378."""
+OLDER_ROLES = frozenset({"user", "model", "function"})
+
 CALL_KEYS = ("functionCall", "function_call")
 RESPONSE_KEYS = ("functionResponse", "function_response")
 
@@ -145,8 +161,34 @@ def _response_key(part: Any) -> str | None:
 
 
 def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """Every rule a Gemini 3 model holds the request to (validate_turns' turn rules, then unsigned_calls')."""
-    return validate_turns(contents, provider) + unsigned_calls(contents, provider)
+    """Every rule a current Gemini model holds the request to: a role it takes on every content (roles_refused, the
+    request's parser's, so first), validate_turns' turn rules, then unsigned_calls'."""
+    return roles_refused(contents, provider) + validate_turns(contents, provider) + unsigned_calls(contents, provider)
+
+
+def validate_older(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """Every rule Gemini 1.x and 2.x hold the request to: their roles (`function` taken), then the turn rules."""
+    return roles_refused(contents, provider, older=True) + validate_turns(contents, provider)
+
+
+def roles_refused(contents: Sequence[Any], provider: str = PROVIDER, older: bool = False) -> list[Violation]:
+    """A violation (role_invalid) per content whose role the models refuse (TAKEN_ROLES; OLDER_ROLES for Gemini 1.x
+    and 2.x).  A content without a role is taken (the API gives it one); a role that is no string is the schema's.
+    The view writes a turn of function responses with the role `user`, which every model takes
+    (formats.gemini.finish)."""
+    found: list[Violation] = []
+    for index, content in enumerate(contents):
+        role = content.get("role") if isinstance(content, dict) else None
+        if not isinstance(role, str) or role in ("user", "model"):
+            continue  # (the common case first)
+        if older:
+            if role not in OLDER_ROLES:
+                found.append(Violation(provider=provider, rule="role_invalid", position=f"contents[{index}].role",
+                                       native_indices=[index], error=ROLE_INVALID_OLDER))
+        elif role.lower() not in TAKEN_ROLES:
+            found.append(Violation(provider=provider, rule="role_invalid", position=f"contents[{index}].role",
+                                   native_indices=[index], error=ROLE_NOT_SUPPORTED.format(role=role)))
+    return found
 
 
 def current_turn(contents: Sequence[Any]) -> int:
@@ -174,7 +216,7 @@ def unsigned_calls(contents: Sequence[Any], provider: str = PROVIDER) -> list[Vi
     content's 1-based index as its position: "position 2" for a first step, quoted in many reports, e.g.
     nanbingxyz/5ire#405 with gemini-3-pro-preview, which "does not happen with gemini-2.5").  Only the first call
     of a step carries one (parallel calls share it); calls before the current turn are not checked.  Gemini 2.x
-    and Gemini 3 Pro Image take such a history (the `gemini-2` rule set: validate_turns alone)."""
+    and Gemini 3 Pro Image take such a history (the `gemini-2` rule set: validate_older, without this rule)."""
     found: list[Violation] = []
     for index in range(current_turn(contents) + 1, len(contents)):
         content = contents[index]
@@ -282,6 +324,7 @@ SPEC = ProviderSpec(
         "function_response_not_object": RESPONSE_NOT_OBJECT,
         "parts_empty": PARTS_EMPTY,
         "thought_signature_missing": SIGNATURE_MISSING,
+        "role_invalid": ROLE_NOT_SUPPORTED,
     },
     # (a content without parts: "contents.parts must not be empty"; a text, blank or not, is a part)
     blank_text=BlankRule(whitespace_beside=frozenset(), spares_final_assistant=False, texts=False),
@@ -302,7 +345,8 @@ one (providers.models): a guard for `gemini-2.5-flash`, a recorded exchange's en
 it by name.  Gemini alone means the current models."""
 
 OLDER_SPEC = dataclasses.replace(
-    SPEC, name=OLDER, title="Google Gemini 2.x", validate=validate_turns, variant_of=PROVIDER, signs_calls=False,
+    SPEC, name=OLDER, title="Google Gemini 2.x", validate=validate_older, variant_of=PROVIDER, signs_calls=False,
     model_prefixes=(r"gemini-(1|2)(\.\d+)?(-|\Z)", r"gemini-(pro|ultra)(-vision)?(-\d+)?\Z", r"gemma",
                     r"gemini-3(\.\d+)?-pro-image"),
-    errors={rule: text for rule, text in SPEC.errors.items() if rule != "thought_signature_missing"})
+    errors={**{rule: text for rule, text in SPEC.errors.items() if rule != "thought_signature_missing"},
+            "role_invalid": ROLE_INVALID_OLDER})
