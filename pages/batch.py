@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector import fleet, ui
-from inspector.batch import REJECTED_STATUS, UNIVERSAL, defect_totals, summarize_all
+from inspector.batch import REJECTED_STATUS, RUNTIME_SENDS, UNIVERSAL, defect_totals, summarize_all
 from inspector.data_root import data_root, files_in, resolve_in_root
 from inspector.entry import through_app
 from inspector.safe_text import neutralize
@@ -163,7 +163,9 @@ frame.insert(1, "open", [_link(inputs[owner], _thread(inputs[owner], row)) for o
                                                                                                    strict=True)])
 leading = [c for c in ("file", "status", "accepted as recorded", "accepted after repair", "safe to send to",
                        "all providers", "open", "format", "messages", "calls") if c in frame.columns]
-frame = frame[leading + [c for c in frame.columns if c not in leading and c != "verdict"] + ["verdict"]]
+last = ["verdict"] + ([RUNTIME_SENDS] if RUNTIME_SENDS in frame.columns and frame[RUNTIME_SENDS].astype(bool).any()
+                     else [])  # (`check`'s third line, beside its first: shown when a file's runtime adds results)
+frame = frame[leading + [c for c in frame.columns if c not in leading and c not in ("verdict", RUNTIME_SENDS)] + last]
 problems = int((frame["status"] != "healthy").sum())
 judged = f"judged by {provider}" if provider else "each judged by its own provider"
 st.caption(f"{len(frame)} file(s) · {problems} need attention · policy {policy} · {judged} · "
