@@ -264,6 +264,12 @@ ANTHROPIC_ILLEGAL = [
         v("anthropic", "whitespace_text_block", "messages", [1], [],
           "messages: text content blocks must contain non-whitespace text"),
         id="whitespace-text-block"),
+    # seen, quoted whole in many reports: a Chat `tool` message sent to Claude
+    pytest.param(
+        [AU(), AA("a"), AR("a"), {"role": "tool", "content": "extra"}],
+        v("anthropic", "role_invalid", "messages.3.role", [3], [],
+          "messages.3.role: Input should be 'user' or 'assistant'"),
+        id="role-invalid"),
 ]
 
 
@@ -371,6 +377,13 @@ BEDROCK_ILLEGAL = [
         v("bedrock", "error_result_not_text", "messages.2.content.0.tool_result", [2], ["a"],
           "messages.2.content.0.tool_result: all content must be type `text` if `is_error` is true"),
         id="error-result-not-text"),
+    # seen: a system message first ("Value 'system' at 'messages.1.member.role' ..."): AWS counts from 1
+    pytest.param(
+        [{"role": "system", "content": [{"text": "be brief"}]}, BU()],
+        v("bedrock", "role_invalid", "messages.0.role", [0], [],
+          "1 validation error detected: Value 'system' at 'messages.1.member.role' failed to satisfy constraint: "
+          "Member must satisfy enum value set: [user, assistant]"),
+        id="role-invalid"),
 ]
 
 

@@ -219,6 +219,13 @@ ILLEGAL = [
           "Invalid 'messages[1].tool_calls[1].function.arguments': string too long. Expected a string with maximum "
           "length 10485760, but got a string with length 10485761 instead."),
         id="openai-arguments-too-long"),
+    # seen, quoted whole in many reports: a Gemini `model` role sent on to OpenAI
+    pytest.param(
+        "openai-chat", [U(), {"role": "model", "content": "done"}],
+        v("openai-chat", "role_invalid", "messages[1].role", [1], [],
+          "Invalid value: 'model'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and "
+          "'developer'."),
+        id="openai-role-invalid"),
 ]
 
 

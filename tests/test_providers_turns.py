@@ -225,6 +225,11 @@ RESPONSES_ILLEGAL = [
                  v("openai-responses", "string_too_long", "input[0].content[1].text", [0], [],
                    "Invalid 'input[0].content[1].text': string too long. Expected a string with maximum length "
                    "10485760, but got a string with length 10485762 instead."), id="text-too-long"),
+    # seen, quoted whole: a Chat `tool` message sent as an input item
+    pytest.param([MSG(), FC("a"), FO("a"), {"role": "tool", "content": "extra"}],
+                 v("openai-responses", "role_invalid", "input[3]", [3], [],
+                   "Invalid value: 'tool'. Supported values are: 'assistant', 'system', 'developer', and 'user'."),
+                 id="role-invalid"),
 ]
 
 

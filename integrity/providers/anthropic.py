@@ -66,7 +66,7 @@ from ..formats.anthropic import CONTENT_ROLES, result_content_object
 from ..repair.views import holds_non_text, only_blank_text
 from .chat_shape import role_of
 from .ids import all_anthropic_ids, anthropic_ids, anthropic_rule, is_anthropic_id
-from .spec import BlankRule, Endpoint, NameRule, ProviderSpec
+from .spec import BlankRule, Endpoint, NameRule, ProviderSpec, RoleSet
 from .violation import Violation
 
 PROVIDER = "anthropic"
@@ -520,6 +520,15 @@ def _check_results(
     return found
 
 
+ROLES = RoleSet(
+    frozenset({"user", "assistant", "system"}), "messages.{index}.role: Input should be 'user' or 'assistant'",
+    "messages.{index}.role")
+"""The roles a Messages request's entries take: user and assistant, and `system` where the mid-conversation system
+messages take it (system_message_first judges its place).  The refusal of another (a Chat `tool` message, a
+`developer` one) is quoted whole in many reports and projects' mocks; it was worded before system messages were
+taken, and whether the API's words now name `system` too is not on record."""
+
+
 SPEC = ProviderSpec(
     model_prefixes=("anthropic/", "claude/", r".*claude"),  # "claude" anywhere: us.anthropic.claude-...
     name=PROVIDER,
@@ -535,7 +544,9 @@ SPEC = ProviderSpec(
     error_text_only=True,
     tool_names=NameRule(NAME_LIMIT),
     blank_text=BlankRule(whitespace_beside=frozenset(), spares_final_assistant=True),
+    roles=ROLES,
     errors={
+        "role_invalid": ROLES.error,
         "tool_use_unanswered": UNANSWERED,
         "tool_result_not_first": UNANSWERED,  # the API does not tell the two apart; our rule id does
         "tool_use_not_last": UNANSWERED,  # likewise: a tool_use followed by another block of its turn

@@ -45,7 +45,7 @@ from ..formats.bedrock import answered_in_place
 from .anthropic import ERROR_NOT_TEXT as ANTHROPIC_ERROR_NOT_TEXT
 from .chat_shape import role_of
 from .ids import length_rule
-from .spec import CUSTOM, OPAQUE, SYSTEM, BlankRule, Endpoint, NameRule, ProviderSpec, RoleRules
+from .spec import CUSTOM, OPAQUE, SYSTEM, BlankRule, Endpoint, NameRule, ProviderSpec, RoleRules, RoleSet
 from .violation import Violation
 
 PROVIDER = "bedrock"
@@ -296,6 +296,15 @@ def validate_ids(messages: Sequence[Any], provider: str = PROVIDER) -> list[Viol
                       error=error)]
 
 
+ROLES = RoleSet(
+    frozenset({"user", "assistant"}),
+    "1 validation error detected: Value '{role}' at 'messages.{index}.member.role' failed to satisfy constraint: "
+    "Member must satisfy enum value set: [user, assistant]", "messages.{index}.role", from_one=True)
+"""The roles Converse takes (botocore's model, shape ConversationRole): AWS's validation message counts messages from
+1 (a `system` message first: "Value 'system' at 'messages.1.member.role' ...", quoted in an agent's error table;
+`developer` refused so in another project's notes)."""
+
+
 SPEC = ProviderSpec(
     model_prefixes=("bedrock/",),
     name=PROVIDER,
@@ -320,7 +329,9 @@ SPEC = ProviderSpec(
         results_why=("Bedrock Converse requires user and assistant turns to alternate, and some models "
                      "reject text in the same turn as tool results"),
     ),
+    roles=ROLES,
     errors={
+        "role_invalid": ROLES.error,
         "first_message_not_user": START,
         "roles_not_alternating": ALTERNATE,
         "tool_use_unanswered": EXPECTED,

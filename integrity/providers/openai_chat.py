@@ -14,7 +14,7 @@ from typing import Any
 
 from .chat_shape import read_shape
 from .ids import chat_ids, length_rule
-from .spec import Endpoint, NameRule, ProviderSpec
+from .spec import Endpoint, NameRule, ProviderSpec, RoleSet
 from .strings import LIMIT, TOO_LONG, long_strings
 from .violation import Violation
 
@@ -200,6 +200,14 @@ OPENAI_MODELS = ("openai/", "azure/", "azure_ai/", "gpt-", "chatgpt", r"o\d", "t
                  "computer-use")
 """OpenAI's model names and the routes that serve them (shared with the Responses API's record)."""
 
+ROLES = RoleSet(
+    frozenset({"system", "developer", "user", "assistant", "tool", "function"}),
+    "Invalid value: '{role}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and "
+    "'developer'.", "messages[{index}].role")
+"""The roles Chat Completions takes (param `messages[i].role`, code invalid_value): quoted whole in many reports, a
+Gemini `model` role or a UI's own role (`pipeline`, `wizard`, an empty string) sent on as it was."""
+
+
 SPEC = ProviderSpec(
     model_prefixes=OPENAI_MODELS,
     hosts_others=True,  # OpenAI-compatible and Azure endpoints serve other providers' models
@@ -214,7 +222,9 @@ SPEC = ProviderSpec(
     role_rules=None,
     tool_names=NameRule(NAME_LIMIT, NAME_CHARS),
     string_limit=LIMIT,
+    roles=ROLES,
     errors={
+        "role_invalid": ROLES.error,
         "tool_calls_unanswered": UNANSWERED,
         "tool_result_without_call": STRAY,
         "tool_call_id_not_found": NOT_FOUND,

@@ -34,7 +34,7 @@ from typing import Any
 from ..formats.openai_responses import OUTPUT_KINDS, answered_call_id, is_call_item, object_arguments, object_output
 from .ids import length_rule
 from .openai_chat import OPENAI_MODELS
-from .spec import Endpoint, ProviderSpec
+from .spec import Endpoint, ProviderSpec, RoleSet
 from .strings import LIMIT, TOO_LONG, long_strings
 from .violation import Violation
 
@@ -246,6 +246,14 @@ def _reasoning_alone(kinds: list[str | None], item_ids: list[str], with_id: list
     return found
 
 
+ROLES = RoleSet(
+    frozenset({"assistant", "system", "developer", "user"}),
+    "Invalid value: '{role}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.", "input[{index}]")
+"""The roles a Responses message item takes (param `input[i]`, code invalid_value): quoted whole in reports of a Chat
+`tool` message sent as an input item (an openai-codex adapter's, an MCP client's) and in a mock of the API's answers
+to an unknown and an empty role.  An item of another type has no role and is not judged here."""
+
+
 SPEC = ProviderSpec(
     model_prefixes=OPENAI_MODELS,  # the same names; the Responses API picks this one
     hosts_others=True,
@@ -259,7 +267,9 @@ SPEC = ProviderSpec(
     needs_call_ids=True,
     role_rules=None,
     string_limit=LIMIT,
+    roles=ROLES,
     errors={
+        "role_invalid": ROLES.error,
         "function_call_unanswered": NO_OUTPUT,
         "function_call_output_without_call": NO_CALL,
         "custom_tool_call_unanswered": NO_CUSTOM_OUTPUT,

@@ -8,10 +8,11 @@ imports).  Here both the face and `canonical` import it, and it imports neither.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 from . import anthropic, bedrock, deepseek, deepseek_responses, gemini, mistral, openai_chat, openai_responses
-from .spec import ProviderSpec
+from .spec import ProviderSpec, RoleSet
 from .violation import Violation, sort_violations
 
 _MODULES = (openai_chat, openai_responses, anthropic, gemini, bedrock, mistral, deepseek, deepseek_responses)
@@ -60,6 +61,29 @@ def validate_native(request: list[dict[str, Any]], provider: str, history: bool 
         raise TypeError(f"request must be a list of native messages, got {type(request).__name__}")
     validate = rules.validate_history if history and rules.validate_history is not None else rules.validate
     found = validate(request, provider)
+    if rules.roles is not None:
+        found = roles_refused(request, provider, rules.roles) + found
     if ids and rules.validate_ids is not None:
         found = found + rules.validate_ids(request, provider)
     return sort_violations(found)
+
+
+def roles_refused(request: list[Any], provider: str, roles: RoleSet) -> list[Violation]:
+    """A `role_invalid` violation per entry whose role the provider does not take (ProviderSpec.roles).  The roles are
+    gathered by C-level maps first (a million entries in some 30 ms, against 170 ms read one by one): a request of
+    taken roles, nearly every one, is never walked in Python."""
+    taken = roles.taken
+    try:
+        seen = set(map(dict.get, request, repeat("role")))
+    except TypeError:  # an entry that is no dict (a rule set reads it as malformed): read one by one
+        seen = None
+    if seen is not None and all(role in taken or not isinstance(role, str) for role in seen):
+        return []
+    found: list[Violation] = []
+    for index, entry in enumerate(request):
+        role = entry.get("role") if isinstance(entry, dict) else None
+        if isinstance(role, str) and role not in taken:
+            found.append(Violation(provider=provider, rule="role_invalid", position=roles.position.format(index=index),
+                                   native_indices=[index],
+                                   error=roles.error.format(role=role, index=index + roles.from_one)))
+    return found

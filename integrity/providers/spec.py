@@ -134,6 +134,20 @@ class NameRule:
 
 
 @dataclass(frozen=True)
+class RoleSet:
+    """The roles a provider takes on a request's entries and how it refuses another (rule `role_invalid`): an entry
+    whose `role` is a string outside `taken` is refused with `error` (placeholders: {role}, {index}: the entry's
+    index, counted from 1 where `from_one`, as AWS counts) at `position` ({index}, from 0).  Entries without a role
+    (a Responses item of another type) are not judged.  The readers read an entry of another role as an opaque one
+    (a malformed finding) that the view sends as it is: this rule is why such a file is not "accepted"."""
+
+    taken: frozenset[str]
+    error: str
+    position: str
+    from_one: bool = False
+
+
+@dataclass(frozen=True)
 class ProviderSpec:
     """Everything the engine knows about one provider.
 
@@ -186,6 +200,8 @@ class ProviderSpec:
         joins them, are longer cut to fit (LightTranscript.long_texts).
     reasoning_once: it refuses two input items with one id (OpenAI Responses' duplicate_item_id), so the strict view
         planned for it sends a reasoning item a turn stored twice repeats once (LightTranscript.reasoning).
+    roles: the roles it takes on a request's entries (RoleSet), or None: its rule set judges roles itself (Gemini's
+        depend on the model) or its refusal's text is not on record (Mistral, DeepSeek).
     variant_of: the provider whose rules these are for some of its models (Gemini 2.x: `gemini-2`), chosen by the
         model a request names (providers.models); None for one of PROVIDERS, which every surface lists.  A variant
         is asked by name or by model, never by "all".
@@ -212,6 +228,7 @@ class ProviderSpec:
     string_limit: int | None = None
     reasoning_once: bool = False
     variant_of: str | None = None
+    roles: RoleSet | None = None
 
     @property
     def refuses_blank_text(self) -> bool:

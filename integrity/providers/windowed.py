@@ -202,7 +202,9 @@ def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
         entries.append(entry)
         flags.append((_USES if calls else 0) | (_BAD if late else 0))
         pending = calls
-        role = kind if kind in ("user", "assistant") else None
+        if kind != "user" and kind != "assistant":
+            return None  # a message of an app's own role, written with it (role_invalid reads it): judged whole
+        role = kind
     if run is not None and opened >= 0:
         if not pending or not _answers(pending, run):
             flags[opened] |= _BAD
@@ -215,6 +217,11 @@ def anthropic_turns(bones: Sequence[Any]) -> Turns | None:
     if not all_anthropic_ids([value for value in ids if type(value) is str]):
         return None
     return turns
+
+
+_WRITTEN_ROLES = frozenset({"user", "assistant", *SYSTEM_ROLES})
+"""The roles of the messages a Chat or Responses skeleton writes that the proofs read; another (an app's own role,
+which the skeleton writes as it is and a provider's RoleSet refuses) has the request judged whole."""
 
 
 def _chat(provider: str) -> Callable[[Sequence[Any]], Turns | None]:
@@ -268,6 +275,8 @@ def _chat(provider: str) -> Callable[[Sequence[Any]], Turns | None]:
                 pending, run = _NONE, None
             elif pending:  # calls no tool message answers
                 flags[turn - 1] |= _BAD
+            if kind not in _WRITTEN_ROLES:
+                return None  # a message of an app's own role, written with it (role_invalid reads it): judged whole
             calls = _calls(kind, bone[1], None) or _NONE  # (the Chat writer leaves Chat blocks out)
             if calls:
                 if not calls_ids and not _ids_pass(provider, calls, []):
@@ -494,6 +503,8 @@ def _responses(provider: str) -> Callable[[Sequence[Any]], Turns | None]:
                 if content[0] != "openai-responses":
                     continue
                 return None
+            if kind not in _WRITTEN_ROLES:
+                return None  # a message of an app's own role, written with it (role_invalid reads it)
             if kind != "assistant" or content is STRING:
                 continue
             calls: list[Any] = _NONE
