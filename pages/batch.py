@@ -161,11 +161,13 @@ def _thread(item: ui.Source, row: dict[str, Any]) -> str | None:
 frame = ui.safe_frame(rows)  # names and errors from the files: neutralized before pandas sees them
 frame.insert(1, "open", [_link(inputs[owner], _thread(inputs[owner], row)) for owner, row in zip(owners, rows,
                                                                                                    strict=True)])
-leading = [c for c in ("file", "status", "accepted as recorded", "accepted after repair", "safe to send to",
-                       "all providers", "open", "format", "messages", "calls") if c in frame.columns]
-last = ["verdict"] + ([RUNTIME_SENDS] if RUNTIME_SENDS in frame.columns and frame[RUNTIME_SENDS].astype(bool).any()
-                     else [])  # (`check`'s third line, beside its first: shown when a file's runtime adds results)
-frame = frame[leading + [c for c in frame.columns if c not in leading and c not in ("verdict", RUNTIME_SENDS)] + last]
+runtime = RUNTIME_SENDS in frame.columns and bool(frame[RUNTIME_SENDS].astype(bool).any())
+# (`check`'s third line beside "accepted as recorded", which it explains: shown when a file's runtime adds results)
+leading = [c for c in ("file", "status", "accepted as recorded", *([RUNTIME_SENDS] if runtime else []),
+                       "accepted after repair", "safe to send to", "all providers", "open", "format", "messages",
+                       "calls") if c in frame.columns]
+frame = frame[leading + [c for c in frame.columns if c not in leading and c not in ("verdict", RUNTIME_SENDS)]
+              + ["verdict"]]
 problems = int((frame["status"] != "healthy").sum())
 judged = f"judged by {provider}" if provider else "each judged by its own provider"
 st.caption(f"{len(frame)} file(s) · {problems} need attention · policy {policy} · {judged} · "
