@@ -88,10 +88,15 @@ def worst(frame: pd.DataFrame, limit: int = 25) -> pd.DataFrame:
                           unreadable=(frame["status"] == "unreadable").astype(int))
     ranked = ranked[~ranked["status"].isin((Status.HEALTHY.value, *(status.value for status in UNJUDGED_STATUSES)))]
     ranked = ranked.sort_values(["unreadable", "rejecting", "defects"], ascending=[True, False, False])
-    columns = [c for c in ("path", "thread", "status", "rejecting", "defects", "messages", "verdict", "error")
-               if c in ranked.columns]
+    runtime = RUNTIME in ranked.columns and bool(pd.to_numeric(ranked[RUNTIME], errors="coerce").fillna(0).any())
+    columns = [c for c in ("path", "thread", "status", "rejecting", "defects", *([RUNTIME] if runtime else ()),
+                           "messages", "verdict", "error") if c in ranked.columns]
     return ranked[columns].head(limit).reset_index(drop=True)
 
+
+RUNTIME = "runtime_results"
+"""The triage column counting the calls a session's runtime answers as it sends the session (`check`'s third line):
+shown beside the defects when a session of the worst has one, since it is why a provider takes an orphaned call."""
 
 OPEN = "open"
 """The worst-sessions column holding each session's link to the Inspector (empty when none can open it)."""

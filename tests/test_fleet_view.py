@@ -172,3 +172,26 @@ def test_a_transcript_of_a_file_of_several_is_linked_by_its_thread_and_a_branch_
     linked = fleet.with_links(repaired, tmp_path, None, "strict")
     for link, thread in zip(linked[fleet.OPEN], repaired["thread"], strict=True):
         assert dict(parse_qsl(link.split("?", 1)[1]))["thread"] == thread
+
+
+def test_the_worst_sessions_say_how_many_calls_their_runtime_answers(tmp_path: Path) -> None:
+    """A pi session whose call pi answers with "No result provided" (`check`'s third line; the triage column
+    runtime_results): the worst-sessions table carries the count beside its defects; a fleet without one has no
+    such column."""
+    real = ROOT / "tests" / "real" / "pi_codex_unanswered_call.pi-session.jsonl"
+    rows = []
+    for path in (real, ROOT / "sample_transcripts" / "orphaned_call.pi-ai.json"):
+        result = triage_file(str(path), [], "strict")
+        assert result is not None
+        rows += result[0]
+    table = tmp_path / "fleet.parquet"
+    writer = _TableWriter(str(table), TRANSCRIPT_COLUMNS)
+    writer.write(rows)
+    writer.close()
+    worst = fleet.worst(fleet.read_table(table.read_bytes())).set_index("path")
+    assert worst.loc[str(real), fleet.RUNTIME] == 1
+    assert list(worst.columns).index(fleet.RUNTIME) == list(worst.columns).index("defects") + 1
+    writer = _TableWriter(str(table), TRANSCRIPT_COLUMNS)
+    writer.write(rows[1:])
+    writer.close()
+    assert fleet.RUNTIME not in fleet.worst(fleet.read_table(table.read_bytes())).columns
