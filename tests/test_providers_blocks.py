@@ -264,6 +264,12 @@ ANTHROPIC_ILLEGAL = [
         v("anthropic", "whitespace_text_block", "messages", [1], [],
           "messages: text content blocks must contain non-whitespace text"),
         id="whitespace-text-block"),
+    # seen, quoted whole: a Converse text block replayed to the Messages API
+    pytest.param(
+        [{"role": "user", "content": [{"text": "hi"}]}],
+        v("anthropic", "content_type_missing", "messages.0.content.0", [0], [],
+          "messages.0.content.0.type: Field required"),
+        id="content-type-missing"),
     # seen, quoted whole in many reports: a Chat `tool` message sent to Claude
     pytest.param(
         [AU(), AA("a"), AR("a"), {"role": "tool", "content": "extra"}],

@@ -226,6 +226,12 @@ ILLEGAL = [
           "Invalid value: 'model'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and "
           "'developer'."),
         id="openai-role-invalid"),
+    # seen, quoted whole: a tool's list of objects sent on as content parts
+    pytest.param(
+        "openai-chat", [U(), {"role": "assistant", "content": "ok"}, {"role": "user", "content": [{"foo": 1}]}],
+        v("openai-chat", "content_part_type_missing", "messages[2].content[0].type", [2], [],
+          "Missing required parameter: 'messages[2].content[0].type'."),
+        id="openai-content-part-type-missing"),
 ]
 
 

@@ -451,9 +451,24 @@ def finish(native: list[Any], context: BuildContext) -> list[Any]:
     required\", a writer that left out the arguments of a call that took none) sent with `"input": {}`, the
     arguments it stands for; a `tool_result` whose `content` a writer stored as an object (the tool's return value
     as it came: \"messages.2.content.0.tool_result.content: Input should be a valid string\") sent with its JSON text.
-    The file's entry is left as it is."""
-    return [_with_inputs(entry) if _lacks_input(entry) else _with_texts(entry) if _object_result(entry) else entry
-            for entry in native]
+    A block of a text alone without its `type` (a Converse `{"text": ...}` block: \"messages.1.content.0.type: Field
+    required\") is sent as the text block it stands for.  The file's entry is left as it is."""
+    return [_typed(_with_inputs(entry) if _lacks_input(entry) else _with_texts(entry) if _object_result(entry)
+                   else entry) for entry in native]
+
+
+def _untyped_text(block: Any) -> bool:
+    """A block that holds a text alone and no `type` (what Converse writes for a text)."""
+    return type(block) is dict and "type" not in block and len(block) == 1 and type(block.get("text")) is str
+
+
+def _typed(entry: Any) -> Any:
+    """The entry with each untyped text block typed (a copy; the entry itself when it has none)."""
+    content = entry.get("content") if type(entry) is dict else None
+    if type(content) is not list or not any(map(_untyped_text, content)):
+        return entry
+    return {**entry, "content": [{"type": "text", "text": block["text"]} if _untyped_text(block) else block
+                                 for block in content]}
 
 
 def _lacks_input(entry: Any) -> bool:

@@ -258,7 +258,8 @@ def finish(native: list[Any], context: BuildContext) -> list[Any]:
     object sent as its JSON text (\"Invalid type for 'messages[1].tool_calls[0].function.arguments': expected a
     string, but got an object instead.\"); and a message's `content` a writer stored as an object sent as its
     JSON text (\"Invalid type for 'messages[1].content': expected one of a string or array of objects, but got an
-    object instead.\").  The same calls, arguments and content, so nothing is lost."""
+    object instead.\"); and a part of a text alone without its `type` sent as a text part.  The same calls,
+    arguments and content, so nothing is lost."""
     return list(map(finish_entry, native))
 
 
@@ -270,12 +271,19 @@ def finish_entry(entry: Any) -> Any:
 def _needs_finish(entry: Any) -> bool:
     if not isinstance(entry, dict):
         return False
-    if isinstance(entry.get("content"), dict):
+    content = entry.get("content")
+    if isinstance(content, dict) or (type(content) is list and any(map(_untyped_text, content))):
         return True
     if entry.get("role") != "assistant":
         return False
     calls = entry.get("tool_calls")
     return calls == [] or (isinstance(calls, list) and any(map(_unfinished, calls)))
+
+
+def _untyped_text(part: Any) -> bool:
+    """A content part that holds a text alone and no `type` (\"Missing required parameter:
+    'messages[1].content[0].type'.\"): sent as the text part it stands for."""
+    return type(part) is dict and "type" not in part and len(part) == 1 and type(part.get("text")) is str
 
 
 def _unfinished(call: Any) -> bool:
@@ -292,6 +300,9 @@ def _finished(entry: dict[str, Any]) -> dict[str, Any]:
     """A copy of the entry as OpenAI takes it (the file's entry is left as it is)."""
     if isinstance(entry.get("content"), dict):
         entry = {**entry, "content": object_arguments_text(entry["content"])}
+    elif type(entry.get("content")) is list and any(map(_untyped_text, entry["content"])):
+        entry = {**entry, "content": [{"type": "text", "text": part["text"]} if _untyped_text(part) else part
+                                      for part in entry["content"]]}
     calls = entry.get("tool_calls") if entry.get("role") == "assistant" else None
     if calls == []:
         return {k: v for k, v in entry.items() if k != "tool_calls"}

@@ -129,6 +129,14 @@ def tool_name_rule(name: Any) -> tuple[str, str] | None:
     return None
 
 
+TYPE_MISSING = "messages.{index}.content.{block}.type: Field required"
+"""A content block without `type` (pydantic's discriminator): a Converse `{"text": ...}` block replayed to the
+Messages API when a session switched from a Bedrock model (quoted whole in a gateway's converter: "400
+messages.N.content.0.type: Field required"), a writer's `{text}` without its tag (a Bedrock client's changelog, a
+Go client's fix, an MCP agent's notes: `messages.0.content.0.type`, `messages.2.content.0.type`).  The view sends a
+block of a text alone as a text block (formats.anthropic.finish); another stays refused."""
+
+
 def block_schema_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """The blocks the API's request schema refuses, at the request's own positions: a `tool_use` block whose name
     breaks its bounds (tool_name_rule), a `tool_result` block whose content does (_result_contents), and a
@@ -143,6 +151,10 @@ def block_schema_rules(messages: Sequence[Any], provider: str = PROVIDER) -> lis
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, list):
             continue
+        found += [Violation(provider=provider, rule="content_type_missing",
+                            position=f"messages.{index}.content.{block}", native_indices=[index],
+                            error=TYPE_MISSING.format(index=index, block=block))
+                  for block, part in enumerate(content) if type(part) is dict and "type" not in part]
         if role_of(message) == "user":
             found += _result_contents(content, index, provider)
             continue
@@ -547,6 +559,7 @@ SPEC = ProviderSpec(
     roles=ROLES,
     errors={
         "role_invalid": ROLES.error,
+        "content_type_missing": TYPE_MISSING,
         "tool_use_unanswered": UNANSWERED,
         "tool_result_not_first": UNANSWERED,  # the API does not tell the two apart; our rule id does
         "tool_use_not_last": UNANSWERED,  # likewise: a tool_use followed by another block of its turn

@@ -48,6 +48,7 @@ ARGUMENTS_OBJECT = (
     "but got an object instead."
 )
 TYPE_MISSING = "Missing required parameter: 'messages[{index}].tool_calls[{call}].type'."
+PART_TYPE_MISSING = "Missing required parameter: 'messages[{index}].content[{part}].type'."
 NAME_LIMIT = 64
 NAME_CHARS = "a-zA-Z0-9_-"
 """A history call's function name: at most 64 characters of these (the API's request schema)."""
@@ -127,7 +128,25 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     for turn in shape.turns:
         found += _call_fields(messages[turn.index], turn.index, provider)
     found += _object_contents(messages, provider)
+    found += _untyped_parts(messages, provider)
     found += long_strings(messages, provider, "messages")
+    return found
+
+
+def _untyped_parts(messages: Sequence[Any], provider: str) -> list[Violation]:
+    """Content parts without `type` (code missing_required_parameter, param `messages[1].content[0].type`): a tool
+    that returned a list of objects (LangChain's docs tell tools to return content blocks; @langchain/core sends
+    them on, "400 Missing required parameter: 'messages[N].content[0].type'"), a writer's `{"text": ...}` without
+    its tag (Azure OpenAI, quoted whole in an agent's fix notes and a chat-memory guide).  The view sends a part of a
+    text alone as a text part (formats.openai_chat.finish); another stays refused."""
+    found: list[Violation] = []
+    for index, message in enumerate(messages):
+        content = message.get("content") if type(message) is dict else None
+        if type(content) is list:
+            found += [Violation(provider=provider, rule="content_part_type_missing",
+                                position=f"messages[{index}].content[{part}].type", native_indices=[index],
+                                error=PART_TYPE_MISSING.format(index=index, part=part))
+                      for part, value in enumerate(content) if type(value) is dict and "type" not in value]
     return found
 
 
@@ -225,6 +244,7 @@ SPEC = ProviderSpec(
     roles=ROLES,
     errors={
         "role_invalid": ROLES.error,
+        "content_part_type_missing": PART_TYPE_MISSING,
         "tool_calls_unanswered": UNANSWERED,
         "tool_result_without_call": STRAY,
         "tool_call_id_not_found": NOT_FOUND,
