@@ -724,6 +724,13 @@ SHAPES_THE_PASS_READ_NOT = {  # (format, request): what the full check refuses f
                       {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "is_error": True,
                                                     "content": [_IMAGE]}]},
                       {"role": "assistant", "content": "ok"}, {"role": "user", "content": [_text("n")]}]),
+    "a Chat part of a text without its type (OpenAI: content_part_type_missing)": (
+        "openai-chat", [{"role": "user", "content": [{"text": "q"}]}, _chat_call("{}"),
+                        {"role": "tool", "tool_call_id": "call_1", "content": [{"text": "ok"}]},
+                        {"role": "user", "content": "n"}]),
+    "an Anthropic block of a text without its type (content_type_missing)": (
+        "anthropic", [{"role": "user", "content": [{"text": "q"}]}, {"role": "assistant", "content": "ok"},
+                      {"role": "user", "content": [_text("n")]}]),
 }
 
 

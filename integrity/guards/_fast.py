@@ -603,14 +603,23 @@ _TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
 """The blocks of text alone (Chat, Anthropic, Responses)."""
 
 
+def _untyped(content: Any) -> bool:
+    """A content list holding a part without `type` (OpenAI Chat refuses it: content_part_type_missing; the full check
+    decides, and its view sends a part of a text alone typed)."""
+    return type(content) is list and any(type(part) is dict and "type" not in part for part in content)
+
+
 def _chat(message: Any) -> Entry | None:
     if not isinstance(message, dict):
         return None
     role = message.get("role")
+    content = message.get("content")
+    if type(content) is list and _untyped(content):
+        return None
     if role in ("system", "developer"):
         return ("system", (), (), False)
     if role == "user":
-        return ("user", (), (), _text_empty(message.get("content")))
+        return ("user", (), (), _text_empty(content))
     if role == "assistant":
         calls = message.get("tool_calls") or []
         if not isinstance(calls, list):
@@ -1051,6 +1060,9 @@ def _walk_chat(entries: Iterable[Any], start: int, state: _State) -> bool:
             if not isinstance(message, dict):
                 return False
             role = message.get("role")
+            content = message.get("content")
+            if type(content) is list and _untyped(content):
+                return False  # (a part without its type: content_part_type_missing; the full check decides)
             if role == "tool":
                 call_id = message.get("tool_call_id")
                 if not isinstance(call_id, str) or open_calls is None or last not in ("assistant", "results") \
