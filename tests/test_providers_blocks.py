@@ -270,6 +270,13 @@ ANTHROPIC_ILLEGAL = [
         v("anthropic", "content_type_missing", "messages.0.content.0", [0], [],
           "messages.0.content.0.type: Field required"),
         id="content-type-missing"),
+    # seen, quoted whole: a tool's list of objects sent on as the result's blocks
+    pytest.param(
+        [AU(), AA("a"), {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a",
+                                                      "content": [{"row": 1}]}]}],
+        v("anthropic", "tool_result_content_type_missing", "messages.2.content.0.tool_result.content.0", [2], ["a"],
+          "messages.2.content.0.tool_result.content.0.type: Field required"),
+        id="tool-result-content-type-missing"),
     # seen, quoted whole in many reports: a Chat `tool` message sent to Claude
     pytest.param(
         [AU(), AA("a"), AR("a"), {"role": "tool", "content": "extra"}],

@@ -54,3 +54,30 @@ def test_a_part_of_other_fields_stays_refused_after_repair(provider: str, body: 
     [transcript] = load_all(json.dumps(body([{"temperature": 20}])).encode(), "request.json", format=provider)
     said = check(transcript).providers[provider]
     assert [v.error for v in said.before] == [error] == [v.error for v in said.after]
+
+
+def test_a_tool_result_block_of_a_text_without_its_type_is_refused_and_sent_typed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tool's list of objects sent on as a tool_result's blocks ("messages.2.content.0.tool_result.content.0.type:
+    Field required"); a guard before an Anthropic call sends the block typed too."""
+    from integrity.guards._core import RequestGuard
+
+    messages = [{"role": "user", "content": "What is in notes.txt?"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                                              "content": [{"text": "alpha"}]}]},
+                {"role": "assistant", "content": "It says alpha."}]
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({"model": "claude-sonnet-4-5", "messages": messages}))
+    [transcript] = load_all(path.read_bytes(), path.name, format="anthropic")
+    said = check(transcript).providers["anthropic"]
+    assert [v.error for v in said.before] == ["messages.2.content.0.tool_result.content.0.type: Field required"]
+    assert said.accepted_after_repair
+    fixed = tmp_path / "fixed.json"
+    assert main(["repair", "--format", "anthropic", str(path), "-o", str(fixed)]) == 0
+    typed = [{"type": "text", "text": "alpha"}]
+    assert json.loads(fixed.read_text())["messages"][2]["content"][0]["content"] == typed
+    assert main(["check", "--format", "anthropic", str(fixed)]) == 0
+    sent = RequestGuard("test").guard([*messages, {"role": "user", "content": "go on"}], "anthropic", "anthropic")
+    assert sent is not None and sent[2]["content"][0]["content"] == typed
+    assert messages[2]["content"][0]["content"] == [{"text": "alpha"}]  # the caller's request is left as it is

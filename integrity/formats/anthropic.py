@@ -463,12 +463,28 @@ def _untyped_text(block: Any) -> bool:
 
 
 def _typed(entry: Any) -> Any:
-    """The entry with each untyped text block typed (a copy; the entry itself when it has none)."""
+    """The entry with each untyped text block typed, in its content and in its tool_result blocks' content (a copy;
+    the entry itself when it has none)."""
     content = entry.get("content") if type(entry) is dict else None
-    if type(content) is not list or not any(map(_untyped_text, content)):
+    if type(content) is not list or not any(map(_holds_untyped, content)):
         return entry
-    return {**entry, "content": [{"type": "text", "text": block["text"]} if _untyped_text(block) else block
-                                 for block in content]}
+    return {**entry, "content": [_typed_block(block) for block in content]}
+
+
+def _holds_untyped(block: Any) -> bool:
+    if _untyped_text(block):
+        return True
+    inner = block.get("content") if type(block) is dict and block.get("type") == "tool_result" else None
+    return type(inner) is list and any(map(_untyped_text, inner))
+
+
+def _typed_block(block: Any) -> Any:
+    if _untyped_text(block):
+        return {"type": "text", "text": block["text"]}
+    if not _holds_untyped(block):
+        return block
+    return {**block, "content": [{"type": "text", "text": part["text"]} if _untyped_text(part) else part
+                                 for part in block["content"]]}
 
 
 def _lacks_input(entry: Any) -> bool:

@@ -699,8 +699,10 @@ def _anthropic(message: Any) -> Entry | None:
                 return None  # (input missing or not an object: Anthropic refuses it; the full check decides)
             calls.append(block["id"])
         elif kind == "tool_result" and role == "user":
-            if other or not isinstance(block.get("tool_use_id"), str) or type(block.get("content")) is dict:
-                return None  # text before a result, or content an object Anthropic refuses: the full check decides
+            if other or not isinstance(block.get("tool_use_id"), str) or type(block.get("content")) is dict \
+                    or _untyped(block.get("content")):
+                return None  # text before a result, or content an object Anthropic refuses (or a block of it without
+                # its type: tool_result_content_type_missing): the full check decides
             results.append(block["tool_use_id"])
         elif kind == "text":
             if not isinstance(block.get("text"), str) or not block["text"].strip() or calls:

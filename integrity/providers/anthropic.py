@@ -130,6 +130,10 @@ def tool_name_rule(name: Any) -> tuple[str, str] | None:
 
 
 TYPE_MISSING = "messages.{index}.content.{block}.type: Field required"
+RESULT_TYPE_MISSING = "messages.{index}.content.{block}.tool_result.content.{part}.type: Field required"
+"""A block inside a `tool_result`'s content without `type`: a tool that returned a list of objects, sent on as the
+result's blocks (quoted whole in an agent's fix: "list-of-dicts (our list-returning tools) -> 400
+'messages.N.content.0.tool_result.content.0.type: Field required'").  The view sends a block of a text alone typed."""
 """A content block without `type` (pydantic's discriminator): a Converse `{"text": ...}` block replayed to the
 Messages API when a session switched from a Bedrock model (quoted whole in a gateway's converter: "400
 messages.N.content.0.type: Field required"), a writer's `{text}` without its tag (a Bedrock client's changelog, a
@@ -199,6 +203,14 @@ def _result_contents(content: list[Any], index: int, provider: str) -> list[Viol
     for block, part in enumerate(content):
         if not isinstance(part, dict) or part.get("type") != "tool_result":
             continue
+        inner = part.get("content")
+        if type(inner) is list:  # (a tool's list of objects sent on as the result's blocks)
+            found += [Violation(provider=provider, rule="tool_result_content_type_missing",
+                                position=f"messages.{index}.content.{block}.tool_result.content.{at}",
+                                native_indices=[index],
+                                call_ids=[part["tool_use_id"]] if isinstance(part.get("tool_use_id"), str) else [],
+                                error=RESULT_TYPE_MISSING.format(index=index, block=block, part=at))
+                      for at, value in enumerate(inner) if type(value) is dict and "type" not in value]
         found_rule = error_content_rule(part)
         if found_rule is None:
             continue
@@ -560,6 +572,7 @@ SPEC = ProviderSpec(
     errors={
         "role_invalid": ROLES.error,
         "content_type_missing": TYPE_MISSING,
+        "tool_result_content_type_missing": RESULT_TYPE_MISSING,
         "tool_use_unanswered": UNANSWERED,
         "tool_result_not_first": UNANSWERED,  # the API does not tell the two apart; our rule id does
         "tool_use_not_last": UNANSWERED,  # likewise: a tool_use followed by another block of its turn
