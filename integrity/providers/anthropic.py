@@ -130,15 +130,15 @@ def tool_name_rule(name: Any) -> tuple[str, str] | None:
 
 
 TYPE_MISSING = "messages.{index}.content.{block}.type: Field required"
-RESULT_TYPE_MISSING = "messages.{index}.content.{block}.tool_result.content.{part}.type: Field required"
-"""A block inside a `tool_result`'s content without `type`: a tool that returned a list of objects, sent on as the
-result's blocks (quoted whole in an agent's fix: "list-of-dicts (our list-returning tools) -> 400
-'messages.N.content.0.tool_result.content.0.type: Field required'").  The view sends a block of a text alone typed."""
 """A content block without `type` (pydantic's discriminator): a Converse `{"text": ...}` block replayed to the
 Messages API when a session switched from a Bedrock model (quoted whole in a gateway's converter: "400
 messages.N.content.0.type: Field required"), a writer's `{text}` without its tag (a Bedrock client's changelog, a
 Go client's fix, an MCP agent's notes: `messages.0.content.0.type`, `messages.2.content.0.type`).  The view sends a
 block of a text alone as a text block (formats.anthropic.finish); another stays refused."""
+RESULT_TYPE_MISSING = "messages.{index}.content.{block}.tool_result.content.{part}.type: Field required"
+"""A block inside a `tool_result`'s content without `type`: a tool that returned a list of objects, sent on as the
+result's blocks (quoted whole in an agent's fix: "list-of-dicts (our list-returning tools) -> 400
+'messages.N.content.0.tool_result.content.0.type: Field required'").  The view sends a block of a text alone typed."""
 
 
 def block_schema_rules(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
