@@ -453,8 +453,42 @@ def finish(native: list[Any], context: BuildContext) -> list[Any]:
     as it came: \"messages.2.content.0.tool_result.content: Input should be a valid string\") sent with its JSON text.
     A block of a text alone without its `type` (a Converse `{"text": ...}` block: \"messages.1.content.0.type: Field
     required\") is sent as the text block it stands for.  The file's entry is left as it is."""
-    return [_typed(_with_inputs(entry) if _lacks_input(entry) else _with_texts(entry) if _object_result(entry)
-                   else entry) for entry in native]
+    return [_finished(entry) if _unfinished(entry) else entry for entry in native]
+
+
+def _unfinished(entry: Any) -> bool:
+    """Whether `finish` may change the entry: each block read once, by one call (the step runs over every entry of
+    every view written, so the common entry costs what its blocks cost, not one pass per fix)."""
+    content = entry.get("content") if type(entry) is dict else None
+    if type(content) is not list:
+        return False
+    return any(map(_assistant_block if entry.get("role") == "assistant" else _user_block, content))
+
+
+def _assistant_block(block: Any) -> bool:
+    """A block of an assistant message `finish` may change: a tool_use without input, or a block without type."""
+    return type(block) is dict and ("type" not in block or (block["type"] == "tool_use" and "input" not in block))
+
+
+def _user_block(block: Any) -> bool:
+    """A block of a user message `finish` may change: one without type, a tool_result whose content is an object
+    or a list holding a block without type."""
+    if type(block) is not dict:
+        return False
+    kind = block.get("type")
+    if kind is None:
+        return True  # (no type: `_typed` decides whether it is a text alone)
+    if kind != "tool_result":
+        return False
+    inner = block.get("content")
+    return type(inner) is dict or (type(inner) is list and any(type(part) is dict and "type" not in part
+                                                               for part in inner))
+
+
+def _finished(entry: dict[str, Any]) -> Any:
+    """A copy of the entry as `finish` sends it (the file's entry is left as it is)."""
+    return _typed(_with_inputs(entry) if _lacks_input(entry) else _with_texts(entry) if _object_result(entry)
+                  else entry)
 
 
 def _untyped_text(block: Any) -> bool:

@@ -272,8 +272,12 @@ def _needs_finish(entry: Any) -> bool:
     if not isinstance(entry, dict):
         return False
     content = entry.get("content")
-    if isinstance(content, dict) or (type(content) is list and any(map(_untyped_text, content))):
+    if isinstance(content, dict):
         return True
+    if type(content) is list:  # (read inline: every entry of every view written comes through here)
+        for part in content:
+            if type(part) is dict and "type" not in part:
+                return True  # (a part without type: `_finished` types it when it is a text alone)
     if entry.get("role") != "assistant":
         return False
     calls = entry.get("tool_calls")
