@@ -75,8 +75,12 @@ def bound_for(target: str | None, format: str) -> Bound | None:
     return functools.partial(read, rules=rules)
 
 
-def _name_refused(name: Any, rules: Rules) -> bool:
-    return rules.legal is not None and (type(name) is not str or rules.legal(name) is None)
+def _call_refused(name: Any, arguments: Any, rules: Rules) -> bool:
+    """Whether a call's tool name or arguments may break the target's rules (every reading's calls come here)."""
+    legal = rules.legal
+    if legal is not None and (type(name) is not str or legal(name) is None):
+        return True
+    return (rules.limit is not None or rules.objects) and _arguments_refused(arguments, rules)
 
 
 def _arguments_refused(arguments: Any, rules: Rules) -> bool:
@@ -120,8 +124,7 @@ def _error_without_text(content: Any) -> bool:
 
 
 def _chat(entries: Sequence[Any], rules: Rules) -> bool:
-    limit, legal = rules.limit, rules.legal
-    arguments = limit is not None or rules.objects
+    limit = rules.limit
     for message in entries:
         if type(message) is not dict:
             continue  # (the pass refuses it)
@@ -133,13 +136,7 @@ def _chat(entries: Sequence[Any], rules: Rules) -> bool:
         if calls and type(calls) is list:
             for call in calls:
                 function = call.get("function") if type(call) is dict else None
-                if type(function) is not dict:
-                    continue
-                if legal is not None:
-                    name = function.get("name")
-                    if type(name) is not str or legal(name) is None:
-                        return True
-                if arguments and _arguments_refused(function.get("arguments"), rules):
+                if type(function) is dict and _call_refused(function.get("name"), function.get("arguments"), rules):
                     return True
     return False
 
@@ -151,7 +148,7 @@ def _responses(entries: Sequence[Any], rules: Rules) -> bool:
             continue
         kind = item.get("type")
         if kind == "function_call":
-            if _name_refused(item.get("name"), rules) or _arguments_refused(item.get("arguments"), rules):
+            if _call_refused(item.get("name"), item.get("arguments"), rules):
                 return True
         elif limit is not None:
             text = item.get("output") if kind == "function_call_output" else item.get("content")
@@ -176,7 +173,7 @@ def _anthropic(entries: Sequence[Any], rules: Rules) -> bool:
                 continue
             kind = block.get("type")
             if kind == "tool_use":
-                if _name_refused(block.get("name"), rules) or _arguments_refused(block.get("input"), rules):
+                if _call_refused(block.get("name"), block.get("input"), rules):
                     return True
             elif kind == "tool_result":
                 result = block.get("content")
@@ -232,17 +229,8 @@ def _langchain_objects(entries: Sequence[Any], rules: Rules) -> bool:
 
 def _calls_refused(calls: Any, rules: Rules) -> bool:
     """Whether a LangChain call (a dict of name, args and id) has a name or arguments the target refuses."""
-    if not calls:
-        return False
-    legal, limit = rules.legal, rules.limit
-    for call in calls:
-        if type(call) is not dict:
-            continue
-        if legal is not None:
-            name = call.get("name")
-            if type(name) is not str or legal(name) is None:
-                return True
-        if (limit is not None or rules.objects) and _arguments_refused(call.get("args"), rules):
+    for call in calls or ():
+        if type(call) is dict and _call_refused(call.get("name"), call.get("args"), rules):
             return True
     return False
 
@@ -286,7 +274,7 @@ def _gemini_reading(parts_of: Callable[[Any], Iterator[tuple[str, Any, Any]]]) -
                 for kind, value, args in parts_of(content):
                     total += 1
                     if kind == "call":
-                        if _name_refused(value, rules) or _arguments_refused(args, rules):
+                        if _call_refused(value, args, rules):
                             return True
                     elif kind == "response":
                         if limit is not None and oversized(value, limit // WIDEST):
@@ -309,7 +297,7 @@ def _pydantic_ai(entries: Sequence[Any], rules: Rules) -> bool:
         for part in getattr(message, "parts", None) or ():
             kind = getattr(part, "part_kind", None)
             if kind == "tool-call":
-                if _name_refused(part.tool_name, rules) or _arguments_refused(part.args, rules):
+                if _call_refused(part.tool_name, part.args, rules):
                     return True
             elif limit is not None and _text_over(getattr(part, "content", None), limit):
                 return True
