@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 from cli_inprocess import run
 
-from inspector.batch import DEFECT_COLUMNS, summarize_all
+from inspector.batch import DEFECT_COLUMNS, RUNTIME_SENDS, summarize_all
 from integrity import load_all
+from integrity.naming import runtime_results_said
 from integrity.pipeline import UNJUDGED_STATUSES, Status, check, status_of, unjudged
 from integrity.triage import triage_file
 
@@ -80,6 +81,7 @@ def test_cli_triage_batch_and_the_api_agree(path: Path, policy: str, provider: s
         name = path.name if len(batch) == 1 else f"{path.name}#{transcript.name}"
         [row] = [row for row in batch if row["file"] == name]
         assert (row["status"], row["verdict"]) == (str(result.status), result.verdict), name
+        assert row[RUNTIME_SENDS] == (runtime_results_said(result.report) or ""), name  # check's third line
         for field, column in DEFECT_COLUMNS:
             assert row[column] == getattr(result.summary, field), (name, column)
     # the exit status follows the statuses: 0 only when every transcript is healthy
@@ -101,6 +103,7 @@ def test_cli_triage_batch_and_the_api_agree(path: Path, policy: str, provider: s
         for row, transcript in zip(rows, transcripts, strict=True):
             assert {key: row[key] for key in COUNTS} == {key: cli[transcript.name]["summary"].get(key, 0)
                                                          for key in COUNTS}
+            assert row["runtime_results"] == len(cli[transcript.name].get("runtime_results") or {})
 
 
 def test_the_status_rule_is_one_function() -> None:
