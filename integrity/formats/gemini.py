@@ -328,7 +328,7 @@ def finish(native: list[Any], context: BuildContext) -> list[Any]:
     sent as `{"output": value}`, the key Gemini's documentation gives a function's output: the same value, so
     nothing is lost; and a turn of the role `function` or `tool` (RESPONSE_ROLES) is sent with the role `user`,
     which every model takes and the current ones require ("Role 'function' is not supported. ...":
-    providers.gemini.roles_refused)."""
+    providers.gemini.ROLES)."""
     return [_finished(entry) if _loose_response(entry) or _response_role(entry) else entry for entry in native]
 
 

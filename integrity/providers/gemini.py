@@ -25,7 +25,7 @@ from typing import Any
 
 from ..repair.views import SIGNATURE_KEYS
 from .chat_shape import role_of
-from .spec import CUSTOM, OPAQUE, SYSTEM, BlankRule, Endpoint, ProviderSpec, RoleRules
+from .spec import CUSTOM, OPAQUE, SYSTEM, BlankRule, Endpoint, ProviderSpec, RoleRules, RoleSet
 from .violation import Violation
 
 PROVIDER = "gemini"
@@ -61,7 +61,10 @@ ROLE_INVALID_OLDER = "Please use a valid role: user, model."
 prediction page's failed row, role `tester`, on gemini-2.0-flash; reports of `system` and `assistant` roles sent by
 agents, google.genai ClientError 400).  They take `function`: the Gemini API's own curl example of 2024 sent a
 function response so (spring-projects/spring-ai#866), and Inspect sent it so until inspect_ai#2378."""
-OLDER_ROLES = frozenset({"user", "model", "function"})
+ROLES = RoleSet(TAKEN_ROLES, ROLE_NOT_SUPPORTED, "contents[{index}].role", folded=True)
+"""The current models' roles (rule role_invalid, judged by the registry for every rule set that has one)."""
+OLDER_ROLES = RoleSet(frozenset({"user", "model", "function"}), ROLE_INVALID_OLDER, "contents[{index}].role")
+"""Gemini 1.x and 2.x's roles (the `gemini-2` rule set's)."""
 
 CALL_KEYS = ("functionCall", "function_call")
 RESPONSE_KEYS = ("functionResponse", "function_response")
@@ -161,34 +164,9 @@ def _response_key(part: Any) -> str | None:
 
 
 def validate(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """Every rule a current Gemini model holds the request to: a role it takes on every content (roles_refused, the
-    request's parser's, so first), validate_turns' turn rules, then unsigned_calls'."""
-    return roles_refused(contents, provider) + validate_turns(contents, provider) + unsigned_calls(contents, provider)
-
-
-def validate_older(contents: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """Every rule Gemini 1.x and 2.x hold the request to: their roles (`function` taken), then the turn rules."""
-    return roles_refused(contents, provider, older=True) + validate_turns(contents, provider)
-
-
-def roles_refused(contents: Sequence[Any], provider: str = PROVIDER, older: bool = False) -> list[Violation]:
-    """A violation (role_invalid) per content whose role the models refuse (TAKEN_ROLES; OLDER_ROLES for Gemini 1.x
-    and 2.x).  A content without a role is taken (the API gives it one); a role that is no string is the schema's.
-    The view writes a turn of function responses with the role `user`, which every model takes
-    (formats.gemini.finish)."""
-    found: list[Violation] = []
-    for index, content in enumerate(contents):
-        role = content.get("role") if isinstance(content, dict) else None
-        if not isinstance(role, str) or role in ("user", "model"):
-            continue  # (the common case first)
-        if older:
-            if role not in OLDER_ROLES:
-                found.append(Violation(provider=provider, rule="role_invalid", position=f"contents[{index}].role",
-                                       native_indices=[index], error=ROLE_INVALID_OLDER))
-        elif role.lower() not in TAKEN_ROLES:
-            found.append(Violation(provider=provider, rule="role_invalid", position=f"contents[{index}].role",
-                                   native_indices=[index], error=ROLE_NOT_SUPPORTED.format(role=role)))
-    return found
+    """Every rule a Gemini 3 model holds the request to (validate_turns' turn rules, then unsigned_calls'); the role
+    of each content is the registry's (ProviderSpec.roles: ROLES, and OLDER_ROLES for Gemini 1.x and 2.x)."""
+    return validate_turns(contents, provider) + unsigned_calls(contents, provider)
 
 
 def current_turn(contents: Sequence[Any]) -> int:
@@ -216,7 +194,7 @@ def unsigned_calls(contents: Sequence[Any], provider: str = PROVIDER) -> list[Vi
     content's 1-based index as its position: "position 2" for a first step, quoted in many reports, e.g.
     nanbingxyz/5ire#405 with gemini-3-pro-preview, which "does not happen with gemini-2.5").  Only the first call
     of a step carries one (parallel calls share it); calls before the current turn are not checked.  Gemini 2.x
-    and Gemini 3 Pro Image take such a history (the `gemini-2` rule set: validate_older, without this rule)."""
+    and Gemini 3 Pro Image take such a history (the `gemini-2` rule set: validate_turns alone)."""
     found: list[Violation] = []
     for index in range(current_turn(contents) + 1, len(contents)):
         content = contents[index]
@@ -317,6 +295,7 @@ SPEC = ProviderSpec(
         start="no_calls",
         why="Gemini requires a function call turn to come right after a user turn or a function response turn",
     ),
+    roles=ROLES,
     errors={
         "function_response_count_mismatch": COUNT,
         "function_call_turn_position": CALL_POSITION,
@@ -324,7 +303,7 @@ SPEC = ProviderSpec(
         "function_response_not_object": RESPONSE_NOT_OBJECT,
         "parts_empty": PARTS_EMPTY,
         "thought_signature_missing": SIGNATURE_MISSING,
-        "role_invalid": ROLE_NOT_SUPPORTED,
+        "role_invalid": ROLES.error,
     },
     # (a content without parts: "contents.parts must not be empty"; a text, blank or not, is a part)
     blank_text=BlankRule(whitespace_beside=frozenset(), spares_final_assistant=False, texts=False),
@@ -345,8 +324,9 @@ one (providers.models): a guard for `gemini-2.5-flash`, a recorded exchange's en
 it by name.  Gemini alone means the current models."""
 
 OLDER_SPEC = dataclasses.replace(
-    SPEC, name=OLDER, title="Google Gemini 2.x", validate=validate_older, variant_of=PROVIDER, signs_calls=False,
+    SPEC, name=OLDER, title="Google Gemini 2.x", validate=validate_turns, variant_of=PROVIDER, signs_calls=False,
+    roles=OLDER_ROLES,
     model_prefixes=(r"gemini-(1|2)(\.\d+)?(-|\Z)", r"gemini-(pro|ultra)(-vision)?(-\d+)?\Z", r"gemma",
                     r"gemini-3(\.\d+)?-pro-image"),
     errors={**{rule: text for rule, text in SPEC.errors.items() if rule != "thought_signature_missing"},
-            "role_invalid": ROLE_INVALID_OLDER})
+            "role_invalid": OLDER_ROLES.error})

@@ -138,13 +138,16 @@ class RoleSet:
     """The roles a provider takes on a request's entries and how it refuses another (rule `role_invalid`): an entry
     whose `role` is a string outside `taken` is refused with `error` (placeholders: {role}, {index}: the entry's
     index, counted from 1 where `from_one`, as AWS counts) at `position` ({index}, from 0).  Entries without a role
-    (a Responses item of another type) are not judged.  The readers read an entry of another role as an opaque one
-    (a malformed finding) that the view sends as it is: this rule is why such a file is not "accepted"."""
+    (a Responses item of another type) are not judged.  folded: a role is compared case aside (Gemini's current
+    models).  The readers read an entry of another role as an opaque one (a malformed finding) that the view sends as
+    it is: this rule is why such a file is not "accepted" (Gemini's `function` and `tool` turns are read as results,
+    and its writer sends them as `user` turns)."""
 
     taken: frozenset[str]
     error: str
     position: str
     from_one: bool = False
+    folded: bool = False
 
 
 @dataclass(frozen=True)

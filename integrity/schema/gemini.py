@@ -22,7 +22,7 @@ from .base import Issue, Loc, Open, by_field, json_path, not_a_message, role_iss
 
 ROLES = ("user", "model", "function", "tool")
 """The roles a writer gives a content: `function` and `tool` (Genkit) a turn of function responses, which the reader
-reads as a user turn (whether the model takes that role is its provider's rule: providers.gemini.roles_refused)."""
+reads as a user turn (whether the model takes that role is its provider's rule: providers.gemini.ROLES)."""
 _DATA = ("text", "functionCall", "functionResponse", "inlineData", "fileData", "executableCode",
          "codeExecutionResult", "toolCall", "toolResponse")
 _ALONE = ("videoMetadata",)
