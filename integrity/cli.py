@@ -726,6 +726,9 @@ SHAPE_FIXES = {"tool_calls_empty": "no empty tool_calls", "tool_call_type_missin
                "role_invalid": "a turn of function responses with the role user",
                "content_type_missing": "each block of a text alone typed as a text block",
                "content_part_type_missing": "each part of a text alone typed as a text part",
+               "content_missing": "each message's content given (an empty text where the file has none or null)",
+               "developer_content_missing": "each message's content given (an empty text where the file has none)",
+               "developer_content_null": "each message's content given (an empty text where the file has null)",
                "tool_result_content_type_missing": "each block of a text alone in a tool_result typed as a text block"}
 """What the writer does for a rule its provider refuses a file's shape by (the writers' `finish` steps); any
 other rule of the kind: the writer groups a turn's results together, first."""

@@ -232,6 +232,23 @@ ILLEGAL = [
         v("openai-chat", "content_part_type_missing", "messages[2].content[0].type", [2], [],
           "Missing required parameter: 'messages[2].content[0].type'."),
         id="openai-content-part-type-missing"),
+    # recorded in a proxy's conformance table of direct API answers; quoted in vercel/ai#5526 (a tool result of none)
+    pytest.param(
+        "openai-chat", [U(), A("a"), {"role": "tool", "tool_call_id": "a", "content": None}],
+        v("openai-chat", "content_missing", "messages.[2].content", [2], [],
+          "Invalid value for 'content': expected a string, got null."),
+        id="openai-content-missing"),
+    pytest.param(
+        "openai-chat", [U(), {"role": "developer"}],
+        v("openai-chat", "developer_content_missing", "messages[1].content", [1], [],
+          "Missing required parameter: 'messages[1].content'."),
+        id="openai-developer-content-missing"),
+    pytest.param(
+        "openai-chat", [U(), {"role": "developer", "content": None}],
+        v("openai-chat", "developer_content_null", "messages[1].content", [1], [],
+          "Invalid type for 'messages[1].content': expected one of a string or array of objects, but got null "
+          "instead."),
+        id="openai-developer-content-null"),
 ]
 
 
@@ -252,7 +269,8 @@ def test_a_user_message_between_call_and_result_is_two_openai_errors_in_order() 
 
 @pytest.mark.parametrize("bad_id", [None, 7])
 def test_openai_tool_message_without_a_string_id_is_a_missing_parameter(bad_id: Any) -> None:
-    tool = {"role": "tool", "content": "ok"} if bad_id is None else {"role": "tool", "tool_call_id": bad_id}
+    tool = {"role": "tool", "content": "ok"} if bad_id is None else {"role": "tool", "tool_call_id": bad_id,
+                                                                      "content": "ok"}
     assert found([U(), A("a"), T("a"), tool], "openai-chat") == [
         v("openai-chat", "tool_call_id_missing", "messages.[3].tool_call_id", [3], [],
           "Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'.")]

@@ -258,7 +258,9 @@ def finish(native: list[Any], context: BuildContext) -> list[Any]:
     object sent as its JSON text (\"Invalid type for 'messages[1].tool_calls[0].function.arguments': expected a
     string, but got an object instead.\"); and a message's `content` a writer stored as an object sent as its
     JSON text (\"Invalid type for 'messages[1].content': expected one of a string or array of objects, but got an
-    object instead.\"); and a part of a text alone without its `type` sent as a text part.  The same calls,
+    object instead.\"); a message's `content` that is missing or null where OpenAI needs one sent as an empty text
+    (\"Invalid value for 'content': expected a string, got null.\"); and a part of a text alone without its `type`
+    sent as a text part.  The same calls,
     arguments and content, so nothing is lost."""
     return list(map(finish_entry, native))
 
@@ -272,6 +274,8 @@ def _needs_finish(entry: Any) -> bool:
     if not isinstance(entry, dict):
         return False
     content = entry.get("content")
+    if content is None and content_needed(entry):
+        return True
     if isinstance(content, dict):
         return True
     if type(content) is list:  # (read inline: every entry of every view written comes through here)
@@ -282,6 +286,24 @@ def _needs_finish(entry: Any) -> bool:
         return False
     calls = entry.get("tool_calls")
     return calls == [] or (isinstance(calls, list) and any(map(_unfinished, calls)))
+
+
+CONTENT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+"""The roles whose message OpenAI refuses without content (the `function` role's is not judged: the answers on
+record refuse the role itself)."""
+
+
+def content_needed(entry: dict[str, Any]) -> bool:
+    """Whether OpenAI refuses this message without content, or of null content (\"Invalid value for 'content':
+    expected a string, got null.\"): a message of CONTENT_ROLES, but an assistant message carrying what stands in for
+    its content, present and not null (a call, a legacy function_call, a refusal, an audio answer: the assistant
+    schema's own one-of; on any other role they are ordinary extra members).  `finish` sends such a message with an
+    empty text, which says what the null said; providers.openai_chat judges it."""
+    role = entry.get("role")
+    if role == "assistant":
+        return entry.get("tool_calls") is None and entry.get("function_call") is None \
+            and entry.get("refusal") is None and entry.get("audio") is None
+    return role in CONTENT_ROLES
 
 
 def _untyped_text(part: Any) -> bool:
@@ -302,7 +324,9 @@ def _object_arguments(call: dict[str, Any]) -> bool:
 
 def _finished(entry: dict[str, Any]) -> dict[str, Any]:
     """A copy of the entry as OpenAI takes it (the file's entry is left as it is)."""
-    if isinstance(entry.get("content"), dict):
+    if entry.get("content") is None and content_needed(entry):
+        entry = {**entry, "content": ""}
+    elif isinstance(entry.get("content"), dict):
         entry = {**entry, "content": object_arguments_text(entry["content"])}
     elif type(entry.get("content")) is list and any(map(_untyped_text, entry["content"])):
         entry = {**entry, "content": [{"type": "text", "text": part["text"]} if _untyped_text(part) else part

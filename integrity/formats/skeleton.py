@@ -449,13 +449,20 @@ def _chat(bones: Sequence[Bone]) -> Written:
         elif role == "assistant":
             calls = [{"id": part[0], "type": "function", "function": {"name": part[1]}} for part in content
                      if type(part) is tuple and part[0] != OPAQUE] if content is not STRING else []
-            native.append({"role": role, "tool_calls": calls} if calls else _ROLE.get(role) or {"role": role})
+            native.append({"role": role, "tool_calls": calls} if calls else _CHAT_ROLE.get(role)
+                          or {"role": role, "content": ""})
         elif role == "toolResult":
-            native.append({"role": "tool"} if result_id is MISSING else {"role": "tool", "tool_call_id": result_id})
+            native.append({"role": "tool", "content": ""} if result_id is MISSING else
+                          {"role": "tool", "tool_call_id": result_id, "content": ""})
         else:
-            native.append(_ROLE.get(role) or {"role": role})
+            native.append(_CHAT_ROLE.get(role) or {"role": role, "content": ""})
         sources.append([index])
     return native, sources
+
+
+_CHAT_ROLE = {role: {"role": role, "content": ""} for role in ("user", "assistant", *SYSTEM_ROLES)}
+"""A Chat message without calls, shared: the writer always writes its content (a string, or parts), which the skeleton
+writes as an empty text (OpenAI refuses a message without content: providers.openai_chat.CONTENT_NULL)."""
 
 
 def _responses(bones: Sequence[Bone]) -> Written:

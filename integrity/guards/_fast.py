@@ -616,8 +616,8 @@ def _chat(message: Any) -> Entry | None:
     content = message.get("content")
     if type(content) is list and _untyped(content):
         return None
-    if role in ("system", "developer"):
-        return ("system", (), (), False)
+    if role in ("system", "developer"):  # (none or null content: OpenAI refuses it, content_missing; the full check
+        return ("system", (), (), False) if content is not None else None  # decides)
     if role == "user":
         return ("user", (), (), _text_empty(content))
     if role == "assistant":
@@ -1103,7 +1103,7 @@ def _walk_chat(entries: Iterable[Any], start: int, state: _State) -> bool:
                     return False
                 last = "user"
             elif role in ("system", "developer"):
-                if last != "system":
+                if last != "system" or content is None:  # (none or null: content_missing; the full check decides)
                     return False
             else:
                 return False

@@ -8,10 +8,13 @@ match our finding to the 400 they got.  Error texts are the ones the API returns
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Sequence
+from itertools import compress, count, repeat
 from typing import Any
 
+from ..formats.openai_chat import content_needed
 from .chat_shape import read_shape
 from .ids import chat_ids, length_rule
 from .spec import Endpoint, NameRule, ProviderSpec, RoleSet
@@ -65,6 +68,13 @@ CONTENT_OBJECT = (
     "Invalid type for 'messages[{index}].content': expected one of a string or array of objects, "
     "but got an object instead."
 )
+CONTENT_NULL = "Invalid value for 'content': expected a string, got null."
+DEVELOPER_CONTENT_MISSING = "Missing required parameter: 'messages[{index}].content'."
+DEVELOPER_CONTENT_NULL = (
+    "Invalid type for 'messages[{index}].content': expected one of a string or array of objects, "
+    "but got null instead."
+)
+
 
 
 def unanswered_ids(call_ids: Sequence[str], answered: Sequence[str]) -> list[str]:
@@ -128,6 +138,7 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     for turn in shape.turns:
         found += _call_fields(messages[turn.index], turn.index, provider)
     found += _object_contents(messages, provider)
+    found += _contents_missing(messages, provider)
     found += _untyped_parts(messages, provider)
     found += long_strings(messages, provider, "messages")
     return found
@@ -147,6 +158,48 @@ def _untyped_parts(messages: Sequence[Any], provider: str) -> list[Violation]:
                                 position=f"messages[{index}].content[{part}].type", native_indices=[index],
                                 error=PART_TYPE_MISSING.format(index=index, part=part))
                       for part, value in enumerate(content) if type(value) is dict and "type" not in value]
+    return found
+
+
+def _contents_missing(messages: Sequence[Any], provider: str) -> list[Violation]:
+    """Messages without `content`, or whose `content` is null: the API takes neither, whatever the role, but for an
+    assistant message carrying a call, a legacy `function_call`, a refusal or an audio answer (the format's
+    `content_needed`, which its `finish` reads too: one fact).
+    Answered, param `messages.[i].content`, "Invalid value for 'content': expected a string, got null." (a proxy's
+    conformance table of direct API answers, re-measured on three gpt-5.x models: absent or null content on a user,
+    system, tool or bare assistant message; the same text quoted in n8n's docs, in vercel/ai#5526 for a tool result
+    of none and in #13744 for an assistant of no text and no calls); a `developer` message in its own schema's
+    words.  A writer leaves one for a tool that returned nothing, a turn interrupted before its text, or an
+    assistant turn of calls another step dropped.  The `function` role is not judged (the answers on record refuse
+    the role itself)."""
+    try:  # gathered by C loops: a request without a null content (nearly every one) is never walked, and of one with
+        # some only the messages of a null content and no calls, or not an assistant's, are (an assistant turn of calls,
+        # a quarter of a tool-using history, keeps its null: OpenAI's own responses write it)
+        contents = list(map(dict.get, messages, repeat("content")))
+        if None not in contents:
+            return []
+        nulls = list(compress(count(), map(operator.is_, contents, repeat(None))))
+        held = list(map(messages.__getitem__, nulls))
+        at: Any = compress(nulls, map(operator.or_, map(operator.is_, map(dict.get, held, repeat("tool_calls")),
+                                                        repeat(None)),
+                                      map(operator.ne, map(dict.get, held, repeat("role")), repeat("assistant"))))
+    except TypeError:  # an entry that is no dict (malformed: no rule reads it)
+        at = (index for index, message in enumerate(messages)
+              if isinstance(message, dict) and message.get("content") is None)
+    found: list[Violation] = []
+    for index in at:
+        message = messages[index]
+        if not content_needed(message):
+            continue
+        if message.get("role") == "developer":
+            absent = "content" not in message
+            found.append(Violation(
+                provider=provider, rule="developer_content_missing" if absent else "developer_content_null",
+                position=f"messages[{index}].content", native_indices=[index],
+                error=(DEVELOPER_CONTENT_MISSING if absent else DEVELOPER_CONTENT_NULL).format(index=index)))
+        else:
+            found.append(Violation(provider=provider, rule="content_missing", position=f"messages.[{index}].content",
+                                   native_indices=[index], error=CONTENT_NULL))
     return found
 
 
@@ -254,6 +307,9 @@ SPEC = ProviderSpec(
         "arguments_not_text": ARGUMENTS_OBJECT,
         "tool_call_type_missing": TYPE_MISSING,
         "content_not_text": CONTENT_OBJECT,
+        "content_missing": CONTENT_NULL,
+        "developer_content_missing": DEVELOPER_CONTENT_MISSING,
+        "developer_content_null": DEVELOPER_CONTENT_NULL,
         "function_name_too_long": NAME_LONG,
         "function_name_pattern": NAME_PATTERN,
         "call_id_too_long": CALL_ID_LONG,

@@ -1,0 +1,114 @@
+"""A Chat message without content, or of null content, is refused by OpenAI in its words, and the repaired view sends
+it with an empty text.
+
+A tool that returned nothing, a turn interrupted before its text, a writer that wrote `content: null` for an
+assistant turn without calls: OpenAI answers "Invalid value for 'content': expected a string, got null." (param
+`messages.[i].content`), and a `developer` message in its own schema's words.  The reader called such a message
+malformed and the verdict said "accepted as recorded by openai-chat" beside it.  What stands in for the content is
+the assistant schema's alone: a call, a legacy function_call, a refusal or an audio answer, present and not null.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from integrity import check, load_all
+from integrity.cli import main
+from integrity.guards._core import RequestGuard
+from integrity.guards._fast import scan
+from integrity.providers import validate_native
+
+NULL = "Invalid value for 'content': expected a string, got null."
+USER = {"role": "user", "content": "a"}
+CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+
+
+def rules(request: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    return [(v.rule, v.position, v.error) for v in validate_native(request, "openai-chat")]
+
+
+@pytest.mark.parametrize("role", ["system", "user", "assistant", "tool"])
+@pytest.mark.parametrize("absent", [True, False], ids=["absent", "null"])
+def test_a_message_without_content_is_refused_whatever_its_role(role: str, absent: bool) -> None:
+    message: dict[str, Any] = {"role": role} if absent else {"role": role, "content": None}
+    if role == "tool":
+        request = [USER, {"role": "assistant", "tool_calls": [CALL]}, {**message, "tool_call_id": "c1"}]
+    else:
+        request = [USER, {"role": "assistant", "content": "x"}, message]
+    assert rules(request) == [("content_missing", "messages.[2].content", NULL)]
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("tool_calls", [CALL]), ("function_call", {"name": "f", "arguments": "{}"}), ("refusal", "no"),
+    ("audio", {"id": "a1"})])
+def test_what_stands_in_for_an_assistants_content_and_for_no_other_role(field: str, value: Any) -> None:
+    assistant = {"role": "assistant", field: value}
+    tool = [{"role": "tool", "tool_call_id": "c1", "content": "ok"}] if field == "tool_calls" else []
+    assert not any(rule == "content_missing" for rule, _, _ in rules([USER, assistant, *tool]))
+    assert ("content_missing", "messages.[1].content", NULL) in rules([USER, {"role": "user", field: value}])
+    assert rules([USER, {"role": "assistant", field: None}]) == [("content_missing", "messages.[1].content", NULL)]
+
+
+@pytest.mark.parametrize("content", ["", []], ids=["empty-text", "empty-array"])
+def test_an_empty_text_or_array_is_content(content: Any) -> None:
+    assert rules([{"role": "user", "content": content}, {"role": "assistant", "content": content}]) == []
+
+
+def test_a_developer_message_answers_in_its_own_words_and_the_function_role_is_not_judged() -> None:
+    assert rules([{"role": "developer"}, USER]) == [
+        ("developer_content_missing", "messages[0].content", "Missing required parameter: 'messages[0].content'.")]
+    assert rules([{"role": "developer", "content": None}, USER]) == [
+        ("developer_content_null", "messages[0].content", "Invalid type for 'messages[0].content': expected one of a "
+         "string or array of objects, but got null instead.")]
+    assert rules([USER, {"role": "assistant", "content": "x"}, {"role": "function", "name": "f", "content": None}]) \
+        == []
+
+
+def test_a_tool_result_of_none_is_refused_and_sent_as_an_empty_text(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    messages = [{"role": "user", "content": "Remember that I like tea."},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "remember", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "call_1", "content": None},
+                {"role": "assistant", "content": "Noted."}]
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps({"model": "gpt-4o", "messages": messages}))
+    before = path.read_bytes()
+    [transcript] = load_all(before, path.name, format="openai-chat")
+    said = check(transcript).providers["openai-chat"]
+    assert [(v.position, v.error) for v in said.before] == [("messages.[2].content", NULL)]
+    assert said.accepted_after_repair
+    assert main(["check", str(path)]) == 1
+    assert capsys.readouterr().out.splitlines()[0].endswith("rejected as recorded by openai-chat")
+    fixed = tmp_path / "fixed.json"
+    assert main(["repair", str(path), "-o", str(fixed)]) == 0
+    assert "an empty text where the file has none or null" in capsys.readouterr().err
+    assert path.read_bytes() == before
+    sent = json.loads(fixed.read_text())["messages"]
+    assert sent[2] == {"role": "tool", "tool_call_id": "call_1", "content": ""}
+    assert sent[1]["content"] is None  # an assistant turn of calls keeps its null: its calls stand in for it
+    assert main(["check", str(fixed)]) == 0
+
+
+def test_an_assistant_turn_of_null_content_and_no_calls_is_refused_as_recorded_and_left_out_of_the_view() -> None:
+    """What vercel/ai#13744 wrote for an assistant of no text and no calls: the view leaves the empty frame out."""
+    body = {"model": "gpt-4o", "messages": [USER, {"role": "assistant", "content": None},
+                                            {"role": "user", "content": "hello?"}]}
+    [transcript] = load_all(json.dumps(body).encode(), "s.json", format="openai-chat")
+    said = check(transcript).providers["openai-chat"]
+    assert [v.error for v in said.before] == [NULL] and said.accepted_after_repair
+
+
+def test_the_guards_quick_pass_never_takes_a_system_message_without_content() -> None:
+    """The quick pass took a system message of null content as healthy, so a guard sent it as it was; the full
+    check's view sends it with an empty text, the caller's request left as it is."""
+    request = [{"role": "system", "content": None}, {"role": "user", "content": "hi"}]
+    assert scan(request, "openai-chat", "openai-chat")[0] is False
+    sent = RequestGuard("test").guard(request, "openai-chat", "openai-chat")
+    assert sent is not None and sent[0]["content"] in ("", [])
+    assert validate_native(sent, "openai-chat") == []
+    assert request[0] == {"role": "system", "content": None}
