@@ -726,6 +726,8 @@ SHAPE_FIXES = {"tool_calls_empty": "no empty tool_calls", "tool_call_type_missin
                "role_invalid": "a turn of function responses with the role user",
                "content_type_missing": "each block of a text alone typed as a text block",
                "content_part_type_missing": "each part of a text alone typed as a text part",
+               "item_id_prefix": "each item's id of another's namespace left out (a reasoning item's encrypted content "
+                                 "with it)",
                "content_missing": "each message's content given (an empty text where the file has none or null)",
                "developer_content_missing": "each message's content given (an empty text where the file has none)",
                "developer_content_null": "each message's content given (an empty text where the file has null)",

@@ -707,6 +707,14 @@ SHAPES_THE_PASS_READ_NOT = {  # (format, request): what the full check refuses f
     "a Chat tool message whose content is null": (
         "openai-chat", [{"role": "user", "content": "q"}, _chat_call("{}"),
                         {"role": "tool", "tool_call_id": "call_1", "content": None}, {"role": "user", "content": "n"}]),
+    "a Responses call whose item id another server minted (OpenAI: item_id_prefix)": (
+        "openai-responses", [{"role": "user", "content": "q"},
+                             {"type": "function_call", "id": "call_70eac2a1", "call_id": "c1", "name": "f",
+                              "arguments": "{}"},
+                             {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+                             {"role": "user", "content": "n"}]),
+    "a Chat system message whose content is null (OpenAI: content_missing)": (
+        "openai-chat", [{"role": "system", "content": None}, {"role": "user", "content": "q"}]),
     "a Responses call whose arguments are null": (
         "openai-responses", [{"role": "user", "content": "q"},
                              {"type": "function_call", "call_id": "c1", "name": "f", "arguments": None},

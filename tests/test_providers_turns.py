@@ -230,6 +230,11 @@ RESPONSES_ILLEGAL = [
                  v("openai-responses", "role_invalid", "input[3]", [3], [],
                    "Invalid value: 'tool'. Supported values are: 'assistant', 'system', 'developer', and 'user'."),
                  id="role-invalid"),
+    # seen, quoted whole in many reports: a gateway's `call_…` id replayed on a function_call item
+    pytest.param([MSG(), FC("a", "call_70eac2a1"), FO("a"), MSG()],
+                 v("openai-responses", "item_id_prefix", "input[1].id", [1], ["a"],
+                   "Invalid 'input[1].id': 'call_70eac2a1'. Expected an ID that begins with 'fc'."),
+                 id="item-id-prefix"),
 ]
 
 

@@ -496,15 +496,63 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     return [{**head, "content": _content_out(content or [], "input_text", same)}]
 
 
+ITEM_ID_PREFIXES = {"reasoning": "rs", "message": "msg", "function_call": "fc", "function_call_output": "fc",
+                    "web_search_call": "ws", "custom_tool_call": "ctc", "custom_tool_call_output": "ctco"}
+"""What the `id` of an input item of each type begins with: the API refuses another (\"Invalid 'input[3].id':
+'call_70eac2a1'. Expected an ID that begins with 'fc'.\", code invalid_value), an id another server or writer minted
+for the item (a gateway's `item_…`, Codex's UUIDs for its hook messages, a custom_tool_call carrying a function
+call's `fc_…` after a compaction, a model switch replaying another provider's `toolu_…`).  Measured per type
+against a Responses endpoint (a gateway's notes, 2026-09), each text quoted in reports; other types are not
+judged."""
+
+AGENTS_PLACEHOLDER_ID = "__fake_id__"
+"""The OpenAI Agents SDK's id for the items of a model that gives none (a Chat Completions or LiteLLM model): the
+SDK's Responses model deletes it before sending (`_clean_item_for_openai`), so a session holding it is judged as
+the SDK sends it."""
+
+
+def foreign_item_id(item: dict[str, Any]) -> str | None:
+    """The prefix this item's `id` should begin with when it is a string that begins otherwise (ITEM_ID_PREFIXES;
+    an item with a role and no type is a message), else None."""
+    item_id = item.get("id")
+    if type(item_id) is not str or not item_id:
+        return None
+    kind = item.get("type")
+    if kind is None and "role" in item:
+        kind = "message"
+    prefix = ITEM_ID_PREFIXES.get(kind) if type(kind) is str else None
+    return prefix if prefix is not None and not item_id.startswith(prefix) and item_id != AGENTS_PLACEHOLDER_ID \
+        else None
+
+
 def finish(native: list[Any], context: BuildContext) -> list[Any]:
     """The input as the API takes it, where an item kept verbatim from the file would carry into the repaired view
     what it refuses: a `function_call`'s `arguments` that a writer stored as the parsed object is sent as its JSON
     text (\"Invalid type for 'input[1].arguments': expected a string, but got an object instead.\"), and so is a
     `function_call_output`'s `output` stored as an object (\"Invalid type for 'input[0].output': expected one of a
-    string or array of objects, but got an object instead.\"); the same arguments and output, so nothing is lost."""
-    return [{**item, "arguments": object_arguments_text(item["arguments"])} if object_arguments(item) else
-            {**item, "output": object_arguments_text(item["output"])} if object_output(item) else item
-            for item in native]
+    string or array of objects, but got an object instead.\"); the same arguments and output, so nothing is lost.
+    An item whose `id` another server minted (foreign_item_id) is sent without it, and a reasoning item without
+    its `encrypted_content` too (bound to the id: a foreign blob \"could not be decrypted\"): the id is the
+    server's reference, the model reads the item's body and pairs calls by `call_id` (the same gateway measured
+    every such type answered once its id was dropped)."""
+    return list(map(finish_item, native))
+
+
+def finish_item(item: Any) -> Any:
+    """One item as `finish` sends it: the item itself when the API takes it as it is, else a copy."""
+    return _finished(item) if type(item) is dict and ("id" in item or "arguments" in item or "output" in item) \
+        else item
+
+
+def _finished(item: dict[str, Any]) -> dict[str, Any]:
+    if object_arguments(item):
+        item = {**item, "arguments": object_arguments_text(item["arguments"])}
+    elif object_output(item):
+        item = {**item, "output": object_arguments_text(item["output"])}
+    if foreign_item_id(item) is not None:
+        left = ("id", "encrypted_content") if item.get("type") == "reasoning" else ("id",)
+        item = {key: value for key, value in item.items() if key not in left}
+    return item
 
 
 def object_output(item: Any) -> bool:

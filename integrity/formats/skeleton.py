@@ -30,6 +30,7 @@ from .common import NATIVE, OPAQUE, SYSTEM_ROLES, carries_block, writable
 from .openai_chat import finish_entry
 from .openai_responses import NAME as RESPONSES
 from .openai_responses import OWN_HINTS as RESPONSES_HINTS
+from .openai_responses import finish_item
 
 STRING = "string"
 """A message whose content is one string (a user turn written as a plain string)."""
@@ -473,7 +474,7 @@ def _responses(bones: Sequence[Bone]) -> Written:
     for index, (role, content, result_id, stopped) in enumerate(bones):
         if role == OPAQUE:
             if content[0] == "openai-responses":
-                native.append(content[1])
+                native.append(finish_item(content[1]))  # as the writer's finish sends it (no foreign item id)
                 sources.append([index])
             continue
         if role == "toolResult":
@@ -496,7 +497,7 @@ def _responses(bones: Sequence[Bone]) -> Written:
                     continue  # an image: no Responses item
                 elif part[0] == OPAQUE:
                     if part[1] == "openai-responses":
-                        items.append(part[2])
+                        items.append(finish_item(part[2]))
                 else:
                     items.append({"type": "function_call", "call_id": part[0]})
             if not items and stopped:

@@ -38,6 +38,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ..formats.openai_responses import AGENTS_PLACEHOLDER_ID, ITEM_ID_PREFIXES, foreign_item_id
 from ._bounds import bound_for
 
 FAST_TARGETS = frozenset({None, "openai-chat", "openai-responses", "anthropic", "gemini", "gemini-2"})
@@ -904,8 +905,8 @@ def _new_item(item: dict[str, Any], state: _State) -> bool:
     item_id = item.get("id")
     if item_id is None:
         return True
-    if type(item_id) is not str or item_id in state.item_ids:
-        return False
+    if type(item_id) is not str or item_id in state.item_ids or foreign_item_id(item) is not None:
+        return False  # (an id of another's namespace: item_id_prefix; the full check sends the item without it)
     state.item_ids.add(item_id)
     state.items.append(item_id)
     return True
@@ -917,6 +918,9 @@ def _without_id(item: dict[str, Any]) -> bool:
     pass leaves it to the full check, which knows the request's envelope."""
     given = item.get("id")
     return not (type(given) is str and given)
+
+
+_ID_PREFIXES, _PLACEHOLDER = ITEM_ID_PREFIXES, AGENTS_PLACEHOLDER_ID
 
 
 def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
@@ -932,12 +936,13 @@ def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
             if not isinstance(item, dict):
                 return False
             item_id = item.get("id")
+            kind = item.get("type")
             if item_id is not None:  # (`_new_item`, inline)
-                if type(item_id) is not str or item_id in item_ids:
-                    return False
+                if type(item_id) is not str or item_id in item_ids or not item_id.startswith(
+                        _ID_PREFIXES.get(kind if kind is not None else "message", "")) and item_id != _PLACEHOLDER:
+                    return False  # (an id twice, or of another's namespace: item_id_prefix)
                 item_ids.add(item_id)
                 items.append(item_id)
-            kind = item.get("type")
             if kind == "function_call":
                 call_id = item.get("call_id")
                 if not isinstance(call_id, str) or not plain(call_id) or call_id in known or type(

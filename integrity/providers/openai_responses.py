@@ -26,12 +26,20 @@ refused is not recorded.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import compress, repeat
 from operator import eq, ge, lt, methodcaller, not_
 from typing import Any
 
-from ..formats.openai_responses import OUTPUT_KINDS, answered_call_id, is_call_item, object_arguments, object_output
+from ..formats.openai_responses import (
+    AGENTS_PLACEHOLDER_ID,
+    ITEM_ID_PREFIXES,
+    OUTPUT_KINDS,
+    answered_call_id,
+    is_call_item,
+    object_arguments,
+    object_output,
+)
 from .ids import length_rule
 from .openai_chat import OPENAI_MODELS
 from .spec import Endpoint, ProviderSpec, RoleSet
@@ -58,6 +66,7 @@ ARGUMENTS_OBJECT = "Invalid type for 'input[{index}].arguments': expected a stri
 OUTPUT_OBJECT = (
     "Invalid type for 'input[{index}].output': expected one of a string or array of objects, but got an object instead."
 )
+ID_PREFIX = "Invalid 'input[{index}].id': '{id}'. Expected an ID that begins with '{prefix}'."
 
 
 def item_type(item: Any) -> str | None:
@@ -204,6 +213,7 @@ def judge_columns(kinds: list[str | None], call_ids: list[str], item_ids: list[s
     with_id = list(compress(indices, item_ids))
     if with_id:
         found.extend(_reasoning_alone(kinds, item_ids, with_id, provider))
+        found.extend(_foreign_ids(kinds, call_ids, item_ids, with_id, provider))
         first_seen: dict[str, int] = {}
         for index in with_id:
             item_id = item_ids[index]
@@ -227,6 +237,26 @@ def validate_ids(items: Sequence[Any], provider: str = PROVIDER) -> list[Violati
                 provider=provider, rule="call_id_too_long", position=f"input[{index}].call_id",
                 native_indices=[index], call_ids=[call_id],
                 error=CALL_ID_LONG.format(index=index, length=len(call_id))))
+    return found
+
+
+def _foreign_ids(kinds: list[str | None], call_ids: list[str], item_ids: list[str], with_id: list[int],
+                 provider: str) -> list[Violation]:
+    """The items whose id does not begin with their type's prefix (formats.openai_responses.foreign_item_id, on the
+    columns: each id tested by C-level maps, a step per item only where one is refused).  with_id: the items with
+    an id, in order."""
+    read: Callable[[Any, str], str] = ITEM_ID_PREFIXES.get
+    begins: Callable[[str, str], bool] = str.startswith
+    prefixes = list(map(read, map(kinds.__getitem__, with_id), repeat("")))  # (no prefix: "", which begins all)
+    found = []
+    for index, prefix in compress(zip(with_id, prefixes, strict=True),
+                                  map(not_, map(begins, map(item_ids.__getitem__, with_id), prefixes))):
+        item_id = item_ids[index]
+        if item_id != AGENTS_PLACEHOLDER_ID:
+            found.append(Violation(
+                provider=provider, rule="item_id_prefix", position=f"input[{index}].id", native_indices=[index],
+                call_ids=[call_ids[index]] if call_ids[index] else [],
+                error=ID_PREFIX.format(index=index, id=item_id, prefix=prefix)))
     return found
 
 
@@ -281,6 +311,7 @@ SPEC = ProviderSpec(
         "reasoning_without_following_item": REASONING_ALONE,
         "arguments_not_text": ARGUMENTS_OBJECT,
         "output_not_text": OUTPUT_OBJECT,
+        "item_id_prefix": ID_PREFIX,
         "call_id_too_long": CALL_ID_LONG,
         "string_too_long": TOO_LONG,
     },
