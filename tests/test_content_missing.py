@@ -112,3 +112,18 @@ def test_the_guards_quick_pass_never_takes_a_system_message_without_content() ->
     assert sent is not None and sent[0]["content"] in ("", [])
     assert validate_native(sent, "openai-chat") == []
     assert request[0] == {"role": "system", "content": None}
+
+
+def test_the_verdict_says_what_repair_writes_not_a_malformed_entry_left_in_place(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The reader called the null content malformed and the verdict said the policy leaves it in place, while
+    `repair` wrote it fixed: the provider's rule says it, in its words, and the line says the shape is refused."""
+    sample = Path(__file__).resolve().parent.parent / "sample_transcripts" / "null_tool_result.openai-chat.json"
+    assert main(["check", str(sample)]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].endswith("but not in a shape the provider takes; rejected as recorded by openai-chat")
+    assert "malformed" not in out
+    body = json.loads(sample.read_text())
+    body["messages"][3]["content"] = [{"temperature": 20}]  # a part the writer cannot type: still malformed
+    [transcript] = load_all(json.dumps(body).encode(), "s.json", format="openai-chat")
+    assert [finding.kind for finding in check(transcript).findings] == ["invalid_content"]

@@ -20,7 +20,10 @@ that expected it (entries[97]) no longer does; and a Chat message (OpenAI Chat's
 sends the text), so the four corpus entries that expected "'content' is an object" for it (entries[378], [408],
 [418], [502]) no longer do; and a Gemini content's roles the reader knows include `tool` (Genkit's role of a turn of
 function responses, read as `function` is: the provider's rule role_invalid judges it), so the one sentence listing
-them says so.
+them says so; and a Chat tool message without `content` is refused by OpenAI Chat's rule content_missing and sent with
+an empty text by the writer's finish step (what the finish step sends is no malformed entry left in place:
+schema.openai.check_entries), so the corpus entry that expected "'content' is missing" for it (entries[115]) no
+longer does.
 """
 
 from __future__ import annotations

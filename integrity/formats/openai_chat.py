@@ -303,7 +303,7 @@ def content_needed(entry: dict[str, Any]) -> bool:
     if role == "assistant":
         return entry.get("tool_calls") is None and entry.get("function_call") is None \
             and entry.get("refusal") is None and entry.get("audio") is None
-    return role in CONTENT_ROLES
+    return type(role) is str and role in CONTENT_ROLES
 
 
 def _untyped_text(part: Any) -> bool:

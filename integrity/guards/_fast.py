@@ -939,7 +939,8 @@ def _walk_responses(entries: Iterable[Any], start: int, state: _State) -> bool:
             kind = item.get("type")
             if item_id is not None:  # (`_new_item`, inline)
                 if type(item_id) is not str or item_id in item_ids or not item_id.startswith(
-                        _ID_PREFIXES.get(kind if kind is not None else "message", "")) and item_id != _PLACEHOLDER:
+                        _ID_PREFIXES.get(kind, "") if type(kind) is str else "msg" if kind is None else ""
+                ) and item_id != _PLACEHOLDER:
                     return False  # (an id twice, or of another's namespace: item_id_prefix)
                 item_ids.add(item_id)
                 items.append(item_id)

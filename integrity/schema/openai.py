@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from ..formats.openai_chat import finish_entry
+from ..formats.openai_responses import finish_item
 from ..kinds import FindingCode
 from ..loading import describe_value
 from .base import (
@@ -117,8 +119,29 @@ def _swe_tool(loc: Loc, error_type: str) -> FindingCode:
 
 def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> list[Issue]:
     """Chat messages (openai-chat, and the histories of SWE-agent and mini-swe-agent, which are Chat
-    messages with fields of their own), or Responses input items (openai-responses)."""
-    return each_entry(entries, _responses if format == "openai-responses" else _swe if format == "swe-agent" else _chat)
+    messages with fields of their own), or Responses input items (openai-responses).  What the format's writer
+    sends in the shape the provider takes (its finish step: a null content given an empty text, a part of a text
+    alone typed) is no malformed entry left in place: the provider's rule says it, in the provider's words, and
+    `repair` writes it fixed (`_left_by_finish`)."""
+    check = _responses if format == "openai-responses" else _swe if format == "swe-agent" else _chat
+    issues = each_entry(entries, check)
+    finish = _FINISHED.get(format)
+    return _left_by_finish(issues, entries, check, finish) if issues and finish is not None else issues
+
+
+def _left_by_finish(issues: list[Issue], entries: list[Any], check: Any, finish: Any) -> list[Issue]:
+    """The issues an entry still has once the writer's finish step has sent it (the file is left as it is)."""
+    left: list[Issue] = []
+    for entry in sorted({issue.entry for issue in issues}):
+        own = [issue for issue in issues if issue.entry == entry]
+        native = entries[entry] if entry < len(entries) else None
+        finished = finish(native) if native is not None else native
+        if finished is native:
+            left += own
+            continue
+        still = {(issue.path, issue.code) for issue in each_entry([finished], check)}
+        left += [issue for issue in own if (issue.path, issue.code) in still]
+    return left
 
 
 def _parts(parts: Any, index: int, models: dict[Any, tuple[type[Open], Classify]], prefix: Loc = ()) -> list[Issue]:
@@ -257,3 +280,7 @@ def check_item(entry: Any, index: int, prefix: Loc) -> list[Issue]:
         return [Issue(FindingCode.INVALID_CONTENT, index, where,
                       f"'{where}' must be an input item object, got {describe_value(entry)}")]
     return [found for found in _responses(entry, index, prefix) if found is not None]
+
+
+_FINISHED = {"openai-chat": finish_entry, "openai-responses": finish_item}
+"""Each format's finish step for one entry (formats.<format>.finish, which sends every entry so)."""
