@@ -112,3 +112,19 @@ def test_the_guards_never_send_a_foreign_item_id() -> None:
     assert request[1]["id"] == "toolu_01A09q90qw90lq917835lq9"
     healthy = request_with("function_call", "fc_0a7994")
     assert scan(healthy, "openai-responses", "openai-responses")[0] is True
+
+
+def test_a_refusal_of_a_turns_second_item_names_the_turns_row() -> None:
+    """The reasoning item and the custom tool call are one assistant message: a refusal of the call (the turn's
+    second item) named no message, so "Problem ▶" skipped it and the Inspector could not go to its row."""
+    from inspector.stops import REFUSAL, problem_stops
+    from integrity import analyze
+
+    sample = Path(__file__).resolve().parent.parent / "sample_transcripts" / "foreign_item_ids.openai-responses.json"
+    [transcript] = load_all(sample.read_bytes(), sample.name)
+    analysis = analyze(transcript, verdicts=True)
+    refused = analysis.verdicts["openai-responses"].before
+    assert [(v.position, v.canonical_indices) for v in refused] == [("input[1].id", [1]), ("input[2].id", [1])]
+    rows = {index: index for index in range(len(transcript.messages))}
+    stops = [stop for stop in problem_stops(analysis, [], rows, rows) if stop.what == REFUSAL and stop.target]
+    assert [stop.row for stop in stops] == [1, 1]

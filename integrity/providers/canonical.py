@@ -295,7 +295,9 @@ def recorded_entries(transcript: Transcript, format: str) -> tuple[list[Any], li
     A transcript judged "as recorded" by the provider of its own format is judged on
     the entries in the file, not on a rewrite: a rewrite regroups (results split over
     two Bedrock user messages come out as one) and would call a rejected file accepted.
-    Returns the entries and, per entry, the canonical messages read from it.
+    Returns the entries and, per entry, the canonical messages read from it: an entry no message opens (the second
+    item of a Responses turn, whose message opens at its first) is the message's before it, as a request written
+    from the messages maps each of its items (so a refusal of a turn's second call names the turn's row).
     """
     if transcript.format != format or not transcript.native or len(transcript.entries) != len(transcript.messages):
         return None
@@ -303,6 +305,12 @@ def recorded_entries(transcript: Transcript, format: str) -> tuple[list[Any], li
     for canonical, entry in enumerate(transcript.entries):
         if 0 <= entry < len(groups):
             groups[entry].append(canonical)
+    last: list[int] | None = None
+    for entry, group in enumerate(groups):
+        if group:
+            last = group[-1:]
+        elif last is not None:
+            groups[entry] = list(last)
     return list(transcript.native), groups
 
 
