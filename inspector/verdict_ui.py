@@ -20,6 +20,7 @@ import streamlit as st
 from integrity import PROVIDERS, Analysis, Placement, ProviderVerdict, provider_verdict, with_verdicts
 from integrity.download import RECHECK_UP_TO, Download, download
 from integrity.file_verdict import FileVerdict
+from integrity.providers.violation import said as position_said
 
 from . import whole_file
 from .diagnostics import curl_command, diagnostics, request_body
@@ -169,12 +170,12 @@ def provider_lines(result: ProviderVerdict, offered: Download | str | None, size
         else ("the transcript", "the repaired view")
     lines = [f"{provider}, {recorded} as recorded: "
              + ("accepted" if not before else f"REJECTED with {len(before)} error(s), the first:")]
-    if before:
-        lines.append(f"  {before[0].error}")
+    if before:  # (with its position, as `check --provider` says it: a text naming no index says where)
+        lines.append(f"  {position_said(before[0])}")
     words = after_repair_words(result, offered, size)
     lines.append(f"{provider}, {view}: {words}" + (", the first:" if after else ""))
     if after:
-        lines.append(f"  {after[0].error}")
+        lines.append(f"  {position_said(after[0])}")
     return lines
 
 

@@ -127,3 +127,18 @@ def test_the_verdict_says_what_repair_writes_not_a_malformed_entry_left_in_place
     body["messages"][3]["content"] = [{"temperature": 20}]  # a part the writer cannot type: still malformed
     [transcript] = load_all(json.dumps(body).encode(), "s.json", format="openai-chat")
     assert [finding.kind for finding in check(transcript).findings] == ["invalid_content"]
+
+
+def test_the_inspector_says_where_as_check_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """OpenAI's text names no index: the Inspector's first error line carried the text alone, so it did not say
+    which message; it now says it with its position, in the words `check --provider` prints."""
+    from inspector.verdict_ui import provider_lines
+    from integrity import analyze
+
+    sample = Path(__file__).resolve().parent.parent / "sample_transcripts" / "null_tool_result.openai-chat.json"
+    [transcript] = load_all(sample.read_bytes(), sample.name)
+    analysis = analyze(transcript, verdicts=["openai-chat"])
+    lines = provider_lines(analysis.verdicts["openai-chat"], None, len(transcript.messages))
+    assert lines[1] == f"  messages.[3].content: {NULL}"
+    assert main(["check", "--provider", "openai-chat", str(sample)]) == 1
+    assert f"openai-chat as recorded: messages.[3].content: {NULL}" in capsys.readouterr().out
