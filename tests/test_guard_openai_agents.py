@@ -532,3 +532,20 @@ def test_a_tool_output_above_openais_string_limit_is_sent_cut() -> None:
         [sent] = [item for item in out.input if isinstance(item, dict) and item.get("type") == "function_call_output"]
         assert len(sent["output"]) <= STRING_LIMIT and sent["output"].startswith("x" * 1000)
     assert data.input == items and len(items[2]["output"]) == STRING_LIMIT + 1
+
+
+def test_a_session_a_gateway_served_is_sent_without_the_gateways_item_ids() -> None:
+    """A session served by a Responses-compatible gateway holds the item ids it minted (`item_…`); resumed on an
+    OpenAI model, the SDK sends them as they are ("Invalid 'input[1].id': 'item_66935b8a'. Expected an ID that
+    begins with 'fc'."), every later turn; the guard sends the call without its id, and the output with it."""
+    history = [USER, {**call("c1"), "id": "item_66935b8a"}, output("c1", "x is 1"), AGAIN]
+    before = copy.deepcopy(history)
+    alone = request_verdict(run(history, None), FORMAT, "openai-responses")
+    assert [v.rule for v in alone.violations] == ["item_id_prefix"]
+    sent = run(history, RunConfig(call_model_input_filter=ToolCallIntegrityFilter(provider="openai-responses")))
+    guarded = request_verdict(sent, FORMAT, "openai-responses")
+    assert guarded.legal, guarded.violations
+    [sent_call] = [item for item in sent if isinstance(item, dict) and item.get("type") == "function_call"]
+    assert "id" not in sent_call and sent_call["call_id"] == "c1"
+    assert first_results(history) <= set(guarded.results)
+    assert history == before
