@@ -249,6 +249,14 @@ ILLEGAL = [
           "Invalid type for 'messages[1].content': expected one of a string or array of objects, but got null "
           "instead."),
         id="openai-developer-content-null"),
+    # seen, quoted whole in many agents' code: strands-agents/sdk-python#320 (a tool that returned an image)
+    pytest.param(
+        "openai-chat", [U(), A("a"), {"role": "tool", "tool_call_id": "a", "content": [
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]}],
+        v("openai-chat", "image_not_user", "messages[2]", [2], [],
+          "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', but this message with "
+          "role 'tool' contains an image URL."),
+        id="openai-image-not-user"),
 ]
 
 

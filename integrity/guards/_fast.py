@@ -617,8 +617,10 @@ def _chat(message: Any) -> Entry | None:
     content = message.get("content")
     if type(content) is list and _untyped(content):
         return None
-    if role in ("system", "developer"):  # (none or null content: OpenAI refuses it, content_missing; the full check
-        return ("system", (), (), False) if content is not None else None  # decides)
+    if role in ("system", "developer"):  # (none or null content: OpenAI refuses it, content_missing; an image,
+        # image_not_user: the full check decides)
+        return ("system", (), (), False) if content is not None and not (
+            type(content) is list and _image(content)) else None
     if role == "user":
         return ("user", (), (), _text_empty(content))
     if role == "assistant":
@@ -635,9 +637,16 @@ def _chat(message: Any) -> Entry | None:
         return ("assistant", tuple(ids), (), _empty(message.get("content"), ids))
     if role == "tool":
         call_id = message.get("tool_call_id")
-        return ("results", (), (call_id,), False) if isinstance(call_id, str) and type(
-            message.get("content")) in (str, list) else None  # (an object, none or null: the full check decides)
+        return ("results", (), (call_id,), False) if isinstance(call_id, str) and (type(
+            content) is str or type(content) is list and not _image(content)) else None  # (an object, none or null,
+        # or an image, which OpenAI takes from a user alone: the full check decides)
     return None
+
+
+def _image(content: list[Any]) -> bool:
+    """A content list holding an `image_url` part: OpenAI Chat refuses it in a tool or system message
+    (image_not_user); the full check decides."""
+    return any(type(part) is dict and part.get("type") == "image_url" for part in content)
 
 
 def _text_arguments(call: dict[str, Any]) -> bool:
@@ -1074,9 +1083,10 @@ def _walk_chat(entries: Iterable[Any], start: int, state: _State) -> bool:
             if role == "tool":
                 call_id = message.get("tool_call_id")
                 if not isinstance(call_id, str) or open_calls is None or last not in ("assistant", "results") \
-                        or call_id != open_calls[0] or type(message.get("content")) not in (str, list):
+                        or call_id != open_calls[0] or not (type(content) is str or type(content) is list
+                                                            and not _image(content)):
                     return False  # a stray, a duplicate, out of call order, an earlier turn's, or content_not_text
-                    # (an object, none or null)
+                    # (an object, none or null), or image_not_user
                 del open_calls[0]
                 last = "results"
                 if not open_calls:
@@ -1109,8 +1119,8 @@ def _walk_chat(entries: Iterable[Any], start: int, state: _State) -> bool:
                     return False
                 last = "user"
             elif role in ("system", "developer"):
-                if last != "system" or content is None:  # (none or null: content_missing; the full check decides)
-                    return False
+                if last != "system" or content is None or type(content) is list and _image(content):
+                    return False  # (none or null: content_missing; an image: image_not_user; the full check decides)
             else:
                 return False
         return not open_calls

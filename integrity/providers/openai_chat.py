@@ -144,6 +144,14 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     return found
 
 
+IMAGE_NOT_USER = (
+    "Invalid 'messages[{index}]'. Image URLs are only allowed for messages with role 'user', but this message with "
+    "role '{role}' contains an image URL."
+)
+_NO_IMAGES = ("tool", "system")
+"""The roles whose message OpenAI refuses an image in (a tuple: a role that is no string is compared, not hashed)."""
+
+
 def _untyped_parts(messages: Sequence[Any], provider: str) -> list[Violation]:
     """Content parts without `type` (code missing_required_parameter, param `messages[1].content[0].type`): a tool
     that returned a list of objects (LangChain's docs tell tools to return content blocks; @langchain/core sends
@@ -158,6 +166,13 @@ def _untyped_parts(messages: Sequence[Any], provider: str) -> list[Violation]:
                                 position=f"messages[{index}].content[{part}].type", native_indices=[index],
                                 error=PART_TYPE_MISSING.format(index=index, part=part))
                       for part, value in enumerate(content) if type(value) is dict and "type" not in value]
+            role = message.get("role")
+            if role in _NO_IMAGES and any(type(part) is dict and part.get("type") == "image_url" for part in content):
+                # an image a tool returned (a screenshot, a rendered page) sent in its tool message: OpenAI takes
+                # images from a user alone (param `messages[3]`, code invalid_value; strands-agents/sdk-python#320,
+                # quoted whole in several agents' code, for a `system` message too); the view sends it as it is
+                found.append(Violation(provider=provider, rule="image_not_user", position=f"messages[{index}]",
+                                       native_indices=[index], error=IMAGE_NOT_USER.format(index=index, role=role)))
     return found
 
 
@@ -298,6 +313,7 @@ SPEC = ProviderSpec(
     errors={
         "role_invalid": ROLES.error,
         "content_part_type_missing": PART_TYPE_MISSING,
+        "image_not_user": IMAGE_NOT_USER,
         "tool_calls_unanswered": UNANSWERED,
         "tool_result_without_call": STRAY,
         "tool_call_id_not_found": NOT_FOUND,
