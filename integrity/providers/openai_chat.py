@@ -76,7 +76,6 @@ DEVELOPER_CONTENT_NULL = (
 )
 
 
-
 def unanswered_ids(call_ids: Sequence[str], answered: Sequence[str]) -> list[str]:
     """Call ids (first occurrence order, no repeats) that no answering tool message names."""
     seen = set(answered)
@@ -139,7 +138,7 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
         found += _call_fields(messages[turn.index], turn.index, provider)
     found += _object_contents(messages, provider)
     found += _contents_missing(messages, provider)
-    found += _untyped_parts(messages, provider)
+    found += _parts_refused(messages, provider)
     found += long_strings(messages, provider, "messages")
     return found
 
@@ -152,12 +151,14 @@ _NO_IMAGES = ("tool", "system")
 """The roles whose message OpenAI refuses an image in (a tuple: a role that is no string is compared, not hashed)."""
 
 
-def _untyped_parts(messages: Sequence[Any], provider: str) -> list[Violation]:
-    """Content parts without `type` (code missing_required_parameter, param `messages[1].content[0].type`): a tool
-    that returned a list of objects (LangChain's docs tell tools to return content blocks; @langchain/core sends
-    them on, "400 Missing required parameter: 'messages[N].content[0].type'"), a writer's `{"text": ...}` without
-    its tag (Azure OpenAI, quoted whole in an agent's fix notes and a chat-memory guide).  The view sends a part of a
-    text alone as a text part (formats.openai_chat.finish); another stays refused."""
+def _parts_refused(messages: Sequence[Any], provider: str) -> list[Violation]:
+    """What OpenAI refuses of a message's content parts, read in one pass over the lists: an image in a tool or system
+    message (image_not_user, said below), and content parts without `type` (code missing_required_parameter, param
+    `messages[1].content[0].type`): a tool that returned a list of objects (LangChain's docs tell tools to return
+    content blocks; @langchain/core sends them on, "400 Missing required parameter: 'messages[N].content[0].type'"),
+    a writer's `{"text": ...}` without its tag (Azure OpenAI, quoted whole in an agent's fix notes and a chat-memory
+    guide).  The view sends a part of a text alone as a text part (formats.openai_chat.finish); another stays
+    refused."""
     found: list[Violation] = []
     for index, message in enumerate(messages):
         content = message.get("content") if type(message) is dict else None
