@@ -257,6 +257,13 @@ ILLEGAL = [
           "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', but this message with "
           "role 'tool' contains an image URL."),
         id="openai-image-not-user"),
+    # seen, quoted whole: BigPizzaV3/CodexPlusPlus#1731 (a system message of null content); HKUDS/nanobot#3869
+    pytest.param(
+        "deepseek", [U(), A("a"), {"role": "tool", "tool_call_id": "a", "content": None}],
+        v("deepseek", "content_null", "messages[2]", [2], [],
+          "Failed to deserialize the JSON body into the target type: messages[2]: content should be a string or a "
+          "list"),
+        id="deepseek-content-null"),
 ]
 
 

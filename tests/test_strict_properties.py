@@ -219,6 +219,35 @@ def test_strict_view_is_legal_idempotent_and_lossless(format: str, messages: lis
         check_strict_guarantee(transcript, provider)
 
 
+def test_a_new_id_and_a_renamed_joined_id_are_never_sent_as_one() -> None:
+    """Found by the property above (pi-session -> deepseek): an id-less call was named `call_1_2`, and a later use of
+    the joined id `call_1|fc_…` was renamed `call_1_2|fc_…_2`; pi sends a joined id's first part alone as a Chat
+    request's call id, so DeepSeek got `call_1_2` twice ("Duplicate value for 'tool_call_id' of call_1_2")."""
+    joined = "call_1|fc_" + "0" * 60 + "1"
+
+    def call(call_id: str, k: int) -> dict[str, Any]:
+        return {"type": "toolCall", "id": call_id, "name": "read_file", "arguments": {"k": k}}
+
+    def result(call_id: str, text: str, at: int) -> dict[str, Any]:
+        return {"role": "toolResult", "toolCallId": call_id, "toolName": "read_file",
+                "content": [{"type": "text", "text": text}], "isError": False, "timestamp": at}
+
+    def ask(text: str, at: int) -> dict[str, Any]:
+        return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": at}
+
+    def frame(calls: list[dict[str, Any]], at: int) -> dict[str, Any]:
+        return {"role": "assistant", "content": [{"type": "text", "text": "calling"}, *calls],
+                "stopReason": "toolUse", "timestamp": at}
+
+    messages = [ask("ask 0", 1), frame([call("call_0", 0), call(joined, 1), call("", 2)], 1),
+                result("call_0", "out 0", 1), result(joined, "out 1", 1), result("", "out 2", 1),
+                ask("ask 1", 2), frame([call("call_2", 0)], 2), result("call_2", "out 3", 2),
+                ask("ask 2", 3), frame([call(joined, 0)], 3), result(joined, "out 4", 3)]
+    transcript = written_and_read(messages, "pi-session")
+    for provider in PROVIDERS:
+        check_strict_guarantee(transcript, provider)
+
+
 @settings(max_examples=40, deadline=None)
 @given(messages=broken_transcripts(), provider=st.sampled_from(PROVIDERS))
 def test_fast_path_writes_the_same_view(messages: list[dict[str, Any]], provider: str) -> None:

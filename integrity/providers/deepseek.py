@@ -30,6 +30,12 @@ REPEATED = "duplicate_tool_call_id"  # the rule of DUPLICATE
 NOT_TEXT = ("Failed to deserialize the JSON body into the target type: messages[{index}]: unknown variant "
             "`{variant}`, expected `text`")
 NOT_TEXT_RULE = "content_part_not_text"  # the rule of NOT_TEXT
+CONTENT_NULL = ("Failed to deserialize the JSON body into the target type: messages[{index}]: content should be a "
+                "string or a list")
+CONTENT_NULL_RULE = "content_null"  # the rule of CONTENT_NULL
+_NULL_REFUSED = ("system", "user", "tool")
+"""The roles whose null content DeepSeek refuses as it reads the body (a tuple: a role that is no string is compared,
+not hashed); an assistant's is not judged (what stands in for it is not on record)."""
 
 
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
@@ -63,6 +69,13 @@ def not_text_parts(messages: Sequence[Any], provider: str = PROVIDER) -> list[Vi
     serialized."""
     for index, message in enumerate(messages):
         content = message.get("content") if isinstance(message, dict) else None
+        if content is None and isinstance(message, dict) and "content" in message \
+                and message.get("role") in _NULL_REFUSED:
+            # a null content (a tool that returned nothing, a system message a proxy built without content): refused
+            # as the body is read, in serde's words (HKUDS/nanobot#3869: tool and user messages; BigPizzaV3/
+            # CodexPlusPlus#1731: a system message, quoted whole); the view sends an empty text (the Chat finish)
+            return [Violation(provider=provider, rule=CONTENT_NULL_RULE, position=f"messages[{index}]",
+                              native_indices=[index], call_ids=[], error=CONTENT_NULL.format(index=index))]
         if not isinstance(content, list):
             continue
         for part in content:
@@ -150,6 +163,7 @@ SPEC = ProviderSpec(
         "tool_result_without_call": STRAY,
         REPEATED: DUPLICATE,
         NOT_TEXT_RULE: NOT_TEXT,
+        CONTENT_NULL_RULE: CONTENT_NULL,
     },
     endpoint=Endpoint(
         "https://api.deepseek.com/chat/completions",

@@ -625,25 +625,45 @@ def _reused(light: LightTranscript, name_empty: bool, taken: set[str]) -> dict[S
     renamed: dict[Slot, str] = {}
     uses: dict[str, int] = {}
     numeric = light.numeric_calls
+    heads: set[str] | None = None  # the first part of each joined id taken, read when a name is first made
+
+    def free(candidate: str) -> bool:
+        """Unused, and so is what pi sends of it: a joined id's first part alone is the call id of its Chat
+        requests (pi_requests), so a new `call_1_2` and a renamed `call_1_2|fc_…_2` would be sent as one id."""
+        nonlocal heads
+        if candidate in taken:
+            return False
+        if heads is None:
+            heads = {value.split("|", 1)[0] for value in taken if "|" in value}
+        head = candidate.split("|", 1)[0]
+        return head not in heads and ("|" not in candidate or head not in taken)
+
+    def take(candidate: str) -> str:
+        taken.add(candidate)
+        if heads is not None and "|" in candidate:
+            heads.add(candidate.split("|", 1)[0])
+        return candidate
+
     for index, calls in light.frames.items():
         for position, call in enumerate(calls):
             if call.id == "":
                 if name_empty or (index, position) in numeric:  # (an id that is null or missing: no writer sends it)
                     candidate = f"call_{index}_{position}"
-                    while candidate in taken:
+                    while not free(candidate):
                         candidate += "_"
-                    taken.add(candidate)
-                    renamed[(index, position)] = candidate
+                    renamed[(index, position)] = take(candidate)
                 continue
             count = uses.get(call.id, 0) + 1
             uses[call.id] = count
             if count > 1:  # (each part of a joined id, `call_…|fc_…`: pi sends the parts apart, pi_responses)
-                candidate = "|".join(f"{part}_{count}" for part in call.id.split("|")) if "|" in call.id \
-                    else f"{call.id}_{count}"
-                while candidate in taken:
-                    candidate += "_"
-                taken.add(candidate)
-                renamed[(index, position)] = candidate
+                extra = ""
+                while True:
+                    candidate = "|".join(f"{part}_{count}{extra}" for part in call.id.split("|")) \
+                        if "|" in call.id else f"{call.id}_{count}{extra}"
+                    if free(candidate):
+                        break
+                    extra += "_"
+                renamed[(index, position)] = take(candidate)
             elif (index, position) in numeric:
                 renamed[(index, position)] = call.id  # the number, sent as its text
     return renamed
