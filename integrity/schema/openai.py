@@ -131,9 +131,11 @@ def check_entries(format: str, entries: list[Any], envelope: dict[str, Any]) -> 
 
 def _left_by_finish(issues: list[Issue], entries: list[Any], check: Any, finish: Any) -> list[Issue]:
     """The issues an entry still has once the writer's finish step has sent it (the file is left as it is)."""
+    by_entry: dict[int, list[Issue]] = {}
+    for issue in issues:
+        by_entry.setdefault(issue.entry, []).append(issue)
     left: list[Issue] = []
-    for entry in sorted({issue.entry for issue in issues}):
-        own = [issue for issue in issues if issue.entry == entry]
+    for entry, own in sorted(by_entry.items()):
         native = entries[entry] if entry < len(entries) else None
         finished = finish(native) if native is not None else native
         if finished is native:
