@@ -41,7 +41,7 @@ not hashed); an assistant's is not judged (what stands in for it is not on recor
 def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
     """Every DeepSeek tool-history rule the request breaks, in message order, and the body's first content part
     DeepSeek cannot read (which DeepSeek names alone: it refuses the body as it reads it)."""
-    found: list[Violation] = not_text_parts(messages, provider)
+    found: list[Violation] = first_unread(messages, provider)
     shape = read_shape(messages)
     for turn in shape.turns:
         missing = unanswered_ids(turn.call_ids, turn.answered_ids(messages))
@@ -59,9 +59,10 @@ def validate(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violatio
     return found
 
 
-def not_text_parts(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
-    """The first content part of another type than `text` (an `image_url`, an `input_audio`, a `file`, a
-    `refusal`), which DeepSeek's chat endpoint refuses as it reads the body, naming it alone: its messages
+def first_unread(messages: Sequence[Any], provider: str = PROVIDER) -> list[Violation]:
+    """What DeepSeek's chat endpoint cannot read first as it reads the body, which it names alone: a null content
+    (content_null, below) or a content part of another type than `text` (an `image_url`, an `input_audio`, a `file`, a
+    `refusal`): its messages
     take text parts only ("unknown variant `image_url`, expected `text`", every DeepSeek model through V4).  A
     Chat history with a pasted screenshot was judged accepted; DeepSeek answers 400 to every request after.
     Only the first: the body is refused at the first part it cannot read.  The error's `at line 1 column N`
