@@ -118,7 +118,7 @@ def test_an_empty_tool_calls_array_is_rejected_as_recorded_and_repair_leaves_it_
     checked = run("check", source)
     assert checked.code == 1 and checked.stdout.decode().splitlines()[0].endswith("rejected as recorded by openai-chat")
     asked = run("check", "--provider", "openai-chat", source).stdout.decode()
-    assert "openai-chat as recorded: messages[1].tool_calls: Invalid 'messages[1].tool_calls': empty array. " \
+    assert "openai-chat as recorded: Invalid 'messages[1].tool_calls': empty array. " \
            "Expected an array with minimum length 1, but got an empty array instead." in asked
     assert "openai-chat after repair: accepted" in asked
     out = tmp_path / "repaired.openai-chat.json"

@@ -56,7 +56,7 @@ def test_the_file_is_read_and_refused_where_it_was_unreadable(tmp_path: Path) ->
     asked = run("check", "--provider", "openai-chat", source)
     shown = asked.stdout.decode()
     assert asked.code == 1, asked.stderr
-    assert f"openai-chat as recorded: {CASE['param']}: {CASE['error']}" in shown
+    assert f"openai-chat as recorded: {CASE['error']}" in shown  # (its text quotes its position: said once)
     assert "openai-chat after repair: accepted" in shown and "malformed" not in shown
     plain = run("check", source)  # the format names the target: the same verdict unasked
     assert plain.code == 1 and "rejected as recorded by openai-chat" in plain.stdout.decode()
@@ -100,7 +100,7 @@ def test_one_object_deep_in_a_long_history_is_found(tmp_path: Path) -> None:
     shown = asked.stdout.decode()
     index = 1 + 1500 * 4 + 2
     assert asked.code == 1, asked.stderr
-    assert f"as recorded: messages[{index}].content: Invalid type for 'messages[{index}].content'" in shown
+    assert f"as recorded: Invalid type for 'messages[{index}].content'" in shown
     assert shown.count("Invalid type for") == 1 and "openai-chat after repair: accepted" in shown
 
 

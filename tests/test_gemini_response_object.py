@@ -39,7 +39,7 @@ def test_a_response_that_is_no_object_is_refused_and_sent_under_output(tmp_path:
     asked = run("check", "--provider", "gemini", source)
     said = asked.stdout.decode()
     assert asked.code == 1 and "malformed" not in said  # it was "must be a JSON object", left in place
-    assert f"gemini as recorded: contents[2].parts[0].function_response.response: Invalid value at " \
+    assert "gemini as recorded: Invalid value at " \
            f"'contents[2].parts[0].function_response.response' {STRUCT}, {shown}" in said
     assert "gemini after repair: accepted" in said
     out = tmp_path / "wrapped.gemini.json"

@@ -184,3 +184,17 @@ def test_rows_made_and_read_in_order_are_rowids_own() -> None:
             assert in_order[start:stop] == plain[start:stop]
             assert in_order[stop:] == plain[stop:]
         assert in_order[::2] == plain[::2] and in_order[-1] == plain[-1]
+
+
+def test_said_names_a_position_once_and_only_as_itself() -> None:
+    def violation(position: str, error: str) -> Violation:
+        return Violation(provider="openai-chat", rule="r", position=position, error=error)
+
+    quoted = "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user'."
+    assert said(violation("messages[2]", quoted)) == quoted  # quoted by the text: said once
+    assert said(violation("messages.3.content", "messages.3.content: Field required")) == \
+        "messages.3.content: Field required"
+    assert said(violation("messages.1", "messages.12.content: Field required")) == \
+        "messages.1: messages.12.content: Field required"  # another position is not this one
+    assert said(violation("messages.[3].content", "Invalid value for 'content': expected a string, got null.")) == \
+        "messages.[3].content: Invalid value for 'content': expected a string, got null."

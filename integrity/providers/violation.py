@@ -11,6 +11,8 @@ provider on every small file, and pydantic's import alone would double its start
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 
 from .._records import FrozenRecord
@@ -39,7 +41,9 @@ def sort_violations(violations: list[Violation]) -> list[Violation]:
 
 
 def said(violation: Violation) -> str:
-    """A provider's error with its position, as `check` and `repair` say it; most texts open with the position
-    already: never say it twice."""
-    error = violation.error
-    return error if error.startswith(violation.position) else f"{violation.position}: {error}"
+    """A provider's error with its position, as `check` and `repair` say it; many texts name the position already
+    (open with it, or quote it: "Invalid 'messages[2]'. Image URLs are only allowed ..."): never say it twice.  A
+    position is named only as itself ("messages.1" is not named by "messages.12.content")."""
+    error, position = violation.error, violation.position
+    named = re.search(re.escape(position) + r"(?![0-9])", error) is not None if position else True
+    return error if named else f"{position}: {error}"
