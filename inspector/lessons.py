@@ -517,6 +517,9 @@ _COPY_STEPS: tuple[tuple[NoteCode, RepairKind, str], ...] = (
      "(the durable message keeps them)"),
     (NoteCode.REASONING_SENT_ONCE, RepairKind.REASONING_ONCE,
      "send #{index} without the reasoning item an earlier message sends already (the durable message keeps it)"),
+    (NoteCode.RESHAPED, RepairKind.RESHAPED,
+     "write #{index}'s entry in the shape the provider takes, the message unchanged (the file's entry is left as it "
+     "is)"),
 )
 """The steps of a message the view sends as a changed copy, each said when its action carries the note, in this
 order (after its calls put last, before a reused id answered again)."""

@@ -192,7 +192,7 @@ def regrouped(analysis: Analysis, provider: str, digest: str, name: str) -> list
     show no change: the request written for it groups the messages otherwise (integrity.providers.canonical
     .regrouped); [] when the view changes messages or the request groups them as the file does.  digest and
     name: the transcript's cache key (two written requests are not made again on every rerun)."""
-    if analysis.report.changed:
+    if analysis.plan.changed:  # (not report.changed: an entry written reshaped changes no message)
         return []
     recorded, written, joined = _regrouped(digest, name, analysis.policy, provider, analysis)
     if not joined and written == recorded:

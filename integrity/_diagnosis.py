@@ -65,6 +65,7 @@ class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     calls_signed: int = 0
     texts_cut: int = 0
     reasoning_once: int = 0
+    reshaped: int = 0
     blank_dropped: int = 0
     merged: int = 0
     turns_synthesized: int = 0
@@ -457,6 +458,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         calls_signed=len(plan.signed) if order is not None else 0,
         texts_cut=len(plan.cut_texts) if order is not None else 0,
         reasoning_once=sum(map(len, plan.reasoning_once.values())) if order is not None else 0,
+        reshaped=len(written_reshaped(light, plan)),
         blank_dropped=len(plan.dropped_blank) if order is not None else 0,
         merged=len(plan.merged),
         turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
@@ -465,6 +467,16 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
 
 
 
+
+
+def written_reshaped(light: LightTranscript, plan: Plan) -> list[int]:
+    """The reshaped messages (LightTranscript.reshaped) whose entry the written view holds: a message the view leaves
+    out, or sends as part of another's, is not written from its entry."""
+    if not light.reshaped:
+        return []
+    gone = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.dropped_blank or (),
+                                          plan.merged)
+    return [index for index in light.reshaped if index not in gone]
 
 
 def _renamed_count(plan: Plan, others: list[Any]) -> int:
@@ -587,7 +599,7 @@ def diagnose(light: LightTranscript, plan: Plan, source: str | None = None,
     reasons = _plan_reasons(light, plan, moved)
     severity = worst([*(rate(kind, codes) for kind, codes in reasons), *(f.severity for f in findings)])
     written = written_away(findings)
-    changed = plan.changed or bool(written)
+    changed = plan.changed or bool(written) or summary.reshaped > 0
     diagnosis = Diagnosis(source=source, policy=plan.policy, changed=changed, healthy=not fails(severity),
                           verdict=_verdict(summary, changed, severity, _malformed(findings), written=written),
                           summary=summary, findings=findings, severity=severity, provider=plan.provider)
@@ -598,7 +610,8 @@ def diagnose(light: LightTranscript, plan: Plan, source: str | None = None,
 def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reason]:
     """Every distinct (kind, note codes) the plan's changes have, visiting only the messages it changes."""
     if not plan.changed or plan.order is None:
-        return []
+        kept = written_reshaped(light, plan)  # (a plan that changes nothing keeps every message in place)
+        return [(RepairKind.KEPT, (NoteCode.RESHAPED,))] if kept else []
     order = plan.order
     others = unplain(order)
     kinds = list(map(type, others))
@@ -620,7 +633,7 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
     changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
                                              moved[0], plan.notes, (frame for frame, _ in light.bad_arguments),
                                              plan.calls_last, plan.dropped_blank, plan.without_blank, plan.text_only,
-                                             plan.tool_names, plan.signed, plan.cut_texts)
+                                             plan.tool_names, plan.signed, plan.cut_texts, light.reshaped)
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
     alike = plan.renamed_alike
     if alike is not None:  # the clean turns renamed alike: each changed message of them (unless merged into another)
@@ -812,6 +825,9 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
         items = light.reasoning_of().get(index, ())
         notes.append(Note.of(NoteCode.REASONING_SENT_ONCE, provider=plan.provider,
                              ids=[item for position, item in items if position in repeated]))
+    changes = light.reshaped.get(index)
+    if changes:
+        notes.append(Note.of(NoteCode.RESHAPED, changes=list(changes)))
     names = plan.tool_names.get(index)
     if names:
         from .repair.strict import tool_name_rule

@@ -146,8 +146,10 @@ def transcript_light(transcript: Transcript, policy: str) -> LightTranscript:
     light = light_view(transcript.messages, policy)
     if transcript.native:
         from .formats import sends_signed_reasoning, sent_ids
+        from .formats.reshaping import reshaped
 
         light.sent_ids = sent_ids(transcript)
+        light.reshaped = reshaped(transcript)
         if sends_signed_reasoning(transcript.format):
             signed_reasoning(light, transcript.messages)
     return light

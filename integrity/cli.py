@@ -716,31 +716,22 @@ def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | No
     return broken[0]
 
 
-SHAPE_FIXES = {"tool_calls_empty": "no empty tool_calls", "tool_call_type_missing": "each call typed",
-               "arguments_not_text": "a call's arguments as their JSON text",
-               "content_not_text": "each message's content as text (an object as its JSON text)",
-               "output_not_text": "each function output as text (an object as its JSON text)",
-               "tool_use_input_missing": "each tool_use with its input ({} where the file has none)",
-               "tool_result_content_not_text": "each tool_result's content as text (an object as its JSON text)",
-               "function_response_not_object": "each function response an object, its value under \"output\"",
-               "role_invalid": "a turn of function responses with the role user",
-               "content_type_missing": "each block of a text alone typed as a text block",
-               "content_part_type_missing": "each part of a text alone typed as a text part",
-               "item_id_prefix": "each item's id of another's namespace left out (a reasoning item's encrypted content "
-                                 "with it)",
-               "content_missing": "each message's content given (an empty text where the file has none or null)",
-               "developer_content_missing": "each message's content given (an empty text where the file has none)",
-               "developer_content_null": "each message's content given (an empty text where the file has null)",
-               "tool_result_content_type_missing": "each block of a text alone in a tool_result typed as a text block"}
-"""What the writer does for a rule its provider refuses a file's shape by (the writers' `finish` steps); any
-other rule of the kind: the writer groups a turn's results together, first."""
+def _shape_fixes(transcript: Any) -> str:
+    """What writing the same messages in the provider's shape changes: the writer's own account, place by place
+    (formats.reshaping, as the report's `reshaped` actions say it), else the one change a writer makes besides its
+    finish step: Anthropic's and Bedrock's send a turn's results together, first in one user message."""
+    from .formats.reshaping import reshaped
+
+    said = [change for changes in reshaped(transcript).values() for change in changes]
+    if not said:
+        return "a turn's results together and first"
+    more = f"; and {len(said) - SHAPES_SHOWN} more (the report's `reshaped` actions list them)" \
+        if len(said) > SHAPES_SHOWN else ""
+    return "; ".join(said[:SHAPES_SHOWN]) + more
 
 
-def _shape_fixes(refused: list[Any]) -> str:
-    """What writing the same messages in the provider's shape changes, for the rules it refused the file by."""
-    said = dict.fromkeys(SHAPE_FIXES.get(violation.rule, "a turn's results together and first")
-                         for violation in refused)
-    return "; ".join(said)
+SHAPES_SHOWN = 5
+"""How many of the writer's changes repair's note names (the report lists every one)."""
 
 
 def _repaired_bytes(transcript: Any, changed: bool, view: Any, data: bytes, notes: list[str]) -> bytes:
@@ -759,7 +750,7 @@ def _repaired_bytes(transcript: Any, changed: bool, view: Any, data: bytes, note
         refused = rejected_by_own_provider(transcript)
         if refused:  # sound messages in a shape their provider refuses
             notes.append(f"note: {transcript.format} rejects this file's shape as recorded, not its messages: "
-                         f"the same messages are written in the shape the provider takes ({_shape_fixes(refused)})")
+                         f"the same messages are written in the shape the provider takes ({_shape_fixes(transcript)})")
             return write_bytes(transcript, list(transcript.messages))
         return data  # an unchanged view is the durable transcript: give back its exact bytes
     lines = _lines_left_out(transcript)

@@ -109,6 +109,7 @@ class RepairKind(str, Enum):
     SIGNED = "call_signed"
     TEXT_CUT = "text_cut"
     REASONING_ONCE = "reasoning_once"
+    RESHAPED = "reshaped"
 
 
 class FindingCode(str, Enum):
@@ -344,6 +345,19 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         example="#4 assistant [reasoning rs_1, function_call]  ->  view sends it without rs_1, sent with #1",
         aliases=('Duplicate item found with id', 'duplicate_item_id', 'duplicate reasoning item', 'rs_'),
         universal=False),
+    RepairKind.RESHAPED: KindFacts(
+        "reshaped", "A message of a provider's request file (OpenAI Chat or Responses, Anthropic, Gemini) whose entry "
+        "the repair writes in the shape the provider takes, the message itself unchanged: a null `content` sent as "
+        "\"\" (OpenAI: \"Invalid value for 'content': expected a string, got null.\"), an item id another server "
+        "minted left out (\"Expected an ID that begins with 'fc'.\"), a call's arguments stored as an object sent as "
+        "their JSON text, a block or part of a text alone given its type, a Gemini turn of function responses sent "
+        "with the role user. The writer says what it changes, place by place; nothing the message holds is lost, "
+        "and the file's entry is left as it is.",
+        Severity.REJECTED, "reshaped", "message(s) written in the provider's shape",
+        if_accepted=Severity.NORMALIZED, icon='◇', colour='#e0f2fe',
+        example='#3 tool {"content": null}  ->  the repaired file sends messages[3].content ""',
+        aliases=('expected a string, got null', 'Expected an ID that begins with', 'finish step', 'shape'),
+        universal=False),
     RepairKind.DROPPED_BLANK: KindFacts(
         "dropped blank message", "A user or assistant message holding nothing but blank text (or no content at "
         "all), left out of the view, because the provider refuses an empty message (Anthropic: but for the "
@@ -497,6 +511,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.CALL_SIGNED: (_R, _N),
     NoteCode.TEXT_CUT: (_R, _N),
     NoteCode.REASONING_SENT_ONCE: (_R, _N),
+    NoteCode.RESHAPED: (_R, _N),
     NoteCode.MERGED: (_R, _N),
     NoteCode.MERGED_INTO: (_R, _N),
     NoteCode.CARRIES_MERGED: (_R, _N),
@@ -556,7 +571,7 @@ VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.REPAIRED_ARGUMENTS, RepairKind.RENAMED,
     RepairKind.DROPPED_BLANK, RepairKind.CALLS_LAST, RepairKind.BLANK_TEXT, RepairKind.ERROR_AS_TEXT,
     RepairKind.TOOL_NAME, RepairKind.SIGNED, RepairKind.TEXT_CUT, RepairKind.REASONING_ONCE,
-    RepairKind.MERGED,
+    RepairKind.RESHAPED, RepairKind.MERGED,
     RepairKind.SYNTHESIZED_TURN,
 )
 """The order in which the verdict lists the counts of what a repair changed."""

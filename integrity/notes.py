@@ -50,6 +50,7 @@ class NoteCode(str, Enum):
     CALL_SIGNED = "call_signed"
     TEXT_CUT = "text_cut"
     REASONING_SENT_ONCE = "reasoning_sent_once"
+    RESHAPED = "reshaped"
     MERGED = "merged"
     MERGED_INTO = "merged_into"
     CARRIES_MERGED = "carries_merged"
@@ -227,6 +228,9 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.REASONING_SENT_ONCE: lambda p: (
         f"sent without its reasoning item(s) {', '.join(p['ids'])}, which an earlier message of the request sends (the "
         f"durable message keeps them): {_title(p['provider'])} refuses an item id twice"),
+    NoteCode.RESHAPED: lambda p: (
+        "its entry is written in the shape its provider takes, the message unchanged (the file's entry is left as "
+        "it is): " + "; ".join(p["changes"])),
     NoteCode.MERGED: lambda p: f"sent as part of #{p['carrier']}'s message",
     NoteCode.MERGED_INTO: lambda p: (
         f"{_why(p['provider'])}; consecutive {p['role']} messages "

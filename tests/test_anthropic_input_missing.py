@@ -40,7 +40,7 @@ def test_an_anthropic_request_is_refused_with_the_apis_text_and_repaired(tmp_pat
     assert "anthropic after repair: accepted" in shown and "malformed" not in shown
     out = tmp_path / "repaired.anthropic.json"
     repaired = run("repair", source, "-o", out)
-    assert repaired.code == 0 and "each tool_use with its input" in repaired.stderr
+    assert repaired.code == 0 and "messages[1].content[1].input added: an object" in repaired.stderr
     assert source.read_bytes() == recorded  # the input is never touched
     expected = copy.deepcopy(REQUEST)
     expected["messages"][1]["content"][1]["input"] = {}

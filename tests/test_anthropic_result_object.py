@@ -52,7 +52,7 @@ def test_check_refuses_it_and_repair_sends_the_same_content_as_text(tmp_path: Pa
     assert "anthropic after repair: accepted" in shown and "malformed" not in shown
     out = tmp_path / "repaired.anthropic.json"
     repaired = run("repair", source, "-o", out)
-    assert repaired.code == 0 and "each tool_result's content as text" in repaired.stderr
+    assert repaired.code == 0 and "messages[2].content[0].content: {" in repaired.stderr
     assert source.read_bytes() == recorded  # the input is never touched
     expected = copy.deepcopy(REQUEST)
     expected["messages"][2]["content"][0]["content"] = TEXT

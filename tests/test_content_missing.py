@@ -86,7 +86,7 @@ def test_a_tool_result_of_none_is_refused_and_sent_as_an_empty_text(
     assert capsys.readouterr().out.splitlines()[0].endswith("rejected as recorded by openai-chat")
     fixed = tmp_path / "fixed.json"
     assert main(["repair", str(path), "-o", str(fixed)]) == 0
-    assert "an empty text where the file has none or null" in capsys.readouterr().err
+    assert 'messages[2].content: null → ""' in capsys.readouterr().err
     assert path.read_bytes() == before
     sent = json.loads(fixed.read_text())["messages"]
     assert sent[2] == {"role": "tool", "tool_call_id": "call_1", "content": ""}
@@ -117,11 +117,13 @@ def test_the_guards_quick_pass_never_takes_a_system_message_without_content() ->
 def test_the_verdict_says_what_repair_writes_not_a_malformed_entry_left_in_place(
         capsys: pytest.CaptureFixture[str]) -> None:
     """The reader called the null content malformed and the verdict said the policy leaves it in place, while
-    `repair` wrote it fixed: the provider's rule says it, in its words, and the line says the shape is refused."""
+    `repair` wrote it fixed: the provider's rule says it, in its words, and the line says what repair writes (the
+    message written in the provider's shape: integrity.formats.reshaping)."""
     sample = Path(__file__).resolve().parent.parent / "sample_transcripts" / "null_tool_result.openai-chat.json"
     assert main(["check", str(sample)]) == 1
     out = capsys.readouterr().out
-    assert out.splitlines()[0].endswith("but not in a shape the provider takes; rejected as recorded by openai-chat")
+    assert out.splitlines()[0].endswith(
+        "repaired: 1 message(s) written in the provider's shape; rejected as recorded by openai-chat")
     assert "malformed" not in out
     body = json.loads(sample.read_text())
     body["messages"][3]["content"] = [{"temperature": 20}]  # a part the writer cannot type: still malformed

@@ -69,7 +69,7 @@ def test_repair_sends_the_same_content_as_its_json_text(tmp_path: Path) -> None:
         out = tmp_path / f"{name}.repaired.openai-chat.json"
         repaired = run("repair", source, "-o", out)
         assert repaired.code == 0, repaired.stderr
-        assert "each message's content as text" in repaired.stderr
+        assert f"messages[{index}].content: {{" in repaired.stderr  # what the writer changes, where
         assert source.read_bytes() == recorded  # the input is never touched
         expected = copy.deepcopy(body)
         expected["messages"][index]["content"] = json.dumps(body["messages"][index]["content"], ensure_ascii=False,

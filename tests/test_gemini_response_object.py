@@ -44,7 +44,8 @@ def test_a_response_that_is_no_object_is_refused_and_sent_under_output(tmp_path:
     assert "gemini after repair: accepted" in said
     out = tmp_path / "wrapped.gemini.json"
     repaired = run("repair", source, "-o", out)
-    assert repaired.code == 0 and 'its value under "output"' in repaired.stderr
+    assert repaired.code == 0 and 'contents[2].parts[0].functionResponse.response: ' in repaired.stderr \
+        and '→ {"output": …}' in repaired.stderr
     assert source.read_bytes() == recorded
     expected = copy.deepcopy(request)
     expected["contents"][2]["parts"][0]["functionResponse"]["response"] = {"output": response}

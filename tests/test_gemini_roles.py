@@ -81,7 +81,7 @@ def test_repair_sends_the_turn_as_a_user_turn_and_check_agrees(
     fixed = tmp_path / "fixed.json"
     assert main(["repair", str(path), "-o", str(fixed)]) == 0
     err = capsys.readouterr().err
-    assert "a turn of function responses with the role user" in err, err
+    assert f'contents[2].role: "{role}" → "user"' in err, err
     assert path.read_bytes() == before
     written = json.loads(fixed.read_text())["contents"]
     assert [c["role"] for c in written] == ["user", "model", "user", "model"]

@@ -92,7 +92,7 @@ def test_a_codex_session_of_foreign_ids_is_refused_and_sent_without_them(
     assert capsys.readouterr().out.splitlines()[0].endswith("rejected as recorded by openai-responses")
     fixed = tmp_path / "fixed.json"
     assert main(["repair", str(path), "-o", str(fixed)]) == 0
-    assert "id of another's namespace left out" in capsys.readouterr().err
+    assert "input[1].id left out; input[3].id left out; input[3].encrypted_content left out" in capsys.readouterr().err
     assert path.read_bytes() == before
     sent = json.loads(fixed.read_text())["input"]
     assert "id" not in sent[1] and sent[1]["call_id"] == "call_1" and sent[1]["input"] == items[1]["input"]

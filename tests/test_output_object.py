@@ -50,7 +50,7 @@ def test_check_refuses_it_and_repair_sends_the_same_output_as_text(tmp_path: Pat
     assert "openai-responses after repair: accepted" in shown and "malformed" not in shown
     out = tmp_path / "repaired.openai-responses.json"
     repaired = run("repair", source, "-o", out)
-    assert repaired.code == 0 and "each function output as text" in repaired.stderr
+    assert repaired.code == 0 and 'input[2].output: {"uri": …, "ok": …} → ' in repaired.stderr
     assert source.read_bytes() == recorded  # the input is never touched
     expected = copy.deepcopy(REQUEST)
     expected["input"][2]["output"] = TEXT

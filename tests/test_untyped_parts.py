@@ -41,7 +41,7 @@ def test_a_text_part_without_its_type_is_refused_and_sent_typed(
     assert capsys.readouterr().out.splitlines()[0].endswith(f"rejected as recorded by {provider}")
     fixed = tmp_path / "fixed.json"
     assert main(["repair", "--format", provider, str(path), "-o", str(fixed)]) == 0
-    assert "typed as a text" in capsys.readouterr().err
+    assert 'messages[0].content[0].type added: "text"' in capsys.readouterr().err
     assert path.read_bytes() == before
     sent = json.loads(fixed.read_text())["messages"][0]["content"]
     assert sent == [{"type": "text", "text": "What is in notes.txt?"}]

@@ -453,7 +453,13 @@ def finish(native: list[Any], context: BuildContext) -> list[Any]:
     as it came: \"messages.2.content.0.tool_result.content: Input should be a valid string\") sent with its JSON text.
     A block of a text alone without its `type` (a Converse `{"text": ...}` block: \"messages.1.content.0.type: Field
     required\") is sent as the text block it stands for.  The file's entry is left as it is."""
-    return [_finished(entry) if _unfinished(entry) else entry for entry in native]
+    return list(map(finish_entry, native))
+
+
+def finish_entry(entry: Any) -> Any:
+    """One entry as `finish` sends it: the entry itself when Anthropic takes it as it is, else a copy (what
+    formats.reshaping reports of a file's entries)."""
+    return _finished(entry) if _unfinished(entry) else entry
 
 
 def _unfinished(entry: Any) -> bool:

@@ -329,7 +329,13 @@ def finish(native: list[Any], context: BuildContext) -> list[Any]:
     nothing is lost; and a turn of the role `function` or `tool` (RESPONSE_ROLES) is sent with the role `user`,
     which every model takes and the current ones require ("Role 'function' is not supported. ...":
     providers.gemini.ROLES)."""
-    return [_finished(entry) if _loose_response(entry) or _response_role(entry) else entry for entry in native]
+    return list(map(finish_entry, native))
+
+
+def finish_entry(entry: Any) -> Any:
+    """One content as `finish` sends it: the content itself when Gemini takes it as it is, else a copy (what
+    formats.reshaping reports of a file's entries)."""
+    return _finished(entry) if _loose_response(entry) or _response_role(entry) else entry
 
 
 RESPONSE_ROLES = ("function", "tool")

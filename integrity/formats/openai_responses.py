@@ -539,7 +539,8 @@ def finish(native: list[Any], context: BuildContext) -> list[Any]:
 
 
 def finish_item(item: Any) -> Any:
-    """One item as `finish` sends it: the item itself when the API takes it as it is, else a copy."""
+    """One item as `finish` sends it: the item itself when the API takes it as it is, else a copy (what
+    formats.reshaping reports of a file's entries, as `finish_entry`)."""
     return _finished(item) if type(item) is dict and ("id" in item or "arguments" in item or "output" in item) \
         else item
 
@@ -553,6 +554,10 @@ def _finished(item: dict[str, Any]) -> dict[str, Any]:
         left = ("id", "encrypted_content") if item.get("type") == "reasoning" else ("id",)
         item = {key: value for key, value in item.items() if key not in left}
     return item
+
+
+finish_entry = finish_item
+"""The one-entry finish step, by the name every format's is found by (formats.reshaping)."""
 
 
 def object_output(item: Any) -> bool:

@@ -146,6 +146,9 @@ class LightTranscript:
     sent_ids: by provider, the call id the transcript's runtime sends for a call id of it, where it is not
         the id itself (FormatSpec.sends_ids: a pi session's `call_…|fc_…` goes to OpenAI Responses as `call_…`):
         the strict view renames an id only when the provider refuses it as sent.  Empty unless the pipeline sets it.
+    reshaped: the messages whose file entry their format's writer sends in another shape (formats.reshaping: a null
+        content as "", a foreign item id left out), each the first message read from its entry -> what changes, by
+        place.  Empty unless the pipeline sets it (a file of a provider's request format).
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
         them itself): the frames of clean turns, the first frame of every call id, and every frame and
@@ -158,7 +161,7 @@ class LightTranscript:
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
                  "bad_arguments", "late_frames", "blank_frames", "blank_texts", "error_contents",
-                 "names_refused", "unsigned_frames", "long_texts", "sent_ids", "reasoning")
+                 "names_refused", "unsigned_frames", "long_texts", "sent_ids", "reasoning", "reshaped")
 
     def __init__(
         self,
@@ -201,6 +204,7 @@ class LightTranscript:
         self.unsigned_frames: set[int] | None = None
         self.long_texts: set[int] | None = None
         self.sent_ids: Mapping[str, Callable[[str], str]] = {}
+        self.reshaped: dict[int, tuple[str, ...]] = {}
         self.reasoning: dict[int, tuple[tuple[int, str], ...]] | Callable[[], dict[int, tuple[tuple[int, str], ...]]] \
             = {}
 

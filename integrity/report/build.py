@@ -178,7 +178,8 @@ def _report(sections: Sections, schema: Sequence[Finding], source: str | None, w
     findings, summary = _judged(light, plan, schema, sections.moved, sections.uses)
     severity = worst([*sections.severities(), *(f.severity for f in findings)])
     written = written_away(findings)
-    changed = plan.changed or bool(written)  # a repair writes the file again without a torn line
+    # a repair writes the file again without a torn line, or with an entry in the shape its provider takes
+    changed = plan.changed or bool(written) or summary.reshaped > 0
     report = RepairReport(
         report_version=REPORT_VERSION,
         source=source,

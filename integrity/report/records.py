@@ -65,6 +65,8 @@ class Action(Record, kw_only=True):
             return RepairKind.TEXT_CUT
         if NoteCode.REASONING_SENT_ONCE in self.codes:
             return RepairKind.REASONING_ONCE
+        if NoteCode.RESHAPED in self.codes:
+            return RepairKind.RESHAPED
         return RepairKind.RENAMED if self.new_ids else RepairKind.KEPT
 
 
