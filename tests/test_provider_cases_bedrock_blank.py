@@ -58,7 +58,7 @@ def test_check_says_the_recorded_refusal_and_repair_writes_an_accepted_request(n
     before = source.read_bytes()
     result = run("check", "--provider", "bedrock", source)
     lines = result.stdout.decode().splitlines()
-    assert f"  bedrock as recorded: {position}: {recorded['error']}" in lines, lines
+    assert f"  bedrock as recorded: {recorded['error']}" in lines, lines  # (its text quotes its position: said once)
     assert "  bedrock after repair: accepted" in lines and result.code == 1
     out = tmp_path / "out.json"
     assert run("repair", "--provider", "bedrock", source, "-o", out, "--now", "0").code == 0

@@ -76,7 +76,7 @@ def test_a_server_tools_use_without_its_result_is_a_call_the_next_message_must_a
     frame = request["messages"][1]
     frame["content"] = [b for b in frame["content"] if "toolResult" not in b]
     code, lines, report = _check(_body_file(tmp_path, request), "bedrock")
-    assert "  bedrock as recorded: messages.2.content: Expected toolResult blocks at messages.2.content for the " \
+    assert "  bedrock as recorded: Expected toolResult blocks at messages.2.content for the " \
            f"following Ids: {SERVER_USE}" in lines, lines
     assert "  bedrock after repair: accepted" in lines
     assert code == 1 and report["summary"]["orphaned_calls"] == 1

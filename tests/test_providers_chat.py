@@ -314,7 +314,7 @@ def test_a_screenshot_in_a_chat_history_is_refused_by_deepseek_alone(tmp_path: A
     capsys.readouterr()
     assert main(["check", "--provider", "deepseek", str(path)]) == 1
     out = capsys.readouterr().out
-    assert "deepseek as recorded: messages[0]: Failed to deserialize the JSON body into the target type: " \
+    assert "deepseek as recorded: Failed to deserialize the JSON body into the target type: " \
            "messages[0]: unknown variant `image_url`, expected `text`" in out
     view = tmp_path / "view.json"
     assert main(["repair", "--provider", "deepseek", "-o", str(view), str(path)]) == 1
