@@ -2,7 +2,7 @@
 
 Usage: python bench/bench_cli.py [--messages 1000000] [--runs 3] [--jsonl] [--dense] [--startup]
                                 [--fleet 2000x275] [--all-providers] [--repair-only] [--reports]
-                                [--providers P...] [--only]
+                                [--providers P...] [--only] [--format FORMAT]
 
 Every figure with a target is printed beside it (TARGETS), measured in the same run as what it is
 compared with.  --dense times a defect-dense transcript (bench/generate.py --dense: about a quarter of
@@ -17,7 +17,9 @@ file's target provider; none for pi-ai), `check --provider gemini` (one target p
 it: the time triage itself reports, less the cluster's start), in messages per second; --all-providers
 adds `check --provider all`; --repair-only times `repair --out-dir` alone.  --reports times `check
 --json`, `--json-lines` and `check --provider P` for each of --providers (default: every provider)
-with plain `check`, instead of check and repair.
+with plain `check`, instead of check and repair.  --format FORMAT times the same transcript written in a
+provider's request format (openai-chat, openai-responses, anthropic, gemini, bedrock: a file the general reader
+reads, judged by the provider its format implies) instead of the pi-ai file the fast path reads.
 
 The input (about 230 MB for a million messages) is generated on demand under
 bench/data/ (never committed).  Every timing is a fresh process, so imports and
@@ -53,6 +55,17 @@ if sys.argv[1].endswith('.jsonl'):  # one document per line, as a JSON-lines rea
 else:
     orjson.loads(data)
 print(time.perf_counter() - start)
+"""
+
+
+NATIVE_FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
+
+WRITE_NATIVE = """
+import sys
+from integrity.formats import read_bytes, write_bytes
+source, format, out = sys.argv[1:]
+transcript = read_bytes(open(source, 'rb').read(), source)
+open(out, 'wb').write(write_bytes(transcript, None, format))
 """
 
 
@@ -311,6 +324,8 @@ def main() -> None:
                         help="--reports: the providers timed with check --provider (default: every one)")
     parser.add_argument("--only", action="store_true",
                         help="only --startup and --fleet, not the large file")
+    parser.add_argument("--format", default=None, choices=NATIVE_FORMATS,
+                        help="the transcript written in this provider request format instead of pi-ai")
     args = parser.parse_args()
     if args.startup:
         startup(sys.executable)
@@ -332,6 +347,13 @@ def main() -> None:
         if args.dense:
             command.append("--dense")
         subprocess.run(command, check=True)
+    if args.format:
+        native = data_dir / f"broken_{shape}{args.messages}.{args.format}.json"
+        if not native.exists():
+            print(f"writing {native} ...", flush=True)
+            subprocess.run([sys.executable, "-c", WRITE_NATIVE, str(source), args.format, str(native)], check=True,
+                           cwd=ROOT)
+        source = native
     size_mb = source.stat().st_size / 1e6
     output = data_dir / f"repaired_{args.messages}.{suffix}"
     python = sys.executable

@@ -76,7 +76,7 @@ def diagnostics(analysis: Analysis, provider: str, when: str, excerpts: bool = T
     messages = transcript.messages if when == "before" else provider_view(analysis, provider)
     native: list[Any] = []
     if excerpts:
-        native = judged_request(messages, provider, transcript, as_recorded=when == "before")[0]
+        native = judged_request(messages, provider, transcript, as_recorded=when == "before", trusted=True)[0]
     key = request_key(PROVIDER_FORMAT[provider])
     return [Diagnostic(neutralize(str(v.rule)), neutralize(str(v.position)), neutralize(str(v.error)),
                        tuple(v.canonical_indices or ()),
@@ -88,7 +88,8 @@ def request_body(analysis: Analysis, provider: str, when: str) -> Any:
     """The request body the verdict judged, with a placeholder model where the file has none."""
     transcript = analysis.transcript
     messages = transcript.messages if when == "before" else provider_view(analysis, provider)
-    native, _sources, body = judged_request(messages, provider, transcript, as_recorded=when == "before")
+    native, _sources, body = judged_request(messages, provider, transcript, as_recorded=when == "before",
+                                            trusted=True)
     if not isinstance(body, dict):
         body = {request_key(PROVIDER_FORMAT[provider]): native}
     extra = {k: v for k, v in spec(provider).endpoint.fields.items() if k not in body}

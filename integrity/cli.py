@@ -751,7 +751,7 @@ def _repaired_bytes(transcript: Any, changed: bool, view: Any, data: bytes, note
         if refused:  # sound messages in a shape their provider refuses
             notes.append(f"note: {transcript.format} rejects this file's shape as recorded, not its messages: "
                          f"the same messages are written in the shape the provider takes ({_shape_fixes(transcript)})")
-            return write_bytes(transcript, list(transcript.messages))
+            return write_bytes(transcript, list(transcript.messages), trusted=True)
         return data  # an unchanged view is the durable transcript: give back its exact bytes
     lines = _lines_left_out(transcript)
     if not changed and whole_file and lines and not rejected_by_own_provider(transcript):
@@ -760,8 +760,8 @@ def _repaired_bytes(transcript: Any, changed: bool, view: Any, data: bytes, note
         notes.append(f"note: {transcript.format} is read-only here: the repaired view is written as "
                      f"{transcript.writes_as}")
     if not changed:
-        return write_bytes(transcript)
-    return write_bytes(transcript, view)
+        return write_bytes(transcript, trusted=True)
+    return write_bytes(transcript, view, trusted=True)  # (read here, never changed: see formats.to_native)
 
 
 def _lines_left_out(transcript: Any) -> set[int]:

@@ -311,18 +311,27 @@ def read_bytes(data: bytes, source: str, format: str = "auto") -> Transcript:
 
 
 class _Originals:
-    """The transcript re-read, to recognise unchanged groups and blocks by comparison."""
+    """The transcript re-read, to recognise unchanged groups and blocks by comparison.
 
-    def __init__(self, transcript: Transcript) -> None:
+    trusted: the transcript's messages are as it read them (never changed in place since): they stand for the
+    re-read, and a message of a view is recognised as unchanged when it is one of them (list and dict comparisons
+    take an identical object as equal at once).  The re-read was a quarter of `check` of a large Chat file, for the
+    verdict after repair; a verdict on the messages as read needs no guard against a caller's change in place (the
+    verdict as recorded reads the file's entries, not the messages).  Writing a file never trusts."""
+
+    def __init__(self, transcript: Transcript, trusted: bool = False) -> None:
         adapter = ADAPTERS[transcript.format]
         self.native = transcript.native
         self.adapter = adapter
-        doc = Document(transcript.native, transcript.native_lines, transcript.container)
-        fresh = read_document(doc, transcript.source, transcript.format)
+        if trusted:
+            messages = transcript.messages
+        else:
+            doc = Document(transcript.native, transcript.native_lines, transcript.container)
+            messages = read_document(doc, transcript.source, transcript.format).messages
         # Keyed by the native map's JSON values, None where a key is absent.
         self.segments: dict[tuple[Any, Any], list[Any]] = {}
         self.parts: dict[tuple[Any, Any], Any] = {}
-        for message in fresh.messages:
+        for message in messages:
             native = message.get(NATIVE, {}) if isinstance(message, dict) else {}
             key = (native.get("start"), native.get("end"))
             self.segments.setdefault(key, []).append(message)
@@ -350,7 +359,7 @@ class _Originals:
 
 
 def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcript | None = None,
-              prepared: bool = False, provider: str | None = None) -> NativeRequest:
+              prepared: bool = False, provider: str | None = None, trusted: bool = False) -> NativeRequest:
     """Canonical messages as `format`'s native request, with a map back to canonical indices.
 
     Pass the transcript the messages were read from to reuse its native entries and
@@ -359,12 +368,14 @@ def to_native(messages: list[dict[str, Any]], format: str, transcript: Transcrip
     already `writable` (a caller writing one transcript in several formats makes them once).
     provider: the provider the request goes to, where the transcript's runtime sends the format's providers
     different requests (FormatSpec.sends_as); None: the provider named as the format.
+    trusted: the transcript's messages were never changed in place since it was read (a verdict's request: see
+    _Originals), so the file is not read again to recognise them.
     """
     _check_target(format)
     adapter = ADAPTERS[format]
     same = transcript is not None and transcript.format == format and bool(transcript.native) \
         and format != pi_ai.NAME
-    originals = _Originals(transcript) if same and transcript is not None else None
+    originals = _Originals(transcript, trusted) if same and transcript is not None else None
     context = BuildContext(format, originals.reuse if originals else (lambda message: None),
                            transcript.dialect if transcript is not None and transcript.format == format else "")
     if transcript is not None and transcript.format == format:
@@ -503,7 +514,7 @@ def _container_of(transcript: Transcript, target: str, body: Any) -> str:
 
 
 def write_bytes(transcript: Transcript, messages: list[dict[str, Any]] | None = None,
-                format: str | None = None) -> bytes:
+                format: str | None = None, trusted: bool = False) -> bytes:
     """Serialize canonical messages (default: the transcript's own) in a format (default: its own).
 
     Written back unchanged in its own format a transcript gives JSON equal to what
@@ -514,6 +525,8 @@ def write_bytes(transcript: Transcript, messages: list[dict[str, Any]] | None = 
     Codex, pi sessions).  A thread of a file (a Claude Code main thread, a session's
     active branch) is written back into the whole file, the other threads' entries
     untouched.  A read-only format's view is written in the format it names (WRITES_AS).
+    trusted: the transcript's messages were never changed in place since it was read (the CLI's and the
+    Inspector's own views): the file is not read again to recognise them (to_native).
     """
     target = format or transcript.format
     if messages is not None and format is None and transcript.writes_as:
@@ -529,7 +542,7 @@ def write_bytes(transcript: Transcript, messages: list[dict[str, Any]] | None = 
             return serialize(put_path(transcript.envelope, transcript.key, entries), "object")
         return serialize(entries, transcript.container, transcript.newline)
     _check_target(target)
-    request = to_native(transcript.messages if messages is None else messages, target, transcript)
+    request = to_native(transcript.messages if messages is None else messages, target, transcript, trusted=trusted)
     if target == transcript.format and transcript.whole is not None:
         entries = _splice(transcript, request.messages)
         body = put_path(transcript.envelope, transcript.key, entries) if transcript.container == "object" \

@@ -8,6 +8,7 @@ messages became each native entry; given that grouping, this module fills in
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -66,16 +67,18 @@ def validate(
                          and messages is transcript.messages)
         if requests is not None:
             requests[checked] = (messages,)  # the list itself is kept, so its id cannot be reused
-    return judge(messages, provider, transcript, history, as_recorded, requests, ids)
+    return judge(messages, provider, transcript, history, as_recorded, requests, ids, trusted=False)
 
 
 def judge(
     messages: list[dict[str, Any]], provider: str, transcript: Transcript | None = None,
     history: bool = False, as_recorded: bool = False, requests: dict[Any, Any] | None = None, ids: bool = True,
+    trusted: bool = True,
 ) -> list[Violation]:
     """`validate` for messages the engine already holds to JSON's types (a transcript it read, a view it
     planned): the same verdict without walking every value again (require_messages, about a quarter of
-    `check --provider` on a large file)."""
+    `check --provider` on a large file), nor reading the transcript's file again to recognise its messages
+    (trusted: see judged_request; `validate`, which a caller's edited messages reach, does not trust)."""
     if provider not in PROVIDER_FORMAT:
         return validate_native([], provider)  # raises the registry's unknown-provider error
     format = PROVIDER_FORMAT[provider]
@@ -87,8 +90,24 @@ def judge(
         written = skeleton_once(messages, format, round_)
         if written is not None:
             return in_context(judge_written(written, provider, history, ids), transcript)
-    native, sources, _ = judged_request(messages, provider, transcript, as_recorded, requests)
-    return with_canonical_indices(in_context(validate_native(native, provider, history, ids=ids), transcript), sources)
+    native, sources, _ = judged_request(messages, provider, transcript, as_recorded, requests, trusted=trusted)
+    return with_canonical_indices(in_context(_validated(native, provider, history, ids, requests), transcript), sources)
+
+
+def _validated(native: list[Any], provider: str, history: bool, ids: bool, requests: dict[Any, Any] | None
+               ) -> list[Violation]:
+    """validate_native of a request, once per round of checks (`requests`) for the same entries: the request written
+    for a view that changes nothing holds the very entries of the file, which the verdict as recorded judged already
+    (the rule sets read the entries alone, so the same entries get the same violations)."""
+    if requests is None:
+        return validate_native(native, provider, history, ids=ids)
+    key = ("validated", provider, history, ids)
+    kept = requests.get(key)
+    if kept is not None and len(kept[0]) == len(native) and all(map(operator.is_, kept[0], native)):
+        return cast("list[Violation]", kept[1])
+    found = validate_native(native, provider, history, ids=ids)
+    requests[key] = (list(native), found)
+    return found
 
 
 def judge_written(written: tuple[list[Any], list[list[int]]], provider: str, history: bool = True,
@@ -209,14 +228,17 @@ def in_context(violations: list[Violation], transcript: Transcript | None) -> li
 
 def judged_request(
     messages: list[dict[str, Any]], provider: str, transcript: Transcript | None = None, as_recorded: bool = False,
-    requests: dict[Any, Any] | None = None, written: Callable[[], list[Any]] | None = None,
+    requests: dict[Any, Any] | None = None, written: Callable[[], list[Any]] | None = None, trusted: bool = False,
 ) -> tuple[list[Any], list[list[int]], Any]:
     """The native messages `validate` judges for these arguments, their canonical sources, and the request body.
 
     One place decides what a provider is shown, so a screen that quotes the failing
     part of a request quotes exactly what was judged (the file's own entries when
     judged as recorded, else the request written afresh).  written: gives the messages already made
-    writable (`formats.common.writable`), when a round of checks shares that list among formats.
+    writable (`formats.common.writable`), when a round of checks shares that list among formats.  trusted: the
+    transcript's messages were never changed in place since it read them (the engine's own verdicts, and the
+    screens quoting them): a request written in its own format recognises them without reading the file again
+    (formats.registry._Originals).
     """
     from ..formats import to_native
 
@@ -227,7 +249,7 @@ def judged_request(
         if kept is not None and kept[0] is messages:  # the list itself is kept, so its id cannot be reused
             return cast("tuple[list[Any], list[list[int]], Any]", kept[1])
         found = judged_request(messages, provider, transcript, as_recorded,
-                               written=lambda: _writable_once(messages, requests))
+                               written=lambda: _writable_once(messages, requests), trusted=trusted)
         requests[key] = (messages, found)
         return found
     literal = recorded_entries(transcript, format) if as_recorded and transcript is not None \
@@ -239,8 +261,8 @@ def judged_request(
         body = put_path(transcript.envelope, transcript.key, literal[0]) if transcript.container == "object" \
             else literal[0]
         return literal[0], literal[1], body
-    native = to_native(written(), format, transcript, prepared=True, provider=provider) if written is not None \
-        else to_native(messages, format, transcript, provider=provider)
+    native = to_native(written(), format, transcript, prepared=True, provider=provider, trusted=trusted) \
+        if written is not None else to_native(messages, format, transcript, provider=provider, trusted=trusted)
     return native.messages, native.sources, native.body
 
 
@@ -279,7 +301,7 @@ def regrouped(transcript: Transcript, view: list[dict[str, Any]], provider: str
     results in one user message: a file that split them is refused as recorded and its unchanged view is not.
     From the two requests `validate` judges (judged_request), so it says what the verdict saw."""
     _, recorded, _ = judged_request(transcript.messages, provider, transcript, as_recorded=True)
-    _, written, _ = judged_request(view, provider, transcript)
+    _, written, _ = judged_request(view, provider, transcript, trusted=True)
     entry_of = {message: entry for entry, group in enumerate(recorded) for message in group}
     joined = []
     for group in written:
