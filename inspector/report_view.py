@@ -135,8 +135,12 @@ def view_excerpt(analysis: Analysis | None, position: int | None) -> str:
 
 
 def changed(action: Any) -> bool:
-    """Whether an action changes anything (a kept message with nothing renamed or repeated does not)."""
-    return action.kind != RepairKind.KEPT or bool(action.also_view_indices) or bool(action.new_ids)
+    """Whether an action changes anything: a message kept in place with nothing renamed or repeated does not, unless
+    it has a reason (its blank text left out, an error result sent as text, a call signed, its entry reshaped...:
+    every code a kept message carries is something the view or the written file changes, and the row's kind,
+    Action.shown_kind, says which)."""
+    return action.kind != RepairKind.KEPT or bool(action.also_view_indices) or bool(action.new_ids) \
+        or bool(action.codes)
 
 
 ACTION_COLUMNS = ["durable #", "open", "action", "message", "why", "view #", "sent as", "kept instead (durable #)",
@@ -161,7 +165,7 @@ def action_rows(report: RepairReport, analysis: Analysis | None, link: LinkTarge
         rows.append({
             "durable #": action.durable_index,
             "role": or_none(action.role),
-            "action": facts(action.kind).name,
+            "action": facts(action.shown_kind).name,  # (as the Inspector's row names it: a kept message's change)
             "message": durable_text,
             "view #": or_none(view_positions),
             "sent as": NONE if sent == durable_text else sent,

@@ -127,6 +127,19 @@ def test_each_action_shows_its_message_and_links_to_its_row() -> None:
                          "msg": [str(row["durable #"])]}
 
 
+def test_a_message_kept_in_place_with_a_reason_is_a_changed_action() -> None:
+    """A message the view keeps in place but writes otherwise (its entry reshaped: a null content sent as "") is
+    what the verdict counts ("repaired: 1 message(s) written in the provider's shape"): the page's "Changed messages
+    only" table lists it, with its reason, where it said "No durable message was moved, dropped, merged or
+    renamed"."""
+    sample = "null_tool_result.openai-chat.json"
+    at = report_page(sample)
+    actions = table_with(at, "action")
+    assert list(actions["durable #"]) == [3]
+    assert "reshaped" in actions["action"][0] and 'messages[3].content: null → ""' in actions["why"][0]
+    assert [a.durable_index for a in analysis_of(sample).report.actions if rv.changed(a)] == [3]
+
+
 def test_a_message_only_in_the_view_links_to_its_view_row() -> None:
     at = report_page("orphaned_call.pi-ai.json")
     receipts = table_with(at, "for call")
