@@ -356,7 +356,8 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         Severity.REJECTED, "reshaped", "message(s) written in the provider's shape",
         if_accepted=Severity.NORMALIZED, icon='◇', colour='#e0f2fe',
         example='#3 tool {"content": null}  ->  the repaired file sends messages[3].content ""',
-        aliases=('expected a string, got null', 'Expected an ID that begins with', 'finish step', 'shape'),
+        aliases=('expected a string, got null', 'Expected an ID that begins with', 'finish step',
+                 "written in the provider's shape"),
         universal=False),
     RepairKind.DROPPED_BLANK: KindFacts(
         "dropped blank message", "A user or assistant message holding nothing but blank text (or no content at "
