@@ -26,6 +26,7 @@ from .repair.policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_v
 from .repair.views import LightTranscript, signed_reasoning
 from .report import RepairReport, build_report
 from .schema import schema_findings
+from .written import repaired_bytes
 
 if TYPE_CHECKING:
     from .providers.verdict import ProviderVerdict
@@ -314,23 +315,9 @@ def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
         or bool(reasoning_sent_once(light, provider))
 
 
-def rejected_by_own_provider(transcript: Transcript) -> list[Any]:
-    """What the provider whose request format the file is in (Bedrock for a Converse request) says
-    about the file's entries exactly as recorded; [] when it accepts them or no single provider reads
-    the format.  Such a file may be well formed for the engine (every call answered, in order) and
-    still be rejected for its shape: results of one turn split over two Bedrock user messages."""
-    from .providers import validate_recorded
-    from .report import own_provider
-
-    provider = own_provider(transcript.format, transcript.model)
-    if provider is None or not transcript.native:
-        return []
-    return validate_recorded(transcript, [provider])[provider]
-
-
 def export_view(analysis: Analysis, provider: str | None = None) -> bytes:
-    """The view planned for `provider` (None: the analysis's own) serialized in the transcript's own format
-    and container: what a page offers for download for that provider."""
-    from .formats import write_bytes
-
-    return write_bytes(analysis.transcript, provider_view(analysis, provider), trusted=True)  # (the analysis's own)
+    """The view planned for `provider` (None: the analysis's own) as `repair` writes it (integrity.written): the
+    file as read when the view changes nothing and the file's provider takes it, else the view serialized in the
+    transcript's own format and container: what a page offers for download for that provider."""
+    view = provider_view(analysis, provider)
+    return repaired_bytes(analysis.transcript, view is not analysis.transcript.messages, view)

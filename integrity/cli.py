@@ -716,77 +716,6 @@ def _repair_unit(units: list[_Loaded], args: argparse.Namespace) -> _Loaded | No
     return broken[0]
 
 
-def _shape_fixes(transcript: Any) -> str:
-    """What writing the same messages in the provider's shape changes: the writer's own account, place by place
-    (formats.reshaping, as the report's `reshaped` actions say it), else the one change a writer makes besides its
-    finish step: Anthropic's and Bedrock's send a turn's results together, first in one user message."""
-    from .formats.reshaping import reshaped
-
-    said = [change for changes in reshaped(transcript).values() for change in changes]
-    if not said:
-        return "a turn's results together and first"
-    more = f"; and {len(said) - SHAPES_SHOWN} more (the report's `reshaped` actions list them)" \
-        if len(said) > SHAPES_SHOWN else ""
-    return "; ".join(said[:SHAPES_SHOWN]) + more
-
-
-SHAPES_SHOWN = 5
-"""How many of the writer's changes repair's note names (the report lists every one)."""
-
-
-def _repaired_bytes(transcript: Any, changed: bool, view: Any, data: bytes, notes: list[str]) -> bytes:
-    """What repair writes: the file's exact bytes when the view is the whole file unchanged, else the view.
-
-    A thread of a file (a Claude Code main thread, a session's active branch) is
-    written back into the whole file; a sample of an eval log is written alone, as
-    its message list; a read-only format's view is written in the format it names.
-    notes: what to tell the user once it is known the bytes are written (appended here).
-    """
-    from .analysis import rejected_by_own_provider
-    from .formats import write_bytes
-
-    whole_file = transcript.whole is not None or not transcript.siblings
-    if not changed and not transcript.notes and whole_file:
-        refused = rejected_by_own_provider(transcript)
-        if refused:  # sound messages in a shape their provider refuses
-            notes.append(f"note: {transcript.format} rejects this file's shape as recorded, not its messages: "
-                         f"the same messages are written in the shape the provider takes ({_shape_fixes(transcript)})")
-            return write_bytes(transcript, list(transcript.messages), trusted=True)
-        return data  # an unchanged view is the durable transcript: give back its exact bytes
-    lines = _lines_left_out(transcript)
-    if not changed and whole_file and lines and not rejected_by_own_provider(transcript):
-        return _without_lines(data, lines)  # every line but the torn (or skipped) ones, byte for byte
-    if transcript.writes_as and changed:
-        notes.append(f"note: {transcript.format} is read-only here: the repaired view is written as "
-                     f"{transcript.writes_as}")
-    if not changed:
-        return write_bytes(transcript, trusted=True)
-    return write_bytes(transcript, view, trusted=True)  # (read here, never changed: see formats.to_native)
-
-
-def _lines_left_out(transcript: Any) -> set[int]:
-    """The lines of a JSONL file its reader left out (a torn last line, skipped bad lines) when they are all it
-    found besides messages; empty otherwise (a key named twice: the file is written again, its last value)."""
-    notes = transcript.notes
-    if transcript.container != "jsonl" or not notes or any(note.code not in _LEFT_OUT for note in notes):
-        return set()
-    return {note.line for note in notes}
-
-
-_LEFT_OUT = frozenset({"torn_last_line", "skipped_line"})
-
-
-def _without_lines(data: bytes, numbers: set[int]) -> bytes:
-    """The file's bytes without some of its 1-based lines (split at "\n", as the JSONL reader splits them):
-    every other byte kept, its line endings and a byte order mark included, as an ordinary repair keeps the
-    lines it does not change."""
-    rows = data.split(b"\n")
-    kept = [row + b"\n" for number, row in enumerate(rows[:-1], start=1) if number not in numbers]
-    if len(rows) not in numbers:
-        kept.append(rows[-1])
-    return b"".join(kept)
-
-
 def cmd_repair(args: argparse.Namespace) -> int:
     now = _clock(args.now)
     targets = _repair_targets(args)
@@ -841,7 +770,10 @@ def cmd_repair(args: argparse.Namespace) -> int:
         # by the pipeline already when read natively: naming again would run the runtime's pass for nothing)
         assert data is not None and result.plan is not None  # the general reader read the file whole
         changed = result.plan.changed
-        payload = _repaired_bytes(loaded.transcript, changed, result.view, data, notes)
+        from .written import repaired_bytes
+
+        assert loaded.transcript is not None and result.view is not None  # (the general reader, depth "view")
+        payload = repaired_bytes(loaded.transcript, changed, result.view, data, notes)
         empty = changed and not result.view and _holds_no_entries(payload)
         if args.provider:
             said = result.providers[args.provider]

@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .analysis import Analysis, export_view, load_all, provider_view, rejected_by_own_provider, replans_for
+from .analysis import Analysis, export_view, load_all, provider_view, replans_for
 from .loading import Transcript
 from .pipeline import CheckResult
 from .providers.violation import said
+from .written import rejected_by_own_provider
 
 __all__ = ["NOTHING_LEFT", "RECHECK_UP_TO", "Download", "download", "flagged_note", "still_flagged"]
 

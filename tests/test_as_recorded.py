@@ -10,8 +10,8 @@ import pytest
 from cli_inprocess import run
 
 from integrity import load, validate
-from integrity.analysis import rejected_by_own_provider
 from integrity.providers import validate_recorded
+from integrity.written import rejected_by_own_provider
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
 

@@ -70,7 +70,9 @@ LAYERS: list[tuple[str, list[str]]] = [
     ]),
     # one call from a loaded transcript to its plan, view and report
     # (and the providers' verdicts judged on skeletons, which the pipeline loads only when a provider is asked)
-    ("analysis", ["integrity.analysis", "integrity.loaded", "integrity.naming", "integrity.skeleton_verdicts"]),
+    # (and what repair writes for a view, which the Inspector's download writes too)
+    ("analysis", ["integrity.analysis", "integrity.loaded", "integrity.naming", "integrity.skeleton_verdicts",
+                  "integrity.written"]),
     # the check pipeline and the one-call APIs over the analysis
     ("check", ["integrity.pipeline", "integrity.repairing", "integrity.download", "integrity.file_verdict"]),
     # front ends: the CLI, fleet triage, the fault lab, the package face

@@ -19,11 +19,12 @@ from typing import Any
 
 import pytest
 
-from integrity.analysis import load_all, rejected_by_own_provider
+from integrity.analysis import load_all
 from integrity.cli import main
 from integrity.formats.reshaping import changes, reshaped
 from integrity.notes import NoteCode
 from integrity.pipeline import check
+from integrity.written import rejected_by_own_provider
 
 CALL = {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
 CHAT: dict[str, list[dict[str, Any]]] = {

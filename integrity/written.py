@@ -1,0 +1,103 @@
+"""What `repair` writes for a transcript's view, and what the Inspector offers for download: one answer.
+
+The CLI wrote a file's exact bytes when the view changed nothing and the file's provider took it as recorded,
+while the Inspector's download wrote the same view through the format's writer: an Anthropic file whose results
+were split over two user messages came back from `repair` as it was and from the Inspector regrouped into one
+message (both accepted, two different files for one repair).  Both now ask this module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .loading import Transcript
+
+SHAPES_SHOWN = 5
+"""How many of the writer's changes repair's note names (the report lists every one)."""
+
+_LEFT_OUT = frozenset({"torn_last_line", "skipped_line"})
+
+
+def rejected_by_own_provider(transcript: Transcript) -> list[Any]:
+    """What the provider whose request format the file is in (Bedrock for a Converse request) says
+    about the file's entries exactly as recorded; [] when it accepts them or no single provider reads
+    the format.  Such a file may be well formed for the engine (every call answered, in order) and
+    still be rejected for its shape: results of one turn split over two Bedrock user messages."""
+    from .providers import validate_recorded
+    from .report import own_provider
+
+    provider = own_provider(transcript.format, transcript.model)
+    if provider is None or not transcript.native:
+        return []
+    return validate_recorded(transcript, [provider])[provider]
+
+
+def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data: bytes | None = None,
+                   notes: list[str] | None = None) -> bytes:
+    """What repair writes: the file as it is when the view is the whole file unchanged and its provider takes it
+    (its exact bytes when `data`, the file's bytes, is given; else its entries as read, the same JSON), else the
+    view written in the file's format.
+
+    changed: whether the view changes a message (the plan's `changed`).  A thread of a file (a Claude Code main
+    thread, a session's active branch) is written back into the whole file; a sample of an eval log is written
+    alone, as its message list; a read-only format's view is written in the format it names.  notes: what to tell
+    the user once it is known the bytes are written (appended here).  The transcript's messages are the ones it
+    read (never changed in place): its format's writer recognises them without reading the file again.
+    """
+    from .formats import write_bytes
+
+    said = notes if notes is not None else []
+    whole_file = transcript.whole is not None or not transcript.siblings
+    if not changed and not transcript.notes and whole_file:
+        if rejected_by_own_provider(transcript):  # sound messages in a shape their provider refuses
+            said.append(f"note: {transcript.format} rejects this file's shape as recorded, not its messages: "
+                        f"the same messages are written in the shape the provider takes ({shape_fixes(transcript)})")
+            return write_bytes(transcript, list(transcript.messages), trusted=True)
+        # an unchanged view is the durable transcript: give back its exact bytes (or its entries as read; a
+        # read-only format's file cannot be written again without its bytes: its view, in the format it names)
+        if data is not None:
+            return data
+        return write_bytes(transcript) if not transcript.writes_as else write_bytes(transcript, view, trusted=True)
+    lines = _lines_left_out(transcript)
+    if not changed and whole_file and lines and data is not None and not rejected_by_own_provider(transcript):
+        return _without_lines(data, lines)  # every line but the torn (or skipped) ones, byte for byte
+    if transcript.writes_as and changed:
+        said.append(f"note: {transcript.format} is read-only here: the repaired view is written as "
+                    f"{transcript.writes_as}")
+    if not changed:
+        return write_bytes(transcript, trusted=True)
+    return write_bytes(transcript, view, trusted=True)
+
+
+def shape_fixes(transcript: Transcript) -> str:
+    """What writing the same messages in the provider's shape changes: the writer's own account, place by place
+    (formats.reshaping, as the report's `reshaped` actions say it), else the one change a writer makes besides its
+    finish step: Anthropic's and Bedrock's send a turn's results together, first in one user message."""
+    from .formats.reshaping import reshaped
+
+    said = [change for changes in reshaped(transcript).values() for change in changes]
+    if not said:
+        return "a turn's results together and first"
+    more = f"; and {len(said) - SHAPES_SHOWN} more (the report's `reshaped` actions list them)" \
+        if len(said) > SHAPES_SHOWN else ""
+    return "; ".join(said[:SHAPES_SHOWN]) + more
+
+
+def _lines_left_out(transcript: Transcript) -> set[int]:
+    """The lines of a JSONL file its reader left out (a torn last line, skipped bad lines) when they are all it
+    found besides messages; empty otherwise (a key named twice: the file is written again, its last value)."""
+    notes = transcript.notes
+    if transcript.container != "jsonl" or not notes or any(note.code not in _LEFT_OUT for note in notes):
+        return set()
+    return {note.line for note in notes}
+
+
+def _without_lines(data: bytes, numbers: set[int]) -> bytes:
+    """The file's bytes without some of its 1-based lines (split at "\\n", as the JSONL reader splits them):
+    every other byte kept, its line endings and a byte order mark included, as an ordinary repair keeps the
+    lines it does not change."""
+    rows = data.split(b"\n")
+    kept = [row + b"\n" for number, row in enumerate(rows[:-1], start=1) if number not in numbers]
+    if len(rows) not in numbers:
+        kept.append(rows[-1])
+    return b"".join(kept)

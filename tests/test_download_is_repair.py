@@ -1,0 +1,62 @@
+"""The Inspector's download is the file `repair` writes (integrity.written), for every sample and real file.
+
+`repair` gave back a file's exact bytes when the view changed nothing and the file's provider took it as recorded,
+while the Inspector's download wrote the same view through the format's writer: tests/real's and the samples'
+Anthropic file whose two results sit in two user messages came back from `repair` as it was (5 messages) and from
+the Inspector regrouped (4), both "accepted", two different files for one repair.  Both now ask one function; the
+download holds the JSON `repair` writes (its bytes where `repair` rewrites the file; where `repair` gives back the
+file's own bytes, the Inspector, which keeps no bytes, writes its entries as read: the same JSON).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_inprocess import run
+
+from integrity import analyze, load_all, target_provider
+from integrity.analysis import export_view
+
+REPO = Path(__file__).resolve().parents[1]
+FILES = sorted(p for folder in ("sample_transcripts", "tests/real") for p in (REPO / folder).iterdir()
+               if p.is_file() and p.suffix != ".md")
+
+
+def _parsed(data: bytes) -> Any:
+    """A file's JSON: its document, or a JSON-lines file's lines (blank ones aside)."""
+    text = data.decode("utf-8-sig")
+    try:
+        return json.loads(text)
+    except ValueError:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_the_download_is_what_repair_writes(path: Path, tmp_path: Path) -> None:
+    data = path.read_bytes()
+    try:
+        transcripts = [t for t in load_all(data, str(path)) if t.checked]
+    except ValueError:  # nothing to download: repair refuses it too (tests/test_real_corpus.py pins its error)
+        assert run("repair", path, "-o", tmp_path / "out").code == 2
+        return
+    for transcript in transcripts:
+        out = tmp_path / f"{transcript.name.replace(':', '_')}.{path.name}"
+        thread = ["--thread", transcript.name] if len(transcripts) > 1 else []
+        written = run("repair", "--now", "0", *thread, path, "-o", out)
+        if written.code == 2:  # a transcript repair refuses to write alone (its reason is pinned elsewhere)
+            continue
+        target = target_provider(transcript.format, None, transcript.model)
+        offered = export_view(analyze(transcript, provider=target, now=lambda: 0))
+        if transcript.writes_as and not analyze(transcript, provider=target).plan.changed:
+            continue  # (a read-only format's file given back as it is: the Inspector keeps no bytes to give back)
+        assert _parsed(offered) == _parsed(out.read_bytes()), transcript.name
+
+
+def test_a_split_results_turn_its_provider_takes_is_given_back_as_it_is() -> None:
+    path = REPO / "sample_transcripts" / "split_results.anthropic.json"
+    [transcript] = load_all(path.read_bytes(), str(path))
+    offered = json.loads(export_view(analyze(transcript, provider="anthropic")))
+    assert offered == json.loads(path.read_bytes())  # five messages, the results in two user messages
