@@ -353,11 +353,11 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         "their JSON text, a block or part of a text alone given its type, a Gemini turn of function responses sent "
         "with the role user. The writer says what it changes, place by place; nothing the message holds is lost, "
         "and the file's entry is left as it is.",
-        Severity.REJECTED, "reshaped", "message(s) written in the provider's shape",
+        Severity.REJECTED, "reshaped", "message(s) written in the shape their format's provider takes",
         if_accepted=Severity.NORMALIZED, icon='◇', colour='#e0f2fe',
         example='#3 tool {"content": null}  ->  the repaired file sends messages[3].content ""',
         aliases=('expected a string, got null', 'Expected an ID that begins with', 'finish step',
-                 "written in the provider's shape"),
+                 "written in the shape their format's provider takes"),
         universal=False),
     RepairKind.DROPPED_BLANK: KindFacts(
         "dropped blank message", "A user or assistant message holding nothing but blank text (or no content at "

@@ -118,12 +118,12 @@ def test_the_verdict_says_what_repair_writes_not_a_malformed_entry_left_in_place
         capsys: pytest.CaptureFixture[str]) -> None:
     """The reader called the null content malformed and the verdict said the policy leaves it in place, while
     `repair` wrote it fixed: the provider's rule says it, in its words, and the line says what repair writes (the
-    message written in the provider's shape: integrity.formats.reshaping)."""
+    message written in the shape their format's provider takes: integrity.formats.reshaping)."""
     sample = Path(__file__).resolve().parent.parent / "sample_transcripts" / "null_tool_result.openai-chat.json"
     assert main(["check", str(sample)]) == 1
     out = capsys.readouterr().out
-    assert out.splitlines()[0].endswith(
-        "repaired: 1 message(s) written in the provider's shape; rejected as recorded by openai-chat")
+    assert out.splitlines()[0].endswith("repaired: 1 message(s) written in the shape their format's provider takes; "
+                                        "rejected as recorded by openai-chat")
     assert "malformed" not in out
     body = json.loads(sample.read_text())
     body["messages"][3]["content"] = [{"temperature": 20}]  # a part the writer cannot type: still malformed

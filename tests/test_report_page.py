@@ -129,9 +129,9 @@ def test_each_action_shows_its_message_and_links_to_its_row() -> None:
 
 def test_a_message_kept_in_place_with_a_reason_is_a_changed_action() -> None:
     """A message the view keeps in place but writes otherwise (its entry reshaped: a null content sent as "") is
-    what the verdict counts ("repaired: 1 message(s) written in the provider's shape"): the page's "Changed messages
-    only" table lists it, with its reason, where it said "No durable message was moved, dropped, merged or
-    renamed"."""
+    what the verdict counts ("repaired: 1 message(s) written in the shape their format's provider takes"): the
+    page's "Changed messages only" table lists it, with its reason, where it said "No durable message was moved,
+    dropped, merged or renamed"."""
     sample = "null_tool_result.openai-chat.json"
     at = report_page(sample)
     actions = table_with(at, "action")

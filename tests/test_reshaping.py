@@ -108,7 +108,7 @@ def test_the_report_names_exactly_the_entries_the_written_file_changes(
     for index, phrases in changed.items():
         assert all(phrase in actions[index]["reason"] for phrase in phrases)
         assert actions[index]["severity"] == "rejected"  # the provider refuses the file as recorded
-    assert f"{len(changed)} message(s) written in the provider's shape" in said["verdict"]
+    assert f"{len(changed)} message(s) written in the shape their format's provider takes" in said["verdict"]
     # each reshaped message is one the file's provider refuses as recorded: the writer changes only what it refuses
     refused = {index for violation in rejected_by_own_provider(transcript) for index in violation.canonical_indices}
     assert set(changed) <= refused
@@ -142,8 +142,8 @@ def test_a_provider_that_takes_the_file_rates_the_reshape_normalized(tmp_path: P
     assert result.healthy and result.report.summary.reshaped == 1
     [action] = [action for action in result.report.actions if NoteCode.RESHAPED in action.codes]
     assert action.severity.value == "normalized"
-    assert result.report.verdict.startswith("healthy: ") and "1 message(s) written in the provider's shape" \
-        in result.report.verdict
+    assert result.report.verdict.startswith("healthy: ")
+    assert "1 message(s) written in the shape their format's provider takes" in result.report.verdict
 
 
 def test_an_entry_the_writer_sends_as_it_is_is_not_reshaped(tmp_path: Path) -> None:
