@@ -120,7 +120,7 @@ def estimate(timings: dict[str, float], names: Sequence[str] = tuple(PROVIDERS),
 
 
 def headline(analysis: Analysis, provider: str | None, digest: str, name: str,
-             whole: FileVerdict | None = None) -> None:
+             whole: FileVerdict | None = None, data: bytes | None = None) -> None:
     """The verdict and the chosen provider's answer in one block: as recorded, after repair, first error whole;
     "safe to send" only of the download `check` passes (offered_download).  whole: the file's verdict when it
     holds several transcripts (inspector.whole_file): said first, and the rest labelled as this transcript's."""
@@ -130,7 +130,8 @@ def headline(analysis: Analysis, provider: str | None, digest: str, name: str,
              *unplaced_findings(analysis)]
     result = (analysis.verdicts or {}).get(provider or "")
     if provider and result is not None:
-        offered = offered_download(analysis, provider, digest, name) if result.accepted_after_repair else None
+        offered = offered_download(analysis, provider, digest, name, data=data) if result.accepted_after_repair \
+            else None
         lines.extend(provider_lines(result, offered, len(transcript.messages),
                                     transcript.name if whole is not None else None))
         holds = whole_file.holds_words(transcript, offered) if result.accepted_after_repair else ""
@@ -143,20 +144,21 @@ def headline(analysis: Analysis, provider: str | None, digest: str, name: str,
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _download(digest: str, name: str, policy: str, planned_for: str | None, provider: str | None,
-              _analysis: Analysis, _written: dict[Any, Any] | None) -> Download:
-    return download(_analysis, provider, written=_written)
+              _analysis: Analysis, _written: dict[Any, Any] | None, _data: bytes | None) -> Download:
+    return download(_analysis, provider, written=_written, data=_data)
 
 
 def offered_download(analysis: Analysis, provider: str | None, digest: str, name: str,
-                     written: dict[Any, Any] | None = None) -> Download | str | None:
+                     written: dict[Any, Any] | None = None, data: bytes | None = None) -> Download | str | None:
     """The bytes the Report page offers for `provider`'s view, read back and checked (cached by content, policy
     and provider); a string: why the view cannot be written (one line, never a traceback); None above
     RECHECK_UP_TO messages: nothing is written until the download is asked for, and nothing is called safe.
-    written: shared over one page's providers (integrity.download.download)."""
+    written: shared over one page's providers (integrity.download.download).  data: the file's bytes (digest's),
+    given back as they are where `repair` gives them back (integrity.written)."""
     if len(analysis.transcript.messages) > RECHECK_UP_TO:
         return None
     try:
-        return _download(digest, name, analysis.policy, analysis.provider, provider, analysis, written)
+        return _download(digest, name, analysis.policy, analysis.provider, provider, analysis, written, data)
     except Exception as error:  # noqa: BLE001 - the page says the download cannot be offered, and goes on
         return f"the repaired view cannot be written ({type(error).__name__}: {error})"
 

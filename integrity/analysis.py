@@ -315,9 +315,10 @@ def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
         or bool(reasoning_sent_once(light, provider))
 
 
-def export_view(analysis: Analysis, provider: str | None = None) -> bytes:
+def export_view(analysis: Analysis, provider: str | None = None, data: bytes | None = None) -> bytes:
     """The view planned for `provider` (None: the analysis's own) as `repair` writes it (integrity.written): the
-    file as read when the view changes nothing and the file's provider takes it, else the view serialized in the
-    transcript's own format and container: what a page offers for download for that provider."""
+    file as it is when the view changes nothing and the file's provider takes it (`data`, the file's bytes, when
+    the caller has them: byte for byte what `repair` gives back; else its entries as read), else the view
+    serialized in the transcript's own format and container: what a page offers for download for that provider."""
     view = provider_view(analysis, provider)
-    return repaired_bytes(analysis.transcript, view is not analysis.transcript.messages, view)
+    return repaired_bytes(analysis.transcript, view is not analysis.transcript.messages, view, data)

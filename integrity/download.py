@@ -56,25 +56,26 @@ class Download:
 
 
 def download(analysis: Analysis, provider: str | None = None, recheck_up_to: int = RECHECK_UP_TO,
-             written: dict[str | None, tuple[bytes, Any]] | None = None) -> Download:
+             written: dict[str | None, tuple[bytes, Any]] | None = None, data: bytes | None = None) -> Download:
     """The view planned for `provider` as the bytes a page offers, checked as `check --provider` would check
     the downloaded file (read back, the provider as the target): a page says "safe to send" only of bytes that
     pass.  Raises what writing the view raises (a page says it cannot offer it).
 
     written: shared by the calls of one page over several providers: the providers sent the analysis's own
     view share its bytes and their reading (kept by the provider a view was re-planned for, None for the
-    analysis's own view: never by object identity); only the check differs.
+    analysis's own view: never by object identity); only the check differs.  data: the file's bytes (the page's
+    upload or sample), which `repair` gives back as they are where the view changes nothing (export_view).
     """
     import dataclasses
     import time
 
     started = time.perf_counter()
-    found = _download(analysis, provider, recheck_up_to, written)
+    found = _download(analysis, provider, recheck_up_to, written, data)
     return dataclasses.replace(found, seconds=time.perf_counter() - started)
 
 
 def _download(analysis: Analysis, provider: str | None, recheck_up_to: int,
-              written: dict[str | None, tuple[bytes, Any]] | None) -> Download:
+              written: dict[str | None, tuple[bytes, Any]] | None, file: bytes | None) -> Download:
     from .file_verdict import check_file
     from .loading import TranscriptError
     from .pipeline import check
@@ -84,7 +85,7 @@ def _download(analysis: Analysis, provider: str | None, recheck_up_to: int,
                                                            provider) else None
     kept = (written or {}).get(key)
     if kept is None:
-        data = export_view(analysis, provider)
+        data = export_view(analysis, provider, file)
         if not provider_view(analysis, provider):
             return Download(provider, data, None, NOTHING_LEFT)
         if len(transcript.messages) > recheck_up_to:

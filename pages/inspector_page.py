@@ -97,7 +97,7 @@ def judge() -> None:
         analysis = verdict_ui.judged(source.digest, name, analysis, provider)
     with verdict_slot.container():
         verdict_ui.headline(analysis, provider, source.digest, name,
-                            whole_file.current(source.digest, policy, provider))
+                            whole_file.current(source.digest, policy, provider), data=source.data)
     judged_already = True
 
 

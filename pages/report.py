@@ -142,13 +142,14 @@ def _utf8(text: str) -> bytes:
 
 
 def _offer(where: Any, analysis: Analysis, judge: str | None, found: Download | str | None, label: str,
-           file_name: str, key: str) -> None:
+           file_name: str, key: str, data: bytes) -> None:
     """A download button for the view planned for `judge`: its checked bytes, or (a large transcript) bytes
-    written only when the button is clicked; a line saying why when the view cannot be written."""
+    written only when the button is clicked (the file's own `data` where `repair` gives them back); a line saying
+    why when the view cannot be written."""
     if isinstance(found, str):
         where.caption(neutralize(f"{label[2:]}: {found}"))
     elif found is None:
-        where.download_button(label, partial(export_view, analysis, judge), file_name,
+        where.download_button(label, partial(export_view, analysis, judge, data), file_name,
                               mime="application/octet-stream", key=key, on_click="ignore")
     else:
         where.download_button(label, found.data, file_name, mime="application/octet-stream", key=key)
@@ -188,9 +189,9 @@ else:
     assert source is not None and transcript is not None
     cache = ui.cache_name(source, transcript)
     size = len(transcript.messages)
-    mine = verdict_ui.offered_download(analysis, provider, source.digest, cache)
+    mine = verdict_ui.offered_download(analysis, provider, source.digest, cache, data=source.data)
     _offer(downloads, analysis, provider, mine, "⬇ Repaired transcript", ui.download_name(name, "repaired"),
-           "dl_view")
+           "dl_view", source.data)
     planned = f"planned for {provider}" if provider else "planned with no target provider (the universal invariants)"
     holds = whole_file.holds_words(transcript, mine)
     st.text(neutralize(f"⬇ Repaired transcript: the view {planned}: {rv.download_words(mine, size)}"
@@ -209,7 +210,7 @@ else:
             st.button(f"Re-check every provider's download ({size:,} messages: {estimate}, as this page's own "
                       "took)", key="recheck_btn", on_click=st.session_state.__setitem__, args=(flag, True))
         written: dict[Any, Any] = {}  # the providers sent the same view share its bytes and their reading
-        offered = {judge: verdict_ui.offered_download(analysis, judge, source.digest, cache, written)
+        offered = {judge: verdict_ui.offered_download(analysis, judge, source.digest, cache, written, source.data)
                    if every or judge == provider else None for judge in analysis.verdicts}
         st.dataframe(ui.safe_frame(rv.provider_rows(analysis, offered), columns=rv.PROVIDER_COLUMNS),
                      hide_index=True, width="stretch",
@@ -217,7 +218,7 @@ else:
         buttons = st.container(horizontal=True)
         for judge, found in offered.items():
             _offer(buttons, analysis, judge, found, f"⬇ view for {judge}",
-                   ui.download_name(name, f"repaired-for-{judge}"), f"dl_view_{judge}")
+                   ui.download_name(name, f"repaired-for-{judge}"), f"dl_view_{judge}", source.data)
         sent_to: str | None = st.selectbox("Show the view sent to", list(analysis.verdicts), key="report_view_of",
                                           index=list(analysis.verdicts).index(provider)
                                           if provider in analysis.verdicts else 0)

@@ -3,9 +3,9 @@
 `repair` gave back a file's exact bytes when the view changed nothing and the file's provider took it as recorded,
 while the Inspector's download wrote the same view through the format's writer: tests/real's and the samples'
 Anthropic file whose two results sit in two user messages came back from `repair` as it was (5 messages) and from
-the Inspector regrouped (4), both "accepted", two different files for one repair.  Both now ask one function; the
-download holds the JSON `repair` writes (its bytes where `repair` rewrites the file; where `repair` gives back the
-file's own bytes, the Inspector, which keeps no bytes, writes its entries as read: the same JSON).
+the Inspector regrouped (4), both "accepted", two different files for one repair.  Both now ask one function, and
+the pages pass it the file's bytes: where `repair` gives the file back, so does the download, byte for byte.  (The
+API's export_view, given no bytes, writes the entries as read where `repair` gives the file back: the same JSON.)
 """
 
 from __future__ import annotations
@@ -49,10 +49,18 @@ def test_the_download_is_what_repair_writes(path: Path, tmp_path: Path) -> None:
         if written.code == 2:  # a transcript repair refuses to write alone (its reason is pinned elsewhere)
             continue
         target = target_provider(transcript.format, None, transcript.model)
-        offered = export_view(analyze(transcript, provider=target, now=lambda: 0))
-        if transcript.writes_as and not analyze(transcript, provider=target).plan.changed:
-            continue  # (a read-only format's file given back as it is: the Inspector keeps no bytes to give back)
-        assert _parsed(offered) == _parsed(out.read_bytes()), transcript.name
+        analysis = analyze(transcript, provider=target, now=lambda: 0)
+        # the pages pass the file's bytes: where repair gives the file back, so do they, byte for byte; else the
+        # same JSON (repair's fast writer of pi-ai files indents its own way)
+        offered, repaired = export_view(analysis, data=data), out.read_bytes()
+        if repaired == data:
+            assert offered == data, transcript.name
+        else:
+            assert _parsed(offered) == _parsed(repaired), transcript.name
+        # without them (the API's export_view), the same JSON; a read-only format's file unchanged is offered as
+        # its view in the format it names (no bytes to give back)
+        if not (transcript.writes_as and not analysis.plan.changed):
+            assert _parsed(export_view(analysis)) == _parsed(out.read_bytes()), transcript.name
 
 
 def test_a_split_results_turn_its_provider_takes_is_given_back_as_it_is() -> None:
