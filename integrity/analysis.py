@@ -321,4 +321,5 @@ def export_view(analysis: Analysis, provider: str | None = None, data: bytes | N
     the caller has them: byte for byte what `repair` gives back; else its entries as read), else the view
     serialized in the transcript's own format and container: what a page offers for download for that provider."""
     view = provider_view(analysis, provider)
-    return repaired_bytes(analysis.transcript, view is not analysis.transcript.messages, view, data)
+    return repaired_bytes(analysis.transcript, view is not analysis.transcript.messages, view, data,
+                          verdicts=analysis.verdicts)

@@ -770,10 +770,10 @@ def cmd_repair(args: argparse.Namespace) -> int:
         # by the pipeline already when read natively: naming again would run the runtime's pass for nothing)
         assert data is not None and result.plan is not None  # the general reader read the file whole
         changed = result.plan.changed
+        assert loaded.transcript is not None and result.view is not None  # (the general reader, depth "view")
         from .written import repaired_bytes
 
-        assert loaded.transcript is not None and result.view is not None  # (the general reader, depth "view")
-        payload = repaired_bytes(loaded.transcript, changed, result.view, data, notes)
+        payload = repaired_bytes(loaded.transcript, changed, result.view, data, notes, verdicts=result.providers)
         empty = changed and not result.view and _holds_no_entries(payload)
         if args.provider:
             said = result.providers[args.provider]

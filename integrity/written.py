@@ -8,9 +8,13 @@ message (both accepted, two different files for one repair).  Both now ask this 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from .loading import Transcript
+
+if TYPE_CHECKING:
+    from .providers.verdict import ProviderVerdict
 
 SHAPES_SHOWN = 5
 """How many of the writer's changes repair's note names (the report lists every one)."""
@@ -18,22 +22,30 @@ SHAPES_SHOWN = 5
 _LEFT_OUT = frozenset({"torn_last_line", "skipped_line"})
 
 
-def rejected_by_own_provider(transcript: Transcript) -> list[Any]:
+def rejected_by_own_provider(transcript: Transcript, verdicts: Mapping[str, ProviderVerdict] | None = None
+                             ) -> list[Any]:
     """What the provider whose request format the file is in (Bedrock for a Converse request) says
     about the file's entries exactly as recorded; [] when it accepts them or no single provider reads
     the format.  Such a file may be well formed for the engine (every call answered, in order) and
-    still be rejected for its shape: results of one turn split over two Bedrock user messages."""
-    from .providers import validate_recorded
+    still be rejected for its shape: results of one turn split over two Bedrock user messages.
+    verdicts: the providers' verdicts on this transcript the caller holds (check's, a page's): that provider's
+    verdict as recorded is this very judgement (the file's entries, as recorded), so it is not judged again (a
+    second validation of a 200,000-message Chat file: 2.3 s)."""
     from .report import own_provider
 
     provider = own_provider(transcript.format, transcript.model)
     if provider is None or not transcript.native:
         return []
+    said = verdicts.get(provider) if verdicts else None
+    if said is not None:
+        return list(said.before)
+    from .providers import validate_recorded
+
     return validate_recorded(transcript, [provider])[provider]
 
 
 def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data: bytes | None = None,
-                   notes: list[str] | None = None) -> bytes:
+                   notes: list[str] | None = None, verdicts: Mapping[str, ProviderVerdict] | None = None) -> bytes:
     """What repair writes: the file as it is when the view is the whole file unchanged and its provider takes it
     (its exact bytes when `data`, the file's bytes, is given; else its entries as read, the same JSON), else the
     view written in the file's format.
@@ -43,13 +55,14 @@ def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data:
     alone, as its message list; a read-only format's view is written in the format it names.  notes: what to tell
     the user once it is known the bytes are written (appended here).  The transcript's messages are the ones it
     read (never changed in place): its format's writer recognises them without reading the file again.
+    verdicts: the providers' verdicts on the transcript the caller holds (rejected_by_own_provider).
     """
     from .formats import write_bytes
 
     said = notes if notes is not None else []
     whole_file = transcript.whole is not None or not transcript.siblings
     if not changed and not transcript.notes and whole_file:
-        if rejected_by_own_provider(transcript):  # sound messages in a shape their provider refuses
+        if rejected_by_own_provider(transcript, verdicts):  # sound messages in a shape their provider refuses
             said.append(f"note: {transcript.format} rejects this file's shape as recorded, not its messages: "
                         f"the same messages are written in the shape the provider takes ({shape_fixes(transcript)})")
             return write_bytes(transcript, list(transcript.messages), trusted=True)
@@ -59,7 +72,8 @@ def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data:
             return data
         return write_bytes(transcript) if not transcript.writes_as else write_bytes(transcript, view, trusted=True)
     lines = _lines_left_out(transcript)
-    if not changed and whole_file and lines and data is not None and not rejected_by_own_provider(transcript):
+    if not changed and whole_file and lines and data is not None \
+            and not rejected_by_own_provider(transcript, verdicts):
         return _without_lines(data, lines)  # every line but the torn (or skipped) ones, byte for byte
     if transcript.writes_as and changed:
         said.append(f"note: {transcript.format} is read-only here: the repaired view is written as "

@@ -19,6 +19,7 @@ from cli_inprocess import run
 
 from integrity import analyze, load_all, target_provider
 from integrity.analysis import export_view
+from integrity.written import rejected_by_own_provider
 
 REPO = Path(__file__).resolve().parents[1]
 FILES = sorted(p for folder in ("sample_transcripts", "tests/real") for p in (REPO / folder).iterdir()
@@ -68,3 +69,21 @@ def test_a_split_results_turn_its_provider_takes_is_given_back_as_it_is() -> Non
     [transcript] = load_all(path.read_bytes(), str(path))
     offered = json.loads(export_view(analyze(transcript, provider="anthropic")))
     assert offered == json.loads(path.read_bytes())  # five messages, the results in two user messages
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_the_verdict_as_recorded_is_the_own_providers_judgement(path: Path) -> None:
+    """repair and the pages take the file's own provider's refusals from the verdict they hold (`check`'s as
+    recorded) instead of judging the file again: the two judgements are the same, error for error."""
+    try:
+        transcripts = [t for t in load_all(path.read_bytes(), str(path)) if t.checked]
+    except ValueError:  # unreadable: no verdict (tests/test_real_corpus.py pins its error)
+        return
+    for transcript in transcripts:
+        target = target_provider(transcript.format, None, transcript.model)
+        if target is None or not transcript.native:
+            continue
+        held = analyze(transcript, provider=target, verdicts=[target]).verdicts
+        asked = [(v.rule, v.position, v.error, v.canonical_indices) for v in rejected_by_own_provider(transcript)]
+        assert [(v.rule, v.position, v.error, v.canonical_indices)
+                for v in rejected_by_own_provider(transcript, held)] == asked, transcript.name
