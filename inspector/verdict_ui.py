@@ -137,8 +137,6 @@ def headline(analysis: Analysis, provider: str | None, digest: str, name: str,
         holds = whole_file.holds_words(transcript, offered) if result.accepted_after_repair else ""
         if holds:
             lines.append(f"  ({holds})")
-        if result.accepted_after_repair and not result.accepted_as_recorded:
-            lines.extend(regrouped(analysis, provider, digest, name))
     st.code(neutralize("\n".join(lines)), language=None, wrap_lines=True)
 
 
@@ -178,33 +176,6 @@ def provider_lines(result: ProviderVerdict, offered: Download | str | None, size
     lines.append(f"{provider}, {view}: {words}" + (", the first:" if after else ""))
     if after:
         lines.append(f"  {position_said(after[0])}")
-    return lines
-
-
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _regrouped(digest: str, name: str, policy: str, provider: str,
-               _analysis: Analysis) -> tuple[int, int, list[tuple[list[int], int]]]:
-    from integrity.providers.canonical import regrouped as engine_regrouped
-
-    return engine_regrouped(_analysis.transcript, _analysis.view, provider)
-
-
-def regrouped(analysis: Analysis, provider: str, digest: str, name: str) -> list[str]:
-    """Where a view that changes no message passes a provider that refuses the file, why the rows (all kept)
-    show no change: the request written for it groups the messages otherwise (integrity.providers.canonical
-    .regrouped); [] when the view changes messages or the request groups them as the file does.  digest and
-    name: the transcript's cache key (two written requests are not made again on every rerun)."""
-    if analysis.plan.changed:  # (not report.changed: an entry written reshaped changes no message)
-        return []
-    recorded, written, joined = _regrouped(digest, name, analysis.policy, provider, analysis)
-    if not joined and written == recorded:
-        return []
-    lines = [f"No message changes: the request written for {provider} groups the messages differently from the "
-             f"file ({recorded} entries in the file, {written} in the request), and {provider} accepts it:"]
-    for group, entries in joined:
-        names = [f"#{message}" for message in group]
-        lines.append(f"  durable {', '.join(names[:-1])} and {names[-1]}, {entries} entries in the file, "
-                     "are sent as one")
     return lines
 
 

@@ -346,18 +346,19 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         aliases=('Duplicate item found with id', 'duplicate_item_id', 'duplicate reasoning item', 'rs_'),
         universal=False),
     RepairKind.RESHAPED: KindFacts(
-        "reshaped", "A message of a provider's request file (OpenAI Chat or Responses, Anthropic, Gemini) whose entry "
-        "the repair writes in the shape the provider takes, the message itself unchanged: a null `content` sent as "
-        "\"\" (OpenAI: \"Invalid value for 'content': expected a string, got null.\"), an item id another server "
-        "minted left out (\"Expected an ID that begins with 'fc'.\"), a call's arguments stored as an object sent as "
-        "their JSON text, a block or part of a text alone given its type, a Gemini turn of function responses sent "
-        "with the role user. The writer says what it changes, place by place; nothing the message holds is lost, "
-        "and the file's entry is left as it is.",
+        "reshaped", "A message of a provider's request file (OpenAI Chat or Responses, Anthropic, Gemini, Bedrock) "
+        "whose entry the repair writes in the shape the provider takes, the message itself unchanged: a null "
+        "`content` sent as \"\" (OpenAI: \"Invalid value for 'content': expected a string, got null.\"), an item id "
+        "another server minted left out (\"Expected an ID that begins with 'fc'.\"), a call's arguments stored as an "
+        "object sent as their JSON text, a block or part of a text alone given its type, a Gemini turn of function "
+        "responses sent with the role user, a turn's results held in consecutive user messages sent as one (Bedrock "
+        "refuses them split; Anthropic and Gemini combine them). The writer says what it changes, place by place; "
+        "nothing the message holds is lost, and the file's entry is left as it is.",
         Severity.REJECTED, "reshaped", "message(s) written in the shape their format's provider takes",
         if_accepted=Severity.NORMALIZED, icon='◇', colour='#e0f2fe',
         example='#3 tool {"content": null}  ->  the repaired file sends messages[3].content ""',
         aliases=('expected a string, got null', 'Expected an ID that begins with', 'finish step',
-                 "written in the shape their format's provider takes"),
+                 "written in the shape their format's provider takes", 'sent in one message with'),
         universal=False),
     RepairKind.DROPPED_BLANK: KindFacts(
         "dropped blank message", "A user or assistant message holding nothing but blank text (or no content at "

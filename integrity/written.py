@@ -46,9 +46,11 @@ def rejected_by_own_provider(transcript: Transcript, verdicts: Mapping[str, Prov
 
 def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data: bytes | None = None,
                    notes: list[str] | None = None, verdicts: Mapping[str, ProviderVerdict] | None = None) -> bytes:
-    """What repair writes: the file as it is when the view is the whole file unchanged and its provider takes it
-    (its exact bytes when `data`, the file's bytes, is given; else its entries as read, the same JSON), else the
-    view written in the file's format.
+    """What repair writes: the file as it is when the view is the whole file unchanged and its format's writer
+    sends every entry as it is (its exact bytes when `data`, the file's bytes, is given; else its entries as read,
+    the same JSON), else the view written in the file's format.  The writer's changes to entries it keeps are the
+    report's `reshaped` messages (formats.reshaping): a file is written again exactly when the report says it
+    changes, whatever its provider says of it as recorded.
 
     changed: whether the view changes a message (the plan's `changed`).  A thread of a file (a Claude Code main
     thread, a session's active branch) is written back into the whole file; a sample of an eval log is written
@@ -61,19 +63,19 @@ def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data:
 
     said = notes if notes is not None else []
     whole_file = transcript.whole is not None or not transcript.siblings
-    if not changed and not transcript.notes and whole_file:
-        if rejected_by_own_provider(transcript, verdicts):  # sound messages in a shape their provider refuses
-            said.append(f"note: {transcript.format} rejects this file's shape as recorded, not its messages: "
-                        f"the same messages are written in the shape the provider takes ({shape_fixes(transcript)})")
+    if not changed and whole_file:
+        fixes = shape_fixes(transcript)
+        if fixes:  # sound messages the writer sends in another shape: the provider's (which may refuse the file's)
+            said.append(_reshaped_note(transcript, fixes, verdicts))
             return write_bytes(transcript, list(transcript.messages), trusted=True)
+    if not changed and not transcript.notes and whole_file:
         # an unchanged view is the durable transcript: give back its exact bytes (or its entries as read; a
         # read-only format's file cannot be written again without its bytes: its view, in the format it names)
         if data is not None:
             return data
         return write_bytes(transcript) if not transcript.writes_as else write_bytes(transcript, view, trusted=True)
     lines = _lines_left_out(transcript)
-    if not changed and whole_file and lines and data is not None \
-            and not rejected_by_own_provider(transcript, verdicts):
+    if not changed and whole_file and lines and data is not None:
         return _without_lines(data, lines)  # every line but the torn (or skipped) ones, byte for byte
     if transcript.writes_as and changed:
         said.append(f"note: {transcript.format} is read-only here: the repaired view is written as "
@@ -83,15 +85,24 @@ def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data:
     return write_bytes(transcript, view, trusted=True)
 
 
+def _reshaped_note(transcript: Transcript, fixes: str, verdicts: Mapping[str, ProviderVerdict] | None) -> str:
+    """repair's note for a file written again only for its shape: whose shape, and whether that provider refuses
+    the file as recorded (then its messages are sound and only their shape was refused)."""
+    from .report import own_provider
+
+    provider = own_provider(transcript.format, transcript.model) or transcript.format
+    if rejected_by_own_provider(transcript, verdicts):
+        return (f"note: {provider} rejects this file's shape as recorded, not its messages: the same messages are "
+                f"written in the shape the provider takes ({fixes})")
+    return f"note: the same messages are written in the shape {provider} takes ({fixes})"
+
+
 def shape_fixes(transcript: Transcript) -> str:
-    """What writing the same messages in the provider's shape changes: the writer's own account, place by place
-    (formats.reshaping, as the report's `reshaped` actions say it), else the one change a writer makes besides its
-    finish step: Anthropic's and Bedrock's send a turn's results together, first in one user message."""
+    """What writing the same messages in the provider's shape changes, place by place: the writer's own account
+    (formats.reshaping, as the report's `reshaped` actions say it); "" when the writer sends every entry as it is."""
     from .formats.reshaping import reshaped
 
     said = [change for changes in reshaped(transcript).values() for change in changes]
-    if not said:
-        return "a turn's results together and first"
     more = f"; and {len(said) - SHAPES_SHOWN} more (the report's `reshaped` actions list them)" \
         if len(said) > SHAPES_SHOWN else ""
     return "; ".join(said[:SHAPES_SHOWN]) + more

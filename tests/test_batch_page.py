@@ -155,13 +155,14 @@ def test_a_sample_opens_in_the_inspector_with_the_picked_provider() -> None:
 
 # (split_results.anthropic.json is accepted as recorded: Anthropic combines consecutive user messages)
 @pytest.mark.parametrize("sample", ["split_results.bedrock.json"])
-def test_a_file_only_its_provider_refuses_as_recorded_is_rejected_as_recorded_not_findings(sample: str) -> None:
-    """Nothing to repair and no finding, but its own provider refuses the results split over two messages:
-    the status says so (it said "findings" beside a findings count of 0)."""
+def test_a_file_only_its_provider_refuses_for_its_shape_is_repaired_by_its_writer_not_findings(sample: str) -> None:
+    """Nothing the plan changes and no finding, but its own provider refuses the results split over two messages,
+    which the file's writer sends as one: the status says the file is repaired, and the count says how (it said
+    "findings" beside a findings count of 0, then "rejected as recorded" while `repair` wrote the joined file)."""
     [row] = summarize_all(sample, (SAMPLES / sample).read_bytes(), "strict")
-    assert row["findings"] == 0
-    assert row["status"] == REJECTED_STATUS, row
-    assert row["accepted as recorded"].startswith("✖")
+    assert row["findings"] == 0 and row["reshaped"] == 1
+    assert row["status"] == "repaired", row
+    assert row["accepted as recorded"].startswith("✖") and row["accepted after repair"].startswith("✔")
 
 
 @pytest.mark.parametrize("policy", sorted(POLICIES))

@@ -4,7 +4,8 @@
 while the Inspector's download wrote the same view through the format's writer: tests/real's and the samples'
 Anthropic file whose two results sit in two user messages came back from `repair` as it was (5 messages) and from
 the Inspector regrouped (4), both "accepted", two different files for one repair.  Both now ask one function, and
-the pages pass it the file's bytes: where `repair` gives the file back, so does the download, byte for byte.  (The
+the pages pass it the file's bytes: where `repair` gives the file back, so does the download, byte for byte.  And
+the report's `changed` is true exactly when the written file differs from the input.  (The
 API's export_view, given no bytes, writes the entries as read where `repair` gives the file back: the same JSON.)
 """
 
@@ -35,6 +36,15 @@ def _parsed(data: bytes) -> Any:
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+def _readable(data: bytes) -> bool:
+    """Whether every line of the file is JSON (a torn or bad line is left out by repair: a change it reports)."""
+    try:
+        _parsed(data)
+    except ValueError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_the_download_is_what_repair_writes(path: Path, tmp_path: Path) -> None:
     data = path.read_bytes()
@@ -46,9 +56,15 @@ def test_the_download_is_what_repair_writes(path: Path, tmp_path: Path) -> None:
     for transcript in transcripts:
         out = tmp_path / f"{transcript.name.replace(':', '_')}.{path.name}"
         thread = ["--thread", transcript.name] if len(transcripts) > 1 else []
-        written = run("repair", "--now", "0", *thread, path, "-o", out)
+        report = tmp_path / f"{transcript.name.replace(':', '_')}.report.json"
+        written = run("repair", "--now", "0", *thread, path, "-o", out, "--report", report)
         if written.code == 2:  # a transcript repair refuses to write alone (its reason is pinned elsewhere)
             continue
+        if len(transcripts) == 1 and _readable(data):  # (a thread is written back beside the file's others)
+            # the report says the written file changes exactly when it does: Bedrock's split results written as
+            # one message were "changed": false
+            differs = _parsed(out.read_bytes()) != _parsed(data)
+            assert json.loads(report.read_bytes())["changed"] is differs, transcript.name
         target = target_provider(transcript.format, None, transcript.model)
         analysis = analyze(transcript, provider=target, now=lambda: 0)
         # the pages pass the file's bytes: where repair gives the file back, so do they, byte for byte; else the
@@ -64,11 +80,15 @@ def test_the_download_is_what_repair_writes(path: Path, tmp_path: Path) -> None:
             assert _parsed(export_view(analysis)) == _parsed(out.read_bytes()), transcript.name
 
 
-def test_a_split_results_turn_its_provider_takes_is_given_back_as_it_is() -> None:
+def test_a_split_results_turn_is_offered_as_repair_writes_it() -> None:
+    """Anthropic takes a turn's results split over two user messages, and its writer sends them as one: `repair`
+    and the download both write them so, and the report says it (tests/test_regrouped.py)."""
     path = REPO / "sample_transcripts" / "split_results.anthropic.json"
     [transcript] = load_all(path.read_bytes(), str(path))
-    offered = json.loads(export_view(analyze(transcript, provider="anthropic")))
-    assert offered == json.loads(path.read_bytes())  # five messages, the results in two user messages
+    analysis = analyze(transcript, provider="anthropic")
+    offered = json.loads(export_view(analysis, data=path.read_bytes()))
+    assert [len(m["content"]) if isinstance(m["content"], list) else 1 for m in offered["messages"]] == [1, 2, 2, 1]
+    assert analysis.report.changed and analysis.report.summary.reshaped == 1
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])

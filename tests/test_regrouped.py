@@ -1,44 +1,100 @@
-"""A view that changes no message can still pass a provider that refuses the file: the request written for it
-groups the messages otherwise (a frame's results split over two user messages, sent as one). The Inspector's
-headline says so, from the two requests the verdict judged; it said "accepted: safe to send" beside rows that
-all read "kept" and a Problem button that found nothing."""
+"""A turn's results the file holds in consecutive user messages are written as one message: the report says so.
+
+Bedrock refuses a turn's results split over two user messages; its writer sends them as one, so `repair` wrote a
+file of four messages from one of five while its report said `"changed": false`, every action `kept`, `check`
+"would be rejected ... but not in a shape the provider takes", and only a note on stderr ("a turn's results together
+and first", a description kept beside the writer) and a headline line of the Inspector said anything.  The writer's
+own grouping now says which entries it joins (formats.reshaping.joined), the message of each joined entry is
+`reshaped`, and `repair` writes a file again exactly when that or the plan changes something (integrity.written).
+Anthropic and Gemini take split results; their writers join them too, so the same holds, rated `normalized`.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from cli_inprocess import run
 
-from inspector.verdict_ui import regrouped
-from integrity import PROVIDERS, Analysis, analyze, judged_by_providers, load
+from integrity import analyze, load, load_all
+from integrity.formats.reshaping import joined, reshaped
+from integrity.kinds import NoteCode
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_transcripts"
+JOIN = "messages[3] sent in one message with messages[2]"
 
 
-def judged(name: str, provider: str) -> Analysis:
-    return judged_by_providers(analyze(load((SAMPLES / name).read_bytes(), name), "strict", provider=provider),
-                               PROVIDERS)
+def _gemini_split(tmp_path: Path) -> Path:
+    """healthy.gemini.json with its two function responses in two consecutive user contents (Gemini combines
+    consecutive contents of one role: accepted as recorded, docs/providers.md)."""
+    document = json.loads((SAMPLES / "healthy.gemini.json").read_text(encoding="utf-8"))
+    contents = document["contents"]
+    first, second = contents[2]["parts"]
+    contents[2:3] = [{"role": "user", "parts": [first]}, {"role": "user", "parts": [second]}]
+    path = tmp_path / "split_results.gemini.json"
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    return path
 
 
-@pytest.mark.parametrize(("name", "provider"), [("split_results.bedrock.json", "bedrock")])
-def test_results_split_in_the_file_are_said_to_be_sent_as_one(name: str, provider: str) -> None:
-    analysis = judged(name, provider)
-    said = analysis.verdicts[provider]
-    assert said.before and not said.after and not analysis.report.changed
-    lines = regrouped(analysis, provider, name, name)
-    assert lines[0].startswith(f"No message changes: the request written for {provider} groups the messages")
-    assert "(5 entries in the file, 4 in the request)" in lines[0]
-    assert lines[1:] == ["  durable #2 and #3, 2 entries in the file, are sent as one"]
+def _report(path: Path, tmp_path: Path, *options: str) -> tuple[Any, Any, str]:
+    out, report = tmp_path / f"out.{path.name}", tmp_path / "report.json"
+    done = run("repair", "--now", "0", *options, path, "-o", out, "--report", report)
+    assert done.code == 0, done.stderr
+    return json.loads(out.read_bytes()), json.loads(report.read_bytes()), done.stderr
 
 
-def test_nothing_is_said_where_the_request_groups_as_the_file_or_the_view_changes() -> None:
-    for path in sorted(SAMPLES.glob("*.json*")):
-        if path.name.startswith("split_results"):
-            continue
-        for provider in ("anthropic", "openai-chat"):
-            analysis = judged(path.name, provider)
-            lines = regrouped(analysis, provider, path.name, path.name)
-            if analysis.report.changed:
-                assert lines == [], path.name
-            else:
-                assert all("are sent as one" in line for line in lines[1:]), (path.name, lines)
+def test_bedrocks_split_results_are_a_change_the_report_names(tmp_path: Path) -> None:
+    path = SAMPLES / "split_results.bedrock.json"
+    checked = run("check", path)
+    assert checked.code == 1
+    assert checked.stdout.decode().splitlines()[0].endswith(
+        "repaired: 1 message(s) written in the shape their format's provider takes; rejected as recorded by bedrock")
+    written, report, note = _report(path, tmp_path)
+    assert len(written["messages"]) == 4 and len(json.loads(path.read_bytes())["messages"]) == 5
+    assert report["changed"] is True and report["summary"]["reshaped"] == 1
+    [action] = [action for action in report["actions"] if action["codes"]]
+    assert action["durable_index"] == 3 and action["codes"] == [NoteCode.RESHAPED.value]
+    assert JOIN in action["reason"] and action["severity"] == "rejected"
+    assert "bedrock rejects this file's shape as recorded, not its messages" in note and JOIN in note
+    assert run("check", tmp_path / f"out.{path.name}").code == 0
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "gemini"])
+def test_a_provider_that_combines_split_results_rates_the_join_normalized(provider: str, tmp_path: Path) -> None:
+    path = SAMPLES / "split_results.anthropic.json" if provider == "anthropic" else _gemini_split(tmp_path)
+    checked = run("check", path)
+    assert checked.code == 0
+    line = checked.stdout.decode().splitlines()[0]
+    assert "the view only normalizes: 1 message(s) written in the shape their format's provider takes" in line
+    assert line.endswith(f"accepted as recorded by {provider}")
+    written, report, note = _report(path, tmp_path)
+    key = "messages" if provider == "anthropic" else "contents"
+    join = JOIN.replace("messages", key)
+    assert len(written[key]) == 4 and report["changed"] is True
+    [action] = [action for action in report["actions"] if action["codes"]]
+    assert action["durable_index"] == 3 and join in action["reason"] and action["severity"] == "normalized"
+    assert note.strip() == f"note: the same messages are written in the shape {provider} takes ({join})"
+
+
+def test_only_the_joined_entries_are_named(tmp_path: Path) -> None:
+    """The entry joined to the one before it, and no other: a turn whose results the file already holds in one
+    message is not reshaped, nor is a file of another format holding the same messages."""
+    [transcript] = load_all((SAMPLES / "split_results.bedrock.json").read_bytes(), "split_results.bedrock.json")
+    assert joined(transcript) == {3: 2}
+    assert reshaped(transcript) == {3: (JOIN,)}
+    for name in ("healthy.bedrock.json", "healthy.anthropic.json", "healthy.gemini.json", "healthy.pi-ai.json"):
+        assert reshaped(load((SAMPLES / name).read_bytes(), name)) == {}, name
+    gemini = load(_gemini_split(tmp_path).read_bytes(), "split_results.gemini.json")
+    assert joined(gemini) == {3: 2}
+
+
+def test_the_inspector_row_of_the_joined_entry_says_it() -> None:
+    """The Inspector's rows and the report's actions are one: the joined entry's message carries the note."""
+    [transcript] = load_all((SAMPLES / "split_results.bedrock.json").read_bytes(), "split_results.bedrock.json")
+    analysis = analyze(transcript, "strict", provider="bedrock")
+    by_index = {action.durable_index: action for action in analysis.report.actions}
+    assert list(by_index[3].codes) == [NoteCode.RESHAPED.value]
+    assert JOIN in by_index[3].reason
+    assert all(not by_index[index].codes for index in (0, 1, 2, 4))

@@ -285,6 +285,10 @@ def result_groups(messages: list[dict[str, Any]], format: str) -> list[list[int]
     return out
 
 
+JOINS_RESULTS = True
+"""`groups` sends results the file holds in consecutive entries as one (formats.reshaping.joined)."""
+
+
 def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
     """See result_groups: Anthropic wants a frame's results in the single next user message."""
     return result_groups(messages, NAME)

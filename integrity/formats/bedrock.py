@@ -169,6 +169,10 @@ def read(entries: list[Any]) -> list[Segment]:
     return per_entry(entries, lambda entry: _read_one(require_object(entry), book))
 
 
+JOINS_RESULTS = True
+"""`groups` sends results the file holds in consecutive entries as one (formats.reshaping.joined)."""
+
+
 def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
     """All results of a turn first, in one user message (Bedrock counts them against the calls)."""
     return result_groups(messages, NAME)

@@ -205,6 +205,10 @@ def read(entries: list[Any]) -> list[Segment]:
     return per_entry(entries, lambda entry: _read_one(require_object(entry, "turn")))
 
 
+JOINS_RESULTS = True
+"""`groups` sends results the file holds in consecutive entries as one (formats.reshaping.joined)."""
+
+
 def groups(messages: list[dict[str, Any]]) -> list[list[int]]:
     """One response turn per run of results (Gemini counts response parts against call parts).
 

@@ -5,7 +5,10 @@ the provider takes (a null `content` as "", a foreign item id left out, a call's
 text, a Gemini response turn with the role `user`...).  The messages are the same, so the plan changes nothing, but
 the file `repair` writes and the Inspector offers differs from the input at those entries.  This module says where
 and how, from the writer itself (each format's one-entry finish step, `finish_entry`), so the report, the CLI and
-every screen say what the written file changes without a second description of the writer's rules.
+every screen say what the written file changes without a second description of the writer's rules.  The writer's
+grouping is asked too: a turn's results the file holds in consecutive user messages are sent as one message by
+Anthropic's, Bedrock's and Gemini's writers (Bedrock refuses them split), and `repair` wrote them so while its report
+said nothing changed.  `repair` gives a file back as it is exactly when neither changes an entry (integrity.written).
 """
 
 from __future__ import annotations
@@ -29,19 +32,28 @@ def reshaped(transcript: Transcript) -> dict[int, tuple[str, ...]]:
     no message opens (the second item of a Responses turn) counts for the message read from the entries before it,
     as the providers' verdicts map it (providers.canonical.recorded_entries).
 
+    Entries the writer joins to one before them (`joined`: a turn's results the file holds in consecutive user
+    messages, which Anthropic's, Bedrock's and Gemini's writers send as one) are changes too: "messages[3] sent in
+    one message with messages[2]".
+
     Empty for a transcript read from no file of a provider's request format (its format's writer has no one-entry
     finish step), and for one whose entries the writer sends as they are (the common case: one pass of
     `finish_entry`, which returns the entry itself when it takes it)."""
     adapter = ADAPTERS.get(transcript.format)
     finish_entry = getattr(adapter, "finish_entry", None)
     native, entries = transcript.native, transcript.entries
-    if finish_entry is None or not native or len(entries) != len(transcript.messages):
+    if (finish_entry is None and not getattr(adapter, "JOINS_RESULTS", False)) or not native \
+            or len(entries) != len(transcript.messages):
         return {}
+    key = request_key(transcript.format)
     changed: dict[int, tuple[str, ...]] = {}
-    for at, entry in enumerate(native):
-        sent = finish_entry(entry)
-        if sent is not entry and sent != entry:
-            changed[at] = tuple(changes(entry, sent, f"{request_key(transcript.format)}[{at}]"))
+    if finish_entry is not None:
+        for at, entry in enumerate(native):
+            sent = finish_entry(entry)
+            if sent is not entry and sent != entry:
+                changed[at] = tuple(changes(entry, sent, f"{key}[{at}]"))
+    for at, into in joined(transcript).items():
+        changed[at] = changed.get(at, ()) + (f"{key}[{at}] sent in one message with {key}[{into}]",)
     if not changed:
         return {}
     opened: dict[int, int] = {}  # each entry a message is read from -> the first such message
@@ -53,6 +65,36 @@ def reshaped(transcript: Transcript) -> dict[int, tuple[str, ...]]:
         if owner is not None:
             first[owner] = first.get(owner, ()) + changed[at]
     return first
+
+
+def joined(transcript: Transcript) -> dict[int, int]:
+    """The file entries the writer joins to an entry before them, when it writes the messages as read: entry ->
+    the entry it is sent in (results of one turn in consecutive user messages, which the writer sends as one).
+
+    The writer's own grouping (`groups`) is asked, and only where two consecutive messages read from different
+    entries are a result and a result or user message after it (the only messages it joins): the common file
+    pays one pass over its roles.  Asked of the formats whose writer says it joins them (`JOINS_RESULTS`)."""
+    adapter = ADAPTERS.get(transcript.format)
+    if adapter is None or not getattr(adapter, "JOINS_RESULTS", False):
+        return {}
+    messages, entries = transcript.messages, transcript.entries
+    candidates = [at for at in range(1, len(messages)) if entries[at] != entries[at - 1]
+                  and _role(messages[at - 1]) == "toolResult" and _role(messages[at]) in ("toolResult", "user")]
+    if not candidates:
+        return {}
+    from .common import writable
+
+    found: dict[int, int] = {}
+    for group in adapter.groups([writable(message) for message in messages]):
+        first = entries[group[0]]
+        for message in group[1:]:
+            if entries[message] != first and entries[message] not in found and entries[message] > first:
+                found[entries[message]] = first
+    return found
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if type(message) is dict else None
 
 
 def changes(recorded: Any, sent: Any, path: str = "") -> list[str]:

@@ -292,25 +292,6 @@ def _writable_once(messages: list[Any], requests: dict[Any, Any]) -> list[Any]:
     return kept[1]
 
 
-def regrouped(transcript: Transcript, view: list[dict[str, Any]], provider: str
-              ) -> tuple[int, int, list[tuple[list[int], int]]]:
-    """How the request written for a view that keeps every durable message in place (a view position is then a
-    durable index) groups the messages, against the file's own entries that `provider` judges as recorded: the
-    number of entries in each, and every written entry that joins messages the file held in several entries
-    (its messages, and how many file entries they were).  Anthropic's and Bedrock's writers send a frame's
-    results in one user message: a file that split them is refused as recorded and its unchanged view is not.
-    From the two requests `validate` judges (judged_request), so it says what the verdict saw."""
-    _, recorded, _ = judged_request(transcript.messages, provider, transcript, as_recorded=True)
-    _, written, _ = judged_request(view, provider, transcript, trusted=True)
-    entry_of = {message: entry for entry, group in enumerate(recorded) for message in group}
-    joined = []
-    for group in written:
-        entries = {entry_of[message] for message in group if message in entry_of}
-        if len(entries) > 1:
-            joined.append((list(group), len(entries)))
-    return len(recorded), len(written), joined
-
-
 def recorded_entries(transcript: Transcript, format: str) -> tuple[list[Any], list[list[int]]] | None:
     """The file's own native entries, exactly as recorded, when they are `format`'s request messages.
 
