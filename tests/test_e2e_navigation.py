@@ -90,8 +90,9 @@ def test_problem_visits_every_refusal_starting_with_the_target_providers_first(p
     assert engine.target == "bedrock" and engine.target_verdict is not None and engine.target_verdict.before
     refusals = [(verdict.provider, violation.error) for verdict in engine.providers.values()
                 for violation in [*verdict.before, *verdict.after]]
-    expected = len(refusals) + len(engine.findings)  # the file changes nothing: no repair stop
-    assert not engine.report.changed
+    # the plan changes nothing; the one repair stop is the entry the writer joins to the one before it
+    assert engine.report.changed and engine.report.summary.reshaped == 1
+    expected = len(refusals) + len(engine.findings) + 1
 
     open_page(page, f"{server}/inspector?sample={name}")
     assert "No problems" not in page.inner_text("body")
@@ -104,6 +105,7 @@ def test_problem_visits_every_refusal_starting_with_the_target_providers_first(p
         seen.append(press_next_problem(page)[2])
     for provider, error in refusals:
         assert any(f"{provider} refuses" in line and error in line for line in seen), (provider, error)
+    assert any("messages[3] sent in one message with messages[2]" in line for line in seen), seen
     assert press_next_problem(page)[0] == 1  # wraps around to the first stop
 
 
