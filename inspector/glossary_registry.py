@@ -30,8 +30,8 @@ STATUS_TEXT: dict[Status, tuple[str, str]] = {
                       "keeps): `check` exits 1 and the view does not fix it.",
                       "unchanged (malformed): 1 finding(s) the policy leaves in place"),
     Status.REJECTED_AS_RECORDED: ("The judging provider refuses the file's shape as recorded for nothing the view "
-                                  "needs to change (results split over two messages, which the request written "
-                                  "for the view regroups): `check` exits 1.",
+                                  "changes (a user message right after tool results, which Bedrock refuses, under "
+                                  "a policy that plans no provider's order of turns): `check` exits 1.",
                                   "would be rejected: ...; rejected as recorded by bedrock"),
     Status.UNREADABLE: ("The file cannot be read as a transcript: one error line naming file, position and "
                         "problem; `check` exits 2.", "session.jsonl: line 3: not JSON"),

@@ -172,9 +172,11 @@ def status_of(report: Diagnosis | RepairReport) -> Status:
     """The one status rule, from a report rated by its target provider (`with_recorded`).
 
     healthy: nothing fails.  rejected as recorded: it fails only because the target refuses the
-    file's shape as recorded, for nothing the view needs to change (results split over two
-    messages, which the request written for the view regroups).  repaired: the view changes
-    what fails.  findings: it fails for what the policy leaves in place (a malformed entry).
+    file's shape as recorded, for nothing the view changes (a user message right after tool results,
+    which Bedrock refuses, under a policy that plans no provider's order of turns).  repaired: the
+    view changes what fails (a file's writer sending an entry in its provider's shape included:
+    results split over two Bedrock messages sent as one).  findings: it fails for what the policy
+    leaves in place (a malformed entry).
     """
     from ._diagnosis import fails_only_as_recorded
 

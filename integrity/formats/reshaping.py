@@ -78,9 +78,12 @@ def joined(transcript: Transcript) -> dict[int, int]:
     if adapter is None or not getattr(adapter, "JOINS_RESULTS", False):
         return {}
     messages, entries = transcript.messages, transcript.entries
-    candidates = [at for at in range(1, len(messages)) if entries[at] != entries[at - 1]
-                  and _role(messages[at - 1]) == "toolResult" and _role(messages[at]) in ("toolResult", "user")]
-    if not candidates:
+    last = len(messages) - 1
+    results = [at for at, message in enumerate(messages)
+               if type(message) is dict and message.get("role") == "toolResult"]
+    if results and results[-1] == last:
+        results.pop()
+    if not any(entries[at + 1] != entries[at] and _role(messages[at + 1]) in _AFTER for at in results):
         return {}
     from .common import writable
 
@@ -91,6 +94,9 @@ def joined(transcript: Transcript) -> dict[int, int]:
             if entries[message] != first and entries[message] not in found and entries[message] > first:
                 found[entries[message]] = first
     return found
+
+
+_AFTER = frozenset(("toolResult", "user"))
 
 
 def _role(message: Any) -> Any:
