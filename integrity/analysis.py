@@ -26,7 +26,7 @@ from .repair.policies import DEFAULT_POLICY, PLANNERS, POLICIES, POLICY, light_v
 from .repair.views import LightTranscript, signed_reasoning
 from .report import RepairReport, build_report
 from .schema import schema_findings
-from .written import repaired_bytes
+from .written import repaired_bytes, written_light
 
 if TYPE_CHECKING:
     from .providers.verdict import ProviderVerdict
@@ -187,6 +187,7 @@ def analyze(
         view, stamps = materialize(plan.order, messages, plan.placeholder, now)
     else:
         view, stamps = messages, []
+    light = written_light(light, transcript, plan.changed, view)  # (what the writer joins in this view)
     report = build_report(light, plan, stamps, transcript.source,
                           [*reader_findings(transcript), *schema_findings(transcript)])
     if transcript.native or transcript.name != "main":  # read from a file: say what was read

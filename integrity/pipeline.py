@@ -325,6 +325,11 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
         from .repair.entries import is_stamped, unplain
 
         stamps = [now() for entry in unplain(plan.order or []) if is_stamped(entry)]
+    if plan.changed and loaded.transcript is not None and loaded.transcript.native:  # (a file of some format)
+        from .formats.reshaping import joins_results
+
+        if joins_results(loaded.format):  # what the file's writer joins in this view
+            light = _written_light(loaded, light, plan, view, policy, planned_for)
     report = _report(loaded, light, plan, depth, stamps, transcript)
     report = loaded.named(report) if loaded.transcript is None or loaded.transcript.native \
         or loaded.name != "main" or depth != "view" else report
@@ -335,6 +340,24 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
     return CheckResult(source=loaded.source, format=loaded.format, thread=loaded.name, policy=policy,
                        target=target, report=report, providers=verdicts, view=view if depth == "view" else None,
                        plan=plan)
+
+
+def _written_light(loaded: Loaded, light: LightTranscript, plan: Plan, view: list[Any] | None, policy: str,
+                   planned_for: str | None) -> LightTranscript:
+    """The light view saying what the file written from this plan's view joins (integrity.written.written_light),
+    the view made here when the verdicts were judged without it (a file whose writer joins results, judged toward
+    another provider's skeleton: rare)."""
+    from .repair.entries import materialize, unplain
+    from .written import written_light
+
+    transcript = loaded.messages()
+    if view is None:
+        listed = plan if plan.order is not None and range not in map(type, unplain(plan.order)) \
+            else PLANNERS[policy](light, planned_for)
+        if listed.order is None:
+            return light
+        view = materialize(listed.order, transcript.messages, listed.placeholder, lambda: 0)[0]
+    return written_light(light, transcript, True, view)
 
 
 def _report(loaded: Loaded, light: LightTranscript, plan: Plan, depth: Depth, stamps: list[int],

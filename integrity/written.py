@@ -8,10 +8,12 @@ message (both accepted, two different files for one repair).  Both now ask this 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .loading import Transcript
+from .repair.views import LightTranscript
 
 if TYPE_CHECKING:
     from .providers.verdict import ProviderVerdict
@@ -83,6 +85,26 @@ def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data:
     if not changed:
         return write_bytes(transcript, trusted=True)
     return write_bytes(transcript, view, trusted=True)
+
+
+def written_light(light: LightTranscript, transcript: Transcript, changed: bool, view: list[Any] | None
+                  ) -> LightTranscript:
+    """The light view whose `reshaped` says what the file written from `view` changes, for the report.
+
+    A transcript's `reshaped` is read from its messages as read (analysis.transcript_light), which is what the
+    writer writes when the view changes nothing.  A view that changes messages can change what the writer joins:
+    the receipt before a real result dropped, the result is sent alone; a stray between two results dropped, the
+    two are sent as one (formats.reshaping.joins_said).  Then a copy says the view's joins (the light view itself
+    is shared by every plan made from it); else `light` itself.  changed: the plan's."""
+    from .formats.reshaping import joins_results, joins_said, reshaped
+
+    if not changed or view is None or not joins_results(transcript.format):
+        return light
+    if joins_said(transcript, view) == joins_said(transcript):  # (the common case: no results split in the file)
+        return light
+    copied = copy.copy(light)
+    copied.reshaped = reshaped(transcript, view)
+    return copied
 
 
 def _reshaped_note(transcript: Transcript, fixes: str, verdicts: Mapping[str, ProviderVerdict] | None) -> str:

@@ -12,13 +12,14 @@ Anthropic and Gemini take split results; their writers join them too, so the sam
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_inprocess import run
 
-from integrity import analyze, load, load_all
+from integrity import analyze, check, load, load_all
 from integrity.formats.reshaping import joined, reshaped
 from integrity.kinds import NoteCode
 
@@ -82,12 +83,12 @@ def test_only_the_joined_entries_are_named(tmp_path: Path) -> None:
     """The entry joined to the one before it, and no other: a turn whose results the file already holds in one
     message is not reshaped, nor is a file of another format holding the same messages."""
     [transcript] = load_all((SAMPLES / "split_results.bedrock.json").read_bytes(), "split_results.bedrock.json")
-    assert joined(transcript) == {3: 2}
+    assert joined(transcript) == {3: (3, 2)}  # message 3, read from messages[3], sent with messages[2]
     assert reshaped(transcript) == {3: (JOIN,)}
     for name in ("healthy.bedrock.json", "healthy.anthropic.json", "healthy.gemini.json", "healthy.pi-ai.json"):
         assert reshaped(load((SAMPLES / name).read_bytes(), name)) == {}, name
     gemini = load(_gemini_split(tmp_path).read_bytes(), "split_results.gemini.json")
-    assert joined(gemini) == {3: 2}
+    assert joined(gemini) == {3: (3, 2)}
 
 
 def test_the_inspector_row_of_the_joined_entry_says_it() -> None:
@@ -98,3 +99,99 @@ def test_the_inspector_row_of_the_joined_entry_says_it() -> None:
     assert list(by_index[3].codes) == [NoteCode.RESHAPED.value]
     assert JOIN in by_index[3].reason
     assert all(not by_index[index].codes for index in (0, 1, 2, 4))
+
+
+def _results_apart(data: bytes, format: str) -> bytes:
+    """The request with every user message that holds several results (and nothing else) split into consecutive
+    user messages of one result each, as some runtimes record a turn's parallel results."""
+    document = json.loads(data)
+    key, parts, result = {"anthropic": ("messages", "content", "tool_result"), "bedrock": ("messages", "content",
+                                                                                            "toolResult"),
+                          "gemini": ("contents", "parts", "functionResponse")}[format]
+    out = []
+    for entry in document[key]:
+        blocks = entry.get(parts)
+        held = [block for block in blocks if result in block or block.get("type") == result] \
+            if entry.get("role") == "user" and isinstance(blocks, list) else []
+        if len(held) > 1 and len(held) == len(blocks):
+            out.extend({**entry, parts: [block]} for block in held)
+        else:
+            out.append(entry)
+    document[key] = out
+    return json.dumps(document).encode()
+
+
+def _split_corpus() -> list[tuple[str, Any]]:
+    """Generated transcripts of every defect kind, written in each format whose writer joins results, their
+    parallel results then split apart; and the samples that hold such results."""
+    import itertools
+    import sys
+
+    sys.path.insert(0, str(SAMPLES.parent / "bench"))
+    import generate
+
+    from integrity.formats.registry import write_bytes
+    from integrity.loading import Transcript
+
+    found = []
+    for seed, rate, format in itertools.product(range(3), (0.08, 0.5, 1.0), ("anthropic", "bedrock", "gemini")):
+        generated = Transcript(list(generate.messages(300, seed=seed, defect_rate=rate)), "g.json", json_typed=True)
+        data = _results_apart(write_bytes(generated, None, format), format)
+        [transcript] = load_all(data, f"generated-{seed}-{rate}.{format}.json")
+        found.append((f"{seed}-{rate}-{format}", transcript))
+    for name in ("split_results.bedrock.json", "split_results.anthropic.json"):
+        found.append((name, load((SAMPLES / name).read_bytes(), name)))
+    return found
+
+
+SPLIT = _split_corpus()
+
+
+@pytest.mark.parametrize(("name", "transcript"), SPLIT, ids=[name for name, _ in SPLIT])
+def test_the_joins_the_report_names_are_those_the_written_file_makes(name: str, transcript: Any) -> None:
+    """For the view planned for the file's provider, the entries the report says are sent with another are exactly
+    the entries the written request holds in one message with another (read from the writer's own map of each
+    written entry to its messages): a view that drops the receipt before a real result sends the result alone
+    (it said "sent in one message with" the dropped one), one that drops a stray between two results joins them."""
+    from integrity.formats.common import native_of
+    from integrity.formats.registry import request_key, to_native
+
+    analysis = analyze(transcript, "strict", provider=transcript.format)
+    key = request_key(transcript.format)
+    written = to_native(analysis.view, transcript.format, transcript, trusted=True)
+    made = set()
+    for sources in written.sources:
+        entries = sorted({native_of(analysis.view[at]).get("entry") for at in sources} - {None},
+                         key=lambda entry: min(at for at in sources
+                                               if native_of(analysis.view[at]).get("entry") == entry))
+        made.update(f"{key}[{entry}] sent in one message with {key}[{entries[0]}]" for entry in entries[1:])
+    said = {phrase for action in analysis.report.actions if NoteCode.RESHAPED.value in action.codes
+            for phrase in re.findall(r"\w+\[\d+\] sent in one message with \w+\[\d+\]", action.reason)}
+    assert said == made
+    assert analysis.report.summary.reshaped >= len(made) > 0 or not made
+    for depth in ("report", "diagnosis"):  # `check` and `repair --report` say it too (pipeline.check_unit)
+        checked = check(transcript, provider=transcript.format, depth=depth).report
+        assert checked.summary.reshaped == analysis.report.summary.reshaped, depth
+    reported = check(transcript, provider=transcript.format, depth="view").report
+    assert {phrase for action in reported.actions if NoteCode.RESHAPED.value in action.codes
+            for phrase in re.findall(r"\w+\[\d+\] sent in one message with \w+\[\d+\]", action.reason)} == made
+
+
+def test_the_corpus_has_joins_the_view_changes() -> None:
+    """The corpus above holds views that drop a message beside split results (the case the messages as read
+    mis-said) and joins the report names."""
+    changed = [t for _, t in SPLIT if analyze(t, "strict", provider=t.format).plan.changed and joined(t)]
+    assert len(changed) >= 5
+
+
+def test_a_result_whose_receipt_the_view_drops_is_sent_alone(tmp_path: Path) -> None:
+    """crash_duplicate.anthropic.json holds an interrupted receipt and the real result in two user messages; the
+    view drops the receipt, so the result is written alone, as recorded: nothing joined (the messages as read
+    said "messages[3] sent in one message with messages[2]")."""
+    path = SAMPLES / "crash_duplicate.anthropic.json"
+    written, report, _ = _report(path, tmp_path)
+    assert report["summary"].get("reshaped", 0) == 0 and not any(action["codes"] == [NoteCode.RESHAPED.value]
+                                                          for action in report["actions"])
+    assert written["messages"][2] == json.loads(path.read_bytes())["messages"][3]
+    assert run("check", path).stdout.decode().splitlines()[0].endswith(
+        "repaired: 1 duplicate result(s) dropped; rejected as recorded by anthropic")

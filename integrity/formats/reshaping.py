@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .common import NATIVE
 from .registry import ADAPTERS, request_key
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ SHOWN = 40
 """How many characters of a value a change quotes (a longer one is cut and says so)."""
 
 
-def reshaped(transcript: Transcript) -> dict[int, tuple[str, ...]]:
+def reshaped(transcript: Transcript, view: list[Any] | None = None) -> dict[int, tuple[str, ...]]:
     """The canonical messages whose file entry the writer sends in another shape: the first message read from each
     such entry -> what changes in it ('messages[3].content: null → ""', "input[1].id left out"), by their places in
     the request, as the providers' error texts name them.  An entry
@@ -34,31 +35,33 @@ def reshaped(transcript: Transcript) -> dict[int, tuple[str, ...]]:
 
     Entries the writer joins to one before them (`joined`: a turn's results the file holds in consecutive user
     messages, which Anthropic's, Bedrock's and Gemini's writers send as one) are changes too: "messages[3] sent in
-    one message with messages[2]".
+    one message with messages[2]", said of the view's first message read from the joined entry.  view: the view
+    the file is written from, when it changes messages (a result dropped between two others, the two are joined;
+    the one before a result dropped, the result is sent alone); None: the messages as read.
 
     Empty for a transcript read from no file of a provider's request format (its format's writer has no one-entry
     finish step), and for one whose entries the writer sends as they are (the common case: one pass of
     `finish_entry`, which returns the entry itself when it takes it)."""
+    return _merged(finished(transcript), joins_said(transcript, view))
+
+
+def finished(transcript: Transcript) -> dict[int, tuple[str, ...]]:
+    """`reshaped` but for the joins: what the writer's one-entry finish step changes, by the first message read
+    from each entry it changes."""
     adapter = ADAPTERS.get(transcript.format)
     finish_entry = getattr(adapter, "finish_entry", None)
     native, entries = transcript.native, transcript.entries
-    if (finish_entry is None and not getattr(adapter, "JOINS_RESULTS", False)) or not native \
-            or len(entries) != len(transcript.messages):
+    if finish_entry is None or not native or len(entries) != len(transcript.messages):
         return {}
     key = request_key(transcript.format)
     changed: dict[int, tuple[str, ...]] = {}
-    if finish_entry is not None:
-        for at, entry in enumerate(native):
-            sent = finish_entry(entry)
-            if sent is not entry and sent != entry:
-                changed[at] = tuple(changes(entry, sent, f"{key}[{at}]"))
-    for at, into in joined(transcript).items():
-        changed[at] = changed.get(at, ()) + (f"{key}[{at}] sent in one message with {key}[{into}]",)
+    for at, entry in enumerate(native):
+        sent = finish_entry(entry)
+        if sent is not entry and sent != entry:
+            changed[at] = tuple(changes(entry, sent, f"{key}[{at}]"))
     if not changed:
         return {}
-    opened: dict[int, int] = {}  # each entry a message is read from -> the first such message
-    for message, entry in enumerate(entries):
-        opened.setdefault(entry, message)
+    opened = _opened(entries)
     first: dict[int, tuple[str, ...]] = {}
     for at in sorted(changed):  # an entry no message opens (a turn's second item) is its message's before it
         owner = next((opened[entry] for entry in range(at, -1, -1) if entry in opened), None)
@@ -67,36 +70,106 @@ def reshaped(transcript: Transcript) -> dict[int, tuple[str, ...]]:
     return first
 
 
-def joined(transcript: Transcript) -> dict[int, int]:
-    """The file entries the writer joins to an entry before them, when it writes the messages as read: entry ->
-    the entry it is sent in (results of one turn in consecutive user messages, which the writer sends as one).
-
-    The writer's own grouping (`groups`) is asked, and only where two consecutive messages read from different
-    entries are a result and a result or user message after it (the only messages it joins): the common file
-    pays one pass over its roles.  Asked of the formats whose writer says it joins them (`JOINS_RESULTS`)."""
-    adapter = ADAPTERS.get(transcript.format)
-    if adapter is None or not getattr(adapter, "JOINS_RESULTS", False):
+def joins_said(transcript: Transcript, view: list[Any] | None = None) -> dict[int, tuple[str, ...]]:
+    """`reshaped`'s joins alone: the first message read from each entry the writer sends with one before it ->
+    "messages[3] sent in one message with messages[2]" (view: as in `reshaped`)."""
+    if not transcript.native or len(transcript.entries) != len(transcript.messages):
         return {}
-    messages, entries = transcript.messages, transcript.entries
-    last = len(messages) - 1
-    results = [at for at, message in enumerate(messages)
-               if type(message) is dict and message.get("role") == "toolResult"]
-    if results and results[-1] == last:
-        results.pop()
-    if not any(entries[at + 1] != entries[at] and _role(messages[at + 1]) in _AFTER for at in results):
+    written = transcript.messages if view is None else view
+    joins = joined(transcript, written)
+    if not joins:
+        return {}
+    key = request_key(transcript.format)
+    opened = _opened(transcript.entries)
+    durable = {id(message): index for index, message in enumerate(transcript.messages)} if view is not None else None
+    said: dict[int, tuple[str, ...]] = {}
+    for at, (entry, into) in joins.items():
+        owner = at if durable is None else durable.get(id(written[at]), opened.get(entry))
+        if owner is not None:
+            said[owner] = said.get(owner, ()) + (f"{key}[{entry}] sent in one message with {key}[{into}]",)
+    return said
+
+
+def joins_results(format: str | None) -> bool:
+    """Whether `format`'s writer joins results the file holds in consecutive entries (`JOINS_RESULTS`)."""
+    return bool(getattr(ADAPTERS.get(format or ""), "JOINS_RESULTS", False))
+
+
+def _merged(first: dict[int, tuple[str, ...]], second: dict[int, tuple[str, ...]]) -> dict[int, tuple[str, ...]]:
+    if not second:
+        return first
+    out = dict(first)
+    for index, said in second.items():
+        out[index] = out.get(index, ()) + said
+    return dict(sorted(out.items()))
+
+
+def _opened(entries: list[int]) -> dict[int, int]:
+    """Each entry a message is read from -> the first such message."""
+    opened: dict[int, int] = {}
+    for message, entry in enumerate(entries):
+        opened.setdefault(entry, message)
+    return opened
+
+
+def joined(transcript: Transcript, messages: list[Any] | None = None) -> dict[int, tuple[int, int]]:
+    """Where the writer sends a file entry in one message with an entry before it, writing `messages` (the view;
+    None: the messages as read): the first of `messages` read from each such entry -> (that entry, the entry it
+    is sent with).  Results of one turn the file holds in consecutive user messages are sent as one.
+
+    The writer's own grouping (`groups`) is asked, and only where a result is followed, past results the repair
+    wrote, by a result read from another entry (the only messages it joins): the common file pays one pass over
+    its roles.  Asked of the formats whose writer says it joins them (`JOINS_RESULTS`)."""
+    adapter = ADAPTERS.get(transcript.format)
+    if adapter is None or not joins_results(transcript.format):
+        return {}
+    messages = transcript.messages if messages is None else messages
+    format = transcript.format
+    if not _split_results(messages, format):
         return {}
     from .common import writable
 
-    found: dict[int, int] = {}
+    found: dict[int, tuple[int, int]] = {}
+    seen: set[int] = set()
     for group in adapter.groups([writable(message) for message in messages]):
-        first = entries[group[0]]
-        for message in group[1:]:
-            if entries[message] != first and entries[message] not in found and entries[message] > first:
-                found[entries[message]] = first
+        into: int | None = None
+        for at in group:
+            entry = _entry(messages[at], format)
+            if entry is None:
+                continue
+            if into is None:
+                into = entry
+            elif entry != into and entry not in seen:
+                seen.add(entry)
+                found[at] = (entry, into)
     return found
 
 
-_AFTER = frozenset(("toolResult", "user"))
+def _split_results(messages: list[Any], format: str) -> bool:
+    """Whether a run of results holds results read from two entries of the file (a receipt the repair wrote, read
+    from none, between them)."""
+    run: int | None = None
+    for message in messages:
+        if _role(message) != "toolResult":
+            run = None
+            continue
+        entry = _entry(message, format)
+        if entry is None:
+            continue
+        if run is None:
+            run = entry
+        elif entry != run:
+            return True
+    return False
+
+
+def _entry(message: Any, format: str) -> int | None:
+    """The file entry a message was read from (its native hint), None for one the repair wrote."""
+    native = message.get(NATIVE) if type(message) is dict else None
+    if type(native) is not dict or native.get("format") != format:
+        return None
+    entry = native.get("entry")
+    return entry if type(entry) is int else None
 
 
 def _role(message: Any) -> Any:
