@@ -147,10 +147,11 @@ def transcript_light(transcript: Transcript, policy: str) -> LightTranscript:
     light = light_view(transcript.messages, policy)
     if transcript.native:
         from .formats import sends_signed_reasoning, sent_ids
-        from .formats.reshaping import reshaped
+        from .formats.reshaping import finished, joins_said, merged
 
         light.sent_ids = sent_ids(transcript)
-        light.reshaped = reshaped(transcript)
+        light.joined = joins_said(transcript)
+        light.reshaped = merged(finished(transcript), light.joined)
         if sends_signed_reasoning(transcript.format):
             signed_reasoning(light, transcript.messages)
     return light

@@ -96,14 +96,18 @@ def written_light(light: LightTranscript, transcript: Transcript, changed: bool,
     the receipt before a real result dropped, the result is sent alone; a stray between two results dropped, the
     two are sent as one (formats.reshaping.joins_said).  Then a copy says the view's joins (the light view itself
     is shared by every plan made from it); else `light` itself.  changed: the plan's."""
-    from .formats.reshaping import joins_results, joins_said, reshaped
+    from .formats.reshaping import joins_results, joins_said, merged
 
     if not changed or view is None or not joins_results(transcript.format):
         return light
-    if joins_said(transcript, view) == joins_said(transcript):  # (the common case: no results split in the file)
+    before, after = light.joined, joins_said(transcript, view)
+    if after == before:  # (the common case: no run of results split over entries, in the file or the view)
         return light
+    finished = {index: kept for index, said in light.reshaped.items()  # the finish step's, read once
+                if (kept := tuple(phrase for phrase in said if phrase not in before.get(index, ())))}
     copied = copy.copy(light)
-    copied.reshaped = reshaped(transcript, view)
+    copied.reshaped = merged(finished, after)
+    copied.joined = after
     return copied
 
 

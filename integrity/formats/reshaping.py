@@ -14,6 +14,8 @@ said nothing changed.  `repair` gives a file back as it is exactly when neither 
 from __future__ import annotations
 
 import json
+from itertools import compress
+from operator import and_, eq, ne
 from typing import TYPE_CHECKING, Any
 
 from .common import NATIVE
@@ -42,7 +44,7 @@ def reshaped(transcript: Transcript, view: list[Any] | None = None) -> dict[int,
     Empty for a transcript read from no file of a provider's request format (its format's writer has no one-entry
     finish step), and for one whose entries the writer sends as they are (the common case: one pass of
     `finish_entry`, which returns the entry itself when it takes it)."""
-    return _merged(finished(transcript), joins_said(transcript, view))
+    return merged(finished(transcript), joins_said(transcript, view))
 
 
 def finished(transcript: Transcript) -> dict[int, tuple[str, ...]]:
@@ -95,7 +97,9 @@ def joins_results(format: str | None) -> bool:
     return bool(getattr(ADAPTERS.get(format or ""), "JOINS_RESULTS", False))
 
 
-def _merged(first: dict[int, tuple[str, ...]], second: dict[int, tuple[str, ...]]) -> dict[int, tuple[str, ...]]:
+def merged(first: dict[int, tuple[str, ...]], second: dict[int, tuple[str, ...]]) -> dict[int, tuple[str, ...]]:
+    """Two accounts of changes by message as one (each message's changes in order: the first's, then the
+    second's)."""
     if not second:
         return first
     out = dict(first)
@@ -125,42 +129,56 @@ def joined(transcript: Transcript, messages: list[Any] | None = None) -> dict[in
         return {}
     messages = transcript.messages if messages is None else messages
     format = transcript.format
-    if not _split_results(messages, format):
-        return {}
     from .common import writable
 
     found: dict[int, tuple[int, int]] = {}
     seen: set[int] = set()
-    for group in adapter.groups([writable(message) for message in messages]):
-        into: int | None = None
-        for at in group:
-            entry = _entry(messages[at], format)
-            if entry is None:
-                continue
-            if into is None:
-                into = entry
-            elif entry != into and entry not in seen:
-                seen.add(entry)
-                found[at] = (entry, into)
+    for start, end in _split_runs(messages, format):
+        low = max(0, start - 1)  # the message on each side: a frame or user text the writer groups with them
+        around = messages[low:end + 1]
+        for group in adapter.groups([writable(message) for message in around]):
+            into: int | None = None
+            for at in group:
+                at += low
+                entry = _entry(messages[at], format)
+                if entry is None or not start <= at < end:
+                    continue
+                if into is None:
+                    into = entry
+                elif entry != into and entry not in seen:
+                    seen.add(entry)
+                    found[at] = (entry, into)
     return found
 
 
-def _split_results(messages: list[Any], format: str) -> bool:
-    """Whether a run of results holds results read from two entries of the file (a receipt the repair wrote, read
-    from none, between them)."""
-    run: int | None = None
-    for message in messages:
-        if _role(message) != "toolResult":
-            run = None
+def _split_runs(messages: list[Any], format: str) -> list[tuple[int, int]]:
+    """The runs of consecutive results (start, end) that hold results read from two entries of the file (a
+    receipt the repair wrote, read from none, among them): the only places the writer joins entries.  Found at
+    C speed where a result follows a result read from another entry (a file of 200,000 messages: about 60 ms);
+    only those runs are looked at."""
+    try:
+        roles = [message.get("role") for message in messages]
+    except AttributeError:  # (a message that is not an object: a caller's list)
+        roles = [message.get("role") if type(message) is dict else None for message in messages]
+    results = list(map("toolResult".__eq__, roles))
+    at_result = list(compress(range(len(messages)), results))
+    entries = [_entry(messages[at], format) for at in at_result]
+    following = map(eq, at_result[1:], map((1).__add__, at_result[:-1]))  # a result right after a result
+    apart = map(and_, following, map(ne, entries[1:], entries[:-1]))
+    runs: list[tuple[int, int]] = []
+    end = -1
+    for at in compress(at_result[1:], apart):
+        if at < end:
             continue
-        entry = _entry(message, format)
-        if entry is None:
-            continue
-        if run is None:
-            run = entry
-        elif entry != run:
-            return True
-    return False
+        start, end = at - 1, at + 1
+        while start > 0 and results[start - 1]:
+            start -= 1
+        while end < len(messages) and results[end]:
+            end += 1
+        found = {_entry(messages[index], format) for index in range(start, end)} - {None}
+        if len(found) > 1:
+            runs.append((start, end))
+    return runs
 
 
 def _entry(message: Any, format: str) -> int | None:
@@ -170,10 +188,6 @@ def _entry(message: Any, format: str) -> int | None:
         return None
     entry = native.get("entry")
     return entry if type(entry) is int else None
-
-
-def _role(message: Any) -> Any:
-    return message.get("role") if type(message) is dict else None
 
 
 def changes(recorded: Any, sent: Any, path: str = "") -> list[str]:

@@ -149,6 +149,9 @@ class LightTranscript:
     reshaped: the messages whose file entry their format's writer sends in another shape (formats.reshaping: a null
         content as "", a foreign item id left out), each the first message read from its entry -> what changes, by
         place.  Empty unless the pipeline sets it (a file of a provider's request format).
+    joined: the part of `reshaped` that is the writer's joins of the messages as read (formats.reshaping.joins_said:
+        "messages[3] sent in one message with messages[2]"), kept apart so a view that changes them is said
+        without reading the file's entries again (integrity.written.written_light).
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
         them itself): the frames of clean turns, the first frame of every call id, and every frame and
@@ -161,7 +164,7 @@ class LightTranscript:
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
                  "bad_arguments", "late_frames", "blank_frames", "blank_texts", "error_contents",
-                 "names_refused", "unsigned_frames", "long_texts", "sent_ids", "reasoning", "reshaped")
+                 "names_refused", "unsigned_frames", "long_texts", "sent_ids", "reasoning", "reshaped", "joined")
 
     def __init__(
         self,
@@ -205,6 +208,7 @@ class LightTranscript:
         self.long_texts: set[int] | None = None
         self.sent_ids: Mapping[str, Callable[[str], str]] = {}
         self.reshaped: dict[int, tuple[str, ...]] = {}
+        self.joined: dict[int, tuple[str, ...]] = {}
         self.reasoning: dict[int, tuple[tuple[int, str], ...]] | Callable[[], dict[int, tuple[tuple[int, str], ...]]] \
             = {}
 
