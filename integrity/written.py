@@ -3,7 +3,9 @@
 The CLI wrote a file's exact bytes when the view changed nothing and the file's provider took it as recorded,
 while the Inspector's download wrote the same view through the format's writer: an Anthropic file whose results
 were split over two user messages came back from `repair` as it was and from the Inspector regrouped into one
-message (both accepted, two different files for one repair).  Both now ask this module.
+message (both accepted, two different files for one repair).  Both now ask this module, and it gives a file back
+exactly when neither the view nor the format's writer changes an entry, which is when the report says nothing
+changes (the writer's changes are the report's `reshaped` messages: written_light, formats.reshaping).
 """
 
 from __future__ import annotations
