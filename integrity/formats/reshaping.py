@@ -73,7 +73,7 @@ def finished(transcript: Transcript) -> dict[int, tuple[str, ...]]:
 
 
 def joins_said(transcript: Transcript, view: list[Any] | None = None) -> dict[int, tuple[str, ...]]:
-    """`reshaped`'s joins alone: the first message read from each entry the writer sends with one before it ->
+    """`reshaped`'s joins alone: the first message read from each entry the writer sends with another ->
     "messages[3] sent in one message with messages[2]" (view: as in `reshaped`)."""
     if not transcript.native or len(transcript.entries) != len(transcript.messages):
         return {}
@@ -117,9 +117,10 @@ def _opened(entries: list[int]) -> dict[int, int]:
 
 
 def joined(transcript: Transcript, messages: list[Any] | None = None) -> dict[int, tuple[int, int]]:
-    """Where the writer sends a file entry in one message with an entry before it, writing `messages` (the view;
-    None: the messages as read): the first of `messages` read from each such entry -> (that entry, the entry it
-    is sent with).  Results of one turn the file holds in consecutive user messages are sent as one.
+    """Where the writer sends a file entry in one message with another, writing `messages` (the view; None: the
+    messages as read): the first of `messages` read from each such entry -> (that entry, the entry of the
+    message's first result, which it is sent with: the one before it, or after it where the view put the results
+    in call order).  Results of one turn the file holds in consecutive user messages are sent as one.
 
     The writer's own grouping (`groups`) is asked, and only where a result is followed, past results the repair
     wrote, by a result read from another entry (the only messages it joins): the common file pays one pass over
