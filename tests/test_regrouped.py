@@ -7,6 +7,8 @@ and first", a description kept beside the writer) and a headline line of the Ins
 own grouping now says which entries it joins (formats.reshaping.joined), the message of each joined entry is
 `reshaped`, and `repair` writes a file again exactly when that or the plan changes something (integrity.written).
 Anthropic and Gemini take split results; their writers join them too, so the same holds, rated `normalized`.
+The joins said are those of the view the file is written from (integrity.written.written_light): a receipt the
+view drops before the real result leaves the result alone, as the file held it.
 """
 
 from __future__ import annotations
