@@ -773,7 +773,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
         assert loaded.transcript is not None and result.view is not None  # (the general reader, depth "view")
         from .written import repaired_bytes
 
-        payload = repaired_bytes(loaded.transcript, changed, result.view, data, notes, verdicts=result.providers)
+        payload = repaired_bytes(loaded.transcript, changed, result.view, data, notes, verdicts=result.providers,
+                                 reshapes=result.report.summary.reshaped > 0)
         empty = changed and not result.view and _holds_no_entries(payload)
         if args.provider:
             said = result.providers[args.provider]

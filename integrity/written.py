@@ -49,7 +49,8 @@ def rejected_by_own_provider(transcript: Transcript, verdicts: Mapping[str, Prov
 
 
 def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data: bytes | None = None,
-                   notes: list[str] | None = None, verdicts: Mapping[str, ProviderVerdict] | None = None) -> bytes:
+                   notes: list[str] | None = None, verdicts: Mapping[str, ProviderVerdict] | None = None,
+                   reshapes: bool | None = None) -> bytes:
     """What repair writes: the file as it is when the view is the whole file unchanged and its format's writer
     sends every entry as it is (its exact bytes when `data`, the file's bytes, is given; else its entries as read,
     the same JSON), else the view written in the file's format.  The writer's changes to entries it keeps are the
@@ -61,14 +62,16 @@ def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data:
     alone, as its message list; a read-only format's view is written in the format it names.  notes: what to tell
     the user once it is known the bytes are written (appended here).  The transcript's messages are the ones it
     read (never changed in place): its format's writer recognises them without reading the file again.
-    verdicts: the providers' verdicts on the transcript the caller holds (rejected_by_own_provider).
+    verdicts: the providers' verdicts on the transcript the caller holds (rejected_by_own_provider).  reshapes:
+    whether the writer sends an entry of the unchanged view otherwise, as the caller's report says it (its
+    summary's `reshaped`); None: asked here (the writer's finish step over every entry).
     """
     from .formats import write_bytes
 
     said = notes if notes is not None else []
     whole_file = transcript.whole is not None or not transcript.siblings
     if not changed and whole_file:
-        fixes = shape_fixes(transcript)
+        fixes = shape_fixes(transcript) if reshapes is not False else ""
         if fixes:  # sound messages the writer sends in another shape: the provider's (which may refuse the file's)
             said.append(_reshaped_note(transcript, fixes, verdicts))
             return write_bytes(transcript, list(transcript.messages), trusted=True)

@@ -28,7 +28,7 @@ SHOWN = 40
 """How many characters of a value a change quotes (a longer one is cut and says so)."""
 
 
-def reshaped(transcript: Transcript, view: list[Any] | None = None) -> dict[int, tuple[str, ...]]:
+def reshaped(transcript: Transcript) -> dict[int, tuple[str, ...]]:
     """The canonical messages whose file entry the writer sends in another shape: the first message read from each
     such entry -> what changes in it ('messages[3].content: null → ""', "input[1].id left out"), by their places in
     the request, as the providers' error texts name them.  An entry
@@ -37,14 +37,13 @@ def reshaped(transcript: Transcript, view: list[Any] | None = None) -> dict[int,
 
     Entries the writer joins to one before them (`joined`: a turn's results the file holds in consecutive user
     messages, which Anthropic's, Bedrock's and Gemini's writers send as one) are changes too: "messages[3] sent in
-    one message with messages[2]", said of the view's first message read from the joined entry.  view: the view
-    the file is written from, when it changes messages (a result dropped between two others, the two are joined;
-    the one before a result dropped, the result is sent alone); None: the messages as read.
+    one message with messages[2]", here of the messages as read (a view that changes messages changes what is
+    joined: joins_said with the view, integrity.written.written_light).
 
     Empty for a transcript read from no file of a provider's request format (its format's writer has no one-entry
     finish step), and for one whose entries the writer sends as they are (the common case: one pass of
     `finish_entry`, which returns the entry itself when it takes it)."""
-    return merged(finished(transcript), joins_said(transcript, view))
+    return merged(finished(transcript), joins_said(transcript))
 
 
 def finished(transcript: Transcript) -> dict[int, tuple[str, ...]]:
@@ -74,7 +73,9 @@ def finished(transcript: Transcript) -> dict[int, tuple[str, ...]]:
 
 def joins_said(transcript: Transcript, view: list[Any] | None = None) -> dict[int, tuple[str, ...]]:
     """`reshaped`'s joins alone: the first message read from each entry the writer sends with another ->
-    "messages[3] sent in one message with messages[2]" (view: as in `reshaped`)."""
+    "messages[3] sent in one message with messages[2]".  view: the view the file is written from, when it changes
+    messages (a stray between two results dropped, the two are joined; the receipt before a result dropped, the
+    result is sent alone); None: the messages as read."""
     if not transcript.native or len(transcript.entries) != len(transcript.messages):
         return {}
     written = transcript.messages if view is None else view
@@ -83,13 +84,26 @@ def joins_said(transcript: Transcript, view: list[Any] | None = None) -> dict[in
         return {}
     key = request_key(transcript.format)
     opened = _opened(transcript.entries)
-    durable = {id(message): index for index, message in enumerate(transcript.messages)} if view is not None else None
     said: dict[int, tuple[str, ...]] = {}
     for at, (entry, into) in joins.items():
-        owner = at if durable is None else durable.get(id(written[at]), opened.get(entry))
+        owner = at if view is None else _durable(transcript, written[at], opened.get(entry))
         if owner is not None:
             said[owner] = said.get(owner, ()) + (f"{key}[{entry}] sent in one message with {key}[{into}]",)
     return said
+
+
+def _durable(transcript: Transcript, message: Any, first: int | None) -> int | None:
+    """The durable index of a view message read from the entry whose first message is `first`: the one of that
+    entry's messages (they follow one another) the view holds, else the first (a copy the view made)."""
+    if first is None:
+        return None
+    messages, entries = transcript.messages, transcript.entries
+    at = first
+    while at < len(messages) and entries[at] == entries[first]:
+        if messages[at] is message:
+            return at
+        at += 1
+    return first
 
 
 def joins_results(format: str | None) -> bool:
