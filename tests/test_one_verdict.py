@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 FILES = sorted(p for folder in ("sample_transcripts", "tests/real") for p in (REPO / folder).iterdir()
                if p.is_file() and p.suffix != ".md")
 COUNTS = ("messages", "calls", "orphaned_calls", "duplicates_dropped", "strays", "moved", "frames_dropped",
-          "synthesized", "findings")
+          "synthesized", "findings", "reshaped")
 
 
 def _cli(path: Path, provider: str | None, policy: str) -> tuple[int, list[dict[str, Any]]]:
@@ -70,8 +70,8 @@ def test_cli_triage_batch_and_the_api_agree(path: Path, policy: str, provider: s
         result = check(transcript, provider=provider, policy=policy)
         report = cli[transcript.name]
         # the API and the CLI: one pipeline
-        assert (report["healthy"], report["severity"], report["verdict"]) == \
-            (result.healthy, result.severity.value, result.verdict), transcript.name
+        assert (report["healthy"], report["severity"], report["verdict"], report["changed"]) == \
+            (result.healthy, result.severity.value, result.verdict, result.report.changed), transcript.name
         assert {key: report["summary"].get(key, 0) for key in COUNTS} == \
             {key: getattr(result.summary, key) for key in COUNTS}
         # the results its runtime sends of its own (pi's "No result provided", Codex's "aborted"): one field
