@@ -89,7 +89,39 @@ def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data:
                     f"{transcript.writes_as}")
     if not changed:
         return write_bytes(transcript, trusted=True)
+    if data is not None and transcript.format == "pi-ai":
+        spliced = _spliced(transcript, view, data)
+        if spliced is not None:
+            return spliced
     return write_bytes(transcript, view, trusted=True)
+
+
+def _spliced(transcript: Transcript, view: list[Any], data: bytes) -> bytes | None:
+    """A pi-ai file's view as `repair` writes it from the fast reader (_bulk.fast_read.write_fast): every message
+    the view keeps as it is as its bytes in the file, the others compact, in the file's container.  The general
+    reader's writer would write the same JSON laid out anew (indented), so `repair --report` and the Inspector's
+    download gave other bytes than `repair` for one view.  None when the fast reader does not read the file (it
+    then writes through the general writer too) or does not see the messages the transcript holds."""
+    import io
+
+    from ._bulk.fast_read import encoded, read_fast, write_spliced
+    from .formats.registry import to_native
+
+    fast = read_fast(data, transcript.source, clean=False, blank=False)
+    if fast is None or fast.light.size != len(transcript.messages):
+        return None
+    request = to_native(view, transcript.format, transcript, trusted=True)
+    at = {id(message): index for index, message in enumerate(transcript.messages)}
+    pieces: list[int | bytes] = []
+    for entry, sources in zip(request.messages, request.sources, strict=True):
+        if len(sources) != 1:
+            return None
+        kept = at.get(id(view[sources[0]]))
+        # (pi-ai's writer gives a message back as the same object when it writes it as read)
+        pieces.append(kept if kept is not None and entry is transcript.messages[kept] else encoded(entry))
+    out = io.BytesIO()
+    write_spliced(fast, pieces, out)
+    return out.getvalue()
 
 
 def written_light(light: LightTranscript, transcript: Transcript, changed: bool, view: list[Any] | None

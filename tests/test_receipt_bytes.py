@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from integrity._bulk.fast_read import _encode, _receipt
+from integrity._bulk.fast_read import _receipt, encoded
 from integrity.repair.entries import Synthesized
 from integrity.repair.messages import receipt_message
 
@@ -20,7 +20,7 @@ TEXTS = st.one_of(st.text(), st.sampled_from(['"', "\\", '\\"', "\u2028", "\x00\
 def test_a_receipt_is_written_as_its_dict_would_be(call_id: str, tool: str, placeholder: str | None,
                                                    timestamp: int) -> None:
     entry = Synthesized(call_id, tool, 3, 0)
-    assert _receipt(entry, placeholder, timestamp) == _encode(receipt_message(call_id, tool, timestamp, placeholder))
+    assert _receipt(entry, placeholder, timestamp) == encoded(receipt_message(call_id, tool, timestamp, placeholder))
 
 
 def test_a_timestamp_that_is_not_an_int_is_left_to_the_dict() -> None:
@@ -32,6 +32,6 @@ def test_a_timestamp_that_is_not_an_int_is_left_to_the_dict() -> None:
 def test_a_lone_surrogate_fails_as_the_dict_does() -> None:
     entry = Synthesized("\ud800", "t", 3, 0)
     with pytest.raises(UnicodeEncodeError):
-        _encode(receipt_message("\ud800", "t", 1, None))
+        encoded(receipt_message("\ud800", "t", 1, None))
     with pytest.raises(UnicodeEncodeError):
         _receipt(entry, None, 1)

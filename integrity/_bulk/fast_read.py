@@ -953,15 +953,18 @@ def _too_deep(raw: bytes, level: int) -> bool:
     return too_deep(raw, 0, len(raw), level)
 
 
-def _encode(message: Any) -> bytes:
+def encoded(message: Any) -> bytes:
+    """A message as the fast writer writes one anew: compact JSON, UTF-8 (write_spliced's callers too)."""
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
 
 
 _TEXT = json.encoder.encode_basestring  # the string encoder json.dumps uses with ensure_ascii=False
 
 
 def _receipt(entry: Synthesized, placeholder: str | None, timestamp: Any) -> bytes | None:
-    """_encode(receipt_message(...)) for a synthesized receipt, written straight from its entry (no dict,
+    """encoded(receipt_message(...)) for a synthesized receipt, written straight from its entry (no dict,
     no encoder walk: a defect-dense file has thousands); None when the timestamp is not an int (then the
     caller encodes the message).  The same text as json.dumps's, piece by piece: a test holds them equal."""
     if type(timestamp) is not int:
@@ -1017,31 +1020,65 @@ def write_fast(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Bi
 
 
 def _write(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: BinaryIO) -> list[int]:
-    write = out.write
     if not plan.changed or plan.order is None:
         fast.input.copy_to(out)
         return []
-    raws = fast.raws
     stamps: list[int] = []
-    separator = b"\n" if fast.container == "jsonl" else b",\n"
-    # A CRLF JSONL file: its kept lines keep their "\r" (a line is everything before "\n"), so each line
-    # written anew gets one too, and the file keeps one line ending (never CRLF and LF mixed).
-    ending = b"\r" if fast.container == "jsonl" and len(raws) and bytes(raws[0]).endswith(b"\r") else b""
 
     def stamp() -> int:
         value = now()
         stamps.append(value)
         return value
 
-    def messages() -> None:
-        _write_order(plan, raws, _Pieces(raws, separator, out), ending, stamp)
+    _framed(fast, out, lambda pieces, ending: _write_order(plan, fast.raws, pieces, ending, stamp))
+    return stamps
 
+
+def write_spliced(fast: FastTranscript, view: list[int | bytes], out: BinaryIO) -> None:
+    """Write a view given as its messages in the file's own container, as write_fast writes one: an int is the
+    index of a message kept as it is (its bytes in the file), bytes a message written anew (compact JSON).
+
+    The general reader's writer for a pi-ai file (integrity.written) writes through this, so `repair --report`,
+    `--skip-bad-lines` and the Inspector's download give the bytes `repair` gives: one file for one view."""
+    def messages(pieces: _Pieces, ending: bytes) -> None:
+        low = high = -1  # the kept messages low..high-1 not written yet (none: -1)
+        for entry in view:
+            if type(entry) is int:
+                if entry == high:
+                    high += 1
+                    continue
+                if low != high:
+                    pieces.run(low, high)
+                low, high = entry, entry + 1
+                continue
+            if low != high:
+                pieces.run(low, high)
+                low = high = -1
+            assert isinstance(entry, bytes)
+            pieces.add(entry + ending)
+        if low != high:
+            pieces.run(low, high)
+        pieces.flush()
+
+    _framed(fast, out, messages)
+
+
+def _framed(fast: FastTranscript, out: BinaryIO, messages: Callable[[_Pieces, bytes], None]) -> None:
+    """The file's container around the view's messages, which `messages` writes through the pieces it is
+    given, each message written anew followed by the line ending it is given."""
+    write = out.write
+    raws = fast.raws
+    separator = b"\n" if fast.container == "jsonl" else b",\n"
+    # A CRLF JSONL file: its kept lines keep their "\r" (a line is everything before "\n"), so each line
+    # written anew gets one too, and the file keeps one line ending (never CRLF and LF mixed).
+    ending = b"\r" if fast.container == "jsonl" and len(raws) and bytes(raws[0]).endswith(b"\r") else b""
+    pieces = _Pieces(raws, separator, out)
     if fast.container == "jsonl":
-        messages()
+        messages(pieces, ending)
         write(b"\n")
     elif fast.container == "array":
         write(b"[\n")
-        messages()
+        messages(pieces, ending)
         write(b"\n]\n")
     else:
         assert fast.envelope is not None
@@ -1055,13 +1092,11 @@ def _write(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Binary
         for part in parts:
             if part is None:
                 write(b"[\n")
-                messages()
+                messages(pieces, ending)
                 write(b"\n]")
             else:
                 write(part)
         write(b"}\n")
-    fast.input.check()
-    return stamps
 
 
 def _write_order(plan: Plan, raws: Spans, pieces: _Pieces, ending: bytes, stamp: Callable[[], int]) -> None:
@@ -1118,10 +1153,10 @@ def _write_order(plan: Plan, raws: Spans, pieces: _Pieces, ending: bytes, stamp:
                         and type(entry.tool_name) is str:
                     timestamp = stamp()
                     written = _receipt(entry, placeholder, timestamp)
-                    add((_encode(receipt_message(entry.call_id, entry.tool_name, timestamp, placeholder))
+                    add((encoded(receipt_message(entry.call_id, entry.tool_name, timestamp, placeholder))
                          if written is None else written) + ending)
                 else:
-                    add(_encode(entry_message(entry, durable, placeholder, stamp)) + ending)
+                    add(encoded(entry_message(entry, durable, placeholder, stamp)) + ending)
         start = at + 1
     if low != high:
         run(low, high)
