@@ -1031,6 +1031,7 @@ def _write(fast: FastTranscript, plan: Plan, now: Callable[[], int], out: Binary
         return value
 
     _framed(fast, out, lambda pieces, ending: _write_order(plan, fast.raws, pieces, ending, stamp))
+    fast.input.check()  # (a file read a block at a time: unchanged since it was read, or nothing is written)
     return stamps
 
 
