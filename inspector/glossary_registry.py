@@ -73,6 +73,7 @@ NOTE_EXAMPLES: dict[NoteCode, dict[str, Any]] = {
     NoteCode.CALL_SIGNED: {"provider": "gemini", "signature": "skip_thought_signature_validator"},
     NoteCode.TEXT_CUT: {"provider": "openai-chat", "limit": 10_485_760},
     NoteCode.REASONING_SENT_ONCE: {"provider": "openai-responses", "ids": ["rs_68a1f0c2"]},
+    NoteCode.IMAGES_MOVED: {"provider": "openai-chat"},
     NoteCode.RESHAPED: {"changes": ['messages[3].content: null → ""']},
     NoteCode.MERGED: {"carrier": 4},
     NoteCode.MERGED_INTO: {"provider": "bedrock", "role": "user", "members": [3, 4], "carrier": 4},
@@ -80,6 +81,7 @@ NOTE_EXAMPLES: dict[NoteCode, dict[str, Any]] = {
     NoteCode.START_WITH_USER: {"provider": "bedrock", "first": "#0 toolResult"},
     NoteCode.START_NOT_WITH_CALL: {"provider": "gemini", "first": "#0 assistant"},
     NoteCode.REPLY_AFTER_RESULTS: {"provider": "bedrock", "user": "#3"},
+    NoteCode.IMAGES_CARRIED: {"provider": "openai-chat", "results": [2, 3]},
 }
 """Example values for each reason's sentence; a reason without any (one added to integrity.notes since) is
 shown with its placeholders (`<call_id>`), so a new reason has its entry without an edit here."""

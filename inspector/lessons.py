@@ -517,6 +517,9 @@ _COPY_STEPS: tuple[tuple[NoteCode, RepairKind, str], ...] = (
      "(the durable message keeps them)"),
     (NoteCode.REASONING_SENT_ONCE, RepairKind.REASONING_ONCE,
      "send #{index} without the reasoning item an earlier message sends already (the durable message keeps it)"),
+    (NoteCode.IMAGES_MOVED, RepairKind.IMAGES_MOVED,
+     "send the result #{index} without its images, a text saying so in their place, and its images in a user "
+     "message after the turn's results (the durable message keeps them)"),
     (NoteCode.RESHAPED, RepairKind.RESHAPED,
      "write #{index}'s entry in the shape the provider takes, the message unchanged (the file's entry is left as it "
      "is)"),

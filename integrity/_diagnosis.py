@@ -65,6 +65,7 @@ class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     calls_signed: int = 0
     texts_cut: int = 0
     reasoning_once: int = 0
+    images_moved: int = 0
     reshaped: int = 0
     blank_dropped: int = 0
     merged: int = 0
@@ -458,10 +459,11 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         calls_signed=len(plan.signed) if order is not None else 0,
         texts_cut=len(plan.cut_texts) if order is not None else 0,
         reasoning_once=sum(map(len, plan.reasoning_once.values())) if order is not None else 0,
+        images_moved=len(plan.images_moved) if order is not None else 0,
         reshaped=len(written_reshaped(light, plan)),
         blank_dropped=len(plan.dropped_blank) if order is not None else 0,
         merged=len(plan.merged),
-        turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn)),
+        turns_synthesized=sum(1 for entry in others if isinstance(entry, SynthesizedTurn) and not entry.images),
         findings=findings,
     )
 
@@ -633,7 +635,8 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
     changed = set(plan.dropped_frames).union(plan.dropped_duplicates, plan.dropped_strays, plan.merged,
                                              moved[0], plan.notes, (frame for frame, _ in light.bad_arguments),
                                              plan.calls_last, plan.dropped_blank, plan.without_blank, plan.text_only,
-                                             plan.tool_names, plan.signed, plan.cut_texts, light.reshaped)
+                                             plan.tool_names, plan.signed, plan.cut_texts, light.reshaped,
+                                             plan.images_moved)
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
     alike = plan.renamed_alike
     if alike is not None:  # the clean turns renamed alike: each changed message of them (unless merged into another)
@@ -825,6 +828,8 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
         items = light.reasoning_of().get(index, ())
         notes.append(Note.of(NoteCode.REASONING_SENT_ONCE, provider=plan.provider,
                              ids=[item for position, item in items if position in repeated]))
+    if index in plan.images_moved:
+        notes.append(Note.of(NoteCode.IMAGES_MOVED, provider=plan.provider))
     changes = light.reshaped.get(index)
     if changes:
         notes.append(Note.of(NoteCode.RESHAPED, changes=list(changes)))

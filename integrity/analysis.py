@@ -281,8 +281,12 @@ def provider_view(analysis: Analysis, provider: str | None, now: Callable[[], in
 
 def replans_for(policy: str, light: LightTranscript, plan: Plan, provider: str) -> bool:
     """Whether the view `provider` is sent is planned for it rather than `plan`'s: the policy plans per provider
-    (strict) and that provider's plan may differ (its role rules, its id rule, ids for id-less calls)."""
-    return POLICY[policy].plans_per_provider and provider != plan.provider and plan_depends_on(light, provider)
+    (strict) and that provider's plan may differ (its role rules, its id rule, ids for id-less calls), or `plan`'s
+    may differ from one planned for no rule of a provider: DeepSeek was judged on the view planned for Anthropic, an
+    error result's screenshot left out, and said "accepted after repair" beside an Anthropic target while `check
+    --provider deepseek` said the view planned for it is refused."""
+    return POLICY[policy].plans_per_provider and provider != plan.provider \
+        and (plan_depends_on(light, provider) or plan_depends_on(light, plan.provider))
 
 
 def view_for_provider(policy: str, light: LightTranscript, plan: Plan, view: list[Any], messages: list[Any],
@@ -304,6 +308,7 @@ def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
         calls_put_last,
         calls_signed,
         errors_as_text,
+        images_moved,
         reasoning_sent_once,
         refuses_names,
         refuses_some_id,
@@ -314,7 +319,7 @@ def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
         or refuses_some_id(light, provider) or bool(calls_put_last(light, provider)) \
         or any(blank_left_out(light, provider)) or bool(errors_as_text(light, provider)) \
         or refuses_names(light, provider) or bool(calls_signed(light, provider)) or bool(texts_cut(light, provider)) \
-        or bool(reasoning_sent_once(light, provider))
+        or bool(reasoning_sent_once(light, provider)) or bool(images_moved(light, provider))
 
 
 def export_view(analysis: Analysis, provider: str | None = None, data: bytes | None = None) -> bytes:

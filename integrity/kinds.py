@@ -109,6 +109,7 @@ class RepairKind(str, Enum):
     SIGNED = "call_signed"
     TEXT_CUT = "text_cut"
     REASONING_ONCE = "reasoning_once"
+    IMAGES_MOVED = "images_moved"
     RESHAPED = "reshaped"
 
 
@@ -345,6 +346,19 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         example="#4 assistant [reasoning rs_1, function_call]  ->  view sends it without rs_1, sent with #1",
         aliases=('Duplicate item found with id', 'duplicate_item_id', 'duplicate reasoning item', 'rs_'),
         universal=False),
+    RepairKind.IMAGES_MOVED: KindFacts(
+        "images sent after the results", "A tool result holding an image (a screenshot, a rendered page, a chart) "
+        "whose images the view sends in a user message after the turn's results, a text in their place saying so: "
+        "OpenAI Chat takes an image from a user message alone (\"Image URLs are only allowed for messages with role "
+        "'user', but this message with role 'tool' contains an image URL.\"), and refuses every later request of the "
+        "session without the move. The model still sees every image, right after the results; the durable message "
+        "keeps them in place.",
+        Severity.REJECTED, "images_moved", "result(s) whose images are sent in a user message",
+        if_accepted=Severity.NORMALIZED, icon='🖼', colour='#e0f2fe',
+        example="#2 tool(call_a, [text, image])  ->  view sends #2 [text, note], then user [text, image]",
+        aliases=('Image URLs are only allowed for messages with role', 'image_url', 'image in a tool message',
+                 'screenshot'),
+        universal=False),
     RepairKind.RESHAPED: KindFacts(
         "reshaped", "A message of a provider's request file (OpenAI Chat or Responses, Anthropic, Gemini, Bedrock) "
         "whose entry the repair writes in the shape the provider takes, the message itself unchanged: a null "
@@ -513,6 +527,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.CALL_SIGNED: (_R, _N),
     NoteCode.TEXT_CUT: (_R, _N),
     NoteCode.REASONING_SENT_ONCE: (_R, _N),
+    NoteCode.IMAGES_MOVED: (_R, _N),
     NoteCode.RESHAPED: (_R, _N),
     NoteCode.MERGED: (_R, _N),
     NoteCode.MERGED_INTO: (_R, _N),
@@ -521,6 +536,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.START_WITH_USER: (_R, _N),
     NoteCode.START_NOT_WITH_CALL: (_R, _N),
     NoteCode.REPLY_AFTER_RESULTS: (_R, _N),
+    NoteCode.IMAGES_CARRIED: (_R, _N),
 }
 """How bad the reason behind a change is: (when the provider rejects the transcript as recorded, or
 that is not known; when it accepts it).  A kind alone is not enough: an interrupted frame dropped
@@ -573,7 +589,7 @@ VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.REPAIRED_ARGUMENTS, RepairKind.RENAMED,
     RepairKind.DROPPED_BLANK, RepairKind.CALLS_LAST, RepairKind.BLANK_TEXT, RepairKind.ERROR_AS_TEXT,
     RepairKind.TOOL_NAME, RepairKind.SIGNED, RepairKind.TEXT_CUT, RepairKind.REASONING_ONCE,
-    RepairKind.RESHAPED, RepairKind.MERGED,
+    RepairKind.IMAGES_MOVED, RepairKind.RESHAPED, RepairKind.MERGED,
     RepairKind.SYNTHESIZED_TURN,
 )
 """The order in which the verdict lists the counts of what a repair changed."""

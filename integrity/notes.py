@@ -50,6 +50,7 @@ class NoteCode(str, Enum):
     CALL_SIGNED = "call_signed"
     TEXT_CUT = "text_cut"
     REASONING_SENT_ONCE = "reasoning_sent_once"
+    IMAGES_MOVED = "images_moved"
     RESHAPED = "reshaped"
     MERGED = "merged"
     MERGED_INTO = "merged_into"
@@ -58,6 +59,7 @@ class NoteCode(str, Enum):
     START_WITH_USER = "start_with_user"
     START_NOT_WITH_CALL = "start_not_with_call"
     REPLY_AFTER_RESULTS = "reply_after_results"
+    IMAGES_CARRIED = "images_carried"
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +230,9 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.REASONING_SENT_ONCE: lambda p: (
         f"sent without its reasoning item(s) {', '.join(p['ids'])}, which an earlier message of the request sends (the "
         f"durable message keeps them): {_title(p['provider'])} refuses an item id twice"),
+    NoteCode.IMAGES_MOVED: lambda p: (
+        "its image(s) sent in a user message after the turn's results, a text saying so in their "
+        f"place (the durable message keeps them): {_title(p['provider'])} takes an image from a user message alone"),
     NoteCode.RESHAPED: lambda p: (
         "its entry is written in the shape its provider takes, the message unchanged (the file's entry is left as "
         "it is): " + "; ".join(p["changes"])),
@@ -248,6 +253,9 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.REPLY_AFTER_RESULTS: lambda p: (
         f"{_why(p['provider'], 'results_why')}; no assistant reply was recorded between these results and the "
         f"user message {p['user']}, so the view inserts an assistant turn saying so"),
+    NoteCode.IMAGES_CARRIED: lambda p: (
+        f"{_title(p['provider'])} takes an image from a user message alone, so the view sends the images of "
+        f"{_numbers(p['results'])} in a user message after the turn's results"),
 }
 
 

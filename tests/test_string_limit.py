@@ -121,7 +121,7 @@ def test_the_view_cuts_the_texts_keeps_the_head_and_says_what_is_gone(tmp_path: 
 
     from integrity.kinds import RepairKind
     from integrity.notes import NoteCode
-    from integrity.repair.messages import CUT_NOTE
+    from integrity.repair.messages import CUT_NOTE, IMAGES_AFTER
     from integrity.report import view_from_report
 
     first, second = "a" * 6_000_000, "b" * 6_000_000
@@ -140,10 +140,14 @@ def test_the_view_cuts_the_texts_keeps_the_head_and_says_what_is_gone(tmp_path: 
         [action] = [a for a in result.report.actions if NoteCode.TEXT_CUT in a.codes]
         assert action.durable_index == 2 and action.shown_kind is RepairKind.TEXT_CUT
         sent = result.view[2]["content"]
+        if provider == "openai-chat":  # (its image is sent in a user message after the results: images_moved)
+            assert result.view[3]["role"] == "user" and result.view[3]["content"][1] == messages[2]["content"][1]
+            sent = [sent[0], messages[2]["content"][1], *sent[1:]]
         assert [part["type"] for part in sent] == ["text", "image", "text"]  # the image stays, "tail" is left out
         assert sent[0]["text"] == first and sent[2]["text"].startswith("b" * 1000)
         kept = len(sent[2]["text"]) - len(sent[2]["text"].lstrip("b"))
-        assert sent[2]["text"] == "b" * kept + CUT_NOTE.format(count=len(second) - kept + len("tail"), limit=LIMIT)
+        assert sent[2]["text"] == "b" * kept + CUT_NOTE.format(count=len(second) - kept + len("tail") + (
+            len(IMAGES_AFTER.format(count=1)) if provider == "openai-chat" else 0), limit=LIMIT)
         assert kept > 4_000_000
         assert len(first) + 1 + len(sent[2]["text"]) <= LIMIT
         assert view_from_report(result.report, transcript.messages) == result.view

@@ -20,7 +20,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator
 from itertools import chain, compress, repeat
-from operator import attrgetter, is_, not_
+from operator import attrgetter, is_, is_not, not_
 from typing import Any
 
 import msgspec
@@ -28,6 +28,7 @@ import msgspec
 from ..formats.skeleton import (
     BLANK_TEXT,
     ERROR_CONTENT,
+    IMAGE,
     MISSING,
     STRING,
     TOOL_NAME,
@@ -83,9 +84,11 @@ class _Assistant(msgspec.Struct, tag_field="role", tag="assistant", gc=False):
 
 
 class _Kind(msgspec.Struct, gc=False):
-    """A result's part: its type alone (an error result's parts are read for one that is not text)."""
+    """A result's part: its type (an error result's parts are read for one that is not text), and whether an
+    image has its data (an image a writer sends: image_sent)."""
 
     type: str = ""
+    data: msgspec.Raw | msgspec.UnsetType = _UNSET
 
 
 class _Result(msgspec.Struct, tag_field="role", tag="toolResult", gc=False):
@@ -216,6 +219,21 @@ def error_content(messages: list[Any], result: type) -> bool:
     return False
 
 
+def image_sent(messages: list[Any], structs: Structs) -> bool:
+    """Whether a user, system or result struct among these holds an image with its data (repair.views.holds_image:
+    an image a writer sends, which a skeleton does not write: formats.skeleton.IMAGE).  The parts are picked and
+    their classes read by C-level passes; only the images are looked at."""
+    assistant, image = structs[1], structs[4]  # (classes: their parts are read by attribute)
+    picked = list(map(_CONTENT, compress(messages, map(is_not, map(type, messages), repeat(assistant)))))
+    parts = list(chain.from_iterable(compress(picked, map(is_, map(type, picked), repeat(list)))))
+    classes = set(map(type, parts))
+    if image not in classes and _Kind not in classes:
+        return False
+    data: Any = attrgetter("data")
+    return any(data(part) is not _UNSET for part in parts
+               if type(part) is image or (type(part) is _Kind and part.type == "image"))
+
+
 def _part_tag(part: Any) -> Any:
     """A result part's type: _Kind's field, or the tag of a fast reader's part struct."""
     return part.type if type(part) is _Kind else _tag_of(type(part))
@@ -242,6 +260,8 @@ def struct_bones(messages: list[Any], hinted: set[str], kinds: dict[Any, Any], s
     result, assistant, user = structs[:3]
     if ERROR_CONTENT not in hinted and error_content(messages, result):
         hinted.add(ERROR_CONTENT)
+    if IMAGE not in hinted and image_sent(messages, structs):
+        hinted.add(IMAGE)
     for message in messages:
         if message.hint is not _UNSET:
             hinted.add(hint_format(message.hint))
@@ -309,17 +329,19 @@ def struct_items(messages: list[Any], shapes: ItemShapes, structs: Structs) -> N
         of[first + at] = number
 
 
-def struct_hints(messages: list[Any], hinted: set[str], result: type = _Result) -> None:
+def struct_hints(messages: list[Any], hinted: set[str], structs: Structs = _STRUCTS) -> None:
     """hinted gets the formats of the native hints these structs carry (struct_bones' hinted, without bones):
     one C-level pass when none carries any, as in almost every file.  It gets BLANK_TEXT too for a blank text
     or a message written with no block (blank_or_empty), and ERROR_CONTENT for an error result's content Anthropic
-    refuses (error_content; result: the class of the reader's result structs): the light view, which the sparse
-    judgment reads, shows none of them, so the verdict is judged on every message's bones (or the full request)
-    instead."""
+    refuses (error_content), and IMAGE for an image a user, system or result message sends (image_sent; structs:
+    the reader's struct classes): the light view, which the sparse judgment reads, shows none of them, so the verdict
+    is judged on every message's bones (or the full request) instead."""
     if BLANK_TEXT not in hinted and blank_or_empty(messages, True):
         hinted.add(BLANK_TEXT)
-    if ERROR_CONTENT not in hinted and error_content(messages, result):
+    if ERROR_CONTENT not in hinted and error_content(messages, structs[0]):
         hinted.add(ERROR_CONTENT)
+    if IMAGE not in hinted and image_sent(messages, structs):
+        hinted.add(IMAGE)
     hints = list(map(_HINT_OF, messages))
     if hints.count(_UNSET) != len(hints):
         hinted.update(hint_format(hint) for hint in hints if hint is not _UNSET)

@@ -208,7 +208,7 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
     frames, result_keys, first, loose_ids = builder.frames, builder.result_keys, builder.first_frame, builder.loose_ids
     clean, loose, pending, sparse = builder.clean_frames, builder.loose, builder.pending, builder.sparse
     named = None if sparse else builder.names  # each result's tool name, kept here (else only loose results')
-    loose_names, receipts = builder.names, builder.receipts
+    loose_names, receipts, images = builder.names, builder.receipts, builder.images
     turns = builder.classifying
     want_at, want, turn, turn_frame = builder.want_at, builder.want, builder.turn, builder.turn_frame
     told = want_at  # the open turn's results before this index are in pending
@@ -238,8 +238,11 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
                 keep(message.hint)
             for part in message.content:
                 keys += 3 if part.sig is not unset else 2
-                if type(part) is image and part.data is unset:
-                    keys -= 1
+                if type(part) is image:
+                    if part.data is unset:
+                        keys -= 1
+                    elif images[-1:] != [index]:
+                        images.append(index)
             if index == want_at and call_id == want and (error is not True or not is_receipt(True, details)):
                 result_keys[index] = want  # the call's own string: each id of a clean turn is held once
                 if named is not None:
@@ -353,8 +356,11 @@ def _feed(messages: list[Any], offset: int, builder: LightBuilder, names: dict[s
             if type(content) is list:
                 for part in content:
                     keys += 3 if part.sig is not unset else 2
-                    if type(part) is image and part.data is unset:
-                        keys -= 1
+                    if type(part) is image:
+                        if part.data is unset:
+                            keys -= 1
+                        elif images[-1:] != [index]:
+                            images.append(index)
     if sparse and told < want_at:
         _tell(messages, offset, told, want_at, pending)
     builder.want_at, builder.want, builder.turn, builder.turn_frame = want_at, want, turn, turn_frame
@@ -572,7 +578,7 @@ def _blocks(body: Source, container: str, low: int, high: int, clean: bool, writ
                 from .fast_bones import struct_bones, struct_hints  # only when a provider verdict is asked
 
                 if bones[0] is None:
-                    struct_hints(messages, bones[1], _ToolResult)
+                    struct_hints(messages, bones[1], STRUCTS)
                 else:
                     bones[0].extend(struct_bones(messages, bones[1], kinds, STRUCTS))
             if items is not None:

@@ -67,6 +67,13 @@ def text_part(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
+def data_url(part: dict[str, Any]) -> str:
+    """A canonical image part (its base64 `data` and `mimeType`) as the data URL OpenAI's APIs take an image by
+    (Chat's `image_url.url`, Responses' `input_image.image_url`); a part without a type is sent as a PNG, as the
+    Anthropic and Gemini writers send it."""
+    return f"data:{part.get('mimeType') or 'image/png'};base64,{part['data']}"
+
+
 def opaque_part(format: str, value: Any) -> dict[str, Any]:
     """A native block with no canonical equivalent, carried for its own format only (and the formats whose
     blocks are the same: `carries_block`)."""

@@ -21,6 +21,7 @@ from .common import (
     NameBook,
     arguments_text,
     assistant,
+    data_url,
     describe,
     is_from,
     native_of,
@@ -187,6 +188,9 @@ def _content_out(parts: Any, as_list: bool, same: bool) -> Any:
             out.append({"type": "text", "text": part["text"], **extra} if "text" in part else {"type": "text"})
         elif part.get("type") == OPAQUE and part.get("format") == NAME:
             out.append(part["value"])
+        elif part.get("type") == "image" and isinstance(part.get("data"), str):  # (another format's image: a
+            # screenshot a tool returned, an image a user pasted) sent, never dropped from the request judged
+            out.append({"type": "image_url", "image_url": {"url": data_url(part)}})
     if as_list:
         return out
     if all(isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str) and len(p) == 2

@@ -25,6 +25,7 @@ from .common import (
     NameBook,
     arguments_text,
     assistant,
+    data_url,
     describe,
     native_of,
     object_arguments_text,
@@ -340,7 +341,19 @@ def _content_out(parts: list[dict[str, Any]], default_kind: str, same: bool) -> 
             out.append({"type": hints.get("kind", default_kind), "text": part["text"], **hints.get("extra", {})})
         elif part.get("type") == OPAQUE and part.get("format") == NAME:
             out.append(part["value"])
+        elif part.get("type") == "image" and isinstance(part.get("data"), str):
+            out.append(_image(part))
     return out
+
+
+_SENT = ("text", "image")
+"""The canonical parts of another format's user message that a Responses message item sends."""
+
+
+def _image(part: dict[str, Any]) -> dict[str, Any]:
+    """Another format's image (a screenshot a tool returned, an image a user pasted) as an input_image, which a
+    message's content and a function_call_output's list take alike: sent, never dropped from the request."""
+    return {"type": "input_image", "image_url": data_url(part), "detail": "auto"}
 
 
 def _hints(part: dict[str, Any], same: bool) -> dict[str, Any]:
@@ -480,10 +493,15 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         if "toolCallId" in message:
             item["id" if hints.get("by_id") else "call_id"] = message["toolCallId"]
         content = message.get("content") or []
+        joined = "\n".join(p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text")
         if hints.get("output") == "list":
             item["output"] = _content_out(content, "input_text", same)
+        elif any(isinstance(p, dict) and p.get("type") == "image" for p in content):  # (its texts joined, as a
+            # string output sends them, then its images: an output list takes input_image items)
+            item["output"] = [*([{"type": "input_text", "text": joined}] if joined else []),
+                              *(_image(p) for p in content if isinstance(p, dict) and p.get("type") == "image")]
         else:
-            item["output"] = "\n".join(p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text")
+            item["output"] = joined
         item.update(hints.get("extra", {}))
         return [item]
     content = message.get("content")
@@ -491,8 +509,8 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     if isinstance(content, str):
         return [{**head, "content": content}]
     if not same:
-        return [{**head, "content": [{"type": "input_text", "text": p["text"]} for p in content or []
-                                      if isinstance(p, dict) and p.get("type") == "text"]}]
+        return [{**head, "content": [{"type": "input_text", "text": p["text"]} if p.get("type") == "text" else _image(p)
+                                      for p in content or [] if isinstance(p, dict) and p.get("type") in _SENT]}]
     return [{**head, "content": _content_out(content or [], "input_text", same)}]
 
 

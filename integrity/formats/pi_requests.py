@@ -282,14 +282,84 @@ def _chat_request(native: list[Any], sources: list[list[int]]) -> tuple[list[Any
     return without_empty_answers(native, sources, "openai-chat")
 
 
+def _chat_sends(native: list[Any], sources: list[list[int]], messages: Sequence[Any], model: str | None,
+                provider: str) -> tuple[list[Any], list[list[int]]]:
+    """The OpenAI Chat request pi sends: _chat_request's, its images sent as pi-ai's builder sends them to the
+    provider (_images_after_results), with the ids pi gives another model's calls."""
+    native, sources = _CHAT_IDS(native, sources, messages, model, provider)
+    return _images_after_results(native, sources, provider not in TEXT_ONLY)
+
+
+TEXT_ONLY = frozenset({"deepseek"})
+"""The providers of OpenAI Chat requests whose models take no image (pi's model registry gives every DeepSeek model
+`input: ["text"]`): pi sends them none."""
+
+
+ATTACHED = "Attached image(s) from tool result:"
+"""The text of the user message pi's OpenAI Chat builder sends a tool result's images in, right after it."""
+
+SEE_ATTACHED = "(see attached image)"
+"""The text pi sends a tool result of images alone with (pi-ai's getAttachmentPlaceholder)."""
+
+
+OMITTED = "(image attachment omitted: not supported by model)"
+"""The text pi sends a tool result of images alone with to a model that takes no image."""
+
+
+def _images_after_results(native: list[Any], sources: list[list[int]], sends_images: bool
+                          ) -> tuple[list[Any], list[list[int]]]:
+    """pi's OpenAI Chat builder (pi-ai's openai-completions convertMessages) sends a tool result's texts joined in
+    its `tool` message (SEE_ATTACHED when it has none) and its images in a user message right after it (ATTACHED,
+    then the images): OpenAI takes images from a user message alone.  The user message stands for the result's
+    own message.  To a model that takes no image (sends_images False) it sends none: a user message without its
+    images (none at all when nothing is left), a result of images alone with OMITTED."""
+    if not any(map(_images_of, native)):
+        return native, sources
+    out: list[Any] = []
+    placed: list[list[int]] = []
+    for entry, source in zip(native, sources, strict=True):
+        images = _images_of(entry)
+        if not images:
+            out.append(entry)
+            placed.append(source)
+            continue
+        kept = [part for part in entry["content"] if not (isinstance(part, dict) and part.get("type") == "image_url")]
+        if entry.get("role") == "user":
+            if sends_images:
+                out.append(entry)
+                placed.append(source)
+            elif kept:
+                out.append({**entry, "content": kept})
+                placed.append(source)
+            continue
+        joined = "\n".join(part["text"] for part in kept if isinstance(part, dict) and part.get("type") == "text"
+                           and isinstance(part.get("text"), str))
+        out.append({**entry, "content": joined or (SEE_ATTACHED if sends_images else OMITTED)})
+        placed.append(source)
+        if sends_images:
+            out.append({"role": "user", "content": [text_part(ATTACHED), *images]})
+            placed.append(source)
+    return out, placed
+
+
+def _images_of(entry: Any) -> list[Any]:
+    """The image parts of a Chat `tool` or user message written for a pi message (its writer's image_url parts)."""
+    if not isinstance(entry, dict) or entry.get("role") not in ("tool", "user") \
+            or not isinstance(entry.get("content"), list):
+        return []
+    return [part for part in entry["content"] if isinstance(part, dict) and part.get("type") == "image_url"]
+
+
 def _gemini_request(native: list[Any], sources: list[list[int]]) -> tuple[list[Any], list[list[int]]]:
     return without_empty_answers(native, sources, "gemini")
 
 
+_CHAT_IDS = _with_ids(_chat_request, "openai-chat")
+
 SENDS_AS: dict[str, SendsAs] = {"anthropic": _with_ids(anthropic_request, "anthropic"),
                                  "bedrock": _with_ids(bedrock_request, "bedrock"),
                                  "openai-responses": responses_request,
-                                 "openai-chat": _with_ids(_chat_request, "openai-chat"),
+                                 "openai-chat": _chat_sends,
                                  "gemini": from_entries(_gemini_request)}
 """The provider formats whose requests pi builds as modelled here (and in pi_responses, pi_foreign)."""
 JUDGED = frozenset({"anthropic", "bedrock", "openai-responses"})

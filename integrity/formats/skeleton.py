@@ -24,7 +24,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..repair.views import STRING_LIMIT as LIMIT
-from ..repair.views import blank_text, error_content_refused, frame_is_interrupted, name_refused, texts_length
+from ..repair.views import (
+    blank_text,
+    error_content_refused,
+    frame_is_interrupted,
+    holds_image,
+    name_refused,
+    texts_length,
+)
 from .anthropic import CONTENT_ROLES
 from .common import NATIVE, OPAQUE, SYSTEM_ROLES, carries_block, writable
 from .openai_chat import finish_entry
@@ -68,6 +75,8 @@ def bones_of(message: Any, hinted: set[str]) -> Bone:
     content = message.get("content")
     if role in CONTENT_ROLES and _holds_blank_text(content):
         hinted.add(BLANK_TEXT)
+    if role != "assistant" and holds_image(content):
+        hinted.add(IMAGE)
     if role == "toolResult":
         parts: Any = ()  # no writer reads a result's parts into the skeleton
         if message.get("isError") is True and error_content_refused(content):
@@ -166,6 +175,16 @@ STRING_LIMIT = LIMIT
 takes."""
 
 
+IMAGE = "image sent"
+"""What `hinted` gets for a user, system or result message holding an image a writer sends (repair.views.
+holds_image): a skeleton writes no image, so none of the formats whose providers judge images (IMAGE_FORMATS)
+stands for the request (the full request is judged).  No format has this name."""
+
+IMAGE_FORMATS = frozenset({"openai-chat"})
+"""The request formats whose providers judge the images a message holds: OpenAI refuses one outside a user message
+(image_not_user), DeepSeek any image part (content_part_not_text)."""
+
+
 TOOL_NAME = "tool name refused"
 """What `hinted` gets for a message with a call whose name a provider refuses (repair.views.name_refused): a
 skeleton carries every call's name (its writers write them where the providers' rules read them: Anthropic's and
@@ -247,7 +266,7 @@ def _sent_by_runtime(hinted: set[str]) -> set[str]:
 
 
 _RUNTIMES: dict[str, frozenset[str]] | None = None
-MARKS = (BLANK_TEXT, ARGUMENTS_NOT_OBJECT, ERROR_CONTENT, TOOL_NAME, LONG_STRING, LONG_READ)
+MARKS = (BLANK_TEXT, ARGUMENTS_NOT_OBJECT, ERROR_CONTENT, TOOL_NAME, LONG_STRING, LONG_READ, IMAGE)
 """The marks `hinted` may hold besides formats' names."""
 
 
@@ -265,6 +284,8 @@ def stands_for(hinted: set[str], formats: str | set[str]) -> bool:
         hinted = hinted | ERROR_CONTENT_FORMATS
     if LONG_STRING in hinted:
         hinted = hinted | STRING_LIMIT_FORMATS
+    if IMAGE in hinted:
+        hinted = hinted | IMAGE_FORMATS
     if not hinted.isdisjoint(_HINTS_OF):
         hinted = hinted | {_HINTS_OF[hint] for hint in hinted if hint in _HINTS_OF}
     sent = _sent_by_runtime(hinted)  # (a runtime's session: only to_native writes the request it sends)

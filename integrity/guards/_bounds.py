@@ -45,12 +45,25 @@ Bound = Callable[[Sequence[Any]], bool]
 
 class Rules(NamedTuple):
     """A target's bounds: `legal` matches a tool name it takes (None: any); `objects`: string arguments must start
-    an object; `errors`: an error result must hold text; `limit`: the longest string (None: no limit)."""
+    an object; `errors`: an error result must hold text; `limit`: the longest string (None: no limit); `images`: a
+    tool result (or a system message) must hold no image (ProviderSpec.images_from_user_only: the full check sends
+    its images in a user message after the results)."""
 
     legal: Callable[[str], Any] | None
     objects: bool
     errors: bool
     limit: int | None
+    images: bool = False
+
+
+_IMAGE_TYPES = ("image", "image_url", "input_image")
+"""The `type` of an image part in the formats the quick pass reads (Anthropic's, LangChain's and pi's `image`,
+Chat's `image_url`, Responses' `input_image`)."""
+
+
+def _holds_image(content: Any) -> bool:
+    """Whether a content list holds an image part (_IMAGE_TYPES)."""
+    return type(content) is list and any(type(part) is dict and part.get("type") in _IMAGE_TYPES for part in content)
 
 
 @functools.cache
@@ -69,8 +82,8 @@ def bound_for(target: str | None, format: str) -> Bound | None:
         chars = f"[{spec.tool_names.chars}]" if spec.tool_names.chars is not None else "."
         legal = re.compile(rf"{chars}{{1,{spec.tool_names.limit}}}\Z", re.DOTALL).match
     rules = Rules(legal, spec.native_format in OBJECT_INPUT and format in ("openai-chat", "openai-responses"),
-                  spec.error_text_only, spec.string_limit)
-    if rules.legal is None and not rules.objects and not rules.errors and rules.limit is None:
+                  spec.error_text_only, spec.string_limit, spec.images_from_user_only)
+    if rules.legal is None and not rules.objects and not rules.errors and rules.limit is None and not rules.images:
         return None
     return functools.partial(read, rules=rules)
 
@@ -128,6 +141,8 @@ def _chat(entries: Sequence[Any], rules: Rules) -> bool:
     for message in entries:
         if type(message) is not dict:
             continue  # (the pass refuses it)
+        if rules.images and message.get("role") in ("tool", "system") and _holds_image(message.get("content")):
+            return True
         if limit is not None:
             content = message.get("content")
             if (len(content) > limit) if type(content) is str else _text_over(content, limit):
@@ -150,6 +165,8 @@ def _responses(entries: Sequence[Any], rules: Rules) -> bool:
         if kind == "function_call":
             if _call_refused(item.get("name"), item.get("arguments"), rules):
                 return True
+        elif rules.images and kind == "function_call_output" and _holds_image(item.get("output")):
+            return True
         elif limit is not None:
             text = item.get("output") if kind == "function_call_output" else item.get("content")
             if (len(text) > limit) if type(text) is str else _text_over(text, limit):
@@ -178,7 +195,7 @@ def _anthropic(entries: Sequence[Any], rules: Rules) -> bool:
             elif kind == "tool_result":
                 result = block.get("content")
                 if (rules.errors and block.get("is_error") is True and _error_without_text(result)) \
-                        or _text_over(result, limit):
+                        or _text_over(result, limit) or (rules.images and _holds_image(result)):
                     return True
             elif limit is not None:
                 text = block.get("text") if kind == "text" else block.get("thinking") if kind == "thinking" else None
@@ -201,7 +218,8 @@ def _langchain_dicts(entries: Sequence[Any], rules: Rules) -> bool:
             return True
         if kind == "ai" and _calls_refused(data.get("tool_calls"), rules):
             return True
-        if kind == "tool" and rules.errors and data.get("status") == "error" and _error_without_text(content):
+        if kind == "tool" and ((rules.errors and data.get("status") == "error" and _error_without_text(content))
+                               or (rules.images and _holds_image(content))):
             return True
     return False
 
@@ -219,8 +237,9 @@ def _langchain_objects(entries: Sequence[Any], rules: Rules) -> bool:
             if kind == "ai":
                 if calls and _calls_refused(message.tool_calls, rules):
                     return True
-            elif kind == "tool" and rules.errors and message.status == "error" \
-                    and _error_without_text(message.content):
+            elif kind == "tool" and ((rules.errors and message.status == "error"
+                                      and _error_without_text(message.content))
+                                     or (rules.images and _holds_image(message.content))):
                 return True
     except AttributeError:
         return False  # (not LangChain messages: the pass refuses them)
@@ -247,6 +266,8 @@ def _gemini_dict_parts(content: Any) -> Iterator[tuple[str, Any, Any]]:
             yield "call", call.get("name"), call.get("args")
         elif type(response) is dict:
             yield "response", response.get("response"), None
+        elif part.get("inlineData") is not None or part.get("inline_data") is not None:
+            yield "image", None, None
         else:
             yield "text", part.get("text"), None
 
@@ -259,6 +280,8 @@ def _gemini_object_parts(content: Any) -> Iterator[tuple[str, Any, Any]]:
             yield "call", call.name, call.args
         elif response is not None:
             yield "response", response.response, None
+        elif part.inline_data is not None:
+            yield "image", None, None
         else:
             yield "text", part.text, None
 
@@ -271,17 +294,21 @@ def _gemini_reading(parts_of: Callable[[Any], Iterator[tuple[str, Any, Any]]]) -
         try:
             for content in entries:
                 total = 0
+                answers = pictured = False
                 for kind, value, args in parts_of(content):
                     total += 1
                     if kind == "call":
                         if _call_refused(value, args, rules):
                             return True
                     elif kind == "response":
+                        answers = True
                         if limit is not None and oversized(value, limit // WIDEST):
                             return True
+                    elif kind == "image":
+                        pictured = True
                     elif type(value) is str:
                         total += len(value)
-                if limit is not None and total > limit:
+                if limit is not None and total > limit or (rules.images and answers and pictured):
                     return True
         except AttributeError:
             return False  # (not Contents: the pass refuses them)

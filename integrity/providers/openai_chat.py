@@ -310,6 +310,7 @@ SPEC = ProviderSpec(
     role_rules=None,
     tool_names=NameRule(NAME_LIMIT, NAME_CHARS),
     string_limit=LIMIT,
+    images_from_user_only=True,
     roles=ROLES,
     errors={
         "role_invalid": ROLES.error,

@@ -203,6 +203,10 @@ class ProviderSpec:
         joins them, are longer cut to fit (LightTranscript.long_texts).
     reasoning_once: it refuses two input items with one id (OpenAI Responses' duplicate_item_id), so the strict view
         planned for it sends a reasoning item a turn stored twice repeats once (LightTranscript.reasoning).
+    images_from_user_only: it refuses an image outside a user message (OpenAI Chat's image_not_user), so the strict
+        view planned for it sends a tool result's images in a user message after the turn's results
+        (LightTranscript.images).  Only a provider of a request format formats.skeleton.IMAGE_FORMATS names (a
+        skeleton writes no image).
     roles: the roles it takes on a request's entries (RoleSet), or None: its rule set judges roles itself (Gemini's
         depend on the model) or its refusal's text is not on record (Mistral, DeepSeek).
     variant_of: the provider whose rules these are for some of its models (Gemini 2.x: `gemini-2`), chosen by the
@@ -230,6 +234,7 @@ class ProviderSpec:
     signs_calls: bool = False
     string_limit: int | None = None
     reasoning_once: bool = False
+    images_from_user_only: bool = False
     variant_of: str | None = None
     roles: RoleSet | None = None
 

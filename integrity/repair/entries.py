@@ -37,6 +37,7 @@ in the plan would make the fast path build a million objects it never needs.
 
 from __future__ import annotations
 
+import copy
 import operator
 from array import array
 from bisect import bisect_right
@@ -47,7 +48,14 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..kinds import RepairKind
-from .messages import merge_messages, not_executed_message, receipt_message, rewrite_message, turn_message
+from .messages import (
+    images_of,
+    merge_messages,
+    not_executed_message,
+    receipt_message,
+    rewrite_message,
+    turn_message,
+)
 
 if TYPE_CHECKING:
     from ..notes import Note
@@ -124,6 +132,8 @@ class Rewritten(CarriedAsIs):
         provider takes in one string (ProviderSpec.string_limit).
     left_out: content positions of thinking parts the message is sent without, each a reasoning item sent already
         earlier in the request (LightTranscript.reasoning; views.repeated_reasoning).
+    images_out: the result is sent without its images, which a user turn after its turn's results sends
+        (SynthesizedTurn.images; LightTranscript.images, ProviderSpec.images_from_user_only).
     """
 
     index: int
@@ -136,6 +146,7 @@ class Rewritten(CarriedAsIs):
     signed: bool = False
     cut: int = 0
     left_out: tuple[int, ...] = ()
+    images_out: bool = False
 
 
 
@@ -289,6 +300,9 @@ class SynthesizedTurn(EngineWritten):
     role: str
     text: str
     reason: Note
+    images: tuple[int, ...] = ()
+    """the durable results whose images this user turn sends after their turn's results (Rewritten.images_out), in
+    order: after its text, each result's image parts (repair.messages.images_of)"""
 
     @property
     def kind(self) -> RepairKind | None:
@@ -394,13 +408,17 @@ def entry_message(entry: ViewEntry, durable: Callable[[int], Any], placeholder: 
         return durable(entry)
     if isinstance(entry, Rewritten):
         return rewrite_message(durable(entry.index), entry.ids, entry.arguments, entry.calls_last, entry.blank,
-                               entry.text_only, entry.names, entry.signed, entry.cut, entry.left_out)
+                               entry.text_only, entry.names, entry.signed, entry.cut, entry.left_out,
+                               entry.images_out)
     if isinstance(entry, Synthesized):
         if entry.not_executed:
             return not_executed_message(entry.call_id, entry.tool_name, stamp())
         return receipt_message(entry.call_id, entry.tool_name, stamp(), placeholder)
     if isinstance(entry, SynthesizedTurn):
-        return turn_message(entry.role, entry.text, stamp())
+        message = turn_message(entry.role, entry.text, stamp())
+        if entry.images:  # (copies: the durable results keep theirs)
+            message["content"] += [copy.deepcopy(part) for index in entry.images for part in images_of(durable(index))]
+        return message
     if isinstance(entry, Merged):
         return merge_messages([entry_message(member, durable, placeholder, stamp) for member in entry.entries])
     raise TypeError(f"not a view entry: {entry!r}")

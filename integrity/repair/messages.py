@@ -146,10 +146,35 @@ def cut_texts(content: Any, limit: int) -> Any:
     return out
 
 
+IMAGES_AFTER = "({count} image(s) sent in the user message after the tool results)"
+"""What a result the view sends without its images says in their place (rewrite_message's images_out)."""
+
+IMAGES_CARRIED = "Image(s) returned by the tool call(s) above ({calls}):"
+"""The text of the user message the view sends a turn's result images in (entries.SynthesizedTurn.images)."""
+
+
+def is_image(part: Any) -> bool:
+    """An image a writer sends (views.holds_image): a canonical image part with its data, or an OpenAI Chat
+    `image_url` part read from a Chat file."""
+    if type(part) is not dict:
+        return False
+    kind = part.get("type")
+    if kind == "image":
+        return type(part.get("data")) is str
+    return kind == "opaque" and part.get("format") == "openai-chat" and type(part.get("value")) is dict \
+        and part["value"].get("type") == "image_url"
+
+
+def images_of(message: Any) -> list[Any]:
+    """The images a message holds (is_image), in order."""
+    content = message.get("content") if type(message) is dict else None
+    return [part for part in content if is_image(part)] if type(content) is list else []
+
+
 def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
                     arguments: frozenset[int] = frozenset(), calls_last: bool = False, blank: bool = False,
                     text_only: bool = False, names: Mapping[int, str] | None = None, signed: bool = False,
-                    cut: int = 0, left_out: tuple[int, ...] = ()) -> dict[str, Any]:
+                    cut: int = 0, left_out: tuple[int, ...] = (), images_out: bool = False) -> dict[str, Any]:
     """A deep copy of a frame with some call ids replaced, or of a result with a new toolCallId.
 
     arguments: call positions whose invalid arguments the view sends as {} (the recorded text is left out
@@ -173,7 +198,17 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
     left_out: content positions of the durable message's parts it is sent without (thinking parts, each a reasoning
     item sent already earlier in the request: views.repeated_reasoning), left out before anything else reads the
     content.
+    images_out: a result sent without its images (is_image), IMAGES_AFTER in their place after its other parts: a
+    provider that takes images from a user message alone (OpenAI Chat) is sent them in a user message after the
+    turn's results (entries.SynthesizedTurn.images).  Left out before the copy: an image's data is never copied.
     """
+    if images_out:
+        content = message.get("content")
+        if type(content) is list:
+            kept = [part for part in content if not is_image(part)]
+            if len(kept) < len(content):
+                note = {"type": "text", "text": IMAGES_AFTER.format(count=len(content) - len(kept))}
+                message = {**message, "content": [*kept, note]}
     if left_out:
         gone = set(left_out)
         message = {**message, "content": [part for at, part in enumerate(message.get("content") or [])

@@ -56,6 +56,8 @@ class Plan:
     cut_texts: message -> the limit the view cuts its texts to (strict.texts_cut).
     reasoning_once: message -> the content positions of the thinking parts the view leaves out, each a reasoning
         item sent already earlier in the request (strict.reasoning_sent_once).
+    images_moved: results whose images the view sends in a user message after their turn's results
+        (strict.images_moved).
     """
 
     __slots__ = (
@@ -84,6 +86,7 @@ class Plan:
         "signed",
         "cut_texts",
         "reasoning_once",
+        "images_moved",
     )
 
     def __init__(self, policy: str) -> None:
@@ -112,6 +115,7 @@ class Plan:
         self.signed: set[int] = set()
         self.cut_texts: dict[int, int] = {}
         self.reasoning_once: dict[int, tuple[int, ...]] = {}
+        self.images_moved: set[int] = set()
 
     @property
     def notes(self) -> dict[int, Note]:

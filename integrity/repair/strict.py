@@ -34,9 +34,9 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..notes import Note, NoteCode
-from .entries import RenamedAlike, Rewritten, Synthesized
+from .entries import RenamedAlike, Rewritten, Synthesized, SynthesizedTurn
 from .legalize import has_role_rules, legalize
-from .messages import STRICT_MESSAGE, strict_placeholder_text
+from .messages import IMAGES_CARRIED, STRICT_MESSAGE, strict_placeholder_text
 from .pairing import CleanTurns, later_result, pair_unique
 from .plan import Plan, index_results
 from .views import (
@@ -493,6 +493,64 @@ def reasoning_sent_once(light: LightTranscript, provider: str | None, left_out: 
     return repeated_reasoning((index for index in sorted(found) if index not in left_out), found.__getitem__)
 
 
+def images_moved(light: LightTranscript, provider: str | None) -> set[int]:
+    """The results whose images the view planned for `provider` sends in a user message after their turn's results:
+    those holding an image (light.images), when the provider takes images from a user message alone
+    (ProviderSpec.images_from_user_only: OpenAI Chat's "Image URLs are only allowed for messages with role 'user'").
+    A tool that returns a screenshot or a rendered page leaves such a result, and every later request of the session
+    is refused without the move; pi's own OpenAI Chat builder sends a result's images so (formats.pi_requests)."""
+    found = light.images
+    if not found:
+        return set()
+    spec = _spec(provider)
+    if spec is None or not spec.images_from_user_only:
+        return set()
+    roles = light.roles
+    return {index for index in found if roles[index] == "toolResult"}
+
+
+def with_images_carried(light: LightTranscript, order: list[Any], provider: str | None) -> list[Any]:
+    """The view order with, after each run of results holding a result whose images it moves (Rewritten.images_out),
+    a user turn sending those images (SynthesizedTurn.images): results of one turn stay together, as every provider
+    needs them, and the images follow them at once.  A stretch of results running on past the run's end is cut
+    there."""
+    keys = light.result_keys
+    out: list[Any] = []
+    pending: list[int] = []
+
+    def carrier() -> SynthesizedTurn:
+        calls = ", ".join(keys[index] if isinstance(keys[index], str) else f"#{index}" for index in pending)
+        turn = SynthesizedTurn("user", IMAGES_CARRIED.format(calls=calls),
+                               Note.of(NoteCode.IMAGES_CARRIED, provider=provider, results=list(pending)),
+                               tuple(pending))
+        pending.clear()
+        return turn
+
+    for entry in order:
+        kind = type(entry)
+        if kind is range and pending:
+            end = entry.start
+            while end < entry.stop and end in keys:
+                end += 1
+            if end == entry.stop:
+                out.append(entry)
+                continue
+            if end > entry.start:
+                out.append(range(entry.start, end))
+            out.append(carrier())
+            out.append(range(end, entry.stop))
+            continue
+        result = kind is Synthesized or (kind is int and entry in keys) or (kind is Rewritten and entry.index in keys)
+        if pending and not result:
+            out.append(carrier())
+        out.append(entry)
+        if kind is Rewritten and entry.images_out:
+            pending.append(entry.index)
+    if pending:
+        out.append(carrier())
+    return out
+
+
 def with_cuts(order: list[Any], cuts: Mapping[int, int]) -> list[Any]:
     """The view order with each message of `cuts` sent cut (Rewritten.cut), wherever the order carries it."""
     return with_rewritten(order, cuts, "cut")
@@ -834,6 +892,9 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         for left_out in chain(plan.dropped_duplicates, plan.dropped_strays):
             cuts.pop(left_out, None)
     plan.cut_texts = cuts
+    moved = images_moved(light, provider)
+    if moved:  # (a result the view leaves out is not sent at all)
+        moved -= plan.dropped_duplicates.keys() | set(plan.dropped_strays)
     once = reasoning_sent_once(light, provider)  # (found again once the messages left out are known)
     # a frame sent otherwise than recorded is no settled turn: a view built by hand may call a late frame clean,
     # and a clean turn's frame may hold a blank text or a name the provider refuses, or a clean turn a result sent
@@ -845,6 +906,8 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         unsettled |= signed
     if text_only and settled:
         unsettled |= _owners(clean, frames, text_only)
+    if moved and settled:  # (a clean turn whose result's images move is written entry by entry)
+        unsettled |= _owners(clean, frames, moved)
     if cuts and settled:  # a clean turn whose frame or result is cut is written entry by entry
         unsettled |= cuts.keys() & frames.keys() | _owners(clean, frames, cuts)
     if once and settled:  # (a frame sent without a repeated reasoning item is written by itself)
@@ -882,7 +945,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     # (every call answered where it is, so no call is repaired: plan.repaired_tool_calls stays empty)
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not plan.dropped_blank and not plan.without_blank and not late and not renamed and not text_only
-                and not names and not signed and not cuts and not once
+                and not names and not signed and not cuts and not once and not moved
                 and not light.numeric_results and not by_name and not light.bad_arguments
                 and all(others.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() if index not in settled for position in range(len(calls)))
@@ -912,6 +975,9 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     if once:  # (the first item of an id the view leaves out with its message is not sent: a later one is)
         plan.reasoning_once = reasoning_sent_once(light, provider, set(plan.dropped_frames).union(plan.dropped_blank))
         order = with_rewritten(order, plan.reasoning_once, "left_out")
+    if moved:
+        plan.images_moved = moved
+        order = with_images_carried(light, with_rewritten(order, dict.fromkeys(moved, True), "images_out"), provider)
     plan.order = legalize(light, order, provider, plan) or order
     return plan
 

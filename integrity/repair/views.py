@@ -152,6 +152,9 @@ class LightTranscript:
     joined: the part of `reshaped` that is the writer's joins of the messages as read (formats.reshaping.joins_said:
         "messages[3] sent in one message with messages[2]"), kept apart so a view that changes them is said
         without reading the file's entries again (integrity.written.written_light).
+    images: the user, system and result messages holding an image (holds_image), in order.  OpenAI Chat refuses
+        an image outside a user message (image_not_user), so the strict view planned for it sends a result's images
+        in a user message after the turn's results; a skeleton writes no image (formats.skeleton.IMAGE).
     clean: what the builder learnt of clean turns while it read (see LightBuilder; None for a view
         built by hand, read for another policy or with numeric ids, whose strict planner then finds
         them itself): the frames of clean turns, the first frame of every call id, and every frame and
@@ -164,7 +167,8 @@ class LightTranscript:
     __slots__ = ("size", "roles", "frames", "result_keys", "interrupted_frames", "receipts",
                  "result_names", "empty_frames", "frame_stops", "numeric_calls", "numeric_results", "clean",
                  "bad_arguments", "late_frames", "blank_frames", "blank_texts", "error_contents",
-                 "names_refused", "unsigned_frames", "long_texts", "sent_ids", "reasoning", "reshaped", "joined")
+                 "names_refused", "unsigned_frames", "long_texts", "sent_ids", "reasoning", "reshaped", "joined",
+                 "images")
 
     def __init__(
         self,
@@ -209,6 +213,7 @@ class LightTranscript:
         self.sent_ids: Mapping[str, Callable[[str], str]] = {}
         self.reshaped: dict[int, tuple[str, ...]] = {}
         self.joined: dict[int, tuple[str, ...]] = {}
+        self.images: list[int] = []
         self.reasoning: dict[int, tuple[tuple[int, str], ...]] | Callable[[], dict[int, tuple[tuple[int, str], ...]]] \
             = {}
 
@@ -310,7 +315,8 @@ class LightBuilder:
 
     __slots__ = ("frames", "result_keys", "names", "receipts", "interrupted", "empty", "stops", "numeric_calls",
                  "numeric_results", "classifying", "sparse", "pending", "first_frame", "loose_ids", "clean_frames",
-                 "loose", "turn", "turn_frame", "want_at", "want", "bad_arguments", "late", "blank", "blank_texts")
+                 "loose", "turn", "turn_frame", "want_at", "want", "bad_arguments", "late", "blank", "blank_texts",
+                 "images")
 
     def __init__(self, clean: bool = True, sparse_names: bool = False) -> None:
         """clean: classify clean turns as they come (the strict planner's input; other policies skip it).
@@ -320,6 +326,7 @@ class LightBuilder:
         self.classifying = clean
         self.sparse = sparse_names and clean
         self.pending: list[tuple[int, Any]] = []  # (index, tool name) of the open turn's results so far
+        self.images: list[int] = []  # LightTranscript.images (the readers append to it)
         self.frames: dict[int, tuple[Any, ...]] = {}
         self.result_keys: dict[int, Any] = {}
         self.names: dict[int, Any] = {}
@@ -460,9 +467,11 @@ class LightBuilder:
         clean: Clean | None = (self.clean_frames, self.first_frame, self.loose) if self.classifying else None
         if self.numeric_calls or self.numeric_results or self.bad_arguments:
             clean = None  # numeric ids and invalid arguments are written rewritten: no turn is clean
-        return LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
-                               self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results, clean,
-                               self.bad_arguments, self.late, self.blank, self.blank_texts)
+        light = LightTranscript(len(roles), roles, self.frames, self.result_keys, self.interrupted, self.receipts,
+                                self.names, self.empty, self.stops, self.numeric_calls, self.numeric_results, clean,
+                                self.bad_arguments, self.late, self.blank, self.blank_texts)
+        light.images = self.images
+        return light
 
 
 def fresh_calls(calls: tuple[Any, ...], index: int, first: dict[str, int], loose_ids: set[Any]) -> bool:
@@ -577,6 +586,16 @@ def error_content_refused(content: Any) -> bool:
     return not content or not isinstance(content, list) or holds_non_text(content)
 
 
+def holds_image(content: Any) -> bool:
+    """Whether a message's content holds an image a writer sends: a canonical image part with its data (pi-ai's,
+    or read from Anthropic, Bedrock or Gemini), or an OpenAI Chat `image_url` part read from a Chat file."""
+    return type(content) is list and any(
+        type(part) is dict and ((part.get("type") == "image" and type(part.get("data")) is str)
+                                or (part.get("type") == "opaque" and part.get("format") == "openai-chat"
+                                    and type(part.get("value")) is dict and part["value"].get("type") == "image_url"))
+        for part in content)
+
+
 def holds_non_text(parts: list[Any]) -> bool:
     """Whether a list of parts holds one that is not a text part: pi-ai parts and Anthropic blocks alike (both
     say `"type": "text"`), read by the light view, Anthropic's error_result_not_text and Claude Code's request."""
@@ -643,6 +662,7 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
     roles: list[Any] = []
     builder = LightBuilder(clean)
     blank_texts = builder.blank_texts = {}
+    images = builder.images
     errors: set[int] = set()
     long: set[int] = set()
     for index, message in enumerate(messages):
@@ -653,6 +673,8 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
         roles.append(role if isinstance(role, str) else None)
         if role == "user":
             content = message.get("content")
+            if holds_image(content):
+                images.append(index)
             blank = blank_content(content)
             if blank:
                 blank_texts[index] = blank
@@ -682,6 +704,10 @@ def light_transcript(messages: Sequence[Any], numeric_ids: bool = False, clean: 
                 errors.add(index)
             if texts_length(message.get("content")) > STRING_LIMIT:
                 long.add(index)
+            if holds_image(message.get("content")):
+                images.append(index)
+        elif role in ("system", "developer") and holds_image(message.get("content")):
+            images.append(index)
     light = builder.build(roles)
     light.error_contents = errors
     light.long_texts = long

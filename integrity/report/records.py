@@ -65,6 +65,8 @@ class Action(Record, kw_only=True):
             return RepairKind.TEXT_CUT
         if NoteCode.REASONING_SENT_ONCE in self.codes:
             return RepairKind.REASONING_ONCE
+        if NoteCode.IMAGES_MOVED in self.codes:
+            return RepairKind.IMAGES_MOVED
         if NoteCode.RESHAPED in self.codes:
             return RepairKind.RESHAPED
         return RepairKind.RENAMED if self.new_ids else RepairKind.KEPT
@@ -126,6 +128,8 @@ class TurnView(Record, EngineWritten, kw_only=True, tag_field="source", tag="tur
     reason: str
     severity: Severity | None = None
     """how bad the rule it answers is (None: rated from code)"""
+    images: list[int] = msgspec.field(default_factory=list)
+    """the durable results whose images it sends after their turn's results (code `images_carried`), in order"""
 
     def __post_init__(self) -> None:
         if self.severity is None:

@@ -73,7 +73,8 @@ class Sections:
         special = {*plan.notes, *dropped[0], *dropped[1], *plan.dropped_duplicates, *plan.merged, *self.moved[0],
                    *self.renames, *(frame for frame, _ in light.bad_arguments), *plan.calls_last,
                    *plan.dropped_blank, *plan.without_blank, *plan.text_only,
-                   *plan.tool_names, *plan.signed, *plan.cut_texts, *plan.reasoning_once, *light.reshaped}
+                   *plan.tool_names, *plan.signed, *plan.cut_texts, *plan.reasoning_once, *light.reshaped,
+                   *plan.images_moved}
         # what the view does to each message it changes, and why (the messages kept in place with nothing
         # to say are all alike: their action is made without asking _change each time)
         self.changes = {index: _change(light, plan, dropped, self.moved, self.renames, index)
@@ -115,7 +116,7 @@ class Sections:
         if isinstance(entry, SynthesizedTurn):
             return TurnView(view_index=position, role=entry.role, text=entry.text, timestamp=next(given, 0),
                             code=entry.reason.code, reason=render(entry.reason),
-                            severity=rate(RepairKind.SYNTHESIZED_TURN, [entry.reason.code]))
+                            severity=rate(RepairKind.SYNTHESIZED_TURN, [entry.reason.code]), images=list(entry.images))
         if isinstance(entry, Synthesized):
             if entry.not_executed:
                 return ReceiptView(view_index=position, call_id=entry.call_id, tool_name=entry.tool_name,
