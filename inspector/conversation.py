@@ -37,6 +37,7 @@ from typing import Any
 
 from integrity import Analysis, ReceiptView, RepairKind, TurnView, facts
 from integrity.formats import read_otherwise
+from integrity.repair.messages import image_type
 from integrity.repair.views import blank_text
 
 from .rows import Row, rows_by_side
@@ -167,8 +168,9 @@ def _part_text(part: Any, result: bool) -> str:
         return "(thinking)\n" + part["thinking"]
     if kind == "toolCall":
         return f"→ call {part.get('name')} (id {id_text(part.get('id'))})\n{_arguments(part.get('arguments'))}"
-    if kind == "image":
-        return f"(image {part.get('mimeType') or ''})".replace(" )", ")")
+    image = image_type(part)
+    if image is not None:
+        return f"(image {image})".replace(" )", ")")
     shown = {key: item for key, item in part.items() if key != "_native"}
     return _pretty(shown)
 

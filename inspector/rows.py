@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from integrity import Analysis, Mark, ReceiptView, RepairKind, TurnView
+from integrity.repair.messages import image_type
 from integrity.repair.views import blank_text, part_after_call
 
 from .safe_text import escape_json, neutralize
@@ -59,7 +60,7 @@ def _text_of(content: Any) -> str:
                 text = part.get("thinking")
                 if type(text) is str:
                     pieces.append("(thinking) " + text[:PREVIEW_CHARS])
-            elif kind == "image":
+            elif image_type(part) is not None:
                 pieces.append("(image)")
         elif isinstance(part, str):
             pieces.append(part[: PREVIEW_CHARS * 2])

@@ -459,7 +459,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         calls_signed=len(plan.signed) if order is not None else 0,
         texts_cut=len(plan.cut_texts) if order is not None else 0,
         reasoning_once=sum(map(len, plan.reasoning_once.values())) if order is not None else 0,
-        images_moved=len(plan.images_moved) if order is not None else 0,
+        images_moved=len(plan.images_sent_after) if order is not None else 0,
         reshaped=len(written_reshaped(light, plan)),
         blank_dropped=len(plan.dropped_blank) if order is not None else 0,
         merged=len(plan.merged),
@@ -636,7 +636,7 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
                                              moved[0], plan.notes, (frame for frame, _ in light.bad_arguments),
                                              plan.calls_last, plan.dropped_blank, plan.without_blank, plan.text_only,
                                              plan.tool_names, plan.signed, plan.cut_texts, light.reshaped,
-                                             plan.images_moved)
+                                             plan.images_sent_after)
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
     alike = plan.renamed_alike
     if alike is not None:  # the clean turns renamed alike: each changed message of them (unless merged into another)
@@ -828,7 +828,7 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
         items = light.reasoning_of().get(index, ())
         notes.append(Note.of(NoteCode.REASONING_SENT_ONCE, provider=plan.provider,
                              ids=[item for position, item in items if position in repeated]))
-    if index in plan.images_moved:
+    if index in plan.images_sent_after:
         notes.append(Note.of(NoteCode.IMAGES_MOVED, provider=plan.provider))
     changes = light.reshaped.get(index)
     if changes:

@@ -244,6 +244,9 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.CARRIES_MERGED: lambda p: (
         f"carries the content of {_numbers(p['members'])} before its own: "
         f"{_why(p['provider'])}"),
+    NoteCode.IMAGES_CARRIED: lambda p: (
+        f"{_title(p['provider'])} takes an image from a user message alone, so the view sends the images of "
+        f"{_numbers(p['results'])} in a user message after the turn's results"),
     NoteCode.START_WITH_USER: lambda p: (
         f"{_why(p['provider'], 'start_why')}; this history starts with {p['first']} "
         "(its beginning was compacted or lost), so the view opens with a user turn saying so"),
@@ -253,9 +256,6 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.REPLY_AFTER_RESULTS: lambda p: (
         f"{_why(p['provider'], 'results_why')}; no assistant reply was recorded between these results and the "
         f"user message {p['user']}, so the view inserts an assistant turn saying so"),
-    NoteCode.IMAGES_CARRIED: lambda p: (
-        f"{_title(p['provider'])} takes an image from a user message alone, so the view sends the images of "
-        f"{_numbers(p['results'])} in a user message after the turn's results"),
 }
 
 

@@ -165,6 +165,22 @@ def is_image(part: Any) -> bool:
         and part["value"].get("type") == "image_url"
 
 
+def image_type(part: Any) -> str | None:
+    """The media type of an image part (is_image): a canonical image's `mimeType`, a Chat image's from its data URL
+    ("" for an image sent by address); None for any other part.  What a screen shows in the image's place: its data
+    (a screenshot is a megabyte of base64) is never shown."""
+    if not is_image(part):
+        return None
+    if part["type"] == "image":
+        kind = part.get("mimeType")
+        return kind if isinstance(kind, str) else ""
+    url = part["value"].get("image_url")
+    url = url.get("url") if isinstance(url, dict) else url
+    if isinstance(url, str) and url.startswith("data:") and ";" in url:
+        return url[5:url.index(";")]
+    return ""
+
+
 def images_of(message: Any) -> list[Any]:
     """The images a message holds (is_image), in order."""
     content = message.get("content") if type(message) is dict else None

@@ -56,7 +56,7 @@ class Plan:
     cut_texts: message -> the limit the view cuts its texts to (strict.texts_cut).
     reasoning_once: message -> the content positions of the thinking parts the view leaves out, each a reasoning
         item sent already earlier in the request (strict.reasoning_sent_once).
-    images_moved: results whose images the view sends in a user message after their turn's results
+    images_sent_after: results whose images the view sends in a user message after their turn's results
         (strict.images_moved).
     """
 
@@ -86,7 +86,7 @@ class Plan:
         "signed",
         "cut_texts",
         "reasoning_once",
-        "images_moved",
+        "images_sent_after",
     )
 
     def __init__(self, policy: str) -> None:
@@ -115,7 +115,7 @@ class Plan:
         self.signed: set[int] = set()
         self.cut_texts: dict[int, int] = {}
         self.reasoning_once: dict[int, tuple[int, ...]] = {}
-        self.images_moved: set[int] = set()
+        self.images_sent_after: set[int] = set()
 
     @property
     def notes(self) -> dict[int, Note]:

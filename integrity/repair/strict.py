@@ -976,7 +976,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         plan.reasoning_once = reasoning_sent_once(light, provider, set(plan.dropped_frames).union(plan.dropped_blank))
         order = with_rewritten(order, plan.reasoning_once, "left_out")
     if moved:
-        plan.images_moved = moved
+        plan.images_sent_after = moved
         order = with_images_carried(light, with_rewritten(order, dict.fromkeys(moved, True), "images_out"), provider)
     plan.order = legalize(light, order, provider, plan) or order
     return plan
