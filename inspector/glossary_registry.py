@@ -74,6 +74,7 @@ NOTE_EXAMPLES: dict[NoteCode, dict[str, Any]] = {
     NoteCode.TEXT_CUT: {"provider": "openai-chat", "limit": 10_485_760},
     NoteCode.REASONING_SENT_ONCE: {"provider": "openai-responses", "ids": ["rs_68a1f0c2"]},
     NoteCode.IMAGES_MOVED: {"provider": "openai-chat"},
+    NoteCode.IMAGES_LEFT_OUT: {"provider": "deepseek"},
     NoteCode.RESHAPED: {"changes": ['messages[3].content: null → ""']},
     NoteCode.MERGED: {"carrier": 4},
     NoteCode.MERGED_INTO: {"provider": "bedrock", "role": "user", "members": [3, 4], "carrier": 4},

@@ -520,6 +520,8 @@ _COPY_STEPS: tuple[tuple[NoteCode, RepairKind, str], ...] = (
     (NoteCode.IMAGES_MOVED, RepairKind.IMAGES_MOVED,
      "send the result #{index} without its images, a text saying so in their place, and its images in a user "
      "message after the turn's results (the durable message keeps them)"),
+    (NoteCode.IMAGES_LEFT_OUT, RepairKind.IMAGES_LEFT_OUT,
+     "send #{index} without its images, a text saying so in their place (the durable message keeps them)"),
     (NoteCode.RESHAPED, RepairKind.RESHAPED,
      "write #{index}'s entry in the shape the provider takes, the message unchanged (the file's entry is left as it "
      "is)"),

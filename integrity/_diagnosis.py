@@ -66,6 +66,7 @@ class Summary(FrozenRecord, frozen=True, kw_only=True, omit_defaults=True):
     texts_cut: int = 0
     reasoning_once: int = 0
     images_moved: int = 0
+    images_left_out: int = 0
     reshaped: int = 0
     blank_dropped: int = 0
     merged: int = 0
@@ -460,6 +461,7 @@ def summarize(light: LightTranscript, plan: Plan, findings: int = 0, moved: Move
         texts_cut=len(plan.cut_texts) if order is not None else 0,
         reasoning_once=sum(map(len, plan.reasoning_once.values())) if order is not None else 0,
         images_moved=len(plan.images_sent_after) if order is not None else 0,
+        images_left_out=len(plan.images_gone) if order is not None else 0,
         reshaped=len(written_reshaped(light, plan)),
         blank_dropped=len(plan.dropped_blank) if order is not None else 0,
         merged=len(plan.merged),
@@ -636,7 +638,7 @@ def _plan_reasons(light: LightTranscript, plan: Plan, moved: Moves) -> list[Reas
                                              moved[0], plan.notes, (frame for frame, _ in light.bad_arguments),
                                              plan.calls_last, plan.dropped_blank, plan.without_blank, plan.text_only,
                                              plan.tool_names, plan.signed, plan.cut_texts, light.reshaped,
-                                             plan.images_sent_after)
+                                             plan.images_sent_after, plan.images_gone)
     dropped = (set(plan.dropped_frames), set(plan.dropped_strays))
     alike = plan.renamed_alike
     if alike is not None:  # the clean turns renamed alike: each changed message of them (unless merged into another)
@@ -830,6 +832,8 @@ def _change(light: LightTranscript, plan: Plan, dropped: tuple[set[int], set[int
                              ids=[item for position, item in items if position in repeated]))
     if index in plan.images_sent_after:
         notes.append(Note.of(NoteCode.IMAGES_MOVED, provider=plan.provider))
+    if index in plan.images_gone:
+        notes.append(Note.of(NoteCode.IMAGES_LEFT_OUT, provider=plan.provider))
     changes = light.reshaped.get(index)
     if changes:
         notes.append(Note.of(NoteCode.RESHAPED, changes=list(changes)))

@@ -308,6 +308,7 @@ def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
         calls_put_last,
         calls_signed,
         errors_as_text,
+        images_left_out,
         images_moved,
         reasoning_sent_once,
         refuses_names,
@@ -319,7 +320,8 @@ def plan_depends_on(light: LightTranscript, provider: str | None) -> bool:
         or refuses_some_id(light, provider) or bool(calls_put_last(light, provider)) \
         or any(blank_left_out(light, provider)) or bool(errors_as_text(light, provider)) \
         or refuses_names(light, provider) or bool(calls_signed(light, provider)) or bool(texts_cut(light, provider)) \
-        or bool(reasoning_sent_once(light, provider)) or bool(images_moved(light, provider))
+        or bool(reasoning_sent_once(light, provider)) or bool(images_moved(light, provider)) \
+        or bool(images_left_out(light, provider))
 
 
 def export_view(analysis: Analysis, provider: str | None = None, data: bytes | None = None) -> bytes:

@@ -110,6 +110,7 @@ class RepairKind(str, Enum):
     TEXT_CUT = "text_cut"
     REASONING_ONCE = "reasoning_once"
     IMAGES_MOVED = "images_moved"
+    IMAGES_LEFT_OUT = "images_left_out"
     RESHAPED = "reshaped"
 
 
@@ -354,10 +355,20 @@ REPAIR_KINDS: dict[RepairKind, KindFacts] = {
         "session without the move. The model still sees every image, right after the results; the durable message "
         "keeps them in place.",
         Severity.REJECTED, "images_moved", "result(s) whose images are sent in a user message",
-        if_accepted=Severity.NORMALIZED, icon='🖼', colour='#e0f2fe',
+        if_accepted=Severity.NORMALIZED, icon='▣', colour='#e0f2fe',
         example="#2 tool(call_a, [text, image])  ->  view sends #2 [text, note], then user [text, image]",
         aliases=('Image URLs are only allowed for messages with role', 'image_url', 'image in a tool message',
                  'screenshot'),
+        universal=False),
+    RepairKind.IMAGES_LEFT_OUT: KindFacts(
+        "images left out", "A message holding an image (a tool's screenshot, an image a user pasted) that the view "
+        "sends with a text in place of its images, because the provider takes no image at all (DeepSeek: \"unknown "
+        "variant `image_url`, expected `text`\"). The model does not see the image (pi sends such a model none "
+        "either); the durable message keeps it.",
+        Severity.REJECTED, "images_left_out", "message(s) sent without their images",
+        if_accepted=Severity.NORMALIZED, icon='▢', colour='#f1f5f9',
+        example="#2 tool(call_a, [text, image])  ->  view sends #2 [text, note]",
+        aliases=('unknown variant `image_url`', 'expected `text`', 'image not supported', 'text-only model'),
         universal=False),
     RepairKind.RESHAPED: KindFacts(
         "reshaped", "A message of a provider's request file (OpenAI Chat or Responses, Anthropic, Gemini, Bedrock) "
@@ -528,6 +539,7 @@ NOTE_SEVERITIES: dict[NoteCode, tuple[Severity, Severity]] = {
     NoteCode.TEXT_CUT: (_R, _N),
     NoteCode.REASONING_SENT_ONCE: (_R, _N),
     NoteCode.IMAGES_MOVED: (_R, _N),
+    NoteCode.IMAGES_LEFT_OUT: (_R, _N),
     NoteCode.RESHAPED: (_R, _N),
     NoteCode.MERGED: (_R, _N),
     NoteCode.MERGED_INTO: (_R, _N),
@@ -589,7 +601,7 @@ VERDICT_ORDER: tuple[RepairKind, ...] = (
     RepairKind.DROPPED_STRAY, RepairKind.SYNTHESIZED, RepairKind.REPAIRED_ARGUMENTS, RepairKind.RENAMED,
     RepairKind.DROPPED_BLANK, RepairKind.CALLS_LAST, RepairKind.BLANK_TEXT, RepairKind.ERROR_AS_TEXT,
     RepairKind.TOOL_NAME, RepairKind.SIGNED, RepairKind.TEXT_CUT, RepairKind.REASONING_ONCE,
-    RepairKind.IMAGES_MOVED, RepairKind.RESHAPED, RepairKind.MERGED,
+    RepairKind.IMAGES_MOVED, RepairKind.IMAGES_LEFT_OUT, RepairKind.RESHAPED, RepairKind.MERGED,
     RepairKind.SYNTHESIZED_TURN,
 )
 """The order in which the verdict lists the counts of what a repair changed."""

@@ -51,6 +51,7 @@ class NoteCode(str, Enum):
     TEXT_CUT = "text_cut"
     REASONING_SENT_ONCE = "reasoning_sent_once"
     IMAGES_MOVED = "images_moved"
+    IMAGES_LEFT_OUT = "images_left_out"
     RESHAPED = "reshaped"
     MERGED = "merged"
     MERGED_INTO = "merged_into"
@@ -233,6 +234,9 @@ _TEMPLATES: dict[NoteCode, Any] = {
     NoteCode.IMAGES_MOVED: lambda p: (
         "its image(s) sent in a user message after the turn's results, a text saying so in their "
         f"place (the durable message keeps them): {_title(p['provider'])} takes an image from a user message alone"),
+    NoteCode.IMAGES_LEFT_OUT: lambda p: (
+        "sent without its image(s), a text saying so in their place (the durable message keeps them): "
+        f"{_title(p['provider'])} takes no image"),
     NoteCode.RESHAPED: lambda p: (
         "its entry is written in the shape its provider takes, the message unchanged (the file's entry is left as "
         "it is): " + "; ".join(p["changes"])),

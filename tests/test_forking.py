@@ -68,10 +68,10 @@ def test_check_beside_another_thread_works_here_and_says_what_its_pool_says(anot
 
 
 def _stamped_now(report: bytes) -> Any:
-    """The reports, but for when each synthesized receipt was made (the time of the run)."""
+    """The reports, but for when each synthesized receipt or turn was made (the time of the run)."""
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
-            return {key: "now" if key == "timestamp" and node.get("source") == "synthesized" else walk(value)
+            return {key: "now" if key == "timestamp" and node.get("source") in ("synthesized", "turn") else walk(value)
                     for key, value in node.items()}
         return [walk(item) for item in node] if isinstance(node, list) else node
 

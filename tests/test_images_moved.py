@@ -143,14 +143,24 @@ def test_no_writer_drops_an_image_read_from_another_format(tmp_path: Path) -> No
                       {"type": "input_image", "image_url": url, "detail": "auto"}]
 
 
-def test_deepseek_takes_no_image_and_is_told_so() -> None:
+def test_deepseek_takes_no_image_and_the_view_for_it_sends_none(tmp_path: Path) -> None:
     """DeepSeek refuses any image part ("unknown variant `image_url`, expected `text`"): a pasted image is judged
-    refused toward it (the request once judged had it dropped), and pi, which sends a DeepSeek model no image,
-    is judged on the request it sends."""
+    refused toward it (the request once judged had it dropped), and the view planned for it sends each message
+    holding one with a text in their place (`images_left_out`); pi, which sends a DeepSeek model no image, is judged
+    on the request it sends."""
     path = ROOT / "tests" / "real" / "cc_pasted_image.claude-code.jsonl"
     said = run("check", "--provider", "deepseek", path).stdout.decode()
     assert "deepseek as recorded: Failed to deserialize the JSON body into the target type: messages[4]: unknown " \
         "variant `image_url`, expected `text`" in said
+    assert "repaired: 1 message(s) sent without their images" in said and "deepseek after repair: accepted" in said
+    transcript = load(_chat(tmp_path).read_bytes(), "two_shots.openai-chat.json")
+    analysis = analyze(transcript, provider="deepseek", now=lambda: 7)
+    assert analysis.report.summary.images_left_out == 2 and analysis.report.summary.images_moved == 0
+    assert [a.durable_index for a in analysis.report.actions if a.shown_kind is RepairKind.IMAGES_LEFT_OUT] == [2, 3]
+    assert analysis.view[3]["content"][-1] == {"type": "text", "text": "(1 image(s) left out: the provider takes no "
+                                                                       "image)"}
+    assert view_from_report(analysis.report, transcript.messages) == analysis.view
+    assert check(transcript, provider="deepseek").providers["deepseek"].accepted_after_repair
     pi = run("check", "--provider", "deepseek,openai-chat",
              ROOT / "tests" / "real" / "pi_bedrock_error_screenshot.pi-session.jsonl").stdout.decode()
     assert "deepseek as recorded: accepted" in pi and "openai-chat as recorded: accepted" in pi

@@ -298,9 +298,10 @@ def test_a_call_without_an_id_reads_as_the_empty_id_and_pairs_with_an_empty_tool
 
 def test_a_screenshot_in_a_chat_history_is_refused_by_deepseek_alone(tmp_path: Any,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    """A Chat history with an image part: OpenAI reads it (exit 0), DeepSeek refuses the body at the part, and a
-    repair keeps what the user sent, so the view is written and `repair --provider deepseek` says DeepSeek still
-    refuses it (exit 1)."""
+    """A Chat history with an image part: OpenAI reads it (exit 0), DeepSeek refuses the body at the part.  The view
+    planned for DeepSeek, whose models read text alone, sends the message with a text in place of the image (pi sends
+    such a model none either; the durable file keeps it): it once kept the image, and every later request of the
+    session was refused."""
     import json
 
     from integrity.cli import main
@@ -317,5 +318,9 @@ def test_a_screenshot_in_a_chat_history_is_refused_by_deepseek_alone(tmp_path: A
     assert "deepseek as recorded: Failed to deserialize the JSON body into the target type: " \
            "messages[0]: unknown variant `image_url`, expected `text`" in out
     view = tmp_path / "view.json"
-    assert main(["repair", "--provider", "deepseek", "-o", str(view), str(path)]) == 1
-    assert json.loads(view.read_text(encoding="utf-8"))[0]["content"][1]["type"] == "image_url"
+    assert main(["repair", "--provider", "deepseek", "-o", str(view), str(path)]) == 0  # (what it wrote passes)
+    assert json.loads(view.read_text(encoding="utf-8"))[0]["content"] == [
+        {"type": "text", "text": "what is on this screen?"},
+        {"type": "text", "text": "(1 image(s) left out: the provider takes no image)"}]
+    assert main(["check", "--provider", "deepseek", str(view)]) == 0
+    assert image in json.loads(path.read_text(encoding="utf-8"))[0]["content"]  # the input is never changed

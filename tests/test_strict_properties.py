@@ -199,7 +199,9 @@ def check_strict_guarantee(transcript: Transcript, provider: str) -> None:
     # 5. The report alone rebuilds the view.
     assert view_from_report(report, messages) == view, f"{where}: view_from_report differs"
     assert report.summary.view_messages == len(view)
-    assert plan.changed == report.changed
+    # the report changes exactly when the written file does: the plan's changes, or the file's own writer sending an
+    # entry otherwise (`reshaped`: Bedrock's results split by a system message sent as one, found here by hypothesis)
+    assert report.changed == (plan.changed or report.summary.reshaped > 0)
 
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -159,6 +159,7 @@ SPEC = ProviderSpec(
     validate_history=None,
     needs_call_ids=True,
     role_rules=None,
+    takes_images=False,
     errors={
         "tool_calls_unanswered": UNANSWERED,
         "tool_result_without_call": STRAY,

@@ -207,6 +207,9 @@ class ProviderSpec:
         view planned for it sends a tool result's images in a user message after the turn's results
         (LightTranscript.images).  Only a provider of a request format formats.skeleton.IMAGE_FORMATS names (a
         skeleton writes no image).
+    takes_images: False when it refuses any image (DeepSeek's content_part_not_text: its models read text alone), so
+        the strict view planned for it sends each message holding one with a text in place of its images (pi sends
+        such a model none either).  Only a provider of a request format formats.skeleton.IMAGE_FORMATS names.
     roles: the roles it takes on a request's entries (RoleSet), or None: its rule set judges roles itself (Gemini's
         depend on the model) or its refusal's text is not on record (Mistral, DeepSeek).
     variant_of: the provider whose rules these are for some of its models (Gemini 2.x: `gemini-2`), chosen by the
@@ -235,6 +238,7 @@ class ProviderSpec:
     string_limit: int | None = None
     reasoning_once: bool = False
     images_from_user_only: bool = False
+    takes_images: bool = True
     variant_of: str | None = None
     roles: RoleSet | None = None
 

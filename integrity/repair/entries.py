@@ -134,6 +134,7 @@ class Rewritten(CarriedAsIs):
         earlier in the request (LightTranscript.reasoning; views.repeated_reasoning).
     images_out: the result is sent without its images, which a user turn after its turn's results sends
         (SynthesizedTurn.images; LightTranscript.images, ProviderSpec.images_from_user_only).
+    images_gone: the message is sent without its images, a text in their place (ProviderSpec.takes_images).
     """
 
     index: int
@@ -147,6 +148,7 @@ class Rewritten(CarriedAsIs):
     cut: int = 0
     left_out: tuple[int, ...] = ()
     images_out: bool = False
+    images_gone: bool = False
 
 
 
@@ -409,7 +411,7 @@ def entry_message(entry: ViewEntry, durable: Callable[[int], Any], placeholder: 
     if isinstance(entry, Rewritten):
         return rewrite_message(durable(entry.index), entry.ids, entry.arguments, entry.calls_last, entry.blank,
                                entry.text_only, entry.names, entry.signed, entry.cut, entry.left_out,
-                               entry.images_out)
+                               entry.images_out, entry.images_gone)
     if isinstance(entry, Synthesized):
         if entry.not_executed:
             return not_executed_message(entry.call_id, entry.tool_name, stamp())

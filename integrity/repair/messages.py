@@ -149,6 +149,9 @@ def cut_texts(content: Any, limit: int) -> Any:
 IMAGES_AFTER = "({count} image(s) sent in the user message after the tool results)"
 """What a result the view sends without its images says in their place (rewrite_message's images_out)."""
 
+IMAGES_GONE = "({count} image(s) left out: the provider takes no image)"
+"""What a message the view sends without its images to a provider that takes none says in their place."""
+
 IMAGES_CARRIED = "Image(s) returned by the tool call(s) above ({calls}):"
 """The text of the user message the view sends a turn's result images in (entries.SynthesizedTurn.images)."""
 
@@ -190,7 +193,8 @@ def images_of(message: Any) -> list[Any]:
 def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
                     arguments: frozenset[int] = frozenset(), calls_last: bool = False, blank: bool = False,
                     text_only: bool = False, names: Mapping[int, str] | None = None, signed: bool = False,
-                    cut: int = 0, left_out: tuple[int, ...] = (), images_out: bool = False) -> dict[str, Any]:
+                    cut: int = 0, left_out: tuple[int, ...] = (), images_out: bool = False,
+                    images_gone: bool = False) -> dict[str, Any]:
     """A deep copy of a frame with some call ids replaced, or of a result with a new toolCallId.
 
     arguments: call positions whose invalid arguments the view sends as {} (the recorded text is left out
@@ -217,13 +221,15 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
     images_out: a result sent without its images (is_image), IMAGES_AFTER in their place after its other parts: a
     provider that takes images from a user message alone (OpenAI Chat) is sent them in a user message after the
     turn's results (entries.SynthesizedTurn.images).  Left out before the copy: an image's data is never copied.
+    images_gone: a message sent without its images, IMAGES_GONE in their place (a provider that takes no image).
     """
-    if images_out:
+    if images_out or images_gone:
         content = message.get("content")
         if type(content) is list:
             kept = [part for part in content if not is_image(part)]
             if len(kept) < len(content):
-                note = {"type": "text", "text": IMAGES_AFTER.format(count=len(content) - len(kept))}
+                said = IMAGES_AFTER if images_out else IMAGES_GONE
+                note = {"type": "text", "text": said.format(count=len(content) - len(kept))}
                 message = {**message, "content": [*kept, note]}
     if left_out:
         gone = set(left_out)

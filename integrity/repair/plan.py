@@ -58,6 +58,7 @@ class Plan:
         item sent already earlier in the request (strict.reasoning_sent_once).
     images_sent_after: results whose images the view sends in a user message after their turn's results
         (strict.images_moved).
+    images_gone: messages the view sends without their images (strict.images_left_out).
     """
 
     __slots__ = (
@@ -87,6 +88,7 @@ class Plan:
         "cut_texts",
         "reasoning_once",
         "images_sent_after",
+        "images_gone",
     )
 
     def __init__(self, policy: str) -> None:
@@ -116,6 +118,7 @@ class Plan:
         self.cut_texts: dict[int, int] = {}
         self.reasoning_once: dict[int, tuple[int, ...]] = {}
         self.images_sent_after: set[int] = set()
+        self.images_gone: set[int] = set()
 
     @property
     def notes(self) -> dict[int, Note]:

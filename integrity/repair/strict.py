@@ -509,6 +509,18 @@ def images_moved(light: LightTranscript, provider: str | None) -> set[int]:
     return {index for index in found if roles[index] == "toolResult"}
 
 
+def images_left_out(light: LightTranscript, provider: str | None) -> set[int]:
+    """The messages the view planned for `provider` sends without their images: every one holding an image
+    (light.images), when the provider takes none (ProviderSpec.takes_images: DeepSeek's "unknown variant
+    `image_url`, expected `text`").  A session with a screenshot or a pasted image is refused on every later request
+    without it; pi sends such a model no image either (formats.pi_requests)."""
+    found = light.images
+    if not found:
+        return set()
+    spec = _spec(provider)
+    return set(found) if spec is not None and not spec.takes_images else set()
+
+
 def with_images_carried(light: LightTranscript, order: list[Any], provider: str | None) -> list[Any]:
     """The view order with, after each run of results holding a result whose images it moves (Rewritten.images_out),
     a user turn sending those images (SynthesizedTurn.images): results of one turn stay together, as every provider
@@ -895,6 +907,9 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     moved = images_moved(light, provider)
     if moved:  # (a result the view leaves out is not sent at all)
         moved -= plan.dropped_duplicates.keys() | set(plan.dropped_strays)
+    imageless = images_left_out(light, provider)
+    if imageless:
+        imageless -= plan.dropped_duplicates.keys() | set(plan.dropped_strays)
     once = reasoning_sent_once(light, provider)  # (found again once the messages left out are known)
     # a frame sent otherwise than recorded is no settled turn: a view built by hand may call a late frame clean,
     # and a clean turn's frame may hold a blank text or a name the provider refuses, or a clean turn a result sent
@@ -908,6 +923,8 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
         unsettled |= _owners(clean, frames, text_only)
     if moved and settled:  # (a clean turn whose result's images move is written entry by entry)
         unsettled |= _owners(clean, frames, moved)
+    if imageless and settled:
+        unsettled |= _owners(clean, frames, imageless)
     if cuts and settled:  # a clean turn whose frame or result is cut is written entry by entry
         unsettled |= cuts.keys() & frames.keys() | _owners(clean, frames, cuts)
     if once and settled:  # (a frame sent without a repeated reasoning item is written by itself)
@@ -945,7 +962,7 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     # (every call answered where it is, so no call is repaired: plan.repaired_tool_calls stays empty)
     in_place = (not plan.dropped_strays and not plan.dropped_duplicates and not plan.dropped_frames
                 and not plan.dropped_blank and not plan.without_blank and not late and not renamed and not text_only
-                and not names and not signed and not cuts and not once and not moved
+                and not names and not signed and not cuts and not once and not moved and not imageless
                 and not light.numeric_results and not by_name and not light.bad_arguments
                 and all(others.get((index, position)) == index + 1 + position
                         for index, calls in frames.items() if index not in settled for position in range(len(calls)))
@@ -975,6 +992,9 @@ def plan_strict(light: LightTranscript, provider: str | None = None,
     if once:  # (the first item of an id the view leaves out with its message is not sent: a later one is)
         plan.reasoning_once = reasoning_sent_once(light, provider, set(plan.dropped_frames).union(plan.dropped_blank))
         order = with_rewritten(order, plan.reasoning_once, "left_out")
+    if imageless:
+        plan.images_gone = imageless - set(plan.dropped_blank)
+        order = with_rewritten(order, dict.fromkeys(plan.images_gone, True), "images_gone")
     if moved:
         plan.images_sent_after = moved
         order = with_images_carried(light, with_rewritten(order, dict.fromkeys(moved, True), "images_out"), provider)

@@ -241,7 +241,7 @@ def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]], last: Abstrac
                 blank: AbstractSet[int] = frozenset(), text: AbstractSet[int] = frozenset(),
                 names: Mapping[int, Mapping[int, str]] | None = None, signed: AbstractSet[int] = frozenset(),
                 cuts: Mapping[int, int] | None = None, left: Mapping[int, tuple[int, ...]] | None = None,
-                moved: AbstractSet[int] = frozenset()) -> ViewEntry:
+                moved: AbstractSet[int] = frozenset(), gone: AbstractSet[int] = frozenset()) -> ViewEntry:
     """The plan entry a report view entry stands for (the inverse of _view_entry); repaired: frame -> the
     call positions whose invalid arguments the view sends as {} (_repaired_arguments); last: the frames it
     sends with their calls after their other parts (their actions say `calls_put_last`); blank: the messages it
@@ -250,7 +250,8 @@ def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]], last: Abstrac
     _fixed_names); signed: the frames whose first call it sends with a thought signature (`call_signed`); cuts:
     message -> the limit it sends its texts cut to (`text_cut`); left: message -> the content positions of the
     reasoning items it sends without (`reasoning_sent_once`: _left_out); moved: the results whose images it sends
-    after their turn's results (`images_moved`)."""
+    after their turn's results (`images_moved`); gone: the messages it sends without their images
+    (`images_left_out`)."""
     names = names or {}
     cuts = cuts or {}
     left = left or {}
@@ -258,9 +259,10 @@ def _plan_entry(item: Any, repaired: Mapping[int, frozenset[int]], last: Abstrac
         arguments = repaired.get(item.index, frozenset())
         at_end, cut, texts = item.index in last, item.index in blank, item.index in text
         named, sign, limit = names.get(item.index), item.index in signed, cuts.get(item.index, 0)
-        gone, out = left.get(item.index, ()), item.index in moved
-        return Rewritten(item.index, item.ids or {}, arguments, at_end, cut, texts, named, sign, limit, gone, out) \
-            if item.ids or arguments or at_end or cut or texts or named or sign or limit or gone or out else item.index
+        repeated, out, lost = left.get(item.index, ()), item.index in moved, item.index in gone
+        changes = (item.ids, arguments, at_end, cut, texts, named, sign, limit, repeated, out, lost)
+        return Rewritten(item.index, item.ids or {}, arguments, at_end, cut, texts, named, sign, limit, repeated, out,
+                         lost) if any(changes) else item.index
     if isinstance(item, ReceiptView):
         return Synthesized(item.call_id, item.tool_name, item.frame_index, item.call_position, item.not_executed)
     if isinstance(item, TurnView):
@@ -296,18 +298,19 @@ def view_from_report(report: RepairReport, messages: Sequence[Any]) -> list[Any]
     cuts = _cuts(report)
     left = _left_out(report, messages)
     moved = {action.durable_index for action in report.actions if NoteCode.IMAGES_MOVED in action.codes}
+    gone = {action.durable_index for action in report.actions if NoteCode.IMAGES_LEFT_OUT in action.codes}
     out = []
     for item in report.view:
         if isinstance(item, DurableView) and not item.ids and item.index not in repaired and item.index not in last \
                 and item.index not in blank and item.index not in texts and item.index not in names \
                 and item.index not in signed and item.index not in cuts and item.index not in left \
-                and item.index not in moved:
+                and item.index not in moved and item.index not in gone:
             out.append(messages[item.index])
             continue
         stamp = item.timestamp if isinstance(item, (ReceiptView, TurnView)) else 0
         text = item.text if isinstance(item, ReceiptView) else None
-        out.append(entry_message(_plan_entry(item, repaired, last, blank, texts, names, signed, cuts, left, moved),
-                                 durable, text, _constant(stamp)))
+        out.append(entry_message(_plan_entry(item, repaired, last, blank, texts, names, signed, cuts, left, moved,
+                                             gone), durable, text, _constant(stamp)))
     return out
 
 

@@ -67,6 +67,8 @@ class Action(Record, kw_only=True):
             return RepairKind.REASONING_ONCE
         if NoteCode.IMAGES_MOVED in self.codes:
             return RepairKind.IMAGES_MOVED
+        if NoteCode.IMAGES_LEFT_OUT in self.codes:
+            return RepairKind.IMAGES_LEFT_OUT
         if NoteCode.RESHAPED in self.codes:
             return RepairKind.RESHAPED
         return RepairKind.RENAMED if self.new_ids else RepairKind.KEPT

@@ -74,7 +74,7 @@ class Sections:
                    *self.renames, *(frame for frame, _ in light.bad_arguments), *plan.calls_last,
                    *plan.dropped_blank, *plan.without_blank, *plan.text_only,
                    *plan.tool_names, *plan.signed, *plan.cut_texts, *plan.reasoning_once, *light.reshaped,
-                   *plan.images_sent_after}
+                   *plan.images_sent_after, *plan.images_gone}
         # what the view does to each message it changes, and why (the messages kept in place with nothing
         # to say are all alike: their action is made without asking _change each time)
         self.changes = {index: _change(light, plan, dropped, self.moved, self.renames, index)
