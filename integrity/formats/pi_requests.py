@@ -18,6 +18,8 @@ builder makes; pi_responses toward Responses), their thinking sent as text and a
 models is judged by the model it talks to now (model_of), as pi sends it the other models' answers.  A call left without
 its result pi answers as it sends with an error result "No result provided" when a message follows it
 (sent_messages): the request is judged with it, and the call is still reported as having no result of its own.
+Toward OpenAI Chat, pi sends a tool result's images in a user message right after it, and a model that takes no
+image (DeepSeek's) none (_images_after_results): OpenAI takes an image from a user message alone.
 """
 
 from __future__ import annotations
