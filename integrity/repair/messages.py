@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .views import blank_text, is_call_part, texts_length
+from .views import blank_text, is_call_part, is_image, texts_length
 
 INTERRUPTED_MESSAGE = "This tool call was interrupted before a result was recorded."
 # Compact JSON with the reference's key order: what JSON.stringify produces.
@@ -156,22 +156,10 @@ IMAGES_CARRIED = "Image(s) returned by the tool call(s) above ({calls}):"
 """The text of the user message the view sends a turn's result images in (entries.SynthesizedTurn.images)."""
 
 
-def is_image(part: Any) -> bool:
-    """An image a writer sends (views.holds_image): a canonical image part with its data, or an OpenAI Chat
-    `image_url` part read from a Chat file."""
-    if type(part) is not dict:
-        return False
-    kind = part.get("type")
-    if kind == "image":
-        return type(part.get("data")) is str
-    return kind == "opaque" and part.get("format") == "openai-chat" and type(part.get("value")) is dict \
-        and part["value"].get("type") == "image_url"
-
-
 def image_type(part: Any) -> str | None:
-    """The media type of an image part (is_image): a canonical image's `mimeType`, a Chat image's from its data URL
-    ("" for an image sent by address); None for any other part.  What a screen shows in the image's place: its data
-    (a screenshot is a megabyte of base64) is never shown."""
+    """The media type of an image part (views.is_image): a canonical image's `mimeType`, a Chat image's from its
+    data URL ("" for an image sent by address); None for any other part.  What a screen shows in the image's place:
+    its data (a screenshot is a megabyte of base64) is never shown."""
     if not is_image(part):
         return None
     if part["type"] == "image":
@@ -185,7 +173,7 @@ def image_type(part: Any) -> str | None:
 
 
 def images_of(message: Any) -> list[Any]:
-    """The images a message holds (is_image), in order."""
+    """The images a message holds (views.is_image), in order."""
     content = message.get("content") if type(message) is dict else None
     return [part for part in content if is_image(part)] if type(content) is list else []
 
@@ -218,7 +206,7 @@ def rewrite_message(message: dict[str, Any], ids: Mapping[int, str],
     left_out: content positions of the durable message's parts it is sent without (thinking parts, each a reasoning
     item sent already earlier in the request: views.repeated_reasoning), left out before anything else reads the
     content.
-    images_out: a result sent without its images (is_image), IMAGES_AFTER in their place after its other parts: a
+    images_out: a result sent without its images (views.is_image), IMAGES_AFTER in their place after its other parts: a
     provider that takes images from a user message alone (OpenAI Chat) is sent them in a user message after the
     turn's results (entries.SynthesizedTurn.images).  Left out before the copy: an image's data is never copied.
     images_gone: a message sent without its images, IMAGES_GONE in their place (a provider that takes no image).

@@ -586,14 +586,21 @@ def error_content_refused(content: Any) -> bool:
     return not content or not isinstance(content, list) or holds_non_text(content)
 
 
+def is_image(part: Any) -> bool:
+    """An image a writer sends: a canonical image part with its data (pi-ai's, or read from Anthropic, Bedrock or
+    Gemini), or an OpenAI Chat `image_url` part read from a Chat file (opaque)."""
+    if type(part) is not dict:
+        return False
+    kind = part.get("type")
+    if kind == "image":
+        return type(part.get("data")) is str
+    return kind == "opaque" and part.get("format") == "openai-chat" and type(part.get("value")) is dict \
+        and part["value"].get("type") == "image_url"
+
+
 def holds_image(content: Any) -> bool:
-    """Whether a message's content holds an image a writer sends: a canonical image part with its data (pi-ai's,
-    or read from Anthropic, Bedrock or Gemini), or an OpenAI Chat `image_url` part read from a Chat file."""
-    return type(content) is list and any(
-        type(part) is dict and ((part.get("type") == "image" and type(part.get("data")) is str)
-                                or (part.get("type") == "opaque" and part.get("format") == "openai-chat"
-                                    and type(part.get("value")) is dict and part["value"].get("type") == "image_url"))
-        for part in content)
+    """Whether a message's content holds an image a writer sends (is_image)."""
+    return type(content) is list and any(map(is_image, content))
 
 
 def holds_non_text(parts: list[Any]) -> bool:
