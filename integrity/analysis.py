@@ -285,8 +285,11 @@ def replans_for(policy: str, light: LightTranscript, plan: Plan, provider: str) 
     may differ from one planned for no rule of a provider: DeepSeek was judged on the view planned for Anthropic, an
     error result's screenshot left out, and said "accepted after repair" beside an Anthropic target while `check
     --provider deepseek` said the view planned for it is refused."""
-    return POLICY[policy].plans_per_provider and provider != plan.provider \
-        and (plan_depends_on(light, provider) or plan_depends_on(light, plan.provider))
+    if not POLICY[policy].plans_per_provider or provider == plan.provider:
+        return False
+    if plan.own_rules is None:  # (the same for every provider asked: once per plan)
+        plan.own_rules = plan_depends_on(light, plan.provider)
+    return plan.own_rules or plan_depends_on(light, provider)
 
 
 def view_for_provider(policy: str, light: LightTranscript, plan: Plan, view: list[Any], messages: list[Any],

@@ -59,6 +59,8 @@ class Plan:
     images_sent_after: results whose images the view sends in a user message after their turn's results
         (strict.images_moved).
     images_gone: messages the view sends without their images (strict.images_left_out).
+    own_rules: whether this plan may differ from one planned for another provider (analysis.plan_depends_on of its
+        own provider, asked once by analysis.replans_for for every other provider); None: not asked yet.
     """
 
     __slots__ = (
@@ -89,6 +91,7 @@ class Plan:
         "reasoning_once",
         "images_sent_after",
         "images_gone",
+        "own_rules",
     )
 
     def __init__(self, policy: str) -> None:
@@ -119,6 +122,7 @@ class Plan:
         self.reasoning_once: dict[int, tuple[int, ...]] = {}
         self.images_sent_after: set[int] = set()
         self.images_gone: set[int] = set()
+        self.own_rules: bool | None = None
 
     @property
     def notes(self) -> dict[int, Note]:
