@@ -964,8 +964,6 @@ def encoded(message: Any) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-
-
 _TEXT = json.encoder.encode_basestring  # the string encoder json.dumps uses with ensure_ascii=False
 
 
@@ -1045,8 +1043,8 @@ def write_spliced(fast: FastTranscript, view: list[int | bytes], out: BinaryIO) 
     """Write a view given as its messages in the file's own container, as write_fast writes one: an int is the
     index of a message kept as it is (its bytes in the file), bytes a message written anew (compact JSON).
 
-    The general reader's writer for a pi-ai file (integrity.written) writes through this, so `repair --report`,
-    `--skip-bad-lines` and the Inspector's download give the bytes `repair` gives: one file for one view."""
+    The general reader's writer for a pi-ai file (integrity.written) writes through this, so `repair --report` and
+    the Inspector's download give the bytes `repair` gives: one file for one view."""
     def messages(pieces: _Pieces, ending: bytes) -> None:
         low = high = -1  # the kept messages low..high-1 not written yet (none: -1)
         for entry in view:
