@@ -96,7 +96,7 @@ def test_the_report_says_it_and_rebuilds_the_view(tmp_path: Path) -> None:
     [turn] = [item for item in report.view if item.source == "turn"]
     assert (turn.view_index, turn.code, turn.images) == (4, NoteCode.IMAGES_CARRIED, [2, 3])
     assert view_from_report(report, transcript.messages) == analysis.view
-    assert transcript.messages[2]["content"][1]["type"] == "opaque"  # the durable messages keep their images
+    assert transcript.messages[2]["content"][1]["type"] == "image"  # the durable messages keep their images
     verdict = check(transcript, provider="openai-chat").providers["openai-chat"]
     assert [v.rule for v in verdict.before] == ["image_not_user", "image_not_user"] and verdict.after == []
 

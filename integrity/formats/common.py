@@ -13,6 +13,7 @@ both are re-emitted only in their own format and left out of every other.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -72,6 +73,30 @@ def data_url(part: dict[str, Any]) -> str:
     (Chat's `image_url.url`, Responses' `input_image.image_url`); a part without a type is sent as a PNG, as the
     Anthropic and Gemini writers send it."""
     return f"data:{part.get('mimeType') or 'image/png'};base64,{part['data']}"
+
+
+_DATA_URL = re.compile(r"data:(image/[^;,]+);base64,(.*)", re.DOTALL)
+
+
+def image_of_data_url(url: Any) -> dict[str, Any] | None:
+    """The canonical image part (pi-ai's ImageContent: base64 `data`, `mimeType`) of an image data URL, the way
+    OpenAI's APIs carry an image's bytes (Chat's `image_url.url`, Responses' `input_image.image_url`); None for an
+    image by address or file id, or a data URL with other parameters.  The data is taken as it stands, as the
+    converters that send such an image to Anthropic do (LiteLLM splits the URL at its comma): whether it decodes is
+    not what a history's shape is judged on.  Exact both ways: data_url(part) gives back the very string read, so a
+    file written back in its own format keeps its bytes, and a screenshot read from a Chat or Responses history
+    reaches the Anthropic, Gemini and Bedrock requests judged (it was an opaque part those writers left out, and a
+    user message of the image alone was judged empty)."""
+    found = _DATA_URL.fullmatch(url) if isinstance(url, str) else None
+    return {"type": "image", "data": found[2], "mimeType": found[1]} if found else None
+
+
+def image_detail(part: dict[str, Any]) -> str | None:
+    """The `detail` (low, high, auto) an image read from an OpenAI Chat or Responses file was sent with, which the
+    other of the two sends it with too (both take it; no other format has a place for it)."""
+    native = part.get(NATIVE)
+    detail = native.get("detail") if isinstance(native, dict) else None
+    return detail if isinstance(detail, str) else None
 
 
 def opaque_part(format: str, value: Any) -> dict[str, Any]:

@@ -23,6 +23,8 @@ from .common import (
     assistant,
     data_url,
     describe,
+    image_detail,
+    image_of_data_url,
     is_from,
     native_of,
     object_arguments_text,
@@ -78,8 +80,10 @@ def _extra(entry: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
     return {k: v for k, v in entry.items() if k not in known}
 
 
-def _content_parts(content: Any) -> tuple[list[dict[str, Any]], bool]:
-    """Canonical parts of Chat content, and whether it was a list (to write it back as one)."""
+def _content_parts(content: Any, images: bool = False) -> tuple[list[dict[str, Any]], bool]:
+    """Canonical parts of Chat content, and whether it was a list (to write it back as one).  images: an
+    `image_url` part holding its bytes (a data URL) is read as an image part (_image_part); an assistant's content
+    takes none, so there it stays the Chat part it was."""
     if content is None:
         return [], False
     if isinstance(content, str):
@@ -95,9 +99,33 @@ def _content_parts(content: Any) -> tuple[list[dict[str, Any]], bool]:
                     text[NATIVE] = {"extra": _extra(part, ("type", "text"))}
                 parts.append(text)
             else:
-                parts.append(opaque_part(NAME, part))
+                parts.append((images and _image_part(part)) or opaque_part(NAME, part))
         return parts, True
     raise EntryError(f"'content' must be a string, an array or null, got {describe(content)}")
+
+
+def _image_part(part: Any) -> dict[str, Any] | None:
+    """An `image_url` part whose URL is an image's data URL as an image part (common.image_of_data_url), the part as
+    read kept to write it back (its `detail`, its fields' order); None for an image by address (kept opaque: no
+    other format's writer can send it) and any other part."""
+    url = part.get("image_url") if isinstance(part, dict) and part.get("type") == "image_url" else None
+    if not isinstance(url, dict) or (image := image_of_data_url(url.get("url"))) is None:
+        return None
+    image[NATIVE] = {"format": NAME, "part": part}
+    if isinstance(url.get("detail"), str):  # (the Responses writer sends it too: common.image_detail)
+        image[NATIVE]["detail"] = url["detail"]
+    return image
+
+
+def _image_out(part: dict[str, Any]) -> dict[str, Any]:
+    """The `image_url` part for an image part: as read where it came from a Chat file (wherever the view moved
+    it), else a data URL of its bytes."""
+    native = part.get(NATIVE)
+    given = native.get("part") if isinstance(native, dict) and native.get("format") == NAME else None
+    if isinstance(given, dict) and isinstance(given.get("image_url"), dict):
+        return {**given, "image_url": {**given["image_url"], "url": data_url(part)}}
+    detail = image_detail(part)
+    return {"type": "image_url", "image_url": {"url": data_url(part), **({"detail": detail} if detail else {})}}
 
 
 def _answered_without_content(entry: dict[str, Any]) -> bool:
@@ -140,7 +168,7 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
         message[NATIVE] = hints
         return message
     if role == "tool":
-        parts, as_list = _content_parts(entry.get("content"))
+        parts, as_list = _content_parts(entry.get("content"), images=True)
         result_id = entry.get("tool_call_id")
         has_id = "tool_call_id" in entry
         listed = entry.get("tool_call_ids")
@@ -158,7 +186,7 @@ def _read_one(entry: dict[str, Any], book: NameBook) -> dict[str, Any]:
     if role == "user" or role in SYSTEM_ROLES:
         content = entry.get("content")
         if isinstance(content, list):
-            content, _ = _content_parts(content)
+            content, _ = _content_parts(content, images=True)
         elif isinstance(content, dict):  # (as for a result: the JSON text the repaired view sends)
             content = object_arguments_text(content)
         message = {"role": role, "content": content}
@@ -190,7 +218,7 @@ def _content_out(parts: Any, as_list: bool, same: bool) -> Any:
             out.append(part["value"])
         elif part.get("type") == "image" and isinstance(part.get("data"), str):  # (another format's image: a
             # screenshot a tool returned, an image a user pasted) sent, never dropped from the request judged
-            out.append({"type": "image_url", "image_url": {"url": data_url(part)}})
+            out.append(_image_out(part))
     if as_list:
         return out
     if all(isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str) and len(p) == 2

@@ -27,6 +27,8 @@ from .common import (
     assistant,
     data_url,
     describe,
+    image_detail,
+    image_of_data_url,
     native_of,
     object_arguments_text,
     opaque_message,
@@ -208,6 +210,10 @@ def _message_parts(content: Any, head: dict[str, Any], item: int) -> list[dict[s
             extra = {k: v for k, v in block.items() if k not in ("type", "text")}
             if extra:
                 hints["extra"] = extra
+        elif (image := _image_part(block)) is not None:
+            part, hints = image, {"item": item, "image": block}
+            if isinstance(block.get("detail"), str):  # (the Chat writer sends it too: common.image_detail)
+                hints["detail"] = block["detail"]
         else:
             part = opaque_part(NAME, block)
             hints = {"item": item}
@@ -351,9 +357,23 @@ _SENT = ("text", "image")
 
 
 def _image(part: dict[str, Any]) -> dict[str, Any]:
-    """Another format's image (a screenshot a tool returned, an image a user pasted) as an input_image, which a
-    message's content and a function_call_output's list take alike: sent, never dropped from the request."""
-    return {"type": "input_image", "image_url": data_url(part), "detail": "auto"}
+    """An image part as an input_image, which a message's content and a function_call_output's list take alike:
+    as read where it came from a Responses file (its `detail`, its fields' order), else another format's image (a
+    screenshot a tool returned, an image a user pasted) sent, never dropped from the request."""
+    native = part.get(NATIVE)
+    given = native.get("image") if isinstance(native, dict) else None
+    if isinstance(given, dict) and given.get("type") == "input_image":
+        return {**given, "image_url": data_url(part)}
+    return {"type": "input_image", "image_url": data_url(part), "detail": image_detail(part) or "auto"}
+
+
+def _image_part(block: Any) -> dict[str, Any] | None:
+    """An input_image holding its bytes (its `image_url` an image's data URL: common.image_of_data_url) as an image
+    part, which every format writes in its own shape (an Anthropic image block, Gemini's inline data); None for an
+    image by address or file id (kept opaque) and any other block."""
+    if not isinstance(block, dict) or block.get("type") != "input_image" or "file_id" in block:
+        return None
+    return image_of_data_url(block.get("image_url"))
 
 
 def _hints(part: dict[str, Any], same: bool) -> dict[str, Any]:
