@@ -147,21 +147,63 @@ def test_each_file_is_written_back_as_it_was(tmp_path: Path, name: str, body: li
 def test_the_detail_an_image_was_sent_with_carries_between_chat_and_responses(tmp_path: Path) -> None:
     chat = _file(tmp_path, "pages.openai-chat.json", CHAT)
     [item] = [m for m in _request(chat, "openai-responses") if m.get("role") == "user"]
-    [image] = [p for p in item["content"] if p["type"] == "input_image"]
-    assert image == {"type": "input_image", "image_url": SHOT, "detail": "low"}
+    assert [p for p in item["content"] if p["type"] == "input_image"] == [
+        {"type": "input_image", "image_url": SHOT, "detail": "low"},
+        {"type": "input_image", "image_url": "https://example.com/cat.jpg", "detail": "auto"}]
     responses = _file(tmp_path, "pages.openai-responses.json", RESPONSES)
     user = next(m for m in _request(responses, "openai-chat") if m["role"] == "user")
     assert [p for p in user["content"] if p["type"] == "image_url"] == [
         {"type": "image_url", "image_url": {"url": SHOT, "detail": "low"}}]
 
 
-def test_an_image_by_address_stays_the_part_it_was(tmp_path: Path) -> None:
-    """No other format's writer can send an image it has not the bytes of; its own writes it back."""
+def test_an_image_by_address_is_sent_by_address_where_the_provider_takes_one(tmp_path: Path) -> None:
+    """An image by address stays the part it was (no bytes to read), and the Chat, Responses, Anthropic and Gemini
+    writers send it by address in their own shape; a data URL with a parameter of its own is no image any of them
+    can send, and Bedrock takes an image by its bytes alone."""
     path = _file(tmp_path, "pages.openai-chat.json", CHAT)
     transcript = load(path.read_bytes(), path.name)
-    kinds = [p["type"] for p in transcript.messages[1]["content"]]
-    assert kinds == ["text", "image", "opaque", "opaque"]
-    assert _images(_request(path, "anthropic")) == [("image/png", PNG)]
+    assert [p["type"] for p in transcript.messages[1]["content"]] == ["text", "image", "opaque", "opaque"]
+    address = "https://example.com/cat.jpg"
+    [user] = [m for m in _request(path, "anthropic") if m["role"] == "user"]
+    assert user["content"][1:] == [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+        {"type": "image", "source": {"type": "url", "url": address}}]
+    [turn] = [c for c in _request(path, "gemini") if c.get("role") == "user"]
+    assert turn["parts"][1:] == [{"inlineData": {"mimeType": "image/png", "data": PNG}},
+                                 {"fileData": {"mimeType": "image/jpeg", "fileUri": address}}]
+    [message] = [m for m in _request(path, "bedrock") if m["role"] == "user"]
+    assert [list(block) for block in message["content"]] == [["text"], ["image"]]
+
+
+def test_a_users_image_by_address_alone_is_a_turn_anthropic_and_gemini_take(tmp_path: Path) -> None:
+    """Judged empty before (the part left out): "rejected as recorded" of a request the provider fetches the
+    image of.  Bedrock's request still has nothing to send (it refuses it, as it would a converter's that sent
+    nothing: a converter downloads the image first)."""
+    path = _file(tmp_path, "linked.openai-chat.json", [
+        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]},
+        CALL, {"role": "tool", "tool_call_id": "call_1", "content": "ok"},
+        {"role": "assistant", "content": "A cat."}])
+    transcript = load(path.read_bytes(), path.name)
+    for provider in ("anthropic", "gemini", "openai-responses"):
+        verdict = check(transcript, provider=provider).providers[provider]
+        assert verdict.before == [] and verdict.after == [], provider
+    bedrock = check(transcript, provider="bedrock").providers["bedrock"]
+    assert [v.rule for v in bedrock.before] == ["empty_message_content"]
+
+
+def test_an_anthropic_image_by_address_is_sent_to_openai(tmp_path: Path) -> None:
+    """The other way: an Anthropic url-source image in a tool result, toward OpenAI Chat, is an image the view
+    moves to a user message (OpenAI takes images from a user alone), not a block left out."""
+    path = _file(tmp_path, "linked.anthropic.json", {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [
+        {"role": "user", "content": "Look."},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "shot", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [
+            {"type": "image", "source": {"type": "url", "url": "https://example.com/p.png"}}]}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Seen."}]}]})
+    transcript = load(path.read_bytes(), path.name)
+    analysis = analyze(transcript, provider="openai-chat", verdicts=["openai-chat"])
+    assert analysis.report.summary.images_moved == 1 and analysis.verdicts["openai-chat"].after == []
+    assert [v.rule for v in analysis.verdicts["openai-chat"].before] == ["image_not_user"]
 
 
 def test_an_assistants_image_url_part_stays_opaque(tmp_path: Path) -> None:

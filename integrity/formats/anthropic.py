@@ -21,7 +21,7 @@ from .common import (
     EntryError,
     NameBook,
     assistant,
-    carries_block,
+    carried,
     describe,
     is_from,
     joined_text,
@@ -357,8 +357,8 @@ def parts_out(parts: Any, format: str, same: bool) -> list[Any]:
             blocks.append({"type": "image", "source": {"type": "base64",
                                                        "media_type": part.get("mimeType", "image/png"),
                                                        "data": part["data"]}, **extra})
-        elif kind == OPAQUE and carries_block(part.get("format"), format):
-            blocks.append(part["value"])
+        elif kind == OPAQUE and (block := carried(part.get("format"), part.get("value"), format)) is not None:
+            blocks.append(block)  # (its own block, or another format's image by address)
     return blocks
 
 

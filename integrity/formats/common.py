@@ -13,12 +13,14 @@ both are re-emitted only in their own format and left out of every other.
 from __future__ import annotations
 
 import json
+import mimetypes
 import re
 from collections.abc import Callable
 from typing import Any
 
 from ..loading import describe_value
 from ..repair.messages import receipt_texts
+from ..repair.views import image_address
 
 NATIVE = "_native"
 OPAQUE = "opaque"
@@ -116,6 +118,33 @@ def carries_block(block_format: Any, format: str) -> bool:
     verdict keeps it, where a message of the image alone was once judged empty).  The writers and the skeleton
     the provider rules judge both ask this, so they write the same blocks."""
     return bool(block_format == format or _BLOCKS_OF.get(block_format, block_format) == _BLOCKS_OF.get(format, format))
+
+
+def carried(block_format: Any, value: Any, format: str) -> Any:
+    """The block a writer of `format` writes for an opaque block read from `block_format`, or None when it writes
+    none: the block as it is where the formats' blocks are the same (carries_block), else an image by address in
+    the shape `format` takes one by (OpenAI Chat, Responses, Anthropic, Gemini's `fileData`; Bedrock takes images
+    by their bytes alone).  A Chat user's image by address judged toward Anthropic was left out, and a message of
+    the image alone judged empty, of a request every converter sends with the image.  The writers and the
+    skeleton the provider rules judge both ask this, so they write the same blocks."""
+    if carries_block(block_format, format):
+        return value
+    url = image_address(block_format, value)
+    if url is None:
+        return None
+    detail = value.get("detail") if block_format == "openai-responses" else value["image_url"].get("detail") \
+        if block_format == "openai-chat" else None  # (both OpenAI APIs take it: it goes along between them)
+    if format == "openai-chat":
+        return {"type": "image_url", "image_url": {"url": url, **({"detail": detail} if isinstance(detail, str)
+                                                                  else {})}}
+    if format == "openai-responses":
+        return {"type": "input_image", "image_url": url, "detail": detail if isinstance(detail, str) else "auto"}
+    if _BLOCKS_OF.get(format, format) == "anthropic":
+        return {"type": "image", "source": {"type": "url", "url": url}}
+    if format == "gemini":  # (the API fetches a public or signed address itself; its type when the name says it)
+        kind = mimetypes.guess_type(url.partition("?")[0])[0]
+        return {"fileData": {**({"mimeType": kind} if kind and kind.startswith("image/") else {}), "fileUri": url}}
+    return None
 
 
 def opaque_message(format: str, value: Any) -> dict[str, Any]:

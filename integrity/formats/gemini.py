@@ -25,6 +25,7 @@ from .common import (
     OPAQUE,
     EntryError,
     assistant,
+    carried,
     describe,
     is_from,
     native_of,
@@ -249,8 +250,9 @@ def _parts_out(parts: Any) -> list[Any]:
             # (an image another format carried: Gemini's inline data, as the Anthropic and Bedrock writers send it
             # in their blocks; left out, a turn of an image alone was written without parts, which Gemini refuses)
             out.append({"inlineData": {"mimeType": part.get("mimeType", "image/png"), "data": part["data"]}})
-        elif part.get("type") == OPAQUE and part.get("format") == NAME:
-            out.append(part["value"])
+        elif part.get("type") == OPAQUE and (block := carried(part.get("format"), part.get("value"), NAME)) \
+                is not None:  # (its own part, or another format's image by address)
+            out.append(block)
     return out
 
 

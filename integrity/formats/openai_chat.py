@@ -21,6 +21,7 @@ from .common import (
     NameBook,
     arguments_text,
     assistant,
+    carried,
     data_url,
     describe,
     image_detail,
@@ -214,8 +215,9 @@ def _content_out(parts: Any, as_list: bool, same: bool) -> Any:
             native = part.get(NATIVE) if same else None
             extra = native.get("extra", {}) if isinstance(native, dict) else {}
             out.append({"type": "text", "text": part["text"], **extra} if "text" in part else {"type": "text"})
-        elif part.get("type") == OPAQUE and part.get("format") == NAME:
-            out.append(part["value"])
+        elif part.get("type") == OPAQUE and (block := carried(part.get("format"), part.get("value"), NAME)) \
+                is not None:  # (its own part, or another format's image by address)
+            out.append(block)
         elif part.get("type") == "image" and isinstance(part.get("data"), str):  # (another format's image: a
             # screenshot a tool returned, an image a user pasted) sent, never dropped from the request judged
             out.append(_image_out(part))

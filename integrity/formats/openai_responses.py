@@ -25,6 +25,7 @@ from .common import (
     NameBook,
     arguments_text,
     assistant,
+    carried,
     data_url,
     describe,
     image_detail,
@@ -345,15 +346,12 @@ def _content_out(parts: list[dict[str, Any]], default_kind: str, same: bool) -> 
             if hints.get("empty"):
                 continue
             out.append({"type": hints.get("kind", default_kind), "text": part["text"], **hints.get("extra", {})})
-        elif part.get("type") == OPAQUE and part.get("format") == NAME:
-            out.append(part["value"])
+        elif part.get("type") == OPAQUE and (block := carried(part.get("format"), part.get("value"), NAME)) \
+                is not None:  # (its own part, or another format's image by address)
+            out.append(block)
         elif part.get("type") == "image" and isinstance(part.get("data"), str):
             out.append(_image(part))
     return out
-
-
-_SENT = ("text", "image")
-"""The canonical parts of another format's user message that a Responses message item sends."""
 
 
 def _image(part: dict[str, Any]) -> dict[str, Any]:
@@ -365,6 +363,17 @@ def _image(part: dict[str, Any]) -> dict[str, Any]:
     if isinstance(given, dict) and given.get("type") == "input_image":
         return {**given, "image_url": data_url(part)}
     return {"type": "input_image", "image_url": data_url(part), "detail": image_detail(part) or "auto"}
+
+
+def _image_of(part: dict[str, Any]) -> dict[str, Any] | None:
+    """The input_image for an image part (_image), or for another format's image by address (common.carried);
+    None for any other part: what a Responses item sends of another format's user message or result besides
+    its texts."""
+    if part.get("type") == "image" and isinstance(part.get("data"), str):
+        return _image(part)
+    block = carried(part.get("format"), part.get("value"), NAME) \
+        if part.get("type") == OPAQUE and part.get("format") != NAME else None
+    return block if isinstance(block, dict) else None
 
 
 def _image_part(block: Any) -> dict[str, Any] | None:
@@ -516,10 +525,9 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
         joined = "\n".join(p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text")
         if hints.get("output") == "list":
             item["output"] = _content_out(content, "input_text", same)
-        elif any(isinstance(p, dict) and p.get("type") == "image" for p in content):  # (its texts joined, as a
-            # string output sends them, then its images: an output list takes input_image items)
-            item["output"] = [*([{"type": "input_text", "text": joined}] if joined else []),
-                              *(_image(p) for p in content if isinstance(p, dict) and p.get("type") == "image")]
+        elif images := [b for p in content if isinstance(p, dict) and (b := _image_of(p)) is not None]:  # (its
+            # texts joined, as a string output sends them, then its images: an output list takes input_image items)
+            item["output"] = [*([{"type": "input_text", "text": joined}] if joined else []), *images]
         else:
             item["output"] = joined
         item.update(hints.get("extra", {}))
@@ -529,8 +537,9 @@ def build(messages: list[dict[str, Any]], context: BuildContext) -> list[Any]:
     if isinstance(content, str):
         return [{**head, "content": content}]
     if not same:
-        return [{**head, "content": [{"type": "input_text", "text": p["text"]} if p.get("type") == "text" else _image(p)
-                                      for p in content or [] if isinstance(p, dict) and p.get("type") in _SENT]}]
+        sent = ({"type": "input_text", "text": p["text"]} if p.get("type") == "text" else _image_of(p)
+                for p in content or [] if isinstance(p, dict))
+        return [{**head, "content": [block for block in sent if block is not None]}]
     return [{**head, "content": _content_out(content or [], "input_text", same)}]
 
 

@@ -33,7 +33,7 @@ from ..repair.views import (
     texts_length,
 )
 from .anthropic import CONTENT_ROLES
-from .common import NATIVE, OPAQUE, SYSTEM_ROLES, carries_block, writable
+from .common import NATIVE, OPAQUE, SYSTEM_ROLES, carried, writable
 from .openai_chat import finish_entry
 from .openai_responses import NAME as RESPONSES
 from .openai_responses import OWN_HINTS as RESPONSES_HINTS
@@ -406,8 +406,9 @@ class _Grouped:
                 if block is not None:
                     blocks.append(block)
             elif part[0] == OPAQUE:
-                if carries_block(part[1], self.format):
-                    blocks.append(part[2])
+                block = carried(part[1], part[2], self.format)
+                if block is not None:
+                    blocks.append(block)
             elif role == "assistant":  # a user's call part is not written
                 calls.append(self.call(part[0], part[1]))
         return self.entry(role, blocks + calls if self.calls_last else blocks)

@@ -587,15 +587,39 @@ def error_content_refused(content: Any) -> bool:
 
 
 def is_image(part: Any) -> bool:
-    """An image a writer sends: a canonical image part with its data (pi-ai's, or read from Anthropic, Bedrock or
-    Gemini), or an OpenAI Chat `image_url` part read from a Chat file (opaque)."""
+    """An image a writer sends: a canonical image part with its data (pi-ai's, or read from any format that holds
+    one: an image data URL, an Anthropic base64 block...), an OpenAI Chat `image_url` part read from a Chat file
+    (opaque), or another format's image by address (image_address: the Chat, Responses and Anthropic writers send
+    it, formats.common.carried)."""
     if type(part) is not dict:
         return False
     kind = part.get("type")
     if kind == "image":
         return type(part.get("data")) is str
-    return kind == "opaque" and part.get("format") == "openai-chat" and type(part.get("value")) is dict \
-        and part["value"].get("type") == "image_url"
+    if kind != "opaque" or type(part.get("value")) is not dict:
+        return False
+    return (part.get("format") == "openai-chat" and part["value"].get("type") == "image_url") \
+        or image_address(part.get("format"), part["value"]) is not None
+
+
+def image_address(block_format: Any, value: Any) -> str | None:
+    """The web address of an image sent by address, in an opaque block read from a format that sends one so (an
+    OpenAI Chat `image_url` part, a Responses `input_image`, an Anthropic image of `source` type `url`); None for
+    any other block (a file id, an S3 location, a data URL with parameters of its own)."""
+    if type(value) is not dict:
+        return None
+    kind = value.get("type")
+    if block_format == "openai-chat" and kind == "image_url":
+        given = value.get("image_url")
+        url = given.get("url") if isinstance(given, dict) else None
+    elif block_format == "openai-responses" and kind == "input_image" and "file_id" not in value:
+        url = value.get("image_url")
+    elif block_format in ("anthropic", "claude-code") and kind == "image":
+        source = value.get("source")
+        url = source.get("url") if isinstance(source, dict) and source.get("type") == "url" else None
+    else:
+        return None
+    return url if isinstance(url, str) and url.startswith(("https://", "http://")) else None
 
 
 def holds_image(content: Any) -> bool:
