@@ -10,6 +10,7 @@ or file id stays opaque: no other format's writer can send its bytes.
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from integrity import analyze, check, load
+from integrity.formats.registry import to_native
 from integrity.providers.canonical import judged_request
 
 RECORDED = Path(__file__).parent / "recorded"
@@ -214,3 +216,57 @@ def test_an_assistants_image_url_part_stays_opaque(tmp_path: Path) -> None:
     transcript = load(path.read_bytes(), path.name)
     assert transcript.format == "openai-chat" and transcript.messages[3]["content"][0]["type"] == "opaque"
     assert json.dumps(judged_request(transcript.messages, "openai-chat", transcript)[0]) == json.dumps(body)
+
+
+def _recorded_gemini3(tmp_path: Path) -> Path:
+    """pydantic-ai's recorded Gemini 3 request (answered 200): a function response whose own `parts` hold two
+    images (Gemini 3's multimodal function response), in the SDK's snake_case `inline_data`."""
+    [record] = [json.loads(line) for line in (RECORDED / "gemini.jsonl").read_text().splitlines()
+                if "test_model_sees_multiple_images[google_gemini3]" in line]
+    return _file(tmp_path, "two_images.gemini.json", record["request"])
+
+
+def test_a_gemini_function_responses_images_are_the_results_images(tmp_path: Path) -> None:
+    """Read into the result (they were left out of every other writer's request), so Anthropic's tool_result holds
+    them and OpenAI Chat's view moves them to a user message."""
+    path = _recorded_gemini3(tmp_path)
+    transcript = load(path.read_bytes(), path.name)
+    [result] = [m for m in transcript.messages if m["role"] == "toolResult"]
+    assert [(p["type"], p.get("mimeType")) for p in result["content"]] == [
+        ("text", None), ("image", "image/jpeg"), ("image", "image/png")]
+    [turn] = [m for m in _request(path, "anthropic") if m["role"] == "user" and isinstance(m["content"], list)
+              and m["content"][0]["type"] == "tool_result"]
+    assert [kind for kind, _ in _images(turn)] == ["image/jpeg", "image/png"]
+    analysis = analyze(transcript, provider="openai-chat", verdicts=["openai-chat"])
+    assert analysis.report.summary.images_moved == 1 and analysis.verdicts["openai-chat"].after == []
+    assert check(transcript, provider="gemini").providers["gemini"].before == []
+
+
+def test_a_gemini_function_response_rewritten_keeps_its_parts(tmp_path: Path) -> None:
+    """A result the view changes is written anew, not reused: its `parts` (and any other field of the response)
+    come back as read, beside the new id."""
+    path = _recorded_gemini3(tmp_path)
+    transcript = load(path.read_bytes(), path.name)
+    messages = copy.deepcopy(transcript.messages)
+    [result] = [m for m in messages if m["role"] == "toolResult"]
+    [call] = [p for m in messages if m["role"] == "assistant" for p in m["content"] if p["type"] == "toolCall"]
+    result["toolCallId"] = call["id"] = "renamed"
+    written = to_native(messages, "gemini", transcript).messages
+    response = written[-1]["parts"][0]["functionResponse"]
+    original = json.loads(path.read_text())["contents"][-1]["parts"][0]["functionResponse"]
+    assert response == {**original, "id": "renamed"}
+
+
+def test_another_formats_result_image_is_nested_in_geminis_function_response(tmp_path: Path) -> None:
+    """A pi session's screenshot toward Gemini: in the function response's own parts, as Gemini 3 takes it and pi's
+    own Gemini request sends it (it was left out of the request judged)."""
+    path = _file(tmp_path, "shot.pi-ai.json", [
+        {"role": "user", "content": "Look.", "timestamp": 1},
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "call_1", "name": "screenshot", "arguments": {}}],
+         "stopReason": "toolUse", "timestamp": 2},
+        {"role": "toolResult", "toolCallId": "call_1", "toolName": "screenshot", "isError": False, "timestamp": 3,
+         "content": [{"type": "text", "text": "captured"}, {"type": "image", "data": PNG, "mimeType": "image/png"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Seen."}], "stopReason": "stop", "timestamp": 4}])
+    [turn] = [c for c in _request(path, "gemini") if any("functionResponse" in p for p in c["parts"])]
+    assert turn["parts"][0]["functionResponse"]["parts"] == [{"inlineData": {"mimeType": "image/png", "data": PNG}}]
+    assert turn["parts"][0]["functionResponse"]["response"] == {"output": "captured"}

@@ -138,6 +138,10 @@ def _user_parts(parts: list[Any], role: Any, extra: dict[str, Any]) -> list[dict
         response = part.get(response_key) if response_key else None
         if isinstance(response, dict):
             content, is_error, hints = _response_content(response.get("response"))
+            content = content + _response_images(response)
+            others = {k: v for k, v in response.items() if k not in ("id", "name", "response")}
+            if others:  # (its `parts`, `willContinue`...: written back as read)
+                hints["responseExtra"] = others
             has_id = "id" in response
             result = tool_result(response.get("id") if has_id else "", response.get("name"), content, is_error)
             hints = {"format": NAME, "part": position, **hints}
@@ -158,6 +162,23 @@ def _user_parts(parts: list[Any], role: Any, extra: dict[str, Any]) -> list[dict
         message[NATIVE]["role"] = role
         message[NATIVE]["extra"] = extra
     return results
+
+
+def _response_images(response: dict[str, Any]) -> list[dict[str, Any]]:
+    """The images a function response holds in its own `parts` (Gemini 3's multimodal function response: a
+    screenshot the tool returned, `inlineData` or the SDK's `inline_data`) as image parts of the result, which
+    every writer sends (an Anthropic tool_result's image block, a Chat user message after the results)."""
+    parts = response.get("parts")
+    images = []
+    for part in parts if isinstance(parts, list) else []:
+        inline = part.get("inlineData", part.get("inline_data")) if isinstance(part, dict) and len(part) == 1 \
+            else None
+        if not isinstance(inline, dict) or len(inline) != 2:
+            continue
+        kind, data = inline.get("mimeType", inline.get("mime_type")), inline.get("data")
+        if isinstance(kind, str) and kind.startswith("image/") and isinstance(data, str):
+            images.append({"type": "image", "data": data, "mimeType": kind})
+    return images
 
 
 def _response_key(part: Any) -> str | None:
@@ -272,6 +293,16 @@ def _response_out(message: dict[str, Any], context: BuildContext) -> Any:
         out["id"] = call_id
     out["name"] = message.get("toolName", "")
     out["response"] = response
+    given = hints.get("responseExtra")
+    if isinstance(given, dict):
+        out.update(given)
+    else:
+        images = [p for p in message.get("content") or [] if isinstance(p, dict) and p.get("type") == "image"
+                  and isinstance(p.get("data"), str)]
+        if images:  # (another format's result images: nested in the response, as Gemini 3 takes them and pi
+            # sends them; left out, a screenshot the tool returned never reached the request judged)
+            out["parts"] = [{"inlineData": {"mimeType": p.get("mimeType", "image/png"), "data": p["data"]}}
+                            for p in images]
     return {"function_response" if hints.get("snake") else "functionResponse": out}
 
 
