@@ -26,9 +26,11 @@ from .duplicates import duplicate_note
 # Keys under which a request envelope holds its list, in the order we look for them: request
 # bodies (messages, input, contents), the Claude Code web export (loglines), SWE-agent
 # trajectories (history), OpenHands trajectory exports (trajectory), LangGraph thread
-# states (values.messages: a dotted key is a path into nested objects) and pages of a
-# conversation's events as the OpenHands V1 API returns them (items).
-LIST_KEYS = ("messages", "input", "contents", "loglines", "history", "trajectory", "values.messages", "items")
+# states (values.messages: a dotted key is a path into nested objects), pages of a
+# conversation's events as the OpenHands V1 API returns them (items) and a goose session
+# as `goose session export --format json` writes it (conversation).
+LIST_KEYS = ("messages", "input", "contents", "loglines", "history", "trajectory", "values.messages", "items",
+             "conversation")
 
 # The deepest nesting of arrays and objects read (the outermost value is level 1; each
 # JSONL line is a value of its own).  Deeper input is refused, never half-processed:

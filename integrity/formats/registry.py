@@ -22,6 +22,7 @@ from . import (
     codex,
     gemini,
     gemini_cli,
+    goose,
     inspect_ai,
     langchain,
     langgraph,
@@ -44,7 +45,8 @@ from .parts import split_file
 from .spec import FormatSpec
 
 _MODULES = (pi_ai, openai_chat, openai_responses, anthropic, gemini, bedrock, langchain, claude_code, pi_session,
-            codex, swe_agent, inspect_ai, openhands, openhands_v1, gemini_cli, pydantic_ai_messages, openai_agents,
+            codex, goose, swe_agent, inspect_ai, openhands, openhands_v1, gemini_cli, pydantic_ai_messages,
+            openai_agents,
             letta, autogen, cline_sdk, ai_sdk, ai_sdk_ui, langgraph)
 """THE REGISTRY: every format module, in detection order (each declares its formats' SPECS).  A new format is
 its module plus its name here (and in the import above)."""

@@ -1,0 +1,212 @@
+"""goose sessions (the agent of aaif-goose/goose, formerly block/goose): its messages, as its session files hold them.
+
+A goose `Message` (crates/goose/src/conversation/message.rs) is `{id, role, created, content, metadata}`: role user
+or assistant, `metadata` saying whether the message is `agentVisible` (sent to the model) and `userVisible`, and
+`content` a list of typed items: `text`, `image` (`data`, `mimeType`), `thinking` (`thinking`, `signature`),
+`redactedThinking`, `toolRequest` (`id`, `toolCall`: `{"status": "success", "value": {name, arguments}}` or
+`{"status": "error", "error"}`) in an assistant message, `toolResponse` (`id`, `toolResult`: a success holding an
+MCP CallToolResult `{content, isError}`, or before goose 1.9 the content list itself, or an error) in a user message,
+and items goose shows but never sends (`toolConfirmationRequest`, `actionRequired`, `frontendToolRequest`,
+`systemNotification`).  A session file (`~/.local/share/goose/sessions/<id>.jsonl` before goose moved its sessions
+to SQLite) is one message per line after a first line of session metadata (`working_dir`, `description`,
+`message_count`, token counts), which goose skips, as it skips a line it cannot read (session/legacy.rs).
+
+Each message is read as the Anthropic message goose's Anthropic formatter sends for it: a tool request as a
+`tool_use`, a tool response as a `tool_result` (an error as an error result of its text), an image as a base64
+image block, thinking with its signature.  A message the agent does not see (`agentVisible` false: the messages a
+compaction replaced, kept for the user) and the metadata line are no messages: kept, never judged.  The request
+judged is the one goose sends after its own pass over the session (goose_requests).  Read-only: a repaired view
+is written as Anthropic messages.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import anthropic
+from .base import BuildContext
+from .common import EntryError, describe
+from .goose_requests import SENDS_AS, sent_messages
+from .spec import FormatSpec
+from .wrapped import Wrapped
+
+NAME = "goose"
+_TOOL_ITEMS = {"toolRequest": "toolCall", "toolResponse": "toolResult"}
+_NOT_SENT = frozenset(("toolConfirmationRequest", "actionRequired", "frontendToolRequest", "systemNotification"))
+"""Items goose shows the user and never sends the model (its fix_conversation removes the ones that could reach a
+request, its formatters write none)."""
+_METADATA_KEYS = frozenset(("working_dir", "description", "message_count", "total_tokens", "input_tokens",
+                            "output_tokens", "accumulated_total_tokens", "schedule_id", "project_id"))
+
+
+def _is_metadata(entry: Any) -> bool:
+    """The first line of a session file: the session's metadata, no message."""
+    return type(entry) is dict and "role" not in entry and not _METADATA_KEYS.isdisjoint(entry)
+
+
+def _own_item(item: Any) -> bool:
+    """An item only goose writes: a toolRequest with its toolCall, a toolResponse with its toolResult."""
+    if type(item) is not dict:
+        return False
+    kind = item.get("type")
+    return isinstance(kind, str) and kind in _TOOL_ITEMS and _TOOL_ITEMS[kind] in item
+
+
+def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
+    """A toolRequest or toolResponse item, or goose's visibility metadata on a message."""
+    for entry in entries:
+        if type(entry) is not dict:
+            continue
+        content = entry.get("content")
+        if type(content) is list and any(map(_own_item, content)):
+            return True
+        metadata = entry.get("metadata")
+        if type(metadata) is dict and "agentVisible" in metadata and "created" in entry:
+            return True
+    return False
+
+
+def fits(entry: Any) -> bool:
+    """A goose message (a user or assistant role, a list of typed items) or a session's metadata line."""
+    if _is_metadata(entry):
+        return True
+    if not isinstance(entry, dict) or entry.get("role") not in ("user", "assistant") or "type" in entry:
+        return False
+    content = entry.get("content")
+    return isinstance(content, list) and all(isinstance(i, dict) and isinstance(i.get("type"), str) for i in content)
+
+
+def _outcome(item: dict[str, Any], field: str) -> dict[str, Any]:
+    found = item.get(field)
+    if not isinstance(found, dict) or found.get("status") not in ("success", "error"):
+        raise EntryError(f"a {item['type']} item's '{field}' must be an object whose 'status' is \"success\" or "
+                         f"\"error\", got {describe(found)}")
+    return found
+
+
+UNPARSEABLE = "unparseable_tool_call"
+"""The name goose's Anthropic formatter sends a tool request it could not parse under (status error: the model's
+arguments were no JSON), with no input; goose answers it with an error response.  (Its earlier formatters left such
+a request out and sent the response alone, which Anthropic refuses.)"""
+
+
+def _tool_use(item: dict[str, Any]) -> dict[str, Any]:
+    """A toolRequest as the tool_use goose sends (UNPARSEABLE for one it could not parse)."""
+    call_id = item.get("id")
+    if not isinstance(call_id, str):
+        raise EntryError(f"a toolRequest item's 'id' must be a string, got {describe(call_id)}")
+    outcome = _outcome(item, "toolCall")
+    value = outcome.get("value") if outcome["status"] == "success" else None
+    if outcome["status"] == "success" and not (isinstance(value, dict) and isinstance(value.get("name"), str)):
+        raise EntryError(f"a toolRequest's toolCall 'value' must name its tool, got {describe(value)}")
+    name = value["name"] if isinstance(value, dict) else UNPARSEABLE
+    arguments = value.get("arguments") if isinstance(value, dict) else None
+    return {"type": "tool_use", "id": call_id, "name": name, "input": arguments if arguments is not None else {}}
+
+
+def _mcp_block(content: Any) -> Any:
+    """An MCP content item of a tool's result as the block goose sends: a text, an image, an embedded resource's
+    text; another item (audio, a resource link, a blob) as its JSON text."""
+    if isinstance(content, dict):
+        kind = content.get("type")
+        if kind == "text" and isinstance(content.get("text"), str):
+            return {"type": "text", "text": content["text"]}
+        if kind == "image" and isinstance(content.get("data"), str):
+            return {"type": "image", "source": {"type": "base64", "media_type": content.get("mimeType", "image/png"),
+                                                "data": content["data"]}}
+        resource = content.get("resource") if kind == "resource" else None
+        if isinstance(resource, dict) and isinstance(resource.get("text"), str):
+            return {"type": "text", "text": resource["text"]}
+    return {"type": "text", "text": json.dumps(content, ensure_ascii=False)}
+
+
+EMPTY_RESULT = "(empty result)"
+"""The text goose sends for a tool response with no content (fix_conversation's fix_empty_tool_results)."""
+
+
+def _tool_result(item: dict[str, Any]) -> dict[str, Any]:
+    """A toolResponse as the tool_result goose sends: its content (EMPTY_RESULT for none), or its error's text as an
+    error result.  A result's own `isError` is not sent (goose's formatters mark only a response stored as an
+    error)."""
+    call_id = item.get("id")
+    if not isinstance(call_id, str):
+        raise EntryError(f"a toolResponse item's 'id' must be a string, got {describe(call_id)}")
+    outcome = _outcome(item, "toolResult")
+    if outcome["status"] == "error":
+        error = outcome.get("error")
+        return {"type": "tool_result", "tool_use_id": call_id, "is_error": True,
+                "content": [{"type": "text", "text": error if isinstance(error, str) else json.dumps(error)}]}
+    value = outcome.get("value")
+    listed = value.get("content") if isinstance(value, dict) else value  # (before goose 1.9: the list itself)
+    if not isinstance(listed, list):
+        raise EntryError(f"a toolResponse's toolResult 'value' must hold a content list, got {describe(value)}")
+    blocks = [_mcp_block(content) for content in listed]
+    return {"type": "tool_result", "tool_use_id": call_id,
+            "content": blocks or [{"type": "text", "text": EMPTY_RESULT}]}
+
+
+def _block(item: dict[str, Any]) -> Any:
+    """The Anthropic block goose sends for one item; None for an item it never sends."""
+    kind = item.get("type")
+    if kind == "text":  # (a blank one is never sent: goose's formatters leave it out)
+        text = item.get("text")
+        return None if isinstance(text, str) and not text.strip() else {"type": "text", "text": text}
+    if kind == "image":
+        return {"type": "image", "source": {"type": "base64", "media_type": item.get("mimeType"),
+                                            "data": item.get("data")}}
+    if kind == "thinking":  # (sent with its signature alone: an unsigned one, or a migrated `reasoning`, is not)
+        signature = item.get("signature")
+        return {"type": "thinking", "thinking": item.get("thinking"), "signature": signature} if signature else None
+    if kind == "reasoning":  # (goose before 1.14: read back as unsigned thinking, never sent)
+        return None
+    if kind == "redactedThinking":
+        return {"type": "redacted_thinking", "data": item.get("data")}
+    if kind == "toolRequest":
+        return _tool_use(item)
+    if kind == "toolResponse":
+        return _tool_result(item)
+    if kind in _NOT_SENT:
+        return None
+    return item  # (an item of a later goose: carried as it is, an opaque block)
+
+
+def _unwrap(entry: Any) -> Any:
+    """The Anthropic message a goose message is sent as; None for the metadata line, a message the agent does not
+    see, and one holding nothing goose sends."""
+    if _is_metadata(entry):
+        return None
+    if not isinstance(entry, dict) or entry.get("role") not in ("user", "assistant"):
+        raise EntryError(f"expected a goose message (a user or assistant role) or the session's metadata, got "
+                         f"{describe(entry)}")
+    metadata = entry.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("agentVisible") is False:
+        return None
+    content = entry.get("content")
+    if not isinstance(content, list):
+        raise EntryError(f"a goose message's 'content' must be a list of items, got {describe(content)}")
+    if not all(isinstance(item, dict) for item in content):
+        raise EntryError("a goose message's 'content' must be a list of item objects")
+    blocks = [block for item in content if (block := _block(item)) is not None]
+    return {"role": entry["role"], "content": blocks} if blocks else None
+
+
+def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
+    raise NotImplementedError("goose is read-only")
+
+
+class _ReadOnly(Wrapped):
+    """Read, never written: a view is written as Anthropic messages."""
+
+    READ_ONLY = True
+    WRITES_AS = "anthropic"
+
+
+ADAPTER = _ReadOnly(NAME, anthropic, _unwrap, _wrap, evidence, fits, container="jsonl")
+
+
+SPECS = (FormatSpec(NAME, ADAPTER, suffixes=(".jsonl", ".json"), skips_bad_lines="goose (its legacy sessions)",
+                    sends_as=SENDS_AS, sends_messages=sent_messages),)
+"""This module's format, as the registry (integrity.formats) lists it.  goose talks to whichever provider it is set
+up for (its session files do not say which): judged by the universal invariants unless a provider is named, on the
+request goose sends (goose_requests)."""
