@@ -101,7 +101,8 @@ def store_source() -> tuple[ui.Source, Transcript] | None:
                             help="a LangGraph checkpointer (langgraph+sqlite:///file.db, "
                                  "langgraph+postgresql://user@host/db), an Agents SDK (agents+sqlite:///file.db, "
                                  "agents+postgresql://user@host/db) "
-                                 "or ADK (adk+sqlite:///file.db, adk+postgresql://user@host/db) session database; "
+                                 "or ADK (adk+sqlite:///file.db, adk+postgresql://user@host/db) session database, "
+                                 "or goose's (goose+sqlite:///path/sessions.db); "
                                  "read-only. Clear it to pick a sample or an upload.").strip()
     if not url:
         return None

@@ -7,11 +7,11 @@ so that it gets its error row, but is never opened: reading one could block
 forever or never end.
 
 A runtime's session store addressed as a URL (`langgraph+postgresql://...`, `langgraph+sqlite:///x.db`,
-`agents+sqlite://`, `adk+sqlite://`, `adk+postgresql://`; integrity.guards.stores) stands for each of its
-threads: its threads are listed in one read and each becomes one input named `STORE?thread=ID` (`?session=ID` for the
-Agents SDK and ADK), the URL `integrity check` takes for that thread.  A password in the store's URL is
-never part of a name (it would land in the table): names carry `***`, and `stores` maps the named store
-back to the URL that reaches it, for the workers.
+`agents+sqlite://`, `adk+sqlite://`, `adk+postgresql://`, `goose+sqlite://`; integrity.guards.stores) stands for
+each of its threads: its threads are listed in one read and each becomes one input named `STORE?thread=ID`
+(`?session=ID` for the Agents SDK, ADK and goose), the URL `integrity check` takes for that thread.  A password in
+the store's URL is never part of a name (it would land in the table): names carry `***`, and `stores` maps the named
+store back to the URL that reaches it, for the workers.
 """
 
 from __future__ import annotations

@@ -168,7 +168,7 @@ def _load_store(url: str, args: argparse.Namespace, writes: bool) -> tuple[list[
     if not is_store_url(url):
         raise TranscriptError(url, "", "not a file, and not a store URL this tool reads (langgraph+sqlite://, "
                               "langgraph+postgresql://, agents+sqlite://, agents+postgresql://, adk+sqlite://, "
-                              "adk+postgresql://)")
+                              "adk+postgresql://, goose+sqlite://)")
     if writes:
         raise TranscriptError(url, "", "a session store is only read: `check` it; `repair` writes a file")
     found = read_store_each(url)

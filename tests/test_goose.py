@@ -17,9 +17,11 @@ from typing import Any
 
 import pytest
 from cli_inprocess import run
+from goose_store import goose_store
 
 from integrity import analyze, check, load
 from integrity.formats.goose import EMPTY_RESULT, UNPARSEABLE
+from integrity.guards.stores import read_store
 from integrity.loading import TranscriptError
 from integrity.providers.canonical import judged_request
 
@@ -170,3 +172,32 @@ def test_a_malformed_item_is_one_line_naming_its_line(tmp_path: Path) -> None:
         load(path.read_bytes(), path.name, format="goose")
     said = str(raised.value)
     assert "\n" not in said and "line 3" in said and "toolCall" in said and "status" in said
+
+
+def _sample(name: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (SAMPLES / name).read_text().splitlines()[1:]]
+
+
+def test_goose_session_database_is_read_as_goose_reads_it_back(tmp_path: Path) -> None:
+    """Each session's rows in goose's order (created_timestamp, then id: a row saved late with an earlier time goes
+    before), a row without metadata visible (before schema 3), a row of another role skipped, a session with a
+    row that is not JSON that session's error; the database left as it was."""
+    typed = _sample("typed_while_tool_ran.goose.jsonl")
+    late = {**typed[0], "created": typed[0]["created"] - 60, "metadata": None}  # saved last, dated first
+    healthy = _sample("healthy.goose.jsonl")
+    path = goose_store(tmp_path / "sessions.db", {
+        "20260105_1": [*typed[1:], late],
+        "20260105_2": [*healthy[:3], {"role": "system", "created": healthy[2]["created"], "content": "[]"},
+                       *healthy[3:]],
+        "20260105_3": [{"role": "user", "created": 1, "content": "{not json", "metadata": None}]})
+    before = path.read_bytes()
+    url = f"goose+sqlite://{path}"
+    said = run("check", url, "--provider", "anthropic")
+    lines = [line for line in said.stdout.decode().splitlines() if not line.startswith(" ")]
+    assert lines == [f"{url}#session:20260105_1: repaired: 1 moved; rejected as recorded by anthropic",
+                     f"{url}#session:20260105_2: healthy: 7 messages, 3 calls, every call answered once, right after "
+                     "its frame; accepted as recorded by anthropic"]
+    assert "session:20260105_3" in said.stderr and "goose cannot load the session" in said.stderr, said.stderr
+    [one] = read_store(f"{url}?session=20260105_1")
+    assert one.format == "goose" and one.messages[0]["content"][0]["text"] == "Deploy the staging build."
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["sessions.db"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ import agents  # noqa: E402,F401 - never skipped: requirements-dev.txt installs 
 import google.adk  # noqa: E402,F401
 import langgraph.checkpoint.sqlite  # noqa: E402,F401
 import pytest
+from goose_store import goose_store
 
 from integrity import check  # noqa: E402
 from integrity.guards.stores import is_store_url, read_store, split_store_url, thread_url  # noqa: E402
@@ -406,7 +408,7 @@ def _adk_store(path: Path | str, with_tools: bool = False) -> dict[str, str]:
     return {"broken": "broken", "healthy": "healthy"}
 
 
-@pytest.fixture(params=["langgraph", "agents", "adk"])
+@pytest.fixture(params=["langgraph", "agents", "adk", "goose"])
 def wal_store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Path]:
     """A store of each SQLite scheme in WAL mode, written by its runtime (ADK writes a rollback-journal file:
     it is switched to WAL, as an operator may), closed: nothing beside it."""
@@ -415,6 +417,8 @@ def wal_store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Path
         path = request.getfixturevalue("langgraph_db")
     elif kind == "agents":
         path = _agents_store(tmp_path / "sessions.db")
+    elif kind == "goose":
+        path = goose_store(tmp_path / "goose.db", {name: _goose_session(name) for name in ("s1", "s2")})
     else:
         path = tmp_path / "adk.db"
         _adk_store(path)
@@ -425,7 +429,12 @@ def wal_store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Path
     return kind, path
 
 
-OTHER = {"langgraph": "agents", "agents": "adk", "adk": "langgraph"}
+OTHER = {"langgraph": "agents", "agents": "adk", "adk": "goose", "goose": "langgraph"}
+
+
+def _goose_session(name: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (Path(__file__).parent.parent / "sample_transcripts" /
+                                          "healthy.goose.jsonl").read_text().splitlines()[1:]]
 
 
 def test_a_wal_store_is_read_leaving_nothing_beside_it(wal_store: tuple[str, Path]) -> None:

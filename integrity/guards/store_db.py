@@ -20,7 +20,7 @@ from .sqlite_read import BUSY_SECONDS, read_only
 # lock_timeout), one figure for both: sqlite_read's.
 
 SCHEMES = ("langgraph+sqlite", "langgraph+postgresql", "agents+sqlite", "agents+postgresql", "adk+sqlite",
-           "adk+postgresql")
+           "adk+postgresql", "goose+sqlite")
 POSTGRES = ("langgraph+postgresql", "agents+postgresql", "adk+postgresql")
 """The schemes of stores on a Postgres server (the others are SQLite files)."""
 

@@ -9,9 +9,11 @@
     adk+sqlite:///path/sessions.db[?session=ID]           a Google ADK DatabaseSessionService (or
       [?app=APP&user=USER&session=ID]                     SqliteSessionService) database
     adk+postgresql://user@host[:port]/db[?session=ID]     a DatabaseSessionService database on Postgres, the same
+    goose+sqlite:///path/sessions.db[?session=ID]         goose's session database: each session's messages, as
+                                                          goose reads them back (store_goose)
 
 `read_store(url)` gives one engine Transcript per thread or session, named "thread:<id>" or
-"session:<id>", in the format the runtime's messages are read as (langchain, openai-responses, gemini),
+"session:<id>", in the format the runtime's messages are read as (langchain, openai-responses, gemini, goose),
 so `integrity.check` and the rest of the pipeline take them like any file.  A URL is a URL: its path is
 percent-decoded (`%20` is a space, `%23` a `#`), a SQLite URL names no host (`scheme:///abs/path.db`;
 `localhost` is allowed), and a parameter named twice or unknown is an error, never a silent pick.
@@ -49,6 +51,7 @@ from urllib.parse import parse_qsl, quote, urlsplit
 
 from ..loading import Transcript, TranscriptError
 from .store_db import LIBPQ, POSTGRES, SCHEMES, UNREADABLE, Thread, libpq, redacted, store_path
+from .store_goose import goose_session_ids, read_goose
 from .store_langgraph import langgraph_thread_ids, read_langgraph, safe_serializer
 from .store_sessions import (
     MAIN_BRANCH,
@@ -190,7 +193,8 @@ def list_threads(url: str) -> list[str]:
         if named is not None:
             return [adk_resolve(redacted(url), named, keys)]
         return sorted(keys)
-    ids = sorted(agents_names_of(base) if base.startswith("agents+") else langgraph_thread_ids(base))
+    ids = sorted(agents_names_of(base) if base.startswith("agents+") else goose_session_ids(base)
+                 if base.startswith("goose+") else langgraph_thread_ids(base))
     if named is not None:
         if named not in ids:
             raise TranscriptError(redacted(url), "", f"no thread or session {named!r} in the database")
@@ -244,4 +248,6 @@ def _read(base: str, threads: list[str] | None) -> list[Thread]:
         return read_adk(base, redacted(base), threads)
     if base.startswith("agents+"):
         return read_agents(base, threads)
+    if base.startswith("goose+"):
+        return read_goose(base, threads)
     return read_langgraph(base, threads)
