@@ -27,15 +27,18 @@ INSERT INTO schema_version (version) VALUES (17);
 """
 
 
-def goose_store(path: Path, sessions: dict[str, list[dict[str, Any]]]) -> Path:
-    """The database at `path` holding these sessions' messages (goose Message dicts, in insertion order)."""
+def goose_store(path: Path, sessions: dict[str, list[dict[str, Any]]], models: dict[str, str] | None = None) -> Path:
+    """The database at `path` holding these sessions' messages (goose Message dicts, in insertion order); models:
+    the model_name a session's model_config names (its provider_name is "anthropic")."""
     connection = sqlite3.connect(str(path))
     with connection:
         connection.execute("PRAGMA journal_mode=WAL")
         connection.executescript(SCHEMA)
         for session, messages in sessions.items():
-            connection.execute("INSERT INTO sessions (id, working_dir, provider_name) VALUES (?, '/home/dev', "
-                               "'anthropic')", (session,))
+            model = (models or {}).get(session)
+            connection.execute("INSERT INTO sessions (id, working_dir, provider_name, model_config_json) VALUES "
+                               "(?, '/home/dev', 'anthropic', ?)",
+                               (session, None if model is None else json.dumps({"model_name": model})))
             for message in messages:
                 metadata = message.get("metadata")
                 connection.execute(

@@ -160,6 +160,11 @@ def test_a_goose_json_export_is_read_from_its_conversation(tmp_path: Path) -> No
     path.write_text(json.dumps(session, indent=2))
     transcript = load(path.read_bytes(), path.name)
     assert transcript.format == "goose" and transcript.key == "conversation"
+    assert transcript.model == "anthropic:claude-sonnet-4-5"  # (the session's model decides: no --provider)
+    said = run("check", path)
+    assert said.code == 1 and said.stdout.decode().splitlines()[0].endswith("rejected as recorded by anthropic")
+    legacy = _session(tmp_path, *session["conversation"])  # (a session file names no model: the invariants)
+    assert run("check", legacy).stdout.decode().splitlines()[0] == f"{legacy}: repaired: 1 moved"
     [refusal] = _verdict(path).before
     assert refusal.position == "messages.1" and "ids were found without `tool_result` blocks immediately after: t1." \
         in refusal.error
@@ -189,10 +194,11 @@ def test_goose_session_database_is_read_as_goose_reads_it_back(tmp_path: Path) -
         "20260105_1": [*typed[1:], late],
         "20260105_2": [*healthy[:3], {"role": "system", "created": healthy[2]["created"], "content": "[]"},
                        *healthy[3:]],
-        "20260105_3": [{"role": "user", "created": 1, "content": "{not json", "metadata": None}]})
+        "20260105_3": [{"role": "user", "created": 1, "content": "{not json", "metadata": None}]},
+        models={"20260105_1": "claude-sonnet-4-5", "20260105_2": "claude-sonnet-4-5"})
     before = path.read_bytes()
     url = f"goose+sqlite://{path}"
-    said = run("check", url, "--provider", "anthropic")
+    said = run("check", url)  # (each session names its model: Anthropic's, whose verdict decides)
     lines = [line for line in said.stdout.decode().splitlines() if not line.startswith(" ")]
     assert lines == [f"{url}#session:20260105_1: repaired: 1 moved; rejected as recorded by anthropic",
                      f"{url}#session:20260105_2: healthy: 7 messages, 3 calls, every call answered once, right after "
@@ -200,4 +206,5 @@ def test_goose_session_database_is_read_as_goose_reads_it_back(tmp_path: Path) -
     assert "session:20260105_3" in said.stderr and "goose cannot load the session" in said.stderr, said.stderr
     [one] = read_store(f"{url}?session=20260105_1")
     assert one.format == "goose" and one.messages[0]["content"][0]["text"] == "Deploy the staging build."
+    assert one.model == "anthropic:claude-sonnet-4-5"
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["sessions.db"]

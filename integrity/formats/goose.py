@@ -195,18 +195,44 @@ def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
     raise NotImplementedError("goose is read-only")
 
 
+def model_name(provider: Any, config: Any) -> str | None:
+    """The model a goose session talks to, in integrity.providers.models' words ("anthropic:claude-sonnet-4-5"),
+    from its `provider_name` and its `model_config` (a dict, or its JSON text as the session database holds it);
+    None when the session does not say."""
+    if isinstance(config, str):
+        try:
+            config = json.loads(config)
+        except ValueError:
+            return None
+    model = config.get("model_name") if isinstance(config, dict) else None
+    if not isinstance(model, str) or not model:
+        return None
+    return f"{provider}:{model}" if isinstance(provider, str) and provider else model
+
+
 class _ReadOnly(Wrapped):
     """Read, never written: a view is written as Anthropic messages."""
 
     READ_ONLY = True
     WRITES_AS = "anthropic"
+    ENVELOPE_KEY = "conversation"
+    """The key of a session export's messages (a store's session is read as such an export)."""
+
+    @staticmethod
+    def model_in(envelope: Any) -> str | None:
+        """The model a session export names (model_name): its provider judges it, where goose's requests to it
+        are modelled (FormatSpec.model_decides)."""
+        return model_name(envelope.get("provider_name"), envelope.get("model_config")) \
+            if isinstance(envelope, dict) else None
 
 
 ADAPTER = _ReadOnly(NAME, anthropic, _unwrap, _wrap, evidence, fits, container="jsonl")
 
 
 SPECS = (FormatSpec(NAME, ADAPTER, suffixes=(".jsonl", ".json"), skips_bad_lines="goose (its legacy sessions)",
-                    sends_as=SENDS_AS, sends_messages=sent_messages),)
+                    sends_as=SENDS_AS, sends_messages=sent_messages, model_decides=frozenset({"anthropic"})),)
 """This module's format, as the registry (integrity.formats) lists it.  goose talks to whichever provider it is set
-up for (its session files do not say which): judged by the universal invariants unless a provider is named, on the
-request goose sends (goose_requests)."""
+up for: a session that names its model (an export's or the database's `provider_name` and `model_config`) is judged
+by Anthropic when that model is Anthropic's (goose's Anthropic formatter is the one modelled here), else, and a
+legacy session file, which names none, by the universal invariants unless a provider is named; always on the request
+goose sends (goose_requests)."""

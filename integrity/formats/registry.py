@@ -172,11 +172,14 @@ def read_document(doc: Document, source: str, format: str = "auto") -> Transcrip
     dialect_of = getattr(adapter, "dialect_of", None)
     dialect = dialect_of(doc.entries) if dialect_of is not None else ""
     model_of = getattr(adapter, "model_of", None)  # (a thread's entries: each thread names its own)
+    model_in = getattr(adapter, "model_in", None)  # (else the file's envelope: a goose session export's)
+    session_model = model_of(doc.entries) if model_of is not None else \
+        model_in(doc.envelope) if model_in is not None else None
     return Transcript(messages, source, doc.container, doc.key, dict(doc.envelope), lines, format,
                       native=list(doc.entries), native_lines=list(doc.lines), entries=entries, dialect=dialect,
                       detection=detection, notes=list(doc.notes), newline=doc.newline,
                       writes_as=getattr(adapter, "WRITES_AS", "") if getattr(adapter, "READ_ONLY", False) else "",
-                      session_model=model_of(doc.entries) if model_of is not None else None)
+                      session_model=session_model)
 
 
 def _threads(transcript: Transcript, doc: Document, source: str) -> list[Transcript]:

@@ -50,5 +50,23 @@ def goose_threads(connection: Any, names: list[str] | None) -> list[Thread]:
             broken[key] = f"messages row {row_id} is not JSON ({one_line(error)}); goose cannot load the session"
             continue
         messages.append({"id": identifier, "role": role, "created": created, "content": items, "metadata": shown})
+    models = _models(connection)
     return [Thread(f"session:{key}", UNREADABLE, [broken[key]]) if key in broken
-            else Thread(f"session:{key}", "goose", messages) for key, messages in sorted(sessions.items())]
+            else Thread(f"session:{key}", "goose", messages, models.get(key))
+            for key, messages in sorted(sessions.items())]
+
+
+def _models(connection: Any) -> dict[str, str]:
+    """The model each session names (formats.goose.model_name of its `provider_name` and `model_config_json`, from
+    schema 6); none for a database older than that."""
+    from ..formats.goose import model_name
+
+    columns = {str(row[1]) for row in connection.execute("PRAGMA table_info(sessions)")}
+    if not {"provider_name", "model_config_json"} <= columns:
+        return {}
+    found = {}
+    for session, provider, config in connection.execute("SELECT id, provider_name, model_config_json FROM sessions"):
+        model = model_name(provider, config)
+        if model is not None:
+            found[str(session)] = model
+    return found

@@ -218,12 +218,12 @@ def as_transcript(entries: list[Any], format: str, url: str, name: str, model: s
     is written as such a body, which `check` of the written file judges the same."""
     if format == UNREADABLE:
         raise TranscriptError(url, name, str(entries[0]) if entries else "cannot be read")
-    from ..formats import read_document, request_key
+    from ..formats import read_document
     from ..formats.container import Document
 
     lines = [0] * len(entries)
     document = Document(entries, lines, "array") if model is None else \
-        Document(entries, lines, "object", request_key(format), {"model": model})
+        Document(entries, lines, "object", _body_key(format), {"model": model})
     transcript = read_document(document, url, format)
     transcript.name = name
     transcript.kind = name.partition(":")[0]
@@ -236,11 +236,18 @@ def thread_bytes(thread: Thread) -> bytes:
     [...]}: a request body's `model` picks the provider the same way).  The inspector's cache key and download."""
     import json
 
-    from ..formats import request_key
-
     body: Any = thread.entries if thread.model is None else \
-        {"model": thread.model, request_key(thread.format): thread.entries}
+        {"model": thread.model, _body_key(thread.format): thread.entries}
     return json.dumps(body, sort_keys=True, default=str).encode()
+
+
+def _body_key(format: str) -> str:
+    """The key of a body naming its model that holds a thread's entries: the format's request key, or for a
+    read-only session format its own export's (a goose session's `conversation`: formats.goose)."""
+    from ..formats import ADAPTERS, request_key
+
+    own = getattr(ADAPTERS.get(format), "ENVELOPE_KEY", None)
+    return own if isinstance(own, str) else request_key(format)
 
 
 def _read(base: str, threads: list[str] | None) -> list[Thread]:
