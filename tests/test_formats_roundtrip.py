@@ -405,13 +405,42 @@ def render_inspect(turns: list[dict[str, Any]], draw: st.DrawFn) -> tuple[Any, b
     return out, False
 
 
+def render_goose(turns: list[dict[str, Any]], draw: st.DrawFn) -> tuple[Any, bool]:
+    """A goose session file: maybe its metadata line, then one message per line (toolRequest / toolResponse items,
+    an error response for a failed call), each dated a second after the one before."""
+    seen = {"userVisible": True, "agentVisible": True}
+    out: list[Any] = [{"working_dir": "/home/dev/app", "description": "Fix it", "schedule_id": None,
+                       "message_count": 0, "total_tokens": None}] if draw(st.booleans()) else []
+    stamp = 1767610800
+
+    def message(role: str, content: list[Any]) -> dict[str, Any]:
+        nonlocal stamp
+        stamp += 1
+        return {"id": f"msg_{stamp}", "role": role, "created": stamp, "content": content, "metadata": seen}
+
+    for turn in turns:
+        out.append(message("user", [{"type": "text", "text": turn["user"]}]))
+        if turn["calls"]:
+            lead = [{"type": "text", "text": turn["lead"]}] if turn["lead"] else []
+            out.append(message("assistant", lead + [
+                {"type": "toolRequest", "id": f"call_{i}", "toolCall": {"status": "success",
+                                                                        "value": {"name": n, "arguments": a}}}
+                for i, n, a, _, _ in turn["calls"]]))
+            out.append(message("user", [
+                {"type": "toolResponse", "id": f"call_{i}", "toolResult": {"status": "error", "error": r} if e else
+                 {"status": "success", "value": {"content": [{"type": "text", "text": r}], "isError": False}}}
+                for i, _, _, r, e in turn["calls"]]))
+        out.append(message("assistant", [{"type": "text", "text": turn["reply"]}]))
+    return out, True
+
+
 RENDERERS = {
     "pi-ai": render_pi, "openai-chat": render_chat, "openai-responses": render_responses,
     "anthropic": render_anthropic, "gemini": render_gemini, "bedrock": render_bedrock,
     "langchain": render_langchain, "claude-code": render_claude_code,
     "pi-session": render_pi_session, "openclaw": render_openclaw, "codex": render_codex,
     "swe-agent": render_swe_agent, "mini-swe-agent": render_mini, "inspect": render_inspect,
-    "langgraph": render_langgraph,
+    "langgraph": render_langgraph, "goose": render_goose,
 }
 
 
@@ -494,7 +523,8 @@ def test_conversion_keeps_calls_and_results_paired(source_case: Any, target: str
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from([f for f in FORMATS if f not in ("pi-ai", "claude-code", "pi-session", "openclaw", "codex")]
+@given(st.sampled_from([f for f in FORMATS if f not in ("pi-ai", "claude-code", "pi-session", "openclaw", "codex",
+                                                        "goose")]
                        ).flatmap(
     lambda f: st.tuples(st.just(f), native_files(f))))
 def test_converter_rebuilds_native_messages_without_the_verbatim_path(case: Any) -> None:

@@ -208,3 +208,48 @@ def test_goose_session_database_is_read_as_goose_reads_it_back(tmp_path: Path) -
     assert one.format == "goose" and one.messages[0]["content"][0]["text"] == "Deploy the staging build."
     assert one.model == "anthropic:claude-sonnet-4-5"
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["sessions.db"]
+
+
+def test_a_session_is_written_back_as_goose_messages(tmp_path: Path) -> None:
+    """An unchanged session file is written back byte for byte; a repaired one keeps every message it does not
+    change as its line, the moved response as the item it was read from, the metadata line first, and its
+    messages dated in the order written (goose reads a session back by time)."""
+    healthy = SAMPLES / "healthy.goose.jsonl"
+    out = tmp_path / "healthy.out.jsonl"
+    assert run("repair", "--now", "0", healthy, "-o", out).code == 0 and out.read_bytes() == healthy.read_bytes()
+    typed = SAMPLES / "typed_while_tool_ran.goose.jsonl"
+    out = tmp_path / "typed.out.jsonl"
+    assert run("repair", "--now", "0", typed, "-o", out).code == 0
+    read = typed.read_text().splitlines()
+    written = out.read_text().splitlines()
+    assert written[0] == read[0] and written[1:3] == read[1:3] and written[5:] == read[5:]
+    moved, typed_text = json.loads(written[3]), json.loads(written[4])
+    assert moved["content"] == json.loads(read[4])["content"] and typed_text == json.loads(read[3])
+    assert moved["created"] == typed_text["created"] and moved["id"] == json.loads(read[4])["id"]
+    times = [json.loads(line)["created"] for line in written[1:]]
+    assert times == sorted(times)
+    again = run("check", out, "--provider", "anthropic")
+    assert again.code == 0 and "healthy" in again.stdout.decode() and "accepted as recorded by anthropic" in \
+        again.stdout.decode()
+
+
+def test_the_receipt_is_an_error_response_and_hidden_messages_stay(tmp_path: Path) -> None:
+    """A call cut off is answered by the interrupted receipt, written as an error toolResponse (goose sends it as an
+    error result); a message the agent does not see keeps its place; an export stays a Session with its keys."""
+    hidden = _message("user", _text("(what a compaction replaced)"), visible=False)
+    messages = [_message("user", _text("Build it.")), _message("assistant", _request("t1")), hidden,
+                _message("user", _text("never mind")), _message("assistant", _text("Stopped."))]
+    session = {"id": "20260105_4", "working_dir": "/home/dev", "conversation": messages, "message_count": 5}
+    path = tmp_path / "cut.json"
+    path.write_text(json.dumps(session))
+    out = tmp_path / "cut.out.json"
+    assert run("repair", "--now", "0", path, "-o", out).code == 0
+    written = json.loads(out.read_text())
+    assert [k for k in written if k != "conversation"] == [k for k in session if k != "conversation"]
+    conversation = written["conversation"]
+    receipt = conversation[2]["content"][0]
+    assert receipt["type"] == "toolResponse" and receipt["id"] == "t1" and receipt["toolResult"]["status"] == "error"
+    assert "interrupted" in receipt["toolResult"]["error"]
+    assert hidden in conversation and conversation.index(hidden) == 3
+    assert analyze(load(out.read_bytes(), out.name)).report.healthy
+    assert json.loads(path.read_text()) == session  # (the file read is never changed)

@@ -15,8 +15,14 @@ Each message is read as the Anthropic message goose's Anthropic formatter sends 
 `tool_use`, a tool response as a `tool_result` (an error as an error result of its text), an image as a base64
 image block, thinking with its signature.  A message the agent does not see (`agentVisible` false: the messages a
 compaction replaced, kept for the user) and the metadata line are no messages: kept, never judged.  The request
-judged is the one goose sends after its own pass over the session (goose_requests).  Read-only: a repaired view
-is written as Anthropic messages.
+judged is the one goose sends after its own pass over the session (goose_requests).
+
+A repaired view is written back as goose messages, in the file's own shape (a session file's lines, an export's
+Session with its `conversation` replaced, which `goose session import` takes): a message the view sends unchanged is
+the one read, byte for byte; a rebuilt one is made of the items it was read from (a moved response is its
+toolResponse as recorded) and keeps its message's id, time and visibility; the interrupted receipt is an error
+response, which goose sends as an error result; the metadata line and the messages the agent does not see stay in
+their places; and the messages are dated in the order they are written, as goose's database reads them back by time.
 """
 
 from __future__ import annotations
@@ -188,11 +194,125 @@ def _unwrap(entry: Any) -> Any:
     if not all(isinstance(item, dict) for item in content):
         raise EntryError("a goose message's 'content' must be a list of item objects")
     blocks = [block for item in content if (block := _block(item)) is not None]
+    if not blocks and all(item.get("type") == "text" for item in content):
+        return {"role": entry["role"], "content": []}  # (nothing, or blank texts: an interrupted frame, which
+        # goose's own pass leaves out of the request: goose_requests)
     return {"role": entry["role"], "content": blocks} if blocks else None
 
 
+_VISIBLE = {"userVisible": True, "agentVisible": True}
+
+
 def _wrap(item: Any, template: Any, context: BuildContext) -> Any:
-    raise NotImplementedError("goose is read-only")
+    """The goose message for an Anthropic message of the view: the message it was read from, as it was, when the
+    view sends it unchanged; else one built from its blocks, each the very item it was read from where there is
+    one (a moved response keeps its toolResult as recorded), a new one otherwise (the interrupted receipt is an
+    error response: goose sends it as an error result).  A rebuilt message keeps the id, time and visibility of
+    the message it was read from (the id once: a second message made from it gets none)."""
+    if isinstance(template, dict) and _unwrap(template) == item:
+        return template
+    content = item.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    items = [_item_of(block, template, context) for block in blocks]
+    base = template if isinstance(template, dict) and template.get("role") == item.get("role") else None
+    used: set[int] = context.state.setdefault("goose_ids", set())
+    first = base is not None and id(base) not in used
+    if base is not None:
+        used.add(id(base))
+    written = context.state.get("written") or []
+    last = written[-1] if written and isinstance(written[-1], dict) else {}
+    created = base.get("created") if base is not None else last.get("created", 0)
+    return {"id": base.get("id") if first and base is not None else None, "role": item.get("role"),
+            "created": created, "content": items,
+            "metadata": base.get("metadata", dict(_VISIBLE)) if base is not None else dict(_VISIBLE)}
+
+
+def _in_time_order(native: list[Any], context: BuildContext) -> list[Any]:
+    """The written messages with their `created` times in the order they are written: goose's database reads a
+    session back by time (ORDER BY created_timestamp, id), so a response the view moved before the user's message
+    that was saved first would be read back after it again (imported with `goose session import`).  A message
+    dated later than the one written after it takes that one's time (a copy: the entry read is never changed);
+    a file whose messages were not in time order already is written as it is."""
+    times = [entry.get("created") if _is_message(entry) else None for entry in native]
+    read = [entry.get("created") for entry in context.state.get("native") or [] if _is_message(entry)]
+    if not _ordered(read) or _ordered(times):
+        return native
+    out = list(native)
+    cap: Any = None
+    for at in range(len(out) - 1, -1, -1):
+        created = times[at]
+        if not isinstance(created, (int, float)):
+            continue
+        if cap is not None and created > cap:
+            out[at] = {**out[at], "created": cap}
+            created = cap
+        cap = created
+    return out
+
+
+def _is_message(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("role") in ("user", "assistant")
+
+
+def _ordered(times: list[Any]) -> bool:
+    known = [time for time in times if isinstance(time, (int, float)) and not isinstance(time, bool)]
+    return all(a <= b for a, b in zip(known, known[1:], strict=False))
+
+
+def _items_read(context: BuildContext) -> dict[tuple[str, Any], list[dict[str, Any]]]:
+    """The file's tool items by (type, id), read once per write: where a block of the view was read from."""
+    found = context.state.get("goose_items")
+    if found is None:
+        found = context.state["goose_items"] = {}
+        for entry in context.state.get("native") or []:
+            content = entry.get("content") if isinstance(entry, dict) else None
+            for item in content if isinstance(content, list) else []:
+                if isinstance(item, dict) and item.get("type") in _TOOL_ITEMS:
+                    found.setdefault((item["type"], item.get("id")), []).append(item)
+    return found
+
+
+def _item_of(block: Any, template: Any, context: BuildContext) -> Any:
+    """The goose item for one Anthropic block of the view: the item it was read from when there is one."""
+    if not isinstance(block, dict):
+        return block
+    kind = block.get("type")
+    if kind in ("tool_use", "tool_result"):
+        key = ("toolRequest", block.get("id")) if kind == "tool_use" else ("toolResponse", block.get("tool_use_id"))
+        for read in _items_read(context).get(key, []):
+            if _block(read) == block:
+                return read
+    elif isinstance(template, dict) and isinstance(template.get("content"), list):
+        for read in template["content"]:
+            if isinstance(read, dict) and read.get("type") not in _TOOL_ITEMS and _block(read) == block:
+                return read
+    return _new_item(block)
+
+
+def _new_item(block: dict[str, Any]) -> Any:
+    """A goose item for a block no item of the file was read as (the view made it)."""
+    kind = block.get("type")
+    if kind == "text":
+        return {"type": "text", "text": block.get("text", "")}
+    if kind == "image" and isinstance(block.get("source"), dict):
+        return {"type": "image", "data": block["source"].get("data"), "mimeType": block["source"].get("media_type")}
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": block.get("thinking", ""), "signature": block.get("signature", "")}
+    if kind == "redacted_thinking":
+        return {"type": "redactedThinking", "data": block.get("data")}
+    if kind == "tool_use":
+        return {"type": "toolRequest", "id": block.get("id"), "toolCall": {"status": "success", "value": {
+            "name": block.get("name"), "arguments": block.get("input", {})}}}
+    if kind == "tool_result":
+        content = block.get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        if block.get("is_error") is True:
+            text = "\n".join(p.get("text", "") for p in parts if isinstance(p, dict) and p.get("type") == "text")
+            return {"type": "toolResponse", "id": block.get("tool_use_id"),
+                    "toolResult": {"status": "error", "error": text}}
+        return {"type": "toolResponse", "id": block.get("tool_use_id"), "toolResult": {"status": "success", "value": {
+            "content": [_new_item(p) if isinstance(p, dict) else p for p in parts], "isError": False}}}
+    return block
 
 
 def model_name(provider: Any, config: Any) -> str | None:
@@ -210,11 +330,12 @@ def model_name(provider: Any, config: Any) -> str | None:
     return f"{provider}:{model}" if isinstance(provider, str) and provider else model
 
 
-class _ReadOnly(Wrapped):
-    """Read, never written: a view is written as Anthropic messages."""
+class _Goose(Wrapped):
+    """goose's messages around Anthropic's reading and writing (see the module docstring)."""
 
-    READ_ONLY = True
-    WRITES_AS = "anthropic"
+    KEEPS_ENTRIES = True
+    """The metadata line and the messages the agent does not see stay in their places (registry._with_entries_kept),
+    even where the message after them is rebuilt."""
     ENVELOPE_KEY = "conversation"
     """The key of a session export's messages (a store's session is read as such an export)."""
 
@@ -226,7 +347,7 @@ class _ReadOnly(Wrapped):
             if isinstance(envelope, dict) else None
 
 
-ADAPTER = _ReadOnly(NAME, anthropic, _unwrap, _wrap, evidence, fits, container="jsonl")
+ADAPTER = _Goose(NAME, anthropic, _unwrap, _wrap, evidence, fits, container="jsonl", finish=_in_time_order)
 
 
 SPECS = (FormatSpec(NAME, ADAPTER, suffixes=(".jsonl", ".json"), skips_bad_lines="goose (its legacy sessions)",
