@@ -427,7 +427,8 @@ def test_positions_in_a_claude_code_error_count_the_merged_messages(tmp_path: Pa
 
 def test_an_anthropic_file_is_judged_as_its_messages_are_listed() -> None:
     """Only a runtime known to build its own requests (FormatSpec.sends_as: Claude Code, pi toward Anthropic,
-    Bedrock, OpenAI Responses and, asked, OpenAI Chat and Gemini, and Codex) has them written as it sends them: an
+    Bedrock, OpenAI Responses and, asked, OpenAI Chat and Gemini, Codex, and goose, whose own pass runs whichever
+    provider it talks to) has them written as it sends them: an
     Anthropic Messages file is the request itself, so a prompt recorded between two results of one frame is refused
     there, as Anthropic refuses it."""
     from integrity.formats.registry import FORMAT_SPECS
@@ -435,10 +436,12 @@ def test_an_anthropic_file_is_judged_as_its_messages_are_listed() -> None:
 
     pi = [A, "bedrock", "gemini", "openai-chat", "openai-responses"]
     assert {name: sorted(spec.sends_as) for name, spec in FORMAT_SPECS.items() if spec.sends_as} == {
-        "claude-code": [A], "pi-session": pi, "openclaw": pi, "codex": [R]}
-    assert {name for name, spec in FORMAT_SPECS.items() if spec.sends_messages} == {"pi-session", "openclaw", "codex"}
+        "claude-code": [A], "pi-session": pi, "openclaw": pi, "codex": [R], "goose": pi}
+    assert {name for name, spec in FORMAT_SPECS.items() if spec.sends_messages} == {"pi-session", "openclaw", "codex",
+                                                                                     "goose"}
     assert {name: sorted(spec.model_decides) for name, spec in FORMAT_SPECS.items() if spec.model_decides} == {
-        "pi-session": [A, "bedrock", "openai-responses"], "openclaw": [A, "bedrock", "openai-responses"]}
+        "pi-session": [A, "bedrock", "openai-responses"], "openclaw": [A, "bedrock", "openai-responses"],
+        "goose": [A]}
     calls = [{"type": "tool_use", "id": f"toolu_0{n}", "name": "Edit", "input": {}} for n in (1, 2)]
     messages = [{"role": "user", "content": "fix both"}, {"role": "assistant", "content": calls},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "ok"},
