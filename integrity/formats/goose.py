@@ -9,7 +9,9 @@ MCP CallToolResult `{content, isError}`, or before goose 1.9 the content list it
 and items goose shows but never sends (`toolConfirmationRequest`, `actionRequired`, `frontendToolRequest`,
 `systemNotification`).  A session file (`~/.local/share/goose/sessions/<id>.jsonl` before goose moved its sessions
 to SQLite) is one message per line after a first line of session metadata (`working_dir`, `description`,
-`message_count`, token counts), which goose skips, as it skips a line it cannot read (session/legacy.rs).
+`message_count`, token counts), which goose skips, as it skips a line it cannot read (session/legacy.rs); a
+`goose session export --format json` is the Session, its messages under `conversation`; goose's session database
+is read as such an export (integrity.guards.store_goose).
 
 Each message is read as the Anthropic message goose's Anthropic formatter sends for it: a tool request as a
 `tool_use`, a tool response as a `tool_result` (an error as an error result of its text), an image as a base64
