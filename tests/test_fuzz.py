@@ -263,10 +263,13 @@ def test_values_json_cannot_hold_anywhere(name: str, token: str, data: st.DataOb
     path = data.draw(st.sampled_from(paths(document)))
     text = dump(replaced(document, path, "@@BAD@@"), container_of(name, SAMPLES[name])).decode()
     checked, _ = exercise(text.replace('"@@BAD@@"', token).encode(), "in" + Path(name).suffix)
-    if name.endswith(".claude-code.jsonl") and token in ("NaN", "Infinity", "-Infinity") and checked.code == 1:
-        # not JSON by its grammar: Claude Code's JSON.parse refuses the line and leaves it out when it resumes, and
-        # so does the reader (1e999 and a 4,400-digit integer are JSON it reads: the file is refused as elsewhere)
-        assert "as Claude Code (since 2.1.121) leaves it out" in checked.stdout.decode()
+    runtime = {".claude-code.jsonl": "Claude Code (since 2.1.121)", ".goose.jsonl": "goose (its legacy sessions)"}
+    skipping = next((who for suffix, who in runtime.items() if name.endswith(suffix)), None)
+    if skipping is not None and token in ("NaN", "Infinity", "-Infinity") and checked.code == 1:
+        # not JSON by its grammar: Claude Code's JSON.parse (goose's serde_json) refuses the line and leaves it out
+        # when it resumes, and so does the reader (1e999 and a 4,400-digit integer are JSON it reads: the file is
+        # refused as elsewhere)
+        assert f"as {skipping} leaves it out" in checked.stdout.decode()
         return
     assert checked.code == 2 and ", column " in checked.stderr
 

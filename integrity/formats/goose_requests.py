@@ -4,14 +4,16 @@ goose runs `fix_conversation` (crates/goose/src/conversation/mod.rs) over the me
 provider call: the texts of an answer merged and their trailing whitespace trimmed; a message of empty texts left
 out; every tool response whose request no earlier answer made, or that answers one already answered, left out; every
 tool request that no later response answers left out (and a message that held nothing else with it); consecutive
-messages of one role merged (a user message holding tool responses counts as the tool's); an answer opening the
-conversation left out.  So a session whose call was cut off (a crash, Ctrl-C while the tool ran) is sent without
-it, and accepted; one whose result comes after another message (a user's text, a second answer) is sent as it is,
-and Anthropic refuses it ("tool_use ids were found without tool_result blocks immediately after": goose#2951,
-#3249, #6336, #7444).  Judged as the file lists it, the first was a false rejection.  goose also leaves out the
-answer that ends the conversation, as a request ends with the user's turn; a session's next request carries the
-user's next message after it, so the answer is kept here.  The defects stay reported on the durable messages: the
-view answers a cut-off call with the interrupted receipt instead of forgetting it.
+messages of one role merged (a user message holding tool responses counts as the tool's). So a session whose call
+was cut off (a crash, Ctrl-C while the tool ran) is sent without it, and accepted; one whose result comes after
+another message (a user's text, a second answer) is sent as it is, and Anthropic refuses it ("tool_use ids were
+found without tool_result blocks immediately after": goose#2951, #3249, #6336, #7444). Judged as the file lists it,
+the first was a false rejection. goose also leaves out an answer that opens or ends the conversation
+(fix_lead_trail). Neither is modelled: a session's next request carries the user's next message after its last
+answer, and a goose session opens with the user's message (one that opens with an answer holding a call would be
+sent with its results and without the call, which no view can repair; judged as written, its view is). The defects
+stay reported on the durable messages: the view answers a cut-off call with the interrupted receipt instead of
+forgetting it.
 """
 
 from __future__ import annotations
@@ -29,8 +31,6 @@ def sent_messages(messages: Sequence[Any]) -> tuple[list[Any], list[int]] | None
     kept = [(index, message) for index, message in kept if not _empty(message)]
     kept = _tool_calling(kept)
     kept = _merged(kept)
-    while kept and _role(kept[0][1]) == "assistant":  # (fix_lead_trail: never an answer first)
-        kept.pop(0)
     if len(kept) == len(messages) and all(message is messages[index] for index, message in kept):
         return None
     return [message for _, message in kept], [index for index, _ in kept]
