@@ -80,12 +80,15 @@ def _tool_calling(kept: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
         role = _role(message)
         if role == "toolResult":
             call_id = message.get("toolCallId")
+            if call_id == "":  # (no id to pair by: goose never writes one; a view for Gemini pairs by order)
+                out.append((index, message))
+                continue
             if call_id not in pending:
                 continue
             pending.discard(call_id)
         elif role == "assistant" and isinstance(message.get("content"), list):
             pending.update(part["id"] for part in message["content"] if isinstance(part, dict)
-                           and part.get("type") == "toolCall" and isinstance(part.get("id"), str))
+                           and part.get("type") == "toolCall" and isinstance(part.get("id"), str) and part["id"])
         out.append((index, message))
     if not pending:
         return out
