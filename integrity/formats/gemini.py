@@ -115,6 +115,11 @@ def _model_part(part: Any) -> dict[str, Any]:
     return _image_part(part) or opaque_part(NAME, part)
 
 
+def _inline(part: dict[str, Any]) -> dict[str, Any]:
+    """An image part (its data) as Gemini's inline data, in a turn's parts and a function response's alike."""
+    return {"inlineData": {"mimeType": part.get("mimeType", "image/png"), "data": part["data"]}}
+
+
 def _image_part(part: Any) -> dict[str, Any] | None:
     """A part of an inline image alone (`{"inlineData": {"mimeType": "image/...", "data"}}`) as an image part, which
     every format writes in its own shape (an opaque Gemini part was left out of the request written for Anthropic
@@ -123,10 +128,15 @@ def _image_part(part: Any) -> dict[str, Any] | None:
     if not isinstance(part, dict) or set(part) != {"inlineData"}:
         return None
     inline = part["inlineData"]
-    if not isinstance(inline, dict) or set(inline) != {"mimeType", "data"} or not isinstance(inline["data"], str) \
-            or not isinstance(inline["mimeType"], str) or not inline["mimeType"].startswith("image/"):
+    return _inline_image(inline) if isinstance(inline, dict) and set(inline) == {"mimeType", "data"} else None
+
+
+def _inline_image(inline: dict[str, Any]) -> dict[str, Any] | None:
+    """Inline data of an `image/*` type (`mimeType`, or the SDK's `mime_type`) as an image part; None otherwise."""
+    kind, data = inline.get("mimeType", inline.get("mime_type")), inline.get("data")
+    if len(inline) != 2 or not isinstance(data, str) or not isinstance(kind, str) or not kind.startswith("image/"):
         return None
-    return {"type": "image", "data": inline["data"], "mimeType": inline["mimeType"]}
+    return {"type": "image", "data": data, "mimeType": kind}
 
 
 def _user_parts(parts: list[Any], role: Any, extra: dict[str, Any]) -> list[dict[str, Any]]:
@@ -173,11 +183,9 @@ def _response_images(response: dict[str, Any]) -> list[dict[str, Any]]:
     for part in parts if isinstance(parts, list) else []:
         inline = part.get("inlineData", part.get("inline_data")) if isinstance(part, dict) and len(part) == 1 \
             else None
-        if not isinstance(inline, dict) or len(inline) != 2:
-            continue
-        kind, data = inline.get("mimeType", inline.get("mime_type")), inline.get("data")
-        if isinstance(kind, str) and kind.startswith("image/") and isinstance(data, str):
-            images.append({"type": "image", "data": data, "mimeType": kind})
+        image = _inline_image(inline) if isinstance(inline, dict) else None
+        if image is not None:
+            images.append(image)
     return images
 
 
@@ -270,7 +278,7 @@ def _parts_out(parts: Any) -> list[Any]:
         elif part.get("type") == "image" and isinstance(part.get("data"), str):
             # (an image another format carried: Gemini's inline data, as the Anthropic and Bedrock writers send it
             # in their blocks; left out, a turn of an image alone was written without parts, which Gemini refuses)
-            out.append({"inlineData": {"mimeType": part.get("mimeType", "image/png"), "data": part["data"]}})
+            out.append(_inline(part))
         elif part.get("type") == OPAQUE and (block := carried(part.get("format"), part.get("value"), NAME)) \
                 is not None:  # (its own part, or another format's image by address)
             out.append(block)
@@ -301,8 +309,7 @@ def _response_out(message: dict[str, Any], context: BuildContext) -> Any:
                   and isinstance(p.get("data"), str)]
         if images:  # (another format's result images: nested in the response, as Gemini 3 takes them and pi
             # sends them; left out, a screenshot the tool returned never reached the request judged)
-            out["parts"] = [{"inlineData": {"mimeType": p.get("mimeType", "image/png"), "data": p["data"]}}
-                            for p in images]
+            out["parts"] = [_inline(p) for p in images]
     return {"function_response" if hints.get("snake") else "functionResponse": out}
 
 

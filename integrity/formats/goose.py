@@ -121,8 +121,7 @@ def _mcp_block(content: Any) -> Any:
         if kind == "text" and isinstance(content.get("text"), str):
             return {"type": "text", "text": content["text"]}
         if kind == "image" and isinstance(content.get("data"), str):
-            return {"type": "image", "source": {"type": "base64", "media_type": content.get("mimeType", "image/png"),
-                                                "data": content["data"]}}
+            return _image_block(content["data"], content.get("mimeType", "image/png"))
         resource = content.get("resource") if kind == "resource" else None
         if isinstance(resource, dict) and isinstance(resource.get("text"), str):
             return {"type": "text", "text": resource["text"]}
@@ -131,6 +130,11 @@ def _mcp_block(content: Any) -> Any:
 
 EMPTY_RESULT = "(empty result)"
 """The text goose sends for a tool response with no content (fix_conversation's fix_empty_tool_results)."""
+
+
+def _image_block(data: Any, media_type: Any) -> dict[str, Any]:
+    """The Anthropic base64 image block goose sends for an image item (a message's, or an MCP result's)."""
+    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
 
 
 def _tool_result(item: dict[str, Any]) -> dict[str, Any]:
@@ -161,8 +165,7 @@ def _block(item: dict[str, Any]) -> Any:
         text = item.get("text")
         return None if isinstance(text, str) and not text.strip() else {"type": "text", "text": text}
     if kind == "image":
-        return {"type": "image", "source": {"type": "base64", "media_type": item.get("mimeType"),
-                                            "data": item.get("data")}}
+        return _image_block(item.get("data"), item.get("mimeType"))
     if kind == "thinking":  # (sent with its signature alone: an unsigned one, or a migrated `reasoning`, is not)
         signature = item.get("signature")
         return {"type": "thinking", "thinking": item.get("thinking"), "signature": signature} if signature else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .store_db import UNREADABLE, Thread, among, one_line, read_sqlite
+from .store_db import UNREADABLE, Thread, among, columns_of, one_line, read_sqlite
 
 
 def read_goose(base: str, threads: list[str] | None) -> list[Thread]:
@@ -29,7 +29,7 @@ def goose_session_ids(base: str) -> list[str]:
 
 def goose_threads(connection: Any, names: list[str] | None) -> list[Thread]:
     """Each session's messages in goose's order; a session with a row goose cannot read is UNREADABLE."""
-    columns = {str(row[1]) for row in connection.execute("PRAGMA table_info(messages)")}
+    columns = columns_of(connection, "messages")
     metadata = "metadata_json" if "metadata_json" in columns else "NULL"
     message_id = "message_id" if "message_id" in columns else "NULL"
     where, parameters = among("session_id", names, "WHERE")
@@ -61,8 +61,7 @@ def _models(connection: Any) -> dict[str, str]:
     schema 6); none for a database older than that."""
     from ..formats.goose import model_name
 
-    columns = {str(row[1]) for row in connection.execute("PRAGMA table_info(sessions)")}
-    if not {"provider_name", "model_config_json"} <= columns:
+    if not {"provider_name", "model_config_json"} <= columns_of(connection, "sessions"):
         return {}
     found = {}
     for session, provider, config in connection.execute("SELECT id, provider_name, model_config_json FROM sessions"):
