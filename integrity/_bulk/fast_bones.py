@@ -250,18 +250,21 @@ def _written_empty(message: Any, images: set[type]) -> bool:
         None if message.errorMessage is _UNSET else message.errorMessage)
 
 
-def struct_bones(messages: list[Any], hinted: set[str], kinds: dict[Any, Any], structs: Structs = _STRUCTS
-                 ) -> Iterator[Bone]:
+def struct_bones(messages: list[Any], hinted: set[str], kinds: dict[Any, Any], structs: Structs = _STRUCTS,
+                 flags: bool = True) -> Iterator[Bone]:
     """Each message's bones from the structs it was decoded into (these, or the fast reader's own: it makes
     them as it reads when a provider is asked); hinted gets the formats of their native hints (and
-    BLANK_TEXT for a blank text, once)."""
-    if BLANK_TEXT not in hinted and blank_or_empty(messages, False):
-        hinted.add(BLANK_TEXT)
+    BLANK_TEXT for a blank text, once).  flags: look for what no bone shows (BLANK_TEXT, ERROR_CONTENT, IMAGE);
+    the sparse judgment's few messages pass False: the file's read looked at every message for them already
+    (struct_hints), and a judgment from the light view is made only when it found none."""
     result, assistant, user = structs[:3]
-    if ERROR_CONTENT not in hinted and error_content(messages, result):
-        hinted.add(ERROR_CONTENT)
-    if IMAGE not in hinted and image_sent(messages, structs):
-        hinted.add(IMAGE)
+    if flags:
+        if BLANK_TEXT not in hinted and blank_or_empty(messages, False):
+            hinted.add(BLANK_TEXT)
+        if ERROR_CONTENT not in hinted and error_content(messages, result):
+            hinted.add(ERROR_CONTENT)
+        if IMAGE not in hinted and image_sent(messages, structs):
+            hinted.add(IMAGE)
     for message in messages:
         if message.hint is not _UNSET:
             hinted.add(hint_format(message.hint))
@@ -356,7 +359,7 @@ def bones_at(raws: Any, indices: list[int]) -> list[Bone]:
     wanted = sorted(set(indices))
     made: list[Bone] = []
     for document in raws.documents(wanted):
-        made.extend(struct_bones(_DECODE(document), hinted, kinds))
+        made.extend(struct_bones(_DECODE(document), hinted, kinds, flags=False))
     raws.check()  # what was read again is what the light view was built from
     if len(made) != len(wanted):
         raise raws.changed()

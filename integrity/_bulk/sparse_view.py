@@ -67,12 +67,12 @@ class Durable:
             return [next(filled) if bone is None else bone for bone in found]
         if len(self.structs) > KEPT:  # (a large transcript in memory: bones made when asked, never held)
             return list(fast_bones.struct_bones(list(map(self.structs.__getitem__, indices)), set(), self._kinds,
-                                                STRUCTS))
+                                                STRUCTS, flags=False))
         made = self._made  # (the view's judgment asks again for most of what the recorded one asked)
         missing = list(filterfalse(made.__contains__, indices))
         if missing:
             made.update(zip(missing, fast_bones.struct_bones(list(map(self.structs.__getitem__, missing)), set(),
-                                                             self._kinds, STRUCTS), strict=True))
+                                                             self._kinds, STRUCTS, flags=False), strict=True))
         return list(map(made.__getitem__, indices))
 
 
