@@ -1,7 +1,11 @@
 """Browser benchmark: upload a generated transcript, then time every interaction a reviewer makes.
 
-Usage: python bench/bench_inspector.py [N ...] [--runs R] [--policy P] [--no-interactions]
-       (defaults: 10000 100000, 2 runs, the engine's default policy)
+Usage: python bench/bench_inspector.py [N ...] [--runs R] [--policy P] [--no-interactions] [--format FORMAT]
+       (defaults: 10000 100000, 2 runs, the engine's default policy, pi-ai files)
+
+--format FORMAT uploads the same transcripts written in a provider's request format (openai-chat,
+openai-responses, anthropic, gemini, bedrock: a file the general reader reads, judged by the provider its
+format implies) instead of the pi-ai file the fast path reads.
 
 Inputs come from bench/generate.py, are written to a temporary directory and
 deleted afterwards (never committed).  Each figure is printed with its target
@@ -50,6 +54,8 @@ sys.path.insert(0, str(HERE.parent))
 # Imported after the sys.path set-up above: these modules live in tests/ and bench/.
 from _app_server import CHROMIUM, CHROMIUM_ARGS, settled_box, streamlit_server, wait_idle  # noqa: E402
 from generate import messages  # noqa: E402
+
+NATIVE_FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "bedrock")
 
 PAINTED = """grid => {
   // The grid's own canvas (data-grid-canvas) has dark text pixels below its 35 px header row.
@@ -250,6 +256,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--policy", default=None)
     parser.add_argument("--no-interactions", action="store_true", help="time the uploads only")
+    parser.add_argument("--format", default=None, choices=NATIVE_FORMATS,
+                        help="the transcripts written in this provider request format instead of pi-ai")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -257,6 +265,7 @@ def main() -> None:
     from inspector.rows import aligned_rows
     from integrity import POLICIES
     from integrity.analysis import DEFAULT_POLICY, analyze, load
+    from integrity.formats import read_bytes, write_bytes
 
     policy = args.policy or DEFAULT_POLICY
     other_policy = next(name for name in POLICIES if name != policy)
@@ -267,7 +276,14 @@ def main() -> None:
                 timings = []
                 for run in range(args.runs):  # a new seed per run: different bytes, so no cache hit
                     path = Path(scratch) / f"generated_{size}_{run}.json"
-                    path.write_text(json.dumps(list(messages(size, seed=100 + run))))
+                    written = list(messages(size, seed=100 + run))
+                    if args.format:  # the same transcript in the provider's own request format
+                        written_as = write_bytes(read_bytes(json.dumps(written).encode(), "generated.json"), None,
+                                                 args.format)
+                        path = path.with_suffix(f".{args.format}.json")
+                        path.write_bytes(written_as)
+                    else:
+                        path.write_text(json.dumps(written))
                     rows = len(aligned_rows(analyze(load(path.read_bytes(), path.name), policy), previews=False))
                     context, page = open_page(browser, base, policy)
                     try:
@@ -284,8 +300,8 @@ def main() -> None:
                 firsts = [t[0] for t in timings]
                 fulls = [t[1] for t in timings]
                 target = 1.0 if size <= 10_000 else 5.0
-                print(f"{size:>7,} messages ({rows:,} rows, policy {policy}, cold cache every run, {args.runs} runs)",
-                      flush=True)
+                print(f"{size:>7,} messages ({rows:,} rows, policy {policy}, {args.format or 'pi-ai'} file, "
+                      f"cold cache every run, {args.runs} runs)", flush=True)
                 print(f"  {'upload to verdict and first rows':<42}{verdict(statistics.median(firsts), target)}"
                       f"  (runs: {', '.join(f'{f:.2f}' for f in firsts)})")
                 print(f"  {'upload to fully rendered':<42}{statistics.median(fulls):6.2f} s"

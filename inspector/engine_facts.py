@@ -196,7 +196,8 @@ def aborted_frame_table() -> list[dict[str, str]]:
         index = next(i for i, m in enumerate(messages) if m.get("stopReason") == "aborted")
         row = {"aborted frame": case}
         for provider in (None, *PROVIDERS):
-            report = analyze(Transcript(messages, "case.json"), "strict", now=lambda: 0, provider=provider).report
+            report = analyze(Transcript(messages, "case.json"), "strict", now=lambda: 0, provider=provider,
+                             verdicts=False).report
             action = report.actions[index]
             dropped = action.kind == "dropped_interrupted_frame"
             codes = ", ".join(NoteCode(code).value for code in action.codes) if dropped else ""

@@ -406,7 +406,7 @@ def _planned_for_them(analyses: dict[str, Any], refused: dict[str, list[str]]) -
         return ""
     added: dict[str, list[str]] = {}
     for name in (name for name in refused.get("openmaic", []) if name not in refused["strict"]):
-        planned = analyze(strict.transcript, "strict", now=lambda: NOW_MS, provider=name)
+        planned = analyze(strict.transcript, "strict", now=lambda: NOW_MS, provider=name, verdicts=False)
         extra = sorted(changes(planned.report) - changes(strict.report))
         if extra:
             added.setdefault(", ".join(extra), []).append(name)

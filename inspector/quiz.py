@@ -209,7 +209,7 @@ def make_question(seed: int, lesson: str | None = None) -> Question:
     build(maker)
     transcript = Transcript(maker.messages, f"quiz-{seed}.json")
     strict = analyze(transcript, POLICY, now=lambda: NOW_MS, provider=provider, verdicts=True)
-    reference = analyze(transcript, "openmaic", now=lambda: NOW_MS, provider=provider)
+    reference = analyze(transcript, "openmaic", now=lambda: NOW_MS, provider=provider, verdicts=False)
     rejecting = tuple(name for name, said in strict.verdicts.items() if said.before)
     verdict = VERDICT_OPTIONS[0 if not rejecting else 2 if len(rejecting) == len(strict.verdicts) else 1]
     right = view_labels(strict)

@@ -117,7 +117,7 @@ def provider_names() -> list[str]:
 def _analyze(digest: str, name: str, policy: str, provider: str | None, _transcript: Transcript) -> Analysis:
     # Verdicts are not asked for here: validating every provider costs far more than the repair
     # itself on large transcripts, so they are added by with_verdicts (automatically when small).
-    return _settled(analyze(_transcript, policy, provider=provider))
+    return _settled(analyze(_transcript, policy, provider=provider, verdicts=False))
 
 
 def _settled(value: Any) -> Any:

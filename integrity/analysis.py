@@ -163,7 +163,9 @@ def analyze(
     policy: str = DEFAULT_POLICY,
     now: Callable[[], int] = time_ms,
     provider: str | None = None,
-    verdicts: bool | Sequence[str] = False,
+    verdicts: bool | Sequence[str] | None = None,
+    *,
+    target: bool = True,
 ) -> Analysis:
     """Plan, materialize and explain the repaired view of a loaded transcript.
 
@@ -174,13 +176,25 @@ def analyze(
     dict); every message it changes is a deep copy (see repair_with_report).
 
     provider: the provider the view is for (strict policy: id-less calls get ids
-    unless it is Gemini, and the order of turns follows its role rules).  verdicts: True (every provider)
-    or a list of providers
-    to validate the durable transcript and the view against, before and after.
+    unless it is Gemini, and the order of turns follows its role rules); None for the target provider, the one
+    `check`, `repair`, triage and every page take for the file (integrity.target_provider: the provider its format
+    and model imply, else none and the universal invariants), so that the same file gets the same view and report
+    here as there; with target=False, None plans for the universal invariants alone, whatever the file implies
+    (what a lesson on the invariants shows).  verdicts: True (every provider) or a list of providers
+    to validate the durable transcript and the view against, before and after; None (the default) for the
+    target provider's alone, which rates the report as `check` rates it (a file its own provider refuses as
+    recorded is never called healthy here); False for none (a front end that adds them one at a time:
+    with_verdicts).
     """
     require_transcript(transcript, "analyze")
     if policy not in PLANNERS:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    if provider is None and target:
+        from ._diagnosis import target_provider
+
+        provider = target_provider(transcript.format, None, transcript.model)
+    if verdicts is None:
+        verdicts = [provider] if provider else False
     messages = transcript.messages
     light = transcript_light(transcript, policy)
     plan = PLANNERS[policy](light, provider)

@@ -97,8 +97,9 @@ EXPECTED: dict[str, File | Refused] = {
     # results first, before each request (the model answered it)
     "cc_queued_prompt_parallel.claude-code.jsonl": File("claude-code", [T("main", 3, 0, NORMALIZED, {A: ACCEPT})], 0),
     # Esc after a response streamed "\n\n" and nothing else: Claude Code leaves such an answer out of every request
-    # (the blank answer is no defect by the universal invariants; the view for Anthropic leaves it out, as Claude Code)
-    "cc_interrupted_blank_answer.claude-code.jsonl": File("claude-code", [healthy("main", 1, A)], 0),
+    # (the blank answer is no defect by the universal invariants; the view for Anthropic, the file's target, leaves it
+    # out, as Claude Code: normalized)
+    "cc_interrupted_blank_answer.claude-code.jsonl": File("claude-code", [T("main", 1, 0, NORMALIZED, {A: ACCEPT})], 0),
     "cc_error_screenshot.claude-code.jsonl": File("claude-code", [T("main", 1, 0, REJECTED, {A: REJECT})], 1),
     # a tool named by a whole shell command (201 characters), answered "No such tool available": Anthropic refuses
     # the name in every later request; the view cuts it to 200

@@ -41,7 +41,7 @@ def generated(count: int, seed: int) -> list[Any]:
 
 def shell_and_whole(transcript: Transcript, policy: str, provider: str | None) -> tuple[Any, Any]:
     """The report shell and the whole report of one transcript, as analyze plans it."""
-    analysis = analyze(transcript, policy, now=lambda: 7, provider=provider)
+    analysis = analyze(transcript, policy, now=lambda: 7, provider=provider, verdicts=False)
     stamps = [entry.timestamp for entry in analysis.report.view if hasattr(entry, "timestamp")]
     schema = [*reader_findings(transcript), *schema_findings(transcript)]
     whole = build_report(analysis.light, analysis.plan, stamps, transcript.source, schema)
