@@ -59,6 +59,11 @@ def json_input(trusted: bool) -> Iterator[None]:
         _JSON_INPUT.reset(token)
 
 
+def trusts_json() -> bool:
+    """Whether the entries being checked were decoded from JSON text (json_input), so msgspec's "valid" is final."""
+    return _JSON_INPUT.get()
+
+
 def accepts(model: type[Open], entry: Any) -> bool:
     """msgspec's verdict on a JSON value (decoded from JSON text): True only if `model_errors` finds nothing either.
 
