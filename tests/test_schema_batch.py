@@ -10,7 +10,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from integrity import load_all
+from integrity import Transcript, load_all
 from integrity.schema.base import each_entry, json_input
 from integrity.schema.openai import _all_plain_chat, _chat, check_entries
 from integrity.schema.pi_ai import all_plain, check_message
@@ -30,18 +30,21 @@ def recorded_requests() -> list[list[Any]]:
     return found
 
 
+def read_files() -> list[Transcript]:
+    """Every transcript of every sample and real file, as its reader made it."""
+    found: list[Transcript] = []
+    for path in sorted([*(ROOT / "sample_transcripts").iterdir(), *(ROOT / "tests" / "real").iterdir()]):
+        if path.suffix in (".json", ".jsonl"):
+            try:
+                found += load_all(path.read_bytes(), path.name)
+            except ValueError:
+                continue
+    return found
+
+
 def chat_files() -> list[list[Any]]:
     """The native entries of every sample and real file read as OpenAI Chat."""
-    found = []
-    for path in sorted([*(ROOT / "sample_transcripts").iterdir(), *(ROOT / "tests" / "real").iterdir()]):
-        if path.suffix not in (".json", ".jsonl"):
-            continue
-        try:
-            transcripts = load_all(path.read_bytes(), path.name)
-        except ValueError:
-            continue
-        found += [transcript.native for transcript in transcripts if transcript.format == "openai-chat"]
-    return found
+    return [transcript.native for transcript in read_files() if transcript.format == "openai-chat"]
 
 
 def batch_says(entries: list[Any]) -> tuple[bool, list[Any]]:
@@ -122,16 +125,7 @@ def test_entries_built_by_hand_are_checked_one_by_one() -> None:
 
 def canonical_messages() -> list[tuple[list[Any], bool]]:
     """The messages of every sample and real file as its reader made them (canonical: not a pi-ai file's own)."""
-    found = []
-    for path in sorted([*(ROOT / "sample_transcripts").iterdir(), *(ROOT / "tests" / "real").iterdir()]):
-        if path.suffix not in (".json", ".jsonl"):
-            continue
-        try:
-            transcripts = load_all(path.read_bytes(), path.name)
-        except ValueError:
-            continue
-        found += [(transcript.messages, transcript.format != "pi-ai") for transcript in transcripts]
-    return found
+    return [(transcript.messages, transcript.format != "pi-ai") for transcript in read_files()]
 
 
 def canonical_says(messages: list[Any], canonical: bool) -> tuple[bool, list[Any]]:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 
@@ -59,9 +59,38 @@ def json_input(trusted: bool) -> Iterator[None]:
         _JSON_INPUT.reset(token)
 
 
-def trusts_json() -> bool:
-    """Whether the entries being checked were decoded from JSON text (json_input), so msgspec's "valid" is final."""
-    return _JSON_INPUT.get()
+def tagged(model: type[Open], tag_field: str, tag: str, types: dict[str, Any] | None = None) -> type:
+    """`model` as a struct tagged `tag` on `tag_field` (a field of that name left out), its fields' types replaced
+    where `types` names them: the model itself, as a member of a union one msgspec pass picks by tag (the schema
+    checks' passes over a whole file: openai._all_plain_chat, pi_ai.all_plain), so they cannot drift from it."""
+    spec: Any = msgspec.field  # (a field's default and factory copied as they are: NODEFAULT where unset)
+    fields = [(field.name, (types or {}).get(field.name, field.type),
+               spec(default=field.default, default_factory=field.default_factory, name=field.encode_name))
+              for field in msgspec.structs.fields(model) if field.name != tag_field]
+    return msgspec.defstruct(f"{model.__name__}_{tag}", fields, tag_field=tag_field, tag=tag, kw_only=True,
+                             module=model.__module__)
+
+
+def one_of(kinds: Iterable[Any]) -> Any:
+    """The union of these types, made at run time (tagged structs: msgspec picks a member by its tag)."""
+    return Union[tuple(kinds)]  # noqa: UP007 (a union of a tuple of classes)
+
+
+def list_of(kinds: Iterable[Any]) -> Any:
+    """A list of the union of these types (one_of), as msgspec converts a whole file's entries at once."""
+    return list[one_of(kinds)]  # type: ignore[misc]
+
+
+def all_converted(values: Any, kind: Any) -> Any:
+    """`values` converted to `kind` by msgspec, strictly, in one pass; None when it refuses them or they were not
+    decoded from JSON text (trusts_json: msgspec is more lenient with other Python objects), so that a caller
+    proving a whole file well-formed at once checks it value by value instead."""
+    if not _JSON_INPUT.get():
+        return None
+    try:
+        return msgspec.convert(values, kind, strict=True)
+    except (msgspec.ValidationError, ValueError, RecursionError):  # (ValueError: a lone surrogate: see accepts)
+        return None
 
 
 def accepts(model: type[Open], entry: Any) -> bool:

@@ -10,11 +10,10 @@ wrong type (a status the API does not have, a name that is not a string).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import msgspec
 
-from ..formats.container import loads
 from ..formats.openai_chat import finish_entry
 from ..formats.openai_responses import finish_item
 from ..kinds import FindingCode
@@ -24,13 +23,16 @@ from .base import (
     Issue,
     Loc,
     Open,
+    all_converted,
     arguments_issue,
     by_field,
     check_part,
     each_entry,
     json_path,
+    list_of,
+    one_of,
     role_issue,
-    trusts_json,
+    tagged,
     validate,
 )
 
@@ -195,112 +197,38 @@ def _chat(entry: dict[str, Any], index: int) -> list[Issue | None]:
     return out
 
 
-class _Part(msgspec.Struct, tag_field="type"):
-    """A Chat content part the models take (CHAT_PARTS), as one struct per type; another type is checked by
-    check_part (which takes any), never here."""
+def _typed(kind: Any, element: Any) -> Any:
+    """A model field's type with its `list[Any]` typed `list[element]` (the parts a message holds, its calls)."""
+    return one_of(list_of([element]) if arg == list[Any] else arg for arg in get_args(kind))
 
 
-class _TextPart(_Part, tag="text"):
-    text: str
+def _message(model: type[Open], role: str, parts: Any) -> type:
+    """The model a Chat message of this role is validated with, tagged by its role, its parts and calls typed."""
+    types = {field.name: _typed(field.type, ChatToolCall if field.name == "tool_calls" else parts)
+             for field in msgspec.structs.fields(model) if field.name in ("content", "tool_calls")}
+    return tagged(model, "role", role, types)
 
 
-class _RefusalPart(_Part, tag="refusal"):
-    refusal: str
-
-
-class _ImagePart(_Part, tag="image_url"):
-    image_url: dict[str, Any]
-
-
-class _AudioPart(_Part, tag="input_audio"):
-    input_audio: dict[str, Any]
-
-
-class _FilePart(_Part, tag="file"):
-    file: dict[str, Any]
-
-
-_Parts = list[_TextPart | _RefusalPart | _ImagePart | _AudioPart | _FilePart]
-
-
-class _Plain(msgspec.Struct, tag_field="role"):
-    """A system, developer, user or function message as ChatMessage takes it (one struct per role tag)."""
-
-    content: str | _Parts
-    name: str = ""
-
-
-class _System(_Plain, tag="system"):
-    pass
-
-
-class _Developer(_Plain, tag="developer"):
-    pass
-
-
-class _User(_Plain, tag="user"):
-    pass
-
-
-class _FunctionMessage(_Plain, tag="function"):
-    pass
-
-
-class _CallFunction(msgspec.Struct):
-    name: str
-    arguments: str | dict[str, Any]
-
-
-class _Call(msgspec.Struct):
-    id: str
-    function: _CallFunction
-    type: Literal["function"] = "function"
-
-
-class _Assistant(msgspec.Struct, tag_field="role", tag="assistant"):
-    content: str | _Parts | None = None
-    name: str = ""
-    refusal: str | None = None
-    tool_calls: list[_Call] | None = None
-
-
-class _Tool(msgspec.Struct, tag_field="role", tag="tool"):
-    tool_call_id: str
-    content: str | _Parts
-
-
-_PLAIN_CHAT = list[_System | _Developer | _User | _FunctionMessage | _Assistant | _Tool]
+_PARTS = one_of(tagged(model, "type", kind) for kind, (model, _) in CHAT_PARTS.items())
+_PLAIN_CHAT = list_of(_message(_CHAT.get(role, (ChatMessage, CONTENT))[0], role, _PARTS) for role in CHAT_ROLES)
 
 
 def _all_plain_chat(entries: list[Any]) -> bool:
     """Whether every entry is a Chat message _chat finds nothing in, proved by one msgspec pass over them all
-    (a Python step per entry and per call was about a seventh of `check` of a Chat file): the structs above are
-    the models _chat validates with (ChatMessage, ChatAssistant, ChatTool, ChatToolCall and CHAT_PARTS' parts),
+    (a Python step per entry and per call was about a seventh of `check` of a Chat file): the union is the models
+    _chat validates with (ChatMessage, ChatAssistant, ChatTool, ChatToolCall and CHAT_PARTS' parts, base.tagged),
     as strict, with a part of another type, an object content and anything else they do not take refused, so
-    False only sends the entries to _chat, which says what is wrong.  Only for entries decoded from JSON text
-    (json_input: msgspec is more lenient with other Python objects), and each call's JSON-text arguments are
-    still read (they must be an object's).  tests/test_schema_batch.py holds the two equal."""
-    if not trusts_json():
-        return False
-    try:
-        messages = msgspec.convert(entries, _PLAIN_CHAT, strict=True)
-    except (msgspec.ValidationError, ValueError, RecursionError):  # (ValueError: a lone surrogate: base.accepts)
+    False only sends the entries to _chat, which says what is wrong.  Each call's JSON-text arguments are still
+    read (arguments_issue).  tests/test_schema_batch.py holds the two equal."""
+    messages = all_converted(entries, _PLAIN_CHAT)
+    if messages is None:
         return False
     for message in messages:
-        if type(message) is _Assistant and message.tool_calls:
-            for call in message.tool_calls:
-                arguments = call.function.arguments
-                if type(arguments) is str and arguments and not _object_text(arguments):
-                    return False
+        for call in getattr(message, "tool_calls", None) or ():
+            arguments = call.function.arguments
+            if type(arguments) is str and arguments_issue(arguments, 0, "", text=True) is not None:
+                return False
     return True
-
-
-def _object_text(text: str) -> bool:
-    """Whether JSON text is an object's (arguments_issue's test)."""
-    try:
-        return isinstance(loads(text), dict)
-    except ValueError:
-        return False
 
 
 class InputText(Open):

@@ -19,12 +19,12 @@ carries the message as it is).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 import msgspec
 
 from ..kinds import FindingCode
-from .base import Issue, Loc, Open, not_a_message, role_issue, trusts_json, validate
+from .base import Issue, Loc, Open, all_converted, list_of, not_a_message, role_issue, tagged, validate
 
 MESSAGE_ROLES = ("user", "assistant", "toolResult")
 SYSTEM_ROLES = ("system", "developer")
@@ -171,65 +171,15 @@ def check_messages(messages: Sequence[Any], canonical: bool = False) -> list[Iss
     return issues
 
 
-class _Said(msgspec.Struct, tag_field="role"):
-    """A user, system or developer message as UserMessage and SystemMessage take it (one struct per role tag)."""
-
-    content: str | list[UserPart]
-    timestamp: int | float = 0
-
-
-class _User(_Said, tag="user"):
-    pass
-
-
-class _System(_Said, tag="system"):
-    pass
-
-
-class _Developer(_Said, tag="developer"):
-    pass
-
-
-class _Assistant(msgspec.Struct, tag_field="role", tag="assistant"):
-    content: list[AssistantPart]
-    stopReason: Literal["stop", "length", "toolUse", "error", "aborted"] | None = None
-    errorMessage: str | None = None
-    api: str = ""
-    provider: str = ""
-    model: str = ""
-    usage: dict[str, Any] = msgspec.field(default_factory=dict)
-    timestamp: int | float = 0
-
-
-class _ToolResult(msgspec.Struct, tag_field="role", tag="toolResult"):
-    toolCallId: str
-    content: list[UserPart]
-    toolName: str = ""
-    isError: bool = False
-    timestamp: int | float = 0
-
-
-def _free_role(role: str) -> type:
-    """A message of a role whose content is free (pi's extension roles; a canonical opaque entry)."""
-    return msgspec.defstruct(f"_Free_{role}", [], tag_field="role", tag=role)
-
-
-_KNOWN = (_User, _System, _Developer, _Assistant, _ToolResult, *map(_free_role, EXTENSION_ROLES))
-_PLAIN: Any = list[Union[_KNOWN]]  # type: ignore[valid-type]  # noqa: UP007 (a union of a tuple of classes)
-_PLAIN_CANONICAL: Any = list[Union[_KNOWN + (_free_role(_CANONICAL_ONLY),)]]  # type: ignore[misc]  # noqa: UP007
+_ROLES: tuple[type, ...] = (*(tagged(model, "role", role) for role, model in MODELS.items()),
+                            *(tagged(Open, "role", role) for role in EXTENSION_ROLES))  # (content free)
+_PLAIN = list_of(_ROLES)
+_PLAIN_CANONICAL = list_of((*_ROLES, tagged(Open, "role", _CANONICAL_ONLY)))
 
 
 def all_plain(messages: Sequence[Any], canonical: bool = False) -> bool:
     """Whether check_message finds nothing in any of these messages, proved by one msgspec pass over them all (a
     Python step per message was about a ninth of `check` of a Chat file, whose canonical messages are checked
-    too): the structs above are the models check_message validates with, as strict, one per role tag, so False
-    only sends the messages to check_message, which says what is wrong.  Only for messages holding JSON's types
-    (base.trusts_json: msgspec is more lenient with other Python objects).  tests/test_schema_batch.py holds
-    the two equal."""
-    if not trusts_json():
-        return False
-    try:
-        msgspec.convert(messages, _PLAIN_CANONICAL if canonical else _PLAIN, strict=True)
-    except (msgspec.ValidationError, ValueError, RecursionError):  # (ValueError: a lone surrogate: base.accepts)
-        return False
-    return True
+    too): the union is MODELS, each tagged by its role (base.tagged), as strict, so False only sends the messages
+    to check_message, which says what is wrong.  tests/test_schema_batch.py holds the two equal."""
+    return all_converted(messages, _PLAIN_CANONICAL if canonical else _PLAIN) is not None
