@@ -203,7 +203,6 @@ class _StrictDecoder(json.JSONDecoder):
 
 _DECODER = _StrictDecoder()
 _ENTRY_DECODER = _StrictDecoder(level=1)
-_msgspec_decode = msgspec.json.Decoder().decode
 
 
 def loads(text: str) -> Any:
@@ -216,11 +215,8 @@ def loads(text: str) -> Any:
     surrogates, which that parser takes) and reads everything else to the same values (tests/test_loads.py), so
     whatever it refuses, and anything nested past MAX_DEPTH, goes to the exact parser, which accepts it or raises
     at the position of the problem."""
-    try:
-        value = _msgspec_decode(text)
-    except (msgspec.MsgspecError, ValueError, RecursionError):  # (ValueError: a lone surrogate it cannot encode)
-        return _DECODER.decode(text)
-    if too_deep(text, 0, len(text), 0):
+    value = _msgspec_value(text)
+    if value is None or too_deep(text, 0, len(text), 0):  # (None: refused, or the text was null: either way)
         return _DECODER.decode(text)
     return value
 
@@ -421,20 +417,16 @@ def _fast_document(data: bytes) -> Document | None:
     return Document([whole], [line], "jsonl", whole=whole)
 
 
-def _msgspec_value(body: bytes | memoryview) -> Any:
+def _msgspec_value(body: bytes | memoryview | str) -> Any:
     """msgspec's reading of one JSON value, or None when it refuses it (the exact parser decides)."""
-    import msgspec
-
     try:
         return msgspec.json.decode(body)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+    except (ValueError, RecursionError):  # (msgspec's errors are ValueErrors; so is a str's lone surrogate)
         return None
 
 
 def _raws(body: bytes | memoryview, kind: Any) -> Any:
     """The raw JSON of each entry of an array (kind list) or member of an object (kind dict), or None."""
-    import msgspec
-
     try:
         return msgspec.json.decode(body, type=kind[str, msgspec.Raw] if kind is dict else list[msgspec.Raw])
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
