@@ -115,7 +115,7 @@ _HAND_WORDS: tuple[Term, ...] = (
          ("safe to send to",), group="Verdicts and statuses"),
     Term("would be rejected", "The verdict's word when nothing needs repair by the engine's rules but the "
          "judging provider still refuses the shape (a turn order, results split over messages).",
-         "would be rejected: 5 messages, 1 calls, every call answered once, ...", (),
+         "would be rejected: 5 messages, 1 call, every call answered once, ...", (),
          group="Verdicts and statuses"),
     Term("unchanged", "The verdict's word when the policy changes nothing but reports findings it leaves in "
          "place; in brackets, how bad they are (accepted, lossy, would be rejected, malformed).",

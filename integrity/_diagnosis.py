@@ -363,6 +363,11 @@ def written_away(findings: Iterable[Finding]) -> dict[FindingCode, int]:
     return found
 
 
+def counted(count: int, noun: str) -> str:
+    """"1 call", "2 calls": the verdict's counts in words, as the Inspector's rows say them ("1 call")."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int = 0,
              recorded: AsRecorded | None = None, provider: str | None = None, counting: str | None = None,
              as_recorded_only: bool = False, written: dict[FindingCode, int] | None = None) -> str:
@@ -379,15 +384,16 @@ def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int
     repair writes the file without, named among the changes and not counted as left.
     """
     every = "the provider takes" if counting is not None else "every provider takes"
+    counts = f"{counted(summary.messages, 'message')}, {counted(summary.calls, 'call')}"
     healthy = "healthy"  # (never "healthy for": other providers' answers are information beside the verdict)
     written = written or {}
     left = summary.findings - sum(written.values())
     if not changed:
         if summary.findings == 0 and fails(severity):  # only the providers' own rules are broken
-            text = (f"would be rejected: {summary.messages} messages, {summary.calls} calls, every call "
+            text = (f"would be rejected: {counts}, every call "
                     f"answered once, right after its frame, but not in a shape {every}")
         elif summary.findings == 0:
-            text = (f"{healthy}: {summary.messages} messages, {summary.calls} calls, "
+            text = (f"{healthy}: {counts}, "
                     "every call answered once, right after its frame")
         else:
             state = _STATES.get(severity, "accepted")
@@ -402,12 +408,12 @@ def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int
         parts.extend(f"{count} {FINDINGS[code].verdict}" for code, count in written.items())
         normalizes = "the view only normalizes: " + (", ".join(parts) if parts else "nothing a provider needs")
         if fails(severity) and as_recorded_only:
-            text = (f"would be rejected: {summary.messages} messages, {summary.calls} calls, every call answered "
+            text = (f"would be rejected: {counts}, every call answered "
                     f"once, but not in a shape {every}; {normalizes}")
         elif fails(severity):
             text = "repaired: " + (", ".join(parts) if parts else "view rebuilt")
         else:
-            text = (f"{healthy}: {summary.messages} messages, {summary.calls} calls, every call answered once; "
+            text = (f"{healthy}: {counts}, every call answered once; "
                     + normalizes)
         malformed -= sum(written.values())  # (every finding written away is malformed)
         if left > 0:

@@ -62,7 +62,7 @@ def test_the_lesson_example_is_healthy_with_no_target_and_rejected_for_bedrock(p
     assert target_provider(transcript.format) is None  # pi-ai: no single provider reads it
     result = check(transcript, also="all", policy=policy)
     assert {name for name, said in result.providers.items() if said.before} == {"bedrock", "mistral"}
-    assert result.healthy and result.exit_code == 0 and result.verdict.startswith("healthy: 5 messages, 1 calls")
+    assert result.healthy and result.exit_code == 0 and result.verdict.startswith("healthy: 5 messages, 1 call,")
     assert result.report.as_recorded is None and "rejected" not in result.verdict  # information, not the verdict
     for refusing in ("bedrock", "mistral"):
         chosen = check(transcript, provider=refusing, policy=policy)
