@@ -774,7 +774,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
         from .written import repaired_bytes
 
         payload = repaired_bytes(loaded.transcript, changed, result.view, data, notes, verdicts=result.providers,
-                                 reshapes=result.report.summary.reshaped > 0)
+                                 reshapes=result.report.summary.reshaped > 0, written=result.written)
         empty = changed and not result.view and _holds_no_entries(payload)
         if args.provider:
             said = result.providers[args.provider]

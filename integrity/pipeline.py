@@ -38,6 +38,7 @@ from .repair.policies import DEFAULT_POLICY, PLANNERS
 if TYPE_CHECKING:
     from ._diagnosis import Diagnosis, Summary
     from ._findings import Finding
+    from .formats.registry import NativeRequest
     from .kinds import Severity
     from .loading import Transcript
     from .repair.plan import Plan
@@ -92,6 +93,9 @@ class CheckResult:
     providers: Mapping[str, ProviderVerdict] = field(default_factory=dict)
     view: list[Any] | None = None
     plan: Plan | None = None
+    written: NativeRequest | None = None
+    """The view written in the file's own format for its own provider, when that provider judged it (depth "view"):
+    what `repair` writes (formats.write_bytes takes it rather than writing the same request again)."""
 
     @property
     def verdict(self) -> str:
@@ -248,17 +252,18 @@ def reads_contents(names: Sequence[str]) -> bool:
                for name in asked if name in SPECS)
 
 
-def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any]], names: Sequence[str]
-                      ) -> dict[str, ProviderVerdict]:
+def provider_verdicts(transcript: Transcript, view_for: Callable[[str], list[Any]], names: Sequence[str],
+                      requests: dict[Any, Any] | None = None) -> dict[str, ProviderVerdict]:
     """Each provider's verdict on the transcript as recorded and on the view planned for it.
 
     Both are validated as a stored history (`history=True`: the next request appends a turn).
     Providers that read the same native format share its written requests (`validate`'s cache keeps
-    the message lists it keys, so no key is ever a freed object's).
+    the message lists it keys, so no key is ever a freed object's).  requests: where they are kept (the
+    caller reads the view's own, providers.canonical.written_request); default: a dict of this call's.
     """
     from .providers.canonical import judge  # validate, without checking again what the engine made
 
-    requests: dict[Any, Any] = {}
+    requests = {} if requests is None else requests
     said: dict[str, ProviderVerdict] = {}
     for name in names:
         before = judge(transcript.messages, name, transcript, history=True, as_recorded=True, requests=requests)
@@ -303,6 +308,7 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
         plan = PLANNERS[policy](light, planned_for)
     transcript = loaded.messages() if (asks and judged is None) or depth == "view" else None
     view: list[Any] | None = None
+    written: Any = None
     verdicts: dict[str, ProviderVerdict] = {}
     stamps: list[int] = []
     if judged is not None:
@@ -320,7 +326,13 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
         messages = transcript.messages
         view_for = views_by_plan(policy, light, plan, {plan.provider: view},
                                  lambda name: view_for_provider(policy, light, plan, view, messages, name, now))
-        verdicts = provider_verdicts(transcript, view_for, asks)
+        requests: dict[Any, Any] = {}
+        verdicts = provider_verdicts(transcript, view_for, asks, requests)
+        if depth == "view" and target is not None:  # what repair writes is the request the target judged
+            from .providers.canonical import written_request
+
+            written = written_request(requests, view, transcript, target)
+        requests.clear()  # (the other requests written and the copies judged go before the report is built)
     elif depth == "report":
         from .repair.entries import is_stamped, unplain
 
@@ -339,7 +351,7 @@ def check_unit(loaded: Loaded, *, provider: str | None = None, also: str | Seque
         report = with_recorded(report, {target: verdicts[target].accepted_as_recorded})
     return CheckResult(source=loaded.source, format=loaded.format, thread=loaded.name, policy=policy,
                        target=target, report=report, providers=verdicts, view=view if depth == "view" else None,
-                       plan=plan)
+                       plan=plan, written=written)
 
 
 def _written_light(loaded: Loaded, light: LightTranscript, plan: Plan, view: list[Any] | None, policy: str,

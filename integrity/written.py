@@ -18,6 +18,7 @@ from .loading import Transcript
 from .repair.views import LightTranscript
 
 if TYPE_CHECKING:
+    from .formats.registry import NativeRequest
     from .providers.verdict import ProviderVerdict
 
 SHAPES_SHOWN = 5
@@ -50,7 +51,7 @@ def rejected_by_own_provider(transcript: Transcript, verdicts: Mapping[str, Prov
 
 def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data: bytes | None = None,
                    notes: list[str] | None = None, verdicts: Mapping[str, ProviderVerdict] | None = None,
-                   reshapes: bool | None = None) -> bytes:
+                   reshapes: bool | None = None, written: NativeRequest | None = None) -> bytes:
     """What repair writes: the file as it is when the view is the whole file unchanged and its format's writer
     sends every entry as it is (its exact bytes when `data`, the file's bytes, is given; else its entries as read,
     the same JSON), else the view written in the file's format.  The writer's changes to entries it keeps are the
@@ -64,7 +65,9 @@ def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data:
     read (never changed in place): its format's writer recognises them without reading the file again.
     verdicts: the providers' verdicts on the transcript the caller holds (rejected_by_own_provider).  reshapes:
     whether the writer sends an entry of the unchanged view otherwise, as the caller's report says it (its
-    summary's `reshaped`); None: asked here (the writer's finish step over every entry).
+    summary's `reshaped`); None: asked here (the writer's finish step over every entry).  written: the view written
+    in the file's own format already (pipeline.CheckResult.written: the request its provider judged), which a
+    changed view is written from.
     """
     from .formats import write_bytes
 
@@ -93,7 +96,7 @@ def repaired_bytes(transcript: Transcript, changed: bool, view: list[Any], data:
         spliced = _spliced(transcript, view, data)
         if spliced is not None:
             return spliced
-    return write_bytes(transcript, view, trusted=True)
+    return write_bytes(transcript, view, trusted=True, written=written)
 
 
 def _spliced(transcript: Transcript, view: list[Any], data: bytes) -> bytes | None:

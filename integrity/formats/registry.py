@@ -519,7 +519,7 @@ def _container_of(transcript: Transcript, target: str, body: Any) -> str:
 
 
 def write_bytes(transcript: Transcript, messages: list[dict[str, Any]] | None = None,
-                format: str | None = None, trusted: bool = False) -> bytes:
+                format: str | None = None, trusted: bool = False, written: NativeRequest | None = None) -> bytes:
     """Serialize canonical messages (default: the transcript's own) in a format (default: its own).
 
     Written back unchanged in its own format a transcript gives JSON equal to what
@@ -531,7 +531,9 @@ def write_bytes(transcript: Transcript, messages: list[dict[str, Any]] | None = 
     active branch) is written back into the whole file, the other threads' entries
     untouched.  A read-only format's view is written in the format it names (WRITES_AS).
     trusted: the transcript's messages were never changed in place since it was read (the CLI's and the
-    Inspector's own views): the file is not read again to recognise them (to_native).
+    Inspector's own views): the file is not read again to recognise them (to_native).  written: `to_native` of
+    these messages in the transcript's own format, made already (the request its provider judged:
+    pipeline.CheckResult.written), so not made again.
     """
     target = format or transcript.format
     if messages is not None and format is None and transcript.writes_as:
@@ -547,7 +549,8 @@ def write_bytes(transcript: Transcript, messages: list[dict[str, Any]] | None = 
             return serialize(put_path(transcript.envelope, transcript.key, entries), "object")
         return serialize(entries, transcript.container, transcript.newline)
     _check_target(target)
-    request = to_native(transcript.messages if messages is None else messages, target, transcript, trusted=trusted)
+    request = written if written is not None and messages is not None and target == transcript.format else \
+        to_native(transcript.messages if messages is None else messages, target, transcript, trusted=trusted)
     if target == transcript.format and transcript.whole is not None:
         entries = _splice(transcript, request.messages)
         body = put_path(transcript.envelope, transcript.key, entries) if transcript.container == "object" \
