@@ -147,6 +147,19 @@ def carried(block_format: Any, value: Any, format: str) -> Any:
     return None
 
 
+def entry_keys(entries: list[Any]) -> frozenset[Any] | None:
+    """Every key of every entry, when each is an object (None when one is not), gathered by a C loop: a refinement
+    whose evidence is a key no entry holds (SWE-agent's fields, a JavaScript Agents SDK item's or a LangGraph
+    message's `type`) is told it has none without reading the file's entries one by one, which detection does
+    for every such format on every file (two thirds of it on a Chat file)."""
+    if not set(map(type, entries)) <= _OBJECT:
+        return None
+    return frozenset().union(*entries)
+
+
+_OBJECT = frozenset({dict})
+
+
 def opaque_message(format: str, value: Any) -> dict[str, Any]:
     """A native entry that is not a conversation message (the engine sees an 'other' role)."""
     return {"role": OPAQUE, "format": format, "value": value}

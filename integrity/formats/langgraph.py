@@ -15,6 +15,7 @@ from typing import Any
 
 from . import langchain
 from .base import BuildContext
+from .common import entry_keys
 from .spec import FormatSpec
 from .wrapped import Wrapped
 
@@ -27,6 +28,9 @@ def _flat(entry: Any) -> bool:
 
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
     """Flat message dicts (a `type` LangChain knows, `content`, no `data` or `lc` wrapper)."""
+    keys = entry_keys(entries)
+    if keys is not None and "type" not in keys:  # (a Chat or Anthropic file's messages have none)
+        return False
     return any(map(_flat, entries))
 
 

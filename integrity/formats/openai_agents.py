@@ -23,6 +23,7 @@ from typing import Any
 
 from . import openai_responses
 from .base import BuildContext
+from .common import entry_keys
 from .spec import FormatSpec
 from .wrapped import Wrapped
 
@@ -67,6 +68,9 @@ def _js_item(entry: Any) -> bool:
 
 def evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
     """An item with the JavaScript SDK's `callId`, or a `function_call_result`."""
+    keys = entry_keys(entries)
+    if keys is not None and "type" not in keys:  # (both are typed items: a Chat file's messages have none)
+        return False
     return any(_js_item(e) or (isinstance(e, dict) and e.get("type") == "function_call_result") for e in entries)
 
 

@@ -26,18 +26,23 @@ from typing import Any
 
 from . import openai_chat
 from .base import BuildContext
+from .common import entry_keys
 from .spec import FormatSpec
 from .wrapped import Wrapped
 
 SWE_AGENT = "swe-agent"
 MINI = "mini-swe-agent"
 _SWE_FIELDS = ("message_type", "tool_call_ids", "is_demo", "thinking_blocks")
+_SWE_KEYS = frozenset((*_SWE_FIELDS, "agent"))
 
 
 def _swe_evidence(entries: list[Any], envelope: dict[str, Any]) -> bool:
     """SWE-agent's own history fields, or a trajectory file's other keys."""
     if "trajectory" in envelope and ("info" in envelope or "environment" in envelope):
         return True
+    keys = entry_keys(entries)
+    if keys is not None and not keys & _SWE_KEYS:  # (no entry holds one of them: nearly every Chat file)
+        return False
     return any(isinstance(e, dict) and "role" in e and (any(k in e for k in _SWE_FIELDS)
                                                         or isinstance(e.get("agent"), str)) for e in entries)
 
