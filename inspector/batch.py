@@ -15,7 +15,15 @@ from inspector.safe_text import without_paths
 from integrity import DEFAULT_POLICY, TranscriptError, load_all
 from integrity.kinds import summary_counts
 from integrity.naming import runtime_results_said
-from integrity.pipeline import ALL_PROVIDERS, ProviderVerdict, Status, check, target_provider, unjudged
+from integrity.pipeline import (
+    ALL_PROVIDERS,
+    ProviderVerdict,
+    Status,
+    check,
+    target_provider,
+    unjudged,
+    unjudged_verdict,
+)
 
 DEFECT_COLUMNS: tuple[tuple[str, str], ...] = tuple(
     (field, label + "s" if field == "findings" else label) for field, label in summary_counts())
@@ -70,8 +78,9 @@ def _row(name: str, transcript: Any, policy: str, verdicts_up_to: int, provider:
     for _, column in DEFECT_COLUMNS:
         row[column] = 0
     if transcript is not None and not transcript.checked:
-        status, reason = unjudged(transcript.kind)
-        row.update(format=transcript.format, messages=len(transcript.messages), status=str(status), verdict=reason)
+        messages = len(transcript.messages)
+        row.update(format=transcript.format, messages=messages, status=str(unjudged(transcript.kind)[0]),
+                   verdict=unjudged_verdict(transcript.kind, messages))
         return row
     small = transcript is not None and len(transcript.messages) <= verdicts_up_to
     missing = ""  # why the other providers' verdicts are missing, when asking them failed

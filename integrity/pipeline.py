@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ALL_PROVIDERS", "CheckResult", "Depth", "Loaded", "ProviderVerdict", "Status", "check", "check_unit",
            "informative_providers", "split_provider_option", "status_of", "target_provider", "unjudged",
-           "unjudged_record"]
+           "unjudged_record", "unjudged_verdict"]
 
 Depth = Literal["diagnosis", "report", "view"]
 """How much `check` builds: the cheap diagnosis (`check`), the report's shell whose long sections are
@@ -151,15 +151,25 @@ def unjudged(kind: str) -> tuple[Status, str]:
     return _UNJUDGED.get(kind, _UNJUDGED["branch"])
 
 
+def unjudged_verdict(kind: str, messages: int) -> str:
+    """The verdict line of a transcript listed and never judged (its kind, its number of messages): "abandoned
+    branch, 6 messages (a rewind left it: ...)".  `check` (text and JSON), triage's table and the Batch page say it
+    in these words."""
+    from ._diagnosis import counted
+
+    status, reason = unjudged(kind)
+    return f"{status}, {counted(messages, 'message')} ({reason})"
+
+
 def unjudged_record(loaded: Loaded) -> dict[str, Any]:
     """What `check --json` and `--json-lines` write for a transcript listed and never judged, in the place of its
     report: a reader of the JSON learns of it as the text output, triage's table and the Inspector's picker say
     it (same status, same reason), and tells it from a report by `checked: false` (it has no summary,
     actions or view: nothing judged it, and nothing about it changes the exit status)."""
-    status, reason = unjudged(getattr(loaded.transcript, "kind", ""))
+    kind = getattr(loaded.transcript, "kind", "")
     messages = len(loaded.transcript.messages) if loaded.transcript is not None else 0
     return {"source": loaded.source, "format": loaded.format, "thread": loaded.name, "checked": False,
-            "status": str(status), "messages": messages, "verdict": f"{status}, {messages} messages ({reason})"}
+            "status": str(unjudged(kind)[0]), "messages": messages, "verdict": unjudged_verdict(kind, messages)}
 
 
 def not_repaired(kind: str) -> str:

@@ -113,7 +113,7 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
     Never raises for a bad file: an unreadable file gives one row with its error.
     """
     from .loading import TranscriptError
-    from .pipeline import unjudged
+    from .pipeline import unjudged, unjudged_verdict
 
     try:
         data = _read(url)
@@ -136,7 +136,8 @@ def triage_file(url: str, providers: Sequence[str], policy: str, known_hash: str
             assert unit.transcript is not None
             rows.append({"path": url, "thread": thread, "content_hash": digest, "format": unit.format,
                          "messages": len(unit.transcript.messages),
-                         "status": str(unjudged(unit.transcript.kind)[0])})
+                         "status": str(unjudged(unit.transcript.kind)[0]),
+                         "verdict": unjudged_verdict(unit.transcript.kind, len(unit.transcript.messages))})
             continue
         try:
             result = _check(unit, policy, providers)

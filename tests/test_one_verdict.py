@@ -96,6 +96,12 @@ def test_cli_triage_batch_and_the_api_agree(path: Path, policy: str, provider: s
             {entry["thread"]: entry["status"] for entry in entries}
         assert {row["file"].partition("#")[2]: row["status"] for row in batch if row["status"] in
                 {str(status) for status in UNJUDGED_STATUSES}} == unjudged_rows
+        # and in the same words: check's JSON record, triage's row and the Batch page's row
+        said = {entry["thread"]: entry["verdict"] for entry in entries}
+        assert {row["thread"] or "main": row["verdict"] for row in found[0]
+                if row["status"] in {str(status) for status in UNJUDGED_STATUSES}} == said
+        assert {row["file"].partition("#")[2]: row["verdict"] for row in batch
+                if row["status"] in {str(status) for status in UNJUDGED_STATUSES}} == said
         rows = [row for row in found[0] if row["status"] not in {str(status) for status in UNJUDGED_STATUSES}]
         assert [(row["status"], row["severity"], row["verdict"]) for row in rows] == \
             [(str(status), cli[t.name]["severity"], cli[t.name]["verdict"])
