@@ -14,7 +14,8 @@ that many small files (generated under bench/data/fleet_FILESxMESSAGES/) on ever
 each file on every core (PARSE_FLEET: the machine's speed in the same run, as the ratios show): `check` (each
 file's target provider; none for pi-ai), `check --provider gemini` (one target provider per file),
 `repair --out-dir` and `triage` on a LocalCluster of 2 workers (its start-up counted, and also without
-it: the time triage itself reports, less the cluster's start), in messages per second; --all-providers
+it: the time triage itself reports, less the cluster's start), in messages per second (with --format, the same
+transcripts written in that format, under bench/data/fleet_FILESxMESSAGES.FORMAT/); --all-providers
 adds `check --provider all`; --repair-only times `repair --out-dir` alone.  --reports times `check
 --json`, `--json-lines` and `check --provider P` for each of --providers (default: every provider)
 with plain `check`, instead of check and repair.  --format FORMAT times the same transcript written in a
@@ -66,6 +67,17 @@ from integrity.formats import read_bytes, write_bytes
 source, format, out = sys.argv[1:]
 transcript = read_bytes(open(source, 'rb').read(), source)
 open(out, 'wb').write(write_bytes(transcript, None, format))
+"""
+
+
+WRITE_NATIVE_FOLDER = """
+import os, sys
+from integrity.formats import read_bytes, write_bytes
+source, format, out = sys.argv[1:]
+for name in sorted(os.listdir(source)):
+    path = os.path.join(source, name)
+    transcript = read_bytes(open(path, 'rb').read(), path)
+    open(os.path.join(out, name), 'wb').write(write_bytes(transcript, None, format))
 """
 
 
@@ -233,10 +245,12 @@ def startup(python: str) -> None:
         print(f"  {name:<22} {elapsed:7.3f} s")
 
 
-def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2, repair_only: bool = False) -> None:
+def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2, repair_only: bool = False,
+          format: str | None = None) -> None:
     """`check`, `check --provider gemini`, `repair --out-dir` and `triage` over many small files on every core,
     each the best of `runs`, alternated (a busy moment hits every command alike), beside the targets
-    (repair_only: `repair --out-dir` alone)."""
+    (repair_only: `repair --out-dir` alone).  format: the same transcripts written in a provider's request format
+    (each file judged by that format's provider, through the general reader) instead of pi-ai."""
     files, messages = (int(part) for part in shape.split("x"))
     folder = HERE / "data" / f"fleet_{files}x{messages}"
     if not folder.is_dir() or len(list(folder.iterdir())) < files:
@@ -246,13 +260,23 @@ def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2, r
 
         for number in range(files):
             write(messages, str(folder / f"session-{number:06d}.json"), seed=number)
+    if format is not None:
+        written = HERE / "data" / f"fleet_{files}x{messages}.{format}"
+        if not written.is_dir() or len(list(written.iterdir())) < files:
+            written.mkdir(parents=True, exist_ok=True)
+            print(f"writing {written} ...", flush=True)
+            subprocess.run([python, "-c", WRITE_NATIVE_FOLDER, str(folder), format, str(written)], check=True,
+                           cwd=ROOT)
+        folder = written
     paths = sorted(str(path) for path in folder.iterdir())[:files]
     total = files * messages
     cores = os.cpu_count()
-    print(f"over {files:,} files of {messages} messages ({total:,} messages), every core ({cores}), best of {runs}:")
+    print(f"over {files:,} files of {messages} messages ({total:,} messages) in {format or 'pi-ai'}, every core "
+          f"({cores}), best of {runs}:")
+    target = "none for pi-ai" if format is None else f"{format}'s provider"
     runs_of: list[tuple[str, list[str], str, float | None]] = [  # label, command, output kind, messages/s target
         ("orjson.loads of each file (the baseline)", [python, "-c", PARSE_FLEET, *paths], "", None),
-        ("check (each file's target: none for pi-ai)", [python, "-m", "integrity", "check", *paths], "", 1_000_000),
+        (f"check (each file's target: {target})", [python, "-m", "integrity", "check", *paths], "", 1_000_000),
         ("check --provider gemini (one target each)", [python, "-m", "integrity", "check", "--provider", "gemini",
                                                         *paths], "", 600_000),
         ("repair --out-dir", [python, "-m", "integrity", "repair", "--out-dir"], "folder", 600_000),
@@ -330,7 +354,7 @@ def main() -> None:
     if args.startup:
         startup(sys.executable)
     if args.fleet:
-        fleet(sys.executable, args.fleet, args.all_providers, max(1, min(args.runs, 3)), args.repair_only)
+        fleet(sys.executable, args.fleet, args.all_providers, max(1, min(args.runs, 3)), args.repair_only, args.format)
     if args.only:
         return
 
