@@ -64,21 +64,12 @@ NATIVE_FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini", "bed
 WRITE_NATIVE = """
 import sys
 from integrity.formats import read_bytes, write_bytes
-source, format, out = sys.argv[1:]
-transcript = read_bytes(open(source, 'rb').read(), source)
-open(out, 'wb').write(write_bytes(transcript, None, format))
+format, *pairs = sys.argv[1:]
+for source, out in zip(pairs[::2], pairs[1::2]):
+    transcript = read_bytes(open(source, 'rb').read(), source)
+    open(out, 'wb').write(write_bytes(transcript, None, format))
 """
-
-
-WRITE_NATIVE_FOLDER = """
-import os, sys
-from integrity.formats import read_bytes, write_bytes
-source, format, out = sys.argv[1:]
-for name in sorted(os.listdir(source)):
-    path = os.path.join(source, name)
-    transcript = read_bytes(open(path, 'rb').read(), path)
-    open(os.path.join(out, name), 'wb').write(write_bytes(transcript, None, format))
-"""
+"""Write each pi-ai file given (source, out, source, out, ...) in a provider's request format, in one process."""
 
 
 PARSE_FLEET = """
@@ -265,8 +256,8 @@ def fleet(python: str, shape: str, all_providers: bool = False, runs: int = 2, r
         if not written.is_dir() or len(list(written.iterdir())) < files:
             written.mkdir(parents=True, exist_ok=True)
             print(f"writing {written} ...", flush=True)
-            subprocess.run([python, "-c", WRITE_NATIVE_FOLDER, str(folder), format, str(written)], check=True,
-                           cwd=ROOT)
+            pairs = [str(path) for source in sorted(folder.iterdir()) for path in (source, written / source.name)]
+            subprocess.run([python, "-c", WRITE_NATIVE, format, *pairs], check=True, cwd=ROOT)
         folder = written
     paths = sorted(str(path) for path in folder.iterdir())[:files]
     total = files * messages
@@ -375,7 +366,7 @@ def main() -> None:
         native = data_dir / f"broken_{shape}{args.messages}.{args.format}.json"
         if not native.exists():
             print(f"writing {native} ...", flush=True)
-            subprocess.run([sys.executable, "-c", WRITE_NATIVE, str(source), args.format, str(native)], check=True,
+            subprocess.run([sys.executable, "-c", WRITE_NATIVE, args.format, str(source), str(native)], check=True,
                            cwd=ROOT)
         source = native
     size_mb = source.stat().st_size / 1e6

@@ -390,11 +390,10 @@ def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int
     left = summary.findings - sum(written.values())
     if not changed:
         if summary.findings == 0 and fails(severity):  # only the providers' own rules are broken
-            text = (f"would be rejected: {counts}, every call "
-                    f"answered once, right after its frame, but not in a shape {every}")
+            text = f"would be rejected: {counts}, every call answered once, right after its frame, but not in a " \
+                f"shape {every}"
         elif summary.findings == 0:
-            text = (f"{healthy}: {counts}, "
-                    "every call answered once, right after its frame")
+            text = f"{healthy}: {counts}, every call answered once, right after its frame"
         else:
             state = _STATES.get(severity, "accepted")
             text = f"unchanged ({state}): {summary.findings} finding(s) the policy leaves in place"
@@ -408,13 +407,11 @@ def _verdict(summary: Summary, changed: bool, severity: Severity, malformed: int
         parts.extend(f"{count} {FINDINGS[code].verdict}" for code, count in written.items())
         normalizes = "the view only normalizes: " + (", ".join(parts) if parts else "nothing a provider needs")
         if fails(severity) and as_recorded_only:
-            text = (f"would be rejected: {counts}, every call answered "
-                    f"once, but not in a shape {every}; {normalizes}")
+            text = f"would be rejected: {counts}, every call answered once, but not in a shape {every}; {normalizes}"
         elif fails(severity):
             text = "repaired: " + (", ".join(parts) if parts else "view rebuilt")
         else:
-            text = (f"{healthy}: {counts}, every call answered once; "
-                    + normalizes)
+            text = f"{healthy}: {counts}, every call answered once; {normalizes}"
         malformed -= sum(written.values())  # (every finding written away is malformed)
         if left > 0:
             text += f"; {left} finding(s) left" + (f" ({malformed} malformed)" if malformed > 0 else "")
